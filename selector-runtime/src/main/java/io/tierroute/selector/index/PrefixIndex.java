@@ -1,0 +1,36 @@
+package io.tierroute.selector.index;
+
+import io.tierroute.selector.protocol.KvEvent;
+
+/**
+ * Which worker holds which prefix on which tier (DESIGN.md §4).
+ *
+ * <p>Concurrency contract: exactly one thread applies events and approximate inserts (the writer);
+ * any number of threads call {@link #match} concurrently with it, without taking a global lock. A
+ * reader sees every event that completed before its call began, and for events racing with it
+ * either the old or the new holdings of each block.
+ */
+public interface PrefixIndex {
+
+    /** Applies one engine event. Writer thread only. */
+    void apply(KvEvent event);
+
+    /**
+     * Approximate mode: records that {@code worker} will hold the first {@code blocks} blocks of
+     * {@code blockHashes} on HBM because the selector just sent it that request; the entry expires
+     * {@code ttlNanos} after {@code nowNanos} unless refreshed. Writer thread only.
+     */
+    void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
+
+    /** Drops approximate entries whose TTL has passed. Writer thread only. */
+    void expire(long nowNanos);
+
+    /**
+     * Fills {@code out} with every worker's cumulative matched depth per tier for the first
+     * {@code blocks} chained hashes of a request. Any thread; allocation-free.
+     */
+    void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out);
+
+    /** Number of distinct blocks currently indexed (for the cap and for metrics). */
+    long blockCount();
+}
