@@ -1,0 +1,37 @@
+package io.tierroute.selector.ingest;
+
+import io.tierroute.selector.protocol.KvEvent;
+
+import java.util.List;
+
+/**
+ * The one way into the prefix index's write side, which admits a single writer at a time.
+ * {@link DirectIndexWriter} applies on the caller's thread under a lock (simulator, tests);
+ * {@link KvEventPipeline} hands everything to one writer thread so a route never waits for it.
+ */
+public interface IndexWriter extends AutoCloseable {
+
+    /**
+     * Submits engine events, applied in order. Returns false, taking none of them, when the writer is
+     * full: the caller must answer with back-pressure (HTTP 503, a consumer pause), never drop them.
+     */
+    boolean submit(List<KvEvent> events);
+
+    /**
+     * Approximate mode: the selector sent {@code worker} a request with these block hashes. May be
+     * dropped under overload (it is only a hint); drops are counted in {@link #droppedRouted()}.
+     */
+    void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
+
+    /** Expires approximate entries past their TTL. */
+    void expire(long nowNanos);
+
+    /** Approximate inserts dropped because the writer was full. */
+    long droppedRouted();
+
+    /** Engine events applied so far. */
+    long appliedEvents();
+
+    @Override
+    default void close() {}
+}

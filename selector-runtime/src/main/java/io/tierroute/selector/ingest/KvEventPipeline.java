@@ -1,0 +1,148 @@
+package io.tierroute.selector.ingest;
+
+import io.tierroute.selector.index.PrefixIndex;
+import io.tierroute.selector.protocol.KvEvent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The index's single writer thread, fed by a bounded queue: engine event batches (HTTP, Kafka),
+ * the selector's approximate inserts, and expiry ticks. Producers never block: a full queue refuses
+ * event batches (back-pressure to the sender) and drops approximate inserts (counted).
+ */
+public final class KvEventPipeline implements IndexWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(KvEventPipeline.class);
+
+    private sealed interface Command permits Events, Routed, Expire {}
+    private record Events(List<KvEvent> events) implements Command {}
+    private record Routed(int worker, long[] hashes, int blocks, long nowNanos, long ttlNanos) implements Command {}
+    private record Expire(long nowNanos) implements Command {}
+
+    private final PrefixIndex index;
+    private final ArrayBlockingQueue<Command> queue;
+    private final Thread writer;
+    private final AtomicLong applied = new AtomicLong();
+    private final AtomicLong droppedRouted = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private volatile boolean running = true;
+
+    /** @param capacity commands the queue holds before producers are refused */
+    public KvEventPipeline(PrefixIndex index, int capacity) {
+        this.index = index;
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.writer = new Thread(this::run, "tierroute-index-writer");
+        this.writer.setDaemon(true);
+        this.writer.start();
+    }
+
+    @Override
+    public boolean submit(List<KvEvent> events) {
+        return queue.offer(new Events(events));
+    }
+
+    @Override
+    public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+        if (!queue.offer(new Routed(worker, blockHashes, blocks, nowNanos, ttlNanos))) {
+            droppedRouted.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void expire(long nowNanos) {
+        queue.offer(new Expire(nowNanos)); // a refused tick is harmless: the next one comes soon
+    }
+
+    @Override
+    public long droppedRouted() {
+        return droppedRouted.get();
+    }
+
+    @Override
+    public long appliedEvents() {
+        return applied.get();
+    }
+
+    /** Events that threw while being applied (logged); they never stop the writer. */
+    public long failedEvents() {
+        return failed.get();
+    }
+
+    /** Commands waiting for the writer. */
+    public int backlog() {
+        return queue.size();
+    }
+
+    /** Waits until every command submitted before this call has been applied (tests, shutdown). */
+    public boolean awaitIdle(long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (!queue.isEmpty() || busy) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(1);
+        }
+        return true;
+    }
+
+    private volatile boolean busy;
+
+    private void run() {
+        List<Command> batch = new ArrayList<>(256);
+        while (running || !queue.isEmpty()) {
+            try {
+                Command first = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                busy = true;
+                batch.add(first);
+                queue.drainTo(batch, 255);
+                for (Command c : batch) {
+                    apply(c);
+                }
+                batch.clear();
+                busy = false;
+            } catch (InterruptedException e) {
+                if (!running) {
+                    break;
+                }
+            }
+        }
+    }
+
+    private void apply(Command c) {
+        try {
+            if (c instanceof Events ev) {
+                for (KvEvent e : ev.events()) {
+                    index.apply(e);
+                }
+                applied.addAndGet(ev.events().size());
+            } else if (c instanceof Routed r) {
+                index.recordRouted(r.worker(), r.hashes(), r.blocks(), r.nowNanos(), r.ttlNanos());
+            } else if (c instanceof Expire x) {
+                index.expire(x.nowNanos());
+            }
+        } catch (RuntimeException e) {
+            failed.incrementAndGet();
+            log.error("index writer could not apply {}: {}", c.getClass().getSimpleName(), e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        writer.interrupt();
+        try {
+            writer.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package io.tierroute.selector.params;
+
+/**
+ * The scalar parameters of the cost model (DESIGN.md §3), with their units. Immutable; the
+ * compact constructor rejects values that no fitted or hand-set snapshot may carry, so a bad
+ * parameter cannot reach a route.
+ *
+ * @param alphaP       µs per prefill token (also the price of a token that must be evicted)
+ * @param alphaP2      µs per token² of attention work of uncached tokens
+ * @param alphaD       µs per in-flight decode token
+ * @param alphaD2      µs per token² of in-flight KV token-time
+ * @param alphaT       multiplier on physical tier transfer time (dimensionless)
+ * @param alphaHo      µs per (waiting request beyond the slack)²
+ * @param qSlack       waiting requests tolerated before head-of-line blocking is charged
+ * @param alphaWf      µs of workflow affinity bonus at zero idle time
+ * @param lambda       1/s decay rate of the probability that a workflow's prefix is still cached
+ * @param alphaWf2     µs of bonus when every expected next tool is warm on the worker
+ * @param rhoThreshold link utilisation above which a tier counts as a miss (AIMD cut-off)
+ * @param rhoEpsilon   floor on the free share {@code 1 − ρ} so a saturated link costs a lot, not ∞
+ */
+public record CostParameters(
+        double alphaP,
+        double alphaP2,
+        double alphaD,
+        double alphaD2,
+        double alphaT,
+        double alphaHo,
+        double qSlack,
+        double alphaWf,
+        double lambda,
+        double alphaWf2,
+        double rhoThreshold,
+        double rhoEpsilon) {
+
+    /** DESIGN.md §3's defaults, in force until the first fitted snapshot arrives. */
+    public static final CostParameters DEFAULTS =
+            new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05);
+
+    public CostParameters {
+        requireNonNegative("alphaP", alphaP);
+        requireNonNegative("alphaP2", alphaP2);
+        requireNonNegative("alphaD", alphaD);
+        requireNonNegative("alphaD2", alphaD2);
+        requireNonNegative("alphaT", alphaT);
+        requireNonNegative("alphaHo", alphaHo);
+        requireNonNegative("qSlack", qSlack);
+        requireNonNegative("alphaWf", alphaWf);
+        requireNonNegative("lambda", lambda);
+        requireNonNegative("alphaWf2", alphaWf2);
+        if (!(rhoThreshold > 0 && rhoThreshold <= 1)) {
+            throw new IllegalArgumentException("rhoThreshold must be in (0, 1], got " + rhoThreshold);
+        }
+        if (!(rhoEpsilon > 0 && rhoEpsilon <= 1)) {
+            throw new IllegalArgumentException("rhoEpsilon must be in (0, 1], got " + rhoEpsilon);
+        }
+    }
+
+    private static void requireNonNegative(String name, double value) {
+        if (!Double.isFinite(value) || value < 0) {
+            throw new IllegalArgumentException(name + " must be a finite number ≥ 0, got " + value);
+        }
+    }
+
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    public static Builder builder() {
+        return new Builder(DEFAULTS);
+    }
+
+    /** Starts from a set of parameters and overrides some of them. */
+    public static final class Builder {
+        private double alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack;
+        private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon;
+
+        private Builder(CostParameters p) {
+            alphaP = p.alphaP; alphaP2 = p.alphaP2; alphaD = p.alphaD; alphaD2 = p.alphaD2;
+            alphaT = p.alphaT; alphaHo = p.alphaHo; qSlack = p.qSlack; alphaWf = p.alphaWf;
+            lambda = p.lambda; alphaWf2 = p.alphaWf2; rhoThreshold = p.rhoThreshold; rhoEpsilon = p.rhoEpsilon;
+        }
+
+        public Builder alphaP(double v) { alphaP = v; return this; }
+        public Builder alphaP2(double v) { alphaP2 = v; return this; }
+        public Builder alphaD(double v) { alphaD = v; return this; }
+        public Builder alphaD2(double v) { alphaD2 = v; return this; }
+        public Builder alphaT(double v) { alphaT = v; return this; }
+        public Builder alphaHo(double v) { alphaHo = v; return this; }
+        public Builder qSlack(double v) { qSlack = v; return this; }
+        public Builder alphaWf(double v) { alphaWf = v; return this; }
+        public Builder lambda(double v) { lambda = v; return this; }
+        public Builder alphaWf2(double v) { alphaWf2 = v; return this; }
+        public Builder rhoThreshold(double v) { rhoThreshold = v; return this; }
+        public Builder rhoEpsilon(double v) { rhoEpsilon = v; return this; }
+
+        public CostParameters build() {
+            return new CostParameters(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack,
+                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon);
+        }
+    }
+}

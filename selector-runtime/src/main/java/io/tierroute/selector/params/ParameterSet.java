@@ -1,0 +1,134 @@
+package io.tierroute.selector.params;
+
+import io.tierroute.selector.protocol.Tier;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One immutable, complete set of everything the cost model reads that a snapshot can change: the
+ * scalar parameters, per-worker link utilisation {@code ρ_t(w)}, per-tier bandwidth overrides, and
+ * the output-length model. The selector reads exactly one instance per route, so no decision ever
+ * mixes two snapshots.
+ */
+public final class ParameterSet {
+
+    private final String scope;
+    private final long version;
+    private final String source;
+    private final CostParameters cost;
+    private final double[] rho;               // [worker * Tier.COUNT + tier], 0..1
+    private final double[] bandwidthOverride; // [tier] bytes/s, or NaN to use the configured value
+    private final OutputLengthModel outputModel; // nullable
+    private final double outputQuantile;
+
+    private ParameterSet(Builder b) {
+        this.scope = Objects.requireNonNull(b.scope, "scope");
+        this.version = b.version;
+        this.source = Objects.requireNonNull(b.source, "source");
+        this.cost = Objects.requireNonNull(b.cost, "cost");
+        this.rho = b.rho.clone();
+        this.bandwidthOverride = b.bandwidthOverride.clone();
+        this.outputModel = b.outputModel;
+        this.outputQuantile = b.outputQuantile;
+        for (int i = 0; i < rho.length; i++) {
+            if (!(rho[i] >= 0 && rho[i] <= 1)) {
+                throw new IllegalArgumentException("rho of worker " + (i / Tier.COUNT) + " tier "
+                        + Tier.ofOrdinal(i % Tier.COUNT) + " must be in [0, 1], got " + rho[i]);
+            }
+        }
+        for (int t = 0; t < Tier.COUNT; t++) {
+            double bw = bandwidthOverride[t];
+            if (!Double.isNaN(bw) && !(bw > 0 && Double.isFinite(bw))) {
+                throw new IllegalArgumentException("bandwidth of tier " + Tier.ofOrdinal(t)
+                        + " must be a finite number > 0 bytes/s, got " + bw);
+            }
+        }
+        if (!(outputQuantile > 0 && outputQuantile < 1)) {
+            throw new IllegalArgumentException("outputQuantile must be in (0, 1), got " + outputQuantile);
+        }
+    }
+
+    /** The defaults of DESIGN.md §3 for {@code workers} workers: version 0, ρ = 0, no model. */
+    public static ParameterSet defaults(int workers) {
+        return builder(workers).build();
+    }
+
+    public static Builder builder(int workers) {
+        return new Builder(workers);
+    }
+
+    public String scope() { return scope; }
+
+    /** Snapshot version; 0 for the built-in defaults. */
+    public long version() { return version; }
+
+    /** Where this set came from ("defaults", a file path, a topic offset). */
+    public String source() { return source; }
+
+    public CostParameters cost() { return cost; }
+
+    public int workers() { return rho.length / Tier.COUNT; }
+
+    /** Utilisation {@code ρ_t(w)} of worker {@code w}'s link to tier {@code t}, in [0, 1]. */
+    public double rho(int worker, int tier) {
+        return rho[worker * Tier.COUNT + tier];
+    }
+
+    /** The bandwidth of tier {@code t} in bytes/s when a snapshot overrides it, else NaN. */
+    public double bandwidthOverride(int tier) {
+        return bandwidthOverride[tier];
+    }
+
+    /** The output-length model, or null when the snapshot carries none. */
+    public OutputLengthModel outputModel() { return outputModel; }
+
+    /** The quantile of the output-length distribution used as {@code d̂}. */
+    public double outputQuantile() { return outputQuantile; }
+
+    public Builder toBuilder() {
+        Builder b = new Builder(workers());
+        b.scope = scope; b.version = version; b.source = source; b.cost = cost;
+        System.arraycopy(rho, 0, b.rho, 0, rho.length);
+        System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
+        b.outputModel = outputModel; b.outputQuantile = outputQuantile;
+        return b;
+    }
+
+    @Override
+    public String toString() {
+        return "ParameterSet{scope=" + scope + ", version=" + version + ", source=" + source + ", " + cost + "}";
+    }
+
+    public static final class Builder {
+        private String scope = "default";
+        private long version = 0;
+        private String source = "defaults";
+        private CostParameters cost = CostParameters.DEFAULTS;
+        private final double[] rho;
+        private final double[] bandwidthOverride = new double[Tier.COUNT];
+        private OutputLengthModel outputModel;
+        private double outputQuantile = 0.5;
+
+        private Builder(int workers) {
+            if (workers <= 0) {
+                throw new IllegalArgumentException("workers must be > 0, got " + workers);
+            }
+            rho = new double[workers * Tier.COUNT];
+            Arrays.fill(bandwidthOverride, Double.NaN);
+        }
+
+        public Builder scope(String v) { scope = v; return this; }
+        public Builder version(long v) { version = v; return this; }
+        public Builder source(String v) { source = v; return this; }
+        public Builder cost(CostParameters v) { cost = v; return this; }
+        public Builder rho(int worker, Tier tier, double v) { rho[worker * Tier.COUNT + tier.ordinal()] = v; return this; }
+        public Builder bandwidth(Tier tier, double bytesPerSecond) { bandwidthOverride[tier.ordinal()] = bytesPerSecond; return this; }
+        public Builder outputModel(OutputLengthModel v) { outputModel = v; return this; }
+        public Builder outputQuantile(double v) { outputQuantile = v; return this; }
+
+        public ParameterSet build() {
+            return new ParameterSet(this);
+        }
+    }
+}

@@ -1,0 +1,67 @@
+package io.tierroute.selector.scheduling;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Requests waiting because every candidate was over its load limit, served in order of
+ * {@code priority(r) = 1 / min_w Cost(w, r)} (DESIGN.md §3: a generalised WSPT: cheap requests
+ * first), ties first come first served. Bounded; thread-safe.
+ */
+final class AdmissionQueue {
+
+    record Pending(RouteRequest request, double priority, long enqueuedNanos, long sequence,
+                   CompletableFuture<RouteDecision> future) {}
+
+    private final PriorityQueue<Pending> queue = new PriorityQueue<>((a, b) -> {
+        int byPriority = Double.compare(b.priority, a.priority);
+        return byPriority != 0 ? byPriority : Long.compare(a.sequence, b.sequence);
+    });
+    private final int capacity;
+    private long sequence;
+
+    AdmissionQueue(int capacity) {
+        this.capacity = capacity;
+    }
+
+    /** {@code priority = 1 / minCost}; a non-positive minimum cost (bonuses exceed costs) ranks first. */
+    static double priority(double minCost) {
+        return minCost <= 0 ? Double.MAX_VALUE : 1.0 / minCost;
+    }
+
+    synchronized Pending offer(RouteRequest request, double priority, long nowNanos) {
+        if (queue.size() >= capacity) {
+            return null;
+        }
+        Pending p = new Pending(request, priority, nowNanos, sequence++, new CompletableFuture<>());
+        queue.add(p);
+        return p;
+    }
+
+    synchronized Pending peek() {
+        return queue.peek();
+    }
+
+    synchronized boolean remove(Pending p) {
+        return queue.remove(p);
+    }
+
+    /** Removes and returns the requests that have waited longer than {@code maxWaitNanos}. */
+    synchronized List<Pending> expired(long nowNanos, long maxWaitNanos) {
+        List<Pending> out = new ArrayList<>();
+        queue.removeIf(p -> {
+            if (nowNanos - p.enqueuedNanos > maxWaitNanos) {
+                out.add(p);
+                return true;
+            }
+            return false;
+        });
+        return out;
+    }
+
+    synchronized int size() {
+        return queue.size();
+    }
+}

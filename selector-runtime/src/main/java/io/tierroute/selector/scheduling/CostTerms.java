@@ -1,0 +1,69 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.protocol.Tier;
+
+import java.util.Arrays;
+
+/**
+ * The cost of one candidate, term by term, plus the features the fitter regresses on. Mutable and
+ * reused across routes (one array of them per thread) so scoring allocates nothing; turn it into an
+ * immutable {@link CostBreakdown} for anything that leaves the route call.
+ */
+public final class CostTerms {
+
+    // Terms of DESIGN.md §3, in µs. `total` = prefill + decode + kv + tier + hol − workflowBonus − toolsBonus.
+    public double prefill;
+    public double decode;
+    public double kv;
+    public double tier;
+    public double headOfLine;
+    public double workflowBonus;
+    public double toolsBonus;
+    public double total;
+
+    // Features (what the terms were computed from).
+    /** Prompt tokens that will not be recomputed (held on a usable tier). */
+    public long hitTokens;
+    /** {@code p_eff = ISL − hit}. */
+    public long pEffTokens;
+    /** {@code (ISL² − hit²)/2}. */
+    public double recomputeQuadratic;
+    /** {@code Σ d̂} on the worker. */
+    public long decodeTokens;
+    /** {@code Σ [ctx·d̂ + d̂²/2]} on the worker. */
+    public double decodeQuadratic;
+    /** Tokens that must be evicted and recomputed: {@code max(0, KV_used + ISL + d̂ − KV_cap)}. */
+    public double kvOverflowTokens;
+    /** Tokens loaded from each tier ({@code H_t} after the cut-off); index 0 (HBM) is loaded from nowhere. */
+    public final long[] tierTokens = new long[Tier.COUNT];
+    /** Physical transfer time per tier in µs, before {@code α_t}. */
+    public final double[] tierTransferUs = new double[Tier.COUNT];
+    /** The first tier that was past {@code ρ_thr} (so it and everything after it became a miss), or -1. */
+    public int cutOffTier;
+    /** {@code Q(w)}. */
+    public int queueLength;
+    /** {@code max(0, Q − Q_slack)²}. */
+    public double queueExcessSquared;
+    /** {@code 1[last_worker = w]·e^{−λt}}. */
+    public double affinityDecay;
+    /** {@code |ExpectedHits(w,r)| / |expected_next_tools(r)|}, 0 without expected tools. */
+    public double toolHitFraction;
+
+    void clear() {
+        prefill = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
+        hitTokens = pEffTokens = decodeTokens = 0;
+        recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;
+        Arrays.fill(tierTokens, 0);
+        Arrays.fill(tierTransferUs, 0);
+        cutOffTier = -1;
+        queueLength = 0;
+        queueExcessSquared = affinityDecay = toolHitFraction = 0;
+    }
+
+    public CostBreakdown toBreakdown() {
+        return new CostBreakdown(prefill, decode, kv, tier, headOfLine, workflowBonus, toolsBonus, total,
+                hitTokens, pEffTokens, recomputeQuadratic, decodeTokens, decodeQuadratic, kvOverflowTokens,
+                tierTokens.clone(), tierTransferUs.clone(), cutOffTier, queueLength, queueExcessSquared,
+                affinityDecay, toolHitFraction);
+    }
+}

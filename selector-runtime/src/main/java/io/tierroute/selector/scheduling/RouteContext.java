@@ -1,0 +1,72 @@
+package io.tierroute.selector.scheduling;
+
+import java.util.Arrays;
+
+/**
+ * The request-level inputs of the cost model, the same for every candidate: prompt length,
+ * predicted output, the model's block geometry, and the request's agent context. Mutable and reused
+ * per thread by the selector; tests build one with {@link #of}.
+ */
+public final class RouteContext {
+
+    private int isl;
+    private int predictedOutputTokens;
+    private int blockSize;
+    private double bytesPerToken;
+    private int lastWorker = -1;
+    private double secondsSinceLastStep;
+    private int expectedToolCount;
+    private final int[] toolHits;
+
+    public RouteContext(int workers) {
+        this.toolHits = new int[workers];
+    }
+
+    /** A context without agent information. */
+    public static RouteContext of(int workers, int isl, int predictedOutputTokens, int blockSize, double bytesPerToken) {
+        RouteContext c = new RouteContext(workers);
+        c.reset(isl, predictedOutputTokens, blockSize, bytesPerToken);
+        return c;
+    }
+
+    /** Starts a new request: sets the geometry and clears the agent context. */
+    public RouteContext reset(int isl, int predictedOutputTokens, int blockSize, double bytesPerToken) {
+        this.isl = isl;
+        this.predictedOutputTokens = predictedOutputTokens;
+        this.blockSize = blockSize;
+        this.bytesPerToken = bytesPerToken;
+        this.lastWorker = -1;
+        this.secondsSinceLastStep = 0;
+        this.expectedToolCount = 0;
+        Arrays.fill(toolHits, 0);
+        return this;
+    }
+
+    /** The worker that ran this workflow's previous step, and how long ago (s) it finished. */
+    public RouteContext lastStep(int worker, double secondsAgo) {
+        this.lastWorker = worker;
+        this.secondsSinceLastStep = secondsAgo;
+        return this;
+    }
+
+    /** How many tools the request expects to call next. */
+    public RouteContext expectedTools(int count) {
+        this.expectedToolCount = count;
+        return this;
+    }
+
+    /** How many of the expected tools have a warm prefix on {@code worker}. */
+    public RouteContext toolHits(int worker, int hits) {
+        this.toolHits[worker] = hits;
+        return this;
+    }
+
+    public int isl() { return isl; }
+    public int predictedOutputTokens() { return predictedOutputTokens; }
+    public int blockSize() { return blockSize; }
+    public double bytesPerToken() { return bytesPerToken; }
+    public int lastWorker() { return lastWorker; }
+    public double secondsSinceLastStep() { return secondsSinceLastStep; }
+    public int expectedToolCount() { return expectedToolCount; }
+    public int toolHits(int worker) { return toolHits[worker]; }
+}

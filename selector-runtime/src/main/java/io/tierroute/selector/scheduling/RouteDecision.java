@@ -1,0 +1,31 @@
+package io.tierroute.selector.scheduling;
+
+import java.util.List;
+
+/**
+ * The answer to a route: the chosen worker, the snapshot its cost was computed with, the chosen
+ * worker's cost breakdown, and with {@code explain} every candidate's.
+ *
+ * @param requestId             the request
+ * @param worker                the chosen worker's name
+ * @param workerIndex           its dense index
+ * @param scope                 the parameter scope used
+ * @param snapshotVersion       the parameter snapshot version used (0 = built-in defaults)
+ * @param inputTokens           ISL as the cost model saw it
+ * @param predictedOutputTokens {@code d̂(r)}
+ * @param predictionSource      where {@code d̂(r)} came from
+ * @param explored              true when the pick was not the argmin (softmax or ε)
+ * @param queuedNanos           time the request waited in the admission queue
+ * @param chosen                the chosen worker's cost, term by term
+ * @param candidates            every candidate with its cost or the filter that excluded it (explain only), else empty
+ */
+public record RouteDecision(String requestId, String worker, int workerIndex, String scope, long snapshotVersion,
+                            int inputTokens, int predictedOutputTokens, PredictionSource predictionSource,
+                            boolean explored, long queuedNanos, CostBreakdown chosen, List<Candidate> candidates) {
+
+    /** Where {@code d̂} came from, in DESIGN.md §3's order of preference. */
+    public enum PredictionSource { HINT, QUANTILE_MODEL, MAX_TOKENS_HALF }
+
+    /** One candidate of an explained decision. */
+    public record Candidate(String worker, String excludedBecause, CostBreakdown cost) {}
+}

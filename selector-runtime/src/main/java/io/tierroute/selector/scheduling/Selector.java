@@ -1,0 +1,419 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.index.PrefixIndex;
+import io.tierroute.selector.index.PrefixMatch;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.params.OutputLengthModel;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.BlockHasher;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
+import io.tierroute.selector.sequences.InFlightTracker;
+import io.tierroute.selector.sequences.LoadView;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Routes a request to the worker where it will finish soonest: hash the prompt, look up every
+ * worker's matched prefix per tier, score every candidate with {@link CostModel}, drop the ones a
+ * hard filter excludes, and pick. The one implementation behind the HTTP server, the simulator and
+ * the benchmarks.
+ *
+ * <p>Thread-safe: any number of threads route concurrently; each reads the active parameter set
+ * once, so a decision never mixes two snapshots.
+ */
+public final class Selector {
+
+    private static final int UNHEALTHY = 1;
+    private static final int DRAINING = 2;
+
+    private final SelectorSettings settings;
+    private final WorkerRegistry registry;
+    private final PrefixIndex index;
+    private final IndexWriter writer;
+    private final ParameterStore params;
+    private final InFlightTracker inflight;
+    private final WorkflowAffinity workflows;
+    private final ToolAffinity tools;
+    private final Picker picker;
+    private final AdmissionQueue queue;
+    private final LongSupplier clock;
+    private final RandomGenerator seededRandom; // null: per-thread randomness
+    private final AtomicIntegerArray status;
+    private final WorkerSpec[] specs;
+    private final long salt;
+    private final ThreadLocal<Scratch> scratch;
+    private final Object drainLock = new Object();
+
+    private final LongAdder routed = new LongAdder();
+    private final LongAdder queuedTotal = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final LongAdder exploredTotal = new LongAdder();
+
+    public Selector(SelectorSettings settings, PrefixIndex index, IndexWriter writer, ParameterStore params,
+                    LongSupplier nanoClock) {
+        this.settings = settings;
+        this.registry = new WorkerRegistry(settings.workers().stream().map(WorkerSpec::name).toList());
+        this.index = index;
+        this.writer = writer;
+        this.params = params;
+        this.clock = nanoClock;
+        int n = registry.size();
+        if (params.current().workers() != n) {
+            throw new IllegalArgumentException("the parameter set covers " + params.current().workers()
+                    + " workers, the configuration has " + n);
+        }
+        this.specs = settings.workers().toArray(new WorkerSpec[0]);
+        long[] kvCap = new long[n];
+        for (int w = 0; w < n; w++) {
+            kvCap[w] = specs[w].kvCapacityTokens();
+        }
+        this.inflight = new InFlightTracker(kvCap, settings.requestMaxAge().toNanos(), settings.telemetryMaxAge().toNanos());
+        this.workflows = new WorkflowAffinity(settings.workflowMaxAge().toNanos(), settings.maxWorkflows());
+        this.tools = new ToolAffinity(n, settings.toolWarmTime().toNanos());
+        this.picker = new Picker(settings.temperature(), settings.explorationEpsilon());
+        this.queue = new AdmissionQueue(settings.maxQueued());
+        this.seededRandom = settings.seed() == null ? null : new SplittableRandom(settings.seed());
+        this.status = new AtomicIntegerArray(n);
+        this.salt = BlockHasher.salt(settings.model(), null, null);
+        this.scratch = ThreadLocal.withInitial(() -> new Scratch(n));
+    }
+
+    public WorkerRegistry registry() { return registry; }
+    public SelectorSettings settings() { return settings; }
+    public ParameterStore parameters() { return params; }
+    public InFlightTracker inflight() { return inflight; }
+    public IndexWriter indexWriter() { return writer; }
+    public PrefixIndex index() { return index; }
+
+    /**
+     * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
+     * queue when every candidate is over its load limit; fails with {@link NoCapacityException} when
+     * no worker is healthy, the queue is full, or the wait exceeds the configured maximum.
+     */
+    public CompletableFuture<RouteDecision> route(RouteRequest request) {
+        long now = clock.getAsLong();
+        Scratch s = scratch.get();
+        RouteDecision decision = attempt(request, now, 0, s);
+        if (decision != null) {
+            return CompletableFuture.completedFuture(decision);
+        }
+        if (s.healthyCandidates == 0) {
+            rejected.increment();
+            return CompletableFuture.failedFuture(new NoCapacityException(
+                    "no worker can take requests: all " + registry.size() + " are unhealthy or draining"));
+        }
+        AdmissionQueue.Pending pending = queue.offer(request, AdmissionQueue.priority(s.minCost), now);
+        if (pending == null) {
+            rejected.increment();
+            return CompletableFuture.failedFuture(new NoCapacityException(
+                    "every worker is over its load limit and the admission queue is full ("
+                            + settings.maxQueued() + " requests)"));
+        }
+        queuedTotal.increment();
+        drainQueue(); // capacity may have freed between the attempt and the offer
+        return pending.future();
+    }
+
+    /** One routing attempt; null when no candidate is eligible (details left in {@code s}). */
+    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s) {
+        int workers = registry.size();
+        ParameterSet ps = params.current();
+        int blocks = hash(request, s);
+        int isl = inputTokens(request);
+        index.match(s.hashes, blocks, now, s.match);
+
+        int predicted = predictOutput(request, ps, isl, blocks > 0 ? s.hashes[0] : 0, s);
+        RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
+        RouteRequest.AgentContext agent = request.agent();
+        if (agent != null) {
+            if (agent.workflowId() != null) {
+                WorkflowAffinity.LastStep last = workflows.last(agent.workflowId(), now);
+                if (last != null) {
+                    ctx.lastStep(last.worker(), Math.max(0, now - last.endedNanos()) / 1e9);
+                }
+            }
+            List<String> expected = agent.expectedNextTools();
+            if (!expected.isEmpty()) {
+                ctx.expectedTools(expected.size());
+                for (int w = 0; w < workers; w++) {
+                    ctx.toolHits(w, tools.hits(w, expected, now));
+                }
+            }
+        }
+
+        s.healthyCandidates = 0;
+        s.minCost = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < workers; w++) {
+            s.eligible[w] = false;
+            int st = status.get(w);
+            if ((st & UNHEALTHY) != 0) {
+                s.excluded[w] = "unhealthy";
+                continue;
+            }
+            if ((st & DRAINING) != 0) {
+                s.excluded[w] = "draining";
+                continue;
+            }
+            s.healthyCandidates++;
+            LoadView load = inflight.view(w);
+            CostModel.score(ctx, w, s.match, load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
+            double cost = s.terms[w].total;
+            if (!Double.isFinite(cost)) {
+                // A non-finite cost is a bug or a bad parameter; never let it win or poison the pick.
+                s.excluded[w] = "non-finite cost";
+                continue;
+            }
+            s.cost[w] = cost;
+            s.minCost = Math.min(s.minCost, cost);
+            String over = overLimit(specs[w], load);
+            s.excluded[w] = over;
+            s.eligible[w] = over == null;
+        }
+
+        int chosen = picker.pick(s.cost, s.eligible, workers, random());
+        if (chosen < 0) {
+            return null;
+        }
+        boolean explored = Picker.explored(s.cost, s.eligible, workers, chosen);
+        admit(request, chosen, isl, predicted, blocks, now, s);
+        routed.increment();
+        if (explored) {
+            exploredTotal.increment();
+        }
+        return new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(), ps.version(),
+                isl, predicted, s.predictionSource, explored, queuedNanos, s.terms[chosen].toBreakdown(),
+                request.explain() ? candidates(s, workers) : List.of());
+    }
+
+    private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
+        inflight.admit(request.requestId(), worker, isl, predicted, now);
+        if (specs[worker].approximate() && blocks > 0) {
+            long[] copy = java.util.Arrays.copyOf(s.hashes, blocks); // escapes to the writer thread
+            writer.routed(worker, copy, blocks, now, settings.approximateTtl().toNanos());
+        }
+        RouteRequest.AgentContext agent = request.agent();
+        if (agent != null) {
+            if (agent.workflowId() != null) {
+                workflows.routed(agent.workflowId(), request.requestId(), worker, now);
+            }
+            if (!agent.expectedNextTools().isEmpty()) {
+                tools.routed(worker, agent.expectedNextTools(), now);
+            }
+        }
+    }
+
+    private static String overLimit(WorkerSpec spec, LoadView load) {
+        if (spec.maxInFlight() > 0 && load.inFlight() >= spec.maxInFlight()) {
+            return "over load: " + load.inFlight() + " in flight ≥ " + spec.maxInFlight();
+        }
+        if (spec.maxWaiting() > 0 && load.waiting() >= spec.maxWaiting()) {
+            return "over load: " + load.waiting() + " waiting ≥ " + spec.maxWaiting();
+        }
+        return null;
+    }
+
+    private List<RouteDecision.Candidate> candidates(Scratch s, int workers) {
+        List<RouteDecision.Candidate> out = new ArrayList<>(workers);
+        for (int w = 0; w < workers; w++) {
+            boolean scored = s.excluded[w] == null || s.excluded[w].startsWith("over load");
+            out.add(new RouteDecision.Candidate(registry.name(w), s.excluded[w],
+                    scored ? s.terms[w].toBreakdown() : null));
+        }
+        return out;
+    }
+
+    /** Hashes the prompt into {@code s.hashes}; returns the number of full blocks. */
+    private int hash(RouteRequest r, Scratch s) {
+        long requestSalt = r.model() == null && r.lora() == null && r.namespace() == null
+                ? salt : BlockHasher.salt(r.model() == null ? settings.model() : r.model(), r.lora(), r.namespace());
+        if (r.tokens() != null) {
+            s.ensure(r.tokens().length / settings.blockSize());
+            return s.hasher.hashTokens(r.tokens(), r.tokens().length, settings.blockSize(), requestSalt, s.hashes);
+        }
+        if (r.blockIds() != null) {
+            s.ensure(r.blockIds().length);
+            return s.hasher.hashBlockIds(r.blockIds(), r.blockIds().length, requestSalt, s.hashes);
+        }
+        s.ensure(r.text().length() / settings.textCharsPerBlock());
+        return s.hasher.hashText(r.text(), settings.textCharsPerBlock(), requestSalt, s.hashes);
+    }
+
+    /** ISL: given, or counted, or estimated from text at the configured characters per token. */
+    private int inputTokens(RouteRequest r) {
+        if (r.inputTokens() != null) {
+            return r.inputTokens();
+        }
+        if (r.tokens() != null) {
+            return r.tokens().length;
+        }
+        long estimate = ((long) r.text().length() * settings.blockSize() + settings.textCharsPerBlock() - 1)
+                / settings.textCharsPerBlock();
+        return (int) Math.min(estimate, RouteRequest.MAX_INPUT_TOKENS);
+    }
+
+    /** {@code d̂(r)}: the agent's hint, else the quantile model, else {@code max_tokens / 2}. */
+    private int predictOutput(RouteRequest r, ParameterSet ps, int isl, long prefixGroup, Scratch s) {
+        if (r.expectedOutputTokens() != null) {
+            s.predictionSource = PredictionSource.HINT;
+            return Math.min(r.expectedOutputTokens(), r.maxTokens());
+        }
+        OutputLengthModel model = ps.outputModel();
+        if (model != null) {
+            double q = model.predict(new OutputLengthModel.OutputFeatures(isl,
+                    r.model() == null ? settings.model() : r.model(), r.lora(), null,
+                    r.agent() == null || r.agent().expectedNextTools().isEmpty() ? null : r.agent().expectedNextTools().get(0),
+                    r.maxTokens(), prefixGroup, null), ps.outputQuantile());
+            if (Double.isFinite(q) && q >= 0) {
+                s.predictionSource = PredictionSource.QUANTILE_MODEL;
+                return (int) Math.min(Math.round(q), r.maxTokens());
+            }
+        }
+        s.predictionSource = PredictionSource.MAX_TOKENS_HALF;
+        return Math.max(1, r.maxTokens() / 2);
+    }
+
+    private RandomGenerator random() {
+        return seededRandom != null ? seededRandom : ThreadLocalRandom.current();
+    }
+
+    // ---- lifecycle events ----
+
+    /** Applies a request event; returns false when the request is not in flight here. */
+    public boolean onRequestEvent(RequestEvent event) {
+        long now = clock.getAsLong();
+        boolean known = inflight.onEvent(event, now);
+        if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
+            workflows.finished(event.requestId(), now);
+            drainQueue();
+        }
+        return known;
+    }
+
+    public void onTelemetry(Telemetry sample) {
+        inflight.onTelemetry(sample);
+        drainQueue();
+    }
+
+    public void setHealthy(int worker, boolean healthy) {
+        setFlag(worker, UNHEALTHY, !healthy);
+    }
+
+    public void setDraining(int worker, boolean draining) {
+        setFlag(worker, DRAINING, draining);
+    }
+
+    private void setFlag(int worker, int flag, boolean on) {
+        status.getAndUpdate(worker, v -> on ? v | flag : v & ~flag);
+        if (!on) {
+            drainQueue();
+        }
+    }
+
+    public List<WorkerView> workers() {
+        List<WorkerView> out = new ArrayList<>(registry.size());
+        for (int w = 0; w < registry.size(); w++) {
+            int st = status.get(w);
+            out.add(new WorkerView(registry.name(w), w, (st & UNHEALTHY) == 0, (st & DRAINING) != 0,
+                    specs[w].approximate(), inflight.view(w)));
+        }
+        return out;
+    }
+
+    /**
+     * Periodic upkeep (call every ~100 ms): expires lost requests, stale telemetry, old workflows,
+     * cold tools and approximate index entries; fails requests that waited too long in the queue.
+     */
+    public void tick() {
+        long now = clock.getAsLong();
+        inflight.expire(now);
+        workflows.expire(now);
+        tools.expire(now);
+        writer.expire(now);
+        for (AdmissionQueue.Pending p : queue.expired(now, settings.maxQueueWait().toNanos())) {
+            rejected.increment();
+            p.future().completeExceptionally(new NoCapacityException("waited "
+                    + settings.maxQueueWait().toMillis() + " ms in the admission queue; every worker stayed over its load limit"));
+        }
+        drainQueue();
+    }
+
+    /** Routes queued requests, best priority first, while a worker is eligible. */
+    private void drainQueue() {
+        if (queue.size() == 0) {
+            return;
+        }
+        synchronized (drainLock) {
+            Scratch s = scratch.get();
+            AdmissionQueue.Pending head;
+            while ((head = queue.peek()) != null) {
+                long now = clock.getAsLong();
+                RouteDecision d;
+                try {
+                    d = attempt(head.request(), now, now - head.enqueuedNanos(), s);
+                } catch (RuntimeException e) {
+                    queue.remove(head);
+                    head.future().completeExceptionally(e);
+                    continue;
+                }
+                if (d == null) {
+                    return;
+                }
+                queue.remove(head);
+                head.future().complete(d);
+            }
+        }
+    }
+
+    // ---- counters for metrics ----
+
+    public long routedCount() { return routed.sum(); }
+    public long queuedCount() { return queuedTotal.sum(); }
+    public long rejectedCount() { return rejected.sum(); }
+    public long exploredCount() { return exploredTotal.sum(); }
+    public int queueLength() { return queue.size(); }
+
+    /** Per-thread buffers so a route allocates only its result. */
+    private static final class Scratch {
+        long[] hashes = new long[1024];
+        final BlockHasher hasher = new BlockHasher();
+        final PrefixMatch match;
+        final RouteContext context;
+        final CostTerms[] terms;
+        final double[] cost;
+        final boolean[] eligible;
+        final String[] excluded;
+        PredictionSource predictionSource;
+        int healthyCandidates;
+        double minCost;
+
+        Scratch(int workers) {
+            match = new PrefixMatch(workers);
+            context = new RouteContext(workers);
+            terms = new CostTerms[workers];
+            for (int w = 0; w < workers; w++) {
+                terms[w] = new CostTerms();
+            }
+            cost = new double[workers];
+            eligible = new boolean[workers];
+            excluded = new String[workers];
+        }
+
+        void ensure(int blocks) {
+            if (hashes.length < blocks) {
+                hashes = new long[Math.max(blocks, hashes.length * 2)];
+            }
+        }
+    }
+}

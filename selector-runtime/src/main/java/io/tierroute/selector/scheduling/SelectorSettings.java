@@ -1,0 +1,110 @@
+package io.tierroute.selector.scheduling;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything the selector is configured with (the config file maps onto it). Build with
+ * {@link #builder(List)}; every option has a default that works.
+ */
+public record SelectorSettings(
+        List<WorkerSpec> workers,
+        String model,
+        int blockSize,
+        double bytesPerToken,
+        int textCharsPerBlock,
+        int defaultMaxTokens,
+        double temperature,
+        double explorationEpsilon,
+        Duration approximateTtl,
+        Duration requestMaxAge,
+        Duration telemetryMaxAge,
+        Duration workflowMaxAge,
+        int maxWorkflows,
+        Duration toolWarmTime,
+        int maxQueued,
+        Duration maxQueueWait,
+        Long seed) {
+
+    public SelectorSettings {
+        workers = List.copyOf(workers);
+        if (workers.isEmpty()) {
+            throw new IllegalArgumentException("workers: at least one worker is required");
+        }
+        Objects.requireNonNull(model, "model");
+        if (blockSize <= 0) throw new IllegalArgumentException("blockSize must be > 0, got " + blockSize);
+        if (!(bytesPerToken > 0 && Double.isFinite(bytesPerToken))) {
+            throw new IllegalArgumentException("bytesPerToken must be > 0, got " + bytesPerToken);
+        }
+        if (textCharsPerBlock <= 0) throw new IllegalArgumentException("textCharsPerBlock must be > 0");
+        if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
+        if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
+        if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
+        for (Duration d : List.of(approximateTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
+            if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
+        }
+        new Picker(temperature, explorationEpsilon); // validates both
+    }
+
+    public static Builder builder(List<WorkerSpec> workers) {
+        return new Builder(workers);
+    }
+
+    public Builder toBuilder() {
+        return new Builder(workers).model(model).blockSize(blockSize).bytesPerToken(bytesPerToken)
+                .textCharsPerBlock(textCharsPerBlock).defaultMaxTokens(defaultMaxTokens)
+                .temperature(temperature).explorationEpsilon(explorationEpsilon).approximateTtl(approximateTtl)
+                .requestMaxAge(requestMaxAge).telemetryMaxAge(telemetryMaxAge).workflowMaxAge(workflowMaxAge)
+                .maxWorkflows(maxWorkflows).toolWarmTime(toolWarmTime).maxQueued(maxQueued)
+                .maxQueueWait(maxQueueWait).seed(seed);
+    }
+
+    public static final class Builder {
+        private final List<WorkerSpec> workers;
+        private String model = "default";
+        private int blockSize = 16;
+        private double bytesPerToken = 256 * 1024; // Qwen3-32B: 64 layers × 8 KV heads × 128 × 2 (K,V) × 2 bytes
+        private int textCharsPerBlock = 64;        // ≈ 16 tokens of 4 characters
+        private int defaultMaxTokens = 1024;
+        private double temperature = 0;
+        private double explorationEpsilon = 0;
+        private Duration approximateTtl = Duration.ofSeconds(120);
+        private Duration requestMaxAge = Duration.ofMinutes(10);
+        private Duration telemetryMaxAge = Duration.ofSeconds(5);
+        private Duration workflowMaxAge = Duration.ofHours(1);
+        private int maxWorkflows = 1_000_000;
+        private Duration toolWarmTime = Duration.ofMinutes(5);
+        private int maxQueued = 10_000;
+        private Duration maxQueueWait = Duration.ofSeconds(30);
+        private Long seed;
+
+        private Builder(List<WorkerSpec> workers) {
+            this.workers = workers;
+        }
+
+        public Builder model(String v) { model = v; return this; }
+        public Builder blockSize(int v) { blockSize = v; return this; }
+        public Builder bytesPerToken(double v) { bytesPerToken = v; return this; }
+        public Builder textCharsPerBlock(int v) { textCharsPerBlock = v; return this; }
+        public Builder defaultMaxTokens(int v) { defaultMaxTokens = v; return this; }
+        public Builder temperature(double v) { temperature = v; return this; }
+        public Builder explorationEpsilon(double v) { explorationEpsilon = v; return this; }
+        public Builder approximateTtl(Duration v) { approximateTtl = v; return this; }
+        public Builder requestMaxAge(Duration v) { requestMaxAge = v; return this; }
+        public Builder telemetryMaxAge(Duration v) { telemetryMaxAge = v; return this; }
+        public Builder workflowMaxAge(Duration v) { workflowMaxAge = v; return this; }
+        public Builder maxWorkflows(int v) { maxWorkflows = v; return this; }
+        public Builder toolWarmTime(Duration v) { toolWarmTime = v; return this; }
+        public Builder maxQueued(int v) { maxQueued = v; return this; }
+        public Builder maxQueueWait(Duration v) { maxQueueWait = v; return this; }
+        /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
+        public Builder seed(Long v) { seed = v; return this; }
+
+        public SelectorSettings build() {
+            return new SelectorSettings(workers, model, blockSize, bytesPerToken, textCharsPerBlock,
+                    defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, requestMaxAge,
+                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, seed);
+        }
+    }
+}

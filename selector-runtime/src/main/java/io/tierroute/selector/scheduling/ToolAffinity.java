@@ -1,0 +1,54 @@
+package io.tierroute.selector.scheduling;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Which workers hold a warm prefix for which tools: {@code ExpectedHits(w, r)} of {@code B_tools}.
+ * A worker becomes warm for a tool when the selector sends it a request that expects to call that
+ * tool next (the request's context then carries the tool catalog and the call), and stays warm for
+ * a configured time.
+ */
+public final class ToolAffinity {
+
+    private final ConcurrentHashMap<String, Long>[] warmUntil;
+    private final long warmNanos;
+
+    @SuppressWarnings("unchecked")
+    public ToolAffinity(int workers, long warmNanos) {
+        this.warmUntil = new ConcurrentHashMap[workers];
+        for (int w = 0; w < workers; w++) {
+            warmUntil[w] = new ConcurrentHashMap<>();
+        }
+        this.warmNanos = warmNanos;
+    }
+
+    /** How many of {@code tools} are warm on {@code worker} now. */
+    public int hits(int worker, List<String> tools, long nowNanos) {
+        ConcurrentHashMap<String, Long> warm = warmUntil[worker];
+        if (warm.isEmpty()) {
+            return 0;
+        }
+        int hits = 0;
+        for (String tool : tools) {
+            Long until = warm.get(tool);
+            if (until != null && until > nowNanos) {
+                hits++;
+            }
+        }
+        return hits;
+    }
+
+    /** {@code worker} was sent a request that expects {@code tools} next. */
+    public void routed(int worker, List<String> tools, long nowNanos) {
+        for (String tool : tools) {
+            warmUntil[worker].put(tool, nowNanos + warmNanos);
+        }
+    }
+
+    public void expire(long nowNanos) {
+        for (ConcurrentHashMap<String, Long> warm : warmUntil) {
+            warm.values().removeIf(until -> until <= nowNanos);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.tierroute.selector.sequences;
+
+/**
+ * One routed request while it runs. Mutable, and guarded by the lock of its worker's
+ * {@link WorkerLoad}: only that class changes it.
+ */
+final class InFlightRequest {
+
+    final String id;
+    final int worker;
+    final int promptTokens;
+    final int predictedOutputTokens;
+    final long admittedNanos;
+
+    int generatedTokens;
+    boolean waiting = true;
+    long lastUpdateNanos;
+
+    InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long admittedNanos) {
+        this.id = id;
+        this.worker = worker;
+        this.promptTokens = promptTokens;
+        this.predictedOutputTokens = predictedOutputTokens;
+        this.admittedNanos = admittedNanos;
+        this.lastUpdateNanos = admittedNanos;
+    }
+
+    /** Current context {@code ctx(r)}: prompt plus tokens generated so far. */
+    long contextTokens() {
+        return (long) promptTokens + generatedTokens;
+    }
+
+    /**
+     * Predicted remaining output {@code d̂(r)}. At least one token while the request runs: a
+     * request that outlived its prediction still holds its KV and still decodes.
+     */
+    long remainingTokens() {
+        return Math.max(1, predictedOutputTokens - generatedTokens);
+    }
+
+    /** {@code 2·[ctx·d̂ + d̂²/2]}: this request's share of the decode cost's quadratic term, doubled. */
+    long decodeQuadraticTwice() {
+        long d = remainingTokens();
+        return 2 * contextTokens() * d + d * d;
+    }
+}

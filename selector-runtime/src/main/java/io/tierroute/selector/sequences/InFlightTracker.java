@@ -1,0 +1,94 @@
+package io.tierroute.selector.sequences;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Requests in flight on every worker (DESIGN.md §3's {@code A(w)}, {@code Q(w)}, {@code KV_used(w)}).
+ * Updated by the route call (admit), by request events, and by telemetry; requests that stop
+ * reporting expire after a configured age. Thread-safe: many route threads admit concurrently.
+ */
+public final class InFlightTracker {
+
+    private final WorkerLoad[] loads;
+    private final ConcurrentHashMap<String, InFlightRequest> byId = new ConcurrentHashMap<>();
+    private final long requestMaxAgeNanos;
+    private final long telemetryMaxAgeNanos;
+
+    /**
+     * @param kvCapacityTokens     per worker, the HBM KV capacity in tokens
+     * @param requestMaxAgeNanos   a request with no event for this long is considered lost
+     * @param telemetryMaxAgeNanos a telemetry sample older than this no longer serves as the base
+     */
+    public InFlightTracker(long[] kvCapacityTokens, long requestMaxAgeNanos, long telemetryMaxAgeNanos) {
+        this.loads = new WorkerLoad[kvCapacityTokens.length];
+        for (int w = 0; w < loads.length; w++) {
+            loads[w] = new WorkerLoad(kvCapacityTokens[w]);
+        }
+        this.requestMaxAgeNanos = requestMaxAgeNanos;
+        this.telemetryMaxAgeNanos = telemetryMaxAgeNanos;
+    }
+
+    public int workers() {
+        return loads.length;
+    }
+
+    /** The current load of {@code worker}: one volatile read, never blocks. */
+    public LoadView view(int worker) {
+        return loads[worker].view();
+    }
+
+    /**
+     * Records that {@code requestId} was sent to {@code worker}.
+     *
+     * @throws IllegalStateException when a request with this id is already in flight
+     */
+    public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long nowNanos) {
+        InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, nowNanos);
+        if (byId.putIfAbsent(requestId, r) != null) {
+            throw new IllegalStateException("request '" + requestId + "' is already in flight");
+        }
+        loads[worker].admit(r);
+    }
+
+    /** Applies a request event; returns false when the request is not (or no longer) in flight. */
+    public boolean onEvent(RequestEvent event, long nowNanos) {
+        InFlightRequest r = byId.get(event.requestId());
+        if (r == null) {
+            return false;
+        }
+        boolean applied = loads[r.worker].apply(r, event, nowNanos);
+        if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
+            byId.remove(event.requestId(), r);
+        }
+        return applied;
+    }
+
+    /** The worker a request in flight was sent to, or -1. */
+    public int workerOf(String requestId) {
+        InFlightRequest r = byId.get(requestId);
+        return r == null ? -1 : r.worker;
+    }
+
+    public void onTelemetry(Telemetry sample) {
+        loads[sample.worker()].telemetry(sample);
+    }
+
+    /** Drops requests that stopped reporting and telemetry too old to trust; returns requests dropped. */
+    public int expire(long nowNanos) {
+        int dropped = 0;
+        for (WorkerLoad load : loads) {
+            load.expireTelemetry(nowNanos, telemetryMaxAgeNanos);
+            for (InFlightRequest r : load.stale(nowNanos, requestMaxAgeNanos)) {
+                load.remove(r);
+                byId.remove(r.id, r);
+                dropped++;
+            }
+        }
+        return dropped;
+    }
+
+    /** Requests in flight across all workers. */
+    public int size() {
+        return byId.size();
+    }
+}

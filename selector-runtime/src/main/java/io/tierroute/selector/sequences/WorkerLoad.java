@@ -1,0 +1,139 @@
+package io.tierroute.selector.sequences;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One worker's load: the requests this selector sent it, combined with the engine's own telemetry
+ * when there is a fresh sample (DESIGN.md §1: telemetry as the base, this selector's decisions
+ * since the sample's timestamp on top, so replicas don't herd onto the same idle worker).
+ *
+ * <p>Mutators are synchronized on this object and publish a new {@link LoadView}; readers take the
+ * view with one volatile read and never block.
+ */
+final class WorkerLoad {
+
+    private final long kvCapacityTokens;
+    private final Map<String, InFlightRequest> requests = new LinkedHashMap<>();
+
+    // Sums over `requests`, maintained incrementally.
+    private int waiting;
+    private long decodeTokens;
+    private long decodeQuadraticTwice;
+    private long kvTokens;
+
+    private Telemetry telemetry; // the newest sample still considered fresh, or null
+
+    private volatile LoadView view;
+
+    WorkerLoad(long kvCapacityTokens) {
+        this.kvCapacityTokens = kvCapacityTokens;
+        this.view = new LoadView(0, 0, 0, 0, 0, kvCapacityTokens);
+    }
+
+    LoadView view() {
+        return view;
+    }
+
+    synchronized void admit(InFlightRequest r) {
+        requests.put(r.id, r);
+        add(r, +1);
+        publish();
+    }
+
+    /** Applies an event; returns the request when it left the worker (finished or failed). */
+    synchronized boolean apply(InFlightRequest r, RequestEvent event, long nowNanos) {
+        if (!requests.containsKey(r.id)) {
+            return false;
+        }
+        add(r, -1);
+        boolean done = false;
+        switch (event.type()) {
+            case FIRST_TOKEN:
+                r.waiting = false;
+                r.generatedTokens = Math.max(r.generatedTokens, Math.max(1, event.tokens()));
+                break;
+            case TOKENS:
+                r.waiting = false;
+                r.generatedTokens = Math.max(r.generatedTokens, event.tokens());
+                break;
+            case FINISHED:
+            case FAILED:
+                requests.remove(r.id);
+                done = true;
+                break;
+            default:
+                throw new IllegalStateException("unhandled " + event.type());
+        }
+        r.lastUpdateNanos = nowNanos;
+        if (!done) {
+            add(r, +1);
+        }
+        publish();
+        return true;
+    }
+
+    synchronized void remove(InFlightRequest r) {
+        if (requests.remove(r.id) != null) {
+            add(r, -1);
+            publish();
+        }
+    }
+
+    /** Takes a telemetry sample as the new base, unless an equally new one is already in force. */
+    synchronized void telemetry(Telemetry sample) {
+        if (telemetry != null && sample.atNanos() <= telemetry.atNanos()) {
+            return;
+        }
+        telemetry = sample;
+        publish();
+    }
+
+    /** Forgets a telemetry base older than {@code maxAgeNanos}; the selector's own counts take over. */
+    synchronized void expireTelemetry(long nowNanos, long maxAgeNanos) {
+        if (telemetry != null && nowNanos - telemetry.atNanos() > maxAgeNanos) {
+            telemetry = null;
+            publish();
+        }
+    }
+
+    /** Requests not updated for {@code maxAgeNanos}, oldest first (callers remove them). */
+    synchronized java.util.List<InFlightRequest> stale(long nowNanos, long maxAgeNanos) {
+        java.util.List<InFlightRequest> out = new java.util.ArrayList<>();
+        for (InFlightRequest r : requests.values()) {
+            if (nowNanos - r.lastUpdateNanos > maxAgeNanos) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private void add(InFlightRequest r, int sign) {
+        if (r.waiting) {
+            waiting += sign;
+        }
+        decodeTokens += sign * r.remainingTokens();
+        decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
+        kvTokens += sign * r.contextTokens();
+    }
+
+    private void publish() {
+        int q = waiting;
+        long kv = kvTokens;
+        Telemetry base = telemetry;
+        if (base != null) {
+            // The engine's sample already counts what we sent before it was taken.
+            q = base.waiting();
+            kv = base.kvUsedTokens();
+            for (InFlightRequest r : requests.values()) {
+                if (r.admittedNanos > base.atNanos()) {
+                    if (r.waiting) {
+                        q++;
+                    }
+                    kv += r.contextTokens();
+                }
+            }
+        }
+        view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens);
+    }
+}
