@@ -31,6 +31,8 @@ public final class KvEventPipeline implements IndexWriter {
     private final AtomicLong applied = new AtomicLong();
     private final AtomicLong droppedRouted = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong processed = new AtomicLong();
     private volatile boolean running = true;
 
     /** @param capacity commands the queue holds before producers are refused */
@@ -44,19 +46,19 @@ public final class KvEventPipeline implements IndexWriter {
 
     @Override
     public boolean submit(List<KvEvent> events) {
-        return queue.offer(new Events(events));
+        return enqueue(new Events(events));
     }
 
     @Override
     public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-        if (!queue.offer(new Routed(worker, blockHashes, blocks, nowNanos, ttlNanos))) {
+        if (!enqueue(new Routed(worker, blockHashes, blocks, nowNanos, ttlNanos))) {
             droppedRouted.incrementAndGet();
         }
     }
 
     @Override
     public void expire(long nowNanos) {
-        queue.offer(new Expire(nowNanos)); // a refused tick is harmless: the next one comes soon
+        enqueue(new Expire(nowNanos)); // a refused tick is harmless: the next one comes soon
     }
 
     @Override
@@ -79,10 +81,11 @@ public final class KvEventPipeline implements IndexWriter {
         return queue.size();
     }
 
-    /** Waits until every command submitted before this call has been applied (tests, shutdown). */
+    /** Waits until every command accepted before this call has been applied (tests, shutdown). */
     public boolean awaitIdle(long timeout, TimeUnit unit) throws InterruptedException {
+        long target = accepted.get();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
-        while (!queue.isEmpty() || busy) {
+        while (processed.get() < target) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
@@ -91,7 +94,15 @@ public final class KvEventPipeline implements IndexWriter {
         return true;
     }
 
-    private volatile boolean busy;
+    private boolean enqueue(Command c) {
+        // Count before offering so `processed` can never overtake `accepted`.
+        accepted.incrementAndGet();
+        if (queue.offer(c)) {
+            return true;
+        }
+        accepted.decrementAndGet();
+        return false;
+    }
 
     private void run() {
         List<Command> batch = new ArrayList<>(256);
@@ -101,14 +112,13 @@ public final class KvEventPipeline implements IndexWriter {
                 if (first == null) {
                     continue;
                 }
-                busy = true;
                 batch.add(first);
                 queue.drainTo(batch, 255);
                 for (Command c : batch) {
                     apply(c);
                 }
+                processed.addAndGet(batch.size());
                 batch.clear();
-                busy = false;
             } catch (InterruptedException e) {
                 if (!running) {
                     break;

@@ -41,7 +41,7 @@ final class WorkerLoad {
         publish();
     }
 
-    /** Applies an event; returns the request when it left the worker (finished or failed). */
+    /** Applies an event to a request of this worker; false when the request already left it. */
     synchronized boolean apply(InFlightRequest r, RequestEvent event, long nowNanos) {
         if (!requests.containsKey(r.id)) {
             return false;

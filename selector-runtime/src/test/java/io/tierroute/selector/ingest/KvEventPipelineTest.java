@@ -1,0 +1,98 @@
+package io.tierroute.selector.ingest;
+
+import io.tierroute.selector.index.NaiveReferenceIndex;
+import io.tierroute.selector.index.PrefixIndex;
+import io.tierroute.selector.index.PrefixMatch;
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class KvEventPipelineTest {
+
+    @Test
+    void eventsFromManyThreadsAreAppliedByTheOneWriter() throws Exception {
+        NaiveReferenceIndex index = new NaiveReferenceIndex(4);
+        try (KvEventPipeline pipeline = new KvEventPipeline(index, 100_000)) {
+            Thread[] producers = new Thread[4];
+            for (int p = 0; p < producers.length; p++) {
+                int worker = p;
+                producers[p] = new Thread(() -> {
+                    for (int i = 0; i < 1000; i++) {
+                        long[] chain = {worker * 1_000_000L + i};
+                        while (!pipeline.submit(List.of(new KvEvent.Stored(worker, Tier.HBM, false, 0, chain)))) {
+                            Thread.onSpinWait();
+                        }
+                    }
+                });
+                producers[p].start();
+            }
+            for (Thread t : producers) {
+                t.join();
+            }
+            assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pipeline.appliedEvents()).isEqualTo(4000);
+            assertThat(index.blockCount()).isEqualTo(4000);
+            PrefixMatch m = new PrefixMatch(4);
+            index.match(new long[]{2_000_999L}, 1, 0, m);
+            assertThat(m.cumulativeBlocks(2, Tier.HBM.ordinal())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFullQueueRefusesEventBatchesAndCountsDroppedHints() throws Exception {
+        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        // A writer stuck on its first command lets the queue fill deterministically.
+        PrefixIndex blocking = new PrefixIndex() {
+            @Override
+            public void apply(KvEvent event) {
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                index.apply(event);
+            }
+
+            @Override
+            public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+                index.recordRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
+            }
+
+            @Override
+            public void expire(long nowNanos) {
+                index.expire(nowNanos);
+            }
+
+            @Override
+            public void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
+                index.match(blockHashes, blocks, nowNanos, out);
+            }
+
+            @Override
+            public long blockCount() {
+                return index.blockCount();
+            }
+        };
+        try (KvEventPipeline pipeline = new KvEventPipeline(blocking, 2)) {
+            List<KvEvent> one = List.of(new KvEvent.Cleared(0));
+            assertThat(pipeline.submit(one)).isTrue();
+            while (pipeline.backlog() > 0) {
+                Thread.onSpinWait(); // the writer took it and is now stuck
+            }
+            assertThat(pipeline.submit(one)).isTrue();
+            assertThat(pipeline.submit(one)).isTrue();
+            assertThat(pipeline.submit(one)).isFalse();
+            pipeline.routed(0, new long[]{1}, 1, 0, 1);
+            assertThat(pipeline.droppedRouted()).isEqualTo(1);
+            release.countDown();
+            assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pipeline.appliedEvents()).isEqualTo(3);
+        }
+    }
+}

@@ -1,0 +1,274 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.index.NaiveReferenceIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.OutputLengthModel;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.BlockHasher;
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
+import io.tierroute.selector.sequences.RequestEvent;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The selector end to end over a real (reference) index, with a controllable clock. */
+class SelectorTest {
+
+    private static final int BLOCK = 16;
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private int nextId;
+
+    private Selector selector(int workers, UnaryOperator<WorkerSpec> worker, UnaryOperator<SelectorSettings.Builder> tune) {
+        List<WorkerSpec> specs = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            specs.add(worker.apply(WorkerSpec.of("w" + w, 1_000_000)));
+        }
+        SelectorSettings settings = tune.apply(SelectorSettings.builder(specs).blockSize(BLOCK).seed(7L)).build();
+        NaiveReferenceIndex index = new NaiveReferenceIndex(workers);
+        return new Selector(settings, index, new DirectIndexWriter(index),
+                new ParameterStore(ParameterSet.defaults(workers)), clock::get);
+    }
+
+    private Selector selector(int workers) {
+        return selector(workers, w -> w, b -> b);
+    }
+
+    private static int[] prompt(int seed, int tokens) {
+        int[] t = new int[tokens];
+        for (int i = 0; i < tokens; i++) {
+            t[i] = seed * 1_000_003 + i;
+        }
+        return t;
+    }
+
+    private RouteRequest request(int[] tokens, Integer hint, RouteRequest.AgentContext agent, boolean explain) {
+        return new RouteRequest("r" + (nextId++), null, null, null, tokens, null, null, null, 512, hint, agent, explain);
+    }
+
+    private RouteRequest request(int[] tokens) {
+        return request(tokens, 100, null, false);
+    }
+
+    private static RouteDecision now(CompletableFuture<RouteDecision> f) {
+        assertThat(f).isDone();
+        return f.join();
+    }
+
+    private void store(Selector s, int worker, Tier tier, int[] tokens) {
+        long[] hashes = new long[tokens.length / BLOCK];
+        int n = new BlockHasher().hashTokens(tokens, tokens.length, BLOCK, BlockHasher.salt("default", null, null), hashes);
+        s.indexWriter().submit(List.of(new KvEvent.Stored(worker, tier, false, 0, java.util.Arrays.copyOf(hashes, n))));
+    }
+
+    @Test
+    void aRequestGoesToTheWorkerThatHoldsItsPrefix() {
+        Selector s = selector(4);
+        int[] p = prompt(1, 4096);
+        store(s, 2, Tier.HBM, p);
+
+        RouteDecision d = now(s.route(request(p, 100, null, true)));
+
+        assertThat(d.worker()).isEqualTo("w2");
+        assertThat(d.chosen().hitTokens()).isEqualTo(4096);
+        assertThat(d.chosen().pEffTokens()).isZero();
+        assertThat(d.snapshotVersion()).isZero();
+        assertThat(d.candidates()).hasSize(4);
+        assertThat(d.candidates().get(0).cost().pEffTokens()).isEqualTo(4096);
+    }
+
+    @Test
+    void aCpuHeldPrefixBeatsRecomputeButLosesToHbm() {
+        // 512 B/token as in the worked example: loading (0.008 µs/token) beats recomputing (α_p = 1 µs/token).
+        Selector s = selector(3, w -> w, b -> b.bytesPerToken(512));
+        int[] p = prompt(2, 8192);
+        store(s, 0, Tier.CPU, p);
+        assertThat(now(s.route(request(p))).worker()).isEqualTo("w0");
+        store(s, 1, Tier.HBM, p);
+        assertThat(now(s.route(request(p))).worker()).isEqualTo("w1");
+    }
+
+    @Test
+    void tiesAreBrokenUniformlyAtRandom() {
+        Selector s = selector(4);
+        int[] counts = new int[4];
+        for (int i = 0; i < 4000; i++) {
+            RouteDecision d = now(s.route(request(prompt(1000 + i, 64))));
+            counts[d.workerIndex()]++;
+            s.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FINISHED, 0));
+        }
+        for (int c : counts) {
+            assertThat(c).isBetween(850, 1150);
+        }
+    }
+
+    @Test
+    void inFlightDecodeWorkSpreadsLoad() {
+        Selector s = selector(2);
+        RouteDecision first = now(s.route(request(prompt(3, 64))));
+        RouteDecision second = now(s.route(request(prompt(4, 64))));
+        assertThat(second.workerIndex()).isNotEqualTo(first.workerIndex());
+        assertThat(second.chosen().inflightDecodeTokens()).isZero();
+    }
+
+    @Test
+    void unhealthyAndDrainingWorkersAreNeverChosen() {
+        Selector s = selector(3);
+        s.setHealthy(0, false);
+        s.setDraining(1, true);
+        for (int i = 0; i < 50; i++) {
+            assertThat(now(s.route(request(prompt(10 + i, 64)))).worker()).isEqualTo("w2");
+        }
+        s.setHealthy(2, false);
+        CompletableFuture<RouteDecision> f = s.route(request(prompt(99, 64)));
+        assertThatThrownBy(f::join).hasCauseInstanceOf(NoCapacityException.class)
+                .hasMessageContaining("unhealthy or draining");
+    }
+
+    @Test
+    void whenEveryWorkerIsOverItsLimitTheCheapestRequestIsServedFirst() throws Exception {
+        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 1, 0), b -> b);
+        RouteDecision a = now(s.route(request(prompt(20, 64))));
+        now(s.route(request(prompt(21, 64))));
+
+        CompletableFuture<RouteDecision> big = s.route(request(prompt(22, 8192)));
+        CompletableFuture<RouteDecision> small = s.route(request(prompt(23, 64)));
+        assertThat(big).isNotDone();
+        assertThat(small).isNotDone();
+        assertThat(s.queueLength()).isEqualTo(2);
+
+        clock.addAndGet(5_000_000);
+        s.onRequestEvent(new RequestEvent(a.requestId(), RequestEvent.Type.FINISHED, 10));
+        assertThat(small).isDone();
+        assertThat(big).isNotDone();
+        assertThat(small.get().worker()).isEqualTo(a.worker());
+        assertThat(small.get().queuedNanos()).isEqualTo(5_000_000);
+    }
+
+    @Test
+    void aFullQueueAndATooLongWaitAreRefusedWithAReason() {
+        Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 1, 0),
+                b -> b.maxQueued(1).maxQueueWait(Duration.ofSeconds(2)));
+        now(s.route(request(prompt(30, 64))));
+        CompletableFuture<RouteDecision> waiting = s.route(request(prompt(31, 64)));
+        CompletableFuture<RouteDecision> refused = s.route(request(prompt(32, 64)));
+        assertThatThrownBy(refused::join).hasCauseInstanceOf(NoCapacityException.class).hasMessageContaining("queue is full");
+
+        clock.addAndGet(Duration.ofSeconds(3).toNanos());
+        s.tick();
+        assertThatThrownBy(waiting::join).hasCauseInstanceOf(NoCapacityException.class).hasMessageContaining("waited");
+        assertThat(s.rejectedCount()).isEqualTo(2);
+    }
+
+    @Test
+    void everyDecisionReportsTheSnapshotItUsed() {
+        Selector s = selector(2);
+        assertThat(now(s.route(request(prompt(40, 64)))).snapshotVersion()).isZero();
+        s.parameters().activate(ParameterSet.builder(2).version(42).scope("default").source("test")
+                .cost(CostParameters.builder().alphaD(10).build()).build());
+        RouteDecision d = now(s.route(request(prompt(41, 64))));
+        assertThat(d.snapshotVersion()).isEqualTo(42);
+    }
+
+    @Test
+    void approximateModeRemembersItsOwnDecisionsUntilTheTtl() {
+        Selector s = selector(4, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), true, 0, 0),
+                b -> b.approximateTtl(Duration.ofSeconds(10)));
+        int[] p = prompt(50, 4096);
+        RouteDecision first = now(s.route(request(p)));
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FINISHED, 0));
+
+        RouteDecision again = now(s.route(request(p)));
+        assertThat(again.worker()).isEqualTo(first.worker());
+        assertThat(again.chosen().hitTokens()).isEqualTo(4096);
+        s.onRequestEvent(new RequestEvent(again.requestId(), RequestEvent.Type.FINISHED, 0));
+
+        clock.addAndGet(Duration.ofSeconds(11).toNanos());
+        RouteDecision later = now(s.route(request(p, 100, null, true)));
+        assertThat(later.chosen().hitTokens()).isZero();
+    }
+
+    @Test
+    void theNextStepOfAWorkflowReturnsToItsWorker() {
+        Selector s = selector(4);
+        RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf-1", "s1", List.of());
+        RouteDecision step1 = now(s.route(request(prompt(60, 64), 100, agent, false)));
+        clock.addAndGet(Duration.ofSeconds(1).toNanos());
+        s.onRequestEvent(new RequestEvent(step1.requestId(), RequestEvent.Type.FINISHED, 100));
+        clock.addAndGet(Duration.ofSeconds(10).toNanos()); // the tool call
+
+        RouteDecision step2 = now(s.route(request(prompt(61, 64), 100, agent, false)));
+        assertThat(step2.worker()).isEqualTo(step1.worker());
+        assertThat(step2.chosen().affinityDecay()).isCloseTo(Math.exp(-10.0 / 120), org.assertj.core.api.Assertions.within(1e-9));
+    }
+
+    @Test
+    void expectedToolsFollowTheWorkerThatIsWarmForThem() {
+        Selector s = selector(4);
+        s.parameters().activate(ParameterSet.builder(4).version(1)
+                .cost(CostParameters.builder().alphaWf2(2000).build()).build());
+        RouteRequest.AgentContext tools = new RouteRequest.AgentContext(null, null, List.of("search", "python"));
+        RouteDecision a = now(s.route(request(prompt(70, 64), 100, tools, false)));
+        s.onRequestEvent(new RequestEvent(a.requestId(), RequestEvent.Type.FINISHED, 100));
+
+        RouteDecision b = now(s.route(request(prompt(71, 64), 100,
+                new RouteRequest.AgentContext(null, null, List.of("search")), false)));
+        assertThat(b.worker()).isEqualTo(a.worker());
+        assertThat(b.chosen().toolHitFraction()).isEqualTo(1.0);
+        assertThat(b.chosen().toolsBonusUs()).isEqualTo(2000);
+    }
+
+    @Test
+    void predictedOutputComesFromTheHintThenTheModelThenHalfOfMaxTokens() {
+        Selector s = selector(1);
+        RouteDecision hinted = now(s.route(request(prompt(80, 64), 77, null, false)));
+        assertThat(hinted.predictionSource()).isEqualTo(PredictionSource.HINT);
+        assertThat(hinted.predictedOutputTokens()).isEqualTo(77);
+
+        RouteDecision half = now(s.route(request(prompt(81, 64), null, null, false)));
+        assertThat(half.predictionSource()).isEqualTo(PredictionSource.MAX_TOKENS_HALF);
+        assertThat(half.predictedOutputTokens()).isEqualTo(256);
+
+        OutputLengthModel model = (features, quantile) -> features.inputTokens() / 8.0;
+        s.parameters().activate(ParameterSet.builder(1).version(3).outputModel(model).build());
+        RouteDecision modelled = now(s.route(request(prompt(82, 64), null, null, false)));
+        assertThat(modelled.predictionSource()).isEqualTo(PredictionSource.QUANTILE_MODEL);
+        assertThat(modelled.predictedOutputTokens()).isEqualTo(8);
+    }
+
+    @Test
+    void aDuplicateRequestIdInFlightIsRefused() {
+        Selector s = selector(2);
+        RouteRequest r = request(prompt(90, 64));
+        now(s.route(r));
+        assertThatThrownBy(() -> s.route(r)).isInstanceOf(IllegalStateException.class).hasMessageContaining("already in flight");
+    }
+
+    @Test
+    void softmaxSpreadsPicksButFavoursTheCheapest() throws ExecutionException, InterruptedException {
+        Selector s = selector(2, w -> w, b -> b.temperature(0.5));
+        int[] p = prompt(95, 2048);
+        store(s, 0, Tier.HBM, p);
+        int onHolder = 0;
+        for (int i = 0; i < 1000; i++) {
+            RouteDecision d = s.route(request(p)).get();
+            onHolder += d.workerIndex() == 0 ? 1 : 0;
+            assertThat(d.explored()).isEqualTo(d.workerIndex() == 1);
+            s.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FINISHED, 0));
+        }
+        // Normalised costs 0 and 1 at T = 0.5: P(holder) = 1 / (1 + e^-2) ≈ 0.88.
+        assertThat(onHolder).isBetween(830, 930);
+    }
+}

@@ -1,0 +1,128 @@
+package io.tierroute.selector.sequences;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class InFlightTrackerTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final InFlightTracker tracker = new InFlightTracker(new long[]{100_000, 100_000}, 60 * SECOND, 5 * SECOND);
+
+    @Test
+    void sumsFollowAdmissionProgressAndCompletion() {
+        tracker.admit("a", 0, 1000, 100, 0);
+        tracker.admit("b", 0, 500, 10, 0);
+        LoadView v = tracker.view(0);
+        assertThat(v.inFlight()).isEqualTo(2);
+        assertThat(v.waiting()).isEqualTo(2);
+        assertThat(v.decodeTokens()).isEqualTo(110);
+        // Σ [ctx·d + d²/2] = 1000·100 + 5000 + 500·10 + 50
+        assertThat(v.decodeQuadratic()).isEqualTo(100_000 + 5_000 + 5_000 + 50);
+        assertThat(v.kvUsedTokens()).isEqualTo(1500);
+
+        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FIRST_TOKEN, 1), SECOND);
+        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.TOKENS, 40), SECOND);
+        v = tracker.view(0);
+        assertThat(v.waiting()).isEqualTo(1);
+        assertThat(v.decodeTokens()).isEqualTo(60 + 10);
+        assertThat(v.kvUsedTokens()).isEqualTo(1040 + 500);
+
+        assertThat(tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FINISHED, 10), SECOND)).isTrue();
+        assertThat(tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FINISHED, 10), SECOND)).isFalse();
+        assertThat(tracker.view(0).inFlight()).isEqualTo(1);
+        assertThat(tracker.view(1).inFlight()).isZero();
+    }
+
+    @Test
+    void aRequestThatOutlivesItsPredictionStillCountsOneToken() {
+        tracker.admit("a", 0, 100, 10, 0);
+        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.TOKENS, 50), 1);
+        assertThat(tracker.view(0).decodeTokens()).isEqualTo(1);
+    }
+
+    @Test
+    void telemetryIsTheBaseAndOwnAdmissionsSinceItGoOnTop() {
+        tracker.admit("old", 0, 1000, 10, 1 * SECOND);
+        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 7, 3, 20_000)); // includes "old" and other replicas' work
+        tracker.admit("new", 0, 400, 10, 3 * SECOND);
+        LoadView v = tracker.view(0);
+        assertThat(v.waiting()).isEqualTo(7 + 1);
+        assertThat(v.kvUsedTokens()).isEqualTo(20_000 + 400);
+
+        // An older sample never replaces a newer one.
+        tracker.onTelemetry(new Telemetry(0, 1 * SECOND, 0, 0, 0));
+        assertThat(tracker.view(0).waiting()).isEqualTo(8);
+
+        // Stale telemetry: back to our own counts.
+        tracker.expire(8 * SECOND);
+        assertThat(tracker.view(0).waiting()).isEqualTo(2);
+        assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(1400);
+    }
+
+    @Test
+    void requestsThatStopReportingExpire() {
+        tracker.admit("lost", 1, 100, 10, 0);
+        tracker.admit("alive", 1, 100, 10, 0);
+        tracker.onEvent(new RequestEvent("alive", RequestEvent.Type.TOKENS, 5), 50 * SECOND);
+        assertThat(tracker.expire(61 * SECOND)).isEqualTo(1);
+        assertThat(tracker.size()).isEqualTo(1);
+        assertThat(tracker.workerOf("lost")).isEqualTo(-1);
+        assertThat(tracker.view(1).inFlight()).isEqualTo(1);
+    }
+
+    @Test
+    void duplicateIdsAndBadEventsAreRefused() {
+        tracker.admit("a", 0, 1, 1, 0);
+        assertThatThrownBy(() -> tracker.admit("a", 1, 1, 1, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> new RequestEvent("a", RequestEvent.Type.TOKENS, -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Telemetry(0, 0, -1, 0, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void incrementalSumsEqualARecountAfterRandomEvents() {
+        SplittableRandom r = new SplittableRandom(11);
+        java.util.Map<String, int[]> truth = new java.util.HashMap<>(); // id -> {worker, prompt, predicted, generated}
+        for (int i = 0; i < 20_000; i++) {
+            int op = r.nextInt(3);
+            if (op == 0 || truth.isEmpty()) {
+                String id = "r" + i;
+                int[] t = {r.nextInt(2), r.nextInt(1, 5000), r.nextInt(1, 500), 0};
+                tracker.admit(id, t[0], t[1], t[2], i);
+                truth.put(id, t);
+            } else {
+                String id = truth.keySet().iterator().next();
+                int[] t = truth.get(id);
+                if (op == 1) {
+                    t[3] += r.nextInt(1, 50);
+                    tracker.onEvent(new RequestEvent(id, RequestEvent.Type.TOKENS, t[3]), i);
+                } else {
+                    tracker.onEvent(new RequestEvent(id, RequestEvent.Type.FINISHED, t[3]), i);
+                    truth.remove(id);
+                }
+            }
+        }
+        for (int w = 0; w < 2; w++) {
+            long d = 0, quad2 = 0, kv = 0;
+            int n = 0;
+            for (int[] t : truth.values()) {
+                if (t[0] != w) continue;
+                long rem = Math.max(1, t[2] - t[3]);
+                long ctx = t[1] + t[3];
+                d += rem;
+                quad2 += 2 * ctx * rem + rem * rem;
+                kv += ctx;
+                n++;
+            }
+            LoadView v = tracker.view(w);
+            assertThat(v.inFlight()).isEqualTo(n);
+            assertThat(v.decodeTokens()).isEqualTo(d);
+            assertThat(v.decodeQuadraticTwice()).isEqualTo(quad2);
+            assertThat(v.kvUsedTokens()).isEqualTo(kv);
+        }
+    }
+}
