@@ -1,0 +1,87 @@
+package io.tierroute.cli;
+
+import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.SelectorConfig;
+import io.tierroute.selector.server.SelectorServer;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code tierroute selector}: loads a configuration, serves the HTTP API until Ctrl-C. */
+@Command(name = "selector",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Run the selector: the HTTP/JSON routing API (POST /v1/route, /v1/kv-events, "
+                + "/v1/requests/events, /v1/telemetry, GET /v1/workers, /v1/params, /metrics, /healthz).",
+                "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped cleanly", "1:the server could not start (e.g. the port is taken)",
+                "2:bad command line or bad configuration (the message names the field)"})
+final class SelectorCommand implements Callable<Integer> {
+
+    @Option(names = {"-c", "--config"}, required = true, paramLabel = "FILE",
+            description = "Configuration file (YAML or JSON); every key is documented in examples/selector.yaml.")
+    Path config;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "N",
+            description = "TCP port to listen on, overriding server.port (0 picks a free port).")
+    Integer port;
+
+    @Option(names = {"--host"}, paramLabel = "H",
+            description = "Address to bind, overriding server.host (e.g. 0.0.0.0 for all interfaces).")
+    String host;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (port != null && (port < 0 || port > 65535)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], got " + port);
+        }
+        SelectorConfig cfg;
+        try {
+            cfg = ConfigLoader.load(config);
+        } catch (ConfigException e) {
+            err.println("tierroute selector: bad configuration: " + e.getMessage());
+            err.flush();
+            return 2;
+        }
+        if (port != null) {
+            cfg = cfg.withServer(cfg.server().withPort(port));
+        }
+        if (host != null) {
+            cfg = cfg.withServer(cfg.server().withHost(host));
+        }
+        SelectorServer server;
+        try {
+            server = SelectorServer.start(cfg);
+        } catch (RuntimeException e) {
+            err.println("tierroute selector: cannot start: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            server.close();
+            stopped.countDown();
+        }, "tierroute-shutdown"));
+        out.println("tierroute selector listening on " + server.uri() + " (" + cfg.selector().workers().size()
+                + " workers; Ctrl-C to stop)");
+        String env = cfg.adminTokenEnv();
+        if (env != null && (System.getenv(env) == null || System.getenv(env).isEmpty())) {
+            out.println("admin endpoints are disabled: set " + env + " to enable them");
+        }
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,26 @@
+package io.tierroute.cli;
+
+import picocli.CommandLine;
+
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The registry of {@code tierroute} subcommands: one line per command, in the order {@code --help}
+ * lists them. A new command (demo, submit, snapshots, replay, bench) is a class with picocli's
+ * {@code @Command} and one entry here — no classpath scanning.
+ */
+final class Subcommands {
+
+    private static final List<Supplier<Object>> ALL = List.of(
+            SelectorCommand::new   // tierroute selector --config FILE: the routing server
+    );
+
+    private Subcommands() {}
+
+    static void register(CommandLine root) {
+        for (Supplier<Object> s : ALL) {
+            root.addSubcommand(s.get());
+        }
+    }
+}

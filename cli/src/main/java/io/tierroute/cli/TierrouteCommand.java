@@ -1,0 +1,72 @@
+package io.tierroute.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.util.Properties;
+
+/**
+ * The {@code tierroute} command. Subcommands are listed in {@link Subcommands}; this class only
+ * carries the shared options ({@code --help}, {@code --version}) and the entry point.
+ */
+@Command(name = "tierroute",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Tier-aware, online-fitted routing of LLM requests across serving engines.", ""},
+        commandListHeading = "%nCommands:%n",
+        footer = {"", "Run 'tierroute <command> --help' for the options of a command."},
+        synopsisSubcommandLabel = "COMMAND")
+public final class TierrouteCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Without a subcommand: print the usage and fail. */
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+
+    /** The command line with every registered subcommand. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new TierrouteCommand());
+        Subcommands.register(cl);
+        return cl;
+    }
+
+    /** Runs {@code args} with the given streams; returns the exit code (2 for usage and configuration errors). */
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = commandLine();
+        cl.setOut(out);
+        cl.setErr(err);
+        return cl.execute(args);
+    }
+
+    public static void main(String[] args) {
+        // Undertow and XNIO log through jboss-logging: send it to SLF4J like the rest.
+        if (System.getProperty("org.jboss.logging.provider") == null) {
+            System.setProperty("org.jboss.logging.provider", "slf4j");
+        }
+        // Serving subcommands block inside call() until a shutdown hook releases them.
+        System.exit(commandLine().execute(args));
+    }
+
+    /** {@code --version}: the Maven project version baked into the jar. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            Properties p = new Properties();
+            try (InputStream in = TierrouteCommand.class.getResourceAsStream("/tierroute-version.properties")) {
+                if (in != null) {
+                    p.load(in);
+                }
+            } catch (java.io.IOException ignored) {
+                // falls back to "unknown"
+            }
+            return new String[] {"tierroute " + p.getProperty("version", "unknown"),
+                    "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")"};
+        }
+    }
+}

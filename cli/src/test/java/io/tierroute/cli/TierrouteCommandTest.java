@@ -1,0 +1,64 @@
+package io.tierroute.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class TierrouteCommandTest {
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void helpListsTheSelectorCommand() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("tierroute").contains("selector").contains("--version");
+    }
+
+    @Test
+    void selectorHelpExplainsEveryOption() {
+        assertThat(run("selector", "--help")).isZero();
+        assertThat(out.toString()).contains("--config").contains("--port").contains("--host").contains("Exit codes");
+    }
+
+    @Test
+    void versionIsPrinted() {
+        assertThat(run("--version")).isZero();
+        assertThat(out.toString()).startsWith("tierroute ").doesNotContain("${");
+    }
+
+    @Test
+    void badConfigExitsWithTwoNamingTheField() throws Exception {
+        Path f = dir.resolve("bad.yaml");
+        Files.writeString(f, "workers:\n  - {name: a}\n  - {name: b, tiers: {cpu: -1}}\n");
+        assertThat(run("selector", "--config", f.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("bad configuration").contains("workers[1].tiers.cpu").contains("got -1");
+    }
+
+    @Test
+    void missingConfigOptionIsAUsageError() {
+        assertThat(run("selector")).isEqualTo(2);
+        assertThat(err.toString()).contains("--config");
+        assertThat(run("selector", "--config", dir.resolve("none.yaml").toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("file not found");
+    }
+
+    @Test
+    void noCommandIsAUsageError() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString()).contains("command is required");
+    }
+}

@@ -1,0 +1,236 @@
+package io.tierroute.selector.config;
+
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterFile;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.RouteRequest;
+import io.tierroute.selector.scheduling.SelectorSettings;
+import io.tierroute.selector.scheduling.WorkerSpec;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads and validates the selector's configuration file (YAML or JSON; every key is documented in
+ * {@code examples/selector.yaml}). Every error is a {@link ConfigException} naming the file, the
+ * field path and what is wrong; unknown keys are rejected by name.
+ */
+public final class ConfigLoader {
+
+    private static final int MAX_WORKERS = 100_000;
+
+    private ConfigLoader() {}
+
+    /** Loads {@code file}; a relative {@code parametersFile} resolves against the file's directory. */
+    public static SelectorConfig load(Path file) {
+        String name = file.toString();
+        try {
+            Path dir = file.toAbsolutePath().getParent();
+            return fromTree(ConfigNode.root(Documents.read(file)), file, dir);
+        } catch (ConfigException e) {
+            throw e.file() == null ? e.inFile(name) : e;
+        }
+    }
+
+    /** Builds a configuration from YAML text (tests); relative paths resolve against {@code baseDir}. */
+    public static SelectorConfig parse(String yaml, Path baseDir) {
+        return fromTree(ConfigNode.root(Documents.parse(yaml.getBytes(java.nio.charset.StandardCharsets.UTF_8), false)),
+                null, baseDir);
+    }
+
+    private static SelectorConfig fromTree(ConfigNode root, Path source, Path baseDir) {
+        root.object("model", "defaults", "workers", "routing", "parameters", "parametersFile", "index", "server", "admin");
+
+        // model
+        SelectorSettings.Builder sb;
+        String modelName = "default";
+        int blockSize = 16;
+        double bytesPerToken = 256 * 1024;
+        ConfigNode model = root.get("model");
+        if (model != null) {
+            model.object("name", "blockSize", "bytesPerToken");
+            modelName = model.string("name", modelName);
+            blockSize = (int) model.integer("blockSize", blockSize, 1, 1 << 20, "tokens");
+            bytesPerToken = model.number("bytesPerToken", bytesPerToken, 0, true, 1e12, "bytes");
+        }
+
+        // defaults + workers
+        WorkerDefaults defaults = WorkerDefaults.BUILT_IN;
+        ConfigNode d = root.get("defaults");
+        if (d != null) {
+            d.object("kvCapacityTokens", "tiers", "maxInFlight", "maxWaiting", "approximate");
+            defaults = worker(d, defaults);
+        }
+        List<WorkerSpec> workers = workers(root.require("workers"), defaults);
+
+        sb = SelectorSettings.builder(workers).model(modelName).blockSize(blockSize).bytesPerToken(bytesPerToken);
+
+        // routing
+        ConfigNode r = root.get("routing");
+        if (r != null) {
+            r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
+                    "requestMaxAge", "telemetryMaxAge", "workflowMaxAge", "maxWorkflows", "toolWarmTime",
+                    "maxQueued", "maxQueueWait", "seed");
+            SelectorSettings dflt = SelectorSettings.builder(workers).build();
+            sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
+                    .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
+                    .defaultMaxTokens((int) r.integer("defaultMaxTokens", dflt.defaultMaxTokens(), 1,
+                            RouteRequest.MAX_INPUT_TOKENS, "tokens"))
+                    .textCharsPerBlock((int) r.integer("textCharsPerBlock", dflt.textCharsPerBlock(), 1, 1 << 20, "characters"))
+                    .approximateTtl(r.duration("approximateTtl", dflt.approximateTtl()))
+                    .requestMaxAge(r.duration("requestMaxAge", dflt.requestMaxAge()))
+                    .telemetryMaxAge(r.duration("telemetryMaxAge", dflt.telemetryMaxAge()))
+                    .workflowMaxAge(r.duration("workflowMaxAge", dflt.workflowMaxAge()))
+                    .maxWorkflows((int) r.integer("maxWorkflows", dflt.maxWorkflows(), 1, 100_000_000, "workflows"))
+                    .toolWarmTime(r.duration("toolWarmTime", dflt.toolWarmTime()))
+                    .maxQueued((int) r.integer("maxQueued", dflt.maxQueued(), 0, 10_000_000, "requests"))
+                    .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()));
+            ConfigNode seed = r.get("seed");
+            sb.seed(seed == null ? null : seed.asLong());
+        }
+        SelectorSettings settings;
+        try {
+            settings = sb.build();
+        } catch (IllegalArgumentException e) {
+            throw root.error(e.getMessage());
+        }
+
+        // parameters
+        CostParameters cost = CostParameters.DEFAULTS;
+        ConfigNode p = root.get("parameters");
+        if (p != null) {
+            cost = ParameterFile.costOverrides(p, cost);
+        }
+        Path paramsFile = null;
+        ParameterSet initial;
+        List<String> names = workers.stream().map(WorkerSpec::name).toList();
+        ConfigNode pf = root.get("parametersFile");
+        if (pf != null) {
+            Path given = Path.of(pf.asText());
+            paramsFile = given.isAbsolute() || baseDir == null ? given : baseDir.resolve(given).normalize();
+            try {
+                initial = ParameterFile.load(paramsFile, names, cost);
+            } catch (ConfigException e) {
+                throw pf.error("cannot load the parameter file: " + e.getMessage());
+            }
+        } else {
+            initial = ParameterSet.builder(workers.size()).cost(cost).source(source == null ? "config" : source.toString())
+                    .build();
+        }
+
+        // index
+        long maxBlocks = 10_000_000;
+        int queueCapacity = 65_536;
+        ConfigNode idx = root.get("index");
+        if (idx != null) {
+            idx.object("maxBlocks", "queueCapacity");
+            maxBlocks = idx.integer("maxBlocks", maxBlocks, 1, 2_000_000_000L, "blocks");
+            queueCapacity = (int) idx.integer("queueCapacity", queueCapacity, 1, 10_000_000, "commands");
+        }
+
+        // server
+        ServerSettings server = ServerSettings.DEFAULTS;
+        ConfigNode s = root.get("server");
+        if (s != null) {
+            s.object("host", "port", "maxBodyBytes", "ioThreads", "workerThreads");
+            server = new ServerSettings(s.string("host", server.host()),
+                    (int) s.integer("port", server.port(), 0, 65535, ""),
+                    (int) s.integer("maxBodyBytes", server.maxBodyBytes(), 1024, 1L << 30, "bytes"),
+                    (int) s.integer("ioThreads", server.ioThreads(), 1, 256, "threads"),
+                    (int) s.integer("workerThreads", server.workerThreads(), 1, 1024, "threads"));
+        }
+
+        // admin
+        String tokenEnv = "TIERROUTE_ADMIN_TOKEN";
+        ConfigNode a = root.get("admin");
+        if (a != null) {
+            a.object("tokenEnv");
+            tokenEnv = a.string("tokenEnv", tokenEnv);
+            if (!tokenEnv.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw a.require("tokenEnv").error("must be an environment variable name, got '" + tokenEnv + "'");
+            }
+        }
+        return new SelectorConfig(source, settings, server, cost, paramsFile, initial, maxBlocks, queueCapacity, tokenEnv);
+    }
+
+    /** Per-worker settings before a name is attached; the fallback for every worker. */
+    private record WorkerDefaults(long kvCapacityTokens, double[] bandwidth, int maxInFlight, int maxWaiting,
+                                  boolean approximate) {
+        static final WorkerDefaults BUILT_IN = new WorkerDefaults(400_000, pcie(), 0, 0, false);
+
+        private static double[] pcie() {
+            double[] bw = new double[Tier.COUNT];
+            bw[Tier.CPU.ordinal()] = 64e9;
+            return bw;
+        }
+    }
+
+    private static WorkerDefaults worker(ConfigNode n, WorkerDefaults base) {
+        long kv = n.integer("kvCapacityTokens", base.kvCapacityTokens(), 1, Long.MAX_VALUE, "tokens");
+        double[] bw = base.bandwidth();
+        ConfigNode tiers = n.get("tiers");
+        if (tiers != null) {
+            bw = new double[Tier.COUNT]; // a worker's tiers replace the defaults' tiers
+            for (Map.Entry<String, ConfigNode> e : tiers.entries()) {
+                Tier t;
+                try {
+                    t = Tier.parse(e.getKey());
+                } catch (IllegalArgumentException ex) {
+                    throw e.getValue().error(ex.getMessage());
+                }
+                if (t == Tier.HBM) {
+                    throw e.getValue().error("hbm needs no bandwidth (its hits cost no transfer); list cpu, nvme or remote");
+                }
+                bw[t.ordinal()] = e.getValue().checkRange(e.getValue().asNumber(), 0, true, Double.MAX_VALUE, "bytes/s");
+            }
+        }
+        int maxInFlight = (int) n.integer("maxInFlight", base.maxInFlight(), 0, Integer.MAX_VALUE, "requests");
+        int maxWaiting = (int) n.integer("maxWaiting", base.maxWaiting(), 0, Integer.MAX_VALUE, "requests");
+        boolean approximate = n.bool("approximate", base.approximate());
+        return new WorkerDefaults(kv, bw, maxInFlight, maxWaiting, approximate);
+    }
+
+    private static List<WorkerSpec> workers(ConfigNode node, WorkerDefaults defaults) {
+        List<WorkerSpec> out = new ArrayList<>();
+        if (node.isObject()) {
+            node.object("count", "namePrefix", "kvCapacityTokens", "tiers", "maxInFlight", "maxWaiting", "approximate");
+            node.require("count");
+            int count = (int) node.integer("count", 0, 1, MAX_WORKERS, "workers");
+            String prefix = node.string("namePrefix", "w");
+            WorkerDefaults w = worker(node, defaults);
+            for (int i = 0; i < count; i++) {
+                out.add(new WorkerSpec(prefix + i, w.kvCapacityTokens(), w.bandwidth(), w.approximate(),
+                        w.maxInFlight(), w.maxWaiting()));
+            }
+            return out;
+        }
+        if (!node.isArray()) {
+            throw node.error("must be a list of workers or a mapping with count and namePrefix");
+        }
+        List<ConfigNode> list = node.elements();
+        if (list.isEmpty()) {
+            throw node.error("at least one worker is required");
+        }
+        if (list.size() > MAX_WORKERS) {
+            throw node.error("at most " + MAX_WORKERS + " workers, got " + list.size());
+        }
+        Map<String, String> seen = new HashMap<>();
+        for (ConfigNode n : list) {
+            n.object("name", "kvCapacityTokens", "tiers", "maxInFlight", "maxWaiting", "approximate");
+            ConfigNode nameNode = n.require("name");
+            String name = nameNode.asText();
+            String before = seen.putIfAbsent(name, n.path());
+            if (before != null) {
+                throw nameNode.error("duplicate worker name '" + name + "' (also at " + before + ")");
+            }
+            WorkerDefaults w = worker(n, defaults);
+            out.add(new WorkerSpec(name, w.kvCapacityTokens(), w.bandwidth(), w.approximate(), w.maxInFlight(),
+                    w.maxWaiting()));
+        }
+        return out;
+    }
+}

@@ -1,0 +1,30 @@
+package io.tierroute.selector.config;
+
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.scheduling.SelectorSettings;
+
+import java.nio.file.Path;
+
+/**
+ * A validated configuration file: everything {@code SelectorServer} needs to start.
+ *
+ * @param source            the file it came from, or null
+ * @param selector          the selector's settings (workers, model, routing)
+ * @param server            HTTP listener settings
+ * @param cost              the configured cost parameters (defaults with the file's overrides)
+ * @param parametersFile    the parameter file ({@code POST /v1/params/reload} re-reads it), or null
+ * @param initialParameters the parameter set active at start
+ * @param indexMaxBlocks    cap on blocks in the prefix index
+ * @param indexQueueCapacity commands the index writer queue holds before KV events are refused
+ * @param adminTokenEnv     the environment variable that holds the admin bearer token, or null
+ */
+public record SelectorConfig(Path source, SelectorSettings selector, ServerSettings server, CostParameters cost,
+                             Path parametersFile, ParameterSet initialParameters, long indexMaxBlocks,
+                             int indexQueueCapacity, String adminTokenEnv) {
+
+    public SelectorConfig withServer(ServerSettings s) {
+        return new SelectorConfig(source, selector, s, cost, parametersFile, initialParameters, indexMaxBlocks,
+                indexQueueCapacity, adminTokenEnv);
+    }
+}

@@ -1,0 +1,378 @@
+package io.tierroute.selector.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.metrics.SelectorMetrics;
+import io.tierroute.selector.metrics.SelectorMetrics.RouteOutcome;
+import io.tierroute.selector.params.ParameterFile;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.scheduling.NoCapacityException;
+import io.tierroute.selector.scheduling.RouteDecision;
+import io.tierroute.selector.scheduling.RouteRequest;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.WorkerView;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+import io.undertow.util.Methods;
+import io.undertow.util.SameThreadExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP/JSON API on Undertow's core handler interface. Small bodies are parsed and routed on the
+ * I/O thread (a route never blocks: the selector is lock-free on its read path); file I/O (param
+ * reload) and metric scrapes move to a worker thread. Every client error becomes a 4xx with a JSON
+ * {@code {"error": "..."}} that says what is wrong; only bugs give 500, and those are logged.
+ */
+public final class ApiHandler implements HttpHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
+    private static final String JSON_TYPE = "application/json";
+
+    private final Selector selector;
+    private final SelectorMetrics metrics;
+    private final int maxBodyBytes;
+    private final AdminAuth admin;
+    private final Supplier<ParameterSet> reloader; // null: no parameter file configured
+    private final Endpoints endpoints;
+    private final BodyReader bodies;
+
+    /**
+     * @param selector     the selector to route with
+     * @param writer       where KV events go (the index writer pipeline)
+     * @param metrics      the server's metrics
+     * @param maxBodyBytes larger bodies get 413
+     * @param adminToken   bearer token of the admin endpoints, or null to refuse them all
+     * @param adminTokenEnv the environment variable the token comes from (for messages)
+     * @param reloader     re-reads the parameter file (throws {@link ConfigException}), or null when none is configured
+     */
+    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBodyBytes,
+                      String adminToken, String adminTokenEnv, Supplier<ParameterSet> reloader) {
+        this.selector = selector;
+        this.metrics = metrics;
+        this.maxBodyBytes = maxBodyBytes;
+        this.admin = new AdminAuth(adminToken, adminTokenEnv);
+        this.reloader = reloader;
+        this.endpoints = new Endpoints(selector, writer, metrics);
+        this.bodies = new BodyReader(maxBodyBytes, this::error);
+    }
+
+    @FunctionalInterface
+    private interface BodyHandler {
+        /** {@code body[0, length)} is the request body; the array may be a reused buffer, so copy what you keep. */
+        void handle(HttpServerExchange ex, byte[] body, int length) throws IOException;
+    }
+
+    /** Wraps a handler that wants an exact-size array of its own. */
+    private interface ExactBodyHandler {
+        void handle(HttpServerExchange ex, byte[] body) throws IOException;
+    }
+
+    private static BodyHandler exact(ExactBodyHandler h) {
+        return (e, body, length) -> h.handle(e, body.length == length ? body : Arrays.copyOf(body, length));
+    }
+
+
+    @Override
+    public void handleRequest(HttpServerExchange ex) {
+        try {
+            dispatch(ex);
+        } catch (ApiError e) {
+            error(ex, e.status, e.getMessage());
+        } catch (RuntimeException e) {
+            log.error("internal error on {} {}", ex.getRequestMethod(), ex.getRequestPath(), e);
+            error(ex, 500, "internal error: " + e);
+        }
+    }
+
+    private void dispatch(HttpServerExchange ex) {
+        String path = ex.getRelativePath();
+        switch (path) {
+            case "/v1/route" -> {
+                long start = System.nanoTime();
+                post(ex, (e, body, length) -> route(e, body, length, start));
+            }
+            case "/v1/requests/events" -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
+            case "/v1/kv-events" -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
+            case "/v1/telemetry" -> post(ex, exact((e, body) -> send(e, endpoints.telemetry(body))));
+            case "/v1/workers" -> {
+                method(ex, Methods.GET);
+                send(ex, new Endpoints.Reply(200, workers()));
+            }
+            case "/v1/params" -> {
+                method(ex, Methods.GET);
+                send(ex, new Endpoints.Reply(200, params(selector.parameters().current())));
+            }
+            case "/v1/params/reload" -> {
+                method(ex, Methods.POST);
+                if (ex.isInIoThread()) {
+                    ex.dispatch(this); // file I/O: off the I/O thread
+                    return;
+                }
+                admin.check(ex);
+                reload(ex);
+            }
+            case "/metrics" -> {
+                method(ex, Methods.GET);
+                if (ex.isInIoThread()) {
+                    ex.dispatch(this);
+                    return;
+                }
+                scrape(ex);
+            }
+            case "/healthz" -> {
+                method(ex, Methods.GET);
+                metrics.httpStatus(200);
+                ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
+                ex.getResponseSender().send("ok");
+            }
+            default -> {
+                if (path.startsWith("/v1/workers/")) {
+                    workerAdmin(ex, path.substring("/v1/workers/".length()));
+                } else {
+                    throw new ApiError(404, "no such endpoint: " + path + " (see GET /v1/workers, POST /v1/route, "
+                            + "/v1/requests/events, /v1/kv-events, /v1/telemetry, GET /v1/params, /metrics, /healthz)");
+                }
+            }
+        }
+    }
+
+    private static void method(HttpServerExchange ex, HttpString allowed) {
+        if (!ex.getRequestMethod().equals(allowed)) {
+            ex.getResponseHeaders().put(Headers.ALLOW, allowed.toString());
+            throw new ApiError(405, "method " + ex.getRequestMethod() + " not allowed on " + ex.getRelativePath()
+                    + "; use " + allowed);
+        }
+    }
+
+    /** Reads the whole body (bounded) and hands it to {@code h}; on the I/O thread when it is already there. */
+    private void post(HttpServerExchange ex, BodyHandler h) {
+        method(ex, Methods.POST);
+        bodies.read(ex, (e, body, length) -> handleBody(e, body, length, h));
+    }
+
+    private void handleBody(HttpServerExchange e, byte[] body, int length, BodyHandler h) {
+        try {
+            if (length == 0) {
+                throw new ApiError(400, "the request body is empty; expected a JSON object");
+            }
+            h.handle(e, body, length);
+        } catch (ApiError err) {
+            error(e, err.status, err.getMessage());
+        } catch (JsonProcessingException err) {
+            error(e, 400, Json.describe(err));
+        } catch (IOException | RuntimeException err) {
+            log.error("internal error on {} {}", e.getRequestMethod(), e.getRequestPath(), err);
+            error(e, 500, "internal error: " + err);
+        }
+    }
+
+    // ---- route ----
+
+    private void route(HttpServerExchange ex, byte[] body, int length, long start) throws IOException {
+        RouteRequest request;
+        CompletableFuture<RouteDecision> future;
+        try {
+            request = endpoints.routeRequest(body, length, ex.getRequestHeaders());
+            future = selector.route(request);
+        } catch (JsonProcessingException e) {
+            metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+            throw e;
+        } catch (RuntimeException e) {
+            answerRoute(ex, null, e, start);
+            return;
+        }
+        if (future.isDone()) {
+            answerRoute(ex, future.getNow(null), null, start);
+        } else {
+            ex.dispatch(SameThreadExecutor.INSTANCE, () -> future.whenComplete((d, err) -> answerRoute(ex, d, err, start)));
+        }
+    }
+
+    private void answerRoute(HttpServerExchange ex, RouteDecision d, Throwable err, long start) {
+        if (err == null && d == null) {
+            err = new IllegalStateException("route completed without a decision");
+        }
+        if (err instanceof CompletionException && err.getCause() != null) {
+            err = err.getCause();
+        }
+        try {
+            if (err == null) {
+                metrics.route(RouteOutcome.ROUTED, System.nanoTime() - start);
+                sendJson(ex, 200, RouteJson.write(d));
+            } else if (err instanceof NoCapacityException) {
+                metrics.route(RouteOutcome.NO_CAPACITY, System.nanoTime() - start);
+                ex.getResponseHeaders().put(Headers.RETRY_AFTER, "1");
+                error(ex, 503, err.getMessage());
+            } else if (err instanceof ApiError a) {
+                metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                error(ex, a.status, a.getMessage());
+            } else if (err instanceof IllegalArgumentException) {
+                metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                error(ex, 400, err.getMessage());
+            } else if (err instanceof IllegalStateException) {
+                metrics.route(RouteOutcome.CONFLICT, System.nanoTime() - start);
+                error(ex, 409, err.getMessage());
+            } else {
+                metrics.route(RouteOutcome.ERROR, System.nanoTime() - start);
+                log.error("route failed", err);
+                error(ex, 500, "internal error: " + err);
+            }
+        } catch (RuntimeException e) {
+            log.error("could not answer a route", e);
+            error(ex, 500, "internal error: " + e);
+        }
+    }
+
+    // ---- workers and admin ----
+
+    private Map<String, Object> workers() {
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (WorkerView w : selector.workers()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", w.name());
+            m.put("index", w.index());
+            m.put("healthy", w.healthy());
+            m.put("draining", w.draining());
+            m.put("approximate", w.approximate());
+            Map<String, Object> load = new LinkedHashMap<>();
+            load.put("in_flight", w.load().inFlight());
+            load.put("waiting", w.load().waiting());
+            load.put("decode_tokens", w.load().decodeTokens());
+            load.put("kv_used_tokens", w.load().kvUsedTokens());
+            load.put("kv_capacity_tokens", w.load().kvCapacityTokens());
+            load.put("kv_usage", w.load().kvUsage());
+            m.put("load", load);
+            out.add(m);
+        }
+        return Map.of("workers", out);
+    }
+
+    private void workerAdmin(HttpServerExchange ex, String rest) {
+        int slash = rest.lastIndexOf('/');
+        if (slash <= 0) {
+            throw new ApiError(404, "no such endpoint: " + ex.getRelativePath()
+                    + " (worker admin: POST /v1/workers/{name}/drain, /undrain, /health)");
+        }
+        String name = rest.substring(0, slash);
+        String action = rest.substring(slash + 1);
+        if (!action.equals("drain") && !action.equals("undrain") && !action.equals("health")) {
+            throw new ApiError(404, "no such worker action '" + action + "'; expected drain, undrain or health");
+        }
+        method(ex, Methods.POST);
+        admin.check(ex);
+        int worker = selector.registry().find(name)
+                .orElseThrow(() -> new ApiError(404, "unknown worker '" + name + "'"));
+        switch (action) {
+            case "drain" -> {
+                selector.setDraining(worker, true);
+                send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", true)));
+            }
+            case "undrain" -> {
+                selector.setDraining(worker, false);
+                send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", false)));
+            }
+            default -> post(ex, exact((e, body) -> {
+                Bodies.Health h = Endpoints.HEALTH.readValue(body);
+                if (h.healthy == null) {
+                    throw new ApiError(400, "field 'healthy' is required (true or false)");
+                }
+                selector.setHealthy(worker, h.healthy);
+                send(e, new Endpoints.Reply(200, Map.of("worker", name, "healthy", h.healthy)));
+            }));
+        }
+    }
+
+    private void reload(HttpServerExchange ex) {
+        if (reloader == null) {
+            throw new ApiError(409, "no parametersFile is configured; nothing to reload");
+        }
+        ParameterSet next;
+        try {
+            next = reloader.get();
+        } catch (ConfigException e) {
+            ParameterSet kept = selector.parameters().current();
+            throw new ApiError(400, "parameter file rejected, keeping version " + kept.version() + " (" + kept.source()
+                    + "): " + e.getMessage());
+        }
+        if (!selector.parameters().activate(next)) {
+            throw new ApiError(400, "parameter set does not cover the configured workers; keeping the active set");
+        }
+        send(ex, new Endpoints.Reply(200, params(next)));
+    }
+
+    private static Map<String, Object> params(ParameterSet ps) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("scope", ps.scope());
+        m.put("version", ps.version());
+        m.put("source", ps.source());
+        m.put("cost", ParameterFile.asMap(ps.cost()));
+        m.put("output_quantile", ps.outputQuantile());
+        m.put("output_model", ps.outputModel() != null);
+        return m;
+    }
+
+    private void scrape(HttpServerExchange ex) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(16 * 1024);
+        try {
+            metrics.scrape(out);
+        } catch (IOException e) {
+            throw new IllegalStateException("metrics scrape failed", e);
+        }
+        metrics.httpStatus(200);
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, metrics.contentType());
+        ex.getResponseSender().send(ByteBuffer.wrap(out.toByteArray()));
+    }
+
+    // ---- responses ----
+
+    private void send(HttpServerExchange ex, Endpoints.Reply reply) {
+        if (reply.retryAfterSeconds() > 0) {
+            ex.getResponseHeaders().put(Headers.RETRY_AFTER, Integer.toString(reply.retryAfterSeconds()));
+        }
+        byte[] json;
+        try {
+            json = Json.MAPPER.writeValueAsBytes(reply.body());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise a reply", e);
+        }
+        sendJson(ex, reply.status(), json);
+    }
+
+    private void sendJson(HttpServerExchange ex, int status, byte[] json) {
+        metrics.httpStatus(status);
+        ex.setStatusCode(status);
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, JSON_TYPE);
+        ex.getResponseSender().send(ByteBuffer.wrap(json));
+    }
+
+    private void error(HttpServerExchange ex, int status, String message) {
+        if (ex.isResponseStarted()) {
+            log.warn("cannot send error {} ({}): the response has started", status, message);
+            return;
+        }
+        byte[] body;
+        try {
+            body = Json.MAPPER.writeValueAsBytes(Map.of("error", message));
+        } catch (JsonProcessingException e) {
+            body = "{\"error\":\"unprintable error\"}".getBytes(StandardCharsets.UTF_8);
+        }
+        sendJson(ex, status, body);
+    }
+}

@@ -1,0 +1,198 @@
+package io.tierroute.selector.http;
+
+import io.undertow.io.Receiver;
+import io.undertow.server.Connectors;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RequestTooBigException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.xnio.channels.StreamSourceChannel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * Reads request bodies, bounded by {@code server.maxBodyBytes}. A small body of known length on an
+ * I/O thread is read straight from the channel into a per-thread buffer and handled at once (no
+ * per-request body array, no byte-by-byte copy as in Undertow's {@code receiveFullBytes}); other
+ * bodies (chunked, large, on a worker thread) go through Undertow's receiver in bulk chunks.
+ */
+final class BodyReader {
+
+    private static final Logger log = LoggerFactory.getLogger(BodyReader.class);
+
+    /** Bodies up to this size are read straight from the channel into a per-I/O-thread buffer. */
+    private static final int DIRECT_READ_LIMIT = 64 * 1024;
+    private static final ThreadLocal<ByteBuffer> READ_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocate(DIRECT_READ_LIMIT));
+
+    /** Receives a complete body: {@code body[0, length)}; the array may be a reused buffer, so copy what you keep. */
+    interface Sink {
+        void handle(HttpServerExchange ex, byte[] body, int length);
+    }
+
+    /** Sends an error answer. */
+    interface Errors {
+        void error(HttpServerExchange ex, int status, String message);
+    }
+
+    private final int maxBodyBytes;
+    private final Errors errors;
+
+    BodyReader(int maxBodyBytes, Errors errors) {
+        this.maxBodyBytes = maxBodyBytes;
+        this.errors = errors;
+    }
+
+    /**
+     * Reads the body of {@code ex} (bounded by the limit: 413 beyond it) and hands it to {@code h},
+     * at once when it is already there.
+     */
+    void read(HttpServerExchange ex, Sink h) {
+        long length = ex.getRequestContentLength();
+        if (length > maxBodyBytes) {
+            ex.setPersistent(false);
+            errors.error(ex, 413, "request body of " + length + " bytes is larger than the limit of "
+                    + maxBodyBytes + " bytes (server.maxBodyBytes)");
+            return;
+        }
+        if (length >= 0 && length <= Math.min(DIRECT_READ_LIMIT, maxBodyBytes) && ex.isInIoThread()
+                && readDirect(ex, (int) length, h)) {
+            return;
+        }
+        Receiver receiver = ex.getRequestReceiver();
+        receiver.setMaxBufferSize(maxBodyBytes);
+        BodyCollector body = new BodyCollector(length, maxBodyBytes);
+        // Partial reads copy each network buffer in bulk (receiveFullBytes copies byte by byte);
+        // a body that arrived whole is handed over without a further copy.
+        receiver.receivePartialBytes((e, chunk, last) -> {
+            if (body.failed) {
+                return;
+            }
+            if (!body.append(chunk)) {
+                body.failed = true;
+                e.setPersistent(false);
+                errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");
+                return;
+            }
+            if (last) {
+                byte[] bytes = body.bytes();
+                h.handle(e, bytes, bytes.length);
+            }
+        }, (e, failure) -> {
+            if (failure instanceof RequestTooBigException || failure instanceof Receiver.RequestToLargeException) {
+                e.setPersistent(false);
+                errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");
+            } else {
+                log.debug("could not read a request body: {}", failure.toString());
+                e.setPersistent(false);
+                e.endExchange();
+            }
+        });
+    }
+
+    /**
+     * The fast path for a small body of known length on an I/O thread: read it from the channel into
+     * the thread's buffer (no per-request body array) and handle it at once; when part of it is still
+     * in flight, copy what came and finish on the channel's read listener. False when the channel is
+     * not available (the receiver path takes over).
+     */
+    private boolean readDirect(HttpServerExchange ex, int length, Sink h) {
+        StreamSourceChannel channel = ex.getRequestChannel();
+        if (channel == null) {
+            return false;
+        }
+        ByteBuffer buf = READ_BUFFER.get();
+        buf.clear().limit(length);
+        int r = 0;
+        try {
+            while (buf.hasRemaining() && (r = channel.read(buf)) > 0) {
+                // keep reading what is already there
+            }
+        } catch (IOException e) {
+            log.debug("could not read a request body: {}", e.toString());
+            ex.setPersistent(false);
+            ex.endExchange();
+            return true;
+        }
+        if (!buf.hasRemaining()) {
+            h.handle(ex, buf.array(), length);
+            return true;
+        }
+        if (r < 0) {
+            ex.setPersistent(false);
+            errors.error(ex, 400, "the request body ended after " + buf.position() + " of " + length + " bytes");
+            return true;
+        }
+        byte[] body = Arrays.copyOf(buf.array(), length);
+        ByteBuffer rest = ByteBuffer.wrap(body);
+        rest.position(buf.position());
+        channel.getReadSetter().set(c -> {
+            int n = 0;
+            try {
+                while (rest.hasRemaining() && (n = c.read(rest)) > 0) {
+                    // drain what arrived
+                }
+            } catch (IOException e) {
+                log.debug("could not read a request body: {}", e.toString());
+                c.suspendReads();
+                c.getReadSetter().set(null);
+                ex.setPersistent(false);
+                ex.endExchange();
+                return;
+            }
+            if (rest.hasRemaining() && n >= 0) {
+                return; // more to come
+            }
+            c.suspendReads();
+            c.getReadSetter().set(null);
+            if (rest.hasRemaining()) {
+                ex.setPersistent(false);
+                Connectors.executeRootHandler(e -> errors.error(e, 400, "the request body ended after " + rest.position()
+                        + " of " + length + " bytes"), ex);
+            } else {
+                Connectors.executeRootHandler(e -> h.handle(e, body, length), ex);
+            }
+        });
+        channel.resumeReads();
+        return true;
+    }
+
+    /** Assembles a body from the receiver's chunks, bounded by the size limit. */
+    private static final class BodyCollector {
+        private final int limit;
+        private byte[] buf;
+        private int size;
+        boolean failed;
+
+        BodyCollector(long contentLength, int limit) {
+            this.limit = limit;
+            this.buf = contentLength > 0 ? null : new byte[0];
+        }
+
+        boolean append(byte[] chunk) {
+            if (size == 0 && (buf == null || buf.length == 0)) {
+                buf = chunk; // the common case: one chunk is the whole body, no copy
+                size = chunk.length;
+                return size <= limit;
+            }
+            if ((long) size + chunk.length > limit) {
+                return false;
+            }
+            if (size + chunk.length > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, Math.min(limit, Math.max(size + chunk.length, buf.length * 2)));
+            }
+            System.arraycopy(chunk, 0, buf, size, chunk.length);
+            size += chunk.length;
+            return true;
+        }
+
+        byte[] bytes() {
+            if (buf == null) {
+                return new byte[0];
+            }
+            return size == buf.length ? buf : java.util.Arrays.copyOf(buf, size);
+        }
+    }
+}

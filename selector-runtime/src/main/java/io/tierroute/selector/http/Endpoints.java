@@ -1,0 +1,339 @@
+package io.tierroute.selector.http;
+
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.metrics.SelectorMetrics;
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.RouteRequest;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.HeaderMap;
+import io.undertow.util.HttpString;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Turns request bodies into domain calls: the route request, request lifecycle events, KV events
+ * and telemetry. Validation lives here where a message can still name the JSON field.
+ */
+final class Endpoints {
+
+    static final ObjectReader ROUTE = Json.MAPPER.readerFor(Bodies.Route.class);
+    static final ObjectReader EVENT = Json.MAPPER.readerFor(Bodies.RequestEvent.class);
+    static final ObjectReader EVENTS = Json.MAPPER.readerFor(Bodies.RequestEvent[].class);
+    static final ObjectReader KV_EVENTS = Json.MAPPER.readerFor(Bodies.KvEvents.class);
+    static final ObjectReader TELEMETRY = Json.MAPPER.readerFor(Bodies.Telemetry.class);
+    static final ObjectReader HEALTH = Json.MAPPER.readerFor(Bodies.Health.class);
+
+    static final HttpString WORKFLOW_ID = new HttpString("x-agent-workflow-id");
+    static final HttpString STEP_ID = new HttpString("x-agent-step-id");
+    static final HttpString EXPECTED_TOOLS = new HttpString("x-agent-expected-tools");
+
+    private static final int MAX_ID_LENGTH = 256;
+    private static final int MAX_TOOLS = 256;
+    private static final int MAX_COUNT = 10_000_000;
+
+    /** A JSON reply: status, body, and a Retry-After in seconds when > 0. */
+    record Reply(int status, Object body, int retryAfterSeconds) {
+        Reply(int status, Object body) {
+            this(status, body, 0);
+        }
+    }
+
+    private final Selector selector;
+    private final IndexWriter writer;
+    private final SelectorMetrics metrics;
+    private final String idPrefix = Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffffffL, 36) + "-";
+    private final AtomicLong ids = new AtomicLong();
+
+    Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics) {
+        this.selector = selector;
+        this.writer = writer;
+        this.metrics = metrics;
+    }
+
+    // ---- POST /v1/route ----
+
+    /** The route request in {@code body[0, length)} (the array may be a reused buffer). */
+    RouteRequest routeRequest(byte[] body, int length, HeaderMap headers) throws IOException {
+        Bodies.Route b = RouteBodyParser.tryParse(body, length);
+        if (b == null) {
+            b = ROUTE.readValue(body, 0, length); // the general path, and the one that explains errors
+        }
+        String id = b.request_id == null ? idPrefix + Long.toString(ids.incrementAndGet(), 36)
+                : text("request_id", b.request_id);
+        text("model", b.model);
+        text("lora", b.lora);
+        text("namespace", b.namespace);
+        if (b.token_ids != null) {
+            int[] t = b.token_ids;
+            for (int i = 0; i < t.length; i++) {
+                if (t[i] < 0) {
+                    throw new ApiError(400, "field 'token_ids[" + i + "]': token ids must be ≥ 0, got " + t[i]);
+                }
+            }
+        }
+        int maxTokens = b.max_tokens == null ? selector.settings().defaultMaxTokens() : b.max_tokens;
+        RouteRequest.AgentContext agent = agent(b.agent, headers);
+        try {
+            return new RouteRequest(id, b.model, b.lora, b.namespace, b.token_ids, b.block_hashes, b.text,
+                    b.input_tokens, maxTokens, b.expected_output_tokens, agent, Boolean.TRUE.equals(b.explain));
+        } catch (IllegalArgumentException e) {
+            throw new ApiError(400, e.getMessage());
+        }
+    }
+
+    private static RouteRequest.AgentContext agent(Bodies.Agent a, HeaderMap headers) {
+        String workflow = headers.getFirst(WORKFLOW_ID);
+        String step = headers.getFirst(STEP_ID);
+        String tools = headers.getFirst(EXPECTED_TOOLS);
+        if (a == null && workflow == null && step == null && tools == null) {
+            return null;
+        }
+        List<String> expected = new ArrayList<>();
+        if (a != null) {
+            workflow = a.workflow_id != null ? text("agent.workflow_id", a.workflow_id) : workflow;
+            step = a.step_id != null ? text("agent.step_id", a.step_id) : step;
+            if (a.expected_next_tools != null) {
+                for (int i = 0; i < a.expected_next_tools.size(); i++) {
+                    String t = a.expected_next_tools.get(i);
+                    if (t == null || t.isBlank()) {
+                        throw new ApiError(400, "field 'agent.expected_next_tools[" + i + "]': must be a non-empty tool name");
+                    }
+                    expected.add(t);
+                }
+                tools = null;
+            }
+        }
+        if (tools != null) {
+            for (String t : tools.split(",")) {
+                if (!t.isBlank()) {
+                    expected.add(t.trim());
+                }
+            }
+        }
+        if (expected.size() > MAX_TOOLS) {
+            throw new ApiError(400, "at most " + MAX_TOOLS + " expected next tools, got " + expected.size());
+        }
+        return new RouteRequest.AgentContext(workflow, step, expected);
+    }
+
+    private static String text(String field, String value) {
+        if (value == null) {
+            return null;
+        }
+        if (value.isBlank()) {
+            throw new ApiError(400, "field '" + field + "': must not be empty");
+        }
+        if (value.length() > MAX_ID_LENGTH) {
+            throw new ApiError(400, "field '" + field + "': at most " + MAX_ID_LENGTH + " characters, got " + value.length());
+        }
+        return value;
+    }
+
+    // ---- POST /v1/requests/events ----
+
+    Reply requestEvents(byte[] body) throws IOException {
+        Bodies.RequestEvent[] raw = firstByte(body) == '[' ? EVENTS.readValue(body)
+                : new Bodies.RequestEvent[] {EVENT.readValue(body)};
+        if (raw.length == 0) {
+            throw new ApiError(400, "the list of events is empty");
+        }
+        List<RequestEvent> events = new ArrayList<>(raw.length);
+        for (int i = 0; i < raw.length; i++) {
+            String at = raw.length == 1 && firstByte(body) != '[' ? "" : "[" + i + "].";
+            Bodies.RequestEvent e = raw[i];
+            if (e == null) {
+                throw new ApiError(400, "event " + at + " is null");
+            }
+            if (e.request_id == null || e.request_id.isBlank()) {
+                throw new ApiError(400, "field '" + at + "request_id' is required");
+            }
+            if (e.type == null) {
+                throw new ApiError(400, "field '" + at + "type' is required: first_token, tokens, finished or failed");
+            }
+            RequestEvent.Type type = switch (e.type) {
+                case "first_token" -> RequestEvent.Type.FIRST_TOKEN;
+                case "tokens" -> RequestEvent.Type.TOKENS;
+                case "finished" -> RequestEvent.Type.FINISHED;
+                case "failed" -> RequestEvent.Type.FAILED;
+                default -> throw new ApiError(400, "field '" + at + "type': unknown event type '" + e.type
+                        + "'; expected first_token, tokens, finished or failed");
+            };
+            int tokens = e.tokens == null ? 0 : e.tokens;
+            if (tokens < 0 || tokens > MAX_COUNT) {
+                throw new ApiError(400, "field '" + at + "tokens': must be in [0, " + MAX_COUNT + "], got " + tokens);
+            }
+            if (type == RequestEvent.Type.TOKENS && e.tokens == null) {
+                throw new ApiError(400, "field '" + at + "tokens' is required for a tokens event (output tokens so far)");
+            }
+            events.add(new RequestEvent(e.request_id, type, tokens));
+        }
+        int applied = 0;
+        List<String> unknown = new ArrayList<>();
+        for (RequestEvent e : events) {
+            if (selector.onRequestEvent(e)) {
+                applied++;
+            } else {
+                unknown.add(e.requestId());
+            }
+        }
+        if (!unknown.isEmpty()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("error", "unknown request ids (not in flight here): " + abbreviate(unknown));
+            m.put("applied", applied);
+            m.put("unknown", unknown);
+            return new Reply(404, m);
+        }
+        return new Reply(200, Map.of("applied", applied));
+    }
+
+    // ---- POST /v1/kv-events ----
+
+    Reply kvEvents(HttpServerExchange ex, byte[] body) throws IOException {
+        Bodies.KvEvents b = KV_EVENTS.readValue(body);
+        if (b.worker == null) {
+            throw new ApiError(400, "field 'worker' is required");
+        }
+        int worker = selector.registry().find(b.worker)
+                .orElseThrow(() -> new ApiError(404, "unknown worker '" + b.worker + "'"));
+        if (b.events == null || b.events.isEmpty()) {
+            throw new ApiError(400, "field 'events' is required and must not be empty");
+        }
+        List<KvEvent> events = new ArrayList<>(b.events.size());
+        for (int i = 0; i < b.events.size(); i++) {
+            events.add(kvEvent(worker, b.events.get(i), "events[" + i + "]"));
+        }
+        if (!writer.submit(events)) {
+            metrics.kvEventsRefused(events.size());
+            return new Reply(503, Map.of("error", "the index writer is saturated; retry the batch later"), 1);
+        }
+        metrics.kvEventsReceived(events.size());
+        return new Reply(202, Map.of("accepted", events.size()));
+    }
+
+    private static KvEvent kvEvent(int worker, Bodies.KvEvent e, String at) {
+        if (e == null) {
+            throw new ApiError(400, at + " is null");
+        }
+        if (e.type == null) {
+            throw new ApiError(400, "field '" + at + ".type' is required: stored, removed, cleared or moved");
+        }
+        switch (e.type) {
+            case "stored" -> {
+                only(e, at, true, false, true);
+                return new KvEvent.Stored(worker, tier(at + ".tier", e.tier), e.parent_hash != null,
+                        e.parent_hash == null ? 0 : e.parent_hash, hashes(at, e.block_hashes));
+            }
+            case "removed" -> {
+                only(e, at, true, false, false);
+                return new KvEvent.Removed(worker, tier(at + ".tier", e.tier), hashes(at, e.block_hashes));
+            }
+            case "cleared" -> {
+                if (e.tier != null || e.from_tier != null || e.to_tier != null || e.parent_hash != null
+                        || e.block_hashes != null) {
+                    throw new ApiError(400, at + ": a cleared event takes no other fields");
+                }
+                return new KvEvent.Cleared(worker);
+            }
+            case "moved" -> {
+                only(e, at, false, true, false);
+                Tier from = tier(at + ".from_tier", e.from_tier);
+                Tier to = tier(at + ".to_tier", e.to_tier);
+                if (from == to) {
+                    throw new ApiError(400, at + ": from_tier and to_tier are both " + from.name().toLowerCase());
+                }
+                return new KvEvent.Moved(worker, from, to, hashes(at, e.block_hashes));
+            }
+            default -> throw new ApiError(400, "field '" + at + ".type': unknown event type '" + e.type
+                    + "'; expected stored, removed, cleared or moved");
+        }
+    }
+
+    private static void only(Bodies.KvEvent e, String at, boolean tier, boolean fromTo, boolean parent) {
+        if (!tier && e.tier != null) {
+            throw new ApiError(400, "field '" + at + ".tier': not used by a " + e.type + " event (use from_tier, to_tier)");
+        }
+        if (!fromTo && (e.from_tier != null || e.to_tier != null)) {
+            throw new ApiError(400, "field '" + at + "." + (e.from_tier != null ? "from_tier" : "to_tier")
+                    + "': only moved events take from_tier/to_tier");
+        }
+        if (!parent && e.parent_hash != null) {
+            throw new ApiError(400, "field '" + at + ".parent_hash': only stored events take a parent hash");
+        }
+    }
+
+    private static Tier tier(String field, String name) {
+        if (name == null) {
+            throw new ApiError(400, "field '" + field + "' is required: hbm, cpu, nvme or remote");
+        }
+        try {
+            return Tier.parse(name);
+        } catch (IllegalArgumentException ex) {
+            throw new ApiError(400, "field '" + field + "': " + ex.getMessage());
+        }
+    }
+
+    private static long[] hashes(String at, long[] h) {
+        if (h == null || h.length == 0) {
+            throw new ApiError(400, "field '" + at + ".block_hashes' is required and must not be empty");
+        }
+        return h;
+    }
+
+    // ---- POST /v1/telemetry ----
+
+    Reply telemetry(byte[] body) throws IOException {
+        Bodies.Telemetry t = TELEMETRY.readValue(body);
+        if (t.worker == null) {
+            throw new ApiError(400, "field 'worker' is required");
+        }
+        int worker = selector.registry().find(t.worker)
+                .orElseThrow(() -> new ApiError(404, "unknown worker '" + t.worker + "'"));
+        int waiting = count("waiting", t.waiting);
+        int running = count("running", t.running);
+        if (t.kv_used_tokens == null) {
+            throw new ApiError(400, "field 'kv_used_tokens' is required");
+        }
+        if (t.kv_used_tokens < 0 || t.kv_used_tokens > 1L << 40) {
+            throw new ApiError(400, "field 'kv_used_tokens': must be in [0, 2^40], got " + t.kv_used_tokens);
+        }
+        selector.onTelemetry(new Telemetry(worker, System.nanoTime(), waiting, running, t.kv_used_tokens));
+        return new Reply(202, Map.of("accepted", true));
+    }
+
+    private static int count(String field, Integer v) {
+        if (v == null) {
+            throw new ApiError(400, "field '" + field + "' is required");
+        }
+        if (v < 0 || v > MAX_COUNT) {
+            throw new ApiError(400, "field '" + field + "': must be in [0, " + MAX_COUNT + "], got " + v);
+        }
+        return v;
+    }
+
+    private static int firstByte(byte[] body) {
+        for (byte b : body) {
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return b;
+            }
+        }
+        return -1;
+    }
+
+    private static String abbreviate(List<String> ids) {
+        if (ids.size() <= 10) {
+            return String.join(", ", ids);
+        }
+        return String.join(", ", ids.subList(0, 10)) + " and " + (ids.size() - 10) + " more";
+    }
+}

@@ -1,0 +1,151 @@
+package io.tierroute.selector.metrics;
+
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.ingest.KvEventPipeline;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.sequences.LoadView;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.List;
+
+/**
+ * The selector's Prometheus metrics, registered in a registry of their own (never the global
+ * default), so several servers can live in one JVM. Counters the selector and the index writer
+ * already keep are read through callbacks at scrape time; the HTTP layer records outcomes, latency
+ * and status classes on pre-resolved data points, so a route pays a few atomic adds.
+ */
+public final class SelectorMetrics {
+
+    /** How a route call ended, as the {@code outcome} label spells it. */
+    public enum RouteOutcome {
+        ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error");
+
+        final String label;
+
+        RouteOutcome(String label) {
+            this.label = label;
+        }
+    }
+
+    private static final String[] STATUS_CLASSES = {"1xx", "2xx", "3xx", "4xx", "5xx"};
+
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final CounterDataPoint[] routes = new CounterDataPoint[RouteOutcome.values().length];
+    private final DistributionDataPoint routeLatency;
+    private final CounterDataPoint[] http = new CounterDataPoint[STATUS_CLASSES.length];
+    private final CounterDataPoint kvRefused;
+    private final CounterDataPoint kvReceived;
+
+    public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
+        Counter routeCounter = Counter.builder().name("tierroute_routes_total")
+                .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error)")
+                .labelNames("outcome").register(registry);
+        for (RouteOutcome o : RouteOutcome.values()) {
+            routes[o.ordinal()] = routeCounter.labelValues(o.label);
+        }
+        routeLatency = Histogram.builder().name("tierroute_route_latency_seconds")
+                .help("Time from the route request's arrival to its answer, queue wait included")
+                .unit(Unit.SECONDS).classicOnly()
+                .classicUpperBounds(25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3,
+                        50e-3, 100e-3, 250e-3, 500e-3, 1, 2.5, 5, 10, 30)
+                .register(registry);
+        Counter httpCounter = Counter.builder().name("tierroute_http_responses_total")
+                .help("HTTP responses by status class").labelNames("class").register(registry);
+        for (int i = 0; i < STATUS_CLASSES.length; i++) {
+            http[i] = httpCounter.labelValues(STATUS_CLASSES[i]);
+        }
+        kvRefused = Counter.builder().name("tierroute_kv_events_refused_total")
+                .help("KV events refused with 503 because the index writer queue was full").register(registry);
+        kvReceived = Counter.builder().name("tierroute_kv_events_received_total")
+                .help("KV events accepted over HTTP and queued for the index writer").register(registry);
+
+        counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
+        counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity",
+                selector::rejectedCount);
+        counter("tierroute_routes_explored_total", "Routes whose pick was not the argmin (softmax or epsilon)",
+                selector::exploredCount);
+        counter("tierroute_kv_events_applied_total", "KV events applied to the prefix index", indexWriter::appliedEvents);
+        if (indexWriter instanceof KvEventPipeline p) {
+            counter("tierroute_kv_events_failed_total", "KV events that failed to apply (logged)", p::failedEvents);
+            gauge("tierroute_index_writer_backlog", "Commands waiting for the index writer", p::backlog);
+        }
+        counter("tierroute_approximate_inserts_dropped_total",
+                "Approximate-mode index inserts dropped because the writer was full", indexWriter::droppedRouted);
+        gauge("tierroute_index_blocks", "Blocks in the prefix index", () -> selector.index().blockCount());
+        gauge("tierroute_admission_queue_length", "Requests waiting in the admission queue", selector::queueLength);
+        gauge("tierroute_inflight_requests", "Requests in flight across all workers", () -> selector.inflight().size());
+
+        List<String> names = selector.registry().names();
+        GaugeWithCallback.builder().name("tierroute_worker_inflight_requests")
+                .help("Requests in flight per worker").labelNames("worker")
+                .callback(cb -> {
+                    for (int w = 0; w < names.size(); w++) {
+                        cb.call(selector.inflight().view(w).inFlight(), names.get(w));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("tierroute_worker_waiting_requests")
+                .help("Requests waiting for their first token per worker (Q)").labelNames("worker")
+                .callback(cb -> {
+                    for (int w = 0; w < names.size(); w++) {
+                        LoadView v = selector.inflight().view(w);
+                        cb.call(v.waiting(), names.get(w));
+                    }
+                }).register(registry);
+        GaugeWithCallback.builder().name("tierroute_params_active_version")
+                .help("Version of the active parameter snapshot per scope").labelNames("scope")
+                .callback(cb -> {
+                    ParameterSet ps = selector.parameters().current();
+                    cb.call(ps.version(), ps.scope());
+                }).register(registry);
+        if (jvm) {
+            JvmMetrics.builder().register(registry);
+        }
+    }
+
+    private void counter(String name, String help, java.util.function.LongSupplier value) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
+    }
+
+    private void gauge(String name, String help, java.util.function.LongSupplier value) {
+        GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
+    }
+
+    public PrometheusRegistry registry() { return registry; }
+
+    /** One route call ended with {@code outcome} after {@code nanos}. */
+    public void route(RouteOutcome outcome, long nanos) {
+        routes[outcome.ordinal()].inc();
+        routeLatency.observe(nanos / 1e9);
+    }
+
+    public void httpStatus(int status) {
+        int c = status / 100 - 1;
+        if (c >= 0 && c < http.length) {
+            http[c].inc();
+        }
+    }
+
+    public void kvEventsReceived(int n) { kvReceived.inc(n); }
+
+    public void kvEventsRefused(int n) { kvRefused.inc(n); }
+
+    public String contentType() { return writer.getContentType(); }
+
+    /** Writes every metric in the Prometheus text format. */
+    public void scrape(OutputStream out) throws IOException {
+        writer.write(out, registry.scrape());
+    }
+}

@@ -1,0 +1,175 @@
+package io.tierroute.selector.params;
+
+import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.config.ConfigNode;
+import io.tierroute.selector.config.Documents;
+import io.tierroute.selector.protocol.Tier;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Loads a hand-written or exported parameter set from a YAML or JSON file into a {@link ParameterSet}.
+ * Every key is optional; what is absent keeps the base value:
+ *
+ * <pre>
+ * scope: default            # parameter scope
+ * version: 3                # snapshot version, ≥ 0 (0 = defaults)
+ * parameters:               # overrides of the cost parameters (CostParameters field names)
+ *   alphaP: 1.2
+ *   alphaD: 45
+ * outputQuantile: 0.5       # quantile of the output-length model used as d̂, in (0, 1)
+ * rho:                      # per worker NAME, per tier link utilisation in [0, 1]
+ *   w0: {cpu: 0.3, nvme: 0.1}
+ * bandwidth:                # per tier bandwidth overrides, bytes/s > 0
+ *   cpu: 50e9
+ * </pre>
+ *
+ * Errors are {@link ConfigException}s naming the file and the field ({@code rho.w9: unknown worker}).
+ */
+public final class ParameterFile {
+
+    /** The cost parameter keys with the unit used in messages. */
+    private static final Map<String, String> COST_KEYS = Map.ofEntries(
+            Map.entry("alphaP", "µs/token"), Map.entry("alphaP2", "µs/token²"),
+            Map.entry("alphaD", "µs/token"), Map.entry("alphaD2", "µs/token²"),
+            Map.entry("alphaT", ""), Map.entry("alphaHo", "µs"), Map.entry("qSlack", "requests"),
+            Map.entry("alphaWf", "µs"), Map.entry("lambda", "1/s"), Map.entry("alphaWf2", "µs"),
+            Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""));
+
+    private static final String[] COST_KEY_ORDER = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo",
+            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon"};
+
+    private ParameterFile() {}
+
+    /**
+     * Reads {@code file} for a selector with {@code workerNames} (in registry order), on top of
+     * {@code base} cost parameters.
+     */
+    public static ParameterSet load(Path file, List<String> workerNames, CostParameters base) {
+        try {
+            return parse(ConfigNode.root(Documents.read(file)), workerNames, base, file.toString());
+        } catch (ConfigException e) {
+            throw e.file() == null ? e.inFile(file.toString()) : e;
+        }
+    }
+
+    /** Builds a set from an already parsed document; {@code source} is recorded as the set's source. */
+    public static ParameterSet parse(ConfigNode root, List<String> workerNames, CostParameters base, String source) {
+        root.object("scope", "version", "parameters", "outputQuantile", "rho", "bandwidth");
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < workerNames.size(); i++) {
+            index.put(workerNames.get(i), i);
+        }
+        ParameterSet.Builder b = ParameterSet.builder(workerNames.size()).source(source);
+        b.scope(root.string("scope", "default"));
+        b.version(root.integer("version", 0, 0, Long.MAX_VALUE, ""));
+        ConfigNode params = root.get("parameters");
+        b.cost(params == null ? base : costOverrides(params, base));
+        b.outputQuantile(root.number("outputQuantile", 0.5, 0, true, 1 - 1e-9, ""));
+        ConfigNode rho = root.get("rho");
+        if (rho != null) {
+            for (Map.Entry<String, ConfigNode> w : rho.entries()) {
+                Integer worker = index.get(w.getKey());
+                if (worker == null) {
+                    throw w.getValue().error("unknown worker '" + w.getKey() + "'; configured: " + abbreviate(workerNames));
+                }
+                for (Map.Entry<String, ConfigNode> t : w.getValue().entries()) {
+                    Tier tier = tier(t.getKey(), t.getValue());
+                    double v = t.getValue().checkRange(t.getValue().asNumber(), 0, false, 1, "");
+                    b.rho(worker, tier, v);
+                }
+            }
+        }
+        ConfigNode bw = root.get("bandwidth");
+        if (bw != null) {
+            for (Map.Entry<String, ConfigNode> t : bw.entries()) {
+                Tier tier = tier(t.getKey(), t.getValue());
+                if (tier == Tier.HBM) {
+                    throw t.getValue().error("hbm has no transfer bandwidth; only cpu, nvme and remote are charged");
+                }
+                b.bandwidth(tier, t.getValue().checkRange(t.getValue().asNumber(), 0, true, Double.MAX_VALUE, "bytes/s"));
+            }
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw root.error(e.getMessage());
+        }
+    }
+
+    /** Applies the overrides in {@code node} (a mapping of {@link CostParameters} field names) to {@code base}. */
+    public static CostParameters costOverrides(ConfigNode node, CostParameters base) {
+        node.object(COST_KEY_ORDER);
+        CostParameters.Builder b = base.toBuilder();
+        for (String key : COST_KEY_ORDER) {
+            ConfigNode c = node.get(key);
+            if (c == null) {
+                continue;
+            }
+            double v = c.asNumber();
+            String unit = COST_KEYS.get(key);
+            if (key.equals("rhoThreshold") || key.equals("rhoEpsilon")) {
+                c.checkRange(v, 0, true, 1, unit);
+            } else {
+                c.checkRange(v, 0, false, Double.MAX_VALUE, unit);
+            }
+            switch (key) {
+                case "alphaP" -> b.alphaP(v);
+                case "alphaP2" -> b.alphaP2(v);
+                case "alphaD" -> b.alphaD(v);
+                case "alphaD2" -> b.alphaD2(v);
+                case "alphaT" -> b.alphaT(v);
+                case "alphaHo" -> b.alphaHo(v);
+                case "qSlack" -> b.qSlack(v);
+                case "alphaWf" -> b.alphaWf(v);
+                case "lambda" -> b.lambda(v);
+                case "alphaWf2" -> b.alphaWf2(v);
+                case "rhoThreshold" -> b.rhoThreshold(v);
+                case "rhoEpsilon" -> b.rhoEpsilon(v);
+                default -> throw new IllegalStateException(key);
+            }
+        }
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            throw node.error(e.getMessage());
+        }
+    }
+
+    /** The cost parameters as an ordered name → value map (for {@code GET /v1/params}). */
+    public static Map<String, Double> asMap(CostParameters p) {
+        Map<String, Double> m = new java.util.LinkedHashMap<>();
+        m.put("alphaP", p.alphaP());
+        m.put("alphaP2", p.alphaP2());
+        m.put("alphaD", p.alphaD());
+        m.put("alphaD2", p.alphaD2());
+        m.put("alphaT", p.alphaT());
+        m.put("alphaHo", p.alphaHo());
+        m.put("qSlack", p.qSlack());
+        m.put("alphaWf", p.alphaWf());
+        m.put("lambda", p.lambda());
+        m.put("alphaWf2", p.alphaWf2());
+        m.put("rhoThreshold", p.rhoThreshold());
+        m.put("rhoEpsilon", p.rhoEpsilon());
+        return m;
+    }
+
+    private static Tier tier(String name, ConfigNode at) {
+        try {
+            return Tier.parse(name);
+        } catch (IllegalArgumentException e) {
+            throw at.error(e.getMessage());
+        }
+    }
+
+    private static String abbreviate(List<String> names) {
+        if (names.size() <= 8) {
+            return String.join(", ", names);
+        }
+        return String.join(", ", names.subList(0, 4)) + ", …, " + names.get(names.size() - 1)
+                + " (" + names.size() + " workers)";
+    }
+}

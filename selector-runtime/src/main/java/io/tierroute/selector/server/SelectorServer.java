@@ -1,0 +1,149 @@
+package io.tierroute.selector.server;
+
+import io.tierroute.selector.config.SelectorConfig;
+import io.tierroute.selector.config.ServerSettings;
+import io.tierroute.selector.http.ApiHandler;
+import io.tierroute.selector.index.PrefixIndex;
+import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.KvEventPipeline;
+import io.tierroute.selector.metrics.SelectorMetrics;
+import io.tierroute.selector.params.ParameterFile;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The selector as a process: wires configuration → prefix index → index writer pipeline →
+ * selector → HTTP API, and owns the threads (the index writer, a scheduler that calls
+ * {@link Selector#tick()} every 100 ms, Undertow's I/O and worker threads). {@link #start} returns
+ * once the listener is bound; {@link #close} stops everything in reverse order.
+ */
+public final class SelectorServer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SelectorServer.class);
+    private static final long TICK_MILLIS = 100;
+
+    private final SelectorConfig config;
+    private final PrefixIndex index;
+    private final KvEventPipeline pipeline;
+    private final ParameterStore params;
+    private final Selector selector;
+    private final SelectorMetrics metrics;
+    private final ScheduledExecutorService scheduler;
+    private final Undertow undertow;
+    private final InetSocketAddress address;
+    private volatile boolean closed;
+
+    private SelectorServer(SelectorConfig config, String adminToken, boolean jvmMetrics) {
+        this.config = config;
+        List<WorkerSpec> workers = config.selector().workers();
+        List<String> names = workers.stream().map(WorkerSpec::name).toList();
+        this.index = RunPrefixIndex.builder().workers(workers.size()).maxBlocks(config.indexMaxBlocks()).build();
+        this.pipeline = new KvEventPipeline(index, config.indexQueueCapacity());
+        this.params = new ParameterStore(config.initialParameters());
+        this.selector = new Selector(config.selector(), index, pipeline, params, System::nanoTime);
+        this.metrics = new SelectorMetrics(selector, pipeline, jvmMetrics);
+        Supplier<ParameterSet> reloader = config.parametersFile() == null ? null
+                : () -> ParameterFile.load(config.parametersFile(), names, config.cost());
+        ApiHandler api = new ApiHandler(selector, pipeline, metrics, config.server().maxBodyBytes(), adminToken,
+                config.adminTokenEnv(), reloader);
+
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tierroute-tick");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+
+        ServerSettings s = config.server();
+        Undertow u = Undertow.builder()
+                .addHttpListener(s.port(), s.host())
+                .setIoThreads(s.ioThreads())
+                .setWorkerThreads(s.workerThreads())
+                .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
+                .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, false)
+                .setHandler(api)
+                .build();
+        try {
+            u.start();
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            pipeline.close();
+            throw new IllegalStateException("cannot listen on " + s.host() + ":" + s.port() + ": "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+        }
+        this.undertow = u;
+        this.address = (InetSocketAddress) u.getListenerInfo().get(0).getAddress();
+        log.info("tierroute selector listening on {} ({} workers, parameters {} v{})", uri(), workers.size(),
+                params.current().scope(), params.current().version());
+    }
+
+    /** Starts a server; the admin token comes from the environment variable the config names. */
+    public static SelectorServer start(SelectorConfig config) {
+        String env = config.adminTokenEnv();
+        return start(config, env == null ? null : System.getenv(env), true);
+    }
+
+    /**
+     * Starts a server with an explicit admin token (null refuses all admin calls). {@code jvmMetrics}
+     * adds the JVM collectors to {@code /metrics}.
+     */
+    public static SelectorServer start(SelectorConfig config, String adminToken, boolean jvmMetrics) {
+        return new SelectorServer(config, adminToken, jvmMetrics);
+    }
+
+    private void tick() {
+        try {
+            selector.tick();
+        } catch (RuntimeException e) {
+            log.error("selector tick failed", e);
+        }
+    }
+
+    /** The base URI, e.g. {@code http://127.0.0.1:8080}. */
+    public URI uri() {
+        String host = address.getAddress().getHostAddress();
+        if (host.contains(":")) {
+            host = "[" + host + "]";
+        }
+        return URI.create("http://" + host + ":" + address.getPort());
+    }
+
+    public int port() { return address.getPort(); }
+    public Selector selector() { return selector; }
+    public KvEventPipeline pipeline() { return pipeline; }
+    public ParameterStore parameters() { return params; }
+    public SelectorMetrics metrics() { return metrics; }
+    public SelectorConfig config() { return config; }
+
+    /** Stops accepting requests, then the tick scheduler, then the index writer. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        undertow.stop();
+        scheduler.shutdownNow();
+        try {
+            scheduler.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        pipeline.close();
+        log.info("tierroute selector on port {} stopped", address.getPort());
+    }
+}

@@ -1,0 +1,179 @@
+package io.tierroute.selector.config;
+
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Good configurations map onto the settings; every kind of bad one fails naming the field. */
+class ConfigLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String FULL = """
+            model: {name: qwen3-32b, blockSize: 16, bytesPerToken: 262144}
+            defaults: {kvCapacityTokens: 400000, tiers: {cpu: 64e9, nvme: 7e9}, maxInFlight: 0, maxWaiting: 0, approximate: false}
+            workers:
+              - {name: w0}
+              - {name: w1, kvCapacityTokens: 200000, tiers: {cpu: 32e9}, approximate: true, maxInFlight: 8}
+            routing: {temperature: 0.5, explorationEpsilon: 0.01, defaultMaxTokens: 512, textCharsPerBlock: 32,
+                      approximateTtl: 120s, requestMaxAge: 10m, telemetryMaxAge: 250ms, maxQueued: 100, maxQueueWait: 30s, seed: 7}
+            parameters: {alphaP: 1.5, alphaD: 40}
+            index: {maxBlocks: 1000000}
+            server: {host: 0.0.0.0, port: 9090, maxBodyBytes: 65536, ioThreads: 2, workerThreads: 4}
+            admin: {tokenEnv: MY_TOKEN}
+            """;
+
+    @Test
+    void fullConfigMapsOntoSettings() {
+        SelectorConfig c = ConfigLoader.parse(FULL, dir);
+        assertThat(c.selector().model()).isEqualTo("qwen3-32b");
+        assertThat(c.selector().bytesPerToken()).isEqualTo(262144);
+        WorkerSpec w0 = c.selector().workers().get(0);
+        WorkerSpec w1 = c.selector().workers().get(1);
+        assertThat(w0.kvCapacityTokens()).isEqualTo(400_000);
+        assertThat(w0.bandwidth()[Tier.CPU.ordinal()]).isEqualTo(64e9);
+        assertThat(w0.bandwidth()[Tier.NVME.ordinal()]).isEqualTo(7e9);
+        assertThat(w1.bandwidth()[Tier.CPU.ordinal()]).isEqualTo(32e9);
+        assertThat(w1.bandwidth()[Tier.NVME.ordinal()]).isZero(); // a worker's tiers replace the defaults'
+        assertThat(w1.approximate()).isTrue();
+        assertThat(w1.maxInFlight()).isEqualTo(8);
+        assertThat(c.selector().temperature()).isEqualTo(0.5);
+        assertThat(c.selector().telemetryMaxAge()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.selector().requestMaxAge()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(c.selector().seed()).isEqualTo(7L);
+        assertThat(c.initialParameters().cost().alphaP()).isEqualTo(1.5);
+        assertThat(c.initialParameters().cost().alphaD()).isEqualTo(40);
+        assertThat(c.initialParameters().cost().alphaHo()).isEqualTo(100); // untouched default
+        assertThat(c.indexMaxBlocks()).isEqualTo(1_000_000);
+        assertThat(c.server()).isEqualTo(new ServerSettings("0.0.0.0", 9090, 65536, 2, 4));
+        assertThat(c.adminTokenEnv()).isEqualTo("MY_TOKEN");
+    }
+
+    @Test
+    void theExampleConfigsLoad() {
+        Path examples = Path.of("..", "examples");
+        SelectorConfig eight = ConfigLoader.load(examples.resolve("selector.yaml"));
+        assertThat(eight.selector().workers()).hasSize(8);
+        assertThat(eight.selector().workers().get(7).approximate()).isTrue();
+        assertThat(eight.selector().workers().get(5).bandwidth()[Tier.NVME.ordinal()]).isZero();
+        assertThat(eight.adminTokenEnv()).isEqualTo("TIERROUTE_ADMIN_TOKEN");
+        SelectorConfig bench = ConfigLoader.load(examples.resolve("selector-64.yaml"));
+        assertThat(bench.selector().workers()).hasSize(64);
+        assertThat(bench.selector().workers().get(63).name()).isEqualTo("w63");
+    }
+
+    @Test
+    void generatedWorkersAndDefaults() {
+        SelectorConfig c = ConfigLoader.parse("workers: {count: 3, namePrefix: gpu-, kvCapacityTokens: 1000}\n", dir);
+        assertThat(c.selector().workers()).extracting(WorkerSpec::name).containsExactly("gpu-0", "gpu-1", "gpu-2");
+        assertThat(c.selector().workers().get(2).kvCapacityTokens()).isEqualTo(1000);
+        assertThat(c.server()).isEqualTo(ServerSettings.DEFAULTS);
+        assertThat(c.parametersFile()).isNull();
+        assertThat(c.initialParameters().version()).isZero();
+    }
+
+    @Test
+    void jsonWorksToo() throws Exception {
+        Path f = dir.resolve("c.json");
+        Files.writeString(f, "{\"workers\": [{\"name\": \"a\"}, {\"name\": \"b\"}], \"routing\": {\"requestMaxAge\": \"5m\"}}");
+        SelectorConfig c = ConfigLoader.load(f);
+        assertThat(c.selector().workers()).hasSize(2);
+        assertThat(c.source()).isEqualTo(f);
+    }
+
+    @Test
+    void parametersFileResolvesAgainstTheConfigDirectory() throws Exception {
+        Files.createDirectories(dir.resolve("conf"));
+        Files.writeString(dir.resolve("conf/p.yaml"), "version: 4\nrho: {b: {cpu: 0.5}}\nparameters: {alphaHo: 7}\n");
+        Files.writeString(dir.resolve("conf/sel.yaml"), "workers: [{name: a}, {name: b}]\nparameters: {alphaD: 33}\nparametersFile: p.yaml\n");
+        SelectorConfig c = ConfigLoader.load(dir.resolve("conf/sel.yaml"));
+        assertThat(c.parametersFile()).isEqualTo(dir.resolve("conf/p.yaml").toAbsolutePath());
+        assertThat(c.initialParameters().version()).isEqualTo(4);
+        assertThat(c.initialParameters().rho(1, Tier.CPU.ordinal())).isEqualTo(0.5);
+        assertThat(c.initialParameters().cost().alphaHo()).isEqualTo(7);
+        assertThat(c.initialParameters().cost().alphaD()).isEqualTo(33); // the config's override is the file's base
+    }
+
+    private void bad(String yaml, String... fragments) {
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml, dir))
+                .isInstanceOf(ConfigException.class)
+                .satisfies(e -> {
+                    for (String f : fragments) {
+                        assertThat(e.getMessage()).contains(f);
+                    }
+                });
+    }
+
+    @Test
+    void badValuesNameTheirField() {
+        bad("workers: [{name: a}, {name: b}, {name: c, tiers: {cpu: -1}}]\n",
+                "workers[2].tiers.cpu: must be a number > 0 bytes/s, got -1");
+        bad("workers: [{name: a, tiers: {cpu: fast}}]\n", "workers[0].tiers.cpu: must be a number, got 'fast'");
+        bad("workers: [{name: a, tiers: {l4: 1e9}}]\n", "workers[0].tiers.l4", "unknown tier");
+        bad("workers: [{name: a, tiers: {hbm: 1e9}}]\n", "workers[0].tiers.hbm", "hbm needs no bandwidth");
+        bad("workers: [{name: a, kvCapacityTokens: 0}]\n", "workers[0].kvCapacityTokens: must be a number ≥ 1 tokens, got 0");
+        bad("workers: [{name: a, kvCapacityTokens: 1.5}]\n", "workers[0].kvCapacityTokens: must be a whole number");
+        bad("workers: [{name: a}, {name: a}]\n", "workers[1].name: duplicate worker name 'a' (also at workers[0])");
+        bad("workers: [{kvCapacityTokens: 5}]\n", "workers[0].name: is required");
+        bad("workers: []\n", "workers: at least one worker");
+        bad("workers: {count: 0}\n", "workers.count: must be a number in [1, 100000]");
+        bad("workers: 3\n", "workers: must be a list of workers");
+        bad("workers: [{name: a, approximate: yes please}]\n", "workers[0].approximate: must be true or false");
+        bad("model: {blockSize: 0}\nworkers: [{name: a}]\n", "model.blockSize: must be a number in [1, 1048576]");
+        bad("routing: {explorationEpsilon: 2}\nworkers: [{name: a}]\n", "routing.explorationEpsilon: must be a number in [0, 1]");
+        bad("parameters: {alphaD: -5}\nworkers: [{name: a}]\n", "parameters.alphaD: must be a number ≥ 0 µs/token, got -5");
+        bad("parameters: {rhoThreshold: 0}\nworkers: [{name: a}]\n", "parameters.rhoThreshold");
+        bad("server: {port: 70000}\nworkers: [{name: a}]\n", "server.port: must be a number in [0, 65535], got 70000");
+        bad("admin: {tokenEnv: 'not a name'}\nworkers: [{name: a}]\n", "admin.tokenEnv");
+        bad("index: {maxBlocks: -1}\nworkers: [{name: a}]\n", "index.maxBlocks");
+    }
+
+    @Test
+    void missingAndEmpty() {
+        bad("model: {name: m}\n", "workers: is required");
+        bad("", "the document is empty");
+        bad("workers: [{name: a}\n", "not valid YAML");
+    }
+
+    @Test
+    void unknownKeysAreNamedWithASuggestion() {
+        bad("workers: [{name: a}]\nrouting: {temprature: 1}\n", "routing.temprature: unknown key (did you mean 'temperature'?)");
+        bad("workerz: [{name: a}]\n", "workerz: unknown key (did you mean 'workers'?)");
+        bad("workers: [{name: a, kvCapacity: 5}]\n", "workers[0].kvCapacity: unknown key");
+        bad("parameters: {alpha_p: 1}\nworkers: [{name: a}]\n", "parameters.alpha_p: unknown key");
+    }
+
+    @Test
+    void durations() {
+        bad("routing: {approximateTtl: 120}\nworkers: [{name: a}]\n", "routing.approximateTtl: must be a duration with a unit");
+        bad("routing: {requestMaxAge: 5 parsecs}\nworkers: [{name: a}]\n", "routing.requestMaxAge", "'5 parsecs'");
+        bad("routing: {maxQueueWait: 0s}\nworkers: [{name: a}]\n", "routing.maxQueueWait: must be longer than 0");
+        SelectorConfig c = ConfigLoader.parse("routing: {approximateTtl: 1.5h, maxQueueWait: 250ms}\nworkers: [{name: a}]\n", dir);
+        assertThat(c.selector().approximateTtl()).isEqualTo(Duration.ofMinutes(90));
+        assertThat(c.selector().maxQueueWait()).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void fileErrorsNameTheFile() throws Exception {
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.yaml")))
+                .hasMessageContaining("missing.yaml").hasMessageContaining("file not found");
+        Path f = dir.resolve("bad.yaml");
+        Files.writeString(f, "workers: [{name: a, tiers: {cpu: -1}}]\n");
+        assertThatThrownBy(() -> ConfigLoader.load(f))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage(f + ": workers[0].tiers.cpu: must be a number > 0 bytes/s, got -1")
+                .extracting(e -> ((ConfigException) e).path()).isEqualTo("workers[0].tiers.cpu");
+        Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nparametersFile: nope.yaml\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml")))
+                .hasMessageContaining("parametersFile: cannot load the parameter file").hasMessageContaining("nope.yaml");
+    }
+}

@@ -1,0 +1,317 @@
+package io.tierroute.selector.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.selector.protocol.BlockHasher;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The HTTP API against a real server on loopback: happy paths, every 4xx kind, admin, metrics, reload. */
+class ApiHandlerTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path dir;
+    static ApiTestServer api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
+        api = new ApiTestServer("""
+                model: {name: m, blockSize: 16, bytesPerToken: 1024}
+                workers: {count: 4, namePrefix: w}
+                parametersFile: params.yaml
+                server: {maxBodyBytes: 65536}
+                """, dir, ApiTestServer.TOKEN);
+    }
+
+    @AfterAll
+    static void stop() {
+        api.close();
+    }
+
+    private static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    /** The chained hashes of block ids {@code 1..n} under the model's salt, as an engine reports them. */
+    private static long[] chain(long firstId, int n) {
+        long[] ids = LongStream.range(firstId, firstId + n).toArray();
+        long[] out = new long[n];
+        new BlockHasher().hashBlockIds(ids, n, BlockHasher.salt("m", null, null), out);
+        return out;
+    }
+
+    private static String list(long[] a) {
+        return Arrays.stream(a).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+    }
+
+    private static void awaitIndex() throws InterruptedException {
+        assertThat(api.server.pipeline().awaitIdle(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void routesToTheWorkerThatHoldsThePrefixAndExplains() throws Exception {
+        long[] held = chain(1000, 40);
+        HttpResponse<String> kv = api.post("/v1/kv-events", "{\"worker\":\"w2\",\"events\":[{\"type\":\"stored\",\"tier\":\"hbm\","
+                + "\"block_hashes\":" + list(held) + "}]}");
+        assertThat(kv.statusCode()).as(kv.body()).isEqualTo(202);
+        awaitIndex();
+
+        String ids = list(LongStream.range(1000, 1040).toArray());
+        HttpResponse<String> r = api.post("/v1/route", "{\"request_id\":\"r-prefix\",\"block_hashes\":" + ids
+                + ",\"input_tokens\":640,\"max_tokens\":100,\"explain\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode d = json(r);
+        assertThat(d.get("request_id").asText()).isEqualTo("r-prefix");
+        assertThat(d.get("worker").asText()).isEqualTo("w2");
+        assertThat(d.get("snapshot_version").asLong()).isEqualTo(1);
+        assertThat(d.get("scope").asText()).isEqualTo("default");
+        assertThat(d.get("predicted_output_tokens").asInt()).isEqualTo(50);
+        assertThat(d.get("prediction_source").asText()).isEqualTo("max_tokens_half");
+        JsonNode cost = d.get("cost");
+        assertThat(cost.get("hit_tokens").asLong()).isEqualTo(640);
+        assertThat(cost.get("p_eff_tokens").asLong()).isZero();
+        assertThat(cost.get("tier_tokens").get("hbm").asLong()).isEqualTo(640);
+        for (String f : new String[] {"prefill_us", "decode_us", "kv_us", "tier_us", "head_of_line_us",
+                "workflow_bonus_us", "tools_bonus_us", "total_us"}) {
+            assertThat(cost.has(f)).as(f).isTrue();
+        }
+        assertThat(d.get("candidates")).hasSize(4);
+        JsonNode other = d.get("candidates").get(0);
+        assertThat(other.get("worker").asText()).isEqualTo("w0");
+        assertThat(other.get("cost").get("prefill_us").asDouble()).isEqualTo(640.0); // α_p · 640 uncached tokens
+        finish("r-prefix");
+    }
+
+    private static void finish(String id) throws Exception {
+        HttpResponse<String> r = api.post("/v1/requests/events", "{\"request_id\":\"" + id + "\",\"type\":\"finished\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+
+    @Test
+    void agentContextFromHeadersAndGeneratedId() throws Exception {
+        HttpResponse<String> r = api.post("/v1/route", "{\"token_ids\":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17],"
+                        + "\"expected_output_tokens\":7}",
+                "x-agent-workflow-id", "wf-1", "x-agent-step-id", "s1", "x-agent-expected-tools", "search, fetch");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode d = json(r);
+        assertThat(d.get("request_id").asText()).isNotBlank();
+        assertThat(d.get("prediction_source").asText()).isEqualTo("hint");
+        assertThat(d.get("predicted_output_tokens").asInt()).isEqualTo(7);
+        assertThat(d.has("candidates")).isFalse();
+        String worker = d.get("worker").asText();
+        finish(d.get("request_id").asText());
+
+        // The next step of the same workflow gets the affinity bonus on the same worker.
+        HttpResponse<String> next = api.post("/v1/route", "{\"text\":\"hello\",\"explain\":true}",
+                "x-agent-workflow-id", "wf-1", "x-agent-expected-tools", "search");
+        JsonNode n = json(next);
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
+        assertThat(n.get("worker").asText()).isEqualTo(worker);
+        assertThat(n.get("cost").get("workflow_bonus_us").asDouble()).isPositive();
+        finish(n.get("request_id").asText());
+    }
+
+    @Test
+    void duplicateInFlightIdIs409AndUnknownEventIs404() throws Exception {
+        String body = "{\"request_id\":\"dup\",\"text\":\"abc\"}";
+        assertThat(api.post("/v1/route", body).statusCode()).isEqualTo(200);
+        HttpResponse<String> again = api.post("/v1/route", body);
+        assertThat(again.statusCode()).isEqualTo(409);
+        assertThat(json(again).get("error").asText()).contains("dup").contains("already in flight");
+
+        HttpResponse<String> ev = api.post("/v1/requests/events",
+                "[{\"request_id\":\"dup\",\"type\":\"first_token\"},{\"request_id\":\"ghost\",\"type\":\"finished\"}]");
+        assertThat(ev.statusCode()).isEqualTo(404);
+        assertThat(json(ev).get("error").asText()).contains("ghost");
+        assertThat(json(ev).get("applied").asInt()).isEqualTo(1);
+        finish("dup");
+    }
+
+    private static void assert4xx(HttpResponse<String> r, int status, String... fragments) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        String error = json(r).get("error").asText();
+        for (String f : fragments) {
+            assertThat(error).contains(f);
+        }
+    }
+
+    @Test
+    void badRouteInputIs400NamingTheField() throws Exception {
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\""), 400, "malformed JSON");
+        assert4xx(api.post("/v1/route", ""), 400, "empty");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokns\":5}"), 400, "unknown field 'max_tokns'", "max_tokens");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":\"many\"}"), 400, "max_tokens", "integer");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":1.5}"), 400, "max_tokens");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":0}"), 400, "max_tokens", "got 0");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":20000000}"), 400, "max_tokens");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"input_tokens\":-1}"), 400, "input_tokens");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":99999999999}"), 400, "max_tokens", "range");
+        assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2]}"), 400, "input_tokens is required");
+        assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,\"zz\"],\"input_tokens\":32}"), 400, "block_hashes", "[1]");
+        assert4xx(api.post("/v1/route", "{\"text\":\"a\",\"token_ids\":[1]}"), 400, "exactly one form");
+        assert4xx(api.post("/v1/route", "{}"), 400, "exactly one form");
+        assert4xx(api.post("/v1/route", "[1,2]"), 400, "object");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"agent\":{\"workflow\":\"a\"}}"), 400, "agent.workflow");
+        assert4xx(api.post("/v1/route", "{\"token_ids\":[1,-2]}"), 400, "token_ids[1]");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"text\":\"y\"}"), 400, "text", "twice");
+    }
+
+    @Test
+    void routeHashesMayBeHexStrings() throws Exception {
+        HttpResponse<String> r = api.post("/v1/route",
+                "{\"request_id\":\"hex\",\"block_hashes\":[\"0xffffffffffffffff\",18446744073709551615,-1],\"input_tokens\":48}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        finish("hex");
+    }
+
+    @Test
+    void kvEventsTelemetryAndTheirErrors() throws Exception {
+        long[] h = chain(5, 3);
+        String hex = "\"0x" + Long.toHexString(h[1]) + "\"";
+        HttpResponse<String> ok = api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":["
+                + "{\"type\":\"stored\",\"tier\":\"cpu\",\"block_hashes\":[" + h[0] + "," + hex + "]},"
+                + "{\"type\":\"stored\",\"tier\":\"cpu\",\"parent_hash\":" + hex + ",\"block_hashes\":[" + h[2] + "]},"
+                + "{\"type\":\"moved\",\"from_tier\":\"cpu\",\"to_tier\":\"nvme\",\"block_hashes\":[" + h[2] + "]},"
+                + "{\"type\":\"removed\",\"tier\":\"nvme\",\"block_hashes\":[" + h[2] + "]},"
+                + "{\"type\":\"cleared\"}]}");
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
+        assertThat(json(ok).get("accepted").asInt()).isEqualTo(5);
+
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"nope\",\"events\":[{\"type\":\"cleared\"}]}"), 404, "nope");
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[{\"type\":\"stored\",\"tier\":\"l9\",\"block_hashes\":[1]}]}"),
+                400, "events[0].tier", "l9");
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[{\"type\":\"stored\",\"tier\":\"hbm\"}]}"),
+                400, "events[0].block_hashes");
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[{\"type\":\"evicted\"}]}"), 400, "evicted");
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[]}"), 400, "events");
+        assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[{\"type\":\"stored\",\"tier\":\"hbm\",\"block_hashes\":[1.5]}]}"),
+                400, "block_hashes");
+
+        assertThat(api.post("/v1/telemetry", "{\"worker\":\"w3\",\"waiting\":2,\"running\":5,\"kv_used_tokens\":1000}")
+                .statusCode()).isEqualTo(202);
+        assert4xx(api.post("/v1/telemetry", "{\"worker\":\"w3\",\"waiting\":-2,\"running\":5,\"kv_used_tokens\":1}"), 400, "waiting");
+        assert4xx(api.post("/v1/telemetry", "{\"worker\":\"w9\",\"waiting\":2,\"running\":5,\"kv_used_tokens\":1}"), 404, "w9");
+        assert4xx(api.post("/v1/telemetry", "{\"worker\":\"w3\",\"waiting\":2}"), 400, "running");
+
+        assert4xx(api.post("/v1/requests/events", "{\"request_id\":\"a\",\"type\":\"done\"}"), 400, "type", "done");
+        assert4xx(api.post("/v1/requests/events", "{\"request_id\":\"a\",\"type\":\"tokens\",\"tokens\":-3}"), 400, "tokens");
+    }
+
+    @Test
+    void methodPathAndSizeErrors() throws Exception {
+        assert4xx(api.get("/v1/route"), 405, "GET");
+        assert4xx(api.post("/v1/workers", "{}"), 405, "POST");
+        assert4xx(api.get("/v2/nothing"), 404, "/v2/nothing");
+        String big = "{\"text\":\"" + "a".repeat(70_000) + "\"}";
+        HttpResponse<String> r = api.post("/v1/route", big);
+        assertThat(r.statusCode()).isEqualTo(413);
+        assertThat(json(r).get("error").asText()).contains("65536");
+        assertThat(api.get("/healthz").body()).isEqualTo("ok");
+    }
+
+    @Test
+    void chunkedBodiesWithoutContentLength() throws Exception {
+        HttpResponse<String> ok = api.send(HttpRequest.newBuilder(api.uri("/v1/route")).POST(HttpRequest.BodyPublishers
+                .ofInputStream(() -> new java.io.ByteArrayInputStream("{\"request_id\":\"chunked\",\"text\":\"hi\"}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        finish("chunked");
+        byte[] big = ("{\"text\":\"" + "b".repeat(100_000) + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        HttpResponse<String> tooBig = api.send(HttpRequest.newBuilder(api.uri("/v1/route"))
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(big))));
+        assertThat(tooBig.statusCode()).isEqualTo(413);
+        // A body near the limit arrives in several reads: the direct path finishes on the read listener.
+        String text = "c".repeat(60_000);
+        HttpResponse<String> large = api.post("/v1/route", "{\"request_id\":\"large\",\"text\":\"" + text + "\"}");
+        assertThat(large.statusCode()).as(large.body()).isEqualTo(200);
+        finish("large");
+    }
+
+    @Test
+    void workersAndParams() throws Exception {
+        HttpResponse<String> w = api.get("/v1/workers");
+        assertThat(w.statusCode()).isEqualTo(200);
+        JsonNode workers = json(w).get("workers");
+        assertThat(workers).hasSize(4);
+        assertThat(workers.get(0).get("load").has("kv_capacity_tokens")).isTrue();
+        JsonNode p = json(api.get("/v1/params"));
+        assertThat(p.get("version").asLong()).isEqualTo(1);
+        assertThat(p.get("cost").get("alphaD").asDouble()).isEqualTo(40.0);
+    }
+
+    @Test
+    void adminNeedsTheToken() throws Exception {
+        assert4xx(api.post("/v1/workers/w0/drain", ""), 401, "Bearer");
+        assert4xx(api.post("/v1/workers/w0/drain", "", "Authorization", "Bearer wrong"), 401, "wrong");
+        HttpResponse<String> ok = api.post("/v1/workers/w0/drain", "", "Authorization", "Bearer " + ApiTestServer.TOKEN);
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        assertThat(json(api.get("/v1/workers")).get("workers").get(0).get("draining").asBoolean()).isTrue();
+        assertThat(api.post("/v1/workers/w0/undrain", "", "Authorization", "Bearer " + ApiTestServer.TOKEN).statusCode())
+                .isEqualTo(200);
+        assert4xx(api.post("/v1/workers/w7/drain", "", "Authorization", "Bearer " + ApiTestServer.TOKEN), 404, "w7");
+        HttpResponse<String> h = api.post("/v1/workers/w1/health", "{\"healthy\":false}",
+                "Authorization", "Bearer " + ApiTestServer.TOKEN);
+        assertThat(h.statusCode()).as(h.body()).isEqualTo(200);
+        assertThat(json(api.get("/v1/workers")).get("workers").get(1).get("healthy").asBoolean()).isFalse();
+        assert4xx(api.post("/v1/workers/w1/health", "{\"healthy\":\"yes\"}", "Authorization", "Bearer " + ApiTestServer.TOKEN),
+                400, "healthy");
+        api.post("/v1/workers/w1/health", "{\"healthy\":true}", "Authorization", "Bearer " + ApiTestServer.TOKEN);
+    }
+
+    @Test
+    void reloadKeepsTheLastGoodSet() throws Exception {
+        String auth = "Bearer " + ApiTestServer.TOKEN;
+        assert4xx(api.post("/v1/params/reload", ""), 401);
+        Files.writeString(dir.resolve("params.yaml"), "version: 2\nparameters: {alphaD: 30}\n");
+        HttpResponse<String> good = api.post("/v1/params/reload", "", "Authorization", auth);
+        assertThat(good.statusCode()).as(good.body()).isEqualTo(200);
+        assertThat(json(good).get("version").asLong()).isEqualTo(2);
+
+        Files.writeString(dir.resolve("params.yaml"), "version: 3\nparameters: {alphaD: -1}\n");
+        assert4xx(api.post("/v1/params/reload", "", "Authorization", auth), 400, "parameters.alphaD", "keeping version 2");
+        assertThat(json(api.get("/v1/params")).get("version").asLong()).isEqualTo(2);
+        Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
+        assertThat(api.post("/v1/params/reload", "", "Authorization", auth).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void metricsShowRoutes() throws Exception {
+        HttpResponse<String> r = api.post("/v1/route", "{\"request_id\":\"m1\",\"text\":\"hello world\"}");
+        assertThat(r.statusCode()).isEqualTo(200);
+        finish("m1");
+        HttpResponse<String> m = api.get("/metrics");
+        assertThat(m.statusCode()).isEqualTo(200);
+        assertThat(m.body()).contains("tierroute_routes_total{outcome=\"routed\"}")
+                .contains("tierroute_route_latency_seconds_bucket")
+                .contains("tierroute_worker_inflight_requests{worker=\"w0\"}")
+                .contains("tierroute_params_active_version{scope=\"default\"}")
+                .contains("tierroute_http_responses_total{class=\"2xx\"}");
+    }
+
+    @Test
+    void adminRefusedWithoutConfiguredToken() throws Exception {
+        try (ApiTestServer noAdmin = new ApiTestServer("workers: [{name: a}]\n", dir, null)) {
+            HttpResponse<String> r = noAdmin.send(HttpRequest.newBuilder(noAdmin.uri("/v1/workers/a/drain"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer anything"));
+            assertThat(r.statusCode()).isEqualTo(403);
+            assertThat(r.body()).contains("no admin token");
+            assertThat(noAdmin.post("/v1/params/reload", "", "Authorization", "Bearer x").statusCode()).isEqualTo(403);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.tierroute.selector.http;
+
+import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.SelectorConfig;
+import io.tierroute.selector.server.SelectorServer;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** A real server on an ephemeral loopback port and an HTTP client to talk to it. */
+final class ApiTestServer implements AutoCloseable {
+
+    static final String TOKEN = "test-admin-token";
+
+    final SelectorServer server;
+    final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    ApiTestServer(String yaml, Path dir, String adminToken) {
+        SelectorConfig config = ConfigLoader.parse(yaml, dir);
+        server = SelectorServer.start(config.withServer(config.server().withPort(0).withHost("127.0.0.1")),
+                adminToken, false);
+    }
+
+    URI uri(String path) {
+        return server.uri().resolve(path);
+    }
+
+    HttpResponse<String> post(String path, String body, String... headers) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).header("content-type", "application/json");
+        if (headers.length > 0) {
+            b.headers(headers);
+        }
+        return client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return client.send(HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> send(HttpRequest.Builder b) throws IOException, InterruptedException {
+        return client.send(b.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

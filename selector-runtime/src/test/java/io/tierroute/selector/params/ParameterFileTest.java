@@ -1,0 +1,85 @@
+package io.tierroute.selector.params;
+
+import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.protocol.Tier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ParameterFileTest {
+
+    @TempDir
+    Path dir;
+
+    private static final List<String> WORKERS = List.of("w0", "w1", "w2");
+
+    private ParameterSet load(String name, String text) throws Exception {
+        Path f = dir.resolve(name);
+        Files.writeString(f, text);
+        return ParameterFile.load(f, WORKERS, CostParameters.DEFAULTS);
+    }
+
+    @Test
+    void readsEveryField() throws Exception {
+        ParameterSet ps = load("p.yaml", """
+                scope: pool-a
+                version: 12
+                parameters: {alphaP: 2, lambda: 0.01, rhoThreshold: 0.9}
+                outputQuantile: 0.8
+                rho: {w1: {cpu: 0.3, nvme: 0.1}, w2: {remote: 1}}
+                bandwidth: {cpu: 50e9, nvme: 6000000000}
+                """);
+        assertThat(ps.scope()).isEqualTo("pool-a");
+        assertThat(ps.version()).isEqualTo(12);
+        assertThat(ps.source()).endsWith("p.yaml");
+        assertThat(ps.cost().alphaP()).isEqualTo(2);
+        assertThat(ps.cost().lambda()).isEqualTo(0.01);
+        assertThat(ps.cost().rhoThreshold()).isEqualTo(0.9);
+        assertThat(ps.cost().alphaD()).isEqualTo(50); // default kept
+        assertThat(ps.outputQuantile()).isEqualTo(0.8);
+        assertThat(ps.rho(1, Tier.CPU.ordinal())).isEqualTo(0.3);
+        assertThat(ps.rho(1, Tier.NVME.ordinal())).isEqualTo(0.1);
+        assertThat(ps.rho(2, Tier.REMOTE.ordinal())).isEqualTo(1);
+        assertThat(ps.rho(0, Tier.CPU.ordinal())).isZero();
+        assertThat(ps.bandwidthOverride(Tier.CPU.ordinal())).isEqualTo(50e9);
+        assertThat(ps.bandwidthOverride(Tier.REMOTE.ordinal())).isNaN();
+    }
+
+    @Test
+    void jsonAndEmptyDefaults() throws Exception {
+        ParameterSet ps = load("p.json", "{\"version\": 3, \"rho\": {\"w0\": {\"cpu\": 0.5}}}");
+        assertThat(ps.version()).isEqualTo(3);
+        assertThat(ps.scope()).isEqualTo("default");
+        assertThat(ps.rho(0, Tier.CPU.ordinal())).isEqualTo(0.5);
+    }
+
+    private void bad(String text, String... fragments) {
+        assertThatThrownBy(() -> load("bad.yaml", text)).isInstanceOf(ConfigException.class).satisfies(e -> {
+            assertThat(e.getMessage()).contains("bad.yaml");
+            for (String f : fragments) {
+                assertThat(e.getMessage()).contains(f);
+            }
+        });
+    }
+
+    @Test
+    void errorsNameTheField() {
+        bad("rho: {w9: {cpu: 0.2}}\n", "rho.w9: unknown worker 'w9'");
+        bad("rho: {w0: {cpu: 1.2}}\n", "rho.w0.cpu: must be a number in [0, 1], got 1.2");
+        bad("rho: {w0: {tape: 0.2}}\n", "rho.w0.tape", "unknown tier");
+        bad("bandwidth: {cpu: 0}\n", "bandwidth.cpu: must be a number > 0 bytes/s");
+        bad("bandwidth: {hbm: 1e9}\n", "bandwidth.hbm");
+        bad("version: -1\n", "version: must be a number ≥ 0");
+        bad("parameters: {alphaP: NaN}\n", "parameters.alphaP: must be a number");
+        bad("parameters: {alphaQ: 1}\n", "parameters.alphaQ: unknown key");
+        bad("outputQuantile: 1\n", "outputQuantile");
+        bad("versoin: 2\n", "versoin: unknown key (did you mean 'version'?)");
+        bad("rho: [1, 2]\n", "rho: must be a mapping");
+    }
+}
