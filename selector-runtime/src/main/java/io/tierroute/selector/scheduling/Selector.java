@@ -55,6 +55,8 @@ public final class Selector {
     private final long salt;
     private final ThreadLocal<Scratch> scratch;
     private final Object drainLock = new Object();
+    private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
+    private volatile long lastSweepNanos = Long.MIN_VALUE / 2;
 
     private final LongAdder routed = new LongAdder();
     private final LongAdder queuedTotal = new LongAdder();
@@ -337,9 +339,13 @@ public final class Selector {
      */
     public void tick() {
         long now = clock.getAsLong();
-        inflight.expire(now);
-        workflows.expire(now);
-        tools.expire(now);
+        if (now - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
+            // Scans every in-flight request and workflow: once a second is plenty for ages of minutes.
+            lastSweepNanos = now;
+            inflight.expire(now);
+            workflows.expire(now);
+            tools.expire(now);
+        }
         writer.expire(now);
         for (AdmissionQueue.Pending p : queue.expired(now, settings.maxQueueWait().toNanos())) {
             rejected.increment();

@@ -23,6 +23,9 @@ final class WorkerLoad {
     private long kvTokens;
 
     private Telemetry telemetry; // the newest sample still considered fresh, or null
+    // Sums over the requests admitted after `telemetry` was taken (the part the sample cannot know).
+    private int waitingSinceTelemetry;
+    private long kvTokensSinceTelemetry;
 
     private volatile LoadView view;
 
@@ -86,6 +89,7 @@ final class WorkerLoad {
             return;
         }
         telemetry = sample;
+        recountSinceTelemetry();
         publish();
     }
 
@@ -93,6 +97,7 @@ final class WorkerLoad {
     synchronized void expireTelemetry(long nowNanos, long maxAgeNanos) {
         if (telemetry != null && nowNanos - telemetry.atNanos() > maxAgeNanos) {
             telemetry = null;
+            recountSinceTelemetry();
             publish();
         }
     }
@@ -115,25 +120,36 @@ final class WorkerLoad {
         decodeTokens += sign * r.remainingTokens();
         decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
         kvTokens += sign * r.contextTokens();
+        if (telemetry != null && r.admittedNanos > telemetry.atNanos()) {
+            if (r.waiting) {
+                waitingSinceTelemetry += sign;
+            }
+            kvTokensSinceTelemetry += sign * r.contextTokens();
+        }
+    }
+
+    /** Once per new telemetry base: which of our requests did the sample not see yet? */
+    private void recountSinceTelemetry() {
+        waitingSinceTelemetry = 0;
+        kvTokensSinceTelemetry = 0;
+        if (telemetry == null) {
+            return;
+        }
+        for (InFlightRequest r : requests.values()) {
+            if (r.admittedNanos > telemetry.atNanos()) {
+                if (r.waiting) {
+                    waitingSinceTelemetry++;
+                }
+                kvTokensSinceTelemetry += r.contextTokens();
+            }
+        }
     }
 
     private void publish() {
-        int q = waiting;
-        long kv = kvTokens;
         Telemetry base = telemetry;
-        if (base != null) {
-            // The engine's sample already counts what we sent before it was taken.
-            q = base.waiting();
-            kv = base.kvUsedTokens();
-            for (InFlightRequest r : requests.values()) {
-                if (r.admittedNanos > base.atNanos()) {
-                    if (r.waiting) {
-                        q++;
-                    }
-                    kv += r.contextTokens();
-                }
-            }
-        }
+        // The engine's sample already counts what we sent before it was taken.
+        int q = base == null ? waiting : base.waiting() + waitingSinceTelemetry;
+        long kv = base == null ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens);
     }
 }
