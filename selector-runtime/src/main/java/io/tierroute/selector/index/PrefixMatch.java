@@ -16,10 +16,13 @@ public final class PrefixMatch {
     private final int workers;
     private final int[] cumulative; // [worker * Tier.COUNT + tier]
     private int requestBlocks;
+    /** Working space for {@link RunPrefixIndex#match}; not part of the answer. */
+    private long[] scratch;
 
     public PrefixMatch(int workers) {
         this.workers = workers;
         this.cumulative = new int[workers * Tier.COUNT];
+        this.scratch = new long[((workers + 63) >>> 6) * (Tier.COUNT + 1)];
     }
 
     public int workers() {
@@ -57,5 +60,13 @@ public final class PrefixMatch {
 
     public void set(int worker, int tier, int blocks) {
         cumulative[worker * Tier.COUNT + tier] = blocks;
+    }
+
+    /** Scratch words for an index's lookup, at least {@code length} long; reused across calls. */
+    long[] scratch(int length) {
+        if (scratch.length < length) {
+            scratch = new long[length];
+        }
+        return scratch;
     }
 }
