@@ -60,17 +60,27 @@ public final class BlockHasher {
      * {@code out} ({@code tokenCount / blockSize}, capped at {@code out.length}). Allocation-free.
      */
     public int hashTokens(int[] tokens, int tokenCount, int blockSize, long salt, long[] out) {
+        return hashTokens(tokens, tokenCount, blockSize, salt, out, 0, Integer.MAX_VALUE);
+    }
+
+    /**
+     * Continues a chain: hashes blocks {@code [from, to)} of {@code tokens} into {@code out}, where
+     * {@code out[0, from)} already holds the chain's earlier blocks. Returns the number of blocks
+     * hashed in all ({@code min(to, full blocks, out.length)}), so callers can hash a prompt only as
+     * deep as they need. Allocation-free.
+     */
+    public int hashTokens(int[] tokens, int tokenCount, int blockSize, long salt, long[] out, int from, int to) {
         if (blockSize <= 0) {
             throw new IllegalArgumentException("blockSize must be positive: " + blockSize);
         }
-        int blocks = Math.min(Math.min(tokenCount, tokens.length) / blockSize, out.length);
+        int blocks = Math.min(Math.min(Math.min(tokenCount, tokens.length) / blockSize, out.length), to);
         final LongHashFunction f = XXH3;
-        long prev = salt;
-        for (int i = 0; i < blocks; i++) {
+        long prev = from == 0 ? salt : out[from - 1];
+        for (int i = from; i < blocks; i++) {
             prev = f.hashLong(prev ^ f.hashInts(tokens, i * blockSize, blockSize));
             out[i] = prev;
         }
-        return blocks;
+        return Math.max(blocks, from);
     }
 
     /**
@@ -78,13 +88,18 @@ public final class BlockHasher {
      * ids under different salts or after different prefixes give different hashes. Allocation-free.
      */
     public int hashBlockIds(long[] ids, int n, long salt, long[] out) {
-        int blocks = Math.min(Math.min(n, ids.length), out.length);
-        long prev = salt;
-        for (int i = 0; i < blocks; i++) {
+        return hashBlockIds(ids, n, salt, out, 0, Integer.MAX_VALUE);
+    }
+
+    /** Continues a chain of block ids over {@code [from, to)}, as {@link #hashTokens(int[], int, int, long, long[], int, int)}. */
+    public int hashBlockIds(long[] ids, int n, long salt, long[] out, int from, int to) {
+        int blocks = Math.min(Math.min(Math.min(n, ids.length), out.length), to);
+        long prev = from == 0 ? salt : out[from - 1];
+        for (int i = from; i < blocks; i++) {
             prev = XXH3.hashLong(prev ^ XXH3.hashLong(ids[i]));
             out[i] = prev;
         }
-        return blocks;
+        return Math.max(blocks, from);
     }
 
     /**
@@ -93,15 +108,20 @@ public final class BlockHasher {
      * Allocation-free.
      */
     public int hashText(String text, int charsPerBlock, long salt, long[] out) {
+        return hashText(text, charsPerBlock, salt, out, 0, Integer.MAX_VALUE);
+    }
+
+    /** Continues a chain of text chunks over {@code [from, to)}, as {@link #hashTokens(int[], int, int, long, long[], int, int)}. */
+    public int hashText(String text, int charsPerBlock, long salt, long[] out, int from, int to) {
         if (charsPerBlock <= 0) {
             throw new IllegalArgumentException("charsPerBlock must be positive: " + charsPerBlock);
         }
-        int blocks = Math.min(text.length() / charsPerBlock, out.length);
-        long prev = salt;
-        for (int i = 0; i < blocks; i++) {
+        int blocks = Math.min(Math.min(text.length() / charsPerBlock, out.length), to);
+        long prev = from == 0 ? salt : out[from - 1];
+        for (int i = from; i < blocks; i++) {
             prev = XXH3.hashLong(prev ^ XXH3.hashChars(text, i * charsPerBlock, charsPerBlock));
             out[i] = prev;
         }
-        return blocks;
+        return Math.max(blocks, from);
     }
 }

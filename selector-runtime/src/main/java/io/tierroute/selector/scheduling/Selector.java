@@ -128,13 +128,33 @@ public final class Selector {
         return pending.future();
     }
 
-    /** One routing attempt; null when no candidate is eligible (details left in {@code s}). */
+    /**
+     * Where {@code request} would go now, and why, without sending it: nothing is admitted, indexed
+     * or remembered. For operators ("dry run") and for measuring the decision alone.
+     *
+     * @throws NoCapacityException when no worker is eligible right now
+     */
+    public RouteDecision preview(RouteRequest request) {
+        Scratch s = scratch.get();
+        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false);
+        if (d == null) {
+            throw new NoCapacityException(s.healthyCandidates == 0
+                    ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
+                    : "every worker is over its load limit: the request would wait in the admission queue");
+        }
+        return d;
+    }
+
     private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s) {
+        return attempt(request, now, queuedNanos, s, true);
+    }
+
+    /** One routing attempt; null when no candidate is eligible (details left in {@code s}). */
+    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit) {
         int workers = registry.size();
         ParameterSet ps = params.current();
-        int blocks = hash(request, s);
+        int blocks = hashAndMatch(request, now, s);
         int isl = inputTokens(request);
-        index.match(s.hashes, blocks, now, s.match);
 
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? s.hashes[0] : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
@@ -189,10 +209,12 @@ public final class Selector {
             return null;
         }
         boolean explored = Picker.explored(s.cost, s.eligible, workers, chosen);
-        admit(request, chosen, isl, predicted, blocks, now, s);
-        routed.increment();
-        if (explored) {
-            exploredTotal.increment();
+        if (admit) {
+            admit(request, chosen, isl, predicted, blocks, now, s);
+            routed.increment();
+            if (explored) {
+                exploredTotal.increment();
+            }
         }
         return new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(), ps.version(),
                 isl, predicted, s.predictionSource, explored, queuedNanos, s.terms[chosen].toBreakdown(),
@@ -201,9 +223,10 @@ public final class Selector {
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
         inflight.admit(request.requestId(), worker, isl, predicted, now);
-        if (specs[worker].approximate() && blocks > 0) {
-            long[] copy = java.util.Arrays.copyOf(s.hashes, blocks); // escapes to the writer thread
-            writer.routed(worker, copy, blocks, now, settings.approximateTtl().toNanos());
+        if (specs[worker].approximate() && s.totalBlocks > 0) {
+            int all = hashRest(request, s, blocks);
+            long[] copy = java.util.Arrays.copyOf(s.hashes, all); // escapes to the writer thread
+            writer.routed(worker, copy, all, now, settings.approximateTtl().toNanos());
         }
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
@@ -236,20 +259,62 @@ public final class Selector {
         return out;
     }
 
-    /** Hashes the prompt into {@code s.hashes}; returns the number of full blocks. */
-    private int hash(RouteRequest r, Scratch s) {
-        long requestSalt = r.model() == null && r.lora() == null && r.namespace() == null
+    /** Blocks hashed and matched in the first stage; later stages grow fourfold. */
+    private static final int FIRST_STAGE_BLOCKS = 64;
+
+    /**
+     * Hashes the prompt and matches it, only as deep as some worker still matches: hashing is most
+     * of a decision's time, and no worker's depth can pass the first block nobody holds. Stage by
+     * stage (64, 256, 1024… blocks), stop once every worker's depth ends inside the hashed part.
+     * Returns the number of blocks hashed; {@code s.match} holds the exact answer for the prompt.
+     */
+    private int hashAndMatch(RouteRequest r, long now, Scratch s) {
+        s.salt = r.model() == null && r.lora() == null && r.namespace() == null
                 ? salt : BlockHasher.salt(r.model() == null ? settings.model() : r.model(), r.lora(), r.namespace());
+        s.totalBlocks = fullBlocks(r);
+        s.ensure(s.totalBlocks);
+        int hashed = 0;
+        for (int stage = FIRST_STAGE_BLOCKS; ; stage *= 4) {
+            hashed = hashRange(r, s, hashed, Math.min(s.totalBlocks, stage));
+            index.match(s.hashes, hashed, now, s.match);
+            if (hashed >= s.totalBlocks || deepestMatch(s.match) < hashed) {
+                return hashed;
+            }
+        }
+    }
+
+    /** Hashes the rest of the prompt (for approximate-mode inserts); returns all its blocks. */
+    private int hashRest(RouteRequest r, Scratch s, int hashed) {
+        return hashed >= s.totalBlocks ? hashed : hashRange(r, s, hashed, s.totalBlocks);
+    }
+
+    private static int deepestMatch(PrefixMatch m) {
+        int deepest = 0;
+        for (int w = 0; w < m.workers(); w++) {
+            deepest = Math.max(deepest, m.totalBlocks(w));
+        }
+        return deepest;
+    }
+
+    private int fullBlocks(RouteRequest r) {
         if (r.tokens() != null) {
-            s.ensure(r.tokens().length / settings.blockSize());
-            return s.hasher.hashTokens(r.tokens(), r.tokens().length, settings.blockSize(), requestSalt, s.hashes);
+            return r.tokens().length / settings.blockSize();
         }
         if (r.blockIds() != null) {
-            s.ensure(r.blockIds().length);
-            return s.hasher.hashBlockIds(r.blockIds(), r.blockIds().length, requestSalt, s.hashes);
+            return r.blockIds().length;
         }
-        s.ensure(r.text().length() / settings.textCharsPerBlock());
-        return s.hasher.hashText(r.text(), settings.textCharsPerBlock(), requestSalt, s.hashes);
+        return r.text().length() / settings.textCharsPerBlock();
+    }
+
+    /** Extends the chain in {@code s.hashes} from block {@code from} to {@code to}. */
+    private int hashRange(RouteRequest r, Scratch s, int from, int to) {
+        if (r.tokens() != null) {
+            return s.hasher.hashTokens(r.tokens(), r.tokens().length, settings.blockSize(), s.salt, s.hashes, from, to);
+        }
+        if (r.blockIds() != null) {
+            return s.hasher.hashBlockIds(r.blockIds(), r.blockIds().length, s.salt, s.hashes, from, to);
+        }
+        return s.hasher.hashText(r.text(), settings.textCharsPerBlock(), s.salt, s.hashes, from, to);
     }
 
     /** ISL: given, or counted, or estimated from text at the configured characters per token. */
@@ -401,6 +466,8 @@ public final class Selector {
         final boolean[] eligible;
         final String[] excluded;
         PredictionSource predictionSource;
+        long salt;
+        int totalBlocks;
         int healthyCandidates;
         double minCost;
 

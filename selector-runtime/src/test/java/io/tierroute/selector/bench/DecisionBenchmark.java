@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One whole routing decision: hash an 8,000-token prompt (500 blocks of 16), match it against an
- * index of ≥ 1.1 M Mooncake blocks, score every worker with the full cost model, pick, and admit
- * (then retire the request, so load stays flat and the figure includes the in-flight bookkeeping).
+ * index of ≥ 1.1 M Mooncake blocks, score every worker with the full cost model, and pick
+ * ({@code decide}); {@code routeAndRetire} also admits the request and retires it afterwards, so
+ * load stays flat and the figure includes the in-flight bookkeeping.
  * {@code impl=naive} runs the same decision over the naive {@code HashMap<blockHash, Set<worker>>}
  * index, walked block by block.
  */
@@ -88,6 +89,13 @@ public class DecisionBenchmark {
         return new RouteRequest(requestId, null, null, null, tokens, null, null, null, 512, 256, null, false);
     }
 
+    /** The decision alone, as the issue defines it: hash, match, cost over every worker, pick. */
+    @Benchmark
+    public RouteDecision decide() {
+        return selector.preview(requests[next++ & (requests.length - 1)]);
+    }
+
+    /** The whole route path: the decision plus admission, and retiring the request afterwards. */
     @Benchmark
     public RouteDecision routeAndRetire() {
         RouteRequest template = requests[next++ & (requests.length - 1)];

@@ -111,4 +111,36 @@ class BlockHasherTest {
         assertThat(hasher.hashTokens(tokens(160, 5), 160, 16, salt, out)).isEqualTo(3);
         assertThat(hasher.hashBlockIds(new long[] {1, 2, 3, 4}, 4, salt, out)).isEqualTo(3);
     }
+
+    @Test
+    void aChainHashedInStagesEqualsTheChainHashedAtOnce() {
+        BlockHasher hasher = new BlockHasher();
+        long salt = BlockHasher.salt("m", null, null);
+        int[] tokens = new int[16 * 300 + 5];
+        for (int i = 0; i < tokens.length; i++) {
+            tokens[i] = i * 7 + 1;
+        }
+        long[] whole = new long[300];
+        long[] staged = new long[300];
+        org.assertj.core.api.Assertions.assertThat(hasher.hashTokens(tokens, tokens.length, 16, salt, whole)).isEqualTo(300);
+        int n = hasher.hashTokens(tokens, tokens.length, 16, salt, staged, 0, 64);
+        n = hasher.hashTokens(tokens, tokens.length, 16, salt, staged, n, 256);
+        n = hasher.hashTokens(tokens, tokens.length, 16, salt, staged, n, 1024);
+        org.assertj.core.api.Assertions.assertThat(n).isEqualTo(300);
+        org.assertj.core.api.Assertions.assertThat(staged).isEqualTo(whole);
+
+        long[] ids = {5, 9, 11, 2, 7};
+        long[] idsWhole = new long[5];
+        long[] idsStaged = new long[5];
+        hasher.hashBlockIds(ids, 5, salt, idsWhole);
+        hasher.hashBlockIds(ids, 5, salt, idsStaged, hasher.hashBlockIds(ids, 5, salt, idsStaged, 0, 2), 5);
+        org.assertj.core.api.Assertions.assertThat(idsStaged).isEqualTo(idsWhole);
+
+        String text = "x".repeat(64 * 10) + "yz";
+        long[] textWhole = new long[10];
+        long[] textStaged = new long[10];
+        hasher.hashText(text, 64, salt, textWhole);
+        hasher.hashText(text, 64, salt, textStaged, hasher.hashText(text, 64, salt, textStaged, 0, 3), 10);
+        org.assertj.core.api.Assertions.assertThat(textStaged).isEqualTo(textWhole);
+    }
 }

@@ -271,4 +271,48 @@ class SelectorTest {
         // Normalised costs 0 and 1 at T = 0.5: P(holder) = 1 / (1 + e^-2) ≈ 0.88.
         assertThat(onHolder).isBetween(830, 930);
     }
+
+    @Test
+    void aPreviewDecidesWithoutAdmittingAnything() {
+        Selector s = selector(2, w -> w, b -> b.seed(3L));
+        int[] p = prompt(100, 1024);
+        store(s, 1, Tier.HBM, p);
+        RouteDecision preview = s.preview(request(p, 100, new RouteRequest.AgentContext("wf-p", null, List.of("t")), true));
+        assertThat(preview.worker()).isEqualTo("w1");
+        assertThat(s.inflight().size()).isZero();
+        assertThat(s.routedCount()).isZero();
+        assertThat(s.workers().get(1).load().inFlight()).isZero();
+        // Previewing twice with the same id is fine: nothing was admitted.
+        RouteRequest same = request(p);
+        s.preview(same);
+        assertThat(now(s.route(same)).worker()).isEqualTo("w1");
+    }
+
+    @Test
+    void stagedHashingFindsEveryDepthExactly() {
+        // Depths around the stage boundaries (64, 256, 1024 blocks) and a prompt longer than all.
+        int[] depths = {1, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025, 1500};
+        Selector s = selector(depths.length, w -> new WorkerSpec(w.name(), 100_000_000L, w.bandwidth(), false, 0, 0), b -> b);
+        int[] p = prompt(200, 1500 * BLOCK + 7);
+        for (int w = 0; w < depths.length; w++) {
+            store(s, w, Tier.HBM, java.util.Arrays.copyOf(p, depths[w] * BLOCK));
+        }
+        RouteDecision d = now(s.route(request(p, 10, null, true)));
+        assertThat(d.worker()).isEqualTo("w" + (depths.length - 1));
+        for (int w = 0; w < depths.length; w++) {
+            assertThat(d.candidates().get(w).cost().hitTokens()).as("worker %d", w).isEqualTo(depths[w] * BLOCK);
+        }
+    }
+
+    @Test
+    void anApproximateWorkerIndexesTheWholePromptEvenWhenTheMatchStoppedEarly() {
+        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), true, 0, 0), b -> b);
+        int[] p = prompt(300, 2000 * BLOCK);
+        RouteDecision first = now(s.route(request(p)));
+        assertThat(first.chosen().hitTokens()).isZero();
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FINISHED, 0));
+        RouteDecision again = now(s.route(request(p)));
+        assertThat(again.worker()).isEqualTo(first.worker());
+        assertThat(again.chosen().hitTokens()).isEqualTo(2000 * BLOCK);
+    }
 }
