@@ -31,6 +31,17 @@ public interface PrefixIndex {
      */
     void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out);
 
+    /**
+     * Continues the last {@link #match} into {@code out} for a longer prefix of the same request:
+     * {@code blockHashes[0, out.requestBlocks())} must be what that call was given. The answer is
+     * the one {@code match(blockHashes, blocks, nowNanos, out)} would give (with racing events seen
+     * either way, as for {@code match}). Lets a caller hash a long prompt in stages and stop early.
+     * The default matches again from block 0.
+     */
+    default void matchMore(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
+        match(blockHashes, blocks, nowNanos, out);
+    }
+
     /** Number of distinct blocks currently indexed (for the cap and for metrics). */
     long blockCount();
 }

@@ -18,6 +18,9 @@ public final class PrefixMatch {
     private int requestBlocks;
     /** Working space for {@link RunPrefixIndex#match}; not part of the answer. */
     private long[] scratch;
+    /** Where {@link PrefixIndex#matchMore} may continue (-1: start over), and for which index. */
+    int resumeFrom = -1;
+    Object resumeOwner;
 
     public PrefixMatch(int workers) {
         this.workers = workers;
@@ -55,7 +58,14 @@ public final class PrefixMatch {
     /** Clears every depth and records the request length; called by the index before it fills. */
     public void reset(int requestBlocks) {
         this.requestBlocks = requestBlocks;
+        this.resumeFrom = -1;
+        this.resumeOwner = null;
         java.util.Arrays.fill(cumulative, 0);
+    }
+
+    /** Extends the recorded request length when an index continues a match. */
+    void extend(int requestBlocks) {
+        this.requestBlocks = requestBlocks;
     }
 
     public void set(int worker, int tier, int blocks) {

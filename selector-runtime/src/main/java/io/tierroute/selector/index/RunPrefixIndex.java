@@ -173,15 +173,46 @@ public final class RunPrefixIndex implements PrefixIndex {
             return;
         }
         final int words = this.words;
-        final int tiers = Tier.COUNT;
-        final int apOff = tiers * words;
-        final long[] active = out.scratch(apOff + words);
-        for (int t = 0; t < tiers; t++) {
+        final long[] active = out.scratch(Tier.COUNT * words + words);
+        for (int t = 0; t < Tier.COUNT; t++) {
             System.arraycopy(fullMask, 0, active, t * words, words);
         }
+        walk(blockHashes, 0, n, nowNanos, out, active);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Continues the walk where the last {@code match} on {@code out} reached the end of the blocks
+     * it was given with some worker still matching: the live masks wait in {@code out}'s scratch.
+     */
+    @Override
+    public void matchMore(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
+        final int n = Math.min(blocks, blockHashes.length);
+        final int from = out.resumeFrom;
+        if (from <= 0 || out.resumeOwner != this || out.workers() < workers) {
+            match(blockHashes, blocks, nowNanos, out);
+            return;
+        }
+        out.extend(Math.max(n, from));
+        if (n <= from) {
+            return;
+        }
+        walk(blockHashes, from, n, nowNanos, out, out.scratch(Tier.COUNT * words + words));
+    }
+
+    /**
+     * The walk from block {@code pos} to {@code n}: {@code active} holds, per tier, the workers still
+     * matching at {@code pos}; each that drops gets its depth written to {@code out}.
+     */
+    private void walk(long[] blockHashes, int pos, final int n, long nowNanos, PrefixMatch out, final long[] active) {
+        out.resumeFrom = -1;
+        out.resumeOwner = null;
+        final int words = this.words;
+        final int tiers = Tier.COUNT;
+        final int apOff = tiers * words;
         final BlockTable tab = table;
         final long ep = (long) EPOCH.getOpaque(this);
-        int pos = 0;
         Run prev = null; // the run whose end the walk just reached, for the next-run hint
         walk:
         while (pos < n) {
@@ -258,6 +289,11 @@ public final class RunPrefixIndex implements PrefixIndex {
             r.touch(ep);
             pos += k;
             prev = p + k == end ? r : null;
+        }
+        if (pos >= n) {
+            // Every block given matched for someone: a longer prefix may go deeper.
+            out.resumeFrom = n;
+            out.resumeOwner = this;
         }
         for (int t = 0; t < tiers; t++) {
             final int base = t * words;

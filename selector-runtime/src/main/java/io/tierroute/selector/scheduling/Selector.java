@@ -273,14 +273,13 @@ public final class Selector {
                 ? salt : BlockHasher.salt(r.model() == null ? settings.model() : r.model(), r.lora(), r.namespace());
         s.totalBlocks = fullBlocks(r);
         s.ensure(s.totalBlocks);
-        int hashed = 0;
-        for (int stage = FIRST_STAGE_BLOCKS; ; stage *= 4) {
+        int hashed = hashRange(r, s, 0, Math.min(s.totalBlocks, FIRST_STAGE_BLOCKS));
+        index.match(s.hashes, hashed, now, s.match);
+        for (int stage = FIRST_STAGE_BLOCKS * 4; hashed < s.totalBlocks && deepestMatch(s.match) >= hashed; stage *= 4) {
             hashed = hashRange(r, s, hashed, Math.min(s.totalBlocks, stage));
-            index.match(s.hashes, hashed, now, s.match);
-            if (hashed >= s.totalBlocks || deepestMatch(s.match) < hashed) {
-                return hashed;
-            }
+            index.matchMore(s.hashes, hashed, now, s.match); // continues the walk, no rescan
         }
+        return hashed;
     }
 
     /** Hashes the rest of the prompt (for approximate-mode inserts); returns all its blocks. */

@@ -51,6 +51,7 @@ class DifferentialTest {
         NaiveReferenceIndex naive = new NaiveReferenceIndex(workers);
         PrefixMatch a = new PrefixMatch(workers);
         PrefixMatch b = new PrefixMatch(workers);
+        PrefixMatch staged = new PrefixMatch(workers);
         for (int i = 0; i < ops.size(); i++) {
             IndexOps.Op op = ops.get(i);
             if (IndexOps.write(prod, op)) {
@@ -63,15 +64,30 @@ class DifferentialTest {
             IndexOps.Lookup q = (IndexOps.Lookup) op;
             prod.match(q.hashes(), q.blocks(), q.now(), a);
             naive.match(q.hashes(), q.blocks(), q.now(), b);
-            if (a.requestBlocks() != b.requestBlocks()) {
-                return "op " + i + " " + op + ": requestBlocks " + a.requestBlocks() + " vs " + b.requestBlocks();
+            // The same lookup in three stages (as the selector hashes long prompts) must agree too.
+            prod.match(q.hashes(), q.blocks() / 3, q.now(), staged);
+            prod.matchMore(q.hashes(), 2 * q.blocks() / 3, q.now(), staged);
+            prod.matchMore(q.hashes(), q.blocks(), q.now(), staged);
+            String mismatch = compare(a, b, workers, "");
+            if (mismatch == null) {
+                mismatch = compare(staged, b, workers, "staged ");
             }
-            for (int w = 0; w < workers; w++) {
-                for (int t = 0; t < Tier.COUNT; t++) {
-                    if (a.cumulativeBlocks(w, t) != b.cumulativeBlocks(w, t)) {
-                        return "op " + i + " " + op + ": worker " + w + " tier " + Tier.ofOrdinal(t) + " depth "
-                                + a.cumulativeBlocks(w, t) + " vs naive " + b.cumulativeBlocks(w, t);
-                    }
+            if (mismatch != null) {
+                return "op " + i + " " + op + ": " + mismatch;
+            }
+        }
+        return null;
+    }
+
+    private static String compare(PrefixMatch a, PrefixMatch naive, int workers, String what) {
+        if (a.requestBlocks() != naive.requestBlocks()) {
+            return what + "requestBlocks " + a.requestBlocks() + " vs " + naive.requestBlocks();
+        }
+        for (int w = 0; w < workers; w++) {
+            for (int t = 0; t < Tier.COUNT; t++) {
+                if (a.cumulativeBlocks(w, t) != naive.cumulativeBlocks(w, t)) {
+                    return what + "worker " + w + " tier " + Tier.ofOrdinal(t) + " depth "
+                            + a.cumulativeBlocks(w, t) + " vs naive " + naive.cumulativeBlocks(w, t);
                 }
             }
         }
