@@ -20,6 +20,9 @@
  * it. {@code match} reports, per worker and tier, the longest prefix from block 0 whose every block the
  * worker holds on {@code t} or a faster tier. Parent hashes and the order of hashes in events are
  * only layout hints: answers depend on the set of held (worker, tier, hash) triples alone.
+ * {@code matchMore} continues a walk that reached the end of the blocks it was given with some
+ * worker still matching (the live masks wait in the {@code PrefixMatch}), so a caller can hash a
+ * long prompt in stages and stop as soon as nobody matches; the answer equals one {@code match}.
  *
  * <p><b>Approximate mode and the mixing rule.</b> {@code recordRouted} gives the worker an
  * approximate HBM entry on each block, expiring at {@code now + ttl}; re-inserting keeps the later
