@@ -1,12 +1,10 @@
 package io.tierroute.selector.scheduling;
 
 import io.tierroute.selector.index.PrefixIndex;
-import io.tierroute.selector.index.PrefixMatch;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.params.OutputLengthModel;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.BlockHasher;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
 import io.tierroute.selector.sequences.InFlightTracker;
@@ -52,7 +50,6 @@ public final class Selector {
     private final RandomGenerator seededRandom; // null: per-thread randomness
     private final AtomicIntegerArray status;
     private final WorkerSpec[] specs;
-    private final long salt;
     private final ThreadLocal<Scratch> scratch;
     private final Object drainLock = new Object();
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
@@ -88,8 +85,7 @@ public final class Selector {
         this.queue = new AdmissionQueue(settings.maxQueued());
         this.seededRandom = settings.seed() == null ? null : new SplittableRandom(settings.seed());
         this.status = new AtomicIntegerArray(n);
-        this.salt = BlockHasher.salt(settings.model(), null, null);
-        this.scratch = ThreadLocal.withInitial(() -> new Scratch(n));
+        this.scratch = ThreadLocal.withInitial(() -> new Scratch(new PromptLookup(settings, index), n));
     }
 
     public WorkerRegistry registry() { return registry; }
@@ -153,10 +149,11 @@ public final class Selector {
     private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit) {
         int workers = registry.size();
         ParameterSet ps = params.current();
-        int blocks = hashAndMatch(request, now, s);
-        int isl = inputTokens(request);
+        PromptLookup lookup = s.lookup;
+        int blocks = lookup.hashAndMatch(request, now);
+        int isl = lookup.inputTokens(request);
 
-        int predicted = predictOutput(request, ps, isl, blocks > 0 ? s.hashes[0] : 0, s);
+        int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
@@ -190,7 +187,7 @@ public final class Selector {
             }
             s.healthyCandidates++;
             LoadView load = inflight.view(w);
-            CostModel.score(ctx, w, s.match, load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
+            CostModel.score(ctx, w, lookup.match(), load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
             double cost = s.terms[w].total;
             if (!Double.isFinite(cost)) {
                 // A non-finite cost is a bug or a bad parameter; never let it win or poison the pick.
@@ -223,10 +220,11 @@ public final class Selector {
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
         inflight.admit(request.requestId(), worker, isl, predicted, now);
-        if (specs[worker].approximate() && s.totalBlocks > 0) {
-            int all = hashRest(request, s, blocks);
-            long[] copy = java.util.Arrays.copyOf(s.hashes, all); // escapes to the writer thread
-            writer.routed(worker, copy, all, now, settings.approximateTtl().toNanos());
+        if (specs[worker].approximate()) {
+            long[] all = s.lookup.allHashes(request, blocks); // a copy: it escapes to the writer thread
+            if (all.length > 0) {
+                writer.routed(worker, all, all.length, now, settings.approximateTtl().toNanos());
+            }
         }
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
@@ -257,76 +255,6 @@ public final class Selector {
                     scored ? s.terms[w].toBreakdown() : null));
         }
         return out;
-    }
-
-    /** Blocks hashed and matched in the first stage; later stages grow fourfold. */
-    private static final int FIRST_STAGE_BLOCKS = 64;
-
-    /**
-     * Hashes the prompt and matches it, only as deep as some worker still matches: hashing is most
-     * of a decision's time, and no worker's depth can pass the first block nobody holds. Stage by
-     * stage (64, 256, 1024… blocks), stop once every worker's depth ends inside the hashed part.
-     * Returns the number of blocks hashed; {@code s.match} holds the exact answer for the prompt.
-     */
-    private int hashAndMatch(RouteRequest r, long now, Scratch s) {
-        s.salt = r.model() == null && r.lora() == null && r.namespace() == null
-                ? salt : BlockHasher.salt(r.model() == null ? settings.model() : r.model(), r.lora(), r.namespace());
-        s.totalBlocks = fullBlocks(r);
-        s.ensure(s.totalBlocks);
-        int hashed = hashRange(r, s, 0, Math.min(s.totalBlocks, FIRST_STAGE_BLOCKS));
-        index.match(s.hashes, hashed, now, s.match);
-        for (int stage = FIRST_STAGE_BLOCKS * 4; hashed < s.totalBlocks && deepestMatch(s.match) >= hashed; stage *= 4) {
-            hashed = hashRange(r, s, hashed, Math.min(s.totalBlocks, stage));
-            index.matchMore(s.hashes, hashed, now, s.match); // continues the walk, no rescan
-        }
-        return hashed;
-    }
-
-    /** Hashes the rest of the prompt (for approximate-mode inserts); returns all its blocks. */
-    private int hashRest(RouteRequest r, Scratch s, int hashed) {
-        return hashed >= s.totalBlocks ? hashed : hashRange(r, s, hashed, s.totalBlocks);
-    }
-
-    private static int deepestMatch(PrefixMatch m) {
-        int deepest = 0;
-        for (int w = 0; w < m.workers(); w++) {
-            deepest = Math.max(deepest, m.totalBlocks(w));
-        }
-        return deepest;
-    }
-
-    private int fullBlocks(RouteRequest r) {
-        if (r.tokens() != null) {
-            return r.tokens().length / settings.blockSize();
-        }
-        if (r.blockIds() != null) {
-            return r.blockIds().length;
-        }
-        return r.text().length() / settings.textCharsPerBlock();
-    }
-
-    /** Extends the chain in {@code s.hashes} from block {@code from} to {@code to}. */
-    private int hashRange(RouteRequest r, Scratch s, int from, int to) {
-        if (r.tokens() != null) {
-            return s.hasher.hashTokens(r.tokens(), r.tokens().length, settings.blockSize(), s.salt, s.hashes, from, to);
-        }
-        if (r.blockIds() != null) {
-            return s.hasher.hashBlockIds(r.blockIds(), r.blockIds().length, s.salt, s.hashes, from, to);
-        }
-        return s.hasher.hashText(r.text(), settings.textCharsPerBlock(), s.salt, s.hashes, from, to);
-    }
-
-    /** ISL: given, or counted, or estimated from text at the configured characters per token. */
-    private int inputTokens(RouteRequest r) {
-        if (r.inputTokens() != null) {
-            return r.inputTokens();
-        }
-        if (r.tokens() != null) {
-            return r.tokens().length;
-        }
-        long estimate = ((long) r.text().length() * settings.blockSize() + settings.textCharsPerBlock() - 1)
-                / settings.textCharsPerBlock();
-        return (int) Math.min(estimate, RouteRequest.MAX_INPUT_TOKENS);
     }
 
     /** {@code d̂(r)}: the agent's hint, else the quantile model, else {@code max_tokens / 2}. */
@@ -456,22 +384,18 @@ public final class Selector {
 
     /** Per-thread buffers so a route allocates only its result. */
     private static final class Scratch {
-        long[] hashes = new long[1024];
-        final BlockHasher hasher = new BlockHasher();
-        final PrefixMatch match;
+        final PromptLookup lookup;
         final RouteContext context;
         final CostTerms[] terms;
         final double[] cost;
         final boolean[] eligible;
         final String[] excluded;
         PredictionSource predictionSource;
-        long salt;
-        int totalBlocks;
         int healthyCandidates;
         double minCost;
 
-        Scratch(int workers) {
-            match = new PrefixMatch(workers);
+        Scratch(PromptLookup lookup, int workers) {
+            this.lookup = lookup;
             context = new RouteContext(workers);
             terms = new CostTerms[workers];
             for (int w = 0; w < workers; w++) {
@@ -480,12 +404,6 @@ public final class Selector {
             cost = new double[workers];
             eligible = new boolean[workers];
             excluded = new String[workers];
-        }
-
-        void ensure(int blocks) {
-            if (hashes.length < blocks) {
-                hashes = new long[Math.max(blocks, hashes.length * 2)];
-            }
         }
     }
 }

@@ -5,9 +5,11 @@
  * <ul>
  *   <li>{@code CostModel}: DESIGN.md §3, one method per term; fills {@code CostTerms} (mutable, per
  *       thread) which becomes an immutable {@code CostBreakdown} on the decision.</li>
+ *   <li>{@code PromptLookup}: prompt → chained block hashes → index match, hashed in stages only as
+ *       deep as some worker still matches (per thread).</li>
  *   <li>{@code RouteContext}: the request-level inputs shared by every candidate.</li>
  *   <li>{@code Picker}: argmin with random ties, softmax over min-max normalised costs, ε exploration.</li>
- *   <li>{@code Selector}: the facade: hash → match → score → filter → pick → admit; owns the
+ *   <li>{@code Selector}: the facade: lookup → score → filter → pick → admit; owns the
  *       admission queue ({@code AdmissionQueue}, priority {@code 1 / min_w Cost}) and the agent
  *       trackers ({@code WorkflowAffinity} for {@code B_wf}, {@code ToolAffinity} for {@code B_tools}).</li>
  *   <li>{@code SelectorSettings}, {@code WorkerSpec}: configuration, validated on construction.</li>
