@@ -185,12 +185,18 @@ public final class ApiHandler implements HttpHandler {
 
     // ---- route ----
 
+    private static boolean isDryRun(HttpServerExchange ex) {
+        java.util.Deque<String> v = ex.getQueryParameters().get("dry_run");
+        return v != null && !v.isEmpty() && ("true".equalsIgnoreCase(v.peekFirst()) || "1".equals(v.peekFirst()));
+    }
+
     private void route(HttpServerExchange ex, byte[] body, int length, long start) throws IOException {
         RouteRequest request;
         CompletableFuture<RouteDecision> future;
         try {
             request = endpoints.routeRequest(body, length, ex.getRequestHeaders());
-            future = selector.route(request);
+            // ?dry_run=true: where would it go and why, with nothing admitted (operators' what-if).
+            future = isDryRun(ex) ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
         } catch (JsonProcessingException e) {
             metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
             throw e;

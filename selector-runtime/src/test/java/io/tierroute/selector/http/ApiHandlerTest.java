@@ -244,6 +244,26 @@ class ApiHandlerTest {
     }
 
     @Test
+    void aDryRunAnswersWithoutAdmitting() throws Exception {
+        String body = "{\"request_id\":\"dry\",\"block_hashes\":[7,8,9],\"input_tokens\":48,\"max_tokens\":10}";
+        String before = inFlight();
+        for (int i = 0; i < 2; i++) { // twice with the same id: nothing was admitted
+            HttpResponse<String> r = api.post("/v1/route?dry_run=true", body);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(json(r).get("request_id").asText()).isEqualTo("dry");
+        }
+        assertThat(inFlight()).isEqualTo(before);
+    }
+
+    private static String inFlight() throws Exception {
+        StringBuilder out = new StringBuilder();
+        for (JsonNode w : json(api.get("/v1/workers")).get("workers")) {
+            out.append(w.get("name").asText()).append('=').append(w.get("load").get("in_flight").asInt()).append(' ');
+        }
+        return out.toString();
+    }
+
+    @Test
     void workersAndParams() throws Exception {
         HttpResponse<String> w = api.get("/v1/workers");
         assertThat(w.statusCode()).isEqualTo(200);
