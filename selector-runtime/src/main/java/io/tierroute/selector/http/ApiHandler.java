@@ -207,6 +207,11 @@ public final class ApiHandler implements HttpHandler {
         if (future.isDone()) {
             answerRoute(ex, future.getNow(null), null, start);
         } else {
+            // If the client goes away while its request waits in the queue, take it out of the queue.
+            ex.addExchangeCompleteListener((exchange, next) -> {
+                future.cancel(false);
+                next.proceed();
+            });
             ex.dispatch(SameThreadExecutor.INSTANCE, () -> future.whenComplete((d, err) -> answerRoute(ex, d, err, start)));
         }
     }
@@ -295,7 +300,7 @@ public final class ApiHandler implements HttpHandler {
                 send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", false)));
             }
             default -> post(ex, exact((e, body) -> {
-                Bodies.Health h = Endpoints.HEALTH.readValue(body);
+                Bodies.Health h = Endpoints.object(Endpoints.HEALTH.readValue(body));
                 if (h.healthy == null) {
                     throw new ApiError(400, "field 'healthy' is required (true or false)");
                 }

@@ -66,6 +66,8 @@ final class Bodies {
         public Integer waiting;
         public Integer running;
         public Long kv_used_tokens;
+        /** How long ago the engine took the sample (ms); 0 when absent. */
+        public Long sample_age_ms;
     }
 
     /** {@code POST /v1/workers/{name}/health}. */

@@ -67,7 +67,7 @@ final class Endpoints {
     RouteRequest routeRequest(byte[] body, int length, HeaderMap headers) throws IOException {
         Bodies.Route b = RouteBodyParser.tryParse(body, length);
         if (b == null) {
-            b = ROUTE.readValue(body, 0, length); // the general path, and the one that explains errors
+            b = object(ROUTE.readValue(body, 0, length)); // the general path, and the one that explains errors
         }
         String id = b.request_id == null ? idPrefix + Long.toString(ids.incrementAndGet(), 36)
                 : text("request_id", b.request_id);
@@ -93,8 +93,8 @@ final class Endpoints {
     }
 
     private static RouteRequest.AgentContext agent(Bodies.Agent a, HeaderMap headers) {
-        String workflow = headers.getFirst(WORKFLOW_ID);
-        String step = headers.getFirst(STEP_ID);
+        String workflow = text(WORKFLOW_ID.toString(), headers.getFirst(WORKFLOW_ID));
+        String step = text(STEP_ID.toString(), headers.getFirst(STEP_ID));
         String tools = headers.getFirst(EXPECTED_TOOLS);
         if (a == null && workflow == null && step == null && tools == null) {
             return null;
@@ -109,15 +109,15 @@ final class Endpoints {
                     if (t == null || t.isBlank()) {
                         throw new ApiError(400, "field 'agent.expected_next_tools[" + i + "]': must be a non-empty tool name");
                     }
-                    expected.add(t);
+                    expected.add(text("agent.expected_next_tools[" + i + "]", t));
                 }
                 tools = null;
             }
         }
         if (tools != null) {
-            for (String t : tools.split(",")) {
+            for (String t : tools.split(",", MAX_TOOLS + 2)) {
                 if (!t.isBlank()) {
-                    expected.add(t.trim());
+                    expected.add(text(EXPECTED_TOOLS.toString(), t.trim()));
                 }
             }
         }
@@ -125,6 +125,14 @@ final class Endpoints {
             throw new ApiError(400, "at most " + MAX_TOOLS + " expected next tools, got " + expected.size());
         }
         return new RouteRequest.AgentContext(workflow, step, expected);
+    }
+
+    /** A body of JSON {@code null} reads as a null object: refuse it like any other wrong shape. */
+    static <T> T object(T value) {
+        if (value == null) {
+            throw new ApiError(400, "expected a JSON object, got null");
+        }
+        return value;
     }
 
     private static String text(String field, String value) {
@@ -200,7 +208,7 @@ final class Endpoints {
     // ---- POST /v1/kv-events ----
 
     Reply kvEvents(HttpServerExchange ex, byte[] body) throws IOException {
-        Bodies.KvEvents b = KV_EVENTS.readValue(body);
+        Bodies.KvEvents b = object(KV_EVENTS.readValue(body));
         if (b.worker == null) {
             throw new ApiError(400, "field 'worker' is required");
         }
@@ -292,8 +300,11 @@ final class Endpoints {
 
     // ---- POST /v1/telemetry ----
 
+    /** A telemetry sample older than this is useless as a base (the selector keeps 5 s by default). */
+    static final long MAX_SAMPLE_AGE_MS = 60_000;
+
     Reply telemetry(byte[] body) throws IOException {
-        Bodies.Telemetry t = TELEMETRY.readValue(body);
+        Bodies.Telemetry t = object(TELEMETRY.readValue(body));
         if (t.worker == null) {
             throw new ApiError(400, "field 'worker' is required");
         }
@@ -307,7 +318,12 @@ final class Endpoints {
         if (t.kv_used_tokens < 0 || t.kv_used_tokens > 1L << 40) {
             throw new ApiError(400, "field 'kv_used_tokens': must be in [0, 2^40], got " + t.kv_used_tokens);
         }
-        selector.onTelemetry(new Telemetry(worker, System.nanoTime(), waiting, running, t.kv_used_tokens));
+        // The sample is as old as the engine says: requests routed since it was taken go on top of it.
+        long age = t.sample_age_ms == null ? 0 : t.sample_age_ms;
+        if (age < 0 || age > MAX_SAMPLE_AGE_MS) {
+            throw new ApiError(400, "field 'sample_age_ms': must be in [0, " + MAX_SAMPLE_AGE_MS + "], got " + age);
+        }
+        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, t.kv_used_tokens));
         return new Reply(202, Map.of("accepted", true));
     }
 

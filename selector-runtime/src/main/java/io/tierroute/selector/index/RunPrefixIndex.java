@@ -205,13 +205,16 @@ public final class RunPrefixIndex implements PrefixIndex {
      * The walk from block {@code pos} to {@code n}: {@code active} holds, per tier, the workers still
      * matching at {@code pos}; each that drops gets its depth written to {@code out}.
      */
+    /** Re-reads of one block's slot while a writer keeps moving it, before the walk gives up on it. */
+    private static final int MAX_RETRIES = 1_000;
+
     private void walk(long[] blockHashes, int pos, final int n, long nowNanos, PrefixMatch out, final long[] active) {
         out.resumeFrom = -1;
         out.resumeOwner = null;
         final int words = this.words;
         final int tiers = Tier.COUNT;
         final int apOff = tiers * words;
-        final BlockTable tab = table;
+        BlockTable tab = table;
         final long ep = (long) EPOCH.getOpaque(this);
         Run prev = null; // the run whose end the walk just reached, for the next-run hint
         walk:
@@ -230,6 +233,7 @@ public final class RunPrefixIndex implements PrefixIndex {
                     }
                 }
             }
+            int retries = 0;
             while (r == null) {
                 r = tab.get(h);
                 if (r == null) {
@@ -244,8 +248,13 @@ public final class RunPrefixIndex implements PrefixIndex {
                 if (p >= 0) {
                     break;
                 }
-                // raced with a split that moved h to a new run: the slot already names it
+                // Raced with a split that moved h to a new run: the slot already names it, but
+                // possibly only in a table grown since this walk began, so read the table again.
                 r = null;
+                tab = table;
+                if (++retries > MAX_RETRIES) {
+                    break walk; // a writer outpacing us this long: answer with what matched so far
+                }
             }
             if (prev != null && p == r.start) {
                 prev.hintNext(r);

@@ -95,6 +95,9 @@ public final class KvEventPipeline implements IndexWriter {
     }
 
     private boolean enqueue(Command c) {
+        if (!running) {
+            return false; // closed: nobody would apply it
+        }
         // Count before offering so `processed` can never overtake `accepted`.
         accepted.incrementAndGet();
         if (queue.offer(c)) {
@@ -120,9 +123,7 @@ public final class KvEventPipeline implements IndexWriter {
                 processed.addAndGet(batch.size());
                 batch.clear();
             } catch (InterruptedException e) {
-                if (!running) {
-                    break;
-                }
+                // close() interrupts a waiting poll; the loop condition still drains what was accepted.
             }
         }
     }

@@ -19,6 +19,7 @@ final class AdmissionQueue {
         int byPriority = Double.compare(b.priority, a.priority);
         return byPriority != 0 ? byPriority : Long.compare(a.sequence, b.sequence);
     });
+    private final java.util.Set<String> ids = new java.util.HashSet<>();
     private final int capacity;
     private long sequence;
 
@@ -35,6 +36,9 @@ final class AdmissionQueue {
         if (queue.size() >= capacity) {
             return null;
         }
+        if (!ids.add(request.requestId())) {
+            throw new IllegalStateException("request '" + request.requestId() + "' is already queued");
+        }
         Pending p = new Pending(request, priority, nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
         return p;
@@ -45,7 +49,12 @@ final class AdmissionQueue {
     }
 
     synchronized boolean remove(Pending p) {
+        ids.remove(p.request().requestId());
         return queue.remove(p);
+    }
+
+    synchronized boolean contains(String requestId) {
+        return ids.contains(requestId);
     }
 
     /** Removes and returns the requests that have waited longer than {@code maxWaitNanos}. */
@@ -54,6 +63,7 @@ final class AdmissionQueue {
         queue.removeIf(p -> {
             if (nowNanos - p.enqueuedNanos > maxWaitNanos) {
                 out.add(p);
+                ids.remove(p.request().requestId());
                 return true;
             }
             return false;

@@ -50,6 +50,10 @@ public record RouteRequest(String requestId, String model, String lora, String n
         if (inputTokens != null && (inputTokens < 0 || inputTokens > MAX_INPUT_TOKENS)) {
             throw new IllegalArgumentException("input_tokens must be in [0, " + MAX_INPUT_TOKENS + "], got " + inputTokens);
         }
+        if (tokens != null && inputTokens != null && inputTokens != tokens.length) {
+            throw new IllegalArgumentException("input_tokens (" + inputTokens + ") disagrees with the "
+                    + tokens.length + " token_ids given; leave it out with token_ids");
+        }
         if (tokens != null && tokens.length > MAX_INPUT_TOKENS) {
             throw new IllegalArgumentException("token_ids has " + tokens.length + " tokens; the limit is " + MAX_INPUT_TOKENS);
         }

@@ -101,10 +101,15 @@ public final class Selector {
      * no worker is healthy, the queue is full, or the wait exceeds the configured maximum.
      */
     public CompletableFuture<RouteDecision> route(RouteRequest request) {
+        if (inflight.workerOf(request.requestId()) >= 0 || queue.contains(request.requestId())) {
+            throw new IllegalStateException("request '" + request.requestId() + "' is already in flight or queued");
+        }
         long now = clock.getAsLong();
         Scratch s = scratch.get();
-        RouteDecision decision = attempt(request, now, 0, s);
-        if (decision != null) {
+        // While others wait, a newcomer queues behind them in priority order instead of jumping in.
+        boolean othersWaiting = queue.size() > 0;
+        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting);
+        if (decision != null && !othersWaiting) {
             return CompletableFuture.completedFuture(decision);
         }
         if (s.healthyCandidates == 0) {
@@ -112,7 +117,10 @@ public final class Selector {
             return CompletableFuture.failedFuture(new NoCapacityException(
                     "no worker can take requests: all " + registry.size() + " are unhealthy or draining"));
         }
-        AdmissionQueue.Pending pending = queue.offer(request, AdmissionQueue.priority(s.minCost), now);
+        AdmissionQueue.Pending pending;
+        synchronized (drainLock) {
+            pending = queue.offer(request, AdmissionQueue.priority(s.minCost), now);
+        }
         if (pending == null) {
             rejected.increment();
             return CompletableFuture.failedFuture(new NoCapacityException(
@@ -141,10 +149,6 @@ public final class Selector {
         return d;
     }
 
-    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s) {
-        return attempt(request, now, queuedNanos, s, true);
-    }
-
     /** One routing attempt; null when no candidate is eligible (details left in {@code s}). */
     private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit) {
         int workers = registry.size();
@@ -160,7 +164,7 @@ public final class Selector {
             if (agent.workflowId() != null) {
                 WorkflowAffinity.LastStep last = workflows.last(agent.workflowId(), now);
                 if (last != null) {
-                    ctx.lastStep(last.worker(), Math.max(0, now - last.endedNanos()) / 1e9);
+                    ctx.lastStep(last.worker(), last.idleSeconds(now));
                 }
             }
             List<String> expected = agent.expectedNextTools();
@@ -201,7 +205,7 @@ public final class Selector {
             s.eligible[w] = over == null;
         }
 
-        int chosen = picker.pick(s.cost, s.eligible, workers, random());
+        int chosen = pick(s, workers);
         if (chosen < 0) {
             return null;
         }
@@ -278,8 +282,13 @@ public final class Selector {
         return Math.max(1, r.maxTokens() / 2);
     }
 
-    private RandomGenerator random() {
-        return seededRandom != null ? seededRandom : ThreadLocalRandom.current();
+    private int pick(Scratch s, int workers) {
+        if (seededRandom == null) {
+            return picker.pick(s.cost, s.eligible, workers, ThreadLocalRandom.current());
+        }
+        synchronized (seededRandom) { // a seeded generator is one sequence, not thread-safe
+            return picker.pick(s.cost, s.eligible, workers, seededRandom);
+        }
     }
 
     // ---- lifecycle events ----
@@ -339,7 +348,11 @@ public final class Selector {
             tools.expire(now);
         }
         writer.expire(now);
-        for (AdmissionQueue.Pending p : queue.expired(now, settings.maxQueueWait().toNanos())) {
+        List<AdmissionQueue.Pending> expired;
+        synchronized (drainLock) { // so a request is either expired or admitted, never both
+            expired = queue.expired(now, settings.maxQueueWait().toNanos());
+        }
+        for (AdmissionQueue.Pending p : expired) {
             rejected.increment();
             p.future().completeExceptionally(new NoCapacityException("waited "
                     + settings.maxQueueWait().toMillis() + " ms in the admission queue; every worker stayed over its load limit"));
@@ -347,29 +360,50 @@ public final class Selector {
         drainQueue();
     }
 
-    /** Routes queued requests, best priority first, while a worker is eligible. */
+    /**
+     * Routes queued requests, best priority first, while a worker is eligible. Claiming and admitting
+     * happen under the lock; completing the futures (which runs callers' callbacks, e.g. writing an
+     * HTTP answer) happens after it.
+     */
     private void drainQueue() {
         if (queue.size() == 0) {
             return;
         }
+        List<AdmissionQueue.Pending> claimed = new ArrayList<>();
+        List<Object> outcomes = new ArrayList<>(); // a RouteDecision or the RuntimeException it failed with
         synchronized (drainLock) {
             Scratch s = scratch.get();
             AdmissionQueue.Pending head;
             while ((head = queue.peek()) != null) {
-                long now = clock.getAsLong();
-                RouteDecision d;
-                try {
-                    d = attempt(head.request(), now, now - head.enqueuedNanos(), s);
-                } catch (RuntimeException e) {
+                if (head.future().isDone()) { // cancelled: the caller went away while it waited
                     queue.remove(head);
-                    head.future().completeExceptionally(e);
                     continue;
                 }
-                if (d == null) {
-                    return;
+                long now = clock.getAsLong();
+                Object outcome;
+                try {
+                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true);
+                } catch (RuntimeException e) {
+                    outcome = e;
+                }
+                if (outcome == null) {
+                    break;
                 }
                 queue.remove(head);
-                head.future().complete(d);
+                claimed.add(head);
+                outcomes.add(outcome);
+            }
+        }
+        for (int i = 0; i < claimed.size(); i++) {
+            CompletableFuture<RouteDecision> future = claimed.get(i).future();
+            Object outcome = outcomes.get(i);
+            if (outcome instanceof RouteDecision d) {
+                if (!future.complete(d)) {
+                    // Cancelled after it was admitted: give the worker its slot back.
+                    onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0));
+                }
+            } else {
+                future.completeExceptionally((RuntimeException) outcome);
             }
         }
     }

@@ -11,6 +11,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ToolAffinity {
 
+    /** Tools remembered per worker; past it the coldest are forgotten (a bound on hostile input). */
+    static final int MAX_TOOLS_PER_WORKER = 4096;
+
     private final ConcurrentHashMap<String, Long>[] warmUntil;
     private final long warmNanos;
 
@@ -41,9 +44,31 @@ public final class ToolAffinity {
 
     /** {@code worker} was sent a request that expects {@code tools} next. */
     public void routed(int worker, List<String> tools, long nowNanos) {
+        ConcurrentHashMap<String, Long> warm = warmUntil[worker];
         for (String tool : tools) {
-            warmUntil[worker].put(tool, nowNanos + warmNanos);
+            warm.put(tool, nowNanos + warmNanos);
         }
+        if (warm.size() > MAX_TOOLS_PER_WORKER) {
+            forgetColdest(warm, nowNanos);
+        }
+    }
+
+    private static void forgetColdest(ConcurrentHashMap<String, Long> warm, long nowNanos) {
+        warm.values().removeIf(until -> until <= nowNanos);
+        int excess = warm.size() - MAX_TOOLS_PER_WORKER * 9 / 10;
+        if (excess > 0) {
+            warm.entrySet().stream()
+                    .sorted(java.util.Map.Entry.comparingByValue())
+                    .limit(excess)
+                    .map(java.util.Map.Entry::getKey)
+                    .toList()
+                    .forEach(warm::remove);
+        }
+    }
+
+    /** Tools remembered for {@code worker} (for tests and metrics). */
+    public int size(int worker) {
+        return warmUntil[worker].size();
     }
 
     public void expire(long nowNanos) {

@@ -6,14 +6,24 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Where each agent workflow ran its last step and when that step ended: the {@code last_worker(r)}
  * and {@code t_since_last(r)} of {@code B_wf}. The idle clock starts when the step finishes (the
- * tool call begins), or at routing while the step is still running. Entries older than a
- * configured age are forgotten (their bonus {@code e^{−λt}} is negligible by then), and the map
- * is capped.
+ * tool call begins); while the step still runs its context is resident, so the idle time is 0.
+ * Entries older than a configured age are forgotten (their bonus {@code e^{−λt}} is negligible by
+ * then), and the map is capped.
  */
 public final class WorkflowAffinity {
 
-    /** The last step of a workflow. */
-    public record LastStep(int worker, long endedNanos, String requestId) {}
+    /**
+     * The last step of a workflow.
+     *
+     * @param endedNanos when it finished, or when it was routed while {@code running}
+     */
+    public record LastStep(int worker, long endedNanos, String requestId, boolean running) {
+
+        /** {@code t_since_last}: seconds the workflow has been idle since this step, 0 while it runs. */
+        public double idleSeconds(long nowNanos) {
+            return running ? 0.0 : Math.max(0, nowNanos - endedNanos) / 1e9;
+        }
+    }
 
     private final ConcurrentHashMap<String, LastStep> byWorkflow = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, String> workflowOfRequest = new ConcurrentHashMap<>();
@@ -33,7 +43,7 @@ public final class WorkflowAffinity {
 
     /** A step of {@code workflowId} was just routed to {@code worker}. */
     public void routed(String workflowId, String requestId, int worker, long nowNanos) {
-        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId));
+        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId, true));
         workflowOfRequest.put(requestId, workflowId);
     }
 
@@ -42,17 +52,21 @@ public final class WorkflowAffinity {
         String workflowId = workflowOfRequest.remove(requestId);
         if (workflowId != null) {
             byWorkflow.computeIfPresent(workflowId, (id, s) ->
-                    s.requestId.equals(requestId) ? new LastStep(s.worker, nowNanos, requestId) : s);
+                    s.requestId.equals(requestId) ? new LastStep(s.worker, nowNanos, requestId, false) : s);
         }
     }
 
-    /** Forgets expired workflows, then the oldest ones while over the cap. */
+    /**
+     * Forgets expired workflows; over the cap, forgets the oldest down to 90 % of it, so the sort
+     * that finds them runs once per many inserts, not on every sweep.
+     */
     public void expire(long nowNanos) {
         byWorkflow.entrySet().removeIf(e -> nowNanos - e.getValue().endedNanos > maxAgeNanos);
         if (byWorkflow.size() > maxWorkflows) {
+            long keep = maxWorkflows - maxWorkflows / 10;
             byWorkflow.entrySet().stream()
                     .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(a.endedNanos, b.endedNanos)))
-                    .limit(byWorkflow.size() - (long) maxWorkflows)
+                    .limit(Math.max(0, byWorkflow.size() - keep))
                     .map(Map.Entry::getKey)
                     .toList()
                     .forEach(byWorkflow::remove);

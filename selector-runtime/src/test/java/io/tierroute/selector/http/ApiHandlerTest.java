@@ -244,6 +244,29 @@ class ApiHandlerTest {
     }
 
     @Test
+    void nullBodiesAndOversizedAgentHeadersAre400() throws Exception {
+        for (String path : new String[] {"/v1/route", "/v1/kv-events", "/v1/telemetry"}) {
+            assert4xx(api.post(path, "null"), 400, "JSON object");
+        }
+        String longId = "w".repeat(10_000);
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\"}", "x-agent-workflow-id", longId), 400, "x-agent-workflow-id");
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\"}", "x-agent-expected-tools", "a," + longId), 400,
+                "x-agent-expected-tools");
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\",\"agent\":{\"expected_next_tools\":[\"" + longId + "\"]}}"),
+                400, "expected_next_tools[0]");
+    }
+
+    @Test
+    void telemetryMayTellHowOldItsSampleIs() throws Exception {
+        HttpResponse<String> ok = api.post("/v1/telemetry",
+                "{\"worker\":\"w3\",\"waiting\":2,\"running\":1,\"kv_used_tokens\":100,\"sample_age_ms\":250}");
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
+        assert4xx(api.post("/v1/telemetry",
+                "{\"worker\":\"w3\",\"waiting\":2,\"running\":1,\"kv_used_tokens\":100,\"sample_age_ms\":-5}"),
+                400, "sample_age_ms");
+    }
+
+    @Test
     void aDryRunAnswersWithoutAdmitting() throws Exception {
         String body = "{\"request_id\":\"dry\",\"block_hashes\":[7,8,9],\"input_tokens\":48,\"max_tokens\":10}";
         String before = inFlight();

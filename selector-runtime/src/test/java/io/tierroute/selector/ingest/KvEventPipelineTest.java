@@ -47,10 +47,12 @@ class KvEventPipelineTest {
     void aFullQueueRefusesEventBatchesAndCountsDroppedHints() throws Exception {
         NaiveReferenceIndex index = new NaiveReferenceIndex(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
         // A writer stuck on its first command lets the queue fill deterministically.
         PrefixIndex blocking = new PrefixIndex() {
             @Override
             public void apply(KvEvent event) {
+                entered.countDown();
                 try {
                     release.await();
                 } catch (InterruptedException e) {
@@ -82,9 +84,8 @@ class KvEventPipelineTest {
         try (KvEventPipeline pipeline = new KvEventPipeline(blocking, 2)) {
             List<KvEvent> one = List.of(new KvEvent.Cleared(0));
             assertThat(pipeline.submit(one)).isTrue();
-            while (pipeline.backlog() > 0) {
-                Thread.onSpinWait(); // the writer took it and is now stuck
-            }
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue(); // the writer took it and is now stuck
+            assertThat(pipeline.backlog()).isZero();
             assertThat(pipeline.submit(one)).isTrue();
             assertThat(pipeline.submit(one)).isTrue();
             assertThat(pipeline.submit(one)).isFalse();
@@ -94,5 +95,17 @@ class KvEventPipelineTest {
             assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
             assertThat(pipeline.appliedEvents()).isEqualTo(3);
         }
+    }
+
+    @Test
+    void closingAppliesEverythingAlreadyAccepted() {
+        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
+        KvEventPipeline pipeline = new KvEventPipeline(index, 10_000);
+        for (int i = 0; i < 5_000; i++) {
+            assertThat(pipeline.submit(List.of(new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{i})))).isTrue();
+        }
+        pipeline.close();
+        assertThat(pipeline.appliedEvents()).isEqualTo(5_000);
+        assertThat(index.blockCount()).isEqualTo(5_000);
     }
 }

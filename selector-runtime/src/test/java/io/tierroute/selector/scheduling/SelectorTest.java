@@ -315,4 +315,78 @@ class SelectorTest {
         assertThat(again.worker()).isEqualTo(first.worker());
         assertThat(again.chosen().hitTokens()).isEqualTo(2000 * BLOCK);
     }
+
+    private Selector oneSlot(UnaryOperator<SelectorSettings.Builder> tune) {
+        return selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 1, 0), tune);
+    }
+
+    @Test
+    void aRequestThatTimedOutInTheQueueIsNeverAdmittedLater() {
+        Selector s = oneSlot(b -> b.maxQueueWait(Duration.ofSeconds(1)));
+        RouteDecision running = now(s.route(request(prompt(400, 64))));
+        CompletableFuture<RouteDecision> waiting = s.route(request(prompt(401, 64)));
+        clock.addAndGet(Duration.ofSeconds(2).toNanos());
+        s.tick();
+        assertThat(waiting).isCompletedExceptionally();
+        s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.FINISHED, 1));
+        assertThat(s.inflight().size()).isZero();
+        assertThat(s.queueLength()).isZero();
+    }
+
+    @Test
+    void aCancelledWaiterIsSkippedAndTakesNoSlot() {
+        Selector s = oneSlot(b -> b);
+        RouteDecision running = now(s.route(request(prompt(410, 64))));
+        CompletableFuture<RouteDecision> gone = s.route(request(prompt(411, 64)));
+        CompletableFuture<RouteDecision> next = s.route(request(prompt(412, 64)));
+        gone.cancel(false); // e.g. the HTTP client disconnected
+        s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.FINISHED, 1));
+        assertThat(next).isDone();
+        assertThat(s.inflight().size()).isEqualTo(1);
+        assertThat(s.inflight().workerOf(next.join().requestId())).isZero();
+        assertThat(s.queueLength()).isZero();
+    }
+
+    @Test
+    void aDuplicateIdIsRefusedAtOnceEvenWhileQueued() {
+        Selector s = oneSlot(b -> b);
+        now(s.route(request(prompt(420, 64))));
+        RouteRequest queued = request(prompt(421, 64));
+        assertThat(s.route(queued)).isNotDone();
+        assertThatThrownBy(() -> s.route(queued)).isInstanceOf(IllegalStateException.class).hasMessageContaining("queued");
+    }
+
+    @Test
+    void whileOthersWaitANewcomerQueuesBehindThemByPriority() {
+        Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 2, 0), b -> b);
+        RouteDecision first = now(s.route(request(prompt(430, 64))));
+        now(s.route(request(prompt(431, 64))));
+        CompletableFuture<RouteDecision> big = s.route(request(prompt(432, 8192)));
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FINISHED, 1));
+        assertThat(big).isDone(); // the freed slot went to the one waiting
+        CompletableFuture<RouteDecision> waiter = s.route(request(prompt(433, 8192)));
+        assertThat(waiter).isNotDone();
+        CompletableFuture<RouteDecision> small = s.route(request(prompt(434, 64)));
+        assertThat(small).as("cheaper, so ahead of the waiter, but still queued: no slot is free").isNotDone();
+        s.onRequestEvent(new RequestEvent(big.join().requestId(), RequestEvent.Type.FINISHED, 1));
+        assertThat(small).isDone();
+        assertThat(waiter).isNotDone();
+    }
+
+    @Test
+    void whileAStepRunsItsWorkflowCountsAsNotIdle() {
+        Selector s = selector(2);
+        RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf-run", null, List.of());
+        RouteDecision step1 = now(s.route(request(prompt(440, 64), 100, agent, false)));
+        clock.addAndGet(Duration.ofSeconds(60).toNanos()); // still running: a fan-out step arrives
+        RouteDecision fanOut = now(s.route(request(prompt(441, 64), 100, agent, true)));
+        double decay = fanOut.candidates().get(step1.workerIndex()).cost().affinityDecay();
+        assertThat(decay).isEqualTo(1.0);
+    }
+
+    @Test
+    void inputTokensThatContradictTheTokenIdsAreRefused() {
+        assertThatThrownBy(() -> new RouteRequest("x", null, null, null, new int[]{1, 2, 3}, null, null, 0, 10, null, null, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("disagrees");
+    }
 }
