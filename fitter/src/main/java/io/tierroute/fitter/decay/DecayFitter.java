@@ -1,0 +1,55 @@
+package io.tierroute.fitter.decay;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** λ per (scope, cache-pressure bucket): a small keyed map of {@link DecayAccumulator}s. Not thread-safe. */
+public final class DecayFitter {
+    private final DecayConfig config;
+    private final Map<DecayKey, DecayAccumulator> accumulators = new HashMap<>();
+    private final Map<DecayOutcome, Long> outcomes = new EnumMap<>(DecayOutcome.class);
+
+    public DecayFitter(DecayConfig config) {
+        this.config = config;
+    }
+
+    public DecayOutcome add(DecayKey key, DecayObservation observation) {
+        DecayOutcome outcome = observation.check();
+        if (outcome == DecayOutcome.ACCEPTED) {
+            outcome = accumulators.computeIfAbsent(key, k -> new DecayAccumulator(config)).add(observation);
+        }
+        outcomes.merge(outcome, 1L, Long::sum);
+        return outcome;
+    }
+
+    public long count(DecayOutcome outcome) {
+        return outcomes.getOrDefault(outcome, 0L);
+    }
+
+    public Set<DecayKey> keys() {
+        return Collections.unmodifiableSet(accumulators.keySet());
+    }
+
+    public Optional<DecayFit> fit(DecayKey key) {
+        DecayAccumulator a = accumulators.get(key);
+        return a == null ? Optional.empty() : Optional.of(a.fit());
+    }
+
+    /** λ for a whole scope, pooling its pressure buckets. */
+    public Optional<DecayFit> fitScope(String scope) {
+        DecayAccumulator pooled = null;
+        for (Map.Entry<DecayKey, DecayAccumulator> e : accumulators.entrySet()) {
+            if (e.getKey().scope().equals(scope)) {
+                if (pooled == null) {
+                    pooled = new DecayAccumulator(config);
+                }
+                pooled.merge(e.getValue());
+            }
+        }
+        return pooled == null ? Optional.empty() : Optional.of(pooled.fit());
+    }
+}

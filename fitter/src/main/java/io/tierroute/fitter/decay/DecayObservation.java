@@ -1,0 +1,61 @@
+package io.tierroute.fitter.decay;
+
+/**
+ * One observation for the λ fit.
+ *
+ * @param kind what was observed (see {@link ObservationKind})
+ * @param idleSeconds t: idle time since the previous step finished (or the exact lifetime for
+ *     EVICTED_AT), seconds, >= 0
+ * @param fraction fraction of the previous context still held, 0..1 (only read for RETURN_FRACTION)
+ * @param weight weight of the observation (> 0; 1 for a single observation, the block count for a
+ *     fraction if blocks are to count individually)
+ * @param eventTimeMs event time, ms since epoch
+ */
+public record DecayObservation(ObservationKind kind, double idleSeconds, double fraction, double weight,
+        long eventTimeMs) {
+
+    public static DecayObservation hit(double idleSeconds, long eventTimeMs) {
+        return new DecayObservation(ObservationKind.RETURN_HIT, idleSeconds, 1, 1, eventTimeMs);
+    }
+
+    public static DecayObservation miss(double idleSeconds, long eventTimeMs) {
+        return new DecayObservation(ObservationKind.RETURN_MISS, idleSeconds, 0, 1, eventTimeMs);
+    }
+
+    public static DecayObservation stillCachedAt(double seconds, long eventTimeMs) {
+        return new DecayObservation(ObservationKind.STILL_CACHED_AT, seconds, 1, 1, eventTimeMs);
+    }
+
+    public static DecayObservation evictedAt(double lifetimeSeconds, long eventTimeMs) {
+        return new DecayObservation(ObservationKind.EVICTED_AT, lifetimeSeconds, 0, 1, eventTimeMs);
+    }
+
+    public static DecayObservation fraction(double idleSeconds, double fraction, double blocks, long eventTimeMs) {
+        return new DecayObservation(ObservationKind.RETURN_FRACTION, idleSeconds, fraction, blocks, eventTimeMs);
+    }
+
+    /** Why this observation cannot be used, or ACCEPTED. */
+    public DecayOutcome check() {
+        if (kind == null) {
+            return DecayOutcome.REJECTED_NON_FINITE;
+        }
+        if (!Double.isFinite(idleSeconds) || !Double.isFinite(weight) || !Double.isFinite(fraction)) {
+            return DecayOutcome.REJECTED_NON_FINITE;
+        }
+        if (idleSeconds < 0) {
+            return DecayOutcome.REJECTED_NEGATIVE;
+        }
+        if (!(weight > 0)) {
+            return DecayOutcome.REJECTED_NON_POSITIVE_WEIGHT;
+        }
+        if (kind == ObservationKind.RETURN_FRACTION && (fraction < 0 || fraction > 1)) {
+            return DecayOutcome.REJECTED_FRACTION_OUT_OF_RANGE;
+        }
+        boolean someMissing = kind == ObservationKind.RETURN_MISS
+            || (kind == ObservationKind.RETURN_FRACTION && fraction < 1);
+        if (someMissing && idleSeconds == 0) {
+            return DecayOutcome.REJECTED_IMPOSSIBLE;
+        }
+        return DecayOutcome.ACCEPTED;
+    }
+}

@@ -1,0 +1,405 @@
+package io.tierroute.fitter.regression;
+
+import io.tierroute.fitter.Estimate;
+import io.tierroute.fitter.EventWindow;
+import io.tierroute.fitter.QualityKind;
+import io.tierroute.fitter.linalg.Nnls;
+import io.tierroute.fitter.linalg.SymmetricEigen;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * Online robust non-negative least squares with forgetting for the cost model's alphas, with Q_slack
+ * profiled over 0..maxQSlack. Math in the module README (§1); in short:
+ * <ul>
+ *   <li>one {@link WeightedGram} (exponentially weighted normal equations) per candidate Q_slack;</li>
+ *   <li>each row is weighted h/v²: v is the noise scale (the current prediction under the proportional
+ *       model), u = (y − ŷ)/(v·s) the standardised residual against the current reference fit, s a
+ *       running MAD, h = min(1, c/|u|) the Huber weight, and h = 0 beyond the gross-outlier cut
+ *       {@code rejectK} (a "skipped" Huber: one-sided gross outliers would otherwise bias the fit by
+ *       c·s each);</li>
+ *   <li>the first {@code burnIn} rows are buffered and fitted by IRLS before they enter the sums
+ *       (robust start);</li>
+ *   <li>every {@code refitInterval} rows each candidate is solved by NNLS (Lawson-Hanson on the
+ *       equilibrated normal equations) and the candidate with the smallest weighted residual sum
+ *       becomes the reference (all candidates share the row weights, so their sums are comparable);</li>
+ *   <li>standard errors from the Huber sandwich s²·B⁻¹MB⁻¹ with the forgetting applied (λ in B, λ² in M).</li>
+ * </ul>
+ * Not thread-safe. No I/O.
+ */
+public final class LatencyRegression {
+    private static final double V_FLOOR_RELATIVE = 0.01;
+    private static final double ABSOLUTE_FLOOR = 1e-6;
+    private static final int INIT_ITERATIONS = 6;
+
+    private final RegressionConfig config;
+    private final int p;
+    private final WeightedGram[] candidates;
+    private final RobustScale robustScale;
+    private final EventWindow window = new EventWindow();
+    private final double[] x;
+    private final long[] rejected = new long[UpdateOutcome.values().length];
+
+    private List<LatencyObservation> burnInRows = new ArrayList<>();
+    private int best;
+    private double scale = Double.POSITIVE_INFINITY;
+    private long accepted;
+    private long grossOutliers;
+    // exponentially weighted sums shared by every candidate (the row weights are shared)
+    private double sumWyy;
+    private double sumWy;
+    private double sumW;
+    private double downweightedNum;
+    private double downweightedDen;
+    // forgetting bookkeeping, independent of the weights
+    private double sumLambda;
+    private double sumLambda2;
+    private double ewMeanYNum;
+    private final double[] lastSsr;
+
+    public LatencyRegression(RegressionConfig config) {
+        this.config = config;
+        this.p = config.dimension();
+        this.candidates = new WeightedGram[config.maxQSlack() + 1];
+        for (int k = 0; k < candidates.length; k++) {
+            candidates[k] = new WeightedGram(p);
+        }
+        this.robustScale = new RobustScale(config.madWindow());
+        this.x = new double[p];
+        this.best = Math.min(4, config.maxQSlack()); // the design default Q_slack until the first refit
+        this.lastSsr = new double[candidates.length];
+    }
+
+    public RegressionConfig config() {
+        return config;
+    }
+
+    /** Accepted rows so far. */
+    public long samples() {
+        return accepted;
+    }
+
+    /** Rows rejected for the given reason so far. */
+    public long rejected(UpdateOutcome reason) {
+        return rejected[reason.ordinal()];
+    }
+
+    /** Accepted rows that got weight 0 as gross outliers (|u| > rejectK). */
+    public long grossOutliers() {
+        return grossOutliers;
+    }
+
+    /** Offers one row; returns why it was rejected, or ACCEPTED. */
+    public UpdateOutcome update(LatencyObservation row) {
+        UpdateOutcome check = row.check();
+        if (check != UpdateOutcome.ACCEPTED) {
+            rejected[check.ordinal()]++;
+            return check;
+        }
+        double lambda = config.forgetting();
+        accepted++;
+        window.observe(row.eventTimeMs());
+        sumLambda = lambda * sumLambda + 1;
+        sumLambda2 = lambda * lambda * sumLambda2 + 1;
+        ewMeanYNum = lambda * ewMeanYNum + row.realisedUs();
+        if (burnInRows != null) {
+            burnInRows.add(row);
+            if (burnInRows.size() >= config.burnIn()) {
+                initialise();
+            }
+            return UpdateOutcome.ACCEPTED;
+        }
+        row.features(best, config.intercept(), x);
+        double yHat = candidates[best].predict(x);
+        double v = noiseScale(yHat);
+        double e = (row.realisedUs() - yHat) / v;
+        robustScale.add(Math.abs(e));
+        accumulate(row, v, e / scale);
+        if (accepted % config.refitInterval() == 0) {
+            refit();
+        }
+        return UpdateOutcome.ACCEPTED;
+    }
+
+    /**
+     * Robust start: fits the buffered burn-in rows by iteratively reweighted least squares (every
+     * candidate solved, the best picked, MAD scale and Huber weights from its residuals; repeated), then
+     * replays them in arrival order into the sums with their final weights. Without this the first rows
+     * would enter with unit weight and an early gross outlier would stay in the sums.
+     */
+    private void initialise() {
+        List<LatencyObservation> rows = burnInRows;
+        burnInRows = null;
+        int n = rows.size();
+        double meanY = 0;
+        for (LatencyObservation r : rows) {
+            meanY += r.realisedUs() / n;
+        }
+        double[] v = new double[n];
+        double[] u = new double[n];
+        double[] e = new double[n];
+        Arrays.fill(v, noiseScale(meanY));
+        for (int iteration = 0; iteration < INIT_ITERATIONS; iteration++) {
+            clearSums();
+            for (int i = 0; i < n; i++) {
+                accumulate(rows.get(i), v[i], u[i]);
+            }
+            refit();
+            double[] abs = new double[n];
+            for (int i = 0; i < n; i++) {
+                LatencyObservation r = rows.get(i);
+                r.features(best, config.intercept(), x);
+                double yHat = candidates[best].predict(x);
+                v[i] = noiseScale(yHat);
+                e[i] = (r.realisedUs() - yHat) / v[i];
+                abs[i] = Math.abs(e[i]);
+            }
+            Arrays.sort(abs);
+            double median = n % 2 == 1 ? abs[n / 2] : 0.5 * (abs[n / 2 - 1] + abs[n / 2]);
+            scale = Math.max(1.4826 * median, scaleFloor());
+            for (int i = 0; i < n; i++) {
+                u[i] = e[i] / scale;
+            }
+        }
+        clearSums();
+        grossOutliers = 0;
+        for (int i = 0; i < n; i++) {
+            robustScale.add(Math.abs(e[i]));
+            accumulate(rows.get(i), v[i], u[i]);
+        }
+        refit();
+    }
+
+    private void clearSums() {
+        for (int k = 0; k < candidates.length; k++) {
+            double[] coef = candidates[k].coef;
+            candidates[k] = new WeightedGram(p);
+            candidates[k].coef = coef;
+        }
+        sumWyy = 0;
+        sumWy = 0;
+        sumW = 0;
+        downweightedNum = 0;
+        downweightedDen = 0;
+    }
+
+    /** Adds one row with noise scale v and standardised residual u (0 before any scale is known). */
+    private void accumulate(LatencyObservation row, double v, double u) {
+        double lambda = config.forgetting();
+        double y = row.realisedUs();
+        double c = config.huberK();
+        double h;
+        double psi;
+        double psiPrime;
+        if (Double.isNaN(u)) {
+            u = 0;
+        }
+        if (Math.abs(u) > config.rejectK()) {
+            h = 0;
+            psi = 0;
+            psiPrime = 0;
+            grossOutliers++;
+        } else {
+            h = Huber.weight(u, c);
+            psi = Huber.psi(u, c);
+            psiPrime = Huber.psiPrime(u, c);
+        }
+        double inv = 1 / (v * v);
+        double w = h * inv;
+        sumWyy = lambda * sumWyy + w * y * y;
+        sumWy = lambda * sumWy + w * y;
+        sumW = lambda * sumW + w;
+        downweightedNum = lambda * downweightedNum + (h < 1 ? 1 : 0);
+        downweightedDen = lambda * downweightedDen + 1;
+        for (int k = 0; k < candidates.length; k++) {
+            WeightedGram g = candidates[k];
+            row.features(k, config.intercept(), x);
+            g.decay(lambda);
+            g.add(x, y, w, psiPrime * inv, psi * psi * inv);
+        }
+    }
+
+    private double noiseScale(double yHat) {
+        if (config.varianceModel() == VarianceModel.CONSTANT) {
+            return 1.0;
+        }
+        double ewMeanY = sumLambda > 0 ? ewMeanYNum / sumLambda : 0;
+        return Math.max(ABSOLUTE_FLOOR, Math.max(yHat, V_FLOOR_RELATIVE * ewMeanY));
+    }
+
+    private double scaleFloor() {
+        if (config.varianceModel() == VarianceModel.CONSTANT) {
+            double ewMeanY = sumLambda > 0 ? ewMeanYNum / sumLambda : 0;
+            return ABSOLUTE_FLOOR * Math.max(1, Math.abs(ewMeanY));
+        }
+        return ABSOLUTE_FLOOR;
+    }
+
+    /** Re-estimates the robust scale, solves every candidate and re-selects Q_slack. */
+    private void refit() {
+        if (burnInRows == null && robustScale.size() >= 8) {
+            scale = Math.max(robustScale.scale(), scaleFloor());
+        }
+        double bestSsr = Double.POSITIVE_INFINITY;
+        int bestK = best;
+        for (int k = 0; k < candidates.length; k++) {
+            double ssr = solve(candidates[k]);
+            lastSsr[k] = ssr;
+            if (ssr < bestSsr) {
+                bestSsr = ssr;
+                bestK = k;
+            }
+        }
+        // keep the current choice unless another candidate is better beyond rounding
+        if (!(lastSsr[best] <= bestSsr * (1 + 1e-12))) {
+            best = bestK;
+        }
+    }
+
+    private double[] equilibration(WeightedGram g) {
+        double[] d = new double[p];
+        for (int j = 0; j < p; j++) {
+            double ajj = g.a[j][j];
+            d[j] = ajj > 1e-300 && Double.isFinite(ajj) ? 1 / Math.sqrt(ajj) : 0;
+        }
+        return d;
+    }
+
+    /** NNLS on the equilibrated normal equations; stores the raw-unit solution; returns the weighted SSR. */
+    private double solve(WeightedGram g) {
+        double[] d = equilibration(g);
+        double[][] as = new double[p][p];
+        double[] bs = new double[p];
+        boolean[] constrained = new boolean[p];
+        for (int i = 0; i < p; i++) {
+            constrained[i] = i < Coefficient.COUNT;
+            bs[i] = d[i] * g.b[i];
+            for (int j = 0; j < p; j++) {
+                double aij = i <= j ? g.a[i][j] : g.a[j][i];
+                as[i][j] = d[i] * aij * d[j];
+            }
+            if (d[i] == 0) {
+                as[i][i] = 1; // unobserved regressor: isolated unit row with zero rhs, solution 0
+                bs[i] = 0;
+            }
+        }
+        double[] z = Nnls.solve(as, bs, constrained, config.ridge());
+        double quad = 0;
+        double lin = 0;
+        for (int i = 0; i < p; i++) {
+            g.coef[i] = d[i] * z[i];
+            lin += z[i] * bs[i];
+            for (int j = 0; j < p; j++) {
+                quad += z[i] * as[i][j] * z[j];
+            }
+        }
+        double ssr = sumWyy - 2 * lin + quad;
+        return Double.isFinite(ssr) ? Math.max(0, ssr) : Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * Solves the current sums and returns the fit; O(maxQSlack · p³). Before {@code burnIn} rows the
+     * buffered rows are fitted without entering the stream state.
+     */
+    public LatencyFit fit() {
+        if (burnInRows != null) {
+            return fitDuringBurnIn();
+        }
+        refit();
+        WeightedGram g = candidates[best];
+        double[] se = standardErrors(g);
+        double sst = sumWyy - (sumW > 0 ? sumWy * sumWy / sumW : 0);
+        double ssr = lastSsr[best];
+        double r2 = sst > 0 && Double.isFinite(ssr) ? 1 - ssr / sst : 0;
+        r2 = Math.max(0, Math.min(1, Double.isFinite(r2) ? r2 : 0));
+        long start = window.startMs();
+        long end = window.endExclusiveMs();
+        Map<Coefficient, Estimate> coefficients = new EnumMap<>(Coefficient.class);
+        for (Coefficient c : Coefficient.values()) {
+            int j = c.ordinal();
+            coefficients.put(c, new Estimate(finiteOrZero(g.coef[j]), OptionalDouble.of(se[j]), accepted, r2,
+                QualityKind.R2, start, end));
+        }
+        Estimate qSlack = new Estimate(best, OptionalDouble.empty(), accepted, r2, QualityKind.R2, start, end);
+        double intercept = config.intercept() ? finiteOrZero(g.coef[Coefficient.COUNT]) : 0;
+        double interceptSe = config.intercept() ? se[Coefficient.COUNT] : 0;
+        double nEff = sumLambda2 > 0 ? sumLambda * sumLambda / sumLambda2 : 0;
+        double down = downweightedDen > 0 ? downweightedNum / downweightedDen : 0;
+        double s = Double.isFinite(scale) ? scale : 0;
+        return new LatencyFit(coefficients, qSlack, intercept, interceptSe, r2, accepted, nEff, s, down,
+            lastSsr);
+    }
+
+    private LatencyFit fitDuringBurnIn() {
+        // A throw-away estimator on the buffered rows with burnIn = their count (at least 1).
+        List<LatencyObservation> rows = burnInRows;
+        if (rows.isEmpty()) {
+            Map<Coefficient, Estimate> none = new EnumMap<>(Coefficient.class);
+            for (Coefficient c : Coefficient.values()) {
+                none.put(c, new Estimate(0, OptionalDouble.of(Double.POSITIVE_INFINITY), 0, 0, QualityKind.R2, 0, 0));
+            }
+            return new LatencyFit(none, new Estimate(best, OptionalDouble.empty(), 0, 0, QualityKind.R2, 0, 0),
+                0, config.intercept() ? Double.POSITIVE_INFINITY : 0, 0, 0, 0, 0, 0, new double[candidates.length]);
+        }
+        RegressionConfig c = config;
+        LatencyRegression tmp = new LatencyRegression(new RegressionConfig(c.forgetting(), c.huberK(), c.rejectK(),
+            c.intercept(), c.maxQSlack(), c.refitInterval(), c.madWindow(), rows.size(), c.varianceModel(),
+            c.ridge(), c.eigenFloor()));
+        for (LatencyObservation r : rows) {
+            tmp.update(r);
+        }
+        return tmp.fit();
+    }
+
+    private static double finiteOrZero(double v) {
+        return Double.isFinite(v) ? v : 0;
+    }
+
+    /**
+     * Huber sandwich standard errors s·sqrt(diag(B⁻¹ M B⁻¹)), computed on the equilibrated matrices with
+     * the eigenvalue floor; +Infinity for a regressor never observed or with fewer rows than coefficients.
+     */
+    private double[] standardErrors(WeightedGram g) {
+        double[] se = new double[p];
+        if (accepted <= p || !Double.isFinite(scale)) {
+            Arrays.fill(se, Double.POSITIVE_INFINITY);
+            return se;
+        }
+        double[] d = equilibration(g);
+        double[][] bread = WeightedGram.symmetric(g.bread);
+        double[][] meat = WeightedGram.symmetric(g.meat);
+        for (int i = 0; i < p; i++) {
+            for (int j = 0; j < p; j++) {
+                bread[i][j] *= d[i] * d[j];
+                meat[i][j] *= d[i] * d[j];
+            }
+            if (d[i] == 0) {
+                bread[i][i] = 1;
+            }
+        }
+        double[][] inv = SymmetricEigen.of(bread).regularisedInverse(config.eigenFloor());
+        for (int j = 0; j < p; j++) {
+            if (d[j] == 0) {
+                se[j] = Double.POSITIVE_INFINITY;
+                continue;
+            }
+            // (B⁻¹ M B⁻¹)_jj = r M r with r = row j of B⁻¹
+            double[] r = inv[j];
+            double v = 0;
+            for (int a = 0; a < p; a++) {
+                double ma = 0;
+                for (int b = 0; b < p; b++) {
+                    ma += meat[a][b] * r[b];
+                }
+                v += r[a] * ma;
+            }
+            double sej = scale * Math.sqrt(Math.max(0, v)) * d[j];
+            se[j] = Double.isNaN(sej) ? Double.POSITIVE_INFINITY : sej;
+        }
+        return se;
+    }
+}

@@ -1,0 +1,71 @@
+package io.tierroute.fitter.bandwidth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
+
+import io.tierroute.fitter.Estimate;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class PeakBandwidthTest {
+    static final RhoConfig CONFIG = new RhoConfig(10_000, 60_000, 600_000, 10_000, 100);
+
+    @Test
+    void peakIsTheLargestRateInTheWindowAndAgesOut() {
+        PeakBandwidth peak = new PeakBandwidth(CONFIG);
+        SplittableRandom rnd = new SplittableRandom(3);
+        long t = 0;
+        for (int i = 0; i < 1200; i++) { // 20 min of 1 s samples below 7 GB/s, saturating every ~minute
+            t += 1000;
+            double rate = i % 60 == 0 ? 7e9 : rnd.nextDouble() * 5e9;
+            peak.update(t, 1000, (long) rate);
+        }
+        Estimate e = peak.estimate();
+        assertThat(e.value()).isCloseTo(7e9, offset(1.0));
+        assertThat(e.quality()).as("repeated ceiling: small spread").isLessThan(1e6);
+        assertThat(e.windowStartMs()).isGreaterThan(t - 600_000 - 10_000);
+        // a burst, then ten minutes of lower traffic: the burst ages out
+        peak.update(t + 1000, 1000, 20_000_000_000L);
+        assertThat(peak.peak()).isCloseTo(2e10, offset(1.0));
+        long t2 = t + 1000;
+        for (int i = 0; i < 700; i++) {
+            t2 += 1000;
+            peak.update(t2, 1000, 1_000_000_000L);
+        }
+        assertThat(peak.peak()).isCloseTo(1e9, offset(1.0));
+    }
+
+    @Test
+    void shortIntervalsAreIgnoredAndSpreadFlagsALoneBurst() {
+        PeakBandwidth peak = new PeakBandwidth(CONFIG);
+        assertThat(peak.update(1000, 10, 1_000_000_000L)).isFalse(); // 10 ms < 100 ms minimum
+        assertThat(peak.hasValue()).isFalse();
+        assertThat(peak.estimate().samples()).isZero();
+        peak.update(20_000, 1000, 1_000_000_000L);
+        peak.update(40_000, 1000, 1_000_000_000L);
+        peak.update(60_000, 1000, 9_000_000_000L);
+        assertThat(peak.estimate().value()).isCloseTo(9e9, offset(1.0));
+        assertThat(peak.estimate().quality()).isGreaterThan(1e9);
+    }
+
+    @Test
+    void trackerKeysLinksAndTakesTheMedianPeakPerTier() {
+        RhoTracker tracker = new RhoTracker(CONFIG);
+        double[] peaks = {6e9, 7e9, 100e9};
+        for (int w = 0; w < 3; w++) {
+            LinkKey key = new LinkKey("w" + w, "NVME");
+            for (int i = 1; i <= 30; i++) {
+                long bytes = (long) (i % 10 == 0 ? peaks[w] : peaks[w] / 4);
+                assertThat(tracker.update(key, i * 1000L, 1000, bytes, 7e9).accepted()).isTrue();
+            }
+        }
+        assertThat(tracker.update(new LinkKey("w0", "NVME"), 30_000, 1000, 1, 7e9)).isEqualTo(RhoOutcome.REJECTED_DUPLICATE);
+        assertThat(tracker.update(new LinkKey("w0", "NVME"), 31_000, 1000, 1, Double.NaN)).isEqualTo(RhoOutcome.REJECTED_NON_FINITE);
+        assertThat(tracker.count(RhoOutcome.REJECTED_DUPLICATE)).isEqualTo(1);
+        assertThat(tracker.tierPeak("NVME").orElseThrow().value()).isCloseTo(7e9, offset(1.0));
+        assertThat(tracker.tierPeak("CPU")).isEmpty();
+        assertThat(tracker.rho(new LinkKey("w2", "NVME")).orElseThrow().value()).isEqualTo(1.0);
+        assertThat(tracker.rhoState(new LinkKey("w2", "NVME")).orElseThrow().saturatedSamples()).isEqualTo(30);
+        assertThat(tracker.links()).hasSize(3);
+    }
+}
