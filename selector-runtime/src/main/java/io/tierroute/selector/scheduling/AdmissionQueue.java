@@ -22,6 +22,8 @@ final class AdmissionQueue {
     private final java.util.Set<String> ids = new java.util.HashSet<>();
     private final int capacity;
     private long sequence;
+    /** Mirrors {@code queue.size()} so the route path can see "nobody waits" without the lock. */
+    private volatile int size;
 
     AdmissionQueue(int capacity) {
         this.capacity = capacity;
@@ -41,6 +43,7 @@ final class AdmissionQueue {
         }
         Pending p = new Pending(request, priority, nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
+        size = queue.size();
         return p;
     }
 
@@ -50,7 +53,9 @@ final class AdmissionQueue {
 
     synchronized boolean remove(Pending p) {
         ids.remove(p.request().requestId());
-        return queue.remove(p);
+        boolean removed = queue.remove(p);
+        size = queue.size();
+        return removed;
     }
 
     synchronized boolean contains(String requestId) {
@@ -68,10 +73,12 @@ final class AdmissionQueue {
             }
             return false;
         });
+        size = queue.size();
         return out;
     }
 
-    synchronized int size() {
-        return queue.size();
+    /** Requests waiting; lock-free. */
+    int size() {
+        return size;
     }
 }

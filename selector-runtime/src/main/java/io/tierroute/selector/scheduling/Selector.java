@@ -101,7 +101,8 @@ public final class Selector {
      * no worker is healthy, the queue is full, or the wait exceeds the configured maximum.
      */
     public CompletableFuture<RouteDecision> route(RouteRequest request) {
-        if (inflight.workerOf(request.requestId()) >= 0 || queue.contains(request.requestId())) {
+        if (inflight.workerOf(request.requestId()) >= 0
+                || (queue.size() > 0 && queue.contains(request.requestId()))) {
             throw new IllegalStateException("request '" + request.requestId() + "' is already in flight or queued");
         }
         long now = clock.getAsLong();
