@@ -201,9 +201,10 @@ public final class Selector {
             }
             s.cost[w] = cost;
             s.minCost = Math.min(s.minCost, cost);
-            String over = overLimit(specs[w], load);
-            s.excluded[w] = over;
-            s.eligible[w] = over == null;
+            s.loads[w] = load;
+            boolean over = overLimit(specs[w], load);
+            s.excluded[w] = over ? OVER_LOAD : null;
+            s.eligible[w] = !over;
         }
 
         int chosen = pick(s, workers);
@@ -242,21 +243,28 @@ public final class Selector {
         }
     }
 
-    private static String overLimit(WorkerSpec spec, LoadView load) {
+    /** Marks a candidate filtered by its load limits; the explanation is written only for explain. */
+    private static final String OVER_LOAD = "over load";
+
+    private static boolean overLimit(WorkerSpec spec, LoadView load) {
+        return (spec.maxInFlight() > 0 && load.inFlight() >= spec.maxInFlight())
+                || (spec.maxWaiting() > 0 && load.waiting() >= spec.maxWaiting());
+    }
+
+    private static String overLimitReason(WorkerSpec spec, LoadView load) {
         if (spec.maxInFlight() > 0 && load.inFlight() >= spec.maxInFlight()) {
             return "over load: " + load.inFlight() + " in flight ≥ " + spec.maxInFlight();
         }
-        if (spec.maxWaiting() > 0 && load.waiting() >= spec.maxWaiting()) {
-            return "over load: " + load.waiting() + " waiting ≥ " + spec.maxWaiting();
-        }
-        return null;
+        return "over load: " + load.waiting() + " waiting ≥ " + spec.maxWaiting();
     }
 
     private List<RouteDecision.Candidate> candidates(Scratch s, int workers) {
         List<RouteDecision.Candidate> out = new ArrayList<>(workers);
         for (int w = 0; w < workers; w++) {
-            boolean scored = s.excluded[w] == null || s.excluded[w].startsWith("over load");
-            out.add(new RouteDecision.Candidate(registry.name(w), s.excluded[w],
+            boolean over = s.excluded[w] == OVER_LOAD;
+            boolean scored = s.excluded[w] == null || over;
+            out.add(new RouteDecision.Candidate(registry.name(w),
+                    over ? overLimitReason(specs[w], s.loads[w]) : s.excluded[w],
                     scored ? s.terms[w].toBreakdown() : null));
         }
         return out;
@@ -425,6 +433,7 @@ public final class Selector {
         final double[] cost;
         final boolean[] eligible;
         final String[] excluded;
+        final LoadView[] loads;
         PredictionSource predictionSource;
         int healthyCandidates;
         double minCost;
@@ -439,6 +448,7 @@ public final class Selector {
             cost = new double[workers];
             eligible = new boolean[workers];
             excluded = new String[workers];
+            loads = new LoadView[workers];
         }
     }
 }
