@@ -394,7 +394,6 @@ class SelectorTest {
     void anExplainedDecisionSaysWhyAWorkerWasFiltered() {
         Selector s = selector(2, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 1, 0), b -> b);
         RouteDecision first = now(s.route(request(prompt(450, 64))));
-        s.setDraining(1 - first.workerIndex(), false);
         RouteDecision second = now(s.route(request(prompt(451, 64), 10, null, true)));
         RouteDecision.Candidate full = second.candidates().get(first.workerIndex());
         assertThat(full.excludedBecause()).isEqualTo("over load: 1 in flight ≥ 1");
