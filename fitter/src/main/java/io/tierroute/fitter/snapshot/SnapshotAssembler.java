@@ -1,0 +1,178 @@
+package io.tierroute.fitter.snapshot;
+
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.fitter.Estimate;
+import io.tierroute.fitter.bandwidth.LinkKey;
+import io.tierroute.fitter.regression.Coefficient;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongSupplier;
+
+/**
+ * Builds one {@link ParameterSnapshot} (status CANDIDATE) per scope from the estimators' results
+ * (DESIGN.md §5). Stateless apart from its configuration; the caller keeps the per-scope history.
+ *
+ * <ul>
+ *   <li><b>Version.</b> {@code max(latestVersion, active.version) + 1}, where {@code latestVersion} is
+ *       the newest version ever recorded for the scope (accepted or rejected, 0 if none), so versions are
+ *       strictly increasing even across rejected candidates. {@code parentVersion} = the active version
+ *       (the one the gate will compare against), null when there is none.</li>
+ *   <li><b>Fitted values</b> carry the estimator's value, sample count, quality (kind + figure),
+ *       standard error (null when the estimator gives none; +∞ kept: "no information") and event-time
+ *       window. α_p … α_wf2 and Q_slack come from the {@code LatencyFit} (quality R²), λ from the
+ *       {@code DecayFit} (quality SE), ρ per (worker, tier) and BW_t per tier from the ρ tracker.</li>
+ *   <li><b>Values the fit does not cover</b> (no regression / no λ fit yet, a tier without a peak) carry
+ *       the active snapshot's value, or the DESIGN.md §3 default (BW_t: {@link #DEFAULT_BANDWIDTHS}) when
+ *       there is no active snapshot, with <b>samples 0</b>, quality NONE, no SE and window [0, 0): samples
+ *       0 means "not fitted in this version, inherited". Every non-HBM tier always has a BW_t.</li>
+ *   <li><b>ρ is not carried</b>: it is a 10-s EWMA of live utilisation, stale within a minute, and the
+ *       schema defines a missing pair as 0. Only links the tracker has a value for are written (sorted by
+ *       worker, then tier).</li>
+ *   <li><b>Quantile model</b>: the one passed in, else the active snapshot's (possibly null).</li>
+ * </ul>
+ */
+public final class SnapshotAssembler {
+    static {
+        // Avro 1.12.2 refuses to deep-copy (newBuilder(other)) generated enums unless their package is trusted.
+        AvroTrust.install();
+    }
+
+    /** DESIGN.md §3 configured BW_t, bytes/s: PCIe Gen5 64 GB/s (CPU), NVMe 7 GB/s, RDMA 25 GB/s (REMOTE). */
+    public static final Map<Tier, Double> DEFAULT_BANDWIDTHS =
+        Map.of(Tier.CPU, 64e9, Tier.NVME, 7e9, Tier.REMOTE, 25e9);
+
+    private final String producer;
+    private final LongSupplier clockMs;
+    private final Map<Tier, Double> defaultBandwidths;
+
+    /** With {@link #DEFAULT_BANDWIDTHS}. */
+    public SnapshotAssembler(String producer, LongSupplier clockMs) {
+        this(producer, clockMs, DEFAULT_BANDWIDTHS);
+    }
+
+    /**
+     * @param producer job name written into every snapshot
+     * @param clockMs wall clock, ms since epoch (createdAtMs)
+     * @param defaultBandwidths BW_t per non-HBM tier used when neither the fit nor an active snapshot has
+     *     one; must cover CPU, NVME and REMOTE
+     */
+    public SnapshotAssembler(String producer, LongSupplier clockMs, Map<Tier, Double> defaultBandwidths) {
+        this.producer = Objects.requireNonNull(producer, "producer");
+        this.clockMs = Objects.requireNonNull(clockMs, "clockMs");
+        EnumMap<Tier, Double> bw = new EnumMap<>(Tier.class);
+        for (Tier t : Tier.values()) {
+            if (t != Tier.HBM) {
+                Double v = defaultBandwidths.get(t);
+                if (v == null) {
+                    throw new IllegalArgumentException("no default bandwidth for tier " + t);
+                }
+                bw.put(t, v);
+            }
+        }
+        this.defaultBandwidths = bw;
+    }
+
+    /**
+     * @param scope the scope ("default", a model, engine type or hardware pool)
+     * @param latestVersion newest version recorded for this scope in any status, 0 when none
+     * @param active the scope's active snapshot, or null (defaults apply)
+     * @param fits what the estimators produced
+     * @return a CANDIDATE snapshot, not yet validated
+     * @throws IllegalArgumentException if {@code active} belongs to another scope or latestVersion < 0
+     */
+    public ParameterSnapshot assemble(String scope, long latestVersion, ParameterSnapshot active, FitResults fits) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(fits, "fits");
+        if (latestVersion < 0) {
+            throw new IllegalArgumentException("latestVersion must be >= 0: " + latestVersion);
+        }
+        if (active != null && !scope.equals(active.getScope())) {
+            throw new IllegalArgumentException("active snapshot is for scope " + active.getScope() + ", not " + scope);
+        }
+        long base = Math.max(latestVersion, active == null ? 0 : active.getVersion());
+        ParameterSnapshot.Builder b = ParameterSnapshot.newBuilder()
+            .setScope(scope)
+            .setVersion(Math.addExact(base, 1))
+            .setParentVersion(active == null ? null : active.getVersion())
+            .setProducer(producer)
+            .setCreatedAtMs(clockMs.getAsLong())
+            .setStatus(SnapshotStatus.CANDIDATE)
+            .setRejectReasons(new ArrayList<>());
+
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            Estimate e = fitted(p, fits);
+            p.set(b, e != null ? FittedValues.of(e) : carried(p, active));
+        }
+
+        List<TierBandwidth> bws = new ArrayList<>();
+        for (Tier t : defaultBandwidths.keySet()) {
+            Estimate e = fits.bandwidths().get(t);
+            FittedValue v;
+            if (e != null) {
+                v = FittedValues.of(e);
+            } else {
+                Double prev = active == null ? null : activeBandwidth(active, t);
+                v = FittedValues.carried(prev != null ? prev : defaultBandwidths.get(t));
+            }
+            bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
+        }
+        b.setBandwidths(bws);
+
+        List<WorkerTierRho> rho = new ArrayList<>();
+        fits.rho().entrySet().stream()
+            .sorted(Comparator.comparing((Map.Entry<LinkKey, Estimate> en) -> en.getKey().worker())
+                .thenComparing(en -> Tier.valueOf(en.getKey().tier())))
+            .forEach(en -> rho.add(WorkerTierRho.newBuilder()
+                .setWorker(en.getKey().worker())
+                .setTier(Tier.valueOf(en.getKey().tier()))
+                .setRho(FittedValues.of(en.getValue()))
+                .build()));
+        b.setRho(rho);
+
+        b.setQuantileModel(fits.quantileModel() != null ? fits.quantileModel()
+            : active == null ? null : active.getQuantileModel());
+        return b.build();
+    }
+
+    private static Estimate fitted(SnapshotParameter p, FitResults fits) {
+        switch (p) {
+            case LAMBDA:
+                return fits.decay() == null ? null : fits.decay().lambda();
+            case Q_SLACK:
+                return fits.latency() == null ? null : fits.latency().qSlack();
+            default:
+                if (fits.latency() == null) {
+                    return null;
+                }
+                for (Coefficient c : Coefficient.values()) {
+                    if (c.snapshotField().equals(p.field())) {
+                        return fits.latency().get(c);
+                    }
+                }
+                throw new IllegalStateException("no coefficient for " + p);
+        }
+    }
+
+    private static FittedValue carried(SnapshotParameter p, ParameterSnapshot active) {
+        return FittedValues.carried(active == null ? p.defaultValue() : p.get(active).getValue());
+    }
+
+    private static Double activeBandwidth(ParameterSnapshot active, Tier t) {
+        for (TierBandwidth tb : active.getBandwidths()) {
+            if (tb.getTier() == t) {
+                return tb.getBytesPerSecond().getValue();
+            }
+        }
+        return null;
+    }
+}

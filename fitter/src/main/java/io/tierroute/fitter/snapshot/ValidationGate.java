@@ -1,0 +1,388 @@
+package io.tierroute.fitter.snapshot;
+
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The validation gate (DESIGN.md §5): decides whether a CANDIDATE snapshot may become active, against
+ * the scope's active snapshot (or none). Pure function of (config, candidate, active); never mutates its
+ * inputs. Pinning is not its business: an ACCEPTED snapshot is activated only if the scope is not pinned.
+ *
+ * <p><b>Per value</b> (each scalar, each tier's BW_t, each ρ_t(w)), in this order:
+ * <ol>
+ *   <li><b>REJECT, malformed</b>: value NaN/±∞, value &lt; 0 (every parameter is ≥ 0 by definition and
+ *       every estimator constrains it, so a negative value is a bug, whatever its SE), samples &lt; 0, SE
+ *       NaN or &lt; 0, quality not finite, window start &gt; end.</li>
+ *   <li><b>Unfitted</b> (samples 0, i.e. inherited): must equal the active value (or, with no active
+ *       snapshot, the DESIGN.md default; a BW_t default is deployment config and is only bounds-checked),
+ *       else REJECT; then only the bounds check applies.</li>
+ *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
+ *       always holds): the data do not determine the value (identifiability), so the value in force is
+ *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
+ *       "held: …" reason is recorded. A held value is exempt from the checks below.</li>
+ *   <li><b>REJECT</b> if outside the physical bounds ({@link SnapshotParameter}).</li>
+ *   <li><b>REJECT</b> if samples &lt; minSamples (BW_t: minBandwidthSamples); for ρ: HOLD below
+ *       minRhoSamples instead.</li>
+ *   <li><b>REJECT</b> if quality kind is R2 and R² &lt; minR2.</li>
+ *   <li><b>REJECT</b> a jump: ratio to the active value beyond maxJumpFactor (either way), unless the
+ *       evidence is overwhelming (samples ≥ overwhelmingSamples and relative error ≤
+ *       overwhelmingRelativeStdError; without any error figure, the samples alone). Skipped for ρ and
+ *       when there is no active snapshot.</li>
+ * </ol>
+ * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
+ * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
+ * for HBM, a tier twice or a missing non-HBM tier; ρ for HBM or a (worker, tier) pair twice; a new
+ * quantile forest (≠ the active one) with fewer than minQuantileTrainingRows rows, no trees, inconsistent
+ * array sizes, a NaN threshold or a non-finite / negative leaf sample.
+ *
+ * <p>Every reason names the parameter, the value with its unit, and the bound or threshold it failed.
+ * All checks run, so a rejection lists every problem.
+ */
+public final class ValidationGate {
+    static {
+        // Avro 1.12.2 refuses to deep-copy (newBuilder(other)) generated enums unless their package is trusted.
+        AvroTrust.install();
+    }
+
+    private final GateConfig config;
+
+    public ValidationGate(GateConfig config) {
+        this.config = Objects.requireNonNull(config, "config");
+    }
+
+    public GateConfig config() {
+        return config;
+    }
+
+    private enum Verdict { OK, HOLD, REJECT }
+
+    private static final class Ctx {
+        final List<String> rejections = new ArrayList<>();
+        final List<String> held = new ArrayList<>();
+        final List<String> notes = new ArrayList<>();
+    }
+
+    /**
+     * @param candidate the snapshot to validate (normally status CANDIDATE from {@link SnapshotAssembler})
+     * @param active the scope's active snapshot, or null for the first snapshot
+     */
+    public GateResult validate(ParameterSnapshot candidate, ParameterSnapshot active) {
+        Objects.requireNonNull(candidate, "candidate");
+        Ctx ctx = new Ctx();
+        checkHeader(candidate, active, ctx);
+
+        ParameterSnapshot.Builder out = ParameterSnapshot.newBuilder(candidate);
+
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            FittedValue v = p.get(candidate);
+            Double act = active == null ? null : p.get(active).getValue();
+            Double ref = act != null ? act : p.defaultValue();
+            if (check(p.field(), p, v, act, ref, config.minSamples(), false, ctx) == Verdict.HOLD) {
+                p.set(out, FittedValues.carried(ref));
+            }
+        }
+
+        List<TierBandwidth> bws = new ArrayList<>();
+        Set<Tier> seenTiers = EnumSet.noneOf(Tier.class);
+        for (TierBandwidth tb : candidate.getBandwidths()) {
+            Tier t = tb.getTier();
+            String label = "bandwidth[" + t + "]";
+            if (t == Tier.HBM) {
+                ctx.rejections.add(label + ": BW_t is defined only for non-HBM tiers");
+            }
+            if (!seenTiers.add(t)) {
+                ctx.rejections.add(label + ": tier listed more than once");
+            }
+            Double act = active == null ? null : activeBandwidth(active, t);
+            Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), act, act,
+                config.minBandwidthSamples(), false, ctx);
+            if (verdict == Verdict.HOLD && act != null) {
+                bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(act)).build());
+            } else if (verdict == Verdict.HOLD) {
+                double def = SnapshotAssembler.DEFAULT_BANDWIDTHS.getOrDefault(t, tb.getBytesPerSecond().getValue());
+                bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(def)).build());
+            } else {
+                bws.add(tb);
+            }
+        }
+        for (Tier t : Tier.values()) {
+            if (t != Tier.HBM && !seenTiers.contains(t)) {
+                ctx.rejections.add("bandwidth[" + t + "]: missing (every non-HBM tier needs a BW_t)");
+            }
+        }
+        out.setBandwidths(bws);
+
+        List<WorkerTierRho> rhos = new ArrayList<>();
+        Set<String> seenLinks = new HashSet<>();
+        for (WorkerTierRho r : candidate.getRho()) {
+            String label = "rho[" + r.getWorker() + "/" + r.getTier() + "]";
+            if (r.getTier() == Tier.HBM) {
+                ctx.rejections.add(label + ": ρ is defined only for non-HBM tiers");
+            }
+            if (!seenLinks.add(r.getWorker() + "\u0000" + r.getTier())) {
+                ctx.rejections.add(label + ": (worker, tier) pair listed more than once");
+            }
+            WorkerTierRho prev = active == null ? null : activeRho(active, r.getWorker(), r.getTier());
+            Double act = prev == null ? null : prev.getRho().getValue();
+            Verdict verdict = check(label, SnapshotParameter.RHO, r.getRho(), act,
+                act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
+            if (verdict == Verdict.HOLD) {
+                if (prev != null) {
+                    rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(act)).build());
+                }
+                // no active entry: dropped (a missing pair means 0)
+            } else {
+                rhos.add(r);
+            }
+        }
+        out.setRho(rhos);
+
+        checkQuantileModel(candidate.getQuantileModel(), active == null ? null : active.getQuantileModel(), ctx);
+
+        List<String> reasons = new ArrayList<>(ctx.rejections);
+        reasons.addAll(ctx.held);
+        ParameterSnapshot result;
+        SnapshotStatus status;
+        if (ctx.rejections.isEmpty()) {
+            status = SnapshotStatus.ACCEPTED;
+            result = out.setStatus(status).setRejectReasons(reasons).build();
+        } else {
+            status = SnapshotStatus.REJECTED;
+            result = ParameterSnapshot.newBuilder(candidate).setStatus(status).setRejectReasons(reasons).build();
+        }
+        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes);
+    }
+
+    private void checkHeader(ParameterSnapshot c, ParameterSnapshot active, Ctx ctx) {
+        if (c.getStatus() != SnapshotStatus.CANDIDATE) {
+            ctx.rejections.add("status is " + c.getStatus() + ", only a CANDIDATE can be validated");
+        }
+        if (c.getVersion() < 1) {
+            ctx.rejections.add("version " + c.getVersion() + " < 1 (0 is reserved for the built-in defaults)");
+        }
+        if (active == null) {
+            if (c.getParentVersion() != null) {
+                ctx.rejections.add("parentVersion " + c.getParentVersion() + " given but the scope has no active snapshot");
+            }
+            return;
+        }
+        if (!Objects.equals(c.getScope(), active.getScope())) {
+            ctx.rejections.add("scope '" + c.getScope() + "' differs from the active snapshot's scope '"
+                + active.getScope() + "'");
+        }
+        if (c.getVersion() <= active.getVersion()) {
+            ctx.rejections.add("version " + c.getVersion() + " is not greater than the active version "
+                + active.getVersion() + " (versions are strictly increasing)");
+        }
+        if (c.getParentVersion() == null || c.getParentVersion() != active.getVersion()) {
+            ctx.rejections.add("parentVersion " + c.getParentVersion() + " is not the active version "
+                + active.getVersion() + " (the candidate was derived from a different snapshot)");
+        }
+    }
+
+    /**
+     * @param activeValue the active snapshot's value, null when none (no jump check)
+     * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
+     */
+    private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue, Double reference,
+            long minSamples, boolean holdOnFewSamples, Ctx ctx) {
+        double x = v.getValue();
+        String unit = " " + p.unit();
+        boolean malformed = false;
+        if (!Double.isFinite(x)) {
+            ctx.rejections.add(label + " = " + num(x) + " is not a finite number (bounds " + p.boundsText() + ")");
+            return Verdict.REJECT;
+        }
+        if (x < 0) {
+            ctx.rejections.add(label + " = " + num(x) + unit + " is negative (bounds " + p.boundsText() + ")");
+            malformed = true;
+        }
+        if (v.getSamples() < 0) {
+            ctx.rejections.add(label + ": samples " + v.getSamples() + " < 0");
+            malformed = true;
+        }
+        Double se = v.getStdError();
+        if (se != null && (Double.isNaN(se) || se < 0)) {
+            ctx.rejections.add(label + ": standard error " + num(se) + " is NaN or negative");
+            malformed = true;
+        }
+        if (!Double.isFinite(v.getQuality())) {
+            ctx.rejections.add(label + ": quality " + num(v.getQuality()) + " is not finite");
+            malformed = true;
+        }
+        if (v.getWindowStartMs() > v.getWindowEndMs()) {
+            ctx.rejections.add(label + ": window start " + v.getWindowStartMs() + " after end " + v.getWindowEndMs());
+            malformed = true;
+        }
+        if (malformed) {
+            return Verdict.REJECT;
+        }
+
+        if (v.getSamples() == 0) {
+            if (reference != null && Double.compare(x, reference) != 0) {
+                ctx.rejections.add(label + " = " + num(x) + unit + " is unfitted (samples 0) but differs from the "
+                    + (activeValue != null ? "active" : "default") + " value " + num(reference) + unit);
+                return Verdict.REJECT;
+            }
+            return boundsCheck(label, p, x, ctx) ? Verdict.OK : Verdict.REJECT;
+        }
+
+        double rel = relativeError(p, v);
+        String keep = activeValue != null ? "the active value " + num(activeValue) + unit
+            : p == SnapshotParameter.RHO ? "no entry (ρ = 0)"
+            : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + num(reference) + unit;
+        if (rel > config.holdRelativeStdError()) {
+            ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + num(x) + unit + " has "
+                + (se != null ? "standard error " + num(se) : "error figure " + num(v.getQuality())) + unit
+                + " (relative " + num(rel) + " > max " + num(config.holdRelativeStdError()) + ")");
+            return Verdict.HOLD;
+        }
+
+        boolean ok = boundsCheck(label, p, x, ctx);
+        if (v.getSamples() < minSamples) {
+            if (holdOnFewSamples) {
+                if (ok) {
+                    ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + num(x) + unit + " on "
+                        + v.getSamples() + " samples < minimum " + minSamples);
+                    return Verdict.HOLD;
+                }
+            } else {
+                ctx.rejections.add(label + " = " + num(x) + unit + " fitted on " + v.getSamples()
+                    + " samples < minimum " + minSamples);
+                ok = false;
+            }
+        }
+        if (v.getQualityKind() == QualityKind.R2 && v.getQuality() < config.minR2()) {
+            ctx.rejections.add(label + " = " + num(x) + unit + ": regression R² " + num(v.getQuality())
+                + " < minimum " + num(config.minR2()));
+            ok = false;
+        }
+        if (ok && activeValue != null && p.jumpChecked()) {
+            double a = Math.max(Math.abs(x), p.negligible()) / Math.max(Math.abs(activeValue), p.negligible());
+            double factor = Math.max(a, 1 / a);
+            if (factor > config.maxJumpFactor()) {
+                boolean enoughSamples = v.getSamples() >= config.overwhelmingSamples();
+                boolean preciseEnough = Double.isNaN(rel) || rel <= config.overwhelmingRelativeStdError();
+                String jump = label + " jumps " + num(factor) + "× from the active value " + num(activeValue)
+                    + " to " + num(x) + unit + " (max factor " + num(config.maxJumpFactor()) + ")";
+                if (enoughSamples && preciseEnough) {
+                    ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
+                        + " samples, relative error " + num(rel));
+                } else {
+                    ctx.rejections.add(jump + " without overwhelming evidence (needs samples ≥ "
+                        + config.overwhelmingSamples() + " and relative error ≤ "
+                        + num(config.overwhelmingRelativeStdError()) + "; has " + v.getSamples()
+                        + " samples, relative error " + num(rel) + ")");
+                    ok = false;
+                }
+            }
+        }
+        return ok ? Verdict.OK : Verdict.REJECT;
+    }
+
+    private static boolean boundsCheck(String label, SnapshotParameter p, double x, Ctx ctx) {
+        if (!p.inBounds(x)) {
+            ctx.rejections.add(label + " = " + num(x) + " " + p.unit() + " is outside the physical bounds "
+                + p.boundsText());
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * SE / max(|value|, negligible); the error figure is the SE when present, else the quality when its
+     * kind is STD_ERROR; NaN when there is none. +∞ SE gives +∞.
+     */
+    static double relativeError(SnapshotParameter p, FittedValue v) {
+        double err;
+        if (v.getStdError() != null) {
+            err = v.getStdError();
+        } else if (v.getQualityKind() == QualityKind.STD_ERROR) {
+            err = v.getQuality();
+        } else {
+            return Double.NaN;
+        }
+        return err / Math.max(Math.abs(v.getValue()), p.negligible());
+    }
+
+    private void checkQuantileModel(QuantileForestModel m, QuantileForestModel activeModel, Ctx ctx) {
+        if (m == null || m.equals(activeModel)) {
+            return;
+        }
+        String l = "quantileModel";
+        if (m.getTrainingRows() < config.minQuantileTrainingRows()) {
+            ctx.rejections.add(l + ": trained on " + m.getTrainingRows() + " rows < minimum "
+                + config.minQuantileTrainingRows());
+        }
+        if (m.getTreeRoots().isEmpty()) {
+            ctx.rejections.add(l + ": has no trees");
+        }
+        int nodes = m.getNodeSplitFeature().size();
+        if (m.getNodeThreshold().size() != nodes || m.getNodeLeft().size() != nodes
+                || m.getNodeRight().size() != nodes || m.getNodeLeafId().size() != nodes) {
+            ctx.rejections.add(l + ": node arrays differ in length");
+        }
+        if (m.getLeafSampleOffsets().size() != m.getLeafRows().size() + 1) {
+            ctx.rejections.add(l + ": leafSampleOffsets has " + m.getLeafSampleOffsets().size()
+                + " entries, expected numLeaves + 1 = " + (m.getLeafRows().size() + 1));
+        }
+        for (Double t : m.getNodeThreshold()) {
+            if (t == null || t.isNaN()) {
+                ctx.rejections.add(l + ": a split threshold is NaN");
+                break;
+            }
+        }
+        for (Float s : m.getLeafSamples()) {
+            if (s == null || !Float.isFinite(s) || s < 0) {
+                ctx.rejections.add(l + ": a leaf sample (output tokens) is " + s + ", not a finite value >= 0");
+                break;
+            }
+        }
+    }
+
+    private static Double activeBandwidth(ParameterSnapshot active, Tier t) {
+        for (TierBandwidth tb : active.getBandwidths()) {
+            if (tb.getTier() == t) {
+                return tb.getBytesPerSecond().getValue();
+            }
+        }
+        return null;
+    }
+
+    private static WorkerTierRho activeRho(ParameterSnapshot active, String worker, Tier t) {
+        for (WorkerTierRho r : active.getRho()) {
+            if (r.getTier() == t && r.getWorker().equals(worker)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Human-readable number: up to 6 significant digits, no trailing zeros. */
+    static String num(double v) {
+        if (!Double.isFinite(v)) {
+            return Double.toString(v);
+        }
+        if (v == 0) {
+            return "0";
+        }
+        BigDecimal d = new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros();
+        double a = Math.abs(v);
+        return a >= 1e-4 && a < 1e9 ? d.toPlainString() : d.toString();
+    }
+}

@@ -1,0 +1,152 @@
+package io.tierroute.fitter.snapshot;
+
+import static io.tierroute.fitter.snapshot.SnapshotFixtures.T0;
+import static io.tierroute.fitter.snapshot.SnapshotFixtures.T1;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.data.Offset.offset;
+
+import io.tierroute.fitter.bandwidth.LinkKey;
+import io.tierroute.fitter.bandwidth.RhoConfig;
+import io.tierroute.fitter.bandwidth.RhoOutcome;
+import io.tierroute.fitter.bandwidth.RhoTracker;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class SnapshotAssemblerTest {
+    static final long NOW = 1_700_000_999_000L;
+    final SnapshotAssembler assembler = new SnapshotAssembler("params-job", () -> NOW);
+
+    @Test
+    void firstSnapshotCarriesEveryFittedValueWithItsEvidence() {
+        ParameterSnapshot s = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+
+        assertThat(s.getScope()).isEqualTo("default");
+        assertThat(s.getVersion()).isEqualTo(1);
+        assertThat(s.getParentVersion()).isNull();
+        assertThat(s.getProducer()).isEqualTo("params-job");
+        assertThat(s.getCreatedAtMs()).isEqualTo(NOW);
+        assertThat(s.getStatus()).isEqualTo(SnapshotStatus.CANDIDATE);
+        assertThat(s.getRejectReasons()).isEmpty();
+
+        FittedValue ad = s.getAlphaD();
+        assertThat(ad.getValue()).isEqualTo(50.0);
+        assertThat(ad.getStdError()).isCloseTo(0.5, offset(1e-12));
+        assertThat(ad.getSamples()).isEqualTo(10_000);
+        assertThat(ad.getQualityKind()).isEqualTo(QualityKind.R2);
+        assertThat(ad.getQuality()).isEqualTo(0.9);
+        assertThat(ad.getWindowStartMs()).isEqualTo(T0);
+        assertThat(ad.getWindowEndMs()).isEqualTo(T1);
+        assertThat(s.getAlphaWf2().getValue()).isEqualTo(4000.0);
+        assertThat(s.getQSlack().getValue()).isEqualTo(4.0);
+        assertThat(s.getQSlack().getStdError()).isNull();
+
+        assertThat(s.getLambda().getValue()).isEqualTo(1.0 / 120);
+        assertThat(s.getLambda().getQualityKind()).isEqualTo(QualityKind.STD_ERROR);
+        assertThat(s.getLambda().getSamples()).isEqualTo(5000);
+
+        assertThat(s.getBandwidths()).extracting(TierBandwidth::getTier)
+            .containsExactlyInAnyOrder(Tier.CPU, Tier.NVME, Tier.REMOTE);
+        assertThat(s.getRho()).extracting(WorkerTierRho::getWorker).containsExactly("w1", "w2");
+        assertThat(s.getRho().get(0).getRho().getValue()).isEqualTo(0.3);
+        assertThat(s.getQuantileModel()).isNull();
+    }
+
+    @Test
+    void uncoveredParametersCarryDefaultsWithZeroSamplesWhenThereIsNoActiveSnapshot() {
+        ParameterSnapshot s = assembler.assemble("pool-a", 0, null, FitResults.empty());
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            FittedValue v = p.get(s);
+            assertThat(v.getValue()).as(p.field()).isEqualTo(p.defaultValue());
+            assertThat(v.getSamples()).as(p.field()).isZero();
+            assertThat(v.getQualityKind()).isEqualTo(QualityKind.NONE);
+            assertThat(v.getStdError()).isNull();
+        }
+        assertThat(s.getBandwidths()).hasSize(3).allSatisfy(tb -> {
+            assertThat(tb.getBytesPerSecond().getValue()).isEqualTo(SnapshotAssembler.DEFAULT_BANDWIDTHS.get(tb.getTier()));
+            assertThat(tb.getBytesPerSecond().getSamples()).isZero();
+        });
+        assertThat(s.getRho()).isEmpty();
+        // and the gate accepts the all-default snapshot
+        assertThat(new ValidationGate(GateConfig.DEFAULTS).validate(s, null).accepted()).isTrue();
+    }
+
+    @Test
+    void uncoveredParametersCarryTheActiveValues() {
+        ParameterSnapshot first = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        ParameterSnapshot active = ParameterSnapshot.newBuilder(first).setStatus(SnapshotStatus.ACCEPTED)
+            .setQuantileModel(GateTestSupport.tinyForest(5000)).build();
+        // only λ refitted; no regression, no telemetry
+        FitResults onlyLambda = new FitResults(null, null, null, SnapshotFixtures.decay(1.0 / 100, 0.03, 6000), null);
+        ParameterSnapshot s = assembler.assemble("default", 1, active, onlyLambda);
+
+        assertThat(s.getVersion()).isEqualTo(2);
+        assertThat(s.getParentVersion()).isEqualTo(1L);
+        assertThat(s.getAlphaD().getValue()).isEqualTo(50.0);
+        assertThat(s.getAlphaD().getSamples()).isZero();
+        assertThat(s.getAlphaD().getQualityKind()).isEqualTo(QualityKind.NONE);
+        assertThat(s.getLambda().getValue()).isEqualTo(1.0 / 100);
+        assertThat(s.getLambda().getSamples()).isEqualTo(6000);
+        assertThat(s.getBandwidths()).filteredOn(tb -> tb.getTier() == Tier.NVME).singleElement()
+            .satisfies(tb -> assertThat(tb.getBytesPerSecond().getValue()).isEqualTo(6e9));
+        assertThat(s.getRho()).as("ρ is live telemetry and is not carried").isEmpty();
+        assertThat(s.getQuantileModel()).isEqualTo(active.getQuantileModel());
+
+        GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(s, active);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.accepted()).isTrue();
+    }
+
+    @Test
+    void versionIsLatestRecordedPlusOneEvenPastRejectedVersions() {
+        ParameterSnapshot first = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        ParameterSnapshot active = ParameterSnapshot.newBuilder(first).setVersion(5).build();
+        ParameterSnapshot s = assembler.assemble("default", 7, active, FitResults.empty());
+        assertThat(s.getVersion()).isEqualTo(8);
+        assertThat(s.getParentVersion()).isEqualTo(5L);
+        assertThat(assembler.assemble("default", 2, active, FitResults.empty()).getVersion()).isEqualTo(6);
+        assertThatThrownBy(() -> assembler.assemble("other", 7, active, FitResults.empty()))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void fromTheRealRhoTracker() {
+        RhoTracker tracker = new RhoTracker(RhoConfig.defaults());
+        SplittableRandom rnd = new SplittableRandom(42);
+        double bw = 64e9;
+        for (int i = 1; i <= 300; i++) {
+            for (String w : new String[] {"w2", "w1"}) {
+                double u = (w.equals("w1") ? 0.3 : 0.1) * (1 + 0.05 * (rnd.nextDouble() - 0.5));
+                RhoOutcome o = tracker.update(new LinkKey(w, "CPU"), T0 + i * 1000L, 1000, (long) (u * bw), bw);
+                assertThat(o.accepted()).isTrue();
+            }
+        }
+        FitResults fits = FitResults.of(SnapshotFixtures.latency(10_000), tracker,
+            SnapshotFixtures.decay(1.0 / 120, 0.03, 5000), null);
+        ParameterSnapshot s = assembler.assemble("default", 0, null, fits);
+
+        assertThat(s.getRho()).hasSize(2);
+        WorkerTierRho w1 = s.getRho().get(0);
+        assertThat(w1.getWorker()).isEqualTo("w1");
+        assertThat(w1.getTier()).isEqualTo(Tier.CPU);
+        assertThat(w1.getRho().getValue()).isCloseTo(0.3, offset(0.02));
+        assertThat(w1.getRho().getSamples()).isEqualTo(300);
+        TierBandwidth cpu = s.getBandwidths().stream().filter(tb -> tb.getTier() == Tier.CPU).findFirst().orElseThrow();
+        assertThat(cpu.getBytesPerSecond().getSamples()).isEqualTo(600);
+        assertThat(cpu.getBytesPerSecond().getValue()).isBetween(0.1 * bw, 0.31 * bw);
+        TierBandwidth nvme = s.getBandwidths().stream().filter(tb -> tb.getTier() == Tier.NVME).findFirst().orElseThrow();
+        assertThat(nvme.getBytesPerSecond().getSamples()).isZero();
+
+        GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(s, null);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.held()).isEmpty();
+        assertThat(r.accepted()).isTrue();
+    }
+}

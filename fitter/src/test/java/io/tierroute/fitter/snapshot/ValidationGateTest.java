@@ -1,0 +1,404 @@
+package io.tierroute.fitter.snapshot;
+
+import static io.tierroute.fitter.snapshot.SnapshotFixtures.ALPHAS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.fitter.bandwidth.LinkKey;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ValidationGateTest {
+    final SnapshotAssembler assembler = new SnapshotAssembler("params-job", () -> 1_700_000_999_000L);
+    final ValidationGate gate = new ValidationGate(GateConfig.DEFAULTS);
+
+    /** v1, accepted against nothing. */
+    ParameterSnapshot active() {
+        GateResult r = gate.validate(assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)), null);
+        assertThat(r.accepted()).isTrue();
+        return r.snapshot();
+    }
+
+    /** A fresh candidate (v2) against {@link #active()} with the same kind of evidence. */
+    ParameterSnapshot candidate(ParameterSnapshot active, FitResults fits) {
+        return assembler.assemble("default", active.getVersion(), active, fits);
+    }
+
+    static ParameterSnapshot roundTrip(ParameterSnapshot s) {
+        byte[] bytes = Codecs.PARAMETER_SNAPSHOT.encode(s);
+        ParameterSnapshot back = Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+        // Avro's record equals treats NaN != NaN, so compare the text form and the re-encoding
+        assertThat(back.toString()).isEqualTo(s.toString());
+        assertThat(Codecs.PARAMETER_SNAPSHOT.encode(back)).isEqualTo(bytes);
+        if (!back.toString().contains("NaN")) {
+            assertThat(back).isEqualTo(s);
+        }
+        return back;
+    }
+
+    @Test
+    void acceptsAGoodFirstSnapshotUnchanged() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        ParameterSnapshot copy = ParameterSnapshot.newBuilder(c).build();
+        GateResult r = gate.validate(c, null);
+
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.held()).isEmpty();
+        assertThat(r.snapshot().getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getRejectReasons()).isEmpty();
+        assertThat(ParameterSnapshot.newBuilder(r.snapshot()).setStatus(SnapshotStatus.CANDIDATE).build()).isEqualTo(c);
+        assertThat(c).as("input not mutated").isEqualTo(copy);
+        // first snapshot: no jump check against the defaults (α_wf2 0 → 4000, BW_t 64 → 50 GB/s)
+        assertThat(r.snapshot().getAlphaWf2().getValue()).isEqualTo(4000.0);
+        roundTrip(r.snapshot());
+    }
+
+    @Test
+    void acceptsAGoodSecondSnapshotAgainstTheActiveOne() {
+        ParameterSnapshot active = active();
+        double[] moved = ALPHAS.clone();
+        for (int i = 0; i < moved.length; i++) {
+            moved[i] *= (i % 2 == 0 ? 1.5 : 0.7);
+        }
+        FitResults fits = new FitResults(SnapshotFixtures.latency(moved, 0.02, 8000, 0.8),
+            Map.of(new LinkKey("w1", "CPU"), SnapshotFixtures.rho(0.9, 400)), null,
+            SnapshotFixtures.decay(1.0 / 90, 0.05, 3000), GateTestSupport.tinyForest(4000));
+        ParameterSnapshot c = candidate(active, fits);
+        GateResult r = gate.validate(c, active);
+
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.snapshot().getVersion()).isEqualTo(2);
+        assertThat(r.snapshot().getParentVersion()).isEqualTo(1L);
+        assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(75.0);
+        assertThat(r.snapshot().getBandwidths()).allSatisfy(tb -> assertThat(tb.getBytesPerSecond().getSamples()).isZero());
+        ParameterSnapshot back = roundTrip(r.snapshot());
+        assertThat(back.getQuantileModel().getTrainingRows()).isEqualTo(4000);
+    }
+
+    static Stream<Arguments> badValues() {
+        return Stream.of(
+            Arguments.of("alphaP NaN", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.withValue(s, SnapshotParameter.ALPHA_P, Double.NaN), "alphaP = NaN is not a finite number (bounds (0, 10000] µs/token)"),
+            Arguments.of("lambda +Inf", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.withValue(s, SnapshotParameter.LAMBDA, Double.POSITIVE_INFINITY), "lambda = Infinity is not a finite number (bounds [0.000001, 1] 1/s)"),
+            Arguments.of("alphaD -Inf", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.withValue(s, SnapshotParameter.ALPHA_D, Double.NEGATIVE_INFINITY), "alphaD = -Infinity is not a finite number (bounds [0, 100000] µs/token)"),
+            Arguments.of("alphaD negative", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.withValue(s, SnapshotParameter.ALPHA_D, -5), "alphaD = -5 µs/token is negative (bounds [0, 100000] µs/token)"),
+            Arguments.of("alphaP too large", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.withValue(s, SnapshotParameter.ALPHA_P, 20_000), "alphaP = 20000 µs/token is outside the physical bounds (0, 10000] µs/token"),
+            Arguments.of("alphaP zero", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.with(s, SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(0, 1e-4, 10_000, 0.9, QualityKind.R2)),
+                "alphaP = 0 µs/token is outside the physical bounds (0, 10000] µs/token"),
+            Arguments.of("lambda too large", (UnaryOperator<ParameterSnapshot>) s ->
+                SnapshotFixtures.with(s, SnapshotParameter.LAMBDA, SnapshotFixtures.fitted(5, 0.1, 5000, 0.1, QualityKind.STD_ERROR)),
+                "lambda = 5 1/s is outside the physical bounds [0.000001, 1] 1/s"),
+            Arguments.of("bandwidth too large", (UnaryOperator<ParameterSnapshot>) s -> {
+                List<TierBandwidth> bws = new ArrayList<>();
+                for (TierBandwidth tb : s.getBandwidths()) {
+                    bws.add(tb.getTier() != Tier.CPU ? tb : TierBandwidth.newBuilder(tb)
+                        .setBytesPerSecond(FittedValue.newBuilder(tb.getBytesPerSecond()).setValue(1e14).build()).build());
+                }
+                return ParameterSnapshot.newBuilder(s).setBandwidths(bws).build();
+            }, "bandwidth[CPU] = 1E+14 bytes/s is outside the physical bounds (1000000, 1E+13] bytes/s"),
+            Arguments.of("rho above 1", (UnaryOperator<ParameterSnapshot>) s -> {
+                List<WorkerTierRho> rho = new ArrayList<>(s.getRho());
+                rho.set(0, WorkerTierRho.newBuilder(rho.get(0))
+                    .setRho(FittedValue.newBuilder(rho.get(0).getRho()).setValue(1.5).build()).build());
+                return ParameterSnapshot.newBuilder(s).setRho(rho).build();
+            }, "rho[w1/CPU] = 1.5 (dimensionless) is outside the physical bounds [0, 1] (dimensionless)"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badValues")
+    void rejectsNonFiniteNegativeAndOutOfBoundValuesNamingTheParameter(String name,
+            UnaryOperator<ParameterSnapshot> corrupt, String expectedReason) {
+        for (boolean withActive : new boolean[] {false, true}) {
+            ParameterSnapshot active = withActive ? active() : null;
+            ParameterSnapshot good = withActive ? candidate(active, SnapshotFixtures.good(10_000))
+                : assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+            ParameterSnapshot bad = corrupt.apply(good);
+            GateResult r = gate.validate(bad, active);
+
+            assertThat(r.status()).as(name).isEqualTo(SnapshotStatus.REJECTED);
+            assertThat(r.rejections()).as(name).containsExactly(expectedReason);
+            assertThat(r.snapshot().getStatus()).isEqualTo(SnapshotStatus.REJECTED);
+            assertThat(r.snapshot().getRejectReasons()).contains(expectedReason);
+            // kept for history: the fitted values are recorded as they were
+            assertThat(ParameterSnapshot.newBuilder(r.snapshot()).setStatus(SnapshotStatus.CANDIDATE)
+                .setRejectReasons(List.of()).build().toString()).isEqualTo(bad.toString());
+            roundTrip(r.snapshot());
+        }
+    }
+
+    @Test
+    void rejectsTooFewSamples() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, new FitResults(SnapshotFixtures.latency(50),
+            null, null, SnapshotFixtures.decay(1.0 / 120, 0.05, 150), null));
+        GateResult r = gate.validate(c, null);
+
+        assertThat(r.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(r.rejections()).contains(
+            "alphaP = 1 µs/token fitted on 50 samples < minimum 200",
+            "qSlack = 4 requests fitted on 50 samples < minimum 200",
+            "lambda = 0.00833333 1/s fitted on 150 samples < minimum 200");
+        assertThat(r.rejections()).hasSize(10);
+        assertThat(r.snapshot().getRejectReasons()).hasSize(10);
+        roundTrip(r.snapshot());
+    }
+
+    @Test
+    void rejectsLowR2() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null,
+            new FitResults(SnapshotFixtures.latency(ALPHAS, 0.01, 10_000, 0.12), null, null, null, null));
+        GateResult r = gate.validate(c, null);
+
+        assertThat(r.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(r.rejections()).contains("alphaD = 50 µs/token: regression R² 0.12 < minimum 0.3");
+        assertThat(r.rejections()).allMatch(s -> s.contains("R² 0.12 < minimum 0.3"));
+        assertThat(r.rejections()).hasSize(9); // 8 α's and Q_slack
+        // λ is not from the regression and is not named
+        assertThat(r.rejections()).noneMatch(s -> s.startsWith("lambda"));
+    }
+
+    @Test
+    void tenfoldJumpIsRejectedWithNormalEvidenceButAcceptedWithOverwhelmingEvidence() {
+        ParameterSnapshot active = active();
+        double[] jumped = ALPHAS.clone();
+        jumped[2] = 500; // α_d 50 → 500
+
+        ParameterSnapshot normal = candidate(active, new FitResults(
+            SnapshotFixtures.latency(jumped, 0.01, 5_000, 0.9), null, null, null, null));
+        GateResult r = gate.validate(normal, active);
+        assertThat(r.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(r.rejections()).containsExactly("alphaD jumps 10× from the active value 50 to 500 µs/token "
+            + "(max factor 4) without overwhelming evidence (needs samples ≥ 20000 and relative error ≤ 0.02; "
+            + "has 5000 samples, relative error 0.01)");
+
+        // many samples but imprecise: still not overwhelming
+        ParameterSnapshot imprecise = candidate(active, new FitResults(
+            SnapshotFixtures.latency(jumped, 0.1, 50_000, 0.9), null, null, null, null));
+        assertThat(gate.validate(imprecise, active).status()).isEqualTo(SnapshotStatus.REJECTED);
+
+        // downward 10× as well
+        double[] dropped = ALPHAS.clone();
+        dropped[2] = 5;
+        assertThat(gate.validate(candidate(active, new FitResults(
+            SnapshotFixtures.latency(dropped, 0.01, 5_000, 0.9), null, null, null, null)), active).rejections())
+            .singleElement().asString().startsWith("alphaD jumps 10× from the active value 50 to 5 µs/token");
+
+        ParameterSnapshot overwhelming = candidate(active, new FitResults(
+            SnapshotFixtures.latency(jumped, 0.005, 50_000, 0.9), null, null, null, null));
+        GateResult ok = gate.validate(overwhelming, active);
+        assertThat(ok.rejections()).isEmpty();
+        assertThat(ok.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(ok.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
+        assertThat(ok.notes()).singleElement().asString().contains("alphaD jumps 10×", "overwhelming evidence");
+        roundTrip(ok.snapshot());
+    }
+
+    @Test
+    void highStandardErrorCoefficientIsHeldAtTheActiveValue() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot c = candidate(active, SnapshotFixtures.good(10_000));
+        // α_t fitted at 3 with SE 6 (collinear with another regressor), α_wf2 never excited: 0 ± ∞
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_T, SnapshotFixtures.fitted(3, 6.0, 10_000, 0.9, QualityKind.R2));
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_WF2,
+            SnapshotFixtures.fitted(0, Double.POSITIVE_INFINITY, 10_000, 0.9, QualityKind.R2));
+        GateResult r = gate.validate(c, active);
+
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.held()).containsExactly(
+            "held: alphaT kept at the active value 1 (dimensionless); fitted 3 (dimensionless) has standard error 6 "
+                + "(dimensionless) (relative 2 > max 0.5)",
+            "held: alphaWf2 kept at the active value 4000 µs; fitted 0 µs has standard error Infinity µs "
+                + "(relative Infinity > max 0.5)");
+        FittedValue alphaT = r.snapshot().getAlphaT();
+        assertThat(alphaT.getValue()).isEqualTo(1.0);
+        assertThat(alphaT.getSamples()).isZero();
+        assertThat(alphaT.getQualityKind()).isEqualTo(QualityKind.NONE);
+        assertThat(r.snapshot().getAlphaWf2().getValue()).isEqualTo(4000.0);
+        assertThat(r.snapshot().getAlphaD()).isEqualTo(c.getAlphaD());
+        assertThat(r.snapshot().getRejectReasons()).isEqualTo(r.held());
+        roundTrip(r.snapshot());
+
+        // the next candidate, inheriting the held values, is accepted against this one
+        ParameterSnapshot next = assembler.assemble("default", 2, r.snapshot(), FitResults.empty());
+        assertThat(gate.validate(next, r.snapshot()).accepted()).isTrue();
+    }
+
+    @Test
+    void heldWithoutActiveFallsBackToTheDefault() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_HO, SnapshotFixtures.fitted(300, 400.0, 10_000, 0.9, QualityKind.R2));
+        GateResult r = gate.validate(c, null);
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.snapshot().getAlphaHo().getValue()).isEqualTo(100.0);
+        assertThat(r.held()).singleElement().asString().startsWith("held: alphaHo kept at the default 100 µs/request²");
+    }
+
+    @Test
+    void rhoWithTooFewSamplesIsHeldOrDropped() {
+        ParameterSnapshot active = active();
+        FitResults fits = new FitResults(SnapshotFixtures.latency(10_000),
+            Map.of(new LinkKey("w1", "CPU"), SnapshotFixtures.rho(0.95, 2), new LinkKey("w9", "NVME"), SnapshotFixtures.rho(0.5, 1),
+                new LinkKey("w2", "CPU"), SnapshotFixtures.rho(0.2, 50)),
+            null, null, null);
+        GateResult r = gate.validate(candidate(active, fits), active);
+
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.held()).hasSize(2);
+        assertThat(r.snapshot().getRho()).extracting(w -> w.getWorker() + "/" + w.getTier() + "=" + w.getRho().getValue())
+            .containsExactly("w1/CPU=0.3", "w2/CPU=0.2");
+    }
+
+    @Test
+    void unfittedValueThatDiffersFromTheActiveOneIsRejected() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot c = SnapshotFixtures.with(candidate(active, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_WF, FittedValues.carried(7000));
+        GateResult r = gate.validate(c, active);
+        assertThat(r.rejections()).containsExactly(
+            "alphaWf = 7000 µs is unfitted (samples 0) but differs from the active value 5000 µs");
+    }
+
+    @Test
+    void versionsAreMonotonicAndHeaderIsChecked() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot c = candidate(active, SnapshotFixtures.good(10_000));
+
+        GateResult stale = gate.validate(ParameterSnapshot.newBuilder(c).setVersion(1).build(), active);
+        assertThat(stale.rejections()).containsExactly(
+            "version 1 is not greater than the active version 1 (versions are strictly increasing)");
+        GateResult wrongParent = gate.validate(ParameterSnapshot.newBuilder(c).setParentVersion(0L).build(), active);
+        assertThat(wrongParent.rejections()).singleElement().asString().startsWith("parentVersion 0 is not the active version 1");
+        GateResult notCandidate = gate.validate(ParameterSnapshot.newBuilder(c).setStatus(SnapshotStatus.ACCEPTED).build(), active);
+        assertThat(notCandidate.rejections()).containsExactly("status is ACCEPTED, only a CANDIDATE can be validated");
+
+        // a run of candidates, one rejected in the middle: versions strictly increase, parents follow the active one
+        ParameterSnapshot current = active;
+        long latest = active.getVersion();
+        List<Long> versions = new ArrayList<>(List.of(latest));
+        for (int i = 0; i < 5; i++) {
+            FitResults fits = i == 2
+                ? new FitResults(SnapshotFixtures.latency(ALPHAS, 0.01, 10_000, 0.05), null, null, null, null)
+                : SnapshotFixtures.good(10_000 + i);
+            ParameterSnapshot cand = assembler.assemble("default", latest, current, fits);
+            GateResult r = gate.validate(cand, current);
+            assertThat(r.accepted()).as("step %d", i).isEqualTo(i != 2);
+            assertThat(cand.getParentVersion()).isEqualTo(current.getVersion());
+            latest = cand.getVersion();
+            versions.add(latest);
+            if (r.accepted()) {
+                current = r.snapshot();
+            }
+        }
+        assertThat(versions).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+        assertThat(current.getVersion()).isEqualTo(6);
+        assertThat(current.getParentVersion()).isEqualTo(5L);
+    }
+
+    @Test
+    void firstSnapshotRejectsAParentVersion() {
+        ParameterSnapshot c = ParameterSnapshot.newBuilder(
+            assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000))).setParentVersion(3L).build();
+        assertThat(gate.validate(c, null).rejections())
+            .containsExactly("parentVersion 3 given but the scope has no active snapshot");
+    }
+
+    @Test
+    void newQuantileForestNeedsEnoughRowsAndAWellFormedLayout() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, new FitResults(SnapshotFixtures.latency(10_000),
+            null, null, null, GateTestSupport.tinyForest(100)));
+        assertThat(gate.validate(c, null).rejections()).containsExactly("quantileModel: trained on 100 rows < minimum 1000");
+
+        ParameterSnapshot broken = ParameterSnapshot.newBuilder(c).setQuantileModel(
+            io.tierroute.schemas.avro.QuantileForestModel.newBuilder(GateTestSupport.tinyForest(5000))
+                .setNodeThreshold(List.of(Double.NaN, 0.0, 0.0)).build()).build();
+        assertThat(gate.validate(broken, null).rejections()).containsExactly("quantileModel: a split threshold is NaN");
+    }
+
+    @Test
+    void aRejectionListsEveryProblem() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        c = SnapshotFixtures.withValue(c, SnapshotParameter.ALPHA_P, Double.NaN);
+        c = SnapshotFixtures.withValue(c, SnapshotParameter.LAMBDA, 2.0);
+        c = SnapshotFixtures.withValue(c, SnapshotParameter.ALPHA_HO, -1);
+        GateResult r = gate.validate(c, null);
+        assertThat(r.rejections()).hasSize(3);
+        assertThat(r.rejections()).anyMatch(s -> s.startsWith("alphaP"))
+            .anyMatch(s -> s.startsWith("lambda = 2 1/s is outside"))
+            .anyMatch(s -> s.startsWith("alphaHo = -1"));
+        ParameterSnapshot back = roundTrip(r.snapshot());
+        assertThat(back.getStatus()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(back.getRejectReasons()).isEqualTo(r.rejections());
+        assertThat(Double.isNaN(back.getAlphaP().getValue())).isTrue();
+    }
+
+    static ParameterSnapshot withBandwidth(ParameterSnapshot s, Tier tier, FittedValue v) {
+        List<TierBandwidth> bws = new ArrayList<>();
+        for (TierBandwidth tb : s.getBandwidths()) {
+            bws.add(tb.getTier() != tier ? tb : TierBandwidth.newBuilder(tb).setBytesPerSecond(v).build());
+        }
+        return ParameterSnapshot.newBuilder(s).setBandwidths(bws).build();
+    }
+
+    @Test
+    void bandwidthJumpIsRejectedAndANoisyPeakIsHeld() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot base = candidate(active, SnapshotFixtures.good(10_000));
+
+        // CPU BW_t 50 GB/s -> 5 GB/s (a unit or misreport problem), tight spread but only 1000 samples
+        ParameterSnapshot jumped = withBandwidth(base, Tier.CPU,
+            SnapshotFixtures.fitted(5e9, null, 1000, 0.01 * 5e9, QualityKind.STD_ERROR));
+        assertThat(gate.validate(jumped, active).rejections()).singleElement().asString()
+            .startsWith("bandwidth[CPU] jumps 10× from the active value 5E+10 to 5E+9 bytes/s");
+
+        // a peak that is one burst: spread of the top bucket maxima 80 % of the value -> held
+        ParameterSnapshot noisy = withBandwidth(base, Tier.NVME,
+            SnapshotFixtures.fitted(9e9, null, 1000, 0.8 * 9e9, QualityKind.STD_ERROR));
+        GateResult r = gate.validate(noisy, active);
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.held()).singleElement().asString().startsWith("held: bandwidth[NVME] kept at the active value 6E+9 bytes/s");
+        assertThat(r.snapshot().getBandwidths()).filteredOn(tb -> tb.getTier() == Tier.NVME).singleElement()
+            .satisfies(tb -> assertThat(tb.getBytesPerSecond().getValue()).isEqualTo(6e9));
+
+        // too few link samples behind a tier's peak
+        ParameterSnapshot thin = withBandwidth(base, Tier.REMOTE,
+            SnapshotFixtures.fitted(21e9, null, 5, 0.01 * 21e9, QualityKind.STD_ERROR));
+        assertThat(gate.validate(thin, active).rejections())
+            .containsExactly("bandwidth[REMOTE] = 2.1E+10 bytes/s fitted on 5 samples < minimum 30");
+    }
+
+    @Test
+    void malformedEvidenceIsRejected() {
+        ParameterSnapshot c = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_D,
+            FittedValue.newBuilder(c.getAlphaD()).setSamples(-1).build());
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_D2,
+            FittedValue.newBuilder(c.getAlphaD2()).setStdError(Double.NaN).build());
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_T,
+            FittedValue.newBuilder(c.getAlphaT()).setWindowStartMs(SnapshotFixtures.T1 + 1).build());
+        assertThat(gate.validate(c, null).rejections()).containsExactly(
+            "alphaD: samples -1 < 0",
+            "alphaD2: standard error NaN is NaN or negative",
+            "alphaT: window start " + (SnapshotFixtures.T1 + 1) + " after end " + SnapshotFixtures.T1);
+    }
+}

@@ -1,0 +1,536 @@
+package io.tierroute.selector.params;
+
+import io.tierroute.schemas.RecordCodec;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The fitter's quantile regression forest (Meinshausen 2006), evaluated from its Avro
+ * {@link QuantileForestModel} (see that schema's doc for the layout and the prediction rule). The
+ * record is copied once into flat primitive arrays and validated; {@link #predict} walks every tree
+ * to its leaf, merges the reached leaves' samples (leaf l's k_l values weigh 1/(T·k_l), so every tree
+ * carries mass 1/T) and returns the smallest value whose cumulative weight reaches q. No sort: the
+ * reached samples' weights go into value buckets (the float's exponent and top 4 mantissa bits, so
+ * 16 buckets per octave, monotone for values ≥ 0); a scan finds the bucket where the cumulative
+ * weight reaches q, and a weighted quickselect picks the exact value among that bucket's samples
+ * (a few dozen at most in practice). Cost O(Σ k_l + buckets spanned).
+ *
+ * <p>Feature names it understands (the fitter's {@code ForestFeatures}): numeric {@code isl},
+ * {@code stepIndex}, {@code maxTokens}, {@code outputHint}, {@code previousStepOutputTokens};
+ * categorical (index into {@code featureLevels[name]}) {@code model}, {@code lora},
+ * {@code expectedTool}, {@code prefixGroup} (decimal id). Null or unknown values are NaN, which goes
+ * right at every split. {@link OutputFeatures} carries no output hint, so {@code outputHint} is
+ * always NaN on the {@link #predict(OutputFeatures, double)} path; {@link #predict(double[], double)}
+ * takes a full vector.
+ *
+ * <p>Immutable and thread-safe; a prediction allocates nothing after a thread's first call (per-thread
+ * scratch arrays).
+ */
+public final class ForestOutputModel implements OutputLengthModel {
+
+    /** Value buckets: float bits >>> 19 keep the exponent and 4 mantissa bits (16 buckets per octave). */
+    private static final int BUCKET_SHIFT = 19;
+    private static final int BUCKETS = (0x7F800000 >>> BUCKET_SHIFT) + 1;
+
+    /** Tolerance of "cumulative weight reaches q" (in units of one tree's mass); same as the fitter's. */
+    static final double EPS = 1e-9;
+
+    private static final int F_ISL = 0;
+    private static final int F_MODEL = 1;
+    private static final int F_LORA = 2;
+    private static final int F_STEP = 3;
+    private static final int F_TOOL = 4;
+    private static final int F_MAX_TOKENS = 5;
+    private static final int F_HINT = 6;
+    private static final int F_PREFIX = 7;
+    private static final int F_PREVIOUS = 8;
+
+    /** Known feature names, index = source above. */
+    static final List<String> KNOWN_FEATURES = List.of("isl", "model", "lora", "stepIndex", "expectedTool",
+        "maxTokens", "outputHint", "prefixGroup", "previousStepOutputTokens");
+    private static final boolean[] CATEGORICAL = {false, true, true, false, true, false, false, true, false};
+
+    private static volatile RecordCodec<QuantileForestModel> codec;
+
+    private final List<String> featureNames;
+    private final int[] source;                      // per feature: F_* it is read from
+    private final Map<String, Integer>[] stringLevels; // per feature (model, lora, tool), else null
+    private final long[] prefixIds;                  // sorted prefix-group levels (if a prefixGroup feature)
+    private final int[] prefixIndex;                 // their level indices
+    private final int numTrees;
+    private final int[] roots;
+    private final int[] splitFeature;
+    private final double[] threshold;
+    private final int[] left;
+    private final int[] right;
+    private final int[] leafId;
+    private final int[] sampleOffsets;
+    private final float[] samples;
+    private final double[] leafWeight;               // 1/k_l
+    private final int maxMerged;                     // Σ over trees of the tree's largest leaf sample
+    private final long trainingRows;
+    private final ThreadLocal<Scratch> scratch;
+
+    private ForestOutputModel(QuantileForestModel m) {
+        List<String> names = required(m.getFeatureNames(), "featureNames");
+        int p = names.size();
+        if (p == 0) {
+            throw bad("featureNames is empty");
+        }
+        this.featureNames = List.copyOf(names);
+        this.source = new int[p];
+        @SuppressWarnings("unchecked")
+        Map<String, Integer>[] levels = new Map[p];
+        Map<String, List<String>> featureLevels = m.getFeatureLevels() == null ? Map.of() : m.getFeatureLevels();
+        long[] pIds = new long[0];
+        int[] pIdx = new int[0];
+        for (int f = 0; f < p; f++) {
+            String name = names.get(f);
+            int s = KNOWN_FEATURES.indexOf(name);
+            if (s < 0) {
+                throw bad("featureNames[" + f + "] = '" + name + "' is not a known feature " + KNOWN_FEATURES);
+            }
+            if (names.indexOf(name) != f) {
+                throw bad("featureNames has '" + name + "' twice");
+            }
+            source[f] = s;
+            List<String> lv = featureLevels.get(name);
+            if (!CATEGORICAL[s]) {
+                if (lv != null) {
+                    throw bad("featureLevels has levels for numeric feature '" + name + "'");
+                }
+                continue;
+            }
+            lv = lv == null ? List.of() : lv;
+            if (s == F_PREFIX) {
+                long[][] pairs = new long[lv.size()][];
+                for (int i = 0; i < lv.size(); i++) {
+                    try {
+                        pairs[i] = new long[] {Long.parseLong(lv.get(i)), i};
+                    } catch (NumberFormatException | NullPointerException e) {
+                        throw bad("featureLevels[prefixGroup][" + i + "] = '" + lv.get(i) + "' is not a long");
+                    }
+                }
+                Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
+                pIds = new long[pairs.length];
+                pIdx = new int[pairs.length];
+                for (int i = 0; i < pairs.length; i++) {
+                    if (i > 0 && pairs[i][0] == pairs[i - 1][0]) {
+                        throw bad("featureLevels[prefixGroup] has level " + pairs[i][0] + " twice");
+                    }
+                    pIds[i] = pairs[i][0];
+                    pIdx[i] = (int) pairs[i][1];
+                }
+            } else {
+                Map<String, Integer> map = new HashMap<>();
+                for (int i = 0; i < lv.size(); i++) {
+                    if (lv.get(i) == null || map.put(lv.get(i), i) != null) {
+                        throw bad("featureLevels[" + name + "][" + i + "] is null or repeated");
+                    }
+                }
+                levels[f] = map;
+            }
+        }
+        for (String key : featureLevels.keySet()) {
+            if (!names.contains(key)) {
+                throw bad("featureLevels has levels for '" + key + "', which is not in featureNames");
+            }
+        }
+        this.stringLevels = levels;
+        this.prefixIds = pIds;
+        this.prefixIndex = pIdx;
+
+        this.roots = ints(required(m.getTreeRoots(), "treeRoots"), "treeRoots");
+        this.numTrees = roots.length;
+        if (numTrees == 0) {
+            throw bad("treeRoots is empty");
+        }
+        this.splitFeature = ints(required(m.getNodeSplitFeature(), "nodeSplitFeature"), "nodeSplitFeature");
+        int nodes = splitFeature.length;
+        this.threshold = doubles(required(m.getNodeThreshold(), "nodeThreshold"));
+        this.left = ints(required(m.getNodeLeft(), "nodeLeft"), "nodeLeft");
+        this.right = ints(required(m.getNodeRight(), "nodeRight"), "nodeRight");
+        this.leafId = ints(required(m.getNodeLeafId(), "nodeLeafId"), "nodeLeafId");
+        sameLength(nodes, threshold.length, "nodeThreshold");
+        sameLength(nodes, left.length, "nodeLeft");
+        sameLength(nodes, right.length, "nodeRight");
+        sameLength(nodes, leafId.length, "nodeLeafId");
+        this.sampleOffsets = ints(required(m.getLeafSampleOffsets(), "leafSampleOffsets"), "leafSampleOffsets");
+        if (sampleOffsets.length < 2) {
+            throw bad("leafSampleOffsets has " + sampleOffsets.length + " entries; needs numLeaves + 1 >= 2");
+        }
+        int numLeaves = sampleOffsets.length - 1;
+        List<Integer> leafRows = required(m.getLeafRows(), "leafRows");
+        if (leafRows.size() != numLeaves) {
+            throw bad("leafRows has " + leafRows.size() + " entries but leafSampleOffsets implies " + numLeaves
+                + " leaves");
+        }
+        List<Float> sampleList = required(m.getLeafSamples(), "leafSamples");
+        this.samples = new float[sampleList.size()];
+        for (int i = 0; i < samples.length; i++) {
+            Float v = sampleList.get(i);
+            if (v == null || !Float.isFinite(v) || v < 0) {
+                throw bad("leafSamples[" + i + "] = " + v + " is not a finite value >= 0");
+            }
+            samples[i] = v + 0.0f; // -0.0 -> 0.0 (bucketing uses the raw bits)
+        }
+        int k = m.getMaxSamplesPerLeaf();
+        if (k < 1) {
+            throw bad("maxSamplesPerLeaf = " + k + " < 1");
+        }
+        if (sampleOffsets[0] != 0) {
+            throw bad("leafSampleOffsets[0] = " + sampleOffsets[0] + ", must be 0");
+        }
+        if (sampleOffsets[numLeaves] != samples.length) {
+            throw bad("leafSampleOffsets[" + numLeaves + "] = " + sampleOffsets[numLeaves]
+                + " but leafSamples has " + samples.length + " values");
+        }
+        this.leafWeight = new double[numLeaves];
+        for (int l = 0; l < numLeaves; l++) {
+            int n = sampleOffsets[l + 1] - sampleOffsets[l];
+            if (n < 1 || n > k) {
+                throw bad("leaf " + l + " has " + n + " sample values; must be 1.." + k + " (maxSamplesPerLeaf)"
+                    + " and leafSampleOffsets non-decreasing");
+            }
+            Integer rows = leafRows.get(l);
+            if (rows == null || rows < n) {
+                throw bad("leafRows[" + l + "] = " + rows + " is below its " + n + " sample values");
+            }
+            for (int i = sampleOffsets[l] + 1; i < sampleOffsets[l + 1]; i++) {
+                if (samples[i] < samples[i - 1]) {
+                    throw bad("leaf " + l + "'s sample is not sorted at leafSamples[" + i + "]");
+                }
+            }
+            leafWeight[l] = 1.0 / n;
+        }
+        for (int n = 0; n < nodes; n++) {
+            int f = splitFeature[n];
+            if (f >= 0) {
+                if (f >= p) {
+                    throw bad("nodeSplitFeature[" + n + "] = " + f + " is not a feature index (< " + p + ")");
+                }
+                if (!Double.isFinite(threshold[n])) {
+                    throw bad("nodeThreshold[" + n + "] = " + threshold[n] + " is not finite");
+                }
+                checkIndex(left[n], nodes, "nodeLeft", n);
+                checkIndex(right[n], nodes, "nodeRight", n);
+                if (leafId[n] != -1) {
+                    throw bad("nodeLeafId[" + n + "] = " + leafId[n] + " on an internal node (must be -1)");
+                }
+            } else if (f == -1) {
+                if (left[n] != -1 || right[n] != -1) {
+                    throw bad("leaf node " + n + " has children (nodeLeft/nodeRight must be -1)");
+                }
+                if (leafId[n] < 0 || leafId[n] >= numLeaves) {
+                    throw bad("nodeLeafId[" + n + "] = " + leafId[n] + " is not a leaf number (0.." + (numLeaves - 1)
+                        + ")");
+                }
+            } else {
+                throw bad("nodeSplitFeature[" + n + "] = " + f + " (must be a feature index or -1)");
+            }
+        }
+        // Every tree must be a tree: no node reached twice (no cycles, no shared subtrees), so a walk
+        // always ends; the largest sample per tree sizes the scratch buffer.
+        boolean[] seen = new boolean[nodes];
+        int[] stack = new int[nodes];
+        long merged = 0;
+        for (int t = 0; t < numTrees; t++) {
+            checkIndex(roots[t], nodes, "treeRoots", t);
+            int top = 0;
+            stack[top++] = roots[t];
+            int largest = 0;
+            while (top > 0) {
+                int n = stack[--top];
+                if (seen[n]) {
+                    throw bad("node " + n + " is reached twice (tree " + t + "): not a tree");
+                }
+                seen[n] = true;
+                if (splitFeature[n] >= 0) {
+                    stack[top++] = left[n];
+                    stack[top++] = right[n];
+                } else {
+                    int l = leafId[n];
+                    largest = Math.max(largest, sampleOffsets[l + 1] - sampleOffsets[l]);
+                }
+            }
+            merged += largest;
+        }
+        this.maxMerged = (int) merged;
+        this.trainingRows = m.getTrainingRows();
+        this.scratch = ThreadLocal.withInitial(() -> new Scratch(maxMerged, featureNames.size(), numTrees));
+    }
+
+    /** Builds the evaluator from a model record; {@link IllegalArgumentException} naming what is wrong. */
+    public static ForestOutputModel from(QuantileForestModel model) {
+        if (model == null) {
+            throw new IllegalArgumentException("QuantileForestModel is null");
+        }
+        return new ForestOutputModel(model);
+    }
+
+    /** Decodes a single-object encoded {@link QuantileForestModel} and builds the evaluator. */
+    public static ForestOutputModel decode(byte[] bytes) {
+        RecordCodec<QuantileForestModel> c = codec;
+        if (c == null) {
+            c = RecordCodec.of(QuantileForestModel.class);
+            codec = c;
+        }
+        return from(c.decode(bytes));
+    }
+
+    @Override
+    public double predict(OutputFeatures features, double quantile) {
+        Scratch s = scratch.get();
+        encode(features, s.x);
+        return predictWith(s, s.x, quantile);
+    }
+
+    /** The q-quantile for a feature vector indexed like {@link #featureNames()} (NaN = unknown). */
+    public double predict(double[] x, double quantile) {
+        if (x.length != featureNames.size()) {
+            throw new IllegalArgumentException("feature vector has " + x.length + " values, model has "
+                + featureNames.size() + " features");
+        }
+        return predictWith(scratch.get(), x, quantile);
+    }
+
+    /** Writes the feature vector of {@code f} into {@code x} (length {@link #featureNames()}.size()). */
+    public void encode(OutputFeatures f, double[] x) {
+        for (int i = 0; i < source.length; i++) {
+            x[i] = switch (source[i]) {
+                case F_ISL -> f.inputTokens();
+                case F_MODEL -> level(i, f.model());
+                case F_LORA -> level(i, f.lora());
+                case F_STEP -> f.stepIndex() == null ? Double.NaN : f.stepIndex();
+                case F_TOOL -> level(i, f.expectedTool());
+                case F_MAX_TOKENS -> f.maxTokens();
+                case F_PREFIX -> prefixLevel(f.prefixGroupId());
+                case F_PREVIOUS -> f.previousStepOutputTokens() == null ? Double.NaN : f.previousStepOutputTokens();
+                default -> Double.NaN; // F_HINT: not in OutputFeatures
+            };
+        }
+    }
+
+    public List<String> featureNames() {
+        return featureNames;
+    }
+
+    public int numTrees() {
+        return numTrees;
+    }
+
+    public int numLeaves() {
+        return leafWeight.length;
+    }
+
+    public long trainingRows() {
+        return trainingRows;
+    }
+
+    private double level(int feature, String value) {
+        if (value == null) {
+            return Double.NaN;
+        }
+        Integer i = stringLevels[feature].get(value);
+        return i == null ? Double.NaN : i;
+    }
+
+    private double prefixLevel(long id) {
+        int i = Arrays.binarySearch(prefixIds, id);
+        return i < 0 ? Double.NaN : prefixIndex[i];
+    }
+
+    private double predictWith(Scratch s, double[] x, double q) {
+        if (!(q > 0 && q < 1)) {
+            throw new IllegalArgumentException("quantile must be in (0, 1): " + q);
+        }
+        // 1. Walk every tree; add each reached sample's weight to its value bucket (the top bits of the
+        //    float: monotone for values >= 0, 16 buckets per octave).
+        int[] reached = s.leaves;
+        double[] bucket = s.buckets;
+        int minB = Integer.MAX_VALUE;
+        int maxB = -1;
+        for (int t = 0; t < numTrees; t++) {
+            int n = roots[t];
+            int f;
+            while ((f = splitFeature[n]) >= 0) {
+                n = x[f] <= threshold[n] ? left[n] : right[n]; // NaN: false -> right
+            }
+            int l = leafId[n];
+            reached[t] = l;
+            double w = leafWeight[l];
+            int to = sampleOffsets[l + 1];
+            for (int i = sampleOffsets[l]; i < to; i++) {
+                bucket[Float.floatToRawIntBits(samples[i]) >>> BUCKET_SHIFT] += w;
+            }
+            minB = Math.min(minB, Float.floatToRawIntBits(samples[sampleOffsets[l]]) >>> BUCKET_SHIFT);
+            maxB = Math.max(maxB, Float.floatToRawIntBits(samples[to - 1]) >>> BUCKET_SHIFT);
+        }
+        // 2. The bucket where the cumulative weight reaches the target (the last one if rounding
+        //    leaves the total just short of it).
+        double target = q * numTrees - EPS;
+        double cum = 0;
+        int b = minB;
+        for (; b < maxB; b++) {
+            double next = cum + bucket[b];
+            if (next >= target) {
+                break;
+            }
+            cum = next;
+        }
+        Arrays.fill(bucket, minB, maxB + 1, 0.0);
+        // 3. Exact weighted selection among that bucket's values (each leaf's sample is sorted).
+        float[] vals = s.values;
+        double[] wts = s.weights;
+        int m = 0;
+        for (int t = 0; t < numTrees; t++) {
+            int l = reached[t];
+            double w = leafWeight[l];
+            int to = sampleOffsets[l + 1];
+            for (int i = sampleOffsets[l]; i < to; i++) {
+                int bb = Float.floatToRawIntBits(samples[i]) >>> BUCKET_SHIFT;
+                if (bb > b) {
+                    break;
+                }
+                if (bb == b) {
+                    vals[m] = samples[i];
+                    wts[m++] = w;
+                }
+            }
+        }
+        return select(vals, wts, 0, m, target - cum);
+    }
+
+    /**
+     * Smallest value in v[lo, hi) whose cumulative weight (values ascending) reaches {@code target}:
+     * weighted quickselect with a three-way partition around a median-of-three pivot.
+     */
+    static float select(float[] v, double[] w, int lo, int hi, double target) {
+        while (true) {
+            if (hi - lo <= 24) {
+                for (int i = lo + 1; i < hi; i++) { // insertion sort of the small rest
+                    float a = v[i];
+                    double b = w[i];
+                    int j = i - 1;
+                    while (j >= lo && v[j] > a) {
+                        v[j + 1] = v[j];
+                        w[j + 1] = w[j];
+                        j--;
+                    }
+                    v[j + 1] = a;
+                    w[j + 1] = b;
+                }
+                double cum = 0;
+                for (int i = lo; i < hi; i++) {
+                    cum += w[i];
+                    if (cum >= target) {
+                        return v[i];
+                    }
+                }
+                return v[hi - 1];
+            }
+            int mid = (lo + hi) >>> 1;
+            float a = v[lo];
+            float b = v[mid];
+            float c = v[hi - 1];
+            float pivot = a < b ? (b < c ? b : Math.max(a, c)) : (a < c ? a : Math.max(b, c));
+            int lt = lo;
+            int i = lo;
+            int gt = hi - 1;
+            double wLess = 0;
+            double wEqual = 0;
+            while (i <= gt) {
+                float x = v[i];
+                if (x < pivot) {
+                    wLess += w[i];
+                    swap(v, w, lt++, i++);
+                } else if (x > pivot) {
+                    swap(v, w, i, gt--);
+                } else {
+                    wEqual += w[i];
+                    i++;
+                }
+            }
+            // [lo, lt) < pivot, [lt, gt] == pivot, (gt, hi) > pivot
+            if (lt > lo && wLess >= target) {
+                hi = lt;
+            } else if (wLess + wEqual >= target || gt + 1 >= hi) {
+                return pivot;
+            } else {
+                target -= wLess + wEqual;
+                lo = gt + 1;
+            }
+        }
+    }
+
+    private static void swap(float[] v, double[] w, int i, int j) {
+        float a = v[i];
+        v[i] = v[j];
+        v[j] = a;
+        double b = w[i];
+        w[i] = w[j];
+        w[j] = b;
+    }
+
+    private static final class Scratch {
+        final float[] values;
+        final double[] weights;
+        final double[] x;
+        final int[] leaves;
+        final double[] buckets = new double[BUCKETS]; // all zero between predictions
+
+        Scratch(int merged, int features, int trees) {
+            values = new float[merged];
+            weights = new double[merged];
+            x = new double[features];
+            leaves = new int[trees];
+        }
+    }
+
+    private static <T> T required(T v, String what) {
+        if (v == null) {
+            throw bad(what + " is null");
+        }
+        return v;
+    }
+
+    private static int[] ints(List<Integer> list, String what) {
+        int[] a = new int[list.size()];
+        for (int i = 0; i < a.length; i++) {
+            Integer v = list.get(i);
+            if (v == null) {
+                throw bad(what + "[" + i + "] is null");
+            }
+            a[i] = v;
+        }
+        return a;
+    }
+
+    private static double[] doubles(List<Double> list) {
+        double[] a = new double[list.size()];
+        for (int i = 0; i < a.length; i++) {
+            Double v = list.get(i);
+            a[i] = v == null ? Double.NaN : v;
+        }
+        return a;
+    }
+
+    private static void sameLength(int nodes, int length, String what) {
+        if (length != nodes) {
+            throw bad(what + " has " + length + " entries but nodeSplitFeature has " + nodes);
+        }
+    }
+
+    private static void checkIndex(int index, int nodes, String what, int at) {
+        if (index < 0 || index >= nodes) {
+            throw bad(what + "[" + at + "] = " + index + " is not a node index (0.." + (nodes - 1) + ")");
+        }
+    }
+
+    private static IllegalArgumentException bad(String what) {
+        return new IllegalArgumentException("Invalid QuantileForestModel: " + what);
+    }
+}
