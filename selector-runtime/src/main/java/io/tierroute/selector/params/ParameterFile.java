@@ -21,6 +21,7 @@ import java.util.Map;
  *   alphaP: 1.2
  *   alphaD: 45
  * outputQuantile: 0.5       # quantile of the output-length model used as d̂, in (0, 1)
+ * outputModel: qrf.bin      # a quantile forest exported by the fitter (Avro single-object), relative to this file
  * rho:                      # per worker NAME, per tier link utilisation in [0, 1]
  *   w0: {cpu: 0.3, nvme: 0.1}
  * bandwidth:                # per tier bandwidth overrides, bytes/s > 0
@@ -50,7 +51,8 @@ public final class ParameterFile {
      */
     public static ParameterSet load(Path file, List<String> workerNames, CostParameters base) {
         try {
-            return parse(ConfigNode.root(Documents.read(file)), workerNames, base, file.toString());
+            return parse(ConfigNode.root(Documents.read(file)), workerNames, base, file.toString(),
+                    file.toAbsolutePath().getParent());
         } catch (ConfigException e) {
             throw e.file() == null ? e.inFile(file.toString()) : e;
         }
@@ -58,7 +60,13 @@ public final class ParameterFile {
 
     /** Builds a set from an already parsed document; {@code source} is recorded as the set's source. */
     public static ParameterSet parse(ConfigNode root, List<String> workerNames, CostParameters base, String source) {
-        root.object("scope", "version", "parameters", "outputQuantile", "rho", "bandwidth");
+        return parse(root, workerNames, base, source, null);
+    }
+
+    /** As {@link #parse(ConfigNode, List, CostParameters, String)}; {@code outputModel} paths resolve against {@code dir}. */
+    public static ParameterSet parse(ConfigNode root, List<String> workerNames, CostParameters base, String source,
+                                     Path dir) {
+        root.object("scope", "version", "parameters", "outputQuantile", "outputModel", "rho", "bandwidth");
         Map<String, Integer> index = new HashMap<>();
         for (int i = 0; i < workerNames.size(); i++) {
             index.put(workerNames.get(i), i);
@@ -69,6 +77,10 @@ public final class ParameterFile {
         ConfigNode params = root.get("parameters");
         b.cost(params == null ? base : costOverrides(params, base));
         b.outputQuantile(root.number("outputQuantile", 0.5, 0, true, 1 - 1e-9, ""));
+        ConfigNode model = root.get("outputModel");
+        if (model != null) {
+            b.outputModel(outputModel(model, dir));
+        }
         ConfigNode rho = root.get("rho");
         if (rho != null) {
             for (Map.Entry<String, ConfigNode> w : rho.entries()) {
@@ -155,6 +167,25 @@ public final class ParameterFile {
         m.put("rhoThreshold", p.rhoThreshold());
         m.put("rhoEpsilon", p.rhoEpsilon());
         return m;
+    }
+
+    /** Reads and validates an exported quantile forest; any problem names the field and the file. */
+    private static OutputLengthModel outputModel(ConfigNode node, Path dir) {
+        if (dir == null) {
+            throw node.error("an output model file needs a parameter file to resolve it against");
+        }
+        Path file = dir.resolve(node.asText());
+        byte[] bytes;
+        try {
+            bytes = java.nio.file.Files.readAllBytes(file);
+        } catch (java.io.IOException e) {
+            throw node.error("cannot read the output model " + file + ": " + e.getMessage());
+        }
+        try {
+            return ForestOutputModel.decode(bytes);
+        } catch (RuntimeException e) { // a decode error or a structurally invalid model
+            throw node.error("the output model " + file + " is not a valid quantile forest: " + e.getMessage());
+        }
     }
 
     private static Tier tier(String name, ConfigNode at) {

@@ -82,4 +82,20 @@ class ParameterFileTest {
         bad("versoin: 2\n", "versoin: unknown key (did you mean 'version'?)");
         bad("rho: [1, 2]\n", "rho: must be a mapping");
     }
+
+    @Test
+    void loadsAnExportedQuantileForestAsTheOutputModel() throws Exception {
+        try (var in = getClass().getResourceAsStream("/forest/qrf-fixture.bin")) {
+            Files.write(dir.resolve("qrf.bin"), in.readAllBytes());
+        }
+        ParameterSet ps = load("p.yaml", "outputModel: qrf.bin\noutputQuantile: 0.9\n");
+        assertThat(ps.outputModel()).isInstanceOf(ForestOutputModel.class);
+        double p50 = ps.outputModel().predict(new OutputLengthModel.OutputFeatures(2000, "m", null, null, null, 4096, 0, null), 0.5);
+        double p90 = ps.outputModel().predict(new OutputLengthModel.OutputFeatures(2000, "m", null, null, null, 4096, 0, null), 0.9);
+        assertThat(p50).isPositive().isLessThanOrEqualTo(p90);
+
+        Files.write(dir.resolve("junk.bin"), new byte[] {1, 2, 3});
+        bad("outputModel: junk.bin\n", "outputModel", "not a valid quantile forest");
+        bad("outputModel: missing.bin\n", "outputModel", "cannot read");
+    }
 }
