@@ -1,24 +1,30 @@
 #!/usr/bin/env bash
-# Builds selector-runtime's test classes (where the JMH benchmarks live) and runs JMH on them.
+# Builds a module's test classes (where the JMH benchmarks live; selector-runtime unless MODULE says
+# otherwise) and runs JMH on them.
 #
 # usage: bench/run-jmh.sh [regex] [jmh args...]
 #   bench/run-jmh.sh IndexMatch -wi 3 -i 5 -w 1s -r 1s -p workers=64
 #   bench/run-jmh.sh IndexIngest -wi 3 -i 5 -w 1s -r 1s -prof gc
 # env: MVN_ARGS (extra Maven arguments, e.g. -o), SKIP_BUILD=1 (reuse target/ as it is),
-#      JAVA_OPTS (options for the JMH host JVM; forks take theirs from @Fork).
+#      JAVA_OPTS (options for the JMH host JVM; forks take theirs from @Fork),
+#      MODULE (the module whose benchmarks to run, default selector-runtime; e.g. MODULE=fitter).
 # The benchmarks read the Mooncake trace from ../shared/traces relative to the repository root
 # (override with -jvmArgsAppend -Dtierroute.mooncake=/path/to/conversation_trace.jsonl).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-MODULE="$ROOT/selector-runtime"
+MODULE_NAME="${MODULE:-selector-runtime}"
+MODULE="$ROOT/$MODULE_NAME"
 REGEX="${1:-.*}"
 [ $# -gt 0 ] && shift
 
 CP_FILE="$MODULE/target/jmh.classpath"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl selector-runtime test-compile)
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl selector-runtime dependency:build-classpath \
+  # Install the module's own dependencies (schemas, the parent pom) so the single-module calls
+  # below resolve them on a fresh machine too.
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl "$MODULE_NAME" -am install -DskipTests)
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl "$MODULE_NAME" test-compile)
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl "$MODULE_NAME" dependency:build-classpath \
       -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
 fi
 # Run from a private copy of the compiled classes: other builds may rewrite target/ meanwhile.
