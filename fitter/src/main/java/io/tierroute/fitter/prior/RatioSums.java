@@ -81,7 +81,9 @@ final class RatioSums {
         double ss = sw2yy - 2 * r * sw2xy + r * r * sw2xx;
         // cancellation can leave a tiny negative number when every ratio is equal
         ss = Math.max(ss, 0.0);
-        return Math.sqrt(ss * m / (m - 1)) / swx;
+        double se = Math.sqrt(ss * m / (m - 1)) / swx;
+        // Sums of extreme (but finite) counters can overflow: no error figure then, never NaN.
+        return Double.isFinite(se) ? se : Double.POSITIVE_INFINITY;
     }
 
     /** The ratio times {@code scale} as an Estimate (quality = SE, in the same unit). */

@@ -147,8 +147,20 @@ public final class TelemetryPriors {
                 || prefillBusyUs > maxBusyUs || decodeBusyUs > maxBusyUs) {
             return PriorOutcome.REJECTED_INCONSISTENT;
         }
+        // No engine prefills more than a billion tokens or runs more than a million steps per second
+        // (and none holds a million running requests): such counters are corrupt, and would overflow
+        // the sums.
+        double seconds = intervalMs / 1000.0;
+        if (prefillTokens > MAX_PREFILL_TOKENS_PER_S * seconds || decodeSteps > MAX_DECODE_STEPS_PER_S * seconds
+                || runningRequests > MAX_RUNNING) {
+            return PriorOutcome.REJECTED_INCONSISTENT;
+        }
         return PriorOutcome.ACCEPTED;
     }
+
+    static final double MAX_PREFILL_TOKENS_PER_S = 1e9;
+    static final double MAX_DECODE_STEPS_PER_S = 1e6;
+    static final double MAX_RUNNING = 1e6;
 
     private PriorOutcome tally(PriorOutcome o) {
         outcomes.merge(o, 1L, Long::sum);

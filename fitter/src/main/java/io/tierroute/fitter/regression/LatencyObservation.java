@@ -49,8 +49,26 @@ public record LatencyObservation(
         if (affinityDecay > 1 || expectedToolHitFraction > 1) {
             return UpdateOutcome.REJECTED_OUT_OF_RANGE;
         }
+        // Physically impossible magnitudes (e.g. a realised time computed from a missing start
+        // timestamp is the epoch in µs, ~1.7e15) would otherwise drag the noise scale and the fit.
+        if (realisedUs > MAX_REALISED_US || pEffTokens > MAX_TOKENS || kvOverflowTokens > MAX_TOKENS
+                || inflightDecodeTokens > MAX_INFLIGHT_TOKENS || tierTransferUs > MAX_REALISED_US
+                || recomputeQuadratic > (double) MAX_TOKENS * MAX_TOKENS
+                || inflightDecodeQuadratic > (double) MAX_INFLIGHT_TOKENS * MAX_TOKENS
+                || queueLength > MAX_QUEUE) {
+            return UpdateOutcome.REJECTED_OUT_OF_RANGE;
+        }
         return UpdateOutcome.ACCEPTED;
     }
+
+    /** A time to first token beyond this (≈ 2.8 h) is a broken timestamp, not a latency. */
+    public static final double MAX_REALISED_US = 1e10;
+    /** More prompt tokens than any context window. */
+    public static final double MAX_TOKENS = 1e8;
+    /** More tokens in flight on one worker than any engine holds. */
+    public static final double MAX_INFLIGHT_TOKENS = 1e10;
+    /** More waiting requests than any engine queues. */
+    public static final int MAX_QUEUE = 1_000_000;
 
     /**
      * Writes the regressors for a given Q_slack into {@code x} (length 8, or 9 with the intercept as the

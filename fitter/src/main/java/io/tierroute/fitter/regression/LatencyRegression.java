@@ -103,9 +103,12 @@ public final class LatencyRegression {
         double lambda = config.forgetting();
         accepted++;
         window.observe(row.eventTimeMs());
+        // Winsorised at 10× the running mean: the mean only sets the noise-scale floor, and one extreme
+        // row must not raise that floor for every row after it.
+        double meanSoFar = sumLambda > 0 ? ewMeanYNum / sumLambda : row.realisedUs();
         sumLambda = lambda * sumLambda + 1;
         sumLambda2 = lambda * lambda * sumLambda2 + 1;
-        ewMeanYNum = lambda * ewMeanYNum + row.realisedUs();
+        ewMeanYNum = lambda * ewMeanYNum + Math.min(row.realisedUs(), 10 * Math.max(meanSoFar, 1.0));
         if (burnInRows != null) {
             burnInRows.add(row);
             if (burnInRows.size() >= config.burnIn()) {

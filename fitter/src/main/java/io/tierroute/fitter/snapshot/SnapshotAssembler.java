@@ -117,13 +117,13 @@ public final class SnapshotAssembler {
         List<TierBandwidth> bws = new ArrayList<>();
         for (Tier t : defaultBandwidths.keySet()) {
             Estimate e = fits.bandwidths().get(t);
-            FittedValue v;
-            if (e != null) {
-                v = FittedValues.of(e);
-            } else {
-                Double prev = active == null ? null : activeBandwidth(active, t);
-                v = FittedValues.carried(prev != null ? prev : defaultBandwidths.get(t));
-            }
+            Double prev = active == null ? null : activeBandwidth(active, t);
+            double known = prev != null ? prev : defaultBandwidths.get(t);
+            // An idle link's peak (0, or under any real link's speed) says nothing about its bandwidth:
+            // carry the known value rather than offer one the gate must reject, which would throw the
+            // snapshot's good values away with it.
+            FittedValue v = e != null && e.value() > SnapshotParameter.BANDWIDTH.lower()
+                    ? FittedValues.of(e) : FittedValues.carried(known);
             bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
         }
         b.setBandwidths(bws);

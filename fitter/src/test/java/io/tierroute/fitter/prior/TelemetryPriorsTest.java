@@ -166,6 +166,9 @@ class TelemetryPriorsTest {
             {PriorOutcome.REJECTED_INCONSISTENT, "w", 12_000L, 1_000L, 0.0, 50.0, 1.0, 20.0, 1.0},
             {PriorOutcome.REJECTED_INCONSISTENT, "w", 12_000L, 1_000L, 1.0, 50.0, 0.0, 20.0, 1.0},
             {PriorOutcome.REJECTED_INCONSISTENT, "w", 12_000L, 1_000L, 1.0, 2_000_000.0, 1.0, 20.0, 1.0},
+            // corrupt counters that would overflow the sums (found in review: 1e200 tokens made prior() throw)
+            {PriorOutcome.REJECTED_INCONSISTENT, "w", 12_000L, 1_000L, 1e200, 500_000.0, 1.0, 20.0, 1.0},
+            {PriorOutcome.REJECTED_INCONSISTENT, "w", 12_000L, 1_000L, 1.0, 50.0, 1e12, 20.0, 1.0},
             {PriorOutcome.REJECTED_DUPLICATE, "w", 11_000L, 1_000L, 1.0, 50.0, 1.0, 20.0, 1.0},
             {PriorOutcome.REJECTED_OUT_OF_ORDER, "w", 10_500L, 500L, 1.0, 50.0, 1.0, 20.0, 1.0},
         };
@@ -178,7 +181,7 @@ class TelemetryPriorsTest {
         assertThat(priors.count(PriorOutcome.ACCEPTED)).isEqualTo(2);
         assertThat(priors.count(PriorOutcome.REJECTED_NON_FINITE)).isEqualTo(3);
         assertThat(priors.count(PriorOutcome.REJECTED_NEGATIVE)).isEqualTo(3);
-        assertThat(priors.count(PriorOutcome.REJECTED_INCONSISTENT)).isEqualTo(4);
+        assertThat(priors.count(PriorOutcome.REJECTED_INCONSISTENT)).isEqualTo(6);
         assertThat(priors.count(PriorOutcome.REJECTED_ZERO_INTERVAL)).isEqualTo(1);
         assertThat(priors.count(PriorOutcome.REJECTED_DUPLICATE)).isEqualTo(1);
         assertThat(priors.count(PriorOutcome.REJECTED_OUT_OF_ORDER)).isEqualTo(1);

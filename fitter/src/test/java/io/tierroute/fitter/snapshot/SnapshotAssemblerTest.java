@@ -127,12 +127,14 @@ class SnapshotAssemblerTest {
                 RhoOutcome o = tracker.update(new LinkKey(w, "CPU"), T0 + i * 1000L, 1000, (long) (u * bw), bw);
                 assertThat(o.accepted()).isTrue();
             }
+            // An idle remote link: its peak of 0 bytes/s must not get the snapshot rejected (found in review).
+            assertThat(tracker.update(new LinkKey("w1", "REMOTE"), T0 + i * 1000L, 1000, 0, 25e9).accepted()).isTrue();
         }
         FitResults fits = FitResults.of(SnapshotFixtures.latency(10_000), tracker,
             SnapshotFixtures.decay(1.0 / 120, 0.03, 5000), null);
         ParameterSnapshot s = assembler.assemble("default", 0, null, fits);
 
-        assertThat(s.getRho()).hasSize(2);
+        assertThat(s.getRho()).hasSize(3);
         WorkerTierRho w1 = s.getRho().get(0);
         assertThat(w1.getWorker()).isEqualTo("w1");
         assertThat(w1.getTier()).isEqualTo(Tier.CPU);
@@ -143,6 +145,9 @@ class SnapshotAssemblerTest {
         assertThat(cpu.getBytesPerSecond().getValue()).isBetween(0.1 * bw, 0.31 * bw);
         TierBandwidth nvme = s.getBandwidths().stream().filter(tb -> tb.getTier() == Tier.NVME).findFirst().orElseThrow();
         assertThat(nvme.getBytesPerSecond().getSamples()).isZero();
+        TierBandwidth remote = s.getBandwidths().stream().filter(tb -> tb.getTier() == Tier.REMOTE).findFirst().orElseThrow();
+        assertThat(remote.getBytesPerSecond().getSamples()).isZero();
+        assertThat(remote.getBytesPerSecond().getValue()).isEqualTo(25e9);
 
         GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(s, null);
         assertThat(r.rejections()).isEmpty();

@@ -1,0 +1,52 @@
+package io.tierroute.fitter.regression;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One absurd row must neither be taken nor freeze the fit (found in review: a realised time of the
+ * epoch in µs used to raise the noise floor for good and shrink every standard error 10⁴-fold).
+ */
+class LatencyRegressionPoisonTest {
+
+    private static LatencyObservation withRealised(LatencyObservation r, double us) {
+        return new LatencyObservation(r.eventTimeMs(), us, r.pEffTokens(), r.kvOverflowTokens(),
+                r.recomputeQuadratic(), r.inflightDecodeTokens(), r.inflightDecodeQuadratic(), r.tierTransferUs(),
+                r.queueLength(), r.affinityDecay(), r.expectedToolHitFraction());
+    }
+
+    @Test
+    void anImpossibleRealisedTimeIsRejected() {
+        LatencyRegression reg = new LatencyRegression(RegressionConfig.defaults());
+        LatencyObservation row = new SyntheticRows(5).next();
+        assertThat(reg.update(withRealised(row, 1.7e15))).isEqualTo(UpdateOutcome.REJECTED_OUT_OF_RANGE);
+        assertThat(reg.update(withRealised(row, 1e13))).isEqualTo(UpdateOutcome.REJECTED_OUT_OF_RANGE);
+    }
+
+    @Test
+    void anExtremeButPossibleRowLeavesTheFitAndItsErrorsIntact() {
+        SyntheticRows clean = new SyntheticRows(9);
+        SyntheticRows poisoned = new SyntheticRows(9);
+        LatencyRegression a = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0));
+        LatencyRegression b = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0));
+        for (int i = 0; i < 3000; i++) {
+            a.update(clean.next());
+            LatencyObservation row = poisoned.next();
+            b.update(row);
+            if (i == 1500) {
+                assertThat(b.update(withRealised(row, LatencyObservation.MAX_REALISED_US))).isEqualTo(UpdateOutcome.ACCEPTED);
+            }
+        }
+        LatencyFit fa = a.fit();
+        LatencyFit fb = b.fit();
+        for (Coefficient c : Coefficient.values()) {
+            double truth = SyntheticRows.TRUTH[c.ordinal()];
+            assertThat(Math.abs(fb.value(c) - truth) / truth).as("%s = %g", c, fb.value(c)).isLessThan(0.08);
+            double seClean = fa.get(c).stdError().getAsDouble();
+            double sePoisoned = fb.get(c).stdError().getAsDouble();
+            assertThat(sePoisoned).as("%s standard error %g vs %g without the row", c, sePoisoned, seClean)
+                    .isBetween(seClean / 2, seClean * 2);
+        }
+    }
+}
