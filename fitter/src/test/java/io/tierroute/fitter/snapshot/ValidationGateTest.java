@@ -7,6 +7,7 @@ import io.tierroute.fitter.bandwidth.LinkKey;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.QualityKind;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
@@ -332,7 +333,24 @@ class ValidationGateTest {
         ParameterSnapshot broken = ParameterSnapshot.newBuilder(c).setQuantileModel(
             io.tierroute.schemas.avro.QuantileForestModel.newBuilder(GateTestSupport.tinyForest(5000))
                 .setNodeThreshold(List.of(Double.NaN, 0.0, 0.0)).build()).build();
-        assertThat(gate.validate(broken, null).rejections()).containsExactly("quantileModel: a split threshold is NaN");
+        assertThat(gate.validate(broken, null).rejections()).containsExactly("quantileModel: a split threshold is NaN, not a finite number");
+
+        // Models the selector's evaluator refuses to load must not pass either (found in review).
+        QuantileForestModel good = GateTestSupport.tinyForest(5000);
+        assertThat(gate.validate(ParameterSnapshot.newBuilder(c).setQuantileModel(good).build(), null).rejections()).isEmpty();
+        java.util.Map<String, QuantileForestModel> bad = new java.util.LinkedHashMap<>();
+        bad.put("a split threshold is Infinity", QuantileForestModel.newBuilder(good)
+                .setNodeThreshold(List.of(Double.POSITIVE_INFINITY, 0.0, 0.0)).build());
+        bad.put("node 0 has a child or leaf index out of range", QuantileForestModel.newBuilder(good)
+                .setNodeLeft(List.of(10_000_000, -1, -1)).build());
+        bad.put("maxSamplesPerLeaf = 0 < 1", QuantileForestModel.newBuilder(good).setMaxSamplesPerLeaf(0).build());
+        List<Float> reversed = new java.util.ArrayList<>(good.getLeafSamples());
+        java.util.Collections.reverse(reversed);
+        bad.put("sample is not sorted", QuantileForestModel.newBuilder(good).setLeafSamples(reversed).build());
+        for (var e : bad.entrySet()) {
+            ParameterSnapshot b = ParameterSnapshot.newBuilder(c).setQuantileModel(e.getValue()).build();
+            assertThat(gate.validate(b, null).rejections()).as(e.getKey()).anySatisfy(r -> assertThat(r).contains(e.getKey()));
+        }
     }
 
     @Test
