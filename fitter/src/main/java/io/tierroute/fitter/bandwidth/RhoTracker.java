@@ -1,5 +1,7 @@
 package io.tierroute.fitter.bandwidth;
 
+import io.tierroute.fitter.OutcomeCounts;
+
 import io.tierroute.fitter.Estimate;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,7 +28,7 @@ public final class RhoTracker {
 
     private final RhoConfig config;
     private final Map<LinkKey, Link> links = new HashMap<>();
-    private final Map<RhoOutcome, Long> outcomes = new HashMap<>();
+    private final OutcomeCounts<RhoOutcome> outcomes = new OutcomeCounts<>(RhoOutcome.class);
 
     public RhoTracker(RhoConfig config) {
         this.config = config;
@@ -48,13 +50,12 @@ public final class RhoTracker {
                 l.peak.update(endTimeMs, intervalMs, bytes);
             }
         }
-        outcomes.merge(outcome, 1L, Long::sum);
-        return outcome;
+        return outcomes.tally(outcome);
     }
 
     /** How many samples ended with the given outcome. */
     public long count(RhoOutcome outcome) {
-        return outcomes.getOrDefault(outcome, 0L);
+        return outcomes.count(outcome);
     }
 
     public Set<LinkKey> links() {

@@ -1,7 +1,8 @@
 package io.tierroute.fitter.decay;
 
+import io.tierroute.fitter.OutcomeCounts;
+
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -11,7 +12,7 @@ import java.util.Set;
 public final class DecayFitter {
     private final DecayConfig config;
     private final Map<DecayKey, DecayAccumulator> accumulators = new HashMap<>();
-    private final Map<DecayOutcome, Long> outcomes = new EnumMap<>(DecayOutcome.class);
+    private final OutcomeCounts<DecayOutcome> outcomes = new OutcomeCounts<>(DecayOutcome.class);
 
     public DecayFitter(DecayConfig config) {
         this.config = config;
@@ -22,12 +23,11 @@ public final class DecayFitter {
         if (outcome == DecayOutcome.ACCEPTED) {
             outcome = accumulators.computeIfAbsent(key, k -> new DecayAccumulator(config)).add(observation);
         }
-        outcomes.merge(outcome, 1L, Long::sum);
-        return outcome;
+        return outcomes.tally(outcome);
     }
 
     public long count(DecayOutcome outcome) {
-        return outcomes.getOrDefault(outcome, 0L);
+        return outcomes.count(outcome);
     }
 
     public Set<DecayKey> keys() {

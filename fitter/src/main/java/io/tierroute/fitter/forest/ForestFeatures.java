@@ -1,5 +1,7 @@
 package io.tierroute.fitter.forest;
 
+import io.tierroute.schemas.ForestFeatureSchema;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -21,25 +23,25 @@ import java.util.Map;
  */
 public final class ForestFeatures {
 
-    /** Feature names in vector order; the selector-runtime evaluator knows the same names. */
-    public static final List<String> NAMES = List.of("isl", "model", "lora", "stepIndex", "expectedTool",
-        "maxTokens", "outputHint", "prefixGroup", "previousStepOutputTokens");
+    /** Feature names in vector order (the shared vocabulary in {@link ForestFeatureSchema}). */
+    public static final List<String> NAMES = ForestFeatureSchema.NAMES;
 
-    public static final int ISL = 0;
-    public static final int MODEL = 1;
-    public static final int LORA = 2;
-    public static final int STEP = 3;
-    public static final int TOOL = 4;
-    public static final int MAX_TOKENS = 5;
-    public static final int HINT = 6;
-    public static final int PREFIX_GROUP = 7;
-    public static final int PREVIOUS_OUTPUT = 8;
+    public static final int ISL = ForestFeatureSchema.ISL;
+    public static final int MODEL = ForestFeatureSchema.MODEL;
+    public static final int LORA = ForestFeatureSchema.LORA;
+    public static final int STEP = ForestFeatureSchema.STEP;
+    public static final int TOOL = ForestFeatureSchema.TOOL;
+    public static final int MAX_TOKENS = ForestFeatureSchema.MAX_TOKENS;
+    public static final int HINT = ForestFeatureSchema.HINT;
+    public static final int PREFIX_GROUP = ForestFeatureSchema.PREFIX_GROUP;
+    public static final int PREVIOUS_OUTPUT = ForestFeatureSchema.PREVIOUS_OUTPUT;
 
     /** Indices of the categorical predictors. */
-    static final int[] CATEGORICAL = {MODEL, LORA, TOOL, PREFIX_GROUP};
+    static final int[] CATEGORICAL = java.util.stream.IntStream.range(0, NAMES.size())
+        .filter(ForestFeatureSchema::isCategorical).toArray();
 
     /** Target name in the model record. */
-    public static final String TARGET = "outputTokens";
+    public static final String TARGET = ForestFeatureSchema.TARGET;
 
     private final Map<String, List<String>> levels;          // feature name -> levels, index order
     private final List<Map<String, Integer>> index;          // per feature (null for numeric)

@@ -1,8 +1,9 @@
 package io.tierroute.fitter.prior;
 
+import io.tierroute.fitter.OutcomeCounts;
+
 import io.tierroute.schemas.avro.EngineTelemetry;
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -64,7 +65,7 @@ public final class TelemetryPriors {
     private final PriorConfig config;
     private final Map<PoolKey, Pool> pools = new HashMap<>();
     private final Map<String, Long> lastByWorker = new HashMap<>();
-    private final EnumMap<PriorOutcome, Long> outcomes = new EnumMap<>(PriorOutcome.class);
+    private final OutcomeCounts<PriorOutcome> outcomes = new OutcomeCounts<>(PriorOutcome.class);
 
     public TelemetryPriors(PriorConfig config) {
         this.config = config;
@@ -80,7 +81,7 @@ public final class TelemetryPriors {
         String engine = t.getEngineType() == null ? null : t.getEngineType().toString();
         String hw = t.getHardwarePool() == null ? null : t.getHardwarePool().toString();
         if (engine == null || engine.isEmpty() || hw == null || hw.isEmpty()) {
-            return tally(PriorOutcome.REJECTED_MISSING_KEY);
+            return outcomes.tally(PriorOutcome.REJECTED_MISSING_KEY);
         }
         return update(worker, new PoolKey(engine, hw), t.getTimestampMs(), t.getIntervalMs(),
             t.getPrefillTokens(), t.getPrefillBusyUs(), t.getDecodeSteps(), t.getDecodeBusyUs(),
@@ -98,14 +99,14 @@ public final class TelemetryPriors {
         PriorOutcome check = check(worker, pool, intervalMs, prefillTokens, prefillBusyUs, decodeSteps,
             decodeBusyUs, runningRequests);
         if (check != PriorOutcome.ACCEPTED) {
-            return tally(check);
+            return outcomes.tally(check);
         }
         Long last = lastByWorker.get(worker);
         if (last != null && timestampMs == last) {
-            return tally(PriorOutcome.REJECTED_DUPLICATE);
+            return outcomes.tally(PriorOutcome.REJECTED_DUPLICATE);
         }
         if (last != null && timestampMs < last) {
-            return tally(PriorOutcome.REJECTED_OUT_OF_ORDER);
+            return outcomes.tally(PriorOutcome.REJECTED_OUT_OF_ORDER);
         }
         lastByWorker.put(worker, timestampMs);
         Pool p = pools.computeIfAbsent(pool, k -> new Pool());
@@ -122,7 +123,7 @@ public final class TelemetryPriors {
                 p.decodeWithoutRunning++;
             }
         }
-        return tally(PriorOutcome.ACCEPTED);
+        return outcomes.tally(PriorOutcome.ACCEPTED);
     }
 
     /** Stateless validation of one sample's values (order is checked separately, per worker). */
@@ -162,14 +163,9 @@ public final class TelemetryPriors {
     static final double MAX_DECODE_STEPS_PER_S = 1e6;
     static final double MAX_RUNNING = 1e6;
 
-    private PriorOutcome tally(PriorOutcome o) {
-        outcomes.merge(o, 1L, Long::sum);
-        return o;
-    }
-
     /** How many samples ended with the given outcome. */
     public long count(PriorOutcome outcome) {
-        return outcomes.getOrDefault(outcome, 0L);
+        return outcomes.count(outcome);
     }
 
     public Set<PoolKey> pools() {

@@ -1,5 +1,6 @@
 package io.tierroute.selector.params;
 
+import io.tierroute.schemas.ForestFeatureSchema;
 import io.tierroute.schemas.RecordCodec;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import java.util.Arrays;
@@ -38,20 +39,8 @@ public final class ForestOutputModel implements OutputLengthModel {
     /** Tolerance of "cumulative weight reaches q" (in units of one tree's mass); same as the fitter's. */
     static final double EPS = 1e-9;
 
-    private static final int F_ISL = 0;
-    private static final int F_MODEL = 1;
-    private static final int F_LORA = 2;
-    private static final int F_STEP = 3;
-    private static final int F_TOOL = 4;
-    private static final int F_MAX_TOKENS = 5;
-    private static final int F_HINT = 6;
-    private static final int F_PREFIX = 7;
-    private static final int F_PREVIOUS = 8;
-
-    /** Known feature names, index = source above. */
-    static final List<String> KNOWN_FEATURES = List.of("isl", "model", "lora", "stepIndex", "expectedTool",
-        "maxTokens", "outputHint", "prefixGroup", "previousStepOutputTokens");
-    private static final boolean[] CATEGORICAL = {false, true, true, false, true, false, false, true, false};
+    /** Known feature names, index = the source constants of {@link ForestFeatureSchema}. */
+    static final List<String> KNOWN_FEATURES = ForestFeatureSchema.NAMES;
 
     private static volatile RecordCodec<QuantileForestModel> codec;
 
@@ -98,14 +87,14 @@ public final class ForestOutputModel implements OutputLengthModel {
             }
             source[f] = s;
             List<String> lv = featureLevels.get(name);
-            if (!CATEGORICAL[s]) {
+            if (!ForestFeatureSchema.isCategorical(s)) {
                 if (lv != null) {
                     throw bad("featureLevels has levels for numeric feature '" + name + "'");
                 }
                 continue;
             }
             lv = lv == null ? List.of() : lv;
-            if (s == F_PREFIX) {
+            if (s == ForestFeatureSchema.PREFIX_GROUP) {
                 long[][] pairs = new long[lv.size()][];
                 for (int i = 0; i < lv.size(); i++) {
                     try {
@@ -301,15 +290,15 @@ public final class ForestOutputModel implements OutputLengthModel {
     public void encode(OutputFeatures f, double[] x) {
         for (int i = 0; i < source.length; i++) {
             x[i] = switch (source[i]) {
-                case F_ISL -> f.inputTokens();
-                case F_MODEL -> level(i, f.model());
-                case F_LORA -> level(i, f.lora());
-                case F_STEP -> f.stepIndex() == null ? Double.NaN : f.stepIndex();
-                case F_TOOL -> level(i, f.expectedTool());
-                case F_MAX_TOKENS -> f.maxTokens();
-                case F_PREFIX -> prefixLevel(f.prefixGroupId());
-                case F_PREVIOUS -> f.previousStepOutputTokens() == null ? Double.NaN : f.previousStepOutputTokens();
-                default -> Double.NaN; // F_HINT: not in OutputFeatures
+                case ForestFeatureSchema.ISL -> f.inputTokens();
+                case ForestFeatureSchema.MODEL -> level(i, f.model());
+                case ForestFeatureSchema.LORA -> level(i, f.lora());
+                case ForestFeatureSchema.STEP -> f.stepIndex() == null ? Double.NaN : f.stepIndex();
+                case ForestFeatureSchema.TOOL -> level(i, f.expectedTool());
+                case ForestFeatureSchema.MAX_TOKENS -> f.maxTokens();
+                case ForestFeatureSchema.PREFIX_GROUP -> prefixLevel(f.prefixGroupId());
+                case ForestFeatureSchema.PREVIOUS_OUTPUT -> f.previousStepOutputTokens() == null ? Double.NaN : f.previousStepOutputTokens();
+                default -> Double.NaN; // ForestFeatureSchema.HINT: not in OutputFeatures
             };
         }
     }
