@@ -1,6 +1,7 @@
 package io.tierroute.schemas;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Kafka topic names of DESIGN.md section 1 and which of them are compacted. */
@@ -13,9 +14,13 @@ public final class Topics {
   public static final String COMPLETIONS = "tierroute.completions";
   /** {@code RoutingDecision}, key = requestId. */
   public static final String DECISIONS = "tierroute.decisions";
-  /** {@code ParameterSnapshot}; compacted. */
+  /**
+   * {@code ParameterSnapshot}, key = {@link #paramsKey}(scope, version); compacted. One key per
+   * version, so compaction keeps every version (the history dashboards and rollback read) and only
+   * drops a version's key when its producer deletes it with a tombstone.
+   */
   public static final String PARAMS = "tierroute.params";
-  /** {@code SnapshotControl}, key = scope; compacted. */
+  /** {@code SnapshotControl}, key = scope; compacted: the latest pin / unpin per scope survives. */
   public static final String CONTROL = "tierroute.control";
   /** {@code DeadLetter}: records a consumer rejected, with the reason. */
   public static final String DEAD_LETTER = "tierroute.dead-letter";
@@ -26,6 +31,35 @@ public final class Topics {
 
   /** Topics with {@code cleanup.policy=compact}. */
   public static final Set<String> COMPACTED = Set.of(PARAMS, CONTROL);
+
+  /** How each topic is created: partitions and topic-level settings. */
+  public record Spec(String name, int partitions, Map<String, String> configs) {}
+
+  /**
+   * Topic definitions for a single-cluster deployment. The parameter and control topics have one
+   * partition so that a reader sees every scope's snapshots and control records in the order their
+   * single writer produced them.
+   */
+  public static List<Spec> specs() {
+    Map<String, String> compact = Map.of("cleanup.policy", "compact",
+        "min.cleanable.dirty.ratio", "0.1", "segment.ms", "600000");
+    return List.of(
+        new Spec(KV_EVENTS, 4, Map.of()),
+        new Spec(TELEMETRY, 4, Map.of()),
+        new Spec(COMPLETIONS, 4, Map.of()),
+        new Spec(DECISIONS, 4, Map.of()),
+        new Spec(PARAMS, 1, compact),
+        new Spec(CONTROL, 1, compact),
+        new Spec(DEAD_LETTER, 1, Map.of()));
+  }
+
+  /** Key of a snapshot on {@link #PARAMS}: {@code scope#version}, the version zero-padded to 19 digits. */
+  public static String paramsKey(String scope, long version) {
+    if (version < 0) {
+      throw new IllegalArgumentException("snapshot version must be >= 0, got " + version);
+    }
+    return scope + "#" + String.format("%019d", version);
+  }
 
   private Topics() {}
 

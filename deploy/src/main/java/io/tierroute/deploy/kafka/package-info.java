@@ -1,0 +1,5 @@
+/**
+ * A real Kafka broker on loopback for tests and the demo ({@link io.tierroute.deploy.kafka.EmbeddedKafka}).
+ * The topics and their settings are defined by callers (the names live in {@code schemas}' Topics).
+ */
+package io.tierroute.deploy.kafka;
