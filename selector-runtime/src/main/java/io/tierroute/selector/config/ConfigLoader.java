@@ -43,7 +43,8 @@ public final class ConfigLoader {
     }
 
     private static SelectorConfig fromTree(ConfigNode root, Path source, Path baseDir) {
-        root.object("model", "defaults", "workers", "routing", "parameters", "parametersFile", "index", "server", "admin");
+        root.object("model", "defaults", "workers", "routing", "parameters", "parametersFile", "index", "server", "admin",
+                "kafka");
 
         // model
         SelectorSettings.Builder sb;
@@ -154,7 +155,110 @@ public final class ConfigLoader {
                 throw a.require("tokenEnv").error("must be an environment variable name, got '" + tokenEnv + "'");
             }
         }
-        return new SelectorConfig(source, settings, server, cost, paramsFile, initial, maxBlocks, queueCapacity, tokenEnv);
+        ConfigNode k = root.get("kafka");
+        KafkaSettings kafka = k == null ? null : kafka(k);
+        return new SelectorConfig(source, settings, server, cost, paramsFile, initial, maxBlocks, queueCapacity, tokenEnv,
+                kafka);
+    }
+
+    private static final java.util.Set<String> COMPRESSION = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
+
+    /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
+    private static KafkaSettings kafka(ConfigNode k) {
+        k.object("bootstrapServers", "scope", "clientId", "selectorId", "properties", "params", "kvEvents", "decisions");
+        String bootstrap = k.require("bootstrapServers").asText();
+        for (String hp : bootstrap.split(",")) {
+            String t = hp.trim();
+            int colon = t.lastIndexOf(':');
+            boolean ok = colon > 0 && colon < t.length() - 1;
+            if (ok) {
+                try {
+                    int port = Integer.parseInt(t.substring(colon + 1));
+                    ok = port > 0 && port <= 65535;
+                } catch (NumberFormatException e) {
+                    ok = false;
+                }
+            }
+            if (!ok) {
+                throw k.require("bootstrapServers").error("must be host:port[,host:port...], got '" + bootstrap + "'");
+            }
+        }
+        String scope = k.string("scope", "default");
+        if (scope.contains("#")) {
+            throw k.require("scope").error("must not contain '#' (it separates scope and version in params keys), got '"
+                    + scope + "'");
+        }
+        String clientId = k.string("clientId", "tierroute-selector-" + hostName());
+        if (!clientId.matches("[A-Za-z0-9._-]+")) {
+            throw k.require("clientId").error("may hold only letters, digits, '.', '_' and '-', got '" + clientId + "'");
+        }
+        String selectorId = k.string("selectorId", clientId);
+        java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
+        ConfigNode pn = k.get("properties");
+        if (pn != null) {
+            for (Map.Entry<String, ConfigNode> e : pn.entries()) {
+                if (e.getKey().equals("bootstrap.servers") || e.getKey().equals("client.id")) {
+                    throw e.getValue().error("set it with kafka." + (e.getKey().equals("client.id") ? "clientId" : "bootstrapServers")
+                            + ", not in properties");
+                }
+                props.put(e.getKey(), e.getValue().asText());
+            }
+        }
+
+        KafkaSettings.Params params = KafkaSettings.Params.DEFAULTS;
+        ConfigNode p = k.get("params");
+        if (p != null) {
+            p.object("enabled", "retainedSnapshots", "startupTimeout", "requireOnStart");
+            params = new KafkaSettings.Params(p.bool("enabled", params.enabled()),
+                    (int) p.integer("retainedSnapshots", params.retainedSnapshots(), 1, 10_000, "snapshots"),
+                    p.duration("startupTimeout", params.startupTimeout()),
+                    p.bool("requireOnStart", params.requireOnStart()));
+        }
+        KafkaSettings.KvEvents kv = KafkaSettings.KvEvents.DEFAULTS;
+        ConfigNode kn = k.get("kvEvents");
+        if (kn != null) {
+            kn.object("enabled", "startFrom");
+            String from = kn.string("startFrom", kv.startFrom());
+            if (!from.equals("latest") && !from.equals("earliest")) {
+                throw kn.require("startFrom").error("must be latest or earliest, got '" + from + "'");
+            }
+            kv = new KafkaSettings.KvEvents(kn.bool("enabled", kv.enabled()), from);
+        }
+        KafkaSettings.Decisions dec = KafkaSettings.Decisions.DEFAULTS;
+        ConfigNode dn = k.get("decisions");
+        if (dn != null) {
+            dn.object("enabled", "bufferSize", "linger", "batchBytes", "compression");
+            String compression = dn.string("compression", dec.compression());
+            if (!COMPRESSION.contains(compression)) {
+                throw dn.require("compression").error("must be one of none, gzip, snappy, lz4, zstd, got '" + compression + "'");
+            }
+            java.time.Duration linger = dec.linger();
+            ConfigNode ln = dn.get("linger");
+            if (ln != null) {
+                linger = ln.asDuration();
+                if (linger.toMillis() > 60_000) {
+                    throw ln.error("must be at most 60s, got '" + ln.asText() + "'");
+                }
+            }
+            dec = new KafkaSettings.Decisions(dn.bool("enabled", dec.enabled()),
+                    (int) dn.integer("bufferSize", dec.bufferSize(), 1, 10_000_000, "decisions"),
+                    linger,
+                    (int) dn.integer("batchBytes", dec.batchBytes(), 1024, 64L * 1024 * 1024, "bytes"),
+                    compression);
+        }
+        return new KafkaSettings(bootstrap, scope, clientId, selectorId, props, params, kv, dec);
+    }
+
+    private static String hostName() {
+        String h = System.getenv("HOSTNAME");
+        if (h == null || h.isBlank()) {
+            try {
+                h = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException | RuntimeException e) {
+                h = "local";
+            }
+        }
+        return h.replaceAll("[^A-Za-z0-9._-]", "-");
     }
 
     /** Per-worker settings before a name is attached; the fallback for every worker. */

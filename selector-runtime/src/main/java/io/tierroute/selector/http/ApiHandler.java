@@ -52,6 +52,7 @@ public final class ApiHandler implements HttpHandler {
     private final Supplier<ParameterSet> reloader; // null: no parameter file configured
     private final Endpoints endpoints;
     private final BodyReader bodies;
+    private final Supplier<Map<String, Object>> kafkaStatus; // null: no Kafka
 
     /**
      * @param selector     the selector to route with
@@ -64,6 +65,17 @@ public final class ApiHandler implements HttpHandler {
      */
     public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBodyBytes,
                       String adminToken, String adminTokenEnv, Supplier<ParameterSet> reloader) {
+        this(selector, writer, metrics, maxBodyBytes, adminToken, adminTokenEnv, reloader, null);
+    }
+
+    /**
+     * As above; {@code kafkaStatus} (or null) supplies the {@code kafka} block of {@code GET /v1/params}:
+     * the loader's readiness, the active version and pin state per scope, consumer and producer counters.
+     */
+    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBodyBytes,
+                      String adminToken, String adminTokenEnv, Supplier<ParameterSet> reloader,
+                      Supplier<Map<String, Object>> kafkaStatus) {
+        this.kafkaStatus = kafkaStatus;
         this.selector = selector;
         this.metrics = metrics;
         this.maxBodyBytes = maxBodyBytes;
@@ -117,7 +129,11 @@ public final class ApiHandler implements HttpHandler {
             }
             case "/v1/params" -> {
                 method(ex, Methods.GET);
-                send(ex, new Endpoints.Reply(200, params(selector.parameters().current())));
+                Map<String, Object> body = params(selector.parameters().current());
+                if (kafkaStatus != null) {
+                    body.put("kafka", kafkaStatus.get());
+                }
+                send(ex, new Endpoints.Reply(200, body));
             }
             case "/v1/params/reload" -> {
                 method(ex, Methods.POST);

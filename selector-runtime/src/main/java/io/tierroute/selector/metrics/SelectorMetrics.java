@@ -48,6 +48,7 @@ public final class SelectorMetrics {
     private final CounterDataPoint[] http = new CounterDataPoint[STATUS_CLASSES.length];
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
+    private volatile java.util.function.Supplier<java.util.Map<String, Long>> otherScopes;
 
     public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
         Counter routeCounter = Counter.builder().name("tierroute_routes_total")
@@ -109,6 +110,14 @@ public final class SelectorMetrics {
                 .callback(cb -> {
                     ParameterSet ps = selector.parameters().current();
                     cb.call(ps.version(), ps.scope());
+                    java.util.function.Supplier<java.util.Map<String, Long>> others = otherScopes;
+                    if (others != null) { // scopes this selector does not serve: the version active there
+                        others.get().forEach((scope, version) -> {
+                            if (!scope.equals(ps.scope())) {
+                                cb.call(version, scope);
+                            }
+                        });
+                    }
                 }).register(registry);
         if (jvm) {
             JvmMetrics.builder().register(registry);
@@ -124,6 +133,14 @@ public final class SelectorMetrics {
     }
 
     public PrometheusRegistry registry() { return registry; }
+
+    /**
+     * Adds the active versions of scopes other than the served one (the Kafka loader sees every
+     * scope on the params topic) to {@code tierroute_params_active_version}.
+     */
+    public void otherScopes(java.util.function.Supplier<java.util.Map<String, Long>> versions) {
+        this.otherScopes = versions;
+    }
 
     /** One route call ended with {@code outcome} after {@code nanos}. */
     public void route(RouteOutcome outcome, long nanos) {

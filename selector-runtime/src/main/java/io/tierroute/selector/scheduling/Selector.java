@@ -54,6 +54,7 @@ public final class Selector {
     private final Object drainLock = new Object();
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private volatile long lastSweepNanos = Long.MIN_VALUE / 2;
+    private volatile DecisionSink decisionSink; // null: nobody listens
 
     private final LongAdder routed = new LongAdder();
     private final LongAdder queuedTotal = new LongAdder();
@@ -94,6 +95,12 @@ public final class Selector {
     public InFlightTracker inflight() { return inflight; }
     public IndexWriter indexWriter() { return writer; }
     public PrefixIndex index() { return index; }
+
+    /**
+     * Sets who hears about every admitted decision (the Kafka decisions producer), or null for
+     * nobody. The sink is called on the route thread and must not block.
+     */
+    public void decisionSink(DecisionSink sink) { this.decisionSink = sink; }
 
     /**
      * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
@@ -219,9 +226,19 @@ public final class Selector {
                 exploredTotal.increment();
             }
         }
-        return new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(), ps.version(),
-                isl, predicted, s.predictionSource, explored, queuedNanos, s.terms[chosen].toBreakdown(),
+        RouteDecision decision = new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(),
+                ps.version(), isl, predicted, s.predictionSource, explored, queuedNanos, s.terms[chosen].toBreakdown(),
                 request.explain() ? candidates(s, workers) : List.of());
+        DecisionSink sink = decisionSink;
+        if (admit && sink != null) {
+            long idleMs = ctx.lastWorker() >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
+            try {
+                sink.decided(request, decision, s.healthyCandidates, blocks > 0 ? lookup.hash(0) : 0, idleMs, System.currentTimeMillis());
+            } catch (RuntimeException e) {
+                // A listener must never fail a route that is already admitted.
+            }
+        }
+        return decision;
     }
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {

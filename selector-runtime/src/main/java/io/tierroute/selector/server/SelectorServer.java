@@ -6,6 +6,7 @@ import io.tierroute.selector.http.ApiHandler;
 import io.tierroute.selector.index.PrefixIndex;
 import io.tierroute.selector.index.RunPrefixIndex;
 import io.tierroute.selector.ingest.KvEventPipeline;
+import io.tierroute.selector.kafka.KafkaServices;
 import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.params.ParameterFile;
 import io.tierroute.selector.params.ParameterSet;
@@ -27,8 +28,9 @@ import java.util.function.Supplier;
 
 /**
  * The selector as a process: wires configuration → prefix index → index writer pipeline →
- * selector → HTTP API, and owns the threads (the index writer, a scheduler that calls
- * {@link Selector#tick()} every 100 ms, Undertow's I/O and worker threads). {@link #start} returns
+ * selector → (Kafka parts, with a {@code kafka} section) → HTTP API, and owns the threads (the index
+ * writer, a scheduler that calls {@link Selector#tick()} every 100 ms, the Kafka loader, consumer and
+ * producer threads, Undertow's I/O and worker threads). {@link #start} returns
  * once the listener is bound; {@link #close} stops everything in reverse order.
  */
 public final class SelectorServer implements AutoCloseable {
@@ -42,6 +44,7 @@ public final class SelectorServer implements AutoCloseable {
     private final ParameterStore params;
     private final Selector selector;
     private final SelectorMetrics metrics;
+    private final KafkaServices kafka; // null without a kafka section
     private final ScheduledExecutorService scheduler;
     private final Undertow undertow;
     private final InetSocketAddress address;
@@ -53,13 +56,32 @@ public final class SelectorServer implements AutoCloseable {
         List<String> names = workers.stream().map(WorkerSpec::name).toList();
         this.index = RunPrefixIndex.builder().workers(workers.size()).maxBlocks(config.indexMaxBlocks()).build();
         this.pipeline = new KvEventPipeline(index, config.indexQueueCapacity());
-        this.params = new ParameterStore(config.initialParameters());
+        ParameterSet initial = config.initialParameters();
+        boolean kafkaParams = config.kafka() != null && config.kafka().params().enabled();
+        if (kafkaParams && !initial.scope().equals(config.kafka().scope())) {
+            initial = initial.toBuilder().scope(config.kafka().scope()).build(); // until the first snapshot
+        }
+        this.params = new ParameterStore(initial);
         this.selector = new Selector(config.selector(), index, pipeline, params, System::nanoTime);
         this.metrics = new SelectorMetrics(selector, pipeline, jvmMetrics);
         Supplier<ParameterSet> reloader = config.parametersFile() == null ? null
                 : () -> ParameterFile.load(config.parametersFile(), names, config.cost());
+        if (config.kafka() != null) {
+            try {
+                // Before the listener: a start-up applies the topics' parameters before the first route.
+                this.kafka = KafkaServices.start(config.kafka(), selector, params, pipeline, config.cost(),
+                        initial.outputQuantile());
+            } catch (RuntimeException e) {
+                pipeline.close();
+                throw new IllegalStateException("cannot start the Kafka parts: " + e.getMessage(), e);
+            }
+            kafka.registerMetrics(metrics.registry());
+            metrics.otherScopes(kafka::scopeVersions);
+        } else {
+            this.kafka = null;
+        }
         ApiHandler api = new ApiHandler(selector, pipeline, metrics, config.server().maxBodyBytes(), adminToken,
-                config.adminTokenEnv(), reloader);
+                config.adminTokenEnv(), reloader, kafka == null ? null : kafka::status);
 
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tierroute-tick");
@@ -81,6 +103,9 @@ public final class SelectorServer implements AutoCloseable {
             u.start();
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
+            if (kafka != null) {
+                kafka.close();
+            }
             pipeline.close();
             throw new IllegalStateException("cannot listen on " + s.host() + ":" + s.port() + ": "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
@@ -127,6 +152,8 @@ public final class SelectorServer implements AutoCloseable {
     public KvEventPipeline pipeline() { return pipeline; }
     public ParameterStore parameters() { return params; }
     public SelectorMetrics metrics() { return metrics; }
+    /** The Kafka parts, or null without a {@code kafka} section. */
+    public KafkaServices kafka() { return kafka; }
     public SelectorConfig config() { return config; }
 
     /** Stops accepting requests, then the tick scheduler, then the index writer. Idempotent. */
@@ -142,6 +169,9 @@ public final class SelectorServer implements AutoCloseable {
             scheduler.awaitTermination(2, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (kafka != null) {
+            kafka.close(); // the decisions producer flushes; the KV consumer stops before its writer
         }
         pipeline.close();
         log.info("tierroute selector on port {} stopped", address.getPort());

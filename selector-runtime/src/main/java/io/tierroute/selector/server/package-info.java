@@ -1,6 +1,9 @@
 /**
  * {@code SelectorServer}: the selector as a process. It owns the wiring (config → prefix index →
- * index writer pipeline → selector → HTTP API) and every thread: the index writer, the 100 ms tick,
- * and Undertow's I/O and worker threads; {@code close()} stops them in reverse order.
+ * index writer pipeline → selector → the Kafka parts when the config has a {@code kafka} section →
+ * HTTP API) and every thread: the index writer, the 100 ms tick, the Kafka loader / consumer /
+ * producer threads ({@code io.tierroute.selector.kafka.KafkaServices}), and Undertow's I/O and
+ * worker threads; {@code close()} stops them in reverse order. With the parameter loader on, the
+ * start waits for it to catch up (up to {@code kafka.params.startupTimeout}) before the listener opens.
  */
 package io.tierroute.selector.server;

@@ -69,6 +69,60 @@ class ConfigLoaderTest {
         SelectorConfig bench = ConfigLoader.load(examples.resolve("selector-64.yaml"));
         assertThat(bench.selector().workers()).hasSize(64);
         assertThat(bench.selector().workers().get(63).name()).isEqualTo("w63");
+        assertThat(eight.kafka()).as("no kafka section: HTTP only").isNull();
+        SelectorConfig kafka = ConfigLoader.load(examples.resolve("selector-kafka.yaml"));
+        assertThat(kafka.kafka().bootstrapServers()).isEqualTo("127.0.0.1:9092");
+        assertThat(kafka.kafka().clientId()).isEqualTo("tierroute-selector-a");
+        assertThat(kafka.kafka().selectorId()).isEqualTo("tierroute-selector-a");
+    }
+
+    @Test
+    void kafkaSectionMapsOntoSettingsWithDefaults() {
+        SelectorConfig c = ConfigLoader.parse("""
+                workers: [{name: a}]
+                kafka:
+                  bootstrapServers: "h1:9092,h2:9093"
+                  scope: pool-a
+                  clientId: sel-1
+                  properties: {security.protocol: SSL}
+                  params: {retainedSnapshots: 3, startupTimeout: 5s, requireOnStart: true}
+                  kvEvents: {enabled: false, startFrom: earliest}
+                  decisions: {bufferSize: 10, linger: 0ms, batchBytes: 2048, compression: zstd}
+                """, dir);
+        KafkaSettings k = c.kafka();
+        assertThat(k.bootstrapServers()).isEqualTo("h1:9092,h2:9093");
+        assertThat(k.scope()).isEqualTo("pool-a");
+        assertThat(k.selectorId()).isEqualTo("sel-1");
+        assertThat(k.properties()).containsEntry("security.protocol", "SSL");
+        assertThat(k.params()).isEqualTo(new KafkaSettings.Params(true, 3, java.time.Duration.ofSeconds(5), true));
+        assertThat(k.kvEvents()).isEqualTo(new KafkaSettings.KvEvents(false, "earliest"));
+        assertThat(k.decisions()).isEqualTo(new KafkaSettings.Decisions(true, 10, java.time.Duration.ZERO, 2048, "zstd"));
+
+        KafkaSettings d = ConfigLoader.parse("workers: [{name: a}]\nkafka: {bootstrapServers: \"k:9092\"}\n", dir).kafka();
+        assertThat(d.scope()).isEqualTo("default");
+        assertThat(d.clientId()).startsWith("tierroute-selector-");
+        assertThat(d.params()).isEqualTo(KafkaSettings.Params.DEFAULTS);
+        assertThat(d.kvEvents()).isEqualTo(KafkaSettings.KvEvents.DEFAULTS);
+        assertThat(d.decisions()).isEqualTo(KafkaSettings.Decisions.DEFAULTS);
+    }
+
+    @Test
+    void badKafkaSettingsNameTheField() {
+        String w = "workers: [{name: a}]\n";
+        bad(w + "kafka: {scope: x}\n", "kafka.bootstrapServers", "required");
+        bad(w + "kafka: {bootstrapServers: \"nohost\"}\n", "kafka.bootstrapServers", "host:port");
+        bad(w + "kafka: {bootstrapServers: \"h:99999\"}\n", "kafka.bootstrapServers");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", scope: \"a#b\"}\n", "kafka.scope", "#");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", clientId: \"a b\"}\n", "kafka.clientId");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", params: {retainedSnapshots: 0}}\n", "kafka.params.retainedSnapshots");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", params: {startupTimeout: 5}}\n", "kafka.params.startupTimeout");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", kvEvents: {startFrom: middle}}\n", "kafka.kvEvents.startFrom",
+                "latest or earliest");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", decisions: {bufferSize: 0}}\n", "kafka.decisions.bufferSize");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", decisions: {compression: brotli}}\n", "kafka.decisions.compression");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", decisions: {lingr: 5ms}}\n", "kafka.decisions", "lingr");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", properties: {client.id: x}}\n", "kafka.properties", "clientId");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", topics: {}}\n", "kafka", "topics");
     }
 
     @Test

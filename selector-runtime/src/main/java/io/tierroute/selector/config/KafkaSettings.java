@@ -1,0 +1,94 @@
+package io.tierroute.selector.config;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The {@code kafka:} section of the selector configuration: where the broker is, which parameter
+ * scope this selector serves, and which of the three Kafka parts run (package
+ * {@code io.tierroute.selector.kafka}). Absent section: no Kafka at all.
+ *
+ * @param bootstrapServers {@code host:port[,host:port…]}
+ * @param scope            the parameter scope whose active snapshot this selector applies
+ * @param clientId         {@code client.id} prefix of the three clients (suffixes {@code -params},
+ *                         {@code -kv}, {@code -decisions})
+ * @param selectorId       this replica's id in {@code RoutingDecision.selectorId}
+ * @param properties       extra client settings passed verbatim to every client (TLS, SASL, …)
+ * @param params           the parameter loader
+ * @param kvEvents         the KV events consumer
+ * @param decisions        the decisions producer
+ */
+public record KafkaSettings(String bootstrapServers, String scope, String clientId, String selectorId,
+                            Map<String, String> properties, Params params, KvEvents kvEvents, Decisions decisions) {
+
+    public KafkaSettings {
+        Objects.requireNonNull(bootstrapServers, "bootstrapServers");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(clientId, "clientId");
+        Objects.requireNonNull(selectorId, "selectorId");
+        properties = Map.copyOf(properties);
+        Objects.requireNonNull(params, "params");
+        Objects.requireNonNull(kvEvents, "kvEvents");
+        Objects.requireNonNull(decisions, "decisions");
+    }
+
+    /** Defaults for a broker at {@code bootstrapServers}: every part on, scope {@code default}. */
+    public static KafkaSettings defaults(String bootstrapServers) {
+        return new KafkaSettings(bootstrapServers, "default", "tierroute-selector", "tierroute-selector", Map.of(),
+                Params.DEFAULTS, KvEvents.DEFAULTS, Decisions.DEFAULTS);
+    }
+
+    public KafkaSettings withParams(Params p) {
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, p, kvEvents, decisions);
+    }
+
+    public KafkaSettings withKvEvents(KvEvents k) {
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, params, k, decisions);
+    }
+
+    public KafkaSettings withDecisions(Decisions d) {
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, params, kvEvents, d);
+    }
+
+    public KafkaSettings withScope(String s) {
+        return new KafkaSettings(bootstrapServers, s, clientId, selectorId, properties, params, kvEvents, decisions);
+    }
+
+    /**
+     * The parameter loader (tierroute.params + tierroute.control).
+     *
+     * @param enabled           whether it runs
+     * @param retainedSnapshots decoded-record cache: the encoded records of this many most recent accepted
+     *                          versions of the served scope are kept; an older one (a rollback) is re-read by offset
+     * @param startupTimeout    how long the server start waits for the loader to catch up with the topics
+     * @param requireOnStart    true: the start fails when the loader has not caught up in time; false: the
+     *                          server serves the configured parameters meanwhile and swaps once caught up
+     */
+    public record Params(boolean enabled, int retainedSnapshots, Duration startupTimeout, boolean requireOnStart) {
+        public static final Params DEFAULTS = new Params(true, 8, Duration.ofSeconds(30), false);
+    }
+
+    /**
+     * The KV events consumer (tierroute.kv-events).
+     *
+     * @param enabled   whether it runs
+     * @param startFrom {@code latest} (only events after start) or {@code earliest} (replay what the topic retains)
+     */
+    public record KvEvents(boolean enabled, String startFrom) {
+        public static final KvEvents DEFAULTS = new KvEvents(true, "latest");
+    }
+
+    /**
+     * The decisions producer (tierroute.decisions).
+     *
+     * @param enabled     whether it runs
+     * @param bufferSize  decisions the hand-off buffer holds; a route never waits: past it, decisions are dropped and counted
+     * @param linger      producer {@code linger.ms}
+     * @param batchBytes  producer {@code batch.size}
+     * @param compression producer {@code compression.type}: none, gzip, snappy, lz4, zstd
+     */
+    public record Decisions(boolean enabled, int bufferSize, Duration linger, int batchBytes, String compression) {
+        public static final Decisions DEFAULTS = new Decisions(true, 65_536, Duration.ofMillis(20), 256 * 1024, "lz4");
+    }
+}

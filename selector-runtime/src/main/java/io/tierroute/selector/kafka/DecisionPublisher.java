@@ -1,0 +1,202 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.scheduling.DecisionSink;
+import io.tierroute.selector.scheduling.RouteDecision;
+import io.tierroute.selector.scheduling.RouteRequest;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Publishes one {@code RoutingDecision} per admitted route to {@code tierroute.decisions} (key = the
+ * request id) with the chosen worker's cost breakdown and the fitting features.
+ *
+ * <p>It never blocks a route: {@link #decided} (on the route thread) only offers a small hand-off
+ * record to a bounded {@link ArrayBlockingQueue}; when the queue is full the decision is dropped and
+ * counted ({@code tierroute_decisions_dropped_total{reason="buffer_full"}}). One thread
+ * ({@code tierroute-decisions}) drains the queue, builds and encodes the Avro records and hands them
+ * to the Kafka producer, which batches them ({@code linger}, {@code batchBytes}, compression). When
+ * the broker is unreachable that thread waits in the producer (at most {@code max.block.ms}) while
+ * the queue fills and routes keep going; records the producer fails to deliver are counted with
+ * {@code reason="send_failed"}.
+ */
+public final class DecisionPublisher implements DecisionSink, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DecisionPublisher.class);
+
+    private record Pending(RouteRequest request, RouteDecision decision, int candidates, long prefixGroupId,
+                           long idleMs, long timestampMs) {}
+
+    private final KafkaSettings settings;
+    private final String defaultModel;
+    private final ArrayBlockingQueue<Pending> queue;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final Thread thread;
+    private final LongAdder offered = new LongAdder();
+    private final LongAdder droppedFull = new LongAdder();
+    private final LongAdder sendFailed = new LongAdder();
+    private final LongAdder encodeFailed = new LongAdder();
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder acked = new LongAdder();
+    private final LogLimiter failLog = new LogLimiter(5, 10_000);
+    private volatile boolean running = true;
+
+    /**
+     * @param settings     the kafka section (decisions settings, selector id, client properties)
+     * @param defaultModel the model of requests that name none
+     */
+    public DecisionPublisher(KafkaSettings settings, String defaultModel) {
+        this.settings = settings;
+        this.defaultModel = defaultModel;
+        KafkaSettings.Decisions d = settings.decisions();
+        this.queue = new ArrayBlockingQueue<>(d.bufferSize());
+        Properties p = KafkaClients.base(settings, "decisions");
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, Long.toString(d.linger().toMillis()));
+        p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(d.batchBytes()));
+        p.putIfAbsent(ProducerConfig.COMPRESSION_TYPE_CONFIG, d.compression());
+        p.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
+        // The producer thread may wait this long for metadata or buffer space; routes never do.
+        p.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
+        p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
+        p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.thread = new Thread(this::run, "tierroute-decisions");
+        this.thread.setDaemon(true);
+    }
+
+    public DecisionPublisher start() {
+        thread.start();
+        return this;
+    }
+
+    /** On the route thread: one non-blocking offer; a full buffer drops the decision (counted). */
+    @Override
+    public void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId,
+                        long idleSinceLastStepMs, long timestampMs) {
+        offered.increment();
+        if (!running || !queue.offer(new Pending(request, decision, candidateCount, prefixGroupId,
+                idleSinceLastStepMs, timestampMs))) {
+            droppedFull.increment();
+        }
+    }
+
+    /** Decisions handed over by routes. */
+    public long offered() { return offered.sum(); }
+    /** Dropped because the buffer was full (or the publisher closed). */
+    public long droppedBufferFull() { return droppedFull.sum(); }
+    /** Handed to the producer but not delivered (broker unreachable past the delivery timeout, …). */
+    public long sendFailed() { return sendFailed.sum(); }
+    /** Could not be built or encoded (a bug; logged). */
+    public long encodeFailed() { return encodeFailed.sum(); }
+    /** Handed to the producer. */
+    public long sent() { return sent.sum(); }
+    /** Acknowledged by the broker. */
+    public long acknowledged() { return acked.sum(); }
+    /** Decisions waiting in the buffer. */
+    public int backlog() { return queue.size(); }
+    public int capacity() { return settings.decisions().bufferSize(); }
+
+    private void run() {
+        List<Pending> batch = new ArrayList<>(512);
+        try {
+            while (running || !queue.isEmpty()) {
+                Pending first;
+                try {
+                    first = queue.poll(100, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    continue; // close(): the loop condition drains what is left
+                }
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, 511);
+                for (Pending p : batch) {
+                    send(p);
+                }
+                batch.clear();
+            }
+        } catch (RuntimeException e) {
+            log.error("decisions publisher stopped: {}", e.toString(), e);
+        }
+    }
+
+    private void send(Pending p) {
+        byte[] value;
+        try {
+            value = Codecs.ROUTING_DECISION.encode(DecisionRecords.build(settings.selectorId(), defaultModel, p.request(),
+                    p.decision(), p.candidates(), p.prefixGroupId(), p.idleMs(), p.timestampMs()));
+        } catch (RuntimeException e) {
+            encodeFailed.increment();
+            log.error("decisions publisher: cannot build the record of request '{}': {}", p.decision().requestId(),
+                    e.toString());
+            return;
+        }
+        byte[] key = p.decision().requestId().getBytes(StandardCharsets.UTF_8);
+        try {
+            producer.send(new ProducerRecord<>(Topics.DECISIONS, key, value), (md, ex) -> {
+                if (ex == null) {
+                    acked.increment();
+                } else {
+                    sendFailed.increment();
+                    if (failLog.allow()) {
+                        log.warn("decisions publisher: a decision was not delivered to {}: {} ({} so far)",
+                                Topics.DECISIONS, ex.toString(), sendFailed.sum());
+                    }
+                }
+            });
+            sent.increment();
+        } catch (InterruptException e) {
+            sendFailed.increment();
+            Thread.interrupted(); // close() while waiting for metadata
+        } catch (RuntimeException e) {
+            // e.g. a timeout waiting for metadata when the broker is unreachable
+            sendFailed.increment();
+            if (failLog.allow()) {
+                log.warn("decisions publisher: cannot send to {}: {} ({} so far)", Topics.DECISIONS, e.toString(),
+                        sendFailed.sum());
+            }
+        }
+    }
+
+    /** Stops accepting, sends what is buffered (bounded), flushes and closes the producer. */
+    @Override
+    public void close() {
+        running = false;
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) { // stuck on an unreachable broker: give up on what is buffered
+            int left = queue.size();
+            queue.clear();
+            droppedFull.add(left);
+            thread.interrupt();
+            try {
+                thread.join(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        droppedFull.add(queue.size());
+        queue.clear();
+        producer.close(Duration.ofSeconds(5));
+    }
+}

@@ -1,0 +1,90 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.avro.CostBreakdown;
+import io.tierroute.schemas.avro.CostFeatures;
+import io.tierroute.schemas.avro.PredictionSource;
+import io.tierroute.schemas.avro.RequestFeatures;
+import io.tierroute.schemas.avro.RoutingDecision;
+import io.tierroute.schemas.avro.TierTransfer;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.RouteDecision;
+import io.tierroute.selector.scheduling.RouteRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Builds the {@link RoutingDecision} Avro record of one admitted decision (on the producer thread). */
+final class DecisionRecords {
+
+    private DecisionRecords() {}
+
+    static RoutingDecision build(String selectorId, String defaultModel, RouteRequest request, RouteDecision d,
+                                 int candidateCount, long prefixGroupId, long idleSinceLastStepMs, long timestampMs) {
+        io.tierroute.selector.scheduling.CostBreakdown b = d.chosen();
+        CostBreakdown cost = CostBreakdown.newBuilder()
+                .setPrefillUs(b.prefillUs()).setDecodeUs(b.decodeUs()).setKvUs(b.kvUs()).setTierUs(b.tierUs())
+                .setHolUs(b.headOfLineUs()).setWorkflowBonusUs(b.workflowBonusUs()).setToolsBonusUs(b.toolsBonusUs())
+                .setTotalUs(b.totalUs()).build();
+        List<TierTransfer> transfers = new ArrayList<>(Tier.COUNT - 1);
+        for (int t = Tier.HBM.ordinal() + 1; t < Tier.COUNT; t++) {
+            long tokens = b.tierTokens()[t];
+            if (tokens > 0 || b.tierTransferUs()[t] > 0) {
+                transfers.add(new TierTransfer(io.tierroute.schemas.avro.Tier.valueOf(Tier.ofOrdinal(t).name()),
+                        (int) Math.min(Integer.MAX_VALUE, tokens), b.tierTransferUs()[t]));
+            }
+        }
+        CostFeatures features = CostFeatures.newBuilder()
+                .setPEffTokens((int) Math.min(Integer.MAX_VALUE, b.pEffTokens()))
+                .setRecomputeQuadratic(b.recomputeQuadratic())
+                .setInflightDecodeTokens(b.inflightDecodeTokens())
+                .setInflightDecodeQuadratic(b.inflightDecodeQuadratic())
+                .setKvOverflowTokens(b.kvOverflowTokens())
+                .setTierTransfers(transfers)
+                .setQueueLength(b.queueLength())
+                .setAffinityDecay(b.affinityDecay())
+                .setIdleSinceLastStepMs(idleSinceLastStepMs >= 0 ? idleSinceLastStepMs : null)
+                .setExpectedToolHitFraction(b.toolHitFraction())
+                .build();
+        RouteRequest.AgentContext agent = request.agent();
+        RequestFeatures req = RequestFeatures.newBuilder()
+                .setIsl(d.inputTokens())
+                .setModel(request.model() == null ? defaultModel : request.model())
+                .setLora(request.lora())
+                .setWorkflowId(agent == null ? null : agent.workflowId())
+                .setStepIndex(agent == null ? null : stepIndex(agent.stepId()))
+                .setExpectedTool(agent == null || agent.expectedNextTools().isEmpty() ? null : agent.expectedNextTools().get(0))
+                .setMaxTokens(request.maxTokens())
+                .setOutputHint(request.expectedOutputTokens())
+                .setPrefixGroupId(prefixGroupId)
+                .setPreviousStepOutputTokens(null)
+                .setPredictedOutputTokens(d.predictedOutputTokens())
+                .setPredictionSource(PredictionSource.valueOf(d.predictionSource().name()))
+                .build();
+        return RoutingDecision.newBuilder()
+                .setRequestId(d.requestId())
+                .setSelectorId(selectorId)
+                .setTimestampMs(timestampMs)
+                .setScope(d.scope())
+                .setSnapshotVersion(d.snapshotVersion())
+                .setChosenWorker(d.worker())
+                .setCandidateCount(candidateCount)
+                .setExplored(d.explored())
+                .setCost(cost)
+                .setFeatures(features)
+                .setRequest(req)
+                .build();
+    }
+
+    /** A step id that is a whole number ≥ 0 is the step index; anything else is unknown. */
+    static Integer stepIndex(String stepId) {
+        if (stepId == null || stepId.isEmpty() || stepId.length() > 9) {
+            return null;
+        }
+        for (int i = 0; i < stepId.length(); i++) {
+            if (!Character.isDigit(stepId.charAt(i))) {
+                return null;
+            }
+        }
+        return Integer.parseInt(stepId);
+    }
+}

@@ -1,0 +1,66 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.selector.config.KafkaSettings;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/** Client settings shared by the three parts. */
+final class KafkaClients {
+
+    private KafkaClients() {}
+
+    /** Base properties: the user's extra properties, then bootstrap servers and client id. */
+    static Properties base(KafkaSettings s, String clientSuffix) {
+        Properties p = new Properties();
+        p.putAll(s.properties());
+        p.put("bootstrap.servers", s.bootstrapServers());
+        p.put("client.id", s.clientId() + "-" + clientSuffix);
+        return p;
+    }
+
+    /**
+     * A consumer that is assigned partitions by hand: no group, no committed offsets. Every replica
+     * reads every partition (its index and parameters are its own), and it starts from a position
+     * it chooses, never from where a previous run stopped.
+     */
+    static KafkaConsumer<byte[], byte[]> assignedConsumer(KafkaSettings s, String clientSuffix) {
+        Properties p = base(s, clientSuffix);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 * 1024 * 1024));
+        p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 * 1024 * 1024));
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /**
+     * The partitions of {@code topic}, or an empty list when the topic does not exist (yet) or the
+     * broker did not answer in time.
+     */
+    static List<TopicPartition> partitions(KafkaConsumer<?, ?> c, String topic, Duration timeout) {
+        List<TopicPartition> out = new ArrayList<>();
+        try {
+            List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
+            if (infos != null) {
+                for (PartitionInfo i : infos) {
+                    out.add(new TopicPartition(topic, i.partition()));
+                }
+            }
+        } catch (WakeupException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            // unknown topic, timeout: the caller retries
+        }
+        return out;
+    }
+}

@@ -1,0 +1,253 @@
+package io.tierroute.selector.kafka;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.scheduling.Selector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The Kafka parts of one selector process, started and stopped together by {@code SelectorServer}:
+ * the {@link ParameterLoader}, the {@link KvEventConsumer} and the {@link DecisionPublisher}, each
+ * only when its {@code enabled} flag is on. Registers their metrics and answers the status block of
+ * {@code GET /v1/params}.
+ */
+public final class KafkaServices implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaServices.class);
+
+    private final KafkaSettings settings;
+    private final Selector selector;
+    private final ParameterLoader loader;       // null when off
+    private final KvEventConsumer kvConsumer;   // null when off
+    private final DecisionPublisher decisions;  // null when off
+
+    private KafkaServices(KafkaSettings settings, Selector selector, ParameterLoader loader, KvEventConsumer kv,
+                          DecisionPublisher decisions) {
+        this.settings = settings;
+        this.selector = selector;
+        this.loader = loader;
+        this.kvConsumer = kv;
+        this.decisions = decisions;
+    }
+
+    /**
+     * Starts the enabled parts. With the parameter loader on, waits up to
+     * {@code params.startupTimeout} for it to catch up; when it has not and
+     * {@code params.requireOnStart} is set, stops everything and throws.
+     *
+     * @param base           the configured cost parameters (rhoThreshold, rhoEpsilon come from here)
+     * @param outputQuantile the configured output quantile
+     */
+    public static KafkaServices start(KafkaSettings settings, Selector selector, ParameterStore store, IndexWriter writer,
+                                      CostParameters base, double outputQuantile) {
+        ParameterLoader loader = null;
+        KvEventConsumer kv = null;
+        DecisionPublisher decisions = null;
+        try {
+            if (settings.params().enabled()) {
+                loader = new ParameterLoader(settings, store,
+                        new SnapshotConverter(selector.registry(), base, outputQuantile)).start();
+            }
+            if (settings.kvEvents().enabled()) {
+                kv = new KvEventConsumer(settings, selector.registry(), writer).start();
+            }
+            if (settings.decisions().enabled()) {
+                decisions = new DecisionPublisher(settings, selector.settings().model()).start();
+                selector.decisionSink(decisions);
+            }
+            KafkaServices services = new KafkaServices(settings, selector, loader, kv, decisions);
+            if (loader != null) {
+                long t0 = System.nanoTime();
+                boolean ready = loader.awaitReady(settings.params().startupTimeout());
+                if (ready) {
+                    log.info("kafka: parameters of scope '{}' at version {} after {} ms", settings.scope(),
+                            loader.status().appliedVersion(), (System.nanoTime() - t0) / 1_000_000);
+                } else if (settings.params().requireOnStart()) {
+                    services.close();
+                    throw new IllegalStateException("the parameter loader did not catch up with " + Topics.PARAMS
+                            + " and " + Topics.CONTROL + " at " + settings.bootstrapServers() + " within "
+                            + settings.params().startupTimeout().toMillis() + " ms (kafka.params.requireOnStart is true)");
+                } else {
+                    log.warn("kafka: the parameter loader has not caught up within {} ms; serving the configured "
+                            + "parameters until it does", settings.params().startupTimeout().toMillis());
+                }
+            }
+            return services;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closeAll(selector, loader, kv, decisions);
+            throw new IllegalStateException("interrupted while starting the Kafka parts", e);
+        } catch (RuntimeException e) {
+            closeAll(selector, loader, kv, decisions);
+            throw e;
+        }
+    }
+
+    public ParameterLoader loader() { return loader; }
+    public KvEventConsumer kvConsumer() { return kvConsumer; }
+    public DecisionPublisher decisions() { return decisions; }
+    public KafkaSettings settings() { return settings; }
+
+    /** Active version per scope as the rule decides it (all scopes seen), for the params gauge. */
+    public Map<String, Long> scopeVersions() {
+        Map<String, Long> m = new TreeMap<>();
+        if (loader != null) {
+            loader.status().scopes().forEach((s, st) -> m.put(s, st.activeVersion() == null ? 0 : st.activeVersion()));
+        }
+        return m;
+    }
+
+    /** The status block of {@code GET /v1/params}. */
+    public Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("bootstrap_servers", settings.bootstrapServers());
+        m.put("scope", settings.scope());
+        if (loader != null) {
+            ParameterLoader.Status st = loader.status();
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("ready", st.ready());
+            l.put("applied_version", st.appliedVersion());
+            l.put("startup_ms", st.startupMillis());
+            l.put("swaps", loader.swaps());
+            l.put("bad_records", loader.badRecords());
+            l.put("last_error", st.lastError());
+            Map<String, Object> scopes = new LinkedHashMap<>();
+            st.scopes().forEach((s, ss) -> {
+                Map<String, Object> x = new LinkedHashMap<>();
+                x.put("active_version", ss.activeVersion());
+                x.put("pinned", ss.pinned());
+                x.put("pinned_version", ss.pinnedVersion());
+                x.put("control_sequence", ss.controlSequence());
+                scopes.put(s, x);
+            });
+            l.put("scopes", scopes);
+            m.put("params", l);
+        }
+        if (kvConsumer != null) {
+            m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
+                    "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps()));
+        }
+        if (decisions != null) {
+            m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
+                    "dropped_buffer_full", decisions.droppedBufferFull(), "send_failed", decisions.sendFailed(),
+                    "backlog", decisions.backlog()));
+        }
+        return m;
+    }
+
+    /** Registers the parts' metrics. */
+    public void registerMetrics(PrometheusRegistry r) {
+        if (loader != null) {
+            ParameterLoader l = loader;
+            CounterWithCallback.builder().name("tierroute_params_bad_records_total")
+                    .help("Records of the params / control topics the loader could not use (the last good parameter "
+                            + "set stays active), by topic and reason")
+                    .labelNames("topic", "reason").callback(cb -> {
+                        for (String topic : new String[] {Topics.PARAMS, Topics.CONTROL}) {
+                            for (ParameterLoader.BadReason reason : ParameterLoader.BadReason.values()) {
+                                cb.call(l.badRecords(topic, reason), topic, reason.name().toLowerCase());
+                            }
+                        }
+                    }).register(r);
+            CounterWithCallback.builder().name("tierroute_params_records_read_total")
+                    .help("Records read from the params and control topics").labelNames("topic").callback(cb -> {
+                        cb.call(l.paramsRecordsRead(), Topics.PARAMS);
+                        cb.call(l.controlRecordsRead(), Topics.CONTROL);
+                    }).register(r);
+            counter(r, "tierroute_params_swaps_total", "Parameter sets the loader swapped in", l::swaps);
+            counter(r, "tierroute_params_rereads_total", "Snapshots re-read by offset (activated but no longer cached)",
+                    l::rereads);
+            counter(r, "tierroute_params_unknown_workers_total",
+                    "rho entries of snapshots for workers this selector does not have (ignored)", l::unknownWorkers);
+            counter(r, "tierroute_params_stale_control_records_total",
+                    "Control records ignored because their sequence was not above the scope's last one",
+                    l::staleControlRecords);
+            GaugeWithCallback.builder().name("tierroute_params_ready")
+                    .help("1 once the loader has caught up with the params and control topics")
+                    .callback(cb -> cb.call(l.isReady() ? 1 : 0)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_last_swap_seconds")
+                    .help("Decode + convert + swap time of the last parameter swap")
+                    .callback(cb -> cb.call(l.lastSwapNanos() < 0 ? 0 : l.lastSwapNanos() / 1e9)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_startup_seconds")
+                    .help("Time the loader took to catch up with the topics at start")
+                    .callback(cb -> cb.call(l.status().startupMillis() < 0 ? 0 : l.status().startupMillis() / 1e3))
+                    .register(r);
+            GaugeWithCallback.builder().name("tierroute_params_pinned")
+                    .help("1 when the scope is pinned by a control record").labelNames("scope")
+                    .callback(cb -> l.status().scopes().forEach((s, st) -> cb.call(st.pinned() ? 1 : 0, s)))
+                    .register(r);
+            GaugeWithCallback.builder().name("tierroute_params_rule_version")
+                    .help("Version the activation rule makes active per scope (tierroute_params_active_version is "
+                            + "what this selector applies; they differ when that version was unusable)")
+                    .labelNames("scope")
+                    .callback(cb -> l.status().scopes().forEach((s, st) ->
+                            cb.call(st.activeVersion() == null ? 0 : st.activeVersion(), s)))
+                    .register(r);
+        }
+        if (kvConsumer != null) {
+            KvEventConsumer k = kvConsumer;
+            counter(r, "tierroute_kafka_kv_batches_total", "KV event batches read from " + Topics.KV_EVENTS, k::batches);
+            counter(r, "tierroute_kafka_kv_events_total", "KV events from Kafka handed to the index writer", k::events);
+            counter(r, "tierroute_kafka_kv_sequence_gaps_total", "Jumps in a worker's KV batch sequence", k::sequenceGaps);
+            counter(r, "tierroute_kafka_kv_backpressure_waits_total",
+                    "Times the KV consumer waited because the index writer was full", k::backpressureWaits);
+            CounterWithCallback.builder().name("tierroute_kafka_kv_bad_records_total")
+                    .help("KV event batches skipped, by reason").labelNames("reason").callback(cb -> {
+                        for (KvEventConsumer.BadReason reason : KvEventConsumer.BadReason.values()) {
+                            cb.call(k.badRecords(reason), reason.name().toLowerCase());
+                        }
+                    }).register(r);
+        }
+        if (decisions != null) {
+            DecisionPublisher d = decisions;
+            counter(r, "tierroute_decisions_sent_total", "Routing decisions handed to the Kafka producer", d::sent);
+            counter(r, "tierroute_decisions_acknowledged_total", "Routing decisions the broker acknowledged",
+                    d::acknowledged);
+            CounterWithCallback.builder().name("tierroute_decisions_dropped_total")
+                    .help("Routing decisions not published: buffer_full (the route never waits), send_failed, "
+                            + "encode_failed").labelNames("reason").callback(cb -> {
+                        cb.call(d.droppedBufferFull(), "buffer_full");
+                        cb.call(d.sendFailed(), "send_failed");
+                        cb.call(d.encodeFailed(), "encode_failed");
+                    }).register(r);
+            GaugeWithCallback.builder().name("tierroute_decisions_backlog")
+                    .help("Routing decisions waiting in the hand-off buffer").callback(cb -> cb.call(d.backlog()))
+                    .register(r);
+        }
+    }
+
+    private static void counter(PrometheusRegistry r, String name, String help, LongSupplier v) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(v.getAsLong())).register(r);
+    }
+
+    private static void closeAll(Selector selector, ParameterLoader loader, KvEventConsumer kv, DecisionPublisher d) {
+        if (d != null) {
+            selector.decisionSink(null);
+            d.close();
+        }
+        if (kv != null) {
+            kv.close();
+        }
+        if (loader != null) {
+            loader.close();
+        }
+    }
+
+    /** Stops the decisions producer (after unhooking it from the selector), the KV consumer and the loader. */
+    @Override
+    public void close() {
+        closeAll(selector, loader, kvConsumer, decisions);
+    }
+}

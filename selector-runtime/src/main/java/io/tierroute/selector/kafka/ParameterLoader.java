@@ -1,0 +1,508 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.UnknownSchemaException;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Follows {@code tierroute.params} and {@code tierroute.control} and keeps the selector's
+ * {@link ParameterStore} on the version {@link ActivationRule} makes active in the served scope.
+ *
+ * <p><b>Thread.</b> One thread ({@code tierroute-params-loader}) owns a consumer assigned to every
+ * partition of both topics (no consumer group, no committed offsets), the rule and the retained
+ * records; nothing else touches them. Other threads read an immutable {@link Status} published
+ * through a volatile field, and counters.
+ *
+ * <p><b>Start-up.</b> The thread seeks both topics to the beginning and reads their end offsets
+ * (the last stable offsets: the consumer reads committed records only, as the job's sink is
+ * transactional). Until its position reaches those offsets on every partition it only records
+ * snapshots and control records in the rule; then it activates the rule's version once and reports
+ * ready ({@link #awaitReady}). So a start-up applies the final state once, never every historic
+ * version. Missing topics are retried every second; an empty topic is caught up at once.
+ *
+ * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
+ * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
+ * and swaps it in ({@link ParameterStore#activate}).
+ *
+ * <p><b>Bad records.</b> Undecodable bytes, an unknown writer schema, and snapshots whose values the
+ * selector cannot use are logged and counted ({@code tierroute_params_bad_records_total{topic,reason}});
+ * the active set stays. A version that failed to convert is not retried until it is published again.
+ *
+ * <p><b>Retained records.</b> Catch-up decodes only each snapshot's identifying fields
+ * ({@link SnapshotProjection}). For the served scope the loader keeps the topic offset of every
+ * accepted version (a few dozen bytes each) and the encoded bytes of the {@code retainedSnapshots}
+ * most recently read accepted versions (an LRU); any other version that becomes active, e.g. an
+ * operator's pin to an old one, is re-read by its offset with a short-lived consumer. The applied
+ * {@link ParameterSet} itself lives in the store. Memory is thus bounded by
+ * {@code retainedSnapshots} × the record size, whatever the history's length.
+ */
+public final class ParameterLoader implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class);
+
+    /** Reasons of {@code tierroute_params_bad_records_total}. */
+    public enum BadReason { CORRUPT, UNKNOWN_SCHEMA, UNUSABLE, MISSING, TOMBSTONE }
+
+    /** What the loader knows about one scope. */
+    public record ScopeStatus(String scope, Long activeVersion, boolean pinned, Long pinnedVersion,
+                              long controlSequence, int acceptedVersions) {}
+
+    /**
+     * A consistent view for status endpoints and metrics.
+     *
+     * @param ready          caught up with the topics as they were at start
+     * @param servedScope    the scope this selector applies
+     * @param appliedVersion the version in the store (0: none applied yet)
+     * @param startupMillis  time from start to caught up, or -1
+     * @param lastError      the last problem (bad record, unusable snapshot), or null
+     * @param scopes         every scope seen on either topic
+     */
+    public record Status(boolean ready, String servedScope, long appliedVersion, long startupMillis, String lastError,
+                         Map<String, ScopeStatus> scopes) {}
+
+    private record Where(int partition, long offset) {}
+
+    private final KafkaSettings settings;
+    private final String scope;
+    private final ParameterStore store;
+    private final SnapshotConverter converter;
+    private final int retained;
+    private final ActivationRule rule = new ActivationRule();
+    private final SnapshotProjection projection = new SnapshotProjection();
+    private final TreeMap<Long, Where> offsets = new TreeMap<>();          // served scope: accepted version → where
+    private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
+    private final Thread thread;
+    private final CountDownLatch ready = new CountDownLatch(1);
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile Status status;
+
+    private long appliedVersion;   // loader thread only
+    private long failedVersion = -1;
+    private String lastError;
+    private long startNanos;
+    private long startupMillis = -1;
+
+    private final LongAdder[][] bad = new LongAdder[2][BadReason.values().length];
+    private final LongAdder paramsRecords = new LongAdder();
+    private final LongAdder controlRecords = new LongAdder();
+    private final LongAdder swaps = new LongAdder();
+    private final LongAdder rereads = new LongAdder();
+    private final LongAdder staleControl = new LongAdder();
+    private final AtomicLong lastSwapNanos = new AtomicLong(-1);
+    private final LogLimiter badLog = new LogLimiter(20, 1000);
+
+    /**
+     * @param settings  the kafka section (bootstrap servers, scope, client id, params settings)
+     * @param store     the store to swap sets into
+     * @param converter snapshot → parameter set for this selector's workers
+     */
+    public ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter) {
+        this.settings = settings;
+        this.scope = settings.scope();
+        this.store = store;
+        this.converter = converter;
+        this.retained = settings.params().retainedSnapshots();
+        for (LongAdder[] row : bad) {
+            for (int i = 0; i < row.length; i++) {
+                row[i] = new LongAdder();
+            }
+        }
+        this.status = new Status(false, scope, store.current().version(), -1, null, Map.of());
+        this.thread = new Thread(this::run, "tierroute-params-loader");
+        this.thread.setDaemon(true);
+    }
+
+    /** Starts the loader thread; returns at once ({@link #awaitReady} waits for the catch-up). */
+    public ParameterLoader start() {
+        startNanos = System.nanoTime();
+        thread.start();
+        return this;
+    }
+
+    /** Waits until the loader has caught up with both topics as they were at start. */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return ready.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    public boolean isReady() {
+        return ready.getCount() == 0;
+    }
+
+    public Status status() {
+        return status;
+    }
+
+    public String scope() {
+        return scope;
+    }
+
+    /** Records that were bad on {@code topic} (params or control) for {@code reason}. */
+    public long badRecords(String topic, BadReason reason) {
+        return bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].sum();
+    }
+
+    /** All bad records on both topics. */
+    public long badRecords() {
+        long n = 0;
+        for (LongAdder[] row : bad) {
+            for (LongAdder a : row) {
+                n += a.sum();
+            }
+        }
+        return n;
+    }
+
+    public long paramsRecordsRead() { return paramsRecords.sum(); }
+    public long controlRecordsRead() { return controlRecords.sum(); }
+    public long swaps() { return swaps.sum(); }
+    public long rereads() { return rereads.sum(); }
+    public long staleControlRecords() { return staleControl.sum(); }
+    public long unknownWorkers() { return converter.unknownWorkers(); }
+
+    /** Decode + convert + swap time of the last swap, ns, or -1. */
+    public long lastSwapNanos() { return lastSwapNanos.get(); }
+
+    // ---- the loader thread ----
+
+    private void run() {
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params")) {
+            consumer = c;
+            if (!running) {
+                return;
+            }
+            List<TopicPartition> parts = discover(c);
+            if (parts == null) {
+                return;
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts));
+            log.info("params loader: catching up with {} and {} (end offsets {}), serving scope '{}'",
+                    Topics.PARAMS, Topics.CONTROL, targets, scope);
+            boolean caughtUp = false;
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    if (r.topic().equals(Topics.PARAMS)) {
+                        onParams(r);
+                    } else {
+                        onControl(r);
+                    }
+                }
+                if (!caughtUp) {
+                    targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                    caughtUp = targets.isEmpty();
+                    if (caughtUp) {
+                        startupMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+                        activateIfChanged(c);
+                        log.info("params loader ready in {} ms: {} snapshot and {} control records read; scope '{}' "
+                                        + "at version {}{}", startupMillis, paramsRecords.sum(), controlRecords.sum(), scope,
+                                appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
+                        publishStatus();
+                        ready.countDown();
+                    }
+                } else if (!records.isEmpty()) {
+                    activateIfChanged(c);
+                }
+                if (caughtUp && !records.isEmpty()) {
+                    publishStatus();
+                }
+            }
+        } catch (WakeupException e) {
+            // close()
+        } catch (RuntimeException e) {
+            if (running) {
+                log.error("params loader stopped: {}", e.toString(), e);
+                lastError = "loader stopped: " + e;
+                publishStatus();
+            }
+        } finally {
+            consumer = null;
+        }
+    }
+
+    /** Both topics' partitions; retries every second while a topic is missing. Null when closed. */
+    private List<TopicPartition> discover(KafkaConsumer<byte[], byte[]> c) {
+        boolean warned = false;
+        while (running) {
+            List<TopicPartition> params = KafkaClients.partitions(c, Topics.PARAMS, Duration.ofSeconds(5));
+            List<TopicPartition> control = KafkaClients.partitions(c, Topics.CONTROL, Duration.ofSeconds(5));
+            if (!params.isEmpty() && !control.isEmpty()) {
+                List<TopicPartition> all = new ArrayList<>(params);
+                all.addAll(control);
+                return all;
+            }
+            if (!warned) {
+                log.warn("params loader: topic {} not found at {} yet; retrying every second",
+                        params.isEmpty() ? Topics.PARAMS : Topics.CONTROL, settings.bootstrapServers());
+                warned = true;
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    private void onParams(ConsumerRecord<byte[], byte[]> r) {
+        paramsRecords.increment();
+        if (r.value() == null) {
+            onParamsTombstone(r);
+            return;
+        }
+        SnapshotProjection.Head h;
+        try {
+            h = projection.read(r.value());
+        } catch (RecordDecodeException e) {
+            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT,
+                    r, e.getMessage());
+            return;
+        }
+        if (h.version() < 1) {
+            bad(Topics.PARAMS, BadReason.UNUSABLE, r, "snapshot version " + h.version() + " < 1");
+            return;
+        }
+        rule.onSnapshot(h.scope(), h.version(), h.status(), h.controlSequence());
+        if (!h.scope().equals(scope)) {
+            return;
+        }
+        if (h.status() == SnapshotStatus.ACCEPTED) {
+            offsets.put(h.version(), new Where(r.partition(), r.offset()));
+            cache.put(h.version(), r.value());
+            if (cache.size() > retained) {
+                cache.remove(cache.keySet().iterator().next());
+            }
+            if (h.version() == failedVersion) {
+                failedVersion = -1; // republished: try it again
+            }
+        } else {
+            offsets.remove(h.version());
+            cache.remove(h.version());
+        }
+    }
+
+    /** A tombstone deletes a version (history trimming): it can no longer become active. */
+    private void onParamsTombstone(ConsumerRecord<byte[], byte[]> r) {
+        String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+        int hash = key.lastIndexOf('#');
+        long version;
+        try {
+            version = hash < 0 ? -1 : Long.parseLong(key.substring(hash + 1));
+        } catch (NumberFormatException e) {
+            version = -1;
+        }
+        if (version < 1) {
+            bad(Topics.PARAMS, BadReason.TOMBSTONE, r, "tombstone with key '" + key + "' that names no scope#version");
+            return;
+        }
+        String s = key.substring(0, hash);
+        rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
+        if (s.equals(scope)) {
+            offsets.remove(version);
+            cache.remove(version);
+        }
+    }
+
+    private void onControl(ConsumerRecord<byte[], byte[]> r) {
+        controlRecords.increment();
+        if (r.value() == null) {
+            bad(Topics.CONTROL, BadReason.TOMBSTONE, r, "control tombstone ignored: a scope's pin state is only "
+                    + "changed by a PIN or UNPIN record");
+            return;
+        }
+        SnapshotControl control;
+        try {
+            control = Codecs.SNAPSHOT_CONTROL.decode(r.value());
+        } catch (RecordDecodeException e) {
+            bad(Topics.CONTROL, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT,
+                    r, e.getMessage());
+            return;
+        }
+        if (control.getAction() == ControlAction.PIN && control.getVersion() == null) {
+            bad(Topics.CONTROL, BadReason.UNUSABLE, r, "PIN of scope '" + control.getScope() + "' names no version");
+            return;
+        }
+        if (!rule.onControl(control)) {
+            staleControl.increment();
+            log.info("params loader: ignoring control record sequence {} of scope '{}' (already at {})",
+                    control.getSequence(), control.getScope(), rule.controlSequence(control.getScope().toString()));
+        } else if (isReady() || control.getScope().toString().equals(scope)) {
+            log.info("params loader: control of scope '{}': {} version {} (sequence {}, by {}: {})", control.getScope(),
+                    control.getAction(), control.getVersion(), control.getSequence(), control.getActor(),
+                    control.getReason());
+        }
+    }
+
+    private void activateIfChanged(KafkaConsumer<byte[], byte[]> c) {
+        OptionalLong want = rule.activeVersion(scope);
+        if (want.isEmpty() || want.getAsLong() == appliedVersion || want.getAsLong() == failedVersion) {
+            return;
+        }
+        long version = want.getAsLong();
+        long begin = System.nanoTime();
+        byte[] bytes = cache.get(version);
+        if (bytes == null) {
+            bytes = reread(version);
+            if (bytes == null) {
+                failedVersion = version;
+                bad(Topics.PARAMS, BadReason.MISSING, null, "active version " + version + " of scope '" + scope
+                        + "' could not be re-read from " + Topics.PARAMS + " at " + offsets.get(version));
+                return;
+            }
+        }
+        ParameterSnapshot snapshot;
+        try {
+            snapshot = Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+        } catch (RecordDecodeException e) {
+            failedVersion = version;
+            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
+                    "version " + version + ": " + e.getMessage());
+            return;
+        }
+        Where where = offsets.get(version);
+        String source = Topics.PARAMS + (where == null ? "" : "@" + where.partition() + ":" + where.offset());
+        TreeSet<String> unknown = new TreeSet<>();
+        ParameterSet next;
+        try {
+            next = converter.convert(snapshot, source, unknown);
+        } catch (SnapshotConverter.UnusableSnapshotException e) {
+            failedVersion = version;
+            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " of scope '" + scope
+                    + "' cannot be used: " + e.getMessage());
+            return;
+        }
+        if (!unknown.isEmpty()) {
+            log.warn("params loader: version {} of scope '{}' has rho for {} worker(s) this selector does not have, "
+                    + "ignored: {}", version, scope, unknown.size(), abbreviate(unknown));
+        }
+        if (!store.activate(next)) {
+            failedVersion = version;
+            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " was refused by the parameter store");
+            return;
+        }
+        long took = System.nanoTime() - begin;
+        lastSwapNanos.set(took);
+        swaps.increment();
+        log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version,
+                appliedVersion, rule.isPinned(scope) ? ", pinned" : "", took / 1000);
+        appliedVersion = version;
+        failedVersion = -1;
+    }
+
+    /** Reads one record back by its offset (a rollback to a version no longer in the cache). */
+    private byte[] reread(long version) {
+        Where w = offsets.get(version);
+        if (w == null) {
+            return null;
+        }
+        rereads.increment();
+        TopicPartition tp = new TopicPartition(Topics.PARAMS, w.partition());
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-reread")) {
+            c.assign(List.of(tp));
+            c.seek(tp, w.offset());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (running && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.offset() == w.offset()) {
+                        return r.value();
+                    }
+                    if (r.offset() > w.offset()) {
+                        return null; // compacted away
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("params loader: re-reading version {} at {} failed: {}", version, w, e.toString());
+        }
+        return null;
+    }
+
+    private void bad(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
+        bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].increment();
+        String where = r == null ? topic : topic + "@" + r.partition() + ":" + r.offset();
+        lastError = where + ": " + message;
+        if (badLog.allow()) {
+            log.warn("params loader: bad record {} ({}): {}; keeping parameter version {} of scope '{}'", where,
+                    reason.name().toLowerCase(), message, store.current().version(), scope);
+        }
+        if (isReady()) {
+            publishStatus();
+        }
+    }
+
+    private void publishStatus() {
+        Map<String, ScopeStatus> scopes = new TreeMap<>();
+        for (String s : rule.scopes()) {
+            OptionalLong v = rule.activeVersion(s);
+            Optional<SnapshotControl> c = rule.control(s);
+            boolean pinned = rule.isPinned(s);
+            scopes.put(s, new ScopeStatus(s, v.isPresent() ? v.getAsLong() : null, pinned,
+                    pinned ? c.get().getVersion() : null, rule.controlSequence(s),
+                    s.equals(scope) ? offsets.size() : -1));
+        }
+        status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
+                java.util.Collections.unmodifiableMap(scopes));
+    }
+
+    /** Retained encoded records (the LRU), for tests and the status. */
+    int retainedRecords() {
+        return cache.size();
+    }
+
+    private static String abbreviate(TreeSet<String> names) {
+        List<String> l = new ArrayList<>(names);
+        return l.size() <= 8 ? String.join(", ", l) : String.join(", ", l.subList(0, 8)) + ", … (" + l.size() + ")";
+    }
+
+    /** Stops the thread and closes its consumer. Idempotent. */
+    @Override
+    public void close() {
+        running = false;
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        } else {
+            thread.interrupt(); // waiting for topics (or not started)
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

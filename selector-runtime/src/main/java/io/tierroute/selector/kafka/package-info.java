@@ -1,0 +1,35 @@
+/**
+ * The selector's Kafka side (DESIGN.md §1, §5; issue 4): parameters in, KV events in, decisions out.
+ * All records are Avro single-object encoded ({@code io.tierroute.schemas.Codecs}).
+ *
+ * <p>File map:
+ * <ul>
+ *   <li>{@code ParameterLoader}: follows {@code tierroute.params} and {@code tierroute.control} from
+ *       the beginning, feeds {@code ActivationRule} (schemas), and swaps the served scope's active
+ *       version into the {@code ParameterStore}. Catch-up first (to the end offsets read at start),
+ *       one activation, then ready; bad records keep the last good set and are counted.</li>
+ *   <li>{@code SnapshotProjection}: decodes only scope, version, status and controlSequence of a
+ *       snapshot (schema resolution skips the rest) so catch-up does not build every forest.</li>
+ *   <li>{@code SnapshotConverter}: {@code ParameterSnapshot} → {@code ParameterSet} (α's, Q_slack, λ,
+ *       bandwidths, ρ by worker name, the quantile forest); refuses values it cannot use.</li>
+ *   <li>{@code KvEventConsumer}: {@code tierroute.kv-events} → protocol {@code KvEvent}s → the index's
+ *       single writer, with back-pressure; bad batches are skipped and counted.</li>
+ *   <li>{@code DecisionPublisher} (+ {@code DecisionRecords}): a {@code DecisionSink} that hands each
+ *       admitted decision to a bounded buffer (never blocking the route, drops counted); its thread
+ *       builds the {@code RoutingDecision} records and produces them to {@code tierroute.decisions}.</li>
+ *   <li>{@code KafkaServices}: starts/stops the enabled parts for {@code SelectorServer}, registers
+ *       their metrics, answers the {@code kafka} block of {@code GET /v1/params}.</li>
+ * </ul>
+ *
+ * <p><b>Scopes.</b> A selector serves exactly one scope ({@code kafka.scope}, default
+ * {@code default}): the parameter set it routes with is that scope's active snapshot. The loader
+ * still runs the activation rule for every scope it sees, so status and metrics report each scope's
+ * active version and pin state; a fleet with several pools runs one selector deployment per scope.
+ *
+ * <p><b>Threads.</b> One thread per part ({@code tierroute-params-loader}, {@code tierroute-kv-consumer},
+ * {@code tierroute-decisions}), each owning its Kafka client; other threads see immutable status
+ * snapshots and atomic counters. Consumers are assigned every partition by hand, with no consumer
+ * group and no committed offsets: every replica needs every record, and starts from a position of
+ * its own choosing (params/control: the beginning; KV events: the end, or the beginning).
+ */
+package io.tierroute.selector.kafka;

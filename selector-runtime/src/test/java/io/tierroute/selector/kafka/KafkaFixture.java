@@ -1,0 +1,177 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import io.tierroute.selector.config.KafkaSettings;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One real embedded KRaft broker for every Kafka test of this JVM (started on first use, stopped at
+ * exit), topics reset to empty before each test, and builders of the records the tests publish.
+ */
+final class KafkaFixture {
+
+    private static EmbeddedKafka kafka;
+
+    private KafkaFixture() {}
+
+    static synchronized EmbeddedKafka broker() {
+        if (kafka == null) {
+            kafka = EmbeddedKafka.start();
+            EmbeddedKafka k = kafka;
+            Runtime.getRuntime().addShutdownHook(new Thread(k::close, "embedded-kafka-stop"));
+        }
+        return kafka;
+    }
+
+    /** Deletes and re-creates every tierroute topic, so each test starts from empty topics. */
+    static void resetTopics() throws Exception {
+        EmbeddedKafka k = broker();
+        try (Admin admin = k.admin()) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<String> ours = new ArrayList<>(Topics.ALL);
+            ours.retainAll(existing);
+            if (!ours.isEmpty()) {
+                admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
+                await(Duration.ofSeconds(30), () -> {
+                    try {
+                        Set<String> now = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+                        return ours.stream().noneMatch(now::contains);
+                    } catch (Exception e) {
+                        return false;
+                    }
+                }, "topics deleted");
+            }
+        }
+        for (Topics.Spec s : Topics.specs()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try {
+                    k.createTopic(s.name(), s.partitions(), s.configs());
+                    break;
+                } catch (IllegalStateException e) { // "marked for deletion" for a moment after a delete
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+    }
+
+    static KafkaSettings settings() {
+        return KafkaSettings.defaults(broker().bootstrapServers());
+    }
+
+    static KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", broker().bootstrapServers());
+        p.put("linger.ms", "5");
+        p.put("max.request.size", Integer.toString(8 * 1024 * 1024));
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    static void send(KafkaProducer<byte[], byte[]> p, String topic, String key, byte[] value) {
+        try {
+            p.send(new ProducerRecord<>(topic, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value))
+                    .get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("send to " + topic + " failed", e);
+        }
+    }
+
+    static void publish(KafkaProducer<byte[], byte[]> p, ParameterSnapshot s) {
+        send(p, Topics.PARAMS, Topics.paramsKey(s.getScope(), s.getVersion()), Codecs.PARAMETER_SNAPSHOT.encode(s));
+    }
+
+    static void control(KafkaProducer<byte[], byte[]> p, String scope, ControlAction action, Long version, long seq) {
+        SnapshotControl c = SnapshotControl.newBuilder().setScope(scope).setAction(action).setVersion(version)
+                .setReason("test").setActor("test").setTimestampMs(System.currentTimeMillis()).setSequence(seq).build();
+        send(p, Topics.CONTROL, scope, Codecs.SNAPSHOT_CONTROL.encode(c));
+    }
+
+    static FittedValue fv(double v) {
+        return FittedValue.newBuilder().setValue(v).setSamples(1000).setQuality(0.9).setQualityKind(QualityKind.R2)
+                .setStdError(null).setWindowStartMs(0).setWindowEndMs(1).build();
+    }
+
+    /**
+     * An accepted snapshot of {@code scope} whose alphaP is {@code version + 0.5} (so a test can tell
+     * which version a parameter set came from by its value).
+     */
+    static ParameterSnapshot.Builder snapshot(String scope, long version) {
+        return ParameterSnapshot.newBuilder().setScope(scope).setVersion(version)
+                .setParentVersion(version > 1 ? version - 1 : null).setProducer("test")
+                .setCreatedAtMs(System.currentTimeMillis()).setStatus(SnapshotStatus.ACCEPTED).setRejectReasons(List.of())
+                .setAlphaP(fv(version + 0.5)).setAlphaP2(fv(0.0)).setAlphaD(fv(40)).setAlphaD2(fv(0.002))
+                .setAlphaT(fv(1.1)).setAlphaHo(fv(90)).setQSlack(fv(3)).setAlphaWf(fv(4000)).setLambda(fv(0.01))
+                .setAlphaWf2(fv(10)).setBandwidths(List.of()).setRho(List.of()).setQuantileModel(null)
+                .setControlSequence(0);
+    }
+
+    static WorkerTierRho rho(String worker, io.tierroute.schemas.avro.Tier tier, double v) {
+        return new WorkerTierRho(worker, tier, fv(v));
+    }
+
+    static TierBandwidth bandwidth(io.tierroute.schemas.avro.Tier tier, double v) {
+        return new TierBandwidth(tier, fv(v));
+    }
+
+    private static final io.tierroute.schemas.RecordCodec<QuantileForestModel> FOREST_CODEC =
+            io.tierroute.schemas.RecordCodec.of(QuantileForestModel.class);
+
+    /** The fitter-exported forest fixture (test resource). */
+    static QuantileForestModel forest() {
+        try (InputStream in = KafkaFixture.class.getResourceAsStream("/forest/qrf-fixture.bin")) {
+            return FOREST_CODEC.decode(in.readAllBytes());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Polls {@code condition} every 10 ms until it holds; fails with {@code what} after {@code timeout}. */
+    static void await(Duration timeout, BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what);
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    static Map<String, String> none() {
+        return Map.of();
+    }
+}

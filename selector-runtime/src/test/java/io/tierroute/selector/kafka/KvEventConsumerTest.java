@@ -1,0 +1,124 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.AllCleared;
+import io.tierroute.schemas.avro.BlockMoved;
+import io.tierroute.schemas.avro.BlockStored;
+import io.tierroute.schemas.avro.KvEventBatch;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.selector.index.PrefixMatch;
+import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.KvEventPipeline;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static io.tierroute.selector.kafka.KafkaFixture.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** KV events from a real broker reach the prefix index through the single-writer pipeline. */
+class KvEventConsumerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final WorkerRegistry workers = new WorkerRegistry(List.of("w0", "w1", "w2"));
+    private RunPrefixIndex index;
+    private KvEventPipeline pipeline;
+    private KvEventConsumer consumer;
+    private KafkaProducer<byte[], byte[]> producer;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        KafkaFixture.resetTopics();
+        index = RunPrefixIndex.builder().workers(3).maxBlocks(100_000).build();
+        pipeline = new KvEventPipeline(index, 1024);
+        producer = KafkaFixture.producer();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (consumer != null) {
+            consumer.close();
+        }
+        pipeline.close();
+        producer.close();
+    }
+
+    private static KvEventBatch batch(String worker, long seq, List<Object> events) {
+        return KvEventBatch.newBuilder().setWorker(worker).setModel("m").setLora(null).setNamespace(null)
+                .setSequence(seq).setTimestampMs(System.currentTimeMillis()).setEvents(events).build();
+    }
+
+    private void send(KvEventBatch b) {
+        KafkaFixture.send(producer, Topics.KV_EVENTS, b.getWorker(), Codecs.KV_EVENT_BATCH.encode(b));
+    }
+
+    private PrefixMatch match(long... hashes) {
+        PrefixMatch m = new PrefixMatch(3);
+        index.match(hashes, hashes.length, System.nanoTime(), m);
+        return m;
+    }
+
+    @Test
+    void storedPrefixesAreFoundAndBadRecordsAreCountedNotFatal() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+
+        send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L, 12L, 13L)))));
+        send(batch("w2", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L, 12L)),
+                new BlockMoved(Tier.HBM, Tier.CPU, List.of(12L)))));
+        KafkaFixture.send(producer, Topics.KV_EVENTS, "w0", "garbage".getBytes());
+        send(batch("ghost", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L)))));
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of())))); // no hashes: invalid
+        send(batch("w1", 5, List.of(new BlockStored(Tier.CPU, 13L, List.of(14L))))); // sequence gap 0 → 5
+
+        await(WAIT, () -> consumer.batches() == 6 && pipeline.appliedEvents() == 4, "6 batches read, 4 events applied");
+        PrefixMatch m = match(11L, 12L, 13L, 14L);
+        assertThat(m.cumulativeBlocks(1, io.tierroute.selector.protocol.Tier.HBM.ordinal())).isEqualTo(3);
+        assertThat(m.totalBlocks(1)).as("w1: 3 on HBM + 1 on CPU").isEqualTo(4);
+        assertThat(m.cumulativeBlocks(2, io.tierroute.selector.protocol.Tier.HBM.ordinal())).isEqualTo(1);
+        assertThat(m.totalBlocks(2)).as("w2: block 12 moved to CPU").isEqualTo(2);
+        assertThat(m.totalBlocks(0)).isZero();
+        assertThat(consumer.badRecords(KvEventConsumer.BadReason.CORRUPT)).isEqualTo(1);
+        assertThat(consumer.badRecords(KvEventConsumer.BadReason.UNKNOWN_WORKER)).isEqualTo(1);
+        assertThat(consumer.badRecords(KvEventConsumer.BadReason.INVALID)).isEqualTo(1);
+        assertThat(consumer.sequenceGaps()).isEqualTo(1);
+
+        send(batch("w1", 6, List.of(new AllCleared())));
+        await(WAIT, () -> pipeline.appliedEvents() == 5, "clear applied");
+        assertThat(match(11L, 12L, 13L, 14L).totalBlocks(1)).isZero();
+    }
+
+    @Test
+    void earliestReplaysWhatTheTopicHolds() throws Exception {
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(21L, 22L)))));
+        consumer = new KvEventConsumer(KafkaFixture.settings().withKvEvents(
+                new io.tierroute.selector.config.KafkaSettings.KvEvents(true, "earliest")), workers, pipeline).start();
+        await(WAIT, () -> pipeline.appliedEvents() == 1, "replayed event applied");
+        assertThat(match(21L, 22L).totalBlocks(0)).isEqualTo(2);
+    }
+
+    @Test
+    void aFullIndexWriterHoldsTheConsumerBackWithoutLosingEvents() throws Exception {
+        pipeline.close();
+        pipeline = new KvEventPipeline(index, 1); // one command at a time: the consumer must wait
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        for (int i = 0; i < 200; i++) {
+            KafkaFixture.send(producer, Topics.KV_EVENTS, "w0", Codecs.KV_EVENT_BATCH.encode(
+                    batch("w0", i, List.of(new BlockStored(Tier.HBM, i == 0 ? null : 1000L + i - 1, List.of(1000L + i))))));
+        }
+        await(WAIT, () -> pipeline.appliedEvents() == 200, "every event applied");
+        assertThat(consumer.sequenceGaps()).isZero();
+        long[] chain = new long[200];
+        for (int i = 0; i < 200; i++) {
+            chain[i] = 1000L + i;
+        }
+        assertThat(match(chain).totalBlocks(0)).isEqualTo(200);
+    }
+}

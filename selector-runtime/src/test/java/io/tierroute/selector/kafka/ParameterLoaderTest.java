@@ -1,0 +1,256 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.tierroute.selector.kafka.KafkaFixture.await;
+import static io.tierroute.selector.kafka.KafkaFixture.control;
+import static io.tierroute.selector.kafka.KafkaFixture.publish;
+import static io.tierroute.selector.kafka.KafkaFixture.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The parameter loader against a real embedded broker: start-up, follow, pin / unpin, bad records, restart. */
+class ParameterLoaderTest {
+
+    private static final List<String> WORKERS = List.of("w0", "w1", "w2");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final List<ParameterLoader> loaders = new ArrayList<>();
+    private KafkaProducer<byte[], byte[]> producer;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        KafkaFixture.resetTopics();
+        producer = KafkaFixture.producer();
+    }
+
+    @AfterEach
+    void tearDown() {
+        loaders.forEach(ParameterLoader::close);
+        producer.close();
+    }
+
+    private ParameterStore store() {
+        return new ParameterStore(ParameterSet.defaults(WORKERS.size()));
+    }
+
+    private ParameterLoader start(ParameterStore store, KafkaSettings settings) throws InterruptedException {
+        ParameterLoader l = new ParameterLoader(settings, store,
+                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5)).start();
+        loaders.add(l);
+        assertThat(l.awaitReady(WAIT)).as("loader ready").isTrue();
+        return l;
+    }
+
+    private ParameterLoader start(ParameterStore store) throws InterruptedException {
+        return start(store, KafkaFixture.settings());
+    }
+
+    @Test
+    void startUpAppliesTheActiveVersionOnceFromAHistoryWithAPin() throws Exception {
+        for (long v = 1; v <= 60; v++) {
+            publish(producer, snapshot("default", v).build());
+            publish(producer, snapshot("other", v).build());
+        }
+        publish(producer, snapshot("default", 61).setStatus(SnapshotStatus.REJECTED).build());
+        control(producer, "default", ControlAction.PIN, 17L, 1);
+        control(producer, "default", ControlAction.UNPIN, 17L, 2);
+        control(producer, "default", ControlAction.PIN, 23L, 3); // the last word: pinned to 23
+
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+
+        assertThat(store.current().version()).isEqualTo(23);
+        assertThat(store.current().cost().alphaP()).isEqualTo(23.5);
+        assertThat(l.swaps()).as("the final state is applied once, not every historic version").isEqualTo(1);
+        assertThat(l.paramsRecordsRead()).isEqualTo(121);
+        assertThat(l.controlRecordsRead()).isEqualTo(3);
+        ParameterLoader.Status st = l.status();
+        assertThat(st.ready()).isTrue();
+        assertThat(st.appliedVersion()).isEqualTo(23);
+        assertThat(st.scopes().get("default").pinned()).isTrue();
+        assertThat(st.scopes().get("default").pinnedVersion()).isEqualTo(23L);
+        assertThat(st.scopes().get("other").activeVersion()).isEqualTo(60L);
+        assertThat(st.scopes().get("other").pinned()).isFalse();
+        assertThat(l.retainedRecords()).isLessThanOrEqualTo(KafkaSettings.Params.DEFAULTS.retainedSnapshots());
+        assertThat(l.rereads()).as("23 is older than the 8 retained records: re-read by offset").isEqualTo(1);
+    }
+
+    @Test
+    void followsNewSnapshotsAndConvertsEveryValue() throws Exception {
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        assertThat(store.current().version()).isZero();
+
+        publish(producer, snapshot("default", 1).build());
+        await(WAIT, () -> store.current().version() == 1, "version 1 active");
+        assertThat(store.current().outputModel()).isNull();
+
+        publish(producer, snapshot("default", 2)
+                .setRho(List.of(KafkaFixture.rho("w1", Tier.CPU, 0.4), KafkaFixture.rho("ghost", Tier.CPU, 0.9),
+                        KafkaFixture.rho("w2", Tier.NVME, 0.2)))
+                .setBandwidths(List.of(KafkaFixture.bandwidth(Tier.CPU, 32e9)))
+                .setQuantileModel(KafkaFixture.forest())
+                .build());
+        await(WAIT, () -> store.current().version() == 2, "version 2 active");
+        ParameterSet ps = store.current();
+        CostParameters c = ps.cost();
+        assertThat(c.alphaP()).isEqualTo(2.5);
+        assertThat(c.alphaP2()).isEqualTo(0.0);
+        assertThat(c.alphaD()).isEqualTo(40);
+        assertThat(c.alphaD2()).isEqualTo(0.002);
+        assertThat(c.alphaT()).isEqualTo(1.1);
+        assertThat(c.alphaHo()).isEqualTo(90);
+        assertThat(c.qSlack()).isEqualTo(3);
+        assertThat(c.alphaWf()).isEqualTo(4000);
+        assertThat(c.lambda()).isEqualTo(0.01);
+        assertThat(c.alphaWf2()).isEqualTo(10);
+        assertThat(c.rhoThreshold()).isEqualTo(CostParameters.DEFAULTS.rhoThreshold());
+        assertThat(ps.rho(1, io.tierroute.selector.protocol.Tier.CPU.ordinal())).isCloseTo(0.4, within(1e-12));
+        assertThat(ps.rho(2, io.tierroute.selector.protocol.Tier.NVME.ordinal())).isCloseTo(0.2, within(1e-12));
+        assertThat(ps.rho(0, io.tierroute.selector.protocol.Tier.CPU.ordinal())).isZero();
+        assertThat(ps.bandwidthOverride(io.tierroute.selector.protocol.Tier.CPU.ordinal())).isEqualTo(32e9);
+        assertThat(ps.outputModel()).as("the forest").isNotNull();
+        assertThat(ps.scope()).isEqualTo("default");
+        assertThat(l.unknownWorkers()).as("rho of worker 'ghost' is ignored and counted").isEqualTo(1);
+        assertThat(l.swaps()).isEqualTo(2);
+        assertThat(l.lastSwapNanos()).isPositive();
+    }
+
+    @Test
+    void aPinHoldsWhileNewerSnapshotsArriveAndUnpinFollowsTheRule() throws Exception {
+        for (long v = 1; v <= 3; v++) {
+            publish(producer, snapshot("default", v).build());
+        }
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        assertThat(store.current().version()).isEqualTo(3);
+
+        control(producer, "default", ControlAction.PIN, 2L, 1);
+        await(WAIT, () -> store.current().version() == 2, "rollback to 2");
+        publish(producer, snapshot("default", 4).setControlSequence(0).build());
+        publish(producer, snapshot("default", 5).setControlSequence(1).build());
+        await(WAIT, () -> l.paramsRecordsRead() == 5, "5 snapshots read");
+        assertThat(store.current().version()).as("pinned: newer fitted snapshots are recorded, not activated").isEqualTo(2);
+        assertThat(l.status().scopes().get("default").pinned()).isTrue();
+
+        // UNPIN with sequence 2 naming 2: the pinned version stays until a snapshot the job made after the unpin.
+        control(producer, "default", ControlAction.UNPIN, 2L, 2);
+        await(WAIT, () -> l.controlRecordsRead() == 2 && !l.status().scopes().get("default").pinned(), "unpin read");
+        assertThat(store.current().version()).as("4 and 5 predate the unpin (controlSequence < 2)").isEqualTo(2);
+
+        publish(producer, snapshot("default", 6).setControlSequence(2).build());
+        await(WAIT, () -> store.current().version() == 6, "6 (made after the unpin) active");
+
+        // A stale control record (sequence not above the last) changes nothing.
+        control(producer, "default", ControlAction.PIN, 1L, 2);
+        await(WAIT, () -> l.staleControlRecords() == 1, "stale control record ignored");
+        assertThat(store.current().version()).isEqualTo(6);
+    }
+
+    @Test
+    void badRecordsKeepTheLastGoodSetAndAreCounted() throws Exception {
+        publish(producer, snapshot("default", 1).build());
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        assertThat(store.current().version()).isEqualTo(1);
+
+        KafkaFixture.send(producer, Topics.CONTROL, "default", new byte[] {(byte) 0xC3, 0x01, 1, 2});
+        await(WAIT, () -> l.badRecords(Topics.CONTROL, ParameterLoader.BadReason.CORRUPT) == 1, "bad control record");
+        KafkaFixture.send(producer, Topics.PARAMS, "default#garbage", "not avro at all".getBytes());
+        byte[] unknown = ByteBuffer.allocate(30).order(ByteOrder.LITTLE_ENDIAN)
+                .put((byte) 0xC3).put((byte) 0x01).putLong(0x1234_5678_9ABC_DEF0L).array();
+        KafkaFixture.send(producer, Topics.PARAMS, "default#unknown", unknown);
+        await(WAIT, () -> l.badRecords() == 3, "3 bad records counted");
+        assertThat(l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.CORRUPT)).isEqualTo(1);
+        assertThat(l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNKNOWN_SCHEMA)).isEqualTo(1);
+        assertThat(l.status().lastError()).contains("Unknown writer schema fingerprint 123456789abcdef0");
+
+        publish(producer, snapshot("default", 2).setAlphaD(KafkaFixture.fv(Double.NaN)).build());
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 1, "NaN alphaD refused");
+        assertThat(l.status().lastError()).contains("version 2").contains("alphaD must be finite, got NaN");
+        publish(producer, snapshot("default", 3).setRho(List.of(KafkaFixture.rho("w0", Tier.CPU, 1.5))).build());
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 2, "rho 1.5 refused");
+        assertThat(store.current().version()).as("the last good set stays").isEqualTo(1);
+        assertThat(store.current().cost().alphaD()).isEqualTo(40);
+        assertThat(l.status().lastError()).contains("version 3").contains("rho");
+        assertThat(l.status().scopes().get("default").activeVersion()).as("the rule's choice").isEqualTo(3L);
+        assertThat(l.swaps()).isEqualTo(1);
+
+        publish(producer, snapshot("default", 4).build());
+        await(WAIT, () -> store.current().version() == 4, "a good snapshot after bad ones is applied");
+    }
+
+    @Test
+    void aRestartedLoaderLandsOnTheSameVersion() throws Exception {
+        for (long v = 1; v <= 12; v++) {
+            publish(producer, snapshot("default", v).setControlSequence(v > 8 ? 2 : 0).build());
+        }
+        control(producer, "default", ControlAction.PIN, 5L, 1);
+        control(producer, "default", ControlAction.UNPIN, 5L, 2);
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+
+        ParameterStore first = store();
+        ParameterLoader a = start(first, small);
+        assertThat(first.current().version()).as("highest accepted made after the unpin").isEqualTo(12);
+        a.close();
+        ParameterStore second = store();
+        ParameterLoader b = start(second, small);
+        assertThat(second.current().version()).isEqualTo(12);
+        assertThat(second.current().cost().alphaP()).isEqualTo(12.5);
+
+        control(producer, "default", ControlAction.PIN, 3L, 3);
+        await(WAIT, () -> second.current().version() == 3, "pinned to 3");
+        b.close();
+        ParameterStore third = store();
+        ParameterLoader c = start(third, small);
+        assertThat(third.current().version()).as("a pin survives a selector restart").isEqualTo(3);
+        assertThat(c.status().scopes().get("default").pinned()).isTrue();
+        assertThat(c.swaps()).isEqualTo(1);
+    }
+
+    @Test
+    void aRollbackToAVersionNoLongerRetainedIsReReadByOffset() throws Exception {
+        for (long v = 1; v <= 10; v++) {
+            publish(producer, snapshot("default", v).setQuantileModel(v == 1 ? KafkaFixture.forest() : null).build());
+        }
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        ParameterStore store = store();
+        ParameterLoader l = start(store, small);
+        assertThat(store.current().version()).isEqualTo(10);
+        assertThat(l.retainedRecords()).isEqualTo(2);
+
+        control(producer, "default", ControlAction.PIN, 1L, 1);
+        await(WAIT, () -> store.current().version() == 1, "rolled back to 1");
+        assertThat(l.rereads()).isEqualTo(1);
+        assertThat(store.current().outputModel()).as("version 1's forest, re-read in full").isNotNull();
+    }
+
+    @Test
+    void emptyTopicsAreReadyAtOnceWithTheConfiguredSet() throws Exception {
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        assertThat(l.isReady()).isTrue();
+        assertThat(store.current().version()).isZero();
+        assertThat(l.swaps()).isZero();
+        assertThat(l.status().appliedVersion()).isZero();
+    }
+}
