@@ -13,7 +13,8 @@ import java.util.function.Supplier;
 final class Subcommands {
 
     private static final List<Supplier<Object>> ALL = List.of(
-            SelectorCommand::new   // tierroute selector --config FILE: the routing server
+            SelectorCommand::new,  // tierroute selector --config FILE: the routing server
+            BenchCommand::new      // tierroute bench routing ...: policies compared on the fleet simulator
     );
 
     private Subcommands() {}

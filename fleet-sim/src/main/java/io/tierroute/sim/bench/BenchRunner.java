@@ -1,0 +1,93 @@
+package io.tierroute.sim.bench;
+
+import io.tierroute.sim.engine.EngineConfig;
+import io.tierroute.sim.engine.SimResult;
+import io.tierroute.sim.engine.Simulation;
+import io.tierroute.sim.policy.PolicyRegistry;
+import io.tierroute.sim.policy.PolicySetup;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.trace.TraceFormat;
+import io.tierroute.sim.trace.TraceReplay;
+import io.tierroute.sim.workload.RequestFactory;
+import io.tierroute.sim.workload.Workload;
+import io.tierroute.sim.workload.Workloads;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Runs every policy at every load of a {@link BenchSpec} on the same requests and fleet, and returns
+ * one {@link RunReport} per run. A policy that fits its parameters gets a warm-up: the first
+ * {@code warmUpFraction} of the same (scaled) requests, replayed on a fresh fleet with the policy it
+ * chooses.
+ */
+public final class BenchRunner {
+
+    private final PolicyRegistry registry;
+    private final ProgressBar progress; // may be null
+
+    public BenchRunner(PolicyRegistry registry, ProgressBar progress) {
+        this.registry = registry;
+        this.progress = progress;
+    }
+
+    /** The engine configuration for {@code spec} (defaults, then the workload's, then the spec's overrides). */
+    public static EngineConfig engine(BenchSpec spec) {
+        EngineConfig.Builder b = EngineConfig.builder().workers(spec.workers());
+        if (spec.workload() != null) {
+            b = Workloads.named(spec.workload()).tune(b);
+        }
+        if (spec.hbmTokens() != null) b.hbmCapacityTokens(spec.hbmTokens());
+        if (spec.cpuTokens() != null) b.cpuCapacityTokens(spec.cpuTokens());
+        if (spec.pcieBytesPerSecond() != null) b.pcieBytesPerSecond(spec.pcieBytesPerSecond());
+        return b.build();
+    }
+
+    /** The requests of {@code spec} at load 1. */
+    public static List<SimRequest> requests(BenchSpec spec, EngineConfig cfg) {
+        RequestFactory factory = new RequestFactory(cfg.model(), cfg.blockSize());
+        if (spec.trace() != null) {
+            return TraceReplay.load(spec.trace(), TraceFormat.ofFile(spec.trace().toString()), factory, spec.limit());
+        }
+        Workload w = Workloads.named(spec.workload());
+        List<SimRequest> all = w.generate(factory, spec.seed());
+        return spec.limit() > 0 && all.size() > spec.limit() ? all.subList(0, spec.limit()) : all;
+    }
+
+    public List<RunReport> run(BenchSpec spec) {
+        for (String p : spec.policies()) {
+            if (!registry.contains(p)) {
+                throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
+            }
+        }
+        EngineConfig cfg = engine(spec);
+        List<SimRequest> base = requests(spec, cfg);
+        List<RunReport> out = new ArrayList<>();
+        for (double load : spec.loads()) {
+            List<SimRequest> scaled = Workloads.atLoad(base, load);
+            List<SimRequest> warm = scaled.subList(0, Math.max(1, (int) (scaled.size() * spec.warmUpFraction())));
+            for (String name : spec.policies()) {
+                out.add(runOne(cfg, scaled, warm, name, spec.seed(), load));
+            }
+        }
+        return out;
+    }
+
+    /** One policy at one load. */
+    public RunReport runOne(EngineConfig cfg, List<SimRequest> requests, List<SimRequest> warm, String name,
+                            long seed, double load) {
+        Simulation sim = new Simulation(cfg, requests);
+        PolicySetup.WarmUp warmUp = policy -> new Simulation(cfg, warm).run(policy, null).completions();
+        RoutingPolicy policy = registry.create(name, new PolicySetup(sim.fleetView(), seed, warmUp));
+        String label = String.format(Locale.ROOT, "%s @ load %.2f", name, load);
+        SimResult result = sim.run(policy, progress == null ? null : (d, t) -> progress.update(label, d, t));
+        RunReport report = RunReport.of(result, load);
+        if (progress != null) {
+            progress.finish(String.format(Locale.ROOT, "%s: %d requests, TTFT p99 %.3f s, %.1f s wall", label,
+                    (long) report.get("requests"), report.get("ttft_p99_s"), report.get("wall_s")));
+        }
+        return report;
+    }
+}

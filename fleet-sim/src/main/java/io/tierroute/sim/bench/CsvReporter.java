@@ -1,0 +1,33 @@
+package io.tierroute.sim.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/** {@code results.csv}: one row per policy × load, one column per metric. */
+public final class CsvReporter implements Reporter {
+
+    @Override
+    public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
+        Files.writeString(outDir.resolve("results.csv"), render(reports));
+    }
+
+    public static String render(List<RunReport> reports) {
+        StringBuilder sb = new StringBuilder("policy,version,load");
+        for (String m : RunReport.METRICS) {
+            sb.append(',').append(m);
+        }
+        sb.append('\n');
+        for (RunReport r : reports) {
+            sb.append(r.policy()).append(',').append('"').append(r.version().replace("\"", "'")).append('"')
+                    .append(',').append(r.load());
+            for (String m : RunReport.METRICS) {
+                sb.append(',').append(String.format(Locale.ROOT, "%.6g", r.get(m)));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,90 @@
+package io.tierroute.sim.bench;
+
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.sim.engine.SimResult;
+import io.tierroute.sim.policy.Completion;
+import org.HdrHistogram.Histogram;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The figures of one (policy, load) run, as data: named metrics in a fixed order that every
+ * reporter prints, plus the TTFT histogram for CDF plots. Times are in seconds.
+ */
+public final class RunReport {
+
+    /** Metric names, in report order. */
+    public static final String[] METRICS = {
+            "requests", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "jct_mean_s", "jct_p99_s",
+            "throughput_tok_s", "hit_hbm", "hit_cpu", "pcie_util", "preemptions", "rejected", "wall_s"};
+
+    private final String policy;
+    private final String version;
+    private final double load;
+    private final Map<String, Double> values = new LinkedHashMap<>();
+    private final Histogram ttft;
+
+    private RunReport(String policy, String version, double load, Histogram ttft) {
+        this.policy = policy;
+        this.version = version;
+        this.load = load;
+        this.ttft = ttft;
+    }
+
+    /** Computes every metric from a run's completion logs and engine counters. */
+    public static RunReport of(SimResult r, double load) {
+        Histogram ttft = new Histogram(3_600_000_000_000L, 3);
+        Histogram jct = new Histogram(3_600_000_000_000L, 3);
+        long firstArrival = Long.MAX_VALUE;
+        long outputTokens = 0;
+        long promptTokens = 0;
+        long[] hit = new long[Tier.COUNT];
+        for (Completion c : r.completions()) {
+            ttft.recordValue(Math.max(0, c.ttftMicros()));
+            jct.recordValue(Math.max(0, c.jctMicros()));
+            firstArrival = Math.min(firstArrival, c.request().arrivalMicros());
+            outputTokens += c.outputTokens();
+            promptTokens += c.request().promptTokens();
+            for (int t = 0; t < Tier.COUNT; t++) {
+                hit[t] += c.hitTokens()[t];
+            }
+        }
+        long span = Math.max(1, r.endMicros() - (firstArrival == Long.MAX_VALUE ? 0 : firstArrival));
+        long preemptions = 0;
+        double linkBusy = 0;
+        for (SimResult.WorkerStats w : r.workers()) {
+            preemptions += w.preemptions();
+            linkBusy += w.linkBusyMicros();
+        }
+        RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft);
+        rep.values.put("requests", (double) r.completions().size());
+        rep.values.put("ttft_mean_s", ttft.getMean() / 1e6);
+        rep.values.put("ttft_p50_s", ttft.getValueAtPercentile(50) / 1e6);
+        rep.values.put("ttft_p90_s", ttft.getValueAtPercentile(90) / 1e6);
+        rep.values.put("ttft_p99_s", ttft.getValueAtPercentile(99) / 1e6);
+        rep.values.put("jct_mean_s", jct.getMean() / 1e6);
+        rep.values.put("jct_p99_s", jct.getValueAtPercentile(99) / 1e6);
+        rep.values.put("throughput_tok_s", outputTokens / (span / 1e6));
+        rep.values.put("hit_hbm", promptTokens == 0 ? 0 : (double) hit[Tier.HBM.ordinal()] / promptTokens);
+        rep.values.put("hit_cpu", promptTokens == 0 ? 0 : (double) hit[Tier.CPU.ordinal()] / promptTokens);
+        rep.values.put("pcie_util", linkBusy / r.workers().size() / span);
+        rep.values.put("preemptions", (double) preemptions);
+        rep.values.put("rejected", (double) r.rejected());
+        rep.values.put("wall_s", r.wallMillis() / 1000.0);
+        return rep;
+    }
+
+    public String policy() { return policy; }
+    public String version() { return version; }
+    public double load() { return load; }
+    public Histogram ttftHistogram() { return ttft; }
+
+    public double get(String metric) {
+        Double v = values.get(metric);
+        if (v == null) {
+            throw new IllegalArgumentException("unknown metric " + metric);
+        }
+        return v;
+    }
+}

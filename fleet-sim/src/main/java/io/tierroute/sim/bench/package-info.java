@@ -1,0 +1,7 @@
+/**
+ * The routing-quality benchmark: {@link io.tierroute.sim.bench.BenchSpec} (source, fleet, loads,
+ * policies), {@link io.tierroute.sim.bench.BenchRunner} (every policy × load on the same requests),
+ * {@link io.tierroute.sim.bench.RunReport} (the figures as data) and the reporters: text table, CSV,
+ * and a self-contained HTML page with TTFT CDFs and load–latency curves.
+ */
+package io.tierroute.sim.bench;

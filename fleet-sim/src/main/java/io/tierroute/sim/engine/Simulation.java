@@ -1,0 +1,350 @@
+package io.tierroute.sim.engine;
+
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.sim.policy.Completion;
+import io.tierroute.sim.policy.FleetView;
+import io.tierroute.sim.policy.OracleView;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.WorkerTelemetry;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * The discrete-event simulator: replays requests (sorted by arrival) against {@link EngineConfig#workers()}
+ * {@link Worker}s, asking a {@link RoutingPolicy} where each goes, on a virtual microsecond clock.
+ * Deterministic: events at equal times run in the order they were scheduled, and nothing reads the
+ * wall clock except the reported run time.
+ *
+ * <p>The policy hears what a router of its kind would hear: every KV event as the engine emits it,
+ * per-worker telemetry at the period it asks for, and its requests' routed / first-token / finished
+ * events. One instance runs once ({@link #run}).
+ */
+public final class Simulation implements EngineListener {
+
+    /** Reports progress: requests finished (or rejected) so far out of the total. */
+    @FunctionalInterface
+    public interface Progress {
+        void update(int done, int total);
+    }
+
+    private static final int ARRIVAL = 0;
+    private static final int STEP_END = 1;
+    private static final int LINK = 2;
+    private static final int TELEMETRY = 3;
+
+    private static final class Ev implements Comparable<Ev> {
+        final long time;
+        final long seq;
+        final int type;
+        final int worker;
+        final long version;
+
+        Ev(long time, long seq, int type, int worker, long version) {
+            this.time = time; this.seq = seq; this.type = type; this.worker = worker; this.version = version;
+        }
+
+        @Override
+        public int compareTo(Ev o) {
+            int c = Long.compare(time, o.time);
+            return c != 0 ? c : Long.compare(seq, o.seq);
+        }
+    }
+
+    private final EngineConfig cfg;
+    private final List<SimRequest> requests;
+    private final Worker[] workers;
+    private final PriorityQueue<Ev> events = new PriorityQueue<>();
+    private final List<Completion> completions = new ArrayList<>();
+    private final long[] linkVersionScheduled;
+    private final double[] lastLinkBytes;
+    private final long[] lastLinkBusy;
+    private final long[] lastTelemetryAt;
+    private final View view = new View();
+    private final boolean[] dirty;
+    private final int[] dirtyList;
+    private int dirtyCount;
+    private RoutingPolicy policy;
+    private long seq;
+    private long now;
+    private long lastWorkAt;
+    private int done;
+    private int rejected;
+    private boolean ran;
+
+    /** @param requests sorted by arrival time; every request's block size must equal the config's */
+    public Simulation(EngineConfig cfg, List<SimRequest> requests) {
+        this.cfg = cfg;
+        this.requests = requests;
+        this.workers = new Worker[cfg.workers()];
+        for (int w = 0; w < workers.length; w++) {
+            workers[w] = new Worker(w, cfg, this);
+        }
+        dirty = new boolean[workers.length];
+        dirtyList = new int[workers.length];
+        linkVersionScheduled = new long[workers.length];
+        java.util.Arrays.fill(linkVersionScheduled, -1);
+        lastLinkBytes = new double[workers.length];
+        lastLinkBusy = new long[workers.length];
+        lastTelemetryAt = new long[workers.length];
+        long prev = Long.MIN_VALUE;
+        for (SimRequest r : requests) {
+            if (r.blockSize() != cfg.blockSize()) {
+                throw new IllegalArgumentException("request " + r.id() + " has block size " + r.blockSize()
+                        + ", the engines use " + cfg.blockSize());
+            }
+            if (r.arrivalMicros() < prev) {
+                throw new IllegalArgumentException("requests must be sorted by arrival; " + r.id() + " is out of order");
+            }
+            prev = r.arrivalMicros();
+        }
+    }
+
+    /** The fleet as policies see it (valid before and during {@link #run}). */
+    public FleetView fleetView() {
+        return view;
+    }
+
+    /** Runs every request to completion under {@code policy}. */
+    public SimResult run(RoutingPolicy policy, Progress progress) {
+        if (ran) {
+            throw new IllegalStateException("a Simulation runs once; create a new one");
+        }
+        ran = true;
+        this.policy = policy;
+        long wallStart = System.nanoTime();
+        if (!requests.isEmpty()) {
+            push(requests.get(0).arrivalMicros(), ARRIVAL, 0, 0);
+            push(requests.get(0).arrivalMicros(), TELEMETRY, 0, 0);
+        }
+        int nextArrival = 0;
+        int lastReported = -1;
+        while (!events.isEmpty()) {
+            Ev ev = events.poll();
+            now = ev.time;
+            if (ev.type != TELEMETRY) {
+                lastWorkAt = now;
+            }
+            switch (ev.type) {
+                case ARRIVAL -> {
+                    SimRequest r = requests.get(nextArrival++);
+                    if (nextArrival < requests.size()) {
+                        push(requests.get(nextArrival).arrivalMicros(), ARRIVAL, 0, 0);
+                    }
+                    arrive(r);
+                }
+                case STEP_END -> {
+                    workers[ev.worker].finishStep(now);
+                    kick(ev.worker);
+                }
+                case LINK -> {
+                    if (ev.version == workers[ev.worker].link.version()) {
+                        workers[ev.worker].transfersDone(now);
+                        scheduleLink(ev.worker);
+                        kick(ev.worker);
+                    }
+                }
+                case TELEMETRY -> {
+                    telemetry();
+                    if (events.isEmpty() && dirtyCount == 0 && done < requests.size()) {
+                        throw new IllegalStateException("the simulation stalled at " + now + " µs with "
+                                + (requests.size() - done) + " requests unfinished and nothing left to run: " + describe());
+                    }
+                    if (done < requests.size()) {
+                        push(now + policy.telemetryPeriodMicros(), TELEMETRY, 0, 0);
+                    }
+                }
+                default -> throw new IllegalStateException("event type " + ev.type);
+            }
+            Ev next = events.peek();
+            if (dirtyCount > 0 && (next == null || next.time > now)) {
+                kickDirty(); // everything that happened at this instant is in: start the steps
+            }
+            if (progress != null && done != lastReported && (done % 256 == 0 || done == requests.size())) {
+                lastReported = done;
+                progress.update(done, requests.size());
+            }
+        }
+        List<SimResult.WorkerStats> stats = new ArrayList<>(workers.length);
+        for (Worker w : workers) {
+            stats.add(new SimResult.WorkerStats(w.steps, w.busyMicros, w.preemptions, w.prefillTokens, w.decodeTokens,
+                    w.link.busyMicros(now), w.link.bytesMoved(now), w.cache.evictions()));
+        }
+        return new SimResult(policy.name(), policy.version(), completions, rejected, stats, lastWorkAt,
+                (System.nanoTime() - wallStart) / 1_000_000);
+    }
+
+    private void arrive(SimRequest r) {
+        int w = policy.route(r, view, now);
+        if (w < 0 || w >= workers.length) {
+            throw new IllegalStateException("policy " + policy.name() + " routed " + r.id() + " to worker " + w
+                    + "; workers are 0.." + (workers.length - 1));
+        }
+        policy.onRouted(r, w, now);
+        Sequence s = new Sequence(r, w);
+        if (workers[w].tooLarge(s)) {
+            rejected++;
+            done++;
+            policy.onFinished(r, w, 0, now);
+            return;
+        }
+        workers[w].enqueue(s);
+        kick(w);
+    }
+
+    /** Marks {@code w} to start a step once every event of the current instant was handled. */
+    private void kick(int w) {
+        if (!dirty[w]) {
+            dirty[w] = true;
+            dirtyList[dirtyCount++] = w;
+        }
+    }
+
+    private void kickDirty() {
+        int n = dirtyCount;
+        dirtyCount = 0;
+        for (int i = 0; i < n; i++) {
+            int w = dirtyList[i];
+            dirty[w] = false;
+            startIfIdle(w);
+        }
+    }
+
+    private void startIfIdle(int w) {
+        Worker worker = workers[w];
+        if (!worker.stepping && worker.hasRunnableWork()) {
+            long d = worker.startStep(now);
+            if (d >= 0) {
+                push(now + Math.max(1, d), STEP_END, w, 0);
+            }
+        }
+        scheduleLink(w);
+    }
+
+    private void scheduleLink(int w) {
+        PcieLink link = workers[w].link;
+        if (link.version() != linkVersionScheduled[w] && link.activeTransfers() > 0) {
+            linkVersionScheduled[w] = link.version();
+            push(link.nextCompletion(now), LINK, w, link.version());
+        }
+    }
+
+    private void telemetry() {
+        for (Worker w : workers) {
+            double bytes = w.link.bytesMoved(now);
+            long busy = w.link.busyMicros(now);
+            long interval = Math.max(1, now - lastTelemetryAt[w.id]);
+            long[] moved = new long[Tier.COUNT];
+            double[] util = new double[Tier.COUNT];
+            moved[Tier.CPU.ordinal()] = Math.round(bytes - lastLinkBytes[w.id]);
+            util[Tier.CPU.ordinal()] = Math.min(1.0, (double) (busy - lastLinkBusy[w.id]) / interval);
+            lastLinkBytes[w.id] = bytes;
+            lastLinkBusy[w.id] = busy;
+            lastTelemetryAt[w.id] = now;
+            int waiting = w.waiting.size() + w.ready.size() + w.loading;
+            policy.onTelemetry(new WorkerTelemetry(w.id, now, waiting, w.running.size(),
+                    (double) w.cache.referenced() / w.cache.capacity(), w.cache.resident(), w.cache.capacity(),
+                    w.cache.cpuResident(), moved, interval, util));
+        }
+    }
+
+    private String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (Worker w : workers) {
+            sb.append(String.format(java.util.Locale.ROOT, "[w%d waiting=%d ready=%d loading=%d running=%d stepping=%b "
+                    + "resident=%d referenced=%d capacity=%d link=%d] ", w.id, w.waiting.size(), w.ready.size(), w.loading,
+                    w.running.size(), w.stepping, w.cache.resident(), w.cache.referenced(), w.cache.capacity(),
+                    w.link.activeTransfers()));
+            Sequence h = w.ready.peekFirst() != null ? w.ready.peekFirst() : w.waiting.peekFirst();
+            if (h != null) {
+                sb.append(String.format(java.util.Locale.ROOT, "(head %s %s held=%d computed=%d target=%d generated=%d) ",
+                        h.request.id(), h.state, h.heldBlocks, h.computed, h.target, h.generated));
+            }
+        }
+        return sb.toString();
+    }
+
+    private void push(long time, int type, int worker, long version) {
+        events.add(new Ev(time, seq++, type, worker, version));
+    }
+
+    // ---- EngineListener ----
+
+    @Override
+    public void kvEvent(KvEvent event) {
+        policy.onKvEvent(event, now);
+    }
+
+    @Override
+    public void firstToken(Sequence s, long t) {
+        policy.onFirstToken(s.request, s.worker, t);
+    }
+
+    @Override
+    public void finished(Sequence s, long t) {
+        long arrival = s.request.arrivalMicros();
+        long ttft = s.firstTokenAt - arrival;
+        long queue = s.firstScheduledAt - arrival;
+        long prefill = Math.max(0, s.firstTokenAt - s.firstScheduledAt - s.loadMicros);
+        completions.add(new Completion(s.request, s.worker, queue, s.loadMicros, prefill, t - s.firstTokenAt, ttft,
+                s.generated, s.hitTokens.clone(), s.computedTokens, s.preemptions, t));
+        done++;
+        policy.onFinished(s.request, s.worker, s.generated, t);
+    }
+
+    /** The policy-facing fleet view; {@link #oracle()} exposes the exact state. */
+    private final class View implements FleetView, OracleView {
+        @Override public int workers() { return workers.length; }
+        @Override public int blockSize() { return cfg.blockSize(); }
+        @Override public double bytesPerToken() { return cfg.bytesPerToken(); }
+        @Override public String model() { return cfg.model(); }
+        @Override public long hbmCapacityBlocks(int worker) { return cfg.hbmCapacityBlocks(); }
+        @Override public int maxBatchedTokens() { return cfg.maxBatchedTokens(); }
+        @Override public OracleView oracle() { return this; }
+
+        @Override
+        public double bandwidth(int worker, Tier tier) {
+            return tier == Tier.CPU && cfg.hasCpuTier() ? cfg.pcieBytesPerSecond() : 0;
+        }
+
+        @Override
+        public void matchedBlocks(int worker, SimRequest r, int[] out) {
+            java.util.Arrays.fill(out, 0);
+            KvCache c = workers[worker].cache;
+            int max = Math.min(r.fullBlocks(), (r.promptTokens() - 1) / cfg.blockSize());
+            int h = c.matchHbm(r.blockHashes(), max);
+            out[Tier.HBM.ordinal()] = h;
+            out[Tier.CPU.ordinal()] = c.matchCpu(r.blockHashes(), h, max);
+        }
+
+        @Override public int waiting(int w) { Worker x = workers[w]; return x.waiting.size() + x.ready.size() + x.loading; }
+        @Override public int running(int w) { return workers[w].running.size(); }
+        @Override public long usedBlocks(int w) { return workers[w].cache.referenced(); }
+        @Override public long pendingTransferBytes(int w) { return Math.round(workers[w].link.pendingBytes(now)); }
+
+        @Override
+        public long pendingPrefillTokens(int w) {
+            long sum = 0;
+            Worker x = workers[w];
+            for (Sequence s : x.waiting) sum += s.pendingPrefill();
+            for (Sequence s : x.ready) sum += s.pendingPrefill();
+            for (Sequence s : x.loadingList) sum += Math.max(0, s.target - (s.loadFrom + s.loadingBlocks) * cfg.blockSize());
+            for (Sequence s : x.running) sum += s.pendingPrefill();
+            return sum;
+        }
+
+        @Override
+        public long remainingDecodeTokens(int w) {
+            long sum = 0;
+            Worker x = workers[w];
+            for (Sequence s : x.waiting) sum += s.remainingDecode();
+            for (Sequence s : x.ready) sum += s.remainingDecode();
+            for (Sequence s : x.loadingList) sum += s.remainingDecode();
+            for (Sequence s : x.running) sum += s.remainingDecode();
+            return sum;
+        }
+    }
+}

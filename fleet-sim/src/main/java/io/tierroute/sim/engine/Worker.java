@@ -1,0 +1,344 @@
+package io.tierroute.sim.engine;
+
+import io.tierroute.selector.protocol.Tier;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One engine worker: vLLM-style continuous batching with chunked prefill under a per-step token
+ * budget, prefix caching over {@link KvCache}, CPU-tier loads over its {@link PcieLink}, and
+ * recompute preemption.
+ *
+ * <p><b>A step.</b> Running requests go first, in admission order: a decoding request takes one token
+ * of the budget, a prefilling one a chunk of what is left. A request that needs a KV block when none
+ * can be freed preempts the most recently admitted running request (possibly itself): it loses its
+ * blocks (computed ones stay cached) and returns to the head of the queue to recompute prompt and
+ * generated tokens. Then, unless something was preempted, loaded requests and the waiting queue are
+ * admitted in FCFS order while the budget, the batch limit and the KV cache allow. Admission matches
+ * the prompt's computed blocks in HBM, then extends the match in the CPU tier, leaving ≥ 1 token to
+ * compute; a CPU extension is loaded over the link first (the request waits, holding its blocks,
+ * while others run) and the request then competes for the budget like any other. The step that
+ * completes a prefill emits the first token; its blocks become matchable (Stored) as each is fully
+ * computed.
+ */
+final class Worker {
+
+    final int id;
+    private final EngineConfig cfg;
+    final KvCache cache;
+    final PcieLink link;
+    private final EngineListener listener;
+    private final int bs;
+    final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
+    final ArrayDeque<Sequence> ready = new ArrayDeque<>();
+    final ArrayList<Sequence> running = new ArrayList<>();
+    /** Requests loading from the CPU tier (for the oracle's view). */
+    final ArrayList<Sequence> loadingList = new ArrayList<>();
+    private final ArrayList<Sequence> scheduled = new ArrayList<>();
+    int loading;
+    boolean stepping;
+
+    long steps;
+    long busyMicros;
+    long preemptions;
+    long prefillTokens;
+    long decodeTokens;
+
+    Worker(int id, EngineConfig cfg, EngineListener listener) {
+        this.id = id;
+        this.cfg = cfg;
+        this.listener = listener;
+        this.bs = cfg.blockSize();
+        this.cache = new KvCache(id, cfg.hbmCapacityBlocks(), cfg.cpuCapacityBlocks(), listener::kvEvent);
+        this.link = new PcieLink(cfg.pcieBytesPerSecond());
+    }
+
+    /** True when the request can never fit this worker's HBM, even alone. */
+    boolean tooLarge(Sequence s) {
+        long tokens = (long) s.request.promptTokens() + s.outputTokens;
+        return (tokens + bs - 1) / bs > cache.capacity();
+    }
+
+    void enqueue(Sequence s) {
+        waiting.addLast(s);
+    }
+
+    boolean hasRunnableWork() {
+        return !running.isEmpty() || !ready.isEmpty() || !waiting.isEmpty();
+    }
+
+    /** Plans the next step at {@code now}; returns its duration in µs, or -1 when there is nothing to run. */
+    long startStep(long now) {
+        scheduled.clear();
+        int budget = cfg.maxBatchedTokens();
+        long prefill = 0;
+        int decode = 0;
+        boolean preempted = false;
+        for (int i = 0; i < running.size(); i++) {
+            Sequence s = running.get(i);
+            boolean pre = s.prefilling();
+            int chunk = pre ? Math.min(s.target - s.computed, budget) : (budget > 0 ? 1 : 0);
+            if (chunk <= 0) {
+                continue;
+            }
+            boolean self = false;
+            while (!ensureBlocks(s, s.computed + chunk)) {
+                Sequence victim = running.get(running.size() - 1);
+                preempt(victim);
+                preempted = true;
+                if (victim == s) {
+                    self = true;
+                    break;
+                }
+            }
+            if (self) {
+                break;
+            }
+            s.chunk = chunk;
+            s.decodingThisStep = !pre;
+            budget -= chunk;
+            scheduled.add(s);
+            if (pre) prefill += chunk; else decode++;
+        }
+        while (!preempted && budget > 0 && running.size() < cfg.maxRunning()) {
+            Sequence s = !ready.isEmpty() ? ready.peekFirst() : waiting.peekFirst();
+            if (s == null) {
+                break;
+            }
+            int took = s.state == Sequence.State.READY ? admitLoaded(s, budget) : admitWaiting(s, budget, now);
+            if (took < 0) {
+                break; // FCFS: the head does not fit, nobody behind it goes first
+            }
+            if (s.state == Sequence.State.READY) ready.pollFirst(); else waiting.pollFirst();
+            if (s.firstScheduledAt < 0) {
+                s.firstScheduledAt = now;
+            }
+            if (took > 0) {
+                s.state = Sequence.State.RUNNING;
+                running.add(s);
+                s.chunk = took;
+                s.decodingThisStep = false;
+                scheduled.add(s);
+                budget -= took;
+                prefill += took;
+            }
+        }
+        if (scheduled.isEmpty()) {
+            if (preempted) {
+                return startStep(now); // every running request was preempted: admit again, now
+            }
+            if (running.isEmpty() && loading == 0 && ready.size() > 1 && unblock()) {
+                return startStep(now);
+            }
+            return -1;
+        }
+        double u = (double) cache.referenced() / cache.capacity();
+        long micros = StepTimeModel.stepMicros(prefill, decode, u);
+        stepping = true;
+        steps++;
+        busyMicros += micros;
+        prefillTokens += prefill;
+        decodeTokens += decode;
+        return micros;
+    }
+
+    /** Admits the head of the waiting queue: returns its prefill chunk, 0 when it went to load, -1 when it cannot. */
+    private int admitWaiting(Sequence s, int budget, long now) {
+        int maxHit = Math.min(s.fullBlocks, (s.target - 1) / bs);
+        int h = cache.matchHbm(s.hashes, maxHit);
+        int c = cache.matchCpu(s.hashes, h, maxHit);
+        for (int j = 0; j < h; j++) {
+            Block b = cache.get(s.hashes[j]);
+            cache.acquire(b);
+            s.named[j] = b;
+        }
+        s.heldBlocks = h;
+        s.announcedBlocks = h;
+        s.computed = h * bs;
+        if (c > 0) {
+            if (!cache.reserve(c)) {
+                releaseAll(s);
+                return -1;
+            }
+            for (int j = h; j < h + c; j++) {
+                s.named[j] = cache.allocNamed(s.hashes[j]);
+            }
+            s.heldBlocks = h + c;
+            s.loadFrom = h;
+            s.loadingBlocks = c;
+            cache.touchCpu(s.hashes, h, h + c);
+            link.start(now, (double) c * bs * cfg.bytesPerToken(), s);
+            s.loadStartedAt = now;
+            s.state = Sequence.State.LOADING;
+            loading++;
+            loadingList.add(s);
+            setHits(s, h, c);
+            return 0;
+        }
+        int chunk = Math.min(s.target - s.computed, budget);
+        if (!ensureBlocks(s, s.computed + chunk)) {
+            releaseAll(s);
+            return -1;
+        }
+        setHits(s, h, 0);
+        return chunk;
+    }
+
+    private int admitLoaded(Sequence s, int budget) {
+        int chunk = Math.min(s.target - s.computed, budget);
+        return ensureBlocks(s, s.computed + chunk) ? chunk : -1;
+    }
+
+    /** Hits of the first admission (a preempted request re-hitting its own blocks is not a cache win). */
+    private void setHits(Sequence s, int hbmBlocks, int cpuBlocks) {
+        if (s.firstScheduledAt >= 0) {
+            return;
+        }
+        s.hitTokens[Tier.HBM.ordinal()] = hbmBlocks * bs;
+        s.hitTokens[Tier.CPU.ordinal()] = cpuBlocks * bs;
+    }
+
+    /** Completes the step that started at {@code now − duration}. */
+    void finishStep(long now) {
+        stepping = false;
+        for (int i = 0; i < scheduled.size(); i++) {
+            Sequence s = scheduled.get(i);
+            if (s.decodingThisStep) {
+                s.computed += 1;
+                s.generated += 1;
+            } else {
+                s.computed += s.chunk;
+                s.computedTokens += s.chunk;
+                announce(s);
+                if (!s.prefilling()) {
+                    s.generated += 1;
+                    if (s.firstTokenAt < 0) {
+                        s.firstTokenAt = now;
+                        listener.firstToken(s, now);
+                    }
+                }
+            }
+            s.chunk = 0;
+            if (s.generated >= s.outputTokens) {
+                running.remove(s);
+                releaseAll(s);
+                s.state = Sequence.State.FINISHED;
+                s.finishedAt = now;
+                listener.finished(s, now);
+            }
+        }
+        scheduled.clear();
+    }
+
+    /** Loads finished by {@code now}: their blocks become computed and the requests ready to run. */
+    void transfersDone(long now) {
+        List<PcieLink.Transfer> done = link.complete(now);
+        for (PcieLink.Transfer t : done) {
+            Sequence s = (Sequence) t.owner();
+            int end = s.loadFrom + s.loadingBlocks;
+            s.computed = end * bs;
+            s.announcedBlocks = s.loadFrom;
+            markComputed(s, end);
+            s.loadMicros += now - s.loadStartedAt;
+            s.loadingBlocks = 0;
+            s.state = Sequence.State.READY;
+            ready.addLast(s);
+            loading--;
+            loadingList.remove(s);
+        }
+    }
+
+    private void announce(Sequence s) {
+        markComputed(s, Math.min(s.computed / bs, s.fullBlocks));
+    }
+
+    /** Marks slots [announced, upTo) computed and emits Stored HBM for the newly computed runs. */
+    private void markComputed(Sequence s, int upTo) {
+        int j = s.announcedBlocks;
+        while (j < upTo) {
+            while (j < upTo && (s.named[j] == null || s.named[j].computed)) {
+                j++;
+            }
+            int start = j;
+            while (j < upTo && s.named[j] != null && !s.named[j].computed) {
+                s.named[j].computed = true;
+                j++;
+            }
+            if (j > start) {
+                cache.stored(start > 0, start > 0 ? s.hashes[start - 1] : 0L,
+                        java.util.Arrays.copyOfRange(s.hashes, start, j));
+            }
+        }
+        s.announcedBlocks = Math.max(s.announcedBlocks, upTo);
+    }
+
+    /** Holds enough blocks for {@code tokens} tokens; false (holding no more than before) when KV is full. */
+    private boolean ensureBlocks(Sequence s, int tokens) {
+        int need = (tokens + bs - 1) / bs - s.heldBlocks;
+        if (need <= 0) {
+            return true;
+        }
+        if (!cache.reserve(need)) {
+            return false;
+        }
+        for (int k = 0; k < need; k++) {
+            int j = s.heldBlocks;
+            if (j < s.fullBlocks) {
+                s.named[j] = cache.allocNamed(s.hashes[j]);
+            } else {
+                cache.allocPrivate(1);
+            }
+            s.heldBlocks++;
+        }
+        return true;
+    }
+
+    /** Releases every block of {@code s}, deepest first (so the eviction list stays leaf-first). */
+    private void releaseAll(Sequence s) {
+        for (int j = s.heldBlocks - 1; j >= 0; j--) {
+            if (j < s.fullBlocks && s.named[j] != null) {
+                cache.release(s.named[j]);
+                s.named[j] = null;
+            } else {
+                cache.releasePrivate(1);
+            }
+        }
+        s.heldBlocks = 0;
+    }
+
+    /**
+     * Nothing runs or loads, yet the head of the loaded queue cannot get its blocks because requests
+     * loaded behind it hold them: those give their blocks back (as a preemption) and requeue, so the
+     * head (which fits alone, see {@link #tooLarge}) can run. Returns whether anything was released.
+     */
+    private boolean unblock() {
+        boolean released = false;
+        while (ready.size() > 1) {
+            Sequence s = ready.pollLast();
+            releaseAll(s);
+            s.target = s.request.promptTokens() + s.generated;
+            s.computed = 0;
+            s.announcedBlocks = 0;
+            s.state = Sequence.State.WAITING;
+            waiting.addFirst(s);
+            s.preemptions++;
+            preemptions++;
+            released = true;
+        }
+        return released;
+    }
+
+    private void preempt(Sequence s) {
+        running.remove(s);
+        releaseAll(s);
+        s.target = s.request.promptTokens() + s.generated;
+        s.computed = 0;
+        s.announcedBlocks = 0;
+        s.state = Sequence.State.WAITING;
+        waiting.addFirst(s);
+        s.preemptions++;
+        preemptions++;
+    }
+}

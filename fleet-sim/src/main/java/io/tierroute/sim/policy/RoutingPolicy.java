@@ -1,0 +1,57 @@
+package io.tierroute.sim.policy;
+
+import io.tierroute.selector.protocol.KvEvent;
+
+/**
+ * A router under test: sees what a real router of its kind sees, and picks a worker per request.
+ *
+ * <p><b>Concurrency and time.</b> The simulator drives a policy from one thread, in virtual-time
+ * order: every {@code nowMicros} handed to any method is ≥ the previous one, and every callback
+ * about an event at time t arrives before a {@link #route} at a later time. A policy instance serves
+ * one simulation run only (the registry creates a fresh one per run), so it needs no locks and may
+ * keep any state. It must be deterministic given {@link PolicySetup#seed()}: no wall clock, no
+ * unseeded randomness.
+ *
+ * <p><b>What arrives when.</b> {@link #onKvEvent} as the engine stores, evicts or moves blocks
+ * (worker = dense index, per tier; a policy that models an approximate router ignores them);
+ * {@link #onTelemetry} once per {@link #telemetryPeriodMicros()} per worker; {@link #route} once per
+ * request at its arrival; then {@link #onRouted} with the policy's own decision, {@link #onFirstToken}
+ * and {@link #onFinished} as the request progresses (what a real router learns from its own proxying
+ * of the stream). Nothing else: a policy never sees other policies' decisions or the engine's
+ * internals, except the oracle through {@link FleetView#oracle()}.
+ */
+public interface RoutingPolicy {
+
+    /** The registry name, e.g. {@code "sglang-cache-aware"}. */
+    String name();
+
+    /** The upstream version reimplemented, e.g. {@code "sgl-model-gateway late-2025"}; "tierroute" for ours. */
+    String version();
+
+    /** Period at which this policy wants {@link #onTelemetry} samples (llm-d: 50 ms; default 1 s). */
+    default long telemetryPeriodMicros() {
+        return 1_000_000L;
+    }
+
+    /** An engine KV event (stored/removed/moved/cleared per tier). The event is not reused: keep it if needed. */
+    default void onKvEvent(KvEvent event, long nowMicros) {}
+
+    /** A periodic per-worker sample, as an engine's metrics endpoint would report it at that instant. */
+    default void onTelemetry(WorkerTelemetry sample) {}
+
+    /**
+     * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}. Called once,
+     * at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
+     * {@link FleetView#oracle()} unless the policy is the oracle.
+     */
+    int route(SimRequest request, FleetView view, long nowMicros);
+
+    /** The simulator delivered {@code request} to {@code worker} (the policy's own decision). */
+    default void onRouted(SimRequest request, int worker, long nowMicros) {}
+
+    /** The first output token of {@code request} left {@code worker}. */
+    default void onFirstToken(SimRequest request, int worker, long nowMicros) {}
+
+    /** {@code request} finished on {@code worker} after {@code outputTokens} output tokens. */
+    default void onFinished(SimRequest request, int worker, int outputTokens, long nowMicros) {}
+}

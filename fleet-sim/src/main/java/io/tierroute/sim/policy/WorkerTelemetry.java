@@ -1,0 +1,22 @@
+package io.tierroute.sim.policy;
+
+/**
+ * One worker's metrics at one instant, as an engine exports them (vLLM's {@code /metrics}): what
+ * telemetry-driven routers (llm-d's scorers, tierroute's in-flight base) read.
+ *
+ * @param worker             dense worker index
+ * @param atMicros           virtual time of the sample
+ * @param waiting            requests queued, not yet scheduled (vLLM {@code num_requests_waiting})
+ * @param running            requests in the running batch (vLLM {@code num_requests_running})
+ * @param kvUsage            HBM blocks held by running requests / HBM capacity, in [0, 1]
+ *                           (cached blocks no running request holds count as free, as in vLLM)
+ * @param hbmCachedBlocks    blocks resident in HBM, held or merely cached
+ * @param hbmCapacityBlocks  HBM capacity in blocks
+ * @param cpuCachedBlocks    blocks resident in the CPU tier
+ * @param tierBytesMoved     per tier ordinal, bytes loaded from that tier into HBM since the previous sample
+ * @param intervalMicros     time since the previous sample of this worker
+ * @param tierLinkUtilisation per tier ordinal, busy fraction of that tier's link over the interval, [0, 1]
+ */
+public record WorkerTelemetry(int worker, long atMicros, int waiting, int running, double kvUsage,
+                              long hbmCachedBlocks, long hbmCapacityBlocks, long cpuCachedBlocks,
+                              long[] tierBytesMoved, long intervalMicros, double[] tierLinkUtilisation) {}

@@ -1,0 +1,67 @@
+package io.tierroute.sim.workload;
+
+import io.tierroute.sim.engine.EngineConfig;
+import io.tierroute.sim.policy.SimRequest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+/**
+ * Groups of users sharing a long prefix, each request = its group's prefix + a private query:
+ * the shape of the llm-d blog benchmark (PEERS.md §5) and, with bigger and more prefixes, a workload
+ * whose prefixes overflow HBM into the CPU tier.
+ *
+ * <p>Distributions: arrivals Poisson at {@code ratePerSecond}; group uniform over {@code groups}, user
+ * uniform over {@code usersPerGroup}; prefix exactly {@code prefixTokens}; query exactly
+ * {@code queryTokens}, unique per request; output log-normal (median {@code outputMedian}, σ 0.5,
+ * clamped to [16, 1024]); max_tokens 1024.
+ */
+public record SharedPrefixWorkload(String name, int groups, int usersPerGroup, int prefixTokens, int queryTokens,
+                                   double outputMedian, double ratePerSecond, int requests, double pcieBytesPerSecond)
+        implements Workload {
+
+    /** PEERS.md §5: 150 groups × 5 users, 6,000-token prefixes, 1,200-token queries. */
+    public static SharedPrefixWorkload llmdBlog() {
+        return new SharedPrefixWorkload("llmd-blog", 150, 5, 6000, 1200, 200, 10, 6000, 0);
+    }
+
+    /**
+     * 120 system prompts of 30,000 tokens (3.6 M tokens: 450 k per worker even when perfectly
+     * partitioned over 8, above the 262 k of HBM and below HBM + CPU), 500-token queries.
+     */
+    public static SharedPrefixWorkload cpuOverflow() {
+        return new SharedPrefixWorkload("cpu-overflow", 120, 4, 30_000, 500, 150, 4, 5000, 0);
+    }
+
+    @Override
+    public String description() {
+        return String.format("%d groups × %d users, %,d-token shared prefix + %,d-token query, output median %.0f, "
+                + "Poisson %.1f req/s, %d requests", groups, usersPerGroup, prefixTokens, queryTokens, outputMedian,
+                ratePerSecond, requests);
+    }
+
+    @Override
+    public List<SimRequest> generate(RequestFactory factory, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        List<SimRequest> out = new ArrayList<>(requests);
+        long t = 0;
+        long privateBase = 1L << 40;
+        for (int i = 0; i < requests; i++) {
+            t += Dist.exponentialMicros(r, 1.0 / ratePerSecond);
+            int group = r.nextInt(groups);
+            int user = r.nextInt(usersPerGroup);
+            BlockIds ids = new BlockIds(factory.blockSize(), privateBase).shared(group + 1, prefixTokens).unique(queryTokens);
+            privateBase = ids.nextPrivate();
+            int output = Dist.logNormal(r, outputMedian, 0.5, 16, 1024);
+            out.add(factory.request(name + "-g" + group + "-u" + user + "-" + i, t, ids.tokens(), ids.ids(),
+                    1024, output, null));
+        }
+        return out;
+    }
+
+    @Override
+    public EngineConfig.Builder tune(EngineConfig.Builder engine) {
+        return pcieBytesPerSecond > 0 ? engine.pcieBytesPerSecond(pcieBytesPerSecond) : engine;
+    }
+}

@@ -1,0 +1,81 @@
+package io.tierroute.sim.workload;
+
+import io.tierroute.sim.policy.SimRequest;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WorkloadsTest {
+
+    private final RequestFactory f = new RequestFactory("Qwen3-32B", 512);
+
+    @Test
+    void everyWorkloadIsDeterministicPerSeedAndSorted() {
+        for (String name : Workloads.names()) {
+            Workload w = Workloads.named(name);
+            List<SimRequest> a = w.generate(f, 7);
+            List<SimRequest> b = w.generate(f, 7);
+            List<SimRequest> c = w.generate(f, 8);
+            assertThat(a).as(name).isNotEmpty();
+            assertThat(a.stream().map(r -> r.id() + r.arrivalMicros() + "/" + r.promptTokens()).toList())
+                    .as(name).isEqualTo(b.stream().map(r -> r.id() + r.arrivalMicros() + "/" + r.promptTokens()).toList());
+            assertThat(a.get(0).arrivalMicros()).as(name).isNotEqualTo(c.get(0).arrivalMicros());
+            for (int i = 1; i < a.size(); i++) {
+                assertThat(a.get(i).arrivalMicros()).as(name).isGreaterThanOrEqualTo(a.get(i - 1).arrivalMicros());
+            }
+        }
+    }
+
+    @Test
+    void llmdBlogRequestsShareExactlyTheirGroupsPrefix() {
+        List<SimRequest> rs = SharedPrefixWorkload.llmdBlog().generate(f, 1);
+        assertThat(rs).hasSize(6000);
+        Map<String, long[]> firstOfGroup = new HashMap<>();
+        for (SimRequest r : rs) {
+            assertThat(r.promptTokens()).isEqualTo(7200);
+            String group = r.id().split("-")[2];
+            long[] first = firstOfGroup.putIfAbsent(group, r.blockHashes());
+            if (first != null) {
+                // 6,000 tokens = 11 full 512-token blocks shared; block 11 mixes prefix and query
+                assertThat(java.util.Arrays.copyOf(r.blockHashes(), 11)).isEqualTo(java.util.Arrays.copyOf(first, 11));
+                assertThat(r.blockHashes()[11]).isNotEqualTo(first[11]);
+            }
+        }
+        assertThat(firstOfGroup).hasSize(150);
+        double meanGapS = rs.get(rs.size() - 1).arrivalMicros() / 1e6 / rs.size();
+        assertThat(meanGapS).isBetween(0.09, 0.11); // Poisson at 10 req/s
+    }
+
+    @Test
+    void agenticStepsGrowTheirContextAndCarryHints() {
+        List<SimRequest> rs = AgenticWorkload.standard().generate(f, 3);
+        Map<String, SimRequest> last = new HashMap<>();
+        int growing = 0;
+        for (SimRequest r : rs) {
+            assertThat(r.agent()).isNotNull();
+            assertThat(r.agent().expectedNextTools()).isNotEmpty();
+            assertThat(r.agent().expectedOutputTokens()).isPositive();
+            SimRequest prev = last.put(r.agent().workflowId(), r);
+            if (prev != null) {
+                assertThat(r.agent().step()).isEqualTo(prev.agent().step() + 1);
+                assertThat(r.promptTokens()).isGreaterThan(prev.promptTokens());
+                int shared = prev.fullBlocks();
+                assertThat(java.util.Arrays.copyOf(r.blockHashes(), shared)).isEqualTo(prev.blockHashes());
+                growing++;
+            }
+        }
+        assertThat(growing).isGreaterThan(rs.size() / 2);
+    }
+
+    @Test
+    void theLoadKnobScalesArrivals() {
+        List<SimRequest> rs = ChatWorkload.standard().generate(f, 1);
+        List<SimRequest> twice = Workloads.atLoad(rs, 2.0);
+        assertThat(twice.get(100).arrivalMicros()).isEqualTo(Math.round(rs.get(100).arrivalMicros() / 2.0));
+        assertThat(twice.get(100).blockHashes()).isSameAs(rs.get(100).blockHashes());
+    }
+}
