@@ -161,6 +161,11 @@ public final class ConfigLoader {
                 kafka);
     }
 
+    /** Client settings the Kafka parts depend on; a value in kafka.properties would break them silently. */
+    private static final java.util.Set<String> RESERVED_PROPERTIES = java.util.Set.of("group.id", "group.instance.id",
+            "enable.auto.commit", "isolation.level", "auto.offset.reset", "transactional.id", "key.serializer",
+            "value.serializer", "key.deserializer", "value.deserializer");
+
     private static final java.util.Set<String> COMPRESSION = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
     /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
@@ -184,6 +189,9 @@ public final class ConfigLoader {
             }
         }
         String scope = k.string("scope", "default");
+        if (scope.isBlank()) {
+            throw k.require("scope").error("must name a parameter scope, got an empty string");
+        }
         if (scope.contains("#")) {
             throw k.require("scope").error("must not contain '#' (it separates scope and version in params keys), got '"
                     + scope + "'");
@@ -193,6 +201,9 @@ public final class ConfigLoader {
             throw k.require("clientId").error("may hold only letters, digits, '.', '_' and '-', got '" + clientId + "'");
         }
         String selectorId = k.string("selectorId", clientId);
+        if (selectorId.isBlank()) {
+            throw k.require("selectorId").error("must name this replica, got an empty string");
+        }
         java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
         ConfigNode pn = k.get("properties");
         if (pn != null) {
@@ -200,6 +211,11 @@ public final class ConfigLoader {
                 if (e.getKey().equals("bootstrap.servers") || e.getKey().equals("client.id")) {
                     throw e.getValue().error("set it with kafka." + (e.getKey().equals("client.id") ? "clientId" : "bootstrapServers")
                             + ", not in properties");
+                }
+                if (RESERVED_PROPERTIES.contains(e.getKey())) {
+                    throw e.getValue().error("is set by the selector itself and cannot be overridden (its consumers "
+                            + "read every partition with no group, read_committed, from positions they choose; its "
+                            + "producer is not transactional; records are bytes)");
                 }
                 props.put(e.getKey(), e.getValue().asText());
             }

@@ -328,7 +328,10 @@ public final class ApiHandler implements HttpHandler {
 
     private void reload(HttpServerExchange ex) {
         if (reloader == null) {
-            throw new ApiError(409, "no parametersFile is configured; nothing to reload");
+            throw new ApiError(409, kafkaStatus != null
+                    ? "nothing to reload from a file: no parametersFile is configured, or the parameters come from Kafka "
+                    + "(kafka.params; pin or roll back with a control record instead)"
+                    : "no parametersFile is configured; nothing to reload");
         }
         ParameterSet next;
         try {

@@ -34,7 +34,9 @@ import java.util.concurrent.atomic.LongAdder;
  * to the Kafka producer, which batches them ({@code linger}, {@code batchBytes}, compression). When
  * the broker is unreachable that thread waits in the producer (at most {@code max.block.ms}) while
  * the queue fills and routes keep going; records the producer fails to deliver are counted with
- * {@code reason="send_failed"}.
+ * {@code reason="send_failed"}. Decisions still buffered when {@link #close} gives up on them (an
+ * unreachable broker), or offered after it, are counted with {@code reason="closed"}, so that every
+ * offered decision ends up acknowledged or in exactly one drop reason.
  */
 public final class DecisionPublisher implements DecisionSink, AutoCloseable {
 
@@ -50,6 +52,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     private final Thread thread;
     private final LongAdder offered = new LongAdder();
     private final LongAdder droppedFull = new LongAdder();
+    private final LongAdder droppedClosed = new LongAdder();
     private final LongAdder sendFailed = new LongAdder();
     private final LongAdder encodeFailed = new LongAdder();
     private final LongAdder sent = new LongAdder();
@@ -90,16 +93,24 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     public void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId,
                         long idleSinceLastStepMs, long timestampMs) {
         offered.increment();
-        if (!running || !queue.offer(new Pending(request, decision, candidateCount, prefixGroupId,
-                idleSinceLastStepMs, timestampMs))) {
+        if (!running) {
+            droppedClosed.increment();
+            return;
+        }
+        Pending p = new Pending(request, decision, candidateCount, prefixGroupId, idleSinceLastStepMs, timestampMs);
+        if (!queue.offer(p)) {
             droppedFull.increment();
+        } else if (!running && queue.remove(p)) {
+            droppedClosed.increment(); // close() ran between the check and the offer: it would never be sent
         }
     }
 
     /** Decisions handed over by routes. */
     public long offered() { return offered.sum(); }
-    /** Dropped because the buffer was full (or the publisher closed). */
+    /** Dropped because the buffer was full. */
     public long droppedBufferFull() { return droppedFull.sum(); }
+    /** Dropped because the publisher was closing or closed (left in the buffer, or offered after close). */
+    public long droppedClosed() { return droppedClosed.sum(); }
     /** Handed to the producer but not delivered (broker unreachable past the delivery timeout, …). */
     public long sendFailed() { return sendFailed.sum(); }
     /** Could not be built or encoded (a bug; logged). */
@@ -114,13 +125,17 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
 
     private void run() {
         List<Pending> batch = new ArrayList<>(512);
-        try {
-            while (running || !queue.isEmpty()) {
+        while (running || !queue.isEmpty()) {
+            int done = 0;
+            try {
                 Pending first;
                 try {
                     first = queue.poll(100, TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
-                    continue; // close(): the loop condition drains what is left
+                    if (running) {
+                        continue;
+                    }
+                    break; // close() gave up on the rest: it counts what is left
                 }
                 if (first == null) {
                     continue;
@@ -129,11 +144,15 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
                 queue.drainTo(batch, 511);
                 for (Pending p : batch) {
                     send(p);
+                    done++;
                 }
+            } catch (RuntimeException e) { // never let the thread die while routes keep offering
+                int lost = Math.max(0, batch.size() - done);
+                encodeFailed.add(lost);
+                log.error("decisions publisher: {} decision(s) lost: {}", lost, e.toString(), e);
+            } finally {
                 batch.clear();
             }
-        } catch (RuntimeException e) {
-            log.error("decisions publisher stopped: {}", e.toString(), e);
         }
     }
 
@@ -175,7 +194,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
         }
     }
 
-    /** Stops accepting, sends what is buffered (bounded), flushes and closes the producer. */
+    /** Stops accepting, sends what is buffered (bounded), flushes and closes the producer. Idempotent. */
     @Override
     public void close() {
         running = false;
@@ -185,18 +204,21 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (thread.isAlive()) { // stuck on an unreachable broker: give up on what is buffered
-            int left = queue.size();
-            queue.clear();
-            droppedFull.add(left);
-            thread.interrupt();
+            droppedClosed.add(drainAll());
+            thread.interrupt(); // ends a wait for metadata in send (counted as send_failed)
             try {
                 thread.join(2_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }
-        droppedFull.add(queue.size());
-        queue.clear();
+        droppedClosed.add(drainAll()); // each element is taken once: none is counted twice or sent as well
         producer.close(Duration.ofSeconds(5));
+    }
+
+    private int drainAll() {
+        List<Pending> left = new ArrayList<>();
+        queue.drainTo(left);
+        return left.size();
     }
 }

@@ -121,6 +121,7 @@ public final class KafkaServices implements AutoCloseable {
             l.put("applied_version", st.appliedVersion());
             l.put("startup_ms", st.startupMillis());
             l.put("swaps", loader.swaps());
+            l.put("restarts", loader.restarts());
             l.put("bad_records", loader.badRecords());
             l.put("last_error", st.lastError());
             Map<String, Object> scopes = new LinkedHashMap<>();
@@ -136,12 +137,18 @@ public final class KafkaServices implements AutoCloseable {
             m.put("params", l);
         }
         if (kvConsumer != null) {
+            long resyncs = 0;
+            for (KvEventConsumer.ResyncReason reason : KvEventConsumer.ResyncReason.values()) {
+                resyncs += kvConsumer.resyncs(reason);
+            }
             m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
-                    "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps()));
+                    "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps(),
+                    "resyncs", resyncs, "restarts", kvConsumer.restarts()));
         }
         if (decisions != null) {
             m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
                     "dropped_buffer_full", decisions.droppedBufferFull(), "send_failed", decisions.sendFailed(),
+                    "dropped_closed", decisions.droppedClosed(), "sink_errors", selector.decisionSinkErrors(),
                     "backlog", decisions.backlog()));
         }
         return m;
@@ -171,6 +178,13 @@ public final class KafkaServices implements AutoCloseable {
                     l::rereads);
             counter(r, "tierroute_params_unknown_workers_total",
                     "rho entries of snapshots for workers this selector does not have (ignored)", l::unknownWorkers);
+            counter(r, "tierroute_params_reread_failures_total",
+                    "Re-reads of the active version that failed for a transient reason (retried with back-off)",
+                    l::rereadFailures);
+            counter(r, "tierroute_params_scans_total",
+                    "Versions older than the loader's offset index found by scanning the params topic", l::scans);
+            counter(r, "tierroute_params_loader_restarts_total",
+                    "Loader sessions restarted after a consumer error (the applied set stays meanwhile)", l::restarts);
             counter(r, "tierroute_params_stale_control_records_total",
                     "Control records ignored because their sequence was not above the scope's last one",
                     l::staleControlRecords);
@@ -198,15 +212,27 @@ public final class KafkaServices implements AutoCloseable {
         }
         if (kvConsumer != null) {
             KvEventConsumer k = kvConsumer;
-            counter(r, "tierroute_kafka_kv_batches_total", "KV event batches read from " + Topics.KV_EVENTS, k::batches);
-            counter(r, "tierroute_kafka_kv_events_total", "KV events from Kafka handed to the index writer", k::events);
-            counter(r, "tierroute_kafka_kv_sequence_gaps_total", "Jumps in a worker's KV batch sequence", k::sequenceGaps);
-            counter(r, "tierroute_kafka_kv_backpressure_waits_total",
+            counter(r, "tierroute_kv_consumer_batches_total", "KV event batches read from " + Topics.KV_EVENTS, k::batches);
+            counter(r, "tierroute_kv_consumer_events_total", "KV events from Kafka handed to the index writer", k::events);
+            counter(r, "tierroute_kv_consumer_sequence_gaps_total",
+                    "Jumps in a worker's KV batch sequence other than a restart (each also resyncs the worker)",
+                    k::sequenceGaps);
+            counter(r, "tierroute_kv_consumer_backpressure_waits_total",
                     "Times the KV consumer waited because the index writer was full", k::backpressureWaits);
-            CounterWithCallback.builder().name("tierroute_kafka_kv_bad_records_total")
+            counter(r, "tierroute_kv_consumer_restarts_total",
+                    "KV consumer sessions restarted after a consumer error (resumed at the same positions)", k::restarts);
+            CounterWithCallback.builder().name("tierroute_kv_consumer_bad_records_total")
                     .help("KV event batches skipped, by reason").labelNames("reason").callback(cb -> {
                         for (KvEventConsumer.BadReason reason : KvEventConsumer.BadReason.values()) {
                             cb.call(k.badRecords(reason), reason.name().toLowerCase());
+                        }
+                    }).register(r);
+            CounterWithCallback.builder().name("tierroute_kv_consumer_resyncs_total")
+                    .help("Times a worker's index entries were cleared because its state was unknown (gap, "
+                            + "out_of_order, restart, skipped_batch); its following events rebuild them")
+                    .labelNames("reason").callback(cb -> {
+                        for (KvEventConsumer.ResyncReason reason : KvEventConsumer.ResyncReason.values()) {
+                            cb.call(k.resyncs(reason), reason.name().toLowerCase());
                         }
                     }).register(r);
         }
@@ -217,10 +243,13 @@ public final class KafkaServices implements AutoCloseable {
                     d::acknowledged);
             CounterWithCallback.builder().name("tierroute_decisions_dropped_total")
                     .help("Routing decisions not published: buffer_full (the route never waits), send_failed, "
-                            + "encode_failed").labelNames("reason").callback(cb -> {
+                            + "encode_failed, closed (buffered or offered while shutting down), sink_error (the sink "
+                            + "threw on the route thread)").labelNames("reason").callback(cb -> {
                         cb.call(d.droppedBufferFull(), "buffer_full");
                         cb.call(d.sendFailed(), "send_failed");
                         cb.call(d.encodeFailed(), "encode_failed");
+                        cb.call(d.droppedClosed(), "closed");
+                        cb.call(selector.decisionSinkErrors(), "sink_error");
                     }).register(r);
             GaugeWithCallback.builder().name("tierroute_decisions_backlog")
                     .help("Routing decisions waiting in the hand-off buffer").callback(cb -> cb.call(d.backlog()))

@@ -15,6 +15,7 @@ import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -44,22 +45,46 @@ import java.util.concurrent.atomic.LongAdder;
  * is full the consumer waits and retries the same batch (back-pressure, nothing is dropped). Bad
  * records never stop it: undecodable bytes, an unknown schema, an unknown worker, or an invalid event
  * (no block hashes, a move to the same tier) skip that batch, are logged (rate-limited) and counted
- * by reason. A gap in a worker's batch sequence is counted and logged (events were lost upstream;
- * the index may hold stale blocks of that worker until they are removed or it restarts).
+ * by reason.
+ *
+ * <p><b>Resynchronisation.</b> A worker's batches carry a sequence that rises by 1 from 0 at its
+ * start (KvEventBatch.avsc). Whenever this consumer cannot know that it has applied every event of a
+ * worker, it treats that worker's index state as unknown: it puts a {@link KvEvent.Cleared} for the
+ * worker in front of the batch (or alone, for a batch it had to skip), so the stale blocks go and the
+ * following events rebuild the worker's entries (as Dynamo's router does on a gap). That happens on a
+ * gap (events lost upstream), a sequence that goes back without being 0 (repeated or reordered
+ * batches), a restart (back to 0: the engine's cache is empty), and a batch of a known worker that
+ * had to be skipped (undecodable with the worker as key, or an invalid event). Each is counted in
+ * {@code tierroute_kv_consumer_resyncs_total{reason}}. The first batch seen from a worker is not
+ * checked: the index had nothing of it before.
+ *
+ * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
+ * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
+ * consumer at the positions it had reached, so no event is skipped.
  */
 public final class KvEventConsumer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(KvEventConsumer.class);
 
-    /** Reasons of {@code tierroute_kafka_kv_bad_records_total}. */
+    /** Reasons of {@code tierroute_kv_consumer_bad_records_total}. */
     public enum BadReason { CORRUPT, UNKNOWN_SCHEMA, UNKNOWN_WORKER, INVALID }
+
+    /** Reasons of {@code tierroute_kv_consumer_resyncs_total}: why a worker's index state was cleared. */
+    public enum ResyncReason { GAP, OUT_OF_ORDER, RESTART, SKIPPED_BATCH }
+
+    private static final long MIN_BACKOFF_MS = 1_000;
+    private static final long MAX_BACKOFF_MS = 30_000;
 
     private final KafkaSettings settings;
     private final WorkerRegistry workers;
     private final IndexWriter writer;
     private final Thread thread;
     private final CountDownLatch assigned = new CountDownLatch(1);
-    private final long[] lastSequence;
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final long[] lastSequence;   // consumer thread only; -1: unknown (nothing to compare with)
+    private final LongAdder[] resyncs = new LongAdder[ResyncReason.values().length];
+    private final LongAdder restarts = new LongAdder();
+    private final java.util.Map<TopicPartition, Long> resume = new java.util.HashMap<>(); // next offsets, across sessions
     private final LongAdder batches = new LongAdder();
     private final LongAdder events = new LongAdder();
     private final LongAdder gaps = new LongAdder();
@@ -80,6 +105,9 @@ public final class KvEventConsumer implements AutoCloseable {
         for (int i = 0; i < bad.length; i++) {
             bad[i] = new LongAdder();
         }
+        for (int i = 0; i < resyncs.length; i++) {
+            resyncs[i] = new LongAdder();
+        }
         this.thread = new Thread(this::run, "tierroute-kv-consumer");
         this.thread.setDaemon(true);
     }
@@ -96,7 +124,11 @@ public final class KvEventConsumer implements AutoCloseable {
 
     public long batches() { return batches.sum(); }
     public long events() { return events.sum(); }
+    /** Sequence discontinuities other than a restart (a gap, or a sequence that went back). */
     public long sequenceGaps() { return gaps.sum(); }
+    public long resyncs(ResyncReason reason) { return resyncs[reason.ordinal()].sum(); }
+    /** Sessions restarted after a consumer error. */
+    public long restarts() { return restarts.sum(); }
     public long backpressureWaits() { return backpressure.sum(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
 
@@ -109,6 +141,40 @@ public final class KvEventConsumer implements AutoCloseable {
     }
 
     private void run() {
+        long backoff = MIN_BACKOFF_MS;
+        while (running) {
+            long began = System.nanoTime();
+            try {
+                session();
+            } catch (WakeupException e) {
+                // close()
+            } catch (RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                if (System.nanoTime() - began > TimeUnit.MINUTES.toNanos(1)) {
+                    backoff = MIN_BACKOFF_MS;
+                }
+                restarts.increment();
+                log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), backoff, e);
+                pause(backoff);
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+            }
+        }
+    }
+
+    /** Waits {@code millis} or until close(); false when closed. Never interrupts a Kafka client. */
+    private boolean pause(long millis) {
+        try {
+            return !stopSignal.await(millis, TimeUnit.MILLISECONDS) && running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+            return false;
+        }
+    }
+
+    private void session() {
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "kv")) {
             consumer = c;
             if (!running) {
@@ -124,52 +190,72 @@ public final class KvEventConsumer implements AutoCloseable {
                                 settings.bootstrapServers());
                         warned = true;
                     }
-                    Thread.sleep(1000);
+                    pause(1000);
                 }
+            }
+            if (!running) {
+                return;
             }
             c.assign(parts);
-            if (settings.kvEvents().startFrom().equals("earliest")) {
-                c.seekToBeginning(parts);
-            } else {
-                c.seekToEnd(parts);
-            }
+            List<TopicPartition> fresh = new ArrayList<>();
             for (TopicPartition tp : parts) {
-                c.position(tp); // resolve the lazy seek now, so "assigned" means positioned
-            }
-            log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
-                    settings.kvEvents().startFrom());
-            assigned.countDown();
-            while (running) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    List<KvEvent> list = toEvents(r);
-                    if (list != null && !list.isEmpty()) {
-                        submit(list);
-                    }
+                Long next = resume.get(tp);
+                if (next != null) {
+                    c.seek(tp, next); // a restarted session: carry on where the last one stopped
+                } else {
+                    fresh.add(tp);
                 }
             }
-        } catch (WakeupException | InterruptedException e) {
-            // close()
-        } catch (RuntimeException e) {
-            if (running) {
-                log.error("kv consumer stopped: {}", e.toString(), e);
+            if (settings.kvEvents().startFrom().equals("earliest")) {
+                c.seekToBeginning(fresh);
+            } else {
+                c.seekToEnd(fresh);
+            }
+            for (TopicPartition tp : parts) {
+                resume.put(tp, c.position(tp)); // resolve the lazy seek now, so "assigned" means positioned
+            }
+            log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
+                    fresh.size() == parts.size() ? settings.kvEvents().startFrom()
+                            : "positions reached before the restart");
+            assigned.countDown();
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    List<KvEvent> list;
+                    try {
+                        list = toEvents(r);
+                    } catch (RuntimeException e) { // a bug in the conversion must not stop the index's feed
+                        bad(BadReason.INVALID, r, "cannot convert the batch: " + e);
+                        list = lost(r);
+                    }
+                    if (list != null && !list.isEmpty() && !submit(list)) {
+                        return; // closed while the writer was full
+                    }
+                }
+                for (TopicPartition tp : records.partitions()) {
+                    resume.put(tp, c.position(tp));
+                }
             }
         } finally {
             consumer = null;
         }
     }
 
-    /** Hands a batch to the index writer, waiting while it is full (never dropping engine events). */
-    private void submit(List<KvEvent> list) throws InterruptedException {
+    /**
+     * Hands a batch to the index writer, waiting while it is full (never dropping engine events).
+     * False when closed meanwhile.
+     */
+    private boolean submit(List<KvEvent> list) {
         long pause = 1;
         while (!writer.submit(list)) {
-            if (!running) {
-                return;
-            }
             backpressure.increment();
-            Thread.sleep(pause);
+            if (!pause(pause)) {
+                return false;
+            }
             pause = Math.min(pause * 2, 50);
         }
         events.add(list.size());
+        return true;
     }
 
     /** The batch as protocol events, or null when it is bad (counted and logged). */
@@ -180,7 +266,7 @@ public final class KvEventConsumer implements AutoCloseable {
             b = Codecs.KV_EVENT_BATCH.decode(r.value());
         } catch (RecordDecodeException e) {
             bad(e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, r, e.getMessage());
-            return null;
+            return lost(r);
         }
         String name = b.getWorker();
         Optional<Integer> w = workers.find(name);
@@ -193,8 +279,11 @@ public final class KvEventConsumer implements AutoCloseable {
             return null;
         }
         int worker = w.get();
-        checkSequence(worker, name, b.getSequence());
-        List<KvEvent> out = new ArrayList<>(b.getEvents().size());
+        ResyncReason resync = checkSequence(worker, name, b.getSequence());
+        List<KvEvent> out = new ArrayList<>(b.getEvents().size() + 1);
+        if (resync != null) {
+            out.add(new KvEvent.Cleared(worker)); // unknown state: drop it, the events that follow rebuild it
+        }
         for (int i = 0; i < b.getEvents().size(); i++) {
             Object e = b.getEvents().get(i);
             String problem = null;
@@ -229,28 +318,53 @@ public final class KvEventConsumer implements AutoCloseable {
             }
             if (problem != null) {
                 bad(BadReason.INVALID, r, "worker '" + name + "' batch " + b.getSequence() + " events[" + i + "]: "
-                        + problem + "; the batch is skipped");
-                return null;
+                        + problem + "; the batch is skipped and the worker's index entries cleared");
+                if (resync == null) {
+                    resyncs[ResyncReason.SKIPPED_BATCH.ordinal()].increment();
+                }
+                return List.of(new KvEvent.Cleared(worker));
             }
         }
         return out;
     }
 
-    private void checkSequence(int worker, String name, long seq) {
+    /**
+     * A batch of a known worker (the record key names it) had to be skipped: its events are lost, so
+     * the worker's state is unknown from here. Returns a clear of that worker, or null.
+     */
+    private List<KvEvent> lost(ConsumerRecord<byte[], byte[]> r) {
+        if (r.key() == null) {
+            return null;
+        }
+        Optional<Integer> w = workers.find(new String(r.key(), java.nio.charset.StandardCharsets.UTF_8));
+        if (w.isEmpty()) {
+            return null;
+        }
+        lastSequence[w.get()] = -1; // cleared now: the next batch starts afresh
+        resyncs[ResyncReason.SKIPPED_BATCH.ordinal()].increment();
+        return List.of(new KvEvent.Cleared(w.get()));
+    }
+
+    /** Checks {@code seq} against the worker's last one; a reason when its index state must be cleared. */
+    private ResyncReason checkSequence(int worker, String name, long seq) {
         long last = lastSequence[worker];
         lastSequence[worker] = seq;
         if (last < 0 || seq == last + 1) {
-            return;
+            return null;
         }
-        if (seq == 0) {
-            log.info("kv consumer: worker '{}' restarted (batch sequence back to 0 after {})", name, last);
-            return;
+        ResyncReason reason = seq == 0 ? ResyncReason.RESTART : seq > last ? ResyncReason.GAP : ResyncReason.OUT_OF_ORDER;
+        resyncs[reason.ordinal()].increment();
+        if (reason == ResyncReason.RESTART) {
+            log.info("kv consumer: worker '{}' restarted (batch sequence back to 0 after {}); its index entries are "
+                    + "cleared and rebuilt from its new events", name, last);
+            return reason;
         }
         gaps.increment();
         if (gapLog.allow()) {
             log.warn("kv consumer: worker '{}' batch sequence jumped from {} to {}: events were lost or repeated "
-                    + "upstream; its index entries may be stale until it clears or restarts", name, last, seq);
+                    + "upstream; its index entries are cleared and rebuilt from the events that follow", name, last, seq);
         }
+        return reason;
     }
 
     private static long[] hashes(List<Long> list) {
@@ -276,11 +390,10 @@ public final class KvEventConsumer implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        stopSignal.countDown(); // ends a back-off, a wait for the topic or for the writer
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup(); // no interrupt: it would break the consumer's own close
-        } else {
-            thread.interrupt();
         }
         try {
             thread.join(10_000);

@@ -50,7 +50,16 @@ import java.util.concurrent.atomic.LongAdder;
  * transactional). Until its position reaches those offsets on every partition it only records
  * snapshots and control records in the rule; then it activates the rule's version once and reports
  * ready ({@link #awaitReady}). So a start-up applies the final state once, never every historic
- * version. Missing topics are retried every second; an empty topic is caught up at once.
+ * version. Missing topics are retried every second; an empty topic is caught up at once. Catch-up
+ * compares {@code position >= endOffset}, never an equality with the last record's offset + 1: with
+ * {@code read_committed} the last offsets of a partition may be a commit / abort marker or the records
+ * of an aborted transaction, which are never returned, but a fetch moves the position past them.
+ *
+ * <p><b>Failures.</b> An exception from the consumer (a broker that went away during the catch-up, a
+ * timeout on end offsets, a corrupt batch) does not end the loader: it logs, counts
+ * ({@code tierroute_params_loader_restarts_total}), waits (1 s, doubling to 30 s) and starts a new
+ * session with a fresh consumer that re-reads both topics from the beginning into a fresh rule. The
+ * applied set stays in the store meanwhile; the new session swaps only if its rule's version differs.
  *
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
@@ -58,15 +67,22 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Bad records.</b> Undecodable bytes, an unknown writer schema, and snapshots whose values the
  * selector cannot use are logged and counted ({@code tierroute_params_bad_records_total{topic,reason}});
- * the active set stays. A version that failed to convert is not retried until it is published again.
+ * the active set stays. A version that failed to convert is not retried until it is published again
+ * (or the loader restarts). A version whose re-read failed for a transient reason (a timeout) is
+ * retried with back-off ({@code tierroute_params_reread_failures_total}), so a rollback pin is never
+ * abandoned because the broker hiccupped once.
  *
  * <p><b>Retained records.</b> Catch-up decodes only each snapshot's identifying fields
- * ({@link SnapshotProjection}). For the served scope the loader keeps the topic offset of every
- * accepted version (a few dozen bytes each) and the encoded bytes of the {@code retainedSnapshots}
- * most recently read accepted versions (an LRU); any other version that becomes active, e.g. an
- * operator's pin to an old one, is re-read by its offset with a short-lived consumer. The applied
- * {@link ParameterSet} itself lives in the store. Memory is thus bounded by
- * {@code retainedSnapshots} × the record size, whatever the history's length.
+ * ({@link SnapshotProjection}). For the served scope the loader keeps the topic offset of the
+ * {@value #DEFAULT_INDEXED_VERSIONS} highest accepted versions (about 80 bytes each) and the encoded
+ * bytes of the {@code retainedSnapshots} most recently read accepted versions (an LRU, also capped at
+ * {@value #MAX_RETAINED_BYTES} bytes); a version outside the cache that becomes active, e.g. an
+ * operator's pin to an old one, is re-read by its offset with a short-lived consumer, and a version
+ * older than the offset index by a scan of the params topic for its key (bounded by the end offsets
+ * at the scan's start). The applied {@link ParameterSet} itself lives in the store. The loader's own
+ * memory is thus bounded whatever the history's length; {@link ActivationRule} (schemas) still keeps
+ * one small map entry per accepted version of every scope, which grows with the history until the
+ * job trims it with tombstones.
  */
 public final class ParameterLoader implements AutoCloseable {
 
@@ -94,23 +110,41 @@ public final class ParameterLoader implements AutoCloseable {
 
     private record Where(int partition, long offset) {}
 
+    /** A re-read: the record's bytes, or null with {@code transientFailure} telling a retry may succeed. */
+    private record Fetched(byte[] bytes, boolean transientFailure) {}
+
+    /** Accepted versions of the served scope whose offset is indexed (the highest ones). */
+    static final int DEFAULT_INDEXED_VERSIONS = 100_000;
+    /** Bytes of encoded snapshots the LRU may hold (besides the most recent one). */
+    static final long MAX_RETAINED_BYTES = 64L * 1024 * 1024;
+    private static final long MIN_BACKOFF_MS = 1_000;
+    private static final long MAX_BACKOFF_MS = 30_000;
+
     private final KafkaSettings settings;
     private final String scope;
     private final ParameterStore store;
     private final SnapshotConverter converter;
     private final int retained;
-    private final ActivationRule rule = new ActivationRule();
+    private final int indexedVersions;
+    private ActivationRule rule = new ActivationRule();                    // loader thread only; new per session
     private final SnapshotProjection projection = new SnapshotProjection();
     private final TreeMap<Long, Where> offsets = new TreeMap<>();          // served scope: accepted version → where
     private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
+    private long cacheBytes;
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
+    private final CountDownLatch stopSignal = new CountDownLatch(1);      // counted down by close(): ends back-off waits
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile KafkaConsumer<byte[], byte[]> auxConsumer;           // a re-read in progress
     private volatile Status status;
+    private volatile int retainedRecords;
 
     private long appliedVersion;   // loader thread only
     private long failedVersion = -1;
+    private long retryVersion = -1;  // a version whose re-read failed transiently, retried at retryAtNanos
+    private long retryAtNanos;
+    private long retryBackoffMs = MIN_BACKOFF_MS;
     private String lastError;
     private long startNanos;
     private long startupMillis = -1;
@@ -120,6 +154,9 @@ public final class ParameterLoader implements AutoCloseable {
     private final LongAdder controlRecords = new LongAdder();
     private final LongAdder swaps = new LongAdder();
     private final LongAdder rereads = new LongAdder();
+    private final LongAdder rereadFailures = new LongAdder();
+    private final LongAdder scans = new LongAdder();
+    private final LongAdder restarts = new LongAdder();
     private final LongAdder staleControl = new LongAdder();
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
     private final LogLimiter badLog = new LogLimiter(20, 1000);
@@ -130,11 +167,20 @@ public final class ParameterLoader implements AutoCloseable {
      * @param converter snapshot → parameter set for this selector's workers
      */
     public ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter) {
+        this(settings, store, converter, DEFAULT_INDEXED_VERSIONS);
+    }
+
+    /** As above, with the number of accepted versions whose offset is indexed (tests use a small one). */
+    ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter, int indexedVersions) {
+        if (indexedVersions < 1) {
+            throw new IllegalArgumentException("indexedVersions must be ≥ 1, got " + indexedVersions);
+        }
         this.settings = settings;
         this.scope = settings.scope();
         this.store = store;
         this.converter = converter;
         this.retained = settings.params().retainedSnapshots();
+        this.indexedVersions = indexedVersions;
         for (LongAdder[] row : bad) {
             for (int i = 0; i < row.length; i++) {
                 row[i] = new LongAdder();
@@ -189,6 +235,12 @@ public final class ParameterLoader implements AutoCloseable {
     public long controlRecordsRead() { return controlRecords.sum(); }
     public long swaps() { return swaps.sum(); }
     public long rereads() { return rereads.sum(); }
+    /** Re-reads of an active version that failed for a transient reason (retried with back-off). */
+    public long rereadFailures() { return rereadFailures.sum(); }
+    /** Versions older than the offset index looked up by scanning the params topic. */
+    public long scans() { return scans.sum(); }
+    /** Sessions restarted after a consumer error. */
+    public long restarts() { return restarts.sum(); }
     public long staleControlRecords() { return staleControl.sum(); }
     public long unknownWorkers() { return converter.unknownWorkers(); }
 
@@ -198,6 +250,50 @@ public final class ParameterLoader implements AutoCloseable {
     // ---- the loader thread ----
 
     private void run() {
+        long backoff = MIN_BACKOFF_MS;
+        while (running) {
+            long began = System.nanoTime();
+            try {
+                session();
+            } catch (WakeupException e) {
+                // close(), or a wakeup left over from one
+            } catch (RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                if (System.nanoTime() - began > TimeUnit.MINUTES.toNanos(1)) {
+                    backoff = MIN_BACKOFF_MS; // it had been working: retry soon
+                }
+                restarts.increment();
+                lastError = "loader restarting in " + backoff + " ms after: " + e;
+                log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
+                        store.current().version(), scope, e);
+                publishStatus();
+                pause(backoff);
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+            }
+        }
+    }
+
+    /** Waits {@code millis} or until close(); never interrupts a Kafka client. */
+    private void pause(long millis) {
+        try {
+            stopSignal.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    /** One consumer's life: catch up from the beginning, then follow until close() or an error. */
+    private void session() {
+        rule = new ActivationRule();
+        offsets.clear();
+        cache.clear();
+        cacheBytes = 0;
+        retainedRecords = 0;
+        failedVersion = -1;
+        retryVersion = -1;
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params")) {
             consumer = c;
             if (!running) {
@@ -223,31 +319,27 @@ public final class ParameterLoader implements AutoCloseable {
                     }
                 }
                 if (!caughtUp) {
+                    // >=, not ==: markers and aborted records at the end are skipped, never returned.
                     targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
                     caughtUp = targets.isEmpty();
                     if (caughtUp) {
-                        startupMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-                        activateIfChanged(c);
-                        log.info("params loader ready in {} ms: {} snapshot and {} control records read; scope '{}' "
-                                        + "at version {}{}", startupMillis, paramsRecords.sum(), controlRecords.sum(), scope,
-                                appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
+                        boolean first = !isReady();
+                        startupMillis = first ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
+                                : startupMillis;
+                        activateIfChanged();
+                        log.info("params loader {} in {} ms: {} snapshot and {} control records read; scope '{}' "
+                                        + "at version {}{}", first ? "ready" : "caught up again",
+                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), paramsRecords.sum(),
+                                controlRecords.sum(), scope, appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
                         publishStatus();
                         ready.countDown();
                     }
-                } else if (!records.isEmpty()) {
-                    activateIfChanged(c);
+                } else if (!records.isEmpty() || (retryVersion >= 0 && System.nanoTime() - retryAtNanos >= 0)) {
+                    activateIfChanged();
                 }
                 if (caughtUp && !records.isEmpty()) {
                     publishStatus();
                 }
-            }
-        } catch (WakeupException e) {
-            // close()
-        } catch (RuntimeException e) {
-            if (running) {
-                log.error("params loader stopped: {}", e.toString(), e);
-                lastError = "loader stopped: " + e;
-                publishStatus();
             }
         } finally {
             consumer = null;
@@ -270,11 +362,7 @@ public final class ParameterLoader implements AutoCloseable {
                         params.isEmpty() ? Topics.PARAMS : Topics.CONTROL, settings.bootstrapServers());
                 warned = true;
             }
-            try {
-                Thread.sleep(1000);
-            } catch (InterruptedException e) {
-                return null;
-            }
+            pause(1000);
         }
         return null;
     }
@@ -303,17 +391,37 @@ public final class ParameterLoader implements AutoCloseable {
         }
         if (h.status() == SnapshotStatus.ACCEPTED) {
             offsets.put(h.version(), new Where(r.partition(), r.offset()));
-            cache.put(h.version(), r.value());
-            if (cache.size() > retained) {
-                cache.remove(cache.keySet().iterator().next());
+            if (offsets.size() > indexedVersions) {
+                offsets.pollFirstEntry(); // the lowest version: found by a scan if it is ever pinned
             }
+            retain(h.version(), r.value());
             if (h.version() == failedVersion) {
                 failedVersion = -1; // republished: try it again
             }
         } else {
             offsets.remove(h.version());
-            cache.remove(h.version());
+            forget(h.version());
         }
+    }
+
+    /** Adds to the LRU, then evicts the least recently used until within both bounds (keeping one). */
+    private void retain(long version, byte[] bytes) {
+        byte[] old = cache.put(version, bytes);
+        cacheBytes += bytes.length - (old == null ? 0 : old.length);
+        while (cache.size() > 1 && (cache.size() > retained || cacheBytes > MAX_RETAINED_BYTES)) {
+            Map.Entry<Long, byte[]> eldest = cache.entrySet().iterator().next();
+            cache.remove(eldest.getKey());
+            cacheBytes -= eldest.getValue().length;
+        }
+        retainedRecords = cache.size();
+    }
+
+    private void forget(long version) {
+        byte[] old = cache.remove(version);
+        if (old != null) {
+            cacheBytes -= old.length;
+        }
+        retainedRecords = cache.size();
     }
 
     /** A tombstone deletes a version (history trimming): it can no longer become active. */
@@ -334,7 +442,7 @@ public final class ParameterLoader implements AutoCloseable {
         rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
         if (s.equals(scope)) {
             offsets.remove(version);
-            cache.remove(version);
+            forget(version);
         }
     }
 
@@ -368,23 +476,47 @@ public final class ParameterLoader implements AutoCloseable {
         }
     }
 
-    private void activateIfChanged(KafkaConsumer<byte[], byte[]> c) {
+    private void activateIfChanged() {
         OptionalLong want = rule.activeVersion(scope);
         if (want.isEmpty() || want.getAsLong() == appliedVersion || want.getAsLong() == failedVersion) {
+            retryVersion = -1;
             return;
         }
         long version = want.getAsLong();
+        if (version == retryVersion && System.nanoTime() - retryAtNanos < 0) {
+            return; // waiting to retry a re-read that failed transiently
+        }
         long begin = System.nanoTime();
         byte[] bytes = cache.get(version);
         if (bytes == null) {
-            bytes = reread(version);
-            if (bytes == null) {
-                failedVersion = version;
-                bad(Topics.PARAMS, BadReason.MISSING, null, "active version " + version + " of scope '" + scope
-                        + "' could not be re-read from " + Topics.PARAMS + " at " + offsets.get(version));
+            Where where = offsets.get(version);
+            Fetched f = where != null ? reread(version, where) : scan(version);
+            if (!running) {
                 return;
             }
+            if (f.bytes() == null && f.transientFailure()) {
+                rereadFailures.increment();
+                retryBackoffMs = version == retryVersion ? Math.min(retryBackoffMs * 2, MAX_BACKOFF_MS) : MIN_BACKOFF_MS;
+                retryVersion = version;
+                retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
+                lastError = "active version " + version + " of scope '" + scope + "' could not be re-read from "
+                        + Topics.PARAMS + " (transient); retrying in " + retryBackoffMs + " ms";
+                if (badLog.allow()) {
+                    log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
+                }
+                publishStatus();
+                return;
+            }
+            retryVersion = -1;
+            if (f.bytes() == null) {
+                failedVersion = version;
+                bad(Topics.PARAMS, BadReason.MISSING, null, "active version " + version + " of scope '" + scope
+                        + "' is no longer on " + Topics.PARAMS + (where == null ? "" : " at " + where));
+                return;
+            }
+            bytes = f.bytes();
         }
+        retryVersion = -1;
         ParameterSnapshot snapshot;
         try {
             snapshot = Codecs.PARAMETER_SNAPSHOT.decode(bytes);
@@ -422,34 +554,87 @@ public final class ParameterLoader implements AutoCloseable {
                 appliedVersion, rule.isPinned(scope) ? ", pinned" : "", took / 1000);
         appliedVersion = version;
         failedVersion = -1;
+        publishStatus();
     }
 
     /** Reads one record back by its offset (a rollback to a version no longer in the cache). */
-    private byte[] reread(long version) {
-        Where w = offsets.get(version);
-        if (w == null) {
-            return null;
-        }
+    private Fetched reread(long version, Where w) {
         rereads.increment();
         TopicPartition tp = new TopicPartition(Topics.PARAMS, w.partition());
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-reread")) {
+            auxConsumer = c;
+            if (!running) {
+                return new Fetched(null, true);
+            }
             c.assign(List.of(tp));
             c.seek(tp, w.offset());
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (running && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     if (r.offset() == w.offset()) {
-                        return r.value();
+                        return new Fetched(r.value(), false);
                     }
                     if (r.offset() > w.offset()) {
-                        return null; // compacted away
+                        return new Fetched(null, false); // compacted away
                     }
+                }
+                if (c.position(tp) > w.offset()) {
+                    return new Fetched(null, false); // gone (compacted, or trimmed by retention)
                 }
             }
         } catch (RuntimeException e) {
-            log.warn("params loader: re-reading version {} at {} failed: {}", version, w, e.toString());
+            if (running) {
+                log.warn("params loader: re-reading version {} at {} failed: {}", version, w, e.toString());
+            }
+        } finally {
+            auxConsumer = null;
         }
-        return null;
+        return new Fetched(null, true); // timed out, or an error: worth another try
+    }
+
+    /**
+     * Finds a version older than the offset index by its key, reading the params topic from the
+     * beginning up to its end offsets at the start of the scan (the last value of the key wins, as
+     * compaction would have it).
+     */
+    private Fetched scan(long version) {
+        scans.increment();
+        byte[] key = Topics.paramsKey(scope, version).getBytes(StandardCharsets.UTF_8);
+        log.info("params loader: version {} of scope '{}' is older than the {} indexed versions; scanning {} for it",
+                version, scope, indexedVersions, Topics.PARAMS);
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-scan")) {
+            auxConsumer = c;
+            if (!running) {
+                return new Fetched(null, true);
+            }
+            List<TopicPartition> parts = KafkaClients.partitions(c, Topics.PARAMS, Duration.ofSeconds(5));
+            if (parts.isEmpty()) {
+                return new Fetched(null, true);
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts));
+            byte[] found = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (running && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.key() != null && java.util.Arrays.equals(r.key(), key)) {
+                        found = r.value();
+                    }
+                }
+                targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                if (targets.isEmpty()) {
+                    return new Fetched(found, false);
+                }
+            }
+        } catch (RuntimeException e) {
+            if (running) {
+                log.warn("params loader: scanning {} for version {} failed: {}", Topics.PARAMS, version, e.toString());
+            }
+        } finally {
+            auxConsumer = null;
+        }
+        return new Fetched(null, true);
     }
 
     private void bad(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
@@ -481,7 +666,12 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** Retained encoded records (the LRU), for tests and the status. */
     int retainedRecords() {
-        return cache.size();
+        return retainedRecords;
+    }
+
+    /** Accepted versions of the served scope whose offset is indexed (loader thread; tests read it when idle). */
+    int indexedVersions() {
+        return offsets.size();
     }
 
     private static String abbreviate(TreeSet<String> names) {
@@ -493,11 +683,14 @@ public final class ParameterLoader implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        stopSignal.countDown(); // ends a back-off or a wait for topics
         KafkaConsumer<byte[], byte[]> c = consumer;
         if (c != null) {
             c.wakeup();
-        } else {
-            thread.interrupt(); // waiting for topics (or not started)
+        }
+        KafkaConsumer<byte[], byte[]> aux = auxConsumer;
+        if (aux != null) {
+            aux.wakeup();
         }
         try {
             thread.join(10_000);

@@ -13,7 +13,8 @@
  *   <li>{@code SnapshotConverter}: {@code ParameterSnapshot} → {@code ParameterSet} (α's, Q_slack, λ,
  *       bandwidths, ρ by worker name, the quantile forest); refuses values it cannot use.</li>
  *   <li>{@code KvEventConsumer}: {@code tierroute.kv-events} → protocol {@code KvEvent}s → the index's
- *       single writer, with back-pressure; bad batches are skipped and counted.</li>
+ *       single writer, with back-pressure; bad batches are skipped and counted; a worker whose state
+ *       is unknown (sequence gap, restart, skipped batch) is cleared and rebuilt from its next events.</li>
  *   <li>{@code DecisionPublisher} (+ {@code DecisionRecords}): a {@code DecisionSink} that hands each
  *       admitted decision to a bounded buffer (never blocking the route, drops counted); its thread
  *       builds the {@code RoutingDecision} records and produces them to {@code tierroute.decisions}.</li>
@@ -30,6 +31,8 @@
  * {@code tierroute-decisions}), each owning its Kafka client; other threads see immutable status
  * snapshots and atomic counters. Consumers are assigned every partition by hand, with no consumer
  * group and no committed offsets: every replica needs every record, and starts from a position of
- * its own choosing (params/control: the beginning; KV events: the end, or the beginning).
+ * its own choosing (params/control: the beginning; KV events: the end, or the beginning). A consumer
+ * error never ends a thread: it restarts its session after a back-off. {@code close()} stops a thread
+ * with {@code wakeup()} and a latch, never an interrupt of a Kafka client.
  */
 package io.tierroute.selector.kafka;

@@ -60,6 +60,7 @@ public final class Selector {
     private final LongAdder queuedTotal = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder exploredTotal = new LongAdder();
+    private final LongAdder sinkErrors = new LongAdder();
 
     public Selector(SelectorSettings settings, PrefixIndex index, IndexWriter writer, ParameterStore params,
                     LongSupplier nanoClock) {
@@ -235,7 +236,13 @@ public final class Selector {
             try {
                 sink.decided(request, decision, s.healthyCandidates, blocks > 0 ? lookup.hash(0) : 0, idleMs, System.currentTimeMillis());
             } catch (RuntimeException e) {
-                // A listener must never fail a route that is already admitted.
+                // A listener must never fail a route that is already admitted; the decision is lost: count it.
+                sinkErrors.increment();
+                if (sinkErrors.sum() == 1) {
+                    org.slf4j.LoggerFactory.getLogger(Selector.class).error("decision sink failed on request '{}' (the "
+                            + "route stands; further failures are only counted in decisionSinkErrors): {}",
+                            request.requestId(), e.toString(), e);
+                }
             }
         }
         return decision;
@@ -440,6 +447,9 @@ public final class Selector {
     public long queuedCount() { return queuedTotal.sum(); }
     public long rejectedCount() { return rejected.sum(); }
     public long exploredCount() { return exploredTotal.sum(); }
+
+    /** Admitted decisions the {@link DecisionSink} threw on (lost to it; the routes stood). */
+    public long decisionSinkErrors() { return sinkErrors.sum(); }
     public int queueLength() { return queue.size(); }
 
     /** Per-thread buffers so a route allocates only its result. */

@@ -64,7 +64,9 @@ public final class SelectorServer implements AutoCloseable {
         this.params = new ParameterStore(initial);
         this.selector = new Selector(config.selector(), index, pipeline, params, System::nanoTime);
         this.metrics = new SelectorMetrics(selector, pipeline, jvmMetrics);
-        Supplier<ParameterSet> reloader = config.parametersFile() == null ? null
+        // With the Kafka loader on, the topics own the parameters: a file reload would silently replace a
+        // pinned or fitted version until the next swap, so POST /v1/params/reload is refused (409).
+        Supplier<ParameterSet> reloader = config.parametersFile() == null || kafkaParams ? null
                 : () -> ParameterFile.load(config.parametersFile(), names, config.cost());
         if (config.kafka() != null) {
             try {
@@ -75,7 +77,13 @@ public final class SelectorServer implements AutoCloseable {
                 pipeline.close();
                 throw new IllegalStateException("cannot start the Kafka parts: " + e.getMessage(), e);
             }
-            kafka.registerMetrics(metrics.registry());
+            try {
+                kafka.registerMetrics(metrics.registry());
+            } catch (RuntimeException e) {
+                kafka.close();
+                pipeline.close();
+                throw e;
+            }
             metrics.otherScopes(kafka::scopeVersions);
         } else {
             this.kafka = null;

@@ -123,6 +123,13 @@ class ConfigLoaderTest {
         bad(w + "kafka: {bootstrapServers: \"h:1\", decisions: {lingr: 5ms}}\n", "kafka.decisions", "lingr");
         bad(w + "kafka: {bootstrapServers: \"h:1\", properties: {client.id: x}}\n", "kafka.properties", "clientId");
         bad(w + "kafka: {bootstrapServers: \"h:1\", topics: {}}\n", "kafka", "topics");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", scope: \"\"}\n", "kafka.scope", "empty");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", selectorId: \" \"}\n", "kafka.selectorId", "empty");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", properties: {group.id: g}}\n", "kafka.properties", "cannot be overridden");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", properties: {transactional.id: t}}\n", "kafka.properties",
+                "cannot be overridden");
+        bad(w + "kafka: {bootstrapServers: \"h:1\", properties: {isolation.level: read_uncommitted}}\n",
+                "kafka.properties", "cannot be overridden");
     }
 
     @Test

@@ -176,7 +176,12 @@ class DecisionPublisherTest {
             assertThat(System.nanoTime() - t0).as("close is bounded").isLessThan(Duration.ofSeconds(15).toNanos());
         }
         assertThat(pub.acknowledged()).isZero();
-        assertThat(pub.droppedBufferFull() + pub.sendFailed() + pub.encodeFailed()).isEqualTo(routes);
+        assertThat(pub.droppedBufferFull() + pub.sendFailed() + pub.encodeFailed() + pub.droppedClosed())
+                .as("every decision is accounted for in exactly one drop reason").isEqualTo(routes);
+        long closed = pub.droppedClosed();
+        pub.decided(null, null, 0, 0, -1, 0);
+        assertThat(pub.droppedClosed()).as("offered after close: counted, not buffered").isEqualTo(closed + 1);
+        assertThat(pub.backlog()).isZero();
     }
 
     private static Map<String, RoutingDecision> readDecisions(int expected) {

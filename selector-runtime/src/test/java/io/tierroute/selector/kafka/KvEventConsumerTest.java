@@ -75,9 +75,10 @@ class KvEventConsumerTest {
         KafkaFixture.send(producer, Topics.KV_EVENTS, "w0", "garbage".getBytes());
         send(batch("ghost", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L)))));
         send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of())))); // no hashes: invalid
-        send(batch("w1", 5, List.of(new BlockStored(Tier.CPU, 13L, List.of(14L))))); // sequence gap 0 → 5
+        send(batch("w1", 1, List.of(new BlockStored(Tier.CPU, 13L, List.of(14L)))));
 
-        await(WAIT, () -> consumer.batches() == 6 && pipeline.appliedEvents() == 4, "6 batches read, 4 events applied");
+        // 4 events + the clears of w0 for its two skipped batches (garbage keyed w0, the invalid one)
+        await(WAIT, () -> consumer.batches() == 6 && pipeline.appliedEvents() == 6, "6 batches read, 6 events applied");
         PrefixMatch m = match(11L, 12L, 13L, 14L);
         assertThat(m.cumulativeBlocks(1, io.tierroute.selector.protocol.Tier.HBM.ordinal())).isEqualTo(3);
         assertThat(m.totalBlocks(1)).as("w1: 3 on HBM + 1 on CPU").isEqualTo(4);
@@ -87,11 +88,46 @@ class KvEventConsumerTest {
         assertThat(consumer.badRecords(KvEventConsumer.BadReason.CORRUPT)).isEqualTo(1);
         assertThat(consumer.badRecords(KvEventConsumer.BadReason.UNKNOWN_WORKER)).isEqualTo(1);
         assertThat(consumer.badRecords(KvEventConsumer.BadReason.INVALID)).isEqualTo(1);
-        assertThat(consumer.sequenceGaps()).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.SKIPPED_BATCH)).isEqualTo(2);
+        assertThat(consumer.sequenceGaps()).isZero();
 
-        send(batch("w1", 6, List.of(new AllCleared())));
-        await(WAIT, () -> pipeline.appliedEvents() == 5, "clear applied");
+        send(batch("w1", 2, List.of(new AllCleared())));
+        await(WAIT, () -> pipeline.appliedEvents() == 7, "clear applied");
         assertThat(match(11L, 12L, 13L, 14L).totalBlocks(1)).isZero();
+    }
+
+    @Test
+    void aSequenceGapARestartOrASkippedBatchClearsTheWorkerAndLaterEventsRebuildIt() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        // w0: a gap (1 → 5): batches 2..4 were lost, so blocks 11..13 may be gone; 21 arrives after the gap.
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L, 12L)))));
+        send(batch("w0", 1, List.of(new BlockStored(Tier.HBM, 12L, List.of(13L)))));
+        send(batch("w0", 5, List.of(new BlockStored(Tier.HBM, null, List.of(21L)))));
+        // w1: restarted (back to 0): its cache is empty, 31 and 32 are stale.
+        send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(31L, 32L)))));
+        send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(41L)))));
+        // w2: an invalid batch in the middle: its events are lost, so 51 may be stale; 52 comes after.
+        send(batch("w2", 0, List.of(new BlockStored(Tier.HBM, null, List.of(51L)))));
+        send(batch("w2", 1, List.of(new BlockMoved(Tier.HBM, Tier.HBM, List.of(51L)))));
+        send(batch("w2", 2, List.of(new BlockStored(Tier.HBM, null, List.of(52L)))));
+        // w0 again: a sequence that goes back without being 0 (a repeated / reordered batch).
+        send(batch("w0", 3, List.of(new BlockStored(Tier.HBM, null, List.of(61L)))));
+
+        await(WAIT, () -> consumer.batches() == 9 && pipeline.appliedEvents() == 12,
+                "9 batches read; 8 stores + 4 clears applied");
+        assertThat(match(11L, 12L, 13L).totalBlocks(0)).as("w0's blocks from before the gap are gone").isZero();
+        assertThat(match(21L).totalBlocks(0)).as("cleared again by the out-of-order batch").isZero();
+        assertThat(match(61L).totalBlocks(0)).isEqualTo(1);
+        assertThat(match(31L, 32L).totalBlocks(1)).as("w1's blocks from before its restart are gone").isZero();
+        assertThat(match(41L).totalBlocks(1)).isEqualTo(1);
+        assertThat(match(51L).totalBlocks(2)).as("w2's state before the skipped batch is gone").isZero();
+        assertThat(match(52L).totalBlocks(2)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.GAP)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.OUT_OF_ORDER)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.RESTART)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.SKIPPED_BATCH)).isEqualTo(1);
+        assertThat(consumer.sequenceGaps()).as("gap + out of order; a restart is not a gap").isEqualTo(2);
     }
 
     @Test

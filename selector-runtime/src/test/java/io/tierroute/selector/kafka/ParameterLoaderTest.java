@@ -245,6 +245,71 @@ class ParameterLoaderTest {
     }
 
     @Test
+    void catchUpEndsWhenTheTopicEndsInAMarkerOrAnAbortedTransactionAndNeverAppliesAbortedRecords() throws Exception {
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", KafkaFixture.broker().bootstrapServers());
+        p.put("transactional.id", "loader-test-" + System.nanoTime());
+        try (KafkaProducer<byte[], byte[]> tx = new KafkaProducer<>(p,
+                new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            tx.initTransactions();
+            tx.beginTransaction();
+            for (long v = 1; v <= 3; v++) {
+                tx.send(record(snapshot("default", v).build()));
+            }
+            tx.commitTransaction(); // the partitions now end in a commit marker
+            tx.beginTransaction();
+            tx.send(record(snapshot("default", 4).build()));
+            tx.flush();
+            tx.abortTransaction(); // ... and then in an aborted record and its abort marker
+
+            ParameterStore store = store();
+            ParameterLoader l = start(store); // would time out if catch-up waited for the last record's offset
+            assertThat(store.current().version()).as("the highest committed version; 4 was aborted").isEqualTo(3);
+            assertThat(l.paramsRecordsRead()).as("aborted records are never returned").isEqualTo(3);
+            assertThat(l.swaps()).isEqualTo(1);
+
+            tx.beginTransaction();
+            tx.send(record(snapshot("default", 5).build()));
+            tx.commitTransaction();
+            await(WAIT, () -> store.current().version() == 5, "a committed version after the aborted one");
+        }
+    }
+
+    private static org.apache.kafka.clients.producer.ProducerRecord<byte[], byte[]> record(
+            io.tierroute.schemas.avro.ParameterSnapshot s) {
+        return new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.PARAMS,
+                Topics.paramsKey(s.getScope(), s.getVersion()).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                io.tierroute.schemas.Codecs.PARAMETER_SNAPSHOT.encode(s));
+    }
+
+    @Test
+    void aRollbackToAVersionOlderThanTheOffsetIndexIsFoundByAScan() throws Exception {
+        for (long v = 1; v <= 10; v++) {
+            publish(producer, snapshot("default", v).build());
+        }
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        ParameterStore store = store();
+        ParameterLoader l = new ParameterLoader(small, store,
+                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5), 3).start();
+        loaders.add(l);
+        assertThat(l.awaitReady(WAIT)).isTrue();
+        assertThat(store.current().version()).isEqualTo(10);
+        assertThat(l.indexedVersions()).as("only the 3 highest versions' offsets are kept").isEqualTo(3);
+
+        control(producer, "default", ControlAction.PIN, 2L, 1);
+        await(WAIT, () -> store.current().version() == 2, "rolled back to 2");
+        assertThat(store.current().cost().alphaP()).isEqualTo(2.5);
+        assertThat(l.scans()).isEqualTo(1);
+        assertThat(l.rereads()).isZero();
+
+        control(producer, "default", ControlAction.PIN, 8L, 2);
+        await(WAIT, () -> store.current().version() == 8, "pinned to 8");
+        assertThat(l.rereads()).as("8 is indexed (not cached): read back by its offset").isEqualTo(1);
+        assertThat(l.scans()).isEqualTo(1);
+    }
+
+    @Test
     void emptyTopicsAreReadyAtOnceWithTheConfiguredSet() throws Exception {
         ParameterStore store = store();
         ParameterLoader l = start(store);
