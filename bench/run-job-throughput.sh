@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs the fitting job's benchmark (streaming-jobs/src/test/java/io/tierroute/jobs/bench/JobThroughputBench):
+# an embedded KRaft broker and a local Flink MiniCluster in one JVM, checkpoints on, exactly-once params sink.
+#
+# usage: bench/run-job-throughput.sh [throughput [requestsPerScope] [telemetrySeconds]]
+#        bench/run-job-throughput.sh latency [seconds] [requestsPerSecond]
+#   throughput (default): pre-fills 4 scopes (default 400 000 requests = decision + completion each per
+#     scope, and 6 000 s of 8 workers' telemetry per scope), then reports the telemetry + completion
+#     records/s the job processes, from the offsets committed with each completed checkpoint.
+#   latency: live load at event time = now against the job at its default cadence; reports p50/p99 of
+#     record send -> first committed snapshot on tierroute.params whose fitted window covers the record.
+# env: MVN_ARGS (e.g. -o), SKIP_BUILD=1 (reuse target/ as it is), JAVA_OPTS (default -Xmx3g).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+MODULE="$ROOT/streaming-jobs"
+CP_FILE="$MODULE/target/bench.classpath"
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs -am install -DskipTests)
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs test-compile)
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs dependency:build-classpath \
+      -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
+fi
+SNAP="$(mktemp -d "${TMPDIR:-/tmp}/tierroute-jobbench.XXXXXX")"
+trap 'rm -rf "$SNAP"' EXIT
+cp -r "$MODULE/target/classes" "$SNAP/classes"
+cp -r "$MODULE/target/test-classes" "$SNAP/test-classes"
+CP="$SNAP/test-classes:$SNAP/classes:$(cat "$CP_FILE")"
+
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, $(java -version 2>&1 | head -1)" >&2
+cd "$ROOT"
+java ${JAVA_OPTS:--Xmx3g} --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP" io.tierroute.jobs.bench.JobThroughputBench "$@"

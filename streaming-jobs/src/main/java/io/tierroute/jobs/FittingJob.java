@@ -1,0 +1,115 @@
+package io.tierroute.jobs;
+
+import io.tierroute.jobs.fit.ScopeFitFunction;
+import io.tierroute.jobs.fit.ScopeInput;
+import io.tierroute.jobs.fit.ScopeKeys;
+import io.tierroute.jobs.ingest.CompletionRow;
+import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.ingest.EventTimes;
+import io.tierroute.jobs.ingest.Inbound;
+import io.tierroute.jobs.ingest.InboundSplit;
+import io.tierroute.jobs.ingest.TelemetrySample;
+import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.jobs.join.RequestJoinFunction;
+import io.tierroute.schemas.avro.DeadLetter;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The fitting job (DESIGN.md §1, §5): telemetry, decisions and completions in; decisions joined
+ * with completions by request id; per scope, the fitter's estimators, snapshot assembly through the
+ * validation gate and publication of every snapshot to {@code tierroute.params}; control records
+ * applied in the same keyed operator; undecodable or invalid records to {@code tierroute.dead-letter}.
+ *
+ * <pre>
+ * telemetry ─► split ───────────────────────────────────┐
+ * decisions ─► split ─► keyBy(request) ┐                 ├─ union ─► keyBy(scope) ┐
+ * completions► split ─► keyBy(request) ┴► join ──────────┘                        ├► fit+publish ─► params
+ * control ──► split ─────────────────────────────────────────────► keyBy(scope) ┘
+ *   every split and the join ─► dead letters ─► dead-letter
+ * </pre>
+ *
+ * The sources and sinks are constructor arguments ({@link KafkaWiring} makes the real ones), so a
+ * test or a benchmark can wire its own.
+ */
+public final class FittingJob {
+
+    /** The four inputs, each emitting {@link Inbound} (decoded record or dead letter). */
+    public record Sources(Source<Inbound, ?, ?> telemetry, Source<Inbound, ?, ?> decisions,
+            Source<Inbound, ?, ?> completions, Source<Inbound, ?, ?> control) {}
+
+    private final Sources sources;
+    private final Sink<ParameterSnapshot> params;
+    private final Sink<DeadLetter> deadLetters;
+    private final JobSettings settings;
+
+    public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
+            JobSettings settings) {
+        this.sources = sources;
+        this.params = params;
+        this.deadLetters = deadLetters;
+        this.settings = settings;
+    }
+
+    /** Adds the job's operators to {@code env}. */
+    public void build(StreamExecutionEnvironment env) {
+        env.setParallelism(settings.parallelism());
+        WatermarkStrategy<Inbound> watermarks = WatermarkStrategy
+            .<Inbound>forBoundedOutOfOrderness(settings.outOfOrderness())
+            .withTimestampAssigner(new EventTimes())
+            .withIdleness(settings.idleness());
+
+        SingleOutputStreamOperator<TelemetrySample> telemetry = env
+            .fromSource(sources.telemetry(), watermarks, "telemetry source").uid("source-telemetry")
+            .process(new InboundSplit.Telemetry()).returns(TypeInformation.of(TelemetrySample.class))
+            .name("decode telemetry").uid("split-telemetry");
+        SingleOutputStreamOperator<DecisionRow> decisions = env
+            .fromSource(sources.decisions(), watermarks, "decisions source").uid("source-decisions")
+            .process(new InboundSplit.Decisions()).returns(TypeInformation.of(DecisionRow.class))
+            .name("decode decisions").uid("split-decisions");
+        SingleOutputStreamOperator<CompletionRow> completions = env
+            .fromSource(sources.completions(), watermarks, "completions source").uid("source-completions")
+            .process(new InboundSplit.Completions()).returns(TypeInformation.of(CompletionRow.class))
+            .name("decode completions").uid("split-completions");
+        SingleOutputStreamOperator<SnapshotControl> controls = env
+            .fromSource(sources.control(), watermarks, "control source").uid("source-control")
+            .setParallelism(1)
+            .process(new InboundSplit.Controls()).returns(TypeInformation.of(SnapshotControl.class))
+            .setParallelism(1)
+            .name("decode control").uid("split-control");
+
+        SingleOutputStreamOperator<JoinedRow> joined = decisions
+            .connect(completions)
+            .keyBy(new ScopeKeys.OfDecision(), new ScopeKeys.OfCompletion())
+            .process(new RequestJoinFunction(settings.decisionTimeout(), settings.completionGrace(),
+                settings.stateTtl(), settings.jobName()))
+            .returns(TypeInformation.of(JoinedRow.class))
+            .name("join decisions with completions").uid("join");
+
+        DataStream<ScopeInput> fitInputs = telemetry
+            .map(new ScopeKeys.WrapTelemetry()).name("telemetry as fit input").uid("wrap-telemetry")
+            .union(joined.map(new ScopeKeys.WrapJoined()).name("joined row as fit input").uid("wrap-joined"));
+
+        fitInputs
+            .connect(controls)
+            .keyBy(new ScopeKeys.OfInput(), new ScopeKeys.OfControl())
+            .process(new ScopeFitFunction(settings))
+            .returns(TypeInformation.of(ParameterSnapshot.class))
+            .name("fit, gate and publish per scope").uid("fit")
+            .sinkTo(params).name("params sink").uid("sink-params");
+
+        telemetry.getSideOutput(InboundSplit.DEAD_LETTERS)
+            .union(decisions.getSideOutput(InboundSplit.DEAD_LETTERS),
+                completions.getSideOutput(InboundSplit.DEAD_LETTERS),
+                controls.getSideOutput(InboundSplit.DEAD_LETTERS),
+                joined.getSideOutput(InboundSplit.DEAD_LETTERS))
+            .sinkTo(deadLetters).name("dead-letter sink").uid("sink-dead-letter");
+    }
+}

@@ -1,0 +1,329 @@
+package io.tierroute.jobs;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every argument of the fitting job, with defaults. Built with {@link #builder()} or parsed from
+ * {@code --name value} / {@code --name=value} arguments by {@link #parse(String...)}, which names the
+ * flag and the expected form of a bad value. Durations: {@code 500ms}, {@code 2s}, {@code 5m},
+ * {@code 1h}, {@code 1d}.
+ *
+ * @param bootstrapServers Kafka {@code bootstrap.servers}
+ * @param jobName Flink job name; also the snapshots' {@code producer} and the dead letters' consumer
+ * @param groupId Kafka consumer group of the sources (offsets are committed on checkpoints)
+ * @param transactionalIdPrefix prefix of the exactly-once params sink's transactional ids
+ * @param parallelism default parallelism of the job
+ * @param checkpointInterval exactly-once checkpoint interval (the params sink commits on checkpoints)
+ * @param checkpointDir checkpoint storage URI (e.g. {@code file:///var/flink/ckpt}); null = the cluster's
+ * @param stateBackend {@code hashmap} or {@code rocksdb} (RocksDB comes with the Flink distribution)
+ * @param publishInterval snapshot cadence per scope (a scope with no new input publishes nothing)
+ * @param forestInterval how often the quantile forest is retrained on the recent sample
+ * @param decisionTimeout how long a decision waits for its completion (event time)
+ * @param completionGrace how long a completion waits for its decision (event time)
+ * @param outOfOrderness bounded out-of-orderness of the watermarks
+ * @param idleness a source partition without records for this long stops holding the watermark back
+ * @param stateTtl processing-time TTL of join and replay state (backs up the timers)
+ * @param maxFutureSkew event times further than this past the wall clock are dead letters
+ * @param transactionTimeout Kafka producer transaction timeout of the params sink
+ * @param sampleRows joined rows kept per scope: the forest's training sample and the replay on restore
+ * @param telemetryReplayRows telemetry samples kept per scope for the replay on restore
+ * @param historyVersions accepted snapshots per scope the job keeps to gate against (e.g. a pinned one)
+ * @param regressionHorizonRows rows after which an old row keeps 1 % of its weight in the regression
+ * @param minFitSamples an estimator with fewer samples contributes no value (carried instead)
+ * @param minForestRows joined rows needed before the forest is trained
+ * @param forestTrees trees of the quantile forest
+ * @param forestMaxBytes size budget of the forest (the snapshot must fit a Kafka message)
+ * @param gateMinSamples the validation gate's {@code minSamples}
+ * @param gateMinR2 the validation gate's {@code minR2}
+ * @param gateMaxJumpFactor the validation gate's {@code maxJumpFactor}
+ */
+public record JobSettings(
+        String bootstrapServers,
+        String jobName,
+        String groupId,
+        String transactionalIdPrefix,
+        int parallelism,
+        Duration checkpointInterval,
+        String checkpointDir,
+        String stateBackend,
+        Duration publishInterval,
+        Duration forestInterval,
+        Duration decisionTimeout,
+        Duration completionGrace,
+        Duration outOfOrderness,
+        Duration idleness,
+        Duration stateTtl,
+        Duration maxFutureSkew,
+        Duration transactionTimeout,
+        int sampleRows,
+        int telemetryReplayRows,
+        int historyVersions,
+        int regressionHorizonRows,
+        int minFitSamples,
+        int minForestRows,
+        int forestTrees,
+        long forestMaxBytes,
+        long gateMinSamples,
+        double gateMinR2,
+        double gateMaxJumpFactor) implements Serializable {
+
+    public JobSettings {
+        require(bootstrapServers != null && !bootstrapServers.isBlank(), "bootstrap-servers", "is required");
+        require(jobName != null && !jobName.isBlank(), "job-name", "must not be empty");
+        require(groupId != null && !groupId.isBlank(), "group-id", "must not be empty");
+        require(transactionalIdPrefix != null && !transactionalIdPrefix.isBlank(), "transactional-id-prefix",
+            "must not be empty");
+        require(parallelism >= 1, "parallelism", "must be >= 1, got " + parallelism);
+        require(stateBackend.equals("hashmap") || stateBackend.equals("rocksdb"), "state-backend",
+            "must be hashmap or rocksdb, got " + stateBackend);
+        positive("checkpoint-interval", checkpointInterval);
+        positive("publish-interval", publishInterval);
+        positive("forest-interval", forestInterval);
+        positive("decision-timeout", decisionTimeout);
+        positive("completion-grace", completionGrace);
+        require(!outOfOrderness.isNegative(), "out-of-orderness", "must be >= 0");
+        positive("idleness", idleness);
+        positive("state-ttl", stateTtl);
+        positive("max-future-skew", maxFutureSkew);
+        positive("transaction-timeout", transactionTimeout);
+        require(transactionTimeout.compareTo(checkpointInterval) > 0, "transaction-timeout",
+            "must be longer than the checkpoint interval");
+        require(sampleRows >= 1, "sample-rows", "must be >= 1");
+        require(telemetryReplayRows >= 1, "telemetry-replay-rows", "must be >= 1");
+        require(historyVersions >= 1, "history-versions", "must be >= 1");
+        require(regressionHorizonRows >= 1, "regression-horizon-rows", "must be >= 1");
+        require(minFitSamples >= 1, "min-fit-samples", "must be >= 1");
+        require(minForestRows >= 1, "min-forest-rows", "must be >= 1");
+        require(forestTrees >= 1, "forest-trees", "must be >= 1");
+        require(forestMaxBytes > 0, "forest-max-bytes", "must be > 0");
+        require(gateMinSamples >= 1, "gate-min-samples", "must be >= 1");
+        require(gateMinR2 >= 0 && gateMinR2 <= 1, "gate-min-r2", "must be in [0, 1]");
+        require(gateMaxJumpFactor > 1, "gate-max-jump-factor", "must be > 1");
+    }
+
+    /** The defaults, for a broker at {@code bootstrapServers}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.v = this;
+        return b;
+    }
+
+    /** Mutable builder over a settings value; every setter re-validates on {@link #build()}. */
+    public static final class Builder {
+        private JobSettings v = null;
+        private final Map<String, Object> set = new LinkedHashMap<>();
+
+        public Builder set(String flag, Object value) {
+            set.put(flag, value);
+            return this;
+        }
+
+        public JobSettings build() {
+            Map<String, Object> m = new LinkedHashMap<>(v == null ? DEFAULTS : v.asMap());
+            for (Map.Entry<String, Object> e : set.entrySet()) {
+                if (!m.containsKey(e.getKey())) {
+                    throw new IllegalArgumentException("unknown setting --" + e.getKey());
+                }
+                m.put(e.getKey(), e.getValue());
+            }
+            return fromMap(m);
+        }
+    }
+
+    private static final Map<String, Object> DEFAULTS = defaults();
+
+    private static Map<String, Object> defaults() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("bootstrap-servers", "localhost:9092");
+        m.put("job-name", "tierroute-fitting-job");
+        m.put("group-id", "tierroute-fitting-job");
+        m.put("transactional-id-prefix", "tierroute-params");
+        m.put("parallelism", 2);
+        m.put("checkpoint-interval", Duration.ofSeconds(1));
+        m.put("checkpoint-dir", null);
+        m.put("state-backend", "hashmap");
+        m.put("publish-interval", Duration.ofSeconds(1));
+        m.put("forest-interval", Duration.ofMinutes(5));
+        m.put("decision-timeout", Duration.ofMinutes(30));
+        m.put("completion-grace", Duration.ofMinutes(2));
+        m.put("out-of-orderness", Duration.ofSeconds(5));
+        m.put("idleness", Duration.ofSeconds(10));
+        m.put("state-ttl", Duration.ofHours(2));
+        m.put("max-future-skew", Duration.ofHours(1));
+        m.put("transaction-timeout", Duration.ofMinutes(10));
+        m.put("sample-rows", 20_000);
+        m.put("telemetry-replay-rows", 20_000);
+        m.put("history-versions", 1000);
+        m.put("regression-horizon-rows", 20_000);
+        m.put("min-fit-samples", 200);
+        m.put("min-forest-rows", 1000);
+        m.put("forest-trees", 50);
+        m.put("forest-max-bytes", 512L * 1024);
+        m.put("gate-min-samples", 200L);
+        m.put("gate-min-r2", 0.3);
+        m.put("gate-max-jump-factor", 4.0);
+        return m;
+    }
+
+    private Map<String, Object> asMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("bootstrap-servers", bootstrapServers);
+        m.put("job-name", jobName);
+        m.put("group-id", groupId);
+        m.put("transactional-id-prefix", transactionalIdPrefix);
+        m.put("parallelism", parallelism);
+        m.put("checkpoint-interval", checkpointInterval);
+        m.put("checkpoint-dir", checkpointDir);
+        m.put("state-backend", stateBackend);
+        m.put("publish-interval", publishInterval);
+        m.put("forest-interval", forestInterval);
+        m.put("decision-timeout", decisionTimeout);
+        m.put("completion-grace", completionGrace);
+        m.put("out-of-orderness", outOfOrderness);
+        m.put("idleness", idleness);
+        m.put("state-ttl", stateTtl);
+        m.put("max-future-skew", maxFutureSkew);
+        m.put("transaction-timeout", transactionTimeout);
+        m.put("sample-rows", sampleRows);
+        m.put("telemetry-replay-rows", telemetryReplayRows);
+        m.put("history-versions", historyVersions);
+        m.put("regression-horizon-rows", regressionHorizonRows);
+        m.put("min-fit-samples", minFitSamples);
+        m.put("min-forest-rows", minForestRows);
+        m.put("forest-trees", forestTrees);
+        m.put("forest-max-bytes", forestMaxBytes);
+        m.put("gate-min-samples", gateMinSamples);
+        m.put("gate-min-r2", gateMinR2);
+        m.put("gate-max-jump-factor", gateMaxJumpFactor);
+        return m;
+    }
+
+    private static JobSettings fromMap(Map<String, Object> m) {
+        return new JobSettings((String) m.get("bootstrap-servers"), (String) m.get("job-name"),
+            (String) m.get("group-id"), (String) m.get("transactional-id-prefix"), num(m, "parallelism").intValue(),
+            dur(m, "checkpoint-interval"), (String) m.get("checkpoint-dir"), (String) m.get("state-backend"),
+            dur(m, "publish-interval"), dur(m, "forest-interval"), dur(m, "decision-timeout"),
+            dur(m, "completion-grace"), dur(m, "out-of-orderness"), dur(m, "idleness"), dur(m, "state-ttl"),
+            dur(m, "max-future-skew"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
+            num(m, "telemetry-replay-rows").intValue(), num(m, "history-versions").intValue(),
+            num(m, "regression-horizon-rows").intValue(), num(m, "min-fit-samples").intValue(),
+            num(m, "min-forest-rows").intValue(), num(m, "forest-trees").intValue(),
+            num(m, "forest-max-bytes").longValue(), num(m, "gate-min-samples").longValue(),
+            num(m, "gate-min-r2").doubleValue(), num(m, "gate-max-jump-factor").doubleValue());
+    }
+
+    private static Number num(Map<String, Object> m, String k) {
+        Object o = m.get(k);
+        if (!(o instanceof Number n)) {
+            throw new IllegalArgumentException("--" + k + " must be a number, got " + o);
+        }
+        return n;
+    }
+
+    private static Duration dur(Map<String, Object> m, String k) {
+        Object o = m.get(k);
+        if (!(o instanceof Duration d)) {
+            throw new IllegalArgumentException("--" + k + " must be a duration, got " + o);
+        }
+        return d;
+    }
+
+    /**
+     * Parses {@code --flag value} and {@code --flag=value} arguments over the defaults.
+     *
+     * @throws IllegalArgumentException naming the flag, the bad value and the expected form
+     */
+    public static JobSettings parse(String... args) {
+        Map<String, Object> m = new LinkedHashMap<>(DEFAULTS);
+        List<String> rest = new ArrayList<>(List.of(args));
+        for (int i = 0; i < rest.size(); i++) {
+            String a = rest.get(i);
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument '" + a + "': flags look like --name value; "
+                    + "see --help");
+            }
+            String name = a.substring(2);
+            String value;
+            int eq = name.indexOf('=');
+            if (eq >= 0) {
+                value = name.substring(eq + 1);
+                name = name.substring(0, eq);
+            } else {
+                if (i + 1 >= rest.size()) {
+                    throw new IllegalArgumentException("--" + name + " needs a value");
+                }
+                value = rest.get(++i);
+            }
+            if (!m.containsKey(name)) {
+                throw new IllegalArgumentException("unknown flag --" + name + "; known: " + String.join(", ",
+                    DEFAULTS.keySet().stream().map(k -> "--" + k).toList()));
+            }
+            Object def = DEFAULTS.get(name);
+            m.put(name, convert(name, value, def));
+        }
+        return fromMap(m);
+    }
+
+    private static Object convert(String name, String value, Object def) {
+        try {
+            if (def instanceof Duration) {
+                return parseDuration(value);
+            }
+            if (def instanceof Integer) {
+                return Integer.parseInt(value.replace("_", ""));
+            }
+            if (def instanceof Long) {
+                return Long.parseLong(value.replace("_", ""));
+            }
+            if (def instanceof Double) {
+                return Double.parseDouble(value);
+            }
+            return value;
+        } catch (IllegalArgumentException e) {
+            String form = def instanceof Duration ? "a duration such as 500ms, 2s, 5m, 1h"
+                : def instanceof Double ? "a number" : "an integer";
+            throw new IllegalArgumentException("--" + name + ": '" + value + "' is not " + form, e);
+        }
+    }
+
+    /** {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 1d}; a bare number is milliseconds. */
+    public static Duration parseDuration(String s) {
+        String t = s.trim().toLowerCase(Locale.ROOT);
+        String[][] units = {{"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}};
+        for (String[] u : units) {
+            if (t.endsWith(u[0]) && !(u[0].equals("s") && t.endsWith("ms"))) {
+                String n = t.substring(0, t.length() - u[0].length()).trim();
+                return Duration.ofMillis(Math.round(Double.parseDouble(n) * Long.parseLong(u[1])));
+            }
+        }
+        return Duration.ofMillis(Long.parseLong(t));
+    }
+
+    /** One line per flag with its default, for {@code --help}. */
+    public static String usage() {
+        StringBuilder b = new StringBuilder("tierroute fitting job; flags (--name value or --name=value):\n");
+        DEFAULTS.forEach((k, v) -> b.append(String.format("  --%-26s default %s%n", k, v)));
+        return b.toString();
+    }
+
+    private static void require(boolean ok, String flag, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException("--" + flag + " " + what);
+        }
+    }
+
+    private static void positive(String flag, Duration d) {
+        require(d != null && !d.isNegative() && !d.isZero(), flag, "must be a positive duration, got " + d);
+    }
+
+}

@@ -1,0 +1,147 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.fitter.Estimate;
+import io.tierroute.fitter.bandwidth.LinkKey;
+import io.tierroute.fitter.bandwidth.RhoConfig;
+import io.tierroute.fitter.bandwidth.RhoTracker;
+import io.tierroute.fitter.decay.DecayConfig;
+import io.tierroute.fitter.decay.DecayFit;
+import io.tierroute.fitter.decay.DecayFitter;
+import io.tierroute.fitter.decay.DecayKey;
+import io.tierroute.fitter.decay.DecayObservation;
+import io.tierroute.fitter.prior.PoolKey;
+import io.tierroute.fitter.prior.PoolPrior;
+import io.tierroute.fitter.prior.PriorConfig;
+import io.tierroute.fitter.prior.PriorOutcome;
+import io.tierroute.fitter.prior.TelemetryPriors;
+import io.tierroute.fitter.regression.Coefficient;
+import io.tierroute.fitter.regression.LatencyFit;
+import io.tierroute.fitter.regression.LatencyRegression;
+import io.tierroute.fitter.regression.RegressionConfig;
+import io.tierroute.fitter.regression.UpdateOutcome;
+import io.tierroute.fitter.snapshot.FitResults;
+import io.tierroute.fitter.snapshot.SnapshotAssembler;
+import io.tierroute.jobs.ingest.TelemetrySample;
+import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The fitter's estimators for one scope, in memory (single-threaded: one instance per scope in the
+ * keyed operator). Not checkpointed itself: {@link ScopeFitFunction} keeps the bounded recent inputs
+ * in Flink state and rebuilds an instance from them after a restore.
+ */
+final class ScopeEstimators {
+    private final String scope;
+    private final LatencyRegression regression;
+    private final TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
+    private final RhoTracker rho = new RhoTracker(RhoConfig.defaults());
+    private final DecayFitter decay = new DecayFitter(DecayConfig.defaults());
+    /** BW_t per tier name used to turn bytes into utilisation: the active snapshot's, else the defaults. */
+    private final Map<String, Double> bandwidths = new HashMap<>();
+    private long telemetrySamples;
+    private long rows;
+    private long decayObservations;
+
+    ScopeEstimators(String scope, int regressionHorizonRows) {
+        this.scope = scope;
+        this.regression = new LatencyRegression(RegressionConfig.defaults().withTrackingHorizon(regressionHorizonRows));
+        SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
+    }
+
+    /** Uses the active snapshot's BW_t for the utilisation of later samples. */
+    void useBandwidths(ParameterSnapshot active) {
+        if (active != null) {
+            for (TierBandwidth b : active.getBandwidths()) {
+                bandwidths.put(b.getTier().name(), b.getBytesPerSecond().getValue());
+            }
+        }
+    }
+
+    boolean hasData() {
+        return telemetrySamples > 0 || rows > 0;
+    }
+
+    /** Offers a telemetry sample to the priors and every link to the ρ tracker; true if the priors accepted it. */
+    boolean add(TelemetrySample s) {
+        telemetrySamples++;
+        PriorOutcome p = priors.update(s.worker, new PoolKey(s.engineType, s.hardwarePool), s.timestampMs,
+            s.intervalMs, s.prefillTokens, s.prefillBusyUs, s.decodeSteps, s.decodeBusyUs, s.runningRequests);
+        for (int i = 0; i < s.linkTiers.length; i++) {
+            Double bw = bandwidths.get(s.linkTiers[i]);
+            if (bw != null) {
+                rho.update(new LinkKey(s.worker, s.linkTiers[i]), s.timestampMs, s.linkIntervalMs[i], s.linkBytes[i], bw);
+            }
+        }
+        return p == PriorOutcome.ACCEPTED;
+    }
+
+    /** Offers a joined row to the regression and, if it says something about λ, to the decay fit. */
+    boolean add(JoinedRow r) {
+        rows++;
+        DecayObservation o = r.decay();
+        if (o != null) {
+            decayObservations++;
+            decay.add(new DecayKey(scope, 0), o);
+        }
+        return regression.update(r.latency()) == UpdateOutcome.ACCEPTED;
+    }
+
+    long regressionSamples() {
+        return regression.samples();
+    }
+
+    /**
+     * What goes into the next snapshot. An estimator below {@code minFitSamples} contributes nothing
+     * (its values are carried: "not fitted yet") rather than a value the gate would reject; until the
+     * regression has enough rows, α_p and α_d come from the telemetry priors of the scope's busiest pool.
+     * A tier's BW_t enters only with {@code minBandwidthSamples} link samples.
+     */
+    FitResults fits(long minFitSamples, long minBandwidthSamples, QuantileForestModel newForest) {
+        LatencyFit latency = regression.samples() >= minFitSamples ? regression.fit() : priorFit(minFitSamples);
+        DecayFit lambda = null;
+        if (decayObservations > 0) {
+            Optional<DecayFit> f = decay.fitScope(scope);
+            if (f.isPresent() && f.get().lambda().samples() >= minFitSamples) {
+                lambda = f.get();
+            }
+        }
+        Map<LinkKey, Estimate> rhos = new HashMap<>();
+        for (LinkKey link : rho.links()) {
+            rho.rho(link).ifPresent(e -> rhos.put(link, e));
+        }
+        Map<Tier, Estimate> bws = new EnumMap<>(Tier.class);
+        for (Tier t : Tier.values()) {
+            if (t != Tier.HBM) {
+                rho.tierPeak(t.name()).filter(e -> e.samples() >= minBandwidthSamples).ifPresent(e -> bws.put(t, e));
+            }
+        }
+        return new FitResults(latency, rhos, bws, lambda, newForest);
+    }
+
+    private LatencyFit priorFit(long minFitSamples) {
+        PoolPrior best = null;
+        for (PoolKey pool : priors.pools()) {
+            PoolPrior p = priors.prior(pool).orElse(null);
+            if (p != null && (best == null || p.prefillEffectiveSamples() > best.prefillEffectiveSamples())) {
+                best = p;
+            }
+        }
+        if (best == null) {
+            return null;
+        }
+        EnumMap<Coefficient, Estimate> c = new EnumMap<>(Coefficient.class);
+        best.alphaP().filter(e -> e.samples() >= minFitSamples).ifPresent(e -> c.put(Coefficient.ALPHA_P, e));
+        best.alphaD().filter(e -> e.samples() >= minFitSamples).ifPresent(e -> c.put(Coefficient.ALPHA_D, e));
+        if (c.isEmpty()) {
+            return null;
+        }
+        return new LatencyFit(c, null, 0, 0, 0, 0, 0, 0, 0, new double[0]);
+    }
+}

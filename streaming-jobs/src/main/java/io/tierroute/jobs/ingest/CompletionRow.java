@@ -1,0 +1,20 @@
+package io.tierroute.jobs.ingest;
+
+/** The fields of a {@code CompletionLog} the join and the fitting need. */
+public class CompletionRow {
+    public String requestId;
+    public String scope;
+    public String worker;
+    public long finishedTimeMs;
+    /** True when the request ended OK and produced a first token. */
+    public boolean ok;
+    /** Worker-side time to first token: queue wait + tier load + prefill, µs (the regression's y). */
+    public long realisedUs;
+    /** Prompt tokens served from cache on any tier, tokens. */
+    public long cachedTokens;
+    public int outputTokens;
+    public int partition;
+    public long offset;
+
+    public CompletionRow() {}
+}

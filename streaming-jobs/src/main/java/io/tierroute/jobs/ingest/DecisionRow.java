@@ -1,0 +1,37 @@
+package io.tierroute.jobs.ingest;
+
+/**
+ * The fields of a {@code RoutingDecision} the join and the fitting need: the chosen worker's cost
+ * regressors (tier transfer time summed over tiers) and the request features of the output-length
+ * model. Boxed fields are null when unknown.
+ */
+public class DecisionRow {
+    public String requestId;
+    public String scope;
+    public String worker;
+    public long timestampMs;
+    public double pEffTokens;
+    public double kvOverflowTokens;
+    public double recomputeQuadratic;
+    public double inflightDecodeTokens;
+    public double inflightDecodeQuadratic;
+    public double tierTransferUs;
+    public int queueLength;
+    public double affinityDecay;
+    public double expectedToolHitFraction;
+    /** Time since the workflow's previous step, ms; null without a previous step. */
+    public Long idleSinceLastStepMs;
+    public int isl;
+    public String model;
+    public String lora;
+    public Integer stepIndex;
+    public String expectedTool;
+    public int maxTokens;
+    public Integer outputHint;
+    public long prefixGroupId;
+    public Integer previousStepOutputTokens;
+    public int partition;
+    public long offset;
+
+    public DecisionRow() {}
+}

@@ -1,0 +1,148 @@
+package io.tierroute.jobs.ingest;
+
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.DeadLetter;
+import io.tierroute.schemas.avro.EngineTelemetry;
+import io.tierroute.schemas.avro.RoutingDecision;
+import io.tierroute.schemas.avro.SnapshotControl;
+import java.nio.ByteBuffer;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Decodes the single-object Avro records of one input topic and validates them. Never throws: a
+ * record that does not decode (garbage, unknown schema fingerprint, truncated body), is a tombstone
+ * or fails {@link RecordValidator} becomes an {@link Inbound} carrying a {@link DeadLetter} with the
+ * topic, partition, offset, original key and value bytes and the reason, counted in the source's
+ * {@code deadLetters} metric; {@link InboundSplit} sends it to the dead-letter side output.
+ */
+public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inbound> {
+    private static final long serialVersionUID = 1L;
+
+    private final String topic;
+    private final String consumer;
+    private final long maxFutureSkewMs;
+    private transient RecordValidator validator;
+    private transient Counter deadLetters;
+    private transient Counter decoded;
+
+    /**
+     * @param topic one of {@link Topics#TELEMETRY}, {@link Topics#COMPLETIONS}, {@link Topics#DECISIONS},
+     *     {@link Topics#CONTROL}
+     * @param consumer name written into dead letters (the job name)
+     */
+    public RecordDecoder(String topic, String consumer, long maxFutureSkewMs) {
+        if (!topic.equals(Topics.TELEMETRY) && !topic.equals(Topics.COMPLETIONS)
+                && !topic.equals(Topics.DECISIONS) && !topic.equals(Topics.CONTROL)) {
+            throw new IllegalArgumentException("not an input topic of the fitting job: " + topic);
+        }
+        this.topic = topic;
+        this.consumer = consumer;
+        this.maxFutureSkewMs = maxFutureSkewMs;
+    }
+
+    @Override
+    public void open(DeserializationSchema.InitializationContext context) {
+        AvroTrust.install(); // Avro 1.12.2 class trust, on every TaskManager (STACK.md)
+        validator = new RecordValidator(maxFutureSkewMs);
+        deadLetters = context.getMetricGroup().counter("deadLetters");
+        decoded = context.getMetricGroup().counter("decodedRecords");
+    }
+
+    @Override
+    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Inbound> out) {
+        out.collect(decode(record, System.currentTimeMillis()));
+    }
+
+    /** Decodes one record; package-visible for tests. */
+    Inbound decode(ConsumerRecord<byte[], byte[]> record, long nowMs) {
+        if (validator == null) {
+            AvroTrust.install();
+            validator = new RecordValidator(maxFutureSkewMs);
+        }
+        Inbound in = new Inbound();
+        in.partition = record.partition();
+        in.offset = record.offset();
+        in.eventTimeMs = record.timestamp();
+        byte[] value = record.value();
+        if (value == null) {
+            return dead(in, record, "NullValue", "tombstone (null value) on " + topic, nowMs);
+        }
+        String invalid;
+        try {
+            switch (topic) {
+                case Topics.TELEMETRY -> {
+                    EngineTelemetry t = Codecs.ENGINE_TELEMETRY.decode(value);
+                    invalid = validator.telemetry(t, nowMs);
+                    in.telemetry = t;
+                    in.eventTimeMs = t.getTimestampMs();
+                }
+                case Topics.COMPLETIONS -> {
+                    CompletionLog c = Codecs.COMPLETION_LOG.decode(value);
+                    invalid = validator.completion(c, nowMs);
+                    in.completion = c;
+                    in.eventTimeMs = c.getFinishedTimeMs();
+                }
+                case Topics.DECISIONS -> {
+                    RoutingDecision d = Codecs.ROUTING_DECISION.decode(value);
+                    invalid = validator.decision(d, nowMs);
+                    in.decision = d;
+                    in.eventTimeMs = d.getTimestampMs();
+                }
+                default -> {
+                    SnapshotControl c = Codecs.SNAPSHOT_CONTROL.decode(value);
+                    invalid = validator.control(c);
+                    in.control = c;
+                    in.eventTimeMs = record.timestamp();
+                }
+            }
+        } catch (RecordDecodeException e) {
+            return dead(in, record, e.getClass().getSimpleName(), e.getMessage(), nowMs);
+        } catch (RuntimeException e) { // a decode path we did not foresee must not fail the job either
+            return dead(in, record, e.getClass().getSimpleName(), String.valueOf(e.getMessage()), nowMs);
+        }
+        if (invalid != null) {
+            in.telemetry = null;
+            in.completion = null;
+            in.decision = null;
+            in.control = null;
+            in.eventTimeMs = record.timestamp();
+            return dead(in, record, "InvalidValue", invalid, nowMs);
+        }
+        if (decoded != null) {
+            decoded.inc();
+        }
+        return in;
+    }
+
+    private Inbound dead(Inbound in, ConsumerRecord<byte[], byte[]> record, String type, String reason, long nowMs) {
+        if (deadLetters != null) {
+            deadLetters.inc();
+        }
+        in.deadLetter = DeadLetter.newBuilder()
+            .setSourceTopic(topic)
+            .setPartition(record.partition())
+            .setOffset(record.offset())
+            .setKey(record.key() == null ? null : ByteBuffer.wrap(record.key()))
+            .setValue(record.value() == null ? null : ByteBuffer.wrap(record.value()))
+            .setErrorType(type)
+            .setReason(reason)
+            .setConsumer(consumer)
+            .setTimestampMs(nowMs)
+            .build();
+        return in;
+    }
+
+    @Override
+    public TypeInformation<Inbound> getProducedType() {
+        return TypeInformation.of(Inbound.class);
+    }
+}

@@ -1,0 +1,193 @@
+package io.tierroute.jobs.ingest;
+
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.CostFeatures;
+import io.tierroute.schemas.avro.EngineTelemetry;
+import io.tierroute.schemas.avro.RequestFeatures;
+import io.tierroute.schemas.avro.RoutingDecision;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierLinkSample;
+import io.tierroute.schemas.avro.TierTokens;
+import io.tierroute.schemas.avro.TierTransfer;
+
+/**
+ * Value checks on decoded records, before they reach a keyed operator: a record that fails one is a
+ * dead letter with the returned reason (DESIGN.md §7: NaN or negative values, impossible timestamps,
+ * missing keys). Each method returns null when the record is usable. Stateless and thread-safe.
+ */
+public final class RecordValidator {
+    /** 2000-01-01T00:00:00Z: anything earlier is a missing or zero timestamp. */
+    static final long MIN_TIMESTAMP_MS = 946_684_800_000L;
+
+    private final long maxFutureSkewMs;
+
+    /** @param maxFutureSkewMs how far past the wall clock an event time may lie */
+    public RecordValidator(long maxFutureSkewMs) {
+        this.maxFutureSkewMs = maxFutureSkewMs;
+    }
+
+    public String telemetry(EngineTelemetry t, long nowMs) {
+        String r = firstNonNull(
+            nonEmpty("worker", t.getWorker()), nonEmpty("scope", t.getScope()),
+            nonEmpty("engineType", t.getEngineType()), nonEmpty("hardwarePool", t.getHardwarePool()),
+            timestamp("timestampMs", t.getTimestampMs(), nowMs));
+        if (r != null) {
+            return r;
+        }
+        if (t.getIntervalMs() <= 0) {
+            return "intervalMs must be > 0, got " + t.getIntervalMs();
+        }
+        r = firstNonNull(nonNegative("waitingRequests", t.getWaitingRequests()),
+            nonNegative("runningRequests", t.getRunningRequests()), nonNegative("kvUsedBlocks", t.getKvUsedBlocks()),
+            nonNegative("kvCapacityBlocks", t.getKvCapacityBlocks()), nonNegative("blockSizeTokens", t.getBlockSizeTokens()),
+            nonNegative("prefillTokens", t.getPrefillTokens()), nonNegative("prefillBusyUs", t.getPrefillBusyUs()),
+            nonNegative("decodeSteps", t.getDecodeSteps()), nonNegative("decodeBusyUs", t.getDecodeBusyUs()));
+        if (r != null) {
+            return r;
+        }
+        for (TierLinkSample l : t.getLinks()) {
+            if (l.getTier() == Tier.HBM) {
+                return "links: a link sample for tier HBM (links are non-HBM tiers only)";
+            }
+            if (l.getBytesMoved() < 0) {
+                return "links[" + l.getTier() + "].bytesMoved must be >= 0, got " + l.getBytesMoved();
+            }
+            if (l.getIntervalMs() <= 0) {
+                return "links[" + l.getTier() + "].intervalMs must be > 0, got " + l.getIntervalMs();
+            }
+        }
+        return null;
+    }
+
+    public String completion(CompletionLog c, long nowMs) {
+        String r = firstNonNull(
+            nonEmpty("requestId", c.getRequestId()), nonEmpty("worker", c.getWorker()), nonEmpty("scope", c.getScope()),
+            timestamp("arrivalTimeMs", c.getArrivalTimeMs(), nowMs), timestamp("finishedTimeMs", c.getFinishedTimeMs(), nowMs),
+            nonNegative("queueWaitUs", c.getQueueWaitUs()), nonNegative("prefillUs", c.getPrefillUs()),
+            nonNegative("tierLoadUs", c.getTierLoadUs()), nonNegative("decodeUs", c.getDecodeUs()),
+            nonNegative("inputTokens", c.getInputTokens()), nonNegative("outputTokens", c.getOutputTokens()));
+        if (r != null) {
+            return r;
+        }
+        if (c.getFinishedTimeMs() < c.getArrivalTimeMs()) {
+            return "finishedTimeMs " + c.getFinishedTimeMs() + " is before arrivalTimeMs " + c.getArrivalTimeMs();
+        }
+        if (c.getTtftUs() != null && c.getTtftUs() < 0) {
+            return "ttftUs must be >= 0 or null, got " + c.getTtftUs();
+        }
+        long cached = 0;
+        for (TierTokens tt : c.getCachedTokens()) {
+            if (tt.getTokens() < 0) {
+                return "cachedTokens[" + tt.getTier() + "] must be >= 0, got " + tt.getTokens();
+            }
+            cached += tt.getTokens();
+        }
+        if (cached > c.getInputTokens()) {
+            return "cachedTokens sum " + cached + " exceeds inputTokens " + c.getInputTokens();
+        }
+        return null;
+    }
+
+    public String decision(RoutingDecision d, long nowMs) {
+        String r = firstNonNull(
+            nonEmpty("requestId", d.getRequestId()), nonEmpty("scope", d.getScope()),
+            nonEmpty("chosenWorker", d.getChosenWorker()), timestamp("timestampMs", d.getTimestampMs(), nowMs),
+            nonNegative("snapshotVersion", d.getSnapshotVersion()));
+        if (r != null) {
+            return r;
+        }
+        CostFeatures f = d.getFeatures();
+        r = firstNonNull(nonNegative("features.pEffTokens", f.getPEffTokens()),
+            finiteNonNegative("features.recomputeQuadratic", f.getRecomputeQuadratic()),
+            finiteNonNegative("features.inflightDecodeTokens", f.getInflightDecodeTokens()),
+            finiteNonNegative("features.inflightDecodeQuadratic", f.getInflightDecodeQuadratic()),
+            finiteNonNegative("features.kvOverflowTokens", f.getKvOverflowTokens()),
+            nonNegative("features.queueLength", f.getQueueLength()),
+            unit("features.affinityDecay", f.getAffinityDecay()),
+            unit("features.expectedToolHitFraction", f.getExpectedToolHitFraction()));
+        if (r != null) {
+            return r;
+        }
+        if (f.getIdleSinceLastStepMs() != null && f.getIdleSinceLastStepMs() < 0) {
+            return "features.idleSinceLastStepMs must be >= 0 or null, got " + f.getIdleSinceLastStepMs();
+        }
+        for (TierTransfer t : f.getTierTransfers()) {
+            if (t.getTier() == Tier.HBM) {
+                return "features.tierTransfers: an entry for tier HBM";
+            }
+            r = firstNonNull(nonNegative("features.tierTransfers[" + t.getTier() + "].hitTokens", t.getHitTokens()),
+                finiteNonNegative("features.tierTransfers[" + t.getTier() + "].transferUs", t.getTransferUs()));
+            if (r != null) {
+                return r;
+            }
+        }
+        RequestFeatures q = d.getRequest();
+        return firstNonNull(nonEmpty("request.model", q.getModel()), nonNegative("request.isl", q.getIsl()),
+            nonNegative("request.maxTokens", q.getMaxTokens()), optionalNonNegative("request.stepIndex", q.getStepIndex()),
+            optionalNonNegative("request.outputHint", q.getOutputHint()),
+            optionalNonNegative("request.previousStepOutputTokens", q.getPreviousStepOutputTokens()),
+            finiteNonNegative("request.predictedOutputTokens", q.getPredictedOutputTokens()));
+    }
+
+    public String control(SnapshotControl c) {
+        String r = firstNonNull(nonEmpty("scope", c.getScope()), nonEmpty("actor", c.getActor()));
+        if (r != null) {
+            return r;
+        }
+        if (c.getSequence() < 1) {
+            return "sequence must be >= 1, got " + c.getSequence();
+        }
+        if (c.getAction() == ControlAction.PIN && (c.getVersion() == null || c.getVersion() < 1)) {
+            return "PIN needs a version >= 1, got " + c.getVersion();
+        }
+        if (c.getVersion() != null && c.getVersion() < 1) {
+            return "version must be >= 1 or null, got " + c.getVersion();
+        }
+        return null;
+    }
+
+    private String timestamp(String field, long ms, long nowMs) {
+        if (ms < MIN_TIMESTAMP_MS) {
+            return field + " " + ms + " is before 2000-01-01 (a missing timestamp?)";
+        }
+        if (ms > nowMs + maxFutureSkewMs) {
+            return field + " " + ms + " is more than " + maxFutureSkewMs + " ms in the future (now " + nowMs + ")";
+        }
+        return null;
+    }
+
+    private static String nonEmpty(String field, CharSequence v) {
+        return v == null || v.length() == 0 ? field + " is empty" : null;
+    }
+
+    private static String nonNegative(String field, long v) {
+        return v < 0 ? field + " must be >= 0, got " + v : null;
+    }
+
+    private static String optionalNonNegative(String field, Integer v) {
+        return v != null && v < 0 ? field + " must be >= 0 or null, got " + v : null;
+    }
+
+    private static String finiteNonNegative(String field, double v) {
+        if (!Double.isFinite(v)) {
+            return field + " must be finite, got " + v;
+        }
+        return v < 0 ? field + " must be >= 0, got " + v : null;
+    }
+
+    private static String unit(String field, double v) {
+        String r = finiteNonNegative(field, v);
+        return r != null ? r : v > 1 ? field + " must be <= 1, got " + v : null;
+    }
+
+    private static String firstNonNull(String... reasons) {
+        for (String r : reasons) {
+            if (r != null) {
+                return r;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,68 @@
+package io.tierroute.jobs.join;
+
+import io.tierroute.fitter.decay.DecayObservation;
+import io.tierroute.fitter.forest.OutputRow;
+import io.tierroute.fitter.regression.LatencyObservation;
+
+/**
+ * One routing decision joined with its (OK) completion: the regression row, what the row says about
+ * the workflow-affinity decay λ, and the output-length model's training row. A Flink POJO; it is also
+ * what the fitting operator keeps as its bounded recent sample.
+ */
+public class JoinedRow {
+    public String scope;
+    public String worker;
+    /** Event time of the completion, ms. */
+    public long eventTimeMs;
+    /** Worker-side time to first token, µs. */
+    public double realisedUs;
+    public double pEffTokens;
+    public double kvOverflowTokens;
+    public double recomputeQuadratic;
+    public double inflightDecodeTokens;
+    public double inflightDecodeQuadratic;
+    public double tierTransferUs;
+    public int queueLength;
+    public double affinityDecay;
+    public double expectedToolHitFraction;
+    /** Idle time since the workflow's previous step, s, when the request returned to that step's worker; -1 otherwise. */
+    public double returnIdleSeconds = -1;
+    /** Whether any prompt token was served from cache (the previous context was still held). */
+    public boolean cacheHit;
+    public int isl;
+    public String model;
+    public String lora;
+    public Integer stepIndex;
+    public String expectedTool;
+    public int maxTokens;
+    public Integer outputHint;
+    public long prefixGroupId;
+    public Integer previousStepOutputTokens;
+    public int outputTokens;
+
+    public JoinedRow() {}
+
+    public LatencyObservation latency() {
+        return new LatencyObservation(eventTimeMs, realisedUs, pEffTokens, kvOverflowTokens, recomputeQuadratic,
+            inflightDecodeTokens, inflightDecodeQuadratic, tierTransferUs, queueLength, affinityDecay,
+            expectedToolHitFraction);
+    }
+
+    /**
+     * The λ observation: a request that returned to its workflow's previous worker after t seconds
+     * found its prefix (a hit, some prompt tokens served from cache) or not (a miss). Null when the
+     * row says nothing about λ.
+     */
+    public DecayObservation decay() {
+        if (returnIdleSeconds < 0) {
+            return null;
+        }
+        return cacheHit ? DecayObservation.hit(returnIdleSeconds, eventTimeMs)
+            : DecayObservation.miss(returnIdleSeconds, eventTimeMs);
+    }
+
+    public OutputRow output() {
+        return new OutputRow(isl, model, lora, stepIndex, expectedTool, maxTokens, outputHint, prefixGroupId,
+            previousStepOutputTokens, outputTokens);
+    }
+}

@@ -1,0 +1,324 @@
+package io.tierroute.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.DeadLetter;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.Codecs;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The fitting job on a real Flink MiniCluster (restart strategy none) against a real embedded KRaft
+ * broker, one fresh broker per test. Snapshots are read back from {@code tierroute.params} with
+ * read_committed, and the active version is computed with {@link ActivationRule} over the topics.
+ */
+class FittingJobTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+        .setNumberTaskManagers(1)
+        .setNumberSlotsPerTaskManager(4)
+        .setConfiguration(noRestarts())
+        .build());
+
+    private static Configuration noRestarts() {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        return c;
+    }
+
+    @TempDir
+    Path tmp;
+    private TestKafka kafka;
+    private final List<JobClient> jobs = new ArrayList<>();
+
+    @BeforeEach
+    void startBroker() {
+        kafka = new TestKafka();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (JobClient j : jobs) {
+            if (!j.getJobStatus().get().isGloballyTerminalState()) {
+                j.cancel().get();
+            }
+        }
+        kafka.close();
+    }
+
+    private JobSettings settings(String tag) {
+        return JobSettings.builder()
+            .set("bootstrap-servers", kafka.bootstrap())
+            .set("group-id", "fit-" + tag)
+            .set("transactional-id-prefix", "params-" + tag + "-" + UUID.randomUUID())
+            .set("parallelism", 2)
+            .set("checkpoint-interval", Duration.ofMillis(500))
+            .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
+            .set("publish-interval", Duration.ofMillis(500))
+            .set("forest-interval", Duration.ofSeconds(3))
+            .set("forest-trees", 10)
+            .set("idleness", Duration.ofSeconds(2))
+            .build();
+    }
+
+    private JobClient start(JobSettings s, String restoreFrom) throws Exception {
+        Configuration conf = KafkaWiring.configuration(s);
+        if (restoreFrom != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
+        JobClient job = env.executeAsync(s.jobName());
+        jobs.add(job);
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (job.getJobStatus().get() != JobStatus.RUNNING) {
+            assertThat(System.currentTimeMillis()).as("job running").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        return job;
+    }
+
+    private static SnapshotControl control(String scope, ControlAction action, Long version, long sequence) {
+        return SnapshotControl.newBuilder().setScope(scope).setAction(action).setVersion(version)
+            .setReason("test").setActor("FittingJobTest").setTimestampMs(System.currentTimeMillis())
+            .setSequence(sequence).build();
+    }
+
+    private static long startMs() {
+        return System.currentTimeMillis() - Duration.ofMinutes(40).toMillis();
+    }
+
+    /** The versions of a scope in topic order are exactly 1..n: no gap, no duplicate. */
+    private static void assertGapFree(List<ParameterSnapshot> all, String scope) {
+        List<Long> versions = all.stream().filter(s -> s.getScope().toString().equals(scope))
+            .map(ParameterSnapshot::getVersion).toList();
+        assertThat(versions).as("versions of %s in publication order", scope).isNotEmpty();
+        for (int i = 0; i < versions.size(); i++) {
+            assertThat(versions.get(i)).as("version at position %d of %s", i, versions).isEqualTo(i + 1L);
+        }
+    }
+
+    @Test
+    void fitsKnownParametersEndToEnd() throws Exception {
+        Workload w = new Workload(42, "default", startMs(), 0.05);
+        kafka.send(w.telemetry(60));
+        kafka.send(w.requests(20_000));
+        start(settings("e2e"), null);
+
+        long n = w.requests();
+        ParameterSnapshot s = kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+            && p.getAlphaP().getSamples() == n, Duration.ofSeconds(90), "with all " + n + " rows fitted");
+        FittedValue[] alphas = {s.getAlphaP(), s.getAlphaP2(), s.getAlphaD(), s.getAlphaD2(), s.getAlphaT(),
+            s.getAlphaHo(), s.getAlphaWf(), s.getAlphaWf2()};
+        StringBuilder report = new StringBuilder("version " + s.getVersion() + ":");
+        for (int j = 0; j < alphas.length; j++) {
+            report.append(String.format(" %s=%.6g (truth %.6g, %+.2f%%)", Workload.NAMES[j], alphas[j].getValue(),
+                Workload.TRUTH[j], 100 * (alphas[j].getValue() / Workload.TRUTH[j] - 1)));
+        }
+        report.append(String.format(" lambda=%.6g (truth %.6g, %+.2f%%, %d obs) qSlack=%.0f", s.getLambda().getValue(),
+            Workload.LAMBDA, 100 * (s.getLambda().getValue() / Workload.LAMBDA - 1), s.getLambda().getSamples(),
+            s.getQSlack().getValue()));
+        System.out.println("[FittingJobTest] " + report);
+        for (int j = 0; j < alphas.length; j++) {
+            assertThat(alphas[j].getSamples()).as(Workload.NAMES[j] + " fitted, not held").isEqualTo(n);
+            assertThat(alphas[j].getValue()).as(Workload.NAMES[j] + " " + report)
+                .isCloseTo(Workload.TRUTH[j], within(0.05 * Workload.TRUTH[j]));
+        }
+        assertThat(s.getLambda().getSamples()).as("lambda fitted").isGreaterThan(1000);
+        assertThat(s.getLambda().getValue()).as("lambda " + report)
+            .isCloseTo(Workload.LAMBDA, within(0.10 * Workload.LAMBDA));
+        assertThat(s.getRho()).as("rho per worker").hasSize(Workload.WORKERS);
+        assertGapFree(kafka.snapshots(), "default");
+    }
+
+    @Test
+    void pinHoldsAcrossRestartUntilUnpin() throws Exception {
+        String scope = "pool-a";
+        Workload w = new Workload(7, scope, startMs(), 0.05);
+        JobSettings s = settings("pin");
+        kafka.send(w.telemetry(40));
+        JobClient job = start(s, null);
+        List<Long> accepted = new ArrayList<>();
+        for (int batch = 0; batch < 2; batch++) {
+            kafka.send(w.requests(1500));
+            long rows = w.requests();
+            accepted.add(kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+                && p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), "accepted with " + rows + " rows")
+                .getVersion());
+        }
+        long pinned = accepted.get(0);
+        long before = kafka.snapshots().size();
+        kafka.control(control(scope, ControlAction.PIN, pinned, 1));
+
+        kafka.send(w.requests(1500));
+        long rows1 = w.requests();
+        ParameterSnapshot whilePinned = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
+            && p.getAlphaP().getSamples() == rows1, Duration.ofSeconds(60), "stamped with the pin");
+        assertThat(whilePinned.getParentVersion()).as("gated against the pinned version").isEqualTo(pinned);
+        assertThat(kafka.snapshots().size()).as("snapshots still published while pinned").isGreaterThan((int) before);
+        assertThat(kafka.activeVersion(scope)).as("pinned version active").isEqualTo(OptionalLong.of(pinned));
+
+        String savepoint = job.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
+            SavepointFormatType.CANONICAL).get();
+        start(s, savepoint);
+        kafka.send(w.requests(1500));
+        long rows2 = w.requests();
+        ParameterSnapshot afterRestart = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
+            && p.getAlphaP().getSamples() >= rows2 - 1500 + 1 && p.getVersion() > whilePinned.getVersion(),
+            Duration.ofSeconds(60), "published after the restart, still stamped with the pin");
+        assertThat(afterRestart.getParentVersion()).isEqualTo(pinned);
+        assertThat(kafka.activeVersion(scope)).as("pin survives the job restart").isEqualTo(OptionalLong.of(pinned));
+
+        kafka.control(control(scope, ControlAction.UNPIN, pinned, 2));
+        ParameterSnapshot resumed = kafka.awaitSnapshot(p -> p.getControlSequence() == 2
+            && p.getStatus() == SnapshotStatus.ACCEPTED, Duration.ofSeconds(60), "accepted after the unpin");
+        assertThat(kafka.activeVersion(scope)).as("unpin resumes fitted snapshots")
+            .isEqualTo(OptionalLong.of(resumed.getVersion()));
+        assertGapFree(kafka.snapshots(), scope);
+    }
+
+    @Test
+    void badRecordsBecomeDeadLettersAndNoRejectedSnapshotIsActive() throws Exception {
+        String scope = "pool-b";
+        Workload w = new Workload(11, scope, startMs(), 0.05);
+        JobSettings s = settings("bad").toBuilder().set("min-fit-samples", 50).build();
+        JobClient job = start(s, null);
+        kafka.send(w.telemetry(40));
+        kafka.send(w.requests(120)); // 50..199 rows: fitted, but under the gate's 200 samples
+        kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.REJECTED, Duration.ofSeconds(60), "rejected");
+
+        byte[] unknownFingerprint = Codecs.COMPLETION_LOG.encode(w.completion("x1", "w1", startMs(), 5000, 100, 0));
+        unknownFingerprint[5] ^= 0x5A;
+        var d = w.decision("nan-1", "w1", startMs(), 100, 0, Double.NaN, 0, 0, 0, 0, 0, null, 0, 100);
+        var negative = w.completion("neg-1", "w1", startMs(), 5000, 100, 0);
+        negative.setQueueWaitUs(-5);
+        var mismatchDecision = w.decision("mm-1", "w1", startMs(), 100, 0, 5000, 0, 0, 0, 0, 0, null, 0, 100);
+        var mismatchCompletion = w.completion("mm-1", "w7", startMs(), 5000, 100, 0);
+        kafka.send(List.of(
+            new ProducerRecord<>(Topics.TELEMETRY, "w1".getBytes(), "not avro at all".getBytes()),
+            new ProducerRecord<>(Topics.COMPLETIONS, "x1".getBytes(), unknownFingerprint),
+            new ProducerRecord<>(Topics.DECISIONS, "nan-1".getBytes(), Codecs.ROUTING_DECISION.encode(d)),
+            new ProducerRecord<>(Topics.COMPLETIONS, "neg-1".getBytes(), Codecs.COMPLETION_LOG.encode(negative)),
+            new ProducerRecord<>(Topics.DECISIONS, "mm-1".getBytes(), Codecs.ROUTING_DECISION.encode(mismatchDecision)),
+            new ProducerRecord<>(Topics.COMPLETIONS, "mm-1".getBytes(), Codecs.COMPLETION_LOG.encode(mismatchCompletion))));
+        kafka.control(control(scope, ControlAction.PIN, null, 1)); // a PIN without a version
+        kafka.send(w.requests(1500));
+        long rows = w.requests();
+        kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED && p.getAlphaP().getSamples() == rows,
+            Duration.ofSeconds(60), "accepted after the bad records");
+        assertThat(job.getJobStatus().get()).as("job keeps running").isEqualTo(JobStatus.RUNNING);
+
+        List<DeadLetter> dead = kafka.deadLetters();
+        List<String> seen = dead.stream().map(x -> x.getSourceTopic() + " " + x.getErrorType() + ": " + x.getReason())
+            .toList();
+        System.out.println("[FittingJobTest] dead letters: " + seen);
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.TELEMETRY + " CorruptRecordException")
+            .contains("bad magic"));
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.COMPLETIONS + " UnknownSchemaException"));
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.DECISIONS + " InvalidValue")
+            .contains("recomputeQuadratic must be finite, got NaN"));
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.COMPLETIONS + " InvalidValue")
+            .contains("queueWaitUs must be >= 0, got -5"));
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.COMPLETIONS + " UnknownWorker")
+            .contains("w7").contains("w1"));
+        assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.CONTROL + " InvalidValue")
+            .contains("PIN needs a version"));
+        assertThat(dead).allSatisfy(x -> assertThat(x.getOffset()).isGreaterThanOrEqualTo(0));
+        DeadLetter garbage = dead.stream().filter(x -> x.getErrorType().toString().equals("CorruptRecordException"))
+            .findFirst().orElseThrow();
+        assertThat(new String(garbage.getValue().array())).isEqualTo("not avro at all");
+
+        // Replay both topics in order: whatever prefix a reader has seen, the active version is accepted.
+        List<ParameterSnapshot> all = kafka.snapshots();
+        assertThat(all).anySatisfy(p -> assertThat(p.getStatus()).isEqualTo(SnapshotStatus.REJECTED));
+        ActivationRule rule = new ActivationRule();
+        for (ParameterSnapshot p : all) {
+            rule.onSnapshot(p);
+            OptionalLong active = rule.activeVersion(scope);
+            if (active.isPresent()) {
+                ParameterSnapshot a = all.stream().filter(x -> x.getVersion() == active.getAsLong()).findFirst()
+                    .orElseThrow();
+                assertThat(a.getStatus()).as("active version %d", a.getVersion()).isEqualTo(SnapshotStatus.ACCEPTED);
+            }
+        }
+        assertGapFree(all, scope);
+    }
+
+    @Test
+    void restoreFromCheckpointPublishesNoDuplicateAndNoGap() throws Exception {
+        String scope = "pool-c";
+        Workload w = new Workload(3, scope, startMs(), 0.05);
+        JobSettings s = settings("restore");
+        kafka.send(w.telemetry(40));
+        JobClient job = start(s, null);
+        for (int batch = 0; batch < 3; batch++) {
+            kafka.send(w.requests(800));
+            long rows = w.requests();
+            kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), rows + " rows");
+        }
+        // Keep input flowing while the job is killed, so snapshots are in flight in open transactions.
+        kafka.send(w.requests(800));
+        Thread.sleep(700);
+        job.cancel().get();
+        while (!job.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(100);
+        }
+        int committedBefore = kafka.snapshots().size();
+        Path checkpoint = latestCheckpoint(tmp.resolve("checkpoints"));
+        start(s, checkpoint.toUri().toString());
+        for (int batch = 0; batch < 2; batch++) {
+            kafka.send(w.requests(800));
+            long rows = w.requests();
+            kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60),
+                rows + " rows after the restore");
+        }
+        List<ParameterSnapshot> all = kafka.snapshots();
+        assertThat(all.size()).as("published after the restore").isGreaterThan(committedBefore);
+        assertGapFree(all, scope);
+        List<String> keys = kafka.readAll(Topics.PARAMS).stream().map(r -> new String(r.key())).toList();
+        assertThat(keys).as("params keys").doesNotHaveDuplicates()
+            .allSatisfy(k -> assertThat(k).startsWith(scope + "#"));
+    }
+
+    /** The newest completed checkpoint (a chk-n directory with _metadata) under {@code dir}. */
+    static Path latestCheckpoint(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir, 2)) {
+            return s.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                .filter(p -> Files.exists(p.resolve("_metadata")))
+                .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
+                .orElseThrow(() -> new AssertionError("no completed checkpoint under " + dir));
+        }
+    }
+
+}

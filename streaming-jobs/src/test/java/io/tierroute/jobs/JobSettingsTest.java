@@ -1,0 +1,37 @@
+package io.tierroute.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class JobSettingsTest {
+    @Test
+    void parsesFlagsOverTheDefaults() {
+        JobSettings s = JobSettings.parse("--bootstrap-servers", "k:9092", "--parallelism=4",
+            "--publish-interval", "250ms", "--forest-interval", "2m", "--state-backend", "rocksdb", "--gate-min-r2", "0.5");
+        assertThat(s.bootstrapServers()).isEqualTo("k:9092");
+        assertThat(s.parallelism()).isEqualTo(4);
+        assertThat(s.publishInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(s.forestInterval()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(s.stateBackend()).isEqualTo("rocksdb");
+        assertThat(s.gateMinR2()).isEqualTo(0.5);
+        assertThat(s.checkpointInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.historyVersions()).isEqualTo(1000);
+    }
+
+    @Test
+    void badArgumentsNameTheFlag() {
+        assertThatThrownBy(() -> JobSettings.parse("--parallelism", "two"))
+            .hasMessageContaining("--parallelism").hasMessageContaining("'two' is not an integer");
+        assertThatThrownBy(() -> JobSettings.parse("--publish-interval", "soon"))
+            .hasMessageContaining("--publish-interval").hasMessageContaining("a duration such as");
+        assertThatThrownBy(() -> JobSettings.parse("--no-such-flag", "1")).hasMessageContaining("unknown flag --no-such-flag");
+        assertThatThrownBy(() -> JobSettings.parse("--state-backend", "memory"))
+            .hasMessageContaining("--state-backend must be hashmap or rocksdb");
+        assertThatThrownBy(() -> JobSettings.parse("--parallelism", "0")).hasMessageContaining("--parallelism must be >= 1");
+        assertThatThrownBy(() -> JobSettings.parse("--checkpoint-interval")).hasMessageContaining("needs a value");
+        assertThatThrownBy(() -> JobSettings.parse("stray")).hasMessageContaining("unexpected argument 'stray'");
+    }
+}

@@ -1,0 +1,290 @@
+package io.tierroute.jobs.bench;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.jobs.FittingJob;
+import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.KafkaWiring;
+import io.tierroute.jobs.Workload;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * Figures of the fitting job on this machine (embedded KRaft broker + local Flink MiniCluster in one
+ * JVM, checkpoints on, exactly-once params sink):
+ * <ul>
+ *   <li>{@code throughput}: pre-fills the input topics, runs the job and measures the telemetry +
+ *       completion records/s it processes, from the source offsets committed with each completed
+ *       checkpoint (a checkpoint completes only once every operator has processed everything before
+ *       its barrier).</li>
+ *   <li>{@code latency}: a live load (telemetry 1 Hz per worker, requests at a steady rate, event
+ *       time = send time) against the job at the default cadence; for every record, the time until
+ *       the first committed snapshot whose fitted window covers it is readable on
+ *       {@code tierroute.params} (read_committed).</li>
+ * </ul>
+ * Usage: {@code JobThroughputBench throughput [requests] [telemetrySeconds]} or
+ * {@code JobThroughputBench latency [seconds] [requestsPerSecond]}.
+ */
+public final class JobThroughputBench {
+    private static final String[] SCOPES = {"s0", "s1", "s2", "s3"};
+
+    private JobThroughputBench() {}
+
+    public static void main(String[] args) throws Exception {
+        String mode = args.length > 0 ? args[0] : "throughput";
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            for (Topics.Spec s : Topics.specs()) {
+                kafka.createTopic(s.name(), s.partitions(), s.configs());
+            }
+            if (mode.equals("latency")) {
+                latency(kafka, args.length > 1 ? Integer.parseInt(args[1]) : 60,
+                    args.length > 2 ? Integer.parseInt(args[2]) : 400);
+            } else {
+                throughput(kafka, args.length > 1 ? Integer.parseInt(args[1]) : 400_000,
+                    args.length > 2 ? Integer.parseInt(args[2]) : 6_000);
+            }
+        }
+        System.exit(0);
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(EmbeddedKafka kafka) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        p.put("linger.ms", "5");
+        p.put("batch.size", "524288");
+        p.put("compression.type", "lz4");
+        return new KafkaProducer<>(p);
+    }
+
+    private static JobClient startJob(JobSettings s) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(s));
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
+        return env.executeAsync(s.jobName());
+    }
+
+    private static JobSettings settings(EmbeddedKafka kafka) throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tierroute-bench-ckpt");
+        return JobSettings.builder().set("bootstrap-servers", kafka.bootstrapServers())
+            .set("checkpoint-dir", dir.toUri().toString())
+            .set("transactional-id-prefix", "bench-" + UUID.randomUUID()).build();
+    }
+
+    static void throughput(EmbeddedKafka kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
+        long start = System.currentTimeMillis() - Duration.ofMinutes(50).toMillis();
+        long telemetry = 0;
+        long completions = 0;
+        long t0 = System.nanoTime();
+        try (KafkaProducer<byte[], byte[]> p = producer(kafka)) {
+            List<Workload> loads = new ArrayList<>();
+            for (int i = 0; i < SCOPES.length; i++) {
+                loads.add(new Workload(100 + i, SCOPES[i], start, 0.05));
+            }
+            int chunk = 5_000;
+            for (int done = 0; done < requestsPerScope; done += chunk) {
+                for (Workload w : loads) {
+                    for (ProducerRecord<byte[], byte[]> r : w.requests(Math.min(chunk, requestsPerScope - done))) {
+                        p.send(r);
+                        if (r.topic().equals(Topics.COMPLETIONS)) {
+                            completions++;
+                        }
+                    }
+                }
+            }
+            int perChunk = 100;
+            for (int done = 0; done < telemetrySeconds; done += perChunk) {
+                for (Workload w : loads) {
+                    for (ProducerRecord<byte[], byte[]> r : w.telemetry(Math.min(perChunk, telemetrySeconds - done))) {
+                        p.send(r);
+                        telemetry++;
+                    }
+                }
+            }
+            p.flush();
+        }
+        System.out.printf("pre-filled %d telemetry, %d completions and %d decisions in %.1f s%n", telemetry,
+            completions, completions, (System.nanoTime() - t0) / 1e9);
+        JobSettings s = settings(kafka);
+        long total = telemetry + completions;
+        JobClient job = startJob(s);
+        long jobStart = System.nanoTime();
+        List<double[]> samples = new ArrayList<>(); // (seconds since start, telemetry+completions committed, decisions)
+        try (Admin admin = kafka.admin()) {
+            while (true) {
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(s.groupId()).partitionsToOffsetAndMetadata().get();
+                long counted = 0;
+                long decisions = 0;
+                for (Map.Entry<TopicPartition, OffsetAndMetadata> e : committed.entrySet()) {
+                    if (e.getValue() == null) {
+                        continue;
+                    }
+                    String topic = e.getKey().topic();
+                    if (topic.equals(Topics.TELEMETRY) || topic.equals(Topics.COMPLETIONS)) {
+                        counted += e.getValue().offset();
+                    } else if (topic.equals(Topics.DECISIONS)) {
+                        decisions += e.getValue().offset();
+                    }
+                }
+                double sec = (System.nanoTime() - jobStart) / 1e9;
+                samples.add(new double[] {sec, counted, decisions});
+                if (samples.size() % 8 == 0) {
+                    System.out.printf("  %.1f s: %d of %d telemetry+completions, %d decisions committed%n", sec, counted,
+                        total, decisions);
+                }
+                if (counted >= total || sec > 600) {
+                    break;
+                }
+                Thread.sleep(250);
+            }
+        }
+        job.cancel().get();
+        double[] first = null;
+        double[] last = null;
+        for (double[] x : samples) {
+            if (first == null && x[1] >= 0.05 * total) {
+                first = x;
+            }
+            if (last == null && x[1] >= 0.95 * total) {
+                last = x;
+            }
+        }
+        if (first == null || last == null) {
+            System.out.println("not enough progress to measure: " + samples.size() + " samples");
+            return;
+        }
+        double rate = (last[1] - first[1]) / (last[0] - first[0]);
+        double decisionRate = (last[2] - first[2]) / (last[0] - first[0]);
+        System.out.printf("THROUGHPUT telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
+            + "all three: %.0f records/s), measured between %.0f and %.0f committed records, %.1f s; "
+            + "4 scopes, parallelism %d, checkpoint every %s, %s state backend%n", rate, decisionRate,
+            rate + decisionRate, first[1], last[1], last[0] - first[0], s.parallelism(), s.checkpointInterval(),
+            s.stateBackend());
+    }
+
+    static void latency(EmbeddedKafka kafka, int seconds, int requestsPerSecond) throws Exception {
+        JobSettings s = settings(kafka);
+        JobClient job = startJob(s);
+        AtomicBoolean done = new AtomicBoolean();
+        // (event time ms, kind 0 = completion / 1 = telemetry, worker index) of every record sent
+        ConcurrentLinkedQueue<long[]> sent = new ConcurrentLinkedQueue<>();
+        List<long[]> arrivals = new ArrayList<>(); // (arrival ms, alphaP window end, per-worker rho window end...)
+        Thread reader = new Thread(() -> readSnapshots(kafka, done, arrivals), "params-reader");
+        reader.start();
+        Workload w = new Workload(9, "default", System.currentTimeMillis(), 0.05);
+        long begin = System.currentTimeMillis();
+        try (KafkaProducer<byte[], byte[]> p = producer(kafka)) {
+            long nextTelemetry = begin;
+            double credit = 0;
+            long last = begin;
+            while (System.currentTimeMillis() - begin < seconds * 1000L) {
+                long now = System.currentTimeMillis();
+                if (now >= nextTelemetry) {
+                    w.clock(now);
+                    for (ProducerRecord<byte[], byte[]> r : w.telemetry(1)) {
+                        p.send(r);
+                    }
+                    sent.add(new long[] {now, 1});
+                    nextTelemetry += 1000;
+                }
+                credit += (now - last) * requestsPerSecond / 1000.0;
+                last = now;
+                while (credit >= 1) {
+                    long t = System.currentTimeMillis();
+                    w.clock(t - 1000); // completion finishes 1 s after its decision: at t
+                    for (ProducerRecord<byte[], byte[]> r : w.requests(1)) {
+                        p.send(r);
+                    }
+                    sent.add(new long[] {t, 0});
+                    credit -= 1;
+                }
+                p.flush();
+                Thread.sleep(20);
+            }
+        }
+        Thread.sleep(5_000);
+        done.set(true);
+        reader.join();
+        job.cancel().get();
+        List<Long> completionLat = new ArrayList<>();
+        List<Long> telemetryLat = new ArrayList<>();
+        synchronized (arrivals) {
+            for (long[] x : sent) {
+                if (x[0] < begin + 15_000 || x[0] > begin + seconds * 1000L - 3_000) {
+                    continue; // warm-up (first forest, JIT) and the tail
+                }
+                for (long[] a : arrivals) {
+                    long window = x[1] == 0 ? a[1] : a[2];
+                    if (window > x[0]) {
+                        (x[1] == 0 ? completionLat : telemetryLat).add(a[0] - x[0]);
+                        break;
+                    }
+                }
+            }
+        }
+        System.out.printf("LATENCY record -> committed snapshot on %s (publish every %s, checkpoint every %s), "
+            + "%d req/s + 8 workers' telemetry at 1 Hz, %d s%n", Topics.PARAMS, s.publishInterval(),
+            s.checkpointInterval(), requestsPerSecond, seconds);
+        print("completion", completionLat);
+        print("telemetry", telemetryLat);
+    }
+
+    private static void print(String what, List<Long> lat) {
+        long[] a = lat.stream().mapToLong(Long::longValue).sorted().toArray();
+        if (a.length == 0) {
+            System.out.println("  " + what + ": no samples");
+            return;
+        }
+        System.out.printf("  %s: n=%d p50=%d ms p90=%d ms p99=%d ms max=%d ms%n", what, a.length, a[a.length / 2],
+            a[(int) (a.length * 0.9)], a[Math.min(a.length - 1, (int) (a.length * 0.99))], a[a.length - 1]);
+    }
+
+    private static void readSnapshots(EmbeddedKafka kafka, AtomicBoolean done, List<long[]> arrivals) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("group.id", "latency-" + UUID.randomUUID());
+        p.put("isolation.level", "read_committed");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.partition.fetch.bytes", Integer.toString(8 << 20));
+        p.put("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.put("value.deserializer", ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            c.subscribe(List.of(Topics.PARAMS));
+            while (!done.get()) {
+                for (var r : c.poll(Duration.ofMillis(20))) {
+                    long now = System.currentTimeMillis();
+                    ParameterSnapshot s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
+                    long rho = Long.MIN_VALUE;
+                    for (WorkerTierRho x : s.getRho()) {
+                        rho = Math.max(rho, x.getRho().getWindowEndMs());
+                    }
+                    synchronized (arrivals) {
+                        arrivals.add(new long[] {now, s.getAlphaP().getWindowEndMs(), rho});
+                    }
+                }
+            }
+        }
+    }
+
+
+}

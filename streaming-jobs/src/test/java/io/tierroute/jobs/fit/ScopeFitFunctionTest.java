@@ -1,0 +1,150 @@
+package io.tierroute.jobs.fit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import java.time.Duration;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The publishing operator on Flink's operator test harness: versions continue across a state
+ * snapshot and restore, control records are applied once in sequence order, every snapshot carries
+ * the last applied sequence, and a pinned version stays the parent until an accepted snapshot follows
+ * the unpin.
+ */
+class ScopeFitFunctionTest {
+    private static final long TICK = 500;
+    private final SplittableRandom rnd = new SplittableRandom(5);
+    private long eventTime = 1_700_000_000_000L;
+
+    private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> harness(
+            OperatorSubtaskState restore) throws Exception {
+        JobSettings s = JobSettings.builder().set("bootstrap-servers", "unused:9092")
+            .set("publish-interval", Duration.ofMillis(TICK)).set("forest-interval", Duration.ofHours(1)).build();
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new ScopeFitFunction(s)),
+            new InputScope(), new ControlScope(), Types.STRING);
+        h.setup();
+        if (restore != null) {
+            h.initializeState(restore);
+        }
+        h.open();
+        return h;
+    }
+
+    static final class InputScope implements KeySelector<ScopeInput, String> {
+        @Override
+        public String getKey(ScopeInput in) {
+            return in.scope();
+        }
+    }
+
+    static final class ControlScope implements KeySelector<SnapshotControl, String> {
+        @Override
+        public String getKey(SnapshotControl c) {
+            return c.getScope().toString();
+        }
+    }
+
+    /** Rows from a known linear truth (α_p 1, α_d 50, α_t 1, α_ho 100, α_wf 5000), 2 % noise. */
+    private void rows(KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h,
+            int n) throws Exception {
+        for (int i = 0; i < n; i++) {
+            JoinedRow r = new JoinedRow();
+            r.scope = "default";
+            r.worker = "w1";
+            r.eventTimeMs = eventTime += 10;
+            r.pEffTokens = 10000 + rnd.nextInt(8000);
+            r.recomputeQuadratic = rnd.nextDouble() * 1e6;
+            r.inflightDecodeTokens = rnd.nextDouble() * 400;
+            r.inflightDecodeQuadratic = rnd.nextDouble() * 1e6;
+            r.tierTransferUs = rnd.nextDouble() * 20000;
+            r.queueLength = rnd.nextInt(20);
+            r.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
+            r.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
+            double y = r.pEffTokens + 1e-4 * r.recomputeQuadratic + 50 * r.inflightDecodeTokens
+                + 0.001 * r.inflightDecodeQuadratic + r.tierTransferUs + 100 * Math.pow(Math.max(0, r.queueLength - 4), 2)
+                - 5000 * r.affinityDecay - 4000 * r.expectedToolHitFraction;
+            r.realisedUs = y * (1 + 0.02 * rnd.nextGaussian());
+            r.isl = 1000;
+            r.model = "m";
+            r.maxTokens = 512;
+            r.outputTokens = 100;
+            h.processElement1(new StreamRecord<>(ScopeInput.of(r)));
+        }
+    }
+
+    private static SnapshotControl control(ControlAction a, Long version, long seq) {
+        return SnapshotControl.newBuilder().setScope("default").setAction(a).setVersion(version).setReason("t")
+            .setActor("test").setTimestampMs(0).setSequence(seq).build();
+    }
+
+    private static ParameterSnapshot publishOne(
+            KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h, long now)
+            throws Exception {
+        int before = h.extractOutputValues().size();
+        h.setProcessingTime(now);
+        List<ParameterSnapshot> out = h.extractOutputValues();
+        assertThat(out).as("one snapshot per tick").hasSize(before + 1);
+        return out.get(out.size() - 1);
+    }
+
+    @Test
+    void versionsAndPinSurviveRestoreAndControlSequencesAreStamped() throws Exception {
+        var h = harness(null);
+        h.setProcessingTime(0);
+        rows(h, 400);
+        ParameterSnapshot v1 = publishOne(h, TICK);
+        assertThat(v1.getVersion()).isEqualTo(1);
+        assertThat(v1.getStatus()).as("reasons %s", v1.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(v1.getControlSequence()).isZero();
+
+        rows(h, 100);
+        ParameterSnapshot v2 = publishOne(h, 2 * TICK);
+        assertThat(v2.getParentVersion()).isEqualTo(1);
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 1L, 1)));
+        h.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, 1L, 1))); // same sequence: ignored
+        ParameterSnapshot v3 = publishOne(h, 3 * TICK); // the control alone makes the next tick publish
+        assertThat(v3.getVersion()).isEqualTo(3);
+        assertThat(v3.getControlSequence()).isEqualTo(1);
+        assertThat(v3.getParentVersion()).as("gated against the pinned version").isEqualTo(1);
+
+        OperatorSubtaskState state = h.snapshot(1, 3 * TICK);
+        h.close();
+
+        var restored = harness(state);
+        restored.setProcessingTime(4 * TICK - 1);
+        rows(restored, 100);
+        ParameterSnapshot v4 = publishOne(restored, 4 * TICK);
+        assertThat(v4.getVersion()).as("the counter is restored, not restarted").isEqualTo(4);
+        assertThat(v4.getControlSequence()).isEqualTo(1);
+        assertThat(v4.getParentVersion()).as("still pinned after the restore").isEqualTo(1);
+        assertThat(v4.getAlphaP().getSamples()).as("estimators rebuilt from the replay buffer").isEqualTo(600);
+
+        restored.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, 1L, 2)));
+        ParameterSnapshot v5 = publishOne(restored, 5 * TICK);
+        assertThat(v5.getControlSequence()).isEqualTo(2);
+        assertThat(v5.getParentVersion()).as("the pinned version stays active until a snapshot follows the unpin")
+            .isEqualTo(1);
+        assertThat(v5.getStatus()).as("reasons %s", v5.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        rows(restored, 10);
+        ParameterSnapshot v6 = publishOne(restored, 6 * TICK);
+        assertThat(v6.getParentVersion()).as("fitted snapshots active again").isEqualTo(5);
+
+        restored.setProcessingTime(100 * TICK);
+        assertThat(restored.extractOutputValues()).as("an idle scope publishes nothing").hasSize(3);
+        restored.close();
+    }
+}

@@ -1,0 +1,152 @@
+package io.tierroute.jobs.join;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.jobs.ingest.CompletionRow;
+import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.ingest.InboundSplit;
+import io.tierroute.schemas.avro.DeadLetter;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The join's state life cycle on Flink's operator test harness: every path ends with no state and no timer. */
+class RequestJoinFunctionTest {
+    private static final Duration TIMEOUT = Duration.ofMinutes(30);
+    private static final Duration GRACE = Duration.ofMinutes(2);
+
+    private RequestJoinFunction function;
+    private KeyedTwoInputStreamOperatorTestHarness<String, DecisionRow, CompletionRow, JoinedRow> harness;
+
+    @BeforeEach
+    void open() throws Exception {
+        function = new RequestJoinFunction(TIMEOUT, GRACE, Duration.ofHours(2), "test");
+        harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
+            d -> d.requestId, c -> c.requestId, Types.STRING);
+        harness.open();
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        harness.close();
+    }
+
+    private static DecisionRow decision(String id, String worker, long t) {
+        DecisionRow d = new DecisionRow();
+        d.requestId = id;
+        d.scope = "default";
+        d.worker = worker;
+        d.timestampMs = t;
+        d.pEffTokens = 1000;
+        d.affinityDecay = 0.5;
+        d.idleSinceLastStepMs = 30_000L;
+        d.isl = 1200;
+        d.model = "m";
+        d.maxTokens = 512;
+        return d;
+    }
+
+    private static CompletionRow completion(String id, String worker, long t, boolean ok) {
+        CompletionRow c = new CompletionRow();
+        c.requestId = id;
+        c.scope = "default";
+        c.worker = worker;
+        c.finishedTimeMs = t;
+        c.ok = ok;
+        c.realisedUs = 4000;
+        c.cachedTokens = 200;
+        c.outputTokens = 77;
+        return c;
+    }
+
+    private void assertNoStateLeft() {
+        assertThat(harness.numKeyedStateEntries()).as("keyed state entries").isZero();
+        assertThat(harness.numEventTimeTimers()).as("event-time timers").isZero();
+    }
+
+
+    @Test
+    void decisionThenCompletionJoinsAndClearsEverything() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("r1", "w1", 1_000), 1_000));
+        assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+        harness.processElement2(new StreamRecord<>(completion("r1", "w1", 3_000, true), 3_000));
+
+        List<JoinedRow> out = harness.extractOutputValues();
+        assertThat(out).hasSize(1);
+        JoinedRow r = out.get(0);
+        assertThat(r.realisedUs).isEqualTo(4000);
+        assertThat(r.eventTimeMs).isEqualTo(3_000);
+        assertThat(r.returnIdleSeconds).isEqualTo(30.0);
+        assertThat(r.decay().kind().name()).isEqualTo("RETURN_HIT");
+        assertThat(r.output().outputTokens()).isEqualTo(77);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void completionBeforeItsDecisionStillJoins() throws Exception {
+        harness.processElement2(new StreamRecord<>(completion("r2", "w1", 3_000, true), 3_000));
+        harness.processElement1(new StreamRecord<>(decision("r2", "w1", 1_000), 1_000));
+        assertThat(harness.extractOutputValues()).hasSize(1);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void decisionThatNeverCompletesIsDroppedAtTheTimeout() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("r3", "w1", 1_000), 1_000));
+        harness.processWatermark1(new Watermark(1_000 + TIMEOUT.toMillis() - 1));
+        harness.processWatermark2(new Watermark(1_000 + TIMEOUT.toMillis() - 1));
+        assertThat(harness.numKeyedStateEntries()).as("still waiting before the timeout").isPositive();
+        harness.processWatermark1(new Watermark(1_000 + TIMEOUT.toMillis()));
+        harness.processWatermark2(new Watermark(1_000 + TIMEOUT.toMillis()));
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertNoStateLeft();
+        // A completion arriving after the timeout has no decision left: it waits its grace, then goes too.
+        harness.processElement2(new StreamRecord<>(completion("r3", "w1", 2_000_000, true), 2_000_000));
+        harness.processWatermark1(new Watermark(2_000_000 + GRACE.toMillis()));
+        harness.processWatermark2(new Watermark(2_000_000 + GRACE.toMillis()));
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertNoStateLeft();
+    }
+
+    @Test
+    void completionWithoutDecisionIsDroppedAfterTheGrace() throws Exception {
+        harness.processElement2(new StreamRecord<>(completion("r4", "w1", 5_000, true), 5_000));
+        harness.processWatermark1(new Watermark(5_000 + GRACE.toMillis()));
+        harness.processWatermark2(new Watermark(5_000 + GRACE.toMillis()));
+        assertThat(harness.extractOutputValues()).isEmpty();
+        assertNoStateLeft();
+    }
+
+    @Test
+    void failedCompletionAndWorkerMismatchEmitNoRowAndClearState() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("r5", "w1", 1_000), 1_000));
+        harness.processElement2(new StreamRecord<>(completion("r5", "w1", 2_000, false), 2_000));
+        harness.processElement1(new StreamRecord<>(decision("r6", "w1", 1_000), 1_000));
+        harness.processElement2(new StreamRecord<>(completion("r6", "w9", 2_000, true), 2_000));
+        assertThat(harness.extractOutputValues()).isEmpty();
+        List<DeadLetter> dead = harness.getSideOutput(InboundSplit.DEAD_LETTERS).stream()
+            .map(StreamRecord::getValue).toList();
+        assertThat(dead).singleElement().satisfies(d -> {
+            assertThat(d.getErrorType().toString()).isEqualTo("UnknownWorker");
+            assertThat(d.getReason().toString()).contains("w9").contains("w1");
+        });
+        assertNoStateLeft();
+    }
+
+    @Test
+    void duplicateDecisionIsIgnoredAndStateStaysBounded() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("r7", "w1", 1_000), 1_000));
+        harness.processElement1(new StreamRecord<>(decision("r7", "w2", 1_100), 1_100));
+        assertThat(harness.numEventTimeTimers()).isEqualTo(1);
+        harness.processElement2(new StreamRecord<>(completion("r7", "w1", 2_000, true), 2_000));
+        assertThat(harness.extractOutputValues()).singleElement().satisfies(r -> assertThat(r.worker).isEqualTo("w1"));
+        assertNoStateLeft();
+    }
+}
