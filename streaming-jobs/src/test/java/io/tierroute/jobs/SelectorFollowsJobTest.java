@@ -1,0 +1,203 @@
+package io.tierroute.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.ParameterLoader;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The whole control loop on real parts: generated telemetry, decisions and completions with known
+ * true parameters go through the fitting job (Flink MiniCluster) into {@code tierroute.params}
+ * (embedded KRaft broker), and a running selector's {@link ParameterLoader} swaps them into its
+ * {@link ParameterStore}. Asserts on what the selector serves, not on the topic.
+ */
+class SelectorFollowsJobTest {
+    @RegisterExtension
+    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+        .setNumberTaskManagers(1)
+        .setNumberSlotsPerTaskManager(4)
+        .setConfiguration(noRestarts())
+        .build());
+
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final List<String> WORKERS =
+        IntStream.range(0, Workload.WORKERS).mapToObj(i -> "w" + i).toList();
+
+    @TempDir
+    Path tmp;
+    private TestKafka kafka;
+    private final List<JobClient> jobs = new ArrayList<>();
+    private final List<ParameterLoader> selectors = new ArrayList<>();
+
+    private static Configuration noRestarts() {
+        Configuration c = new Configuration();
+        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        return c;
+    }
+
+    @BeforeEach
+    void startBroker() {
+        kafka = new TestKafka();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        selectors.forEach(ParameterLoader::close);
+        for (JobClient j : jobs) {
+            if (!j.getJobStatus().get().isGloballyTerminalState()) {
+                j.cancel().get();
+            }
+        }
+        kafka.close();
+    }
+
+    @Test
+    void aRunningSelectorServesTheFittedParametersAndHonoursPinsAcrossRestarts() throws Exception {
+        Workload w = new Workload(11, "default", System.currentTimeMillis() - Duration.ofMinutes(40).toMillis(), 0.05);
+        kafka.send(w.telemetry(60));
+        kafka.send(w.requests(20_000));
+        JobSettings settings = settings();
+        JobClient job = start(settings, null);
+        ParameterStore store = startSelector();
+
+        // 1. The selector swaps in a snapshot fitted on every row; its α's and λ are the truth's.
+        long rows = w.requests();
+        ParameterSnapshot fitted = kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+            && p.getAlphaP().getSamples() == rows, WAIT, "fitted on all " + rows + " rows");
+        await(() -> store.current().version() >= fitted.getVersion(), "selector applies v" + fitted.getVersion());
+        CostParameters live = store.current().cost();
+        double[] served = {live.alphaP(), live.alphaP2(), live.alphaD(), live.alphaD2(), live.alphaT(),
+            live.alphaHo(), live.alphaWf(), live.alphaWf2()};
+        for (int j = 0; j < served.length; j++) {
+            assertThat(served[j]).as("%s served by the selector (v%d)", Workload.NAMES[j], store.current().version())
+                .isCloseTo(Workload.TRUTH[j], within(0.05 * Workload.TRUTH[j]));
+        }
+        assertThat(live.lambda()).as("lambda served").isCloseTo(Workload.LAMBDA, within(0.10 * Workload.LAMBDA));
+
+        // 2. Pin an older accepted version: the selector serves it while the job keeps fitting.
+        long pinned = kafka.snapshots().stream()
+            .filter(s -> s.getStatus() == SnapshotStatus.ACCEPTED && s.getVersion() < fitted.getVersion())
+            .mapToLong(ParameterSnapshot::getVersion).max()
+            .orElseThrow(() -> new AssertionError("no accepted version before v" + fitted.getVersion()));
+        kafka.control(control(ControlAction.PIN, pinned, 1));
+        await(() -> store.current().version() == pinned, "selector serves the pinned v" + pinned);
+        kafka.send(w.requests(1_500));
+        long afterPin = w.requests();
+        ParameterSnapshot whilePinned = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
+            && p.getAlphaP().getSamples() == afterPin, WAIT, "fitted while pinned");
+        assertThat(whilePinned.getVersion()).isGreaterThan(fitted.getVersion());
+        assertThat(store.current().version()).as("pinned version still served").isEqualTo(pinned);
+
+        // 3. A selector restart lands on the pinned version, not the newest.
+        selectors.remove(0).close();
+        ParameterStore restarted = startSelector();
+        assertThat(restarted.current().version()).as("restarted selector").isEqualTo(pinned);
+
+        // 4. A job restart from a savepoint keeps publishing, and the pin still holds.
+        String savepoint = job.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
+            SavepointFormatType.CANONICAL).get();
+        start(settings, savepoint);
+        kafka.send(w.requests(1_500));
+        ParameterSnapshot afterJobRestart = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
+            && p.getVersion() > whilePinned.getVersion(), WAIT, "published after the job restart");
+        assertThat(afterJobRestart.getParentVersion()).as("gated against the pin").isEqualTo(pinned);
+        assertThat(restarted.current().version()).as("pin survives the job restart").isEqualTo(pinned);
+
+        // 5. Unpin: the selector moves on to the first accepted snapshot the job fits after the unpin.
+        kafka.control(control(ControlAction.UNPIN, pinned, 2));
+        ParameterSnapshot resumed = kafka.awaitSnapshot(p -> p.getControlSequence() == 2
+            && p.getStatus() == SnapshotStatus.ACCEPTED, WAIT, "accepted after the unpin");
+        await(() -> restarted.current().version() >= resumed.getVersion(), "selector resumes at v" + resumed.getVersion());
+    }
+
+    private ParameterStore startSelector() throws InterruptedException {
+        ParameterStore store = new ParameterStore(ParameterSet.defaults(WORKERS.size()));
+        KafkaSettings settings = KafkaSettings.defaults(kafka.bootstrap())
+            .withKvEvents(new KafkaSettings.KvEvents(false, "latest"))
+            .withDecisions(new KafkaSettings.Decisions(false, 16, Duration.ofMillis(20), 16 * 1024, "none"));
+        ParameterLoader loader = new ParameterLoader(settings, store,
+            new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5)).start();
+        selectors.add(loader);
+        assertThat(loader.awaitReady(WAIT)).as("selector's loader caught up").isTrue();
+        return store;
+    }
+
+    private JobSettings settings() {
+        return JobSettings.builder()
+            .set("bootstrap-servers", kafka.bootstrap())
+            .set("group-id", "selector-e2e")
+            .set("transactional-id-prefix", "params-e2e-" + UUID.randomUUID())
+            .set("parallelism", 2)
+            .set("checkpoint-interval", Duration.ofMillis(500))
+            .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
+            .set("publish-interval", Duration.ofMillis(500))
+            .set("forest-interval", Duration.ofSeconds(3))
+            .set("forest-trees", 10)
+            .set("idleness", Duration.ofSeconds(2))
+            .build();
+    }
+
+    private JobClient start(JobSettings s, String restoreFrom) throws Exception {
+        Configuration conf = KafkaWiring.configuration(s);
+        if (restoreFrom != null) {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
+        JobClient job = env.executeAsync(s.jobName());
+        jobs.add(job);
+        await(() -> {
+            try {
+                return job.getJobStatus().get() == JobStatus.RUNNING;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "job running");
+        return job;
+    }
+
+    private static SnapshotControl control(ControlAction action, long version, long sequence) {
+        return SnapshotControl.newBuilder().setScope("default").setAction(action).setVersion(version)
+            .setReason("e2e").setActor("SelectorFollowsJobTest").setTimestampMs(System.currentTimeMillis())
+            .setSequence(sequence).build();
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("timed out waiting: " + what).isLessThan(deadline);
+            Thread.sleep(50);
+        }
+    }
+}
