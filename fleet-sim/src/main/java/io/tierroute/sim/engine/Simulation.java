@@ -247,7 +247,7 @@ public final class Simulation implements EngineListener {
             int waiting = w.waiting.size() + w.ready.size() + w.loading;
             policy.onTelemetry(new WorkerTelemetry(w.id, now, waiting, w.running.size(),
                     (double) w.cache.referenced() / w.cache.capacity(), w.cache.resident(), w.cache.capacity(),
-                    w.cache.cpuResident(), moved, interval, util));
+                    w.cache.cpuResident(), moved, interval, util, view.pendingPrefillTokens(w.id)));
         }
     }
 
@@ -334,6 +334,24 @@ public final class Simulation implements EngineListener {
             for (Sequence s : x.loadingList) sum += Math.max(0, s.target - (s.loadFrom + s.loadingBlocks) * cfg.blockSize());
             for (Sequence s : x.running) sum += s.pendingPrefill();
             return sum;
+        }
+
+        @Override
+        public void sequences(int w, List<SeqState> out) {
+            out.clear();
+            Worker x = workers[w];
+            int bs = cfg.blockSize();
+            for (Sequence s : x.running) out.add(state(s, true, bs));
+            for (Sequence s : x.ready) out.add(state(s, false, bs));
+            for (Sequence s : x.loadingList) out.add(new SeqState(false,
+                    Math.max(0, s.target - (s.loadFrom + s.loadingBlocks) * bs), s.remainingDecode(),
+                    (long) s.heldBlocks * bs, s.target));
+            for (Sequence s : x.waiting) out.add(state(s, false, bs));
+        }
+
+        private SeqState state(Sequence s, boolean running, int bs) {
+            return new SeqState(running, s.pendingPrefill(), s.remainingDecode(), (long) s.heldBlocks * bs,
+                    Math.max(s.target, s.request.promptTokens() + s.generated));
         }
 
         @Override

@@ -30,4 +30,22 @@ public interface OracleView {
 
     /** Bytes still to move over {@code worker}'s PCIe link for transfers in progress or queued. */
     long pendingTransferBytes(int worker);
+
+    /**
+     * The requests on {@code worker} in the engine's scheduling order (running in admission order, then
+     * loaded, loading and waiting in queue order), each as one {@link SeqState}, into {@code out}
+     * (cleared first). For the oracle's forward simulation.
+     */
+    void sequences(int worker, java.util.List<SeqState> out);
+
+    /**
+     * One request's exact state on a worker.
+     *
+     * @param running         in the running batch (else queued: loaded, loading or waiting)
+     * @param pendingPrefill  prompt (and recompute) tokens still to compute before its first token or resumption
+     * @param remainingDecode output tokens still to generate (true length)
+     * @param heldTokens      tokens whose KV blocks it holds now (blocks × block size)
+     * @param contextTokens   tokens it will hold once its prefill is done (prompt + generated so far)
+     */
+    record SeqState(boolean running, long pendingPrefill, long remainingDecode, long heldTokens, long contextTokens) {}
 }

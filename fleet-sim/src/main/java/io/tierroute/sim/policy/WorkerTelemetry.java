@@ -16,7 +16,19 @@ package io.tierroute.sim.policy;
  * @param tierBytesMoved     per tier ordinal, bytes loaded from that tier into HBM since the previous sample
  * @param intervalMicros     time since the previous sample of this worker
  * @param tierLinkUtilisation per tier ordinal, busy fraction of that tier's link over the interval, [0, 1]
+ * @param pendingPrefillTokens prompt tokens admitted to the worker and not yet computed (waiting, loading and
+ *                           partly prefilled requests; SGLang's and TensorRT-LLM's schedulers report it), -1 unknown
  */
 public record WorkerTelemetry(int worker, long atMicros, int waiting, int running, double kvUsage,
                               long hbmCachedBlocks, long hbmCapacityBlocks, long cpuCachedBlocks,
-                              long[] tierBytesMoved, long intervalMicros, double[] tierLinkUtilisation) {}
+                              long[] tierBytesMoved, long intervalMicros, double[] tierLinkUtilisation,
+                              long pendingPrefillTokens) {
+
+    /** A sample without the pending prefill count (unknown). */
+    public WorkerTelemetry(int worker, long atMicros, int waiting, int running, double kvUsage,
+                           long hbmCachedBlocks, long hbmCapacityBlocks, long cpuCachedBlocks,
+                           long[] tierBytesMoved, long intervalMicros, double[] tierLinkUtilisation) {
+        this(worker, atMicros, waiting, running, kvUsage, hbmCachedBlocks, hbmCapacityBlocks, cpuCachedBlocks,
+                tierBytesMoved, intervalMicros, tierLinkUtilisation, -1);
+    }
+}

@@ -17,6 +17,9 @@ package io.tierroute.selector.params;
  * @param alphaWf2     µs of bonus when every expected next tool is warm on the worker
  * @param rhoThreshold link utilisation above which a tier counts as a miss (AIMD cut-off)
  * @param rhoEpsilon   floor on the free share {@code 1 − ρ} so a saturated link costs a lot, not ∞
+ * @param harmWeight   κ, weight of the harm {@code C_harm} (the delay r's recomputed prompt tokens add to the
+ *                     requests in flight on the worker) against r's own time to first token (dimensionless;
+ *                     an objective weight, not fitted)
  */
 public record CostParameters(
         double alphaP,
@@ -30,11 +33,24 @@ public record CostParameters(
         double lambda,
         double alphaWf2,
         double rhoThreshold,
-        double rhoEpsilon) {
+        double rhoEpsilon,
+        double harmWeight) {
+
+    /** κ's default: 3 % of the delay to each request in flight counts against the newcomer's own TTFT. */
+    public static final double DEFAULT_HARM_WEIGHT = 0.03;
 
     /** DESIGN.md §3's defaults, in force until the first fitted snapshot arrives. */
     public static final CostParameters DEFAULTS =
-            new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05);
+            new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05,
+                    DEFAULT_HARM_WEIGHT);
+
+    /** The parameters without κ (snapshots that do not carry it): κ takes its default. */
+    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
+                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
+                          double rhoEpsilon) {
+        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
+                rhoEpsilon, DEFAULT_HARM_WEIGHT);
+    }
 
     public CostParameters {
         requireNonNegative("alphaP", alphaP);
@@ -47,6 +63,7 @@ public record CostParameters(
         requireNonNegative("alphaWf", alphaWf);
         requireNonNegative("lambda", lambda);
         requireNonNegative("alphaWf2", alphaWf2);
+        requireNonNegative("harmWeight", harmWeight);
         if (!(rhoThreshold > 0 && rhoThreshold <= 1)) {
             throw new IllegalArgumentException("rhoThreshold must be in (0, 1], got " + rhoThreshold);
         }
@@ -72,12 +89,13 @@ public record CostParameters(
     /** Starts from a set of parameters and overrides some of them. */
     public static final class Builder {
         private double alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack;
-        private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon;
+        private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight;
 
         private Builder(CostParameters p) {
             alphaP = p.alphaP; alphaP2 = p.alphaP2; alphaD = p.alphaD; alphaD2 = p.alphaD2;
             alphaT = p.alphaT; alphaHo = p.alphaHo; qSlack = p.qSlack; alphaWf = p.alphaWf;
             lambda = p.lambda; alphaWf2 = p.alphaWf2; rhoThreshold = p.rhoThreshold; rhoEpsilon = p.rhoEpsilon;
+            harmWeight = p.harmWeight;
         }
 
         public Builder alphaP(double v) { alphaP = v; return this; }
@@ -92,10 +110,11 @@ public record CostParameters(
         public Builder alphaWf2(double v) { alphaWf2 = v; return this; }
         public Builder rhoThreshold(double v) { rhoThreshold = v; return this; }
         public Builder rhoEpsilon(double v) { rhoEpsilon = v; return this; }
+        public Builder harmWeight(double v) { harmWeight = v; return this; }
 
         public CostParameters build() {
             return new CostParameters(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack,
-                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon);
+                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight);
         }
     }
 }

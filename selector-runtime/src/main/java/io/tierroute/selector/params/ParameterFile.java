@@ -38,10 +38,10 @@ public final class ParameterFile {
             Map.entry("alphaD", "µs/token"), Map.entry("alphaD2", "µs/token²"),
             Map.entry("alphaT", ""), Map.entry("alphaHo", "µs"), Map.entry("qSlack", "requests"),
             Map.entry("alphaWf", "µs"), Map.entry("lambda", "1/s"), Map.entry("alphaWf2", "µs"),
-            Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""));
+            Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""), Map.entry("harmWeight", ""));
 
     private static final String[] COST_KEY_ORDER = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo",
-            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon"};
+            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight"};
 
     private ParameterFile() {}
 
@@ -141,6 +141,7 @@ public final class ParameterFile {
                 case "alphaWf2" -> b.alphaWf2(v);
                 case "rhoThreshold" -> b.rhoThreshold(v);
                 case "rhoEpsilon" -> b.rhoEpsilon(v);
+                case "harmWeight" -> b.harmWeight(v);
                 default -> throw new IllegalStateException(key);
             }
         }
@@ -166,6 +167,7 @@ public final class ParameterFile {
         m.put("alphaWf2", p.alphaWf2());
         m.put("rhoThreshold", p.rhoThreshold());
         m.put("rhoEpsilon", p.rhoEpsilon());
+        m.put("harmWeight", p.harmWeight());
         return m;
     }
 

@@ -5,6 +5,8 @@ package io.tierroute.selector.scheduling;
  * breakdown of the chosen worker (and, with {@code explain}, of every candidate), so an operator can
  * see why a worker won and the fitter can regress realised times on the features. Times in µs.
  */
+// queueUs / queuedPrefillTokens: C_queue = α_p·Σ p_eff(r') of the requests queued ahead; harmUs / inFlight:
+// C_harm = κ·α_p·p_eff·|A(w)| (see CostModel). Both are part of totalUs.
 public record CostBreakdown(
         double prefillUs,
         double decodeUs,
@@ -26,5 +28,21 @@ public record CostBreakdown(
         int queueLength,
         double queueExcessSquared,
         double affinityDecay,
-        double toolHitFraction) {
+        double toolHitFraction,
+        double queueUs,
+        long queuedPrefillTokens,
+        double harmUs,
+        int inFlight) {
+
+    /** A breakdown without the queued-prefill and harm terms ({@code C_queue = C_harm = 0}), as before they existed. */
+    public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
+                         double workflowBonusUs, double toolsBonusUs, double totalUs, long hitTokens, long pEffTokens,
+                         double recomputeQuadratic, long inflightDecodeTokens, double inflightDecodeQuadratic,
+                         double kvOverflowTokens, long[] tierTokens, double[] tierTransferUs, int cutOffTier,
+                         int queueLength, double queueExcessSquared, double affinityDecay, double toolHitFraction) {
+        this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
+                pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
+                tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
+                toolHitFraction, 0.0, 0L, 0.0, 0);
+    }
 }

@@ -11,8 +11,21 @@ import io.tierroute.selector.sequences.LoadView;
  * token on worker {@code w}, plus the harm it does there.
  *
  * <pre>
- * Cost(w,r) = C_prefill + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
+ * Cost(w,r) = C_prefill + C_harm + C_queue + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
  * </pre>
+ *
+ * Two terms beyond DESIGN.md §3's list, both zero in its worked example (nothing waits, nothing in flight
+ * is counted there), both priced at {@code α_p} so they add no fitted coefficient:
+ * <ul>
+ * <li>{@code C_harm = κ·α_p·p_eff·|A(w)|}: the harm r does there. Each prompt token r recomputes on
+ *     {@code w} lengthens a step that every request in flight on {@code w} shares (continuous batching)
+ *     by about {@code α_p}; κ (default 0.03) weighs that delay to others against r's own TTFT. It is what
+ *     makes a cache hit worth more than r's own prefill time under load.</li>
+ * <li>{@code C_queue = α_p·Σ_{r'∈A(w), no first token yet} p_eff(r')}: the prefill work queued ahead of
+ *     {@code r} on {@code w}. With continuous batching and chunked prefill a newcomer's first token waits
+ *     for the uncached prompt tokens of the requests admitted before it (FCFS), priced at the same
+ *     {@code α_p} as its own; in-flight decodes only take one budget token each per step.</li>
+ * </ul>
  *
  * Each term is a method below whose comment carries its formula. {@link #score} fills a
  * {@link CostTerms} with every term and feature; it allocates nothing.
@@ -61,7 +74,9 @@ public final class CostModel {
                 break;
             }
             out.tierTokens[t] = segment;
-            out.tierTransferUs[t] = transferMicros(segment, request.bytesPerToken(), bw, rho, p.rhoEpsilon());
+            // The link serves the loads queued ahead of r (its requests without a first token) first.
+            out.tierTransferUs[t] = transferMicros(segment + load.queuedTierTokens(t), request.bytesPerToken(), bw, rho,
+                    p.rhoEpsilon());
             held = upToTier;
         }
         out.hitTokens = held;
@@ -69,6 +84,11 @@ public final class CostModel {
         out.recomputeQuadratic = ((double) request.isl() * request.isl() - (double) held * held) / 2.0;
 
         out.prefill = prefill(p, out.pEffTokens, out.recomputeQuadratic);
+
+        out.inFlight = load.inFlight();
+        out.harm = harm(p, out.pEffTokens, out.inFlight);
+        out.queuedPrefillTokens = load.queuedPrefillTokens();
+        out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 
         out.decodeTokens = load.decodeTokens();
         out.decodeQuadratic = load.decodeQuadratic();
@@ -92,13 +112,23 @@ public final class CostModel {
                 ? 0.0 : (double) request.toolHits(worker) / request.expectedToolCount();
         out.toolsBonus = toolsBonus(p, out.toolHitFraction);
 
-        out.total = out.prefill + out.decode + out.kv + out.tier + out.headOfLine
+        out.total = out.prefill + out.harm + out.queue + out.decode + out.kv + out.tier + out.headOfLine
                 - out.workflowBonus - out.toolsBonus;
     }
 
     /** {@code C_prefill = α_p·p_eff + α_p2·(ISL² − hit²)/2}, with {@code p_eff = ISL − hit}. */
     static double prefill(CostParameters p, long pEffTokens, double recomputeQuadratic) {
         return p.alphaP() * pEffTokens + p.alphaP2() * recomputeQuadratic;
+    }
+
+    /** {@code C_harm = κ·α_p·p_eff·|A(w)|}: r's recomputed tokens delay every request in flight on the worker. */
+    static double harm(CostParameters p, long pEffTokens, int inFlight) {
+        return p.harmWeight() * p.alphaP() * pEffTokens * inFlight;
+    }
+
+    /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */
+    static double queuedPrefill(CostParameters p, long queuedPrefillTokens) {
+        return p.alphaP() * queuedPrefillTokens;
     }
 
     /** {@code C_decode = α_d·Σ d̂(r') + α_d2·Σ [ctx(r')·d̂(r') + d̂(r')²/2]} over requests in flight. */
@@ -116,7 +146,11 @@ public final class CostModel {
         return tokens * bytesPerToken / (bandwidth * Math.max(epsilon, 1.0 - rho)) * 1e6;
     }
 
-    /** {@code C_tier = Σ_{t≠HBM} α_t·transfer_t}. */
+    /**
+     * {@code C_tier = Σ_{t≠HBM} α_t·transfer_t}, where {@code transfer_t} loads {@code H_t} plus the tokens
+     * {@code Q_t(w)} still queued on the same link by requests without a first token (zero in DESIGN.md §3's
+     * worked example): {@code (H_t + Q_t)·bytes_per_token / (BW_t·max(ε, 1 − ρ_t))·10⁶}.
+     */
     static double tier(CostParameters p, double[] transferUs) {
         double sum = 0;
         for (int t = 0; t < Tier.COUNT; t++) {

@@ -11,8 +11,12 @@ import java.util.Arrays;
  */
 public final class CostTerms {
 
-    // Terms of DESIGN.md §3, in µs. `total` = prefill + decode + kv + tier + hol − workflowBonus − toolsBonus.
+    // Terms of DESIGN.md §3, in µs. `total` = prefill + harm + queue + decode + kv + tier + hol − workflowBonus − toolsBonus.
     public double prefill;
+    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight on the worker, weighted by κ. */
+    public double harm;
+    /** {@code C_queue}: prefill work queued ahead on the worker. */
+    public double queue;
     public double decode;
     public double kv;
     public double tier;
@@ -28,6 +32,10 @@ public final class CostTerms {
     public long pEffTokens;
     /** {@code (ISL² − hit²)/2}. */
     public double recomputeQuadratic;
+    /** {@code |A(w)|}: requests in flight on the worker. */
+    public int inFlight;
+    /** {@code Σ p_eff(r')} of the worker's requests without a first token yet. */
+    public long queuedPrefillTokens;
     /** {@code Σ d̂} on the worker. */
     public long decodeTokens;
     /** {@code Σ [ctx·d̂ + d̂²/2]} on the worker. */
@@ -50,13 +58,14 @@ public final class CostTerms {
     public double toolHitFraction;
 
     void clear() {
-        prefill = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
-        hitTokens = pEffTokens = decodeTokens = 0;
+        prefill = harm = queue = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
+        hitTokens = pEffTokens = decodeTokens = queuedPrefillTokens = 0;
         recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;
         Arrays.fill(tierTokens, 0);
         Arrays.fill(tierTransferUs, 0);
         cutOffTier = -1;
         queueLength = 0;
+        inFlight = 0;
         queueExcessSquared = affinityDecay = toolHitFraction = 0;
     }
 
@@ -64,6 +73,6 @@ public final class CostTerms {
         return new CostBreakdown(prefill, decode, kv, tier, headOfLine, workflowBonus, toolsBonus, total,
                 hitTokens, pEffTokens, recomputeQuadratic, decodeTokens, decodeQuadratic, kvOverflowTokens,
                 tierTokens.clone(), tierTransferUs.clone(), cutOffTier, queueLength, queueExcessSquared,
-                affinityDecay, toolHitFraction);
+                affinityDecay, toolHitFraction, queue, queuedPrefillTokens, harm, inFlight);
     }
 }

@@ -249,7 +249,7 @@ public final class Selector {
     }
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
-        inflight.admit(request.requestId(), worker, isl, predicted, now);
+        inflight.admit(request.requestId(), worker, isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens, now);
         if (specs[worker].approximate()) {
             long[] all = s.lookup.allHashes(request, blocks); // a copy: it escapes to the writer thread
             if (all.length > 0) {

@@ -11,13 +11,27 @@ final class InFlightRequest {
     final int promptTokens;
     final int predictedOutputTokens;
     final long admittedNanos;
+    /**
+     * Prompt tokens the worker must compute for it ({@code p_eff} at routing: ISL − hit): its share of
+     * the worker's queued prefill work until its first token.
+     */
+    final long prefillTokens;
+    /** Prompt tokens loaded from each slower tier (per tier ordinal, H_t at routing), or null: its link work. */
+    final long[] tierTokens;
 
     int generatedTokens;
     boolean waiting = true;
     long lastUpdateNanos;
 
     InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long admittedNanos) {
+        this(id, worker, promptTokens, predictedOutputTokens, promptTokens, null, admittedNanos);
+    }
+
+    InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
+                    long[] tierTokens, long admittedNanos) {
         this.id = id;
+        this.prefillTokens = Math.max(0, Math.min(prefillTokens, promptTokens));
+        this.tierTokens = tierTokens == null ? null : tierTokens.clone();
         this.worker = worker;
         this.promptTokens = promptTokens;
         this.predictedOutputTokens = predictedOutputTokens;

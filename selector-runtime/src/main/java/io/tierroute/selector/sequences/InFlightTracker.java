@@ -43,7 +43,27 @@ public final class InFlightTracker {
      * @throws IllegalStateException when a request with this id is already in flight
      */
     public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long nowNanos) {
-        InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, nowNanos);
+        admit(requestId, worker, promptTokens, predictedOutputTokens, promptTokens, null, nowNanos);
+    }
+
+    /**
+     * As {@link #admit(String, int, int, int, long)}, with the prompt tokens the worker must compute
+     * ({@code p_eff} = ISL − hit at routing), which count as the worker's queued prefill work until
+     * the request's first token, and the tokens it loads from each slower tier ({@code H_t} per tier
+     * ordinal, or null), which count as queued work on that tier's link until its first token.
+     *
+     * @throws IllegalStateException when a request with this id is already in flight
+     */
+    public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
+                      long nowNanos) {
+        admit(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens, null, nowNanos);
+    }
+
+    /** As above, with the tokens it loads from each slower tier ({@code H_t} per tier ordinal, or null). */
+    public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
+                      long[] tierTokens, long nowNanos) {
+        InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
+                tierTokens, nowNanos);
         if (byId.putIfAbsent(requestId, r) != null) {
             throw new IllegalStateException("request '" + requestId + "' is already in flight");
         }
@@ -67,6 +87,19 @@ public final class InFlightTracker {
     public int workerOf(String requestId) {
         InFlightRequest r = byId.get(requestId);
         return r == null ? -1 : r.worker;
+    }
+
+    /**
+     * When on, {@code KV_used(w)} is the KV demand of the requests this selector sent there (prompt plus
+     * tokens generated so far, queued requests included) instead of the engine's sampled usage plus what
+     * was sent since. Right when one selector routes everything the workers serve (the simulator, a
+     * single replica): the engine's usage counts only blocks held, not its queue's demand, and is up to
+     * a telemetry period old. Off by default (replicas see each other only through telemetry).
+     */
+    public void ownKvAccounting(boolean on) {
+        for (WorkerLoad load : loads) {
+            load.ownKvAccounting(on);
+        }
     }
 
     public void onTelemetry(Telemetry sample) {

@@ -10,9 +10,30 @@ package io.tierroute.selector.sequences;
  * @param decodeQuadraticTwice {@code 2·Σ [ctx(r')·d̂(r') + d̂(r')²/2]}, kept doubled so it stays an integer
  * @param kvUsedTokens         KV tokens in use
  * @param kvCapacityTokens     KV tokens the worker can hold on HBM
+ * @param queuedPrefillTokens  {@code Σ p_eff(r')} over requests admitted and without a first token yet:
+ *                             prompt tokens the worker must compute before a newcomer's prefill completes
+ * @param queuedTierTokens     per tier ordinal, {@code Σ H_t(r')} over the same requests: tokens still to load
+ *                             over that tier's link ahead of a newcomer (null: none known)
  */
 public record LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
-                       long kvUsedTokens, long kvCapacityTokens) {
+                       long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens, long[] queuedTierTokens) {
+
+    /** A view without queued tier loads. */
+    public LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
+                    long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens) {
+        this(inFlight, waiting, decodeTokens, decodeQuadraticTwice, kvUsedTokens, kvCapacityTokens, queuedPrefillTokens, null);
+    }
+
+    /** Tokens queued for loading over tier {@code t}'s link. */
+    public long queuedTierTokens(int t) {
+        return queuedTierTokens == null ? 0 : queuedTierTokens[t];
+    }
+
+    /** A view without queued prefill work (callers that do not track it). */
+    public LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
+                    long kvUsedTokens, long kvCapacityTokens) {
+        this(inFlight, waiting, decodeTokens, decodeQuadraticTwice, kvUsedTokens, kvCapacityTokens, 0);
+    }
 
     /** {@code Σ [ctx·d̂ + d̂²/2]} in token². */
     public double decodeQuadratic() {

@@ -18,6 +18,8 @@ final class WorkerLoad {
 
     // Sums over `requests`, maintained incrementally.
     private int waiting;
+    private long queuedPrefillTokens; // Σ p_eff over requests without a first token
+    private final long[] queuedTierTokens = new long[io.tierroute.selector.protocol.Tier.COUNT]; // Σ H_t, same requests
     private long decodeTokens;
     private long decodeQuadraticTwice;
     private long kvTokens;
@@ -26,8 +28,10 @@ final class WorkerLoad {
     // Sums over the requests admitted after `telemetry` was taken (the part the sample cannot know).
     private int waitingSinceTelemetry;
     private long kvTokensSinceTelemetry;
+    private long queuedPrefillSinceTelemetry;
 
     private volatile LoadView view;
+    private boolean ownKvAccounting;
 
     WorkerLoad(long kvCapacityTokens) {
         this.kvCapacityTokens = kvCapacityTokens;
@@ -36,6 +40,12 @@ final class WorkerLoad {
 
     LoadView view() {
         return view;
+    }
+
+    /** See {@link InFlightTracker#ownKvAccounting(boolean)}. */
+    synchronized void ownKvAccounting(boolean on) {
+        ownKvAccounting = on;
+        publish();
     }
 
     synchronized void admit(InFlightRequest r) {
@@ -116,6 +126,12 @@ final class WorkerLoad {
     private void add(InFlightRequest r, int sign) {
         if (r.waiting) {
             waiting += sign;
+            queuedPrefillTokens += sign * r.prefillTokens;
+            if (r.tierTokens != null) {
+                for (int t = 0; t < queuedTierTokens.length; t++) {
+                    queuedTierTokens[t] += sign * r.tierTokens[t];
+                }
+            }
         }
         decodeTokens += sign * r.remainingTokens();
         decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
@@ -125,6 +141,9 @@ final class WorkerLoad {
                 waitingSinceTelemetry += sign;
             }
             kvTokensSinceTelemetry += sign * r.contextTokens();
+            if (r.waiting) {
+                queuedPrefillSinceTelemetry += sign * r.prefillTokens;
+            }
         }
     }
 
@@ -132,6 +151,7 @@ final class WorkerLoad {
     private void recountSinceTelemetry() {
         waitingSinceTelemetry = 0;
         kvTokensSinceTelemetry = 0;
+        queuedPrefillSinceTelemetry = 0;
         if (telemetry == null) {
             return;
         }
@@ -141,6 +161,9 @@ final class WorkerLoad {
                     waitingSinceTelemetry++;
                 }
                 kvTokensSinceTelemetry += r.contextTokens();
+                if (r.waiting) {
+                    queuedPrefillSinceTelemetry += r.prefillTokens;
+                }
             }
         }
     }
@@ -149,7 +172,15 @@ final class WorkerLoad {
         Telemetry base = telemetry;
         // The engine's sample already counts what we sent before it was taken.
         int q = base == null ? waiting : base.waiting() + waitingSinceTelemetry;
-        long kv = base == null ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
-        view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens);
+        // KV_used: with own accounting (this selector routes everything the worker serves), the requests
+        // it sent, queued ones included (an engine's KV usage counts only blocks held, not its queue's
+        // demand, and is a sample old); otherwise the engine's sample plus what we sent since.
+        long kv = base == null || ownKvAccounting ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
+        // Queued prefill: our own Σ p_eff counts a request whole until its first token, the engine's
+        // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
+        long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
+                : Math.min(queuedPrefillTokens, base.pendingPrefillTokens() + queuedPrefillSinceTelemetry);
+        view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
+                queued, queuedTierTokens.clone());
     }
 }

@@ -39,6 +39,32 @@ class InFlightTrackerTest {
     }
 
     @Test
+    void queuedPrefillCountsUncachedPromptTokensUntilTheFirstToken() {
+        tracker.admit("a", 0, 10_000, 100, 2_000, 0);
+        tracker.admit("b", 0, 5_000, 100, 5_000, 0);
+        assertThat(tracker.view(0).queuedPrefillTokens()).isEqualTo(7_000);
+        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FIRST_TOKEN, 1), SECOND);
+        assertThat(tracker.view(0).queuedPrefillTokens()).isEqualTo(5_000);
+        // The engine's count (a sample) caps ours: our count keeps "b" whole until its first token.
+        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 1, 1, 0, 1_200));
+        assertThat(tracker.view(0).queuedPrefillTokens()).isEqualTo(1_200);
+        tracker.admit("c", 0, 900, 10, 900, 3 * SECOND);
+        assertThat(tracker.view(0).queuedPrefillTokens()).isEqualTo(2_100);
+        tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FINISHED, 100), 4 * SECOND);
+        assertThat(tracker.view(0).queuedPrefillTokens()).isEqualTo(900);
+    }
+
+    @Test
+    void ownKvAccountingCountsQueuedRequestsInsteadOfTheEngineSample() {
+        tracker.admit("a", 0, 10_000, 100, 0);
+        tracker.onTelemetry(new Telemetry(0, SECOND, 1, 0, 0)); // queued: the engine holds no blocks for it
+        tracker.admit("b", 0, 2_000, 100, 2 * SECOND);
+        assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(2_000);
+        tracker.ownKvAccounting(true);
+        assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(12_000);
+    }
+
+    @Test
     void aRequestThatOutlivesItsPredictionStillCountsOneToken() {
         tracker.admit("a", 0, 100, 10, 0);
         tracker.onEvent(new RequestEvent("a", RequestEvent.Type.TOKENS, 50), 1);

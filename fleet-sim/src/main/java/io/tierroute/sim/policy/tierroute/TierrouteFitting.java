@@ -64,7 +64,10 @@ public final class TierrouteFitting {
                 tierUs += d.tierTransferUs()[t];
             }
         }
-        return new LatencyObservation(c.finishMicros() / 1000, c.ttftMicros(), d.pEffTokens(), d.kvOverflowTokens(),
+        // C_queue and C_kv are both priced at α_p: their tokens join the α_p regressor (the fitter's
+        // kvOverflowTokens column is added to p_eff), so the queue wait is not attributed to Σd̂.
+        return new LatencyObservation(c.finishMicros() / 1000, c.ttftMicros(), d.pEffTokens(),
+                d.kvOverflowTokens() + d.queuedPrefillTokens(),
                 d.recomputeQuadratic(), d.inflightDecodeTokens(), d.inflightDecodeQuadratic(), tierUs, d.queueLength(),
                 d.affinityDecay(), d.toolHitFraction());
     }

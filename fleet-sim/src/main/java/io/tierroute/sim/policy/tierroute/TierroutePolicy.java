@@ -42,6 +42,8 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     public static final String DEFAULT_NAME = "tierroute-default";
     public static final String FITTED_NAME = "tierroute-fitted";
+    /** Warm-up rounds of the fitted variant (see {@link #fitted}). */
+    static final int FIT_ROUNDS = 2;
 
     private final String name;
     private final Selector selector;
@@ -76,6 +78,9 @@ public final class TierroutePolicy implements RoutingPolicy {
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
         this.writer = new DirectIndexWriter(index);
         this.selector = new Selector(settings, index, writer, new ParameterStore(params), () -> nowNanos);
+        // One selector routes every request of the simulated fleet: its own in-flight accounting is the
+        // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
+        this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
     }
 
@@ -90,11 +95,17 @@ public final class TierroutePolicy implements RoutingPolicy {
             throw new IllegalArgumentException(FITTED_NAME + " needs a warm-up run to fit on; none was provided");
         }
         int n = setup.fleet().workers();
-        TierroutePolicy probe = new TierroutePolicy(FITTED_NAME + "/warm-up", setup.fleet(), setup.seed() ^ 0x5DEECE66DL,
-                ParameterSet.defaults(n), 0.1, true);
-        List<Completion> log = setup.warmUp().run(probe);
-        ParameterSet fitted = TierrouteFitting.fit(probe.decisions, log, n);
-        return new TierroutePolicy(FITTED_NAME, setup.fleet(), setup.seed(), fitted, 0, false);
+        // Two rounds: the defaults (α_p = 1 µs/token) route far from where the fitted set will, so the
+        // features they produce (queues, in-flight decode) are not those the fitted policy sees; a second
+        // warm-up with the first fit's parameters samples the right region, and its fit is the one used.
+        ParameterSet params = ParameterSet.defaults(n);
+        for (int round = 0; round < FIT_ROUNDS; round++) {
+            TierroutePolicy probe = new TierroutePolicy(FITTED_NAME + "/warm-up", setup.fleet(),
+                    setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true);
+            List<Completion> log = setup.warmUp().run(probe);
+            params = TierrouteFitting.fit(probe.decisions, log, n);
+        }
+        return new TierroutePolicy(FITTED_NAME, setup.fleet(), setup.seed(), params, 0, false);
     }
 
     @Override public String name() { return name; }
@@ -115,7 +126,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     public void onTelemetry(WorkerTelemetry t) {
         nowNanos = t.atMicros() * 1000;
         long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * blockSize);
-        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed));
+        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
         if (t.atMicros() != lastTickMicros) {
             lastTickMicros = t.atMicros();
             selector.tick();

@@ -1,0 +1,55 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.index.PrefixMatch;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.sequences.LoadView;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** {@code C_queue} and {@code C_harm}, term by term, computed here from their formulas. */
+class QueueAndHarmTermsTest {
+
+    private static final int BLOCK = 500;
+    private final double[] bandwidth = {0, 64e9, 0, 0};
+
+    private CostTerms score(CostParameters p, int heldBlocks, LoadView load) {
+        PrefixMatch m = new PrefixMatch(1);
+        m.reset(16);
+        for (int t = 0; t < Tier.COUNT; t++) {
+            m.set(0, t, heldBlocks);
+        }
+        CostTerms out = new CostTerms();
+        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512), 0, m, load, bandwidth,
+                ParameterSet.builder(1).cost(p).build(), out);
+        return out;
+    }
+
+    @Test
+    void queuedPrefillIsPricedAtAlphaP() {
+        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0).build();
+        // 30 000 prompt tokens queued ahead; 7500 of the 8000 held → p_eff 500
+        CostTerms t = score(p, 15, new LoadView(3, 2, 0, 0, 0, 1_000_000, 30_000));
+        assertThat(t.queuedPrefillTokens).isEqualTo(30_000);
+        assertThat(t.queue).isCloseTo(20.0 * 30_000, within(0.1));
+        assertThat(t.prefill).isCloseTo(20.0 * 500, within(0.1));
+        assertThat(t.total).isCloseTo(t.prefill + t.queue + t.harm + t.headOfLine, within(0.1));
+        assertThat(t.toBreakdown().queueUs()).isEqualTo(t.queue);
+    }
+
+    @Test
+    void harmScalesWithRecomputedTokensAndRequestsInFlight() {
+        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0.03).build();
+        CostTerms cached = score(p, 15, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0));
+        CostTerms cold = score(p, 0, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0));
+        assertThat(cached.harm).isCloseTo(0.03 * 20 * 500 * 40, within(0.1));
+        assertThat(cold.harm).isCloseTo(0.03 * 20 * 8000 * 40, within(0.1));
+        assertThat(cold.inFlight).isEqualTo(40);
+        assertThat(cold.toBreakdown().harmUs()).isEqualTo(cold.harm);
+        // Nothing in flight: no harm (DESIGN.md §3's worked example has none, so its golden values hold).
+        assertThat(score(p, 0, new LoadView(0, 0, 0, 0, 0, 1_000_000)).harm).isZero();
+    }
+}
