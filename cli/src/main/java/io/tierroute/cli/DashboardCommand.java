@@ -1,0 +1,85 @@
+package io.tierroute.cli;
+
+import io.tierroute.dashboards.Dashboard;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/** {@code tierroute dashboard}: the fitted-parameter dashboard (web page + JSON API) until Ctrl-C. */
+@Command(name = "dashboard",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Serve the fitted-parameter dashboard: a web page and JSON API over the snapshot history "
+                + "(tierroute.params) and pins (tierroute.control): timelines per fitted parameter with sample "
+                + "count and quality, the per-worker rho heatmap, the quantile model, the version list with status "
+                + "and reasons, and pin / unpin / rollback buttons that need the operator token.",
+                "Writes (POST /api/v1/scopes/{scope}/pin|unpin|rollback) need 'Authorization: Bearer <token>' with "
+                        + "the token from the environment variable named by --token-env; without it they are refused.",
+                "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped cleanly", "1:the server could not start (e.g. the port is taken)",
+                "2:bad command line"})
+final class DashboardCommand implements Callable<Integer> {
+
+    @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",
+            description = "Kafka bootstrap servers (HOST:PORT[,HOST:PORT...]).")
+    String bootstrap;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "N", defaultValue = "8090",
+            description = "TCP port to listen on (default: ${DEFAULT-VALUE}; 0 picks a free port).")
+    int port;
+
+    @Option(names = {"--host"}, paramLabel = "H", defaultValue = "127.0.0.1",
+            description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 for all interfaces).")
+    String host;
+
+    @Option(names = {"-s", "--scope"}, paramLabel = "S", defaultValue = "default",
+            description = "The scope the page opens on (default: ${DEFAULT-VALUE}); every scope stays selectable.")
+    String scope;
+
+    @Option(names = {"--token-env"}, paramLabel = "NAME", defaultValue = "TIERROUTE_ADMIN_TOKEN",
+            description = "Environment variable holding the operator token for pin / unpin / rollback "
+                    + "(default: ${DEFAULT-VALUE}). Unset: the dashboard is read-only.")
+    String tokenEnv;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (port < 0 || port > 65535) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], got " + port);
+        }
+        if (bootstrap.isBlank() || !bootstrap.contains(":")) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--bootstrap must be HOST:PORT[,HOST:PORT...], got '" + bootstrap + "'");
+        }
+        String token = System.getenv(tokenEnv);
+        Dashboard dashboard;
+        try {
+            dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope));
+        } catch (RuntimeException e) {
+            err.println("tierroute dashboard: cannot start: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            dashboard.close();
+            stopped.countDown();
+        }, "tierroute-shutdown"));
+        out.println("tierroute dashboard on " + dashboard.uri() + " reading " + bootstrap + " (Ctrl-C to stop)");
+        if (token == null || token.isEmpty()) {
+            out.println("pin / unpin / rollback are disabled: set " + tokenEnv + " to enable them");
+        }
+        out.flush();
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,73 @@
+package io.tierroute.dashboards;
+
+import io.tierroute.dashboards.control.ControlWriter;
+import io.tierroute.dashboards.history.HistoryReader;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.dashboards.web.DashboardServer;
+
+import java.net.URI;
+
+/**
+ * The whole dashboard in one object, for {@code tierroute dashboard} and the demo: a
+ * {@link HistoryReader} into a {@link SnapshotHistory}, a {@link ControlWriter}, and the
+ * {@link DashboardServer}. {@link #close()} stops all three.
+ */
+public final class Dashboard implements AutoCloseable {
+
+    /**
+     * @param bootstrapServers Kafka {@code HOST:PORT[,...]}
+     * @param host             address to bind
+     * @param port             TCP port (0: a free one)
+     * @param token            operator token, or null / empty to refuse every write
+     * @param tokenSource      where the token came from (for messages)
+     * @param defaultScope     the scope the page opens on
+     */
+    public record Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
+                           String defaultScope) {}
+
+    private final HistoryReader reader;
+    private final ControlWriter writer;
+    private final DashboardServer server;
+
+    private Dashboard(HistoryReader reader, ControlWriter writer, DashboardServer server) {
+        this.reader = reader;
+        this.writer = writer;
+        this.server = server;
+    }
+
+    /** Starts the server first (so a taken port fails at once), then the reader and the writer. */
+    public static Dashboard start(Settings s) {
+        SnapshotHistory history = new SnapshotHistory();
+        HistoryReader reader = new HistoryReader(s.bootstrapServers(), history);
+        ControlWriter writer = new ControlWriter(s.bootstrapServers(), history);
+        DashboardServer server;
+        try {
+            server = DashboardServer.start(reader, writer, s.host(), s.port(), s.token(), s.tokenSource(),
+                    s.defaultScope());
+        } catch (RuntimeException e) {
+            writer.close();
+            throw e;
+        }
+        reader.start();
+        return new Dashboard(reader, writer, server);
+    }
+
+    public URI uri() {
+        return server.uri();
+    }
+
+    public HistoryReader reader() {
+        return reader;
+    }
+
+    public SnapshotHistory history() {
+        return reader.history();
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        reader.close();
+        writer.close();
+    }
+}

@@ -1,0 +1,255 @@
+package io.tierroute.dashboards.history;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Reads {@code tierroute.params} and {@code tierroute.control} from the beginning into a
+ * {@link SnapshotHistory}, then follows them. One daemon thread owns one consumer assigned to every
+ * partition of both topics (no group, nothing committed; {@code read_committed}, as the job's sink
+ * is transactional). The history is ready once the position reaches the end offsets read at the
+ * start of the session. Missing topics are waited for (checked every second). A consumer error
+ * starts a new session after a back-off (1 s doubling to 30 s) that re-reads both topics into the
+ * reset history. Undecodable records are logged, counted and skipped.
+ */
+public final class HistoryReader implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(HistoryReader.class);
+    private static final List<String> TOPICS = List.of(Topics.PARAMS, Topics.CONTROL);
+
+    private final String bootstrap;
+    private final SnapshotHistory history;
+    private final Thread thread;
+    private final CountDownLatch firstReady = new CountDownLatch(1);
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private final LongAdder badRecords = new LongAdder();
+    private final LongAdder records = new LongAdder();
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private volatile String lastError;
+
+    public HistoryReader(String bootstrapServers, SnapshotHistory history) {
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            throw new IllegalArgumentException("bootstrap servers must be given as HOST:PORT[,HOST:PORT...]");
+        }
+        this.bootstrap = bootstrapServers;
+        this.history = history;
+        this.thread = new Thread(this::run, "tierroute-dashboard-history");
+        this.thread.setDaemon(true);
+    }
+
+    public HistoryReader start() {
+        thread.start();
+        return this;
+    }
+
+    /** Waits until the first session caught up with both topics. */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return firstReady.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    public SnapshotHistory history() {
+        return history;
+    }
+
+    public long badRecords() {
+        return badRecords.sum();
+    }
+
+    public long recordsRead() {
+        return records.sum();
+    }
+
+    /** The last problem (a bad record, a consumer error), or null. */
+    public String lastError() {
+        return lastError;
+    }
+
+    private void run() {
+        long backoff = 1000;
+        while (running) {
+            try {
+                session();
+            } catch (WakeupException e) {
+                // close()
+            } catch (RuntimeException e) {
+                if (!running) {
+                    break;
+                }
+                lastError = "consumer error: " + e;
+                log.warn("dashboard history: {}; re-reading both topics in {} ms", e.toString(), backoff);
+                pause(backoff);
+                backoff = Math.min(backoff * 2, 30_000);
+            }
+        }
+    }
+
+    private void session() {
+        history.reset();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props(), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            consumer = c;
+            List<TopicPartition> parts = awaitPartitions(c);
+            if (parts == null) {
+                return;
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
+            while (running) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    records.increment();
+                    if (r.topic().equals(Topics.PARAMS)) {
+                        onParams(r);
+                    } else {
+                        onControl(r);
+                    }
+                }
+                if (!targets.isEmpty()) {
+                    targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                    if (targets.isEmpty()) {
+                        history.markReady();
+                        firstReady.countDown();
+                        log.info("dashboard history: caught up ({} records, scopes {})", records.sum(),
+                                history.scopes());
+                    }
+                }
+            }
+        } finally {
+            consumer = null;
+        }
+    }
+
+    private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
+        boolean warned = false;
+        while (running) {
+            List<TopicPartition> parts = new ArrayList<>();
+            boolean all = true;
+            for (String t : TOPICS) {
+                List<PartitionInfo> infos = c.partitionsFor(t, Duration.ofSeconds(5));
+                if (infos == null || infos.isEmpty()) {
+                    all = false;
+                } else {
+                    infos.forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+                }
+            }
+            if (all) {
+                return parts;
+            }
+            if (!warned) {
+                log.warn("dashboard history: waiting for topics {} on {}", TOPICS, bootstrap);
+                lastError = "topics " + TOPICS + " do not exist yet on " + bootstrap;
+                warned = true;
+            }
+            pause(1000);
+        }
+        return null;
+    }
+
+    private void onParams(ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+            int hash = key.lastIndexOf('#');
+            try {
+                history.onTombstone(key.substring(0, hash), Long.parseLong(key.substring(hash + 1)));
+            } catch (RuntimeException e) {
+                bad(r, "tombstone with key '" + key + "' that names no scope#version");
+            }
+            return;
+        }
+        ParameterSnapshot s;
+        try {
+            s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
+        } catch (RecordDecodeException e) {
+            bad(r, e.getMessage());
+            return;
+        }
+        if (s.getVersion() < 1) {
+            bad(r, "snapshot version " + s.getVersion() + " < 1");
+            return;
+        }
+        history.onSnapshot(s, r.offset());
+    }
+
+    private void onControl(ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            bad(r, "control tombstone ignored");
+            return;
+        }
+        SnapshotControl c;
+        try {
+            c = Codecs.SNAPSHOT_CONTROL.decode(r.value());
+        } catch (RecordDecodeException e) {
+            bad(r, e.getMessage());
+            return;
+        }
+        if (!history.onControl(c)) {
+            log.info("dashboard history: ignoring control sequence {} of scope '{}' (already at {})",
+                    c.getSequence(), c.getScope(), history.controlSequence(c.getScope()));
+        }
+    }
+
+    private void bad(ConsumerRecord<byte[], byte[]> r, String why) {
+        badRecords.increment();
+        lastError = r.topic() + "@" + r.partition() + ":" + r.offset() + ": " + why;
+        log.warn("dashboard history: bad record {}", lastError);
+    }
+
+    private Properties props() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, "tierroute-dashboard-history");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 * 1024 * 1024));
+        return p;
+    }
+
+    private void pause(long ms) {
+        try {
+            stop.await(ms, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        stop.countDown();
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

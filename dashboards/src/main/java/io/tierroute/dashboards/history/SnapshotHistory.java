@@ -1,0 +1,218 @@
+package io.tierroute.dashboards.history;
+
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ActivationRule;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * The snapshot history of every scope, as read from {@code tierroute.params} and
+ * {@code tierroute.control} by a {@link HistoryReader}, with {@link ActivationRule} deciding which
+ * version is active. Thread-safe: one reader thread writes, any thread queries (every method is
+ * synchronized and returns immutable values).
+ *
+ * <p><b>Bounded memory.</b> Per scope it keeps a {@link VersionRecord} (identity, status, reasons,
+ * the fitted scalars: about 1.5 KB) for the {@code maxVersions} highest versions, the full
+ * {@link ParameterSnapshot} (ρ per worker, the quantile forest) only for the {@code fullSnapshots}
+ * highest versions, and the last {@value #CONTROL_ENTRIES} control records. The rule itself keeps one
+ * small entry per accepted version (see its documentation).
+ */
+public final class SnapshotHistory {
+
+    /** Versions kept per scope by default (DESIGN.md §5 asks for at least 1000). */
+    public static final int DEFAULT_MAX_VERSIONS = 10_000;
+    /** Full snapshots kept per scope by default. */
+    public static final int DEFAULT_FULL_SNAPSHOTS = 3;
+    static final int CONTROL_ENTRIES = 50;
+
+    private final int maxVersions;
+    private final int fullSnapshots;
+    private ActivationRule rule = new ActivationRule();
+    private final Map<String, Scope> scopes = new TreeMap<>();
+    private long revision;
+    private boolean ready;
+
+    private static final class Scope {
+        final TreeMap<Long, VersionRecord> versions = new TreeMap<>();
+        final TreeMap<Long, ParameterSnapshot> full = new TreeMap<>();
+        final Deque<ScopeState.ControlEntry> controls = new ArrayDeque<>();
+    }
+
+    public SnapshotHistory() {
+        this(DEFAULT_MAX_VERSIONS, DEFAULT_FULL_SNAPSHOTS);
+    }
+
+    public SnapshotHistory(int maxVersions, int fullSnapshots) {
+        if (maxVersions < 1 || fullSnapshots < 1) {
+            throw new IllegalArgumentException("maxVersions and fullSnapshots must be ≥ 1, got " + maxVersions
+                    + " and " + fullSnapshots);
+        }
+        this.maxVersions = maxVersions;
+        this.fullSnapshots = fullSnapshots;
+    }
+
+    // ---- written by the reader ----
+
+    /** Records a snapshot read at {@code offset} of the params topic (a re-publication replaces the version). */
+    public synchronized void onSnapshot(ParameterSnapshot s, long offset) {
+        rule.onSnapshot(s);
+        Scope sc = scopes.computeIfAbsent(s.getScope(), k -> new Scope());
+        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset));
+        while (sc.versions.size() > maxVersions) {
+            sc.versions.pollFirstEntry();
+        }
+        sc.full.put(s.getVersion(), s);
+        while (sc.full.size() > fullSnapshots) {
+            sc.full.pollFirstEntry();
+        }
+        changed();
+    }
+
+    /** A tombstone on the params topic deleted {@code version} of {@code scope}: it can no longer be active. */
+    public synchronized void onTombstone(String scope, long version) {
+        rule.onSnapshot(scope, version, SnapshotStatus.REJECTED, 0);
+        Scope sc = scopes.get(scope);
+        if (sc != null) {
+            sc.versions.remove(version);
+            sc.full.remove(version);
+        }
+        changed();
+    }
+
+    /** Applies a control record; false when its sequence is not above the scope's last one (ignored). */
+    public synchronized boolean onControl(SnapshotControl c) {
+        if (!rule.onControl(c)) {
+            return false;
+        }
+        Scope sc = scopes.computeIfAbsent(c.getScope(), k -> new Scope());
+        sc.controls.addFirst(ScopeState.ControlEntry.of(c));
+        while (sc.controls.size() > CONTROL_ENTRIES) {
+            sc.controls.removeLast();
+        }
+        changed();
+        return true;
+    }
+
+    /** Forgets everything (a reader session starts over from the beginning of both topics). */
+    public synchronized void reset() {
+        rule = new ActivationRule();
+        scopes.clear();
+        ready = false;
+        changed();
+    }
+
+    /** The reader has caught up with both topics as they were when its session started. */
+    public synchronized void markReady() {
+        ready = true;
+        changed();
+    }
+
+    private void changed() {
+        revision++;
+        notifyAll();
+    }
+
+    // ---- queries ----
+
+    /** Whether the reader has caught up (until then statuses may be incomplete and writes are refused). */
+    public synchronized boolean ready() {
+        return ready;
+    }
+
+    /** Increases on every change; the page polls it to know when to refresh. */
+    public synchronized long revision() {
+        return revision;
+    }
+
+    /** Every scope seen on either topic, sorted. */
+    public synchronized List<String> scopes() {
+        List<String> all = new ArrayList<>(scopes.keySet());
+        for (String s : rule.scopes()) {
+            if (!all.contains(s)) {
+                all.add(s);
+            }
+        }
+        all.sort(null);
+        return all;
+    }
+
+    /** The state of {@code scope}, or empty when no record names it. */
+    public synchronized Optional<ScopeState> scope(String scope) {
+        Scope sc = scopes.get(scope);
+        if (sc == null) {
+            return Optional.empty();
+        }
+        OptionalLong active = rule.activeVersion(scope);
+        boolean pinned = rule.isPinned(scope);
+        Long pinnedVersion = pinned ? rule.control(scope).get().getVersion() : null;
+        return Optional.of(new ScopeState(scope, active.isPresent() ? active.getAsLong() : null, pinned, pinnedVersion,
+                rule.controlSequence(scope), List.copyOf(sc.controls), List.copyOf(sc.versions.values())));
+    }
+
+    /** One version's record, if the history holds it. */
+    public synchronized Optional<VersionRecord> version(String scope, long version) {
+        Scope sc = scopes.get(scope);
+        return Optional.ofNullable(sc == null ? null : sc.versions.get(version));
+    }
+
+    /** The full snapshot of one version, if it is among the latest few kept in full. */
+    public synchronized Optional<ParameterSnapshot> fullSnapshot(String scope, long version) {
+        Scope sc = scopes.get(scope);
+        return Optional.ofNullable(sc == null ? null : sc.full.get(version));
+    }
+
+    /** The highest version of {@code scope} kept in full (any status). */
+    public synchronized Optional<ParameterSnapshot> latestFullSnapshot(String scope) {
+        Scope sc = scopes.get(scope);
+        return sc == null || sc.full.isEmpty() ? Optional.empty() : Optional.of(sc.full.lastEntry().getValue());
+    }
+
+    /** The active version of {@code scope} by {@link ActivationRule}. */
+    public synchronized OptionalLong activeVersion(String scope) {
+        return rule.activeVersion(scope);
+    }
+
+    /** The last applied control sequence of {@code scope} (0 when none). */
+    public synchronized long controlSequence(String scope) {
+        return rule.controlSequence(scope);
+    }
+
+    /** The highest accepted version of {@code scope} below {@code below}, if the history holds one. */
+    public synchronized OptionalLong previousAccepted(String scope, long below) {
+        Scope sc = scopes.get(scope);
+        if (sc != null) {
+            for (VersionRecord r : sc.versions.headMap(below, false).descendingMap().values()) {
+                if (r.accepted()) {
+                    return OptionalLong.of(r.version());
+                }
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Waits until the control sequence of {@code scope} is at least {@code sequence} (a write has come
+     * back through the topic); false on timeout.
+     */
+    public synchronized boolean awaitControlSequence(String scope, long sequence, long timeoutMs)
+            throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (rule.controlSequence(scope) < sequence) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
+    }
+}

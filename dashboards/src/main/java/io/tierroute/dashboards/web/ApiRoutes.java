@@ -1,0 +1,151 @@
+package io.tierroute.dashboards.web;
+
+import io.tierroute.dashboards.control.ControlRefusedException;
+import io.tierroute.dashboards.control.ControlWriter;
+import io.tierroute.dashboards.history.HistoryReader;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.undertow.Handlers;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.RoutingHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The JSON API, mounted under {@code /api} (its routes, in {@link #handler()}, start at {@code /v1}).
+ * Reads come from the {@link SnapshotHistory}; writes go through the {@link ControlWriter} after {@link OperatorAuth}.
+ * Every client error is a 4xx with {@code {"error": "..."}}; only bugs give 500, and are logged.
+ */
+final class ApiRoutes {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiRoutes.class);
+
+    /** Body of POST .../pin, .../unpin, .../rollback ({@code version} only for pin). */
+    record ControlBody(Long version, String actor, String reason) {}
+
+    private final SnapshotHistory history;
+    private final HistoryReader reader;
+    private final ControlWriter writer;
+    private final OperatorAuth auth;
+    private final String defaultScope;
+    private final HistoryViews views;
+    private final CalibrationView calibration;
+
+    ApiRoutes(HistoryReader reader, ControlWriter writer, OperatorAuth auth, String defaultScope) {
+        this.reader = reader;
+        this.history = reader.history();
+        this.writer = writer;
+        this.auth = auth;
+        this.defaultScope = defaultScope;
+        this.views = new HistoryViews(history);
+        this.calibration = new CalibrationView(history);
+    }
+
+    RoutingHandler handler() {
+        RoutingHandler r = Handlers.routing()
+                .get("/v1/status", wrap(ex -> JsonIo.send(ex, 200, status())))
+                .get("/v1/scopes/{scope}/versions", wrap(ex -> JsonIo.send(ex, 200, views.versions(scope(ex)))))
+                .get("/v1/scopes/{scope}/versions/{version}",
+                        wrap(ex -> JsonIo.send(ex, 200, views.version(scope(ex), version(ex)))))
+                .get("/v1/scopes/{scope}/timelines", wrap(ex -> JsonIo.send(ex, 200, views.timelines(scope(ex)))))
+                .get("/v1/scopes/{scope}/rho", wrap(ex -> JsonIo.send(ex, 200, views.rho(scope(ex)))))
+                .get("/v1/scopes/{scope}/calibration", wrap(ex -> {
+                    views.scope(scope(ex));
+                    JsonIo.send(ex, 200, calibration.calibration(scope(ex)));
+                }))
+                .post("/v1/scopes/{scope}/pin", wrap(ex -> {
+                    auth.check(ex);
+                    ControlBody b = JsonIo.read(ex, ControlBody.class);
+                    if (b.version() == null) {
+                        throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
+                    }
+                    JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), b.actor(), b.reason()));
+                }))
+                .post("/v1/scopes/{scope}/unpin", wrap(ex -> {
+                    auth.check(ex);
+                    ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "unpin");
+                    JsonIo.send(ex, 200, writer.unpin(scope(ex), b.actor(), b.reason()));
+                }))
+                .post("/v1/scopes/{scope}/rollback", wrap(ex -> {
+                    auth.check(ex);
+                    ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
+                    JsonIo.send(ex, 200, writer.rollback(scope(ex), b.actor(), b.reason()));
+                }));
+        r.setFallbackHandler(ex -> JsonIo.error(ex, 404, "no such endpoint: " + ex.getRequestMethod() + " "
+                + ex.getRequestPath()));
+        r.setInvalidMethodHandler(ex -> JsonIo.error(ex, 405, ex.getRequestMethod() + " is not allowed on "
+                + ex.getRequestPath()));
+        return r;
+    }
+
+    /** {@code GET /healthz}: liveness, and whether the history has caught up. */
+    HttpHandler health() {
+        return ex -> JsonIo.send(ex, 200, Map.of("ok", true, "ready", history.ready()));
+    }
+
+    private Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ready", history.ready());
+        m.put("revision", history.revision());
+        m.put("defaultScope", defaultScope);
+        m.put("writesEnabled", auth.enabled());
+        m.put("recordsRead", reader.recordsRead());
+        m.put("badRecords", reader.badRecords());
+        m.put("lastError", reader.lastError());
+        m.put("scopes", views.scopes());
+        return m;
+    }
+
+    private static ControlBody noVersion(ControlBody b, String action) {
+        if (b.version() != null) {
+            throw new HttpError(400, "field 'version' is not allowed for " + action
+                    + " (it acts on the scope's current state)");
+        }
+        return b;
+    }
+
+    private static String scope(HttpServerExchange ex) {
+        Deque<String> d = ex.getQueryParameters().get("scope");
+        String s = d == null ? null : d.peekFirst();
+        if (s == null || s.isBlank()) {
+            throw new HttpError(400, "the scope in the path is empty");
+        }
+        return s;
+    }
+
+    private static long version(HttpServerExchange ex) {
+        String v = ex.getQueryParameters().get("version").peekFirst();
+        try {
+            long n = Long.parseLong(v);
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new HttpError(400, "version must be an integer ≥ 1, got '" + v + "'");
+        }
+    }
+
+    /** Runs {@code h}; turns refusals and client errors into their status, anything else into a logged 500. */
+    private static HttpHandler wrap(HttpHandler h) {
+        return ex -> {
+            try {
+                h.handleRequest(ex);
+            } catch (HttpError e) {
+                JsonIo.error(ex, e.status, e.getMessage());
+            } catch (ControlRefusedException e) {
+                JsonIo.error(ex, e.conflict() ? 409 : 400, e.getMessage());
+            } catch (IllegalStateException e) {
+                log.warn("dashboard API: {} {} failed: {}", ex.getRequestMethod(), ex.getRequestPath(), e.getMessage());
+                JsonIo.error(ex, 503, e.getMessage());
+            } catch (RuntimeException e) {
+                log.error("dashboard API: {} {} failed", ex.getRequestMethod(), ex.getRequestPath(), e);
+                JsonIo.error(ex, 500, "internal error: " + e);
+            }
+        };
+    }
+}

@@ -1,0 +1,84 @@
+package io.tierroute.dashboards.web;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * JSON in and out: strict reading of small bodies (unknown fields, wrong types and trailing
+ * content are 400s that name the problem); writing with non-finite numbers as strings
+ * ({@code "NaN"}), since a rejected snapshot may carry them and JSON has no NaN.
+ */
+final class JsonIo {
+
+    static final int MAX_BODY = 16 * 1024;
+
+    static final ObjectMapper MAPPER = JsonMapper.builder()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
+            .build();
+
+    private JsonIo() {}
+
+    static void send(HttpServerExchange ex, int status, Object body) {
+        byte[] bytes;
+        try {
+            bytes = MAPPER.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+        ex.setStatusCode(status);
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        ex.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-store");
+        ex.getResponseSender().send(ByteBuffer.wrap(bytes));
+    }
+
+    static void error(HttpServerExchange ex, int status, String message) {
+        send(ex, status, Map.of("error", message));
+    }
+
+    /** Reads the (blocking) request body into {@code type}; {@link HttpError} 400 / 413 / 415 on bad input. */
+    static <T> T read(HttpServerExchange ex, Class<T> type) {
+        String ct = ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE);
+        if (ct != null && !ct.toLowerCase().startsWith("application/json")) {
+            throw new HttpError(415, "send the body as application/json, got " + ct);
+        }
+        byte[] body;
+        try (InputStream in = ex.getInputStream()) {
+            body = in.readNBytes(MAX_BODY + 1);
+        } catch (IOException e) {
+            throw new HttpError(400, "cannot read the request body: " + e.getMessage());
+        }
+        if (body.length > MAX_BODY) {
+            throw new HttpError(413, "the request body is larger than " + MAX_BODY + " bytes");
+        }
+        if (body.length == 0) {
+            throw new HttpError(400, "the request body is empty; expected a JSON object");
+        }
+        try {
+            return MAPPER.readValue(body, type);
+        } catch (UnrecognizedPropertyException e) {
+            throw new HttpError(400, "unknown field '" + e.getPropertyName() + "'; known fields: "
+                    + e.getKnownPropertyIds());
+        } catch (JsonProcessingException e) {
+            throw new HttpError(400, "malformed request body: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new HttpError(400, "cannot read the request body: " + e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,256 @@
+// The tierroute parameter dashboard: polls /api/v1/status every 2 s and redraws when the history's
+// revision changes. Charts: uPlot, served from the jar's WebJar under vendor/uplot/.
+'use strict';
+
+const POLL_MS = 2000;
+const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null };
+window.tierrouteDashboard = state; // for the browser test and for curious operators
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, props = {}, ...kids) => {
+  const e = Object.assign(document.createElement(tag), props);
+  kids.forEach((k) => e.append(k));
+  return e;
+};
+const num = (v) => (typeof v === 'number' && isFinite(v) ? v : null);
+const fmt = (v) => {
+  if (typeof v !== 'number') return String(v);
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  return a >= 1e6 || a < 1e-3 ? v.toExponential(2) : v.toPrecision(4).replace(/\.?0+$/, '');
+};
+const time = (ms) => (ms ? new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '') : '—');
+const enc = encodeURIComponent;
+
+async function api(path, opts) {
+  const r = await fetch(path, opts);
+  let body;
+  try { body = await r.json(); } catch (e) { body = { error: r.status + ' ' + r.statusText }; }
+  return { ok: r.ok, status: r.status, body };
+}
+
+function say(text, ok) {
+  const m = $('message');
+  m.textContent = text;
+  m.className = ok ? 'ok' : 'error';
+}
+
+async function poll() {
+  try {
+    const r = await api('api/v1/status');
+    $('live').classList.toggle('stale', !r.ok);
+    if (r.ok) {
+      state.scopes = r.body.scopes;
+      renderScopes(r.body);
+      if (r.body.revision !== state.revision && state.scope) {
+        state.revision = r.body.revision;
+        await refresh();
+      }
+      if (!r.body.ready) say('reading the snapshot history…', true);
+    }
+  } catch (e) {
+    $('live').classList.add('stale');
+  }
+  state.timer = setTimeout(poll, POLL_MS);
+}
+
+function renderScopes(status) {
+  const sel = $('scope');
+  const names = status.scopes.map((s) => s.scope);
+  if (!state.scope) {
+    const wanted = new URLSearchParams(location.search).get('scope') || status.defaultScope;
+    state.scope = names.includes(wanted) ? wanted : (names[0] || null);
+  }
+  if (sel.options.length !== names.length || names.some((n, i) => sel.options[i].value !== n)) {
+    sel.replaceChildren(...names.map((n) => el('option', { value: n, textContent: n })));
+  }
+  if (state.scope) sel.value = state.scope;
+  const s = status.scopes.find((x) => x.scope === state.scope);
+  const st = $('scope-status');
+  st.replaceChildren();
+  if (s) {
+    st.append(el('span', { className: 'badge active', textContent: 'active ' + (s.activeVersion ?? 'none') }));
+    if (s.pinned) st.append(el('span', { className: 'badge pinned', textContent: 'pinned ' + s.pinnedVersion }));
+    st.append(' ' + s.versions + ' versions, control sequence ' + s.controlSequence);
+  }
+  $('unpin-btn').disabled = !(s && s.pinned);
+}
+
+async function refresh() {
+  const base = 'api/v1/scopes/' + enc(state.scope);
+  const [v, t, rho, cal] = await Promise.all([
+    api(base + '/versions'), api(base + '/timelines'), api(base + '/rho'), api(base + '/calibration')]);
+  if (v.ok) renderVersions(v.body);
+  if (t.ok) renderTimelines(t.body);
+  if (rho.ok) renderHeatmap(rho.body);
+  if (cal.ok) renderCalibration(cal.body);
+  if (v.ok && state.detail == null && v.body.activeVersion != null) showDetail(v.body.activeVersion);
+  document.body.dataset.revision = String(state.revision);
+}
+
+function renderVersions(d) {
+  const rows = d.versions.map((r) => {
+    const markers = el('td');
+    if (r.active) markers.append(el('span', { className: 'badge active', textContent: 'active' }));
+    if (r.pinned) markers.append(el('span', { className: 'badge pinned', textContent: 'pinned' }));
+    const act = el('td');
+    if (r.status === 'ACCEPTED' && !(r.pinned)) {
+      act.append(el('button', { type: 'button', className: 'pin-btn', textContent: 'Pin',
+        onclick: (e) => { e.stopPropagation(); ask('pin', r.version); } }));
+    }
+    const tr = el('tr', { onclick: () => showDetail(r.version) },
+      el('td', { className: 'num', textContent: r.version }), el('td', { textContent: time(r.createdAtMs) }),
+      el('td', { textContent: r.producer }),
+      el('td', {}, el('span', { className: 'badge ' + r.status, textContent: r.status })),
+      markers, el('td', { className: 'reasons', textContent: r.rejectReasons.join('; ') }), act);
+    tr.dataset.version = r.version;
+    tr.dataset.status = r.status;
+    tr.dataset.active = r.active;
+    tr.dataset.pinned = r.pinned;
+    return tr;
+  });
+  $('versions').tBodies[0].replaceChildren(...rows);
+  $('controls').textContent = d.controls.length === 0 ? 'no pin / unpin yet' : 'last control: ' + d.controls.slice(0, 3)
+    .map((c) => '#' + c.sequence + ' ' + c.action + ' ' + (c.version ?? '') + ' by ' + c.actor + ' (' + c.reason + ') ' +
+      time(c.timestampMs)).join(' · ');
+}
+
+function markerPlugin(activeX, pinnedX) {
+  const line = (u, x, color, dash) => {
+    if (x == null) return;
+    const cx = u.valToPos(x, 'x', true);
+    const ctx = u.ctx;
+    ctx.save();
+    ctx.strokeStyle = color; ctx.lineWidth = 2; ctx.setLineDash(dash);
+    ctx.beginPath(); ctx.moveTo(cx, u.bbox.top); ctx.lineTo(cx, u.bbox.top + u.bbox.height); ctx.stroke();
+    ctx.restore();
+  };
+  return { hooks: { draw: [(u) => { line(u, activeX, '#2e7d32', []); line(u, pinnedX, '#ef6c00', [6, 4]); }] } };
+}
+
+function renderTimelines(d) {
+  const box = $('timelines');
+  Object.values(state.charts).forEach((c) => c.destroy());
+  state.charts = {};
+  box.replaceChildren();
+  for (const [name, p] of Object.entries(d.params)) {
+    const pts = p.points;
+    const xs = pts.map((q) => q.createdAtMs / 1000);
+    const accepted = pts.map((q) => (q.status === 'ACCEPTED' ? num(q.value) : null));
+    const rejected = pts.map((q) => (q.status !== 'ACCEPTED' ? num(q.value) : null));
+    const xOf = (v) => { const q = pts.find((x) => x.version === v); return q ? q.createdAtMs / 1000 : null; };
+    const legend = (u, v, si, i) => {
+      if (i == null || v == null) return '—';
+      const q = pts[i];
+      return fmt(v) + ' v' + q.version + ' (n=' + q.samples + ', ' + q.qualityKind + ' ' + fmt(q.quality) + ')';
+    };
+    const holder = el('div', { id: 'chart-' + name });
+    holder.dataset.points = String(pts.length);
+    box.append(el('div', { className: 'card' }, el('h3', { textContent: name + (p.unit ? ' [' + p.unit + ']' : '') }), holder));
+    const opts = {
+      width: 380, height: 170, legend: { live: true },
+      scales: { x: { time: true } },
+      series: [{ value: (u, v) => (v == null ? '—' : time(v * 1000)) },
+        { label: 'accepted', stroke: '#1565c0', width: 1.5, points: { show: true, size: 6 }, spanGaps: true, value: legend },
+        { label: 'rejected', stroke: '#c62828', width: 0, points: { show: true, size: 8, fill: '#c62828' }, value: legend }],
+      axes: [{}, { size: 84, values: (u, vals) => vals.map(fmt) }],
+      plugins: [markerPlugin(xOf(d.activeVersion), xOf(d.pinnedVersion))],
+    };
+    state.charts[name] = new uPlot(opts, [xs, accepted, rejected], holder);
+  }
+}
+
+function heat(v) {
+  const t = Math.max(0, Math.min(1, v));
+  return 'hsl(' + Math.round(120 * (1 - t)) + ', 70%, ' + Math.round(85 - 30 * t) + '%)';
+}
+
+function renderHeatmap(d) {
+  $('rho-version').textContent = d.version == null ? 'no snapshot yet' : 'latest snapshot: version ' + d.version;
+  const t = $('heatmap');
+  const byKey = new Map(d.cells.map((c) => [c.worker + '\u0000' + c.tier, c]));
+  const head = el('tr', {}, el('th', { textContent: 'worker' }), ...d.tiers.map((x) => el('th', { textContent: x })));
+  const rows = d.workers.map((w) => el('tr', {}, el('th', { textContent: w }), ...d.tiers.map((tier) => {
+    const c = byKey.get(w + '\u0000' + tier);
+    if (!c) return el('td', { className: 'cell', textContent: '·', title: 'no value (0)' });
+    const td = el('td', { className: 'cell', textContent: fmt(num(c.rho) ?? c.rho),
+      title: w + ' ' + tier + ': ρ=' + c.rho + ' (n=' + c.samples + ', ' + c.qualityKind + ' ' + fmt(c.quality) + ')' });
+    td.style.background = heat(num(c.rho) ?? 1);
+    return td;
+  })));
+  t.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
+  t.dataset.cells = String(d.cells.length);
+}
+
+function renderCalibration(d) {
+  $('calibration-version').textContent = d.version == null ? '' : 'version ' + d.version;
+  $('calibration-note').textContent = d.coverageNote;
+  const box = $('calibration');
+  const chart = $('calibration-chart');
+  if (state.charts.__calibration) { state.charts.__calibration.destroy(); delete state.charts.__calibration; }
+  chart.replaceChildren();
+  if (!d.present) { box.textContent = d.message; return; }
+  box.replaceChildren(el('table', {}, el('tbody', {},
+    ...[['coverage per quantile', 'not in the snapshot'], ['target', d.target], ['training rows', d.trainingRows],
+      ['trees', d.trees], ['leaves', d.leaves], ['samples per leaf ≤', d.maxSamplesPerLeaf],
+      ['features', d.features.join(', ')]].map(([k, v]) => el('tr', {}, el('th', { textContent: k }), el('td', { textContent: v }))))));
+  const qs = d.targetQuantiles;
+  chart.dataset.points = String(qs.length);
+  state.charts.__calibration = new uPlot({
+    width: 380, height: 170, scales: { x: { time: false } },
+    series: [{ label: 'quantile' }, { label: d.target + ' (pooled leaves)', stroke: '#6a1b9a', points: { show: true, size: 6 } }],
+    axes: [{ values: (u, v) => v.map((x) => x.toFixed(2)) }, { size: 60 }],
+  }, [qs.map((q) => q.q), qs.map((q) => q.value)], chart);
+}
+
+async function showDetail(version) {
+  state.detail = version;
+  const r = await api('api/v1/scopes/' + enc(state.scope) + '/versions/' + version);
+  if (!r.ok) { say(r.body.error, false); return; }
+  const d = r.body;
+  $('detail-version').textContent = 'version ' + d.version + ' · ' + d.status + (d.rejectReasons.length ? ' · ' +
+    d.rejectReasons.join('; ') : '') + ' · parent ' + (d.parentVersion ?? '—') + ' · ' + d.producer;
+  $('detail').tBodies[0].replaceChildren(...Object.entries(d.params).map(([n, p]) => el('tr', {},
+    el('td', { textContent: n }), el('td', { className: 'num', textContent: fmt(p.value) }), el('td', { textContent: p.unit }),
+    el('td', { className: 'num', textContent: p.samples }),
+    el('td', { textContent: p.qualityKind === 'NONE' ? '—' : p.qualityKind + ' ' + fmt(p.quality) }),
+    el('td', { className: 'num', textContent: p.stdError == null ? '—' : fmt(p.stdError) }),
+    el('td', { textContent: time(p.windowStartMs) + ' → ' + time(p.windowEndMs) }))));
+}
+
+function ask(action, version) {
+  state.pending = { action, version };
+  const what = action === 'pin' ? 'Pin version ' + version + ' of scope "' + state.scope + '"'
+    : action === 'rollback' ? 'Roll scope "' + state.scope + '" back to the accepted version before the active one'
+      : 'Unpin scope "' + state.scope + '"';
+  $('confirm-title').textContent = action === 'pin' ? 'Pin' : action === 'rollback' ? 'Roll back' : 'Unpin';
+  $('confirm-text').textContent = what + '. This changes what every selector serves.';
+  $('confirm-dialog').showModal();
+}
+
+async function confirmAction() {
+  const p = state.pending;
+  const token = $('token').value.trim();
+  $('confirm-dialog').close();
+  const body = { actor: $('actor').value, reason: $('reason').value };
+  if (p.action === 'pin') body.version = p.version;
+  const headers = { 'Content-Type': 'application/json' };
+  if (token) headers.Authorization = 'Bearer ' + token;
+  const r = await api('api/v1/scopes/' + enc(state.scope) + '/' + p.action, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (r.ok) {
+    say(p.action + ' done: ' + r.body.action + (r.body.version != null ? ' version ' + r.body.version : '') +
+      ' (control sequence ' + r.body.sequence + ')', true);
+  } else {
+    say('refused (' + r.status + '): ' + r.body.error, false);
+  }
+  state.revision = -1; // redraw at the next poll
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  $('scope').addEventListener('change', (e) => { state.scope = e.target.value; state.revision = -1; state.detail = null; });
+  $('rollback-btn').addEventListener('click', () => ask('rollback'));
+  $('unpin-btn').addEventListener('click', () => ask('unpin'));
+  $('cancel').addEventListener('click', () => $('confirm-dialog').close());
+  $('confirm').addEventListener('click', confirmAction);
+  poll();
+});

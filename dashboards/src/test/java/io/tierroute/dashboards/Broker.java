@@ -1,0 +1,132 @@
+package io.tierroute.dashboards;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One real embedded KRaft broker for every test of this JVM (started on first use, stopped at exit),
+ * topics reset to empty before each test, publishing and reading helpers.
+ */
+public final class Broker {
+
+    private static EmbeddedKafka kafka;
+
+    private Broker() {}
+
+    public static synchronized EmbeddedKafka get() {
+        if (kafka == null) {
+            kafka = EmbeddedKafka.start();
+            EmbeddedKafka k = kafka;
+            Runtime.getRuntime().addShutdownHook(new Thread(k::close, "embedded-kafka-stop"));
+        }
+        return kafka;
+    }
+
+    public static String bootstrap() {
+        return get().bootstrapServers();
+    }
+
+    /** Deletes and re-creates every tierroute topic. */
+    public static void resetTopics() throws Exception {
+        EmbeddedKafka k = get();
+        try (Admin admin = k.admin()) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<String> ours = new ArrayList<>(Topics.ALL);
+            ours.retainAll(existing);
+            if (!ours.isEmpty()) {
+                admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
+                await(Duration.ofSeconds(30), () -> {
+                    try {
+                        Set<String> now = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+                        return ours.stream().noneMatch(now::contains);
+                    } catch (Exception e) {
+                        return false;
+                    }
+                }, "topics deleted");
+            }
+        }
+        for (Topics.Spec s : Topics.specs()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try {
+                    k.createTopic(s.name(), s.partitions(), s.configs());
+                    break;
+                } catch (IllegalStateException e) { // "marked for deletion" for a moment after a delete
+                    if (System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(50);
+                }
+            }
+        }
+    }
+
+    public static KafkaProducer<byte[], byte[]> producer() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        p.put("linger.ms", "0");
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    public static void publish(KafkaProducer<byte[], byte[]> p, ParameterSnapshot s) throws Exception {
+        p.send(new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey(s.getScope(), s.getVersion())
+                .getBytes(StandardCharsets.UTF_8), Codecs.PARAMETER_SNAPSHOT.encode(s))).get(30, TimeUnit.SECONDS);
+    }
+
+    /** Every control record on the topic now, in order. */
+    public static List<SnapshotControl> controlRecords() {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap());
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            TopicPartition tp = new TopicPartition(Topics.CONTROL, 0);
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long end = c.endOffsets(List.of(tp)).get(tp);
+            List<SnapshotControl> out = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (c.position(tp) < end && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    out.add(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
+                }
+            }
+            return out;
+        }
+    }
+
+    /** Polls {@code condition} every 20 ms; fails with {@code what} after {@code timeout}. */
+    public static void await(Duration timeout, BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for: " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+}

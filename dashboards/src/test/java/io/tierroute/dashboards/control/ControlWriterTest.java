@@ -1,0 +1,111 @@
+package io.tierroute.dashboards.control;
+
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.dashboards.history.HistoryReader;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The control writer and history reader against a real embedded broker. */
+class ControlWriterTest {
+
+    private KafkaProducer<byte[], byte[]> producer;
+    private HistoryReader reader;
+    private ControlWriter writer;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Broker.resetTopics();
+        producer = Broker.producer();
+        Broker.publish(producer, Snapshots.accepted("default", 1).build());
+        Broker.publish(producer, Snapshots.accepted("default", 2).build());
+        Broker.publish(producer, Snapshots.rejected("default", 3).build());
+        Broker.publish(producer, Snapshots.accepted("default", 4).build());
+        SnapshotHistory history = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), history).start();
+        assertThat(reader.awaitReady(Duration.ofSeconds(30))).as("history caught up").isTrue();
+        writer = new ControlWriter(Broker.bootstrap(), history);
+    }
+
+    @AfterEach
+    void tearDown() {
+        writer.close();
+        reader.close();
+        producer.close();
+    }
+
+    @Test
+    void rollbackPinsThePreviousAcceptedVersionAndRecordsWhoAndWhy() {
+        assertThat(reader.history().activeVersion("default")).hasValue(4);
+        ControlWriter.Written w = writer.rollback("default", "alice", "alphaD looks wrong");
+        assertThat(w.version()).as("skips the rejected version 3").isEqualTo(2L);
+        assertThat(w.sequence()).isEqualTo(1);
+        assertThat(w.previousActive()).isEqualTo(4L);
+        assertThat(reader.history().activeVersion("default")).hasValue(2);
+
+        ControlWriter.Written again = writer.rollback("default", "alice", "further back");
+        assertThat(again.version()).isEqualTo(1L);
+        assertThat(again.sequence()).isEqualTo(2);
+
+        ControlWriter.Written unpin = writer.unpin("default", "bob", "fixed");
+        assertThat(unpin.action()).isEqualTo("UNPIN");
+        assertThat(unpin.version()).as("an unpin names the version that was pinned").isEqualTo(1L);
+        assertThat(unpin.sequence()).isEqualTo(3);
+
+        List<SnapshotControl> onTopic = Broker.controlRecords();
+        assertThat(onTopic).extracting(SnapshotControl::getSequence).containsExactly(1L, 2L, 3L);
+        assertThat(onTopic).extracting(SnapshotControl::getAction)
+                .containsExactly(ControlAction.PIN, ControlAction.PIN, ControlAction.UNPIN);
+        assertThat(onTopic.get(0).getActor()).isEqualTo("alice");
+        assertThat(onTopic.get(0).getReason()).isEqualTo("alphaD looks wrong");
+        assertThat(onTopic.get(2).getActor()).isEqualTo("bob");
+    }
+
+    @Test
+    void pinningAnUnknownOrRejectedVersionIsRefusedWithTheReason() {
+        assertThatThrownBy(() -> writer.pin("default", 99, "alice", "try"))
+                .isInstanceOf(ControlRefusedException.class).hasMessageContaining("version 99")
+                .hasMessageContaining("unknown");
+        assertThatThrownBy(() -> writer.pin("default", 3, "alice", "try"))
+                .isInstanceOf(ControlRefusedException.class).hasMessageContaining("REJECTED")
+                .hasMessageContaining("alphaP jumped");
+        assertThatThrownBy(() -> writer.pin("nope", 1, "alice", "try"))
+                .hasMessageContaining("unknown scope 'nope'");
+        assertThatThrownBy(() -> writer.unpin("default", "alice", "try")).hasMessageContaining("not pinned");
+        assertThatThrownBy(() -> writer.pin("default", 1, " ", "try")).hasMessageContaining("actor");
+        assertThatThrownBy(() -> writer.pin("default", 1, "alice", "")).hasMessageContaining("reason");
+        assertThat(Broker.controlRecords()).as("nothing written").isEmpty();
+
+        ControlWriter.Written w = writer.pin("default", 1, "alice", "known good");
+        assertThat(w.sequence()).isEqualTo(1);
+        assertThat(reader.history().scope("default").orElseThrow().pinnedVersion()).isEqualTo(1L);
+    }
+
+    @Test
+    void theSequenceContinuesFromWhatIsAlreadyOnTheTopic() {
+        writer.pin("default", 2, "alice", "first");
+        writer.close();
+        reader.close();
+        SnapshotHistory fresh = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), fresh).start();
+        try {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        writer = new ControlWriter(Broker.bootstrap(), fresh);
+        assertThat(fresh.activeVersion("default")).as("the pin survives a restart").hasValue(2);
+        assertThat(writer.pin("default", 4, "alice", "second").sequence()).isEqualTo(2);
+    }
+}

@@ -1,0 +1,93 @@
+package io.tierroute.dashboards.history;
+
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The history model without Kafka: statuses by the activation rule, rollback targets, bounded memory. */
+class SnapshotHistoryTest {
+
+    private static SnapshotControl control(ControlAction a, Long version, long seq) {
+        return SnapshotControl.newBuilder().setScope("default").setAction(a).setVersion(version).setReason("test")
+                .setActor("ops").setTimestampMs(1).setSequence(seq).build();
+    }
+
+    @Test
+    void activeAndPinnedComeFromTheActivationRule() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.accepted("default", 1).build(), 0);
+        h.onSnapshot(Snapshots.accepted("default", 2).build(), 1);
+        h.onSnapshot(Snapshots.rejected("default", 3).build(), 2);
+        assertThat(h.activeVersion("default")).hasValue(2);
+        assertThat(h.previousAccepted("default", 3)).hasValue(2);
+        assertThat(h.previousAccepted("default", 2)).hasValue(1);
+        assertThat(h.previousAccepted("default", 1)).isEmpty();
+
+        assertThat(h.onControl(control(ControlAction.PIN, 1L, 1))).isTrue();
+        ScopeState s = h.scope("default").orElseThrow();
+        assertThat(s.activeVersion()).isEqualTo(1L);
+        assertThat(s.pinned()).isTrue();
+        assertThat(s.pinnedVersion()).isEqualTo(1L);
+        assertThat(s.controls()).extracting(ScopeState.ControlEntry::actor).containsExactly("ops");
+
+        assertThat(h.onControl(control(ControlAction.UNPIN, 1L, 1))).as("stale sequence ignored").isFalse();
+        assertThat(h.scope("default").orElseThrow().pinned()).isTrue();
+        h.onSnapshot(Snapshots.accepted("default", 4).setControlSequence(0).build(), 3);
+        assertThat(h.activeVersion("default")).as("no fitted snapshot slips past a pin").hasValue(1);
+
+        assertThat(h.onControl(control(ControlAction.UNPIN, 1L, 2))).isTrue();
+        assertThat(h.activeVersion("default")).as("unpinned: the pinned version until the job republishes").hasValue(1);
+        h.onSnapshot(Snapshots.accepted("default", 5).setControlSequence(2).build(), 4);
+        assertThat(h.activeVersion("default")).hasValue(5);
+        assertThat(h.controlSequence("default")).isEqualTo(2);
+    }
+
+    @Test
+    void versionsRejectedReasonsAndFittedValuesAreKept() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.rejected("pool-a", 7).build(), 0);
+        VersionRecord r = h.version("pool-a", 7).orElseThrow();
+        assertThat(r.rejected()).isTrue();
+        assertThat(r.rejectReasons()).containsExactly("alphaP jumped ×12 against version 6");
+        assertThat(r.params().get("alphaP").value()).isEqualTo(40.0);
+        assertThat(r.params().get("alphaP").samples()).isEqualTo(30);
+        assertThat(r.params()).containsKey("bw.CPU");
+        assertThat(r.rhoPairs()).isEqualTo(6);
+        assertThat(r.forest().trees()).isEqualTo(1);
+        assertThat(h.activeVersion("pool-a")).isEmpty();
+        assertThat(h.scopes()).containsExactly("pool-a");
+    }
+
+    @Test
+    void memoryIsBoundedToTheConfiguredVersionsAndFullSnapshots() {
+        SnapshotHistory h = new SnapshotHistory(5, 2);
+        for (long v = 1; v <= 12; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).build(), v);
+        }
+        assertThat(h.scope("default").orElseThrow().versions()).extracting(VersionRecord::version)
+                .containsExactly(8L, 9L, 10L, 11L, 12L);
+        assertThat(h.fullSnapshot("default", 12)).isPresent();
+        assertThat(h.fullSnapshot("default", 11)).isPresent();
+        assertThat(h.fullSnapshot("default", 10)).as("only the latest 2 are held in full").isEmpty();
+        assertThat(h.latestFullSnapshot("default").orElseThrow().getVersion()).isEqualTo(12);
+    }
+
+    @Test
+    void aTombstoneDeletesAVersion() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.accepted("default", 1).build(), 0);
+        h.onSnapshot(Snapshots.accepted("default", 2).build(), 1);
+        h.onTombstone("default", 2);
+        assertThat(h.version("default", 2)).isEmpty();
+        assertThat(h.activeVersion("default")).hasValue(1);
+    }
+
+    @Test
+    void badLimitsAreRefused() {
+        assertThatThrownBy(() -> new SnapshotHistory(0, 1)).hasMessageContaining("maxVersions");
+    }
+}

@@ -1,0 +1,158 @@
+package io.tierroute.dashboards.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.Snapshots;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The JSON API over HTTP against a real broker: reads, the operator token, bad input, a taken port. */
+class DashboardApiTest {
+
+    private static final String TOKEN = "t0ken";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final HttpClient http = HttpClient.newHttpClient();
+    private KafkaProducer<byte[], byte[]> producer;
+    private Dashboard dashboard;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Broker.resetTopics();
+        producer = Broker.producer();
+        Broker.publish(producer, Snapshots.accepted("default", 1).build());
+        Broker.publish(producer, Snapshots.rejected("default", 2).build());
+        Broker.publish(producer, Snapshots.accepted("default", 3).build());
+        dashboard = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN, "TEST_TOKEN",
+                "default"));
+        assertThat(dashboard.reader().awaitReady(Duration.ofSeconds(30))).isTrue();
+    }
+
+    @AfterEach
+    void tearDown() {
+        dashboard.close();
+        producer.close();
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(dashboard.uri().resolve(path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(String path, String token, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(dashboard.uri().resolve(path))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void readsVersionsTimelinesRhoAndCalibration() throws Exception {
+        JsonNode status = json(get("api/v1/status"));
+        assertThat(status.get("ready").asBoolean()).isTrue();
+        assertThat(status.get("scopes").get(0).get("activeVersion").asLong()).isEqualTo(3);
+
+        JsonNode versions = json(get("api/v1/scopes/default/versions"));
+        assertThat(versions.get("versions")).hasSize(3);
+        JsonNode v2 = versions.get("versions").get(1);
+        assertThat(v2.get("status").asText()).isEqualTo("REJECTED");
+        assertThat(v2.get("rejectReasons").get(0).asText()).contains("alphaP jumped");
+        assertThat(versions.get("versions").get(0).get("active").asBoolean()).isTrue();
+
+        JsonNode one = json(get("api/v1/scopes/default/versions/3"));
+        assertThat(one.get("params").get("alphaP").get("value").asDouble()).isEqualTo(3.5);
+        assertThat(one.get("params").get("alphaP").get("samples").asLong()).isEqualTo(3000);
+        assertThat(one.get("params").get("alphaP").get("unit").asText()).isEqualTo("µs/token");
+        assertThat(one.get("params").get("alphaP").get("windowEndMs").asLong()).isEqualTo(Snapshots.T0);
+        assertThat(one.get("rho")).hasSize(6);
+
+        JsonNode timelines = json(get("api/v1/scopes/default/timelines"));
+        assertThat(timelines.get("params").get("alphaP").get("points")).hasSize(3);
+        assertThat(timelines.get("params").get("alphaP").get("points").get(1).get("status").asText())
+                .isEqualTo("REJECTED");
+
+        JsonNode rho = json(get("api/v1/scopes/default/rho"));
+        assertThat(rho.get("version").asLong()).isEqualTo(3);
+        assertThat(rho.get("workers")).hasSize(3);
+        assertThat(rho.get("cells")).hasSize(6);
+
+        JsonNode cal = json(get("api/v1/scopes/default/calibration"));
+        assertThat(cal.get("present").asBoolean()).isTrue();
+        assertThat(cal.get("coverage").isNull()).as("the schema carries no coverage: none is invented").isTrue();
+        assertThat(cal.get("targetQuantiles")).hasSize(CalibrationView.QUANTILES.length);
+        assertThat(cal.get("trainingRows").asLong()).isEqualTo(100);
+
+        assertThat(get("vendor/uplot/uPlot.iife.min.js").statusCode()).as("uPlot from the WebJar").isEqualTo(200);
+        assertThat(get("").body()).contains("dashboard.js");
+        assertThat(get("healthz").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void badRequestsGetAClearError() throws Exception {
+        HttpResponse<String> r = get("api/v1/scopes/nope/versions");
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(json(r).get("error").asText()).contains("unknown scope 'nope'").contains("default");
+        assertThat(get("api/v1/scopes/default/versions/x").statusCode()).isEqualTo(400);
+        assertThat(get("api/v1/scopes/default/versions/99").statusCode()).isEqualTo(404);
+        assertThat(get("api/v1/nothing").statusCode()).isEqualTo(404);
+
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"actor\": \"a\", \"reason\": \"r\", \"x\": 1}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).contains("unknown field 'x'");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"actor\": \"a\", \"reason\": \"r\"}");
+        assertThat(json(r).get("error").asText()).contains("'version' is required");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 2, \"actor\": \"a\", \"reason\": \"r\"}");
+        assertThat(r.statusCode()).isEqualTo(409);
+        assertThat(json(r).get("error").asText()).contains("REJECTED");
+        r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).contains("malformed");
+    }
+
+    @Test
+    void writesNeedTheOperatorToken() throws Exception {
+        String body = "{\"actor\": \"alice\", \"reason\": \"bad alphaD\"}";
+        HttpResponse<String> r = post("api/v1/scopes/default/rollback", null, body);
+        assertThat(r.statusCode()).isEqualTo(401);
+        assertThat(json(r).get("error").asText()).contains("Authorization: Bearer");
+        assertThat(post("api/v1/scopes/default/rollback", "wrong", body).statusCode()).isEqualTo(403);
+        assertThat(Broker.controlRecords()).isEmpty();
+
+        r = post("api/v1/scopes/default/rollback", TOKEN, body);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(json(r).get("version").asLong()).isEqualTo(1);
+        assertThat(json(r).get("sequence").asLong()).isEqualTo(1);
+        assertThat(json(get("api/v1/scopes/default/versions")).get("pinnedVersion").asLong()).isEqualTo(1);
+        assertThat(post("api/v1/scopes/default/unpin", TOKEN, body).statusCode()).isEqualTo(200);
+        assertThat(Broker.controlRecords()).hasSize(2);
+    }
+
+    @Test
+    void aTakenPortIsAClearError() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            int port = taken.getLocalPort();
+            assertThatThrownBy(() -> Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", port,
+                    null, "TEST_TOKEN", "default")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("port is taken");
+        }
+    }
+}

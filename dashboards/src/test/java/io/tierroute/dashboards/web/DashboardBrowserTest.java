@@ -1,0 +1,210 @@
+package io.tierroute.dashboards.web;
+
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.ParameterLoader;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The page in a real headless Chromium (Debian's chromium + chromedriver, driven by Selenium; no
+ * Selenium Manager downloads) against a real broker holding a few snapshots, with a real selector
+ * parameter loader following the same topics. Saves {@code docs/dashboard.png}.
+ */
+class DashboardBrowserTest {
+
+    static final String CHROMIUM = System.getProperty("tierroute.chromium", "/usr/bin/chromium");
+    static final String CHROMEDRIVER = System.getProperty("tierroute.chromedriver", "/usr/bin/chromedriver");
+    static final Path SCREENSHOT = Path.of("docs", "dashboard.png");
+    static final String TOKEN = "op-secret-42";
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    private KafkaProducer<byte[], byte[]> producer;
+    private ParameterStore store;
+    private ParameterLoader loader;
+    private Dashboard dashboard;
+    private WebDriver driver;
+    private Path profile;
+
+    @BeforeAll
+    static void browserInstalled() {
+        for (String f : List.of(CHROMIUM, CHROMEDRIVER)) {
+            assertThat(new File(f).canExecute()).as(f + " is missing: install Debian's chromium and chromium-driver "
+                    + "(apt-get install -y chromium chromium-driver; .ci/run does)").isTrue();
+        }
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Broker.resetTopics();
+        producer = Broker.producer();
+        Broker.publish(producer, Snapshots.accepted("default", 1).build());
+        Broker.publish(producer, Snapshots.accepted("default", 2).build());
+        Broker.publish(producer, Snapshots.rejected("default", 3).build());
+        Broker.publish(producer, Snapshots.accepted("default", 4).build());
+        Broker.publish(producer, Snapshots.accepted("default", 5).build());
+        Broker.publish(producer, Snapshots.accepted("pool-b", 1).build());
+
+        store = new ParameterStore(ParameterSet.defaults(Snapshots.WORKERS.size()));
+        loader = new ParameterLoader(KafkaSettings.defaults(Broker.bootstrap()), store,
+                new SnapshotConverter(new WorkerRegistry(Snapshots.WORKERS), CostParameters.DEFAULTS, 0.5)).start();
+        assertThat(loader.awaitReady(WAIT)).as("selector loader ready").isTrue();
+        Broker.await(WAIT, () -> store.current().version() == 5, "selector serves version 5");
+
+        dashboard = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN,
+                "TIERROUTE_ADMIN_TOKEN", "default"));
+        assertThat(dashboard.reader().awaitReady(WAIT)).as("dashboard history ready").isTrue();
+
+        profile = Files.createTempDirectory("tierroute-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1400,2500", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+        driver = new ChromeDriver(service, options);
+        driver.get(dashboard.uri().toString());
+        new WebDriverWait(driver, WAIT).until(d -> !d.findElements(By.cssSelector("#versions tbody tr")).isEmpty()
+                && d.findElements(By.cssSelector("#timelines .uplot")).size() >= 10);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        if (driver != null) {
+            driver.quit();
+        }
+        if (dashboard != null) {
+            dashboard.close();
+        }
+        if (loader != null) {
+            loader.close();
+        }
+        if (producer != null) {
+            producer.close();
+        }
+        if (profile != null) {
+            try (var paths = Files.walk(profile)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private Object js(String script) {
+        return ((JavascriptExecutor) driver).executeScript(script);
+    }
+
+    @Test
+    void chartsRenderOnePointPerVersion() {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> counts = (Map<String, Object>) js("""
+                const c = window.tierrouteDashboard.charts;
+                const n = (a) => a.filter((v) => v != null).length;
+                return {names: Object.keys(c).filter((k) => !k.startsWith('__')).length,
+                        alphaP: c.alphaP.data[0].length, accepted: n(c.alphaP.data[1]), rejected: n(c.alphaP.data[2]),
+                        bw: c['bw.CPU'].data[0].length, calibration: c.__calibration.data[0].length,
+                        drawn: document.querySelectorAll('#timelines canvas').length};""");
+        assertThat(counts.get("names")).as("one chart per fitted parameter: 10 scalars + bw.CPU").isEqualTo(11L);
+        assertThat(counts.get("alphaP")).as("one point per version").isEqualTo(5L);
+        assertThat(counts.get("accepted")).isEqualTo(4L);
+        assertThat(counts.get("rejected")).isEqualTo(1L);
+        assertThat(counts.get("bw")).isEqualTo(5L);
+        assertThat(counts.get("calibration")).as("one point per target quantile").isEqualTo(8L);
+        assertThat(counts.get("drawn")).isEqualTo(11L);
+        assertThat(driver.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")).isEqualTo("5");
+        assertThat(driver.findElement(By.id("heatmap")).getDomAttribute("data-cells")).isEqualTo("6");
+        assertThat(driver.findElements(By.cssSelector("#heatmap tbody tr"))).hasSize(3);
+
+        List<WebElement> rows = driver.findElements(By.cssSelector("#versions tbody tr"));
+        assertThat(rows).extracting(r -> r.getDomAttribute("data-version")).containsExactly("5", "4", "3", "2", "1");
+        WebElement rejected = rows.get(2);
+        assertThat(rejected.getDomAttribute("data-status")).isEqualTo("REJECTED");
+        assertThat(rejected.getText()).contains("alphaP jumped ×12");
+        assertThat(rows.get(0).getDomAttribute("data-active")).isEqualTo("true");
+        assertThat(driver.findElement(By.id("calibration-note")).getText()).contains("no coverage per quantile");
+        assertThat(driver.findElement(By.cssSelector("#detail tbody")).getText()).contains("alphaP").contains("5000");
+    }
+
+    @Test
+    void aRollbackWithoutTheRightTokenIsRefused() {
+        confirm("rollback-btn", "", "no token");
+        WebElement msg = new WebDriverWait(driver, WAIT).until(ExpectedConditions.visibilityOfElementLocated(
+                By.cssSelector("#message.error")));
+        assertThat(msg.getText()).contains("refused (401)").contains("operator token");
+
+        confirm("rollback-btn", "wrong-token", "wrong token");
+        new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+                "refused (403)"));
+
+        assertThat(Broker.controlRecords()).as("nothing reached the control topic").isEmpty();
+        assertThat(store.current().version()).isEqualTo(5);
+    }
+
+    @Test
+    void aRollbackThroughThePageMakesTheSelectorServeThePreviousAcceptedVersion() throws Exception {
+        confirm("rollback-btn", TOKEN, "alphaD drifted after the deploy");
+        new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+                "rollback done"));
+        Broker.await(WAIT, () -> store.current().version() == 4, "the selector serves the pinned version 4");
+        assertThat(store.current().cost().alphaP()).isEqualTo(4.5);
+        assertThat(loader.status().scopes().get("default").pinned()).isTrue();
+
+        new WebDriverWait(driver, WAIT).until(d -> "true".equals(d.findElement(
+                By.cssSelector("#versions tbody tr[data-version='4']")).getDomAttribute("data-pinned")));
+        WebElement row4 = driver.findElement(By.cssSelector("#versions tbody tr[data-version='4']"));
+        assertThat(row4.getDomAttribute("data-active")).isEqualTo("true");
+        assertThat(driver.findElement(By.id("scope-status")).getText()).contains("pinned 4");
+        assertThat(driver.findElement(By.id("controls")).getText()).contains("by operator (alphaD drifted after the deploy)");
+
+        js("document.getElementById('detail').scrollIntoView(false); window.scrollTo(0, 0);");
+        byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
+        Files.createDirectories(SCREENSHOT.getParent());
+        Files.write(SCREENSHOT, png);
+        assertThat(png.length).isGreaterThan(10_000);
+    }
+
+    /** Clicks {@code button}, fills the dialog (token may be empty) and confirms. */
+    private void confirm(String button, String token, String reason) {
+        driver.findElement(By.id(button)).click();
+        new WebDriverWait(driver, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        WebElement t = driver.findElement(By.id("token"));
+        t.clear();
+        if (!token.isEmpty()) {
+            t.sendKeys(token);
+        }
+        WebElement r = driver.findElement(By.id("reason"));
+        r.clear();
+        r.sendKeys(reason);
+        driver.findElement(By.id("confirm")).click();
+    }
+}
