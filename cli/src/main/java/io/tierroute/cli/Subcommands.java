@@ -15,6 +15,7 @@ final class Subcommands {
     private static final List<Supplier<Object>> ALL = List.of(
             SelectorCommand::new,  // tierroute selector --config FILE: the routing server
             DashboardCommand::new, // tierroute dashboard --bootstrap HOST:PORT: the fitted-parameter dashboard
+            SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback: snapshot history and pins
             BenchCommand::new      // tierroute bench routing ...: policies compared on the fleet simulator
     );
 

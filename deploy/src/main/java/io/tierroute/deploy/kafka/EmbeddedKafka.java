@@ -3,6 +3,14 @@ package io.tierroute.deploy.kafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -13,6 +21,9 @@ import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -24,6 +35,13 @@ import java.util.concurrent.TimeUnit;
  * the settings a one-broker cluster needs (replication factors of 1, no initial rebalance delay, a
  * transaction timeout ceiling above the Flink sink's). Close it to stop the broker and delete its
  * data.
+ *
+ * <p><b>Authentication and ACLs.</b> {@link #startWithSasl} starts the broker with SASL_PLAINTEXT /
+ * PLAIN on both its listeners, Kafka's {@code StandardAuthorizer} ({@code allow.everyone.if.no.acl.found=false})
+ * and the broker's own principal as the only super user; {@link #grant} adds ACLs for the other
+ * users, and {@link #clientProperties(String, String)} gives the client settings of one user. This is
+ * how the operator tools' writes (pin / unpin / rollback on {@code tierroute.control}) are refused
+ * without the operator's credentials — see deploy/README.md.
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
@@ -34,10 +52,41 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final KafkaClusterTestKit cluster;
     private final Path dataDir;
+    private final Sasl sasl;
 
-    private EmbeddedKafka(KafkaClusterTestKit cluster, Path dataDir) {
+    private EmbeddedKafka(KafkaClusterTestKit cluster, Path dataDir, Sasl sasl) {
         this.cluster = cluster;
         this.dataDir = dataDir;
+        this.sasl = sasl;
+    }
+
+    /**
+     * SASL/PLAIN users of a secured broker.
+     *
+     * @param adminUser     the broker's own principal ({@code User:<adminUser>}), the only super user; the
+     *                      broker authenticates to itself with it and {@link #admin()} uses it
+     * @param adminPassword its password
+     * @param users         the other users (name → password); they may do nothing until {@link #grant}ed
+     */
+    public record Sasl(String adminUser, String adminPassword, Map<String, String> users) {
+        public Sasl {
+            if (adminUser == null || adminUser.isBlank() || adminPassword == null || adminPassword.isEmpty()) {
+                throw new IllegalArgumentException("the admin user and password must not be empty");
+            }
+            users = Map.copyOf(users);
+            if (users.containsKey(adminUser)) {
+                throw new IllegalArgumentException("user '" + adminUser + "' is the admin user already");
+            }
+        }
+
+        /** The broker-side JAAS entry: the broker's own login and every user's password. */
+        String serverJaasConfig() {
+            StringBuilder b = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required")
+                    .append(" username=").append(quote(adminUser)).append(" password=").append(quote(adminPassword))
+                    .append(" user_").append(adminUser).append('=').append(quote(adminPassword));
+            users.forEach((u, p) -> b.append(" user_").append(u).append('=').append(quote(p)));
+            return b.append(';').toString();
+        }
     }
 
     /** Starts a broker with default settings; returns once it accepts clients. */
@@ -50,20 +99,44 @@ public final class EmbeddedKafka implements AutoCloseable {
      * back-off for tests that watch compaction). Returns once the broker accepts clients.
      */
     public static EmbeddedKafka start(Map<String, String> brokerOverrides) {
+        return start(brokerOverrides, null);
+    }
+
+    /**
+     * Starts a broker whose listeners (client and controller) require SASL_PLAINTEXT with the PLAIN
+     * mechanism, authorised by Kafka's {@code StandardAuthorizer}: {@code sasl.adminUser()} is the
+     * broker's own principal and the only super user, every other user is denied everything until
+     * {@link #grant}ed. {@link #admin()} and {@link #createTopic} authenticate as the admin user.
+     */
+    public static EmbeddedKafka startWithSasl(Sasl sasl, Map<String, String> brokerOverrides) {
+        if (sasl == null) {
+            throw new IllegalArgumentException("sasl must not be null");
+        }
+        return start(brokerOverrides, sasl);
+    }
+
+    private static EmbeddedKafka start(Map<String, String> brokerOverrides, Sasl sasl) {
         long begin = System.nanoTime();
         Path dir;
         try {
             dir = Files.createTempDirectory("tierroute-kafka-");
-            TestKitNodes nodes = new TestKitNodes.Builder()
+            TestKitNodes.Builder nodesBuilder = new TestKitNodes.Builder()
                     .setCombined(true)
                     .setNumBrokerNodes(1)
                     .setNumControllerNodes(1)
                     // Without this the test kit formats the newest, unstable metadata version.
                     .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
-                    .setBaseDirectory(dir)
-                    .build();
+                    .setBaseDirectory(dir);
+            if (sasl != null) {
+                nodesBuilder.setBrokerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT)
+                        .setControllerSecurityProtocol(SecurityProtocol.SASL_PLAINTEXT);
+            }
+            TestKitNodes nodes = nodesBuilder.build();
             KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes);
             singleBrokerDefaults().forEach(builder::setConfigProp);
+            if (sasl != null) {
+                saslSettings(sasl, nodes).forEach(builder::setConfigProp);
+            }
             brokerOverrides.forEach(builder::setConfigProp);
             KafkaClusterTestKit cluster = builder.setDeleteOnClose(true).build();
             cluster.format();
@@ -71,7 +144,12 @@ public final class EmbeddedKafka implements AutoCloseable {
             cluster.waitForReadyBrokers();
             log.info("embedded Kafka up at {} in {} ms", cluster.bootstrapServers(),
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
-            return new EmbeddedKafka(cluster, dir);
+            EmbeddedKafka kafka = new EmbeddedKafka(cluster, dir, sasl);
+            if (sasl != null) {
+                log.info("embedded Kafka requires SASL_PLAINTEXT/PLAIN; super user User:{}, users {}",
+                        sasl.adminUser(), sasl.users().keySet());
+            }
+            return kafka;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while starting the embedded Kafka broker", e);
@@ -92,6 +170,77 @@ public final class EmbeddedKafka implements AutoCloseable {
                 "group.initial.rebalance.delay.ms", "0",
                 "transaction.max.timeout.ms", Long.toString(MAX_TRANSACTION_TIMEOUT_MS),
                 "auto.create.topics.enable", "false");
+    }
+
+    /**
+     * Broker settings of a SASL broker. The test kit itself sets the SASL mechanisms (PLAIN), the
+     * StandardAuthorizer and {@code allow.everyone.if.no.acl.found=false} for a SASL_PLAINTEXT
+     * listener, but its own users and super user; these per-listener JAAS entries and
+     * {@code super.users} replace them with {@code sasl}'s.
+     */
+    static Map<String, String> saslSettings(Sasl sasl, TestKitNodes nodes) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("sasl.enabled.mechanisms", "PLAIN");
+        m.put("sasl.mechanism.inter.broker.protocol", "PLAIN");
+        m.put("sasl.mechanism.controller.protocol", "PLAIN");
+        m.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        m.put("allow.everyone.if.no.acl.found", "false");
+        m.put("super.users", "User:" + sasl.adminUser());
+        for (String listener : List.of(nodes.brokerListenerName().value(), nodes.controllerListenerName().value())) {
+            m.put("listener.name." + listener.toLowerCase(java.util.Locale.ROOT) + ".plain.sasl.jaas.config",
+                    sasl.serverJaasConfig());
+        }
+        return m;
+    }
+
+    /** Whether clients must authenticate ({@link #startWithSasl}). */
+    public boolean secured() {
+        return sasl != null;
+    }
+
+    /**
+     * The client settings ({@code security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config})
+     * of {@code user} on a {@link #startWithSasl secured} broker — what a {@code --command-config}
+     * file holds. Empty on a broker without authentication.
+     */
+    public Properties clientProperties(String user, String password) {
+        Properties p = new Properties();
+        if (sasl != null) {
+            p.put("security.protocol", SecurityProtocol.SASL_PLAINTEXT.name);
+            p.put("sasl.mechanism", "PLAIN");
+            p.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username="
+                    + quote(user) + " password=" + quote(password) + ";");
+        }
+        return p;
+    }
+
+    /**
+     * Allows {@code user} the {@code operations} on {@code topic} (a literal topic name, any host),
+     * through an admin client of the super user; e.g. {@code WRITE, DESCRIBE} on
+     * {@code tierroute.control} for the operator, {@code READ, DESCRIBE} on both snapshot topics for
+     * a read-only user. Only on a {@link #startWithSasl secured} broker.
+     */
+    public void grant(String user, String topic, AclOperation... operations) {
+        if (sasl == null) {
+            throw new IllegalStateException("this broker has no authorizer; start it with startWithSasl");
+        }
+        List<AclBinding> acls = new ArrayList<>();
+        for (AclOperation op : operations) {
+            acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
+                    new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW)));
+        }
+        try (Admin admin = admin()) {
+            admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating ACLs", e);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("could not create ACLs " + acls + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String quote(String s) {
+        return '"' + s.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
     }
 
     /** {@code host:port} for {@code bootstrap.servers}. */
@@ -125,9 +274,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** An admin client on this broker; the caller closes it. */
+    /** An admin client on this broker (as the super user on a secured one); the caller closes it. */
     public Admin admin() {
-        Properties props = new Properties();
+        Properties props = sasl == null ? new Properties() : clientProperties(sasl.adminUser(), sasl.adminPassword());
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         return Admin.create(props);
     }

@@ -1,0 +1,239 @@
+package io.tierroute.cli;
+
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The snapshot CLI's Kafka access: a one-shot read of {@code tierroute.params} and
+ * {@code tierroute.control} from the beginning to their current end into the dashboards'
+ * {@link SnapshotHistory} (so the CLI, the dashboard, the job and every selector apply the same
+ * {@link io.tierroute.schemas.snapshot.ActivationRule}), and one control write. Every client gets
+ * the {@code --command-config} properties (security.protocol, sasl.*, ssl.* ...), as Kafka's own
+ * tools do. Broker problems become {@link Failure}s with a message for the operator, never a stack
+ * trace.
+ */
+final class SnapshotsKafka {
+
+    private static final List<String> TOPICS = List.of(Topics.PARAMS, Topics.CONTROL);
+    private static final Pattern JAAS_USER = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
+
+    /** A refusal or broker problem, with what the operator reads. */
+    static final class Failure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Failure(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** What one read found; {@code kept} is the full snapshot asked for (ρ, forest), or null. */
+    record Read(SnapshotHistory history, ParameterSnapshot kept, long badRecords) {}
+
+    private final String bootstrap;
+    private final Properties clientConfig;
+    private final Duration timeout;
+
+    SnapshotsKafka(String bootstrap, Properties clientConfig, Duration timeout) {
+        this.bootstrap = bootstrap;
+        this.clientConfig = clientConfig;
+        this.timeout = timeout;
+    }
+
+    /** Who the broker sees: {@code User:<name>} from the SASL settings, or the anonymous principal. */
+    String principal() {
+        String protocol = clientConfig.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT");
+        if (!protocol.toUpperCase(java.util.Locale.ROOT).startsWith("SASL")) {
+            return "User:ANONYMOUS (no credentials)";
+        }
+        Matcher m = JAAS_USER.matcher(clientConfig.getProperty("sasl.jaas.config", ""));
+        return m.find() ? "User:" + m.group(1) : "the principal of --command-config";
+    }
+
+    private Properties base(String clientId) {
+        Properties p = new Properties();
+        p.putAll(clientConfig);
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        return p;
+    }
+
+    /** Reads both topics from the beginning to the end offsets they have now. */
+    Read read(String keepScope, long keepVersion) {
+        Properties p = base("tierroute-snapshots-cli");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 * 1024 * 1024));
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        SnapshotHistory history = new SnapshotHistory();
+        ParameterSnapshot kept = null;
+        long bad = 0;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (String t : TOPICS) {
+                List<PartitionInfo> infos = c.partitionsFor(t, timeout);
+                if (infos == null || infos.isEmpty()) {
+                    throw new Failure("topic " + t + " does not exist on " + bootstrap + " (is this the tierroute "
+                            + "cluster? the demo and deploy/ create it)");
+                }
+                infos.forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
+            }
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> left = new HashMap<>(c.endOffsets(parts, timeout));
+            left.entrySet().removeIf(e -> e.getValue() == 0);
+            while (!left.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new Failure("could not read " + TOPICS + " to their end within " + timeout.toSeconds()
+                            + " s (still behind on " + left.keySet() + "); try a longer --timeout");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.topic().equals(Topics.PARAMS)) {
+                        ParameterSnapshot s = onParams(history, r);
+                        if (s == null && r.value() != null) {
+                            bad++;
+                        } else if (s != null && s.getScope().equals(keepScope) && s.getVersion() == keepVersion) {
+                            kept = s;
+                        }
+                    } else if (!onControl(history, r)) {
+                        bad++;
+                    }
+                }
+                left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+            }
+            history.markReady();
+            return new Read(history, kept, bad);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            throw unreachable(e);
+        } catch (AuthenticationException e) {
+            throw new Failure("refused: the broker at " + bootstrap + " did not authenticate " + principal() + ": "
+                    + e.getMessage() + "; pass working credentials with --command-config FILE");
+        } catch (AuthorizationException e) {
+            throw new Failure("refused: the broker did not authorise " + principal() + " to read " + TOPICS + " ("
+                    + e.getMessage() + "); it needs READ and DESCRIBE on both topics");
+        } catch (KafkaException e) {
+            throw new Failure("could not read " + TOPICS + " from " + bootstrap + ": " + e.getMessage());
+        }
+    }
+
+    private Failure unreachable(Exception e) {
+        return new Failure("broker unreachable: no answer from " + bootstrap + " within " + timeout.toSeconds()
+                + " s (" + e.getMessage() + "). Is Kafka running there? If it requires authentication (SASL/TLS), "
+                + "pass its client settings with --command-config FILE");
+    }
+
+    private static ParameterSnapshot onParams(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
+            int hash = key.lastIndexOf('#');
+            try {
+                history.onTombstone(key.substring(0, hash), Long.parseLong(key.substring(hash + 1)));
+            } catch (RuntimeException ignored) {
+                // a tombstone that names no scope#version: nothing to forget
+            }
+            return null;
+        }
+        try {
+            ParameterSnapshot s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
+            if (s.getVersion() < 1) {
+                return null;
+            }
+            history.onSnapshot(s, r.offset());
+            return s;
+        } catch (RecordDecodeException e) {
+            return null;
+        }
+    }
+
+    private static boolean onControl(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            return false;
+        }
+        try {
+            history.onControl(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
+            return true;
+        } catch (RecordDecodeException e) {
+            return false;
+        }
+    }
+
+    /** Writes one control record (key = scope); a refusal by the broker is a {@link Failure}, nothing written. */
+    void write(SnapshotControl control) {
+        Properties p = base("tierroute-snapshots-cli-control");
+        long ms = timeout.toMillis();
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(ms));
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(ms));
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(ms));
+        String what = control.getAction() + " of scope '" + control.getScope() + "'";
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            try {
+                producer.send(new ProducerRecord<>(Topics.CONTROL,
+                        control.getScope().getBytes(StandardCharsets.UTF_8), Codecs.SNAPSHOT_CONTROL.encode(control)))
+                        .get(ms + 5_000, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw writeFailure(e.getCause() == null ? e : e.getCause(), what);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new Failure("the broker did not acknowledge the " + what + " within " + (ms / 1000 + 5)
+                        + " s; check with 'tierroute snapshots list' before retrying");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Failure("interrupted while writing the " + what);
+            } catch (KafkaException e) {
+                throw writeFailure(e, what);
+            }
+        }
+    }
+
+    private Failure writeFailure(Throwable e, String what) {
+        if (e instanceof AuthorizationException) {
+            return new Failure("refused: the broker did not authorise " + principal() + " to write " + Topics.CONTROL
+                    + " (" + e.getMessage() + "); pass the operator's credentials with --command-config FILE. "
+                    + "Nothing was written.");
+        }
+        if (e instanceof AuthenticationException) {
+            return new Failure("refused: the broker at " + bootstrap + " did not authenticate " + principal() + " ("
+                    + e.getMessage() + "); pass the operator's credentials with --command-config FILE. "
+                    + "Nothing was written.");
+        }
+        if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return unreachable((Exception) e);
+        }
+        return new Failure("could not write the " + what + " to " + Topics.CONTROL + ": " + e);
+    }
+}

@@ -1,0 +1,171 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The snapshot CLI against a real embedded broker without authentication. Every test gets its own
+ * scope, so they share one broker and one topic pair.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SnapshotsCommandTest {
+
+    private EmbeddedKafka kafka;
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeAll
+    void start() throws Exception {
+        kafka = EmbeddedKafka.start();
+        SnapshotsFixtures.createTopics(kafka);
+        try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(), new java.util.Properties())) {
+            for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback")) {
+                SnapshotsFixtures.publishHistory(p, scope);
+            }
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private int run(String... args) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        String[] all = new String[args.length + 2];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--bootstrap";
+        all[args.length + 1] = kafka.bootstrapServers();
+        return TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void listShowsVersionsNewestFirstWithStatusReasonsAndMarkers() {
+        assertThat(run("snapshots", "list", "--scope", "list")).as(err.toString()).isZero();
+        String o = out.toString();
+        assertThat(o).contains("scope list: 4 versions (versions 1..4), active 3, not pinned");
+        List<String> lines = o.lines().toList();
+        assertThat(lines.get(1)).startsWith("VERSION").contains("STATUS").contains("REASON");
+        assertThat(lines.get(2)).startsWith("4 ").contains("rejected").contains("alphaP jumped");
+        assertThat(lines.get(3)).startsWith("3 ").contains("accepted").contains("active");
+        assertThat(lines.get(5)).startsWith("1 ").contains("accepted");
+        System.out.println("---- snapshots list ----\n" + o);
+    }
+
+    @Test
+    void showPrintsEveryParameterWithItsEvidenceAndRho() {
+        assertThat(run("snapshots", "show", "2", "--scope", "show")).as(err.toString()).isZero();
+        String o = out.toString();
+        assertThat(o).contains("scope show, version 2: accepted")
+                .containsPattern("alphaP +2\\.5 +µs/token +2000 +R2 0\\.9 +0\\.025 +2025-10-09 08:30:00 \\.\\. 2025-10-09 08:40:00 \\(10m\\)")
+                .contains("bw.CPU").contains("bytes/s")
+                .contains("rho: 6 (worker, tier) values, 3 workers; CPU min 0.1 median 0.45 max 0.8");
+        System.out.println("---- snapshots show ----\n" + o);
+    }
+
+    @Test
+    void diffGivesOldNewAndRelativeChange() {
+        assertThat(run("snapshots", "diff", "1", "3", "--scope", "diff")).as(err.toString()).isZero();
+        String o = out.toString();
+        assertThat(o).contains("version 1 (accepted) -> 3 (accepted)")
+                .containsPattern("alphaP +µs/token +1\\.5 +3\\.5 +\\+133\\.3%")
+                .containsPattern("alphaD +µs/token +41 +43 +\\+4\\.9%")
+                .containsPattern("alphaT +× +1\\.1 +1\\.1 +=");
+        System.out.println("---- snapshots diff ----\n" + o);
+    }
+
+    @Test
+    void pinAndUnpinRecordWhoAndWhy() {
+        assertThat(run("snapshots", "pin", "2", "--scope", "pin", "--actor", "alice", "--reason", "bad fit on 3"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("pin of scope 'pin' to version 2: written as control sequence 1 by alice")
+                .contains("active version 3 -> 2, pinned to 2");
+        System.out.println("---- snapshots pin ----\n" + out);
+        assertThat(run("snapshots", "list", "--scope", "pin")).isZero();
+        assertThat(out.toString()).contains("pinned to 2 (last control: PIN 2 by alice").contains("\"bad fit on 3\"")
+                .containsPattern("(?m)^2 +accepted +active,pinned");
+        assertThat(run("snapshots", "unpin", "--scope", "pin", "--reason", "fixed")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("unpin of scope 'pin' (was pinned to 2): written as control sequence 2 by "
+                + System.getProperty("user.name")).contains(", not pinned");
+        List<SnapshotControl> controls = SnapshotsFixtures.controlRecords(kafka.bootstrapServers(),
+                new java.util.Properties(), "pin");
+        assertThat(controls).extracting(SnapshotControl::getAction).containsExactly(ControlAction.PIN, ControlAction.UNPIN);
+        assertThat(controls.get(0).getReason()).isEqualTo("bad fit on 3");
+        assertThat(run("snapshots", "unpin", "--scope", "pin", "--reason", "again")).isEqualTo(1);
+        assertThat(err.toString()).contains("is not pinned");
+    }
+
+    @Test
+    void pinOfARejectedVersionIsRefusedAndNothingIsWritten() {
+        assertThat(run("snapshots", "pin", "4", "--scope", "rejected", "--reason", "try")).isEqualTo(1);
+        assertThat(err.toString()).contains("refused: version 4 of scope 'rejected' was REJECTED")
+                .contains("alphaP jumped").contains("Nothing was written");
+        System.out.println("---- pin rejected ----\n" + err);
+        assertThat(SnapshotsFixtures.controlRecords(kafka.bootstrapServers(), new java.util.Properties(), "rejected"))
+                .isEmpty();
+    }
+
+    @Test
+    void rollbackPinsTheAcceptedVersionBeforeTheActiveOne() {
+        assertThat(run("snapshots", "rollback", "--scope", "rollback", "--actor", "bob", "--reason", "regression"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("rollback of scope 'rollback' from 3 to version 2")
+                .contains("active version 3 -> 2, pinned to 2");
+        assertThat(SnapshotsFixtures.activeVersion(kafka.bootstrapServers(), new java.util.Properties(), "rollback"))
+                .isEqualTo(2);
+        // again: from 2 to 1
+        assertThat(run("snapshots", "rollback", "--scope", "rollback", "--actor", "bob", "--reason", "still bad"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("from 2 to version 1");
+    }
+
+    @Test
+    void unknownScopeAndVersionAreClearErrors() {
+        assertThat(run("snapshots", "show", "99", "--scope", "show")).isEqualTo(1);
+        assertThat(err.toString()).contains("unknown version 99 of scope 'show'").contains("versions 1..4");
+        assertThat(run("snapshots", "list", "--scope", "nope")).isEqualTo(1);
+        assertThat(err.toString()).contains("unknown scope 'nope'; known scopes: [");
+    }
+
+    @Test
+    void writesNeedAReason() {
+        assertThat(run("snapshots", "rollback", "--scope", "rollback")).isEqualTo(2);
+        assertThat(err.toString()).contains("--reason");
+    }
+
+    @Test
+    void anUnreachableBrokerIsATimeoutWithAMessage() {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        int rc = TierrouteCommand.execute(new String[] {"snapshots", "list", "--bootstrap", "127.0.0.1:1",
+                "--timeout", "2"}, new PrintWriter(out, true), new PrintWriter(err, true));
+        assertThat(rc).isEqualTo(1);
+        assertThat(err.toString()).startsWith("tierroute snapshots list: broker unreachable: no answer from 127.0.0.1:1")
+                .contains("--command-config").doesNotContain("\tat ");
+        System.out.println("---- unreachable ----\n" + err);
+    }
+
+    @Test
+    void helpDocumentsTheCredentialsAndAcls() {
+        assertThat(run("snapshots", "--help")).isZero();
+        assertThat(out.toString()).contains("--command-config").contains("WRITE, DESCRIBE on topic tierroute.control")
+                .contains("rollback");
+    }
+}
