@@ -46,6 +46,11 @@ final class DashboardCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE}). Unset: the dashboard is read-only.")
     String tokenEnv;
 
+    @Option(names = {"--command-config"}, paramLabel = "FILE",
+            description = "Kafka client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* ...) "
+                    + "for a secured broker, as for Kafka's own tools; pin / rollback need the operator's principal.")
+    java.nio.file.Path commandConfig;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -63,7 +68,8 @@ final class DashboardCommand implements Callable<Integer> {
         String token = System.getenv(tokenEnv);
         Dashboard dashboard;
         try {
-            dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope));
+            dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
+                    KafkaClientConfig.load(commandConfig, spec.commandLine())));
         } catch (RuntimeException e) {
             err.println("tierroute dashboard: cannot start: " + e.getMessage());
             err.flush();

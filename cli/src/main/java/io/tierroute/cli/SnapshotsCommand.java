@@ -16,10 +16,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.Reader;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -108,15 +105,7 @@ final class SnapshotsCommand implements Runnable {
             if (timeoutSeconds < 1) {
                 throw new CommandLine.ParameterException(cl, "--timeout must be ≥ 1 s, got " + timeoutSeconds);
             }
-            Properties props = new Properties();
-            if (commandConfig != null) {
-                try (Reader r = Files.newBufferedReader(commandConfig)) {
-                    props.load(r);
-                } catch (IOException e) {
-                    throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig
-                            + ": cannot read it (" + e + ")");
-                }
-            }
+            Properties props = KafkaClientConfig.load(commandConfig, cl);
             // The CLI reports broker problems itself; the clients' own logs only repeat them.
             if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka") == null) {
                 System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "off");

@@ -21,9 +21,15 @@ public final class Dashboard implements AutoCloseable {
      * @param token            operator token, or null / empty to refuse every write
      * @param tokenSource      where the token came from (for messages)
      * @param defaultScope     the scope the page opens on
+     * @param clientProperties extra Kafka client settings (credentials of a secured broker)
      */
     public record Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
-                           String defaultScope) {}
+                           String defaultScope, java.util.Properties clientProperties) {
+        public Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
+                        String defaultScope) {
+            this(bootstrapServers, host, port, token, tokenSource, defaultScope, new java.util.Properties());
+        }
+    }
 
     private final HistoryReader reader;
     private final ControlWriter writer;
@@ -38,8 +44,8 @@ public final class Dashboard implements AutoCloseable {
     /** Starts the server first (so a taken port fails at once), then the reader and the writer. */
     public static Dashboard start(Settings s) {
         SnapshotHistory history = new SnapshotHistory();
-        HistoryReader reader = new HistoryReader(s.bootstrapServers(), history);
-        ControlWriter writer = new ControlWriter(s.bootstrapServers(), history);
+        HistoryReader reader = new HistoryReader(s.bootstrapServers(), history, s.clientProperties());
+        ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties());
         DashboardServer server;
         try {
             server = DashboardServer.start(reader, writer, s.host(), s.port(), s.token(), s.tokenSource(),

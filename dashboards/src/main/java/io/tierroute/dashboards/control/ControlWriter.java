@@ -50,10 +50,22 @@ public final class ControlWriter implements AutoCloseable {
     public record Written(String scope, String action, Long version, long sequence, Long previousActive) {}
 
     public ControlWriter(String bootstrapServers, SnapshotHistory history) {
-        this(bootstrapServers, history, Clock.systemUTC());
+        this(bootstrapServers, history, new Properties());
+    }
+
+    /**
+     * @param clientProperties extra Kafka producer settings (security.protocol, sasl.*, ssl.* ...): the
+     *                         operator's credentials on a broker whose ACLs guard tierroute.control
+     */
+    public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
+        this(bootstrapServers, history, Clock.systemUTC(), clientProperties);
     }
 
     ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock) {
+        this(bootstrapServers, history, clock, new Properties());
+    }
+
+    ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties) {
         this.history = history;
         this.clock = clock;
         Properties p = new Properties();
@@ -64,6 +76,8 @@ public final class ControlWriter implements AutoCloseable {
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "15000");
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.putAll(clientProperties);
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 

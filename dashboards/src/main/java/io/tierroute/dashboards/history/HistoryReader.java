@@ -41,6 +41,7 @@ public final class HistoryReader implements AutoCloseable {
     private static final List<String> TOPICS = List.of(Topics.PARAMS, Topics.CONTROL);
 
     private final String bootstrap;
+    private final Properties clientProperties;
     private final SnapshotHistory history;
     private final Thread thread;
     private final CountDownLatch firstReady = new CountDownLatch(1);
@@ -52,10 +53,19 @@ public final class HistoryReader implements AutoCloseable {
     private volatile String lastError;
 
     public HistoryReader(String bootstrapServers, SnapshotHistory history) {
+        this(bootstrapServers, history, new Properties());
+    }
+
+    /**
+     * @param clientProperties extra Kafka consumer settings (security.protocol, sasl.*, ssl.* ...) for a
+     *                         secured broker; they are applied over the reader's own defaults
+     */
+    public HistoryReader(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
         if (bootstrapServers == null || bootstrapServers.isBlank()) {
             throw new IllegalArgumentException("bootstrap servers must be given as HOST:PORT[,HOST:PORT...]");
         }
         this.bootstrap = bootstrapServers;
+        this.clientProperties = (Properties) clientProperties.clone();
         this.history = history;
         this.thread = new Thread(this::run, "tierroute-dashboard-history");
         this.thread.setDaemon(true);
@@ -226,6 +236,8 @@ public final class HistoryReader implements AutoCloseable {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 * 1024 * 1024));
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         return p;
     }
 
