@@ -5,7 +5,6 @@ import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -19,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -49,35 +47,9 @@ public final class Broker {
     /** Deletes and re-creates every tierroute topic. */
     public static void resetTopics() throws Exception {
         EmbeddedKafka k = get();
-        try (Admin admin = k.admin()) {
-            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            List<String> ours = new ArrayList<>(Topics.ALL);
-            ours.retainAll(existing);
-            if (!ours.isEmpty()) {
-                admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
-                await(Duration.ofSeconds(30), () -> {
-                    try {
-                        Set<String> now = admin.listTopics().names().get(10, TimeUnit.SECONDS);
-                        return ours.stream().noneMatch(now::contains);
-                    } catch (Exception e) {
-                        return false;
-                    }
-                }, "topics deleted");
-            }
-        }
+        k.deleteTopics(Topics.ALL);
         for (Topics.Spec s : Topics.specs()) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                try {
-                    k.createTopic(s.name(), s.partitions(), s.configs());
-                    break;
-                } catch (IllegalStateException e) { // "marked for deletion" for a moment after a delete
-                    if (System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    Thread.sleep(50);
-                }
-            }
+            k.createTopic(s.name(), s.partitions(), s.configs());
         }
     }
 

@@ -259,18 +259,58 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param configs topic-level settings such as {@code cleanup.policy=compact}
      */
     public void createTopic(String name, int partitions, Map<String, String> configs) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         try (Admin admin = admin()) {
-            admin.createTopics(java.util.List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
-                    .all().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("could not create topic " + name + ": " + e.getCause().getMessage(), e);
+            while (true) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
+                            .all().get(30, TimeUnit.SECONDS);
+                    return;
+                } catch (ExecutionException e) {
+                    String why = String.valueOf(e.getCause().getMessage());
+                    // Just after a delete the name is "marked for deletion" for a moment: wait it out.
+                    if (why.contains("marked for deletion") && System.nanoTime() < deadline) {
+                        Thread.sleep(50);
+                        continue;
+                    }
+                    if (e.getCause() instanceof TopicExistsException) {
+                        return;
+                    }
+                    throw new IllegalStateException("could not create topic " + name + ": " + why, e);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + name, e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("topic " + name + " was not created within 30 s", e);
+        }
+    }
+
+    /**
+     * Deletes those of {@code names} that exist and waits until the broker no longer lists them, so
+     * that tests can re-create them empty at once.
+     */
+    public void deleteTopics(java.util.Collection<String> names) {
+        try (Admin admin = admin()) {
+            List<String> present = new ArrayList<>(names);
+            present.retainAll(admin.listTopics().names().get(30, TimeUnit.SECONDS));
+            if (present.isEmpty()) {
+                return;
+            }
+            admin.deleteTopics(present).all().get(30, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (admin.listTopics().names().get(10, TimeUnit.SECONDS).stream().anyMatch(present::contains)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topics " + present + " were still listed 30 s after their deletion");
+                }
+                Thread.sleep(50);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while deleting topics " + names, e);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("could not delete topics " + names + ": " + e.getMessage(), e);
         }
     }
 

@@ -13,7 +13,6 @@ import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.selector.config.KafkaSettings;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -23,11 +22,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -53,35 +50,9 @@ final class KafkaFixture {
     /** Deletes and re-creates every tierroute topic, so each test starts from empty topics. */
     static void resetTopics() throws Exception {
         EmbeddedKafka k = broker();
-        try (Admin admin = k.admin()) {
-            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
-            List<String> ours = new ArrayList<>(Topics.ALL);
-            ours.retainAll(existing);
-            if (!ours.isEmpty()) {
-                admin.deleteTopics(ours).all().get(30, TimeUnit.SECONDS);
-                await(Duration.ofSeconds(30), () -> {
-                    try {
-                        Set<String> now = admin.listTopics().names().get(10, TimeUnit.SECONDS);
-                        return ours.stream().noneMatch(now::contains);
-                    } catch (Exception e) {
-                        return false;
-                    }
-                }, "topics deleted");
-            }
-        }
+        k.deleteTopics(Topics.ALL);
         for (Topics.Spec s : Topics.specs()) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (true) {
-                try {
-                    k.createTopic(s.name(), s.partitions(), s.configs());
-                    break;
-                } catch (IllegalStateException e) { // "marked for deletion" for a moment after a delete
-                    if (System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    Thread.sleep(50);
-                }
-            }
+            k.createTopic(s.name(), s.partitions(), s.configs());
         }
     }
 
