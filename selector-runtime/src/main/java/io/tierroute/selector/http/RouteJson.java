@@ -72,6 +72,9 @@ final class RouteJson {
     private static void breakdown(JsonGenerator g, CostBreakdown b) throws IOException {
         g.writeStartObject();
         g.writeNumberField("prefill_us", b.prefillUs());
+        g.writeNumberField("harm_us", b.harmUs());
+        g.writeNumberField("queue_us", b.queueUs());
+        g.writeNumberField("own_decode_us", b.ownDecodeUs());
         g.writeNumberField("decode_us", b.decodeUs());
         g.writeNumberField("kv_us", b.kvUs());
         g.writeNumberField("tier_us", b.tierUs());
@@ -82,6 +85,10 @@ final class RouteJson {
         g.writeNumberField("hit_tokens", b.hitTokens());
         g.writeNumberField("p_eff_tokens", b.pEffTokens());
         g.writeNumberField("recompute_quadratic", b.recomputeQuadratic());
+        g.writeNumberField("in_flight", b.inFlight());
+        g.writeNumberField("queued_prefill_tokens", b.queuedPrefillTokens());
+        g.writeNumberField("kv_used_tokens", b.kvUsedTokens());
+        g.writeNumberField("own_decode_kv_token_steps", b.ownDecodeKvTokenSteps());
         g.writeNumberField("inflight_decode_tokens", b.inflightDecodeTokens());
         g.writeNumberField("inflight_decode_quadratic", b.inflightDecodeQuadratic());
         g.writeNumberField("kv_overflow_tokens", b.kvOverflowTokens());

@@ -24,7 +24,8 @@ final class DecisionRecords {
         CostBreakdown cost = CostBreakdown.newBuilder()
                 .setPrefillUs(b.prefillUs()).setDecodeUs(b.decodeUs()).setKvUs(b.kvUs()).setTierUs(b.tierUs())
                 .setHolUs(b.headOfLineUs()).setWorkflowBonusUs(b.workflowBonusUs()).setToolsBonusUs(b.toolsBonusUs())
-                .setTotalUs(b.totalUs()).build();
+                .setTotalUs(b.totalUs()).setQueueUs(b.queueUs()).setHarmUs(b.harmUs())
+                .setOwnDecodeUs(b.ownDecodeUs()).build();
         List<TierTransfer> transfers = new ArrayList<>(Tier.COUNT - 1);
         for (int t = Tier.HBM.ordinal() + 1; t < Tier.COUNT; t++) {
             long tokens = b.tierTokens()[t];
@@ -44,6 +45,10 @@ final class DecisionRecords {
                 .setAffinityDecay(b.affinityDecay())
                 .setIdleSinceLastStepMs(idleSinceLastStepMs >= 0 ? idleSinceLastStepMs : null)
                 .setExpectedToolHitFraction(b.toolHitFraction())
+                .setQueuedPrefillTokens(b.queuedPrefillTokens())
+                .setInFlight(b.inFlight())
+                .setKvUsedTokens(b.kvUsedTokens())
+                .setOwnDecodeKvTokenSteps(b.ownDecodeKvTokenSteps())
                 .build();
         RouteRequest.AgentContext agent = request.agent();
         RequestFeatures req = RequestFeatures.newBuilder()

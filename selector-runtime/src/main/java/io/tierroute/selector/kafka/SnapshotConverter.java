@@ -71,7 +71,7 @@ public final class SnapshotConverter {
                     value(s.getAlphaD(), "alphaD"), value(s.getAlphaD2(), "alphaD2"), value(s.getAlphaT(), "alphaT"),
                     value(s.getAlphaHo(), "alphaHo"), value(s.getQSlack(), "qSlack"), value(s.getAlphaWf(), "alphaWf"),
                     value(s.getLambda(), "lambda"), value(s.getAlphaWf2(), "alphaWf2"),
-                    base.rhoThreshold(), base.rhoEpsilon());
+                    base.rhoThreshold(), base.rhoEpsilon(), base.harmWeight(), base.alphaOwn(), base.queueHarmWeight());
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
         }

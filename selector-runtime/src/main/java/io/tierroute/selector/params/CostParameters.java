@@ -20,6 +20,11 @@ package io.tierroute.selector.params;
  * @param harmWeight   κ, weight of the harm {@code C_harm} (the delay r's recomputed prompt tokens add to the
  *                     requests in flight on the worker) against r's own time to first token (dimensionless;
  *                     an objective weight, not fitted)
+ * @param alphaOwn     µs per decode step per KV token resident on the worker: prices {@code C_own}, the part of
+ *                     the newcomer's own decode time that depends on the worker (each decode step reads the KV
+ *                     of the whole batch). 0 (no such term) until fitted from completions' decode times
+ * @param queueHarmWeight κ_q, weight in {@code C_harm} of each request waiting beyond {@code Q_slack} on the worker
+ *                     (each will wait behind r for its whole prefill; dimensionless, an objective weight, not fitted)
  */
 public record CostParameters(
         double alphaP,
@@ -34,22 +39,35 @@ public record CostParameters(
         double alphaWf2,
         double rhoThreshold,
         double rhoEpsilon,
-        double harmWeight) {
+        double harmWeight,
+        double alphaOwn,
+        double queueHarmWeight) {
 
     /** κ's default: 3 % of the delay to each request in flight counts against the newcomer's own TTFT. */
     public static final double DEFAULT_HARM_WEIGHT = 0.03;
 
+    /** κ_q's default: each request that will wait behind r for r's whole prefill counts fully. */
+    public static final double DEFAULT_QUEUE_HARM_WEIGHT = 1.0;
+
     /** DESIGN.md §3's defaults, in force until the first fitted snapshot arrives. */
     public static final CostParameters DEFAULTS =
             new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05,
-                    DEFAULT_HARM_WEIGHT);
+                    DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
+
+    /** The parameters without {@code α_own} and κ_q: no own-decode term, κ_q at its default. */
+    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
+                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
+                          double rhoEpsilon, double harmWeight) {
+        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
+                rhoEpsilon, harmWeight, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
+    }
 
     /** The parameters without κ (snapshots that do not carry it): κ takes its default. */
     public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
                           double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
                           double rhoEpsilon) {
         this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
-                rhoEpsilon, DEFAULT_HARM_WEIGHT);
+                rhoEpsilon, DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
     }
 
     public CostParameters {
@@ -64,6 +82,8 @@ public record CostParameters(
         requireNonNegative("lambda", lambda);
         requireNonNegative("alphaWf2", alphaWf2);
         requireNonNegative("harmWeight", harmWeight);
+        requireNonNegative("alphaOwn", alphaOwn);
+        requireNonNegative("queueHarmWeight", queueHarmWeight);
         if (!(rhoThreshold > 0 && rhoThreshold <= 1)) {
             throw new IllegalArgumentException("rhoThreshold must be in (0, 1], got " + rhoThreshold);
         }
@@ -89,13 +109,13 @@ public record CostParameters(
     /** Starts from a set of parameters and overrides some of them. */
     public static final class Builder {
         private double alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack;
-        private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight;
+        private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight;
 
         private Builder(CostParameters p) {
             alphaP = p.alphaP; alphaP2 = p.alphaP2; alphaD = p.alphaD; alphaD2 = p.alphaD2;
             alphaT = p.alphaT; alphaHo = p.alphaHo; qSlack = p.qSlack; alphaWf = p.alphaWf;
             lambda = p.lambda; alphaWf2 = p.alphaWf2; rhoThreshold = p.rhoThreshold; rhoEpsilon = p.rhoEpsilon;
-            harmWeight = p.harmWeight;
+            harmWeight = p.harmWeight; alphaOwn = p.alphaOwn; queueHarmWeight = p.queueHarmWeight;
         }
 
         public Builder alphaP(double v) { alphaP = v; return this; }
@@ -111,10 +131,12 @@ public record CostParameters(
         public Builder rhoThreshold(double v) { rhoThreshold = v; return this; }
         public Builder rhoEpsilon(double v) { rhoEpsilon = v; return this; }
         public Builder harmWeight(double v) { harmWeight = v; return this; }
+        public Builder alphaOwn(double v) { alphaOwn = v; return this; }
+        public Builder queueHarmWeight(double v) { queueHarmWeight = v; return this; }
 
         public CostParameters build() {
             return new CostParameters(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack,
-                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight);
+                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight);
         }
     }
 }

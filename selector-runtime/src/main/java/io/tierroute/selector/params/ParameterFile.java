@@ -38,10 +38,11 @@ public final class ParameterFile {
             Map.entry("alphaD", "µs/token"), Map.entry("alphaD2", "µs/token²"),
             Map.entry("alphaT", ""), Map.entry("alphaHo", "µs"), Map.entry("qSlack", "requests"),
             Map.entry("alphaWf", "µs"), Map.entry("lambda", "1/s"), Map.entry("alphaWf2", "µs"),
-            Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""), Map.entry("harmWeight", ""));
+            Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""), Map.entry("harmWeight", ""),
+            Map.entry("alphaOwn", "µs/(token·step)"), Map.entry("queueHarmWeight", ""));
 
     private static final String[] COST_KEY_ORDER = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo",
-            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight"};
+            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight", "alphaOwn", "queueHarmWeight"};
 
     private ParameterFile() {}
 
@@ -142,6 +143,8 @@ public final class ParameterFile {
                 case "rhoThreshold" -> b.rhoThreshold(v);
                 case "rhoEpsilon" -> b.rhoEpsilon(v);
                 case "harmWeight" -> b.harmWeight(v);
+                case "alphaOwn" -> b.alphaOwn(v);
+                case "queueHarmWeight" -> b.queueHarmWeight(v);
                 default -> throw new IllegalStateException(key);
             }
         }
@@ -168,6 +171,8 @@ public final class ParameterFile {
         m.put("rhoThreshold", p.rhoThreshold());
         m.put("rhoEpsilon", p.rhoEpsilon());
         m.put("harmWeight", p.harmWeight());
+        m.put("alphaOwn", p.alphaOwn());
+        m.put("queueHarmWeight", p.queueHarmWeight());
         return m;
     }
 

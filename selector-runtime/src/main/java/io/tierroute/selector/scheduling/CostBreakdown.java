@@ -6,7 +6,8 @@ package io.tierroute.selector.scheduling;
  * see why a worker won and the fitter can regress realised times on the features. Times in µs.
  */
 // queueUs / queuedPrefillTokens: C_queue = α_p·Σ p_eff(r') of the requests queued ahead; harmUs / inFlight:
-// C_harm = κ·α_p·p_eff·|A(w)| (see CostModel). Both are part of totalUs.
+// C_harm = κ·α_p·p_eff·|A(w)|; ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
+// (see CostModel). All three are part of totalUs.
 public record CostBreakdown(
         double prefillUs,
         double decodeUs,
@@ -32,7 +33,23 @@ public record CostBreakdown(
         double queueUs,
         long queuedPrefillTokens,
         double harmUs,
-        int inFlight) {
+        int inFlight,
+        double ownDecodeUs,
+        long kvUsedTokens,
+        double ownDecodeKvTokenSteps) {
+
+    /** A breakdown without the own-decode term ({@code C_own = 0}). */
+    public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
+                         double workflowBonusUs, double toolsBonusUs, double totalUs, long hitTokens, long pEffTokens,
+                         double recomputeQuadratic, long inflightDecodeTokens, double inflightDecodeQuadratic,
+                         double kvOverflowTokens, long[] tierTokens, double[] tierTransferUs, int cutOffTier,
+                         int queueLength, double queueExcessSquared, double affinityDecay, double toolHitFraction,
+                         double queueUs, long queuedPrefillTokens, double harmUs, int inFlight) {
+        this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
+                pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
+                tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
+                toolHitFraction, queueUs, queuedPrefillTokens, harmUs, inFlight, 0.0, 0L, 0.0);
+    }
 
     /** A breakdown without the queued-prefill and harm terms ({@code C_queue = C_harm = 0}), as before they existed. */
     public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
@@ -43,6 +60,6 @@ public record CostBreakdown(
         this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
                 pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
                 tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
-                toolHitFraction, 0.0, 0L, 0.0, 0);
+                toolHitFraction, 0.0, 0L, 0.0, 0, 0.0, 0L, 0.0);
     }
 }

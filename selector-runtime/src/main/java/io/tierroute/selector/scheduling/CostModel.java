@@ -8,23 +8,40 @@ import io.tierroute.selector.sequences.LoadView;
 
 /**
  * The cost model of DESIGN.md §3: the estimated time (µs) until request {@code r} gets its first
- * token on worker {@code w}, plus the harm it does there.
+ * token on worker {@code w}, plus the harm it does there, plus (once {@code α_own} is fitted) the part of
+ * r's own decode time that depends on {@code w}: together, when r will <em>finish</em> on {@code w}.
  *
  * <pre>
- * Cost(w,r) = C_prefill + C_harm + C_queue + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
+ * Cost(w,r) = C_prefill + C_harm + C_queue + C_own + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
  * </pre>
  *
  * Two terms beyond DESIGN.md §3's list, both zero in its worked example (nothing waits, nothing in flight
  * is counted there), both priced at {@code α_p} so they add no fitted coefficient:
  * <ul>
- * <li>{@code C_harm = κ·α_p·p_eff·|A(w)|}: the harm r does there. Each prompt token r recomputes on
- *     {@code w} lengthens a step that every request in flight on {@code w} shares (continuous batching)
- *     by about {@code α_p}; κ (default 0.03) weighs that delay to others against r's own TTFT. It is what
- *     makes a cache hit worth more than r's own prefill time under load.</li>
+ * <li>{@code C_harm = α_p·p_eff·(κ·|A(w)| + κ_q·max(0, Q(w) − Q_slack))}: the harm r does there. Each
+ *     prompt token r recomputes on {@code w} lengthens a step that every request in flight on {@code w}
+ *     shares (continuous batching) by about {@code α_p}; κ (default 0.03) weighs that delay to others against
+ *     r's own TTFT. Under a queue, the requests that will wait behind r (FCFS) wait for all of r's prefill:
+ *     an arrival leaves behind about the queue it found, so each request waiting beyond {@code Q_slack}
+ *     counts once more at weight κ_q (default 1). That second part is 0 until a queue forms (and in DESIGN.md
+ *     §3's worked example, Q ≤ 2 < Q_slack) and grows with the queue: under overload it keeps the cache
+ *     affinity that a pure time-to-first-token minimiser gives up (Mooncake load 3: fleet-sim/README.md).
+ *     It is what makes a cache hit worth more than r's own prefill time under load.</li>
  * <li>{@code C_queue = α_p·Σ_{r'∈A(w), no first token yet} p_eff(r')}: the prefill work queued ahead of
  *     {@code r} on {@code w}. With continuous batching and chunked prefill a newcomer's first token waits
  *     for the uncached prompt tokens of the requests admitted before it (FCFS), priced at the same
  *     {@code α_p} as its own; in-flight decodes only take one budget token each per step.</li>
+ * <li>{@code C_own = α_own·d̂(r)·KV_used(w)}: r's own decode speed on {@code w}. Every other term prices
+ *     the time to r's first token (or r's effect on others); but a request finishes after its {@code d̂(r)}
+ *     decode steps too, and a decode step is memory-bound: it reads the KV of the whole running batch, so
+ *     its time grows with the KV resident on the worker ({@code τ(w) ≈ τ₀ + α_own·KV_used(w)}; vLLM-style
+ *     engines and DESIGN.md §6's step-time model both grow with KV use). {@code τ₀·d̂(r)} is the same on
+ *     every worker and is left out. Without this term a cache-following router piles decodes onto the
+ *     workers that hold the prefixes and loses job completion time at low load to load-spreading
+ *     routers. {@code α_own} (µs per decode step per resident KV token) is fitted from completion logs
+ *     (realised decode time per predicted output token against {@code KV_used} at decision time, so a
+ *     biased {@code d̂} is absorbed); its default is 0, so DESIGN.md §3's defaults and worked example are
+ *     unchanged.</li>
  * </ul>
  *
  * Each term is a method below whose comment carries its formula. {@link #score} fills a
@@ -86,9 +103,13 @@ public final class CostModel {
         out.prefill = prefill(p, out.pEffTokens, out.recomputeQuadratic);
 
         out.inFlight = load.inFlight();
-        out.harm = harm(p, out.pEffTokens, out.inFlight);
+        out.harm = harm(p, out.pEffTokens, out.inFlight, load.waiting());
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
+
+        out.kvUsedTokens = load.kvUsedTokens();
+        out.ownDecodeKvTokenSteps = (double) request.predictedOutputTokens() * out.kvUsedTokens;
+        out.ownDecode = ownDecode(p, out.ownDecodeKvTokenSteps);
 
         out.decodeTokens = load.decodeTokens();
         out.decodeQuadratic = load.decodeQuadratic();
@@ -112,7 +133,7 @@ public final class CostModel {
                 ? 0.0 : (double) request.toolHits(worker) / request.expectedToolCount();
         out.toolsBonus = toolsBonus(p, out.toolHitFraction);
 
-        out.total = out.prefill + out.harm + out.queue + out.decode + out.kv + out.tier + out.headOfLine
+        out.total = out.prefill + out.harm + out.queue + out.ownDecode + out.decode + out.kv + out.tier + out.headOfLine
                 - out.workflowBonus - out.toolsBonus;
     }
 
@@ -121,14 +142,27 @@ public final class CostModel {
         return p.alphaP() * pEffTokens + p.alphaP2() * recomputeQuadratic;
     }
 
-    /** {@code C_harm = κ·α_p·p_eff·|A(w)|}: r's recomputed tokens delay every request in flight on the worker. */
-    static double harm(CostParameters p, long pEffTokens, int inFlight) {
-        return p.harmWeight() * p.alphaP() * pEffTokens * inFlight;
+    /**
+     * {@code C_harm = α_p·p_eff·(κ·|A(w)| + κ_q·max(0, Q(w) − Q_slack))}: r's recomputed tokens delay every request
+     * in flight on the worker (a share κ of each step they share) and, under FCFS, the whole prefill of each
+     * request that will queue behind r (as many as r finds waiting beyond the slack).
+     */
+    static double harm(CostParameters p, long pEffTokens, int inFlight, int waiting) {
+        double queuedBehind = Math.max(0.0, waiting - p.qSlack());
+        return p.alphaP() * pEffTokens * (p.harmWeight() * inFlight + p.queueHarmWeight() * queuedBehind);
     }
 
     /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */
     static double queuedPrefill(CostParameters p, long queuedPrefillTokens) {
         return p.alphaP() * queuedPrefillTokens;
+    }
+
+    /**
+     * {@code C_own = α_own·d̂(r)·KV_used(w)}: r's {@code d̂(r)} decode steps each read the KV resident on the
+     * worker ({@code ownDecodeKvTokenSteps = d̂(r)·KV_used(w)}).
+     */
+    static double ownDecode(CostParameters p, double ownDecodeKvTokenSteps) {
+        return p.alphaOwn() * ownDecodeKvTokenSteps;
     }
 
     /** {@code C_decode = α_d·Σ d̂(r') + α_d2·Σ [ctx(r')·d̂(r') + d̂(r')²/2]} over requests in flight. */

@@ -11,12 +11,14 @@ import java.util.Arrays;
  */
 public final class CostTerms {
 
-    // Terms of DESIGN.md §3, in µs. `total` = prefill + harm + queue + decode + kv + tier + hol − workflowBonus − toolsBonus.
+    // Terms of DESIGN.md §3, in µs. `total` = prefill + harm + queue + ownDecode + decode + kv + tier + hol − workflowBonus − toolsBonus.
     public double prefill;
-    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight on the worker, weighted by κ. */
+    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight (weight κ) and queued behind it (κ_q). */
     public double harm;
     /** {@code C_queue}: prefill work queued ahead on the worker. */
     public double queue;
+    /** {@code C_own}: the part of r's own decode time that depends on the worker. */
+    public double ownDecode;
     public double decode;
     public double kv;
     public double tier;
@@ -40,6 +42,10 @@ public final class CostTerms {
     public long decodeTokens;
     /** {@code Σ [ctx·d̂ + d̂²/2]} on the worker. */
     public double decodeQuadratic;
+    /** {@code KV_used(w)}: KV tokens in use on the worker. */
+    public long kvUsedTokens;
+    /** {@code d̂(r)·KV_used(w)}: C_own's regressor, token·steps. */
+    public double ownDecodeKvTokenSteps;
     /** Tokens that must be evicted and recomputed: {@code max(0, KV_used + ISL + d̂ − KV_cap)}. */
     public double kvOverflowTokens;
     /** Tokens loaded from each tier ({@code H_t} after the cut-off); index 0 (HBM) is loaded from nowhere. */
@@ -58,8 +64,9 @@ public final class CostTerms {
     public double toolHitFraction;
 
     void clear() {
-        prefill = harm = queue = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
-        hitTokens = pEffTokens = decodeTokens = queuedPrefillTokens = 0;
+        prefill = harm = queue = ownDecode = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
+        hitTokens = pEffTokens = decodeTokens = queuedPrefillTokens = kvUsedTokens = 0;
+        ownDecodeKvTokenSteps = 0;
         recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;
         Arrays.fill(tierTokens, 0);
         Arrays.fill(tierTransferUs, 0);
@@ -73,6 +80,7 @@ public final class CostTerms {
         return new CostBreakdown(prefill, decode, kv, tier, headOfLine, workflowBonus, toolsBonus, total,
                 hitTokens, pEffTokens, recomputeQuadratic, decodeTokens, decodeQuadratic, kvOverflowTokens,
                 tierTokens.clone(), tierTransferUs.clone(), cutOffTier, queueLength, queueExcessSquared,
-                affinityDecay, toolHitFraction, queue, queuedPrefillTokens, harm, inFlight);
+                affinityDecay, toolHitFraction, queue, queuedPrefillTokens, harm, inFlight, ownDecode, kvUsedTokens,
+                ownDecodeKvTokenSteps);
     }
 }

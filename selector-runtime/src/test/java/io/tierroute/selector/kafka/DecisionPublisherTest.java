@@ -101,6 +101,14 @@ class DecisionPublisherTest {
             assertThat(r.getFeatures().getPEffTokens()).isEqualTo(d.chosen().pEffTokens());
             assertThat(r.getFeatures().getInflightDecodeTokens()).isEqualTo((double) d.chosen().inflightDecodeTokens());
             assertThat(r.getFeatures().getQueueLength()).isEqualTo(d.chosen().queueLength());
+            // The terms added after DESIGN.md §3 (C_queue, C_harm, C_own) and their regressors.
+            assertThat(r.getCost().getQueueUs()).isCloseTo(d.chosen().queueUs(), within(1e-9));
+            assertThat(r.getCost().getHarmUs()).isCloseTo(d.chosen().harmUs(), within(1e-9));
+            assertThat(r.getCost().getOwnDecodeUs()).isCloseTo(d.chosen().ownDecodeUs(), within(1e-9));
+            assertThat(r.getFeatures().getQueuedPrefillTokens()).isEqualTo(d.chosen().queuedPrefillTokens());
+            assertThat(r.getFeatures().getInFlight()).isEqualTo(d.chosen().inFlight());
+            assertThat(r.getFeatures().getKvUsedTokens()).isEqualTo(d.chosen().kvUsedTokens());
+            assertThat(r.getFeatures().getOwnDecodeKvTokenSteps()).isCloseTo(d.chosen().ownDecodeKvTokenSteps(), within(1e-9));
             assertThat(r.getRequest().getIsl()).isEqualTo(256);
             assertThat(r.getRequest().getModel()).isEqualTo("m");
             assertThat(r.getRequest().getMaxTokens()).isEqualTo(64);

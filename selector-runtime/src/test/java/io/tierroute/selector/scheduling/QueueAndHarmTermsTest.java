@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** {@code C_queue} and {@code C_harm}, term by term, computed here from their formulas. */
+/** {@code C_queue}, {@code C_harm} and {@code C_own}, term by term, computed here from their formulas. */
 class QueueAndHarmTermsTest {
 
     private static final int BLOCK = 500;
@@ -51,5 +51,37 @@ class QueueAndHarmTermsTest {
         assertThat(cold.toBreakdown().harmUs()).isEqualTo(cold.harm);
         // Nothing in flight: no harm (DESIGN.md §3's worked example has none, so its golden values hold).
         assertThat(score(p, 0, new LoadView(0, 0, 0, 0, 0, 1_000_000)).harm).isZero();
+    }
+
+    @Test
+    void ownDecodeIsPredictedOutputTimesResidentKv() {
+        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0).alphaOwn(0.2).build();
+        // d̂(r) = 500 decode steps, each reading 100 000 resident KV tokens at 0.2 µs per token
+        CostTerms busy = score(p, 15, new LoadView(3, 0, 0, 0, 100_000, 1_000_000, 0));
+        assertThat(busy.kvUsedTokens).isEqualTo(100_000);
+        assertThat(busy.ownDecodeKvTokenSteps).isCloseTo(500.0 * 100_000, within(1e-6));
+        assertThat(busy.ownDecode).isCloseTo(0.2 * 500 * 100_000, within(0.1));
+        assertThat(busy.total).isCloseTo(busy.prefill + busy.ownDecode + busy.headOfLine, within(0.1));
+        assertThat(busy.toBreakdown().ownDecodeUs()).isEqualTo(busy.ownDecode);
+        // An idle worker decodes r faster: with the cache 7500 tokens ahead on `busy`, recomputing on an idle
+        // worker (8000·20 = 160 000 µs) beats 10 s of slower decode steps.
+        CostTerms idleCold = score(p, 0, new LoadView(0, 0, 0, 0, 0, 1_000_000, 0));
+        assertThat(idleCold.total).isLessThan(busy.total);
+        // The default α_own is 0: DESIGN.md §3's defaults and worked example are unchanged.
+        assertThat(CostParameters.DEFAULTS.alphaOwn()).isZero();
+        assertThat(score(CostParameters.DEFAULTS, 15, new LoadView(3, 0, 0, 0, 100_000, 1_000_000, 0)).ownDecode).isZero();
+    }
+
+    @Test
+    void harmCountsRequestsThatWillQueueBehindBeyondTheSlack() {
+        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0.03)
+                .queueHarmWeight(1.0).qSlack(4).build();
+        // 10 waiting, slack 4 → 6 requests will wait behind r for its whole prefill (p_eff 500).
+        CostTerms queued = score(p, 15, new LoadView(12, 10, 0, 0, 0, 1_000_000, 0));
+        assertThat(queued.harm).isCloseTo(20.0 * 500 * (0.03 * 12 + 1.0 * 6), within(0.1));
+        // Within the slack (DESIGN.md §3's worked example has Q ≤ 2): only the in-flight part.
+        CostTerms short_ = score(p, 15, new LoadView(12, 4, 0, 0, 0, 1_000_000, 0));
+        assertThat(short_.harm).isCloseTo(20.0 * 500 * 0.03 * 12, within(0.1));
+        assertThat(CostParameters.DEFAULTS.queueHarmWeight()).isEqualTo(1.0);
     }
 }

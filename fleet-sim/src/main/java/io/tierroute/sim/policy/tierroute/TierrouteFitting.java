@@ -20,7 +20,9 @@ import java.util.Map;
  * log joined with the decision that routed it gives one {@link LatencyObservation} (the chosen
  * worker's cost features → the realised TTFT), fed in completion order to the fitter's
  * {@link LatencyRegression} (with an intercept: the per-step overhead is common to all workers). A
- * coefficient whose regressor never varied (infinite standard error) keeps its default.
+ * coefficient whose regressor never varied (infinite standard error) keeps its default. {@code α_own}
+ * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
+ * but not applied (see the comment where the parameters are built).
  */
 public final class TierrouteFitting {
 
@@ -40,6 +42,7 @@ public final class TierrouteFitting {
             return ParameterSet.defaults(workers);
         }
         LatencyFit fit = reg.fit();
+        OwnDecodeFit own = fitOwnDecode(decisions, ordered);
         CostParameters p = CostParameters.DEFAULTS.toBuilder()
                 .alphaP(pick(fit, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP()))
                 .alphaP2(pick(fit, Coefficient.ALPHA_P2, CostParameters.DEFAULTS.alphaP2()))
@@ -50,11 +53,67 @@ public final class TierrouteFitting {
                 .qSlack(fit.qSlackValue())
                 .alphaWf(pick(fit, Coefficient.ALPHA_WF, CostParameters.DEFAULTS.alphaWf()))
                 .alphaWf2(pick(fit, Coefficient.ALPHA_WF2, CostParameters.DEFAULTS.alphaWf2()))
+                // α_own is fitted and reported but not applied: every way of pricing C_own measured so far (the fit
+                // as is, halved, quartered, gated on t ≥ 3 and R² ≥ 0.05) lost TTFT or JCT somewhere (agentic 2:
+                // JCT 24 % worse with an R² = 0.62 fit); fleet-sim/README.md "C_own and κ_q".
+                .alphaOwn(0.0)
                 .build();
         return ParameterSet.builder(workers).version(1).source(String.format(java.util.Locale.ROOT,
                 "fitted on %d warm-up completions (R²=%.2f): α_p=%.3g α_p2=%.3g α_d=%.3g α_d2=%.3g α_t=%.3g α_ho=%.3g "
-                        + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g", fit.samples(), fit.r2(), p.alphaP(), p.alphaP2(), p.alphaD(),
-                p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(), p.alphaWf(), p.alphaWf2())).cost(p).build();
+                        + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g α_own fitted %.3g, not applied (τ₀=%.0f µs, n=%d, R²=%.3f, t=%.1f)", fit.samples(), fit.r2(),
+                p.alphaP(), p.alphaP2(), p.alphaD(), p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(), p.alphaWf(),
+                p.alphaWf2(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t())).cost(p).build();
+    }
+
+    /** {@code α_own} with its intercept {@code τ₀} and fit quality. */
+    record OwnDecodeFit(double alphaOwn, double tau0, int samples, double r2, double t) {}
+
+    /** Smallest t statistic at which the fitted {@code α_own} is used (below it: 0, no own-decode term). */
+    static final double MIN_T = 3.0;
+    /**
+     * Smallest share of the decode time per predicted token that {@code KV_used} must explain for {@code α_own}
+     * to be used. Below it the slope is real but {@code d̂·KV_used} does not predict r's decode time (other
+     * requests' prefill chunks and later arrivals dominate it), and pricing it measurably traded TTFT and JCT
+     * away on Mooncake (fleet-sim/README.md, "C_own").
+     */
+    static final double MIN_R2 = 0.05;
+
+    /**
+     * {@code α_own} of {@code C_own = α_own·d̂(r)·KV_used(w)}: ordinary least squares of the realised decode
+     * time per predicted output token ({@code decode_time / d̂(r)}) on {@code KV_used(w)} at decision time,
+     * {@code decode_time/d̂ = τ₀ + α_own·KV_used}. Dividing by the prediction (not the realised length)
+     * keeps C_own in units of realised time when {@code d̂} is biased (e.g. {@code max_tokens/2}). A negative,
+     * unidentifiable ({@code t < 3}) or immaterial ({@code R² < 0.05}) slope gives 0 (no term).
+     */
+    static OwnDecodeFit fitOwnDecode(Map<String, CostBreakdown> decisions, List<Completion> log) {
+        double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+        for (Completion c : log) {
+            CostBreakdown d = decisions.get(c.request().id());
+            if (d == null || c.outputTokens() < 2 || d.ownDecodeKvTokenSteps() <= 0 || d.kvUsedTokens() <= 0) {
+                continue;
+            }
+            io.tierroute.sim.policy.SimRequest.Agent a = c.request().agent();
+            double dHat = a != null && a.expectedOutputTokens() != null ? a.expectedOutputTokens()
+                    : Math.max(1, c.request().maxTokens() / 2); // d̂ as the selector predicts it without a forest
+            double x = d.ownDecodeKvTokenSteps() / dHat;
+            double y = c.decodeMicros() / dHat;
+            n++; sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y;
+        }
+        if (n < 64) {
+            return new OwnDecodeFit(0, 0, (int) n, 0, 0);
+        }
+        double vx = sxx - sx * sx / n, vy = syy - sy * sy / n, cxy = sxy - sx * sy / n;
+        if (!(vx > 0) || !(vy > 0)) {
+            return new OwnDecodeFit(0, 0, (int) n, 0, 0);
+        }
+        double slope = cxy / vx;
+        double tau0 = (sy - slope * sx) / n;
+        double r2 = cxy * cxy / (vx * vy);
+        // t statistic of the slope; a slope not distinguishable from 0 (t < 3) or that explains little of the
+        // decode time (R² < 0.05) is not charged.
+        double t = Math.sqrt(r2 * (n - 2) / Math.max(1e-12, 1 - r2));
+        boolean use = Double.isFinite(slope) && slope > 0 && t >= MIN_T && r2 >= MIN_R2;
+        return new OwnDecodeFit(use ? slope : 0, tau0, (int) n, r2, t);
     }
 
     static LatencyObservation observation(CostBreakdown d, Completion c) {
