@@ -7,6 +7,7 @@
 #   throughput (default): pre-fills 4 scopes (default 400 000 requests = decision + completion each per
 #     scope, and 6 000 s of 8 workers' telemetry per scope), then reports the telemetry + completion
 #     records/s the job processes, from the offsets committed with each completed checkpoint.
+#     It also prints the CPU seconds this JVM (job + in-process broker) spent per record over that window.
 #   latency: live load at event time = now against the job at its default cadence; reports p50/p99 of
 #     record send -> first committed snapshot on tierroute.params whose fitted window covers the record.
 # env: MVN_ARGS (e.g. -o), SKIP_BUILD=1 (reuse target/ as it is), JAVA_OPTS (default -Xmx3g).

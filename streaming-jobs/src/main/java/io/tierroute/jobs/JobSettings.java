@@ -28,6 +28,8 @@ import java.util.Map;
  * @param completionGrace how long a completion waits for its decision (event time)
  * @param outOfOrderness bounded out-of-orderness of the watermarks
  * @param idleness a source partition without records for this long stops holding the watermark back
+ * @param maxWatermarkDrift watermark alignment of the telemetry, decisions and completions sources: none
+ *     may run further than this ahead of the slowest in event time (0 = off)
  * @param stateTtl processing-time TTL of join and replay state (backs up the timers)
  * @param maxFutureSkew event times further than this past the wall clock are dead letters
  * @param transactionTimeout Kafka producer transaction timeout of the params sink
@@ -35,6 +37,8 @@ import java.util.Map;
  * @param telemetryReplayRows telemetry samples kept per scope for the replay on restore
  * @param historyVersions accepted snapshots per scope the job keeps to gate against (e.g. a pinned one)
  * @param regressionHorizonRows rows after which an old row keeps 1 % of its weight in the regression
+ * @param regressionRefitRows the regression re-solves its Q_slack candidates and re-weights against the new
+ *     fit every this many rows (and at every snapshot)
  * @param minFitSamples an estimator with fewer samples contributes no value (carried instead)
  * @param minForestRows joined rows needed before the forest is trained
  * @param forestTrees trees of the quantile forest
@@ -58,6 +62,7 @@ public record JobSettings(
         Duration completionGrace,
         Duration outOfOrderness,
         Duration idleness,
+        Duration maxWatermarkDrift,
         Duration stateTtl,
         Duration maxFutureSkew,
         Duration transactionTimeout,
@@ -65,6 +70,7 @@ public record JobSettings(
         int telemetryReplayRows,
         int historyVersions,
         int regressionHorizonRows,
+        int regressionRefitRows,
         int minFitSamples,
         int minForestRows,
         int forestTrees,
@@ -89,6 +95,7 @@ public record JobSettings(
         positive("completion-grace", completionGrace);
         require(!outOfOrderness.isNegative(), "out-of-orderness", "must be >= 0");
         positive("idleness", idleness);
+        require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
         positive("state-ttl", stateTtl);
         positive("max-future-skew", maxFutureSkew);
         positive("transaction-timeout", transactionTimeout);
@@ -98,6 +105,7 @@ public record JobSettings(
         require(telemetryReplayRows >= 1, "telemetry-replay-rows", "must be >= 1");
         require(historyVersions >= 1, "history-versions", "must be >= 1");
         require(regressionHorizonRows >= 1, "regression-horizon-rows", "must be >= 1");
+        require(regressionRefitRows >= 1, "regression-refit-rows", "must be >= 1");
         require(minFitSamples >= 1, "min-fit-samples", "must be >= 1");
         require(minForestRows >= 1, "min-forest-rows", "must be >= 1");
         require(forestTrees >= 1, "forest-trees", "must be >= 1");
@@ -158,6 +166,7 @@ public record JobSettings(
         m.put("completion-grace", Duration.ofMinutes(2));
         m.put("out-of-orderness", Duration.ofSeconds(5));
         m.put("idleness", Duration.ofSeconds(10));
+        m.put("max-watermark-drift", Duration.ZERO);
         m.put("state-ttl", Duration.ofHours(2));
         m.put("max-future-skew", Duration.ofHours(1));
         m.put("transaction-timeout", Duration.ofMinutes(10));
@@ -165,6 +174,7 @@ public record JobSettings(
         m.put("telemetry-replay-rows", 20_000);
         m.put("history-versions", 1000);
         m.put("regression-horizon-rows", 20_000);
+        m.put("regression-refit-rows", 256);
         m.put("min-fit-samples", 200);
         m.put("min-forest-rows", 1000);
         m.put("forest-trees", 50);
@@ -191,6 +201,7 @@ public record JobSettings(
         m.put("completion-grace", completionGrace);
         m.put("out-of-orderness", outOfOrderness);
         m.put("idleness", idleness);
+        m.put("max-watermark-drift", maxWatermarkDrift);
         m.put("state-ttl", stateTtl);
         m.put("max-future-skew", maxFutureSkew);
         m.put("transaction-timeout", transactionTimeout);
@@ -198,6 +209,7 @@ public record JobSettings(
         m.put("telemetry-replay-rows", telemetryReplayRows);
         m.put("history-versions", historyVersions);
         m.put("regression-horizon-rows", regressionHorizonRows);
+        m.put("regression-refit-rows", regressionRefitRows);
         m.put("min-fit-samples", minFitSamples);
         m.put("min-forest-rows", minForestRows);
         m.put("forest-trees", forestTrees);
@@ -213,10 +225,12 @@ public record JobSettings(
             (String) m.get("group-id"), (String) m.get("transactional-id-prefix"), num(m, "parallelism").intValue(),
             dur(m, "checkpoint-interval"), (String) m.get("checkpoint-dir"), (String) m.get("state-backend"),
             dur(m, "publish-interval"), dur(m, "forest-interval"), dur(m, "decision-timeout"),
-            dur(m, "completion-grace"), dur(m, "out-of-orderness"), dur(m, "idleness"), dur(m, "state-ttl"),
+            dur(m, "completion-grace"), dur(m, "out-of-orderness"), dur(m, "idleness"), dur(m, "max-watermark-drift"),
+            dur(m, "state-ttl"),
             dur(m, "max-future-skew"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
             num(m, "telemetry-replay-rows").intValue(), num(m, "history-versions").intValue(),
-            num(m, "regression-horizon-rows").intValue(), num(m, "min-fit-samples").intValue(),
+            num(m, "regression-horizon-rows").intValue(), num(m, "regression-refit-rows").intValue(),
+            num(m, "min-fit-samples").intValue(),
             num(m, "min-forest-rows").intValue(), num(m, "forest-trees").intValue(),
             num(m, "forest-max-bytes").longValue(), num(m, "gate-min-samples").longValue(),
             num(m, "gate-min-r2").doubleValue(), num(m, "gate-max-jump-factor").doubleValue());

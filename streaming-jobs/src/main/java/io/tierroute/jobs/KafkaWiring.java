@@ -7,7 +7,17 @@ import io.tierroute.jobs.publish.ParamsRecordSerializer;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
@@ -45,6 +55,57 @@ public final class KafkaWiring {
             .setDeserializer(new RecordDecoder(topic, s.jobName(), s.maxFutureSkew().toMillis()))
             .setProperties(p)
             .build();
+    }
+
+    /**
+     * The newest version per scope on {@code tierroute.params} (read_committed, from the beginning to the
+     * end offsets at call time; versions parsed from the keys, {@link Topics#paramsKey}). Read once at
+     * submission and handed to the fitting operator, so that a start without state continues each scope's
+     * sequence rather than publishing version 1 again. Empty when the topic does not exist yet.
+     */
+    public static Map<String, Long> publishedVersions(JobSettings s) {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", s.bootstrapServers());
+        p.setProperty("isolation.level", "read_committed");
+        p.setProperty("enable.auto.commit", "false");
+        p.setProperty("allow.auto.create.topics", "false");
+        p.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_REQUEST_BYTES * 2));
+        p.setProperty("key.deserializer", ByteArrayDeserializer.class.getName());
+        p.setProperty("value.deserializer", ByteArrayDeserializer.class.getName());
+        Map<String, Long> latest = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            List<PartitionInfo> infos = c.partitionsFor(Topics.PARAMS, Duration.ofSeconds(30));
+            if (infos == null || infos.isEmpty()) {
+                return latest;
+            }
+            List<TopicPartition> parts = infos.stream().map(i -> new TopicPartition(Topics.PARAMS, i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + Topics.PARAMS + " to its end within 5 minutes");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.key() == null) {
+                        continue;
+                    }
+                    String key = new String(r.key(), StandardCharsets.UTF_8);
+                    int hash = key.lastIndexOf('#');
+                    if (hash <= 0) {
+                        continue;
+                    }
+                    try {
+                        long v = Long.parseLong(key.substring(hash + 1));
+                        latest.merge(key.substring(0, hash), v, Math::max);
+                    } catch (NumberFormatException e) {
+                        // not a params key; ignore
+                    }
+                }
+            }
+        }
+        return latest;
     }
 
     /** Exactly-once sink to {@code tierroute.params}: readers with read_committed see each snapshot once. */

@@ -98,7 +98,9 @@ class FittingJobTest {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
+        // as FittingJobMain does: the versions already published seed the counters of scopes without state
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s,
+            KafkaWiring.publishedVersions(s)).build(env);
         JobClient job = env.executeAsync(s.jobName());
         jobs.add(job);
         long deadline = System.currentTimeMillis() + 30_000;
@@ -309,6 +311,35 @@ class FittingJobTest {
         List<String> keys = kafka.readAll(Topics.PARAMS).stream().map(r -> new String(r.key())).toList();
         assertThat(keys).as("params keys").doesNotHaveDuplicates()
             .allSatisfy(k -> assertThat(k).startsWith(scope + "#"));
+    }
+
+    @Test
+    void freshStartWithoutStateContinuesTheVersionSequenceFromTheTopic() throws Exception {
+        String scope = "pool-f";
+        Workload w = new Workload(5, scope, startMs(), 0.05);
+        kafka.send(w.telemetry(40));
+        kafka.send(w.requests(800));
+        JobClient first = start(settings("fresh-a"), null);
+        long rows = w.requests();
+        kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), rows + " rows");
+        first.cancel().get();
+        while (!first.getJobStatus().get().isGloballyTerminalState()) {
+            Thread.sleep(100);
+        }
+        long before = kafka.snapshots().stream().mapToLong(ParameterSnapshot::getVersion).max().orElseThrow();
+        assertThat(KafkaWiring.publishedVersions(settings("probe"))).containsEntry(scope, before);
+        // A second job with fresh state (new group id: it reads the inputs from the beginning again, no
+        // checkpoint, no savepoint) must continue at before + 1, not publish version 1 again.
+        start(settings("fresh-b"), null);
+        kafka.send(w.requests(400));
+        long more = w.requests();
+        ParameterSnapshot next = kafka.awaitSnapshot(p -> p.getVersion() > before, Duration.ofSeconds(60),
+            "a version after " + before);
+        kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == more, Duration.ofSeconds(60), more + " rows");
+        assertThat(next.getVersion()).isEqualTo(before + 1);
+        assertGapFree(kafka.snapshots(), scope);
+        List<String> keys = kafka.readAll(Topics.PARAMS).stream().map(r -> new String(r.key())).toList();
+        assertThat(keys).as("params keys").doesNotHaveDuplicates();
     }
 
     /** The newest completed checkpoint (a chk-n directory with _metadata) under {@code dir}. */

@@ -264,6 +264,7 @@ public final class LatencyRegression {
     }
 
     private double[] equilibration(WeightedGram g) {
+        g.normalize();
         double[] d = new double[p];
         for (int j = 0; j < p; j++) {
             double ajj = g.a[j][j];
@@ -372,7 +373,7 @@ public final class LatencyRegression {
             Arrays.fill(se, Double.POSITIVE_INFINITY);
             return se;
         }
-        double[] d = equilibration(g);
+        double[] d = equilibration(g); // also folds the pending forgetting into the sums
         double[][] bread = WeightedGram.symmetric(g.bread);
         double[][] meat = WeightedGram.symmetric(g.meat);
         for (int i = 0; i < p; i++) {

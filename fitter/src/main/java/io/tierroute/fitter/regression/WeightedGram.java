@@ -10,6 +10,12 @@ package io.tierroute.fitter.regression;
  *   meat  = Σ λ^(2(n−i)) ψ(u_i)²/v_i² x_i x_iᵀ (sandwich covariance, "meat")
  * </pre>
  * Only the upper triangle is accumulated; {@link #symmetric} fills the rest.
+ *
+ * <p>The forgetting is applied lazily: {@link #decay} multiplies two scalars (the factors the stored sums
+ * are behind by, λ for A, b, bread and λ² for meat), {@link #add} divides the new row's weights by them,
+ * and {@link #normalize} folds them into the stored sums; the stored arrays hold the true sums only
+ * after {@link #normalize}, which every reader calls first. Same sums up to rounding, without touching
+ * every entry of the four matrices on every row (that was the larger half of the per-row cost).
  */
 final class WeightedGram {
     final int p;
@@ -19,6 +25,9 @@ final class WeightedGram {
     final double[][] meat;
     /** Latest NNLS solution in raw units. */
     double[] coef;
+    /** True sums = stored × pending (A, b, bread) and stored × pending2 (meat). */
+    private double pending = 1.0;
+    private double pending2 = 1.0;
 
     WeightedGram(int p) {
         this.p = p;
@@ -33,18 +42,38 @@ final class WeightedGram {
         if (lambda == 1.0) {
             return;
         }
-        double lambda2 = lambda * lambda;
-        for (int i = 0; i < p; i++) {
-            b[i] *= lambda;
-            for (int j = i; j < p; j++) {
-                a[i][j] *= lambda;
-                bread[i][j] *= lambda;
-                meat[i][j] *= lambda2;
-            }
+        pending *= lambda;
+        pending2 *= lambda * lambda;
+        if (pending2 < 1e-100) {
+            normalize(); // keep 1/pending far from overflow between readers
         }
     }
 
+    /** Folds the pending forgetting into the stored sums: afterwards a, b, bread, meat are the true sums. */
+    void normalize() {
+        if (pending == 1.0 && pending2 == 1.0) {
+            return;
+        }
+        double f = pending;
+        double f2 = pending2;
+        for (int i = 0; i < p; i++) {
+            b[i] *= f;
+            for (int j = i; j < p; j++) {
+                a[i][j] *= f;
+                bread[i][j] *= f;
+                meat[i][j] *= f2;
+            }
+        }
+        pending = 1.0;
+        pending2 = 1.0;
+    }
+
     void add(double[] x, double y, double w, double breadWeight, double meatWeight) {
+        if (pending != 1.0 || pending2 != 1.0) {
+            w /= pending;
+            breadWeight /= pending;
+            meatWeight /= pending2;
+        }
         for (int i = 0; i < p; i++) {
             double xi = x[i];
             if (xi == 0) {

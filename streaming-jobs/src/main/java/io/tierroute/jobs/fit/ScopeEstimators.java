@@ -49,9 +49,21 @@ final class ScopeEstimators {
     private long rows;
     private long decayObservations;
 
-    ScopeEstimators(String scope, int regressionHorizonRows) {
+    /**
+     * The regression's configuration: the fitter's defaults with the job's forgetting horizon and refit
+     * interval. Between refits the reference fit (which weights each new row) and Q_slack are fixed; a
+     * refit solves 17 NNLS problems, which at the fitter's default of every 16 rows was about half of the
+     * regression's cost per row. {@code fit()} at each snapshot always solves the current sums.
+     */
+    static RegressionConfig regressionConfig(int regressionHorizonRows, int refitRows) {
+        RegressionConfig c = RegressionConfig.defaults().withTrackingHorizon(regressionHorizonRows);
+        return new RegressionConfig(c.forgetting(), c.huberK(), c.rejectK(), c.intercept(), c.maxQSlack(), refitRows,
+            c.madWindow(), c.burnIn(), c.varianceModel(), c.ridge(), c.eigenFloor());
+    }
+
+    ScopeEstimators(String scope, int regressionHorizonRows, int refitRows) {
         this.scope = scope;
-        this.regression = new LatencyRegression(RegressionConfig.defaults().withTrackingHorizon(regressionHorizonRows));
+        this.regression = new LatencyRegression(regressionConfig(regressionHorizonRows, refitRows));
         SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
     }
 

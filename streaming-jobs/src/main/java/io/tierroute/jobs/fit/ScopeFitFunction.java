@@ -23,6 +23,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -61,9 +68,12 @@ import org.slf4j.LoggerFactory;
  *       its model, for the last {@code historyVersions} accepted versions (a pinned version is kept
  *       past that); {@link #FORESTS}: each quantile model once, under the version that introduced it;
  *       {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot.</li>
- *   <li>{@link #RECENT_ROWS}, {@link #RECENT_TELEMETRY}: bounded replay buffers (trimmed to
- *       {@code sampleRows} / {@code telemetryReplayRows}). The rows are the forest's training
- *       sample. The estimators live in memory; after a restore they are rebuilt by replaying these
+ *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
+ *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}): the newest
+ *       rows in a short POJO tail (list state, one append per row) and, every {@link #chunkRows} rows,
+ *       sealed into one compact {@code byte[]} chunk ({@link RowCodec}) in map state; the oldest chunk
+ *       is dropped past the bound. A checkpoint therefore writes a few byte arrays per scope, not tens of
+ *       thousands of POJOs (which dominated the profile). The rows are the forest's training sample. The estimators live in memory; after a restore they are rebuilt by replaying these
  *       buffers, so the restored fit is the fit on the last {@code sampleRows} rows (the regression's
  *       forgetting horizon defaults to the same count).</li>
  *   <li>{@link #COUNTERS}: buffer sizes, the dirty flag and pending timers.</li>
@@ -86,9 +96,17 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ValueStateDescriptor<>("pendingForest", QuantileForestModel.class);
     static final ValueStateDescriptor<ScopeCounters> COUNTERS =
         new ValueStateDescriptor<>("counters", ScopeCounters.class);
-    static final ListStateDescriptor<JoinedRow> RECENT_ROWS = new ListStateDescriptor<>("recentRows", JoinedRow.class);
-    static final ListStateDescriptor<TelemetrySample> RECENT_TELEMETRY =
-        new ListStateDescriptor<>("recentTelemetry", TelemetrySample.class);
+    static final MapStateDescriptor<Long, byte[]> ROW_CHUNKS =
+        new MapStateDescriptor<>("recentRowChunks", Long.class, byte[].class);
+    static final ListStateDescriptor<JoinedRow> ROW_TAIL = new ListStateDescriptor<>("recentRowTail", JoinedRow.class);
+    static final MapStateDescriptor<Long, byte[]> TELEMETRY_CHUNKS =
+        new MapStateDescriptor<>("recentTelemetryChunks", Long.class, byte[].class);
+    static final ListStateDescriptor<TelemetrySample> TELEMETRY_TAIL =
+        new ListStateDescriptor<>("recentTelemetryTail", TelemetrySample.class);
+    /** Largest replay chunk, rows (smaller when the buffer bound is small: a chunk is at most a quarter of it). */
+    static final int MAX_CHUNK_ROWS = 512;
+    /** How often the keyed thread looks for a finished background forest, ms. */
+    static final long FOREST_POLL_MS = 250;
 
     private final JobSettings settings;
 
@@ -99,13 +117,21 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient MapState<Long, QuantileForestModel> forests;
     private transient ValueState<QuantileForestModel> pendingForest;
     private transient ValueState<ScopeCounters> counters;
-    private transient ListState<JoinedRow> recentRows;
-    private transient ListState<TelemetrySample> recentTelemetry;
+    private transient MapState<Long, byte[]> rowChunks;
+    private transient ListState<JoinedRow> rowTail;
+    private transient MapState<Long, byte[]> telemetryChunks;
+    private transient ListState<TelemetrySample> telemetryTail;
+    private transient int rowChunkRows;
+    private transient int telemetryChunkRows;
 
     private transient Map<String, ScopeEstimators> live;
     private transient SnapshotAssembler assembler;
     private transient ValidationGate gate;
-    private transient QuantileForestTrainer trainer;
+    private transient ForestConfig forestConfig;
+    /** One background thread per operator instance trains forests; the keyed thread polls the result. */
+    private transient ExecutorService forestExecutor;
+    /** In-flight training per scope (not state: lost on a restore, the next forest tick starts another). */
+    private transient Map<String, Training> training;
     private transient Counter snapshotsAccepted;
     private transient Counter snapshotsRejected;
     private transient Counter controlsApplied;
@@ -113,8 +139,21 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient Counter rejectedInputs;
     private transient Counter forestFailures;
 
+    /** Newest version per scope already on the params topic when the job was started (may be empty). */
+    private final HashMap<String, Long> publishedVersions;
+
     public ScopeFitFunction(JobSettings settings) {
+        this(settings, Map.of());
+    }
+
+    /**
+     * @param publishedVersions the newest version per scope on {@code tierroute.params} at start: the next
+     *     version of a scope is one more than the larger of its state and this, so a start without state
+     *     (no checkpoint or savepoint) continues the sequence instead of restarting at 1
+     */
+    public ScopeFitFunction(JobSettings settings, Map<String, Long> publishedVersions) {
         this.settings = settings;
+        this.publishedVersions = new HashMap<>(publishedVersions);
     }
 
     @Override
@@ -130,17 +169,28 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         counters = ctx.getState(COUNTERS);
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
         // the incremental clean-up cost measurable throughput (profiled) for no gain.
-        recentRows = ctx.getListState(RECENT_ROWS);
-        recentTelemetry = ctx.getListState(RECENT_TELEMETRY);
+        rowChunks = ctx.getMapState(ROW_CHUNKS);
+        rowTail = ctx.getListState(ROW_TAIL);
+        telemetryChunks = ctx.getMapState(TELEMETRY_CHUNKS);
+        telemetryTail = ctx.getListState(TELEMETRY_TAIL);
+        rowChunkRows = chunkRows(settings.sampleRows());
+        telemetryChunkRows = chunkRows(settings.telemetryReplayRows());
 
         live = new HashMap<>();
         assembler = new SnapshotAssembler(settings.jobName(), System::currentTimeMillis);
         gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
-        trainer = new QuantileForestTrainer(new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
+        forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
             fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
-            settings.forestMaxBytes(), fc.seed()));
+            settings.forestMaxBytes(), fc.seed());
+        training = new HashMap<>();
+        forestExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "forest-trainer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
         var m = ctx.getMetricGroup();
         snapshotsAccepted = m.counter("snapshotsAccepted");
         snapshotsRejected = m.counter("snapshotsRejected");
@@ -148,6 +198,14 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         controlsIgnored = m.counter("controlsIgnored");
         rejectedInputs = m.counter("inputsRejectedByEstimators");
         forestFailures = m.counter("forestTrainingFailures");
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (forestExecutor != null) {
+            forestExecutor.shutdownNow();
+        }
+        super.close();
     }
 
     @Override
@@ -159,14 +217,21 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             if (!est.add(in.telemetry)) {
                 rejectedInputs.inc();
             }
-            recentTelemetry.add(in.telemetry);
+            telemetryTail.add(in.telemetry);
             c.bufferedTelemetry++;
+            if (++c.telemetryTail >= telemetryChunkRows) {
+                sealTelemetry(c);
+            }
         } else {
             if (!est.add(in.joined)) {
                 rejectedInputs.inc();
             }
-            recentRows.add(in.joined);
+            rowTail.add(in.joined);
             c.bufferedRows++;
+            c.rowsSinceForest++;
+            if (++c.rowTail >= rowChunkRows) {
+                sealRows(c);
+            }
             if (c.nextForestMs == 0) {
                 c.nextForestMs = alignedAfter(ctx.timerService().currentProcessingTime(), settings.forestInterval().toMillis());
                 ctx.timerService().registerProcessingTimeTimer(c.nextForestMs);
@@ -208,7 +273,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         String scope = ctx.getCurrentKey();
         if (timestamp == c.nextForestMs) {
             c.nextForestMs = 0;
-            trainForest(scope, c);
+            trainForest(scope, c, ctx);
+        }
+        if (timestamp == c.nextForestPollMs) {
+            c.nextForestPollMs = 0;
+            pollForest(scope, c, ctx);
         }
         if (timestamp == c.nextPublishMs) {
             c.nextPublishMs = 0;
@@ -217,7 +286,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
                 publish(scope, out);
             }
         }
-        trim(c);
         counters.update(c);
     }
 
@@ -242,20 +310,21 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private ScopeEstimators estimators(String scope) throws Exception {
         ScopeEstimators est = live.get(scope);
         if (est == null) {
-            est = new ScopeEstimators(scope, settings.regressionHorizonRows());
+            est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows());
             est.useBandwidths(activeSnapshot(scope));
-            long t = 0;
-            long r = 0;
-            for (TelemetrySample s : recentTelemetry.get()) {
-                est.add(s);
-                t++;
-            }
-            for (JoinedRow row : recentRows.get()) {
-                est.add(row);
-                r++;
-            }
-            if (t + r > 0) {
-                LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, t, r);
+            long[] t = {0};
+            long[] r = {0};
+            ScopeEstimators e = est;
+            forEachTelemetry(counters(), s -> {
+                e.add(s);
+                t[0]++;
+            });
+            forEachRow(counters(), row -> {
+                e.add(row);
+                r[0]++;
+            });
+            if (t[0] + r[0] > 0) {
+                LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, t[0], r[0]);
             }
             live.put(scope, est);
         }
@@ -267,7 +336,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (!est.hasData()) {
             return;
         }
-        long latest = version.value() == null ? 0 : version.value();
+        long latest = Math.max(version.value() == null ? 0 : version.value(),
+            publishedVersions.getOrDefault(scope, 0L));
         SnapshotControl ctl = control.value();
         ParameterSnapshot active = activeSnapshot(scope);
         QuantileForestModel fresh = pendingForest.value();
@@ -361,46 +431,124 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
     }
 
-    private void trainForest(String scope, ScopeCounters c) throws Exception {
-        if (c.bufferedRows < settings.minForestRows()) {
+    /**
+     * Starts training a forest on the buffered rows in the background (at most one per scope at a time),
+     * when there are enough rows and enough new ones since the last training; {@link #pollForest} hands
+     * the model over on this thread. Training 20 000 rows × 50 trees takes seconds: done inline it stalled
+     * the subtask (and its checkpoints) for that long.
+     */
+    private void trainForest(String scope, ScopeCounters c, Context ctx) throws Exception {
+        if (training.containsKey(scope)) {
             return;
         }
-        List<OutputRow> rows = new ArrayList<>();
-        for (JoinedRow r : recentRows.get()) {
-            rows.add(r.output());
+        if (c.bufferedRows < settings.minForestRows() || c.rowsSinceForest < settings.minForestRows()) {
+            return; // too few rows, or too few new rows since the last training to change the model
         }
+        List<OutputRow> rows = new ArrayList<>((int) c.bufferedRows + rowChunkRows);
+        forEachRow(c, r -> rows.add(r.output()));
         if (rows.size() < settings.minForestRows()) {
             return;
         }
+        c.rowsSinceForest = 0;
+        ForestConfig config = forestConfig;
         long begin = System.nanoTime();
+        training.put(scope, new Training(forestExecutor.submit(() -> new QuantileForestTrainer(config).fit(rows).model()),
+            rows.size(), begin));
+        armForestPoll(c, ctx);
+    }
+
+    private void armForestPoll(ScopeCounters c, Context ctx) {
+        c.nextForestPollMs = ctx.timerService().currentProcessingTime() + FOREST_POLL_MS;
+        ctx.timerService().registerProcessingTimeTimer(c.nextForestPollMs);
+    }
+
+    /** Takes a finished background training's model as the pending forest (on the keyed thread). */
+    private void pollForest(String scope, ScopeCounters c, Context ctx) throws Exception {
+        Training t = training.get(scope);
+        if (t == null) {
+            return; // e.g. restored: the training did not survive, the next forest tick starts another
+        }
+        if (!t.model.isDone()) {
+            armForestPoll(c, ctx);
+            return;
+        }
+        training.remove(scope);
         try {
-            QuantileForestModel model = trainer.fit(rows).model();
-            pendingForest.update(model);
-            LOG.info("scope {}: quantile forest retrained on {} rows in {} ms", scope, rows.size(),
-                (System.nanoTime() - begin) / 1_000_000);
-        } catch (RuntimeException e) {
+            pendingForest.update(t.model.get());
+            LOG.info("scope {}: quantile forest retrained on {} rows in {} ms (in the background)", scope, t.rows,
+                (System.nanoTime() - t.startNanos) / 1_000_000);
+        } catch (ExecutionException e) {
             forestFailures.inc();
-            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, rows.size(), e.toString());
+            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, t.rows, e.getCause().toString());
+        }
+        // Not marked dirty: as before, the model enters the next snapshot that new input triggers.
+    }
+
+    private record Training(Future<QuantileForestModel> model, int rows, long startNanos) {}
+
+    /** Rows per sealed replay chunk for a buffer bound of {@code bound} rows. */
+    static int chunkRows(int bound) {
+        return Math.max(1, Math.min(MAX_CHUNK_ROWS, bound / 4));
+    }
+
+    /**
+     * Moves the row tail into one compact sealed chunk and drops the oldest chunk beyond the bound: the
+     * buffer then holds between {@code sampleRows} and {@code sampleRows} + 2 chunks of the newest rows.
+     * Once per chunk of rows, not per row.
+     */
+    private void sealRows(ScopeCounters c) throws Exception {
+        List<JoinedRow> tail = new ArrayList<>(rowChunkRows);
+        for (JoinedRow r : rowTail.get()) {
+            tail.add(r);
+        }
+        rowChunks.put(c.nextRowChunk++, RowCodec.encodeRows(tail));
+        rowTail.clear();
+        c.rowTail = 0;
+        long keep = (settings.sampleRows() + rowChunkRows - 1) / rowChunkRows;
+        while (c.nextRowChunk - c.firstRowChunk > keep) {
+            rowChunks.remove(c.firstRowChunk++);
+        }
+        c.bufferedRows = (c.nextRowChunk - c.firstRowChunk) * rowChunkRows;
+    }
+
+    private void sealTelemetry(ScopeCounters c) throws Exception {
+        List<TelemetrySample> tail = new ArrayList<>(telemetryChunkRows);
+        for (TelemetrySample s : telemetryTail.get()) {
+            tail.add(s);
+        }
+        telemetryChunks.put(c.nextTelemetryChunk++, RowCodec.encodeTelemetry(tail));
+        telemetryTail.clear();
+        c.telemetryTail = 0;
+        long keep = (settings.telemetryReplayRows() + telemetryChunkRows - 1) / telemetryChunkRows;
+        while (c.nextTelemetryChunk - c.firstTelemetryChunk > keep) {
+            telemetryChunks.remove(c.firstTelemetryChunk++);
+        }
+        c.bufferedTelemetry = (c.nextTelemetryChunk - c.firstTelemetryChunk) * telemetryChunkRows;
+    }
+
+    /** The buffered joined rows, oldest first. */
+    private void forEachRow(ScopeCounters c, Consumer<JoinedRow> sink) throws Exception {
+        for (long k = c.firstRowChunk; k < c.nextRowChunk; k++) {
+            byte[] chunk = rowChunks.get(k);
+            if (chunk != null) {
+                RowCodec.decodeRows(chunk, sink);
+            }
+        }
+        for (JoinedRow r : rowTail.get()) {
+            sink.accept(r);
         }
     }
 
-    /** Trims a replay buffer once it holds a quarter more than its bound. */
-    private void trim(ScopeCounters c) throws Exception {
-        if (c.bufferedRows > settings.sampleRows() * 5L / 4) {
-            c.bufferedRows = keepLast(recentRows, settings.sampleRows());
+    /** The buffered telemetry samples, oldest first. */
+    private void forEachTelemetry(ScopeCounters c, Consumer<TelemetrySample> sink) throws Exception {
+        for (long k = c.firstTelemetryChunk; k < c.nextTelemetryChunk; k++) {
+            byte[] chunk = telemetryChunks.get(k);
+            if (chunk != null) {
+                RowCodec.decodeTelemetry(chunk, sink);
+            }
         }
-        if (c.bufferedTelemetry > settings.telemetryReplayRows() * 5L / 4) {
-            c.bufferedTelemetry = keepLast(recentTelemetry, settings.telemetryReplayRows());
+        for (TelemetrySample s : telemetryTail.get()) {
+            sink.accept(s);
         }
-    }
-
-    private static <T> long keepLast(ListState<T> state, int n) throws Exception {
-        List<T> all = new ArrayList<>();
-        for (T t : state.get()) {
-            all.add(t);
-        }
-        List<T> kept = new ArrayList<>(all.subList(Math.max(0, all.size() - n), all.size()));
-        state.update(kept);
-        return kept.size();
     }
 }
