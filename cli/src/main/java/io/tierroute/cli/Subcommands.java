@@ -13,6 +13,7 @@ import java.util.function.Supplier;
 final class Subcommands {
 
     private static final List<Supplier<Object>> ALL = List.of(
+            DemoCommand::new,      // tierroute demo: Kafka, Flink + the fitting job, the live fleet, the selector, the dashboard
             SelectorCommand::new,  // tierroute selector --config FILE: the routing server
             DashboardCommand::new, // tierroute dashboard --bootstrap HOST:PORT: the fitted-parameter dashboard
             SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback: snapshot history and pins

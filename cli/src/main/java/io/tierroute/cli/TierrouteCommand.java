@@ -49,6 +49,14 @@ public final class TierrouteCommand implements Runnable {
         if (System.getProperty("org.jboss.logging.provider") == null) {
             System.setProperty("org.jboss.logging.provider", "slf4j");
         }
+        // The demo runs Kafka and Flink in this JVM: their INFO logs would bury the status line.
+        if (args.length > 0 && args[0].equals("demo") && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        if (args.length > 0 && args[0].equals("demo")) {
+            // Flink's two-phase sinks register one metric twice and warn at every checkpoint.
+            System.setProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics.MetricGroup", "error");
+        }
         // Serving subcommands block inside call() until a shutdown hook releases them.
         System.exit(commandLine().execute(args));
     }

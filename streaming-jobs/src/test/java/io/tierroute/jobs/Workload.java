@@ -31,7 +31,7 @@ public final class Workload {
     static final String[] NAMES = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo", "alphaWf", "alphaWf2"};
     static final int SLACK = 4;
     static final double LAMBDA = 1 / 120.0;
-    static final int WORKERS = 8;
+    public static final int WORKERS = 8;
 
     final String scope;
     private final SplittableRandom rnd;

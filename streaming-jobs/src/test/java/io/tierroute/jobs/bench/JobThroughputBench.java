@@ -1,5 +1,13 @@
 package io.tierroute.jobs.bench;
 
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.ParameterLoader;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import java.util.stream.IntStream;
 import io.tierroute.deploy.kafka.EmbeddedKafka;
 import io.tierroute.jobs.FittingJob;
 import io.tierroute.jobs.JobSettings;
@@ -209,6 +217,19 @@ public final class JobThroughputBench {
         List<long[]> arrivals = new ArrayList<>(); // (arrival ms, alphaP window end, per-worker rho window end...)
         Thread reader = new Thread(() -> readSnapshots(kafka, done, arrivals), "params-reader");
         reader.start();
+        // A real selector's parameter loader on the same topics: when each version went live in it.
+        List<long[]> live = new ArrayList<>(); // (live ms, version)
+        ParameterStore store = new ParameterStore(ParameterSet.defaults(Workload.WORKERS));
+        store.onActivate(set -> {
+            synchronized (live) {
+                live.add(new long[] {System.currentTimeMillis(), set.version()});
+            }
+        });
+        ParameterLoader selector = new ParameterLoader(KafkaSettings.defaults(kafka.bootstrapServers())
+                .withKvEvents(new KafkaSettings.KvEvents(false, "latest"))
+                .withDecisions(new KafkaSettings.Decisions(false, 16, Duration.ofMillis(20), 16 * 1024, "none")),
+            store, new SnapshotConverter(new WorkerRegistry(IntStream.range(0, Workload.WORKERS)
+                .mapToObj(i -> "w" + i).toList()), CostParameters.DEFAULTS, 0.5)).start();
         Workload w = new Workload(9, "default", System.currentTimeMillis(), 0.05);
         long begin = System.currentTimeMillis();
         try (KafkaProducer<byte[], byte[]> p = producer(kafka)) {
@@ -243,9 +264,12 @@ public final class JobThroughputBench {
         Thread.sleep(5_000);
         done.set(true);
         reader.join();
+        selector.close();
         job.cancel().get();
         List<Long> completionLat = new ArrayList<>();
         List<Long> telemetryLat = new ArrayList<>();
+        List<Long> completionLive = new ArrayList<>();
+        List<Long> telemetryLive = new ArrayList<>();
         synchronized (arrivals) {
             for (long[] x : sent) {
                 if (x[0] < begin + 15_000 || x[0] > begin + seconds * 1000L - 3_000) {
@@ -255,6 +279,14 @@ public final class JobThroughputBench {
                     long window = x[1] == 0 ? a[1] : a[2];
                     if (window > x[0]) {
                         (x[1] == 0 ? completionLat : telemetryLat).add(a[0] - x[0]);
+                        synchronized (live) {
+                            for (long[] l : live) {
+                                if (l[1] >= a[3]) {
+                                    (x[1] == 0 ? completionLive : telemetryLive).add(l[0] - x[0]);
+                                    break;
+                                }
+                            }
+                        }
                         break;
                     }
                 }
@@ -265,6 +297,15 @@ public final class JobThroughputBench {
             s.checkpointInterval(), requestsPerSecond, seconds);
         print("completion", completionLat);
         print("telemetry", telemetryLat);
+        long accepted;
+        synchronized (arrivals) {
+            accepted = arrivals.stream().filter(a -> a[4] == 1).count();
+            System.out.printf("snapshots published: %d, accepted: %d; versions live in the selector: %d%n",
+                arrivals.size(), accepted, live.size());
+        }
+        System.out.println("LATENCY record -> parameters live in a selector (ParameterLoader swap into its store)");
+        print("completion", completionLive);
+        print("telemetry", telemetryLive);
     }
 
     private static void print(String what, List<Long> lat) {
@@ -297,7 +338,8 @@ public final class JobThroughputBench {
                         rho = Math.max(rho, x.getRho().getWindowEndMs());
                     }
                     synchronized (arrivals) {
-                        arrivals.add(new long[] {now, s.getAlphaP().getWindowEndMs(), rho});
+                        arrivals.add(new long[] {now, s.getAlphaP().getWindowEndMs(), rho, s.getVersion(),
+                            s.getStatus() == io.tierroute.schemas.avro.SnapshotStatus.ACCEPTED ? 1 : 0});
                     }
                 }
             }

@@ -1,0 +1,329 @@
+package io.tierroute.cli;
+
+import io.tierroute.dashboards.Dashboard;
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.jobs.FittingJob;
+import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.KafkaWiring;
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.DecisionPublisher;
+import io.tierroute.selector.kafka.ParameterLoader;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.sim.live.FleetPublisher;
+import io.tierroute.sim.live.LiveFleet;
+import io.tierroute.sim.live.LiveWorkload;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Everything {@code tierroute demo} runs, on loopback, in this JVM: an embedded KRaft broker with the
+ * project's topics, the fitting job on a Flink MiniCluster with its web UI, the selector (the real
+ * {@code Selector}; parameters hot-reloaded by a {@code ParameterLoader} from tierroute.params /
+ * tierroute.control; decisions to tierroute.decisions through the {@code DecisionPublisher}), the fleet
+ * simulator in live mode routed by that selector and publishing telemetry, KV events and completions,
+ * and the dashboard. {@link #close} stops all of it and deletes the temporary directories; a second
+ * demo in the same JVM starts from nothing.
+ */
+final class Demo implements AutoCloseable {
+
+    /** What to run. Ports: 0 = any free port. */
+    record Options(Path trace, String workload, int workers, double timeScale, double load, int limit, long seed,
+                   String scope, int flinkUiPort, int dashboardPort, int minSamples, double gateMinR2, double gateMaxJumpFactor,
+                   String token, String tokenEnv) {}
+
+    /** A port given on the command line that is not free. */
+    static final class PortTakenException extends RuntimeException {
+        PortTakenException(String message) {
+            super(message);
+        }
+    }
+
+    private final Options opts;
+    private final List<AutoCloseable> closers = new ArrayList<>();
+    private Path tmp;
+    private EmbeddedKafka kafka;
+    private MiniCluster flink;
+    private JobID jobId;
+    private URI flinkUi;
+    private ParameterStore store;
+    private ParameterLoader loader;
+    private DecisionPublisher decisions;
+    private FleetPublisher fleetPublisher;
+    private LiveFleet fleet;
+    private Dashboard dashboard;
+    private String workloadDescription;
+    private long startedNanos;
+
+    private Demo(Options opts) {
+        this.opts = opts;
+    }
+
+    /** Fails with a message naming {@code flag} when {@code port} (not 0) cannot be bound on loopback. */
+    static void requireFree(int port, String flag) {
+        if (port == 0) {
+            return;
+        }
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        } catch (IOException e) {
+            throw new PortTakenException("port " + port + " (" + flag + ") is taken on 127.0.0.1: " + e.getMessage()
+                    + "; pick another with " + flag + " N (0 = any free port)");
+        }
+    }
+
+    /** Starts every part; on failure, stops what had started and rethrows. */
+    static Demo start(Options opts) throws Exception {
+        requireFree(opts.flinkUiPort(), "--flink-ui-port");
+        requireFree(opts.dashboardPort(), "--dashboard-port");
+        Demo d = new Demo(opts);
+        try {
+            d.startAll();
+            return d;
+        } catch (Exception | Error e) {
+            d.close();
+            throw e;
+        }
+    }
+
+    private void startAll() throws Exception {
+        startedNanos = System.nanoTime();
+        LiveWorkload work = LiveWorkload.load(opts.trace(), opts.workload(), opts.workers(), opts.load(), opts.limit(),
+                opts.seed());
+        workloadDescription = work.description();
+        tmp = Files.createTempDirectory("tierroute-demo-");
+        closers.add(() -> deleteTree(tmp));
+
+        // 1. Kafka with the topics.
+        kafka = EmbeddedKafka.start();
+        closers.add(kafka);
+        for (Topics.Spec s : Topics.specs()) {
+            kafka.createTopic(s.name(), s.partitions(), s.configs());
+        }
+        String bootstrap = kafka.bootstrapServers();
+
+        // 2. Flink MiniCluster with the web UI (flink-runtime-web is on the classpath); the job comes in step 6.
+        Configuration conf = new Configuration();
+        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.ADDRESS, "127.0.0.1");
+        conf.set(RestOptions.PORT, opts.flinkUiPort());
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        conf.set(TaskManagerOptions.NUM_TASK_SLOTS, 2);
+        flink = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
+                .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        flink.start();
+        closers.add(flink);
+        flinkUi = flink.getRestAddress().get(30, TimeUnit.SECONDS);
+
+        // 3. The selector's parameter loader and decision publisher.
+        List<String> workers = LiveFleet.workerNames(opts.workers());
+        KafkaSettings ks = KafkaSettings.defaults(bootstrap).withScope(opts.scope())
+                .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
+        store = new ParameterStore(ParameterSet.defaults(opts.workers()));
+        loader = new ParameterLoader(ks, store, new SnapshotConverter(new WorkerRegistry(workers), CostParameters.DEFAULTS, 0.5))
+                .start();
+        closers.add(loader);
+        if (!loader.awaitReady(Duration.ofSeconds(60))) {
+            throw new IllegalStateException("the selector's parameter loader did not catch up with "
+                    + Topics.PARAMS + " within 60 s");
+        }
+        decisions = new DecisionPublisher(ks, work.engines().model()).start();
+        closers.add(decisions);
+
+        // 4. The live fleet, routed by the selector.
+        fleetPublisher = new FleetPublisher(bootstrap, opts.workers(), work.engines().model());
+        closers.add(fleetPublisher);
+        fleet = new LiveFleet(work.engines(), work.requests(), opts.timeScale(), opts.scope(), store, decisions,
+                fleetPublisher, opts.seed());
+        closers.add(fleet);
+
+        // 5. The dashboard.
+        dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", opts.dashboardPort(), opts.token(),
+                opts.tokenEnv(), opts.scope()));
+        closers.add(dashboard::close);
+        fleet.start();
+
+        // 6. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
+        // the beginning, so its first snapshot is fitted on them rather than carrying DESIGN.md's defaults
+        // (which the gate would then hold every later fit against).
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (fleetPublisher.completionsSent() < opts.minSamples() && !fleet.done() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        if (fleet.failure() != null) {
+            throw new IllegalStateException("the simulation failed: " + fleet.failure(), fleet.failure());
+        }
+        submitJob(bootstrap);
+    }
+
+    private void submitJob(String bootstrap) throws Exception {
+        JobSettings js = JobSettings.builder()
+                .set("bootstrap-servers", bootstrap)
+                .set("job-name", "tierroute-fitting-job (demo)")
+                .set("group-id", "tierroute-demo")
+                .set("transactional-id-prefix", "tierroute-demo-" + UUID.randomUUID())
+                .set("parallelism", 1)
+                .set("checkpoint-interval", Duration.ofSeconds(1))
+                .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
+                .set("publish-interval", Duration.ofSeconds(1))
+                .set("forest-interval", Duration.ofSeconds(15))
+                .set("forest-trees", 10)
+                .set("min-forest-rows", Math.max(opts.minSamples(), 200))
+                .set("min-fit-samples", opts.minSamples())
+                .set("gate-min-samples", (long) opts.minSamples())
+                .set("gate-min-r2", opts.gateMinR2())
+                .set("gate-max-jump-factor", opts.gateMaxJumpFactor())
+                .set("idleness", Duration.ofSeconds(2))
+                .build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(js));
+        new FittingJob(KafkaWiring.sources(js), KafkaWiring.paramsSink(js), KafkaWiring.deadLetterSink(js), js).build(env);
+        org.apache.flink.streaming.api.graph.StreamGraph streamGraph = env.getStreamGraph();
+        streamGraph.setJobName(js.jobName());
+        JobGraph graph = streamGraph.getJobGraph();
+        graph.setJobID(new JobID());
+        jobId = flink.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
+        closers.add(this::cancelJob);
+
+        awaitJobRunning();
+    }
+
+    private void awaitJobRunning() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            JobStatus s = flink.getJobStatus(jobId).get(10, TimeUnit.SECONDS);
+            if (s == JobStatus.RUNNING) {
+                return;
+            }
+            if (s.isGloballyTerminalState() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the fitting job is " + s + ", not RUNNING");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private void cancelJob() throws Exception {
+        if (jobId != null && !flink.getJobStatus(jobId).get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
+            flink.cancelJob(jobId).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    String bootstrap() { return kafka.bootstrapServers(); }
+    URI flinkUi() { return flinkUi; }
+    URI dashboardUri() { return dashboard.uri(); }
+    LiveFleet fleet() { return fleet; }
+    ParameterStore store() { return store; }
+    ParameterLoader loader() { return loader; }
+    DecisionPublisher decisions() { return decisions; }
+    String workloadDescription() { return workloadDescription; }
+
+    /** Whether the fitting job is still running. */
+    String jobStatus() {
+        try {
+            return flink.getJobStatus(jobId).get(5, TimeUnit.SECONDS).name();
+        } catch (Exception e) {
+            return "UNKNOWN";
+        }
+    }
+
+    /** Active snapshot version per scope as the selector's loader sees them, e.g. {@code default=v3}. */
+    String versions() {
+        Map<String, ParameterLoader.ScopeStatus> scopes = loader.status().scopes();
+        if (scopes.isEmpty()) {
+            return opts.scope() + "=defaults";
+        }
+        StringBuilder b = new StringBuilder();
+        scopes.values().stream().sorted(Comparator.comparing(ParameterLoader.ScopeStatus::scope)).forEach(s -> {
+            if (b.length() > 0) {
+                b.append(' ');
+            }
+            b.append(s.scope()).append('=').append(s.activeVersion() == null ? "-" : "v" + s.activeVersion());
+            if (s.pinned()) {
+                b.append("(pinned)");
+            }
+        });
+        return b.toString();
+    }
+
+    /** The live status line. */
+    String statusLine() {
+        ParameterSet p = store.current();
+        return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
+                (System.nanoTime() - startedNanos) / 1e9, fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
+                secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
+                p.cost().alphaP(), p.cost().alphaD());
+    }
+
+    private static String secs(double s) {
+        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.3fs", s);
+    }
+
+    /** The summary printed at the end. */
+    List<String> summary() {
+        ParameterSet p = store.current();
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "ran %.0f s wall, %.0f s simulated; %s", (System.nanoTime() - startedNanos) / 1e9,
+                fleet.virtualSeconds(), workloadDescription));
+        lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
+                fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
+                opts.trace() != null ? "trace" : "workload"));
+        lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
+                secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
+        lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered; fleet records: %d telemetry, %d KV batches, %d completions",
+                decisions.acknowledged(), decisions.offered(), fleetPublisher.telemetrySent(), fleetPublisher.kvBatchesSent(),
+                fleetPublisher.completionsSent()));
+        lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
+                versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
+        return lines;
+    }
+
+    /** Stops everything, newest first; safe to call twice. */
+    @Override
+    public synchronized void close() {
+        for (int i = closers.size() - 1; i >= 0; i--) {
+            try {
+                closers.get(i).close();
+            } catch (Exception e) {
+                System.err.println("tierroute demo: while stopping: " + e);
+            }
+        }
+        closers.clear();
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (root == null || !Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(root)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

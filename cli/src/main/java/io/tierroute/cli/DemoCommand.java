@@ -1,0 +1,279 @@
+package io.tierroute.cli;
+
+import io.tierroute.sim.workload.Workloads;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** {@code tierroute demo}: the whole loop on loopback in one process, until Ctrl-C or --duration. */
+@Command(name = "demo",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"The whole loop on loopback in one process: Kafka, the fitting job on Flink, the live simulated "
+                + "fleet, the selector and the dashboard.",
+                "Starts an embedded Kafka broker (KRaft) with the "
+                + "tierroute topics; the fitting job on a local Flink MiniCluster with its web UI; the selector (the "
+                + "real Selector, parameters hot-reloaded from tierroute.params / tierroute.control, decisions "
+                + "published to tierroute.decisions); the fleet simulator in live mode, paced to the wall clock and "
+                + "routed by that selector, publishing engine telemetry (1 Hz per worker), KV event batches and "
+                + "completion logs; and the parameter dashboard.",
+                "Prints the URLs, then a status line on stderr (requests routed, TTFT p50/p99, active snapshot per "
+                        + "scope, the α's served). Stops on Ctrl-C or after --duration and prints a summary. Kafka "
+                        + "listens on a free loopback port (printed: the test kit that embeds it picks its ports). "
+                        + "Everything lives in fresh temporary "
+                        + "directories that are deleted at the end.", ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped cleanly", "1:a part could not start (e.g. a port is taken) or failed",
+                "2:bad command line"})
+final class DemoCommand implements Callable<Integer> {
+
+    static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "Trace to replay: Mooncake .jsonl or Azure .csv (default: ../shared/traces/mooncake/"
+                    + "conversation_trace.jsonl, relative to the working directory or the repository).")
+    Path trace;
+
+    @Option(names = "--workload", paramLabel = "NAME",
+            description = "A generated workload instead of the trace: llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
+    String workload;
+
+    @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Simulated engine workers (default ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--time-scale", defaultValue = "10", paramLabel = "X",
+            description = "Simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; 1 = real time).")
+    double timeScale;
+
+    @Option(names = "--load", defaultValue = "1", paramLabel = "L", description = "Arrival-rate multiplier (default ${DEFAULT-VALUE}).")
+    double load;
+
+    @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests (0: all).")
+    int limit;
+
+    @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+            description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the trace).")
+    Duration duration;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the selector (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--scope", defaultValue = "default", paramLabel = "S", description = "Parameter scope (default ${DEFAULT-VALUE}).")
+    String scope;
+
+    @Option(names = "--flink-ui-port", defaultValue = "8081", paramLabel = "N",
+            description = "Port of the Flink web UI / REST API (default ${DEFAULT-VALUE}; 0 = any free port).")
+    int flinkUiPort;
+
+    @Option(names = "--dashboard-port", defaultValue = "8090", paramLabel = "N",
+            description = "Port of the dashboard (default ${DEFAULT-VALUE}; 0 = any free port).")
+    int dashboardPort;
+
+    @Option(names = "--min-samples", defaultValue = "100", paramLabel = "N",
+            description = "Joined requests the job needs before it fits a parameter and before its gate accepts a "
+                    + "snapshot (default ${DEFAULT-VALUE}; the production default is 200). The job is submitted once the "
+                    + "fleet has completed this many requests, so that its first snapshot is a fit, not the defaults.")
+    int minSamples;
+
+    @Option(names = "--gate-min-r2", defaultValue = "0.3", paramLabel = "R",
+            description = "The validation gate's minimum R² (default ${DEFAULT-VALUE}).")
+    double gateMinR2;
+
+    @Option(names = "--gate-max-jump-factor", defaultValue = "50", paramLabel = "F",
+            description = "The validation gate's largest accepted change of a parameter against the active value "
+                    + "(default ${DEFAULT-VALUE}; production: 4). The first fit moves far from DESIGN.md's defaults "
+                    + "(α_p 1 → about 20 µs/token on the simulated engines), which a factor of 4 would hold back "
+                    + "until 20,000 samples.")
+    double gateMaxJumpFactor;
+
+    @Option(names = "--token-env", paramLabel = "NAME", defaultValue = "TIERROUTE_ADMIN_TOKEN",
+            description = "Environment variable with the operator token for the dashboard's pin / rollback "
+                    + "(default ${DEFAULT-VALUE}; unset: read-only).")
+    String tokenEnv;
+
+    @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DurationConverter.class,
+            description = "How often the status line is refreshed (default ${DEFAULT-VALUE}).")
+    Duration statusInterval;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Set by the shutdown hook (Ctrl-C); counted down when everything is closed. */
+    private final CountDownLatch stopRequested = new CountDownLatch(1);
+    private final CountDownLatch closed = new CountDownLatch(1);
+
+    Demo.Options options() {
+        CommandLine cl = spec.commandLine();
+        if (workers < 1) {
+            throw new CommandLine.ParameterException(cl, "--workers must be >= 1, got " + workers);
+        }
+        if (!(timeScale > 0)) {
+            throw new CommandLine.ParameterException(cl, "--time-scale must be > 0, got " + timeScale);
+        }
+        if (!(load > 0)) {
+            throw new CommandLine.ParameterException(cl, "--load must be > 0, got " + load);
+        }
+        String[] flags = {"--flink-ui-port", "--dashboard-port"};
+        int[] ports = {flinkUiPort, dashboardPort};
+        for (int i = 0; i < ports.length; i++) {
+            if (ports[i] < 0 || ports[i] > 65535) {
+                throw new CommandLine.ParameterException(cl, flags[i] + " must be in [0, 65535], got " + ports[i]);
+            }
+        }
+        if (!(gateMaxJumpFactor > 1)) {
+            throw new CommandLine.ParameterException(cl, "--gate-max-jump-factor must be > 1, got " + gateMaxJumpFactor);
+        }
+        if (minSamples < 1) {
+            throw new CommandLine.ParameterException(cl, "--min-samples must be >= 1, got " + minSamples);
+        }
+        if (trace != null && workload != null) {
+            throw new CommandLine.ParameterException(cl, "give --trace or --workload, not both");
+        }
+        if (workload != null && !Workloads.names().contains(workload)) {
+            throw new CommandLine.ParameterException(cl, "unknown --workload '" + workload + "'; known: "
+                    + String.join(", ", Workloads.names()));
+        }
+        Path t = trace;
+        if (t == null && workload == null) {
+            t = findDefaultTrace();
+            if (t == null) {
+                throw new CommandLine.ParameterException(cl, "the default trace " + DEFAULT_TRACE + " is not there; "
+                        + "give --trace FILE or --workload NAME");
+            }
+        }
+        if (t != null && !Files.isReadable(t)) {
+            throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
+        }
+        return new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort,
+                minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv);
+    }
+
+    /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */
+    static Path findDefaultTrace() {
+        if (Files.isReadable(DEFAULT_TRACE)) {
+            return DEFAULT_TRACE;
+        }
+        try {
+            Path jar = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path dir = jar.getParent(); dir != null; dir = dir.getParent()) {
+                Path c = dir.resolve(DEFAULT_TRACE).normalize();
+                if (Files.isReadable(c)) {
+                    return c;
+                }
+            }
+        } catch (Exception ignored) {
+            // no code source: only the working directory counts
+        }
+        return null;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        Demo.Options o = options();
+        out.println("tierroute demo: starting Kafka, Flink, the fitting job, the selector, the fleet and the dashboard ...");
+        out.flush();
+        Demo demo;
+        try {
+            demo = Demo.start(o);
+        } catch (Demo.PortTakenException e) {
+            err.println("tierroute demo: " + e.getMessage());
+            err.flush();
+            return 1;
+        } catch (Exception e) {
+            err.println("tierroute demo: cannot start: " + e);
+            err.flush();
+            return 1;
+        }
+        Thread hook = new Thread(() -> {
+            stopRequested.countDown();
+            try {
+                closed.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "tierroute-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        int rc = 0;
+        try {
+            out.println("  Flink web UI:     " + demo.flinkUi());
+            out.println("  dashboard:        " + demo.dashboardUri());
+            out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
+                    + demo.bootstrap() + ")");
+            out.println("  selector:         in process (no HTTP API; routes the simulated fleet's requests)");
+            out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
+            out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
+            out.flush();
+            long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+            String reason = "Ctrl-C";
+            while (true) {
+                if (stopRequested.await(Math.max(50, statusInterval.toMillis()), TimeUnit.MILLISECONDS)) {
+                    break;
+                }
+                err.print("\r" + demo.statusLine() + "  ");
+                err.flush();
+                if (System.nanoTime() >= deadline) {
+                    reason = "--duration reached";
+                    break;
+                }
+                if (demo.fleet().failure() != null) {
+                    reason = "the simulation failed: " + demo.fleet().failure();
+                    rc = 1;
+                    break;
+                }
+                if (demo.fleet().done()) {
+                    reason = "the fleet replayed every request";
+                    break;
+                }
+                String job = demo.jobStatus();
+                if (!job.equals("RUNNING")) {
+                    reason = "the fitting job is " + job;
+                    rc = 1;
+                    break;
+                }
+            }
+            err.println();
+            err.flush();
+            demo.fleet().stop();
+            out.println("tierroute demo: stopping (" + reason + ")");
+            demo.summary().forEach(l -> out.println("  " + l));
+            out.flush();
+        } finally {
+            demo.close();
+            closed.countDown();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // the JVM is shutting down (Ctrl-C): the hook is running
+            }
+        }
+        return rc;
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, or an ISO-8601 duration. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String v) {
+            String s = v.trim().toLowerCase(Locale.ROOT);
+            try {
+                if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+                if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
+                if (s.endsWith("m")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
+                if (s.endsWith("h")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 3600));
+                return Duration.parse(v);
+            } catch (RuntimeException e) {
+                throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h)");
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code tierroute demo} end to end, twice in the same JVM: the live fleet's requests are routed by
+ * the selector, the fitting job publishes an accepted snapshot that the selector applies, the
+ * dashboard answers, and the command ends after --duration with a summary.
+ */
+class DemoCommandTest {
+
+    private static final Path TRACE = Path.of("..", "..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
+
+    private static Demo.Options options() {
+        return new Demo.Options(TRACE, null, 8, 40, 1, 0, 1, "default", 0, 0, 100, 0.3, 50, null, "TIERROUTE_ADMIN_TOKEN");
+    }
+
+    @Test
+    void routesFitsAndServesTheFittedSnapshotAndStartsAgain() throws Exception {
+        // Run 1, through the parts: the selector ends up serving a fitted snapshot.
+        try (Demo demo = Demo.start(options())) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(40).toNanos();
+            while (demo.store().current().version() == 0 && System.nanoTime() < deadline) {
+                assertThat(demo.fleet().failure()).isNull();
+                Thread.sleep(200);
+            }
+            assertThat(demo.fleet().routed()).as("requests routed").isGreaterThan(0);
+            assertThat(demo.store().current().version()).as("the selector applied an accepted snapshot: " + demo.statusLine())
+                    .isGreaterThan(0);
+            assertThat(demo.decisions().acknowledged()).as("decisions published").isGreaterThan(0);
+            HttpResponse<String> status = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    demo.dashboardUri().resolve("/api/v1/status")).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(status.statusCode()).as(status.body()).isEqualTo(200);
+            assertThat(demo.statusLine()).contains("routed").contains("default=v");
+        }
+
+        // Run 2, through the command: starts from nothing, stops after --duration, prints the summary.
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(new String[] {"demo", "--trace", TRACE.toString(), "--time-scale", "40",
+                "--duration", "8s", "--flink-ui-port", "0", "--dashboard-port", "0"}, new PrintWriter(out, true),
+                new PrintWriter(err, true));
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("Flink web UI:", "dashboard:", "Kafka bootstrap:", "--duration reached",
+                "requests: ").doesNotContain("requests: 0 routed");
+        assertThat(err.toString()).contains("routed", "TTFT p50");
+    }
+
+    @Test
+    void aTakenPortIsRefusedNamingTheFlag() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            for (String flag : new String[] {"--flink-ui-port", "--dashboard-port"}) {
+                java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("demo", "--trace", TRACE.toString(),
+                        "--flink-ui-port", "0", "--dashboard-port", "0"));
+                args.set(args.indexOf(flag) + 1, Integer.toString(taken.getLocalPort()));
+                StringWriter err = new StringWriter();
+                int rc = TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(new StringWriter(), true),
+                        new PrintWriter(err, true));
+                assertThat(rc).as(flag).isEqualTo(1);
+                assertThat(err.toString()).contains("port " + taken.getLocalPort() + " (" + flag + ") is taken");
+            }
+        }
+    }
+
+    @Test
+    void helpExplainsTheOptions() {
+        StringWriter out = new StringWriter();
+        int rc = TierrouteCommand.execute(new String[] {"demo", "--help"}, new PrintWriter(out, true),
+                new PrintWriter(new StringWriter(), true));
+        assertThat(rc).isZero();
+        assertThat(out.toString()).contains("--time-scale", "--duration", "--flink-ui-port", "--dashboard-port",
+                "--trace", "--workload");
+    }
+}

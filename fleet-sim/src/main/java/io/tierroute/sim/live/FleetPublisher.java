@@ -1,0 +1,147 @@
+package io.tierroute.sim.live;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.AllCleared;
+import io.tierroute.schemas.avro.BlockMoved;
+import io.tierroute.schemas.avro.BlockRemoved;
+import io.tierroute.schemas.avro.BlockStored;
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.EngineTelemetry;
+import io.tierroute.schemas.avro.KvEventBatch;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierLinkSample;
+import io.tierroute.selector.protocol.KvEvent;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What real engines publish, as Avro single-object records ({@link Codecs}): telemetry to
+ * {@code tierroute.telemetry} (key = worker), KV event batches with a per-worker sequence to
+ * {@code tierroute.kv-events} (key = worker) and completion logs to {@code tierroute.completions}
+ * (key = request id). Not thread-safe: the live fleet calls it from its simulation thread.
+ */
+public final class FleetPublisher implements AutoCloseable {
+
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final String model;
+    private final long[] sequence;
+    private final List<List<Object>> pending;
+    private final long[] pendingAtMs;
+    private final LongAdder telemetry = new LongAdder();
+    private final LongAdder kvBatches = new LongAdder();
+    private final LongAdder completions = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+
+    public FleetPublisher(String bootstrapServers, int workers, String model) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("linger.ms", "20");
+        p.put("batch.size", "262144");
+        p.put("acks", "all");
+        p.put("client.id", "tierroute-live-fleet");
+        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.model = model;
+        this.sequence = new long[workers];
+        this.pending = new ArrayList<>(workers);
+        for (int w = 0; w < workers; w++) {
+            pending.add(new ArrayList<>());
+        }
+        this.pendingAtMs = new long[workers];
+    }
+
+    static String worker(int w) {
+        return "w" + w;
+    }
+
+    private static Tier tier(io.tierroute.selector.protocol.Tier t) {
+        return Tier.valueOf(t.name());
+    }
+
+    private static List<Long> list(long[] a) {
+        List<Long> out = new ArrayList<>(a.length);
+        for (long x : a) {
+            out.add(x);
+        }
+        return out;
+    }
+
+    /** Buffers one KV event of its worker; {@link #flushKv} sends the worker's buffer as one batch. */
+    public void kv(KvEvent e, long eventMs) {
+        int w = e.worker();
+        List<Object> buf = pending.get(w);
+        if (buf.isEmpty()) {
+            pendingAtMs[w] = eventMs;
+        }
+        Object rec;
+        if (e instanceof KvEvent.Stored s) {
+            rec = BlockStored.newBuilder().setTier(tier(s.tier()))
+                    .setParentHash(s.hasParent() ? s.parentHash() : null).setBlockHashes(list(s.blockHashes())).build();
+        } else if (e instanceof KvEvent.Removed r) {
+            rec = BlockRemoved.newBuilder().setTier(tier(r.tier())).setBlockHashes(list(r.blockHashes())).build();
+        } else if (e instanceof KvEvent.Moved m) {
+            rec = BlockMoved.newBuilder().setFromTier(tier(m.from())).setToTier(tier(m.to()))
+                    .setBlockHashes(list(m.blockHashes())).build();
+        } else {
+            rec = AllCleared.newBuilder().build();
+        }
+        buf.add(rec);
+    }
+
+    /** Sends every worker's buffered KV events, one {@code KvEventBatch} per worker with the next sequence number. */
+    public void flushKv() {
+        for (int w = 0; w < pending.size(); w++) {
+            List<Object> buf = pending.get(w);
+            if (buf.isEmpty()) {
+                continue;
+            }
+            KvEventBatch b = KvEventBatch.newBuilder().setWorker(worker(w)).setModel(model).setLora(null).setNamespace(null)
+                    .setSequence(++sequence[w]).setTimestampMs(pendingAtMs[w]).setEvents(new ArrayList<>(buf)).build();
+            buf.clear();
+            send(Topics.KV_EVENTS, worker(w), b.getTimestampMs(), Codecs.KV_EVENT_BATCH.encode(b));
+            kvBatches.increment();
+        }
+    }
+
+    public void telemetry(EngineTelemetry t) {
+        send(Topics.TELEMETRY, t.getWorker().toString(), t.getTimestampMs(), Codecs.ENGINE_TELEMETRY.encode(t));
+        telemetry.increment();
+    }
+
+    public void completion(CompletionLog c) {
+        send(Topics.COMPLETIONS, c.getRequestId().toString(), c.getFinishedTimeMs(), Codecs.COMPLETION_LOG.encode(c));
+        completions.increment();
+    }
+
+    static TierLinkSample link(Tier tier, long bytes, long intervalMs) {
+        return TierLinkSample.newBuilder().setTier(tier).setBytesMoved(bytes).setIntervalMs(intervalMs).build();
+    }
+
+    private void send(String topic, String key, long timestampMs, byte[] value) {
+        producer.send(new ProducerRecord<>(topic, null, timestampMs, key.getBytes(StandardCharsets.UTF_8), value),
+                (md, ex) -> {
+                    if (ex != null) {
+                        failed.increment();
+                    }
+                });
+    }
+
+    public long telemetrySent() { return telemetry.sum(); }
+    public long kvBatchesSent() { return kvBatches.sum(); }
+    public long completionsSent() { return completions.sum(); }
+    public long sendFailures() { return failed.sum(); }
+
+    @Override
+    public void close() {
+        flushKv();
+        producer.close(Duration.ofSeconds(5));
+    }
+}

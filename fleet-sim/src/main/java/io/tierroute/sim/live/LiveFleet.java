@@ -1,0 +1,331 @@
+package io.tierroute.sim.live;
+
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.EngineTelemetry;
+import io.tierroute.schemas.avro.RequestStatus;
+import io.tierroute.schemas.avro.TierTokens;
+import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.DecisionSink;
+import io.tierroute.selector.scheduling.RouteDecision;
+import io.tierroute.selector.scheduling.RouteRequest;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.SelectorSettings;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
+import io.tierroute.sim.engine.EngineConfig;
+import io.tierroute.sim.engine.Simulation;
+import io.tierroute.sim.policy.FleetView;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.WorkerTelemetry;
+import org.HdrHistogram.Histogram;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The fleet simulator in live mode: the discrete-event {@link Simulation} paced to the wall clock
+ * ({@code timeScale} simulated seconds per wall second), routed by the real {@link Selector} (its
+ * parameters from a {@link ParameterStore} that a {@code ParameterLoader} hot-reloads, its decisions
+ * to a {@link DecisionSink} such as the {@code DecisionPublisher}), publishing what real engines
+ * publish through a {@link FleetPublisher}: 1 Hz telemetry per worker, KV event batches, completion logs.
+ *
+ * <p><b>Time.</b> The simulation runs on its virtual clock; this class sleeps in the simulator's callbacks
+ * until the wall clock has caught up with {@code start + virtual / timeScale}. Records are stamped with
+ * that wall-clock instant (as the selector stamps its decisions), so event times of decisions and
+ * completions agree; durations inside records (TTFT, prefill, decode, telemetry intervals) are virtual,
+ * i.e. what the simulated engines would measure.
+ */
+public final class LiveFleet implements RoutingPolicy, AutoCloseable {
+
+    /** Thrown inside the simulation's callbacks to end a run early. */
+    private static final class Stopped extends RuntimeException {
+        Stopped() {
+            super("stopped", null, false, false);
+        }
+    }
+
+    private record InFlight(long arrivalMicros, int worker, int isl, int[] cachedPerTier, String workflow, String step,
+                            long[] firstToken) {}
+
+    private final EngineConfig cfg;
+    private final List<SimRequest> requests;
+    private final double timeScale;
+    private final String scope;
+    private final FleetPublisher publisher;
+    private final Selector selector;
+    private final DirectIndexWriter writer;
+    private final Map<String, InFlight> inFlight = new HashMap<>();
+    private final Histogram ttft = new Histogram(3_600_000_000L, 3);
+    private final LongAdder routed = new LongAdder();
+    private final LongAdder finished = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final AtomicLong virtualMicros = new AtomicLong();
+    private final Simulation sim;
+    private final Thread thread;
+    private final int[] scratch = new int[Tier.COUNT];
+    private volatile boolean stop;
+    private volatile boolean done;
+    private volatile Throwable failure;
+    private long startNanos;
+    private long startEpochMs;
+    private long originMicros;
+    private long nowNanos;
+    private long lastTickMicros = Long.MIN_VALUE;
+
+    /**
+     * @param cfg       the simulated engines
+     * @param requests  sorted by arrival
+     * @param timeScale virtual seconds per wall-clock second (1 = real time)
+     * @param scope     the parameter scope of the selector and of the published records
+     * @param params    the selector's parameters (hot-reloaded by whoever owns the store)
+     * @param decisions where admitted decisions go (e.g. {@code DecisionPublisher}); null for none
+     * @param publisher telemetry, KV events and completions
+     * @param seed      the selector's seed
+     */
+    public LiveFleet(EngineConfig cfg, List<SimRequest> requests, double timeScale, String scope, ParameterStore params,
+                     DecisionSink decisions, FleetPublisher publisher, long seed) {
+        if (!(timeScale > 0)) {
+            throw new IllegalArgumentException("time scale must be > 0, got " + timeScale);
+        }
+        this.cfg = cfg;
+        this.requests = requests;
+        this.timeScale = timeScale;
+        this.scope = scope;
+        this.publisher = publisher;
+        this.sim = new Simulation(cfg, requests);
+        FleetView fleet = sim.fleetView();
+        int n = fleet.workers();
+        List<WorkerSpec> specs = new ArrayList<>(n);
+        for (int w = 0; w < n; w++) {
+            double[] bw = new double[Tier.COUNT];
+            for (Tier t : Tier.values()) {
+                bw[t.ordinal()] = t == Tier.HBM ? 0 : fleet.bandwidth(w, t);
+            }
+            specs.add(new WorkerSpec(FleetPublisher.worker(w), fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
+        }
+        SelectorSettings settings = SelectorSettings.builder(specs).model(fleet.model()).blockSize(fleet.blockSize())
+                .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed).build();
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
+        this.writer = new DirectIndexWriter(index);
+        this.selector = new Selector(settings, index, writer, params, () -> nowNanos);
+        this.selector.inflight().ownKvAccounting(true);
+        if (decisions != null) {
+            this.selector.decisionSink(decisions);
+        }
+        this.thread = new Thread(this::runSimulation, "tierroute-live-fleet");
+        this.thread.setDaemon(true);
+    }
+
+    /** The names the selector and the records use for the workers: w0, w1, ... */
+    public static List<String> workerNames(int workers) {
+        List<String> out = new ArrayList<>(workers);
+        for (int w = 0; w < workers; w++) {
+            out.add(FleetPublisher.worker(w));
+        }
+        return out;
+    }
+
+    /** Starts the paced simulation on its own thread. */
+    public LiveFleet start() {
+        thread.start();
+        return this;
+    }
+
+    private void runSimulation() {
+        startNanos = System.nanoTime();
+        startEpochMs = System.currentTimeMillis();
+        originMicros = requests.isEmpty() ? 0 : requests.get(0).arrivalMicros();
+        try {
+            sim.run(this, null);
+        } catch (Stopped e) {
+            // asked to stop
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            publisher.flushKv();
+            done = true;
+        }
+    }
+
+    /** Ends the run (at the next callback) and waits for the simulation thread. */
+    public void stop() throws InterruptedException {
+        stop = true;
+        thread.join(10_000);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        stop();
+    }
+
+    /** Whether every request was replayed (or the run ended). */
+    public boolean done() { return done; }
+    /** The error that ended the simulation, or null. */
+    public Throwable failure() { return failure; }
+    public long routed() { return routed.sum(); }
+    public long finished() { return finished.sum(); }
+    public long failed() { return failed.sum(); }
+    public int totalRequests() { return requests.size(); }
+    public Selector selector() { return selector; }
+    /** Simulated seconds elapsed. */
+    public double virtualSeconds() { return (virtualMicros.get() - originMicros) / 1e6; }
+
+    /** TTFT quantile so far in seconds (NaN before the first token). */
+    public double ttftSeconds(double quantile) {
+        synchronized (ttft) {
+            return ttft.getTotalCount() == 0 ? Double.NaN : ttft.getValueAtPercentile(quantile * 100) / 1e6;
+        }
+    }
+
+    /** Sleeps until the wall clock reaches the virtual instant {@code micros}; stops the run when asked. */
+    private void pace(long micros) {
+        if (stop) {
+            throw new Stopped();
+        }
+        virtualMicros.set(micros);
+        nowNanos = micros * 1000;
+        long target = startNanos + (long) ((micros - originMicros) * 1000 / timeScale);
+        while (true) {
+            long wait = target - System.nanoTime();
+            if (wait <= 0) {
+                return;
+            }
+            try {
+                Thread.sleep(Math.min(50, Math.max(1, wait / 1_000_000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Stopped();
+            }
+            if (stop) {
+                throw new Stopped();
+            }
+        }
+    }
+
+    /** The wall-clock epoch ms of the virtual instant {@code micros}. */
+    long epochMs(long micros) {
+        return startEpochMs + (long) ((micros - originMicros) / 1000.0 / timeScale);
+    }
+
+    // ---- RoutingPolicy: what the simulator tells the router ----
+
+    @Override public String name() { return "tierroute-live"; }
+    @Override public String version() { return "tierroute " + selector.parameters().current().source(); }
+
+    @Override
+    public void onKvEvent(KvEvent event, long nowMicros) {
+        pace(nowMicros);
+        writer.submit(List.of(event));
+        publisher.kv(event, epochMs(nowMicros));
+    }
+
+    @Override
+    public void onTelemetry(WorkerTelemetry t) {
+        pace(t.atMicros());
+        long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * cfg.blockSize());
+        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
+        if (t.atMicros() != lastTickMicros) {
+            lastTickMicros = t.atMicros();
+            selector.tick();
+            publisher.flushKv();
+        }
+        long intervalMs = Math.max(1, t.intervalMicros() / 1000);
+        List<io.tierroute.schemas.avro.TierLinkSample> links = new ArrayList<>();
+        if (cfg.hasCpuTier()) {
+            links.add(FleetPublisher.link(io.tierroute.schemas.avro.Tier.CPU,
+                    Math.max(0, t.tierBytesMoved()[Tier.CPU.ordinal()]), intervalMs));
+        }
+        publisher.telemetry(EngineTelemetry.newBuilder().setWorker(FleetPublisher.worker(t.worker())).setScope(scope)
+                .setEngineType("fleet-sim").setHardwarePool("sim").setTimestampMs(epochMs(t.atMicros()))
+                .setIntervalMs(intervalMs).setWaitingRequests(t.waiting()).setRunningRequests(t.running())
+                .setKvUsedBlocks((int) Math.round(t.kvUsage() * t.hbmCapacityBlocks()))
+                .setKvCapacityBlocks((int) t.hbmCapacityBlocks()).setBlockSizeTokens(cfg.blockSize()).setLinks(links)
+                .setPrefillTokens(0).setPrefillBusyUs(0).setDecodeSteps(0).setDecodeBusyUs(0).build());
+    }
+
+    @Override
+    public int route(SimRequest r, FleetView view, long nowMicros) {
+        pace(nowMicros);
+        publisher.flushKv();
+        SimRequest.Agent a = r.agent();
+        RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
+                r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
+                a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
+                false);
+        RouteDecision d = selector.route(req).join();
+        int w = d.workerIndex();
+        // What the chosen engine holds of the prompt right now, per tier: the cached tokens it will report.
+        // The engine side (not the router): what the chosen engine holds of the prompt now, per tier, is
+        // what its completion log reports as cached tokens. The selector never sees this.
+        view.oracle().matchedBlocks(w, r, scratch);
+        int[] cached = new int[Tier.COUNT];
+        for (int t = 0; t < Tier.COUNT; t++) {
+            cached[t] = scratch[t] * cfg.blockSize();
+        }
+        inFlight.put(r.id(), new InFlight(r.arrivalMicros(), w, r.promptTokens(), cached,
+                a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step()), new long[] {-1}));
+        routed.increment();
+        return w;
+    }
+
+    @Override
+    public void onFirstToken(SimRequest r, int worker, long nowMicros) {
+        pace(nowMicros);
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
+        InFlight f = inFlight.get(r.id());
+        if (f != null) {
+            f.firstToken()[0] = nowMicros;
+            synchronized (ttft) {
+                ttft.recordValue(Math.max(0, Math.min(ttft.getHighestTrackableValue(), nowMicros - f.arrivalMicros())));
+            }
+        }
+    }
+
+    @Override
+    public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
+        pace(nowMicros);
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FINISHED, outputTokens));
+        InFlight f = inFlight.remove(r.id());
+        if (f == null) {
+            return;
+        }
+        long first = f.firstToken()[0];
+        boolean ok = first >= 0;
+        List<TierTokens> cachedTokens = new ArrayList<>();
+        long cachedSum = 0;
+        for (int t = 0; t < Tier.COUNT; t++) {
+            int tokens = (int) Math.min(f.cachedPerTier()[t], Math.max(0, f.isl() - 1 - cachedSum));
+            if (tokens > 0) {
+                cachedTokens.add(TierTokens.newBuilder().setTier(io.tierroute.schemas.avro.Tier.valueOf(Tier.ofOrdinal(t).name()))
+                        .setTokens(tokens).build());
+                cachedSum += tokens;
+            }
+        }
+        long ttftUs = ok ? first - f.arrivalMicros() : 0;
+        publisher.completion(CompletionLog.newBuilder().setRequestId(r.id()).setWorker(FleetPublisher.worker(f.worker()))
+                .setScope(scope).setModel(cfg.model()).setArrivalTimeMs(epochMs(f.arrivalMicros()))
+                .setDispatchedTimeMs(epochMs(f.arrivalMicros())).setFirstTokenTimeMs(ok ? epochMs(first) : null)
+                .setFinishedTimeMs(epochMs(nowMicros)).setQueueWaitUs(0).setPrefillUs(ttftUs).setTierLoadUs(0)
+                .setDecodeUs(ok ? nowMicros - first : 0).setTtftUs(ok ? ttftUs : null).setInputTokens(f.isl())
+                .setOutputTokens(outputTokens).setCachedTokens(cachedTokens)
+                .setStatus(ok ? RequestStatus.OK : RequestStatus.FAILED)
+                .setStatusDetail(ok ? null : "the prompt does not fit the worker's KV cache")
+                .setWorkflowId(f.workflow()).setStepId(f.step()).build());
+        if (ok) {
+            finished.increment();
+        } else {
+            failed.increment();
+        }
+    }
+}
