@@ -214,6 +214,16 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
         }
         droppedClosed.add(drainAll()); // each element is taken once: none is counted twice or sent as well
         producer.close(Duration.ofSeconds(5));
+        // A thread still sending the rest of a drained batch now fails fast on the closed producer and
+        // counts each as send_failed; wait for it so that close() returns with every decision counted.
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            log.warn("decisions publisher: the sending thread did not stop within 5 s of closing the producer");
+        }
     }
 
     private int drainAll() {
