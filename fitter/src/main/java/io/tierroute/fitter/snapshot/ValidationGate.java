@@ -92,7 +92,8 @@ public final class ValidationGate {
             FittedValue v = p.get(candidate);
             Double act = active == null ? null : p.get(active).getValue();
             Double ref = act != null ? act : p.defaultValue();
-            if (check(p.field(), p, v, act, ref, config.minSamples(), false, ctx) == Verdict.HOLD) {
+            boolean actFitted = active != null && p.get(active).getSamples() > 0;
+            if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), false, ctx) == Verdict.HOLD) {
                 p.set(out, FittedValues.carried(ref));
             }
         }
@@ -108,9 +109,10 @@ public final class ValidationGate {
             if (!seenTiers.add(t)) {
                 ctx.rejections.add(label + ": tier listed more than once");
             }
-            Double act = active == null ? null : activeBandwidth(active, t);
-            Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), act, act,
-                config.minBandwidthSamples(), false, ctx);
+            FittedValue actBw = active == null ? null : activeBandwidth(active, t);
+            Double act = actBw == null ? null : actBw.getValue();
+            Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), act,
+                actBw != null && actBw.getSamples() > 0, act, config.minBandwidthSamples(), false, ctx);
             if (verdict == Verdict.HOLD && act != null) {
                 bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(act)).build());
             } else if (verdict == Verdict.HOLD) {
@@ -140,7 +142,7 @@ public final class ValidationGate {
             WorkerTierRho prev = active == null ? null : activeRho(active, r.getWorker(), r.getTier());
             Double act = prev == null ? null : prev.getRho().getValue();
             Verdict verdict = check(label, SnapshotParameter.RHO, r.getRho(), act,
-                act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
+                prev != null && prev.getRho().getSamples() > 0, act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
                     rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(act)).build());
@@ -197,9 +199,12 @@ public final class ValidationGate {
 
     /**
      * @param activeValue the active snapshot's value, null when none (no jump check)
+     * @param activeFitted whether the active value was fitted (samples > 0): a value the active snapshot
+     *                     only carried (a default, samples 0) is no evidence, so no jump is measured from it
      * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
      */
-    private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue, Double reference,
+    private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue,
+            boolean activeFitted, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {
         double x = v.getValue();
         String unit = " " + p.unit();
@@ -272,7 +277,7 @@ public final class ValidationGate {
                 + " < minimum " + num(config.minR2()));
             ok = false;
         }
-        if (ok && activeValue != null && p.jumpChecked()) {
+        if (ok && activeValue != null && activeFitted && p.jumpChecked()) {
             double a = Math.max(Math.abs(x), p.negligible()) / Math.max(Math.abs(activeValue), p.negligible());
             double factor = Math.max(a, 1 / a);
             if (factor > config.maxJumpFactor()) {
@@ -412,10 +417,10 @@ public final class ValidationGate {
         }
     }
 
-    private static Double activeBandwidth(ParameterSnapshot active, Tier t) {
+    private static FittedValue activeBandwidth(ParameterSnapshot active, Tier t) {
         for (TierBandwidth tb : active.getBandwidths()) {
             if (tb.getTier() == t) {
-                return tb.getBytesPerSecond().getValue();
+                return tb.getBytesPerSecond();
             }
         }
         return null;

@@ -179,6 +179,29 @@ class ValidationGateTest {
     }
 
     @Test
+    void aJumpFromAValueTheActiveSnapshotOnlyCarriedIsNoJump() {
+        // v1 published before anything was fitted: every value is a carried default (samples 0).
+        GateResult first = gate.validate(assembler.assemble("default", 0, null, FitResults.empty()), null);
+        assertThat(first.accepted()).isTrue();
+        ParameterSnapshot defaultsOnly = first.snapshot();
+        assertThat(defaultsOnly.getAlphaP().getSamples()).isZero();
+
+        // The first real fit puts α_p 20× above the default: evidence against no evidence is no jump.
+        double[] fitted = ALPHAS.clone();
+        fitted[0] = 20.0;
+        GateResult r = gate.validate(candidate(defaultsOnly, new FitResults(
+            SnapshotFixtures.latency(fitted, 0.01, 5_000, 0.9), null, null, null, null)), defaultsOnly);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.accepted()).isTrue();
+
+        // The same move against a fitted active value is still a jump.
+        ParameterSnapshot active = active();
+        GateResult against = gate.validate(candidate(active, new FitResults(
+            SnapshotFixtures.latency(fitted, 0.01, 5_000, 0.9), null, null, null, null)), active);
+        assertThat(against.rejections()).singleElement().asString().startsWith("alphaP jumps 20×");
+    }
+
+    @Test
     void tenfoldJumpIsRejectedWithNormalEvidenceButAcceptedWithOverwhelmingEvidence() {
         ParameterSnapshot active = active();
         double[] jumped = ALPHAS.clone();
