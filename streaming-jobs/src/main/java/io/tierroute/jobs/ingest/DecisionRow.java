@@ -11,6 +11,7 @@ public class DecisionRow {
     public String worker;
     public long timestampMs;
     public double pEffTokens;
+    /** Tokens priced at α_p beyond p_eff: KV overflow (C_kv) plus the queued prefill ahead (C_queue). */
     public double kvOverflowTokens;
     public double recomputeQuadratic;
     public double inflightDecodeTokens;

@@ -97,7 +97,9 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             r.worker = str(d.getChosenWorker());
             r.timestampMs = d.getTimestampMs();
             r.pEffTokens = f.getPEffTokens();
-            r.kvOverflowTokens = f.getKvOverflowTokens();
+            // C_kv and C_queue are both priced at α_p, so their tokens share the α_p-priced column the
+            // regression adds to p_eff; without the queued prefill, queue wait would load onto α_d.
+            r.kvOverflowTokens = f.getKvOverflowTokens() + f.getQueuedPrefillTokens();
             r.recomputeQuadratic = f.getRecomputeQuadratic();
             r.inflightDecodeTokens = f.getInflightDecodeTokens();
             r.inflightDecodeQuadratic = f.getInflightDecodeQuadratic();

@@ -104,6 +104,7 @@ public final class RecordValidator {
             finiteNonNegative("features.inflightDecodeTokens", f.getInflightDecodeTokens()),
             finiteNonNegative("features.inflightDecodeQuadratic", f.getInflightDecodeQuadratic()),
             finiteNonNegative("features.kvOverflowTokens", f.getKvOverflowTokens()),
+            nonNegative("features.queuedPrefillTokens", f.getQueuedPrefillTokens()),
             nonNegative("features.queueLength", f.getQueueLength()),
             unit("features.affinityDecay", f.getAffinityDecay()),
             unit("features.expectedToolHitFraction", f.getExpectedToolHitFraction()));
