@@ -105,18 +105,21 @@ class SelectorFollowsJobTest {
         }
         assertThat(live.lambda()).as("lambda served").isCloseTo(Workload.LAMBDA, within(0.10 * Workload.LAMBDA));
 
-        // 2. Pin an older accepted version: the selector serves it while the job keeps fitting.
-        long pinned = kafka.snapshots().stream()
-            .filter(s -> s.getStatus() == SnapshotStatus.ACCEPTED && s.getVersion() < fitted.getVersion())
-            .mapToLong(ParameterSnapshot::getVersion).max()
-            .orElseThrow(() -> new AssertionError("no accepted version before v" + fitted.getVersion()));
+        // 2. The job fits newer data and the selector follows; then a rollback pins the fitted version
+        //    above, and the selector serves it while the job keeps fitting.
+        long pinned = fitted.getVersion();
+        kafka.send(w.requests(1_500));
+        long more = w.requests();
+        ParameterSnapshot newer = kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+            && p.getAlphaP().getSamples() == more, WAIT, "fitted on all " + more + " rows");
+        await(() -> store.current().version() >= newer.getVersion(), "selector applies v" + newer.getVersion());
         kafka.control(control(ControlAction.PIN, pinned, 1));
         await(() -> store.current().version() == pinned, "selector serves the pinned v" + pinned);
         kafka.send(w.requests(1_500));
         long afterPin = w.requests();
         ParameterSnapshot whilePinned = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
             && p.getAlphaP().getSamples() == afterPin, WAIT, "fitted while pinned");
-        assertThat(whilePinned.getVersion()).isGreaterThan(fitted.getVersion());
+        assertThat(whilePinned.getVersion()).isGreaterThan(newer.getVersion());
         assertThat(store.current().version()).as("pinned version still served").isEqualTo(pinned);
 
         // 3. A selector restart lands on the pinned version, not the newest.
