@@ -20,16 +20,13 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
@@ -78,37 +75,11 @@ class FittingJobTest {
     }
 
     private JobSettings settings(String tag) {
-        return JobSettings.builder()
-            .set("bootstrap-servers", kafka.bootstrap())
-            .set("group-id", "fit-" + tag)
-            .set("transactional-id-prefix", "params-" + tag + "-" + UUID.randomUUID())
-            .set("parallelism", 2)
-            .set("checkpoint-interval", Duration.ofMillis(500))
-            .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
-            .set("publish-interval", Duration.ofMillis(500))
-            .set("forest-interval", Duration.ofSeconds(3))
-            .set("forest-trees", 10)
-            .set("idleness", Duration.ofSeconds(2))
-            .build();
+        return TestJobs.settings(kafka, tmp, tag);
     }
 
     private JobClient start(JobSettings s, String restoreFrom) throws Exception {
-        Configuration conf = KafkaWiring.configuration(s);
-        if (restoreFrom != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        // as FittingJobMain does: the versions already published seed the counters of scopes without state
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s,
-            KafkaWiring.publishedVersions(s)).build(env);
-        JobClient job = env.executeAsync(s.jobName());
-        jobs.add(job);
-        long deadline = System.currentTimeMillis() + 30_000;
-        while (job.getJobStatus().get() != JobStatus.RUNNING) {
-            assertThat(System.currentTimeMillis()).as("job running").isLessThan(deadline);
-            Thread.sleep(100);
-        }
-        return job;
+        return TestJobs.start(s, restoreFrom, jobs);
     }
 
     private static SnapshotControl control(String scope, ControlAction action, Long version, long sequence) {

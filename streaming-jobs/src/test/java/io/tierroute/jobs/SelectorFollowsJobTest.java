@@ -18,17 +18,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -157,37 +153,11 @@ class SelectorFollowsJobTest {
     }
 
     private JobSettings settings() {
-        return JobSettings.builder()
-            .set("bootstrap-servers", kafka.bootstrap())
-            .set("group-id", "selector-e2e")
-            .set("transactional-id-prefix", "params-e2e-" + UUID.randomUUID())
-            .set("parallelism", 2)
-            .set("checkpoint-interval", Duration.ofMillis(500))
-            .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
-            .set("publish-interval", Duration.ofMillis(500))
-            .set("forest-interval", Duration.ofSeconds(3))
-            .set("forest-trees", 10)
-            .set("idleness", Duration.ofSeconds(2))
-            .build();
+        return TestJobs.settings(kafka, tmp, "selector-e2e");
     }
 
     private JobClient start(JobSettings s, String restoreFrom) throws Exception {
-        Configuration conf = KafkaWiring.configuration(s);
-        if (restoreFrom != null) {
-            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
-        }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
-        JobClient job = env.executeAsync(s.jobName());
-        jobs.add(job);
-        await(() -> {
-            try {
-                return job.getJobStatus().get() == JobStatus.RUNNING;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, "job running");
-        return job;
+        return TestJobs.start(s, restoreFrom, jobs);
     }
 
     private static SnapshotControl control(ControlAction action, long version, long sequence) {
