@@ -154,7 +154,10 @@ public final class ValidationGate {
         }
         out.setRho(rhos);
 
-        checkQuantileModel(candidate.getQuantileModel(), active == null ? null : active.getQuantileModel(), ctx);
+        QuantileForestModel activeModel = active == null ? null : active.getQuantileModel();
+        if (checkQuantileModel(candidate.getQuantileModel(), activeModel, ctx) == Verdict.HOLD) {
+            out.setQuantileModel(activeModel);
+        }
 
         List<String> reasons = new ArrayList<>(ctx.rejections);
         reasons.addAll(ctx.held);
@@ -325,14 +328,20 @@ public final class ValidationGate {
         return err / Math.max(Math.abs(v.getValue()), p.negligible());
     }
 
-    private void checkQuantileModel(QuantileForestModel m, QuantileForestModel activeModel, Ctx ctx) {
+    /**
+     * A model trained on too few rows is HELD (the active model, or none, stays: too little evidence
+     * is not a defect, and must not cost the other parameters their update); a malformed one REJECTS.
+     */
+    private Verdict checkQuantileModel(QuantileForestModel m, QuantileForestModel activeModel, Ctx ctx) {
         if (m == null || m.equals(activeModel)) {
-            return;
+            return Verdict.OK;
         }
         String l = "quantileModel";
         if (m.getTrainingRows() < config.minQuantileTrainingRows()) {
-            ctx.rejections.add(l + ": trained on " + m.getTrainingRows() + " rows < minimum "
+            ctx.held.add("held: " + l + " kept at " + (activeModel == null ? "none (d̂ from hints or max_tokens / 2)"
+                : "the active model") + "; trained on " + m.getTrainingRows() + " rows < minimum "
                 + config.minQuantileTrainingRows());
+            return Verdict.HOLD;
         }
         if (m.getTreeRoots().isEmpty()) {
             ctx.rejections.add(l + ": has no trees");
@@ -359,6 +368,7 @@ public final class ValidationGate {
                 break;
             }
         }
+        return Verdict.OK; // any defect above is in ctx.rejections and rejects the snapshot
     }
 
     /**

@@ -351,7 +351,23 @@ class ValidationGateTest {
     void newQuantileForestNeedsEnoughRowsAndAWellFormedLayout() {
         ParameterSnapshot c = assembler.assemble("default", 0, null, new FitResults(SnapshotFixtures.latency(10_000),
             null, null, null, GateTestSupport.tinyForest(100)));
-        assertThat(gate.validate(c, null).rejections()).containsExactly("quantileModel: trained on 100 rows < minimum 1000");
+        // Too few rows is too little evidence, not a defect: the model is held back, the rest goes through.
+        GateResult few = gate.validate(c, null);
+        assertThat(few.rejections()).isEmpty();
+        assertThat(few.accepted()).isTrue();
+        assertThat(few.snapshot().getQuantileModel()).as("no active model to keep").isNull();
+        assertThat(few.held()).contains(
+            "held: quantileModel kept at none (d̂ from hints or max_tokens / 2); trained on 100 rows < minimum 1000");
+
+        GateResult withModel = gate.validate(assembler.assemble("default", 0, null, new FitResults(
+            SnapshotFixtures.latency(10_000), null, null, null, GateTestSupport.tinyForest(5000))), null);
+        assertThat(withModel.accepted()).isTrue();
+        ParameterSnapshot activeWithModel = withModel.snapshot();
+        GateResult keeps = gate.validate(assembler.assemble("default", 1, activeWithModel, new FitResults(
+            SnapshotFixtures.latency(10_000), null, null, null, GateTestSupport.tinyForest(100))), activeWithModel);
+        assertThat(keeps.accepted()).isTrue();
+        assertThat(keeps.snapshot().getQuantileModel()).as("the active model stays")
+            .isEqualTo(activeWithModel.getQuantileModel());
 
         ParameterSnapshot broken = ParameterSnapshot.newBuilder(c).setQuantileModel(
             io.tierroute.schemas.avro.QuantileForestModel.newBuilder(GateTestSupport.tinyForest(5000))
