@@ -72,8 +72,6 @@ public final class KvEventConsumer implements AutoCloseable {
     /** Reasons of {@code tierroute_kv_consumer_resyncs_total}: why a worker's index state was cleared. */
     public enum ResyncReason { GAP, OUT_OF_ORDER, RESTART, SKIPPED_BATCH }
 
-    private static final long MIN_BACKOFF_MS = 1_000;
-    private static final long MAX_BACKOFF_MS = 30_000;
 
     private final KafkaSettings settings;
     private final WorkerRegistry workers;
@@ -141,9 +139,9 @@ public final class KvEventConsumer implements AutoCloseable {
     }
 
     private void run() {
-        long backoff = MIN_BACKOFF_MS;
+        RestartBackoff backoff = new RestartBackoff();
         while (running) {
-            long began = System.nanoTime();
+            backoff.sessionStarts();
             try {
                 session();
             } catch (WakeupException e) {
@@ -152,13 +150,10 @@ public final class KvEventConsumer implements AutoCloseable {
                 if (!running) {
                     break;
                 }
-                if (System.nanoTime() - began > TimeUnit.MINUTES.toNanos(1)) {
-                    backoff = MIN_BACKOFF_MS;
-                }
+                long wait = backoff.afterFailure();
                 restarts.increment();
-                log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), backoff, e);
-                pause(backoff);
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), wait, e);
+                pause(wait);
             }
         }
     }

@@ -117,8 +117,6 @@ public final class ParameterLoader implements AutoCloseable {
     static final int DEFAULT_INDEXED_VERSIONS = 100_000;
     /** Bytes of encoded snapshots the LRU may hold (besides the most recent one). */
     static final long MAX_RETAINED_BYTES = 64L * 1024 * 1024;
-    private static final long MIN_BACKOFF_MS = 1_000;
-    private static final long MAX_BACKOFF_MS = 30_000;
 
     private final KafkaSettings settings;
     private final String scope;
@@ -144,7 +142,7 @@ public final class ParameterLoader implements AutoCloseable {
     private long failedVersion = -1;
     private long retryVersion = -1;  // a version whose re-read failed transiently, retried at retryAtNanos
     private long retryAtNanos;
-    private long retryBackoffMs = MIN_BACKOFF_MS;
+    private long retryBackoffMs = RestartBackoff.MIN_MS;
     private String lastError;
     private long startNanos;
     private long startupMillis = -1;
@@ -250,9 +248,9 @@ public final class ParameterLoader implements AutoCloseable {
     // ---- the loader thread ----
 
     private void run() {
-        long backoff = MIN_BACKOFF_MS;
+        RestartBackoff backoff = new RestartBackoff();
         while (running) {
-            long began = System.nanoTime();
+            backoff.sessionStarts();
             try {
                 session();
             } catch (WakeupException e) {
@@ -261,16 +259,13 @@ public final class ParameterLoader implements AutoCloseable {
                 if (!running) {
                     break;
                 }
-                if (System.nanoTime() - began > TimeUnit.MINUTES.toNanos(1)) {
-                    backoff = MIN_BACKOFF_MS; // it had been working: retry soon
-                }
+                long wait = backoff.afterFailure();
                 restarts.increment();
-                lastError = "loader restarting in " + backoff + " ms after: " + e;
+                lastError = "loader restarting in " + wait + " ms after: " + e;
                 log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
                         store.current().version(), scope, e);
                 publishStatus();
-                pause(backoff);
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                pause(wait);
             }
         }
     }
@@ -496,7 +491,7 @@ public final class ParameterLoader implements AutoCloseable {
             }
             if (f.bytes() == null && f.transientFailure()) {
                 rereadFailures.increment();
-                retryBackoffMs = version == retryVersion ? Math.min(retryBackoffMs * 2, MAX_BACKOFF_MS) : MIN_BACKOFF_MS;
+                retryBackoffMs = version == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
                 retryVersion = version;
                 retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
                 lastError = "active version " + version + " of scope '" + scope + "' could not be re-read from "
