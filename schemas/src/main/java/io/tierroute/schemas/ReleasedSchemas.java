@@ -5,6 +5,7 @@ import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.EngineTelemetry;
 import io.tierroute.schemas.avro.KvEventBatch;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.io.IOException;
@@ -36,7 +37,23 @@ public final class ReleasedSchemas {
       SnapshotControl.class,
       DeadLetter.class);
 
+  /**
+   * Records stored outside a topic (a quantile forest written to a model file, e.g. the selector's
+   * {@code parameters.outputModel}), released like the topic records so that an old file still decodes.
+   */
+  public static final List<Class<? extends SpecificRecord>> MODEL_TYPES = List.of(QuantileForestModel.class);
+
+  /** Every released record type: {@link #RECORD_TYPES} then {@link #MODEL_TYPES}. */
+  public static final List<Class<? extends SpecificRecord>> RELEASED_TYPES = concat(RECORD_TYPES, MODEL_TYPES);
+
   private ReleasedSchemas() {}
+
+  private static List<Class<? extends SpecificRecord>> concat(List<Class<? extends SpecificRecord>> a,
+      List<Class<? extends SpecificRecord>> b) {
+    List<Class<? extends SpecificRecord>> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
 
   /** Classpath resource name of version {@code version} of {@code recordName}. */
   public static String resourceName(String recordName, int version) {

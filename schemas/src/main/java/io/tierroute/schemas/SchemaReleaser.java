@@ -45,7 +45,7 @@ public final class SchemaReleaser {
     List<Path> toWrite = new ArrayList<>();
     List<String> contents = new ArrayList<>();
     List<String> problems = new ArrayList<>();
-    for (Class<? extends SpecificRecord> type : ReleasedSchemas.RECORD_TYPES) {
+    for (Class<? extends SpecificRecord> type : ReleasedSchemas.RELEASED_TYPES) {
       String name = type.getSimpleName();
       Schema current = ReleasedSchemas.currentSchema(type);
       List<Schema> released = readReleased(releasedDir, name);
