@@ -70,6 +70,7 @@ public final class QuantileForest {
             .setTreeRoots(List.of(0)).setNodeSplitFeature(List.of(-1)).setNodeThreshold(List.of(0.0))
             .setNodeLeft(List.of(-1)).setNodeRight(List.of(-1)).setNodeLeafId(List.of(0))
             .setLeafRows(List.of(y.length)).setLeafSampleOffsets(List.of(0, s.length)).setLeafSamples(samples)
+            .setCalibration(new ArrayList<>())
             .build();
         return new QuantileForest(m, features, s);
     }
@@ -103,11 +104,18 @@ public final class QuantileForest {
 
     /** As {@link #predict(OutputRow, double)} for an encoded feature vector (NaN = unknown). */
     public double predict(double[] x, double q) {
-        if (!(q > 0 && q < 1)) {
-            throw new IllegalArgumentException("quantile must be in (0, 1): " + q);
+        return predict(x, new double[] {q})[0];
+    }
+
+    /** The {@code qs[i]}-quantiles (each in (0, 1), ascending) of one encoded feature vector, one leaf walk. */
+    public double[] predict(double[] x, double[] qs) {
+        for (int i = 0; i < qs.length; i++) {
+            if (!(qs[i] > 0 && qs[i] < 1) || (i > 0 && qs[i] < qs[i - 1])) {
+                throw new IllegalArgumentException("quantiles must be ascending, each in (0, 1): " + Arrays.toString(qs));
+            }
         }
         if (trees == null) {
-            return weightedQuantile(List.of(constantSample), q);
+            return weightedQuantiles(List.of(constantSample), qs);
         }
         double[] xs = new double[toFeature.length];
         for (int j = 0; j < xs.length; j++) {
@@ -118,7 +126,7 @@ public final class QuantileForest {
         for (int i = 0; i < trees.length; i++) {
             leaves.add(leafSamples.get(i).get(trees[i].root().predict(t)));
         }
-        return weightedQuantile(leaves, q);
+        return weightedQuantiles(leaves, qs);
     }
 
     /**
@@ -127,6 +135,11 @@ public final class QuantileForest {
      * q·(number of leaves) − {@link #EPS}.
      */
     static double weightedQuantile(List<float[]> leaves, double q) {
+        return weightedQuantiles(leaves, new double[] {q})[0];
+    }
+
+    /** {@link #weightedQuantile} at each of the ascending {@code qs}, sharing one sort. */
+    static double[] weightedQuantiles(List<float[]> leaves, double[] qs) {
         int m = 0;
         for (float[] l : leaves) {
             m += l.length;
@@ -139,14 +152,18 @@ public final class QuantileForest {
             }
         }
         Arrays.sort(packed);
-        double target = q * leaves.size() - EPS;
+        double[] out = new double[qs.length];
         double cum = 0;
-        for (long p : packed) {
-            cum += 1.0 / leaves.get((int) p).length;
-            if (cum >= target) {
-                return Float.intBitsToFloat((int) (p >>> 32));
+        int j = 0;
+        for (int k = 0; k < qs.length; k++) {
+            double target = qs[k] * leaves.size() - EPS;
+            // advance to the first value whose cumulative weight reaches the target (or the last value)
+            while (j < m - 1 && cum + 1.0 / leaves.get((int) packed[j]).length < target) {
+                cum += 1.0 / leaves.get((int) packed[j]).length;
+                j++;
             }
+            out[k] = Float.intBitsToFloat((int) (packed[j] >>> 32));
         }
-        return Float.intBitsToFloat((int) (packed[m - 1] >>> 32));
+        return out;
     }
 }

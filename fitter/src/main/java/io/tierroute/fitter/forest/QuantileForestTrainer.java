@@ -1,5 +1,7 @@
 package io.tierroute.fitter.forest;
 
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.schemas.avro.QuantileCoverage;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import java.lang.reflect.Field;
 import java.util.ArrayList;
@@ -45,6 +47,7 @@ public final class QuantileForestTrainer {
     private static final Field ORDINAL_VALUE;
 
     static {
+        AvroTrust.install(); // building records resolves nested generated classes (Avro 1.12.2 trust list)
         try {
             ORDINAL_VALUE = OrdinalNode.class.getDeclaredField("value");
             ORDINAL_VALUE.setAccessible(true);
@@ -54,21 +57,57 @@ public final class QuantileForestTrainer {
     }
 
     private final ForestConfig config;
+    private final CalibrationConfig calibration;
 
+    /** A trainer that measures calibration with {@link CalibrationConfig#defaults()}. */
     public QuantileForestTrainer(ForestConfig config) {
+        this(config, CalibrationConfig.defaults());
+    }
+
+    public QuantileForestTrainer(ForestConfig config, CalibrationConfig calibration) {
         this.config = config;
+        this.calibration = calibration;
     }
 
     public ForestConfig config() {
         return config;
     }
 
-    /** Trains on {@code rows} (at least 2). */
+    public CalibrationConfig calibration() {
+        return calibration;
+    }
+
+    /**
+     * Trains on {@code rows} (at least 2). When the sample is large enough (see {@link CalibrationConfig}),
+     * first measures calibration: a forest with the same config is fitted on the rows not held out and
+     * its coverage per quantile measured on the held-out ones; then the returned forest is fitted on all
+     * rows (so it is exactly the forest a fit without calibration gives) and carries that measurement in
+     * its record's {@code calibration}.
+     */
     public QuantileForest fit(List<OutputRow> rows) {
         int n = rows.size();
         if (n < 2) {
             throw new IllegalArgumentException("need at least 2 training rows, got " + n);
         }
+        List<QuantileCoverage> coverage = List.of();
+        int h = calibration.heldOutRows(n);
+        if (h > 0) {
+            boolean[] held = ForestCalibration.heldOutMask(n, h, config.seed());
+            List<OutputRow> train = new ArrayList<>(n - h);
+            List<OutputRow> test = new ArrayList<>(h);
+            for (int i = 0; i < n; i++) {
+                (held[i] ? test : train).add(rows.get(i));
+            }
+            coverage = ForestCalibration.measure(fitAll(train), test, calibration.quantiles());
+        }
+        QuantileForest forest = fitAll(rows);
+        forest.model().setCalibration(coverage); // the record was built by this fit and is not shared yet
+        return forest;
+    }
+
+    /** One forest on all of {@code rows} (at least 2), with an empty calibration. */
+    private QuantileForest fitAll(List<OutputRow> rows) {
+        int n = rows.size();
         ForestFeatures features = ForestFeatures.fit(rows, config.maxLevels(), config.minLevelRows());
         int p = ForestFeatures.NAMES.size();
         double[][] x = new double[n][];
@@ -308,6 +347,7 @@ public final class QuantileForestTrainer {
                 .setNodeSplitFeature(feature).setNodeThreshold(threshold)
                 .setNodeLeft(left).setNodeRight(right).setNodeLeafId(leafId)
                 .setLeafRows(leafRows).setLeafSampleOffsets(offsets).setLeafSamples(samples)
+                .setCalibration(new ArrayList<>())
                 .build();
         }
     }

@@ -362,6 +362,9 @@ public final class ValidationGate {
             }
         }
         checkForestStructure(m, l, ctx);
+        for (String problem : io.tierroute.fitter.forest.ForestCalibration.problems(m)) {
+            ctx.rejections.add(l + ": " + problem);
+        }
         for (Float s : m.getLeafSamples()) {
             if (s == null || !Float.isFinite(s) || s < 0) {
                 ctx.rejections.add(l + ": a leaf sample (output tokens) is " + s + ", not a finite value >= 0");

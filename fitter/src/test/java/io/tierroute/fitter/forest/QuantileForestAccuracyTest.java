@@ -60,6 +60,11 @@ class QuantileForestAccuracyTest {
             System.out.printf("QRF generated data q=%.2f: coverage %.4f, pinball %.2f vs unconditional %.2f (%.1f %% lower)%n",
                 q, coverage, lossForest / test.size(), lossUncond / test.size(), 100 * gain);
             assertThat(coverage).as("coverage at q=%s", q).isBetween(q - 0.02, q + 0.02);
+            double heldOut = forest.model().getCalibration().stream().filter(c -> c.getQuantile() == q)
+                .findFirst().orElseThrow().getCoverage();
+            System.out.printf("QRF generated data q=%.2f: the record's held-out calibration %.4f vs test coverage %.4f%n",
+                q, heldOut, coverage);
+            assertThat(heldOut).as("held-out calibration at q=%s", q).isBetween(coverage - 0.02, coverage + 0.02);
             assertThat(gain).as("pinball gain at q=%s", q).isGreaterThanOrEqualTo(0.25);
         }
     }
@@ -69,7 +74,7 @@ class QuantileForestAccuracyTest {
         for (long seed = 1; seed <= 2; seed++) {
             List<OutputRow> tr = SyntheticOutputs.rows(300 + seed, 20_000, false);
             List<OutputRow> te = SyntheticOutputs.rows(400 + seed, 10_000, false);
-            QuantileForest f = new QuantileForestTrainer(ForestConfig.defaults().withSeed(seed)).fit(tr);
+            QuantileForest f = new QuantileForestTrainer(ForestConfig.defaults().withSeed(seed), CalibrationConfig.off()).fit(tr);
             double[] yTrain = tr.stream().mapToDouble(OutputRow::outputTokens).toArray();
             for (double q : QS) {
                 double uncond = Pinball.quantile(yTrain, q);
@@ -99,7 +104,7 @@ class QuantileForestAccuracyTest {
         for (int[] r : rows) {
             (rnd.nextInt(3) < 2 ? tr : te).add(OutputRow.ofInputOnly(r[0], r[1]));
         }
-        QuantileForest f = new QuantileForestTrainer(ForestConfig.defaults()).fit(tr);
+        QuantileForest f = new QuantileForestTrainer(ForestConfig.defaults(), CalibrationConfig.off()).fit(tr);
         double[] yTrain = tr.stream().mapToDouble(OutputRow::outputTokens).toArray();
         double[] xTrain = tr.stream().mapToDouble(OutputRow::inputTokens).toArray();
         // baseline: 20 equal-frequency bins of input length, each predicting its training q-quantile

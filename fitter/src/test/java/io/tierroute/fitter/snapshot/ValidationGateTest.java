@@ -7,6 +7,7 @@ import io.tierroute.fitter.bandwidth.LinkKey;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileCoverage;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.QualityKind;
 import io.tierroute.schemas.avro.SnapshotStatus;
@@ -386,6 +387,20 @@ class ValidationGateTest {
         List<Float> reversed = new java.util.ArrayList<>(good.getLeafSamples());
         java.util.Collections.reverse(reversed);
         bad.put("sample is not sorted", QuantileForestModel.newBuilder(good).setLeafSamples(reversed).build());
+        bad.put("calibration coverage at q=0.9 is 1.5, not in [0, 1]", QuantileForestModel.newBuilder(good)
+                .setCalibration(List.of(new QuantileCoverage(0.9, 1.5, 200L))).build());
+        bad.put("calibration rows at q=0.5 is -1 < 0", QuantileForestModel.newBuilder(good)
+                .setCalibration(List.of(new QuantileCoverage(0.5, 0.5, -1L))).build());
+        bad.put("calibration quantile 1.0 is not in (0, 1)", QuantileForestModel.newBuilder(good)
+                .setCalibration(List.of(new QuantileCoverage(1.0, 1.0, 200L))).build());
+        bad.put("calibration quantiles are not strictly ascending", QuantileForestModel.newBuilder(good)
+                .setCalibration(List.of(new QuantileCoverage(0.9, 0.9, 200L), new QuantileCoverage(0.5, 0.5, 200L)))
+                .build());
+        QuantileForestModel calibrated = QuantileForestModel.newBuilder(good)
+                .setCalibration(List.of(new QuantileCoverage(0.5, 0.48, 200L), new QuantileCoverage(0.9, 0.91, 200L)))
+                .build();
+        assertThat(gate.validate(ParameterSnapshot.newBuilder(c).setQuantileModel(calibrated).build(), null)
+                .rejections()).isEmpty();
         for (var e : bad.entrySet()) {
             ParameterSnapshot b = ParameterSnapshot.newBuilder(c).setQuantileModel(e.getValue()).build();
             assertThat(gate.validate(b, null).rejections()).as(e.getKey()).anySatisfy(r -> assertThat(r).contains(e.getKey()));
