@@ -1,0 +1,290 @@
+package io.tierroute.cli.manifests;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.tierroute.cli.manifests.Manifests.Doc;
+import io.tierroute.jobs.FittingJobMain;
+import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.KafkaWiring;
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.SelectorConfig;
+import io.tierroute.selector.config.ServerSettings;
+import io.tierroute.selector.server.SelectorServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HighAvailabilityOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Parses every manifest under {@code deploy/k8s} and checks what matters against the code's own
+ * constants and parsers, so the manifests cannot drift from the code: kinds and API versions, image
+ * names and tags (project and Flink versions), topics vs {@code Topics.specs()}, the job's main class
+ * and arguments ({@code JobSettings.parse}) vs the Flink configuration, the selector's ConfigMap
+ * ({@code ConfigLoader}), ports, and probe and metrics paths answered by a real {@code SelectorServer}.
+ */
+class K8sManifestsTest {
+
+    static final String JOB = "tierroute-fitting-job";
+    static final String SELECTOR = "tierroute-selector";
+
+    static Path root;
+    static List<Doc> docs;
+    static String version;
+
+    @BeforeAll
+    static void load() throws IOException {
+        root = Manifests.root();
+        docs = Manifests.load(root.resolve("deploy/k8s"));
+        Properties p = new Properties();
+        try (InputStream in = K8sManifestsTest.class.getResourceAsStream("/tierroute-version.properties")) {
+            p.load(in);
+        }
+        version = p.getProperty("version");
+        assertThat(version).as("the cli's filtered project version").doesNotContain("${");
+    }
+
+    @Test
+    void everyObjectHasAKnownKindAndApiVersion() {
+        Map<String, String> expected = Map.of(
+            "FlinkDeployment", "flink.apache.org/v1beta1",
+            "KafkaTopic", "kafka.strimzi.io/v1beta2",
+            "ConfigMap", "v1", "Service", "v1", "PersistentVolumeClaim", "v1",
+            "Deployment", "apps/v1",
+            "ServiceMonitor", "monitoring.coreos.com/v1", "PodMonitor", "monitoring.coreos.com/v1");
+        Map<String, Integer> counts = new TreeMap<>();
+        for (Doc d : docs) {
+            assertThat(expected).as("%s in %s", d.kind(), d.file().getFileName()).containsKey(d.kind());
+            assertThat(d.apiVersion()).as("apiVersion of %s %s", d.kind(), d.name()).isEqualTo(expected.get(d.kind()));
+            assertThat(d.name()).as("metadata.name of a %s", d.kind()).isNotBlank();
+            counts.merge(d.kind(), 1, Integer::sum);
+        }
+        assertThat(counts).containsEntry("FlinkDeployment", 1).containsEntry("Deployment", 1)
+            .containsEntry("ServiceMonitor", 1).containsEntry("KafkaTopic", Topics.specs().size());
+    }
+
+    @Test
+    void kafkaTopicsAreExactlyTheCodesTopicSpecs() {
+        Map<String, Topics.Spec> specs = new LinkedHashMap<>();
+        Topics.specs().forEach(s -> specs.put(s.name(), s));
+        Set<String> seen = new TreeSet<>();
+        String cluster = kafkaClusterOfBootstrap();
+        for (JsonNode t : Manifests.all(docs, "KafkaTopic")) {
+            String name = t.path("spec").path("topicName").asText(t.path("metadata").path("name").asText());
+            assertThat(specs).as("KafkaTopic %s is not in Topics.specs()", name).containsKey(name);
+            Topics.Spec spec = specs.get(name);
+            assertThat(t.path("spec").path("partitions").asInt()).as("%s partitions", name).isEqualTo(spec.partitions());
+            Map<String, String> config = new HashMap<>();
+            t.path("spec").path("config").fields().forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
+            assertThat(config).as("%s config", name).isEqualTo(spec.configs());
+            assertThat("compact".equals(config.get("cleanup.policy"))).as("%s compacted", name)
+                .isEqualTo(Topics.isCompacted(name));
+            assertThat(t.path("spec").path("replicas").asInt()).as("%s replicas", name).isGreaterThanOrEqualTo(1);
+            assertThat(t.path("metadata").path("labels").path("strimzi.io/cluster").asText())
+                .as("%s belongs to the Kafka cluster the selector and the job connect to", name).isEqualTo(cluster);
+            seen.add(name);
+        }
+        assertThat(seen).containsExactlyInAnyOrderElementsOf(specs.keySet());
+    }
+
+    @Test
+    void flinkDeploymentRunsTheJobMainWithArgumentsTheJobAccepts() throws Exception {
+        JsonNode fd = Manifests.one(docs, "FlinkDeployment", JOB);
+        JsonNode spec = fd.path("spec");
+        assertThat(spec.path("image").asText()).isEqualTo("tierroute/fitting-job:" + version);
+        String[] flink = EnvironmentInformation.getVersion().split("\\.");
+        assertThat(spec.path("flinkVersion").asText()).as("the Flink the job is built against")
+            .isEqualTo("v" + flink[0] + "_" + flink[1]);
+
+        JsonNode job = spec.path("job");
+        assertThat(job.path("entryClass").asText()).isEqualTo(FittingJobMain.class.getName());
+        assertThat(Class.forName(job.path("entryClass").asText()).getMethod("main", String[].class)).isNotNull();
+        assertThat(job.path("upgradeMode").asText()).isEqualTo("savepoint");
+        assertThat(job.path("state").asText()).isEqualTo("running");
+        List<String> args = new ArrayList<>();
+        job.path("args").forEach(a -> args.add(a.asText()));
+        JobSettings settings = JobSettings.parse(args.toArray(String[]::new));
+
+        Map<String, String> flinkConf = new HashMap<>();
+        spec.path("flinkConfiguration").fields().forEachRemaining(e -> flinkConf.put(e.getKey(), e.getValue().asText()));
+        Configuration cluster = Configuration.fromMap(flinkConf);
+        // The job sets these itself (KafkaWiring.configuration), so the cluster's must agree with them.
+        Configuration jobConf = KafkaWiring.configuration(settings);
+        assertThat(cluster.get(CheckpointingOptions.CHECKPOINTING_INTERVAL)).as("execution.checkpointing.interval")
+            .isEqualTo(jobConf.get(CheckpointingOptions.CHECKPOINTING_INTERVAL));
+        assertThat(job.path("parallelism").asInt()).isEqualTo(settings.parallelism());
+        int slots = cluster.get(TaskManagerOptions.NUM_TASK_SLOTS) * spec.path("taskManager").path("replicas").asInt(1);
+        assertThat(slots).as("task slots for the job's parallelism").isGreaterThanOrEqualTo(settings.parallelism());
+
+        String mount = "file://" + volumeMountPath(spec.path("podTemplate"), "flink-data");
+        String checkpoints = cluster.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY);
+        String savepoints = cluster.get(CheckpointingOptions.SAVEPOINT_DIRECTORY);
+        assertThat(checkpoints).as("checkpoints on the durable volume").startsWith(mount + "/");
+        assertThat(savepoints).as("savepoints on the durable volume").startsWith(mount + "/");
+        assertThat(cluster.get(HighAvailabilityOptions.HA_STORAGE_PATH)).startsWith(mount + "/");
+        if (settings.checkpointDir() != null) {
+            assertThat(settings.checkpointDir()).isEqualTo(checkpoints);
+        }
+        assertThat(cluster.get(RestartStrategyOptions.RESTART_STRATEGY)).as("restart-strategy.type").isNotBlank();
+        String claim = volume(spec.path("podTemplate"), "flink-data").path("persistentVolumeClaim").path("claimName").asText();
+        JsonNode pvc = Manifests.one(docs, "PersistentVolumeClaim", claim);
+        assertThat(pvc.path("spec").path("accessModes").toString()).as("shared by JobManager and TaskManagers")
+            .contains("ReadWriteMany");
+
+        assertThat(settings.bootstrapServers()).as("the job and the selector use the same brokers")
+            .isEqualTo(selectorConfig().kafka().bootstrapServers());
+        assertThat(spec.path("jobManager").path("resource").path("memory").asText()).isNotBlank();
+        assertThat(spec.path("taskManager").path("resource").path("memory").asText()).isNotBlank();
+
+        // The image the README tells to build puts the job jar where jarURI points.
+        String dockerfile = Files.readString(root.resolve("deploy/k8s/images/fitting-job.Dockerfile"));
+        assertThat(dockerfile).contains("FROM flink:" + EnvironmentInformation.getVersion() + "-java17")
+            .contains("COPY streaming-jobs/target/tierroute-streaming-jobs-" + version + "-job.jar "
+                + job.path("jarURI").asText().replace("local://", ""));
+    }
+
+    @Test
+    void selectorConfigMapLoadsAndTheDeploymentServesItsPort() throws IOException {
+        SelectorConfig cfg = selectorConfig();
+        assertThat(cfg.server().port()).as("the selector's default port").isEqualTo(ServerSettings.DEFAULTS.port());
+        assertThat(cfg.server().host()).as("reachable from the Service").isEqualTo("0.0.0.0");
+        assertThat(cfg.kafka()).isNotNull();
+
+        JsonNode pod = Manifests.one(docs, "Deployment", SELECTOR).path("spec").path("template").path("spec");
+        JsonNode c = pod.path("containers").get(0);
+        assertThat(c.path("image").asText()).isEqualTo("tierroute/selector:" + version);
+        JsonNode port = c.path("ports").get(0);
+        assertThat(port.path("containerPort").asInt()).isEqualTo(cfg.server().port());
+        List<String> args = new ArrayList<>();
+        c.path("args").forEach(a -> args.add(a.asText()));
+        assertThat(args).startsWith("selector", "--config");
+        Path configFile = Path.of(args.get(2));
+        String mount = null;
+        for (JsonNode m : c.path("volumeMounts")) {
+            JsonNode v = volume(pod, m.path("name").asText());
+            if (v.path("configMap").path("name").asText().equals(SELECTOR)) {
+                mount = m.path("mountPath").asText();
+            }
+        }
+        assertThat(mount).as("the ConfigMap is mounted").isNotNull();
+        assertThat(configFile).isEqualTo(Path.of(mount, "selector.yaml"));
+        assertThat(c.path("resources").path("requests").path("memory").asText()).isNotBlank();
+        assertThat(c.path("env").findValuesAsText("name")).contains(cfg.adminTokenEnv());
+
+        JsonNode svc = Manifests.one(docs, "Service", SELECTOR).path("spec");
+        JsonNode sp = svc.path("ports").get(0);
+        assertThat(sp.path("targetPort").asText()).isIn(port.path("name").asText(), String.valueOf(cfg.server().port()));
+        JsonNode podLabels = Manifests.one(docs, "Deployment", SELECTOR).path("spec").path("template").path("metadata")
+            .path("labels");
+        svc.path("selector").fields().forEachRemaining(e ->
+            assertThat(podLabels.path(e.getKey()).asText()).as("Service selector %s", e.getKey()).isEqualTo(e.getValue().asText()));
+
+        // The real server answers the probe paths and the scrape path.
+        String readiness = c.path("readinessProbe").path("httpGet").path("path").asText();
+        String liveness = c.path("livenessProbe").path("httpGet").path("path").asText();
+        assertThat(c.path("readinessProbe").path("httpGet").path("port").asText()).isIn(port.path("name").asText(),
+            String.valueOf(cfg.server().port()));
+        JsonNode monitor = Manifests.one(docs, "ServiceMonitor", SELECTOR).path("spec");
+        JsonNode endpoint = monitor.path("endpoints").get(0);
+        String metricsPath = endpoint.path("path").asText();
+        assertThat(endpoint.path("port").asText()).isEqualTo(sp.path("name").asText());
+        monitor.path("selector").path("matchLabels").fields().forEachRemaining(e ->
+            assertThat(Manifests.one(docs, "Service", SELECTOR).path("metadata").path("labels").path(e.getKey()).asText())
+                .as("ServiceMonitor selects the Service by %s", e.getKey()).isEqualTo(e.getValue().asText()));
+        JsonNode scrape = Manifests.yaml(Files.readString(root.resolve("deploy/prometheus/prometheus.yml")));
+        for (JsonNode job : scrape.path("scrape_configs")) {
+            if (job.path("job_name").asText().equals("tierroute-selector")) {
+                assertThat(metricsPath).as("same path as deploy/prometheus/prometheus.yml")
+                    .isEqualTo(job.path("metrics_path").asText("/metrics"));
+            }
+        }
+
+        SelectorConfig local = cfg.withKafka(null).withServer(cfg.server().withHost("127.0.0.1").withPort(0));
+        try (SelectorServer server = SelectorServer.start(local)) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (String path : List.of(readiness, liveness, metricsPath)) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(server.uri().resolve(path)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as("GET %s on the real selector", path).isEqualTo(200);
+                if (path.equals(metricsPath)) {
+                    assertThat(r.body()).as("Prometheus text with the selector's metrics").contains("tierroute_");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void flinkPodsExposeThePrometheusReporterPort() {
+        JsonNode fd = Manifests.one(docs, "FlinkDeployment", JOB).path("spec");
+        int reporterPort = Integer.parseInt(fd.path("flinkConfiguration").path("metrics.reporter.prom.port").asText());
+        JsonNode container = fd.path("podTemplate").path("spec").path("containers").get(0);
+        assertThat(container.path("name").asText()).as("the operator's main container name").isEqualTo("flink-main-container");
+        JsonNode port = container.path("ports").get(0);
+        assertThat(port.path("containerPort").asInt()).isEqualTo(reporterPort);
+        JsonNode pm = Manifests.one(docs, "PodMonitor", "tierroute-flink").path("spec");
+        assertThat(pm.path("podMetricsEndpoints").get(0).path("port").asText()).isEqualTo(port.path("name").asText());
+        assertThat(pm.path("selector").path("matchLabels").path("app").asText()).as("operator pod label app=<name>")
+            .isEqualTo(JOB);
+    }
+
+    static SelectorConfig selectorConfig() {
+        JsonNode cm = Manifests.one(docs, "ConfigMap", SELECTOR);
+        String yaml = cm.path("data").path("selector.yaml").asText();
+        assertThat(yaml).as("ConfigMap data selector.yaml").isNotBlank();
+        return ConfigLoader.parse(yaml, Path.of("/etc/tierroute"));
+    }
+
+    /** The Strimzi cluster name behind the selector's bootstrap address ({@code <cluster>-kafka-bootstrap:port}). */
+    static String kafkaClusterOfBootstrap() {
+        String host = selectorConfig().kafka().bootstrapServers().split(",")[0].split(":")[0];
+        assertThat(host).as("a Strimzi bootstrap Service").endsWith("-kafka-bootstrap");
+        return host.substring(0, host.length() - "-kafka-bootstrap".length());
+    }
+
+    static JsonNode volume(JsonNode podSpec, String name) {
+        JsonNode spec = podSpec.has("spec") ? podSpec.path("spec") : podSpec;
+        for (JsonNode v : spec.path("volumes")) {
+            if (v.path("name").asText().equals(name)) {
+                return v;
+            }
+        }
+        throw new AssertionError("no volume " + name);
+    }
+
+    static String volumeMountPath(JsonNode podTemplate, String volume) {
+        volume(podTemplate, volume);
+        for (JsonNode c : podTemplate.path("spec").path("containers")) {
+            for (JsonNode m : c.path("volumeMounts")) {
+                if (m.path("name").asText().equals(volume)) {
+                    return m.path("mountPath").asText();
+                }
+            }
+        }
+        throw new AssertionError("volume " + volume + " is not mounted");
+    }
+}
