@@ -4,6 +4,7 @@ import io.tierroute.schemas.ForestFeatureSchema;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.QuantileCoverage;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
@@ -58,6 +59,9 @@ public final class Snapshots {
                 .setNodeThreshold(List.of(1000.0, 0.0, 0.0)).setNodeLeft(List.of(1, -1, -1))
                 .setNodeRight(List.of(2, -1, -1)).setNodeLeafId(List.of(-1, 0, 1)).setLeafRows(List.of(40, 60))
                 .setLeafSampleOffsets(List.of(0, 4, 8))
-                .setLeafSamples(List.of(50f, 80f, 120f, 200f, 300f, 400f, 600f, 900f)).build();
+                .setLeafSamples(List.of(50f, 80f, 120f, 200f, 300f, 400f, 600f, 900f))
+                .setCalibration(List.of(new QuantileCoverage(0.1, 0.12, 20L), new QuantileCoverage(0.5, 0.45, 20L),
+                        new QuantileCoverage(0.9, 0.95, 20L)))
+                .build();
     }
 }

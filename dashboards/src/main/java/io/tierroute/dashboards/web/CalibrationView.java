@@ -2,6 +2,7 @@ package io.tierroute.dashboards.web;
 
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileCoverage;
 import io.tierroute.schemas.avro.QuantileForestModel;
 
 import java.util.ArrayList;
@@ -12,19 +13,22 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What the latest snapshot held in full says about its quantile forest. The schema
- * ({@code QuantileForestModel}) carries no held-out coverage per quantile, so none is invented:
- * {@code coverage} is null with a note saying so. What is there is shown instead: the forest's
- * shape and the distribution of the training target kept in its leaves (each leaf's sorted samples
- * weighted by the in-bag rows they stand for, pooled over all trees), i.e. the quantiles the forest
- * predicts for a request it knows nothing about.
+ * The quantile forest of a scope's latest snapshot held in full: its calibration — coverage per
+ * nominal quantile, measured by the fitter on rows held out of the forest's training sample
+ * ({@code QuantileForestModel.calibration}) — and its shape. Entries that break the schema's rules
+ * (quantile outside (0, 1), coverage outside [0, 1], negative rows) are dropped and counted, not
+ * drawn. Also given: the training target's quantiles pooled over the forest's leaves (each leaf's
+ * sorted samples weighted by the rows they stand for), i.e. what it predicts for a request it knows
+ * nothing about.
  */
 final class CalibrationView {
 
     static final double[] QUANTILES = {0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
-    static final String COVERAGE_NOTE = "The snapshot carries no coverage per quantile: QuantileForestModel has "
-            + "no held-out coverage field, and measuring it needs completions joined with decisions, which the "
-            + "dashboard does not read. Shown instead: the training target's quantiles pooled over the forest's leaves.";
+    static final String COVERAGE_NOTE = "Coverage: the share of held-out rows (part of the training sample the "
+            + "forest measured on was not fitted on) whose output length was at most the predicted quantile; a "
+            + "calibrated model lies on the diagonal.";
+    static final String NO_COVERAGE_NOTE = "This forest carries no calibration: it was trained before the field "
+            + "existed or on too few rows to hold any out.";
 
     private final SnapshotHistory history;
 
@@ -39,13 +43,31 @@ final class CalibrationView {
         QuantileForestModel m = s.map(ParameterSnapshot::getQuantileModel).orElse(null);
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
         out.put("present", m != null);
-        out.put("coverage", null);
-        out.put("coverageNote", COVERAGE_NOTE);
         if (m == null) {
+            out.put("coverage", List.of());
+            out.put("coverageNote", NO_COVERAGE_NOTE);
             out.put("message", s.isEmpty() ? "no snapshot yet" : "version " + s.get().getVersion()
                     + " has no quantile model (d̂ falls back to max_tokens / 2)");
             return out;
         }
+        List<Map<String, Object>> coverage = new ArrayList<>();
+        int invalid = 0;
+        for (QuantileCoverage c : m.getCalibration()) {
+            if (!(c.getQuantile() > 0 && c.getQuantile() < 1) || !(c.getCoverage() >= 0 && c.getCoverage() <= 1)
+                    || c.getRows() < 0) {
+                invalid++;
+                continue;
+            }
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("q", c.getQuantile());
+            e.put("coverage", c.getCoverage());
+            e.put("rows", c.getRows());
+            coverage.add(e);
+        }
+        coverage.sort(java.util.Comparator.comparingDouble(e -> (Double) e.get("q")));
+        out.put("coverage", coverage);
+        out.put("invalidCoverageEntries", invalid);
+        out.put("coverageNote", coverage.isEmpty() ? NO_COVERAGE_NOTE : COVERAGE_NOTE);
         out.put("target", m.getTargetName());
         out.put("features", m.getFeatureNames());
         out.put("trainingRows", m.getTrainingRows());

@@ -96,7 +96,11 @@ class DashboardApiTest {
 
         JsonNode cal = json(get("api/v1/scopes/default/calibration"));
         assertThat(cal.get("present").asBoolean()).isTrue();
-        assertThat(cal.get("coverage").isNull()).as("the schema carries no coverage: none is invented").isTrue();
+        assertThat(cal.get("coverage")).as("the forest's held-out coverage per quantile").hasSize(3);
+        assertThat(cal.get("coverage").get(1).get("q").asDouble()).isEqualTo(0.5);
+        assertThat(cal.get("coverage").get(1).get("coverage").asDouble()).isEqualTo(0.45);
+        assertThat(cal.get("coverage").get(1).get("rows").asLong()).isEqualTo(20);
+        assertThat(cal.get("invalidCoverageEntries").asInt()).isZero();
         assertThat(cal.get("targetQuantiles")).hasSize(CalibrationView.QUANTILES.length);
         assertThat(cal.get("trainingRows").asLong()).isEqualTo(100);
 

@@ -139,7 +139,7 @@ class DashboardBrowserTest {
         assertThat(counts.get("accepted")).isEqualTo(4L);
         assertThat(counts.get("rejected")).isEqualTo(1L);
         assertThat(counts.get("bw")).isEqualTo(5L);
-        assertThat(counts.get("calibration")).as("one point per target quantile").isEqualTo(8L);
+        assertThat(counts.get("calibration")).as("one point per calibrated quantile").isEqualTo(3L);
         assertThat(counts.get("drawn")).isEqualTo(11L);
         assertThat(driver.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")).isEqualTo("5");
         assertThat(driver.findElement(By.id("heatmap")).getDomAttribute("data-cells")).isEqualTo("6");
@@ -151,7 +151,12 @@ class DashboardBrowserTest {
         assertThat(rejected.getDomAttribute("data-status")).isEqualTo("REJECTED");
         assertThat(rejected.getText()).contains("alphaP jumped ×12");
         assertThat(rows.get(0).getDomAttribute("data-active")).isEqualTo("true");
-        assertThat(driver.findElement(By.id("calibration-note")).getText()).contains("no coverage per quantile");
+        assertThat(driver.findElement(By.id("calibration-note")).getText()).contains("held-out rows");
+        assertThat(driver.findElement(By.id("calibration-chart")).getDomAttribute("data-points")).isEqualTo("3");
+        assertThat(driver.findElements(By.cssSelector("#calibration-chart canvas"))).hasSize(1);
+        List<WebElement> coverage = driver.findElements(By.cssSelector("#coverage-table tbody tr"));
+        assertThat(coverage).extracting(r -> r.getDomAttribute("data-q")).containsExactly("0.1", "0.5", "0.9");
+        assertThat(coverage.get(1).getText()).contains("0.50").contains("0.450").contains("20");
         assertThat(driver.findElement(By.cssSelector("#detail tbody")).getText()).contains("alphaP").contains("5000");
     }
 

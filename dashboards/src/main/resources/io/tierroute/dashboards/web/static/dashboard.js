@@ -189,18 +189,32 @@ function renderCalibration(d) {
   const chart = $('calibration-chart');
   if (state.charts.__calibration) { state.charts.__calibration.destroy(); delete state.charts.__calibration; }
   chart.replaceChildren();
+  chart.dataset.points = '0';
   if (!d.present) { box.textContent = d.message; return; }
-  box.replaceChildren(el('table', {}, el('tbody', {},
-    ...[['coverage per quantile', 'not in the snapshot'], ['target', d.target], ['training rows', d.trainingRows],
-      ['trees', d.trees], ['leaves', d.leaves], ['samples per leaf ≤', d.maxSamplesPerLeaf],
-      ['features', d.features.join(', ')]].map(([k, v]) => el('tr', {}, el('th', { textContent: k }), el('td', { textContent: v }))))));
-  const qs = d.targetQuantiles;
-  chart.dataset.points = String(qs.length);
+  const cov = d.coverage;
+  const shape = el('table', { id: 'forest-shape' }, el('tbody', {},
+    ...[['target', d.target], ['training rows', d.trainingRows], ['trees', d.trees], ['leaves', d.leaves],
+      ['samples per leaf ≤', d.maxSamplesPerLeaf], ['features', d.features.join(', ')]]
+      .map(([k, v]) => el('tr', {}, el('th', { textContent: k }), el('td', { textContent: v })))));
+  const table = el('table', { id: 'coverage-table' },
+    el('thead', {}, el('tr', {}, ...['quantile', 'coverage', 'held-out rows'].map((h) => el('th', { textContent: h })))),
+    el('tbody', {}, ...cov.map((c) => {
+      const tr = el('tr', {}, el('td', { className: 'num', textContent: c.q.toFixed(2) }),
+        el('td', { className: 'num', textContent: c.coverage.toFixed(3) }),
+        el('td', { className: 'num', textContent: c.rows }));
+      tr.dataset.q = String(c.q);
+      return tr;
+    })));
+  box.replaceChildren(table, shape);
+  if (!cov.length) return;
+  chart.dataset.points = String(cov.length);
   state.charts.__calibration = new uPlot({
-    width: 380, height: 170, scales: { x: { time: false } },
-    series: [{ label: 'quantile' }, { label: d.target + ' (pooled leaves)', stroke: '#6a1b9a', points: { show: true, size: 6 } }],
-    axes: [{ values: (u, v) => v.map((x) => x.toFixed(2)) }, { size: 60 }],
-  }, [qs.map((q) => q.q), qs.map((q) => q.value)], chart);
+    width: 380, height: 200, scales: { x: { time: false, range: [0, 1] }, y: { range: [0, 1] } },
+    series: [{ label: 'nominal quantile' },
+      { label: 'coverage (held out)', stroke: '#6a1b9a', points: { show: true, size: 6 } },
+      { label: 'ideal', stroke: '#9e9e9e', dash: [4, 4], points: { show: false } }],
+    axes: [{ values: (u, v) => v.map((x) => x.toFixed(2)) }, { size: 50, values: (u, v) => v.map((x) => x.toFixed(2)) }],
+  }, [cov.map((c) => c.q), cov.map((c) => c.coverage), cov.map((c) => c.q)], chart);
 }
 
 async function showDetail(version) {
