@@ -46,6 +46,7 @@ public final class AzureReader implements TraceReader {
         if (in <= 0 || out < 0 || micros < 0) {
             throw new IllegalArgumentException("need ContextTokens > 0, GeneratedTokens ≥ 0, non-decreasing time");
         }
+        TraceRecord.checkLengths("ContextTokens", in, "GeneratedTokens", out);
         return new TraceRecord(micros, in, out, null);
     }
 }

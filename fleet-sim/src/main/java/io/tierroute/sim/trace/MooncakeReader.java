@@ -35,6 +35,11 @@ public final class MooncakeReader implements TraceReader {
         if (ts < 0 || in <= 0 || out < 0) {
             throw new IllegalArgumentException("timestamp must be ≥ 0, input_length > 0, output_length ≥ 0");
         }
+        if (ts > Long.MAX_VALUE / 1000 || !require(n, "input_length").canConvertToInt()
+                || !require(n, "output_length").canConvertToInt()) {
+            throw new IllegalArgumentException("timestamp, input_length or output_length out of range");
+        }
+        TraceRecord.checkLengths("input_length", in, "output_length", out);
         return new TraceRecord(ts * 1000, in, out, blockIds);
     }
 

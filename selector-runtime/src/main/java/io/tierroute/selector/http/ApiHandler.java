@@ -22,6 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.ByteArrayOutputStream;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -193,6 +194,10 @@ public final class ApiHandler implements HttpHandler {
             error(e, err.status, err.getMessage());
         } catch (JsonProcessingException err) {
             error(e, 400, Json.describe(err));
+        } catch (CharConversionException err) {
+            // Jackson guesses UTF-16/32 from the first bytes and fails on a body that is neither (found by
+            // HttpApiFuzzTest): a client error, not ours. JSON on the wire is UTF-8 (RFC 8259 §8.1).
+            error(e, 400, "the request body is not UTF-8 JSON: " + err.getMessage());
         } catch (IOException | RuntimeException err) {
             log.error("internal error on {} {}", e.getRequestMethod(), e.getRequestPath(), err);
             error(e, 500, "internal error: " + err);
