@@ -6,6 +6,7 @@ import io.tierroute.jobs.fit.ScopeKeys;
 import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.ingest.EventTimes;
+import io.tierroute.jobs.ingest.IdleWatermarks;
 import io.tierroute.jobs.ingest.Inbound;
 import io.tierroute.jobs.ingest.InboundSplit;
 import io.tierroute.jobs.ingest.TelemetrySample;
@@ -100,7 +101,7 @@ public final class FittingJob {
             .process(new InboundSplit.Completions()).returns(TypeInformation.of(CompletionRow.class))
             .name("decode completions").uid("split-completions");
         SingleOutputStreamOperator<SnapshotControl> controls = env
-            .fromSource(sources.control(), watermarks, "control source").uid("source-control")
+            .fromSource(sources.control(), new IdleWatermarks(), "control source").uid("source-control")
             .setParallelism(1)
             .process(new InboundSplit.Controls()).returns(TypeInformation.of(SnapshotControl.class))
             .setParallelism(1)

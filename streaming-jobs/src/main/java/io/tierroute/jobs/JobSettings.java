@@ -46,6 +46,11 @@ import java.util.Map;
  * @param gateMinSamples the validation gate's {@code minSamples}
  * @param gateMinR2 the validation gate's {@code minR2}
  * @param gateMaxJumpFactor the validation gate's {@code maxJumpFactor}
+ * @param cadenceClock {@code processing} (snapshots and forests on wall-clock timers) or {@code event}
+ *     (deterministic: event-time ticks at multiples of the cadence, inputs applied in event-time order,
+ *     forest trained synchronously at its tick, snapshot times = tick; see the README)
+ * @param failAfterInputs fault injection for tests, 0 = off: in its first execution attempt a fitting
+ *     subtask throws after this many inputs following its first completed checkpoint
  */
 public record JobSettings(
         String bootstrapServers,
@@ -77,7 +82,13 @@ public record JobSettings(
         long forestMaxBytes,
         long gateMinSamples,
         double gateMinR2,
-        double gateMaxJumpFactor) implements Serializable {
+        double gateMaxJumpFactor,
+        String cadenceClock,
+        long failAfterInputs) implements Serializable {
+
+    /** {@link #cadenceClock()} value of the deterministic mode. */
+    public static final String EVENT_CLOCK = "event";
+    public static final String PROCESSING_CLOCK = "processing";
 
     public JobSettings {
         require(bootstrapServers != null && !bootstrapServers.isBlank(), "bootstrap-servers", "is required");
@@ -113,6 +124,9 @@ public record JobSettings(
         require(gateMinSamples >= 1, "gate-min-samples", "must be >= 1");
         require(gateMinR2 >= 0 && gateMinR2 <= 1, "gate-min-r2", "must be in [0, 1]");
         require(gateMaxJumpFactor > 1, "gate-max-jump-factor", "must be > 1");
+        require(PROCESSING_CLOCK.equals(cadenceClock) || EVENT_CLOCK.equals(cadenceClock), "cadence-clock",
+            "must be processing or event, got " + cadenceClock);
+        require(failAfterInputs >= 0, "fail-after-inputs", "must be >= 0 (0 = off)");
     }
 
     /** The defaults, for a broker at {@code bootstrapServers}. */
@@ -182,6 +196,8 @@ public record JobSettings(
         m.put("gate-min-samples", 200L);
         m.put("gate-min-r2", 0.3);
         m.put("gate-max-jump-factor", 4.0);
+        m.put("cadence-clock", PROCESSING_CLOCK);
+        m.put("fail-after-inputs", 0L);
         return m;
     }
 
@@ -217,6 +233,8 @@ public record JobSettings(
         m.put("gate-min-samples", gateMinSamples);
         m.put("gate-min-r2", gateMinR2);
         m.put("gate-max-jump-factor", gateMaxJumpFactor);
+        m.put("cadence-clock", cadenceClock);
+        m.put("fail-after-inputs", failAfterInputs);
         return m;
     }
 
@@ -233,7 +251,8 @@ public record JobSettings(
             num(m, "min-fit-samples").intValue(),
             num(m, "min-forest-rows").intValue(), num(m, "forest-trees").intValue(),
             num(m, "forest-max-bytes").longValue(), num(m, "gate-min-samples").longValue(),
-            num(m, "gate-min-r2").doubleValue(), num(m, "gate-max-jump-factor").doubleValue());
+            num(m, "gate-min-r2").doubleValue(), num(m, "gate-max-jump-factor").doubleValue(),
+            (String) m.get("cadence-clock"), num(m, "fail-after-inputs").longValue());
     }
 
     private static Number num(Map<String, Object> m, String k) {
@@ -334,6 +353,11 @@ public record JobSettings(
         if (!ok) {
             throw new IllegalArgumentException("--" + flag + " " + what);
         }
+    }
+
+    /** Whether snapshots and forests run on event-time ticks (the deterministic mode). */
+    public boolean eventClock() {
+        return EVENT_CLOCK.equals(cadenceClock);
     }
 
     private static void positive(String flag, Duration d) {

@@ -19,6 +19,8 @@ class JobSettingsTest {
         assertThat(s.gateMinR2()).isEqualTo(0.5);
         assertThat(s.checkpointInterval()).isEqualTo(Duration.ofSeconds(1));
         assertThat(s.historyVersions()).isEqualTo(1000);
+        assertThat(s.eventClock()).as("processing-time cadence by default").isFalse();
+        assertThat(JobSettings.parse("--cadence-clock", "event", "--fail-after-inputs", "300").eventClock()).isTrue();
     }
 
     @Test
@@ -33,5 +35,8 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--parallelism", "0")).hasMessageContaining("--parallelism must be >= 1");
         assertThatThrownBy(() -> JobSettings.parse("--checkpoint-interval")).hasMessageContaining("needs a value");
         assertThatThrownBy(() -> JobSettings.parse("stray")).hasMessageContaining("unexpected argument 'stray'");
+        assertThatThrownBy(() -> JobSettings.parse("--cadence-clock", "wall"))
+            .hasMessageContaining("--cadence-clock must be processing or event, got wall");
+        assertThatThrownBy(() -> JobSettings.parse("--fail-after-inputs", "-1")).hasMessageContaining("--fail-after-inputs");
     }
 }

@@ -38,7 +38,14 @@ final class TestJobs {
      * and returns once it runs.
      */
     static JobClient start(JobSettings s, String restoreFrom, List<JobClient> started) throws Exception {
+        return start(s, restoreFrom, started, new Configuration());
+    }
+
+    /** As {@link #start(JobSettings, String, List)}, with {@code extra} over the job's configuration. */
+    static JobClient start(JobSettings s, String restoreFrom, List<JobClient> started, Configuration extra)
+            throws Exception {
         Configuration conf = KafkaWiring.configuration(s);
+        conf.addAll(extra);
         if (restoreFrom != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }

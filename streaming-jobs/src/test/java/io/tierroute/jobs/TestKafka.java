@@ -29,9 +29,14 @@ final class TestKafka implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
 
     TestKafka() {
+        this(false);
+    }
+
+    /** @param singlePartitions every topic with one partition (a fixed input order, for the deterministic mode) */
+    TestKafka(boolean singlePartitions) {
         broker = EmbeddedKafka.start();
         for (Topics.Spec s : Topics.specs()) {
-            broker.createTopic(s.name(), s.partitions(), s.configs());
+            broker.createTopic(s.name(), singlePartitions ? 1 : s.partitions(), s.configs());
         }
         Properties p = new Properties();
         p.put("bootstrap.servers", broker.bootstrapServers());

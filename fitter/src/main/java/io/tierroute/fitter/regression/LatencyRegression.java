@@ -308,11 +308,34 @@ public final class LatencyRegression {
     /**
      * Solves the current sums and returns the fit; O(maxQSlack · p³). Before {@code burnIn} rows the
      * buffered rows are fitted without entering the stream state.
+     *
+     * <p>Reading a fit changes nothing: it solves copies of the sums, and the reference fit, Q_slack and
+     * scale that later rows are weighted against still change only every {@code refitInterval} rows. So the
+     * estimator's state is a function of the rows alone, however often it is read (the streaming job's
+     * restore rebuilds it by replaying rows, without the reads of the first time).
      */
     public LatencyFit fit() {
         if (burnInRows != null) {
             return fitDuringBurnIn();
         }
+        WeightedGram[] live = candidates.clone();
+        double liveScale = scale;
+        int liveBest = best;
+        double[] liveSsr = lastSsr.clone();
+        for (int k = 0; k < candidates.length; k++) {
+            candidates[k] = live[k].copy();
+        }
+        try {
+            return solveCopies();
+        } finally {
+            System.arraycopy(live, 0, candidates, 0, live.length);
+            scale = liveScale;
+            best = liveBest;
+            System.arraycopy(liveSsr, 0, lastSsr, 0, liveSsr.length);
+        }
+    }
+
+    private LatencyFit solveCopies() {
         refit();
         WeightedGram g = candidates[best];
         double[] se = standardErrors(g);
@@ -335,7 +358,7 @@ public final class LatencyRegression {
         double down = downweightedDen > 0 ? downweightedNum / downweightedDen : 0;
         double s = Double.isFinite(scale) ? scale : 0;
         return new LatencyFit(coefficients, qSlack, intercept, interceptSe, r2, accepted, nEff, s, down,
-            lastSsr);
+            lastSsr.clone());
     }
 
     private LatencyFit fitDuringBurnIn() {

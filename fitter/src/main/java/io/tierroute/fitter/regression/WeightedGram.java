@@ -38,6 +38,21 @@ final class WeightedGram {
         coef = new double[p];
     }
 
+    /** An independent copy (sums, pending forgetting and the latest solution). */
+    WeightedGram copy() {
+        WeightedGram c = new WeightedGram(p);
+        for (int i = 0; i < p; i++) {
+            System.arraycopy(a[i], 0, c.a[i], 0, p);
+            System.arraycopy(bread[i], 0, c.bread[i], 0, p);
+            System.arraycopy(meat[i], 0, c.meat[i], 0, p);
+        }
+        System.arraycopy(b, 0, c.b, 0, p);
+        System.arraycopy(coef, 0, c.coef, 0, p);
+        c.pending = pending;
+        c.pending2 = pending2;
+        return c;
+    }
+
     void decay(double lambda) {
         if (lambda == 1.0) {
             return;

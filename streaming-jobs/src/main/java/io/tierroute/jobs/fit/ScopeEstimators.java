@@ -67,12 +67,28 @@ final class ScopeEstimators {
         SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
     }
 
-    /** Uses the active snapshot's BW_t for the utilisation of later samples. */
-    void useBandwidths(ParameterSnapshot active) {
+    /** Uses the active snapshot's BW_t for the utilisation of later samples; true if any value changed. */
+    boolean useBandwidths(ParameterSnapshot active) {
+        boolean changed = false;
         if (active != null) {
             for (TierBandwidth b : active.getBandwidths()) {
-                bandwidths.put(b.getTier().name(), b.getBytesPerSecond().getValue());
+                Double old = bandwidths.put(b.getTier().name(), b.getBytesPerSecond().getValue());
+                changed |= old == null || old != b.getBytesPerSecond().getValue();
             }
+        }
+        return changed;
+    }
+
+    /** The BW_t in use, per tier name (a copy, in a fixed order). */
+    BandwidthChange bandwidths(long atTelemetry) {
+        return BandwidthChange.of(atTelemetry, bandwidths);
+    }
+
+    /** Replaces the BW_t in use (replaying a {@link BandwidthChange}). */
+    void useBandwidths(BandwidthChange change) {
+        bandwidths.clear();
+        for (int i = 0; i < change.tiers.length; i++) {
+            bandwidths.put(change.tiers[i], change.bytesPerSecond[i]);
         }
     }
 

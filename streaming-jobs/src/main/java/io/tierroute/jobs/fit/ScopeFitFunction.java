@@ -31,6 +31,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
@@ -79,7 +80,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link #COUNTERS}: buffer sizes, the dirty flag and pending timers.</li>
  * </ul>
  */
-public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput, SnapshotControl, ParameterSnapshot> {
+public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput, SnapshotControl, ParameterSnapshot>
+        implements CheckpointListener {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(ScopeFitFunction.class);
 
@@ -103,6 +105,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new MapStateDescriptor<>("recentTelemetryChunks", Long.class, byte[].class);
     static final ListStateDescriptor<TelemetrySample> TELEMETRY_TAIL =
         new ListStateDescriptor<>("recentTelemetryTail", TelemetrySample.class);
+    static final ListStateDescriptor<BandwidthChange> BANDWIDTHS =
+        new ListStateDescriptor<>("bandwidthChanges", BandwidthChange.class);
+    /** Event-time mode: inputs and control records waiting for the tick that covers their event time. */
+    static final ListStateDescriptor<ScopeInput> PENDING_INPUTS =
+        new ListStateDescriptor<>("pendingInputs", ScopeInput.class);
+    static final ListStateDescriptor<SnapshotControl> PENDING_CONTROLS =
+        new ListStateDescriptor<>("pendingControls", SnapshotControl.class);
     /** Largest replay chunk, rows (smaller when the buffer bound is small: a chunk is at most a quarter of it). */
     static final int MAX_CHUNK_ROWS = 512;
     /** How often the keyed thread looks for a finished background forest, ms. */
@@ -121,6 +130,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient ListState<JoinedRow> rowTail;
     private transient MapState<Long, byte[]> telemetryChunks;
     private transient ListState<TelemetrySample> telemetryTail;
+    private transient ListState<BandwidthChange> bandwidthChanges;
+    private transient ListState<ScopeInput> pendingInputs;
+    private transient ListState<SnapshotControl> pendingControls;
+    /** Event-time mode: the tick being published (the snapshots' createdAtMs). */
+    private transient long tickMs;
+    /** Fault injection ({@code fail-after-inputs}): inputs since the first completed checkpoint, -1 before it. */
+    private transient long inputsAfterCheckpoint;
     private transient int rowChunkRows;
     private transient int telemetryChunkRows;
 
@@ -138,6 +154,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient Counter controlsIgnored;
     private transient Counter rejectedInputs;
     private transient Counter forestFailures;
+    private transient Counter lateInputs;
 
     /** Newest version per scope already on the params topic when the job was started (may be empty). */
     private final HashMap<String, Long> publishedVersions;
@@ -173,11 +190,16 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         rowTail = ctx.getListState(ROW_TAIL);
         telemetryChunks = ctx.getMapState(TELEMETRY_CHUNKS);
         telemetryTail = ctx.getListState(TELEMETRY_TAIL);
+        bandwidthChanges = ctx.getListState(BANDWIDTHS);
+        pendingInputs = ctx.getListState(PENDING_INPUTS);
+        pendingControls = ctx.getListState(PENDING_CONTROLS);
+        inputsAfterCheckpoint = -1;
         rowChunkRows = chunkRows(settings.sampleRows());
         telemetryChunkRows = chunkRows(settings.telemetryReplayRows());
 
         live = new HashMap<>();
-        assembler = new SnapshotAssembler(settings.jobName(), System::currentTimeMillis);
+        assembler = settings.eventClock() ? new SnapshotAssembler(settings.jobName(), () -> tickMs)
+            : new SnapshotAssembler(settings.jobName(), System::currentTimeMillis);
         gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
@@ -198,6 +220,24 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         controlsIgnored = m.counter("controlsIgnored");
         rejectedInputs = m.counter("inputsRejectedByEstimators");
         forestFailures = m.counter("forestTrainingFailures");
+        lateInputs = m.counter("lateInputs");
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        if (inputsAfterCheckpoint < 0) {
+            inputsAfterCheckpoint = 0;
+        }
+    }
+
+    /** {@code fail-after-inputs}: a deliberate failure, once (first attempt), for fault tests. */
+    private void maybeFail() {
+        long n = settings.failAfterInputs();
+        if (n > 0 && inputsAfterCheckpoint >= 0 && ++inputsAfterCheckpoint == n
+                && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0) {
+            throw new IllegalStateException("injected failure after " + n
+                + " inputs following the first completed checkpoint (--fail-after-inputs)");
+        }
     }
 
     @Override
@@ -210,9 +250,45 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     @Override
     public void processElement1(ScopeInput in, Context ctx, Collector<ParameterSnapshot> out) throws Exception {
-        String scope = ctx.getCurrentKey();
-        ScopeEstimators est = estimators(scope);
+        maybeFail();
+        if (settings.eventClock()) {
+            // Held until the tick covering its event time, then applied in event-time order with the tick's
+            // other inputs: what a snapshot covers no longer depends on arrival order or wall-clock timing.
+            long t = EventOrder.timeOf(in);
+            pendingInputs.add(in);
+            long at = tickFor(t, settings.publishInterval().toMillis(), ctx);
+            ctx.timerService().registerEventTimeTimer(at);
+            if (in.joined != null) {
+                ctx.timerService().registerEventTimeTimer(tickFor(t, settings.forestInterval().toMillis(), ctx));
+            }
+            return;
+        }
         ScopeCounters c = counters();
+        apply(in, ctx.getCurrentKey(), c);
+        if (in.joined != null && c.nextForestMs == 0) {
+            c.nextForestMs = alignedAfter(ctx.timerService().currentProcessingTime(), settings.forestInterval().toMillis());
+            ctx.timerService().registerProcessingTimeTimer(c.nextForestMs);
+        }
+        armPublish(c, ctx);
+        counters.update(c);
+    }
+
+    /**
+     * Event-time mode: the first multiple of {@code interval} at or after event time {@code t}; an input
+     * already behind the watermark (late: its tick may have fired) goes to the first tick after it.
+     */
+    private long tickFor(long t, long interval, Context ctx) {
+        long wm = ctx.timerService().currentWatermark();
+        if (t <= wm) {
+            lateInputs.inc();
+            t = wm + 1;
+        }
+        return -Math.floorDiv(-t, interval) * interval;
+    }
+
+    /** Feeds one input to the scope's estimators and replay buffers and marks the scope dirty. */
+    private void apply(ScopeInput in, String scope, ScopeCounters c) throws Exception {
+        ScopeEstimators est = estimators(scope);
         if (in.telemetry != null) {
             if (!est.add(in.telemetry)) {
                 rejectedInputs.inc();
@@ -232,17 +308,28 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             if (++c.rowTail >= rowChunkRows) {
                 sealRows(c);
             }
-            if (c.nextForestMs == 0) {
-                c.nextForestMs = alignedAfter(ctx.timerService().currentProcessingTime(), settings.forestInterval().toMillis());
-                ctx.timerService().registerProcessingTimeTimer(c.nextForestMs);
-            }
         }
-        markDirty(c, ctx);
-        counters.update(c);
+        c.dirty = true;
     }
 
     @Override
     public void processElement2(SnapshotControl record, Context ctx, Collector<ParameterSnapshot> out) throws Exception {
+        if (settings.eventClock()) {
+            // Applied at the tick covering the record's own timestamp, like the inputs.
+            pendingControls.add(record);
+            ctx.timerService().registerEventTimeTimer(tickFor(record.getTimestampMs(), settings.publishInterval().toMillis(), ctx));
+            return;
+        }
+        ScopeCounters c = counters();
+        applyControl(record, ctx.getCurrentKey(), c);
+        if (c.dirty) {
+            armPublish(c, ctx);
+        }
+        counters.update(c);
+    }
+
+    /** Applies a control record unless its sequence is not above the applied one; marks the scope dirty. */
+    private void applyControl(SnapshotControl record, String scope, ScopeCounters c) throws Exception {
         SnapshotControl current = control.value();
         if (current != null && record.getSequence() <= current.getSequence()) {
             controlsIgnored.inc();
@@ -260,17 +347,20 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
             record.getVersion(), record.getSequence(), record.getReason());
         // The next snapshot carries the new sequence: after an UNPIN it is the one that becomes active.
-        ScopeCounters c = counters();
-        if (estimators(ctx.getCurrentKey()).hasData()) {
-            markDirty(c, ctx);
+        if (estimators(scope).hasData()) {
+            c.dirty = true;
         }
-        counters.update(c);
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<ParameterSnapshot> out) throws Exception {
         ScopeCounters c = counters();
         String scope = ctx.getCurrentKey();
+        if (settings.eventClock()) {
+            onEventTick(timestamp, scope, c, out);
+            counters.update(c);
+            return;
+        }
         if (timestamp == c.nextForestMs) {
             c.nextForestMs = 0;
             trainForest(scope, c, ctx);
@@ -283,14 +373,55 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             c.nextPublishMs = 0;
             if (c.dirty) {
                 c.dirty = false;
-                publish(scope, out);
+                publish(scope, c, out);
             }
         }
         counters.update(c);
     }
 
-    private void markDirty(ScopeCounters c, Context ctx) {
-        c.dirty = true;
+    /**
+     * Event-time mode, the watermark passed {@code tick}: the held inputs with event time ≤ tick are applied
+     * in {@link EventOrder}, then the control records due, then (at a multiple of the forest interval) the
+     * forest is trained on this thread, then (at a multiple of the cadence) a snapshot stamped with the tick
+     * is published if anything was applied since the last one.
+     */
+    private void onEventTick(long tick, String scope, ScopeCounters c, Collector<ParameterSnapshot> out)
+            throws Exception {
+        List<ScopeInput> due = new ArrayList<>();
+        List<ScopeInput> later = new ArrayList<>();
+        for (ScopeInput in : pendingInputs.get()) {
+            (EventOrder.timeOf(in) <= tick ? due : later).add(in);
+        }
+        if (!due.isEmpty()) {
+            pendingInputs.update(later);
+            due.sort(EventOrder.INPUTS);
+            for (ScopeInput in : due) {
+                apply(in, scope, c);
+            }
+        }
+        List<SnapshotControl> dueControls = new ArrayList<>();
+        List<SnapshotControl> laterControls = new ArrayList<>();
+        for (SnapshotControl r : pendingControls.get()) {
+            (r.getTimestampMs() <= tick ? dueControls : laterControls).add(r);
+        }
+        if (!dueControls.isEmpty()) {
+            pendingControls.update(laterControls);
+            dueControls.sort(EventOrder.CONTROLS);
+            for (SnapshotControl r : dueControls) {
+                applyControl(r, scope, c);
+            }
+        }
+        tickMs = tick;
+        if (tick % settings.forestInterval().toMillis() == 0) {
+            trainForestNow(scope, c);
+        }
+        if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
+            c.dirty = false;
+            publish(scope, c, out);
+        }
+    }
+
+    private void armPublish(ScopeCounters c, Context ctx) {
         if (c.nextPublishMs == 0) {
             c.nextPublishMs = alignedAfter(ctx.timerService().currentProcessingTime(), settings.publishInterval().toMillis());
             ctx.timerService().registerProcessingTimeTimer(c.nextPublishMs);
@@ -311,15 +442,29 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ScopeEstimators est = live.get(scope);
         if (est == null) {
             est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows());
-            est.useBandwidths(activeSnapshot(scope));
+            List<BandwidthChange> changes = new ArrayList<>();
+            bandwidthChanges.get().forEach(changes::add);
+            if (changes.isEmpty()) {
+                est.useBandwidths(activeSnapshot(scope)); // no change recorded (yet): the defaults or the active BW_t
+            }
+            ScopeCounters c = counters();
             long[] t = {0};
             long[] r = {0};
+            long first = c.firstTelemetryChunk * telemetryChunkRows;
+            int[] next = {0};
             ScopeEstimators e = est;
-            forEachTelemetry(counters(), s -> {
+            forEachTelemetry(c, s -> {
+                // Each sample with the BW_t that was in use when it first arrived.
+                while (next[0] < changes.size() && changes.get(next[0]).atTelemetry <= first + t[0]) {
+                    e.useBandwidths(changes.get(next[0]++));
+                }
                 e.add(s);
                 t[0]++;
             });
-            forEachRow(counters(), row -> {
+            while (next[0] < changes.size()) {
+                e.useBandwidths(changes.get(next[0]++));
+            }
+            forEachRow(c, row -> {
                 e.add(row);
                 r[0]++;
             });
@@ -331,7 +476,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         return est;
     }
 
-    private void publish(String scope, Collector<ParameterSnapshot> out) throws Exception {
+    private void publish(String scope, ScopeCounters c, Collector<ParameterSnapshot> out) throws Exception {
         ScopeEstimators est = estimators(scope);
         if (!est.hasData()) {
             return;
@@ -365,7 +510,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             ParameterSnapshot kept = ParameterSnapshot.newBuilder(snapshot).setQuantileModel(null).build();
             accepted.put(v, sequence);
             history.put(v, new HistoryEntry(kept, forestVersion));
-            est.useBandwidths(snapshot);
+            if (est.useBandwidths(snapshot)) {
+                bandwidthChanges.add(est.bandwidths(c.nextTelemetryChunk * telemetryChunkRows + c.telemetryTail));
+            }
             trimHistory(v, ctl);
         } else {
             snapshotsRejected.inc();
@@ -457,6 +604,28 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         armForestPoll(c, ctx);
     }
 
+    /**
+     * Event-time mode: trains the forest on this thread, on the buffered rows (oldest first) with the
+     * configured seed, so the model is a function of the input; the subtask stalls for the training.
+     */
+    private void trainForestNow(String scope, ScopeCounters c) throws Exception {
+        if (c.bufferedRows < settings.minForestRows() || c.rowsSinceForest < settings.minForestRows()) {
+            return;
+        }
+        List<OutputRow> rows = new ArrayList<>((int) c.bufferedRows + rowChunkRows);
+        forEachRow(c, r -> rows.add(r.output()));
+        c.rowsSinceForest = 0;
+        long begin = System.nanoTime();
+        try {
+            pendingForest.update(new QuantileForestTrainer(forestConfig).fit(rows).model());
+            LOG.info("scope {}: quantile forest trained on {} rows in {} ms (event-time tick {})", scope, rows.size(),
+                (System.nanoTime() - begin) / 1_000_000, tickMs);
+        } catch (RuntimeException e) {
+            forestFailures.inc();
+            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, rows.size(), e.toString());
+        }
+    }
+
     private void armForestPoll(ScopeCounters c, Context ctx) {
         c.nextForestPollMs = ctx.timerService().currentProcessingTime() + FOREST_POLL_MS;
         ctx.timerService().registerProcessingTimeTimer(c.nextForestPollMs);
@@ -520,10 +689,30 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         telemetryTail.clear();
         c.telemetryTail = 0;
         long keep = (settings.telemetryReplayRows() + telemetryChunkRows - 1) / telemetryChunkRows;
+        boolean dropped = false;
         while (c.nextTelemetryChunk - c.firstTelemetryChunk > keep) {
             telemetryChunks.remove(c.firstTelemetryChunk++);
+            dropped = true;
+        }
+        if (dropped) {
+            trimBandwidthChanges(c.firstTelemetryChunk * telemetryChunkRows);
         }
         c.bufferedTelemetry = (c.nextTelemetryChunk - c.firstTelemetryChunk) * telemetryChunkRows;
+    }
+
+    /** Drops the BW_t changes no buffered sample needs: all before {@code first} but the last of those. */
+    private void trimBandwidthChanges(long first) throws Exception {
+        List<BandwidthChange> all = new ArrayList<>();
+        bandwidthChanges.get().forEach(all::add);
+        int keepFrom = 0;
+        for (int i = 0; i < all.size(); i++) {
+            if (all.get(i).atTelemetry <= first) {
+                keepFrom = i;
+            }
+        }
+        if (keepFrom > 0) {
+            bandwidthChanges.update(new ArrayList<>(all.subList(keepFrom, all.size())));
+        }
     }
 
     /** The buffered joined rows, oldest first. */
