@@ -17,7 +17,7 @@ public final class RunReport {
     /** Metric names, in report order. */
     public static final String[] METRICS = {
             "requests", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "jct_mean_s", "jct_p99_s",
-            "throughput_tok_s", "hit_hbm", "hit_cpu", "pcie_util", "preemptions", "rejected", "wall_s"};
+            "throughput_tok_s", "hit_hbm", "hit_cpu", "pcie_util", "gpu_util", "preemptions", "rejected", "wall_s"};
 
     private final String policy;
     private final String version;
@@ -53,9 +53,11 @@ public final class RunReport {
         long span = Math.max(1, r.endMicros() - (firstArrival == Long.MAX_VALUE ? 0 : firstArrival));
         long preemptions = 0;
         double linkBusy = 0;
+        double stepBusy = 0;
         for (SimResult.WorkerStats w : r.workers()) {
             preemptions += w.preemptions();
             linkBusy += w.linkBusyMicros();
+            stepBusy += w.busyMicros();
         }
         RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft);
         rep.values.put("requests", (double) r.completions().size());
@@ -69,6 +71,8 @@ public final class RunReport {
         rep.values.put("hit_hbm", promptTokens == 0 ? 0 : (double) hit[Tier.HBM.ordinal()] / promptTokens);
         rep.values.put("hit_cpu", promptTokens == 0 ? 0 : (double) hit[Tier.CPU.ordinal()] / promptTokens);
         rep.values.put("pcie_util", linkBusy / r.workers().size() / span);
+        // Share of the span the workers were running steps (prefill or decode): what binds before the link does.
+        rep.values.put("gpu_util", stepBusy / r.workers().size() / span);
         rep.values.put("preemptions", (double) preemptions);
         rep.values.put("rejected", (double) r.rejected());
         rep.values.put("wall_s", r.wallMillis() / 1000.0);

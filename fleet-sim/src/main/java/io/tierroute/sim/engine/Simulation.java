@@ -12,6 +12,7 @@ import io.tierroute.sim.policy.WorkerTelemetry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
+import java.util.function.Consumer;
 
 /**
  * The discrete-event simulator: replays requests (sorted by arrival) against {@link EngineConfig#workers()}
@@ -68,6 +69,7 @@ public final class Simulation implements EngineListener {
     private final int[] dirtyList;
     private int dirtyCount;
     private RoutingPolicy policy;
+    private Consumer<Completion> completionHook = c -> {};
     private long seq;
     private long now;
     private long lastWorkAt;
@@ -106,6 +108,19 @@ public final class Simulation implements EngineListener {
     /** The fleet as policies see it (valid before and during {@link #run}). */
     public FleetView fleetView() {
         return view;
+    }
+
+    /**
+     * Hands each completion log (the realised queue wait, tier-load, prefill and decode times) to
+     * {@code hook} as the request finishes, before the policy's {@link RoutingPolicy#onFinished}: what an
+     * engine publishes, which the live fleet forwards and a router never sees. Set before {@link #run}.
+     */
+    public Simulation onCompletion(Consumer<Completion> hook) {
+        if (ran) {
+            throw new IllegalStateException("set the completion hook before run()");
+        }
+        this.completionHook = java.util.Objects.requireNonNull(hook, "hook");
+        return this;
     }
 
     /** Runs every request to completion under {@code policy}. */
@@ -289,8 +304,10 @@ public final class Simulation implements EngineListener {
         long ttft = s.firstTokenAt - arrival;
         long queue = s.firstScheduledAt - arrival;
         long prefill = Math.max(0, s.firstTokenAt - s.firstScheduledAt - s.loadMicros);
-        completions.add(new Completion(s.request, s.worker, queue, s.loadMicros, prefill, t - s.firstTokenAt, ttft,
-                s.generated, s.hitTokens.clone(), s.computedTokens, s.preemptions, t));
+        Completion c = new Completion(s.request, s.worker, queue, s.loadMicros, prefill, t - s.firstTokenAt, ttft,
+                s.generated, s.hitTokens.clone(), s.computedTokens, s.preemptions, t);
+        completions.add(c);
+        completionHook.accept(c);
         done++;
         policy.onFinished(s.request, s.worker, s.generated, t);
     }

@@ -19,6 +19,7 @@ import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sequences.Telemetry;
 import io.tierroute.sim.engine.EngineConfig;
 import io.tierroute.sim.engine.Simulation;
+import io.tierroute.sim.policy.Completion;
 import io.tierroute.sim.policy.FleetView;
 import io.tierroute.sim.policy.RoutingPolicy;
 import io.tierroute.sim.policy.SimRequest;
@@ -66,6 +67,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final Selector selector;
     private final DirectIndexWriter writer;
     private final Map<String, InFlight> inFlight = new HashMap<>();
+    /** The engine's completion log of a request that just finished, until {@link #onFinished} publishes it. */
+    private final Map<String, Completion> realised = new HashMap<>();
     private final Histogram ttft = new Histogram(3_600_000_000L, 3);
     private final LongAdder routed = new LongAdder();
     private final LongAdder finished = new LongAdder();
@@ -103,7 +106,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         this.timeScale = timeScale;
         this.scope = scope;
         this.publisher = publisher;
-        this.sim = new Simulation(cfg, requests);
+        this.sim = new Simulation(cfg, requests).onCompletion(c -> realised.put(c.request().id(), c));
         FleetView fleet = sim.fleetView();
         int n = fleet.workers();
         List<WorkerSpec> specs = new ArrayList<>(n);
@@ -297,11 +300,12 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         pace(nowMicros);
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FINISHED, outputTokens));
         InFlight f = inFlight.remove(r.id());
+        // The engine's own log: null when the request was rejected (its prompt can never fit the worker's KV).
+        Completion c = realised.remove(r.id());
         if (f == null) {
             return;
         }
-        long first = f.firstToken()[0];
-        boolean ok = first >= 0;
+        boolean ok = c != null && f.firstToken()[0] >= 0;
         List<TierTokens> cachedTokens = new ArrayList<>();
         long cachedSum = 0;
         for (int t = 0; t < Tier.COUNT; t++) {
@@ -312,12 +316,14 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 cachedSum += tokens;
             }
         }
-        long ttftUs = ok ? first - f.arrivalMicros() : 0;
+        // Realised phases as the engine measured them (virtual µs): queue wait + tier load + prefill = TTFT.
+        long first = ok ? f.arrivalMicros() + c.ttftMicros() : -1;
         publisher.completion(CompletionLog.newBuilder().setRequestId(r.id()).setWorker(FleetPublisher.worker(f.worker()))
                 .setScope(scope).setModel(cfg.model()).setArrivalTimeMs(epochMs(f.arrivalMicros()))
                 .setDispatchedTimeMs(epochMs(f.arrivalMicros())).setFirstTokenTimeMs(ok ? epochMs(first) : null)
-                .setFinishedTimeMs(epochMs(nowMicros)).setQueueWaitUs(0).setPrefillUs(ttftUs).setTierLoadUs(0)
-                .setDecodeUs(ok ? nowMicros - first : 0).setTtftUs(ok ? ttftUs : null).setInputTokens(f.isl())
+                .setFinishedTimeMs(epochMs(nowMicros)).setQueueWaitUs(ok ? c.queueWaitMicros() : 0)
+                .setPrefillUs(ok ? c.prefillMicros() : 0).setTierLoadUs(ok ? c.tierLoadMicros() : 0)
+                .setDecodeUs(ok ? c.decodeMicros() : 0).setTtftUs(ok ? c.ttftMicros() : null).setInputTokens(f.isl())
                 .setOutputTokens(outputTokens).setCachedTokens(cachedTokens)
                 .setStatus(ok ? RequestStatus.OK : RequestStatus.FAILED)
                 .setStatusDetail(ok ? null : "the prompt does not fit the worker's KV cache")

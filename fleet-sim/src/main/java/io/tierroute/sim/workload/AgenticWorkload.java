@@ -33,21 +33,6 @@ public record AgenticWorkload(String name, int agents, int systemTokens, int cat
         return new AgenticWorkload("agentic", 8, 3000, 2000, 8, 800, 12_000, 0.8, 600, 0, 0, 2.0, 120);
     }
 
-    /**
-     * Long-context agents whose histories are evicted to the CPU tier while their tools run, so the next
-     * step's hit must be loaded back over PCIe: a 16 k-token shared system prompt + catalog, ~8 steps,
-     * tool results of median 2,500 tokens (≤ 20 k; contexts of 20–60 k, a few beyond HBM and rejected),
-     * tool calls of median 8 s, 0.4 sessions/s, on workers with 128 k tokens of HBM KV (32 GiB: a larger
-     * model or a smaller GPU) and a PCIe Gen4 ×16 link (25 GB/s effective) that concurrent loads share.
-     * Loading a 30 k-token context takes 0.31 s alone on the link (10.5 µs/token against ~20 µs/token to
-     * recompute), so two concurrent loads already make the CPU tier no faster than recomputing. Measured
-     * link utilisation stays low on average (a few %; fleet-sim/README.md): HBM turnover, not the link,
-     * binds first in this engine model.
-     */
-    public static AgenticWorkload pcieContention() {
-        return new AgenticWorkload("agentic-pcie", 8, 10_000, 6_000, 8, 2500, 20_000, 0.4, 300, 25e9, 131_072, 8.0, 120);
-    }
-
     @Override
     public String description() {
         return String.format("%d agents, %,d+%,d-token shared prompt+catalog, ~%.0f steps, tool results median %,d, "

@@ -48,6 +48,15 @@ final class BlockIds {
         return this;
     }
 
+    /** A copy of this prompt so far that appends its own private ids from {@code privateBase} (a forked context). */
+    BlockIds fork(long privateBase) {
+        BlockIds f = new BlockIds(blockSize, privateBase);
+        f.ids = Arrays.copyOf(ids, ids.length);
+        f.tokens = tokens;
+        f.full = full;
+        return f;
+    }
+
     int tokens() {
         return tokens;
     }

@@ -16,7 +16,7 @@ public final class Workloads {
         add(SharedPrefixWorkload.llmdBlog());
         add(SharedPrefixWorkload.cpuOverflow());
         add(AgenticWorkload.standard());
-        add(AgenticWorkload.pcieContention());
+        add(FanOutAgentWorkload.pcieContention());
         add(ChatWorkload.standard());
     }
 

@@ -72,6 +72,39 @@ class WorkloadsTest {
     }
 
     @Test
+    void fanOutSiblingsShareTheForkedContextAndResumeTogether() {
+        FanOutAgentWorkload w = FanOutAgentWorkload.pcieContention();
+        List<SimRequest> rs = w.generate(f, 5);
+        Map<String, List<SimRequest>> bySession = new HashMap<>();
+        for (SimRequest r : rs) {
+            String session = r.agent().workflowId().split("\\.")[0];
+            bySession.computeIfAbsent(session, k -> new java.util.ArrayList<>()).add(r);
+        }
+        assertThat(bySession).hasSize(w.sessions());
+        int rounds = 0;
+        for (List<SimRequest> session : bySession.values()) {
+            SimRequest plan = session.stream().filter(r -> !r.agent().workflowId().contains(".")).findFirst().orElseThrow();
+            // every round of siblings: same step number, arrivals within a few jitters of each other, and each
+            // prompt starts with the orchestrator's whole step-0 prompt (the fork prefix)
+            Map<Integer, List<SimRequest>> byRound = new HashMap<>();
+            session.stream().filter(r -> r.agent().workflowId().contains("."))
+                    .forEach(r -> byRound.computeIfAbsent(r.agent().step(), k -> new java.util.ArrayList<>()).add(r));
+            assertThat(byRound.get(0)).hasSizeBetween(w.minFanOut(), w.maxFanOut());
+            for (List<SimRequest> round : byRound.values()) {
+                long first = round.stream().mapToLong(SimRequest::arrivalMicros).min().orElseThrow();
+                long last = round.stream().mapToLong(SimRequest::arrivalMicros).max().orElseThrow();
+                assertThat(last - first).isLessThan(3_000_000L);
+                for (SimRequest r : round) {
+                    assertThat(java.util.Arrays.copyOf(r.blockHashes(), plan.fullBlocks())).isEqualTo(plan.blockHashes());
+                    assertThat(r.promptTokens()).isLessThanOrEqualTo(FanOutAgentWorkload.CONTEXT_BUDGET);
+                }
+                rounds++;
+            }
+        }
+        assertThat(rounds).isGreaterThan(w.sessions() * 4);
+    }
+
+    @Test
     void theLoadKnobScalesArrivals() {
         List<SimRequest> rs = ChatWorkload.standard().generate(f, 1);
         List<SimRequest> twice = Workloads.atLoad(rs, 2.0);
