@@ -225,9 +225,17 @@ public final class ChildJvm {
         }
     }
 
+    /** The log's last 256 KiB (a long-running JobManager's log grows without bound). */
     static String readLog(Path log) {
-        try {
-            return Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+        if (!Files.exists(log)) {
+            return "";
+        }
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(log.toFile(), "r")) {
+            long from = Math.max(0, f.length() - 256 * 1024);
+            byte[] b = new byte[(int) (f.length() - from)];
+            f.seek(from);
+            f.readFully(b);
+            return new String(b, StandardCharsets.UTF_8);
         } catch (IOException e) {
             return "(could not read " + log + ": " + e.getMessage() + ")";
         }
