@@ -2,6 +2,10 @@ package io.tierroute.cli;
 
 import io.tierroute.dashboards.Dashboard;
 import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.LocalClasspath;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.jobs.FittingJob;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.KafkaWiring;
@@ -55,10 +59,21 @@ import java.util.stream.Stream;
  */
 final class Demo implements AutoCloseable {
 
-    /** What to run. Ports: 0 = any free port. */
+    /**
+     * What to run. Ports: 0 = any free port; {@code kafkaPort} 0 = the embedded broker (whose listener port
+     * cannot be pinned), else a Kafka broker process ({@link KafkaBrokerProcess}) listening on that port.
+     */
     record Options(Path trace, String workload, int workers, double timeScale, double load, int limit, long seed,
                    String scope, int flinkUiPort, int dashboardPort, int minSamples, double gateMinR2, double gateMaxJumpFactor,
-                   String token, String tokenEnv) {}
+                   String token, String tokenEnv, int kafkaPort) {
+        /** With the embedded broker. */
+        Options(Path trace, String workload, int workers, double timeScale, double load, int limit, long seed,
+                String scope, int flinkUiPort, int dashboardPort, int minSamples, double gateMinR2, double gateMaxJumpFactor,
+                String token, String tokenEnv) {
+            this(trace, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort, minSamples,
+                    gateMinR2, gateMaxJumpFactor, token, tokenEnv, 0);
+        }
+    }
 
     /** A port given on the command line that is not free. */
     static final class PortTakenException extends RuntimeException {
@@ -70,7 +85,7 @@ final class Demo implements AutoCloseable {
     private final Options opts;
     private final List<AutoCloseable> closers = new ArrayList<>();
     private Path tmp;
-    private EmbeddedKafka kafka;
+    private String bootstrap;
     private MiniCluster flink;
     private JobID jobId;
     private URI flinkUi;
@@ -105,6 +120,7 @@ final class Demo implements AutoCloseable {
     static Demo start(Options opts) throws Exception {
         requireFree(opts.flinkUiPort(), "--flink-ui-port");
         requireFree(opts.dashboardPort(), "--dashboard-port");
+        requireFree(opts.kafkaPort(), "--kafka-port");
         Demo d = new Demo(opts);
         try {
             d.startAll();
@@ -123,13 +139,20 @@ final class Demo implements AutoCloseable {
         tmp = Files.createTempDirectory("tierroute-demo-");
         closers.add(() -> deleteTree(tmp));
 
-        // 1. Kafka with the topics.
-        kafka = EmbeddedKafka.start();
-        closers.add(kafka);
-        for (Topics.Spec s : Topics.specs()) {
-            kafka.createTopic(s.name(), s.partitions(), s.configs());
+        // 1. Kafka with the topics: in this JVM, or a broker process on the port asked for.
+        if (opts.kafkaPort() == 0) {
+            EmbeddedKafka kafka = EmbeddedKafka.start();
+            closers.add(kafka);
+            bootstrap = kafka.bootstrapServers();
+        } else {
+            KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(tmp.resolve("kafka"),
+                    opts.kafkaPort(), LoopbackPorts.free(), LocalClasspath.fromResource(Demo.class),
+                    "tierroute-demo:" + tmp, Map.of()));
+            closers.add(kafka);
+            kafka.start(Duration.ofSeconds(120));
+            bootstrap = kafka.bootstrapServers();
         }
-        String bootstrap = kafka.bootstrapServers();
+        ProjectTopics.create(bootstrap, (short) 1);
 
         // 2. Flink MiniCluster with the web UI (flink-runtime-web is on the classpath); the job comes in step 6.
         Configuration conf = new Configuration();
@@ -236,7 +259,7 @@ final class Demo implements AutoCloseable {
         }
     }
 
-    String bootstrap() { return kafka.bootstrapServers(); }
+    String bootstrap() { return bootstrap; }
     URI flinkUi() { return flinkUi; }
     URI dashboardUri() { return dashboard.uri(); }
     LiveFleet fleet() { return fleet; }

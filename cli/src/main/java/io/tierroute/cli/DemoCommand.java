@@ -74,6 +74,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "Port of the Flink web UI / REST API (default ${DEFAULT-VALUE}; 0 = any free port).")
     int flinkUiPort;
 
+    @Option(names = "--kafka-port", defaultValue = "0", paramLabel = "N",
+            description = "Run Kafka as a broker process listening on this port (default ${DEFAULT-VALUE}: an embedded "
+                    + "broker on any free port).")
+    int kafkaPort;
+
     @Option(names = "--dashboard-port", defaultValue = "8090", paramLabel = "N",
             description = "Port of the dashboard (default ${DEFAULT-VALUE}; 0 = any free port).")
     int dashboardPort;
@@ -122,8 +127,8 @@ final class DemoCommand implements Callable<Integer> {
         if (!(load > 0)) {
             throw new CommandLine.ParameterException(cl, "--load must be > 0, got " + load);
         }
-        String[] flags = {"--flink-ui-port", "--dashboard-port"};
-        int[] ports = {flinkUiPort, dashboardPort};
+        String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port"};
+        int[] ports = {flinkUiPort, dashboardPort, kafkaPort};
         for (int i = 0; i < ports.length; i++) {
             if (ports[i] < 0 || ports[i] > 65535) {
                 throw new CommandLine.ParameterException(cl, flags[i] + " must be in [0, 65535], got " + ports[i]);
@@ -154,7 +159,7 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
         }
         return new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort,
-                minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv);
+                minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort);
     }
 
     /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */

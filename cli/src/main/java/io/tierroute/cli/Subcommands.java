@@ -17,6 +17,8 @@ final class Subcommands {
             SelectorCommand::new,  // tierroute selector --config FILE: the routing server
             DashboardCommand::new, // tierroute dashboard --bootstrap HOST:PORT: the fitted-parameter dashboard
             SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback: snapshot history and pins
+            ClusterCommand::new,   // tierroute cluster up|down|status: a local Kafka broker process + Flink session cluster
+            SubmitCommand::new,    // tierroute submit --flink URL --bootstrap HOST:PORT: the fitting job on a Flink cluster
             BenchCommand::new      // tierroute bench routing ...: policies compared on the fleet simulator
     );
 

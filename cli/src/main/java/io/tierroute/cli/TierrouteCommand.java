@@ -5,6 +5,7 @@ import picocli.CommandLine.Command;
 
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Properties;
 
 /**
@@ -49,8 +50,10 @@ public final class TierrouteCommand implements Runnable {
         if (System.getProperty("org.jboss.logging.provider") == null) {
             System.setProperty("org.jboss.logging.provider", "slf4j");
         }
-        // The demo runs Kafka and Flink in this JVM: their INFO logs would bury the status line.
-        if (args.length > 0 && args[0].equals("demo") && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+        // The demo runs Kafka and Flink in this JVM: their INFO logs would bury the status line; cluster and
+        // submit talk to Kafka's Admin client, whose INFO logs would bury their report.
+        if (args.length > 0 && List.of("demo", "cluster", "submit").contains(args[0])
+                && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
         if (args.length > 0 && args[0].equals("demo")) {

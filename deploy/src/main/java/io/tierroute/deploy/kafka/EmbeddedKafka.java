@@ -159,7 +159,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Broker settings a cluster of one node needs (STACK.md). */
-    static Map<String, String> singleBrokerDefaults() {
+    public static Map<String, String> singleBrokerDefaults() {
         return Map.of(
                 "offsets.topic.replication.factor", "1",
                 "offsets.topic.num.partitions", "4",

@@ -1,0 +1,197 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.local.LocalClasspath;
+import io.tierroute.deploy.local.LocalCluster;
+import io.tierroute.deploy.local.LoopbackPorts;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code tierroute cluster up|down|status}: a Kafka broker process and a standalone Flink session
+ * cluster on loopback ({@link LocalCluster}), for running the fitting job as users do once one machine
+ * is not enough: submitted with {@code tierroute submit}, upgraded through savepoints.
+ */
+@Command(name = "cluster",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Start, stop and inspect a local Kafka broker process and Flink session cluster (loopback).",
+                "The processes run on the Maven-resolved jars this command was built with (no Flink or Kafka "
+                        + "distribution needed) and keep their pids, ports, logs and data under --dir.", ""},
+        subcommands = {ClusterCommand.Up.class, ClusterCommand.Down.class, ClusterCommand.Status.class},
+        commandListHeading = "%nCommands:%n",
+        synopsisSubcommandLabel = "COMMAND")
+final class ClusterCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "a cluster command is required (up, down, status)");
+    }
+
+    @Command(name = "up", mixinStandardHelpOptions = true,
+            description = "Start the Kafka broker, create the topics, start the JobManager and the TaskManagers; "
+                    + "returns once all of them answer, leaving them running.")
+    static final class Up implements Callable<Integer> {
+        @CommandLine.Mixin
+        DirOptionMixin dir;
+
+        @Option(names = "--kafka-port", defaultValue = "9092", paramLabel = "N", description = "Kafka client port (default ${DEFAULT-VALUE}).")
+        int kafkaPort;
+
+        @Option(names = "--kafka-controller-port", defaultValue = "9093", paramLabel = "N",
+                description = "Kafka KRaft controller port (default ${DEFAULT-VALUE}).")
+        int kafkaControllerPort;
+
+        @Option(names = "--flink-port", defaultValue = "8081", paramLabel = "N",
+                description = "Flink REST API and web UI port (default ${DEFAULT-VALUE}).")
+        int flinkPort;
+
+        @Option(names = "--flink-rpc-port", defaultValue = "6123", paramLabel = "N",
+                description = "Flink JobManager RPC port (default ${DEFAULT-VALUE}).")
+        int flinkRpcPort;
+
+        @Option(names = "--task-managers", defaultValue = "1", paramLabel = "N", description = "TaskManager JVMs (default ${DEFAULT-VALUE}).")
+        int taskManagers;
+
+        @Option(names = "--slots", defaultValue = "2", paramLabel = "N", description = "Slots per TaskManager (default ${DEFAULT-VALUE}).")
+        int slots;
+
+        @Option(names = "--tm-memory", defaultValue = "1024m", paramLabel = "SIZE",
+                description = "taskmanager.memory.process.size of each TaskManager (default ${DEFAULT-VALUE}).")
+        String tmMemory;
+
+        @Option(names = "--timeout", defaultValue = "120s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
+                description = "How long each process may take to become ready (default ${DEFAULT-VALUE}).")
+        Duration timeout;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            if (slots < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--slots must be >= 1, got " + slots);
+            }
+            if (!tmMemory.matches("\\d+[mMgG]")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tm-memory must look like 1024m or 2g, got " + tmMemory);
+            }
+            LocalCluster.Settings s;
+            try {
+                s = new LocalCluster.Settings(dir.dir, kafkaPort, kafkaControllerPort, flinkPort, flinkRpcPort, taskManagers,
+                        slots, tmMemory, LocalClasspath.fromResource(ClusterCommand.class));
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            out.println("tierroute cluster: starting Kafka and Flink under " + s.dir() + " ...");
+            out.flush();
+            long begin = System.nanoTime();
+            LocalCluster.Running r;
+            try {
+                r = LocalCluster.up(s, timeout);
+            } catch (LoopbackPorts.PortTakenException e) {
+                err.println("tierroute cluster up: " + e.getMessage() + "; pick another port with the flag named");
+                return 1;
+            } catch (RuntimeException e) {
+                err.println("tierroute cluster up: " + e.getMessage());
+                return 1;
+            }
+            out.printf(Locale.ROOT, "  Kafka:  %s (pid %d, ready in %.1f s; topics created: %s)%n", r.kafka().bootstrapServers(),
+                    r.kafka().jvm().pid(), secs(r.kafka().lastStartTime()),
+                    r.topicsCreated().isEmpty() ? "none, all existed" : String.join(", ", r.topicsCreated()));
+            out.printf(Locale.ROOT, "  Flink:  %s (JobManager pid %d, up in %.1f s; %d TaskManager(s) x %d slots registered "
+                            + "after %.1f s)%n", r.flink().restUri(), r.flink().jobManager().pid(),
+                    secs(r.flink().jobManagerUpTime()), taskManagers, slots, secs(r.flink().taskManagersRegisteredTime()));
+            out.printf(Locale.ROOT, "  logs:   %s/kafka/kafka.log, %s/flink/log/%n", s.dir(), s.dir());
+            out.printf(Locale.ROOT, "up in %.1f s. Next: tierroute submit --flink %s --bootstrap %s; stop with: "
+                    + "tierroute cluster down --dir %s%n", (System.nanoTime() - begin) / 1e9, r.flink().restUri(),
+                    r.kafka().bootstrapServers(), s.dir());
+            return 0;
+        }
+    }
+
+    @Command(name = "down", mixinStandardHelpOptions = true,
+            description = "Stop the processes 'cluster up' started from --dir (SIGTERM, SIGKILL after 30 s); data stays.")
+    static final class Down implements Callable<Integer> {
+        @CommandLine.Mixin
+        DirOptionMixin dir;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            try {
+                List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
+                for (LocalCluster.Member m : members) {
+                    out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
+                }
+                out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
+                return 0;
+            } catch (IllegalStateException e) {
+                spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+            description = "Each process of the cluster under --dir, whether Kafka answers an Admin client and what "
+                    + "Flink's REST API reports. Exit code 0 only when everything is up.")
+    static final class Status implements Callable<Integer> {
+        @CommandLine.Mixin
+        DirOptionMixin dir;
+
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            LocalCluster.Status s;
+            try {
+                s = LocalCluster.status(dir.dir);
+            } catch (IllegalStateException e) {
+                spec.commandLine().getErr().println("tierroute cluster status: " + e.getMessage());
+                return 1;
+            }
+            boolean allUp = s.kafkaAnswers() && s.flink() != null;
+            for (LocalCluster.Member m : s.members()) {
+                out.printf(Locale.ROOT, "  %-14s pid %-8d %-8s log %s%n", m.role(), m.pid(), m.alive() ? "running" : "GONE", m.log());
+                allUp &= m.alive();
+            }
+            out.printf(Locale.ROOT, "  Kafka %s: %s%n", s.bootstrap(), s.kafkaAnswers() ? "answers" : "DOES NOT ANSWER");
+            if (s.flink() != null) {
+                out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free, %d job(s) running (Flink %s)%n",
+                        s.flinkRest(), s.flink().taskManagers(), s.flink().slotsAvailable(), s.flink().slotsTotal(),
+                        s.flink().jobsRunning(), s.flink().flinkVersion());
+            } else {
+                out.printf(Locale.ROOT, "  Flink %s: DOES NOT ANSWER (%s)%n", s.flinkRest(), s.flinkError());
+            }
+            return allUp ? 0 : 1;
+        }
+    }
+
+    /** {@code --dir}, as a picocli mixin. */
+    static final class DirOptionMixin {
+        @Option(names = "--dir", defaultValue = "tierroute-cluster", paramLabel = "DIR",
+                description = "State directory: pids, ports, configuration, logs and data (default ${DEFAULT-VALUE}).")
+        Path dir;
+    }
+
+    private static double secs(Duration d) {
+        return d.toMillis() / 1000.0;
+    }
+}

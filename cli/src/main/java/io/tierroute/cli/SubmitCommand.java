@@ -1,0 +1,177 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.local.FlinkRestClient;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+
+/**
+ * {@code tierroute submit}: runs the fitting job's jar on a Flink session cluster through its REST API
+ * ({@link FlinkRestClient}: upload, run, wait until every task runs), or stops a running job with a
+ * savepoint ({@code --savepoint DIR}); {@code --from-savepoint PATH} starts the jar from one, which is
+ * how the job is upgraded.
+ */
+@Command(name = "submit",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Submit the fitting job to a Flink session cluster, or stop it with a savepoint.",
+                "Submit: uploads the job jar, runs " + SubmitCommand.ENTRY_CLASS + " with --bootstrap-servers and the "
+                        + "JOB_ARGs (after --; see the job's --help), waits until every task runs and prints the job id.",
+                "Upgrade: 'submit --savepoint DIR' stops the running job with a savepoint and prints its path; "
+                        + "'submit --from-savepoint PATH ...' starts the (new) jar from it.", ""},
+        footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
+final class SubmitCommand implements Callable<Integer> {
+
+    static final String ENTRY_CLASS = "io.tierroute.jobs.FittingJobMain";
+    static final String JOB_JAR_GLOB = "tierroute-streaming-jobs-*-job.jar";
+
+    @Option(names = "--flink", required = true, paramLabel = "URL", description = "Flink REST address, e.g. http://127.0.0.1:8081.")
+    URI flink;
+
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers for the job (required to submit).")
+    String bootstrap;
+
+    @Option(names = "--jar", paramLabel = "PATH",
+            description = "The job jar (default: streaming-jobs/target/" + JOB_JAR_GLOB + " of this checkout).")
+    Path jar;
+
+    @Option(names = "--from-savepoint", paramLabel = "PATH", description = "Start the job from this savepoint.")
+    String fromSavepoint;
+
+    @Option(names = "--allow-non-restored-state",
+            description = "With --from-savepoint: accept savepoint state that no operator of the new job claims.")
+    boolean allowNonRestoredState;
+
+    @Option(names = "--savepoint", paramLabel = "DIR",
+            description = "Instead of submitting: stop the running job with a savepoint into DIR and print its path.")
+    String savepoint;
+
+    @Option(names = "--job-id", paramLabel = "ID", description = "With --savepoint: the job to stop (default: the only running job).")
+    String jobId;
+
+    @Option(names = "--wait", defaultValue = "120s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
+            description = "How long to wait for the job to run or the savepoint to complete (default ${DEFAULT-VALUE}).")
+    Duration wait;
+
+    @Parameters(paramLabel = "JOB_ARG", arity = "0..*", description = "Arguments of the job (after --), e.g. -- --parallelism 1.")
+    List<String> jobArgs = new ArrayList<>();
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        FlinkRestClient rest;
+        try {
+            rest = new FlinkRestClient(flink, Duration.ofSeconds(15));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--flink: " + e.getMessage());
+        }
+        try {
+            return savepoint != null ? stopWithSavepoint(rest, out) : submit(rest, out);
+        } catch (FlinkRestClient.FlinkRestException | IllegalStateException e) {
+            err.println("tierroute submit: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
+        if (fromSavepoint != null || !jobArgs.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--savepoint stops a job; it takes no --from-savepoint or job arguments");
+        }
+        String id = jobId != null ? jobId : onlyRunningJob(rest);
+        String location = rest.stopWithSavepoint(id, savepoint, wait);
+        out.println("job " + id + " stopped with a savepoint");
+        out.println("savepoint: " + location);
+        out.println("restart it with: tierroute submit --flink " + rest.base() + " --bootstrap HOST:PORT --from-savepoint "
+                + location);
+        return 0;
+    }
+
+    private static String onlyRunningJob(FlinkRestClient rest) {
+        List<FlinkRestClient.JobSummary> running = rest.jobs().stream()
+                .filter(j -> j.state().equals("RUNNING")).toList();
+        if (running.size() != 1) {
+            throw new IllegalStateException(running.isEmpty() ? "no job is running on " + rest.base()
+                    : running.size() + " jobs are running on " + rest.base() + " (" + running.stream()
+                    .map(j -> j.id() + " " + j.name()).toList() + "); name one with --job-id");
+        }
+        return running.get(0).id();
+    }
+
+    private int submit(FlinkRestClient rest, PrintWriter out) {
+        if (bootstrap == null || !bootstrap.matches("[^\\s:,]+:\\d{1,5}(,[^\\s:,]+:\\d{1,5})*")) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--bootstrap HOST:PORT is required to submit the job" + (bootstrap == null ? "" : ", got '" + bootstrap + "'"));
+        }
+        if (jobArgs.stream().anyMatch(a -> a.startsWith("--bootstrap-servers"))) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "give the Kafka address with --bootstrap, not as a job argument --bootstrap-servers");
+        }
+        if (allowNonRestoredState && fromSavepoint == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--allow-non-restored-state needs --from-savepoint");
+        }
+        Path job = jar != null ? jar : defaultJar();
+        if (!Files.isRegularFile(job)) {
+            throw new IllegalStateException("the job jar " + job + " does not exist; build it with "
+                    + "'mvn -pl streaming-jobs -am package -DskipTests' or pass --jar PATH");
+        }
+        long begin = System.nanoTime();
+        String jarId = rest.uploadJar(job);
+        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));
+        args.addAll(jobArgs);
+        String id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, fromSavepoint, allowNonRestoredState,
+                null));
+        out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
+        out.flush();
+        FlinkRestClient.JobDetails d = rest.awaitRunning(id, wait);
+        out.printf(Locale.ROOT, "job %s (%s): %s, %d tasks running, %.1f s after the upload began%n", id, d.name(), d.state(),
+                d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);
+        out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
+        return 0;
+    }
+
+    /** streaming-jobs/target/{@value #JOB_JAR_GLOB}, from the working directory or above the running jar. */
+    static Path defaultJar() {
+        List<Path> roots = new ArrayList<>(List.of(Path.of("").toAbsolutePath()));
+        try {
+            Path self = Path.of(SubmitCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path d = self.getParent(); d != null; d = d.getParent()) {
+                roots.add(d);
+            }
+        } catch (Exception ignored) {
+            // no code source: the working directory only
+        }
+        for (Path root : roots) {
+            Path target = root.resolve("streaming-jobs").resolve("target");
+            if (Files.isDirectory(target)) {
+                try (Stream<Path> s = Files.list(target)) {
+                    var found = s.filter(p -> p.getFileName().toString().matches("tierroute-streaming-jobs-.*-job\\.jar"))
+                            .findFirst();
+                    if (found.isPresent()) {
+                        return found.get();
+                    }
+                } catch (IOException ignored) {
+                    // try the next root
+                }
+            }
+        }
+        return Path.of("streaming-jobs", "target", "tierroute-streaming-jobs-<version>-job.jar");
+    }
+}

@@ -1,0 +1,93 @@
+package io.tierroute.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.cli.TierrouteCommand;
+import io.tierroute.deploy.local.LocalCluster;
+import io.tierroute.deploy.local.LoopbackPorts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** The errors of {@code cluster} and {@code submit} that need no running cluster: each says what is wrong. */
+class ClusterCommandErrorsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTakenPortIsRefusedNamingItsFlagAndNothingStarts() throws Exception {
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(LoopbackPorts.free()),
+                    "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                    "--flink-port", Integer.toString(taken.getLocalPort()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()));
+            assertThat(r[0]).isEqualTo("1");
+            assertThat(r[2]).contains("port " + taken.getLocalPort() + " (--flink-port) is taken on 127.0.0.1");
+        }
+        assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
+    @Test
+    void portsMustDiffer() {
+        String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19999", "--flink-port", "19999");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("the ports must all differ");
+    }
+
+    @Test
+    void downAndStatusWithoutAClusterSaySo() {
+        for (String cmd : new String[] {"down", "status"}) {
+            String[] r = run("cluster", cmd, "--dir", dir.toString());
+            assertThat(r[0]).as(cmd).isEqualTo("1");
+            assertThat(r[2]).contains("no cluster was started from " + dir.toAbsolutePath());
+        }
+    }
+
+    @Test
+    void submitNamesAMissingJarAndAnUnreachableCluster() throws Exception {
+        String flink = "http://127.0.0.1:" + LoopbackPorts.free();
+        String[] missing = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--jar", dir.resolve("no.jar").toString());
+        assertThat(missing[0]).isEqualTo("1");
+        assertThat(missing[2]).contains("the job jar " + dir.resolve("no.jar") + " does not exist");
+
+        Path jar = Files.write(dir.resolve("job.jar"), new byte[] {1, 2, 3});
+        String[] unreachable = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--jar", jar.toString());
+        assertThat(unreachable[0]).isEqualTo("1");
+        assertThat(unreachable[2]).contains("cannot reach the Flink cluster at " + flink, "connection refused");
+
+        String[] savepoint = run("submit", "--flink", flink, "--savepoint", dir.toString());
+        assertThat(savepoint[0]).isEqualTo("1");
+        assertThat(savepoint[2]).contains("cannot reach the Flink cluster at " + flink);
+    }
+
+    @Test
+    void submitValidatesItsArguments() {
+        String[] noBootstrap = run("submit", "--flink", "http://127.0.0.1:8081");
+        assertThat(noBootstrap[0]).isEqualTo("2");
+        assertThat(noBootstrap[2]).contains("--bootstrap HOST:PORT is required");
+
+        String[] badBootstrap = run("submit", "--flink", "http://127.0.0.1:8081", "--bootstrap", "localhost");
+        assertThat(badBootstrap[2]).contains("got 'localhost'");
+
+        String[] twice = run("submit", "--flink", "http://127.0.0.1:8081", "--bootstrap", "h:1", "--", "--bootstrap-servers", "x:1");
+        assertThat(twice[2]).contains("not as a job argument --bootstrap-servers");
+
+        String[] badUrl = run("submit", "--flink", "ftp://x", "--bootstrap", "h:1");
+        assertThat(badUrl[0]).isEqualTo("2");
+        assertThat(badUrl[2]).contains("must look like http://HOST:PORT");
+    }
+
+    /** rc, stdout, stderr. */
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
+    }
+}

@@ -1,0 +1,209 @@
+package io.tierroute.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.cli.TierrouteCommand;
+import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.LocalClasspath;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.deploy.local.ProjectTopics;
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.server.SelectorServer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Fault test: the Kafka broker process is stopped for 60 s while a selector (the real HTTP server, with
+ * its parameter loader, KV-event consumer and decision publisher on that broker) serves route requests.
+ * Every route succeeds during the outage, with the last good parameters (v1); once the broker is back on
+ * the same port and data, the selector reconnects by itself and applies the snapshot published after
+ * the restart (v2), with no call to it.
+ */
+class KafkaOutageTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration OUTAGE = Duration.ofSeconds(60);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void routesNeverFailWhileKafkaIsDownAndTheSelectorCatchesUpAfterwards() throws Exception {
+        AvroTrust.install();
+        KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(tmp.resolve("kafka"),
+                LoopbackPorts.free(), LoopbackPorts.free(), LocalClasspath.fromResource(TierrouteCommand.class),
+                "tierroute-test:" + tmp, Map.of()));
+        try (kafka) {
+            kafka.start(Duration.ofSeconds(120));
+            ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            publish(kafka.bootstrapServers(), snapshot(1, 2.0));
+
+            try (SelectorServer selector = SelectorServer.start(ConfigLoader.parse(config(kafka.bootstrapServers()), tmp))) {
+                HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+                awaitVersion(http, selector.uri(), 1, Duration.ofSeconds(60));
+
+                Router router = new Router(http, selector.uri());
+                Thread t = new Thread(router, "routes");
+                t.start();
+                Thread.sleep(2000);
+                long before = router.ok.get();
+                assertThat(before).as("routes before the outage").isPositive();
+
+                kafka.stop();
+                long down = System.nanoTime();
+                router.versionsSeen.clear();
+                Thread.sleep(OUTAGE.toMillis());
+                long duringOutage = router.ok.get() - before;
+                assertThat(router.versionsSeen.keySet()).as("the last good parameters stay in force").containsOnly(1L);
+
+                kafka.start(Duration.ofSeconds(120));
+                long upAgain = System.nanoTime();
+                publish(kafka.bootstrapServers(), snapshot(2, 3.0));
+                awaitVersion(http, selector.uri(), 2, Duration.ofSeconds(90));
+                Duration catchUp = Duration.ofNanos(System.nanoTime() - upAgain);
+                router.stop.set(true);
+                t.join(10_000);
+
+                System.out.printf("[measured] Kafka outage %.1f s: %d routes served during it, %d failed in all; broker "
+                                + "restart %.1f s; v2, published after the restart, served %.1f s after the broker was ready again%n",
+                        (upAgain - down) / 1e9, duringOutage, router.failed.get(), kafka.lastStartTime().toMillis() / 1e3,
+                        catchUp.toMillis() / 1e3);
+                assertThat(router.failed.get()).as("failed routes; first failure: " + router.firstFailure).isZero();
+                assertThat(duringOutage).as("routes served while Kafka was down").isPositive();
+                assertThat(router.versionsSeen).containsKey(2L);
+            }
+        }
+    }
+
+    /** Routes a request every ~10 ms; counts answers that are not 200 (or no answer) as failures. */
+    private static final class Router implements Runnable {
+        final HttpClient http;
+        final URI base;
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicLong ok = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        final Map<Long, Boolean> versionsSeen = new ConcurrentHashMap<>();
+        volatile String firstFailure;
+
+        Router(HttpClient http, URI base) {
+            this.http = http;
+            this.base = base;
+        }
+
+        @Override
+        public void run() {
+            int i = 0;
+            while (!stop.get()) {
+                String body = "{\"text\": \"You are a helpful assistant. Conversation " + (i++ % 50)
+                        + ": summarise the tiered KV cache design.\", \"max_tokens\": 64}";
+                try {
+                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/v1/route"))
+                            .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
+                        ok.incrementAndGet();
+                        versionsSeen.put(JSON.readTree(r.body()).path("snapshot_version").asLong(-1), true);
+                    } else {
+                        fail("HTTP " + r.statusCode() + ": " + r.body());
+                    }
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    fail(e.toString());
+                }
+            }
+        }
+
+        private void fail(String why) {
+            if (failed.getAndIncrement() == 0) {
+                firstFailure = why;
+            }
+        }
+    }
+
+    private static Duration awaitVersion(HttpClient http, URI base, long version, Duration timeout) throws Exception {
+        long begin = System.nanoTime();
+        long deadline = begin + timeout.toNanos();
+        long seen = -1;
+        while (System.nanoTime() < deadline) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/v1/params")).timeout(Duration.ofSeconds(5))
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            JsonNode n = JSON.readTree(r.body());
+            seen = n.path("version").asLong(-1);
+            if (seen == version) {
+                return Duration.ofNanos(System.nanoTime() - begin);
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the selector serves v" + seen + ", not v" + version + ", after " + timeout.toSeconds() + " s");
+    }
+
+    private static String config(String bootstrap) {
+        return """
+                model: {name: qwen3-32b, blockSize: 16, bytesPerToken: 262144}
+                defaults: {kvCapacityTokens: 400000, tiers: {cpu: 64e9, nvme: 7e9}}
+                workers: {count: 8, namePrefix: w}
+                server: {host: 127.0.0.1, port: 0}
+                kafka:
+                  bootstrapServers: %s
+                  scope: default
+                  clientId: outage-test-selector
+                  params: {startupTimeout: 60s, requireOnStart: true}
+                  kvEvents: {startFrom: latest}
+                """.formatted(bootstrap);
+    }
+
+    private static FittedValue fv(double v, long samples) {
+        return FittedValue.newBuilder().setValue(v).setSamples(samples).setQuality(0.9).setQualityKind(QualityKind.R2)
+                .setStdError(null).setWindowStartMs(1).setWindowEndMs(2).build();
+    }
+
+    /** An accepted snapshot of scope default whose α_p is {@code alphaP}. */
+    private static ParameterSnapshot snapshot(long version, double alphaP) {
+        return ParameterSnapshot.newBuilder().setScope("default").setVersion(version)
+                .setParentVersion(version > 1 ? version - 1 : null).setProducer("outage-test")
+                .setCreatedAtMs(System.currentTimeMillis()).setStatus(SnapshotStatus.ACCEPTED).setRejectReasons(List.of())
+                .setAlphaP(fv(alphaP, 1000)).setAlphaP2(fv(0.0, 1000)).setAlphaD(fv(40, 800)).setAlphaD2(fv(0.002, 800))
+                .setAlphaT(fv(1.1, 300)).setAlphaHo(fv(90, 200)).setQSlack(fv(3, 200)).setAlphaWf(fv(4000, 100))
+                .setLambda(fv(0.01, 100)).setAlphaWf2(fv(10, 100))
+                .setBandwidths(List.of(new TierBandwidth(Tier.CPU, fv(6.4e10, 50)))).setRho(List.of())
+                .setQuantileModel(null).setControlSequence(0).build();
+    }
+
+    private static void publish(String bootstrap, ParameterSnapshot s) throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            p.send(new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey(s.getScope(), s.getVersion())
+                    .getBytes(StandardCharsets.UTF_8), Codecs.PARAMETER_SNAPSHOT.encode(s))).get(30, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,190 @@
+package io.tierroute.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.cli.TierrouteCommand;
+import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.deploy.local.LocalCluster;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.schemas.AvroTrust;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The fitting job as users run it once one machine is not enough, through the commands they type:
+ * {@code cluster up} (a Kafka broker process and a Flink session cluster of 1 JobManager and 1
+ * TaskManager), {@code submit} of the real job jar (streaming-jobs/target/*-job.jar) over Flink's REST
+ * API, generated live input until the job publishes an accepted snapshot, {@code submit --savepoint}
+ * (stop with a savepoint), an upgrade from that savepoint, and {@code cluster down}, after which none
+ * of the processes is left.
+ *
+ * <p>The upgrade starts the same jar with a changed, compatible argument ({@code --job-name}, which is
+ * also the snapshots' {@code producer}, so the new job's snapshots are told apart). Before it starts,
+ * the input topics are emptied (records deleted up to their end) and the input is stopped: a job that
+ * started without the savepoint's state would see only the input sent after the upgrade, whereas the
+ * restored job's first snapshot carries at least as many samples as the last one before the savepoint.
+ */
+class SessionClusterJobTest {
+
+    private static final Path JOB_JAR = Path.of(System.getProperty("tierroute.jobJar",
+            "../streaming-jobs/target/tierroute-streaming-jobs-0.1.0-SNAPSHOT-job.jar"));
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void upSubmitPublishSavepointUpgradeFromItAndDown() throws Exception {
+        AvroTrust.install();
+        assertThat(JOB_JAR).as("the job jar; build it with mvn -pl streaming-jobs -am package -DskipTests").isRegularFile();
+        Path dir = tmp.resolve("cluster");
+        int kafkaPort = LoopbackPorts.free();
+        int flinkPort = LoopbackPorts.free();
+        String bootstrap = "127.0.0.1:" + kafkaPort;
+        String flink = "http://127.0.0.1:" + flinkPort;
+
+        Run up = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
+                "--kafka-controller-port", Integer.toString(LoopbackPorts.free()), "--flink-port", Integer.toString(flinkPort),
+                "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "2", "--timeout", "120s");
+        List<Long> pids = new ArrayList<>();
+        try {
+            assertThat(up.rc).as(up.all()).isZero();
+            System.out.println("[measured] " + up.out.strip().replace("\n", "\n[measured] "));
+            LocalCluster.members(dir).forEach(m -> pids.add(m.pid()));
+            assertThat(pids).hasSize(3);
+
+            Run status = run("cluster", "status", "--dir", dir.toString());
+            assertThat(status.rc).as(status.all()).isZero();
+            assertThat(status.out).contains("Kafka " + bootstrap + ": answers", "1 TaskManager(s)");
+
+            // v1 on generated input, until it has published an accepted snapshot that the selector serves
+            List<ParameterSnapshot> v1;
+            try (LiveInput input = new LiveInput(bootstrap, 40, 1)) {
+                Run submit = submit(flink, bootstrap, "tierroute-fitting-job-v1");
+                assertThat(submit.rc).as(submit.all()).isZero();
+                System.out.println("[measured] submit: " + submit.out.strip().replace("\n", " | "));
+                v1 = await(bootstrap, "an accepted snapshot of v1 with >= 200 samples", list -> list.stream()
+                        .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v1") && s.getStatus() == SnapshotStatus.ACCEPTED
+                                && s.getAlphaP().getSamples() >= 200), Duration.ofSeconds(90));
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (input.store.current().version() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                }
+                assertThat(input.store.current().version()).as("the selector serves a fitted snapshot").isPositive();
+                input.stopFleet();
+            }
+
+            // stop with a savepoint
+            Run stop = run("submit", "--flink", flink, "--savepoint", tmp.resolve("savepoints").toUri().toString());
+            assertThat(stop.rc).as(stop.all()).isZero();
+            Matcher m = Pattern.compile("savepoint: (\\S+)").matcher(stop.out);
+            assertThat(m.find()).as(stop.out).isTrue();
+            String savepoint = m.group(1);
+            List<ParameterSnapshot> beforeUpgrade = PublishedSnapshots.read(bootstrap);
+            ParameterSnapshot lastV1 = beforeUpgrade.get(beforeUpgrade.size() - 1);
+            assertThat(lastV1.getProducer()).isEqualTo("tierroute-fitting-job-v1");
+            emptyInputTopics(bootstrap);
+
+            // v2 from the savepoint, on new input only: its estimators continue from v1's
+            Run upgrade = submit(flink, bootstrap, "tierroute-fitting-job-v2", "--from-savepoint", savepoint);
+            assertThat(upgrade.rc).as(upgrade.all()).isZero();
+            try (LiveInput input = new LiveInput(bootstrap, 40, 2)) {
+                List<ParameterSnapshot> after = await(bootstrap, "a snapshot of v2", list -> list.stream()
+                        .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v2")), Duration.ofSeconds(60));
+                ParameterSnapshot firstV2 = after.stream().filter(s -> s.getProducer().equals("tierroute-fitting-job-v2"))
+                        .findFirst().orElseThrow();
+                assertThat(firstV2.getVersion()).isGreaterThan(lastV1.getVersion());
+                assertThat(firstV2.getAlphaP().getSamples()).as("α_p's samples carried over the upgrade (v1 ended with "
+                        + lastV1.getAlphaP().getSamples() + ")").isGreaterThanOrEqualTo(lastV1.getAlphaP().getSamples());
+                System.out.println("[measured] upgrade: last v1 snapshot v" + lastV1.getVersion() + " α_p samples "
+                        + lastV1.getAlphaP().getSamples() + "; first v2 snapshot v" + firstV2.getVersion() + " α_p samples "
+                        + firstV2.getAlphaP().getSamples());
+            }
+            FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
+            assertThat(rest.jobs()).anyMatch(j -> j.state().equals("RUNNING") && j.name().equals("tierroute-fitting-job-v2"));
+        } finally {
+            Run down = run("cluster", "down", "--dir", dir.toString());
+            assertThat(down.rc).as(down.all()).isZero();
+        }
+        for (long pid : pids) {
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)).as("pid " + pid + " after down").isFalse();
+        }
+        assertThat(LoopbackPorts.listening(kafkaPort)).isFalse();
+        assertThat(LoopbackPorts.listening(flinkPort)).isFalse();
+    }
+
+    private Run submit(String flink, String bootstrap, String jobName, String... extra) {
+        List<String> args = new ArrayList<>(List.of("submit", "--flink", flink, "--bootstrap", bootstrap, "--jar",
+                JOB_JAR.toString(), "--wait", "90s"));
+        args.addAll(List.of(extra));
+        args.addAll(List.of("--", "--parallelism", "1", "--job-name", jobName, "--group-id", "cluster-test",
+                "--transactional-id-prefix", "cluster-test", "--checkpoint-interval", "1s", "--publish-interval", "1s",
+                "--min-fit-samples", "100", "--gate-min-samples", "100", "--gate-max-jump-factor", "50",
+                "--min-forest-rows", "200", "--forest-trees", "10", "--forest-interval", "15s", "--idleness", "2s"));
+        return run(args.toArray(String[]::new));
+    }
+
+    private static List<ParameterSnapshot> await(String bootstrap, String what, Predicate<List<ParameterSnapshot>> done,
+                                                 Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<ParameterSnapshot> list = List.of();
+        while (System.nanoTime() < deadline) {
+            list = PublishedSnapshots.read(bootstrap);
+            if (done.test(list)) {
+                return list;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("no " + what + " within " + timeout.toSeconds() + " s; published: " + list.stream()
+                .map(s -> s.getProducer() + " v" + s.getVersion() + " " + s.getStatus() + " α_p samples " + s.getAlphaP().getSamples()
+                        + " " + s.getRejectReasons()).toList());
+    }
+
+    /** Deletes every record of the input topics (telemetry, decisions, completions) up to their current end. */
+    private static void emptyInputTopics(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrap))) {
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (String topic : List.of(Topics.TELEMETRY, Topics.DECISIONS, Topics.COMPLETIONS)) {
+                admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
+                        .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            }
+            Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+            admin.listOffsets(latest).all().get().forEach((tp, info) ->
+                    delete.put(tp, RecordsToDelete.beforeOffset(info.offset())));
+            admin.deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private record Run(int rc, String out, String err) {
+        String all() {
+            return out + "\n" + err;
+        }
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new Run(rc, out.toString(), err.toString());
+    }
+}

@@ -1,0 +1,292 @@
+package io.tierroute.deploy.local;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * A client of the Flink REST API (the calls {@code flink run} and the web UI make), over
+ * {@code java.net.http} and Jackson: cluster overview, jar upload and run, job state and exceptions,
+ * stop with a savepoint. Every failure is a {@link FlinkRestException} that says which call failed and
+ * quotes Flink's own error text.
+ */
+public final class FlinkRestClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final HttpClient http;
+    private final Duration timeout;
+
+    /** @param base e.g. {@code http://127.0.0.1:8081} */
+    public FlinkRestClient(URI base, Duration timeout) {
+        if (base == null || base.getScheme() == null || !base.getScheme().startsWith("http") || base.getHost() == null) {
+            throw new IllegalArgumentException("the Flink REST address must look like http://HOST:PORT, got " + base);
+        }
+        String s = base.toString();
+        this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    public URI base() {
+        return base;
+    }
+
+    /** A failed REST call: unreachable cluster, an HTTP error with Flink's messages, or an unexpected answer. */
+    public static final class FlinkRestException extends RuntimeException {
+        public FlinkRestException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** {@code GET /overview}: TaskManagers, slots, jobs. */
+    public record Overview(int taskManagers, int slotsTotal, int slotsAvailable, int jobsRunning, String flinkVersion) {}
+
+    public Overview overview() {
+        JsonNode n = get("/overview");
+        return new Overview(n.path("taskmanagers").asInt(), n.path("slots-total").asInt(),
+                n.path("slots-available").asInt(), n.path("jobs-running").asInt(), n.path("flink-version").asText());
+    }
+
+    /** One job of {@code GET /jobs/overview}. */
+    public record JobSummary(String id, String name, String state) {}
+
+    public List<JobSummary> jobs() {
+        List<JobSummary> out = new ArrayList<>();
+        for (JsonNode j : get("/jobs/overview").path("jobs")) {
+            out.add(new JobSummary(j.path("jid").asText(), j.path("name").asText(), j.path("state").asText()));
+        }
+        return out;
+    }
+
+    /** {@code POST /jars/upload}; returns the id the cluster gave the jar. */
+    public String uploadJar(Path jar) {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("the job jar " + jar + " does not exist or is not a file");
+        }
+        String boundary = "tierroute-" + UUID.randomUUID();
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        try {
+            body.write(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\""
+                    + jar.getFileName() + "\"\r\nContent-Type: application/x-java-archive\r\n\r\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            body.write(Files.readAllBytes(jar));
+            body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("could not read the job jar " + jar + ": " + e.getMessage(), e);
+        }
+        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jars/upload")).timeout(timeout.plusSeconds(60))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build();
+        JsonNode n = send(req, "upload " + jar.getFileName());
+        String file = n.path("filename").asText();
+        if (!n.path("status").asText().equals("success") || file.isEmpty()) {
+            throw new FlinkRestException("uploading " + jar + " to " + base + " failed: " + n, null);
+        }
+        return Path.of(file).getFileName().toString();
+    }
+
+    /** What {@code POST /jars/<id>/run} starts. {@code savepointPath} null: a fresh start. */
+    public record RunRequest(String entryClass, List<String> args, String savepointPath, boolean allowNonRestoredState,
+                             Integer parallelism) {
+        public RunRequest {
+            args = List.copyOf(args);
+        }
+    }
+
+    /** {@code POST /jars/<jarId>/run}: runs the jar's main in the JobManager; returns the job id. */
+    public String run(String jarId, RunRequest r) {
+        ObjectNode body = JSON.createObjectNode();
+        if (r.entryClass() != null) {
+            body.put("entryClass", r.entryClass());
+        }
+        body.set("programArgsList", JSON.valueToTree(r.args()));
+        if (r.savepointPath() != null) {
+            body.put("savepointPath", r.savepointPath());
+            body.put("allowNonRestoredState", r.allowNonRestoredState());
+        }
+        if (r.parallelism() != null) {
+            body.put("parallelism", r.parallelism());
+        }
+        JsonNode n = post("/jars/" + jarId + "/run", body, "run the job jar");
+        String id = n.path("jobid").asText();
+        if (id.isEmpty()) {
+            throw new FlinkRestException("running the job jar gave no job id: " + n, null);
+        }
+        return id;
+    }
+
+    /** {@code GET /jobs/<id>}: the job's state, e.g. RUNNING, FAILED. */
+    public String jobState(String jobId) {
+        return get("/jobs/" + jobId).path("state").asText();
+    }
+
+    /** {@code GET /jobs/<id>}: the job's state and the state of each of its vertices. */
+    public record JobDetails(String name, String state, List<String> vertexStates) {
+        /** The job runs and every task of it has been deployed and runs. */
+        public boolean fullyRunning() {
+            return state.equals("RUNNING") && !vertexStates.isEmpty() && vertexStates.stream().allMatch("RUNNING"::equals);
+        }
+    }
+
+    public JobDetails job(String jobId) {
+        JsonNode n = get("/jobs/" + jobId);
+        List<String> vertices = new ArrayList<>();
+        for (JsonNode v : n.path("vertices")) {
+            vertices.add(v.path("status").asText());
+        }
+        return new JobDetails(n.path("name").asText(), n.path("state").asText(), vertices);
+    }
+
+    /**
+     * Waits until the job and all its tasks run. Fails with Flink's root exception when the job ends
+     * (FAILED, CANCELED, FINISHED) or is not running within {@code timeout}.
+     */
+    public JobDetails awaitRunning(String jobId, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            JobDetails d = job(jobId);
+            if (d.fullyRunning()) {
+                return d;
+            }
+            if (List.of("FAILED", "CANCELED", "FINISHED", "SUSPENDED").contains(d.state())
+                    || System.nanoTime() > deadline) {
+                String cause = rootException(jobId);
+                throw new FlinkRestException("job " + jobId + " (" + d.name() + ") is " + d.state()
+                        + (d.state().equals("RUNNING") || d.state().equals("RESTARTING") || d.state().equals("CREATED")
+                        ? " but not fully running after " + timeout.toSeconds() + " s" : "")
+                        + (cause == null ? "" : "; Flink reports:\n" + cause), null);
+            }
+            sleep(200);
+        }
+    }
+
+    /** The job's root exception ({@code GET /jobs/<id>/exceptions}), or null when it has none. */
+    public String rootException(String jobId) {
+        JsonNode n = get("/jobs/" + jobId + "/exceptions");
+        JsonNode entries = n.path("exceptionHistory").path("entries");
+        if (entries.isArray() && entries.size() > 0) {
+            return withoutStackFrames(entries.get(0).path("stacktrace").asText(entries.get(0).path("exceptionName").asText()));
+        }
+        String root = n.path("root-exception").asText("");
+        return root.isEmpty() ? null : root;
+    }
+
+    /** Completed checkpoints of the job ({@code GET /jobs/<id>/checkpoints}). */
+    public long completedCheckpoints(String jobId) {
+        return get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();
+    }
+
+    /**
+     * {@code POST /jobs/<id>/stop}: takes a savepoint into {@code targetDirectory} (null: the cluster's
+     * {@code execution.checkpointing.savepoint-dir}) and stops the job; waits for the savepoint and
+     * returns its path.
+     */
+    public String stopWithSavepoint(String jobId, String targetDirectory, Duration wait) {
+        ObjectNode body = JSON.createObjectNode();
+        if (targetDirectory != null) {
+            body.put("targetDirectory", targetDirectory);
+        }
+        body.put("drain", false);
+        String trigger = post("/jobs/" + jobId + "/stop", body, "stop job " + jobId + " with a savepoint")
+                .path("request-id").asText();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            JsonNode n = get("/jobs/" + jobId + "/savepoints/" + trigger);
+            if (n.path("status").path("id").asText().equals("COMPLETED")) {
+                JsonNode op = n.path("operation");
+                if (op.has("failure-cause")) {
+                    throw new FlinkRestException("the savepoint of job " + jobId + " failed: "
+                            + op.path("failure-cause").path("stack-trace").asText(op.path("failure-cause").toString()), null);
+                }
+                return op.path("location").asText();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new FlinkRestException("the savepoint of job " + jobId + " did not complete within "
+                        + wait.toSeconds() + " s", null);
+            }
+            sleep(200);
+        }
+    }
+
+    /** {@code PATCH /jobs/<id>?mode=cancel}. */
+    public void cancel(String jobId) {
+        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jobs/" + jobId + "?mode=cancel")).timeout(timeout)
+                .method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
+        send(req, "cancel job " + jobId);
+    }
+
+    private JsonNode get(String path) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).GET().build(), "GET " + path);
+    }
+
+    private JsonNode post(String path, JsonNode body, String what) {
+        HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout.plusSeconds(60))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
+        return send(req, what);
+    }
+
+    private JsonNode send(HttpRequest req, String what) {
+        HttpResponse<String> resp;
+        try {
+            resp = http.send(req, HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what
+                    + "): connection refused; is it running? (bin/tierroute cluster status)", e);
+        } catch (IOException e) {
+            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FlinkRestException("interrupted: " + what, e);
+        }
+        JsonNode n;
+        try {
+            n = resp.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(resp.body());
+        } catch (IOException e) {
+            throw new FlinkRestException(what + ": " + base + " answered HTTP " + resp.statusCode()
+                    + " with a body that is not JSON; is this a Flink REST endpoint?", e);
+        }
+        if (resp.statusCode() >= 300) {
+            StringBuilder msg = new StringBuilder(what + " failed: HTTP " + resp.statusCode() + " from " + base);
+            for (JsonNode e : n.path("errors")) {
+                msg.append("\n").append(withoutStackFrames(e.asText()));
+            }
+            throw new FlinkRestException(msg.toString(), null);
+        }
+        return n;
+    }
+
+    /** A Java stack trace's messages and causes without its frames: what went wrong, readable in a terminal. */
+    static String withoutStackFrames(String trace) {
+        return String.join("\n", trace.lines().filter(l -> {
+            String t = l.strip();
+            return !t.isEmpty() && !t.startsWith("at ") && !(t.startsWith("...") && t.endsWith("more"));
+        }).toList());
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FlinkRestException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,295 @@
+package io.tierroute.deploy.local;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A standalone Flink session cluster on loopback, from Maven-resolved jars (STACK.md): one JobManager
+ * JVM ({@code StandaloneSessionClusterEntrypoint}) and TaskManager JVMs ({@code TaskManagerRunner}),
+ * all reading {@code dir/conf/config.yaml}. Memory flags come from Flink's own {@code BashJavaUtils},
+ * as the distribution's scripts compute them. TaskManagers can be added, and killed with SIGKILL
+ * (fault tests), while the cluster runs.
+ */
+public final class FlinkSessionCluster implements AutoCloseable {
+
+    /**
+     * Where and how. {@code config} entries are written to config.yaml after (and over) the defaults of
+     * {@link #configuration}, e.g. a faster {@code heartbeat.timeout} for a TaskManager-kill test.
+     */
+    public record Settings(Path dir, int restPort, int rpcPort, int taskManagers, int slotsPerTaskManager,
+                           String taskManagerMemory, List<Path> classpath, String marker, Map<String, String> config) {
+        public Settings {
+            if (restPort == rpcPort) {
+                throw new IllegalArgumentException("the Flink REST and RPC ports must differ, both are " + restPort);
+            }
+            if (taskManagers < 0) {
+                throw new IllegalArgumentException("TaskManagers must be >= 0, got " + taskManagers);
+            }
+            if (slotsPerTaskManager < 1) {
+                throw new IllegalArgumentException("slots per TaskManager must be >= 1, got " + slotsPerTaskManager);
+            }
+            config = Map.copyOf(config);
+        }
+    }
+
+    static final String JOB_MANAGER_MAIN = "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint";
+    static final String TASK_MANAGER_MAIN = "org.apache.flink.runtime.taskexecutor.TaskManagerRunner";
+    static final String BASH_JAVA_UTILS = "org.apache.flink.runtime.util.bash.BashJavaUtils";
+    private static final String RESULT_PREFIX = "BASH_JAVA_UTILS_EXEC_RESULT:";
+
+    /** Flink's {@code env.java.opts.all} of the distribution's config: the module openings Flink needs on Java 17. */
+    static final List<String> JAVA_OPTS = List.of("-XX:+IgnoreUnrecognizedVMOptions",
+            "--add-exports=java.base/sun.net.util=ALL-UNNAMED", "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+            "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
+            "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED", "--add-opens=java.base/java.net=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED", "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+            "--add-opens=java.base/java.text=ALL-UNNAMED", "--add-opens=java.base/java.time=ALL-UNNAMED",
+            "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+            "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+    private final Settings settings;
+    private final List<Path> classpath;
+    private final FlinkRestClient rest;
+    private ChildJvm jobManager;
+    private final List<ChildJvm> taskManagers = new ArrayList<>();
+    private int taskManagersStarted;
+    private List<String> tmJvmFlags;
+    private List<String> tmDynamicArgs;
+    private Duration jobManagerUpTime;
+    private Duration taskManagersRegisteredTime;
+
+    public FlinkSessionCluster(Settings settings) {
+        this.settings = settings;
+        this.classpath = LocalClasspath.forFlink(settings.classpath());
+        this.rest = new FlinkRestClient(restUri(), Duration.ofSeconds(10));
+    }
+
+    public URI restUri() {
+        return URI.create("http://127.0.0.1:" + settings.restPort());
+    }
+
+    public FlinkRestClient rest() {
+        return rest;
+    }
+
+    public Path confDir() {
+        return settings.dir().resolve("conf");
+    }
+
+    /** config.yaml's entries: loopback addresses, the ports, slots, memory, checkpoint and savepoint directories. */
+    public Map<String, String> configuration() {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("jobmanager.rpc.address", "127.0.0.1");
+        c.put("jobmanager.rpc.port", Integer.toString(settings.rpcPort()));
+        c.put("jobmanager.bind-host", "127.0.0.1");
+        c.put("jobmanager.memory.process.size", "768m");
+        c.put("taskmanager.bind-host", "127.0.0.1");
+        c.put("taskmanager.host", "127.0.0.1");
+        c.put("taskmanager.numberOfTaskSlots", Integer.toString(settings.slotsPerTaskManager()));
+        c.put("taskmanager.memory.process.size", settings.taskManagerMemory());
+        // the job keeps its state on the heap (hashmap backend): little managed memory is needed
+        c.put("taskmanager.memory.managed.size", "32m");
+        c.put("parallelism.default", "1");
+        c.put("rest.address", "127.0.0.1");
+        c.put("rest.bind-address", "127.0.0.1");
+        c.put("rest.port", Integer.toString(settings.restPort()));
+        c.put("execution.checkpointing.dir", settings.dir().resolve("checkpoints").toAbsolutePath().toUri().toString());
+        c.put("execution.checkpointing.savepoint-dir", savepointDir().toUri().toString());
+        c.put("restart-strategy.type", "fixed-delay");
+        c.put("restart-strategy.fixed-delay.attempts", "20");
+        c.put("restart-strategy.fixed-delay.delay", "2 s");
+        // a job main that calls System.exit (e.g. on a bad argument) must fail its submission, not end the JobManager
+        c.put("cluster.intercept-user-system-exit", "THROW");
+        c.put("io.tmp.dirs", settings.dir().resolve("tmp").toAbsolutePath().toString());
+        c.put("web.upload.dir", settings.dir().resolve("web-upload").toAbsolutePath().toString());
+        c.put("web.tmpdir", settings.dir().resolve("web-tmp").toAbsolutePath().toString());
+        c.putAll(settings.config());
+        return c;
+    }
+
+    public Path savepointDir() {
+        return settings.dir().resolve("savepoints").toAbsolutePath();
+    }
+
+    /** Writes the configuration, starts the JobManager and the TaskManagers, waits until they have registered. */
+    public FlinkSessionCluster start(Duration timeout) {
+        LoopbackPorts.requireFree(settings.restPort(), "the Flink REST port");
+        LoopbackPorts.requireFree(settings.rpcPort(), "the Flink JobManager RPC port");
+        writeConfig();
+        long begin = System.nanoTime();
+        List<String> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
+        jobManager = ChildJvm.start(spec("jobmanager", JOB_MANAGER_MAIN, jvmFlags(jm.get(0), "jobmanager"),
+                programArgs(jm.get(1)), "jobmanager.log"));
+        jobManager.awaitReady("its REST API answers /overview", timeout, this::restAnswers);
+        jobManagerUpTime = Duration.ofNanos(System.nanoTime() - begin);
+        for (int i = 0; i < settings.taskManagers(); i++) {
+            startTaskManagerAsync();
+        }
+        awaitTaskManagers(settings.taskManagers(), timeout);
+        taskManagersRegisteredTime = Duration.ofNanos(System.nanoTime() - begin);
+        return this;
+    }
+
+    /** Starts one more TaskManager and waits until the JobManager counts it. */
+    public ChildJvm startTaskManager(Duration timeout) {
+        int expected = live().size() + 1;
+        ChildJvm tm = startTaskManagerAsync();
+        awaitTaskManagers(expected, timeout);
+        return tm;
+    }
+
+    /** Kills a TaskManager with SIGKILL, as a crash would. */
+    public void killTaskManager(ChildJvm tm) {
+        tm.kill9();
+        taskManagers.remove(tm);
+    }
+
+    public List<ChildJvm> taskManagers() {
+        return List.copyOf(taskManagers);
+    }
+
+    public ChildJvm jobManager() {
+        return jobManager;
+    }
+
+    /** From the JobManager's start until its REST API answered. */
+    public Duration jobManagerUpTime() {
+        return jobManagerUpTime;
+    }
+
+    /** From the JobManager's start until every TaskManager had registered. */
+    public Duration taskManagersRegisteredTime() {
+        return taskManagersRegisteredTime;
+    }
+
+    /** Stops the TaskManagers, then the JobManager (SIGTERM, SIGKILL after 20 s). */
+    @Override
+    public void close() {
+        for (ChildJvm tm : taskManagers) {
+            tm.stop(Duration.ofSeconds(20));
+        }
+        taskManagers.clear();
+        if (jobManager != null) {
+            jobManager.stop(Duration.ofSeconds(20));
+        }
+    }
+
+    private List<ChildJvm> live() {
+        taskManagers.removeIf(tm -> !tm.isAlive());
+        return taskManagers;
+    }
+
+    private ChildJvm startTaskManagerAsync() {
+        if (tmJvmFlags == null) {
+            List<String> tm = resourceParams("GET_TM_RESOURCE_PARAMS");
+            tmJvmFlags = Arrays.asList(tm.get(0).trim().split("\\s+"));
+            tmDynamicArgs = programArgs(tm.get(1));
+        }
+        int n = ++taskManagersStarted;
+        List<String> flags = new ArrayList<>(tmJvmFlags);
+        flags.addAll(commonFlags("taskmanager-" + n));
+        ChildJvm tm = ChildJvm.start(spec("taskmanager-" + n, TASK_MANAGER_MAIN, flags, tmDynamicArgs,
+                "taskmanager-" + n + ".log"));
+        taskManagers.add(tm);
+        return tm;
+    }
+
+    private void awaitTaskManagers(int expected, Duration timeout) {
+        jobManager.awaitReady(expected + " TaskManager(s) registered", timeout, () -> {
+            for (ChildJvm tm : taskManagers) {
+                if (!tm.isAlive()) {
+                    throw new IllegalStateException(tm.name() + " exited; its log " + tm.logFile() + " ends with:\n"
+                            + ChildJvm.tail(ChildJvm.readLog(tm.logFile()), 30));
+                }
+            }
+            try {
+                return rest.overview().taskManagers() >= expected;
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
+    }
+
+    private boolean restAnswers() {
+        try {
+            rest.overview();
+            return true;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The two result lines of {@code BashJavaUtils <command> --configDir conf}: JVM flags, dynamic properties. */
+    List<String> resourceParams(String command) {
+        String out = ChildJvm.runToCompletion(spec("bash-java-utils", BASH_JAVA_UTILS, List.of(AvroTrust.FLAG),
+                List.of(command, "--configDir", confDir().toString()), "bash-java-utils.log"), Duration.ofSeconds(60));
+        List<String> results = out.lines().filter(l -> l.startsWith(RESULT_PREFIX))
+                .map(l -> l.substring(RESULT_PREFIX.length())).toList();
+        if (results.size() < 2) {
+            throw new IllegalStateException("BashJavaUtils " + command + " printed " + results.size()
+                    + " result lines, expected 2:\n" + ChildJvm.tail(out, 30));
+        }
+        return results.subList(results.size() - 2, results.size());
+    }
+
+    private List<String> jvmFlags(String memoryFlags, String role) {
+        List<String> flags = new ArrayList<>(Arrays.asList(memoryFlags.trim().split("\\s+")));
+        flags.addAll(commonFlags(role));
+        return flags;
+    }
+
+    private List<String> commonFlags(String role) {
+        List<String> f = new ArrayList<>(JAVA_OPTS);
+        f.add(AvroTrust.FLAG);
+        f.add("-XX:+UseSerialGC");
+        // Flink intercepts System.exit with a security manager (cluster.intercept-user-system-exit); Java 18+ needs this
+        f.add("-Djava.security.manager=allow");
+        f.add("-Dlog.file=" + settings.dir().resolve("log").resolve(role + ".log").toAbsolutePath());
+        f.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+        // Flink's two-phase sinks register one metric twice and warn at every checkpoint
+        f.add("-Dorg.slf4j.simpleLogger.log.org.apache.flink.metrics.MetricGroup=error");
+        return f;
+    }
+
+    private List<String> programArgs(String dynamicProperties) {
+        List<String> args = new ArrayList<>(List.of("--configDir", confDir().toString()));
+        String d = dynamicProperties.trim();
+        if (!d.isEmpty()) {
+            args.addAll(Arrays.asList(d.split("\\s+")));
+        }
+        return args;
+    }
+
+    private ChildJvm.Spec spec(String name, String main, List<String> flags, List<String> args, String log) {
+        return new ChildJvm.Spec(name, classpath, flags, main, args, settings.dir().resolve("log").resolve(log),
+                settings.dir(), settings.marker());
+    }
+
+    private void writeConfig() {
+        Path file = confDir().resolve("config.yaml");
+        StringBuilder y = new StringBuilder("# written by tierroute's FlinkSessionCluster\n");
+        configuration().forEach((k, v) -> y.append(k).append(": '").append(v.replace("'", "''")).append("'\n"));
+        try {
+            Files.createDirectories(confDir());
+            Files.writeString(file, y.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not write " + file + ": " + e.getMessage(), e);
+        }
+    }
+}

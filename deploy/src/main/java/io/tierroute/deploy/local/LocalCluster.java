@@ -1,0 +1,218 @@
+package io.tierroute.deploy.local;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * What {@code tierroute cluster up|down|status} manages: a {@link KafkaBrokerProcess} with the project's
+ * topics and a {@link FlinkSessionCluster}, their files under one state directory, and
+ * {@value #STATE_FILE} there recording the pids and ports, so that {@link #down} (in another JVM, later)
+ * stops exactly the processes {@link #up} started and nothing else.
+ */
+public final class LocalCluster {
+
+    /** The state file under the cluster directory. */
+    public static final String STATE_FILE = "cluster.properties";
+
+    /** What to start. */
+    public record Settings(Path dir, int kafkaPort, int kafkaControllerPort, int flinkRestPort, int flinkRpcPort,
+                           int taskManagers, int slotsPerTaskManager, String taskManagerMemory, List<Path> classpath) {
+        public Settings {
+            dir = dir.toAbsolutePath().normalize();
+            Map<String, Integer> ports = new LinkedHashMap<>();
+            ports.put("--kafka-port", kafkaPort);
+            ports.put("--kafka-controller-port", kafkaControllerPort);
+            ports.put("--flink-port", flinkRestPort);
+            ports.put("--flink-rpc-port", flinkRpcPort);
+            if (ports.values().stream().distinct().count() != ports.size()) {
+                throw new IllegalArgumentException("the ports must all differ, got " + ports);
+            }
+            if (taskManagers < 1) {
+                throw new IllegalArgumentException("--task-managers must be >= 1, got " + taskManagers);
+            }
+        }
+
+        String marker() {
+            return "tierroute-cluster:" + dir;
+        }
+    }
+
+    /** One process of a running cluster, as recorded in the state file. */
+    public record Member(String role, long pid, boolean alive, Path log) {}
+
+    /** What {@link #status} finds. */
+    public record Status(Path dir, List<Member> members, String bootstrap, boolean kafkaAnswers, String flinkRest,
+                         FlinkRestClient.Overview flink, String flinkError) {}
+
+    private LocalCluster() {}
+
+    /** A running cluster started by {@link #up}: its parts, for callers (tests) that keep using them. */
+    public record Running(KafkaBrokerProcess kafka, FlinkSessionCluster flink, List<String> topicsCreated) {}
+
+    /**
+     * Starts Kafka, creates the topics, starts Flink and writes the state file; on any failure, stops
+     * what had started. Fails when the state file names live processes (a cluster is up there already)
+     * or a port is taken.
+     */
+    public static Running up(Settings s, Duration timeout) {
+        Path state = s.dir().resolve(STATE_FILE);
+        if (Files.exists(state)) {
+            List<Member> alive = members(s.dir()).stream().filter(Member::alive).toList();
+            if (!alive.isEmpty()) {
+                throw new IllegalStateException("a cluster started from " + s.dir() + " is running (" + alive.size()
+                        + " processes, e.g. " + alive.get(0).role() + " pid " + alive.get(0).pid()
+                        + "); stop it with 'tierroute cluster down --dir " + s.dir() + "' first");
+            }
+        }
+        for (var p : List.of(Map.entry(s.kafkaPort(), "--kafka-port"),
+                Map.entry(s.kafkaControllerPort(), "--kafka-controller-port"),
+                Map.entry(s.flinkRestPort(), "--flink-port"),
+                Map.entry(s.flinkRpcPort(), "--flink-rpc-port"))) {
+            LoopbackPorts.requireFree(p.getKey(), p.getValue());
+        }
+        KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(s.dir().resolve("kafka"),
+                s.kafkaPort(), s.kafkaControllerPort(), s.classpath(), s.marker(), Map.of()));
+        FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(s.dir().resolve("flink"),
+                s.flinkRestPort(), s.flinkRpcPort(), s.taskManagers(), s.slotsPerTaskManager(), s.taskManagerMemory(),
+                s.classpath(), s.marker(), Map.of()));
+        try {
+            kafka.start(timeout);
+            writeState(s, kafka, null);
+            List<String> created = ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            flink.start(timeout);
+            writeState(s, kafka, flink);
+            return new Running(kafka, flink, created);
+        } catch (RuntimeException e) {
+            flink.close();
+            kafka.close();
+            deleteState(s.dir());
+            throw e;
+        }
+    }
+
+    /** Rewrites the state file (e.g. after a test replaced a TaskManager or restarted the broker). */
+    public static void writeState(Settings s, KafkaBrokerProcess kafka, FlinkSessionCluster flink) {
+        Properties p = new Properties();
+        p.setProperty("marker", s.marker());
+        p.setProperty("kafka.bootstrap", kafka.bootstrapServers());
+        p.setProperty("kafka.controller.port", Integer.toString(s.kafkaControllerPort()));
+        p.setProperty("flink.rest", "http://127.0.0.1:" + s.flinkRestPort());
+        p.setProperty("flink.rpc.port", Integer.toString(s.flinkRpcPort()));
+        List<String> roles = new ArrayList<>();
+        if (kafka.jvm() != null) {
+            put(p, roles, "kafka", kafka.jvm());
+        }
+        if (flink != null) {
+            put(p, roles, "jobmanager", flink.jobManager());
+            for (ChildJvm tm : flink.taskManagers()) {
+                put(p, roles, tm.name(), tm);
+            }
+        }
+        p.setProperty("roles", String.join(",", roles));
+        Path file = s.dir().resolve(STATE_FILE);
+        try {
+            Files.createDirectories(s.dir());
+            try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+                p.store(w, "tierroute cluster: the processes 'cluster up' started; 'cluster down' stops them");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("could not write " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static void put(Properties p, List<String> roles, String role, ChildJvm jvm) {
+        roles.add(role);
+        p.setProperty(role + ".pid", Long.toString(jvm.pid()));
+        p.setProperty(role + ".log", jvm.logFile().toString());
+    }
+
+    /** The processes recorded under {@code dir}, TaskManagers first, Kafka last (the order {@link #down} stops them). */
+    public static List<Member> members(Path dir) {
+        Properties p = readState(dir);
+        String marker = p.getProperty("marker");
+        List<Member> out = new ArrayList<>();
+        String roles = p.getProperty("roles", "");
+        List<String> order = new ArrayList<>(List.of(roles.isEmpty() ? new String[0] : roles.split(",")));
+        order.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        for (String role : order) {
+            long pid = Long.parseLong(p.getProperty(role + ".pid"));
+            out.add(new Member(role, pid, ChildJvm.isOurs(pid, marker), Path.of(p.getProperty(role + ".log"))));
+        }
+        return out;
+    }
+
+    private static int rank(String role) {
+        return role.startsWith("taskmanager") ? 0 : role.equals("jobmanager") ? 1 : 2;
+    }
+
+    /**
+     * Stops every process the state file under {@code dir} records (TaskManagers, JobManager, Kafka; each
+     * only if it is still the process {@code up} started) and removes the state file. Data stays.
+     * Returns the members it found.
+     */
+    public static List<Member> down(Path dir) {
+        Properties p = readState(dir);
+        List<Member> members = members(dir);
+        for (Member m : members) {
+            if (m.alive()) {
+                ChildJvm.stopPid(m.pid(), p.getProperty("marker"), Duration.ofSeconds(30));
+            }
+        }
+        deleteState(dir);
+        return members;
+    }
+
+    /** The recorded processes and whether Kafka and the Flink REST API answer. */
+    public static Status status(Path dir) {
+        Properties p = readState(dir);
+        String bootstrap = p.getProperty("kafka.bootstrap");
+        String flinkRest = p.getProperty("flink.rest");
+        FlinkRestClient.Overview overview = null;
+        String flinkError = null;
+        try {
+            overview = new FlinkRestClient(java.net.URI.create(flinkRest), Duration.ofSeconds(3)).overview();
+        } catch (RuntimeException e) {
+            flinkError = e.getMessage();
+        }
+        return new Status(dir, members(dir), bootstrap, KafkaBrokerProcess.describes(bootstrap), flinkRest, overview,
+                flinkError);
+    }
+
+    /** Whether {@code dir} holds a state file. */
+    public static boolean exists(Path dir) {
+        return Files.isRegularFile(dir.resolve(STATE_FILE));
+    }
+
+    private static Properties readState(Path dir) {
+        Path file = dir.resolve(STATE_FILE);
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalStateException("no cluster was started from " + dir.toAbsolutePath() + " (" + STATE_FILE
+                    + " is not there); start one with 'tierroute cluster up --dir " + dir + "'");
+        }
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not read " + file + ": " + e.getMessage(), e);
+        }
+        return p;
+    }
+
+    private static void deleteState(Path dir) {
+        try {
+            Files.deleteIfExists(dir.resolve(STATE_FILE));
+        } catch (IOException e) {
+            throw new IllegalStateException("could not delete " + dir.resolve(STATE_FILE) + ": " + e.getMessage(), e);
+        }
+    }
+}
