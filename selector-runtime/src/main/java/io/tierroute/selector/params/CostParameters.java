@@ -18,7 +18,7 @@ package io.tierroute.selector.params;
  * @param rhoThreshold link utilisation above which a tier counts as a miss (AIMD cut-off)
  * @param rhoEpsilon   floor on the free share {@code 1 − ρ} so a saturated link costs a lot, not ∞
  * @param harmWeight   κ, weight of the harm {@code C_harm} (the delay r's recomputed prompt tokens add to the
- *                     requests in flight on the worker) against r's own time to first token (dimensionless;
+ *                     {@code Ā} requests in flight per worker) against r's own time to first token (dimensionless;
  *                     an objective weight, not fitted)
  * @param alphaOwn     µs per decode step per KV token resident on the worker: prices {@code C_own}, the part of
  *                     the newcomer's own decode time that depends on the worker (each decode step reads the KV
@@ -43,8 +43,12 @@ public record CostParameters(
         double alphaOwn,
         double queueHarmWeight) {
 
-    /** κ's default: 3 % of the delay to each request in flight counts against the newcomer's own TTFT. */
-    public static final double DEFAULT_HARM_WEIGHT = 0.03;
+    /**
+     * κ's default: a second of delay to a request in flight counts as much as a second of the newcomer's own
+     * (the mission is the mean completion time over all requests). Measured on the simulator (fleet-sim/README.md):
+     * 0.5 and 1 give the same Mooncake figures, 3 is worse there and on agentic-pcie.
+     */
+    public static final double DEFAULT_HARM_WEIGHT = 1.0;
 
     /** κ_q's default: each request that will wait behind r for r's whole prefill counts fully. */
     public static final double DEFAULT_QUEUE_HARM_WEIGHT = 1.0;

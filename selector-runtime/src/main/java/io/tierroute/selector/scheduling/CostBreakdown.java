@@ -6,7 +6,7 @@ package io.tierroute.selector.scheduling;
  * see why a worker won and the fitter can regress realised times on the features. Times in µs.
  */
 // queueUs / queuedPrefillTokens: C_queue = α_p·Σ p_eff(r') of the requests queued ahead; harmUs / inFlight:
-// C_harm = κ·α_p·p_eff·|A(w)|; ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
+// C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q − Q_slack)), Ā = fleetInFlight; ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
 // (see CostModel). All three are part of totalUs.
 public record CostBreakdown(
         double prefillUs,
@@ -36,7 +36,8 @@ public record CostBreakdown(
         int inFlight,
         double ownDecodeUs,
         long kvUsedTokens,
-        double ownDecodeKvTokenSteps) {
+        double ownDecodeKvTokenSteps,
+        double fleetInFlight) {
 
     /** A breakdown without the own-decode term ({@code C_own = 0}). */
     public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
@@ -48,7 +49,7 @@ public record CostBreakdown(
         this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
                 pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
                 tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
-                toolHitFraction, queueUs, queuedPrefillTokens, harmUs, inFlight, 0.0, 0L, 0.0);
+                toolHitFraction, queueUs, queuedPrefillTokens, harmUs, inFlight, 0.0, 0L, 0.0, 0.0);
     }
 
     /** A breakdown without the queued-prefill and harm terms ({@code C_queue = C_harm = 0}), as before they existed. */
@@ -60,6 +61,6 @@ public record CostBreakdown(
         this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
                 pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
                 tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
-                toolHitFraction, 0.0, 0L, 0.0, 0, 0.0, 0L, 0.0);
+                toolHitFraction, 0.0, 0L, 0.0, 0, 0.0, 0L, 0.0, 0.0);
     }
 }

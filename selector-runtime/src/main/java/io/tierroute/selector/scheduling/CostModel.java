@@ -18,15 +18,22 @@ import io.tierroute.selector.sequences.LoadView;
  * Two terms beyond DESIGN.md §3's list, both zero in its worked example (nothing waits, nothing in flight
  * is counted there), both priced at {@code α_p} so they add no fitted coefficient:
  * <ul>
- * <li>{@code C_harm = α_p·p_eff·(κ·|A(w)| + κ_q·max(0, Q(w) − Q_slack))}: the harm r does there. Each
- *     prompt token r recomputes on {@code w} lengthens a step that every request in flight on {@code w}
- *     shares (continuous batching) by about {@code α_p}; κ (default 0.03) weighs that delay to others against
- *     r's own TTFT. Under a queue, the requests that will wait behind r (FCFS) wait for all of r's prefill:
- *     an arrival leaves behind about the queue it found, so each request waiting beyond {@code Q_slack}
- *     counts once more at weight κ_q (default 1). That second part is 0 until a queue forms (and in DESIGN.md
- *     §3's worked example, Q ≤ 2 < Q_slack) and grows with the queue: under overload it keeps the cache
- *     affinity that a pure time-to-first-token minimiser gives up (Mooncake load 3: fleet-sim/README.md).
- *     It is what makes a cache hit worth more than r's own prefill time under load.</li>
+ * <li>{@code C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q(w) − Q_slack))}: the harm r does. Recomputing is GPU work
+ *     the fleet would not do if r loaded or reused its prefix, and while it runs it is taken from the requests
+ *     in flight: on w each prompt token r recomputes lengthens every step its batch shares by about {@code α_p}
+ *     (continuous batching; a mixed step is prefill time plus decode time), and the fleet's routing spreads that
+ *     lost capacity over every worker. So each recomputed token costs {@code α_p} to about {@code Ā} requests,
+ *     {@code Ā} the fleet's mean number in flight per worker (the same on every candidate: w's own
+ *     {@code |A(w)|} here turned the term into balancing by request count, which sent long prompts to workers
+ *     with few but long requests; fleet-sim/README.md). κ (default 1) is the weight of others' time against r's
+ *     own: with the mission "finish soonest" on average, a second of anyone's delay counts as one. Under a
+ *     queue, the requests that will wait behind r (FCFS) wait for all of r's prefill: an arrival leaves behind
+ *     about the queue it found, so each request waiting beyond {@code Q_slack} counts once more at weight κ_q
+ *     (default 1). Both parts are 0 when nothing is in flight or queued (DESIGN.md §3's worked example counts
+ *     nothing in flight and Q ≤ 2 < Q_slack). It is what makes a cache or CPU-tier hit worth more than r's own
+ *     prefill time under load: without it a router minimising its own TTFT recomputes 40–60 k-token contexts
+ *     on an idle worker rather than wait for the link of the one holding them, and the recomputes saturate the
+ *     GPUs (agentic-pcie load 1.25).</li>
  * <li>{@code C_queue = α_p·Σ_{r'∈A(w), no first token yet} p_eff(r')}: the prefill work queued ahead of
  *     {@code r} on {@code w}. With continuous batching and chunked prefill a newcomer's first token waits
  *     for the uncached prompt tokens of the requests admitted before it (FCFS), priced at the same
@@ -103,7 +110,8 @@ public final class CostModel {
         out.prefill = prefill(p, out.pEffTokens, out.recomputeQuadratic);
 
         out.inFlight = load.inFlight();
-        out.harm = harm(p, out.pEffTokens, out.inFlight, load.waiting());
+        out.fleetInFlight = request.fleetMeanInFlight();
+        out.harm = harm(p, out.pEffTokens, out.fleetInFlight, load.waiting());
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 
@@ -143,13 +151,13 @@ public final class CostModel {
     }
 
     /**
-     * {@code C_harm = α_p·p_eff·(κ·|A(w)| + κ_q·max(0, Q(w) − Q_slack))}: r's recomputed tokens delay every request
-     * in flight on the worker (a share κ of each step they share) and, under FCFS, the whole prefill of each
-     * request that will queue behind r (as many as r finds waiting beyond the slack).
+     * {@code C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q(w) − Q_slack))}: r's recomputed tokens delay about {@code Ā}
+     * requests in flight (the fleet's mean per worker) and, under FCFS, the whole prefill of each request that
+     * will queue behind r (as many as r finds waiting beyond the slack).
      */
-    static double harm(CostParameters p, long pEffTokens, int inFlight, int waiting) {
+    static double harm(CostParameters p, long pEffTokens, double fleetMeanInFlight, int waiting) {
         double queuedBehind = Math.max(0.0, waiting - p.qSlack());
-        return p.alphaP() * pEffTokens * (p.harmWeight() * inFlight + p.queueHarmWeight() * queuedBehind);
+        return p.alphaP() * pEffTokens * (p.harmWeight() * fleetMeanInFlight + p.queueHarmWeight() * queuedBehind);
     }
 
     /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */

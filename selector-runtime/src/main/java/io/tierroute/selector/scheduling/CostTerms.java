@@ -13,7 +13,7 @@ public final class CostTerms {
 
     // Terms of DESIGN.md §3, in µs. `total` = prefill + harm + queue + ownDecode + decode + kv + tier + hol − workflowBonus − toolsBonus.
     public double prefill;
-    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight (weight κ) and queued behind it (κ_q). */
+    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight (weight κ, Ā of them) and queued behind it (κ_q). */
     public double harm;
     /** {@code C_queue}: prefill work queued ahead on the worker. */
     public double queue;
@@ -36,6 +36,8 @@ public final class CostTerms {
     public double recomputeQuadratic;
     /** {@code |A(w)|}: requests in flight on the worker. */
     public int inFlight;
+    /** {@code Ā}: requests in flight per healthy worker, fleet-wide (C_harm's count of requests r delays). */
+    public double fleetInFlight;
     /** {@code Σ p_eff(r')} of the worker's requests without a first token yet. */
     public long queuedPrefillTokens;
     /** {@code Σ d̂} on the worker. */
@@ -73,6 +75,7 @@ public final class CostTerms {
         cutOffTier = -1;
         queueLength = 0;
         inFlight = 0;
+        fleetInFlight = 0;
         queueExcessSquared = affinityDecay = toolHitFraction = 0;
     }
 
@@ -81,6 +84,6 @@ public final class CostTerms {
                 hitTokens, pEffTokens, recomputeQuadratic, decodeTokens, decodeQuadratic, kvOverflowTokens,
                 tierTokens.clone(), tierTransferUs.clone(), cutOffTier, queueLength, queueExcessSquared,
                 affinityDecay, toolHitFraction, queue, queuedPrefillTokens, harm, inFlight, ownDecode, kvUsedTokens,
-                ownDecodeKvTokenSteps);
+                ownDecodeKvTokenSteps, fleetInFlight);
     }
 }

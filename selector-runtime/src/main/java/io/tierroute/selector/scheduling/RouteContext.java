@@ -17,6 +17,7 @@ public final class RouteContext {
     private double secondsSinceLastStep;
     private int expectedToolCount;
     private final int[] toolHits;
+    private double fleetMeanInFlight;
 
     public RouteContext(int workers) {
         this.toolHits = new int[workers];
@@ -39,8 +40,17 @@ public final class RouteContext {
         this.secondsSinceLastStep = 0;
         this.expectedToolCount = 0;
         Arrays.fill(toolHits, 0);
+        this.fleetMeanInFlight = 0;
         return this;
     }
+
+    /** {@code Ā}: requests in flight per healthy worker, fleet-wide. */
+    public RouteContext fleetMeanInFlight(double mean) {
+        this.fleetMeanInFlight = mean;
+        return this;
+    }
+
+    public double fleetMeanInFlight() { return fleetMeanInFlight; }
 
     /** The worker that ran this workflow's previous step, and how long ago (s) it finished. */
     public RouteContext lastStep(int worker, double secondsAgo) {

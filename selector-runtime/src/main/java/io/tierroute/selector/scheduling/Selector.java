@@ -185,6 +185,16 @@ public final class Selector {
             }
         }
 
+        // Ā, C_harm's count of the requests a recomputed token delays: in flight per healthy worker.
+        long fleetInFlight = 0;
+        int healthy = 0;
+        for (int w = 0; w < workers; w++) {
+            if ((status.get(w) & (UNHEALTHY | DRAINING)) == 0) {
+                fleetInFlight += inflight.view(w).inFlight();
+                healthy++;
+            }
+        }
+        ctx.fleetMeanInFlight(healthy == 0 ? 0 : (double) fleetInFlight / healthy);
         s.healthyCandidates = 0;
         s.minCost = Double.POSITIVE_INFINITY;
         for (int w = 0; w < workers; w++) {

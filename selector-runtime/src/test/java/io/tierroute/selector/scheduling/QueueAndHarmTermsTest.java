@@ -17,13 +17,17 @@ class QueueAndHarmTermsTest {
     private final double[] bandwidth = {0, 64e9, 0, 0};
 
     private CostTerms score(CostParameters p, int heldBlocks, LoadView load) {
+        return score(p, heldBlocks, load, 0.0);
+    }
+
+    private CostTerms score(CostParameters p, int heldBlocks, LoadView load, double fleetMeanInFlight) {
         PrefixMatch m = new PrefixMatch(1);
         m.reset(16);
         for (int t = 0; t < Tier.COUNT; t++) {
             m.set(0, t, heldBlocks);
         }
         CostTerms out = new CostTerms();
-        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512), 0, m, load, bandwidth,
+        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512).fleetMeanInFlight(fleetMeanInFlight), 0, m, load, bandwidth,
                 ParameterSet.builder(1).cost(p).build(), out);
         return out;
     }
@@ -41,16 +45,24 @@ class QueueAndHarmTermsTest {
     }
 
     @Test
-    void harmScalesWithRecomputedTokensAndRequestsInFlight() {
-        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0.03).build();
-        CostTerms cached = score(p, 15, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0));
-        CostTerms cold = score(p, 0, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0));
-        assertThat(cached.harm).isCloseTo(0.03 * 20 * 500 * 40, within(0.1));
-        assertThat(cold.harm).isCloseTo(0.03 * 20 * 8000 * 40, within(0.1));
+    void harmScalesWithRecomputedTokensAndTheFleetsRequestsInFlight() {
+        CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(1).build();
+        // Ā = 12.5 in flight per worker fleet-wide; this worker has 40 of its own, which the harm does not read.
+        CostTerms cached = score(p, 15, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0), 12.5);
+        CostTerms cold = score(p, 0, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0), 12.5);
+        assertThat(cached.harm).isCloseTo(20 * 500 * 12.5, within(0.1));
+        assertThat(cold.harm).isCloseTo(20 * 8000 * 12.5, within(0.1));
+        assertThat(score(p, 0, new LoadView(2, 0, 0, 0, 0, 1_000_000, 0), 12.5).harm).isEqualTo(cold.harm);
         assertThat(cold.inFlight).isEqualTo(40);
+        assertThat(cold.fleetInFlight).isEqualTo(12.5);
         assertThat(cold.toBreakdown().harmUs()).isEqualTo(cold.harm);
-        // Nothing in flight: no harm (DESIGN.md §3's worked example has none, so its golden values hold).
+        assertThat(cold.toBreakdown().fleetInFlight()).isEqualTo(12.5);
+        // κ weighs it: at κ = 0.5 half of it.
+        assertThat(score(p.toBuilder().harmWeight(0.5).build(), 0, new LoadView(40, 0, 0, 0, 0, 1_000_000, 0), 12.5).harm)
+                .isCloseTo(0.5 * cold.harm, within(0.1));
+        // Nothing in flight: no harm (DESIGN.md §3's worked example counts none, so its golden values hold).
         assertThat(score(p, 0, new LoadView(0, 0, 0, 0, 0, 1_000_000)).harm).isZero();
+        assertThat(CostParameters.DEFAULTS.harmWeight()).isEqualTo(1.0);
     }
 
     @Test
@@ -77,10 +89,10 @@ class QueueAndHarmTermsTest {
         CostParameters p = CostParameters.builder().alphaP(20).alphaD(0).alphaD2(0).harmWeight(0.03)
                 .queueHarmWeight(1.0).qSlack(4).build();
         // 10 waiting, slack 4 → 6 requests will wait behind r for its whole prefill (p_eff 500).
-        CostTerms queued = score(p, 15, new LoadView(12, 10, 0, 0, 0, 1_000_000, 0));
+        CostTerms queued = score(p, 15, new LoadView(12, 10, 0, 0, 0, 1_000_000, 0), 12);
         assertThat(queued.harm).isCloseTo(20.0 * 500 * (0.03 * 12 + 1.0 * 6), within(0.1));
         // Within the slack (DESIGN.md §3's worked example has Q ≤ 2): only the in-flight part.
-        CostTerms short_ = score(p, 15, new LoadView(12, 4, 0, 0, 0, 1_000_000, 0));
+        CostTerms short_ = score(p, 15, new LoadView(12, 4, 0, 0, 0, 1_000_000, 0), 12);
         assertThat(short_.harm).isCloseTo(20.0 * 500 * 0.03 * 12, within(0.1));
         assertThat(CostParameters.DEFAULTS.queueHarmWeight()).isEqualTo(1.0);
     }
