@@ -16,11 +16,14 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -35,8 +38,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -56,7 +61,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>The job runs in its deterministic mode ({@code --cadence-clock event}, single-partition topics:
  * streaming-jobs/README.md), so the history is a function of the input alone. The input is fed while
  * the job runs (one second of event time every 0.5 s); the feeder holds before its last third until the
- * kill has happened, so there is always input left to process after the kill. The reference run
+ * kill has happened, so there is always input left to process after the kill. The kill waits (up to
+ * 20 s) for a moment when tierroute.params holds records of a transaction not yet committed, so that
+ * the sink's recovery (re-commit or abort) is part of what is compared. The reference run
  * comes second: a new job (new group and transactional id, no state) on the same, by then complete,
  * input topics, publishing to a recreated, empty params topic.
  */
@@ -143,22 +150,34 @@ class TaskManagerKillTest {
                 feeder.setDaemon(true);
                 feeder.start();
 
-                // kill once a checkpoint has completed and snapshots have been committed
+                // kill once a checkpoint has completed and snapshots have been committed, preferably while a
+                // transaction holds snapshots not yet committed (the sink's abort / re-commit path)
                 await("a completed checkpoint and 3 committed snapshots", Duration.ofSeconds(90), () ->
                         rest.completedCheckpoints(jobId) >= 1 && scopeHistory(PublishedSnapshots.read(bootstrap)).size() >= 3);
+                Set<String> oldTaskManagers = taskManagerIds(rest);
+                try (Admin admin = admin(bootstrap)) {
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    while (uncommittedOffsets(admin) == 0 && System.nanoTime() < until) {
+                        Thread.sleep(20);
+                    }
+                }
                 ChildJvm tm = flink.taskManagers().get(0);
                 long killWallMs = System.currentTimeMillis();
                 long kill = System.nanoTime();
                 flink.killTaskManager(tm);
                 int sentAtKill = sent.get();
                 killed.countDown();
-                List<ParameterSnapshot> beforeKill = scopeHistory(PublishedSnapshots.read(bootstrap));
                 assertThat(tm.isAlive()).isFalse();
                 assertThat(sentAtKill).as("seconds of input sent when the TaskManager was killed").isLessThan(seconds.size());
+                List<ParameterSnapshot> beforeKill = scopeHistory(PublishedSnapshots.read(bootstrap));
+                long openAtKill;
+                try (Admin admin = admin(bootstrap)) {
+                    openAtKill = uncommittedOffsets(admin);
+                }
                 flink.startTaskManager(Duration.ofSeconds(120));
 
                 // the job restarts by itself, restored from a checkpoint
-                long running = awaitRecovered(rest, jobId, Duration.ofSeconds(120));
+                Recovery recovery = awaitRecovered(rest, jobId, oldTaskManagers, Duration.ofSeconds(120));
                 await("a snapshot committed after the kill", Duration.ofSeconds(90), () ->
                         scopeHistory(PublishedSnapshots.read(bootstrap)).size() > beforeKill.size());
                 long firstNew = System.nanoTime();
@@ -175,13 +194,13 @@ class TaskManagerKillTest {
                 await("the killed run's job cancelled", Duration.ofSeconds(60), () -> rest.jobState(jobId).equals("CANCELED"));
 
                 System.out.printf("[measured] kill -9 of the TaskManager with %d of %d s of input sent, %d snapshots "
-                                + "committed: job RESTARTING %.1f s after the kill, every task RUNNING again %.1f s after it "
-                                + "(restored from checkpoint %d; the new TaskManager JVM started at the kill), first new "
-                                + "snapshot committed %.1f s after it; %d snapshots in all, %d params records written in "
-                                + "aborted transactions%n",
-                        sentAtKill, seconds.size(), beforeKill.size(), (restartingAt - killWallMs) / 1e3,
-                        (running - kill) / 1e9, restored.path("id").asLong(), (firstNew - kill) / 1e9, faulted.size(),
-                        abortedRecords);
+                                + "committed, %d params offsets in an open transaction: job RESTARTING %.1f s after the kill, "
+                                + "the new TaskManager (JVM started at the kill) registered %.1f s, every task RUNNING again "
+                                + "(restored from checkpoint %d) %.1f s, first new snapshot committed %.1f s after it; "
+                                + "%d snapshots in all, %d params records left in aborted transactions%n",
+                        sentAtKill, seconds.size(), beforeKill.size(), openAtKill, (restartingAt - killWallMs) / 1e3,
+                        (recovery.newTaskManager() - kill) / 1e9, restored.path("id").asLong(),
+                        (recovery.running() - kill) / 1e9, (firstNew - kill) / 1e9, faulted.size(), abortedRecords);
                 assertThat(restored.isObject()).as("the job restored from a checkpoint: " + restored).isTrue();
                 assertThat(restored.path("is_savepoint").asBoolean()).isFalse();
                 assertThat(restartingAt).as("the job went through RESTARTING").isGreaterThanOrEqualTo(killWallMs);
@@ -304,16 +323,24 @@ class TaskManagerKillTest {
         return scopeHistory(PublishedSnapshots.read(bootstrap));
     }
 
+    /** When (System.nanoTime) a TaskManager other than the killed one had registered, and every task ran again. */
+    private record Recovery(long newTaskManager, long running) {}
+
     /**
-     * Waits until every task of the job runs again after a restore from a checkpoint; returns when
-     * (System.nanoTime). Fails at once if the job reaches a terminal state.
+     * Waits until every task of the job runs again after a restore from a checkpoint. Fails at once if
+     * the job reaches a terminal state.
      */
-    private static long awaitRecovered(FlinkRestClient rest, String jobId, Duration timeout) throws Exception {
+    private static Recovery awaitRecovered(FlinkRestClient rest, String jobId, Set<String> oldTaskManagers,
+                                           Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long newTaskManager = 0;
         while (true) {
+            if (newTaskManager == 0 && !oldTaskManagers.containsAll(taskManagerIds(rest))) {
+                newTaskManager = System.nanoTime();
+            }
             FlinkRestClient.JobDetails d = rest.job(jobId);
             if (d.fullyRunning() && get(rest, "/jobs/" + jobId + "/checkpoints").path("latest").path("restored").isObject()) {
-                return System.nanoTime();
+                return new Recovery(newTaskManager == 0 ? System.nanoTime() : newTaskManager, System.nanoTime());
             }
             if (List.of("FAILED", "CANCELED", "FINISHED", "SUSPENDED").contains(d.state()) || System.nanoTime() > deadline) {
                 throw new AssertionError("the job did not run again after the kill within " + timeout.toSeconds()
@@ -321,6 +348,21 @@ class TaskManagerKillTest {
             }
             Thread.sleep(100);
         }
+    }
+
+    private static Set<String> taskManagerIds(FlinkRestClient rest) throws Exception {
+        Set<String> ids = new HashSet<>();
+        get(rest, "/taskmanagers").path("taskmanagers").forEach(t -> ids.add(t.path("id").asText()));
+        return ids;
+    }
+
+    /** Offsets of tierroute.params past its last stable offset: records of a transaction not yet committed. */
+    private static long uncommittedOffsets(Admin admin) throws Exception {
+        TopicPartition tp = new TopicPartition(Topics.PARAMS, 0);
+        long end = admin.listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(10, TimeUnit.SECONDS).offset();
+        long stable = admin.listOffsets(Map.of(tp, OffsetSpec.latest()), new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .partitionResult(tp).get(10, TimeUnit.SECONDS).offset();
+        return end - stable;
     }
 
     private interface Check {
