@@ -414,15 +414,19 @@ class TaskManagerKillTest {
         }
     }
 
-    /** The first field (in the record's JSON form) where two snapshots differ, for the failure message. */
+    /** Where the two snapshots' JSON forms first differ, with some context, for the failure message. */
     private static String difference(ParameterSnapshot a, ParameterSnapshot b) {
-        String[] x = a.toString().split(", ");
-        String[] y = b.toString().split(", ");
-        for (int i = 0; i < Math.min(x.length, y.length); i++) {
-            if (!x[i].equals(y[i])) {
-                return "first difference at " + x[i] + " vs " + y[i];
-            }
+        String x = a.toString();
+        String y = b.toString();
+        int i = 0;
+        while (i < Math.min(x.length(), y.length()) && x.charAt(i) == y.charAt(i)) {
+            i++;
         }
-        return x.length == y.length ? "equal" : "lengths " + x.length + " vs " + y.length;
+        if (i == x.length() && i == y.length()) {
+            return "equal";
+        }
+        int from = Math.max(0, i - 80);
+        return "first difference at character " + i + ": ..." + x.substring(from, Math.min(x.length(), i + 40))
+                + " vs ..." + y.substring(from, Math.min(y.length(), i + 40));
     }
 }
