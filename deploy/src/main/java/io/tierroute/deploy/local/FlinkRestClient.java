@@ -65,6 +65,15 @@ public final class FlinkRestClient {
     }
 
     /** One job of {@code GET /jobs/overview}. */
+    /** The resource ids of the TaskManagers the JobManager counts as registered (a dead one stays until its heartbeat times out). */
+    public List<String> taskManagerIds() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (JsonNode tm : get("/taskmanagers").path("taskmanagers")) {
+            ids.add(tm.path("id").asText());
+        }
+        return ids;
+    }
+
     public record JobSummary(String id, String name, String state) {}
 
     public List<JobSummary> jobs() {

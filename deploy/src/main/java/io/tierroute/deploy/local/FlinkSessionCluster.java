@@ -116,6 +116,10 @@ public final class FlinkSessionCluster implements AutoCloseable {
         c.put("restart-strategy.fixed-delay.delay", "2 s");
         // a job main that calls System.exit (e.g. on a bad argument) must fail its submission, not end the JobManager
         c.put("cluster.intercept-user-system-exit", "THROW");
+        // Flink's 10 s RPC start-up limit killed the JobManager on a loaded 2-core machine (measured in
+        // TaskManagerKillTest); a slow start is not a failure here.
+        c.put("pekko.startup-timeout", "90 s");
+        c.put("pekko.ask.timeout", "30 s");
         c.put("io.tmp.dirs", settings.dir().resolve("tmp").toAbsolutePath().toString());
         c.put("web.upload.dir", settings.dir().resolve("web-upload").toAbsolutePath().toString());
         c.put("web.tmpdir", settings.dir().resolve("web-tmp").toAbsolutePath().toString());
@@ -146,11 +150,24 @@ public final class FlinkSessionCluster implements AutoCloseable {
         return this;
     }
 
-    /** Starts one more TaskManager and waits until the JobManager counts it. */
+    /**
+     * Starts one more TaskManager and waits until the JobManager lists it by its resource id (its name):
+     * after a kill the JobManager still counts the dead one until its heartbeat times out, so a count
+     * would say "registered" too early.
+     */
     public ChildJvm startTaskManager(Duration timeout) {
-        int expected = live().size() + 1;
         ChildJvm tm = startTaskManagerAsync();
-        awaitTaskManagers(expected, timeout);
+        jobManager.awaitReady(tm.name() + " registered", timeout, () -> {
+            if (!tm.isAlive()) {
+                throw new IllegalStateException(tm.name() + " exited; its log " + tm.logFile() + " ends with:\n"
+                        + ChildJvm.tail(ChildJvm.readLog(tm.logFile()), 30));
+            }
+            try {
+                return rest.taskManagerIds().contains(tm.name());
+            } catch (RuntimeException e) {
+                return false;
+            }
+        });
         return tm;
     }
 
@@ -204,7 +221,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
         int n = ++taskManagersStarted;
         List<String> flags = new ArrayList<>(tmJvmFlags);
         flags.addAll(commonFlags("taskmanager-" + n));
-        ChildJvm tm = ChildJvm.start(spec("taskmanager-" + n, TASK_MANAGER_MAIN, flags, tmDynamicArgs,
+        List<String> args = new ArrayList<>(tmDynamicArgs);
+        args.addAll(List.of("-D", "taskmanager.resource-id=taskmanager-" + n)); // how startTaskManager finds it
+        ChildJvm tm = ChildJvm.start(spec("taskmanager-" + n, TASK_MANAGER_MAIN, flags, args,
                 "taskmanager-" + n + ".log"));
         taskManagers.add(tm);
         return tm;
