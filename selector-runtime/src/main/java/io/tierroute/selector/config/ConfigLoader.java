@@ -44,7 +44,7 @@ public final class ConfigLoader {
 
     private static SelectorConfig fromTree(ConfigNode root, Path source, Path baseDir) {
         root.object("model", "defaults", "workers", "routing", "parameters", "parametersFile", "index", "server", "admin",
-                "kafka");
+                "access", "kafka");
 
         // model
         SelectorSettings.Builder sb;
