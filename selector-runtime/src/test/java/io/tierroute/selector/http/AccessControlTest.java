@@ -76,7 +76,7 @@ class AccessControlTest {
         return switch (r) {
             case ROUTE -> "{\"request_id\":\"r1\",\"text\":\"hello\"}";
             case REQUEST_EVENTS -> "{\"request_id\":\"r1\",\"type\":\"finished\"}";
-            case KV_EVENTS -> "{\"worker\":\"w0\",\"events\":[{\"type\":\"stored\",\"block_hashes\":[1,2]}]}";
+            case KV_EVENTS -> "{\"worker\":\"w0\",\"events\":[{\"type\":\"cleared\"}]}";
             case TELEMETRY -> "{\"worker\":\"w0\",\"kv_used_tokens\":10}";
             case WORKER_HEALTH -> "{\"healthy\":false}";
             default -> "";
