@@ -57,4 +57,18 @@ class AccessAndClientConfigTest {
         assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: none.properties}\n",
                 dir)).isInstanceOf(ConfigException.class).hasMessageContaining("does not exist");
     }
+
+    @Test
+    void theExamplesLoad() {
+        Path examples = Path.of("..", "examples");
+        SelectorConfig c = ConfigLoader.load(examples.resolve("selector.yaml"));
+        assertThat(c.access()).isEqualTo(AccessSettings.DEFAULTS);
+        assertThat(c.server().maxHeaders()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADERS);
+        ConfigNode at = ConfigNode.root(Documents.parse("x: 1".getBytes(), false));
+        assertThat(KafkaPropertiesFile.read(examples.resolve("kafka-client-sasl-ssl.properties"), at))
+                .containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .containsKeys("sasl.jaas.config", "ssl.truststore.location")
+                .hasEntrySatisfying("sasl.jaas.config", v -> assertThat(v).startsWith("org.apache.kafka")
+                        .contains("password=").endsWith(";"));
+    }
 }
