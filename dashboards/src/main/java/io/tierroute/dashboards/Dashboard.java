@@ -4,6 +4,7 @@ import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.web.DashboardServer;
+import io.tierroute.dashboards.web.WebTls;
 
 import java.net.URI;
 
@@ -22,12 +23,43 @@ public final class Dashboard implements AutoCloseable {
      * @param tokenSource      where the token came from (for messages)
      * @param defaultScope     the scope the page opens on
      * @param clientProperties extra Kafka client settings (credentials of a secured broker)
+     * @param readsClosed      true: the page and the read API need the read token (or the operator token)
+     * @param readToken        the read token, or null
+     * @param readTokenSource  where the read token came from (for messages)
+     * @param tls              HTTPS settings, or null for plain HTTP
      */
     public record Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
-                           String defaultScope, java.util.Properties clientProperties) {
+                           String defaultScope, java.util.Properties clientProperties, boolean readsClosed,
+                           String readToken, String readTokenSource, WebTls tls) {
         public Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
                         String defaultScope) {
             this(bootstrapServers, host, port, token, tokenSource, defaultScope, new java.util.Properties());
+        }
+
+        public Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
+                        String defaultScope, java.util.Properties clientProperties) {
+            this(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties, false, null, null,
+                    null);
+        }
+
+        /** These settings with the reads closed behind {@code readToken} (from {@code readTokenSource}). */
+        public Settings withClosedReads(String readToken, String readTokenSource) {
+            return new Settings(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties, true,
+                    readToken, readTokenSource, tls);
+        }
+
+        public Settings withTls(WebTls t) {
+            return new Settings(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties,
+                    readsClosed, readToken, readTokenSource, t);
+        }
+
+        /** Never shows the tokens or the Kafka client properties (they may hold a SASL password). */
+        @Override
+        public String toString() {
+            return "Settings[" + bootstrapServers + ", " + host + ":" + port + ", operator token "
+                    + (token == null || token.isEmpty() ? "unset" : "set") + ", reads " + (readsClosed ? "closed" : "open")
+                    + ", client properties " + clientProperties.stringPropertyNames() + ", "
+                    + (tls == null ? "http" : tls) + "]";
         }
     }
 
@@ -48,8 +80,8 @@ public final class Dashboard implements AutoCloseable {
         ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties());
         DashboardServer server;
         try {
-            server = DashboardServer.start(reader, writer, s.host(), s.port(), s.token(), s.tokenSource(),
-                    s.defaultScope());
+            server = DashboardServer.start(reader, writer, new DashboardServer.Options(s.host(), s.port(), s.token(),
+                    s.tokenSource(), s.readsClosed(), s.readToken(), s.readTokenSource(), s.tls()), s.defaultScope());
         } catch (RuntimeException e) {
             writer.close();
             throw e;

@@ -45,41 +45,54 @@ final class ApiRoutes {
         this.calibration = new CalibrationView(history);
     }
 
+    /** The {@code /api} routes of {@link DashboardRoute}, paths relative to {@code /api}. */
     RoutingHandler handler() {
-        RoutingHandler r = Handlers.routing()
-                .get("/v1/status", wrap(ex -> JsonIo.send(ex, 200, status())))
-                .get("/v1/scopes/{scope}/versions", wrap(ex -> JsonIo.send(ex, 200, views.versions(scope(ex)))))
-                .get("/v1/scopes/{scope}/versions/{version}",
-                        wrap(ex -> JsonIo.send(ex, 200, views.version(scope(ex), version(ex)))))
-                .get("/v1/scopes/{scope}/timelines", wrap(ex -> JsonIo.send(ex, 200, views.timelines(scope(ex)))))
-                .get("/v1/scopes/{scope}/rho", wrap(ex -> JsonIo.send(ex, 200, views.rho(scope(ex)))))
-                .get("/v1/scopes/{scope}/calibration", wrap(ex -> {
-                    views.scope(scope(ex));
-                    JsonIo.send(ex, 200, calibration.calibration(scope(ex)));
-                }))
-                .post("/v1/scopes/{scope}/pin", wrap(ex -> {
-                    auth.check(ex);
-                    ControlBody b = JsonIo.read(ex, ControlBody.class);
-                    if (b.version() == null) {
-                        throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
-                    }
-                    JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), b.actor(), b.reason()));
-                }))
-                .post("/v1/scopes/{scope}/unpin", wrap(ex -> {
-                    auth.check(ex);
-                    ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "unpin");
-                    JsonIo.send(ex, 200, writer.unpin(scope(ex), b.actor(), b.reason()));
-                }))
-                .post("/v1/scopes/{scope}/rollback", wrap(ex -> {
-                    auth.check(ex);
-                    ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
-                    JsonIo.send(ex, 200, writer.rollback(scope(ex), b.actor(), b.reason()));
-                }));
+        RoutingHandler r = Handlers.routing();
+        for (DashboardRoute route : DashboardRoute.values()) {
+            HttpHandler h = handlerFor(route);
+            if (h != null) {
+                r.add(route.method(), route.template().substring(DashboardRoute.API_PREFIX.length()), wrap(h));
+            }
+        }
         r.setFallbackHandler(ex -> JsonIo.error(ex, 404, "no such endpoint: " + ex.getRequestMethod() + " "
                 + ex.getRequestPath()));
         r.setInvalidMethodHandler(ex -> JsonIo.error(ex, 405, ex.getRequestMethod() + " is not allowed on "
                 + ex.getRequestPath()));
         return r;
+    }
+
+    /** The handler of an {@code /api} route; null for the routes DashboardServer serves itself. */
+    private HttpHandler handlerFor(DashboardRoute route) {
+        return switch (route) {
+            case PAGE, VENDOR_SCRIPT, HEALTHZ -> null;
+            case STATUS -> ex -> JsonIo.send(ex, 200, status());
+            case VERSIONS -> ex -> JsonIo.send(ex, 200, views.versions(scope(ex)));
+            case VERSION -> ex -> JsonIo.send(ex, 200, views.version(scope(ex), version(ex)));
+            case TIMELINES -> ex -> JsonIo.send(ex, 200, views.timelines(scope(ex)));
+            case RHO -> ex -> JsonIo.send(ex, 200, views.rho(scope(ex)));
+            case CALIBRATION -> ex -> {
+                views.scope(scope(ex));
+                JsonIo.send(ex, 200, calibration.calibration(scope(ex)));
+            };
+            case PIN -> ex -> {
+                auth.check(ex);
+                ControlBody b = JsonIo.read(ex, ControlBody.class);
+                if (b.version() == null) {
+                    throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
+                }
+                JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), b.actor(), b.reason()));
+            };
+            case UNPIN -> ex -> {
+                auth.check(ex);
+                ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "unpin");
+                JsonIo.send(ex, 200, writer.unpin(scope(ex), b.actor(), b.reason()));
+            };
+            case ROLLBACK -> ex -> {
+                auth.check(ex);
+                ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
+                JsonIo.send(ex, 200, writer.rollback(scope(ex), b.actor(), b.reason()));
+            };
+        };
     }
 
     /** {@code GET /healthz}: liveness, and whether the history has caught up. */

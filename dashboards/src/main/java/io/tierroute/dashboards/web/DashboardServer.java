@@ -4,11 +4,14 @@ import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.server.HttpHandler;
 import io.undertow.server.handlers.BlockingHandler;
 import io.undertow.server.handlers.PathHandler;
 import io.undertow.server.handlers.resource.ClassPathResourceManager;
 import io.undertow.server.handlers.resource.ResourceHandler;
 
+import javax.net.ssl.SSLContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
@@ -19,7 +22,8 @@ import java.util.Properties;
 /**
  * The dashboard's HTTP server (Undertow): the page and its scripts from this jar under {@code /},
  * uPlot from its WebJar under {@code /vendor/uplot/} (no CDN), the JSON API under {@code /api/v1}
- * ({@link ApiRoutes}) and {@code /healthz}.
+ * ({@link ApiRoutes}) and {@code /healthz}; every route is listed in {@link DashboardRoute}. Reads can be
+ * closed behind a token ({@link ReadGate}); writes always need the operator token; HTTPS with {@link WebTls}.
  */
 public final class DashboardServer implements AutoCloseable {
 
@@ -34,31 +38,78 @@ public final class DashboardServer implements AutoCloseable {
         this.uri = uri;
     }
 
+    /** Request line + headers; a browser's are a few KiB (Undertow's own default is 1 MiB). */
+    static final int MAX_HEADER_BYTES = 32 * 1024;
+    /** Headers per request. */
+    static final int MAX_HEADERS = 64;
+    /** Query parameters per request (the API reads none). */
+    static final int MAX_QUERY_PARAMETERS = 16;
+    /** Cookies per request (the dashboard sets none). */
+    static final int MAX_COOKIES = 16;
+
+    /**
+     * Who may do what, and how the server listens.
+     *
+     * @param host           address to bind (127.0.0.1 by default in the CLI)
+     * @param port           TCP port, 0 for a free one
+     * @param operatorToken  operator token for pin / unpin / rollback, or null to refuse them (403)
+     * @param operatorSource where the operator token comes from (an environment variable), for messages
+     * @param readsClosed    true: the page and the read API need the read (or operator) token
+     * @param readToken      the read token, or null
+     * @param readSource     where the read token comes from, for messages
+     * @param tls            HTTPS settings, or null for plain HTTP
+     */
+    public record Options(String host, int port, String operatorToken, String operatorSource, boolean readsClosed,
+                          String readToken, String readSource, WebTls tls) {
+        @Override
+        public String toString() {
+            return "Options[" + host + ":" + port + ", operator token " + (operatorToken == null ? "unset" : "set")
+                    + ", reads " + (readsClosed ? "closed" : "open") + ", read token "
+                    + (readToken == null ? "unset" : "set") + ", " + (tls == null ? "http" : tls) + "]";
+        }
+    }
+
+    /** Starts listening with open reads over plain HTTP (see {@link #start(HistoryReader, ControlWriter, Options, String)}). */
+    public static DashboardServer start(HistoryReader reader, ControlWriter writer, String host, int port,
+                                        String token, String tokenSource, String defaultScope) {
+        return start(reader, writer, new Options(host, port, token, tokenSource, false, null, null, null), defaultScope);
+    }
+
     /**
      * Starts listening.
      *
-     * @param host          address to bind (127.0.0.1 by default in the CLI)
-     * @param port          TCP port, 0 for a free one
-     * @param token         operator token for pin / unpin / rollback, or null to refuse them (403)
-     * @param tokenSource   where the token comes from (an environment variable), for messages
-     * @param defaultScope  the scope the page opens on
-     * @throws IllegalStateException naming the address when the port is taken or cannot be bound
+     * @param defaultScope the scope the page opens on
+     * @throws IllegalStateException naming the address when the port is taken or cannot be bound, or the
+     *                               key store when it cannot be loaded
      */
-    public static DashboardServer start(HistoryReader reader, ControlWriter writer, String host, int port,
-                                        String token, String tokenSource, String defaultScope) {
-        if (port < 0 || port > 65535) {
-            throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
+    public static DashboardServer start(HistoryReader reader, ControlWriter writer, Options o, String defaultScope) {
+        if (o.port() < 0 || o.port() > 65535) {
+            throw new IllegalArgumentException("port must be in [0, 65535], got " + o.port());
         }
         ClassLoader cl = DashboardServer.class.getClassLoader();
-        ApiRoutes api = new ApiRoutes(reader, writer, new OperatorAuth(token, tokenSource), defaultScope);
+        OperatorAuth operator = new OperatorAuth(o.operatorToken(), o.operatorSource());
+        ApiRoutes api = new ApiRoutes(reader, writer, operator, defaultScope);
         PathHandler paths = Handlers.path(new ResourceHandler(new ClassPathResourceManager(cl, STATIC_ROOT))
                         .setWelcomeFiles("index.html").setCachable(r -> false))
                 .addPrefixPath("/vendor/uplot", new ResourceHandler(new ClassPathResourceManager(cl,
                         "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist")))
-                .addPrefixPath("/api", new BlockingHandler(api.handler()))
-                .addExactPath("/healthz", api.health());
-        Undertow u = Undertow.builder().addHttpListener(port, host).setHandler(paths).setIoThreads(1)
-                .setWorkerThreads(8).build();
+                .addPrefixPath(DashboardRoute.API_PREFIX, new BlockingHandler(api.handler()))
+                .addExactPath(ReadGate.HEALTH_PATH, api.health());
+        HttpHandler root = new ReadGate(paths, o.readsClosed(), o.readToken(),
+                o.readSource() == null ? "the read token" : o.readSource(), operator);
+        SSLContext ssl = o.tls() == null ? null : o.tls().context();
+        Undertow.Builder b = Undertow.builder();
+        if (ssl != null) {
+            b.addHttpsListener(o.port(), o.host(), ssl); // HTTPS only
+        } else {
+            b.addHttpListener(o.port(), o.host());
+        }
+        Undertow u = b.setHandler(root).setIoThreads(1).setWorkerThreads(8)
+                .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
+                .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
+                .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
+                .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
+                .build();
         try {
             u.start();
         } catch (RuntimeException e) {
@@ -67,13 +118,13 @@ public final class DashboardServer implements AutoCloseable {
             while (c != null && !(c instanceof BindException)) {
                 c = c.getCause();
             }
-            throw new IllegalStateException("cannot listen on " + host + ":" + port + ": "
+            throw new IllegalStateException("cannot listen on " + o.host() + ":" + o.port() + ": "
                     + (c != null ? "the port is taken or the address is not local (" + c.getMessage()
                     + "); choose another with --port" : e.toString()), e);
         }
         int bound = ((InetSocketAddress) u.getListenerInfo().get(0).getAddress()).getPort();
-        String h = host.contains(":") ? "[" + host + "]" : host;
-        return new DashboardServer(u, URI.create("http://" + h + ":" + bound + "/"));
+        String h = o.host().contains(":") ? "[" + o.host() + "]" : o.host();
+        return new DashboardServer(u, URI.create((ssl != null ? "https://" : "http://") + h + ":" + bound + "/"));
     }
 
     /** The uPlot WebJar's version, read from its Maven metadata (so the page needs no version in its paths). */

@@ -3,17 +3,14 @@ package io.tierroute.dashboards.web;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-
 /**
  * The operator token of the write endpoints (pin / unpin / rollback): no {@code Authorization}
- * header → 401, a wrong token → 403, no token configured → 403 (writes disabled). Compared in
- * constant time, never logged or echoed.
+ * header → 401, a wrong token → 403, no token configured → 403 (writes disabled). Compared as
+ * digests in constant time, never logged or echoed.
  */
 final class OperatorAuth {
 
-    private final byte[] expected; // "Bearer <token>", or null: writes disabled
+    private final Secret expected; // null: writes disabled
     private final String tokenSource;
 
     /**
@@ -21,7 +18,7 @@ final class OperatorAuth {
      * @param tokenSource where the token comes from (an environment variable name), for messages
      */
     OperatorAuth(String token, String tokenSource) {
-        this.expected = token == null || token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+        this.expected = Secret.of(token);
         this.tokenSource = tokenSource;
     }
 
@@ -29,17 +26,22 @@ final class OperatorAuth {
         return expected != null;
     }
 
+    /** Whether {@code credential} is the operator token (false when none is configured). */
+    boolean matches(String credential) {
+        return expected != null && expected.matches(credential);
+    }
+
     void check(HttpServerExchange ex) {
         if (expected == null) {
             throw new HttpError(403, "pin / unpin / rollback are disabled: no operator token is configured (set "
                     + tokenSource + " before starting the dashboard)");
         }
-        String given = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        if (given == null || given.isBlank() || given.trim().equals("Bearer")) {
+        String given = Credentials.bearer(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        if (given == null) {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute-operator\"");
             throw new HttpError(401, "this action needs the operator token: send 'Authorization: Bearer <token>'");
         }
-        if (!MessageDigest.isEqual(expected, given.trim().getBytes(StandardCharsets.UTF_8))) {
+        if (!expected.matches(given)) {
             throw new HttpError(403, "the operator token is wrong");
         }
     }

@@ -44,7 +44,7 @@ public final class ConfigLoader {
 
     private static SelectorConfig fromTree(ConfigNode root, Path source, Path baseDir) {
         root.object("model", "defaults", "workers", "routing", "parameters", "parametersFile", "index", "server", "admin",
-                "kafka");
+                "access", "kafka");
 
         // model
         SelectorSettings.Builder sb;
@@ -137,12 +137,18 @@ public final class ConfigLoader {
         ServerSettings server = ServerSettings.DEFAULTS;
         ConfigNode s = root.get("server");
         if (s != null) {
-            s.object("host", "port", "maxBodyBytes", "ioThreads", "workerThreads");
+            s.object("host", "port", "maxBodyBytes", "ioThreads", "workerThreads", "maxHeaderBytes", "maxHeaders",
+                    "maxBatchEvents", "tls");
+            ConfigNode tn = s.get("tls");
             server = new ServerSettings(s.string("host", server.host()),
                     (int) s.integer("port", server.port(), 0, 65535, ""),
                     (int) s.integer("maxBodyBytes", server.maxBodyBytes(), 1024, 1L << 30, "bytes"),
                     (int) s.integer("ioThreads", server.ioThreads(), 1, 256, "threads"),
-                    (int) s.integer("workerThreads", server.workerThreads(), 1, 1024, "threads"));
+                    (int) s.integer("workerThreads", server.workerThreads(), 1, 1024, "threads"),
+                    (int) s.integer("maxHeaderBytes", server.maxHeaderBytes(), 1024, 16L << 20, "bytes"),
+                    (int) s.integer("maxHeaders", server.maxHeaders(), 8, 10_000, "headers"),
+                    (int) s.integer("maxBatchEvents", server.maxBatchEvents(), 1, 10_000_000, "events"),
+                    tn == null ? null : tls(tn, baseDir));
         }
 
         // admin
@@ -155,10 +161,53 @@ public final class ConfigLoader {
                 throw a.require("tokenEnv").error("must be an environment variable name, got '" + tokenEnv + "'");
             }
         }
+        AccessSettings access = AccessSettings.DEFAULTS;
+        ConfigNode ac = root.get("access");
+        if (ac != null) {
+            ac.object("read", "readTokenEnv", "data", "dataTokenEnv");
+            access = new AccessSettings(mode(ac, "read", access.read()), envName(ac, "readTokenEnv", access.readTokenEnv()),
+                    mode(ac, "data", access.data()), envName(ac, "dataTokenEnv", access.dataTokenEnv()));
+        }
         ConfigNode k = root.get("kafka");
-        KafkaSettings kafka = k == null ? null : kafka(k);
+        KafkaSettings kafka = k == null ? null : kafka(k, baseDir);
         return new SelectorConfig(source, settings, server, cost, paramsFile, initial, maxBlocks, queueCapacity, tokenEnv,
-                kafka);
+                access, kafka);
+    }
+
+    private static AccessSettings.Mode mode(ConfigNode n, String key, AccessSettings.Mode dflt) {
+        String v = n.string(key, dflt.name().toLowerCase(java.util.Locale.ROOT));
+        return switch (v) {
+            case "open" -> AccessSettings.Mode.OPEN;
+            case "token" -> AccessSettings.Mode.TOKEN;
+            default -> throw n.require(key).error("must be open or token, got '" + v + "'");
+        };
+    }
+
+    private static String envName(ConfigNode n, String key, String dflt) {
+        String v = n.string(key, dflt);
+        if (!v.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw n.require(key).error("must be an environment variable name, got '" + v + "'");
+        }
+        return v;
+    }
+
+    /** {@code server.tls}: the key store must exist now, so that a typo fails the config load and not the first client. */
+    private static TlsSettings tls(ConfigNode t, Path baseDir) {
+        t.object("keyStore", "keyStoreType", "keyStorePasswordEnv");
+        Path ks = resolve(t.require("keyStore"), baseDir);
+        if (!java.nio.file.Files.isReadable(ks)) {
+            throw t.require("keyStore").error("cannot read the key store " + ks);
+        }
+        String type = t.string("keyStoreType", "PKCS12").toUpperCase(java.util.Locale.ROOT);
+        if (!type.equals("PKCS12") && !type.equals("JKS")) {
+            throw t.require("keyStoreType").error("must be PKCS12 or JKS, got '" + type + "'");
+        }
+        return new TlsSettings(ks, type, envName(t, "keyStorePasswordEnv", TlsSettings.DEFAULT_PASSWORD_ENV));
+    }
+
+    private static Path resolve(ConfigNode n, Path baseDir) {
+        Path given = Path.of(n.asText());
+        return given.isAbsolute() || baseDir == null ? given : baseDir.resolve(given).normalize();
     }
 
     /** Client settings the Kafka parts depend on; a value in kafka.properties would break them silently. */
@@ -169,8 +218,9 @@ public final class ConfigLoader {
     private static final java.util.Set<String> COMPRESSION = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
     /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
-    private static KafkaSettings kafka(ConfigNode k) {
-        k.object("bootstrapServers", "scope", "clientId", "selectorId", "properties", "params", "kvEvents", "decisions");
+    private static KafkaSettings kafka(ConfigNode k, Path baseDir) {
+        k.object("bootstrapServers", "scope", "clientId", "selectorId", "propertiesFile", "properties", "params",
+                "kvEvents", "decisions");
         String bootstrap = k.require("bootstrapServers").asText();
         for (String hp : bootstrap.split(",")) {
             String t = hp.trim();
@@ -204,19 +254,20 @@ public final class ConfigLoader {
         if (selectorId.isBlank()) {
             throw k.require("selectorId").error("must name this replica, got an empty string");
         }
+        // Client settings: a properties file first (as Kafka's own tools' --command-config; it can hold the
+        // SASL password and live in a secret volume), then the inline map, which wins on a shared key.
         java.util.Map<String, String> props = new java.util.LinkedHashMap<>();
+        ConfigNode pf = k.get("propertiesFile");
+        if (pf != null) {
+            for (Map.Entry<String, String> e : KafkaPropertiesFile.read(resolve(pf, baseDir), pf).entrySet()) {
+                checkClientProperty(e.getKey(), pf, "in " + pf.asText());
+                props.put(e.getKey(), e.getValue());
+            }
+        }
         ConfigNode pn = k.get("properties");
         if (pn != null) {
             for (Map.Entry<String, ConfigNode> e : pn.entries()) {
-                if (e.getKey().equals("bootstrap.servers") || e.getKey().equals("client.id")) {
-                    throw e.getValue().error("set it with kafka." + (e.getKey().equals("client.id") ? "clientId" : "bootstrapServers")
-                            + ", not in properties");
-                }
-                if (RESERVED_PROPERTIES.contains(e.getKey())) {
-                    throw e.getValue().error("is set by the selector itself and cannot be overridden (its consumers "
-                            + "read every partition with no group, read_committed, from positions they choose; its "
-                            + "producer is not transactional; records are bytes)");
-                }
+                checkClientProperty(e.getKey(), e.getValue(), "in properties");
                 props.put(e.getKey(), e.getValue().asText());
             }
         }
@@ -263,6 +314,19 @@ public final class ConfigLoader {
                     compression);
         }
         return new KafkaSettings(bootstrap, scope, clientId, selectorId, props, params, kv, dec);
+    }
+
+    /** Keys the selector sets itself; messages name the key, never a value (values may be passwords). */
+    private static void checkClientProperty(String key, ConfigNode at, String where) {
+        if (key.equals("bootstrap.servers") || key.equals("client.id")) {
+            throw at.error("'" + key + "' " + where + ": set it with kafka."
+                    + (key.equals("client.id") ? "clientId" : "bootstrapServers") + " instead");
+        }
+        if (RESERVED_PROPERTIES.contains(key)) {
+            throw at.error("'" + key + "' " + where + " is set by the selector itself and cannot be overridden (its "
+                    + "consumers read every partition with no group, read_committed, from positions they choose; its "
+                    + "producer is not transactional; records are bytes)");
+        }
     }
 
     private static String hostName() {

@@ -18,19 +18,26 @@ import java.nio.file.Path;
  * @param indexMaxBlocks    cap on blocks in the prefix index
  * @param indexQueueCapacity commands the index writer queue holds before KV events are refused
  * @param adminTokenEnv     the environment variable that holds the admin bearer token, or null
+ * @param access            who may call the read views and the data plane ({@code access:})
  * @param kafka             the {@code kafka:} section (parameter loader, KV events, decisions), or null for none
  */
 public record SelectorConfig(Path source, SelectorSettings selector, ServerSettings server, CostParameters cost,
                              Path parametersFile, ParameterSet initialParameters, long indexMaxBlocks,
-                             int indexQueueCapacity, String adminTokenEnv, KafkaSettings kafka) {
+                             int indexQueueCapacity, String adminTokenEnv, AccessSettings access,
+                             KafkaSettings kafka) {
 
     public SelectorConfig withServer(ServerSettings s) {
         return new SelectorConfig(source, selector, s, cost, parametersFile, initialParameters, indexMaxBlocks,
-                indexQueueCapacity, adminTokenEnv, kafka);
+                indexQueueCapacity, adminTokenEnv, access, kafka);
     }
 
     public SelectorConfig withKafka(KafkaSettings k) {
         return new SelectorConfig(source, selector, server, cost, parametersFile, initialParameters, indexMaxBlocks,
-                indexQueueCapacity, adminTokenEnv, k);
+                indexQueueCapacity, adminTokenEnv, access, k);
+    }
+
+    public SelectorConfig withAccess(AccessSettings a) {
+        return new SelectorConfig(source, selector, server, cost, parametersFile, initialParameters, indexMaxBlocks,
+                indexQueueCapacity, adminTokenEnv, a, kafka);
     }
 }

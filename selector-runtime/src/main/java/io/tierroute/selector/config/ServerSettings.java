@@ -1,23 +1,45 @@
 package io.tierroute.selector.config;
 
 /**
- * How the HTTP server listens.
+ * How the HTTP server listens, and the bounds it puts on each request.
  *
- * @param host          address to bind (loopback by default)
- * @param port          TCP port; 0 picks a free one
- * @param maxBodyBytes  larger request bodies are refused with 413
- * @param ioThreads     Undertow I/O threads (parse and route run on them)
- * @param workerThreads Undertow worker threads (admin, reload, metrics scrapes)
+ * @param host           address to bind (loopback by default)
+ * @param port           TCP port; 0 picks a free one
+ * @param maxBodyBytes   larger request bodies are refused with 413
+ * @param ioThreads      Undertow I/O threads (parse and route run on them)
+ * @param workerThreads  Undertow worker threads (admin, reload, metrics scrapes)
+ * @param maxHeaderBytes the request line and headers together; beyond it Undertow closes the connection
+ * @param maxHeaders     headers per request; beyond it Undertow closes the connection
+ * @param maxBatchEvents events in one POST /v1/kv-events or /v1/requests/events body; beyond it 413
+ * @param tls            HTTPS settings, or null for plain HTTP
  */
-public record ServerSettings(String host, int port, int maxBodyBytes, int ioThreads, int workerThreads) {
+public record ServerSettings(String host, int port, int maxBodyBytes, int ioThreads, int workerThreads,
+                             int maxHeaderBytes, int maxHeaders, int maxBatchEvents, TlsSettings tls) {
+
+    public static final int DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
+    public static final int DEFAULT_MAX_HEADERS = 100;
+    public static final int DEFAULT_MAX_BATCH_EVENTS = 10_000;
 
     public static final ServerSettings DEFAULTS = new ServerSettings("127.0.0.1", 8080, 4 * 1024 * 1024, 2, 16);
 
+    /** Plain HTTP with the default header and batch bounds. */
+    public ServerSettings(String host, int port, int maxBodyBytes, int ioThreads, int workerThreads) {
+        this(host, port, maxBodyBytes, ioThreads, workerThreads, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADERS,
+                DEFAULT_MAX_BATCH_EVENTS, null);
+    }
+
     public ServerSettings withHost(String h) {
-        return new ServerSettings(h, port, maxBodyBytes, ioThreads, workerThreads);
+        return new ServerSettings(h, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
+                maxBatchEvents, tls);
     }
 
     public ServerSettings withPort(int p) {
-        return new ServerSettings(host, p, maxBodyBytes, ioThreads, workerThreads);
+        return new ServerSettings(host, p, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
+                maxBatchEvents, tls);
+    }
+
+    public ServerSettings withTls(TlsSettings t) {
+        return new ServerSettings(host, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
+                maxBatchEvents, t);
     }
 }

@@ -1,7 +1,9 @@
 package io.tierroute.selector.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.config.ServerSettings;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.metrics.SelectorMetrics.RouteOutcome;
@@ -48,42 +50,34 @@ public final class ApiHandler implements HttpHandler {
 
     private final Selector selector;
     private final SelectorMetrics metrics;
-    private final int maxBodyBytes;
-    private final AdminAuth admin;
+    private final AccessControl access;
     private final Supplier<ParameterSet> reloader; // null: no parameter file configured
     private final Endpoints endpoints;
     private final BodyReader bodies;
     private final Supplier<Map<String, Object>> kafkaStatus; // null: no Kafka
 
     /**
-     * @param selector     the selector to route with
-     * @param writer       where KV events go (the index writer pipeline)
-     * @param metrics      the server's metrics
-     * @param maxBodyBytes larger bodies get 413
-     * @param adminToken   bearer token of the admin endpoints, or null to refuse them all
-     * @param adminTokenEnv the environment variable the token comes from (for messages)
-     * @param reloader     re-reads the parameter file (throws {@link ConfigException}), or null when none is configured
+     * @param selector      the selector to route with
+     * @param writer        where KV events go (the index writer pipeline)
+     * @param metrics       the server's metrics
+     * @param server        the listener's bounds (maxBodyBytes, maxBatchEvents)
+     * @param accessSettings which route groups are open ({@code access:})
+     * @param credentials   the tokens (admin, read, data), each null when not set
+     * @param adminTokenEnv the environment variable the admin token comes from (for messages)
+     * @param reloader      re-reads the parameter file (throws {@link ConfigException}), or null when none is configured
+     * @param kafkaStatus   the {@code kafka} block of {@code GET /v1/params} (loader readiness, versions and pins per
+     *                      scope, consumer and producer counters), or null without Kafka
      */
-    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBodyBytes,
-                      String adminToken, String adminTokenEnv, Supplier<ParameterSet> reloader) {
-        this(selector, writer, metrics, maxBodyBytes, adminToken, adminTokenEnv, reloader, null);
-    }
-
-    /**
-     * As above; {@code kafkaStatus} (or null) supplies the {@code kafka} block of {@code GET /v1/params}:
-     * the loader's readiness, the active version and pin state per scope, consumer and producer counters.
-     */
-    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBodyBytes,
-                      String adminToken, String adminTokenEnv, Supplier<ParameterSet> reloader,
-                      Supplier<Map<String, Object>> kafkaStatus) {
+    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, ServerSettings server,
+                      AccessSettings accessSettings, Credentials credentials, String adminTokenEnv,
+                      Supplier<ParameterSet> reloader, Supplier<Map<String, Object>> kafkaStatus) {
         this.kafkaStatus = kafkaStatus;
         this.selector = selector;
         this.metrics = metrics;
-        this.maxBodyBytes = maxBodyBytes;
-        this.admin = new AdminAuth(adminToken, adminTokenEnv);
+        this.access = new AccessControl(accessSettings, credentials, adminTokenEnv);
         this.reloader = reloader;
-        this.endpoints = new Endpoints(selector, writer, metrics);
-        this.bodies = new BodyReader(maxBodyBytes, this::error);
+        this.endpoints = new Endpoints(selector, writer, metrics, server.maxBatchEvents());
+        this.bodies = new BodyReader(server.maxBodyBytes(), this::error);
     }
 
     @FunctionalInterface
@@ -116,56 +110,49 @@ public final class ApiHandler implements HttpHandler {
 
     private void dispatch(HttpServerExchange ex) {
         String path = ex.getRelativePath();
-        switch (path) {
-            case "/v1/route" -> {
+        Route route = Route.match(path);
+        if (route == null) {
+            throw new ApiError(404, "no such endpoint: " + path + " (see GET /v1/workers, POST /v1/route, "
+                    + "/v1/requests/events, /v1/kv-events, /v1/telemetry, GET /v1/params, /metrics, /healthz; "
+                    + "worker admin: POST /v1/workers/{name}/drain, /undrain, /health)");
+        }
+        method(ex, route.method());
+        access.check(ex, route);
+        switch (route) {
+            case ROUTE -> {
                 long start = System.nanoTime();
                 post(ex, (e, body, length) -> route(e, body, length, start));
             }
-            case "/v1/requests/events" -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
-            case "/v1/kv-events" -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
-            case "/v1/telemetry" -> post(ex, exact((e, body) -> send(e, endpoints.telemetry(body))));
-            case "/v1/workers" -> {
-                method(ex, Methods.GET);
-                send(ex, new Endpoints.Reply(200, workers()));
-            }
-            case "/v1/params" -> {
-                method(ex, Methods.GET);
+            case REQUEST_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
+            case KV_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
+            case TELEMETRY -> post(ex, exact((e, body) -> send(e, endpoints.telemetry(body))));
+            case WORKERS -> send(ex, new Endpoints.Reply(200, workers()));
+            case PARAMS -> {
                 Map<String, Object> body = params(selector.parameters().current());
                 if (kafkaStatus != null) {
                     body.put("kafka", kafkaStatus.get());
                 }
                 send(ex, new Endpoints.Reply(200, body));
             }
-            case "/v1/params/reload" -> {
-                method(ex, Methods.POST);
+            case PARAMS_RELOAD -> {
                 if (ex.isInIoThread()) {
                     ex.dispatch(this); // file I/O: off the I/O thread
                     return;
                 }
-                admin.check(ex);
                 reload(ex);
             }
-            case "/metrics" -> {
-                method(ex, Methods.GET);
+            case WORKER_DRAIN, WORKER_UNDRAIN, WORKER_HEALTH -> workerAdmin(ex, route, Route.workerName(path));
+            case METRICS -> {
                 if (ex.isInIoThread()) {
                     ex.dispatch(this);
                     return;
                 }
                 scrape(ex);
             }
-            case "/healthz" -> {
-                method(ex, Methods.GET);
+            case HEALTHZ -> {
                 metrics.httpStatus(200);
                 ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
                 ex.getResponseSender().send("ok");
-            }
-            default -> {
-                if (path.startsWith("/v1/workers/")) {
-                    workerAdmin(ex, path.substring("/v1/workers/".length()));
-                } else {
-                    throw new ApiError(404, "no such endpoint: " + path + " (see GET /v1/workers, POST /v1/route, "
-                            + "/v1/requests/events, /v1/kv-events, /v1/telemetry, GET /v1/params, /metrics, /healthz)");
-                }
             }
         }
     }
@@ -296,27 +283,15 @@ public final class ApiHandler implements HttpHandler {
         return Map.of("workers", out);
     }
 
-    private void workerAdmin(HttpServerExchange ex, String rest) {
-        int slash = rest.lastIndexOf('/');
-        if (slash <= 0) {
-            throw new ApiError(404, "no such endpoint: " + ex.getRelativePath()
-                    + " (worker admin: POST /v1/workers/{name}/drain, /undrain, /health)");
-        }
-        String name = rest.substring(0, slash);
-        String action = rest.substring(slash + 1);
-        if (!action.equals("drain") && !action.equals("undrain") && !action.equals("health")) {
-            throw new ApiError(404, "no such worker action '" + action + "'; expected drain, undrain or health");
-        }
-        method(ex, Methods.POST);
-        admin.check(ex);
+    private void workerAdmin(HttpServerExchange ex, Route action, String name) {
         int worker = selector.registry().find(name)
                 .orElseThrow(() -> new ApiError(404, "unknown worker '" + name + "'"));
         switch (action) {
-            case "drain" -> {
+            case WORKER_DRAIN -> {
                 selector.setDraining(worker, true);
                 send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", true)));
             }
-            case "undrain" -> {
+            case WORKER_UNDRAIN -> {
                 selector.setDraining(worker, false);
                 send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", false)));
             }

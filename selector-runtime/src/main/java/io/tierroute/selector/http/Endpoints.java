@@ -51,11 +51,13 @@ final class Endpoints {
 
     private final Selector selector;
     private final IndexWriter writer;
+    private final int maxBatchEvents;
     private final SelectorMetrics metrics;
     private final String idPrefix = Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffffffL, 36) + "-";
     private final AtomicLong ids = new AtomicLong();
 
-    Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics) {
+    Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBatchEvents) {
+        this.maxBatchEvents = maxBatchEvents;
         this.selector = selector;
         this.writer = writer;
         this.metrics = metrics;
@@ -156,6 +158,7 @@ final class Endpoints {
         if (raw.length == 0) {
             throw new ApiError(400, "the list of events is empty");
         }
+        checkBatch(raw.length);
         List<RequestEvent> events = new ArrayList<>(raw.length);
         for (int i = 0; i < raw.length; i++) {
             String at = raw.length == 1 && firstByte(body) != '[' ? "" : "[" + i + "].";
@@ -205,6 +208,14 @@ final class Endpoints {
         return new Reply(200, Map.of("applied", applied));
     }
 
+    /** One batch is one index writer command or one pass over the tracker: bounded so none holds a thread long. */
+    private void checkBatch(int events) {
+        if (events > maxBatchEvents) {
+            throw new ApiError(413, "a batch of " + events + " events is larger than the limit of " + maxBatchEvents
+                    + " (server.maxBatchEvents); split it");
+        }
+    }
+
     // ---- POST /v1/kv-events ----
 
     Reply kvEvents(HttpServerExchange ex, byte[] body) throws IOException {
@@ -217,6 +228,7 @@ final class Endpoints {
         if (b.events == null || b.events.isEmpty()) {
             throw new ApiError(400, "field 'events' is required and must not be empty");
         }
+        checkBatch(b.events.size());
         List<KvEvent> events = new ArrayList<>(b.events.size());
         for (int i = 0; i < b.events.size(); i++) {
             events.add(kvEvent(worker, b.events.get(i), "events[" + i + "]"));

@@ -1,13 +1,16 @@
 /**
  * The HTTP/JSON API on Undertow's core handler interface (no servlet container).
  *
- * <p>File map: {@code ApiHandler} (paths, methods, responses, admin endpoints), {@code BodyReader}
+ * <p>File map: {@code Route} (the route table: method, path and credential of every route; the
+ * dispatcher and the access tests both use it), {@code AccessControl} (who may use a route),
+ * {@code BearerToken} (a token as its SHA-256 digest, constant-time match), {@code Credentials} (the
+ * admin / read / data tokens, never printed), {@code ApiHandler} (dispatch, responses), {@code BodyReader}
  * (bounded body reading: straight from the channel for small bodies, Undertow's receiver otherwise),
  * {@code Endpoints} (bodies → domain calls with field-naming validation), {@code Bodies} (wire DTOs),
  * {@code RouteBodyParser} (allocation-light fast path for route bodies; defers to Jackson for
  * anything unusual and for every error), {@code HashArrayDeserializer} (block hashes as signed or
  * unsigned 64-bit integers or {@code "0x…"} strings), {@code RouteJson} (the route answer, streamed),
- * {@code Json} (the strict mapper and its error messages), {@code AdminAuth} (bearer token).
+ * {@code Json} (the strict mapper and its error messages).
  *
  * <p>Threading: small bodies of known length are read and routed on the I/O thread that received
  * them (the selector never blocks a route); a route that waits in the admission queue is answered

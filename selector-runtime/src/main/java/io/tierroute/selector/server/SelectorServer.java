@@ -1,8 +1,10 @@
 package io.tierroute.selector.server;
 
+import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.config.ServerSettings;
 import io.tierroute.selector.http.ApiHandler;
+import io.tierroute.selector.http.Credentials;
 import io.tierroute.selector.index.PrefixIndex;
 import io.tierroute.selector.index.RunPrefixIndex;
 import io.tierroute.selector.ingest.KvEventPipeline;
@@ -18,6 +20,7 @@ import io.undertow.UndertowOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.net.ssl.SSLContext;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.util.List;
@@ -25,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * The selector as a process: wires configuration → prefix index → index writer pipeline →
@@ -50,7 +54,12 @@ public final class SelectorServer implements AutoCloseable {
     private final InetSocketAddress address;
     private volatile boolean closed;
 
-    private SelectorServer(SelectorConfig config, String adminToken, boolean jvmMetrics) {
+    /** Query parameters per request; the API reads at most one ({@code dry_run}). */
+    static final int MAX_QUERY_PARAMETERS = 16;
+    /** Cookies per request; the API reads none. */
+    static final int MAX_COOKIES = 16;
+
+    private SelectorServer(SelectorConfig config, UnaryOperator<String> env, boolean jvmMetrics) {
         this.config = config;
         List<WorkerSpec> workers = config.selector().workers();
         List<String> names = workers.stream().map(WorkerSpec::name).toList();
@@ -88,8 +97,22 @@ public final class SelectorServer implements AutoCloseable {
         } else {
             this.kafka = null;
         }
-        ApiHandler api = new ApiHandler(selector, pipeline, metrics, config.server().maxBodyBytes(), adminToken,
-                config.adminTokenEnv(), reloader, kafka == null ? null : kafka::status);
+        ServerSettings s = config.server();
+        SSLContext ssl;
+        try {
+            ssl = s.tls() == null ? null : Https.context(s.tls(), env);
+        } catch (RuntimeException e) {
+            if (kafka != null) {
+                kafka.close();
+            }
+            pipeline.close();
+            throw e;
+        }
+        AccessSettings access = config.access();
+        Credentials credentials = new Credentials(lookup(env, config.adminTokenEnv()),
+                lookup(env, access.readTokenEnv()), lookup(env, access.dataTokenEnv()));
+        ApiHandler api = new ApiHandler(selector, pipeline, metrics, s, access, credentials, config.adminTokenEnv(),
+                reloader, kafka == null ? null : kafka::status);
 
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tierroute-tick");
@@ -98,9 +121,17 @@ public final class SelectorServer implements AutoCloseable {
         });
         scheduler.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 
-        ServerSettings s = config.server();
-        Undertow u = Undertow.builder()
-                .addHttpListener(s.port(), s.host())
+        Undertow.Builder b = Undertow.builder();
+        if (ssl != null) {
+            b.addHttpsListener(s.port(), s.host(), ssl); // HTTPS only: no plain listener to fall back to
+        } else {
+            b.addHttpListener(s.port(), s.host());
+        }
+        Undertow u = b
+                .setServerOption(UndertowOptions.MAX_HEADER_SIZE, s.maxHeaderBytes())
+                .setServerOption(UndertowOptions.MAX_HEADERS, s.maxHeaders())
+                .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
+                .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
                 .setIoThreads(s.ioThreads())
                 .setWorkerThreads(s.workerThreads())
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
@@ -124,18 +155,31 @@ public final class SelectorServer implements AutoCloseable {
                 params.current().scope(), params.current().version());
     }
 
-    /** Starts a server; the admin token comes from the environment variable the config names. */
+    /** Starts a server; tokens and the key store password come from the environment variables the config names. */
     public static SelectorServer start(SelectorConfig config) {
-        String env = config.adminTokenEnv();
-        return start(config, env == null ? null : System.getenv(env), true);
+        return startWith(config, System::getenv, true);
     }
 
     /**
-     * Starts a server with an explicit admin token (null refuses all admin calls). {@code jvmMetrics}
-     * adds the JVM collectors to {@code /metrics}.
+     * Starts a server with an explicit admin token (null refuses all admin calls); the other secrets come
+     * from the environment. {@code jvmMetrics} adds the JVM collectors to {@code /metrics}.
      */
     public static SelectorServer start(SelectorConfig config, String adminToken, boolean jvmMetrics) {
-        return new SelectorServer(config, adminToken, jvmMetrics);
+        String adminEnv = config.adminTokenEnv();
+        return startWith(config, name -> name.equals(adminEnv) ? adminToken : System.getenv(name), jvmMetrics);
+    }
+
+    /**
+     * Starts a server that looks its secrets up with {@code env} (an environment variable's value by name,
+     * null when unset): the admin, read and data tokens, and the TLS key store password.
+     */
+    public static SelectorServer startWith(SelectorConfig config, UnaryOperator<String> env, boolean jvmMetrics) {
+        return new SelectorServer(config, env, jvmMetrics);
+    }
+
+    private static String lookup(UnaryOperator<String> env, String name) {
+        String v = name == null ? null : env.apply(name);
+        return v == null || v.isEmpty() ? null : v;
     }
 
     private void tick() {
@@ -146,13 +190,13 @@ public final class SelectorServer implements AutoCloseable {
         }
     }
 
-    /** The base URI, e.g. {@code http://127.0.0.1:8080}. */
+    /** The base URI, e.g. {@code http://127.0.0.1:8080} ({@code https} with {@code server.tls}). */
     public URI uri() {
         String host = address.getAddress().getHostAddress();
         if (host.contains(":")) {
             host = "[" + host + "]";
         }
-        return URI.create("http://" + host + ":" + address.getPort());
+        return URI.create((config.server().tls() != null ? "https://" : "http://") + host + ":" + address.getPort());
     }
 
     public int port() { return address.getPort(); }

@@ -5,5 +5,7 @@
  * producer threads ({@code io.tierroute.selector.kafka.KafkaServices}), and Undertow's I/O and
  * worker threads; {@code close()} stops them in reverse order. With the parameter loader on, the
  * start waits for it to catch up (up to {@code kafka.params.startupTimeout}) before the listener opens.
+ * {@code Https} builds the HTTPS listener's context from {@code server.tls}; secrets (tokens, the key
+ * store password) come from environment variables through one lookup function.
  */
 package io.tierroute.selector.server;

@@ -1,0 +1,52 @@
+package io.tierroute.dashboards.web;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Locale;
+
+/** Takes the secret out of an {@code Authorization} header: {@code Bearer <token>} or HTTP Basic's password. */
+final class Credentials {
+
+    private Credentials() {}
+
+    /** The token of {@code Bearer <token>}, or null (missing, empty, another scheme). */
+    static String bearer(String header) {
+        return after(header, "bearer ");
+    }
+
+    /**
+     * The secret in the header: the bearer token, or the password of {@code Basic base64(user:password)}
+     * (what a browser sends after its login prompt; the user name is ignored). Null when there is none.
+     */
+    static String any(String header) {
+        String b = bearer(header);
+        if (b != null) {
+            return b;
+        }
+        String basic = after(header, "basic ");
+        if (basic == null) {
+            return null;
+        }
+        String decoded;
+        try {
+            decoded = new String(Base64.getDecoder().decode(basic), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        int colon = decoded.indexOf(':');
+        String password = colon < 0 ? "" : decoded.substring(colon + 1);
+        return password.isEmpty() ? null : password;
+    }
+
+    private static String after(String header, String scheme) {
+        if (header == null) {
+            return null;
+        }
+        String h = header.trim();
+        if (h.length() <= scheme.length() || !h.substring(0, scheme.length()).toLowerCase(Locale.ROOT).equals(scheme)) {
+            return null;
+        }
+        String v = h.substring(scheme.length()).trim();
+        return v.isEmpty() ? null : v;
+    }
+}

@@ -1,0 +1,52 @@
+package io.tierroute.dashboards.web;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.Objects;
+
+/**
+ * HTTPS for the dashboard: with it the server listens on HTTPS only.
+ *
+ * @param keyStore         the key store with the server's key and certificate chain
+ * @param keyStoreType     PKCS12 or JKS
+ * @param keyStorePassword its password (read by the caller from an environment variable; never printed)
+ * @param passwordSource   where the password came from (an environment variable name), for messages
+ */
+public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword, String passwordSource) {
+
+    public WebTls {
+        Objects.requireNonNull(keyStore, "keyStore");
+        Objects.requireNonNull(keyStoreType, "keyStoreType");
+        Objects.requireNonNull(keyStorePassword, "keyStorePassword");
+    }
+
+    /** The server context; errors name the file and the password's source, never the password. */
+    SSLContext context() {
+        char[] pw = keyStorePassword.toCharArray();
+        try (InputStream in = Files.newInputStream(keyStore)) {
+            KeyStore ks = KeyStore.getInstance(keyStoreType);
+            ks.load(in, pw);
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, pw);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), null, null);
+            return ctx;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot load the " + keyStoreType + " key store " + keyStore + " ("
+                    + e.getMessage() + "; is " + passwordSource + " its password?)", e);
+        } finally {
+            java.util.Arrays.fill(pw, '\0');
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WebTls[" + keyStoreType + " " + keyStore + ", password from " + passwordSource + "]";
+    }
+}

@@ -1,0 +1,48 @@
+package io.tierroute.selector.server;
+
+import io.tierroute.selector.config.TlsSettings;
+
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.util.function.UnaryOperator;
+
+/**
+ * Builds the HTTPS listener's {@link SSLContext} from {@code server.tls}: the key store's key and
+ * certificate chain, TLS 1.2 / 1.3 as the JDK negotiates them. Errors name the file and the
+ * environment variable, never the password.
+ */
+final class Https {
+
+    private Https() {}
+
+    /** {@code env} looks environment variables up (the password's comes from {@link TlsSettings#keyStorePasswordEnv()}). */
+    static SSLContext context(TlsSettings tls, UnaryOperator<String> env) {
+        String password = env.apply(tls.keyStorePasswordEnv());
+        if (password == null) {
+            throw new IllegalStateException("server.tls: the key store password is not set: put it in the environment "
+                    + "variable " + tls.keyStorePasswordEnv());
+        }
+        char[] pw = password.toCharArray();
+        try (InputStream in = Files.newInputStream(tls.keyStore())) {
+            KeyStore ks = KeyStore.getInstance(tls.keyStoreType());
+            ks.load(in, pw);
+            KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+            kmf.init(ks, pw);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(kmf.getKeyManagers(), null, null);
+            return ctx;
+        } catch (IOException | GeneralSecurityException e) {
+            // KeyStore.load reports a wrong password as an IOException whose cause says so; no secret in either.
+            throw new IllegalStateException("server.tls: cannot load the " + tls.keyStoreType() + " key store "
+                    + tls.keyStore() + " (" + e.getMessage() + "; is " + tls.keyStorePasswordEnv()
+                    + " its password?)", e);
+        } finally {
+            java.util.Arrays.fill(pw, '\0');
+        }
+    }
+}

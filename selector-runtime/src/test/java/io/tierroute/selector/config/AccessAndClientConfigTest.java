@@ -1,0 +1,74 @@
+package io.tierroute.selector.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The {@code access:} section and {@code kafka.propertiesFile}. */
+class AccessAndClientConfigTest {
+
+    private static final String W = "workers: {count: 1}\n";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void accessIsOpenByDefaultAndClosable() {
+        assertThat(ConfigLoader.parse(W, dir).access()).isEqualTo(AccessSettings.DEFAULTS);
+        AccessSettings a = ConfigLoader.parse(W + "access: {read: token, readTokenEnv: R_TOKEN, data: token}\n", dir)
+                .access();
+        assertThat(a).isEqualTo(new AccessSettings(AccessSettings.Mode.TOKEN, "R_TOKEN", AccessSettings.Mode.TOKEN,
+                "TIERROUTE_DATA_TOKEN"));
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "access: {read: closed}\n", dir))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("access.read").hasMessageContaining("open or token");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "access: {readTokenEnv: 'not a name'}\n", dir))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("access.readTokenEnv");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "access: {write: token}\n", dir))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("write");
+    }
+
+    @Test
+    void kafkaPropertiesFileIsReadAndTheInlineMapWins() throws Exception {
+        Files.writeString(dir.resolve("client.properties"), """
+                security.protocol=SASL_SSL
+                sasl.mechanism=SCRAM-SHA-512
+                sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="s" password="p";
+                ssl.truststore.location=/etc/tierroute/truststore.p12
+                """);
+        KafkaSettings k = ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:9093', propertiesFile: client.properties,"
+                + " properties: {sasl.mechanism: PLAIN}}\n", dir).kafka();
+        assertThat(k.properties()).containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "PLAIN")
+                .containsEntry("ssl.truststore.location", "/etc/tierroute/truststore.p12")
+                .containsKey("sasl.jaas.config");
+    }
+
+    @Test
+    void kafkaPropertiesFileErrorsNameTheKeyNeverAValue() throws Exception {
+        Files.writeString(dir.resolve("bad.properties"), "group.id=secret-group-value\n");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: bad.properties}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("kafka.propertiesFile")
+                .hasMessageContaining("'group.id'").hasMessageNotContaining("secret-group-value");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: none.properties}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void theExamplesLoad() {
+        Path examples = Path.of("..", "examples");
+        SelectorConfig c = ConfigLoader.load(examples.resolve("selector.yaml"));
+        assertThat(c.access()).isEqualTo(AccessSettings.DEFAULTS);
+        assertThat(c.server().maxHeaders()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADERS);
+        ConfigNode at = ConfigNode.root(Documents.parse("x: 1".getBytes(), false));
+        assertThat(KafkaPropertiesFile.read(examples.resolve("kafka-client-sasl-ssl.properties"), at))
+                .containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .containsKeys("sasl.jaas.config", "ssl.truststore.location")
+                .hasEntrySatisfying("sasl.jaas.config", v -> assertThat(v).startsWith("org.apache.kafka")
+                        .contains("password=").endsWith(";"));
+    }
+}

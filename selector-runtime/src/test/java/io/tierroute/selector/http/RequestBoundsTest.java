@@ -1,0 +1,100 @@
+package io.tierroute.selector.http;
+
+import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.ServerSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.StringJoiner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The bounds added for issue 8: header bytes and count, events per batch; each refused just past its limit. */
+class RequestBoundsTest {
+
+    @TempDir
+    Path dir;
+
+    private static final String CONFIG = """
+            workers: {count: 2}
+            server: {maxHeaderBytes: 8192, maxHeaders: 20, maxBatchEvents: 5}
+            """;
+
+    @Test
+    void defaultsAreNamedAndConfigured() {
+        ServerSettings d = ConfigLoader.parse("workers: {count: 1}\n", dir).server();
+        assertThat(d.maxHeaderBytes()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADER_BYTES).isEqualTo(64 * 1024);
+        assertThat(d.maxHeaders()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADERS);
+        assertThat(d.maxBatchEvents()).isEqualTo(ServerSettings.DEFAULT_MAX_BATCH_EVENTS);
+        ServerSettings s = ConfigLoader.parse(CONFIG, dir).server();
+        assertThat(s.maxHeaderBytes()).isEqualTo(8192);
+        assertThat(s.maxHeaders()).isEqualTo(20);
+        assertThat(s.maxBatchEvents()).isEqualTo(5);
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nserver: {maxHeaders: 2}\n", dir))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("server.maxHeaders");
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nserver: {maxBatchEvents: 0}\n", dir))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("server.maxBatchEvents");
+    }
+
+    @Test
+    void kvAndRequestEventBatchesAreBounded() throws Exception {
+        try (ApiTestServer api = new ApiTestServer(CONFIG, dir, null)) {
+            String five = events(5);
+            assertThat(api.post("/v1/kv-events", "{\"worker\":\"w0\",\"events\":[" + five + "]}").statusCode())
+                    .isEqualTo(202);
+            HttpResponse<String> six = api.post("/v1/kv-events", "{\"worker\":\"w0\",\"events\":[" + events(6) + "]}");
+            assertThat(six.statusCode()).isEqualTo(413);
+            assertThat(six.body()).contains("6 events").contains("server.maxBatchEvents");
+
+            StringJoiner req = new StringJoiner(",", "[", "]");
+            for (int i = 0; i < 6; i++) {
+                req.add("{\"request_id\":\"r" + i + "\",\"type\":\"finished\"}");
+            }
+            HttpResponse<String> r = api.post("/v1/requests/events", req.toString());
+            assertThat(r.statusCode()).isEqualTo(413);
+            assertThat(r.body()).contains("server.maxBatchEvents");
+        }
+    }
+
+    private static String events(int n) {
+        StringJoiner j = new StringJoiner(",");
+        for (int i = 0; i < n; i++) {
+            j.add("{\"type\":\"cleared\"}");
+        }
+        return j.toString();
+    }
+
+    @Test
+    void headerBytesAndCountAreBounded() throws Exception {
+        try (ApiTestServer api = new ApiTestServer(CONFIG, dir, null)) {
+            HttpRequest.Builder fine = HttpRequest.newBuilder(api.uri("/healthz")).header("X-Pad", "a".repeat(4000));
+            for (int i = 0; i < 10; i++) {
+                fine.header("X-H" + i, "v");
+            }
+            assertThat(api.send(fine).statusCode()).isEqualTo(200);
+
+            assertRefused(api, HttpRequest.newBuilder(api.uri("/healthz")).header("X-Pad", "a".repeat(8193)));
+            HttpRequest.Builder many = HttpRequest.newBuilder(api.uri("/healthz"));
+            for (int i = 0; i < 21; i++) {
+                many.header("X-H" + i, "v");
+            }
+            assertRefused(api, many);
+        }
+    }
+
+    /** Undertow answers an oversized header block with 400 and closes, or just closes. */
+    private static void assertRefused(ApiTestServer api, HttpRequest.Builder b) throws InterruptedException {
+        try {
+            HttpResponse<String> r = api.send(b);
+            assertThat(r.statusCode()).isGreaterThanOrEqualTo(400);
+        } catch (IOException expected) {
+            // the connection was closed: refused
+        }
+    }
+}
