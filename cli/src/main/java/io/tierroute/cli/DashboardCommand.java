@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.web.WebTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -51,8 +52,50 @@ final class DashboardCommand implements Callable<Integer> {
                     + "for a secured broker, as for Kafka's own tools; pin / rollback need the operator's principal.")
     java.nio.file.Path commandConfig;
 
+    @Option(names = {"--read-token-env"}, paramLabel = "NAME",
+            description = "Close the read-only views (the page, /vendor and every GET /api/v1) behind the token in "
+                    + "this environment variable, sent as 'Authorization: Bearer <token>' or as a browser login's "
+                    + "password; the operator token opens them too. Default: open to everyone.")
+    String readTokenEnv;
+
+    @Option(names = {"--tls-keystore"}, paramLabel = "FILE",
+            description = "Serve HTTPS only, with the key and certificate in this key store.")
+    java.nio.file.Path tlsKeyStore;
+
+    @Option(names = {"--tls-keystore-type"}, paramLabel = "TYPE", defaultValue = "PKCS12",
+            description = "Key store type (default: ${DEFAULT-VALUE}).")
+    String tlsKeyStoreType;
+
+    @Option(names = {"--tls-keystore-password-env"}, paramLabel = "NAME", defaultValue = "TIERROUTE_TLS_KEYSTORE_PASSWORD",
+            description = "Environment variable holding the key store's password (default: ${DEFAULT-VALUE}); "
+                    + "never passed on the command line, where other users could read it.")
+    String tlsPasswordEnv;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** The settings the flags ask for; a named environment variable that is unset is a usage error. */
+    private Dashboard.Settings settings(String token) {
+        Dashboard.Settings s = new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
+                KafkaClientConfig.load(commandConfig, spec.commandLine()));
+        if (readTokenEnv != null) {
+            String readToken = System.getenv(readTokenEnv);
+            if (readToken == null || readToken.isEmpty()) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--read-token-env " + readTokenEnv + ": that environment variable is not set");
+            }
+            s = s.withClosedReads(readToken, readTokenEnv);
+        }
+        if (tlsKeyStore != null) {
+            String password = System.getenv(tlsPasswordEnv);
+            if (password == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--tls-keystore needs the key store password in " + tlsPasswordEnv + ", which is not set");
+            }
+            s = s.withTls(new WebTls(tlsKeyStore, tlsKeyStoreType, password, tlsPasswordEnv));
+        }
+        return s;
+    }
 
     @Override
     public Integer call() throws InterruptedException {
@@ -66,10 +109,10 @@ final class DashboardCommand implements Callable<Integer> {
                     "--bootstrap must be HOST:PORT[,HOST:PORT...], got '" + bootstrap + "'");
         }
         String token = System.getenv(tokenEnv);
+        Dashboard.Settings settings = settings(token);
         Dashboard dashboard;
         try {
-            dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
-                    KafkaClientConfig.load(commandConfig, spec.commandLine())));
+            dashboard = Dashboard.start(settings);
         } catch (RuntimeException e) {
             err.println("tierroute dashboard: cannot start: " + e.getMessage());
             err.flush();

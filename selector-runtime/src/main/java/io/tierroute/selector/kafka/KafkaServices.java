@@ -78,7 +78,8 @@ public final class KafkaServices implements AutoCloseable {
                     services.close();
                     throw new IllegalStateException("the parameter loader did not catch up with " + Topics.PARAMS
                             + " and " + Topics.CONTROL + " at " + settings.bootstrapServers() + " within "
-                            + settings.params().startupTimeout().toMillis() + " ms (kafka.params.requireOnStart is true)");
+                            + settings.params().startupTimeout().toMillis() + " ms (kafka.params.requireOnStart is true)"
+                            + lastProblem(loader.status().lastError()));
                 } else {
                     log.warn("kafka: the parameter loader has not caught up within {} ms; serving the configured "
                             + "parameters until it does", settings.params().startupTimeout().toMillis());
@@ -278,5 +279,10 @@ public final class KafkaServices implements AutoCloseable {
     @Override
     public void close() {
         closeAll(selector, loader, kvConsumer, decisions);
+    }
+
+    /** Why the loader has not caught up, when it knows (an unreachable or refusing broker shows here). */
+    private static String lastProblem(String lastError) {
+        return lastError == null ? "" : "; last problem: " + lastError;
     }
 }
