@@ -17,9 +17,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 MODULE="$ROOT/streaming-jobs"
 CP_FILE="$MODULE/target/bench.classpath"
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs -am install -DskipTests)
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs test-compile)
-  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs dependency:build-classpath \
+  # One reactor build, nothing installed into ~/.m2: the class path names the sibling modules' target/classes.
+  (cd "$ROOT" && mvn -B -q ${MVN_ARGS:-} -pl streaming-jobs -am test-compile dependency:build-classpath \
       -Dmdep.includeScope=test -Dmdep.outputFile="$CP_FILE")
 fi
 SNAP="$(mktemp -d "${TMPDIR:-/tmp}/tierroute-jobbench.XXXXXX")"

@@ -16,7 +16,8 @@ import java.util.OptionalDouble;
  * Online robust non-negative least squares with forgetting for the cost model's alphas, with Q_slack
  * profiled over 0..maxQSlack. Math in the module README (§1); in short:
  * <ul>
- *   <li>one {@link WeightedGram} (exponentially weighted normal equations) per candidate Q_slack;</li>
+ *   <li>exponentially weighted normal equations per candidate Q_slack ({@link CandidateSums}: the
+ *       entries the candidates share kept once, the x_ho row per candidate);</li>
  *   <li>each row is weighted h/v²: v is the noise scale (the current prediction under the proportional
  *       model), u = (y − ŷ)/(v·s) the standardised residual against the current reference fit, s a
  *       running MAD, h = min(1, c/|u|) the Huber weight, and h = 0 beyond the gross-outlier cut
@@ -35,10 +36,14 @@ public final class LatencyRegression {
     private static final double V_FLOOR_RELATIVE = 0.01;
     private static final double ABSOLUTE_FLOOR = 1e-6;
     private static final int INIT_ITERATIONS = 6;
+    private static final int HO = Coefficient.ALPHA_HO.ordinal();
 
     private final RegressionConfig config;
     private final int p;
+    /** Per candidate: its sums as last solved and its solution (the reference of new rows). */
     private final WeightedGram[] candidates;
+    private CandidateSums sums;
+    private final double[] hol;
     private final RobustScale robustScale;
     private final EventWindow window = new EventWindow();
     private final double[] x;
@@ -68,6 +73,8 @@ public final class LatencyRegression {
         for (int k = 0; k < candidates.length; k++) {
             candidates[k] = new WeightedGram(p);
         }
+        this.sums = new CandidateSums(p, HO, candidates.length);
+        this.hol = new double[candidates.length];
         this.robustScale = new RobustScale(config.madWindow());
         this.x = new double[p];
         this.best = Math.min(4, config.maxQSlack()); // the design default Q_slack until the first refit
@@ -178,11 +185,7 @@ public final class LatencyRegression {
     }
 
     private void clearSums() {
-        for (int k = 0; k < candidates.length; k++) {
-            double[] coef = candidates[k].coef;
-            candidates[k] = new WeightedGram(p);
-            candidates[k].coef = coef;
-        }
+        sums = new CandidateSums(p, HO, candidates.length);
         sumWyy = 0;
         sumWy = 0;
         sumW = 0;
@@ -218,12 +221,12 @@ public final class LatencyRegression {
         sumW = lambda * sumW + w;
         downweightedNum = lambda * downweightedNum + (h < 1 ? 1 : 0);
         downweightedDen = lambda * downweightedDen + 1;
-        for (int k = 0; k < candidates.length; k++) {
-            WeightedGram g = candidates[k];
-            row.features(k, config.intercept(), x);
-            g.decay(lambda);
-            g.add(x, y, w, psiPrime * inv, psi * psi * inv);
+        row.features(0, config.intercept(), x);
+        for (int k = 0; k < hol.length; k++) {
+            hol[k] = LatencyObservation.holFeature(row.queueLength(), k);
         }
+        sums.decay(lambda);
+        sums.add(x, hol, y, w, psiPrime * inv, psi * psi * inv);
     }
 
     private double noiseScale(double yHat) {
@@ -250,6 +253,7 @@ public final class LatencyRegression {
         double bestSsr = Double.POSITIVE_INFINITY;
         int bestK = best;
         for (int k = 0; k < candidates.length; k++) {
+            sums.fill(k, candidates[k]);
             double ssr = solve(candidates[k]);
             lastSsr[k] = ssr;
             if (ssr < bestSsr) {
@@ -264,7 +268,6 @@ public final class LatencyRegression {
     }
 
     private double[] equilibration(WeightedGram g) {
-        g.normalize();
         double[] d = new double[p];
         for (int j = 0; j < p; j++) {
             double ajj = g.a[j][j];
@@ -323,7 +326,7 @@ public final class LatencyRegression {
         int liveBest = best;
         double[] liveSsr = lastSsr.clone();
         for (int k = 0; k < candidates.length; k++) {
-            candidates[k] = live[k].copy();
+            candidates[k] = live[k].copyCoefficients();
         }
         try {
             return solveCopies();
@@ -396,7 +399,7 @@ public final class LatencyRegression {
             Arrays.fill(se, Double.POSITIVE_INFINITY);
             return se;
         }
-        double[] d = equilibration(g); // also folds the pending forgetting into the sums
+        double[] d = equilibration(g);
         double[][] bread = WeightedGram.symmetric(g.bread);
         double[][] meat = WeightedGram.symmetric(g.meat);
         for (int i = 0; i < p; i++) {

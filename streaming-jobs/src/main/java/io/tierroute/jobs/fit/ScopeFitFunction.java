@@ -11,6 +11,7 @@ import io.tierroute.fitter.snapshot.ValidationGate;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.jobs.serde.ImmutableBytes;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -38,6 +39,7 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -58,6 +60,11 @@ import org.slf4j.LoggerFactory;
  * control sequence) and the last control record, i.e. what every reader of the two topics computes:
  * while a scope is pinned the candidate's parent is the pinned version and the gate compares against
  * it; the rule never activates those snapshots, so a pinned scope is never overwritten.
+ *
+ * <p><b>Event-time mode</b> ({@code --cadence-clock event}, for deterministic tests): inputs and control
+ * records wait in {@link #PENDING_INPUTS} / {@link #PENDING_CONTROLS} until an event-time tick at a
+ * multiple of the cadence covers them, are applied in {@link EventOrder}, the forest is trained on this
+ * thread at its tick, and the snapshot is stamped with the tick (module README, "Deterministic mode").
  *
  * <p><b>State life cycle</b> (all keyed by scope, checkpointed):
  * <ul>
@@ -99,10 +106,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     static final ValueStateDescriptor<ScopeCounters> COUNTERS =
         new ValueStateDescriptor<>("counters", ScopeCounters.class);
     static final MapStateDescriptor<Long, byte[]> ROW_CHUNKS =
-        new MapStateDescriptor<>("recentRowChunks", Long.class, byte[].class);
+        new MapStateDescriptor<>("recentRowChunks", LongSerializer.INSTANCE, ImmutableBytes.INSTANCE);
     static final ListStateDescriptor<JoinedRow> ROW_TAIL = new ListStateDescriptor<>("recentRowTail", JoinedRow.class);
     static final MapStateDescriptor<Long, byte[]> TELEMETRY_CHUNKS =
-        new MapStateDescriptor<>("recentTelemetryChunks", Long.class, byte[].class);
+        new MapStateDescriptor<>("recentTelemetryChunks", LongSerializer.INSTANCE, ImmutableBytes.INSTANCE);
     static final ListStateDescriptor<TelemetrySample> TELEMETRY_TAIL =
         new ListStateDescriptor<>("recentTelemetryTail", TelemetrySample.class);
     static final ListStateDescriptor<BandwidthChange> BANDWIDTHS =

@@ -1,6 +1,10 @@
 package io.tierroute.jobs.ingest;
 
+import io.tierroute.jobs.serde.RowTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
 /** The fields of a {@code CompletionLog} the join and the fitting need. */
+@TypeInfo(RowTypeInfo.OfCompletion.class)
 public class CompletionRow {
     public String requestId;
     public String scope;

@@ -1,10 +1,14 @@
 package io.tierroute.jobs.ingest;
 
+import io.tierroute.jobs.serde.RowTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
 /**
  * The fields of a {@code RoutingDecision} the join and the fitting need: the chosen worker's cost
  * regressors (tier transfer time summed over tiers) and the request features of the output-length
  * model. Boxed fields are null when unknown.
  */
+@TypeInfo(RowTypeInfo.OfDecision.class)
 public class DecisionRow {
     public String requestId;
     public String scope;

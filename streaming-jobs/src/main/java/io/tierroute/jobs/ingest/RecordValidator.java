@@ -118,10 +118,11 @@ public final class RecordValidator {
             if (t.getTier() == Tier.HBM) {
                 return "features.tierTransfers: an entry for tier HBM";
             }
-            r = firstNonNull(nonNegative("features.tierTransfers[" + t.getTier() + "].hitTokens", t.getHitTokens()),
-                finiteNonNegative("features.tierTransfers[" + t.getTier() + "].transferUs", t.getTransferUs()));
-            if (r != null) {
-                return r;
+            if (t.getHitTokens() < 0 || !(t.getTransferUs() >= 0) || Double.isInfinite(t.getTransferUs())) {
+                // the field names are built only for a bad entry: this runs for every decision
+                String at = "features.tierTransfers[" + t.getTier() + "]";
+                return firstNonNull(nonNegative(at + ".hitTokens", t.getHitTokens()),
+                    finiteNonNegative(at + ".transferUs", t.getTransferUs()));
             }
         }
         RequestFeatures q = d.getRequest();

@@ -1,10 +1,14 @@
 package io.tierroute.jobs.ingest;
 
+import io.tierroute.jobs.serde.RowTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
+
 /**
- * The fields of an {@code EngineTelemetry} record the fitting needs, flattened into a Flink POJO
- * (cheaper to shuffle than the Avro record). Link samples are parallel arrays, one entry per non-HBM
- * tier the worker reported.
+ * The fields of an {@code EngineTelemetry} record the fitting needs, flattened (cheaper to shuffle than
+ * the Avro record; serialized by {@code RowSerializers.Telemetry}, its {@code @TypeInfo}). Link samples
+ * are parallel arrays, one entry per non-HBM tier the worker reported.
  */
+@TypeInfo(RowTypeInfo.OfTelemetry.class)
 public class TelemetrySample {
     public String scope;
     public String worker;

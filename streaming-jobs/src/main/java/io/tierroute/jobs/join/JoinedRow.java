@@ -3,12 +3,15 @@ package io.tierroute.jobs.join;
 import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.fitter.forest.OutputRow;
 import io.tierroute.fitter.regression.LatencyObservation;
+import io.tierroute.jobs.serde.RowTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One routing decision joined with its (OK) completion: the regression row, what the row says about
- * the workflow-affinity decay λ, and the output-length model's training row. A Flink POJO; it is also
+ * the workflow-affinity decay λ, and the output-length model's training row. Serialized by {@code RowSerializers.Joined} (its {@code @TypeInfo}); it is also
  * what the fitting operator keeps as its bounded recent sample.
  */
+@TypeInfo(RowTypeInfo.OfJoined.class)
 public class JoinedRow {
     public String scope;
     public String worker;

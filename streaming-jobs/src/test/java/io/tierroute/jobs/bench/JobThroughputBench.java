@@ -147,6 +147,7 @@ public final class JobThroughputBench {
         long jobStart = System.nanoTime();
         // (seconds since start, telemetry+completions committed, decisions, CPU seconds of this JVM)
         List<double[]> samples = new ArrayList<>();
+        List<Map<String, Long>> threadCpu = new ArrayList<>();
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         try (Admin admin = kafka.admin()) {
             while (true) {
@@ -167,6 +168,7 @@ public final class JobThroughputBench {
                 }
                 double sec = (System.nanoTime() - jobStart) / 1e9;
                 samples.add(new double[] {sec, counted, decisions, os.getProcessCpuTime() / 1e9});
+                threadCpu.add(ThreadCpu.byGroup());
                 if (samples.size() % 8 == 0) {
                     System.out.printf("  %.1f s: %d of %d telemetry+completions, %d decisions committed%n", sec, counted,
                         total, decisions);
@@ -180,12 +182,17 @@ public final class JobThroughputBench {
         job.cancel().get();
         double[] first = null;
         double[] last = null;
-        for (double[] x : samples) {
+        int firstIndex = -1;
+        int lastIndex = -1;
+        for (int i = 0; i < samples.size(); i++) {
+            double[] x = samples.get(i);
             if (first == null && x[1] >= 0.05 * total) {
                 first = x;
+                firstIndex = i;
             }
             if (last == null && x[1] >= 0.95 * total) {
                 last = x;
+                lastIndex = i;
             }
         }
         if (first == null || last == null) {
@@ -206,6 +213,10 @@ public final class JobThroughputBench {
             + "for %.0f records, %.2f cores busy on average; %.1f µs CPU per telemetry+completion record)%n",
             (last[1] - first[1]) / cpu, cpu, last[1] - first[1], cpu / (last[0] - first[0]),
             cpu * 1e6 / (last[1] - first[1]));
+        if (firstIndex >= 0 && lastIndex > firstIndex) {
+            System.out.println("CPU BY THREAD µs per telemetry+completion record (same window): "
+                + ThreadCpu.perRecord(threadCpu.get(firstIndex), threadCpu.get(lastIndex), cpu, last[1] - first[1]));
+        }
     }
 
     static void latency(EmbeddedKafka kafka, int seconds, int requestsPerSecond) throws Exception {

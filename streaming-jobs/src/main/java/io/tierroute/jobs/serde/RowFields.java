@@ -1,0 +1,341 @@
+package io.tierroute.jobs.serde;
+
+import io.tierroute.jobs.ingest.CompletionRow;
+import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.ingest.TelemetrySample;
+import io.tierroute.jobs.join.JoinedRow;
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+
+/**
+ * The binary form of the job's row classes, field by field in a fixed order (strings as a presence flag
+ * + UTF, boxed numbers as a presence flag + value): what crosses the network between operators
+ * ({@link RowSerializers}) and what the replay chunks in state hold. Written by hand so that no
+ * reflection, boxing or per-field null mask runs per record (Flink's POJO serializer did, and showed up
+ * in every task's profile). Changing a layout is a state-format change: bump the serializer's snapshot
+ * version.
+ */
+public final class RowFields {
+    private RowFields() {}
+
+    public static void writeDecision(DecisionRow r, DataOutput out) throws IOException {
+        writeString(out, r.requestId);
+        writeString(out, r.scope);
+        writeString(out, r.worker);
+        out.writeLong(r.timestampMs);
+        out.writeDouble(r.pEffTokens);
+        out.writeDouble(r.kvOverflowTokens);
+        out.writeDouble(r.recomputeQuadratic);
+        out.writeDouble(r.inflightDecodeTokens);
+        out.writeDouble(r.inflightDecodeQuadratic);
+        out.writeDouble(r.tierTransferUs);
+        out.writeInt(r.queueLength);
+        out.writeDouble(r.affinityDecay);
+        out.writeDouble(r.expectedToolHitFraction);
+        writeLong(out, r.idleSinceLastStepMs);
+        out.writeInt(r.isl);
+        writeString(out, r.model);
+        writeString(out, r.lora);
+        writeInteger(out, r.stepIndex);
+        writeString(out, r.expectedTool);
+        out.writeInt(r.maxTokens);
+        writeInteger(out, r.outputHint);
+        out.writeLong(r.prefixGroupId);
+        writeInteger(out, r.previousStepOutputTokens);
+        out.writeInt(r.partition);
+        out.writeLong(r.offset);
+    }
+
+    public static DecisionRow readDecision(DataInput in) throws IOException {
+        DecisionRow r = new DecisionRow();
+        r.requestId = readString(in);
+        r.scope = readString(in);
+        r.worker = readString(in);
+        r.timestampMs = in.readLong();
+        r.pEffTokens = in.readDouble();
+        r.kvOverflowTokens = in.readDouble();
+        r.recomputeQuadratic = in.readDouble();
+        r.inflightDecodeTokens = in.readDouble();
+        r.inflightDecodeQuadratic = in.readDouble();
+        r.tierTransferUs = in.readDouble();
+        r.queueLength = in.readInt();
+        r.affinityDecay = in.readDouble();
+        r.expectedToolHitFraction = in.readDouble();
+        r.idleSinceLastStepMs = readLong(in);
+        r.isl = in.readInt();
+        r.model = readString(in);
+        r.lora = readString(in);
+        r.stepIndex = readInteger(in);
+        r.expectedTool = readString(in);
+        r.maxTokens = in.readInt();
+        r.outputHint = readInteger(in);
+        r.prefixGroupId = in.readLong();
+        r.previousStepOutputTokens = readInteger(in);
+        r.partition = in.readInt();
+        r.offset = in.readLong();
+        return r;
+    }
+
+    public static void writeCompletion(CompletionRow r, DataOutput out) throws IOException {
+        writeString(out, r.requestId);
+        writeString(out, r.scope);
+        writeString(out, r.worker);
+        out.writeLong(r.finishedTimeMs);
+        out.writeBoolean(r.ok);
+        out.writeLong(r.realisedUs);
+        out.writeLong(r.cachedTokens);
+        out.writeInt(r.outputTokens);
+        out.writeInt(r.partition);
+        out.writeLong(r.offset);
+    }
+
+    public static CompletionRow readCompletion(DataInput in) throws IOException {
+        CompletionRow r = new CompletionRow();
+        r.requestId = readString(in);
+        r.scope = readString(in);
+        r.worker = readString(in);
+        r.finishedTimeMs = in.readLong();
+        r.ok = in.readBoolean();
+        r.realisedUs = in.readLong();
+        r.cachedTokens = in.readLong();
+        r.outputTokens = in.readInt();
+        r.partition = in.readInt();
+        r.offset = in.readLong();
+        return r;
+    }
+
+    public static void writeJoined(JoinedRow r, DataOutput out) throws IOException {
+        writeString(out, r.scope);
+        writeString(out, r.worker);
+        out.writeLong(r.eventTimeMs);
+        out.writeDouble(r.realisedUs);
+        out.writeDouble(r.pEffTokens);
+        out.writeDouble(r.kvOverflowTokens);
+        out.writeDouble(r.recomputeQuadratic);
+        out.writeDouble(r.inflightDecodeTokens);
+        out.writeDouble(r.inflightDecodeQuadratic);
+        out.writeDouble(r.tierTransferUs);
+        out.writeInt(r.queueLength);
+        out.writeDouble(r.affinityDecay);
+        out.writeDouble(r.expectedToolHitFraction);
+        out.writeDouble(r.returnIdleSeconds);
+        out.writeBoolean(r.cacheHit);
+        out.writeInt(r.isl);
+        writeString(out, r.model);
+        writeString(out, r.lora);
+        writeInteger(out, r.stepIndex);
+        writeString(out, r.expectedTool);
+        out.writeInt(r.maxTokens);
+        writeInteger(out, r.outputHint);
+        out.writeLong(r.prefixGroupId);
+        writeInteger(out, r.previousStepOutputTokens);
+        out.writeInt(r.outputTokens);
+    }
+
+    public static JoinedRow readJoined(DataInput in) throws IOException {
+        JoinedRow r = new JoinedRow();
+        r.scope = readString(in);
+        r.worker = readString(in);
+        r.eventTimeMs = in.readLong();
+        r.realisedUs = in.readDouble();
+        r.pEffTokens = in.readDouble();
+        r.kvOverflowTokens = in.readDouble();
+        r.recomputeQuadratic = in.readDouble();
+        r.inflightDecodeTokens = in.readDouble();
+        r.inflightDecodeQuadratic = in.readDouble();
+        r.tierTransferUs = in.readDouble();
+        r.queueLength = in.readInt();
+        r.affinityDecay = in.readDouble();
+        r.expectedToolHitFraction = in.readDouble();
+        r.returnIdleSeconds = in.readDouble();
+        r.cacheHit = in.readBoolean();
+        r.isl = in.readInt();
+        r.model = readString(in);
+        r.lora = readString(in);
+        r.stepIndex = readInteger(in);
+        r.expectedTool = readString(in);
+        r.maxTokens = in.readInt();
+        r.outputHint = readInteger(in);
+        r.prefixGroupId = in.readLong();
+        r.previousStepOutputTokens = readInteger(in);
+        r.outputTokens = in.readInt();
+        return r;
+    }
+
+    public static void writeTelemetry(TelemetrySample s, DataOutput out) throws IOException {
+        writeString(out, s.scope);
+        writeString(out, s.worker);
+        writeString(out, s.engineType);
+        writeString(out, s.hardwarePool);
+        out.writeLong(s.timestampMs);
+        out.writeLong(s.intervalMs);
+        out.writeInt(s.runningRequests);
+        out.writeLong(s.prefillTokens);
+        out.writeLong(s.prefillBusyUs);
+        out.writeLong(s.decodeSteps);
+        out.writeLong(s.decodeBusyUs);
+        int links = s.linkTiers == null ? -1 : s.linkTiers.length;
+        out.writeInt(links);
+        for (int i = 0; i < links; i++) {
+            writeString(out, s.linkTiers[i]);
+            out.writeLong(s.linkBytes[i]);
+            out.writeLong(s.linkIntervalMs[i]);
+        }
+    }
+
+    public static TelemetrySample readTelemetry(DataInput in) throws IOException {
+        TelemetrySample s = new TelemetrySample();
+        s.scope = readString(in);
+        s.worker = readString(in);
+        s.engineType = readString(in);
+        s.hardwarePool = readString(in);
+        s.timestampMs = in.readLong();
+        s.intervalMs = in.readLong();
+        s.runningRequests = in.readInt();
+        s.prefillTokens = in.readLong();
+        s.prefillBusyUs = in.readLong();
+        s.decodeSteps = in.readLong();
+        s.decodeBusyUs = in.readLong();
+        int links = in.readInt();
+        if (links >= 0) {
+            s.linkTiers = new String[links];
+            s.linkBytes = new long[links];
+            s.linkIntervalMs = new long[links];
+            for (int i = 0; i < links; i++) {
+                s.linkTiers[i] = readString(in);
+                s.linkBytes[i] = in.readLong();
+                s.linkIntervalMs[i] = in.readLong();
+            }
+        }
+        return s;
+    }
+
+    /** Copies of the rows: fields are primitives or immutable (strings, boxed numbers), arrays are cloned. */
+    public static DecisionRow copy(DecisionRow r) {
+        DecisionRow c = new DecisionRow();
+        c.requestId = r.requestId;
+        c.scope = r.scope;
+        c.worker = r.worker;
+        c.timestampMs = r.timestampMs;
+        c.pEffTokens = r.pEffTokens;
+        c.kvOverflowTokens = r.kvOverflowTokens;
+        c.recomputeQuadratic = r.recomputeQuadratic;
+        c.inflightDecodeTokens = r.inflightDecodeTokens;
+        c.inflightDecodeQuadratic = r.inflightDecodeQuadratic;
+        c.tierTransferUs = r.tierTransferUs;
+        c.queueLength = r.queueLength;
+        c.affinityDecay = r.affinityDecay;
+        c.expectedToolHitFraction = r.expectedToolHitFraction;
+        c.idleSinceLastStepMs = r.idleSinceLastStepMs;
+        c.isl = r.isl;
+        c.model = r.model;
+        c.lora = r.lora;
+        c.stepIndex = r.stepIndex;
+        c.expectedTool = r.expectedTool;
+        c.maxTokens = r.maxTokens;
+        c.outputHint = r.outputHint;
+        c.prefixGroupId = r.prefixGroupId;
+        c.previousStepOutputTokens = r.previousStepOutputTokens;
+        c.partition = r.partition;
+        c.offset = r.offset;
+        return c;
+    }
+
+    public static CompletionRow copy(CompletionRow r) {
+        CompletionRow c = new CompletionRow();
+        c.requestId = r.requestId;
+        c.scope = r.scope;
+        c.worker = r.worker;
+        c.finishedTimeMs = r.finishedTimeMs;
+        c.ok = r.ok;
+        c.realisedUs = r.realisedUs;
+        c.cachedTokens = r.cachedTokens;
+        c.outputTokens = r.outputTokens;
+        c.partition = r.partition;
+        c.offset = r.offset;
+        return c;
+    }
+
+    public static JoinedRow copy(JoinedRow r) {
+        JoinedRow c = new JoinedRow();
+        c.scope = r.scope;
+        c.worker = r.worker;
+        c.eventTimeMs = r.eventTimeMs;
+        c.realisedUs = r.realisedUs;
+        c.pEffTokens = r.pEffTokens;
+        c.kvOverflowTokens = r.kvOverflowTokens;
+        c.recomputeQuadratic = r.recomputeQuadratic;
+        c.inflightDecodeTokens = r.inflightDecodeTokens;
+        c.inflightDecodeQuadratic = r.inflightDecodeQuadratic;
+        c.tierTransferUs = r.tierTransferUs;
+        c.queueLength = r.queueLength;
+        c.affinityDecay = r.affinityDecay;
+        c.expectedToolHitFraction = r.expectedToolHitFraction;
+        c.returnIdleSeconds = r.returnIdleSeconds;
+        c.cacheHit = r.cacheHit;
+        c.isl = r.isl;
+        c.model = r.model;
+        c.lora = r.lora;
+        c.stepIndex = r.stepIndex;
+        c.expectedTool = r.expectedTool;
+        c.maxTokens = r.maxTokens;
+        c.outputHint = r.outputHint;
+        c.prefixGroupId = r.prefixGroupId;
+        c.previousStepOutputTokens = r.previousStepOutputTokens;
+        c.outputTokens = r.outputTokens;
+        return c;
+    }
+
+    public static TelemetrySample copy(TelemetrySample s) {
+        TelemetrySample c = new TelemetrySample();
+        c.scope = s.scope;
+        c.worker = s.worker;
+        c.engineType = s.engineType;
+        c.hardwarePool = s.hardwarePool;
+        c.timestampMs = s.timestampMs;
+        c.intervalMs = s.intervalMs;
+        c.runningRequests = s.runningRequests;
+        c.prefillTokens = s.prefillTokens;
+        c.prefillBusyUs = s.prefillBusyUs;
+        c.decodeSteps = s.decodeSteps;
+        c.decodeBusyUs = s.decodeBusyUs;
+        c.linkTiers = s.linkTiers == null ? null : s.linkTiers.clone();
+        c.linkBytes = s.linkBytes == null ? null : s.linkBytes.clone();
+        c.linkIntervalMs = s.linkIntervalMs == null ? null : s.linkIntervalMs.clone();
+        return c;
+    }
+
+    private static void writeString(DataOutput out, String s) throws IOException {
+        out.writeBoolean(s != null);
+        if (s != null) {
+            out.writeUTF(s);
+        }
+    }
+
+    private static String readString(DataInput in) throws IOException {
+        return in.readBoolean() ? in.readUTF() : null;
+    }
+
+    private static void writeInteger(DataOutput out, Integer v) throws IOException {
+        out.writeBoolean(v != null);
+        if (v != null) {
+            out.writeInt(v);
+        }
+    }
+
+    private static Integer readInteger(DataInput in) throws IOException {
+        return in.readBoolean() ? in.readInt() : null;
+    }
+
+    private static void writeLong(DataOutput out, Long v) throws IOException {
+        out.writeBoolean(v != null);
+        if (v != null) {
+            out.writeLong(v);
+        }
+    }
+
+    private static Long readLong(DataInput in) throws IOException {
+        return in.readBoolean() ? in.readLong() : null;
+    }
+}

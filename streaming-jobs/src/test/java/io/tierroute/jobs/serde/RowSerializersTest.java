@@ -1,0 +1,118 @@
+package io.tierroute.jobs.serde;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.jobs.fit.ScopeInput;
+import io.tierroute.jobs.ingest.CompletionRow;
+import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.ingest.TelemetrySample;
+import io.tierroute.jobs.join.JoinedRow;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every public field of every row class survives its serializer and its copy — filled by reflection, so a
+ * field added to a row but not to {@link RowFields} fails here — and Flink picks the serializers up
+ * through the classes' {@code @TypeInfo}.
+ */
+class RowSerializersTest {
+
+    @Test
+    void everyFieldSurvivesSerializationAndCopy() throws Exception {
+        for (Class<?> type : List.of(DecisionRow.class, CompletionRow.class, JoinedRow.class, TelemetrySample.class)) {
+            for (boolean nulls : new boolean[] {false, true}) {
+                Object row = filled(type, nulls);
+                TypeSerializer<Object> s = serializer(type);
+                assertSameFields(roundTrip(s, row), row);
+                assertSameFields(s.copy(row), row);
+            }
+        }
+    }
+
+    @Test
+    void aFittingInputKeepsWhichRowItCarries() throws Exception {
+        TypeSerializer<Object> s = serializer(ScopeInput.class);
+        ScopeInput t = ScopeInput.of((TelemetrySample) filled(TelemetrySample.class, false));
+        ScopeInput j = ScopeInput.of((JoinedRow) filled(JoinedRow.class, false));
+        ScopeInput t2 = (ScopeInput) roundTrip(s, t);
+        ScopeInput j2 = (ScopeInput) roundTrip(s, j);
+        assertThat(t2.joined).isNull();
+        assertSameFields(t2.telemetry, t.telemetry);
+        assertThat(j2.telemetry).isNull();
+        assertSameFields(j2.joined, j.joined);
+        assertSameFields(((ScopeInput) s.copy(j)).joined, j.joined);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static TypeSerializer<Object> serializer(Class<?> type) {
+        TypeInformation<?> info = TypeInformation.of(type);
+        assertThat(info).as("type information of %s", type.getSimpleName()).isInstanceOf(RowTypeInfo.class);
+        return (TypeSerializer<Object>) info.createSerializer(new SerializerConfigImpl());
+    }
+
+    private static Object roundTrip(TypeSerializer<Object> s, Object row) throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        s.serialize(row, out);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        Object back = s.deserialize(in);
+        assertThat(in.available()).as("bytes left").isZero();
+        return back;
+    }
+
+    /** A row whose every public field holds a distinct non-default value (boxed and string fields null if asked). */
+    private static Object filled(Class<?> type, boolean nulls) throws Exception {
+        Object row = type.getDeclaredConstructor().newInstance();
+        int i = 1;
+        for (Field f : type.getFields()) {
+            if (Modifier.isStatic(f.getModifiers())) {
+                continue;
+            }
+            Class<?> t = f.getType();
+            i++;
+            Object v;
+            if (t == long.class) {
+                v = 1000L + i;
+            } else if (t == int.class) {
+                v = 100 + i;
+            } else if (t == double.class) {
+                v = i + 0.25;
+            } else if (t == boolean.class) {
+                v = true;
+            } else if (t == String.class) {
+                v = nulls ? null : "s" + i + "é";
+            } else if (t == Integer.class) {
+                v = nulls ? null : Integer.valueOf(200 + i);
+            } else if (t == Long.class) {
+                v = nulls ? null : Long.valueOf(3000L + i);
+            } else if (t == String[].class) {
+                v = nulls ? null : new String[] {"CPU", "NVME"};
+            } else if (t == long[].class) {
+                v = nulls ? null : new long[] {7L + i, 9L + i};
+            } else {
+                throw new AssertionError("no test value for field " + f.getName() + " of type " + t);
+            }
+            f.set(row, v);
+        }
+        return row;
+    }
+
+    private static void assertSameFields(Object actual, Object expected) throws Exception {
+        assertThat(actual).isNotSameAs(expected);
+        for (Field f : expected.getClass().getFields()) {
+            if (!Modifier.isStatic(f.getModifiers())) {
+                assertThat(Arrays.deepEquals(new Object[] {f.get(actual)}, new Object[] {f.get(expected)}))
+                    .as("%s.%s: %s vs %s", expected.getClass().getSimpleName(), f.getName(), f.get(actual),
+                        f.get(expected))
+                    .isTrue();
+            }
+        }
+    }
+}
