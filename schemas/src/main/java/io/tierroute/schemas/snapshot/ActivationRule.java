@@ -50,10 +50,13 @@ public final class ActivationRule {
     }
 
     /**
-     * Applies a control record; returns false (and changes nothing) when its sequence is not
-     * greater than the last applied one of its scope.
+     * Applies a control record; returns false (and changes nothing) when it is not a valid record
+     * ({@link ControlRecordCheck}) or its sequence is not greater than the last applied one of its scope.
      */
     public boolean onControl(SnapshotControl control) {
+        if (ControlRecordCheck.problem(control) != null) {
+            return false; // the job dead-letters it: applying it here would let readers disagree
+        }
         ScopeState state = scopes.computeIfAbsent(control.getScope(), s -> new ScopeState());
         if (state.control != null && control.getSequence() <= state.control.getSequence()) {
             return false;

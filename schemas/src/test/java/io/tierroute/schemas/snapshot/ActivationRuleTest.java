@@ -41,6 +41,22 @@ class ActivationRuleTest {
     }
 
     @Test
+    void aControlRecordTheJobWouldDeadLetterChangesNothing() {
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        rule.onSnapshot("default", 2, ACCEPTED, 0);
+        assertThat(rule.onControl(control(ControlAction.PIN, 1L, 1))).isTrue();
+        assertThat(rule.onControl(control(ControlAction.UNPIN, -5L, 7))).isFalse(); // bad version
+        assertThat(rule.onControl(control(ControlAction.UNPIN, null, 0))).isFalse(); // bad sequence
+        assertThat(rule.onControl(control(ControlAction.PIN, null, 8))).isFalse(); // PIN without a version
+        assertThat(rule.onControl(SnapshotControl.newBuilder().setScope("default").setAction(ControlAction.UNPIN)
+                .setVersion(null).setReason("r").setActor("").setTimestampMs(0).setSequence(9).build())).isFalse();
+        assertThat(rule.activeVersion("default")).hasValue(1);
+        // and the refused sequences did not raise the bar for the next valid record
+        assertThat(rule.onControl(control(ControlAction.UNPIN, 1L, 2))).isTrue();
+        assertThat(ControlRecordCheck.problem(control(ControlAction.UNPIN, -5L, 7))).contains("version");
+    }
+
+    @Test
     void pinningAnUnknownOrRejectedVersionActivatesNothing() {
         rule.onSnapshot("default", 1, ACCEPTED, 0);
         rule.onSnapshot("default", 2, REJECTED, 0);

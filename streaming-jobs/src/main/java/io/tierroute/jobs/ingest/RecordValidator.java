@@ -1,12 +1,12 @@
 package io.tierroute.jobs.ingest;
 
 import io.tierroute.schemas.avro.CompletionLog;
-import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.CostFeatures;
 import io.tierroute.schemas.avro.EngineTelemetry;
 import io.tierroute.schemas.avro.RequestFeatures;
 import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierLinkSample;
 import io.tierroute.schemas.avro.TierTokens;
@@ -134,20 +134,7 @@ public final class RecordValidator {
     }
 
     public String control(SnapshotControl c) {
-        String r = firstNonNull(nonEmpty("scope", c.getScope()), nonEmpty("actor", c.getActor()));
-        if (r != null) {
-            return r;
-        }
-        if (c.getSequence() < 1) {
-            return "sequence must be >= 1, got " + c.getSequence();
-        }
-        if (c.getAction() == ControlAction.PIN && (c.getVersion() == null || c.getVersion() < 1)) {
-            return "PIN needs a version >= 1, got " + c.getVersion();
-        }
-        if (c.getVersion() != null && c.getVersion() < 1) {
-            return "version must be >= 1 or null, got " + c.getVersion();
-        }
-        return null;
+        return ControlRecordCheck.problem(c); // the same rule every reader of the control topic applies
     }
 
     private String timestamp(String field, long ms, long nowMs) {
