@@ -30,13 +30,7 @@ class ApiHandlerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
-        api = new ApiTestServer("""
-                model: {name: m, blockSize: 16, bytesPerToken: 1024}
-                workers: {count: 4, namePrefix: w}
-                parametersFile: params.yaml
-                server: {maxBodyBytes: 65536}
-                """, dir, ApiTestServer.TOKEN);
+        api = ApiTestServer.fourWorkers(dir);
     }
 
     @AfterAll

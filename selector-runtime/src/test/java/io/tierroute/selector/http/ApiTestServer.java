@@ -26,6 +26,17 @@ final class ApiTestServer implements AutoCloseable {
                 adminToken, false);
     }
 
+    /** The fixture most API tests share: 4 workers w0..w3, a parameter file (α_d 40), a 64 KiB body bound, the admin token. */
+    static ApiTestServer fourWorkers(Path dir) throws IOException {
+        java.nio.file.Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
+        return new ApiTestServer("""
+                model: {name: m, blockSize: 16, bytesPerToken: 1024}
+                workers: {count: 4, namePrefix: w}
+                parametersFile: params.yaml
+                server: {maxBodyBytes: 65536}
+                """, dir, TOKEN);
+    }
+
     URI uri(String path) {
         return server.uri().resolve(path);
     }

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,13 +40,7 @@ class HttpApiFuzzTest {
 
     @BeforeAll
     static void start() throws Exception {
-        Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
-        api = new ApiTestServer("""
-                model: {name: m, blockSize: 16, bytesPerToken: 1024}
-                workers: {count: 4, namePrefix: w}
-                parametersFile: params.yaml
-                server: {maxBodyBytes: 65536}
-                """, dir, ApiTestServer.TOKEN);
+        api = ApiTestServer.fourWorkers(dir);
     }
 
     @AfterAll
