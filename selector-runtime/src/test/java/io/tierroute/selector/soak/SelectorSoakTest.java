@@ -118,6 +118,9 @@ class SelectorSoakTest {
         report(load, kv, heap, kvAtThird, maxBlocks.get());
 
         assertThat(load.failed.get()).as("failed routes or finishes: %s", load.failures).isZero();
+        long sent = ids(load);
+        assertThat(load.lostAnswers.get()).as("calls whose connection closed before any answer byte, of %d (a known, "
+                + "rare defect: see RouteLoad.send)", sent).isLessThanOrEqualTo(Math.max(5, sent / 10_000));
         assertThat(kv.failed.get()).as("failed KV batches: %s", kv.failures).isZero();
         assertThat(maxBlocks.get()).as("indexed blocks, sampled every 10 ms").isLessThanOrEqualTo(CAP)
                 .isGreaterThanOrEqualTo((long) (0.8 * CAP));   // the cap, not removals, bounded the index
@@ -175,7 +178,10 @@ class SelectorSoakTest {
             if (m.group(1).equals("tierroute_index_blocks")) {
                 assertThat(v).as("tierroute_index_blocks").isLessThanOrEqualTo(CAP);
             } else {
-                assertThat(v).as("tierroute_inflight_requests").isLessThanOrEqualTo(ROUTE_THREADS);
+                // One in flight per client, plus one: the gauge sums per-worker counts without a lock, so
+                // it can see a finished request on one worker and its client's next one on another. A
+                // leak (a request never finished) would grow past any such bound.
+                assertThat(v).as("tierroute_inflight_requests").isLessThanOrEqualTo(ROUTE_THREADS + 1);
             }
         }
         assertThat(seen).as("gauges found in /metrics").isEqualTo(2);
@@ -203,7 +209,13 @@ class SelectorSoakTest {
                     (kvAtThird[t + 1] - kvAtThird[t]) * 1000.0 / THIRD_MS,
                     heap.get(t).stream().map(b -> String.format("%.1f", b / (double) MB)).collect(Collectors.joining(" ")));
         }
-        System.out.printf("max indexed blocks %d (cap %d); failed routes %d, failed KV batches %d%n",
-                maxBlocks, CAP, load.failed.get(), kv.failed.get());
+        System.out.printf("max indexed blocks %d (cap %d); failed routes %d, failed KV batches %d; "
+                + "answers lost to a closed connection %d%n",
+                maxBlocks, CAP, load.failed.get(), kv.failed.get(), load.lostAnswers.get());
+    }
+
+    /** Route requests the load sent (ids are handed out one per route). */
+    private static long ids(RouteLoad load) {
+        return load.sent();
     }
 }
