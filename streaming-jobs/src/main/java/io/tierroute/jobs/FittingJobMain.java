@@ -4,7 +4,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
  * Entry point of the job jar: parses the arguments ({@link JobSettings#parse}), wires Kafka
- * ({@link KafkaWiring}) and runs {@link FittingJob}. A bad argument stops it with a message naming
+ * ({@link KafkaWiring}) and runs {@link FittingJob}. A bad argument fails it with a message naming
  * the flag; {@code --help} lists every flag with its default.
  */
 public final class FittingJobMain {
@@ -19,10 +19,11 @@ public final class FittingJobMain {
         try {
             settings = JobSettings.parse(args);
         } catch (IllegalArgumentException e) {
-            System.err.println("tierroute fitting job: " + e.getMessage());
+            // Thrown, not System.exit: inside a Flink JobManager an exit would take the cluster down, and
+            // the REST answer `tierroute submit` prints carries this message.
             System.err.print(JobSettings.usage());
-            System.exit(2);
-            return;
+            throw new IllegalArgumentException("tierroute fitting job: " + e.getMessage()
+                + " (run with --help for every flag)", e);
         }
         StreamExecutionEnvironment env =
             StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(settings));
