@@ -47,11 +47,7 @@ class DeterministicModeTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (JobClient j : jobs) {
-            if (!j.getJobStatus().get().isGloballyTerminalState()) {
-                j.cancel().get();
-            }
-        }
+        TestJobs.cancelRunning(jobs);
         brokers.forEach(TestKafka::close);
     }
 

@@ -66,11 +66,7 @@ class FittingJobTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (JobClient j : jobs) {
-            if (!j.getJobStatus().get().isGloballyTerminalState()) {
-                j.cancel().get();
-            }
-        }
+        TestJobs.cancelRunning(jobs);
         kafka.close();
     }
 

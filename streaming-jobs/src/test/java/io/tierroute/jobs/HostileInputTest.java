@@ -85,11 +85,7 @@ class HostileInputTest {
 
     @AfterEach
     void stop() throws Exception {
-        for (JobClient j : jobs) {
-            if (!j.getJobStatus().get().isGloballyTerminalState()) {
-                j.cancel().get();
-            }
-        }
+        TestJobs.cancelRunning(jobs);
         kafka.close();
     }
 

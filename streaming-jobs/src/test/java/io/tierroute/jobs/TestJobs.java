@@ -61,4 +61,13 @@ final class TestJobs {
         }
         return job;
     }
+
+    /** Cancels every job in {@code jobs} that has not ended (a test's clean-up). */
+    static void cancelRunning(List<JobClient> jobs) throws Exception {
+        for (JobClient j : jobs) {
+            if (!j.getJobStatus().get().isGloballyTerminalState()) {
+                j.cancel().get();
+            }
+        }
+    }
 }
