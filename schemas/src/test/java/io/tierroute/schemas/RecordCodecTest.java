@@ -69,6 +69,19 @@ class RecordCodecTest {
   }
 
   @Test
+  void aNanDoubleSurvivesBitForBitThoughRecordEqualsDisagrees() {
+    // Found by SingleObjectDecodeFuzzTest in CI: one flipped exponent byte made alphaHo a NaN. The
+    // codec carries it exactly (gates downstream reject it); Avro's equals() calls NaN != NaN.
+    ParameterSnapshot snapshot = Samples.parameterSnapshot(false);
+    snapshot.getAlphaHo().setValue(Double.NaN);
+    byte[] bytes = Codecs.PARAMETER_SNAPSHOT.encode(snapshot);
+    ParameterSnapshot back = Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+    assertThat(back.getAlphaHo().getValue()).isNaN();
+    assertThat(Codecs.PARAMETER_SNAPSHOT.encode(back)).isEqualTo(bytes);
+    assertThat(back).isNotEqualTo(snapshot);
+  }
+
+  @Test
   void bytesAreStandardSingleObjectEncoding() throws java.io.IOException {
     // Avro's own decoder reads what the codec writes, and the codec reads what Avro's encoder writes.
     EngineTelemetry t = Samples.engineTelemetry();

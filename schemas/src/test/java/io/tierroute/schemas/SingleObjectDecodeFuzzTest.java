@@ -9,7 +9,7 @@ import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Coverage-guided fuzzing of Avro single-object decoding for every record type on every topic. The
- * property: {@code decode} either returns a record that re-encodes and decodes to itself, or throws a
+ * property: {@code decode} either returns a record whose encoding decodes and re-encodes to the same bytes, or throws a
  * {@link RecordDecodeException} with a message; any other throwable (an OutOfMemoryError from a
  * length field claiming gigabytes, a StackOverflowError, an unchecked exception escaping the codec)
  * or a hang is a finding. Inputs start from real encodings of {@link Samples} so the fuzzer reaches
@@ -54,7 +54,10 @@ class SingleObjectDecodeFuzzTest {
       return;
     }
     assertThat(decoded).isInstanceOf(codec.recordType());
-    assertThat(codec.decode(codec.encode(decoded))).isEqualTo(decoded);
+    // Compared as bytes, not with equals(): Avro's record equality says NaN != NaN, and a flipped
+    // exponent byte turns any double into a NaN that does round-trip exactly.
+    byte[] encoded = codec.encode(decoded);
+    assertThat(codec.encode(codec.decode(encoded))).isEqualTo(encoded);
   }
 
   private static byte[] withHeader(byte[] valid, byte[] body) {
