@@ -22,7 +22,10 @@ for round in $(seq 1 "$ROUNDS"); do
   start=$(date +%s)
   # The `fuzz` surefire execution (own JVM per class, JAZZER_FUZZ=1) runs the tests -Dfuzz.test names;
   # -Dtest=none keeps the ordinary tests out of these rounds.
-  mvn -B -q ${MVN_ARGS:-} -pl "$MODULES" -am test -Djazzer.fuzz=1 -Dfuzz.test="$PATTERN" -Dtest=none \
-      -Dsurefire.failIfNoSpecifiedTests=false
+  # A fresh seed each round (CI keeps the pom's fixed one); printed so a finding's round replays.
+  seed=$(( (RANDOM << 15 | RANDOM) + 1 ))
+  echo "round $round/$ROUNDS: seed $seed"
+  mvn -B -q ${MVN_ARGS:-} -pl "$MODULES" -am test -Djazzer.fuzz=1 -Djazzer.seed="$seed" -Dfuzz.test="$PATTERN" \
+      -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
   echo "round $round/$ROUNDS: no finding ($(( $(date +%s) - start )) s)"
 done
