@@ -3,7 +3,7 @@ package io.tierroute.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.tierroute.fitter.snapshot.SnapshotParameter;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.CompletionLog;

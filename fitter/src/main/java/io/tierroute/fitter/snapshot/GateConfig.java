@@ -2,7 +2,7 @@ package io.tierroute.fitter.snapshot;
 
 /**
  * Thresholds of the {@link ValidationGate}. Physical bounds are not here: they are fixed per parameter
- * in {@link SnapshotParameter}.
+ * in {@link io.tierroute.schemas.snapshot.SnapshotParameter}.
  *
  * @param minSamples minimum observations behind a fitted scalar value (α's, Q_slack: rows of the
  *     latency regression; λ: idle-time observations). A fitted value (samples ≥ 1) below it REJECTS.

@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.bandwidth.LinkKey;

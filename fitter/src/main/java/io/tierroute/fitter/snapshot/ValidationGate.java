@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -9,8 +10,6 @@ import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
-import java.math.BigDecimal;
-import java.math.MathContext;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashSet;
@@ -450,14 +449,6 @@ public final class ValidationGate {
 
     /** Human-readable number: up to 6 significant digits, no trailing zeros. */
     static String num(double v) {
-        if (!Double.isFinite(v)) {
-            return Double.toString(v);
-        }
-        if (v == 0) {
-            return "0";
-        }
-        BigDecimal d = new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros();
-        double a = Math.abs(v);
-        return a >= 1e-4 && a < 1e9 ? d.toPlainString() : d.toString();
+        return SnapshotParameter.format(v);
     }
 }

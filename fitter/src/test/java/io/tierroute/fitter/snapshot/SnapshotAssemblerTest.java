@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import static io.tierroute.fitter.snapshot.SnapshotFixtures.T0;
 import static io.tierroute.fitter.snapshot.SnapshotFixtures.T1;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import static io.tierroute.fitter.snapshot.SnapshotFixtures.ALPHAS;
 import static org.assertj.core.api.Assertions.assertThat;
 

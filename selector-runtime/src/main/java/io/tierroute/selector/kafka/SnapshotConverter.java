@@ -4,11 +4,23 @@ import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ForestOutputModel;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
+
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_D;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_D2;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_HO;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_P;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_P2;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_T;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_WF;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_WF2;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.LAMBDA;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.Q_SLACK;
 
 import java.util.Optional;
 import java.util.TreeSet;
@@ -21,8 +33,8 @@ import java.util.concurrent.atomic.LongAdder;
  * snapshot does not carry come from the configured base: {@code ρ_thr}, {@code ε} (rhoThreshold,
  * rhoEpsilon) and the output quantile.
  *
- * <p>A value the selector cannot use (non-finite, negative, ρ outside [0, 1], a bandwidth ≤ 0, a
- * structurally invalid forest) makes the whole snapshot unusable: {@link #convert} throws
+ * <p>A value the selector cannot use (non-finite, outside the physical bounds of
+ * {@link SnapshotParameter} — the table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert} throws
  * {@link UnusableSnapshotException} and the caller keeps its last good set. A ρ for a worker this
  * selector does not have is ignored (logged by the caller, counted in {@link #unknownWorkers()}):
  * replicas may serve different pools. Thread-compatible: one loader thread uses it.
@@ -67,10 +79,9 @@ public final class SnapshotConverter {
     public ParameterSet convert(ParameterSnapshot s, String source, TreeSet<String> unknown) {
         CostParameters cost;
         try {
-            cost = new CostParameters(value(s.getAlphaP(), "alphaP"), value(s.getAlphaP2(), "alphaP2"),
-                    value(s.getAlphaD(), "alphaD"), value(s.getAlphaD2(), "alphaD2"), value(s.getAlphaT(), "alphaT"),
-                    value(s.getAlphaHo(), "alphaHo"), value(s.getQSlack(), "qSlack"), value(s.getAlphaWf(), "alphaWf"),
-                    value(s.getLambda(), "lambda"), value(s.getAlphaWf2(), "alphaWf2"),
+            cost = new CostParameters(scalar(s, ALPHA_P), scalar(s, ALPHA_P2), scalar(s, ALPHA_D),
+                    scalar(s, ALPHA_D2), scalar(s, ALPHA_T), scalar(s, ALPHA_HO), scalar(s, Q_SLACK),
+                    scalar(s, ALPHA_WF), scalar(s, LAMBDA), scalar(s, ALPHA_WF2),
                     base.rhoThreshold(), base.rhoEpsilon(), base.harmWeight(), base.alphaOwn(), base.queueHarmWeight());
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
@@ -84,9 +95,7 @@ public final class SnapshotConverter {
                 if (t == Tier.HBM) {
                     throw new UnusableSnapshotException("bandwidths: HBM has no transfer bandwidth, got " + v);
                 }
-                if (!(v > 0) || !Double.isFinite(v)) {
-                    throw new UnusableSnapshotException("bandwidths[" + t + "] must be a finite number > 0 bytes/s, got " + v);
-                }
+                inBounds(SnapshotParameter.BANDWIDTH, "bandwidths[" + t + "]", v);
                 b.bandwidth(t, v);
             }
         }
@@ -95,9 +104,7 @@ public final class SnapshotConverter {
                 String name = r.getWorker() == null ? null : r.getWorker().toString();
                 Tier t = tier(r.getTier(), "rho[" + name + "]");
                 double v = value(r.getRho(), "rho[" + name + "][" + t + "]");
-                if (!(v >= 0 && v <= 1)) {
-                    throw new UnusableSnapshotException("rho[" + name + "][" + t + "] must be in [0, 1], got " + v);
-                }
+                inBounds(SnapshotParameter.RHO, "rho[" + name + "][" + t + "]", v);
                 Optional<Integer> w = name == null ? Optional.empty() : workers.find(name);
                 if (w.isEmpty()) {
                     unknownWorkers.increment();
@@ -124,6 +131,19 @@ public final class SnapshotConverter {
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
         }
+    }
+
+    private static double scalar(ParameterSnapshot s, SnapshotParameter p) {
+        return inBounds(p, p.field(), value(p.get(s), p.field()));
+    }
+
+    /** The fitter's gate enforces the same table; this catches a snapshot that never passed it. */
+    private static double inBounds(SnapshotParameter p, String field, double v) {
+        if (!p.inBounds(v)) {
+            throw new UnusableSnapshotException(field + " = " + SnapshotParameter.format(v)
+                    + " is outside its physical bounds " + p.boundsText());
+        }
+        return v;
     }
 
     private static double value(FittedValue v, String field) {

@@ -1,14 +1,19 @@
-package io.tierroute.fitter.snapshot;
+package io.tierroute.schemas.snapshot;
 
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
  * THE table of physical bounds (one place): every parameter of a {@link ParameterSnapshot}, its unit,
  * the interval a value must lie in to be physical, its DESIGN.md §3 default, and its "negligible"
- * magnitude. Units follow {@code CostParameters} (selector-runtime) and the .avsc docs.
+ * magnitude. Units follow {@code CostParameters} (selector-runtime) and the .avsc docs. It lives in
+ * {@code schemas} because two boundaries enforce it: the fitter's validation gate before a snapshot
+ * is published, and the selector's snapshot converter before one is applied (a hand-published or
+ * corrupted "ACCEPTED" record must not reach an active parameter set either).
  *
  * <pre>
  * parameter  unit             bounds              default   negligible  jump-checked
@@ -58,7 +63,7 @@ public enum SnapshotParameter {
         ParameterSnapshot::getLambda, ParameterSnapshot.Builder::setLambda),
     ALPHA_WF2("alphaWf2", "µs", 0, true, 1e8, 0.0, 1,
         ParameterSnapshot::getAlphaWf2, ParameterSnapshot.Builder::setAlphaWf2),
-    /** BW_t of one non-HBM tier; default per tier from {@link SnapshotAssembler#DEFAULT_BANDWIDTHS}. */
+    /** BW_t of one non-HBM tier; the default is per tier (the fitter's {@code SnapshotAssembler}). */
     BANDWIDTH("bandwidth", "bytes/s", 1e6, false, 1e13, Double.NaN, 1e6, null, null),
     /** ρ_t(w); a missing (worker, tier) pair means 0. Not jump-checked: it is live utilisation. */
     RHO("rho", "(dimensionless)", 0, true, 1, 0.0, 0.05, null, null);
@@ -133,7 +138,7 @@ public enum SnapshotParameter {
 
     /** The bounds as an interval string with the unit, e.g. {@code (0, 10000] µs/token}. */
     public String boundsText() {
-        return (lowerInclusive ? "[" : "(") + fmt(lower) + ", " + fmt(upper) + "] " + unit;
+        return (lowerInclusive ? "[" : "(") + format(lower) + ", " + format(upper) + "] " + unit;
     }
 
     /** The field of a scalar parameter; IllegalStateException for BANDWIDTH / RHO. */
@@ -151,7 +156,16 @@ public enum SnapshotParameter {
         setter.accept(b, v);
     }
 
-    static String fmt(double v) {
-        return ValidationGate.num(v);
+    /** A value as messages show it: 6 significant digits, plain unless very small or large. */
+    public static String format(double v) {
+        if (!Double.isFinite(v)) {
+            return Double.toString(v);
+        }
+        if (v == 0) {
+            return "0";
+        }
+        BigDecimal d = new BigDecimal(v).round(new MathContext(6)).stripTrailingZeros();
+        double a = Math.abs(v);
+        return a >= 1e-4 && a < 1e9 ? d.toPlainString() : d.toString();
     }
 }
