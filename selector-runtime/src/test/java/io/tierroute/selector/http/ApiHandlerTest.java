@@ -262,6 +262,42 @@ class ApiHandlerTest {
     }
 
     @Test
+    void absurdTelemetryIsRefusedNamingTheFieldAndChangesNoLoad() throws Exception {
+        String good = "{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":5000}";
+        assertThat(api.post("/v1/telemetry", good).statusCode()).isEqualTo(202);
+        JsonNode before = load("w2");
+        String[][] absurd = {
+            // finite and well-formed, but no engine has them: above the documented limits (README "Limits")
+            {"{\"worker\":\"w2\",\"waiting\":2147483647,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":10000001,\"kv_used_tokens\":5000}", "running"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":2199023255553}", "kv_used_tokens"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":-1}", "kv_used_tokens"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"sample_age_ms\":1000000000000}",
+                "sample_age_ms"},
+            // numbers that do not fit the field's type at all
+            {"{\"worker\":\"w2\",\"waiting\":99999999999,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1e400}", "kv_used_tokens"},
+            {"{\"worker\":\"w2\",\"waiting\":3.5,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
+            {"{\"worker\":\"w2\",\"waiting\":\"NaN\",\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
+        };
+        for (String[] c : absurd) {
+            HttpResponse<String> r = api.post("/v1/telemetry", c[0]);
+            assertThat(r.statusCode()).as(c[0] + " -> " + r.body()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).as(c[0]).contains(c[1]);
+        }
+        assertThat(load("w2")).as("no refused sample reached the worker's load").isEqualTo(before);
+    }
+
+    private static JsonNode load(String worker) throws Exception {
+        for (JsonNode w : json(api.get("/v1/workers")).get("workers")) {
+            if (w.get("name").asText().equals(worker)) {
+                return w.get("load");
+            }
+        }
+        throw new AssertionError("no worker " + worker);
+    }
+
+    @Test
     void aDryRunAnswersWithoutAdmitting() throws Exception {
         String body = "{\"request_id\":\"dry\",\"block_hashes\":[7,8,9],\"input_tokens\":48,\"max_tokens\":10}";
         String before = inFlight();
