@@ -138,7 +138,7 @@ public final class ConfigLoader {
         ConfigNode s = root.get("server");
         if (s != null) {
             s.object("host", "port", "maxBodyBytes", "ioThreads", "workerThreads", "maxHeaderBytes", "maxHeaders",
-                    "maxBatchEvents", "tls");
+                    "maxBatchEvents", "tls", "idleTimeoutMs", "requestParseTimeoutMs");
             ConfigNode tn = s.get("tls");
             server = new ServerSettings(s.string("host", server.host()),
                     (int) s.integer("port", server.port(), 0, 65535, ""),
@@ -148,7 +148,9 @@ public final class ConfigLoader {
                     (int) s.integer("maxHeaderBytes", server.maxHeaderBytes(), 1024, 16L << 20, "bytes"),
                     (int) s.integer("maxHeaders", server.maxHeaders(), 8, 10_000, "headers"),
                     (int) s.integer("maxBatchEvents", server.maxBatchEvents(), 1, 10_000_000, "events"),
-                    tn == null ? null : tls(tn, baseDir));
+                    tn == null ? null : tls(tn, baseDir),
+                    (int) s.integer("idleTimeoutMs", server.idleTimeoutMs(), 1_000, Integer.MAX_VALUE, "ms"),
+                    (int) s.integer("requestParseTimeoutMs", server.requestParseTimeoutMs(), 100, 600_000, "ms"));
         }
 
         // admin

@@ -12,34 +12,51 @@ package io.tierroute.selector.config;
  * @param maxHeaders     headers per request; beyond it Undertow closes the connection
  * @param maxBatchEvents events in one POST /v1/kv-events or /v1/requests/events body; beyond it 413
  * @param tls            HTTPS settings, or null for plain HTTP
+ * @param idleTimeoutMs  a keep-alive connection with no request for this long is closed. Keep it ABOVE
+ *                       every client's own idle keep-alive timeout: a server that closes first races the
+ *                       client's next request on that connection, which then gets no answer at all
+ * @param requestParseTimeoutMs a request line and headers not complete this long after their first byte
+ *                       close the connection (a client trickling headers holds no connection for long)
  */
 public record ServerSettings(String host, int port, int maxBodyBytes, int ioThreads, int workerThreads,
-                             int maxHeaderBytes, int maxHeaders, int maxBatchEvents, TlsSettings tls) {
+                             int maxHeaderBytes, int maxHeaders, int maxBatchEvents, TlsSettings tls,
+                             int idleTimeoutMs, int requestParseTimeoutMs) {
 
     public static final int DEFAULT_MAX_HEADER_BYTES = 64 * 1024;
     public static final int DEFAULT_MAX_HEADERS = 100;
     public static final int DEFAULT_MAX_BATCH_EVENTS = 10_000;
+    /**
+     * 2 h: above the idle keep-alive of common clients (JDK HttpClient 20 min, Envoy's upstream 1 h,
+     * Go's 90 s), so they, not the server, close idle connections. Undertow's own default is 60 s.
+     */
+    public static final int DEFAULT_IDLE_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+    public static final int DEFAULT_REQUEST_PARSE_TIMEOUT_MS = 10_000;
 
     public static final ServerSettings DEFAULTS = new ServerSettings("127.0.0.1", 8080, 4 * 1024 * 1024, 2, 16);
 
     /** Plain HTTP with the default header and batch bounds. */
     public ServerSettings(String host, int port, int maxBodyBytes, int ioThreads, int workerThreads) {
         this(host, port, maxBodyBytes, ioThreads, workerThreads, DEFAULT_MAX_HEADER_BYTES, DEFAULT_MAX_HEADERS,
-                DEFAULT_MAX_BATCH_EVENTS, null);
+                DEFAULT_MAX_BATCH_EVENTS, null, DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_REQUEST_PARSE_TIMEOUT_MS);
     }
 
     public ServerSettings withHost(String h) {
         return new ServerSettings(h, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
-                maxBatchEvents, tls);
+                maxBatchEvents, tls, idleTimeoutMs, requestParseTimeoutMs);
     }
 
     public ServerSettings withPort(int p) {
         return new ServerSettings(host, p, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
-                maxBatchEvents, tls);
+                maxBatchEvents, tls, idleTimeoutMs, requestParseTimeoutMs);
     }
 
     public ServerSettings withTls(TlsSettings t) {
         return new ServerSettings(host, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
-                maxBatchEvents, t);
+                maxBatchEvents, t, idleTimeoutMs, requestParseTimeoutMs);
+    }
+
+    public ServerSettings withIdleTimeoutMs(int ms) {
+        return new ServerSettings(host, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
+                maxBatchEvents, tls, ms, requestParseTimeoutMs);
     }
 }

@@ -136,6 +136,8 @@ public final class SelectorServer implements AutoCloseable {
                 .setWorkerThreads(s.workerThreads())
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, false)
+                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, s.idleTimeoutMs())
+                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, s.requestParseTimeoutMs())
                 .setHandler(api)
                 .build();
         try {

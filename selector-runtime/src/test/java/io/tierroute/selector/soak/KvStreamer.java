@@ -1,10 +1,6 @@
 package io.tierroute.selector.soak;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -16,8 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class KvStreamer implements AutoCloseable {
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final SoakHttp http = new SoakHttp(1);
     private final URI uri;
     private final KvChurn churn;
     private final String workerPrefix;
@@ -52,21 +47,23 @@ final class KvStreamer implements AutoCloseable {
             KvChurn.Batch b = churn.next(workerPrefix);
             try {
                 while (!stop) {
-                    HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                            .header("content-type", "application/json")
-                            .POST(HttpRequest.BodyPublishers.ofString(b.json())).build(), HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() == 202) {
+                    SoakHttp.Answer r = http.post(uri, b.json());
+                    if (r == null) {
+                        fail("kv-events: no answer (the connection closed before any byte)");
+                        break;
+                    }
+                    if (r.status() == 202) {
                         batches.incrementAndGet();
                         events.addAndGet(b.events());
                         freshBlocks.addAndGet(b.freshBlocks());
                         break;
                     }
-                    if (r.statusCode() == 503) {
+                    if (r.status() == 503) {
                         refused.incrementAndGet();
                         LockSupport.parkNanos(5_000_000);
                         continue;
                     }
-                    fail("kv-events answered " + r.statusCode() + ": " + r.body());
+                    fail("kv-events answered " + r.status() + ": " + r.body());
                     break;
                 }
             } catch (Exception e) {
@@ -97,5 +94,10 @@ final class KvStreamer implements AutoCloseable {
     public void close() throws InterruptedException {
         stop = true;
         thread.join(35_000);
+        try {
+            http.close();
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
