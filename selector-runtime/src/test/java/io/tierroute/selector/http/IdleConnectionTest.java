@@ -25,15 +25,19 @@ class IdleConnectionTest {
     @TempDir
     Path dir;
 
-    @Test
-    void anIdleConnectionIsClosedAfterTheConfiguredTimeoutAndARequestOnItGetsNoAnswer() throws Exception {
+    /** A two-worker server with these {@code server:} settings. */
+    private ApiTestServer server(String serverSettings) throws IOException {
         Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {}\n");
-        try (ApiTestServer api = new ApiTestServer("""
+        return new ApiTestServer("""
                 model: {name: m, blockSize: 16, bytesPerToken: 1024}
                 workers: {count: 2, namePrefix: w}
                 parametersFile: params.yaml
-                server: {idleTimeoutMs: 1000, requestParseTimeoutMs: 2000}
-                """, dir, null);
+                """ + "server: " + serverSettings + "\n", dir, null);
+    }
+
+    @Test
+    void anIdleConnectionIsClosedAfterTheConfiguredTimeoutAndARequestOnItGetsNoAnswer() throws Exception {
+        try (ApiTestServer api = server("{idleTimeoutMs: 1000, requestParseTimeoutMs: 2000}");
              Socket socket = new Socket(api.server.uri().getHost(), api.server.uri().getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
@@ -61,13 +65,7 @@ class IdleConnectionTest {
 
     @Test
     void aRequestWhoseHeadersTrickleBeyondTheParseTimeoutLosesItsConnection() throws Exception {
-        Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {}\n");
-        try (ApiTestServer api = new ApiTestServer("""
-                model: {name: m, blockSize: 16, bytesPerToken: 1024}
-                workers: {count: 2, namePrefix: w}
-                parametersFile: params.yaml
-                server: {requestParseTimeoutMs: 500}
-                """, dir, null);
+        try (ApiTestServer api = server("{requestParseTimeoutMs: 500}");
              Socket socket = new Socket(api.server.uri().getHost(), api.server.uri().getPort())) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
