@@ -88,6 +88,10 @@ final class BenchCommand implements Runnable {
         @Option(names = "--out", defaultValue = "bench-out", paramLabel = "DIR", description = "Output directory (default ${DEFAULT-VALUE}).")
         Path out;
 
+        @Option(names = "--request-logs", description = "Also write each run's per-request completion log "
+                + "(requests-<policy>-load<L>.csv: worker, queue wait, tier load, prefill, decode, hits, preemptions) to --out.")
+        boolean requestLogs;
+
         @Option(names = "--list-policies", description = "List the registered policies and workloads, then exit.")
         boolean list;
 
@@ -122,7 +126,11 @@ final class BenchCommand implements Runnable {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
             Files.createDirectories(out);
-            List<RunReport> reports = new BenchRunner(registry, new ProgressBar(System.err)).run(bench);
+            BenchRunner runner = new BenchRunner(registry, new ProgressBar(System.err));
+            if (requestLogs) {
+                runner.requestLogs(out);
+            }
+            List<RunReport> reports = runner.run(bench);
             String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
             new TableReporter(stdout).write(title, reports, out);
             new CsvReporter().write(title, reports, out);

@@ -35,6 +35,22 @@ class TierrouteCommandTest {
     }
 
     @Test
+    void benchRoutingWritesPerRequestLogsWhenAsked() throws Exception {
+        Path o = dir.resolve("bench");
+        assertThat(run("bench", "routing", "--workload", "llmd-blog", "--limit", "120", "--workers", "2", "--load", "1",
+                "--policies", "random", "--request-logs", "--out", o.toString())).isZero();
+        assertThat(o.resolve("results.csv")).exists();
+        assertThat(Files.readAllLines(o.resolve("requests-random-load1.csv"))).hasSize(121)
+                .first().asString().startsWith("id,arrival_us,worker,");
+        Path plain = dir.resolve("plain");
+        assertThat(run("bench", "routing", "--workload", "llmd-blog", "--limit", "120", "--workers", "2", "--load", "1",
+                "--policies", "random", "--out", plain.toString())).isZero();
+        try (var files = Files.list(plain)) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("requests-"));
+        }
+    }
+
+    @Test
     void versionIsPrinted() {
         assertThat(run("--version")).isZero();
         assertThat(out.toString()).startsWith("tierroute ").doesNotContain("${");

@@ -13,6 +13,9 @@ import io.tierroute.sim.workload.RequestFactory;
 import io.tierroute.sim.workload.Workload;
 import io.tierroute.sim.workload.Workloads;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -27,10 +30,17 @@ public final class BenchRunner {
 
     private final PolicyRegistry registry;
     private final ProgressBar progress; // may be null
+    private Path requestLogs; // null: no per-request logs
 
     public BenchRunner(PolicyRegistry registry, ProgressBar progress) {
         this.registry = registry;
         this.progress = progress;
+    }
+
+    /** Also writes each run's completion logs to {@code dir} ({@link RequestLog}, one file per policy and load). */
+    public BenchRunner requestLogs(Path dir) {
+        this.requestLogs = dir;
+        return this;
     }
 
     /** The engine configuration for {@code spec} (defaults, then the workload's, then the spec's overrides). */
@@ -84,6 +94,13 @@ public final class BenchRunner {
         String label = String.format(Locale.ROOT, "%s @ load %.2f", name, load);
         SimResult result = sim.run(policy, progress == null ? null : (d, t) -> progress.update(label, d, t));
         RunReport report = RunReport.of(result, load);
+        if (requestLogs != null) {
+            try {
+                RequestLog.write(requestLogs.resolve(RequestLog.fileName(name, load)), result.completions());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         if (progress != null) {
             progress.finish(String.format(Locale.ROOT, "%s: %d requests, TTFT p99 %.3f s, %.1f s wall", label,
                     (long) report.get("requests"), report.get("ttft_p99_s"), report.get("wall_s")));

@@ -1,0 +1,164 @@
+package io.tierroute.sim.policy.tierroute;
+
+import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.KvEvent;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.CostBreakdown;
+import io.tierroute.selector.scheduling.RouteDecision;
+import io.tierroute.selector.scheduling.RouteRequest;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.SelectorSettings;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
+import io.tierroute.sim.policy.Completion;
+import io.tierroute.sim.policy.FleetView;
+import io.tierroute.sim.policy.PolicySetup;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.WorkerTelemetry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * tierroute as a simulator policy: the real {@link Selector} of selector-runtime (prefix index,
+ * in-flight tracker, cost model, picker), in event mode, fed by the simulated engines' KV events,
+ * its own requests' first-token and finished events and the engines' 1 Hz telemetry, on the
+ * simulator's clock. Nothing is reimplemented here; this class only translates.
+ *
+ * <p>Two variants: {@link #withDefaults} runs DESIGN.md §3's default parameters; {@link #fitted}
+ * first replays a warm-up share of the workload with the defaults (plus 10 % ε-exploration, as §5
+ * asks for identifiability), fits the coefficients with the fitter's {@code LatencyRegression} on the
+ * joined decisions and completion logs ({@link TierrouteFitting}), and then runs with those.
+ */
+public final class ExplainingTierroutePolicy implements RoutingPolicy {
+
+    public static final String DEFAULT_NAME = "tierroute-default";
+    public static final String FITTED_NAME = "tierroute-fitted";
+    /** Warm-up rounds of the fitted variant (see {@link #fitted}). */
+    static final int FIT_ROUNDS_X = 2;
+
+    private final String name;
+    private final Selector selector;
+    private final DirectIndexWriter writer;
+    private final int blockSize;
+    private final long kvCapacityTokens;
+    private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
+    private long nowNanos;
+    public final Map<String, List<RouteDecision.Candidate>> explained = new HashMap<>();
+    private long lastTickMicros = Long.MIN_VALUE;
+
+    ExplainingTierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record) {
+        this.name = name;
+        int n = fleet.workers();
+        this.blockSize = fleet.blockSize();
+        this.kvCapacityTokens = fleet.hbmCapacityBlocks(0) * fleet.blockSize();
+        List<WorkerSpec> specs = new ArrayList<>(n);
+        for (int w = 0; w < n; w++) {
+            double[] bw = new double[Tier.COUNT];
+            for (Tier t : Tier.values()) {
+                bw[t.ordinal()] = t == Tier.HBM ? 0 : fleet.bandwidth(w, t);
+            }
+            specs.add(new WorkerSpec("w" + w, fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
+        }
+        SelectorSettings settings = SelectorSettings.builder(specs)
+                .model(fleet.model())
+                .blockSize(fleet.blockSize())
+                .bytesPerToken(fleet.bytesPerToken())
+                .explorationEpsilon(epsilon)
+                .requestMaxAge(Duration.ofDays(1)) // the simulator reports every finish; nothing gets lost
+                .seed(seed)
+                .build();
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
+        this.writer = new DirectIndexWriter(index);
+        this.selector = new Selector(settings, index, writer, new ParameterStore(params), () -> nowNanos);
+        // One selector routes every request of the simulated fleet: its own in-flight accounting is the
+        // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
+        this.selector.inflight().ownKvAccounting(true);
+        this.decisions = record ? new HashMap<>() : null;
+    }
+
+    /** DESIGN.md §3's defaults. */
+    public static RoutingPolicy withDefaults(PolicySetup setup) {
+        return new ExplainingTierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), ParameterSet.defaults(setup.fleet().workers()), 0, false);
+    }
+
+    /** Parameters fitted on a warm-up run of the same simulator (see the class comment). */
+    public static RoutingPolicy fitted(PolicySetup setup) {
+        if (setup.warmUp() == null) {
+            throw new IllegalArgumentException(FITTED_NAME + " needs a warm-up run to fit on; none was provided");
+        }
+        int n = setup.fleet().workers();
+        // Two rounds: the defaults (α_p = 1 µs/token) route far from where the fitted set will, so the
+        // features they produce (queues, in-flight decode) are not those the fitted policy sees; a second
+        // warm-up with the first fit's parameters samples the right region, and its fit is the one used.
+        ParameterSet params = ParameterSet.defaults(n);
+        for (int round = 0; round < FIT_ROUNDS_X; round++) {
+            ExplainingTierroutePolicy probe = new ExplainingTierroutePolicy(FITTED_NAME + "/warm-up", setup.fleet(),
+                    setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true);
+            List<Completion> log = setup.warmUp().run(probe);
+            params = TierrouteFitting.fit(probe.decisions, log, n);
+        }
+        return new ExplainingTierroutePolicy(FITTED_NAME, setup.fleet(), setup.seed(), params, 0, false);
+    }
+
+    @Override public String name() { return name; }
+    @Override public String version() { return "tierroute " + selector.parameters().current().source(); }
+
+    /** The selector inside (tests, reports). */
+    public Selector selector() {
+        return selector;
+    }
+
+    @Override
+    public void onKvEvent(KvEvent event, long nowMicros) {
+        nowNanos = nowMicros * 1000;
+        writer.submit(List.of(event));
+    }
+
+    @Override
+    public void onTelemetry(WorkerTelemetry t) {
+        nowNanos = t.atMicros() * 1000;
+        long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * blockSize);
+        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
+        if (t.atMicros() != lastTickMicros) {
+            lastTickMicros = t.atMicros();
+            selector.tick();
+        }
+    }
+
+    @Override
+    public int route(SimRequest r, FleetView view, long nowMicros) {
+        nowNanos = nowMicros * 1000;
+        SimRequest.Agent a = r.agent();
+        RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
+                r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
+                a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
+                r.promptTokens() > 30000);
+        RouteDecision d = selector.route(req).join();
+        if (!d.candidates().isEmpty()) { explained.put(r.id(), d.candidates()); }
+        if (decisions != null) {
+            decisions.put(r.id(), d.chosen());
+        }
+        return d.workerIndex();
+    }
+
+    @Override
+    public void onFirstToken(SimRequest r, int worker, long nowMicros) {
+        nowNanos = nowMicros * 1000;
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
+    }
+
+    @Override
+    public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
+        nowNanos = nowMicros * 1000;
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FINISHED, outputTokens));
+    }
+}
