@@ -12,6 +12,7 @@ import io.tierroute.jobs.ingest.InboundSplit;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunction;
+import io.tierroute.jobs.join.RequestShards;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -109,7 +110,7 @@ public final class FittingJob {
 
         SingleOutputStreamOperator<JoinedRow> joined = decisions
             .connect(completions)
-            .keyBy(new ScopeKeys.OfDecision(), new ScopeKeys.OfCompletion())
+            .keyBy(new RequestShards.OfDecision(), new RequestShards.OfCompletion())
             .process(new RequestJoinFunction(settings.decisionTimeout(), settings.completionGrace(),
                 settings.stateTtl(), settings.jobName()))
             .returns(TypeInformation.of(JoinedRow.class))
