@@ -12,7 +12,6 @@ import io.tierroute.jobs.ingest.InboundSplit;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunction;
-import io.tierroute.jobs.join.RequestShards;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -110,7 +109,7 @@ public final class FittingJob {
 
         SingleOutputStreamOperator<JoinedRow> joined = decisions
             .connect(completions)
-            .keyBy(new RequestShards.OfDecision(), new RequestShards.OfCompletion())
+            .keyBy(new ScopeKeys.OfDecision(), new ScopeKeys.OfCompletion())
             .process(new RequestJoinFunction(settings.decisionTimeout(), settings.completionGrace(),
                 settings.stateTtl(), settings.jobName()))
             .returns(TypeInformation.of(JoinedRow.class))
