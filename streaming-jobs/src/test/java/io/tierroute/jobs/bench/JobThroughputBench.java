@@ -211,11 +211,12 @@ public final class JobThroughputBench {
             rate + decisionRate, first[1], last[1], MEASURE_FROM * 100, last[0] - first[0], s.parallelism(),
             s.checkpointInterval(), s.stateBackend(), Double.isNaN(first[4]) ? "in this JVM" : "in its own JVM");
         // The machine is shared: wall-clock rates move with other people's load. CPU seconds this JVM
-        // (job + broker, the load generator is idle by then) spent per record are steadier.
+        // (job, + broker unless it runs in its own JVM; the load generator is idle by then) spent per record are steadier.
         double cpu = last[3] - first[3];
-        System.out.printf("CPU telemetry+completions %.0f records per CPU-second of this JVM (job + broker: %.1f CPU-s "
+        System.out.printf("CPU telemetry+completions %.0f records per CPU-second of this JVM (%s: %.1f CPU-s "
             + "for %.0f records, %.2f cores busy on average; %.1f µs CPU per telemetry+completion record)%n",
-            (last[1] - first[1]) / cpu, cpu, last[1] - first[1], cpu / (last[0] - first[0]),
+            (last[1] - first[1]) / cpu, Double.isNaN(first[4]) ? "job + broker" : "job", cpu, last[1] - first[1],
+            cpu / (last[0] - first[0]),
             cpu * 1e6 / (last[1] - first[1]));
         if (!Double.isNaN(first[4])) {
             System.out.printf("CPU broker process %.1f CPU-s, %.1f µs per telemetry+completion record%n", last[4] - first[4],
