@@ -152,6 +152,7 @@ public final class JobThroughputBench {
         // (seconds since start, telemetry+completions committed, decisions, CPU seconds of this JVM, of the broker's)
         List<double[]> samples = new ArrayList<>();
         List<Map<String, Long>> threadCpu = new ArrayList<>();
+        List<Map<String, Long>> threadBytes = new ArrayList<>();
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         try (Admin admin = kafka.admin()) {
             while (true) {
@@ -173,6 +174,7 @@ public final class JobThroughputBench {
                 double sec = (System.nanoTime() - jobStart) / 1e9;
                 samples.add(new double[] {sec, counted, decisions, os.getProcessCpuTime() / 1e9, kafka.processCpuSeconds()});
                 threadCpu.add(ThreadCpu.byGroup());
+                threadBytes.add(ThreadCpu.allocatedByGroup());
                 if (samples.size() % 8 == 0) {
                     System.out.printf("  %.1f s: %d of %d telemetry+completions, %d decisions committed%n", sec, counted,
                         total, decisions);
@@ -225,6 +227,8 @@ public final class JobThroughputBench {
         if (firstIndex >= 0 && lastIndex > firstIndex) {
             System.out.println("CPU BY THREAD µs per telemetry+completion record (same window): "
                 + ThreadCpu.perRecord(threadCpu.get(firstIndex), threadCpu.get(lastIndex), cpu, last[1] - first[1]));
+            System.out.println("ALLOCATED BY THREAD bytes per telemetry+completion record (same window, live threads): "
+                + ThreadCpu.bytesPerRecord(threadBytes.get(firstIndex), threadBytes.get(lastIndex), last[1] - first[1]));
         }
     }
 
