@@ -11,6 +11,10 @@
 #   latency: live load at event time = now against the job at its default cadence; reports p50/p99 of
 #     record send -> first committed snapshot on tierroute.params whose fitted window covers the record.
 # env: MVN_ARGS (e.g. -o), SKIP_BUILD=1 (reuse target/ as it is), JAVA_OPTS (default -Xmx3g).
+#   JAVA_OPTS may also carry the benchmark's own switches (defaults = the first three rounds' set-up):
+#   -Dbench.measureFrom=0.4 opens the measured window at 40 % of the input instead of 5 % (JIT warm-up left
+#   out; use with a longer input, e.g. throughput 300000 6000), -Dbench.broker=process runs the broker in
+#   its own JVM (the CPU figures are then the job's; the broker's is printed apart).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

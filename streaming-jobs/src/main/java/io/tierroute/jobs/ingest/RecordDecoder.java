@@ -3,6 +3,7 @@ package io.tierroute.jobs.ingest;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.ReusingDecoder;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.DeadLetter;
@@ -31,6 +32,11 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
     private final String consumer;
     private final long maxFutureSkewMs;
     private transient RecordValidator validator;
+    // Decode into one reused record each: InboundSplit (chained, object reuse) copies it into a row before
+    // the next record is decoded. Control records are kept by the fitting operator: decoded fresh.
+    private transient ReusingDecoder<EngineTelemetry> telemetryDecoder;
+    private transient ReusingDecoder<CompletionLog> completionDecoder;
+    private transient ReusingDecoder<RoutingDecision> decisionDecoder;
     private transient Counter deadLetters;
     private transient Counter decoded;
 
@@ -51,8 +57,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
 
     @Override
     public void open(DeserializationSchema.InitializationContext context) {
-        AvroTrust.install(); // Avro 1.12.2 class trust, on every TaskManager (STACK.md)
-        validator = new RecordValidator(maxFutureSkewMs);
+        init();
         deadLetters = context.getMetricGroup().counter("deadLetters");
         decoded = context.getMetricGroup().counter("decodedRecords");
     }
@@ -62,11 +67,21 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         out.collect(decode(record, System.currentTimeMillis()));
     }
 
-    /** Decodes one record; package-visible for tests. */
+    private void init() {
+        AvroTrust.install(); // Avro 1.12.2 class trust, on every TaskManager (STACK.md)
+        validator = new RecordValidator(maxFutureSkewMs);
+        telemetryDecoder = Codecs.ENGINE_TELEMETRY.reusingDecoder();
+        completionDecoder = Codecs.COMPLETION_LOG.reusingDecoder();
+        decisionDecoder = Codecs.ROUTING_DECISION.reusingDecoder();
+    }
+
+    /**
+     * Decodes one record; package-visible for tests. The telemetry, completion or decision record in the
+     * result is overwritten by the next call on this decoder.
+     */
     Inbound decode(ConsumerRecord<byte[], byte[]> record, long nowMs) {
         if (validator == null) {
-            AvroTrust.install();
-            validator = new RecordValidator(maxFutureSkewMs);
+            init();
         }
         Inbound in = new Inbound();
         in.partition = record.partition();
@@ -80,19 +95,19 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         try {
             switch (topic) {
                 case Topics.TELEMETRY -> {
-                    EngineTelemetry t = Codecs.ENGINE_TELEMETRY.decode(value);
+                    EngineTelemetry t = telemetryDecoder.decode(value);
                     invalid = validator.telemetry(t, nowMs);
                     in.telemetry = t;
                     in.eventTimeMs = t.getTimestampMs();
                 }
                 case Topics.COMPLETIONS -> {
-                    CompletionLog c = Codecs.COMPLETION_LOG.decode(value);
+                    CompletionLog c = completionDecoder.decode(value);
                     invalid = validator.completion(c, nowMs);
                     in.completion = c;
                     in.eventTimeMs = c.getFinishedTimeMs();
                 }
                 case Topics.DECISIONS -> {
-                    RoutingDecision d = Codecs.ROUTING_DECISION.decode(value);
+                    RoutingDecision d = decisionDecoder.decode(value);
                     invalid = validator.decision(d, nowMs);
                     in.decision = d;
                     in.eventTimeMs = d.getTimestampMs();

@@ -8,7 +8,6 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import java.util.stream.IntStream;
-import io.tierroute.deploy.kafka.EmbeddedKafka;
 import io.tierroute.jobs.FittingJob;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.KafkaWiring;
@@ -54,12 +53,17 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  */
 public final class JobThroughputBench {
     private static final String[] SCOPES = {"s0", "s1", "s2", "s3"};
+    /**
+     * Share of the input committed before the measured window opens ({@code -Dbench.measureFrom}, default
+     * 0.05 as in the first three rounds): a larger one leaves the fresh JVM's JIT compilation out.
+     */
+    private static final double MEASURE_FROM = Double.parseDouble(System.getProperty("bench.measureFrom", "0.05"));
 
     private JobThroughputBench() {}
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "throughput";
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+        try (BenchBroker kafka = BenchBroker.start()) {
             for (Topics.Spec s : Topics.specs()) {
                 kafka.createTopic(s.name(), s.partitions(), s.configs());
             }
@@ -74,7 +78,7 @@ public final class JobThroughputBench {
         System.exit(0);
     }
 
-    private static KafkaProducer<byte[], byte[]> producer(EmbeddedKafka kafka) {
+    private static KafkaProducer<byte[], byte[]> producer(BenchBroker kafka) {
         Properties p = new Properties();
         p.put("bootstrap.servers", kafka.bootstrapServers());
         p.put("key.serializer", ByteArraySerializer.class.getName());
@@ -91,7 +95,7 @@ public final class JobThroughputBench {
         return env.executeAsync(s.jobName());
     }
 
-    private static JobSettings settings(EmbeddedKafka kafka) throws java.io.IOException {
+    private static JobSettings settings(BenchBroker kafka) throws java.io.IOException {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("tierroute-bench-ckpt");
         Runtime.getRuntime().addShutdownHook(new Thread(() -> { // the retained checkpoints: tens of MB per run
             try (var files = java.nio.file.Files.walk(dir)) {
@@ -107,7 +111,7 @@ public final class JobThroughputBench {
             .set("transactional-id-prefix", "bench-" + UUID.randomUUID()).build();
     }
 
-    static void throughput(EmbeddedKafka kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
+    static void throughput(BenchBroker kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
         long start = System.currentTimeMillis() - Duration.ofMinutes(50).toMillis();
         long telemetry = 0;
         long completions = 0;
@@ -145,9 +149,10 @@ public final class JobThroughputBench {
         long total = telemetry + completions;
         JobClient job = startJob(s);
         long jobStart = System.nanoTime();
-        // (seconds since start, telemetry+completions committed, decisions, CPU seconds of this JVM)
+        // (seconds since start, telemetry+completions committed, decisions, CPU seconds of this JVM, of the broker's)
         List<double[]> samples = new ArrayList<>();
         List<Map<String, Long>> threadCpu = new ArrayList<>();
+        List<Map<String, Long>> threadBytes = new ArrayList<>();
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         try (Admin admin = kafka.admin()) {
             while (true) {
@@ -167,8 +172,9 @@ public final class JobThroughputBench {
                     }
                 }
                 double sec = (System.nanoTime() - jobStart) / 1e9;
-                samples.add(new double[] {sec, counted, decisions, os.getProcessCpuTime() / 1e9});
+                samples.add(new double[] {sec, counted, decisions, os.getProcessCpuTime() / 1e9, kafka.processCpuSeconds()});
                 threadCpu.add(ThreadCpu.byGroup());
+                threadBytes.add(ThreadCpu.allocatedByGroup());
                 if (samples.size() % 8 == 0) {
                     System.out.printf("  %.1f s: %d of %d telemetry+completions, %d decisions committed%n", sec, counted,
                         total, decisions);
@@ -186,7 +192,7 @@ public final class JobThroughputBench {
         int lastIndex = -1;
         for (int i = 0; i < samples.size(); i++) {
             double[] x = samples.get(i);
-            if (first == null && x[1] >= 0.05 * total) {
+            if (first == null && x[1] >= MEASURE_FROM * total) {
                 first = x;
                 firstIndex = i;
             }
@@ -202,24 +208,31 @@ public final class JobThroughputBench {
         double rate = (last[1] - first[1]) / (last[0] - first[0]);
         double decisionRate = (last[2] - first[2]) / (last[0] - first[0]);
         System.out.printf("THROUGHPUT telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
-            + "all three: %.0f records/s), measured between %.0f and %.0f committed records, %.1f s; "
-            + "4 scopes, parallelism %d, checkpoint every %s, %s state backend%n", rate, decisionRate,
-            rate + decisionRate, first[1], last[1], last[0] - first[0], s.parallelism(), s.checkpointInterval(),
-            s.stateBackend());
+            + "all three: %.0f records/s), measured between %.0f and %.0f committed records (%.0f–95 %%), %.1f s; "
+            + "4 scopes, parallelism %d, checkpoint every %s, %s state backend, broker %s%n", rate, decisionRate,
+            rate + decisionRate, first[1], last[1], MEASURE_FROM * 100, last[0] - first[0], s.parallelism(),
+            s.checkpointInterval(), s.stateBackend(), Double.isNaN(first[4]) ? "in this JVM" : "in its own JVM");
         // The machine is shared: wall-clock rates move with other people's load. CPU seconds this JVM
-        // (job + broker, the load generator is idle by then) spent per record are steadier.
+        // (job, + broker unless it runs in its own JVM; the load generator is idle by then) spent per record are steadier.
         double cpu = last[3] - first[3];
-        System.out.printf("CPU telemetry+completions %.0f records per CPU-second of this JVM (job + broker: %.1f CPU-s "
+        System.out.printf("CPU telemetry+completions %.0f records per CPU-second of this JVM (%s: %.1f CPU-s "
             + "for %.0f records, %.2f cores busy on average; %.1f µs CPU per telemetry+completion record)%n",
-            (last[1] - first[1]) / cpu, cpu, last[1] - first[1], cpu / (last[0] - first[0]),
+            (last[1] - first[1]) / cpu, Double.isNaN(first[4]) ? "job + broker" : "job", cpu, last[1] - first[1],
+            cpu / (last[0] - first[0]),
             cpu * 1e6 / (last[1] - first[1]));
+        if (!Double.isNaN(first[4])) {
+            System.out.printf("CPU broker process %.1f CPU-s, %.1f µs per telemetry+completion record%n", last[4] - first[4],
+                (last[4] - first[4]) * 1e6 / (last[1] - first[1]));
+        }
         if (firstIndex >= 0 && lastIndex > firstIndex) {
             System.out.println("CPU BY THREAD µs per telemetry+completion record (same window): "
                 + ThreadCpu.perRecord(threadCpu.get(firstIndex), threadCpu.get(lastIndex), cpu, last[1] - first[1]));
+            System.out.println("ALLOCATED BY THREAD bytes per telemetry+completion record (same window, live threads): "
+                + ThreadCpu.bytesPerRecord(threadBytes.get(firstIndex), threadBytes.get(lastIndex), last[1] - first[1]));
         }
     }
 
-    static void latency(EmbeddedKafka kafka, int seconds, int requestsPerSecond) throws Exception {
+    static void latency(BenchBroker kafka, int seconds, int requestsPerSecond) throws Exception {
         JobSettings s = settings(kafka);
         JobClient job = startJob(s);
         AtomicBoolean done = new AtomicBoolean();
@@ -329,7 +342,7 @@ public final class JobThroughputBench {
             a[(int) (a.length * 0.9)], a[Math.min(a.length - 1, (int) (a.length * 0.99))], a[a.length - 1]);
     }
 
-    private static void readSnapshots(EmbeddedKafka kafka, AtomicBoolean done, List<long[]> arrivals) {
+    private static void readSnapshots(BenchBroker kafka, AtomicBoolean done, List<long[]> arrivals) {
         Properties p = new Properties();
         p.put("bootstrap.servers", kafka.bootstrapServers());
         p.put("group.id", "latency-" + UUID.randomUUID());

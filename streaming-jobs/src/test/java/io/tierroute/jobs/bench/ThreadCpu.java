@@ -34,6 +34,37 @@ final class ThreadCpu {
 
     private ThreadCpu() {}
 
+    /**
+     * Bytes allocated so far per group of live threads (HotSpot's per-thread allocation counters): the
+     * garbage behind the "JIT, GC, VM" share, and unlike CPU time it does not move with other users' load.
+     */
+    static Map<String, Long> allocatedByGroup() {
+        var threads = (com.sun.management.ThreadMXBean) THREADS;
+        Map<String, Long> m = new TreeMap<>();
+        long[] ids = THREADS.getAllThreadIds();
+        ThreadInfo[] infos = THREADS.getThreadInfo(ids);
+        long[] bytes = threads.getThreadAllocatedBytes(ids);
+        for (int i = 0; i < ids.length; i++) {
+            if (infos[i] != null && bytes[i] > 0) {
+                m.merge(group(infos[i].getThreadName()), bytes[i], Long::sum);
+            }
+        }
+        return m;
+    }
+
+    /** Bytes allocated per record per group between two snapshots, and their total. */
+    static Map<String, String> bytesPerRecord(Map<String, Long> from, Map<String, Long> to, double records) {
+        Map<String, String> out = new LinkedHashMap<>();
+        double sum = 0;
+        for (Map.Entry<String, Long> e : to.entrySet()) {
+            double b = e.getValue() - from.getOrDefault(e.getKey(), 0L);
+            sum += b;
+            out.put(e.getKey(), String.format("%.0f", b / records));
+        }
+        out.put("total", String.format("%.0f", sum / records));
+        return out;
+    }
+
     /** Nanoseconds of CPU so far per group of live threads. */
     static Map<String, Long> byGroup() {
         Map<String, Long> m = new TreeMap<>();

@@ -1,0 +1,120 @@
+package io.tierroute.schemas;
+
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.specific.SpecificRecordBase;
+
+/**
+ * A decoder of one record type for a single consumer thread that decodes into the same record object
+ * each time ({@link RecordCodec#reusingDecoder()}): for a consumer that copies what it needs out of the
+ * record before the next call. Records written with the current schema go through the generated
+ * {@code customDecode} (Avro's custom coders: no boxed field values, no resolution) into the reused
+ * object, with a reused {@link BinaryDecoder}; a released older writer schema takes
+ * {@link RecordCodec#decode}'s path (a fresh record). Same checks and exceptions as
+ * {@link RecordCodec#decode} (a message may quote a different Avro exception as its cause).
+ *
+ * <p>Why it is as safe as the generic path on hostile bytes: the generated {@code customDecode} sizes a
+ * new array by the count the bytes claim; here every array of the reused record exists before the first
+ * decode ({@link #seed}), so {@code customDecode} only clears and refills it, one decoded element at a
+ * time, and a false count ends in an EOF on the in-memory decoder. Types with a map or with an array or
+ * record inside a union (whose object could be replaced by a fresh one) are not decoded this way.
+ */
+public final class ReusingDecoder<T extends SpecificRecord> {
+  static {
+    AvroTrust.install();
+  }
+
+  private final RecordCodec<T> codec;
+  private final SpecificDatumReader<T> reader; // null: this type always takes the codec's path
+  private final T record;
+  private BinaryDecoder decoder;
+
+  ReusingDecoder(RecordCodec<T> codec) {
+    this.codec = codec;
+    Schema schema = codec.schema();
+    if (customDecodeSafe(schema)) {
+      SpecificData model = new SpecificData(codec.recordType().getClassLoader());
+      model.setCustomCoders(true);
+      model.setFastReaderEnabled(false); // Avro's fast reader ignores custom coders
+      this.reader = new SpecificDatumReader<>(schema, schema, model);
+      @SuppressWarnings("unchecked")
+      T r = (T) model.newRecord(null, schema);
+      seed(r, model);
+      this.record = r;
+    } else {
+      this.reader = null;
+      this.record = null;
+    }
+  }
+
+  /**
+   * Decodes {@code bytes} like {@link RecordCodec#decode}. For the current writer schema the result is the
+   * same object on every call, overwritten by the next one.
+   */
+  public T decode(byte[] bytes) {
+    long fp = codec.checkHeader(bytes);
+    if (reader == null || fp != codec.fingerprint()) {
+      return codec.decode(bytes);
+    }
+    decoder = DecoderFactory.get().binaryDecoder(bytes, RecordCodec.HEADER_LENGTH,
+        bytes.length - RecordCodec.HEADER_LENGTH, decoder);
+    return codec.readBody(reader, record, decoder, fp, bytes.length - RecordCodec.HEADER_LENGTH);
+  }
+
+  /** Whether this type decodes through custom coders here: custom coders generated, no map, no array or record in a union. */
+  static boolean customDecodeSafe(Schema schema) {
+    return schema.getType() == Schema.Type.RECORD && safe(schema, false);
+  }
+
+  private static boolean safe(Schema s, boolean inUnion) {
+    switch (s.getType()) {
+      case MAP:
+        return false;
+      case RECORD:
+        if (inUnion) {
+          return false;
+        }
+        for (Schema.Field f : s.getFields()) {
+          if (!safe(f.schema(), false)) {
+            return false;
+          }
+        }
+        return true;
+      case ARRAY:
+        return !inUnion && safe(s.getElementType(), false);
+      case UNION:
+        for (Schema b : s.getTypes()) {
+          if (!safe(b, true)) {
+            return false;
+          }
+        }
+        return true;
+      default:
+        return true;
+    }
+  }
+
+  /** Gives every nested record and array of {@code r} an object, so customDecode never sizes one by a decoded count. */
+  private static void seed(Object r, SpecificData model) {
+    // (A class generated without custom coders takes Avro's generic path in the same reader: still correct.)
+    if (!(r instanceof SpecificRecordBase base)) {
+      throw new IllegalStateException("not a generated record: " + r.getClass().getName());
+    }
+    List<Schema.Field> fields = base.getSchema().getFields();
+    for (Schema.Field f : fields) {
+      Schema s = f.schema();
+      if (s.getType() == Schema.Type.RECORD) {
+        Object nested = model.newRecord(null, s);
+        seed(nested, model);
+        base.put(f.pos(), nested);
+      } else if (s.getType() == Schema.Type.ARRAY) {
+        base.put(f.pos(), new SpecificData.Array<>(0, s));
+      }
+    }
+  }
+}
