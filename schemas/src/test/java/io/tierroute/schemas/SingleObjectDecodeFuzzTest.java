@@ -1,6 +1,7 @@
 package io.tierroute.schemas;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
@@ -55,7 +56,7 @@ class SingleObjectDecodeFuzzTest {
     } catch (RecordDecodeException e) {
       assertThat(e.getMessage()).isNotBlank();
       // the reusing decoder (the fitting job's sources) rejects the same inputs
-      org.assertj.core.api.Assertions.assertThatThrownBy(() -> reusing.decode(input))
+      assertThatThrownBy(() -> reusing.decode(input))
           .isInstanceOf(e.getClass());
       return;
     }
