@@ -99,6 +99,13 @@ class AccessControlTest {
         }
     }
 
+    /** 401, and (checked after each call, so a failure names the call) no KV event reached the index. */
+    private void refusedAndNothingApplied(Route r, String token, String how) throws Exception {
+        assertRefused(call(r, token), 401, r + " " + how);
+        assertThat(server.pipeline().awaitIdle(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(server.pipeline().appliedEvents()).as("KV events applied after %s %s", r, how).isZero();
+    }
+
     @Test
     void onlyGetRoutesAreOpenToAnonymousCallers() {
         // The premise of the rest: a route that can change state is never PROBE or READ.
@@ -117,13 +124,13 @@ class AccessControlTest {
         List<Route> changing = Arrays.stream(Route.values()).filter(r -> !r.method().equals(Methods.GET)).toList();
         assertThat(changing).hasSize(8);
         for (Route r : changing) {
-            assertRefused(call(r, null), 401, r + " without a token");
-            assertRefused(call(r, "wrong-token"), 401, r + " with a wrong token");
-            assertRefused(call(r, ADMIN + "x"), 401, r + " with the admin token and one more character");
-            assertRefused(call(r, ADMIN.substring(1)), 401, r + " with the admin token less a character");
-            assertRefused(call(r, READ), 401, r + " with the read token");
+            refusedAndNothingApplied(r, null, "without a token");
+            refusedAndNothingApplied(r, "wrong-token", "with a wrong token");
+            refusedAndNothingApplied(r, ADMIN + "x", "with the admin token and one more character");
+            refusedAndNothingApplied(r, ADMIN.substring(1), "with the admin token less a character");
+            refusedAndNothingApplied(r, READ, "with the read token");
             if (r.access() == Route.Access.ADMIN) {
-                assertRefused(call(r, DATA), 401, r + " with the data token");
+                refusedAndNothingApplied(r, DATA, "with the data token");
             }
         }
         // Nothing happened: no worker drained or marked down, no route admitted, no KV event indexed,
