@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
+import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
+
 /**
  * The validation gate (DESIGN.md §5): decides whether a CANDIDATE snapshot may become active, against
  * the scope's active snapshot (or none). Pure function of (config, candidate, active); never mutates its
@@ -212,11 +214,11 @@ public final class ValidationGate {
         String unit = " " + p.unit();
         boolean malformed = false;
         if (!Double.isFinite(x)) {
-            ctx.rejections.add(label + " = " + num(x) + " is not a finite number (bounds " + p.boundsText() + ")");
+            ctx.rejections.add(label + " = " + format(x) + " is not a finite number (bounds " + p.boundsText() + ")");
             return Verdict.REJECT;
         }
         if (x < 0) {
-            ctx.rejections.add(label + " = " + num(x) + unit + " is negative (bounds " + p.boundsText() + ")");
+            ctx.rejections.add(label + " = " + format(x) + unit + " is negative (bounds " + p.boundsText() + ")");
             malformed = true;
         }
         if (v.getSamples() < 0) {
@@ -225,11 +227,11 @@ public final class ValidationGate {
         }
         Double se = v.getStdError();
         if (se != null && (Double.isNaN(se) || se < 0)) {
-            ctx.rejections.add(label + ": standard error " + num(se) + " is NaN or negative");
+            ctx.rejections.add(label + ": standard error " + format(se) + " is NaN or negative");
             malformed = true;
         }
         if (!Double.isFinite(v.getQuality())) {
-            ctx.rejections.add(label + ": quality " + num(v.getQuality()) + " is not finite");
+            ctx.rejections.add(label + ": quality " + format(v.getQuality()) + " is not finite");
             malformed = true;
         }
         if (v.getWindowStartMs() > v.getWindowEndMs()) {
@@ -242,21 +244,21 @@ public final class ValidationGate {
 
         if (v.getSamples() == 0) {
             if (reference != null && Double.compare(x, reference) != 0) {
-                ctx.rejections.add(label + " = " + num(x) + unit + " is unfitted (samples 0) but differs from the "
-                    + (activeValue != null ? "active" : "default") + " value " + num(reference) + unit);
+                ctx.rejections.add(label + " = " + format(x) + unit + " is unfitted (samples 0) but differs from the "
+                    + (activeValue != null ? "active" : "default") + " value " + format(reference) + unit);
                 return Verdict.REJECT;
             }
             return boundsCheck(label, p, x, ctx) ? Verdict.OK : Verdict.REJECT;
         }
 
         double rel = relativeError(p, v);
-        String keep = activeValue != null ? "the active value " + num(activeValue) + unit
+        String keep = activeValue != null ? "the active value " + format(activeValue) + unit
             : p == SnapshotParameter.RHO ? "no entry (ρ = 0)"
-            : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + num(reference) + unit;
+            : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + format(reference) + unit;
         if (rel > config.holdRelativeStdError()) {
-            ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + num(x) + unit + " has "
-                + (se != null ? "standard error " + num(se) : "error figure " + num(v.getQuality())) + unit
-                + " (relative " + num(rel) + " > max " + num(config.holdRelativeStdError()) + ")");
+            ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + format(x) + unit + " has "
+                + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
+                + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")");
             return Verdict.HOLD;
         }
 
@@ -264,19 +266,19 @@ public final class ValidationGate {
         if (v.getSamples() < minSamples) {
             if (holdOnFewSamples) {
                 if (ok) {
-                    ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + num(x) + unit + " on "
+                    ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + format(x) + unit + " on "
                         + v.getSamples() + " samples < minimum " + minSamples);
                     return Verdict.HOLD;
                 }
             } else {
-                ctx.rejections.add(label + " = " + num(x) + unit + " fitted on " + v.getSamples()
+                ctx.rejections.add(label + " = " + format(x) + unit + " fitted on " + v.getSamples()
                     + " samples < minimum " + minSamples);
                 ok = false;
             }
         }
         if (v.getQualityKind() == QualityKind.R2 && v.getQuality() < config.minR2()) {
-            ctx.rejections.add(label + " = " + num(x) + unit + ": regression R² " + num(v.getQuality())
-                + " < minimum " + num(config.minR2()));
+            ctx.rejections.add(label + " = " + format(x) + unit + ": regression R² " + format(v.getQuality())
+                + " < minimum " + format(config.minR2()));
             ok = false;
         }
         if (ok && activeValue != null && activeFitted && p.jumpChecked()) {
@@ -285,16 +287,16 @@ public final class ValidationGate {
             if (factor > config.maxJumpFactor()) {
                 boolean enoughSamples = v.getSamples() >= config.overwhelmingSamples();
                 boolean preciseEnough = Double.isNaN(rel) || rel <= config.overwhelmingRelativeStdError();
-                String jump = label + " jumps " + num(factor) + "× from the active value " + num(activeValue)
-                    + " to " + num(x) + unit + " (max factor " + num(config.maxJumpFactor()) + ")";
+                String jump = label + " jumps " + format(factor) + "× from the active value " + format(activeValue)
+                    + " to " + format(x) + unit + " (max factor " + format(config.maxJumpFactor()) + ")";
                 if (enoughSamples && preciseEnough) {
                     ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
-                        + " samples, relative error " + num(rel));
+                        + " samples, relative error " + format(rel));
                 } else {
                     ctx.rejections.add(jump + " without overwhelming evidence (needs samples ≥ "
                         + config.overwhelmingSamples() + " and relative error ≤ "
-                        + num(config.overwhelmingRelativeStdError()) + "; has " + v.getSamples()
-                        + " samples, relative error " + num(rel) + ")");
+                        + format(config.overwhelmingRelativeStdError()) + "; has " + v.getSamples()
+                        + " samples, relative error " + format(rel) + ")");
                     ok = false;
                 }
             }
@@ -304,7 +306,7 @@ public final class ValidationGate {
 
     private static boolean boundsCheck(String label, SnapshotParameter p, double x, Ctx ctx) {
         if (!p.inBounds(x)) {
-            ctx.rejections.add(label + " = " + num(x) + " " + p.unit() + " is outside the physical bounds "
+            ctx.rejections.add(label + " = " + format(x) + " " + p.unit() + " is outside the physical bounds "
                 + p.boundsText());
             return false;
         }
@@ -445,10 +447,5 @@ public final class ValidationGate {
             }
         }
         return null;
-    }
-
-    /** Human-readable number: up to 6 significant digits, no trailing zeros. */
-    static String num(double v) {
-        return SnapshotParameter.format(v);
     }
 }

@@ -54,9 +54,4 @@ public record ServerSettings(String host, int port, int maxBodyBytes, int ioThre
         return new ServerSettings(host, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
                 maxBatchEvents, t, idleTimeoutMs, requestParseTimeoutMs);
     }
-
-    public ServerSettings withIdleTimeoutMs(int ms) {
-        return new ServerSettings(host, port, maxBodyBytes, ioThreads, workerThreads, maxHeaderBytes, maxHeaders,
-                maxBatchEvents, tls, ms, requestParseTimeoutMs);
-    }
 }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -102,7 +103,7 @@ class AccessControlTest {
     /** 401, and (checked after each call, so a failure names the call) no KV event reached the index. */
     private void refusedAndNothingApplied(Route r, String token, String how) throws Exception {
         assertRefused(call(r, token), 401, r + " " + how);
-        assertThat(server.pipeline().awaitIdle(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(server.pipeline().awaitIdle(5, TimeUnit.SECONDS)).isTrue();
         assertThat(server.pipeline().appliedEvents()).as("KV events applied after %s %s", r, how).isZero();
     }
 
