@@ -46,6 +46,14 @@ public final class DashboardServer implements AutoCloseable {
     static final int MAX_QUERY_PARAMETERS = 16;
     /** Cookies per request (the dashboard sets none). */
     static final int MAX_COOKIES = 16;
+    /**
+     * Idle keep-alive connections are closed after 10 minutes, later than browsers close theirs (Chrome
+     * 5 min, Firefox 115 s): with Undertow's own 60 s the server could close a socket just as the page
+     * sent its next poll on it.
+     */
+    static final int IDLE_TIMEOUT_MS = 10 * 60 * 1000;
+    /** A request's line and headers must arrive within 10 s (slow-header clients lose the connection). */
+    static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
 
     /**
      * Who may do what, and how the server listens.
@@ -109,6 +117,8 @@ public final class DashboardServer implements AutoCloseable {
                 .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
                 .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
+                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, IDLE_TIMEOUT_MS)
+                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)
                 .build();
         try {
             u.start();

@@ -10,7 +10,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -158,5 +162,46 @@ class DashboardApiTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("port is taken");
         }
+    }
+
+    @Test
+    void aKeptAliveConnectionIsServedAgainAndTricklingHeadersLoseTheirsAfterTheParseTimeout() throws Exception {
+        try (Socket socket = new Socket(dashboard.uri().getHost(), dashboard.uri().getPort())) {
+            socket.setSoTimeout(30_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            for (int i = 0; i < 2; i++) { // the same connection twice: kept alive between requests
+                out.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                assertThat(answer(in)).startsWith("HTTP/1.1 200");
+            }
+            out.write("GET /healthz HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII)); // never ends
+            out.flush();
+            long from = System.nanoTime();
+            assertThat(in.read()).as("the server gives up on the unfinished headers").isEqualTo(-1);
+            Duration after = Duration.ofNanos(System.nanoTime() - from);
+            assertThat(after).isBetween(Duration.ofMillis(DashboardServer.REQUEST_PARSE_TIMEOUT_MS - 1_000),
+                    Duration.ofMillis(DashboardServer.REQUEST_PARSE_TIMEOUT_MS + 15_000));
+        }
+        assertThat(Duration.ofMillis(DashboardServer.IDLE_TIMEOUT_MS)).as("outlasts browsers' idle sockets")
+                .isGreaterThan(Duration.ofMinutes(5));
+    }
+
+    /** One whole answer (headers byte by byte, then Content-Length bytes of body); returns its headers. */
+    private static String answer(InputStream in) throws Exception {
+        StringBuilder head = new StringBuilder();
+        while (!head.toString().endsWith("\r\n\r\n")) {
+            int b = in.read();
+            assertThat(b).as("answer cut after " + head.length() + " bytes").isNotNegative();
+            head.append((char) b);
+        }
+        int contentLength = 0;
+        for (String line : head.toString().split("\r\n")) {
+            if (line.toLowerCase().startsWith("content-length:")) {
+                contentLength = Integer.parseInt(line.substring(15).trim());
+            }
+        }
+        in.readNBytes(contentLength);
+        return head.toString();
     }
 }
