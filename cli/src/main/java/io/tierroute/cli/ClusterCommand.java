@@ -60,6 +60,12 @@ final class ClusterCommand implements Runnable {
                 description = "Flink JobManager RPC port (default ${DEFAULT-VALUE}).")
         int flinkRpcPort;
 
+        @Option(names = "--metrics-port", defaultValue = "9249", paramLabel = "N",
+                description = "First port of Flink's Prometheus reporter: the JobManager serves /metrics on it, the "
+                        + "TaskManagers on the next ones (deploy/prometheus/prometheus.yml scrapes 9249-9251); 0 for no "
+                        + "reporter (default ${DEFAULT-VALUE}).")
+        int metricsPort;
+
         @Option(names = "--task-managers", defaultValue = "1", paramLabel = "N", description = "TaskManager JVMs (default ${DEFAULT-VALUE}).")
         int taskManagers;
 
@@ -90,7 +96,7 @@ final class ClusterCommand implements Runnable {
             LocalCluster.Settings s;
             try {
                 s = new LocalCluster.Settings(dir.dir, kafkaPort, kafkaControllerPort, flinkPort, flinkRpcPort, taskManagers,
-                        slots, tmMemory, LocalClasspath.fromResource(ClusterCommand.class));
+                        slots, tmMemory, LocalClasspath.fromResource(ClusterCommand.class), metricsPort);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -113,6 +119,9 @@ final class ClusterCommand implements Runnable {
             out.printf(Locale.ROOT, "  Flink:  %s (JobManager pid %d, up in %.1f s; %d TaskManager(s) x %d slots registered "
                             + "after %.1f s)%n", r.flink().restUri(), r.flink().jobManager().pid(),
                     secs(r.flink().jobManagerUpTime()), taskManagers, slots, secs(r.flink().taskManagersRegisteredTime()));
+            if (!s.metricsPorts().isEmpty()) {
+                out.printf(Locale.ROOT, "  metrics: %s%n", metricsUrls(s.metricsPorts()));
+            }
             out.printf(Locale.ROOT, "  logs:   %s/kafka/kafka.log, %s/flink/log/%n", s.dir(), s.dir());
             out.printf(Locale.ROOT, "up in %.1f s. Next: tierroute submit --flink %s --bootstrap %s; stop with: "
                     + "tierroute cluster down --dir %s%n", (System.nanoTime() - begin) / 1e9, r.flink().restUri(),
@@ -180,6 +189,9 @@ final class ClusterCommand implements Runnable {
             } else {
                 out.printf(Locale.ROOT, "  Flink %s: DOES NOT ANSWER (%s)%n", s.flinkRest(), s.flinkError());
             }
+            if (!s.metricsPorts().isEmpty()) {
+                out.printf(Locale.ROOT, "  metrics: %s%n", metricsUrls(s.metricsPorts()));
+            }
             return allUp ? 0 : 1;
         }
     }
@@ -189,6 +201,16 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--dir", defaultValue = "tierroute-cluster", paramLabel = "DIR",
                 description = "State directory: pids, ports, configuration, logs and data (default ${DEFAULT-VALUE}).")
         Path dir;
+    }
+
+    /** The Prometheus endpoints, JobManager first (each JVM binds the first free port of the range). */
+    static String metricsUrls(List<Integer> ports) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < ports.size(); i++) {
+            b.append(i == 0 ? "" : ", ").append("http://127.0.0.1:").append(ports.get(i)).append("/metrics")
+                    .append(i == 0 ? " (JobManager)" : " (a TaskManager)");
+        }
+        return b.toString();
     }
 
     private static double secs(Duration d) {

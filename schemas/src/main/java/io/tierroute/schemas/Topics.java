@@ -1,5 +1,6 @@
 package io.tierroute.schemas;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -44,13 +45,28 @@ public final class Topics {
     Map<String, String> compact = Map.of("cleanup.policy", "compact",
         "min.cleanable.dirty.ratio", "0.1", "segment.ms", "600000");
     return List.of(
-        new Spec(KV_EVENTS, 4, Map.of()),
-        new Spec(TELEMETRY, 4, Map.of()),
-        new Spec(COMPLETIONS, 4, Map.of()),
-        new Spec(DECISIONS, 4, Map.of()),
+        new Spec(KV_EVENTS, 4, retained(KV_EVENTS_RETENTION)),
+        new Spec(TELEMETRY, 4, retained(INPUT_RETENTION)),
+        new Spec(COMPLETIONS, 4, retained(INPUT_RETENTION)),
+        new Spec(DECISIONS, 4, retained(INPUT_RETENTION)),
         new Spec(PARAMS, 1, compact),
         new Spec(CONTROL, 1, compact),
-        new Spec(DEAD_LETTER, 1, Map.of()));
+        new Spec(DEAD_LETTER, 1, retained(DEAD_LETTER_RETENTION)));
+  }
+
+  /**
+   * The fitting job's inputs are kept 7 days: a job restored from a checkpoint or savepoint of up to
+   * a week ago still finds the records it had not read.
+   */
+  public static final Duration INPUT_RETENTION = Duration.ofDays(7);
+  /** KV events only matter while the blocks they name may still be cached: a day is plenty. */
+  public static final Duration KV_EVENTS_RETENTION = Duration.ofDays(1);
+  /** Rejected records wait two weeks for someone to look at them. */
+  public static final Duration DEAD_LETTER_RETENTION = Duration.ofDays(14);
+
+  /** Delete policy with an explicit retention, so a broker's own default cannot change it. */
+  private static Map<String, String> retained(Duration retention) {
+    return Map.of("cleanup.policy", "delete", "retention.ms", Long.toString(retention.toMillis()));
   }
 
   /** Key of a snapshot on {@link #PARAMS}: {@code scope#version}, the version zero-padded to 19 digits. */

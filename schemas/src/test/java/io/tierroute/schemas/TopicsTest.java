@@ -22,7 +22,18 @@ class TopicsTest {
       assertThat(spec.partitions()).isPositive();
       assertThat("compact".equals(spec.configs().get("cleanup.policy")))
           .as(spec.name()).isEqualTo(Topics.isCompacted(spec.name()));
+      if (Topics.isCompacted(spec.name())) {
+        // compaction only: no version of the history may expire by age
+        assertThat(spec.configs()).as(spec.name()).doesNotContainKey("retention.ms");
+      } else {
+        // an explicit retention, so the broker's default cannot shorten it
+        assertThat(spec.configs()).as(spec.name()).containsEntry("cleanup.policy", "delete");
+        assertThat(Long.parseLong(spec.configs().get("retention.ms"))).as(spec.name())
+            .isGreaterThanOrEqualTo(java.time.Duration.ofDays(1).toMillis());
+      }
     }
+    assertThat(Topics.specs().stream().filter(s -> s.name().equals(Topics.TELEMETRY)).findFirst().orElseThrow()
+        .configs()).containsEntry("retention.ms", Long.toString(Topics.INPUT_RETENTION.toMillis()));
   }
 
   @Test

@@ -41,6 +41,27 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void theReportersPortsMustBeFreeAndDifferFromTheOthers() throws Exception {
+        // --metrics-port N takes N (JobManager) and N + 1 (the one TaskManager)
+        String[] overlap = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19998", "--metrics-port", "19997");
+        assertThat(overlap[0]).isEqualTo("2");
+        assertThat(overlap[2]).contains("the ports must all differ").contains("--metrics-port + 1=19998");
+        String[] range = run("cluster", "up", "--dir", dir.toString(), "--metrics-port", "65535");
+        assertThat(range[0]).isEqualTo("2");
+        assertThat(range[2]).contains("--metrics-port must be 0 (no reporter) or in [1, 65534]");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(LoopbackPorts.free()),
+                    "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                    "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
+                    "--metrics-port", Integer.toString(taken.getLocalPort() - 1));
+            assertThat(r[0]).isEqualTo("1");
+            assertThat(r[2]).contains("port " + taken.getLocalPort() + " (--metrics-port range " + (taken.getLocalPort() - 1)
+                    + "-" + taken.getLocalPort() + ") is taken on 127.0.0.1");
+        }
+        assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
+    @Test
     void downAndStatusWithoutAClusterSaySo() {
         for (String cmd : new String[] {"down", "status"}) {
             String[] r = run("cluster", cmd, "--dir", dir.toString());

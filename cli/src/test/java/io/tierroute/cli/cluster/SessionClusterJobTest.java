@@ -11,21 +11,27 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -39,11 +45,16 @@ import java.util.regex.Pattern;
  * (stop with a savepoint), an upgrade from that savepoint, and {@code cluster down}, after which none
  * of the processes is left.
  *
- * <p>The upgrade starts the same jar with a changed, compatible argument ({@code --job-name}, which is
- * also the snapshots' {@code producer}, so the new job's snapshots are told apart). Before it starts,
- * the input topics are emptied (records deleted up to their end) and the input is stopped: a job that
- * started without the savepoint's state would see only the input sent after the upgrade, whereas the
- * restored job's first snapshot carries at least as many samples as the last one before the savepoint.
+ * <p>The upgrade starts a changed job jar ({@link UpgradedJobJar}: one class of the job recompiled with
+ * its default job name changed, which is also the snapshots' {@code producer}, so the new code's
+ * snapshots are told apart). Before it starts, the input topics are emptied (records deleted up to
+ * their end) and the input is stopped: a job that started without the savepoint's state would see only
+ * the input sent after the upgrade, whereas the restored job's first snapshot carries at least as many
+ * samples as the last one before the savepoint.
+ *
+ * <p>On the way: the topics on the broker carry the policies of {@code Topics.specs()}, {@code submit}
+ * reports the job's id and state, and Flink's Prometheus reporter serves every series the Grafana
+ * dashboard {@code flink-jobs.json} queries.
  */
 class SessionClusterJobTest {
 
@@ -60,18 +71,22 @@ class SessionClusterJobTest {
         Path dir = tmp.resolve("cluster");
         int kafkaPort = LoopbackPorts.free();
         int flinkPort = LoopbackPorts.free();
+        int metricsPort = twoFreePorts();
         String bootstrap = "127.0.0.1:" + kafkaPort;
         String flink = "http://127.0.0.1:" + flinkPort;
 
         Run up = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
                 "--kafka-controller-port", Integer.toString(LoopbackPorts.free()), "--flink-port", Integer.toString(flinkPort),
-                "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "2", "--timeout", "120s");
+                "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "2", "--timeout", "120s",
+                "--metrics-port", Integer.toString(metricsPort));
         List<Long> pids = new ArrayList<>();
         try {
             assertThat(up.rc).as(up.all()).isZero();
             System.out.println("[measured] " + up.out.strip().replace("\n", "\n[measured] "));
             LocalCluster.members(dir).forEach(m -> pids.add(m.pid()));
             assertThat(pids).hasSize(3);
+            assertThat(up.out).contains("http://127.0.0.1:" + metricsPort + "/metrics (JobManager)");
+            assertTopicPolicies(bootstrap);
 
             Run status = run("cluster", "status", "--dir", dir.toString());
             assertThat(status.rc).as(status.all()).isZero();
@@ -80,8 +95,9 @@ class SessionClusterJobTest {
             // v1 on generated input, until it has published an accepted snapshot that the selector serves
             List<ParameterSnapshot> v1;
             try (LiveInput input = new LiveInput(bootstrap, 40, 1)) {
-                Run submit = submit(flink, bootstrap, "tierroute-fitting-job-v1");
+                Run submit = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
                 assertThat(submit.rc).as(submit.all()).isZero();
+                assertThat(submit.out).containsPattern("job [0-9a-f]{32} \\(tierroute-fitting-job-v1\\): RUNNING, \\d+ tasks running");
                 System.out.println("[measured] submit: " + submit.out.strip().replace("\n", " | "));
                 v1 = await(bootstrap, "an accepted snapshot of v1 with >= 200 samples", list -> list.stream()
                         .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v1") && s.getStatus() == SnapshotStatus.ACCEPTED
@@ -91,6 +107,7 @@ class SessionClusterJobTest {
                     Thread.sleep(100);
                 }
                 assertThat(input.store.current().version()).as("the selector serves a fitted snapshot").isPositive();
+                assertDashboardSeriesServed(metricsPort, metricsPort + 1);
                 input.stopFleet();
             }
 
@@ -105,13 +122,15 @@ class SessionClusterJobTest {
             assertThat(lastV1.getProducer()).isEqualTo("tierroute-fitting-job-v1");
             emptyInputTopics(bootstrap);
 
-            // v2 from the savepoint, on new input only: its estimators continue from v1's
-            Run upgrade = submit(flink, bootstrap, "tierroute-fitting-job-v2", "--from-savepoint", savepoint);
+            // v2: the changed jar from the savepoint, on new input only: its estimators continue from v1's
+            Path upgradedJar = UpgradedJobJar.build(JOB_JAR, tmp.resolve("upgrade"));
+            Run upgrade = submit(flink, bootstrap, upgradedJar, null, "--from-savepoint", savepoint);
             assertThat(upgrade.rc).as(upgrade.all()).isZero();
+            String v2 = UpgradedJobJar.UPGRADED_JOB_NAME;
             try (LiveInput input = new LiveInput(bootstrap, 40, 2)) {
-                List<ParameterSnapshot> after = await(bootstrap, "a snapshot of v2", list -> list.stream()
-                        .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v2")), Duration.ofSeconds(60));
-                ParameterSnapshot firstV2 = after.stream().filter(s -> s.getProducer().equals("tierroute-fitting-job-v2"))
+                List<ParameterSnapshot> after = await(bootstrap, "a snapshot of the changed jar", list -> list.stream()
+                        .anyMatch(s -> s.getProducer().equals(v2)), Duration.ofSeconds(60));
+                ParameterSnapshot firstV2 = after.stream().filter(s -> s.getProducer().equals(v2))
                         .findFirst().orElseThrow();
                 assertThat(firstV2.getVersion()).isGreaterThan(lastV1.getVersion());
                 assertThat(firstV2.getAlphaP().getSamples()).as("α_p's samples carried over the upgrade (v1 ended with "
@@ -121,7 +140,7 @@ class SessionClusterJobTest {
                         + firstV2.getAlphaP().getSamples());
             }
             FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
-            assertThat(rest.jobs()).anyMatch(j -> j.state().equals("RUNNING") && j.name().equals("tierroute-fitting-job-v2"));
+            assertThat(rest.jobs()).anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
         } finally {
             Run down = run("cluster", "down", "--dir", dir.toString());
             assertThat(down.rc).as(down.all()).isZero();
@@ -133,11 +152,16 @@ class SessionClusterJobTest {
         assertThat(LoopbackPorts.listening(flinkPort)).isFalse();
     }
 
-    private Run submit(String flink, String bootstrap, String jobName, String... extra) {
+    /** {@code submit} of {@code jar}; {@code jobName} null leaves the job its default name. */
+    private Run submit(String flink, String bootstrap, Path jar, String jobName, String... extra) {
         List<String> args = new ArrayList<>(List.of("submit", "--flink", flink, "--bootstrap", bootstrap, "--jar",
-                JOB_JAR.toString(), "--wait", "90s"));
+                jar.toString(), "--wait", "90s"));
         args.addAll(List.of(extra));
-        args.addAll(List.of("--", "--parallelism", "1", "--job-name", jobName, "--group-id", "cluster-test",
+        args.add("--");
+        if (jobName != null) {
+            args.addAll(List.of("--job-name", jobName));
+        }
+        args.addAll(List.of("--parallelism", "1", "--group-id", "cluster-test",
                 "--transactional-id-prefix", "cluster-test", "--checkpoint-interval", "1s", "--publish-interval", "1s",
                 "--min-fit-samples", "100", "--gate-min-samples", "100", "--gate-max-jump-factor", "50",
                 "--min-forest-rows", "200", "--forest-trees", "10", "--forest-interval", "15s", "--idleness", "2s"));
@@ -158,6 +182,67 @@ class SessionClusterJobTest {
         throw new AssertionError("no " + what + " within " + timeout.toSeconds() + " s; published: " + list.stream()
                 .map(s -> s.getProducer() + " v" + s.getVersion() + " " + s.getStatus() + " α_p samples " + s.getAlphaP().getSamples()
                         + " " + s.getRejectReasons()).toList());
+    }
+
+    /** A port whose next port is free too (the reporter's JobManager and TaskManager ports). */
+    private static int twoFreePorts() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int p = LoopbackPorts.free();
+            try {
+                LoopbackPorts.requireFree(p + 1, "probe");
+                return p;
+            } catch (RuntimeException taken) {
+                // try another
+            }
+        }
+        throw new IllegalStateException("no two consecutive free ports on 127.0.0.1");
+    }
+
+    /** Each topic on the broker has the cleanup policy and retention {@code Topics.specs()} gives it. */
+    private static void assertTopicPolicies(String bootstrap) throws Exception {
+        try (Admin admin = Admin.create(Map.<String, Object>of("bootstrap.servers", bootstrap))) {
+            for (Topics.Spec spec : Topics.specs()) {
+                ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, spec.name());
+                Config config = admin.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic);
+                for (Map.Entry<String, String> e : spec.configs().entrySet()) {
+                    assertThat(config.get(e.getKey()).value()).as(spec.name() + " " + e.getKey()).isEqualTo(e.getValue());
+                }
+                assertThat(config.get("cleanup.policy").value()).as(spec.name())
+                        .isEqualTo(Topics.isCompacted(spec.name()) ? "compact" : "delete");
+            }
+        }
+    }
+
+    /**
+     * The JobManager's and the TaskManager's Prometheus endpoints together serve every series the Flink
+     * dashboard queries (task and operator metrics appear once the job's tasks run, hence the wait).
+     */
+    private static void assertDashboardSeriesServed(int... ports) throws Exception {
+        Set<Pattern> queried = FlinkDashboardSeries.queried();
+        assertThat(queried).hasSizeGreaterThan(20);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<String> missing;
+        Set<String> served;
+        do {
+            served = new java.util.TreeSet<>();
+            for (int port : ports) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as("GET :" + port + "/metrics").isEqualTo(200);
+                served.addAll(FlinkDashboardSeries.served(r.body()));
+            }
+            missing = FlinkDashboardSeries.missing(queried, served);
+        } while (!missing.isEmpty() && System.nanoTime() < deadline && sleep(1000));
+        assertThat(missing).as("series of %s that Flink's reporter does not serve (it serves %d names)",
+                FlinkDashboardSeries.DASHBOARD, served.size()).isEmpty();
+        System.out.println("[measured] Prometheus reporter: " + served.size() + " series names on ports "
+                + java.util.Arrays.toString(ports) + ", all " + queried.size() + " dashboard queries answered");
+    }
+
+    private static boolean sleep(long ms) throws InterruptedException {
+        Thread.sleep(ms);
+        return true;
     }
 
     /** Deletes every record of the input topics (telemetry, decisions, completions) up to their current end. */

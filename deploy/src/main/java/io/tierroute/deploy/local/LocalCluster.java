@@ -21,12 +21,19 @@ import java.util.Properties;
  */
 public final class LocalCluster {
 
+    /** Flink's Prometheus reporter (flink-metrics-prometheus). */
+    public static final String PROMETHEUS_REPORTER_FACTORY = "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+
     /** The state file under the cluster directory. */
     public static final String STATE_FILE = "cluster.properties";
 
-    /** What to start. */
+    /**
+     * What to start. {@code metricsPort}: the first port of Flink's Prometheus reporter (the JobManager
+     * takes it, the TaskManagers the next ones, as deploy/prometheus/prometheus.yml scrapes), 0 for none.
+     */
     public record Settings(Path dir, int kafkaPort, int kafkaControllerPort, int flinkRestPort, int flinkRpcPort,
-                           int taskManagers, int slotsPerTaskManager, String taskManagerMemory, List<Path> classpath) {
+                           int taskManagers, int slotsPerTaskManager, String taskManagerMemory, List<Path> classpath,
+                           int metricsPort) {
         public Settings {
             dir = dir.toAbsolutePath().normalize();
             Map<String, Integer> ports = new LinkedHashMap<>();
@@ -34,12 +41,39 @@ public final class LocalCluster {
             ports.put("--kafka-controller-port", kafkaControllerPort);
             ports.put("--flink-port", flinkRestPort);
             ports.put("--flink-rpc-port", flinkRpcPort);
-            if (ports.values().stream().distinct().count() != ports.size()) {
-                throw new IllegalArgumentException("the ports must all differ, got " + ports);
-            }
             if (taskManagers < 1) {
                 throw new IllegalArgumentException("--task-managers must be >= 1, got " + taskManagers);
             }
+            if (metricsPort != 0) {
+                if (metricsPort < 1 || metricsPort + taskManagers > 65535) {
+                    throw new IllegalArgumentException("--metrics-port must be 0 (no reporter) or in [1, "
+                            + (65535 - taskManagers) + "] (it and the next " + taskManagers + " ports), got " + metricsPort);
+                }
+                for (int i = 0; i <= taskManagers; i++) {
+                    ports.put("--metrics-port" + (i == 0 ? "" : " + " + i), metricsPort + i);
+                }
+            }
+            if (ports.values().stream().distinct().count() != ports.size()) {
+                throw new IllegalArgumentException("the ports must all differ, got " + ports);
+            }
+        }
+
+        /** The Prometheus reporter's ports: the JobManager's first, then one per TaskManager; empty without one. */
+        public List<Integer> metricsPorts() {
+            return metricsPort == 0 ? List.of()
+                    : java.util.stream.IntStream.rangeClosed(metricsPort, metricsPort + taskManagers).boxed().toList();
+        }
+
+        /**
+         * config.yaml entries of Flink's Prometheus reporter (flink-metrics-prometheus on the classpath):
+         * each JVM binds the first free port of the range, and the JobManager starts first.
+         */
+        Map<String, String> flinkConfig() {
+            if (metricsPort == 0) {
+                return Map.of();
+            }
+            return Map.of("metrics.reporter.prom.factory.class", PROMETHEUS_REPORTER_FACTORY,
+                    "metrics.reporter.prom.port", metricsPort + "-" + (metricsPort + taskManagers));
         }
 
         String marker() {
@@ -52,7 +86,7 @@ public final class LocalCluster {
 
     /** What {@link #status} finds. */
     public record Status(Path dir, List<Member> members, String bootstrap, boolean kafkaAnswers, String flinkRest,
-                         FlinkRestClient.Overview flink, String flinkError) {}
+                         FlinkRestClient.Overview flink, String flinkError, List<Integer> metricsPorts) {}
 
     private LocalCluster() {}
 
@@ -80,11 +114,14 @@ public final class LocalCluster {
                 Map.entry(s.flinkRpcPort(), "--flink-rpc-port"))) {
             LoopbackPorts.requireFree(p.getKey(), p.getValue());
         }
+        for (int port : s.metricsPorts()) {
+            LoopbackPorts.requireFree(port, "--metrics-port range " + s.metricsPort() + "-" + (s.metricsPort() + s.taskManagers()));
+        }
         KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(s.dir().resolve("kafka"),
                 s.kafkaPort(), s.kafkaControllerPort(), s.classpath(), s.marker(), Map.of()));
         FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(s.dir().resolve("flink"),
                 s.flinkRestPort(), s.flinkRpcPort(), s.taskManagers(), s.slotsPerTaskManager(), s.taskManagerMemory(),
-                s.classpath(), s.marker(), Map.of()));
+                s.classpath(), s.marker(), s.flinkConfig()));
         try {
             kafka.start(timeout);
             writeState(s, kafka, null);
@@ -108,6 +145,7 @@ public final class LocalCluster {
         p.setProperty("kafka.controller.port", Integer.toString(s.kafkaControllerPort()));
         p.setProperty("flink.rest", "http://127.0.0.1:" + s.flinkRestPort());
         p.setProperty("flink.rpc.port", Integer.toString(s.flinkRpcPort()));
+        p.setProperty("metrics.ports", String.join(",", s.metricsPorts().stream().map(String::valueOf).toList()));
         List<String> roles = new ArrayList<>();
         if (kafka.jvm() != null) {
             put(p, roles, "kafka", kafka.jvm());
@@ -184,8 +222,11 @@ public final class LocalCluster {
         } catch (RuntimeException e) {
             flinkError = e.getMessage();
         }
+        String ports = p.getProperty("metrics.ports", "");
+        List<Integer> metricsPorts = ports.isEmpty() ? List.of()
+                : java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
         return new Status(dir, members(dir), bootstrap, KafkaBrokerProcess.describes(bootstrap), flinkRest, overview,
-                flinkError);
+                flinkError, metricsPorts);
     }
 
     /** Whether {@code dir} holds a state file. */
