@@ -26,10 +26,19 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.ClassicHttpRequest;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.apache.hc.core5.util.Timeout;
+
+import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +54,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * its parameter loader, KV-event consumer and decision publisher on that broker) serves route requests.
  * Every route succeeds during the outage, with the last good parameters (v1); once the broker is back on
  * the same port and data, the selector reconnects by itself and applies the snapshot published after
- * the restart (v2), with no call to it.
+ * the restart (v2), with no call to it. The calls go through Apache HttpClient without retries: the
+ * JDK 17 client loses rare answers on pooled connections (JDK-8336655), which would read as a failed route.
  */
 class KafkaOutageTest {
 
@@ -66,8 +76,10 @@ class KafkaOutageTest {
             ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
             publish(kafka.bootstrapServers(), snapshot(1, 2.0));
 
-            try (SelectorServer selector = SelectorServer.start(ConfigLoader.parse(config(kafka.bootstrapServers()), tmp))) {
-                HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+            try (SelectorServer selector = SelectorServer.start(ConfigLoader.parse(config(kafka.bootstrapServers()), tmp));
+                 CloseableHttpClient http = HttpClients.custom().disableAutomaticRetries()
+                         .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(Timeout.ofSeconds(5)).build())
+                         .build()) {
                 awaitVersion(http, selector.uri(), 1, Duration.ofSeconds(60));
 
                 Router router = new Router(http, selector.uri());
@@ -105,7 +117,7 @@ class KafkaOutageTest {
 
     /** Routes a request every ~10 ms; counts answers that are not 200 (or no answer) as failures. */
     private static final class Router implements Runnable {
-        final HttpClient http;
+        final CloseableHttpClient http;
         final URI base;
         final AtomicBoolean stop = new AtomicBoolean();
         final AtomicLong ok = new AtomicLong();
@@ -113,7 +125,7 @@ class KafkaOutageTest {
         final Map<Long, Boolean> versionsSeen = new ConcurrentHashMap<>();
         volatile String firstFailure;
 
-        Router(HttpClient http, URI base) {
+        Router(CloseableHttpClient http, URI base) {
             this.http = http;
             this.base = base;
         }
@@ -125,14 +137,14 @@ class KafkaOutageTest {
                 String body = "{\"text\": \"You are a helpful assistant. Conversation " + (i++ % 50)
                         + ": summarise the tiered KV cache design.\", \"max_tokens\": 64}";
                 try {
-                    HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/v1/route"))
-                            .timeout(Duration.ofSeconds(5)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                            HttpResponse.BodyHandlers.ofString());
-                    if (r.statusCode() == 200) {
+                    HttpPost post = new HttpPost(base.resolve("/v1/route"));
+                    post.setEntity(new StringEntity(body, ContentType.APPLICATION_JSON));
+                    Answer r = call(http, post);
+                    if (r.status() == 200) {
                         ok.incrementAndGet();
                         versionsSeen.put(JSON.readTree(r.body()).path("snapshot_version").asLong(-1), true);
                     } else {
-                        fail("HTTP " + r.statusCode() + ": " + r.body());
+                        fail("HTTP " + r.status() + ": " + r.body());
                     }
                     Thread.sleep(10);
                 } catch (InterruptedException e) {
@@ -150,14 +162,18 @@ class KafkaOutageTest {
         }
     }
 
-    private static Duration awaitVersion(HttpClient http, URI base, long version, Duration timeout) throws Exception {
+    private record Answer(int status, String body) {}
+
+    private static Answer call(CloseableHttpClient http, ClassicHttpRequest request) throws IOException {
+        return http.execute(request, r -> new Answer(r.getCode(), EntityUtils.toString(r.getEntity())));
+    }
+
+    private static Duration awaitVersion(CloseableHttpClient http, URI base, long version, Duration timeout) throws Exception {
         long begin = System.nanoTime();
         long deadline = begin + timeout.toNanos();
         long seen = -1;
         while (System.nanoTime() < deadline) {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/v1/params")).timeout(Duration.ofSeconds(5))
-                    .GET().build(), HttpResponse.BodyHandlers.ofString());
-            JsonNode n = JSON.readTree(r.body());
+            JsonNode n = JSON.readTree(call(http, new HttpGet(base.resolve("/v1/params"))).body());
             seen = n.path("version").asLong(-1);
             if (seen == version) {
                 return Duration.ofNanos(System.nanoTime() - begin);

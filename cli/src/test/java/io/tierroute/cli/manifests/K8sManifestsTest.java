@@ -204,8 +204,19 @@ class K8sManifestsTest {
         // The real server answers the probe paths and the scrape path.
         String readiness = c.path("readinessProbe").path("httpGet").path("path").asText();
         String liveness = c.path("livenessProbe").path("httpGet").path("path").asText();
-        assertThat(c.path("readinessProbe").path("httpGet").path("port").asText()).isIn(port.path("name").asText(),
-            String.valueOf(cfg.server().port()));
+        for (String probe : List.of("readinessProbe", "livenessProbe")) {
+            assertThat(c.path(probe).path("httpGet").path("port").asText()).as(probe + " port")
+                .isIn(port.path("name").asText(), String.valueOf(cfg.server().port()));
+        }
+        // A CPU request (the route path is CPU-bound) and a memory limit no lower than the request
+        // (a container over its limit is killed, one over its request only evicted first).
+        assertThat(c.path("resources").path("requests").path("cpu").asText()).isNotBlank();
+        assertThat(bytes(c.path("resources").path("limits").path("memory").asText()))
+            .isGreaterThanOrEqualTo(bytes(c.path("resources").path("requests").path("memory").asText()));
+        // The image runs what the Deployment's args name: the shaded cli jar and its `selector` command.
+        String dockerfile = Files.readString(root.resolve("deploy/k8s/images/selector.Dockerfile"));
+        assertThat(dockerfile).contains("COPY cli/target/tierroute.jar ").contains("\"-jar\"")
+            .contains("EXPOSE " + cfg.server().port());
         JsonNode monitor = Manifests.one(docs, "ServiceMonitor", SELECTOR).path("spec");
         JsonNode endpoint = monitor.path("endpoints").get(0);
         String metricsPath = endpoint.path("path").asText();
@@ -264,6 +275,14 @@ class K8sManifestsTest {
         String host = selectorConfig().kafka().bootstrapServers().split(",")[0].split(":")[0];
         assertThat(host).as("a Strimzi bootstrap Service").endsWith("-kafka-bootstrap");
         return host.substring(0, host.length() - "-kafka-bootstrap".length());
+    }
+
+    /** A Kubernetes quantity such as 2Gi or 512Mi in bytes. */
+    static long bytes(String quantity) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti)?").matcher(quantity);
+        assertThat(m.matches()).as("memory quantity " + quantity).isTrue();
+        int shift = m.group(2) == null ? 0 : 10 * (1 + "KiMiGiTi".indexOf(m.group(2)) / 2);
+        return Long.parseLong(m.group(1)) << shift;
     }
 
     static JsonNode volume(JsonNode podSpec, String name) {
