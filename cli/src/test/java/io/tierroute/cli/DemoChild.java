@@ -165,8 +165,8 @@ final class DemoChild implements AutoCloseable {
         return jvm.awaitExit(timeout);
     }
 
-    /** Processes the demo started that are still alive (after it exited: ones it failed to stop). */
-    List<ProcessHandle> leftoverProcesses() {
+    /** Processes the demo started that are alive now (after it exited: the ones it failed to stop). */
+    List<ProcessHandle> startedProcessesAlive() {
         remember();
         return started.stream().filter(ProcessHandle::isAlive).toList();
     }

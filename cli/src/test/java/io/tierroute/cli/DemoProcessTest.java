@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.assertj.core.data.Percentage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,7 +122,7 @@ class DemoProcessTest {
                     && LoopbackPorts.listening(ports.get("--dashboard-port")), Duration.ofSeconds(120),
                     "its Kafka broker and dashboard listening");
             assertThat(demo.log()).as("still starting").doesNotContain("Flink web UI:");
-            assertThat(demo.leftoverProcesses()).as("the broker process").isNotEmpty();
+            assertThat(demo.startedProcessesAlive()).as("the broker process").isNotEmpty();
             System.out.printf("demo start-up reached the dashboard after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
 
             long t1 = System.nanoTime();
@@ -169,7 +170,7 @@ class DemoProcessTest {
             double fitted = version.path("params").path(p[0]).path("value").asDouble(Double.NaN);
             // the status line prints 3 significant digits
             assertThat(Double.parseDouble(p[1])).as(p[0] + " of v" + serving + " on the status line: " + status.group())
-                    .isCloseTo(fitted, org.assertj.core.data.Percentage.withPercentage(0.5));
+                    .isCloseTo(fitted, Percentage.withPercentage(0.5));
         }
     }
 
@@ -212,7 +213,7 @@ class DemoProcessTest {
     }
 
     private static void assertNothingLeft(DemoChild demo, Map<String, Integer> ports) throws Exception {
-        assertThat(demo.leftoverProcesses()).as("processes the demo started and left running").isEmpty();
+        assertThat(demo.startedProcessesAlive()).as("processes the demo started and left running").isEmpty();
         for (Map.Entry<String, Integer> e : ports.entrySet()) {
             assertThat(LoopbackPorts.listening(e.getValue())).as(e.getKey() + " " + e.getValue() + " still answers").isFalse();
             Demo.requireFree(e.getValue(), e.getKey());
