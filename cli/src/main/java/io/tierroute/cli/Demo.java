@@ -24,9 +24,11 @@ import io.tierroute.sim.live.LiveWorkload;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -45,6 +47,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.BooleanSupplier;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -75,6 +78,13 @@ final class Demo implements AutoCloseable {
         }
     }
 
+    /** Ctrl-C arrived while the demo was starting; what had started is stopped. */
+    static final class StartStoppedException extends RuntimeException {
+        StartStoppedException() {
+            super("stopped during start-up");
+        }
+    }
+
     /** A port given on the command line that is not free. */
     static final class PortTakenException extends RuntimeException {
         PortTakenException(String message) {
@@ -83,6 +93,8 @@ final class Demo implements AutoCloseable {
     }
 
     private final Options opts;
+    /** Polled between the start-up's steps and in its waits: Ctrl-C may come at any time. */
+    private final BooleanSupplier stopRequested;
     private final List<AutoCloseable> closers = new ArrayList<>();
     private Path tmp;
     private String bootstrap;
@@ -98,8 +110,9 @@ final class Demo implements AutoCloseable {
     private String workloadDescription;
     private long startedNanos;
 
-    private Demo(Options opts) {
+    private Demo(Options opts, BooleanSupplier stopRequested) {
         this.opts = opts;
+        this.stopRequested = stopRequested;
     }
 
     /** Fails with a message naming {@code flag} when {@code port} (not 0) cannot be bound on loopback. */
@@ -118,16 +131,30 @@ final class Demo implements AutoCloseable {
 
     /** Starts every part; on failure, stops what had started and rethrows. */
     static Demo start(Options opts) throws Exception {
+        return start(opts, () -> false);
+    }
+
+    /**
+     * Starts every part, giving up with {@link StartStoppedException} as soon as {@code stopRequested}
+     * holds; on failure or stop, stops what had started (a Kafka broker process among them) and rethrows.
+     */
+    static Demo start(Options opts, BooleanSupplier stopRequested) throws Exception {
         requireFree(opts.flinkUiPort(), "--flink-ui-port");
         requireFree(opts.dashboardPort(), "--dashboard-port");
         requireFree(opts.kafkaPort(), "--kafka-port");
-        Demo d = new Demo(opts);
+        Demo d = new Demo(opts, stopRequested);
         try {
             d.startAll();
             return d;
         } catch (Exception | Error e) {
             d.close();
             throw e;
+        }
+    }
+
+    private void checkStop() {
+        if (stopRequested.getAsBoolean()) {
+            throw new StartStoppedException();
         }
     }
 
@@ -154,12 +181,18 @@ final class Demo implements AutoCloseable {
         }
         ProjectTopics.create(bootstrap, (short) 1);
 
+        checkStop();
         // 2. Flink MiniCluster with the web UI (flink-runtime-web is on the classpath); the job comes in step 6.
         Configuration conf = new Configuration();
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         conf.set(RestOptions.PORT, opts.flinkUiPort());
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        // Flink's scratch space in this run's directory, deleted with it: by default the web UI leaves
+        // java.io.tmpdir/flink-web-upload behind after every run.
+        conf.set(CoreOptions.TMP_DIRS, tmp.resolve("flink-io").toString());
+        conf.set(WebOptions.TMP_DIR, tmp.resolve("flink-web").toString());
+        conf.set(WebOptions.UPLOAD_DIR, tmp.resolve("flink-web-upload").toString());
         conf.set(TaskManagerOptions.NUM_TASK_SLOTS, 2);
         flink = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
@@ -167,6 +200,7 @@ final class Demo implements AutoCloseable {
         closers.add(flink);
         flinkUi = flink.getRestAddress().get(30, TimeUnit.SECONDS);
 
+        checkStop();
         // 3. The selector's parameter loader and decision publisher.
         List<String> workers = LiveFleet.workerNames(opts.workers());
         KafkaSettings ks = KafkaSettings.defaults(bootstrap).withScope(opts.scope())
@@ -182,6 +216,7 @@ final class Demo implements AutoCloseable {
         decisions = new DecisionPublisher(ks, work.engines().model()).start();
         closers.add(decisions);
 
+        checkStop();
         // 4. The live fleet, routed by the selector.
         fleetPublisher = new FleetPublisher(bootstrap, opts.workers(), work.engines().model());
         closers.add(fleetPublisher);
@@ -189,18 +224,21 @@ final class Demo implements AutoCloseable {
                 fleetPublisher, opts.seed());
         closers.add(fleet);
 
+        checkStop();
         // 5. The dashboard.
         dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", opts.dashboardPort(), opts.token(),
                 opts.tokenEnv(), opts.scope()));
         closers.add(dashboard::close);
         fleet.start();
 
+        checkStop();
         // 6. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
         // the beginning, so its first snapshot is fitted on them rather than carrying DESIGN.md's defaults
         // (which the gate would then hold every later fit against).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (fleetPublisher.completionsSent() < opts.minSamples() && !fleet.done() && System.nanoTime() < deadline) {
             Thread.sleep(50);
+            checkStop();
         }
         if (fleet.failure() != null) {
             throw new IllegalStateException("the simulation failed: " + fleet.failure(), fleet.failure());
@@ -250,6 +288,7 @@ final class Demo implements AutoCloseable {
                 throw new IllegalStateException("the fitting job is " + s + ", not RUNNING");
             }
             Thread.sleep(100);
+            checkStop();
         }
     }
 

@@ -188,18 +188,8 @@ final class DemoCommand implements Callable<Integer> {
         Demo.Options o = options();
         out.println("tierroute demo: starting Kafka, Flink, the fitting job, the selector, the fleet and the dashboard ...");
         out.flush();
-        Demo demo;
-        try {
-            demo = Demo.start(o);
-        } catch (Demo.PortTakenException e) {
-            err.println("tierroute demo: " + e.getMessage());
-            err.flush();
-            return 1;
-        } catch (Exception e) {
-            err.println("tierroute demo: cannot start: " + e);
-            err.flush();
-            return 1;
-        }
+        // The hook is in place before the first part starts: Ctrl-C during the start-up (half a minute on a
+        // busy machine) must stop what had started, e.g. the Kafka broker process of --kafka-port.
         Thread hook = new Thread(() -> {
             stopRequested.countDown();
             try {
@@ -209,52 +199,29 @@ final class DemoCommand implements Callable<Integer> {
             }
         }, "tierroute-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        int rc = 0;
+        Demo demo = null;
         try {
-            out.println("  Flink web UI:     " + demo.flinkUi());
-            out.println("  dashboard:        " + demo.dashboardUri());
-            out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
-                    + demo.bootstrap() + ")");
-            out.println("  selector:         in process (no HTTP API; routes the simulated fleet's requests)");
-            out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
-            out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
-            out.flush();
-            long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-            String reason = "Ctrl-C";
-            while (true) {
-                if (stopRequested.await(Math.max(50, statusInterval.toMillis()), TimeUnit.MILLISECONDS)) {
-                    break;
-                }
-                err.print("\r" + demo.statusLine() + "  ");
+            try {
+                demo = Demo.start(o, () -> stopRequested.getCount() == 0);
+            } catch (Demo.PortTakenException e) {
+                err.println("tierroute demo: " + e.getMessage());
                 err.flush();
-                if (System.nanoTime() >= deadline) {
-                    reason = "--duration reached";
-                    break;
+                return 1;
+            } catch (Exception e) {
+                if (stopRequested.getCount() == 0) { // Ctrl-C; a part may also have failed as the JVM shut down
+                    out.println("tierroute demo: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.flush();
+                } else {
+                    err.println("tierroute demo: cannot start: " + e);
+                    err.flush();
                 }
-                if (demo.fleet().failure() != null) {
-                    reason = "the simulation failed: " + demo.fleet().failure();
-                    rc = 1;
-                    break;
-                }
-                if (demo.fleet().done()) {
-                    reason = "the fleet replayed every request";
-                    break;
-                }
-                String job = demo.jobStatus();
-                if (!job.equals("RUNNING")) {
-                    reason = "the fitting job is " + job;
-                    rc = 1;
-                    break;
-                }
+                return 1;
             }
-            err.println();
-            err.flush();
-            demo.fleet().stop();
-            out.println("tierroute demo: stopping (" + reason + ")");
-            demo.summary().forEach(l -> out.println("  " + l));
-            out.flush();
+            return run(demo, out, err);
         } finally {
-            demo.close();
+            if (demo != null) {
+                demo.close();
+            }
             closed.countDown();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -262,6 +229,53 @@ final class DemoCommand implements Callable<Integer> {
                 // the JVM is shutting down (Ctrl-C): the hook is running
             }
         }
+    }
+
+    /** Prints the URLs and the status line until Ctrl-C, --duration or a failure, then the summary; 0 if clean. */
+    private int run(Demo demo, PrintWriter out, PrintWriter err) throws InterruptedException {
+        int rc = 0;
+        out.println("  Flink web UI:     " + demo.flinkUi());
+        out.println("  dashboard:        " + demo.dashboardUri());
+        out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
+                + demo.bootstrap() + ")");
+        out.println("  selector:         in process (no HTTP API; routes the simulated fleet's requests)");
+        out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
+        out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
+        out.flush();
+        long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+        String reason = "Ctrl-C";
+        while (true) {
+            if (stopRequested.await(Math.max(50, statusInterval.toMillis()), TimeUnit.MILLISECONDS)) {
+                break;
+            }
+            err.print("\r" + demo.statusLine() + "  ");
+            err.flush();
+            if (System.nanoTime() >= deadline) {
+                reason = "--duration reached";
+                break;
+            }
+            if (demo.fleet().failure() != null) {
+                reason = "the simulation failed: " + demo.fleet().failure();
+                rc = 1;
+                break;
+            }
+            if (demo.fleet().done()) {
+                reason = "the fleet replayed every request";
+                break;
+            }
+            String job = demo.jobStatus();
+            if (!job.equals("RUNNING")) {
+                reason = "the fitting job is " + job;
+                rc = 1;
+                break;
+            }
+        }
+        err.println();
+        err.flush();
+        demo.fleet().stop();
+        out.println("tierroute demo: stopping (" + reason + ")");
+        demo.summary().forEach(l -> out.println("  " + l));
+        out.flush();
         return rc;
     }
 

@@ -18,14 +18,13 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The Grafana dashboards parse, every panel has a query, and every tierroute metric they query is
- * registered somewhere in selector-runtime's sources (no invented metrics); every counter of our
- * Flink jobs they query is registered in streaming-jobs' sources.
+ * The Grafana dashboards parse and every panel has a query; every counter of our Flink jobs that
+ * {@code flink-jobs.json} queries is registered in streaming-jobs' sources. The selector dashboard's
+ * series are checked against a real scrape by {@link SelectorDashboardScrapeTest}.
  */
 class GrafanaDashboardsTest {
 
     private static final Path GRAFANA = Path.of("grafana");
-    private static final Pattern TIERROUTE = Pattern.compile("tierroute_[a-z0-9_]+");
     private static final Pattern OURS = Pattern.compile("\\(\\.\\+_\\)\\?([A-Za-z]+)\"");
 
     private static List<String> exprs(String file) throws IOException {
@@ -50,20 +49,8 @@ class GrafanaDashboardsTest {
     }
 
     @Test
-    void selectorDashboardQueriesOnlyRegisteredMetrics() throws IOException {
-        String src = sources("selector-runtime");
-        Set<String> names = new TreeSet<>();
-        for (String e : exprs("selector.json")) {
-            Matcher m = TIERROUTE.matcher(e);
-            while (m.find()) {
-                names.add(m.group().replaceAll("_(bucket|count|sum)$", ""));
-            }
-        }
-        assertThat(names).hasSizeGreaterThan(20);
-        for (String n : names) {
-            String registered = n.endsWith("_total") && !src.contains("\"" + n + "\"") ? n.substring(0, n.length() - 6) : n;
-            assertThat(src).as("metric " + n + " is registered in selector-runtime").contains("\"" + registered);
-        }
+    void selectorDashboardParses() throws IOException {
+        assertThat(exprs("selector.json")).hasSizeGreaterThan(20); // its series: SelectorDashboardScrapeTest
     }
 
     @Test

@@ -39,13 +39,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The page in a real headless Chromium (Debian's chromium + chromedriver, driven by Selenium; no
  * Selenium Manager downloads) against a real broker holding a few snapshots, with a real selector
- * parameter loader following the same topics. Saves {@code docs/dashboard.png}.
+ * parameter loader following the same topics. Saves the README's screenshot only when asked with
+ * {@code -Ddashboard.screenshot=FILE} (see README.md), so a test run leaves the tree unchanged.
  */
 class DashboardBrowserTest {
 
     static final String CHROMIUM = System.getProperty("tierroute.chromium", "/usr/bin/chromium");
     static final String CHROMEDRIVER = System.getProperty("tierroute.chromedriver", "/usr/bin/chromedriver");
-    static final Path SCREENSHOT = Path.of("docs", "dashboard.png");
+    /** Where to save the screenshot the README shows (-Ddashboard.screenshot=docs/dashboard.png); unset: nowhere. */
+    static final String SCREENSHOT = System.getProperty("dashboard.screenshot", "");
     static final String TOKEN = "op-secret-42";
     static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -193,9 +195,36 @@ class DashboardBrowserTest {
 
         js("document.getElementById('detail').scrollIntoView(false); window.scrollTo(0, 0);");
         byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
-        Files.createDirectories(SCREENSHOT.getParent());
-        Files.write(SCREENSHOT, png);
         assertThat(png.length).isGreaterThan(10_000);
+        if (!SCREENSHOT.isBlank()) {
+            Path file = Path.of(SCREENSHOT).toAbsolutePath();
+            Files.createDirectories(file.getParent());
+            Files.write(file, png);
+        }
+    }
+
+    @Test
+    void aNewSnapshotShowsUpWithoutReloadingThePage() throws Exception {
+        js("window.loadedOnce = 'yes';"); // gone if the page reloads
+        assertThat(driver.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")).isEqualTo("5");
+
+        Broker.publish(producer, Snapshots.accepted("default", 6).build());
+
+        new WebDriverWait(driver, WAIT).withMessage("version 6's row and a 6th alpha_p point, without a reload")
+                .until(d -> !d.findElements(By.cssSelector("#versions tbody tr[data-version='6']"))
+                .isEmpty() && "6".equals(d.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")));
+        List<WebElement> rows = driver.findElements(By.cssSelector("#versions tbody tr"));
+        assertThat(rows).extracting(r -> r.getDomAttribute("data-version")).containsExactly("6", "5", "4", "3", "2", "1");
+        assertThat(rows.get(0).getDomAttribute("data-status")).isEqualTo("ACCEPTED");
+        assertThat(rows.get(0).getDomAttribute("data-active")).isEqualTo("true");
+        @SuppressWarnings("unchecked")
+        Map<String, Object> alphaP = (Map<String, Object>) js("""
+                const d = window.tierrouteDashboard.charts.alphaP.data;
+                return {points: d[0].length, last: d[1][d[1].length - 1], reloaded: window.loadedOnce !== 'yes'};""");
+        assertThat(alphaP.get("points")).as("one more alpha_p point").isEqualTo(6L);
+        assertThat(((Number) alphaP.get("last")).doubleValue()).as("v6's alpha_p").isEqualTo(6.5);
+        assertThat(alphaP.get("reloaded")).as("the page was not reloaded").isEqualTo(false);
+        assertThat(driver.findElement(By.id("scope-status")).getText()).contains("active 6");
     }
 
     /** Clicks {@code button}, fills the dialog (token may be empty) and confirms. */

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -150,6 +151,17 @@ public final class ChildJvm {
                 throw new IllegalStateException("interrupted while waiting for " + spec.name(), e);
             }
         }
+    }
+
+    /** Waits up to {@code timeout} for the process to end: its exit code, or empty while it still runs. */
+    public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue())
+                : OptionalInt.empty();
+    }
+
+    /** The processes this one has started that are alive now (e.g. the broker of {@code tierroute demo --kafka-port}). */
+    public List<ProcessHandle> descendants() {
+        return process.descendants().toList();
     }
 
     /** SIGTERM, then SIGKILL if it has not exited after {@code grace}. Returns once it is gone. */

@@ -43,10 +43,12 @@ class ChildJvmTest {
     }
 
     @Test
-    void kill9EndsItAtOnce() {
+    void kill9EndsItAtOnce() throws InterruptedException {
         ChildJvm c = ChildJvm.start(sleeper("m"));
+        assertThat(c.awaitExit(Duration.ofMillis(200))).as("still running").isEmpty();
         c.kill9();
         assertThat(c.isAlive()).isFalse();
+        assertThat(c.awaitExit(Duration.ofSeconds(5))).as("128 + SIGKILL").hasValue(137);
     }
 
     @Test
