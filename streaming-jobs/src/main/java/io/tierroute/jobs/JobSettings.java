@@ -30,10 +30,6 @@ import java.util.Map;
  * @param idleness a source partition without records for this long stops holding the watermark back
  * @param maxWatermarkDrift watermark alignment of the telemetry, decisions and completions sources: none
  *     may run further than this ahead of the slowest in event time (0 = off)
- * @param sourceFetchBytes the Kafka sources' {@code max.partition.fetch.bytes}: how much one fetch round trip
- *     brings per partition. The consumer asks a partition for more only once its buffer is empty, so each
- *     fetch ends in a round trip during which the source task has nothing to read; Kafka's 1 MiB left the
- *     sources idle between fetches while catching up (streaming-jobs README, fifth round)
  * @param stateTtl processing-time TTL of join and replay state (backs up the timers)
  * @param maxFutureSkew event times further than this past the wall clock are dead letters
  * @param transactionTimeout Kafka producer transaction timeout of the params sink
@@ -72,7 +68,6 @@ public record JobSettings(
         Duration outOfOrderness,
         Duration idleness,
         Duration maxWatermarkDrift,
-        int sourceFetchBytes,
         Duration stateTtl,
         Duration maxFutureSkew,
         Duration transactionTimeout,
@@ -112,7 +107,6 @@ public record JobSettings(
         require(!outOfOrderness.isNegative(), "out-of-orderness", "must be >= 0");
         positive("idleness", idleness);
         require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
-        require(sourceFetchBytes >= 1024, "source-fetch-bytes", "must be >= 1024");
         positive("state-ttl", stateTtl);
         positive("max-future-skew", maxFutureSkew);
         positive("transaction-timeout", transactionTimeout);
@@ -187,7 +181,6 @@ public record JobSettings(
         m.put("out-of-orderness", Duration.ofSeconds(5));
         m.put("idleness", Duration.ofSeconds(10));
         m.put("max-watermark-drift", Duration.ZERO);
-        m.put("source-fetch-bytes", 8 * 1024 * 1024);
         m.put("state-ttl", Duration.ofHours(2));
         m.put("max-future-skew", Duration.ofHours(1));
         m.put("transaction-timeout", Duration.ofMinutes(10));
@@ -225,7 +218,6 @@ public record JobSettings(
         m.put("out-of-orderness", outOfOrderness);
         m.put("idleness", idleness);
         m.put("max-watermark-drift", maxWatermarkDrift);
-        m.put("source-fetch-bytes", sourceFetchBytes);
         m.put("state-ttl", stateTtl);
         m.put("max-future-skew", maxFutureSkew);
         m.put("transaction-timeout", transactionTimeout);
@@ -252,7 +244,7 @@ public record JobSettings(
             dur(m, "checkpoint-interval"), (String) m.get("checkpoint-dir"), (String) m.get("state-backend"),
             dur(m, "publish-interval"), dur(m, "forest-interval"), dur(m, "decision-timeout"),
             dur(m, "completion-grace"), dur(m, "out-of-orderness"), dur(m, "idleness"), dur(m, "max-watermark-drift"),
-            num(m, "source-fetch-bytes").intValue(), dur(m, "state-ttl"),
+            dur(m, "state-ttl"),
             dur(m, "max-future-skew"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
             num(m, "telemetry-replay-rows").intValue(), num(m, "history-versions").intValue(),
             num(m, "regression-horizon-rows").intValue(), num(m, "regression-refit-rows").intValue(),

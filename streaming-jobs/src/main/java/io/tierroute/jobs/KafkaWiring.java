@@ -47,7 +47,6 @@ public final class KafkaWiring {
         Properties p = new Properties();
         p.setProperty("isolation.level", "read_committed");
         p.setProperty("partition.discovery.interval.ms", "60000");
-        p.setProperty("max.partition.fetch.bytes", Integer.toString(s.sourceFetchBytes()));
         return KafkaSource.<Inbound>builder()
             .setBootstrapServers(s.bootstrapServers())
             .setTopics(topic)
