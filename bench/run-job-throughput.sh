@@ -14,7 +14,12 @@
 #   JAVA_OPTS may also carry the benchmark's own switches (defaults = the first three rounds' set-up):
 #   -Dbench.measureFrom=0.4 opens the measured window at 40 % of the input instead of 5 % (JIT warm-up left
 #   out; use with a longer input, e.g. throughput 300000 6000), -Dbench.broker=process runs the broker in
-#   its own JVM (the CPU figures are then the job's; the broker's is printed apart).
+#   its own JVM (the CPU figures are then the job's; the broker's is printed apart), -Dbench.jobArgs=--flag,value,...
+#   passes further job flags (e.g. -Dbench.jobArgs=--max-watermark-drift,6s for the first four rounds' alignment;
+#   the benchmark sets 60s). Each window prints records/s, CPU per record, cores busy, CPU and allocation by thread
+#   and Flink's per-subtask busy / back-pressured / idle ms per second; THROUGHPUT = 40 % (or measureFrom) to 95 %
+#   of the input as in the earlier rounds, STEADY = up to 85 % or the first drained decisions/completions partition
+#   (the end of a finite backlog stalls the aligned sources for --idleness; streaming-jobs/README.md, fifth round).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -89,8 +89,12 @@ public final class JobThroughputBench {
         return new KafkaProducer<>(p);
     }
 
+    /** Flink's per-subtask metrics of the running job (busy / back-pressured / idle, alignment, fetchers). */
+    private static final TaskMetrics TASK_METRICS = new TaskMetrics();
+
     private static JobClient startJob(JobSettings s) throws Exception {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(s));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
+            TASK_METRICS.addTo(KafkaWiring.configuration(s)));
         new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
         return env.executeAsync(s.jobName());
     }
@@ -104,11 +108,42 @@ public final class JobThroughputBench {
                 System.err.println("could not delete " + dir + ": " + e);
             }
         }));
-        return JobSettings.builder().set("bootstrap-servers", kafka.bootstrapServers())
-            .set("checkpoint-dir", dir.toUri().toString())
-            // the pre-filled backlog: read the three input topics in step (see streaming-jobs/README.md)
-            .set("max-watermark-drift", Duration.ofSeconds(6))
-            .set("transactional-id-prefix", "bench-" + UUID.randomUUID()).build();
+        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", kafka.bootstrapServers(),
+            "--checkpoint-dir", dir.toUri().toString(),
+            // the pre-filled backlog: read the three input topics in step (see streaming-jobs/README.md). 60 s, not
+            // the first rounds' 6 s: the input holds only 400 requests per event-time second, so 6 s of drift was
+            // ≈ 50 ms of the job's work and the sources spent most of their time waiting for the alignment
+            // (fifth round); 60 s still bounds the join's waiting side to ≈ 24 000 requests
+            "--max-watermark-drift", "60s",
+            "--transactional-id-prefix", "bench-" + UUID.randomUUID()));
+        // -Dbench.jobArgs=--flag,value,...: further job flags, comma- or space-separated (a later flag overrides)
+        String extra = System.getProperty("bench.jobArgs", "").trim();
+        if (!extra.isEmpty()) {
+            args.addAll(List.of(extra.split("[\\s,]+")));
+        }
+        System.out.println("job flags: " + String.join(" ", args.subList(2, args.size())));
+        return JobSettings.parse(args.toArray(String[]::new));
+    }
+
+    /**
+     * End offsets of every decisions and completions partition after the pre-fill (telemetry is left out: a
+     * telemetry partition holds one to three workers' samples and is read ahead and drained early in the run,
+     * before the sources' first watermarks reach the alignment coordinator).
+     */
+    private static Map<TopicPartition, Long> endOffsets(BenchBroker kafka) throws Exception {
+        try (Admin admin = kafka.admin()) {
+            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> want = new java.util.HashMap<>();
+            for (Topics.Spec t : Topics.specs()) {
+                if (t.name().equals(Topics.DECISIONS) || t.name().equals(Topics.COMPLETIONS)) {
+                    for (int i = 0; i < t.partitions(); i++) {
+                        want.put(new TopicPartition(t.name(), i), org.apache.kafka.clients.admin.OffsetSpec.latest());
+                    }
+                }
+            }
+            Map<TopicPartition, Long> out = new java.util.HashMap<>();
+            admin.listOffsets(want).all().get().forEach((tp, info) -> out.put(tp, info.offset()));
+            return out;
+        }
     }
 
     static void throughput(BenchBroker kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
@@ -153,7 +188,10 @@ public final class JobThroughputBench {
         List<double[]> samples = new ArrayList<>();
         List<Map<String, Long>> threadCpu = new ArrayList<>();
         List<Map<String, Long>> threadBytes = new ArrayList<>();
+        List<Map<String, Double>> taskMetrics = new ArrayList<>();
         var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        Map<TopicPartition, Long> ends = endOffsets(kafka);
+        int drainedIndex = -1; // first sample at which some input partition was fully committed
         try (Admin admin = kafka.admin()) {
             while (true) {
                 Map<TopicPartition, OffsetAndMetadata> committed =
@@ -171,10 +209,19 @@ public final class JobThroughputBench {
                         decisions += e.getValue().offset();
                     }
                 }
+                for (Map.Entry<TopicPartition, Long> e : ends.entrySet()) {
+                    OffsetAndMetadata c = committed.get(e.getKey());
+                    if (drainedIndex < 0 && e.getValue() > 0 && c != null && c.offset() >= e.getValue()) {
+                        drainedIndex = samples.size();
+                        System.out.printf("  %s drained (%d records) at %.1f s%n", e.getKey(), e.getValue(),
+                            (System.nanoTime() - jobStart) / 1e9);
+                    }
+                }
                 double sec = (System.nanoTime() - jobStart) / 1e9;
                 samples.add(new double[] {sec, counted, decisions, os.getProcessCpuTime() / 1e9, kafka.processCpuSeconds()});
                 threadCpu.add(ThreadCpu.byGroup());
                 threadBytes.add(ThreadCpu.allocatedByGroup());
+                taskMetrics.add(TASK_METRICS.sample());
                 if (samples.size() % 8 == 0) {
                     System.out.printf("  %.1f s: %d of %d telemetry+completions, %d decisions committed%n", sec, counted,
                         total, decisions);
@@ -205,31 +252,60 @@ public final class JobThroughputBench {
             System.out.println("not enough progress to measure: " + samples.size() + " samples");
             return;
         }
-        double rate = (last[1] - first[1]) / (last[0] - first[0]);
-        double decisionRate = (last[2] - first[2]) / (last[0] - first[0]);
-        System.out.printf("THROUGHPUT telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
-            + "all three: %.0f records/s), measured between %.0f and %.0f committed records (%.0f–95 %%), %.1f s; "
-            + "4 scopes, parallelism %d, checkpoint every %s, %s state backend, broker %s%n", rate, decisionRate,
-            rate + decisionRate, first[1], last[1], MEASURE_FROM * 100, last[0] - first[0], s.parallelism(),
-            s.checkpointInterval(), s.stateBackend(), Double.isNaN(first[4]) ? "in this JVM" : "in its own JVM");
+        System.out.printf("%d scopes, parallelism %d, checkpoint every %s, %s state backend, broker %s%n", SCOPES.length,
+            s.parallelism(), s.checkpointInterval(), s.stateBackend(),
+            Double.isNaN(first[4]) ? "in this JVM" : "in its own JVM");
+        report(String.format("THROUGHPUT (%.0f–95 %% of the input)", MEASURE_FROM * 100), samples, threadCpu, threadBytes,
+            taskMetrics, firstIndex, lastIndex);
+        // A finite backlog ends partition by partition; once a decisions or completions partition is drained, its split's watermark
+        // stops until --idleness marks it idle, and with watermark alignment the other splits wait for it. That
+        // tail is a property of the pre-filled input, so the steady window ends before it.
+        // The drain shows in the committed offsets only once the stall is over (the last records of a partition
+        // are committed with the checkpoint after it), so the window also ends at 85 % of the input: in every run
+        // of the fifth round the stall began at 88–94 %.
+        int at85 = lastIndex;
+        for (int i = firstIndex; i < samples.size(); i++) {
+            if (samples.get(i)[1] >= 0.85 * total) {
+                at85 = i;
+                break;
+            }
+        }
+        int steadyEnd = Math.min(at85, drainedIndex < 0 ? lastIndex : drainedIndex - 1);
+        if (steadyEnd > firstIndex) {
+            report(String.format("STEADY (%.0f–85 %% of the input, or until a decisions or completions partition "
+                + "is drained; ends at %.1f s)", MEASURE_FROM * 100, samples.get(steadyEnd)[0]), samples, threadCpu, threadBytes, taskMetrics,
+                firstIndex, steadyEnd);
+        }
+    }
+
+    /** Rate, CPU per record, cores busy, CPU and allocation by thread, Flink task metrics, between two samples. */
+    private static void report(String label, List<double[]> samples, List<Map<String, Long>> threadCpu,
+            List<Map<String, Long>> threadBytes, List<Map<String, Double>> taskMetrics, int from, int to) {
+        double[] first = samples.get(from);
+        double[] last = samples.get(to);
+        double secs = last[0] - first[0];
+        double records = last[1] - first[1];
+        double rate = records / secs;
+        double decisionRate = (last[2] - first[2]) / secs;
+        System.out.printf("%s telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
+            + "all three: %.0f records/s), between %.0f and %.0f committed records, %.1f s%n", label, rate, decisionRate,
+            rate + decisionRate, first[1], last[1], secs);
         // The machine is shared: wall-clock rates move with other people's load. CPU seconds this JVM
         // (job, + broker unless it runs in its own JVM; the load generator is idle by then) spent per record are steadier.
         double cpu = last[3] - first[3];
-        System.out.printf("CPU telemetry+completions %.0f records per CPU-second of this JVM (%s: %.1f CPU-s "
-            + "for %.0f records, %.2f cores busy on average; %.1f µs CPU per telemetry+completion record)%n",
-            (last[1] - first[1]) / cpu, Double.isNaN(first[4]) ? "job + broker" : "job", cpu, last[1] - first[1],
-            cpu / (last[0] - first[0]),
-            cpu * 1e6 / (last[1] - first[1]));
+        System.out.printf("  CPU %.0f records per CPU-second of this JVM (%s: %.1f CPU-s for %.0f records, %.2f cores "
+            + "busy on average; %.1f µs CPU per telemetry+completion record)%n", records / cpu,
+            Double.isNaN(first[4]) ? "job + broker" : "job", cpu, records, cpu / secs, cpu * 1e6 / records);
         if (!Double.isNaN(first[4])) {
-            System.out.printf("CPU broker process %.1f CPU-s, %.1f µs per telemetry+completion record%n", last[4] - first[4],
-                (last[4] - first[4]) * 1e6 / (last[1] - first[1]));
+            System.out.printf("  CPU broker process %.1f CPU-s, %.1f µs per telemetry+completion record%n",
+                last[4] - first[4], (last[4] - first[4]) * 1e6 / records);
         }
-        if (firstIndex >= 0 && lastIndex > firstIndex) {
-            System.out.println("CPU BY THREAD µs per telemetry+completion record (same window): "
-                + ThreadCpu.perRecord(threadCpu.get(firstIndex), threadCpu.get(lastIndex), cpu, last[1] - first[1]));
-            System.out.println("ALLOCATED BY THREAD bytes per telemetry+completion record (same window, live threads): "
-                + ThreadCpu.bytesPerRecord(threadBytes.get(firstIndex), threadBytes.get(lastIndex), last[1] - first[1]));
-        }
+        System.out.println("  CPU BY THREAD µs per telemetry+completion record: "
+            + ThreadCpu.perRecord(threadCpu.get(from), threadCpu.get(to), cpu, records));
+        System.out.println("  ALLOCATED BY THREAD bytes per telemetry+completion record (live threads): "
+            + ThreadCpu.bytesPerRecord(threadBytes.get(from), threadBytes.get(to), records));
+        System.out.print("  FLINK TASKS per subtask (ms/s from the accumulated counters, gauges averaged):\n"
+            + TaskMetrics.report(taskMetrics, from, to, secs));
     }
 
     static void latency(BenchBroker kafka, int seconds, int requestsPerSecond) throws Exception {
