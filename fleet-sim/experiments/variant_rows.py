@@ -4,6 +4,9 @@ import csv, sys, os
 OUT = os.environ.get('OUT', '/tmp/r6/out')  # where variant_table.sh wrote its runs; peers under OUT/peers
 W1 = [('mooncake', [2.5, 2.75, 3.0]), ('agentic-pcie', [1.0, 1.25])]
 W2 = [('chat', [1.0, 2.0]), ('cpu-overflow', [1.0, 2.0]), ('agentic', [1.0, 2.0]), ('llmd-blog', [0.5, 1.0, 3.0])]
+if os.environ.get('ALL'):  # every cell of the table (the round "output forest" loses at Mooncake 1, cpu-overflow 1.5)
+    W1 = [('mooncake', [1.0, 2.5, 2.75, 3.0]), ('agentic-pcie', [1.0, 1.25])]
+    W2 = [('chat', [1.0, 2.0, 4.0]), ('cpu-overflow', [1.0, 1.5, 2.0]), ('agentic', [1.0, 2.0]), ('llmd-blog', [0.5, 1.0, 2.0, 3.0])]
 PEERS = {'least-loaded','sglang-cache-aware','dynamo','dynamo-2025','llmd-precise','llmd-approx','llmd-tiered-cpu'}
 def get(v, w, L):
     if v == 'best-peer':
