@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -25,6 +26,7 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.FluentWait;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
@@ -186,12 +188,15 @@ class DashboardBrowserTest {
         assertThat(store.current().cost().alphaP()).isEqualTo(4.5);
         assertThat(loader.status().scopes().get("default").pinned()).isTrue();
 
-        new WebDriverWait(driver, WAIT).until(d -> "true".equals(d.findElement(
-                By.cssSelector("#versions tbody tr[data-version='4']")).getDomAttribute("data-pinned")));
-        WebElement row4 = driver.findElement(By.cssSelector("#versions tbody tr[data-version='4']"));
-        assertThat(row4.getDomAttribute("data-active")).isEqualTo("true");
-        assertThat(driver.findElement(By.id("scope-status")).getText()).contains("pinned 4");
-        assertThat(driver.findElement(By.id("controls")).getText()).contains("by operator (alphaD drifted after the deploy)");
+        // The page redraws after its own action and again when the control record arrives: read settled state.
+        waiting().withMessage("version 4's row marked pinned and active").until(d -> {
+            WebElement row4 = d.findElement(By.cssSelector("#versions tbody tr[data-version='4']"));
+            return "true".equals(row4.getDomAttribute("data-pinned")) && "true".equals(row4.getDomAttribute("data-active"));
+        });
+        waiting().withMessage("the scope status says pinned 4")
+                .until(d -> d.findElement(By.id("scope-status")).getText().contains("pinned 4"));
+        waiting().withMessage("the control list names who and why")
+                .until(d -> d.findElement(By.id("controls")).getText().contains("by operator (alphaD drifted after the deploy)"));
 
         js("document.getElementById('detail').scrollIntoView(false); window.scrollTo(0, 0);");
         byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);
@@ -210,13 +215,14 @@ class DashboardBrowserTest {
 
         Broker.publish(producer, Snapshots.accepted("default", 6).build());
 
-        new WebDriverWait(driver, WAIT).withMessage("version 6's row and a 6th alpha_p point, without a reload")
+        waiting().withMessage("version 6's row and a 6th alpha_p point, without a reload")
                 .until(d -> !d.findElements(By.cssSelector("#versions tbody tr[data-version='6']"))
                 .isEmpty() && "6".equals(d.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")));
-        List<WebElement> rows = driver.findElements(By.cssSelector("#versions tbody tr"));
-        assertThat(rows).extracting(r -> r.getDomAttribute("data-version")).containsExactly("6", "5", "4", "3", "2", "1");
-        assertThat(rows.get(0).getDomAttribute("data-status")).isEqualTo("ACCEPTED");
-        assertThat(rows.get(0).getDomAttribute("data-active")).isEqualTo("true");
+        List<String> rows = waiting().until(d -> d.findElements(By.cssSelector("#versions tbody tr")).stream()
+                .map(r -> r.getDomAttribute("data-version") + " " + r.getDomAttribute("data-status") + " "
+                        + r.getDomAttribute("data-active")).toList());
+        assertThat(rows).extracting(r -> r.split(" ")[0]).containsExactly("6", "5", "4", "3", "2", "1");
+        assertThat(rows.get(0)).isEqualTo("6 ACCEPTED true");
         @SuppressWarnings("unchecked")
         Map<String, Object> alphaP = (Map<String, Object>) js("""
                 const d = window.tierrouteDashboard.charts.alphaP.data;
@@ -224,7 +230,16 @@ class DashboardBrowserTest {
         assertThat(alphaP.get("points")).as("one more alpha_p point").isEqualTo(6L);
         assertThat(((Number) alphaP.get("last")).doubleValue()).as("v6's alpha_p").isEqualTo(6.5);
         assertThat(alphaP.get("reloaded")).as("the page was not reloaded").isEqualTo(false);
-        assertThat(driver.findElement(By.id("scope-status")).getText()).contains("active 6");
+        waiting().withMessage("the scope status says active 6")
+                .until(d -> d.findElement(By.id("scope-status")).getText().contains("active 6"));
+    }
+
+    /**
+     * A wait that retries a read whose element the page replaced meanwhile: the page redraws its tables
+     * whenever the history changes (live updates), so an element found a moment ago can be gone.
+     */
+    private FluentWait<WebDriver> waiting() {
+        return new WebDriverWait(driver, WAIT).ignoring(StaleElementReferenceException.class);
     }
 
     /** Clicks {@code button}, fills the dialog (token may be empty) and confirms. */
