@@ -25,11 +25,17 @@ import io.tierroute.selector.sequences.LoadView;
  *     lost capacity over every worker. So each recomputed token costs {@code α_p} to about {@code Ā} requests,
  *     {@code Ā} the fleet's mean number in flight per worker (the same on every candidate: w's own
  *     {@code |A(w)|} here turned the term into balancing by request count, which sent long prompts to workers
- *     with few but long requests; fleet-sim/README.md). κ (default 1) is the weight of others' time against r's
- *     own: with the mission "finish soonest" on average, a second of anyone's delay counts as one. Under a
+ *     with few but long requests; fleet-sim/README.md). κ is the weight of others' time against r's own:
+ *     {@code κ = harmWeight·(0.5 + D̄)} (harmWeight default 1), with {@code D̄} the fleet's prefill duty (the
+ *     share of workers with a request waiting for its first token, an EWMA over routes): a recompute takes
+ *     time from others as far as the fleet has no spare capacity to absorb it. On a worker with nothing in
+ *     flight ({@code |A(w)| = 0}) the {@code Ā} is replaced by {@code min(Ā, λ_w·T_pf)}: there r's prefill
+ *     delays only the requests that arrive while it runs ({@code λ_w} the fleet's arrival rate per healthy
+ *     worker, {@code T_pf} = r's {@code C_prefill} on w); charging {@code Ā} there kept a cold worker from ever
+ *     being chosen (fleet-sim/README.md, "Latest round"). Under a
  *     queue, the requests that will wait behind r (FCFS) wait for all of r's prefill: an arrival leaves behind
  *     about the queue it found, so each request waiting beyond {@code Q_slack} counts once more at weight κ_q
- *     (default 1). Both parts are 0 when nothing is in flight or queued (DESIGN.md §3's worked example counts
+ *     (default 1; not scaled by {@code D̄}). Both parts are 0 when nothing is in flight or queued (DESIGN.md §3's worked example counts
  *     nothing in flight and Q ≤ 2 < Q_slack). It is what makes a cache or CPU-tier hit worth more than r's own
  *     prefill time under load: without it a router minimising its own TTFT recomputes 40–60 k-token contexts
  *     on an idle worker rather than wait for the link of the one holding them, and the recomputes saturate the
@@ -111,7 +117,8 @@ public final class CostModel {
 
         out.inFlight = load.inFlight();
         out.fleetInFlight = request.fleetMeanInFlight();
-        out.harm = harm(p, out.pEffTokens, out.fleetInFlight, load.waiting());
+        out.harm = harm(p, out.pEffTokens, harmKappa(p, request.prefillDuty()), out.fleetInFlight, load.waiting())
+                * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 
@@ -153,11 +160,43 @@ public final class CostModel {
     /**
      * {@code C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q(w) − Q_slack))}: r's recomputed tokens delay about {@code Ā}
      * requests in flight (the fleet's mean per worker) and, under FCFS, the whole prefill of each request that
-     * will queue behind r (as many as r finds waiting beyond the slack).
+     * will queue behind r (as many as r finds waiting beyond the slack). On an idle worker the caller scales it
+     * by {@link #idleHarmShare}.
      */
-    static double harm(CostParameters p, long pEffTokens, double fleetMeanInFlight, int waiting) {
+    static double harm(CostParameters p, long pEffTokens, double kappa, double fleetMeanInFlight, int waiting) {
         double queuedBehind = Math.max(0.0, waiting - p.qSlack());
-        return p.alphaP() * pEffTokens * (p.harmWeight() * fleetMeanInFlight + p.queueHarmWeight() * queuedBehind);
+        return p.alphaP() * pEffTokens * (kappa * fleetMeanInFlight + p.queueHarmWeight() * queuedBehind);
+    }
+
+    /**
+     * {@code κ = harmWeight·(0.5 + D̄)}, the weight of the requests in flight that r's recompute delays. Recomputing
+     * takes GPU time from others only when there is no spare capacity to absorb it: {@code D̄} (the fleet's prefill
+     * duty, the share of workers with a request waiting for its first token, EWMA over routes) is how often there
+     * is none. A floor of 0.5 because even an unsaturated fleet's batches share their steps with the recompute.
+     * Measured at five seeds (fleet-sim/README.md, "Latest round"); {@code κ_q} is not scaled (a request that will
+     * queue behind r waits for r's whole prefill whatever the fleet's duty).
+     */
+    static double harmKappa(CostParameters p, double prefillDuty) {
+        return p.harmWeight() * (0.5 + prefillDuty);
+    }
+
+    /**
+     * The share of {@code Ā} that {@code C_harm} charges on a worker with nothing in flight:
+     * {@code min(1, λ_w·T_pf / Ā)}, so that its {@code Ā} part becomes {@code κ·min(Ā, λ_w·T_pf)}. An idle worker
+     * has no batch for r's prefill to slow, and the "the fleet spreads the lost capacity" argument for {@code Ā}
+     * needs w's capacity to be in use; what r's prefill does delay there are the requests that arrive while it
+     * runs, {@code λ_w·T_pf} ({@code λ_w} the fleet's arrival rate per healthy worker, {@code T_pf} = r's
+     * {@code C_prefill} on w), at most {@code Ā}. Charging {@code Ā} instead kept a cold worker (one missing the
+     * prefix every warm worker holds) from ever being chosen (fleet-sim/README.md, "Latest round"). Written as a
+     * factor on the whole term (its {@code κ_q} part is 0 on an idle worker: nothing waits there) so the measured
+     * figures reproduce to the last digit. 1 on a busy worker.
+     */
+    static double idleHarmShare(int inFlight, double fleetMeanInFlight, double arrivalRatePerWorker, double prefillUs) {
+        if (inFlight != 0 || fleetMeanInFlight <= 0) {
+            return 1.0;
+        }
+        double arrivalsDuringPrefill = arrivalRatePerWorker * prefillUs / 1e6;
+        return Math.min(1.0, arrivalsDuringPrefill / fleetMeanInFlight);
     }
 
     /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */

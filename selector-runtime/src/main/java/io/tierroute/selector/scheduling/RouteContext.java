@@ -18,6 +18,8 @@ public final class RouteContext {
     private int expectedToolCount;
     private final int[] toolHits;
     private double fleetMeanInFlight;
+    private double prefillDuty;
+    private double arrivalRatePerWorker;
 
     public RouteContext(int workers) {
         this.toolHits = new int[workers];
@@ -41,6 +43,8 @@ public final class RouteContext {
         this.expectedToolCount = 0;
         Arrays.fill(toolHits, 0);
         this.fleetMeanInFlight = 0;
+        this.prefillDuty = 0;
+        this.arrivalRatePerWorker = 0;
         return this;
     }
 
@@ -51,6 +55,28 @@ public final class RouteContext {
     }
 
     public double fleetMeanInFlight() { return fleetMeanInFlight; }
+
+    /**
+     * {@code D̄}: the fleet's prefill duty, the share of healthy workers with a request waiting for its first
+     * token, averaged over routes; C_harm's {@code κ = harmWeight·(0.5 + D̄)}. 0 to 1.
+     */
+    public RouteContext prefillDuty(double duty) {
+        this.prefillDuty = duty;
+        return this;
+    }
+
+    public double prefillDuty() { return prefillDuty; }
+
+    /**
+     * {@code λ_w}: requests arriving per second per healthy worker, fleet-wide; on an idle worker C_harm counts
+     * the {@code λ_w·T_pf} requests that arrive during r's prefill (at most {@code Ā}). 0 while unknown.
+     */
+    public RouteContext arrivalRatePerWorker(double perSecond) {
+        this.arrivalRatePerWorker = perSecond;
+        return this;
+    }
+
+    public double arrivalRatePerWorker() { return arrivalRatePerWorker; }
 
     /** The worker that ran this workflow's previous step, and how long ago (s) it finished. */
     public RouteContext lastStep(int worker, double secondsAgo) {

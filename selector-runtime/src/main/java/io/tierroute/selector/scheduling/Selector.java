@@ -52,6 +52,7 @@ public final class Selector {
     private final WorkerSpec[] specs;
     private final ThreadLocal<Scratch> scratch;
     private final Object drainLock = new Object();
+    private final FleetRates fleetRates = new FleetRates(); // D̄ and λ_w for C_harm
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private volatile long lastSweepNanos = Long.MIN_VALUE / 2;
     private volatile DecisionSink decisionSink; // null: nobody listens
@@ -117,7 +118,7 @@ public final class Selector {
         Scratch s = scratch.get();
         // While others wait, a newcomer queues behind them in priority order instead of jumping in.
         boolean othersWaiting = queue.size() > 0;
-        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting);
+        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting, true);
         if (decision != null && !othersWaiting) {
             return CompletableFuture.completedFuture(decision);
         }
@@ -149,7 +150,7 @@ public final class Selector {
      */
     public RouteDecision preview(RouteRequest request) {
         Scratch s = scratch.get();
-        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false);
+        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false);
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
@@ -158,8 +159,13 @@ public final class Selector {
         return d;
     }
 
-    /** One routing attempt; null when no candidate is eligible (details left in {@code s}). */
-    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit) {
+    /**
+     * One routing attempt; null when no candidate is eligible (details left in {@code s}). {@code arrival}: the
+     * request has just arrived ({@link #route}, not a preview nor a queued retry), so it counts once in the
+     * fleet's arrival rate and prefill duty.
+     */
+    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit,
+                                  boolean arrival) {
         int workers = registry.size();
         ParameterSet ps = params.current();
         PromptLookup lookup = s.lookup;
@@ -185,16 +191,27 @@ public final class Selector {
             }
         }
 
-        // Ā, C_harm's count of the requests a recomputed token delays: in flight per healthy worker.
+        // Ā, C_harm's count of the requests a recomputed token delays: in flight per healthy worker; and the
+        // share of healthy workers with a request waiting for its first token, D̄'s sample.
         long fleetInFlight = 0;
         int healthy = 0;
+        int waitingWorkers = 0;
         for (int w = 0; w < workers; w++) {
             if ((status.get(w) & (UNHEALTHY | DRAINING)) == 0) {
-                fleetInFlight += inflight.view(w).inFlight();
+                LoadView v = inflight.view(w);
+                fleetInFlight += v.inFlight();
+                if (v.waiting() > 0) {
+                    waitingWorkers++;
+                }
                 healthy++;
             }
         }
         ctx.fleetMeanInFlight(healthy == 0 ? 0 : (double) fleetInFlight / healthy);
+        if (arrival) {
+            fleetRates.arrival(now, healthy == 0 ? 0 : (double) waitingWorkers / healthy, healthy, ctx);
+        } else {
+            fleetRates.read(healthy, ctx);
+        }
         s.healthyCandidates = 0;
         s.minCost = Double.POSITIVE_INFINITY;
         for (int w = 0; w < workers; w++) {
@@ -425,7 +442,7 @@ public final class Selector {
                 long now = clock.getAsLong();
                 Object outcome;
                 try {
-                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true);
+                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true, false);
                 } catch (RuntimeException e) {
                     outcome = e;
                 }
@@ -461,6 +478,20 @@ public final class Selector {
     /** Admitted decisions the {@link DecisionSink} threw on (lost to it; the routes stood). */
     public long decisionSinkErrors() { return sinkErrors.sum(); }
     public int queueLength() { return queue.size(); }
+
+    /** {@code D̄}: the fleet's prefill duty as C_harm's κ reads it (0 to 1). */
+    public double prefillDuty() { return fleetRates.prefillDuty(); }
+
+    /** {@code λ_w}: the fleet's arrival rate per healthy worker (requests/s) as C_harm reads it; 0 while unknown. */
+    public double arrivalRatePerWorker() {
+        int healthy = 0;
+        for (int w = 0; w < registry.size(); w++) {
+            if ((status.get(w) & (UNHEALTHY | DRAINING)) == 0) {
+                healthy++;
+            }
+        }
+        return fleetRates.arrivalRatePerWorker(healthy);
+    }
 
     /** Per-thread buffers so a route allocates only its result. */
     private static final class Scratch {

@@ -27,7 +27,10 @@ class QueueAndHarmTermsTest {
             m.set(0, t, heldBlocks);
         }
         CostTerms out = new CostTerms();
-        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512).fleetMeanInFlight(fleetMeanInFlight), 0, m, load, bandwidth,
+        // D̄ = 0.5: κ = harmWeight·(0.5 + D̄) = harmWeight, so the formulas below read with κ = harmWeight
+        // (the duty and the idle-worker charge are IdleHarmTermTest's).
+        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512).fleetMeanInFlight(fleetMeanInFlight).prefillDuty(0.5),
+                0, m, load, bandwidth,
                 ParameterSet.builder(1).cost(p).build(), out);
         return out;
     }
