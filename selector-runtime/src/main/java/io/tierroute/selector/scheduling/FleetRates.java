@@ -36,12 +36,15 @@ final class FleetRates {
         // The arithmetic is that of the measured variant (fleet-sim/experiments/round-*.patch), operation for
         // operation, so the committed figures reproduce to the last digit.
         duty += (waitingShare - duty) / SPAN;
+        // Concurrent routes read the clock before they take this lock, so an arrival may come in with an earlier
+        // time than the last one: it counts as a gap of 0 and does not move the clock back (the gaps still add up
+        // to the time elapsed). On one thread, as in the simulator, time only moves forward and this is exact.
         if (anyArrival) {
-            double g = (nowNanos - lastArrivalNanos) / 1e9;
+            double g = Math.max(0L, nowNanos - lastArrivalNanos) / 1e9;
             gapSeconds = Double.isNaN(gapSeconds) ? g : gapSeconds + (g - gapSeconds) / SPAN;
         }
+        lastArrivalNanos = anyArrival ? Math.max(lastArrivalNanos, nowNanos) : nowNanos; // nanoTime may be < 0
         anyArrival = true;
-        lastArrivalNanos = nowNanos;
         read(healthy, ctx);
     }
 
