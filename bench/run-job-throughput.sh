@@ -10,7 +10,8 @@
 #     It also prints the CPU seconds this JVM (job + in-process broker) spent per record over that window.
 #   latency: live load at event time = now against the job at its default cadence; reports p50/p99 of
 #     record send -> first committed snapshot on tierroute.params whose fitted window covers the record.
-# env: MVN_ARGS (e.g. -o), SKIP_BUILD=1 (reuse target/ as it is), JAVA_OPTS (default -Xmx3g).
+# env: MVN_ARGS (e.g. -o), SKIP_BUILD=1 (reuse target/ as it is), JAVA_OPTS (default -Xmx3g; -XX:+UseParallelGC is
+#   added unless JAVA_OPTS names a collector).
 #   JAVA_OPTS may also carry the benchmark's own switches (defaults = the first three rounds' set-up):
 #   -Dbench.measureFrom=0.4 opens the measured window at 40 % of the input instead of 5 % (JIT warm-up left
 #   out; use with a longer input, e.g. throughput 300000 6000), -Dbench.broker=process runs the broker in
@@ -36,7 +37,11 @@ cp -r "$MODULE/target/classes" "$SNAP/classes"
 cp -r "$MODULE/target/test-classes" "$SNAP/test-classes"
 CP="$SNAP/test-classes:$SNAP/classes:$(cat "$CP_FILE")"
 
-echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, $(java -version 2>&1 | head -1)" >&2
+# The benchmark's JVM is the TaskManager: ParallelGC as the deployments set it (env.java.opts.taskmanager;
+# streaming-jobs README, sixth round), unless JAVA_OPTS names a collector (e.g. -XX:+UseG1GC for the earlier rounds).
+OPTS="${JAVA_OPTS:--Xmx3g}"
+case "$OPTS" in *-XX:+Use*GC*) ;; *) OPTS="$OPTS -XX:+UseParallelGC" ;; esac
+echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, $(java -version 2>&1 | head -1), load $(cut -d' ' -f1-3 /proc/loadavg), JVM options: $OPTS" >&2
 cd "$ROOT"
-java ${JAVA_OPTS:--Xmx3g} --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
+java $OPTS --add-opens=java.base/java.util=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED \
   -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$CP" io.tierroute.jobs.bench.JobThroughputBench "$@"

@@ -253,7 +253,7 @@ final class Demo implements AutoCloseable {
                 .set("group-id", "tierroute-demo")
                 .set("transactional-id-prefix", "tierroute-demo-" + UUID.randomUUID())
                 .set("parallelism", 1)
-                .set("checkpoint-interval", Duration.ofSeconds(1))
+                .set("checkpoint-interval", Duration.ofMillis(500)) // the job's default: parameters live ≤ 2 s after a record
                 .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
                 .set("publish-interval", Duration.ofSeconds(1))
                 .set("forest-interval", Duration.ofSeconds(15))

@@ -12,6 +12,7 @@ import io.tierroute.jobs.ingest.InboundSplit;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunction;
+import io.tierroute.jobs.join.RequestShards;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -109,11 +110,13 @@ public final class FittingJob {
 
         SingleOutputStreamOperator<JoinedRow> joined = decisions
             .connect(completions)
-            .keyBy(new ScopeKeys.OfDecision(), new ScopeKeys.OfCompletion())
+            .keyBy(new RequestShards.OfDecision(), new RequestShards.OfCompletion())
             .process(new RequestJoinFunction(settings.decisionTimeout(), settings.completionGrace(),
                 settings.stateTtl(), settings.jobName()))
             .returns(TypeInformation.of(JoinedRow.class))
-            .name("join decisions with completions").uid("join");
+            // A new uid since the key (a shard, not the request id) and the state changed: a savepoint of the
+            // per-request join restores with --allowNonRestoredState, dropping only the sides then waiting.
+            .name("join decisions with completions").uid("join-by-shard");
 
         DataStream<ScopeInput> fitInputs = telemetry
             .map(new ScopeKeys.WrapTelemetry()).name("telemetry as fit input").uid("wrap-telemetry")

@@ -17,7 +17,7 @@ class JobSettingsTest {
         assertThat(s.forestInterval()).isEqualTo(Duration.ofMinutes(2));
         assertThat(s.stateBackend()).isEqualTo("rocksdb");
         assertThat(s.gateMinR2()).isEqualTo(0.5);
-        assertThat(s.checkpointInterval()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(s.checkpointInterval()).isEqualTo(Duration.ofMillis(500));
         assertThat(s.historyVersions()).isEqualTo(1000);
         assertThat(s.eventClock()).as("processing-time cadence by default").isFalse();
         assertThat(JobSettings.parse("--cadence-clock", "event", "--fail-after-inputs", "300").eventClock()).isTrue();

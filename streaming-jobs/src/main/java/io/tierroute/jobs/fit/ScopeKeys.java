@@ -1,7 +1,5 @@
 package io.tierroute.jobs.fit;
 
-import io.tierroute.jobs.ingest.CompletionRow;
-import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -29,26 +27,6 @@ public final class ScopeKeys {
         @Override
         public String getKey(SnapshotControl c) {
             return c.getScope().toString();
-        }
-    }
-
-    /** Request id of a decision. */
-    public static final class OfDecision implements KeySelector<DecisionRow, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(DecisionRow d) {
-            return d.requestId;
-        }
-    }
-
-    /** Request id of a completion. */
-    public static final class OfCompletion implements KeySelector<CompletionRow, String> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public String getKey(CompletionRow c) {
-            return c.requestId;
         }
     }
 

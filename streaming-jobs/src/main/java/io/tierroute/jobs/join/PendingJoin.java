@@ -2,17 +2,38 @@ package io.tierroute.jobs.join;
 
 import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.serde.RowTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * What {@link RequestJoinFunction} keeps for one request id while it waits for the other side: the
- * side that arrived (exactly one of the two is set) and its event-time timer. One value state instead of
- * three: one state access per input instead of up to six.
+ * side that arrived (exactly one of the two is set) and the event time at which it stops waiting.
+ * Never changed once built: its serializer ({@code PendingJoinSerializer}) is declared immutable, so the
+ * heap backend's copy-on-write shares it.
  */
-public class PendingJoin {
-    public DecisionRow decision;
-    public CompletionRow completion;
-    /** Event-time timer (decision timeout or completion grace), ms. */
-    public long eventTimer;
+@TypeInfo(RowTypeInfo.OfPendingJoin.class)
+public final class PendingJoin {
+    public final DecisionRow decision;
+    public final CompletionRow completion;
+    /** Decision timeout or completion grace: from a watermark at or past it, the side counts as unmatched, ms. */
+    public final long deadlineMs;
+    /** The operator's watermark when the side arrived, ms. */
+    public final long arrivalWatermark;
 
-    public PendingJoin() {}
+    public PendingJoin(DecisionRow decision, CompletionRow completion, long deadlineMs, long arrivalWatermark) {
+        this.decision = decision;
+        this.completion = completion;
+        this.deadlineMs = deadlineMs;
+        this.arrivalWatermark = arrivalWatermark;
+    }
+
+    /**
+     * Whether a timer at the deadline, registered on arrival, would have fired by this watermark: the watermark
+     * is at or past the deadline AND has advanced since the side arrived. The second part matters for a late
+     * side, whose deadline the watermark had passed already: its timer fired only at the next watermark, so its
+     * other side, arriving before that, still joined (a late pair is fitted: HostileInputTest).
+     */
+    boolean expiredAt(long watermark) {
+        return deadlineMs <= watermark && watermark > arrivalWatermark;
+    }
 }

@@ -5,6 +5,7 @@ import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.jobs.join.PendingJoin;
 import java.lang.reflect.Type;
 import java.util.Map;
 import org.apache.flink.api.common.serialization.SerializerConfig;
@@ -114,6 +115,13 @@ public final class RowTypeInfo<T> extends TypeInformation<T> {
         @Override
         public TypeInformation<ScopeInput> createTypeInfo(Type t, Map<String, TypeInformation<?>> params) {
             return new RowTypeInfo<>(ScopeInput.class, RowSerializers.Input.INSTANCE);
+        }
+    }
+
+    public static final class OfPendingJoin extends TypeInfoFactory<PendingJoin> {
+        @Override
+        public TypeInformation<PendingJoin> createTypeInfo(Type t, Map<String, TypeInformation<?>> params) {
+            return new RowTypeInfo<>(PendingJoin.class, PendingJoinSerializer.INSTANCE);
         }
     }
 }

@@ -4,6 +4,7 @@ import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunction;
+import io.tierroute.jobs.join.RequestShards;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -15,7 +16,8 @@ import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 /**
  * CPU per request (decision + completion) of the join function alone on Flink's operator harness (heap
  * state backend, heap timer queue), with {@code -Dlag=N} requests waiting for their completion at any
- * time (default 500): how much the per-request timer costs as the timer queue grows.
+ * time (default 500): how much the join's state and timers cost as the number of waiting requests grows
+ * (keyed by {@link RequestShards shard} since the sixth round; the fourth round's per-request timers before).
  */
 public final class JoinFunctionCost {
     private JoinFunctionCost() {}
@@ -26,9 +28,9 @@ public final class JoinFunctionCost {
         for (int round = 0; round < 5; round++) { // the first rounds warm the JIT up
             RequestJoinFunction f = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2),
                 Duration.ofHours(2), "bench");
-            var h = new KeyedTwoInputStreamOperatorTestHarness<String, DecisionRow, CompletionRow, JoinedRow>(
-                new KeyedCoProcessOperator<>(f), (DecisionRow d) -> d.requestId, (CompletionRow c) -> c.requestId,
-                Types.STRING);
+            var h = new KeyedTwoInputStreamOperatorTestHarness<Integer, DecisionRow, CompletionRow, JoinedRow>(
+                new KeyedCoProcessOperator<>(f), new RequestShards.OfDecision(), new RequestShards.OfCompletion(),
+                Types.INT);
             h.open();
             int n = 300_000;
             long cpu0 = threads.getCurrentThreadCpuTime();

@@ -17,19 +17,22 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The join's state life cycle on Flink's operator test harness: every path ends with no state and no timer. */
+/**
+ * The join's state life cycle on Flink's operator test harness: every path ends with no state, and with no
+ * timer once the watermark has passed the clean-up buckets; the unmatched sides are counted.
+ */
 class RequestJoinFunctionTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final Duration GRACE = Duration.ofMinutes(2);
 
     private RequestJoinFunction function;
-    private KeyedTwoInputStreamOperatorTestHarness<String, DecisionRow, CompletionRow, JoinedRow> harness;
+    private KeyedTwoInputStreamOperatorTestHarness<Integer, DecisionRow, CompletionRow, JoinedRow> harness;
 
     @BeforeEach
     void open() throws Exception {
         function = new RequestJoinFunction(TIMEOUT, GRACE, Duration.ofHours(2), "test");
         harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
-            d -> d.requestId, c -> c.requestId, Types.STRING);
+            new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
         harness.open();
     }
 
@@ -66,9 +69,21 @@ class RequestJoinFunctionTest {
         return c;
     }
 
-    private void assertNoStateLeft() {
+    /** No pending side left now; no timer left once the watermark passed every clean-up bucket. */
+    private void assertNoStateLeft() throws Exception {
         assertThat(harness.numKeyedStateEntries()).as("keyed state entries").isZero();
+        watermark(Long.MAX_VALUE);
         assertThat(harness.numEventTimeTimers()).as("event-time timers").isZero();
+    }
+
+    private void watermark(long t) throws Exception {
+        harness.processWatermark1(new Watermark(t));
+        harness.processWatermark2(new Watermark(t));
+    }
+
+    private void assertUnmatched(long decisions, long completions) {
+        assertThat(function.decisionsNeverCompleted.getCount()).as("decisionsNeverCompleted").isEqualTo(decisions);
+        assertThat(function.completionsWithoutDecision.getCount()).as("completionsWithoutDecision").isEqualTo(completions);
     }
 
 
@@ -103,24 +118,74 @@ class RequestJoinFunctionTest {
         harness.processWatermark1(new Watermark(1_000 + TIMEOUT.toMillis() - 1));
         harness.processWatermark2(new Watermark(1_000 + TIMEOUT.toMillis() - 1));
         assertThat(harness.numKeyedStateEntries()).as("still waiting before the timeout").isPositive();
-        harness.processWatermark1(new Watermark(1_000 + TIMEOUT.toMillis()));
-        harness.processWatermark2(new Watermark(1_000 + TIMEOUT.toMillis()));
+        // the clean-up timer of the deadline's bucket (≤ timeout / 8 later)
+        watermark(function.decisionCleanup(1_000 + TIMEOUT.toMillis()));
         assertThat(harness.extractOutputValues()).isEmpty();
-        assertNoStateLeft();
+        assertUnmatched(1, 0);
+        assertThat(harness.numKeyedStateEntries()).as("keyed state entries").isZero();
         // A completion arriving after the timeout has no decision left: it waits its grace, then goes too.
         harness.processElement2(new StreamRecord<>(completion("r3", "w1", 2_000_000, true), 2_000_000));
-        harness.processWatermark1(new Watermark(2_000_000 + GRACE.toMillis()));
-        harness.processWatermark2(new Watermark(2_000_000 + GRACE.toMillis()));
+        watermark(function.completionCleanup(2_000_000 + GRACE.toMillis()));
         assertThat(harness.extractOutputValues()).isEmpty();
+        assertUnmatched(1, 1);
         assertNoStateLeft();
     }
 
     @Test
     void completionWithoutDecisionIsDroppedAfterTheGrace() throws Exception {
         harness.processElement2(new StreamRecord<>(completion("r4", "w1", 5_000, true), 5_000));
-        harness.processWatermark1(new Watermark(5_000 + GRACE.toMillis()));
-        harness.processWatermark2(new Watermark(5_000 + GRACE.toMillis()));
+        watermark(5_000 + GRACE.toMillis() - 1);
+        assertThat(harness.numKeyedStateEntries()).as("still waiting before the grace ends").isPositive();
+        watermark(function.completionCleanup(5_000 + GRACE.toMillis()));
         assertThat(harness.extractOutputValues()).isEmpty();
+        assertUnmatched(0, 1);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void aSideWhoseDeadlinePassedDoesNotJoinBeforeItsBucketIsCleanedUp() throws Exception {
+        long deadline = 1_000 + TIMEOUT.toMillis();
+        assertThat(function.decisionCleanup(deadline)).as("a deadline inside a bucket").isGreaterThan(deadline);
+        harness.processElement1(new StreamRecord<>(decision("r8", "w1", 1_000), 1_000));
+        watermark(deadline); // the deadline has passed, the bucket's clean-up timer has not fired
+        assertThat(harness.numKeyedStateEntries()).isPositive();
+        harness.processElement2(new StreamRecord<>(completion("r8", "w1", deadline + 5, true), deadline + 5));
+        assertThat(harness.extractOutputValues()).as("as with a timer at the deadline: no join").isEmpty();
+        assertUnmatched(1, 0);
+        watermark(function.completionCleanup(deadline + 5 + GRACE.toMillis()));
+        assertUnmatched(1, 1);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void aLatePairStillJoinsBeforeTheNextWatermark() throws Exception {
+        long now = 10_000_000;
+        watermark(now);
+        long late = now - TIMEOUT.toMillis() - 60_000; // both deadlines are behind the watermark on arrival
+        harness.processElement1(new StreamRecord<>(decision("r9", "w1", late), late));
+        harness.processElement2(new StreamRecord<>(completion("r9", "w1", late + 5, true), late + 5));
+        assertThat(harness.extractOutputValues()).as("as with a timer per request, which fired only at the next watermark")
+            .hasSize(1);
+        // a late side alone is counted at the next watermark
+        harness.processElement2(new StreamRecord<>(completion("r10", "w1", late, true), late));
+        watermark(now + 1);
+        assertUnmatched(0, 1);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void requestsShareTheirShardsCleanupTimers() throws Exception {
+        for (int i = 0; i < 1_000; i++) {
+            harness.processElement1(new StreamRecord<>(decision("q" + i, "w1", 1_000 + i), 1_000 + i));
+        }
+        assertThat(harness.numEventTimeTimers()).as("one per shard and bucket, not one per request")
+            .isLessThanOrEqualTo(RequestShards.COUNT);
+        for (int i = 0; i < 500; i++) {
+            harness.processElement2(new StreamRecord<>(completion("q" + i, "w1", 2_000 + i, true), 2_000 + i));
+        }
+        assertThat(harness.extractOutputValues()).hasSize(500);
+        watermark(function.decisionCleanup(1_000 + 999 + TIMEOUT.toMillis()));
+        assertUnmatched(500, 0);
         assertNoStateLeft();
     }
 

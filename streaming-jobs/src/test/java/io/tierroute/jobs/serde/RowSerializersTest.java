@@ -7,6 +7,7 @@ import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.jobs.join.PendingJoin;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.util.Arrays;
@@ -49,6 +50,26 @@ class RowSerializersTest {
         assertThat(j2.telemetry).isNull();
         assertSameFields(j2.joined, j.joined);
         assertSameFields(((ScopeInput) s.copy(j)).joined, j.joined);
+    }
+
+    @Test
+    void aWaitingJoinSideKeepsItsRowAndDeadlineAndIsSharedNotCopied() throws Exception {
+        TypeSerializer<Object> s = serializer(PendingJoin.class);
+        PendingJoin d = new PendingJoin((DecisionRow) filled(DecisionRow.class, false), null, 123_456L, 99L);
+        PendingJoin c = new PendingJoin(null, (CompletionRow) filled(CompletionRow.class, true), 654_321L, Long.MIN_VALUE);
+        PendingJoin d2 = (PendingJoin) roundTrip(s, d);
+        PendingJoin c2 = (PendingJoin) roundTrip(s, c);
+        assertThat(d2.completion).isNull();
+        assertSameFields(d2.decision, d.decision);
+        assertThat(d2.deadlineMs).isEqualTo(123_456L);
+        assertThat(d2.arrivalWatermark).isEqualTo(99L);
+        assertThat(c2.decision).isNull();
+        assertSameFields(c2.completion, c.completion);
+        assertThat(c2.deadlineMs).isEqualTo(654_321L);
+        assertThat(c2.arrivalWatermark).isEqualTo(Long.MIN_VALUE);
+        // immutable: the heap backend's copy-on-write shares the entry
+        assertThat(s.isImmutableType()).isTrue();
+        assertThat(s.copy(d)).isSameAs(d);
     }
 
     @SuppressWarnings("unchecked")
