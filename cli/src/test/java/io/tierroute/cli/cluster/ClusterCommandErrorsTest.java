@@ -49,7 +49,7 @@ class ClusterCommandErrorsTest {
         String[] range = run("cluster", "up", "--dir", dir.toString(), "--metrics-port", "65535");
         assertThat(range[0]).isEqualTo("2");
         assertThat(range[2]).contains("--metrics-port must be 0 (no reporter) or in [1, 65534]");
-        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket taken = takenAboveAFreePort()) {
             String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(LoopbackPorts.free()),
                     "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
                     "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
@@ -59,6 +59,23 @@ class ClusterCommandErrorsTest {
                     + "-" + taken.getLocalPort() + ") is taken on 127.0.0.1");
         }
         assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
+    /**
+     * A listening socket on port p + 1 where p was free a moment before: the reporter range p..p + 1 is then refused
+     * for p + 1. Both below the kernel's ephemeral range ({@link LoopbackPorts#free}): a bind(0) port's neighbour
+     * could be any process's outgoing connection, and the refusal then named it instead (a CI run saw 40480).
+     */
+    private static ServerSocket takenAboveAFreePort() {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int free = LoopbackPorts.free();
+            try {
+                return new ServerSocket(free + 1, 1, InetAddress.getLoopbackAddress());
+            } catch (java.io.IOException inUse) {
+                // free + 1 is someone else's: another pair
+            }
+        }
+        throw new IllegalStateException("no free pair of adjacent ports on 127.0.0.1 in 50 attempts");
     }
 
     @Test
