@@ -220,7 +220,11 @@ final class SnapshotsKafka {
         }
     }
 
-    private Failure writeFailure(Throwable e, String what) {
+    private Failure writeFailure(Throwable thrown, String what) {
+        // The idempotent producer can meet the refusal in its own InitProducerId before send() runs; send() then
+        // throws "Cannot execute transactional method because we are in an error state" with the refusal as its
+        // cause (a CI run saw it), so the refusal is looked for down the cause chain.
+        Throwable e = refusalIn(thrown);
         if (e instanceof AuthorizationException) {
             return new Failure("refused: the broker did not authorise " + principal() + " to write " + Topics.CONTROL
                     + " (" + e.getMessage() + "); pass the operator's credentials with --command-config FILE. "
@@ -235,5 +239,16 @@ final class SnapshotsKafka {
             return unreachable((Exception) e);
         }
         return new Failure("could not write the " + what + " to " + Topics.CONTROL + ": " + e);
+    }
+
+    /** The first authorisation, authentication or timeout error in {@code e}'s cause chain, else {@code e}. */
+    static Throwable refusalIn(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof AuthorizationException || t instanceof AuthenticationException
+                    || t instanceof org.apache.kafka.common.errors.TimeoutException) {
+                return t;
+            }
+        }
+        return e;
     }
 }
