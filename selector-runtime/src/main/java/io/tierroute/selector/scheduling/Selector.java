@@ -197,7 +197,7 @@ public final class Selector {
         int healthy = 0;
         int waitingWorkers = 0;
         for (int w = 0; w < workers; w++) {
-            if ((status.get(w) & (UNHEALTHY | DRAINING)) == 0) {
+            if (takesRequests(w)) {
                 LoadView v = inflight.view(w);
                 fleetInFlight += v.inFlight();
                 if (v.waiting() > 0) {
@@ -482,11 +482,16 @@ public final class Selector {
     /** {@code D̄}: the fleet's prefill duty as C_harm's κ reads it (0 to 1). */
     public double prefillDuty() { return fleetRates.prefillDuty(); }
 
+    /** Whether worker {@code w} is neither unhealthy nor draining: Ā, D̄ and λ_w average over these. */
+    private boolean takesRequests(int w) {
+        return (status.get(w) & (UNHEALTHY | DRAINING)) == 0;
+    }
+
     /** {@code λ_w}: the fleet's arrival rate per healthy worker (requests/s) as C_harm reads it; 0 while unknown. */
     public double arrivalRatePerWorker() {
         int healthy = 0;
         for (int w = 0; w < registry.size(); w++) {
-            if ((status.get(w) & (UNHEALTHY | DRAINING)) == 0) {
+            if (takesRequests(w)) {
                 healthy++;
             }
         }
