@@ -28,10 +28,10 @@ public final class PendingJoin {
     }
 
     /**
-     * Whether a timer at the deadline, registered on arrival, would have fired by this watermark: the watermark
-     * is at or past the deadline AND has advanced since the side arrived. The second part matters for a late
-     * side, whose deadline the watermark had passed already: its timer fired only at the next watermark, so its
-     * other side, arriving before that, still joined (a late pair is fitted: HostileInputTest).
+     * Whether the side stops waiting at this watermark: the watermark is at or past the deadline. The deadline
+     * is at least the arrival watermark plus the wait ({@code RequestJoinFunction.waitUntil}), so the watermark
+     * has always moved since the side arrived; the second test keeps that true for a side restored from a
+     * savepoint of the job before that rule (its late sides had deadlines behind their arrival watermark).
      */
     boolean expiredAt(long watermark) {
         return deadlineMs <= watermark && watermark > arrivalWatermark;

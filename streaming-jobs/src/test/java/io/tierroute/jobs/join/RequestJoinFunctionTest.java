@@ -164,11 +164,27 @@ class RequestJoinFunctionTest {
         long late = now - TIMEOUT.toMillis() - 60_000; // both deadlines are behind the watermark on arrival
         harness.processElement1(new StreamRecord<>(decision("r9", "w1", late), late));
         harness.processElement2(new StreamRecord<>(completion("r9", "w1", late + 5, true), late + 5));
-        assertThat(harness.extractOutputValues()).as("as with a timer per request, which fired only at the next watermark")
-            .hasSize(1);
-        // a late side alone is counted at the next watermark
+        assertThat(harness.extractOutputValues()).hasSize(1);
+        assertNoStateLeft();
+    }
+
+    @Test
+    void aLateSideWaitsItsTimeoutFromItsArrivalSoAWatermarkStepDoesNotLoseThePair() throws Exception {
+        long now = 10_000_000;
+        watermark(now);
+        long late = now - TIMEOUT.toMillis() - 60_000;
+        harness.processElement1(new StreamRecord<>(decision("r9", "w1", late), late));
+        // the watermark moves on (other requests, telemetry) before the completion arrives on its own topic
+        watermark(now + TIMEOUT.toMillis() / 2);
+        harness.processElement2(new StreamRecord<>(completion("r9", "w1", late + 5, true), late + 5));
+        assertThat(harness.extractOutputValues()).as("the late decision still waited for its completion").hasSize(1);
+        assertUnmatched(0, 0);
+        // a late side alone is counted once the watermark has moved its wait past its arrival
         harness.processElement2(new StreamRecord<>(completion("r10", "w1", late, true), late));
-        watermark(now + 1);
+        long arrival = now + TIMEOUT.toMillis() / 2;
+        watermark(arrival + GRACE.toMillis() - 1);
+        assertUnmatched(0, 0);
+        watermark(function.completionCleanup(arrival + GRACE.toMillis()));
         assertUnmatched(0, 1);
         assertNoStateLeft();
     }
