@@ -117,7 +117,9 @@ final class SnapshotsCommand implements Runnable {
     /** Who writes and why. */
     static final class Who {
         @Option(names = {"--actor"}, paramLabel = "NAME", defaultValue = "${sys:user.name}",
-                description = "Who acts, recorded with the control record (default: the OS user, ${DEFAULT-VALUE}).")
+                description = "Who acts, recorded with the control record (default: the OS user, ${DEFAULT-VALUE}); "
+                        + "on a SASL connection the authenticated principal is recorded next to it, e.g. "
+                        + "'oncall (User:operator)'.")
         String actor;
 
         @Option(names = {"--reason"}, required = true, paramLabel = "TEXT",
@@ -342,7 +344,7 @@ final class SnapshotsCommand implements Runnable {
             Target t = target(h, s);
             long sequence = s.controlSequence() + 1;
             SnapshotControl c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
-                    .setVersion(t.version()).setActor(who.actor.strip()).setReason(who.reason.strip())
+                    .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip())).setReason(who.reason.strip())
                     .setTimestampMs(System.currentTimeMillis()).setSequence(sequence).build();
             kafka.write(c);
             SnapshotHistory after = kafka.read(null, -1).history();

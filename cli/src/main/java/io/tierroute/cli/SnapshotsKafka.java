@@ -69,6 +69,20 @@ final class SnapshotsKafka {
         this.timeout = timeout;
     }
 
+    /**
+     * The control record's actor: the name given, and on a SASL connection the principal the broker
+     * authenticated ({@code oncall (User:operator)}), which the write proves — the name alone is only what
+     * the caller says. Unchanged when it names that principal already, or without SASL credentials.
+     */
+    String recordedActor(String actor) {
+        String principal = principal();
+        if (!principal.startsWith("User:") || principal.contains(" ")) {
+            return actor;
+        }
+        String user = principal.substring("User:".length());
+        return actor.equals(user) || actor.equals(principal) ? actor : actor + " (" + principal + ")";
+    }
+
     /** Who the broker sees: {@code User:<name>} from the SASL settings, or the anonymous principal. */
     String principal() {
         String protocol = clientConfig.getProperty(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "PLAINTEXT");

@@ -116,7 +116,8 @@ class SnapshotsCommandSaslTest {
         System.out.println("---- rollback as operator ----\n" + out);
         assertThat(SnapshotsFixtures.controlRecords(kafka.bootstrapServers(), admin, "default")).singleElement()
                 .satisfies(c -> {
-                    assertThat(c.getActor()).isEqualTo("oncall");
+                    assertThat(c.getActor()).as("the name given and the principal the broker authenticated")
+                            .isEqualTo("oncall (User:operator)");
                     assertThat(c.getReason()).isEqualTo("regression");
                     assertThat(c.getVersion()).isEqualTo(2L);
                 });
