@@ -140,12 +140,28 @@ public final class TierroutePolicy implements RoutingPolicy {
         RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
-                false);
+                candidateLog());
         RouteDecision d = selector.route(req).join();
+        if (candidateLog != null) {
+            candidateLog.write(r.id(), nowMicros, d);
+        }
         if (decisions != null) {
             decisions.put(r.id(), d.chosen());
         }
         return d.workerIndex();
+    }
+
+    private CandidateLog candidateLog;
+
+    /** Whether to explain this route: only the measured fitted run, only with {@code -Dtr.candLog} (CandidateLog). */
+    private boolean candidateLog() {
+        if (CandidateLog.PREFIX == null || !name.equals(FITTED_NAME)) {
+            return false;
+        }
+        if (candidateLog == null) {
+            candidateLog = new CandidateLog(version());
+        }
+        return true;
     }
 
     @Override
