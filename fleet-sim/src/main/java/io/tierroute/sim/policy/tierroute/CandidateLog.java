@@ -12,18 +12,20 @@ import java.io.UncheckedIOException;
 import java.util.Locale;
 
 /**
- * Diagnosis switch of the routing rounds (fleet-sim/experiments/README.md): with {@code -Dtr.candLog=PREFIX} the
- * measured {@code tierroute-fitted} run writes every candidate's cost terms for every request, one CSV line per
- * candidate, to {@code PREFIX-<load>.csv}. Off (the default) nothing is explained or written and routing is unchanged.
+ * Diagnosis switch of the routing rounds (fleet-sim/experiments/README.md): with {@code -Dtr.candLog=PREFIX} each
+ * measured tierroute run (not its warm-ups) writes every candidate's cost terms for every request, one CSV line per
+ * candidate, to its own {@code PREFIX-<n>.csv} (n from the clock; the header line names the fitted parameters, which
+ * tell the loads apart). Off (the default) nothing is explained or written and routing is unchanged.
  */
 final class CandidateLog {
 
-    static final String PREFIX = System.getProperty("tr.candLog");
+    /** The JVM option that names the file prefix. */
+    static final String PROPERTY = "tr.candLog";
 
     private final PrintWriter out;
 
-    CandidateLog(String header) {
-        String file = PREFIX + "-" + Long.toUnsignedString(System.nanoTime() % 1_000_000) + ".csv";
+    CandidateLog(String prefix, String header) {
+        String file = prefix + "-" + Long.toUnsignedString(System.nanoTime() % 1_000_000) + ".csv";
         try {
             out = new PrintWriter(new BufferedWriter(new FileWriter(file)));
         } catch (IOException e) {
@@ -33,7 +35,6 @@ final class CandidateLog {
         out.println("req,t_us,isl,dhat,chosen,worker,total,prefill,harm,queue,decode,kv,hol,tier,wf,hit,p_eff,"
                 + "in_flight,waiting,dec_tokens,dec_quad,kv_used,fleet_inflight,queued_prefill,hit_cpu,tier_transfer_us,"
                 + "recompute_quad");
-        Runtime.getRuntime().addShutdownHook(new Thread(out::flush));
     }
 
     void write(String id, long nowMicros, RouteDecision d) {
@@ -50,5 +51,6 @@ final class CandidateLog {
                     c.inflightDecodeTokens(), c.inflightDecodeQuadratic(), c.kvUsedTokens(), c.fleetInFlight(),
                     c.queuedPrefillTokens(), c.tierTokens()[cpu], c.tierTransferUs()[cpu], c.recomputeQuadratic());
         }
+        out.flush();
     }
 }

@@ -51,6 +51,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     private final int blockSize;
     private final long kvCapacityTokens;
     private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
+    private final String candidateLogPrefix; // -Dtr.candLog on a measured run, else null (CandidateLog)
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
 
@@ -82,6 +83,8 @@ public final class TierroutePolicy implements RoutingPolicy {
         // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
         this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
+        boolean measured = name.equals(FITTED_NAME) || name.equals(DEFAULT_NAME);
+        this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
     }
 
     /** DESIGN.md §3's defaults. */
@@ -153,13 +156,13 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     private CandidateLog candidateLog;
 
-    /** Whether to explain this route: only the measured fitted run, only with {@code -Dtr.candLog} (CandidateLog). */
+    /** Whether to explain this route: only a measured run (not a warm-up), only with {@code -Dtr.candLog} (CandidateLog). */
     private boolean candidateLog() {
-        if (CandidateLog.PREFIX == null || !name.equals(FITTED_NAME)) {
+        if (candidateLogPrefix == null) {
             return false;
         }
         if (candidateLog == null) {
-            candidateLog = new CandidateLog(version());
+            candidateLog = new CandidateLog(candidateLogPrefix, version());
         }
         return true;
     }
