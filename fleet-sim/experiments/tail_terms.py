@@ -4,7 +4,9 @@ tierroute-fitted run by TTFT (bench routing --request-logs) joined with the same
 for each, the chosen worker's predicted terms (C_prefill, C_queue, C_tier, C_harm, C_decode; ms) against what was
 realised (queue wait, tier load, prefill; ms), the runner-up candidate's terms (the cheapest other worker), and what
 the peer run (same request ids) realised for the same request. Then the means over the tail and over all requests,
-and the realised prefill against the predicted one by computed tokens (is long recompute under-priced?)."""
+the realised prefill against the predicted one by computed tokens (is long recompute under-priced?), the same on an
+idle worker by 8192-token chunks against the simulator's step model, and the predicted C_kv against the realised wait
+where the chosen worker was predicted to overflow HBM."""
 import csv, statistics as st, sys
 from collections import defaultdict
 
@@ -69,3 +71,35 @@ for b in sorted(buckets):
     m = lambda i: st.mean(x[i] for x in v)
     print(f"  ≤{b:>6} n={len(v):5d} prefill real {m(0):7.0f} pred {m(1):7.0f} | queue real {m(2):6.0f} pred {m(3):6.0f} | "
           f"tier real {m(4):6.0f} pred {m(5):6.0f} | in flight {m(6):.2f}")
+
+print("prefill alone: requests routed to an idle worker with no queue wait and no tier load, by 8192-token chunks:")
+def step_ms(t):  # DESIGN.md §6 / StepTimeModel: a prefill-only step of t new tokens
+    return 4.209989e-7 * t * t + 1.518344e-2 * t + 16.50142
+idle = defaultdict(list)
+for r in req:
+    ch, _ = chosen_and_peer(r['id'])
+    if ch['in_flight'] != '0' or int(r['queue_wait_us']) > 0 or int(r['tier_load_us']) > 0:
+        continue
+    n = int(r['computed_tokens'])
+    model, left = 0.0, n
+    while left > 0:
+        model += step_ms(min(left, 8192)); left -= 8192
+    idle[(n - 1) // 8192 + 1].append((ms(r['prefill_us']), ms(ch['prefill']), model, n))
+for k in sorted(idle):
+    v = idle[k]
+    m = lambda i: st.mean(x[i] for x in v)
+    print(f"  chunks {k}: n={len(v)} computed {m(3):.0f} realised {m(0):.0f} ms, step model {m(2):.0f}, "
+          f"predicted C_prefill {m(1):.0f}, realised − predicted {m(0) - m(1):+.0f}")
+print("chosen worker predicted to overflow HBM: C_kv against the realised queue wait + prefill beyond C_prefill (ms):")
+kv = defaultdict(list)
+for r in req:
+    ch, _ = chosen_and_peer(r['id'])
+    c = ms(ch['kv'])
+    if c <= 0:
+        continue
+    kv[next(x for x in (50, 200, 500, 1000, 2000, 5000, 1e9) if c <= x)].append(
+        (c, ms(r['queue_wait_us']) + ms(r['prefill_us']) - ms(ch['prefill'])))
+for k in sorted(kv):
+    v = kv[k]
+    print(f"  C_kv ≤ {k:g}: n={len(v)} predicted {st.mean(x[0] for x in v):.0f}, realised {st.mean(x[1] for x in v):.0f} "
+          f"(median {st.median(x[1] for x in v):.0f})")
