@@ -58,6 +58,10 @@ def means(name, rs):
 
 means('tail', tail)
 means('all', req)
+if peer:
+    pt = sorted(peer.values(), key=lambda r: -int(r['ttft_us']))[:len(tail)]
+    print(f"peer's own slowest {len(pt)}: TTFT {st.mean(ms(r['ttft_us']) for r in pt):.0f} ms, queue "
+          f"{st.mean(ms(r['queue_wait_us']) for r in pt):.0f}, computed {st.mean(int(r['computed_tokens']) for r in pt):.0f}")
 print("realised prefill vs predicted C_prefill, by computed tokens (all requests, chosen worker):")
 buckets = defaultdict(list)
 for r in req:
