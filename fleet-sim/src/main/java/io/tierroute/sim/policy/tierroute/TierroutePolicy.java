@@ -51,6 +51,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     private final int blockSize;
     private final long kvCapacityTokens;
     private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
+    private final String candidateLogPrefix; // -Dtr.candLog on a measured run, else null (CandidateLog)
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
 
@@ -82,6 +83,8 @@ public final class TierroutePolicy implements RoutingPolicy {
         // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
         this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
+        boolean measured = name.equals(FITTED_NAME) || name.equals(DEFAULT_NAME);
+        this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
     }
 
     /** DESIGN.md §3's defaults. */
@@ -140,12 +143,28 @@ public final class TierroutePolicy implements RoutingPolicy {
         RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
-                false);
+                candidateLog());
         RouteDecision d = selector.route(req).join();
+        if (candidateLog != null) {
+            candidateLog.write(r.id(), nowMicros, d);
+        }
         if (decisions != null) {
             decisions.put(r.id(), d.chosen());
         }
         return d.workerIndex();
+    }
+
+    private CandidateLog candidateLog;
+
+    /** Whether to explain this route: only a measured run (not a warm-up), only with {@code -Dtr.candLog} (CandidateLog). */
+    private boolean candidateLog() {
+        if (candidateLogPrefix == null) {
+            return false;
+        }
+        if (candidateLog == null) {
+            candidateLog = new CandidateLog(candidateLogPrefix, version());
+        }
+        return true;
     }
 
     @Override
