@@ -121,7 +121,8 @@ public final class CostModel {
         out.fleetInFlight = request.fleetMeanInFlight();
         out.harm = harm(p, out.pEffTokens, harmKappa(p, request.prefillDuty()), out.fleetInFlight, load.waiting())
                 * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
-                + admissionStep(load.inFlight() - load.waiting(), request.prefillDuty(), hitSpreadBlocks(match) > 1);
+                + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
+                        hitSpreadBlocks(match) > 1);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 
@@ -203,26 +204,19 @@ public final class CostModel {
     }
 
     /**
-     * {@code τ_pf}: the fixed time of an engine step that carries a prefill chunk, which every request decoding in
-     * that step waits for (DESIGN.md §6's profile: 16.50142 ms plus 15.2 µs per chunk token; measured with
-     * 16,500 µs).
-     */
-    static final double PREFILL_STEP_US = 16_500.0;
-
-    /**
-     * {@code C_step = τ_pf·n_dec(w)·(1 − D̄)}, 0 when r's prefix picks a worker: r's admission puts a prefill step
-     * into the batch of each of the {@code n_dec(w) = |A(w)| − Q(w)} requests decoding on w. {@code 1 − D̄} is the
+     * {@code C_step = τ_pf·n_dec(w)·(1 − D̄)}, 0 when r's prefix picks a worker (τ_pf = {@code prefillStepUs}, the
+     * engine's prefill-carrying step, CostParameters): r's admission puts a prefill step into the batch of each of the {@code n_dec(w) = |A(w)| − Q(w)} requests decoding on w. {@code 1 − D̄} is the
      * share of the fleet with spare capacity, where a decoder's steps would otherwise carry no prefill chunk (where
      * prefill already waits, r's chunk rides its steps). Only when r's prefix hits differ by at most one block
      * over the workers: then spreading admissions costs r nothing; where one worker holds more of r's prefix the
      * term traded r's cache hit, and the p99 TTFT of chat and Mooncake 2.5, for the decoders' step
      * (fleet-sim/README.md, "Spare-step round").
      */
-    static double admissionStep(int decoding, double prefillDuty, boolean prefixPicksWorker) {
+    static double admissionStep(double prefillStepUs, int decoding, double prefillDuty, boolean prefixPicksWorker) {
         if (prefixPicksWorker || decoding <= 0) {
             return 0.0;
         }
-        return (1.0 - prefillDuty) * (PREFILL_STEP_US * decoding);
+        return (1.0 - prefillDuty) * (prefillStepUs * decoding);
     }
 
     /** How many more blocks of r's prefix (any tier) the best-holding worker holds than the worst one. */

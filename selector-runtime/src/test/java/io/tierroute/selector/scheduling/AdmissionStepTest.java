@@ -11,11 +11,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * C_harm's part for w's decoders, {@code C_step = τ_pf·n_dec(w)·(1 − D̄)} with τ_pf = 16,500 µs, charged only when
+ * C_harm's part for w's decoders, {@code C_step = τ_pf·n_dec(w)·(1 − D̄)} with τ_pf = {@code prefillStepUs}
+ * (default 16,500 µs, DESIGN.md §6's step), charged only when
  * r's prefix hits differ by at most one block over the workers.
  */
 class AdmissionStepTest {
 
+    private static final double TAU = 16_500.0;
     private static final int BLOCK = 500;
     private static final int ISL = 8000;
     private final double[] bandwidth = {0, 64e9, 0, 0};
@@ -24,6 +26,10 @@ class AdmissionStepTest {
 
     /** r's prefix held as {@code held[w]} blocks on HBM per worker; scores worker {@code w} with {@code load}. */
     private CostTerms score(int[] held, int w, LoadView load, double duty) {
+        return score(held, w, load, duty, P);
+    }
+
+    private CostTerms score(int[] held, int w, LoadView load, double duty, CostParameters p) {
         PrefixMatch m = new PrefixMatch(held.length);
         m.reset(ISL / BLOCK);
         for (int i = 0; i < held.length; i++) {
@@ -33,7 +39,7 @@ class AdmissionStepTest {
         }
         CostTerms out = new CostTerms();
         RouteContext ctx = RouteContext.of(held.length, ISL, 500, BLOCK, 512).fleetMeanInFlight(2.0).prefillDuty(duty);
-        CostModel.score(ctx, w, m, load, bandwidth, ParameterSet.builder(held.length).cost(P).build(), out);
+        CostModel.score(ctx, w, m, load, bandwidth, ParameterSet.builder(held.length).cost(p).build(), out);
         return out;
     }
 
@@ -43,11 +49,14 @@ class AdmissionStepTest {
 
     @Test
     void theFormula() {
-        assertThat(CostModel.admissionStep(4, 0.25, false)).isCloseTo(16_500.0 * 4 * 0.75, within(1e-9));
-        assertThat(CostModel.admissionStep(4, 1.0, false)).isZero();          // no spare capacity anywhere
-        assertThat(CostModel.admissionStep(4, 0.25, true)).isZero();          // r's prefix picks a worker
-        assertThat(CostModel.admissionStep(0, 0.25, false)).isZero();         // nobody decodes on w
-        assertThat(CostModel.admissionStep(-2, 0.0, false)).isZero();         // more waiting than counted in flight
+        assertThat(CostModel.admissionStep(TAU, 4, 0.25, false)).isCloseTo(16_500.0 * 4 * 0.75, within(1e-9));
+        assertThat(CostModel.admissionStep(8_000.0, 4, 0.25, false)).as("another engine's step")
+                .isCloseTo(8_000.0 * 4 * 0.75, within(1e-9));
+        assertThat(CostParameters.DEFAULTS.prefillStepUs()).isEqualTo(TAU);
+        assertThat(CostModel.admissionStep(TAU, 4, 1.0, false)).isZero();          // no spare capacity anywhere
+        assertThat(CostModel.admissionStep(TAU, 4, 0.25, true)).isZero();          // r's prefix picks a worker
+        assertThat(CostModel.admissionStep(TAU, 0, 0.25, false)).isZero();         // nobody decodes on w
+        assertThat(CostModel.admissionStep(TAU, -2, 0.0, false)).isZero();         // more waiting than counted in flight
     }
 
     @Test
@@ -75,6 +84,9 @@ class AdmissionStepTest {
         // Requests still waiting for their first token are not decoding.
         CostTerms waiting = score(new int[] {0, 0}, 0, new LoadView(3, 2, 0, 0, 0, 1_000_000, 0), 0.2);
         assertThat(waiting.harm).isCloseTo(20.0 * ISL * 0.7 * 2.0 + 16_500.0 * 1 * 0.8, within(1e-6));
+        // τ_pf is the parameter set's: an engine whose prefill steps cost 4 ms.
+        CostTerms shortSteps = score(new int[] {0, 0}, 0, decoding(3, 0), 0.2, P.toBuilder().prefillStepUs(4_000).build());
+        assertThat(shortSteps.harm).isCloseTo(recompute + 4_000.0 * 3 * 0.8, within(1e-6));
     }
 
     @Test
