@@ -82,7 +82,8 @@ public final class SnapshotConverter {
             cost = new CostParameters(scalar(s, ALPHA_P), scalar(s, ALPHA_P2), scalar(s, ALPHA_D),
                     scalar(s, ALPHA_D2), scalar(s, ALPHA_T), scalar(s, ALPHA_HO), scalar(s, Q_SLACK),
                     scalar(s, ALPHA_WF), scalar(s, LAMBDA), scalar(s, ALPHA_WF2),
-                    base.rhoThreshold(), base.rhoEpsilon(), base.harmWeight(), base.alphaOwn(), base.queueHarmWeight());
+                    base.rhoThreshold(), base.rhoEpsilon(), base.harmWeight(), base.alphaOwn(), base.queueHarmWeight(),
+                    base.prefillStepUs());
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
         }

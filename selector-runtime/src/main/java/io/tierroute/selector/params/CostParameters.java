@@ -26,6 +26,10 @@ package io.tierroute.selector.params;
  *                     of the whole batch). 0 (no such term) until fitted from completions' decode times
  * @param queueHarmWeight κ_q, weight in {@code C_harm} of each request waiting beyond {@code Q_slack} on the worker
  *                     (each will wait behind r for its whole prefill; dimensionless, an objective weight, not fitted)
+ * @param prefillStepUs τ_pf, µs: the fixed time of an engine step that carries a prefill chunk, which every request
+ *                     decoding in that step waits for; prices {@code C_step} (see CostModel.admissionStep). An engine
+ *                     property, not fitted yet: the default is DESIGN.md §6's profile (16.50 ms plus 15.2 µs per chunk
+ *                     token); a deployment on another engine sets its own
  */
 public record CostParameters(
         double alphaP,
@@ -42,7 +46,8 @@ public record CostParameters(
         double rhoEpsilon,
         double harmWeight,
         double alphaOwn,
-        double queueHarmWeight) {
+        double queueHarmWeight,
+        double prefillStepUs) {
 
     /**
      * κ's default: a second of delay to a request in flight counts as much as a second of the newcomer's own
@@ -54,10 +59,21 @@ public record CostParameters(
     /** κ_q's default: each request that will wait behind r for r's whole prefill counts fully. */
     public static final double DEFAULT_QUEUE_HARM_WEIGHT = 1.0;
 
+    /** τ_pf's default: DESIGN.md §6's step-time profile, 16.50142 ms per prefill-carrying step (rounded). */
+    public static final double DEFAULT_PREFILL_STEP_US = 16_500.0;
+
     /** DESIGN.md §3's defaults, in force until the first fitted snapshot arrives. */
     public static final CostParameters DEFAULTS =
             new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05,
-                    DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
+                    DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT, DEFAULT_PREFILL_STEP_US);
+
+    /** The parameters without τ_pf: the engine's step at its default. */
+    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
+                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
+                          double rhoEpsilon, double harmWeight, double alphaOwn, double queueHarmWeight) {
+        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
+                rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight, DEFAULT_PREFILL_STEP_US);
+    }
 
     /** The parameters without {@code α_own} and κ_q: no own-decode term, κ_q at its default. */
     public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
@@ -89,6 +105,7 @@ public record CostParameters(
         requireNonNegative("harmWeight", harmWeight);
         requireNonNegative("alphaOwn", alphaOwn);
         requireNonNegative("queueHarmWeight", queueHarmWeight);
+        requireNonNegative("prefillStepUs", prefillStepUs);
         if (!(rhoThreshold > 0 && rhoThreshold <= 1)) {
             throw new IllegalArgumentException("rhoThreshold must be in (0, 1], got " + rhoThreshold);
         }
@@ -115,12 +132,14 @@ public record CostParameters(
     public static final class Builder {
         private double alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack;
         private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight;
+        private double prefillStepUs;
 
         private Builder(CostParameters p) {
             alphaP = p.alphaP; alphaP2 = p.alphaP2; alphaD = p.alphaD; alphaD2 = p.alphaD2;
             alphaT = p.alphaT; alphaHo = p.alphaHo; qSlack = p.qSlack; alphaWf = p.alphaWf;
             lambda = p.lambda; alphaWf2 = p.alphaWf2; rhoThreshold = p.rhoThreshold; rhoEpsilon = p.rhoEpsilon;
             harmWeight = p.harmWeight; alphaOwn = p.alphaOwn; queueHarmWeight = p.queueHarmWeight;
+            prefillStepUs = p.prefillStepUs;
         }
 
         public Builder alphaP(double v) { alphaP = v; return this; }
@@ -138,10 +157,12 @@ public record CostParameters(
         public Builder harmWeight(double v) { harmWeight = v; return this; }
         public Builder alphaOwn(double v) { alphaOwn = v; return this; }
         public Builder queueHarmWeight(double v) { queueHarmWeight = v; return this; }
+        public Builder prefillStepUs(double v) { prefillStepUs = v; return this; }
 
         public CostParameters build() {
             return new CostParameters(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack,
-                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight);
+                    alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight,
+                    prefillStepUs);
         }
     }
 }

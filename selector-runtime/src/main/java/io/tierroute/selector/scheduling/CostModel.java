@@ -39,7 +39,9 @@ import io.tierroute.selector.sequences.LoadView;
  *     nothing in flight and Q ≤ 2 < Q_slack). It is what makes a cache or CPU-tier hit worth more than r's own
  *     prefill time under load: without it a router minimising its own TTFT recomputes 40–60 k-token contexts
  *     on an idle worker rather than wait for the link of the one holding them, and the recomputes saturate the
- *     GPUs (agentic-pcie load 1.25).</li>
+ *     GPUs (agentic-pcie load 1.25). C_harm also carries r's harm to w's decoders, {@code C_step}
+ *     ({@link #admissionStep}): the prefill step r's admission adds to each of them, where the fleet has spare
+ *     capacity and r's prefix does not pick a worker.</li>
  * <li>{@code C_queue = α_p·Σ_{r'∈A(w), no first token yet} p_eff(r')}: the prefill work queued ahead of
  *     {@code r} on {@code w}. With continuous batching and chunked prefill a newcomer's first token waits
  *     for the uncached prompt tokens of the requests admitted before it (FCFS), priced at the same
@@ -118,7 +120,9 @@ public final class CostModel {
         out.inFlight = load.inFlight();
         out.fleetInFlight = request.fleetMeanInFlight();
         out.harm = harm(p, out.pEffTokens, harmKappa(p, request.prefillDuty()), out.fleetInFlight, load.waiting())
-                * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill);
+                * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
+                + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
+                        hitSpreadBlocks(match) > 1);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 
@@ -197,6 +201,34 @@ public final class CostModel {
         }
         double arrivalsDuringPrefill = arrivalRatePerWorker * prefillUs / 1e6;
         return Math.min(1.0, arrivalsDuringPrefill / fleetMeanInFlight);
+    }
+
+    /**
+     * {@code C_step = τ_pf·n_dec(w)·(1 − D̄)}, 0 when r's prefix picks a worker (τ_pf = {@code prefillStepUs}, the
+     * engine's prefill-carrying step, CostParameters): r's admission puts a prefill step into the batch of each of the {@code n_dec(w) = |A(w)| − Q(w)} requests decoding on w. {@code 1 − D̄} is the
+     * share of the fleet with spare capacity, where a decoder's steps would otherwise carry no prefill chunk (where
+     * prefill already waits, r's chunk rides its steps). Only when r's prefix hits differ by at most one block
+     * over the workers: then spreading admissions costs r nothing; where one worker holds more of r's prefix the
+     * term traded r's cache hit, and the p99 TTFT of chat and Mooncake 2.5, for the decoders' step
+     * (fleet-sim/README.md, "Spare-step round").
+     */
+    static double admissionStep(double prefillStepUs, int decoding, double prefillDuty, boolean prefixPicksWorker) {
+        if (prefixPicksWorker || decoding <= 0) {
+            return 0.0;
+        }
+        return (1.0 - prefillDuty) * (prefillStepUs * decoding);
+    }
+
+    /** How many more blocks of r's prefix (any tier) the best-holding worker holds than the worst one. */
+    static int hitSpreadBlocks(PrefixMatch match) {
+        int lo = Integer.MAX_VALUE;
+        int hi = 0;
+        for (int w = 0; w < match.workers(); w++) {
+            int blocks = match.totalBlocks(w);
+            lo = Math.min(lo, blocks);
+            hi = Math.max(hi, blocks);
+        }
+        return match.workers() == 0 ? 0 : hi - lo;
     }
 
     /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */

@@ -13,7 +13,10 @@ public final class CostTerms {
 
     // Terms of DESIGN.md §3, in µs. `total` = prefill + harm + queue + ownDecode + decode + kv + tier + hol − workflowBonus − toolsBonus.
     public double prefill;
-    /** {@code C_harm}: the delay r's recomputed tokens add to the requests in flight (weight κ, Ā of them) and queued behind it (κ_q). */
+    /**
+     * {@code C_harm}: the delay r's recomputed tokens add to the requests in flight (weight κ, Ā of them) and queued behind
+     * it (κ_q), plus {@code C_step}, the prefill step r's admission adds to each request decoding on w (CostModel.admissionStep).
+     */
     public double harm;
     /** {@code C_queue}: prefill work queued ahead on the worker. */
     public double queue;

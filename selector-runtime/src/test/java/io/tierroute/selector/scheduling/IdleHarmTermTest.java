@@ -12,7 +12,8 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * C_harm's two fleet inputs, term by term: {@code κ = harmWeight·(0.5 + D̄)}, and on a worker with nothing in
- * flight {@code min(Ā, λ_w·T_pf)} in place of {@code Ā}.
+ * flight {@code min(Ā, λ_w·T_pf)} in place of {@code Ā}. The match has one worker, so on a busy worker C_harm also
+ * carries C_step for its decoders (AdmissionStepTest's); {@link #step} adds it to the expected values.
  */
 class IdleHarmTermTest {
 
@@ -25,6 +26,11 @@ class IdleHarmTermTest {
     }
 
     private static final LoadView IDLE = busy(0, 0);
+
+    /** C_step: {@code 16,500 µs·n_dec·(1 − D̄)}. */
+    private static double step(int decoding, double duty) {
+        return 16_500.0 * decoding * (1 - duty);
+    }
 
     private CostTerms score(CostParameters p, LoadView load, double fleetMean, double duty, double ratePerWorker) {
         PrefixMatch m = new PrefixMatch(1);
@@ -70,23 +76,24 @@ class IdleHarmTermTest {
         double kappa = 0.8;
         for (double rate : new double[] {0, 25, 200}) {
             CostTerms t = score(P, busy(1, 0), 12.5, 0.3, rate);
-            assertThat(t.harm).isCloseTo(20.0 * ISL * kappa * 12.5, within(1e-6));
+            assertThat(t.harm).isCloseTo(20.0 * ISL * kappa * 12.5 + step(1, 0.3), within(1e-6));
         }
         // Ā = 0 (an empty fleet): no harm anywhere, idle or not (DESIGN.md §3's worked example).
         assertThat(score(P, IDLE, 0, 0.3, 25).harm).isZero();
-        assertThat(score(P, busy(1, 0), 0, 0.3, 25).harm).isZero();
+        assertThat(score(P, busy(1, 0), 0, 0.3, 25).harm).isCloseTo(step(1, 0.3), within(1e-6)); // C_step only
     }
 
     @Test
     void kappaScalesWithHalfPlusThePrefillDuty() {
-        double at0 = score(P, busy(3, 0), 2, 0.0, 0).harm;
-        double atHalf = score(P, busy(3, 0), 2, 0.5, 0).harm;
-        double at1 = score(P, busy(3, 0), 2, 1.0, 0).harm;
+        double at0 = score(P, busy(3, 0), 2, 0.0, 0).harm - step(3, 0.0);
+        double atHalf = score(P, busy(3, 0), 2, 0.5, 0).harm - step(3, 0.5);
+        double at1 = score(P, busy(3, 0), 2, 1.0, 0).harm - step(3, 1.0);
         assertThat(at0).isCloseTo(20.0 * ISL * 0.5 * 2, within(1e-6));
         assertThat(atHalf).isCloseTo(20.0 * ISL * 1.0 * 2, within(1e-6));
         assertThat(at1).isCloseTo(3 * at0, within(1e-6));
         // harmWeight still weighs it.
-        assertThat(score(P.toBuilder().harmWeight(2).build(), busy(3, 0), 2, 0.5, 0).harm).isCloseTo(2 * atHalf, within(1e-6));
+        assertThat(score(P.toBuilder().harmWeight(2).build(), busy(3, 0), 2, 0.5, 0).harm - step(3, 0.5))
+                .isCloseTo(2 * atHalf, within(1e-6));
     }
 
     @Test
@@ -95,7 +102,7 @@ class IdleHarmTermTest {
         // 10 waiting, slack 4: 6 wait behind r for its whole prefill, at κ_q = 1 whatever D̄ is.
         for (double duty : new double[] {0, 0.25, 1}) {
             CostTerms t = score(p, busy(12, 10), 3, duty, 0);
-            assertThat(t.harm).isCloseTo(20.0 * ISL * ((0.5 + duty) * 3 + 1.0 * 6), within(1e-6));
+            assertThat(t.harm).isCloseTo(20.0 * ISL * ((0.5 + duty) * 3 + 1.0 * 6) + step(2, duty), within(1e-6));
         }
     }
 
