@@ -288,8 +288,8 @@ public final class JobThroughputBench {
         double rate = records / secs;
         double decisionRate = (last[2] - first[2]) / secs;
         System.out.printf("%s telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
-            + "all three: %.0f records/s), between %.0f and %.0f committed records, %.1f s%n", label, rate, decisionRate,
-            rate + decisionRate, first[1], last[1], secs);
+            + "all three: %.0f records/s), between %.0f and %.0f committed records, %.1f s (%.1f–%.1f s after the job "
+            + "started)%n", label, rate, decisionRate, rate + decisionRate, first[1], last[1], secs, first[0], last[0]);
         // The machine is shared: wall-clock rates move with other people's load. CPU seconds this JVM
         // (job, + broker unless it runs in its own JVM; the load generator is idle by then) spent per record are steadier.
         double cpu = last[3] - first[3];
