@@ -80,6 +80,10 @@ public final class ReusingDecoder<T extends SpecificRecord> {
       return new SameSchemaDecoder(unionWidth);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    } catch (IllegalAccessError e) {
+      // SameSchemaDecoder sits in Avro's package: a class loader that loads Avro apart from this jar (a cluster
+      // with Avro parent-first) makes its constructor call illegal. Avro's resolving reader still works.
+      return null;
     }
   }
 
