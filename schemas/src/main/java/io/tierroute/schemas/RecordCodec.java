@@ -175,9 +175,19 @@ public final class RecordCodec<T extends SpecificRecord> {
 
   /** Reads the body from {@code in} (into {@code reuse} if not null) and checks that nothing trails it. */
   T readBody(SpecificDatumReader<T> reader, T reuse, BinaryDecoder in, long fp, int bodyLength) {
+    return readBody(body -> reader.read(reuse, body), in, fp, bodyLength);
+  }
+
+  /** How a body is read from its decoder (Avro's reader, or {@link ReusingDecoder}'s direct path). */
+  interface BodyReader<T> {
+    T read(BinaryDecoder in) throws IOException;
+  }
+
+  /** Reads the body with {@code body} and checks that nothing trails it. */
+  T readBody(BodyReader<T> body, BinaryDecoder in, long fp, int bodyLength) {
     T result;
     try {
-      result = reader.read(reuse, in);
+      result = body.read(in);
     } catch (SecurityException e) {
       throw e; // a set-up error (class trust), not bad data
     } catch (IOException | RuntimeException e) {

@@ -1,9 +1,12 @@
 package io.tierroute.schemas;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.SameSchemaDecoder;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.avro.specific.SpecificRecord;
@@ -13,10 +16,11 @@ import org.apache.avro.specific.SpecificRecordBase;
  * A decoder of one record type for a single consumer thread that decodes into the same record object
  * each time ({@link RecordCodec#reusingDecoder()}): for a consumer that copies what it needs out of the
  * record before the next call. Records written with the current schema go through the generated
- * {@code customDecode} (Avro's custom coders: no boxed field values, no resolution) into the reused
- * object, with a reused {@link BinaryDecoder}; a released older writer schema takes
- * {@link RecordCodec#decode}'s path (a fresh record). Same checks and exceptions as
- * {@link RecordCodec#decode} (a message may quote a different Avro exception as its cause).
+ * {@code customDecode} (Avro's custom coders: no boxed field values) into the reused object, with a
+ * reused {@link BinaryDecoder} read through a {@link SameSchemaDecoder} (no resolving grammar walked per
+ * field: writer schema = reader schema); a released older writer schema takes {@link RecordCodec#decode}'s
+ * path (a fresh record, Avro's resolution). Same checks and exceptions as {@link RecordCodec#decode} (a
+ * message may quote a different Avro exception as its cause).
  *
  * <p>Why it is as safe as the generic path on hostile bytes: the generated {@code customDecode} sizes a
  * new array by the count the bytes claim; here every array of the reused record exists before the first
@@ -31,8 +35,10 @@ public final class ReusingDecoder<T extends SpecificRecord> {
 
   private final RecordCodec<T> codec;
   private final SpecificDatumReader<T> reader; // null: this type always takes the codec's path
+  private final SameSchemaDecoder direct; // null: the current schema's records go through the reader
   private final T record;
   private BinaryDecoder decoder;
+  private final RecordCodec.BodyReader<T> directBody = this::decodeDirect;
 
   ReusingDecoder(RecordCodec<T> codec) {
     this.codec = codec;
@@ -46,9 +52,38 @@ public final class ReusingDecoder<T extends SpecificRecord> {
       T r = (T) model.newRecord(null, schema);
       seed(r, model);
       this.record = r;
+      this.direct = generatesCustomDecode(r.getClass()) ? directDecoder(schema) : null;
     } else {
       this.reader = null;
+      this.direct = null;
       this.record = null;
+    }
+  }
+
+  /** Whether the class was generated with custom coders (its own {@code customDecode}). */
+  private static boolean generatesCustomDecode(Class<?> type) {
+    try {
+      type.getDeclaredMethod("customDecode", org.apache.avro.io.ResolvingDecoder.class);
+      return true;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+
+  /** The grammar-free decoder for the current schema, or null where it cannot check a union index. */
+  private static SameSchemaDecoder directDecoder(Schema schema) {
+    int unionWidth = SameSchemaDecoder.unionWidth(schema);
+    if (unionWidth < 0) {
+      return null;
+    }
+    try {
+      return new SameSchemaDecoder(unionWidth);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (IllegalAccessError e) {
+      // SameSchemaDecoder sits in Avro's package: a class loader that loads Avro apart from this jar (a cluster
+      // with Avro parent-first) makes its constructor call illegal. Avro's resolving reader still works.
+      return null;
     }
   }
 
@@ -63,7 +98,20 @@ public final class ReusingDecoder<T extends SpecificRecord> {
     }
     decoder = DecoderFactory.get().binaryDecoder(bytes, RecordCodec.HEADER_LENGTH,
         bytes.length - RecordCodec.HEADER_LENGTH, decoder);
-    return codec.readBody(reader, record, decoder, fp, bytes.length - RecordCodec.HEADER_LENGTH);
+    if (direct == null) {
+      return codec.readBody(reader, record, decoder, fp, bytes.length - RecordCodec.HEADER_LENGTH);
+    }
+    return codec.readBody(directBody, decoder, fp, bytes.length - RecordCodec.HEADER_LENGTH);
+  }
+
+  private T decodeDirect(BinaryDecoder in) throws IOException {
+    ((SpecificRecordBase) record).customDecode(direct.on(in));
+    return record;
+  }
+
+  /** Whether records of the current writer schema skip Avro's resolving grammar ({@link SameSchemaDecoder}). */
+  boolean decodesDirectly() {
+    return direct != null;
   }
 
   /** Whether this type decodes through custom coders here: custom coders generated, no map, no array or record in a union. */

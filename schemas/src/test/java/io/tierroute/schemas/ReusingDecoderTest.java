@@ -20,7 +20,7 @@ class ReusingDecoderTest {
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void assertSameAsCodec(RecordCodec codec, ReusingDecoder reusing, byte[] bytes) {
+  static void assertSameAsCodec(RecordCodec codec, ReusingDecoder reusing, byte[] bytes) {
     Object expected;
     try {
       expected = codec.decode(bytes);

@@ -147,10 +147,25 @@ public final class JobThroughputBench {
     }
 
     static void throughput(BenchBroker kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
-        long start = System.currentTimeMillis() - Duration.ofMinutes(50).toMillis();
+        // Event time runs 10 ms per request of a scope and 1 s per telemetry sample from the start. The broker refuses
+        // records stamped more than log.message.timestamp.after.max.ms (Kafka 4: 1 h) ahead of its clock, so a long
+        // input starts far enough back that its last record is 50 min ahead at most (the default inputs keep
+        // the earlier rounds' start, 50 min back). Before this, the refused tail of a longer input went unnoticed
+        // (sends were not checked) and the benchmark waited for records that were never written.
+        long spanMs = Math.max(requestsPerScope * 10L, telemetrySeconds * 1000L);
+        long back = Math.max(Duration.ofMinutes(50).toMillis(), spanMs - Duration.ofMinutes(50).toMillis());
+        long start = System.currentTimeMillis() - back;
         long telemetry = 0;
         long completions = 0;
         long t0 = System.nanoTime();
+        java.util.concurrent.atomic.AtomicLong failedSends = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicReference<Exception> firstFailure = new java.util.concurrent.atomic.AtomicReference<>();
+        org.apache.kafka.clients.producer.Callback checked = (meta, e) -> {
+            if (e != null) {
+                failedSends.incrementAndGet();
+                firstFailure.compareAndSet(null, e);
+            }
+        };
         try (KafkaProducer<byte[], byte[]> p = producer(kafka)) {
             List<Workload> loads = new ArrayList<>();
             for (int i = 0; i < SCOPES.length; i++) {
@@ -160,7 +175,7 @@ public final class JobThroughputBench {
             for (int done = 0; done < requestsPerScope; done += chunk) {
                 for (Workload w : loads) {
                     for (ProducerRecord<byte[], byte[]> r : w.requests(Math.min(chunk, requestsPerScope - done))) {
-                        p.send(r);
+                        p.send(r, checked);
                         if (r.topic().equals(Topics.COMPLETIONS)) {
                             completions++;
                         }
@@ -171,15 +186,18 @@ public final class JobThroughputBench {
             for (int done = 0; done < telemetrySeconds; done += perChunk) {
                 for (Workload w : loads) {
                     for (ProducerRecord<byte[], byte[]> r : w.telemetry(Math.min(perChunk, telemetrySeconds - done))) {
-                        p.send(r);
+                        p.send(r, checked);
                         telemetry++;
                     }
                 }
             }
             p.flush();
         }
-        System.out.printf("pre-filled %d telemetry, %d completions and %d decisions in %.1f s%n", telemetry,
-            completions, completions, (System.nanoTime() - t0) / 1e9);
+        if (failedSends.get() > 0) {
+            throw new IllegalStateException(failedSends.get() + " records of the input were not written", firstFailure.get());
+        }
+        System.out.printf("pre-filled %d telemetry, %d completions and %d decisions in %.1f s (event time from %.0f min "
+            + "ago)%n", telemetry, completions, completions, (System.nanoTime() - t0) / 1e9, back / 60_000.0);
         JobSettings s = settings(kafka);
         long total = telemetry + completions;
         JobClient job = startJob(s);
@@ -288,8 +306,8 @@ public final class JobThroughputBench {
         double rate = records / secs;
         double decisionRate = (last[2] - first[2]) / secs;
         System.out.printf("%s telemetry+completions %.0f records/s (decisions alongside: %.0f records/s; "
-            + "all three: %.0f records/s), between %.0f and %.0f committed records, %.1f s%n", label, rate, decisionRate,
-            rate + decisionRate, first[1], last[1], secs);
+            + "all three: %.0f records/s), between %.0f and %.0f committed records, %.1f s (%.1f–%.1f s after the job "
+            + "started)%n", label, rate, decisionRate, rate + decisionRate, first[1], last[1], secs, first[0], last[0]);
         // The machine is shared: wall-clock rates move with other people's load. CPU seconds this JVM
         // (job, + broker unless it runs in its own JVM; the load generator is idle by then) spent per record are steadier.
         double cpu = last[3] - first[3];
