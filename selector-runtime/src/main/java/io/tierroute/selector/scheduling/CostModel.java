@@ -122,7 +122,7 @@ public final class CostModel {
         out.harm = harm(p, out.pEffTokens, harmKappa(p, request.prefillDuty()), out.fleetInFlight, load.waiting())
                 * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
                 + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
-                        hitSpreadBlocks(match) > 1);
+                        (request.hitSpreadBlocks() >= 0 ? request.hitSpreadBlocks() : hitSpreadBlocks(match)) > 1);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);
 

@@ -20,6 +20,7 @@ public final class RouteContext {
     private double fleetMeanInFlight;
     private double prefillDuty;
     private double arrivalRatePerWorker;
+    private int hitSpreadBlocks = -1;
 
     public RouteContext(int workers) {
         this.toolHits = new int[workers];
@@ -45,8 +46,21 @@ public final class RouteContext {
         this.fleetMeanInFlight = 0;
         this.prefillDuty = 0;
         this.arrivalRatePerWorker = 0;
+        this.hitSpreadBlocks = -1;
         return this;
     }
+
+    /**
+     * How many more blocks of r's prefix the best-holding worker holds than the worst one (C_step's condition,
+     * {@code CostModel.hitSpreadBlocks}), set once per route by the selector so that each candidate's score does
+     * not walk every worker again; -1 (after {@link #reset}): each score computes it from its match.
+     */
+    public RouteContext hitSpreadBlocks(int blocks) {
+        this.hitSpreadBlocks = blocks;
+        return this;
+    }
+
+    public int hitSpreadBlocks() { return hitSpreadBlocks; }
 
     /** {@code Ā}: requests in flight per healthy worker, fleet-wide. */
     public RouteContext fleetMeanInFlight(double mean) {

@@ -174,6 +174,7 @@ public final class Selector {
 
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
+        ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(lookup.match())); // once per route, not once per candidate
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
             if (agent.workflowId() != null) {

@@ -90,6 +90,20 @@ class AdmissionStepTest {
     }
 
     @Test
+    void theSpreadTheSelectorSetOncePerRouteIsTheOneUsed() {
+        PrefixMatch m = new PrefixMatch(2);
+        m.reset(ISL / BLOCK); // nobody holds anything: spread 0
+        RouteContext ctx = RouteContext.of(2, ISL, 500, BLOCK, 512).fleetMeanInFlight(2.0).prefillDuty(0.2);
+        CostTerms computed = new CostTerms();
+        CostModel.score(ctx, 0, m, decoding(3, 0), bandwidth, ParameterSet.builder(2).cost(P).build(), computed);
+        CostTerms given = new CostTerms();
+        CostModel.score(ctx.hitSpreadBlocks(4), 0, m, decoding(3, 0), bandwidth, ParameterSet.builder(2).cost(P).build(), given);
+        assertThat(computed.harm - given.harm).as("C_step, charged only where the spread is ≤ 1 block")
+                .isCloseTo(16_500.0 * 3 * 0.8, within(1e-6));
+        assertThat(ctx.reset(ISL, 500, BLOCK, 512).hitSpreadBlocks()).as("a new route computes it again").isEqualTo(-1);
+    }
+
+    @Test
     void withNoPrefixToLoseTheWorkerWithFewerDecodersWins() {
         // Worker 0: 4 decoders with 400 predicted tokens left (C_decode 20 ms); worker 1: one decoder with 1000 left
         // (50 ms). Without C_step worker 0 is cheaper by 30 ms; its 3 extra decoders each wait 16.5 ms × (1 − 0.1)
