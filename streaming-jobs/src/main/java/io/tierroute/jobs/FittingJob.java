@@ -114,11 +114,9 @@ public final class FittingJob {
             .process(new RequestJoinFunction(settings.decisionTimeout(), settings.completionGrace(),
                 settings.stateTtl(), settings.jobName()))
             .returns(TypeInformation.of(JoinedRow.class))
-            // A new uid whenever the join's state layout changes (sixth round: keyed by shard; eighth: no state
-            // TTL, the arrival's processing time in each side): Flink would misread the old layout under the old
-            // uid. A savepoint of an earlier join restores with --allowNonRestoredState, dropping only the sides
-            // then waiting.
-            .name("join decisions with completions").uid("join-by-shard-2");
+            // A new uid since the key (a shard, not the request id) and the state changed: a savepoint of the
+            // per-request join restores with --allowNonRestoredState, dropping only the sides then waiting.
+            .name("join decisions with completions").uid("join-by-shard");
 
         DataStream<ScopeInput> fitInputs = telemetry
             .map(new ScopeKeys.WrapTelemetry()).name("telemetry as fit input").uid("wrap-telemetry")

@@ -24,6 +24,6 @@ class OperatorUidsTest {
             uids.add(n.getTransformationUID());
         }
         assertThat(uids).as("uids").doesNotHaveDuplicates()
-            .contains("source-telemetry", "source-decisions", "source-completions", "source-control", "join-by-shard-2", "fit");
+            .contains("source-telemetry", "source-decisions", "source-completions", "source-control", "join-by-shard", "fit");
     }
 }

@@ -7,8 +7,7 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * What {@link RequestJoinFunction} keeps for one request id while it waits for the other side: the
- * side that arrived (exactly one of the two is set), the event time at which it stops waiting, and the
- * wall-clock time of its arrival (the processing-time backstop's clock).
+ * side that arrived (exactly one of the two is set) and the event time at which it stops waiting.
  * Never changed once built: its serializer ({@code PendingJoinSerializer}) is declared immutable, so the
  * heap backend's copy-on-write shares it.
  */
@@ -20,16 +19,12 @@ public final class PendingJoin {
     public final long deadlineMs;
     /** The operator's watermark when the side arrived, ms. */
     public final long arrivalWatermark;
-    /** The operator's processing time when the side arrived, ms: it is dropped {@code stateTtl} later at most. */
-    public final long arrivalWallMs;
 
-    public PendingJoin(DecisionRow decision, CompletionRow completion, long deadlineMs, long arrivalWatermark,
-                       long arrivalWallMs) {
+    public PendingJoin(DecisionRow decision, CompletionRow completion, long deadlineMs, long arrivalWatermark) {
         this.decision = decision;
         this.completion = completion;
         this.deadlineMs = deadlineMs;
         this.arrivalWatermark = arrivalWatermark;
-        this.arrivalWallMs = arrivalWallMs;
     }
 
     /**
@@ -40,10 +35,5 @@ public final class PendingJoin {
      */
     boolean expiredAt(long watermark) {
         return deadlineMs <= watermark && watermark > arrivalWatermark;
-    }
-
-    /** Whether the side has waited {@code ttlMs} of wall-clock time or longer at processing time {@code nowMs}. */
-    boolean staleAt(long nowMs, long ttlMs) {
-        return arrivalWallMs <= nowMs - ttlMs;
     }
 }

@@ -6,14 +6,13 @@ import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -39,14 +38,7 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * for theirs, and the short grace in 2 buckets, not 8: when the job catches up on a backlog, event time runs
  * ≈ 200× faster than the clock and the scans of both maps every 15 s of event time were a fifth of the join
  * task (sixth round).
- * A processing-time clean-up backs this up when the watermark stalls: a side that has waited {@code stateTtl}
- * of wall-clock time since it arrived is counted as unmatched and removed by its shard's processing-time timer
- * (one per shard and bucket of {@code stateTtl / 4}, at the first bucket end at or after the side's arrival +
- * {@code stateTtl}), so it leaves the state between {@code stateTtl} and {@code 1.25 × stateTtl} after arriving.
- * This replaces Flink's state TTL on the two maps (eighth round): the TTL wrapped every value (a timestamp
- * per lookup) and its full-snapshot clean-up copied both maps at every checkpoint, 38 % of the checkpoints'
- * background work in the seventh round's profile, for a backstop that the watermark almost never needs.
- * A completion
+ * A processing-time state TTL ({@code stateTtl}) backs this up when the watermark stalls. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
  */
@@ -59,15 +51,12 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     static final int DECISION_BUCKETS = 8;
     /** Clean-up buckets per completion grace: the grace is short, its scans frequent (see the class comment). */
     static final int COMPLETION_BUCKETS = 2;
-    /** Processing-time clean-up buckets per {@code stateTtl}: a stale side stays at most a quarter of it longer. */
-    static final int BACKSTOP_BUCKETS = 4;
 
     private final long decisionTimeoutMs;
     private final long completionGraceMs;
     private final long decisionBucketMs;
     private final long completionBucketMs;
-    private final long stateTtlMs;
-    private final long backstopBucketMs;
+    private final Duration stateTtl;
     private final String consumer;
 
     private transient MapState<String, PendingJoin> decisions;
@@ -78,36 +67,38 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private transient Counter duplicates;
     private transient Counter failedCompletions;
     private transient Counter workerMismatches;
-    /** The processing-time bucket end last armed, and the shards (keys) with a timer armed there: skips the
-     *  timer service's own de-duplication for every side stored (not state: after a restore, re-armed once). */
-    private transient long armedBackstop;
-    private transient HashSet<Integer> armedShards;
 
     public RequestJoinFunction(Duration decisionTimeout, Duration completionGrace, Duration stateTtl, String consumer) {
         this.decisionTimeoutMs = decisionTimeout.toMillis();
         this.completionGraceMs = completionGrace.toMillis();
         this.decisionBucketMs = Math.max(1, decisionTimeoutMs / DECISION_BUCKETS);
         this.completionBucketMs = Math.max(1, completionGraceMs / COMPLETION_BUCKETS);
-        this.stateTtlMs = stateTtl.toMillis();
-        this.backstopBucketMs = Math.max(1, stateTtlMs / BACKSTOP_BUCKETS);
+        this.stateTtl = stateTtl;
         this.consumer = consumer;
     }
 
     /**
-     * One side's waiting entries of a shard by request id, without Flink's state TTL (the clean-up timers and
-     * the processing-time backstop of this class remove every entry).
+     * One side's waiting entries of a shard by request id, with a processing-time TTL per entry as the
+     * backstop of the event-time clean-up (a watermark that stalls). Clean-up of expired entries: dropped from
+     * every full snapshot (heap backend) and by RocksDB's compaction filter — not Flink's default incremental
+     * clean-up on the heap backend, which walked the state table on every state access and was the largest
+     * item of the job's profile (JFR: ≈ 25 % of all samples).
      */
-    static MapStateDescriptor<String, PendingJoin> descriptor(String name) {
-        return new MapStateDescriptor<>(name, String.class, PendingJoin.class);
+    static MapStateDescriptor<String, PendingJoin> descriptor(String name, Duration ttl) {
+        MapStateDescriptor<String, PendingJoin> d = new MapStateDescriptor<>(name, String.class, PendingJoin.class);
+        d.enableTimeToLive(StateTtlConfig.newBuilder(ttl)
+            .disableCleanupInBackground()
+            .cleanupFullSnapshot()
+            .cleanupInRocksdbCompactFilter(1000)
+            .build());
+        return d;
     }
 
     @Override
     public void open(OpenContext openContext) {
         AvroTrust.install(); // dead letters (Avro) are copied by Flink's Avro serializer on this TaskManager
-        decisions = getRuntimeContext().getMapState(descriptor(DECISIONS));
-        completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS));
-        armedShards = new HashSet<>();
-        armedBackstop = Long.MIN_VALUE;
+        decisions = getRuntimeContext().getMapState(descriptor(DECISIONS, stateTtl));
+        completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS, stateTtl));
         var metrics = getRuntimeContext().getMetricGroup();
         joined = metrics.counter("joinedRows");
         decisionsNeverCompleted = metrics.counter("decisionsNeverCompleted");
@@ -130,11 +121,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
             duplicates.inc();
             return;
         }
-        long now = ctx.timerService().currentProcessingTime();
-        PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark, now);
+        PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark);
         decisions.put(d.requestId, p);
         ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, decisionBucketMs));
-        armBackstop(ctx, now);
     }
 
     @Override
@@ -150,27 +139,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
             duplicates.inc();
             return;
         }
-        long now = ctx.timerService().currentProcessingTime();
-        PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark, now);
+        PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark);
         completions.put(c.requestId, p);
         ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, completionBucketMs));
-        armBackstop(ctx, now);
-    }
-
-    /**
-     * Arms this shard's processing-time clean-up at the bucket end that covers a side stored at {@code now}
-     * ({@link #backstopCleanup}), unless it is armed already. A bucket end is always later than now, so one
-     * that fired is never taken for armed.
-     */
-    private void armBackstop(Context ctx, long now) {
-        long end = backstopCleanup(now);
-        if (end != armedBackstop) {
-            armedBackstop = end;
-            armedShards.clear();
-        }
-        if (armedShards.add(ctx.getCurrentKey())) {
-            ctx.timerService().registerProcessingTimeTimer(end);
-        }
     }
 
     /**
@@ -194,11 +165,6 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
      */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<JoinedRow> out) throws Exception {
-        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-            removeStale(completions, timestamp);
-            removeStale(decisions, timestamp);
-            return;
-        }
         long watermark = ctx.timerService().currentWatermark();
         if (timestamp % completionBucketMs == 0) {
             cleanUp(completions, watermark);
@@ -219,21 +185,6 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         }
         if (side.isEmpty()) {
             side.clear(); // the iterator leaves an empty map behind on the heap backend
-        }
-    }
-
-    /** The backstop: counts and removes every side of this shard that has waited {@code stateTtl} by {@code now}. */
-    private void removeStale(MapState<String, PendingJoin> side, long now) throws Exception {
-        Iterator<Map.Entry<String, PendingJoin>> it = side.iterator();
-        while (it.hasNext()) {
-            PendingJoin p = it.next().getValue();
-            if (p.staleAt(now, stateTtlMs)) {
-                countUnmatched(p);
-                it.remove();
-            }
-        }
-        if (side.isEmpty()) {
-            side.clear();
         }
     }
 
@@ -272,11 +223,6 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     /** When the clean-up of a completion waiting until {@code deadlineMs} runs. */
     long completionCleanup(long deadlineMs) {
         return bucketEnd(deadlineMs, completionBucketMs);
-    }
-
-    /** When the processing-time clean-up of a side that arrived at processing time {@code arrivalMs} runs. */
-    long backstopCleanup(long arrivalMs) {
-        return bucketEnd(arrivalMs + stateTtlMs, backstopBucketMs);
     }
 
     private void emit(DecisionRow d, CompletionRow c, Context ctx, Collector<JoinedRow> out) {

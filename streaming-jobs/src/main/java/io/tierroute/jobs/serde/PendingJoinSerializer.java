@@ -11,8 +11,7 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * The join's waiting side: a tag byte (0 decision, 1 completion), that row ({@link RowFields}), the deadline,
- * the watermark and the processing time at its arrival (the latter since the eighth round: the layout of uid
- * {@code join-by-shard-2}; the state of uid {@code join-by-shard} is not read with it).
+ * the watermark at its arrival.
  *
  * <p>Declared immutable: the join puts a {@link PendingJoin} into its map state once and never changes it
  * (it removes the entry when the other side or the clean-up comes), so the heap backend's copy-on-write of a
@@ -34,7 +33,6 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
         }
         out.writeLong(p.deadlineMs);
         out.writeLong(p.arrivalWatermark);
-        out.writeLong(p.arrivalWallMs);
     }
 
     @Override
@@ -48,8 +46,7 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
             default -> throw new IOException("unknown pending join tag " + tag);
         }
         long deadline = in.readLong();
-        long arrivalWatermark = in.readLong();
-        return new PendingJoin(d, c, deadline, arrivalWatermark, in.readLong());
+        return new PendingJoin(d, c, deadline, in.readLong());
     }
 
     @Override
@@ -59,7 +56,7 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
 
     @Override
     public PendingJoin createInstance() {
-        return new PendingJoin(null, null, 0, Long.MIN_VALUE, 0);
+        return new PendingJoin(null, null, 0, Long.MIN_VALUE);
     }
 
     @Override

@@ -24,14 +24,13 @@ import org.junit.jupiter.api.Test;
 class RequestJoinFunctionTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final Duration GRACE = Duration.ofMinutes(2);
-    private static final Duration STATE_TTL = Duration.ofHours(2);
 
     private RequestJoinFunction function;
     private KeyedTwoInputStreamOperatorTestHarness<Integer, DecisionRow, CompletionRow, JoinedRow> harness;
 
     @BeforeEach
     void open() throws Exception {
-        function = new RequestJoinFunction(TIMEOUT, GRACE, STATE_TTL, "test");
+        function = new RequestJoinFunction(TIMEOUT, GRACE, Duration.ofHours(2), "test");
         harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
             new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
         harness.open();
@@ -229,50 +228,6 @@ class RequestJoinFunctionTest {
         assertThat(harness.numEventTimeTimers()).isEqualTo(1);
         harness.processElement2(new StreamRecord<>(completion("r7", "w1", 2_000, true), 2_000));
         assertThat(harness.extractOutputValues()).singleElement().satisfies(r -> assertThat(r.worker).isEqualTo("w1"));
-        assertNoStateLeft();
-    }
-
-    /** A request id in the same shard as {@code id} (so one clean-up scans both), other than it. */
-    private static String sameShardAs(String id) {
-        for (int i = 0; ; i++) {
-            String other = "p" + i;
-            if (!other.equals(id) && RequestShards.of(other).equals(RequestShards.of(id))) {
-                return other;
-            }
-        }
-    }
-
-    @Test
-    void aSideWhoseWatermarkNeverAdvancesIsRemovedAndCountedAfterTheStateTtlOfProcessingTime() throws Exception {
-        long ttl = STATE_TTL.toMillis();
-        long first = 1_000;
-        long second = first + ttl / 4; // a quarter of the TTL later: the next backstop bucket
-        String late = sameShardAs("s1");
-        harness.setProcessingTime(first);
-        harness.processElement1(new StreamRecord<>(decision("s1", "w1", 1_000), 1_000));
-        for (int i = 0; i < 200; i++) { // more sides in the same bucket arm no more than one timer per shard
-            harness.processElement2(new StreamRecord<>(completion("b" + i, "w1", 2_000, true), 2_000));
-        }
-        assertThat(harness.numProcessingTimeTimers()).as("one per shard and backstop bucket")
-            .isLessThanOrEqualTo(RequestShards.COUNT);
-        harness.setProcessingTime(second);
-        harness.processElement2(new StreamRecord<>(completion(late, "w1", 2_000, true), 2_000));
-
-        harness.setProcessingTime(first + ttl - 1); // no watermark at all, and not yet stateTtl of wall-clock time
-        assertUnmatched(0, 0);
-        assertThat(harness.numKeyedStateEntries()).isPositive();
-
-        long cleanup = function.backstopCleanup(first);
-        assertThat(cleanup).isGreaterThanOrEqualTo(first + ttl).isLessThan(second + ttl);
-        harness.setProcessingTime(cleanup); // the sides of the first bucket have waited stateTtl; the late one not
-        assertUnmatched(1, 200);
-
-        harness.setProcessingTime(second + ttl - 1);
-        assertUnmatched(1, 200);
-        harness.setProcessingTime(function.backstopCleanup(second));
-        assertUnmatched(1, 201);
-        assertThat(harness.extractOutputValues()).isEmpty();
-        assertThat(harness.numProcessingTimeTimers()).as("processing-time timers").isZero();
         assertNoStateLeft();
     }
 }
