@@ -176,8 +176,10 @@ class DecisionPublisherTest {
             // the one record in its hands got through the offer; the rest were dropped and counted.
             assertThat(pub.droppedBufferFull()).isGreaterThanOrEqualTo(routes - 4 - 512);
             assertThat(pub.acknowledged()).isZero();
+            // A route that waited for the producer would take its whole 2 s block (max.block.ms); below that is
+            // scheduling, which reached 1.15 s once on a machine at load 37 (the bound was 0.5 s then).
             assertThat(worstNanos).as("the slowest route (ns) never waited for the 2 s producer block")
-                    .isLessThan(Duration.ofMillis(500).toNanos());
+                    .isLessThan(Duration.ofMillis(1900).toNanos());
         } finally {
             long t0 = System.nanoTime();
             pub.close();
