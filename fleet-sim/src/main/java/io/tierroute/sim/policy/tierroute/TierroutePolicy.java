@@ -52,6 +52,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     private final long kvCapacityTokens;
     private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
     private final String candidateLogPrefix; // -Dtr.candLog on a measured run, else null (CandidateLog)
+    private CandidateLog candidateLog; // opened at the first explained route
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
 
@@ -143,7 +144,7 @@ public final class TierroutePolicy implements RoutingPolicy {
         RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
-                candidateLog());
+                explainRoute());
         RouteDecision d = selector.route(req).join();
         if (candidateLog != null) {
             candidateLog.write(r.id(), nowMicros, d);
@@ -154,10 +155,8 @@ public final class TierroutePolicy implements RoutingPolicy {
         return d.workerIndex();
     }
 
-    private CandidateLog candidateLog;
-
     /** Whether to explain this route: only a measured run (not a warm-up), only with {@code -Dtr.candLog} (CandidateLog). */
-    private boolean candidateLog() {
+    private boolean explainRoute() {
         if (candidateLogPrefix == null) {
             return false;
         }
