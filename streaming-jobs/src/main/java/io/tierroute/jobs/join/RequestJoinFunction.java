@@ -132,8 +132,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         }
         PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark);
         decisions.put(d.requestId, p);
-        if (decisionBuckets.added(shard, p.deadlineMs)) {
-            ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, decisionBucketMs));
+        long cleanup = decisionBuckets.added(shard, p.deadlineMs, watermark);
+        if (cleanup != Long.MIN_VALUE) {
+            ctx.timerService().registerEventTimeTimer(cleanup);
         }
     }
 
@@ -154,8 +155,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         }
         PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark);
         completions.put(c.requestId, p);
-        if (completionBuckets.added(shard, p.deadlineMs)) {
-            ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, completionBucketMs));
+        long cleanup = completionBuckets.added(shard, p.deadlineMs, watermark);
+        if (cleanup != Long.MIN_VALUE) {
+            ctx.timerService().registerEventTimeTimer(cleanup);
         }
     }
 

@@ -1,34 +1,52 @@
 package io.tierroute.jobs.join;
 
+import java.util.Arrays;
+
 /**
- * How many sides of one kind (decisions or completions) wait in each shard, by clean-up bucket (the bucket
- * end at or after a side's deadline). In memory only, not state: it lets {@link RequestJoinFunction}
- * register a bucket's clean-up timer once, when the bucket gets its first side, instead of for every side
- * (Flink deduplicates the timer, but only after building and hashing it: 7 % of the join task's samples,
- * ninth round), and skip a clean-up scan of the shard's map when no waiting side can have expired (with a
- * backlog every scan of the completions found nothing: 9 % of the join task's samples).
+ * What one side of the join (decisions or completions) has waiting in each shard, in memory only (not state),
+ * so that {@link RequestJoinFunction} registers a clean-up timer once per shard and bucket instead of once
+ * per side (Flink deduplicates it, but only after building and hashing a timer: 7 % of the join task's
+ * samples, ninth round) and skips a clean-up scan of a shard's map when no waiting side can have expired
+ * (with a backlog the completions' scans found nothing to remove: 9 % of the join task's samples).
  *
- * <p>A shard's counts are unknown after {@code open()} — a fresh start or a restore, whose state this class
- * does not see — and then the join behaves as without it: a timer registered for every side, a scan at
- * every clean-up timer. The first scan of the shard counts the sides it leaves behind, and from then on
- * every put and every removal of the side keeps the counts exact. So "the bucket has a side" implies "its
- * clean-up timer is registered and has not fired" (a timer fires only when the watermark is at or past the
- * bucket end, and then every side of the bucket has expired and the scan removes it), and a side whose
- * deadline the watermark has passed lies in a bucket ending at or before the bucket end of the watermark.
+ * <p><b>Timers.</b> The bucket end last registered per shard: a timer at a time after the current watermark
+ * has not fired (nothing deletes the join's timers), so another side of that bucket needs no registration.
+ *
+ * <p><b>Scans.</b> Sides per shard and bucket (the bucket end at or after a side's deadline). A shard's counts
+ * are unknown after {@code open()} — a fresh start or a restore, whose state this class does not see — and
+ * then every clean-up timer scans, as without this class; the first scan counts the sides it leaves, and from
+ * then on every put and removal keeps the counts exact. A side whose deadline the watermark has passed lies in
+ * a bucket ending at or before the bucket end of the watermark: if no counted bucket does, the scan would
+ * remove nothing. A side that leaves uncounted (Flink's state TTL) only makes a count too high, i.e. one scan
+ * more, and the next scan recounts.
  */
 final class WaitingBuckets {
     private final long bucketMs;
     /** Per shard: null = unknown (no scan since open), else the buckets that hold at least one side. */
     private final Shard[] shards = new Shard[RequestShards.COUNT];
+    /** Per shard: the clean-up time last registered since open (Long.MIN_VALUE: none). */
+    private final long[] registered = new long[RequestShards.COUNT];
 
     WaitingBuckets(long bucketMs) {
         this.bucketMs = bucketMs;
+        Arrays.fill(registered, Long.MIN_VALUE);
     }
 
-    /** A side with this deadline entered the shard's map; true if its bucket's clean-up timer must be registered. */
-    boolean added(int shard, long deadlineMs) {
+    /**
+     * A side with this deadline entered the shard's map at this watermark; returns the clean-up time to register,
+     * or Long.MIN_VALUE when that timer is registered already and has not fired.
+     */
+    long added(int shard, long deadlineMs, long watermark) {
+        long end = RequestJoinFunction.bucketEnd(deadlineMs, bucketMs);
         Shard s = shards[shard];
-        return s == null || s.add(RequestJoinFunction.bucketEnd(deadlineMs, bucketMs));
+        if (s != null) {
+            s.add(end);
+        }
+        if (end == registered[shard] && end > watermark) {
+            return Long.MIN_VALUE;
+        }
+        registered[shard] = end;
+        return end;
     }
 
     /** A side with this deadline left the shard's map (joined, or counted as unmatched outside a scan). */
@@ -76,22 +94,21 @@ final class WaitingBuckets {
         int[] counts = new int[4];
         int n;
 
-        /** Counts one side in the bucket; true if the bucket had none. */
-        boolean add(long end) {
-            for (int i = n - 1; i >= 0; i--) { // newest bucket last: sides mostly arrive in event-time order
+        /** Counts one side in the bucket. */
+        void add(long end) {
+            for (int i = n - 1; i >= 0; i--) {
                 if (ends[i] == end) {
                     counts[i]++;
-                    return false;
+                    return;
                 }
             }
             if (n == ends.length) {
-                ends = java.util.Arrays.copyOf(ends, n * 2);
-                counts = java.util.Arrays.copyOf(counts, n * 2);
+                ends = Arrays.copyOf(ends, n * 2);
+                counts = Arrays.copyOf(counts, n * 2);
             }
             ends[n] = end;
             counts[n] = 1;
             n++;
-            return true;
         }
 
         /** Uncounts one side of the bucket; false if the bucket had none. */
