@@ -37,7 +37,9 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * map of the shard; one map per side so that the completions' clean-up does not scan the decisions waiting
  * for theirs, and the short grace in 2 buckets, not 8: when the job catches up on a backlog, event time runs
  * ≈ 200× faster than the clock and the scans of both maps every 15 s of event time were a fifth of the join
- * task (sixth round).
+ * task (sixth round). What waits per shard and bucket is also counted in memory ({@link WaitingBuckets}): a
+ * bucket's timer is registered once, not for every side, and a clean-up timer at which no side can have
+ * expired does not scan (with a backlog none ever expires; ninth round).
  * A processing-time state TTL ({@code stateTtl}) backs this up when the watermark stalls. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
