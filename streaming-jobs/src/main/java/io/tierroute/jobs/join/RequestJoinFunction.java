@@ -37,7 +37,9 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * map of the shard; one map per side so that the completions' clean-up does not scan the decisions waiting
  * for theirs, and the short grace in 2 buckets, not 8: when the job catches up on a backlog, event time runs
  * ≈ 200× faster than the clock and the scans of both maps every 15 s of event time were a fifth of the join
- * task (sixth round).
+ * task (sixth round). What waits per shard and bucket is also counted in memory ({@link WaitingBuckets}): a
+ * bucket's timer is registered once, not for every side, and a clean-up timer at which no side can have
+ * expired does not scan (with a backlog none ever expires; ninth round).
  * A processing-time state TTL ({@code stateTtl}) backs this up when the watermark stalls. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
@@ -67,6 +69,11 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private transient Counter duplicates;
     private transient Counter failedCompletions;
     private transient Counter workerMismatches;
+    /** Sides waiting per shard and clean-up bucket, in memory ({@link WaitingBuckets}): one timer per bucket, no idle scans. */
+    private transient WaitingBuckets decisionBuckets;
+    private transient WaitingBuckets completionBuckets;
+    /** Clean-up scans of a shard's map run, package-visible for the tests. */
+    transient long scans;
 
     public RequestJoinFunction(Duration decisionTimeout, Duration completionGrace, Duration stateTtl, String consumer) {
         this.decisionTimeoutMs = decisionTimeout.toMillis();
@@ -99,6 +106,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         AvroTrust.install(); // dead letters (Avro) are copied by Flink's Avro serializer on this TaskManager
         decisions = getRuntimeContext().getMapState(descriptor(DECISIONS, stateTtl));
         completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS, stateTtl));
+        decisionBuckets = new WaitingBuckets(decisionBucketMs);
+        completionBuckets = new WaitingBuckets(completionBucketMs);
         var metrics = getRuntimeContext().getMetricGroup();
         joined = metrics.counter("joinedRows");
         decisionsNeverCompleted = metrics.counter("decisionsNeverCompleted");
@@ -111,48 +120,60 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     @Override
     public void processElement1(DecisionRow d, Context ctx, Collector<JoinedRow> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
-        PendingJoin c = waiting(completions, d.requestId, watermark);
+        int shard = RequestShards.index(ctx.getCurrentKey());
+        PendingJoin c = waiting(completions, completionBuckets, shard, d.requestId, watermark);
         if (c != null) {
             emit(d, c.completion, ctx, out);
             completions.remove(d.requestId);
+            completionBuckets.removed(shard, c.deadlineMs);
             return;
         }
-        if (waiting(decisions, d.requestId, watermark) != null) {
+        if (waiting(decisions, decisionBuckets, shard, d.requestId, watermark) != null) {
             duplicates.inc();
             return;
         }
         PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark);
         decisions.put(d.requestId, p);
-        ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, decisionBucketMs));
+        long cleanup = decisionBuckets.added(shard, p.deadlineMs, watermark);
+        if (cleanup != Long.MIN_VALUE) {
+            ctx.timerService().registerEventTimeTimer(cleanup);
+        }
     }
 
     @Override
     public void processElement2(CompletionRow c, Context ctx, Collector<JoinedRow> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
-        PendingJoin d = waiting(decisions, c.requestId, watermark);
+        int shard = RequestShards.index(ctx.getCurrentKey());
+        PendingJoin d = waiting(decisions, decisionBuckets, shard, c.requestId, watermark);
         if (d != null) {
             emit(d.decision, c, ctx, out);
             decisions.remove(c.requestId);
+            decisionBuckets.removed(shard, d.deadlineMs);
             return;
         }
-        if (waiting(completions, c.requestId, watermark) != null) {
+        if (waiting(completions, completionBuckets, shard, c.requestId, watermark) != null) {
             duplicates.inc();
             return;
         }
         PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark);
         completions.put(c.requestId, p);
-        ctx.timerService().registerEventTimeTimer(bucketEnd(p.deadlineMs, completionBucketMs));
+        long cleanup = completionBuckets.added(shard, p.deadlineMs, watermark);
+        if (cleanup != Long.MIN_VALUE) {
+            ctx.timerService().registerEventTimeTimer(cleanup);
+        }
     }
 
     /**
      * The side waiting in {@code side} for this request id, or null; one the watermark has passed is counted
      * and removed first (its bucket's clean-up has not run yet; a timer at its deadline would have fired).
      */
-    private PendingJoin waiting(MapState<String, PendingJoin> side, String requestId, long watermark) throws Exception {
+    private PendingJoin waiting(MapState<String, PendingJoin> side, WaitingBuckets buckets, int shard, String requestId,
+            long watermark) throws Exception {
         PendingJoin p = side.get(requestId);
         if (p != null && p.expiredAt(watermark)) {
             countUnmatched(p);
             side.remove(requestId);
+            buckets.removed(shard, p.deadlineMs);
             return null;
         }
         return p;
@@ -162,25 +183,32 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
      * Clean-up at a bucket end: every side of this shard that the watermark has expired (its deadline is at or
      * before the watermark, which is at or past the timer). The completions' buckets are shorter; the
      * decisions' map is scanned only at its own bucket ends (a time that is a bucket end of both: both maps).
+     * A map none of whose sides can have expired by the {@link WaitingBuckets counts} is not scanned (the
+     * scan would remove nothing); a scan recounts the sides it leaves.
      */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<JoinedRow> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
-        if (timestamp % completionBucketMs == 0) {
-            cleanUp(completions, watermark);
+        int shard = RequestShards.index(ctx.getCurrentKey());
+        if (timestamp % completionBucketMs == 0 && completionBuckets.mayHaveExpired(shard, watermark)) {
+            cleanUp(completions, completionBuckets.recount(shard), watermark);
         }
-        if (timestamp % decisionBucketMs == 0) {
-            cleanUp(decisions, watermark);
+        if (timestamp % decisionBucketMs == 0 && decisionBuckets.mayHaveExpired(shard, watermark)) {
+            cleanUp(decisions, decisionBuckets.recount(shard), watermark);
         }
     }
 
-    private void cleanUp(MapState<String, PendingJoin> side, long watermark) throws Exception {
+    private void cleanUp(MapState<String, PendingJoin> side, WaitingBuckets.Counting remaining, long watermark)
+            throws Exception {
+        scans++;
         Iterator<Map.Entry<String, PendingJoin>> it = side.iterator();
         while (it.hasNext()) {
             PendingJoin p = it.next().getValue();
             if (p.expiredAt(watermark)) {
                 countUnmatched(p);
                 it.remove();
+            } else {
+                remaining.add(p.deadlineMs);
             }
         }
         if (side.isEmpty()) {

@@ -49,6 +49,11 @@ public final class RequestShards {
         return KEYS[MathUtils.murmurHash(requestId.hashCode()) >>> 24]; // non-negative: bits 30..24
     }
 
+    /** The shard number, 0 to {@link #COUNT} - 1, of a shard key: the key group it was chosen for. */
+    public static int index(Integer key) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(key, COUNT);
+    }
+
     /** Shard of a decision's request id. */
     public static final class OfDecision implements KeySelector<DecisionRow, Integer> {
         private static final long serialVersionUID = 1L;

@@ -9,6 +9,7 @@ import io.tierroute.schemas.avro.DeadLetter;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -30,9 +31,17 @@ class RequestJoinFunctionTest {
 
     @BeforeEach
     void open() throws Exception {
+        open(null);
+    }
+
+    /** A fresh function on a new harness, restored from {@code state} when it is not null. */
+    private void open(OperatorSubtaskState state) throws Exception {
         function = new RequestJoinFunction(TIMEOUT, GRACE, Duration.ofHours(2), "test");
         harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
             new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
+        if (state != null) {
+            harness.initializeState(state);
+        }
         harness.open();
     }
 
@@ -228,6 +237,62 @@ class RequestJoinFunctionTest {
         assertThat(harness.numEventTimeTimers()).isEqualTo(1);
         harness.processElement2(new StreamRecord<>(completion("r7", "w1", 2_000, true), 2_000));
         assertThat(harness.extractOutputValues()).singleElement().satisfies(r -> assertThat(r.worker).isEqualTo("w1"));
+        assertNoStateLeft();
+    }
+
+    /**
+     * A backlog's steady state: every completion waits a moment for its decision, none expires. Once a shard's
+     * first clean-up has counted what waits, its later clean-up timers scan nothing (before the ninth round
+     * every completion bucket end scanned every shard's map); a side that does expire is still counted at its
+     * bucket's clean-up, exactly as with a scan at every timer.
+     */
+    @Test
+    void matchedRequestsNeedNoCleanupScanOnceTheShardsAreCounted() throws Exception {
+        long bucket = GRACE.toMillis() / RequestJoinFunction.COMPLETION_BUCKETS;
+        int perBucket = 400;
+        int buckets = 20;
+        long t = 0;
+        for (int b = 0; b < buckets; b++) {
+            for (int i = 0; i < perBucket; i++) {
+                t += bucket / perBucket;
+                String id = "b" + b + "-" + i;
+                harness.processElement2(new StreamRecord<>(completion(id, "w1", t, true), t));
+                harness.processElement1(new StreamRecord<>(decision(id, "w1", t - 10), t - 10));
+            }
+            watermark(t - 5_000);
+        }
+        assertThat(harness.extractOutputValues()).hasSize(buckets * perBucket);
+        assertUnmatched(0, 0);
+        assertThat(function.scans).as("at most one counting scan per shard and side, not one per bucket end")
+            .isLessThanOrEqualTo(2L * RequestShards.COUNT);
+
+        long scansBefore = function.scans;
+        harness.processElement2(new StreamRecord<>(completion("alone", "w1", t, true), t));
+        watermark(function.completionCleanup(t + GRACE.toMillis()) - 1);
+        assertUnmatched(0, 0);
+        watermark(function.completionCleanup(t + GRACE.toMillis()));
+        assertUnmatched(0, 1);
+        assertThat(function.scans).as("the bucket with the expired side was scanned").isGreaterThan(scansBefore);
+        assertNoStateLeft();
+    }
+
+    /**
+     * The counts are not state: after a restore the function does not know what waits, so it registers and scans
+     * as if it counted nothing, and a restored side still expires at its bucket's clean-up (also when a new side
+     * in the same bucket arrives first).
+     */
+    @Test
+    void aRestoredSideIsStillCountedAtItsBucketsCleanup() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("old", "w1", 1_000), 1_000));
+        harness.processElement2(new StreamRecord<>(completion("c-old", "w1", 1_000, true), 1_000));
+        OperatorSubtaskState state = harness.snapshot(1, 1);
+        harness.close();
+        open(state);
+        harness.processElement1(new StreamRecord<>(decision("new", "w1", 1_500), 1_500));
+        watermark(function.completionCleanup(1_000 + GRACE.toMillis()));
+        assertUnmatched(0, 1);
+        watermark(function.decisionCleanup(1_500 + TIMEOUT.toMillis()));
+        assertUnmatched(2, 1);
         assertNoStateLeft();
     }
 }
