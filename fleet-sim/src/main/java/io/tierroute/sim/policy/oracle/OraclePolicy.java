@@ -14,20 +14,25 @@ import java.util.SplittableRandom;
  * The clairvoyant oracle: reads the exact engine state of every worker ({@link FleetView#oracle()}: each
  * request's progress, true output length, held and shared KV blocks, cache hits, the link's pending bytes)
  * and the request's true output length, and sends the request where it adds the least to the fleet's
- * summed TTFT and JCT. For each candidate worker it runs that worker's engine forward to the end of
- * everything on it ({@link WorkerForecast}: same steps, scheduling order and preemption rule as
- * {@code engine.Worker}, no future arrivals) twice, without and with the request:
+ * latency. For each candidate worker it runs that worker's engine forward to the end of everything on it
+ * ({@link WorkerForecast}: same steps, scheduling order and preemption rule as {@code engine.Worker}, no
+ * future arrivals) twice, without and with the request r:
  *
  * <pre>
- * cost(w) = TTFT_r + JCT_r                                    the request's own, on w
- *         + Σ_i on w [ TTFT_i(with r) − TTFT_i(without r) ]    first tokens it delays (queued, prefilling, preempted)
- *         + Σ_i on w [ JCT_i(with r)  − JCT_i(without r)  ]    completions it delays (slower steps, KV it takes,
- *                                                              preemptions and their recompute)
+ * cost(w) = TTFT_r                                           r's own first token on w
+ *         + Σ_i on w [ TTFT_i(with r) − TTFT_i(without r) ]  first tokens it delays (requests without one yet)
+ *         + Σ_i on w [ JCT_i(with r)  − JCT_i(without r)  ]  completions it delays: the steps its prefill joins,
+ *                                                            the slower decode steps its KV causes, the
+ *                                                            preemptions it causes and their recompute
+ * route   = argmin over the workers whose forecast has no more preemptions with r than without it
+ *           (all workers when every one has): a placement that makes the engine preempt is taken only
+ *           when every placement does
  * </pre>
  *
- * (TTFT_i counts only for requests without a first token yet.) It is greedy (one request at a time, no
- * knowledge of future arrivals), so it is a strong clairvoyant reference, not a proven bound: see
- * fleet-sim/README.md "Oracle round" for where it stands against the peers.
+ * r's own decode time is not priced: it is the same order on every worker and pricing it (variant "full"
+ * in fleet-sim/README.md "Oracle round") trades the fleet's TTFT for it and collapsed at agentic-pcie 1.25.
+ * It is greedy (one request at a time, no knowledge of future arrivals), so it is a strong clairvoyant
+ * reference, not a proven bound: see that section for where it stands against the peers.
  */
 public final class OraclePolicy implements RoutingPolicy {
 
@@ -44,21 +49,25 @@ public final class OraclePolicy implements RoutingPolicy {
     }
 
     @Override public String name() { return NAME; }
-    @Override public String version() { return "clairvoyant marginal fleet TTFT+JCT (exact state, true output lengths)"; }
+    @Override public String version() { return "clairvoyant forecast: own TTFT + added TTFT/JCT, no added preemption (exact state, true output lengths)"; }
 
     @Override
     public int route(SimRequest r, FleetView view, long nowMicros) {
         OracleView o = view.oracle();
         int best = -1;
+        boolean bestPreempts = true;
         double bestCost = Double.POSITIVE_INFINITY;
         int ties = 0;
         for (int w = 0; w < view.workers(); w++) {
-            double cost = predict(o, w, r).cost();
-            if (cost < bestCost - 1e-6) {
+            Prediction p = predict(o, w, r);
+            boolean preempts = p.addedPreemptions() > 0;
+            double cost = p.cost();
+            if (preempts != bestPreempts ? !preempts : cost < bestCost - 1e-6) {
                 best = w;
+                bestPreempts = preempts;
                 bestCost = cost;
                 ties = 1;
-            } else if (Math.abs(cost - bestCost) <= 1e-6 && random.nextInt(++ties) == 0) {
+            } else if (preempts == bestPreempts && Math.abs(cost - bestCost) <= 1e-6 && random.nextInt(++ties) == 0) {
                 best = w;
             }
         }
@@ -71,9 +80,9 @@ public final class OraclePolicy implements RoutingPolicy {
      */
     record Prediction(double ttftMicros, double jctMicros, double addedTtftMicros, double addedJctMicros,
                       int addedPreemptions) {
-        /** The class formula: the fleet's summed TTFT and JCT with r minus without it, µs. */
+        /** The class formula, µs. */
         double cost() {
-            return ttftMicros + jctMicros + addedTtftMicros + addedJctMicros;
+            return ttftMicros + addedTtftMicros + addedJctMicros;
         }
     }
 

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OraclePolicyTest {
 
     /** Routes by a fixed map; the request {@code "r"} goes where the oracle says, its predictions recorded. */
-    private static final class Scripted implements RoutingPolicy {
+    private static class Scripted implements RoutingPolicy {
         final Map<String, Integer> fixed;
         final OraclePolicy.Prediction[] predictions = new OraclePolicy.Prediction[2];
         int choice = -1;
@@ -72,5 +72,29 @@ class OraclePolicyTest {
         double qDelay = (StepTimeModel.prefillMillis(8192) - StepTimeModel.prefillMillis(2000)) * 1000;
         assertThat(queued.addedTtftMicros()).isCloseTo(qDelay, org.assertj.core.data.Offset.offset(5.0));
         assertThat(p.choice).isEqualTo(1);
+    }
+
+    @Test
+    void aPlacementThatMakesTheEnginePreemptIsAvoidedWhileAnotherDoesNot() {
+        // 4,096 tokens of HBM per worker: on worker 0 a decoder grows to 3,100 tokens, and r (1,200 + 1,400) with it
+        // does not fit by the end: the engine preempts (the forecast says so, and the engine does it)
+        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
+                f.request("q", 1_000_000, 3000, ids(187, 90_000), 16, 1, null),
+                f.request("r", 1_000_000, 1200, ids(75, 500_000), 2048, 1400, null));
+        Scripted p = new Scripted(Map.of("d", 0, "q", 1));
+        new Simulation(cfg, rs).run(p, null);
+        assertThat(p.predictions[0].addedPreemptions()).isPositive();
+        assertThat(p.predictions[1].addedPreemptions()).isZero();
+        assertThat(p.predictions[0].ttftMicros()).isLessThan(p.predictions[1].ttftMicros()); // r would start sooner on 0
+        assertThat(p.choice).isEqualTo(1);
+
+        Scripted forced = new Scripted(Map.of("d", 0, "q", 1)) {
+            @Override public int route(SimRequest r, FleetView v, long now) { super.route(r, v, now); return r.id().equals("r") ? 0 : fixed.get(r.id()); }
+        };
+        long preemptions = new Simulation(cfg, rs).run(forced, null).completions().stream()
+                .mapToInt(io.tierroute.sim.policy.Completion::preemptions).sum();
+        assertThat(preemptions).isEqualTo(forced.predictions[0].addedPreemptions());
     }
 }
