@@ -41,7 +41,7 @@ for s in SEEDS:
     print(f'seed {s} ({metric})\n')
     print('| workload | load | old oracle | new oracle | best peer | tierroute-fitted | new / best peer | fitted / new | preempt. old → new |')
     print('|---|---|---|---|---|---|---|---|---|')
-    n_ok = n = 0
+    n_ok = n = below = within = 0
     for w in W:
         new = rows(f'{OUT}/new/seed{s}/{w}/results.csv')
         old = rows(f'{PEERS_OUT}/peers/{w}/results.csv') if s == '1' else rows(f'{OUT}/old/seed{s}/{w}/results.csv')
@@ -56,9 +56,12 @@ for s in SEEDS:
             old_r = old.get(L, {}).get('oracle')
             n += 1
             n_ok += x <= b
+            below += f < x
+            within += f <= 1.1 * x
             print(f'| {w} | {L:g} | {num(old_r[metric]) if old_r else "–"} | {num(x)} | {num(b)} ({bp}) | {num(f)} | '
                   f'{x / b:.3f} | {f / x:.3f} | {int(float(old_r["preemptions"])) if old_r else "–"} → {int(float(o["preemptions"]))} |')
-    print(f'\nnew oracle at or below the best peer in {n_ok} of {n} cells\n')
+    print(f'\nnew oracle at or below the best peer in {n_ok} of {n} cells; tierroute-fitted below the new oracle in {below}, '
+          f'within 10 % of it (or below) in {within}\n')
 
 if '1' in SEEDS:
     print('new oracle rows for the "Measured" tables (seed 1), and tierroute-fitted / oracle TTFT mean per cell:\n')
@@ -71,3 +74,19 @@ if '1' in SEEDS:
                 print(f'{w} {L:g}: | oracle | ' + ' | '.join(num(o[c]) for c in COLS) + f' | {int(float(o["preemptions"]))} |')
             f = float(fitted[L]['tierroute-fitted']['ttft_mean_s'])
             print(f'{w} {L:g}: vs oracle TTFT mean {f / float(o["ttft_mean_s"]):.3f}; oracle wall_s {o["wall_s"]}')
+
+if os.environ.get('COMPACT'):
+    # one row per cell over the seeds given: "old / new / best peer / fitted" per seed
+    print('\n| workload | load | ' + ' | '.join(f'seed {s}: old / new / best peer / fitted' for s in SEEDS) + ' |')
+    print('|---|---|' + '---|' * len(SEEDS))
+    for w in W:
+        for L in sorted(rows(f'{OUT}/new/seed{SEEDS[0]}/{w}/results.csv')):
+            cells = []
+            for s in SEEDS:
+                new = rows(f'{OUT}/new/seed{s}/{w}/results.csv')[L]['oracle'][metric]
+                old = (rows(f'{PEERS_OUT}/peers/{w}/results.csv') if s == '1' else rows(f'{OUT}/old/seed{s}/{w}/results.csv'))[L]['oracle'][metric]
+                peers = rows(f'{seed_dir(PEERS_OUT, "peers", s)}/{w}/results.csv')[L]
+                b = min(float(peers[p][metric]) for p in PEERS)
+                f = rows(f'{seed_dir(FITTED_OUT, "kept", s)}/{w}/results.csv')[L]['tierroute-fitted'][metric]
+                cells.append(f'{num(old)} / **{num(new)}** / {num(b)} / {num(f)}')
+            print(f'| {w} | {L:g} | ' + ' | '.join(cells) + ' |')
