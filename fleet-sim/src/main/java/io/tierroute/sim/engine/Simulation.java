@@ -233,7 +233,8 @@ public final class Simulation implements EngineListener {
         if (!worker.stepping && worker.hasRunnableWork()) {
             long d = worker.startStep(now);
             if (d >= 0) {
-                push(now + Math.max(1, d), STEP_END, w, 0);
+                worker.stepEndsAt = now + Math.max(1, d);
+                push(worker.stepEndsAt, STEP_END, w, 0);
             }
         }
         scheduleLink(w);
@@ -353,22 +354,86 @@ public final class Simulation implements EngineListener {
             return sum;
         }
 
+        @Override public int maxRunning() { return cfg.maxRunning(); }
+
         @Override
-        public void sequences(int w, List<SeqState> out) {
-            out.clear();
+        public long stepRemainingMicros(int w) {
             Worker x = workers[w];
-            int bs = cfg.blockSize();
-            for (Sequence s : x.running) out.add(state(s, true, bs));
-            for (Sequence s : x.ready) out.add(state(s, false, bs));
-            for (Sequence s : x.loadingList) out.add(new SeqState(false,
-                    Math.max(0, s.target - (s.loadFrom + s.loadingBlocks) * bs), s.remainingDecode(),
-                    (long) s.heldBlocks * bs, s.target));
-            for (Sequence s : x.waiting) out.add(state(s, false, bs));
+            return x.stepping ? Math.max(0, x.stepEndsAt - now) : 0;
         }
 
-        private SeqState state(Sequence s, boolean running, int bs) {
-            return new SeqState(running, s.pendingPrefill(), s.remainingDecode(), (long) s.heldBlocks * bs,
-                    Math.max(s.target, s.request.promptTokens() + s.generated));
+        /** Block → id of the blocks two requests hold or a queued request would hit (one {@link #sequences} call). */
+        private final java.util.IdentityHashMap<Block, Integer> sharedIds = new java.util.IdentityHashMap<>();
+        private final List<Sequence> order = new ArrayList<>();
+        private final List<OracleView.Phase> phases = new ArrayList<>();
+
+        @Override
+        public void sequences(int w, SimRequest arrival, List<SeqState> out) {
+            out.clear();
+            order.clear();
+            phases.clear();
+            sharedIds.clear();
+            Worker x = workers[w];
+            for (Sequence s : x.running) { order.add(s); phases.add(OracleView.Phase.RUNNING); }
+            for (Sequence s : x.ready) { order.add(s); phases.add(OracleView.Phase.READY); }
+            for (Sequence s : x.loadingList) { order.add(s); phases.add(OracleView.Phase.LOADING); }
+            for (Sequence s : x.waiting) { order.add(s); phases.add(OracleView.Phase.WAITING); }
+            if (arrival != null) { order.add(new Sequence(arrival, w)); phases.add(OracleView.Phase.WAITING); }
+            // first the held blocks queued requests would hit, so that their holders count them as shared
+            for (int i = 0; i < order.size(); i++) {
+                if (phases.get(i) != OracleView.Phase.WAITING) continue;
+                Sequence s = order.get(i);
+                int h = x.cache.matchHbm(s.hashes, maxHit(s));
+                for (int j = 0; j < h; j++) {
+                    Block b = x.cache.get(s.hashes[j]);
+                    if (b.refs > 0) sharedIds.putIfAbsent(b, sharedIds.size());
+                }
+            }
+            for (int i = 0; i < order.size(); i++) {
+                Sequence s = order.get(i);
+                int computed = s.computed;
+                int generated = s.generated;
+                if (x.stepping && s.chunk > 0) { // Worker.finishStep's bookkeeping for the step in progress
+                    computed += s.chunk;
+                    if (s.decodingThisStep || computed >= s.target) generated++;
+                    if (generated >= s.outputTokens) continue;
+                }
+                out.add(state(s, phases.get(i), computed, generated, x));
+            }
+        }
+
+        private int maxHit(Sequence s) {
+            return Math.min(s.fullBlocks, (s.target - 1) / cfg.blockSize());
+        }
+
+        private SeqState state(Sequence s, OracleView.Phase phase, int computed, int generated, Worker x) {
+            int exclusive = 0;
+            int nShared = 0;
+            int[] shared = new int[s.heldBlocks];
+            for (int j = 0; j < s.heldBlocks; j++) {
+                Block b = j < s.fullBlocks ? s.named[j] : null;
+                if (b != null && (b.refs > 1 || sharedIds.containsKey(b))) {
+                    Integer id = sharedIds.get(b);
+                    if (id == null) { id = sharedIds.size(); sharedIds.put(b, id); }
+                    shared[nShared++] = id;
+                } else {
+                    exclusive++;
+                }
+            }
+            int h = 0, free = 0, c = 0, nHeld = 0;
+            int[] hitHeld = new int[0];
+            if (phase == OracleView.Phase.WAITING) {
+                h = x.cache.matchHbm(s.hashes, maxHit(s));
+                hitHeld = new int[h];
+                for (int j = 0; j < h; j++) {
+                    Block b = x.cache.get(s.hashes[j]);
+                    if (b.refs == 0) free++; else hitHeld[nHeld++] = sharedIds.get(b);
+                }
+                c = x.cache.matchCpu(s.hashes, h, maxHit(s));
+            }
+            return new SeqState(phase, s.request.promptTokens(), computed, s.target, generated, s.outputTokens,
+                    s.heldBlocks, exclusive, java.util.Arrays.copyOf(shared, nShared), h, free,
+                    java.util.Arrays.copyOf(hitHeld, nHeld), c);
         }
 
         @Override

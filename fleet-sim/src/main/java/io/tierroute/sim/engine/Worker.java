@@ -39,6 +39,8 @@ final class Worker {
     private final ArrayList<Sequence> scheduled = new ArrayList<>();
     int loading;
     boolean stepping;
+    /** When the step in progress ends (valid while {@link #stepping}; for the oracle's view). */
+    long stepEndsAt;
 
     long steps;
     long busyMicros;

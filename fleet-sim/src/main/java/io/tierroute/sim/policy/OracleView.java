@@ -31,21 +31,42 @@ public interface OracleView {
     /** Bytes still to move over {@code worker}'s PCIe link for transfers in progress or queued. */
     long pendingTransferBytes(int worker);
 
-    /**
-     * The requests on {@code worker} in the engine's scheduling order (running in admission order, then
-     * loaded, loading and waiting in queue order), each as one {@link SeqState}, into {@code out}
-     * (cleared first). For the oracle's forward simulation.
-     */
-    void sequences(int worker, java.util.List<SeqState> out);
+    /** The running batch limit (vLLM {@code max_num_seqs}). */
+    int maxRunning();
+
+    /** Microseconds until the step {@code worker} is running ends (0 when it is idle). */
+    long stepRemainingMicros(int worker);
 
     /**
-     * One request's exact state on a worker.
-     *
-     * @param running         in the running batch (else queued: loaded, loading or waiting)
-     * @param pendingPrefill  prompt (and recompute) tokens still to compute before its first token or resumption
-     * @param remainingDecode output tokens still to generate (true length)
-     * @param heldTokens      tokens whose KV blocks it holds now (blocks × block size)
-     * @param contextTokens   tokens it will hold once its prefill is done (prompt + generated so far)
+     * The requests on {@code worker} in the engine's scheduling order (running in admission order, then
+     * loaded, loading and waiting in queue order), each as its state <b>once the step in progress ends</b>
+     * (the step's tokens counted, requests it finishes left out), then {@code arrival} (unless null) as it
+     * would join the waiting queue's tail now, into {@code out} (cleared first). Shared-block ids
+     * ({@link SeqState#sharedBlocks}, {@link SeqState#hbmHitHeldBlocks}) are consistent within one call.
      */
-    record SeqState(boolean running, long pendingPrefill, long remainingDecode, long heldTokens, long contextTokens) {}
+    void sequences(int worker, SimRequest arrival, java.util.List<SeqState> out);
+
+    /** Where a request is in the engine's life cycle. */
+    enum Phase { RUNNING, LOADING, READY, WAITING }
+
+    /**
+     * One request's exact state on a worker, in the engine's own terms ({@code engine.Sequence}).
+     *
+     * @param promptTokens     prompt length; {@code promptTokens / blockSize} of its blocks are cacheable
+     * @param computed         tokens whose KV is in HBM
+     * @param target           tokens to prefill before decoding (prompt, plus what it generated before a preemption)
+     * @param generated        output tokens generated so far (> 0: its first token is out)
+     * @param outputTokens     true output length
+     * @param heldBlocks       KV blocks it holds
+     * @param exclusiveBlocks  of those, the ones no other request holds (its release frees them)
+     * @param sharedBlocks     ids of the others (held with other requests, or hit by a queued one): freed when
+     *                         their last holder releases them
+     * @param hbmHitBlocks     WAITING: the prefix blocks admission would match in HBM now (≥ 1 token left to compute)
+     * @param hbmHitFreeBlocks WAITING: how many of those no request holds (acquiring them adds to the referenced count)
+     * @param hbmHitHeldBlocks WAITING: ids of the others (held by some request)
+     * @param cpuHitBlocks     WAITING: the CPU-tier extension admission would load over the link
+     */
+    record SeqState(Phase phase, int promptTokens, int computed, int target, int generated, int outputTokens,
+                    int heldBlocks, int exclusiveBlocks, int[] sharedBlocks, int hbmHitBlocks, int hbmHitFreeBlocks,
+                    int[] hbmHitHeldBlocks, int cpuHitBlocks) {}
 }

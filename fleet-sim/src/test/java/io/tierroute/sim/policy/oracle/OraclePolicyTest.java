@@ -1,72 +1,100 @@
 package io.tierroute.sim.policy.oracle;
 
-import io.tierroute.selector.protocol.Tier;
+import io.tierroute.sim.engine.EngineConfig;
+import io.tierroute.sim.engine.Simulation;
 import io.tierroute.sim.engine.StepTimeModel;
 import io.tierroute.sim.policy.FleetView;
-import io.tierroute.sim.policy.OracleView;
+import io.tierroute.sim.policy.RoutingPolicy;
 import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.workload.RequestFactory;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
 
-/** The oracle's forward simulation against hand-computed step sequences of the engine model. */
+/** The oracle's choice on the real engine: it prices what the request does to the others, not only its own TTFT. */
 class OraclePolicyTest {
 
-    /** Two workers, nothing cached; worker 1 has {@code queued} requests waiting (given per worker). */
-    private static final class Fleet implements FleetView, OracleView {
-        final List<List<SeqState>> seqs = List.of(new ArrayList<>(), new ArrayList<>());
-        @Override public int workers() { return 2; }
-        @Override public int blockSize() { return 16; }
-        @Override public double bytesPerToken() { return 262_144; }
-        @Override public String model() { return "m"; }
-        @Override public double bandwidth(int worker, Tier tier) { return tier == Tier.CPU ? 25e9 : 0; }
-        @Override public long hbmCapacityBlocks(int worker) { return 100_000; }
-        @Override public int maxBatchedTokens() { return 8192; }
-        @Override public OracleView oracle() { return this; }
-        @Override public void matchedBlocks(int worker, SimRequest request, int[] out) { java.util.Arrays.fill(out, 0); }
-        @Override public int waiting(int worker) { return seqs.get(worker).size(); }
-        @Override public int running(int worker) { return 0; }
-        @Override public long usedBlocks(int worker) { return 0; }
-        @Override public long pendingPrefillTokens(int worker) { return 0; }
-        @Override public long remainingDecodeTokens(int worker) { return 0; }
-        @Override public long pendingTransferBytes(int worker) { return 0; }
-        @Override public void sequences(int worker, List<SeqState> out) { out.clear(); out.addAll(seqs.get(worker)); }
-    }
+    /** Routes by a fixed map; the request {@code "r"} goes where the oracle says, its predictions recorded. */
+    private static class Scripted implements RoutingPolicy {
+        final Map<String, Integer> fixed;
+        final OraclePolicy.Prediction[] predictions = new OraclePolicy.Prediction[2];
+        int choice = -1;
 
-    private static SimRequest request(int promptTokens) {
-        long[] ids = new long[promptTokens / 16];
-        for (int i = 0; i < ids.length; i++) {
-            ids[i] = i + 1;
+        Scripted(Map<String, Integer> fixed) { this.fixed = fixed; }
+
+        @Override public String name() { return "scripted"; }
+        @Override public String version() { return "test"; }
+
+        @Override
+        public int route(SimRequest r, FleetView v, long now) {
+            if (!r.id().equals("r")) return fixed.get(r.id());
+            OraclePolicy oracle = new OraclePolicy(v, 1);
+            for (int w = 0; w < 2; w++) predictions[w] = oracle.predict(v.oracle(), w, r);
+            choice = oracle.route(r, v, now);
+            return choice;
         }
-        return new SimRequest("r", 0, promptTokens, ids, ids.clone(), 16, 100, 50, null);
+    }
+
+    private static long[] ids(int n, long base) {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) a[i] = base + i;
+        return a;
     }
 
     @Test
-    void ttftOnAnIdleWorkerIsItsChunkedPrefill() {
-        Fleet f = new Fleet();
-        OraclePolicy.Prediction p = new OraclePolicy(f, 1).predict(f, 0, request(10_000));
-        double expected = (StepTimeModel.prefillMillis(8192) + StepTimeModel.prefillMillis(1808)) * 1000;
-        assertThat(p.ttftMicros()).isCloseTo(expected, within(2.0));
-        assertThat(p.harmMicros()).isZero(); // nobody else there
+    void aPrefillThatWouldStallManyDecodersGoesBehindAShortQueueInstead() {
+        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = new ArrayList<>();
+        Map<String, Integer> fixed = new java.util.HashMap<>();
+        for (int i = 0; i < 8; i++) { // worker 0: eight long decoders
+            rs.add(f.request("d" + i, i, 160, ids(10, 1000L * (i + 1)), 4096, 2000, null));
+            fixed.put("d" + i, 0);
+        }
+        // worker 1: a short prefill queued at r's arrival (same instant, routed first)
+        rs.add(f.request("q", 1_000_000, 2000, ids(125, 90_000), 16, 1, null));
+        fixed.put("q", 1);
+        rs.add(f.request("r", 1_000_000, 8000, ids(500, 500_000), 16, 10, null));
+        Scripted p = new Scripted(fixed);
+        new Simulation(cfg, rs).run(p, null);
+
+        OraclePolicy.Prediction busy = p.predictions[0];
+        OraclePolicy.Prediction queued = p.predictions[1];
+        // r's own first token comes sooner beside the decoders (one 8000-token step) than behind q ...
+        assertThat(busy.ttftMicros()).isLessThan(queued.ttftMicros());
+        // ... but that step lengthens each of the eight decoders' next token by r's whole prefill
+        assertThat(busy.addedJctMicros()).isGreaterThan(8 * StepTimeModel.prefillMillis(8000) * 1000 * 0.9);
+        // behind q, r only shares q's step: q's first token is later by r's 6192-token chunk
+        double qDelay = (StepTimeModel.prefillMillis(8192) - StepTimeModel.prefillMillis(2000)) * 1000;
+        assertThat(queued.addedTtftMicros()).isCloseTo(qDelay, org.assertj.core.data.Offset.offset(5.0));
+        assertThat(p.choice).isEqualTo(1);
     }
 
     @Test
-    void queuedPrefillAheadDelaysTheFirstTokenAndTheOracleAvoidsIt() {
-        Fleet f = new Fleet();
-        f.seqs.get(1).add(new OracleView.SeqState(false, 8192, 10, 0, 8192));
-        OraclePolicy oracle = new OraclePolicy(f, 1);
-        OraclePolicy.Prediction busy = oracle.predict(f, 1, request(8192));
-        // step 1: the queued request's 8192 tokens; step 2: it decodes one token (one budget token) while r
-        // prefills 8191; step 3: r's last token, beside the other's second decode token
-        double u = 16_384.0 / 1_600_000;
-        double expected = (StepTimeModel.prefillMillis(8192) + StepTimeModel.prefillMillis(8191) + StepTimeModel.prefillMillis(1)
-                + 2 * StepTimeModel.decodeMillis(u)) * 1000;
-        assertThat(busy.ttftMicros()).isCloseTo(expected, within(100.0));
-        assertThat(busy.harmMicros()).isGreaterThan(0); // r's prefill lengthens the other's decode step
-        assertThat(oracle.route(request(8192), f, 0)).isZero();
+    void aPlacementThatMakesTheEnginePreemptIsAvoidedWhileAnotherDoesNot() {
+        // 4,096 tokens of HBM per worker: on worker 0 a decoder grows to 3,100 tokens, and r (1,200 + 1,400) with it
+        // does not fit by the end: the engine preempts (the forecast says so, and the engine does it)
+        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
+                f.request("q", 1_000_000, 3000, ids(187, 90_000), 16, 1, null),
+                f.request("r", 1_000_000, 1200, ids(75, 500_000), 2048, 1400, null));
+        Scripted p = new Scripted(Map.of("d", 0, "q", 1));
+        new Simulation(cfg, rs).run(p, null);
+        assertThat(p.predictions[0].addedPreemptions()).isPositive();
+        assertThat(p.predictions[1].addedPreemptions()).isZero();
+        assertThat(p.predictions[0].ttftMicros()).isLessThan(p.predictions[1].ttftMicros()); // r would start sooner on 0
+        assertThat(p.choice).isEqualTo(1);
+
+        Scripted forced = new Scripted(Map.of("d", 0, "q", 1)) {
+            @Override public int route(SimRequest r, FleetView v, long now) { super.route(r, v, now); return r.id().equals("r") ? 0 : fixed.get(r.id()); }
+        };
+        long preemptions = new Simulation(cfg, rs).run(forced, null).completions().stream()
+                .mapToInt(io.tierroute.sim.policy.Completion::preemptions).sum();
+        assertThat(preemptions).isEqualTo(forced.predictions[0].addedPreemptions());
     }
 }

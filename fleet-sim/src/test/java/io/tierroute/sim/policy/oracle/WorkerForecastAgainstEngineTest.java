@@ -1,0 +1,146 @@
+package io.tierroute.sim.policy.oracle;
+
+import io.tierroute.sim.engine.EngineConfig;
+import io.tierroute.sim.engine.SimResult;
+import io.tierroute.sim.engine.Simulation;
+import io.tierroute.sim.policy.Completion;
+import io.tierroute.sim.policy.FleetView;
+import io.tierroute.sim.policy.OracleView;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.workload.RequestFactory;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/**
+ * The oracle's forecast against the real engine: at the last arrival (no request arrives after it) the
+ * forecast of the worker with the request added must be what {@code engine.Worker} then does: the
+ * request's TTFT and JCT, every request's finish, the preemptions.
+ */
+class WorkerForecastAgainstEngineTest {
+
+    /** One worker; at the last request's arrival, records the oracle's forecast of worker 0 with it. */
+    private static final class Probe implements RoutingPolicy {
+        final String lastId;
+        OraclePolicy.Prediction prediction;
+        List<WorkerForecast.Seq> forecast;
+        long now;
+        long stepRemaining;
+
+        Probe(String lastId) { this.lastId = lastId; }
+
+        @Override public String name() { return "probe"; }
+        @Override public String version() { return "test"; }
+
+        @Override
+        public int route(SimRequest r, FleetView v, long nowMicros) {
+            if (r.id().equals(lastId)) {
+                OraclePolicy oracle = new OraclePolicy(v, 1);
+                OracleView o = v.oracle();
+                prediction = oracle.predict(o, 0, r);
+                forecast = oracle.forecastWith(o, 0, r);
+                now = nowMicros;
+                stepRemaining = o.stepRemainingMicros(0);
+            }
+            return 0;
+        }
+    }
+
+    private static long[] ids(int n, long base) {
+        long[] a = new long[n];
+        for (int i = 0; i < n; i++) a[i] = base + i;
+        return a;
+    }
+
+    private static void assertForecastIsRealised(EngineConfig cfg, List<SimRequest> requests) {
+        String last = requests.get(requests.size() - 1).id();
+        Probe probe = new Probe(last);
+        SimResult result = new Simulation(cfg, requests).run(probe, null);
+        Completion c = result.completions().stream().filter(x -> x.request().id().equals(last)).findFirst().orElseThrow();
+
+        assertThat(probe.prediction.ttftMicros()).isCloseTo(c.ttftMicros(), within(0.001 * c.ttftMicros() + 5));
+        assertThat(probe.prediction.jctMicros()).isCloseTo(c.jctMicros(), within(0.001 * c.jctMicros() + 5));
+
+        // every request the forecast covers finishes when it said (requests the step in progress ends are not in it)
+        List<Double> predicted = new ArrayList<>();
+        for (WorkerForecast.Seq s : probe.forecast) predicted.add(probe.now + s.finishedAt);
+        List<Double> realised = new ArrayList<>();
+        for (Completion x : result.completions()) {
+            if (x.finishMicros() > probe.now + probe.stepRemaining) realised.add((double) x.finishMicros());
+        }
+        predicted.sort(null);
+        realised.sort(null);
+        assertThat(predicted).hasSameSizeAs(realised);
+        for (int i = 0; i < predicted.size(); i++) {
+            assertThat(predicted.get(i)).isCloseTo(realised.get(i), within(0.001 * realised.get(i) + 5));
+        }
+        long before = probe.forecast.stream().mapToLong(s -> s.preemptions).sum();
+        long realisedAfter = result.completions().stream().mapToLong(Completion::preemptions).sum();
+        assertThat(before).isLessThanOrEqualTo(realisedAfter);
+    }
+
+    @Test
+    void mixedPrefillsAndDecodesOnOneWorker() {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = new ArrayList<>();
+        int[] prompts = {12_000, 3_000, 9_500, 700, 20_000, 5_000};
+        int[] outputs = {150, 40, 300, 5, 80, 120};
+        for (int i = 0; i < prompts.length; i++) {
+            rs.add(f.request("r" + i, i * 37_000L, prompts[i], ids(prompts[i] / 16, 1_000_000L * i), 512, outputs[i], null));
+        }
+        assertForecastIsRealised(cfg, rs);
+    }
+
+    @Test
+    void kvPressureWithPreemptionsAndRecompute() {
+        // 4,096 tokens of HBM: the decoders' growth runs out of blocks and preempts the latest admitted
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            rs.add(f.request("p" + i, i * 5_000L, 900, ids(900 / 16, 10_000L * i), 1024, 400 + 50 * i, null));
+        }
+        SimRequest last = f.request("last", 30_000, 600, ids(600 / 16, 99_000), 1024, 200, null);
+        rs.add(last);
+        assertForecastIsRealised(cfg, rs);
+        SimResult again = new Simulation(cfg, rs).run(new Probe("none"), null);
+        assertThat(again.completions().stream().mapToInt(Completion::preemptions).sum()).isPositive(); // the scenario does preempt
+    }
+
+    @Test
+    void sharedPrefixHitsCachedAndHeldBlocks() {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(65_536).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = new ArrayList<>();
+        long[] prefix = ids(512, 7);
+        for (int i = 0; i < 6; i++) {
+            long[] idsI = new long[512 + 64];
+            System.arraycopy(prefix, 0, idsI, 0, 512);
+            System.arraycopy(ids(64, 50_000L * (i + 1)), 0, idsI, 512, 64);
+            // the first finishes before the rest arrive (its prefix cached, unheld); the rest overlap (held)
+            rs.add(f.request("s" + i, i == 0 ? 0 : 2_000_000L + i * 20_000L, idsI.length * 16, idsI, 512, 30 + 10 * i, null));
+        }
+        assertForecastIsRealised(cfg, rs);
+    }
+
+    @Test
+    void aCpuTierHitLoadsOverTheLinkBeforeItsLastToken() {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(64).cpuCapacityTokens(1600).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        // "other" evicts "first"'s three blocks to the CPU tier; "again" hits them there
+        List<SimRequest> rs = List.of(f.request("first", 0, 49, ids(3, 1), 4, 1, null),
+                f.request("other", 1_000_000, 49, ids(3, 10), 4, 1, null),
+                f.request("again", 2_000_000, 49, ids(3, 1), 4, 3, null));
+        assertForecastIsRealised(cfg, rs);
+        Probe probe = new Probe("again");
+        SimResult result = new Simulation(cfg, rs).run(probe, null);
+        Completion c = result.completions().stream().filter(x -> x.request().id().equals("again")).findFirst().orElseThrow();
+        assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(48); // the scenario does load
+    }
+}
