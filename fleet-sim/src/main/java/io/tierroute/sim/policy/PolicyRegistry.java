@@ -4,6 +4,7 @@ import io.tierroute.sim.policy.baseline.LeastLoadedPolicy;
 import io.tierroute.sim.policy.baseline.RandomPolicy;
 import io.tierroute.sim.policy.baseline.RoundRobinPolicy;
 import io.tierroute.sim.policy.oracle.OraclePolicy;
+import io.tierroute.sim.policy.oracle.OraclePricing;
 import io.tierroute.sim.policy.peers.PeerPolicies;
 import io.tierroute.sim.policy.tierroute.TierroutePolicy;
 
@@ -41,7 +42,9 @@ public final class PolicyRegistry {
     }
 
     private void registerOracle() {
-        register(OraclePolicy.NAME, setup -> new OraclePolicy(setup.fleet(), setup.seed()));
+        for (OraclePricing pricing : OraclePricing.values()) {
+            register(pricing.policyName(), setup -> new OraclePolicy(setup.fleet(), pricing, setup.seed()));
+        }
     }
 
     /** Adds a policy; a name may be registered once. */

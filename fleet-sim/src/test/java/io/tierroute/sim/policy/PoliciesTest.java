@@ -37,7 +37,7 @@ class PoliciesTest {
     @Test
     void theRegistryListsEveryFamilyAndRejectsUnknownsAndDuplicates() {
         assertThat(registry.names()).contains("round-robin", "random", "least-loaded", "tierroute-default",
-                "tierroute-fitted", "oracle");
+                "tierroute-fitted", "oracle", "oracle-ttft");
         assertThatThrownBy(() -> registry.create("nope", null)).hasMessageContaining("known: round-robin");
         assertThatThrownBy(() -> registry.register("oracle", s -> null)).hasMessageContaining("twice");
     }
@@ -92,10 +92,17 @@ class PoliciesTest {
         rs.add(f.request("again", 5_000_000, 4000, ids(250, 1), 8, 8, null));
         Simulation sim = new Simulation(cfg, rs);
         RoutingPolicy oracle = create("oracle", sim);
+        assertThat(oracle.name()).isEqualTo("oracle");
         SimResult r = sim.run(oracle, null);
         Completion warm = r.completions().get(0);
         Completion again = r.completions().get(1);
         assertThat(again.worker()).isEqualTo(warm.worker());
         assertThat(again.hitTokens()[0]).isEqualTo(3984);
+
+        Simulation sim2 = new Simulation(cfg, rs);
+        RoutingPolicy ttft = create("oracle-ttft", sim2);
+        assertThat(ttft.name()).isEqualTo("oracle-ttft");
+        SimResult r2 = sim2.run(ttft, null);
+        assertThat(r2.completions().get(1).worker()).isEqualTo(r2.completions().get(0).worker());
     }
 }

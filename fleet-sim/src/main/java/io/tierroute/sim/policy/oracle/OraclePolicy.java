@@ -29,6 +29,10 @@ import java.util.SplittableRandom;
  *           when every placement does
  * </pre>
  *
+ * That is {@link OraclePricing#FLEET}, the policy {@code oracle}. {@link OraclePricing#FLEET_TTFT}, the policy
+ * {@code oracle-ttft}, prices {@code TTFT_r + Σ ΔTTFT_i} alone, without the rule: the TTFT reference where the
+ * fleet has headroom, which collapses under saturation.
+ *
  * r's own decode time is not priced: it is the same order on every worker and pricing it (variant "full"
  * in fleet-sim/README.md "Oracle round") trades the fleet's TTFT for it and collapsed at agentic-pcie 1.25.
  * It is greedy (one request at a time, no knowledge of future arrivals), so it is a strong clairvoyant
@@ -36,20 +40,30 @@ import java.util.SplittableRandom;
  */
 public final class OraclePolicy implements RoutingPolicy {
 
-    public static final String NAME = "oracle";
+    public static final String NAME = OraclePricing.FLEET.policyName();
 
     private final FleetView fleet;
+    private final OraclePricing pricing;
     private final SplittableRandom random;
     private final List<OracleView.SeqState> seqs = new ArrayList<>();
     private WorkerForecast[] forecasts;
 
     public OraclePolicy(FleetView fleet, long seed) {
+        this(fleet, OraclePricing.FLEET, seed);
+    }
+
+    public OraclePolicy(FleetView fleet, OraclePricing pricing, long seed) {
         this.fleet = fleet;
+        this.pricing = pricing;
         this.random = new SplittableRandom(seed);
     }
 
-    @Override public String name() { return NAME; }
-    @Override public String version() { return "clairvoyant forecast: own TTFT + added TTFT/JCT, no added preemption (exact state, true output lengths)"; }
+    @Override public String name() { return pricing.policyName(); }
+    @Override public String version() {
+        return pricing == OraclePricing.FLEET
+                ? "clairvoyant forecast: own TTFT + added TTFT/JCT, no added preemption (exact state, true output lengths)"
+                : "clairvoyant forecast: own TTFT + added TTFT (exact state, true output lengths)";
+    }
 
     @Override
     public int route(SimRequest r, FleetView view, long nowMicros) {
@@ -60,8 +74,8 @@ public final class OraclePolicy implements RoutingPolicy {
         int ties = 0;
         for (int w = 0; w < view.workers(); w++) {
             Prediction p = predict(o, w, r);
-            boolean preempts = p.addedPreemptions() > 0;
-            double cost = p.cost();
+            boolean preempts = pricing.avoidsAddedPreemption() && p.addedPreemptions() > 0;
+            double cost = p.cost(pricing);
             if (preempts != bestPreempts ? !preempts : cost < bestCost - 1e-6) {
                 best = w;
                 bestPreempts = preempts;
@@ -81,8 +95,8 @@ public final class OraclePolicy implements RoutingPolicy {
     record Prediction(double ttftMicros, double jctMicros, double addedTtftMicros, double addedJctMicros,
                       int addedPreemptions) {
         /** The class formula, µs. */
-        double cost() {
-            return ttftMicros + addedTtftMicros + addedJctMicros;
+        double cost(OraclePricing pricing) {
+            return ttftMicros + addedTtftMicros + (pricing.pricesAddedJct() ? addedJctMicros : 0);
         }
     }
 

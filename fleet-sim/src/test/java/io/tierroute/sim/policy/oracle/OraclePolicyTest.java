@@ -21,10 +21,13 @@ class OraclePolicyTest {
     /** Routes by a fixed map; the request {@code "r"} goes where the oracle says, its predictions recorded. */
     private static class Scripted implements RoutingPolicy {
         final Map<String, Integer> fixed;
+        final OraclePricing pricing;
         final OraclePolicy.Prediction[] predictions = new OraclePolicy.Prediction[2];
         int choice = -1;
 
-        Scripted(Map<String, Integer> fixed) { this.fixed = fixed; }
+        Scripted(Map<String, Integer> fixed) { this(fixed, OraclePricing.FLEET); }
+
+        Scripted(Map<String, Integer> fixed, OraclePricing pricing) { this.fixed = fixed; this.pricing = pricing; }
 
         @Override public String name() { return "scripted"; }
         @Override public String version() { return "test"; }
@@ -32,7 +35,7 @@ class OraclePolicyTest {
         @Override
         public int route(SimRequest r, FleetView v, long now) {
             if (!r.id().equals("r")) return fixed.get(r.id());
-            OraclePolicy oracle = new OraclePolicy(v, 1);
+            OraclePolicy oracle = new OraclePolicy(v, pricing, 1);
             for (int w = 0; w < 2; w++) predictions[w] = oracle.predict(v.oracle(), w, r);
             choice = oracle.route(r, v, now);
             return choice;
@@ -45,8 +48,8 @@ class OraclePolicyTest {
         return a;
     }
 
-    @Test
-    void aPrefillThatWouldStallManyDecodersGoesBehindAShortQueueInstead() {
+    /** Eight long decoders on worker 0; a short prefill queued on worker 1 at r's arrival; r routed by the oracle. */
+    private static Scripted stallScenario(OraclePricing pricing) {
         EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).build();
         RequestFactory f = new RequestFactory(cfg.model(), 16);
         List<SimRequest> rs = new ArrayList<>();
@@ -59,9 +62,14 @@ class OraclePolicyTest {
         rs.add(f.request("q", 1_000_000, 2000, ids(125, 90_000), 16, 1, null));
         fixed.put("q", 1);
         rs.add(f.request("r", 1_000_000, 8000, ids(500, 500_000), 16, 10, null));
-        Scripted p = new Scripted(fixed);
+        Scripted p = new Scripted(fixed, pricing);
         new Simulation(cfg, rs).run(p, null);
+        return p;
+    }
 
+    @Test
+    void aPrefillThatWouldStallManyDecodersGoesBehindAShortQueueInstead() {
+        Scripted p = stallScenario(OraclePricing.FLEET);
         OraclePolicy.Prediction busy = p.predictions[0];
         OraclePolicy.Prediction queued = p.predictions[1];
         // r's own first token comes sooner beside the decoders (one 8000-token step) than behind q ...
@@ -96,5 +104,27 @@ class OraclePolicyTest {
         long preemptions = new Simulation(cfg, rs).run(forced, null).completions().stream()
                 .mapToInt(io.tierroute.sim.policy.Completion::preemptions).sum();
         assertThat(preemptions).isEqualTo(forced.predictions[0].addedPreemptions());
+    }
+
+    @Test
+    void theTtftReferenceTakesTheSoonerFirstTokenWhateverItCostsTheDecoders() {
+        // oracle-ttft prices r's TTFT and the first tokens it delays; the eight decoders have theirs already
+        Scripted p = stallScenario(OraclePricing.FLEET_TTFT);
+        assertThat(p.predictions[0].addedTtftMicros()).isZero();
+        assertThat(p.predictions[0].ttftMicros()).isLessThan(p.predictions[1].ttftMicros() + p.predictions[1].addedTtftMicros());
+        assertThat(p.choice).isEqualTo(0);
+    }
+
+    @Test
+    void theTtftReferenceTakesAPlacementThatPreemptsWhenItsFirstTokenIsSooner() {
+        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
+                f.request("q", 1_000_000, 3000, ids(187, 90_000), 16, 1, null),
+                f.request("r", 1_000_000, 1200, ids(75, 500_000), 2048, 1400, null));
+        Scripted p = new Scripted(Map.of("d", 0, "q", 1), OraclePricing.FLEET_TTFT);
+        new Simulation(cfg, rs).run(p, null);
+        assertThat(p.predictions[0].addedPreemptions()).isPositive();
+        assertThat(p.choice).isEqualTo(0);
     }
 }
