@@ -1,13 +1,21 @@
 #!/usr/bin/env python3
 """same_results.py A_DIR B_DIR WORKLOAD...: for each workload, the columns in which the tierroute-fitted rows of
 A_DIR/WORKLOAD/results.csv and B_DIR/WORKLOAD/results.csv differ, load by load (wall_s ignored): the "switches off
-routes as main" check of a round's patch."""
-import csv, sys
+routes as main" check of a round's patch. POLICY=all compares every policy's rows (e.g. two peer runs)."""
+import csv, os, sys
+
 a_dir, b_dir, *ws = sys.argv[1:]
+pol = os.environ.get('POLICY', 'tierroute-fitted')
+
+def rows(d, w):
+    return {(r['policy'], r['load']): r for r in csv.DictReader(open(f'{d}/{w}/results.csv'))
+            if pol == 'all' or r['policy'] == pol}
+
 for w in ws:
-    a = [r for r in csv.DictReader(open(f'{a_dir}/{w}/results.csv')) if r['policy'] == 'tierroute-fitted']
-    b = [r for r in csv.DictReader(open(f'{b_dir}/{w}/results.csv')) if r['policy'] == 'tierroute-fitted']
-    for x, y in zip(a, b):
-        print(w, x['load'], 'differing columns:', [k for k in x if k != 'wall_s' and x[k] != y.get(k)] or 'none')
-    if len(a) != len(b):
-        print(w, 'row counts differ', len(a), len(b))
+    a, b = rows(a_dir, w), rows(b_dir, w)
+    for k in sorted(a.keys() | b.keys()):
+        if k not in a or k not in b:
+            print(w, *k, 'only in', a_dir if k in a else b_dir)
+            continue
+        diff = [c for c in a[k] if c != 'wall_s' and a[k][c] != b[k].get(c)]
+        print(w, *k, 'differing columns:', diff or 'none')
