@@ -137,7 +137,7 @@ class K8sManifestsTest {
         // Snapshots commit with checkpoints (exactly-once sink): the interval is part of the time until fitted
         // parameters are live, whose p99 target is 2 s at the default 1 s publish cadence.
         assertThat(settings.checkpointInterval()).as("--checkpoint-interval, part of the parameters' latency")
-            .isLessThanOrEqualTo(java.time.Duration.ofSeconds(1));
+            .isLessThanOrEqualTo(java.time.Duration.ofMillis(500));
         assertThat(job.path("parallelism").asInt()).isEqualTo(settings.parallelism());
         int slots = cluster.get(TaskManagerOptions.NUM_TASK_SLOTS) * spec.path("taskManager").path("replicas").asInt(1);
         assertThat(slots).as("task slots for the job's parallelism").isGreaterThanOrEqualTo(settings.parallelism());

@@ -338,13 +338,10 @@ public final class Simulation implements EngineListener {
             out[Tier.CPU.ordinal()] = c.matchCpu(r.blockHashes(), h, max);
         }
 
-        @Override public int waiting(int w) { Worker x = workers[w]; return x.waiting.size() + x.ready.size() + x.loading; }
-        @Override public int running(int w) { return workers[w].running.size(); }
-        @Override public long usedBlocks(int w) { return workers[w].cache.referenced(); }
         @Override public long pendingTransferBytes(int w) { return Math.round(workers[w].link.pendingBytes(now)); }
 
-        @Override
-        public long pendingPrefillTokens(int w) {
+        /** Prompt tokens still to compute on {@code w} (not cached, not yet prefilled): the telemetry's backlog. */
+        long pendingPrefillTokens(int w) {
             long sum = 0;
             Worker x = workers[w];
             for (Sequence s : x.waiting) sum += s.pendingPrefill();
@@ -379,14 +376,14 @@ public final class Simulation implements EngineListener {
             for (Sequence s : x.loadingList) { order.add(s); phases.add(OracleView.Phase.LOADING); }
             for (Sequence s : x.waiting) { order.add(s); phases.add(OracleView.Phase.WAITING); }
             if (arrival != null) { order.add(new Sequence(arrival, w)); phases.add(OracleView.Phase.WAITING); }
-            // first the held blocks queued requests would hit, so that their holders count them as shared
+            // first an id for every block a queued request would hit: a held one's holders then count it as
+            // shared, and an unheld cached one is referenced once however many queued requests hit it
             for (int i = 0; i < order.size(); i++) {
                 if (phases.get(i) != OracleView.Phase.WAITING) continue;
                 Sequence s = order.get(i);
                 int h = x.cache.matchHbm(s.hashes, maxHit(s));
                 for (int j = 0; j < h; j++) {
-                    Block b = x.cache.get(s.hashes[j]);
-                    if (b.refs > 0) sharedIds.putIfAbsent(b, sharedIds.size());
+                    sharedIds.putIfAbsent(x.cache.get(s.hashes[j]), sharedIds.size());
                 }
             }
             for (int i = 0; i < order.size(); i++) {
@@ -420,31 +417,18 @@ public final class Simulation implements EngineListener {
                     exclusive++;
                 }
             }
-            int h = 0, free = 0, c = 0, nHeld = 0;
-            int[] hitHeld = new int[0];
+            int h = 0, c = 0;
+            int[] hitIds = new int[0];
             if (phase == OracleView.Phase.WAITING) {
                 h = x.cache.matchHbm(s.hashes, maxHit(s));
-                hitHeld = new int[h];
+                hitIds = new int[h];
                 for (int j = 0; j < h; j++) {
-                    Block b = x.cache.get(s.hashes[j]);
-                    if (b.refs == 0) free++; else hitHeld[nHeld++] = sharedIds.get(b);
+                    hitIds[j] = sharedIds.get(x.cache.get(s.hashes[j]));
                 }
                 c = x.cache.matchCpu(s.hashes, h, maxHit(s));
             }
             return new SeqState(phase, s.request.promptTokens(), computed, s.target, generated, s.outputTokens,
-                    s.heldBlocks, exclusive, java.util.Arrays.copyOf(shared, nShared), h, free,
-                    java.util.Arrays.copyOf(hitHeld, nHeld), c);
-        }
-
-        @Override
-        public long remainingDecodeTokens(int w) {
-            long sum = 0;
-            Worker x = workers[w];
-            for (Sequence s : x.waiting) sum += s.remainingDecode();
-            for (Sequence s : x.ready) sum += s.remainingDecode();
-            for (Sequence s : x.loadingList) sum += s.remainingDecode();
-            for (Sequence s : x.running) sum += s.remainingDecode();
-            return sum;
+                    s.heldBlocks, exclusive, java.util.Arrays.copyOf(shared, nShared), h, hitIds, c);
         }
     }
 }

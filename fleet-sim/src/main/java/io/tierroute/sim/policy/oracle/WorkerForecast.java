@@ -15,9 +15,12 @@ import java.util.List;
  * time); a run of decode-only steps that nothing can interrupt is advanced one O(1) step at a time.
  *
  * <p>What it cannot know exactly, and assumes: a queued request's cache hit at its admission is what it
- * would match now (blocks evicted in between are not foreseen); a preempted request re-hits the prompt
- * blocks it had computed; loads in flight all end when the link's pending bytes have moved, and loads
- * the run starts go one after another at the link's full bandwidth (the engine shares it).
+ * would match now (blocks evicted in between are not foreseen, nor blocks another request computes in
+ * between); a block a request allocates is its own (the engine's {@code allocNamed} reuses a block another
+ * request computed meanwhile, e.g. two chunked prefills of one shared prefix); a preempted request re-hits
+ * the prompt blocks it had computed; loads in flight all end when the link's pending bytes have moved, and
+ * loads the run starts go one after another at the link's full bandwidth (the engine's {@code PcieLink}
+ * shares it equally among concurrent transfers).
  */
 final class WorkerForecast {
 
@@ -63,8 +66,8 @@ final class WorkerForecast {
             exclusive = s.exclusiveBlocks();
             shared = s.sharedBlocks();
             hbmHit = s.hbmHitBlocks();
-            hbmHitFree = s.hbmHitFreeBlocks();
-            hbmHitHeld = s.hbmHitHeldBlocks();
+            hbmHitFree = 0; // every hit block of the snapshot has an id (OracleView.SeqState#hbmHitBlockIds)
+            hbmHitHeld = s.hbmHitBlockIds();
             cpuHit = s.cpuHitBlocks();
             hadFirstToken = generated > 0;
         }
@@ -150,7 +153,7 @@ final class WorkerForecast {
     private static int maxId(SeqState s) {
         int m = -1;
         for (int id : s.sharedBlocks()) m = Math.max(m, id);
-        for (int id : s.hbmHitHeldBlocks()) m = Math.max(m, id);
+        for (int id : s.hbmHitBlockIds()) m = Math.max(m, id);
         return m;
     }
 
@@ -179,7 +182,7 @@ final class WorkerForecast {
             for (Seq s : loading) if (s.readyAt <= t && (first == null || s.readyAt < first.readyAt)) first = s;
             if (first == null) return;
             loading.remove(first);
-            first.computed = (first.hbmHit + first.cpuHit) * bs;
+            first.computed = first.held * bs; // its HBM hits and the loaded blocks (a snapshot's LOADING request has only held)
             first.hbmHit = 0;
             first.cpuHit = 0;
             first.phase = Phase.READY;

@@ -143,4 +143,21 @@ class WorkerForecastAgainstEngineTest {
         Completion c = result.completions().stream().filter(x -> x.request().id().equals("again")).findFirst().orElseThrow();
         assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(48); // the scenario does load
     }
+
+    @Test
+    void aRequestStillLoadingWhenTheProbeArrivesKeepsItsLoadedBlocks() {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(8192).cpuCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        // "other" evicts most of "first"'s 500 blocks to the CPU tier; "again" loads them back over the link and
+        // is still loading when "late" arrives: the forecast must start it from its loaded blocks, not from zero
+        List<SimRequest> rs = List.of(f.request("first", 0, 8000, ids(500, 1), 4, 1, null),
+                f.request("other", 1_000_000, 8000, ids(500, 100_000), 4, 1, null),
+                f.request("again", 2_000_000, 8000, ids(500, 1), 4, 3, null),
+                f.request("late", 2_000_100, 32, ids(2, 900_000), 4, 2, null));
+        assertForecastIsRealised(cfg, rs);
+        SimResult result = new Simulation(cfg, rs).run(new Probe("late"), null);
+        Completion again = result.completions().stream().filter(x -> x.request().id().equals("again")).findFirst().orElseThrow();
+        assertThat(again.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isGreaterThan(7000); // it did load
+        assertThat(again.ttftMicros()).isGreaterThan(100); // and its load outlasted late's arrival 100 µs after it
+    }
 }
