@@ -315,6 +315,18 @@ final class WorkerForecast {
     /** Worker.preempt: loses its blocks, requeues at the head, recomputes prompt and output (its prompt blocks stay cached). */
     private void preempt(Seq s) {
         running.remove(s);
+        requeueAtHead(s);
+    }
+
+    /** Worker.unblock: requests loaded behind the head of the loaded queue give their blocks back. */
+    private void unblock() {
+        while (ready.size() > 1) {
+            requeueAtHead(ready.pollLast());
+        }
+    }
+
+    /** What preempt and unblock share: the blocks go back, the request waits at the queue's head to recompute. */
+    private void requeueAtHead(Seq s) {
         int cachedPromptBlocks = Math.min(s.fullBlocks, s.computed / bs);
         int[] sharedBefore = s.shared;
         release(s);
@@ -324,22 +336,6 @@ final class WorkerForecast {
         waiting.addFirst(s);
         s.preemptions++;
         preemptions++;
-    }
-
-    /** Worker.unblock: requests loaded behind the head of the loaded queue give their blocks back. */
-    private void unblock() {
-        while (ready.size() > 1) {
-            Seq s = ready.pollLast();
-            int cachedPromptBlocks = Math.min(s.fullBlocks, s.computed / bs);
-            int[] sharedBefore = s.shared;
-            release(s);
-            s.target = s.prompt + s.generated;
-            requeueHits(s, cachedPromptBlocks, sharedBefore);
-            s.phase = Phase.WAITING;
-            waiting.addFirst(s);
-            s.preemptions++;
-            preemptions++;
-        }
     }
 
     /** Worker.finishStep. */

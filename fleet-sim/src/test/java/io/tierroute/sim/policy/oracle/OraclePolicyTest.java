@@ -82,15 +82,25 @@ class OraclePolicyTest {
         assertThat(p.choice).isEqualTo(1);
     }
 
-    @Test
-    void aPlacementThatMakesTheEnginePreemptIsAvoidedWhileAnotherDoesNot() {
-        // 4,096 tokens of HBM per worker: on worker 0 a decoder grows to 3,100 tokens, and r (1,200 + 1,400) with it
-        // does not fit by the end: the engine preempts (the forecast says so, and the engine does it)
-        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
-        List<SimRequest> rs = List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
+    /**
+     * 4,096 tokens of HBM per worker: on worker 0 a decoder grows to 3,100 tokens, and r (1,200 + 1,400) with it
+     * does not fit by the end: the engine preempts (the forecast says so, and the engine does it); worker 1 has a
+     * short prefill queued.
+     */
+    private static final EngineConfig PREEMPT_CFG =
+            EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
+
+    private static List<SimRequest> preemptionScenario() {
+        RequestFactory f = new RequestFactory(PREEMPT_CFG.model(), 16);
+        return List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
                 f.request("q", 1_000_000, 3000, ids(187, 90_000), 16, 1, null),
                 f.request("r", 1_000_000, 1200, ids(75, 500_000), 2048, 1400, null));
+    }
+
+    @Test
+    void aPlacementThatMakesTheEnginePreemptIsAvoidedWhileAnotherDoesNot() {
+        EngineConfig cfg = PREEMPT_CFG;
+        List<SimRequest> rs = preemptionScenario();
         Scripted p = new Scripted(Map.of("d", 0, "q", 1));
         new Simulation(cfg, rs).run(p, null);
         assertThat(p.predictions[0].addedPreemptions()).isPositive();
@@ -117,13 +127,8 @@ class OraclePolicyTest {
 
     @Test
     void theTtftReferenceTakesAPlacementThatPreemptsWhenItsFirstTokenIsSooner() {
-        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(4096).cpuCapacityTokens(0).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
-        List<SimRequest> rs = List.of(f.request("d", 0, 1600, ids(100, 1000), 2048, 1500, null),
-                f.request("q", 1_000_000, 3000, ids(187, 90_000), 16, 1, null),
-                f.request("r", 1_000_000, 1200, ids(75, 500_000), 2048, 1400, null));
         Scripted p = new Scripted(Map.of("d", 0, "q", 1), OraclePricing.FLEET_TTFT);
-        new Simulation(cfg, rs).run(p, null);
+        new Simulation(PREEMPT_CFG, preemptionScenario()).run(p, null);
         assertThat(p.predictions[0].addedPreemptions()).isPositive();
         assertThat(p.choice).isEqualTo(0);
     }
