@@ -15,7 +15,9 @@
 #   JAVA_OPTS may also carry the benchmark's own switches (defaults = the first three rounds' set-up):
 #   -Dbench.measureFrom=0.4 opens the measured window at 40 % of the input instead of 5 % (JIT warm-up left
 #   out; use with a longer input, e.g. throughput 300000 6000, or 1200000 12000 for a window ≈ 35–55 s into the
-#   job, past most of the JIT's work: streaming-jobs README, seventh round), -Dbench.broker=process runs the broker in
+#   job, past most of the JIT's work: streaming-jobs README, seventh round; -Dbench.measureFrom=0.5 with throughput
+#   4800000 48000 measures the steady state 60-120 s into the job, the figure for the 200 k records/s target:
+#   bench/RESULTS.md, "Steady state"), -Dbench.broker=process runs the broker in
 #   its own JVM (the CPU figures are then the job's; the broker's is printed apart), -Dbench.jobArgs=--flag,value,...
 #   passes further job flags (e.g. -Dbench.jobArgs=--max-watermark-drift,6s for the first four rounds' alignment;
 #   the benchmark sets 60s). Each window prints records/s, CPU per record, cores busy, CPU and allocation by thread
