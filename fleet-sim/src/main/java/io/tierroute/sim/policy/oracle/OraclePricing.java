@@ -17,9 +17,9 @@ public enum OraclePricing {
 
     /**
      * {@code oracle-ttft}: r's TTFT + the TTFT it adds to the requests on the worker still waiting for their
-     * first token; nothing else. The TTFT reference: below the best peer's mean TTFT in every light-load cell
-     * measured, but it collapses under saturation (Mooncake 3, agentic-pcie 1.25), where preempting a decoder
-     * costs it no TTFT.
+     * first token; nothing else. The TTFT reference: at or below the best peer's mean TTFT in 16 / 16 / 14 of
+     * 18 cells at seeds 1–3, but it collapses under saturation (Mooncake 3, agentic-pcie 1.25), where
+     * preempting a decoder costs it no TTFT.
      */
     FLEET_TTFT("oracle-ttft", false, false);
 
