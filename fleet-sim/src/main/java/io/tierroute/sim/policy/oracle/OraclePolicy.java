@@ -59,11 +59,7 @@ public final class OraclePolicy implements RoutingPolicy {
     }
 
     @Override public String name() { return pricing.policyName(); }
-    @Override public String version() {
-        return pricing == OraclePricing.FLEET
-                ? "clairvoyant forecast: own TTFT + added TTFT/JCT, no added preemption (exact state, true output lengths)"
-                : "clairvoyant forecast: own TTFT + added TTFT (exact state, true output lengths)";
-    }
+    @Override public String version() { return pricing.description(); }
 
     @Override
     public int route(SimRequest r, FleetView view, long nowMicros) {

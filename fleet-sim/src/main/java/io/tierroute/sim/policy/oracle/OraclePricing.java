@@ -13,7 +13,8 @@ public enum OraclePricing {
      * peer's mean JCT in most; above the best peer's mean TTFT at light load (it trades TTFT for the others'
      * completion times).
      */
-    FLEET("oracle", true, true),
+    FLEET("oracle", "clairvoyant forecast: own TTFT + added TTFT/JCT, no added preemption (exact state, true output lengths)",
+            true, true),
 
     /**
      * {@code oracle-ttft}: r's TTFT + the TTFT it adds to the requests on the worker still waiting for their
@@ -21,14 +22,17 @@ public enum OraclePricing {
      * 18 cells at seeds 1–3, but it collapses under saturation (Mooncake 3, agentic-pcie 1.25), where
      * preempting a decoder costs it no TTFT.
      */
-    FLEET_TTFT("oracle-ttft", false, false);
+    FLEET_TTFT("oracle-ttft", "clairvoyant forecast: own TTFT + added TTFT (exact state, true output lengths)",
+            false, false);
 
     private final String policyName;
+    private final String description;
     private final boolean pricesAddedJct;
     private final boolean avoidsAddedPreemption;
 
-    OraclePricing(String policyName, boolean pricesAddedJct, boolean avoidsAddedPreemption) {
+    OraclePricing(String policyName, String description, boolean pricesAddedJct, boolean avoidsAddedPreemption) {
         this.policyName = policyName;
+        this.description = description;
         this.pricesAddedJct = pricesAddedJct;
         this.avoidsAddedPreemption = avoidsAddedPreemption;
     }
@@ -36,6 +40,11 @@ public enum OraclePricing {
     /** The name the benchmark's {@code --policies} takes. */
     public String policyName() {
         return policyName;
+    }
+
+    /** The policy's version line in the benchmark's results. */
+    public String description() {
+        return description;
     }
 
     /** Whether the JCT r adds to the requests on the worker is part of the cost. */

@@ -57,11 +57,15 @@ class WorkerForecastAgainstEngineTest {
         return a;
     }
 
+    private static Completion completionOf(SimResult result, String id) {
+        return result.completions().stream().filter(x -> x.request().id().equals(id)).findFirst().orElseThrow();
+    }
+
     private static void assertForecastIsRealised(EngineConfig cfg, List<SimRequest> requests) {
         String last = requests.get(requests.size() - 1).id();
         Probe probe = new Probe(last);
         SimResult result = new Simulation(cfg, requests).run(probe, null);
-        Completion c = result.completions().stream().filter(x -> x.request().id().equals(last)).findFirst().orElseThrow();
+        Completion c = completionOf(result, last);
 
         assertThat(probe.prediction.ttftMicros()).isCloseTo(c.ttftMicros(), within(0.001 * c.ttftMicros() + 5));
         assertThat(probe.prediction.jctMicros()).isCloseTo(c.jctMicros(), within(0.001 * c.jctMicros() + 5));
@@ -139,8 +143,7 @@ class WorkerForecastAgainstEngineTest {
                 f.request("again", 2_000_000, 49, ids(3, 1), 4, 3, null));
         assertForecastIsRealised(cfg, rs);
         Probe probe = new Probe("again");
-        SimResult result = new Simulation(cfg, rs).run(probe, null);
-        Completion c = result.completions().stream().filter(x -> x.request().id().equals("again")).findFirst().orElseThrow();
+        Completion c = completionOf(new Simulation(cfg, rs).run(probe, null), "again");
         assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(48); // the scenario does load
     }
 
@@ -155,8 +158,7 @@ class WorkerForecastAgainstEngineTest {
                 f.request("again", 2_000_000, 8000, ids(500, 1), 4, 3, null),
                 f.request("late", 2_000_100, 32, ids(2, 900_000), 4, 2, null));
         assertForecastIsRealised(cfg, rs);
-        SimResult result = new Simulation(cfg, rs).run(new Probe("late"), null);
-        Completion again = result.completions().stream().filter(x -> x.request().id().equals("again")).findFirst().orElseThrow();
+        Completion again = completionOf(new Simulation(cfg, rs).run(new Probe("late"), null), "again");
         assertThat(again.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isGreaterThan(7000); // it did load
         assertThat(again.ttftMicros()).isGreaterThan(100); // and its load outlasted late's arrival 100 µs after it
     }
