@@ -360,8 +360,10 @@ public final class Selector {
         boolean known = inflight.onEvent(event, now);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             workflows.finished(event.requestId(), now);
-            drainQueue();
         }
+        // Not only a finish frees a worker: a first token (or tokens) takes a request off the worker's
+        // waiting count, which may bring it back under maxWaiting. Cheap when nobody waits.
+        drainQueue();
         return known;
     }
 

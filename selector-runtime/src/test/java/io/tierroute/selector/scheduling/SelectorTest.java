@@ -158,6 +158,22 @@ class SelectorTest {
     }
 
     @Test
+    void aFirstTokenThatBringsAWorkerUnderItsWaitingLimitAdmitsTheNextQueuedRequestAtOnce() {
+        // maxWaiting 1: a worker is full while one of its requests waits for its first token.
+        Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 0, 1), b -> b);
+        RouteDecision first = now(s.route(request(prompt(24, 64))));
+        CompletableFuture<RouteDecision> queued = s.route(request(prompt(25, 64)));
+        assertThat(queued).isNotDone();
+
+        clock.addAndGet(2_000_000);
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+
+        assertThat(queued).as("admitted by the first token itself, not by the next tick or finish").isDone();
+        assertThat(queued.join().queuedNanos()).isEqualTo(2_000_000);
+        assertThat(s.queueLength()).isZero();
+    }
+
+    @Test
     void aFullQueueAndATooLongWaitAreRefusedWithAReason() {
         Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 1, 0),
                 b -> b.maxQueued(1).maxQueueWait(Duration.ofSeconds(2)));
