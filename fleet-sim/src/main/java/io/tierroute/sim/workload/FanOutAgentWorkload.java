@@ -67,7 +67,7 @@ public record FanOutAgentWorkload(String name, int agents, int systemTokens, int
      * offload connector's staging copies). A sibling's context is ~30–60 k tokens (10 k of shared system prompt
      * and catalog, a median 20 k of session context, its history), 7.9–15.7 GB: 0.3–0.6 s alone on the link
      * (10.5 µs/token, against ~20 µs/token to recompute), so three siblings loading on one link already make
-     * the CPU tier slower than recomputing elsewhere. Rates: fleet-sim/README.md "agentic-pcie".
+     * the CPU tier slower than recomputing elsewhere. Rates: fleet-sim/experiments/ROUNDS.md "Agentic with a CPU tier under PCIe load".
      */
     public static FanOutAgentWorkload pcieContention() {
         return new FanOutAgentWorkload("agentic-pcie", 8, 6000, 4000, 20_000, 48_000, 3, 6, 8, 1500, 30, 5.0, 0.2,

@@ -51,7 +51,7 @@ public record CostParameters(
 
     /**
      * κ's default: a second of delay to a request in flight counts as much as a second of the newcomer's own
-     * (the mission is the mean completion time over all requests). Measured on the simulator (fleet-sim/README.md):
+     * (the mission is the mean completion time over all requests). Measured on the simulator (fleet-sim/experiments/ROUNDS.md):
      * 0.5 and 1 give the same Mooncake figures, 3 is worse there and on agentic-pcie.
      */
     public static final double DEFAULT_HARM_WEIGHT = 1.0;

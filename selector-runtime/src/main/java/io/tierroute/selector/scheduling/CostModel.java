@@ -25,14 +25,14 @@ import io.tierroute.selector.sequences.LoadView;
  *     lost capacity over every worker. So each recomputed token costs {@code α_p} to about {@code Ā} requests,
  *     {@code Ā} the fleet's mean number in flight per worker (the same on every candidate: w's own
  *     {@code |A(w)|} here turned the term into balancing by request count, which sent long prompts to workers
- *     with few but long requests; fleet-sim/README.md). κ is the weight of others' time against r's own:
+ *     with few but long requests; fleet-sim/experiments/ROUNDS.md). κ is the weight of others' time against r's own:
  *     {@code κ = harmWeight·(0.5 + D̄)} (harmWeight default 1), with {@code D̄} the fleet's prefill duty (the
  *     share of workers with a request waiting for its first token, an EWMA over routes): a recompute takes
  *     time from others as far as the fleet has no spare capacity to absorb it. On a worker with nothing in
  *     flight ({@code |A(w)| = 0}) the {@code Ā} is replaced by {@code min(Ā, λ_w·T_pf)}: there r's prefill
  *     delays only the requests that arrive while it runs ({@code λ_w} the fleet's arrival rate per healthy
  *     worker, {@code T_pf} = r's {@code C_prefill} on w); charging {@code Ā} there kept a cold worker from ever
- *     being chosen (fleet-sim/README.md, "Latest round"). Under a
+ *     being chosen (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"). Under a
  *     queue, the requests that will wait behind r (FCFS) wait for all of r's prefill: an arrival leaves behind
  *     about the queue it found, so each request waiting beyond {@code Q_slack} counts once more at weight κ_q
  *     (default 1; not scaled by {@code D̄}). Both parts are 0 when nothing is in flight or queued (DESIGN.md §3's worked example counts
@@ -177,7 +177,7 @@ public final class CostModel {
      * takes GPU time from others only when there is no spare capacity to absorb it: {@code D̄} (the fleet's prefill
      * duty, the share of workers with a request waiting for its first token, EWMA over routes) is how often there
      * is none. A floor of 0.5 because even an unsaturated fleet's batches share their steps with the recompute.
-     * Measured at five seeds (fleet-sim/README.md, "Latest round"); {@code κ_q} is not scaled (a request that will
+     * Measured at five seeds (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"); {@code κ_q} is not scaled (a request that will
      * queue behind r waits for r's whole prefill whatever the fleet's duty).
      */
     static double harmKappa(CostParameters p, double prefillDuty) {
@@ -191,7 +191,7 @@ public final class CostModel {
      * needs w's capacity to be in use; what r's prefill does delay there are the requests that arrive while it
      * runs, {@code λ_w·T_pf} ({@code λ_w} the fleet's arrival rate per healthy worker, {@code T_pf} = r's
      * {@code C_prefill} on w), at most {@code Ā}. Charging {@code Ā} instead kept a cold worker (one missing the
-     * prefix every warm worker holds) from ever being chosen (fleet-sim/README.md, "Latest round"). Written as a
+     * prefix every warm worker holds) from ever being chosen (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"). Written as a
      * factor on the whole term (its {@code κ_q} part is 0 on an idle worker: nothing waits there) so the measured
      * figures reproduce to the last digit. 1 on a busy worker.
      */
@@ -210,7 +210,7 @@ public final class CostModel {
      * prefill already waits, r's chunk rides its steps). Only when r's prefix hits differ by at most one block
      * over the workers: then spreading admissions costs r nothing; where one worker holds more of r's prefix the
      * term traded r's cache hit, and the p99 TTFT of chat and Mooncake 2.5, for the decoders' step
-     * (fleet-sim/README.md, "Spare-step round").
+     * (fleet-sim/experiments/ROUNDS.md, "Spare-step round").
      */
     static double admissionStep(double prefillStepUs, int decoding, double prefillDuty, boolean prefixPicksWorker) {
         if (prefixPicksWorker || decoding <= 0) {

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * The starved cold worker (fleet-sim/README.md, "Latest round"), end to end through the selector, and the two
+ * The starved cold worker (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"), end to end through the selector, and the two
  * fleet averages C_harm reads (D̄, λ_w) as the selector keeps them.
  */
 class ColdWorkerTest {

@@ -34,7 +34,7 @@ import java.util.SplittableRandom;
  * fleet has headroom, which collapses under saturation.
  *
  * r's own decode time is not priced: it is the same order on every worker and pricing it (variant "full"
- * in fleet-sim/README.md "Oracle round") trades the fleet's TTFT for it and collapsed at agentic-pcie 1.25.
+ * in fleet-sim/experiments/ROUNDS.md "Oracle round") trades the fleet's TTFT for it and collapsed at agentic-pcie 1.25.
  * It is greedy (one request at a time, no knowledge of future arrivals), so it is a strong clairvoyant
  * reference, not a proven bound: see that section for where it stands against the peers.
  */

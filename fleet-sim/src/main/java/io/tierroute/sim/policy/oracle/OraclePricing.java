@@ -1,7 +1,7 @@
 package io.tierroute.sim.policy.oracle;
 
 /**
- * What the clairvoyant oracle minimises over its forecasts (fleet-sim/README.md, "Oracle round"). Two
+ * What the clairvoyant oracle minimises over its forecasts (fleet-sim/experiments/ROUNDS.md, "Oracle round"). Two
  * references, because no greedy price measured was both: one that bounds the fleet's TTFT where the fleet
  * has headroom, and one that does not collapse where it is saturated.
  */

@@ -55,7 +55,7 @@ public final class TierrouteFitting {
                 .alphaWf2(pick(fit, Coefficient.ALPHA_WF2, CostParameters.DEFAULTS.alphaWf2()))
                 // α_own is fitted and reported but not applied: every way of pricing C_own measured so far (the fit
                 // as is, halved, quartered, gated on t ≥ 3 and R² ≥ 0.05) lost TTFT or JCT somewhere (agentic 2:
-                // JCT 24 % worse with an R² = 0.62 fit); fleet-sim/README.md "C_own and κ_q".
+                // JCT 24 % worse with an R² = 0.62 fit); fleet-sim/experiments/ROUNDS.md "Earlier round: C_own".
                 .alphaOwn(0.0)
                 .build();
         return ParameterSet.builder(workers).version(1).source(String.format(java.util.Locale.ROOT,
@@ -74,7 +74,7 @@ public final class TierrouteFitting {
      * Smallest share of the decode time per predicted token that {@code KV_used} must explain for {@code α_own}
      * to be used. Below it the slope is real but {@code d̂·KV_used} does not predict r's decode time (other
      * requests' prefill chunks and later arrivals dominate it), and pricing it measurably traded TTFT and JCT
-     * away on Mooncake (fleet-sim/README.md, "C_own").
+     * away on Mooncake (fleet-sim/experiments/ROUNDS.md, "Earlier round: C_own").
      */
     static final double MIN_R2 = 0.05;
 
