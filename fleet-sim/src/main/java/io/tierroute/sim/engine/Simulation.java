@@ -352,6 +352,7 @@ public final class Simulation implements EngineListener {
         }
 
         @Override public int maxRunning() { return cfg.maxRunning(); }
+        @Override public long preemptionsSoFar(int w) { return workers[w].preemptions; }
 
         @Override
         public long stepRemainingMicros(int w) {

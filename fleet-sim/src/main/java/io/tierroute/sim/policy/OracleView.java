@@ -22,6 +22,9 @@ public interface OracleView {
     /** Microseconds until the step {@code worker} is running ends (0 when it is idle). */
     long stepRemainingMicros(int worker);
 
+    /** Preemptions {@code worker} has made so far (a forecast's preemptions are those after now). */
+    long preemptionsSoFar(int worker);
+
     /**
      * The requests on {@code worker} in the engine's scheduling order (running in admission order, then
      * loaded, loading and waiting in queue order), each as its state <b>once the step in progress ends</b>
