@@ -87,6 +87,10 @@ final class ClusterCommand implements Runnable {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--timeout must be > 0, got "
+                        + spec.findOption("--timeout").originalStringValues().get(0));
+            }
             if (slots < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--slots must be >= 1, got " + slots);
             }

@@ -104,10 +104,7 @@ final class DashboardCommand implements Callable<Integer> {
         if (port < 0 || port > 65535) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], got " + port);
         }
-        if (bootstrap.isBlank() || !bootstrap.contains(":")) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--bootstrap must be HOST:PORT[,HOST:PORT...], got '" + bootstrap + "'");
-        }
+        BootstrapAddress.require(bootstrap, "--bootstrap", spec.commandLine());
         String token = System.getenv(tokenEnv);
         Dashboard.Settings settings = settings(token);
         Dashboard dashboard;

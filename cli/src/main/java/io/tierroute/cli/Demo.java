@@ -247,24 +247,7 @@ final class Demo implements AutoCloseable {
     }
 
     private void submitJob(String bootstrap) throws Exception {
-        JobSettings js = JobSettings.builder()
-                .set("bootstrap-servers", bootstrap)
-                .set("job-name", "tierroute-fitting-job (demo)")
-                .set("group-id", "tierroute-demo")
-                .set("transactional-id-prefix", "tierroute-demo-" + UUID.randomUUID())
-                .set("parallelism", 1)
-                .set("checkpoint-interval", Duration.ofMillis(500)) // the job's default: parameters live ≤ 2 s after a record
-                .set("checkpoint-dir", tmp.resolve("checkpoints").toUri().toString())
-                .set("publish-interval", Duration.ofSeconds(1))
-                .set("forest-interval", Duration.ofSeconds(15))
-                .set("forest-trees", 10)
-                .set("min-forest-rows", Math.max(opts.minSamples(), 200))
-                .set("min-fit-samples", opts.minSamples())
-                .set("gate-min-samples", (long) opts.minSamples())
-                .set("gate-min-r2", opts.gateMinR2())
-                .set("gate-max-jump-factor", opts.gateMaxJumpFactor())
-                .set("idleness", Duration.ofSeconds(2))
-                .build();
+        JobSettings js = jobSettings(opts, bootstrap, tmp.resolve("checkpoints"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(js));
         new FittingJob(KafkaWiring.sources(js), KafkaWiring.paramsSink(js), KafkaWiring.deadLetterSink(js), js).build(env);
         org.apache.flink.streaming.api.graph.StreamGraph streamGraph = env.getStreamGraph();
@@ -275,6 +258,31 @@ final class Demo implements AutoCloseable {
         closers.add(this::cancelJob);
 
         awaitJobRunning();
+    }
+
+    /**
+     * The fitting job's settings for these options; JobSettings validates them (IllegalArgumentException
+     * naming the flag), which is why DemoCommand calls this before anything starts.
+     */
+    static JobSettings jobSettings(Options opts, String bootstrap, Path checkpoints) {
+        return JobSettings.builder()
+                .set("bootstrap-servers", bootstrap)
+                .set("job-name", "tierroute-fitting-job (demo)")
+                .set("group-id", "tierroute-demo")
+                .set("transactional-id-prefix", "tierroute-demo-" + UUID.randomUUID())
+                .set("parallelism", 1)
+                .set("checkpoint-interval", Duration.ofMillis(500)) // the job's default: parameters live ≤ 2 s after a record
+                .set("checkpoint-dir", checkpoints.toUri().toString())
+                .set("publish-interval", Duration.ofSeconds(1))
+                .set("forest-interval", Duration.ofSeconds(15))
+                .set("forest-trees", 10)
+                .set("min-forest-rows", Math.max(opts.minSamples(), 200))
+                .set("min-fit-samples", opts.minSamples())
+                .set("gate-min-samples", (long) opts.minSamples())
+                .set("gate-min-r2", opts.gateMinR2())
+                .set("gate-max-jump-factor", opts.gateMaxJumpFactor())
+                .set("idleness", Duration.ofSeconds(2))
+                .build();
     }
 
     private void awaitJobRunning() throws Exception {

@@ -134,11 +134,27 @@ final class DemoCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(cl, flags[i] + " must be in [0, 65535], got " + ports[i]);
             }
         }
+        if (duration != null && (duration.isNegative() || duration.isZero())) {
+            throw new CommandLine.ParameterException(cl, "--duration must be > 0, got " + spec.findOption("--duration")
+                    .originalStringValues().get(0));
+        }
+        if (statusInterval.isNegative() || statusInterval.isZero()) {
+            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0, got " + statusInterval);
+        }
+        if (limit < 0) {
+            throw new CommandLine.ParameterException(cl, "--limit must be >= 0 (0: all), got " + limit);
+        }
+        if (scope.isBlank()) {
+            throw new CommandLine.ParameterException(cl, "--scope must not be empty");
+        }
         if (!(gateMaxJumpFactor > 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-max-jump-factor must be > 1, got " + gateMaxJumpFactor);
         }
         if (minSamples < 1) {
             throw new CommandLine.ParameterException(cl, "--min-samples must be >= 1, got " + minSamples);
+        }
+        if (!(gateMinR2 >= 0 && gateMinR2 <= 1)) {
+            throw new CommandLine.ParameterException(cl, "--gate-min-r2 must be in [0, 1], got " + gateMinR2);
         }
         if (trace != null && workload != null) {
             throw new CommandLine.ParameterException(cl, "give --trace or --workload, not both");
@@ -158,8 +174,15 @@ final class DemoCommand implements Callable<Integer> {
         if (t != null && !Files.isReadable(t)) {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
         }
-        return new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort,
-                minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort);
+        Demo.Options o = new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort,
+                dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort);
+        // The job's own checks run only after Kafka, Flink and --min-samples requests: run them now too.
+        try {
+            Demo.jobSettings(o, "127.0.0.1:9092", Path.of("checkpoints").toAbsolutePath());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        return o;
     }
 
     /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */

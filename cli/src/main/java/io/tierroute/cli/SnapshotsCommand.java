@@ -53,11 +53,14 @@ import java.util.concurrent.Callable;
         footerHeading = "%nCredentials:%n",
         footer = {"Pin, unpin and rollback write tierroute.control. A deployment that configures authentication "
                 + "and ACLs lets only the operator's principal do that; pass its client settings with "
-                + "--command-config FILE, e.g.",
+                + "--command-config FILE (a full one: examples/kafka-client-sasl-ssl.properties), e.g.",
+                // Short lines: an 84-column JAAS line wrapped at 80 put 'required \' on a line of its own,
+                // and the pasted file then had no valid sasl.jaas.config.
                 "  security.protocol=SASL_PLAINTEXT",
                 "  sasl.mechanism=PLAIN",
-                "  sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\",
-                "      username=\"operator\" password=\"...\";",
+                "  sasl.jaas.config=\\",
+                "    org.apache.kafka.common.security.plain.PlainLoginModule required \\",
+                "    username=\"operator\" password=\"...\";",
                 "ACL recipe (kafka-acls.sh, StandardAuthorizer, allow.everyone.if.no.acl.found=false):",
                 "  operator: WRITE, DESCRIBE on topic tierroute.control; READ, DESCRIBE on tierroute.params and "
                         + "tierroute.control",
@@ -98,10 +101,7 @@ final class SnapshotsCommand implements Runnable {
         int timeoutSeconds;
 
         SnapshotsKafka kafka(CommandLine cl) {
-            if (bootstrap.isBlank() || !bootstrap.contains(":")) {
-                throw new CommandLine.ParameterException(cl, "--bootstrap must be HOST:PORT[,HOST:PORT...], got '"
-                        + bootstrap + "'");
-            }
+            BootstrapAddress.require(bootstrap, "--bootstrap", cl);
             if (timeoutSeconds < 1) {
                 throw new CommandLine.ParameterException(cl, "--timeout must be ≥ 1 s, got " + timeoutSeconds);
             }

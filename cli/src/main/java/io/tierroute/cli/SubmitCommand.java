@@ -76,6 +76,10 @@ final class SubmitCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (wait.isNegative() || wait.isZero()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--wait must be > 0, got "
+                    + spec.findOption("--wait").originalStringValues().get(0));
+        }
         FlinkRestClient rest;
         try {
             rest = new FlinkRestClient(flink, Duration.ofSeconds(15));
@@ -116,10 +120,10 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int submit(FlinkRestClient rest, PrintWriter out) {
-        if (bootstrap == null || !bootstrap.matches("[^\\s:,]+:\\d{1,5}(,[^\\s:,]+:\\d{1,5})*")) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--bootstrap HOST:PORT is required to submit the job" + (bootstrap == null ? "" : ", got '" + bootstrap + "'"));
+        if (bootstrap == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--bootstrap HOST:PORT is required to submit the job");
         }
+        BootstrapAddress.require(bootstrap, "--bootstrap", spec.commandLine());
         if (jobArgs.stream().anyMatch(a -> a.startsWith("--bootstrap-servers"))) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "give the Kafka address with --bootstrap, not as a job argument --bootstrap-servers");
@@ -132,12 +136,26 @@ final class SubmitCommand implements Callable<Integer> {
             throw new IllegalStateException("the job jar " + job + " does not exist; build it with "
                     + "'mvn -pl streaming-jobs -am package -DskipTests' or pass --jar PATH");
         }
+        String name = SingleWriterGuard.jobName(jobArgs);
+        SingleWriterGuard.refusal(rest.jobs(), name, rest.base().toString()).ifPresent(why -> {
+            throw new IllegalStateException(why);
+        });
         long begin = System.nanoTime();
         String jarId = rest.uploadJar(job);
         List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));
         args.addAll(jobArgs);
-        String id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, fromSavepoint, allowNonRestoredState,
-                null));
+        String id;
+        try {
+            id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, fromSavepoint, allowNonRestoredState,
+                    null));
+        } finally {
+            // The cluster has the job's graph and blobs now; the 29 MB upload would otherwise pile up in /jars.
+            try {
+                rest.deleteJar(jarId);
+            } catch (FlinkRestClient.FlinkRestException e) {
+                spec.commandLine().getErr().println("tierroute submit: warning: " + e.getMessage());
+            }
+        }
         out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
         out.flush();
         FlinkRestClient.JobDetails d = rest.awaitRunning(id, wait);

@@ -19,16 +19,28 @@ public final class FittingJobMain {
         try {
             settings = JobSettings.parse(args);
         } catch (IllegalArgumentException e) {
+            String message = "tierroute fitting job: " + e.getMessage() + " (run with --help for every flag)";
+            if (launchedByJava()) {
+                System.err.println(message);
+                System.exit(2);
+            }
             // Thrown, not System.exit: inside a Flink JobManager an exit would take the cluster down, and
-            // the REST answer `tierroute submit` prints carries this message.
-            System.err.print(JobSettings.usage());
-            throw new IllegalArgumentException("tierroute fitting job: " + e.getMessage()
-                + " (run with --help for every flag)", e);
+            // the REST answer `tierroute submit` prints carries this message (as the innermost cause: no chained e).
+            throw new IllegalArgumentException(message);
         }
         StreamExecutionEnvironment env =
             StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(settings));
         new FittingJob(KafkaWiring.sources(settings), KafkaWiring.paramsSink(settings),
             KafkaWiring.deadLetterSink(settings), settings, KafkaWiring.publishedVersions(settings)).build(env);
         env.execute(settings.jobName());
+    }
+
+    /**
+     * Whether the JVM's launcher called this main ({@code java -cp ... FittingJobMain}), where a bad flag is a
+     * one-line usage error; Flink (JobManager, {@code flink run}) calls it by reflection from its own frames.
+     */
+    private static boolean launchedByJava() {
+        StackTraceElement[] stack = new Throwable().getStackTrace();
+        return stack[stack.length - 1].getClassName().equals(FittingJobMain.class.getName());
     }
 }

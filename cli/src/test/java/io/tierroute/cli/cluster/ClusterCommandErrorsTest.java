@@ -79,6 +79,34 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void everyUpOptionIsCheckedBeforeAnythingStarts() {
+        String[][] cases = {
+                {"--timeout", "-5s", "--timeout must be > 0, got -5s"},
+                {"--timeout", "0s", "--timeout must be > 0, got 0s"},
+                {"--kafka-port", "-1", "--kafka-port must be in [1, 65535], got -1"},
+                {"--kafka-controller-port", "70000", "--kafka-controller-port must be in [1, 65535], got 70000"},
+                {"--flink-port", "0", "--flink-port must be in [1, 65535], got 0"},
+                {"--flink-rpc-port", "-3", "--flink-rpc-port must be in [1, 65535], got -3"},
+        };
+        for (String[] c : cases) {
+            String[] r = run("cluster", "up", "--dir", dir.toString(), c[0], c[1]);
+            assertThat(r[0]).as(c[0] + " " + c[1] + "\n" + r[2]).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo(c[2]);
+            assertThat(r[1]).as("nothing started").doesNotContain("starting");
+        }
+        assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
+    @Test
+    void submitRefusesANonPositiveWait() {
+        for (String w : new String[] {"-5s", "0s"}) {
+            String[] r = run("submit", "--flink", "http://127.0.0.1:8081", "--bootstrap", "h:1", "--wait", w);
+            assertThat(r[0]).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--wait must be > 0, got " + w);
+        }
+    }
+
+    @Test
     void downAndStatusWithoutAClusterSaySo() {
         for (String cmd : new String[] {"down", "status"}) {
             String[] r = run("cluster", cmd, "--dir", dir.toString());

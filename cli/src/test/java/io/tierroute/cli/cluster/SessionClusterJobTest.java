@@ -99,6 +99,12 @@ class SessionClusterJobTest {
                 assertThat(submit.rc).as(submit.all()).isZero();
                 assertThat(submit.out).containsPattern("job [0-9a-f]{32} \\(tierroute-fitting-job-v1\\): RUNNING, \\d+ tasks running");
                 System.out.println("[measured] submit: " + submit.out.strip().replace("\n", " | "));
+                // the upload is deleted once the job runs, and a second writer of tierroute.params is refused
+                assertThat(uploadedJars(flink)).as("GET /jars after submit").contains("\"files\":[]");
+                Run again = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
+                assertThat(again.rc).as(again.all()).isEqualTo(1);
+                assertThat(again.err).contains("'tierroute-fitting-job-v1' is RUNNING", "--savepoint DIR");
+                assertThat(uploadedJars(flink)).contains("\"files\":[]");
                 v1 = await(bootstrap, "an accepted snapshot of v1 with >= 200 samples", list -> list.stream()
                         .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v1") && s.getStatus() == SnapshotStatus.ACCEPTED
                                 && s.getAlphaP().getSamples() >= 200), Duration.ofSeconds(90));
@@ -258,6 +264,12 @@ class SessionClusterJobTest {
                     delete.put(tp, RecordsToDelete.beforeOffset(info.offset())));
             admin.deleteRecords(delete).all().get(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@code GET /jars}: the jars uploaded to the cluster. */
+    private static String uploadedJars(String flink) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(flink + "/jars"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private record Run(int rc, String out, String err) {

@@ -273,13 +273,48 @@ public final class FlinkRestClient {
                     + " with a body that is not JSON; is this a Flink REST endpoint?", e);
         }
         if (resp.statusCode() >= 300) {
-            StringBuilder msg = new StringBuilder(what + " failed: HTTP " + resp.statusCode() + " from " + base);
-            for (JsonNode e : n.path("errors")) {
-                msg.append("\n").append(withoutStackFrames(e.asText()));
-            }
-            throw new FlinkRestException(msg.toString(), null);
+            List<String> errors = new ArrayList<>();
+            n.path("errors").forEach(e -> errors.add(e.asText()));
+            throw new FlinkRestException(what + " failed: HTTP " + resp.statusCode() + " from " + base
+                    + (errors.isEmpty() ? "" : ": " + rootCause(errors)), null);
         }
         return n;
+    }
+
+    /**
+     * One line from a REST error's {@code errors}: the innermost cause of the server's stack trace (e.g. the
+     * job's own IllegalArgumentException under Flink's 4 wrappers), plus where the whole chain is when there
+     * was one. A chain of 7–11 "Caused by" lines buried the one that mattered.
+     */
+    static String rootCause(List<String> errors) {
+        String first = null;
+        String innermost = null;
+        for (String e : errors) {
+            for (String line : withoutStackFrames(e).lines().toList()) {
+                String t = line.strip();
+                if (t.startsWith("Caused by: ")) {
+                    innermost = t.substring("Caused by: ".length());
+                } else if (first == null && !t.equals("Internal server error.") && !t.startsWith("<Exception on server side")
+                        && !t.startsWith("End of exception on server side")) {
+                    first = t;
+                }
+            }
+        }
+        if (innermost == null) {
+            return first == null ? String.join("; ", errors) : withoutPackage(first);
+        }
+        return withoutPackage(innermost) + " (see the Flink JobManager log for the whole cause chain)";
+    }
+
+    /** {@code java.lang.IllegalArgumentException: m} → {@code IllegalArgumentException: m}. */
+    private static String withoutPackage(String line) {
+        return line.replaceFirst("^(?:[a-z_$][\\w$]*\\.)+([A-Z][\\w$]*(?::|$))", "$1");
+    }
+
+    /** {@code DELETE /jars/<jarId>}: removes an uploaded jar from the cluster's upload directory. */
+    public void deleteJar(String jarId) {
+        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jars/" + jarId)).timeout(timeout).DELETE().build();
+        send(req, "delete the uploaded jar " + jarId);
     }
 
     /** A Java stack trace's messages and causes without its frames: what went wrong, readable in a terminal. */

@@ -41,6 +41,12 @@ public final class LocalCluster {
             ports.put("--kafka-controller-port", kafkaControllerPort);
             ports.put("--flink-port", flinkRestPort);
             ports.put("--flink-rpc-port", flinkRpcPort);
+            // Checked here, before anything starts: LoopbackPorts.requireFree would reject them only in up().
+            ports.forEach((flag, port) -> {
+                if (port < 1 || port > 65535) {
+                    throw new IllegalArgumentException(flag + " must be in [1, 65535], got " + port);
+                }
+            });
             if (taskManagers < 1) {
                 throw new IllegalArgumentException("--task-managers must be >= 1, got " + taskManagers);
             }

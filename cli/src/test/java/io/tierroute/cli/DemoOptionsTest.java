@@ -1,0 +1,46 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+
+/** Every demo option is checked before anything starts: a bad one is a usage error (2) naming it, and nothing runs. */
+class DemoOptionsTest {
+
+    @Test
+    void aNonPositiveDurationIsRefusedUpFront() {
+        for (String d : new String[] {"-5s", "0s"}) {
+            String[] r = run("demo", "--workload", "chat", "--duration", d);
+            assertThat(r[0]).as(d).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--duration must be > 0, got " + d);
+            assertThat(r[1]).as("nothing started").doesNotContain("starting");
+        }
+    }
+
+    @Test
+    void theJobsGateSettingsAreCheckedBeforeTheStackStarts() {
+        for (String r2 : new String[] {"1.5", "-0.1"}) {
+            String[] r = run("demo", "--workload", "chat", "--gate-min-r2", r2);
+            assertThat(r[0]).as(r2).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--gate-min-r2 must be in [0, 1], got " + r2);
+            assertThat(r[1]).doesNotContain("starting");
+        }
+    }
+
+    @Test
+    void theOtherLateChecksToo() {
+        assertThat(run("demo", "--workload", "chat", "--status-interval", "0s")[2]).startsWith("--status-interval must be > 0");
+        assertThat(run("demo", "--workload", "chat", "--limit", "-1")[2]).startsWith("--limit must be >= 0");
+        assertThat(run("demo", "--workload", "chat", "--scope", " ")[2]).startsWith("--scope must not be empty");
+    }
+
+    /** rc, stdout, stderr. */
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
+    }
+}
