@@ -26,7 +26,8 @@ class BootstrapAddressTest {
                 {"snapshots", "list", "-b", "127.0.0.1:99999"},
                 {"snapshots", "pin", "-b", "localhost:abc", "--reason", "r", "1"},
                 {"dashboard", "-b", "localhost:abc", "-p", "0"},
-                {"submit", "--flink", "http://127.0.0.1:8081", "--bootstrap", "127.0.0.1:99999"},
+                {"submit", "--flink", "http://127.0.0.1:" + io.tierroute.deploy.local.LoopbackPorts.free(), "--bootstrap",
+                        "127.0.0.1:99999"},
         };
         for (String[] args : cases) {
             StringWriter out = new StringWriter();

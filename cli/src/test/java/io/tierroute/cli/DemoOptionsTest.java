@@ -31,16 +31,20 @@ class DemoOptionsTest {
 
     @Test
     void theOtherLateChecksToo() {
-        assertThat(run("demo", "--workload", "chat", "--status-interval", "0s")[2]).startsWith("--status-interval must be > 0");
-        assertThat(run("demo", "--workload", "chat", "--limit", "-1")[2]).startsWith("--limit must be >= 0");
-        assertThat(run("demo", "--workload", "chat", "--scope", " ")[2]).startsWith("--scope must not be empty");
+        // --duration: a regression would start the stack, not run it for ever
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--status-interval", "0s")[2])
+                .startsWith("--status-interval must be > 0");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--limit", "-1")[2]).startsWith("--limit must be >= 0");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--scope", " ")[2]).startsWith("--scope must not be empty");
     }
 
-    /** rc, stdout, stderr. */
+    /** rc, stdout, stderr; any free ports, should a regression start the stack. */
     private static String[] run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
+                java.util.stream.Stream.of("--flink-ui-port", "0", "--dashboard-port", "0")).toArray(String[]::new);
+        int rc = TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
         return new String[] {Integer.toString(rc), out.toString(), err.toString()};
     }
 }

@@ -80,13 +80,14 @@ class ClusterCommandErrorsTest {
 
     @Test
     void everyUpOptionIsCheckedBeforeAnythingStarts() {
+        // Ports first: before the fix these were refused only after "starting ...", the timeouts after a broker started.
         String[][] cases = {
-                {"--timeout", "-5s", "--timeout must be > 0, got -5s"},
-                {"--timeout", "0s", "--timeout must be > 0, got 0s"},
                 {"--kafka-port", "-1", "--kafka-port must be in [1, 65535], got -1"},
                 {"--kafka-controller-port", "70000", "--kafka-controller-port must be in [1, 65535], got 70000"},
                 {"--flink-port", "0", "--flink-port must be in [1, 65535], got 0"},
                 {"--flink-rpc-port", "-3", "--flink-rpc-port must be in [1, 65535], got -3"},
+                {"--timeout", "-5s", "--timeout must be > 0, got -5s"},
+                {"--timeout", "0s", "--timeout must be > 0, got 0s"},
         };
         for (String[] c : cases) {
             String[] r = run("cluster", "up", "--dir", dir.toString(), c[0], c[1]);
@@ -100,7 +101,7 @@ class ClusterCommandErrorsTest {
     @Test
     void submitRefusesANonPositiveWait() {
         for (String w : new String[] {"-5s", "0s"}) {
-            String[] r = run("submit", "--flink", "http://127.0.0.1:8081", "--bootstrap", "h:1", "--wait", w);
+            String[] r = run("submit", "--flink", "http://127.0.0.1:" + LoopbackPorts.free(), "--bootstrap", "h:1", "--wait", w);
             assertThat(r[0]).isEqualTo("2");
             assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--wait must be > 0, got " + w);
         }
