@@ -31,7 +31,9 @@ import java.util.stream.Stream;
                 "Submit: uploads the job jar, runs " + SubmitCommand.ENTRY_CLASS + " with --bootstrap-servers and the "
                         + "JOB_ARGs (after --; see the job's --help), waits until every task runs and prints the job id.",
                 "Upgrade: 'submit --savepoint DIR' stops the running job with a savepoint and prints its path; "
-                        + "'submit --from-savepoint PATH ...' starts the (new) jar from it.", ""},
+                        + "'submit --from-savepoint PATH ...' starts the (new) jar from it.",
+                "A job of the same name (--job-name, default " + SingleWriterGuard.DEFAULT_JOB_NAME + ") still alive "
+                        + "on the cluster is a refusal: tierroute.params has a single writer.", ""},
         footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
 final class SubmitCommand implements Callable<Integer> {
 
