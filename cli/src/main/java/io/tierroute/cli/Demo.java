@@ -356,6 +356,22 @@ final class Demo implements AutoCloseable {
         return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.3fs", s);
     }
 
+    /**
+     * Waits (at most {@code max}) until every decision offered so far was acknowledged, dropped or failed, so that
+     * the summary counts the ones still on their way to the broker as such rather than as unacknowledged.
+     */
+    void awaitDecisionsSettled(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (decisionsInFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+
+    private long decisionsInFlight() {
+        return decisions.offered() - decisions.acknowledged() - decisions.droppedBufferFull() - decisions.droppedClosed()
+                - decisions.sendFailed() - decisions.encodeFailed();
+    }
+
     /** The summary printed at the end. */
     List<String> summary() {
         ParameterSet p = store.current();
@@ -367,9 +383,11 @@ final class Demo implements AutoCloseable {
                 opts.trace() != null ? "trace" : "workload"));
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
-        lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered; fleet records: %d telemetry, %d KV batches, %d completions",
-                decisions.acknowledged(), decisions.offered(), fleetPublisher.telemetrySent(), fleetPublisher.kvBatchesSent(),
-                fleetPublisher.completionsSent()));
+        long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();
+        lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered (%d dropped or failed, %d still"
+                        + " in flight); fleet records: %d telemetry, %d KV batches, %d completions",
+                decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight(), fleetPublisher.telemetrySent(),
+                fleetPublisher.kvBatchesSent(), fleetPublisher.completionsSent()));
         lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
                 versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
         return lines;

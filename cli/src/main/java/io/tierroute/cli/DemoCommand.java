@@ -296,6 +296,11 @@ final class DemoCommand implements Callable<Integer> {
         err.println();
         err.flush();
         demo.fleet().stop();
+        try {
+            demo.awaitDecisionsSettled(Duration.ofSeconds(5)); // the last routes' decisions are still being acknowledged
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         out.println("tierroute demo: stopping (" + reason + ")");
         demo.summary().forEach(l -> out.println("  " + l));
         out.flush();

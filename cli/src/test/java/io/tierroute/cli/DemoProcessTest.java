@@ -47,6 +47,8 @@ class DemoProcessTest {
     private static final Pattern STATUS = Pattern.compile("routed (\\d+), done \\d+ \\| TTFT p50 \\S+ p99 (\\d+\\.\\d{3})s "
             + "\\| snapshots (\\S+) \\(serving v(\\d+)\\) \\| α_p (\\S+) α_d (\\S+)");
     private static final Pattern ROUTED = Pattern.compile("requests: (\\d+) routed, (\\d+) completed");
+    private static final Pattern DECISIONS = Pattern.compile(
+            "decisions published: (\\d+) acknowledged of (\\d+) offered \\((\\d+) dropped or failed, (\\d+) still in flight\\)");
     private static final Pattern FLEET = Pattern.compile("fleet records: (\\d+) telemetry, (\\d+) KV batches, (\\d+) completions");
     /** The demo's shutdown hook waits up to 60 s for it to close; the broker's own stop is bounded by 30 s. */
     private static final Duration EXIT_BOUND = Duration.ofSeconds(60);
@@ -210,6 +212,12 @@ class DemoProcessTest {
         assertThat(Long.parseLong(fleet.group(1))).as(fleet.group()).isPositive();
         assertThat(Long.parseLong(fleet.group(2))).as(fleet.group()).isPositive();
         assertThat(log).contains("TTFT: p50 ").contains("snapshots: ");
+        // the summary waits for the last decisions' acknowledgements: every decision offered reached the broker
+        Matcher decisions = DECISIONS.matcher(log);
+        assertThat(decisions.find()).as("summary counts the decisions:\n" + demo.tail(4000)).isTrue();
+        assertThat(decisions.group(1)).as(decisions.group()).isEqualTo(decisions.group(2));
+        assertThat(Long.parseLong(decisions.group(2))).as(decisions.group()).isEqualTo(Long.parseLong(routed.group(1)));
+        assertThat(decisions.group(4)).as(decisions.group()).isEqualTo("0");
     }
 
     private static void assertNothingLeft(DemoChild demo, Map<String, Integer> ports) throws Exception {
