@@ -1,5 +1,6 @@
 package io.tierroute.sim.trace;
 
+import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
@@ -8,17 +9,22 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * Azure LLM inference trace 2023 CSV: {@code TIMESTAMP,ContextTokens,GeneratedTokens}, timestamps like
- * {@code 2023-11-16 18:15:46.6805900}. Lengths and arrivals only: no prefix information, so every
- * request's blocks are unique (ids are assigned by the replay).
+ * {@code 2023-11-16 18:15:46.6805900}, rows in non-decreasing time (each compared with the row before).
+ * Lengths and arrivals only: no prefix information, so every request's blocks are unique (ids are
+ * assigned by the replay).
  */
 public final class AzureReader implements TraceReader {
 
+    private static final String[] COLUMNS = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
+    private static final String HEADER = String.join(",", COLUMNS);
     private static final DateTimeFormatter TS = new DateTimeFormatterBuilder()
             .appendPattern("yyyy-MM-dd HH:mm:ss")
             .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
             .toFormatter();
 
     private LocalDateTime origin;
+    private LocalDateTime last;
+    private String lastText;
 
     @Override
     public int blockSize() {
@@ -31,22 +37,59 @@ public final class AzureReader implements TraceReader {
     }
 
     @Override
-    public TraceRecord parse(String line, TraceRecord previous) {
-        String[] f = line.split(",");
-        if (f.length != 3) {
-            throw new IllegalArgumentException("expected 3 fields TIMESTAMP,ContextTokens,GeneratedTokens, got " + f.length);
+    public void checkHeader(String line) {
+        String[] f = line.split(",", -1);
+        boolean ok = f.length == COLUMNS.length;
+        for (int i = 0; ok && i < f.length; i++) {
+            ok = f[i].strip().equalsIgnoreCase(COLUMNS[i]);
         }
-        LocalDateTime t = LocalDateTime.parse(f[0].trim(), TS);
+        if (!ok) {
+            throw BadField.of("the header", HEADER, "\"" + line + "\"");
+        }
+    }
+
+    @Override
+    public TraceRecord parse(String line, TraceRecord previous) {
+        String[] f = line.split(",", -1); // -1: a trailing empty column is a column
+        if (f.length != COLUMNS.length) {
+            throw new IllegalArgumentException("expected " + COLUMNS.length + " columns " + HEADER + ", got " + f.length);
+        }
+        String text = f[0].strip();
+        LocalDateTime t = time(text);
+        int in = tokens(COLUMNS[1], f[1], 1);
+        int out = tokens(COLUMNS[2], f[2], 0);
         if (previous == null || origin == null) {
             origin = t;
+        } else if (t.isBefore(last)) {
+            throw new IllegalArgumentException("not sorted by time: TIMESTAMP " + text
+                    + " is earlier than the previous row's " + lastText);
         }
-        long micros = ChronoUnit.MICROS.between(origin, t);
-        int in = Integer.parseInt(f[1].trim());
-        int out = Integer.parseInt(f[2].trim());
-        if (in <= 0 || out < 0 || micros < 0) {
-            throw new IllegalArgumentException("need ContextTokens > 0, GeneratedTokens ≥ 0, non-decreasing time");
+        last = t;
+        lastText = text;
+        long micros;
+        try {
+            micros = ChronoUnit.MICROS.between(origin, t);
+        } catch (ArithmeticException e) {
+            throw BadField.of("column 'TIMESTAMP'", "within 290,000 years of the first row's", "\"" + text + "\"");
         }
-        TraceRecord.checkLengths("ContextTokens", in, "GeneratedTokens", out);
         return new TraceRecord(micros, in, out, null);
+    }
+
+    private static LocalDateTime time(String text) {
+        try {
+            return LocalDateTime.parse(text, TS);
+        } catch (DateTimeException e) {
+            throw BadField.of("column 'TIMESTAMP'", "a time like 2023-11-16 18:15:46.6805900", "\"" + text + "\"");
+        }
+    }
+
+    private static int tokens(String column, String raw, int min) {
+        String v = raw.strip();
+        // digits only: parseInt would take "+5", and its overflow message names no column
+        if (v.isEmpty() || v.length() > 9 || !v.chars().allMatch(c -> c >= '0' && c <= '9')
+                || Integer.parseInt(v) < min || Integer.parseInt(v) > TraceRecord.MAX_TOKENS) {
+            throw BadField.of("column '" + column + "'", BadField.integer(min, TraceRecord.MAX_TOKENS), "\"" + v + "\"");
+        }
+        return Integer.parseInt(v);
     }
 }

@@ -1,5 +1,8 @@
 package io.tierroute.sim.trace;
 
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -20,8 +23,11 @@ public enum TraceFormat {
         return factory.get();
     }
 
-    /** The format of {@code file} by its extension: .jsonl is Mooncake, .csv Azure. */
+    /** The format of {@code file} by its extension: .jsonl (or .json) is Mooncake, .csv Azure. */
     public static TraceFormat ofFile(String file) {
+        if (isDirectory(file)) {
+            throw new IllegalArgumentException(file + ": is a directory");
+        }
         String f = file.toLowerCase(Locale.ROOT);
         if (f.endsWith(".jsonl") || f.endsWith(".json")) {
             return MOONCAKE;
@@ -29,7 +35,16 @@ public enum TraceFormat {
         if (f.endsWith(".csv")) {
             return AZURE;
         }
-        throw new IllegalArgumentException("cannot tell the trace format of '" + file
-                + "' (expected .jsonl for Mooncake or .csv for Azure)");
+        throw new IllegalArgumentException(file
+                + ": unknown trace format (expected .jsonl or .json for Mooncake, .csv for Azure)");
+    }
+
+    // Checked first: a directory's name says nothing of a format, and "unknown format" would mislead.
+    private static boolean isDirectory(String file) {
+        try {
+            return Files.isDirectory(Path.of(file));
+        } catch (InvalidPathException e) {
+            return false;
+        }
     }
 }

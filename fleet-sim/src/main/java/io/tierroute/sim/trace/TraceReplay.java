@@ -64,9 +64,19 @@ public final class TraceReplay {
         return out;
     }
 
-    /** Arrival times with equal stamps spread over the gap to the next distinct one. */
+    /**
+     * Arrival times with equal stamps spread over the gap to the next distinct one. The records must be
+     * sorted (the readers refuse a file that is not, naming the line): unsorted, a group would be spread
+     * backwards.
+     */
     static long[] spread(List<TraceRecord> records) {
         int n = records.size();
+        for (int m = 1; m < n; m++) {
+            if (records.get(m).arrivalMicros() < records.get(m - 1).arrivalMicros()) {
+                throw new IllegalArgumentException("records are not sorted by time: record " + m
+                        + " arrives before record " + (m - 1));
+            }
+        }
         long[] out = new long[n];
         int i = 0;
         while (i < n) {
@@ -81,11 +91,6 @@ public final class TraceReplay {
                 out[i + m] = t + gap * m / k;
             }
             i = j;
-        }
-        for (int m = 1; m < n; m++) {
-            if (out[m] < out[m - 1]) {
-                throw new IllegalArgumentException("trace is not sorted by time at record " + m);
-            }
         }
         return out;
     }
