@@ -8,12 +8,15 @@ import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.bench.RunReport;
 import io.tierroute.sim.bench.TableReporter;
 import io.tierroute.sim.policy.PolicyRegistry;
+import io.tierroute.sim.policy.SimRequest;
 import io.tierroute.sim.workload.Workloads;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -44,7 +47,7 @@ final class BenchCommand implements Runnable {
                     "Writes results.txt, results.csv and report.html (TTFT CDFs, load-latency curves) to --out; "
                             + "prints the tables; shows progress on stderr.", ""},
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:done", "1:a run failed", "2:bad command line (unknown policy, workload or file)"})
+            exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
 
         @Option(names = "--trace", paramLabel = "FILE",
@@ -55,37 +58,37 @@ final class BenchCommand implements Runnable {
                 + "llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
         String workload;
 
-        @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers (default ${DEFAULT-VALUE}).")
+        @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers, ≥ 1 (default ${DEFAULT-VALUE}).")
         int workers;
 
         @Option(names = "--load", split = ",", defaultValue = "1", paramLabel = "L1,L2",
-                description = "Load factors: arrival-rate multipliers (default ${DEFAULT-VALUE}).")
+                description = "Load factors: distinct arrival-rate multipliers, each in [0.01, 100] (default ${DEFAULT-VALUE}).")
         List<Double> loads;
 
         @Option(names = "--policies", split = ",", defaultValue = "round-robin,least-loaded,tierroute-default,oracle",
-                paramLabel = "a,b", description = "Policies to compare (default ${DEFAULT-VALUE}); --list-policies shows all.")
+                paramLabel = "a,b", description = "Distinct policies to compare (default ${DEFAULT-VALUE}); --list-policies shows all.")
         List<String> policies;
 
-        @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests (0: all).")
+        @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests, ≥ 0 (0: all).")
         int limit;
 
         @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the policies (default ${DEFAULT-VALUE}).")
         long seed;
 
-        @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker (default 262144).")
+        @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, at least one 512-token block (default 262144).")
         Long hbmTokens;
 
-        @Option(names = "--cpu-tokens", paramLabel = "T", description = "CPU-tier KV tokens per worker, 0 = no CPU tier (default 1048576).")
+        @Option(names = "--cpu-tokens", paramLabel = "T", description = "CPU-tier KV tokens per worker, ≥ 0; 0 = no CPU tier (default 1048576).")
         Long cpuTokens;
 
-        @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s (default 64).")
+        @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s, > 0 (default 64).")
         Double pcieGbps;
 
         @Option(names = "--warm-up", defaultValue = "0.3", paramLabel = "F",
-                description = "Share of the requests replayed in the warm-up run of fitted policies (default ${DEFAULT-VALUE}).")
+                description = "Share of the requests replayed in the warm-up run of fitted policies, in (0, 1] (default ${DEFAULT-VALUE}).")
         double warmUp;
 
-        @Option(names = "--out", defaultValue = "bench-out", paramLabel = "DIR", description = "Output directory (default ${DEFAULT-VALUE}).")
+        @Option(names = "--out", defaultValue = "bench-out", paramLabel = "DIR", description = "Output directory, created if missing (default ${DEFAULT-VALUE}).")
         Path out;
 
         @Option(names = "--request-logs", description = "Also write each run's per-request completion log "
@@ -107,10 +110,16 @@ final class BenchCommand implements Runnable {
                 stdout.println("workloads: " + String.join(", ", Workloads.names()));
                 return 0;
             }
+            // Everything the user gave is checked and the requests loaded before the first run, so a bad
+            // value (or a bad trace line) is one line and exit 2, never a stack trace after hours of runs.
             BenchSpec bench;
+            List<SimRequest> base;
             try {
                 if (trace != null && !Files.isRegularFile(trace)) {
                     throw new IllegalArgumentException("trace file " + trace + " does not exist");
+                }
+                if (Files.exists(out) && !Files.isDirectory(out)) {
+                    throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
                 }
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seed, hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, warmUp);
@@ -119,24 +128,35 @@ final class BenchCommand implements Runnable {
                         throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
                     }
                 }
-                if (workload != null) {
-                    Workloads.named(workload);
-                }
-            } catch (IllegalArgumentException e) {
-                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                // Not around the runs: a simulator bug there should still show its stack trace (exit 1).
+                base = BenchRunner.requests(bench, BenchRunner.engine(bench));
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                return usageError(e.getMessage());
             }
-            Files.createDirectories(out);
-            BenchRunner runner = new BenchRunner(registry, new ProgressBar(System.err));
+            try {
+                Files.createDirectories(out);
+            } catch (IOException e) {
+                return usageError("--out " + out + " cannot be created (" + e + ")");
+            }
+            BenchRunner runner = new BenchRunner(registry, ProgressBar.stderr());
             if (requestLogs) {
                 runner.requestLogs(out);
             }
-            List<RunReport> reports = runner.run(bench);
+            List<RunReport> reports = runner.run(bench, base);
             String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
             new TableReporter(stdout).write(title, reports, out);
             new CsvReporter().write(title, reports, out);
             new HtmlReporter().write(title, reports, out);
             System.err.println("wrote " + out.resolve("results.csv") + " and " + out.resolve("report.html"));
             return 0;
+        }
+
+        /** Exit code 2 with one line on stderr: picocli's usage dump would bury the reason. */
+        private int usageError(String message) {
+            // One line even when a parser's message spans several (Jackson's adds its location on a second).
+            spec.commandLine().getErr().println("tierroute bench routing: " + String.valueOf(message).replaceAll("\\s*\\R\\s*", " "));
+            spec.commandLine().getErr().flush();
+            return 2;
         }
     }
 }

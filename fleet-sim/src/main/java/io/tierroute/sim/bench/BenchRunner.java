@@ -52,7 +52,12 @@ public final class BenchRunner {
         if (spec.hbmTokens() != null) b.hbmCapacityTokens(spec.hbmTokens());
         if (spec.cpuTokens() != null) b.cpuCapacityTokens(spec.cpuTokens());
         if (spec.pcieBytesPerSecond() != null) b.pcieBytesPerSecond(spec.pcieBytesPerSecond());
-        return b.build();
+        try {
+            return b.build();
+        } catch (IllegalArgumentException e) {
+            // Only the spec's overrides can make the build fail (e.g. HBM below one block): say which they are.
+            throw new IllegalArgumentException("--hbm-tokens / --cpu-tokens / --pcie-gbps: " + e.getMessage(), e);
+        }
     }
 
     /** The requests of {@code spec} at load 1. */
@@ -67,13 +72,17 @@ public final class BenchRunner {
     }
 
     public List<RunReport> run(BenchSpec spec) {
+        return run(spec, requests(spec, engine(spec)));
+    }
+
+    /** Every run of {@code spec} on {@code base}, its requests at load 1 (loaded by the caller, so that a bad trace is told apart from a failed run). */
+    public List<RunReport> run(BenchSpec spec, List<SimRequest> base) {
         for (String p : spec.policies()) {
             if (!registry.contains(p)) {
                 throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
             }
         }
         EngineConfig cfg = engine(spec);
-        List<SimRequest> base = requests(spec, cfg);
         List<RunReport> out = new ArrayList<>();
         for (double load : spec.loads()) {
             List<SimRequest> scaled = Workloads.atLoad(base, load);
@@ -102,8 +111,8 @@ public final class BenchRunner {
             }
         }
         if (progress != null) {
-            progress.finish(String.format(Locale.ROOT, "%s: %d requests, TTFT p99 %.3f s, %.1f s wall", label,
-                    (long) report.get("requests"), report.get("ttft_p99_s"), report.get("wall_s")));
+            progress.finish(String.format(Locale.ROOT, "%s: %d requests, TTFT p99 %s s, %.1f s wall", label,
+                    (long) report.get("requests"), TableReporter.format(report.get("ttft_p99_s")), report.get("wall_s")));
         }
         return report;
     }

@@ -1,43 +1,89 @@
 package io.tierroute.sim.bench;
 
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * One routing benchmark: a request source (a trace file or a named workload), the fleet, the loads
- * and the policies to compare.
+ * and the policies to compare. Every value is checked here, before any run starts, so a bad one fails
+ * at once instead of after the runs before it; the messages name the {@code bench routing} option.
  *
  * @param trace          trace file, or null with {@code workload}
  * @param workload       generated workload name, or null with {@code trace}
- * @param limit          at most this many requests (≤ 0: all)
- * @param workers        engine workers
- * @param loads          load factors (arrival rate multipliers; 1 = as recorded / generated)
- * @param policies       registry names
+ * @param limit          at most this many requests (0: all)
+ * @param workers        engine workers (≥ 1)
+ * @param loads          distinct load factors in [{@link #MIN_LOAD}, {@link #MAX_LOAD}] (arrival rate multipliers; 1 = as recorded / generated)
+ * @param policies       distinct registry names
  * @param seed           seed of the workload and of every policy
- * @param hbmTokens      HBM KV tokens per worker, or null for the default
+ * @param hbmTokens      HBM KV tokens per worker (&gt; 0), or null for the default
  * @param cpuTokens      CPU-tier KV tokens per worker (0 = none), or null for the default
- * @param pcieBytesPerSecond link bandwidth, or null for the default (or the workload's)
- * @param warmUpFraction share of the requests (from the start) replayed in the warm-up run for fitting
+ * @param pcieBytesPerSecond link bandwidth (&gt; 0), or null for the default (or the workload's)
+ * @param warmUpFraction share of the requests (from the start) replayed in the warm-up run for fitting, in (0, 1]
  */
 public record BenchSpec(Path trace, String workload, int limit, int workers, List<Double> loads, List<String> policies,
                         long seed, Long hbmTokens, Long cpuTokens, Double pcieBytesPerSecond, double warmUpFraction) {
 
+    /**
+     * Load range. Below it arrivals spread so far apart that a run mostly ticks telemetry (1e-9 with 10
+     * requests ran for minutes); above it every arrival lands at once and more load measures nothing new.
+     */
+    public static final double MIN_LOAD = 0.01;
+    public static final double MAX_LOAD = 100;
+
     public BenchSpec {
         if ((trace == null) == (workload == null)) {
-            throw new IllegalArgumentException("give exactly one of a trace file or a workload name");
+            throw new IllegalArgumentException("give exactly one of --trace or --workload");
         }
         loads = List.copyOf(loads);
         policies = List.copyOf(policies);
         if (loads.isEmpty() || policies.isEmpty()) {
             throw new IllegalArgumentException("at least one load and one policy are required");
         }
+        for (double load : loads) {
+            if (!(load >= MIN_LOAD && load <= MAX_LOAD)) {
+                throw bad("--load", "a number in [0.01, 100]", fmt(load));
+            }
+        }
+        // Duplicates would print the same row twice and overwrite the same request log.
+        if (new HashSet<>(loads).size() < loads.size()) {
+            throw bad("--load", "a list of distinct values", String.join(",", loads.stream().map(BenchSpec::fmt).toList()));
+        }
+        if (new HashSet<>(policies).size() < policies.size()) {
+            throw bad("--policies", "a list of distinct names", String.join(",", policies));
+        }
+        if (limit < 0) {
+            throw bad("--limit", "≥ 0", Integer.toString(limit));
+        }
+        if (workers < 1) {
+            throw bad("--workers", "≥ 1", Integer.toString(workers));
+        }
+        if (hbmTokens != null && hbmTokens < 1) {
+            throw bad("--hbm-tokens", "≥ 1", hbmTokens.toString());
+        }
+        if (cpuTokens != null && cpuTokens < 0) {
+            throw bad("--cpu-tokens", "≥ 0", cpuTokens.toString());
+        }
+        if (pcieBytesPerSecond != null && !(pcieBytesPerSecond > 0 && Double.isFinite(pcieBytesPerSecond))) {
+            throw bad("--pcie-gbps", "a finite number > 0", fmt(pcieBytesPerSecond / 1e9));
+        }
         if (!(warmUpFraction > 0 && warmUpFraction <= 1)) {
-            throw new IllegalArgumentException("warmUpFraction must be in (0, 1]");
+            throw bad("--warm-up", "a number in (0, 1]", fmt(warmUpFraction));
         }
     }
 
     /** What the report is titled with. */
     public String source() {
         return trace != null ? trace.getFileName().toString() : workload;
+    }
+
+    private static IllegalArgumentException bad(String option, String must, String got) {
+        return new IllegalArgumentException(option + " must be " + must + " (got " + got + ")");
+    }
+
+    /** 2.0 as "2", 0.5 as "0.5", NaN as "NaN": as the user typed it, near enough. */
+    private static String fmt(double v) {
+        return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%s", v);
     }
 }

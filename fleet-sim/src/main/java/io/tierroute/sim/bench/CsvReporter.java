@@ -6,7 +6,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
-/** {@code results.csv}: one row per policy × load, one column per metric. */
+/**
+ * {@code results.csv}: one row per policy × load, one column per metric. Counts are integers; a metric
+ * the run has none of (NaN, e.g. TTFT when every request was rejected) is an empty cell.
+ */
 public final class CsvReporter implements Reporter {
 
     @Override
@@ -24,10 +27,17 @@ public final class CsvReporter implements Reporter {
             sb.append(r.policy()).append(',').append('"').append(r.version().replace("\"", "'")).append('"')
                     .append(',').append(r.load());
             for (String m : RunReport.METRICS) {
-                sb.append(',').append(String.format(Locale.ROOT, "%.6g", r.get(m)));
+                sb.append(',').append(cell(m, r.get(m)));
             }
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    private static String cell(String metric, double v) {
+        if (Double.isNaN(v)) {
+            return "";
+        }
+        return RunReport.COUNTS.contains(metric) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6g", v);
     }
 }

@@ -83,8 +83,10 @@ public final class HtmlReporter implements Reporter {
         for (String p : policies) {
             List<double[]> pts = new ArrayList<>();
             for (double load : loads) {
+                // NaN (no request completed at that load) is no point, not a point at 0.
                 reports.stream().filter(r -> r.policy().equals(p) && r.load() == load).findFirst()
-                        .ifPresent(r -> pts.add(new double[] {load, f.applyAsDouble(r)}));
+                        .map(f::applyAsDouble).filter(v -> !Double.isNaN(v))
+                        .ifPresent(v -> pts.add(new double[] {load, v}));
             }
             series.add(pts);
         }

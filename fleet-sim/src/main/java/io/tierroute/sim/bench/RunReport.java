@@ -7,10 +7,12 @@ import org.HdrHistogram.Histogram;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The figures of one (policy, load) run, as data: named metrics in a fixed order that every
- * reporter prints, plus the TTFT histogram for CDF plots. Times are in seconds.
+ * reporter prints, plus the TTFT histogram for CDF plots. Times are in seconds. A latency of a run in
+ * which no request completed (all rejected) is NaN, not 0: there is none, and 0 would rank it fastest.
  */
 public final class RunReport {
 
@@ -18,6 +20,9 @@ public final class RunReport {
     public static final String[] METRICS = {
             "requests", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "jct_mean_s", "jct_p99_s",
             "throughput_tok_s", "hit_hbm", "hit_cpu", "pcie_util", "gpu_util", "preemptions", "rejected", "wall_s"};
+
+    /** The metrics that are counts, written as integers. */
+    public static final Set<String> COUNTS = Set.of("requests", "preemptions", "rejected");
 
     private final String policy;
     private final String version;
@@ -60,13 +65,14 @@ public final class RunReport {
             stepBusy += w.busyMicros();
         }
         RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft);
+        boolean none = r.completions().isEmpty();
         rep.values.put("requests", (double) r.completions().size());
-        rep.values.put("ttft_mean_s", ttft.getMean() / 1e6);
-        rep.values.put("ttft_p50_s", ttft.getValueAtPercentile(50) / 1e6);
-        rep.values.put("ttft_p90_s", ttft.getValueAtPercentile(90) / 1e6);
-        rep.values.put("ttft_p99_s", ttft.getValueAtPercentile(99) / 1e6);
-        rep.values.put("jct_mean_s", jct.getMean() / 1e6);
-        rep.values.put("jct_p99_s", jct.getValueAtPercentile(99) / 1e6);
+        rep.values.put("ttft_mean_s", none ? Double.NaN : ttft.getMean() / 1e6);
+        rep.values.put("ttft_p50_s", none ? Double.NaN : ttft.getValueAtPercentile(50) / 1e6);
+        rep.values.put("ttft_p90_s", none ? Double.NaN : ttft.getValueAtPercentile(90) / 1e6);
+        rep.values.put("ttft_p99_s", none ? Double.NaN : ttft.getValueAtPercentile(99) / 1e6);
+        rep.values.put("jct_mean_s", none ? Double.NaN : jct.getMean() / 1e6);
+        rep.values.put("jct_p99_s", none ? Double.NaN : jct.getValueAtPercentile(99) / 1e6);
         rep.values.put("throughput_tok_s", outputTokens / (span / 1e6));
         rep.values.put("hit_hbm", promptTokens == 0 ? 0 : (double) hit[Tier.HBM.ordinal()] / promptTokens);
         rep.values.put("hit_cpu", promptTokens == 0 ? 0 : (double) hit[Tier.CPU.ordinal()] / promptTokens);
@@ -84,6 +90,7 @@ public final class RunReport {
     public double load() { return load; }
     public Histogram ttftHistogram() { return ttft; }
 
+    /** The metric's value; NaN when the run has none (see the class comment). */
     public double get(String metric) {
         Double v = values.get(metric);
         if (v == null) {

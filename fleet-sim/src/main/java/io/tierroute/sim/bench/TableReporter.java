@@ -47,7 +47,11 @@ public final class TableReporter implements Reporter {
         return sb.toString();
     }
 
+    /** A metric for the text and HTML tables; NaN (the run has none) is "n/a". */
     static String format(double v) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
         if (v == Math.rint(v) && Math.abs(v) < 1e9) {
             return String.format(Locale.ROOT, "%d", (long) v);
         }

@@ -43,8 +43,9 @@ public final class Workloads {
      * {@code load} (so sessions' gaps shrink too).
      */
     public static List<SimRequest> atLoad(List<SimRequest> base, double load) {
-        if (!(load > 0)) {
-            throw new IllegalArgumentException("load must be > 0, got " + load);
+        // Infinity would put every arrival at 0 and NaN would make them all 0 too: neither is a load.
+        if (!(load > 0 && Double.isFinite(load))) {
+            throw new IllegalArgumentException("load must be a finite number > 0, got " + load);
         }
         if (load == 1.0) {
             return base;

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class WorkloadsTest {
 
@@ -110,5 +111,14 @@ class WorkloadsTest {
         List<SimRequest> twice = Workloads.atLoad(rs, 2.0);
         assertThat(twice.get(100).arrivalMicros()).isEqualTo(Math.round(rs.get(100).arrivalMicros() / 2.0));
         assertThat(twice.get(100).blockHashes()).isSameAs(rs.get(100).blockHashes());
+    }
+
+    @Test
+    void aLoadIsAFiniteNumberAboveZero() {
+        List<SimRequest> rs = ChatWorkload.standard().generate(f, 1).subList(0, 10);
+        for (double bad : new double[] {0, -1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            assertThatIllegalArgumentException().isThrownBy(() -> Workloads.atLoad(rs, bad))
+                    .withMessageContaining("load must be a finite number > 0");
+        }
     }
 }

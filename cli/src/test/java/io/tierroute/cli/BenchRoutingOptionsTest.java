@@ -1,0 +1,88 @@
+package io.tierroute.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Bad `bench routing` input: exit 2 and one line naming what is wrong, before any run starts. */
+class BenchRoutingOptionsTest {
+
+    @TempDir
+    Path dir;
+
+    private StringWriter err;
+
+    /** A small valid run, with {@code extra}'s options in place of the defaults it names. */
+    private int bench(String... extra) {
+        Map<String, String> opts = new LinkedHashMap<>(Map.of("--policies", "random", "--limit", "40", "--workers", "2",
+                "--workload", "llmd-blog", "--out", dir.resolve("out").toString()));
+        if (List.of(extra).contains("--trace")) {
+            opts.remove("--workload");
+        }
+        for (int i = 0; i < extra.length; i += 2) {
+            opts.put(extra[i], extra[i + 1]);
+        }
+        List<String> args = new ArrayList<>(List.of("bench", "routing"));
+        opts.forEach((k, v) -> args.addAll(List.of(k, v)));
+        err = new StringWriter();
+        return TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(new StringWriter(), true),
+                new PrintWriter(err, true));
+    }
+
+    private void assertUsageError(String expectedLine, String... extra) {
+        assertThat(bench(extra)).as(String.join(" ", extra)).isEqualTo(2);
+        assertThat(err.toString()).as(String.join(" ", extra)).isEqualTo("tierroute bench routing: " + expectedLine + System.lineSeparator());
+        assertThat(dir.resolve("out")).as("nothing ran, nothing written").doesNotExist();
+    }
+
+    @Test
+    void badNumbersNameTheirOption() {
+        assertUsageError("--load must be a number in [0.01, 100] (got 0)", "--load", "0");
+        assertUsageError("--load must be a number in [0.01, 100] (got NaN)", "--load", "NaN");
+        assertUsageError("--load must be a number in [0.01, 100] (got Infinity)", "--load", "Infinity");
+        assertUsageError("--load must be a number in [0.01, 100] (got 1.0E-9)", "--load", "1e-9");
+        assertUsageError("--workers must be ≥ 1 (got -3)", "--workers", "-3");
+        assertUsageError("--hbm-tokens must be ≥ 1 (got 0)", "--hbm-tokens", "0");
+        assertUsageError("--cpu-tokens must be ≥ 0 (got -1)", "--cpu-tokens", "-1");
+        assertUsageError("--pcie-gbps must be a finite number > 0 (got NaN)", "--pcie-gbps", "NaN");
+        assertUsageError("--limit must be ≥ 0 (got -5)", "--limit", "-5");
+        assertUsageError("--warm-up must be a number in (0, 1] (got 2)", "--warm-up", "2");
+    }
+
+    @Test
+    void aBadLastLoadFailsBeforeTheFirstRun() {
+        assertUsageError("--load must be a number in [0.01, 100] (got 0)", "--load", "1,2,0");
+    }
+
+    @Test
+    void duplicatePoliciesOrLoadsAreRejected() {
+        assertUsageError("--load must be a list of distinct values (got 1,1)", "--load", "1,1");
+        assertUsageError("--policies must be a list of distinct names (got random,random)", "--policies", "random,random");
+    }
+
+    @Test
+    void outMustNotBeAFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("results"), "x");
+        assertThat(bench("--out", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("tierroute bench routing: --out must be a directory (got " + file
+                + ", an existing file)" + System.lineSeparator());
+    }
+
+    @Test
+    void aBadTraceIsOneLineNotAStackTrace() throws Exception {
+        Path trace = Files.writeString(dir.resolve("t.jsonl"), "{\"timestamp\": 1, \"input_length\": 10\n");
+        assertThat(bench("--trace", trace.toString())).isEqualTo(2);
+        assertThat(err.toString()).startsWith("tierroute bench routing: " + trace + ":1: ")
+                .doesNotContain("\tat ").hasLineCount(1);
+    }
+}

@@ -1,0 +1,39 @@
+package io.tierroute.sim.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ProgressBarTest {
+
+    private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+
+    private String drive(boolean terminal) {
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), terminal);
+        for (int done = 0; done <= 1000; done += 25) {
+            bar.update("random @ load 1.00", done, 1000);
+        }
+        bar.finish("random @ load 1.00: 1000 requests");
+        return bytes.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void withoutATerminalPrintsAPlainLineEveryTenPercent() {
+        String out = drive(false);
+        assertThat(out).doesNotContain("\r");
+        assertThat(out.lines()).hasSize(10)
+                .startsWith("random @ load 1.00: 10% 100/1000")
+                .endsWith("random @ load 1.00: 1000 requests");
+    }
+
+    @Test
+    void onATerminalRedrawsOneLine() {
+        String out = drive(true);
+        assertThat(out.chars().filter(c -> c == '\r').count()).isEqualTo(42);
+        assertThat(out).contains("[###############...............]  50%").endsWith("1000 requests" + " ".repeat(67) + System.lineSeparator());
+    }
+}

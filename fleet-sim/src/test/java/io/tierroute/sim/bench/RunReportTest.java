@@ -1,0 +1,50 @@
+package io.tierroute.sim.bench;
+
+import io.tierroute.sim.engine.SimResult;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A run in which every request was rejected has no latency: it must not read as 0 s, the fastest. */
+class RunReportTest {
+
+    private static RunReport allRejected(String policy, double load) {
+        SimResult r = new SimResult(policy, "baseline", List.of(), 50,
+                List.of(new SimResult.WorkerStats(0, 0, 3, 0, 0, 0, 0, 0)), 0, 2);
+        return RunReport.of(r, load);
+    }
+
+    @Test
+    void latenciesOfARunWithNoCompletionAreNotAvailable() {
+        RunReport r = allRejected("least-loaded", 1);
+        for (String m : List.of("ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "jct_mean_s", "jct_p99_s")) {
+            assertThat(r.get(m)).as(m).isNaN();
+        }
+        assertThat(r.get("requests")).isZero();
+        assertThat(r.get("rejected")).isEqualTo(50);
+    }
+
+    @Test
+    void reportersShowThemAsNotAvailable() {
+        List<RunReport> reports = List.of(allRejected("least-loaded", 1), allRejected("least-loaded", 2));
+        String row = CsvReporter.render(reports).lines().skip(1).findFirst().orElseThrow();
+        assertThat(row).startsWith("least-loaded,\"baseline\",1.0,0,,,,,,,").doesNotContain("NaN");
+        assertThat(TableReporter.render("t", reports)).contains(" n/a ").doesNotContain("NaN");
+        String html = HtmlReporter.render("t", reports);
+        assertThat(html).contains("<td>n/a</td>").doesNotContain("NaN").doesNotContain("<polyline");
+    }
+
+    @Test
+    void csvWritesCountsAsIntegers() {
+        String csv = CsvReporter.render(List.of(allRejected("random", 1)));
+        List<String> header = List.of(csv.lines().findFirst().orElseThrow().split(","));
+        String[] row = csv.lines().skip(1).findFirst().orElseThrow().split(",", -1);
+        // the version cell is quoted without commas, so the header's indices hold
+        assertThat(row[header.indexOf("requests")]).isEqualTo("0");
+        assertThat(row[header.indexOf("preemptions")]).isEqualTo("3");
+        assertThat(row[header.indexOf("rejected")]).isEqualTo("50");
+        assertThat(row[header.indexOf("wall_s")]).isEqualTo("0.00200000");
+    }
+}
