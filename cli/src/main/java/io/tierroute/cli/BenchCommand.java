@@ -115,9 +115,6 @@ final class BenchCommand implements Runnable {
             BenchSpec bench;
             List<SimRequest> base;
             try {
-                if (trace != null && !Files.isRegularFile(trace)) {
-                    throw new IllegalArgumentException("trace file " + trace + " does not exist");
-                }
                 if (Files.exists(out) && !Files.isDirectory(out)) {
                     throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
                 }

@@ -85,4 +85,12 @@ class BenchRoutingOptionsTest {
         assertThat(err.toString()).startsWith("tierroute bench routing: " + trace + ":1: ")
                 .doesNotContain("\tat ").hasLineCount(1);
     }
+
+    @Test
+    void aMissingTraceAndADirectoryAreNamedAsSuch() throws Exception {
+        Path missing = dir.resolve("none.jsonl");
+        assertUsageError(missing + ": does not exist", "--trace", missing.toString());
+        Path folder = Files.createDirectories(dir.resolve("folder.jsonl"));
+        assertUsageError(folder + ": is a directory", "--trace", folder.toString());
+    }
 }
