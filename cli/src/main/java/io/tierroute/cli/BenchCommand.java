@@ -58,7 +58,7 @@ final class BenchCommand implements Runnable {
                 + "llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
         String workload;
 
-        @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers, ≥ 1 (default ${DEFAULT-VALUE}).")
+        @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers, 1–4096 (default ${DEFAULT-VALUE}).")
         int workers;
 
         @Option(names = "--load", split = ",", defaultValue = "1", paramLabel = "L1,L2",
@@ -134,6 +134,11 @@ final class BenchCommand implements Runnable {
                 Files.createDirectories(out);
             } catch (IOException e) {
                 return usageError("--out " + out + " cannot be created (" + e + ")");
+            }
+            try { // now, not after hours of runs when the reports are written
+                Files.delete(Files.createTempFile(out, ".tierroute-write-check", ""));
+            } catch (IOException e) {
+                return usageError("--out " + out + " is not writable (" + e + ")");
             }
             BenchRunner runner = new BenchRunner(registry, ProgressBar.stderr());
             if (requestLogs) {

@@ -11,8 +11,12 @@ import java.util.regex.Pattern;
  */
 final class BootstrapAddress {
 
-    /** HOST:PORT, HOST a name, an IPv4 address or a bracketed IPv6 address, as Kafka's ClientUtils parses it. */
-    private static final Pattern ONE = Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[^\\s:,\\[\\]]+):(\\d{1,5})");
+    /**
+     * [PROTOCOL://]HOST:PORT (Kafka's ClientUtils accepts a listener-style prefix), HOST a name, an IPv4 address
+     * or a bracketed IPv6 address.
+     */
+    private static final Pattern ONE = Pattern.compile(
+            "(?:[A-Za-z][A-Za-z0-9_+.-]*://)?(\\[[0-9A-Fa-f:.]+]|[^\\s:,\\[\\]/]+):(\\d{1,5})");
 
     private BootstrapAddress() {}
 

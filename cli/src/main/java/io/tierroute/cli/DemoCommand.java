@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.sim.bench.BenchSpec;
 import io.tierroute.sim.workload.Workloads;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -118,14 +119,16 @@ final class DemoCommand implements Callable<Integer> {
 
     Demo.Options options() {
         CommandLine cl = spec.commandLine();
-        if (workers < 1) {
-            throw new CommandLine.ParameterException(cl, "--workers must be >= 1, got " + workers);
+        if (workers < 1 || workers > BenchSpec.MAX_WORKERS) {
+            throw new CommandLine.ParameterException(cl, "--workers must be in [1, " + BenchSpec.MAX_WORKERS + "], got " + workers);
         }
-        if (!(timeScale > 0)) {
-            throw new CommandLine.ParameterException(cl, "--time-scale must be > 0, got " + timeScale);
+        if (!(timeScale > 0) || !Double.isFinite(timeScale)) {
+            throw new CommandLine.ParameterException(cl, "--time-scale must be a finite number > 0, got " + timeScale);
         }
-        if (!(load > 0)) {
-            throw new CommandLine.ParameterException(cl, "--load must be > 0, got " + load);
+        // the same range as bench routing's: outside it a replay is all at once or hardly starts
+        if (!(load >= BenchSpec.MIN_LOAD && load <= BenchSpec.MAX_LOAD)) {
+            throw new CommandLine.ParameterException(cl, "--load must be in [" + BenchSpec.MIN_LOAD + ", " + BenchSpec.MAX_LOAD
+                    + "], got " + load);
         }
         String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port"};
         int[] ports = {flinkUiPort, dashboardPort, kafkaPort};

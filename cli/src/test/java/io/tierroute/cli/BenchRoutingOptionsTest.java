@@ -51,7 +51,7 @@ class BenchRoutingOptionsTest {
         assertUsageError("--load must be a number in [0.01, 100] (got NaN)", "--load", "NaN");
         assertUsageError("--load must be a number in [0.01, 100] (got Infinity)", "--load", "Infinity");
         assertUsageError("--load must be a number in [0.01, 100] (got 1.0E-9)", "--load", "1e-9");
-        assertUsageError("--workers must be ≥ 1 (got -3)", "--workers", "-3");
+        assertUsageError("--workers must be in [1, 4096] (got -3)", "--workers", "-3");
         assertUsageError("--hbm-tokens must be ≥ 1 (got 0)", "--hbm-tokens", "0");
         assertUsageError("--cpu-tokens must be ≥ 0 (got -1)", "--cpu-tokens", "-1");
         assertUsageError("--pcie-gbps must be a finite number > 0 (got NaN)", "--pcie-gbps", "NaN");
@@ -66,7 +66,7 @@ class BenchRoutingOptionsTest {
 
     @Test
     void duplicatePoliciesOrLoadsAreRejected() {
-        assertUsageError("--load must be a list of distinct values (got 1,1)", "--load", "1,1");
+        assertUsageError("--load must be a list of values distinct to two decimals (got 1,1)", "--load", "1,1");
         assertUsageError("--policies must be a list of distinct names (got random,random)", "--policies", "random,random");
     }
 
@@ -84,6 +84,13 @@ class BenchRoutingOptionsTest {
         assertThat(bench("--trace", trace.toString())).isEqualTo(2);
         assertThat(err.toString()).startsWith("tierroute bench routing: " + trace + ":1: ")
                 .doesNotContain("\tat ").hasLineCount(1);
+    }
+
+    @Test
+    void anOutDirectoryThatCannotBeWrittenIsRefusedBeforeTheRuns() {
+        // /proc exists on every Linux (CI's machine) and takes no new files, even from root
+        assertThat(bench("--out", "/proc")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("tierroute bench routing: --out /proc is not writable (").hasLineCount(1);
     }
 
     @Test

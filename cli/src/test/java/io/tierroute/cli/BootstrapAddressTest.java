@@ -11,10 +11,11 @@ class BootstrapAddressTest {
 
     @Test
     void acceptsWhatKafkaAccepts() {
-        for (String ok : new String[] {"localhost:9092", "127.0.0.1:1", "h:65535", "a:1,b:2", "[::1]:9092", "kafka-0.k.svc:9093"}) {
+        for (String ok : new String[] {"localhost:9092", "127.0.0.1:1", "h:65535", "a:1,b:2", "[::1]:9092", "kafka-0.k.svc:9093",
+                "PLAINTEXT://127.0.0.1:9092", "SASL_SSL://b-1.kafka:9096,SASL_SSL://b-2.kafka:9096"}) {
             assertThat(BootstrapAddress.valid(ok)).as(ok).isTrue();
         }
-        for (String bad : new String[] {"localhost", "localhost:abc", "127.0.0.1:99999", "h:0", "h:1,", "", " ", ":9092", "h:1:2"}) {
+        for (String bad : new String[] {"localhost", "localhost:abc", "127.0.0.1:99999", "h:0", "h:1,", "", " ", ":9092", "h:1:2", "PLAINTEXT://h", "://h:1"}) {
             assertThat(BootstrapAddress.valid(bad)).as(bad).isFalse();
         }
     }

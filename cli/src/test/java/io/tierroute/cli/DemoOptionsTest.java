@@ -36,6 +36,13 @@ class DemoOptionsTest {
                 .startsWith("--status-interval must be > 0");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--limit", "-1")[2]).startsWith("--limit must be >= 0");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--scope", " ")[2]).startsWith("--scope must not be empty");
+        // Workloads.atLoad refuses these only once the demo has started its parts
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--load", "Infinity")[2])
+                .startsWith("--load must be in [0.01, 100.0], got Infinity");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--time-scale", "Infinity")[2])
+                .startsWith("--time-scale must be a finite number > 0, got Infinity");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--workers", "50000000")[2])
+                .startsWith("--workers must be in [1, 4096], got 50000000");
     }
 
     /** rc, stdout, stderr; any free ports, should a regression start the stack. */

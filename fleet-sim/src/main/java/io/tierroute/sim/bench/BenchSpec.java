@@ -31,6 +31,8 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
      */
     public static final double MIN_LOAD = 0.01;
     public static final double MAX_LOAD = 100;
+    /** Far beyond any fleet a router serves; more only exhausts the heap. */
+    public static final int MAX_WORKERS = 4096;
 
     public BenchSpec {
         if ((trace == null) == (workload == null)) {
@@ -46,9 +48,11 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
                 throw bad("--load", "a number in [0.01, 100]", fmt(load));
             }
         }
-        // Duplicates would print the same row twice and overwrite the same request log.
-        if (new HashSet<>(loads).size() < loads.size()) {
-            throw bad("--load", "a list of distinct values", String.join(",", loads.stream().map(BenchSpec::fmt).toList()));
+        // Duplicates would print the same row twice and overwrite the same request log; the reports print a
+        // load with two decimals, so 0.011 and 0.012 are the same there.
+        if (loads.stream().map(l -> String.format(java.util.Locale.ROOT, "%.2f", l)).distinct().count() < loads.size()) {
+            throw bad("--load", "a list of values distinct to two decimals",
+                    String.join(",", loads.stream().map(BenchSpec::fmt).toList()));
         }
         if (new HashSet<>(policies).size() < policies.size()) {
             throw bad("--policies", "a list of distinct names", String.join(",", policies));
@@ -56,8 +60,8 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
         if (limit < 0) {
             throw bad("--limit", "≥ 0", Integer.toString(limit));
         }
-        if (workers < 1) {
-            throw bad("--workers", "≥ 1", Integer.toString(workers));
+        if (workers < 1 || workers > MAX_WORKERS) {
+            throw bad("--workers", "in [1, " + MAX_WORKERS + "]", Integer.toString(workers));
         }
         if (hbmTokens != null && hbmTokens < 1) {
             throw bad("--hbm-tokens", "≥ 1", hbmTokens.toString());

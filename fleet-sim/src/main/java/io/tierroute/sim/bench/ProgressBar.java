@@ -22,9 +22,19 @@ public final class ProgressBar {
         this.terminal = terminal;
     }
 
-    /** On {@code System.err}, redrawn only when there is a console (no console: a redirected or piped run). */
+    /** The system property {@code bin/tierroute} sets from {@code [ -t 2 ]}: whether stderr is a terminal. */
+    static final String STDERR_TERMINAL = "tierroute.stderrTerminal";
+
+    /**
+     * On {@code System.err}, redrawn only when stderr is a terminal: as {@link #STDERR_TERMINAL} says, else (the
+     * jar run directly) when there is a console, which Java decides from stdin and stdout only.
+     */
     public static ProgressBar stderr() {
-        return new ProgressBar(System.err, System.console() != null);
+        return new ProgressBar(System.err, stderrTerminal(System.getProperty(STDERR_TERMINAL), System.console() != null));
+    }
+
+    static boolean stderrTerminal(String said, boolean console) {
+        return said != null ? Boolean.parseBoolean(said) : console;
     }
 
     public void update(String label, int done, int total) {

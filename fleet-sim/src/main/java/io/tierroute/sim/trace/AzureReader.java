@@ -85,11 +85,12 @@ public final class AzureReader implements TraceReader {
 
     private static int tokens(String column, String raw, int min) {
         String v = raw.strip();
-        // digits only: parseInt would take "+5", and its overflow message names no column
-        if (v.isEmpty() || v.length() > 9 || !v.chars().allMatch(c -> c >= '0' && c <= '9')
-                || Integer.parseInt(v) < min || Integer.parseInt(v) > TraceRecord.MAX_TOKENS) {
+        // digits only: parseInt would take "+5"; leading zeros are still the number ("0000000374" is 374)
+        String digits = v.replaceFirst("^0+(?=.)", "");
+        if (v.isEmpty() || digits.length() > 9 || !v.chars().allMatch(c -> c >= '0' && c <= '9')
+                || Integer.parseInt(digits) < min || Integer.parseInt(digits) > TraceRecord.MAX_TOKENS) {
             throw BadField.of("column '" + column + "'", BadField.integer(min, TraceRecord.MAX_TOKENS), "\"" + v + "\"");
         }
-        return Integer.parseInt(v);
+        return Integer.parseInt(digits);
     }
 }

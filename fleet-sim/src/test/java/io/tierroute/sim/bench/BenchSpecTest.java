@@ -31,7 +31,10 @@ class BenchSpecTest {
     @Test
     void duplicatesAreRejected() {
         assertThatIllegalArgumentException().isThrownBy(() -> loads(1.0, 2.0, 1.0))
-                .withMessage("--load must be a list of distinct values (got 1,2,1)");
+                .withMessage("--load must be a list of values distinct to two decimals (got 1,2,1)");
+        assertThatIllegalArgumentException().isThrownBy(() -> loads(0.011, 0.012))
+                .as("the reports print loads with two decimals: both would read 0.01")
+                .withMessageStartingWith("--load must be a list of values distinct to two decimals");
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random", "random"), null, null, null, 0.3))
                 .withMessage("--policies must be a list of distinct names (got random,random)");
@@ -42,7 +45,9 @@ class BenchSpecTest {
         assertThatIllegalArgumentException().isThrownBy(() -> spec(-5, 2, List.of(1.0), List.of("random"), null, null, null, 0.3))
                 .withMessage("--limit must be ≥ 0 (got -5)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 0, List.of(1.0), List.of("random"), null, null, null, 0.3))
-                .withMessage("--workers must be ≥ 1 (got 0)");
+                .withMessage("--workers must be in [1, 4096] (got 0)");
+        assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 50_000_000, List.of(1.0), List.of("random"), null, null, null, 0.3))
+                .withMessage("--workers must be in [1, 4096] (got 50000000)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), 0L, null, null, 0.3))
                 .withMessage("--hbm-tokens must be ≥ 1 (got 0)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, -1L, null, 0.3))

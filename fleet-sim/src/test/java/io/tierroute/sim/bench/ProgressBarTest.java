@@ -31,6 +31,13 @@ class ProgressBarTest {
     }
 
     @Test
+    void theLaunchersWordOnStderrBeatsJavasConsoleWhichLooksAtStdinAndStdout() {
+        assertThat(ProgressBar.stderrTerminal("false", true)).as("stdout on a terminal, stderr to a log").isFalse();
+        assertThat(ProgressBar.stderrTerminal("true", false)).as("stdout redirected, stderr on a terminal").isTrue();
+        assertThat(ProgressBar.stderrTerminal(null, true)).as("the jar run directly: the console decides").isTrue();
+    }
+
+    @Test
     void onATerminalRedrawsOneLine() {
         String out = drive(true);
         assertThat(out.chars().filter(c -> c == '\r').count()).isEqualTo(42);

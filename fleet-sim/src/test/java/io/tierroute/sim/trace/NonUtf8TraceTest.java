@@ -33,4 +33,23 @@ class NonUtf8TraceTest {
                 + "2023-11-16 18:15:46.6805900,374,44\r\n2023-11-16 18:15:47,400,0\r\n");
         assertThat(TraceLoading.load(p)).hasSize(2);
     }
+
+    @Test
+    void oldMacLineEndsAreLineEndsToo() throws Exception {
+        Path csv = Files.writeString(dir.resolve("cr.csv"), "TIMESTAMP,ContextTokens,GeneratedTokens\r"
+                + "2023-11-16 18:15:46.6805900,374,44\r2023-11-16 18:15:47,400,0\r");
+        assertThat(TraceLoading.load(csv)).hasSize(2);
+        Path jsonl = Files.writeString(dir.resolve("cr.jsonl"),
+                "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [1]}\r"
+                        + "{\"timestamp\": 7, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": [2]}");
+        assertThat(TraceLoading.load(jsonl)).hasSize(2);
+    }
+
+    @Test
+    void aBadLineAfterOldMacLineEndsIsNamedByItsNumber() throws Exception {
+        Path csv = Files.writeString(dir.resolve("cr-bad.csv"), "TIMESTAMP,ContextTokens,GeneratedTokens\r"
+                + "2023-11-16 18:15:46.6805900,374,44\r2023-11-16 18:15:47,many,0\r");
+        assertThatThrownBy(() -> TraceLoading.load(csv)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith(csv + ":3: ");
+    }
 }

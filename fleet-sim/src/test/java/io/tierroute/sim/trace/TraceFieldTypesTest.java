@@ -1,5 +1,6 @@
 package io.tierroute.sim.trace;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
@@ -70,6 +71,17 @@ class TraceFieldTypesTest {
                 "2023-11-16 18:15:46.6805900,374,44", row);
         assertThatThrownBy(() -> TraceLoading.load(p)).isExactlyInstanceOf(IllegalArgumentException.class)
                 .hasMessage(p + ":3: " + reason);
+    }
+
+    @Test
+    void leadingZerosAreStillTheNumber() {
+        Path p = TraceLoading.write(dir, "zeros.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",
+                "2023-11-16 18:15:46.6805900,0000000374,044", "2023-11-16 18:15:47,000000000000000400,0");
+        assertThat(TraceLoading.load(p)).hasSize(2);
+        Path zero = TraceLoading.write(dir, "zero.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",
+                "2023-11-16 18:15:46.6805900,0000,1");
+        assertThatThrownBy(() -> TraceLoading.load(zero)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(zero + ":2: column 'ContextTokens' must be an integer from 1 to 10000000, got \"0000\"");
     }
 
     @Test
