@@ -120,11 +120,7 @@ final class BenchCommand implements Runnable {
                 }
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seed, hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, warmUp);
-                for (String p : policies) {
-                    if (!registry.contains(p)) {
-                        throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
-                    }
-                }
+                BenchRunner.requireKnown(registry, policies);
                 // Not around the runs: a simulator bug there should still show its stack trace (exit 1).
                 base = BenchRunner.requests(bench, BenchRunner.engine(bench));
             } catch (IllegalArgumentException | UncheckedIOException e) {

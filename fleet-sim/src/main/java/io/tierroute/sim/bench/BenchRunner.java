@@ -71,17 +71,22 @@ public final class BenchRunner {
         return spec.limit() > 0 && all.size() > spec.limit() ? all.subList(0, spec.limit()) : all;
     }
 
+    /** Every name in {@code policies} is registered, else an IllegalArgumentException naming it and the known ones. */
+    public static void requireKnown(PolicyRegistry registry, List<String> policies) {
+        for (String p : policies) {
+            if (!registry.contains(p)) {
+                throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
+            }
+        }
+    }
+
     public List<RunReport> run(BenchSpec spec) {
         return run(spec, requests(spec, engine(spec)));
     }
 
     /** Every run of {@code spec} on {@code base}, its requests at load 1 (loaded by the caller, so that a bad trace is told apart from a failed run). */
     public List<RunReport> run(BenchSpec spec, List<SimRequest> base) {
-        for (String p : spec.policies()) {
-            if (!registry.contains(p)) {
-                throw new IllegalArgumentException("unknown policy '" + p + "'; known: " + String.join(", ", registry.names()));
-            }
-        }
+        requireKnown(registry, spec.policies());
         EngineConfig cfg = engine(spec);
         List<RunReport> out = new ArrayList<>();
         for (double load : spec.loads()) {
