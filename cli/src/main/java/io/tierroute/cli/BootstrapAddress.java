@@ -2,6 +2,9 @@ package io.tierroute.cli;
 
 import picocli.CommandLine;
 
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,5 +47,34 @@ final class BootstrapAddress {
             }
         }
         return true;
+    }
+
+    /**
+     * Whether two bootstrap lists name a broker in common: the same Kafka as far as the strings tell (submit's
+     * single-writer guard). A PROTOCOL:// prefix and the host's case do not count, and every loopback spelling
+     * (localhost, 127.x.x.x, [::1]) is one host. Different brokers of one cluster are not recognised as such.
+     */
+    static boolean overlap(String a, String b) {
+        Set<String> common = brokers(a);
+        common.retainAll(brokers(b));
+        return !common.isEmpty();
+    }
+
+    private static Set<String> brokers(String list) {
+        Set<String> out = new HashSet<>();
+        for (String one : list.split(",")) {
+            Matcher m = ONE.matcher(one.strip());
+            if (one.isBlank()) {
+                continue;
+            }
+            if (!m.matches()) {
+                out.add(one.strip().toLowerCase(Locale.ROOT));
+                continue;
+            }
+            String host = m.group(1).toLowerCase(Locale.ROOT);
+            boolean loopback = host.equals("localhost") || host.equals("[::1]") || host.matches("127\\.\\d+\\.\\d+\\.\\d+");
+            out.add((loopback ? "loopback" : host) + ":" + Integer.parseInt(m.group(2)));
+        }
+        return out;
     }
 }

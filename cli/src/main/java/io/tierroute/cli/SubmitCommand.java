@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.schemas.Topics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
@@ -32,8 +34,14 @@ import java.util.stream.Stream;
                         + "JOB_ARGs (after --; see the job's --help), waits until every task runs and prints the job id.",
                 "Upgrade: 'submit --savepoint DIR' stops the running job with a savepoint and prints its path; "
                         + "'submit --from-savepoint PATH ...' starts the (new) jar from it.",
-                "A job of the same name (--job-name, default " + SingleWriterGuard.DEFAULT_JOB_NAME + ") still alive "
-                        + "on the cluster is a refusal: tierroute.params has a single writer.", ""},
+                "Single writer: " + Topics.PARAMS + " must have one, so submit refuses while a live job on the cluster "
+                        + "has the same name (--job-name, default " + SingleWriterGuard.DEFAULT_JOB_NAME + "), or is a "
+                        + "fitting job of any name writing that topic on the same Kafka (a broker in common). The job "
+                        + "publishes its topic, bootstrap, name, group id and transactional-id prefix, nothing secret, as "
+                        + "Flink job parameters (GET /jobs/ID/config); other applications' jobs do not count.",
+                "A live job whose settings cannot be read (not initialized yet, a REST error, or a fitting job from "
+                        + "before they were published: it has a 'params sink') is a refusal too, naming it; "
+                        + "--ignore-job ID lets such a job pass once you know it does not write that topic there.", ""},
         footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
 final class SubmitCommand implements Callable<Integer> {
 
@@ -68,6 +76,12 @@ final class SubmitCommand implements Callable<Integer> {
             description = "How long to wait for the job to run or the savepoint to complete (default ${DEFAULT-VALUE}).")
     Duration wait;
 
+    @Option(names = "--ignore-job", paramLabel = "ID",
+            description = "A live job whose settings cannot be read that you know does not write the params topic on this "
+                    + "Kafka: the single-writer check lets it pass (repeatable). A job of the same name, or one seen "
+                    + "writing the topic there, is refused regardless.")
+    List<String> ignoreJobs = new ArrayList<>();
+
     @Parameters(paramLabel = "JOB_ARG", arity = "0..*", description = "Arguments of the job (after --), e.g. -- --parallelism 1.")
     List<String> jobArgs = new ArrayList<>();
 
@@ -97,9 +111,9 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
-        if (fromSavepoint != null || !jobArgs.isEmpty()) {
+        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--savepoint stops a job; it takes no --from-savepoint or job arguments");
+                    "--savepoint stops a job; it takes no --from-savepoint, --ignore-job or job arguments");
         }
         String id = jobId != null ? jobId : onlyRunningJob(rest);
         String location = rest.stopWithSavepoint(id, savepoint, wait);
@@ -138,10 +152,12 @@ final class SubmitCommand implements Callable<Integer> {
             throw new IllegalStateException("the job jar " + job + " does not exist; build it with "
                     + "'mvn -pl streaming-jobs -am package -DskipTests' or pass --jar PATH");
         }
-        String name = SingleWriterGuard.jobName(jobArgs);
-        SingleWriterGuard.refusal(rest.jobs(), name, rest.base().toString()).ifPresent(why -> {
-            throw new IllegalStateException(why);
-        });
+        // The job has no topic flag: it always writes Topics.PARAMS (KafkaWiring.paramsSink).
+        var candidate = new SingleWriterGuard.Candidate(SingleWriterGuard.jobName(jobArgs), Topics.PARAMS, bootstrap);
+        SingleWriterGuard.refusal(LiveJobs.read(rest), candidate, Set.copyOf(ignoreJobs), rest.base().toString())
+                .ifPresent(why -> {
+                    throw new IllegalStateException(why);
+                });
         long begin = System.nanoTime();
         String jarId = rest.uploadJar(job);
         List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));

@@ -40,4 +40,17 @@ class BootstrapAddressTest {
                     .isEqualTo("--bootstrap must be HOST:PORT[,HOST:PORT...] with a port in [1, 65535], got '" + bad + "'");
         }
     }
+
+    @Test
+    void twoListsOverlapWhenTheyNameABrokerInCommonHoweverSpelled() {
+        for (String[] same : new String[][] {{"127.0.0.1:9092", "127.0.0.1:9092"}, {"localhost:9092", "127.0.0.1:9092"},
+                {"[::1]:9092", "localhost:9092"}, {"PLAINTEXT://Kafka-0.K:9093", "kafka-0.k:9093"},
+                {"a:1,b:2", "c:3,B:2"}}) {
+            assertThat(BootstrapAddress.overlap(same[0], same[1])).as(String.join(" vs ", same)).isTrue();
+        }
+        for (String[] other : new String[][] {{"127.0.0.1:9092", "127.0.0.1:9093"}, {"kafka-a:9092", "kafka-b:9092"},
+                {"a:1,,b:2", "c:3,,d:4"}}) {
+            assertThat(BootstrapAddress.overlap(other[0], other[1])).as(String.join(" vs ", other)).isFalse();
+        }
+    }
 }

@@ -137,7 +137,8 @@ public final class KafkaWiring {
     /**
      * Execution settings: exactly-once checkpoints at the configured interval, retained on
      * cancellation (a cancelled job can be restored), the chosen state backend and object reuse
-     * (no function keeps a reference to an input it was handed through a chained call).
+     * (no function keeps a reference to an input it was handed through a chained call). The job's
+     * {@link WriterIdentity} rides along as its global job parameters, for {@code tierroute submit}'s guard.
      */
     public static Configuration configuration(JobSettings s) {
         Configuration c = new Configuration();
@@ -151,6 +152,7 @@ public final class KafkaWiring {
         }
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         c.set(PipelineOptions.OBJECT_REUSE, true);
+        c.set(PipelineOptions.GLOBAL_JOB_PARAMETERS, WriterIdentity.of(s));
         return c;
     }
 }

@@ -53,8 +53,9 @@ import java.util.regex.Pattern;
  * samples as the last one before the savepoint.
  *
  * <p>On the way: the topics on the broker carry the policies of {@code Topics.specs()}, {@code submit}
- * reports the job's id and state, and Flink's Prometheus reporter serves every series the Grafana
- * dashboard {@code flink-jobs.json} queries.
+ * reports the job's id and state, refuses a second job while the first runs (of the same name, and of
+ * another name, group and transactional-id prefix writing the same topic on the same Kafka), and Flink's
+ * Prometheus reporter serves every series the Grafana dashboard {@code flink-jobs.json} queries.
  */
 class SessionClusterJobTest {
 
@@ -104,6 +105,23 @@ class SessionClusterJobTest {
                 Run again = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
                 assertThat(again.rc).as(again.all()).isEqualTo(1);
                 assertThat(again.err).contains("'tierroute-fitting-job-v1' is RUNNING", "--savepoint DIR");
+                // another name, consumer group and transactional-id prefix, the same topic on the same Kafka: refused
+                // by the topic and bootstrap the running job publishes (GET /jobs/<id>/config), before any upload
+                String v1Id = jobId(submit.out);
+                List<String> otherArgs = submitArgs(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-other");
+                otherArgs.addAll(List.of("--group-id", "other-group", "--transactional-id-prefix", "other-tx"));
+                Run other = run(otherArgs.toArray(String[]::new));
+                assertThat(other.rc).as(other.all()).isEqualTo(1);
+                assertThat(other.out).isEmpty();
+                assertThat(other.err.strip()).doesNotContain("\n").contains("job " + v1Id + " 'tierroute-fitting-job-v1' is "
+                        + "RUNNING on " + flink, "writes tierroute.params on Kafka " + bootstrap,
+                        "'tierroute-fitting-job-other' would be a second writer",
+                        "--savepoint DIR --job-id " + v1Id, "--from-savepoint PATH");
+                FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
+                assertThat(rest.jobs()).as("jobs after the refusals").singleElement()
+                        .extracting(FlinkRestClient.JobSummary::id).isEqualTo(v1Id);
+                // what tells a fitting job that publishes no settings (one from before them) from other jobs
+                assertThat(rest.vertexNames(v1Id)).anyMatch(v -> v.contains("params sink"));
                 assertThat(uploadedJars(flink)).contains("\"files\":[]");
                 v1 = await(bootstrap, "an accepted snapshot of v1 with >= 200 samples", list -> list.stream()
                         .anyMatch(s -> s.getProducer().equals("tierroute-fitting-job-v1") && s.getStatus() == SnapshotStatus.ACCEPTED
@@ -145,8 +163,8 @@ class SessionClusterJobTest {
                         + lastV1.getAlphaP().getSamples() + "; first v2 snapshot v" + firstV2.getVersion() + " α_p samples "
                         + firstV2.getAlphaP().getSamples());
             }
-            FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
-            assertThat(rest.jobs()).anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
+            assertThat(new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10)).jobs())
+                    .anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
         } finally {
             Run down = run("cluster", "down", "--dir", dir.toString());
             assertThat(down.rc).as(down.all()).isZero();
@@ -160,6 +178,11 @@ class SessionClusterJobTest {
 
     /** {@code submit} of {@code jar}; {@code jobName} null leaves the job its default name. */
     private Run submit(String flink, String bootstrap, Path jar, String jobName, String... extra) {
+        return run(submitArgs(flink, bootstrap, jar, jobName, extra).toArray(String[]::new));
+    }
+
+    /** The arguments of {@link #submit}; job arguments added to the list override the ones it has. */
+    private static List<String> submitArgs(String flink, String bootstrap, Path jar, String jobName, String... extra) {
         List<String> args = new ArrayList<>(List.of("submit", "--flink", flink, "--bootstrap", bootstrap, "--jar",
                 jar.toString(), "--wait", "90s"));
         args.addAll(List.of(extra));
@@ -171,7 +194,14 @@ class SessionClusterJobTest {
                 "--transactional-id-prefix", "cluster-test", "--checkpoint-interval", "1s", "--publish-interval", "1s",
                 "--min-fit-samples", "100", "--gate-min-samples", "100", "--gate-max-jump-factor", "50",
                 "--min-forest-rows", "200", "--forest-trees", "10", "--forest-interval", "15s", "--idleness", "2s"));
-        return run(args.toArray(String[]::new));
+        return args;
+    }
+
+    /** The job id {@code submit} printed ("job ID submitted"). */
+    private static String jobId(String submitOut) {
+        Matcher m = Pattern.compile("job ([0-9a-f]{32}) submitted").matcher(submitOut);
+        assertThat(m.find()).as(submitOut).isTrue();
+        return m.group(1);
     }
 
     private static List<ParameterSnapshot> await(String bootstrap, String what, Predicate<List<ParameterSnapshot>> done,

@@ -16,12 +16,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
  * A client of the Flink REST API (the calls {@code flink run} and the web UI make), over
- * {@code java.net.http} and Jackson: cluster overview, jar upload and run, job state and exceptions,
+ * {@code java.net.http} and Jackson: cluster overview, jar upload and run, job state, config and exceptions,
  * stop with a savepoint. Every failure is a {@link FlinkRestException} that says which call failed and
  * quotes Flink's own error text.
  */
@@ -161,6 +164,34 @@ public final class FlinkRestClient {
             vertices.add(v.path("status").asText());
         }
         return new JobDetails(n.path("name").asText(), n.path("state").asText(), vertices);
+    }
+
+    /** {@code GET /jobs/<id>}: the names of the job's vertices (each a chain of operator names). */
+    public List<String> vertexNames(String jobId) {
+        List<String> names = new ArrayList<>();
+        for (JsonNode v : get("/jobs/" + jobId).path("vertices")) {
+            names.add(v.path("name").asText());
+        }
+        return names;
+    }
+
+    /**
+     * {@code GET /jobs/<id>/config}: the job's global job parameters ({@code execution-config.user-config});
+     * an empty map when the job registered none, empty when the answer has no execution config at all (Flink
+     * leaves it out while the job is still initializing).
+     */
+    public Optional<Map<String, String>> userConfig(String jobId) {
+        return userConfig(get("/jobs/" + jobId + "/config"));
+    }
+
+    static Optional<Map<String, String>> userConfig(JsonNode jobConfig) {
+        JsonNode executionConfig = jobConfig.path("execution-config");
+        if (!executionConfig.isObject()) {
+            return Optional.empty();
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        executionConfig.path("user-config").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
+        return Optional.of(params);
     }
 
     /**
