@@ -88,7 +88,7 @@ public final class SelectorMetrics {
         gauge("tierroute_index_blocks", "Blocks in the prefix index", () -> selector.index().blockCount());
         gauge("tierroute_admission_queue_length", "Requests waiting in the admission queue", selector::queueLength);
         gauge("tierroute_inflight_requests", "Requests in flight across all workers", () -> selector.inflight().size());
-        // C_harm's two fleet averages (CostModel): what κ = harmWeight·(0.5 + D̄) and an idle worker's λ_w·T_pf read
+        // C_harm's two fleet averages (CostModel): what κ = harmWeight·(0.5 + 2·D̄) and an idle worker's λ_w·T_pf read
         GaugeWithCallback.builder().name("tierroute_fleet_prefill_duty")
                 .help("D̄: share of healthy workers with a request waiting for its first token, EWMA over routes")
                 .callback(cb -> cb.call(selector.prefillDuty())).register(registry);

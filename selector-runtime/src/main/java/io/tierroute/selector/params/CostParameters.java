@@ -19,7 +19,7 @@ package io.tierroute.selector.params;
  * @param rhoEpsilon   floor on the free share {@code 1 − ρ} so a saturated link costs a lot, not ∞
  * @param harmWeight   weight of the harm {@code C_harm} (the delay r's recomputed prompt tokens add to the
  *                     {@code Ā} requests in flight per worker) against r's own time to first token (dimensionless;
- *                     an objective weight, not fitted); C_harm's κ is {@code harmWeight·(0.5 + D̄)}, D̄ the fleet's
+ *                     an objective weight, not fitted); C_harm's κ is {@code harmWeight·(0.5 + 2·D̄)}, D̄ the fleet's
  *                     prefill duty (see CostModel)
  * @param alphaOwn     µs per decode step per KV token resident on the worker: prices {@code C_own}, the part of
  *                     the newcomer's own decode time that depends on the worker (each decode step reads the KV

@@ -7,7 +7,7 @@ package io.tierroute.selector.scheduling;
  */
 // queueUs / queuedPrefillTokens: C_queue = α_p·Σ p_eff(r') of the requests queued ahead; harmUs / inFlight:
 // C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q − Q_slack)), Ā = fleetInFlight (min(Ā, λ_w·T_pf) where inFlight = 0;
-// κ = harmWeight·(0.5 + D̄); D̄ and λ_w are fleet-wide, not per candidate: Selector.prefillDuty / arrivalRatePerWorker); ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
+// κ = harmWeight·(0.5 + 2·D̄); D̄ and λ_w are fleet-wide, not per candidate: Selector.prefillDuty / arrivalRatePerWorker); ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
 // (see CostModel). All three are part of totalUs.
 public record CostBreakdown(
         double prefillUs,

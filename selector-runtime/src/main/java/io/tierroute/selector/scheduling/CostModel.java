@@ -26,9 +26,10 @@ import io.tierroute.selector.sequences.LoadView;
  *     {@code Ā} the fleet's mean number in flight per worker (the same on every candidate: w's own
  *     {@code |A(w)|} here turned the term into balancing by request count, which sent long prompts to workers
  *     with few but long requests; fleet-sim/experiments/ROUNDS.md). κ is the weight of others' time against r's own:
- *     {@code κ = harmWeight·(0.5 + D̄)} (harmWeight default 1), with {@code D̄} the fleet's prefill duty (the
+ *     {@code κ = harmWeight·(0.5 + 2·D̄)} (harmWeight default 1), with {@code D̄} the fleet's prefill duty (the
  *     share of workers with a request waiting for its first token, an EWMA over routes): a recompute takes
- *     time from others as far as the fleet has no spare capacity to absorb it. On a worker with nothing in
+ *     time from others as far as the fleet has no spare capacity to absorb it, and where it has none the
+ *     recomputed tokens also lengthen the backlog later arrivals wait behind ({@link #harmKappa}). On a worker with nothing in
  *     flight ({@code |A(w)| = 0}) the {@code Ā} is replaced by {@code min(Ā, λ_w·T_pf)}: there r's prefill
  *     delays only the requests that arrive while it runs ({@code λ_w} the fleet's arrival rate per healthy
  *     worker, {@code T_pf} = r's {@code C_prefill} on w); charging {@code Ā} there kept a cold worker from ever
@@ -65,6 +66,9 @@ import io.tierroute.selector.sequences.LoadView;
 public final class CostModel {
 
     private static final int HBM = Tier.HBM.ordinal();
+
+    /** The weight of {@code D̄} in {@link #harmKappa}'s κ (fleet-sim/experiments/ROUNDS.md, "Saturation-harm round"). */
+    static final double DUTY_WEIGHT = 2.0;
 
     private CostModel() {}
 
@@ -173,15 +177,21 @@ public final class CostModel {
     }
 
     /**
-     * {@code κ = harmWeight·(0.5 + D̄)}, the weight of the requests in flight that r's recompute delays. Recomputing
-     * takes GPU time from others only when there is no spare capacity to absorb it: {@code D̄} (the fleet's prefill
-     * duty, the share of workers with a request waiting for its first token, EWMA over routes) is how often there
-     * is none. A floor of 0.5 because even an unsaturated fleet's batches share their steps with the recompute.
-     * Measured at five seeds (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"); {@code κ_q} is not scaled (a request that will
-     * queue behind r waits for r's whole prefill whatever the fleet's duty).
+     * {@code κ = harmWeight·(0.5 + 2·D̄)}, the weight of the requests in flight that r's recompute delays.
+     * Recomputing takes GPU time from others only when there is no spare capacity to absorb it: {@code D̄} (the
+     * fleet's prefill duty, the share of workers with a request waiting for its first token, EWMA over routes) is
+     * how often there is none. A floor of 0.5 because even an unsaturated fleet's batches share their steps with
+     * the recompute (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"). Where there is no spare capacity a
+     * recomputed token is not only taken from the batch it shares: it lengthens the backlog every later arrival
+     * waits behind, so each unit of duty counts twice. With a slope of 1 (the starved-worker round's) tierroute
+     * drifted from its holders into recomputing once the fleet saturated and lost agentic-pcie 1.25 at two of ten
+     * seeds; slope 2 won there at every seed and moved no other cell beyond the seeds' spread, against slopes 1.5
+     * and 3 and the convex forms 2·D̄², 4·D̄⁴, 6·D̄⁴ and D̄/(1 − D̄) (fleet-sim/experiments/ROUNDS.md, "Saturation-harm
+     * round"). {@code κ_q} is not scaled (a request that will queue behind r waits for r's whole prefill whatever
+     * the fleet's duty).
      */
     static double harmKappa(CostParameters p, double prefillDuty) {
-        return p.harmWeight() * (0.5 + prefillDuty);
+        return p.harmWeight() * (0.5 + DUTY_WEIGHT * prefillDuty);
     }
 
     /**

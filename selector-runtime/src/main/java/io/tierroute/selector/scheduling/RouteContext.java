@@ -72,7 +72,7 @@ public final class RouteContext {
 
     /**
      * {@code D̄}: the fleet's prefill duty, the share of healthy workers with a request waiting for its first
-     * token, averaged over routes; C_harm's {@code κ = harmWeight·(0.5 + D̄)}. 0 to 1.
+     * token, averaged over routes; C_harm's {@code κ = harmWeight·(0.5 + 2·D̄)}. 0 to 1.
      */
     public RouteContext prefillDuty(double duty) {
         this.prefillDuty = duty;

@@ -71,7 +71,7 @@ class AdmissionStepTest {
 
     @Test
     void cStepIsAddedToTheHarmOfAWorkerWithDecodersWhenThePrefixPicksNone() {
-        double recompute = 20.0 * ISL * (0.5 + 0.2) * 2.0; // α_p·p_eff·κ·Ā, the recompute part, same as before
+        double recompute = 20.0 * ISL * (0.5 + 2 * 0.2) * 2.0; // α_p·p_eff·κ·Ā (κ at D̄ = 0.2), as before
         // Neither worker holds anything: 3 decoders on worker 0 pay 3 steps at the spare share 1 − 0.2.
         CostTerms t = score(new int[] {0, 0}, 0, decoding(3, 0), 0.2);
         assertThat(t.harm).isCloseTo(recompute + 16_500.0 * 3 * 0.8, within(1e-6));
@@ -83,7 +83,7 @@ class AdmissionStepTest {
         assertThat(picked.harm).isCloseTo(recompute, within(1e-6));
         // Requests still waiting for their first token are not decoding.
         CostTerms waiting = score(new int[] {0, 0}, 0, new LoadView(3, 2, 0, 0, 0, 1_000_000, 0), 0.2);
-        assertThat(waiting.harm).isCloseTo(20.0 * ISL * 0.7 * 2.0 + 16_500.0 * 1 * 0.8, within(1e-6));
+        assertThat(waiting.harm).isCloseTo(recompute + 16_500.0 * 1 * 0.8, within(1e-6));
         // τ_pf is the parameter set's: an engine whose prefill steps cost 4 ms.
         CostTerms shortSteps = score(new int[] {0, 0}, 0, decoding(3, 0), 0.2, P.toBuilder().prefillStepUs(4_000).build());
         assertThat(shortSteps.harm).isCloseTo(recompute + 4_000.0 * 3 * 0.8, within(1e-6));

@@ -89,7 +89,7 @@ class ColdWorkerTest {
         double abar = 6.0 / WORKERS;
         double duty = s.prefillDuty(); // nothing waited for a first token at any arrival
         assertThat(duty).isZero();
-        double kappa = p.harmWeight() * (0.5 + duty);
+        double kappa = p.harmWeight() * (0.5 + 2 * duty);
         double rate = s.arrivalRatePerWorker(); // one arrival every 0.1 s over 4 workers
         assertThat(rate).isCloseTo(1.0 / (0.1 * WORKERS), within(1e-9));
         CostBreakdown cold = d.candidates().get(COLD).cost();
@@ -106,7 +106,7 @@ class ColdWorkerTest {
         }
 
         // The same candidates priced with Ā on the idle worker too: a warm worker wins, with the committed
-        // κ = harmWeight as with κ = harmWeight·(0.5 + D̄).
+        // κ = harmWeight as with κ = harmWeight·(0.5 + 2·D̄).
         assertThat(argmin(d, p.harmWeight(), abar)).isNotEqualTo(COLD);
         assertThat(argmin(d, kappa, abar)).isNotEqualTo(COLD);
     }

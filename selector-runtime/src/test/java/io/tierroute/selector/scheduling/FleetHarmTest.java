@@ -51,9 +51,10 @@ class FleetHarmTest {
         RouteDecision d = route(s, 7);
         assertThat(d.chosen().fleetInFlight()).isCloseTo(1.5, within(1e-9));
         double alphaP = ParameterSet.defaults(4).cost().alphaP();
-        // κ = harmWeight·(0.5 + D̄), D̄ as the selector averaged it up to this route; the chosen worker is busy
+        // κ = harmWeight·(0.5 + 2·D̄), D̄ as the selector averaged it up to this route; the chosen worker is busy
         // (on an idle one the charge would be capped by the arrivals during r's prefill: IdleHarmTermTest).
-        double kappa = ParameterSet.defaults(4).cost().harmWeight() * (0.5 + s.prefillDuty());
+        double duty = s.prefillDuty();
+        double kappa = ParameterSet.defaults(4).cost().harmWeight() * (0.5 + 2 * duty);
         assertThat(s.prefillDuty()).isGreaterThan(0); // every request in flight still waits for its first token
         assertThat(d.chosen().inFlight()).isPositive();
         assertThat(d.chosen().harmUs()).isCloseTo(alphaP * d.chosen().pEffTokens() * kappa * 1.5, within(1e-6));

@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * C_harm's two fleet inputs, term by term: {@code κ = harmWeight·(0.5 + D̄)}, and on a worker with nothing in
+ * C_harm's two fleet inputs, term by term: {@code κ = harmWeight·(0.5 + 2·D̄)}, and on a worker with nothing in
  * flight {@code min(Ā, λ_w·T_pf)} in place of {@code Ā}. The match has one worker, so on a busy worker C_harm also
  * carries C_step for its decoders (AdmissionStepTest's); {@link #step} adds it to the expected values.
  */
@@ -47,7 +47,7 @@ class IdleHarmTermTest {
 
     @Test
     void anIdleWorkersHarmCountsTheArrivalsDuringItsPrefillAtMostAbar() {
-        double kappa = 1 * (0.5 + 0.3);
+        double kappa = 1 * (0.5 + 2 * 0.3);
         // T_pf = 20 µs × 8000 = 0.16 s; at 25 requests/s per worker 4 arrive during it, fewer than Ā = 12.5.
         CostTerms few = score(P, IDLE, 12.5, 0.3, 25);
         assertThat(few.prefill).isCloseTo(160_000, within(1e-6));
@@ -73,7 +73,7 @@ class IdleHarmTermTest {
 
     @Test
     void aBusyWorkersHarmKeepsAbarWhateverTheArrivalRate() {
-        double kappa = 0.8;
+        double kappa = 0.5 + 2 * 0.3;
         for (double rate : new double[] {0, 25, 200}) {
             CostTerms t = score(P, busy(1, 0), 12.5, 0.3, rate);
             assertThat(t.harm).isCloseTo(20.0 * ISL * kappa * 12.5 + step(1, 0.3), within(1e-6));
@@ -84,13 +84,13 @@ class IdleHarmTermTest {
     }
 
     @Test
-    void kappaScalesWithHalfPlusThePrefillDuty() {
+    void kappaIsHalfPlusTwiceThePrefillDuty() {
         double at0 = score(P, busy(3, 0), 2, 0.0, 0).harm - step(3, 0.0);
         double atHalf = score(P, busy(3, 0), 2, 0.5, 0).harm - step(3, 0.5);
         double at1 = score(P, busy(3, 0), 2, 1.0, 0).harm - step(3, 1.0);
         assertThat(at0).isCloseTo(20.0 * ISL * 0.5 * 2, within(1e-6));
-        assertThat(atHalf).isCloseTo(20.0 * ISL * 1.0 * 2, within(1e-6));
-        assertThat(at1).isCloseTo(3 * at0, within(1e-6));
+        assertThat(atHalf).isCloseTo(20.0 * ISL * 1.5 * 2, within(1e-6)); // 0.5 + 2·0.5
+        assertThat(at1).isCloseTo(5 * at0, within(1e-6));                 // 0.5 + 2·1 = 5 × 0.5
         // harmWeight still weighs it.
         assertThat(score(P.toBuilder().harmWeight(2).build(), busy(3, 0), 2, 0.5, 0).harm - step(3, 0.5))
                 .isCloseTo(2 * atHalf, within(1e-6));
@@ -102,13 +102,16 @@ class IdleHarmTermTest {
         // 10 waiting, slack 4: 6 wait behind r for its whole prefill, at κ_q = 1 whatever D̄ is.
         for (double duty : new double[] {0, 0.25, 1}) {
             CostTerms t = score(p, busy(12, 10), 3, duty, 0);
-            assertThat(t.harm).isCloseTo(20.0 * ISL * ((0.5 + duty) * 3 + 1.0 * 6) + step(2, duty), within(1e-6));
+            assertThat(t.harm).isCloseTo(20.0 * ISL * ((0.5 + 2 * duty) * 3 + 1.0 * 6) + step(2, duty),
+                    within(1e-6));
         }
     }
 
     @Test
     void theHelpersAreTheFormulas() {
-        assertThat(CostModel.harmKappa(P, 0.25)).isEqualTo(0.75);
+        assertThat(CostModel.harmKappa(P, 0.25)).isEqualTo(1.0);
+        assertThat(CostModel.harmKappa(P, 0.0)).isEqualTo(0.5);
+        assertThat(CostModel.harmKappa(P.toBuilder().harmWeight(2).build(), 1.0)).isEqualTo(5.0);
         assertThat(CostModel.idleHarmShare(1, 2.0, 1000, 1e6)).isEqualTo(1.0);
         assertThat(CostModel.idleHarmShare(0, 2.0, 1, 1e6)).isCloseTo(0.5, within(1e-12)); // 1 arrival of Ā = 2
         assertThat(CostModel.idleHarmShare(0, 2.0, 10, 1e6)).isEqualTo(1.0);

@@ -17,6 +17,9 @@ import static org.assertj.core.api.Assertions.within;
  */
 class QueueAndHarmTermsTest {
 
+    /** κ per unit of harmWeight at this fixture's D̄ = 0.5: 0.5 + 2·0.5. */
+    private static final double K = 1.5;
+
     private static final int BLOCK = 500;
     private final double[] bandwidth = {0, 64e9, 0, 0};
 
@@ -31,7 +34,7 @@ class QueueAndHarmTermsTest {
             m.set(0, t, heldBlocks);
         }
         CostTerms out = new CostTerms();
-        // D̄ = 0.5: κ = harmWeight·(0.5 + D̄) = harmWeight, so the formulas below read with κ = harmWeight
+        // D̄ = 0.5: κ = harmWeight·(0.5 + 2·D̄) = 1.5·harmWeight (K below)
         // (the duty and the idle-worker charge are IdleHarmTermTest's).
         CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512).fleetMeanInFlight(fleetMeanInFlight).prefillDuty(0.5),
                 0, m, load, bandwidth,
@@ -65,8 +68,8 @@ class QueueAndHarmTermsTest {
         LoadView two = new LoadView(2, 0, 0, 0, 0, 1_000_000, 0);
         CostTerms cached = score(p, 15, forty, 12.5);
         CostTerms cold = score(p, 0, forty, 12.5);
-        assertThat(cached.harm).isCloseTo(20 * 500 * 12.5 + step(forty), within(0.1));
-        assertThat(cold.harm).isCloseTo(20 * 8000 * 12.5 + step(forty), within(0.1));
+        assertThat(cached.harm).isCloseTo(20 * 500 * K * 12.5 + step(forty), within(0.1));
+        assertThat(cold.harm).isCloseTo(20 * 8000 * K * 12.5 + step(forty), within(0.1));
         assertThat(score(p, 0, two, 12.5).harm - step(two)).isCloseTo(cold.harm - step(forty), within(0.1));
         assertThat(cold.inFlight).isEqualTo(40);
         assertThat(cold.fleetInFlight).isEqualTo(12.5);
@@ -108,11 +111,11 @@ class QueueAndHarmTermsTest {
         // 10 waiting, slack 4 → 6 requests will wait behind r for its whole prefill (p_eff 500).
         LoadView tenWaiting = new LoadView(12, 10, 0, 0, 0, 1_000_000, 0);
         CostTerms queued = score(p, 15, tenWaiting, 12);
-        assertThat(queued.harm).isCloseTo(20.0 * 500 * (0.03 * 12 + 1.0 * 6) + step(tenWaiting), within(0.1));
+        assertThat(queued.harm).isCloseTo(20.0 * 500 * (0.03 * K * 12 + 1.0 * 6) + step(tenWaiting), within(0.1));
         // Within the slack (DESIGN.md §3's worked example has Q ≤ 2): only the in-flight part.
         LoadView fourWaiting = new LoadView(12, 4, 0, 0, 0, 1_000_000, 0);
         CostTerms short_ = score(p, 15, fourWaiting, 12);
-        assertThat(short_.harm).isCloseTo(20.0 * 500 * 0.03 * 12 + step(fourWaiting), within(0.1));
+        assertThat(short_.harm).isCloseTo(20.0 * 500 * 0.03 * K * 12 + step(fourWaiting), within(0.1));
         assertThat(CostParameters.DEFAULTS.queueHarmWeight()).isEqualTo(1.0);
     }
 }
