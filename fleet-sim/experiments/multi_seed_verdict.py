@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""multi_verdict.py ROOT SEEDS V1 V2 ...: per variant (ROOT/seedN/V/<workload>/results.csv, peers in ROOT/seedN/peers),
+"""multi_seed_verdict.py ROOT SEEDS V1 V2 ...: per variant (ROOT/seedN/V/<workload>/results.csv, peers in ROOT/seedN/peers),
 over the seeds: cells > 3 % behind the best peer per seed and in all, the targets per seed, and the cells whose
 geometric-mean ratio over the seeds is below 0.97."""
 import csv, os, sys, statistics as st

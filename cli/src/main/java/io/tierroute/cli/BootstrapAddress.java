@@ -63,10 +63,10 @@ final class BootstrapAddress {
     private static Set<String> brokers(String list) {
         Set<String> out = new HashSet<>();
         for (String one : list.split(",")) {
-            Matcher m = ONE.matcher(one.strip());
             if (one.isBlank()) {
                 continue;
             }
+            Matcher m = ONE.matcher(one.strip());
             if (!m.matches()) {
                 out.add(one.strip().toLowerCase(Locale.ROOT));
                 continue;

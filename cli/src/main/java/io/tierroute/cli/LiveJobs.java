@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /** The cluster's live jobs with what its REST API tells of each one's writes: the input of {@link SingleWriterGuard}. */
 final class LiveJobs {
@@ -27,18 +28,38 @@ final class LiveJobs {
                 continue;
             }
             try {
-                Optional<Map<String, String>> params = rest.userConfig(j.id());
-                if (params.isEmpty()) {
-                    out.add(LiveJob.unreadable(j, "Flink serves no execution config for it yet; retry once it runs"));
-                } else if (params.get().containsKey(WriterIdentity.ROLE)) {
-                    out.add(LiveJob.read(j, params.get(), List.of()));
-                } else {
-                    out.add(LiveJob.read(j, params.get(), rest.vertexNames(j.id())));
-                }
+                out.add(judge(j, j.state().equals(INITIALIZING) ? Optional.empty() : rest.userConfig(j.id()),
+                        () -> rest.vertexNames(j.id())));
             } catch (FlinkRestClient.FlinkRestException e) {
                 out.add(LiveJob.unreadable(j, e.getMessage()));
             }
         }
         return out;
     }
+
+    /**
+     * What one live job's REST answers tell: its parameters ({@code config}: empty when Flink served no execution
+     * config) and, read only when they hold no writer identity, its vertices. A job that is INITIALIZING (after a
+     * submission, a JobManager failover or while it restores a savepoint) and any job Flink shows no vertices for is
+     * unreadable: Flink 2.2 answers such a job from a sparse placeholder (an empty {@code user-config}, no vertices)
+     * that would otherwise pass for another application's job.
+     */
+    static LiveJob judge(JobSummary j, Optional<Map<String, String>> config, Supplier<List<String>> vertexNames) {
+        if (j.state().equals(INITIALIZING)) {
+            return LiveJob.unreadable(j, "Flink shows an INITIALIZING job's settings only once it runs; retry then");
+        }
+        if (config.isEmpty()) {
+            return LiveJob.unreadable(j, "Flink serves no execution config for it");
+        }
+        if (config.get().containsKey(WriterIdentity.ROLE)) {
+            return LiveJob.read(j, config.get(), List.of());
+        }
+        List<String> vertices = vertexNames.get();
+        if (vertices.isEmpty()) {
+            return LiveJob.unreadable(j, "Flink shows no vertices for it while it is " + j.state());
+        }
+        return LiveJob.read(j, config.get(), vertices);
+    }
+
+    private static final String INITIALIZING = "INITIALIZING";
 }

@@ -21,6 +21,8 @@ final class SingleWriterGuard {
 
     static final String DEFAULT_JOB_NAME = "tierroute-fitting-job";
 
+    private static final String RUNNING = "RUNNING";
+
     /** Name of the fitting job's params sink, part of its plan since its first version: marks one that publishes no identity. */
     static final String PARAMS_SINK = "params sink";
 
@@ -68,14 +70,15 @@ final class SingleWriterGuard {
     /**
      * Why {@code c} must not start next to {@code jobs}, or empty when none of them writes its topic on its Kafka.
      * Refused, in this order: a live job of the same name; a live fitting job whose identity names the same topic
-     * on an overlapping bootstrap; a live job that cannot be judged (settings unreadable, or a params sink
-     * without an identity: a fitting job from before identities), unless its id is in {@code ignored}.
+     * on an overlapping bootstrap; a live job that cannot be judged (settings unreadable, a params sink without an
+     * identity: a fitting job from before identities, or a fitting job writing the topic on a bootstrap with no broker
+     * in common, which may still be the same cluster under other names), unless its id is in {@code ignored}.
      */
     static Optional<String> refusal(List<LiveJob> jobs, Candidate c, Set<String> ignored, String flinkUrl) {
         List<LiveJob> live = jobs.stream().filter(j -> alive(j.job())).toList();
         Optional<String> why = live.stream().filter(j -> j.job().name().equals(c.name())).findFirst()
-                .map(j -> head(j, flinkUrl) + "; a second one of that name would also write "
-                        + c.paramsTopic() + ". To upgrade it: " + upgrade(j, flinkUrl));
+                .map(j -> head(j, flinkUrl) + "; submit starts no second live job of the same name. To upgrade "
+                        + "it: " + upgrade(j, flinkUrl));
         if (why.isEmpty()) {
             why = live.stream().filter(j -> writesTheSameTopic(j, c)).findFirst()
                     .map(j -> head(j, flinkUrl) + " and writes " + c.paramsTopic() + " on Kafka "
@@ -83,7 +86,7 @@ final class SingleWriterGuard {
                             + "writer of it whatever its name. To upgrade it: " + upgrade(j, flinkUrl));
         }
         if (why.isEmpty()) {
-            why = live.stream().filter(j -> !ignored.contains(j.job().id())).map(SingleWriterGuard::unjudged)
+            why = live.stream().filter(j -> !ignored.contains(j.job().id())).map(j -> unjudged(j, c.paramsTopic(), c.bootstrap()))
                     .flatMap(Optional::stream).findFirst()
                     .map(u -> head(u.job, flinkUrl) + " and " + u.reason + ", so it may write " + c.paramsTopic()
                             + " on Kafka " + c.bootstrap() + " too. If it does, upgrade it: " + upgrade(u.job, flinkUrl)
@@ -100,14 +103,20 @@ final class SingleWriterGuard {
 
     private record Unjudged(LiveJob job, String reason) {}
 
-    /** Why {@code j} cannot be cleared of writing the topic, or empty when it can. */
-    private static Optional<Unjudged> unjudged(LiveJob j) {
+    /** Why {@code j} cannot be cleared of writing {@code candidateTopic}, or empty when it can. */
+    private static Optional<Unjudged> unjudged(LiveJob j, String candidateTopic, String candidateBootstrap) {
         if (j.unreadable() != null) {
             return Optional.of(new Unjudged(j, "its settings cannot be read (" + j.unreadable() + ")"));
         }
         if (j.fittingJob() && (j.params().get(WriterIdentity.PARAMS_TOPIC) == null
                 || j.params().get(WriterIdentity.BOOTSTRAP_SERVERS) == null)) {
             return Optional.of(new Unjudged(j, "it is a fitting job whose published settings name no params topic or Kafka"));
+        }
+        if (j.fittingJob() && candidateTopic.equals(j.params().get(WriterIdentity.PARAMS_TOPIC))) {
+            // No broker in common is not proof of another cluster: kafka-0 and kafka-1, a service name and an IP.
+            return Optional.of(new Unjudged(j, "it is a fitting job writing " + candidateTopic + " on Kafka "
+                    + j.params().get(WriterIdentity.BOOTSTRAP_SERVERS) + ", no broker in common with " + candidateBootstrap
+                    + " but perhaps the same cluster"));
         }
         if (!j.fittingJob() && j.vertexNames().stream().anyMatch(v -> v.contains(PARAMS_SINK))) {
             return Optional.of(new Unjudged(j, "it has a '" + PARAMS_SINK + "' but publishes no " + WriterIdentity.ROLE
@@ -120,9 +129,15 @@ final class SingleWriterGuard {
         return "job " + j.job().id() + " '" + j.job().name() + "' is " + j.job().state() + " on " + flinkUrl;
     }
 
-    /** The savepoint-and-restart commands that replace {@code j} rather than run a second writer next to it. */
+    /**
+     * The savepoint-and-restart commands that replace {@code j} rather than run a second writer next to it; a job
+     * that is not RUNNING cannot take a savepoint (Flink refuses stop-with-savepoint then), so for it: wait.
+     */
     private static String upgrade(LiveJob j, String flinkUrl) {
-        return "tierroute submit --flink " + flinkUrl + " --savepoint DIR --job-id " + j.job().id()
+        String commands = "tierroute submit --flink " + flinkUrl + " --savepoint DIR --job-id " + j.job().id()
                 + ", then submit again with --from-savepoint PATH";
+        return RUNNING.equals(j.job().state()) ? commands
+                : "wait until it is RUNNING (then " + commands + ") or has ended; a " + j.job().state()
+                        + " job takes no savepoint";
     }
 }

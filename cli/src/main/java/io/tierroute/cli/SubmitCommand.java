@@ -38,10 +38,12 @@ import java.util.stream.Stream;
                         + "has the same name (--job-name, default " + SingleWriterGuard.DEFAULT_JOB_NAME + "), or is a "
                         + "fitting job of any name writing that topic on the same Kafka (a broker in common). The job "
                         + "publishes its topic, bootstrap, name, group id and transactional-id prefix, nothing secret, as "
-                        + "Flink job parameters (GET /jobs/ID/config); other applications' jobs do not count.",
-                "A live job whose settings cannot be read (not initialized yet, a REST error, or a fitting job from "
-                        + "before they were published: it has a 'params sink') is a refusal too, naming it; "
-                        + "--ignore-job ID lets such a job pass once you know it does not write that topic there.", ""},
+                        + "Flink job parameters (GET /jobs/ID/config); other applications' jobs of other names do not count.",
+                "A live job it cannot judge is a refusal too, naming it: one whose settings cannot be read (INITIALIZING, "
+                        + "shown without vertices, a REST error), a fitting job from before they were published (it has a "
+                        + "'params sink'), or a fitting job writing that topic on a bootstrap with no broker in common "
+                        + "(kafka-0 and kafka-1 may be one cluster); --ignore-job ID lets such a job pass once you know it "
+                        + "does not write that topic on this Kafka.", ""},
         footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
 final class SubmitCommand implements Callable<Integer> {
 

@@ -28,8 +28,21 @@ class SingleWriterGuardTest {
         for (String state : ALIVE) {
             var why = refusal(FIT_B, Set.of(), LiveJob.read(new JobSummary("abc", "fit-b", state), Map.of(), List.of()));
             assertThat(why).as(state).isPresent();
-            assertThat(why.get()).contains("job abc 'fit-b' is " + state, "tierroute.params",
+            assertThat(why.get()).contains("job abc 'fit-b' is " + state, "no second live job of the same name",
                     "tierroute submit --flink " + URL + " --savepoint DIR --job-id abc", "--from-savepoint PATH");
+        }
+    }
+
+    @Test
+    void onlyARunningJobIsToldToTakeASavepointNow() {
+        var running = refusal(FIT_B, Set.of(), fitting("abc", "fit-a", "RUNNING", "tierroute.params", KAFKA));
+        assertThat(running).get().asString().contains("To upgrade it: tierroute submit --flink " + URL
+                + " --savepoint DIR --job-id abc").doesNotContain("wait until");
+        // Flink refuses stop-with-savepoint unless the job runs: the others are told to wait first.
+        for (String state : new String[] {"CREATED", "INITIALIZING", "RESTARTING", "FAILING", "CANCELLING"}) {
+            assertThat(refusal(FIT_B, Set.of(), fitting("abc", "fit-a", state, "tierroute.params", KAFKA))).as(state)
+                    .get().asString().contains("To upgrade it: wait until it is RUNNING (then tierroute submit",
+                            "or has ended; a " + state + " job takes no savepoint");
         }
     }
 
@@ -50,9 +63,18 @@ class SingleWriterGuardTest {
     }
 
     @Test
-    void aFittingJobOnAnotherKafkaOrTopicAndEndedJobsDoNotCount() {
-        assertThat(refusal(FIT_B, Set.of(), fitting("a", "fit-a", "RUNNING", "tierroute.params", "kafka-other:9092"),
-                fitting("b", "fit-c", "RUNNING", "another.params", KAFKA),
+    void aFittingJobWritingTheTopicOnABootstrapWithNoBrokerInCommonIsRefusedUntilVouchedFor() {
+        // kafka-0 and kafka-1, or a service name and an IP, may be one cluster: not proof of another Kafka.
+        LiveJob elsewhere = fitting("a", "fit-a", "RUNNING", "tierroute.params", "kafka-other:9092");
+        assertThat(refusal(FIT_B, Set.of(), elsewhere)).get().asString().doesNotContain("\n").contains(
+                "job a 'fit-a' is RUNNING", "writing tierroute.params on Kafka kafka-other:9092, no broker in common with "
+                        + KAFKA, "pass --ignore-job a");
+        assertThat(refusal(FIT_B, Set.of("a"), elsewhere)).isEmpty();
+    }
+
+    @Test
+    void aFittingJobOfAnotherTopicAndEndedJobsDoNotCount() {
+        assertThat(refusal(FIT_B, Set.of(), fitting("b", "fit-c", "RUNNING", "another.params", KAFKA),
                 fitting("c", "fit-d", "FINISHED", "tierroute.params", KAFKA),
                 fitting("d", "fit-e", "CANCELED", "tierroute.params", KAFKA),
                 LiveJob.unreadable(new JobSummary("e", "fit-b", "FAILED"), "HTTP 500"),
@@ -91,7 +113,7 @@ class SingleWriterGuardTest {
     void ignoringAJobNeverLetsASeenWriterOrTheSameNamePass() {
         assertThat(refusal(FIT_B, Set.of("abc"), fitting("abc", "fit-a", "RUNNING", "tierroute.params", KAFKA))).isPresent();
         assertThat(refusal(FIT_B, Set.of("abc"), LiveJob.unreadable(new JobSummary("abc", "fit-b", "RUNNING"), "HTTP 500")))
-                .get().asString().contains("job abc 'fit-b' is RUNNING", "a second one of that name");
+                .get().asString().contains("job abc 'fit-b' is RUNNING", "no second live job of the same name");
     }
 
     @Test

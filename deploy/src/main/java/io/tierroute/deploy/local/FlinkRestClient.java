@@ -177,8 +177,9 @@ public final class FlinkRestClient {
 
     /**
      * {@code GET /jobs/<id>/config}: the job's global job parameters ({@code execution-config.user-config});
-     * an empty map when the job registered none, empty when the answer has no execution config at all (Flink
-     * leaves it out while the job is still initializing).
+     * an empty map when the job registered none, empty when the answer has no execution config at all. An
+     * INITIALIZING job is answered from a placeholder with a default execution config: an empty map, whatever the
+     * job registered (callers must not read that as "no parameters").
      */
     public Optional<Map<String, String>> userConfig(String jobId) {
         return userConfig(get("/jobs/" + jobId + "/config"));

@@ -184,7 +184,7 @@ public final class CostModel {
      * the recompute (fleet-sim/experiments/ROUNDS.md, "Starved-worker round"). Where there is no spare capacity a
      * recomputed token is not only taken from the batch it shares: it lengthens the backlog every later arrival
      * waits behind, so each unit of duty counts twice. With a slope of 1 (the starved-worker round's) tierroute
-     * drifted from its holders into recomputing once the fleet saturated and lost agentic-pcie 1.25 at two of ten
+     * drifted from its holders into recomputing once the fleet saturated and lost agentic-pcie 1.25 at three of ten
      * seeds; slope 2 won there at every seed and moved no other cell beyond the seeds' spread, against slopes 1.5
      * and 3 and the convex forms 2·D̄², 4·D̄⁴, 6·D̄⁴ and D̄/(1 − D̄) (fleet-sim/experiments/ROUNDS.md, "Saturation-harm
      * round"). {@code κ_q} is not scaled (a request that will queue behind r waits for r's whole prefill whatever
