@@ -6,6 +6,11 @@ import io.tierroute.sim.bench.CsvReporter;
 import io.tierroute.sim.bench.HtmlReporter;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.bench.RunReport;
+import io.tierroute.sim.bench.SeedList;
+import io.tierroute.sim.bench.SeedSummary;
+import io.tierroute.sim.bench.SeedSweep;
+import io.tierroute.sim.bench.SummaryCsvReporter;
+import io.tierroute.sim.bench.SummaryTableReporter;
 import io.tierroute.sim.bench.TableReporter;
 import io.tierroute.sim.policy.PolicyRegistry;
 import io.tierroute.sim.policy.SimRequest;
@@ -45,7 +50,12 @@ final class BenchCommand implements Runnable {
             versionProvider = TierrouteCommand.Version.class,
             description = {"Routing quality on the simulated fleet: every policy × load on the same requests.",
                     "Writes results.txt, results.csv and report.html (TTFT CDFs, load-latency curves) to --out; "
-                            + "prints the tables; shows progress on stderr.", ""},
+                            + "prints the tables; shows progress on stderr.",
+                    "With several seeds (--seed 1-10), each seed's three files go to --out/seed-<N>/, and "
+                            + "--out/summary.csv and summary.txt give per load, policy and metric the geometric mean, "
+                            + "min and max over the seeds, and the ratio best other policy / this policy (> 1: better "
+                            + "than all others) with its geometric mean, min and the seeds where it is below 0.97; "
+                            + "the summary is printed at the end.", ""},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
@@ -72,8 +82,12 @@ final class BenchCommand implements Runnable {
         @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests, ≥ 0 (0: all).")
         int limit;
 
-        @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the policies (default ${DEFAULT-VALUE}).")
-        long seed;
+        @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
+                description = "Seed of the workload and the policies (default ${DEFAULT-VALUE}), or several: a comma-separated "
+                        + "list of seeds ≥ 0 and ascending ranges, e.g. 1,2,5 or 1-10 or 1-3,7; each seed once, at most "
+                        + SeedList.MAX_SEEDS + ". One seed writes to --out as usual; several write each seed's files "
+                        + "to --out/seed-<N>/ and the spread over the seeds to --out/summary.csv and summary.txt.")
+        String seed;
 
         @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, at least one 512-token block (default 262144).")
         Long hbmTokens;
@@ -92,7 +106,8 @@ final class BenchCommand implements Runnable {
         Path out;
 
         @Option(names = "--request-logs", description = "Also write each run's per-request completion log "
-                + "(requests-<policy>-load<L>.csv: worker, queue wait, tier load, prefill, decode, hits, preemptions) to --out.")
+                + "(requests-<policy>-load<L>.csv: worker, queue wait, tier load, prefill, decode, hits, preemptions) to --out "
+                + "(to --out/seed-<N>/ with several seeds).")
         boolean requestLogs;
 
         @Option(names = "--list-policies", description = "List the registered policies and workloads, then exit.")
@@ -114,11 +129,13 @@ final class BenchCommand implements Runnable {
             // value (or a bad trace line) is one line and exit 2, never a stack trace after hours of runs.
             BenchSpec bench;
             List<SimRequest> base;
+            SeedList seeds;
             try {
+                seeds = SeedList.parse(seed);
                 if (Files.exists(out) && !Files.isDirectory(out)) {
                     throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
                 }
-                bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seed, hbmTokens, cpuTokens,
+                bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seeds.first(), hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, warmUp);
                 BenchRunner.requireKnown(registry, policies);
                 // Not around the runs: a simulator bug there should still show its stack trace (exit 1).
@@ -136,12 +153,21 @@ final class BenchCommand implements Runnable {
             } catch (IOException e) {
                 return usageError("--out " + out + " is not writable (" + e + ")");
             }
-            BenchRunner runner = new BenchRunner(registry, ProgressBar.stderr());
+            ProgressBar progress = ProgressBar.stderr();
+            BenchRunner runner = new BenchRunner(registry, progress);
+            String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
+            if (seeds.size() > 1) {
+                SeedSummary summary = new SeedSweep(runner, progress, requestLogs).run(bench, seeds, base, title, out);
+                new SummaryTableReporter(stdout).write(title, summary, out);
+                new SummaryCsvReporter().write(summary, out);
+                System.err.println("wrote " + out.resolve("seed-<N>") + "/ for each seed, "
+                        + out.resolve(SummaryCsvReporter.FILE) + " and " + out.resolve(SummaryTableReporter.FILE));
+                return 0;
+            }
             if (requestLogs) {
                 runner.requestLogs(out);
             }
             List<RunReport> reports = runner.run(bench, base);
-            String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
             new TableReporter(stdout).write(title, reports, out);
             new CsvReporter().write(title, reports, out);
             new HtmlReporter().write(title, reports, out);

@@ -100,4 +100,26 @@ class BenchRoutingOptionsTest {
         Path folder = Files.createDirectories(dir.resolve("folder.jsonl"));
         assertUsageError(folder + ": is a directory", "--trace", folder.toString());
     }
+
+    @Test
+    void badSeedListsAreRefusedBeforeTheFirstRun() {
+        assertUsageError("--seed must be whole numbers ≥ 0 (got -1)", "--seed", "-1");
+        assertUsageError("--seed must be whole numbers ≥ 0 (got -4)", "--seed", "1,-4");
+        assertUsageError("--seed must be a list of seeds and ranges such as 1,2,5 or 1-10 (got x)", "--seed", "1-3,x");
+        assertUsageError("--seed must be ascending ranges (low-high) (got 10-1)", "--seed", "10-1");
+        assertUsageError("--seed must be a list naming each seed once (got 1-3,3: 3 twice)", "--seed", "1-3,3");
+        assertUsageError("--seed must be at most 1000 seeds (got 1-1001)", "--seed", "1-1001");
+        assertUsageError("--seed must be whole numbers in [0, 9223372036854775807] (got 99999999999999999999)",
+                "--seed", "99999999999999999999");
+    }
+
+    @Test
+    void helpExplainsTheSeedListAndTheOutputLayout() {
+        StringWriter out = new StringWriter();
+        assertThat(TierrouteCommand.execute(new String[]{"bench", "routing", "--help"}, new PrintWriter(out, true),
+                new PrintWriter(new StringWriter(), true))).isZero();
+        String help = out.toString().replaceAll("\\s+", " ");
+        assertThat(help).contains("--seed=S", "1,2,5 or 1-10 or 1-3,7", "at most 1000", "--out/seed-<N>/",
+                "summary.csv", "geometric mean", "below 0.97");
+    }
 }

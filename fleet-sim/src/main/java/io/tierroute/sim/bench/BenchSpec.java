@@ -77,6 +77,12 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
         }
     }
 
+    /** The same benchmark with another seed. */
+    public BenchSpec withSeed(long other) {
+        return new BenchSpec(trace, workload, limit, workers, loads, policies, other, hbmTokens, cpuTokens,
+                pcieBytesPerSecond, warmUpFraction);
+    }
+
     /** What the report is titled with. */
     public String source() {
         return trace != null ? trace.getFileName().toString() : workload;

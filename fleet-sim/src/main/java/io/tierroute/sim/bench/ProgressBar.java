@@ -7,7 +7,8 @@ import java.util.Locale;
  * Progress on stderr. On a terminal, one line redrawn with {@code \r}:
  * {@code [#####.....]  48%  policy @ load  1234/2560}. Elsewhere (logs, CI) {@code \r} frames would pile
  * up as dozens of lines per run, so it prints a plain line each time a run passes another 10 %, and the
- * final line.
+ * final line. When told how many runs there are ({@link #countRuns}), every line starts with the run's number
+ * and the context ({@code [3/24] seed 2: random @ load 1.00 ...}).
  */
 public final class ProgressBar {
 
@@ -16,6 +17,9 @@ public final class ProgressBar {
     private final boolean terminal;
     private String lastLabel;
     private int lastTenth = -1;
+    private int runsTotal; // 0: not counting
+    private int runsDone;
+    private String context;
 
     public ProgressBar(PrintStream err, boolean terminal) {
         this.err = err;
@@ -37,7 +41,28 @@ public final class ProgressBar {
         return said != null ? Boolean.parseBoolean(said) : console;
     }
 
+    /** Numbers the runs from here on, out of {@code total}: each {@link #finish} ends one. */
+    public ProgressBar countRuns(int total) {
+        this.runsTotal = total;
+        this.runsDone = 0;
+        return this;
+    }
+
+    /** Shown before the labels of the runs that follow while counting (e.g. "seed 3"); null for none. */
+    public ProgressBar context(String context) {
+        this.context = context;
+        return this;
+    }
+
+    private String decorate(String label) {
+        if (runsTotal == 0) {
+            return label;
+        }
+        return "[" + Math.min(runsDone + 1, runsTotal) + "/" + runsTotal + "] " + (context == null ? "" : context + ": ") + label;
+    }
+
     public void update(String label, int done, int total) {
+        label = decorate(label);
         int percent = total == 0 ? 100 : (int) (100L * done / total);
         if (!terminal) {
             plain(label, done, total, percent);
@@ -66,6 +91,10 @@ public final class ProgressBar {
     }
 
     public void finish(String line) {
+        line = decorate(line);
+        if (runsTotal > 0) {
+            runsDone++;
+        }
         if (terminal) {
             err.printf("\r%-100s%n", line);
         } else {

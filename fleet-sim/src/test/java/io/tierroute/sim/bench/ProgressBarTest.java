@@ -43,4 +43,21 @@ class ProgressBarTest {
         assertThat(out.chars().filter(c -> c == '\r').count()).isEqualTo(42);
         assertThat(out).contains("[###############...............]  50%").endsWith("1000 requests" + " ".repeat(67) + System.lineSeparator());
     }
+
+    @Test
+    void countsEveryRunAndNamesItsContextInPlainLines() {
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), false).countRuns(4);
+        for (String seed : new String[]{"seed 1", "seed 2"}) {
+            bar.context(seed);
+            for (String policy : new String[]{"random", "oracle"}) {
+                bar.update(policy + " @ load 1.00", 50, 100);
+                bar.finish(policy + " @ load 1.00: done");
+            }
+        }
+        assertThat(bytes.toString(StandardCharsets.UTF_8).lines()).containsExactly(
+                "[1/4] seed 1: random @ load 1.00: 50% 50/100", "[1/4] seed 1: random @ load 1.00: done",
+                "[2/4] seed 1: oracle @ load 1.00: 50% 50/100", "[2/4] seed 1: oracle @ load 1.00: done",
+                "[3/4] seed 2: random @ load 1.00: 50% 50/100", "[3/4] seed 2: random @ load 1.00: done",
+                "[4/4] seed 2: oracle @ load 1.00: 50% 50/100", "[4/4] seed 2: oracle @ load 1.00: done");
+    }
 }

@@ -1,0 +1,70 @@
+package io.tierroute.sim.bench;
+
+import io.tierroute.sim.policy.SimRequest;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * A benchmark at several seeds: each seed's runs write the single-seed reports ({@code results.txt},
+ * {@code results.csv}, {@code report.html}, request logs if asked) to {@code <out>/seed-<N>/}, and feed a
+ * {@link SeedSummary}. A trace's requests are the same at every seed (only the policies' seeds change);
+ * a generated workload is generated again from each seed.
+ */
+public final class SeedSweep {
+
+    private final BenchRunner runner;
+    private final ProgressBar progress; // may be null
+    private final boolean requestLogs;
+
+    public SeedSweep(BenchRunner runner, ProgressBar progress, boolean requestLogs) {
+        this.runner = runner;
+        this.progress = progress;
+        this.requestLogs = requestLogs;
+    }
+
+    /** Where the reports of {@code seed} go. */
+    public static Path seedDir(Path out, long seed) {
+        return out.resolve("seed-" + seed);
+    }
+
+    /**
+     * Runs {@code spec} at every seed of {@code seeds} (its own seed is ignored) and writes each seed's reports,
+     * titled {@code title}, under {@code out}.
+     *
+     * @param firstBase the requests of the first seed at load 1, already loaded by the caller (who checks them)
+     */
+    public SeedSummary run(BenchSpec spec, SeedList seeds, List<SimRequest> firstBase, String title, Path out)
+            throws IOException {
+        if (progress != null) {
+            progress.countRuns(seeds.size() * spec.loads().size() * spec.policies().size());
+        }
+        SeedSummary summary = new SeedSummary();
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        for (long seed : seeds.seeds()) {
+            BenchSpec at = spec.withSeed(seed);
+            List<SimRequest> base = seed == seeds.first() || spec.trace() != null
+                    ? firstBase : BenchRunner.requests(at, BenchRunner.engine(at));
+            Path dir = Files.createDirectories(seedDir(out, seed));
+            if (requestLogs) {
+                runner.requestLogs(dir);
+            }
+            if (progress != null) {
+                progress.context("seed " + seed);
+            }
+            List<RunReport> reports = runner.run(at, base);
+            new TableReporter(quiet).write(title, reports, dir);
+            new CsvReporter().write(title, reports, dir);
+            new HtmlReporter().write(title, reports, dir);
+            summary.add(seed, reports);
+        }
+        if (progress != null) {
+            progress.context(null);
+        }
+        return summary;
+    }
+}

@@ -1,0 +1,43 @@
+package io.tierroute.sim.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * {@code summary.csv} of a several-seed benchmark: one header row, then one row per load × policy × metric
+ * ({@link SeedSummary.Row}). A statistic nothing was left to compute from (no seed with a value, or no ratio
+ * for throughput) is an empty cell.
+ */
+public final class SummaryCsvReporter {
+
+    public static final String FILE = "summary.csv";
+    public static final String HEADER = "load,policy,metric,seeds,geomean,min,max,ratio_seeds,ratio_geomean,ratio_min,ratio_below_0.97";
+
+    public void write(SeedSummary summary, Path outDir) throws IOException {
+        Files.writeString(outDir.resolve(FILE), render(summary));
+    }
+
+    public static String render(SeedSummary summary) {
+        StringBuilder sb = new StringBuilder(HEADER).append('\n');
+        for (SeedSummary.Row r : summary.rows()) {
+            sb.append(r.load()).append(',').append(r.policy()).append(',').append(r.metric()).append(',')
+                    .append(r.seeds()).append(',').append(num(r.geomean())).append(',').append(num(r.min()))
+                    .append(',').append(num(r.max())).append(',');
+            if (r.hasRatio()) {
+                sb.append(r.ratioSeeds()).append(',').append(num(r.ratioGeomean())).append(',')
+                        .append(num(r.ratioMin())).append(',').append(r.ratioBelow());
+            } else {
+                sb.append(",,,");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Six significant digits as in {@code results.csv}; NaN (none) is an empty cell. */
+    private static String num(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6g", v);
+    }
+}
