@@ -2,16 +2,14 @@ package io.tierroute.cli;
 
 import io.tierroute.sim.bench.BenchRunner;
 import io.tierroute.sim.bench.BenchSpec;
-import io.tierroute.sim.bench.CsvReporter;
-import io.tierroute.sim.bench.HtmlReporter;
 import io.tierroute.sim.bench.ProgressBar;
+import io.tierroute.sim.bench.Reporter;
 import io.tierroute.sim.bench.RunReport;
 import io.tierroute.sim.bench.SeedList;
 import io.tierroute.sim.bench.SeedSummary;
 import io.tierroute.sim.bench.SeedSweep;
 import io.tierroute.sim.bench.SummaryCsvReporter;
 import io.tierroute.sim.bench.SummaryTableReporter;
-import io.tierroute.sim.bench.TableReporter;
 import io.tierroute.sim.policy.PolicyRegistry;
 import io.tierroute.sim.policy.SimRequest;
 import io.tierroute.sim.workload.Workloads;
@@ -168,9 +166,7 @@ final class BenchCommand implements Runnable {
                 runner.requestLogs(out);
             }
             List<RunReport> reports = runner.run(bench, base);
-            new TableReporter(stdout).write(title, reports, out);
-            new CsvReporter().write(title, reports, out);
-            new HtmlReporter().write(title, reports, out);
+            Reporter.writeAll(stdout, title, reports, out);
             System.err.println("wrote " + out.resolve("results.csv") + " and " + out.resolve("report.html"));
             return 0;
         }

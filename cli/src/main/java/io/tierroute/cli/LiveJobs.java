@@ -28,8 +28,7 @@ final class LiveJobs {
                 continue;
             }
             try {
-                out.add(judge(j, j.state().equals(INITIALIZING) ? Optional.empty() : rest.userConfig(j.id()),
-                        () -> rest.vertexNames(j.id())));
+                out.add(judge(j, () -> rest.userConfig(j.id()), () -> rest.vertexNames(j.id())));
             } catch (FlinkRestClient.FlinkRestException e) {
                 out.add(LiveJob.unreadable(j, e.getMessage()));
             }
@@ -38,27 +37,28 @@ final class LiveJobs {
     }
 
     /**
-     * What one live job's REST answers tell: its parameters ({@code config}: empty when Flink served no execution
-     * config) and, read only when they hold no writer identity, its vertices. A job that is INITIALIZING (after a
+     * What one live job's REST answers tell: its parameters ({@code config}, read unless the job is INITIALIZING: empty
+     * when Flink served no execution config) and, read only when they hold no writer identity, its vertices. A job that is INITIALIZING (after a
      * submission, a JobManager failover or while it restores a savepoint) and any job Flink shows no vertices for is
      * unreadable: Flink 2.2 answers such a job from a sparse placeholder (an empty {@code user-config}, no vertices)
      * that would otherwise pass for another application's job.
      */
-    static LiveJob judge(JobSummary j, Optional<Map<String, String>> config, Supplier<List<String>> vertexNames) {
+    static LiveJob judge(JobSummary j, Supplier<Optional<Map<String, String>>> config, Supplier<List<String>> vertexNames) {
         if (j.state().equals(INITIALIZING)) {
             return LiveJob.unreadable(j, "Flink shows an INITIALIZING job's settings only once it runs; retry then");
         }
-        if (config.isEmpty()) {
+        Optional<Map<String, String>> params = config.get();
+        if (params.isEmpty()) {
             return LiveJob.unreadable(j, "Flink serves no execution config for it");
         }
-        if (config.get().containsKey(WriterIdentity.ROLE)) {
-            return LiveJob.read(j, config.get(), List.of());
+        if (params.get().containsKey(WriterIdentity.ROLE)) {
+            return LiveJob.read(j, params.get(), List.of());
         }
         List<String> vertices = vertexNames.get();
         if (vertices.isEmpty()) {
             return LiveJob.unreadable(j, "Flink shows no vertices for it while it is " + j.state());
         }
-        return LiveJob.read(j, config.get(), vertices);
+        return LiveJob.read(j, params.get(), vertices);
     }
 
     private static final String INITIALIZING = "INITIALIZING";

@@ -27,23 +27,23 @@ class LiveJobsTest {
 
     @Test
     void anInitializingJobIsUnreadableWhateverItsPlaceholderShows() {
-        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "INITIALIZING"), Optional.of(Map.of()), List::of);
+        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "INITIALIZING"), () -> Optional.of(Map.of()), List::of);
         assertThat(j.unreadable()).contains("INITIALIZING", "retry");
         assertThat(refusal(j)).get().asString().contains("job abc 'fit-a' is INITIALIZING", "pass --ignore-job abc");
     }
 
     @Test
     void aJobFlinkShowsNoVerticesForIsUnreadable() {
-        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "RESTARTING"), Optional.of(Map.of()), List::of);
+        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "RESTARTING"), () -> Optional.of(Map.of()), List::of);
         assertThat(j.unreadable()).contains("no vertices", "RESTARTING");
         assertThat(refusal(j)).isPresent();
-        assertThat(LiveJobs.judge(new JobSummary("abc", "fit-a", "RUNNING"), Optional.empty(), NOT_ASKED).unreadable())
+        assertThat(LiveJobs.judge(new JobSummary("abc", "fit-a", "RUNNING"), Optional::empty, NOT_ASKED).unreadable())
                 .contains("no execution config");
     }
 
     @Test
     void anotherApplicationsJobIsReadFromItsVerticesAndPasses() {
-        LiveJob j = LiveJobs.judge(new JobSummary("w", "wordcount", "RUNNING"), Optional.of(Map.of("input", "x")),
+        LiveJob j = LiveJobs.judge(new JobSummary("w", "wordcount", "RUNNING"), () -> Optional.of(Map.of("input", "x")),
                 () -> List.of("Source: lines -> Flat Map", "Sink: counts"));
         assertThat(j.unreadable()).isNull();
         assertThat(refusal(j)).isEmpty();
@@ -53,7 +53,7 @@ class LiveJobsTest {
     void aFittingJobsPublishedIdentityIsEnoughAndIsJudgedOnIt() {
         Map<String, String> identity = Map.of("tierroute.role", "fitting-job", "tierroute.params-topic", "tierroute.params",
                 "tierroute.bootstrap-servers", "localhost:9092");
-        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "RUNNING"), Optional.of(identity), NOT_ASKED);
+        LiveJob j = LiveJobs.judge(new JobSummary("abc", "fit-a", "RUNNING"), () -> Optional.of(identity), NOT_ASKED);
         assertThat(j.fittingJob()).isTrue();
         assertThat(refusal(j)).get().asString().contains("writes tierroute.params on Kafka localhost:9092");
     }

@@ -38,6 +38,11 @@ public final class CsvReporter implements Reporter {
         if (Double.isNaN(v)) {
             return "";
         }
-        return RunReport.COUNTS.contains(metric) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.6g", v);
+        return RunReport.COUNTS.contains(metric) ? Long.toString((long) v) : number(v);
+    }
+
+    /** Six significant digits; NaN (no value) is an empty cell. Shared with summary.csv. */
+    static String number(double v) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6g", v);
     }
 }

@@ -1,6 +1,7 @@
 package io.tierroute.sim.bench;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -9,4 +10,11 @@ public interface Reporter {
 
     /** Writes {@code reports} (every policy × load of one benchmark titled {@code title}). */
     void write(String title, List<RunReport> reports, Path outDir) throws IOException;
+
+    /** A benchmark's three outputs in {@code outDir}: the tables (also to {@code console}), results.csv, report.html. */
+    static void writeAll(PrintStream console, String title, List<RunReport> reports, Path outDir) throws IOException {
+        for (Reporter r : List.of(new TableReporter(console), new CsvReporter(), new HtmlReporter())) {
+            r.write(title, reports, outDir);
+        }
+    }
 }

@@ -57,9 +57,7 @@ public final class SeedSweep {
                 progress.context("seed " + seed);
             }
             List<RunReport> reports = runner.run(at, base);
-            new TableReporter(quiet).write(title, reports, dir);
-            new CsvReporter().write(title, reports, dir);
-            new HtmlReporter().write(title, reports, dir);
+            Reporter.writeAll(quiet, title, reports, dir);
             summary.add(seed, reports);
         }
         if (progress != null) {

@@ -3,7 +3,6 @@ package io.tierroute.sim.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
 
 /**
  * {@code summary.csv} of a several-seed benchmark: one header row, then one row per load × policy × metric
@@ -23,21 +22,16 @@ public final class SummaryCsvReporter {
         StringBuilder sb = new StringBuilder(HEADER).append('\n');
         for (SeedSummary.Row r : summary.rows()) {
             sb.append(r.load()).append(',').append(r.policy()).append(',').append(r.metric()).append(',')
-                    .append(r.seeds()).append(',').append(num(r.geomean())).append(',').append(num(r.min()))
-                    .append(',').append(num(r.max())).append(',');
+                    .append(r.seeds()).append(',').append(CsvReporter.number(r.geomean())).append(',').append(CsvReporter.number(r.min()))
+                    .append(',').append(CsvReporter.number(r.max())).append(',');
             if (r.hasRatio()) {
-                sb.append(r.ratioSeeds()).append(',').append(num(r.ratioGeomean())).append(',')
-                        .append(num(r.ratioMin())).append(',').append(r.ratioBelow());
+                sb.append(r.ratioSeeds()).append(',').append(CsvReporter.number(r.ratioGeomean())).append(',')
+                        .append(CsvReporter.number(r.ratioMin())).append(',').append(r.ratioBelow());
             } else {
                 sb.append(",,,");
             }
             sb.append('\n');
         }
         return sb.toString();
-    }
-
-    /** Six significant digits as in {@code results.csv}; NaN (none) is an empty cell. */
-    private static String num(double v) {
-        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.6g", v);
     }
 }
