@@ -161,11 +161,12 @@ public final class HtmlReporter implements Reporter {
         return H - PAD - y / maxY * (H - PAD - 24);
     }
 
-    private static String color(int i) {
+    /** The colour of the {@code i}-th policy; the summary page uses the same, so a policy keeps its colour across pages. */
+    static String color(int i) {
         return COLORS[i % COLORS.length];
     }
 
     private static String esc(String s) {
-        return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+        return Html.escape(s);
     }
 }

@@ -90,19 +90,12 @@ public final class SeedSummary {
                 }
                 for (int m = 0; m < METRICS.size(); m++) {
                     List<Double> xs = new ArrayList<>();
-                    List<Double> ratios = new ArrayList<>();
-                    for (Map.Entry<Long, double[]> e : mine.entrySet()) {
-                        double[] v = e.getValue();
-                        if (v == null || Double.isNaN(v[m])) {
-                            continue;
-                        }
-                        xs.add(v[m]);
-                        double best = bestOther(load, policy, e.getKey(), m);
-                        double ratio = best / v[m];
-                        if (Double.isFinite(ratio)) {
-                            ratios.add(ratio);
+                    for (double[] v : mine.values()) {
+                        if (v != null && !Double.isNaN(v[m])) {
+                            xs.add(v[m]);
                         }
                     }
+                    List<Double> ratios = new ArrayList<>(ratios(load, policy, mine, m).values());
                     boolean hasRatio = RATIO_METRICS.contains(METRICS.get(m));
                     rows.add(new Row(load, policy, METRICS.get(m), xs.size(), geomean(xs), min(xs), max(xs),
                             hasRatio ? ratios.size() : -1,
@@ -113,6 +106,44 @@ public final class SeedSummary {
             }
         }
         return rows;
+    }
+
+    /** The loads, in the order first reported. */
+    public List<Double> loads() {
+        return List.copyOf(loads);
+    }
+
+    /** The policies, in the order first reported. */
+    public List<String> policies() {
+        return List.copyOf(policies);
+    }
+
+    /**
+     * Per seed (in the order added), the ratio best other policy / {@code policy} of a metric of
+     * {@link #RATIO_METRICS} at {@code load}: the values {@link #rows()} summarises, for plotting each seed.
+     * A seed without a finite ratio (no value, or no other policy with one) is absent.
+     */
+    public Map<Long, Double> ratios(double load, String policy, String metric) {
+        if (!RATIO_METRICS.contains(metric)) {
+            throw new IllegalArgumentException("no ratio for " + metric + "; ratios: " + RATIO_METRICS);
+        }
+        Map<Long, double[]> mine = values.get(key(load, policy));
+        return mine == null ? Map.of() : ratios(load, policy, mine, METRICS.indexOf(metric));
+    }
+
+    private Map<Long, Double> ratios(double load, String policy, Map<Long, double[]> mine, int m) {
+        Map<Long, Double> ratios = new LinkedHashMap<>();
+        for (Map.Entry<Long, double[]> e : mine.entrySet()) {
+            double[] v = e.getValue();
+            if (v == null || Double.isNaN(v[m])) {
+                continue;
+            }
+            double ratio = bestOther(load, policy, e.getKey(), m) / v[m];
+            if (Double.isFinite(ratio)) {
+                ratios.put(e.getKey(), ratio);
+            }
+        }
+        return ratios;
     }
 
     /** The lowest value of metric {@code m} among the other policies' runs at {@code load} with {@code seed}; NaN if none. */
