@@ -9,6 +9,7 @@ import io.tierroute.sim.bench.SeedList;
 import io.tierroute.sim.bench.SeedSummary;
 import io.tierroute.sim.bench.SeedSweep;
 import io.tierroute.sim.bench.SummaryCsvReporter;
+import io.tierroute.sim.bench.SummaryHtmlReporter;
 import io.tierroute.sim.bench.SummaryTableReporter;
 import io.tierroute.sim.policy.PolicyRegistry;
 import io.tierroute.sim.policy.SimRequest;
@@ -53,7 +54,8 @@ final class BenchCommand implements Runnable {
                             + "--out/summary.csv and summary.txt give per load, policy and metric the geometric mean, "
                             + "min and max over the seeds, and the ratio best other policy / this policy (> 1: better "
                             + "than all others) with its geometric mean, min and the seeds where it is below 0.97; "
-                            + "the summary is printed at the end.", ""},
+                            + "--out/summary.html shows the same with each seed's ratio charted and links to the seeds' "
+                            + "reports; the summary is printed at the end.", ""},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
@@ -84,7 +86,7 @@ final class BenchCommand implements Runnable {
                 description = "Seed of the workload and the policies (default ${DEFAULT-VALUE}), or several: a comma-separated "
                         + "list of seeds ≥ 0 and ascending ranges, e.g. 1,2,5 or 1-10 or 1-3,7; each seed once, at most "
                         + SeedList.MAX_SEEDS + ". One seed writes to --out as usual; several write each seed's files "
-                        + "to --out/seed-<N>/ and the spread over the seeds to --out/summary.csv and summary.txt.")
+                        + "to --out/seed-<N>/ and the spread over the seeds to --out/summary.csv, summary.txt and summary.html.")
         String seed;
 
         @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, at least one 512-token block (default 262144).")
@@ -158,8 +160,10 @@ final class BenchCommand implements Runnable {
                 SeedSummary summary = new SeedSweep(runner, progress, requestLogs).run(bench, seeds, base, title, out);
                 new SummaryTableReporter(stdout).write(title, summary, out);
                 new SummaryCsvReporter().write(summary, out);
+                new SummaryHtmlReporter().write(title, summary, out);
                 System.err.println("wrote " + out.resolve("seed-<N>") + "/ for each seed, "
-                        + out.resolve(SummaryCsvReporter.FILE) + " and " + out.resolve(SummaryTableReporter.FILE));
+                        + out.resolve(SummaryCsvReporter.FILE) + ", " + out.resolve(SummaryTableReporter.FILE)
+                        + " and " + out.resolve(SummaryHtmlReporter.FILE));
                 return 0;
             }
             if (requestLogs) {

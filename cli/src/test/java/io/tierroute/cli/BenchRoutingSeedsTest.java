@@ -80,7 +80,7 @@ class BenchRoutingSeedsTest {
     void severalSeedsWriteEachSeedsRunAndTheirSpread() throws Exception {
         Path out = dir.resolve("many");
         assertThat(bench(out, "1-2,4")).isZero();
-        assertThat(names(out)).containsExactly("seed-1", "seed-2", "seed-4", "summary.csv", "summary.txt");
+        assertThat(names(out)).containsExactly("seed-1", "seed-2", "seed-4", "summary.csv", "summary.html", "summary.txt");
         List<Long> seeds = List.of(1L, 2L, 4L);
         Map<Long, List<Map<String, String>>> perSeed = new LinkedHashMap<>();
         for (long seed : seeds) {

@@ -1,0 +1,133 @@
+package io.tierroute.sim.bench;
+
+import io.tierroute.sim.policy.FleetView;
+import io.tierroute.sim.policy.PolicyRegistry;
+import io.tierroute.sim.policy.RoutingPolicy;
+import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.baseline.RandomPolicy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SummaryHtmlReporterTest {
+
+    @TempDir
+    Path out;
+
+    /** A name with every character HTML gives a meaning to. */
+    private static final String ODD = "<b>odd & \"quoted\"</b>";
+
+    static Document parse(String xhtml) throws Exception {
+        return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(xhtml.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void escapesTheFourCharactersThatEndTextOrAQuotedAttribute() {
+        assertThat(Html.escape(ODD)).isEqualTo("&lt;b&gt;odd &amp; &quot;quoted&quot;&lt;/b&gt;");
+        assertThat(Html.escape("&lt;")).as("an entity already there is text, escaped again").isEqualTo("&amp;lt;");
+        assertThat(Html.escape("least-loaded @ 1.00")).isEqualTo("least-loaded @ 1.00");
+    }
+
+    /** Random routing under another name: the name is what the reports print. */
+    private static RoutingPolicy renamed(RoutingPolicy inner, String name) {
+        return new RoutingPolicy() {
+            @Override public String name() { return name; }
+            @Override public String version() { return inner.version(); }
+            @Override public int route(SimRequest request, FleetView view, long nowMicros) {
+                return inner.route(request, view, nowMicros);
+            }
+        };
+    }
+
+    @Test
+    void aPolicyNameAndATitleWithHtmlCharactersAreEscapedAndThePageParses() throws Exception {
+        PolicyRegistry registry = new PolicyRegistry();
+        registry.register(ODD, setup -> renamed(new RandomPolicy(setup.seed()), ODD));
+        BenchSpec spec = new BenchSpec(null, "llmd-blog", 40, 2, List.of(1.0, 2.0), List.of(ODD, "least-loaded"), 1,
+                null, null, null, 0.5);
+        SeedList seeds = SeedList.parse("1-3");
+        SeedSummary summary = new SeedSweep(new BenchRunner(registry, null), null, false)
+                .run(spec, seeds, BenchRunner.requests(spec, BenchRunner.engine(spec)), "t", out);
+        String title = "bench <script>alert(1)</script> & co";
+
+        String html = SummaryHtmlReporter.render(title, summary);
+
+        assertThat(html).doesNotContain("<b>", "<script", ODD).contains(Html.escape(ODD), Html.escape(title));
+        Document doc = parse(html); // throws if a tag is left open or an entity is not XML's
+        assertThat(doc.getElementsByTagName("title").item(0).getTextContent()).isEqualTo(title + ": 3 seeds (1-3)");
+        assertThat(doc.getElementsByTagName("h1").item(0).getTextContent()).isEqualTo(title);
+        List<String> names = new ArrayList<>();
+        NodeList tds = doc.getElementsByTagName("td");
+        for (int i = 0; i < tds.getLength(); i++) {
+            Element td = (Element) tds.item(i);
+            if (td.getAttribute("class").equals("policy")) {
+                names.add(td.getTextContent().substring(2)); // after the colour square and a space
+            } else if (td.hasAttribute("data-policy")) {
+                assertThat(td.getAttribute("data-policy")).isIn(ODD, "least-loaded");
+            }
+        }
+        assertThat(names).containsExactly(ODD, "least-loaded", ODD, "least-loaded");
+        // the chart rows are labelled with the raw name too (SVG text, parsed back)
+        NodeList texts = doc.getElementsByTagName("text");
+        int labels = 0;
+        for (int i = 0; i < texts.getLength(); i++) {
+            labels += texts.item(i).getTextContent().equals(ODD) ? 1 : 0;
+        }
+        assertThat(labels).as("one row label per chart: 2 loads × 6 latencies").isEqualTo(2 * SeedSummary.RATIO_METRICS.size());
+    }
+
+    @Test
+    void eachChartHasADotPerSeedAtItsRatioAndTheGeomeanMarked() throws Exception {
+        BenchSpec spec = new BenchSpec(null, "llmd-blog", 40, 2, List.of(1.5), List.of("random", "round-robin", "least-loaded"),
+                1, null, null, null, 0.5);
+        SeedSummary summary = new SeedSweep(new BenchRunner(new PolicyRegistry(), null), null, false)
+                .run(spec, SeedList.parse("2,5,9"), BenchRunner.requests(spec, BenchRunner.engine(spec)), "t", out);
+        Document doc = parse(SummaryHtmlReporter.render("t", summary));
+
+        NodeList svgs = doc.getElementsByTagName("svg");
+        assertThat(svgs.getLength()).isEqualTo(SeedSummary.RATIO_METRICS.size());
+        for (int s = 0; s < svgs.getLength(); s++) {
+            Element svg = (Element) svgs.item(s);
+            String metric = SeedSummary.RATIO_METRICS.get(s);
+            assertThat(svg.getElementsByTagName("text").item(0).getTextContent()).contains(metric);
+            List<String> dots = new ArrayList<>();
+            NodeList circles = svg.getElementsByTagName("circle");
+            for (int i = 0; i < circles.getLength(); i++) {
+                dots.add(circles.item(i).getTextContent());
+            }
+            List<String> expected = new ArrayList<>();
+            List<String> geomeans = new ArrayList<>();
+            for (String policy : summary.policies()) {
+                for (Map.Entry<Long, Double> e : summary.ratios(1.5, policy, metric).entrySet()) {
+                    expected.add(String.format(Locale.ROOT, "seed %d: %.3f", e.getKey(), e.getValue()));
+                }
+                SeedSummary.Row row = summary.rows().stream()
+                        .filter(r -> r.policy().equals(policy) && r.metric().equals(metric)).findFirst().orElseThrow();
+                geomeans.add(String.format(Locale.ROOT, "geomean %.3f", row.ratioGeomean()));
+            }
+            assertThat(expected).hasSize(3 * 3);
+            assertThat(dots).isEqualTo(expected);
+            List<String> marks = new ArrayList<>();
+            NodeList lines = svg.getElementsByTagName("line");
+            for (int i = 0; i < lines.getLength(); i++) {
+                if (!lines.item(i).getTextContent().isEmpty()) {
+                    marks.add(lines.item(i).getTextContent());
+                }
+            }
+            assertThat(marks).isEqualTo(geomeans);
+        }
+    }
+}
