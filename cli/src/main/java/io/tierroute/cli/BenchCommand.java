@@ -55,7 +55,7 @@ final class BenchCommand implements Runnable {
                             + "min and max over the seeds, and the ratio best other policy / this policy (> 1: better "
                             + "than all others) with its geometric mean, min and the seeds where it is below 0.97; "
                             + "--out/summary.html shows the same with each seed's ratio charted and links to the seeds' "
-                            + "reports; the summary is printed at the end.", ""},
+                            + "reports. A line on stdout as each seed finishes; the summary is printed at the end.", ""},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
@@ -157,7 +157,8 @@ final class BenchCommand implements Runnable {
             BenchRunner runner = new BenchRunner(registry, progress);
             String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
             if (seeds.size() > 1) {
-                SeedSummary summary = new SeedSweep(runner, progress, requestLogs).run(bench, seeds, base, title, out);
+                SeedSummary summary = new SeedSweep(runner, progress, requestLogs).seedLines(stdout)
+                        .run(bench, seeds, base, title, out);
                 new SummaryTableReporter(stdout).write(title, summary, out);
                 new SummaryCsvReporter().write(summary, out);
                 new SummaryHtmlReporter().write(title, summary, out);

@@ -21,6 +21,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +30,7 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * {@code bench routing --seed 1-2,4} as a user runs it: summary.html against summary.csv and the seed directories on
- * disk.
+ * disk, and the line per seed on stdout against each seed's results.csv.
  */
 class BenchRoutingSummaryHtmlTest {
 
@@ -167,5 +169,46 @@ class BenchRoutingSummaryHtmlTest {
         List<String> hrefs = elements(doc, "a").stream().map(a -> a.getAttribute("href")).toList();
         assertThat(hrefs.stream().filter(h -> h.endsWith("/report.html"))).containsExactlyInAnyOrderElementsOf(onDisk);
         assertThat(hrefs).hasSize(3 * SEEDS.size()).allSatisfy(h -> assertThat(out.resolve(h)).isRegularFile());
+    }
+
+    private static final Pattern SEED_LINE = Pattern.compile(
+            "seed (\\d+) \\((\\d+)/3\\) done in \\d+\\.\\d s; best TTFT mean: load 1\\.00 (\\S+) (\\S+) s, load 2\\.50 (\\S+) (\\S+) s");
+
+    @Test
+    void withoutATerminalEachSeedPrintsOneLineOnStdoutAsItFinishesThenTheSummary() throws Exception {
+        Path out = dir.resolve("plain");
+        Run run = bench(out, false);
+        assertThat(run.code()).isZero();
+        List<String> lines = run.out().lines().toList();
+        int summary = lines.indexOf("tierroute bench routing: llmd-blog, 2 workers: 3 seeds (1,2,4)");
+        assertThat(summary).as(run.out()).isEqualTo(SEEDS.size()); // the seed lines, then the summary, nothing else
+        for (int i = 0; i < SEEDS.size(); i++) {
+            Matcher m = SEED_LINE.matcher(lines.get(i));
+            assertThat(m.matches()).as(lines.get(i)).isTrue();
+            long seed = SEEDS.get(i);
+            assertThat(m.group(1)).isEqualTo(Long.toString(seed));
+            assertThat(m.group(2)).isEqualTo(Integer.toString(i + 1));
+            // the best mean TTFT per load: the lowest of that seed's results.csv
+            List<Map<String, String>> results = csv(out.resolve("seed-" + seed).resolve("results.csv"));
+            String[][] said = {{"1.0", m.group(3), m.group(4)}, {"2.5", m.group(5), m.group(6)}};
+            for (String[] s : said) {
+                Map<String, String> lowest = results.stream().filter(r -> r.get("load").equals(s[0]))
+                        .min((a, b) -> Double.compare(Double.parseDouble(a.get("ttft_mean_s")), Double.parseDouble(b.get("ttft_mean_s"))))
+                        .orElseThrow();
+                assertThat(s[1]).as(lines.get(i)).isEqualTo(lowest.get("policy"));
+                assertThat(Double.parseDouble(s[2])).as(lines.get(i)).isCloseTo(Double.parseDouble(lowest.get("ttft_mean_s")), within(0.0005));
+            }
+        }
+        // stderr keeps its plain progress lines, counted over every seed
+        assertThat(run.err()).doesNotContain("\r").contains("[1/18] seed 1: random @ load 1.00", "[18/18] seed 4: round-robin @ load 2.50");
+    }
+
+    @Test
+    void onATerminalTheBarIsStillRedrawnOnStderrAndTheSeedLinesGoToStdout() {
+        Run run = bench(dir.resolve("terminal"), true);
+        assertThat(run.code()).isZero();
+        assertThat(run.err()).contains("\r[");
+        assertThat(run.out().lines().filter(l -> SEED_LINE.matcher(l).matches())).hasSize(SEEDS.size());
+        assertThat(run.out()).doesNotContain("\r");
     }
 }

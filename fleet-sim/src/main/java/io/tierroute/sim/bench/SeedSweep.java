@@ -20,11 +20,18 @@ public final class SeedSweep {
     private final BenchRunner runner;
     private final ProgressBar progress; // may be null
     private final boolean requestLogs;
+    private PrintStream seedLines; // null: none
 
     public SeedSweep(BenchRunner runner, ProgressBar progress, boolean requestLogs) {
         this.runner = runner;
         this.progress = progress;
         this.requestLogs = requestLogs;
+    }
+
+    /** Prints one {@link SeedDoneLine} to {@code out} as each seed finishes (the CLI's stdout). */
+    public SeedSweep seedLines(PrintStream out) {
+        this.seedLines = out;
+        return this;
     }
 
     /** Where the reports of {@code seed} go. */
@@ -45,7 +52,10 @@ public final class SeedSweep {
         }
         SeedSummary summary = new SeedSummary();
         PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        int index = 0;
         for (long seed : seeds.seeds()) {
+            long start = System.nanoTime();
+            index++;
             BenchSpec at = spec.withSeed(seed);
             List<SimRequest> base = seed == seeds.first() || spec.trace() != null
                     ? firstBase : BenchRunner.requests(at, BenchRunner.engine(at));
@@ -59,6 +69,10 @@ public final class SeedSweep {
             List<RunReport> reports = runner.run(at, base);
             Reporter.writeAll(quiet, title, reports, dir);
             summary.add(seed, reports);
+            if (seedLines != null) {
+                seedLines.println(SeedDoneLine.render(seed, index, seeds.size(), (System.nanoTime() - start) / 1e9, reports));
+                seedLines.flush();
+            }
         }
         if (progress != null) {
             progress.context(null);
