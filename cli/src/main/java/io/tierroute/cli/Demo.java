@@ -18,6 +18,7 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.server.EmbeddedSelectorApi;
 import io.tierroute.sim.live.FleetPublisher;
 import io.tierroute.sim.live.LiveFleet;
 import io.tierroute.sim.live.LiveWorkload;
@@ -57,8 +58,8 @@ import java.util.stream.Stream;
  * {@code Selector}; parameters hot-reloaded by a {@code ParameterLoader} from tierroute.params /
  * tierroute.control; decisions to tierroute.decisions through the {@code DecisionPublisher}), the fleet
  * simulator in live mode routed by that selector and publishing telemetry, KV events and completions,
- * and the dashboard. {@link #close} stops all of it and deletes the temporary directories; a second
- * demo in the same JVM starts from nothing.
+ * that selector's HTTP API ({@link DemoSelectorApi}), and the dashboard. {@link #close} stops all of it
+ * and deletes the temporary directories; a second demo in the same JVM starts from nothing.
  */
 final class Demo implements AutoCloseable {
 
@@ -68,13 +69,13 @@ final class Demo implements AutoCloseable {
      */
     record Options(Path trace, String workload, int workers, double timeScale, double load, int limit, long seed,
                    String scope, int flinkUiPort, int dashboardPort, int minSamples, double gateMinR2, double gateMaxJumpFactor,
-                   String token, String tokenEnv, int kafkaPort) {
-        /** With the embedded broker. */
+                   String token, String tokenEnv, int kafkaPort, int selectorPort) {
+        /** With the embedded broker and the selector's API on any free port. */
         Options(Path trace, String workload, int workers, double timeScale, double load, int limit, long seed,
                 String scope, int flinkUiPort, int dashboardPort, int minSamples, double gateMinR2, double gateMaxJumpFactor,
                 String token, String tokenEnv) {
             this(trace, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort, minSamples,
-                    gateMinR2, gateMaxJumpFactor, token, tokenEnv, 0);
+                    gateMinR2, gateMaxJumpFactor, token, tokenEnv, 0, 0);
         }
     }
 
@@ -107,6 +108,7 @@ final class Demo implements AutoCloseable {
     private FleetPublisher fleetPublisher;
     private LiveFleet fleet;
     private Dashboard dashboard;
+    private EmbeddedSelectorApi selectorApi;
     private String workloadDescription;
     private long startedNanos;
 
@@ -142,6 +144,7 @@ final class Demo implements AutoCloseable {
         requireFree(opts.flinkUiPort(), "--flink-ui-port");
         requireFree(opts.dashboardPort(), "--dashboard-port");
         requireFree(opts.kafkaPort(), "--kafka-port");
+        requireFree(opts.selectorPort(), "--selector-port");
         Demo d = new Demo(opts, stopRequested);
         try {
             d.startAll();
@@ -223,6 +226,9 @@ final class Demo implements AutoCloseable {
         fleet = new LiveFleet(work.engines(), work.requests(), opts.timeScale(), opts.scope(), store, decisions,
                 fleetPublisher, opts.seed());
         closers.add(fleet);
+        // The selector's HTTP API, stopped before the fleet (closers run newest first).
+        selectorApi = DemoSelectorApi.start(fleet, loader, bootstrap, opts.selectorPort(), opts.token(), opts.tokenEnv());
+        closers.add(selectorApi);
 
         checkStop();
         // 5. The dashboard.
@@ -309,6 +315,7 @@ final class Demo implements AutoCloseable {
     String bootstrap() { return bootstrap; }
     URI flinkUi() { return flinkUi; }
     URI dashboardUri() { return dashboard.uri(); }
+    URI selectorUri() { return selectorApi.uri(); }
     LiveFleet fleet() { return fleet; }
     ParameterStore store() { return store; }
     ParameterLoader loader() { return loader; }
@@ -381,6 +388,9 @@ final class Demo implements AutoCloseable {
         lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
                 fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
                 opts.trace() != null ? "trace" : "workload"));
+        if (fleet.held() > 0) {
+            lines.add(fleet.held() + " arrivals waited while every worker was drained or unhealthy (selector API)");
+        }
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
         long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();

@@ -26,7 +26,14 @@ import java.util.concurrent.TimeUnit;
                 + "real Selector, parameters hot-reloaded from tierroute.params / tierroute.control, decisions "
                 + "published to tierroute.decisions); the fleet simulator in live mode, paced to the wall clock and "
                 + "routed by that selector, publishing engine telemetry (1 Hz per worker), KV event batches and "
-                + "completion logs; and the parameter dashboard.",
+                + "completion logs; the selector's HTTP API (--selector-port); and the parameter dashboard.",
+                "The selector's API serves the selector that routes the fleet: GET /metrics (Prometheus), /v1/workers, "
+                        + "/v1/params, /healthz; POST /v1/workers/{name}/drain, /undrain, /health with 'Authorization: "
+                        + "Bearer <token>' (the --token-env token; unset: refused). The fleet is simulated, so a request "
+                        + "routed from outside would never be served: POST /v1/route is answered only with ?dry_run=true "
+                        + "(where a request would go and why; nothing admitted); a plain POST /v1/route and POST "
+                        + "/v1/requests/events, /v1/kv-events, /v1/telemetry get 409 with a JSON error. Draining every "
+                        + "worker pauses the fleet until one is undrained.",
                 "Prints the URLs, then a status line on stderr (requests routed, TTFT p50/p99, active snapshot per "
                         + "scope, the α's served). Stops on Ctrl-C or after --duration and prints a summary. Kafka "
                         + "listens on a free loopback port (printed: the test kit that embeds it picks its ports). "
@@ -84,6 +91,11 @@ final class DemoCommand implements Callable<Integer> {
             description = "Port of the dashboard (default ${DEFAULT-VALUE}; 0 = any free port).")
     int dashboardPort;
 
+    @Option(names = "--selector-port", defaultValue = "8080", paramLabel = "N",
+            description = "Port of the selector's HTTP API on 127.0.0.1 (default ${DEFAULT-VALUE}; 0 = any free port): "
+                    + "metrics, workers, parameters, admin; route only as a dry run.")
+    int selectorPort;
+
     @Option(names = "--min-samples", defaultValue = "100", paramLabel = "N",
             description = "Joined requests the job needs before it fits a parameter and before its gate accepts a "
                     + "snapshot (default ${DEFAULT-VALUE}; the production default is 200). The job is submitted once the "
@@ -102,8 +114,8 @@ final class DemoCommand implements Callable<Integer> {
     double gateMaxJumpFactor;
 
     @Option(names = "--token-env", paramLabel = "NAME", defaultValue = "TIERROUTE_ADMIN_TOKEN",
-            description = "Environment variable with the operator token for the dashboard's pin / rollback "
-                    + "(default ${DEFAULT-VALUE}; unset: read-only).")
+            description = "Environment variable with the operator token for the dashboard's pin / rollback and the "
+                    + "selector's drain / undrain / health (default ${DEFAULT-VALUE}; unset: read-only).")
     String tokenEnv;
 
     @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DurationConverter.class,
@@ -130,11 +142,17 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--load must be in [" + BenchSpec.MIN_LOAD + ", " + BenchSpec.MAX_LOAD
                     + "], got " + load);
         }
-        String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port"};
-        int[] ports = {flinkUiPort, dashboardPort, kafkaPort};
+        String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port", "--selector-port"};
+        int[] ports = {flinkUiPort, dashboardPort, kafkaPort, selectorPort};
         for (int i = 0; i < ports.length; i++) {
             if (ports[i] < 0 || ports[i] > 65535) {
                 throw new CommandLine.ParameterException(cl, flags[i] + " must be in [0, 65535], got " + ports[i]);
+            }
+            for (int j = 0; j < i; j++) {
+                if (ports[i] != 0 && ports[i] == ports[j]) { // else the second part fails late, after Kafka and Flink
+                    throw new CommandLine.ParameterException(cl, flags[j] + " and " + flags[i] + " are both " + ports[i]
+                            + "; give each its own port (0 = any free port)");
+                }
             }
         }
         if (duration != null && (duration.isNegative() || duration.isZero())) {
@@ -178,7 +196,8 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
         }
         Demo.Options o = new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort,
-                dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort);
+                dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,
+                selectorPort);
         // The job's own checks run only after Kafka, Flink and --min-samples requests: run them now too.
         try {
             Demo.jobSettings(o, "127.0.0.1:9092", Path.of("checkpoints").toAbsolutePath());
@@ -264,7 +283,8 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  dashboard:        " + demo.dashboardUri());
         out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
                 + demo.bootstrap() + ")");
-        out.println("  selector:         in process (no HTTP API; routes the simulated fleet's requests)");
+        out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
+                + "/v1/params; admin calls need $" + tokenEnv + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
         out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
         out.flush();

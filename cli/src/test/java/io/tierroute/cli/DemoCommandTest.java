@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Test;
 class DemoCommandTest {
 
     private static final Path TRACE = Path.of("..", "..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
+    private static final String TOKEN = "demo-command-test-token";
 
     private static Demo.Options options() {
-        return new Demo.Options(TRACE, null, 8, 40, 1, 0, 1, "default", 0, 0, 100, 0.3, 50, null, "TIERROUTE_ADMIN_TOKEN");
+        return new Demo.Options(TRACE, null, 8, 40, 1, 0, 1, "default", 0, 0, 100, 0.3, 50, TOKEN, "TIERROUTE_ADMIN_TOKEN");
     }
 
     @Test
@@ -44,13 +45,14 @@ class DemoCommandTest {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(status.statusCode()).as(status.body()).isEqualTo(200);
             assertThat(demo.statusLine()).contains("routed").contains("default=v");
+            drainingEveryWorkerPausesTheFleetUntilOneIsBack(demo);
         }
 
         // Run 2, through the command: starts from nothing, stops after --duration, prints the summary.
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int rc = TierrouteCommand.execute(new String[] {"demo", "--trace", TRACE.toString(), "--time-scale", "40",
-                "--duration", "8s", "--flink-ui-port", "0", "--dashboard-port", "0"}, new PrintWriter(out, true),
+                "--duration", "8s", "--flink-ui-port", "0", "--dashboard-port", "0", "--selector-port", "0"}, new PrintWriter(out, true),
                 new PrintWriter(err, true));
         assertThat(rc).as(out + "\n" + err).isZero();
         assertThat(out.toString()).contains("Flink web UI:", "dashboard:", "Kafka bootstrap:", "--duration reached",
@@ -58,12 +60,53 @@ class DemoCommandTest {
         assertThat(err.toString()).contains("routed", "TTFT p50");
     }
 
+    /**
+     * The simulator cannot turn a request away: with every worker drained through the selector's API the
+     * fleet holds the arrival (counted once as no_capacity) instead of failing, and goes on after an undrain.
+     */
+    private static void drainingEveryWorkerPausesTheFleetUntilOneIsBack(Demo demo) throws Exception {
+        HttpClient http = HttpClient.newHttpClient();
+        java.util.List<String> workers = io.tierroute.sim.live.LiveFleet.workerNames(8);
+        for (String w : workers) {
+            assertThat(admin(http, demo, w, "drain").statusCode()).isEqualTo(200);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (demo.fleet().held() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(demo.fleet().held()).as("an arrival waits for a worker").isEqualTo(1);
+        long routed = demo.fleet().routed();
+        Thread.sleep(1000);
+        assertThat(demo.fleet().routed()).as("nothing routed while every worker is drained").isEqualTo(routed);
+        assertThat(demo.fleet().failure()).isNull();
+        HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(demo.selectorUri().resolve("/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(metrics.body()).contains("tierroute_routes_total{outcome=\"no_capacity\"} 1.0");
+
+        assertThat(admin(http, demo, workers.get(3), "undrain").statusCode()).isEqualTo(200);
+        deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (demo.fleet().routed() <= routed && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(demo.fleet().routed()).as("routing again after the undrain").isGreaterThan(routed);
+        assertThat(demo.fleet().failure()).isNull();
+        for (String w : workers) {
+            assertThat(admin(http, demo, w, "undrain").statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static HttpResponse<String> admin(HttpClient http, Demo demo, String worker, String action) throws Exception {
+        return http.send(HttpRequest.newBuilder(demo.selectorUri().resolve("/v1/workers/" + worker + "/" + action))
+                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void aTakenPortIsRefusedNamingTheFlag() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            for (String flag : new String[] {"--flink-ui-port", "--dashboard-port"}) {
+            for (String flag : new String[] {"--flink-ui-port", "--dashboard-port", "--selector-port"}) {
                 java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("demo", "--trace", TRACE.toString(),
-                        "--flink-ui-port", "0", "--dashboard-port", "0"));
+                        "--flink-ui-port", "0", "--dashboard-port", "0", "--selector-port", "0"));
                 args.set(args.indexOf(flag) + 1, Integer.toString(taken.getLocalPort()));
                 StringWriter err = new StringWriter();
                 int rc = TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(new StringWriter(), true),
@@ -81,6 +124,6 @@ class DemoCommandTest {
                 new PrintWriter(new StringWriter(), true));
         assertThat(rc).isZero();
         assertThat(out.toString()).contains("--time-scale", "--duration", "--flink-ui-port", "--dashboard-port",
-                "--trace", "--workload");
+                "--selector-port", "--trace", "--workload");
     }
 }

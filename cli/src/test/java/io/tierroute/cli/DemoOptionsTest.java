@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Every demo option is checked before anything starts: a bad one is a usage error (2) naming it, and nothing runs. */
@@ -45,13 +47,36 @@ class DemoOptionsTest {
                 .startsWith("--workers must be in [1, 4096], got 50000000");
     }
 
-    /** rc, stdout, stderr; any free ports, should a regression start the stack. */
+    @Test
+    void aBadSelectorPortIsRefusedUpFront() {
+        for (String p : new String[] {"-1", "65536"}) {
+            String[] r = run("demo", "--workload", "chat", "--duration", "3s", "--selector-port", p);
+            assertThat(r[0]).as(p).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--selector-port must be in [0, 65535], got " + p);
+            assertThat(r[1]).as("nothing started").doesNotContain("starting");
+        }
+        // a port another part of the demo is given would fail only after Kafka and Flink have started
+        String[] same = run("demo", "--workload", "chat", "--duration", "3s", "--dashboard-port", "18090",
+                "--selector-port", "18090");
+        assertThat(same[0]).isEqualTo("2");
+        assertThat(same[2].lines().findFirst().orElse(""))
+                .isEqualTo("--dashboard-port and --selector-port are both 18090; give each its own port (0 = any free port)");
+        assertThat(same[1]).doesNotContain("starting");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--kafka-port", "19092", "--selector-port",
+                "19092")[2]).startsWith("--kafka-port and --selector-port are both 19092;");
+    }
+
+    /** rc, stdout, stderr; any free ports (unless given), should a regression start the stack. */
     private static String[] run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        String[] all = java.util.stream.Stream.concat(java.util.Arrays.stream(args),
-                java.util.stream.Stream.of("--flink-ui-port", "0", "--dashboard-port", "0")).toArray(String[]::new);
-        int rc = TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
+        List<String> all = new ArrayList<>(List.of(args));
+        for (String flag : new String[] {"--flink-ui-port", "--dashboard-port", "--selector-port"}) {
+            if (!all.contains(flag)) {
+                all.addAll(List.of(flag, "0"));
+            }
+        }
+        int rc = TierrouteCommand.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
         return new String[] {Integer.toString(rc), out.toString(), err.toString()};
     }
 }

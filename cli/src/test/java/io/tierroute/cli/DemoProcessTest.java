@@ -35,9 +35,10 @@ import java.util.regex.Pattern;
  * first), twice in a row on the SAME ports: the first run on the Mooncake trace is stopped with Ctrl-C
  * (SIGINT) once it routes and serves a fitted snapshot, the second on the agentic workload ends by
  * --duration. While the first runs, the Flink web UI answers, the status line shows TTFT p99 and the α's
- * of the snapshot the selector serves (as the dashboard reports that version), and the fleet's
- * telemetry and KV events are on their topics. After each run: the summary, a bounded exit, every port
- * free, no process and no temporary file left.
+ * of the snapshot the selector serves (as the dashboard reports that version), the fleet's telemetry and
+ * KV events are on their topics, and the selector's API serves that selector's metrics and workers, with
+ * admin calls behind the operator token ({@link DemoSelectorApiAssertions}). After each run: the summary,
+ * a bounded exit, every port free, no process and no temporary file left.
  */
 class DemoProcessTest {
 
@@ -52,6 +53,8 @@ class DemoProcessTest {
     private static final Pattern FLEET = Pattern.compile("fleet records: (\\d+) telemetry, (\\d+) KV batches, (\\d+) completions");
     /** The demo's shutdown hook waits up to 60 s for it to close; the broker's own stop is bounded by 30 s. */
     private static final Duration EXIT_BOUND = Duration.ofSeconds(60);
+    /** Names the operator token of run 1 (--token-env); set by cli/pom.xml, inherited by the demo's JVM. */
+    private static final String TOKEN_ENV = "TIERROUTE_DEMO_TEST_TOKEN";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -60,13 +63,15 @@ class DemoProcessTest {
 
     @Test
     void ctrlCStopsItCleanlyAndASecondRunOnTheSamePortsWorks() throws Exception {
-        Map<String, Integer> ports = freePorts("--flink-ui-port", "--dashboard-port", "--kafka-port");
+        Map<String, Integer> ports = freePorts("--flink-ui-port", "--dashboard-port", "--kafka-port", "--selector-port");
         List<String> portArgs = new ArrayList<>();
         ports.forEach((flag, port) -> portArgs.addAll(List.of(flag, port.toString())));
 
         // Run 1: the trace, until Ctrl-C.
+        String token = System.getenv(TOKEN_ENV);
+        assertThat(token).as(TOKEN_ENV + " (cli/pom.xml sets it for the tests)").isNotBlank();
         List<String> run1 = new ArrayList<>(List.of("--trace", TRACE.toString(), "--time-scale", "40",
-                "--status-interval", "250ms"));
+                "--status-interval", "250ms", "--token-env", TOKEN_ENV));
         run1.addAll(portArgs);
         try (DemoChild demo = DemoChild.start(dir.resolve("run-1"), run1)) {
             long t0 = System.nanoTime();
@@ -76,7 +81,8 @@ class DemoProcessTest {
             String log = demo.log();
             assertThat(log).contains("Flink web UI:     http://127.0.0.1:" + ports.get("--flink-ui-port"),
                     "dashboard:        http://127.0.0.1:" + ports.get("--dashboard-port"),
-                    "Kafka bootstrap:  127.0.0.1:" + ports.get("--kafka-port"));
+                    "Kafka bootstrap:  127.0.0.1:" + ports.get("--kafka-port"),
+                    "selector API:     http://127.0.0.1:" + ports.get("--selector-port"));
 
             JsonNode overview = getJson(URI.create("http://127.0.0.1:" + ports.get("--flink-ui-port") + "/overview"));
             assertThat(overview.path("taskmanagers").asInt()).as(overview.toString()).isEqualTo(1);
@@ -84,6 +90,10 @@ class DemoProcessTest {
 
             assertStatusShowsTheServedAlphas(status, ports.get("--dashboard-port"));
             assertFleetPublished("127.0.0.1:" + ports.get("--kafka-port"));
+            long t3 = System.nanoTime();
+            new DemoSelectorApiAssertions(URI.create("http://127.0.0.1:" + ports.get("--selector-port")))
+                    .assertServesTheLiveSelector(8, token);
+            System.out.printf("demo run 1's selector API checked in %d ms%n", (System.nanoTime() - t3) / 1_000_000);
 
             long t1 = System.nanoTime();
             DemoChild.Signal sent = demo.ctrlC();
@@ -114,7 +124,7 @@ class DemoProcessTest {
 
     @Test
     void ctrlCDuringStartUpStopsWhatHadStarted() throws Exception {
-        Map<String, Integer> ports = freePorts("--flink-ui-port", "--dashboard-port", "--kafka-port");
+        Map<String, Integer> ports = freePorts("--flink-ui-port", "--dashboard-port", "--kafka-port", "--selector-port");
         // a --min-samples the fleet cannot reach soon keeps the demo in its start-up (it submits the job after them)
         List<String> args = new ArrayList<>(List.of("--trace", TRACE.toString(), "--min-samples", "1000000"));
         ports.forEach((flag, port) -> args.addAll(List.of(flag, port.toString())));

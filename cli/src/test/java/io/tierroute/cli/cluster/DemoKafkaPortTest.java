@@ -24,7 +24,8 @@ class DemoKafkaPortTest {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         int rc = TierrouteCommand.execute(new String[] {"demo", "--trace", LiveInput.TRACE.toString(), "--time-scale", "40",
-                "--duration", "3s", "--flink-ui-port", "0", "--dashboard-port", "0", "--kafka-port", Integer.toString(port)},
+                "--duration", "3s", "--flink-ui-port", "0", "--dashboard-port", "0", "--selector-port", "0",
+                "--kafka-port", Integer.toString(port)},
                 new PrintWriter(out, true), new PrintWriter(err, true));
         assertThat(rc).as(out + "\n" + err).isZero();
         assertThat(out.toString()).contains("Kafka bootstrap:  127.0.0.1:" + port, "--duration reached")
@@ -37,7 +38,8 @@ class DemoKafkaPortTest {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             StringWriter err = new StringWriter();
             int rc = TierrouteCommand.execute(new String[] {"demo", "--trace", LiveInput.TRACE.toString(),
-                    "--flink-ui-port", "0", "--dashboard-port", "0", "--kafka-port", Integer.toString(taken.getLocalPort())},
+                    "--flink-ui-port", "0", "--dashboard-port", "0", "--selector-port", "0",
+                    "--kafka-port", Integer.toString(taken.getLocalPort())},
                     new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
             assertThat(rc).isEqualTo(1);
             assertThat(err.toString()).contains("port " + taken.getLocalPort() + " (--kafka-port) is taken");

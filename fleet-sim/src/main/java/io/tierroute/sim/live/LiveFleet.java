@@ -6,10 +6,13 @@ import io.tierroute.schemas.avro.RequestStatus;
 import io.tierroute.schemas.avro.TierTokens;
 import io.tierroute.selector.index.RunPrefixIndex;
 import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.scheduling.DecisionSink;
+import io.tierroute.selector.scheduling.NoCapacityException;
 import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
@@ -31,6 +34,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -46,6 +50,12 @@ import java.util.concurrent.atomic.LongAdder;
  * that wall-clock instant (as the selector stamps its decisions), so event times of decisions and
  * completions agree; durations inside records (TTFT, prefill, decode, telemetry intervals) are virtual,
  * i.e. what the simulated engines would measure.
+ *
+ * <p><b>Operators.</b> The selector's {@link SelectorMetrics} count this fleet's routes as the HTTP API
+ * counts its own (outcome and wall-clock latency), so an API served for {@link #selector()} shows them.
+ * Workers drained or marked unhealthy through that API take no new requests; when none can take one, the
+ * arrival waits (and the fleet's clock with it) until one can again: the simulator cannot turn a
+ * request away.
  */
 public final class LiveFleet implements RoutingPolicy, AutoCloseable {
 
@@ -66,6 +76,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final FleetPublisher publisher;
     private final Selector selector;
     private final DirectIndexWriter writer;
+    private final SelectorMetrics metrics;
     private final Map<String, InFlight> inFlight = new HashMap<>();
     /** The engine's completion log of a request that just finished, until {@link #onFinished} publishes it. */
     private final Map<String, Completion> realised = new HashMap<>();
@@ -73,6 +84,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final LongAdder routed = new LongAdder();
     private final LongAdder finished = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    private final LongAdder held = new LongAdder();
     private final AtomicLong virtualMicros = new AtomicLong();
     private final Simulation sim;
     private final Thread thread;
@@ -83,7 +95,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private long startNanos;
     private long startEpochMs;
     private long originMicros;
-    private long nowNanos;
+    /** The selector's clock (virtual); volatile since HTTP threads read it too (dry runs, views). */
+    private volatile long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
 
     /**
@@ -126,6 +139,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         if (decisions != null) {
             this.selector.decisionSink(decisions);
         }
+        // JVM collectors too: the fleet runs in the selector's process (the demo), so they describe it.
+        this.metrics = new SelectorMetrics(selector, writer, true);
         this.thread = new Thread(this::runSimulation, "tierroute-live-fleet");
         this.thread.setDaemon(true);
     }
@@ -181,6 +196,12 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     public long failed() { return failed.sum(); }
     public int totalRequests() { return requests.size(); }
     public Selector selector() { return selector; }
+    /** Where the selector's KV events go (applied on the simulation thread). */
+    public IndexWriter indexWriter() { return writer; }
+    /** The selector's metrics, with this fleet's routes counted. */
+    public SelectorMetrics metrics() { return metrics; }
+    /** Arrivals that waited because no worker could take requests (all drained or unhealthy). */
+    public long held() { return held.sum(); }
     /** Simulated seconds elapsed. */
     public double virtualSeconds() { return (virtualMicros.get() - originMicros) / 1e6; }
 
@@ -266,7 +287,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 false);
-        RouteDecision d = selector.route(req).join();
+        RouteDecision d = admit(req);
         int w = d.workerIndex();
         // What the chosen engine holds of the prompt right now, per tier: the cached tokens it will report.
         // The engine side (not the router): what the chosen engine holds of the prompt now, per tier, is
@@ -280,6 +301,51 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step()), new long[] {-1}));
         routed.increment();
         return w;
+    }
+
+    /**
+     * Routes {@code req}, counting the outcome in the metrics; while no worker can take it (an operator
+     * drained them all), waits and retries, then moves the pacing origin by the wait so that the fleet
+     * resumes where it stopped instead of replaying the missed wall time at once.
+     */
+    private RouteDecision admit(RouteRequest req) {
+        long waitStart = 0;
+        boolean waited = false;
+        while (true) {
+            long t0 = System.nanoTime();
+            try {
+                RouteDecision d = selector.route(req).join();
+                metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
+                if (waited) {
+                    long pause = System.nanoTime() - waitStart;
+                    startNanos += pause;
+                    startEpochMs += pause / 1_000_000;
+                }
+                return d;
+            } catch (CompletionException e) {
+                if (!(e.getCause() instanceof NoCapacityException)) {
+                    throw e;
+                }
+                if (!waited) { // counted once per request, as one refused HTTP route would be
+                    metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
+                    held.increment();
+                    waited = true;
+                    waitStart = t0;
+                }
+            }
+            // Polls the flags rather than routing again, so the selector's rejected counter is not inflated.
+            do {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new Stopped();
+                }
+                if (stop) {
+                    throw new Stopped();
+                }
+            } while (selector.workers().stream().noneMatch(w -> w.healthy() && !w.draining()));
+        }
     }
 
     @Override

@@ -193,7 +193,7 @@ public final class ApiHandler implements HttpHandler {
 
     // ---- route ----
 
-    private static boolean isDryRun(HttpServerExchange ex) {
+    static boolean isDryRun(HttpServerExchange ex) {
         java.util.Deque<String> v = ex.getQueryParameters().get("dry_run");
         return v != null && !v.isEmpty() && ("true".equalsIgnoreCase(v.peekFirst()) || "1".equals(v.peekFirst()));
     }

@@ -10,7 +10,8 @@
  * {@code RouteBodyParser} (allocation-light fast path for route bodies; defers to Jackson for
  * anything unusual and for every error), {@code HashArrayDeserializer} (block hashes as signed or
  * unsigned 64-bit integers or {@code "0x…"} strings), {@code RouteJson} (the route answer, streamed),
- * {@code Json} (the strict mapper and its error messages).
+ * {@code Json} (the strict mapper and its error messages), {@code DataPlaneRefusal} (409 for the data-plane
+ * POSTs of a selector whose workers no client can reach: the demo's simulated fleet).
  *
  * <p>Threading: small bodies of known length are read and routed on the I/O thread that received
  * them (the selector never blocks a route); a route that waits in the admission queue is answered

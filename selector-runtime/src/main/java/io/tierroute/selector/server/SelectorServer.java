@@ -16,7 +16,6 @@ import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.WorkerSpec;
 import io.undertow.Undertow;
-import io.undertow.UndertowOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,11 +52,6 @@ public final class SelectorServer implements AutoCloseable {
     private final Undertow undertow;
     private final InetSocketAddress address;
     private volatile boolean closed;
-
-    /** Query parameters per request; the API reads at most one ({@code dry_run}). */
-    static final int MAX_QUERY_PARAMETERS = 16;
-    /** Cookies per request; the API reads none. */
-    static final int MAX_COOKIES = 16;
 
     private SelectorServer(SelectorConfig config, UnaryOperator<String> env, boolean jvmMetrics) {
         this.config = config;
@@ -121,38 +115,19 @@ public final class SelectorServer implements AutoCloseable {
         });
         scheduler.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 
-        Undertow.Builder b = Undertow.builder();
-        if (ssl != null) {
-            b.addHttpsListener(s.port(), s.host(), ssl); // HTTPS only: no plain listener to fall back to
-        } else {
-            b.addHttpListener(s.port(), s.host());
-        }
-        Undertow u = b
-                .setServerOption(UndertowOptions.MAX_HEADER_SIZE, s.maxHeaderBytes())
-                .setServerOption(UndertowOptions.MAX_HEADERS, s.maxHeaders())
-                .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
-                .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
-                .setIoThreads(s.ioThreads())
-                .setWorkerThreads(s.workerThreads())
-                .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
-                .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, false)
-                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, s.idleTimeoutMs())
-                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, s.requestParseTimeoutMs())
-                .setHandler(api)
-                .build();
+        Undertow u;
         try {
-            u.start();
+            u = ApiListener.start(s, ssl, api);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             if (kafka != null) {
                 kafka.close();
             }
             pipeline.close();
-            throw new IllegalStateException("cannot listen on " + s.host() + ":" + s.port() + ": "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+            throw e;
         }
         this.undertow = u;
-        this.address = (InetSocketAddress) u.getListenerInfo().get(0).getAddress();
+        this.address = ApiListener.address(u);
         log.info("tierroute selector listening on {} ({} workers, parameters {} v{})", uri(), workers.size(),
                 params.current().scope(), params.current().version());
     }
@@ -194,11 +169,7 @@ public final class SelectorServer implements AutoCloseable {
 
     /** The base URI, e.g. {@code http://127.0.0.1:8080} ({@code https} with {@code server.tls}). */
     public URI uri() {
-        String host = address.getAddress().getHostAddress();
-        if (host.contains(":")) {
-            host = "[" + host + "]";
-        }
-        return URI.create((config.server().tls() != null ? "https://" : "http://") + host + ":" + address.getPort());
+        return ApiListener.uri(address, config.server().tls() != null);
     }
 
     public int port() { return address.getPort(); }
