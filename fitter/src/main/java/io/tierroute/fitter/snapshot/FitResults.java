@@ -4,6 +4,7 @@ import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.bandwidth.LinkKey;
 import io.tierroute.fitter.bandwidth.RhoTracker;
 import io.tierroute.fitter.decay.DecayFit;
+import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.Tier;
@@ -19,13 +20,25 @@ import java.util.Map;
  * @param bandwidths BW_t per non-HBM tier, bytes/s; empty when none
  * @param decay the λ fit, or null
  * @param quantileModel the output-length forest, already in its Avro form, or null
+ * @param kvWait the admission wait's τ₀, α and k, or null
  */
 public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tier, Estimate> bandwidths,
-        DecayFit decay, QuantileForestModel quantileModel) {
+        DecayFit decay, QuantileForestModel quantileModel, KvWaitFit kvWait) {
 
     public FitResults {
         rho = Map.copyOf(rho == null ? Map.of() : rho);
         bandwidths = Map.copyOf(bandwidths == null ? Map.of() : bandwidths);
+    }
+
+    /** Without an admission-wait fit. */
+    public FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tier, Estimate> bandwidths,
+            DecayFit decay, QuantileForestModel quantileModel) {
+        this(latency, rho, bandwidths, decay, quantileModel, null);
+    }
+
+    /** The same results with the admission wait's fit. */
+    public FitResults withKvWait(KvWaitFit fit) {
+        return new FitResults(latency, rho, bandwidths, decay, quantileModel, fit);
     }
 
     /** Nothing fitted: every parameter is carried over. */

@@ -151,6 +151,12 @@ public final class SnapshotAssembler {
                 return fits.decay() == null ? null : fits.decay().lambda();
             case Q_SLACK:
                 return fits.latency() == null ? null : fits.latency().qSlack();
+            case DECODE_STEP_US:
+                return fits.kvWait() == null ? null : fits.kvWait().tau0();
+            case DECODE_STEP_KV_US:
+                return fits.kvWait() == null ? null : fits.kvWait().perKvToken();
+            case KV_WAIT_SCALE:
+                return fits.kvWait() == null ? null : fits.kvWait().scaleEstimate();
             default:
                 if (fits.latency() == null) {
                     return null;

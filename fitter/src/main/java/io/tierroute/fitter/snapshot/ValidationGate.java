@@ -38,7 +38,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       "held: …" reason is recorded. A held value is exempt from the checks below.</li>
  *   <li><b>REJECT</b> if outside the physical bounds ({@link SnapshotParameter}).</li>
  *   <li><b>REJECT</b> if samples &lt; minSamples (BW_t: minBandwidthSamples); for ρ: HOLD below
- *       minRhoSamples instead.</li>
+ *       minRhoSamples instead, and HOLD below minSamples for the admission wait's τ₀, α and k
+ *       ({@link SnapshotParameter#holdsOnFewSamples()}).</li>
  *   <li><b>REJECT</b> if quality kind is R2 and R² &lt; minR2.</li>
  *   <li><b>REJECT</b> a jump: ratio to the active value beyond maxJumpFactor (either way), unless the
  *       evidence is overwhelming (samples ≥ overwhelmingSamples and relative error ≤
@@ -94,7 +95,8 @@ public final class ValidationGate {
             Double act = active == null ? null : p.get(active).getValue();
             Double ref = act != null ? act : p.defaultValue();
             boolean actFitted = active != null && p.get(active).getSamples() > 0;
-            if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), false, ctx) == Verdict.HOLD) {
+            if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
+                    == Verdict.HOLD) {
                 p.set(out, FittedValues.carried(ref));
             }
         }

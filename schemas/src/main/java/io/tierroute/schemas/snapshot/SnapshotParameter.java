@@ -27,6 +27,9 @@ import java.util.function.Function;
  * alphaWf    µs               [0, 1e8]            5000      1           yes
  * lambda     1/s              [1e-6, 1]           1/120     1e-6        yes
  * alphaWf2   µs               [0, 1e8]            0         1           yes
+ * decodeStepUs   µs/token     [0, 1e6]          0         100         yes   (τ₀ of C_kv's admission wait W)
+ * decodeStepKvUs µs/token²    [0, 10]           0         1e-4        yes   (α of W, per resident KV token)
+ * kvWaitScale    dimensionless [0, 1]           1         1e-2        yes   (k on W)
  * bandwidth  bytes/s          (1e6, 1e13]         per tier  1e6         yes   (per non-HBM tier, BW_t)
  * rho        dimensionless    [0, 1]              0         0.05        no    (per worker and tier)
  * </pre>
@@ -63,14 +66,24 @@ public enum SnapshotParameter {
         ParameterSnapshot::getLambda, ParameterSnapshot.Builder::setLambda),
     ALPHA_WF2("alphaWf2", "µs", 0, true, 1e8, 0.0, 1,
         ParameterSnapshot::getAlphaWf2, ParameterSnapshot.Builder::setAlphaWf2),
+    /** τ₀ of the admission wait; 1 s per decode token is no GPU, 0.1 ms per token none either. 0 (with α 0): no wait term. */
+    DECODE_STEP_US("decodeStepUs", "µs/token", 0, true, 1e6, 0.0, 100,
+        ParameterSnapshot::getDecodeStepUs, ParameterSnapshot.Builder::setDecodeStepUs),
+    /** α of the admission wait; 10 µs per resident token makes a 1 M-token KV a 10 s step, 1e-4 a 10 µs one. */
+    DECODE_STEP_KV_US("decodeStepKvUs", "µs/token²", 0, true, 10, 0.0, 1e-4,
+        ParameterSnapshot::getDecodeStepKvUs, ParameterSnapshot.Builder::setDecodeStepKvUs),
+    /** k on the admission wait W: a calibration share. */
+    KV_WAIT_SCALE("kvWaitScale", "(dimensionless)", 0, true, 1, 1.0, 1e-2,
+        ParameterSnapshot::getKvWaitScale, ParameterSnapshot.Builder::setKvWaitScale),
     /** BW_t of one non-HBM tier; the default is per tier (the fitter's {@code SnapshotAssembler}). */
     BANDWIDTH("bandwidth", "bytes/s", 1e6, false, 1e13, Double.NaN, 1e6, null, null),
     /** ρ_t(w); a missing (worker, tier) pair means 0. Not jump-checked: it is live utilisation. */
     RHO("rho", "(dimensionless)", 0, true, 1, 0.0, 0.05, null, null);
 
-    /** The ten scalar parameters (one FittedValue field each), in schema order. */
+    /** The thirteen scalar parameters (one FittedValue field each), in schema order. */
     public static final SnapshotParameter[] SCALARS = {
-        ALPHA_P, ALPHA_P2, ALPHA_D, ALPHA_D2, ALPHA_T, ALPHA_HO, Q_SLACK, ALPHA_WF, LAMBDA, ALPHA_WF2};
+        ALPHA_P, ALPHA_P2, ALPHA_D, ALPHA_D2, ALPHA_T, ALPHA_HO, Q_SLACK, ALPHA_WF, LAMBDA, ALPHA_WF2,
+        DECODE_STEP_US, DECODE_STEP_KV_US, KV_WAIT_SCALE};
 
     private final String field;
     private final String unit;
@@ -130,6 +143,15 @@ public enum SnapshotParameter {
     /** ρ is exempt from the jump check (it is a live utilisation that legitimately moves 10× in seconds). */
     public boolean jumpChecked() {
         return this != RHO;
+    }
+
+    /**
+     * Whether a value fitted on fewer rows than the gate's minimum is HELD (the value in force kept) rather than
+     * rejecting the snapshot: ρ, and the admission wait's τ₀, α and k, whose rows are a subset of the latency
+     * regression's (requests that decoded; requests that overflowed) and may stay few where the fleet has room.
+     */
+    public boolean holdsOnFewSamples() {
+        return this == RHO || this == DECODE_STEP_US || this == DECODE_STEP_KV_US || this == KV_WAIT_SCALE;
     }
 
     public boolean inBounds(double v) {

@@ -19,6 +19,9 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_P2;
 import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_T;
 import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_WF;
 import static io.tierroute.schemas.snapshot.SnapshotParameter.ALPHA_WF2;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.DECODE_STEP_KV_US;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.DECODE_STEP_US;
+import static io.tierroute.schemas.snapshot.SnapshotParameter.KV_WAIT_SCALE;
 import static io.tierroute.schemas.snapshot.SnapshotParameter.LAMBDA;
 import static io.tierroute.schemas.snapshot.SnapshotParameter.Q_SLACK;
 
@@ -83,7 +86,8 @@ public final class SnapshotConverter {
                     scalar(s, ALPHA_D2), scalar(s, ALPHA_T), scalar(s, ALPHA_HO), scalar(s, Q_SLACK),
                     scalar(s, ALPHA_WF), scalar(s, LAMBDA), scalar(s, ALPHA_WF2),
                     base.rhoThreshold(), base.rhoEpsilon(), base.harmWeight(), base.alphaOwn(), base.queueHarmWeight(),
-                    base.prefillStepUs());
+                    base.prefillStepUs(), scalar(s, DECODE_STEP_US), scalar(s, DECODE_STEP_KV_US),
+                    scalar(s, KV_WAIT_SCALE));
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
         }

@@ -30,6 +30,12 @@ package io.tierroute.selector.params;
  *                     decoding in that step waits for; prices {@code C_step} (see CostModel.admissionStep). An engine
  *                     property, not fitted yet: the default is DESIGN.md §6's profile (16.50 ms plus 15.2 µs per chunk
  *                     token); a deployment on another engine sets its own
+ * @param decodeStepUs τ₀ of the admission wait {@code W} in {@code C_kv} (CostModel.admissionWait): decode time per
+ *                     predicted output token with no KV resident, µs. Fitted from completions' decode times; 0 with
+ *                     {@code decodeStepKvUs} 0 (the default) means no wait term, DESIGN.md §3's {@code C_kv} as is
+ * @param decodeStepKvUs α of {@code W}: the growth of that time per resident KV token, µs
+ * @param kvWaitScale  k on {@code W}, in [0, 1]: {@code W} calibrated against the waits requests realised beyond
+ *                     {@code C_prefill + C_queue} (fitted; 1 until then)
  */
 public record CostParameters(
         double alphaP,
@@ -47,7 +53,10 @@ public record CostParameters(
         double harmWeight,
         double alphaOwn,
         double queueHarmWeight,
-        double prefillStepUs) {
+        double prefillStepUs,
+        double decodeStepUs,
+        double decodeStepKvUs,
+        double kvWaitScale) {
 
     /**
      * κ's default: a second of delay to a request in flight counts as much as a second of the newcomer's own
@@ -65,7 +74,16 @@ public record CostParameters(
     /** DESIGN.md §3's defaults, in force until the first fitted snapshot arrives. */
     public static final CostParameters DEFAULTS =
             new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05,
-                    DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT, DEFAULT_PREFILL_STEP_US);
+                    DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT, DEFAULT_PREFILL_STEP_US, 0.0, 0.0, 1.0);
+
+    /** The parameters without the admission wait (τ₀ = α = 0: no wait term). */
+    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
+                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
+                          double rhoEpsilon, double harmWeight, double alphaOwn, double queueHarmWeight,
+                          double prefillStepUs) {
+        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
+                rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight, prefillStepUs, 0.0, 0.0, 1.0);
+    }
 
     /** The parameters without τ_pf: the engine's step at its default. */
     public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
@@ -106,6 +124,11 @@ public record CostParameters(
         requireNonNegative("alphaOwn", alphaOwn);
         requireNonNegative("queueHarmWeight", queueHarmWeight);
         requireNonNegative("prefillStepUs", prefillStepUs);
+        requireNonNegative("decodeStepUs", decodeStepUs);
+        requireNonNegative("decodeStepKvUs", decodeStepKvUs);
+        if (!(kvWaitScale >= 0 && kvWaitScale <= 1)) {
+            throw new IllegalArgumentException("kvWaitScale must be in [0, 1], got " + kvWaitScale);
+        }
         if (!(rhoThreshold > 0 && rhoThreshold <= 1)) {
             throw new IllegalArgumentException("rhoThreshold must be in (0, 1], got " + rhoThreshold);
         }
@@ -132,7 +155,7 @@ public record CostParameters(
     public static final class Builder {
         private double alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack;
         private double alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight;
-        private double prefillStepUs;
+        private double prefillStepUs, decodeStepUs, decodeStepKvUs, kvWaitScale;
 
         private Builder(CostParameters p) {
             alphaP = p.alphaP; alphaP2 = p.alphaP2; alphaD = p.alphaD; alphaD2 = p.alphaD2;
@@ -140,6 +163,7 @@ public record CostParameters(
             lambda = p.lambda; alphaWf2 = p.alphaWf2; rhoThreshold = p.rhoThreshold; rhoEpsilon = p.rhoEpsilon;
             harmWeight = p.harmWeight; alphaOwn = p.alphaOwn; queueHarmWeight = p.queueHarmWeight;
             prefillStepUs = p.prefillStepUs;
+            decodeStepUs = p.decodeStepUs; decodeStepKvUs = p.decodeStepKvUs; kvWaitScale = p.kvWaitScale;
         }
 
         public Builder alphaP(double v) { alphaP = v; return this; }
@@ -158,11 +182,14 @@ public record CostParameters(
         public Builder alphaOwn(double v) { alphaOwn = v; return this; }
         public Builder queueHarmWeight(double v) { queueHarmWeight = v; return this; }
         public Builder prefillStepUs(double v) { prefillStepUs = v; return this; }
+        public Builder decodeStepUs(double v) { decodeStepUs = v; return this; }
+        public Builder decodeStepKvUs(double v) { decodeStepKvUs = v; return this; }
+        public Builder kvWaitScale(double v) { kvWaitScale = v; return this; }
 
         public CostParameters build() {
             return new CostParameters(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack,
                     alphaWf, lambda, alphaWf2, rhoThreshold, rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight,
-                    prefillStepUs);
+                    prefillStepUs, decodeStepUs, decodeStepKvUs, kvWaitScale);
         }
     }
 }

@@ -15,6 +15,9 @@ import io.tierroute.selector.sequences.LoadView;
  * Cost(w,r) = C_prefill + C_harm + C_queue + C_own + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
  * </pre>
  *
+ * {@code C_kv} is DESIGN.md §3's overflow price or, once fitted, the wait for HBM if that is longer
+ * ({@link #kvOverflow}, {@link #kvWait}).
+ *
  * Two terms beyond DESIGN.md §3's list, both zero in its worked example (nothing waits, nothing in flight
  * is counted there), both priced at {@code α_p} so they add no fitted coefficient:
  * <ul>
@@ -141,6 +144,11 @@ public final class CostModel {
         out.kvOverflowTokens = Math.max(0.0,
                 (double) load.kvUsedTokens() + request.isl() + request.predictedOutputTokens() - load.kvCapacityTokens());
         out.kv = kvOverflow(p, out.kvOverflowTokens);
+        // r waits for HBM where its prefix there does not cover what it misses: the admission wait, once fitted.
+        double missing = Math.max(0.0, out.kvOverflowTokens - out.tierTokens[HBM]);
+        out.kvWait = kvWait(p, request.prefillDuty(),
+                admissionWait(p, missing, load.kvUsedTokens(), load.decodeTokens(), load.inFlight()));
+        out.kv = Math.max(out.kv, out.kvWait);
 
         out.tier = tier(p, out.tierTransferUs);
 
@@ -259,9 +267,43 @@ public final class CostModel {
         return p.alphaD() * decodeTokens + p.alphaD2() * decodeQuadratic;
     }
 
-    /** {@code C_kv = α_p·max(0, KV_used + ISL + d̂ − KV_cap)}: tokens evicted now and recomputed later. */
+    /**
+     * {@code C_kv = max(α_p·max(0, KV_used + ISL + d̂ − KV_cap), k·(1 − D̄)·W)}: the first part prices tokens evicted
+     * now and recomputed later (DESIGN.md §3); the second the wait for HBM ({@link #kvWait}), 0 until the admission
+     * wait is fitted ({@code τ₀ = α = 0}).
+     */
     static double kvOverflow(CostParameters p, double overflowTokens) {
         return p.alphaP() * overflowTokens;
+    }
+
+    /**
+     * {@code k·(1 − D̄)·W}: how long r waits on w for the HBM it misses. An engine admits a request only when its KV
+     * fits, so where w's HBM is full of decoders r waits for them to finish, often far longer than recomputing the
+     * overflow takes ({@code α_p·overflow}): at cpu-overflow 2 tierroute's slowest 1 % were 30 k-token CPU-tier hits
+     * that waited 2.3–2.7 s for HBM on workers holding nine 30 k-token decoders. {@code k} is the fitted calibration
+     * (KvWaitFitter). {@code 1 − D̄} (D̄ the fleet's prefill duty) because where the whole fleet is saturated every
+     * worker makes r wait, the warm-up's α_p already carries the waits behind full HBM (the overflow tokens are in its
+     * regressor), and pricing the wait again drove agentic-pcie 1.25 from the holders of its 30–60 k-token contexts
+     * into recomputing them (fleet-sim/experiments/ROUNDS.md, "Admission-wait round").
+     */
+    static double kvWait(CostParameters p, double prefillDuty, double admissionWaitUs) {
+        return p.kvWaitScale() * (1.0 - prefillDuty) * admissionWaitUs;
+    }
+
+    /**
+     * {@code W = min(1, m / KV_used)·(Σ d̂ / |A(w)|)·(τ₀ + α·KV_used)}: the share {@code m / KV_used} of w's in-flight
+     * requests must leave before the {@code m} tokens r misses are free (each holds an equal share, on average), and
+     * they leave after their mean predicted remaining output at {@code τ₀ + α·KV_used} per predicted token (the fitted
+     * decode time per predicted token, so a biased {@code d̂} cancels). The same formula as the fitter's
+     * {@code AdmissionWait.micros}, which fits τ₀, α and k on it.
+     */
+    static double admissionWait(CostParameters p, double missingKvTokens, long kvUsedTokens, long decodeTokens,
+                                int inFlight) {
+        if (!(missingKvTokens > 0) || inFlight <= 0 || kvUsedTokens <= 0) {
+            return 0.0;
+        }
+        return (p.decodeStepUs() + p.decodeStepKvUs() * kvUsedTokens) * decodeTokens / inFlight
+                * Math.min(1.0, missingKvTokens / kvUsedTokens);
     }
 
     /** Physical time to load {@code H_t} tokens: {@code H_t·bytes_per_token / (BW_t·max(ε, 1 − ρ_t))·10⁶} µs. */

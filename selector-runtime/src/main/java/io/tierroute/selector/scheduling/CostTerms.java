@@ -24,6 +24,8 @@ public final class CostTerms {
     public double ownDecode;
     public double decode;
     public double kv;
+    /** {@code k·(1 − D̄)·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
+    public double kvWait;
     public double tier;
     public double headOfLine;
     public double workflowBonus;
@@ -69,7 +71,7 @@ public final class CostTerms {
     public double toolHitFraction;
 
     void clear() {
-        prefill = harm = queue = ownDecode = decode = kv = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
+        prefill = harm = queue = ownDecode = decode = kv = kvWait = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
         hitTokens = pEffTokens = decodeTokens = queuedPrefillTokens = kvUsedTokens = 0;
         ownDecodeKvTokenSteps = 0;
         recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;

@@ -1,5 +1,8 @@
 package io.tierroute.sim.policy.tierroute;
 
+import io.tierroute.fitter.kvwait.KvWaitFit;
+import io.tierroute.fitter.kvwait.KvWaitFitter;
+import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.regression.Coefficient;
 import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.regression.LatencyObservation;
@@ -11,6 +14,7 @@ import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.scheduling.CostBreakdown;
 import io.tierroute.sim.policy.Completion;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -22,7 +26,8 @@ import java.util.Map;
  * {@link LatencyRegression} (with an intercept: the per-step overhead is common to all workers). A
  * coefficient whose regressor never varied (infinite standard error) keeps its default. {@code α_own}
  * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
- * but not applied (see the comment where the parameters are built).
+ * but not applied (see the comment where the parameters are built). The admission wait's {@code τ₀}, {@code α} and
+ * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them.
  */
 public final class TierrouteFitting {
 
@@ -43,6 +48,7 @@ public final class TierrouteFitting {
         }
         LatencyFit fit = reg.fit();
         OwnDecodeFit own = fitOwnDecode(decisions, ordered);
+        KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
         CostParameters p = CostParameters.DEFAULTS.toBuilder()
                 .alphaP(pick(fit, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP()))
                 .alphaP2(pick(fit, Coefficient.ALPHA_P2, CostParameters.DEFAULTS.alphaP2()))
@@ -57,12 +63,15 @@ public final class TierrouteFitting {
                 // as is, halved, quartered, gated on t ≥ 3 and R² ≥ 0.05) lost TTFT or JCT somewhere (agentic 2:
                 // JCT 24 % worse with an R² = 0.62 fit); fleet-sim/experiments/ROUNDS.md "Earlier round: C_own".
                 .alphaOwn(0.0)
+                .decodeStepUs(wait.tau0Us())
+                .decodeStepKvUs(wait.perKvTokenUs())
+                .kvWaitScale(wait.scale())
                 .build();
         return ParameterSet.builder(workers).version(1).source(String.format(java.util.Locale.ROOT,
                 "fitted on %d warm-up completions (R²=%.2f): α_p=%.3g α_p2=%.3g α_d=%.3g α_d2=%.3g α_t=%.3g α_ho=%.3g "
                         + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g α_own fitted %.3g, not applied (τ₀=%.0f µs, n=%d, R²=%.3f, t=%.1f)", fit.samples(), fit.r2(),
                 p.alphaP(), p.alphaP2(), p.alphaD(), p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(), p.alphaWf(),
-                p.alphaWf2(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t())).cost(p).build();
+                p.alphaWf2(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t()) + waitNote(wait)).cost(p).build();
     }
 
     /** {@code α_own} with its intercept {@code τ₀} and fit quality. */
@@ -114,6 +123,34 @@ public final class TierrouteFitting {
         double t = Math.sqrt(r2 * (n - 2) / Math.max(1e-12, 1 - r2));
         boolean use = Double.isFinite(slope) && slope > 0 && t >= MIN_T && r2 >= MIN_R2;
         return new OwnDecodeFit(use ? slope : 0, tau0, (int) n, r2, t);
+    }
+
+    /** The admission wait's fit as the source line reports it. */
+    static String waitNote(KvWaitFit w) {
+        return String.format(java.util.Locale.ROOT, "; admission wait τ₀=%.0f µs α=%.3g k=%.3f (decode rows %d, R²=%.3f; "
+                + "rows with W > 0 %d, unclamped k %.3f)", w.tau0Us(), w.perKvTokenUs(), w.scale(), w.decodeRows(),
+                w.decodeR2(), w.waitRows(), w.unclampedScale());
+    }
+
+    /**
+     * Each completion joined with its decision as the admission wait's fit reads it. {@code d̂(r)} is recovered from
+     * the decision ({@code ownDecodeKvTokenSteps = d̂·KV_used}; rows with no KV resident say nothing about a decode
+     * step, the fitter skips them); the KV r misses is its overflow less its prefix held in HBM there.
+     */
+    static List<KvWaitRow> kvWaitRows(Map<String, CostBreakdown> decisions, List<Completion> log) {
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (Completion c : log) {
+            CostBreakdown d = decisions.get(c.request().id());
+            if (d == null) {
+                continue;
+            }
+            double dHat = d.kvUsedTokens() > 0 ? d.ownDecodeKvTokenSteps() / d.kvUsedTokens() : 0.0;
+            double missing = Math.max(0.0, d.kvOverflowTokens() - d.tierTokens()[Tier.HBM.ordinal()]);
+            rows.add(new KvWaitRow(c.finishMicros() / 1000, d.kvUsedTokens(), dHat, missing, d.inflightDecodeTokens(),
+                    d.inFlight(), d.prefillUs(), d.queueUs(), c.outputTokens(), c.decodeMicros(), c.queueWaitMicros(),
+                    c.prefillMicros()));
+        }
+        return rows;
     }
 
     static LatencyObservation observation(CostBreakdown d, Completion c) {

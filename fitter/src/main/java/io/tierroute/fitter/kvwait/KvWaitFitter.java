@@ -1,0 +1,83 @@
+package io.tierroute.fitter.kvwait;
+
+import io.tierroute.fitter.EventWindow;
+import java.util.List;
+
+/**
+ * Fits {@code τ₀}, {@code α} and {@code k} of the admission wait (fleet-sim/experiments/ROUNDS.md, "Admission-wait
+ * round") from completed requests, in two passes:
+ * <ol>
+ * <li>the decode step: ordinary least squares of the realised decode time per predicted output token,
+ *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
+ *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean). Per <em>predicted</em> token, so a
+ *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
+ *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
+ * <li>the scale: least squares through the origin of the wait realised beyond {@code C_prefill + C_queue} on
+ *     {@code W}, over requests whose chosen worker had {@code W > 0}, clamped to [0, 1] ({@code W} assumes every
+ *     in-flight request holds an equal share of the KV and frees it at its mean pace; where engines preempt instead
+ *     of waiting, or the fleet's queues already carry the wait, it over-estimates); 1 with fewer than
+ *     {@link #MIN_WAIT_ROWS} such rows.</li>
+ * </ol>
+ */
+public final class KvWaitFitter {
+
+    /** Rows the decode-step regression needs. */
+    public static final int MIN_DECODE_ROWS = 64;
+    /** Rows with {@code W > 0} the scale needs. */
+    public static final int MIN_WAIT_ROWS = 16;
+
+    private KvWaitFitter() {}
+
+    public static KvWaitFit fit(List<KvWaitRow> rows) {
+        EventWindow window = new EventWindow();
+        double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
+        for (KvWaitRow r : rows) {
+            if (!usableForDecodeStep(r)) {
+                continue;
+            }
+            double x = r.kvUsedTokens();
+            double y = r.decodeUs() / r.predictedOutputTokens();
+            n++; sx += x; sy += y; sxx += x * x; sxy += x * y; syy += y * y;
+            window.observe(r.eventTimeMs());
+        }
+        double vx = sxx - sx * sx / n;
+        double vy = syy - sy * sy / n;
+        if (n < MIN_DECODE_ROWS || !(vx > 0) || !(vy > 0)) {
+            return KvWaitFit.NONE;
+        }
+        double cxy = sxy - sx * sy / n;
+        double slope = cxy / vx;
+        boolean rising = Double.isFinite(slope) && slope > 0;
+        double alpha = rising ? slope : 0.0;
+        double meanX = sx / n;
+        double tau0 = Math.max(0.0, rising ? (sy - slope * sx) / n : sy / n);
+        double r2 = rising ? cxy * cxy / (vx * vy) : 0.0;
+        // OLS standard errors (residual variance over n − 2); with no slope, the mean's.
+        double residual = Math.max(0.0, rising ? vy - slope * cxy : vy);
+        double s2 = residual / (n - 2);
+        double alphaSe = Math.sqrt(s2 / vx);
+        double tau0Se = rising ? Math.sqrt(s2 * (1.0 / n + meanX * meanX / vx)) : Math.sqrt(vy / (n - 1) / n);
+
+        double m = 0, swy = 0, sww = 0, syy2 = 0;
+        for (KvWaitRow r : rows) {
+            double w = AdmissionWait.micros(r.missingKvTokens(), r.kvUsedTokens(), r.inflightDecodeTokens(),
+                    r.inFlight(), tau0, alpha);
+            if (!(w > 0) || !Double.isFinite(w)) {
+                continue;
+            }
+            double y = r.excessWaitUs();
+            m++; swy += w * y; sww += w * w; syy2 += y * y;
+        }
+        double ls = sww > 0 ? swy / sww : Double.NaN;
+        boolean scaled = m >= MIN_WAIT_ROWS && sww > 0;
+        double k = scaled ? Math.max(0.0, Math.min(1.0, ls)) : 1.0;
+        double kSe = scaled ? Math.sqrt(Math.max(0.0, syy2 - 2 * ls * swy + ls * ls * sww) / (m - 1) / sww) : Double.NaN;
+        return new KvWaitFit(tau0, tau0Se, alpha, alphaSe, k, kSe, (int) n, r2, (int) m, ls, window.startMs(),
+                window.endExclusiveMs());
+    }
+
+    private static boolean usableForDecodeStep(KvWaitRow r) {
+        return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() > 0
+                && Double.isFinite(r.decodeUs()) && r.decodeUs() >= 0;
+    }
+}

@@ -1,0 +1,28 @@
+package io.tierroute.fitter.kvwait;
+
+/**
+ * What one completed request says about the admission wait: its decision's features on the chosen worker and what it
+ * realised there.
+ *
+ * @param eventTimeMs           the completion's event time, ms since epoch
+ * @param kvUsedTokens          {@code KV_used(w)} at decision, tokens
+ * @param predictedOutputTokens {@code d̂(r)} at decision, tokens
+ * @param missingKvTokens       {@code m}: the KV overflow at decision less r's prefix held in HBM there, tokens
+ * @param inflightDecodeTokens  {@code Σ d̂(r')} over w's requests in flight at decision, tokens
+ * @param inFlight              {@code |A(w)|} at decision
+ * @param predictedPrefillUs    {@code C_prefill} at decision, µs
+ * @param predictedQueueUs      {@code C_queue} at decision, µs
+ * @param outputTokens          output tokens realised
+ * @param decodeUs              decode time realised (first token to finish), µs
+ * @param queueWaitUs           queue wait realised (arrival at the worker to admission), µs
+ * @param prefillUs             prefill time realised, µs
+ */
+public record KvWaitRow(long eventTimeMs, double kvUsedTokens, double predictedOutputTokens, double missingKvTokens,
+                        double inflightDecodeTokens, int inFlight, double predictedPrefillUs, double predictedQueueUs,
+                        int outputTokens, double decodeUs, double queueWaitUs, double prefillUs) {
+
+    /** The wait this request realised beyond what C_prefill and C_queue predicted, µs (≥ 0). */
+    double excessWaitUs() {
+        return Math.max(0.0, queueWaitUs + prefillUs - predictedPrefillUs - predictedQueueUs);
+    }
+}

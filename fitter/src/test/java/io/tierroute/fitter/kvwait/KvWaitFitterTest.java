@@ -1,0 +1,154 @@
+package io.tierroute.fitter.kvwait;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Offset.offset;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+class KvWaitFitterTest {
+
+    static final double TAU0 = 6_000;   // µs per predicted token at no resident KV
+    static final double ALPHA = 0.02;   // µs per predicted token per resident KV token
+
+    /**
+     * Rows whose decode time per predicted token is exactly {@code TAU0 + ALPHA·KV} (times {@code 1 + noise}), and
+     * whose realised excess wait is {@code trueScale·W} on the rows that overflow (every third).
+     */
+    static List<KvWaitRow> rows(int n, double trueScale, double noise, long seed) {
+        SplittableRandom rnd = new SplittableRandom(seed);
+        List<KvWaitRow> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            double kv = 10_000 + rnd.nextDouble() * 200_000;
+            double dHat = 100 + rnd.nextInt(900);
+            double perToken = (TAU0 + ALPHA * kv) * (1 + noise * (rnd.nextDouble() - 0.5));
+            double missing = i % 3 == 0 ? rnd.nextDouble() * 40_000 : 0;
+            double inflightDecode = 500 + rnd.nextDouble() * 5_000;
+            int inFlight = 1 + rnd.nextInt(12);
+            double w = AdmissionWait.micros(missing, kv, inflightDecode, inFlight, TAU0, ALPHA);
+            double predictedPrefill = 50_000, predictedQueue = 20_000;
+            // realised: the predicted prefill and queue, plus trueScale of the wait
+            out.add(new KvWaitRow(1_700_000_000_000L + i, kv, dHat, missing, inflightDecode, inFlight, predictedPrefill, predictedQueue,
+                    2 + rnd.nextInt(500), perToken * dHat, predictedQueue + trueScale * w, predictedPrefill));
+        }
+        return out;
+    }
+
+    @Test
+    void recoversTheDecodeStepAndTheScaleFromExactRows() {
+        KvWaitFit fit = KvWaitFitter.fit(rows(600, 0.4, 0.0, 1));
+        assertThat(fit.tau0Us()).isCloseTo(TAU0, offset(1e-6 * TAU0));
+        assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(1e-9));
+        assertThat(fit.decodeR2()).isCloseTo(1.0, offset(1e-9));
+        assertThat(fit.scale()).isCloseTo(0.4, offset(1e-9));
+        assertThat(fit.waitRows()).isEqualTo(200);
+        assertThat(fit.decodeRows()).isEqualTo(600);
+        // exact rows: no residual, so no error; the window spans the rows' event times
+        assertThat(fit.perKvTokenStdError()).isCloseTo(0.0, offset(1e-9));
+        assertThat(fit.tau0().samples()).isEqualTo(600);
+        assertThat(fit.scaleEstimate().samples()).isEqualTo(200);
+        assertThat(fit.tau0().windowStartMs()).isEqualTo(1_700_000_000_000L);
+        assertThat(fit.tau0().windowEndMs()).isEqualTo(1_700_000_000_000L + 600);
+    }
+
+    @Test
+    void noisyDecodeTimesStillGiveTheSlope() {
+        KvWaitFit fit = KvWaitFitter.fit(rows(5_000, 0.7, 0.3, 2));
+        assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(0.1 * ALPHA));
+        assertThat(fit.tau0Us()).isCloseTo(TAU0, offset(0.1 * TAU0));
+        assertThat(fit.scale()).isCloseTo(0.7, offset(0.05));
+        // the standard errors a naive recomputation gives (oracle below)
+        double[] se = naiveStandardErrors(rows(5_000, 0.7, 0.3, 2), fit.tau0Us(), fit.perKvTokenUs());
+        assertThat(fit.tau0StdError()).isCloseTo(se[0], offset(1e-6 * se[0]));
+        assertThat(fit.perKvTokenStdError()).isCloseTo(se[1], offset(1e-6 * se[1]));
+        assertThat(fit.perKvToken().qualityKind()).isEqualTo(io.tierroute.fitter.QualityKind.STD_ERROR);
+    }
+
+    /** OLS standard errors of intercept and slope, the textbook way (two passes over the rows). */
+    static double[] naiveStandardErrors(List<KvWaitRow> rows, double a, double b) {
+        List<double[]> xy = new ArrayList<>();
+        for (KvWaitRow r : rows) {
+            xy.add(new double[] {r.kvUsedTokens(), r.decodeUs() / r.predictedOutputTokens()});
+        }
+        double mx = xy.stream().mapToDouble(p -> p[0]).average().orElseThrow();
+        double sxx = xy.stream().mapToDouble(p -> (p[0] - mx) * (p[0] - mx)).sum();
+        double ssr = xy.stream().mapToDouble(p -> Math.pow(p[1] - a - b * p[0], 2)).sum();
+        double s2 = ssr / (xy.size() - 2);
+        return new double[] {Math.sqrt(s2 * (1.0 / xy.size() + mx * mx / sxx)), Math.sqrt(s2 / sxx)};
+    }
+
+    @Test
+    void theScaleIsClampedToOneAndNeverNegative() {
+        KvWaitFit high = KvWaitFitter.fit(rows(600, 3.0, 0.0, 3));
+        assertThat(high.unclampedScale()).isCloseTo(3.0, offset(1e-9));
+        assertThat(high.scale()).isEqualTo(1.0);
+        // nothing realised beyond the prediction: k = 0 (the excess wait is clamped at 0, never negative)
+        KvWaitFit none = KvWaitFitter.fit(rows(600, 0.0, 0.0, 4));
+        assertThat(none.scale()).isEqualTo(0.0);
+    }
+
+    @Test
+    void fewerThanSixteenWaitingRowsLeaveTheScaleAtOne() {
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (KvWaitRow r : rows(600, 0.2, 0.0, 5)) {
+            rows.add(rows.size() < 45 ? r // 15 of these overflow (every third)
+                    : new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), r.predictedOutputTokens(), 0, r.inflightDecodeTokens(), r.inFlight(),
+                    r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(), r.decodeUs(), r.queueWaitUs(),
+                    r.prefillUs()));
+        }
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.waitRows()).isEqualTo(15);
+        assertThat(fit.scale()).isEqualTo(1.0);
+        assertThat(fit.fitted()).isTrue();
+        assertThat(fit.scaleFitted()).isFalse();
+        assertThat(fit.scaleEstimate()).as("too few rows: the value in force is carried").isNull();
+    }
+
+    @Test
+    void tooFewDecodeRowsGiveNoWaitTerm() {
+        List<KvWaitRow> rows = rows(63, 0.5, 0.0, 6);
+        assertThat(KvWaitFitter.fit(rows)).isEqualTo(KvWaitFit.NONE);
+        assertThat(KvWaitFit.NONE.fitted()).isFalse();
+        assertThat(KvWaitFit.NONE.tau0()).isNull();
+        assertThat(KvWaitFit.NONE.perKvToken()).isNull();
+        // single-token outputs and rows with no KV resident say nothing about a decode step
+        List<KvWaitRow> useless = new ArrayList<>();
+        for (KvWaitRow r : rows(200, 0.5, 0.0, 7)) {
+            useless.add(new KvWaitRow(r.eventTimeMs(), useless.size() % 2 == 0 ? 0 : r.kvUsedTokens(), r.predictedOutputTokens(),
+                    r.missingKvTokens(), r.inflightDecodeTokens(), r.inFlight(), r.predictedPrefillUs(),
+                    r.predictedQueueUs(), useless.size() % 2 == 0 ? r.outputTokens() : 1, r.decodeUs(),
+                    r.queueWaitUs(), r.prefillUs()));
+        }
+        assertThat(KvWaitFitter.fit(useless)).isEqualTo(KvWaitFit.NONE);
+    }
+
+    @Test
+    void aFallingDecodeTimeIsNoSlope() {
+        List<KvWaitRow> rows = new ArrayList<>();
+        double sum = 0;
+        for (int i = 0; i < 100; i++) {
+            double kv = 1_000 + 1_000 * i;
+            double perToken = 9_000 - 0.01 * kv; // falls with KV
+            sum += perToken;
+            rows.add(new KvWaitRow(i, kv, 10, 0, 100, 2, 0, 0, 10, perToken * 10, 0, 0));
+        }
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.perKvTokenUs()).isEqualTo(0.0);
+        assertThat(fit.tau0Us()).isCloseTo(sum / 100, offset(1e-6));
+        assertThat(fit.decodeR2()).isEqualTo(0.0);
+    }
+
+    @Test
+    void theWaitFormulaTermByTerm() {
+        // 30 k tokens missing of 120 k resident: a quarter of the 4 requests' mean 250 remaining tokens, at 8 ms each
+        assertThat(AdmissionWait.micros(30_000, 120_000, 1_000, 4, 5_600, 0.02)).isCloseTo(0.25 * 250 * 8_000,
+                offset(1e-6));
+        // more missing than resident: every request must leave (the share is capped at 1)
+        assertThat(AdmissionWait.micros(500_000, 120_000, 1_000, 4, 5_600, 0.02)).isCloseTo(250 * 8_000, offset(1e-6));
+        assertThat(AdmissionWait.micros(0, 120_000, 1_000, 4, 5_600, 0.02)).isZero();
+        assertThat(AdmissionWait.micros(30_000, 120_000, 1_000, 0, 5_600, 0.02)).isZero();
+        assertThat(AdmissionWait.micros(30_000, 0, 1_000, 4, 5_600, 0.02)).isZero();
+    }
+}
