@@ -28,9 +28,13 @@ import java.util.List;
  */
 public final class SelectorMetrics {
 
-    /** How a route call ended, as the {@code outcome} label spells it. */
+    /**
+     * How a route call ended, as the {@code outcome} label spells it. {@code DRY_RUN}: a {@code ?dry_run=true}
+     * call, whatever its answer; it admitted nothing, so it is neither a route nor in the latency histogram.
+     */
     public enum RouteOutcome {
-        ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error");
+        ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error"),
+        DRY_RUN("dry_run");
 
         final String label;
 
@@ -52,13 +56,14 @@ public final class SelectorMetrics {
 
     public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
         Counter routeCounter = Counter.builder().name("tierroute_routes_total")
-                .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error)")
+                .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error; dry_run: "
+                        + "?dry_run=true calls, which admit nothing)")
                 .labelNames("outcome").register(registry);
         for (RouteOutcome o : RouteOutcome.values()) {
             routes[o.ordinal()] = routeCounter.labelValues(o.label);
         }
         routeLatency = Histogram.builder().name("tierroute_route_latency_seconds")
-                .help("Time from the route request's arrival to its answer, queue wait included")
+                .help("Time from the route request's arrival to its answer, queue wait included (dry runs excluded)")
                 .unit(Unit.SECONDS).classicOnly()
                 .classicUpperBounds(25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3,
                         50e-3, 100e-3, 250e-3, 500e-3, 1, 2.5, 5, 10, 30)
@@ -152,7 +157,9 @@ public final class SelectorMetrics {
     /** One route call ended with {@code outcome} after {@code nanos}. */
     public void route(RouteOutcome outcome, long nanos) {
         routes[outcome.ordinal()].inc();
-        routeLatency.observe(nanos / 1e9);
+        if (outcome != RouteOutcome.DRY_RUN) { // a what-if, not a route: it would skew the route latency
+            routeLatency.observe(nanos / 1e9);
+        }
     }
 
     public void httpStatus(int status) {
