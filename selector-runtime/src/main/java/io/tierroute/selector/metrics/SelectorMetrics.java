@@ -7,8 +7,9 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.ingest.KvEventPipeline;
@@ -53,7 +54,12 @@ public final class SelectorMetrics {
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
     private volatile java.util.function.Supplier<java.util.Map<String, Long>> otherScopes;
+    private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
+    /**
+     * @param jvm add the JVM's collectors to the scrape ({@link JvmCollectors}: registered once per process,
+     *            shared by every instance, so building many of these leaks nothing)
+     */
     public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
         Counter routeCounter = Counter.builder().name("tierroute_routes_total")
                 .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error; dry_run: "
@@ -131,9 +137,7 @@ public final class SelectorMetrics {
                         });
                     }
                 }).register(registry);
-        if (jvm) {
-            JvmMetrics.builder().register(registry);
-        }
+        this.jvm = jvm ? JvmCollectors.registry() : null;
     }
 
     private void counter(String name, String help, java.util.function.LongSupplier value) {
@@ -144,6 +148,7 @@ public final class SelectorMetrics {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
     }
 
+    /** This instance's own registry (the JVM's collectors live in {@link JvmCollectors}'). */
     public PrometheusRegistry registry() { return registry; }
 
     /**
@@ -175,8 +180,20 @@ public final class SelectorMetrics {
 
     public String contentType() { return writer.getContentType(); }
 
-    /** Writes every metric in the Prometheus text format. */
+    /** Writes every metric in the Prometheus text format, the JVM's too when asked for. */
     public void scrape(OutputStream out) throws IOException {
-        writer.write(out, registry.scrape());
+        MetricSnapshots own = registry.scrape();
+        if (jvm == null) {
+            writer.write(out, own);
+            return;
+        }
+        MetricSnapshots.Builder all = MetricSnapshots.builder();
+        for (MetricSnapshot s : own) {
+            all.metricSnapshot(s);
+        }
+        for (MetricSnapshot s : jvm.scrape()) {
+            all.metricSnapshot(s);
+        }
+        writer.write(out, all.build());
     }
 }
