@@ -227,7 +227,8 @@ final class Demo implements AutoCloseable {
                 fleetPublisher, opts.seed());
         closers.add(fleet);
         // The selector's HTTP API, stopped before the fleet (closers run newest first).
-        selectorApi = DemoSelectorApi.start(fleet, loader, bootstrap, opts.selectorPort(), opts.token(), opts.tokenEnv());
+        selectorApi = DemoSelectorApi.start(fleet, loader, decisions, bootstrap, opts.selectorPort(), opts.token(),
+                opts.tokenEnv());
         closers.add(selectorApi);
 
         checkStop();
