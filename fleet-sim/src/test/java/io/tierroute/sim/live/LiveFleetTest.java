@@ -29,7 +29,7 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The live fleet publishes the engine's realised phases in its completion logs, and paces
+ * The live fleet publishes the engine's realised phases and instants in its completion logs, and paces
  * itself across an operator's hold, over a real broker.
  */
 class LiveFleetTest {
@@ -130,6 +130,47 @@ class LiveFleetTest {
             assertThat(advanced).as("virtual seconds in %.2f wall s after the undrain", wall)
                     .isGreaterThan(2).isLessThan(timeScale * wall + 3);
         }
+    }
+
+    /**
+     * A hold moves the pacing origin; the completion log of a request in flight across it still carries the
+     * instants it arrived and got its first token (before the hold), and a held arrival is dispatched after it.
+     */
+    @Test
+    void completionLogsKeepTheInstantsOfRequestsInFlightAcrossAHold() throws Exception {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        // "hold-long" decodes 400 tokens (≥ 5.7 ms a step: over 2 s); "hold-next" arrives at 0.3 s and is held.
+        List<SimRequest> requests = List.of(f.request("hold-long", 0, 32, ids(5_000), 400, 400, null),
+                f.request("hold-next", 300_000, 32, ids(6_000), 4, 4, null));
+        long drainedAt;
+        long heldAt;
+        long undrainedAt;
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
+             LiveFleet fleet = new LiveFleet(cfg, requests, 1, "test", new ParameterStore(ParameterSet.defaults(1)),
+                     null, publisher, 1).start()) {
+            awaitTrue(() -> fleet.routed() == 1, "hold-long routed");
+            drainAll(fleet, true);
+            drainedAt = System.currentTimeMillis();
+            awaitTrue(() -> fleet.held() == 1, "hold-next held");
+            heldAt = System.currentTimeMillis();
+            Thread.sleep(1500);
+            undrainedAt = System.currentTimeMillis();
+            drainAll(fleet, false);
+            awaitTrue(fleet::done, "the run ended");
+            assertThat(fleet.failure()).isNull();
+        }
+        Map<String, CompletionLog> logs = completions(requests);
+        CompletionLog held = logs.get("hold-next");
+        CompletionLog across = logs.get("hold-long");
+        assertThat(across.getStatus()).isEqualTo(RequestStatus.OK);
+        assertThat(across.getArrivalTimeMs()).as("hold-long arrived before the drain").isLessThanOrEqualTo(drainedAt);
+        assertThat(across.getDispatchedTimeMs()).isEqualTo(across.getArrivalTimeMs());
+        assertThat(across.getFirstTokenTimeMs()).as("hold-long's first token came before the hold")
+                .isBetween(across.getArrivalTimeMs(), heldAt);
+        assertThat(across.getFinishedTimeMs()).as("hold-long finished after the undrain").isGreaterThanOrEqualTo(undrainedAt);
+        assertThat(held.getArrivalTimeMs()).as("hold-next arrived before the hold ended").isLessThanOrEqualTo(heldAt);
+        assertThat(held.getDispatchedTimeMs()).as("hold-next left after the undrain").isGreaterThanOrEqualTo(undrainedAt - 20);
     }
 
     private static void drainAll(LiveFleet fleet, boolean draining) {
