@@ -128,6 +128,47 @@ class SummaryHtmlReporterTest {
                 }
             }
             assertThat(marks).isEqualTo(geomeans);
+            dotsSitAtTheirRatioOnALogAxisGrowingRightwards(svg, summary, metric);
         }
+    }
+
+    /**
+     * Each dot's {@code cx} is a + b·log10(ratio) with b > 0 (one axis for every dot, ahead to the right), and the
+     * solid line at 1 and the dashed one at 0.97 sit on that axis, 1 right of 0.97.
+     */
+    private static void dotsSitAtTheirRatioOnALogAxisGrowingRightwards(Element svg, SeedSummary summary, String metric) {
+        List<Double> logs = new ArrayList<>();
+        for (String policy : summary.policies()) {
+            summary.ratios(1.5, policy, metric).values().forEach(r -> logs.add(Math.log10(r)));
+        }
+        NodeList circles = svg.getElementsByTagName("circle");
+        List<Double> cx = new ArrayList<>();
+        for (int i = 0; i < circles.getLength(); i++) {
+            cx.add(Double.parseDouble(((Element) circles.item(i)).getAttribute("cx")));
+        }
+        int lo = logs.indexOf(java.util.Collections.min(logs));
+        int hi = logs.indexOf(java.util.Collections.max(logs));
+        assertThat(logs.get(hi) - logs.get(lo)).as("the ratios of %s spread", metric).isGreaterThan(0.01);
+        double b = (cx.get(hi) - cx.get(lo)) / (logs.get(hi) - logs.get(lo));
+        double a = cx.get(lo) - b * logs.get(lo);
+        assertThat(b).as("pixels per decade of %s: a higher ratio lies further right", metric).isGreaterThan(100);
+        for (int i = 0; i < cx.size(); i++) {
+            assertThat(cx.get(i)).as("dot %d of %s", i, metric).isCloseTo(a + b * logs.get(i), org.assertj.core.data.Offset.offset(0.11));
+        }
+        double one = Double.NaN;
+        double behind = Double.NaN;
+        NodeList lines = svg.getElementsByTagName("line");
+        for (int i = 0; i < lines.getLength(); i++) {
+            Element line = (Element) lines.item(i);
+            if (line.getAttribute("stroke").equals("#444")) {
+                one = Double.parseDouble(line.getAttribute("x1"));
+            } else if (line.getAttribute("stroke-dasharray").length() > 0) {
+                behind = Double.parseDouble(line.getAttribute("x1"));
+            }
+        }
+        assertThat(one).as("the line at 1").isCloseTo(a, org.assertj.core.data.Offset.offset(0.11));
+        assertThat(behind).as("the line at 0.97").isCloseTo(a + b * Math.log10(SeedSummary.BEHIND),
+                org.assertj.core.data.Offset.offset(0.11));
+        assertThat(one).as("1 lies right of 0.97").isGreaterThan(behind);
     }
 }
