@@ -1,6 +1,5 @@
 package io.tierroute.selector.kafka;
 
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tierroute.schemas.Topics;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.ingest.IndexWriter;
@@ -101,19 +100,9 @@ public final class KafkaServices implements AutoCloseable {
     /** The status block and metrics of these parts. */
     public KafkaPartsReport report() { return report; }
 
-    /** Active version per scope as the rule decides it (all scopes seen), for the params gauge. */
-    public Map<String, Long> scopeVersions() {
-        return report.scopeVersions();
-    }
-
     /** The status block of {@code GET /v1/params}. */
     public Map<String, Object> status() {
         return report.status();
-    }
-
-    /** Registers the parts' metrics. */
-    public void registerMetrics(PrometheusRegistry r) {
-        report.registerMetrics(r);
     }
 
     private static void closeAll(Selector selector, ParameterLoader loader, KvEventConsumer kv, DecisionPublisher d) {
