@@ -165,7 +165,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         if (decisions != null) {
             this.selector.decisionSink(decisions);
         }
-        // JVM collectors too: the fleet runs in the selector's process (the demo), so they describe it.
+        // JVM collectors too: the fleet runs in the selector's process (the demo), so they describe it. They are
+        // registered once per process (SelectorMetrics), so building many fleets leaks no GC listeners.
         this.metrics = new SelectorMetrics(selector, writer, true);
         this.thread = new Thread(this::runSimulation, "tierroute-live-fleet");
         this.thread.setDaemon(true);
