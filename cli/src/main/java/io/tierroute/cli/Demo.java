@@ -77,6 +77,17 @@ final class Demo implements AutoCloseable {
             this(trace, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort, dashboardPort, minSamples,
                     gateMinR2, gateMaxJumpFactor, token, tokenEnv, 0, 0);
         }
+
+        /** Never the operator token: whatever logs or prints the options must not leak it. */
+        @Override
+        public String toString() {
+            return "Options[trace=" + trace + ", workload=" + workload + ", workers=" + workers + ", timeScale=" + timeScale
+                    + ", load=" + load + ", limit=" + limit + ", seed=" + seed + ", scope=" + scope + ", flinkUiPort="
+                    + flinkUiPort + ", dashboardPort=" + dashboardPort + ", minSamples=" + minSamples + ", gateMinR2="
+                    + gateMinR2 + ", gateMaxJumpFactor=" + gateMaxJumpFactor + ", token="
+                    + (token == null || token.isEmpty() ? "unset" : "set") + ", tokenEnv=" + tokenEnv + ", kafkaPort="
+                    + kafkaPort + ", selectorPort=" + selectorPort + "]";
+        }
     }
 
     /** Ctrl-C arrived while the demo was starting; what had started is stopped. */
@@ -227,7 +238,8 @@ final class Demo implements AutoCloseable {
                 fleetPublisher, opts.seed());
         closers.add(fleet);
         // The selector's HTTP API, stopped before the fleet (closers run newest first).
-        selectorApi = DemoSelectorApi.start(fleet, loader, bootstrap, opts.selectorPort(), opts.token(), opts.tokenEnv());
+        selectorApi = DemoSelectorApi.start(fleet, loader, decisions, bootstrap, opts.selectorPort(), opts.token(),
+                opts.tokenEnv());
         closers.add(selectorApi);
 
         checkStop();

@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
                         + "routed from outside would never be served: POST /v1/route is answered only with ?dry_run=true "
                         + "(where a request would go and why; nothing admitted); a plain POST /v1/route and POST "
                         + "/v1/requests/events, /v1/kv-events, /v1/telemetry get 409 with a JSON error. Draining every "
-                        + "worker pauses the fleet until one is undrained.",
+                        + "worker, or marking every one unhealthy (POST /v1/workers/{name}/health), pauses the fleet until "
+                        + "one can take requests again.",
                 "Prints the URLs, then a status line on stderr (requests routed, TTFT p50/p99, active snapshot per "
                         + "scope, the α's served). Stops on Ctrl-C or after --duration and prints a summary. Kafka "
                         + "listens on a free loopback port (printed: the test kit that embeds it picks its ports). "
@@ -276,6 +277,13 @@ final class DemoCommand implements Callable<Integer> {
         }
     }
 
+    /** What the selector API's line says of admin calls: they need the token, or are refused when it is unset. */
+    static String adminNote(String token, String tokenEnv) {
+        return token == null || token.isEmpty()
+                ? "$" + tokenEnv + " is unset: admin calls (drain, undrain, health) are refused"
+                : "admin calls need $" + tokenEnv;
+    }
+
     /** Prints the URLs and the status line until Ctrl-C, --duration or a failure, then the summary; 0 if clean. */
     private int run(Demo demo, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
@@ -284,7 +292,7 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
                 + demo.bootstrap() + ")");
         out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
-                + "/v1/params; admin calls need $" + tokenEnv + "; POST /v1/route only with ?dry_run=true)");
+                + "/v1/params; " + adminNote(System.getenv(tokenEnv), tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
         out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
         out.flush();

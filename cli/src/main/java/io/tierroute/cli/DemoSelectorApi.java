@@ -1,19 +1,19 @@
 package io.tierroute.cli;
 
 import io.tierroute.selector.config.ServerSettings;
+import io.tierroute.selector.kafka.DecisionPublisher;
+import io.tierroute.selector.kafka.KafkaPartsReport;
 import io.tierroute.selector.kafka.ParameterLoader;
 import io.tierroute.selector.server.EmbeddedSelectorApi;
 import io.tierroute.sim.live.LiveFleet;
-
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * The demo's selector on HTTP: selector-runtime's API ({@link EmbeddedSelectorApi}) for the selector the
  * live fleet routes with, on 127.0.0.1. Reads ({@code /metrics}, {@code /v1/workers}, {@code /v1/params},
  * {@code /healthz}) and the admin calls (drain, undrain, health; behind the demo's operator token) work as
- * on {@code tierroute selector}; the data-plane POSTs get 409, except {@code POST /v1/route?dry_run=true}:
- * the fleet is simulated, so a request routed from outside would never be served.
+ * on {@code tierroute selector}, the Kafka parts' metrics and {@code kafka} block included; the data-plane
+ * POSTs get 409, except {@code POST /v1/route?dry_run=true}: the fleet is simulated, so a request routed
+ * from outside would never be served.
  */
 final class DemoSelectorApi {
 
@@ -23,32 +23,20 @@ final class DemoSelectorApi {
     private DemoSelectorApi() {
     }
 
-    /** Serves {@code fleet}'s selector on 127.0.0.1:{@code port} (0: any free port). */
-    static EmbeddedSelectorApi start(LiveFleet fleet, ParameterLoader loader, String bootstrap, int port, String token,
-                                     String tokenEnv) {
+    /**
+     * Serves {@code fleet}'s selector on 127.0.0.1:{@code port} (0: any free port), with the started
+     * {@code loader} and {@code decisions} (the fleet's decision sink) reported as {@code tierroute selector}
+     * reports its own. Call once per fleet: the Kafka metrics go on the fleet's registry.
+     */
+    static EmbeddedSelectorApi start(LiveFleet fleet, ParameterLoader loader, DecisionPublisher decisions,
+                                     String bootstrap, int port, String token, String tokenEnv) {
+        // The demo reads no KV events from Kafka (the fleet applies its own), hence no KV consumer.
+        KafkaPartsReport kafka = new KafkaPartsReport(bootstrap, loader.scope(), fleet.selector(), loader, null,
+                decisions);
+        kafka.register(fleet.metrics());
         // One I/O and a few worker threads: an operator's curl and a Prometheus scrape, not production traffic.
         ServerSettings server = new ServerSettings("127.0.0.1", port, 4 * 1024 * 1024, 1, 4);
         return EmbeddedSelectorApi.start(fleet.selector(), fleet.indexWriter(), fleet.metrics(),
-                new EmbeddedSelectorApi.Settings(server, token, tokenEnv, () -> kafkaStatus(loader, bootstrap),
-                        DATA_PLANE_CLOSED));
-    }
-
-    /**
-     * The {@code kafka} block of {@code GET /v1/params}: where the parameters come from (a reload from a
-     * file is refused: pin or roll back on the dashboard or with {@code tierroute snapshots}).
-     */
-    private static Map<String, Object> kafkaStatus(ParameterLoader loader, String bootstrap) {
-        ParameterLoader.Status st = loader.status();
-        Map<String, Object> params = new LinkedHashMap<>();
-        params.put("ready", st.ready());
-        params.put("applied_version", st.appliedVersion());
-        params.put("swaps", loader.swaps());
-        params.put("bad_records", loader.badRecords());
-        params.put("last_error", st.lastError());
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("bootstrap_servers", bootstrap);
-        m.put("scope", loader.scope());
-        m.put("params", params);
-        return m;
+                new EmbeddedSelectorApi.Settings(server, token, tokenEnv, kafka::status, DATA_PLANE_CLOSED));
     }
 }

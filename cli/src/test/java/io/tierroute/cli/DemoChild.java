@@ -53,6 +53,11 @@ final class DemoChild implements AutoCloseable {
 
     /** Starts {@code tierroute demo <args>} with its log and temporary directory under {@code dir}. */
     static DemoChild start(Path dir, List<String> args) throws IOException {
+        return start(dir, args, java.util.Map.of());
+    }
+
+    /** As above, with {@code env} added to the environment the demo inherits. */
+    static DemoChild start(Path dir, List<String> args, java.util.Map<String, String> env) throws IOException {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<Path> classpath = Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.isBlank()).map(Path::of).toList();
@@ -63,7 +68,7 @@ final class DemoChild implements AutoCloseable {
         ChildJvm jvm = ChildJvm.start(new ChildJvm.Spec("tierroute-demo", classpath,
                 List.of("-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dfile.encoding=UTF-8"),
                 TierrouteCommand.class.getName(), all, dir.resolve("demo.log"), dir,
-                "demo-test-" + UUID.randomUUID()));
+                "demo-test-" + UUID.randomUUID()), env);
         return new DemoChild(jvm, tmp);
     }
 

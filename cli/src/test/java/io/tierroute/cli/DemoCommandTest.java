@@ -2,6 +2,19 @@ package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.kafka.KafkaServices;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.SelectorSettings;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import io.tierroute.sim.live.LiveFleet;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;
@@ -11,6 +24,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,6 +59,7 @@ class DemoCommandTest {
                     HttpResponse.BodyHandlers.ofString());
             assertThat(status.statusCode()).as(status.body()).isEqualTo(200);
             assertThat(demo.statusLine()).contains("routed").contains("default=v");
+            showsTheKafkaPartsAsTheStandaloneSelectorDoes(demo);
             drainingEveryWorkerPausesTheFleetUntilOneIsBack(demo);
         }
 
@@ -58,6 +73,39 @@ class DemoCommandTest {
         assertThat(out.toString()).contains("Flink web UI:", "dashboard:", "Kafka bootstrap:", "--duration reached",
                 "requests: ").doesNotContain("requests: 0 routed");
         assertThat(err.toString()).contains("routed", "TTFT p50");
+    }
+
+    /**
+     * The demo's /metrics and /v1/params show the Kafka parts as {@code tierroute selector} does: the same
+     * {@code kafka} block (keys, to every depth) as a standalone selector's Kafka parts on the same broker.
+     */
+    private static void showsTheKafkaPartsAsTheStandaloneSelectorDoes(Demo demo) throws Exception {
+        JsonNode demoBlock = new DemoSelectorApiAssertions(demo.selectorUri()).assertShowsTheKafkaParts();
+        List<WorkerSpec> specs = LiveFleet.workerNames(8).stream().map(w -> WorkerSpec.of(w, 1_000_000)).toList();
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(8).build();
+        DirectIndexWriter writer = new DirectIndexWriter(index);
+        ParameterStore store = new ParameterStore(ParameterSet.defaults(8));
+        Selector selector = new Selector(SelectorSettings.builder(specs).build(), index, writer, store, System::nanoTime);
+        // As the demo's: params and decisions on, KV events off (the fleet applies its own).
+        KafkaSettings ks = KafkaSettings.defaults(demo.bootstrap()).withScope("default")
+                .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
+        try (KafkaServices standalone = KafkaServices.start(ks, selector, store, writer, CostParameters.DEFAULTS, 0.5)) {
+            JsonNode standaloneBlock = new ObjectMapper().valueToTree(standalone.status());
+            assertThat(keys(demoBlock, "")).as(demoBlock.toString()).isEqualTo(keys(standaloneBlock, ""))
+                    .contains("params.scopes.*.pinned_version", "params.scopes.*.control_sequence", "params.startup_ms",
+                            "params.restarts", "decisions.sent", "decisions.sink_errors");
+        }
+    }
+
+    /** Every key path of {@code node}, a scope's name written as {@code *}. */
+    private static java.util.SortedSet<String> keys(JsonNode node, String prefix) {
+        java.util.SortedSet<String> out = new java.util.TreeSet<>();
+        node.fields().forEachRemaining(e -> {
+            String path = prefix + (prefix.endsWith("scopes.") ? "*" : e.getKey());
+            out.add(path);
+            out.addAll(keys(e.getValue(), path + "."));
+        });
+        return out;
     }
 
     /**

@@ -12,6 +12,25 @@ import org.junit.jupiter.api.Test;
 class DemoOptionsTest {
 
     @Test
+    void theOptionsNeverPrintTheOperatorToken() {
+        Demo.Options o = new Demo.Options(null, "chat", 8, 10, 1, 0, 1, "default", 0, 0, 100, 0.3, 50,
+                "s3cret-operator-token", "TIERROUTE_ADMIN_TOKEN");
+        assertThat(o.toString()).doesNotContain("s3cret").contains("token=set", "tokenEnv=TIERROUTE_ADMIN_TOKEN",
+                "selectorPort=0", "workload=chat");
+        assertThat(new Demo.Options(null, "chat", 8, 10, 1, 0, 1, "default", 0, 0, 100, 0.3, 50, null, "X").toString())
+                .contains("token=unset");
+    }
+
+    @Test
+    void theSelectorApiLineSaysWhetherAdminCallsCanWork() {
+        assertThat(DemoCommand.adminNote("t", "MY_TOKEN")).isEqualTo("admin calls need $MY_TOKEN");
+        for (String unset : new String[] {null, ""}) {
+            assertThat(DemoCommand.adminNote(unset, "MY_TOKEN")).isEqualTo(
+                    "$MY_TOKEN is unset: admin calls (drain, undrain, health) are refused");
+        }
+    }
+
+    @Test
     void aNonPositiveDurationIsRefusedUpFront() {
         for (String d : new String[] {"-5s", "0s"}) {
             String[] r = run("demo", "--workload", "chat", "--duration", d);

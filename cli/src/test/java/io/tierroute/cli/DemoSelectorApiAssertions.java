@@ -40,8 +40,25 @@ final class DemoSelectorApiAssertions {
         assertDataPlaneRefusedButDryRun();
         HttpResponse<String> health = send(get("/healthz"));
         assertThat(health.statusCode()).isEqualTo(200);
+        assertShowsTheKafkaParts();
+    }
+
+    /**
+     * The Kafka parts as {@code tierroute selector} shows them: the loader's and the decision publisher's
+     * metrics (which dashboards/grafana/selector.json charts) and their {@code kafka} block in /v1/params.
+     * Returns that block.
+     */
+    JsonNode assertShowsTheKafkaParts() throws Exception {
+        HttpResponse<String> metrics = send(get("/metrics"));
+        assertThat(metrics.body()).contains("tierroute_params_swaps_total ", "tierroute_params_ready 1.0",
+                "tierroute_params_records_read_total{topic=", "tierroute_params_pinned{scope=",
+                "tierroute_decisions_sent_total ", "tierroute_decisions_acknowledged_total ",
+                "tierroute_decisions_dropped_total{reason=\"buffer_full\"}", "tierroute_decisions_backlog ");
         JsonNode params = json(send(get("/v1/params")), 200);
-        assertThat(params.path("kafka").path("params").path("ready").asBoolean()).as(params.toString()).isTrue();
+        JsonNode kafka = params.path("kafka");
+        assertThat(kafka.path("params").path("ready").asBoolean()).as(params.toString()).isTrue();
+        assertThat(kafka.path("decisions").path("sent").asLong()).as(params.toString()).isPositive();
+        return kafka;
     }
 
     /** tierroute_routes_total{outcome="routed"} is above 0 and grows while the fleet runs. */

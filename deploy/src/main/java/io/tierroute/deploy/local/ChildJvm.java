@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,14 @@ public final class ChildJvm {
 
     /** Starts the process; its output is appended to {@code spec.logFile()}. */
     public static ChildJvm start(Spec spec) {
+        return start(spec, Map.of());
+    }
+
+    /**
+     * As {@link #start(Spec)}, with {@code env} added to the environment the child inherits (e.g. a secret its
+     * caller made up, so that it need not be set outside).
+     */
+    public static ChildJvm start(Spec spec, Map<String, String> env) {
         try {
             Files.createDirectories(spec.logFile().toAbsolutePath().getParent());
             Files.createDirectories(spec.workDir());
@@ -78,6 +87,7 @@ public final class ChildJvm {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(spec.logFile().toFile()))
                     .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            pb.environment().putAll(env);
             return new ChildJvm(spec, pb.start());
         } catch (IOException e) {
             throw new IllegalStateException("could not start " + spec.name() + ": " + e.getMessage(), e);

@@ -32,13 +32,13 @@ public final class HtmlReporter implements Reporter {
         List<String> policies = reports.stream().map(RunReport::policy).distinct().toList();
         List<Double> loads = reports.stream().map(RunReport::load).distinct().sorted().toList();
         StringBuilder sb = new StringBuilder();
-        sb.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>").append(esc(title)).append("</title>")
+        sb.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>").append(Html.escape(title)).append("</title>")
                 .append("<style>body{font:14px sans-serif;margin:24px}svg{border:1px solid #ddd;margin:8px}"
                         + "table{border-collapse:collapse;font:12px monospace}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
                         + ".legend span{display:inline-block;margin-right:12px}</style></head><body>");
-        sb.append("<h1>").append(esc(title)).append("</h1><div class=\"legend\">");
+        sb.append("<h1>").append(Html.escape(title)).append("</h1><div class=\"legend\">");
         for (int i = 0; i < policies.size(); i++) {
-            sb.append("<span style=\"color:").append(color(i)).append("\">&#9632; ").append(esc(policies.get(i))).append("</span>");
+            sb.append("<span style=\"color:").append(color(i)).append("\">&#9632; ").append(Html.escape(policies.get(i))).append("</span>");
         }
         sb.append("</div><h2>TTFT CDF</h2>");
         for (double load : loads) {
@@ -64,8 +64,8 @@ public final class HtmlReporter implements Reporter {
             sb.append("</tr>");
             for (RunReport r : reports) {
                 if (r.load() == load) {
-                    sb.append("<tr><td style=\"text-align:left\">").append(esc(r.policy())).append("</td><td style=\"text-align:left\">")
-                            .append(esc(r.version())).append("</td>");
+                    sb.append("<tr><td style=\"text-align:left\">").append(Html.escape(r.policy())).append("</td><td style=\"text-align:left\">")
+                            .append(Html.escape(r.version())).append("</td>");
                     for (String m : RunReport.METRICS) {
                         sb.append("<td>").append(TableReporter.format(r.get(m))).append("</td>");
                     }
@@ -125,7 +125,7 @@ public final class HtmlReporter implements Reporter {
         maxY = logX ? 1.0 : (maxY <= 0 ? 1 : maxY * 1.05);
         StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\"><text x=\"%d\" y=\"16\">%s</text>",
-                W, H, PAD, esc(title)));
+                W, H, PAD, Html.escape(title)));
         sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>", PAD, H - PAD, W - 10, H - PAD));
         sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\"/>", PAD, 24, PAD, H - PAD));
         for (int i = 0; i <= 4; i++) {
@@ -136,7 +136,7 @@ public final class HtmlReporter implements Reporter {
             sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%.0f\" font-size=\"10\">%s</text>", py(yv, maxY) + 3,
                     TableReporter.format(yv)));
         }
-        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>", W / 2, H - 8, esc(xLabel)));
+        sb.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"11\">%s</text>", W / 2, H - 8, Html.escape(xLabel)));
         for (int i = 0; i < series.size(); i++) {
             List<double[]> s = series.get(i);
             if (s.isEmpty()) {
@@ -148,7 +148,7 @@ public final class HtmlReporter implements Reporter {
                 path.append(String.format(Locale.ROOT, "%.1f,%.1f ", px(x, minX, maxX), py(p[1], maxY)));
             }
             sb.append("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"").append(color(i)).append("\" points=\"")
-                    .append(path).append("\"><title>").append(esc(yLabel)).append("</title></polyline>");
+                    .append(path).append("\"><title>").append(Html.escape(yLabel)).append("</title></polyline>");
         }
         return sb.append("</svg>").toString();
     }
@@ -164,9 +164,5 @@ public final class HtmlReporter implements Reporter {
     /** The colour of the {@code i}-th policy; the summary page uses the same, so a policy keeps its colour across pages. */
     static String color(int i) {
         return COLORS[i % COLORS.length];
-    }
-
-    private static String esc(String s) {
-        return Html.escape(s);
     }
 }

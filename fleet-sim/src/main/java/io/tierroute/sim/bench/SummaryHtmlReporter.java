@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * {@code summary.html} of a several-seed benchmark: one self-contained page like {@link HtmlReporter}'s (inline
  * SVG and CSS, no scripts, no CDN). Per load, a table of policies × {@link SeedSummary#METRICS} (geometric mean
- * over the seeds [min–max], the best policy of each column highlighted) and, per latency, a strip chart of each
+ * over the seeds [min–max], the best policy of each column among those with every seed in highlighted) and, per latency, a strip chart of each
  * seed's ratio best other policy / this policy, so the seed-to-seed spread behind a mean shows at a glance;
  * links to every seed's own report. The markup is XHTML-compatible (every element closed, no named entities
  * beyond XML's), so an XML parser can check it.
@@ -51,8 +51,9 @@ public final class SummaryHtmlReporter {
                 .append(Html.escape(String.join(", ", loads.stream().map(SummaryHtmlReporter::load).toList())))
                 .append(" · policies ").append(Html.escape(String.join(", ", policies))).append("</p>");
         sb.append("<p class=\"note\">Each cell: the geometric mean over the seeds [min–max]; highlighted: the best policy of "
-                + "the column (lowest latency, highest throughput). A run in which the policy rejected every request has no "
-                + "latency and is left out (the cell then says how many seeds are in). Charts: each seed's ratio best other "
+                + "the column (lowest latency, highest throughput) among those with every seed in. A run in which the policy "
+                + "rejected every request has no latency and is left out (the cell then says how many seeds are in, and "
+                + "the policy does not compete for the highlight). Charts: each seed's ratio best other "
                 + "policy / this policy (&gt; 1: better than every other policy of that seed), one dot per seed, the black "
                 + "bar at the geometric mean; solid line at 1, dashed line at " + SeedSummary.BEHIND
                 + " (more than 3 % behind, shaded). Hover a dot for its seed.</p>");
@@ -100,7 +101,7 @@ public final class SummaryHtmlReporter {
                     sb.append("<td>n/a</td>");
                     continue;
                 }
-                boolean best = !Double.isNaN(r.geomean()) && r.geomean() == best(load, metric, policies, rows);
+                boolean best = r.seeds() == seedCount && r.geomean() == best(load, metric, policies, rows, seedCount);
                 sb.append("<td").append(best ? " class=\"best\"" : "")
                         .append(" data-load=\"").append(r.load()).append("\" data-policy=\"").append(Html.escape(policy))
                         .append("\" data-metric=\"").append(Html.escape(metric))
@@ -124,13 +125,18 @@ public final class SummaryHtmlReporter {
         sb.append("</table>");
     }
 
-    /** The best geomean of a column: the lowest latency, or the highest throughput; NaN when no policy has one. */
-    private static double best(double load, String metric, List<String> policies, Map<String, SeedSummary.Row> rows) {
+    /**
+     * The best geomean of a column among the policies with a value on every seed: the lowest latency, or the
+     * highest throughput; NaN when no such policy has one. A policy left out on some seeds (it rejected every
+     * request there) does not compete: its mean is over the seeds it coped with, often the easy ones.
+     */
+    private static double best(double load, String metric, List<String> policies, Map<String, SeedSummary.Row> rows,
+                               int seedCount) {
         boolean lowerIsBetter = SeedSummary.RATIO_METRICS.contains(metric);
         double best = Double.NaN;
         for (String policy : policies) {
             SeedSummary.Row r = rows.get(key(load, policy, metric));
-            double v = r == null ? Double.NaN : r.geomean();
+            double v = r == null || r.seeds() < seedCount ? Double.NaN : r.geomean();
             if (!Double.isNaN(v) && (Double.isNaN(best) || (lowerIsBetter ? v < best : v > best))) {
                 best = v;
             }

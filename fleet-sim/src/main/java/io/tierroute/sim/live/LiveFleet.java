@@ -66,8 +66,34 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         }
     }
 
-    private record InFlight(long arrivalMicros, int worker, int isl, int[] cachedPerTier, String workflow, String step,
-                            long[] firstToken) {}
+    /**
+     * A routed request until it finishes. Its wall-clock instants are taken when they happen, not recomputed
+     * at the end from the pacing origin, which a hold moves: an arrival before a hold stays before it.
+     */
+    private static final class InFlight {
+        final long arrivalMicros;
+        final long arrivalEpochMs;
+        final long dispatchedEpochMs; // later than the arrival when the arrival waited for a worker
+        final int worker;
+        final int isl;
+        final int[] cachedPerTier;
+        final String workflow;
+        final String step;
+        long firstTokenMicros = -1;
+        long firstTokenEpochMs = -1;
+
+        InFlight(long arrivalMicros, long arrivalEpochMs, long dispatchedEpochMs, int worker, int isl, int[] cachedPerTier,
+                 String workflow, String step) {
+            this.arrivalMicros = arrivalMicros;
+            this.arrivalEpochMs = arrivalEpochMs;
+            this.dispatchedEpochMs = dispatchedEpochMs;
+            this.worker = worker;
+            this.isl = isl;
+            this.cachedPerTier = cachedPerTier;
+            this.workflow = workflow;
+            this.step = step;
+        }
+    }
 
     private final EngineConfig cfg;
     private final List<SimRequest> requests;
@@ -139,7 +165,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         if (decisions != null) {
             this.selector.decisionSink(decisions);
         }
-        // JVM collectors too: the fleet runs in the selector's process (the demo), so they describe it.
+        // JVM collectors too: the fleet runs in the selector's process (the demo), so they describe it. They are
+        // registered once per process (SelectorMetrics), so building many fleets leaks no GC listeners.
         this.metrics = new SelectorMetrics(selector, writer, true);
         this.thread = new Thread(this::runSimulation, "tierroute-live-fleet");
         this.thread.setDaemon(true);
@@ -287,7 +314,9 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 false);
+        long arrivalEpochMs = epochMs(r.arrivalMicros());
         RouteDecision d = admit(req);
+        long dispatchedEpochMs = epochMs(nowMicros); // after a hold the origin has moved: the instant it left
         int w = d.workerIndex();
         // What the chosen engine holds of the prompt right now, per tier: the cached tokens it will report.
         // The engine side (not the router): what the chosen engine holds of the prompt now, per tier, is
@@ -297,8 +326,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         for (int t = 0; t < Tier.COUNT; t++) {
             cached[t] = scratch[t] * cfg.blockSize();
         }
-        inFlight.put(r.id(), new InFlight(r.arrivalMicros(), w, r.promptTokens(), cached,
-                a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step()), new long[] {-1}));
+        inFlight.put(r.id(), new InFlight(r.arrivalMicros(), arrivalEpochMs, dispatchedEpochMs, w, r.promptTokens(), cached,
+                a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step())));
         routed.increment();
         return w;
     }
@@ -354,9 +383,10 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
         InFlight f = inFlight.get(r.id());
         if (f != null) {
-            f.firstToken()[0] = nowMicros;
+            f.firstTokenMicros = nowMicros;
+            f.firstTokenEpochMs = epochMs(nowMicros);
             synchronized (ttft) {
-                ttft.recordValue(Math.max(0, Math.min(ttft.getHighestTrackableValue(), nowMicros - f.arrivalMicros())));
+                ttft.recordValue(Math.max(0, Math.min(ttft.getHighestTrackableValue(), nowMicros - f.arrivalMicros)));
             }
         }
     }
@@ -371,11 +401,11 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         if (f == null) {
             return;
         }
-        boolean ok = c != null && f.firstToken()[0] >= 0;
+        boolean ok = c != null && f.firstTokenMicros >= 0;
         List<TierTokens> cachedTokens = new ArrayList<>();
         long cachedSum = 0;
         for (int t = 0; t < Tier.COUNT; t++) {
-            int tokens = (int) Math.min(f.cachedPerTier()[t], Math.max(0, f.isl() - 1 - cachedSum));
+            int tokens = (int) Math.min(f.cachedPerTier[t], Math.max(0, f.isl - 1 - cachedSum));
             if (tokens > 0) {
                 cachedTokens.add(TierTokens.newBuilder().setTier(io.tierroute.schemas.avro.Tier.valueOf(Tier.ofOrdinal(t).name()))
                         .setTokens(tokens).build());
@@ -383,17 +413,16 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             }
         }
         // Realised phases as the engine measured them (virtual µs): queue wait + tier load + prefill = TTFT.
-        long first = ok ? f.arrivalMicros() + c.ttftMicros() : -1;
-        publisher.completion(CompletionLog.newBuilder().setRequestId(r.id()).setWorker(FleetPublisher.worker(f.worker()))
-                .setScope(scope).setModel(cfg.model()).setArrivalTimeMs(epochMs(f.arrivalMicros()))
-                .setDispatchedTimeMs(epochMs(f.arrivalMicros())).setFirstTokenTimeMs(ok ? epochMs(first) : null)
+        publisher.completion(CompletionLog.newBuilder().setRequestId(r.id()).setWorker(FleetPublisher.worker(f.worker))
+                .setScope(scope).setModel(cfg.model()).setArrivalTimeMs(f.arrivalEpochMs)
+                .setDispatchedTimeMs(f.dispatchedEpochMs).setFirstTokenTimeMs(ok ? f.firstTokenEpochMs : null)
                 .setFinishedTimeMs(epochMs(nowMicros)).setQueueWaitUs(ok ? c.queueWaitMicros() : 0)
                 .setPrefillUs(ok ? c.prefillMicros() : 0).setTierLoadUs(ok ? c.tierLoadMicros() : 0)
-                .setDecodeUs(ok ? c.decodeMicros() : 0).setTtftUs(ok ? c.ttftMicros() : null).setInputTokens(f.isl())
+                .setDecodeUs(ok ? c.decodeMicros() : 0).setTtftUs(ok ? c.ttftMicros() : null).setInputTokens(f.isl)
                 .setOutputTokens(outputTokens).setCachedTokens(cachedTokens)
                 .setStatus(ok ? RequestStatus.OK : RequestStatus.FAILED)
                 .setStatusDetail(ok ? null : "the prompt does not fit the worker's KV cache")
-                .setWorkflowId(f.workflow()).setStepId(f.step()).build());
+                .setWorkflowId(f.workflow).setStepId(f.step).build());
         if (ok) {
             finished.increment();
         } else {

@@ -128,6 +128,95 @@ class SummaryHtmlReporterTest {
                 }
             }
             assertThat(marks).isEqualTo(geomeans);
+            dotsSitAtTheirRatioOnALogAxisGrowingRightwards(svg, summary, metric);
         }
+    }
+
+    /**
+     * Each dot's {@code cx} is a + b·log10(ratio) with b > 0 (one axis for every dot, ahead to the right), and the
+     * solid line at 1 and the dashed one at 0.97 sit on that axis, 1 right of 0.97.
+     */
+    private static void dotsSitAtTheirRatioOnALogAxisGrowingRightwards(Element svg, SeedSummary summary, String metric) {
+        List<Double> logs = new ArrayList<>();
+        for (String policy : summary.policies()) {
+            summary.ratios(1.5, policy, metric).values().forEach(r -> logs.add(Math.log10(r)));
+        }
+        NodeList circles = svg.getElementsByTagName("circle");
+        List<Double> cx = new ArrayList<>();
+        for (int i = 0; i < circles.getLength(); i++) {
+            cx.add(Double.parseDouble(((Element) circles.item(i)).getAttribute("cx")));
+        }
+        int lo = logs.indexOf(java.util.Collections.min(logs));
+        int hi = logs.indexOf(java.util.Collections.max(logs));
+        assertThat(logs.get(hi) - logs.get(lo)).as("the ratios of %s spread", metric).isGreaterThan(0.01);
+        double b = (cx.get(hi) - cx.get(lo)) / (logs.get(hi) - logs.get(lo));
+        double a = cx.get(lo) - b * logs.get(lo);
+        assertThat(b).as("pixels per decade of %s: a higher ratio lies further right", metric).isGreaterThan(100);
+        for (int i = 0; i < cx.size(); i++) {
+            assertThat(cx.get(i)).as("dot %d of %s", i, metric).isCloseTo(a + b * logs.get(i), org.assertj.core.data.Offset.offset(0.11));
+        }
+        double one = Double.NaN;
+        double behind = Double.NaN;
+        NodeList lines = svg.getElementsByTagName("line");
+        for (int i = 0; i < lines.getLength(); i++) {
+            Element line = (Element) lines.item(i);
+            if (line.getAttribute("stroke").equals("#444")) {
+                one = Double.parseDouble(line.getAttribute("x1"));
+            } else if (line.getAttribute("stroke-dasharray").length() > 0) {
+                behind = Double.parseDouble(line.getAttribute("x1"));
+            }
+        }
+        assertThat(one).as("the line at 1").isCloseTo(a, org.assertj.core.data.Offset.offset(0.11));
+        assertThat(behind).as("the line at 0.97").isCloseTo(a + b * Math.log10(SeedSummary.BEHIND),
+                org.assertj.core.data.Offset.offset(0.11));
+        assertThat(one).as("1 lies right of 0.97").isGreaterThan(behind);
+    }
+
+    /**
+     * A policy that rejected everything on some seeds has a mean over the seeds it coped with; it does not
+     * compete for the highlight with the policies measured on every seed, and its cell says how many seeds it has.
+     */
+    @Test
+    void onlyPoliciesWithEverySeedInCompeteForTheBestCell() throws Exception {
+        SeedSummary summary = new SeedSummary();
+        summary.add(1, List.of(run("steady", 2_000_000), run("partial", 1_000_000)));
+        summary.add(2, List.of(run("steady", 2_000_000), rejectedAll("partial")));
+        summary.add(3, List.of(run("steady", 2_000_000), rejectedAll("partial")));
+        Document doc = parse(SummaryHtmlReporter.render("t", summary));
+
+        List<String> best = new ArrayList<>();
+        Element partialP99 = null;
+        NodeList tds = doc.getElementsByTagName("td");
+        for (int i = 0; i < tds.getLength(); i++) {
+            Element td = (Element) tds.item(i);
+            if (td.getAttribute("class").equals("best")) {
+                best.add(td.getAttribute("data-policy") + " " + td.getAttribute("data-metric"));
+            }
+            if (td.getAttribute("data-policy").equals("partial") && td.getAttribute("data-metric").equals("ttft_p99_s")) {
+                partialP99 = td;
+            }
+        }
+        assertThat(best).contains("steady ttft_p99_s", "steady ttft_mean_s").allMatch(c -> c.startsWith("steady "));
+        assertThat(partialP99).isNotNull();
+        assertThat(Double.parseDouble(partialP99.getAttribute("data-geomean"))).as("partial's lower mean, over 1 seed")
+                .isLessThan(2);
+        assertThat(partialP99.getTextContent()).contains("(1/3 seeds)");
+    }
+
+    /** One completed request with this TTFT (and twice it as JCT), at load 1. */
+    private static RunReport run(String policy, long ttftMicros) {
+        io.tierroute.sim.engine.EngineConfig cfg = io.tierroute.sim.engine.EngineConfig.builder().workers(1).build();
+        SimRequest r = new io.tierroute.sim.workload.RequestFactory(cfg.model(), cfg.blockSize())
+                .request(policy + "-r", 0, 64, new long[] {1, 2, 3, 4}, 10, 10, null);
+        io.tierroute.sim.policy.Completion c = new io.tierroute.sim.policy.Completion(r, 0, 0, 0, ttftMicros, ttftMicros,
+                ttftMicros, 10, new int[io.tierroute.selector.protocol.Tier.COUNT], 64, 0, 2 * ttftMicros);
+        return RunReport.of(new io.tierroute.sim.engine.SimResult(policy, "v", List.of(c), 0,
+                List.of(new io.tierroute.sim.engine.SimResult.WorkerStats(1, 1, 0, 64, 10, 0, 0, 0)), 2 * ttftMicros, 1), 1);
+    }
+
+    /** A run in which the policy rejected all 50 requests, at load 1. */
+    private static RunReport rejectedAll(String policy) {
+        return RunReport.of(new io.tierroute.sim.engine.SimResult(policy, "v", List.of(), 50,
+                List.of(new io.tierroute.sim.engine.SimResult.WorkerStats(0, 0, 0, 0, 0, 0, 0, 0)), 0, 1), 1);
     }
 }

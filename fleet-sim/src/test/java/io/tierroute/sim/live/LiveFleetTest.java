@@ -19,6 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,10 @@ import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The live fleet publishes the engine's realised phases in its completion logs, over a real broker. */
+/**
+ * The live fleet publishes the engine's realised phases and instants in its completion logs, and paces
+ * itself across an operator's hold, over a real broker.
+ */
 class LiveFleetTest {
 
     private static EmbeddedKafka kafka;
@@ -73,7 +77,7 @@ class LiveFleetTest {
             assertThat(fleet.failure()).isNull();
         }
 
-        Map<String, CompletionLog> logs = completions(requests.size());
+        Map<String, CompletionLog> logs = completions(requests);
         assertThat(logs).containsOnlyKeys("first", "other", "again", "q1", "q2");
         assertThat(logs.values()).allSatisfy(c -> {
             assertThat(c.getStatus()).isEqualTo(RequestStatus.OK);
@@ -92,7 +96,101 @@ class LiveFleetTest {
         assertThat(logs.get("q2").getQueueWaitUs()).isGreaterThan(0);
     }
 
-    private static Map<String, CompletionLog> completions(int expected) {
+    /**
+     * An arrival held while every worker is drained (an operator's hold) leaves the pacing where it was: once
+     * a worker is back, the virtual clock goes on at the time scale instead of replaying the held wall time at
+     * once (which would burst the fleet's requests, telemetry and completions).
+     */
+    @Test
+    void afterAHoldTheFleetResumesAtTheTimeScaleInsteadOfCatchingUp() throws Exception {
+        EngineConfig cfg = EngineConfig.builder().workers(2).blockSize(16).hbmCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 400; i++) { // one every 0.1 virtual s: 40 s, 4 wall seconds at time scale 10
+            requests.add(f.request("pace-" + i, i * 100_000L, 32, ids(1_000 + 10L * i), 4, 4, null));
+        }
+        double timeScale = 10;
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 2, cfg.model());
+             LiveFleet fleet = new LiveFleet(cfg, requests, timeScale, "test", new ParameterStore(ParameterSet.defaults(2)),
+                     null, publisher, 1).start()) {
+            awaitTrue(() -> fleet.routed() >= 5, "five routes");
+            drainAll(fleet, true);
+            awaitTrue(() -> fleet.held() == 1, "an arrival held");
+            double atHold = fleet.virtualSeconds();
+            Thread.sleep(1500);
+            assertThat(fleet.virtualSeconds()).as("the virtual clock stands still during the hold").isEqualTo(atHold);
+
+            drainAll(fleet, false);
+            long t0 = System.nanoTime();
+            Thread.sleep(1000);
+            double advanced = fleet.virtualSeconds() - atHold;
+            double wall = (System.nanoTime() - t0) / 1e9;
+            assertThat(fleet.failure()).isNull();
+            // At the time scale: ~10 virtual s in this ~1 s; catching up would jump the 15 s of the hold at once.
+            assertThat(advanced).as("virtual seconds in %.2f wall s after the undrain", wall)
+                    .isGreaterThan(2).isLessThan(timeScale * wall + 3);
+        }
+    }
+
+    /**
+     * A hold moves the pacing origin; the completion log of a request in flight across it still carries the
+     * instants it arrived and got its first token (before the hold), and a held arrival is dispatched after it.
+     */
+    @Test
+    void completionLogsKeepTheInstantsOfRequestsInFlightAcrossAHold() throws Exception {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        // "hold-long" decodes 400 tokens (≥ 5.7 ms a step: over 2 s); "hold-next" arrives at 0.3 s and is held.
+        List<SimRequest> requests = List.of(f.request("hold-long", 0, 32, ids(5_000), 400, 400, null),
+                f.request("hold-next", 300_000, 32, ids(6_000), 4, 4, null));
+        long drainedAt;
+        long heldAt;
+        long undrainedAt;
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
+             LiveFleet fleet = new LiveFleet(cfg, requests, 1, "test", new ParameterStore(ParameterSet.defaults(1)),
+                     null, publisher, 1).start()) {
+            awaitTrue(() -> fleet.routed() == 1, "hold-long routed");
+            drainAll(fleet, true);
+            drainedAt = System.currentTimeMillis();
+            awaitTrue(() -> fleet.held() == 1, "hold-next held");
+            heldAt = System.currentTimeMillis();
+            Thread.sleep(1500);
+            undrainedAt = System.currentTimeMillis();
+            drainAll(fleet, false);
+            awaitTrue(fleet::done, "the run ended");
+            assertThat(fleet.failure()).isNull();
+        }
+        Map<String, CompletionLog> logs = completions(requests);
+        CompletionLog held = logs.get("hold-next");
+        CompletionLog across = logs.get("hold-long");
+        assertThat(across.getStatus()).isEqualTo(RequestStatus.OK);
+        assertThat(across.getArrivalTimeMs()).as("hold-long arrived before the drain").isLessThanOrEqualTo(drainedAt);
+        assertThat(across.getDispatchedTimeMs()).isEqualTo(across.getArrivalTimeMs());
+        assertThat(across.getFirstTokenTimeMs()).as("hold-long's first token came before the hold")
+                .isBetween(across.getArrivalTimeMs(), heldAt);
+        assertThat(across.getFinishedTimeMs()).as("hold-long finished after the undrain").isGreaterThanOrEqualTo(undrainedAt);
+        assertThat(held.getArrivalTimeMs()).as("hold-next arrived before the hold ended").isLessThanOrEqualTo(heldAt);
+        assertThat(held.getDispatchedTimeMs()).as("hold-next left after the undrain").isGreaterThanOrEqualTo(undrainedAt - 20);
+    }
+
+    private static void drainAll(LiveFleet fleet, boolean draining) {
+        for (int w = 0; w < fleet.selector().registry().size(); w++) {
+            fleet.selector().setDraining(w, draining);
+        }
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(condition.getAsBoolean()).as(what).isTrue();
+    }
+
+    /** The completion logs of {@code requests} (other tests' logs on the topic are skipped). */
+    private static Map<String, CompletionLog> completions(List<SimRequest> requests) {
+        java.util.Set<String> wanted = new java.util.HashSet<>();
+        requests.forEach(r -> wanted.add(r.id()));
         Properties p = new Properties();
         p.put("bootstrap.servers", kafka.bootstrapServers());
         p.put("group.id", "live-fleet-test-" + UUID.randomUUID());
@@ -101,10 +199,12 @@ class LiveFleetTest {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of(Topics.COMPLETIONS));
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (out.size() < expected && System.nanoTime() < deadline) {
+            while (out.size() < wanted.size() && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     CompletionLog log = Codecs.COMPLETION_LOG.decode(r.value());
-                    out.put(log.getRequestId().toString(), log);
+                    if (wanted.contains(log.getRequestId().toString())) {
+                        out.put(log.getRequestId().toString(), log);
+                    }
                 }
             }
         }

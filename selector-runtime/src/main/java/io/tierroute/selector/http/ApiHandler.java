@@ -206,7 +206,7 @@ public final class ApiHandler implements HttpHandler {
             // ?dry_run=true: where would it go and why, with nothing admitted (operators' what-if).
             future = isDryRun(ex) ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
         } catch (JsonProcessingException e) {
-            metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+            countRoute(ex, RouteOutcome.INVALID, start);
             throw e;
         } catch (RuntimeException e) {
             answerRoute(ex, null, e, start);
@@ -224,6 +224,11 @@ public final class ApiHandler implements HttpHandler {
         }
     }
 
+    /** A dry run is counted as one ({@code outcome="dry_run"}) whatever its answer, never as a route. */
+    private void countRoute(HttpServerExchange ex, RouteOutcome outcome, long start) {
+        metrics.route(isDryRun(ex) ? RouteOutcome.DRY_RUN : outcome, System.nanoTime() - start);
+    }
+
     private void answerRoute(HttpServerExchange ex, RouteDecision d, Throwable err, long start) {
         if (err == null && d == null) {
             err = new IllegalStateException("route completed without a decision");
@@ -233,23 +238,23 @@ public final class ApiHandler implements HttpHandler {
         }
         try {
             if (err == null) {
-                metrics.route(RouteOutcome.ROUTED, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.ROUTED, start);
                 sendJson(ex, 200, RouteJson.write(d));
             } else if (err instanceof NoCapacityException) {
-                metrics.route(RouteOutcome.NO_CAPACITY, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.NO_CAPACITY, start);
                 ex.getResponseHeaders().put(Headers.RETRY_AFTER, "1");
                 error(ex, 503, err.getMessage());
             } else if (err instanceof ApiError a) {
-                metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.INVALID, start);
                 error(ex, a.status, a.getMessage());
             } else if (err instanceof IllegalArgumentException) {
-                metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.INVALID, start);
                 error(ex, 400, err.getMessage());
             } else if (err instanceof IllegalStateException) {
-                metrics.route(RouteOutcome.CONFLICT, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.CONFLICT, start);
                 error(ex, 409, err.getMessage());
             } else {
-                metrics.route(RouteOutcome.ERROR, System.nanoTime() - start);
+                countRoute(ex, RouteOutcome.ERROR, start);
                 log.error("route failed", err);
                 error(ex, 500, "internal error: " + err);
             }

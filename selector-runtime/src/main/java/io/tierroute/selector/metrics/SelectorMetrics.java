@@ -7,8 +7,9 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.ingest.KvEventPipeline;
@@ -28,9 +29,13 @@ import java.util.List;
  */
 public final class SelectorMetrics {
 
-    /** How a route call ended, as the {@code outcome} label spells it. */
+    /**
+     * How a route call ended, as the {@code outcome} label spells it. {@code DRY_RUN}: a {@code ?dry_run=true}
+     * call, whatever its answer; it admitted nothing, so it is neither a route nor in the latency histogram.
+     */
     public enum RouteOutcome {
-        ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error");
+        ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error"),
+        DRY_RUN("dry_run");
 
         final String label;
 
@@ -49,16 +54,22 @@ public final class SelectorMetrics {
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
     private volatile java.util.function.Supplier<java.util.Map<String, Long>> otherScopes;
+    private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
+    /**
+     * @param jvm add the JVM's collectors to the scrape ({@link JvmCollectors}: registered once per process,
+     *            shared by every instance, so building many of these leaks nothing)
+     */
     public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
         Counter routeCounter = Counter.builder().name("tierroute_routes_total")
-                .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error)")
+                .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error; dry_run: "
+                        + "?dry_run=true calls, which admit nothing)")
                 .labelNames("outcome").register(registry);
         for (RouteOutcome o : RouteOutcome.values()) {
             routes[o.ordinal()] = routeCounter.labelValues(o.label);
         }
         routeLatency = Histogram.builder().name("tierroute_route_latency_seconds")
-                .help("Time from the route request's arrival to its answer, queue wait included")
+                .help("Time from the route request's arrival to its answer, queue wait included (dry runs excluded)")
                 .unit(Unit.SECONDS).classicOnly()
                 .classicUpperBounds(25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3,
                         50e-3, 100e-3, 250e-3, 500e-3, 1, 2.5, 5, 10, 30)
@@ -126,9 +137,7 @@ public final class SelectorMetrics {
                         });
                     }
                 }).register(registry);
-        if (jvm) {
-            JvmMetrics.builder().register(registry);
-        }
+        this.jvm = jvm ? JvmCollectors.registry() : null;
     }
 
     private void counter(String name, String help, java.util.function.LongSupplier value) {
@@ -139,6 +148,7 @@ public final class SelectorMetrics {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
     }
 
+    /** This instance's own registry (the JVM's collectors live in {@link JvmCollectors}'). */
     public PrometheusRegistry registry() { return registry; }
 
     /**
@@ -152,7 +162,9 @@ public final class SelectorMetrics {
     /** One route call ended with {@code outcome} after {@code nanos}. */
     public void route(RouteOutcome outcome, long nanos) {
         routes[outcome.ordinal()].inc();
-        routeLatency.observe(nanos / 1e9);
+        if (outcome != RouteOutcome.DRY_RUN) { // a what-if, not a route: it would skew the route latency
+            routeLatency.observe(nanos / 1e9);
+        }
     }
 
     public void httpStatus(int status) {
@@ -168,8 +180,20 @@ public final class SelectorMetrics {
 
     public String contentType() { return writer.getContentType(); }
 
-    /** Writes every metric in the Prometheus text format. */
+    /** Writes every metric in the Prometheus text format, the JVM's too when asked for. */
     public void scrape(OutputStream out) throws IOException {
-        writer.write(out, registry.scrape());
+        MetricSnapshots own = registry.scrape();
+        if (jvm == null) {
+            writer.write(out, own);
+            return;
+        }
+        MetricSnapshots.Builder all = MetricSnapshots.builder();
+        for (MetricSnapshot s : own) {
+            all.metricSnapshot(s);
+        }
+        for (MetricSnapshot s : jvm.scrape()) {
+            all.metricSnapshot(s);
+        }
+        writer.write(out, all.build());
     }
 }

@@ -118,7 +118,7 @@ public final class Selector {
         Scratch s = scratch.get();
         // While others wait, a newcomer queues behind them in priority order instead of jumping in.
         boolean othersWaiting = queue.size() > 0;
-        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting, true);
+        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting, true, false);
         if (decision != null && !othersWaiting) {
             return CompletableFuture.completedFuture(decision);
         }
@@ -150,7 +150,7 @@ public final class Selector {
      */
     public RouteDecision preview(RouteRequest request) {
         Scratch s = scratch.get();
-        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false);
+        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false, true);
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
@@ -162,10 +162,11 @@ public final class Selector {
     /**
      * One routing attempt; null when no candidate is eligible (details left in {@code s}). {@code arrival}: the
      * request has just arrived ({@link #route}, not a preview nor a queued retry), so it counts once in the
-     * fleet's arrival rate and prefill duty.
+     * fleet's arrival rate and prefill duty. {@code preview}: a dry run, which must not draw from the seeded
+     * generator (that would change the picks of the routes after it).
      */
     private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit,
-                                  boolean arrival) {
+                                  boolean arrival, boolean preview) {
         int workers = registry.size();
         ParameterSet ps = params.current();
         PromptLookup lookup = s.lookup;
@@ -243,7 +244,7 @@ public final class Selector {
             s.eligible[w] = !over;
         }
 
-        int chosen = pick(s, workers);
+        int chosen = pick(s, workers, preview);
         if (chosen < 0) {
             return null;
         }
@@ -343,8 +344,9 @@ public final class Selector {
         return Math.max(1, r.maxTokens() / 2);
     }
 
-    private int pick(Scratch s, int workers) {
-        if (seededRandom == null) {
+    /** A preview draws per-thread randomness, so that a seeded run picks the same whatever dry runs it serves. */
+    private int pick(Scratch s, int workers, boolean preview) {
+        if (seededRandom == null || preview) {
             return picker.pick(s.cost, s.eligible, workers, ThreadLocalRandom.current());
         }
         synchronized (seededRandom) { // a seeded generator is one sequence, not thread-safe
@@ -445,7 +447,7 @@ public final class Selector {
                 long now = clock.getAsLong();
                 Object outcome;
                 try {
-                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true, false);
+                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true, false, false);
                 } catch (RuntimeException e) {
                     outcome = e;
                 }

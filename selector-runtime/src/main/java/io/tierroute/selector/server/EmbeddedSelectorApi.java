@@ -55,15 +55,23 @@ public final class EmbeddedSelectorApi implements AutoCloseable {
      * Serves {@code selector}'s API, with {@code writer} (where its KV events go) and {@code metrics}
      * (registered on that selector); returns once the listener is bound.
      *
+     * @throws IllegalArgumentException when {@code s} asks for TLS, which this API does not serve (plain HTTP on
+     *                                  the owner's loopback); refused rather than silently served without it
      * @throws IllegalStateException naming the address when it cannot be bound
      */
     public static EmbeddedSelectorApi start(Selector selector, IndexWriter writer, SelectorMetrics metrics, Settings s) {
+        if (s.server().tls() != null) {
+            throw new IllegalArgumentException("the embedded selector API serves plain HTTP only; got TLS settings ("
+                    + s.server().tls().keyStore() + "): use tierroute selector with server.tls, or drop the TLS settings");
+        }
         String token = s.adminToken() == null || s.adminToken().isEmpty() ? null : s.adminToken();
         // No parameter file to reload: the owner's store is the only source (POST /v1/params/reload: 409).
+        Credentials credentials = Credentials.adminOnly(token);
         HttpHandler handler = new ApiHandler(selector, writer, metrics, s.server(), AccessSettings.DEFAULTS,
-                Credentials.adminOnly(token), s.adminTokenEnv(), null, s.kafkaStatus());
+                credentials, s.adminTokenEnv(), null, s.kafkaStatus());
         if (s.dataPlaneClosedWhy() != null) {
-            handler = new DataPlaneRefusal(handler, metrics, s.dataPlaneClosedWhy());
+            handler = new DataPlaneRefusal(handler, metrics, s.dataPlaneClosedWhy(), AccessSettings.DEFAULTS, credentials,
+                    s.adminTokenEnv());
         }
         return new EmbeddedSelectorApi(ApiListener.start(s.server(), null, handler));
     }

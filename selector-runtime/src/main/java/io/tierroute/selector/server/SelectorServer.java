@@ -81,13 +81,12 @@ public final class SelectorServer implements AutoCloseable {
                 throw new IllegalStateException("cannot start the Kafka parts: " + e.getMessage(), e);
             }
             try {
-                kafka.registerMetrics(metrics.registry());
+                kafka.report().register(metrics);
             } catch (RuntimeException e) {
                 kafka.close();
                 pipeline.close();
                 throw e;
             }
-            metrics.otherScopes(kafka::scopeVersions);
         } else {
             this.kafka = null;
         }

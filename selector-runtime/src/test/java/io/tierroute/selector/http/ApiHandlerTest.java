@@ -309,6 +309,29 @@ class ApiHandlerTest {
         assertThat(inFlight()).isEqualTo(before);
     }
 
+    @Test
+    void aDryRunIsCountedAsADryRunNotAsARoute() throws Exception {
+        String body = "{\"request_id\":\"dry-count\",\"block_hashes\":[7,8,9],\"input_tokens\":48,\"max_tokens\":10}";
+        double routed = metric("tierroute_routes_total{outcome=\"routed\"}");
+        double dry = metric("tierroute_routes_total{outcome=\"dry_run\"}");
+        double timed = metric("tierroute_route_latency_seconds_count");
+        for (int i = 0; i < 3; i++) {
+            assertThat(api.post("/v1/route?dry_run=true", body).statusCode()).isEqualTo(200);
+        }
+        assertThat(metric("tierroute_routes_total{outcome=\"routed\"}")).as("routed").isEqualTo(routed);
+        assertThat(metric("tierroute_routes_total{outcome=\"dry_run\"}")).as("dry runs").isEqualTo(dry + 3);
+        assertThat(metric("tierroute_route_latency_seconds_count")).as("route latency samples").isEqualTo(timed);
+    }
+
+    /** The value of one sample line of /metrics, e.g. {@code tierroute_routes_total{outcome="routed"}}. */
+    private static double metric(String sample) throws Exception {
+        String body = api.get("/metrics").body();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + java.util.regex.Pattern.quote(sample) + " (\\S+)$")
+                .matcher(body);
+        assertThat(m.find()).as(sample + " on /metrics").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
     private static String inFlight() throws Exception {
         StringBuilder out = new StringBuilder();
         for (JsonNode w : json(api.get("/v1/workers")).get("workers")) {

@@ -59,4 +59,20 @@ class SelectorMetricsTest {
                 .doesNotContain("jvm_");
         assertThat(scrape(other)).contains("tierroute_routes_total{outcome=\"routed\"} 0.0");
     }
+
+    @Test
+    void theJvmCollectorsAreRegisteredOncePerProcessHoweverManyMetricsAreBuilt() throws Exception {
+        List<WorkerSpec> workers = List.of(WorkerSpec.of("a", 1000));
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(1).build();
+        DirectIndexWriter writer = new DirectIndexWriter(index);
+        Selector selector = new Selector(SelectorSettings.builder(workers).build(), index, writer,
+                new ParameterStore(ParameterSet.defaults(1)), System::nanoTime);
+        // Each registration of Prometheus' JVM collectors adds GC notification listeners that nothing removes.
+        for (int i = 0; i < 20; i++) {
+            SelectorMetrics m = new SelectorMetrics(selector, writer, true);
+            assertThat(scrape(m)).contains("jvm_memory_used_bytes", "tierroute_routes_total");
+        }
+        assertThat(JvmCollectors.registrations()).isEqualTo(1);
+        assertThat(scrape(new SelectorMetrics(selector, writer, false))).doesNotContain("jvm_");
+    }
 }

@@ -289,6 +289,32 @@ class SelectorTest {
     }
 
     @Test
+    void previewsDoNotChangeTheWorkersASeededSelectorPicks() {
+        // Softmax draws on every pick; a dry run between routes must not take a number from the seeded sequence.
+        List<String> plain = seededPicks(false);
+        List<String> withPreviews = seededPicks(true);
+        assertThat(plain).as("a softmax pick spreads the requests").hasSizeGreaterThan(0)
+                .satisfies(p -> assertThat(new java.util.HashSet<>(p)).hasSizeGreaterThan(1));
+        assertThat(withPreviews).isEqualTo(plain);
+    }
+
+    private List<String> seededPicks(boolean previews) {
+        Selector s = selector(4, w -> w, b -> b.seed(11L).temperature(1.0));
+        List<String> picks = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            int[] p = prompt(200 + i % 7, 256);
+            if (previews) {
+                s.preview(request(p));
+                s.preview(request(prompt(900 + i, 64)));
+            }
+            RouteDecision d = now(s.route(request(p)));
+            picks.add(d.worker());
+            s.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FINISHED, 0));
+        }
+        return picks;
+    }
+
+    @Test
     void aPreviewDecidesWithoutAdmittingAnything() {
         Selector s = selector(2, w -> w, b -> b.seed(3L));
         int[] p = prompt(100, 1024);

@@ -61,6 +61,17 @@ class EmbeddedSelectorApiTest {
     }
 
     @Test
+    void tlsSettingsAreRefusedRatherThanIgnored() {
+        Selector s = selector();
+        ServerSettings tls = ServerSettings.DEFAULTS.withPort(0).withTls(new io.tierroute.selector.config.TlsSettings(
+                Path.of("keystore.p12"), "PKCS12", "SOME_ENV"));
+        assertThatThrownBy(() -> EmbeddedSelectorApi.start(s, s.indexWriter(), new SelectorMetrics(s, s.indexWriter(), false),
+                new EmbeddedSelectorApi.Settings(tls, TOKEN, "THE_TOKEN_ENV", null, WHY)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("plain HTTP only")
+                .hasMessageContaining("keystore.p12");
+    }
+
+    @Test
     void readsAndAdminAsStandaloneTheDataPlaneRefusedButADryRun() throws Exception {
         Selector s = selector();
         try (EmbeddedSelectorApi api = serve(s, WHY)) {

@@ -1,0 +1,215 @@
+package io.tierroute.selector.kafka;
+
+import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.metrics.SelectorMetrics;
+import io.tierroute.selector.scheduling.Selector;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+
+/**
+ * What the Kafka parts of a selector show an operator, from parts someone else started and owns: the
+ * {@code kafka} block of {@code GET /v1/params} and their Prometheus metrics ({@code tierroute_params_*},
+ * {@code tierroute_kv_consumer_*}, {@code tierroute_decisions_*}, which the Grafana dashboard charts). One
+ * place for both, so the standalone selector ({@link KafkaServices}) and an embedded one (the demo's) show
+ * the same. Each part may be null (off); a part that is off has no block and no metrics.
+ */
+public final class KafkaPartsReport {
+
+    private final String bootstrapServers;
+    private final String scope;
+    private final Selector selector;
+    private final ParameterLoader loader;       // null when off
+    private final KvEventConsumer kvConsumer;   // null when off
+    private final DecisionPublisher decisions;  // null when off
+
+    /**
+     * @param bootstrapServers where the parts read and write
+     * @param scope            the parameter scope the selector serves
+     * @param selector         the selector the decision publisher is the sink of (its sink errors are counted)
+     */
+    public KafkaPartsReport(String bootstrapServers, String scope, Selector selector, ParameterLoader loader,
+                            KvEventConsumer kvConsumer, DecisionPublisher decisions) {
+        this.bootstrapServers = bootstrapServers;
+        this.scope = scope;
+        this.selector = selector;
+        this.loader = loader;
+        this.kvConsumer = kvConsumer;
+        this.decisions = decisions;
+    }
+
+    /**
+     * Registers the parts' metrics on {@code metrics}' registry and adds the other scopes' active versions to
+     * its {@code tierroute_params_active_version}. Once per {@code metrics}: a second call fails (duplicate names).
+     */
+    public void register(SelectorMetrics metrics) {
+        registerMetrics(metrics.registry());
+        metrics.otherScopes(this::scopeVersions);
+    }
+
+    /** Active version per scope as the rule decides it (all scopes seen), for the params gauge. */
+    public Map<String, Long> scopeVersions() {
+        Map<String, Long> m = new TreeMap<>();
+        if (loader != null) {
+            loader.status().scopes().forEach((s, st) -> m.put(s, st.activeVersion() == null ? 0 : st.activeVersion()));
+        }
+        return m;
+    }
+
+    /** The status block of {@code GET /v1/params}. */
+    public Map<String, Object> status() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("bootstrap_servers", bootstrapServers);
+        m.put("scope", scope);
+        if (loader != null) {
+            ParameterLoader.Status st = loader.status();
+            Map<String, Object> l = new LinkedHashMap<>();
+            l.put("ready", st.ready());
+            l.put("applied_version", st.appliedVersion());
+            l.put("startup_ms", st.startupMillis());
+            l.put("swaps", loader.swaps());
+            l.put("restarts", loader.restarts());
+            l.put("bad_records", loader.badRecords());
+            l.put("last_error", st.lastError());
+            Map<String, Object> scopes = new LinkedHashMap<>();
+            st.scopes().forEach((s, ss) -> {
+                Map<String, Object> x = new LinkedHashMap<>();
+                x.put("active_version", ss.activeVersion());
+                x.put("pinned", ss.pinned());
+                x.put("pinned_version", ss.pinnedVersion());
+                x.put("control_sequence", ss.controlSequence());
+                scopes.put(s, x);
+            });
+            l.put("scopes", scopes);
+            m.put("params", l);
+        }
+        if (kvConsumer != null) {
+            long resyncs = 0;
+            for (KvEventConsumer.ResyncReason reason : KvEventConsumer.ResyncReason.values()) {
+                resyncs += kvConsumer.resyncs(reason);
+            }
+            m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
+                    "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps(),
+                    "resyncs", resyncs, "restarts", kvConsumer.restarts()));
+        }
+        if (decisions != null) {
+            m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
+                    "dropped_buffer_full", decisions.droppedBufferFull(), "send_failed", decisions.sendFailed(),
+                    "dropped_closed", decisions.droppedClosed(), "sink_errors", selector.decisionSinkErrors(),
+                    "backlog", decisions.backlog()));
+        }
+        return m;
+    }
+
+    /** Registers the parts' metrics on {@code r}. */
+    public void registerMetrics(PrometheusRegistry r) {
+        if (loader != null) {
+            ParameterLoader l = loader;
+            CounterWithCallback.builder().name("tierroute_params_bad_records_total")
+                    .help("Records of the params / control topics the loader could not use (the last good parameter "
+                            + "set stays active), by topic and reason")
+                    .labelNames("topic", "reason").callback(cb -> {
+                        for (String topic : new String[] {Topics.PARAMS, Topics.CONTROL}) {
+                            for (ParameterLoader.BadReason reason : ParameterLoader.BadReason.values()) {
+                                cb.call(l.badRecords(topic, reason), topic, reason.name().toLowerCase());
+                            }
+                        }
+                    }).register(r);
+            CounterWithCallback.builder().name("tierroute_params_records_read_total")
+                    .help("Records read from the params and control topics").labelNames("topic").callback(cb -> {
+                        cb.call(l.paramsRecordsRead(), Topics.PARAMS);
+                        cb.call(l.controlRecordsRead(), Topics.CONTROL);
+                    }).register(r);
+            counter(r, "tierroute_params_swaps_total", "Parameter sets the loader swapped in", l::swaps);
+            counter(r, "tierroute_params_rereads_total", "Snapshots re-read by offset (activated but no longer cached)",
+                    l::rereads);
+            counter(r, "tierroute_params_unknown_workers_total",
+                    "rho entries of snapshots for workers this selector does not have (ignored)", l::unknownWorkers);
+            counter(r, "tierroute_params_reread_failures_total",
+                    "Re-reads of the active version that failed for a transient reason (retried with back-off)",
+                    l::rereadFailures);
+            counter(r, "tierroute_params_scans_total",
+                    "Versions older than the loader's offset index found by scanning the params topic", l::scans);
+            counter(r, "tierroute_params_loader_restarts_total",
+                    "Loader sessions restarted after a consumer error (the applied set stays meanwhile)", l::restarts);
+            counter(r, "tierroute_params_stale_control_records_total",
+                    "Control records ignored because their sequence was not above the scope's last one",
+                    l::staleControlRecords);
+            GaugeWithCallback.builder().name("tierroute_params_ready")
+                    .help("1 once the loader has caught up with the params and control topics")
+                    .callback(cb -> cb.call(l.isReady() ? 1 : 0)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_last_swap_seconds")
+                    .help("Decode + convert + swap time of the last parameter swap")
+                    .callback(cb -> cb.call(l.lastSwapNanos() < 0 ? 0 : l.lastSwapNanos() / 1e9)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_startup_seconds")
+                    .help("Time the loader took to catch up with the topics at start")
+                    .callback(cb -> cb.call(l.status().startupMillis() < 0 ? 0 : l.status().startupMillis() / 1e3))
+                    .register(r);
+            GaugeWithCallback.builder().name("tierroute_params_pinned")
+                    .help("1 when the scope is pinned by a control record").labelNames("scope")
+                    .callback(cb -> l.status().scopes().forEach((s, st) -> cb.call(st.pinned() ? 1 : 0, s)))
+                    .register(r);
+            GaugeWithCallback.builder().name("tierroute_params_rule_version")
+                    .help("Version the activation rule makes active per scope (tierroute_params_active_version is "
+                            + "what this selector applies; they differ when that version was unusable)")
+                    .labelNames("scope")
+                    .callback(cb -> l.status().scopes().forEach((s, st) ->
+                            cb.call(st.activeVersion() == null ? 0 : st.activeVersion(), s)))
+                    .register(r);
+        }
+        if (kvConsumer != null) {
+            KvEventConsumer k = kvConsumer;
+            counter(r, "tierroute_kv_consumer_batches_total", "KV event batches read from " + Topics.KV_EVENTS, k::batches);
+            counter(r, "tierroute_kv_consumer_events_total", "KV events from Kafka handed to the index writer", k::events);
+            counter(r, "tierroute_kv_consumer_sequence_gaps_total",
+                    "Jumps in a worker's KV batch sequence other than a restart (each also resyncs the worker)",
+                    k::sequenceGaps);
+            counter(r, "tierroute_kv_consumer_backpressure_waits_total",
+                    "Times the KV consumer waited because the index writer was full", k::backpressureWaits);
+            counter(r, "tierroute_kv_consumer_restarts_total",
+                    "KV consumer sessions restarted after a consumer error (resumed at the same positions)", k::restarts);
+            CounterWithCallback.builder().name("tierroute_kv_consumer_bad_records_total")
+                    .help("KV event batches skipped, by reason").labelNames("reason").callback(cb -> {
+                        for (KvEventConsumer.BadReason reason : KvEventConsumer.BadReason.values()) {
+                            cb.call(k.badRecords(reason), reason.name().toLowerCase());
+                        }
+                    }).register(r);
+            CounterWithCallback.builder().name("tierroute_kv_consumer_resyncs_total")
+                    .help("Times a worker's index entries were cleared because its state was unknown (gap, "
+                            + "out_of_order, restart, skipped_batch); its following events rebuild them")
+                    .labelNames("reason").callback(cb -> {
+                        for (KvEventConsumer.ResyncReason reason : KvEventConsumer.ResyncReason.values()) {
+                            cb.call(k.resyncs(reason), reason.name().toLowerCase());
+                        }
+                    }).register(r);
+        }
+        if (decisions != null) {
+            DecisionPublisher d = decisions;
+            counter(r, "tierroute_decisions_sent_total", "Routing decisions handed to the Kafka producer", d::sent);
+            counter(r, "tierroute_decisions_acknowledged_total", "Routing decisions the broker acknowledged",
+                    d::acknowledged);
+            CounterWithCallback.builder().name("tierroute_decisions_dropped_total")
+                    .help("Routing decisions not published: buffer_full (the route never waits), send_failed, "
+                            + "encode_failed, closed (buffered or offered while shutting down), sink_error (the sink "
+                            + "threw on the route thread)").labelNames("reason").callback(cb -> {
+                        cb.call(d.droppedBufferFull(), "buffer_full");
+                        cb.call(d.sendFailed(), "send_failed");
+                        cb.call(d.encodeFailed(), "encode_failed");
+                        cb.call(d.droppedClosed(), "closed");
+                        cb.call(selector.decisionSinkErrors(), "sink_error");
+                    }).register(r);
+            GaugeWithCallback.builder().name("tierroute_decisions_backlog")
+                    .help("Routing decisions waiting in the hand-off buffer").callback(cb -> cb.call(d.backlog()))
+                    .register(r);
+        }
+    }
+
+    private static void counter(PrometheusRegistry r, String name, String help, LongSupplier v) {
+        CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(v.getAsLong())).register(r);
+    }
+}
