@@ -12,11 +12,15 @@ import java.util.List;
  *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean). Per <em>predicted</em> token, so a
  *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
- * <li>the scale: least squares through the origin of the wait realised beyond {@code C_prefill + C_queue} on
- *     {@code W}, over requests whose chosen worker had {@code W > 0}, clamped to [0, 1] ({@code W} assumes every
- *     in-flight request holds an equal share of the KV and frees it at its mean pace; where engines preempt instead
- *     of waiting, or the fleet's queues already carry the wait, it over-estimates); 1 with fewer than
- *     {@link #MIN_WAIT_ROWS} such rows.</li>
+ * <li>the scale: least squares through the origin, over requests whose chosen worker had {@code W > 0}, of the
+ *     wait they realised beyond {@code C_prefill + C_queue} <em>and beyond the mean of that excess among requests
+ *     with {@code W = 0}</em> (the control: where the whole fleet queues, every request waits longer than predicted,
+ *     and only what the overflowing ones waited on top is the wait for HBM), on {@code W}; clamped to [0, 1]
+ *     ({@code W} assumes every in-flight request holds an equal share of the KV and frees it at its mean pace; where
+ *     engines preempt instead of waiting it over-estimates); 1 with fewer than {@link #MIN_WAIT_ROWS} such rows.
+ *     Without the control, k fitted at saturation took the fleet's queueing for HBM wait (agentic-pcie 1.25: 2.2
+ *     before the clamp) and the wait term drove requests from the holders of their contexts
+ *     (fleet-sim/experiments/ROUNDS.md, "Admission-wait round").</li>
  * </ol>
  */
 public final class KvWaitFitter {
@@ -58,6 +62,18 @@ public final class KvWaitFitter {
         double alphaSe = Math.sqrt(s2 / vx);
         double tau0Se = rising ? Math.sqrt(s2 * (1.0 / n + meanX * meanX / vx)) : Math.sqrt(vy / (n - 1) / n);
 
+        // The control: what requests that found their KV free waited beyond C_prefill + C_queue anyway (queues
+        // behind in-flight prefill chunks, loads; where the fleet saturates, most of the excess).
+        double controls = 0, controlWait = 0;
+        for (KvWaitRow r : rows) {
+            double w = AdmissionWait.micros(r.missingKvTokens(), r.kvUsedTokens(), r.inflightDecodeTokens(),
+                    r.inFlight(), tau0, alpha);
+            if (w == 0.0) {
+                controls++;
+                controlWait += r.excessWaitUs();
+            }
+        }
+        double baseline = controls > 0 ? controlWait / controls : 0.0;
         double m = 0, swy = 0, sww = 0, syy2 = 0;
         for (KvWaitRow r : rows) {
             double w = AdmissionWait.micros(r.missingKvTokens(), r.kvUsedTokens(), r.inflightDecodeTokens(),
@@ -65,7 +81,7 @@ public final class KvWaitFitter {
             if (!(w > 0) || !Double.isFinite(w)) {
                 continue;
             }
-            double y = r.excessWaitUs();
+            double y = r.excessWaitUs() - baseline;
             m++; swy += w * y; sww += w * w; syy2 += y * y;
         }
         double ls = sww > 0 ? swy / sww : Double.NaN;

@@ -80,6 +80,30 @@ class KvWaitFitterTest {
     }
 
     @Test
+    void whatEveryRequestWaitedIsNotTheWaitForHbm() {
+        // the whole fleet queues: every request, overflowing or not, waits 3 s beyond C_prefill + C_queue
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (KvWaitRow r : rows(600, 0.4, 0.0, 8)) {
+            rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), r.predictedOutputTokens(), r.missingKvTokens(),
+                    r.inflightDecodeTokens(), r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(),
+                    r.outputTokens(), r.decodeUs(), r.queueWaitUs() + 3_000_000, r.prefillUs()));
+        }
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.scale()).isCloseTo(0.4, offset(1e-9));
+        // without the control the 3 s would be read as wait for HBM
+        double swy = 0, sww = 0;
+        for (KvWaitRow r : rows) {
+            double w = AdmissionWait.micros(r.missingKvTokens(), r.kvUsedTokens(), r.inflightDecodeTokens(),
+                    r.inFlight(), fit.tau0Us(), fit.perKvTokenUs());
+            if (w > 0) {
+                swy += w * (r.queueWaitUs() + r.prefillUs() - r.predictedPrefillUs() - r.predictedQueueUs());
+                sww += w * w;
+            }
+        }
+        assertThat(swy / sww).isGreaterThan(0.7);
+    }
+
+    @Test
     void theScaleIsClampedToOneAndNeverNegative() {
         KvWaitFit high = KvWaitFitter.fit(rows(600, 3.0, 0.0, 3));
         assertThat(high.unclampedScale()).isCloseTo(3.0, offset(1e-9));

@@ -268,7 +268,7 @@ public final class CostModel {
     }
 
     /**
-     * {@code C_kv = max(α_p·max(0, KV_used + ISL + d̂ − KV_cap), k·(1 − D̄)·W)}: the first part prices tokens evicted
+     * {@code C_kv = max(α_p·max(0, KV_used + ISL + d̂ − KV_cap), k·(1 − D̄)²·W)}: the first part prices tokens evicted
      * now and recomputed later (DESIGN.md §3); the second the wait for HBM ({@link #kvWait}), 0 until the admission
      * wait is fitted ({@code τ₀ = α = 0}).
      */
@@ -277,17 +277,19 @@ public final class CostModel {
     }
 
     /**
-     * {@code k·(1 − D̄)·W}: how long r waits on w for the HBM it misses. An engine admits a request only when its KV
+     * {@code k·(1 − D̄)²·W}: how long r waits on w for the HBM it misses. An engine admits a request only when its KV
      * fits, so where w's HBM is full of decoders r waits for them to finish, often far longer than recomputing the
      * overflow takes ({@code α_p·overflow}): at cpu-overflow 2 tierroute's slowest 1 % were 30 k-token CPU-tier hits
      * that waited 2.3–2.7 s for HBM on workers holding nine 30 k-token decoders. {@code k} is the fitted calibration
-     * (KvWaitFitter). {@code 1 − D̄} (D̄ the fleet's prefill duty) because where the whole fleet is saturated every
-     * worker makes r wait, the warm-up's α_p already carries the waits behind full HBM (the overflow tokens are in its
-     * regressor), and pricing the wait again drove agentic-pcie 1.25 from the holders of its 30–60 k-token contexts
-     * into recomputing them (fleet-sim/experiments/ROUNDS.md, "Admission-wait round").
+     * (KvWaitFitter). {@code (1 − D̄)²} (D̄ the fleet's prefill duty): the wait is worth avoiding only where another
+     * worker has room; where the whole fleet is saturated every worker makes r wait, the fitted α_p already carries
+     * the waits behind full HBM (the overflow tokens are in its regressor), and pricing the wait again drove
+     * agentic-pcie 1.25 from the holders of its 30–60 k-token contexts into recomputing them (the linear fade lost
+     * that cell at one seed of ten, the square at none; fleet-sim/experiments/ROUNDS.md, "Admission-wait round").
      */
     static double kvWait(CostParameters p, double prefillDuty, double admissionWaitUs) {
-        return p.kvWaitScale() * (1.0 - prefillDuty) * admissionWaitUs;
+        double spare = 1.0 - prefillDuty;
+        return p.kvWaitScale() * spare * spare * admissionWaitUs;
     }
 
     /**
@@ -297,8 +299,8 @@ public final class CostModel {
      * decode time per predicted token, so a biased {@code d̂} cancels). The same formula as the fitter's
      * {@code AdmissionWait.micros}, which fits τ₀, α and k on it.
      */
-    static double admissionWait(CostParameters p, double missingKvTokens, long kvUsedTokens, long decodeTokens,
-                                int inFlight) {
+    public static double admissionWait(CostParameters p, double missingKvTokens, long kvUsedTokens, long decodeTokens,
+                                       int inFlight) {
         if (!(missingKvTokens > 0) || inFlight <= 0 || kvUsedTokens <= 0) {
             return 0.0;
         }

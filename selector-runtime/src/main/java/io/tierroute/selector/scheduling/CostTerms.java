@@ -24,7 +24,7 @@ public final class CostTerms {
     public double ownDecode;
     public double decode;
     public double kv;
-    /** {@code k·(1 − D̄)·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
+    /** {@code k·(1 − D̄)²·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
     public double kvWait;
     public double tier;
     public double headOfLine;
