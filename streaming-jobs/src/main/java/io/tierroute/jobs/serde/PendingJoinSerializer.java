@@ -75,7 +75,7 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
 
     @Override
     public TypeSerializerSnapshot<PendingJoin> snapshotConfiguration() {
-        return new Snapshot();
+        return new Snapshot().withLayout(layout);
     }
 
     /** Versioned with the rows' layout ({@link RowSerializerSnapshot}); the class name old checkpoints name. */

@@ -34,9 +34,16 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
         return layout;
     }
 
+    /** This snapshot for a serializer of {@code layout} (an older layout's serializer snapshots as the old class did). */
+    RowSerializerSnapshot<T> withLayout(int layout) {
+        this.layout = layout;
+        return this;
+    }
+
+    /** The version that says this snapshot's layout (3 for the old layout: written exactly as before). */
     @Override
     public int getCurrentVersion() {
-        return VERSION_KV_WAIT;
+        return layout == RowFields.LAYOUT_BEFORE_KV_WAIT ? VERSION_BEFORE_KV_WAIT : VERSION_KV_WAIT;
     }
 
     @Override

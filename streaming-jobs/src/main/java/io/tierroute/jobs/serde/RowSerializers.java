@@ -54,7 +54,7 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<DecisionRow> snapshotConfiguration() {
-            return new DecisionSnapshot();
+            return new DecisionSnapshot().withLayout(layout);
         }
     }
 
@@ -101,7 +101,7 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<CompletionRow> snapshotConfiguration() {
-            return new CompletionSnapshot();
+            return new CompletionSnapshot().withLayout(layout);
         }
     }
 
@@ -148,7 +148,7 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<JoinedRow> snapshotConfiguration() {
-            return new JoinedSnapshot();
+            return new JoinedSnapshot().withLayout(layout);
         }
     }
 
@@ -244,7 +244,7 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<ScopeInput> snapshotConfiguration() {
-            return new InputSnapshot();
+            return new InputSnapshot().withLayout(layout);
         }
     }
 
