@@ -76,6 +76,8 @@ class SnapshotsCommandTest {
         assertThat(o).contains("scope show, version 2: accepted")
                 .containsPattern("alphaP +2\\.5 +µs/token +2000 +R2 0\\.9 +0\\.025 +2025-10-09 08:30:00 \\.\\. 2025-10-09 08:40:00 \\(10m\\)")
                 .contains("bw.CPU").contains("bytes/s")
+                .containsPattern("decodeStepUs +0 +µs/token").containsPattern("decodeStepKvUs +0 +µs/token²")
+                .containsPattern("kvWaitScale +1 +×")
                 .contains("rho: 6 (worker, tier) values, 3 workers; CPU min 0.1 median 0.45 max 0.8");
         System.out.println("---- snapshots show ----\n" + o);
     }

@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.FittedValue;
@@ -29,6 +30,12 @@ import java.util.concurrent.TimeUnit;
 
 /** Snapshots the CLI tests publish (with the schemas' codecs) and readers of what the CLI wrote. */
 final class SnapshotsFixtures {
+    static {
+        // Building a ParameterSnapshot fills the v4 fields' FittedValue defaults through Avro's class check
+        // (STACK.md, Avro trap); the command itself decodes through Codecs, which trusts the package first.
+        AvroTrust.install();
+    }
+
 
     /** 2025-10-09 08:40:00 UTC; version v is created v minutes later. */
     static final long T0 = 1_759_999_200_000L;

@@ -1,5 +1,6 @@
 package io.tierroute.dashboards;
 
+import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.ForestFeatureSchema;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -17,6 +18,12 @@ import java.util.Map;
 
 /** Builders of the snapshots the tests publish. */
 public final class Snapshots {
+    static {
+        // Building a ParameterSnapshot fills the v4 fields' FittedValue defaults through Avro's class check
+        // (STACK.md, Avro trap); production code decodes through Codecs first, which trusts the package.
+        AvroTrust.install();
+    }
+
 
     public static final long T0 = 1_760_000_000_000L; // a fixed creation time; versions are a minute apart
     public static final List<String> WORKERS = List.of("w0", "w1", "w2");

@@ -40,6 +40,10 @@ public final class Workload {
     private long telemetryClockMs;
     private long nextRequest;
     private long okRequests;
+    /** Known admission wait (opt-in, {@link #withKvWait}); null: decisions as before (kvUsedTokens 0, never fitted). */
+    private KvWaitTruth kvWait;
+    private SplittableRandom kvRnd;
+    private double overflowShare = 0.1;
 
     public Workload(long seed, String scope, long startMs, double noise) {
         this.rnd = new SplittableRandom(seed);
@@ -48,6 +52,21 @@ public final class Workload {
         this.requestClockMs = startMs;
         this.telemetryClockMs = startMs;
     }
+
+    /**
+     * The admission wait's ground truth: each decision gets KV_used, |A(w)|, d̂ and C_prefill; each completion the
+     * decode time {@code d̂·(τ₀ + α·KV_used)·(1 + noise·N)} and, on top of the time to first token C_prefill
+     * predicted, the wait {@code k·W} (W as the fitter's {@code AdmissionWait}). Half the requests overflow
+     * (instead of a tenth), so enough of them miss KV. Its own random stream: the rest stays as seeded.
+     */
+    public Workload withKvWait(double tau0Us, double perKvTokenUs, double scale) {
+        kvWait = new KvWaitTruth(tau0Us, perKvTokenUs, scale);
+        kvRnd = new SplittableRandom(rnd.nextLong());
+        overflowShare = 0.5;
+        return this;
+    }
+
+    record KvWaitTruth(double tau0Us, double perKvTokenUs, double scale) {}
 
     /** Sets the event-time clocks: the next request is stamped {@code ms}, the next telemetry second ends at {@code ms}. */
     public void clock(long ms) {
@@ -75,7 +94,7 @@ public final class Workload {
                 double hitShare = rnd.nextDouble() < 0.3 ? 0 : rnd.nextDouble();
                 int hit = (int) Math.floor(isl * hitShare);
                 int pEff = isl - hit;
-                double kv = rnd.nextDouble() < 0.1 ? rnd.nextDouble() * 2000 : 0;
+                double kv = rnd.nextDouble() < overflowShare ? rnd.nextDouble() * 2000 : 0;
                 double quad = ((double) isl * isl - (double) hit * hit) / 2;
                 double sumD = sparse(0.7, 400);
                 double quadD = sumD * rnd.nextDouble() * 40000 + sumD * sumD / 4;
@@ -103,6 +122,9 @@ public final class Workload {
                     returning ? Long.valueOf(Math.round(idle * 1000)) : null, tools, isl);
                 int cached = returning ? (cacheHit ? Math.max(1, hit) : 0) : hit;
                 c = completion(id, worker, t, Math.round(y), isl, cached);
+                if (kvWait != null) {
+                    addKvWait(d, c, y, kv, Math.max(0, hit - (tier > 0 ? 100 : 0)), sumD);
+                }
                 break;
             }
             okRequests++;
@@ -112,6 +134,25 @@ public final class Workload {
                 Codecs.COMPLETION_LOG.encode(c)));
         }
         return out;
+    }
+
+    /** Sets the admission wait's fields of a generated pair from {@link #kvWait} (the TTFT predicted = {@code y}). */
+    private void addKvWait(RoutingDecision d, CompletionLog c, double y, double overflow, int hbmHeld, double sumD) {
+        long kvUsed = 50_000 + kvRnd.nextInt(200_000); // large against the overflow: W stays a small part of the TTFT
+        int inFlight = 1 + kvRnd.nextInt(16);
+        double dHat = 32 + kvRnd.nextInt(480);
+        double missing = Math.max(0, overflow - hbmHeld);
+        double step = kvWait.tau0Us() + kvWait.perKvTokenUs() * kvUsed;
+        double w = missing > 0 && sumD > 0 ? Math.min(1, missing / kvUsed) * sumD / inFlight * step : 0;
+        d.getFeatures().setKvUsedTokens(kvUsed);
+        d.getFeatures().setInFlight(inFlight);
+        d.getRequest().setPredictedOutputTokens(dHat);
+        d.getCost().setPrefillUs(y);
+        d.getCost().setQueueUs(0);
+        long waited = Math.round(kvWait.scale() * w);
+        c.setQueueWaitUs(c.getQueueWaitUs() + waited);
+        c.setTtftUs(c.getTtftUs() + waited);
+        c.setDecodeUs(Math.max(0, Math.round(dHat * step * (1 + noise * kvRnd.nextGaussian()))));
     }
 
     RoutingDecision decision(String id, String worker, long t, int pEff, double kv, double quad, double sumD,

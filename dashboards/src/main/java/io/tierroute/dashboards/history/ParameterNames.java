@@ -16,7 +16,8 @@ public final class ParameterNames {
             Map.entry("alphaP", "µs/token"), Map.entry("alphaP2", "µs/token²"), Map.entry("alphaD", "µs/token"),
             Map.entry("alphaD2", "µs/token²"), Map.entry("alphaT", "×"), Map.entry("alphaHo", "µs/request²"),
             Map.entry("qSlack", "requests"), Map.entry("alphaWf", "µs"), Map.entry("lambda", "1/s"),
-            Map.entry("alphaWf2", "µs"));
+            Map.entry("alphaWf2", "µs"), Map.entry("decodeStepUs", "µs/token"),
+            Map.entry("decodeStepKvUs", "µs/token²"), Map.entry("kvWaitScale", "×"));
 
     private ParameterNames() {}
 
@@ -33,6 +34,10 @@ public final class ParameterNames {
         m.put("alphaWf", Fitted.of(s.getAlphaWf()));
         m.put("lambda", Fitted.of(s.getLambda()));
         m.put("alphaWf2", Fitted.of(s.getAlphaWf2()));
+        // the admission wait of C_kv: τ₀, α (per resident KV token) and k
+        m.put("decodeStepUs", Fitted.of(s.getDecodeStepUs()));
+        m.put("decodeStepKvUs", Fitted.of(s.getDecodeStepKvUs()));
+        m.put("kvWaitScale", Fitted.of(s.getKvWaitScale()));
         for (TierBandwidth b : s.getBandwidths()) {
             m.put("bw." + b.getTier().name(), Fitted.of(b.getBytesPerSecond()));
         }

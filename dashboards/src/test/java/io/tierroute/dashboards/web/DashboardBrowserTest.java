@@ -138,13 +138,13 @@ class DashboardBrowserTest {
                         alphaP: c.alphaP.data[0].length, accepted: n(c.alphaP.data[1]), rejected: n(c.alphaP.data[2]),
                         bw: c['bw.CPU'].data[0].length, calibration: c.__calibration.data[0].length,
                         drawn: document.querySelectorAll('#timelines canvas').length};""");
-        assertThat(counts.get("names")).as("one chart per fitted parameter: 10 scalars + bw.CPU").isEqualTo(11L);
+        assertThat(counts.get("names")).as("one chart per fitted parameter: 13 scalars + bw.CPU").isEqualTo(14L);
         assertThat(counts.get("alphaP")).as("one point per version").isEqualTo(5L);
         assertThat(counts.get("accepted")).isEqualTo(4L);
         assertThat(counts.get("rejected")).isEqualTo(1L);
         assertThat(counts.get("bw")).isEqualTo(5L);
         assertThat(counts.get("calibration")).as("one point per calibrated quantile").isEqualTo(3L);
-        assertThat(counts.get("drawn")).isEqualTo(11L);
+        assertThat(counts.get("drawn")).isEqualTo(14L);
         assertThat(driver.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")).isEqualTo("5");
         assertThat(driver.findElement(By.id("heatmap")).getDomAttribute("data-cells")).isEqualTo("6");
         assertThat(driver.findElements(By.cssSelector("#heatmap tbody tr"))).hasSize(3);

@@ -20,6 +20,7 @@ import java.util.Map;
  * parameters:               # overrides of the cost parameters (CostParameters field names)
  *   alphaP: 1.2
  *   alphaD: 45
+ *   decodeStepUs: 8000     # the admission wait's τ₀ (µs/token), α (decodeStepKvUs) and k (kvWaitScale, in [0, 1])
  * outputQuantile: 0.5       # quantile of the output-length model used as d̂, in (0, 1)
  * outputModel: qrf.bin      # a quantile forest exported by the fitter (Avro single-object), relative to this file
  * rho:                      # per worker NAME, per tier link utilisation in [0, 1]
@@ -39,10 +40,13 @@ public final class ParameterFile {
             Map.entry("alphaT", ""), Map.entry("alphaHo", "µs"), Map.entry("qSlack", "requests"),
             Map.entry("alphaWf", "µs"), Map.entry("lambda", "1/s"), Map.entry("alphaWf2", "µs"),
             Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""), Map.entry("harmWeight", ""),
-            Map.entry("alphaOwn", "µs/(token·step)"), Map.entry("queueHarmWeight", ""));
+            Map.entry("alphaOwn", "µs/(token·step)"), Map.entry("queueHarmWeight", ""),
+            Map.entry("decodeStepUs", "µs/token"), Map.entry("decodeStepKvUs", "µs/token²"),
+            Map.entry("kvWaitScale", ""));
 
     private static final String[] COST_KEY_ORDER = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo",
-            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight", "alphaOwn", "queueHarmWeight"};
+            "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight", "alphaOwn", "queueHarmWeight",
+            "decodeStepUs", "decodeStepKvUs", "kvWaitScale"};
 
     private ParameterFile() {}
 
@@ -126,6 +130,8 @@ public final class ParameterFile {
             String unit = COST_KEYS.get(key);
             if (key.equals("rhoThreshold") || key.equals("rhoEpsilon")) {
                 c.checkRange(v, 0, true, 1, unit);
+            } else if (key.equals("kvWaitScale")) {
+                c.checkRange(v, 0, false, 1, unit); // k = 0 switches the admission wait off
             } else {
                 c.checkRange(v, 0, false, Double.MAX_VALUE, unit);
             }
@@ -145,6 +151,9 @@ public final class ParameterFile {
                 case "harmWeight" -> b.harmWeight(v);
                 case "alphaOwn" -> b.alphaOwn(v);
                 case "queueHarmWeight" -> b.queueHarmWeight(v);
+                case "decodeStepUs" -> b.decodeStepUs(v);
+                case "decodeStepKvUs" -> b.decodeStepKvUs(v);
+                case "kvWaitScale" -> b.kvWaitScale(v);
                 default -> throw new IllegalStateException(key);
             }
         }
@@ -173,6 +182,9 @@ public final class ParameterFile {
         m.put("harmWeight", p.harmWeight());
         m.put("alphaOwn", p.alphaOwn());
         m.put("queueHarmWeight", p.queueHarmWeight());
+        m.put("decodeStepUs", p.decodeStepUs());
+        m.put("decodeStepKvUs", p.decodeStepKvUs());
+        m.put("kvWaitScale", p.kvWaitScale());
         return m;
     }
 

@@ -350,6 +350,9 @@ class ApiHandlerTest {
         JsonNode p = json(api.get("/v1/params"));
         assertThat(p.get("version").asLong()).isEqualTo(1);
         assertThat(p.get("cost").get("alphaD").asDouble()).isEqualTo(40.0);
+        assertThat(p.get("cost").has("decodeStepUs")).isTrue();
+        assertThat(p.get("cost").has("decodeStepKvUs")).isTrue();
+        assertThat(p.get("cost").get("kvWaitScale").asDouble()).isEqualTo(1.0);
     }
 
     @Test

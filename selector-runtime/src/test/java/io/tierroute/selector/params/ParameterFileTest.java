@@ -52,6 +52,22 @@ class ParameterFileTest {
     }
 
     @Test
+    void readsTheAdmissionWaitAndListsItForTheApi() throws Exception {
+        ParameterSet ps = load("kv.yaml", """
+                parameters: {decodeStepUs: 8000, decodeStepKvUs: 0.02, kvWaitScale: 0.4}
+                """);
+        assertThat(ps.cost().decodeStepUs()).isEqualTo(8000);
+        assertThat(ps.cost().decodeStepKvUs()).isEqualTo(0.02);
+        assertThat(ps.cost().kvWaitScale()).isEqualTo(0.4);
+        assertThat(ParameterFile.asMap(ps.cost())).containsEntry("decodeStepUs", 8000.0)
+                .containsEntry("decodeStepKvUs", 0.02).containsEntry("kvWaitScale", 0.4);
+        assertThat(load("none.yaml", "scope: a\n").cost().kvWaitScale()).as("default").isEqualTo(1.0);
+        bad("parameters: {kvWaitScale: 1.5}\n", "parameters.kvWaitScale: must be a number in [0, 1], got 1.5");
+        bad("parameters: {decodeStepUs: -1}\n", "parameters.decodeStepUs: must be a number");
+        bad("parameters: {decodeStepKvUs: NaN}\n", "parameters.decodeStepKvUs: must be a number");
+    }
+
+    @Test
     void jsonAndEmptyDefaults() throws Exception {
         ParameterSet ps = load("p.json", "{\"version\": 3, \"rho\": {\"w0\": {\"cpu\": 0.5}}}");
         assertThat(ps.version()).isEqualTo(3);

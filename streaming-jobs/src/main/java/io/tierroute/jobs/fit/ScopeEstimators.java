@@ -45,6 +45,8 @@ final class ScopeEstimators {
     private final DecayFitter decay = new DecayFitter(DecayConfig.defaults());
     /** BW_t per tier name used to turn bytes into utilisation: the active snapshot's, else the defaults. */
     private final Map<String, Double> bandwidths = new HashMap<>();
+    /** The admission wait's rows of the newest joined rows (the replay sample's bound): refitted at each snapshot. */
+    private final KvWaitSample kvWait;
     private long telemetrySamples;
     private long rows;
     private long decayObservations;
@@ -61,8 +63,9 @@ final class ScopeEstimators {
             c.madWindow(), c.burnIn(), c.varianceModel(), c.ridge(), c.eigenFloor());
     }
 
-    ScopeEstimators(String scope, int regressionHorizonRows, int refitRows) {
+    ScopeEstimators(String scope, int regressionHorizonRows, int refitRows, int sampleRows) {
         this.scope = scope;
+        this.kvWait = new KvWaitSample(sampleRows);
         this.regression = new LatencyRegression(regressionConfig(regressionHorizonRows, refitRows));
         SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
     }
@@ -113,6 +116,7 @@ final class ScopeEstimators {
     /** Offers a joined row to the regression and, if it says something about λ, to the decay fit. */
     boolean add(JoinedRow r) {
         rows++;
+        kvWait.add(r.kvWait());
         DecayObservation o = r.decay();
         if (o != null) {
             decayObservations++;
@@ -129,7 +133,9 @@ final class ScopeEstimators {
      * What goes into the next snapshot. An estimator below {@code minFitSamples} contributes nothing
      * (its values are carried: "not fitted yet") rather than a value the gate would reject; until the
      * regression has enough rows, α_p and α_d come from the telemetry priors of the scope's busiest pool.
-     * A tier's BW_t enters only with {@code minBandwidthSamples} link samples.
+     * A tier's BW_t enters only with {@code minBandwidthSamples} link samples. The admission wait's τ₀, α and k
+     * are fitted on the last {@code sampleRows} joined rows that carry its fields, once there are
+     * {@code minFitSamples} of them (the fitter's own minimums then decide which of the three it gives).
      */
     FitResults fits(long minFitSamples, long minBandwidthSamples, QuantileForestModel newForest) {
         LatencyFit latency = regression.samples() >= minFitSamples ? regression.fit() : priorFit(minFitSamples);
@@ -150,7 +156,8 @@ final class ScopeEstimators {
                 rho.tierPeak(t.name()).filter(e -> e.samples() >= minBandwidthSamples).ifPresent(e -> bws.put(t, e));
             }
         }
-        return new FitResults(latency, rhos, bws, lambda, newForest);
+        FitResults fits = new FitResults(latency, rhos, bws, lambda, newForest);
+        return kvWait.size() >= minFitSamples ? fits.withKvWait(kvWait.fit()) : fits;
     }
 
     private LatencyFit priorFit(long minFitSamples) {

@@ -448,7 +448,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private ScopeEstimators estimators(String scope) throws Exception {
         ScopeEstimators est = live.get(scope);
         if (est == null) {
-            est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows());
+            est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows(),
+                settings.sampleRows());
             List<BandwidthChange> changes = new ArrayList<>();
             bandwidthChanges.get().forEach(changes::add);
             if (changes.isEmpty()) {

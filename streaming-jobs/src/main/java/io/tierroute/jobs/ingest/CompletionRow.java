@@ -19,6 +19,10 @@ public class CompletionRow {
     public int outputTokens;
     public int partition;
     public long offset;
+    // Realised times of the admission wait's fit, µs; -1 = unknown (restored from state written before them).
+    public long decodeUs = -1;
+    public long queueWaitUs = -1;
+    public long prefillUs = -1;
 
     public CompletionRow() {}
 }

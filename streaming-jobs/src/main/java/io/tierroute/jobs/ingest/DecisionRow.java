@@ -37,6 +37,19 @@ public class DecisionRow {
     public Integer previousStepOutputTokens;
     public int partition;
     public long offset;
+    // The admission wait's inputs (KvWaitRow); NaN / -1 = unknown (a row restored from state written before them).
+    /** KV_used(w) at decision, tokens. */
+    public double kvUsedTokens = Double.NaN;
+    /** d̂(r) the cost model used, tokens. */
+    public double predictedOutputTokens = Double.NaN;
+    /** m: the KV overflow less r's prefix held in HBM on w, tokens ({@link MissingKv}). */
+    public double missingKvTokens = Double.NaN;
+    /** |A(w)| at decision, requests. */
+    public int inFlight = -1;
+    /** C_prefill of the chosen worker, µs. */
+    public double predictedPrefillUs = Double.NaN;
+    /** C_queue of the chosen worker, µs. */
+    public double predictedQueueUs = Double.NaN;
 
     public DecisionRow() {}
 }

@@ -2,6 +2,7 @@ package io.tierroute.jobs.ingest;
 
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.CostBreakdown;
 import io.tierroute.schemas.avro.CostFeatures;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.EngineTelemetry;
@@ -123,6 +124,15 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             r.previousStepOutputTokens = q.getPreviousStepOutputTokens();
             r.partition = in.partition;
             r.offset = in.offset;
+            // The admission wait's inputs; a decision of the older schema reads kvUsedTokens, inFlight and
+            // queueUs as their defaults (0), which the fit skips (no KV resident, nothing in flight).
+            CostBreakdown cost = d.getCost();
+            r.kvUsedTokens = f.getKvUsedTokens();
+            r.predictedOutputTokens = q.getPredictedOutputTokens();
+            r.missingKvTokens = MissingKv.tokens(f, q.getIsl());
+            r.inFlight = f.getInFlight();
+            r.predictedPrefillUs = cost.getPrefillUs();
+            r.predictedQueueUs = cost.getQueueUs();
             return r;
         }
     }
@@ -147,6 +157,9 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             }
             r.cachedTokens = cached;
             r.outputTokens = c.getOutputTokens();
+            r.decodeUs = c.getDecodeUs();
+            r.queueWaitUs = c.getQueueWaitUs();
+            r.prefillUs = c.getPrefillUs();
             r.partition = in.partition;
             r.offset = in.offset;
             return r;

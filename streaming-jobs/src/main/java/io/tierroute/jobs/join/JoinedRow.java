@@ -2,13 +2,14 @@ package io.tierroute.jobs.join;
 
 import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.fitter.forest.OutputRow;
+import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.regression.LatencyObservation;
 import io.tierroute.jobs.serde.RowTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * One routing decision joined with its (OK) completion: the regression row, what the row says about
- * the workflow-affinity decay λ, and the output-length model's training row. Serialized by {@code RowSerializers.Joined} (its {@code @TypeInfo}); it is also
+ * the workflow-affinity decay λ, the output-length model's training row and the admission wait's row. Serialized by {@code RowSerializers.Joined} (its {@code @TypeInfo}); it is also
  * what the fitting operator keeps as its bounded recent sample.
  */
 @TypeInfo(RowTypeInfo.OfJoined.class)
@@ -42,6 +43,17 @@ public class JoinedRow {
     public long prefixGroupId;
     public Integer previousStepOutputTokens;
     public int outputTokens;
+    // The admission wait's inputs (DecisionRow, CompletionRow); NaN / -1 = unknown: a row restored from state
+    // written before them, skipped by that fit.
+    public double kvUsedTokens = Double.NaN;
+    public double predictedOutputTokens = Double.NaN;
+    public double missingKvTokens = Double.NaN;
+    public int inFlight = -1;
+    public double predictedPrefillUs = Double.NaN;
+    public double predictedQueueUs = Double.NaN;
+    public double decodeUs = Double.NaN;
+    public double queueWaitUs = Double.NaN;
+    public double prefillUs = Double.NaN;
 
     public JoinedRow() {}
 
@@ -62,6 +74,18 @@ public class JoinedRow {
         }
         return cacheHit ? DecayObservation.hit(returnIdleSeconds, eventTimeMs)
             : DecayObservation.miss(returnIdleSeconds, eventTimeMs);
+    }
+
+    /** The admission wait's row, or null when a field is unknown (the fit then skips the request). */
+    public KvWaitRow kvWait() {
+        if (inFlight < 0 || !Double.isFinite(kvUsedTokens) || !Double.isFinite(predictedOutputTokens)
+            || !Double.isFinite(missingKvTokens) || !Double.isFinite(predictedPrefillUs)
+            || !Double.isFinite(predictedQueueUs) || !Double.isFinite(decodeUs) || !Double.isFinite(queueWaitUs)
+            || !Double.isFinite(prefillUs)) {
+            return null;
+        }
+        return new KvWaitRow(eventTimeMs, kvUsedTokens, predictedOutputTokens, missingKvTokens, inflightDecodeTokens,
+            inFlight, predictedPrefillUs, predictedQueueUs, outputTokens, decodeUs, queueWaitUs, prefillUs);
     }
 
     public OutputRow output() {

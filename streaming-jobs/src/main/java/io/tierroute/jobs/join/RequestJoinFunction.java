@@ -309,6 +309,16 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         r.prefixGroupId = d.prefixGroupId;
         r.previousStepOutputTokens = d.previousStepOutputTokens;
         r.outputTokens = c.outputTokens;
+        // Unknown stays unknown (NaN): a side restored from state written before these fields.
+        r.kvUsedTokens = d.kvUsedTokens;
+        r.predictedOutputTokens = d.predictedOutputTokens;
+        r.missingKvTokens = d.missingKvTokens;
+        r.inFlight = d.inFlight;
+        r.predictedPrefillUs = d.predictedPrefillUs;
+        r.predictedQueueUs = d.predictedQueueUs;
+        r.decodeUs = c.decodeUs < 0 ? Double.NaN : c.decodeUs;
+        r.queueWaitUs = c.queueWaitUs < 0 ? Double.NaN : c.queueWaitUs;
+        r.prefillUs = c.prefillUs < 0 ? Double.NaN : c.prefillUs;
         return r;
     }
 }

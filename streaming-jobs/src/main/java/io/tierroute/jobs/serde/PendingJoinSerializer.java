@@ -4,7 +4,7 @@ import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.join.PendingJoin;
 import java.io.IOException;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -20,16 +20,25 @@ import org.apache.flink.core.memory.DataOutputView;
  */
 public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
     private static final long serialVersionUID = 1L;
-    public static final PendingJoinSerializer INSTANCE = new PendingJoinSerializer();
+    public static final PendingJoinSerializer INSTANCE = new PendingJoinSerializer(RowFields.LAYOUT);
+
+    private PendingJoinSerializer(int layout) {
+        super(layout);
+    }
+
+    /** The serializer of a {@link RowFields} layout of the rows (older ones restore state of earlier versions). */
+    public static PendingJoinSerializer of(int layout) {
+        return layout == RowFields.LAYOUT ? INSTANCE : new PendingJoinSerializer(layout);
+    }
 
     @Override
     void write(PendingJoin p, DataOutputView out) throws IOException {
         if (p.decision != null) {
             out.writeByte(0);
-            RowFields.writeDecision(p.decision, out);
+            RowFields.writeDecision(p.decision, out, layout);
         } else {
             out.writeByte(1);
-            RowFields.writeCompletion(p.completion, out);
+            RowFields.writeCompletion(p.completion, out, layout);
         }
         out.writeLong(p.deadlineMs);
         out.writeLong(p.arrivalWatermark);
@@ -41,8 +50,8 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
         DecisionRow d = null;
         CompletionRow c = null;
         switch (tag) {
-            case 0 -> d = RowFields.readDecision(in);
-            case 1 -> c = RowFields.readCompletion(in);
+            case 0 -> d = RowFields.readDecision(in, layout);
+            case 1 -> c = RowFields.readCompletion(in, layout);
             default -> throw new IOException("unknown pending join tag " + tag);
         }
         long deadline = in.readLong();
@@ -66,12 +75,14 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
 
     @Override
     public TypeSerializerSnapshot<PendingJoin> snapshotConfiguration() {
-        return new Snapshot();
+        return new Snapshot().withLayout(layout);
     }
 
-    public static final class Snapshot extends SimpleTypeSerializerSnapshot<PendingJoin> {
-        public Snapshot() {
-            super(() -> INSTANCE);
+    /** Versioned with the rows' layout ({@link RowSerializerSnapshot}); the class name old checkpoints name. */
+    public static final class Snapshot extends RowSerializerSnapshot<PendingJoin> {
+        @Override
+        TypeSerializer<PendingJoin> serializer(int layout) {
+            return of(layout);
         }
     }
 }

@@ -13,13 +13,44 @@ import java.io.IOException;
  * + UTF, boxed numbers as a presence flag + value): what crosses the network between operators
  * ({@link RowSerializers}) and what the replay chunks in state hold. Written by hand so that no
  * reflection, boxing or per-field null mask runs per record (Flink's POJO serializer did, and showed up
- * in every task's profile). Changing a layout is a state-format change: bump the serializer's snapshot
- * version.
+ * in every task's profile). Changing a layout is a state-format change: add a {@code LAYOUT_*}, read the
+ * older ones, and let {@link RowSerializerSnapshot} map its snapshot versions to them.
  */
 public final class RowFields {
+    /** Decision, completion and joined rows before the admission wait's fields (commit 09572d4 and earlier). */
+    public static final int LAYOUT_BEFORE_KV_WAIT = 1;
+    /** The admission wait's fields appended to decision, completion and joined rows. */
+    public static final int LAYOUT_KV_WAIT = 2;
+    /** What this version writes. */
+    public static final int LAYOUT = LAYOUT_KV_WAIT;
+
     private RowFields() {}
 
     public static void writeDecision(DecisionRow r, DataOutput out) throws IOException {
+        writeDecision(r, out, LAYOUT);
+    }
+
+    public static DecisionRow readDecision(DataInput in) throws IOException {
+        return readDecision(in, LAYOUT);
+    }
+
+    public static void writeCompletion(CompletionRow r, DataOutput out) throws IOException {
+        writeCompletion(r, out, LAYOUT);
+    }
+
+    public static CompletionRow readCompletion(DataInput in) throws IOException {
+        return readCompletion(in, LAYOUT);
+    }
+
+    public static void writeJoined(JoinedRow r, DataOutput out) throws IOException {
+        writeJoined(r, out, LAYOUT);
+    }
+
+    public static JoinedRow readJoined(DataInput in) throws IOException {
+        return readJoined(in, LAYOUT);
+    }
+
+    public static void writeDecision(DecisionRow r, DataOutput out, int layout) throws IOException {
         writeString(out, r.requestId);
         writeString(out, r.scope);
         writeString(out, r.worker);
@@ -45,9 +76,17 @@ public final class RowFields {
         writeInteger(out, r.previousStepOutputTokens);
         out.writeInt(r.partition);
         out.writeLong(r.offset);
+        if (layout >= LAYOUT_KV_WAIT) {
+            out.writeDouble(r.kvUsedTokens);
+            out.writeDouble(r.predictedOutputTokens);
+            out.writeDouble(r.missingKvTokens);
+            out.writeInt(r.inFlight);
+            out.writeDouble(r.predictedPrefillUs);
+            out.writeDouble(r.predictedQueueUs);
+        }
     }
 
-    public static DecisionRow readDecision(DataInput in) throws IOException {
+    public static DecisionRow readDecision(DataInput in, int layout) throws IOException {
         DecisionRow r = new DecisionRow();
         r.requestId = readString(in);
         r.scope = readString(in);
@@ -74,10 +113,18 @@ public final class RowFields {
         r.previousStepOutputTokens = readInteger(in);
         r.partition = in.readInt();
         r.offset = in.readLong();
+        if (layout >= LAYOUT_KV_WAIT) { // else the fields keep their "unknown" defaults
+            r.kvUsedTokens = in.readDouble();
+            r.predictedOutputTokens = in.readDouble();
+            r.missingKvTokens = in.readDouble();
+            r.inFlight = in.readInt();
+            r.predictedPrefillUs = in.readDouble();
+            r.predictedQueueUs = in.readDouble();
+        }
         return r;
     }
 
-    public static void writeCompletion(CompletionRow r, DataOutput out) throws IOException {
+    public static void writeCompletion(CompletionRow r, DataOutput out, int layout) throws IOException {
         writeString(out, r.requestId);
         writeString(out, r.scope);
         writeString(out, r.worker);
@@ -88,9 +135,14 @@ public final class RowFields {
         out.writeInt(r.outputTokens);
         out.writeInt(r.partition);
         out.writeLong(r.offset);
+        if (layout >= LAYOUT_KV_WAIT) {
+            out.writeLong(r.decodeUs);
+            out.writeLong(r.queueWaitUs);
+            out.writeLong(r.prefillUs);
+        }
     }
 
-    public static CompletionRow readCompletion(DataInput in) throws IOException {
+    public static CompletionRow readCompletion(DataInput in, int layout) throws IOException {
         CompletionRow r = new CompletionRow();
         r.requestId = readString(in);
         r.scope = readString(in);
@@ -102,10 +154,15 @@ public final class RowFields {
         r.outputTokens = in.readInt();
         r.partition = in.readInt();
         r.offset = in.readLong();
+        if (layout >= LAYOUT_KV_WAIT) {
+            r.decodeUs = in.readLong();
+            r.queueWaitUs = in.readLong();
+            r.prefillUs = in.readLong();
+        }
         return r;
     }
 
-    public static void writeJoined(JoinedRow r, DataOutput out) throws IOException {
+    public static void writeJoined(JoinedRow r, DataOutput out, int layout) throws IOException {
         writeString(out, r.scope);
         writeString(out, r.worker);
         out.writeLong(r.eventTimeMs);
@@ -131,9 +188,20 @@ public final class RowFields {
         out.writeLong(r.prefixGroupId);
         writeInteger(out, r.previousStepOutputTokens);
         out.writeInt(r.outputTokens);
+        if (layout >= LAYOUT_KV_WAIT) {
+            out.writeDouble(r.kvUsedTokens);
+            out.writeDouble(r.predictedOutputTokens);
+            out.writeDouble(r.missingKvTokens);
+            out.writeInt(r.inFlight);
+            out.writeDouble(r.predictedPrefillUs);
+            out.writeDouble(r.predictedQueueUs);
+            out.writeDouble(r.decodeUs);
+            out.writeDouble(r.queueWaitUs);
+            out.writeDouble(r.prefillUs);
+        }
     }
 
-    public static JoinedRow readJoined(DataInput in) throws IOException {
+    public static JoinedRow readJoined(DataInput in, int layout) throws IOException {
         JoinedRow r = new JoinedRow();
         r.scope = readString(in);
         r.worker = readString(in);
@@ -160,6 +228,17 @@ public final class RowFields {
         r.prefixGroupId = in.readLong();
         r.previousStepOutputTokens = readInteger(in);
         r.outputTokens = in.readInt();
+        if (layout >= LAYOUT_KV_WAIT) {
+            r.kvUsedTokens = in.readDouble();
+            r.predictedOutputTokens = in.readDouble();
+            r.missingKvTokens = in.readDouble();
+            r.inFlight = in.readInt();
+            r.predictedPrefillUs = in.readDouble();
+            r.predictedQueueUs = in.readDouble();
+            r.decodeUs = in.readDouble();
+            r.queueWaitUs = in.readDouble();
+            r.prefillUs = in.readDouble();
+        }
         return r;
     }
 
@@ -239,6 +318,12 @@ public final class RowFields {
         c.previousStepOutputTokens = r.previousStepOutputTokens;
         c.partition = r.partition;
         c.offset = r.offset;
+        c.kvUsedTokens = r.kvUsedTokens;
+        c.predictedOutputTokens = r.predictedOutputTokens;
+        c.missingKvTokens = r.missingKvTokens;
+        c.inFlight = r.inFlight;
+        c.predictedPrefillUs = r.predictedPrefillUs;
+        c.predictedQueueUs = r.predictedQueueUs;
         return c;
     }
 
@@ -254,6 +339,9 @@ public final class RowFields {
         c.outputTokens = r.outputTokens;
         c.partition = r.partition;
         c.offset = r.offset;
+        c.decodeUs = r.decodeUs;
+        c.queueWaitUs = r.queueWaitUs;
+        c.prefillUs = r.prefillUs;
         return c;
     }
 
@@ -284,6 +372,15 @@ public final class RowFields {
         c.prefixGroupId = r.prefixGroupId;
         c.previousStepOutputTokens = r.previousStepOutputTokens;
         c.outputTokens = r.outputTokens;
+        c.kvUsedTokens = r.kvUsedTokens;
+        c.predictedOutputTokens = r.predictedOutputTokens;
+        c.missingKvTokens = r.missingKvTokens;
+        c.inFlight = r.inFlight;
+        c.predictedPrefillUs = r.predictedPrefillUs;
+        c.predictedQueueUs = r.predictedQueueUs;
+        c.decodeUs = r.decodeUs;
+        c.queueWaitUs = r.queueWaitUs;
+        c.prefillUs = r.prefillUs;
         return c;
     }
 

@@ -7,6 +7,7 @@ import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -20,16 +21,25 @@ public final class RowSerializers {
 
     public static final class Decision extends RowSerializer<DecisionRow> {
         private static final long serialVersionUID = 1L;
-        public static final Decision INSTANCE = new Decision();
+        public static final Decision INSTANCE = new Decision(RowFields.LAYOUT);
+
+        private Decision(int layout) {
+            super(layout);
+        }
+
+        /** The serializer of a {@link RowFields} layout (older ones restore state of earlier versions). */
+        public static Decision of(int layout) {
+            return layout == RowFields.LAYOUT ? INSTANCE : new Decision(layout);
+        }
 
         @Override
         void write(DecisionRow row, DataOutputView out) throws IOException {
-            RowFields.writeDecision(row, out);
+            RowFields.writeDecision(row, out, layout);
         }
 
         @Override
         DecisionRow read(DataInputView in) throws IOException {
-            return RowFields.readDecision(in);
+            return RowFields.readDecision(in, layout);
         }
 
         @Override
@@ -44,28 +54,39 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<DecisionRow> snapshotConfiguration() {
-            return new DecisionSnapshot();
+            return new DecisionSnapshot().withLayout(layout);
         }
     }
 
-    public static final class DecisionSnapshot extends SimpleTypeSerializerSnapshot<DecisionRow> {
-        public DecisionSnapshot() {
-            super(() -> Decision.INSTANCE);
+    /** Versioned: the layout changed ({@link RowSerializerSnapshot}); the class name is the one old checkpoints name. */
+    public static final class DecisionSnapshot extends RowSerializerSnapshot<DecisionRow> {
+        @Override
+        TypeSerializer<DecisionRow> serializer(int layout) {
+            return Decision.of(layout);
         }
     }
 
     public static final class Completion extends RowSerializer<CompletionRow> {
         private static final long serialVersionUID = 1L;
-        public static final Completion INSTANCE = new Completion();
+        public static final Completion INSTANCE = new Completion(RowFields.LAYOUT);
+
+        private Completion(int layout) {
+            super(layout);
+        }
+
+        /** The serializer of a {@link RowFields} layout (older ones restore state of earlier versions). */
+        public static Completion of(int layout) {
+            return layout == RowFields.LAYOUT ? INSTANCE : new Completion(layout);
+        }
 
         @Override
         void write(CompletionRow row, DataOutputView out) throws IOException {
-            RowFields.writeCompletion(row, out);
+            RowFields.writeCompletion(row, out, layout);
         }
 
         @Override
         CompletionRow read(DataInputView in) throws IOException {
-            return RowFields.readCompletion(in);
+            return RowFields.readCompletion(in, layout);
         }
 
         @Override
@@ -80,28 +101,39 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<CompletionRow> snapshotConfiguration() {
-            return new CompletionSnapshot();
+            return new CompletionSnapshot().withLayout(layout);
         }
     }
 
-    public static final class CompletionSnapshot extends SimpleTypeSerializerSnapshot<CompletionRow> {
-        public CompletionSnapshot() {
-            super(() -> Completion.INSTANCE);
+    /** Versioned: the layout changed ({@link RowSerializerSnapshot}); the class name is the one old checkpoints name. */
+    public static final class CompletionSnapshot extends RowSerializerSnapshot<CompletionRow> {
+        @Override
+        TypeSerializer<CompletionRow> serializer(int layout) {
+            return Completion.of(layout);
         }
     }
 
     public static final class Joined extends RowSerializer<JoinedRow> {
         private static final long serialVersionUID = 1L;
-        public static final Joined INSTANCE = new Joined();
+        public static final Joined INSTANCE = new Joined(RowFields.LAYOUT);
+
+        private Joined(int layout) {
+            super(layout);
+        }
+
+        /** The serializer of a {@link RowFields} layout (older ones restore state of earlier versions). */
+        public static Joined of(int layout) {
+            return layout == RowFields.LAYOUT ? INSTANCE : new Joined(layout);
+        }
 
         @Override
         void write(JoinedRow row, DataOutputView out) throws IOException {
-            RowFields.writeJoined(row, out);
+            RowFields.writeJoined(row, out, layout);
         }
 
         @Override
         JoinedRow read(DataInputView in) throws IOException {
-            return RowFields.readJoined(in);
+            return RowFields.readJoined(in, layout);
         }
 
         @Override
@@ -116,13 +148,15 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<JoinedRow> snapshotConfiguration() {
-            return new JoinedSnapshot();
+            return new JoinedSnapshot().withLayout(layout);
         }
     }
 
-    public static final class JoinedSnapshot extends SimpleTypeSerializerSnapshot<JoinedRow> {
-        public JoinedSnapshot() {
-            super(() -> Joined.INSTANCE);
+    /** Versioned: the layout changed ({@link RowSerializerSnapshot}); the class name is the one old checkpoints name. */
+    public static final class JoinedSnapshot extends RowSerializerSnapshot<JoinedRow> {
+        @Override
+        TypeSerializer<JoinedRow> serializer(int layout) {
+            return Joined.of(layout);
         }
     }
 
@@ -165,7 +199,16 @@ public final class RowSerializers {
     /** A fitting input: a tag byte (0 telemetry, 1 joined row), then that row. */
     public static final class Input extends RowSerializer<ScopeInput> {
         private static final long serialVersionUID = 1L;
-        public static final Input INSTANCE = new Input();
+        public static final Input INSTANCE = new Input(RowFields.LAYOUT);
+
+        private Input(int layout) {
+            super(layout);
+        }
+
+        /** The serializer of a {@link RowFields} layout of the joined rows (older ones restore earlier state). */
+        public static Input of(int layout) {
+            return layout == RowFields.LAYOUT ? INSTANCE : new Input(layout);
+        }
 
         @Override
         void write(ScopeInput in, DataOutputView out) throws IOException {
@@ -174,7 +217,7 @@ public final class RowSerializers {
                 RowFields.writeTelemetry(in.telemetry, out);
             } else {
                 out.writeByte(1);
-                RowFields.writeJoined(in.joined, out);
+                RowFields.writeJoined(in.joined, out, layout);
             }
         }
 
@@ -183,7 +226,7 @@ public final class RowSerializers {
             byte tag = in.readByte();
             return switch (tag) {
                 case 0 -> ScopeInput.of(RowFields.readTelemetry(in));
-                case 1 -> ScopeInput.of(RowFields.readJoined(in));
+                case 1 -> ScopeInput.of(RowFields.readJoined(in, layout));
                 default -> throw new IOException("unknown fitting input tag " + tag);
             };
         }
@@ -201,13 +244,15 @@ public final class RowSerializers {
 
         @Override
         public TypeSerializerSnapshot<ScopeInput> snapshotConfiguration() {
-            return new InputSnapshot();
+            return new InputSnapshot().withLayout(layout);
         }
     }
 
-    public static final class InputSnapshot extends SimpleTypeSerializerSnapshot<ScopeInput> {
-        public InputSnapshot() {
-            super(() -> Input.INSTANCE);
+    /** Versioned with the joined row's layout ({@link RowSerializerSnapshot}). */
+    public static final class InputSnapshot extends RowSerializerSnapshot<ScopeInput> {
+        @Override
+        TypeSerializer<ScopeInput> serializer(int layout) {
+            return Input.of(layout);
         }
     }
 }

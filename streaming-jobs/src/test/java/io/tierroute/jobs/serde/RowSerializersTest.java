@@ -79,7 +79,7 @@ class RowSerializersTest {
         return (TypeSerializer<Object>) info.createSerializer(new SerializerConfigImpl());
     }
 
-    private static Object roundTrip(TypeSerializer<Object> s, Object row) throws Exception {
+    static Object roundTrip(TypeSerializer<Object> s, Object row) throws Exception {
         DataOutputSerializer out = new DataOutputSerializer(64);
         s.serialize(row, out);
         DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
@@ -89,7 +89,7 @@ class RowSerializersTest {
     }
 
     /** A row whose every public field holds a distinct non-default value (boxed and string fields null if asked). */
-    private static Object filled(Class<?> type, boolean nulls) throws Exception {
+    static Object filled(Class<?> type, boolean nulls) throws Exception {
         Object row = type.getDeclaredConstructor().newInstance();
         int i = 1;
         for (Field f : type.getFields()) {
@@ -125,7 +125,7 @@ class RowSerializersTest {
         return row;
     }
 
-    private static void assertSameFields(Object actual, Object expected) throws Exception {
+    static void assertSameFields(Object actual, Object expected) throws Exception {
         assertThat(actual).isNotSameAs(expected);
         for (Field f : expected.getClass().getFields()) {
             if (!Modifier.isStatic(f.getModifiers())) {

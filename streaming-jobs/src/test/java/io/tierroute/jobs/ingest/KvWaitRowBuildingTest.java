@@ -1,0 +1,140 @@
+package io.tierroute.jobs.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.tierroute.fitter.kvwait.KvWaitFitter;
+import io.tierroute.fitter.kvwait.KvWaitRow;
+import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.jobs.join.RequestJoinFunctionAccess;
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.CostBreakdown;
+import io.tierroute.schemas.avro.CostFeatures;
+import io.tierroute.schemas.avro.PredictionSource;
+import io.tierroute.schemas.avro.RequestFeatures;
+import io.tierroute.schemas.avro.RequestStatus;
+import io.tierroute.schemas.avro.RoutingDecision;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierTokens;
+import io.tierroute.schemas.avro.TierTransfer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A decision and its completion, through the real ingest conversion and the join, give the admission wait's row as
+ * the simulator's warm-up fit builds it: {@code m = max(0, overflow − HBM-held)} with HBM-held = ISL − p_eff − the
+ * non-HBM tiers' hits; KV_used, |A(w)|, d̂, C_prefill and C_queue from the decision; decode, queue and prefill times
+ * from the completion.
+ */
+class KvWaitRowBuildingTest {
+
+    @Test
+    void missingKvIsTheOverflowLessThePrefixHeldInHbm() {
+        // ISL 10 000, p_eff 4 000 → 6 000 hit, 1 500 of them on CPU and NVMe → 4 500 in HBM
+        assertThat(MissingKv.tokens(5_000, 10_000, 4_000, 1_500)).isEqualTo(500.0);
+        assertThat(MissingKv.tokens(4_000, 10_000, 4_000, 1_500)).as("held covers it").isZero();
+        assertThat(MissingKv.tokens(800, 10_000, 10_000, 0)).as("nothing held").isEqualTo(800.0);
+        assertThat(MissingKv.tokens(0, 10_000, 4_000, 0)).as("no overflow").isZero();
+        // inconsistent hits (more than the prompt): held counts as 0, never negative
+        assertThat(MissingKv.tokens(300, 1_000, 900, 500)).isEqualTo(300.0);
+    }
+
+    @Test
+    void aDecisionAndItsCompletionGiveTheRowOfTheFit() {
+        RoutingDecision d = decision(10_000, 4_000, 5_000, List.of(transfer(Tier.CPU, 1_000), transfer(Tier.NVME, 500)),
+            120_000, 7, 321.5, 800.0, 4_200.0, 900.0);
+        DecisionRow dr = convert(d);
+        assertThat(dr.missingKvTokens).isEqualTo(500.0);
+        assertThat(dr.kvOverflowTokens).as("the regression's column keeps the queued prefill").isEqualTo(5_000 + 64);
+        CompletionRow cr = convert(completion(d, 6_000, 3_000, 2_000_000, 150));
+        JoinedRow j = RequestJoinFunctionAccess.join(dr, cr);
+
+        KvWaitRow r = j.kvWait();
+        assertThat(r).isEqualTo(new KvWaitRow(d.getTimestampMs() + 5_000, 120_000, 321.5, 500, 800.0, 7, 4_200.0,
+            900.0, 150, 2_000_000, 6_000, 3_000));
+        assertThat(j.realisedUs).as("TTFT of the regression unchanged").isEqualTo(6_000 + 3_000 + 10);
+    }
+
+    @Test
+    void aDecisionOfTheOlderSchemaGivesRowsTheFitSkips() {
+        // RoutingDecision v1 has no kvUsedTokens / inFlight / queueUs: they read as their defaults, 0
+        RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 0, 0, 128, 0, 1_000, 0);
+        CompletionRow c = convert(completion(d, 500, 700, 90_000, 40));
+        JoinedRow j = RequestJoinFunctionAccess.join(convert(d), c);
+        assertThat(j.kvWait()).isNotNull();
+        assertThat(KvWaitFitter.fit(Collections.nCopies(500, j.kvWait())).fitted()).isFalse();
+    }
+
+    @Test
+    void aJoinedRowWithAnUnknownFieldHasNoRow() {
+        RoutingDecision d = decision(2_000, 1_000, 100, List.of(), 50_000, 3, 128, 10, 1_000, 0);
+        CompletionRow c = convert(completion(d, 500, 700, 90_000, 40));
+        c.decodeUs = -1; // a completion restored from state written before the field
+        assertThat(RequestJoinFunctionAccess.join(convert(d), c).kvWait()).isNull();
+        DecisionRow dr = convert(d);
+        dr.inFlight = -1;
+        assertThat(RequestJoinFunctionAccess.join(dr, convert(completion(d, 1, 1, 1, 2))).kvWait()).isNull();
+        List<KvWaitRow> none = new ArrayList<>();
+        assertThat(KvWaitFitter.fit(none).fitted()).isFalse();
+    }
+
+    @Test
+    void theDecodeStepOfRowsBuiltThisWayIsFitted() {
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            long kv = 10_000 + 1_000L * i;
+            double dHat = 100 + i % 7;
+            RoutingDecision d = decision(4_000, 4_000, 0, List.of(), kv, 4, dHat, 400, 2_000, 0);
+            long decode = Math.round(dHat * (3_000 + 0.02 * kv));
+            rows.add(RequestJoinFunctionAccess.join(convert(d), convert(completion(d, 0, 2_000, decode, 90))).kvWait());
+        }
+        var fit = KvWaitFitter.fit(rows);
+        assertThat(fit.tau0Us()).isCloseTo(3_000, within(5.0));
+        assertThat(fit.perKvTokenUs()).isCloseTo(0.02, within(1e-4));
+    }
+
+    private static TierTransfer transfer(Tier t, int hit) {
+        return TierTransfer.newBuilder().setTier(t).setHitTokens(hit).setTransferUs(10).build();
+    }
+
+    private static RoutingDecision decision(int isl, int pEff, double overflow, List<TierTransfer> transfers, long kvUsed,
+            int inFlight, double dHat, double sumD, double prefillUs, double queueUs) {
+        CostFeatures f = CostFeatures.newBuilder().setPEffTokens(pEff).setRecomputeQuadratic(1).setInflightDecodeTokens(sumD)
+            .setInflightDecodeQuadratic(1).setKvOverflowTokens(overflow).setTierTransfers(transfers).setQueueLength(0)
+            .setAffinityDecay(0).setIdleSinceLastStepMs(null).setExpectedToolHitFraction(0).setQueuedPrefillTokens(64)
+            .setInFlight(inFlight).setKvUsedTokens(kvUsed).build();
+        CostBreakdown cost = CostBreakdown.newBuilder().setPrefillUs(prefillUs).setDecodeUs(0).setKvUs(0).setTierUs(0)
+            .setHolUs(0).setWorkflowBonusUs(0).setToolsBonusUs(0).setTotalUs(0).setQueueUs(queueUs).build();
+        RequestFeatures r = RequestFeatures.newBuilder().setIsl(isl).setModel("m").setLora(null).setWorkflowId(null)
+            .setStepIndex(null).setExpectedTool(null).setMaxTokens(1024).setOutputHint(null).setPrefixGroupId(1)
+            .setPreviousStepOutputTokens(null).setPredictedOutputTokens(dHat)
+            .setPredictionSource(PredictionSource.MAX_TOKENS_HALF).build();
+        return RoutingDecision.newBuilder().setRequestId("r1").setSelectorId("s").setTimestampMs(1_700_000_000_000L)
+            .setScope("sc").setSnapshotVersion(1).setChosenWorker("w1").setCandidateCount(2).setExplored(false)
+            .setCost(cost).setFeatures(f).setRequest(r).build();
+    }
+
+    private static CompletionLog completion(RoutingDecision d, long queueWaitUs, long prefillUs, long decodeUs, int out) {
+        long t = d.getTimestampMs();
+        return CompletionLog.newBuilder().setRequestId(d.getRequestId()).setWorker(d.getChosenWorker())
+            .setScope(d.getScope()).setModel("m").setArrivalTimeMs(t).setDispatchedTimeMs(t)
+            .setFirstTokenTimeMs(t + 10).setFinishedTimeMs(t + 5_000).setQueueWaitUs(queueWaitUs).setPrefillUs(prefillUs)
+            .setTierLoadUs(10).setDecodeUs(decodeUs).setTtftUs(queueWaitUs + prefillUs + 10).setInputTokens(100)
+            .setOutputTokens(out).setCachedTokens(List.of(TierTokens.newBuilder().setTier(Tier.HBM).setTokens(5).build()))
+            .setStatus(RequestStatus.OK).setStatusDetail(null).setWorkflowId(null).setStepId(null).build();
+    }
+
+    private static DecisionRow convert(RoutingDecision d) {
+        Inbound in = new Inbound();
+        in.decision = d;
+        return new InboundSplit.Decisions().convert(in);
+    }
+
+    private static CompletionRow convert(CompletionLog c) {
+        Inbound in = new Inbound();
+        in.completion = c;
+        return new InboundSplit.Completions().convert(in);
+    }
+}
