@@ -2,7 +2,8 @@ package io.tierroute.fitter.kvwait;
 
 /**
  * What one completed request says about the admission wait: its decision's features on the chosen worker and what it
- * realised there.
+ * realised there. Every row counts for k (as a control when its W is 0); only rows with two or more output tokens and
+ * some KV resident count for the decode step.
  *
  * @param eventTimeMs           the completion's event time, ms since epoch
  * @param kvUsedTokens          {@code KV_used(w)} at decision, tokens

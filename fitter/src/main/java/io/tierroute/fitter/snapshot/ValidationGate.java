@@ -46,6 +46,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       overwhelmingRelativeStdError; without any error figure, the samples alone). Skipped for ρ and
  *       when there is no active snapshot.</li>
  * </ol>
+ * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
+ * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
+ * for these three HOLDS instead of rejecting) all three keep the values in force.
+ *
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
  * for HBM, a tier twice or a missing non-HBM tier; ρ for HBM or a (worker, tier) pair twice; a new
@@ -90,6 +94,7 @@ public final class ValidationGate {
 
         ParameterSnapshot.Builder out = ParameterSnapshot.newBuilder(candidate);
 
+        boolean admissionWaitHeld = false;
         for (SnapshotParameter p : SnapshotParameter.SCALARS) {
             FittedValue v = p.get(candidate);
             Double act = active == null ? null : p.get(active).getValue();
@@ -98,7 +103,11 @@ public final class ValidationGate {
             if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
                     == Verdict.HOLD) {
                 p.set(out, FittedValues.carried(ref));
+                admissionWaitHeld |= p.isAdmissionWait();
             }
+        }
+        if (admissionWaitHeld) {
+            holdAdmissionWaitTogether(candidate, active, out, ctx);
         }
 
         List<TierBandwidth> bws = new ArrayList<>();
@@ -209,6 +218,26 @@ public final class ValidationGate {
      *                     only carried (a default, samples 0) is no evidence, so no jump is measured from it
      * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
      */
+    /**
+     * τ₀, α and k are one fit: k is calibrated on the W that this τ₀ and α give, and α is the slope behind this τ₀. A
+     * selector applying some of them next to others fitted on other data would price a W nobody fitted (α held at 0
+     * beside a sloped τ₀ under-prices it; an old α beside a no-slope τ₀ counts the KV twice), so when one is held all
+     * three keep the values in force.
+     */
+    private static void holdAdmissionWaitTogether(ParameterSnapshot candidate, ParameterSnapshot active,
+            ParameterSnapshot.Builder out, Ctx ctx) {
+        for (SnapshotParameter p : SnapshotParameter.ADMISSION_WAIT) {
+            double ref = active == null ? p.defaultValue() : p.get(active).getValue();
+            FittedValue kept = p.get(out.build());
+            if (kept.getSamples() > 0 || Double.compare(kept.getValue(), ref) != 0) {
+                ctx.held.add("held: " + p.field() + " kept at " + format(ref) + " " + p.unit()
+                    + " with the rest of the admission wait (τ₀, α and k are applied together); fitted "
+                    + format(p.get(candidate).getValue()));
+            }
+            p.set(out, FittedValues.carried(ref));
+        }
+    }
+
     private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue,
             boolean activeFitted, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {
@@ -294,6 +323,11 @@ public final class ValidationGate {
                 if (enoughSamples && preciseEnough) {
                     ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
                         + " samples, relative error " + format(rel));
+                } else if (p.isAdmissionWait()) {
+                    // The admission wait's calibration moves with the fleet's load (k 0.002–1 over one workload's
+                    // loads); a jump keeps the values in force rather than costing every other parameter its update.
+                    ctx.held.add("held: " + jump + " without overwhelming evidence; the active value stays");
+                    return Verdict.HOLD;
                 } else {
                     ctx.rejections.add(jump + " without overwhelming evidence (needs samples ≥ "
                         + config.overwhelmingSamples() + " and relative error ≤ "

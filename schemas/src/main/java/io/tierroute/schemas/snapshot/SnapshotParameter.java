@@ -29,7 +29,7 @@ import java.util.function.Function;
  * alphaWf2   µs               [0, 1e8]            0         1           yes
  * decodeStepUs   µs/token     [0, 1e6]          0         100         yes   (τ₀ of C_kv's admission wait W)
  * decodeStepKvUs µs/token²    [0, 10]           0         1e-4        yes   (α of W, per resident KV token)
- * kvWaitScale    dimensionless [0, 1]           1         1e-2        yes   (k on W)
+ * kvWaitScale    dimensionless [0, 1]           1         0.25        yes   (k on W; judged on its absolute error)
  * bandwidth  bytes/s          (1e6, 1e13]         per tier  1e6         yes   (per non-HBM tier, BW_t)
  * rho        dimensionless    [0, 1]              0         0.05        no    (per worker and tier)
  * </pre>
@@ -72,8 +72,11 @@ public enum SnapshotParameter {
     /** α of the admission wait; 10 µs per resident token makes a 1 M-token KV a 10 s step, 1e-4 a 10 µs one. */
     DECODE_STEP_KV_US("decodeStepKvUs", "µs/token²", 0, true, 10, 0.0, 1e-4,
         ParameterSnapshot::getDecodeStepKvUs, ParameterSnapshot.Builder::setDecodeStepKvUs),
-    /** k on the admission wait W: a calibration share. */
-    KV_WAIT_SCALE("kvWaitScale", "(dimensionless)", 0, true, 1, 1.0, 1e-2,
+    /**
+     * k on the admission wait W: a calibration share in [0, 1], so its precision is judged against 0.25 rather than its
+     * own size (a k of 0.003 ± 0.007 says "no wait for HBM here" as clearly as 0.9 ± 0.007 says the opposite).
+     */
+    KV_WAIT_SCALE("kvWaitScale", "(dimensionless)", 0, true, 1, 1.0, 0.25,
         ParameterSnapshot::getKvWaitScale, ParameterSnapshot.Builder::setKvWaitScale),
     /** BW_t of one non-HBM tier; the default is per tier (the fitter's {@code SnapshotAssembler}). */
     BANDWIDTH("bandwidth", "bytes/s", 1e6, false, 1e13, Double.NaN, 1e6, null, null),
@@ -151,8 +154,19 @@ public enum SnapshotParameter {
      * regression's (requests that decoded; requests that overflowed) and may stay few where the fleet has room.
      */
     public boolean holdsOnFewSamples() {
-        return this == RHO || this == DECODE_STEP_US || this == DECODE_STEP_KV_US || this == KV_WAIT_SCALE;
+        return this == RHO || isAdmissionWait();
     }
+
+    /**
+     * τ₀, α or k of C_kv's admission wait: fitted together, so the gate holds them together, and a jump holds them
+     * (the value in force stays) instead of rejecting the snapshot.
+     */
+    public boolean isAdmissionWait() {
+        return this == DECODE_STEP_US || this == DECODE_STEP_KV_US || this == KV_WAIT_SCALE;
+    }
+
+    /** The admission wait's parameters, in schema order. */
+    public static final SnapshotParameter[] ADMISSION_WAIT = {DECODE_STEP_US, DECODE_STEP_KV_US, KV_WAIT_SCALE};
 
     public boolean inBounds(double v) {
         return (lowerInclusive ? v >= lower : v > lower) && v <= upper;

@@ -1,0 +1,94 @@
+package io.tierroute.fitter.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.fitter.kvwait.KvWaitFit;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gate on the admission wait's τ₀, α and k: applied together or not at all; a k near 0 with a small absolute error
+ * is a finding, not noise; a jump holds the three instead of rejecting the snapshot (so α_p and the rest still update).
+ */
+class AdmissionWaitGateTest {
+    final SnapshotAssembler assembler = new SnapshotAssembler("params-job", () -> 1_700_000_999_000L);
+    final ValidationGate gate = new ValidationGate(GateConfig.DEFAULTS);
+
+    /** A fit of τ₀ ± its SE, α ± its SE and k ± its SE on {@code rows} decode rows and {@code waitRows} waiting ones. */
+    static KvWaitFit fit(double tau0, double tau0Se, double alpha, double alphaSe, double k, double kSe, int rows,
+                         int waitRows) {
+        return new KvWaitFit(tau0, tau0Se, alpha, alphaSe, k, kSe, rows, 0.1, waitRows, k,
+                1_700_000_000_000L, 1_700_000_100_000L);
+    }
+
+    GateResult validate(ParameterSnapshot active, KvWaitFit wait) {
+        FitResults fits = SnapshotFixtures.good(10_000).withKvWait(wait);
+        ParameterSnapshot c = assembler.assemble("default", active == null ? 0 : active.getVersion(), active, fits);
+        return gate.validate(c, active);
+    }
+
+    @Test
+    void aPreciseFitIsAppliedWhole() {
+        GateResult r = validate(null, fit(6_000, 50, 0.02, 0.001, 0.4, 0.02, 5_000, 800));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getDecodeStepUs().getValue()).isEqualTo(6_000.0);
+        assertThat(r.snapshot().getDecodeStepKvUs().getValue()).isEqualTo(0.02);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(0.4);
+        assertThat(r.held()).isEmpty();
+    }
+
+    @Test
+    void aKNearZeroWithASmallErrorSaysThereIsNoWaitForHbm() {
+        // llmd-blog 3 fits k = 0.002–0.025 with an SE of a few thousandths: that is "no wait", not an unknown k
+        GateResult r = validate(null, fit(6_000, 50, 0.02, 0.001, 0.003, 0.007, 5_000, 400));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(0.003);
+        assertThat(r.held()).isEmpty();
+    }
+
+    @Test
+    void oneImpreciseValueHoldsAllThree() {
+        // α's SE is 67 % of it: held; τ₀ (the intercept of that slope) and k (fitted on that W) are held with it
+        GateResult r = validate(null, fit(22_890, 100, 0.003, 0.002, 0.298, 0.01, 733, 300));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        ParameterSnapshot s = r.snapshot();
+        assertThat(s.getDecodeStepUs().getValue()).isEqualTo(0.0);
+        assertThat(s.getDecodeStepKvUs().getValue()).isEqualTo(0.0);
+        assertThat(s.getKvWaitScale().getValue()).isEqualTo(1.0);
+        assertThat(s.getDecodeStepUs().getSamples()).isZero();
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: decodeStepKvUs"));
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).contains("decodeStepUs kept at 0")
+                .contains("applied together"));
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).contains("kvWaitScale kept at 1"));
+        // the other parameters still take their fitted values
+        assertThat(s.getAlphaP().getSamples()).isPositive();
+    }
+
+    @Test
+    void fewWaitingRowsHoldTheThreeButRejectNothing() {
+        // k fitted on 40 rows with W > 0 (the gate's minimum is 200): the wait term waits for more evidence
+        GateResult r = validate(null, fit(6_000, 50, 0.02, 0.001, 0.6, 0.05, 5_000, 40));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(1.0);
+        assertThat(r.snapshot().getDecodeStepUs().getValue()).isEqualTo(0.0);
+        assertThat(r.rejections()).isEmpty();
+    }
+
+    @Test
+    void aJumpHoldsTheActiveWaitAndTheSnapshotStillUpdatesTheRest() {
+        ParameterSnapshot active = validate(null, fit(12_000, 50, 0.02, 0.001, 0.5, 0.02, 5_000, 800)).snapshot();
+        // τ₀ 12 ms → 2 ms on 19,000 rows at 1 % error: a jump (6×) without overwhelming evidence
+        GateResult r = validate(active, fit(2_000, 20, 0.02, 0.001, 0.5, 0.02, 19_000, 800));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getDecodeStepUs().getValue()).isEqualTo(12_000.0);
+        assertThat(r.snapshot().getDecodeStepKvUs().getValue()).isEqualTo(0.02);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(0.5);
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).contains("decodeStepUs jumps"));
+        assertThat(r.snapshot().getVersion()).isGreaterThan(active.getVersion());
+        // k moving with the load is no jump at all: 0.5 → 0.1 is within 4× of the 0.25 floor
+        GateResult k = validate(active, fit(12_000, 50, 0.02, 0.001, 0.1, 0.01, 5_000, 800));
+        assertThat(k.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(k.snapshot().getKvWaitScale().getValue()).isEqualTo(0.1);
+    }
+}
