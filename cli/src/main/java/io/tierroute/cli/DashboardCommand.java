@@ -1,6 +1,8 @@
 package io.tierroute.cli;
 
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.web.OperatorTokens;
+import io.tierroute.dashboards.web.OperatorTokensFile;
 import io.tierroute.dashboards.web.WebTls;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,7 +21,9 @@ import java.util.concurrent.CountDownLatch;
                 + "count and quality, the per-worker rho heatmap, the quantile model, the version list with status "
                 + "and reasons, and pin / unpin / rollback buttons that need the operator token.",
                 "Writes (POST /api/v1/scopes/{scope}/pin|unpin|rollback) need 'Authorization: Bearer <token>' with "
-                        + "the token from the environment variable named by --token-env; without it they are refused.",
+                        + "the token from the environment variable named by --token-env or one of --operator-tokens; "
+                        + "without it they are refused. The audit record's actor is the operator the token belongs to "
+                        + "(--operator-name, or the name in the file), never a name the client sends.",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped cleanly", "1:the server could not start (e.g. the port is taken)",
@@ -46,6 +50,17 @@ final class DashboardCommand implements Callable<Integer> {
             description = "Environment variable holding the operator token for pin / unpin / rollback "
                     + "(default: ${DEFAULT-VALUE}). Unset: the dashboard is read-only.")
     String tokenEnv;
+
+    @Option(names = {"--operator-name"}, paramLabel = "NAME",
+            description = "Who holds the --token-env token: the actor its pins, unpins and rollbacks are recorded "
+                    + "under (default: '" + OperatorTokens.DEFAULT_NAME + "').")
+    String operatorName;
+
+    @Option(names = {"--operator-tokens"}, paramLabel = "FILE",
+            description = "Further operators, each with their own token: one 'NAME sha256:HEX' a line (HEX = "
+                    + "printf '%%s' \"$TOKEN\" | sha256sum; '#' comments). Each token's writes are recorded under its "
+                    + "NAME. The file holds digests only.")
+    java.nio.file.Path operatorTokens;
 
     @Option(names = {"--command-config"}, paramLabel = "FILE",
             description = "Kafka client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* ...) "
@@ -78,6 +93,17 @@ final class DashboardCommand implements Callable<Integer> {
     private Dashboard.Settings settings(String token) {
         Dashboard.Settings s = new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
                 KafkaClientConfig.load(commandConfig, spec.commandLine()));
+        if (operatorName != null && (token == null || token.isEmpty())) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--operator-name " + operatorName
+                    + " names the holder of the token in " + tokenEnv + ", which is not set");
+        }
+        try {
+            OperatorTokens named = operatorTokens == null ? OperatorTokens.none() : OperatorTokensFile.load(operatorTokens);
+            s = s.withOperators(operatorName, named);
+            s.operators(); // a bad name, or a name or token given twice, is a usage error before anything starts
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (readTokenEnv != null) {
             String readToken = System.getenv(readTokenEnv);
             if (readToken == null || readToken.isEmpty()) {
@@ -121,8 +147,12 @@ final class DashboardCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tierroute-shutdown"));
         out.println("tierroute dashboard on " + dashboard.uri() + " reading " + bootstrap + " (Ctrl-C to stop)");
-        if (token == null || token.isEmpty()) {
-            out.println("pin / unpin / rollback are disabled: set " + tokenEnv + " to enable them");
+        java.util.List<String> operators = settings.operators().names();
+        if (operators.isEmpty()) {
+            out.println("pin / unpin / rollback are disabled: set " + tokenEnv + " or give --operator-tokens to enable "
+                    + "them");
+        } else {
+            out.println("pin / unpin / rollback recorded as the token's operator: " + String.join(", ", operators));
         }
         out.flush();
         stopped.await();

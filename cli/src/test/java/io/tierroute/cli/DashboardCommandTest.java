@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The dashboard command's security flags: documented, and a named secret that is not set is a usage error. */
 class DashboardCommandTest {
@@ -22,7 +28,41 @@ class DashboardCommandTest {
     void helpExplainsClosedReadsAndHttps() {
         assertThat(run("dashboard", "--help")).isZero();
         assertThat(out.toString()).contains("--read-token-env").contains("--tls-keystore")
-                .contains("--tls-keystore-password-env").contains("--token-env");
+                .contains("--tls-keystore-password-env").contains("--token-env")
+                .contains("--operator-name").contains("--operator-tokens").contains("sha256sum").doesNotContain("%%s");
+    }
+
+    @Test
+    void aMalformedOperatorTokensFileIsRefusedBeforeAnythingStarts(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "# operators\nalice my-plain-token\n");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--operator-tokens", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains(file.toString()).contains("line 2").contains("sha256:")
+                .doesNotContain("my-plain-token");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--operator-tokens", dir.resolve("nope").toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("not a readable file");
+    }
+
+    @Test
+    void aBadOperatorNameOrANameOrTokenGivenTwiceIsRefused(@TempDir Path dir) throws Exception {
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name",
+                "alice smith")).isEqualTo(2);
+        assertThat(err.toString()).contains("operator name").contains("'alice smith'");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", UNSET, "--operator-name", "alice"))
+                .as("a name for a token that is not set").isEqualTo(2);
+        assertThat(err.toString()).contains("--operator-name alice").contains(UNSET).contains("not set");
+        // PATH is always set: it stands in for the --token-env token, held by alice.
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "alice sha256:" + "ab".repeat(32) + "\n");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name", "alice",
+                "--operator-tokens", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("'alice' is configured twice");
+        Files.writeString(file, "bob sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(System.getenv("PATH").getBytes(StandardCharsets.UTF_8))) + "\n");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name", "alice",
+                "--operator-tokens", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).contains("'alice' and 'bob' have the same token");
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.web.DashboardServer;
+import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.WebTls;
 
 import java.net.URI;
@@ -27,10 +28,25 @@ public final class Dashboard implements AutoCloseable {
      * @param readToken        the read token, or null
      * @param readTokenSource  where the read token came from (for messages)
      * @param tls              HTTPS settings, or null for plain HTTP
+     * @param operatorName     who holds {@code token} (the audit actor of its writes), or null for
+     *                         {@link OperatorTokens#DEFAULT_NAME}
+     * @param namedOperators   further operators with their own tokens (an operator tokens file)
      */
     public record Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
                            String defaultScope, java.util.Properties clientProperties, boolean readsClosed,
-                           String readToken, String readTokenSource, WebTls tls) {
+                           String readToken, String readTokenSource, WebTls tls, String operatorName,
+                           OperatorTokens namedOperators) {
+        public Settings {
+            namedOperators = namedOperators == null ? OperatorTokens.none() : namedOperators;
+        }
+
+        public Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
+                        String defaultScope, java.util.Properties clientProperties, boolean readsClosed,
+                        String readToken, String readTokenSource, WebTls tls) {
+            this(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties, readsClosed,
+                    readToken, readTokenSource, tls, null, OperatorTokens.none());
+        }
+
         public Settings(String bootstrapServers, String host, int port, String token, String tokenSource,
                         String defaultScope) {
             this(bootstrapServers, host, port, token, tokenSource, defaultScope, new java.util.Properties());
@@ -45,19 +61,36 @@ public final class Dashboard implements AutoCloseable {
         /** These settings with the reads closed behind {@code readToken} (from {@code readTokenSource}). */
         public Settings withClosedReads(String readToken, String readTokenSource) {
             return new Settings(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties, true,
-                    readToken, readTokenSource, tls);
+                    readToken, readTokenSource, tls, operatorName, namedOperators);
         }
 
         public Settings withTls(WebTls t) {
             return new Settings(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties,
-                    readsClosed, readToken, readTokenSource, t);
+                    readsClosed, readToken, readTokenSource, t, operatorName, namedOperators);
+        }
+
+        /** These settings with {@code token} held by {@code name} and {@code named} operators besides. */
+        public Settings withOperators(String name, OperatorTokens named) {
+            return new Settings(bootstrapServers, host, port, token, tokenSource, defaultScope, clientProperties,
+                    readsClosed, readToken, readTokenSource, tls, name, named);
+        }
+
+        /**
+         * Every operator credential: {@code token} (named {@code operatorName}) and the named ones.
+         *
+         * @throws IllegalArgumentException on a bad name, or a name or token configured twice
+         */
+        public OperatorTokens operators() {
+            return OperatorTokens.single(token, operatorName).plus(namedOperators);
         }
 
         /** Never shows the tokens or the Kafka client properties (they may hold a SASL password). */
         @Override
         public String toString() {
             return "Settings[" + bootstrapServers + ", " + host + ":" + port + ", operator token "
-                    + (token == null || token.isEmpty() ? "unset" : "set") + ", reads " + (readsClosed ? "closed" : "open")
+                    + (token == null || token.isEmpty() ? "unset" : "set") + " (" + (operatorName == null
+                    ? OperatorTokens.DEFAULT_NAME : operatorName) + "), named operators " + namedOperators.names()
+                    + ", reads " + (readsClosed ? "closed" : "open")
                     + ", client properties " + clientProperties.stringPropertyNames() + ", "
                     + (tls == null ? "http" : tls) + "]";
         }
@@ -73,14 +106,19 @@ public final class Dashboard implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts the server first (so a taken port fails at once), then the reader and the writer. */
+    /**
+     * Starts the server first (so a taken port fails at once), then the reader and the writer.
+     *
+     * @throws IllegalArgumentException when the operator names or tokens are bad ({@link Settings#operators()})
+     */
     public static Dashboard start(Settings s) {
+        OperatorTokens operators = s.operators(); // a bad operator configuration fails before any client starts
         SnapshotHistory history = new SnapshotHistory();
         HistoryReader reader = new HistoryReader(s.bootstrapServers(), history, s.clientProperties());
         ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties());
         DashboardServer server;
         try {
-            server = DashboardServer.start(reader, writer, new DashboardServer.Options(s.host(), s.port(), s.token(),
+            server = DashboardServer.start(reader, writer, new DashboardServer.Options(s.host(), s.port(), operators,
                     s.tokenSource(), s.readsClosed(), s.readToken(), s.readTokenSource(), s.tls()), s.defaultScope());
         } catch (RuntimeException e) {
             writer.close();

@@ -46,8 +46,9 @@ public final class ControlWriter implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final Clock clock;
 
-    /** What was written. */
-    public record Written(String scope, String action, Long version, long sequence, Long previousActive) {}
+    /** What was written, with the actor the record carries. */
+    public record Written(String scope, String action, Long version, long sequence, Long previousActive,
+                          String actor) {}
 
     public ControlWriter(String bootstrapServers, SnapshotHistory history) {
         this(bootstrapServers, history, new Properties());
@@ -148,7 +149,7 @@ public final class ControlWriter implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + Topics.CONTROL, e);
         }
-        return new Written(scope, action.name(), version, sequence, before < 0 ? null : before);
+        return new Written(scope, action.name(), version, sequence, before < 0 ? null : before, actor.strip());
     }
 
     private void checkReady(String scope) {

@@ -24,7 +24,11 @@ final class ApiRoutes {
 
     private static final Logger log = LoggerFactory.getLogger(ApiRoutes.class);
 
-    /** Body of POST .../pin, .../unpin, .../rollback ({@code version} only for pin). */
+    /**
+     * Body of POST .../pin, .../unpin, .../rollback ({@code version} only for pin). The audit actor is the
+     * operator the token belongs to; {@code actor} is optional and, when sent, must name that operator
+     * (older clients sent it), so a body can never put another name into the audit trail.
+     */
     record ControlBody(Long version, String actor, String reason) {}
 
     private final SnapshotHistory history;
@@ -75,22 +79,25 @@ final class ApiRoutes {
                 JsonIo.send(ex, 200, calibration.calibration(scope(ex)));
             };
             case PIN -> ex -> {
-                auth.check(ex);
+                String actor = auth.check(ex);
                 ControlBody b = JsonIo.read(ex, ControlBody.class);
+                requireSameActor(b, actor);
                 if (b.version() == null) {
                     throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
                 }
-                JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), b.actor(), b.reason()));
+                JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), actor, b.reason()));
             };
             case UNPIN -> ex -> {
-                auth.check(ex);
+                String actor = auth.check(ex);
                 ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "unpin");
-                JsonIo.send(ex, 200, writer.unpin(scope(ex), b.actor(), b.reason()));
+                requireSameActor(b, actor);
+                JsonIo.send(ex, 200, writer.unpin(scope(ex), actor, b.reason()));
             };
             case ROLLBACK -> ex -> {
-                auth.check(ex);
+                String actor = auth.check(ex);
                 ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
-                JsonIo.send(ex, 200, writer.rollback(scope(ex), b.actor(), b.reason()));
+                requireSameActor(b, actor);
+                JsonIo.send(ex, 200, writer.rollback(scope(ex), actor, b.reason()));
             };
         };
     }
@@ -111,6 +118,15 @@ final class ApiRoutes {
         m.put("lastError", reader.lastError());
         m.put("scopes", views.scopes());
         return m;
+    }
+
+    /** 403 when the body claims to act as someone other than the token's operator. */
+    private static void requireSameActor(ControlBody b, String operator) {
+        if (b.actor() != null && !b.actor().strip().equals(operator)) {
+            throw new HttpError(403, "field 'actor' does not match the operator this token belongs to ('" + operator
+                    + "'): the audit record's actor is the token's operator; leave 'actor' out or send '"
+                    + operator + "'");
+        }
     }
 
     private static ControlBody noVersion(ControlBody b, String action) {

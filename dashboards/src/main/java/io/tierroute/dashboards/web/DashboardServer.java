@@ -23,7 +23,7 @@ import java.util.Properties;
  * The dashboard's HTTP server (Undertow): the page and its scripts from this jar under {@code /},
  * uPlot from its WebJar under {@code /vendor/uplot/} (no CDN), the JSON API under {@code /api/v1}
  * ({@link ApiRoutes}) and {@code /healthz}; every route is listed in {@link DashboardRoute}. Reads can be
- * closed behind a token ({@link ReadGate}); writes always need the operator token; HTTPS with {@link WebTls}.
+ * closed behind a token ({@link ReadGate}); writes always need an operator token, whose operator is the audit actor; HTTPS with {@link WebTls}.
  */
 public final class DashboardServer implements AutoCloseable {
 
@@ -60,27 +60,32 @@ public final class DashboardServer implements AutoCloseable {
      *
      * @param host           address to bind (127.0.0.1 by default in the CLI)
      * @param port           TCP port, 0 for a free one
-     * @param operatorToken  operator token for pin / unpin / rollback, or null to refuse them (403)
-     * @param operatorSource where the operator token comes from (an environment variable), for messages
-     * @param readsClosed    true: the page and the read API need the read (or operator) token
+     * @param operators      who holds which operator token for pin / unpin / rollback (each write's audit actor);
+     *                       {@link OperatorTokens#none()} to refuse them (403)
+     * @param operatorSource where the operator tokens come from (an environment variable), for messages
+     * @param readsClosed    true: the page and the read API need the read (or an operator) token
      * @param readToken      the read token, or null
      * @param readSource     where the read token comes from, for messages
      * @param tls            HTTPS settings, or null for plain HTTP
      */
-    public record Options(String host, int port, String operatorToken, String operatorSource, boolean readsClosed,
+    public record Options(String host, int port, OperatorTokens operators, String operatorSource, boolean readsClosed,
                           String readToken, String readSource, WebTls tls) {
         @Override
         public String toString() {
-            return "Options[" + host + ":" + port + ", operator token " + (operatorToken == null ? "unset" : "set")
+            return "Options[" + host + ":" + port + ", operators " + operators.names()
                     + ", reads " + (readsClosed ? "closed" : "open") + ", read token "
                     + (readToken == null ? "unset" : "set") + ", " + (tls == null ? "http" : tls) + "]";
         }
     }
 
-    /** Starts listening with open reads over plain HTTP (see {@link #start(HistoryReader, ControlWriter, Options, String)}). */
+    /**
+     * Starts listening with open reads over plain HTTP, {@code token} held by {@link OperatorTokens#DEFAULT_NAME}
+     * (see {@link #start(HistoryReader, ControlWriter, Options, String)}).
+     */
     public static DashboardServer start(HistoryReader reader, ControlWriter writer, String host, int port,
                                         String token, String tokenSource, String defaultScope) {
-        return start(reader, writer, new Options(host, port, token, tokenSource, false, null, null, null), defaultScope);
+        return start(reader, writer, new Options(host, port, OperatorTokens.single(token, null), tokenSource, false,
+                null, null, null), defaultScope);
     }
 
     /**
@@ -95,7 +100,7 @@ public final class DashboardServer implements AutoCloseable {
             throw new IllegalArgumentException("port must be in [0, 65535], got " + o.port());
         }
         ClassLoader cl = DashboardServer.class.getClassLoader();
-        OperatorAuth operator = new OperatorAuth(o.operatorToken(), o.operatorSource());
+        OperatorAuth operator = new OperatorAuth(o.operators(), o.operatorSource());
         ApiRoutes api = new ApiRoutes(reader, writer, operator, defaultScope);
         PathHandler paths = Handlers.path(new ResourceHandler(new ClassPathResourceManager(cl, STATIC_ROOT))
                         .setWelcomeFiles("index.html").setCachable(r -> false))

@@ -21,6 +21,19 @@ final class Secret {
         return token == null || token.isEmpty() ? null : new Secret(sha256(token));
     }
 
+    /** From a SHA-256 digest (32 bytes), as an operator tokens file holds it. */
+    static Secret ofDigest(byte[] sha256) {
+        if (sha256.length != 32) {
+            throw new IllegalArgumentException("a SHA-256 digest has 32 bytes, got " + sha256.length);
+        }
+        return new Secret(sha256.clone());
+    }
+
+    /** Whether both are the digest of the same token (configuration checks only). */
+    boolean sameAs(Secret other) {
+        return MessageDigest.isEqual(digest, other.digest);
+    }
+
     boolean matches(String candidate) {
         return MessageDigest.isEqual(digest, sha256(candidate));
     }

@@ -81,8 +81,8 @@ class DashboardAccessTest {
         if (r.method().equals("GET")) {
             b.GET();
         } else {
-            String body = r == DashboardRoute.PIN ? "{\"version\":1,\"actor\":\"test\",\"reason\":\"access test\"}"
-                    : "{\"actor\":\"test\",\"reason\":\"access test\"}";
+            String body = r == DashboardRoute.PIN ? "{\"version\":1,\"reason\":\"access test\"}"
+                    : "{\"reason\":\"access test\"}";
             b.method(r.method(), HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json");
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());

@@ -122,12 +122,12 @@ class DashboardApiTest {
         assertThat(get("api/v1/scopes/default/versions/99").statusCode()).isEqualTo(404);
         assertThat(get("api/v1/nothing").statusCode()).isEqualTo(404);
 
-        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"actor\": \"a\", \"reason\": \"r\", \"x\": 1}");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\", \"x\": 1}");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).contains("unknown field 'x'");
-        r = post("api/v1/scopes/default/pin", TOKEN, "{\"actor\": \"a\", \"reason\": \"r\"}");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"reason\": \"r\"}");
         assertThat(json(r).get("error").asText()).contains("'version' is required");
-        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 2, \"actor\": \"a\", \"reason\": \"r\"}");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 2, \"reason\": \"r\"}");
         assertThat(r.statusCode()).isEqualTo(409);
         assertThat(json(r).get("error").asText()).contains("REJECTED");
         r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
@@ -137,7 +137,7 @@ class DashboardApiTest {
 
     @Test
     void writesNeedTheOperatorToken() throws Exception {
-        String body = "{\"actor\": \"alice\", \"reason\": \"bad alphaD\"}";
+        String body = "{\"reason\": \"bad alphaD\"}";
         HttpResponse<String> r = post("api/v1/scopes/default/rollback", null, body);
         assertThat(r.statusCode()).isEqualTo(401);
         assertThat(json(r).get("error").asText()).contains("Authorization: Bearer");
@@ -150,7 +150,8 @@ class DashboardApiTest {
         assertThat(json(r).get("sequence").asLong()).isEqualTo(1);
         assertThat(json(get("api/v1/scopes/default/versions")).get("pinnedVersion").asLong()).isEqualTo(1);
         assertThat(post("api/v1/scopes/default/unpin", TOKEN, body).statusCode()).isEqualTo(200);
-        assertThat(Broker.controlRecords()).hasSize(2);
+        assertThat(Broker.controlRecords()).as("a token configured without a name acts as 'operator'")
+                .extracting(c -> c.getActor()).containsExactly("operator", "operator");
     }
 
     @Test

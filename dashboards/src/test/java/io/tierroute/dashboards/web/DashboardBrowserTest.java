@@ -86,7 +86,7 @@ class DashboardBrowserTest {
         Broker.await(WAIT, () -> store.current().version() == 5, "selector serves version 5");
 
         dashboard = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN,
-                "TIERROUTE_ADMIN_TOKEN", "default"));
+                "TIERROUTE_ADMIN_TOKEN", "default").withOperators("alice", OperatorTokens.none()));
         assertThat(dashboard.reader().awaitReady(WAIT)).as("dashboard history ready").isTrue();
 
         profile = Files.createTempDirectory("tierroute-chromium-");
@@ -184,6 +184,8 @@ class DashboardBrowserTest {
         confirm("rollback-btn", TOKEN, "alphaD drifted after the deploy");
         new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
                 "rollback done"));
+        assertThat(driver.findElement(By.id("message")).getText()).as("the token's operator is the actor")
+                .contains("by alice");
         Broker.await(WAIT, () -> store.current().version() == 4, "the selector serves the pinned version 4");
         assertThat(store.current().cost().alphaP()).isEqualTo(4.5);
         assertThat(loader.status().scopes().get("default").pinned()).isTrue();
@@ -196,7 +198,7 @@ class DashboardBrowserTest {
         waiting().withMessage("the scope status says pinned 4")
                 .until(d -> d.findElement(By.id("scope-status")).getText().contains("pinned 4"));
         waiting().withMessage("the control list names who and why")
-                .until(d -> d.findElement(By.id("controls")).getText().contains("by operator (alphaD drifted after the deploy)"));
+                .until(d -> d.findElement(By.id("controls")).getText().contains("by alice (alphaD drifted after the deploy)"));
 
         js("document.getElementById('detail').scrollIntoView(false); window.scrollTo(0, 0);");
         byte[] png = ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES);

@@ -246,14 +246,15 @@ async function confirmAction() {
   const p = state.pending;
   const token = $('token').value.trim();
   $('confirm-dialog').close();
-  const body = { actor: $('actor').value, reason: $('reason').value };
+  // No actor: the server records the operator the token belongs to (a body cannot choose the audit name).
+  const body = { reason: $('reason').value };
   if (p.action === 'pin') body.version = p.version;
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = 'Bearer ' + token;
   const r = await api('api/v1/scopes/' + enc(state.scope) + '/' + p.action, { method: 'POST', headers, body: JSON.stringify(body) });
   if (r.ok) {
     say(p.action + ' done: ' + r.body.action + (r.body.version != null ? ' version ' + r.body.version : '') +
-      ' (control sequence ' + r.body.sequence + ')', true);
+      ' by ' + r.body.actor + ' (control sequence ' + r.body.sequence + ')', true);
   } else {
     say('refused (' + r.status + '): ' + r.body.error, false);
   }

@@ -1,0 +1,125 @@
+package io.tierroute.dashboards.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Who holds which operator token: each write credential has an operator name, and that name (not
+ * anything the client says) is the {@code actor} of the audit record it writes. Tokens are kept only
+ * as digests ({@link Secret}); names are not secret and may appear in messages.
+ */
+public final class OperatorTokens {
+
+    /** The identity of a token configured without a name (the {@code --token-env} token by default). */
+    public static final String DEFAULT_NAME = "operator";
+
+    /** A user-name-like word, so it reads well in the audit trail and never needs quoting. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}");
+
+    /** One named credential. */
+    record Operator(String name, Secret secret) {}
+
+    private static final OperatorTokens NONE = new OperatorTokens(List.of());
+
+    private final List<Operator> operators;
+
+    private OperatorTokens(List<Operator> operators) {
+        this.operators = List.copyOf(operators);
+    }
+
+    public static OperatorTokens none() {
+        return NONE;
+    }
+
+    /**
+     * One token held by {@code name}; {@link #none()} when the token is null or empty.
+     *
+     * @param name the holder, or null / blank for {@link #DEFAULT_NAME}
+     * @throws IllegalArgumentException when the name is not a valid operator name
+     */
+    public static OperatorTokens single(String token, String name) {
+        String n = name == null || name.isBlank() ? DEFAULT_NAME : requireName(name, "operator name");
+        Secret s = Secret.of(token);
+        return s == null ? NONE : new OperatorTokens(List.of(new Operator(n, s)));
+    }
+
+    /** Named digests, e.g. from {@link OperatorTokensFile}. */
+    static OperatorTokens of(List<Operator> operators) {
+        return NONE.plus(new OperatorTokens(operators));
+    }
+
+    /**
+     * Both sets together.
+     *
+     * @throws IllegalArgumentException when a name or a token appears twice (the identity of a token must be one name)
+     */
+    public OperatorTokens plus(OperatorTokens other) {
+        List<Operator> all = new ArrayList<>(operators);
+        for (Operator o : other.operators) {
+            for (Operator mine : all) {
+                if (mine.name().equals(o.name())) {
+                    throw new IllegalArgumentException("operator '" + o.name() + "' is configured twice");
+                }
+                if (mine.secret().sameAs(o.secret())) {
+                    throw new IllegalArgumentException("operators '" + mine.name() + "' and '" + o.name()
+                            + "' have the same token: each token must name one operator");
+                }
+            }
+            all.add(o);
+        }
+        return new OperatorTokens(all);
+    }
+
+    /** Whether any write credential is configured. */
+    public boolean enabled() {
+        return !operators.isEmpty();
+    }
+
+    /** The operators' names, in configuration order. */
+    public List<String> names() {
+        return operators.stream().map(Operator::name).toList();
+    }
+
+    /**
+     * The name of the operator whose token {@code credential} is, if any. Every entry is compared (no
+     * early exit), so the time does not tell which operator, if any, matched.
+     */
+    Optional<String> identify(String credential) {
+        if (credential == null) {
+            return Optional.empty();
+        }
+        String found = null;
+        for (Operator o : operators) {
+            if (o.secret().matches(credential) && found == null) {
+                found = o.name();
+            }
+        }
+        return Optional.ofNullable(found);
+    }
+
+    /** {@code name} when it is a valid operator name, else an IllegalArgumentException naming {@code what}. */
+    static String requireName(String name, String what) {
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(what + " must be 1 to 64 of letters, digits and . _ @ + - (starting "
+                    + "with a letter or digit), got '" + printable(name) + "'");
+        }
+        return name;
+    }
+
+    private static String printable(String s) {
+        if (s == null) {
+            return "";
+        }
+        String t = s.codePoints().limit(64).collect(StringBuilder::new,
+                (b, c) -> b.appendCodePoint(Character.isISOControl(c) ? '?' : c), StringBuilder::append).toString();
+        return s.length() > t.length() ? t + "…" : t;
+    }
+
+    /** Names only: the digests stay out of logs. */
+    @Override
+    public String toString() {
+        return "OperatorTokens" + names();
+    }
+}

@@ -1,0 +1,181 @@
+package io.tierroute.dashboards.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The audit actor of pin / unpin / rollback is the operator the token belongs to, over real HTTP
+ * against a real broker: alice's token (the environment token, named) and bob's (from an operator
+ * tokens file) each record their own name, and a body claiming another name is refused with nothing written.
+ */
+class OperatorIdentityTest {
+
+    private static final String ALICE = "alice-" + UUID.randomUUID();
+    private static final String BOB = "bob-" + UUID.randomUUID();
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private KafkaProducer<byte[], byte[]> producer;
+    private Dashboard dashboard;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Broker.resetTopics();
+        producer = Broker.producer();
+        Broker.publish(producer, Snapshots.accepted("default", 1).build());
+        Broker.publish(producer, Snapshots.accepted("default", 2).build());
+        Broker.publish(producer, Snapshots.accepted("default", 3).build());
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (dashboard != null) {
+            dashboard.close();
+        }
+        producer.close();
+    }
+
+    static String sha256Hex(String token) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(token.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private Dashboard.Settings aliceAndBob() throws Exception {
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "# who holds which token\nbob sha256:" + sha256Hex(BOB) + "\n");
+        return new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE, "TEST_TOKEN", "default")
+                .withOperators("alice", OperatorTokensFile.load(file));
+    }
+
+    private void start(Dashboard.Settings s) throws Exception {
+        dashboard = Dashboard.start(s);
+        assertThat(dashboard.reader().awaitReady(Duration.ofSeconds(30))).isTrue();
+    }
+
+    private HttpResponse<String> post(String action, String token, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/scopes/default/" + action))
+                .header("Content-Type", "application/json").header("Authorization", "Bearer " + token)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode versions() throws Exception {
+        return JSON.readTree(http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/scopes/default/versions"))
+                .build(), HttpResponse.BodyHandlers.ofString()).body());
+    }
+
+    @Test
+    void aForgedActorIsRefusedAndNothingIsWritten() throws Exception {
+        start(aliceAndBob());
+        for (String action : new String[] {"rollback", "unpin", "pin"}) {
+            String body = action.equals("pin") ? "{\"version\": 1, \"actor\": \"mallory\", \"reason\": \"r\"}"
+                    : "{\"actor\": \"mallory\", \"reason\": \"r\"}";
+            HttpResponse<String> r = post(action, ALICE, body);
+            assertThat(r.statusCode()).as(action + ": " + r.body()).isEqualTo(403);
+            assertThat(JSON.readTree(r.body()).get("error").asText()).as(action)
+                    .contains("'actor'").contains("'alice'").doesNotContain(ALICE);
+        }
+        HttpResponse<String> r = post("rollback", BOB, "{\"actor\": \"alice\", \"reason\": \"r\"}");
+        assertThat(r.statusCode()).as("bob may not write as alice").isEqualTo(403);
+        assertThat(Broker.controlRecords()).as("nothing reached the control topic").isEmpty();
+        assertThat(versions().get("pinned").asBoolean()).isFalse();
+    }
+
+    @Test
+    void eachTokenRecordsItsOwnOperator() throws Exception {
+        start(aliceAndBob());
+        HttpResponse<String> r = post("rollback", ALICE, "{\"reason\": \"alphaD drifted\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).get("actor").asText()).isEqualTo("alice");
+
+        r = post("pin", BOB, "{\"version\": 1, \"actor\": \"bob\", \"reason\": \"further back\"}");
+        assertThat(r.statusCode()).as("a body naming the token's own operator is accepted: " + r.body()).isEqualTo(200);
+        assertThat(JSON.readTree(r.body()).get("actor").asText()).isEqualTo("bob");
+
+        r = post("unpin", ALICE, "{\"actor\": \" alice \", \"reason\": \"fixed\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor)
+                .containsExactly("alice", "bob", "alice");
+        JsonNode controls = versions().get("controls");
+        assertThat(controls.get(0).get("actor").asText()).isEqualTo("alice");
+        assertThat(controls.get(1).get("actor").asText()).isEqualTo("bob");
+    }
+
+    @Test
+    void aTokenWithoutANameActsAsOperator() throws Exception {
+        start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE, "TEST_TOKEN", "default"));
+        HttpResponse<String> r = post("rollback", ALICE, "{\"actor\": \"mallory\", \"reason\": \"r\"}");
+        assertThat(r.statusCode()).isEqualTo(403);
+        assertThat(JSON.readTree(r.body()).get("error").asText()).contains("'" + OperatorTokens.DEFAULT_NAME + "'");
+        r = post("rollback", ALICE, "{\"reason\": \"r\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor)
+                .containsExactly(OperatorTokens.DEFAULT_NAME);
+    }
+
+    @Test
+    void onlyNamedOperatorsFromAFileCanWrite() throws Exception {
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "bob sha256:" + sha256Hex(BOB) + "\n");
+        start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, null, "TEST_TOKEN", "default")
+                .withOperators(null, OperatorTokensFile.load(file)));
+        assertThat(post("rollback", ALICE, "{\"reason\": \"r\"}").statusCode()).isEqualTo(403);
+        HttpResponse<String> r = post("rollback", BOB, "{\"reason\": \"r\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("bob");
+    }
+
+    @Test
+    void aNamedOperatorsTokenOpensClosedReads() throws Exception {
+        start(aliceAndBob().withClosedReads("rd-" + UUID.randomUUID(), "TEST_READ_TOKEN"));
+        for (String token : new String[] {ALICE, BOB}) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/status"))
+                    .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/status"))
+                .header("Authorization", "Bearer " + sha256Hex(BOB)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("the digest in the file is not a credential").isEqualTo(401);
+    }
+
+    @Test
+    void aBadOperatorConfigurationStopsTheStart() throws Exception {
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "alice sha256:" + sha256Hex(BOB) + "\n");
+        Dashboard.Settings base = new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE, "TEST_TOKEN",
+                "default");
+        assertThatThrownBy(() -> Dashboard.start(base.withOperators("alice", OperatorTokensFile.load(file))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'alice' is configured twice");
+        Files.writeString(file, "bob sha256:" + sha256Hex(ALICE) + "\n");
+        assertThatThrownBy(() -> Dashboard.start(base.withOperators("alice", OperatorTokensFile.load(file))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same token")
+                .hasMessageNotContaining(ALICE);
+        assertThatThrownBy(() -> Dashboard.start(base.withOperators("two words", OperatorTokens.none())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operator name");
+    }
+}
