@@ -2,15 +2,13 @@ package io.tierroute.cli;
 
 import picocli.CommandLine;
 
-import java.util.HashSet;
-import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The one check of a {@code --bootstrap} value for every command: Kafka's clients reject a bad one only
- * when they are built ("Failed to construct kafka consumer"), after the command has started its work.
+ * when they are built ("Failed to construct kafka consumer"), after the command has started its work. Whether two
+ * lists name the same Kafka is {@link BrokerList}'s.
  */
 final class BootstrapAddress {
 
@@ -18,7 +16,7 @@ final class BootstrapAddress {
      * [PROTOCOL://]HOST:PORT (Kafka's ClientUtils accepts a listener-style prefix), HOST a name, an IPv4 address
      * or a bracketed IPv6 address.
      */
-    private static final Pattern ONE = Pattern.compile(
+    static final Pattern ONE = Pattern.compile(
             "(?:[A-Za-z][A-Za-z0-9_+.-]*://)?(\\[[0-9A-Fa-f:.]+]|[^\\s:,\\[\\]/]+):(\\d{1,5})");
 
     private BootstrapAddress() {}
@@ -47,34 +45,5 @@ final class BootstrapAddress {
             }
         }
         return true;
-    }
-
-    /**
-     * Whether two bootstrap lists name a broker in common: the same Kafka as far as the strings tell (submit's
-     * single-writer guard). A PROTOCOL:// prefix and the host's case do not count, and every loopback spelling
-     * (localhost, 127.x.x.x, [::1]) is one host. Different brokers of one cluster are not recognised as such.
-     */
-    static boolean overlap(String a, String b) {
-        Set<String> common = brokers(a);
-        common.retainAll(brokers(b));
-        return !common.isEmpty();
-    }
-
-    private static Set<String> brokers(String list) {
-        Set<String> out = new HashSet<>();
-        for (String one : list.split(",")) {
-            if (one.isBlank()) {
-                continue;
-            }
-            Matcher m = ONE.matcher(one.strip());
-            if (!m.matches()) {
-                out.add(one.strip().toLowerCase(Locale.ROOT));
-                continue;
-            }
-            String host = m.group(1).toLowerCase(Locale.ROOT);
-            boolean loopback = host.equals("localhost") || host.equals("[::1]") || host.matches("127\\.\\d+\\.\\d+\\.\\d+");
-            out.add((loopback ? "loopback" : host) + ":" + Integer.parseInt(m.group(2)));
-        }
-        return out;
     }
 }

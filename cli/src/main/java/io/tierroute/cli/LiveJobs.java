@@ -22,8 +22,13 @@ final class LiveJobs {
      * (the guard then refuses it) rather than failing the whole check; a failed overview fails it.
      */
     static List<LiveJob> read(FlinkRestClient rest) {
+        return read(rest, rest.jobs());
+    }
+
+    /** {@link #read(FlinkRestClient)} of the given jobs of {@code GET /jobs/overview} only. */
+    static List<LiveJob> read(FlinkRestClient rest, List<JobSummary> listed) {
         List<LiveJob> out = new ArrayList<>();
-        for (JobSummary j : rest.jobs()) {
+        for (JobSummary j : listed) {
             if (!SingleWriterGuard.alive(j)) {
                 continue;
             }

@@ -68,6 +68,12 @@ final class SingleWriterGuard {
     }
 
     /**
+     * A job that stands in the way of a candidate and why (one line). {@code unreadable}: only because its settings
+     * could not be read, which may change once it runs (submit's post-submit check waits on such a job).
+     */
+    record Objection(LiveJob job, String why, boolean unreadable) {}
+
+    /**
      * Why {@code c} must not start next to {@code jobs}, or empty when none of them writes its topic on its Kafka.
      * Refused, in this order: a live job of the same name; a live fitting job whose identity names the same topic
      * on an overlapping bootstrap; a live job that cannot be judged (settings unreadable, a params sink without an
@@ -75,22 +81,28 @@ final class SingleWriterGuard {
      * in common, which may still be the same cluster under other names), unless its id is in {@code ignored}.
      */
     static Optional<String> refusal(List<LiveJob> jobs, Candidate c, Set<String> ignored, String flinkUrl) {
+        return objection(jobs, c, ignored, flinkUrl).map(Objection::why);
+    }
+
+    /** {@link #refusal}'s job and reason. */
+    static Optional<Objection> objection(List<LiveJob> jobs, Candidate c, Set<String> ignored, String flinkUrl) {
         List<LiveJob> live = jobs.stream().filter(j -> alive(j.job())).toList();
-        Optional<String> why = live.stream().filter(j -> j.job().name().equals(c.name())).findFirst()
-                .map(j -> head(j, flinkUrl) + "; submit starts no second live job of the same name. To upgrade "
-                        + "it: " + upgrade(j, flinkUrl));
+        Optional<Objection> why = live.stream().filter(j -> j.job().name().equals(c.name())).findFirst()
+                .map(j -> new Objection(j, head(j, flinkUrl) + "; submit starts no second live job of the same name. To "
+                        + "upgrade it: " + upgrade(j, flinkUrl), false));
         if (why.isEmpty()) {
             why = live.stream().filter(j -> writesTheSameTopic(j, c)).findFirst()
-                    .map(j -> head(j, flinkUrl) + " and writes " + c.paramsTopic() + " on Kafka "
+                    .map(j -> new Objection(j, head(j, flinkUrl) + " and writes " + c.paramsTopic() + " on Kafka "
                             + j.params().get(WriterIdentity.BOOTSTRAP_SERVERS) + "; '" + c.name() + "' would be a second "
-                            + "writer of it whatever its name. To upgrade it: " + upgrade(j, flinkUrl));
+                            + "writer of it whatever its name. To upgrade it: " + upgrade(j, flinkUrl), false));
         }
         if (why.isEmpty()) {
             why = live.stream().filter(j -> !ignored.contains(j.job().id())).map(j -> unjudged(j, c.paramsTopic(), c.bootstrap()))
                     .flatMap(Optional::stream).findFirst()
-                    .map(u -> head(u.job, flinkUrl) + " and " + u.reason + ", so it may write " + c.paramsTopic()
-                            + " on Kafka " + c.bootstrap() + " too. If it does, upgrade it: " + upgrade(u.job, flinkUrl)
-                            + "; if it does not, pass --ignore-job " + u.job.job().id());
+                    .map(u -> new Objection(u.job, head(u.job, flinkUrl) + " and " + u.reason + ", so it may write "
+                            + c.paramsTopic() + " on Kafka " + c.bootstrap() + " too. If it does, upgrade it: "
+                            + upgrade(u.job, flinkUrl) + "; if it does not, pass --ignore-job " + u.job.job().id(),
+                            u.job.unreadable() != null));
         }
         return why;
     }
@@ -98,7 +110,7 @@ final class SingleWriterGuard {
     private static boolean writesTheSameTopic(LiveJob j, Candidate c) {
         String bootstrap = j.fittingJob() ? j.params().get(WriterIdentity.BOOTSTRAP_SERVERS) : null;
         return bootstrap != null && c.paramsTopic().equals(j.params().get(WriterIdentity.PARAMS_TOPIC))
-                && BootstrapAddress.overlap(bootstrap, c.bootstrap());
+                && BrokerList.sameCluster(bootstrap, c.bootstrap());
     }
 
     private record Unjudged(LiveJob job, String reason) {}

@@ -43,7 +43,12 @@ import java.util.stream.Stream;
                         + "shown without vertices, a REST error), a fitting job from before they were published (it has a "
                         + "'params sink'), or a fitting job writing that topic on a bootstrap with no broker in common "
                         + "(kafka-0 and kafka-1 may be one cluster); --ignore-job ID lets such a job pass once you know it "
-                        + "does not write that topic on this Kafka.", ""},
+                        + "does not write that topic on this Kafka.",
+                "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
+                        + "it would refuse started before its own (Flink's start-time; on a tie, the smaller job id), "
+                        + "cancels its own job and fails naming that job: of submits that race, the first job stays. A job "
+                        + "started before it whose settings cannot be read yet is waited for, up to --wait, then refused.",
+                ""},
         footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
 final class SubmitCommand implements Callable<Integer> {
 
@@ -178,6 +183,8 @@ final class SubmitCommand implements Callable<Integer> {
         }
         out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
         out.flush();
+        // The check above is not atomic: a submit racing this one may have passed it too. The job started first stays.
+        SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
         FlinkRestClient.JobDetails d = rest.awaitRunning(id, wait);
         out.printf(Locale.ROOT, "job %s (%s): %s, %d tasks running, %.1f s after the upload began%n", id, d.name(), d.state(),
                 d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);

@@ -6,7 +6,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
-/** One --bootstrap check for every command, before any Kafka client is built. */
+/** One --bootstrap check for every command, before any Kafka client is built (BrokerListTest: which lists are one Kafka). */
 class BootstrapAddressTest {
 
     @Test
@@ -38,19 +38,6 @@ class BootstrapAddressTest {
             assertThat(rc).as(String.join(" ", args) + "\n" + err).isEqualTo(2);
             assertThat(err.toString().lines().findFirst().orElse("")).as(String.join(" ", args))
                     .isEqualTo("--bootstrap must be HOST:PORT[,HOST:PORT...] with a port in [1, 65535], got '" + bad + "'");
-        }
-    }
-
-    @Test
-    void twoListsOverlapWhenTheyNameABrokerInCommonHoweverSpelled() {
-        for (String[] same : new String[][] {{"127.0.0.1:9092", "127.0.0.1:9092"}, {"localhost:9092", "127.0.0.1:9092"},
-                {"[::1]:9092", "localhost:9092"}, {"PLAINTEXT://Kafka-0.K:9093", "kafka-0.k:9093"},
-                {"a:1,b:2", "c:3,B:2"}}) {
-            assertThat(BootstrapAddress.overlap(same[0], same[1])).as(String.join(" vs ", same)).isTrue();
-        }
-        for (String[] other : new String[][] {{"127.0.0.1:9092", "127.0.0.1:9093"}, {"kafka-a:9092", "kafka-b:9092"},
-                {"a:1,,b:2", "c:3,,d:4"}}) {
-            assertThat(BootstrapAddress.overlap(other[0], other[1])).as(String.join(" vs ", other)).isFalse();
         }
     }
 }

@@ -32,8 +32,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -53,8 +58,10 @@ import java.util.regex.Pattern;
  * samples as the last one before the savepoint.
  *
  * <p>On the way: the topics on the broker carry the policies of {@code Topics.specs()}, {@code submit}
- * reports the job's id and state, refuses a second job while the first runs (of the same name, and of
- * another name, group and transactional-id prefix writing the same topic on the same Kafka), and Flink's
+ * reports the job's id and state, keeps exactly one of two jobs submitted at once (the other refused before its
+ * upload or cancelled after its submission, whichever the race gave), refuses a second job while the first runs (of
+ * the same name, and of another name, group and transactional-id prefix writing the same topic on the same Kafka
+ * spelled otherwise), and Flink's
  * Prometheus reporter serves every series the Grafana dashboard {@code flink-jobs.json} queries.
  */
 class SessionClusterJobTest {
@@ -96,8 +103,18 @@ class SessionClusterJobTest {
             // v1 on generated input, until it has published an accepted snapshot that the selector serves
             List<ParameterSnapshot> v1;
             try (LiveInput input = new LiveInput(bootstrap, 40, 1)) {
-                Run submit = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
-                assertThat(submit.rc).as(submit.all()).isZero();
+                // two submits of v1 at once: both may pass the check before the upload; exactly one job stays
+                Run[] raced = concurrently(() -> submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1"),
+                        () -> submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1"));
+                Run submit = raced[0].rc == 0 ? raced[0] : raced[1];
+                Run lost = submit == raced[0] ? raced[1] : raced[0];
+                assertThat(submit.rc).as(raced[0].all() + "\n---\n" + raced[1].all()).isZero();
+                assertThat(lost.rc).as(lost.all()).isEqualTo(1);
+                assertThat(lost.err).contains("job " + jobId(submit.out) + " 'tierroute-fitting-job-v1'",
+                        "no second live job of the same name");
+                System.out.println("[measured] racing submits: the other one " + (lost.out.contains("submitted")
+                        ? "was cancelled after its submission" : "was refused before its upload") + ": "
+                        + lost.err.strip());
                 assertThat(submit.out).containsPattern("job [0-9a-f]{32} \\(tierroute-fitting-job-v1\\): RUNNING, \\d+ tasks running");
                 System.out.println("[measured] submit: " + submit.out.strip().replace("\n", " | "));
                 // the upload is deleted once the job runs, and a second writer of tierroute.params is refused
@@ -108,7 +125,9 @@ class SessionClusterJobTest {
                 // another name, consumer group and transactional-id prefix, the same topic on the same Kafka: refused
                 // by the topic and bootstrap the running job publishes (GET /jobs/<id>/config), before any upload
                 String v1Id = jobId(submit.out);
-                List<String> otherArgs = submitArgs(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-other");
+                // ... named otherwise too: one Kafka whatever its spelling
+                List<String> otherArgs = submitArgs(flink, "PLAINTEXT://LOCALHOST:" + kafkaPort, JOB_JAR,
+                        "tierroute-fitting-job-other");
                 otherArgs.addAll(List.of("--group-id", "other-group", "--transactional-id-prefix", "other-tx"));
                 Run other = run(otherArgs.toArray(String[]::new));
                 assertThat(other.rc).as(other.all()).isEqualTo(1);
@@ -118,8 +137,8 @@ class SessionClusterJobTest {
                         "'tierroute-fitting-job-other' would be a second writer",
                         "--savepoint DIR --job-id " + v1Id, "--from-savepoint PATH");
                 FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
-                assertThat(rest.jobs()).as("jobs after the refusals").singleElement()
-                        .extracting(FlinkRestClient.JobSummary::id).isEqualTo(v1Id);
+                assertThat(rest.jobs()).as("jobs after the refusals").filteredOn(j -> !j.state().equals("CANCELED"))
+                        .singleElement().extracting(FlinkRestClient.JobSummary::id).isEqualTo(v1Id);
                 // what tells a fitting job that publishes no settings (one from before them) from other jobs
                 assertThat(rest.vertexNames(v1Id)).anyMatch(v -> v.contains("params sink"));
                 assertThat(uploadedJars(flink)).contains("\"files\":[]");
@@ -218,6 +237,25 @@ class SessionClusterJobTest {
         throw new AssertionError("no " + what + " within " + timeout.toSeconds() + " s; published: " + list.stream()
                 .map(s -> s.getProducer() + " v" + s.getVersion() + " " + s.getStatus() + " α_p samples " + s.getAlphaP().getSamples()
                         + " " + s.getRejectReasons()).toList());
+    }
+
+    /** {@code a} and {@code b} started together on two threads. */
+    private static Run[] concurrently(Supplier<Run> a, Supplier<Run> b) throws Exception {
+        CyclicBarrier start = new CyclicBarrier(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Run> fa = pool.submit(() -> {
+                start.await();
+                return a.get();
+            });
+            Future<Run> fb = pool.submit(() -> {
+                start.await();
+                return b.get();
+            });
+            return new Run[] {fa.get(5, TimeUnit.MINUTES), fb.get(5, TimeUnit.MINUTES)};
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /** A port whose next port is free too (the reporter's JobManager and TaskManager ports). */

@@ -67,7 +67,6 @@ public final class FlinkRestClient {
                 n.path("slots-available").asInt(), n.path("jobs-running").asInt(), n.path("flink-version").asText());
     }
 
-    /** One job of {@code GET /jobs/overview}. */
     /** The resource ids of the TaskManagers the JobManager counts as registered (a dead one stays until its heartbeat times out). */
     public List<String> taskManagerIds() {
         List<String> ids = new java.util.ArrayList<>();
@@ -77,14 +76,27 @@ public final class FlinkRestClient {
         return ids;
     }
 
-    public record JobSummary(String id, String name, String state) {}
+    /**
+     * One job of {@code GET /jobs/overview}. {@code startTime}: its {@code start-time}, ms since the epoch, which
+     * Flink stamps when the job is submitted (its INITIALIZING timestamp) and keeps as it runs; -1 when not given.
+     */
+    public record JobSummary(String id, String name, String state, long startTime) {
+        public JobSummary(String id, String name, String state) {
+            this(id, name, state, -1);
+        }
+    }
 
     public List<JobSummary> jobs() {
         List<JobSummary> out = new ArrayList<>();
         for (JsonNode j : get("/jobs/overview").path("jobs")) {
-            out.add(new JobSummary(j.path("jid").asText(), j.path("name").asText(), j.path("state").asText()));
+            out.add(jobSummary(j));
         }
         return out;
+    }
+
+    static JobSummary jobSummary(JsonNode j) {
+        return new JobSummary(j.path("jid").asText(), j.path("name").asText(), j.path("state").asText(),
+                j.path("start-time").asLong(-1));
     }
 
     /** {@code POST /jars/upload}; returns the id the cluster gave the jar. */
