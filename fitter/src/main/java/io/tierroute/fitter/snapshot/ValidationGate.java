@@ -94,7 +94,7 @@ public final class ValidationGate {
 
         ParameterSnapshot.Builder out = ParameterSnapshot.newBuilder(candidate);
 
-        boolean admissionWaitHeld = false;
+        Set<SnapshotParameter> heldScalars = EnumSet.noneOf(SnapshotParameter.class);
         for (SnapshotParameter p : SnapshotParameter.SCALARS) {
             FittedValue v = p.get(candidate);
             Double act = active == null ? null : p.get(active).getValue();
@@ -103,12 +103,10 @@ public final class ValidationGate {
             if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
                     == Verdict.HOLD) {
                 p.set(out, FittedValues.carried(ref));
-                admissionWaitHeld |= p.isAdmissionWait();
+                heldScalars.add(p);
             }
         }
-        if (admissionWaitHeld) {
-            holdAdmissionWaitTogether(candidate, active, out, ctx);
-        }
+        holdAdmissionWaitTogether(candidate, active, heldScalars, out, ctx);
 
         List<TierBandwidth> bws = new ArrayList<>();
         Set<Tier> seenTiers = EnumSet.noneOf(Tier.class);
@@ -213,31 +211,40 @@ public final class ValidationGate {
     }
 
     /**
-     * @param activeValue the active snapshot's value, null when none (no jump check)
-     * @param activeFitted whether the active value was fitted (samples > 0): a value the active snapshot
-     *                     only carried (a default, samples 0) is no evidence, so no jump is measured from it
-     * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
-     */
-    /**
      * τ₀, α and k are one fit: k is calibrated on the W that this τ₀ and α give, and α is the slope behind this τ₀. A
      * selector applying some of them next to others fitted on other data would price a W nobody fitted (α held at 0
      * beside a sloped τ₀ under-prices it; an old α beside a no-slope τ₀ counts the KV twice), so when one is held all
      * three keep the values in force.
+     *
+     * @param heldScalars the scalars the per-value checks held: already carried in {@code out}, each with its reason
      */
     private static void holdAdmissionWaitTogether(ParameterSnapshot candidate, ParameterSnapshot active,
-            ParameterSnapshot.Builder out, Ctx ctx) {
+            Set<SnapshotParameter> heldScalars, ParameterSnapshot.Builder out, Ctx ctx) {
+        if (heldScalars.stream().noneMatch(SnapshotParameter::isAdmissionWait)) {
+            return;
+        }
         for (SnapshotParameter p : SnapshotParameter.ADMISSION_WAIT) {
+            if (heldScalars.contains(p)) {
+                continue;
+            }
             double ref = active == null ? p.defaultValue() : p.get(active).getValue();
-            FittedValue kept = p.get(out.build());
-            if (kept.getSamples() > 0 || Double.compare(kept.getValue(), ref) != 0) {
+            FittedValue fitted = p.get(candidate);
+            // an unfitted value equal to the one in force is no change to report
+            if (fitted.getSamples() > 0 || Double.compare(fitted.getValue(), ref) != 0) {
                 ctx.held.add("held: " + p.field() + " kept at " + format(ref) + " " + p.unit()
                     + " with the rest of the admission wait (τ₀, α and k are applied together); fitted "
-                    + format(p.get(candidate).getValue()));
+                    + format(fitted.getValue()));
             }
             p.set(out, FittedValues.carried(ref));
         }
     }
 
+    /**
+     * @param activeValue the active snapshot's value, null when none (no jump check)
+     * @param activeFitted whether the active value was fitted (samples > 0): a value the active snapshot
+     *                     only carried (a default, samples 0) is no evidence, so no jump is measured from it
+     * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
+     */
     private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue,
             boolean activeFitted, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {

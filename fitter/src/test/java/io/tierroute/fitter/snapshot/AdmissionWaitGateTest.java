@@ -66,6 +66,20 @@ class AdmissionWaitGateTest {
     }
 
     @Test
+    void eachHeldValueIsReportedOnceAndAnUnfittedOneNotAtAll() {
+        // α imprecise (held by its own check), τ₀ precise (held with it), k unfitted on 10 rows with W > 0 (carried)
+        GateResult r = validate(null, fit(22_890, 100, 0.003, 0.002, 0.298, 0.01, 733, 10));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.held()).filteredOn(h -> h.contains("decodeStepKvUs")).singleElement()
+                .satisfies(h -> assertThat(h).startsWith("held: decodeStepKvUs").doesNotContain("applied together"));
+        assertThat(r.held()).filteredOn(h -> h.contains("decodeStepUs")).singleElement()
+                .satisfies(h -> assertThat(h).contains("applied together"));
+        assertThat(r.held()).noneMatch(h -> h.contains("kvWaitScale"));
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(1.0);
+        assertThat(r.snapshot().getKvWaitScale().getSamples()).isZero();
+    }
+
+    @Test
     void fewWaitingRowsHoldTheThreeButRejectNothing() {
         // k fitted on 40 rows with W > 0 (the gate's minimum is 200): the wait term waits for more evidence
         GateResult r = validate(null, fit(6_000, 50, 0.02, 0.001, 0.6, 0.05, 5_000, 40));

@@ -18,6 +18,11 @@ public class Inbound {
     public RoutingDecision decision;
     public SnapshotControl control;
     public DeadLetter deadLetter;
+    /**
+     * A decision whose writer schema has no admission-wait inputs (RoutingDecision v1): its kvUsedTokens, inFlight
+     * and queueUs are Avro's defaults, not measurements.
+     */
+    public boolean admissionWaitUnknown;
     /** Event time: the record's own timestamp, or the Kafka timestamp for a dead letter. */
     public long eventTimeMs;
     public int partition;

@@ -124,15 +124,18 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             r.previousStepOutputTokens = q.getPreviousStepOutputTokens();
             r.partition = in.partition;
             r.offset = in.offset;
-            // The admission wait's inputs; a decision of the older schema reads kvUsedTokens, inFlight and
-            // queueUs as their defaults (0), which the fit skips (no KV resident, nothing in flight).
+            // The admission wait's inputs. A decision of the older schema has no kvUsedTokens, inFlight or queueUs:
+            // their 0s (Avro's defaults) would make it a control of k's fit (W = 0) with an inflated excess wait,
+            // so they stay unknown and the row gives no KvWaitRow.
             CostBreakdown cost = d.getCost();
-            r.kvUsedTokens = f.getKvUsedTokens();
+            if (!in.admissionWaitUnknown) {
+                r.kvUsedTokens = f.getKvUsedTokens();
+                r.inFlight = f.getInFlight();
+                r.predictedQueueUs = cost.getQueueUs();
+            }
             r.predictedOutputTokens = q.getPredictedOutputTokens();
             r.missingKvTokens = MissingKv.tokens(f, q.getIsl());
-            r.inFlight = f.getInFlight();
             r.predictedPrefillUs = cost.getPrefillUs();
-            r.predictedQueueUs = cost.getQueueUs();
             return r;
         }
     }

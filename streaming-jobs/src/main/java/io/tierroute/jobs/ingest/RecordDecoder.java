@@ -2,6 +2,7 @@ package io.tierroute.jobs.ingest;
 
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordCodec;
 import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.ReusingDecoder;
 import io.tierroute.schemas.Topics;
@@ -37,6 +38,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
     private transient ReusingDecoder<EngineTelemetry> telemetryDecoder;
     private transient ReusingDecoder<CompletionLog> completionDecoder;
     private transient ReusingDecoder<RoutingDecision> decisionDecoder;
+    private transient AdmissionWaitFields admissionWaitFields;
     private transient Counter deadLetters;
     private transient Counter decoded;
 
@@ -73,6 +75,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         telemetryDecoder = Codecs.ENGINE_TELEMETRY.reusingDecoder();
         completionDecoder = Codecs.COMPLETION_LOG.reusingDecoder();
         decisionDecoder = Codecs.ROUTING_DECISION.reusingDecoder();
+        admissionWaitFields = AdmissionWaitFields.of(Codecs.ROUTING_DECISION);
     }
 
     /**
@@ -110,6 +113,9 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
                     RoutingDecision d = decisionDecoder.decode(value);
                     invalid = validator.decision(d, nowMs);
                     in.decision = d;
+                    // decoded, so the header is well-formed: its fingerprint names the writer schema
+                    in.admissionWaitUnknown =
+                        admissionWaitFields.lackedBy(RecordCodec.peekFingerprint(value).getAsLong());
                     in.eventTimeMs = d.getTimestampMs();
                 }
                 default -> {

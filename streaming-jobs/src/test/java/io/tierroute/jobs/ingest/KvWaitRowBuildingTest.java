@@ -3,10 +3,16 @@ package io.tierroute.jobs.ingest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import io.tierroute.fitter.kvwait.AdmissionWait;
+import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunctionAccess;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordCodec;
+import io.tierroute.schemas.ReleasedSchemas;
+import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.CostBreakdown;
 import io.tierroute.schemas.avro.CostFeatures;
@@ -17,18 +23,27 @@ import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierTokens;
 import io.tierroute.schemas.avro.TierTransfer;
+import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
  * A decision and its completion, through the real ingest conversion and the join, give the admission wait's row as
  * the simulator's warm-up fit builds it: {@code m = max(0, overflow − HBM-held)} with HBM-held = ISL − p_eff − the
  * non-HBM tiers' hits; KV_used, |A(w)|, d̂, C_prefill and C_queue from the decision; decode, queue and prefill times
- * from the completion.
+ * from the completion. A decision of the released RoutingDecision v1, which has no KV_used, |A(w)| or C_queue, gives no
+ * row (its Avro defaults, 0, would make it a control of k's fit); a current one with a measured 0 does.
  */
 class KvWaitRowBuildingTest {
+    static final RecordDecoder DECISIONS = new RecordDecoder(Topics.DECISIONS, "test", 60_000);
 
     @Test
     void missingKvIsTheOverflowLessThePrefixHeldInHbm() {
@@ -58,13 +73,59 @@ class KvWaitRowBuildingTest {
     }
 
     @Test
-    void aDecisionOfTheOlderSchemaGivesRowsTheFitSkips() {
-        // RoutingDecision v1 has no kvUsedTokens / inFlight / queueUs: they read as their defaults, 0
+    void aDecisionOfTheOlderSchemaGivesNoRow() throws IOException {
+        // RoutingDecision v1 has no kvUsedTokens / inFlight / queueUs: Avro reads them as their defaults, 0
+        RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 50_000, 3, 128, 10, 1_000, 400);
+        Inbound in = decode(v1Bytes(d));
+        assertThat(in.isDeadLetter()).isFalse();
+        assertThat(in.decision.getFeatures().getKvUsedTokens()).as("what v1 reads").isZero();
+        assertThat(in.decision.getCost().getQueueUs()).isZero();
+        JoinedRow j = RequestJoinFunctionAccess.join(new InboundSplit.Decisions().convert(in),
+            convert(completion(d, 500, 700, 90_000, 40)));
+        assertThat(j.kvWait()).as("not a control of k's fit").isNull();
+        assertThat(j.latency()).as("the regression still takes it").isNotNull();
+    }
+
+    @Test
+    void aCurrentDecisionWithNothingResidentOrInFlightIsStillAControl() {
         RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 0, 0, 128, 0, 1_000, 0);
-        CompletionRow c = convert(completion(d, 500, 700, 90_000, 40));
-        JoinedRow j = RequestJoinFunctionAccess.join(convert(d), c);
-        assertThat(j.kvWait()).isNotNull();
-        assertThat(KvWaitFitter.fit(Collections.nCopies(500, j.kvWait())).fitted()).isFalse();
+        Inbound in = decode(Codecs.ROUTING_DECISION.encode(d));
+        JoinedRow j = RequestJoinFunctionAccess.join(new InboundSplit.Decisions().convert(in),
+            convert(completion(d, 500, 700, 90_000, 40)));
+        KvWaitRow r = j.kvWait();
+        assertThat(r).isNotNull();
+        assertThat(r.kvUsedTokens()).isZero();
+        assertThat(r.inFlight()).isZero();
+        assertThat(AdmissionWait.micros(r.missingKvTokens(), r.kvUsedTokens(), r.inflightDecodeTokens(), r.inFlight(),
+            3_000, 0.02)).as("W = 0: a control").isZero();
+    }
+
+    @Test
+    void decisionsOfTheOlderSchemaLeaveKAsTheCurrentOnesGiveIt() throws IOException {
+        // τ₀ 3 000 µs, α 0.02 µs, k 0.5 and a control's excess wait of 1 000 µs in the current decisions; v1 selectors'
+        // requests waited 20 000 µs that their missing C_queue would have predicted
+        double tau0 = 3_000, alpha = 0.02, k = 0.5;
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            long kv = 10_000 + 1_000L * i;
+            double dHat = 100 + i % 7;
+            double overflow = i % 2 == 0 ? 0 : 50 * (i % 11);
+            RoutingDecision d = decision(4_000, 4_000, overflow, List.of(), kv, 4, dHat, 400, 2_000, 500);
+            double w = AdmissionWait.micros(overflow, kv, 400, 4, tau0, alpha);
+            long queueWait = Math.round(500 + 1_000 + k * w);
+            long decode = Math.round(dHat * (tau0 + alpha * kv));
+            rows.add(joined(Codecs.ROUTING_DECISION.encode(d), completion(d, queueWait, 2_000, decode, 90)).kvWait());
+        }
+        KvWaitFit current = KvWaitFitter.fit(rows);
+        assertThat(current.scale()).isCloseTo(k, within(0.01));
+        for (int i = 0; i < 100; i++) {
+            RoutingDecision d = decision(4_000, 4_000, 0, List.of(), 20_000, 4, 100, 400, 2_000, 18_500);
+            KvWaitRow r = joined(v1Bytes(d), completion(d, 20_000, 2_000, 300_000, 90)).kvWait();
+            if (r != null) {
+                rows.add(r);
+            }
+        }
+        assertThat(KvWaitFitter.fit(rows)).isEqualTo(current);
     }
 
     @Test
@@ -124,6 +185,26 @@ class KvWaitRowBuildingTest {
             .setTierLoadUs(10).setDecodeUs(decodeUs).setTtftUs(queueWaitUs + prefillUs + 10).setInputTokens(100)
             .setOutputTokens(out).setCachedTokens(List.of(TierTokens.newBuilder().setTier(Tier.HBM).setTokens(5).build()))
             .setStatus(RequestStatus.OK).setStatusDetail(null).setWorkflowId(null).setStepId(null).build();
+    }
+
+    /** Single-object bytes of {@code d} as a selector on the released RoutingDecision v1 writes them. */
+    private static byte[] v1Bytes(RoutingDecision d) throws IOException {
+        Schema v1 = ReleasedSchemas.load("RoutingDecision").get(0);
+        assertThat(v1.getField("features").schema().getField("kvUsedTokens")).as("v1 predates the field").isNull();
+        byte[] current = Codecs.ROUTING_DECISION.encode(d);
+        GenericRecord old = new GenericDatumReader<GenericRecord>(Codecs.ROUTING_DECISION.schema(), v1).read(null,
+            DecoderFactory.get().binaryDecoder(current, RecordCodec.HEADER_LENGTH,
+                current.length - RecordCodec.HEADER_LENGTH, null));
+        return new BinaryMessageEncoder<GenericRecord>(GenericData.get(), v1).encode(old).array();
+    }
+
+    /** Through the job's real decoder, as the decisions source reads a Kafka record (overwritten by the next call). */
+    private static Inbound decode(byte[] bytes) {
+        return DECISIONS.decode(new ConsumerRecord<>(Topics.DECISIONS, 0, 0L, null, bytes), 1_700_000_060_000L);
+    }
+
+    private static JoinedRow joined(byte[] decision, CompletionLog c) {
+        return RequestJoinFunctionAccess.join(new InboundSplit.Decisions().convert(decode(decision)), convert(c));
     }
 
     private static DecisionRow convert(RoutingDecision d) {
