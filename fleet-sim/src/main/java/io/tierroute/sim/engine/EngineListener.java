@@ -9,5 +9,8 @@ interface EngineListener {
 
     void firstToken(Sequence s, long now);
 
+    /** Every {@code progressEvery} decoded tokens (see {@link Worker#progressEvery}), before the last. */
+    void tokens(Sequence s, long now);
+
     void finished(Sequence s, long now);
 }

@@ -130,6 +130,9 @@ public final class Simulation implements EngineListener {
         }
         ran = true;
         this.policy = policy;
+        for (Worker w : workers) {
+            w.progressEvery(policy.progressEveryTokens());
+        }
         long wallStart = System.nanoTime();
         if (!requests.isEmpty()) {
             push(requests.get(0).arrivalMicros(), ARRIVAL, 0, 0);
@@ -297,6 +300,11 @@ public final class Simulation implements EngineListener {
     @Override
     public void firstToken(Sequence s, long t) {
         policy.onFirstToken(s.request, s.worker, t);
+    }
+
+    @Override
+    public void tokens(Sequence s, long t) {
+        policy.onTokens(s.request, s.worker, s.generated, t);
     }
 
     @Override

@@ -48,6 +48,13 @@ final class Worker {
     long prefillTokens;
     long decodeTokens;
 
+    /** Report decode progress every this many tokens (0: never), as a router that proxies the stream sees it. */
+    private int progressEvery;
+
+    void progressEvery(int tokens) {
+        this.progressEvery = Math.max(0, tokens);
+    }
+
     Worker(int id, EngineConfig cfg, EngineListener listener) {
         this.id = id;
         this.cfg = cfg;
@@ -210,6 +217,9 @@ final class Worker {
             if (s.decodingThisStep) {
                 s.computed += 1;
                 s.generated += 1;
+                if (progressEvery > 0 && s.generated % progressEvery == 0 && s.generated < s.outputTokens) {
+                    listener.tokens(s, now);
+                }
             } else {
                 s.computed += s.chunk;
                 s.computedTokens += s.chunk;

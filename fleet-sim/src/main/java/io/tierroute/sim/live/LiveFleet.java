@@ -391,6 +391,18 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         }
     }
 
+    /** Progress as a gateway posts it, as in the benchmark: the KV a request's output holds. */
+    @Override
+    public int progressEveryTokens() {
+        return io.tierroute.sim.policy.tierroute.TierroutePolicy.PROGRESS_EVERY_TOKENS;
+    }
+
+    @Override
+    public void onTokens(SimRequest r, int worker, int generated, long nowMicros) {
+        pace(nowMicros);
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.TOKENS, generated));
+    }
+
     @Override
     public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
         pace(nowMicros);

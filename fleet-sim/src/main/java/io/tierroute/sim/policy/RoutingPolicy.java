@@ -53,5 +53,13 @@ public interface RoutingPolicy {
     default void onFirstToken(SimRequest request, int worker, long nowMicros) {}
 
     /** {@code request} finished on {@code worker} after {@code outputTokens} output tokens. */
+    /** Every how many decoded tokens this policy wants {@link #onTokens} (0: never; the default). */
+    default int progressEveryTokens() {
+        return 0;
+    }
+
+    /** {@code request} has generated {@code generated} tokens so far (every {@link #progressEveryTokens}). */
+    default void onTokens(SimRequest request, int worker, int generated, long nowMicros) {}
+
     default void onFinished(SimRequest request, int worker, int outputTokens, long nowMicros) {}
 }

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WorkerScenarioTest {
 
     /** Sends everything to worker 0 and records what it hears. */
-    static final class Recorder implements RoutingPolicy {
+    static class Recorder implements RoutingPolicy {
         final List<KvEvent> events = new ArrayList<>();
         final List<WorkerTelemetry> telemetry = new ArrayList<>();
         @Override public String name() { return "recorder"; }
@@ -77,6 +77,30 @@ class WorkerScenarioTest {
             assertThat(s.blockHashes()).containsExactly(first.blockHashes());
         });
         assertThat(r.workers().get(0).linkBytes()).isCloseTo(48 * cfg.bytesPerToken(), org.assertj.core.data.Offset.offset(1.0));
+    }
+
+    @Test
+    void aPolicyThatAsksForProgressHearsEveryNthDecodedTokenBeforeTheLast() {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).cpuCapacityTokens(0).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        SimRequest a = f.request("a", 0, 100, ids(6, 5), 64, 50, null);
+        List<String> heard = new ArrayList<>();
+        Recorder rec = new Recorder() {
+            @Override public int progressEveryTokens() { return 16; }
+            @Override public void onTokens(SimRequest r, int worker, int generated, long now) {
+                heard.add(r.id() + ":" + generated);
+            }
+            @Override public void onFinished(SimRequest r, int worker, int outputTokens, long now) {
+                heard.add(r.id() + " finished " + outputTokens);
+            }
+        };
+        new Simulation(cfg, List.of(a)).run(rec, null);
+        assertThat(heard).containsExactly("a:16", "a:32", "a:48", "a finished 50");
+        List<String> none = new ArrayList<>();
+        new Simulation(cfg, List.of(a)).run(new Recorder() {
+            @Override public void onTokens(SimRequest r, int worker, int generated, long now) { none.add(r.id()); }
+        }, null);
+        assertThat(none).isEmpty(); // the default asks for none
     }
 
     @Test

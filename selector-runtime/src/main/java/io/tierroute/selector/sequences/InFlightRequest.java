@@ -45,11 +45,15 @@ final class InFlightRequest {
     }
 
     /**
-     * Predicted remaining output {@code d̂(r)}. At least one token while the request runs: a
-     * request that outlived its prediction still holds its KV and still decodes.
+     * Predicted remaining output {@code d̂(r)}: the prediction less the first token, and held there while the request
+     * decodes. Progress ({@code tokens} events) grows the request's context, so its KV and its share of the quadratic
+     * count what it holds, but does not count {@code d̂} down: a request's output length is all but unpredictable
+     * (Mooncake: R² 0.005), and over ten seeds of the full routing table the countdown {@code d̂ − g} and the mean
+     * residual life of the prediction's error both routed worse than holding (fleet-sim/experiments/ROUNDS.md,
+     * "Decode-progress round"). At least one token: a request that outlived its prediction still decodes.
      */
     long remainingTokens() {
-        return Math.max(1, predictedOutputTokens - generatedTokens);
+        return Math.max(1, predictedOutputTokens - Math.min(generatedTokens, 1));
     }
 
     /** {@code 2·[ctx·d̂ + d̂²/2]}: this request's share of the decode cost's quadratic term, doubled. */

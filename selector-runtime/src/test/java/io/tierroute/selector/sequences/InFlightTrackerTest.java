@@ -26,10 +26,14 @@ class InFlightTrackerTest {
         assertThat(v.kvUsedTokens()).isEqualTo(1500);
 
         tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FIRST_TOKEN, 1), SECOND);
+        v = tracker.view(0);
+        assertThat(v.decodeTokens()).isEqualTo(99 + 10); // the first token is off d̂
         tracker.onEvent(new RequestEvent("a", RequestEvent.Type.TOKENS, 40), SECOND);
         v = tracker.view(0);
         assertThat(v.waiting()).isEqualTo(1);
-        assertThat(v.decodeTokens()).isEqualTo(60 + 10);
+        // Progress grows the context (KV, the quadratic's ctx) and leaves d̂ where it was.
+        assertThat(v.decodeTokens()).isEqualTo(99 + 10);
+        assertThat(v.decodeQuadratic()).isEqualTo(1040 * 99 + 99 * 99 / 2.0 + 5_000 + 50);
         assertThat(v.kvUsedTokens()).isEqualTo(1040 + 500);
 
         assertThat(tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FINISHED, 10), SECOND)).isTrue();
@@ -65,10 +69,11 @@ class InFlightTrackerTest {
     }
 
     @Test
-    void aRequestThatOutlivesItsPredictionStillCountsOneToken() {
-        tracker.admit("a", 0, 100, 10, 0);
+    void aRequestPredictedAtOneTokenStillCountsOneWhileItRuns() {
+        tracker.admit("a", 0, 100, 1, 0);
         tracker.onEvent(new RequestEvent("a", RequestEvent.Type.TOKENS, 50), 1);
         assertThat(tracker.view(0).decodeTokens()).isEqualTo(1);
+        assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(150);
     }
 
     @Test
@@ -137,7 +142,7 @@ class InFlightTrackerTest {
             int n = 0;
             for (int[] t : truth.values()) {
                 if (t[0] != w) continue;
-                long rem = Math.max(1, t[2] - t[3]);
+                long rem = Math.max(1, t[2] - Math.min(t[3], 1));
                 long ctx = t[1] + t[3];
                 d += rem;
                 quad2 += 2 * ctx * rem + rem * rem;

@@ -172,6 +172,24 @@ public final class TierroutePolicy implements RoutingPolicy {
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
     }
 
+    /**
+     * Tokens between the progress events the selector hears (as a gateway that proxies the stream posts
+     * {@code tokens} events in batches): each grows the request's context, so the selector's own KV count includes
+     * the output it holds.
+     */
+    public static final int PROGRESS_EVERY_TOKENS = 16;
+
+    @Override
+    public int progressEveryTokens() {
+        return PROGRESS_EVERY_TOKENS;
+    }
+
+    @Override
+    public void onTokens(SimRequest r, int worker, int generated, long nowMicros) {
+        nowNanos = nowMicros * 1000;
+        selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.TOKENS, generated));
+    }
+
     @Override
     public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
         nowNanos = nowMicros * 1000;
