@@ -52,7 +52,6 @@ public interface RoutingPolicy {
     /** The first output token of {@code request} left {@code worker}. */
     default void onFirstToken(SimRequest request, int worker, long nowMicros) {}
 
-    /** {@code request} finished on {@code worker} after {@code outputTokens} output tokens. */
     /** Every how many decoded tokens this policy wants {@link #onTokens} (0: never; the default). */
     default int progressEveryTokens() {
         return 0;
@@ -61,5 +60,6 @@ public interface RoutingPolicy {
     /** {@code request} has generated {@code generated} tokens so far (every {@link #progressEveryTokens}). */
     default void onTokens(SimRequest request, int worker, int generated, long nowMicros) {}
 
+    /** {@code request} finished on {@code worker} after {@code outputTokens} output tokens. */
     default void onFinished(SimRequest request, int worker, int outputTokens, long nowMicros) {}
 }
