@@ -47,7 +47,9 @@ import java.util.stream.Stream;
                 "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
                         + "it would refuse started before its own (Flink's start-time; on a tie, the smaller job id), "
                         + "cancels its own job and fails naming that job: of submits that race, the first job stays. A job "
-                        + "started before it whose settings cannot be read yet is waited for, up to --wait, then refused.",
+                        + "started before it whose settings cannot be read yet, or a REST error, is waited out up to --wait, then "
+                        + "refused (its own job cancelled; if the cancel fails, it says so naming the job). It keeps its "
+                        + "job only once a second listing, a poll later, agrees.",
                 ""},
         footer = {"", "Example: tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 -- --parallelism 1"})
 final class SubmitCommand implements Callable<Integer> {
@@ -80,7 +82,9 @@ final class SubmitCommand implements Callable<Integer> {
     String jobId;
 
     @Option(names = "--wait", defaultValue = "120s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
-            description = "How long to wait for the job to run or the savepoint to complete (default ${DEFAULT-VALUE}).")
+            description = "How long to wait for the job to run or the savepoint to complete (default ${DEFAULT-VALUE}). "
+                    + "It also bounds the check of racing submits after the submission and the wait for a cancel, each "
+                    + "on its own, so a submit can take up to about 3 times D.")
     Duration wait;
 
     @Option(names = "--ignore-job", paramLabel = "ID",

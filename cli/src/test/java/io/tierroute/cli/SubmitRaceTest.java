@@ -62,6 +62,37 @@ class SubmitRaceTest {
     }
 
     @Test
+    void onATieTheJobListedAloneFirstKeepsOnlyOnALaterListingWhichShowsTheOther() {
+        // A=bb looks before B=aa (same start-time, ranked first) is listed: a lone listing says Keep, so both would keep
+        JobSummary a = new JobSummary("bb", "fit-a", "RUNNING", 5_000);
+        JobSummary b = new JobSummary("aa", "fit-b", "RUNNING", 5_000);
+        assertThat(SubmitRace.verdict(a, List.of(fitting(a, "k:9092")), candidate(a, "k:9092"), NONE, URL))
+                .isInstanceOf(Keep.class);
+        long listed = 1_000_000_000L; // when A's first listing showed A: that Keep is not final
+        assertThat(SubmitRace.confirmed(listed, listed - 1)).isFalse();
+        assertThat(SubmitRace.confirmed(listed, listed + SubmitRace.CONFIRM_NANOS - 1)).isFalse();
+        // the confirming listing, a poll later, shows B: A yields, B keeps
+        List<LiveJob> both = List.of(fitting(a, "k:9092"), fitting(b, "k:9092"));
+        assertThat(SubmitRace.confirmed(listed, listed + SubmitRace.CONFIRM_NANOS)).isTrue();
+        assertThat(SubmitRace.verdict(a, both, candidate(a, "k:9092"), NONE, URL)).isInstanceOf(Yield.class);
+        assertThat(SubmitRace.verdict(b, both, candidate(b, "k:9092"), NONE, URL)).isInstanceOf(Keep.class);
+    }
+
+    @Test
+    void anEarlierJobBeingCancelledIsNeverTheOneThatStays() {
+        JobSummary own = new JobSummary("b", "fit-b", "RUNNING", 2);
+        JobSummary cancelling = new JobSummary("a", "fit-a", "CANCELLING", 1);
+        assertThat(SubmitRace.rival(cancelling, own)).isFalse();
+        assertThat(SubmitRace.verdict(own, List.of(fitting(cancelling, "k:9092")), candidate(own, "k:9092"), NONE, URL))
+                .isInstanceOf(Keep.class);
+        // one that is failing may restart: still a rival
+        JobSummary failing = new JobSummary("a", "fit-a", "FAILING", 1);
+        assertThat(SubmitRace.rival(failing, own)).isTrue();
+        assertThat(SubmitRace.verdict(own, List.of(fitting(failing, "k:9092")), candidate(own, "k:9092"), NONE, URL))
+                .isInstanceOf(Yield.class);
+    }
+
+    @Test
     void aRacerOfTheSameNameYieldsEvenBeforeTheEarlierJobCanBeRead() {
         JobSummary a = new JobSummary("a", "tierroute-fitting-job", "INITIALIZING", 1);
         JobSummary b = new JobSummary("b", "tierroute-fitting-job", "INITIALIZING", 2);
