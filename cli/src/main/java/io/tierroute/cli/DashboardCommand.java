@@ -48,7 +48,7 @@ final class DashboardCommand implements Callable<Integer> {
 
     @Option(names = {"--token-env"}, paramLabel = "NAME", defaultValue = "TIERROUTE_ADMIN_TOKEN",
             description = "Environment variable holding the operator token for pin / unpin / rollback "
-                    + "(default: ${DEFAULT-VALUE}). Unset: the dashboard is read-only.")
+                    + "(default: ${DEFAULT-VALUE}). Unset, and no --operator-tokens: the dashboard is read-only.")
     String tokenEnv;
 
     @Option(names = {"--operator-name"}, paramLabel = "NAME",
@@ -93,6 +93,12 @@ final class DashboardCommand implements Callable<Integer> {
     private Dashboard.Settings settings(String token) {
         Dashboard.Settings s = new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
                 KafkaClientConfig.load(commandConfig, spec.commandLine()));
+        // A blank name would silently become the default one: the audit trail would not say who it is.
+        if (operatorName != null && operatorName.isBlank()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--operator-name must not be blank: give the "
+                    + "name of the operator who holds the token in " + tokenEnv + ", or leave the flag out for '"
+                    + OperatorTokens.DEFAULT_NAME + "'");
+        }
         if (operatorName != null && (token == null || token.isEmpty())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--operator-name " + operatorName
                     + " names the holder of the token in " + tokenEnv + ", which is not set");

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The dashboard command's security flags: documented, and a named secret that is not set is a usage error. */
@@ -63,6 +64,25 @@ class DashboardCommandTest {
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name", "alice",
                 "--operator-tokens", file.toString())).isEqualTo(2);
         assertThat(err.toString()).contains("'alice' and 'bob' have the same token");
+    }
+
+    @Test
+    void theTokenEnvHelpSaysOperatorTokensAlsoEnableWrites() {
+        assertThat(run("dashboard", "--help")).isZero();
+        String help = out.toString().replaceAll("\\s+", " ");
+        assertThat(help).doesNotContain("Unset: the dashboard is read-only")
+                .contains("Unset, and no --operator-tokens: the dashboard is read-only");
+    }
+
+    /** On the old code a blank name became 'operator' and the dashboard started (and ran until the timeout). */
+    @Test
+    @Timeout(60)
+    void aBlankOperatorNameIsRefused() {
+        for (String blank : new String[] {"", "  "}) {
+            assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--token-env", "PATH",
+                    "--operator-name", blank)).as("'%s'", blank).isEqualTo(2);
+            assertThat(err.toString()).contains("--operator-name must not be blank");
+        }
     }
 
     @Test

@@ -27,9 +27,9 @@ final class OperatorAuth {
         return operators.enabled();
     }
 
-    /** Whether {@code credential} is some operator's token (false when none is configured). */
-    boolean matches(String credential) {
-        return operators.identify(credential).isPresent();
+    /** Whether {@code presented} ({@link Secret#digestOf}) is some operator's token (false when none is configured). */
+    boolean matches(byte[] presented) {
+        return operators.identifyDigest(presented).isPresent();
     }
 
     /** The name of the operator whose bearer token the request carries; an {@link HttpError} otherwise. */

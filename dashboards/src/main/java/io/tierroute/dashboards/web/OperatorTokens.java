@@ -18,6 +18,12 @@ public final class OperatorTokens {
     /** A user-name-like word, so it reads well in the audit trail and never needs quoting. */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}");
 
+    /**
+     * 32 or more hex digits in a row: what {@code openssl rand -hex} makes, or a digest. Never a name;
+     * most likely a token pasted into the name's place, so it is refused without being quoted.
+     */
+    private static final Pattern TOKEN_LIKE = Pattern.compile("[0-9A-Fa-f]{32,}");
+
     /** One named credential. */
     record Operator(String name, Secret secret) {}
 
@@ -87,12 +93,17 @@ public final class OperatorTokens {
      * early exit), so the time does not tell which operator, if any, matched.
      */
     Optional<String> identify(String credential) {
-        if (credential == null) {
-            return Optional.empty();
-        }
+        return credential == null ? Optional.empty() : identifyDigest(Secret.digestOf(credential));
+    }
+
+    /**
+     * As {@link #identify(String)} for a credential already hashed ({@link Secret#digestOf}): the
+     * credential is hashed once, whatever the number of operators.
+     */
+    Optional<String> identifyDigest(byte[] presented) {
         String found = null;
         for (Operator o : operators) {
-            if (o.secret().matches(credential) && found == null) {
+            if (o.secret().matches(presented) && found == null) {
                 found = o.name();
             }
         }
@@ -101,9 +112,22 @@ public final class OperatorTokens {
 
     /** {@code name} when it is a valid operator name, else an IllegalArgumentException naming {@code what}. */
     static String requireName(String name, String what) {
+        return requireName(name, what, true);
+    }
+
+    /**
+     * As {@link #requireName(String, String)}; with {@code quote} false the message never contains
+     * {@code name} (it may be a token, e.g. from a file whose columns are swapped). A token-like name
+     * is never quoted.
+     */
+    static String requireName(String name, String what, boolean quote) {
+        if (name != null && TOKEN_LIKE.matcher(name).find()) {
+            throw new IllegalArgumentException(what + " looks like a token or a digest (32 or more hex digits), not "
+                    + "a name");
+        }
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(what + " must be 1 to 64 of letters, digits and . _ @ + - (starting "
-                    + "with a letter or digit), got '" + printable(name) + "'");
+                    + "with a letter or digit)" + (quote ? ", got '" + printable(name) + "'" : ""));
         }
         return name;
     }

@@ -47,6 +47,10 @@ public final class OperatorTokensFile {
         } catch (IOException e) {
             throw new IllegalArgumentException("operator tokens file " + file + ": cannot read it: " + e.getMessage());
         }
+        // Editors on Windows may start the file with a byte order mark; it is not part of the first line.
+        if (!lines.isEmpty() && lines.get(0).startsWith("\uFEFF")) {
+            lines.set(0, lines.get(0).substring(1));
+        }
         List<OperatorTokens.Operator> ops = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             String line = lines.get(i).strip();
@@ -71,27 +75,30 @@ public final class OperatorTokensFile {
         }
     }
 
+    /**
+     * One line. A malformed line's message gives what is expected, never a field: with the columns
+     * swapped, or a token in place of a digest, the field is a secret (the caller adds the line number).
+     */
     private static OperatorTokens.Operator parse(String line) {
         String[] f = line.split("\\s+");
         if (f.length != 2) {
             throw new IllegalArgumentException("expected 'NAME sha256:HEX' (two fields), got " + f.length + " fields");
         }
-        String name = OperatorTokens.requireName(f[0], "the operator name");
+        String name = OperatorTokens.requireName(f[0], "the first field, the operator name,", false);
         String d = f[1];
         if (!d.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
-            throw new IllegalArgumentException("operator '" + name + "': the token must be given as sha256:<64 hex "
-                    + "digits> (the file holds digests, not tokens)");
+            throw new IllegalArgumentException("the second field must be sha256:<64 hex digits>, the token's digest "
+                    + "(the file holds digests, not tokens)");
         }
         String hex = d.substring(PREFIX.length());
         if (hex.length() != 64) {
-            throw new IllegalArgumentException("operator '" + name + "': a SHA-256 digest is 64 hex digits, got "
-                    + hex.length() + " characters");
+            throw new IllegalArgumentException("a SHA-256 digest is 64 hex digits, got " + hex.length() + " characters");
         }
         byte[] digest;
         try {
             digest = HexFormat.of().parseHex(hex);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("operator '" + name + "': the digest is not hexadecimal");
+            throw new IllegalArgumentException("the digest is not hexadecimal");
         }
         return new OperatorTokens.Operator(name, Secret.ofDigest(digest));
     }

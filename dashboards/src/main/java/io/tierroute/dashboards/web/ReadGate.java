@@ -41,9 +41,11 @@ final class ReadGate implements HttpHandler {
             return;
         }
         String given = Credentials.any(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
-        // Both comparisons always run: the time does not tell which token was tried.
-        boolean ok = given != null && read != null && read.matches(given);
-        ok |= given != null && operator.matches(given);
+        // Hashed once (the header may be large); both comparisons always run, so the time does not tell
+        // which token was tried.
+        byte[] presented = given == null ? null : Secret.digestOf(given);
+        boolean ok = presented != null && read != null && read.matches(presented);
+        ok |= presented != null && operator.matches(presented);
         if (!ok) {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Basic realm=\"tierroute-dashboard\", charset=\"UTF-8\"");
             JsonIo.error(ex, 401, given == null

@@ -34,8 +34,17 @@ final class Secret {
         return MessageDigest.isEqual(digest, other.digest);
     }
 
-    boolean matches(String candidate) {
-        return MessageDigest.isEqual(digest, sha256(candidate));
+    /**
+     * The digest of a presented credential, to compare with {@link #matches(byte[])}: hash it once per
+     * request, not once per configured secret (a large header times many operators would be costly).
+     */
+    static byte[] digestOf(String candidate) {
+        return sha256(candidate);
+    }
+
+    /** Whether {@code presented} (from {@link #digestOf}) is this secret's digest; constant time. */
+    boolean matches(byte[] presented) {
+        return MessageDigest.isEqual(digest, presented);
     }
 
     private static byte[] sha256(String s) {

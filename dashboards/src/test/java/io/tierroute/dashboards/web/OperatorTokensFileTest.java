@@ -3,8 +3,11 @@ package io.tierroute.dashboards.web;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static io.tierroute.dashboards.web.OperatorIdentityTest.sha256Hex;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,6 +56,63 @@ class OperatorTokensFileTest {
         refused("alice sha256:" + h + "\nalice sha256:" + sha256Hex("u") + "\n", "'alice' is configured twice");
         refused("alice sha256:" + h + "\nbob sha256:" + h + "\n", "same token");
         refused("# nobody\n\n", "names no operator");
+    }
+
+    @Test
+    void aTokenInTheNameColumnIsNeverEchoed() throws Exception {
+        String hex = "3f9a".repeat(16); // as from openssl rand -hex 32: a valid name by its characters
+        String b64 = "q3+Vd/8kRZ0aQm1xYw2sTn4uP6oLcE9bJf7hGiKy5A0="; // openssl rand -base64 32
+        String urlsafe = "Xk2pQ9vR7tLmN4bW8cZs1dYf6hJgKa3eUo5iVxTy0Bq"; // secrets.token_urlsafe(32)
+        for (String token : List.of(hex, b64, urlsafe)) {
+            List<String> lines = new ArrayList<>(List.of(token + " alice\n", token + "\talice\n"));
+            if (!token.equals(urlsafe)) { // a url-safe token is a valid name by its characters: not detectable
+                lines.add(token + " sha256:" + sha256Hex("t") + "\n");
+            }
+            for (String line : lines) {
+                Path f = write("# swapped\n" + line);
+                assertThatThrownBy(() -> OperatorTokensFile.load(f)).as(line)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageContainingAll(f.toString(), "line 2")
+                        .hasMessageNotContaining(token).hasMessageNotContaining(token.substring(0, 16));
+            }
+        }
+        refused(hex + " sha256:" + sha256Hex("t") + "\n", "line 1", "looks like a token");
+        // The same for the name given on the command line.
+        assertThatThrownBy(() -> OperatorTokens.single("tok", hex)).hasMessageContaining("looks like a token")
+                .hasMessageNotContaining(hex.substring(0, 16));
+    }
+
+    @Test
+    void aByteOrderMarkBeforeTheFirstLineIsIgnored() throws Exception {
+        String h = sha256Hex("a-token");
+        assertThat(OperatorTokensFile.load(write("\uFEFF# operators\nalice sha256:" + h + "\n")).names())
+                .containsExactly("alice");
+        assertThat(OperatorTokensFile.load(write("\uFEFFalice sha256:" + h + "\n")).identify("a-token"))
+                .contains("alice");
+    }
+
+    /**
+     * An unauthenticated request may carry a large header: it must be hashed once, not once per operator
+     * (900 operators times 32 KB would be ~29 MB of SHA-256 a request). Hashing a string allocates its
+     * UTF-8 bytes, so the bytes this thread allocates count the hashes.
+     */
+    @Test
+    void aCredentialIsHashedOnceWhateverTheNumberOfOperators() throws Exception {
+        List<OperatorTokens.Operator> list = new ArrayList<>();
+        for (int i = 0; i < 900; i++) {
+            list.add(new OperatorTokens.Operator("op" + i, Secret.of("token-" + i)));
+        }
+        OperatorTokens ops = OperatorTokens.of(list);
+        assertThat(ops.identify("token-0")).contains("op0");
+        assertThat(ops.identify("token-899")).contains("op899");
+        String header = "x".repeat(32 * 1024);
+        var threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assertThat(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled()).isTrue();
+        long before = threads.getCurrentThreadAllocatedBytes();
+        assertThat(ops.identify(header)).isEmpty();
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        assertThat(allocated).as("bytes allocated to identify a 32 KB credential among 900 operators")
+                .isLessThan(16L * header.length());
     }
 
     @Test
