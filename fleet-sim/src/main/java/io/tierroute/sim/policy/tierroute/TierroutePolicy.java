@@ -45,6 +45,13 @@ public final class TierroutePolicy implements RoutingPolicy {
     /** Warm-up rounds of the fitted variant (see {@link #fitted}). */
     static final int FIT_ROUNDS = 2;
 
+    /**
+     * Tokens between the progress events the selector hears (as a gateway that proxies the stream posts
+     * {@code tokens} events in batches): each grows the request's context, so the selector's own KV count includes
+     * the output it holds.
+     */
+    public static final int PROGRESS_EVERY_TOKENS = 16;
+
     private final String name;
     private final Selector selector;
     private final DirectIndexWriter writer;
@@ -171,13 +178,6 @@ public final class TierroutePolicy implements RoutingPolicy {
         nowNanos = nowMicros * 1000;
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
     }
-
-    /**
-     * Tokens between the progress events the selector hears (as a gateway that proxies the stream posts
-     * {@code tokens} events in batches): each grows the request's context, so the selector's own KV count includes
-     * the output it holds.
-     */
-    public static final int PROGRESS_EVERY_TOKENS = 16;
 
     @Override
     public int progressEveryTokens() {
