@@ -100,6 +100,7 @@ final class SubmitRaceCheck {
             sleep();
         }
     }
+
     private static void sleep() {
         try {
             Thread.sleep(POLL_MS);
