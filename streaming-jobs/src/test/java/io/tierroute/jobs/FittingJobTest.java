@@ -22,15 +22,10 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,40 +37,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FittingJobTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-        .setNumberTaskManagers(1)
-        .setNumberSlotsPerTaskManager(4)
-        .setConfiguration(noRestarts())
-        .build());
+    static final MiniClusterExtension FLINK = FittingJobFixture.miniCluster();
 
-    private static Configuration noRestarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        return c;
-    }
-
+    @RegisterExtension
+    final FittingJobFixture fixture = new FittingJobFixture();
     @TempDir
     Path tmp;
-    private TestKafka kafka;
-    private final List<JobClient> jobs = new ArrayList<>();
-
-    @BeforeEach
-    void startBroker() {
-        kafka = new TestKafka();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        TestJobs.cancelRunning(jobs);
-        kafka.close();
-    }
 
     private JobSettings settings(String tag) {
-        return TestJobs.settings(kafka, tmp, tag);
-    }
-
-    private JobClient start(JobSettings s, String restoreFrom) throws Exception {
-        return TestJobs.start(s, restoreFrom, jobs);
+        return fixture.settings(tmp, tag);
     }
 
     private static SnapshotControl control(String scope, ControlAction action, Long version, long sequence) {
@@ -100,10 +70,11 @@ class FittingJobTest {
 
     @Test
     void fitsKnownParametersEndToEnd() throws Exception {
+        TestKafka kafka = fixture.kafka();
         Workload w = new Workload(42, "default", startMs(), 0.05);
         kafka.send(w.telemetry(60));
         kafka.send(w.requests(20_000));
-        start(settings("e2e"), null);
+        fixture.start(settings("e2e"), null);
 
         long n = w.requests();
         ParameterSnapshot s = kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
@@ -133,11 +104,12 @@ class FittingJobTest {
 
     @Test
     void pinHoldsAcrossRestartUntilUnpin() throws Exception {
+        TestKafka kafka = fixture.kafka();
         String scope = "pool-a";
         Workload w = new Workload(7, scope, startMs(), 0.05);
         JobSettings s = settings("pin");
         kafka.send(w.telemetry(40));
-        JobClient job = start(s, null);
+        JobClient job = fixture.start(s, null);
         List<Long> accepted = new ArrayList<>();
         for (int batch = 0; batch < 2; batch++) {
             kafka.send(w.requests(1500));
@@ -160,7 +132,7 @@ class FittingJobTest {
 
         String savepoint = job.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
             SavepointFormatType.CANONICAL).get();
-        start(s, savepoint);
+        fixture.start(s, savepoint);
         kafka.send(w.requests(1500));
         long rows2 = w.requests();
         ParameterSnapshot afterRestart = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
@@ -179,10 +151,11 @@ class FittingJobTest {
 
     @Test
     void badRecordsBecomeDeadLettersAndNoRejectedSnapshotIsActive() throws Exception {
+        TestKafka kafka = fixture.kafka();
         String scope = "pool-b";
         Workload w = new Workload(11, scope, startMs(), 0.05);
         JobSettings s = settings("bad").toBuilder().set("min-fit-samples", 50).build();
-        JobClient job = start(s, null);
+        JobClient job = fixture.start(s, null);
         kafka.send(w.telemetry(40));
         kafka.send(w.requests(120)); // 50..199 rows: fitted, but under the gate's 200 samples
         kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.REJECTED, Duration.ofSeconds(60), "rejected");
@@ -246,11 +219,12 @@ class FittingJobTest {
 
     @Test
     void restoreFromCheckpointPublishesNoDuplicateAndNoGap() throws Exception {
+        TestKafka kafka = fixture.kafka();
         String scope = "pool-c";
         Workload w = new Workload(3, scope, startMs(), 0.05);
         JobSettings s = settings("restore");
         kafka.send(w.telemetry(40));
-        JobClient job = start(s, null);
+        JobClient job = fixture.start(s, null);
         for (int batch = 0; batch < 3; batch++) {
             kafka.send(w.requests(800));
             long rows = w.requests();
@@ -265,7 +239,7 @@ class FittingJobTest {
         }
         int committedBefore = kafka.snapshots().size();
         Path checkpoint = latestCheckpoint(tmp.resolve("checkpoints"));
-        start(s, checkpoint.toUri().toString());
+        fixture.start(s, checkpoint.toUri().toString());
         for (int batch = 0; batch < 2; batch++) {
             kafka.send(w.requests(800));
             long rows = w.requests();
@@ -282,11 +256,12 @@ class FittingJobTest {
 
     @Test
     void freshStartWithoutStateContinuesTheVersionSequenceFromTheTopic() throws Exception {
+        TestKafka kafka = fixture.kafka();
         String scope = "pool-f";
         Workload w = new Workload(5, scope, startMs(), 0.05);
         kafka.send(w.telemetry(40));
         kafka.send(w.requests(800));
-        JobClient first = start(settings("fresh-a"), null);
+        JobClient first = fixture.start(settings("fresh-a"), null);
         long rows = w.requests();
         kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), rows + " rows");
         first.cancel().get();
@@ -297,7 +272,7 @@ class FittingJobTest {
         assertThat(KafkaWiring.publishedVersions(settings("probe"))).containsEntry(scope, before);
         // A second job with fresh state (new group id: it reads the inputs from the beginning again, no
         // checkpoint, no savepoint) must continue at before + 1, not publish version 1 again.
-        start(settings("fresh-b"), null);
+        fixture.start(settings("fresh-b"), null);
         kafka.send(w.requests(400));
         long more = w.requests();
         kafka.awaitSnapshot(p -> p.getVersion() > before, Duration.ofSeconds(60), "a version after " + before);

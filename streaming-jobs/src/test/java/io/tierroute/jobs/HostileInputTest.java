@@ -26,17 +26,12 @@ import java.util.Map;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,46 +50,26 @@ class HostileInputTest {
     /** Metrics of the job's operators, read by name (counters are summed over subtasks). */
     private static final InMemoryReporter METRICS = InMemoryReporter.createWithRetainedMetrics();
 
+    /** Restart strategy none: a hostile record that kills a task fails the test. */
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-        .setNumberTaskManagers(1)
-        .setNumberSlotsPerTaskManager(4)
-        .setConfiguration(clusterConfig())
-        .build());
-
-    private static Configuration clusterConfig() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none"); // a hostile record that kills a task fails the test
-        METRICS.addToConfiguration(c);
-        return c;
-    }
+    static final MiniClusterExtension FLINK = FittingJobFixture.miniCluster(METRICS::addToConfiguration);
 
     private static final String SCOPE = "hostile";
     /** α tolerance vs the truth: the fit of ~6 000 rows with 5 % noise is well inside it. */
     private static final double ALPHA_TOLERANCE = 0.10;
 
+    @RegisterExtension
+    final FittingJobFixture fixture = new FittingJobFixture();
     @TempDir
     Path tmp;
-    private TestKafka kafka;
-    private final List<JobClient> jobs = new ArrayList<>();
-
-    @BeforeEach
-    void start() {
-        kafka = new TestKafka();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        TestJobs.cancelRunning(jobs);
-        kafka.close();
-    }
 
     @Test
     void hostileRecordsAreDeadLetteredOrCountedAndNeverReachAnAcceptedSnapshot() throws Exception {
+        TestKafka kafka = fixture.kafka();
         long startMs = System.currentTimeMillis() - Duration.ofMinutes(40).toMillis();
         Workload w = new Workload(8, SCOPE, startMs, 0.05);
         // decision-timeout shortened so a duplicated decision's timer fires within the run.
-        JobSettings s = TestJobs.settings(kafka, tmp, "hostile").toBuilder()
+        JobSettings s = fixture.settings(tmp, "hostile").toBuilder()
             .set("decision-timeout", Duration.ofMinutes(1)).build();
 
         // Phase A: clean traffic, the reference fit.
@@ -102,7 +77,7 @@ class HostileInputTest {
         // is far from its regression truth (1.0), and a prior-based first version would make the gate's
         // jump check reject every later one (not what this test is about).
         List<ProducerRecord<byte[], byte[]>> phaseA = w.requests(3000);
-        JobClient job = TestJobs.start(s, null, jobs);
+        JobClient job = fixture.start(s, null);
         JobID id = job.getJobID();
         kafka.send(phaseA);
         long rowsA = w.requests();

@@ -7,15 +7,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,41 +23,21 @@ class KvWaitFittingJobTest {
     static final double SCALE = 0.6;
 
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-        .setNumberTaskManagers(1)
-        .setNumberSlotsPerTaskManager(4)
-        .setConfiguration(noRestarts())
-        .build());
+    static final MiniClusterExtension FLINK = FittingJobFixture.miniCluster();
 
-    private static Configuration noRestarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        return c;
-    }
-
+    @RegisterExtension
+    final FittingJobFixture fixture = new FittingJobFixture();
     @TempDir
     Path tmp;
-    private TestKafka kafka;
-    private final List<JobClient> jobs = new ArrayList<>();
-
-    @BeforeEach
-    void startBroker() {
-        kafka = new TestKafka();
-    }
-
-    @AfterEach
-    void stop() throws Exception {
-        TestJobs.cancelRunning(jobs);
-        kafka.close();
-    }
 
     @Test
     void fitsAndPublishesTheAdmissionWait() throws Exception {
+        TestKafka kafka = fixture.kafka();
         Workload w = new Workload(17, "kv", System.currentTimeMillis() - Duration.ofMinutes(40).toMillis(), 0.05)
             .withKvWait(TAU0_US, PER_KV_TOKEN_US, SCALE);
         kafka.send(w.telemetry(20));
         kafka.send(w.requests(4_000));
-        TestJobs.start(TestJobs.settings(kafka, tmp, "kvwait"), null, jobs);
+        fixture.start(fixture.settings(tmp, "kvwait"), null);
 
         long n = w.requests();
         ParameterSnapshot s = kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED

@@ -20,14 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import java.util.stream.IntStream;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,51 +36,32 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SelectorFollowsJobTest {
     @RegisterExtension
-    static final MiniClusterExtension FLINK = new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-        .setNumberTaskManagers(1)
-        .setNumberSlotsPerTaskManager(4)
-        .setConfiguration(noRestarts())
-        .build());
+    static final MiniClusterExtension FLINK = FittingJobFixture.miniCluster();
 
     private static final Duration WAIT = Duration.ofSeconds(90);
     private static final List<String> WORKERS =
         IntStream.range(0, Workload.WORKERS).mapToObj(i -> "w" + i).toList();
 
+    @RegisterExtension
+    final FittingJobFixture fixture = new FittingJobFixture();
     @TempDir
     Path tmp;
-    private TestKafka kafka;
-    private final List<JobClient> jobs = new ArrayList<>();
     private final List<ParameterLoader> selectors = new ArrayList<>();
 
-    private static Configuration noRestarts() {
-        Configuration c = new Configuration();
-        c.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-        return c;
-    }
-
-    @BeforeEach
-    void startBroker() {
-        kafka = new TestKafka();
-    }
-
+    /** Before the fixture cancels the jobs and closes the broker. */
     @AfterEach
-    void stop() throws Exception {
+    void stopSelectors() {
         selectors.forEach(ParameterLoader::close);
-        for (JobClient j : jobs) {
-            if (!j.getJobStatus().get().isGloballyTerminalState()) {
-                j.cancel().get();
-            }
-        }
-        kafka.close();
     }
 
     @Test
     void aRunningSelectorServesTheFittedParametersAndHonoursPinsAcrossRestarts() throws Exception {
+        TestKafka kafka = fixture.kafka();
         Workload w = new Workload(11, "default", System.currentTimeMillis() - Duration.ofMinutes(40).toMillis(), 0.05);
         kafka.send(w.telemetry(60));
         kafka.send(w.requests(20_000));
         JobSettings settings = settings();
-        JobClient job = start(settings, null);
+        JobClient job = fixture.start(settings, null);
         ParameterStore store = startSelector();
 
         // 1. The selector swaps in a snapshot fitted on every row; its α's and λ are the truth's.
@@ -126,7 +103,7 @@ class SelectorFollowsJobTest {
         // 4. A job restart from a savepoint keeps publishing, and the pin still holds.
         String savepoint = job.stopWithSavepoint(false, tmp.resolve("savepoints").toUri().toString(),
             SavepointFormatType.CANONICAL).get();
-        start(settings, savepoint);
+        fixture.start(settings, savepoint);
         kafka.send(w.requests(1_500));
         ParameterSnapshot afterJobRestart = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
             && p.getVersion() > whilePinned.getVersion(), WAIT, "published after the job restart");
@@ -142,7 +119,7 @@ class SelectorFollowsJobTest {
 
     private ParameterStore startSelector() throws InterruptedException {
         ParameterStore store = new ParameterStore(ParameterSet.defaults(WORKERS.size()));
-        KafkaSettings settings = KafkaSettings.defaults(kafka.bootstrap())
+        KafkaSettings settings = KafkaSettings.defaults(fixture.kafka().bootstrap())
             .withKvEvents(new KafkaSettings.KvEvents(false, "latest"))
             .withDecisions(new KafkaSettings.Decisions(false, 16, Duration.ofMillis(20), 16 * 1024, "none"));
         ParameterLoader loader = new ParameterLoader(settings, store,
@@ -153,11 +130,7 @@ class SelectorFollowsJobTest {
     }
 
     private JobSettings settings() {
-        return TestJobs.settings(kafka, tmp, "selector-e2e");
-    }
-
-    private JobClient start(JobSettings s, String restoreFrom) throws Exception {
-        return TestJobs.start(s, restoreFrom, jobs);
+        return fixture.settings(tmp, "selector-e2e");
     }
 
     private static SnapshotControl control(ControlAction action, long version, long sequence) {

@@ -1,15 +1,16 @@
 package io.tierroute.dashboards.control;
 
 import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
@@ -20,18 +21,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The control writer and history reader against a real embedded broker. */
 class ControlWriterTest {
 
-    private KafkaProducer<byte[], byte[]> producer;
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.accepted("default", 2), Snapshots.rejected("default", 3), Snapshots.accepted("default", 4));
     private HistoryReader reader;
     private ControlWriter writer;
 
     @BeforeEach
     void setUp() throws Exception {
-        Broker.resetTopics();
-        producer = Broker.producer();
-        Broker.publish(producer, Snapshots.accepted("default", 1).build());
-        Broker.publish(producer, Snapshots.accepted("default", 2).build());
-        Broker.publish(producer, Snapshots.rejected("default", 3).build());
-        Broker.publish(producer, Snapshots.accepted("default", 4).build());
         SnapshotHistory history = new SnapshotHistory();
         reader = new HistoryReader(Broker.bootstrap(), history).start();
         assertThat(reader.awaitReady(Duration.ofSeconds(30))).as("history caught up").isTrue();
@@ -42,7 +39,6 @@ class ControlWriterTest {
     void tearDown() {
         writer.close();
         reader.close();
-        producer.close();
     }
 
     @Test

@@ -4,11 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import javax.net.ssl.SSLHandshakeException;
@@ -41,31 +40,16 @@ class DashboardAccessTest {
     private static final String READ = "rd-" + UUID.randomUUID();
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.accepted("default", 2));
     @TempDir
     Path dir;
     private HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    private KafkaProducer<byte[], byte[]> producer;
     private Dashboard dashboard;
 
-    @BeforeEach
-    void setUp() throws Exception {
-        Broker.resetTopics();
-        producer = Broker.producer();
-        Broker.publish(producer, Snapshots.accepted("default", 1).build());
-        Broker.publish(producer, Snapshots.accepted("default", 2).build());
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (dashboard != null) {
-            dashboard.close();
-        }
-        producer.close();
-    }
-
     private void start(Dashboard.Settings s) throws InterruptedException {
-        dashboard = Dashboard.start(s);
-        assertThat(dashboard.reader().awaitReady(Duration.ofSeconds(30))).isTrue();
+        dashboard = fixture.startDashboard(s);
     }
 
     private static Dashboard.Settings settings() {
@@ -139,11 +123,9 @@ class DashboardAccessTest {
                 HttpResponse<String> ok = call(r, "Bearer " + OPERATOR);
                 assertThat(ok.statusCode()).as(r + ": " + ok.body()).isNotIn(401, 403, 404, 405, 500);
             }
-            dashboard.close();
+            fixture.closeDashboard();
             dashboard = null;
-            Broker.resetTopics();
-            Broker.publish(producer, Snapshots.accepted("default", 1).build());
-            Broker.publish(producer, Snapshots.accepted("default", 2).build());
+            fixture.reseed();
         }
     }
 

@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,26 +28,16 @@ class DashboardApiTest {
 
     private static final String TOKEN = "t0ken";
     private static final ObjectMapper JSON = new ObjectMapper();
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.rejected("default", 2), Snapshots.accepted("default", 3));
     private final HttpClient http = HttpClient.newHttpClient();
-    private KafkaProducer<byte[], byte[]> producer;
     private Dashboard dashboard;
 
     @BeforeEach
-    void setUp() throws Exception {
-        Broker.resetTopics();
-        producer = Broker.producer();
-        Broker.publish(producer, Snapshots.accepted("default", 1).build());
-        Broker.publish(producer, Snapshots.rejected("default", 2).build());
-        Broker.publish(producer, Snapshots.accepted("default", 3).build());
-        dashboard = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN, "TEST_TOKEN",
-                "default"));
-        assertThat(dashboard.reader().awaitReady(Duration.ofSeconds(30))).isTrue();
-    }
-
-    @AfterEach
-    void tearDown() {
-        dashboard.close();
-        producer.close();
+    void startDashboard() throws Exception {
+        dashboard = fixture.startDashboard(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN,
+                "TEST_TOKEN", "default"));
     }
 
     private HttpResponse<String> get(String path) throws Exception {

@@ -2,6 +2,7 @@ package io.tierroute.dashboards.web;
 
 import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.ParameterLoader;
@@ -10,11 +11,11 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -53,7 +54,10 @@ class DashboardBrowserTest {
     static final String TOKEN = "op-secret-42";
     static final Duration WAIT = Duration.ofSeconds(30);
 
-    private KafkaProducer<byte[], byte[]> producer;
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.accepted("default", 2), Snapshots.rejected("default", 3), Snapshots.accepted("default", 4),
+            Snapshots.accepted("default", 5), Snapshots.accepted("pool-b", 1));
     private ParameterStore store;
     private ParameterLoader loader;
     private Dashboard dashboard;
@@ -70,24 +74,14 @@ class DashboardBrowserTest {
 
     @BeforeEach
     void setUp() throws Exception {
-        Broker.resetTopics();
-        producer = Broker.producer();
-        Broker.publish(producer, Snapshots.accepted("default", 1).build());
-        Broker.publish(producer, Snapshots.accepted("default", 2).build());
-        Broker.publish(producer, Snapshots.rejected("default", 3).build());
-        Broker.publish(producer, Snapshots.accepted("default", 4).build());
-        Broker.publish(producer, Snapshots.accepted("default", 5).build());
-        Broker.publish(producer, Snapshots.accepted("pool-b", 1).build());
-
         store = new ParameterStore(ParameterSet.defaults(Snapshots.WORKERS.size()));
         loader = new ParameterLoader(KafkaSettings.defaults(Broker.bootstrap()), store,
                 new SnapshotConverter(new WorkerRegistry(Snapshots.WORKERS), CostParameters.DEFAULTS, 0.5)).start();
         assertThat(loader.awaitReady(WAIT)).as("selector loader ready").isTrue();
         Broker.await(WAIT, () -> store.current().version() == 5, "selector serves version 5");
 
-        dashboard = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN,
+        dashboard = fixture.startDashboard(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, TOKEN,
                 "TIERROUTE_ADMIN_TOKEN", "default").withOperators("alice", OperatorTokens.none()));
-        assertThat(dashboard.reader().awaitReady(WAIT)).as("dashboard history ready").isTrue();
 
         profile = Files.createTempDirectory("tierroute-chromium-");
         ChromeOptions options = new ChromeOptions();
@@ -108,14 +102,8 @@ class DashboardBrowserTest {
         if (driver != null) {
             driver.quit();
         }
-        if (dashboard != null) {
-            dashboard.close();
-        }
         if (loader != null) {
             loader.close();
-        }
-        if (producer != null) {
-            producer.close();
         }
         if (profile != null) {
             try (var paths = Files.walk(profile)) {
@@ -215,7 +203,7 @@ class DashboardBrowserTest {
         js("window.loadedOnce = 'yes';"); // gone if the page reloads
         assertThat(driver.findElement(By.id("chart-alphaP")).getDomAttribute("data-points")).isEqualTo("5");
 
-        Broker.publish(producer, Snapshots.accepted("default", 6).build());
+        Broker.publish(fixture.producer(), Snapshots.accepted("default", 6).build());
 
         waiting().withMessage("version 6's row and a 6th alpha_p point, without a reload")
                 .until(d -> !d.findElements(By.cssSelector("#versions tbody tr[data-version='6']"))

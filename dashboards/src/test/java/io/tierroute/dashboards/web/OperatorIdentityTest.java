@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
 import io.tierroute.schemas.avro.SnapshotControl;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpClient;
@@ -19,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.UUID;
 
@@ -37,28 +35,13 @@ class OperatorIdentityTest {
     private static final String BOB = "bob-" + UUID.randomUUID();
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.accepted("default", 2), Snapshots.accepted("default", 3));
     @TempDir
     Path dir;
     private final HttpClient http = HttpClient.newHttpClient();
-    private KafkaProducer<byte[], byte[]> producer;
     private Dashboard dashboard;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        Broker.resetTopics();
-        producer = Broker.producer();
-        Broker.publish(producer, Snapshots.accepted("default", 1).build());
-        Broker.publish(producer, Snapshots.accepted("default", 2).build());
-        Broker.publish(producer, Snapshots.accepted("default", 3).build());
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (dashboard != null) {
-            dashboard.close();
-        }
-        producer.close();
-    }
 
     static String sha256Hex(String token) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
@@ -73,8 +56,7 @@ class OperatorIdentityTest {
     }
 
     private void start(Dashboard.Settings s) throws Exception {
-        dashboard = Dashboard.start(s);
-        assertThat(dashboard.reader().awaitReady(Duration.ofSeconds(30))).isTrue();
+        dashboard = fixture.startDashboard(s);
     }
 
     private HttpResponse<String> post(String action, String token, String body) throws Exception {
