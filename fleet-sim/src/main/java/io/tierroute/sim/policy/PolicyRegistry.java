@@ -39,6 +39,7 @@ public final class PolicyRegistry {
     private void registerTierroute() {
         register(TierroutePolicy.DEFAULT_NAME, TierroutePolicy::withDefaults);
         register(TierroutePolicy.FITTED_NAME, TierroutePolicy::fitted);
+        register(TierroutePolicy.GATED_NAME, TierroutePolicy::gated);
     }
 
     private void registerOracle() {

@@ -16,6 +16,17 @@ class BenchRunnerTest {
     Path out;
 
     @Test
+    void theGatedPolicyRoutesWithWhatTheGateLetThrough() throws Exception {
+        BenchSpec spec = new BenchSpec(null, "llmd-blog", 400, 4, List.of(2.0), List.of("tierroute-gated"), 5, null,
+                null, null, 0.5);
+        List<RunReport> reports = new BenchRunner(new PolicyRegistry(), null).run(spec);
+        assertThat(reports).singleElement().satisfies(r -> {
+            assertThat(r.get("requests")).isEqualTo(400);
+            assertThat(r.version()).containsAnyOf("through the gate", "rejected by the gate");
+        });
+    }
+
+    @Test
     void runsEveryPolicyAtEveryLoadAndWritesTheReports() throws Exception {
         BenchSpec spec = new BenchSpec(null, "llmd-blog", 400, 4, List.of(1.0, 3.0),
                 List.of("random", "tierroute-default", "tierroute-fitted"), 5, null, null, null, 0.5);

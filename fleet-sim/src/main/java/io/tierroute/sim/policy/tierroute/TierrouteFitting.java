@@ -4,6 +4,7 @@ import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.regression.Coefficient;
+import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.regression.LatencyObservation;
 import io.tierroute.fitter.regression.LatencyRegression;
@@ -28,27 +29,20 @@ import java.util.Map;
  * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
  * but not applied (see the comment where the parameters are built). The admission wait's {@code τ₀}, {@code α} and
  * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them.
+ * {@link #fit} applies the fit as it is; {@link #fitResults} gives it to {@link WarmUpGate}, the production path.
  */
 public final class TierrouteFitting {
 
     private TierrouteFitting() {}
 
     public static ParameterSet fit(Map<String, CostBreakdown> decisions, List<Completion> log, int workers) {
-        LatencyRegression reg = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0).withIntercept(true));
-        List<Completion> ordered = log.stream().sorted(Comparator.comparingLong(Completion::finishMicros)).toList();
-        for (Completion c : ordered) {
-            CostBreakdown d = decisions.get(c.request().id());
-            if (d == null) {
-                continue;
-            }
-            reg.update(observation(d, c));
-        }
-        if (reg.samples() < 64) {
+        Fitted fitted = fitResults(decisions, log);
+        if (fitted == null) {
             return ParameterSet.defaults(workers);
         }
-        LatencyFit fit = reg.fit();
-        OwnDecodeFit own = fitOwnDecode(decisions, ordered);
-        KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
+        LatencyFit fit = fitted.results().latency();
+        OwnDecodeFit own = fitted.own();
+        KvWaitFit wait = fitted.results().kvWait();
         CostParameters p = CostParameters.DEFAULTS.toBuilder()
                 .alphaP(pick(fit, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP()))
                 .alphaP2(pick(fit, Coefficient.ALPHA_P2, CostParameters.DEFAULTS.alphaP2()))
@@ -72,6 +66,37 @@ public final class TierrouteFitting {
                         + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g α_own fitted %.3g, not applied (τ₀=%.0f µs, n=%d, R²=%.3f, t=%.1f)", fit.samples(), fit.r2(),
                 p.alphaP(), p.alphaP2(), p.alphaD(), p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(), p.alphaWf(),
                 p.alphaWf2(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t()) + waitNote(wait)).cost(p).build();
+    }
+
+    /**
+     * One warm-up's estimator results, as the streaming job hands them to the snapshot assembler (the latency
+     * regression and the admission wait), with {@code α_own}'s fit, which the snapshot does not carry.
+     */
+    record Fitted(FitResults results, OwnDecodeFit own, long samples, double r2) {
+        /** What was fitted on, for a parameter set's source. */
+        String describe() {
+            return String.format(java.util.Locale.ROOT, "fitted on %d warm-up completions (R²=%.2f)", samples, r2);
+        }
+    }
+
+    /** The estimators' results on a warm-up's joined decisions and completions; null under 64 joined completions. */
+    static Fitted fitResults(Map<String, CostBreakdown> decisions, List<Completion> log) {
+        LatencyRegression reg = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0).withIntercept(true));
+        List<Completion> ordered = log.stream().sorted(Comparator.comparingLong(Completion::finishMicros)).toList();
+        for (Completion c : ordered) {
+            CostBreakdown d = decisions.get(c.request().id());
+            if (d == null) {
+                continue;
+            }
+            reg.update(observation(d, c));
+        }
+        if (reg.samples() < 64) {
+            return null;
+        }
+        LatencyFit fit = reg.fit();
+        KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
+        return new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait), fitOwnDecode(decisions, ordered),
+                fit.samples(), fit.r2());
     }
 
     /** {@code α_own} with its intercept {@code τ₀} and fit quality. */

@@ -33,15 +33,18 @@ import java.util.Map;
  * its own requests' first-token and finished events and the engines' 1 Hz telemetry, on the
  * simulator's clock. Nothing is reimplemented here; this class only translates.
  *
- * <p>Two variants: {@link #withDefaults} runs DESIGN.md §3's default parameters; {@link #fitted}
+ * <p>Three variants: {@link #withDefaults} runs DESIGN.md §3's default parameters; {@link #fitted}
  * first replays a warm-up share of the workload with the defaults (plus 10 % ε-exploration, as §5
  * asks for identifiability), fits the coefficients with the fitter's {@code LatencyRegression} on the
- * joined decisions and completion logs ({@link TierrouteFitting}), and then runs with those.
+ * joined decisions and completion logs ({@link TierrouteFitting}), and then runs with those; {@link #gated}
+ * fits on the same warm-ups but passes each fit through the fitter's validation gate, as a deployment does
+ * ({@link WarmUpGate}).
  */
 public final class TierroutePolicy implements RoutingPolicy {
 
     public static final String DEFAULT_NAME = "tierroute-default";
     public static final String FITTED_NAME = "tierroute-fitted";
+    public static final String GATED_NAME = "tierroute-gated";
     /** Warm-up rounds of the fitted variant (see {@link #fitted}). */
     static final int FIT_ROUNDS = 2;
 
@@ -74,7 +77,7 @@ public final class TierroutePolicy implements RoutingPolicy {
             for (Tier t : Tier.values()) {
                 bw[t.ordinal()] = t == Tier.HBM ? 0 : fleet.bandwidth(w, t);
             }
-            specs.add(new WorkerSpec("w" + w, fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
+            specs.add(new WorkerSpec(workerName(w), fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
         }
         SelectorSettings settings = SelectorSettings.builder(specs)
                 .model(fleet.model())
@@ -91,8 +94,13 @@ public final class TierroutePolicy implements RoutingPolicy {
         // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
         this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
-        boolean measured = name.equals(FITTED_NAME) || name.equals(DEFAULT_NAME);
+        boolean measured = name.equals(FITTED_NAME) || name.equals(GATED_NAME) || name.equals(DEFAULT_NAME);
         this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
+    }
+
+    /** The selector's name for simulated worker {@code w}. */
+    static String workerName(int w) {
+        return "w" + w;
     }
 
     /** DESIGN.md §3's defaults. */
@@ -100,23 +108,45 @@ public final class TierroutePolicy implements RoutingPolicy {
         return new TierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), ParameterSet.defaults(setup.fleet().workers()), 0, false);
     }
 
-    /** Parameters fitted on a warm-up run of the same simulator (see the class comment). */
+    /** Parameters fitted on a warm-up run of the same simulator and applied as fitted (see the class comment). */
     public static RoutingPolicy fitted(PolicySetup setup) {
-        if (setup.warmUp() == null) {
-            throw new IllegalArgumentException(FITTED_NAME + " needs a warm-up run to fit on; none was provided");
-        }
         int n = setup.fleet().workers();
+        return warmedUp(setup, FITTED_NAME, (decisions, log, current) -> TierrouteFitting.fit(decisions, log, n));
+    }
+
+    /**
+     * Parameters fitted on the same warm-up runs, but through production's path: each round's fit becomes a candidate
+     * snapshot that the fitter's validation gate accepts (holding imprecise values at the ones in force) or rejects
+     * ({@link WarmUpGate}).
+     */
+    public static RoutingPolicy gated(PolicySetup setup) {
+        WarmUpGate gate = new WarmUpGate(setup.fleet());
+        return warmedUp(setup, GATED_NAME, (decisions, log, current) -> {
+            TierrouteFitting.Fitted f = TierrouteFitting.fitResults(decisions, log);
+            return f == null ? current : gate.apply(f.results(), current, f.describe());
+        });
+    }
+
+    /** How one warm-up round's decisions and completions become the parameters in force after it. */
+    private interface RoundFit {
+        ParameterSet next(Map<String, CostBreakdown> decisions, List<Completion> log, ParameterSet current);
+    }
+
+    private static RoutingPolicy warmedUp(PolicySetup setup, String name, RoundFit roundFit) {
+        if (setup.warmUp() == null) {
+            throw new IllegalArgumentException(name + " needs a warm-up run to fit on; none was provided");
+        }
         // Two rounds: the defaults (α_p = 1 µs/token) route far from where the fitted set will, so the
         // features they produce (queues, in-flight decode) are not those the fitted policy sees; a second
         // warm-up with the first fit's parameters samples the right region, and its fit is the one used.
-        ParameterSet params = ParameterSet.defaults(n);
+        ParameterSet params = ParameterSet.defaults(setup.fleet().workers());
         for (int round = 0; round < FIT_ROUNDS; round++) {
-            TierroutePolicy probe = new TierroutePolicy(FITTED_NAME + "/warm-up", setup.fleet(),
+            TierroutePolicy probe = new TierroutePolicy(name + "/warm-up", setup.fleet(),
                     setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true);
             List<Completion> log = setup.warmUp().run(probe);
-            params = TierrouteFitting.fit(probe.decisions, log, n);
+            params = roundFit.next(probe.decisions, log, params);
         }
-        return new TierroutePolicy(FITTED_NAME, setup.fleet(), setup.seed(), params, 0, false);
+        return new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false);
     }
 
     @Override public String name() { return name; }

@@ -1,0 +1,86 @@
+package io.tierroute.sim.policy.tierroute;
+
+import io.tierroute.fitter.snapshot.FitResults;
+import io.tierroute.fitter.snapshot.GateConfig;
+import io.tierroute.fitter.snapshot.GateResult;
+import io.tierroute.fitter.snapshot.SnapshotAssembler;
+import io.tierroute.fitter.snapshot.ValidationGate;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.sim.policy.FleetView;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The path a warm-up's fit takes to the selector, as in production: the fitter's {@link SnapshotAssembler} makes a
+ * CANDIDATE snapshot of it, the {@link ValidationGate} (its default configuration) accepts it, holds imprecise
+ * values at the ones in force or rejects it against the snapshot in force, and the selector's
+ * {@link SnapshotConverter} turns an accepted snapshot into the parameters it routes with. A rejected fit leaves the
+ * parameters in force. One instance per fitted policy: it remembers the active snapshot between warm-up rounds.
+ */
+final class WarmUpGate {
+
+    private static final String SCOPE = "default";
+
+    private final SnapshotAssembler assembler;
+    private final ValidationGate gate = new ValidationGate(GateConfig.DEFAULTS);
+    private final SnapshotConverter converter;
+    private ParameterSnapshot active;
+    private long latestVersion;
+
+    WarmUpGate(FleetView fleet) {
+        // The simulated links' bandwidths are the deployment's configured BW_t (a tier the fleet lacks keeps the
+        // assembler's default: no request hits it, so it prices nothing).
+        Map<Tier, Double> bandwidths = new EnumMap<>(Tier.class);
+        SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, def) -> {
+            double configured = fleet.bandwidth(0, io.tierroute.selector.protocol.Tier.valueOf(t.name()));
+            bandwidths.put(t, configured > 0 ? configured : def);
+        });
+        this.assembler = new SnapshotAssembler("fleet-sim warm-up", () -> 0L, bandwidths);
+        List<String> names = new ArrayList<>();
+        for (int w = 0; w < fleet.workers(); w++) {
+            names.add(TierroutePolicy.workerName(w));
+        }
+        // α_own is fitted and reported but not applied (TierrouteFitting); the other configured values are DESIGN's.
+        this.converter = new SnapshotConverter(new WorkerRegistry(names), CostParameters.DEFAULTS.toBuilder()
+                .alphaOwn(0.0).build(), ParameterSet.defaults(fleet.workers()).outputQuantile());
+    }
+
+    /**
+     * Gates one warm-up round's fit.
+     *
+     * @param fits    what the round's estimators produced
+     * @param current the parameters in force
+     * @param fitted  how the fit was made (samples, R²), for the parameter set's source
+     * @return the accepted snapshot's parameters, or {@code current} when the gate rejected it (its source then says why)
+     */
+    ParameterSet apply(FitResults fits, ParameterSet current, String fitted) {
+        ParameterSnapshot candidate = assembler.assemble(SCOPE, latestVersion, active, fits);
+        latestVersion = candidate.getVersion();
+        GateResult result = gate.validate(candidate, active);
+        if (!result.accepted()) {
+            return current.toBuilder().source(current.source() + "; the next warm-up's fit (" + fitted
+                    + ") was rejected by the gate: " + String.join("; ", result.rejections())).build();
+        }
+        active = result.snapshot();
+        StringBuilder source = new StringBuilder(fitted).append(", through the gate:");
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            source.append(' ').append(p.field()).append('=').append(SnapshotParameter.format(p.get(active).getValue()));
+        }
+        result.held().forEach(h -> source.append("; ").append(h));
+        return converter.convert(active, source.toString(), null);
+    }
+
+    /** The snapshot in force after the rounds gated so far (null before the first accepted one). */
+    ParameterSnapshot active() {
+        return active;
+    }
+}

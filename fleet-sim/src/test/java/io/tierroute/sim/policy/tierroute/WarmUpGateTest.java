@@ -1,0 +1,110 @@
+package io.tierroute.sim.policy.tierroute;
+
+import io.tierroute.fitter.Estimate;
+import io.tierroute.fitter.QualityKind;
+import io.tierroute.fitter.kvwait.KvWaitFit;
+import io.tierroute.fitter.regression.Coefficient;
+import io.tierroute.fitter.regression.LatencyFit;
+import io.tierroute.fitter.snapshot.FitResults;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.sim.policy.peers.TestFleet;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** A warm-up's fit on production's path: assembled into a snapshot, gated, converted to the selector's parameters. */
+class WarmUpGateTest {
+
+    private static final TestFleet FLEET = TestFleet.of(4);
+    private static final long ROWS = 3_000;
+
+    /** A regression fit with every coefficient at {@code values} and a relative standard error of 10 %. */
+    private static Map<Coefficient, Estimate> precise(Map<Coefficient, Double> values) {
+        Map<Coefficient, Estimate> c = new EnumMap<>(Coefficient.class);
+        for (Coefficient k : Coefficient.values()) {
+            double v = values.getOrDefault(k, 1.0);
+            c.put(k, estimate(v, 0.1 * v));
+        }
+        return c;
+    }
+
+    private static Estimate estimate(double value, double stdError) {
+        return new Estimate(value, OptionalDouble.of(stdError), ROWS, 0.8, QualityKind.R2, 0, 1_000);
+    }
+
+    private static FitResults fits(Map<Coefficient, Estimate> coefficients, double qSlack) {
+        Estimate q = new Estimate(qSlack, OptionalDouble.empty(), ROWS, 0.8, QualityKind.R2, 0, 1_000);
+        LatencyFit fit = new LatencyFit(coefficients, q, 0, 0, 0.8, ROWS, ROWS, 0.1, 0, new double[0]);
+        return new FitResults(fit, Map.of(), Map.of(), null, null, KvWaitFit.NONE);
+    }
+
+    private static final Map<Coefficient, Double> FITTED = Map.of(Coefficient.ALPHA_P, 21.0, Coefficient.ALPHA_P2, 1.5e-4,
+            Coefficient.ALPHA_D, 30.0, Coefficient.ALPHA_D2, 6e-5, Coefficient.ALPHA_T, 1.3, Coefficient.ALPHA_HO, 2_000.0,
+            Coefficient.ALPHA_WF, 5_000.0, Coefficient.ALPHA_WF2, 100.0);
+
+    @Test
+    void aPreciseFitIsAppliedValueForValue() {
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        ParameterSet p = gate.apply(fits(precise(FITTED), 4), ParameterSet.defaults(FLEET.workers()), "fit 1");
+
+        CostParameters c = p.cost();
+        assertThat(c.alphaP()).isEqualTo(21.0);
+        assertThat(c.alphaD()).isEqualTo(30.0);
+        assertThat(c.alphaHo()).isEqualTo(2_000.0);
+        assertThat(c.qSlack()).isEqualTo(4.0);
+        assertThat(c.alphaWf2()).isEqualTo(100.0);
+        assertThat(c.alphaOwn()).as("α_own is fitted but never applied").isZero();
+        assertThat(p.source()).startsWith("fit 1, through the gate: alphaP=21");
+        // The snapshot's BW_t is the fleet's configured link, so the selector prices transfers as before.
+        assertThat(p.bandwidthOverride(Tier.CPU.ordinal())).isEqualTo(FLEET.bandwidth(0, Tier.CPU));
+    }
+
+    @Test
+    void anImpreciseCoefficientKeepsTheValueInForce() {
+        Map<Coefficient, Estimate> c = precise(FITTED);
+        c.put(Coefficient.ALPHA_HO, estimate(2_000.0, 3_000.0)); // relative error 1.5 > the gate's 0.5
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        ParameterSet p = gate.apply(fits(c, 4), ParameterSet.defaults(FLEET.workers()), "fit 1");
+
+        assertThat(p.cost().alphaHo()).as("the default stays").isEqualTo(CostParameters.DEFAULTS.alphaHo());
+        assertThat(p.cost().alphaP()).as("the rest applies").isEqualTo(21.0);
+        assertThat(p.source()).contains("held: alphaHo kept at the default 100");
+    }
+
+    @Test
+    void aFitTheGateRejectsLeavesTheParametersInForce() {
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        ParameterSet first = gate.apply(fits(precise(FITTED), 4), ParameterSet.defaults(FLEET.workers()), "fit 1");
+
+        Map<Coefficient, Double> jumped = new EnumMap<>(FITTED);
+        jumped.put(Coefficient.ALPHA_P, 210.0); // 10× in one round on 3,000 rows: no overwhelming evidence
+        ParameterSet second = gate.apply(fits(precise(jumped), 4), first, "fit 2");
+
+        assertThat(second.cost()).isEqualTo(first.cost());
+        assertThat(second.source()).startsWith(first.source())
+                .contains("the next warm-up's fit (fit 2) was rejected by the gate: alphaP jumps 10×");
+        assertThat(gate.active().getVersion()).as("the accepted snapshot stays in force").isEqualTo(1L);
+    }
+
+    @Test
+    void aSecondRoundWithinTheJumpLimitReplacesTheFirst() {
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        ParameterSet first = gate.apply(fits(precise(FITTED), 4), ParameterSet.defaults(FLEET.workers()), "fit 1");
+
+        Map<Coefficient, Double> moved = new EnumMap<>(FITTED);
+        moved.put(Coefficient.ALPHA_P, 42.0);
+        ParameterSet second = gate.apply(fits(precise(moved), 5), first, "fit 2");
+
+        assertThat(second.cost().alphaP()).isCloseTo(42.0, within(1e-12));
+        assertThat(second.cost().qSlack()).isEqualTo(5.0);
+        assertThat(gate.active().getVersion()).isEqualTo(2L);
+        assertThat(gate.active().getParentVersion()).isEqualTo(1L);
+    }
+}
