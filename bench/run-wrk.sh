@@ -6,7 +6,10 @@
 #   wrk -t2 -c32 -d${DURATION}s --latency -s bench/wrk/route.lua
 # and prints req/s and p99. Stops the server on exit.
 # Environment: DURATION (20), WARMUP (10), CONNECTIONS (32), THREADS (2), CONFIG (the 64-worker
-# example), TIERROUTE_JAVA_OPTS (default: 1 GB heap, Shenandoah when the JDK has it, else G1;
+# example), FINISH=1 / PROGRESS=n / OUTPUT (lifecycle events mixed in by route.lua: each request's finish,
+# and a `tokens` event every n of its OUTPUT output tokens; routes/s then comes from the server's counter, and
+# routing.requestMaxAge becomes 10 s unless CONFIG is given), LUA (the wrk script, default bench/wrk/route.lua),
+# TIERROUTE_JAVA_OPTS (default: 1 GB heap, Shenandoah when the JDK has it, else G1;
 # Shenandoah's short pauses measured a third lower p99 than G1 here, see bench/RESULTS.md).
 set -euo pipefail
 
@@ -14,9 +17,16 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DURATION="${DURATION:-20}"
 WARMUP="${WARMUP:-10}"
 CONNECTIONS="${CONNECTIONS:-32}"
+CONFIG_SET="${CONFIG:-}"
 CONFIG="${CONFIG:-$ROOT/examples/selector-64.yaml}"
 THREADS="${THREADS:-2}"
 OUT="$(mktemp -d)"
+if [ -z "${CONFIG_SET:-}" ] && { [ "${FINISH:-}" = 1 ] || [ "${PROGRESS:-0}" -gt 0 ]; }; then
+    # With lifecycle events requests leave through their finish; the example's 500 ms age (for route-only
+    # runs) would drop requests whose next event a stalled moment delays, and their events would get 404s.
+    sed 's/requestMaxAge: 500ms/requestMaxAge: 10s/' "$CONFIG" >"$OUT/selector.yaml"
+    CONFIG="$OUT/selector.yaml"
+fi
 
 if ! command -v wrk >/dev/null 2>&1; then
     echo "installing wrk ..." >&2
@@ -54,20 +64,41 @@ curl -s "$URL/metrics" | grep -E '^tierroute_(kv_events_applied_total|index_bloc
 
 if [ "$WARMUP" -gt 0 ]; then
     echo "warm-up: ${WARMUP}s"
-    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "$ROOT/bench/wrk/route.lua" "$URL" >/dev/null
+    wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "${LUA:-$ROOT/bench/wrk/route.lua}" "$URL" >/dev/null
     sleep 1     # let the warm-up's requests expire (routing.requestMaxAge 500ms)
 fi
 
 curl -s "$URL/metrics" >"$OUT/before.txt"
 echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/wrk/route.lua $URL"
-wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "$ROOT/bench/wrk/route.lua" "$URL" | tee "$OUT/wrk.txt"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "${LUA:-$ROOT/bench/wrk/route.lua}" "$URL" | tee "$OUT/wrk.txt"
 
 curl -s "$URL/metrics" >"$OUT/after.txt"
 RPS="$(awk '/^Requests\/sec:/ {print $2}' "$OUT/wrk.txt")"
 P50="$(awk '$1 == "50%" {print $2}' "$OUT/wrk.txt")"
 P99="$(awk '$1 == "99%" {print $2}' "$OUT/wrk.txt")"
+# Routes/s and the server process's CPU per route and per HTTP answer over the measured run, from its metrics.
+read -r ROUTES CPU_ROUTE CPU_HTTP < <(python3 - "$OUT/before.txt" "$OUT/after.txt" "$DURATION" <<'PY'
+import re, sys
+def read(path):
+    routed = cpu = answers = 0.0
+    for line in open(path):
+        if re.match(r'tierroute_routes_total\{outcome="routed"\} ', line):
+            routed = float(line.split()[-1])
+        elif line.startswith('process_cpu_seconds_total '):
+            cpu = float(line.split()[-1])
+        elif line.startswith('tierroute_http_responses_total{'):
+            answers += float(line.split()[-1])
+    return routed, cpu, answers
+(r0, c0, h0), (r1, c1, h1) = read(sys.argv[1]), read(sys.argv[2])
+routes, cpu, answers = r1 - r0, c1 - c0, h1 - h0
+print(f"{routes / float(sys.argv[3]):.0f} {cpu / max(routes, 1) * 1e6:.1f} {cpu / max(answers, 1) * 1e6:.1f}")
+PY
+)
+NON2XX="$(awk '/Non-2xx/ {print $NF}' "$OUT/wrk.txt")"
 echo
-echo "RESULT req/s=$RPS p50=$P50 p99=$P99 ($(nproc) cores shared by wrk and the server)"
+echo "RESULT req/s=$RPS routes/s=$ROUTES p50=$P50 p99=$P99 non-2xx=${NON2XX:-0} FINISH=${FINISH:-} PROGRESS=${PROGRESS:-}" \
+     "server CPU: ${CPU_ROUTE} µs per route, ${CPU_HTTP} µs per HTTP answer ($(nproc) cores shared by wrk and the server;" \
+     "$(uptime | sed 's/.*load/load/'))"
 curl -s "$URL/metrics" | grep -E '^tierroute_routes_total|^tierroute_http_responses_total' || true
 # The server's own view: route latency from arrival to answer (tierroute_route_latency_seconds),
 # over the measured run only, so wrk's and the kernel's share of the latency shows.

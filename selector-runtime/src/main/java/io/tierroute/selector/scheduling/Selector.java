@@ -359,13 +359,19 @@ public final class Selector {
     /** Applies a request event; returns false when the request is not in flight here. */
     public boolean onRequestEvent(RequestEvent event) {
         long now = clock.getAsLong();
+        // Not only a finish frees a worker: a first token (or tokens) takes a request off the worker's
+        // waiting count, which may bring it back under maxWaiting. A tokens event of a request already
+        // decoding changes neither count the limits read, so it does not retry the queue: that retry is a
+        // whole decision under drainLock, and such events come every 16 tokens of every request.
+        boolean mayFree = event.type() != RequestEvent.Type.TOKENS
+                || queue.size() > 0 && inflight.waiting(event.requestId());
         boolean known = inflight.onEvent(event, now);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             workflows.finished(event.requestId(), now);
         }
-        // Not only a finish frees a worker: a first token (or tokens) takes a request off the worker's
-        // waiting count, which may bring it back under maxWaiting. Cheap when nobody waits.
-        drainQueue();
+        if (mayFree) {
+            drainQueue(); // cheap when nobody waits
+        }
         return known;
     }
 

@@ -83,6 +83,12 @@ public final class InFlightTracker {
         return applied;
     }
 
+    /** Whether {@code requestId} is in flight and still waits for its first token. */
+    public boolean waiting(String requestId) {
+        InFlightRequest r = byId.get(requestId);
+        return r != null && loads[r.worker].waiting(r);
+    }
+
     /** The worker a request in flight was sent to, or -1. */
     public int workerOf(String requestId) {
         InFlightRequest r = byId.get(requestId);

@@ -86,6 +86,11 @@ final class WorkerLoad {
         return true;
     }
 
+    /** Whether {@code r} is still on this worker and waits for its first token. */
+    synchronized boolean waiting(InFlightRequest r) {
+        return r.waiting && requests.containsKey(r.id);
+    }
+
     synchronized void remove(InFlightRequest r) {
         if (requests.remove(r.id) != null) {
             add(r, -1);

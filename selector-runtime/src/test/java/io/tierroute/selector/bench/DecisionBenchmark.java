@@ -1,17 +1,8 @@
 package io.tierroute.selector.bench;
 
-import io.tierroute.selector.index.NaiveReferenceIndex;
-import io.tierroute.selector.index.PrefixIndex;
-import io.tierroute.selector.index.RunPrefixIndex;
-import io.tierroute.selector.ingest.DirectIndexWriter;
-import io.tierroute.selector.params.ParameterSet;
-import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
-import io.tierroute.selector.scheduling.SelectorSettings;
-import io.tierroute.selector.scheduling.WorkerSpec;
-import io.tierroute.selector.sequences.RequestEvent;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,8 +14,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -50,6 +39,7 @@ public class DecisionBenchmark {
     @Param({"1100000"})
     public long blocks;
 
+    private SelectorFixture fx;
     private Selector selector;
     private RouteRequest[] requests;
     private int next;
@@ -57,36 +47,12 @@ public class DecisionBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        MooncakeFixture fx = MooncakeFixture.load();
-        PrefixIndex index = "naive".equals(impl)
-                ? new NaiveReferenceIndex(workers)
-                : RunPrefixIndex.builder().workers(workers).maxBlocks(8_000_000).expectedBlocks((int) (blocks * 2)).build();
-        fx.populate(index, workers, blocks);
-        List<WorkerSpec> specs = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            specs.add(WorkerSpec.of("w" + w, 2_000_000));
-        }
-        SelectorSettings settings = SelectorSettings.builder(specs)
-                .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).build();
-        selector = new Selector(settings, index, new DirectIndexWriter(index),
-                new ParameterStore(ParameterSet.defaults(workers)), System::nanoTime);
-        int[][] prompts = fx.queries(1024, 42, Integer.MAX_VALUE);
-        requests = new RouteRequest[prompts.length];
-        for (int i = 0; i < prompts.length; i++) {
-            requests[i] = request(prompts[i], "warmup-" + i);
-        }
-        long hits = 0;
-        for (RouteRequest r : requests) {
-            RouteDecision d = selector.route(r).join();
-            hits += d.chosen().hitTokens();
-            selector.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FINISHED, 0));
-        }
+        fx = SelectorFixture.build(impl, workers, blocks);
+        selector = fx.selector;
+        requests = fx.requests;
+        double meanHit = fx.routeEachOnce();
         System.out.printf("%n[fixture] %s, %d workers: %d blocks indexed; mean hit of the chosen worker %.0f of %d tokens%n",
-                impl, workers, index.blockCount(), (double) hits / requests.length, MooncakeFixture.QUERY_TOKENS);
-    }
-
-    private static RouteRequest request(int[] tokens, String requestId) {
-        return new RouteRequest(requestId, null, null, null, tokens, null, null, null, 512, 256, null, false);
+                impl, workers, fx.index.blockCount(), meanHit, MooncakeFixture.QUERY_TOKENS);
     }
 
     /** The decision alone, as the issue defines it: hash, match, cost over every worker, pick. */
@@ -98,9 +64,6 @@ public class DecisionBenchmark {
     /** The whole route path: the decision plus admission, and retiring the request afterwards. */
     @Benchmark
     public RouteDecision routeAndRetire() {
-        RouteRequest template = requests[next++ & (requests.length - 1)];
-        RouteDecision d = selector.route(request(template.tokens(), Long.toString(id++))).join();
-        selector.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FINISHED, 0));
-        return d;
+        return fx.routeAndRetire(fx.request(next++, Long.toString(id++)));
     }
 }

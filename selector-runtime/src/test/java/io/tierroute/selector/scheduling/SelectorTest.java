@@ -29,6 +29,7 @@ class SelectorTest {
 
     private static final int BLOCK = 16;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final AtomicLong clockReads = new AtomicLong();
     private int nextId;
 
     private Selector selector(int workers, UnaryOperator<WorkerSpec> worker, UnaryOperator<SelectorSettings.Builder> tune) {
@@ -39,7 +40,10 @@ class SelectorTest {
         SelectorSettings settings = tune.apply(SelectorSettings.builder(specs).blockSize(BLOCK).seed(7L)).build();
         NaiveReferenceIndex index = new NaiveReferenceIndex(workers);
         return new Selector(settings, index, new DirectIndexWriter(index),
-                new ParameterStore(ParameterSet.defaults(workers)), clock::get);
+                new ParameterStore(ParameterSet.defaults(workers)), () -> {
+                    clockReads.incrementAndGet();
+                    return clock.get();
+                });
     }
 
     private Selector selector(int workers) {
@@ -171,6 +175,40 @@ class SelectorTest {
         assertThat(queued).as("admitted by the first token itself, not by the next tick or finish").isDone();
         assertThat(queued.join().queuedNanos()).isEqualTo(2_000_000);
         assertThat(s.queueLength()).isZero();
+    }
+
+    @Test
+    void aTokensEventThatEndsAWaitAdmitsTheNextQueuedRequestAtOnce() {
+        // A gateway may post progress without a first_token event: its first tokens event ends the wait.
+        Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 0, 1), b -> b);
+        RouteDecision first = now(s.route(request(prompt(26, 64))));
+        CompletableFuture<RouteDecision> queued = s.route(request(prompt(27, 64)));
+        assertThat(queued).isNotDone();
+
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.TOKENS, 16));
+
+        assertThat(queued).isDone();
+        assertThat(s.queueLength()).isZero();
+    }
+
+    @Test
+    void tokensEventsOfADecodingRequestLeaveTheQueueAloneUntilASlotFrees() {
+        Selector s = oneSlot(b -> b);
+        RouteDecision running = now(s.route(request(prompt(28, 64))));
+        s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+        CompletableFuture<RouteDecision> queued = s.route(request(prompt(29, 64)));
+
+        long reads = clockReads.get();
+        for (int tokens = 16; tokens <= 336; tokens += 16) {
+            assertThat(s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.TOKENS, tokens))).isTrue();
+        }
+        // One clock read per event, its timestamp: no retry of the queue (each retry is a decision that reads it).
+        assertThat(clockReads.get() - reads).isEqualTo(21);
+        assertThat(queued).isNotDone();
+        assertThat(s.queueLength()).isEqualTo(1);
+
+        s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.FINISHED, 343));
+        assertThat(queued).isDone();
     }
 
     @Test
