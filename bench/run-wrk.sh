@@ -26,6 +26,7 @@ if [ -z "${CONFIG_SET:-}" ] && { [ "${FINISH:-}" = 1 ] || [ "${PROGRESS:-0}" -gt
     # runs) would drop requests whose next event a stalled moment delays, and their events would get 404s.
     sed 's/requestMaxAge: 500ms/requestMaxAge: 10s/' "$CONFIG" >"$OUT/selector.yaml"
     CONFIG="$OUT/selector.yaml"
+    EXPIRE_S=11   # the warm-up's unfinished requests leave after the 10 s age
 fi
 
 if ! command -v wrk >/dev/null 2>&1; then
@@ -65,11 +66,11 @@ curl -s "$URL/metrics" | grep -E '^tierroute_(kv_events_applied_total|index_bloc
 if [ "$WARMUP" -gt 0 ]; then
     echo "warm-up: ${WARMUP}s"
     wrk -t"$THREADS" -c"$CONNECTIONS" -d"${WARMUP}s" -s "${LUA:-$ROOT/bench/wrk/route.lua}" "$URL" >/dev/null
-    sleep 1     # let the warm-up's requests expire (routing.requestMaxAge 500ms)
+    sleep "${EXPIRE_S:-1}"     # let the warm-up's unfinished requests expire (routing.requestMaxAge)
 fi
 
 curl -s "$URL/metrics" >"$OUT/before.txt"
-echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s bench/wrk/route.lua $URL"
+echo "wrk -t$THREADS -c$CONNECTIONS -d${DURATION}s --latency -s ${LUA:-bench/wrk/route.lua} $URL"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "${LUA:-$ROOT/bench/wrk/route.lua}" "$URL" | tee "$OUT/wrk.txt"
 
 curl -s "$URL/metrics" >"$OUT/after.txt"

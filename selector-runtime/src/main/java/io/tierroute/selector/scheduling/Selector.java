@@ -363,8 +363,9 @@ public final class Selector {
         // waiting count, which may bring it back under maxWaiting. A tokens event of a request already
         // decoding changes neither count the limits read, so it does not retry the queue: that retry is a
         // whole decision under drainLock, and such events come every 16 tokens of every request.
-        boolean mayFree = event.type() != RequestEvent.Type.TOKENS
-                || queue.size() > 0 && inflight.waiting(event.requestId());
+        // No unlocked look at the queue here: a route may be queueing a request at this moment, and a tokens event
+        // that ends a wait must then drain, or that request sits on a freed worker until the next tick.
+        boolean mayFree = event.type() != RequestEvent.Type.TOKENS || inflight.waiting(event.requestId());
         boolean known = inflight.onEvent(event, now);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             workflows.finished(event.requestId(), now);

@@ -45,7 +45,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     public static final String DEFAULT_NAME = "tierroute-default";
     public static final String FITTED_NAME = "tierroute-fitted";
     public static final String GATED_NAME = "tierroute-gated";
-    /** Warm-up rounds of the fitted variant (see {@link #fitted}). */
+    /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */
     static final int FIT_ROUNDS = 2;
 
     /**
@@ -138,7 +138,8 @@ public final class TierroutePolicy implements RoutingPolicy {
         }
         // Two rounds: the defaults (α_p = 1 µs/token) route far from where the fitted set will, so the
         // features they produce (queues, in-flight decode) are not those the fitted policy sees; a second
-        // warm-up with the first fit's parameters samples the right region, and its fit is the one used.
+        // warm-up with the first fit's parameters samples the right region, and its fit is the one used (when
+        // the gate rejects it, tierroute-gated keeps the parameters the first round left in force).
         ParameterSet params = ParameterSet.defaults(setup.fleet().workers());
         for (int round = 0; round < FIT_ROUNDS; round++) {
             TierroutePolicy probe = new TierroutePolicy(name + "/warm-up", setup.fleet(),

@@ -6,7 +6,6 @@ import io.tierroute.fitter.snapshot.GateResult;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.fitter.snapshot.ValidationGate;
 import io.tierroute.schemas.avro.ParameterSnapshot;
-import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.kafka.SnapshotConverter;
 import io.tierroute.selector.params.CostParameters;
@@ -15,9 +14,7 @@ import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.sim.policy.FleetView;
 
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The path a warm-up's fit takes to the selector, as in production: the fitter's {@link SnapshotAssembler} makes a
@@ -37,14 +34,9 @@ final class WarmUpGate {
     private long latestVersion;
 
     WarmUpGate(FleetView fleet) {
-        // The simulated links' bandwidths are the deployment's configured BW_t (a tier the fleet lacks keeps the
-        // assembler's default: no request hits it, so it prices nothing).
-        Map<Tier, Double> bandwidths = new EnumMap<>(Tier.class);
-        SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, def) -> {
-            double configured = fleet.bandwidth(0, io.tierroute.selector.protocol.Tier.valueOf(t.name()));
-            bandwidths.put(t, configured > 0 ? configured : def);
-        });
-        this.assembler = new SnapshotAssembler("fleet-sim warm-up", () -> 0L, bandwidths);
+        // The warm-up fits no BW_t, so the snapshot carries the assembler's defaults; the converted parameters drop
+        // them (see apply), and the selector keeps the links each worker was configured with.
+        this.assembler = new SnapshotAssembler("fleet-sim warm-up", () -> 0L);
         List<String> names = new ArrayList<>();
         for (int w = 0; w < fleet.workers(); w++) {
             names.add(TierroutePolicy.workerName(w));
@@ -76,7 +68,11 @@ final class WarmUpGate {
             source.append(' ').append(p.field()).append('=').append(SnapshotParameter.format(p.get(active).getValue()));
         }
         result.held().forEach(h -> source.append("; ").append(h));
-        return converter.convert(active, source.toString(), null);
+        ParameterSet.Builder converted = converter.convert(active, source.toString(), null).toBuilder();
+        for (io.tierroute.selector.protocol.Tier t : io.tierroute.selector.protocol.Tier.values()) {
+            converted.bandwidth(t, Double.NaN); // an unfitted BW_t must not override a worker's configured link
+        }
+        return converted.build();
     }
 
     /** The snapshot in force after the rounds gated so far (null before the first accepted one). */

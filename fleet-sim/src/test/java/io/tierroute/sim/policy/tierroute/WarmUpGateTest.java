@@ -60,10 +60,11 @@ class WarmUpGateTest {
         assertThat(c.alphaHo()).isEqualTo(2_000.0);
         assertThat(c.qSlack()).isEqualTo(4.0);
         assertThat(c.alphaWf2()).isEqualTo(100.0);
-        assertThat(c.alphaOwn()).as("α_own is fitted but never applied").isZero();
         assertThat(p.source()).startsWith("fit 1, through the gate: alphaP=21");
-        // The snapshot's BW_t is the fleet's configured link, so the selector prices transfers as before.
-        assertThat(p.bandwidthOverride(Tier.CPU.ordinal())).isEqualTo(FLEET.bandwidth(0, Tier.CPU));
+        // The warm-up fits no BW_t: the snapshot's carried default must not override each worker's configured link.
+        for (Tier t : Tier.values()) {
+            assertThat(p.bandwidthOverride(t.ordinal())).as("override of %s", t).isNaN();
+        }
     }
 
     @Test
@@ -76,6 +77,19 @@ class WarmUpGateTest {
         assertThat(p.cost().alphaHo()).as("the default stays").isEqualTo(CostParameters.DEFAULTS.alphaHo());
         assertThat(p.cost().alphaP()).as("the rest applies").isEqualTo(21.0);
         assertThat(p.source()).contains("held: alphaHo kept at the default 100");
+    }
+
+    @Test
+    void aFirstFitTheGateRejectsLeavesTheDefaults() {
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        Map<Coefficient, Estimate> c = precise(FITTED);
+        c.put(Coefficient.ALPHA_P, estimate(2e4, 10.0)); // beyond α_p's physical bound of 10⁴ µs/token
+        ParameterSet defaults = ParameterSet.defaults(FLEET.workers());
+        ParameterSet p = gate.apply(fits(c, 4), defaults, "fit 1");
+
+        assertThat(p.cost()).isEqualTo(defaults.cost());
+        assertThat(p.source()).contains("rejected by the gate: alphaP");
+        assertThat(gate.active()).isNull();
     }
 
     @Test
