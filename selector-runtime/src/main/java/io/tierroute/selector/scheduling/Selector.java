@@ -7,6 +7,7 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
+import io.tierroute.selector.sequences.EventEffect;
 import io.tierroute.selector.sequences.InFlightTracker;
 import io.tierroute.selector.sequences.LoadView;
 import io.tierroute.selector.sequences.RequestEvent;
@@ -359,21 +360,18 @@ public final class Selector {
     /** Applies a request event; returns false when the request is not in flight here. */
     public boolean onRequestEvent(RequestEvent event) {
         long now = clock.getAsLong();
-        // Not only a finish frees a worker: a first token (or tokens) takes a request off the worker's
-        // waiting count, which may bring it back under maxWaiting. A tokens event of a request already
-        // decoding changes neither count the limits read, so it does not retry the queue: that retry is a
-        // whole decision under drainLock, and such events come every 16 tokens of every request.
-        // No unlocked look at the queue here: a route may be queueing a request at this moment, and a tokens event
-        // that ends a wait must then drain, or that request sits on a freed worker until the next tick.
-        boolean mayFree = event.type() != RequestEvent.Type.TOKENS || inflight.waiting(event.requestId());
-        boolean known = inflight.onEvent(event, now);
+        EventEffect effect = inflight.apply(event, now);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             workflows.finished(event.requestId(), now);
         }
-        if (mayFree) {
+        // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
+        // waiting count, which may bring it back under maxWaiting. Progress of a decoding request frees nothing, so
+        // it does not retry the queue: that retry is a whole decision under drainLock, and such events come every
+        // 16 tokens of every request. The effect is decided with the change, so a route queueing meanwhile is seen.
+        if (effect.mayFreeSlot()) {
             drainQueue(); // cheap when nobody waits
         }
-        return known;
+        return effect != EventEffect.UNKNOWN;
     }
 
     public void onTelemetry(Telemetry sample) {

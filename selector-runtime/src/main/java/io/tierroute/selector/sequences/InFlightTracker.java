@@ -72,21 +72,20 @@ public final class InFlightTracker {
 
     /** Applies a request event; returns false when the request is not (or no longer) in flight. */
     public boolean onEvent(RequestEvent event, long nowNanos) {
+        return apply(event, nowNanos) != EventEffect.UNKNOWN;
+    }
+
+    /** Applies a request event and says what it changed (decided under the worker's lock, with the change). */
+    public EventEffect apply(RequestEvent event, long nowNanos) {
         InFlightRequest r = byId.get(event.requestId());
         if (r == null) {
-            return false;
+            return EventEffect.UNKNOWN;
         }
-        boolean applied = loads[r.worker].apply(r, event, nowNanos);
+        EventEffect effect = loads[r.worker].apply(r, event, nowNanos);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             byId.remove(event.requestId(), r);
         }
-        return applied;
-    }
-
-    /** Whether {@code requestId} is in flight and still waits for its first token. */
-    public boolean waiting(String requestId) {
-        InFlightRequest r = byId.get(requestId);
-        return r != null && loads[r.worker].waiting(r);
+        return effect;
     }
 
     /** The worker a request in flight was sent to, or -1. */

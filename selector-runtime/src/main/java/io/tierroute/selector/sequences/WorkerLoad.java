@@ -54,11 +54,12 @@ final class WorkerLoad {
         publish();
     }
 
-    /** Applies an event to a request of this worker; false when the request already left it. */
-    synchronized boolean apply(InFlightRequest r, RequestEvent event, long nowNanos) {
+    /** Applies an event to a request of this worker; {@link EventEffect#UNKNOWN} when the request already left it. */
+    synchronized EventEffect apply(InFlightRequest r, RequestEvent event, long nowNanos) {
         if (!requests.containsKey(r.id)) {
-            return false;
+            return EventEffect.UNKNOWN;
         }
+        boolean wasWaiting = r.waiting;
         add(r, -1);
         boolean done = false;
         switch (event.type()) {
@@ -83,12 +84,7 @@ final class WorkerLoad {
             add(r, +1);
         }
         publish();
-        return true;
-    }
-
-    /** Whether {@code r} is still on this worker and waits for its first token. */
-    synchronized boolean waiting(InFlightRequest r) {
-        return r.waiting && requests.containsKey(r.id);
+        return done ? EventEffect.LEFT : wasWaiting && !r.waiting ? EventEffect.ENDED_WAIT : EventEffect.PROGRESS;
     }
 
     synchronized void remove(InFlightRequest r) {

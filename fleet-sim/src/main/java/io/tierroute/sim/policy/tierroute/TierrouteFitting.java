@@ -4,11 +4,11 @@ import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.regression.Coefficient;
-import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.regression.LatencyObservation;
 import io.tierroute.fitter.regression.LatencyRegression;
 import io.tierroute.fitter.regression.RegressionConfig;
+import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.protocol.Tier;
@@ -72,10 +72,11 @@ public final class TierrouteFitting {
      * One warm-up's estimator results, as the streaming job hands them to the snapshot assembler (the latency
      * regression and the admission wait), with {@code α_own}'s fit, which the snapshot does not carry.
      */
-    record Fitted(FitResults results, OwnDecodeFit own, long samples, double r2) {
+    record Fitted(FitResults results, OwnDecodeFit own) {
         /** What was fitted on, for a parameter set's source. */
         String describe() {
-            return String.format(java.util.Locale.ROOT, "fitted on %d warm-up completions (R²=%.2f)", samples, r2);
+            return String.format(java.util.Locale.ROOT, "fitted on %d warm-up completions (R²=%.2f)",
+                    results.latency().samples(), results.latency().r2());
         }
     }
 
@@ -95,8 +96,7 @@ public final class TierrouteFitting {
         }
         LatencyFit fit = reg.fit();
         KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
-        return new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait), fitOwnDecode(decisions, ordered),
-                fit.samples(), fit.r2());
+        return new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait), fitOwnDecode(decisions, ordered));
     }
 
     /** {@code α_own} with its intercept {@code τ₀} and fit quality. */

@@ -10,6 +10,7 @@ import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.kafka.SnapshotConverter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.sim.policy.FleetView;
 
@@ -69,7 +70,7 @@ final class WarmUpGate {
         }
         result.held().forEach(h -> source.append("; ").append(h));
         ParameterSet.Builder converted = converter.convert(active, source.toString(), null).toBuilder();
-        for (io.tierroute.selector.protocol.Tier t : io.tierroute.selector.protocol.Tier.values()) {
+        for (Tier t : Tier.values()) {
             converted.bandwidth(t, Double.NaN); // an unfitted BW_t must not override a worker's configured link
         }
         return converted.build();
