@@ -7,12 +7,15 @@ import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.ParameterLoader;
 import io.tierroute.selector.kafka.SnapshotConverter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,6 +57,26 @@ class SelectorFollowsJobTest {
         selectors.forEach(ParameterLoader::close);
     }
 
+    /**
+     * The workload's telemetry has CPU links only: the CPU peak the job fitted overrides the selector's configured
+     * link, while NVMe and remote carry DESIGN defaults no snapshot fitted, which leave the configured links (NaN).
+     */
+    private static void assertBandwidthsServed(TestKafka kafka, ParameterSet served) {
+        ParameterSnapshot s = kafka.snapshots().stream().filter(p -> p.getVersion() == served.version())
+            .findFirst().orElseThrow();
+        for (TierBandwidth tb : s.getBandwidths()) {
+            double override = served.bandwidthOverride(Tier.valueOf(tb.getTier().name()).ordinal());
+            if (tb.getTier() == io.tierroute.schemas.avro.Tier.CPU) {
+                assertThat(tb.getBytesPerSecond().getSamples()).as("CPU BW_t fitted in v%d", s.getVersion()).isPositive();
+                assertThat(override).as("CPU BW_t served").isEqualTo(tb.getBytesPerSecond().getValue());
+            } else {
+                assertThat(FittedProvenance.neverFitted(tb.getBytesPerSecond())).as("%s never fitted", tb.getTier())
+                    .isTrue();
+                assertThat(override).as("%s: the configured link stays", tb.getTier()).isNaN();
+            }
+        }
+    }
+
     @Test
     void aRunningSelectorServesTheFittedParametersAndHonoursPinsAcrossRestarts() throws Exception {
         TestKafka kafka = fixture.kafka();
@@ -77,6 +100,7 @@ class SelectorFollowsJobTest {
                 .isCloseTo(Workload.TRUTH[j], within(0.05 * Workload.TRUTH[j]));
         }
         assertThat(live.lambda()).as("lambda served").isCloseTo(Workload.LAMBDA, within(0.10 * Workload.LAMBDA));
+        assertBandwidthsServed(kafka, store.current());
 
         // 2. The job fits newer data and the selector follows; then a rollback pins the fitted version
         //    above, and the selector serves it while the job keeps fitting.

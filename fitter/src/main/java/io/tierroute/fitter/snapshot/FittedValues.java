@@ -29,18 +29,33 @@ public final class FittedValues {
     }
 
     /**
-     * A value not fitted in this snapshot (carried over from the active snapshot or a default):
-     * samples 0, quality NONE / 0, no standard error, window [0, 0).
+     * A default that was never fitted (DESIGN.md §3, or a configured BW_t): samples 0, quality NONE / 0,
+     * no standard error, window [0, 0) — the schema's mark of a default value.
      */
     public static FittedValue carried(double value) {
+        return carried(value, 0, 0);
+    }
+
+    /**
+     * {@code from}'s value carried into a snapshot that did not fit it (inherited from the active snapshot,
+     * or held there by the gate): samples 0 ("not fitted in this version"), quality NONE, no standard error,
+     * and {@code from}'s window, so a value some earlier snapshot fitted keeps the window it was fitted on and
+     * stays distinguishable from a default, whose window is [0, 0)
+     * ({@link io.tierroute.schemas.snapshot.FittedProvenance}). Carrying a default gives a default.
+     */
+    public static FittedValue carried(FittedValue from) {
+        return carried(from.getValue(), from.getWindowStartMs(), from.getWindowEndMs());
+    }
+
+    private static FittedValue carried(double value, long windowStartMs, long windowEndMs) {
         return FittedValue.newBuilder()
             .setValue(value)
             .setSamples(0)
             .setQuality(0)
             .setQualityKind(QualityKind.NONE)
             .setStdError(null)
-            .setWindowStartMs(0)
-            .setWindowEndMs(0)
+            .setWindowStartMs(windowStartMs)
+            .setWindowEndMs(windowEndMs)
             .build();
     }
 }

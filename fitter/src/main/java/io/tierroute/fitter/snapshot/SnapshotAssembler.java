@@ -34,8 +34,12 @@ import java.util.function.LongSupplier;
  *       {@code DecayFit} (quality SE), ρ per (worker, tier) and BW_t per tier from the ρ tracker.</li>
  *   <li><b>Values the fit does not cover</b> (no regression / no λ fit yet, a tier without a peak) carry
  *       the active snapshot's value, or the DESIGN.md §3 default (BW_t: {@link #DEFAULT_BANDWIDTHS}) when
- *       there is no active snapshot, with <b>samples 0</b>, quality NONE, no SE and window [0, 0): samples
- *       0 means "not fitted in this version, inherited". Every non-HBM tier always has a BW_t.</li>
+ *       there is no active snapshot, with <b>samples 0</b> ("not fitted in this version, inherited"),
+ *       quality NONE and no SE. The window tells where the value came from: a value carried from the active
+ *       snapshot keeps its window (the window of the fit it came from, however many versions ago), a
+ *       default has window [0, 0) ({@link FittedValues#carried(FittedValue)}). So a reader can tell a
+ *       carried fit from a default no snapshot ever fitted: the selector applies a carried BW_t but keeps a
+ *       worker's configured link instead of a default one. Every non-HBM tier always has a BW_t.</li>
  *   <li><b>ρ is not carried</b>: it is a 10-s EWMA of live utilisation, stale within a minute, and the
  *       schema defines a missing pair as 0. Only links the tracker has a value for are written (sorted by
  *       worker, then tier).</li>
@@ -118,13 +122,12 @@ public final class SnapshotAssembler {
         List<TierBandwidth> bws = new ArrayList<>();
         for (Tier t : defaultBandwidths.keySet()) {
             Estimate e = fits.bandwidths().get(t);
-            Double prev = active == null ? null : activeBandwidth(active, t);
-            double known = prev != null ? prev : defaultBandwidths.get(t);
+            FittedValue prev = active == null ? null : activeBandwidth(active, t);
             // An idle link's peak (0, or under any real link's speed) says nothing about its bandwidth:
             // carry the known value rather than offer one the gate must reject, which would throw the
             // snapshot's good values away with it.
-            FittedValue v = e != null && e.value() > SnapshotParameter.BANDWIDTH.lower()
-                    ? FittedValues.of(e) : FittedValues.carried(known);
+            FittedValue v = e != null && e.value() > SnapshotParameter.BANDWIDTH.lower() ? FittedValues.of(e)
+                    : prev != null ? FittedValues.carried(prev) : FittedValues.carried(defaultBandwidths.get(t));
             bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
         }
         b.setBandwidths(bws);
@@ -171,13 +174,13 @@ public final class SnapshotAssembler {
     }
 
     private static FittedValue carried(SnapshotParameter p, ParameterSnapshot active) {
-        return FittedValues.carried(active == null ? p.defaultValue() : p.get(active).getValue());
+        return active == null ? FittedValues.carried(p.defaultValue()) : FittedValues.carried(p.get(active));
     }
 
-    private static Double activeBandwidth(ParameterSnapshot active, Tier t) {
+    private static FittedValue activeBandwidth(ParameterSnapshot active, Tier t) {
         for (TierBandwidth tb : active.getBandwidths()) {
             if (tb.getTier() == t) {
-                return tb.getBytesPerSecond().getValue();
+                return tb.getBytesPerSecond();
             }
         }
         return null;

@@ -35,7 +35,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
  *       always holds): the data do not determine the value (identifiability), so the value in force is
  *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
- *       "held: …" reason is recorded. A held value is exempt from the checks below.</li>
+ *       "held: …" reason is recorded. A held value is exempt from the checks below. A held active value keeps
+ *       its window ({@link FittedValues#carried(FittedValue)}): a fit carried on stays distinguishable from a
+ *       default; whether the active value was fitted <i>in its own version</i> (samples &gt; 0) is what the
+ *       jump check asks, and a carried fit (samples 0) is not.</li>
  *   <li><b>REJECT</b> if outside the physical bounds ({@link SnapshotParameter}).</li>
  *   <li><b>REJECT</b> if samples &lt; minSamples (BW_t: minBandwidthSamples); for ρ: HOLD below
  *       minRhoSamples instead, and HOLD below minSamples for the admission wait's τ₀, α and k
@@ -102,7 +105,7 @@ public final class ValidationGate {
             boolean actFitted = active != null && p.get(active).getSamples() > 0;
             if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
                     == Verdict.HOLD) {
-                p.set(out, FittedValues.carried(ref));
+                p.set(out, inForce(p, active));
                 heldScalars.add(p);
             }
         }
@@ -123,8 +126,8 @@ public final class ValidationGate {
             Double act = actBw == null ? null : actBw.getValue();
             Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), act,
                 actBw != null && actBw.getSamples() > 0, act, config.minBandwidthSamples(), false, ctx);
-            if (verdict == Verdict.HOLD && act != null) {
-                bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(act)).build());
+            if (verdict == Verdict.HOLD && actBw != null) {
+                bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(actBw)).build());
             } else if (verdict == Verdict.HOLD) {
                 double def = SnapshotAssembler.DEFAULT_BANDWIDTHS.getOrDefault(t, tb.getBytesPerSecond().getValue());
                 bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(def)).build());
@@ -155,7 +158,7 @@ public final class ValidationGate {
                 prev != null && prev.getRho().getSamples() > 0, act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
-                    rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(act)).build());
+                    rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho())).build());
                 }
                 // no active entry: dropped (a missing pair means 0)
             } else {
@@ -235,14 +238,20 @@ public final class ValidationGate {
                     + " with the rest of the admission wait (τ₀, α and k are applied together); fitted "
                     + format(fitted.getValue()));
             }
-            p.set(out, FittedValues.carried(ref));
+            p.set(out, inForce(p, active));
         }
+    }
+
+    /** The value in force, carried: the active one with its provenance (window), or the default without one. */
+    private static FittedValue inForce(SnapshotParameter p, ParameterSnapshot active) {
+        return active == null ? FittedValues.carried(p.defaultValue()) : FittedValues.carried(p.get(active));
     }
 
     /**
      * @param activeValue the active snapshot's value, null when none (no jump check)
      * @param activeFitted whether the active value was fitted (samples > 0): a value the active snapshot
-     *                     only carried (a default, samples 0) is no evidence, so no jump is measured from it
+     *                     only carried (samples 0: a default, or a fit carried on from an older version) is
+     *                     no evidence, so no jump is measured from it
      * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
      */
     private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue,

@@ -18,6 +18,9 @@ import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
+import io.tierroute.schemas.snapshot.FittedProvenance;
+import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
@@ -69,10 +72,12 @@ class SnapshotAssemblerTest {
             assertThat(v.getSamples()).as(p.field()).isZero();
             assertThat(v.getQualityKind()).isEqualTo(QualityKind.NONE);
             assertThat(v.getStdError()).isNull();
+            assertThat(FittedProvenance.neverFitted(v)).as(p.field() + ": window [0, 0)").isTrue();
         }
         assertThat(s.getBandwidths()).hasSize(3).allSatisfy(tb -> {
             assertThat(tb.getBytesPerSecond().getValue()).isEqualTo(SnapshotAssembler.DEFAULT_BANDWIDTHS.get(tb.getTier()));
             assertThat(tb.getBytesPerSecond().getSamples()).isZero();
+            assertThat(FittedProvenance.neverFitted(tb.getBytesPerSecond())).as(tb.getTier() + ": window [0, 0)").isTrue();
         });
         assertThat(s.getRho()).isEmpty();
         // and the gate accepts the all-default snapshot
@@ -103,6 +108,52 @@ class SnapshotAssemblerTest {
         GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(s, active);
         assertThat(r.rejections()).isEmpty();
         assertThat(r.accepted()).isTrue();
+    }
+
+    /**
+     * A value an earlier version fitted and this one only inherits keeps that fit's window (samples 0), through
+     * any number of versions, so the selector can tell it from a default; a default inherited stays [0, 0).
+     */
+    @Test
+    void anInheritedFitKeepsItsWindowAndAnInheritedDefaultStaysADefault() {
+        FitResults bandwidthsOnly = new FitResults(null, null,
+            Map.of(Tier.CPU, SnapshotFixtures.bandwidth(50e9, 1000)), null, null);
+        ParameterSnapshot v1 = ParameterSnapshot.newBuilder(assembler.assemble("default", 0, null, bandwidthsOnly))
+            .setStatus(SnapshotStatus.ACCEPTED).build();
+        ParameterSnapshot v2 = ParameterSnapshot.newBuilder(assembler.assemble("default", 1, v1, FitResults.empty()))
+            .setStatus(SnapshotStatus.ACCEPTED).build();
+        ParameterSnapshot v3 = assembler.assemble("default", 2, v2, FitResults.empty());
+
+        for (ParameterSnapshot s : List.of(v2, v3)) {
+            FittedValue cpu = bandwidth(s, Tier.CPU);
+            assertThat(cpu.getValue()).isEqualTo(50e9);
+            assertThat(cpu.getSamples()).as("not fitted in v" + s.getVersion()).isZero();
+            assertThat(cpu.getQualityKind()).isEqualTo(QualityKind.NONE);
+            assertThat(cpu.getStdError()).isNull();
+            assertThat(cpu.getWindowStartMs()).as("the v1 fit's window in v" + s.getVersion()).isEqualTo(T0);
+            assertThat(cpu.getWindowEndMs()).isEqualTo(T1);
+            assertThat(FittedProvenance.neverFitted(cpu)).isFalse();
+            FittedValue nvme = bandwidth(s, Tier.NVME);
+            assertThat(nvme.getValue()).isEqualTo(SnapshotAssembler.DEFAULT_BANDWIDTHS.get(Tier.NVME));
+            assertThat(FittedProvenance.neverFitted(nvme)).as("the NVMe default in v" + s.getVersion()).isTrue();
+            assertThat(FittedProvenance.neverFitted(s.getAlphaP())).as("α_p, never fitted").isTrue();
+        }
+        assertThat(new ValidationGate(GateConfig.DEFAULTS).validate(v3, v2).accepted()).isTrue();
+
+        // the scalars the same way: fitted in v1 (window [T0, T1)), inherited by v2
+        ParameterSnapshot fittedV1 = ParameterSnapshot.newBuilder(
+                assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)))
+            .setStatus(SnapshotStatus.ACCEPTED).build();
+        ParameterSnapshot inherited = assembler.assemble("default", 1, fittedV1, FitResults.empty());
+        for (SnapshotParameter p : List.of(SnapshotParameter.ALPHA_D, SnapshotParameter.LAMBDA)) {
+            assertThat(p.get(inherited).getSamples()).as(p.field()).isZero();
+            assertThat(p.get(inherited).getWindowStartMs()).as(p.field()).isEqualTo(T0);
+            assertThat(p.get(inherited).getWindowEndMs()).as(p.field()).isEqualTo(T1);
+        }
+    }
+
+    static FittedValue bandwidth(ParameterSnapshot s, Tier t) {
+        return s.getBandwidths().stream().filter(tb -> tb.getTier() == t).findFirst().orElseThrow().getBytesPerSecond();
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.tierroute.schemas.avro.QualityKind;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import java.util.ArrayList;
 import java.util.List;
@@ -260,6 +261,8 @@ class ValidationGateTest {
         assertThat(alphaT.getValue()).isEqualTo(1.0);
         assertThat(alphaT.getSamples()).isZero();
         assertThat(alphaT.getQualityKind()).isEqualTo(QualityKind.NONE);
+        assertThat(alphaT.getWindowStartMs()).as("the active fit's window, carried").isEqualTo(SnapshotFixtures.T0);
+        assertThat(alphaT.getWindowEndMs()).isEqualTo(SnapshotFixtures.T1);
         assertThat(r.snapshot().getAlphaWf2().getValue()).isEqualTo(4000.0);
         assertThat(r.snapshot().getAlphaD()).isEqualTo(c.getAlphaD());
         assertThat(r.snapshot().getRejectReasons()).isEqualTo(r.held());
@@ -277,6 +280,7 @@ class ValidationGateTest {
         GateResult r = gate.validate(c, null);
         assertThat(r.accepted()).isTrue();
         assertThat(r.snapshot().getAlphaHo().getValue()).isEqualTo(100.0);
+        assertThat(FittedProvenance.neverFitted(r.snapshot().getAlphaHo())).as("a default: window [0, 0)").isTrue();
         assertThat(r.held()).singleElement().asString().startsWith("held: alphaHo kept at the default 100 µs/request²");
     }
 
@@ -293,6 +297,9 @@ class ValidationGateTest {
         assertThat(r.held()).hasSize(2);
         assertThat(r.snapshot().getRho()).extracting(w -> w.getWorker() + "/" + w.getTier() + "=" + w.getRho().getValue())
             .containsExactly("w1/CPU=0.3", "w2/CPU=0.2");
+        FittedValue held = r.snapshot().getRho().get(0).getRho();
+        assertThat(held.getSamples()).isZero();
+        assertThat(held.getWindowEndMs()).as("the active fit's window, carried").isEqualTo(SnapshotFixtures.T1);
     }
 
     @Test
@@ -458,6 +465,41 @@ class ValidationGateTest {
             SnapshotFixtures.fitted(21e9, null, 5, 0.01 * 21e9, QualityKind.STD_ERROR));
         assertThat(gate.validate(thin, active).rejections())
             .containsExactly("bandwidth[REMOTE] = 2.1E+10 bytes/s fitted on 5 samples < minimum 30");
+    }
+
+    /**
+     * A held BW_t keeps the active value with samples 0 and the window of the fit it came from, so the selector
+     * still applies it (a fit) rather than falling back to the worker's configured link (a never-fitted default);
+     * the next round inherits it the same way, and the jump check still measures only from a value fitted in the
+     * active version.
+     */
+    @Test
+    void aHeldFittedBandwidthKeepsItsWindowWithZeroSamples() {
+        ParameterSnapshot active = active();
+        FittedValue activeNvme = SnapshotAssemblerTest.bandwidth(active, Tier.NVME);
+        assertThat(activeNvme.getSamples()).as("fitted in v1").isEqualTo(1000);
+        ParameterSnapshot noisy = withBandwidth(candidate(active, SnapshotFixtures.good(10_000)), Tier.NVME,
+            SnapshotFixtures.fitted(9e9, null, 1000, 0.8 * 9e9, QualityKind.STD_ERROR));
+        GateResult r = gate.validate(noisy, active);
+        assertThat(r.accepted()).isTrue();
+
+        FittedValue held = SnapshotAssemblerTest.bandwidth(r.snapshot(), Tier.NVME);
+        assertThat(held.getValue()).isEqualTo(6e9);
+        assertThat(held.getSamples()).as("not fitted in v2").isZero();
+        assertThat(held.getQualityKind()).isEqualTo(QualityKind.NONE);
+        assertThat(held.getWindowStartMs()).as("v1's fit window").isEqualTo(activeNvme.getWindowStartMs());
+        assertThat(held.getWindowEndMs()).isEqualTo(activeNvme.getWindowEndMs());
+        assertThat(FittedProvenance.neverFitted(held)).isFalse();
+        roundTrip(r.snapshot());
+
+        // v3 against v2: the carried fit is no evidence for a jump check (as a default was not), so a 10× peak
+        // with 1000 samples is accepted rather than measured against v2's carried 6 GB/s
+        ParameterSnapshot v2 = r.snapshot();
+        ParameterSnapshot jumped = withBandwidth(assembler.assemble("default", 2, v2, SnapshotFixtures.good(10_000)),
+            Tier.NVME, SnapshotFixtures.fitted(60e9, null, 1000, 0.01 * 60e9, QualityKind.STD_ERROR));
+        GateResult r3 = gate.validate(jumped, v2);
+        assertThat(r3.rejections()).isEmpty();
+        assertThat(SnapshotAssemblerTest.bandwidth(r3.snapshot(), Tier.NVME).getValue()).isEqualTo(60e9);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
+import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ForestOutputModel;
@@ -35,6 +36,12 @@ import java.util.concurrent.atomic.LongAdder;
  * selector's dense indices, and the quantile forest through {@link ForestOutputModel}. Values the
  * snapshot does not carry come from the configured base: {@code ρ_thr}, {@code ε} (rhoThreshold,
  * rhoEpsilon) and the output quantile.
+ *
+ * <p><b>Bandwidths.</b> A BW_t that was fitted (samples &gt; 0), or carried from an earlier fit (samples 0 with
+ * that fit's window), overrides each worker's configured link for that tier. A BW_t no snapshot ever fitted
+ * (samples 0 and window [0, 0): the fitter's DESIGN.md default, {@link FittedProvenance#neverFitted}) is checked
+ * like any value but not applied: the configured links stay in force (override NaN), since a fleet's links
+ * need not be the 64 GB/s PCIe of the default.
  *
  * <p>A value the selector cannot use (non-finite, outside the physical bounds of
  * {@link SnapshotParameter} — the table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert} throws
@@ -101,7 +108,9 @@ public final class SnapshotConverter {
                     throw new UnusableSnapshotException("bandwidths: HBM has no transfer bandwidth, got " + v);
                 }
                 inBounds(SnapshotParameter.BANDWIDTH, "bandwidths[" + t + "]", v);
-                b.bandwidth(t, v);
+                if (!FittedProvenance.neverFitted(bw.getBytesPerSecond())) {
+                    b.bandwidth(t, v);
+                }
             }
         }
         if (s.getRho() != null) {

@@ -10,7 +10,6 @@ import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.kafka.SnapshotConverter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
-import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.sim.policy.FleetView;
 
@@ -35,8 +34,8 @@ final class WarmUpGate {
     private long latestVersion;
 
     WarmUpGate(FleetView fleet) {
-        // The warm-up fits no BW_t, so the snapshot carries the assembler's defaults; the converted parameters drop
-        // them (see apply), and the selector keeps the links each worker was configured with.
+        // The warm-up fits no BW_t, so the snapshot carries the assembler's defaults (never fitted: window [0, 0)),
+        // which the converter does not apply: the selector keeps the links each worker was configured with.
         this.assembler = new SnapshotAssembler("fleet-sim warm-up", () -> 0L);
         List<String> names = new ArrayList<>();
         for (int w = 0; w < fleet.workers(); w++) {
@@ -69,11 +68,7 @@ final class WarmUpGate {
             source.append(' ').append(p.field()).append('=').append(SnapshotParameter.format(p.get(active).getValue()));
         }
         result.held().forEach(h -> source.append("; ").append(h));
-        ParameterSet.Builder converted = converter.convert(active, source.toString(), null).toBuilder();
-        for (Tier t : Tier.values()) {
-            converted.bandwidth(t, Double.NaN); // an unfitted BW_t must not override a worker's configured link
-        }
-        return converted.build();
+        return converter.convert(active, source.toString(), null);
     }
 
     /** The snapshot in force after the rounds gated so far (null before the first accepted one). */

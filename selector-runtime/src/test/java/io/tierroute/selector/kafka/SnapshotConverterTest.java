@@ -1,0 +1,89 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.avro.FittedValue;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
+import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Which snapshot bandwidths override the workers' configured links (no broker: the converter alone). */
+class SnapshotConverterTest {
+
+    private static final long T0 = 1_700_000_000_000L;
+    private static final long T1 = T0 + 600_000L;
+
+    private final SnapshotConverter converter =
+            new SnapshotConverter(new WorkerRegistry(List.of("w0", "w1")), CostParameters.DEFAULTS, 0.5);
+
+    /** What the fitter writes for a tier no snapshot has fitted: the DESIGN default, samples 0, window [0, 0). */
+    private static FittedValue neverFitted(double bytesPerSecond) {
+        return evidence(bytesPerSecond, 0, 0, 0);
+    }
+
+    /** A peak fitted in this version on 600 link samples over [T0, T1). */
+    private static FittedValue fitted(double bytesPerSecond) {
+        return FittedValue.newBuilder(evidence(bytesPerSecond, 600, T0, T1)).setQuality(0.01 * bytesPerSecond)
+                .setQualityKind(QualityKind.STD_ERROR).build();
+    }
+
+    /** A fit of an earlier version carried on (inherited or held): samples 0, the fit's window. */
+    private static FittedValue carriedFit(double bytesPerSecond) {
+        return evidence(bytesPerSecond, 0, T0, T1);
+    }
+
+    private static FittedValue evidence(double value, long samples, long startMs, long endMs) {
+        return FittedValue.newBuilder().setValue(value).setSamples(samples).setQuality(0)
+                .setQualityKind(QualityKind.NONE).setStdError(null).setWindowStartMs(startMs).setWindowEndMs(endMs)
+                .build();
+    }
+
+    private static ParameterSnapshot withBandwidths(FittedValue cpu, FittedValue nvme, FittedValue remote) {
+        return KafkaFixture.snapshot("default", 1).setBandwidths(List.of(
+                new TierBandwidth(io.tierroute.schemas.avro.Tier.CPU, cpu),
+                new TierBandwidth(io.tierroute.schemas.avro.Tier.NVME, nvme),
+                new TierBandwidth(io.tierroute.schemas.avro.Tier.REMOTE, remote))).build();
+    }
+
+    private static double override(ParameterSet ps, Tier t) {
+        return ps.bandwidthOverride(t.ordinal());
+    }
+
+    @Test
+    void aNeverFittedDefaultLeavesTheConfiguredLinksInForce() {
+        ParameterSet ps = converter.convert(withBandwidths(neverFitted(64e9), neverFitted(7e9), neverFitted(25e9)),
+                "test", null);
+
+        for (Tier t : Tier.values()) {
+            assertThat(override(ps, t)).as("override of %s (NaN: the worker's configured link)", t).isNaN();
+        }
+        assertThat(ps.cost().alphaP()).as("the snapshot's scalars still apply").isEqualTo(1.5);
+    }
+
+    @Test
+    void aFittedOrCarriedFitBandwidthOverridesTheConfiguredLink() {
+        ParameterSet ps = converter.convert(withBandwidths(fitted(50e9), carriedFit(6e9), neverFitted(25e9)),
+                "test", null);
+
+        assertThat(override(ps, Tier.CPU)).as("fitted in this version").isEqualTo(50e9);
+        assertThat(override(ps, Tier.NVME)).as("fitted earlier, carried on").isEqualTo(6e9);
+        assertThat(override(ps, Tier.REMOTE)).as("never fitted").isNaN();
+    }
+
+    @Test
+    void aNeverFittedBandwidthIsStillCheckedAgainstItsBounds() {
+        ParameterSnapshot s = withBandwidths(neverFitted(64e15), neverFitted(7e9), neverFitted(25e9));
+
+        assertThatThrownBy(() -> converter.convert(s, "test", null))
+                .isInstanceOf(SnapshotConverter.UnusableSnapshotException.class)
+                .hasMessageContaining("bandwidths[CPU]");
+    }
+}
