@@ -3,6 +3,7 @@ package io.tierroute.jobs;
 import io.tierroute.jobs.fit.ScopeFitFunction;
 import io.tierroute.jobs.fit.ScopeInput;
 import io.tierroute.jobs.fit.ScopeKeys;
+import io.tierroute.jobs.ingest.AcceptedRecordWatermarks;
 import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.jobs.ingest.EventTimes;
@@ -78,10 +79,11 @@ public final class FittingJob {
     /** Adds the job's operators to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
         env.setParallelism(settings.parallelism());
-        WatermarkStrategy<Inbound> watermarks = WatermarkStrategy
+        // Dead letters do not move event time (AcceptedRecordWatermarks): their Kafka timestamps can be anything.
+        WatermarkStrategy<Inbound> watermarks = new AcceptedRecordWatermarks(WatermarkStrategy
             .<Inbound>forBoundedOutOfOrderness(settings.outOfOrderness())
             .withTimestampAssigner(new EventTimes())
-            .withIdleness(settings.idleness());
+            .withIdleness(settings.idleness()));
         // Optionally (--max-watermark-drift > 0), decisions, completions and telemetry advance together in
         // event time (watermark alignment). Without it, catching up on a backlog reads one topic far ahead of
         // the other: in the benchmark 130 000 completions waited in the join's state for their decisions,

@@ -153,20 +153,24 @@ class FittingJobTest {
     void badRecordsBecomeDeadLettersAndNoRejectedSnapshotIsActive() throws Exception {
         TestKafka kafka = fixture.kafka();
         String scope = "pool-b";
-        Workload w = new Workload(11, scope, startMs(), 0.05);
+        // The mismatched pair below is stamped at the workload's start, not at the wall time its line runs, so the
+        // join's event time stays within the workload's; the dead letters' Kafka timestamps (the wall clock, 40
+        // minutes later) do not move it (AcceptedRecordWatermarks).
+        long t0 = startMs();
+        Workload w = new Workload(11, scope, t0, 0.05);
         JobSettings s = settings("bad").toBuilder().set("min-fit-samples", 50).build();
         JobClient job = fixture.start(s, null);
         kafka.send(w.telemetry(40));
         kafka.send(w.requests(120)); // 50..199 rows: fitted, but under the gate's 200 samples
         kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.REJECTED, Duration.ofSeconds(60), "rejected");
 
-        byte[] unknownFingerprint = Codecs.COMPLETION_LOG.encode(w.completion("x1", "w1", startMs(), 5000, 100, 0));
+        byte[] unknownFingerprint = Codecs.COMPLETION_LOG.encode(w.completion("x1", "w1", t0, 5000, 100, 0));
         unknownFingerprint[5] ^= 0x5A;
-        var d = w.decision("nan-1", "w1", startMs(), 100, 0, Double.NaN, 0, 0, 0, 0, 0, null, 0, 100);
-        var negative = w.completion("neg-1", "w1", startMs(), 5000, 100, 0);
+        var d = w.decision("nan-1", "w1", t0, 100, 0, Double.NaN, 0, 0, 0, 0, 0, null, 0, 100);
+        var negative = w.completion("neg-1", "w1", t0, 5000, 100, 0);
         negative.setQueueWaitUs(-5);
-        var mismatchDecision = w.decision("mm-1", "w1", startMs(), 100, 0, 5000, 0, 0, 0, 0, 0, null, 0, 100);
-        var mismatchCompletion = w.completion("mm-1", "w7", startMs(), 5000, 100, 0);
+        var mismatchDecision = w.decision("mm-1", "w1", t0, 100, 0, 5000, 0, 0, 0, 0, 0, null, 0, 100);
+        var mismatchCompletion = w.completion("mm-1", "w7", t0, 5000, 100, 0);
         kafka.send(List.of(
             new ProducerRecord<>(Topics.TELEMETRY, "w1".getBytes(), "not avro at all".getBytes()),
             new ProducerRecord<>(Topics.COMPLETIONS, "x1".getBytes(), unknownFingerprint),
