@@ -185,7 +185,13 @@ class FittingJobTest {
             Duration.ofSeconds(60), "accepted after the bad records");
         assertThat(job.getJobStatus().get()).as("job keeps running").isEqualTo(JobStatus.RUNNING);
 
+        // Six bad records, six dead letters. The params and dead-letter sinks commit their transactions one after
+        // the other, so the join's UnknownWorker may become visible a moment after the snapshot: wait for it.
         List<DeadLetter> dead = kafka.deadLetters();
+        for (long until = System.nanoTime() + Duration.ofSeconds(30).toNanos(); dead.size() < 6
+                && System.nanoTime() < until; dead = kafka.deadLetters()) {
+            Thread.sleep(300);
+        }
         List<String> seen = dead.stream().map(x -> x.getSourceTopic() + " " + x.getErrorType() + ": " + x.getReason())
             .toList();
         System.out.println("[FittingJobTest] dead letters: " + seen);
