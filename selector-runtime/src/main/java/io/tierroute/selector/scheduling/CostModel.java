@@ -15,8 +15,8 @@ import io.tierroute.selector.sequences.LoadView;
  * Cost(w,r) = C_prefill + C_harm + C_queue + C_own + C_decode + C_kv + C_tier + C_hol − B_wf − B_tools
  * </pre>
  *
- * {@code C_kv} is DESIGN.md §3's overflow price or, once fitted, the wait for HBM if that is longer
- * ({@link #kvOverflow}, {@link #kvWait}).
+ * {@code C_kv} is DESIGN.md §3's overflow price plus the harm of the KV r misses, or, once fitted, the wait for
+ * HBM if that is longer ({@link #kvOverflow}, {@link #overflowHarm}, {@link #kvWait}).
  *
  * Two terms beyond DESIGN.md §3's list, both zero in its worked example (nothing waits, nothing in flight
  * is counted there), both priced at {@code α_p} so they add no fitted coefficient:
@@ -143,9 +143,12 @@ public final class CostModel {
 
         out.kvOverflowTokens = Math.max(0.0,
                 (double) load.kvUsedTokens() + request.isl() + request.predictedOutputTokens() - load.kvCapacityTokens());
-        out.kv = kvOverflow(p, out.kvOverflowTokens);
-        // r waits for HBM where its prefix there does not cover what it misses: the admission wait, once fitted.
+        // What r misses in HBM there: the overflow its prefix held in HBM does not cover.
         double missing = Math.max(0.0, out.kvOverflowTokens - out.tierTokens[HBM]);
+        out.kvOverflowHarm = overflowHarm(p, missing, harmKappa(p, request.prefillDuty()), out.fleetInFlight,
+                request.prefillDuty());
+        out.kv = kvOverflow(p, out.kvOverflowTokens) + out.kvOverflowHarm;
+        // r waits for HBM where its prefix there does not cover what it misses: the admission wait, once fitted.
         out.kvWait = kvWait(p, request.prefillDuty(),
                 admissionWait(p, missing, load.kvUsedTokens(), load.decodeTokens(), load.inFlight()));
         out.kv = Math.max(out.kv, out.kvWait);
@@ -268,12 +271,32 @@ public final class CostModel {
     }
 
     /**
-     * {@code C_kv = max(α_p·max(0, KV_used + ISL + d̂ − KV_cap), k·(1 − D̄)²·W)}: the first part prices tokens evicted
-     * now and recomputed later (DESIGN.md §3); the second the wait for HBM ({@link #kvWait}), 0 until the admission
-     * wait is fitted ({@code τ₀ = α = 0}).
+     * {@code C_kv = max(α_p·overflow + α_p·m·κ·Ā·(1 − D̄)⁴, k·(1 − D̄)²·W)}, {@code overflow = max(0, KV_used + ISL + d̂
+     * − KV_cap)}: the first part prices tokens evicted now and recomputed later (DESIGN.md §3) and the harm of those
+     * recomputes ({@link #overflowHarm}, 0 where nothing is in flight: DESIGN.md §3's worked example); the second the
+     * wait for HBM ({@link #kvWait}), 0 until the admission wait is fitted ({@code τ₀ = α = 0}).
      */
     static double kvOverflow(CostParameters p, double overflowTokens) {
         return p.alphaP() * overflowTokens;
+    }
+
+    /**
+     * {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm of the KV r misses on w ({@code m} = the overflow less r's prefix held in
+     * HBM there). Tokens that do not fit are recomputed — r's prefix reloaded after a wait, or a decoder preempted
+     * and recomputed — and a recomputed token takes {@code α_p} from about {@code Ā} requests in flight, at weight κ:
+     * {@link #harm}'s price. Without it an overflow cost {@code α_p} per token where recomputing r's prompt on a
+     * worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix in w's CPU tier drew r to a worker whose
+     * HBM was full of decoders, where it waited seconds to reserve HBM for the load (Mooncake 2.5: the 2.4 % of
+     * requests that waited over 0.5 s carried the whole mean-TTFT gap to {@code oracle-ttft}). Only the missing part:
+     * r's own prefix held in HBM is shared, not new demand. {@code (1 − D̄)⁴} (D̄ the fleet's prefill duty): the
+     * harm is worth avoiding only where another worker has room; with {@link #kvWait}'s square the term also fired
+     * in the lulls of a saturated fleet and lost Mooncake 3 and llmd-blog 3, with the cube agentic-pcie 1.25 fell to
+     * 0.78× at one seed of ten (fleet-sim/experiments/ROUNDS.md, "Overflow-harm round").
+     */
+    static double overflowHarm(CostParameters p, double missingKvTokens, double kappa, double fleetMeanInFlight,
+                               double prefillDuty) {
+        double fade = Math.pow(1.0 - prefillDuty, 4);
+        return p.alphaP() * missingKvTokens * kappa * fleetMeanInFlight * fade;
     }
 
     /**

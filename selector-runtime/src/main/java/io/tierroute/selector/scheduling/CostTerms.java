@@ -24,6 +24,8 @@ public final class CostTerms {
     public double ownDecode;
     public double decode;
     public double kv;
+    /** {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm part of {@code kv}'s overflow price (CostModel.overflowHarm). */
+    public double kvOverflowHarm;
     /** {@code k·(1 − D̄)²·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
     public double kvWait;
     public double tier;
@@ -71,7 +73,7 @@ public final class CostTerms {
     public double toolHitFraction;
 
     void clear() {
-        prefill = harm = queue = ownDecode = decode = kv = kvWait = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
+        prefill = harm = queue = ownDecode = decode = kv = kvOverflowHarm = kvWait = tier = headOfLine = workflowBonus = toolsBonus = total = 0;
         hitTokens = pEffTokens = decodeTokens = queuedPrefillTokens = kvUsedTokens = 0;
         ownDecodeKvTokenSteps = 0;
         recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;
