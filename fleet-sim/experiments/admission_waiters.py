@@ -12,7 +12,14 @@ import sys
 
 
 def load(path):
-    return {r['id']: r for r in csv.DictReader(open(path))}
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"{path}: no requests (a header only?)")
+    by_id = {r['id']: r for r in rows}
+    if len(by_id) != len(rows):
+        sys.exit(f"{path}: {len(rows) - len(by_id)} duplicate request ids: not one run's log")
+    return by_id
 
 
 def us(r, k):

@@ -41,7 +41,9 @@ import java.util.concurrent.atomic.LongAdder;
  * that fit's window), overrides each worker's configured link for that tier. A BW_t no snapshot ever fitted
  * (samples 0 and window [0, 0): the fitter's DESIGN.md default, {@link FittedProvenance#neverFitted}) is checked
  * like any value but not applied: the configured links stay in force (override NaN), since a fleet's links
- * need not be the 64 GB/s PCIe of the default.
+ * need not be the 64 GB/s PCIe of the default. The job measured that tier's ρ against the default all the same
+ * (bytes moved over BW_t·Δt), so every snapshot BW_t is kept as the tier's ρ reference and the cost model rescales ρ
+ * to the link it uses ({@link ParameterSet#rhoOn}): 12 GB/s on a 16 GB/s link is ρ 0.75, not the 0.19 it is of 64.
  *
  * <p>A value the selector cannot use (non-finite, outside the physical bounds of
  * {@link SnapshotParameter} — the table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert} throws
@@ -108,6 +110,7 @@ public final class SnapshotConverter {
                     throw new UnusableSnapshotException("bandwidths: HBM has no transfer bandwidth, got " + v);
                 }
                 inBounds(SnapshotParameter.BANDWIDTH, "bandwidths[" + t + "]", v);
+                b.rhoReference(t, v); // the job measured this tier's ρ against v, fitted or not
                 if (!FittedProvenance.neverFitted(bw.getBytesPerSecond())) {
                     b.bandwidth(t, v);
                 }

@@ -7,7 +7,8 @@ import java.util.Objects;
 
 /**
  * One immutable, complete set of everything the cost model reads that a snapshot can change: the
- * scalar parameters, per-worker link utilisation {@code ρ_t(w)}, per-tier bandwidth overrides, and
+ * scalar parameters, per-worker link utilisation {@code ρ_t(w)} and the bandwidth it was measured against,
+ * per-tier bandwidth overrides, and
  * the output-length model. The selector reads exactly one instance per route, so no decision ever
  * mixes two snapshots.
  */
@@ -19,6 +20,7 @@ public final class ParameterSet {
     private final CostParameters cost;
     private final double[] rho;               // [worker * Tier.COUNT + tier], 0..1
     private final double[] bandwidthOverride; // [tier] bytes/s, or NaN to use the configured value
+    private final double[] rhoReference;      // [tier] bytes/s the ρ_t were measured against, or NaN: the link in use
     private final OutputLengthModel outputModel; // nullable
     private final double outputQuantile;
 
@@ -29,6 +31,7 @@ public final class ParameterSet {
         this.cost = Objects.requireNonNull(b.cost, "cost");
         this.rho = b.rho.clone();
         this.bandwidthOverride = b.bandwidthOverride.clone();
+        this.rhoReference = b.rhoReference.clone();
         this.outputModel = b.outputModel;
         this.outputQuantile = b.outputQuantile;
         for (int i = 0; i < rho.length; i++) {
@@ -42,6 +45,11 @@ public final class ParameterSet {
             if (!Double.isNaN(bw) && !(bw > 0 && Double.isFinite(bw))) {
                 throw new IllegalArgumentException("bandwidth of tier " + Tier.ofOrdinal(t)
                         + " must be a finite number > 0 bytes/s, got " + bw);
+            }
+            double ref = rhoReference[t];
+            if (!Double.isNaN(ref) && !(ref > 0 && Double.isFinite(ref))) {
+                throw new IllegalArgumentException("rho reference bandwidth of tier " + Tier.ofOrdinal(t)
+                        + " must be a finite number > 0 bytes/s, got " + ref);
             }
         }
         if (!(outputQuantile > 0 && outputQuantile < 1)) {
@@ -75,6 +83,27 @@ public final class ParameterSet {
         return rho[worker * Tier.COUNT + tier];
     }
 
+    /**
+     * Utilisation of worker {@code w}'s link to tier {@code t} when that link carries {@code linkBytesPerSecond}:
+     * {@code ρ_t(w)·BW_ref/BW}, at most 1. The fitter measures ρ as bytes moved over the snapshot's BW_t (BW_ref);
+     * where the selector uses another bandwidth for the link (the worker's configured one, because the snapshot's
+     * BW_t is a never-fitted default), the same bytes are a different share of it. Without a reference (no snapshot
+     * BW_t, or the one in use) ρ as published.
+     */
+    public double rhoOn(int worker, int tier, double linkBytesPerSecond) {
+        double r = rho[worker * Tier.COUNT + tier];
+        double ref = rhoReference[tier];
+        if (Double.isNaN(ref) || ref == linkBytesPerSecond || r == 0 || !(linkBytesPerSecond > 0)) {
+            return r;
+        }
+        return Math.min(1.0, r * ref / linkBytesPerSecond);
+    }
+
+    /** The bandwidth (bytes/s) the snapshot's ρ of tier {@code t} were measured against, or NaN. */
+    public double rhoReference(int tier) {
+        return rhoReference[tier];
+    }
+
     /** The bandwidth of tier {@code t} in bytes/s when a snapshot overrides it, else NaN. */
     public double bandwidthOverride(int tier) {
         return bandwidthOverride[tier];
@@ -91,6 +120,7 @@ public final class ParameterSet {
         b.scope = scope; b.version = version; b.source = source; b.cost = cost;
         System.arraycopy(rho, 0, b.rho, 0, rho.length);
         System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
+        System.arraycopy(rhoReference, 0, b.rhoReference, 0, Tier.COUNT);
         b.outputModel = outputModel; b.outputQuantile = outputQuantile;
         return b;
     }
@@ -107,6 +137,7 @@ public final class ParameterSet {
         private CostParameters cost = CostParameters.DEFAULTS;
         private final double[] rho;
         private final double[] bandwidthOverride = new double[Tier.COUNT];
+        private final double[] rhoReference = new double[Tier.COUNT];
         private OutputLengthModel outputModel;
         private double outputQuantile = 0.5;
 
@@ -116,6 +147,7 @@ public final class ParameterSet {
             }
             rho = new double[workers * Tier.COUNT];
             Arrays.fill(bandwidthOverride, Double.NaN);
+            Arrays.fill(rhoReference, Double.NaN);
         }
 
         public Builder scope(String v) { scope = v; return this; }
@@ -124,6 +156,8 @@ public final class ParameterSet {
         public Builder cost(CostParameters v) { cost = v; return this; }
         public Builder rho(int worker, Tier tier, double v) { rho[worker * Tier.COUNT + tier.ordinal()] = v; return this; }
         public Builder bandwidth(Tier tier, double bytesPerSecond) { bandwidthOverride[tier.ordinal()] = bytesPerSecond; return this; }
+        /** The bandwidth the snapshot's ρ of {@code tier} were measured against (its BW_t, fitted or not). */
+        public Builder rhoReference(Tier tier, double bytesPerSecond) { rhoReference[tier.ordinal()] = bytesPerSecond; return this; }
         public Builder outputModel(OutputLengthModel v) { outputModel = v; return this; }
         public Builder outputQuantile(double v) { outputQuantile = v; return this; }
 

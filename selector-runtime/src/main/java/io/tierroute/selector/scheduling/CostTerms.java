@@ -24,7 +24,10 @@ public final class CostTerms {
     public double ownDecode;
     public double decode;
     public double kv;
-    /** {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm part of {@code kv}'s overflow price (CostModel.overflowHarm). */
+    /**
+     * {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm part of the overflow price {@code α_p·overflow + kvOverflowHarm}
+     * (CostModel.overflowHarm); {@code kv} is the larger of that price and {@code kvWait}.
+     */
     public double kvOverflowHarm;
     /** {@code k·(1 − D̄)²·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
     public double kvWait;

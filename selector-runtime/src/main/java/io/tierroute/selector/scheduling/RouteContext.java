@@ -72,10 +72,11 @@ public final class RouteContext {
 
     /**
      * {@code D̄}: the fleet's prefill duty, the share of healthy workers with a request waiting for its first
-     * token, averaged over routes; C_harm's {@code κ = harmWeight·(0.5 + 2·D̄)}. 0 to 1.
+     * token, averaged over routes; C_harm's {@code κ = harmWeight·(0.5 + 2·D̄)}. Clamped to [0, 1] (a share: the
+     * fades {@code (1 − D̄)^n} of C_kv would grow again beyond 1).
      */
     public RouteContext prefillDuty(double duty) {
-        this.prefillDuty = duty;
+        this.prefillDuty = duty > 1 ? 1.0 : (duty > 0 ? duty : 0.0);
         return this;
     }
 

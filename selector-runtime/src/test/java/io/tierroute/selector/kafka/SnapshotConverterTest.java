@@ -15,7 +15,10 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Which snapshot bandwidths override the workers' configured links (no broker: the converter alone). */
+/**
+ * Which snapshot bandwidths override the workers' configured links, and what ρ means on the link in use (no broker:
+ * the converter alone).
+ */
 class SnapshotConverterTest {
 
     private static final long T0 = 1_700_000_000_000L;
@@ -76,6 +79,35 @@ class SnapshotConverterTest {
         assertThat(override(ps, Tier.CPU)).as("fitted in this version").isEqualTo(50e9);
         assertThat(override(ps, Tier.NVME)).as("fitted earlier, carried on").isEqualTo(6e9);
         assertThat(override(ps, Tier.REMOTE)).as("never fitted").isNaN();
+    }
+
+    @Test
+    void rhoMeasuredAgainstADefaultIsRescaledToTheConfiguredLink() {
+        // The job measured w0's CPU link at ρ 0.1875 of the 64 GB/s default: 12 GB/s moved. On w0's configured
+        // 16 GB/s link that is 0.75; on a 128 GB/s one 0.09375.
+        ParameterSnapshot s = KafkaFixture.snapshot("default", 1)
+                .setBandwidths(withBandwidths(neverFitted(64e9), neverFitted(7e9), neverFitted(25e9)).getBandwidths())
+                .setRho(List.of(KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, 0.1875))).build();
+        ParameterSet ps = converter.convert(s, "test", null);
+
+        int cpu = Tier.CPU.ordinal();
+        assertThat(ps.rho(0, cpu)).as("as published").isEqualTo(0.1875);
+        assertThat(ps.rhoReference(cpu)).isEqualTo(64e9);
+        assertThat(ps.rhoOn(0, cpu, 16e9)).isEqualTo(0.75);
+        assertThat(ps.rhoOn(0, cpu, 128e9)).isEqualTo(0.09375);
+        assertThat(ps.rhoOn(0, cpu, 8e9)).as("more than the link carries: saturated").isEqualTo(1.0);
+        assertThat(ps.rhoOn(1, cpu, 16e9)).as("no ρ published for w1").isZero();
+    }
+
+    @Test
+    void rhoOnAnOverriddenLinkIsThePublishedValue() {
+        ParameterSnapshot s = KafkaFixture.snapshot("default", 1)
+                .setBandwidths(withBandwidths(fitted(50e9), neverFitted(7e9), neverFitted(25e9)).getBandwidths())
+                .setRho(List.of(KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, 0.3))).build();
+        ParameterSet ps = converter.convert(s, "test", null);
+
+        int cpu = Tier.CPU.ordinal();
+        assertThat(ps.rhoOn(0, cpu, ps.bandwidthOverride(cpu))).isEqualTo(0.3);
     }
 
     @Test

@@ -13,7 +13,8 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * {@code C_kv = max(α_p·overflow, k·(1 − D̄)²·W)}, {@code W = min(1, m/KV_used)·(Σd̂/|A(w)|)·(τ₀ + α·KV_used)}, term by
  * term, computed here from the formula. Fixture: ISL 8,000, d̂ 500, one worker with 4 requests in flight (Σd̂ 1,000)
- * holding 120,000 KV tokens of 125,000: r overflows by 120,000 + 8,000 + 500 − 125,000 = 3,500 tokens.
+ * holding 120,000 KV tokens of 125,000: r overflows by 120,000 + 8,000 + 500 − 125,000 = 3,500 tokens. The fleet's Ā is
+ * 0 here, so the overflow price carries no harm part ({@code OverflowHarmTermTest} prices that).
  */
 class AdmissionWaitTermTest {
 

@@ -2,6 +2,7 @@ package io.tierroute.jobs.ingest;
 
 import org.apache.flink.api.common.eventtime.TimestampAssigner;
 import org.apache.flink.api.common.eventtime.TimestampAssignerSupplier;
+import org.apache.flink.api.common.eventtime.WatermarkAlignmentParams;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
@@ -44,6 +45,12 @@ public final class AcceptedRecordWatermarks implements WatermarkStrategy<Inbound
                 generator.onPeriodicEmit(output);
             }
         };
+    }
+
+    /** The wrapped strategy's alignment: wrapping an aligned strategy keeps it aligned. */
+    @Override
+    public WatermarkAlignmentParams getAlignmentParameters() {
+        return accepted.getAlignmentParameters();
     }
 
     @Override
