@@ -57,7 +57,13 @@ class DeadLetterEventTimeTest {
             .getJobID();
         List<ProducerRecord<byte[], byte[]>> pairs = w.requests(300);
         long rows = w.requests();
-        kafka.send(pairs.stream().filter(r -> r.topic().equals(Topics.COMPLETIONS)).toList());
+        List<ProducerRecord<byte[], byte[]>> completions =
+            pairs.stream().filter(r -> r.topic().equals(Topics.COMPLETIONS)).toList();
+        kafka.send(completions);
+        // The completions must be in the job (waiting in the join) before the garbage comes: otherwise a slow start
+        // could read completions, garbage and decisions in one burst and join every pair whatever the watermarks do.
+        await(() -> counter(job, "decodedRecords") >= completions.size(), Duration.ofSeconds(60));
+        assertThat(counter(job, "decodedRecords")).as("completions read before the garbage").isEqualTo(completions.size());
 
         List<ProducerRecord<byte[], byte[]>> garbage = new ArrayList<>();
         long until = System.nanoTime() + 4 * IDLENESS.toNanos();
