@@ -8,11 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -92,14 +89,7 @@ class DeadLetterEventTimeTest {
         }
     }
 
-    /** Sum over subtasks of the counter {@code name} of job {@code id}. */
     private static long counter(JobID id, String name) {
-        long sum = 0;
-        for (Map.Entry<String, Metric> e : METRICS.getMetricsByIdentifiers(id).entrySet()) {
-            if (e.getKey().endsWith("." + name) && e.getValue() instanceof Counter c) {
-                sum += c.getCount();
-            }
-        }
-        return sum;
+        return JobCounters.sum(METRICS, id, name);
     }
 }

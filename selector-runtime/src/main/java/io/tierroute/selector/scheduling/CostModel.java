@@ -126,7 +126,8 @@ public final class CostModel {
 
         out.inFlight = load.inFlight();
         out.fleetInFlight = request.fleetMeanInFlight();
-        out.harm = harm(p, out.pEffTokens, harmKappa(p, request.prefillDuty()), out.fleetInFlight, load.waiting())
+        double kappa = harmKappa(p, request.prefillDuty());
+        out.harm = harm(p, out.pEffTokens, kappa, out.fleetInFlight, load.waiting())
                 * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
                 + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
                         (request.hitSpreadBlocks() >= 0 ? request.hitSpreadBlocks() : hitSpreadBlocks(match)) > 1);
@@ -145,8 +146,7 @@ public final class CostModel {
                 (double) load.kvUsedTokens() + request.isl() + request.predictedOutputTokens() - load.kvCapacityTokens());
         // What r misses in HBM there: the overflow its prefix held in HBM does not cover.
         double missing = Math.max(0.0, out.kvOverflowTokens - out.tierTokens[HBM]);
-        out.kvOverflowHarm = overflowHarm(p, missing, harmKappa(p, request.prefillDuty()), out.fleetInFlight,
-                request.prefillDuty());
+        out.kvOverflowHarm = overflowHarm(p, missing, kappa, out.fleetInFlight, request.prefillDuty());
         out.kv = kvOverflow(p, out.kvOverflowTokens) + out.kvOverflowHarm;
         // r waits for HBM where its prefix there does not cover what it misses: the admission wait, once fitted.
         out.kvWait = kvWait(p, request.prefillDuty(),

@@ -34,8 +34,9 @@ class SnapshotConverterTest {
 
     /** A peak fitted in this version on 600 link samples over [T0, T1). */
     private static FittedValue fitted(double bytesPerSecond) {
-        return FittedValue.newBuilder(evidence(bytesPerSecond, 600, T0, T1)).setQuality(0.01 * bytesPerSecond)
-                .setQualityKind(QualityKind.STD_ERROR).build();
+        // built field by field: a deep copy (newBuilder(other)) of a record with an enum needs AvroTrust installed
+        return FittedValue.newBuilder().setValue(bytesPerSecond).setSamples(600).setQuality(0.01 * bytesPerSecond)
+                .setQualityKind(QualityKind.STD_ERROR).setStdError(null).setWindowStartMs(T0).setWindowEndMs(T1).build();
     }
 
     /** A fit of an earlier version carried on (inherited or held): samples 0, the fit's window. */
@@ -54,6 +55,13 @@ class SnapshotConverterTest {
                 new TierBandwidth(io.tierroute.schemas.avro.Tier.CPU, cpu),
                 new TierBandwidth(io.tierroute.schemas.avro.Tier.NVME, nvme),
                 new TierBandwidth(io.tierroute.schemas.avro.Tier.REMOTE, remote))).build();
+    }
+
+    /** The CPU BW_t {@code cpu} (NVMe and remote never fitted) and w0's CPU ρ measured against it. */
+    private static ParameterSnapshot withCpuRhoOfW0(FittedValue cpu, double rho) {
+        return KafkaFixture.snapshot("default", 1)
+                .setBandwidths(withBandwidths(cpu, neverFitted(7e9), neverFitted(25e9)).getBandwidths())
+                .setRho(List.of(KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, rho))).build();
     }
 
     private static double override(ParameterSet ps, Tier t) {
@@ -85,10 +93,7 @@ class SnapshotConverterTest {
     void rhoMeasuredAgainstADefaultIsRescaledToTheConfiguredLink() {
         // The job measured w0's CPU link at ρ 0.1875 of the 64 GB/s default: 12 GB/s moved. On w0's configured
         // 16 GB/s link that is 0.75; on a 128 GB/s one 0.09375.
-        ParameterSnapshot s = KafkaFixture.snapshot("default", 1)
-                .setBandwidths(withBandwidths(neverFitted(64e9), neverFitted(7e9), neverFitted(25e9)).getBandwidths())
-                .setRho(List.of(KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, 0.1875))).build();
-        ParameterSet ps = converter.convert(s, "test", null);
+        ParameterSet ps = converter.convert(withCpuRhoOfW0(neverFitted(64e9), 0.1875), "test", null);
 
         int cpu = Tier.CPU.ordinal();
         assertThat(ps.rho(0, cpu)).as("as published").isEqualTo(0.1875);
@@ -101,10 +106,7 @@ class SnapshotConverterTest {
 
     @Test
     void rhoOnAnOverriddenLinkIsThePublishedValue() {
-        ParameterSnapshot s = KafkaFixture.snapshot("default", 1)
-                .setBandwidths(withBandwidths(fitted(50e9), neverFitted(7e9), neverFitted(25e9)).getBandwidths())
-                .setRho(List.of(KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, 0.3))).build();
-        ParameterSet ps = converter.convert(s, "test", null);
+        ParameterSet ps = converter.convert(withCpuRhoOfW0(fitted(50e9), 0.3), "test", null);
 
         int cpu = Tier.CPU.ordinal();
         assertThat(ps.rhoOn(0, cpu, ps.bandwidthOverride(cpu))).isEqualTo(0.3);
