@@ -22,7 +22,7 @@ import org.apache.avro.specific.SpecificRecord;
  * new version.
  *
  * <p>Run from the repository root after changing a schema and compiling:
- * {@code mvn -B -q -pl schemas compile exec:java -Dexec.mainClass=io.tierroute.schemas.SchemaReleaser -Dexec.args=schemas/src/main/resources/released},
+ * {@code mvn -B -q -pl schemas clean compile exec:java -Dexec.mainClass=io.tierroute.schemas.SchemaReleaser -Dexec.args=schemas/src/main/resources/released},
  * or {@code java -cp <schemas classes + avro> io.tierroute.schemas.SchemaReleaser schemas/src/main/resources/released}.
  * Then commit the new files.
  */

@@ -77,6 +77,8 @@ final class RouteJson {
         g.writeNumberField("own_decode_us", b.ownDecodeUs());
         g.writeNumberField("decode_us", b.decodeUs());
         g.writeNumberField("kv_us", b.kvUs());
+        g.writeNumberField("kv_overflow_harm_us", b.kvOverflowHarmUs());
+        g.writeNumberField("kv_wait_us", b.kvWaitUs());
         g.writeNumberField("tier_us", b.tierUs());
         g.writeNumberField("head_of_line_us", b.headOfLineUs());
         g.writeNumberField("workflow_bonus_us", b.workflowBonusUs());

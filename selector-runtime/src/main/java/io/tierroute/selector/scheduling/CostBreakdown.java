@@ -8,7 +8,9 @@ package io.tierroute.selector.scheduling;
 // queueUs / queuedPrefillTokens: C_queue = α_p·Σ p_eff(r') of the requests queued ahead; harmUs / inFlight:
 // C_harm = α_p·p_eff·(κ·Ā + κ_q·max(0, Q − Q_slack)), Ā = fleetInFlight (min(Ā, λ_w·T_pf) where inFlight = 0;
 // κ = harmWeight·(0.5 + 2·D̄); D̄ and λ_w are fleet-wide, not per candidate: Selector.prefillDuty / arrivalRatePerWorker); ownDecodeUs / kvUsedTokens / ownDecodeKvTokenSteps: C_own = α_own·d̂(r)·KV_used(w)
-// (see CostModel). All three are part of totalUs.
+// (see CostModel). All three are part of totalUs. kvOverflowHarmUs / kvWaitUs: the two candidates of C_kv, the overflow's
+// harm α_p·m·κ·Ā·(1 − D̄)⁴ (kvUs = α_p·kvOverflowTokens + this, unless the wait is larger) and the HBM-admission wait
+// k·(1 − D̄)²·W, so an operator can tell which one priced the worker.
 public record CostBreakdown(
         double prefillUs,
         double decodeUs,
@@ -38,30 +40,7 @@ public record CostBreakdown(
         double ownDecodeUs,
         long kvUsedTokens,
         double ownDecodeKvTokenSteps,
-        double fleetInFlight) {
-
-    /** A breakdown without the own-decode term ({@code C_own = 0}). */
-    public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
-                         double workflowBonusUs, double toolsBonusUs, double totalUs, long hitTokens, long pEffTokens,
-                         double recomputeQuadratic, long inflightDecodeTokens, double inflightDecodeQuadratic,
-                         double kvOverflowTokens, long[] tierTokens, double[] tierTransferUs, int cutOffTier,
-                         int queueLength, double queueExcessSquared, double affinityDecay, double toolHitFraction,
-                         double queueUs, long queuedPrefillTokens, double harmUs, int inFlight) {
-        this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
-                pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
-                tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
-                toolHitFraction, queueUs, queuedPrefillTokens, harmUs, inFlight, 0.0, 0L, 0.0, 0.0);
-    }
-
-    /** A breakdown without the queued-prefill and harm terms ({@code C_queue = C_harm = 0}), as before they existed. */
-    public CostBreakdown(double prefillUs, double decodeUs, double kvUs, double tierUs, double headOfLineUs,
-                         double workflowBonusUs, double toolsBonusUs, double totalUs, long hitTokens, long pEffTokens,
-                         double recomputeQuadratic, long inflightDecodeTokens, double inflightDecodeQuadratic,
-                         double kvOverflowTokens, long[] tierTokens, double[] tierTransferUs, int cutOffTier,
-                         int queueLength, double queueExcessSquared, double affinityDecay, double toolHitFraction) {
-        this(prefillUs, decodeUs, kvUs, tierUs, headOfLineUs, workflowBonusUs, toolsBonusUs, totalUs, hitTokens,
-                pEffTokens, recomputeQuadratic, inflightDecodeTokens, inflightDecodeQuadratic, kvOverflowTokens,
-                tierTokens, tierTransferUs, cutOffTier, queueLength, queueExcessSquared, affinityDecay,
-                toolHitFraction, 0.0, 0L, 0.0, 0, 0.0, 0L, 0.0, 0.0);
-    }
+        double fleetInFlight,
+        double kvOverflowHarmUs,
+        double kvWaitUs) {
 }

@@ -94,6 +94,6 @@ public final class CostTerms {
                 hitTokens, pEffTokens, recomputeQuadratic, decodeTokens, decodeQuadratic, kvOverflowTokens,
                 tierTokens.clone(), tierTransferUs.clone(), cutOffTier, queueLength, queueExcessSquared,
                 affinityDecay, toolHitFraction, queue, queuedPrefillTokens, harm, inFlight, ownDecode, kvUsedTokens,
-                ownDecodeKvTokenSteps, fleetInFlight);
+                ownDecodeKvTokenSteps, fleetInFlight, kvOverflowHarm, kvWait);
     }
 }

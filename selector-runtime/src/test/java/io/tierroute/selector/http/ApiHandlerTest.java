@@ -83,6 +83,7 @@ class ApiHandlerTest {
         assertThat(cost.get("tier_tokens").get("hbm").asLong()).isEqualTo(640);
         for (String f : new String[] {"prefill_us", "decode_us", "kv_us", "tier_us", "head_of_line_us",
                 "workflow_bonus_us", "tools_bonus_us", "total_us", "harm_us", "queue_us", "own_decode_us", "in_flight",
+                "kv_overflow_harm_us", "kv_wait_us",
                 "queued_prefill_tokens", "kv_used_tokens", "own_decode_kv_token_steps"}) {
             assertThat(cost.has(f)).as(f).isTrue();
         }

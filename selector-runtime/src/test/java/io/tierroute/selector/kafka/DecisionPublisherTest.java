@@ -105,6 +105,8 @@ class DecisionPublisherTest {
             assertThat(r.getCost().getQueueUs()).isCloseTo(d.chosen().queueUs(), within(1e-9));
             assertThat(r.getCost().getHarmUs()).isCloseTo(d.chosen().harmUs(), within(1e-9));
             assertThat(r.getCost().getOwnDecodeUs()).isCloseTo(d.chosen().ownDecodeUs(), within(1e-9));
+            assertThat(r.getCost().getKvOverflowHarmUs()).isCloseTo(d.chosen().kvOverflowHarmUs(), within(1e-9));
+            assertThat(r.getCost().getKvWaitUs()).isCloseTo(d.chosen().kvWaitUs(), within(1e-9));
             assertThat(r.getFeatures().getQueuedPrefillTokens()).isEqualTo(d.chosen().queuedPrefillTokens());
             assertThat(r.getFeatures().getInFlight()).isEqualTo(d.chosen().inFlight());
             assertThat(r.getFeatures().getKvUsedTokens()).isEqualTo(d.chosen().kvUsedTokens());

@@ -51,7 +51,11 @@ class OverflowHarmTermTest {
         assertThat(t.kv).isCloseTo(2 * 3_500 + harm, within(1e-6));
         assertThat(t.total).isCloseTo(t.prefill + t.harm + t.queue + t.ownDecode + t.decode + t.kv + t.tier
                 + t.headOfLine - t.workflowBonus - t.toolsBonus, within(1e-6));
-        assertThat(t.toBreakdown().kvUs()).isEqualTo(t.kv);
+        CostBreakdown b = t.toBreakdown();
+        assertThat(b.kvUs()).isEqualTo(t.kv);
+        // the record that leaves the route call tells which candidate of C_kv priced the worker
+        assertThat(b.kvOverflowHarmUs()).isEqualTo(harm);
+        assertThat(b.kvWaitUs()).isZero(); // no fitted wait (τ₀ = α = 0)
     }
 
     @Test
