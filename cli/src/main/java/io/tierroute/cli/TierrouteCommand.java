@@ -59,6 +59,12 @@ public final class TierrouteCommand implements Runnable {
         if (args.length > 0 && args[0].equals("demo")) {
             // Flink's two-phase sinks register one metric twice and warn at every checkpoint.
             System.setProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics.MetricGroup", "error");
+            // While the embedded broker's group coordinator starts, the jobs' first offset commits fail with a
+            // retriable error and a stack trace. Harmless: the jobs' offsets live in their checkpoints, the commit is
+            // only a report to Kafka that the next checkpoint makes again, and a failure is counted
+            // (KafkaSourceReader's commitsFailed metric).
+            System.setProperty(
+                    "org.slf4j.simpleLogger.log.org.apache.flink.connector.kafka.source.reader.KafkaSourceReader", "error");
         }
         // Serving subcommands block inside call() until a shutdown hook releases them.
         System.exit(commandLine().execute(args));

@@ -144,9 +144,12 @@ public final class CostModel {
 
         out.kvOverflowTokens = Math.max(0.0,
                 (double) load.kvUsedTokens() + request.isl() + request.predictedOutputTokens() - load.kvCapacityTokens());
-        // What r misses in HBM there: the overflow its prefix held in HBM does not cover.
+        // What r misses in HBM there: the overflow its prefix held in HBM does not cover. The part r's prefix holds
+        // on a slower tier there is loaded (HBM reserved for it at admission), the rest is recomputed chunk by chunk.
         double missing = Math.max(0.0, out.kvOverflowTokens - out.tierTokens[HBM]);
-        out.kvOverflowHarm = overflowHarm(p, missing, kappa, out.fleetInFlight, request.prefillDuty());
+        double missingLoaded = Math.min(missing, held - out.tierTokens[HBM]);
+        out.kvOverflowHarm = overflowHarm(p, missingLoaded, missing - missingLoaded, kappa, out.fleetInFlight,
+                request.prefillDuty());
         out.kv = kvOverflow(p, out.kvOverflowTokens) + out.kvOverflowHarm;
         // r waits for HBM where its prefix there does not cover what it misses: the admission wait, once fitted.
         out.kvWait = kvWait(p, request.prefillDuty(),
@@ -271,8 +274,8 @@ public final class CostModel {
     }
 
     /**
-     * {@code C_kv = max(α_p·overflow + α_p·m·κ·Ā·(1 − D̄)⁴, k·(1 − D̄)²·W)}, {@code overflow = max(0, KV_used + ISL + d̂
-     * − KV_cap)}: the first part prices tokens evicted now and recomputed later (DESIGN.md §3) and the harm of those
+     * {@code C_kv = max(α_p·overflow + α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³), k·(1 − D̄)²·W)},
+     * {@code overflow = max(0, KV_used + ISL + d̂ − KV_cap)}: the first part prices tokens evicted now and recomputed later (DESIGN.md §3) and the harm of those
      * recomputes ({@link #overflowHarm}, 0 where nothing is in flight: DESIGN.md §3's worked example); the second the
      * wait for HBM ({@link #kvWait}), 0 until the admission wait is fitted ({@code τ₀ = α = 0}).
      */
@@ -281,22 +284,30 @@ public final class CostModel {
     }
 
     /**
-     * {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm of the KV r misses on w ({@code m} = the overflow less r's prefix held in
-     * HBM there). Tokens that do not fit are recomputed — r's prefix reloaded after a wait, or a decoder preempted
-     * and recomputed — and a recomputed token takes {@code α_p} from about {@code Ā} requests in flight, at weight κ:
-     * {@link #harm}'s price. Without it an overflow cost {@code α_p} per token where recomputing r's prompt on a
-     * worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix in w's CPU tier drew r to a worker whose
-     * HBM was full of decoders, where it waited seconds to reserve HBM for the load (Mooncake 2.5: the 2.4 % of
-     * requests that waited over 0.5 s carried the whole mean-TTFT gap to {@code oracle-ttft}). Only the missing part:
-     * r's own prefix held in HBM is shared, not new demand. {@code (1 − D̄)⁴} (D̄ the fleet's prefill duty): the
-     * harm is worth avoiding only where another worker has room; with {@link #kvWait}'s square the term also fired
-     * in the lulls of a saturated fleet and lost Mooncake 3 and llmd-blog 3, with the cube agentic-pcie 1.25 fell to
-     * 0.78× at one seed of ten (fleet-sim/experiments/ROUNDS.md, "Overflow-harm round").
+     * {@code α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³)}, the harm of the KV r misses on w: {@code m} = the overflow
+     * less r's prefix held in HBM there, {@code m_load} the part of it r's prefix holds on a slower tier there (loaded
+     * into HBM), {@code m_rec = m − m_load} (recomputed). Tokens that do not fit are recomputed — r's prefix reloaded
+     * after a wait, or a decoder preempted and recomputed — and a recomputed token takes {@code α_p} from about
+     * {@code Ā} requests in flight, at weight κ: {@link #harm}'s price. Without it an overflow cost {@code α_p} per
+     * token where recomputing r's prompt on a worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix
+     * in w's CPU tier drew r to a worker whose HBM was full of decoders, where it waited seconds to reserve HBM for the
+     * load (Mooncake 2.5: the 2.4 % of requests that waited over 0.5 s carried the whole mean-TTFT gap to
+     * {@code oracle-ttft}). Only the missing part: r's own prefix held in HBM is shared, not new demand.
+     *
+     * <p>The fades (D̄ the fleet's prefill duty): the harm is worth avoiding only where another worker has room, and
+     * the two parts land at different times. A load reserves HBM for the whole segment at admission, so r waits at
+     * the head of w's queue, holding up everything behind it, until enough decoders finish: that harm lands now, at
+     * any duty short of saturation, and fades by {@code (1 − D̄)²}. A recompute is admitted chunk by chunk and
+     * preempts later, when the decoders grow into the HBM: that harm fades by {@code (1 − D̄)³}; with the square it
+     * fired in the lulls of a saturated fleet and lost Mooncake 3 and llmd-blog 3. One fade for both parts cost
+     * either the Mooncake tail (the fourth power) or agentic-pcie 1.25 (the cube, whose sub-agents' contexts sit in
+     * the CPU tier: a load); fleet-sim/experiments/ROUNDS.md, "Overflow-harm round" and "Load-harm round".
      */
-    static double overflowHarm(CostParameters p, double missingKvTokens, double kappa, double fleetMeanInFlight,
-                               double prefillDuty) {
-        double fade = Math.pow(1.0 - prefillDuty, 4);
-        return p.alphaP() * missingKvTokens * kappa * fleetMeanInFlight * fade;
+    static double overflowHarm(CostParameters p, double loadedKvTokens, double recomputedKvTokens, double kappa,
+                               double fleetMeanInFlight, double prefillDuty) {
+        double spare = 1.0 - prefillDuty;
+        return p.alphaP() * kappa * fleetMeanInFlight
+                * (loadedKvTokens * Math.pow(spare, 2) + recomputedKvTokens * Math.pow(spare, 3));
     }
 
     /**

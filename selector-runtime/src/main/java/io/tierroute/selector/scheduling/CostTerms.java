@@ -25,8 +25,9 @@ public final class CostTerms {
     public double decode;
     public double kv;
     /**
-     * {@code α_p·m·κ·Ā·(1 − D̄)⁴}, the harm part of the overflow price {@code α_p·overflow + kvOverflowHarm}
-     * (CostModel.overflowHarm); {@code kv} is the larger of that price and {@code kvWait}.
+     * {@code α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³)}, the harm part of the overflow price
+     * {@code α_p·overflow + kvOverflowHarm} (CostModel.overflowHarm); {@code kv} is the larger of that price and
+     * {@code kvWait}.
      */
     public double kvOverflowHarm;
     /** {@code k·(1 − D̄)²·W}, the admission wait part of {@code kv} (which is the larger of it and the overflow price). */
