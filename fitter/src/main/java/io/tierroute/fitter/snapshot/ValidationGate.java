@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.FittedValue;
@@ -30,15 +31,15 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       every estimator constrains it, so a negative value is a bug, whatever its SE), samples &lt; 0, SE
  *       NaN or &lt; 0, quality not finite, window start &gt; end.</li>
  *   <li><b>Unfitted</b> (samples 0, i.e. inherited): must equal the active value (or, with no active
- *       snapshot, the DESIGN.md default; a BW_t default is deployment config and is only bounds-checked),
+ *       snapshot, the DESIGN.md default; a BW_t default is deployment config and is only bounds-checked)
+ *       and keep its provenance, the active value's window (with no active snapshot [0, 0), never fitted),
  *       else REJECT; then only the bounds check applies.</li>
  *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
  *       always holds): the data do not determine the value (identifiability), so the value in force is
  *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
  *       "held: …" reason is recorded. A held value is exempt from the checks below. A held active value keeps
  *       its window ({@link FittedValues#carried(FittedValue)}): a fit carried on stays distinguishable from a
- *       default; whether the active value was fitted <i>in its own version</i> (samples &gt; 0) is what the
- *       jump check asks, and a carried fit (samples 0) is not.</li>
+ *       default, and the next candidate's jump is measured from it like from any fit.</li>
  *   <li><b>REJECT</b> if outside the physical bounds ({@link SnapshotParameter}).</li>
  *   <li><b>REJECT</b> if samples &lt; minSamples (BW_t: minBandwidthSamples); for ρ: HOLD below
  *       minRhoSamples instead, and HOLD below minSamples for the admission wait's τ₀, α and k
@@ -46,8 +47,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *   <li><b>REJECT</b> if quality kind is R2 and R² &lt; minR2.</li>
  *   <li><b>REJECT</b> a jump: ratio to the active value beyond maxJumpFactor (either way), unless the
  *       evidence is overwhelming (samples ≥ overwhelmingSamples and relative error ≤
- *       overwhelmingRelativeStdError; without any error figure, the samples alone). Skipped for ρ and
- *       when there is no active snapshot.</li>
+ *       overwhelmingRelativeStdError; without any error figure, the samples alone). Measured from an active
+ *       value that came from a fit, in its own version or carried on (held, or not covered by a later
+ *       fit); skipped for ρ, when there is no active snapshot and when the active value was never fitted
+ *       (a default is no evidence: the first fit may land anywhere in bounds).</li>
  * </ol>
  * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
@@ -102,8 +105,8 @@ public final class ValidationGate {
             FittedValue v = p.get(candidate);
             Double act = active == null ? null : p.get(active).getValue();
             Double ref = act != null ? act : p.defaultValue();
-            boolean actFitted = active != null && p.get(active).getSamples() > 0;
-            if (check(p.field(), p, v, act, actFitted, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
+            FittedValue actValue = active == null ? null : p.get(active);
+            if (check(p.field(), p, v, actValue, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
                     == Verdict.HOLD) {
                 p.set(out, inForce(p, active));
                 heldScalars.add(p);
@@ -124,8 +127,8 @@ public final class ValidationGate {
             }
             FittedValue actBw = active == null ? null : activeBandwidth(active, t);
             Double act = actBw == null ? null : actBw.getValue();
-            Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), act,
-                actBw != null && actBw.getSamples() > 0, act, config.minBandwidthSamples(), false, ctx);
+            Verdict verdict = check(label, SnapshotParameter.BANDWIDTH, tb.getBytesPerSecond(), actBw, act,
+                config.minBandwidthSamples(), false, ctx);
             if (verdict == Verdict.HOLD && actBw != null) {
                 bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(FittedValues.carried(actBw)).build());
             } else if (verdict == Verdict.HOLD) {
@@ -154,8 +157,8 @@ public final class ValidationGate {
             }
             WorkerTierRho prev = active == null ? null : activeRho(active, r.getWorker(), r.getTier());
             Double act = prev == null ? null : prev.getRho().getValue();
-            Verdict verdict = check(label, SnapshotParameter.RHO, r.getRho(), act,
-                prev != null && prev.getRho().getSamples() > 0, act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
+            Verdict verdict = check(label, SnapshotParameter.RHO, r.getRho(), prev == null ? null : prev.getRho(),
+                act != null ? act : 0.0, config.minRhoSamples(), true, ctx);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
                     rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho())).build());
@@ -248,15 +251,16 @@ public final class ValidationGate {
     }
 
     /**
-     * @param activeValue the active snapshot's value, null when none (no jump check)
-     * @param activeFitted whether the active value was fitted (samples > 0): a value the active snapshot
-     *                     only carried (samples 0: a default, or a fit carried on from an older version) is
-     *                     no evidence, so no jump is measured from it
+     * @param active    the active snapshot's value, null when none (no jump check). A jump is measured from it when
+     *                  it came from a fit, in its own version or carried on from an older one (a held value); a
+     *                  never-fitted default ({@link FittedProvenance#neverFitted}) is no evidence, so the first fit
+     *                  may land anywhere in bounds
      * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
      */
-    private Verdict check(String label, SnapshotParameter p, FittedValue v, Double activeValue,
-            boolean activeFitted, Double reference,
+    private Verdict check(String label, SnapshotParameter p, FittedValue v, FittedValue active, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {
+        Double activeValue = active == null ? null : active.getValue();
+        boolean activeFitted = active != null && !FittedProvenance.neverFitted(active);
         double x = v.getValue();
         String unit = " " + p.unit();
         boolean malformed = false;
@@ -293,6 +297,12 @@ public final class ValidationGate {
             if (reference != null && Double.compare(x, reference) != 0) {
                 ctx.rejections.add(label + " = " + format(x) + unit + " is unfitted (samples 0) but differs from the "
                     + (activeValue != null ? "active" : "default") + " value " + format(reference) + unit);
+                return Verdict.REJECT;
+            }
+            if (!sameProvenance(v, active)) {
+                ctx.rejections.add(label + " is unfitted (samples 0) but its window " + window(v) + " is not that of the "
+                    + (active != null ? "active value, " + window(active) : "default, [0, 0)")
+                    + ": an inherited value keeps where it came from (a fit's window, or [0, 0) for a default)");
                 return Verdict.REJECT;
             }
             return boundsCheck(label, p, x, ctx) ? Verdict.OK : Verdict.REJECT;
@@ -354,6 +364,21 @@ public final class ValidationGate {
             }
         }
         return ok ? Verdict.OK : Verdict.REJECT;
+    }
+
+    /**
+     * Whether an inherited value keeps the provenance of the value in force: the active value's window, or [0, 0)
+     * (never fitted) without one. Otherwise a carried fit could pass as a default the selector may replace by its
+     * configured link (BW_t), or a default as a fit the jump check measures from.
+     */
+    private static boolean sameProvenance(FittedValue inherited, FittedValue active) {
+        return active == null ? FittedProvenance.neverFitted(inherited)
+            : inherited.getWindowStartMs() == active.getWindowStartMs()
+                && inherited.getWindowEndMs() == active.getWindowEndMs();
+    }
+
+    private static String window(FittedValue v) {
+        return "[" + v.getWindowStartMs() + ", " + v.getWindowEndMs() + ")";
     }
 
     private static boolean boundsCheck(String label, SnapshotParameter p, double x, Ctx ctx) {

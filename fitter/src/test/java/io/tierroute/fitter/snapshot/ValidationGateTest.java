@@ -182,14 +182,15 @@ class ValidationGateTest {
     }
 
     @Test
-    void aJumpFromAValueTheActiveSnapshotOnlyCarriedIsNoJump() {
+    void aJumpFromANeverFittedDefaultIsNoJump() {
         // v1 published before anything was fitted: every value is a carried default (samples 0).
         GateResult first = gate.validate(assembler.assemble("default", 0, null, FitResults.empty()), null);
         assertThat(first.accepted()).isTrue();
         ParameterSnapshot defaultsOnly = first.snapshot();
         assertThat(defaultsOnly.getAlphaP().getSamples()).isZero();
 
-        // The first real fit puts α_p 20× above the default: evidence against no evidence is no jump.
+        // The first real fit puts α_p 20× above the default: evidence against no evidence (a default, window [0, 0))
+        // is no jump.
         double[] fitted = ALPHAS.clone();
         fitted[0] = 20.0;
         GateResult r = gate.validate(candidate(defaultsOnly, new FitResults(
@@ -470,8 +471,7 @@ class ValidationGateTest {
     /**
      * A held BW_t keeps the active value with samples 0 and the window of the fit it came from, so the selector
      * still applies it (a fit) rather than falling back to the worker's configured link (a never-fitted default);
-     * the next round inherits it the same way, and the jump check still measures only from a value fitted in the
-     * active version.
+     * the next round's jump is measured from it, as from any fit.
      */
     @Test
     void aHeldFittedBandwidthKeepsItsWindowWithZeroSamples() {
@@ -492,14 +492,51 @@ class ValidationGateTest {
         assertThat(FittedProvenance.neverFitted(held)).isFalse();
         roundTrip(r.snapshot());
 
-        // v3 against v2: the carried fit is no evidence for a jump check (as a default was not), so a 10× peak
-        // with 1000 samples is accepted rather than measured against v2's carried 6 GB/s
+        // v3 against v2: the carried fit is still v1's evidence, so a 10× peak on 1000 samples is a jump from v2's
+        // carried 6 GB/s (a held value does not let the next fit jump unchecked)
         ParameterSnapshot v2 = r.snapshot();
         ParameterSnapshot jumped = withBandwidth(assembler.assemble("default", 2, v2, SnapshotFixtures.good(10_000)),
             Tier.NVME, SnapshotFixtures.fitted(60e9, null, 1000, 0.01 * 60e9, QualityKind.STD_ERROR));
         GateResult r3 = gate.validate(jumped, v2);
-        assertThat(r3.rejections()).isEmpty();
-        assertThat(SnapshotAssemblerTest.bandwidth(r3.snapshot(), Tier.NVME).getValue()).isEqualTo(60e9);
+        assertThat(r3.accepted()).isFalse();
+        assertThat(r3.rejections()).containsExactly("bandwidth[NVME] jumps 10× from the active value 6E+9 to 6E+10"
+            + " bytes/s (max factor 4) without overwhelming evidence (needs samples ≥ 20000 and relative error ≤ 0.02;"
+            + " has 1000 samples, relative error 0.01)");
+        // within the factor it is an ordinary update
+        ParameterSnapshot moved = withBandwidth(assembler.assemble("default", 2, v2, SnapshotFixtures.good(10_000)),
+            Tier.NVME, SnapshotFixtures.fitted(9e9, null, 1000, 0.01 * 9e9, QualityKind.STD_ERROR));
+        GateResult r3b = gate.validate(moved, v2);
+        assertThat(r3b.rejections()).isEmpty();
+        assertThat(SnapshotAssemblerTest.bandwidth(r3b.snapshot(), Tier.NVME).getValue()).isEqualTo(9e9);
+    }
+
+    /**
+     * An inherited value (samples 0) keeps the provenance of the value in force: a default turned into a "carried
+     * fit" would become a jump baseline (and, for BW_t, override a worker's configured link in the selector), and a
+     * carried fit turned into a default would let the selector drop it.
+     */
+    @Test
+    void anInheritedValueThatChangesItsProvenanceIsRejected() {
+        ParameterSnapshot active = active();
+        FittedValue activeAlphaP = active.getAlphaP();
+        assertThat(activeAlphaP.getSamples()).as("fitted in v1").isPositive();
+        ParameterSnapshot c = candidate(active, SnapshotFixtures.good(10_000));
+
+        // v1's α_p carried with its window: an ordinary inherited value
+        assertThat(gate.validate(SnapshotFixtures.with(c, SnapshotParameter.ALPHA_P, FittedValues.carried(activeAlphaP)),
+            active).rejections()).isEmpty();
+        // the same value passed off as a default
+        assertThat(gate.validate(SnapshotFixtures.with(c, SnapshotParameter.ALPHA_P,
+            FittedValues.carried(activeAlphaP.getValue())), active).rejections())
+            .containsExactly("alphaP is unfitted (samples 0) but its window [0, 0) is not that of the active value, ["
+                + activeAlphaP.getWindowStartMs() + ", " + activeAlphaP.getWindowEndMs() + "): an inherited value keeps"
+                + " where it came from (a fit's window, or [0, 0) for a default)");
+        // the first snapshot: a default given a window it never had
+        ParameterSnapshot first = assembler.assemble("default", 0, null, FitResults.empty());
+        FittedValue faked = FittedValue.newBuilder(first.getAlphaWf()).setWindowStartMs(5).setWindowEndMs(10).build();
+        assertThat(gate.validate(SnapshotFixtures.with(first, SnapshotParameter.ALPHA_WF, faked), null).rejections())
+            .containsExactly("alphaWf is unfitted (samples 0) but its window [5, 10) is not that of the default, [0, 0):"
+                + " an inherited value keeps where it came from (a fit's window, or [0, 0) for a default)");
     }
 
     @Test

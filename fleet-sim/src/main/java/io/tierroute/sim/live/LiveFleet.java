@@ -246,7 +246,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         }
         virtualMicros.set(micros);
         nowNanos = micros * 1000;
-        long target = startNanos + (long) ((micros - originMicros) * 1000 / timeScale);
+        long target = wallNanos(micros);
         while (true) {
             long wait = target - System.nanoTime();
             if (wait <= 0) {
@@ -262,6 +262,11 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 throw new Stopped();
             }
         }
+    }
+
+    /** The {@code System.nanoTime()} at which the virtual instant {@code micros} is due. */
+    private long wallNanos(long micros) {
+        return startNanos + (long) ((micros - originMicros) * 1000 / timeScale);
     }
 
     /** The wall-clock epoch ms of the virtual instant {@code micros}. */
@@ -315,7 +320,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 false);
         long arrivalEpochMs = epochMs(r.arrivalMicros());
-        RouteDecision d = admit(req);
+        RouteDecision d = admit(req, wallNanos(nowMicros));
         long dispatchedEpochMs = epochMs(nowMicros); // after a hold the origin has moved: the instant it left
         int w = d.workerIndex();
         // What the chosen engine holds of the prompt right now, per tier: the cached tokens it will report.
@@ -335,9 +340,11 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     /**
      * Routes {@code req}, counting the outcome in the metrics; while no worker can take it (an operator
      * drained them all), waits and retries, then moves the pacing origin by the wait so that the fleet
-     * resumes where it stopped instead of replaying the missed wall time at once.
+     * resumes where it stopped instead of replaying the missed wall time at once. The wait is measured from
+     * {@code dueNanos}, when the arrival was due, not from when this thread got to it: under CPU contention
+     * pacing runs late, and a wait measured from the late start would date the dispatch that much too early.
      */
-    private RouteDecision admit(RouteRequest req) {
+    private RouteDecision admit(RouteRequest req, long dueNanos) {
         long waitStart = 0;
         boolean waited = false;
         while (true) {
@@ -359,7 +366,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                     metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
                     held.increment();
                     waited = true;
-                    waitStart = t0;
+                    waitStart = Math.min(t0, dueNanos);
                 }
             }
             // Polls the flags rather than routing again, so the selector's rejected counter is not inflated.

@@ -145,7 +145,8 @@ public final class CostModel {
         out.kvOverflowTokens = Math.max(0.0,
                 (double) load.kvUsedTokens() + request.isl() + request.predictedOutputTokens() - load.kvCapacityTokens());
         // What r misses in HBM there: the overflow its prefix held in HBM does not cover. The part r's prefix holds
-        // on a slower tier there is loaded (HBM reserved for it at admission), the rest is recomputed chunk by chunk.
+        // on a usable slower tier there is loaded (HBM reserved for it at admission); the rest, a segment past the
+        // ρ cut-off included, is recomputed chunk by chunk.
         double missing = Math.max(0.0, out.kvOverflowTokens - out.tierTokens[HBM]);
         double missingLoaded = Math.min(missing, held - out.tierTokens[HBM]);
         out.kvOverflowHarm = overflowHarm(p, missingLoaded, missing - missingLoaded, kappa, out.fleetInFlight,
@@ -275,9 +276,9 @@ public final class CostModel {
 
     /**
      * {@code C_kv = max(α_p·overflow + α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³), k·(1 − D̄)²·W)},
-     * {@code overflow = max(0, KV_used + ISL + d̂ − KV_cap)}: the first part prices tokens evicted now and recomputed later (DESIGN.md §3) and the harm of those
-     * recomputes ({@link #overflowHarm}, 0 where nothing is in flight: DESIGN.md §3's worked example); the second the
-     * wait for HBM ({@link #kvWait}), 0 until the admission wait is fitted ({@code τ₀ = α = 0}).
+     * {@code overflow = max(0, KV_used + ISL + d̂ − KV_cap)}: the first part prices tokens evicted now and recomputed
+     * later (DESIGN.md §3) and the harm of what r misses, loaded or recomputed ({@link #overflowHarm}, 0 where nothing
+     * is in flight: DESIGN.md §3's worked example); the second the wait for HBM ({@link #kvWait}), 0 until the admission wait is fitted ({@code τ₀ = α = 0}).
      */
     static double kvOverflow(CostParameters p, double overflowTokens) {
         return p.alphaP() * overflowTokens;
@@ -285,10 +286,10 @@ public final class CostModel {
 
     /**
      * {@code α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³)}, the harm of the KV r misses on w: {@code m} = the overflow
-     * less r's prefix held in HBM there, {@code m_load} the part of it r's prefix holds on a slower tier there (loaded
-     * into HBM), {@code m_rec = m − m_load} (recomputed). Tokens that do not fit are recomputed — r's prefix reloaded
-     * after a wait, or a decoder preempted and recomputed — and a recomputed token takes {@code α_p} from about
-     * {@code Ā} requests in flight, at weight κ: {@link #harm}'s price. Without it an overflow cost {@code α_p} per
+     * less r's prefix held in HBM there, {@code m_load} the part of it r's prefix holds on a usable slower tier there
+     * (loaded into HBM; a tier past the ρ cut-off is a miss, recomputed), {@code m_rec = m − m_load} (recomputed).
+     * Tokens that do not fit are recomputed — r's prefix reloaded after a wait, or a decoder preempted and recomputed
+     * — and a recomputed token takes {@code α_p} from about {@code Ā} requests in flight, at weight κ: {@link #harm}'s price. Without it an overflow cost {@code α_p} per
      * token where recomputing r's prompt on a worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix
      * in w's CPU tier drew r to a worker whose HBM was full of decoders, where it waited seconds to reserve HBM for the
      * load (Mooncake 2.5: the 2.4 % of requests that waited over 0.5 s carried the whole mean-TTFT gap to

@@ -106,6 +106,23 @@ class OverflowHarmTermTest {
     }
 
     @Test
+    void aPrefixOnACongestedLinkIsRecomputedNotLoaded() {
+        // the same 2,500 CPU-tier tokens behind a link past ρ_thr: a miss (the AIMD cut-off), so r recomputes them and
+        // all 3,500 missing tokens take the recompute's (1 − D̄)³
+        PrefixMatch m = new PrefixMatch(1);
+        m.reset(16);
+        for (int t = Tier.CPU.ordinal(); t < Tier.COUNT; t++) {
+            m.set(0, t, 5);
+        }
+        CostTerms out = new CostTerms();
+        CostModel.score(RouteContext.of(1, 8000, 500, BLOCK, 512).fleetMeanInFlight(6).prefillDuty(0.5), 0, m, FULL,
+                bandwidth, ParameterSet.builder(1).cost(P).rho(0, Tier.CPU, 0.99).build(), out);
+        assertThat(out.cutOffTier).isEqualTo(Tier.CPU.ordinal());
+        double spare = 1 - 0.5;
+        assertThat(out.kvOverflowHarm).isCloseTo(2 * (0.5 + 2 * 0.5) * 6 * 3_500 * spare * spare * spare, within(1e-6));
+    }
+
+    @Test
     void nothingInFlightInTheFleetAddsNothing() {
         // DESIGN.md §3's worked example counts nothing in flight: its C_kv stays α_p·overflow
         CostTerms t = score(0, 0, 0, 0.0);
