@@ -39,7 +39,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
  *       "held: …" reason is recorded. A held value is exempt from the checks below. A held active value keeps
  *       its window ({@link FittedValues#carried(FittedValue)}): a fit carried on stays distinguishable from a
- *       default, and the next candidate's jump is measured from it like from any fit.</li>
+ *       default; the next candidate's jump is not measured from it (only from a value fitted in the active
+ *       version), so a hold defers a real shift by one publish rather than for good.</li>
  *   <li><b>REJECT</b> if outside the physical bounds ({@link SnapshotParameter}).</li>
  *   <li><b>REJECT</b> if samples &lt; minSamples (BW_t: minBandwidthSamples); for ρ: HOLD below
  *       minRhoSamples instead, and HOLD below minSamples for the admission wait's τ₀, α and k
@@ -47,10 +48,11 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *   <li><b>REJECT</b> if quality kind is R2 and R² &lt; minR2.</li>
  *   <li><b>REJECT</b> a jump: ratio to the active value beyond maxJumpFactor (either way), unless the
  *       evidence is overwhelming (samples ≥ overwhelmingSamples and relative error ≤
- *       overwhelmingRelativeStdError; without any error figure, the samples alone). Measured from an active
- *       value that came from a fit, in its own version or carried on (held, or not covered by a later
- *       fit); skipped for ρ, when there is no active snapshot and when the active value was never fitted
- *       (a default is no evidence: the first fit may land anywhere in bounds).</li>
+ *       overwhelmingRelativeStdError; without any error figure, the samples alone). Measured only from an
+ *       active value fitted in its own version (samples &gt; 0); skipped for ρ, when there is no active
+ *       snapshot, against a default (no evidence: the first fit may land anywhere in bounds) and against a
+ *       carried value (held, or not covered by a fit): the admission wait's rows and BW_t's link samples
+ *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever.</li>
  * </ol>
  * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
@@ -251,16 +253,18 @@ public final class ValidationGate {
     }
 
     /**
-     * @param active    the active snapshot's value, null when none (no jump check). A jump is measured from it when
-     *                  it came from a fit, in its own version or carried on from an older one (a held value); a
-     *                  never-fitted default ({@link FittedProvenance#neverFitted}) is no evidence, so the first fit
-     *                  may land anywhere in bounds
+     * @param active    the active snapshot's value, null when none (no jump check). A jump is measured from it only
+     *                  when it was fitted in the active version (samples > 0): a default is no evidence, and a value
+     *                  the active snapshot carried (held, or not covered by a fit) must not become a permanent
+     *                  baseline, since the admission wait's rows and BW_t's link samples never reach
+     *                  overwhelmingSamples: a real shift would then be held or rejected forever. A held value so
+     *                  defers the next fit by one publish, it does not block it
      * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
      */
     private Verdict check(String label, SnapshotParameter p, FittedValue v, FittedValue active, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {
         Double activeValue = active == null ? null : active.getValue();
-        boolean activeFitted = active != null && !FittedProvenance.neverFitted(active);
+        boolean activeFitted = active != null && active.getSamples() > 0;
         double x = v.getValue();
         String unit = " " + p.unit();
         boolean malformed = false;
