@@ -372,8 +372,8 @@ public final class ValidationGate {
 
     /**
      * Whether an inherited value keeps the provenance of the value in force: the active value's window, or [0, 0)
-     * (never fitted) without one. Otherwise a carried fit could pass as a default the selector may replace by its
-     * configured link (BW_t), or a default as a fit the jump check measures from.
+     * (never fitted) without one. Otherwise a carried fit could pass as a default, which the selector replaces by a
+     * worker's configured link (BW_t), or a default as a fit, which the selector applies in place of that link.
      */
     private static boolean sameProvenance(FittedValue inherited, FittedValue active) {
         return active == null ? FittedProvenance.neverFitted(inherited)

@@ -510,9 +510,9 @@ class ValidationGateTest {
     }
 
     /**
-     * An inherited value (samples 0) keeps the provenance of the value in force: a default turned into a "carried
-     * fit" would become a jump baseline (and, for BW_t, override a worker's configured link in the selector), and a
-     * carried fit turned into a default would let the selector drop it.
+     * An inherited value (samples 0) keeps the provenance of the value in force: a BW_t default turned into a
+     * "carried fit" would override a worker's configured link in the selector, and a carried fit turned into a
+     * default would let the selector drop it for the configured link.
      */
     @Test
     void anInheritedValueThatChangesItsProvenanceIsRejected() {

@@ -278,7 +278,8 @@ public final class CostModel {
      * {@code C_kv = max(α_p·overflow + α_p·κ·Ā·(m_load·(1 − D̄)² + m_rec·(1 − D̄)³), k·(1 − D̄)²·W)},
      * {@code overflow = max(0, KV_used + ISL + d̂ − KV_cap)}: the first part prices tokens evicted now and recomputed
      * later (DESIGN.md §3) and the harm of what r misses, loaded or recomputed ({@link #overflowHarm}, 0 where nothing
-     * is in flight: DESIGN.md §3's worked example); the second the wait for HBM ({@link #kvWait}), 0 until the admission wait is fitted ({@code τ₀ = α = 0}).
+     * is in flight: DESIGN.md §3's worked example); the second the wait for HBM ({@link #kvWait}), 0 until the
+     * admission wait is fitted ({@code τ₀ = α = 0}).
      */
     static double kvOverflow(CostParameters p, double overflowTokens) {
         return p.alphaP() * overflowTokens;
