@@ -22,6 +22,9 @@ final class BodyReader {
 
     private static final Logger log = LoggerFactory.getLogger(BodyReader.class);
 
+    /** How much of a too-large body of unknown length is read and discarded before the 413 and the close. */
+    static final int DRAIN_LIMIT = 1 << 20;
+
     /** Bodies up to this size are read straight from the channel into a per-I/O-thread buffer. */
     private static final int DIRECT_READ_LIMIT = 64 * 1024;
     private static final ThreadLocal<ByteBuffer> READ_BUFFER =
@@ -67,13 +70,20 @@ final class BodyReader {
         // Partial reads copy each network buffer in bulk (receiveFullBytes copies byte by byte);
         // a body that arrived whole is handed over without a further copy.
         receiver.receivePartialBytes((e, chunk, last) -> {
-            if (body.failed) {
+            if (body.answered) {
                 return;
             }
-            if (!body.append(chunk)) {
+            if (body.failed || !body.append(chunk)) {
+                // Too large. Read on and discard (up to DRAIN_LIMIT) before answering: a client still sending
+                // when the connection closes sees a broken pipe instead of the 413 (Java's HttpClient does).
                 body.failed = true;
-                e.setPersistent(false);
-                errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");
+                body.discarded += chunk.length;
+                if (last || body.discarded > DRAIN_LIMIT) {
+                    body.answered = true;
+                    e.setPersistent(false);
+                    errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes
+                            + " bytes (server.maxBodyBytes)");
+                }
                 return;
             }
             if (last) {
@@ -165,6 +175,8 @@ final class BodyReader {
         private byte[] buf;
         private int size;
         boolean failed;
+        boolean answered;
+        long discarded;
 
         BodyCollector(long contentLength, int limit) {
             this.limit = limit;
