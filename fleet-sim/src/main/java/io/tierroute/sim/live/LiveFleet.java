@@ -345,7 +345,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
      * pacing runs late, and a wait measured from the late start would date the dispatch that much too early.
      */
     private RouteDecision admit(RouteRequest req, long dueNanos) {
-        long waitStart = 0;
         boolean waited = false;
         while (true) {
             long t0 = System.nanoTime();
@@ -353,7 +352,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 RouteDecision d = selector.route(req).join();
                 metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
                 if (waited) {
-                    long pause = System.nanoTime() - waitStart;
+                    long pause = System.nanoTime() - dueNanos; // pace returned no earlier than dueNanos
                     startNanos += pause;
                     startEpochMs += pause / 1_000_000;
                 }
@@ -366,7 +365,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                     metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
                     held.increment();
                     waited = true;
-                    waitStart = Math.min(t0, dueNanos);
                 }
             }
             // Polls the flags rather than routing again, so the selector's rejected counter is not inflated.

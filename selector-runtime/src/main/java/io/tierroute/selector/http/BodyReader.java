@@ -55,9 +55,7 @@ final class BodyReader {
     void read(HttpServerExchange ex, Sink h) {
         long length = ex.getRequestContentLength();
         if (length > maxBodyBytes) {
-            ex.setPersistent(false);
-            errors.error(ex, 413, "request body of " + length + " bytes is larger than the limit of "
-                    + maxBodyBytes + " bytes (server.maxBodyBytes)");
+            tooLarge(ex, "request body of " + length + " bytes");
             return;
         }
         if (length >= 0 && length <= Math.min(DIRECT_READ_LIMIT, maxBodyBytes) && ex.isInIoThread()
@@ -80,9 +78,7 @@ final class BodyReader {
                 body.discarded += chunk.length;
                 if (last || body.discarded > DRAIN_LIMIT) {
                     body.answered = true;
-                    e.setPersistent(false);
-                    errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes
-                            + " bytes (server.maxBodyBytes)");
+                    tooLarge(e, "request body");
                 }
                 return;
             }
@@ -92,14 +88,19 @@ final class BodyReader {
             }
         }, (e, failure) -> {
             if (failure instanceof RequestTooBigException || failure instanceof Receiver.RequestToLargeException) {
-                e.setPersistent(false);
-                errors.error(e, 413, "request body is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");
+                tooLarge(e, "request body");
             } else {
                 log.debug("could not read a request body: {}", failure.toString());
                 e.setPersistent(false);
                 e.endExchange();
             }
         });
+    }
+
+    /** Answers 413 and closes the connection after the answer (the rest of the body is not read). */
+    private void tooLarge(HttpServerExchange ex, String what) {
+        ex.setPersistent(false);
+        errors.error(ex, 413, what + " is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");
     }
 
     /**
