@@ -11,7 +11,9 @@ import java.security.KeyStore;
 import java.util.Objects;
 
 /**
- * HTTPS for the dashboard: with it the server listens on HTTPS only.
+ * HTTPS for the dashboard: with it the server listens on HTTPS only. {@link #context} loads the key store as the
+ * selector's {@code Https} does; DESIGN.md §2 lets the dashboard depend on schemas and kafka-clients only, so each
+ * module keeps its own.
  *
  * @param keyStore         the key store with the server's key and certificate chain
  * @param keyStoreType     PKCS12 or JKS

@@ -308,8 +308,9 @@ public final class CostModel {
     static double overflowHarm(CostParameters p, double loadedKvTokens, double recomputedKvTokens, double kappa,
                                double fleetMeanInFlight, double prefillDuty) {
         double spare = 1.0 - prefillDuty;
+        double spareSquared = spare * spare;
         return p.alphaP() * kappa * fleetMeanInFlight
-                * (loadedKvTokens * Math.pow(spare, 2) + recomputedKvTokens * Math.pow(spare, 3));
+                * (loadedKvTokens * spareSquared + recomputedKvTokens * spareSquared * spare);
     }
 
     /**
