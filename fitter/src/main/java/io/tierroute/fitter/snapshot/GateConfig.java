@@ -17,7 +17,14 @@ package io.tierroute.fitter.snapshot;
  * @param holdRelativeStdError a value whose relative error SE / max(|value|, negligible) exceeds this
  *     is HELD at the active value (DESIGN.md §5 identifiability); +∞ SE ("no information") always holds.
  *     The error figure is the standard error when present, else the quality figure when its kind is
- *     STD_ERROR (e.g. the spread of the top bucket maxima of BW_t). Default 0.5.
+ *     STD_ERROR (e.g. the spread of the top bucket maxima of BW_t). Default 0.5. Only while the data agree
+ *     with the value in force: see holdWithinStdErrors.
+ * @param holdWithinStdErrors an imprecise value (beyond holdRelativeStdError) is held only while the value in force
+ *     lies within this many error figures of it: the data cannot tell the two apart. Farther away the data contradict
+ *     the value in force, which is then no safe value to keep (a default of 50 µs/token where the fit says 0.4 ± 18
+ *     lay 2.7 standard errors out and was held for good: fleet-sim/experiments/ROUNDS.md, "Gate round"), and the
+ *     fit is checked as a precise one would be (bounds, samples, R², jump); only if one of those would reject it is
+ *     it held after all. +∞ holds every imprecise value. Default 2.
  * @param maxJumpFactor largest allowed ratio max(|new|, negligible) / max(|active|, negligible) (or its
  *     inverse) without overwhelming evidence; larger REJECTS. Not applied to ρ nor to the first snapshot
  *     (no active one). Default 4.
@@ -35,12 +42,13 @@ public record GateConfig(
         long minRhoSamples,
         double minR2,
         double holdRelativeStdError,
+        double holdWithinStdErrors,
         double maxJumpFactor,
         long overwhelmingSamples,
         double overwhelmingRelativeStdError,
         long minQuantileTrainingRows) {
 
-    public static final GateConfig DEFAULTS = new GateConfig(200, 30, 3, 0.3, 0.5, 4.0, 20_000, 0.02, 1_000);
+    public static final GateConfig DEFAULTS = new GateConfig(200, 30, 3, 0.3, 0.5, 2.0, 4.0, 20_000, 0.02, 1_000);
 
     public GateConfig {
         if (minSamples < 1 || minBandwidthSamples < 1 || minRhoSamples < 1 || overwhelmingSamples < 1
@@ -53,23 +61,33 @@ public record GateConfig(
         if (!(holdRelativeStdError > 0) || !(overwhelmingRelativeStdError > 0)) {
             throw new IllegalArgumentException("relative error thresholds must be > 0");
         }
+        if (!(holdWithinStdErrors > 0)) {
+            throw new IllegalArgumentException("holdWithinStdErrors must be > 0 (+Infinity holds every imprecise "
+                + "value): " + holdWithinStdErrors);
+        }
         if (!(maxJumpFactor > 1) || Double.isNaN(maxJumpFactor)) {
             throw new IllegalArgumentException("maxJumpFactor must be > 1: " + maxJumpFactor);
         }
     }
 
     public GateConfig withMinSamples(long v) {
-        return new GateConfig(v, minBandwidthSamples, minRhoSamples, minR2, holdRelativeStdError, maxJumpFactor,
-            overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
+        return new GateConfig(v, minBandwidthSamples, minRhoSamples, minR2, holdRelativeStdError, holdWithinStdErrors,
+            maxJumpFactor, overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
     }
 
     public GateConfig withMinR2(double v) {
-        return new GateConfig(minSamples, minBandwidthSamples, minRhoSamples, v, holdRelativeStdError, maxJumpFactor,
-            overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
+        return new GateConfig(minSamples, minBandwidthSamples, minRhoSamples, v, holdRelativeStdError,
+            holdWithinStdErrors, maxJumpFactor, overwhelmingSamples, overwhelmingRelativeStdError,
+            minQuantileTrainingRows);
+    }
+
+    public GateConfig withHoldWithinStdErrors(double v) {
+        return new GateConfig(minSamples, minBandwidthSamples, minRhoSamples, minR2, holdRelativeStdError, v,
+            maxJumpFactor, overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
     }
 
     public GateConfig withMaxJumpFactor(double v) {
-        return new GateConfig(minSamples, minBandwidthSamples, minRhoSamples, minR2, holdRelativeStdError, v,
-            overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
+        return new GateConfig(minSamples, minBandwidthSamples, minRhoSamples, minR2, holdRelativeStdError,
+            holdWithinStdErrors, v, overwhelmingSamples, overwhelmingRelativeStdError, minQuantileTrainingRows);
     }
 }

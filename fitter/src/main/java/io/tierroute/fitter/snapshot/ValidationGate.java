@@ -35,9 +35,12 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       and keep its provenance, the active value's window (with no active snapshot [0, 0), never fitted),
  *       else REJECT; then only the bounds check applies.</li>
  *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
- *       always holds): the data do not determine the value (identifiability), so the value in force is
+ *       always holds) and the value in force lies within holdWithinStdErrors SE of the fit: the data do not
+ *       determine the value (identifiability) and cannot tell it from the one in force, so that is
  *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
- *       "held: …" reason is recorded. A held value is exempt from the checks below. A held active value keeps
+ *       "held: …" reason is recorded. Farther away the data contradict the value in force: the imprecise fit
+ *       goes through the checks below as a precise one would, is applied if they pass (with a note) and
+ *       held if one would reject it. A held value is exempt from the checks below. A held active value keeps
  *       its window ({@link FittedValues#carried(FittedValue)}): a fit carried on stays distinguishable from a
  *       default; the next candidate's jump is not measured from it (only from a value fitted in the active
  *       version), so a hold defers a real shift by one publish rather than for good.</li>
@@ -259,7 +262,10 @@ public final class ValidationGate {
      *                  baseline, since the admission wait's rows and BW_t's link samples never reach
      *                  overwhelmingSamples: a real shift would then be held or rejected forever. A held value so
      *                  defers the next fit by one publish, it does not block it
-     * @param reference what an unfitted (samples 0) value must equal; null = any in-bounds value
+     * @param reference the value in force (the active value, else the default; for ρ, 0 without an entry): what an
+     *                  unfitted (samples 0) value must equal, and what an imprecise fit is held at while the data
+     *                  cannot tell the two apart; null = any in-bounds value (a BW_t without an active snapshot: the
+     *                  worker's configured link, which the gate does not know)
      */
     private Verdict check(String label, SnapshotParameter p, FittedValue v, FittedValue active, Double reference,
             long minSamples, boolean holdOnFewSamples, Ctx ctx) {
@@ -316,13 +322,43 @@ public final class ValidationGate {
         String keep = activeValue != null ? "the active value " + format(activeValue) + unit
             : p == SnapshotParameter.RHO ? "no entry (ρ = 0)"
             : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + format(reference) + unit;
-        if (rel > config.holdRelativeStdError()) {
-            ctx.held.add("held: " + label + " kept at " + keep + "; fitted " + format(x) + unit + " has "
-                + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
-                + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")");
+        if (!(rel > config.holdRelativeStdError())) {
+            return checkFit(label, p, v, rel, activeValue, activeFitted, minSamples, holdOnFewSamples, keep, ctx);
+        }
+        String imprecise = "fitted " + format(x) + unit + " has "
+            + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
+            + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")";
+        // How many error figures lie between the fit and the value in force (an infinite error: none).
+        double apart = reference == null ? 0.0 : Math.abs(x - reference) / errorFigure(v);
+        if (!(apart > config.holdWithinStdErrors())) {
+            ctx.held.add("held: " + label + " kept at " + keep + "; " + imprecise);
             return Verdict.HOLD;
         }
+        // The data contradict the value in force, so keeping it is no safe default: the fit replaces it if it passes
+        // what a precise fit must pass, and is held only where one of those checks would reject it.
+        Ctx trial = new Ctx();
+        Verdict verdict = checkFit(label, p, v, rel, activeValue, activeFitted, minSamples, holdOnFewSamples, keep,
+            trial);
+        String contradicted = "the value in force lies " + format(apart) + " error figures from it (more than "
+            + format(config.holdWithinStdErrors()) + ")";
+        if (verdict == Verdict.REJECT) {
+            ctx.held.add("held: " + label + " kept at " + keep + "; " + imprecise + ", and though " + contradicted
+                + " the fit fails: " + String.join("; ", trial.rejections));
+            return Verdict.HOLD;
+        }
+        ctx.held.addAll(trial.held);
+        ctx.notes.addAll(trial.notes);
+        if (verdict == Verdict.OK) {
+            ctx.notes.add(label + " applied although " + imprecise + ": " + contradicted);
+        }
+        return verdict;
+    }
 
+    /** The checks a fit passes once it is not held for imprecision: bounds, samples, R², jump. */
+    private Verdict checkFit(String label, SnapshotParameter p, FittedValue v, double rel, Double activeValue,
+            boolean activeFitted, long minSamples, boolean holdOnFewSamples, String keep, Ctx ctx) {
+        double x = v.getValue();
+        String unit = " " + p.unit();
         boolean ok = boundsCheck(label, p, x, ctx);
         if (v.getSamples() < minSamples) {
             if (holdOnFewSamples) {
@@ -399,15 +435,15 @@ public final class ValidationGate {
      * kind is STD_ERROR; NaN when there is none. +∞ SE gives +∞.
      */
     static double relativeError(SnapshotParameter p, FittedValue v) {
-        double err;
+        return errorFigure(v) / Math.max(Math.abs(v.getValue()), p.negligible());
+    }
+
+    /** The SE when present, else the quality when its kind is STD_ERROR; NaN when there is none. */
+    private static double errorFigure(FittedValue v) {
         if (v.getStdError() != null) {
-            err = v.getStdError();
-        } else if (v.getQualityKind() == QualityKind.STD_ERROR) {
-            err = v.getQuality();
-        } else {
-            return Double.NaN;
+            return v.getStdError();
         }
-        return err / Math.max(Math.abs(v.getValue()), p.negligible());
+        return v.getQualityKind() == QualityKind.STD_ERROR ? v.getQuality() : Double.NaN;
     }
 
     /**

@@ -284,6 +284,61 @@ class ValidationGateTest {
         assertThat(r.held()).singleElement().asString().startsWith("held: alphaHo kept at the default 100 µs/request²");
     }
 
+    /**
+     * A coefficient near 0 is imprecise in relative terms however much data there is (0.4 ± 18): held for that alone,
+     * the default 50 stayed in force though the data put it 2.7 standard errors out (fleet-sim's tierroute-gated).
+     * Held only while the value in force lies within holdWithinStdErrors (2) of the fit.
+     */
+    @Test
+    void anImpreciseFitIsHeldOnlyWhileTheDataCannotRuleOutTheValueInForce() {
+        ParameterSnapshot first = assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000));
+        FittedValue nearZero = SnapshotFixtures.fitted(0.4, 18.0, 10_000, 0.9, QualityKind.R2);
+        GateResult applied = gate.validate(SnapshotFixtures.with(first, SnapshotParameter.ALPHA_D, nearZero), null);
+        assertThat(applied.accepted()).isTrue();
+        assertThat(applied.held()).isEmpty();
+        assertThat(applied.snapshot().getAlphaD()).isEqualTo(nearZero);
+        assertThat(applied.notes()).containsExactly("alphaD applied although fitted 0.4 µs/token has standard error "
+            + "18 µs/token (relative 45 > max 0.5): the value in force lies 2.75556 error figures from it (more than 2)");
+
+        // 0.4 ± 30: the default 50 is 1.65 standard errors out, within what the data allow: held
+        FittedValue wider = SnapshotFixtures.fitted(0.4, 30.0, 10_000, 0.9, QualityKind.R2);
+        GateResult held = gate.validate(SnapshotFixtures.with(first, SnapshotParameter.ALPHA_D, wider), null);
+        assertThat(held.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
+        assertThat(held.held()).singleElement().asString().startsWith("held: alphaD kept at the default 50 µs/token");
+
+        // +∞ holds every imprecise value (the rule before holdWithinStdErrors)
+        ValidationGate always = new ValidationGate(GateConfig.DEFAULTS.withHoldWithinStdErrors(Double.POSITIVE_INFINITY));
+        GateResult old = always.validate(SnapshotFixtures.with(first, SnapshotParameter.ALPHA_D, nearZero), null);
+        assertThat(old.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
+        assertThat(old.held()).hasSize(1);
+    }
+
+    /** An imprecise fit that contradicts the value in force still passes the other checks, else it is held. */
+    @Test
+    void anImpreciseFitThatWouldBeRejectedIsHeldNotRejected() {
+        ParameterSnapshot active = active(); // α_d fitted at 50 in v1
+        // 0.4 ± 18 is 2.76 standard errors from 50, but a 125× jump without overwhelming evidence
+        ParameterSnapshot c = SnapshotFixtures.with(candidate(active, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 18.0, 10_000, 0.9, QualityKind.R2));
+        GateResult r = gate.validate(c, active);
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
+        assertThat(r.snapshot().getAlphaD().getSamples()).as("carried").isZero();
+        assertThat(r.held()).singleElement().asString()
+            .startsWith("held: alphaD kept at the active value 50 µs/token; fitted 0.4 µs/token has standard error 18")
+            .contains("though the value in force lies 2.75556 error figures from it (more than 2) the fit fails: "
+                + "alphaD jumps 125× from the active value 50 to 0.4 µs/token");
+    }
+
+    @Test
+    void holdWithinStdErrorsMustBePositive() {
+        for (double bad : new double[] {0.0, -1.0, Double.NaN}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> GateConfig.DEFAULTS.withHoldWithinStdErrors(bad))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("holdWithinStdErrors");
+        }
+    }
+
     @Test
     void rhoWithTooFewSamplesIsHeldOrDropped() {
         ParameterSnapshot active = active();
