@@ -68,6 +68,7 @@ final class WarmUpGate {
             source.append(' ').append(p.field()).append('=').append(SnapshotParameter.format(p.get(active).getValue()));
         }
         result.held().forEach(h -> source.append("; ").append(h));
+        result.notes().forEach(n -> source.append("; ").append(n));
         return converter.convert(active, source.toString(), null);
     }
 

@@ -80,6 +80,17 @@ class WarmUpGateTest {
     }
 
     @Test
+    void anImpreciseCoefficientTheDataSetApartFromTheValueInForceApplies() {
+        Map<Coefficient, Estimate> c = precise(FITTED);
+        c.put(Coefficient.ALPHA_D, estimate(0.4, 18.0)); // relative error 45, but the default 50 is 2.76 SE out
+        WarmUpGate gate = new WarmUpGate(FLEET);
+        ParameterSet p = gate.apply(fits(c, 4), ParameterSet.defaults(FLEET.workers()), "fit 1");
+
+        assertThat(p.cost().alphaD()).isEqualTo(0.4);
+        assertThat(p.source()).contains("alphaD applied although fitted 0.4 µs/token has standard error 18");
+    }
+
+    @Test
     void aFirstFitTheGateRejectsLeavesTheDefaults() {
         WarmUpGate gate = new WarmUpGate(FLEET);
         Map<Coefficient, Estimate> c = precise(FITTED);
