@@ -54,10 +54,14 @@ def main():
         print(label.ljust(17) + f"{n:8d}  {sum(c['W'] for c, _ in b) / n / 1e6:6.3f}  "
               f"{sum(q for _, q in b) / n:9.3f}  {sum(1 for _, q in b if q > 0.5):11d}  "
               f"{sum(1 for c, _ in b if c['cpu'] > 0):14d}")
+    # the log rounds each term to whole µs: a wait priced under 0.5 µs counts as none
     priced = [c for c, _ in pts if c['kvWait'] > 0]
     outweighed = sum(1 for c in priced if c['kv'] > c['kvWait'])
     print(f"chosen workers with a wait priced: {len(priced)}; the overflow price with its harm outweighed it in "
           f"{outweighed}")
+    if priced:
+        r = sorted(c['kv'] / c['kvWait'] for c in priced)
+        print(f"C_kv over the wait: min {r[0]:.1f}x, median {r[len(r) // 2]:.1f}x, max {r[-1]:.1f}x")
 
 
 if __name__ == '__main__':

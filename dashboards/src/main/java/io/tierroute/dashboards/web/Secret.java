@@ -7,8 +7,8 @@ import java.security.NoSuchAlgorithmException;
 /**
  * A configured token kept only as its SHA-256 digest; a presented one is hashed and compared with
  * {@link MessageDigest#isEqual} over the fixed 32 bytes, so the time says nothing about the secret.
- * The selector's {@code BearerToken} does the same; DESIGN.md §2 lets the dashboard depend on schemas and
- * kafka-clients only, so each module keeps its own.
+ * The selector's {@code BearerToken} does the same; DESIGN.md §2 does not let the dashboard depend
+ * on selector-runtime, so each module keeps its own.
  */
 final class Secret {
 

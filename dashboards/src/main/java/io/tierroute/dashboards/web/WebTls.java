@@ -12,7 +12,7 @@ import java.util.Objects;
 
 /**
  * HTTPS for the dashboard: with it the server listens on HTTPS only. {@link #context} loads the key store as the
- * selector's {@code Https} does; DESIGN.md §2 lets the dashboard depend on schemas and kafka-clients only, so each
+ * selector's {@code Https} does; DESIGN.md §2 does not let the dashboard depend on selector-runtime, so each
  * module keeps its own.
  *
  * @param keyStore         the key store with the server's key and certificate chain

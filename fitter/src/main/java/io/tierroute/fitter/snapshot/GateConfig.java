@@ -21,10 +21,13 @@ package io.tierroute.fitter.snapshot;
  *     with the value in force: see holdWithinStdErrors.
  * @param holdWithinStdErrors an imprecise value (beyond holdRelativeStdError) is held only while the value in force
  *     lies within this many error figures of it: the data cannot tell the two apart. Farther away the data contradict
- *     the value in force, which is then no safe value to keep (a default of 50 µs/token where the fit says 0.4 ± 18
- *     lay 2.7 standard errors out and was held for good: fleet-sim/experiments/ROUNDS.md, "Gate round"), and the
- *     fit is checked as a precise one would be (bounds, samples, R², jump); only if one of those would reject it is
- *     it held after all. +∞ holds every imprecise value. Default 2.
+ *     the value in force, which is then no safe value to keep (α_d's default of 50 µs/token where the fit said
+ *     0.39 ± 18.4 lay 2.7 standard errors out and was held for good: fleet-sim/experiments/ROUNDS.md, "Gate round"),
+ *     and the fit is checked as a precise one would be (bounds, samples, R², jump); only if one of those would
+ *     reject it is it held after all. With every value ≥ 0, an imprecise fit (SE &gt; holdRelativeStdError·fit) is
+ *     that far from the value in force only below it: the rule lowers values the data show too high (a near-zero
+ *     coefficient's default), it never raises one. A BW_t never fitted is a placeholder (the selector applies each
+ *     worker's configured link), not a value in force. +∞ holds every imprecise value. Default 2.
  * @param maxJumpFactor largest allowed ratio max(|new|, negligible) / max(|active|, negligible) (or its
  *     inverse) without overwhelming evidence; larger REJECTS. Not applied to ρ nor to the first snapshot
  *     (no active one). Default 4.

@@ -238,6 +238,8 @@ public final class ValidationGate {
             if (heldScalars.contains(p)) {
                 continue;
             }
+            // what the per-value checks noted about applying it (an imprecise fit, a jump) no longer holds
+            ctx.notes.removeIf(n -> n.startsWith(p.field() + " "));
             double ref = active == null ? p.defaultValue() : p.get(active).getValue();
             FittedValue fitted = p.get(candidate);
             // an unfitted value equal to the one in force is no change to report
@@ -323,13 +325,17 @@ public final class ValidationGate {
             : p == SnapshotParameter.RHO ? "no entry (ρ = 0)"
             : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + format(reference) + unit;
         if (!(rel > config.holdRelativeStdError())) {
-            return checkFit(label, p, v, rel, activeValue, activeFitted, minSamples, holdOnFewSamples, keep, ctx);
+            return checkFit(label, p, v, rel, active, activeFitted, minSamples, holdOnFewSamples, keep, ctx);
         }
         String imprecise = "fitted " + format(x) + unit + " has "
             + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
             + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")";
-        // How many error figures lie between the fit and the value in force (an infinite error: none).
-        double apart = reference == null ? 0.0 : Math.abs(x - reference) / errorFigure(v);
+        // How many error figures lie between the fit and the value in force (an infinite error: none). A BW_t never
+        // fitted is a placeholder the selector does not apply (it uses each worker's configured link): no value in
+        // force to contradict.
+        boolean placeholder = p == SnapshotParameter.BANDWIDTH && active != null
+            && FittedProvenance.neverFitted(active);
+        double apart = reference == null || placeholder ? 0.0 : Math.abs(x - reference) / errorFigure(v);
         if (!(apart > config.holdWithinStdErrors())) {
             ctx.held.add("held: " + label + " kept at " + keep + "; " + imprecise);
             return Verdict.HOLD;
@@ -337,8 +343,7 @@ public final class ValidationGate {
         // The data contradict the value in force, so keeping it is no safe default: the fit replaces it if it passes
         // what a precise fit must pass, and is held only where one of those checks would reject it.
         Ctx trial = new Ctx();
-        Verdict verdict = checkFit(label, p, v, rel, activeValue, activeFitted, minSamples, holdOnFewSamples, keep,
-            trial);
+        Verdict verdict = checkFit(label, p, v, rel, active, activeFitted, minSamples, holdOnFewSamples, keep, trial);
         String contradicted = "the value in force lies " + format(apart) + " error figures from it (more than "
             + format(config.holdWithinStdErrors()) + ")";
         if (verdict == Verdict.REJECT) {
@@ -355,8 +360,9 @@ public final class ValidationGate {
     }
 
     /** The checks a fit passes once it is not held for imprecision: bounds, samples, R², jump. */
-    private Verdict checkFit(String label, SnapshotParameter p, FittedValue v, double rel, Double activeValue,
+    private Verdict checkFit(String label, SnapshotParameter p, FittedValue v, double rel, FittedValue active,
             boolean activeFitted, long minSamples, boolean holdOnFewSamples, String keep, Ctx ctx) {
+        Double activeValue = active == null ? null : active.getValue();
         double x = v.getValue();
         String unit = " " + p.unit();
         boolean ok = boundsCheck(label, p, x, ctx);
@@ -378,7 +384,10 @@ public final class ValidationGate {
                 + " < minimum " + format(config.minR2()));
             ok = false;
         }
-        if (ok && activeValue != null && activeFitted && p.jumpChecked()) {
+        // A jump is measured only from a precise fit: an imprecise one applied because the data contradicted the value
+        // before it (0.4 ± 18) says too little to hold the next, precise fit within a factor of it.
+        boolean baseline = activeFitted && !(relativeError(p, active) > config.holdRelativeStdError());
+        if (ok && activeValue != null && baseline && p.jumpChecked()) {
             double a = Math.max(Math.abs(x), p.negligible()) / Math.max(Math.abs(activeValue), p.negligible());
             double factor = Math.max(a, 1 / a);
             if (factor > config.maxJumpFactor()) {

@@ -66,6 +66,22 @@ class AdmissionWaitGateTest {
     }
 
     @Test
+    void aValueAppliedAgainstTheDataIsNotReportedAppliedWhenTheRestHoldsIt() {
+        // k = 0.003 ± 0.2 puts the default 1 five standard errors out: applied on its own, with a note; but α is
+        // imprecise and within two standard errors of its default 0, so all three are held, and no note may say
+        // k was applied
+        GateResult alone = validate(null, fit(6_000, 50, 0.02, 0.001, 0.003, 0.2, 5_000, 300));
+        assertThat(alone.snapshot().getKvWaitScale().getValue()).isEqualTo(0.003);
+        assertThat(alone.notes()).singleElement().asString().startsWith("kvWaitScale applied although");
+
+        GateResult r = validate(null, fit(22_890, 100, 0.003, 0.002, 0.003, 0.2, 733, 300));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(1.0);
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).contains("kvWaitScale kept at 1"));
+        assertThat(r.notes()).noneMatch(n -> n.startsWith("kvWaitScale"));
+    }
+
+    @Test
     void eachHeldValueIsReportedOnceAndAnUnfittedOneNotAtAll() {
         // α imprecise (held by its own check), τ₀ precise (held with it), k unfitted on 10 rows with W > 0 (carried)
         GateResult r = validate(null, fit(22_890, 100, 0.003, 0.002, 0.298, 0.01, 733, 10));

@@ -298,7 +298,8 @@ class ValidationGateTest {
         assertThat(applied.held()).isEmpty();
         assertThat(applied.snapshot().getAlphaD()).isEqualTo(nearZero);
         assertThat(applied.notes()).containsExactly("alphaD applied although fitted 0.4 µs/token has standard error "
-            + "18 µs/token (relative 45 > max 0.5): the value in force lies 2.75556 error figures from it (more than 2)");
+            + "18 µs/token (relative 45 > max 0.5): the value in force lies 2.75556 error figures from it "
+            + "(more than 2)");
 
         // 0.4 ± 30: the default 50 is 1.65 standard errors out, within what the data allow: held
         FittedValue wider = SnapshotFixtures.fitted(0.4, 30.0, 10_000, 0.9, QualityKind.R2);
@@ -307,7 +308,8 @@ class ValidationGateTest {
         assertThat(held.held()).singleElement().asString().startsWith("held: alphaD kept at the default 50 µs/token");
 
         // +∞ holds every imprecise value (the rule before holdWithinStdErrors)
-        ValidationGate always = new ValidationGate(GateConfig.DEFAULTS.withHoldWithinStdErrors(Double.POSITIVE_INFINITY));
+        ValidationGate always =
+            new ValidationGate(GateConfig.DEFAULTS.withHoldWithinStdErrors(Double.POSITIVE_INFINITY));
         GateResult old = always.validate(SnapshotFixtures.with(first, SnapshotParameter.ALPHA_D, nearZero), null);
         assertThat(old.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
         assertThat(old.held()).hasSize(1);
@@ -329,6 +331,50 @@ class ValidationGateTest {
             .startsWith("held: alphaD kept at the active value 50 µs/token; fitted 0.4 µs/token has standard error 18")
             .contains("though the value in force lies 2.75556 error figures from it (more than 2) the fit fails: "
                 + "alphaD jumps 125× from the active value 50 to 0.4 µs/token");
+    }
+
+    /**
+     * A fit applied because the data contradicted the value before it is imprecise: no baseline for the next fit's
+     * jump check, or a precise α_d of 3 (7.5× the 0.4 applied) would reject every snapshot until the evidence became
+     * overwhelming.
+     */
+    @Test
+    void anImpreciseFitAppliedIsNoJumpBaseline() {
+        ParameterSnapshot first = SnapshotFixtures.with(assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 18.0, 10_000, 0.9, QualityKind.R2));
+        GateResult v1 = gate.validate(first, null);
+        assertThat(v1.snapshot().getAlphaD().getValue()).isEqualTo(0.4);
+
+        ParameterSnapshot next = SnapshotFixtures.with(candidate(v1.snapshot(), SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(3.0, 0.1, 10_000, 0.9, QualityKind.R2));
+        GateResult v2 = gate.validate(next, v1.snapshot());
+        assertThat(v2.rejections()).isEmpty();
+        assertThat(v2.snapshot().getAlphaD().getValue()).isEqualTo(3.0);
+
+        // from a precise 0.4 the same fit is a jump, as before
+        ParameterSnapshot precise = SnapshotFixtures.with(assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 0.01, 10_000, 0.9, QualityKind.R2));
+        ParameterSnapshot active = gate.validate(precise, null).snapshot();
+        ParameterSnapshot jump = SnapshotFixtures.with(candidate(active, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(3.0, 0.1, 10_000, 0.9, QualityKind.R2));
+        assertThat(gate.validate(jump, active).rejections()).singleElement().asString()
+            .startsWith("alphaD jumps 7.5× from the active value 0.4 to 3 µs/token");
+    }
+
+    /** A BW_t never fitted is a placeholder the selector does not apply: an imprecise peak has nothing to contradict. */
+    @Test
+    void anImpreciseBandwidthIsHeldAgainstAPlaceholder() {
+        ParameterSnapshot active = active();
+        FittedValue placeholder = FittedValues.carried(64e9);
+        ParameterSnapshot withPlaceholder = withBandwidth(active, Tier.CPU, placeholder);
+        assertThat(FittedProvenance.neverFitted(SnapshotAssemblerTest.bandwidth(withPlaceholder, Tier.CPU))).isTrue();
+        // 20 GB/s ± 15: 2.9 error figures below the placeholder, but the placeholder is no value in force
+        ParameterSnapshot c = withBandwidth(candidate(withPlaceholder, SnapshotFixtures.good(10_000)), Tier.CPU,
+            SnapshotFixtures.fitted(20e9, null, 1000, 15e9, QualityKind.STD_ERROR));
+        GateResult r = gate.validate(c, withPlaceholder);
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.held()).singleElement().asString().startsWith("held: bandwidth[CPU] kept at the active value");
+        assertThat(r.notes()).isEmpty();
     }
 
     @Test

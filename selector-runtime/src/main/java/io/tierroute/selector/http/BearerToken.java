@@ -9,8 +9,8 @@ import java.util.Locale;
  * One configured bearer token, kept only as its SHA-256 digest. A presented token is hashed and the
  * two digests compared with {@link MessageDigest#isEqual} (constant time over a fixed 32 bytes), so
  * neither the content nor the length of the secret shows in the response time, and the object holds
- * nothing a heap dump or a log line could reveal. The dashboard's {@code Secret} does the same; DESIGN.md §2 lets
- * the dashboard depend on schemas and kafka-clients only, so each module keeps its own.
+ * nothing a heap dump or a log line could reveal. The dashboard's {@code Secret} does the same; DESIGN.md §2 does not
+ * let the dashboard depend on selector-runtime, so each module keeps its own.
  */
 final class BearerToken {
 

@@ -15,7 +15,7 @@ import java.util.function.UnaryOperator;
  * Builds the HTTPS listener's {@link SSLContext} from {@code server.tls}: the key store's key and
  * certificate chain, TLS 1.2 / 1.3 as the JDK negotiates them. Errors name the file and the
  * environment variable, never the password. The dashboard's {@code WebTls} loads its key store the same way;
- * DESIGN.md §2 lets the dashboard depend on schemas and kafka-clients only, so each module keeps its own.
+ * DESIGN.md §2 does not let the dashboard depend on selector-runtime, so each module keeps its own.
  */
 final class Https {
 

@@ -526,11 +526,12 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             snapshotsRejected.inc();
         }
         // The gate's notes (a jump on overwhelming evidence, an imprecise fit applied because the data contradict the
-        // value in force) are not in the record: the log is where an operator sees them.
+        // value in force) are not in the record: the log is where an operator sees them. A rejected snapshot applies
+        // nothing, so its notes would mislead.
         LOG.info("scope {}: published version {} {} (parent {}, control sequence {}){}{}", scope, v,
             snapshot.getStatus(), snapshot.getParentVersion(), sequence,
             snapshot.getRejectReasons().isEmpty() ? "" : ": " + snapshot.getRejectReasons(),
-            result.notes().isEmpty() ? "" : "; gate notes: " + result.notes());
+            !result.accepted() || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes());
         out.collect(snapshot);
     }
 
