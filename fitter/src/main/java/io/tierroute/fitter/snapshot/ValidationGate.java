@@ -55,7 +55,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       active value fitted in its own version (samples &gt; 0); skipped for ρ, when there is no active
  *       snapshot, against a default (no evidence: the first fit may land anywhere in bounds) and against a
  *       carried value (held, or not covered by a fit): the admission wait's rows and BW_t's link samples
- *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever.</li>
+ *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever; and
+ *       against an imprecise value applied because the data contradicted the one before it.</li>
  * </ol>
  * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which

@@ -117,8 +117,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     /**
      * Parameters fitted on the same warm-up runs, but through production's path: each round's fit becomes a candidate
      * snapshot that the fitter's validation gate accepts (holding imprecise values the data cannot tell from the ones
-     * in force at those) or rejects
-     * ({@link WarmUpGate}).
+     * in force at those) or rejects ({@link WarmUpGate}).
      */
     public static RoutingPolicy gated(PolicySetup setup) {
         WarmUpGate gate = new WarmUpGate(setup.fleet());

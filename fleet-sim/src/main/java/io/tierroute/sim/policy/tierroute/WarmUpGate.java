@@ -20,8 +20,9 @@ import java.util.List;
  * The path a warm-up's fit takes to the selector, as in production: the fitter's {@link SnapshotAssembler} makes a
  * CANDIDATE snapshot of it, the {@link ValidationGate} (its default configuration) accepts it, holding imprecise
  * values the data cannot tell from the ones in force at those, or rejects it against the snapshot in force, and the
- * selector's {@link SnapshotConverter} turns an accepted snapshot into the parameters it routes with. A rejected fit leaves the
- * parameters in force. One instance per fitted policy: it remembers the active snapshot between warm-up rounds.
+ * selector's {@link SnapshotConverter} turns an accepted snapshot into the parameters it routes with. A rejected fit
+ * leaves the parameters in force. One instance per fitted policy: it remembers the active snapshot between warm-up
+ * rounds.
  */
 final class WarmUpGate {
 
