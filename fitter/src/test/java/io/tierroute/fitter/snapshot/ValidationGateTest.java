@@ -340,8 +340,8 @@ class ValidationGateTest {
      */
     @Test
     void anImpreciseFitAppliedIsNoJumpBaseline() {
-        ParameterSnapshot first = SnapshotFixtures.with(assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)),
-            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 18.0, 10_000, 0.9, QualityKind.R2));
+        ParameterSnapshot first = SnapshotFixtures.with(
+            assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)), SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 18.0, 10_000, 0.9, QualityKind.R2));
         GateResult v1 = gate.validate(first, null);
         assertThat(v1.snapshot().getAlphaD().getValue()).isEqualTo(0.4);
 
@@ -352,8 +352,8 @@ class ValidationGateTest {
         assertThat(v2.snapshot().getAlphaD().getValue()).isEqualTo(3.0);
 
         // from a precise 0.4 the same fit is a jump, as before
-        ParameterSnapshot precise = SnapshotFixtures.with(assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)),
-            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 0.01, 10_000, 0.9, QualityKind.R2));
+        ParameterSnapshot precise = SnapshotFixtures.with(
+            assembler.assemble("default", 0, null, SnapshotFixtures.good(10_000)), SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(0.4, 0.01, 10_000, 0.9, QualityKind.R2));
         ParameterSnapshot active = gate.validate(precise, null).snapshot();
         ParameterSnapshot jump = SnapshotFixtures.with(candidate(active, SnapshotFixtures.good(10_000)),
             SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(3.0, 0.1, 10_000, 0.9, QualityKind.R2));

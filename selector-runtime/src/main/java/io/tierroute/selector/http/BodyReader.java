@@ -97,7 +97,7 @@ final class BodyReader {
         });
     }
 
-    /** Answers 413 and closes the connection after the answer (the rest of the body is not read). */
+    /** Answers 413 and closes the connection after the answer (a body of unknown length is drained first: read). */
     private void tooLarge(HttpServerExchange ex, String what) {
         ex.setPersistent(false);
         errors.error(ex, 413, what + " is larger than the limit of " + maxBodyBytes + " bytes (server.maxBodyBytes)");

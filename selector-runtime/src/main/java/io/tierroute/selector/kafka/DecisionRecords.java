@@ -25,7 +25,8 @@ final class DecisionRecords {
                 .setPrefillUs(b.prefillUs()).setDecodeUs(b.decodeUs()).setKvUs(b.kvUs()).setTierUs(b.tierUs())
                 .setHolUs(b.headOfLineUs()).setWorkflowBonusUs(b.workflowBonusUs()).setToolsBonusUs(b.toolsBonusUs())
                 .setTotalUs(b.totalUs()).setQueueUs(b.queueUs()).setHarmUs(b.harmUs())
-                .setOwnDecodeUs(b.ownDecodeUs()).setKvOverflowHarmUs(b.kvOverflowHarmUs()).setKvWaitUs(b.kvWaitUs()).build();
+                .setOwnDecodeUs(b.ownDecodeUs()).setKvOverflowHarmUs(b.kvOverflowHarmUs()).setKvWaitUs(b.kvWaitUs())
+                .build();
         List<TierTransfer> transfers = new ArrayList<>(Tier.COUNT - 1);
         for (int t = Tier.HBM.ordinal() + 1; t < Tier.COUNT; t++) {
             long tokens = b.tierTokens()[t];

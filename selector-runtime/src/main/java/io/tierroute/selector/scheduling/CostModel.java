@@ -290,11 +290,12 @@ public final class CostModel {
      * less r's prefix held in HBM there, {@code m_load} the part of it r's prefix holds on a usable slower tier there
      * (loaded into HBM; a tier past the ρ cut-off is a miss, recomputed), {@code m_rec = m − m_load} (recomputed).
      * Tokens that do not fit are recomputed — r's prefix reloaded after a wait, or a decoder preempted and recomputed
-     * — and a recomputed token takes {@code α_p} from about {@code Ā} requests in flight, at weight κ: {@link #harm}'s price. Without it an overflow cost {@code α_p} per
-     * token where recomputing r's prompt on a worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix
-     * in w's CPU tier drew r to a worker whose HBM was full of decoders, where it waited seconds to reserve HBM for the
-     * load (Mooncake 2.5: the 2.4 % of requests that waited over 0.5 s carried the whole mean-TTFT gap to
-     * {@code oracle-ttft}). Only the missing part: r's own prefix held in HBM is shared, not new demand.
+     * — and a recomputed token takes {@code α_p} from about {@code Ā} requests in flight, at weight κ:
+     * {@link #harm}'s price. Without it an overflow cost {@code α_p} per token where recomputing r's prompt on a
+     * worker with room cost {@code α_p·(1 + κ·Ā)}, so a 20–50 k-token prefix in w's CPU tier drew r to a worker whose
+     * HBM was full of decoders, where it waited seconds to reserve HBM for the load (Mooncake 2.5: the 2.4 % of
+     * requests that waited over 0.5 s carried the whole mean-TTFT gap to {@code oracle-ttft}). Only the missing
+     * part: r's own prefix held in HBM is shared, not new demand.
      *
      * <p>The fades (D̄ the fleet's prefill duty): the harm is worth avoiding only where another worker has room, and
      * the two parts land at different times. A load reserves HBM for the whole segment at admission, so r waits at

@@ -21,8 +21,8 @@ class DecisionRecordsTest {
     void everyTermAndFeatureLandsInItsField() {
         RouteDecision d = new RouteDecision("req-1", "w-0", 0, "default", 3, 1200, 80,
                 RouteDecision.PredictionSource.HINT, false, 0, DistinctBreakdown.of(1000), List.of());
-        RouteRequest request = new RouteRequest("req-1", null, null, null, new int[] {1, 2, 3}, null, null, null, 64, 80, null,
-                false);
+        RouteRequest request = new RouteRequest("req-1", null, null, null, new int[] {1, 2, 3}, null, null, null, 64, 80,
+                null, false);
         RoutingDecision r = DecisionRecords.build("sel-1", "model-x", request, d, 8, 42L, -1L, 1_700_000_000_000L);
 
         CostBreakdown c = r.getCost();
