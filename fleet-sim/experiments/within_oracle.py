@@ -4,7 +4,8 @@ better of the two clairvoyant references. Reads ROOT/seedN/{VARIANT,oracle,oracl
 layout feasible_cells.py reads; VARIANT's tierroute-fitted rows, default base; the references' rows are picked by
 policy name, so oracle-ttft may be a link to the oracle directory when one run holds both). Prints the cells within
 10 % per seed and each cell whose geometric mean over the seeds is above 10 % or that is above at three seeds or more
-(ROUNDS.md, "Gate round")."""
+(ROUNDS.md, "Gate round"). REFERENCE=oracle or REFERENCE=oracle-ttft compares against that reference alone (ROUNDS.md,
+"Frontier round": the issue's oracle is `oracle`, the clairvoyant cost model)."""
 import csv
 import math
 import os
@@ -30,12 +31,18 @@ def main():
         sys.exit(__doc__)
     root, seeds = sys.argv[1], [int(s) for s in sys.argv[2].split(',')]
     variant = sys.argv[3] if len(sys.argv) == 4 else 'base'
+    only = os.environ.get('REFERENCE') or None
+    if only not in (None, 'oracle', 'oracle-ttft'):
+        sys.exit(f"REFERENCE={only}: oracle or oracle-ttft")
+    keep = lambda name: only is None or name == only
+    label = 'the better reference' if only is None else only
     ratios = defaultdict(list)
     for s in seeds:
         within = cells = 0
         for w in W:
-            refs = mean_ttft(f'{root}/seed{s}/oracle/{w}/results.csv', lambda p: p == 'oracle')
-            for L, v in mean_ttft(f'{root}/seed{s}/oracle-ttft/{w}/results.csv', lambda p: p == 'oracle-ttft').items():
+            refs = mean_ttft(f'{root}/seed{s}/oracle/{w}/results.csv', lambda p: p == 'oracle' and keep(p))
+            for L, v in mean_ttft(f'{root}/seed{s}/oracle-ttft/{w}/results.csv',
+                                  lambda p: p == 'oracle-ttft' and keep(p)).items():
                 refs.setdefault(L, []).extend(v)
             for L, v in mean_ttft(f'{root}/seed{s}/{variant}/{w}/results.csv', lambda p: p == 'tierroute-fitted').items():
                 if L not in refs:
@@ -44,7 +51,7 @@ def main():
                 ratios[(w, L)].append(x)
                 cells += 1
                 within += x <= 1.10
-        print(f"seed {s}: {within} of {cells} cells within 10 % of the better reference")
+        print(f"seed {s}: {within} of {cells} cells within 10 % of {label}")
     for (w, L), xs in ratios.items():
         geo = math.exp(sum(map(math.log, xs)) / len(xs))
         above = sum(1 for x in xs if x > 1.10)
