@@ -41,11 +41,20 @@ def main():
         sys.exit(__doc__)
     big, full = sys.argv[1], sys.argv[2]
     load = float(sys.argv[3]) if len(sys.argv) == 4 else 2.75
+    if not os.path.isdir(big):
+        sys.exit(f"{big}: no such directory (a bench routing run with --seed, holding seed-N/results.csv)")
+    seeds = sorted(int(d.split('-')[1]) for d in os.listdir(big) if d.startswith('seed-') and d[5:].isdigit())
+    if not seeds:
+        sys.exit(f"{big}: no seed-N directories (run bench routing with --seed, e.g. --seed 1-3)")
     print(f'trace hit ceiling (every earlier prefix cached): {hit_ceiling(TRACE):.3f} of prompt tokens')
-    seeds = sorted(int(d.split('-')[1]) for d in os.listdir(big) if d.startswith('seed-'))
     for s in seeds:
-        with open(f'{full}/seed{s}/peers/mooncake/results.csv', newline='') as f:
+        peers = f'{full}/seed{s}/peers/mooncake/results.csv'
+        if not os.path.exists(peers):
+            sys.exit(f"{peers}: missing (the peers' table at the real cache size, variant_table.sh's layout)")
+        with open(peers, newline='') as f:
             real = [r for r in csv.DictReader(f) if r['policy'] in PEERS and float(r['load']) == load]
+        if not real:
+            sys.exit(f"{peers}: no peer rows at load {load:g}")
         best = min(real, key=lambda r: float(r['jct_mean_s']))
         print(f"seed {s}: best peer mean JCT at the real cache size {float(best['jct_mean_s']):.3f} s ({best['policy']})")
         with open(f'{big}/seed-{s}/results.csv', newline='') as f:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""cell_ratios.py ROOT SEEDS CELLS V1 V2 ...: a markdown row per variant, best peer / tierroute-fitted as "TTFT mean /
-p99 / JCT mean" per cell (geometric mean over SEEDS), then the columns more than 3 % behind over the seeds in the
-workloads the variant ran (ONLY=w1,w2 counts those workloads alone). CELLS: workload@load, comma-separated (e.g. llmd-blog@0.5,agentic@1); a cell the variant
-did not run prints an empty column. Reads ROOT/seedN/{peers,V}/<workload>/results.csv, the layout variant_table.sh
-writes (ROUNDS.md, "Frontier round")."""
+"""cell_ratios.py ROOT SEEDS CELLS V1 V2 ...: a header and a markdown row per variant, best peer / tierroute-fitted
+as "TTFT mean / p99 / JCT mean" per cell (geometric mean over SEEDS), then the columns more than 3 % behind over the
+seeds in the workloads the variant ran (ONLY=w1,w2 counts those workloads alone). CELLS: workload@load,
+comma-separated (e.g. llmd-blog@0.5,agentic@1); a cell the variant did not run prints an empty column. Reads
+ROOT/seedN/{peers,V}/<workload>/results.csv, the layout variant_table.sh writes (ROUNDS.md, "Frontier round")."""
 import csv
 import math
 import os
@@ -45,8 +45,12 @@ def main():
                                                 'llmd-blog'})
     counted = set(os.environ['ONLY'].split(',')) if os.environ.get('ONLY') else set(workloads)
     geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    print('| variant | ' + ' | '.join(f'{w} {L:g}' for w, L in cells) + ' | columns > 3 % behind |')
     for v in sys.argv[4:]:
         per = {(s, w): ratios(root, s, v, w) for s in seeds for w in workloads}
+        if not any(per.values()):
+            listed = ','.join(map(str, seeds))
+            sys.exit(f"{v}: no tierroute-fitted rows under {root}/seed{{{listed}}}/{v} with peers beside")
         row = []
         for w, L in cells:
             got = [per[(s, w)][L] for s in seeds if L in per[(s, w)]]

@@ -46,17 +46,21 @@ def main():
                 refs.setdefault(L, []).extend(v)
             for L, v in mean_ttft(f'{root}/seed{s}/{variant}/{w}/results.csv', lambda p: p == 'tierroute-fitted').items():
                 if L not in refs:
-                    sys.exit(f"seed {s} {w} {L}: no reference run (ROOT/seed{s}/oracle and oracle-ttft)")
+                    where = {None: 'oracle and oracle-ttft', 'oracle': 'oracle', 'oracle-ttft': 'oracle-ttft'}[only]
+                    sys.exit(f"seed {s} {w} {L}: no reference run (ROOT/seed{s}/{where})")
                 x = v[0] / min(refs[L])
                 ratios[(w, L)].append(x)
                 cells += 1
                 within += x <= 1.10
+        if cells == 0:
+            sys.exit(f"seed {s}: no tierroute-fitted rows under {root}/seed{s}/{variant}")
         print(f"seed {s}: {within} of {cells} cells within 10 % of {label}")
     for (w, L), xs in ratios.items():
         geo = math.exp(sum(map(math.log, xs)) / len(xs))
         above = sum(1 for x in xs if x > 1.10)
         if geo > 1.10 or above >= 3:
-            print(f"{w} {L:g}: {100 * (geo - 1):+.1f} % on the geometric mean, above 10 % at {above} of {len(xs)} seeds")
+            print(f"{w} {L:g}: {100 * (geo - 1):+.1f} % on the geometric mean of {label}, above 10 % at {above} of "
+                  f"{len(xs)} seeds")
 
 
 if __name__ == '__main__':

@@ -3,6 +3,7 @@ package io.tierroute.fitter.regression;
 import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.EventWindow;
 import io.tierroute.fitter.QualityKind;
+import io.tierroute.fitter.linalg.Cholesky;
 import io.tierroute.fitter.linalg.Nnls;
 import io.tierroute.fitter.linalg.SymmetricEigen;
 import java.util.ArrayList;
@@ -28,6 +29,8 @@ import java.util.OptionalDouble;
  *   <li>every {@code refitInterval} rows each candidate is solved by NNLS (Lawson-Hanson on the
  *       equilibrated normal equations) and the candidate with the smallest weighted residual sum
  *       becomes the reference (all candidates share the row weights, so their sums are comparable);</li>
+ *   <li>a quadratic term the other regressors reproduce (variance inflation above {@link #MAX_VARIANCE_INFLATION})
+ *       is left out of a refit, its linear partner carrying it;</li>
  *   <li>standard errors from the Huber sandwich s²·B⁻¹MB⁻¹ with the forgetting applied (λ in B, λ² in M).</li>
  * </ul>
  * Not thread-safe. No I/O.
@@ -37,6 +40,21 @@ public final class LatencyRegression {
     private static final double ABSOLUTE_FLOOR = 1e-6;
     private static final int INIT_ITERATIONS = 6;
     private static final int HO = Coefficient.ALPHA_HO.ordinal();
+    /**
+     * A quadratic term whose column the other regressors reproduce this closely (variance inflation factor above it,
+     * i.e. R² of the column on the others above 1 − 10⁻⁶) is left out of the fit: with prompts of nearly one length
+     * (ISL² − hit²)/2 is nearly a multiple of p_eff and the data fix only α_p·p_eff + α_p2·(ISL² − hit²)/2. Left out,
+     * it is 0 with an infinite standard error, as a regressor never observed, and its linear partner carries the term
+     * (DESIGN.md §3's linear price). Where a fit ended with both standard errors at 10⁶ times their values, the gate
+     * held both at DESIGN's defaults whatever the data said (llmd-blog 0.5, seed 5); there the rule acts in the early
+     * refits, when few rows have entered the sums, and the fit's path no longer ends there
+     * (fleet-sim/experiments/ROUNDS.md, "Frontier round").
+     */
+    static final double MAX_VARIANCE_INFLATION = 1e6;
+    /** The quadratic terms, each priced by its linear partner when left out; the worst is left out first. */
+    private static final int[] QUADRATIC = {Coefficient.ALPHA_P2.ordinal(), Coefficient.ALPHA_D2.ordinal()};
+    /** Keeps the others' matrix positive definite where two of them reproduce each other (unit-diagonal scale). */
+    private static final double INFLATION_RIDGE = 1e-10;
 
     private final RegressionConfig config;
     private final int p;
@@ -65,6 +83,12 @@ public final class LatencyRegression {
     private double sumLambda2;
     private double ewMeanYNum;
     private final double[] lastSsr;
+    /**
+     * The quadratic columns this refit leaves out ({@link #MAX_VARIANCE_INFLATION}), decided once per refit on the
+     * reference candidate's sums: the candidates differ only in x_ho, and one test per candidate cost a fifth of
+     * the update throughput.
+     */
+    private boolean[] leftOut;
 
     public LatencyRegression(RegressionConfig config) {
         this.config = config;
@@ -79,6 +103,7 @@ public final class LatencyRegression {
         this.x = new double[p];
         this.best = Math.min(4, config.maxQSlack()); // the design default Q_slack until the first refit
         this.lastSsr = new double[candidates.length];
+        this.leftOut = new boolean[p];
     }
 
     public RegressionConfig config() {
@@ -254,6 +279,9 @@ public final class LatencyRegression {
         int bestK = best;
         for (int k = 0; k < candidates.length; k++) {
             sums.fill(k, candidates[k]);
+        }
+        leftOut = unidentifiedQuadratics(candidates[best]);
+        for (int k = 0; k < candidates.length; k++) {
             double ssr = solve(candidates[k]);
             lastSsr[k] = ssr;
             if (ssr < bestSsr) {
@@ -267,13 +295,90 @@ public final class LatencyRegression {
         }
     }
 
+    /**
+     * The column scales 1/√a_jj of the equilibrated normal equations; 0 for a regressor the fit leaves out: one never
+     * observed, or a quadratic term this refit left out ({@link #unidentifiedQuadratics}).
+     */
     private double[] equilibration(WeightedGram g) {
+        double[] d = columnScales(g);
+        for (int j = 0; j < p; j++) {
+            if (leftOut[j]) {
+                d[j] = 0;
+            }
+        }
+        return d;
+    }
+
+    private double[] columnScales(WeightedGram g) {
         double[] d = new double[p];
         for (int j = 0; j < p; j++) {
             double ajj = g.a[j][j];
             d[j] = ajj > 1e-300 && Double.isFinite(ajj) ? 1 / Math.sqrt(ajj) : 0;
         }
         return d;
+    }
+
+    /**
+     * The quadratic columns the others reproduce beyond {@link #MAX_VARIANCE_INFLATION}, the worst left out first.
+     * Judged on the reference candidate before this refit's solves, for every candidate: they differ only in x_ho.
+     */
+    private boolean[] unidentifiedQuadratics(WeightedGram g) {
+        boolean[] out = new boolean[p];
+        double[] d = columnScales(g);
+        for (int round = 0; round < QUADRATIC.length; round++) {
+            int worst = -1;
+            double worstInflation = MAX_VARIANCE_INFLATION;
+            for (int j : QUADRATIC) {
+                double inflation = d[j] == 0 ? 0 : varianceInflation(g, d, j);
+                if (inflation > worstInflation) {
+                    worst = j;
+                    worstInflation = inflation;
+                }
+            }
+            if (worst < 0) {
+                break;
+            }
+            out[worst] = true;
+            d[worst] = 0; // leaving one out can make the other identifiable: measure again without it
+        }
+        return out;
+    }
+
+    /**
+     * Column j's variance inflation factor on the equilibrated matrix C (unit diagonal; columns with scale 0 left out):
+     * 1 / (1 − R²) of column j regressed on the others, R² = c_jᵀ C₋ⱼ⁻¹ c_j. Solved on the others alone, with a tiny
+     * ridge, so that two other columns reproducing each other do not make column j look unidentified.
+     */
+    private double varianceInflation(WeightedGram g, double[] d, int j) {
+        int n = p - 1;
+        double[][] others = new double[n][n];
+        double[] withJ = new double[n];
+        for (int a = 0, ia = 0; a < p; a++) {
+            if (a == j) {
+                continue;
+            }
+            withJ[ia] = d[a] * (a <= j ? g.a[a][j] : g.a[j][a]) * d[j];
+            for (int b = 0, ib = 0; b < p; b++) {
+                if (b == j) {
+                    continue;
+                }
+                others[ia][ib++] = d[a] * (a <= b ? g.a[a][b] : g.a[b][a]) * d[b];
+            }
+            if (d[a] == 0) {
+                others[ia][ia] = 1;
+            }
+            ia++;
+        }
+        double[] coef = Cholesky.solve(others, withJ, INFLATION_RIDGE);
+        if (coef == null) {
+            return Double.POSITIVE_INFINITY;
+        }
+        double explained = 0;
+        for (int a = 0; a < n; a++) {
+            explained += withJ[a] * coef[a];
+        }
+        double unexplained = 1 - explained;
+        return unexplained > 0 ? 1 / unexplained : Double.POSITIVE_INFINITY;
     }
 
     /** NNLS on the equilibrated normal equations; stores the raw-unit solution; returns the weighted SSR. */
@@ -325,6 +430,7 @@ public final class LatencyRegression {
         double liveScale = scale;
         int liveBest = best;
         double[] liveSsr = lastSsr.clone();
+        boolean[] liveLeftOut = leftOut;
         for (int k = 0; k < candidates.length; k++) {
             candidates[k] = live[k].copyCoefficients();
         }
@@ -335,6 +441,7 @@ public final class LatencyRegression {
             scale = liveScale;
             best = liveBest;
             System.arraycopy(liveSsr, 0, lastSsr, 0, liveSsr.length);
+            leftOut = liveLeftOut;
         }
     }
 
@@ -391,7 +498,8 @@ public final class LatencyRegression {
 
     /**
      * Huber sandwich standard errors s·sqrt(diag(B⁻¹ M B⁻¹)), computed on the equilibrated matrices with
-     * the eigenvalue floor; +Infinity for a regressor never observed or with fewer rows than coefficients.
+     * the eigenvalue floor; +Infinity for a regressor the fit leaves out ({@link #equilibration}) or with fewer rows
+     * than coefficients.
      */
     private double[] standardErrors(WeightedGram g) {
         double[] se = new double[p];

@@ -1,0 +1,49 @@
+package io.tierroute.fitter.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.data.Percentage.withPercentage;
+
+import io.tierroute.fitter.regression.LatencyFit;
+import io.tierroute.fitter.regression.LatencyObservation;
+import io.tierroute.fitter.regression.LatencyRegression;
+import io.tierroute.fitter.regression.RegressionConfig;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Prompts of nearly one length, from the regression through the assembler and the gate: the first snapshot must
+ * price prefill at what the data say, not at DESIGN's α_p = 1 µs/token (fleet-sim/experiments/ROUNDS.md, "Frontier
+ * round": at llmd-blog 0.5, seed 5, the gated router did, because the fit's α_p and α_p2 could not be told apart).
+ */
+class PrefillPriceThroughTheGateTest {
+
+    @Test
+    void aSharedPrefixWithQueriesOfOneLengthGetsItsPrefillPriceApplied() {
+        long seed = 51;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        LatencyRegression regression = new LatencyRegression(RegressionConfig.defaults());
+        long t = 1_700_000_000_000L;
+        for (int i = 0; i < 3000; i++) {
+            // a 6,000-token prefix in cache and a 1,190–1,210-token query: (ISL² − hit²)/2 ≈ 6,600·p_eff
+            double q = 1190 + rnd.nextDouble() * 20;
+            double quad = q * (6000 + q / 2);
+            double sumD = rnd.nextDouble() * 2000;
+            double y = (5.0 * q + 0.001 * quad + 10 * sumD) * (1 + 0.05 * rnd.nextGaussian());
+            regression.update(new LatencyObservation(t += 100, Math.max(0, y), q, 0, quad, sumD, 0, 0, 0, 0, 0));
+        }
+        LatencyFit fit = regression.fit();
+        FitResults fits = new FitResults(fit, Map.of(), Map.of(), null, null);
+        long now = t;
+        ParameterSnapshot candidate = new SnapshotAssembler("test", () -> now).assemble("default", 0, null, fits);
+
+        GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(candidate, null);
+
+        assertThat(r.accepted()).as("seed %d: %s", seed, r.rejections()).isTrue();
+        assertThat(r.held()).as("seed %d", seed).noneMatch(h -> h.startsWith("held: alphaP "));
+        double perToken = 5.0 + 0.001 * 6600;
+        assertThat(r.snapshot().getAlphaP().getValue()).as("seed %d", seed).isCloseTo(perToken, withPercentage(3));
+        assertThat(r.snapshot().getAlphaP2().getValue()).as("seed %d", seed).isZero();
+    }
+}
