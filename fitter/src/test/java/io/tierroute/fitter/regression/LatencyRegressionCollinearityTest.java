@@ -35,17 +35,7 @@ class LatencyRegressionCollinearityTest {
         // llm-d blog shape: every prompt a 6,000-token shared prefix held in cache plus a 1,190–1,210-token query, so
         // (ISL² − hit²)/2 = q·(6,000 + q/2) is q times 6,595–6,605: the data fix only α_p + 6,600·α_p2 per token.
         long seed = 41;
-        SplittableRandom rnd = new SplittableRandom(seed);
-        long[] t = {1_700_000_000_000L};
-        LatencyFit fit = fit(4000, () -> {
-            double q = 1190 + rnd.nextDouble() * 20;
-            double quad = q * (6000 + q / 2);
-            double sumD = rnd.nextDouble() * 400;
-            double quadD = sumD * rnd.nextDouble() * 20000;
-            double y = (ALPHA_P * q + ALPHA_P2 * quad + ALPHA_D * sumD + ALPHA_D2 * quadD)
-                * (1 + 0.05 * rnd.nextGaussian());
-            return new LatencyObservation(t[0] += 100, Math.max(0, y), q, 0, quad, sumD, quadD, 0, 0, 0, 0);
-        });
+        LatencyFit fit = fit(4000, onePromptLength(seed));
         assertThat(fit.value(Coefficient.ALPHA_P2)).as("seed %d", seed).isZero();
         assertThat(fit.get(Coefficient.ALPHA_P2).stdError().getAsDouble()).isEqualTo(Double.POSITIVE_INFINITY);
         double perToken = ALPHA_P + ALPHA_P2 * 6600; // the price the data fix, within ±0.1 %
