@@ -83,12 +83,6 @@ public final class LatencyRegression {
     private double sumLambda2;
     private double ewMeanYNum;
     private final double[] lastSsr;
-    /**
-     * The quadratic columns this refit leaves out ({@link #MAX_VARIANCE_INFLATION}), decided once per refit on the
-     * reference candidate's sums: the candidates differ only in x_ho, and one test per candidate cost a fifth of
-     * the update throughput.
-     */
-    private boolean[] leftOut;
 
     public LatencyRegression(RegressionConfig config) {
         this.config = config;
@@ -103,7 +97,6 @@ public final class LatencyRegression {
         this.x = new double[p];
         this.best = Math.min(4, config.maxQSlack()); // the design default Q_slack until the first refit
         this.lastSsr = new double[candidates.length];
-        this.leftOut = new boolean[p];
     }
 
     public RegressionConfig config() {
@@ -270,8 +263,12 @@ public final class LatencyRegression {
         return ABSOLUTE_FLOOR;
     }
 
-    /** Re-estimates the robust scale, solves every candidate and re-selects Q_slack. */
-    private void refit() {
+    /**
+     * Re-estimates the robust scale, solves every candidate and re-selects Q_slack; returns the quadratic columns the
+     * solves left out ({@link #unidentifiedQuadratics}), decided once on the reference candidate: the candidates differ
+     * only in x_ho, and one test per candidate cost a fifth of the update throughput.
+     */
+    private boolean[] refit() {
         if (burnInRows == null && robustScale.size() >= 8) {
             scale = Math.max(robustScale.scale(), scaleFloor());
         }
@@ -280,9 +277,9 @@ public final class LatencyRegression {
         for (int k = 0; k < candidates.length; k++) {
             sums.fill(k, candidates[k]);
         }
-        leftOut = unidentifiedQuadratics(candidates[best]);
+        boolean[] leftOut = unidentifiedQuadratics(candidates[best]);
         for (int k = 0; k < candidates.length; k++) {
-            double ssr = solve(candidates[k]);
+            double ssr = solve(candidates[k], leftOut);
             lastSsr[k] = ssr;
             if (ssr < bestSsr) {
                 bestSsr = ssr;
@@ -293,13 +290,14 @@ public final class LatencyRegression {
         if (!(lastSsr[best] <= bestSsr * (1 + 1e-12))) {
             best = bestK;
         }
+        return leftOut;
     }
 
     /**
      * The column scales 1/√a_jj of the equilibrated normal equations; 0 for a regressor the fit leaves out: one never
-     * observed, or a quadratic term this refit left out ({@link #unidentifiedQuadratics}).
+     * observed, or a quadratic term in {@code leftOut} ({@link #unidentifiedQuadratics}).
      */
-    private double[] equilibration(WeightedGram g) {
+    private double[] equilibration(WeightedGram g, boolean[] leftOut) {
         double[] d = columnScales(g);
         for (int j = 0; j < p; j++) {
             if (leftOut[j]) {
@@ -382,8 +380,8 @@ public final class LatencyRegression {
     }
 
     /** NNLS on the equilibrated normal equations; stores the raw-unit solution; returns the weighted SSR. */
-    private double solve(WeightedGram g) {
-        double[] d = equilibration(g);
+    private double solve(WeightedGram g, boolean[] leftOut) {
+        double[] d = equilibration(g, leftOut);
         double[][] as = new double[p][p];
         double[] bs = new double[p];
         boolean[] constrained = new boolean[p];
@@ -430,7 +428,6 @@ public final class LatencyRegression {
         double liveScale = scale;
         int liveBest = best;
         double[] liveSsr = lastSsr.clone();
-        boolean[] liveLeftOut = leftOut;
         for (int k = 0; k < candidates.length; k++) {
             candidates[k] = live[k].copyCoefficients();
         }
@@ -441,14 +438,13 @@ public final class LatencyRegression {
             scale = liveScale;
             best = liveBest;
             System.arraycopy(liveSsr, 0, lastSsr, 0, liveSsr.length);
-            leftOut = liveLeftOut;
         }
     }
 
     private LatencyFit solveCopies() {
-        refit();
+        boolean[] leftOut = refit();
         WeightedGram g = candidates[best];
-        double[] se = standardErrors(g);
+        double[] se = standardErrors(g, leftOut);
         double sst = sumWyy - (sumW > 0 ? sumWy * sumWy / sumW : 0);
         double ssr = lastSsr[best];
         double r2 = sst > 0 && Double.isFinite(ssr) ? 1 - ssr / sst : 0;
@@ -501,13 +497,13 @@ public final class LatencyRegression {
      * the eigenvalue floor; +Infinity for a regressor the fit leaves out ({@link #equilibration}) or with fewer rows
      * than coefficients.
      */
-    private double[] standardErrors(WeightedGram g) {
+    private double[] standardErrors(WeightedGram g, boolean[] leftOut) {
         double[] se = new double[p];
         if (accepted <= p || !Double.isFinite(scale)) {
             Arrays.fill(se, Double.POSITIVE_INFINITY);
             return se;
         }
-        double[] d = equilibration(g);
+        double[] d = equilibration(g, leftOut);
         double[][] bread = WeightedGram.symmetric(g.bread);
         double[][] meat = WeightedGram.symmetric(g.meat);
         for (int i = 0; i < p; i++) {
