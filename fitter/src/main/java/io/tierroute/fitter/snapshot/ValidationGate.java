@@ -12,9 +12,11 @@ import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -62,6 +64,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
  * for these three HOLDS instead of rejecting) all three keep the values in force.
  *
+ * <p><b>A quadratic the fit left out</b> (α_p2 or α_d2 fitted on rows at 0 with an infinite standard error: its linear
+ * partner carries it) goes with that partner: applied as 0 when α_p / α_d is applied, the value in force kept when it
+ * is held, so a non-zero value in force is never priced next to a linear term that already contains its share.
+ *
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
  * for HBM, a tier twice or a missing non-HBM tier; ρ for HBM or a (worker, tier) pair twice; a new
@@ -93,7 +99,17 @@ public final class ValidationGate {
         final List<String> rejections = new ArrayList<>();
         final List<String> held = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
+
+        void addAll(Ctx other) {
+            rejections.addAll(other.rejections);
+            held.addAll(other.held);
+            notes.addAll(other.notes);
+        }
     }
+
+    /** Each quadratic term and the linear term that carries it when the fit leaves the quadratic out. */
+    private static final Map<SnapshotParameter, SnapshotParameter> LINEAR_PARTNER = new EnumMap<>(Map.of(
+        SnapshotParameter.ALPHA_P2, SnapshotParameter.ALPHA_P, SnapshotParameter.ALPHA_D2, SnapshotParameter.ALPHA_D));
 
     /**
      * @param candidate the snapshot to validate (normally status CANDIDATE from {@link SnapshotAssembler})
@@ -106,19 +122,28 @@ public final class ValidationGate {
 
         ParameterSnapshot.Builder out = ParameterSnapshot.newBuilder(candidate);
 
+        // each scalar's findings are kept apart until the rules on fits applied together have had their say
+        Map<SnapshotParameter, Ctx> findings = new EnumMap<>(SnapshotParameter.class);
         Set<SnapshotParameter> heldScalars = EnumSet.noneOf(SnapshotParameter.class);
         for (SnapshotParameter p : SnapshotParameter.SCALARS) {
-            FittedValue v = p.get(candidate);
             Double act = active == null ? null : p.get(active).getValue();
             Double ref = act != null ? act : p.defaultValue();
             FittedValue actValue = active == null ? null : p.get(active);
-            if (check(p.field(), p, v, actValue, ref, config.minSamples(), p.holdsOnFewSamples(), ctx)
+            Ctx own = new Ctx();
+            if (check(p.field(), p, p.get(candidate), actValue, ref, config.minSamples(), p.holdsOnFewSamples(), own)
                     == Verdict.HOLD) {
-                p.set(out, inForce(p, active));
                 heldScalars.add(p);
             }
+            findings.put(p, own);
         }
-        holdAdmissionWaitTogether(candidate, active, heldScalars, out, ctx);
+        decideLeftOutQuadraticsWithTheirPartners(candidate, active, heldScalars, findings);
+        holdAdmissionWaitTogether(candidate, active, heldScalars, findings);
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            ctx.addAll(findings.get(p));
+            if (heldScalars.contains(p)) {
+                p.set(out, inForce(p, active));
+            }
+        }
 
         List<TierBandwidth> bws = new ArrayList<>();
         Set<Tier> seenTiers = EnumSet.noneOf(Tier.class);
@@ -228,28 +253,72 @@ public final class ValidationGate {
      * beside a sloped τ₀ under-prices it; an old α beside a no-slope τ₀ counts the KV twice), so when one is held all
      * three keep the values in force.
      *
-     * @param heldScalars the scalars the per-value checks held: already carried in {@code out}, each with its reason
+     * @param heldScalars the scalars held so far; the rest of the admission wait joins them here
+     * @param findings    each scalar's reasons and notes; a value held here loses what its own check noted about
+     *                    applying it (an imprecise fit, a jump)
      */
     private static void holdAdmissionWaitTogether(ParameterSnapshot candidate, ParameterSnapshot active,
-            Set<SnapshotParameter> heldScalars, ParameterSnapshot.Builder out, Ctx ctx) {
+            Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
         if (heldScalars.stream().noneMatch(SnapshotParameter::isAdmissionWait)) {
             return;
         }
         for (SnapshotParameter p : SnapshotParameter.ADMISSION_WAIT) {
-            if (heldScalars.contains(p)) {
+            if (!heldScalars.add(p)) {
                 continue;
             }
-            // what the per-value checks noted about applying it (an imprecise fit, a jump) no longer holds
-            ctx.notes.removeIf(n -> n.startsWith(p.field() + " "));
+            Ctx together = new Ctx();
             double ref = active == null ? p.defaultValue() : p.get(active).getValue();
             FittedValue fitted = p.get(candidate);
             // an unfitted value equal to the one in force is no change to report
             if (fitted.getSamples() > 0 || Double.compare(fitted.getValue(), ref) != 0) {
-                ctx.held.add("held: " + p.field() + " kept at " + format(ref) + " " + p.unit()
+                together.held.add("held: " + p.field() + " kept at " + format(ref) + " " + p.unit()
                     + " with the rest of the admission wait (τ₀, α and k are applied together); fitted "
                     + format(fitted.getValue()));
             }
-            p.set(out, inForce(p, active));
+            findings.put(p, together);
+        }
+    }
+
+    /**
+     * Whether the fit left this quadratic out: fitted on rows (samples &gt; 0) at exactly 0 with an infinite standard
+     * error. The regression does so when the other regressors reproduce the quadratic's column (fitter README §1); it
+     * then fits the linear partner without it, so that partner's price already contains the quadratic's share.
+     */
+    private static boolean leftOutOfTheFit(FittedValue v) {
+        Double se = v.getStdError();
+        return v.getSamples() > 0 && v.getValue() == 0 && se != null && se == Double.POSITIVE_INFINITY;
+    }
+
+    /**
+     * A linear term and the quadratic the fit left out are one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in
+     * its per-token rate, so keeping a non-zero α_p2 in force beside it would count that share twice. Such a quadratic
+     * (which its own check held: an infinite error) is applied as the fit's 0 when its partner is applied, and keeps
+     * the value in force when its partner is held (the pair in force came from one fit too). Applied, it keeps its
+     * infinite error, so no later jump is measured from it.
+     */
+    private static void decideLeftOutQuadraticsWithTheirPartners(ParameterSnapshot candidate,
+            ParameterSnapshot active, Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
+        for (Map.Entry<SnapshotParameter, SnapshotParameter> pair : LINEAR_PARTNER.entrySet()) {
+            SnapshotParameter quadratic = pair.getKey();
+            SnapshotParameter linear = pair.getValue();
+            if (!heldScalars.contains(quadratic) || !leftOutOfTheFit(quadratic.get(candidate))) {
+                continue;
+            }
+            Ctx decided = new Ctx();
+            double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
+            if (heldScalars.contains(linear)) {
+                decided.held.add("held: " + quadratic.field() + " kept at " + format(inForce) + " " + quadratic.unit()
+                    + " with " + linear.field() + " (the fit left the quadratic out; the pair in force is applied"
+                    + " together)");
+            } else {
+                heldScalars.remove(quadratic);
+                if (inForce != 0) {
+                    decided.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
+                        + format(inForce) + " " + quadratic.unit() + ": the fit left the quadratic out (the other"
+                        + " regressors reproduce it), so " + linear.field() + " carries its share");
+                }
+            }
+            findings.put(quadratic, decided);
         }
     }
 
