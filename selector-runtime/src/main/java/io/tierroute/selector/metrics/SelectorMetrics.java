@@ -20,6 +20,9 @@ import io.tierroute.selector.sequences.LoadView;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The selector's Prometheus metrics, registered in a registry of their own (never the global
@@ -53,7 +56,7 @@ public final class SelectorMetrics {
     private final CounterDataPoint[] http = new CounterDataPoint[STATUS_CLASSES.length];
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
-    private volatile java.util.function.Supplier<java.util.Map<String, Long>> otherScopes;
+    private volatile Supplier<Map<String, Long>> otherScopes;
     private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
     /**
@@ -128,7 +131,7 @@ public final class SelectorMetrics {
                 .callback(cb -> {
                     ParameterSet ps = selector.parameters().current();
                     cb.call(ps.version(), ps.scope());
-                    java.util.function.Supplier<java.util.Map<String, Long>> others = otherScopes;
+                    Supplier<Map<String, Long>> others = otherScopes;
                     if (others != null) { // scopes this selector does not serve: the version active there
                         others.get().forEach((scope, version) -> {
                             if (!scope.equals(ps.scope())) {
@@ -140,11 +143,11 @@ public final class SelectorMetrics {
         this.jvm = jvm ? JvmCollectors.registry() : null;
     }
 
-    private void counter(String name, String help, java.util.function.LongSupplier value) {
+    private void counter(String name, String help, LongSupplier value) {
         CounterWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
     }
 
-    private void gauge(String name, String help, java.util.function.LongSupplier value) {
+    private void gauge(String name, String help, LongSupplier value) {
         GaugeWithCallback.builder().name(name).help(help).callback(cb -> cb.call(value.getAsLong())).register(registry);
     }
 
@@ -155,7 +158,7 @@ public final class SelectorMetrics {
      * Adds the active versions of scopes other than the served one (the Kafka loader sees every
      * scope on the params topic) to {@code tierroute_params_active_version}.
      */
-    public void otherScopes(java.util.function.Supplier<java.util.Map<String, Long>> versions) {
+    public void otherScopes(Supplier<Map<String, Long>> versions) {
         this.otherScopes = versions;
     }
 
