@@ -37,8 +37,9 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       and keep its provenance, the active value's window (with no active snapshot [0, 0), never fitted),
  *       else REJECT; then only the bounds check applies.</li>
  *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
- *       always holds) and the value in force lies within holdWithinStdErrors SE of the fit: the data do not
- *       determine the value (identifiability) and cannot tell it from the one in force, so that is
+ *       always holds, but for a quadratic the fit left out: below) and the value in force lies within
+ *       holdWithinStdErrors SE of the fit: the data do not determine the value (identifiability) and cannot tell it
+ *       from the one in force, so that is
  *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
  *       "held: …" reason is recorded. Farther away the data contradict the value in force: the imprecise fit
  *       goes through the checks below as a precise one would, is applied if they pass (with a note) and
@@ -64,9 +65,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
  * for these three HOLDS instead of rejecting) all three keep the values in force.
  *
- * <p><b>A quadratic the fit left out</b> (α_p2 or α_d2 fitted on rows at 0 with an infinite standard error: its linear
- * partner carries it) goes with that partner: applied as 0 when α_p / α_d is applied, the value in force kept when it
- * is held, so a non-zero value in force is never priced next to a linear term that already contains its share.
+ * <p><b>A linear term decides for its quadratic</b> (α_p for α_p2, α_d for α_d2): held, the quadratic keeps the value
+ * in force with it; applied, a quadratic the fit left out (fitted on rows at 0 with an infinite standard error, so the
+ * linear term carries its share) is applied as 0 instead of being held for that error. A non-zero quadratic is so never
+ * priced beside a linear term fitted without it, nor a held linear term beside a new quadratic.
  *
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
@@ -107,7 +109,7 @@ public final class ValidationGate {
         }
     }
 
-    /** Each quadratic term and the linear term that carries it when the fit leaves the quadratic out. */
+    /** Each quadratic term and its linear partner, which decides for it (see decideQuadraticsWithTheirPartners). */
     private static final Map<SnapshotParameter, SnapshotParameter> LINEAR_PARTNER = new EnumMap<>(Map.of(
         SnapshotParameter.ALPHA_P2, SnapshotParameter.ALPHA_P, SnapshotParameter.ALPHA_D2, SnapshotParameter.ALPHA_D));
 
@@ -136,7 +138,7 @@ public final class ValidationGate {
             }
             findings.put(p, own);
         }
-        decideLeftOutQuadraticsWithTheirPartners(candidate, active, heldScalars, findings);
+        decideQuadraticsWithTheirPartners(candidate, active, heldScalars, findings);
         holdAdmissionWaitTogether(candidate, active, heldScalars, findings);
         for (SnapshotParameter p : SnapshotParameter.SCALARS) {
             ctx.addAll(findings.get(p));
@@ -255,7 +257,7 @@ public final class ValidationGate {
      *
      * @param heldScalars the scalars held so far; the rest of the admission wait joins them here
      * @param findings    each scalar's reasons and notes; a value held here loses what its own check noted about
-     *                    applying it (an imprecise fit, a jump)
+     *                    applying it (an imprecise fit, a jump), never a rejection
      */
     private static void holdAdmissionWaitTogether(ParameterSnapshot candidate, ParameterSnapshot active,
             Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
@@ -267,6 +269,7 @@ public final class ValidationGate {
                 continue;
             }
             Ctx together = new Ctx();
+            together.rejections.addAll(findings.get(p).rejections);
             double ref = active == null ? p.defaultValue() : p.get(active).getValue();
             FittedValue fitted = p.get(candidate);
             // an unfitted value equal to the one in force is no change to report
@@ -280,9 +283,9 @@ public final class ValidationGate {
     }
 
     /**
-     * Whether the fit left this quadratic out: fitted on rows (samples &gt; 0) at exactly 0 with an infinite standard
-     * error. The regression does so when the other regressors reproduce the quadratic's column (fitter README §1); it
-     * then fits the linear partner without it, so that partner's price already contains the quadratic's share.
+     * Whether the fit priced this quadratic's term without it: fitted on rows (samples &gt; 0) at exactly 0 with an
+     * infinite standard error. The regression leaves a quadratic out so when the other regressors reproduce its column
+     * (fitter README §1), or when its column never varied; the linear partner's price then holds its share.
      */
     private static boolean leftOutOfTheFit(FittedValue v) {
         Double se = v.getStdError();
@@ -290,33 +293,39 @@ public final class ValidationGate {
     }
 
     /**
-     * A linear term and the quadratic the fit left out are one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in
-     * its per-token rate, so keeping a non-zero α_p2 in force beside it would count that share twice. Such a quadratic
-     * (which its own check held: an infinite error) is applied as the fit's 0 when its partner is applied, and keeps
-     * the value in force when its partner is held (the pair in force came from one fit too). Applied, it keeps its
-     * infinite error, so no later jump is measured from it.
+     * A linear term and its quadratic are priced as one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in its
+     * per-token rate, so a non-zero α_p2 beside it counts that share twice, and an α_p held from a fit that had no
+     * α_p2 does the same beside a new α_p2. So the linear term decides for the pair: held, its quadratic keeps the
+     * value in force too; applied, a quadratic the fit left out (its own check held it for its infinite error) is
+     * applied as the fit's 0, keeping that error, so no later jump is measured from it. Any other quadratic keeps its
+     * own verdict. Rejections are never dropped.
      */
-    private static void decideLeftOutQuadraticsWithTheirPartners(ParameterSnapshot candidate,
-            ParameterSnapshot active, Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
+    private static void decideQuadraticsWithTheirPartners(ParameterSnapshot candidate, ParameterSnapshot active,
+            Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
         for (Map.Entry<SnapshotParameter, SnapshotParameter> pair : LINEAR_PARTNER.entrySet()) {
             SnapshotParameter quadratic = pair.getKey();
             SnapshotParameter linear = pair.getValue();
-            if (!heldScalars.contains(quadratic) || !leftOutOfTheFit(quadratic.get(candidate))) {
-                continue;
-            }
+            Ctx own = findings.get(quadratic);
             Ctx decided = new Ctx();
+            decided.rejections.addAll(own.rejections);
             double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
             if (heldScalars.contains(linear)) {
+                if (!heldScalars.add(quadratic)) {
+                    continue;
+                }
                 decided.held.add("held: " + quadratic.field() + " kept at " + format(inForce) + " " + quadratic.unit()
-                    + " with " + linear.field() + " (the fit left the quadratic out; the pair in force is applied"
-                    + " together)");
-            } else {
+                    + " with " + linear.field() + " (a linear term and its quadratic are applied together); fitted "
+                    + format(quadratic.get(candidate).getValue()));
+            } else if (heldScalars.contains(quadratic) && leftOutOfTheFit(quadratic.get(candidate))) {
                 heldScalars.remove(quadratic);
                 if (inForce != 0) {
                     decided.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
-                        + format(inForce) + " " + quadratic.unit() + ": the fit left the quadratic out (the other"
-                        + " regressors reproduce it), so " + linear.field() + " carries its share");
+                        + format(inForce) + " " + quadratic.unit() + ": the fit priced the term without it (left out"
+                        + " as the other regressors reproduce it, or never varied), so " + linear.field()
+                        + " carries its share");
                 }
+            } else {
+                continue;
             }
             findings.put(quadratic, decided);
         }

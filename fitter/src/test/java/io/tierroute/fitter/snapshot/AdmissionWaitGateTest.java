@@ -121,4 +121,12 @@ class AdmissionWaitGateTest {
         assertThat(k.status()).isEqualTo(SnapshotStatus.ACCEPTED);
         assertThat(k.snapshot().getKvWaitScale().getValue()).isEqualTo(0.1);
     }
+
+    @Test
+    void aValueHeldWithTheRestKeepsItsRejection() {
+        // α imprecise: the three are held; k = 1.5 lies outside [0, 1], a defect holding it must not hide
+        GateResult r = validate(null, fit(22_890, 100, 0.003, 0.002, 1.5, 0.01, 733, 300));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(r.rejections()).singleElement().asString().startsWith("kvWaitScale = 1.5");
+    }
 }

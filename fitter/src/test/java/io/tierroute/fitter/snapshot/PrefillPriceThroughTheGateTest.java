@@ -13,8 +13,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * Prompts of nearly one length, from the regression through the assembler and the gate: the first snapshot must
- * price prefill at what the data say, not at DESIGN's α_p = 1 µs/token (fleet-sim/experiments/ROUNDS.md, "Frontier
+ * Prompts of nearly one length (or decodes at one context length), from the regression through the assembler and the
+ * gate: the first snapshot must price prefill at what the data say, not at DESIGN's α_p = 1 µs/token (fleet-sim/experiments/ROUNDS.md, "Frontier
  * round": at llmd-blog 0.5, seed 5, the gated router did, because the fit's α_p and α_p2 could not be told apart).
  */
 class PrefillPriceThroughTheGateTest {
@@ -45,5 +45,33 @@ class PrefillPriceThroughTheGateTest {
         double perToken = 5.0 + 0.001 * 6600;
         assertThat(r.snapshot().getAlphaP().getValue()).as("seed %d", seed).isCloseTo(perToken, withPercentage(3));
         assertThat(r.snapshot().getAlphaP2().getValue()).as("seed %d", seed).isZero();
+    }
+
+    @Test
+    void decodeOfOneContextLengthIsPricedByAlphaDAloneNotBesideTheDefaultQuadratic() {
+        long seed = 52;
+        SplittableRandom rnd = new SplittableRandom(seed);
+        LatencyRegression regression = new LatencyRegression(RegressionConfig.defaults());
+        long t = 1_700_000_000_000L;
+        for (int i = 0; i < 3000; i++) {
+            // every in-flight request at a 3,000-token context: Σ[ctx·d̂ + d̂²/2] ≈ 3,000·Σd̂, so α_d2 is left out
+            double q = 200 + rnd.nextDouble() * 2000;
+            double sumD = rnd.nextDouble() * 2000;
+            double quadD = sumD * (3000 + rnd.nextDouble() * 0.01);
+            double y = (5.0 * q + 10 * sumD + 0.002 * quadD) * (1 + 0.05 * rnd.nextGaussian());
+            regression.update(new LatencyObservation(t += 100, Math.max(0, y), q, 0, 0, sumD, quadD, 0, 0, 0, 0));
+        }
+        LatencyFit fit = regression.fit();
+        FitResults fits = new FitResults(fit, Map.of(), Map.of(), null, null);
+        long now = t;
+        ParameterSnapshot candidate = new SnapshotAssembler("test", () -> now).assemble("default", 0, null, fits);
+
+        GateResult r = new ValidationGate(GateConfig.DEFAULTS).validate(candidate, null);
+
+        assertThat(r.accepted()).as("seed %d: %s", seed, r.rejections()).isTrue();
+        double perToken = 10 + 0.002 * 3000;
+        assertThat(r.snapshot().getAlphaD().getValue()).as("seed %d", seed).isCloseTo(perToken, withPercentage(3));
+        // DESIGN's α_d2 = 0.001 beside it would add 3 µs per decode token, a fifth of the price, twice counted
+        assertThat(r.snapshot().getAlphaD2().getValue()).as("seed %d", seed).isZero();
     }
 }

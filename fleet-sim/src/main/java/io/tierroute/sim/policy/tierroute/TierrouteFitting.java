@@ -1,5 +1,6 @@
 package io.tierroute.sim.policy.tierroute;
 
+import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
@@ -25,7 +26,8 @@ import java.util.Map;
  * log joined with the decision that routed it gives one {@link LatencyObservation} (the chosen
  * worker's cost features → the realised TTFT), fed in completion order to the fitter's
  * {@link LatencyRegression} (with an intercept: the per-step overhead is common to all workers). A
- * coefficient whose regressor never varied (infinite standard error) keeps its default. {@code α_own}
+ * coefficient whose regressor never varied (infinite standard error) keeps its default, but for a quadratic the fit
+ * left out beside its fitted linear partner, which is 0. {@code α_own}
  * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
  * but not applied (see the comment where the parameters are built). The admission wait's {@code τ₀}, {@code α} and
  * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them.
@@ -45,9 +47,9 @@ public final class TierrouteFitting {
         KvWaitFit wait = fitted.results().kvWait();
         CostParameters p = CostParameters.DEFAULTS.toBuilder()
                 .alphaP(pick(fit, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP()))
-                .alphaP2(pick(fit, Coefficient.ALPHA_P2, CostParameters.DEFAULTS.alphaP2()))
+                .alphaP2(pickQuadratic(fit, Coefficient.ALPHA_P2, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP2()))
                 .alphaD(pick(fit, Coefficient.ALPHA_D, CostParameters.DEFAULTS.alphaD()))
-                .alphaD2(pick(fit, Coefficient.ALPHA_D2, CostParameters.DEFAULTS.alphaD2()))
+                .alphaD2(pickQuadratic(fit, Coefficient.ALPHA_D2, Coefficient.ALPHA_D, CostParameters.DEFAULTS.alphaD2()))
                 .alphaT(pick(fit, Coefficient.ALPHA_T, CostParameters.DEFAULTS.alphaT()))
                 .alphaHo(pick(fit, Coefficient.ALPHA_HO, CostParameters.DEFAULTS.alphaHo()))
                 .qSlack(fit.qSlackValue())
@@ -191,6 +193,16 @@ public final class TierrouteFitting {
                 d.kvOverflowTokens() + d.queuedPrefillTokens(),
                 d.recomputeQuadratic(), d.inflightDecodeTokens(), d.inflightDecodeQuadratic(), tierUs, d.queueLength(),
                 d.affinityDecay(), d.toolHitFraction());
+    }
+
+    /**
+     * A quadratic the fit left out (0 on its rows with an infinite standard error) beside a fitted linear partner is 0,
+     * not its default: the partner was fitted without it and carries its share, as the validation gate applies it.
+     */
+    static double pickQuadratic(LatencyFit fit, Coefficient quadratic, Coefficient linear, double fallback) {
+        Estimate q = fit.get(quadratic);
+        boolean leftOut = q.samples() > 0 && q.value() == 0 && !q.hasFiniteStdError();
+        return leftOut && fit.get(linear).hasFiniteStdError() ? 0.0 : pick(fit, quadratic, fallback);
     }
 
     private static double pick(LatencyFit fit, Coefficient c, double fallback) {

@@ -132,4 +132,23 @@ class WarmUpGateTest {
         assertThat(gate.active().getVersion()).isEqualTo(2L);
         assertThat(gate.active().getParentVersion()).isEqualTo(1L);
     }
+
+    /** α_d2 left out by the regression (0 ± ∞ on its rows): α_d carries its share, on both warm-up paths. */
+    @Test
+    void aQuadraticTheFitLeftOutIsPricedAtZeroGatedOrNot() {
+        Map<Coefficient, Estimate> c = precise(FITTED);
+        c.put(Coefficient.ALPHA_D2, estimate(0, Double.POSITIVE_INFINITY));
+        FitResults f = fits(c, 4);
+
+        ParameterSet gated = new WarmUpGate(FLEET).apply(f, ParameterSet.defaults(FLEET.workers()), "fit 1");
+        assertThat(gated.cost().alphaD()).isEqualTo(30.0);
+        assertThat(gated.cost().alphaD2()).as("not DESIGN's 0.001 beside it").isZero();
+
+        double dflt = CostParameters.DEFAULTS.alphaD2();
+        assertThat(TierrouteFitting.pickQuadratic(f.latency(), Coefficient.ALPHA_D2, Coefficient.ALPHA_D, dflt)).isZero();
+        // with α_d unfitted too, both keep their defaults, a pair that belongs together
+        c.put(Coefficient.ALPHA_D, estimate(0, Double.POSITIVE_INFINITY));
+        assertThat(TierrouteFitting.pickQuadratic(fits(c, 4).latency(), Coefficient.ALPHA_D2, Coefficient.ALPHA_D, dflt))
+                .isEqualTo(dflt);
+    }
 }

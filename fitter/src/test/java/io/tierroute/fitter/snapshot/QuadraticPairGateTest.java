@@ -9,10 +9,11 @@ import io.tierroute.schemas.snapshot.SnapshotParameter;
 import org.junit.jupiter.api.Test;
 
 /**
- * A quadratic the regression left out (0 ± ∞ on the fit's rows: its linear partner carries it) goes through the gate
- * with that partner, so a non-zero α_d2 in force is never priced beside an α_d fitted without it.
+ * A linear term decides for its quadratic at the gate: a quadratic the regression left out (0 ± ∞ on the fit's rows:
+ * its linear partner carries it) is applied as 0 with an applied partner, and any quadratic is held with a held one, so
+ * a non-zero α_d2 is never priced beside an α_d fitted without it.
  */
-class LeftOutQuadraticGateTest {
+class QuadraticPairGateTest {
     final SnapshotAssembler assembler = new SnapshotAssembler("params-job", () -> 1_700_000_999_000L);
     final ValidationGate gate = new ValidationGate(GateConfig.DEFAULTS);
 
@@ -48,7 +49,8 @@ class LeftOutQuadraticGateTest {
             .isZero();
         assertThat(r.held()).isEmpty();
         assertThat(r.notes()).containsExactly("alphaD2 = 0 applied with alphaD, in place of 0.001 µs/token²: the fit "
-            + "left the quadratic out (the other regressors reproduce it), so alphaD carries its share");
+            + "priced the term without it (left out as the other regressors reproduce it, or never varied), so alphaD "
+            + "carries its share");
     }
 
     @Test
@@ -63,8 +65,8 @@ class LeftOutQuadraticGateTest {
         assertThat(r.snapshot().getAlphaD2().getSamples()).as("carried").isZero();
         assertThat(r.held()).hasSize(2);
         assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: alphaD kept at the active value 50"));
-        assertThat(r.held()).contains("held: alphaD2 kept at 0.001 µs/token² with alphaD (the fit left the quadratic "
-            + "out; the pair in force is applied together)");
+        // its own check held it already (an infinite error), and says so
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: alphaD2 kept at the active value 0.001"));
         assertThat(r.notes()).isEmpty();
     }
 
@@ -95,8 +97,8 @@ class LeftOutQuadraticGateTest {
         GateResult leftOut = gate.validate(candidate(active, 62, 0.5, LEFT_OUT), active);
         assertThat(leftOut.snapshot().getAlphaD2().getValue()).isZero();
 
-        // 0.003 is 30,000× α_d2's negligible 1e-7 and far beyond maxJumpFactor from 0: a jump measured from the applied
-        // 0 would reject the whole snapshot
+        // 0.003 is 3,000× α_d2's negligible 1e-6, far beyond maxJumpFactor: a jump measured from the applied 0 would
+        // reject the whole snapshot
         FittedValue back = SnapshotFixtures.fitted(0.003, 0.0001, 10_000, 0.9, QualityKind.R2);
         GateResult r = gate.validate(candidate(leftOut.snapshot(), 62, 0.5, back), leftOut.snapshot());
 
@@ -105,9 +107,25 @@ class LeftOutQuadraticGateTest {
     }
 
     @Test
+    void aHeldLinearTermHoldsAFittedQuadraticWithIt() {
+        ParameterSnapshot active = active();
+        GateResult leftOut = gate.validate(candidate(active, 62, 0.5, LEFT_OUT), active);
+        // α_d 62 was fitted without α_d2; the next fit has α_d2 back, precise, but an α_d the gate holds at 62: 62 beside
+        // 0.003 would count the quadratic's share twice
+        FittedValue back = SnapshotFixtures.fitted(0.003, 0.0001, 10_000, 0.9, QualityKind.R2);
+        GateResult r = gate.validate(candidate(leftOut.snapshot(), 60, 40, back), leftOut.snapshot());
+
+        assertThat(r.accepted()).as("%s", r.rejections()).isTrue();
+        assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(62.0);
+        assertThat(r.snapshot().getAlphaD2().getValue()).isZero();
+        assertThat(r.held()).contains("held: alphaD2 kept at 0 µs/token² with alphaD (a linear term and its quadratic "
+            + "are applied together); fitted 0.003");
+    }
+
+    @Test
     void eachQuadraticGoesWithItsOwnPartner() {
         ParameterSnapshot active = active();
-        // α_d held, α_p applied: the left-out α_p2 takes the fit's 0 with α_p; α_d2, fitted, is applied on its own
+        // α_d held, α_p applied: the left-out α_p2 takes the fit's 0 with α_p; the fitted α_d2 stays with α_d
         FittedValue alphaD2 = SnapshotFixtures.fitted(0.0012, 0.00001, 10_000, 0.9, QualityKind.R2);
         ParameterSnapshot c = SnapshotFixtures.with(candidate(active, 55, 40, alphaD2), SnapshotParameter.ALPHA_P2,
             LEFT_OUT);
@@ -115,10 +133,22 @@ class LeftOutQuadraticGateTest {
 
         assertThat(r.accepted()).as("%s", r.rejections()).isTrue();
         assertThat(r.snapshot().getAlphaP2()).isEqualTo(LEFT_OUT);
-        assertThat(r.snapshot().getAlphaD2()).isEqualTo(alphaD2);
         assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
-        assertThat(r.held()).singleElement().asString().startsWith("held: alphaD kept");
+        assertThat(r.snapshot().getAlphaD2().getValue()).isEqualTo(0.001);
+        assertThat(r.held()).satisfiesExactly(
+            h -> assertThat(h).startsWith("held: alphaD kept at the active value 50"),
+            h -> assertThat(h).startsWith("held: alphaD2 kept at 0.001 µs/token² with alphaD"));
         assertThat(r.notes()).singleElement().asString().startsWith("alphaP2 = 0 applied with alphaP, in place of "
             + "0.0001 µs/token²");
+    }
+
+    @Test
+    void aQuadraticHeldWithItsPartnerKeepsItsRejection() {
+        ParameterSnapshot active = active();
+        FittedValue negative = SnapshotFixtures.fitted(-0.002, 0.0001, 10_000, 0.9, QualityKind.R2);
+        GateResult r = gate.validate(candidate(active, 55, 40, negative), active);
+
+        assertThat(r.accepted()).isFalse();
+        assertThat(r.rejections()).singleElement().asString().startsWith("alphaD2 = -0.002 µs/token² is negative");
     }
 }
