@@ -65,10 +65,11 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
  * for these three HOLDS instead of rejecting) all three keep the values in force.
  *
- * <p><b>A linear term decides for its quadratic</b> (α_p for α_p2, α_d for α_d2): held, the quadratic keeps the value
- * in force with it; applied, a quadratic the fit left out (fitted on rows at 0 with an infinite standard error, so the
- * linear term carries its share) is applied as 0 instead of being held for that error. A non-zero quadratic is so never
- * priced beside a linear term fitted without it, nor a held linear term beside a new quadratic.
+ * <p><b>A quadratic and its linear term</b> (α_p2 and α_p, α_d2 and α_d): with the linear term applied, a quadratic the
+ * fit left out (fitted on rows at 0 with an infinite standard error, so the linear term carries its share) is applied
+ * as 0 instead of being held for that error; with the linear term held while the quadratic in force is 0, a new
+ * non-zero quadratic is held at 0 with it. A non-zero quadratic is so not priced beside a linear term fitted without
+ * it.
  *
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
@@ -109,7 +110,7 @@ public final class ValidationGate {
         }
     }
 
-    /** Each quadratic term and its linear partner, which decides for it (see decideQuadraticsWithTheirPartners). */
+    /** Each quadratic term and its linear partner (see decideQuadraticsWithTheirPartners). */
     private static final Map<SnapshotParameter, SnapshotParameter> LINEAR_PARTNER = new EnumMap<>(Map.of(
         SnapshotParameter.ALPHA_P2, SnapshotParameter.ALPHA_P, SnapshotParameter.ALPHA_D2, SnapshotParameter.ALPHA_D));
 
@@ -294,29 +295,23 @@ public final class ValidationGate {
 
     /**
      * A linear term and its quadratic are priced as one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in its
-     * per-token rate, so a non-zero α_p2 beside it counts that share twice, and an α_p held from a fit that had no
-     * α_p2 does the same beside a new α_p2. So the linear term decides for the pair: held, its quadratic keeps the
-     * value in force too; applied, a quadratic the fit left out (its own check held it for its infinite error) is
-     * applied as the fit's 0, keeping that error, so no later jump is measured from it. Any other quadratic keeps its
-     * own verdict. Rejections are never dropped.
+     * per-token rate, so a non-zero α_p2 beside it counts that share twice. Applied, the linear term takes a quadratic
+     * the fit left out (its own check held it for its infinite error) as the fit's 0, keeping that error, so no later
+     * jump is measured from it. Held while the quadratic in force is 0, the linear term in force may carry that share
+     * (a 0 left out before, or fitted at NNLS's bound), so a new non-zero quadratic is held at 0 with it. Otherwise each
+     * keeps its own verdict: a precise quadratic is not held back by an imprecise linear term near 0 (α_d ≈ 0.08 ± 0.06
+     * beside α_d2 carrying the decode price, Mooncake). Rejections are never dropped.
      */
     private static void decideQuadraticsWithTheirPartners(ParameterSnapshot candidate, ParameterSnapshot active,
             Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
         for (Map.Entry<SnapshotParameter, SnapshotParameter> pair : LINEAR_PARTNER.entrySet()) {
             SnapshotParameter quadratic = pair.getKey();
             SnapshotParameter linear = pair.getValue();
-            Ctx own = findings.get(quadratic);
-            Ctx decided = new Ctx();
-            decided.rejections.addAll(own.rejections);
+            FittedValue fitted = quadratic.get(candidate);
             double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
-            if (heldScalars.contains(linear)) {
-                if (!heldScalars.add(quadratic)) {
-                    continue;
-                }
-                decided.held.add("held: " + quadratic.field() + " kept at " + format(inForce) + " " + quadratic.unit()
-                    + " with " + linear.field() + " (a linear term and its quadratic are applied together); fitted "
-                    + format(quadratic.get(candidate).getValue()));
-            } else if (heldScalars.contains(quadratic) && leftOutOfTheFit(quadratic.get(candidate))) {
+            Ctx decided = new Ctx();
+            decided.rejections.addAll(findings.get(quadratic).rejections);
+            if (!heldScalars.contains(linear) && heldScalars.contains(quadratic) && leftOutOfTheFit(fitted)) {
                 heldScalars.remove(quadratic);
                 if (inForce != 0) {
                     decided.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
@@ -324,6 +319,11 @@ public final class ValidationGate {
                         + " as the other regressors reproduce it, or never varied), so " + linear.field()
                         + " carries its share");
                 }
+            } else if (heldScalars.contains(linear) && !heldScalars.contains(quadratic) && inForce == 0
+                    && fitted.getValue() != 0) {
+                heldScalars.add(quadratic);
+                decided.held.add("held: " + quadratic.field() + " kept at 0 " + quadratic.unit() + " with "
+                    + linear.field() + ", which may carry its share; fitted " + format(fitted.getValue()));
             } else {
                 continue;
             }

@@ -9,9 +9,9 @@ import io.tierroute.schemas.snapshot.SnapshotParameter;
 import org.junit.jupiter.api.Test;
 
 /**
- * A linear term decides for its quadratic at the gate: a quadratic the regression left out (0 ± ∞ on the fit's rows:
- * its linear partner carries it) is applied as 0 with an applied partner, and any quadratic is held with a held one, so
- * a non-zero α_d2 is never priced beside an α_d fitted without it.
+ * A quadratic and its linear term at the gate: a quadratic the regression left out (0 ± ∞ on the fit's rows: its
+ * linear partner carries it) is applied as 0 with an applied partner, and a new quadratic is held at a 0 in force
+ * beside a held partner, so a non-zero α_d2 is not priced beside an α_d fitted without it.
  */
 class QuadraticPairGateTest {
     final SnapshotAssembler assembler = new SnapshotAssembler("params-job", () -> 1_700_000_999_000L);
@@ -118,14 +118,15 @@ class QuadraticPairGateTest {
         assertThat(r.accepted()).as("%s", r.rejections()).isTrue();
         assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(62.0);
         assertThat(r.snapshot().getAlphaD2().getValue()).isZero();
-        assertThat(r.held()).contains("held: alphaD2 kept at 0 µs/token² with alphaD (a linear term and its quadratic "
-            + "are applied together); fitted 0.003");
+        assertThat(r.held()).contains("held: alphaD2 kept at 0 µs/token² with alphaD, which may carry its share; "
+            + "fitted 0.003");
     }
 
     @Test
     void eachQuadraticGoesWithItsOwnPartner() {
         ParameterSnapshot active = active();
-        // α_d held, α_p applied: the left-out α_p2 takes the fit's 0 with α_p; the fitted α_d2 stays with α_d
+        // α_d held, α_p applied: the left-out α_p2 takes the fit's 0 with α_p; α_d2, precise, is applied on its own
+        // beside the held α_d (the 0.001 in force is no left-out 0, so the α_d in force carries no share of it)
         FittedValue alphaD2 = SnapshotFixtures.fitted(0.0012, 0.00001, 10_000, 0.9, QualityKind.R2);
         ParameterSnapshot c = SnapshotFixtures.with(candidate(active, 55, 40, alphaD2), SnapshotParameter.ALPHA_P2,
             LEFT_OUT);
@@ -134,10 +135,8 @@ class QuadraticPairGateTest {
         assertThat(r.accepted()).as("%s", r.rejections()).isTrue();
         assertThat(r.snapshot().getAlphaP2()).isEqualTo(LEFT_OUT);
         assertThat(r.snapshot().getAlphaD().getValue()).isEqualTo(50.0);
-        assertThat(r.snapshot().getAlphaD2().getValue()).isEqualTo(0.001);
-        assertThat(r.held()).satisfiesExactly(
-            h -> assertThat(h).startsWith("held: alphaD kept at the active value 50"),
-            h -> assertThat(h).startsWith("held: alphaD2 kept at 0.001 µs/token² with alphaD"));
+        assertThat(r.snapshot().getAlphaD2()).isEqualTo(alphaD2);
+        assertThat(r.held()).singleElement().asString().startsWith("held: alphaD kept at the active value 50");
         assertThat(r.notes()).singleElement().asString().startsWith("alphaP2 = 0 applied with alphaP, in place of "
             + "0.0001 µs/token²");
     }
@@ -145,10 +144,12 @@ class QuadraticPairGateTest {
     @Test
     void aQuadraticHeldWithItsPartnerKeepsItsRejection() {
         ParameterSnapshot active = active();
-        FittedValue negative = SnapshotFixtures.fitted(-0.002, 0.0001, 10_000, 0.9, QualityKind.R2);
-        GateResult r = gate.validate(candidate(active, 55, 40, negative), active);
+        GateResult leftOut = gate.validate(candidate(active, 62, 0.5, LEFT_OUT), active);
+        // α_d held while α_d2 is 0 in force: α_d2 is held with it, and its out-of-bounds value still rejects
+        FittedValue tooLarge = SnapshotFixtures.fitted(20, 0.1, 10_000, 0.9, QualityKind.R2);
+        GateResult r = gate.validate(candidate(leftOut.snapshot(), 60, 40, tooLarge), leftOut.snapshot());
 
         assertThat(r.accepted()).isFalse();
-        assertThat(r.rejections()).singleElement().asString().startsWith("alphaD2 = -0.002 µs/token² is negative");
+        assertThat(r.rejections()).singleElement().asString().startsWith("alphaD2 = 20 µs/token² is outside");
     }
 }
