@@ -65,11 +65,10 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
  * for these three HOLDS instead of rejecting) all three keep the values in force.
  *
- * <p><b>A quadratic and its linear term</b> (α_p2 and α_p, α_d2 and α_d): with the linear term applied, a quadratic the
- * fit left out (fitted on rows at 0 with an infinite standard error, so the linear term carries its share) is applied
- * as 0 instead of being held for that error; with the linear term held while the quadratic in force is 0, a new
- * non-zero quadratic is held at 0 with it. A non-zero quadratic is so not priced beside a linear term fitted without
- * it.
+ * <p><b>A quadratic the fit left out</b> (α_p2 or α_d2 fitted on rows at 0 with an infinite standard error: its linear
+ * term carries its share) goes with that linear term: applied as 0 when α_p / α_d is applied (not held for its
+ * error), the value in force kept when it is held, so a non-zero value in force is not priced beside a linear term
+ * that already contains its share.
  *
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
@@ -110,7 +109,7 @@ public final class ValidationGate {
         }
     }
 
-    /** Each quadratic term and its linear partner (see decideQuadraticsWithTheirPartners). */
+    /** Each quadratic term and the linear term that carries it when the fit leaves the quadratic out. */
     private static final Map<SnapshotParameter, SnapshotParameter> LINEAR_PARTNER = new EnumMap<>(Map.of(
         SnapshotParameter.ALPHA_P2, SnapshotParameter.ALPHA_P, SnapshotParameter.ALPHA_D2, SnapshotParameter.ALPHA_D));
 
@@ -139,7 +138,7 @@ public final class ValidationGate {
             }
             findings.put(p, own);
         }
-        decideQuadraticsWithTheirPartners(candidate, active, heldScalars, findings);
+        applyLeftOutQuadraticsWithTheirPartners(candidate, active, heldScalars, findings);
         holdAdmissionWaitTogether(candidate, active, heldScalars, findings);
         for (SnapshotParameter p : SnapshotParameter.SCALARS) {
             ctx.addAll(findings.get(p));
@@ -294,40 +293,32 @@ public final class ValidationGate {
     }
 
     /**
-     * A linear term and its quadratic are priced as one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in its
-     * per-token rate, so a non-zero α_p2 beside it counts that share twice. Applied, the linear term takes a quadratic
-     * the fit left out (its own check held it for its infinite error) as the fit's 0, keeping that error, so no later
-     * jump is measured from it. Held while the quadratic in force is 0, the linear term in force may carry that share
-     * (a 0 left out before, or fitted at NNLS's bound), so a new non-zero quadratic is held at 0 with it. Otherwise each
-     * keeps its own verdict: a precise quadratic is not held back by an imprecise linear term near 0 (α_d ≈ 0.08 ± 0.06
-     * beside α_d2 carrying the decode price, Mooncake). Rejections are never dropped.
+     * A linear term and the quadratic the fit left out are one fit: α_p fitted without α_p2 prices (ISL² − hit²)/2 in
+     * its per-token rate, so a non-zero α_p2 in force beside it would count that share twice. Such a quadratic (its own
+     * check held it for its infinite error) is applied as the fit's 0 when its partner is applied, keeping that error
+     * so no later jump is measured from it; held with a held partner, it keeps the value in force as the partner does.
+     * Holding a new quadratic at a 0 in force beside a held partner as well was measured and not kept (fitter README
+     * §6).
      */
-    private static void decideQuadraticsWithTheirPartners(ParameterSnapshot candidate, ParameterSnapshot active,
+    private static void applyLeftOutQuadraticsWithTheirPartners(ParameterSnapshot candidate, ParameterSnapshot active,
             Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, Ctx> findings) {
         for (Map.Entry<SnapshotParameter, SnapshotParameter> pair : LINEAR_PARTNER.entrySet()) {
             SnapshotParameter quadratic = pair.getKey();
             SnapshotParameter linear = pair.getValue();
-            FittedValue fitted = quadratic.get(candidate);
-            double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
-            Ctx decided = new Ctx();
-            decided.rejections.addAll(findings.get(quadratic).rejections);
-            if (!heldScalars.contains(linear) && heldScalars.contains(quadratic) && leftOutOfTheFit(fitted)) {
-                heldScalars.remove(quadratic);
-                if (inForce != 0) {
-                    decided.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
-                        + format(inForce) + " " + quadratic.unit() + ": the fit priced the term without it (left out"
-                        + " as the other regressors reproduce it, or never varied), so " + linear.field()
-                        + " carries its share");
-                }
-            } else if (heldScalars.contains(linear) && !heldScalars.contains(quadratic) && inForce == 0
-                    && fitted.getValue() != 0) {
-                heldScalars.add(quadratic);
-                decided.held.add("held: " + quadratic.field() + " kept at 0 " + quadratic.unit() + " with "
-                    + linear.field() + ", which may carry its share; fitted " + format(fitted.getValue()));
-            } else {
+            if (heldScalars.contains(linear) || !heldScalars.contains(quadratic)
+                    || !leftOutOfTheFit(quadratic.get(candidate))) {
                 continue;
             }
-            findings.put(quadratic, decided);
+            heldScalars.remove(quadratic);
+            Ctx applied = new Ctx(); // its own check held it, so it has no rejection to keep
+            double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
+            if (inForce != 0) {
+                applied.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
+                    + format(inForce) + " " + quadratic.unit() + ": the fit priced the term without it (left out as"
+                    + " the other regressors reproduce it, or never varied), so " + linear.field()
+                    + " carries its share");
+            }
+            findings.put(quadratic, applied);
         }
     }
 
