@@ -39,8 +39,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *   <li><b>HOLD</b> if the relative error SE / max(|value|, negligible) &gt; holdRelativeStdError (SE = +∞
  *       always holds, but for a quadratic the fit left out: below) and the value in force lies within
  *       holdWithinStdErrors SE of the fit: the data do not determine the value (identifiability) and cannot tell it
- *       from the one in force, so that is
- *       kept: the active value with samples 0 (or the default / no ρ entry without one), and a
+ *       from the one in force, so that is kept: the active value with samples 0 (or the default / no ρ entry
+ *       without one), and a
  *       "held: …" reason is recorded. Farther away the data contradict the value in force: the imprecise fit
  *       goes through the checks below as a precise one would, is applied if they pass (with a note) and
  *       held if one would reject it. A held value is exempt from the checks below. A held active value keeps
@@ -284,8 +284,8 @@ public final class ValidationGate {
 
     /**
      * Whether the fit priced this quadratic's term without it: fitted on rows (samples &gt; 0) at exactly 0 with an
-     * infinite standard error. The regression leaves a quadratic out so when the other regressors reproduce its column
-     * (fitter README §1), or when its column never varied; the linear partner's price then holds its share.
+     * infinite standard error. The regression leaves a quadratic out when the other regressors reproduce its column
+     * (fitter README §1), and reports one whose column never varied alike; the linear partner's price holds its share.
      */
     private static boolean leftOutOfTheFit(FittedValue v) {
         Double se = v.getStdError();
