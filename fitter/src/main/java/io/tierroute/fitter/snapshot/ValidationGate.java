@@ -40,10 +40,9 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       always holds, but for a quadratic the fit left out: below) and the value in force lies within
  *       holdWithinStdErrors SE of the fit: the data do not determine the value (identifiability) and cannot tell it
  *       from the one in force, so that is kept: the active value with samples 0 (or the default / no ρ entry
- *       without one), and a
- *       "held: …" reason is recorded. Farther away the data contradict the value in force: the imprecise fit
- *       goes through the checks below as a precise one would, is applied if they pass (with a note) and
- *       held if one would reject it. A held value is exempt from the checks below. A held active value keeps
+ *       without one), and a "held: …" reason is recorded. Farther away the data contradict the value in force:
+ *       the imprecise fit goes through the checks below as a precise one would, is applied if they pass (with a
+ *       note) and held if one would reject it. A held value is exempt from the checks below. A held active value keeps
  *       its window ({@link FittedValues#carried(FittedValue)}): a fit carried on stays distinguishable from a
  *       default; the next candidate's jump is not measured from it (only from a value fitted in the active
  *       version), so a hold defers a real shift by one publish rather than for good.</li>
@@ -305,8 +304,8 @@ public final class ValidationGate {
         for (Map.Entry<SnapshotParameter, SnapshotParameter> pair : LINEAR_PARTNER.entrySet()) {
             SnapshotParameter quadratic = pair.getKey();
             SnapshotParameter linear = pair.getValue();
-            if (heldScalars.contains(linear) || !heldScalars.contains(quadratic)
-                    || !leftOutOfTheFit(quadratic.get(candidate))) {
+            boolean linearApplied = !heldScalars.contains(linear) && findings.get(linear).rejections.isEmpty();
+            if (!linearApplied || !heldScalars.contains(quadratic) || !leftOutOfTheFit(quadratic.get(candidate))) {
                 continue;
             }
             heldScalars.remove(quadratic);
@@ -314,9 +313,8 @@ public final class ValidationGate {
             double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
             if (inForce != 0) {
                 applied.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
-                    + format(inForce) + " " + quadratic.unit() + ": the fit priced the term without it (left out as"
-                    + " the other regressors reproduce it, or never varied), so " + linear.field()
-                    + " carries its share");
+                    + format(inForce) + " " + quadratic.unit() + ": the fit priced its term with " + linear.field()
+                    + " alone (the other regressors reproduce its column, or it never varied)");
             }
             findings.put(quadratic, applied);
         }

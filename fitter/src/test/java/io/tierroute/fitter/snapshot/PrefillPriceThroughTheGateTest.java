@@ -13,9 +13,10 @@ import java.util.function.BiFunction;
 import org.junit.jupiter.api.Test;
 
 /**
- * Prompts of nearly one length (or decodes at one context length), from the regression through the assembler and the
- * gate: the first snapshot must price prefill at what the data say, not at DESIGN's α_p = 1 µs/token (fleet-sim/experiments/ROUNDS.md, "Frontier
- * round": at llmd-blog 0.5, seed 5, the gated router did, because the fit's α_p and α_p2 could not be told apart).
+ * Prompts of nearly one length, or decodes at one context length, from the regression through the assembler and the
+ * gate. The first snapshot must price prefill at what the data say, not at DESIGN's α_p = 1 µs/token (at llmd-blog
+ * 0.5, seed 5, the gated router did, because the fit's α_p and α_p2 could not be told apart: fleet-sim/experiments/
+ * ROUNDS.md, "Frontier round"), and decode at α_d alone, not beside DESIGN's α_d2 ("Pair round").
  */
 class PrefillPriceThroughTheGateTest {
 

@@ -48,8 +48,7 @@ class QuadraticPairGateTest {
             .isZero();
         assertThat(r.held()).isEmpty();
         assertThat(r.notes()).containsExactly("alphaD2 = 0 applied with alphaD, in place of 0.001 µs/token²: the fit "
-            + "priced the term without it (left out as the other regressors reproduce it, or never varied), so alphaD "
-            + "carries its share");
+            + "priced its term with alphaD alone (the other regressors reproduce its column, or it never varied)");
     }
 
     @Test
@@ -137,5 +136,17 @@ class QuadraticPairGateTest {
         assertThat(r.held()).singleElement().asString().startsWith("held: alphaD kept at the active value 50");
         assertThat(r.notes()).singleElement().asString().startsWith("alphaP2 = 0 applied with alphaP, in place of "
             + "0.0001 µs/token²");
+    }
+
+    @Test
+    void aLeftOutQuadraticIsNotReportedAppliedWithARejectedPartner() {
+        ParameterSnapshot active = active();
+        // α_d 50 → 400 precisely on 10,000 rows: an 8× jump without overwhelming evidence rejects the snapshot
+        GateResult r = gate.validate(candidate(active, 400, 1, LEFT_OUT), active);
+
+        assertThat(r.accepted()).isFalse();
+        assertThat(r.rejections()).singleElement().asString().startsWith("alphaD jumps 8×");
+        assertThat(r.notes()).as("nothing is applied").isEmpty();
+        assertThat(r.held()).singleElement().asString().startsWith("held: alphaD2 kept at the active value 0.001");
     }
 }

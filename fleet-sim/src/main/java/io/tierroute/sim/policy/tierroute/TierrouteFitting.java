@@ -201,8 +201,10 @@ public final class TierrouteFitting {
      */
     static double pickQuadratic(LatencyFit fit, Coefficient quadratic, Coefficient linear, double fallback) {
         Estimate q = fit.get(quadratic);
-        boolean leftOut = q.samples() > 0 && q.value() == 0 && !q.hasFiniteStdError();
-        return leftOut && fit.get(linear).hasFiniteStdError() ? 0.0 : pick(fit, quadratic, fallback);
+        boolean leftOut = q.samples() > 0 && q.value() == 0
+                && q.stdError().orElse(Double.NaN) == Double.POSITIVE_INFINITY;
+        boolean linearFitted = !Double.isNaN(pick(fit, linear, Double.NaN));
+        return leftOut && linearFitted ? 0.0 : pick(fit, quadratic, fallback);
     }
 
     private static double pick(LatencyFit fit, Coefficient c, double fallback) {
