@@ -52,7 +52,8 @@ public final class LatencyRegression {
      */
     static final double MAX_VARIANCE_INFLATION = 1e6;
     /** The quadratic terms, each priced by its linear partner when left out; the worst is left out first. */
-    private static final int[] QUADRATIC = {Coefficient.ALPHA_P2.ordinal(), Coefficient.ALPHA_D2.ordinal()};
+    private static final int[] QUADRATIC = Arrays.stream(Coefficient.values())
+        .filter(c -> c.linearPartner() != null).mapToInt(Coefficient::ordinal).toArray();
     /** Keeps the others' matrix positive definite where two of them reproduce each other (unit-diagonal scale). */
     private static final double INFLATION_RIDGE = 1e-10;
 

@@ -108,7 +108,7 @@ public final class ValidationGate {
         }
     }
 
-    /** Each quadratic term and the linear term that carries it when the fit leaves the quadratic out. */
+    /** Each quadratic term and the linear term that carries it when the fit leaves it out (Coefficient.linearPartner). */
     private static final Map<SnapshotParameter, SnapshotParameter> LINEAR_PARTNER = new EnumMap<>(Map.of(
         SnapshotParameter.ALPHA_P2, SnapshotParameter.ALPHA_P, SnapshotParameter.ALPHA_D2, SnapshotParameter.ALPHA_D));
 

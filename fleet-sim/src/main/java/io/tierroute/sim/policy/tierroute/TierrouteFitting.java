@@ -47,9 +47,9 @@ public final class TierrouteFitting {
         KvWaitFit wait = fitted.results().kvWait();
         CostParameters p = CostParameters.DEFAULTS.toBuilder()
                 .alphaP(pick(fit, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP()))
-                .alphaP2(pickQuadratic(fit, Coefficient.ALPHA_P2, Coefficient.ALPHA_P, CostParameters.DEFAULTS.alphaP2()))
+                .alphaP2(pickQuadratic(fit, Coefficient.ALPHA_P2, CostParameters.DEFAULTS.alphaP2()))
                 .alphaD(pick(fit, Coefficient.ALPHA_D, CostParameters.DEFAULTS.alphaD()))
-                .alphaD2(pickQuadratic(fit, Coefficient.ALPHA_D2, Coefficient.ALPHA_D, CostParameters.DEFAULTS.alphaD2()))
+                .alphaD2(pickQuadratic(fit, Coefficient.ALPHA_D2, CostParameters.DEFAULTS.alphaD2()))
                 .alphaT(pick(fit, Coefficient.ALPHA_T, CostParameters.DEFAULTS.alphaT()))
                 .alphaHo(pick(fit, Coefficient.ALPHA_HO, CostParameters.DEFAULTS.alphaHo()))
                 .qSlack(fit.qSlackValue())
@@ -199,11 +199,11 @@ public final class TierrouteFitting {
      * A quadratic the fit left out (0 on its rows with an infinite standard error) beside a fitted linear partner is 0,
      * not its default: the partner was fitted without it and carries its share, as the validation gate applies it.
      */
-    static double pickQuadratic(LatencyFit fit, Coefficient quadratic, Coefficient linear, double fallback) {
+    static double pickQuadratic(LatencyFit fit, Coefficient quadratic, double fallback) {
         Estimate q = fit.get(quadratic);
         boolean leftOut = q.samples() > 0 && q.value() == 0
                 && q.stdError().orElse(Double.NaN) == Double.POSITIVE_INFINITY;
-        boolean linearFitted = !Double.isNaN(pick(fit, linear, Double.NaN));
+        boolean linearFitted = !Double.isNaN(pick(fit, quadratic.linearPartner(), Double.NaN));
         return leftOut && linearFitted ? 0.0 : pick(fit, quadratic, fallback);
     }
 

@@ -145,10 +145,9 @@ class WarmUpGateTest {
         assertThat(gated.cost().alphaD2()).as("not DESIGN's 0.001 beside it").isZero();
 
         double dflt = CostParameters.DEFAULTS.alphaD2();
-        assertThat(TierrouteFitting.pickQuadratic(f.latency(), Coefficient.ALPHA_D2, Coefficient.ALPHA_D, dflt)).isZero();
+        assertThat(TierrouteFitting.pickQuadratic(f.latency(), Coefficient.ALPHA_D2, dflt)).isZero();
         // with α_d unfitted too, both keep their defaults, a pair that belongs together
         c.put(Coefficient.ALPHA_D, estimate(0, Double.POSITIVE_INFINITY));
-        assertThat(TierrouteFitting.pickQuadratic(fits(c, 4).latency(), Coefficient.ALPHA_D2, Coefficient.ALPHA_D, dflt))
-                .isEqualTo(dflt);
+        assertThat(TierrouteFitting.pickQuadratic(fits(c, 4).latency(), Coefficient.ALPHA_D2, dflt)).isEqualTo(dflt);
     }
 }
