@@ -1,7 +1,7 @@
 package io.tierroute.jobs;
 
-import java.io.Serializable;
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,7 +12,9 @@ import java.util.Map;
  * Every argument of the fitting job, with defaults. Built with {@link #builder()} or parsed from
  * {@code --name value} / {@code --name=value} arguments by {@link #parse(String...)}, which names the
  * flag and the expected form of a bad value. Durations: {@code 500ms}, {@code 2s}, {@code 5m},
- * {@code 1h}, {@code 1d}.
+ * {@code 1h}, {@code 1d}, or ISO-8601 ({@code PT0.25S}). {@link #toArguments()} writes a value back as
+ * arguments that parse to an equal one: that is how the job's operators carry their settings to the task
+ * managers (Flink ships an operator's fields in its own Java serialization; arguments keep this type out of it).
  *
  * @param bootstrapServers Kafka {@code bootstrap.servers}
  * @param jobName Flink job name; also the snapshots' {@code producer} and the dead letters' consumer
@@ -84,7 +86,7 @@ public record JobSettings(
         double gateMinR2,
         double gateMaxJumpFactor,
         String cadenceClock,
-        long failAfterInputs) implements Serializable {
+        long failAfterInputs) {
 
     /** {@link #cadenceClock()} value of the deterministic mode. */
     public static final String EVENT_CLOCK = "event";
@@ -325,16 +327,40 @@ public record JobSettings(
                 return Double.parseDouble(value);
             }
             return value;
-        } catch (IllegalArgumentException e) {
-            String form = def instanceof Duration ? "a duration such as 500ms, 2s, 5m, 1h"
+        } catch (IllegalArgumentException | DateTimeParseException e) {
+            String form = def instanceof Duration ? "a duration such as 500ms, 2s, 5m, 1h or PT0.5S"
                 : def instanceof Double ? "a number" : "an integer";
             throw new IllegalArgumentException("--" + name + ": '" + value + "' is not " + form, e);
         }
     }
 
-    /** {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 1d}; a bare number is milliseconds. */
+    /**
+     * These settings as {@code --name=value} arguments, one a setting that has a value, which {@link #parse} turns
+     * back into an equal value: durations in whole milliseconds as {@code <n>ms}, others in ISO-8601.
+     */
+    public List<String> toArguments() {
+        List<String> args = new ArrayList<>();
+        asMap().forEach((name, value) -> {
+            if (value != null) {
+                args.add("--" + name + "=" + (value instanceof Duration d ? formatDuration(d) : value));
+            }
+        });
+        return args;
+    }
+
+    private static String formatDuration(Duration d) {
+        return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toString();
+    }
+
+    /**
+     * {@code 500ms}, {@code 2s}, {@code 5m}, {@code 1h}, {@code 1d}; a bare number is milliseconds; ISO-8601
+     * ({@code PT0.25S}) as well.
+     */
     public static Duration parseDuration(String s) {
         String t = s.trim().toLowerCase(Locale.ROOT);
+        if (t.startsWith("p")) {
+            return Duration.parse(t);
+        }
         String[][] units = {{"ms", "1"}, {"s", "1000"}, {"m", "60000"}, {"h", "3600000"}, {"d", "86400000"}};
         for (String[] u : units) {
             if (t.endsWith(u[0]) && !(u[0].equals("s") && t.endsWith("ms"))) {

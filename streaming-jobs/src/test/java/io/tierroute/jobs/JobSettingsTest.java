@@ -39,4 +39,26 @@ class JobSettingsTest {
             .hasMessageContaining("--cadence-clock must be processing or event, got wall");
         assertThatThrownBy(() -> JobSettings.parse("--fail-after-inputs", "-1")).hasMessageContaining("--fail-after-inputs");
     }
+
+    @Test
+    void argumentsParseBackToEqualSettings() {
+        JobSettings defaults = JobSettings.builder().build();
+        assertThat(JobSettings.parse(defaults.toArguments().toArray(String[]::new))).isEqualTo(defaults);
+        assertThat(defaults.toArguments()).as("the unset checkpoint directory is left out, not written as 'null'")
+            .noneMatch(a -> a.startsWith("--checkpoint-dir"));
+
+        JobSettings varied = JobSettings.builder().set("bootstrap-servers", "a:1,b:2").set("job-name", "job=with equals")
+            .set("checkpoint-dir", "file:///tmp/ckpt").set("publish-interval", Duration.ofNanos(1_500_000))
+            .set("max-watermark-drift", Duration.ofHours(3)).set("gate-min-r2", 0.1 + 0.2)
+            .set("forest-max-bytes", Long.MAX_VALUE).set("cadence-clock", JobSettings.EVENT_CLOCK).build();
+        assertThat(JobSettings.parse(varied.toArguments().toArray(String[]::new))).isEqualTo(varied);
+        assertThat(varied.toArguments()).contains("--publish-interval=PT0.0015S", "--max-watermark-drift=10800000ms");
+    }
+
+    @Test
+    void isoDurationsParse() {
+        assertThat(JobSettings.parseDuration("PT0.25S")).isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> JobSettings.parse("--idleness", "P-bad"))
+            .hasMessageContaining("--idleness: 'P-bad' is not a duration");
+    }
 }

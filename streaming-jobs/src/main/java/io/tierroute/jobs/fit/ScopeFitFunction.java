@@ -124,7 +124,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** How often the keyed thread looks for a finished background forest, ms. */
     static final long FOREST_POLL_MS = 250;
 
-    private final JobSettings settings;
+    /** The job's settings as arguments ({@link JobSettings#toArguments}): what Flink ships to the task managers. */
+    private final String[] settingsArguments;
+    /** Parsed from {@link #settingsArguments} in {@link #open}. */
+    private transient JobSettings settings;
 
     private transient ValueState<Long> version;
     private transient ValueState<SnapshotControl> control;
@@ -176,13 +179,14 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      *     (no checkpoint or savepoint) continues the sequence instead of restarting at 1
      */
     public ScopeFitFunction(JobSettings settings, Map<String, Long> publishedVersions) {
-        this.settings = settings;
+        this.settingsArguments = settings.toArguments().toArray(String[]::new);
         this.publishedVersions = new HashMap<>(publishedVersions);
     }
 
     @Override
     public void open(OpenContext openContext) {
         AvroTrust.install(); // Flink's Avro state serializers decode our generated classes
+        settings = JobSettings.parse(settingsArguments);
         var ctx = getRuntimeContext();
         version = ctx.getState(VERSION);
         control = ctx.getState(CONTROL);
