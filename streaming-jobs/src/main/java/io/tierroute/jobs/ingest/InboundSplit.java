@@ -97,45 +97,48 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             r.scope = str(d.getScope());
             r.worker = str(d.getChosenWorker());
             r.timestampMs = d.getTimestampMs();
-            r.pEffTokens = f.getPEffTokens();
+            CostRegressors x = r.regressors;
+            x.pEffTokens = f.getPEffTokens();
             // C_kv and C_queue are both priced at α_p, so their tokens share the α_p-priced column the
             // regression adds to p_eff; without the queued prefill, queue wait would load onto α_d.
-            r.kvOverflowTokens = f.getKvOverflowTokens() + f.getQueuedPrefillTokens();
-            r.recomputeQuadratic = f.getRecomputeQuadratic();
-            r.inflightDecodeTokens = f.getInflightDecodeTokens();
-            r.inflightDecodeQuadratic = f.getInflightDecodeQuadratic();
+            x.kvOverflowTokens = f.getKvOverflowTokens() + f.getQueuedPrefillTokens();
+            x.recomputeQuadratic = f.getRecomputeQuadratic();
+            x.inflightDecodeTokens = f.getInflightDecodeTokens();
+            x.inflightDecodeQuadratic = f.getInflightDecodeQuadratic();
             double tier = 0;
             for (TierTransfer t : f.getTierTransfers()) {
                 tier += t.getTransferUs();
             }
-            r.tierTransferUs = tier;
-            r.queueLength = f.getQueueLength();
-            r.affinityDecay = f.getAffinityDecay();
-            r.expectedToolHitFraction = f.getExpectedToolHitFraction();
+            x.tierTransferUs = tier;
+            x.queueLength = f.getQueueLength();
+            x.affinityDecay = f.getAffinityDecay();
+            x.expectedToolHitFraction = f.getExpectedToolHitFraction();
             r.idleSinceLastStepMs = f.getIdleSinceLastStepMs();
-            r.isl = q.getIsl();
-            r.model = str(q.getModel());
-            r.lora = str(q.getLora());
-            r.stepIndex = q.getStepIndex();
-            r.expectedTool = str(q.getExpectedTool());
-            r.maxTokens = q.getMaxTokens();
-            r.outputHint = q.getOutputHint();
-            r.prefixGroupId = q.getPrefixGroupId();
-            r.previousStepOutputTokens = q.getPreviousStepOutputTokens();
+            OutputFeatures o = r.request;
+            o.isl = q.getIsl();
+            o.model = str(q.getModel());
+            o.lora = str(q.getLora());
+            o.stepIndex = q.getStepIndex();
+            o.expectedTool = str(q.getExpectedTool());
+            o.maxTokens = q.getMaxTokens();
+            o.outputHint = q.getOutputHint();
+            o.prefixGroupId = q.getPrefixGroupId();
+            o.previousStepOutputTokens = q.getPreviousStepOutputTokens();
             r.partition = in.partition;
             r.offset = in.offset;
             // The admission wait's inputs. A decision of the older schema has no kvUsedTokens, inFlight or queueUs:
             // their 0s (Avro's defaults) would make it a control of k's fit (W = 0) with an inflated excess wait,
             // so they stay unknown and the row gives no KvWaitRow.
+            AdmissionInputs a = r.admission;
             CostBreakdown cost = d.getCost();
             if (!in.admissionWaitUnknown) {
-                r.kvUsedTokens = f.getKvUsedTokens();
-                r.inFlight = f.getInFlight();
-                r.predictedQueueUs = cost.getQueueUs();
+                a.kvUsedTokens = f.getKvUsedTokens();
+                a.inFlight = f.getInFlight();
+                a.predictedQueueUs = cost.getQueueUs();
             }
-            r.predictedOutputTokens = q.getPredictedOutputTokens();
-            r.missingKvTokens = MissingKv.tokens(f, q.getIsl());
-            r.predictedPrefillUs = cost.getPrefillUs();
+            a.predictedOutputTokens = q.getPredictedOutputTokens();
+            a.missingKvTokens = MissingKv.tokens(f, q.getIsl());
+            a.predictedPrefillUs = cost.getPrefillUs();
             return r;
         }
     }

@@ -4,6 +4,9 @@ import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.fitter.forest.OutputRow;
 import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.regression.LatencyObservation;
+import io.tierroute.jobs.ingest.AdmissionInputs;
+import io.tierroute.jobs.ingest.CostRegressors;
+import io.tierroute.jobs.ingest.OutputFeatures;
 import io.tierroute.jobs.serde.RowTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInfo;
 
@@ -20,47 +23,33 @@ public class JoinedRow {
     public long eventTimeMs;
     /** Worker-side time to first token, µs. */
     public double realisedUs;
-    public double pEffTokens;
-    public double kvOverflowTokens;
-    public double recomputeQuadratic;
-    public double inflightDecodeTokens;
-    public double inflightDecodeQuadratic;
-    public double tierTransferUs;
-    public int queueLength;
-    public double affinityDecay;
-    public double expectedToolHitFraction;
+    public final CostRegressors regressors;
     /** Idle time since the workflow's previous step, s, when the request returned to that step's worker; -1 otherwise. */
     public double returnIdleSeconds = -1;
     /** Whether any prompt token was served from cache (the previous context was still held). */
     public boolean cacheHit;
-    public int isl;
-    public String model;
-    public String lora;
-    public Integer stepIndex;
-    public String expectedTool;
-    public int maxTokens;
-    public Integer outputHint;
-    public long prefixGroupId;
-    public Integer previousStepOutputTokens;
+    public final OutputFeatures request;
     public int outputTokens;
-    // The admission wait's inputs (DecisionRow, CompletionRow); NaN / -1 = unknown: a row restored from state
-    // written before them, skipped by that fit.
-    public double kvUsedTokens = Double.NaN;
-    public double predictedOutputTokens = Double.NaN;
-    public double missingKvTokens = Double.NaN;
-    public int inFlight = -1;
-    public double predictedPrefillUs = Double.NaN;
-    public double predictedQueueUs = Double.NaN;
+    public final AdmissionInputs admission;
+    // What the completion realised of the admission wait; NaN = unknown (a completion that did not say, or a row
+    // restored from state written before these fields): the fit skips the request.
     public double decodeUs = Double.NaN;
     public double queueWaitUs = Double.NaN;
     public double prefillUs = Double.NaN;
 
-    public JoinedRow() {}
+    public JoinedRow() {
+        this(new CostRegressors(), new OutputFeatures(), new AdmissionInputs());
+    }
+
+    /** A row whose parts are the decision's, shared, not copied (neither side changes them after the join). */
+    public JoinedRow(CostRegressors regressors, OutputFeatures request, AdmissionInputs admission) {
+        this.regressors = regressors;
+        this.request = request;
+        this.admission = admission;
+    }
 
     public LatencyObservation latency() {
-        return new LatencyObservation(eventTimeMs, realisedUs, pEffTokens, kvOverflowTokens, recomputeQuadratic,
-            inflightDecodeTokens, inflightDecodeQuadratic, tierTransferUs, queueLength, affinityDecay,
-            expectedToolHitFraction);
+        return regressors.observation(eventTimeMs, realisedUs);
     }
 
     /**
@@ -78,18 +67,17 @@ public class JoinedRow {
 
     /** The admission wait's row, or null when a field is unknown (the fit then skips the request). */
     public KvWaitRow kvWait() {
-        if (inFlight < 0 || !Double.isFinite(kvUsedTokens) || !Double.isFinite(predictedOutputTokens)
-            || !Double.isFinite(missingKvTokens) || !Double.isFinite(predictedPrefillUs)
-            || !Double.isFinite(predictedQueueUs) || !Double.isFinite(decodeUs) || !Double.isFinite(queueWaitUs)
+        if (!admission.known() || !Double.isFinite(decodeUs) || !Double.isFinite(queueWaitUs)
             || !Double.isFinite(prefillUs)) {
             return null;
         }
-        return new KvWaitRow(eventTimeMs, kvUsedTokens, predictedOutputTokens, missingKvTokens, inflightDecodeTokens,
-            inFlight, predictedPrefillUs, predictedQueueUs, outputTokens, decodeUs, queueWaitUs, prefillUs);
+        AdmissionInputs a = admission;
+        return new KvWaitRow(eventTimeMs, a.kvUsedTokens, a.predictedOutputTokens, a.missingKvTokens,
+            regressors.inflightDecodeTokens, a.inFlight, a.predictedPrefillUs, a.predictedQueueUs, outputTokens,
+            decodeUs, queueWaitUs, prefillUs);
     }
 
     public OutputRow output() {
-        return new OutputRow(isl, model, lora, stepIndex, expectedTool, maxTokens, outputHint, prefixGroupId,
-            previousStepOutputTokens, outputTokens);
+        return request.row(outputTokens);
     }
 }

@@ -279,43 +279,19 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         out.collect(join(d, c));
     }
 
-    /** The joined row of a decision and its OK completion. */
+    /** The joined row of a decision and its OK completion; it shares the decision's parts. */
     static JoinedRow join(DecisionRow d, CompletionRow c) {
-        JoinedRow r = new JoinedRow();
+        JoinedRow r = new JoinedRow(d.regressors, d.request, d.admission);
         r.scope = d.scope;
         r.worker = d.worker;
         r.eventTimeMs = c.finishedTimeMs;
         r.realisedUs = c.realisedUs;
-        r.pEffTokens = d.pEffTokens;
-        r.kvOverflowTokens = d.kvOverflowTokens;
-        r.recomputeQuadratic = d.recomputeQuadratic;
-        r.inflightDecodeTokens = d.inflightDecodeTokens;
-        r.inflightDecodeQuadratic = d.inflightDecodeQuadratic;
-        r.tierTransferUs = d.tierTransferUs;
-        r.queueLength = d.queueLength;
-        r.affinityDecay = d.affinityDecay;
-        r.expectedToolHitFraction = d.expectedToolHitFraction;
-        if (d.idleSinceLastStepMs != null && d.affinityDecay > 0) {
+        if (d.idleSinceLastStepMs != null && d.regressors.affinityDecay > 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
         }
         r.cacheHit = c.cachedTokens > 0;
-        r.isl = d.isl;
-        r.model = d.model;
-        r.lora = d.lora;
-        r.stepIndex = d.stepIndex;
-        r.expectedTool = d.expectedTool;
-        r.maxTokens = d.maxTokens;
-        r.outputHint = d.outputHint;
-        r.prefixGroupId = d.prefixGroupId;
-        r.previousStepOutputTokens = d.previousStepOutputTokens;
         r.outputTokens = c.outputTokens;
-        // Unknown stays unknown (NaN): a side restored from state written before these fields.
-        r.kvUsedTokens = d.kvUsedTokens;
-        r.predictedOutputTokens = d.predictedOutputTokens;
-        r.missingKvTokens = d.missingKvTokens;
-        r.inFlight = d.inFlight;
-        r.predictedPrefillUs = d.predictedPrefillUs;
-        r.predictedQueueUs = d.predictedQueueUs;
+        // Unknown stays unknown (NaN): a completion that did not say, or one restored from state written before these.
         r.decodeUs = c.decodeUs < 0 ? Double.NaN : c.decodeUs;
         r.queueWaitUs = c.queueWaitUs < 0 ? Double.NaN : c.queueWaitUs;
         r.prefillUs = c.prefillUs < 0 ? Double.NaN : c.prefillUs;

@@ -1,7 +1,10 @@
 package io.tierroute.jobs.serde;
 
+import io.tierroute.jobs.ingest.AdmissionInputs;
 import io.tierroute.jobs.ingest.CompletionRow;
+import io.tierroute.jobs.ingest.CostRegressors;
 import io.tierroute.jobs.ingest.DecisionRow;
+import io.tierroute.jobs.ingest.OutputFeatures;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import java.io.DataInput;
@@ -55,34 +58,13 @@ public final class RowFields {
         writeString(out, r.scope);
         writeString(out, r.worker);
         out.writeLong(r.timestampMs);
-        out.writeDouble(r.pEffTokens);
-        out.writeDouble(r.kvOverflowTokens);
-        out.writeDouble(r.recomputeQuadratic);
-        out.writeDouble(r.inflightDecodeTokens);
-        out.writeDouble(r.inflightDecodeQuadratic);
-        out.writeDouble(r.tierTransferUs);
-        out.writeInt(r.queueLength);
-        out.writeDouble(r.affinityDecay);
-        out.writeDouble(r.expectedToolHitFraction);
+        writeRegressors(r.regressors, out);
         writeLong(out, r.idleSinceLastStepMs);
-        out.writeInt(r.isl);
-        writeString(out, r.model);
-        writeString(out, r.lora);
-        writeInteger(out, r.stepIndex);
-        writeString(out, r.expectedTool);
-        out.writeInt(r.maxTokens);
-        writeInteger(out, r.outputHint);
-        out.writeLong(r.prefixGroupId);
-        writeInteger(out, r.previousStepOutputTokens);
+        writeOutputFeatures(r.request, out);
         out.writeInt(r.partition);
         out.writeLong(r.offset);
         if (layout >= LAYOUT_KV_WAIT) {
-            out.writeDouble(r.kvUsedTokens);
-            out.writeDouble(r.predictedOutputTokens);
-            out.writeDouble(r.missingKvTokens);
-            out.writeInt(r.inFlight);
-            out.writeDouble(r.predictedPrefillUs);
-            out.writeDouble(r.predictedQueueUs);
+            writeAdmission(r.admission, out);
         }
     }
 
@@ -92,34 +74,13 @@ public final class RowFields {
         r.scope = readString(in);
         r.worker = readString(in);
         r.timestampMs = in.readLong();
-        r.pEffTokens = in.readDouble();
-        r.kvOverflowTokens = in.readDouble();
-        r.recomputeQuadratic = in.readDouble();
-        r.inflightDecodeTokens = in.readDouble();
-        r.inflightDecodeQuadratic = in.readDouble();
-        r.tierTransferUs = in.readDouble();
-        r.queueLength = in.readInt();
-        r.affinityDecay = in.readDouble();
-        r.expectedToolHitFraction = in.readDouble();
+        readRegressors(in, r.regressors);
         r.idleSinceLastStepMs = readLong(in);
-        r.isl = in.readInt();
-        r.model = readString(in);
-        r.lora = readString(in);
-        r.stepIndex = readInteger(in);
-        r.expectedTool = readString(in);
-        r.maxTokens = in.readInt();
-        r.outputHint = readInteger(in);
-        r.prefixGroupId = in.readLong();
-        r.previousStepOutputTokens = readInteger(in);
+        readOutputFeatures(in, r.request);
         r.partition = in.readInt();
         r.offset = in.readLong();
-        if (layout >= LAYOUT_KV_WAIT) { // else the fields keep their "unknown" defaults
-            r.kvUsedTokens = in.readDouble();
-            r.predictedOutputTokens = in.readDouble();
-            r.missingKvTokens = in.readDouble();
-            r.inFlight = in.readInt();
-            r.predictedPrefillUs = in.readDouble();
-            r.predictedQueueUs = in.readDouble();
+        if (layout >= LAYOUT_KV_WAIT) { // else the admission inputs stay "unknown"
+            readAdmission(in, r.admission);
         }
         return r;
     }
@@ -167,34 +128,13 @@ public final class RowFields {
         writeString(out, r.worker);
         out.writeLong(r.eventTimeMs);
         out.writeDouble(r.realisedUs);
-        out.writeDouble(r.pEffTokens);
-        out.writeDouble(r.kvOverflowTokens);
-        out.writeDouble(r.recomputeQuadratic);
-        out.writeDouble(r.inflightDecodeTokens);
-        out.writeDouble(r.inflightDecodeQuadratic);
-        out.writeDouble(r.tierTransferUs);
-        out.writeInt(r.queueLength);
-        out.writeDouble(r.affinityDecay);
-        out.writeDouble(r.expectedToolHitFraction);
+        writeRegressors(r.regressors, out);
         out.writeDouble(r.returnIdleSeconds);
         out.writeBoolean(r.cacheHit);
-        out.writeInt(r.isl);
-        writeString(out, r.model);
-        writeString(out, r.lora);
-        writeInteger(out, r.stepIndex);
-        writeString(out, r.expectedTool);
-        out.writeInt(r.maxTokens);
-        writeInteger(out, r.outputHint);
-        out.writeLong(r.prefixGroupId);
-        writeInteger(out, r.previousStepOutputTokens);
+        writeOutputFeatures(r.request, out);
         out.writeInt(r.outputTokens);
         if (layout >= LAYOUT_KV_WAIT) {
-            out.writeDouble(r.kvUsedTokens);
-            out.writeDouble(r.predictedOutputTokens);
-            out.writeDouble(r.missingKvTokens);
-            out.writeInt(r.inFlight);
-            out.writeDouble(r.predictedPrefillUs);
-            out.writeDouble(r.predictedQueueUs);
+            writeAdmission(r.admission, out);
             out.writeDouble(r.decodeUs);
             out.writeDouble(r.queueWaitUs);
             out.writeDouble(r.prefillUs);
@@ -207,39 +147,86 @@ public final class RowFields {
         r.worker = readString(in);
         r.eventTimeMs = in.readLong();
         r.realisedUs = in.readDouble();
-        r.pEffTokens = in.readDouble();
-        r.kvOverflowTokens = in.readDouble();
-        r.recomputeQuadratic = in.readDouble();
-        r.inflightDecodeTokens = in.readDouble();
-        r.inflightDecodeQuadratic = in.readDouble();
-        r.tierTransferUs = in.readDouble();
-        r.queueLength = in.readInt();
-        r.affinityDecay = in.readDouble();
-        r.expectedToolHitFraction = in.readDouble();
+        readRegressors(in, r.regressors);
         r.returnIdleSeconds = in.readDouble();
         r.cacheHit = in.readBoolean();
-        r.isl = in.readInt();
-        r.model = readString(in);
-        r.lora = readString(in);
-        r.stepIndex = readInteger(in);
-        r.expectedTool = readString(in);
-        r.maxTokens = in.readInt();
-        r.outputHint = readInteger(in);
-        r.prefixGroupId = in.readLong();
-        r.previousStepOutputTokens = readInteger(in);
+        readOutputFeatures(in, r.request);
         r.outputTokens = in.readInt();
-        if (layout >= LAYOUT_KV_WAIT) {
-            r.kvUsedTokens = in.readDouble();
-            r.predictedOutputTokens = in.readDouble();
-            r.missingKvTokens = in.readDouble();
-            r.inFlight = in.readInt();
-            r.predictedPrefillUs = in.readDouble();
-            r.predictedQueueUs = in.readDouble();
+        if (layout >= LAYOUT_KV_WAIT) { // else these stay "unknown"
+            readAdmission(in, r.admission);
             r.decodeUs = in.readDouble();
             r.queueWaitUs = in.readDouble();
             r.prefillUs = in.readDouble();
         }
         return r;
+    }
+
+    // The parts a decision row and the joined row made of it share, each in one fixed order.
+
+    private static void writeRegressors(CostRegressors g, DataOutput out) throws IOException {
+        out.writeDouble(g.pEffTokens);
+        out.writeDouble(g.kvOverflowTokens);
+        out.writeDouble(g.recomputeQuadratic);
+        out.writeDouble(g.inflightDecodeTokens);
+        out.writeDouble(g.inflightDecodeQuadratic);
+        out.writeDouble(g.tierTransferUs);
+        out.writeInt(g.queueLength);
+        out.writeDouble(g.affinityDecay);
+        out.writeDouble(g.expectedToolHitFraction);
+    }
+
+    private static void readRegressors(DataInput in, CostRegressors g) throws IOException {
+        g.pEffTokens = in.readDouble();
+        g.kvOverflowTokens = in.readDouble();
+        g.recomputeQuadratic = in.readDouble();
+        g.inflightDecodeTokens = in.readDouble();
+        g.inflightDecodeQuadratic = in.readDouble();
+        g.tierTransferUs = in.readDouble();
+        g.queueLength = in.readInt();
+        g.affinityDecay = in.readDouble();
+        g.expectedToolHitFraction = in.readDouble();
+    }
+
+    private static void writeOutputFeatures(OutputFeatures g, DataOutput out) throws IOException {
+        out.writeInt(g.isl);
+        writeString(out, g.model);
+        writeString(out, g.lora);
+        writeInteger(out, g.stepIndex);
+        writeString(out, g.expectedTool);
+        out.writeInt(g.maxTokens);
+        writeInteger(out, g.outputHint);
+        out.writeLong(g.prefixGroupId);
+        writeInteger(out, g.previousStepOutputTokens);
+    }
+
+    private static void readOutputFeatures(DataInput in, OutputFeatures g) throws IOException {
+        g.isl = in.readInt();
+        g.model = readString(in);
+        g.lora = readString(in);
+        g.stepIndex = readInteger(in);
+        g.expectedTool = readString(in);
+        g.maxTokens = in.readInt();
+        g.outputHint = readInteger(in);
+        g.prefixGroupId = in.readLong();
+        g.previousStepOutputTokens = readInteger(in);
+    }
+
+    private static void writeAdmission(AdmissionInputs g, DataOutput out) throws IOException {
+        out.writeDouble(g.kvUsedTokens);
+        out.writeDouble(g.predictedOutputTokens);
+        out.writeDouble(g.missingKvTokens);
+        out.writeInt(g.inFlight);
+        out.writeDouble(g.predictedPrefillUs);
+        out.writeDouble(g.predictedQueueUs);
+    }
+
+    private static void readAdmission(DataInput in, AdmissionInputs g) throws IOException {
+        g.kvUsedTokens = in.readDouble();
+        g.predictedOutputTokens = in.readDouble();
+        g.missingKvTokens = in.readDouble();
+        g.inFlight = in.readInt();
+        g.predictedPrefillUs = in.readDouble();
+        g.predictedQueueUs = in.readDouble();
     }
 
     public static void writeTelemetry(TelemetrySample s, DataOutput out) throws IOException {
@@ -292,38 +279,14 @@ public final class RowFields {
 
     /** Copies of the rows: fields are primitives or immutable (strings, boxed numbers), arrays are cloned. */
     public static DecisionRow copy(DecisionRow r) {
-        DecisionRow c = new DecisionRow();
+        DecisionRow c = new DecisionRow(r.regressors.copy(), r.request.copy(), r.admission.copy());
         c.requestId = r.requestId;
         c.scope = r.scope;
         c.worker = r.worker;
         c.timestampMs = r.timestampMs;
-        c.pEffTokens = r.pEffTokens;
-        c.kvOverflowTokens = r.kvOverflowTokens;
-        c.recomputeQuadratic = r.recomputeQuadratic;
-        c.inflightDecodeTokens = r.inflightDecodeTokens;
-        c.inflightDecodeQuadratic = r.inflightDecodeQuadratic;
-        c.tierTransferUs = r.tierTransferUs;
-        c.queueLength = r.queueLength;
-        c.affinityDecay = r.affinityDecay;
-        c.expectedToolHitFraction = r.expectedToolHitFraction;
         c.idleSinceLastStepMs = r.idleSinceLastStepMs;
-        c.isl = r.isl;
-        c.model = r.model;
-        c.lora = r.lora;
-        c.stepIndex = r.stepIndex;
-        c.expectedTool = r.expectedTool;
-        c.maxTokens = r.maxTokens;
-        c.outputHint = r.outputHint;
-        c.prefixGroupId = r.prefixGroupId;
-        c.previousStepOutputTokens = r.previousStepOutputTokens;
         c.partition = r.partition;
         c.offset = r.offset;
-        c.kvUsedTokens = r.kvUsedTokens;
-        c.predictedOutputTokens = r.predictedOutputTokens;
-        c.missingKvTokens = r.missingKvTokens;
-        c.inFlight = r.inFlight;
-        c.predictedPrefillUs = r.predictedPrefillUs;
-        c.predictedQueueUs = r.predictedQueueUs;
         return c;
     }
 
@@ -346,38 +309,14 @@ public final class RowFields {
     }
 
     public static JoinedRow copy(JoinedRow r) {
-        JoinedRow c = new JoinedRow();
+        JoinedRow c = new JoinedRow(r.regressors.copy(), r.request.copy(), r.admission.copy());
         c.scope = r.scope;
         c.worker = r.worker;
         c.eventTimeMs = r.eventTimeMs;
         c.realisedUs = r.realisedUs;
-        c.pEffTokens = r.pEffTokens;
-        c.kvOverflowTokens = r.kvOverflowTokens;
-        c.recomputeQuadratic = r.recomputeQuadratic;
-        c.inflightDecodeTokens = r.inflightDecodeTokens;
-        c.inflightDecodeQuadratic = r.inflightDecodeQuadratic;
-        c.tierTransferUs = r.tierTransferUs;
-        c.queueLength = r.queueLength;
-        c.affinityDecay = r.affinityDecay;
-        c.expectedToolHitFraction = r.expectedToolHitFraction;
         c.returnIdleSeconds = r.returnIdleSeconds;
         c.cacheHit = r.cacheHit;
-        c.isl = r.isl;
-        c.model = r.model;
-        c.lora = r.lora;
-        c.stepIndex = r.stepIndex;
-        c.expectedTool = r.expectedTool;
-        c.maxTokens = r.maxTokens;
-        c.outputHint = r.outputHint;
-        c.prefixGroupId = r.prefixGroupId;
-        c.previousStepOutputTokens = r.previousStepOutputTokens;
         c.outputTokens = r.outputTokens;
-        c.kvUsedTokens = r.kvUsedTokens;
-        c.predictedOutputTokens = r.predictedOutputTokens;
-        c.missingKvTokens = r.missingKvTokens;
-        c.inFlight = r.inFlight;
-        c.predictedPrefillUs = r.predictedPrefillUs;
-        c.predictedQueueUs = r.predictedQueueUs;
         c.decodeUs = r.decodeUs;
         c.queueWaitUs = r.queueWaitUs;
         c.prefillUs = r.prefillUs;

@@ -41,7 +41,7 @@ public final class JoinFunctionCost {
                 d.scope = "s";
                 d.worker = "w" + (i % 8);
                 d.timestampMs = t;
-                d.model = "m";
+                d.request.model = "m";
                 h.processElement1(new StreamRecord<>(d, t));
                 if (i >= lag) {
                     int j = i - lag;

@@ -24,18 +24,18 @@ class RowCodecFormatTest {
         r.worker = "w" + i;
         r.eventTimeMs = 1_000L + i;
         r.realisedUs = 5_000 + i;
-        r.pEffTokens = 100 + i;
-        r.isl = 200 + i;
-        r.model = "m";
-        r.stepIndex = i;
+        r.regressors.pEffTokens = 100 + i;
+        r.request.isl = 200 + i;
+        r.request.model = "m";
+        r.request.stepIndex = i;
         r.outputTokens = 10 + i;
-        r.inflightDecodeTokens = 30;
-        r.kvUsedTokens = 40_000 + i;
-        r.predictedOutputTokens = 128;
-        r.missingKvTokens = i;
-        r.inFlight = 3;
-        r.predictedPrefillUs = 4_000;
-        r.predictedQueueUs = 500;
+        r.regressors.inflightDecodeTokens = 30;
+        r.admission.kvUsedTokens = 40_000 + i;
+        r.admission.predictedOutputTokens = 128;
+        r.admission.missingKvTokens = i;
+        r.admission.inFlight = 3;
+        r.admission.predictedPrefillUs = 4_000;
+        r.admission.predictedQueueUs = 500;
         r.decodeUs = 600_000 + i;
         r.queueWaitUs = 700;
         r.prefillUs = 4_300;
@@ -58,8 +58,8 @@ class RowCodecFormatTest {
             assertThat(r.latency()).isEqualTo(row(i).latency());
             assertThat(r.output()).isEqualTo(row(i).output());
             assertThat(r.kvWait()).isNull();
-            assertThat(r.kvUsedTokens).isNaN();
-            assertThat(r.inFlight).isEqualTo(-1);
+            assertThat(r.admission.kvUsedTokens).isNaN();
+            assertThat(r.admission.inFlight).isEqualTo(-1);
         }
     }
 

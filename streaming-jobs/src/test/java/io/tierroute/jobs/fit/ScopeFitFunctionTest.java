@@ -66,21 +66,21 @@ class ScopeFitFunctionTest {
             r.scope = "default";
             r.worker = "w1";
             r.eventTimeMs = eventTime += 10;
-            r.pEffTokens = 10000 + rnd.nextInt(8000);
-            r.recomputeQuadratic = rnd.nextDouble() * 1e6;
-            r.inflightDecodeTokens = rnd.nextDouble() * 400;
-            r.inflightDecodeQuadratic = rnd.nextDouble() * 1e6;
-            r.tierTransferUs = rnd.nextDouble() * 20000;
-            r.queueLength = rnd.nextInt(20);
-            r.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
-            r.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
-            double y = r.pEffTokens + 1e-4 * r.recomputeQuadratic + 50 * r.inflightDecodeTokens
-                + 0.001 * r.inflightDecodeQuadratic + r.tierTransferUs + 100 * Math.pow(Math.max(0, r.queueLength - 4), 2)
-                - 5000 * r.affinityDecay - 4000 * r.expectedToolHitFraction;
+            r.regressors.pEffTokens = 10000 + rnd.nextInt(8000);
+            r.regressors.recomputeQuadratic = rnd.nextDouble() * 1e6;
+            r.regressors.inflightDecodeTokens = rnd.nextDouble() * 400;
+            r.regressors.inflightDecodeQuadratic = rnd.nextDouble() * 1e6;
+            r.regressors.tierTransferUs = rnd.nextDouble() * 20000;
+            r.regressors.queueLength = rnd.nextInt(20);
+            r.regressors.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
+            r.regressors.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
+            double y = r.regressors.pEffTokens + 1e-4 * r.regressors.recomputeQuadratic + 50 * r.regressors.inflightDecodeTokens
+                + 0.001 * r.regressors.inflightDecodeQuadratic + r.regressors.tierTransferUs + 100 * Math.pow(Math.max(0, r.regressors.queueLength - 4), 2)
+                - 5000 * r.regressors.affinityDecay - 4000 * r.regressors.expectedToolHitFraction;
             r.realisedUs = y * (1 + 0.02 * rnd.nextGaussian());
-            r.isl = 1000;
-            r.model = "m";
-            r.maxTokens = 512;
+            r.request.isl = 1000;
+            r.request.model = "m";
+            r.request.maxTokens = 512;
             r.outputTokens = 100;
             h.processElement1(new StreamRecord<>(ScopeInput.of(r)));
         }

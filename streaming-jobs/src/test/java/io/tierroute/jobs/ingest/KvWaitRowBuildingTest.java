@@ -61,8 +61,8 @@ class KvWaitRowBuildingTest {
         RoutingDecision d = decision(10_000, 4_000, 5_000, List.of(transfer(Tier.CPU, 1_000), transfer(Tier.NVME, 500)),
             120_000, 7, 321.5, 800.0, 4_200.0, 900.0);
         DecisionRow dr = convert(d);
-        assertThat(dr.missingKvTokens).isEqualTo(500.0);
-        assertThat(dr.kvOverflowTokens).as("the regression's column keeps the queued prefill").isEqualTo(5_000 + 64);
+        assertThat(dr.admission.missingKvTokens).isEqualTo(500.0);
+        assertThat(dr.regressors.kvOverflowTokens).as("the regression's column keeps the queued prefill").isEqualTo(5_000 + 64);
         CompletionRow cr = convert(completion(d, 6_000, 3_000, 2_000_000, 150));
         JoinedRow j = RequestJoinFunctionAccess.join(dr, cr);
 
@@ -135,7 +135,7 @@ class KvWaitRowBuildingTest {
         c.decodeUs = -1; // a completion restored from state written before the field
         assertThat(RequestJoinFunctionAccess.join(convert(d), c).kvWait()).isNull();
         DecisionRow dr = convert(d);
-        dr.inFlight = -1;
+        dr.admission.inFlight = -1;
         assertThat(RequestJoinFunctionAccess.join(dr, convert(completion(d, 1, 1, 1, 2))).kvWait()).isNull();
         List<KvWaitRow> none = new ArrayList<>();
         assertThat(KvWaitFitter.fit(none).fitted()).isFalse();

@@ -68,12 +68,12 @@ class JoinStateOfPreviousVersionTest {
         d.scope = "default";
         d.worker = "w1";
         d.timestampMs = 10_000;
-        d.pEffTokens = 1000;
-        d.kvOverflowTokens = 64;
-        d.isl = 1200;
-        d.model = "m";
-        d.maxTokens = 512;
-        d.kvUsedTokens = 9_999; // not in the old layout: lost, as the previous version never had it
+        d.regressors.pEffTokens = 1000;
+        d.regressors.kvOverflowTokens = 64;
+        d.request.isl = 1200;
+        d.request.model = "m";
+        d.request.maxTokens = 512;
+        d.admission.kvUsedTokens = 9_999; // not in the old layout: lost, as the previous version never had it
         OperatorSubtaskState state;
         try (var previous = harness(new PreviousJoin())) {
             previous.open();
@@ -99,12 +99,12 @@ class JoinStateOfPreviousVersionTest {
             List<JoinedRow> out = restored.extractOutputValues();
             assertThat(out).hasSize(1);
             JoinedRow j = out.get(0);
-            assertThat(j.pEffTokens).isEqualTo(1000);
-            assertThat(j.kvOverflowTokens).isEqualTo(64);
-            assertThat(j.isl).isEqualTo(1200);
-            assertThat(j.model).isEqualTo("m");
+            assertThat(j.regressors.pEffTokens).isEqualTo(1000);
+            assertThat(j.regressors.kvOverflowTokens).isEqualTo(64);
+            assertThat(j.request.isl).isEqualTo(1200);
+            assertThat(j.request.model).isEqualTo("m");
             assertThat(j.decodeUs).isEqualTo(300_000);
-            assertThat(j.kvUsedTokens).isNaN();
+            assertThat(j.admission.kvUsedTokens).isNaN();
             assertThat(j.kvWait()).as("unknown decision fields: skipped by the admission wait's fit").isNull();
             // the migrated state snapshots again in the current layout
             assertThat(restored.snapshot(2, 2)).isNotNull();

@@ -56,12 +56,12 @@ class RequestJoinFunctionTest {
         d.scope = "default";
         d.worker = worker;
         d.timestampMs = t;
-        d.pEffTokens = 1000;
-        d.affinityDecay = 0.5;
+        d.regressors.pEffTokens = 1000;
+        d.regressors.affinityDecay = 0.5;
         d.idleSinceLastStepMs = 30_000L;
-        d.isl = 1200;
-        d.model = "m";
-        d.maxTokens = 512;
+        d.request.isl = 1200;
+        d.request.model = "m";
+        d.request.maxTokens = 512;
         return d;
     }
 

@@ -88,16 +88,32 @@ class RowSerializersTest {
         return back;
     }
 
-    /** A row whose every public field holds a distinct non-default value (boxed and string fields null if asked). */
+    /**
+     * A row whose every public field holds a distinct non-default value (boxed and string fields null if asked),
+     * the fields of its parts (CostRegressors, OutputFeatures, AdmissionInputs) included.
+     */
     static Object filled(Class<?> type, boolean nulls) throws Exception {
         Object row = type.getDeclaredConstructor().newInstance();
-        int i = 1;
-        for (Field f : type.getFields()) {
+        fill(row, nulls, new int[] {1});
+        return row;
+    }
+
+    /** Whether a field holds one of a row's parts, filled and compared field by field. */
+    static boolean isPart(Field f) {
+        return Modifier.isFinal(f.getModifiers()) && f.getType().getPackageName().startsWith("io.tierroute.jobs");
+    }
+
+    private static void fill(Object row, boolean nulls, int[] counter) throws Exception {
+        for (Field f : row.getClass().getFields()) {
             if (Modifier.isStatic(f.getModifiers())) {
                 continue;
             }
+            if (isPart(f)) {
+                fill(f.get(row), nulls, counter);
+                continue;
+            }
             Class<?> t = f.getType();
-            i++;
+            int i = ++counter[0];
             Object v;
             if (t == long.class) {
                 v = 1000L + i;
@@ -122,13 +138,17 @@ class RowSerializersTest {
             }
             f.set(row, v);
         }
-        return row;
     }
 
     static void assertSameFields(Object actual, Object expected) throws Exception {
         assertThat(actual).isNotSameAs(expected);
         for (Field f : expected.getClass().getFields()) {
-            if (!Modifier.isStatic(f.getModifiers())) {
+            if (Modifier.isStatic(f.getModifiers())) {
+                continue;
+            }
+            if (isPart(f)) {
+                assertSameFields(f.get(actual), f.get(expected));
+            } else {
                 assertThat(Arrays.deepEquals(new Object[] {f.get(actual)}, new Object[] {f.get(expected)}))
                     .as("%s.%s: %s vs %s", expected.getClass().getSimpleName(), f.getName(), f.get(actual),
                         f.get(expected))

@@ -1,0 +1,42 @@
+package io.tierroute.jobs.ingest;
+
+import io.tierroute.fitter.regression.LatencyObservation;
+
+/**
+ * The chosen worker's cost regressors as the decision priced them (tier transfer time summed over tiers): the latency
+ * regression's row once the completion says how long the request took. Part of a {@link DecisionRow} and, shared
+ * with it, of the {@code JoinedRow} the join makes of it; written by {@code RowFields}.
+ */
+public final class CostRegressors {
+    public double pEffTokens;
+    /** Tokens priced at α_p beyond p_eff: KV overflow (C_kv) plus the queued prefill ahead (C_queue). */
+    public double kvOverflowTokens;
+    public double recomputeQuadratic;
+    public double inflightDecodeTokens;
+    public double inflightDecodeQuadratic;
+    public double tierTransferUs;
+    public int queueLength;
+    public double affinityDecay;
+    public double expectedToolHitFraction;
+
+    /** The regression's observation: these regressors against the realised time to first token. */
+    public LatencyObservation observation(long eventTimeMs, double realisedUs) {
+        return new LatencyObservation(eventTimeMs, realisedUs, pEffTokens, kvOverflowTokens, recomputeQuadratic,
+            inflightDecodeTokens, inflightDecodeQuadratic, tierTransferUs, queueLength, affinityDecay,
+            expectedToolHitFraction);
+    }
+
+    public CostRegressors copy() {
+        CostRegressors c = new CostRegressors();
+        c.pEffTokens = pEffTokens;
+        c.kvOverflowTokens = kvOverflowTokens;
+        c.recomputeQuadratic = recomputeQuadratic;
+        c.inflightDecodeTokens = inflightDecodeTokens;
+        c.inflightDecodeQuadratic = inflightDecodeQuadratic;
+        c.tierTransferUs = tierTransferUs;
+        c.queueLength = queueLength;
+        c.affinityDecay = affinityDecay;
+        c.expectedToolHitFraction = expectedToolHitFraction;
+        return c;
+    }
+}
