@@ -46,6 +46,21 @@ public record Estimate(
         return new Estimate(value, OptionalDouble.empty(), 0, 0.0, QualityKind.NONE, 0, 0);
     }
 
+    /**
+     * Whether the fit priced this value's term without it: fitted on rows ({@code samples > 0}) at exactly 0 with an
+     * infinite standard error. The regression reports a quadratic so when it leaves it out because the other
+     * regressors reproduce its column, or when the column never varied (fitter README §1); its linear partner's price
+     * holds its share.
+     */
+    public boolean leftOutOfTheFit() {
+        return leftOutOfTheFit(samples, value, stdError.orElse(Double.NaN));
+    }
+
+    /** {@link #leftOutOfTheFit()} on a value's parts as the Avro {@code FittedValue} carries them (NaN: no error). */
+    public static boolean leftOutOfTheFit(long samples, double value, double stdError) {
+        return samples > 0 && value == 0 && stdError == Double.POSITIVE_INFINITY;
+    }
+
     /** True if a standard error is present and finite. */
     public boolean hasFiniteStdError() {
         return stdError.isPresent() && Double.isFinite(stdError.getAsDouble());

@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.fitter.Estimate;
 import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.AvroTrust;
@@ -281,14 +282,10 @@ public final class ValidationGate {
         }
     }
 
-    /**
-     * Whether the fit priced this quadratic's term without it: fitted on rows (samples &gt; 0) at exactly 0 with an
-     * infinite standard error. The regression leaves a quadratic out when the other regressors reproduce its column
-     * (fitter README §1), and reports one whose column never varied alike; the linear partner's price holds its share.
-     */
+    /** {@link Estimate#leftOutOfTheFit()} of a fitted value in a snapshot. */
     private static boolean leftOutOfTheFit(FittedValue v) {
         Double se = v.getStdError();
-        return v.getSamples() > 0 && v.getValue() == 0 && se != null && se == Double.POSITIVE_INFINITY;
+        return Estimate.leftOutOfTheFit(v.getSamples(), v.getValue(), se == null ? Double.NaN : se);
     }
 
     /**

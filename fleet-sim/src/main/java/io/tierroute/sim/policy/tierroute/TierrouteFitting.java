@@ -1,6 +1,5 @@
 package io.tierroute.sim.policy.tierroute;
 
-import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
@@ -200,9 +199,7 @@ public final class TierrouteFitting {
      * not its default: the partner was fitted without it and carries its share, as the validation gate applies it.
      */
     static double pickQuadratic(LatencyFit fit, Coefficient quadratic, double fallback) {
-        Estimate q = fit.get(quadratic);
-        boolean leftOut = q.samples() > 0 && q.value() == 0
-                && q.stdError().orElse(Double.NaN) == Double.POSITIVE_INFINITY;
+        boolean leftOut = fit.get(quadratic).leftOutOfTheFit();
         boolean linearFitted = !Double.isNaN(pick(fit, quadratic.linearPartner(), Double.NaN));
         return leftOut && linearFitted ? 0.0 : pick(fit, quadratic, fallback);
     }
