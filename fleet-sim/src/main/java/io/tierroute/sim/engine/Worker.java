@@ -328,15 +328,7 @@ final class Worker {
     private boolean unblock() {
         boolean released = false;
         while (ready.size() > 1) {
-            Sequence s = ready.pollLast();
-            releaseAll(s);
-            s.target = s.request.promptTokens() + s.generated;
-            s.computed = 0;
-            s.announcedBlocks = 0;
-            s.state = Sequence.State.WAITING;
-            waiting.addFirst(s);
-            s.preemptions++;
-            preemptions++;
+            requeueForRecompute(ready.pollLast());
             released = true;
         }
         return released;
@@ -344,6 +336,11 @@ final class Worker {
 
     private void preempt(Sequence s) {
         running.remove(s);
+        requeueForRecompute(s);
+    }
+
+    /** A preemption: s gives its blocks back and waits at the head of the queue to recompute what it had. */
+    private void requeueForRecompute(Sequence s) {
         releaseAll(s);
         s.target = s.request.promptTokens() + s.generated;
         s.computed = 0;
