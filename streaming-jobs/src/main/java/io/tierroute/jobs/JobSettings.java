@@ -14,7 +14,8 @@ import java.util.Map;
  * flag and the expected form of a bad value. Durations: {@code 500ms}, {@code 2s}, {@code 5m},
  * {@code 1h}, {@code 1d}, or ISO-8601 ({@code PT0.25S}). {@link #toArguments()} writes a value back as
  * arguments that parse to an equal one: that is how the job's operators carry their settings to the task
- * managers (Flink ships an operator's fields in its own Java serialization; arguments keep this type out of it).
+ * managers (Flink ships an operator's fields with Java serialization, its contract for functions; arguments keep this
+ * type out of it).
  *
  * @param bootstrapServers Kafka {@code bootstrap.servers}
  * @param jobName Flink job name; also the snapshots' {@code producer} and the dead letters' consumer
@@ -335,7 +336,7 @@ public record JobSettings(
     }
 
     /**
-     * These settings as {@code --name=value} arguments, one a setting that has a value, which {@link #parse} turns
+     * These settings as {@code --name=value} arguments, one for each setting that has a value, which {@link #parse} turns
      * back into an equal value: durations in whole milliseconds as {@code <n>ms}, others in ISO-8601.
      */
     public List<String> toArguments() {
