@@ -2,6 +2,7 @@ package io.tierroute.cli;
 
 import io.tierroute.sim.bench.BenchRunner;
 import io.tierroute.sim.bench.BenchSpec;
+import io.tierroute.sim.bench.OutputDirectory;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.bench.Reporter;
 import io.tierroute.sim.bench.RunReport;
@@ -89,13 +90,13 @@ final class BenchCommand implements Runnable {
                         + "to --out/seed-<N>/ and the spread over the seeds to --out/summary.csv, summary.txt and summary.html.")
         String seed;
 
-        @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, at least one 512-token block (default 262144).")
+        @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, ≥ 512 (one KV block; default 262144).")
         Long hbmTokens;
 
         @Option(names = "--cpu-tokens", paramLabel = "T", description = "CPU-tier KV tokens per worker, ≥ 0; 0 = no CPU tier (default 1048576).")
         Long cpuTokens;
 
-        @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s, > 0 (default 64).")
+        @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s, in [0.01, 10000] (default 64).")
         Double pcieGbps;
 
         @Option(names = "--warm-up", defaultValue = "0.3", paramLabel = "F",
@@ -132,9 +133,7 @@ final class BenchCommand implements Runnable {
             SeedList seeds;
             try {
                 seeds = SeedList.parse(seed);
-                if (Files.exists(out) && !Files.isDirectory(out)) {
-                    throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
-                }
+                OutputDirectory.check(out, seeds);
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seeds.first(), hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, warmUp);
                 BenchRunner.requireKnown(registry, policies);
@@ -172,7 +171,7 @@ final class BenchCommand implements Runnable {
             }
             List<RunReport> reports = runner.run(bench, base);
             Reporter.writeAll(stdout, title, reports, out);
-            System.err.println("wrote " + out.resolve("results.csv") + " and " + out.resolve("report.html"));
+            System.err.println("wrote " + String.join(", ", Reporter.FILES.stream().map(f -> out.resolve(f).toString()).toList()));
             return 0;
         }
 

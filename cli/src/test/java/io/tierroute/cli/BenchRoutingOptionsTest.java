@@ -52,9 +52,10 @@ class BenchRoutingOptionsTest {
         assertUsageError("--load must be a number in [0.01, 100] (got Infinity)", "--load", "Infinity");
         assertUsageError("--load must be a number in [0.01, 100] (got 1.0E-9)", "--load", "1e-9");
         assertUsageError("--workers must be in [1, 4096] (got -3)", "--workers", "-3");
-        assertUsageError("--hbm-tokens must be ≥ 1 (got 0)", "--hbm-tokens", "0");
+        assertUsageError("--hbm-tokens must be ≥ 512 (one KV block) (got 0)", "--hbm-tokens", "0");
         assertUsageError("--cpu-tokens must be ≥ 0 (got -1)", "--cpu-tokens", "-1");
-        assertUsageError("--pcie-gbps must be a finite number > 0 (got NaN)", "--pcie-gbps", "NaN");
+        assertUsageError("--pcie-gbps must be in [0.01, 10000] (got NaN)", "--pcie-gbps", "NaN");
+        assertUsageError("--pcie-gbps must be in [0.01, 10000] (got 1.0E-6)", "--pcie-gbps", "1e-6");
         assertUsageError("--limit must be ≥ 0 (got -5)", "--limit", "-5");
         assertUsageError("--warm-up must be a number in (0, 1] (got 2)", "--warm-up", "2");
     }
@@ -76,6 +77,15 @@ class BenchRoutingOptionsTest {
         assertThat(bench("--out", file.toString())).isEqualTo(2);
         assertThat(err.toString()).isEqualTo("tierroute bench routing: --out must be a directory (got " + file
                 + ", an existing file)" + System.lineSeparator());
+    }
+
+    @Test
+    void aDirectoryWhereAReportGoesIsRefusedBeforeTheRuns() throws Exception {
+        Files.createDirectories(dir.resolve("out/results.csv"));
+        assertThat(bench("--out", dir.resolve("out").toString())).isEqualTo(2);
+        assertThat(err.toString()).isEqualTo("tierroute bench routing: --out " + dir.resolve("out") + ": results.csv is a "
+                + "directory, where a report goes; move it or choose another --out" + System.lineSeparator());
+        assertThat(bench("--out", "")).as("an empty --out is not the working directory").isEqualTo(2);
     }
 
     @Test

@@ -17,9 +17,10 @@ import java.util.Locale;
  * @param loads          distinct load factors in [{@link #MIN_LOAD}, {@link #MAX_LOAD}] (arrival rate multipliers; 1 = as recorded / generated)
  * @param policies       distinct registry names
  * @param seed           seed of the workload and of every policy
- * @param hbmTokens      HBM KV tokens per worker (&gt; 0), or null for the default
+ * @param hbmTokens      HBM KV tokens per worker (at least one 512-token block), or null for the default
  * @param cpuTokens      CPU-tier KV tokens per worker (0 = none), or null for the default
- * @param pcieBytesPerSecond link bandwidth (&gt; 0), or null for the default (or the workload's)
+ * @param pcieBytesPerSecond link bandwidth ({@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s), or null for the default
+ *                       (or the workload's)
  * @param warmUpFraction share of the requests (from the start) replayed in the warm-up run for fitting, in (0, 1]
  */
 public record BenchSpec(Path trace, String workload, int limit, int workers, List<Double> loads, List<String> policies,
@@ -33,6 +34,14 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
     public static final double MAX_LOAD = 100;
     /** Far beyond any fleet a router serves; more only exhausts the heap. */
     public static final int MAX_WORKERS = 4096;
+    /** One KV block of the simulated engines: a worker with less HBM can hold no request. */
+    public static final long MIN_HBM_TOKENS = 512;
+    /**
+     * Link range, GB/s. Below it a CPU-tier load takes simulated hours and a run mostly ticks telemetry (1e-6 ran for
+     * minutes without end); above it the link is never the bottleneck and more measures nothing new.
+     */
+    public static final double MIN_PCIE_GBPS = 0.01;
+    public static final double MAX_PCIE_GBPS = 10_000;
 
     public BenchSpec {
         if ((trace == null) == (workload == null)) {
@@ -63,14 +72,16 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
         if (workers < 1 || workers > MAX_WORKERS) {
             throw bad("--workers", "in [1, " + MAX_WORKERS + "]", Integer.toString(workers));
         }
-        if (hbmTokens != null && hbmTokens < 1) {
-            throw bad("--hbm-tokens", "≥ 1", hbmTokens.toString());
+        if (hbmTokens != null && hbmTokens < MIN_HBM_TOKENS) {
+            throw bad("--hbm-tokens", "≥ " + MIN_HBM_TOKENS + " (one KV block)", hbmTokens.toString());
         }
         if (cpuTokens != null && cpuTokens < 0) {
             throw bad("--cpu-tokens", "≥ 0", cpuTokens.toString());
         }
-        if (pcieBytesPerSecond != null && !(pcieBytesPerSecond > 0 && Double.isFinite(pcieBytesPerSecond))) {
-            throw bad("--pcie-gbps", "a finite number > 0", fmt(pcieBytesPerSecond / 1e9));
+        if (pcieBytesPerSecond != null
+                && !(pcieBytesPerSecond >= MIN_PCIE_GBPS * 1e9 && pcieBytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
+            throw bad("--pcie-gbps", "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]",
+                    fmt(pcieBytesPerSecond / 1e9));
         }
         if (!(warmUpFraction > 0 && warmUpFraction <= 1)) {
             throw bad("--warm-up", "a number in (0, 1]", fmt(warmUpFraction));

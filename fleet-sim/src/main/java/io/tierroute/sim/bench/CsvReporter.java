@@ -11,10 +11,12 @@ import java.util.Locale;
  * the run has none of (NaN, e.g. TTFT when every request was rejected) is an empty cell.
  */
 public final class CsvReporter implements Reporter {
+    public static final String FILE = "results.csv";
+
 
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve("results.csv"), render(reports));
+        Files.writeString(outDir.resolve(FILE), render(reports));
     }
 
     public static String render(List<RunReport> reports) {

@@ -16,6 +16,8 @@ import java.util.function.ToDoubleFunction;
  * tables.
  */
 public final class HtmlReporter implements Reporter {
+    public static final String FILE = "report.html";
+
 
     private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
             "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
@@ -25,7 +27,7 @@ public final class HtmlReporter implements Reporter {
 
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve("report.html"), render(title, reports));
+        Files.writeString(outDir.resolve(FILE), render(title, reports));
     }
 
     public static String render(String title, List<RunReport> reports) {

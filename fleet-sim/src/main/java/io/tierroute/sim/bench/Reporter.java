@@ -11,6 +11,9 @@ public interface Reporter {
     /** Writes {@code reports} (every policy × load of one benchmark titled {@code title}). */
     void write(String title, List<RunReport> reports, Path outDir) throws IOException;
 
+    /** The files {@link #writeAll} writes into its directory. */
+    List<String> FILES = List.of(TableReporter.FILE, CsvReporter.FILE, HtmlReporter.FILE);
+
     /** A benchmark's three outputs in {@code outDir}: the tables (also to {@code console}), results.csv, report.html. */
     static void writeAll(PrintStream console, String title, List<RunReport> reports, Path outDir) throws IOException {
         for (Reporter r : List.of(new TableReporter(console), new CsvReporter(), new HtmlReporter())) {

@@ -7,6 +7,8 @@ import java.util.Locale;
 
 /** A fixed-width text table per load, to a stream (stdout by default) and {@code results.txt}. */
 public final class TableReporter implements Reporter {
+    public static final String FILE = "results.txt";
+
 
     private final PrintStream out;
 
@@ -19,7 +21,7 @@ public final class TableReporter implements Reporter {
         String text = render(title, reports);
         out.print(text);
         if (outDir != null) {
-            java.nio.file.Files.writeString(outDir.resolve("results.txt"), text);
+            java.nio.file.Files.writeString(outDir.resolve(FILE), text);
         }
     }
 

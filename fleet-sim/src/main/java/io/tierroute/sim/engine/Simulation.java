@@ -161,6 +161,11 @@ public final class Simulation implements EngineListener {
                 case LINK -> {
                     if (ev.version == workers[ev.worker].link.version()) {
                         workers[ev.worker].transfersDone(now);
+                        // Rounding can leave the first transfer a hair short at its completion time: then nothing
+                        // finished, the version stands, and the event must be set again or the link would stall.
+                        if (workers[ev.worker].link.version() == ev.version) {
+                            linkVersionScheduled[ev.worker] = -1;
+                        }
                         scheduleLink(ev.worker);
                         kick(ev.worker);
                     }

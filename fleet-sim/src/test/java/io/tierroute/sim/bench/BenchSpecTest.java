@@ -49,13 +49,17 @@ class BenchSpecTest {
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 50_000_000, List.of(1.0), List.of("random"), null, null, null, 0.3))
                 .withMessage("--workers must be in [1, 4096] (got 50000000)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), 0L, null, null, 0.3))
-                .withMessage("--hbm-tokens must be ≥ 1 (got 0)");
+                .withMessage("--hbm-tokens must be ≥ 512 (one KV block) (got 0)");
+        assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), 511L, null, null, 0.3))
+                .withMessage("--hbm-tokens must be ≥ 512 (one KV block) (got 511)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, -1L, null, 0.3))
                 .withMessage("--cpu-tokens must be ≥ 0 (got -1)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, null, 0.0, 0.3))
-                .withMessage("--pcie-gbps must be a finite number > 0 (got 0)");
+                .withMessage("--pcie-gbps must be in [0.01, 10000] (got 0)");
+        assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, null, 1e6, 0.3))
+                .withMessage("--pcie-gbps must be in [0.01, 10000] (got 0.001)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, null, Double.NaN, 0.3))
-                .withMessage("--pcie-gbps must be a finite number > 0 (got NaN)");
+                .withMessage("--pcie-gbps must be in [0.01, 10000] (got NaN)");
         assertThatIllegalArgumentException().isThrownBy(() -> spec(0, 2, List.of(1.0), List.of("random"), null, null, null, 2))
                 .withMessage("--warm-up must be a number in (0, 1] (got 2)");
         assertThat(spec(0, 1, List.of(1.0), List.of("random"), 512L, 0L, 1e9, 1).cpuTokens()).isZero();

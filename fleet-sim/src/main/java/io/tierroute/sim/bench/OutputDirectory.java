@@ -1,0 +1,51 @@
+package io.tierroute.sim.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Checks, before the first run, that a benchmark's reports can be written where they go: a directory named like a
+ * report file, or a file named like a seed's directory, would otherwise fail the write after every run had finished.
+ */
+public final class OutputDirectory {
+    private OutputDirectory() {}
+
+    /**
+     * @param out   the benchmark's {@code --out}
+     * @param seeds its seeds: one writes {@link Reporter#FILES} into {@code out}; several write them into
+     *              {@link SeedSweep#seedDir} each, and the summaries into {@code out}
+     * @throws IllegalArgumentException naming the path in the way
+     */
+    public static void check(Path out, SeedList seeds) {
+        if (out.toString().isBlank()) {
+            throw new IllegalArgumentException("--out must name a directory (got an empty path)");
+        }
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
+        }
+        List<Path> files = new ArrayList<>();
+        if (seeds.size() == 1) {
+            Reporter.FILES.forEach(f -> files.add(out.resolve(f)));
+        } else {
+            files.add(out.resolve(SummaryCsvReporter.FILE));
+            files.add(out.resolve(SummaryTableReporter.FILE));
+            files.add(out.resolve(SummaryHtmlReporter.FILE));
+            for (long seed : seeds.seeds()) {
+                Path dir = SeedSweep.seedDir(out, seed);
+                if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                    throw new IllegalArgumentException("--out " + out + ": " + dir.getFileName()
+                            + " is a file, where seed " + seed + "'s reports go; move it or choose another --out");
+                }
+                Reporter.FILES.forEach(f -> files.add(dir.resolve(f)));
+            }
+        }
+        for (Path f : files) {
+            if (Files.isDirectory(f)) {
+                throw new IllegalArgumentException("--out " + out + ": " + out.relativize(f)
+                        + " is a directory, where a report goes; move it or choose another --out");
+            }
+        }
+    }
+}

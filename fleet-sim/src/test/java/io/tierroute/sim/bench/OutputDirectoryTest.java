@@ -1,0 +1,61 @@
+package io.tierroute.sim.bench;
+
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class OutputDirectoryTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aMissingOrEmptyDirectoryTakesTheReports() {
+        assertThatCode(() -> OutputDirectory.check(dir.resolve("new"), SeedList.parse("1"))).doesNotThrowAnyException();
+        assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1-3"))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void anEarlierRunsReportsAreOverwritten() throws Exception {
+        Files.writeString(dir.resolve(CsvReporter.FILE), "old");
+        Files.createDirectories(SeedSweep.seedDir(dir, 2));
+        Files.writeString(SeedSweep.seedDir(dir, 2).resolve(HtmlReporter.FILE), "old");
+        assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1"))).doesNotThrowAnyException();
+        assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1-3"))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aDirectoryNamedLikeAReportIsRefused() throws Exception {
+        Files.createDirectories(dir.resolve("a").resolve(TableReporter.FILE));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("a"), SeedList.parse("1")))
+                .withMessage("--out " + dir.resolve("a") + ": results.txt is a directory, where a report goes; move it or "
+                        + "choose another --out");
+        Files.createDirectories(dir.resolve("b").resolve(SummaryCsvReporter.FILE));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("b"), SeedList.parse("1,2")))
+                .withMessageContaining("summary.csv is a directory");
+        Files.createDirectories(SeedSweep.seedDir(dir.resolve("c"), 7).resolve(CsvReporter.FILE));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("c"), SeedList.parse("6-7")))
+                .withMessageContaining("seed-7/results.csv is a directory");
+    }
+
+    @Test
+    void aFileWhereASeedsDirectoryGoesIsRefused() throws Exception {
+        Files.writeString(dir.resolve("seed-2"), "x");
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir, SeedList.parse("1-2")))
+                .withMessage("--out " + dir + ": seed-2 is a file, where seed 2's reports go; move it or choose another --out");
+        assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1"))).as("one seed writes no seed directory")
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void anEmptyPathOrAFileIsNoOutputDirectory() throws Exception {
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(Path.of(""), SeedList.parse("1")))
+                .withMessage("--out must name a directory (got an empty path)");
+        Path file = Files.writeString(dir.resolve("f"), "x");
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(file, SeedList.parse("1")))
+                .withMessage("--out must be a directory (got " + file + ", an existing file)");
+    }
+}
