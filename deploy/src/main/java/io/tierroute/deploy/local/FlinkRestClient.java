@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,6 +41,9 @@ public final class FlinkRestClient {
     public FlinkRestClient(URI base, Duration timeout) {
         if (base == null || base.getScheme() == null || !base.getScheme().startsWith("http") || base.getHost() == null) {
             throw new IllegalArgumentException("the Flink REST address must look like http://HOST:PORT, got " + base);
+        }
+        if (base.getPort() > 65_535) {
+            throw new IllegalArgumentException("the Flink REST address's port must be in [1, 65535], got " + base.getPort());
         }
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
@@ -296,11 +300,25 @@ public final class FlinkRestClient {
         return send(req, what);
     }
 
+    /** Whether the host name did not resolve: the JDK's client says so only deep in a ConnectException's causes. */
+    private static boolean unresolved(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof UnresolvedAddressException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     private JsonNode send(HttpRequest req, String what) {
         HttpResponse<String> resp;
         try {
             resp = http.send(req, HttpResponse.BodyHandlers.ofString());
         } catch (ConnectException e) {
+            if (unresolved(e)) {
+                throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): the host name "
+                        + base.getHost() + " does not resolve", e);
+            }
             throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what
                     + "): connection refused; is it running? (bin/tierroute cluster status)", e);
         } catch (IOException e) {

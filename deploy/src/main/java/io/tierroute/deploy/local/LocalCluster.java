@@ -249,10 +249,42 @@ public final class LocalCluster {
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             p.load(r);
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
             throw new IllegalStateException("could not read " + file + ": " + e.getMessage(), e);
         }
+        requireWellFormed(p, file);
         return p;
+    }
+
+    /**
+     * What {@link #members} and {@link #status} read must be there and parse: a state file edited or cut short by hand
+     * is named as damaged, not answered with a NumberFormatException.
+     */
+    private static void requireWellFormed(Properties p, Path file) {
+        for (String key : List.of("marker", "kafka.bootstrap", "flink.rest")) {
+            if (p.getProperty(key, "").isBlank()) {
+                throw damaged(file, key + " is missing");
+            }
+        }
+        String roles = p.getProperty("roles", "");
+        for (String role : roles.isEmpty() ? new String[0] : roles.split(",")) {
+            String pid = p.getProperty(role + ".pid", "");
+            if (!pid.matches("\\d{1,18}")) {
+                throw damaged(file, role + ".pid is not a process id (" + (pid.isEmpty() ? "missing" : pid) + ")");
+            }
+            if (p.getProperty(role + ".log", "").isBlank()) {
+                throw damaged(file, role + ".log is missing");
+            }
+        }
+        String ports = p.getProperty("metrics.ports", "");
+        if (!ports.isEmpty() && !ports.matches("\\d{1,5}(,\\d{1,5})*")) {
+            throw damaged(file, "metrics.ports is not a list of ports (" + ports + ")");
+        }
+    }
+
+    private static IllegalStateException damaged(Path file, String what) {
+        return new IllegalStateException(file + " is damaged: " + what + "; the processes it recorded may still run: "
+                + "stop them, then remove the file");
     }
 
     private static void deleteState(Path dir) {

@@ -1,0 +1,26 @@
+package io.tierroute.deploy.local;
+
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.net.URI;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** An address that cannot work is told as such: a port out of range before any call, a name that does not resolve. */
+class FlinkRestClientAddressTest {
+    @Test
+    void aPortOutOfRangeIsRefusedUpFront() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new FlinkRestClient(URI.create("http://127.0.0.1:99999"), Duration.ofSeconds(1)))
+                .withMessage("the Flink REST address's port must be in [1, 65535], got 99999");
+    }
+
+    @Test
+    void aHostNameThatDoesNotResolveIsNotCalledRefused() {
+        FlinkRestClient c = new FlinkRestClient(URI.create("http://no.such.host.invalid:8081"), Duration.ofSeconds(5));
+        assertThatThrownBy(c::overview).isInstanceOf(FlinkRestClient.FlinkRestException.class)
+                .hasMessage("cannot reach the Flink cluster at http://no.such.host.invalid:8081 (GET /overview): the host "
+                        + "name no.such.host.invalid does not resolve");
+    }
+}
