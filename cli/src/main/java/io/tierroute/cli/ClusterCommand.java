@@ -72,8 +72,16 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--slots", defaultValue = "2", paramLabel = "N", description = "Slots per TaskManager (default ${DEFAULT-VALUE}).")
         int slots;
 
+        /**
+         * Flink 1.20's fixed parts (metaspace, JVM overhead, framework and network memory) take 800 MB of a TaskManager
+         * with this cluster's 32 MB of managed memory: 1024m leaves 224 MB of task heap for the job's heap-kept state,
+         * 832m 32 MB, 800m none (Flink's TaskExecutorProcessUtils).
+         */
+        static final long MIN_TM_MEMORY_MB = 1024;
+        static final long MAX_TM_MEMORY_MB = 1024 * 1024;
+
         @Option(names = "--tm-memory", defaultValue = "1024m", paramLabel = "SIZE",
-                description = "taskmanager.memory.process.size of each TaskManager (default ${DEFAULT-VALUE}).")
+                description = "taskmanager.memory.process.size of each TaskManager, 1024m to 1024g (default ${DEFAULT-VALUE}).")
         String tmMemory;
 
         @Option(names = "--timeout", defaultValue = "120s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
@@ -94,8 +102,15 @@ final class ClusterCommand implements Runnable {
             if (slots < 1) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--slots must be >= 1, got " + slots);
             }
-            if (!tmMemory.matches("\\d+[mMgG]")) {
+            if (!tmMemory.matches("\\d{1,7}[mMgG]")) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--tm-memory must look like 1024m or 2g, got " + tmMemory);
+            }
+            long mb = Long.parseLong(tmMemory.substring(0, tmMemory.length() - 1))
+                    * (Character.toLowerCase(tmMemory.charAt(tmMemory.length() - 1)) == 'g' ? 1024 : 1);
+            if (mb < MIN_TM_MEMORY_MB || mb > MAX_TM_MEMORY_MB) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--tm-memory must be in [" + MIN_TM_MEMORY_MB
+                        + "m, " + MAX_TM_MEMORY_MB / 1024 + "g], got " + tmMemory + " (Flink's fixed parts take 800 MB of it, "
+                        + "and the job keeps its state on the task heap)");
             }
             LocalCluster.Settings s;
             try {

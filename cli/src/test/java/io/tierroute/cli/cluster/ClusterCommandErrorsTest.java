@@ -34,6 +34,18 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void aTaskManagerTooSmallForTheJobOrTooLargeToParseIsRefusedBeforeAnythingStarts() {
+        for (String size : new String[] {"0m", "800m", "99999999999999999999g", "2t"}) {
+            String[] r = run("cluster", "up", "--dir", dir.toString(), "--tm-memory", size);
+            assertThat(r[0]).as(size).isEqualTo("2");
+            assertThat(r[2]).as(size).contains("--tm-memory must");
+        }
+        assertThat(run("cluster", "up", "--dir", dir.toString(), "--tm-memory", "800m")[2])
+                .contains("--tm-memory must be in [1024m, 1024g], got 800m");
+        assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
+    @Test
     void portsMustDiffer() {
         String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19999", "--flink-port", "19999");
         assertThat(r[0]).isEqualTo("2");
