@@ -1,15 +1,18 @@
 package io.tierroute.cli;
 
 import io.tierroute.sim.bench.BenchSpec;
+import io.tierroute.sim.live.LiveWorkload;
 import io.tierroute.sim.workload.Workloads;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -45,6 +48,9 @@ import java.util.concurrent.TimeUnit;
                 "2:bad command line"})
 final class DemoCommand implements Callable<Integer> {
 
+    /** Beyond it a deadline in nanoseconds overflows; no demo runs that long. */
+    static final Duration MAX_DURATION = Duration.ofDays(3650);
+    static final Duration MAX_STATUS_INTERVAL = Duration.ofHours(24);
     static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
 
     @Option(names = "--trace", paramLabel = "FILE",
@@ -156,12 +162,14 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
         }
-        if (duration != null && (duration.isNegative() || duration.isZero())) {
-            throw new CommandLine.ParameterException(cl, "--duration must be > 0, got " + spec.findOption("--duration")
-                    .originalStringValues().get(0));
+        if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(MAX_DURATION) > 0)) {
+            throw new CommandLine.ParameterException(cl, "--duration must be > 0 and at most " + MAX_DURATION.toDays()
+                    + " days, got " + spec.findOption("--duration").originalStringValues().get(0));
         }
-        if (statusInterval.isNegative() || statusInterval.isZero()) {
-            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0, got " + statusInterval);
+        if (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(MAX_STATUS_INTERVAL) > 0) {
+            List<String> typed = spec.findOption("--status-interval").originalStringValues();
+            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
+                    + MAX_STATUS_INTERVAL.toHours() + " h, got " + (typed.isEmpty() ? statusInterval : typed.get(0)));
         }
         if (limit < 0) {
             throw new CommandLine.ParameterException(cl, "--limit must be >= 0 (0: all), got " + limit);
@@ -195,6 +203,13 @@ final class DemoCommand implements Callable<Integer> {
         }
         if (t != null && !Files.isReadable(t)) {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
+        }
+        if (t != null) { // a malformed line is one message and exit 2, as in 'bench routing', not a failed start-up
+            try {
+                LiveWorkload.load(t, null, workers, load, limit, seed);
+            } catch (IllegalArgumentException | UncheckedIOException e) {
+                throw new CommandLine.ParameterException(cl, "--trace " + e.getMessage());
+            }
         }
         Demo.Options o = new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort,
                 dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,

@@ -51,8 +51,9 @@ public final class TierrouteCommand implements Runnable {
             System.setProperty("org.jboss.logging.provider", "slf4j");
         }
         // The demo runs Kafka and Flink in this JVM: their INFO logs would bury the status line; cluster and
-        // submit talk to Kafka's Admin client, whose INFO logs would bury their report.
-        if (args.length > 0 && List.of("demo", "cluster", "submit").contains(args[0])
+        // submit talk to Kafka's Admin client, whose INFO logs would bury their report, and the dashboard's consumer
+        // and producer would bury its address (and log every reconnection while the broker is away).
+        if (args.length > 0 && List.of("demo", "cluster", "submit", "dashboard").contains(args[0])
                 && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }

@@ -35,7 +35,7 @@ class DemoOptionsTest {
         for (String d : new String[] {"-5s", "0s"}) {
             String[] r = run("demo", "--workload", "chat", "--duration", d);
             assertThat(r[0]).as(d).isEqualTo("2");
-            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--duration must be > 0, got " + d);
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--duration must be > 0 and at most 3650 days, got " + d);
             assertThat(r[1]).as("nothing started").doesNotContain("starting");
         }
     }
@@ -64,6 +64,20 @@ class DemoOptionsTest {
                 .startsWith("--time-scale must be a finite number > 0, got Infinity");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--workers", "50000000")[2])
                 .startsWith("--workers must be in [1, 4096], got 50000000");
+    }
+
+    @Test
+    void aMalformedTraceOrADurationBeyondAnyRunIsRefusedBeforeTheStackStarts() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("demo-options");
+        java.nio.file.Path garbage = java.nio.file.Files.writeString(dir.resolve("t.jsonl"), "{\"timestamp\": 1, \"input\n");
+        String[] r = run("demo", "--trace", garbage.toString(), "--duration", "3s");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2].lines().findFirst().orElse("")).startsWith("--trace " + garbage + ":1: ");
+        assertThat(r[1]).as("nothing started").doesNotContain("starting");
+        assertThat(run("demo", "--workload", "chat", "--duration", "100000000h")[2])
+                .startsWith("--duration must be > 0 and at most 3650 days, got 100000000h");
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--status-interval", "48h")[2])
+                .startsWith("--status-interval must be > 0 and at most 24 h, got 48h");
     }
 
     @Test
