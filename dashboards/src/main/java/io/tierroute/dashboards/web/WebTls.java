@@ -30,6 +30,9 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
 
     /** The server context; errors name the file and the password's source, never the password. */
     SSLContext context() {
+        if (!Files.isRegularFile(keyStore)) {
+            throw new IllegalStateException("the key store " + keyStore + " is not there (or is not a file)");
+        }
         char[] pw = keyStorePassword.toCharArray();
         try (InputStream in = Files.newInputStream(keyStore)) {
             KeyStore ks = KeyStore.getInstance(keyStoreType);
@@ -40,8 +43,10 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
             ctx.init(kmf.getKeyManagers(), null, null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
+            // KeyStore.load says a wrong password with an UnrecoverableKeyException as the cause; anything else is the file
             throw new IllegalStateException("cannot load the " + keyStoreType + " key store " + keyStore + " ("
-                    + e.getMessage() + "; is " + passwordSource + " its password?)", e);
+                    + e.getMessage() + (e.getCause() instanceof java.security.UnrecoverableKeyException
+                    ? "; is " + passwordSource + " its password?)" : "; is it a " + keyStoreType + " key store?)"), e);
         } finally {
             java.util.Arrays.fill(pw, '\0');
         }

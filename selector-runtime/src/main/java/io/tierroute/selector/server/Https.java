@@ -28,6 +28,9 @@ final class Https {
             throw new IllegalStateException("server.tls: the key store password is not set: put it in the environment "
                     + "variable " + tls.keyStorePasswordEnv());
         }
+        if (!Files.isRegularFile(tls.keyStore())) {
+            throw new IllegalStateException("server.tls: the key store " + tls.keyStore() + " is not there (or is not a file)");
+        }
         char[] pw = password.toCharArray();
         try (InputStream in = Files.newInputStream(tls.keyStore())) {
             KeyStore ks = KeyStore.getInstance(tls.keyStoreType());
@@ -38,10 +41,12 @@ final class Https {
             ctx.init(kmf.getKeyManagers(), null, null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
-            // KeyStore.load reports a wrong password as an IOException whose cause says so; no secret in either.
+            // KeyStore.load reports a wrong password as an IOException caused by an UnrecoverableKeyException; anything
+            // else is the file. No secret in either.
             throw new IllegalStateException("server.tls: cannot load the " + tls.keyStoreType() + " key store "
-                    + tls.keyStore() + " (" + e.getMessage() + "; is " + tls.keyStorePasswordEnv()
-                    + " its password?)", e);
+                    + tls.keyStore() + " (" + e.getMessage() + (e.getCause() instanceof java.security.UnrecoverableKeyException
+                    ? "; is " + tls.keyStorePasswordEnv() + " its password?)" : "; is it a " + tls.keyStoreType()
+                    + " key store?)"), e);
         } finally {
             java.util.Arrays.fill(pw, '\0');
         }

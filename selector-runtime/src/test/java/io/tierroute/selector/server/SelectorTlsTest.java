@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -77,6 +78,14 @@ class SelectorTlsTest {
         assertThatThrownBy(() -> SelectorServer.startWith(config(), Map.of("KS_PASSWORD", wrong)::get, false))
                 .hasMessageContaining("server.p12").hasMessageContaining("KS_PASSWORD")
                 .satisfies(e -> assertThat(e.toString() + e.getCause()).doesNotContain(wrong).doesNotContain(PASSWORD));
+    }
+
+    @Test
+    void aFileThatIsNoKeyStoreIsNotBlamedOnThePassword() throws Exception {
+        Files.writeString(dir.resolve("server.p12"), "not a key store");
+        assertThatThrownBy(() -> SelectorServer.startWith(config(), Map.of("KS_PASSWORD", PASSWORD)::get, false))
+                .hasMessageContaining("server.p12").hasMessageContaining("is it a PKCS12 key store?")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("its password"));
     }
 
     @Test
