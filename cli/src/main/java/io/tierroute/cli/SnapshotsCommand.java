@@ -96,14 +96,18 @@ final class SnapshotsCommand implements Runnable {
                         + "sasl.mechanism, sasl.jaas.config, ssl.* ...), as for Kafka's own tools.")
         Path commandConfig;
 
+        /** An hour: Kafka's clients take their timeouts in int milliseconds, and no broker answers later. */
+        static final int MAX_TIMEOUT_SECONDS = 3600;
+
         @Option(names = {"--timeout"}, paramLabel = "SECONDS", defaultValue = "15",
-                description = "How long to wait for the broker (default: ${DEFAULT-VALUE} s).")
+                description = "How long to wait for the broker, 1–3600 (default: ${DEFAULT-VALUE} s).")
         int timeoutSeconds;
 
         SnapshotsKafka kafka(CommandLine cl) {
             BootstrapAddress.require(bootstrap, "--bootstrap", cl);
-            if (timeoutSeconds < 1) {
-                throw new CommandLine.ParameterException(cl, "--timeout must be ≥ 1 s, got " + timeoutSeconds);
+            if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
+                throw new CommandLine.ParameterException(cl, "--timeout must be in [1, " + MAX_TIMEOUT_SECONDS
+                        + "] s, got " + timeoutSeconds);
             }
             Properties props = KafkaClientConfig.load(commandConfig, cl);
             // The CLI reports broker problems itself; the clients' own logs only repeat them.
@@ -154,6 +158,7 @@ final class SnapshotsCommand implements Runnable {
             CommandLine cl = spec.commandLine();
             out = cl.getOut();
             PrintWriter err = cl.getErr();
+            checkArguments(cl);
             SnapshotsKafka kafka = conn.kafka(cl);
             try {
                 run(kafka);
@@ -168,6 +173,15 @@ final class SnapshotsCommand implements Runnable {
         }
 
         abstract void run(SnapshotsKafka kafka);
+
+        /** The subcommand's own arguments, checked before the broker is asked anything. */
+        void checkArguments(CommandLine cl) {}
+
+        static void requireVersion(CommandLine cl, String name, long v) {
+            if (v < 1) {
+                throw new CommandLine.ParameterException(cl, name + " must be a version ≥ 1, got " + v);
+            }
+        }
 
         ScopeState scope(SnapshotHistory h) {
             return h.scope(conn.scope).orElseThrow(() -> new SnapshotsKafka.Failure("unknown scope '" + conn.scope
@@ -190,6 +204,13 @@ final class SnapshotsCommand implements Runnable {
         @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20",
                 description = "Show the newest N versions (default: ${DEFAULT-VALUE}; 0: all).")
         int limit;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            if (limit < 0) {
+                throw new CommandLine.ParameterException(cl, "--limit must be ≥ 0 (0: all), got " + limit);
+            }
+        }
 
         @Override
         void run(SnapshotsKafka kafka) {
@@ -219,6 +240,11 @@ final class SnapshotsCommand implements Runnable {
     static final class Show extends Base {
         @Parameters(index = "0", paramLabel = "VERSION", description = "The version.")
         long version;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "VERSION", version);
+        }
 
         @Override
         void run(SnapshotsKafka kafka) {
@@ -281,6 +307,15 @@ final class SnapshotsCommand implements Runnable {
 
         @Parameters(index = "1", paramLabel = "B", description = "The newer version.")
         long b;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "A", a);
+            requireVersion(cl, "B", b);
+            if (a == b) {
+                throw new CommandLine.ParameterException(cl, "A and B are both version " + a + "; give two versions");
+            }
+        }
 
         @Override
         void run(SnapshotsKafka kafka) {
@@ -375,6 +410,11 @@ final class SnapshotsCommand implements Runnable {
     static final class Pin extends Write {
         @Parameters(index = "0", paramLabel = "VERSION", description = "The version to pin.")
         long version;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "VERSION", version);
+        }
 
         @Override
         Target target(SnapshotHistory h, ScopeState s) {

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -144,6 +145,29 @@ class SnapshotsCommandTest {
         assertThat(err.toString()).contains("unknown version 99 of scope 'show'").contains("versions 1..4");
         assertThat(run("snapshots", "list", "--scope", "nope")).isEqualTo(1);
         assertThat(err.toString()).contains("unknown scope 'nope'; known scopes: [");
+    }
+
+    @Test
+    void argumentsThatCannotNameAVersionAreRefusedBeforeTheBrokerIsAsked() {
+        String[] closed = {"--bootstrap", "127.0.0.1:1", "--timeout", "5"}; // a broker's answer would take 5 s
+        String[][] cases = {
+            {"--limit must be ≥ 0 (0: all), got -1", "snapshots", "list", "-n", "-1"},
+            {"VERSION must be a version ≥ 1, got -1", "snapshots", "show", "--", "-1"},
+            {"VERSION must be a version ≥ 1, got 0", "snapshots", "pin", "0", "--reason", "r"},
+            {"A and B are both version 2; give two versions", "snapshots", "diff", "2", "2"}};
+        for (String[] c : cases) {
+            out.getBuffer().setLength(0);
+            err.getBuffer().setLength(0);
+            List<String> args = new ArrayList<>(List.of(c[1], c[2]));
+            args.addAll(List.of(closed));
+            args.addAll(List.of(c).subList(3, c.length));
+            assertThat(TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(out, true),
+                    new PrintWriter(err, true))).as(c[0]).isEqualTo(2);
+            assertThat(err.toString()).as(c[0]).contains(c[0]).doesNotContain("broker unreachable");
+        }
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "list", "--timeout", "2147483647")).isEqualTo(2);
+        assertThat(err.toString()).contains("--timeout must be in [1, 3600] s, got 2147483647");
     }
 
     @Test
