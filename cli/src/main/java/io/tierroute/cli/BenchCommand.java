@@ -145,12 +145,12 @@ final class BenchCommand implements Runnable {
             try {
                 Files.createDirectories(out);
             } catch (IOException e) {
-                return usageError("--out " + out + " cannot be created (" + e + ")");
+                return usageError("--out " + out + " cannot be created (" + IoErrors.describe(e) + ")");
             }
             try { // now, not after hours of runs when the reports are written
                 Files.delete(Files.createTempFile(out, ".tierroute-write-check", ""));
             } catch (IOException e) {
-                return usageError("--out " + out + " is not writable (" + e + ")");
+                return usageError("--out " + out + " is not writable (" + IoErrors.describe(e) + ")");
             }
             ProgressBar progress = ProgressBar.stderr();
             BenchRunner runner = new BenchRunner(registry, progress);

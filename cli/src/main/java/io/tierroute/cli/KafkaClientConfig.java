@@ -25,7 +25,7 @@ final class KafkaClientConfig {
         try (Reader r = Files.newBufferedReader(file)) {
             props.load(r);
         } catch (IOException e) {
-            throw new CommandLine.ParameterException(cl, "--command-config " + file + ": cannot read it (" + e + ")");
+            throw new CommandLine.ParameterException(cl, "--command-config " + file + ": cannot read it (" + IoErrors.describe(e) + ")");
         }
         return props;
     }

@@ -1,0 +1,28 @@
+package io.tierroute.cli;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+
+/** An I/O error as a user reads it: what went wrong with which path, without Java's exception class names. */
+final class IoErrors {
+    private IoErrors() {}
+
+    static String describe(IOException e) {
+        if (e instanceof NoSuchFileException f) {
+            return "no such file or directory: " + f.getFile();
+        }
+        if (e instanceof AccessDeniedException f) {
+            return "permission denied: " + f.getFile();
+        }
+        if (e instanceof NotDirectoryException f) {
+            return "not a directory: " + f.getFile();
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(java.util.Locale.ROOT) + (f.getFile() == null ? "" : ": " + f.getFile());
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}
