@@ -137,6 +137,18 @@ final class DashboardCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--port must be in [0, 65535], got " + port);
         }
         BootstrapAddress.require(bootstrap, "--bootstrap", spec.commandLine());
+        // Blank names would pass silently: an empty scope opens no page, an empty variable name reads as "not set",
+        // an empty host binds what the JDK picks.
+        for (String[] named : new String[][] {{"--host", host}, {"--scope", scope}, {"--token-env", tokenEnv},
+                {"--tls-keystore-password-env", tlsPasswordEnv}}) {
+            if (named[1].isBlank()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), named[0] + " must not be empty");
+            }
+        }
+        if (tlsKeyStore == null && spec.commandLine().getParseResult().hasMatchedOption("--tls-keystore-type")) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--tls-keystore-type applies to --tls-keystore, which is not given: the dashboard would serve HTTP");
+        }
         String token = System.getenv(tokenEnv);
         Dashboard.Settings settings = settings(token);
         Dashboard dashboard;

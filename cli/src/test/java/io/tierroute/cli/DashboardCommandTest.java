@@ -98,4 +98,24 @@ class DashboardCommandTest {
                 "--tls-keystore-password-env", UNSET)).isEqualTo(2);
         assertThat(err.toString()).contains("--tls-keystore").contains(UNSET);
     }
+
+    @Test
+    void blankNamesAndAKeyStoreTypeWithoutAKeyStoreAreRefusedBeforeAnythingStarts() {
+        for (String flag : new String[] {"--host", "--scope", "--token-env", "--tls-keystore-password-env"}) {
+            err.getBuffer().setLength(0);
+            assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", flag, " ")).as(flag).isEqualTo(2);
+            assertThat(err.toString()).as(flag).contains(flag + " must not be empty");
+        }
+        err.getBuffer().setLength(0);
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--tls-keystore-type", "JKS")).isEqualTo(2);
+        assertThat(err.toString()).contains("--tls-keystore-type applies to --tls-keystore, which is not given");
+    }
+
+    @Test
+    void aHostNameThatDoesNotResolveIsSaidSo() {
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--host", "no.such.host.invalid"))
+                .isEqualTo(1);
+        assertThat(err.toString()).contains("cannot listen on no.such.host.invalid:0: the host name does not resolve")
+                .doesNotContain("java.");
+    }
 }

@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.Properties;
 
 /**
@@ -130,12 +131,13 @@ public final class DashboardServer implements AutoCloseable {
         } catch (RuntimeException e) {
             u.stop();
             Throwable c = e;
-            while (c != null && !(c instanceof BindException)) {
+            while (c != null && !(c instanceof BindException) && !(c instanceof UnknownHostException)) {
                 c = c.getCause();
             }
             throw new IllegalStateException("cannot listen on " + o.host() + ":" + o.port() + ": "
-                    + (c != null ? "the port is taken or the address is not local (" + c.getMessage()
-                    + "); choose another with --port" : e.toString()), e);
+                    + (c instanceof UnknownHostException ? "the host name does not resolve; give an address of this "
+                    + "machine with --host" : c != null ? "the port is taken or the address is not local ("
+                    + c.getMessage() + "); choose another with --port" : e.toString()), e);
         }
         int bound = ((InetSocketAddress) u.getListenerInfo().get(0).getAddress()).getPort();
         String h = o.host().contains(":") ? "[" + o.host() + "]" : o.host();
