@@ -122,9 +122,9 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
-        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty()) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--savepoint stops a job; it takes no --from-savepoint, --ignore-job or job arguments");
+        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty() || jar != null || allowNonRestoredState) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
+                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job or job arguments");
         }
         String id = jobId != null ? jobId : onlyRunningJob(rest);
         String location = rest.stopWithSavepoint(id, savepoint, wait);
@@ -147,6 +147,10 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int submit(FlinkRestClient rest, PrintWriter out) {
+        if (jobId != null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--job-id names the job --savepoint stops; "
+                    + "a submit starts a new job");
+        }
         if (bootstrap == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--bootstrap HOST:PORT is required to submit the job");
         }
@@ -160,8 +164,9 @@ final class SubmitCommand implements Callable<Integer> {
         }
         Path job = jar != null ? jar : defaultJar();
         if (!Files.isRegularFile(job)) {
-            throw new IllegalStateException("the job jar " + job + " does not exist; build it with "
-                    + "'mvn -pl streaming-jobs -am package -DskipTests' or pass --jar PATH");
+            throw new IllegalStateException("the job jar " + job + (Files.isDirectory(job) ? " is a directory, not a jar"
+                    : " does not exist") + "; build it with 'mvn -pl streaming-jobs -am package -DskipTests' or pass "
+                    + "--jar PATH");
         }
         // The job has no topic flag: it always writes Topics.PARAMS (KafkaWiring.paramsSink).
         var candidate = new SingleWriterGuard.Candidate(SingleWriterGuard.jobName(jobArgs), Topics.PARAMS, bootstrap);

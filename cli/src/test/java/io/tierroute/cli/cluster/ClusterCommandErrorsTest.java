@@ -120,6 +120,28 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void submitRefusesOptionsItWouldIgnoreAndAJarThatIsADirectory() {
+        String flink = "http://127.0.0.1:" + LoopbackPorts.free();
+        String[] jobId = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--job-id", "abc");
+        assertThat(jobId[0]).isEqualTo("2");
+        assertThat(jobId[2]).contains("--job-id names the job --savepoint stops");
+        for (String[] extra : new String[][] {{"--jar", "x.jar"}, {"--allow-non-restored-state"}}) {
+            java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("submit", "--flink", flink,
+                    "--savepoint", dir.toString()));
+            args.addAll(java.util.List.of(extra));
+            String[] r = run(args.toArray(String[]::new));
+            assertThat(r[0]).as(extra[0]).isEqualTo("2");
+            assertThat(r[2]).as(extra[0]).contains("--savepoint stops a job; it takes no");
+        }
+        String[] directory = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--jar", dir.toString());
+        assertThat(directory[0]).isEqualTo("1");
+        assertThat(directory[2]).contains("the job jar " + dir + " is a directory, not a jar");
+        String[] port = run("submit", "--flink", "http://127.0.0.1:99999", "--bootstrap", "127.0.0.1:9092");
+        assertThat(port[0]).isEqualTo("2");
+        assertThat(port[2]).contains("port must be in [1, 65535], got 99999").doesNotContain("\tat ");
+    }
+
+    @Test
     void downAndStatusWithoutAClusterSaySo() {
         for (String cmd : new String[] {"down", "status"}) {
             String[] r = run("cluster", cmd, "--dir", dir.toString());

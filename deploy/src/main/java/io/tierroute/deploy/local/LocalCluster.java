@@ -242,6 +242,10 @@ public final class LocalCluster {
 
     private static Properties readState(Path dir) {
         Path file = dir.resolve(STATE_FILE);
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new IllegalStateException(file + " is not a file: 'cluster up' writes the state of what it started "
+                    + "there; move it away");
+        }
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException("no cluster was started from " + dir.toAbsolutePath() + " (" + STATE_FILE
                     + " is not there); start one with 'tierroute cluster up --dir " + dir + "'");

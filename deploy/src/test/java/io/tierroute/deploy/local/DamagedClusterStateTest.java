@@ -62,4 +62,11 @@ class DamagedClusterStateTest {
         org.assertj.core.api.Assertions.assertThat(LocalCluster.members(dir)).singleElement()
                 .satisfies(m -> org.assertj.core.api.Assertions.assertThat(m.pid()).isEqualTo(123));
     }
+
+    @Test
+    void aDirectoryWhereTheStateFileGoesIsNamed() throws Exception {
+        Files.createDirectories(dir.resolve("cluster.properties"));
+        assertThatIllegalStateException().isThrownBy(() -> LocalCluster.status(dir))
+                .withMessageContaining("cluster.properties is not a file");
+    }
 }
