@@ -59,6 +59,9 @@ final class SelectorCommand implements Callable<Integer> {
             cfg = cfg.withServer(cfg.server().withPort(port));
         }
         if (host != null) {
+            if (host.isBlank()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--host must not be empty");
+            }
             cfg = cfg.withServer(cfg.server().withHost(host));
         }
         SelectorServer server;

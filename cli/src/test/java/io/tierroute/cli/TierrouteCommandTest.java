@@ -65,6 +65,13 @@ class TierrouteCommandTest {
     }
 
     @Test
+    void anEmptyHostIsAUsageErrorNotTheConfigsHost() throws Exception {
+        Path f = Files.writeString(dir.resolve("ok.yaml"), "workers:\n  - {name: a}\n");
+        assertThat(run("selector", "--config", f.toString(), "--port", "0", "--host", "")).isEqualTo(2);
+        assertThat(err.toString()).contains("--host must not be empty");
+    }
+
+    @Test
     void missingConfigOptionIsAUsageError() {
         assertThat(run("selector")).isEqualTo(2);
         assertThat(err.toString()).contains("--config");

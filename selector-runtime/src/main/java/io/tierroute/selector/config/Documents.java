@@ -54,7 +54,9 @@ public final class Documents {
         } catch (JsonProcessingException e) {
             JsonLocation at = e.getLocation();
             String where = at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
-            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML") + where + ": " + e.getOriginalMessage());
+            // SnakeYAML's wrapped decoder errors carry the Java class name in their text
+            String why = e.getOriginalMessage().replaceFirst("^java\\.[\\w.]+Exception: ", "");
+            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML") + where + ": " + why);
         } catch (IOException e) {
             throw new ConfigException("", "cannot parse: " + e.getMessage());
         }

@@ -208,6 +208,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aFileThatIsNotUtf8IsNotValidYamlWithoutAJavaClassName() throws Exception {
+        java.nio.file.Path f = java.nio.file.Files.write(dir.resolve("garbage.yaml"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, 'x'});
+        assertThatThrownBy(() -> ConfigLoader.load(f)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not valid YAML").hasMessageContaining("Invalid UTF-8 start byte 0xff")
+                .hasMessageNotContaining("java.");
+    }
+
+    @Test
     void unknownKeysAreNamedWithASuggestion() {
         bad("workers: [{name: a}]\nrouting: {temprature: 1}\n", "routing.temprature: unknown key (did you mean 'temperature'?)");
         bad("workerz: [{name: a}]\n", "workerz: unknown key (did you mean 'workers'?)");
