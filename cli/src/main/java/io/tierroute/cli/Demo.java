@@ -105,6 +105,8 @@ final class Demo implements AutoCloseable {
     }
 
     private final Options opts;
+    /** The requests, loaded (and a trace checked) before anything starts. */
+    private final LiveWorkload work;
     /** Polled between the start-up's steps and in its waits: Ctrl-C may come at any time. */
     private final BooleanSupplier stopRequested;
     private final List<AutoCloseable> closers = new ArrayList<>();
@@ -123,8 +125,9 @@ final class Demo implements AutoCloseable {
     private String workloadDescription;
     private long startedNanos;
 
-    private Demo(Options opts, BooleanSupplier stopRequested) {
+    private Demo(Options opts, LiveWorkload work, BooleanSupplier stopRequested) {
         this.opts = opts;
+        this.work = work;
         this.stopRequested = stopRequested;
     }
 
@@ -144,19 +147,24 @@ final class Demo implements AutoCloseable {
 
     /** Starts every part; on failure, stops what had started and rethrows. */
     static Demo start(Options opts) throws Exception {
-        return start(opts, () -> false);
+        return start(opts, workload(opts), () -> false);
+    }
+
+    /** The requests {@code opts} replay: its trace (a malformed line throws, naming it) or its generated workload. */
+    static LiveWorkload workload(Options opts) {
+        return LiveWorkload.load(opts.trace(), opts.workload(), opts.workers(), opts.load(), opts.limit(), opts.seed());
     }
 
     /**
      * Starts every part, giving up with {@link StartStoppedException} as soon as {@code stopRequested}
      * holds; on failure or stop, stops what had started (a Kafka broker process among them) and rethrows.
      */
-    static Demo start(Options opts, BooleanSupplier stopRequested) throws Exception {
+    static Demo start(Options opts, LiveWorkload work, BooleanSupplier stopRequested) throws Exception {
         requireFree(opts.flinkUiPort(), "--flink-ui-port");
         requireFree(opts.dashboardPort(), "--dashboard-port");
         requireFree(opts.kafkaPort(), "--kafka-port");
         requireFree(opts.selectorPort(), "--selector-port");
-        Demo d = new Demo(opts, stopRequested);
+        Demo d = new Demo(opts, work, stopRequested);
         try {
             d.startAll();
             return d;
@@ -174,8 +182,6 @@ final class Demo implements AutoCloseable {
 
     private void startAll() throws Exception {
         startedNanos = System.nanoTime();
-        LiveWorkload work = LiveWorkload.load(opts.trace(), opts.workload(), opts.workers(), opts.load(), opts.limit(),
-                opts.seed());
         workloadDescription = work.description();
         tmp = Files.createTempDirectory("tierroute-demo-");
         closers.add(() -> deleteTree(tmp));

@@ -48,7 +48,7 @@ import java.util.concurrent.TimeUnit;
                 "2:bad command line"})
 final class DemoCommand implements Callable<Integer> {
 
-    /** Beyond it a deadline in nanoseconds overflows; no demo runs that long. */
+    /** Far beyond any demo; a deadline in nanoseconds would overflow only past 292 years. */
     static final Duration MAX_DURATION = Duration.ofDays(3650);
     static final Duration MAX_STATUS_INTERVAL = Duration.ofHours(24);
     static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
@@ -135,6 +135,8 @@ final class DemoCommand implements Callable<Integer> {
     /** Set by the shutdown hook (Ctrl-C); counted down when everything is closed. */
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch closed = new CountDownLatch(1);
+    /** The requests {@link #options} loaded. */
+    private LiveWorkload work;
 
     Demo.Options options() {
         CommandLine cl = spec.commandLine();
@@ -204,13 +206,6 @@ final class DemoCommand implements Callable<Integer> {
         if (t != null && !Files.isReadable(t)) {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
         }
-        if (t != null) { // a malformed line is one message and exit 2, as in 'bench routing', not a failed start-up
-            try {
-                LiveWorkload.load(t, null, workers, load, limit, seed);
-            } catch (IllegalArgumentException | UncheckedIOException e) {
-                throw new CommandLine.ParameterException(cl, "--trace " + e.getMessage());
-            }
-        }
         Demo.Options o = new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort,
                 dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,
                 selectorPort);
@@ -219,6 +214,14 @@ final class DemoCommand implements Callable<Integer> {
             Demo.jobSettings(o, "127.0.0.1:9092", Path.of("checkpoints").toAbsolutePath());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
+        }
+        // The requests too: a malformed trace line is one message and exit 2, as in 'bench routing', not a failed start.
+        try {
+            work = Demo.workload(o);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            String m = String.valueOf(e.getMessage());
+            throw new CommandLine.ParameterException(cl, t != null && !m.startsWith(t.toString()) ? "--trace " + t + ": " + m
+                    : t != null ? "--trace " + m : m);
         }
         return o;
     }
@@ -263,7 +266,7 @@ final class DemoCommand implements Callable<Integer> {
         Demo demo = null;
         try {
             try {
-                demo = Demo.start(o, () -> stopRequested.getCount() == 0);
+                demo = Demo.start(o, work, () -> stopRequested.getCount() == 0);
             } catch (Demo.PortTakenException e) {
                 err.println("tierroute demo: " + e.getMessage());
                 err.flush();

@@ -2,6 +2,7 @@ package io.tierroute.cli;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
@@ -16,6 +17,9 @@ final class IoErrors {
         }
         if (e instanceof AccessDeniedException f) {
             return "permission denied: " + f.getFile();
+        }
+        if (e instanceof FileAlreadyExistsException f) {
+            return "already exists: " + f.getFile();
         }
         if (e instanceof NotDirectoryException f) {
             return "not a directory: " + f.getFile();

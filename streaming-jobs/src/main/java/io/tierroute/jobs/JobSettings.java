@@ -350,7 +350,7 @@ public record JobSettings(
     }
 
     private static String formatDuration(Duration d) {
-        return d.toNanos() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toString();
+        return d.getNano() % 1_000_000 == 0 ? d.toMillis() + "ms" : d.toString(); // toNanos() overflows past 292 years
     }
 
     /**

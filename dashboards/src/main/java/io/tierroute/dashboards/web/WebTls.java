@@ -43,9 +43,8 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
             ctx.init(kmf.getKeyManagers(), null, null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
-            // KeyStore.load says a wrong password with an UnrecoverableKeyException as the cause; anything else is the file
             throw new IllegalStateException("cannot load the " + keyStoreType + " key store " + keyStore + " ("
-                    + e.getMessage() + (e.getCause() instanceof java.security.UnrecoverableKeyException
+                    + e.getMessage() + (wrongPassword(e)
                     ? "; is " + passwordSource + " its password?)" : "; is it a " + keyStoreType + " key store?)"), e);
         } finally {
             java.util.Arrays.fill(pw, '\0');
@@ -55,5 +54,15 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
     @Override
     public String toString() {
         return "WebTls[" + keyStoreType + " " + keyStore + ", password from " + passwordSource + "]";
+    }
+
+    /**
+     * Whether the password is what failed: KeyStore.load says a wrong store password with an UnrecoverableKeyException as
+     * the cause, KeyManagerFactory.init throws one itself for a key whose password differs from the store's; anything
+     * else is the file.
+     */
+    private static boolean wrongPassword(Exception e) {
+        return e instanceof java.security.UnrecoverableKeyException
+                || e.getCause() instanceof java.security.UnrecoverableKeyException;
     }
 }

@@ -1,9 +1,12 @@
 package io.tierroute.dashboards.web;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,5 +29,21 @@ class WebTlsErrorsTest {
         Path empty = Files.writeString(dir.resolve("empty.p12"), "");
         assertThatIllegalStateException().isThrownBy(() -> new WebTls(empty, "PKCS12", "x", "KS_PW").context())
                 .withMessageContaining("is it a PKCS12 key store?").withMessageNotContaining("KS_PW");
+    }
+
+    @Test
+    void aWrongStorePasswordOrAKeyPasswordOtherThanTheStoresIsBlamedOnThePassword() throws Exception {
+        TestKeyStore ks = TestKeyStore.create(dir, "right-pass-1");
+        assertThatIllegalStateException().isThrownBy(() -> new WebTls(ks.file(), "PKCS12", "wrong-pass", "KS_PW").context())
+                .withMessageContaining("is KS_PW its password?").withMessageNotContaining("wrong-pass");
+        Path jks = dir.resolve("two-passwords.jks");
+        Process p = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+                "-genkeypair", "-alias", "k", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
+                "-validity", "2", "-storetype", "JKS", "-keystore", jks.toString(), "-storepass", "store-pass-1",
+                "-keypass", "key-pass-2")).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0).as("keytool made the JKS store").isTrue();
+        assertThatIllegalStateException().isThrownBy(() -> new WebTls(jks, "JKS", "store-pass-1", "KS_PW").context())
+                .withMessageContaining("is KS_PW its password?");
     }
 }

@@ -42,7 +42,7 @@ public final class FlinkRestClient {
         if (base == null || base.getScheme() == null || !base.getScheme().startsWith("http") || base.getHost() == null) {
             throw new IllegalArgumentException("the Flink REST address must look like http://HOST:PORT, got " + base);
         }
-        if (base.getPort() > 65_535) {
+        if (base.getPort() == 0 || base.getPort() > 65_535) { // -1: none given, the scheme's
             throw new IllegalArgumentException("the Flink REST address's port must be in [1, 65535], got " + base.getPort());
         }
         String s = base.toString();

@@ -19,7 +19,7 @@ public final class OutputDirectory {
      * @throws IllegalArgumentException naming the path in the way
      */
     public static void check(Path out, SeedList seeds) {
-        if (out.toString().isBlank()) {
+        if (out.toString().isEmpty()) {
             throw new IllegalArgumentException("--out must name a directory (got an empty path)");
         }
         if (Files.exists(out) && !Files.isDirectory(out)) {

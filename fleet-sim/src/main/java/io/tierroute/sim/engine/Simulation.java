@@ -163,9 +163,7 @@ public final class Simulation implements EngineListener {
                         workers[ev.worker].transfersDone(now);
                         // Rounding can leave the first transfer a hair short at its completion time: then nothing
                         // finished, the version stands, and the event must be set again or the link would stall.
-                        if (workers[ev.worker].link.version() == ev.version) {
-                            linkVersionScheduled[ev.worker] = -1;
-                        }
+                        linkVersionScheduled[ev.worker] = -1;
                         scheduleLink(ev.worker);
                         kick(ev.worker);
                     }

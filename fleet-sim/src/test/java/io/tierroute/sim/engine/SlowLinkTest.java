@@ -21,7 +21,7 @@ class SlowLinkTest {
     void loadsOnAVerySlowLinkAllFinish() {
         BenchSpec spec = new BenchSpec(null, "cpu-overflow", 200, 8, List.of(1.0), List.of("llmd-tiered-cpu"), 1, null,
                 null, null, 0.3);
-        // 1 MB/s, a hundredth of what the CLI accepts (--pcie-gbps ≥ 0.01): the engine itself takes any positive rate
+        // 1 MB/s, a tenth of what the CLI accepts (--pcie-gbps ≥ 0.01): the engine itself takes any positive rate
         EngineConfig tuned = Workloads.named("cpu-overflow").tune(EngineConfig.builder().workers(8))
                 .pcieBytesPerSecond(1e6).build();
         List<SimRequest> requests = BenchRunner.requests(spec, tuned);

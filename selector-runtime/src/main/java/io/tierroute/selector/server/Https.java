@@ -41,14 +41,23 @@ final class Https {
             ctx.init(kmf.getKeyManagers(), null, null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
-            // KeyStore.load reports a wrong password as an IOException caused by an UnrecoverableKeyException; anything
-            // else is the file. No secret in either.
+            // No secret in either message.
             throw new IllegalStateException("server.tls: cannot load the " + tls.keyStoreType() + " key store "
-                    + tls.keyStore() + " (" + e.getMessage() + (e.getCause() instanceof java.security.UnrecoverableKeyException
+                    + tls.keyStore() + " (" + e.getMessage() + (wrongPassword(e)
                     ? "; is " + tls.keyStorePasswordEnv() + " its password?)" : "; is it a " + tls.keyStoreType()
                     + " key store?)"), e);
         } finally {
             java.util.Arrays.fill(pw, '\0');
         }
+    }
+
+    /**
+     * Whether the password is what failed: KeyStore.load says a wrong store password with an UnrecoverableKeyException as
+     * the cause, KeyManagerFactory.init throws one itself for a key whose password differs from the store's; anything
+     * else is the file.
+     */
+    private static boolean wrongPassword(Exception e) {
+        return e instanceof java.security.UnrecoverableKeyException
+                || e.getCause() instanceof java.security.UnrecoverableKeyException;
     }
 }

@@ -7,8 +7,9 @@ import java.io.DataOutput;
 import java.io.IOException;
 
 /**
- * Test fixture: the writers of {@code RowFields} as of commit 09572d4, copied verbatim (the layout before the
- * admission wait's fields), to produce the bytes a checkpoint or savepoint of that version holds.
+ * Test fixture: the writers of {@code RowFields} as of commit 09572d4 (the layout before the admission wait's fields),
+ * statement for statement, the fields read from where the rows now keep them (their shared parts), to produce the bytes
+ * a checkpoint or savepoint of that version holds. Layout 2's bytes: {@link LayoutKvWaitBytesTest}.
  */
 public final class LayoutBeforeKvWaitWriter {
     private LayoutBeforeKvWaitWriter() {}
