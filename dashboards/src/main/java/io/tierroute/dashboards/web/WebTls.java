@@ -44,7 +44,7 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot load the " + keyStoreType + " key store " + keyStore + " ("
-                    + e.getMessage() + (wrongPassword(e)
+                    + reason(e) + (wrongPassword(e)
                     ? "; is " + passwordSource + " its password?)" : "; is it a " + keyStoreType + " key store?)"), e);
         } finally {
             java.util.Arrays.fill(pw, '\0');
@@ -64,5 +64,10 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
     private static boolean wrongPassword(Exception e) {
         return e instanceof java.security.UnrecoverableKeyException
                 || e.getCause() instanceof java.security.UnrecoverableKeyException;
+    }
+
+    /** What KeyStore.load said; an EOFException says nothing (its message is null): the file ends early. */
+    private static String reason(Exception e) {
+        return e instanceof java.io.EOFException ? "the file ends early" : String.valueOf(e.getMessage());
     }
 }

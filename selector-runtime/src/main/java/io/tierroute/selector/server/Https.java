@@ -43,7 +43,7 @@ final class Https {
         } catch (IOException | GeneralSecurityException e) {
             // No secret in either message.
             throw new IllegalStateException("server.tls: cannot load the " + tls.keyStoreType() + " key store "
-                    + tls.keyStore() + " (" + e.getMessage() + (wrongPassword(e)
+                    + tls.keyStore() + " (" + reason(e) + (wrongPassword(e)
                     ? "; is " + tls.keyStorePasswordEnv() + " its password?)" : "; is it a " + tls.keyStoreType()
                     + " key store?)"), e);
         } finally {
@@ -59,5 +59,10 @@ final class Https {
     private static boolean wrongPassword(Exception e) {
         return e instanceof java.security.UnrecoverableKeyException
                 || e.getCause() instanceof java.security.UnrecoverableKeyException;
+    }
+
+    /** What KeyStore.load said; an EOFException says nothing (its message is null): the file ends early. */
+    private static String reason(Exception e) {
+        return e instanceof java.io.EOFException ? "the file ends early" : String.valueOf(e.getMessage());
     }
 }
