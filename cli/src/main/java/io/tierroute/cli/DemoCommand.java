@@ -220,8 +220,10 @@ final class DemoCommand implements Callable<Integer> {
             work = Demo.workload(o);
         } catch (IllegalArgumentException | UncheckedIOException e) {
             String m = String.valueOf(e.getMessage());
-            throw new CommandLine.ParameterException(cl, t != null && !m.startsWith(t.toString()) ? "--trace " + t + ": " + m
-                    : t != null ? "--trace " + m : m);
+            if (t != null) { // the trace's messages mostly start with its path and line: name the flag before them
+                m = "--trace " + (m.startsWith(t.toString()) ? "" : t + ": ") + m;
+            }
+            throw new CommandLine.ParameterException(cl, m);
         }
         return o;
     }

@@ -182,7 +182,10 @@ public final class LocalCluster {
 
     /** The processes recorded under {@code dir}, TaskManagers first, Kafka last (the order {@link #down} stops them). */
     public static List<Member> members(Path dir) {
-        Properties p = readState(dir);
+        return members(readState(dir));
+    }
+
+    private static List<Member> members(Properties p) {
         String marker = p.getProperty("marker");
         List<Member> out = new ArrayList<>();
         String roles = p.getProperty("roles", "");
@@ -206,7 +209,7 @@ public final class LocalCluster {
      */
     public static List<Member> down(Path dir) {
         Properties p = readState(dir);
-        List<Member> members = members(dir);
+        List<Member> members = members(p);
         for (Member m : members) {
             if (m.alive()) {
                 ChildJvm.stopPid(m.pid(), p.getProperty("marker"), Duration.ofSeconds(30));
@@ -231,7 +234,7 @@ public final class LocalCluster {
         String ports = p.getProperty("metrics.ports", "");
         List<Integer> metricsPorts = ports.isEmpty() ? List.of()
                 : java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
-        return new Status(dir, members(dir), bootstrap, KafkaBrokerProcess.describes(bootstrap), flinkRest, overview,
+        return new Status(dir, members(p), bootstrap, KafkaBrokerProcess.describes(bootstrap), flinkRest, overview,
                 flinkError, metricsPorts);
     }
 
