@@ -74,12 +74,18 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
     /** Whether an Admin client gets the cluster's description within a second or two. */
     public boolean describes() {
-        // an Admin client on a closed port only logs connection warnings: wait for the listener first
-        return LoopbackPorts.listening(settings.clientPort()) && describes(bootstrapServers());
+        return describes(bootstrapServers());
     }
 
-    /** Whether a broker at {@code bootstrap} answers an Admin client's describeCluster within about 2 s. */
+    /**
+     * Whether a broker at {@code bootstrap} answers an Admin client's describeCluster within about 2 s. Nothing
+     * listening at any bootstrap address answers false at once: an Admin client would only retry and log a connection
+     * warning every 200 ms until its timeout ('cluster status' of a stopped broker printed a dozen).
+     */
     public static boolean describes(String bootstrap) {
+        if (!BootstrapAddresses.anyListening(bootstrap)) {
+            return false;
+        }
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "1500");
