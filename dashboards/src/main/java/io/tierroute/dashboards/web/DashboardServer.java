@@ -130,18 +130,24 @@ public final class DashboardServer implements AutoCloseable {
             u.start();
         } catch (RuntimeException e) {
             u.stop();
-            Throwable c = e;
-            while (c != null && !(c instanceof BindException) && !(c instanceof UnknownHostException)) {
-                c = c.getCause();
-            }
-            throw new IllegalStateException("cannot listen on " + o.host() + ":" + o.port() + ": "
-                    + (c instanceof UnknownHostException ? "the host name does not resolve; give an address of this "
-                    + "machine with --host" : c != null ? "the port is taken or the address is not local ("
-                    + c.getMessage() + "); choose another with --port" : e.toString()), e);
+            throw new IllegalStateException("cannot listen on " + o.host() + ":" + o.port() + ": " + whyNotListening(e), e);
         }
         int bound = ((InetSocketAddress) u.getListenerInfo().get(0).getAddress()).getPort();
         String h = o.host().contains(":") ? "[" + o.host() + "]" : o.host();
         return new DashboardServer(u, URI.create((ssl != null ? "https://" : "http://") + h + ":" + bound + "/"));
+    }
+
+    /** What an operator should change when Undertow cannot listen: the host, the port, or (unknown cause) nothing we know. */
+    private static String whyNotListening(RuntimeException e) {
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            if (c instanceof UnknownHostException) {
+                return "the host name does not resolve; give an address of this machine with --host";
+            }
+            if (c instanceof BindException) {
+                return "the port is taken or the address is not local (" + c.getMessage() + "); choose another with --port";
+            }
+        }
+        return e.toString();
     }
 
     /** The uPlot WebJar's version, read from its Maven metadata (so the page needs no version in its paths). */
