@@ -18,7 +18,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -139,23 +138,10 @@ public final class KvEventConsumer implements AutoCloseable {
     }
 
     private void run() {
-        RestartBackoff backoff = new RestartBackoff();
-        while (running) {
-            backoff.sessionStarts();
-            try {
-                session();
-            } catch (WakeupException e) {
-                // close()
-            } catch (RuntimeException e) {
-                if (!running) {
-                    break;
-                }
-                long wait = backoff.afterFailure();
-                restarts.increment();
-                log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), wait, e);
-                pause(wait);
-            }
-        }
+        SessionLoop.run(() -> running, this::session, (e, wait) -> {
+            restarts.increment();
+            log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), wait, e);
+        }, wait -> pause(wait));
     }
 
     /** Waits {@code millis} or until close(); false when closed. Never interrupts a Kafka client. */

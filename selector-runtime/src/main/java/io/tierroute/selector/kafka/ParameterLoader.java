@@ -16,7 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -248,26 +247,13 @@ public final class ParameterLoader implements AutoCloseable {
     // ---- the loader thread ----
 
     private void run() {
-        RestartBackoff backoff = new RestartBackoff();
-        while (running) {
-            backoff.sessionStarts();
-            try {
-                session();
-            } catch (WakeupException e) {
-                // close(), or a wakeup left over from one
-            } catch (RuntimeException e) {
-                if (!running) {
-                    break;
-                }
-                long wait = backoff.afterFailure();
-                restarts.increment();
-                lastError = "loader restarting in " + wait + " ms after: " + e;
-                log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
-                        store.current().version(), scope, e);
-                publishStatus();
-                pause(wait);
-            }
-        }
+        SessionLoop.run(() -> running, this::session, (e, wait) -> {
+            restarts.increment();
+            lastError = "loader restarting in " + wait + " ms after: " + e;
+            log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
+                    store.current().version(), scope, e);
+            publishStatus();
+        }, this::pause);
     }
 
     /** Waits {@code millis} or until close(); never interrupts a Kafka client. */

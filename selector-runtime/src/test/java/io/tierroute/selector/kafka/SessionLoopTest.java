@@ -1,0 +1,40 @@
+package io.tierroute.selector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.common.errors.WakeupException;
+import org.junit.jupiter.api.Test;
+
+/** Failed sessions are reported with the back-off's wait and followed by new ones; a wakeup is not a failure. */
+class SessionLoopTest {
+
+    @Test
+    void failuresAreReportedWithADoublingWaitAndAWakeupIsNot() {
+        List<String> log = new ArrayList<>();
+        int[] sessions = {0};
+        boolean[] running = {true};
+        SessionLoop.run(() -> running[0], () -> {
+            sessions[0]++;
+            switch (sessions[0]) {
+                case 1, 3 -> throw new IllegalStateException("broker gone " + sessions[0]);
+                case 2 -> throw new WakeupException();
+                default -> running[0] = false;
+            }
+        }, (e, wait) -> log.add(e.getMessage() + " -> " + wait), wait -> log.add("pause " + wait));
+        assertThat(sessions[0]).isEqualTo(4);
+        assertThat(log).containsExactly("broker gone 1 -> 1000", "pause 1000", "broker gone 3 -> 2000", "pause 2000");
+    }
+
+    @Test
+    void aFailureAfterTheOwnerStoppedEndsTheLoopUnreported() {
+        List<String> log = new ArrayList<>();
+        boolean[] running = {true};
+        SessionLoop.run(() -> running[0], () -> {
+            running[0] = false;
+            throw new IllegalStateException("client closed under the session");
+        }, (e, wait) -> log.add("restarting"), wait -> log.add("pause"));
+        assertThat(log).isEmpty();
+    }
+}
