@@ -1,8 +1,6 @@
 package io.tierroute.jobs.fit;
 
 import io.tierroute.fitter.forest.ForestConfig;
-import io.tierroute.fitter.forest.OutputRow;
-import io.tierroute.fitter.forest.QuantileForestTrainer;
 import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.snapshot.GateConfig;
 import io.tierroute.fitter.snapshot.GateResult;
@@ -17,25 +15,15 @@ import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
-import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -74,12 +62,13 @@ import org.slf4j.LoggerFactory;
  *       ignored).</li>
  *   <li>{@link #ACCEPTED} version → control sequence and {@link #HISTORY} version → snapshot without
  *       its model, for the last {@code historyVersions} accepted versions (a pinned version is kept
- *       past that); {@link #FORESTS}: each quantile model once, under the version that introduced it;
- *       {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot.</li>
+ *       past that); {@link #FORESTS}: each quantile model once, under the version that introduced it
+ *       ({@link VersionHistory}); {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot
+ *       ({@link ForestTraining}).</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
- *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}): the newest
- *       rows in a short POJO tail (list state, one append per row) and, every {@link #chunkRows} rows,
- *       sealed into one compact {@code byte[]} chunk ({@link RowCodec}) in map state; the oldest chunk
+ *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}, {@link ReplayBuffers}): the
+ *       newest rows in a short POJO tail (list state, one append per row) and, every {@link ReplayBuffers#chunkRows}
+ *       rows, sealed into one compact {@code byte[]} chunk ({@link RowCodec}) in map state; the oldest chunk
  *       is dropped past the bound. A checkpoint therefore writes a few byte arrays per scope, not tens of
  *       thousands of POJOs (which dominated the profile). The rows are the forest's training sample. The estimators live in memory; after a restore they are rebuilt by replaying these
  *       buffers, so the restored fit is the fit on the last {@code sampleRows} rows (the regression's
@@ -119,8 +108,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ListStateDescriptor<>("pendingInputs", ScopeInput.class);
     static final ListStateDescriptor<SnapshotControl> PENDING_CONTROLS =
         new ListStateDescriptor<>("pendingControls", SnapshotControl.class);
-    /** Largest replay chunk, rows (smaller when the buffer bound is small: a chunk is at most a quarter of it). */
-    static final int MAX_CHUNK_ROWS = 512;
     /** How often the keyed thread looks for a finished background forest, ms. */
     static final long FOREST_POLL_MS = 250;
 
@@ -131,39 +118,25 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     private transient ValueState<Long> version;
     private transient ValueState<SnapshotControl> control;
-    private transient MapState<Long, Long> accepted;
-    private transient MapState<Long, HistoryEntry> history;
-    private transient MapState<Long, QuantileForestModel> forests;
-    private transient ValueState<QuantileForestModel> pendingForest;
     private transient ValueState<ScopeCounters> counters;
-    private transient MapState<Long, byte[]> rowChunks;
-    private transient ListState<JoinedRow> rowTail;
-    private transient MapState<Long, byte[]> telemetryChunks;
-    private transient ListState<TelemetrySample> telemetryTail;
-    private transient ListState<BandwidthChange> bandwidthChanges;
+    private transient VersionHistory versions;
+    private transient ReplayBuffers buffers;
+    private transient ForestTraining forests;
     private transient ListState<ScopeInput> pendingInputs;
     private transient ListState<SnapshotControl> pendingControls;
     /** Event-time mode: the tick being published (the snapshots' createdAtMs). */
     private transient long tickMs;
     /** Fault injection ({@code fail-after-inputs}): inputs since the first completed checkpoint, -1 before it. */
     private transient long inputsAfterCheckpoint;
-    private transient int rowChunkRows;
-    private transient int telemetryChunkRows;
 
     private transient Map<String, ScopeEstimators> live;
     private transient SnapshotAssembler assembler;
     private transient ValidationGate gate;
-    private transient ForestConfig forestConfig;
-    /** One background thread per operator instance trains forests; the keyed thread polls the result. */
-    private transient ExecutorService forestExecutor;
-    /** In-flight training per scope (not state: lost on a restore, the next forest tick starts another). */
-    private transient Map<String, Training> training;
     private transient Counter snapshotsAccepted;
     private transient Counter snapshotsRejected;
     private transient Counter controlsApplied;
     private transient Counter controlsIgnored;
     private transient Counter rejectedInputs;
-    private transient Counter forestFailures;
     private transient Counter lateInputs;
 
     /** Newest version per scope already on the params topic when the job was started (may be empty). */
@@ -190,48 +163,36 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         var ctx = getRuntimeContext();
         version = ctx.getState(VERSION);
         control = ctx.getState(CONTROL);
-        accepted = ctx.getMapState(ACCEPTED);
-        history = ctx.getMapState(HISTORY);
-        forests = ctx.getMapState(FORESTS);
-        pendingForest = ctx.getState(PENDING_FOREST);
         counters = ctx.getState(COUNTERS);
+        versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
+            settings.historyVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
         // the incremental clean-up cost measurable throughput (profiled) for no gain.
-        rowChunks = ctx.getMapState(ROW_CHUNKS);
-        rowTail = ctx.getListState(ROW_TAIL);
-        telemetryChunks = ctx.getMapState(TELEMETRY_CHUNKS);
-        telemetryTail = ctx.getListState(TELEMETRY_TAIL);
-        bandwidthChanges = ctx.getListState(BANDWIDTHS);
+        buffers = new ReplayBuffers(ctx.getMapState(ROW_CHUNKS), ctx.getListState(ROW_TAIL),
+            ctx.getMapState(TELEMETRY_CHUNKS), ctx.getListState(TELEMETRY_TAIL), ctx.getListState(BANDWIDTHS),
+            settings.sampleRows(), settings.telemetryReplayRows());
         pendingInputs = ctx.getListState(PENDING_INPUTS);
         pendingControls = ctx.getListState(PENDING_CONTROLS);
         inputsAfterCheckpoint = -1;
-        rowChunkRows = chunkRows(settings.sampleRows());
-        telemetryChunkRows = chunkRows(settings.telemetryReplayRows());
 
         live = new HashMap<>();
         assembler = settings.eventClock() ? new SnapshotAssembler(settings.jobName(), () -> tickMs)
             : new SnapshotAssembler(settings.jobName(), System::currentTimeMillis);
         gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
-        ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
-        forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
-            fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
-            settings.forestMaxBytes(), fc.seed());
-        training = new HashMap<>();
-        forestExecutor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
-            Thread t = new Thread(r, "forest-trainer-" + getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-            t.setDaemon(true);
-            t.setPriority(Thread.MIN_PRIORITY);
-            return t;
-        });
         var m = ctx.getMetricGroup();
         snapshotsAccepted = m.counter("snapshotsAccepted");
         snapshotsRejected = m.counter("snapshotsRejected");
         controlsApplied = m.counter("controlsApplied");
         controlsIgnored = m.counter("controlsIgnored");
         rejectedInputs = m.counter("inputsRejectedByEstimators");
-        forestFailures = m.counter("forestTrainingFailures");
         lateInputs = m.counter("lateInputs");
+        ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
+        ForestConfig forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
+            fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
+            settings.forestMaxBytes(), fc.seed());
+        forests = new ForestTraining(forestConfig, settings.minForestRows(), ctx.getState(PENDING_FOREST),
+            m.counter("forestTrainingFailures"), "forest-trainer-" + ctx.getTaskInfo().getIndexOfThisSubtask());
     }
 
     @Override
@@ -253,8 +214,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     @Override
     public void close() throws Exception {
-        if (forestExecutor != null) {
-            forestExecutor.shutdownNow();
+        if (forests != null) {
+            forests.close();
         }
         super.close();
     }
@@ -304,21 +265,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             if (!est.add(in.telemetry)) {
                 rejectedInputs.inc();
             }
-            telemetryTail.add(in.telemetry);
-            c.bufferedTelemetry++;
-            if (++c.telemetryTail >= telemetryChunkRows) {
-                sealTelemetry(c);
-            }
+            buffers.addTelemetry(in.telemetry, c);
         } else {
             if (!est.add(in.joined)) {
                 rejectedInputs.inc();
             }
-            rowTail.add(in.joined);
-            c.bufferedRows++;
             c.rowsSinceForest++;
-            if (++c.rowTail >= rowChunkRows) {
-                sealRows(c);
-            }
+            buffers.addRow(in.joined, c);
         }
         c.dirty = true;
     }
@@ -351,7 +304,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         control.update(record);
         controlsApplied.inc();
         if (record.getAction() == ControlAction.PIN && record.getVersion() != null
-                && !accepted.contains(record.getVersion())) {
+                && !versions.keeps(record.getVersion())) {
             LOG.warn("scope {}: PIN of version {}, which is not an accepted version this job keeps; the scope has "
                 + "no active version the job can gate against until it is", record.getScope(), record.getVersion());
         }
@@ -374,11 +327,16 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         if (timestamp == c.nextForestMs) {
             c.nextForestMs = 0;
-            trainForest(scope, c, ctx);
+            if (forests.startInBackground(scope, c, buffers)) {
+                armForestPoll(c, ctx);
+            }
         }
         if (timestamp == c.nextForestPollMs) {
             c.nextForestPollMs = 0;
-            pollForest(scope, c, ctx);
+            // A finished model is not marked dirty: it enters the next snapshot that new input triggers.
+            if (forests.poll(scope) == ForestTraining.Poll.STILL_RUNNING) {
+                armForestPoll(c, ctx);
+            }
         }
         if (timestamp == c.nextPublishMs) {
             c.nextPublishMs = 0;
@@ -424,7 +382,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         tickMs = tick;
         if (tick % settings.forestInterval().toMillis() == 0) {
-            trainForestNow(scope, c);
+            forests.trainNow(scope, c, buffers, tickMs);
         }
         if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
             c.dirty = false;
@@ -454,34 +412,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (est == null) {
             est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows(),
                 settings.sampleRows());
-            List<BandwidthChange> changes = new ArrayList<>();
-            bandwidthChanges.get().forEach(changes::add);
-            if (changes.isEmpty()) {
+            if (buffers.bandwidthChanges().isEmpty()) {
                 est.useBandwidths(activeSnapshot(scope)); // no change recorded (yet): the defaults or the active BW_t
             }
-            ScopeCounters c = counters();
-            long[] t = {0};
-            long[] r = {0};
-            long first = c.firstTelemetryChunk * telemetryChunkRows;
-            int[] next = {0};
-            ScopeEstimators e = est;
-            forEachTelemetry(c, s -> {
-                // Each sample with the BW_t that was in use when it first arrived.
-                while (next[0] < changes.size() && changes.get(next[0]).atTelemetry <= first + t[0]) {
-                    e.useBandwidths(changes.get(next[0]++));
-                }
-                e.add(s);
-                t[0]++;
-            });
-            while (next[0] < changes.size()) {
-                e.useBandwidths(changes.get(next[0]++));
-            }
-            forEachRow(c, row -> {
-                e.add(row);
-                r[0]++;
-            });
-            if (t[0] + r[0] > 0) {
-                LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, t[0], r[0]);
+            long[] replayed = buffers.replayInto(est, counters());
+            if (replayed[0] + replayed[1] > 0) {
+                LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, replayed[0],
+                    replayed[1]);
             }
             live.put(scope, est);
         }
@@ -497,7 +434,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             publishedVersions.getOrDefault(scope, 0L));
         SnapshotControl ctl = control.value();
         ParameterSnapshot active = activeSnapshot(scope);
-        QuantileForestModel fresh = pendingForest.value();
+        QuantileForestModel fresh = forests.pending();
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
         GateResult result = gate.validate(candidate, active);
@@ -508,24 +445,12 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         version.update(v);
         if (result.accepted()) {
             snapshotsAccepted.inc();
-            long forestVersion = 0;
-            if (snapshot.getQuantileModel() != null) {
-                if (fresh != null && snapshot.getQuantileModel().equals(fresh)) {
-                    forests.put(v, fresh);
-                    pendingForest.clear();
-                    forestVersion = v;
-                } else if (active != null) {
-                    HistoryEntry a = history.get(active.getVersion());
-                    forestVersion = a == null ? 0 : a.forestVersion;
-                }
+            if (versions.keep(snapshot, sequence, fresh, active, ctl)) {
+                forests.pendingKept();
             }
-            ParameterSnapshot kept = ParameterSnapshot.newBuilder(snapshot).setQuantileModel(null).build();
-            accepted.put(v, sequence);
-            history.put(v, new HistoryEntry(kept, forestVersion));
             if (est.useBandwidths(snapshot)) {
-                bandwidthChanges.add(est.bandwidths(c.nextTelemetryChunk * telemetryChunkRows + c.telemetryTail));
+                buffers.addBandwidthChange(est.bandwidths(buffers.telemetryPosition(c)));
             }
-            trimHistory(v, ctl);
         } else {
             snapshotsRejected.inc();
         }
@@ -541,219 +466,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
     private ParameterSnapshot activeSnapshot(String scope) throws Exception {
-        ActivationRule rule = new ActivationRule();
-        for (Map.Entry<Long, Long> e : accepted.entries()) {
-            rule.onSnapshot(scope, e.getKey(), SnapshotStatus.ACCEPTED, e.getValue());
-        }
-        SnapshotControl ctl = control.value();
-        if (ctl != null) {
-            rule.onControl(ctl);
-        }
-        OptionalLong v = rule.activeVersion(scope);
-        if (v.isEmpty()) {
-            return null;
-        }
-        HistoryEntry h = history.get(v.getAsLong());
-        if (h == null) {
-            return null;
-        }
-        QuantileForestModel model = h.forestVersion == 0 ? null : forests.get(h.forestVersion);
-        return ParameterSnapshot.newBuilder(h.snapshot).setQuantileModel(model).build();
-    }
-
-    /** Keeps the last {@code historyVersions} accepted versions, plus the one a control record names. */
-    private void trimHistory(long newest, SnapshotControl ctl) throws Exception {
-        long keepFrom = newest - settings.historyVersions() + 1;
-        Long named = ctl == null ? null : ctl.getVersion();
-        List<Long> drop = new ArrayList<>();
-        long oldest = Long.MAX_VALUE;
-        for (Long k : accepted.keys()) {
-            if (k < keepFrom && !k.equals(named)) {
-                drop.add(k);
-            } else {
-                oldest = Math.min(oldest, k);
-            }
-        }
-        if (drop.isEmpty()) {
-            return;
-        }
-        for (Long k : drop) {
-            accepted.remove(k);
-            history.remove(k);
-        }
-        long oldestForest = history.get(oldest) == null ? 0 : history.get(oldest).forestVersion;
-        long namedForest = named == null || history.get(named) == null ? -1 : history.get(named).forestVersion;
-        List<Long> unused = new ArrayList<>();
-        for (Long f : forests.keys()) {
-            if (f < oldestForest && f != namedForest) {
-                unused.add(f);
-            }
-        }
-        for (Long f : unused) {
-            forests.remove(f);
-        }
-    }
-
-    /**
-     * Starts training a forest on the buffered rows in the background (at most one per scope at a time),
-     * when there are enough rows and enough new ones since the last training; {@link #pollForest} hands
-     * the model over on this thread. Training 20 000 rows × 50 trees takes seconds: done inline it stalled
-     * the subtask (and its checkpoints) for that long.
-     */
-    private void trainForest(String scope, ScopeCounters c, Context ctx) throws Exception {
-        if (training.containsKey(scope)) {
-            return;
-        }
-        if (c.bufferedRows < settings.minForestRows() || c.rowsSinceForest < settings.minForestRows()) {
-            return; // too few rows, or too few new rows since the last training to change the model
-        }
-        List<OutputRow> rows = new ArrayList<>((int) c.bufferedRows + rowChunkRows);
-        forEachRow(c, r -> rows.add(r.output()));
-        if (rows.size() < settings.minForestRows()) {
-            return;
-        }
-        c.rowsSinceForest = 0;
-        ForestConfig config = forestConfig;
-        long begin = System.nanoTime();
-        training.put(scope, new Training(forestExecutor.submit(() -> new QuantileForestTrainer(config).fit(rows).model()),
-            rows.size(), begin));
-        armForestPoll(c, ctx);
-    }
-
-    /**
-     * Event-time mode: trains the forest on this thread, on the buffered rows (oldest first) with the
-     * configured seed, so the model is a function of the input; the subtask stalls for the training.
-     */
-    private void trainForestNow(String scope, ScopeCounters c) throws Exception {
-        if (c.bufferedRows < settings.minForestRows() || c.rowsSinceForest < settings.minForestRows()) {
-            return;
-        }
-        List<OutputRow> rows = new ArrayList<>((int) c.bufferedRows + rowChunkRows);
-        forEachRow(c, r -> rows.add(r.output()));
-        c.rowsSinceForest = 0;
-        long begin = System.nanoTime();
-        try {
-            pendingForest.update(new QuantileForestTrainer(forestConfig).fit(rows).model());
-            LOG.info("scope {}: quantile forest trained on {} rows in {} ms (event-time tick {})", scope, rows.size(),
-                (System.nanoTime() - begin) / 1_000_000, tickMs);
-        } catch (RuntimeException e) {
-            forestFailures.inc();
-            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, rows.size(), e.toString());
-        }
+        return versions.active(scope, control.value());
     }
 
     private void armForestPoll(ScopeCounters c, Context ctx) {
         c.nextForestPollMs = ctx.timerService().currentProcessingTime() + FOREST_POLL_MS;
         ctx.timerService().registerProcessingTimeTimer(c.nextForestPollMs);
-    }
-
-    /** Takes a finished background training's model as the pending forest (on the keyed thread). */
-    private void pollForest(String scope, ScopeCounters c, Context ctx) throws Exception {
-        Training t = training.get(scope);
-        if (t == null) {
-            return; // e.g. restored: the training did not survive, the next forest tick starts another
-        }
-        if (!t.model.isDone()) {
-            armForestPoll(c, ctx);
-            return;
-        }
-        training.remove(scope);
-        try {
-            pendingForest.update(t.model.get());
-            LOG.info("scope {}: quantile forest retrained on {} rows in {} ms (in the background)", scope, t.rows,
-                (System.nanoTime() - t.startNanos) / 1_000_000);
-        } catch (ExecutionException e) {
-            forestFailures.inc();
-            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, t.rows, e.getCause().toString());
-        }
-        // Not marked dirty: as before, the model enters the next snapshot that new input triggers.
-    }
-
-    private record Training(Future<QuantileForestModel> model, int rows, long startNanos) {}
-
-    /** Rows per sealed replay chunk for a buffer bound of {@code bound} rows. */
-    static int chunkRows(int bound) {
-        return Math.max(1, Math.min(MAX_CHUNK_ROWS, bound / 4));
-    }
-
-    /**
-     * Moves the row tail into one compact sealed chunk and drops the oldest chunk beyond the bound: the
-     * buffer then holds between {@code sampleRows} and {@code sampleRows} + 2 chunks of the newest rows.
-     * Once per chunk of rows, not per row.
-     */
-    private void sealRows(ScopeCounters c) throws Exception {
-        List<JoinedRow> tail = new ArrayList<>(rowChunkRows);
-        for (JoinedRow r : rowTail.get()) {
-            tail.add(r);
-        }
-        rowChunks.put(c.nextRowChunk++, RowCodec.encodeRows(tail));
-        rowTail.clear();
-        c.rowTail = 0;
-        long keep = (settings.sampleRows() + rowChunkRows - 1) / rowChunkRows;
-        while (c.nextRowChunk - c.firstRowChunk > keep) {
-            rowChunks.remove(c.firstRowChunk++);
-        }
-        c.bufferedRows = (c.nextRowChunk - c.firstRowChunk) * rowChunkRows;
-    }
-
-    private void sealTelemetry(ScopeCounters c) throws Exception {
-        List<TelemetrySample> tail = new ArrayList<>(telemetryChunkRows);
-        for (TelemetrySample s : telemetryTail.get()) {
-            tail.add(s);
-        }
-        telemetryChunks.put(c.nextTelemetryChunk++, RowCodec.encodeTelemetry(tail));
-        telemetryTail.clear();
-        c.telemetryTail = 0;
-        long keep = (settings.telemetryReplayRows() + telemetryChunkRows - 1) / telemetryChunkRows;
-        boolean dropped = false;
-        while (c.nextTelemetryChunk - c.firstTelemetryChunk > keep) {
-            telemetryChunks.remove(c.firstTelemetryChunk++);
-            dropped = true;
-        }
-        if (dropped) {
-            trimBandwidthChanges(c.firstTelemetryChunk * telemetryChunkRows);
-        }
-        c.bufferedTelemetry = (c.nextTelemetryChunk - c.firstTelemetryChunk) * telemetryChunkRows;
-    }
-
-    /** Drops the BW_t changes no buffered sample needs: all before {@code first} but the last of those. */
-    private void trimBandwidthChanges(long first) throws Exception {
-        List<BandwidthChange> all = new ArrayList<>();
-        bandwidthChanges.get().forEach(all::add);
-        int keepFrom = 0;
-        for (int i = 0; i < all.size(); i++) {
-            if (all.get(i).atTelemetry <= first) {
-                keepFrom = i;
-            }
-        }
-        if (keepFrom > 0) {
-            bandwidthChanges.update(new ArrayList<>(all.subList(keepFrom, all.size())));
-        }
-    }
-
-    /** The buffered joined rows, oldest first. */
-    private void forEachRow(ScopeCounters c, Consumer<JoinedRow> sink) throws Exception {
-        for (long k = c.firstRowChunk; k < c.nextRowChunk; k++) {
-            byte[] chunk = rowChunks.get(k);
-            if (chunk != null) {
-                RowCodec.decodeRows(chunk, sink);
-            }
-        }
-        for (JoinedRow r : rowTail.get()) {
-            sink.accept(r);
-        }
-    }
-
-    /** The buffered telemetry samples, oldest first. */
-    private void forEachTelemetry(ScopeCounters c, Consumer<TelemetrySample> sink) throws Exception {
-        for (long k = c.firstTelemetryChunk; k < c.nextTelemetryChunk; k++) {
-            byte[] chunk = telemetryChunks.get(k);
-            if (chunk != null) {
-                RowCodec.decodeTelemetry(chunk, sink);
-            }
-        }
-        for (TelemetrySample s : telemetryTail.get()) {
-            sink.accept(s);
-        }
     }
 }

@@ -32,8 +32,16 @@ class ScopeFitFunctionTest {
 
     private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> harness(
             OperatorSubtaskState restore) throws Exception {
-        JobSettings s = JobSettings.builder().set("bootstrap-servers", "unused:9092")
-            .set("publish-interval", Duration.ofMillis(TICK)).set("forest-interval", Duration.ofHours(1)).build();
+        return harness(restore, settings().build());
+    }
+
+    private static JobSettings.Builder settings() {
+        return JobSettings.builder().set("bootstrap-servers", "unused:9092")
+            .set("publish-interval", Duration.ofMillis(TICK)).set("forest-interval", Duration.ofHours(1));
+    }
+
+    private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> harness(
+            OperatorSubtaskState restore, JobSettings s) throws Exception {
         var h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new ScopeFitFunction(s)),
             new InputScope(), new ControlScope(), Types.STRING);
         h.setup();
@@ -146,5 +154,40 @@ class ScopeFitFunctionTest {
         restored.setProcessingTime(100 * TICK);
         assertThat(restored.extractOutputValues()).as("an idle scope publishes nothing").hasSize(3);
         restored.close();
+    }
+
+    @Test
+    void aRestoreReplaysTheNewestSealedChunksAndTheTail() throws Exception {
+        // sample-rows 400: chunks of 100 rows, four kept; 1,050 rows leave four sealed chunks and a tail of 50
+        JobSettings s = settings().set("sample-rows", 400).set("regression-horizon-rows", 100_000).build();
+        var h = harness(null, s);
+        h.setProcessingTime(0);
+        rows(h, 1_050);
+        assertThat(publishOne(h, TICK).getAlphaP().getSamples()).isEqualTo(1_050);
+        OperatorSubtaskState state = h.snapshot(1, TICK);
+        h.close();
+
+        var restored = harness(state, s);
+        restored.setProcessingTime(2 * TICK - 1);
+        rows(restored, 10);
+        assertThat(publishOne(restored, 2 * TICK).getAlphaP().getSamples())
+            .as("rebuilt from 4 chunks + the tail of 50, then 10 new rows").isEqualTo(460);
+        restored.close();
+    }
+
+    @Test
+    void aPinOfAVersionTheHistoryNoLongerKeepsLeavesNothingToGateAgainst() throws Exception {
+        var h = harness(null, settings().set("history-versions", 2).build());
+        h.setProcessingTime(0);
+        for (int v = 1; v <= 4; v++) {
+            rows(h, v == 1 ? 400 : 20);
+            assertThat(publishOne(h, v * TICK).getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        }
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 3L, 1)));
+        assertThat(publishOne(h, 5 * TICK).getParentVersion()).as("version 3 is kept: the pinned parent").isEqualTo(3);
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 1L, 2)));
+        assertThat(publishOne(h, 6 * TICK).getParentVersion())
+            .as("version 1 was trimmed (two kept): no active version to gate against").isNull();
+        h.close();
     }
 }

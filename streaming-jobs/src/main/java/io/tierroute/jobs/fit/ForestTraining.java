@@ -1,0 +1,133 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.fitter.forest.ForestConfig;
+import io.tierroute.fitter.forest.OutputRow;
+import io.tierroute.fitter.forest.QuantileForestTrainer;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.metrics.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Retrains the current scope's quantile-regression forest on its replay buffer and keeps the result as the pending
+ * model (keyed state) until a snapshot carries it. In processing-time mode on one background thread per operator
+ * instance, which the keyed thread polls: training 20 000 rows × 50 trees takes seconds, and done inline it stalled
+ * the subtask and its checkpoints for that long. In event-time mode inline, so the model is a function of the input.
+ */
+final class ForestTraining implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ForestTraining.class);
+
+    /** What {@link #poll} found. */
+    enum Poll { NOTHING_RUNNING, STILL_RUNNING, FINISHED }
+
+    private final ForestConfig config;
+    private final int minRows;
+    private final ValueState<QuantileForestModel> pending;
+    private final Counter failures;
+    private final ExecutorService executor;
+    /** In-flight training per scope (not state: lost on a restore, the next forest tick starts another). */
+    private final Map<String, Training> running = new HashMap<>();
+
+    ForestTraining(ForestConfig config, int minRows, ValueState<QuantileForestModel> pending, Counter failures,
+                   String threadName) {
+        this.config = config;
+        this.minRows = minRows;
+        this.pending = pending;
+        this.failures = failures;
+        this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            t.setPriority(Thread.MIN_PRIORITY);
+            return t;
+        });
+    }
+
+    /** The retrained model no accepted snapshot carries yet, or null. */
+    QuantileForestModel pending() throws Exception {
+        return pending.value();
+    }
+
+    void pendingKept() {
+        pending.clear();
+    }
+
+    /**
+     * Starts training on the buffered rows in the background (at most one per scope at a time) when there are enough
+     * rows and enough new ones since the last training. True when one started: poll for it.
+     */
+    boolean startInBackground(String scope, ScopeCounters c, ReplayBuffers buffers) throws Exception {
+        if (running.containsKey(scope) || !enoughRows(c)) {
+            return false;
+        }
+        List<OutputRow> rows = buffers.outputRows(c);
+        if (rows.size() < minRows) {
+            return false;
+        }
+        c.rowsSinceForest = 0;
+        long begin = System.nanoTime();
+        running.put(scope, new Training(executor.submit(() -> new QuantileForestTrainer(config).fit(rows).model()),
+            rows.size(), begin));
+        return true;
+    }
+
+    /** Event-time mode: trains on this thread, on the buffered rows (oldest first) with the configured seed. */
+    void trainNow(String scope, ScopeCounters c, ReplayBuffers buffers, long tickMs) throws Exception {
+        if (!enoughRows(c)) {
+            return;
+        }
+        List<OutputRow> rows = buffers.outputRows(c);
+        c.rowsSinceForest = 0;
+        long begin = System.nanoTime();
+        try {
+            pending.update(new QuantileForestTrainer(config).fit(rows).model());
+            LOG.info("scope {}: quantile forest trained on {} rows in {} ms (event-time tick {})", scope, rows.size(),
+                (System.nanoTime() - begin) / 1_000_000, tickMs);
+        } catch (RuntimeException e) {
+            failures.inc();
+            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, rows.size(), e.toString());
+        }
+    }
+
+    /** Takes a finished background training's model as the pending one (on the keyed thread). */
+    Poll poll(String scope) throws Exception {
+        Training t = running.get(scope);
+        if (t == null) {
+            return Poll.NOTHING_RUNNING; // e.g. restored: the training did not survive, the next forest tick starts another
+        }
+        if (!t.model.isDone()) {
+            return Poll.STILL_RUNNING;
+        }
+        running.remove(scope);
+        try {
+            pending.update(t.model.get());
+            LOG.info("scope {}: quantile forest retrained on {} rows in {} ms (in the background)", scope, t.rows,
+                (System.nanoTime() - t.startNanos) / 1_000_000);
+        } catch (ExecutionException e) {
+            failures.inc();
+            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, t.rows, e.getCause().toString());
+        }
+        return Poll.FINISHED;
+    }
+
+    /** Enough rows, and enough new ones since the last training to change the model. */
+    private boolean enoughRows(ScopeCounters c) {
+        return c.bufferedRows >= minRows && c.rowsSinceForest >= minRows;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+
+    private record Training(Future<QuantileForestModel> model, int rows, long startNanos) {}
+}

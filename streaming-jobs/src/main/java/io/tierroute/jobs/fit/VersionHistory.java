@@ -1,0 +1,120 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ActivationRule;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.flink.api.common.state.MapState;
+
+/**
+ * The current scope's accepted versions, over {@link ScopeFitFunction}'s keyed state: version → control sequence
+ * ({@code accepted}), version → snapshot without its model ({@code history}) and each quantile model once, under the
+ * version that introduced it ({@code forests}). From them and the last control record it answers which version is
+ * active, as {@link ActivationRule} says and every reader of the two topics computes.
+ */
+final class VersionHistory {
+    private final MapState<Long, Long> accepted;
+    private final MapState<Long, HistoryEntry> history;
+    private final MapState<Long, QuantileForestModel> forests;
+    private final int keepVersions;
+
+    VersionHistory(MapState<Long, Long> accepted, MapState<Long, HistoryEntry> history,
+                   MapState<Long, QuantileForestModel> forests, int keepVersions) {
+        this.accepted = accepted;
+        this.history = history;
+        this.forests = forests;
+        this.keepVersions = keepVersions;
+    }
+
+    /** Whether {@code version} is an accepted version still kept (a PIN of any other names nothing to gate against). */
+    boolean keeps(long version) throws Exception {
+        return accepted.contains(version);
+    }
+
+    /** The active snapshot, with its model, per {@link ActivationRule} over the kept versions and {@code ctl}; or null. */
+    ParameterSnapshot active(String scope, SnapshotControl ctl) throws Exception {
+        ActivationRule rule = new ActivationRule();
+        for (Map.Entry<Long, Long> e : accepted.entries()) {
+            rule.onSnapshot(scope, e.getKey(), SnapshotStatus.ACCEPTED, e.getValue());
+        }
+        if (ctl != null) {
+            rule.onControl(ctl);
+        }
+        OptionalLong v = rule.activeVersion(scope);
+        if (v.isEmpty()) {
+            return null;
+        }
+        HistoryEntry h = history.get(v.getAsLong());
+        if (h == null) {
+            return null;
+        }
+        QuantileForestModel model = h.forestVersion == 0 ? null : forests.get(h.forestVersion);
+        return ParameterSnapshot.newBuilder(h.snapshot).setQuantileModel(model).build();
+    }
+
+    /**
+     * Keeps an accepted snapshot stamped with control {@code sequence}. Its model is stored once: under this version
+     * when it is the retrained {@code fresh} one (then true: the caller's pending model is now kept), else as the
+     * model of the {@code active} parent it carried over. Then trims to the last versions, keeping the one
+     * {@code ctl} names.
+     */
+    boolean keep(ParameterSnapshot snapshot, long sequence, QuantileForestModel fresh, ParameterSnapshot active,
+                 SnapshotControl ctl) throws Exception {
+        long v = snapshot.getVersion();
+        long forestVersion = 0;
+        boolean freshKept = false;
+        if (snapshot.getQuantileModel() != null) {
+            if (fresh != null && snapshot.getQuantileModel().equals(fresh)) {
+                forests.put(v, fresh);
+                freshKept = true;
+                forestVersion = v;
+            } else if (active != null) {
+                HistoryEntry a = history.get(active.getVersion());
+                forestVersion = a == null ? 0 : a.forestVersion;
+            }
+        }
+        ParameterSnapshot kept = ParameterSnapshot.newBuilder(snapshot).setQuantileModel(null).build();
+        accepted.put(v, sequence);
+        history.put(v, new HistoryEntry(kept, forestVersion));
+        trim(v, ctl);
+        return freshKept;
+    }
+
+    /** Keeps the last {@code keepVersions} accepted versions, plus the one a control record names. */
+    private void trim(long newest, SnapshotControl ctl) throws Exception {
+        long keepFrom = newest - keepVersions + 1;
+        Long named = ctl == null ? null : ctl.getVersion();
+        List<Long> drop = new ArrayList<>();
+        long oldest = Long.MAX_VALUE;
+        for (Long k : accepted.keys()) {
+            if (k < keepFrom && !k.equals(named)) {
+                drop.add(k);
+            } else {
+                oldest = Math.min(oldest, k);
+            }
+        }
+        if (drop.isEmpty()) {
+            return;
+        }
+        for (Long k : drop) {
+            accepted.remove(k);
+            history.remove(k);
+        }
+        long oldestForest = history.get(oldest) == null ? 0 : history.get(oldest).forestVersion;
+        long namedForest = named == null || history.get(named) == null ? -1 : history.get(named).forestVersion;
+        List<Long> unused = new ArrayList<>();
+        for (Long f : forests.keys()) {
+            if (f < oldestForest && f != namedForest) {
+                unused.add(f);
+            }
+        }
+        for (Long f : unused) {
+            forests.remove(f);
+        }
+    }
+}
