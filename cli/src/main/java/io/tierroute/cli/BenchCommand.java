@@ -25,6 +25,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code tierroute bench}: benchmarks. {@code bench routing} compares routing policies on the fleet simulator. */
@@ -111,7 +112,7 @@ final class BenchCommand implements Runnable {
                 + "(to --out/seed-<N>/ with several seeds).")
         boolean requestLogs;
 
-        @Option(names = "--list-policies", description = "List the registered policies and workloads, then exit.")
+        @Option(names = "--list-policies", description = "List the registered policies, and the workloads with what each models, then exit.")
         boolean list;
 
         @CommandLine.Spec
@@ -123,7 +124,11 @@ final class BenchCommand implements Runnable {
             PrintStream stdout = System.out;
             if (list) {
                 stdout.println("policies:  " + String.join(", ", registry.names()));
-                stdout.println("workloads: " + String.join(", ", Workloads.names()));
+                stdout.println("workloads:");
+                int width = Workloads.names().stream().mapToInt(String::length).max().orElse(0);
+                for (String name : Workloads.names()) {
+                    stdout.printf(Locale.ROOT, "  %-" + width + "s  %s%n", name, Workloads.named(name).description());
+                }
                 return 0;
             }
             // Everything the user gave is checked and the requests loaded before the first run, so a bad

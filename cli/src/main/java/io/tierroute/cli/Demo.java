@@ -336,7 +336,6 @@ final class Demo implements AutoCloseable {
     URI selectorUri() { return selectorApi.uri(); }
     LiveFleet fleet() { return fleet; }
     ParameterStore store() { return store; }
-    ParameterLoader loader() { return loader; }
     DecisionPublisher decisions() { return decisions; }
     String workloadDescription() { return workloadDescription; }
 

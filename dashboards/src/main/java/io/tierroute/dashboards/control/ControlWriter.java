@@ -62,10 +62,6 @@ public final class ControlWriter implements AutoCloseable {
         this(bootstrapServers, history, Clock.systemUTC(), clientProperties);
     }
 
-    ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock) {
-        this(bootstrapServers, history, clock, new Properties());
-    }
-
     ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties) {
         this.history = history;
         this.clock = clock;

@@ -80,16 +80,6 @@ public final class DashboardServer implements AutoCloseable {
     }
 
     /**
-     * Starts listening with open reads over plain HTTP, {@code token} held by {@link OperatorTokens#DEFAULT_NAME}
-     * (see {@link #start(HistoryReader, ControlWriter, Options, String)}).
-     */
-    public static DashboardServer start(HistoryReader reader, ControlWriter writer, String host, int port,
-                                        String token, String tokenSource, String defaultScope) {
-        return start(reader, writer, new Options(host, port, OperatorTokens.single(token, null), tokenSource, false,
-                null, null, null), defaultScope);
-    }
-
-    /**
      * Starts listening.
      *
      * @param defaultScope the scope the page opens on

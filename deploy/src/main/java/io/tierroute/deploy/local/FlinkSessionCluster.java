@@ -214,11 +214,6 @@ public final class FlinkSessionCluster implements AutoCloseable {
         }
     }
 
-    private List<ChildJvm> live() {
-        taskManagers.removeIf(tm -> !tm.isAlive());
-        return taskManagers;
-    }
-
     private ChildJvm startTaskManagerAsync() {
         if (tmJvmFlags == null) {
             List<String> tm = resourceParams("GET_TM_RESOURCE_PARAMS");

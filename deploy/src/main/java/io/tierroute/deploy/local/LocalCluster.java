@@ -238,11 +238,6 @@ public final class LocalCluster {
                 flinkError, metricsPorts);
     }
 
-    /** Whether {@code dir} holds a state file. */
-    public static boolean exists(Path dir) {
-        return Files.isRegularFile(dir.resolve(STATE_FILE));
-    }
-
     private static Properties readState(Path dir) {
         Path file = dir.resolve(STATE_FILE);
         if (Files.exists(file) && !Files.isRegularFile(file)) {

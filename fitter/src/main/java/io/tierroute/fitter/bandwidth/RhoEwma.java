@@ -27,7 +27,6 @@ public final class RhoEwma {
     private long samples;
     private long saturated;
     private long resets;
-    private double lastUtilisation;
 
     public RhoEwma(RhoConfig config) {
         this.config = config;
@@ -74,7 +73,6 @@ public final class RhoEwma {
             saturated++;
         }
         double u = Math.min(1.0, raw);
-        lastUtilisation = u;
         RhoOutcome outcome = RhoOutcome.ACCEPTED;
         long gapMs = started ? (endTimeMs - intervalMs) - lastEndMs : 0;
         if (started && gapMs > config.maxGapMs()) {
@@ -131,16 +129,6 @@ public final class RhoEwma {
     /** Samples since the last restart. */
     public long samples() {
         return samples;
-    }
-
-    /** The last sample's clamped utilisation. */
-    public double lastUtilisation() {
-        return lastUtilisation;
-    }
-
-    /** Event time of the last accepted sample's end, ms. */
-    public long lastEndMs() {
-        return lastEndMs;
     }
 
     /** ρ as an estimate (quality = standard error); the unfitted default 0 before any sample. */

@@ -56,16 +56,6 @@ public record ForestConfig(int trees, int maxDepth, int maxNodes, int nodeSize, 
             minLevelRows, maxModelBytes, seed);
     }
 
-    public ForestConfig withNodeSize(int v) {
-        return new ForestConfig(trees, maxDepth, maxNodes, v, mtry, subsample, samplesPerLeaf, maxLevels,
-            minLevelRows, maxModelBytes, seed);
-    }
-
-    public ForestConfig withMtry(int v) {
-        return new ForestConfig(trees, maxDepth, maxNodes, nodeSize, v, subsample, samplesPerLeaf, maxLevels,
-            minLevelRows, maxModelBytes, seed);
-    }
-
     public ForestConfig withSamplesPerLeaf(int v) {
         return new ForestConfig(trees, maxDepth, maxNodes, nodeSize, mtry, subsample, v, maxLevels,
             minLevelRows, maxModelBytes, seed);

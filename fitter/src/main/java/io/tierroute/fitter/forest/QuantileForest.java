@@ -130,15 +130,10 @@ public final class QuantileForest {
     }
 
     /**
-     * Meinshausen's weighted quantile of the reached leaves: each leaf's k_l values weigh 1/k_l (one
-     * unit of mass per tree); the smallest value whose cumulative weight, values ascending, reaches
-     * q·(number of leaves) − {@link #EPS}.
+     * Meinshausen's weighted quantile of the reached leaves at each of the ascending {@code qs}, sharing one sort:
+     * each leaf's k_l values weigh 1/k_l (one unit of mass per tree); the smallest value whose cumulative weight,
+     * values ascending, reaches q·(number of leaves) − {@link #EPS}.
      */
-    static double weightedQuantile(List<float[]> leaves, double q) {
-        return weightedQuantiles(leaves, new double[] {q})[0];
-    }
-
-    /** {@link #weightedQuantile} at each of the ascending {@code qs}, sharing one sort. */
     static double[] weightedQuantiles(List<float[]> leaves, double[] qs) {
         int m = 0;
         for (float[] l : leaves) {

@@ -51,10 +51,6 @@ final class RatioSums {
         window.observe(eventTimeMs);
     }
 
-    long samples() {
-        return n;
-    }
-
     boolean hasValue() {
         return n > 0 && swx > 0;
     }
@@ -86,11 +82,10 @@ final class RatioSums {
         return Double.isFinite(se) ? se : Double.POSITIVE_INFINITY;
     }
 
-    /** The ratio times {@code scale} as an Estimate (quality = SE, in the same unit). */
-    Estimate estimate(double scale) {
-        double value = ratio() * scale;
-        double se = stdError() * scale;
-        return new Estimate(value, OptionalDouble.of(se), n, Double.isFinite(se) ? se : Double.MAX_VALUE,
+    /** The ratio as an Estimate (quality = SE, in the same unit). */
+    Estimate estimate() {
+        double se = stdError();
+        return new Estimate(ratio(), OptionalDouble.of(se), n, Double.isFinite(se) ? se : Double.MAX_VALUE,
             QualityKind.STD_ERROR, window.startMs(), window.endExclusiveMs());
     }
 }

@@ -179,9 +179,9 @@ public final class TelemetryPriors {
             return Optional.empty();
         }
         return Optional.of(new PoolPrior(pool,
-            p.prefill.hasValue() ? Optional.of(p.prefill.estimate(1.0)) : Optional.empty(),
-            p.step.hasValue() ? Optional.of(p.step.estimate(1.0)) : Optional.empty(),
-            p.alphaD.hasValue() ? Optional.of(p.alphaD.estimate(1.0)) : Optional.empty(),
+            p.prefill.hasValue() ? Optional.of(p.prefill.estimate()) : Optional.empty(),
+            p.step.hasValue() ? Optional.of(p.step.estimate()) : Optional.empty(),
+            p.alphaD.hasValue() ? Optional.of(p.alphaD.estimate()) : Optional.empty(),
             p.alphaD.hasValue() && p.swSteps > 0 ? p.alphaD.weightedSumX() / p.swSteps : Double.NaN,
             p.prefill.effectiveSamples(),
             p.step.effectiveSamples(),

@@ -89,19 +89,9 @@ public record RegressionConfig(
             varianceModel, ridge, eigenFloor);
     }
 
-    public RegressionConfig withHuber(double c, double reject) {
-        return new RegressionConfig(forgetting, c, reject, intercept, maxQSlack, refitInterval, madWindow, burnIn,
-            varianceModel, ridge, eigenFloor);
-    }
-
     public RegressionConfig withVarianceModel(VarianceModel model) {
         return new RegressionConfig(forgetting, huberK, rejectK, intercept, maxQSlack, refitInterval, madWindow, burnIn,
             model, ridge, eigenFloor);
-    }
-
-    public RegressionConfig withMaxQSlack(int max) {
-        return new RegressionConfig(forgetting, huberK, rejectK, intercept, max, refitInterval, madWindow, burnIn,
-            varianceModel, ridge, eigenFloor);
     }
 
     /** Number of regression coefficients (8, or 9 with the intercept). */

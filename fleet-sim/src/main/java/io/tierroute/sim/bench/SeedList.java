@@ -47,10 +47,10 @@ public record SeedList(List<Long> seeds) {
             long hi;
             Matcher range = RANGE.matcher(token);
             if (SINGLE.matcher(token).matches()) {
-                lo = hi = number(token, all);
+                lo = hi = number(token);
             } else if (range.matches()) {
-                lo = number(range.group(1), all);
-                hi = number(range.group(2), all);
+                lo = number(range.group(1));
+                hi = number(range.group(2));
                 if (hi < lo) {
                     throw bad("ascending ranges (low-high)", token);
                 }
@@ -105,7 +105,7 @@ public record SeedList(List<Long> seeds) {
         return sb.toString();
     }
 
-    private static long number(String digits, String all) {
+    private static long number(String digits) {
         try {
             return Long.parseLong(digits);
         } catch (NumberFormatException e) {

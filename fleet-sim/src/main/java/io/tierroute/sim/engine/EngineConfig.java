@@ -45,12 +45,6 @@ public record EngineConfig(int workers, String model, int blockSize, double byte
         return new Builder();
     }
 
-    public Builder toBuilder() {
-        return new Builder().workers(workers).model(model).blockSize(blockSize).bytesPerToken(bytesPerToken)
-                .hbmCapacityTokens(hbmCapacityTokens).cpuCapacityTokens(cpuCapacityTokens)
-                .pcieBytesPerSecond(pcieBytesPerSecond).maxBatchedTokens(maxBatchedTokens).maxRunning(maxRunning);
-    }
-
     public static final class Builder {
         private int workers = 8;
         private String model = "Qwen3-32B";
@@ -67,9 +61,7 @@ public record EngineConfig(int workers, String model, int blockSize, double byte
         private int maxRunning = 256;
 
         public Builder workers(int v) { workers = v; return this; }
-        public Builder model(String v) { model = v; return this; }
         public Builder blockSize(int v) { blockSize = v; return this; }
-        public Builder bytesPerToken(double v) { bytesPerToken = v; return this; }
         public Builder hbmCapacityTokens(long v) { hbmCapacityTokens = v; return this; }
         public Builder cpuCapacityTokens(long v) { cpuCapacityTokens = v; return this; }
         public Builder pcieBytesPerSecond(double v) { pcieBytesPerSecond = v; return this; }

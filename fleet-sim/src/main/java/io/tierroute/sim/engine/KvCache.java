@@ -48,7 +48,6 @@ final class KvCache {
     long referenced() { return resident() - freeCount; }
     long cpuResident() { return cpu.size(); }
     long evictions() { return evictions; }
-    boolean hasCpu() { return cpuCapacity > 0; }
 
     /** Contiguous computed HBM blocks of {@code hashes} from block 0, at most {@code max}. */
     int matchHbm(long[] hashes, int max) {

@@ -40,7 +40,6 @@ final class Sequence {
     long loadStartedAt;
     long loadMicros;
     long firstTokenAt = -1;
-    long finishedAt = -1;
     final int[] hitTokens = new int[Tier.COUNT];
     long computedTokens;
     int preemptions;
@@ -62,9 +61,5 @@ final class Sequence {
     /** Prompt tokens still to be computed (for the oracle view). */
     long pendingPrefill() {
         return Math.max(0, target - computed);
-    }
-
-    long remainingDecode() {
-        return Math.max(0, outputTokens - generated);
     }
 }

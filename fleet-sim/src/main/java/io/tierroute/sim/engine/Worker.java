@@ -237,7 +237,6 @@ final class Worker {
                 running.remove(s);
                 releaseAll(s);
                 s.state = Sequence.State.FINISHED;
-                s.finishedAt = now;
                 listener.finished(s, now);
             }
         }

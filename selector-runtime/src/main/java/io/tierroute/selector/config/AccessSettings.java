@@ -26,12 +26,4 @@ public record AccessSettings(Mode read, String readTokenEnv, Mode data, String d
         Objects.requireNonNull(data, "data");
         Objects.requireNonNull(dataTokenEnv, "dataTokenEnv");
     }
-
-    public AccessSettings withRead(Mode m) {
-        return new AccessSettings(m, readTokenEnv, data, dataTokenEnv);
-    }
-
-    public AccessSettings withData(Mode m) {
-        return new AccessSettings(read, readTokenEnv, m, dataTokenEnv);
-    }
 }

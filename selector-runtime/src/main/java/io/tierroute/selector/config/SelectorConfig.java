@@ -35,9 +35,4 @@ public record SelectorConfig(Path source, SelectorSettings selector, ServerSetti
         return new SelectorConfig(source, selector, server, cost, parametersFile, initialParameters, indexMaxBlocks,
                 indexQueueCapacity, adminTokenEnv, access, k);
     }
-
-    public SelectorConfig withAccess(AccessSettings a) {
-        return new SelectorConfig(source, selector, server, cost, parametersFile, initialParameters, indexMaxBlocks,
-                indexQueueCapacity, adminTokenEnv, a, kafka);
-    }
 }

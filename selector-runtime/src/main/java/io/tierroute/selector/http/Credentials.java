@@ -10,20 +10,8 @@ package io.tierroute.selector.http;
  */
 public record Credentials(String admin, String read, String data) {
 
-    public static final Credentials NONE = new Credentials(null, null, null);
-
     public static Credentials adminOnly(String admin) {
         return new Credentials(admin, null, null);
-    }
-
-    /** Reads the three tokens from the environment variables with these names (a null name: no token). */
-    public static Credentials fromEnvironment(String adminEnv, String readEnv, String dataEnv) {
-        return new Credentials(env(adminEnv), env(readEnv), env(dataEnv));
-    }
-
-    private static String env(String name) {
-        String v = name == null ? null : System.getenv(name);
-        return v == null || v.isEmpty() ? null : v;
     }
 
     @Override

@@ -19,8 +19,4 @@ final class LogLimiter {
         long n = seen.incrementAndGet();
         return n <= burst || n % every == 0;
     }
-
-    long count() {
-        return seen.get();
-    }
 }

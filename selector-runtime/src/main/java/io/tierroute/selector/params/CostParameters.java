@@ -76,39 +76,6 @@ public record CostParameters(
             new CostParameters(1.0, 0.0, 50.0, 0.001, 1.0, 100.0, 4.0, 5000.0, 1.0 / 120.0, 0.0, 0.85, 0.05,
                     DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT, DEFAULT_PREFILL_STEP_US, 0.0, 0.0, 1.0);
 
-    /** The parameters without the admission wait (τ₀ = α = 0: no wait term). */
-    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
-                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
-                          double rhoEpsilon, double harmWeight, double alphaOwn, double queueHarmWeight,
-                          double prefillStepUs) {
-        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
-                rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight, prefillStepUs, 0.0, 0.0, 1.0);
-    }
-
-    /** The parameters without τ_pf: the engine's step at its default. */
-    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
-                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
-                          double rhoEpsilon, double harmWeight, double alphaOwn, double queueHarmWeight) {
-        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
-                rhoEpsilon, harmWeight, alphaOwn, queueHarmWeight, DEFAULT_PREFILL_STEP_US);
-    }
-
-    /** The parameters without {@code α_own} and κ_q: no own-decode term, κ_q at its default. */
-    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
-                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
-                          double rhoEpsilon, double harmWeight) {
-        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
-                rhoEpsilon, harmWeight, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
-    }
-
-    /** The parameters without κ (snapshots that do not carry it): κ takes its default. */
-    public CostParameters(double alphaP, double alphaP2, double alphaD, double alphaD2, double alphaT, double alphaHo,
-                          double qSlack, double alphaWf, double lambda, double alphaWf2, double rhoThreshold,
-                          double rhoEpsilon) {
-        this(alphaP, alphaP2, alphaD, alphaD2, alphaT, alphaHo, qSlack, alphaWf, lambda, alphaWf2, rhoThreshold,
-                rhoEpsilon, DEFAULT_HARM_WEIGHT, 0.0, DEFAULT_QUEUE_HARM_WEIGHT);
-    }
-
     public CostParameters {
         requireNonNegative("alphaP", alphaP);
         requireNonNegative("alphaP2", alphaP2);

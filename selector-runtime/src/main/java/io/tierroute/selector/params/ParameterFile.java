@@ -63,11 +63,6 @@ public final class ParameterFile {
         }
     }
 
-    /** Builds a set from an already parsed document; {@code source} is recorded as the set's source. */
-    public static ParameterSet parse(ConfigNode root, List<String> workerNames, CostParameters base, String source) {
-        return parse(root, workerNames, base, source, null);
-    }
-
     /** As {@link #parse(ConfigNode, List, CostParameters, String)}; {@code outputModel} paths resolve against {@code dir}. */
     public static ParameterSet parse(ConfigNode root, List<String> workerNames, CostParameters base, String source,
                                      Path dir) {

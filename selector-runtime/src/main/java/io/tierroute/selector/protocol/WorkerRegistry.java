@@ -50,13 +50,4 @@ public final class WorkerRegistry {
     public Optional<Integer> find(String name) {
         return Optional.ofNullable(indexByName.get(name));
     }
-
-    /** The index of {@code name}; an {@link UnknownWorkerException} names it when it is not configured. */
-    public int require(String name) {
-        Integer index = indexByName.get(name);
-        if (index == null) {
-            throw new UnknownWorkerException(name);
-        }
-        return index;
-    }
 }

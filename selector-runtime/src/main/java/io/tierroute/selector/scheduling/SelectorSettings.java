@@ -51,15 +51,6 @@ public record SelectorSettings(
         return new Builder(workers);
     }
 
-    public Builder toBuilder() {
-        return new Builder(workers).model(model).blockSize(blockSize).bytesPerToken(bytesPerToken)
-                .textCharsPerBlock(textCharsPerBlock).defaultMaxTokens(defaultMaxTokens)
-                .temperature(temperature).explorationEpsilon(explorationEpsilon).approximateTtl(approximateTtl)
-                .requestMaxAge(requestMaxAge).telemetryMaxAge(telemetryMaxAge).workflowMaxAge(workflowMaxAge)
-                .maxWorkflows(maxWorkflows).toolWarmTime(toolWarmTime).maxQueued(maxQueued)
-                .maxQueueWait(maxQueueWait).seed(seed);
-    }
-
     public static final class Builder {
         private final List<WorkerSpec> workers;
         private String model = "default";

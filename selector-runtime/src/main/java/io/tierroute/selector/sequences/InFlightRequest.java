@@ -23,10 +23,6 @@ final class InFlightRequest {
     boolean waiting = true;
     long lastUpdateNanos;
 
-    InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long admittedNanos) {
-        this(id, worker, promptTokens, predictedOutputTokens, promptTokens, null, admittedNanos);
-    }
-
     InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                     long[] tierTokens, long admittedNanos) {
         this.id = id;

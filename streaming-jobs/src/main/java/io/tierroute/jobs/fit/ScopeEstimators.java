@@ -125,10 +125,6 @@ final class ScopeEstimators {
         return regression.update(r.latency()) == UpdateOutcome.ACCEPTED;
     }
 
-    long regressionSamples() {
-        return regression.samples();
-    }
-
     /**
      * What goes into the next snapshot. An estimator below {@code minFitSamples} contributes nothing
      * (its values are carried: "not fitted yet") rather than a value the gate would reject; until the

@@ -29,30 +29,6 @@ public final class RowFields {
 
     private RowFields() {}
 
-    public static void writeDecision(DecisionRow r, DataOutput out) throws IOException {
-        writeDecision(r, out, LAYOUT);
-    }
-
-    public static DecisionRow readDecision(DataInput in) throws IOException {
-        return readDecision(in, LAYOUT);
-    }
-
-    public static void writeCompletion(CompletionRow r, DataOutput out) throws IOException {
-        writeCompletion(r, out, LAYOUT);
-    }
-
-    public static CompletionRow readCompletion(DataInput in) throws IOException {
-        return readCompletion(in, LAYOUT);
-    }
-
-    public static void writeJoined(JoinedRow r, DataOutput out) throws IOException {
-        writeJoined(r, out, LAYOUT);
-    }
-
-    public static JoinedRow readJoined(DataInput in) throws IOException {
-        return readJoined(in, LAYOUT);
-    }
-
     public static void writeDecision(DecisionRow r, DataOutput out, int layout) throws IOException {
         writeString(out, r.requestId);
         writeString(out, r.scope);

@@ -29,11 +29,6 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
     /** The serializer of the given {@link RowFields} layout. */
     abstract TypeSerializer<T> serializer(int layout);
 
-    /** The layout this snapshot describes. */
-    int layout() {
-        return layout;
-    }
-
     /** This snapshot for a serializer of {@code layout} (an older layout's serializer snapshots as the old class did). */
     RowSerializerSnapshot<T> withLayout(int layout) {
         this.layout = layout;

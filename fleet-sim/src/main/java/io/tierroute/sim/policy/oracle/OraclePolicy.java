@@ -40,8 +40,6 @@ import java.util.SplittableRandom;
  */
 public final class OraclePolicy implements RoutingPolicy {
 
-    public static final String NAME = OraclePricing.FLEET.policyName();
-
     private final FleetView fleet;
     private final OraclePricing pricing;
     private final SplittableRandom random;

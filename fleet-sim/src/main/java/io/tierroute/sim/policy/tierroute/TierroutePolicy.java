@@ -59,7 +59,6 @@ public final class TierroutePolicy implements RoutingPolicy {
     private final Selector selector;
     private final DirectIndexWriter writer;
     private final int blockSize;
-    private final long kvCapacityTokens;
     private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
     private final String candidateLogPrefix; // -Dtr.candLog on a measured run, else null (CandidateLog)
     private CandidateLog candidateLog; // opened at the first explained route
@@ -70,7 +69,6 @@ public final class TierroutePolicy implements RoutingPolicy {
         this.name = name;
         int n = fleet.workers();
         this.blockSize = fleet.blockSize();
-        this.kvCapacityTokens = fleet.hbmCapacityBlocks(0) * fleet.blockSize();
         List<WorkerSpec> specs = new ArrayList<>(n);
         for (int w = 0; w < n; w++) {
             double[] bw = new double[Tier.COUNT];

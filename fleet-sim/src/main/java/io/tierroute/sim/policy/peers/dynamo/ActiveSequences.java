@@ -94,9 +94,4 @@ final class ActiveSequences {
             s.computeIfPresent(a.hashes()[i], (k, v) -> v == 1 ? null : v - 1);
         }
     }
-
-    /** Requests in flight (tests). */
-    int inFlight() {
-        return byRequest.size();
-    }
 }

@@ -1,0 +1,37 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.sim.workload.Workloads;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** {@code bench routing --list-policies}: every policy, and every workload with the line that says what it models. */
+class BenchListTest {
+
+    @Test
+    void everyWorkloadIsListedWithItsDescription() {
+        PrintStream out = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        int code;
+        try {
+            code = TierrouteCommand.execute(new String[] {"bench", "routing", "--list-policies"},
+                    new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true));
+        } finally {
+            System.setOut(out);
+        }
+        String text = captured.toString(StandardCharsets.UTF_8);
+        assertThat(code).isZero();
+        assertThat(text).contains("tierroute-fitted", "llmd-precise", "oracle");
+        for (String name : Workloads.names()) {
+            assertThat(text).as(name).containsPattern("(?m)^  " + name + " +" + java.util.regex.Pattern.quote(
+                    Workloads.named(name).description()) + "$");
+        }
+        assertThat(text).contains("multi-turn chat");
+    }
+}
