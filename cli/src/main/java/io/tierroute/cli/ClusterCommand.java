@@ -8,6 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -161,6 +162,12 @@ final class ClusterCommand implements Runnable {
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
+            if (!Files.exists(dir.dir.resolve(LocalCluster.STATE_FILE))) {
+                // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
+                out.println("tierroute cluster: nothing to stop under " + dir.dir.toAbsolutePath()
+                        + " (no cluster was started from it, or 'cluster down' stopped it already)");
+                return 0;
+            }
             try {
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {

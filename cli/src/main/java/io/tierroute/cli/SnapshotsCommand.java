@@ -225,7 +225,7 @@ final class SnapshotsCommand implements Runnable {
             for (VersionRecord v : vs.subList(0, shown)) {
                 rows.add(new String[] {Long.toString(v.version()), v.status().toLowerCase(Locale.ROOT), markers(s, v),
                         v.parentVersion() == null ? "-" : v.parentVersion().toString(), time(v.createdAtMs()),
-                        v.producer(), String.join("; ", v.rejectReasons())});
+                        v.producer(), abridged(String.join("; ", v.rejectReasons()), v.version())});
             }
             table(out, rows);
             if (shown < vs.size()) {
@@ -259,7 +259,8 @@ final class SnapshotsCommand implements Runnable {
                     + v.producer() + " · created " + time(v.createdAtMs()) + " UTC · control sequence "
                     + v.controlSequence() + " · offset " + v.offset());
             for (String r : v.rejectReasons()) {
-                out.println("rejected: " + r);
+                // An accepted snapshot's reasons are the parameters the gate held ("held: …"), not rejections.
+                out.println(r.startsWith("held: ") ? r : "rejected: " + r);
             }
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"PARAMETER", "VALUE", "UNIT", "SAMPLES", "QUALITY", "STD ERROR", "WINDOW (UTC)"});
@@ -548,5 +549,13 @@ final class SnapshotsCommand implements Runnable {
             }
             out.println(b.toString().stripTrailing());
         }
+    }
+
+    /** Longest REASON cell of {@code list}: the gate's reasons run past a thousand characters; {@code show} has them all. */
+    static final int REASON_WIDTH = 120;
+
+    static String abridged(String reasons, long version) {
+        return reasons.length() <= REASON_WIDTH ? reasons
+                : reasons.substring(0, REASON_WIDTH) + "… (snapshots show " + version + ")";
     }
 }

@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.jobs.WriterIdentity;
 import io.tierroute.schemas.Topics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -127,12 +129,29 @@ final class SubmitCommand implements Callable<Integer> {
                     + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job or job arguments");
         }
         String id = jobId != null ? jobId : onlyRunningJob(rest);
-        String location = rest.stopWithSavepoint(id, savepoint, wait);
+        // Read before the stop: a stopped job's configuration may be gone by the time the savepoint completes.
+        Map<String, String> identity = rest.userConfig(id).orElse(Map.of());
+        String location = rest.stopWithSavepoint(id, onTheClusterSide(savepoint), wait);
         out.println("job " + id + " stopped with a savepoint");
         out.println("savepoint: " + location);
-        out.println("restart it with: tierroute submit --flink " + rest.base() + " --bootstrap HOST:PORT --from-savepoint "
-                + location);
+        String name = identity.get(WriterIdentity.JOB_NAME);
+        out.println("restart it with: tierroute submit --flink " + rest.base() + " --bootstrap "
+                + identity.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT") + " --from-savepoint " + location
+                + (name == null ? "" : " -- --job-name " + name));
+        out.println("  and every other job argument it ran with (gate settings, intervals): the savepoint keeps the job's "
+                + "state, not its flags");
         return 0;
+    }
+
+    /**
+     * A savepoint path as the JobManager should read it: a relative path without a scheme would be resolved against the
+     * JobManager's working directory, not the caller's, so it is made absolute here; a URI (file:, s3:, hdfs:) is kept.
+     */
+    static String onTheClusterSide(String path) {
+        if (path == null || path.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*")) {
+            return path;
+        }
+        return Path.of(path).toAbsolutePath().normalize().toString();
     }
 
     private static String onlyRunningJob(FlinkRestClient rest) {
@@ -180,7 +199,7 @@ final class SubmitCommand implements Callable<Integer> {
         args.addAll(jobArgs);
         String id;
         try {
-            id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, fromSavepoint, allowNonRestoredState,
+            id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, onTheClusterSide(fromSavepoint), allowNonRestoredState,
                     null));
         } finally {
             // The cluster has the job's graph and blobs now; the 29 MB upload would otherwise pile up in /jars.

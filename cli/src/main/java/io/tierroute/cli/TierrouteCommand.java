@@ -34,7 +34,25 @@ public final class TierrouteCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new TierrouteCommand());
         Subcommands.register(cl);
+        // After the subcommands: picocli hands the handler to the commands registered at the time of the call.
+        cl.setParameterExceptionHandler(TierrouteCommand::usageError);
         return cl;
+    }
+
+    /**
+     * A command line picocli cannot accept: the error and where the options are, not the whole usage (50 lines for
+     * {@code submit}) under which the one line that matters scrolled away. Exit code 2.
+     */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine c = e.getCommandLine();
+        PrintWriter err = c.getErr();
+        err.println(e.getMessage());
+        if (!c.getSubcommands().isEmpty()) {
+            c.usage(err); // a command of commands: its usage is the short list of them
+        } else if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
+            err.println("Run '" + c.getCommandSpec().qualifiedName() + " --help' for its options.");
+        }
+        return c.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     /** Runs {@code args} with the given streams; returns the exit code (2 for usage and configuration errors). */

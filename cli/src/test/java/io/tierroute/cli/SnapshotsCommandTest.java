@@ -66,6 +66,8 @@ class SnapshotsCommandTest {
         assertThat(lines.get(1)).startsWith("VERSION").contains("STATUS").contains("REASON");
         assertThat(lines.get(2)).startsWith("4 ").contains("rejected").contains("alphaP jumped");
         assertThat(lines.get(3)).startsWith("3 ").contains("accepted").contains("active");
+        assertThat(lines.get(4)).startsWith("2 ").contains("accepted")
+                .endsWith(SnapshotsFixtures.HELD.substring(0, SnapshotsCommand.REASON_WIDTH) + "… (snapshots show 2)");
         assertThat(lines.get(5)).startsWith("1 ").contains("accepted");
         System.out.println("---- snapshots list ----\n" + o);
     }
@@ -74,6 +76,12 @@ class SnapshotsCommandTest {
     void showPrintsEveryParameterWithItsEvidenceAndRho() {
         assertThat(run("snapshots", "show", "2", "--scope", "show")).as(err.toString()).isZero();
         String o = out.toString();
+        assertThat(o).as("an accepted version's reasons are what the gate held, not rejections")
+                .contains("\n" + SnapshotsFixtures.HELD + "\n").doesNotContain("rejected: ");
+        assertThat(run("snapshots", "show", "4", "--scope", "show")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("\nrejected: alphaP jumped ×12 against version 3\n");
+        assertThat(run("snapshots", "show", "2", "--scope", "show")).as(err.toString()).isZero();
+        o = out.toString();
         assertThat(o).contains("scope show, version 2: accepted")
                 .containsPattern("alphaP +2\\.5 +µs/token +2000 +R2 0\\.9 +0\\.025 +2025-10-09 08:30:00 \\.\\. 2025-10-09 08:40:00 \\(10m\\)")
                 .contains("bw.CPU").contains("bytes/s")

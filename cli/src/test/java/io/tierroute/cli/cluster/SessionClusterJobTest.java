@@ -160,6 +160,8 @@ class SessionClusterJobTest {
             Matcher m = Pattern.compile("savepoint: (\\S+)").matcher(stop.out);
             assertThat(m.find()).as(stop.out).isTrue();
             String savepoint = m.group(1);
+            assertThat(stop.out).as("the restart hint carries the job's Kafka and name, read from Flink before the stop")
+                    .contains("--bootstrap " + bootstrap + " --from-savepoint " + savepoint + " -- --job-name ");
             List<ParameterSnapshot> beforeUpgrade = PublishedSnapshots.read(bootstrap);
             ParameterSnapshot lastV1 = beforeUpgrade.get(beforeUpgrade.size() - 1);
             assertThat(lastV1.getProducer()).isEqualTo("tierroute-fitting-job-v1");

@@ -24,9 +24,15 @@ final class HistoryViews {
         this.history = history;
     }
 
+    /**
+     * The scope's state; a scope not (yet) seen is 503 while the history is still being read (Kafka slow or unreachable:
+     * it may be on the topic) and 404 once the reader has caught up.
+     */
     ScopeState scope(String scope) {
-        return history.scope(scope).orElseThrow(() -> new HttpError(404, "unknown scope '" + scope + "'; known: "
-                + history.scopes()));
+        return history.scope(scope).orElseThrow(() -> history.ready()
+                ? new HttpError(404, "unknown scope '" + scope + "'; known: " + history.scopes())
+                : new HttpError(503, "the dashboard has not read the snapshot history yet (is Kafka reachable?); "
+                        + "scope '" + scope + "' may be on it: try again in a moment"));
     }
 
     /** Every scope with its active and pinned version (the status line). */

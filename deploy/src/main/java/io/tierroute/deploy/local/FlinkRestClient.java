@@ -269,8 +269,8 @@ public final class FlinkRestClient {
             if (n.path("status").path("id").asText().equals("COMPLETED")) {
                 JsonNode op = n.path("operation");
                 if (op.has("failure-cause")) {
-                    throw new FlinkRestException("the savepoint of job " + jobId + " failed: "
-                            + op.path("failure-cause").path("stack-trace").asText(op.path("failure-cause").toString()), null);
+                    throw new FlinkRestException("the savepoint of job " + jobId + " failed: " + rootCause(List.of(
+                            op.path("failure-cause").path("stack-trace").asText(op.path("failure-cause").toString()))), null);
                 }
                 return op.path("location").asText();
             }

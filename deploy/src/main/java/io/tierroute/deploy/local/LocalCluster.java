@@ -245,8 +245,9 @@ public final class LocalCluster {
                     + "there; move it away");
         }
         if (!Files.isRegularFile(file)) {
-            throw new IllegalStateException("no cluster was started from " + dir.toAbsolutePath() + " (" + STATE_FILE
-                    + " is not there); start one with 'tierroute cluster up --dir " + dir + "'");
+            throw new IllegalStateException("no cluster is running from " + dir.toAbsolutePath() + " (" + STATE_FILE
+                    + ", which 'cluster up' writes and 'cluster down' removes, is not there); start one with "
+                    + "'tierroute cluster up --dir " + dir + "'");
         }
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {

@@ -40,4 +40,15 @@ class FlinkRestClientErrorsTest {
                 "<Exception on server side:\norg.apache.flink.util.FlinkException: No job xyz\n\tat a.B.c(B.java:1)\n\n"
                         + "End of exception on server side>"))).isEqualTo("FlinkException: No job xyz");
     }
+
+    @Test
+    void aFailedSavepointOfAJobFlinkDoesNotKnowIsOneLine() throws Exception {
+        // Flink 1.20's failure-cause of POST /jobs/<unknown id>/stop, as a QA run received it (45 lines)
+        String trace;
+        try (var in = FlinkRestClientErrorsTest.class.getResourceAsStream("/flink/savepoint-of-an-unknown-job.txt")) {
+            trace = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        assertThat(FlinkRestClient.rootCause(List.of(trace))).isEqualTo("FlinkJobNotFoundException: Could not find Flink "
+                + "job (deadbeefdeadbeefdeadbeefdeadbeef) (see the Flink JobManager log for the whole cause chain)");
+    }
 }
