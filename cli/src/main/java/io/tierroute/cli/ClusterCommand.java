@@ -1,8 +1,10 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.LocalClasspath;
 import io.tierroute.deploy.local.LocalCluster;
 import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.jobs.WriterIdentity;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -11,8 +13,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -169,16 +173,46 @@ final class ClusterCommand implements Runnable {
                 return 0;
             }
             try {
+                List<String> resume = runningJobs(out);
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
                     out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
                 }
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
+                resume.forEach(out::println);
                 return 0;
             } catch (IllegalStateException e) {
                 spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
                 return 1;
             }
+        }
+
+        /**
+         * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
+         * stop, with the checkpoint it can resume from (the cluster keeps checkpoints); returns the resume hints to print
+         * after it. Nothing when Flink does not answer (then it runs no job anyone can reach either).
+         */
+        private List<String> runningJobs(PrintWriter out) {
+            List<String> resume = new ArrayList<>();
+            try {
+                FlinkRestClient rest = new FlinkRestClient(LocalCluster.flinkRest(dir.dir), Duration.ofSeconds(5));
+                for (FlinkRestClient.JobSummary j : rest.jobs()) {
+                    if (!j.state().equals("RUNNING")) {
+                        continue;
+                    }
+                    Optional<String> checkpoint = rest.latestCheckpointPath(j.id());
+                    String bootstrap = rest.userConfig(j.id()).map(m -> m.get(WriterIdentity.BOOTSTRAP_SERVERS))
+                            .orElse("HOST:PORT");
+                    out.println("  job " + j.id() + " '" + j.name() + "' is RUNNING: it stops with the cluster, without a "
+                            + "savepoint (for one, stop it first: tierroute submit --flink " + rest.base() + " --savepoint DIR)");
+                    resume.add(checkpoint.map(c -> "  to resume '" + j.name() + "' after 'cluster up': tierroute submit --flink "
+                            + rest.base() + " --bootstrap " + bootstrap + " --from-savepoint " + c + " -- --job-name " + j.name()
+                            + " (and its other flags)").orElse("  '" + j.name() + "' has no completed checkpoint to resume from"));
+                }
+            } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
+                // Flink is already down or unreachable: nothing runs on it that could be stopped with a savepoint
+            }
+            return resume;
         }
     }
 

@@ -9,17 +9,8 @@ import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.jobs.FittingJob;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.KafkaWiring;
-import io.tierroute.schemas.Topics;
-import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.DecisionPublisher;
-import io.tierroute.selector.kafka.ParameterLoader;
-import io.tierroute.selector.kafka.SnapshotConverter;
-import io.tierroute.selector.params.CostParameters;
-import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.WorkerRegistry;
-import io.tierroute.selector.server.EmbeddedSelectorApi;
-import io.tierroute.sim.live.FleetPublisher;
 import io.tierroute.sim.live.LiveFleet;
 import io.tierroute.sim.live.LiveWorkload;
 import org.apache.flink.api.common.JobID;
@@ -45,7 +36,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
@@ -115,14 +105,8 @@ final class Demo implements AutoCloseable {
     private MiniCluster flink;
     private JobID jobId;
     private URI flinkUi;
-    private ParameterStore store;
-    private ParameterLoader loader;
-    private DecisionPublisher decisions;
-    private FleetPublisher fleetPublisher;
-    private LiveFleet fleet;
+    private FleetRun run;
     private Dashboard dashboard;
-    private EmbeddedSelectorApi selectorApi;
-    private String workloadDescription;
     private long startedNanos;
 
     private Demo(Options opts, LiveWorkload work, BooleanSupplier stopRequested) {
@@ -182,7 +166,6 @@ final class Demo implements AutoCloseable {
 
     private void startAll() throws Exception {
         startedNanos = System.nanoTime();
-        workloadDescription = work.description();
         tmp = Files.createTempDirectory("tierroute-demo-");
         closers.add(() -> deleteTree(tmp));
 
@@ -221,51 +204,30 @@ final class Demo implements AutoCloseable {
         flinkUi = flink.getRestAddress().get(30, TimeUnit.SECONDS);
 
         checkStop();
-        // 3. The selector's parameter loader and decision publisher.
-        List<String> workers = LiveFleet.workerNames(opts.workers());
-        KafkaSettings ks = KafkaSettings.defaults(bootstrap).withScope(opts.scope())
-                .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
-        store = new ParameterStore(ParameterSet.defaults(opts.workers()));
-        loader = new ParameterLoader(ks, store, new SnapshotConverter(new WorkerRegistry(workers), CostParameters.DEFAULTS, 0.5))
-                .start();
-        closers.add(loader);
-        if (!loader.awaitReady(Duration.ofSeconds(60))) {
-            throw new IllegalStateException("the selector's parameter loader did not catch up with "
-                    + Topics.PARAMS + " within 60 s");
-        }
-        decisions = new DecisionPublisher(ks, work.engines().model()).start();
-        closers.add(decisions);
-
-        checkStop();
-        // 4. The live fleet, routed by the selector.
-        fleetPublisher = new FleetPublisher(bootstrap, opts.workers(), work.engines().model());
-        closers.add(fleetPublisher);
-        fleet = new LiveFleet(work.engines(), work.requests(), opts.timeScale(), opts.scope(), store, decisions,
-                fleetPublisher, opts.seed());
-        closers.add(fleet);
-        // The selector's HTTP API, stopped before the fleet (closers run newest first).
-        selectorApi = DemoSelectorApi.start(fleet, loader, decisions, bootstrap, opts.selectorPort(), opts.token(),
-                opts.tokenEnv());
-        closers.add(selectorApi);
+        // 3. The selector's parameter loader and decision publisher, the live fleet routed by the selector, its API.
+        run = FleetRun.start(new FleetRun.Settings(bootstrap, opts.workers(), opts.timeScale(), opts.scope(), opts.seed(),
+                opts.selectorPort(), opts.token(), opts.tokenEnv(), opts.trace() != null), work, startedNanos);
+        closers.add(run);
 
         checkStop();
         // 5. The dashboard.
         dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", opts.dashboardPort(), opts.token(),
                 opts.tokenEnv(), opts.scope()));
         closers.add(dashboard::close);
-        fleet.start();
+        run.startFleet();
 
         checkStop();
         // 6. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
         // the beginning, so its first snapshot is fitted on them rather than carrying DESIGN.md's defaults
         // (which the gate would then hold every later fit against).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (fleetPublisher.completionsSent() < opts.minSamples() && !fleet.done() && System.nanoTime() < deadline) {
+        while (run.publisher().completionsSent() < opts.minSamples() && !run.fleet().done()
+                && System.nanoTime() < deadline) {
             Thread.sleep(50);
             checkStop();
         }
-        if (fleet.failure() != null) {
-            throw new IllegalStateException("the simulation failed: " + fleet.failure(), fleet.failure());
+        if (run.fleet().failure() != null) {
+            throw new IllegalStateException("the simulation failed: " + run.fleet().failure(), run.fleet().failure());
         }
         submitJob(bootstrap);
     }
@@ -333,11 +295,18 @@ final class Demo implements AutoCloseable {
     String bootstrap() { return bootstrap; }
     URI flinkUi() { return flinkUi; }
     URI dashboardUri() { return dashboard.uri(); }
-    URI selectorUri() { return selectorApi.uri(); }
-    LiveFleet fleet() { return fleet; }
-    ParameterStore store() { return store; }
-    DecisionPublisher decisions() { return decisions; }
-    String workloadDescription() { return workloadDescription; }
+    URI selectorUri() { return run.selectorUri(); }
+    FleetRun fleetRun() { return run; }
+    LiveFleet fleet() { return run.fleet(); }
+    ParameterStore store() { return run.store(); }
+    DecisionPublisher decisions() { return run.decisions(); }
+    String workloadDescription() { return run.workloadDescription(); }
+    String statusLine() { return run.statusLine(); }
+    List<String> summary() { return run.summary(); }
+
+    void awaitDecisionsSettled(Duration max) throws InterruptedException {
+        run.awaitDecisionsSettled(max);
+    }
 
     /** Whether the fitting job is still running. */
     String jobStatus() {
@@ -346,78 +315,6 @@ final class Demo implements AutoCloseable {
         } catch (Exception e) {
             return "UNKNOWN";
         }
-    }
-
-    /** Active snapshot version per scope as the selector's loader sees them, e.g. {@code default=v3}. */
-    String versions() {
-        Map<String, ParameterLoader.ScopeStatus> scopes = loader.status().scopes();
-        if (scopes.isEmpty()) {
-            return opts.scope() + "=defaults";
-        }
-        StringBuilder b = new StringBuilder();
-        scopes.values().stream().sorted(Comparator.comparing(ParameterLoader.ScopeStatus::scope)).forEach(s -> {
-            if (b.length() > 0) {
-                b.append(' ');
-            }
-            b.append(s.scope()).append('=').append(s.activeVersion() == null ? "-" : "v" + s.activeVersion());
-            if (s.pinned()) {
-                b.append("(pinned)");
-            }
-        });
-        return b.toString();
-    }
-
-    /** The live status line. */
-    String statusLine() {
-        ParameterSet p = store.current();
-        return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
-                (System.nanoTime() - startedNanos) / 1e9, fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
-                secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
-                p.cost().alphaP(), p.cost().alphaD());
-    }
-
-    private static String secs(double s) {
-        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.3fs", s);
-    }
-
-    /**
-     * Waits (at most {@code max}) until every decision offered so far was acknowledged, dropped or failed, so that
-     * the summary counts the ones still on their way to the broker as such rather than as unacknowledged.
-     */
-    void awaitDecisionsSettled(Duration max) throws InterruptedException {
-        long deadline = System.nanoTime() + max.toNanos();
-        while (decisionsInFlight() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-    }
-
-    private long decisionsInFlight() {
-        return decisions.offered() - decisions.acknowledged() - decisions.droppedBufferFull() - decisions.droppedClosed()
-                - decisions.sendFailed() - decisions.encodeFailed();
-    }
-
-    /** The summary printed at the end. */
-    List<String> summary() {
-        ParameterSet p = store.current();
-        List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "ran %.0f s wall, %.0f s simulated; %s", (System.nanoTime() - startedNanos) / 1e9,
-                fleet.virtualSeconds(), workloadDescription));
-        lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
-                fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
-                opts.trace() != null ? "trace" : "workload"));
-        if (fleet.held() > 0) {
-            lines.add(fleet.held() + " arrivals waited while every worker was drained or unhealthy (selector API)");
-        }
-        lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
-                secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
-        long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();
-        lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered (%d dropped or failed, %d still"
-                        + " in flight); fleet records: %d telemetry, %d KV batches, %d completions",
-                decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight(), fleetPublisher.telemetrySent(),
-                fleetPublisher.kvBatchesSent(), fleetPublisher.completionsSent()));
-        lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
-                versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
-        return lines;
     }
 
     /** Stops everything, newest first; safe to call twice. */

@@ -1,22 +1,16 @@
 package io.tierroute.cli;
 
-import io.tierroute.sim.bench.BenchSpec;
 import io.tierroute.sim.live.LiveWorkload;
-import io.tierroute.sim.workload.Workloads;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /** {@code tierroute demo}: the whole loop on loopback in one process, until Ctrl-C or --duration. */
 @Command(name = "demo",
@@ -51,39 +45,12 @@ final class DemoCommand implements Callable<Integer> {
     /** Far beyond any demo; a deadline in nanoseconds would overflow only past 292 years. */
     static final Duration MAX_DURATION = Duration.ofDays(3650);
     static final Duration MAX_STATUS_INTERVAL = Duration.ofHours(24);
-    static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
-
-    @Option(names = "--trace", paramLabel = "FILE",
-            description = "Trace to replay: Mooncake .jsonl or Azure .csv (default: ../shared/traces/mooncake/"
-                    + "conversation_trace.jsonl, relative to the working directory or the repository).")
-    Path trace;
-
-    @Option(names = "--workload", paramLabel = "NAME",
-            description = "A generated workload instead of the trace: llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
-    String workload;
-
-    @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Simulated engine workers (default ${DEFAULT-VALUE}).")
-    int workers;
-
-    @Option(names = "--time-scale", defaultValue = "10", paramLabel = "X",
-            description = "Simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; 1 = real time).")
-    double timeScale;
-
-    @Option(names = "--load", defaultValue = "1", paramLabel = "L", description = "Arrival-rate multiplier (default ${DEFAULT-VALUE}).")
-    double load;
-
-    @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests (0: all).")
-    int limit;
+    @CommandLine.Mixin
+    LiveFleetOptions fleet;
 
     @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
             description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the trace).")
     Duration duration;
-
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the selector (default ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--scope", defaultValue = "default", paramLabel = "S", description = "Parameter scope (default ${DEFAULT-VALUE}).")
-    String scope;
 
     @Option(names = "--flink-ui-port", defaultValue = "8081", paramLabel = "N",
             description = "Port of the Flink web UI / REST API (default ${DEFAULT-VALUE}; 0 = any free port).")
@@ -132,25 +99,11 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Set by the shutdown hook (Ctrl-C); counted down when everything is closed. */
-    private final CountDownLatch stopRequested = new CountDownLatch(1);
-    private final CountDownLatch closed = new CountDownLatch(1);
     /** The requests {@link #options} loaded. */
     private LiveWorkload work;
 
     Demo.Options options() {
         CommandLine cl = spec.commandLine();
-        if (workers < 1 || workers > BenchSpec.MAX_WORKERS) {
-            throw new CommandLine.ParameterException(cl, "--workers must be in [1, " + BenchSpec.MAX_WORKERS + "], got " + workers);
-        }
-        if (!(timeScale > 0) || !Double.isFinite(timeScale)) {
-            throw new CommandLine.ParameterException(cl, "--time-scale must be a finite number > 0, got " + timeScale);
-        }
-        // the same range as bench routing's: outside it a replay is all at once or hardly starts
-        if (!(load >= BenchSpec.MIN_LOAD && load <= BenchSpec.MAX_LOAD)) {
-            throw new CommandLine.ParameterException(cl, "--load must be in [" + BenchSpec.MIN_LOAD + ", " + BenchSpec.MAX_LOAD
-                    + "], got " + load);
-        }
         String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port", "--selector-port"};
         int[] ports = {flinkUiPort, dashboardPort, kafkaPort, selectorPort};
         for (int i = 0; i < ports.length; i++) {
@@ -173,12 +126,6 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
                     + MAX_STATUS_INTERVAL.toHours() + " h, got " + (typed.isEmpty() ? statusInterval : typed.get(0)));
         }
-        if (limit < 0) {
-            throw new CommandLine.ParameterException(cl, "--limit must be >= 0 (0: all), got " + limit);
-        }
-        if (scope.isBlank()) {
-            throw new CommandLine.ParameterException(cl, "--scope must not be empty");
-        }
         if (!(gateMaxJumpFactor > 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-max-jump-factor must be > 1, got " + gateMaxJumpFactor);
         }
@@ -188,25 +135,9 @@ final class DemoCommand implements Callable<Integer> {
         if (!(gateMinR2 >= 0 && gateMinR2 <= 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-min-r2 must be in [0, 1], got " + gateMinR2);
         }
-        if (trace != null && workload != null) {
-            throw new CommandLine.ParameterException(cl, "give --trace or --workload, not both");
-        }
-        if (workload != null && !Workloads.names().contains(workload)) {
-            throw new CommandLine.ParameterException(cl, "unknown --workload '" + workload + "'; known: "
-                    + String.join(", ", Workloads.names()));
-        }
-        Path t = trace;
-        if (t == null && workload == null) {
-            t = findDefaultTrace();
-            if (t == null) {
-                throw new CommandLine.ParameterException(cl, "the default trace " + DEFAULT_TRACE + " is not there; "
-                        + "give --trace FILE or --workload NAME");
-            }
-        }
-        if (t != null && !Files.isReadable(t)) {
-            throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
-        }
-        Demo.Options o = new Demo.Options(t, workload, workers, timeScale, load, limit, seed, scope, flinkUiPort,
+        work = fleet.check(cl);
+        Demo.Options o = new Demo.Options(fleet.trace(), fleet.workload, fleet.workers, fleet.timeScale, fleet.load,
+                fleet.limit, fleet.seed, fleet.scope, flinkUiPort,
                 dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,
                 selectorPort);
         // The job's own checks run only after Kafka, Flink and --min-samples requests: run them now too.
@@ -215,36 +146,7 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
-        // The requests too: a malformed trace line is one message and exit 2, as in 'bench routing', not a failed start.
-        try {
-            work = Demo.workload(o);
-        } catch (IllegalArgumentException | UncheckedIOException e) {
-            String m = String.valueOf(e.getMessage());
-            if (t != null) { // the trace's messages mostly start with its path and line: name the flag before them
-                m = "--trace " + (m.startsWith(t.toString()) ? "" : t + ": ") + m;
-            }
-            throw new CommandLine.ParameterException(cl, m);
-        }
         return o;
-    }
-
-    /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */
-    static Path findDefaultTrace() {
-        if (Files.isReadable(DEFAULT_TRACE)) {
-            return DEFAULT_TRACE;
-        }
-        try {
-            Path jar = Path.of(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
-            for (Path dir = jar.getParent(); dir != null; dir = dir.getParent()) {
-                Path c = dir.resolve(DEFAULT_TRACE).normalize();
-                if (Files.isReadable(c)) {
-                    return c;
-                }
-            }
-        } catch (Exception ignored) {
-            // no code source: only the working directory counts
-        }
-        return null;
     }
 
     @Override
@@ -254,27 +156,18 @@ final class DemoCommand implements Callable<Integer> {
         Demo.Options o = options();
         out.println("tierroute demo: starting Kafka, Flink, the fitting job, the selector, the fleet and the dashboard ...");
         out.flush();
-        // The hook is in place before the first part starts: Ctrl-C during the start-up (half a minute on a
-        // busy machine) must stop what had started, e.g. the Kafka broker process of --kafka-port.
-        Thread hook = new Thread(() -> {
-            stopRequested.countDown();
-            try {
-                closed.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        }, "tierroute-demo-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
+        // In place before the first part starts: Ctrl-C during the start-up (half a minute on a busy machine) must
+        // stop what had started, e.g. the Kafka broker process of --kafka-port.
         Demo demo = null;
-        try {
+        try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-demo-shutdown")) {
             try {
-                demo = Demo.start(o, work, () -> stopRequested.getCount() == 0);
+                demo = Demo.start(o, work, stop::requested);
             } catch (Demo.PortTakenException e) {
                 err.println("tierroute demo: " + e.getMessage());
                 err.flush();
                 return 1;
             } catch (Exception e) {
-                if (stopRequested.getCount() == 0) { // Ctrl-C; a part may also have failed as the JVM shut down
+                if (stop.requested()) { // Ctrl-C; a part may also have failed as the JVM shut down
                     out.println("tierroute demo: stopped during start-up (Ctrl-C); everything it had started is stopped");
                     out.flush();
                 } else {
@@ -283,16 +176,10 @@ final class DemoCommand implements Callable<Integer> {
                 }
                 return 1;
             }
-            return run(demo, out, err);
-        } finally {
-            if (demo != null) {
-                demo.close();
-            }
-            closed.countDown();
             try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // the JVM is shutting down (Ctrl-C): the hook is running
+                return run(demo, stop, out, err);
+            } finally {
+                demo.close(); // before the hook lets the JVM go
             }
         }
     }
@@ -305,57 +192,20 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Prints the URLs and the status line until Ctrl-C, --duration or a failure, then the summary; 0 if clean. */
-    private int run(Demo demo, PrintWriter out, PrintWriter err) throws InterruptedException {
-        int rc = 0;
+    private int run(Demo demo, StopOnCtrlC stop, PrintWriter out, PrintWriter err) throws InterruptedException {
         out.println("  Flink web UI:     " + demo.flinkUi());
         out.println("  dashboard:        " + demo.dashboardUri());
         out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
                 + demo.bootstrap() + ")");
         out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
                 + "/v1/params; " + adminNote(System.getenv(tokenEnv), tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
-        out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + timeScale + "x");
+        out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + fleet.timeScale + "x");
         out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
         out.flush();
-        long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-        String reason = "Ctrl-C";
-        while (true) {
-            if (stopRequested.await(Math.max(50, statusInterval.toMillis()), TimeUnit.MILLISECONDS)) {
-                break;
-            }
-            err.print("\r" + demo.statusLine() + "  ");
-            err.flush();
-            if (System.nanoTime() >= deadline) {
-                reason = "--duration reached";
-                break;
-            }
-            if (demo.fleet().failure() != null) {
-                reason = "the simulation failed: " + demo.fleet().failure();
-                rc = 1;
-                break;
-            }
-            if (demo.fleet().done()) {
-                reason = "the fleet replayed every request";
-                break;
-            }
+        return LiveStatus.run("demo", demo.fleetRun(), stop, statusInterval, duration, () -> {
             String job = demo.jobStatus();
-            if (!job.equals("RUNNING")) {
-                reason = "the fitting job is " + job;
-                rc = 1;
-                break;
-            }
-        }
-        err.println();
-        err.flush();
-        demo.fleet().stop();
-        try {
-            demo.awaitDecisionsSettled(Duration.ofSeconds(5)); // the last routes' decisions are still being acknowledged
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        out.println("tierroute demo: stopping (" + reason + ")");
-        demo.summary().forEach(l -> out.println("  " + l));
-        out.flush();
-        return rc;
+            return job.equals("RUNNING") ? null : "the fitting job is " + job;
+        }, out, err);
     }
 
     /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, or an ISO-8601 duration. */

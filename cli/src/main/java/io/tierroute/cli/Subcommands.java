@@ -19,6 +19,7 @@ final class Subcommands {
             SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback: snapshot history and pins
             ClusterCommand::new,   // tierroute cluster up|down|status: a local Kafka broker process + Flink session cluster
             SubmitCommand::new,    // tierroute submit --flink URL --bootstrap HOST:PORT: the fitting job on a Flink cluster
+            FleetCommand::new,     // tierroute fleet --bootstrap HOST:PORT: the live simulated fleet on that Kafka
             BenchCommand::new      // tierroute bench routing ...: policies compared on the fleet simulator
     );
 

@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.WriterIdentity;
 import io.tierroute.schemas.Topics;
 import picocli.CommandLine;
@@ -33,7 +34,7 @@ import java.util.stream.Stream;
         versionProvider = TierrouteCommand.Version.class,
         description = {"Submit the fitting job to a Flink session cluster, or stop it with a savepoint.",
                 "Submit: uploads the job jar, runs " + SubmitCommand.ENTRY_CLASS + " with --bootstrap-servers and the "
-                        + "JOB_ARGs (after --; see the job's --help), waits until every task runs and prints the job id.",
+                        + "JOB_ARGs (after --; 'submit --job-help' lists them), waits until every task runs and prints the job id.",
                 "Upgrade: 'submit --savepoint DIR' stops the running job with a savepoint and prints its path; "
                         + "'submit --from-savepoint PATH ...' starts the (new) jar from it.",
                 "Single writer: " + Topics.PARAMS + " must have one, so submit refuses while a live job on the cluster "
@@ -98,13 +99,25 @@ final class SubmitCommand implements Callable<Integer> {
     @Parameters(paramLabel = "JOB_ARG", arity = "0..*", description = "Arguments of the job (after --), e.g. -- --parallelism 1.")
     List<String> jobArgs = new ArrayList<>();
 
+    @Option(names = "--job-help", help = true,
+            description = "List the job's own flags (the JOB_ARGs after --) with their defaults, then exit.")
+    boolean jobHelp;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** How the job's messages point to its flags, and where a submit's user finds them. */
+    static final String JOB_HELP_HINT = "(run with --help for every flag)";
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (jobHelp) {
+            out.print(JobSettings.usage());
+            out.flush();
+            return 0;
+        }
         if (wait.isNegative() || wait.isZero()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--wait must be > 0, got "
                     + spec.findOption("--wait").originalStringValues().get(0));
@@ -118,7 +131,9 @@ final class SubmitCommand implements Callable<Integer> {
         try {
             return savepoint != null ? stopWithSavepoint(rest, out) : submit(rest, out);
         } catch (FlinkRestClient.FlinkRestException | IllegalStateException e) {
-            err.println("tierroute submit: " + e.getMessage());
+            // The job's own flag errors come back through Flink; its --help cannot be reached that way.
+            err.println("tierroute submit: " + String.valueOf(e.getMessage()).replace(JOB_HELP_HINT,
+                    "('tierroute submit --job-help' lists every job flag)"));
             return 1;
         }
     }

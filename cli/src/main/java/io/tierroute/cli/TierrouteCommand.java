@@ -68,10 +68,10 @@ public final class TierrouteCommand implements Runnable {
         if (System.getProperty("org.jboss.logging.provider") == null) {
             System.setProperty("org.jboss.logging.provider", "slf4j");
         }
-        // The demo runs Kafka and Flink in this JVM: their INFO logs would bury the status line; cluster and
+        // The demo runs Kafka and Flink in this JVM and the fleet prints a status line: INFO logs would bury it; cluster and
         // submit talk to Kafka's Admin client, whose INFO logs would bury their report, and the dashboard's consumer
         // and producer would bury its address (and log every reconnection while the broker is away).
-        if (args.length > 0 && List.of("demo", "cluster", "submit", "dashboard").contains(args[0])
+        if (args.length > 0 && List.of("demo", "fleet", "cluster", "submit", "dashboard").contains(args[0])
                 && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }

@@ -100,6 +100,14 @@ class SessionClusterJobTest {
             assertThat(status.rc).as(status.all()).isZero();
             assertThat(status.out).contains("Kafka " + bootstrap + ": answers", "1 TaskManager(s)");
 
+            // a bad job flag comes back through Flink as one line that says where the job's flags are listed
+            List<String> badArgs = submitArgs(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-bad");
+            badArgs.addAll(List.of("--parallelism", "0"));
+            Run bad = run(badArgs.toArray(String[]::new));
+            assertThat(bad.rc).as(bad.all()).isEqualTo(1);
+            assertThat(bad.err).contains("--parallelism must be >= 1, got 0 ('tierroute submit --job-help' lists every "
+                    + "job flag)").doesNotContain("\tat ");
+
             // v1 on generated input, until it has published an accepted snapshot that the selector serves
             List<ParameterSnapshot> v1;
             try (LiveInput input = new LiveInput(bootstrap, 40, 1)) {
@@ -186,6 +194,14 @@ class SessionClusterJobTest {
             }
             assertThat(new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10)).jobs())
                     .anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
+
+            // down while the job runs: it says so, and where the job resumes from (the kept checkpoint)
+            Run downWithJob = run("cluster", "down", "--dir", dir.toString());
+            assertThat(downWithJob.rc).as(downWithJob.all()).isZero();
+            assertThat(downWithJob.out).contains("'" + v2 + "' is RUNNING: it stops with the cluster, without a savepoint")
+                    .contains("to resume '" + v2 + "' after 'cluster up'")
+                    .containsPattern("--bootstrap " + Pattern.quote(bootstrap) + " --from-savepoint \\S+/chk-\\d+ -- --job-name ");
+            System.out.println("[measured] down with a job: " + downWithJob.out.strip().replace("\n", " | "));
         } finally {
             Run down = run("cluster", "down", "--dir", dir.toString());
             assertThat(down.rc).as(down.all()).isZero();

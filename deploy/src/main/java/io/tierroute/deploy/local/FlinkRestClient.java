@@ -245,6 +245,12 @@ public final class FlinkRestClient {
         return root.isEmpty() ? null : root;
     }
 
+    /** Where the job's newest completed checkpoint is ({@code GET /jobs/<id>/checkpoints}, {@code latest.completed}). */
+    public Optional<String> latestCheckpointPath(String jobId) {
+        String path = get("/jobs/" + jobId + "/checkpoints").path("latest").path("completed").path("external_path").asText("");
+        return path.isEmpty() || path.equals("<checkpoint-not-externally-addressable>") ? Optional.empty() : Optional.of(path);
+    }
+
     /** Completed checkpoints of the job ({@code GET /jobs/<id>/checkpoints}). */
     public long completedCheckpoints(String jobId) {
         return get("/jobs/" + jobId + "/checkpoints").path("counts").path("completed").asLong();

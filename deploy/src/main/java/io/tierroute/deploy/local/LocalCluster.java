@@ -219,6 +219,11 @@ public final class LocalCluster {
         return members;
     }
 
+    /** The Flink REST address the state file under {@code dir} records. */
+    public static java.net.URI flinkRest(Path dir) {
+        return java.net.URI.create(readState(dir).getProperty("flink.rest"));
+    }
+
     /** The recorded processes and whether Kafka and the Flink REST API answer. */
     public static Status status(Path dir) {
         Properties p = readState(dir);

@@ -1,0 +1,137 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.schemas.Topics;
+import io.tierroute.sim.live.LiveWorkload;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code tierroute fleet}: the live simulated fleet of {@code demo}, routed by the selector, on an operator's Kafka
+ * (e.g. {@code cluster up}'s), so that a fitting job submitted to a session cluster has engine telemetry, KV events,
+ * completion logs and decisions to fit, and the dashboard and {@code snapshots} have snapshots to show.
+ */
+@Command(name = "fleet",
+        mixinStandardHelpOptions = true,
+        versionProvider = TierrouteCommand.Version.class,
+        description = {"Run the simulated fleet live on a Kafka with the tierroute topics, routed by the selector: "
+                + "what a fitting job on a Flink cluster fits.",
+                "The fleet simulator in live mode (paced to the wall clock, --time-scale simulated seconds per second) "
+                        + "publishes what real engines publish: engine telemetry (1 Hz per worker) to "
+                        + Topics.TELEMETRY + ", KV event batches to " + Topics.KV_EVENTS + ", completion logs to "
+                        + Topics.COMPLETIONS + ". The real Selector routes it, its parameters hot-reloaded from "
+                        + Topics.PARAMS + " / " + Topics.CONTROL + ", its decisions published to " + Topics.DECISIONS
+                        + ". Its HTTP API (--selector-port) serves GET /metrics, /v1/workers, /v1/params and the admin "
+                        + "calls (drain, undrain, health; the --token-env token), POST /v1/route only with ?dry_run=true.",
+                "Typical use, after 'tierroute cluster up' and 'tierroute submit': tierroute fleet --bootstrap "
+                        + "127.0.0.1:9092 --workload chat. Prints a status line on stderr (requests routed, TTFT, the "
+                        + "snapshot served) and, on Ctrl-C, --duration or the end of the requests, a summary. The Kafka "
+                        + "clients connect without authentication, as to the local cluster.", ""},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable, the topics missing, a port taken) "
+                + "or the simulation failed", "2:bad command line"})
+final class FleetCommand implements Callable<Integer> {
+
+    @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",
+            description = "Kafka bootstrap servers, with the tierroute topics ('cluster up' creates them).")
+    String bootstrap;
+
+    @CommandLine.Mixin
+    LiveFleetOptions fleet;
+
+    @Option(names = "--duration", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
+            description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the requests).")
+    Duration duration;
+
+    @Option(names = "--selector-port", defaultValue = "0", paramLabel = "N",
+            description = "Port of the selector's HTTP API on 127.0.0.1 (default ${DEFAULT-VALUE}: any free port, printed).")
+    int selectorPort;
+
+    @Option(names = "--token-env", paramLabel = "NAME", defaultValue = "TIERROUTE_ADMIN_TOKEN",
+            description = "Environment variable with the operator token of the selector API's admin calls (default "
+                    + "${DEFAULT-VALUE}; unset: refused).")
+    String tokenEnv;
+
+    @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
+            description = "How often the status line is refreshed (default ${DEFAULT-VALUE}).")
+    Duration statusInterval;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** The settings of the run, every option checked and the requests loaded; a problem is a usage error. */
+    FleetRun.Settings settings(CommandLine cl, LiveWorkload[] work) {
+        BootstrapAddress.require(bootstrap, "--bootstrap", cl);
+        if (selectorPort < 0 || selectorPort > 65535) {
+            throw new CommandLine.ParameterException(cl, "--selector-port must be in [0, 65535], got " + selectorPort);
+        }
+        if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(DemoCommand.MAX_DURATION) > 0)) {
+            throw new CommandLine.ParameterException(cl, "--duration must be > 0 and at most "
+                    + DemoCommand.MAX_DURATION.toDays() + " days, got " + typed("--duration", duration));
+        }
+        if (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(DemoCommand.MAX_STATUS_INTERVAL) > 0) {
+            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
+                    + DemoCommand.MAX_STATUS_INTERVAL.toHours() + " h, got " + typed("--status-interval", statusInterval));
+        }
+        work[0] = fleet.check(cl);
+        return new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed, selectorPort,
+                System.getenv(tokenEnv), tokenEnv, fleet.trace() != null);
+    }
+
+    private String typed(String option, Duration parsed) {
+        List<String> typed = spec.findOption(option).originalStringValues();
+        return typed.isEmpty() ? parsed.toString() : typed.get(0);
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        LiveWorkload[] work = new LiveWorkload[1];
+        FleetRun.Settings s = settings(spec.commandLine(), work);
+        try {
+            Demo.requireFree(s.selectorPort(), "--selector-port");
+        } catch (Demo.PortTakenException e) {
+            err.println("tierroute fleet: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        if (!KafkaBrokerProcess.describes(s.bootstrap())) {
+            err.println("tierroute fleet: Kafka at " + s.bootstrap() + " does not answer; is it running? (e.g. 'tierroute "
+                    + "cluster status')");
+            err.flush();
+            return 1;
+        }
+        out.println("tierroute fleet: starting the selector and " + s.workers() + " simulated workers on Kafka "
+                + s.bootstrap() + " ...");
+        out.flush();
+        try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-fleet-shutdown")) {
+            FleetRun run;
+            try {
+                run = FleetRun.start(s, work[0], System.nanoTime());
+            } catch (RuntimeException e) {
+                err.println("tierroute fleet: cannot start: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+            try {
+                run.startFleet();
+                out.println("  selector API:     " + run.selectorUri() + "   (GET /metrics, /v1/workers, /v1/params; "
+                        + DemoCommand.adminNote(s.token(), tokenEnv) + ")");
+                out.println("  fleet:            " + run.workloadDescription() + ", time scale " + s.timeScale() + "x, scope "
+                        + s.scope());
+                out.println(duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C).");
+                out.flush();
+                return LiveStatus.run("fleet", run, stop, statusInterval, duration, () -> null, out, err);
+            } finally {
+                run.close(); // before the hook lets the JVM go
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package io.tierroute.cli;
+
+import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.DecisionPublisher;
+import io.tierroute.selector.kafka.ParameterLoader;
+import io.tierroute.selector.kafka.SnapshotConverter;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.server.EmbeddedSelectorApi;
+import io.tierroute.sim.live.FleetPublisher;
+import io.tierroute.sim.live.LiveFleet;
+import io.tierroute.sim.live.LiveWorkload;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The simulated fleet in live mode on a Kafka that carries the tierroute topics, routed by the real selector: the
+ * selector's parameter loader (hot reload from tierroute.params / tierroute.control) and decision publisher
+ * (tierroute.decisions), the fleet's publisher of engine telemetry, KV event batches and completion logs, the
+ * {@link LiveFleet} itself and the selector's HTTP API ({@link DemoSelectorApi}). {@code demo} runs it on its own
+ * broker beside the fitting job and the dashboard; {@code fleet} runs it on an operator's Kafka, to feed a fitting
+ * job on a session cluster. Its status line and summary are what both print.
+ */
+final class FleetRun implements AutoCloseable {
+
+    /**
+     * Where and how: {@code selectorPort} 0 = any free port; {@code token} the operator token of the selector API's
+     * admin calls (null: refused), read from {@code tokenEnv}; {@code fromTrace} whether the requests replay a trace
+     * (the summary says "of N in the trace") or a generated workload.
+     */
+    record Settings(String bootstrap, int workers, double timeScale, String scope, long seed, int selectorPort,
+                    String token, String tokenEnv, boolean fromTrace) {
+        /** Never the operator token: whatever logs or prints the settings must not leak it. */
+        @Override
+        public String toString() {
+            return "Settings[bootstrap=" + bootstrap + ", workers=" + workers + ", timeScale=" + timeScale + ", scope="
+                    + scope + ", seed=" + seed + ", selectorPort=" + selectorPort + ", token="
+                    + (token == null || token.isEmpty() ? "unset" : "set") + ", tokenEnv=" + tokenEnv + ", fromTrace="
+                    + fromTrace + "]";
+        }
+    }
+
+    /** How long the selector's loader may take to read the parameter topics before the fleet gives up starting. */
+    static final Duration LOADER_READY = Duration.ofSeconds(60);
+
+    private final Settings settings;
+    private final LiveWorkload work;
+    private final long startedNanos;
+    private final List<AutoCloseable> closers = new ArrayList<>();
+    private ParameterStore store;
+    private ParameterLoader loader;
+    private DecisionPublisher decisions;
+    private FleetPublisher publisher;
+    private LiveFleet fleet;
+    private EmbeddedSelectorApi api;
+
+    private FleetRun(Settings settings, LiveWorkload work, long startedNanos) {
+        this.settings = settings;
+        this.work = work;
+        this.startedNanos = startedNanos;
+    }
+
+    /**
+     * Starts the selector's Kafka parts, the fleet (not yet running: {@link #startFleet}) and the selector API;
+     * {@code startedNanos} is what the status line counts its seconds from. On failure stops what had started.
+     */
+    static FleetRun start(Settings s, LiveWorkload work, long startedNanos) {
+        FleetRun run = new FleetRun(s, work, startedNanos);
+        try {
+            run.startParts();
+            return run;
+        } catch (RuntimeException | Error e) {
+            run.close();
+            throw e;
+        }
+    }
+
+    private void startParts() {
+        List<String> workers = LiveFleet.workerNames(settings.workers());
+        KafkaSettings ks = KafkaSettings.defaults(settings.bootstrap()).withScope(settings.scope())
+                .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
+        store = new ParameterStore(ParameterSet.defaults(settings.workers()));
+        loader = new ParameterLoader(ks, store, new SnapshotConverter(new WorkerRegistry(workers), CostParameters.DEFAULTS, 0.5))
+                .start();
+        closers.add(loader);
+        try {
+            if (!loader.awaitReady(LOADER_READY)) {
+                throw new IllegalStateException("the selector's parameter loader did not catch up with " + Topics.PARAMS
+                        + " at " + settings.bootstrap() + " within " + LOADER_READY.toSeconds() + " s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the selector's parameter loader read " + Topics.PARAMS, e);
+        }
+        decisions = new DecisionPublisher(ks, work.engines().model()).start();
+        closers.add(decisions);
+        publisher = new FleetPublisher(settings.bootstrap(), settings.workers(), work.engines().model());
+        closers.add(publisher);
+        fleet = new LiveFleet(work.engines(), work.requests(), settings.timeScale(), settings.scope(), store, decisions,
+                publisher, settings.seed());
+        closers.add(fleet);
+        // The selector's HTTP API, stopped before the fleet (closers run newest first).
+        api = DemoSelectorApi.start(fleet, loader, decisions, settings.bootstrap(), settings.selectorPort(),
+                settings.token(), settings.tokenEnv());
+        closers.add(api);
+    }
+
+    /** Starts replaying the requests, paced to the wall clock. */
+    void startFleet() {
+        fleet.start();
+    }
+
+    LiveFleet fleet() { return fleet; }
+    ParameterStore store() { return store; }
+    DecisionPublisher decisions() { return decisions; }
+    FleetPublisher publisher() { return publisher; }
+    URI selectorUri() { return api.uri(); }
+    String workloadDescription() { return work.description(); }
+
+    /** Active snapshot version per scope as the selector's loader sees them, e.g. {@code default=v3}. */
+    String versions() {
+        Map<String, ParameterLoader.ScopeStatus> scopes = loader.status().scopes();
+        if (scopes.isEmpty()) {
+            return settings.scope() + "=defaults";
+        }
+        StringBuilder b = new StringBuilder();
+        scopes.values().stream().sorted(Comparator.comparing(ParameterLoader.ScopeStatus::scope)).forEach(s -> {
+            if (b.length() > 0) {
+                b.append(' ');
+            }
+            b.append(s.scope()).append('=').append(s.activeVersion() == null ? "-" : "v" + s.activeVersion());
+            if (s.pinned()) {
+                b.append("(pinned)");
+            }
+        });
+        return b.toString();
+    }
+
+    /** The live status line. */
+    String statusLine() {
+        ParameterSet p = store.current();
+        return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
+                (System.nanoTime() - startedNanos) / 1e9, fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
+                secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
+                p.cost().alphaP(), p.cost().alphaD());
+    }
+
+    private static String secs(double s) {
+        return Double.isNaN(s) ? "-" : String.format(Locale.ROOT, "%.3fs", s);
+    }
+
+    /**
+     * Waits (at most {@code max}) until every decision offered so far was acknowledged, dropped or failed, so that
+     * the summary counts the ones still on their way to the broker as such rather than as unacknowledged.
+     */
+    void awaitDecisionsSettled(Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (decisionsInFlight() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+    }
+
+    private long decisionsInFlight() {
+        return decisions.offered() - decisions.acknowledged() - decisions.droppedBufferFull() - decisions.droppedClosed()
+                - decisions.sendFailed() - decisions.encodeFailed();
+    }
+
+    /** The summary printed at the end. */
+    List<String> summary() {
+        ParameterSet p = store.current();
+        List<String> lines = new ArrayList<>();
+        lines.add(String.format(Locale.ROOT, "ran %.0f s wall, %.0f s simulated; %s", (System.nanoTime() - startedNanos) / 1e9,
+                fleet.virtualSeconds(), work.description()));
+        lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
+                fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
+                settings.fromTrace() ? "trace" : "workload"));
+        if (fleet.held() > 0) {
+            lines.add(fleet.held() + " arrivals waited while every worker was drained or unhealthy (selector API)");
+        }
+        lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
+                secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
+        long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();
+        lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered (%d dropped or failed, %d still"
+                        + " in flight); fleet records: %d telemetry, %d KV batches, %d completions",
+                decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight(), publisher.telemetrySent(),
+                publisher.kvBatchesSent(), publisher.completionsSent()));
+        lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
+                versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
+        return lines;
+    }
+
+    /** Stops the API, the fleet, its publisher, the decision publisher and the loader, in that order; safe twice. */
+    @Override
+    public synchronized void close() {
+        for (int i = closers.size() - 1; i >= 0; i--) {
+            try {
+                closers.get(i).close();
+            } catch (Exception e) {
+                System.err.println("tierroute: while stopping the fleet: " + e);
+            }
+        }
+        closers.clear();
+    }
+}

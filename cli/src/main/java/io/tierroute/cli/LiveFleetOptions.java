@@ -1,0 +1,126 @@
+package io.tierroute.cli;
+
+import io.tierroute.sim.bench.BenchSpec;
+import io.tierroute.sim.live.LiveWorkload;
+import io.tierroute.sim.workload.Workloads;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The options of the live simulated fleet, shared by {@code demo} and {@code fleet}: what it replays (a trace or a
+ * generated workload), on how many workers, how fast and under which scope. {@link #check} validates them and loads
+ * the requests before anything starts, so a bad value or a malformed trace line is one message and exit code 2.
+ */
+final class LiveFleetOptions {
+
+    static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
+
+    @Option(names = "--trace", paramLabel = "FILE",
+            description = "Trace to replay: Mooncake .jsonl or Azure .csv (default: ../shared/traces/mooncake/"
+                    + "conversation_trace.jsonl, relative to the working directory or the repository).")
+    Path trace;
+
+    @Option(names = "--workload", paramLabel = "NAME",
+            description = "A generated workload instead of the trace: llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
+    String workload;
+
+    @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Simulated engine workers (default ${DEFAULT-VALUE}).")
+    int workers;
+
+    @Option(names = "--time-scale", defaultValue = "10", paramLabel = "X",
+            description = "Simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; 1 = real time).")
+    double timeScale;
+
+    @Option(names = "--load", defaultValue = "1", paramLabel = "L", description = "Arrival-rate multiplier (default ${DEFAULT-VALUE}).")
+    double load;
+
+    @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests (0: all).")
+    int limit;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the selector (default ${DEFAULT-VALUE}).")
+    long seed;
+
+    @Option(names = "--scope", defaultValue = "default", paramLabel = "S", description = "Parameter scope (default ${DEFAULT-VALUE}).")
+    String scope;
+
+    /** The trace replayed after {@link #check}: {@link #trace}, or the default one when neither it nor a workload was given. */
+    private Path resolvedTrace;
+
+    /** Validates the options and loads the requests; a problem is a {@link CommandLine.ParameterException} naming its flag. */
+    LiveWorkload check(CommandLine cl) {
+        if (workers < 1 || workers > BenchSpec.MAX_WORKERS) {
+            throw new CommandLine.ParameterException(cl, "--workers must be in [1, " + BenchSpec.MAX_WORKERS + "], got " + workers);
+        }
+        if (!(timeScale > 0) || !Double.isFinite(timeScale)) {
+            throw new CommandLine.ParameterException(cl, "--time-scale must be a finite number > 0, got " + timeScale);
+        }
+        // the same range as bench routing's: outside it a replay is all at once or hardly starts
+        if (!(load >= BenchSpec.MIN_LOAD && load <= BenchSpec.MAX_LOAD)) {
+            throw new CommandLine.ParameterException(cl, "--load must be in [" + BenchSpec.MIN_LOAD + ", " + BenchSpec.MAX_LOAD
+                    + "], got " + load);
+        }
+        if (limit < 0) {
+            throw new CommandLine.ParameterException(cl, "--limit must be >= 0 (0: all), got " + limit);
+        }
+        if (scope.isBlank()) {
+            throw new CommandLine.ParameterException(cl, "--scope must not be empty");
+        }
+        if (trace != null && workload != null) {
+            throw new CommandLine.ParameterException(cl, "give --trace or --workload, not both");
+        }
+        if (workload != null && !Workloads.names().contains(workload)) {
+            throw new CommandLine.ParameterException(cl, "unknown --workload '" + workload + "'; known: "
+                    + String.join(", ", Workloads.names()));
+        }
+        Path t = trace;
+        if (t == null && workload == null) {
+            t = findDefaultTrace();
+            if (t == null) {
+                throw new CommandLine.ParameterException(cl, "the default trace " + DEFAULT_TRACE + " is not there; "
+                        + "give --trace FILE or --workload NAME");
+            }
+        }
+        if (t != null && !Files.isReadable(t)) {
+            throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
+        }
+        resolvedTrace = t;
+        // The requests too: a malformed trace line is one message and exit 2, as in 'bench routing', not a failed start.
+        try {
+            return LiveWorkload.load(t, workload, workers, load, limit, seed);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            String m = String.valueOf(e.getMessage());
+            if (t != null) { // the trace's messages mostly start with its path and line: name the flag before them
+                m = "--trace " + (m.startsWith(t.toString()) ? "" : t + ": ") + m;
+            }
+            throw new CommandLine.ParameterException(cl, m);
+        }
+    }
+
+    /** The trace the fleet replays (after {@link #check}), or null for a generated workload. */
+    Path trace() {
+        return resolvedTrace;
+    }
+
+    /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */
+    static Path findDefaultTrace() {
+        if (Files.isReadable(DEFAULT_TRACE)) {
+            return DEFAULT_TRACE;
+        }
+        try {
+            Path jar = Path.of(LiveFleetOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            for (Path dir = jar.getParent(); dir != null; dir = dir.getParent()) {
+                Path c = dir.resolve(DEFAULT_TRACE).normalize();
+                if (Files.isReadable(c)) {
+                    return c;
+                }
+            }
+        } catch (Exception ignored) {
+            // no code source: only the working directory counts
+        }
+        return null;
+    }
+}

@@ -1,0 +1,62 @@
+package io.tierroute.cli;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The foreground of {@code demo} and {@code fleet} once everything runs: the fleet's status line on stderr, refreshed
+ * every interval, until Ctrl-C, the duration, the end of the requests or a failure; then the fleet stops, its last
+ * decisions settle and the summary is printed.
+ */
+final class LiveStatus {
+
+    private LiveStatus() {
+    }
+
+    /**
+     * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure. {@code otherFailure} names a failure
+     * of something beside the fleet (the demo's fitting job), or returns null while all is well.
+     */
+    static int run(String command, FleetRun run, StopOnCtrlC stop, Duration interval, Duration duration,
+                   Supplier<String> otherFailure, PrintWriter out, PrintWriter err) throws InterruptedException {
+        int rc = 0;
+        long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+        String reason = "Ctrl-C";
+        while (!stop.await(Math.max(50, interval.toMillis()))) {
+            err.print("\r" + run.statusLine() + "  ");
+            err.flush();
+            if (System.nanoTime() >= deadline) {
+                reason = "--duration reached";
+                break;
+            }
+            if (run.fleet().failure() != null) {
+                reason = "the simulation failed: " + run.fleet().failure();
+                rc = 1;
+                break;
+            }
+            if (run.fleet().done()) {
+                reason = "the fleet replayed every request";
+                break;
+            }
+            String other = otherFailure.get();
+            if (other != null) {
+                reason = other;
+                rc = 1;
+                break;
+            }
+        }
+        err.println();
+        err.flush();
+        run.fleet().stop();
+        try {
+            run.awaitDecisionsSettled(Duration.ofSeconds(5)); // the last routes' decisions are still being acknowledged
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        out.println("tierroute " + command + ": stopping (" + reason + ")");
+        run.summary().forEach(l -> out.println("  " + l));
+        out.flush();
+        return rc;
+    }
+}

@@ -1,0 +1,71 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.deploy.local.ProjectTopics;
+import io.tierroute.schemas.Topics;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+
+/** {@code tierroute fleet} on a real broker: the fleet's records and the selector's decisions land on the topics. */
+class FleetCommandTest {
+
+    private static String[] run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
+    }
+
+    @Test
+    void theFleetPublishesEveryCompletionAndDecisionToTheGivenKafka() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--workload", "chat", "--limit", "40",
+                    "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
+            assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
+            assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")
+                    .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
+                    .contains("decisions published: 40 acknowledged of 40 offered")
+                    .contains("selector API:     http://127.0.0.1:");
+            assertThat(endOffset(kafka.bootstrapServers(), Topics.COMPLETIONS)).isEqualTo(40);
+            assertThat(endOffset(kafka.bootstrapServers(), Topics.DECISIONS)).isEqualTo(40);
+            assertThat(endOffset(kafka.bootstrapServers(), Topics.TELEMETRY)).as("1 Hz per worker").isPositive();
+        }
+    }
+
+    @Test
+    void aKafkaThatDoesNotAnswerIsSaidAtOnceAndABadAddressIsAUsageError() {
+        String[] down = run("fleet", "--bootstrap", "127.0.0.1:" + LoopbackPorts.free(), "--workload", "chat");
+        assertThat(down[0]).isEqualTo("1");
+        assertThat(down[2]).contains("does not answer; is it running?");
+        String[] bad = run("fleet", "--bootstrap", "no-port", "--workload", "chat");
+        assertThat(bad[0]).isEqualTo("2");
+        assertThat(bad[2].lines().findFirst().orElse("")).startsWith("--bootstrap must be HOST:PORT");
+        String[] workers = run("fleet", "--bootstrap", "127.0.0.1:9092", "--workers", "0");
+        assertThat(workers[0]).isEqualTo("2");
+        assertThat(workers[2]).startsWith("--workers must be in [1, 4096], got 0");
+    }
+
+    /** Records on the topic (all partitions), read from the end offsets: the producers have flushed at close. */
+    private static long endOffset(String bootstrap, String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
+            return c.endOffsets(parts, Duration.ofSeconds(10)).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+}
