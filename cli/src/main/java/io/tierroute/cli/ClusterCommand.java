@@ -16,7 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -189,28 +189,40 @@ final class ClusterCommand implements Runnable {
 
         /**
          * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
-         * stop, with the checkpoint it can resume from (the cluster keeps checkpoints); returns the resume hints to print
-         * after it. Nothing when Flink does not answer (then it runs no job anyone can reach either).
+         * stop; a fitting job also with the checkpoint it can resume from (the cluster keeps checkpoints), in the hints
+         * returned to print after the stop. Nothing when Flink does not answer (it runs no job anyone can reach then).
          */
         private List<String> runningJobs(PrintWriter out) {
             List<String> resume = new ArrayList<>();
+            FlinkRestClient rest;
+            List<FlinkRestClient.JobSummary> jobs;
             try {
-                FlinkRestClient rest = new FlinkRestClient(LocalCluster.flinkRest(dir.dir), Duration.ofSeconds(5));
-                for (FlinkRestClient.JobSummary j : rest.jobs()) {
-                    if (!j.state().equals("RUNNING")) {
-                        continue;
-                    }
-                    Optional<String> checkpoint = rest.latestCheckpointPath(j.id());
-                    String bootstrap = rest.userConfig(j.id()).map(m -> m.get(WriterIdentity.BOOTSTRAP_SERVERS))
-                            .orElse("HOST:PORT");
-                    out.println("  job " + j.id() + " '" + j.name() + "' is RUNNING: it stops with the cluster, without a "
-                            + "savepoint (for one, stop it first: tierroute submit --flink " + rest.base() + " --savepoint DIR)");
-                    resume.add(checkpoint.map(c -> "  to resume '" + j.name() + "' after 'cluster up': tierroute submit --flink "
-                            + rest.base() + " --bootstrap " + bootstrap + " --from-savepoint " + c + " -- --job-name " + j.name()
-                            + " (and its other flags)").orElse("  '" + j.name() + "' has no completed checkpoint to resume from"));
-                }
+                rest = new FlinkRestClient(LocalCluster.flinkRest(dir.dir), Duration.ofSeconds(5));
+                jobs = rest.jobs();
             } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
-                // Flink is already down or unreachable: nothing runs on it that could be stopped with a savepoint
+                return resume;
+            }
+            for (FlinkRestClient.JobSummary j : jobs) {
+                if (!j.state().equals("RUNNING")) {
+                    continue;
+                }
+                out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the cluster, "
+                        + "without a savepoint (for one, stop it first: tierroute submit --flink " + rest.base()
+                        + " --savepoint DIR --job-id " + j.id() + ")");
+                try {
+                    Map<String, String> params = rest.userConfig(j.id()).orElse(Map.of());
+                    if (!WriterIdentity.FITTING_JOB.equals(params.get(WriterIdentity.ROLE))) {
+                        continue; // another application's job: how it resumes is its own
+                    }
+                    String name = ShellWords.quote(j.name());
+                    resume.add(rest.latestCheckpointPath(j.id())
+                            .map(c -> "  to resume " + name + " after 'cluster up': tierroute submit --flink " + rest.base()
+                                    + " --bootstrap " + params.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT")
+                                    + " --from-savepoint " + c + " -- --job-name " + name + " (and its other flags)")
+                            .orElse("  " + name + " has no completed checkpoint to resume from"));
+                } catch (FlinkRestClient.FlinkRestException e) {
+                    resume.add("  where " + ShellWords.quote(j.name()) + " could resume from is unknown: " + e.getMessage());
+                }
             }
             return resume;
         }

@@ -205,19 +205,20 @@ final class Demo implements AutoCloseable {
 
         checkStop();
         // 3. The selector's parameter loader and decision publisher, the live fleet routed by the selector, its API.
+        //    A stop asked while the loader catches up ends the start-up as checkStop() does.
         run = FleetRun.start(new FleetRun.Settings(bootstrap, opts.workers(), opts.timeScale(), opts.scope(), opts.seed(),
-                opts.selectorPort(), opts.token(), opts.tokenEnv(), opts.trace() != null), work, startedNanos);
+                opts.selectorPort(), opts.token(), opts.tokenEnv(), opts.trace() != null), work, startedNanos, stopRequested);
         closers.add(run);
 
         checkStop();
-        // 5. The dashboard.
+        // 4. The dashboard; then the fleet starts.
         dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", opts.dashboardPort(), opts.token(),
                 opts.tokenEnv(), opts.scope()));
         closers.add(dashboard::close);
         run.startFleet();
 
         checkStop();
-        // 6. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
+        // 5. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
         // the beginning, so its first snapshot is fitted on them rather than carrying DESIGN.md's defaults
         // (which the gate would then hold every later fit against).
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -302,11 +303,6 @@ final class Demo implements AutoCloseable {
     DecisionPublisher decisions() { return run.decisions(); }
     String workloadDescription() { return run.workloadDescription(); }
     String statusLine() { return run.statusLine(); }
-    List<String> summary() { return run.summary(); }
-
-    void awaitDecisionsSettled(Duration max) throws InterruptedException {
-        run.awaitDecisionsSettled(max);
-    }
 
     /** Whether the fitting job is still running. */
     String jobStatus() {

@@ -135,7 +135,7 @@ final class DemoCommand implements Callable<Integer> {
         if (!(gateMinR2 >= 0 && gateMinR2 <= 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-min-r2 must be in [0, 1], got " + gateMinR2);
         }
-        work = fleet.check(cl);
+        fleet.validate(cl);
         Demo.Options o = new Demo.Options(fleet.trace(), fleet.workload, fleet.workers, fleet.timeScale, fleet.load,
                 fleet.limit, fleet.seed, fleet.scope, flinkUiPort,
                 dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,
@@ -146,6 +146,7 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
+        work = fleet.load(cl);
         return o;
     }
 

@@ -3,6 +3,9 @@ package io.tierroute.cli;
 import io.tierroute.deploy.local.KafkaBrokerProcess;
 import io.tierroute.schemas.Topics;
 import io.tierroute.sim.live.LiveWorkload;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -10,7 +13,12 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * {@code tierroute fleet}: the live simulated fleet of {@code demo}, routed by the selector, on an operator's Kafka
@@ -34,8 +42,8 @@ import java.util.concurrent.Callable;
                         + "snapshot served) and, on Ctrl-C, --duration or the end of the requests, a summary. The Kafka "
                         + "clients connect without authentication, as to the local cluster.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable, the topics missing, a port taken) "
-                + "or the simulation failed", "2:bad command line"})
+        exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable, a tierroute topic missing, a port "
+                + "taken), stopped during start-up, or the simulation failed", "2:bad command line"})
 final class FleetCommand implements Callable<Integer> {
 
     @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",
@@ -79,10 +87,32 @@ final class FleetCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
                     + DemoCommand.MAX_STATUS_INTERVAL.toHours() + " h, got " + typed("--status-interval", statusInterval));
         }
-        work[0] = fleet.check(cl);
+        fleet.validate(cl);
+        work[0] = fleet.load(cl);
         return new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed, selectorPort,
                 System.getenv(tokenEnv), tokenEnv, fleet.trace() != null);
     }
+
+    /** The tierroute topics the fleet and its selector use that {@code bootstrap} lacks (an Admin client, 10 s at most). */
+    static List<String> missingTopics(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"); // at most the API timeout, or the client refuses
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        try (Admin admin = Admin.create(p)) {
+            Set<String> present = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+            return USED_TOPICS.stream().filter(t -> !present.contains(t)).toList();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        } catch (ExecutionException | TimeoutException | KafkaException e) {
+            return List.of(); // the selector's parts report what they cannot reach, naming the topic
+        }
+    }
+
+    /** What the fleet publishes to and its selector reads. */
+    static final List<String> USED_TOPICS = List.of(Topics.PARAMS, Topics.CONTROL, Topics.DECISIONS, Topics.TELEMETRY,
+            Topics.KV_EVENTS, Topics.COMPLETIONS);
 
     private String typed(String option, Duration parsed) {
         List<String> typed = spec.findOption(option).originalStringValues();
@@ -108,19 +138,36 @@ final class FleetCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
+        List<String> missing = missingTopics(s.bootstrap());
+        if (!missing.isEmpty()) {
+            err.println("tierroute fleet: Kafka at " + s.bootstrap() + " has no topic " + String.join(", ", missing)
+                    + "; 'tierroute cluster up' creates them (or create them as deploy/README.md lists)");
+            err.flush();
+            return 1;
+        }
         out.println("tierroute fleet: starting the selector and " + s.workers() + " simulated workers on Kafka "
                 + s.bootstrap() + " ...");
         out.flush();
         try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-fleet-shutdown")) {
             FleetRun run;
             try {
-                run = FleetRun.start(s, work[0], System.nanoTime());
+                run = FleetRun.start(s, work[0], System.nanoTime(), stop::requested);
             } catch (RuntimeException e) {
-                err.println("tierroute fleet: cannot start: " + e.getMessage());
-                err.flush();
+                if (stop.requested()) { // Ctrl-C; a part may also have failed as the JVM shut down
+                    out.println("tierroute fleet: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.flush();
+                } else {
+                    err.println("tierroute fleet: cannot start: " + e.getMessage());
+                    err.flush();
+                }
                 return 1;
             }
             try {
+                if (stop.requested()) {
+                    out.println("tierroute fleet: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.flush();
+                    return 1;
+                }
                 run.startFleet();
                 out.println("  selector API:     " + run.selectorUri() + "   (GET /metrics, /v1/workers, /v1/params; "
                         + DemoCommand.adminNote(s.token(), tokenEnv) + ")");

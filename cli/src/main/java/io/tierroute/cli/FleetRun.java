@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * The simulated fleet in live mode on a Kafka that carries the tierroute topics, routed by the real selector: the
@@ -49,6 +50,13 @@ final class FleetRun implements AutoCloseable {
         }
     }
 
+    /** A stop was asked (Ctrl-C) while the fleet was starting; what had started is stopped. */
+    static final class StoppedDuringStart extends RuntimeException {
+        StoppedDuringStart() {
+            super("stopped during start-up", null, false, false);
+        }
+    }
+
     /** How long the selector's loader may take to read the parameter topics before the fleet gives up starting. */
     static final Duration LOADER_READY = Duration.ofSeconds(60);
 
@@ -73,10 +81,10 @@ final class FleetRun implements AutoCloseable {
      * Starts the selector's Kafka parts, the fleet (not yet running: {@link #startFleet}) and the selector API;
      * {@code startedNanos} is what the status line counts its seconds from. On failure stops what had started.
      */
-    static FleetRun start(Settings s, LiveWorkload work, long startedNanos) {
+    static FleetRun start(Settings s, LiveWorkload work, long startedNanos, BooleanSupplier stopRequested) {
         FleetRun run = new FleetRun(s, work, startedNanos);
         try {
-            run.startParts();
+            run.startParts(stopRequested);
             return run;
         } catch (RuntimeException | Error e) {
             run.close();
@@ -84,7 +92,7 @@ final class FleetRun implements AutoCloseable {
         }
     }
 
-    private void startParts() {
+    private void startParts(BooleanSupplier stopRequested) {
         List<String> workers = LiveFleet.workerNames(settings.workers());
         KafkaSettings ks = KafkaSettings.defaults(settings.bootstrap()).withScope(settings.scope())
                 .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
@@ -93,13 +101,23 @@ final class FleetRun implements AutoCloseable {
                 .start();
         closers.add(loader);
         try {
-            if (!loader.awaitReady(LOADER_READY)) {
-                throw new IllegalStateException("the selector's parameter loader did not catch up with " + Topics.PARAMS
-                        + " at " + settings.bootstrap() + " within " + LOADER_READY.toSeconds() + " s");
+            // In slices, so that Ctrl-C is not kept waiting for the whole minute (the shutdown hook waits no longer).
+            long deadline = System.nanoTime() + LOADER_READY.toNanos();
+            while (!loader.awaitReady(Duration.ofMillis(200))) {
+                if (stopRequested.getAsBoolean()) {
+                    throw new StoppedDuringStart();
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the selector's parameter loader did not catch up with " + Topics.PARAMS
+                            + " at " + settings.bootstrap() + " within " + LOADER_READY.toSeconds() + " s");
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while the selector's parameter loader read " + Topics.PARAMS, e);
+        }
+        if (stopRequested.getAsBoolean()) {
+            throw new StoppedDuringStart();
         }
         decisions = new DecisionPublisher(ks, work.engines().model()).start();
         closers.add(decisions);

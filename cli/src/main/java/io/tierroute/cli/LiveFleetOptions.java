@@ -12,8 +12,9 @@ import java.nio.file.Path;
 
 /**
  * The options of the live simulated fleet, shared by {@code demo} and {@code fleet}: what it replays (a trace or a
- * generated workload), on how many workers, how fast and under which scope. {@link #check} validates them and loads
- * the requests before anything starts, so a bad value or a malformed trace line is one message and exit code 2.
+ * generated workload), on how many workers, how fast and under which scope. {@link #validate} checks them and
+ * {@link #load} reads the requests, both before anything starts, so a bad value or a malformed trace line is one
+ * message and exit code 2.
  */
 final class LiveFleetOptions {
 
@@ -47,11 +48,11 @@ final class LiveFleetOptions {
     @Option(names = "--scope", defaultValue = "default", paramLabel = "S", description = "Parameter scope (default ${DEFAULT-VALUE}).")
     String scope;
 
-    /** The trace replayed after {@link #check}: {@link #trace}, or the default one when neither it nor a workload was given. */
+    /** The trace replayed after {@link #validate}: {@link #trace}, or the default one when neither it nor a workload was given. */
     private Path resolvedTrace;
 
-    /** Validates the options and loads the requests; a problem is a {@link CommandLine.ParameterException} naming its flag. */
-    LiveWorkload check(CommandLine cl) {
+    /** Checks the options (the trace readable, not parsed yet); a problem is a {@link CommandLine.ParameterException} naming its flag. */
+    void validate(CommandLine cl) {
         if (workers < 1 || workers > BenchSpec.MAX_WORKERS) {
             throw new CommandLine.ParameterException(cl, "--workers must be in [1, " + BenchSpec.MAX_WORKERS + "], got " + workers);
         }
@@ -88,7 +89,14 @@ final class LiveFleetOptions {
             throw new CommandLine.ParameterException(cl, "--trace " + t + " is not a readable file");
         }
         resolvedTrace = t;
-        // The requests too: a malformed trace line is one message and exit 2, as in 'bench routing', not a failed start.
+    }
+
+    /**
+     * The requests, after {@link #validate}: a malformed trace line is one message naming --trace and exit 2, as in
+     * 'bench routing', not a failed start. Last among a command's checks: a long trace takes seconds to read.
+     */
+    LiveWorkload load(CommandLine cl) {
+        Path t = resolvedTrace;
         try {
             return LiveWorkload.load(t, workload, workers, load, limit, seed);
         } catch (IllegalArgumentException | UncheckedIOException e) {
@@ -100,7 +108,7 @@ final class LiveFleetOptions {
         }
     }
 
-    /** The trace the fleet replays (after {@link #check}), or null for a generated workload. */
+    /** The trace the fleet replays (after {@link #validate}), or null for a generated workload. */
     Path trace() {
         return resolvedTrace;
     }

@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.jobs.FittingJobMain;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.WriterIdentity;
 import io.tierroute.schemas.Topics;
@@ -106,9 +107,6 @@ final class SubmitCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** How the job's messages point to its flags, and where a submit's user finds them. */
-    static final String JOB_HELP_HINT = "(run with --help for every flag)";
-
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
@@ -132,7 +130,7 @@ final class SubmitCommand implements Callable<Integer> {
             return savepoint != null ? stopWithSavepoint(rest, out) : submit(rest, out);
         } catch (FlinkRestClient.FlinkRestException | IllegalStateException e) {
             // The job's own flag errors come back through Flink; its --help cannot be reached that way.
-            err.println("tierroute submit: " + String.valueOf(e.getMessage()).replace(JOB_HELP_HINT,
+            err.println("tierroute submit: " + String.valueOf(e.getMessage()).replace(FittingJobMain.HELP_HINT,
                     "('tierroute submit --job-help' lists every job flag)"));
             return 1;
         }
@@ -144,15 +142,21 @@ final class SubmitCommand implements Callable<Integer> {
                     + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job or job arguments");
         }
         String id = jobId != null ? jobId : onlyRunningJob(rest);
-        // Read before the stop: a stopped job's configuration may be gone by the time the savepoint completes.
-        Map<String, String> identity = rest.userConfig(id).orElse(Map.of());
+        // Read before the stop (a stopped job's configuration may be gone), for the restart hint only: a failure to
+        // read it must not keep the job from stopping, nor hide why the stop failed.
+        Map<String, String> identity;
+        try {
+            identity = rest.userConfig(id).orElse(Map.of());
+        } catch (FlinkRestClient.FlinkRestException e) {
+            identity = Map.of();
+        }
         String location = rest.stopWithSavepoint(id, onTheClusterSide(savepoint), wait);
         out.println("job " + id + " stopped with a savepoint");
         out.println("savepoint: " + location);
         String name = identity.get(WriterIdentity.JOB_NAME);
         out.println("restart it with: tierroute submit --flink " + rest.base() + " --bootstrap "
                 + identity.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT") + " --from-savepoint " + location
-                + (name == null ? "" : " -- --job-name " + name));
+                + (name == null ? "" : " -- --job-name " + ShellWords.quote(name)));
         out.println("  and every other job argument it ran with (gate settings, intervals): the savepoint keeps the job's "
                 + "state, not its flags");
         return 0;

@@ -57,6 +57,26 @@ class FleetCommandTest {
         assertThat(workers[2]).startsWith("--workers must be in [1, 4096], got 0");
     }
 
+    @Test
+    void aBrokerWithoutTheTopicsIsNamedAndAStopDuringTheStartStopsIt() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--workload", "chat", "--limit", "10");
+            assertThat(r[0]).isEqualTo("1");
+            assertThat(r[2]).contains("has no topic tierroute.params, tierroute.control").contains("'tierroute cluster up'");
+
+            ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            var settings = new FleetRun.Settings(kafka.bootstrapServers(), 2, 100, "default", 1, 0, null, "UNSET_TOKEN_ENV",
+                    false);
+            var work = io.tierroute.sim.live.LiveWorkload.load(null, "chat", 2, 1, 10, 1);
+            long begin = System.nanoTime();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> FleetRun.start(settings, work, begin, () -> true))
+                    .isInstanceOf(FleetRun.StoppedDuringStart.class);
+            try (FleetRun run = FleetRun.start(settings, work, begin, () -> false)) {
+                assertThat(run.selectorUri().getPort()).as("started when nobody stops it").isPositive();
+            }
+        }
+    }
+
     /** Records on the topic (all partitions), read from the end offsets: the producers have flushed at close. */
     private static long endOffset(String bootstrap, String topic) {
         Properties p = new Properties();

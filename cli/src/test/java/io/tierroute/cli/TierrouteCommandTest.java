@@ -29,6 +29,21 @@ class TierrouteCommandTest {
     }
 
     @Test
+    void aUsageErrorIsTheErrorAndWhereTheHelpIsNotTheWholeUsage() {
+        assertThat(run("submit", "--bootstrap", "127.0.0.1:9092")).isEqualTo(2);
+        assertThat(err.toString().lines().toList()).containsExactly("Missing required option: '--flink=URL'",
+                "Run 'tierroute submit --help' for its options.");
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "lst", "--bootstrap", "h:1")).as("a command of commands lists them").isEqualTo(2);
+        assertThat(err.toString()).startsWith("Unmatched argument").contains("Usage: tierroute snapshots")
+                .contains("list");
+        err.getBuffer().setLength(0);
+        assertThat(run("fleet", "--bootstrap", "h:1", "--wrkers", "2")).isEqualTo(2);
+        assertThat(err.toString().lines().toList()).containsExactly("Unknown options: '--wrkers', '2'",
+                "Run 'tierroute fleet --help' for its options.");
+    }
+
+    @Test
     void selectorHelpExplainsEveryOption() {
         assertThat(run("selector", "--help")).isZero();
         assertThat(out.toString()).contains("--config").contains("--port").contains("--host").contains("Exit codes");

@@ -8,6 +8,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * the flag; {@code --help} lists every flag with its default.
  */
 public final class FittingJobMain {
+    /** How a flag error points to the flags; {@code tierroute submit} replaces it (Flink's REST API runs no --help). */
+    public static final String HELP_HINT = "(run with --help for every flag)";
+
     private FittingJobMain() {}
 
     public static void main(String[] args) throws Exception {
@@ -19,7 +22,7 @@ public final class FittingJobMain {
         try {
             settings = JobSettings.parse(args);
         } catch (IllegalArgumentException e) {
-            String message = "tierroute fitting job: " + e.getMessage() + " (run with --help for every flag)";
+            String message = "tierroute fitting job: " + e.getMessage() + " " + HELP_HINT;
             if (launchedByJava()) {
                 System.err.println(message);
                 System.exit(2);

@@ -198,8 +198,8 @@ class SessionClusterJobTest {
             // down while the job runs: it says so, and where the job resumes from (the kept checkpoint)
             Run downWithJob = run("cluster", "down", "--dir", dir.toString());
             assertThat(downWithJob.rc).as(downWithJob.all()).isZero();
-            assertThat(downWithJob.out).contains("'" + v2 + "' is RUNNING: it stops with the cluster, without a savepoint")
-                    .contains("to resume '" + v2 + "' after 'cluster up'")
+            assertThat(downWithJob.out).contains(v2 + " is RUNNING: it stops with the cluster, without a savepoint")
+                    .contains("--savepoint DIR --job-id ").contains("to resume " + v2 + " after 'cluster up'")
                     .containsPattern("--bootstrap " + Pattern.quote(bootstrap) + " --from-savepoint \\S+/chk-\\d+ -- --job-name ");
             System.out.println("[measured] down with a job: " + downWithJob.out.strip().replace("\n", " | "));
         } finally {

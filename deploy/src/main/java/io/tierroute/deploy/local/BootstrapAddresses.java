@@ -1,10 +1,12 @@
 package io.tierroute.deploy.local;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.UnknownHostException;
 
-/** A Kafka bootstrap list ({@code host:port[,host:port...]}) probed with a plain TCP connect, before any client. */
+/** A Kafka bootstrap list ({@code [PROTOCOL://]host:port[,...]}) probed with a plain TCP connect, before any client. */
 final class BootstrapAddresses {
     private static final int CONNECT_TIMEOUT_MS = 500;
 
@@ -12,12 +14,13 @@ final class BootstrapAddresses {
     }
 
     /**
-     * Whether some address of {@code bootstrap} accepts a TCP connection within half a second. An entry that is not
-     * {@code host:port} counts as listening, so that the Kafka client, which knows the format best, reports it.
+     * Whether some address of {@code bootstrap} accepts a TCP connection within half a second (each address a name
+     * resolves to is tried, as Kafka's clients do). An entry that is not {@code host:port}, or whose name does not
+     * resolve, counts as listening: the Kafka client, which knows the format and the resolver best, reports it.
      */
     static boolean anyListening(String bootstrap) {
         for (String entry : bootstrap.split(",")) {
-            String address = entry.strip();
+            String address = entry.strip().replaceFirst("^[A-Za-z][A-Za-z0-9_+.-]*://", "");
             int colon = address.lastIndexOf(':');
             if (colon <= 0 || colon == address.length() - 1) {
                 return true;
@@ -29,18 +32,29 @@ final class BootstrapAddresses {
             } catch (NumberFormatException e) {
                 return true;
             }
-            if (port < 1 || port > 65535 || accepts(host, port)) {
+            if (port < 1 || port > 65535) {
                 return true;
+            }
+            InetAddress[] resolved;
+            try {
+                resolved = InetAddress.getAllByName(host);
+            } catch (UnknownHostException e) {
+                return true;
+            }
+            for (InetAddress a : resolved) {
+                if (accepts(a, port)) {
+                    return true;
+                }
             }
         }
         return false;
     }
 
-    private static boolean accepts(String host, int port) {
+    private static boolean accepts(InetAddress address, int port) {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(host, port), CONNECT_TIMEOUT_MS);
+            s.connect(new InetSocketAddress(address, port), CONNECT_TIMEOUT_MS);
             return true;
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (IOException e) {
             return false;
         }
     }

@@ -15,18 +15,20 @@ class BootstrapAddressesTest {
     @Test
     void anAddressWithAListenerAnswersAndOneWithoutDoesNot() throws Exception {
         int closed = LoopbackPorts.free();
-        try (ServerSocket open = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        try (ServerSocket open = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) { // never accepted: room for every probe
             assertThat(BootstrapAddresses.anyListening("127.0.0.1:" + open.getLocalPort())).isTrue();
             assertThat(BootstrapAddresses.anyListening("127.0.0.1:" + closed + ", 127.0.0.1:" + open.getLocalPort()))
                     .as("any one address listening is enough").isTrue();
+            assertThat(BootstrapAddresses.anyListening("PLAINTEXT://127.0.0.1:" + open.getLocalPort()))
+                    .as("a listener-style prefix, as Kafka's clients accept it").isTrue();
         }
         assertThat(BootstrapAddresses.anyListening("127.0.0.1:" + closed)).isFalse();
-        assertThat(BootstrapAddresses.anyListening("no-such-host.invalid:9092")).isFalse();
+        assertThat(BootstrapAddresses.anyListening("SASL_SSL://127.0.0.1:" + closed)).isFalse();
     }
 
     @Test
     void anEntryThatIsNotHostAndPortIsLeftToTheKafkaClient() {
-        for (String odd : new String[] {"localhost", "host:", ":9092", "host:port", "host:70000"}) {
+        for (String odd : new String[] {"localhost", "host:", ":9092", "host:port", "host:70000", "no-such-host.invalid:9092"}) {
             assertThat(BootstrapAddresses.anyListening(odd)).as(odd).isTrue();
         }
     }

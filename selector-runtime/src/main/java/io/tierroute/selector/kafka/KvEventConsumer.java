@@ -141,7 +141,7 @@ public final class KvEventConsumer implements AutoCloseable {
         SessionLoop.run(() -> running, this::session, (e, wait) -> {
             restarts.increment();
             log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), wait, e);
-        }, wait -> pause(wait));
+        }, this::pause);
     }
 
     /** Waits {@code millis} or until close(); false when closed. Never interrupts a Kafka client. */

@@ -190,4 +190,32 @@ class ScopeFitFunctionTest {
             .as("version 1 was trimmed (two kept): no active version to gate against").isNull();
         h.close();
     }
+
+    @Test
+    void aForestTrainedInTheBackgroundIsPolledUntilDoneAndEntersTheNextSnapshot() throws Exception {
+        // 1,000 rows: the gate's minimum for a forest; 30 trees take long enough that the first polls find it running
+        var h = harness(null, settings().set("forest-interval", Duration.ofSeconds(1)).set("min-forest-rows", 100)
+            .set("forest-trees", 30).build());
+        h.setProcessingTime(0);
+        rows(h, 1_000);
+        assertThat(publishOne(h, TICK).getQuantileModel()).as("no forest before the first forest tick").isNull();
+        h.setProcessingTime(2 * TICK); // the forest tick: training starts on the background thread, a poll is armed
+        long now = 2 * TICK;
+        ParameterSnapshot last = null;
+        for (int attempt = 0; attempt < 100 && (last == null || last.getQuantileModel() == null); attempt++) {
+            if (attempt > 0) {
+                Thread.sleep(50); // the first poll comes at once: it finds the training running and must arm the next
+            }
+            now += ScopeFitFunction.FOREST_POLL_MS;
+            h.setProcessingTime(now);
+            rows(h, 1);
+            now = (now / TICK + 1) * TICK;
+            last = publishOne(h, now);
+        }
+        ParameterSnapshot withModel = last;
+        assertThat(withModel.getQuantileModel()).as("the polled model is in a snapshot within 100 polls; last: %s",
+            withModel.getRejectReasons()).isNotNull();
+        assertThat(withModel.getStatus()).as("reasons %s", withModel.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        h.close();
+    }
 }
