@@ -33,9 +33,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
@@ -99,7 +97,7 @@ final class Demo implements AutoCloseable {
     private final LiveWorkload work;
     /** Polled between the start-up's steps and in its waits: Ctrl-C may come at any time. */
     private final BooleanSupplier stopRequested;
-    private final List<AutoCloseable> closers = new ArrayList<>();
+    private final Closers closers = new Closers("tierroute demo");
     private Path tmp;
     private String bootstrap;
     private MiniCluster flink;
@@ -315,15 +313,8 @@ final class Demo implements AutoCloseable {
 
     /** Stops everything, newest first; safe to call twice. */
     @Override
-    public synchronized void close() {
-        for (int i = closers.size() - 1; i >= 0; i--) {
-            try {
-                closers.get(i).close();
-            } catch (Exception e) {
-                System.err.println("tierroute demo: while stopping: " + e);
-            }
-        }
-        closers.clear();
+    public void close() {
+        closers.close();
     }
 
     private static void deleteTree(Path root) throws IOException {

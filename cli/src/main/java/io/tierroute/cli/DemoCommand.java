@@ -8,7 +8,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -42,15 +41,11 @@ import java.util.concurrent.Callable;
                 "2:bad command line"})
 final class DemoCommand implements Callable<Integer> {
 
-    /** Far beyond any demo; a deadline in nanoseconds would overflow only past 292 years. */
-    static final Duration MAX_DURATION = Duration.ofDays(3650);
-    static final Duration MAX_STATUS_INTERVAL = Duration.ofHours(24);
     @CommandLine.Mixin
     LiveFleetOptions fleet;
 
-    @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
-            description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the trace).")
-    Duration duration;
+    @CommandLine.Mixin
+    RunLengthOptions length;
 
     @Option(names = "--flink-ui-port", defaultValue = "8081", paramLabel = "N",
             description = "Port of the Flink web UI / REST API (default ${DEFAULT-VALUE}; 0 = any free port).")
@@ -92,9 +87,6 @@ final class DemoCommand implements Callable<Integer> {
                     + "selector's drain / undrain / health (default ${DEFAULT-VALUE}; unset: read-only).")
     String tokenEnv;
 
-    @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DurationConverter.class,
-            description = "How often the status line is refreshed (default ${DEFAULT-VALUE}).")
-    Duration statusInterval;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -117,15 +109,7 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
         }
-        if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(MAX_DURATION) > 0)) {
-            throw new CommandLine.ParameterException(cl, "--duration must be > 0 and at most " + MAX_DURATION.toDays()
-                    + " days, got " + spec.findOption("--duration").originalStringValues().get(0));
-        }
-        if (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(MAX_STATUS_INTERVAL) > 0) {
-            List<String> typed = spec.findOption("--status-interval").originalStringValues();
-            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
-                    + MAX_STATUS_INTERVAL.toHours() + " h, got " + (typed.isEmpty() ? statusInterval : typed.get(0)));
-        }
+        length.validate(spec);
         if (!(gateMaxJumpFactor > 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-max-jump-factor must be > 1, got " + gateMaxJumpFactor);
         }
@@ -201,9 +185,10 @@ final class DemoCommand implements Callable<Integer> {
         out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
                 + "/v1/params; " + adminNote(System.getenv(tokenEnv), tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + fleet.timeScale + "x");
-        out.println((duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C)."));
+        out.println((length.duration == null ? "Ctrl-C to stop."
+                : "Stopping after " + length.duration.toSeconds() + " s (or Ctrl-C)."));
         out.flush();
-        return LiveStatus.run("demo", demo.fleetRun(), stop, statusInterval, duration, () -> {
+        return LiveStatus.run("demo", demo.fleetRun(), stop, length.statusInterval, length.duration, () -> {
             String job = demo.jobStatus();
             return job.equals("RUNNING") ? null : "the fitting job is " + job;
         }, out, err);

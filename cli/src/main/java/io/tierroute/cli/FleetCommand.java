@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
-import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
@@ -53,9 +52,8 @@ final class FleetCommand implements Callable<Integer> {
     @CommandLine.Mixin
     LiveFleetOptions fleet;
 
-    @Option(names = "--duration", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
-            description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the requests).")
-    Duration duration;
+    @CommandLine.Mixin
+    RunLengthOptions length;
 
     @Option(names = "--selector-port", defaultValue = "0", paramLabel = "N",
             description = "Port of the selector's HTTP API on 127.0.0.1 (default ${DEFAULT-VALUE}: any free port, printed).")
@@ -66,10 +64,6 @@ final class FleetCommand implements Callable<Integer> {
                     + "${DEFAULT-VALUE}; unset: refused).")
     String tokenEnv;
 
-    @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
-            description = "How often the status line is refreshed (default ${DEFAULT-VALUE}).")
-    Duration statusInterval;
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -79,14 +73,7 @@ final class FleetCommand implements Callable<Integer> {
         if (selectorPort < 0 || selectorPort > 65535) {
             throw new CommandLine.ParameterException(cl, "--selector-port must be in [0, 65535], got " + selectorPort);
         }
-        if (duration != null && (duration.isNegative() || duration.isZero() || duration.compareTo(DemoCommand.MAX_DURATION) > 0)) {
-            throw new CommandLine.ParameterException(cl, "--duration must be > 0 and at most "
-                    + DemoCommand.MAX_DURATION.toDays() + " days, got " + typed("--duration", duration));
-        }
-        if (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(DemoCommand.MAX_STATUS_INTERVAL) > 0) {
-            throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
-                    + DemoCommand.MAX_STATUS_INTERVAL.toHours() + " h, got " + typed("--status-interval", statusInterval));
-        }
+        length.validate(spec);
         fleet.validate(cl);
         work[0] = fleet.load(cl);
         return new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed, selectorPort,
@@ -113,11 +100,6 @@ final class FleetCommand implements Callable<Integer> {
     /** What the fleet publishes to and its selector reads. */
     static final List<String> USED_TOPICS = List.of(Topics.PARAMS, Topics.CONTROL, Topics.DECISIONS, Topics.TELEMETRY,
             Topics.KV_EVENTS, Topics.COMPLETIONS);
-
-    private String typed(String option, Duration parsed) {
-        List<String> typed = spec.findOption(option).originalStringValues();
-        return typed.isEmpty() ? parsed.toString() : typed.get(0);
-    }
 
     @Override
     public Integer call() throws Exception {
@@ -173,9 +155,10 @@ final class FleetCommand implements Callable<Integer> {
                         + DemoCommand.adminNote(s.token(), tokenEnv) + ")");
                 out.println("  fleet:            " + run.workloadDescription() + ", time scale " + s.timeScale() + "x, scope "
                         + s.scope());
-                out.println(duration == null ? "Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s (or Ctrl-C).");
+                out.println(length.duration == null ? "Ctrl-C to stop."
+                        : "Stopping after " + length.duration.toSeconds() + " s (or Ctrl-C).");
                 out.flush();
-                return LiveStatus.run("fleet", run, stop, statusInterval, duration, () -> null, out, err);
+                return LiveStatus.run("fleet", run, stop, length.statusInterval, length.duration, () -> null, out, err);
             } finally {
                 run.close(); // before the hook lets the JVM go
             }

@@ -63,7 +63,7 @@ final class FleetRun implements AutoCloseable {
     private final Settings settings;
     private final LiveWorkload work;
     private final long startedNanos;
-    private final List<AutoCloseable> closers = new ArrayList<>();
+    private final Closers closers = new Closers("tierroute: the fleet");
     private ParameterStore store;
     private ParameterLoader loader;
     private DecisionPublisher decisions;
@@ -218,14 +218,7 @@ final class FleetRun implements AutoCloseable {
 
     /** Stops the API, the fleet, its publisher, the decision publisher and the loader, in that order; safe twice. */
     @Override
-    public synchronized void close() {
-        for (int i = closers.size() - 1; i >= 0; i--) {
-            try {
-                closers.get(i).close();
-            } catch (Exception e) {
-                System.err.println("tierroute: while stopping the fleet: " + e);
-            }
-        }
-        closers.clear();
+    public void close() {
+        closers.close();
     }
 }
