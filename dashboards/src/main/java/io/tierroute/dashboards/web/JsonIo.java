@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.undertow.server.HttpServerExchange;
@@ -52,6 +54,22 @@ final class JsonIo {
         send(ex, status, Map.of("error", message));
     }
 
+    /**
+     * A value of the wrong JSON type, said in the API's terms ("field 'version' must be a whole number, got 224.5")
+     * rather than Jackson's, which names its classes and its CoercionConfig.
+     */
+    static String wrongType(MismatchedInputException e) {
+        String field = e.getPath().isEmpty() ? null : e.getPath().get(e.getPath().size() - 1).getFieldName();
+        if (field == null) {
+            return "malformed request body: expected a JSON object";
+        }
+        Class<?> t = e.getTargetType();
+        String expected = t == Long.class || t == Integer.class || t == long.class || t == int.class ? "a whole number"
+                : t == String.class ? "a string" : "a " + (t == null ? "value of another type" : t.getSimpleName());
+        Object got = e instanceof InvalidFormatException f ? f.getValue() : null;
+        return "field '" + field + "' must be " + expected + (got == null ? "" : ", got " + got);
+    }
+
     /** Reads the (blocking) request body into {@code type}; {@link HttpError} 400 / 413 / 415 on bad input. */
     static <T> T read(HttpServerExchange ex, Class<T> type) {
         String ct = ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE);
@@ -75,6 +93,8 @@ final class JsonIo {
         } catch (UnrecognizedPropertyException e) {
             throw new HttpError(400, "unknown field '" + e.getPropertyName() + "'; known fields: "
                     + e.getKnownPropertyIds());
+        } catch (MismatchedInputException e) {
+            throw new HttpError(400, wrongType(e));
         } catch (JsonProcessingException e) {
             throw new HttpError(400, "malformed request body: " + e.getOriginalMessage());
         } catch (IOException e) {

@@ -120,6 +120,13 @@ class DashboardApiTest {
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 2, \"reason\": \"r\"}");
         assertThat(r.statusCode()).isEqualTo(409);
         assertThat(json(r).get("error").asText()).contains("REJECTED");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 224.5, \"reason\": \"r\"}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got 224.5");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": \"two\", \"reason\": \"r\"}");
+        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got two");
+        r = post("api/v1/scopes/default/pin", TOKEN, "[1]");
+        assertThat(json(r).get("error").asText()).isEqualTo("malformed request body: expected a JSON object");
         r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).contains("malformed");
