@@ -76,7 +76,10 @@ class DemoProcessTest {
         run1.addAll(portArgs);
         try (DemoChild demo = DemoChild.start(dir.resolve("run-1"), run1, Map.of(TOKEN_ENV, token))) {
             long t0 = System.nanoTime();
-            Matcher status = demo.awaitLast(STATUS, m -> Long.parseLong(m.group(1)) > 0 && Long.parseLong(m.group(4)) > 0,
+            // The line reads the store and the loader's status one after the other: a swap between the two reads shows
+            // the new version served under the old status for one line; the next line agrees.
+            Matcher status = demo.awaitLast(STATUS, m -> Long.parseLong(m.group(1)) > 0 && Long.parseLong(m.group(4)) > 0
+                            && m.group(3).startsWith("default=v"),
                     Duration.ofSeconds(150), "routing with a fitted snapshot");
             System.out.printf("demo run 1 served a fitted snapshot after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             String log = demo.log();

@@ -531,11 +531,14 @@ public final class ParameterLoader implements AutoCloseable {
         long took = System.nanoTime() - begin;
         lastSwapNanos.set(took);
         swaps.increment();
-        log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version,
-                appliedVersion, rule.isPinned(scope) ? ", pinned" : "", took / 1000);
+        long was = appliedVersion;
         appliedVersion = version;
         failedVersion = -1;
+        // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
+        // find the new parameters served under the old status for as long as a log write takes.
         publishStatus();
+        log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version, was,
+                rule.isPinned(scope) ? ", pinned" : "", took / 1000);
     }
 
     /** Reads one record back by its offset (a rollback to a version no longer in the cache). */
