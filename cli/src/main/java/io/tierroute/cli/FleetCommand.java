@@ -67,17 +67,20 @@ final class FleetCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The settings of the run, every option checked and the requests loaded; a problem is a usage error. */
-    FleetRun.Settings settings(CommandLine cl, LiveWorkload[] work) {
+    /** The run's settings and requests, once every option is checked. */
+    record Checked(FleetRun.Settings settings, LiveWorkload work) {}
+
+    /** Checks every option and loads the requests; a problem is a usage error. */
+    Checked check(CommandLine cl) {
         BootstrapAddress.require(bootstrap, "--bootstrap", cl);
         if (selectorPort < 0 || selectorPort > 65535) {
             throw new CommandLine.ParameterException(cl, "--selector-port must be in [0, 65535], got " + selectorPort);
         }
         length.validate(spec);
         fleet.validate(cl);
-        work[0] = fleet.load(cl);
-        return new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed, selectorPort,
-                System.getenv(tokenEnv), tokenEnv, fleet.trace() != null);
+        LiveWorkload work = fleet.load(cl);
+        return new Checked(new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
+                selectorPort, System.getenv(tokenEnv), tokenEnv, fleet.trace() != null), work);
     }
 
     /** The tierroute topics the fleet and its selector use that {@code bootstrap} lacks (an Admin client, 10 s at most). */
@@ -105,8 +108,8 @@ final class FleetCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        LiveWorkload[] work = new LiveWorkload[1];
-        FleetRun.Settings s = settings(spec.commandLine(), work);
+        Checked checked = check(spec.commandLine());
+        FleetRun.Settings s = checked.settings();
         try {
             Demo.requireFree(s.selectorPort(), "--selector-port");
         } catch (Demo.PortTakenException e) {
@@ -123,7 +126,7 @@ final class FleetCommand implements Callable<Integer> {
         List<String> missing = missingTopics(s.bootstrap());
         if (!missing.isEmpty()) {
             err.println("tierroute fleet: Kafka at " + s.bootstrap() + " has no topic " + String.join(", ", missing)
-                    + "; 'tierroute cluster up' creates them (or create them as deploy/README.md lists)");
+                    + "; 'tierroute cluster up' creates them (their policies: Topics.specs(), deploy/README.md)");
             err.flush();
             return 1;
         }
@@ -133,7 +136,7 @@ final class FleetCommand implements Callable<Integer> {
         try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-fleet-shutdown")) {
             FleetRun run;
             try {
-                run = FleetRun.start(s, work[0], System.nanoTime(), stop::requested);
+                run = FleetRun.start(s, checked.work(), System.nanoTime(), stop::requested);
             } catch (RuntimeException e) {
                 if (stop.requested()) { // Ctrl-C; a part may also have failed as the JVM shut down
                     out.println("tierroute fleet: stopped during start-up (Ctrl-C); everything it had started is stopped");
