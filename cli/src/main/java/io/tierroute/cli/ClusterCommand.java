@@ -216,9 +216,8 @@ final class ClusterCommand implements Runnable {
                     }
                     String name = ShellWords.quote(j.name());
                     resume.add(rest.latestCheckpointPath(j.id())
-                            .map(c -> "  to resume " + name + " after 'cluster up': tierroute submit --flink " + rest.base()
-                                    + " --bootstrap " + params.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT")
-                                    + " --from-savepoint " + c + " -- --job-name " + name + " (and its other flags)")
+                            .map(c -> "  to resume " + name + " after 'cluster up': "
+                                    + ResumeCommand.of(rest.base(), params, c) + " (and its other flags)")
                             .orElse("  " + name + " has no completed checkpoint to resume from"));
                 } catch (FlinkRestClient.FlinkRestException e) {
                     resume.add("  where " + ShellWords.quote(j.name()) + " could resume from is unknown: " + e.getMessage());

@@ -27,8 +27,6 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,13 +83,6 @@ final class Demo implements AutoCloseable {
         }
     }
 
-    /** A port given on the command line that is not free. */
-    static final class PortTakenException extends RuntimeException {
-        PortTakenException(String message) {
-            super(message);
-        }
-    }
-
     private final Options opts;
     /** The requests, loaded (and a trace checked) before anything starts. */
     private final LiveWorkload work;
@@ -113,20 +104,6 @@ final class Demo implements AutoCloseable {
         this.stopRequested = stopRequested;
     }
 
-    /** Fails with a message naming {@code flag} when {@code port} (not 0) cannot be bound on loopback. */
-    static void requireFree(int port, String flag) {
-        if (port == 0) {
-            return;
-        }
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        } catch (IOException e) {
-            throw new PortTakenException("port " + port + " (" + flag + ") is taken on 127.0.0.1: " + e.getMessage()
-                    + "; pick another with " + flag + " N (0 = any free port)");
-        }
-    }
-
     /** Starts every part; on failure, stops what had started and rethrows. */
     static Demo start(Options opts) throws Exception {
         return start(opts, workload(opts), () -> false);
@@ -142,10 +119,10 @@ final class Demo implements AutoCloseable {
      * holds; on failure or stop, stops what had started (a Kafka broker process among them) and rethrows.
      */
     static Demo start(Options opts, LiveWorkload work, BooleanSupplier stopRequested) throws Exception {
-        requireFree(opts.flinkUiPort(), "--flink-ui-port");
-        requireFree(opts.dashboardPort(), "--dashboard-port");
-        requireFree(opts.kafkaPort(), "--kafka-port");
-        requireFree(opts.selectorPort(), "--selector-port");
+        PortFlags.requireFree(opts.flinkUiPort(), "--flink-ui-port");
+        PortFlags.requireFree(opts.dashboardPort(), "--dashboard-port");
+        PortFlags.requireFree(opts.kafkaPort(), "--kafka-port");
+        PortFlags.requireFree(opts.selectorPort(), "--selector-port");
         Demo d = new Demo(opts, work, stopRequested);
         try {
             d.startAll();

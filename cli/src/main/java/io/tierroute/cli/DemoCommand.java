@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -147,7 +148,7 @@ final class DemoCommand implements Callable<Integer> {
         try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-demo-shutdown")) {
             try {
                 demo = Demo.start(o, work, stop::requested);
-            } catch (Demo.PortTakenException e) {
+            } catch (LoopbackPorts.PortTakenException e) {
                 err.println("tierroute demo: " + e.getMessage());
                 err.flush();
                 return 1;

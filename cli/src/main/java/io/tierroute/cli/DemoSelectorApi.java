@@ -18,7 +18,7 @@ import io.tierroute.sim.live.LiveFleet;
 final class DemoSelectorApi {
 
     /** Why the data plane is closed, as its 409s say. */
-    static final String DATA_PLANE_CLOSED = "this selector routes the demo's simulated fleet";
+    static final String DATA_PLANE_CLOSED = "this selector routes a simulated fleet (tierroute demo or fleet)";
 
     private DemoSelectorApi() {
     }

@@ -1,23 +1,17 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
 import io.tierroute.sim.live.LiveWorkload;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.KafkaException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Properties;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * {@code tierroute fleet}: the live simulated fleet of {@code demo}, routed by the selector, on an operator's Kafka
@@ -83,23 +77,6 @@ final class FleetCommand implements Callable<Integer> {
                 selectorPort, System.getenv(tokenEnv), tokenEnv, fleet.trace() != null), work);
     }
 
-    /** The tierroute topics the fleet and its selector use that {@code bootstrap} lacks (an Admin client, 10 s at most). */
-    static List<String> missingTopics(String bootstrap) {
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"); // at most the API timeout, or the client refuses
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
-        try (Admin admin = Admin.create(p)) {
-            Set<String> present = admin.listTopics().names().get(10, TimeUnit.SECONDS);
-            return USED_TOPICS.stream().filter(t -> !present.contains(t)).toList();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return List.of();
-        } catch (ExecutionException | TimeoutException | KafkaException e) {
-            return List.of(); // the selector's parts report what they cannot reach, naming the topic
-        }
-    }
-
     /** What the fleet publishes to and its selector reads. */
     static final List<String> USED_TOPICS = List.of(Topics.PARAMS, Topics.CONTROL, Topics.DECISIONS, Topics.TELEMETRY,
             Topics.KV_EVENTS, Topics.COMPLETIONS);
@@ -111,8 +88,8 @@ final class FleetCommand implements Callable<Integer> {
         Checked checked = check(spec.commandLine());
         FleetRun.Settings s = checked.settings();
         try {
-            Demo.requireFree(s.selectorPort(), "--selector-port");
-        } catch (Demo.PortTakenException e) {
+            PortFlags.requireFree(s.selectorPort(), "--selector-port");
+        } catch (LoopbackPorts.PortTakenException e) {
             err.println("tierroute fleet: " + e.getMessage());
             err.flush();
             return 1;
@@ -123,7 +100,7 @@ final class FleetCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        List<String> missing = missingTopics(s.bootstrap());
+        List<String> missing = ProjectTopics.missing(s.bootstrap(), USED_TOPICS);
         if (!missing.isEmpty()) {
             err.println("tierroute fleet: Kafka at " + s.bootstrap() + " has no topic " + String.join(", ", missing)
                     + "; 'tierroute cluster up' creates them (their policies: Topics.specs(), deploy/README.md)");

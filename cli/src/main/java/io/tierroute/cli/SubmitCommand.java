@@ -3,7 +3,6 @@ package io.tierroute.cli;
 import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.jobs.FittingJobMain;
 import io.tierroute.jobs.JobSettings;
-import io.tierroute.jobs.WriterIdentity;
 import io.tierroute.schemas.Topics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -153,10 +152,7 @@ final class SubmitCommand implements Callable<Integer> {
         String location = rest.stopWithSavepoint(id, onTheClusterSide(savepoint), wait);
         out.println("job " + id + " stopped with a savepoint");
         out.println("savepoint: " + location);
-        String name = identity.get(WriterIdentity.JOB_NAME);
-        out.println("restart it with: tierroute submit --flink " + rest.base() + " --bootstrap "
-                + identity.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT") + " --from-savepoint " + location
-                + (name == null ? "" : " -- --job-name " + ShellWords.quote(name)));
+        out.println("restart it with: " + ResumeCommand.of(rest.base(), identity, location));
         out.println("  and every other job argument it ran with (gate settings, intervals): the savepoint keeps the job's "
                 + "state, not its flags");
         return 0;

@@ -238,7 +238,7 @@ class DemoProcessTest {
         assertThat(demo.startedProcessesAlive()).as("processes the demo started and left running").isEmpty();
         for (Map.Entry<String, Integer> e : ports.entrySet()) {
             assertThat(LoopbackPorts.listening(e.getValue())).as(e.getKey() + " " + e.getValue() + " still answers").isFalse();
-            Demo.requireFree(e.getValue(), e.getKey());
+            PortFlags.requireFree(e.getValue(), e.getKey());
         }
         assertThat(demo.leftoverFiles()).as("left in the demo's java.io.tmpdir").isEmpty();
     }

@@ -83,11 +83,11 @@ final class ReplayBuffers {
     }
 
     /**
-     * Replays the buffers into {@code est}: each telemetry sample with the BW_t in use when it first arrived, the last
-     * change after them, then the rows. Returns {telemetry samples, rows} replayed.
+     * Replays the buffers into {@code est}: each telemetry sample with the BW_t of {@code changes} (the recorded ones,
+     * {@link #bandwidthChanges}) in use when it first arrived, the last change after them, then the rows. Returns
+     * {telemetry samples, rows} replayed.
      */
-    long[] replayInto(ScopeEstimators est, ScopeCounters c) throws Exception {
-        List<BandwidthChange> changes = bandwidthChanges();
+    long[] replayInto(ScopeEstimators est, ScopeCounters c, List<BandwidthChange> changes) throws Exception {
         long first = c.firstTelemetryChunk * telemetryChunkRows;
         long[] counts = {0, 0};
         int[] next = {0};

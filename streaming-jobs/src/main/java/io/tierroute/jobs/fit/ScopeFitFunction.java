@@ -412,10 +412,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (est == null) {
             est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows(),
                 settings.sampleRows());
-            if (buffers.bandwidthChanges().isEmpty()) {
+            List<BandwidthChange> changes = buffers.bandwidthChanges();
+            if (changes.isEmpty()) {
                 est.useBandwidths(activeSnapshot(scope)); // no change recorded (yet): the defaults or the active BW_t
             }
-            long[] replayed = buffers.replayInto(est, counters());
+            long[] replayed = buffers.replayInto(est, counters(), changes);
             if (replayed[0] + replayed[1] > 0) {
                 LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, replayed[0],
                     replayed[1]);

@@ -1,0 +1,25 @@
+package io.tierroute.cli;
+
+import io.tierroute.jobs.WriterIdentity;
+
+import java.net.URI;
+import java.util.Map;
+
+/**
+ * The {@code tierroute submit --from-savepoint} line that resumes a fitting job, printed by {@code submit --savepoint}
+ * and {@code cluster down}: its Kafka and name as the job publishes them ({@link WriterIdentity}, from Flink's
+ * {@code GET /jobs/<id>/config}); Flink keeps none of its other flags.
+ */
+final class ResumeCommand {
+
+    private ResumeCommand() {
+    }
+
+    /** The command for the job whose published parameters are {@code identity} (empty: unknown) from {@code path}. */
+    static String of(URI flink, Map<String, String> identity, String path) {
+        String name = identity.get(WriterIdentity.JOB_NAME);
+        return "tierroute submit --flink " + flink + " --bootstrap "
+                + identity.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT") + " --from-savepoint " + path
+                + (name == null ? "" : " -- --job-name " + ShellWords.quote(name));
+    }
+}
