@@ -6,8 +6,12 @@ import io.undertow.Handlers;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import io.undertow.predicate.Predicates;
 import io.undertow.server.handlers.BlockingHandler;
 import io.undertow.server.handlers.PathHandler;
+import io.undertow.server.handlers.encoding.ContentEncodingRepository;
+import io.undertow.server.handlers.encoding.EncodingHandler;
+import io.undertow.server.handlers.encoding.GzipEncodingProvider;
 import io.undertow.server.handlers.resource.ClassPathResourceManager;
 import io.undertow.server.handlers.resource.ResourceHandler;
 
@@ -55,6 +59,8 @@ public final class DashboardServer implements AutoCloseable {
     static final int IDLE_TIMEOUT_MS = 10 * 60 * 1000;
     /** A request's line and headers must arrive within 10 s (slow-header clients lose the connection). */
     static final int REQUEST_PARSE_TIMEOUT_MS = 10_000;
+    /** Smaller responses go out as they are: gzip's header and a deflate block would not pay for themselves. */
+    static final long GZIP_MIN_BYTES = 1024;
 
     /**
      * Who may do what, and how the server listens.
@@ -86,6 +92,17 @@ public final class DashboardServer implements AutoCloseable {
      * @throws IllegalStateException naming the address when the port is taken or cannot be bound, or the
      *                               key store when it cannot be loaded
      */
+    /**
+     * Answers in gzip where the client accepts it and the body is over {@value #GZIP_MIN_BYTES} bytes. The page
+     * re-reads a scope's versions and timelines whenever the history changes (every snapshot: once a second in the
+     * demo), and that JSON, about 1 MB at 240 versions, shrinks about tenfold. Nothing secret is in a response
+     * (tokens travel only in request headers), so compression exposes nothing to a BREACH-style guess.
+     */
+    private static HttpHandler gzipped(HttpHandler next) {
+        return new EncodingHandler(next, new ContentEncodingRepository().addEncodingHandler("gzip",
+                new GzipEncodingProvider(), 50, Predicates.maxContentSize(GZIP_MIN_BYTES)));
+    }
+
     public static DashboardServer start(HistoryReader reader, ControlWriter writer, Options o, String defaultScope) {
         if (o.port() < 0 || o.port() > 65535) {
             throw new IllegalArgumentException("port must be in [0, 65535], got " + o.port());
@@ -99,7 +116,7 @@ public final class DashboardServer implements AutoCloseable {
                         "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist")))
                 .addPrefixPath(DashboardRoute.API_PREFIX, new BlockingHandler(api.handler()))
                 .addExactPath(ReadGate.HEALTH_PATH, api.health());
-        HttpHandler root = new ReadGate(paths, o.readsClosed(), o.readToken(),
+        HttpHandler root = new ReadGate(gzipped(paths), o.readsClosed(), o.readToken(),
                 o.readSource() == null ? "the read token" : o.readSource(), operator);
         SSLContext ssl = o.tls() == null ? null : o.tls().context();
         Undertow.Builder b = Undertow.builder();

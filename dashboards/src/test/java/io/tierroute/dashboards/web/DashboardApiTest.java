@@ -103,6 +103,27 @@ class DashboardApiTest {
         assertThat(get("healthz").statusCode()).isEqualTo(200);
     }
 
+    /** The page re-reads versions and timelines at every new snapshot: a browser gets them gzipped, the same JSON. */
+    @Test
+    void largeAnswersAreGzippedForAClientThatAcceptsItAndSmallOnesAreNot() throws Exception {
+        for (String path : new String[] {"api/v1/scopes/default/versions", "api/v1/scopes/default/timelines",
+                "vendor/uplot/uPlot.iife.min.js"}) {
+            HttpResponse<String> plain = get(path);
+            HttpResponse<byte[]> zipped = http.send(HttpRequest.newBuilder(dashboard.uri().resolve(path))
+                    .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(plain.headers().firstValue("Content-Encoding")).as(path + " without Accept-Encoding").isEmpty();
+            assertThat(zipped.headers().firstValue("Content-Encoding")).as(path).hasValue("gzip");
+            try (var in = new java.util.zip.GZIPInputStream(new java.io.ByteArrayInputStream(zipped.body()))) {
+                assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(plain.body());
+            }
+            assertThat(zipped.body().length).as(path + " compressed").isLessThan(plain.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length / 2);
+        }
+        HttpResponse<byte[]> small = http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/status"))
+                .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(small.body().length).as("the status answer is small").isLessThan((int) DashboardServer.GZIP_MIN_BYTES);
+        assertThat(small.headers().firstValue("Content-Encoding")).as("a small answer goes out as it is").isEmpty();
+    }
+
     @Test
     void badRequestsGetAClearError() throws Exception {
         HttpResponse<String> r = get("api/v1/scopes/nope/versions");

@@ -56,9 +56,14 @@ final class ScopeEstimators {
      * interval. Between refits the reference fit (which weights each new row) and Q_slack are fixed; a
      * refit solves 17 NNLS problems, which at the fitter's default of every 16 rows was about half of the
      * regression's cost per row. {@code fit()} at each snapshot always solves the current sums.
+     * <p>With a free intercept, as the simulator's warm-up fit ({@code TierrouteFitting}) that the benchmark
+     * measures: the engine's fixed per-step overhead (16.5 ms a prefill step on the simulated engines) is paid on
+     * every worker alike, so it is no price of a choice. Without it, α_p absorbed that overhead spread over the
+     * prompt's tokens, and where prompts are short and TTFT is mostly the fixed step (chat) the fit explained less
+     * than the mean did: R² 0, every snapshot rejected.
      */
     static RegressionConfig regressionConfig(int regressionHorizonRows, int refitRows) {
-        RegressionConfig c = RegressionConfig.defaults().withTrackingHorizon(regressionHorizonRows);
+        RegressionConfig c = RegressionConfig.defaults().withTrackingHorizon(regressionHorizonRows).withIntercept(true);
         return new RegressionConfig(c.forgetting(), c.huberK(), c.rejectK(), c.intercept(), c.maxQSlack(), refitRows,
             c.madWindow(), c.burnIn(), c.varianceModel(), c.ridge(), c.eigenFloor());
     }
