@@ -1,6 +1,6 @@
 package io.tierroute.cli;
 
-import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
@@ -33,7 +35,8 @@ import java.util.concurrent.Callable;
                 "Typical use, after 'tierroute cluster up' and 'tierroute submit': tierroute fleet --bootstrap "
                         + "127.0.0.1:9092 --workload chat. Prints a status line on stderr (requests routed, TTFT, the "
                         + "snapshot served) and, on Ctrl-C, --duration or the end of the requests, a summary. The Kafka "
-                        + "clients connect without authentication, as to the local cluster.", ""},
+                        + "clients connect without authentication, as to the local cluster, unless --command-config gives "
+                        + "their settings.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable, a tierroute topic missing, a port "
                 + "taken), stopped during start-up, or the simulation failed", "2:bad command line"})
@@ -42,6 +45,13 @@ final class FleetCommand implements Callable<Integer> {
     @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",
             description = "Kafka bootstrap servers, with the tierroute topics ('cluster up' creates them).")
     String bootstrap;
+
+    @Option(names = {"--command-config"}, paramLabel = "FILE",
+            description = "Kafka client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* ...) for "
+                    + "a secured broker, as for Kafka's own tools; every client of the run gets them (the selector's "
+                    + "loader and decisions, the fleet's producer). The principal needs READ on " + Topics.PARAMS + " and "
+                    + Topics.CONTROL + ", WRITE on the others, DESCRIBE on all.")
+    java.nio.file.Path commandConfig;
 
     @CommandLine.Mixin
     LiveFleetOptions fleet;
@@ -72,8 +82,10 @@ final class FleetCommand implements Callable<Integer> {
         }
         length.validate(spec);
         fleet.validate(cl);
+        Map<String, String> kafkaClient = new HashMap<>();
+        KafkaClientConfig.load(commandConfig, cl).forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));
         LiveWorkload work = fleet.load(cl);
-        return new Checked(new FleetRun.Settings(bootstrap, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
+        return new Checked(new FleetRun.Settings(bootstrap, kafkaClient, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
                 selectorPort, System.getenv(tokenEnv), tokenEnv, fleet.trace() != null), work);
     }
 
@@ -94,13 +106,24 @@ final class FleetCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        if (!KafkaBrokerProcess.describes(s.bootstrap())) {
+        // Only a TCP probe: a broker that wants SASL or TLS answers no plain client, so whether it answers this run's
+        // clients is for the topic listing below, made with their settings, to tell.
+        if (!BootstrapAddresses.anyListening(s.bootstrap())) {
             err.println("tierroute fleet: Kafka at " + s.bootstrap() + " does not answer; is it running? (e.g. 'tierroute "
                     + "cluster status')");
             err.flush();
             return 1;
         }
-        List<String> missing = ProjectTopics.missing(s.bootstrap(), USED_TOPICS);
+        List<String> missing;
+        try {
+            missing = ProjectTopics.missing(s.bootstrap(), s.kafkaClient(), USED_TOPICS);
+        } catch (ProjectTopics.Unlisted e) {
+            err.println("tierroute fleet: " + e.getMessage() + (commandConfig == null
+                    ? "; if it requires authentication (SASL/TLS), pass its client settings with --command-config FILE"
+                    : "; check the client settings in " + commandConfig));
+            err.flush();
+            return 1;
+        }
         if (!missing.isEmpty()) {
             err.println("tierroute fleet: Kafka at " + s.bootstrap() + " has no topic " + String.join(", ", missing)
                     + "; 'tierroute cluster up' creates them (their policies: Topics.specs(), deploy/README.md)");

@@ -36,14 +36,21 @@ final class FleetRun implements AutoCloseable {
     /**
      * Where and how: {@code selectorPort} 0 = any free port; {@code token} the operator token of the selector API's
      * admin calls (null: refused), read from {@code tokenEnv}; {@code fromTrace} whether the requests replay a trace
-     * (the summary says "of N in the trace") or a generated workload.
+     * (the summary says "of N in the trace") or a generated workload; {@code kafkaClient} the settings every Kafka client
+     * of the run gets (security.protocol, sasl.*, ssl.* …; none for a plain broker).
      */
-    record Settings(String bootstrap, int workers, double timeScale, String scope, long seed, int selectorPort,
-                    String token, String tokenEnv, boolean fromTrace) {
+    record Settings(String bootstrap, Map<String, String> kafkaClient, int workers, double timeScale, String scope,
+                    long seed, int selectorPort, String token, String tokenEnv, boolean fromTrace) {
+        Settings {
+            kafkaClient = Map.copyOf(kafkaClient);
+        }
+
+
         /** Never the operator token: whatever logs or prints the settings must not leak it. */
         @Override
         public String toString() {
-            return "Settings[bootstrap=" + bootstrap + ", workers=" + workers + ", timeScale=" + timeScale + ", scope="
+            return "Settings[bootstrap=" + bootstrap + ", kafkaClient=" + new java.util.TreeSet<>(kafkaClient.keySet())
+                    + " (values not shown)" + ", workers=" + workers + ", timeScale=" + timeScale + ", scope="
                     + scope + ", seed=" + seed + ", selectorPort=" + selectorPort + ", token="
                     + (token == null || token.isEmpty() ? "unset" : "set") + ", tokenEnv=" + tokenEnv + ", fromTrace="
                     + fromTrace + "]";
@@ -95,6 +102,7 @@ final class FleetRun implements AutoCloseable {
     private void startParts(BooleanSupplier stopRequested) {
         List<String> workers = LiveFleet.workerNames(settings.workers());
         KafkaSettings ks = KafkaSettings.defaults(settings.bootstrap()).withScope(settings.scope())
+                .withProperties(settings.kafkaClient())
                 .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
         store = new ParameterStore(ParameterSet.defaults(settings.workers()));
         loader = new ParameterLoader(ks, store, new SnapshotConverter(new WorkerRegistry(workers), CostParameters.DEFAULTS, 0.5))
@@ -121,7 +129,8 @@ final class FleetRun implements AutoCloseable {
         }
         decisions = new DecisionPublisher(ks, work.engines().model()).start();
         closers.add(decisions);
-        publisher = new FleetPublisher(settings.bootstrap(), settings.workers(), work.engines().model());
+        publisher = new FleetPublisher(settings.bootstrap(), settings.kafkaClient(), settings.workers(),
+                work.engines().model());
         closers.add(publisher);
         fleet = new LiveFleet(work.engines(), work.requests(), settings.timeScale(), settings.scope(), store, decisions,
                 publisher, settings.seed());

@@ -65,7 +65,7 @@ class FleetCommandTest {
             assertThat(r[2]).contains("has no topic tierroute.params, tierroute.control").contains("'tierroute cluster up'");
 
             ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
-            var settings = new FleetRun.Settings(kafka.bootstrapServers(), 2, 100, "default", 1, 0, null, "UNSET_TOKEN_ENV",
+            var settings = new FleetRun.Settings(kafka.bootstrapServers(), java.util.Map.of(), 2, 100, "default", 1, 0, null, "UNSET_TOKEN_ENV",
                     false);
             var work = io.tierroute.sim.live.LiveWorkload.load(null, "chat", 2, 1, 10, 1);
             long begin = System.nanoTime();

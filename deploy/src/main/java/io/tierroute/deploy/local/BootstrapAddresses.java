@@ -7,7 +7,7 @@ import java.net.Socket;
 import java.net.UnknownHostException;
 
 /** A Kafka bootstrap list ({@code [PROTOCOL://]host:port[,...]}) probed with a plain TCP connect, before any client. */
-final class BootstrapAddresses {
+public final class BootstrapAddresses {
     private static final int CONNECT_TIMEOUT_MS = 500;
 
     private BootstrapAddresses() {
@@ -18,7 +18,7 @@ final class BootstrapAddresses {
      * resolves to is tried, as Kafka's clients do). An entry that is not {@code host:port}, or whose name does not
      * resolve, counts as listening: the Kafka client, which knows the format and the resolver best, reports it.
      */
-    static boolean anyListening(String bootstrap) {
+    public static boolean anyListening(String bootstrap) {
         for (String entry : bootstrap.split(",")) {
             String address = entry.strip().replaceFirst("^[A-Za-z][A-Za-z0-9_+.-]*://", "");
             int colon = address.lastIndexOf(':');

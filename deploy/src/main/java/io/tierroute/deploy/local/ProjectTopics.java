@@ -5,9 +5,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,22 +25,51 @@ public final class ProjectTopics {
 
     private ProjectTopics() {}
 
+    /** The topic list could not be read; the message says why (no answer, authentication, authorisation). */
+    public static final class Unlisted extends IllegalStateException {
+        Unlisted(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     /**
-     * Which of {@code names} the broker at {@code bootstrap} lacks (an Admin client, 10 s at most); none when the broker
-     * cannot be asked: whoever then uses the topics reports what it cannot reach.
+     * Which of {@code names} the broker at {@code bootstrap} lacks, asked with an Admin client (10 s at most) configured
+     * with {@code clientProperties} (security.protocol, sasl.*, ssl.* …).
+     *
+     * @throws Unlisted when the broker does not list its topics: no answer in time (a broker that wants SASL or TLS
+     *                  from a plain client never answers), a failed authentication, or no right to describe topics
      */
-    public static List<String> missing(String bootstrap, List<String> names) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000", // at most the API timeout, or the client refuses
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000"))) {
+    public static List<String> missing(String bootstrap, Map<String, String> clientProperties, List<String> names) {
+        Map<String, Object> config = new HashMap<>(clientProperties);
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000"); // at most the API timeout, or the client refuses
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        try (Admin admin = Admin.create(config)) {
             Set<String> present = admin.listTopics().names().get(10, TimeUnit.SECONDS);
             return names.stream().filter(t -> !present.contains(t)).toList();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return List.of();
-        } catch (ExecutionException | java.util.concurrent.TimeoutException | KafkaException e) {
-            return List.of();
+            throw new Unlisted("interrupted while listing the topics of " + bootstrap, e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new Unlisted("Kafka at " + bootstrap + " did not list its topics within 10 s", e);
+        } catch (ExecutionException e) {
+            throw new Unlisted(listingFailure(bootstrap, e.getCause()), e.getCause());
+        } catch (KafkaException e) {
+            throw new Unlisted(listingFailure(bootstrap, e), e);
         }
+    }
+
+    private static String listingFailure(String bootstrap, Throwable cause) {
+        if (cause instanceof AuthenticationException) {
+            return "Kafka at " + bootstrap + " did not authenticate the client: " + cause.getMessage();
+        }
+        if (cause instanceof AuthorizationException) {
+            return "Kafka at " + bootstrap + " did not authorise the client to list topics: " + cause.getMessage();
+        }
+        if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "Kafka at " + bootstrap + " did not list its topics within 10 s (" + cause.getMessage() + ")";
+        }
+        return "Kafka at " + bootstrap + " did not list its topics: " + cause;
     }
 
     /** Creates the missing topics of {@link Topics#specs()} with {@code replicationFactor}; returns the names it created. */

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -42,7 +43,13 @@ public final class FleetPublisher implements AutoCloseable {
     private final LongAdder failed = new LongAdder();
 
     public FleetPublisher(String bootstrapServers, int workers, String model) {
+        this(bootstrapServers, Map.of(), workers, model);
+    }
+
+    /** With {@code clientProperties} (security.protocol, sasl.*, ssl.* …) applied to the producer. */
+    public FleetPublisher(String bootstrapServers, Map<String, String> clientProperties, int workers, String model) {
         Properties p = new Properties();
+        p.putAll(clientProperties);
         p.put("bootstrap.servers", bootstrapServers);
         p.put("linger.ms", "20");
         p.put("batch.size", "262144");

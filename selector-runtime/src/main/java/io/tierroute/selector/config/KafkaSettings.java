@@ -55,6 +55,11 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
         return new KafkaSettings(bootstrapServers, s, clientId, selectorId, properties, params, kvEvents, decisions);
     }
 
+    /** With {@code p} as the extra client settings of every client (TLS, SASL, …). */
+    public KafkaSettings withProperties(Map<String, String> p) {
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, p, params, kvEvents, decisions);
+    }
+
     /**
      * The parameter loader (tierroute.params + tierroute.control).
      *
