@@ -181,7 +181,7 @@ final class Demo implements AutoCloseable {
         checkStop();
         // 3. The selector's parameter loader and decision publisher, the live fleet routed by the selector, its API.
         //    A stop asked while the loader catches up ends the start-up as checkStop() does.
-        run = FleetRun.start(new FleetRun.Settings(bootstrap, java.util.Map.of(), opts.workers(), opts.timeScale(), opts.scope(), opts.seed(),
+        run = FleetRun.start(new FleetRun.Settings(bootstrap, Map.of(), opts.workers(), opts.timeScale(), opts.scope(), opts.seed(),
                 opts.selectorPort(), opts.token(), opts.tokenEnv(), opts.trace() != null), work, startedNanos, stopRequested);
         closers.add(run);
 

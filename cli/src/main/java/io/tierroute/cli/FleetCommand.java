@@ -4,6 +4,7 @@ import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -38,8 +39,8 @@ import java.util.concurrent.Callable;
                         + "clients connect without authentication, as to the local cluster, unless --command-config gives "
                         + "their settings.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable, a tierroute topic missing, a port "
-                + "taken), stopped during start-up, or the simulation failed", "2:bad command line"})
+        exitCodeList = {"0:stopped cleanly", "1:could not start (Kafka unreachable or refusing the client, a tierroute topic "
+                + "missing, a port taken), stopped during start-up, or the simulation failed", "2:bad command line"})
 final class FleetCommand implements Callable<Integer> {
 
     @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",
@@ -84,6 +85,16 @@ final class FleetCommand implements Callable<Integer> {
         fleet.validate(cl);
         Map<String, String> kafkaClient = new HashMap<>();
         KafkaClientConfig.load(commandConfig, cl).forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));
+        for (String key : kafkaClient.keySet()) { // messages name the key, never a value (values may be passwords)
+            if (key.equals("bootstrap.servers")) {
+                throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig
+                        + ": 'bootstrap.servers' is --bootstrap's; remove it from the file");
+            }
+            if (key.equals("client.id") || KafkaSettings.RESERVED_PROPERTIES.contains(key)) {
+                throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig + ": '" + key
+                        + "' is set by the fleet itself and cannot be overridden (" + KafkaSettings.RESERVED_WHY + ")");
+            }
+        }
         LiveWorkload work = fleet.load(cl);
         return new Checked(new FleetRun.Settings(bootstrap, kafkaClient, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
                 selectorPort, System.getenv(tokenEnv), tokenEnv, fleet.trace() != null), work);

@@ -45,7 +45,6 @@ final class FleetRun implements AutoCloseable {
             kafkaClient = Map.copyOf(kafkaClient);
         }
 
-
         /** Never the operator token: whatever logs or prints the settings must not leak it. */
         @Override
         public String toString() {

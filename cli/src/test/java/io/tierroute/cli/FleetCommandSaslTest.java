@@ -48,12 +48,13 @@ class FleetCommandSaslTest {
     @Test
     void theFleetRunsOnASecuredBrokerWithItsClientSettingsAndSaysWhatIsMissingWithout() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.startWithSasl(new EmbeddedKafka.Sasl("admin", "admin-secret",
-                Map.of("fleet", "fleet-secret")), Map.of())) {
+                Map.of("fleet", "fleet-secret", "nosy", "nosy-secret")), Map.of())) {
             for (var s : Topics.specs()) {
                 kafka.createTopic(s.name(), s.partitions(), s.configs());
             }
             for (String topic : new String[] {Topics.PARAMS, Topics.CONTROL}) {
                 kafka.grant("fleet", topic, AclOperation.READ, AclOperation.DESCRIBE);
+                kafka.grant("nosy", topic, AclOperation.READ, AclOperation.DESCRIBE);
             }
             for (String topic : new String[] {Topics.DECISIONS, Topics.TELEMETRY, Topics.KV_EVENTS, Topics.COMPLETIONS}) {
                 kafka.grant("fleet", topic, AclOperation.WRITE, AclOperation.DESCRIBE);
@@ -68,12 +69,28 @@ class FleetCommandSaslTest {
             String[] refused = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--command-config",
                     config(wrong).toString(), "--workload", "chat", "--limit", "10");
             assertThat(refused[0]).isEqualTo("1");
-            assertThat(refused[2]).contains("did not authenticate the client").contains("check the client settings in");
+            assertThat(refused[2]).contains("did not authenticate the client").contains("check the client settings in")
+                    .doesNotContain("not-the-password");
+
+            // a topic the principal may not DESCRIBE is missing from the listing, but it is not said to be missing
+            String[] hidden = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--command-config",
+                    config(kafka.clientProperties("nosy", "nosy-secret")).toString(), "--workload", "chat");
+            assertThat(hidden[0]).isEqualTo("1");
+            assertThat(hidden[2]).contains("did not authorise the client to describe " + Topics.DECISIONS)
+                    .contains("needs DESCRIBE").doesNotContain("has no topic").doesNotContain("nosy-secret");
+
+            Properties transactional = kafka.clientProperties("fleet", "fleet-secret");
+            transactional.put("transactional.id", "mine");
+            String[] reserved = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--command-config",
+                    config(transactional).toString(), "--workload", "chat");
+            assertThat(reserved[0]).as("a key the fleet sets itself is a usage error").isEqualTo("2");
+            assertThat(reserved[2]).contains("'transactional.id' is set by the fleet itself").doesNotContain("fleet-secret");
 
             String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--command-config",
                     config(kafka.clientProperties("fleet", "fleet-secret")).toString(), "--workload", "chat", "--limit",
                     "30", "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
             assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
+            assertThat(r[1] + r[2]).doesNotContain("fleet-secret");
             assertThat(r[1]).contains("requests: 30 routed, 30 completed, 0 failed")
                     .contains("decisions published: 30 acknowledged of 30 offered");
             Properties admin = kafka.clientProperties("admin", "admin-secret");

@@ -5,8 +5,8 @@ import io.tierroute.dashboards.history.HistoryReader;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
-import io.undertow.server.HttpHandler;
 import io.undertow.predicate.Predicates;
+import io.undertow.server.HttpHandler;
 import io.undertow.server.handlers.BlockingHandler;
 import io.undertow.server.handlers.PathHandler;
 import io.undertow.server.handlers.encoding.ContentEncodingRepository;
@@ -14,6 +14,7 @@ import io.undertow.server.handlers.encoding.EncodingHandler;
 import io.undertow.server.handlers.encoding.GzipEncodingProvider;
 import io.undertow.server.handlers.resource.ClassPathResourceManager;
 import io.undertow.server.handlers.resource.ResourceHandler;
+import io.undertow.util.Headers;
 
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
@@ -86,23 +87,30 @@ public final class DashboardServer implements AutoCloseable {
     }
 
     /**
+     * Answers in gzip where the client accepts it and the body is over {@value #GZIP_MIN_BYTES} bytes. The page
+     * re-reads a scope's versions and timelines whenever the history changes (every snapshot: once a second in the
+     * demo), and that JSON, about 1 MB at 240 versions, shrinks about tenfold. Nothing secret is in a response
+     * (tokens travel only in request headers), so compression exposes nothing to a BREACH-style guess. A range
+     * request (of a static file) is answered as it is: a gzipped part would not match its Content-Range. Every
+     * answer says it varies with Accept-Encoding, so that a cache does not hand gzip to a client that did not ask.
+     */
+    private static HttpHandler gzipped(HttpHandler next) {
+        HttpHandler encoding = new EncodingHandler(next, new ContentEncodingRepository().addEncodingHandler("gzip",
+                new GzipEncodingProvider(), 50, Predicates.and(Predicates.maxContentSize(GZIP_MIN_BYTES),
+                        ex -> !ex.getRequestHeaders().contains(Headers.RANGE))));
+        return ex -> {
+            ex.getResponseHeaders().add(Headers.VARY, Headers.ACCEPT_ENCODING_STRING);
+            encoding.handleRequest(ex);
+        };
+    }
+
+    /**
      * Starts listening.
      *
      * @param defaultScope the scope the page opens on
      * @throws IllegalStateException naming the address when the port is taken or cannot be bound, or the
      *                               key store when it cannot be loaded
      */
-    /**
-     * Answers in gzip where the client accepts it and the body is over {@value #GZIP_MIN_BYTES} bytes. The page
-     * re-reads a scope's versions and timelines whenever the history changes (every snapshot: once a second in the
-     * demo), and that JSON, about 1 MB at 240 versions, shrinks about tenfold. Nothing secret is in a response
-     * (tokens travel only in request headers), so compression exposes nothing to a BREACH-style guess.
-     */
-    private static HttpHandler gzipped(HttpHandler next) {
-        return new EncodingHandler(next, new ContentEncodingRepository().addEncodingHandler("gzip",
-                new GzipEncodingProvider(), 50, Predicates.maxContentSize(GZIP_MIN_BYTES)));
-    }
-
     public static DashboardServer start(HistoryReader reader, ControlWriter writer, Options o, String defaultScope) {
         if (o.port() < 0 || o.port() > 65535) {
             throw new IllegalArgumentException("port must be in [0, 65535], got " + o.port());

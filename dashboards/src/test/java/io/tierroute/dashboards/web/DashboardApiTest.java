@@ -117,7 +117,14 @@ class DashboardApiTest {
                 assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(plain.body());
             }
             assertThat(zipped.body().length).as(path + " compressed").isLessThan(plain.body().getBytes(java.nio.charset.StandardCharsets.UTF_8).length / 2);
+            assertThat(zipped.headers().allValues("Vary")).as("caches keep the two apart").contains("Accept-Encoding");
         }
+        HttpResponse<byte[]> part = http.send(HttpRequest.newBuilder(dashboard.uri().resolve(
+                "vendor/uplot/uPlot.iife.min.js")).header("Accept-Encoding", "gzip").header("Range", "bytes=0-4095")
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(part.statusCode()).isEqualTo(206);
+        assertThat(part.headers().firstValue("Content-Encoding")).as("a range goes out as it is").isEmpty();
+        assertThat(part.body()).hasSize(4096);
         HttpResponse<byte[]> small = http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/status"))
                 .header("Accept-Encoding", "gzip").build(), HttpResponse.BodyHandlers.ofByteArray());
         assertThat(small.body().length).as("the status answer is small").isLessThan((int) DashboardServer.GZIP_MIN_BYTES);

@@ -7,7 +7,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,7 +39,8 @@ public final class ProjectTopics {
      * with {@code clientProperties} (security.protocol, sasl.*, ssl.* …).
      *
      * @throws Unlisted when the broker does not list its topics: no answer in time (a broker that wants SASL or TLS
-     *                  from a plain client never answers), a failed authentication, or no right to describe topics
+     *                  from a plain client never answers), a failed authentication, or no right to DESCRIBE one of
+     *                  {@code names} (the listing leaves such a topic out as if it did not exist)
      */
     public static List<String> missing(String bootstrap, Map<String, String> clientProperties, List<String> names) {
         Map<String, Object> config = new HashMap<>(clientProperties);
@@ -46,7 +49,8 @@ public final class ProjectTopics {
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
         try (Admin admin = Admin.create(config)) {
             Set<String> present = admin.listTopics().names().get(10, TimeUnit.SECONDS);
-            return names.stream().filter(t -> !present.contains(t)).toList();
+            List<String> absent = names.stream().filter(t -> !present.contains(t)).toList();
+            return absent.isEmpty() ? absent : reallyMissing(admin, bootstrap, absent);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unlisted("interrupted while listing the topics of " + bootstrap, e);
@@ -57,6 +61,35 @@ public final class ProjectTopics {
         } catch (KafkaException e) {
             throw new Unlisted(listingFailure(bootstrap, e), e);
         }
+    }
+
+    /**
+     * A topic the client may not DESCRIBE is left out of the listing as if it did not exist: asked by name, the broker
+     * tells the two apart.
+     */
+    private static List<String> reallyMissing(Admin admin, String bootstrap, List<String> absent)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        List<String> missing = new ArrayList<>();
+        List<String> hidden = new ArrayList<>();
+        var described = admin.describeTopics(absent).topicNameValues();
+        for (String topic : absent) {
+            try {
+                described.get(topic).get(10, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    missing.add(topic);
+                } else if (e.getCause() instanceof TopicAuthorizationException) {
+                    hidden.add(topic);
+                } else {
+                    throw e;
+                }
+            }
+        }
+        if (!hidden.isEmpty()) {
+            throw new Unlisted("Kafka at " + bootstrap + " did not authorise the client to describe " + String.join(", ",
+                    hidden) + " (the principal needs DESCRIBE on every topic it uses)", null);
+        }
+        return missing;
     }
 
     private static String listingFailure(String bootstrap, Throwable cause) {

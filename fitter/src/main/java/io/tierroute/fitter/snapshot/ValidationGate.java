@@ -58,8 +58,9 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  *       active value fitted in its own version (samples &gt; 0); skipped for ρ, when there is no active
  *       snapshot, against a default (no evidence: the first fit may land anywhere in bounds) and against a
  *       carried value (held, or not covered by a fit): the admission wait's rows and BW_t's link samples
- *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever; and
- *       against an imprecise value applied because the data contradicted the one before it.</li>
+ *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever;
+ *       against an imprecise value applied because the data contradicted the one before it; and against a value
+ *       of another estimator (another quality kind: the telemetry prior's α_p and α_d before the regression's).</li>
  * </ol>
  * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
@@ -451,7 +452,11 @@ public final class ValidationGate {
         }
         // A jump is measured only from a precise fit: an imprecise one applied because the data contradicted the value
         // before it (0.4 ± 18) says too little to hold the next, precise fit within a factor of it.
-        boolean baseline = activeFitted && !(relativeError(p, active) > config.holdRelativeStdError());
+        // And only from a value of the same estimator: the telemetry prior's α_p (busy time / tokens, STD_ERROR) is the
+        // average price with the engine's fixed step cost in it, the regression's (R2) the marginal price beside its
+        // intercept; on short prompts they differ manyfold, and the prior must not hold the first regression back.
+        boolean baseline = activeFitted && !(relativeError(p, active) > config.holdRelativeStdError())
+            && active.getQualityKind() == v.getQualityKind();
         if (ok && activeValue != null && baseline && p.jumpChecked()) {
             double a = Math.max(Math.abs(x), p.negligible()) / Math.max(Math.abs(activeValue), p.negligible());
             double factor = Math.max(a, 1 / a);

@@ -204,6 +204,31 @@ class ValidationGateTest {
         assertThat(against.rejections()).singleElement().asString().startsWith("alphaP jumps 20×");
     }
 
+    /**
+     * The telemetry prior prices prefill at busy time / tokens, fixed step cost included (STD_ERROR); the regression
+     * at the marginal price beside its intercept (R2). On short prompts they differ manyfold: the first regression
+     * after the prior is no jump, the next one is measured from it.
+     */
+    @Test
+    void theFirstRegressionAfterTheTelemetryPriorIsNoJump() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot fromPrior = SnapshotFixtures.with(active, SnapshotParameter.ALPHA_P,
+            SnapshotFixtures.fitted(180.0, 0.5, 2_000, 0.5, io.tierroute.schemas.avro.QualityKind.STD_ERROR));
+        double[] marginal = ALPHAS.clone();
+        marginal[0] = 15.0;
+        GateResult r = gate.validate(candidate(fromPrior, new FitResults(
+            SnapshotFixtures.latency(marginal, 0.01, 5_000, 0.9), null, null, null, null)), fromPrior);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.snapshot().getAlphaP().getValue()).isEqualTo(15.0);
+
+        double[] again = ALPHAS.clone();
+        again[0] = 180.0;
+        assertThat(gate.validate(candidate(r.snapshot(), new FitResults(
+            SnapshotFixtures.latency(again, 0.01, 5_000, 0.9), null, null, null, null)), r.snapshot()).rejections())
+            .as("regression after regression: a jump as before").singleElement().asString()
+            .startsWith("alphaP jumps 12×");
+    }
+
     @Test
     void tenfoldJumpIsRejectedWithNormalEvidenceButAcceptedWithOverwhelmingEvidence() {
         ParameterSnapshot active = active();

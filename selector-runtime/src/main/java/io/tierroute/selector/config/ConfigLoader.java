@@ -212,11 +212,6 @@ public final class ConfigLoader {
         return given.isAbsolute() || baseDir == null ? given : baseDir.resolve(given).normalize();
     }
 
-    /** Client settings the Kafka parts depend on; a value in kafka.properties would break them silently. */
-    private static final java.util.Set<String> RESERVED_PROPERTIES = java.util.Set.of("group.id", "group.instance.id",
-            "enable.auto.commit", "isolation.level", "auto.offset.reset", "transactional.id", "key.serializer",
-            "value.serializer", "key.deserializer", "value.deserializer");
-
     private static final java.util.Set<String> COMPRESSION = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
     /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
@@ -324,10 +319,9 @@ public final class ConfigLoader {
             throw at.error("'" + key + "' " + where + ": set it with kafka."
                     + (key.equals("client.id") ? "clientId" : "bootstrapServers") + " instead");
         }
-        if (RESERVED_PROPERTIES.contains(key)) {
-            throw at.error("'" + key + "' " + where + " is set by the selector itself and cannot be overridden (its "
-                    + "consumers read every partition with no group, read_committed, from positions they choose; its "
-                    + "producer is not transactional; records are bytes)");
+        if (KafkaSettings.RESERVED_PROPERTIES.contains(key)) {
+            throw at.error("'" + key + "' " + where + " is set by the selector itself and cannot be overridden ("
+                    + KafkaSettings.RESERVED_WHY + ")");
         }
     }
 

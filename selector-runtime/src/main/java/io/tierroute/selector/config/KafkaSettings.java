@@ -3,6 +3,7 @@ package io.tierroute.selector.config;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The {@code kafka:} section of the selector configuration: where the broker is, which parameter
@@ -33,6 +34,18 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
         Objects.requireNonNull(decisions, "decisions");
     }
 
+    /**
+     * Client settings the Kafka parts set themselves, besides {@code bootstrap.servers} and {@code client.id}: a value
+     * among the extra {@code properties} would break them silently ({@link #RESERVED_WHY}).
+     */
+    public static final Set<String> RESERVED_PROPERTIES = Set.of("group.id", "group.instance.id",
+            "enable.auto.commit", "isolation.level", "auto.offset.reset", "transactional.id", "key.serializer",
+            "value.serializer", "key.deserializer", "value.deserializer");
+
+    /** Why {@link #RESERVED_PROPERTIES} are not the user's to set. */
+    public static final String RESERVED_WHY = "the consumers read every partition with no group, read_committed, from "
+            + "positions they choose; the producers are not transactional; records are bytes";
+
     /** Defaults for a broker at {@code bootstrapServers}: every part on, scope {@code default}. */
     public static KafkaSettings defaults(String bootstrapServers) {
         return new KafkaSettings(bootstrapServers, "default", "tierroute-selector", "tierroute-selector", Map.of(),
@@ -53,6 +66,14 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
 
     public KafkaSettings withScope(String s) {
         return new KafkaSettings(bootstrapServers, s, clientId, selectorId, properties, params, kvEvents, decisions);
+    }
+
+    /** The extra properties by key only: their values may be passwords ({@code sasl.jaas.config}, {@code ssl.*}). */
+    @Override
+    public String toString() {
+        return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", scope=" + scope + ", clientId=" + clientId
+                + ", selectorId=" + selectorId + ", properties=" + new java.util.TreeSet<>(properties.keySet())
+                + " (values not shown), params=" + params + ", kvEvents=" + kvEvents + ", decisions=" + decisions + "]";
     }
 
     /** With {@code p} as the extra client settings of every client (TLS, SASL, …). */

@@ -1,6 +1,7 @@
 package io.tierroute.jobs.fit;
 
 import io.tierroute.fitter.forest.ForestConfig;
+import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.snapshot.GateConfig;
 import io.tierroute.fitter.snapshot.GateResult;
@@ -19,6 +20,7 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
@@ -458,11 +460,25 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         // The gate's notes (a jump on overwhelming evidence, an imprecise fit applied because the data contradict the
         // value in force) are not in the record: the log is where an operator sees them. A rejected snapshot applies
         // nothing, so its notes would mislead.
-        LOG.info("scope {}: published version {} {} (parent {}, control sequence {}){}{}", scope, v,
+        LOG.info("scope {}: published version {} {} (parent {}, control sequence {}){}{}{}", scope, v,
             snapshot.getStatus(), snapshot.getParentVersion(), sequence,
             snapshot.getRejectReasons().isEmpty() ? "" : ": " + snapshot.getRejectReasons(),
-            !result.accepted() || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes());
+            !result.accepted() || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes(),
+            interceptNote(fits));
         out.collect(snapshot);
+    }
+
+    /**
+     * The regression's intercept, the fixed time every worker adds to a TTFT: no price of a choice, so the snapshot does
+     * not carry it, and the log is where an operator sees it. A negative one says the α's carry more than their share.
+     */
+    private static String interceptNote(FitResults fits) {
+        LatencyFit l = fits.latency();
+        if (l == null || l.samples() == 0) { // no regression yet (nothing, or the telemetry priors)
+            return "";
+        }
+        return String.format(Locale.ROOT, "; TTFT intercept %.0f ± %.0f µs on %d rows", l.intercept(),
+            l.interceptStdError(), l.samples());
     }
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */

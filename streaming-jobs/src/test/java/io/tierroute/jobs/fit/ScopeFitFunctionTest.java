@@ -226,7 +226,7 @@ class ScopeFitFunctionTest {
      */
     @Test
     void aFixedStepCostGoesToTheInterceptAndTheSnapshotIsAccepted() throws Exception {
-        var h = harness(null, settings().set("gate-max-jump-factor", 50.0).build());
+        var h = harness(null);
         h.setProcessingTime(0);
         for (int i = 0; i < 600; i++) {
             JoinedRow r = new JoinedRow();
