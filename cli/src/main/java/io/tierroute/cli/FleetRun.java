@@ -167,6 +167,9 @@ final class FleetRun implements AutoCloseable {
             if (s.pinned()) {
                 b.append("(pinned)");
             }
+            if (s.newestRejected() != null && (s.activeVersion() == null || s.newestRejected() > s.activeVersion())) {
+                b.append(" (v").append(s.newestRejected()).append(" rejected)");
+            }
         });
         return b.toString();
     }
@@ -221,6 +224,13 @@ final class FleetRun implements AutoCloseable {
                 publisher.kvBatchesSent(), publisher.completionsSent()));
         lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
                 versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
+        ParameterLoader.ScopeStatus served = loader.status().scopes().get(settings.scope());
+        if (served != null && served.newestRejected() != null
+                && (served.activeVersion() == null || served.newestRejected() > served.activeVersion())) {
+            lines.add("the validation gate rejected the newest fit, v" + served.newestRejected() + ": the dashboard "
+                    + "and 'tierroute snapshots show " + served.newestRejected() + " --bootstrap " + settings.bootstrap()
+                    + "' say why while that Kafka runs");
+        }
         return lines;
     }
 

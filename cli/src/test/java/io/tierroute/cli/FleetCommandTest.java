@@ -31,9 +31,16 @@ class FleetCommandTest {
     void theFleetPublishesEveryCompletionAndDecisionToTheGivenKafka() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            try (var producer = SnapshotsFixtures.producer(kafka.bootstrapServers(), new Properties())) {
+                SnapshotsFixtures.publishHistory(producer, "default"); // v1..v3 accepted, v4 rejected
+            }
             String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--workload", "chat", "--limit", "40",
                     "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
             assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
+            assertThat(r[1]).as("a refused fit is said, not only an older version served")
+                    .contains("snapshots: default=v3 (v4 rejected); the selector swapped 1 times and ended on v3")
+                    .contains("the validation gate rejected the newest fit, v4: the dashboard and 'tierroute snapshots "
+                            + "show 4 --bootstrap " + kafka.bootstrapServers() + "' say why");
             assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")
                     .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
                     .contains("decisions published: 40 acknowledged of 40 offered")

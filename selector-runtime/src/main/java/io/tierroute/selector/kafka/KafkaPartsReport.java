@@ -83,6 +83,9 @@ public final class KafkaPartsReport {
                 x.put("pinned", ss.pinned());
                 x.put("pinned_version", ss.pinnedVersion());
                 x.put("control_sequence", ss.controlSequence());
+                if (ss.acceptedVersions() >= 0) { // the served scope
+                    x.put("newest_rejected_version", ss.newestRejected());
+                }
                 scopes.put(s, x);
             });
             l.put("scopes", scopes);

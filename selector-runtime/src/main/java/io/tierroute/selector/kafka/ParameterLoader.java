@@ -90,9 +90,13 @@ public final class ParameterLoader implements AutoCloseable {
     /** Reasons of {@code tierroute_params_bad_records_total}. */
     public enum BadReason { CORRUPT, UNKNOWN_SCHEMA, UNUSABLE, MISSING, TOMBSTONE }
 
-    /** What the loader knows about one scope. */
+    /**
+     * What the loader knows about one scope; for the served scope only ({@code -1} / null for the others) the accepted
+     * versions indexed and the newest version the validation gate rejected (null: none), which tells an operator that
+     * fits are being refused while an older version, or none, is served.
+     */
     public record ScopeStatus(String scope, Long activeVersion, boolean pinned, Long pinnedVersion,
-                              long controlSequence, int acceptedVersions) {}
+                              long controlSequence, int acceptedVersions, Long newestRejected) {}
 
     /**
      * A consistent view for status endpoints and metrics.
@@ -138,6 +142,7 @@ public final class ParameterLoader implements AutoCloseable {
     private volatile int retainedRecords;
 
     private long appliedVersion;   // loader thread only
+    private long newestRejected;   // loader thread only: the served scope's highest REJECTED version, 0 if none
     private long failedVersion = -1;
     private long retryVersion = -1;  // a version whose re-read failed transiently, retried at retryAtNanos
     private long retryAtNanos;
@@ -369,6 +374,9 @@ public final class ParameterLoader implements AutoCloseable {
         rule.onSnapshot(h.scope(), h.version(), h.status(), h.controlSequence());
         if (!h.scope().equals(scope)) {
             return;
+        }
+        if (h.status() == SnapshotStatus.REJECTED) {
+            newestRejected = Math.max(newestRejected, h.version());
         }
         if (h.status() == SnapshotStatus.ACCEPTED) {
             offsets.put(h.version(), new Where(r.partition(), r.offset()));
@@ -642,7 +650,8 @@ public final class ParameterLoader implements AutoCloseable {
             boolean pinned = rule.isPinned(s);
             scopes.put(s, new ScopeStatus(s, v.isPresent() ? v.getAsLong() : null, pinned,
                     pinned ? c.get().getVersion() : null, rule.controlSequence(s),
-                    s.equals(scope) ? offsets.size() : -1));
+                    s.equals(scope) ? offsets.size() : -1,
+                    s.equals(scope) && newestRejected > 0 ? newestRejected : null));
         }
         status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
                 java.util.Collections.unmodifiableMap(scopes));

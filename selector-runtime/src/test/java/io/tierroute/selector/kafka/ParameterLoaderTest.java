@@ -90,6 +90,8 @@ class ParameterLoaderTest {
         assertThat(st.scopes().get("default").pinnedVersion()).isEqualTo(23L);
         assertThat(st.scopes().get("other").activeVersion()).isEqualTo(60L);
         assertThat(st.scopes().get("other").pinned()).isFalse();
+        assertThat(st.scopes().get("default").newestRejected()).as("the gate refused the newest fit").isEqualTo(61L);
+        assertThat(st.scopes().get("other").newestRejected()).as("kept for the served scope only").isNull();
         assertThat(l.retainedRecords()).isLessThanOrEqualTo(KafkaSettings.Params.DEFAULTS.retainedSnapshots());
         assertThat(l.rereads()).as("23 is older than the 8 retained records: re-read by offset").isEqualTo(1);
     }
