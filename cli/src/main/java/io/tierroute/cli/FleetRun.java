@@ -167,7 +167,7 @@ final class FleetRun implements AutoCloseable {
             if (s.pinned()) {
                 b.append("(pinned)");
             }
-            if (s.newestRejected() != null && (s.activeVersion() == null || s.newestRejected() > s.activeVersion())) {
+            if (s.newestRejected() != null) {
                 b.append(" (v").append(s.newestRejected()).append(" rejected)");
             }
         });
@@ -225,8 +225,7 @@ final class FleetRun implements AutoCloseable {
         lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
                 versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
         ParameterLoader.ScopeStatus served = loader.status().scopes().get(settings.scope());
-        if (served != null && served.newestRejected() != null
-                && (served.activeVersion() == null || served.newestRejected() > served.activeVersion())) {
+        if (served != null && served.newestRejected() != null) {
             lines.add("the validation gate rejected the newest fit, v" + served.newestRejected() + ": the dashboard "
                     + "and 'tierroute snapshots show " + served.newestRejected() + " --bootstrap " + settings.bootstrap()
                     + "' say why while that Kafka runs");

@@ -92,8 +92,8 @@ public final class ParameterLoader implements AutoCloseable {
 
     /**
      * What the loader knows about one scope; for the served scope only ({@code -1} / null for the others) the accepted
-     * versions indexed and the newest version the validation gate rejected (null: none), which tells an operator that
-     * fits are being refused while an older version, or none, is served.
+     * versions indexed and, when the scope's newest version is one the validation gate rejected, that version (else
+     * null): the fits are being refused, and an older version, or none, is served.
      */
     public record ScopeStatus(String scope, Long activeVersion, boolean pinned, Long pinnedVersion,
                               long controlSequence, int acceptedVersions, Long newestRejected) {}
@@ -651,7 +651,7 @@ public final class ParameterLoader implements AutoCloseable {
             scopes.put(s, new ScopeStatus(s, v.isPresent() ? v.getAsLong() : null, pinned,
                     pinned ? c.get().getVersion() : null, rule.controlSequence(s),
                     s.equals(scope) ? offsets.size() : -1,
-                    s.equals(scope) && newestRejected > 0 ? newestRejected : null));
+                    s.equals(scope) && newestRejected > (offsets.isEmpty() ? 0 : offsets.lastKey()) ? newestRejected : null));
         }
         status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
                 java.util.Collections.unmodifiableMap(scopes));

@@ -105,17 +105,21 @@ class ParameterLoaderTest {
         publish(producer, snapshot("default", 1).build());
         await(WAIT, () -> store.current().version() == 1, "version 1 active");
         assertThat(store.current().outputModel()).isNull();
+        publish(producer, snapshot("default", 2).setStatus(SnapshotStatus.REJECTED).build());
+        await(WAIT, () -> Long.valueOf(2).equals(l.status().scopes().get("default").newestRejected()),
+                "v2 rejected: the newest version is a refused fit");
 
-        publish(producer, snapshot("default", 2)
+        publish(producer, snapshot("default", 3)
                 .setRho(List.of(KafkaFixture.rho("w1", Tier.CPU, 0.4), KafkaFixture.rho("ghost", Tier.CPU, 0.9),
                         KafkaFixture.rho("w2", Tier.NVME, 0.2)))
                 .setBandwidths(List.of(KafkaFixture.bandwidth(Tier.CPU, 32e9)))
                 .setQuantileModel(KafkaFixture.forest())
                 .build());
-        await(WAIT, () -> store.current().version() == 2, "version 2 active");
+        await(WAIT, () -> store.current().version() == 3, "version 3 active");
+        assertThat(l.status().scopes().get("default").newestRejected()).as("an accepted fit after it").isNull();
         ParameterSet ps = store.current();
         CostParameters c = ps.cost();
-        assertThat(c.alphaP()).isEqualTo(2.5);
+        assertThat(c.alphaP()).isEqualTo(3.5);
         assertThat(c.alphaP2()).isEqualTo(0.0);
         assertThat(c.alphaD()).isEqualTo(40);
         assertThat(c.alphaD2()).isEqualTo(0.002);
