@@ -96,6 +96,16 @@ public final class ApiHandler implements HttpHandler {
     }
 
 
+    /**
+     * The largest request entity the listener may let through to this handler for a body limit of
+     * {@code maxBodyBytes}: the limit plus what a too-large body of unknown length is read past it and discarded
+     * before the 413, and as much again. Beyond it Undertow cuts the connection itself (its own default, 2 MiB, would
+     * otherwise cap every body whatever {@code server.maxBodyBytes} says).
+     */
+    public static long maxEntityBytes(int maxBodyBytes) {
+        return (long) maxBodyBytes + 2L * BodyReader.DRAIN_LIMIT;
+    }
+
     @Override
     public void handleRequest(HttpServerExchange ex) {
         try {
@@ -114,14 +124,21 @@ public final class ApiHandler implements HttpHandler {
         if (route == null) {
             throw new ApiError(404, "no such endpoint: " + path + " (see GET /v1/workers, POST /v1/route, "
                     + "/v1/requests/events, /v1/kv-events, /v1/telemetry, GET /v1/params, /metrics, /healthz; "
-                    + "worker admin: POST /v1/workers/{name}/drain, /undrain, /health)");
+                    + "admin: POST /v1/params/reload, /v1/workers/{name}/drain, /undrain, /health)");
         }
         method(ex, route.method());
         access.check(ex, route);
         switch (route) {
             case ROUTE -> {
                 long start = System.nanoTime();
-                post(ex, (e, body, length) -> route(e, body, length, start));
+                boolean dryRun;
+                try {
+                    dryRun = RouteQuery.dryRun(ex);
+                } catch (ApiError e) {
+                    metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                    throw e;
+                }
+                post(ex, (e, body, length) -> route(e, dryRun, body, length, start));
             }
             case REQUEST_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
             case KV_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
@@ -193,43 +210,40 @@ public final class ApiHandler implements HttpHandler {
 
     // ---- route ----
 
-    static boolean isDryRun(HttpServerExchange ex) {
-        java.util.Deque<String> v = ex.getQueryParameters().get("dry_run");
-        return v != null && !v.isEmpty() && ("true".equalsIgnoreCase(v.peekFirst()) || "1".equals(v.peekFirst()));
-    }
-
-    private void route(HttpServerExchange ex, byte[] body, int length, long start) throws IOException {
+    private void route(HttpServerExchange ex, boolean dryRun, byte[] body, int length, long start) throws IOException {
         RouteRequest request;
         CompletableFuture<RouteDecision> future;
         try {
             request = endpoints.routeRequest(body, length, ex.getRequestHeaders());
             // ?dry_run=true: where would it go and why, with nothing admitted (operators' what-if).
-            future = isDryRun(ex) ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
+            future = dryRun ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
         } catch (JsonProcessingException e) {
-            countRoute(ex, RouteOutcome.INVALID, start);
+            countRoute(dryRun, RouteOutcome.INVALID, start);
             throw e;
         } catch (RuntimeException e) {
-            answerRoute(ex, null, e, start);
+            answerRoute(ex, dryRun, null, e, start);
             return;
         }
         if (future.isDone()) {
-            answerRoute(ex, future.getNow(null), null, start);
+            // Also when it failed at once (no worker can take requests): getNow would throw that failure at us.
+            future.whenComplete((d, err) -> answerRoute(ex, dryRun, d, err, start));
         } else {
             // If the client goes away while its request waits in the queue, take it out of the queue.
             ex.addExchangeCompleteListener((exchange, next) -> {
                 future.cancel(false);
                 next.proceed();
             });
-            ex.dispatch(SameThreadExecutor.INSTANCE, () -> future.whenComplete((d, err) -> answerRoute(ex, d, err, start)));
+            ex.dispatch(SameThreadExecutor.INSTANCE,
+                    () -> future.whenComplete((d, err) -> answerRoute(ex, dryRun, d, err, start)));
         }
     }
 
     /** A dry run is counted as one ({@code outcome="dry_run"}) whatever its answer, never as a route. */
-    private void countRoute(HttpServerExchange ex, RouteOutcome outcome, long start) {
-        metrics.route(isDryRun(ex) ? RouteOutcome.DRY_RUN : outcome, System.nanoTime() - start);
+    private void countRoute(boolean dryRun, RouteOutcome outcome, long start) {
+        metrics.route(dryRun ? RouteOutcome.DRY_RUN : outcome, System.nanoTime() - start);
     }
 
-    private void answerRoute(HttpServerExchange ex, RouteDecision d, Throwable err, long start) {
+    private void answerRoute(HttpServerExchange ex, boolean dryRun, RouteDecision d, Throwable err, long start) {
         if (err == null && d == null) {
             err = new IllegalStateException("route completed without a decision");
         }
@@ -238,23 +252,23 @@ public final class ApiHandler implements HttpHandler {
         }
         try {
             if (err == null) {
-                countRoute(ex, RouteOutcome.ROUTED, start);
+                countRoute(dryRun, RouteOutcome.ROUTED, start);
                 sendJson(ex, 200, RouteJson.write(d));
             } else if (err instanceof NoCapacityException) {
-                countRoute(ex, RouteOutcome.NO_CAPACITY, start);
+                countRoute(dryRun, RouteOutcome.NO_CAPACITY, start);
                 ex.getResponseHeaders().put(Headers.RETRY_AFTER, "1");
                 error(ex, 503, err.getMessage());
             } else if (err instanceof ApiError a) {
-                countRoute(ex, RouteOutcome.INVALID, start);
+                countRoute(dryRun, RouteOutcome.INVALID, start);
                 error(ex, a.status, a.getMessage());
             } else if (err instanceof IllegalArgumentException) {
-                countRoute(ex, RouteOutcome.INVALID, start);
+                countRoute(dryRun, RouteOutcome.INVALID, start);
                 error(ex, 400, err.getMessage());
             } else if (err instanceof IllegalStateException) {
-                countRoute(ex, RouteOutcome.CONFLICT, start);
+                countRoute(dryRun, RouteOutcome.CONFLICT, start);
                 error(ex, 409, err.getMessage());
             } else {
-                countRoute(ex, RouteOutcome.ERROR, start);
+                countRoute(dryRun, RouteOutcome.ERROR, start);
                 log.error("route failed", err);
                 error(ex, 500, "internal error: " + err);
             }

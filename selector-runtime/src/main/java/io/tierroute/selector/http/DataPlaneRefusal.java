@@ -47,7 +47,7 @@ public final class DataPlaneRefusal implements HttpHandler {
     public void handleRequest(HttpServerExchange ex) throws Exception {
         Route route = Route.match(ex.getRelativePath());
         if (route == null || route.access() != Route.Access.DATA || !ex.getRequestMethod().equals(route.method())
-                || (route == Route.ROUTE && ApiHandler.isDryRun(ex))) {
+                || (route == Route.ROUTE && RouteQuery.dryRunOrMalformed(ex))) { // the API answers a malformed query
             api.handleRequest(ex);
             return;
         }

@@ -327,8 +327,12 @@ final class Endpoints {
         if (t.kv_used_tokens == null) {
             throw new ApiError(400, "field 'kv_used_tokens' is required");
         }
-        if (t.kv_used_tokens < 0 || t.kv_used_tokens > 1L << 40) {
-            throw new ApiError(400, "field 'kv_used_tokens': must be in [0, 2^40], got " + t.kv_used_tokens);
+        // An engine never uses more KV than it has: more than the configured capacity is a broken sample or a
+        // configuration that understates the worker (kv_usage 249,999 would steer every request away from it).
+        long capacity = selector.kvCapacityTokens(worker);
+        if (t.kv_used_tokens < 0 || t.kv_used_tokens > capacity) {
+            throw new ApiError(400, "field 'kv_used_tokens': must be in [0, " + capacity + "] (worker '" + t.worker
+                    + "' has kvCapacityTokens " + capacity + " in the selector's configuration), got " + t.kv_used_tokens);
         }
         // The sample is as old as the engine says: requests routed since it was taken go on top of it.
         long age = t.sample_age_ms == null ? 0 : t.sample_age_ms;

@@ -93,6 +93,9 @@ public final class Selector {
     }
 
     public WorkerRegistry registry() { return registry; }
+
+    /** Worker {@code w}'s configured HBM KV capacity in tokens. */
+    public long kvCapacityTokens(int w) { return specs[w].kvCapacityTokens(); }
     public SelectorSettings settings() { return settings; }
     public ParameterStore parameters() { return params; }
     public InFlightTracker inflight() { return inflight; }

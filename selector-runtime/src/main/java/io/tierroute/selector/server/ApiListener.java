@@ -1,6 +1,7 @@
 package io.tierroute.selector.server;
 
 import io.tierroute.selector.config.ServerSettings;
+import io.tierroute.selector.http.ApiHandler;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
@@ -41,6 +42,7 @@ final class ApiListener {
                 .setServerOption(UndertowOptions.MAX_HEADERS, s.maxHeaders())
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
                 .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, ApiHandler.maxEntityBytes(s.maxBodyBytes()))
                 .setIoThreads(s.ioThreads())
                 .setWorkerThreads(s.workerThreads())
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)

@@ -288,6 +288,8 @@ class ApiHandlerTest {
             {"{\"worker\":\"w2\",\"waiting\":2147483647,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":10000001,\"kv_used_tokens\":5000}", "running"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":2199023255553}", "kv_used_tokens"},
+            // more KV in use than the worker has (400,000 tokens, the built-in default)
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":400001}", "kvCapacityTokens 400000"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":-1}", "kv_used_tokens"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"sample_age_ms\":1000000000000}",
                 "sample_age_ms"},
@@ -338,6 +340,50 @@ class ApiHandlerTest {
         assertThat(metric("tierroute_routes_total{outcome=\"routed\"}")).as("routed").isEqualTo(routed);
         assertThat(metric("tierroute_routes_total{outcome=\"dry_run\"}")).as("dry runs").isEqualTo(dry + 3);
         assertThat(metric("tierroute_route_latency_seconds_count")).as("route latency samples").isEqualTo(timed);
+    }
+
+    /**
+     * Only a query that says yes or no is read: a bare {@code ?dry_run} is a dry run, a typo or another value is a 400,
+     * never a real route that the client took for a preview.
+     */
+    @Test
+    void theDryRunFlagIsReadStrictly() throws Exception {
+        String body = "{\"request_id\":\"strict\",\"block_hashes\":[7,8,9],\"input_tokens\":48,\"max_tokens\":10}";
+        String before = inFlight();
+        assertThat(api.post("/v1/route?dry_run", body).statusCode()).as("the bare flag").isEqualTo(200);
+        assertThat(api.post("/v1/route?dry_run=TRUE", body).statusCode()).isEqualTo(200);
+        assert4xx(api.post("/v1/route?dry_run=yes", body), 400, "dry_run must be true or false, got 'yes'");
+        assert4xx(api.post("/v1/route?dryrun=true", body), 400, "unknown query parameter 'dryrun'");
+        assert4xx(api.post("/v1/route?dry_run=true&dry_run=false", body), 400, "2 times");
+        assertThat(inFlight()).as("nothing admitted").isEqualTo(before);
+        HttpResponse<String> real = api.post("/v1/route?dry_run=false", body);
+        assertThat(real.statusCode()).as(real.body()).isEqualTo(200);
+        finish("strict");
+    }
+
+    /**
+     * With every worker drained, a route is the documented back-pressure answer, 503 with Retry-After, counted as
+     * no_capacity: it was a 500 carrying a CompletionException, because the selector's future had failed at once.
+     */
+    @Test
+    void everyWorkerDrainedIsA503CountedAsNoCapacity() throws Exception {
+        String auth = "Bearer " + ApiTestServer.TOKEN;
+        double noCapacity = metric("tierroute_routes_total{outcome=\"no_capacity\"}");
+        try {
+            for (int w = 0; w < 4; w++) {
+                assertThat(api.post("/v1/workers/w" + w + "/drain", "", "Authorization", auth).statusCode()).isEqualTo(200);
+            }
+            HttpResponse<String> r = api.post("/v1/route", "{\"request_id\":\"nowhere\",\"text\":\"hi\"}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+            assertThat(r.headers().firstValue("Retry-After")).hasValue("1");
+            assertThat(json(r).get("error").asText()).contains("no worker can take requests")
+                    .doesNotContain("Exception");
+            assertThat(metric("tierroute_routes_total{outcome=\"no_capacity\"}")).isEqualTo(noCapacity + 1);
+        } finally {
+            for (int w = 0; w < 4; w++) {
+                api.post("/v1/workers/w" + w + "/undrain", "", "Authorization", auth);
+            }
+        }
     }
 
     /** The value of one sample line of /metrics, e.g. {@code tierroute_routes_total{outcome="routed"}}. */

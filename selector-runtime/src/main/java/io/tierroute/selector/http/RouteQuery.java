@@ -1,0 +1,53 @@
+package io.tierroute.selector.http;
+
+import io.undertow.server.HttpServerExchange;
+
+import java.util.Deque;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The query of {@code POST /v1/route}: at most {@code dry_run}, whose value says yes ({@code true}, {@code 1}, or the
+ * bare flag) or no ({@code false}, {@code 0}). Anything else is the client's mistake and answered 400: read leniently,
+ * a typo ({@code ?dryrun=true}, {@code ?dry_run=yes}) would admit a real request where the client asked for a preview,
+ * and the answer looks the same.
+ */
+final class RouteQuery {
+
+    static final String DRY_RUN = "dry_run";
+
+    private RouteQuery() {
+    }
+
+    /** Whether the route is a dry run; {@link ApiError} 400 naming the problem when the query is not one of ours. */
+    static boolean dryRun(HttpServerExchange ex) {
+        Map<String, Deque<String>> q = ex.getQueryParameters();
+        for (String name : q.keySet()) {
+            if (!name.equals(DRY_RUN)) {
+                throw new ApiError(400, "unknown query parameter '" + name + "' on POST /v1/route; the only one is "
+                        + "dry_run (true or false)");
+            }
+        }
+        Deque<String> v = q.get(DRY_RUN);
+        if (v == null || v.isEmpty()) {
+            return false;
+        }
+        if (v.size() > 1) {
+            throw new ApiError(400, "dry_run is given " + v.size() + " times; give it once (true or false)");
+        }
+        return switch (v.peekFirst().toLowerCase(Locale.ROOT)) {
+            case "", "true", "1" -> true;
+            case "false", "0" -> false;
+            default -> throw new ApiError(400, "dry_run must be true or false, got '" + v.peekFirst() + "'");
+        };
+    }
+
+    /** True unless the query is a well-formed "not a dry run": what a refusal of real routes must let through. */
+    static boolean dryRunOrMalformed(HttpServerExchange ex) {
+        try {
+            return dryRun(ex);
+        } catch (ApiError e) {
+            return true;
+        }
+    }
+}
