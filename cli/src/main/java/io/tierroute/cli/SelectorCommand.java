@@ -19,9 +19,12 @@ import java.util.concurrent.CountDownLatch;
         versionProvider = TierrouteCommand.Version.class,
         description = {"Run the selector: the HTTP/JSON routing API (POST /v1/route, /v1/kv-events, "
                 + "/v1/requests/events, /v1/telemetry, GET /v1/workers, /v1/params, /metrics, /healthz).",
+                "Admin calls (POST /v1/workers/{name}/drain, /undrain, /health, /v1/params/reload) need "
+                        + "'Authorization: Bearer <token>' with the token in the environment variable that admin.tokenEnv "
+                        + "names (default TIERROUTE_ADMIN_TOKEN); while it is unset they are refused (403).",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped cleanly", "1:the server could not start (e.g. the port is taken)",
+        exitCodeList = {"130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's 128 + signal, once the shutdown has stopped " + "everything", "1:the server could not start (e.g. the port is taken)",
                 "2:bad command line or bad configuration (the message names the field)"})
 final class SelectorCommand implements Callable<Integer> {
 

@@ -308,10 +308,12 @@ public final class ApiHandler implements HttpHandler {
         switch (action) {
             case WORKER_DRAIN -> {
                 selector.setDraining(worker, true);
+                audit(ex, "drained worker " + name);
                 send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", true)));
             }
             case WORKER_UNDRAIN -> {
                 selector.setDraining(worker, false);
+                audit(ex, "undrained worker " + name);
                 send(ex, new Endpoints.Reply(200, Map.of("worker", name, "draining", false)));
             }
             default -> post(ex, exact((e, body) -> {
@@ -320,6 +322,7 @@ public final class ApiHandler implements HttpHandler {
                     throw new ApiError(400, "field 'healthy' is required (true or false)");
                 }
                 selector.setHealthy(worker, h.healthy);
+                audit(e, "marked worker " + name + (h.healthy ? " healthy" : " unhealthy"));
                 send(e, new Endpoints.Reply(200, Map.of("worker", name, "healthy", h.healthy)));
             }));
         }
@@ -343,7 +346,13 @@ public final class ApiHandler implements HttpHandler {
         if (!selector.parameters().activate(next)) {
             throw new ApiError(400, "parameter set does not cover the configured workers; keeping the active set");
         }
+        audit(ex, "reloaded the parameter file: version " + next.version() + " (" + next.source() + ")");
         send(ex, new Endpoints.Reply(200, params(next)));
+    }
+
+    /** An admin call that changed what the selector does, with who asked (the peer's address): the operators' trail. */
+    private static void audit(HttpServerExchange ex, String what) {
+        log.info("admin: {} (request from {})", what, ex.getSourceAddress());
     }
 
     private static Map<String, Object> params(ParameterSet ps) {

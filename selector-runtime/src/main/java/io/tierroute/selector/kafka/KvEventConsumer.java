@@ -167,7 +167,8 @@ public final class KvEventConsumer implements AutoCloseable {
                 parts = KafkaClients.partitions(c, Topics.KV_EVENTS, Duration.ofSeconds(5));
                 if (parts.isEmpty()) {
                     if (!warned) {
-                        log.warn("kv consumer: topic {} not found at {} yet; retrying every second", Topics.KV_EVENTS,
+                        log.warn("kv consumer: no partitions of {} from {} yet (the broker does not answer, or "
+                                + "the topic does not exist); retrying every second", Topics.KV_EVENTS,
                                 settings.bootstrapServers());
                         warned = true;
                     }

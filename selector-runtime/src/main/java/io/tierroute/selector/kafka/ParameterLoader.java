@@ -344,7 +344,8 @@ public final class ParameterLoader implements AutoCloseable {
                 return all;
             }
             if (!warned) {
-                log.warn("params loader: topic {} not found at {} yet; retrying every second",
+                log.warn("params loader: no partitions of {} from {} yet (the broker does not answer, or the topic "
+                        + "does not exist); retrying every second",
                         params.isEmpty() ? Topics.PARAMS : Topics.CONTROL, settings.bootstrapServers());
                 warned = true;
             }
@@ -651,7 +652,8 @@ public final class ParameterLoader implements AutoCloseable {
             scopes.put(s, new ScopeStatus(s, v.isPresent() ? v.getAsLong() : null, pinned,
                     pinned ? c.get().getVersion() : null, rule.controlSequence(s),
                     s.equals(scope) ? offsets.size() : -1,
-                    s.equals(scope) && newestRejected > (offsets.isEmpty() ? 0 : offsets.lastKey()) ? newestRejected : null));
+                    s.equals(scope) && newestRejected > (offsets.isEmpty() ? 0 : offsets.lastKey())
+                            ? newestRejected : null));
         }
         status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
                 java.util.Collections.unmodifiableMap(scopes));
