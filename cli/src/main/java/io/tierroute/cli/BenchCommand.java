@@ -136,6 +136,7 @@ final class BenchCommand implements Runnable {
             BenchSpec bench;
             List<SimRequest> base;
             SeedList seeds;
+            policies = policies.stream().map(String::strip).toList(); // "round-robin, dynamo" names two policies
             try {
                 seeds = SeedList.parse(seed);
                 OutputDirectory.check(out, seeds);
@@ -146,6 +147,15 @@ final class BenchCommand implements Runnable {
                 base = BenchRunner.requests(bench, BenchRunner.engine(bench));
             } catch (IllegalArgumentException | UncheckedIOException e) {
                 return usageError(e.getMessage());
+            }
+            if (limit > 0 && base.size() < limit) {
+                System.err.println("tierroute bench routing: --limit " + limit + " asks for more requests than "
+                        + bench.source() + " has; replaying all " + base.size());
+            }
+            List<String> left = OutputDirectory.leftovers(out, seeds);
+            if (!left.isEmpty()) {
+                System.err.println("tierroute bench routing: note: --out " + out + " also holds reports of an earlier run "
+                        + "that this one does not replace: " + String.join(", ", left));
             }
             try {
                 Files.createDirectories(out);

@@ -69,6 +69,7 @@ class BenchRoutingOptionsTest {
     void duplicatePoliciesOrLoadsAreRejected() {
         assertUsageError("--load must be a list of values distinct to two decimals (got 1,1)", "--load", "1,1");
         assertUsageError("--policies must be a list of distinct names (got random,random)", "--policies", "random,random");
+        assertUsageError("--policies must be a list of distinct names (got random,random)", "--policies", "random, random");
     }
 
     @Test

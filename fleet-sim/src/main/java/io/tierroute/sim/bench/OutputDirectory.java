@@ -1,9 +1,14 @@
 package io.tierroute.sim.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * Checks, before the first run, that a benchmark's reports can be written where they go: a directory named like a
@@ -48,4 +53,38 @@ public final class OutputDirectory {
             }
         }
     }
+
+    /**
+     * Reports in {@code out} that this run will not overwrite, left by an earlier run of another shape: a sweep's
+     * summaries and seed directories beside one seed's reports, or one seed's reports, or other seeds' directories,
+     * beside a sweep's. Left as they are (they are the user's), but a reader of {@code out} would take them for this
+     * run's, so the caller says so. Names relative to {@code out}, sorted.
+     */
+    public static List<String> leftovers(Path out, SeedList seeds) throws IOException {
+        if (!Files.isDirectory(out)) {
+            return List.of();
+        }
+        Set<String> ours = new HashSet<>();
+        if (seeds.size() == 1) {
+            ours.addAll(Reporter.FILES);
+        } else {
+            ours.addAll(List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE, SummaryHtmlReporter.FILE));
+            for (long seed : seeds.seeds()) {
+                ours.add(SeedSweep.seedDir(out, seed).getFileName().toString());
+            }
+        }
+        Set<String> reports = new HashSet<>(Reporter.FILES);
+        reports.addAll(List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE, SummaryHtmlReporter.FILE));
+        List<String> left = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(out)) {
+            entries.map(p -> p.getFileName().toString())
+                    .filter(name -> !ours.contains(name))
+                    .filter(name -> reports.contains(name) || SEED_DIR.matcher(name).matches()
+                            && Files.isDirectory(out.resolve(name)))
+                    .sorted().forEach(name -> left.add(Files.isDirectory(out.resolve(name)) ? name + "/" : name));
+        }
+        return left;
+    }
+
+    private static final Pattern SEED_DIR = Pattern.compile("seed-\\d+");
 }

@@ -1,5 +1,6 @@
 package io.tierroute.sim.bench;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
@@ -25,6 +26,22 @@ class OutputDirectoryTest {
         Files.writeString(SeedSweep.seedDir(dir, 2).resolve(HtmlReporter.FILE), "old");
         assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1"))).doesNotThrowAnyException();
         assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1-3"))).doesNotThrowAnyException();
+    }
+
+    @Test
+    void anEarlierRunOfAnotherShapeIsNamedAsLeftOver() throws Exception {
+        // a three-seed sweep was here
+        Files.writeString(dir.resolve(SummaryHtmlReporter.FILE), "old");
+        for (long s = 1; s <= 3; s++) {
+            Files.createDirectories(SeedSweep.seedDir(dir, s));
+        }
+        Files.writeString(dir.resolve("notes.txt"), "the user's own");
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1")))
+                .containsExactly("seed-1/", "seed-2/", "seed-3/", "summary.html");
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-2"))).as("seed 3 is not this sweep's")
+                .containsExactly("seed-3/");
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-3"))).isEmpty();
+        assertThat(OutputDirectory.leftovers(dir.resolve("none"), SeedList.parse("1"))).isEmpty();
     }
 
     @Test
