@@ -152,7 +152,12 @@ final class BenchCommand implements Runnable {
                 System.err.println("tierroute bench routing: --limit " + limit + " asks for more requests than "
                         + bench.source() + " has; replaying all " + base.size());
             }
-            List<String> left = OutputDirectory.leftovers(out, seeds);
+            List<String> left;
+            try {
+                left = OutputDirectory.leftovers(out, seeds);
+            } catch (IOException e) { // only a note: the write check below says whether --out can be used
+                left = List.of();
+            }
             if (!left.isEmpty()) {
                 System.err.println("tierroute bench routing: note: --out " + out + " also holds reports of an earlier run "
                         + "that this one does not replace: " + String.join(", ", left));

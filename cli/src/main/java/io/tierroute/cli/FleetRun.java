@@ -226,9 +226,11 @@ final class FleetRun implements AutoCloseable {
                 versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
         ParameterLoader.ScopeStatus served = loader.status().scopes().get(settings.scope());
         if (served != null && served.newestRejected() != null) {
-            lines.add("the validation gate rejected the newest fit, v" + served.newestRejected() + ": the dashboard "
-                    + "and 'tierroute snapshots show " + served.newestRejected() + " --bootstrap " + settings.bootstrap()
-                    + "' say why while that Kafka runs");
+            lines.add("the validation gate rejected the newest fit, v" + served.newestRejected() + ": 'tierroute "
+                    + "snapshots show " + served.newestRejected() + " --bootstrap " + settings.bootstrap()
+                    + ("default".equals(settings.scope()) ? "" : " --scope " + ShellWords.quote(settings.scope()))
+                    + (settings.kafkaClient().isEmpty() ? "" : " --command-config FILE")
+                    + "' says why while that Kafka runs");
         }
         return lines;
     }

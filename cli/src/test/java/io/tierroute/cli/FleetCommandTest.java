@@ -39,8 +39,8 @@ class FleetCommandTest {
             assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
             assertThat(r[1]).as("a refused fit is said, not only an older version served")
                     .contains("snapshots: default=v3 (v4 rejected); the selector swapped 1 times and ended on v3")
-                    .contains("the validation gate rejected the newest fit, v4: the dashboard and 'tierroute snapshots "
-                            + "show 4 --bootstrap " + kafka.bootstrapServers() + "' say why");
+                    .contains("the validation gate rejected the newest fit, v4: 'tierroute snapshots show 4 --bootstrap "
+                            + kafka.bootstrapServers() + "' says why");
             assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")
                     .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
                     .contains("decisions published: 40 acknowledged of 40 offered")

@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns request bodies into domain calls: the route request, request lifecycle events, KV events
@@ -49,12 +51,16 @@ final class Endpoints {
         }
     }
 
+    private static final Logger log = LoggerFactory.getLogger(Endpoints.class);
+
     private final Selector selector;
     private final IndexWriter writer;
     private final int maxBatchEvents;
     private final SelectorMetrics metrics;
     private final String idPrefix = Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffffffL, 36) + "-";
     private final AtomicLong ids = new AtomicLong();
+    /** Workers whose telemetry said more KV in use than their configured capacity (logged once each). */
+    private final java.util.Set<Integer> overCapacityWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBatchEvents) {
         this.maxBatchEvents = maxBatchEvents;
@@ -327,20 +333,31 @@ final class Endpoints {
         if (t.kv_used_tokens == null) {
             throw new ApiError(400, "field 'kv_used_tokens' is required");
         }
-        // An engine never uses more KV than it has: more than the configured capacity is a broken sample or a
-        // configuration that understates the worker (kv_usage 249,999 would steer every request away from it).
+        if (t.kv_used_tokens < 0 || t.kv_used_tokens > 1L << 40) {
+            throw new ApiError(400, "field 'kv_used_tokens': must be in [0, 2^40], got " + t.kv_used_tokens);
+        }
+        // An engine never uses more KV than it has: more than the configured capacity is a configuration that
+        // understates the worker (or a broken sample). Taken as is, kv_usage 249,999 would steer every request away
+        // from it; refused, the sample's queue and batch would be lost with it. So it is clamped, and said.
         long capacity = selector.kvCapacityTokens(worker);
-        if (t.kv_used_tokens < 0 || t.kv_used_tokens > capacity) {
-            throw new ApiError(400, "field 'kv_used_tokens': must be in [0, " + capacity + "] (worker '" + t.worker
-                    + "' has kvCapacityTokens " + capacity + " in the selector's configuration), got " + t.kv_used_tokens);
+        long used = t.kv_used_tokens;
+        String warning = null;
+        if (used > capacity) {
+            warning = "kv_used_tokens " + used + " is above the kvCapacityTokens " + capacity + " that the selector's "
+                    + "configuration gives worker '" + t.worker + "'; taken as " + capacity + " (full). Set "
+                    + "kvCapacityTokens to the engine's KV capacity";
+            if (overCapacityWarned.add(worker)) {
+                log.warn("telemetry: {} (said once per worker; every answer carries it)", warning);
+            }
+            used = capacity;
         }
         // The sample is as old as the engine says: requests routed since it was taken go on top of it.
         long age = t.sample_age_ms == null ? 0 : t.sample_age_ms;
         if (age < 0 || age > MAX_SAMPLE_AGE_MS) {
             throw new ApiError(400, "field 'sample_age_ms': must be in [0, " + MAX_SAMPLE_AGE_MS + "], got " + age);
         }
-        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, t.kv_used_tokens));
-        return new Reply(202, Map.of("accepted", true));
+        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used));
+        return new Reply(202, warning == null ? Map.of("accepted", true) : Map.of("accepted", true, "warning", warning));
     }
 
     private static int count(String field, Integer v) {

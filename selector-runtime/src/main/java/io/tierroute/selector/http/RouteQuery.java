@@ -23,7 +23,7 @@ final class RouteQuery {
     static boolean dryRun(HttpServerExchange ex) {
         Map<String, Deque<String>> q = ex.getQueryParameters();
         for (String name : q.keySet()) {
-            if (!name.equals(DRY_RUN)) {
+            if (!name.isEmpty() && !name.equals(DRY_RUN)) { // "?&dry_run" has an empty name: no parameter at all
                 throw new ApiError(400, "unknown query parameter '" + name + "' on POST /v1/route; the only one is "
                         + "dry_run (true or false)");
             }

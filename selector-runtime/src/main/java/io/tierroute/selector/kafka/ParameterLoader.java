@@ -275,6 +275,7 @@ public final class ParameterLoader implements AutoCloseable {
     private void session() {
         rule = new ActivationRule();
         offsets.clear();
+        newestRejected = 0;
         cache.clear();
         cacheBytes = 0;
         retainedRecords = 0;
@@ -433,6 +434,9 @@ public final class ParameterLoader implements AutoCloseable {
         if (s.equals(scope)) {
             offsets.remove(version);
             forget(version);
+            if (version == newestRejected) {
+                newestRejected = 0; // trimmed from the history: no longer a version anyone can look up
+            }
         }
     }
 
