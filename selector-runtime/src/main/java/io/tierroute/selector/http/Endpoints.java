@@ -336,6 +336,11 @@ final class Endpoints {
         if (t.kv_used_tokens < 0 || t.kv_used_tokens > 1L << 40) {
             throw new ApiError(400, "field 'kv_used_tokens': must be in [0, 2^40], got " + t.kv_used_tokens);
         }
+        // The sample is as old as the engine says: requests routed since it was taken go on top of it.
+        long age = t.sample_age_ms == null ? 0 : t.sample_age_ms;
+        if (age < 0 || age > MAX_SAMPLE_AGE_MS) {
+            throw new ApiError(400, "field 'sample_age_ms': must be in [0, " + MAX_SAMPLE_AGE_MS + "], got " + age);
+        }
         // An engine never uses more KV than it has: more than the configured capacity is a configuration that
         // understates the worker (or a broken sample). Taken as is, kv_usage 249,999 would steer every request away
         // from it; refused, the sample's queue and batch would be lost with it. So it is clamped, and said.
@@ -350,11 +355,6 @@ final class Endpoints {
                 log.warn("telemetry: {} (said once per worker; every answer carries it)", warning);
             }
             used = capacity;
-        }
-        // The sample is as old as the engine says: requests routed since it was taken go on top of it.
-        long age = t.sample_age_ms == null ? 0 : t.sample_age_ms;
-        if (age < 0 || age > MAX_SAMPLE_AGE_MS) {
-            throw new ApiError(400, "field 'sample_age_ms': must be in [0, " + MAX_SAMPLE_AGE_MS + "], got " + age);
         }
         selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used));
         return new Reply(202, warning == null ? Map.of("accepted", true) : Map.of("accepted", true, "warning", warning));
