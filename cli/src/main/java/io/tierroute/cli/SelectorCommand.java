@@ -80,8 +80,9 @@ final class SelectorCommand implements Callable<Integer> {
             server.close();
             stopped.countDown();
         }, "tierroute-shutdown"));
-        out.println("tierroute selector listening on " + server.uri() + " (" + cfg.selector().workers().size()
-                + " workers; Ctrl-C to stop)");
+        int workers = cfg.selector().workers().size();
+        out.println("tierroute selector listening on " + server.uri() + " (" + workers + (workers == 1 ? " worker" : " workers")
+                + "; Ctrl-C to stop)");
         String env = cfg.adminTokenEnv();
         if (env != null && (System.getenv(env) == null || System.getenv(env).isEmpty())) {
             out.println("admin endpoints are disabled: set " + env + " to enable them");
