@@ -26,7 +26,8 @@ import java.util.concurrent.CountDownLatch;
                         + "(--operator-name, or the name in the file), never a name the client sends.",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's 128 + signal, once the shutdown has stopped " + "everything", "1:the server could not start (e.g. the port is taken)",
+        exitCodeList = {TierrouteCommand.STOPPED_BY_SIGNAL,
+                "1:the server could not start (e.g. the port is taken)",
                 "2:bad command line"})
 final class DashboardCommand implements Callable<Integer> {
 

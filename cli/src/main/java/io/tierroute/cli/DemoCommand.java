@@ -38,7 +38,8 @@ import java.util.concurrent.Callable;
                         + "Everything lives in fresh temporary "
                         + "directories that are deleted at the end.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped cleanly at --duration or the end of the requests", "130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's 128 + signal, once the shutdown has stopped " + "everything", "1:a part could not start (e.g. a port is taken) or failed",
+        exitCodeList = {"0:stopped cleanly at --duration or the end of the requests", TierrouteCommand.STOPPED_BY_SIGNAL,
+                "1:a part could not start (e.g. a port is taken) or failed",
                 "2:bad command line"})
 final class DemoCommand implements Callable<Integer> {
 

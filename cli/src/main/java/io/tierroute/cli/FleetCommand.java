@@ -39,8 +39,9 @@ import java.util.concurrent.Callable;
                         + "clients connect without authentication, as to the local cluster, unless --command-config gives "
                         + "their settings.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:stopped cleanly at --duration or the end of the requests", "130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's 128 + signal, once the shutdown has stopped " + "everything", "1:could not start (Kafka unreachable or refusing the client, a tierroute topic "
-                + "missing, a port taken), stopped during start-up, or the simulation failed", "2:bad command line"})
+        exitCodeList = {"0:stopped cleanly at --duration or the end of the requests", TierrouteCommand.STOPPED_BY_SIGNAL,
+                "1:could not start (Kafka unreachable or refusing the client, a tierroute topic missing, a port taken), "
+                        + "stopped during start-up, or the simulation failed", "2:bad command line"})
 final class FleetCommand implements Callable<Integer> {
 
     @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",

@@ -49,7 +49,7 @@ final class FleetRun implements AutoCloseable {
         @Override
         public String toString() {
             return "Settings[bootstrap=" + bootstrap + ", kafkaClient=" + new java.util.TreeSet<>(kafkaClient.keySet())
-                    + " (values not shown)" + ", workers=" + workers + ", timeScale=" + timeScale + ", scope="
+                    + " (values not shown), workers=" + workers + ", timeScale=" + timeScale + ", scope="
                     + scope + ", seed=" + seed + ", selectorPort=" + selectorPort + ", token="
                     + (token == null || token.isEmpty() ? "unset" : "set") + ", tokenEnv=" + tokenEnv + ", fromTrace="
                     + fromTrace + "]";

@@ -24,7 +24,8 @@ import java.util.concurrent.CountDownLatch;
                         + "names (default TIERROUTE_ADMIN_TOKEN); while it is unset they are refused (403).",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's 128 + signal, once the shutdown has stopped " + "everything", "1:the server could not start (e.g. the port is taken)",
+        exitCodeList = {TierrouteCommand.STOPPED_BY_SIGNAL,
+                "1:the server could not start (e.g. the port is taken)",
                 "2:bad command line or bad configuration (the message names the field)"})
 final class SelectorCommand implements Callable<Integer> {
 

@@ -21,6 +21,13 @@ import java.util.Properties;
         synopsisSubcommandLabel = "COMMAND")
 public final class TierrouteCommand implements Runnable {
 
+    /**
+     * The exit-code line of a command that runs until a signal: the JVM exits 128 + signal once the shutdown hooks have
+     * stopped everything, so 130 and 143 are the clean stop, not a failure.
+     */
+    static final String STOPPED_BY_SIGNAL = "130, 143:stopped cleanly by Ctrl-C (SIGINT) or SIGTERM: the JVM's "
+            + "128 + signal, once the shutdown has stopped everything";
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 

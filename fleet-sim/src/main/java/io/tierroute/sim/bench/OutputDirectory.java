@@ -15,6 +15,11 @@ import java.util.stream.Stream;
  * report file, or a file named like a seed's directory, would otherwise fail the write after every run had finished.
  */
 public final class OutputDirectory {
+    /** A sweep's summaries in {@code --out}, beside its seed directories. */
+    private static final List<String> SUMMARY_FILES = List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE,
+            SummaryHtmlReporter.FILE);
+    private static final Pattern SEED_DIR = Pattern.compile("seed-\\d+");
+
     private OutputDirectory() {}
 
     /**
@@ -34,9 +39,7 @@ public final class OutputDirectory {
         if (seeds.size() == 1) {
             Reporter.FILES.forEach(f -> files.add(out.resolve(f)));
         } else {
-            files.add(out.resolve(SummaryCsvReporter.FILE));
-            files.add(out.resolve(SummaryTableReporter.FILE));
-            files.add(out.resolve(SummaryHtmlReporter.FILE));
+            SUMMARY_FILES.forEach(f -> files.add(out.resolve(f)));
             for (long seed : seeds.seeds()) {
                 Path dir = SeedSweep.seedDir(out, seed);
                 if (Files.exists(dir) && !Files.isDirectory(dir)) {
@@ -68,13 +71,13 @@ public final class OutputDirectory {
         if (seeds.size() == 1) {
             ours.addAll(Reporter.FILES);
         } else {
-            ours.addAll(List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE, SummaryHtmlReporter.FILE));
+            ours.addAll(SUMMARY_FILES);
             for (long seed : seeds.seeds()) {
                 ours.add(SeedSweep.seedDir(out, seed).getFileName().toString());
             }
         }
         Set<String> reports = new HashSet<>(Reporter.FILES);
-        reports.addAll(List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE, SummaryHtmlReporter.FILE));
+        reports.addAll(SUMMARY_FILES);
         List<String> left = new ArrayList<>();
         try (Stream<Path> entries = Files.list(out)) {
             entries.map(p -> p.getFileName().toString())
@@ -85,6 +88,4 @@ public final class OutputDirectory {
         }
         return left;
     }
-
-    private static final Pattern SEED_DIR = Pattern.compile("seed-\\d+");
 }

@@ -18,6 +18,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -60,7 +62,7 @@ final class Endpoints {
     private final String idPrefix = Long.toString(ThreadLocalRandom.current().nextLong() & 0xffffffffL, 36) + "-";
     private final AtomicLong ids = new AtomicLong();
     /** Workers whose telemetry said more KV in use than their configured capacity (logged once each). */
-    private final java.util.Set<Integer> overCapacityWarned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Integer> overCapacityWarned = ConcurrentHashMap.newKeySet();
 
     Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBatchEvents) {
         this.maxBatchEvents = maxBatchEvents;
