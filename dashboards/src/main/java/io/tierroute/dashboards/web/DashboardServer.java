@@ -7,6 +7,7 @@ import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.predicate.Predicates;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.HttpContinueReadHandler;
 import io.undertow.server.handlers.BlockingHandler;
 import io.undertow.server.handlers.PathHandler;
 import io.undertow.server.handlers.encoding.ContentEncodingRepository;
@@ -133,7 +134,7 @@ public final class DashboardServer implements AutoCloseable {
         } else {
             b.addHttpListener(o.port(), o.host());
         }
-        Undertow u = b.setHandler(root).setIoThreads(1).setWorkerThreads(8)
+        Undertow u = b.setHandler(new HttpContinueReadHandler(root)).setIoThreads(1).setWorkerThreads(8)
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
                 .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)

@@ -14,18 +14,21 @@ import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.type.LogicalType;
 
 import java.util.List;
 import java.util.stream.Collectors;
 
 /**
  * The API's one {@link ObjectMapper}, strict on input (unknown fields, wrong types, floats for
- * integers, duplicate keys and trailing garbage are errors), and the translation of Jackson's
- * exceptions into short messages that name the offending field.
+ * integers, numbers or booleans for strings, duplicate keys and trailing garbage are errors), and
+ * the translation of Jackson's exceptions into short messages that name the offending field.
  */
 final class Json {
 
@@ -36,6 +39,12 @@ final class Json {
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            // ALLOW_COERCION_OF_SCALARS does not cover strings: without this, "text": 42 read as "42"
+            // while "max_tokens": "256" was refused.
+            .withCoercionConfig(LogicalType.Textual, c -> c
+                    .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
             .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS)
             .visibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.PUBLIC_ONLY)
             .build();

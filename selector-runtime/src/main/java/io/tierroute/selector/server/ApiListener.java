@@ -5,6 +5,7 @@ import io.tierroute.selector.http.ApiHandler;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.HttpContinueReadHandler;
 
 import javax.net.ssl.SSLContext;
 import java.net.InetSocketAddress;
@@ -49,7 +50,8 @@ final class ApiListener {
                 .setServerOption(UndertowOptions.RECORD_REQUEST_START_TIME, false)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, s.idleTimeoutMs())
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, s.requestParseTimeoutMs())
-                .setHandler(handler)
+                // Expect: 100-continue is answered when the handler starts reading the body (curl waits 1 s otherwise).
+                .setHandler(new HttpContinueReadHandler(handler))
                 .build();
         try {
             u.start();

@@ -166,6 +166,10 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"agent\":{\"workflow\":\"a\"}}"), 400, "agent.workflow");
         assert4xx(api.post("/v1/route", "{\"token_ids\":[1,-2]}"), 400, "token_ids[1]");
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"text\":\"y\"}"), 400, "text", "twice");
+        // Strings are as strict as numbers: no quiet 42 → "42".
+        assert4xx(api.post("/v1/route", "{\"text\":42}"), 400, "field 'text'", "string");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"model\":true}"), 400, "field 'model'", "string");
+        assert4xx(api.post("/v1/route", "{\"request_id\":1.5,\"text\":\"x\"}"), 400, "field 'request_id'", "string");
     }
 
     @Test
