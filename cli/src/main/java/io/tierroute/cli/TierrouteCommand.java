@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 /**
  * The {@code tierroute} command. Subcommands are listed in {@link Subcommands}; this class only
@@ -53,11 +54,26 @@ public final class TierrouteCommand implements Runnable {
     private static int usageError(CommandLine.ParameterException e, String[] args) {
         CommandLine c = e.getCommandLine();
         PrintWriter err = c.getErr();
-        err.println(e.getMessage());
         if (!c.getSubcommands().isEmpty()) {
-            c.usage(err); // a command of commands: its usage is the short list of them
-        } else if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
-            err.println("Run '" + c.getCommandSpec().qualifiedName() + " --help' for its options.");
+            // A command of commands: a mistyped command is named, its likely meaning suggested, then the short list.
+            if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+                String typed = u.getUnmatched().get(0);
+                String parent = c.getCommandSpec().qualifiedName();
+                err.println("unknown command '" + typed + "' for '" + parent + "'");
+                List<String> near = CommandSuggestions.near(typed, c.getSubcommands().keySet());
+                if (!near.isEmpty()) {
+                    err.println("Did you mean: " + near.stream().map(n -> parent + " " + n)
+                            .collect(Collectors.joining(" or ")) + "?");
+                }
+            } else {
+                err.println(e.getMessage());
+            }
+            c.usage(err);
+        } else {
+            err.println(e.getMessage());
+            if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
+                err.println("Run '" + c.getCommandSpec().qualifiedName() + " --help' for its options.");
+            }
         }
         return c.getCommandSpec().exitCodeOnInvalidInput();
     }

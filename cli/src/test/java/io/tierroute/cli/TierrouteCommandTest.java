@@ -35,8 +35,12 @@ class TierrouteCommandTest {
                 "Run 'tierroute submit --help' for its options.");
         err.getBuffer().setLength(0);
         assertThat(run("snapshots", "lst", "--bootstrap", "h:1")).as("a command of commands lists them").isEqualTo(2);
-        assertThat(err.toString()).startsWith("Unmatched argument").contains("Usage: tierroute snapshots")
-                .contains("list");
+        assertThat(err.toString()).startsWith("unknown command 'lst' for 'tierroute snapshots'")
+                .contains("Did you mean").contains("snapshots list").contains("Usage: tierroute snapshots");
+        err.getBuffer().setLength(0);
+        assertThat(run("dmeo")).as("a mistyped top-level command").isEqualTo(2);
+        assertThat(err.toString()).startsWith("unknown command 'dmeo' for 'tierroute'")
+                .contains("Did you mean").contains("tierroute demo").contains("Commands:");
         err.getBuffer().setLength(0);
         assertThat(run("fleet", "--bootstrap", "h:1", "--wrkers", "2")).isEqualTo(2);
         assertThat(err.toString().lines().toList()).containsExactly("Unknown options: '--wrkers', '2'",
