@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.deploy.kafka.KafkaClientErrors;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
@@ -158,7 +159,7 @@ final class SnapshotsKafka {
             throw new Failure("refused: the broker did not authorise " + principal() + " to read " + TOPICS + " ("
                     + e.getMessage() + "); it needs READ and DESCRIBE on both topics");
         } catch (KafkaException e) {
-            throw new Failure("could not read " + TOPICS + " from " + bootstrap + ": " + e.getMessage());
+            throw new Failure("could not read " + TOPICS + " from " + bootstrap + ": " + KafkaClientErrors.describe(e));
         }
     }
 
@@ -252,7 +253,7 @@ final class SnapshotsKafka {
         if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
             return unreachable((Exception) e);
         }
-        return new Failure("could not write the " + what + " to " + Topics.CONTROL + ": " + e);
+        return new Failure("could not write the " + what + " to " + Topics.CONTROL + ": " + KafkaClientErrors.describe(e));
     }
 
     /** The first authorisation, authentication or timeout error in {@code e}'s cause chain, else {@code e}. */

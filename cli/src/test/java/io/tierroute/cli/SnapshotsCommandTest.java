@@ -13,6 +13,8 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -194,6 +196,32 @@ class SnapshotsCommandTest {
         assertThat(err.toString()).startsWith("tierroute snapshots list: broker unreachable: no answer from 127.0.0.1:1")
                 .contains("--command-config").doesNotContain("\tat ");
         System.out.println("---- unreachable ----\n" + err);
+    }
+
+    /** {@code args} against another bootstrap than the test's broker. */
+    private int runAgainst(String bootstrap, String... args) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--bootstrap", bootstrap));
+        return TierrouteCommand.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void aClientThatCannotBeBuiltSaysWhy() throws Exception {
+        // Kafka wraps the reason in "Failed to construct kafka consumer"; the operator needs the reason.
+        assertThat(runAgainst("no-such-host.invalid:9092", "snapshots", "list", "--timeout", "2")).isEqualTo(1);
+        assertThat(err.toString()).contains("Failed to construct kafka consumer").contains("bootstrap")
+                .contains("resolvable").doesNotContain("\tat ");
+        Path config = Files.createTempFile("sasl-without-jaas", ".properties");
+        try {
+            Files.writeString(config, "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n");
+            assertThat(runAgainst("127.0.0.1:1", "snapshots", "list", "--timeout", "2",
+                    "--command-config", config.toString())).isEqualTo(1);
+            assertThat(err.toString()).contains("Failed to construct kafka consumer").contains("JAAS");
+        } finally {
+            Files.delete(config);
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.tierroute.deploy.local;
 
+import io.tierroute.deploy.kafka.KafkaClientErrors;
 import io.tierroute.schemas.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -102,7 +103,7 @@ public final class ProjectTopics {
         if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return "Kafka at " + bootstrap + " did not list its topics within 10 s (" + cause.getMessage() + ")";
         }
-        return "Kafka at " + bootstrap + " did not list its topics: " + cause;
+        return "Kafka at " + bootstrap + " did not list its topics: " + KafkaClientErrors.describe(cause);
     }
 
     /** Creates the missing topics of {@link Topics#specs()} with {@code replicationFactor}; returns the names it created. */
