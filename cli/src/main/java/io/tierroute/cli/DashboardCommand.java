@@ -4,6 +4,7 @@ import io.tierroute.dashboards.Dashboard;
 import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.OperatorTokensFile;
 import io.tierroute.dashboards.web.WebTls;
+import io.tierroute.deploy.local.BootstrapAddresses;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -166,6 +167,12 @@ final class DashboardCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tierroute-shutdown"));
         out.println("tierroute dashboard on " + dashboard.uri() + " reading " + bootstrap + " (Ctrl-C to stop)");
+        // Said at once: the reader's own warning comes only after its client's metadata timeout.
+        if (!BootstrapAddresses.anyListening(bootstrap)) {
+            err.println("tierroute dashboard: Kafka at " + bootstrap + " does not answer yet; the history stays empty "
+                    + "and the reader retries until it does");
+            err.flush();
+        }
         java.util.List<String> operators = settings.operators().names();
         if (operators.isEmpty()) {
             out.println("pin / unpin / rollback are disabled: set " + tokenEnv + " or give --operator-tokens to enable "

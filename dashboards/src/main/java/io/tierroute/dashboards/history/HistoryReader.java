@@ -109,8 +109,9 @@ public final class HistoryReader implements AutoCloseable {
                 if (!running) {
                     break;
                 }
-                lastError = "consumer error: " + e;
-                log.warn("dashboard history: {}; re-reading both topics in {} ms", e.toString(), backoff);
+                lastError = "cannot read " + TOPICS + " from " + bootstrap + ": " + e;
+                log.warn("dashboard history: cannot read {} from {} ({}); retrying in {} s", TOPICS, bootstrap,
+                        e.getCause() == null ? e.toString() : e + ": " + e.getCause().getMessage(), backoff / 1000);
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 30_000);
             }
