@@ -429,6 +429,10 @@ final class SnapshotsCommand implements Runnable {
                 throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
                         + "' is " + v.status() + "; only ACCEPTED versions can be pinned. Nothing was written.");
             }
+            if (s.pinned() && s.pinnedVersion() != null && s.pinnedVersion() == version) {
+                throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' is already pinned to version "
+                        + version + ". Nothing was written.");
+            }
             return new Target(ControlAction.PIN, version, "pin of scope '" + s.scope() + "' to version " + version);
         }
     }

@@ -111,6 +111,8 @@ class SnapshotsCommandTest {
         assertThat(out.toString()).contains("pin of scope 'pin' to version 2: written as control sequence 1 by alice")
                 .contains("active version 3 -> 2, pinned to 2");
         System.out.println("---- snapshots pin ----\n" + out);
+        assertThat(run("snapshots", "pin", "2", "--scope", "pin", "--reason", "again")).as("pinned already").isEqualTo(1);
+        assertThat(err.toString()).contains("refused: scope 'pin' is already pinned to version 2. Nothing was written.");
         assertThat(run("snapshots", "list", "--scope", "pin")).isZero();
         assertThat(out.toString()).contains("pinned to 2 (last control: PIN 2 by alice").contains("\"bad fit on 3\"")
                 .containsPattern("(?m)^2 +accepted +active,pinned");

@@ -27,7 +27,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <ul>
  *   <li>pin: the version must be in the history and ACCEPTED (an unknown, rejected or unvalidated
- *       version is refused with the reason);</li>
+ *       version is refused with the reason), and not the one the scope is pinned to already;</li>
  *   <li>rollback: pins the highest accepted version below the active one;</li>
  *   <li>unpin: names the pinned version (DESIGN.md §5: it stays active until the job publishes after
  *       seeing the unpin); refused when the scope is not pinned.</li>
@@ -95,6 +95,11 @@ public final class ControlWriter implements AutoCloseable {
         if (!v.get().accepted()) {
             throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
                     + "': its status is " + v.get().status() + ", only ACCEPTED versions can be active");
+        }
+        // As an unpin of an unpinned scope: a pin that changes nothing is refused, not recorded as an action.
+        if (history.scope(scope).filter(s -> s.pinned() && Long.valueOf(version).equals(s.pinnedVersion())).isPresent()) {
+            throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                    + "': the scope is already pinned to it");
         }
         return write(scope, ControlAction.PIN, version, actor, reason);
     }

@@ -86,6 +86,9 @@ class ControlWriterTest {
         ControlWriter.Written w = writer.pin("default", 1, "alice", "known good");
         assertThat(w.sequence()).isEqualTo(1);
         assertThat(reader.history().scope("default").orElseThrow().pinnedVersion()).isEqualTo(1L);
+        assertThatThrownBy(() -> writer.pin("default", 1, "bob", "again"))
+                .isInstanceOf(ControlRefusedException.class).hasMessageContaining("already pinned to it");
+        assertThat(Broker.controlRecords()).as("the refused pin wrote nothing").hasSize(1);
     }
 
     @Test
