@@ -5,7 +5,7 @@ import io.undertow.util.Headers;
 
 /**
  * The operator credential of the write endpoints (pin / unpin / rollback): no {@code Authorization}
- * header → 401, a token no operator holds → 403, none configured → 403 (writes disabled). A good token
+ * header or a token no operator holds → 401, none configured → 403 (writes disabled). A good token
  * yields its operator's name, which the audit record carries as its actor. Compared as digests in
  * constant time, never logged or echoed.
  */
@@ -43,7 +43,10 @@ final class OperatorAuth {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute-operator\"");
             throw new HttpError(401, "this action needs the operator token: send 'Authorization: Bearer <token>'");
         }
-        return operators.identify(given)
-                .orElseThrow(() -> new HttpError(403, "the operator token is wrong"));
+        return operators.identify(given).orElseThrow(() -> {
+            // 401 as the selector answers a wrong admin token (RFC 6750 §3.1): the credentials, not the rights.
+            ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute-operator\", error=\"invalid_token\"");
+            return new HttpError(401, "the operator token is wrong");
+        });
     }
 }

@@ -166,7 +166,10 @@ class DashboardApiTest {
         HttpResponse<String> r = post("api/v1/scopes/default/rollback", null, body);
         assertThat(r.statusCode()).isEqualTo(401);
         assertThat(json(r).get("error").asText()).contains("Authorization: Bearer");
-        assertThat(post("api/v1/scopes/default/rollback", "wrong", body).statusCode()).isEqualTo(403);
+        r = post("api/v1/scopes/default/rollback", "wrong", body);
+        assertThat(r.statusCode()).as("a wrong token is a credentials error, as on the selector").isEqualTo(401);
+        assertThat(json(r).get("error").asText()).contains("wrong");
+        assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).contains("invalid_token"));
         assertThat(Broker.controlRecords()).isEmpty();
 
         r = post("api/v1/scopes/default/rollback", TOKEN, body);

@@ -161,7 +161,7 @@ class DashboardBrowserTest {
 
         confirm("rollback-btn", "wrong-token", "wrong token");
         new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
-                "refused (403)"));
+                "refused (401): the operator token is wrong"));
 
         assertThat(Broker.controlRecords()).as("nothing reached the control topic").isEmpty();
         assertThat(store.current().version()).isEqualTo(5);

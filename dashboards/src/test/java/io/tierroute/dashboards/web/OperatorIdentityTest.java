@@ -126,7 +126,8 @@ class OperatorIdentityTest {
         Files.writeString(file, "bob sha256:" + sha256Hex(BOB) + "\n");
         start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, null, "TEST_TOKEN", "default")
                 .withOperators(null, OperatorTokensFile.load(file)));
-        assertThat(post("rollback", ALICE, "{\"reason\": \"r\"}").statusCode()).isEqualTo(403);
+        assertThat(post("rollback", ALICE, "{\"reason\": \"r\"}").statusCode()).as("a token no operator holds")
+                .isEqualTo(401);
         HttpResponse<String> r = post("rollback", BOB, "{\"reason\": \"r\"}");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("bob");
