@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -57,7 +58,9 @@ final class BenchCommand implements Runnable {
                             + "min and max over the seeds, and the ratio best other policy / this policy (> 1: better "
                             + "than all others) with its geometric mean, min and the seeds where it is below 0.97; "
                             + "--out/summary.html shows the same with each seed's ratio charted and links to the seeds' "
-                            + "reports. A line on stdout as each seed finishes; the summary is printed at the end.", ""},
+                            + "reports. A line on stdout as each seed finishes; the summary is printed at the end. The "
+                            + "summary files are rewritten as each seed finishes, so a sweep stopped early (Ctrl-C) leaves "
+                            + "the summary of its finished seeds.", ""},
             exitCodeListHeading = "%nExit codes:%n",
             exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
@@ -176,11 +179,13 @@ final class BenchCommand implements Runnable {
             BenchRunner runner = new BenchRunner(registry, progress);
             String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
             if (seeds.size() > 1) {
+                // The summary files follow the sweep: stopped after k seeds, they hold those k.
+                PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
                 SeedSummary summary = new SeedSweep(runner, progress, requestLogs).seedLines(stdout)
+                        .afterEachSeed((soFar, done, total) -> writeSummary(quiet,
+                                title + " (so far: " + done + " of " + total + " seeds)", soFar, out))
                         .run(bench, seeds, base, title, out);
-                new SummaryTableReporter(stdout).write(title, summary, out);
-                new SummaryCsvReporter().write(summary, out);
-                new SummaryHtmlReporter().write(title, summary, out);
+                writeSummary(stdout, title, summary, out);
                 System.err.println("wrote " + out.resolve("seed-<N>") + "/ for each seed, "
                         + out.resolve(SummaryCsvReporter.FILE) + ", " + out.resolve(SummaryTableReporter.FILE)
                         + " and " + out.resolve(SummaryHtmlReporter.FILE));
@@ -193,6 +198,13 @@ final class BenchCommand implements Runnable {
             Reporter.writeAll(stdout, title, reports, out);
             System.err.println("wrote " + String.join(", ", Reporter.FILES.stream().map(f -> out.resolve(f).toString()).toList()));
             return 0;
+        }
+
+        private static void writeSummary(PrintStream tables, String title, SeedSummary summary, Path out)
+                throws IOException {
+            new SummaryTableReporter(tables).write(title, summary, out);
+            new SummaryCsvReporter().write(summary, out);
+            new SummaryHtmlReporter().write(title, summary, out);
         }
 
         /** Exit code 2 with one line on stderr: picocli's usage dump would bury the reason. */

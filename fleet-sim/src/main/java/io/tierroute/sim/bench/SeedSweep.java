@@ -21,6 +21,13 @@ public final class SeedSweep {
     private final ProgressBar progress; // may be null
     private final boolean requestLogs;
     private PrintStream seedLines; // null: none
+    private SeedListener afterEachSeed; // null: none
+
+    /** Told after every seed but the last, with the summary of the seeds done so far. */
+    @FunctionalInterface
+    public interface SeedListener {
+        void seedDone(SeedSummary soFar, int done, int total) throws IOException;
+    }
 
     public SeedSweep(BenchRunner runner, ProgressBar progress, boolean requestLogs) {
         this.runner = runner;
@@ -31,6 +38,12 @@ public final class SeedSweep {
     /** Prints one {@link SeedDoneLine} to {@code out} as each seed finishes (the CLI's stdout). */
     public SeedSweep seedLines(PrintStream out) {
         this.seedLines = out;
+        return this;
+    }
+
+    /** Calls {@code l} after every seed but the last (the CLI rewrites the summary files: an interrupted sweep keeps them). */
+    public SeedSweep afterEachSeed(SeedListener l) {
+        this.afterEachSeed = l;
         return this;
     }
 
@@ -72,6 +85,9 @@ public final class SeedSweep {
             if (seedLines != null) {
                 seedLines.println(SeedDoneLine.render(seed, index, seeds.size(), (System.nanoTime() - start) / 1e9, reports));
                 seedLines.flush();
+            }
+            if (afterEachSeed != null && index < seeds.size()) {
+                afterEachSeed.seedDone(summary, index, seeds.size());
             }
         }
         if (progress != null) {

@@ -29,7 +29,7 @@ public final class SummaryTableReporter {
     public static String render(String title, SeedSummary summary) {
         List<Long> seeds = summary.seeds();
         StringBuilder sb = new StringBuilder();
-        sb.append(title).append(": ").append(seeds.size()).append(" seeds (")
+        sb.append(title).append(": ").append(seeds.size()).append(seeds.size() == 1 ? " seed (" : " seeds (")
                 .append(new SeedList(seeds)).append(")\n");
         sb.append("Over the seeds: geometric mean, min and max. ratio = best other policy / this policy of the same seed\n")
                 .append("(> 1: better than every other policy), its geometric mean and min over the seeds, and in how many\n")

@@ -40,6 +40,18 @@ class SeedSweepTest {
     }
 
     @Test
+    void theListenerHearsEachSeedButTheLastWithTheSummarySoFar() throws Exception {
+        SeedList seeds = SeedList.parse("1-2,5");
+        BenchSpec spec = spec(1, null);
+        List<String> heard = new ArrayList<>();
+        new SeedSweep(new BenchRunner(new PolicyRegistry(), null), null, false)
+                .afterEachSeed((soFar, done, total) -> heard.add(done + "/" + total + " " + soFar.seeds()))
+                .run(spec, seeds, BenchRunner.requests(spec, BenchRunner.engine(spec)), "t", out);
+        // After the last seed the caller writes the whole summary itself.
+        assertThat(heard).containsExactly("1/3 [1]", "2/3 [1, 2]");
+    }
+
+    @Test
     void eachSeedWritesWhatASingleSeedRunWritesAndTheSummaryIsItsSpread() throws Exception {
         SeedList seeds = SeedList.parse("1-2,5");
         BenchSpec spec = spec(1, null);
