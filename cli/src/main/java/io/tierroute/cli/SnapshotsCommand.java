@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.dashboards.control.ControlText;
 import io.tierroute.dashboards.history.Fitted;
 import io.tierroute.dashboards.history.ParameterNames;
 import io.tierroute.dashboards.history.ScopeState;
@@ -139,6 +140,10 @@ final class SnapshotsCommand implements Runnable {
             }
             if (actor.length() > 500 || reason.length() > 500) {
                 throw new CommandLine.ParameterException(cl, "--actor and --reason are limited to 500 characters");
+            }
+            if (ControlText.hasControlCharacter(actor) || ControlText.hasControlCharacter(reason)) {
+                throw new CommandLine.ParameterException(cl, "--actor and --reason must be one line of printable text "
+                        + "(no newline, tab or escape): they are printed to other operators' terminals");
             }
         }
     }
@@ -375,14 +380,23 @@ final class SnapshotsCommand implements Runnable {
         @Override
         final void run(SnapshotsKafka kafka) {
             who.check(spec.commandLine());
-            SnapshotHistory h = kafka.read(null, -1).history();
-            ScopeState s = scope(h);
-            Target t = target(h, s);
-            long sequence = s.controlSequence() + 1;
-            SnapshotControl c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
-                    .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip())).setReason(who.reason.strip())
-                    .setTimestampMs(System.currentTimeMillis()).setSequence(sequence).build();
-            kafka.write(c);
+            String scopeName = scope(kafka.read(null, -1).history()).scope();
+            ScopeState s;
+            Target t;
+            SnapshotControl c;
+            long sequence;
+            // Read and decide behind the fence: no other writer of the scope can commit in between.
+            try (SnapshotsKafka.Fence fence = kafka.fence(scopeName)) {
+                SnapshotHistory h = kafka.read(null, -1).history();
+                s = scope(h);
+                t = target(h, s);
+                sequence = s.controlSequence() + 1;
+                c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
+                        .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip()))
+                        .setReason(who.reason.strip()).setTimestampMs(System.currentTimeMillis()).setSequence(sequence)
+                        .build();
+                fence.commit(c);
+            }
             SnapshotHistory after = kafka.read(null, -1).history();
             ScopeState now = after.scope(s.scope()).orElseThrow();
             boolean ours = !now.controls().isEmpty() && now.controls().get(0).sequence() == sequence
@@ -457,11 +471,28 @@ final class SnapshotsCommand implements Runnable {
             description = {"Roll back: pin the scope to the newest ACCEPTED version below the active one.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
     static final class Rollback extends Write {
+        @Option(names = "--from", paramLabel = "VERSION",
+                description = "Roll back only if VERSION is still the active one (the version you saw is bad): when "
+                        + "another operator rolled back or pinned meanwhile, the command is refused instead of "
+                        + "rolling back a second time.")
+        Long from;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            if (from != null) {
+                requireVersion(cl, "--from", from);
+            }
+        }
+
         @Override
         Target target(SnapshotHistory h, ScopeState s) {
             if (s.activeVersion() == null) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no active version to roll "
                         + "back from. Nothing was written.");
+            }
+            if (from != null && !from.equals(s.activeVersion())) {
+                throw new SnapshotsKafka.Failure("refused: version " + s.activeVersion() + " of scope '" + s.scope()
+                        + "' is active, not --from " + from + " (rolled back or pinned meanwhile?). Nothing was written.");
             }
             OptionalLong prev = h.previousAccepted(s.scope(), s.activeVersion());
             if (prev.isEmpty()) {
@@ -484,8 +515,8 @@ final class SnapshotsCommand implements Runnable {
         Optional<ScopeState.ControlEntry> last = s.controls().stream().findFirst();
         String pin = s.pinned() ? "pinned to " + s.pinnedVersion() : "not pinned";
         return last.map(c -> pin + " (last control: " + c.action() + (c.version() == null ? "" : " " + c.version())
-                + " by " + c.actor() + " at " + time(c.timestampMs()) + " UTC, sequence " + c.sequence() + ": \""
-                + c.reason() + "\")").orElse(pin);
+                + " by " + ControlText.printable(c.actor()) + " at " + time(c.timestampMs()) + " UTC, sequence "
+                + c.sequence() + ": \"" + ControlText.printable(c.reason()) + "\")").orElse(pin);
     }
 
     static String range(List<VersionRecord> vs) {

@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.dashboards.control.ControlFence;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.deploy.kafka.KafkaClientErrors;
 import io.tierroute.schemas.Codecs;
@@ -11,16 +12,12 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -29,8 +26,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -204,34 +199,44 @@ final class SnapshotsKafka {
         }
     }
 
-    /** Writes one control record (key = scope); a refusal by the broker is a {@link Failure}, nothing written. */
-    void write(SnapshotControl control) {
-        Properties p = base("tierroute-snapshots-cli-control");
-        long ms = timeout.toMillis();
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(ms));
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(ms));
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(ms));
-        String what = control.getAction() + " of scope '" + control.getScope() + "'";
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-                new ByteArraySerializer())) {
+    /**
+     * Fences every other writer of {@code scope} (the dashboard, another CLI; {@link ControlFence}): read the
+     * history after this, decide, and {@link Fence#commit} one record. A refusal by the broker is a {@link Failure}.
+     */
+    Fence fence(String scope) {
+        String what = "write to scope '" + scope + "'";
+        try {
+            return new Fence(ControlFence.open(bootstrap, clientConfig, scope, timeout, "tierroute-snapshots-cli-control"));
+        } catch (KafkaException e) {
+            throw writeFailure(e, what);
+        }
+    }
+
+    /** An open {@link ControlFence}; nothing is written until {@link #commit}. */
+    final class Fence implements AutoCloseable {
+        private final ControlFence fence;
+
+        private Fence(ControlFence fence) {
+            this.fence = fence;
+        }
+
+        /** Commits {@code control}; a lost race or a refusal is a {@link Failure}, nothing written. */
+        void commit(SnapshotControl control) {
+            String what = control.getAction() + " of scope '" + control.getScope() + "'";
             try {
-                producer.send(new ProducerRecord<>(Topics.CONTROL,
-                        control.getScope().getBytes(StandardCharsets.UTF_8), Codecs.SNAPSHOT_CONTROL.encode(control)))
-                        .get(ms + 5_000, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException e) {
-                throw writeFailure(e.getCause() == null ? e : e.getCause(), what);
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new Failure("the broker did not acknowledge the " + what + " within " + (ms / 1000 + 5)
-                        + " s; check with 'tierroute snapshots list' before retrying");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Failure("interrupted while writing the " + what);
+                fence.commit(control);
+            } catch (ControlFence.Fenced e) {
+                throw new Failure("another writer (the dashboard or another 'snapshots' command) changed scope '"
+                        + control.getScope() + "' while this " + what + " was written. Nothing was written; check "
+                        + "'tierroute snapshots list' and retry");
             } catch (KafkaException e) {
                 throw writeFailure(e, what);
             }
+        }
+
+        @Override
+        public void close() {
+            fence.close();
         }
     }
 
@@ -242,8 +247,9 @@ final class SnapshotsKafka {
         Throwable e = refusalIn(thrown);
         if (e instanceof AuthorizationException) {
             return new Failure("refused: the broker did not authorise " + principal() + " to write " + Topics.CONTROL
-                    + " (" + e.getMessage() + "); pass the operator's credentials with --command-config FILE. "
-                    + "Nothing was written.");
+                    + " (" + e.getMessage() + "; a writer needs WRITE on the topic and WRITE, DESCRIBE on the "
+                    + "transactional id '" + ControlFence.TRANSACTIONAL_ID_PREFIX + "<scope>'); pass the operator's "
+                    + "credentials with --command-config FILE. Nothing was written.");
         }
         if (e instanceof AuthenticationException) {
             return new Failure("refused: the broker at " + bootstrap + " did not authenticate " + principal() + " ("

@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.dashboards.control.ControlFence;
 import io.tierroute.deploy.kafka.EmbeddedKafka;
 import io.tierroute.schemas.Topics;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -47,6 +48,9 @@ class SnapshotsCommandSaslTest {
             kafka.grant("reader", topic, AclOperation.READ, AclOperation.DESCRIBE);
         }
         kafka.grant("operator", Topics.CONTROL, AclOperation.WRITE);
+        // A write fences the scope's other writers through a transactional id (ControlFence).
+        kafka.grantTransactionalIds("operator", ControlFence.TRANSACTIONAL_ID_PREFIX, AclOperation.WRITE,
+                AclOperation.DESCRIBE);
         try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(), admin)) {
             SnapshotsFixtures.publishHistory(p, "default");
         }

@@ -65,10 +65,11 @@ public final class Broker {
                 .getBytes(StandardCharsets.UTF_8), Codecs.PARAMETER_SNAPSHOT.encode(s))).get(30, TimeUnit.SECONDS);
     }
 
-    /** Every control record on the topic now, in order. */
+    /** Every committed control record on the topic now, in order: what every reader applies. */
     public static List<SnapshotControl> controlRecords() {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrap());
+        p.put("isolation.level", "read_committed");
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             TopicPartition tp = new TopicPartition(Topics.CONTROL, 0);

@@ -2,23 +2,16 @@ package io.tierroute.dashboards.control;
 
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.history.VersionRecord;
-import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.KafkaException;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Writes pin / unpin / rollback records to {@code tierroute.control} (key = scope), checked against
@@ -33,29 +26,36 @@ import java.util.concurrent.TimeoutException;
  *       seeing the unpin); refused when the scope is not pinned.</li>
  * </ul>
  *
- * Each record carries the actor and reason, and sequence = the scope's last applied sequence + 1.
- * Writes are serialized, and each one waits until the history has read it back, so the next
- * write's sequence is right. Refusals are {@link ControlRefusedException}s.
+ * Each record carries the actor and reason, and sequence = the scope's last committed sequence + 1.
+ * Each write first fences every other writer of the scope ({@link ControlFence}: the CLI, another
+ * dashboard), then waits until the history holds every committed record of the scope, decides from
+ * it, commits, and waits until the history has read the record back. A writer fenced meanwhile
+ * answers 409 with nothing written. Refusals are {@link ControlRefusedException}s.
  */
 public final class ControlWriter implements AutoCloseable {
 
     static final int MAX_TEXT = 500;
     private static final long READ_BACK_MS = 15_000;
+    private static final Duration KAFKA_TIMEOUT = Duration.ofSeconds(10);
 
+    private final String bootstrapServers;
+    private final Properties clientProperties;
     private final SnapshotHistory history;
-    private final KafkaProducer<byte[], byte[]> producer;
     private final Clock clock;
 
     /** What was written, with the actor the record carries. */
     public record Written(String scope, String action, Long version, long sequence, Long previousActive,
                           String actor) {}
 
+    /** The record a write decided on, from the caught-up history. */
+    private record Decision(ControlAction action, long version) {}
+
     public ControlWriter(String bootstrapServers, SnapshotHistory history) {
         this(bootstrapServers, history, new Properties());
     }
 
     /**
-     * @param clientProperties extra Kafka producer settings (security.protocol, sasl.*, ssl.* ...): the
+     * @param clientProperties extra Kafka client settings (security.protocol, sasl.*, ssl.* ...): the
      *                         operator's credentials on a broker whose ACLs guard tierroute.control
      */
     public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
@@ -63,94 +63,115 @@ public final class ControlWriter implements AutoCloseable {
     }
 
     ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties) {
+        this.bootstrapServers = bootstrapServers;
+        this.clientProperties = new Properties();
+        this.clientProperties.putAll(clientProperties);
         this.history = history;
         this.clock = clock;
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.CLIENT_ID_CONFIG, "tierroute-dashboard-control");
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "10000");
-        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "15000");
-        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        p.putAll(clientProperties);
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     /** Pins {@code scope} to {@code version}. */
     public synchronized Written pin(String scope, long version, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
-        Optional<VersionRecord> v = history.version(scope, version);
-        if (v.isEmpty()) {
-            throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
-                    + "': the version is unknown (not on " + Topics.PARAMS + ", or older than the history kept)");
-        }
-        if (v.get().rejected()) {
-            throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
-                    + "': it was REJECTED by the validation gate (" + String.join("; ", v.get().rejectReasons())
-                    + ") and can never be active");
-        }
-        if (!v.get().accepted()) {
-            throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
-                    + "': its status is " + v.get().status() + ", only ACCEPTED versions can be active");
-        }
-        // As an unpin of an unpinned scope: a pin that changes nothing is refused, not recorded as an action.
-        if (history.scope(scope).filter(s -> s.pinned() && Long.valueOf(version).equals(s.pinnedVersion())).isPresent()) {
-            throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
-                    + "': the scope is already pinned to it");
-        }
-        return write(scope, ControlAction.PIN, version, actor, reason);
+        return fenced(scope, actor, reason, () -> {
+            Optional<VersionRecord> v = history.version(scope, version);
+            if (v.isEmpty()) {
+                throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                        + "': the version is unknown (not on " + Topics.PARAMS + ", or older than the history kept)");
+            }
+            if (v.get().rejected()) {
+                throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                        + "': it was REJECTED by the validation gate (" + String.join("; ", v.get().rejectReasons())
+                        + ") and can never be active");
+            }
+            if (!v.get().accepted()) {
+                throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                        + "': its status is " + v.get().status() + ", only ACCEPTED versions can be active");
+            }
+            // As an unpin of an unpinned scope: a pin that changes nothing is refused, not recorded as an action.
+            if (history.scope(scope).filter(s -> s.pinned() && Long.valueOf(version).equals(s.pinnedVersion())).isPresent()) {
+                throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                        + "': the scope is already pinned to it");
+            }
+            return new Decision(ControlAction.PIN, version);
+        });
     }
 
-    /** Pins the highest accepted version below the active one of {@code scope}. */
-    public synchronized Written rollback(String scope, String actor, String reason) {
+    /**
+     * Pins the highest accepted version below the active one of {@code scope}. With {@code from} (the active
+     * version the operator saw) it is refused once another version is active: two operators who each roll back
+     * the same bad snapshot move the scope back once, not twice.
+     */
+    public synchronized Written rollback(String scope, Long from, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
-        OptionalLong active = history.activeVersion(scope);
-        if (active.isEmpty()) {
-            throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': it has no active version");
-        }
-        OptionalLong previous = history.previousAccepted(scope, active.getAsLong());
-        if (previous.isEmpty()) {
-            throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': no accepted version "
-                    + "below the active version " + active.getAsLong());
-        }
-        return write(scope, ControlAction.PIN, previous.getAsLong(), actor, reason);
+        return fenced(scope, actor, reason, () -> {
+            OptionalLong active = history.activeVersion(scope);
+            if (active.isEmpty()) {
+                throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': it has no active version");
+            }
+            if (from != null && from != active.getAsLong()) {
+                throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "' from version " + from
+                        + ": version " + active.getAsLong() + " is active now (rolled back or pinned meanwhile?)");
+            }
+            OptionalLong previous = history.previousAccepted(scope, active.getAsLong());
+            if (previous.isEmpty()) {
+                throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': no accepted version "
+                        + "below the active version " + active.getAsLong());
+            }
+            return new Decision(ControlAction.PIN, previous.getAsLong());
+        });
+    }
+
+    /** Pins the highest accepted version below whichever is active. */
+    public Written rollback(String scope, String actor, String reason) {
+        return rollback(scope, null, actor, reason);
     }
 
     /** Unpins {@code scope}: accepted fitted snapshots activate again. */
     public synchronized Written unpin(String scope, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
-        Long pinned = history.scope(scope).filter(s -> s.pinned()).map(s -> s.pinnedVersion()).orElse(null);
-        if (pinned == null) {
-            throw ControlRefusedException.conflict("cannot unpin scope '" + scope + "': it is not pinned");
-        }
-        return write(scope, ControlAction.UNPIN, pinned, actor, reason);
+        return fenced(scope, actor, reason, () -> {
+            Long pinned = history.scope(scope).filter(s -> s.pinned()).map(s -> s.pinnedVersion()).orElse(null);
+            if (pinned == null) {
+                throw ControlRefusedException.conflict("cannot unpin scope '" + scope + "': it is not pinned");
+            }
+            return new Decision(ControlAction.UNPIN, pinned);
+        });
     }
 
-    private Written write(String scope, ControlAction action, Long version, String actor, String reason) {
-        long before = history.activeVersion(scope).orElse(-1);
-        long sequence = history.controlSequence(scope) + 1;
-        SnapshotControl c = SnapshotControl.newBuilder().setScope(scope).setAction(action).setVersion(version)
-                .setReason(reason.strip()).setActor(actor.strip()).setTimestampMs(clock.millis())
-                .setSequence(sequence).build();
-        try {
-            producer.send(new ProducerRecord<>(Topics.CONTROL, scope.getBytes(StandardCharsets.UTF_8),
-                    Codecs.SNAPSHOT_CONTROL.encode(c))).get(20, TimeUnit.SECONDS);
+    /** Fences the scope's other writers, waits for the history to hold every committed record, decides, commits. */
+    private Written fenced(String scope, String actor, String reason, java.util.function.Supplier<Decision> decide) {
+        try (ControlFence fence = ControlFence.open(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT,
+                "tierroute-dashboard-control")) {
+            long committed = ControlFence.lastSequence(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT);
+            if (!history.awaitControlSequence(scope, committed, READ_BACK_MS)) {
+                throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
+                        + scope + "' within " + READ_BACK_MS + " ms");
+            }
+            Decision d = decide.get();
+            long before = history.activeVersion(scope).orElse(-1);
+            long sequence = committed + 1;
+            SnapshotControl c = SnapshotControl.newBuilder().setScope(scope).setAction(d.action()).setVersion(d.version())
+                    .setReason(reason.strip()).setActor(actor.strip()).setTimestampMs(clock.millis())
+                    .setSequence(sequence).build();
+            fence.commit(c);
             if (!history.awaitControlSequence(scope, sequence, READ_BACK_MS)) {
-                throw new IllegalStateException("wrote " + action + " sequence " + sequence + " of scope '" + scope
+                throw new IllegalStateException("wrote " + d.action() + " sequence " + sequence + " of scope '" + scope
                         + "' to " + Topics.CONTROL + " but did not read it back within " + READ_BACK_MS + " ms");
             }
-        } catch (ExecutionException | TimeoutException e) {
+            return new Written(scope, d.action().name(), d.version(), sequence, before < 0 ? null : before, actor.strip());
+        } catch (ControlFence.Fenced e) {
+            throw ControlRefusedException.conflict("another writer (the CLI or another dashboard) changed scope '" + scope
+                    + "' while this write was made; nothing was written: reload and retry");
+        } catch (KafkaException e) {
             throw new IllegalStateException("could not write to " + Topics.CONTROL + ": " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + Topics.CONTROL, e);
         }
-        return new Written(scope, action.name(), version, sequence, before < 0 ? null : before, actor.strip());
     }
 
     private void checkReady(String scope) {
@@ -176,10 +197,14 @@ public final class ControlWriter implements AutoCloseable {
         if (actor.length() > MAX_TEXT || reason.length() > MAX_TEXT) {
             throw ControlRefusedException.badRequest("actor and reason are limited to " + MAX_TEXT + " characters");
         }
+        if (ControlText.hasControlCharacter(actor) || ControlText.hasControlCharacter(reason)) {
+            throw ControlRefusedException.badRequest("actor and reason must be one line of printable text (no newline, "
+                    + "tab or escape): they are shown to other operators");
+        }
     }
 
     @Override
     public void close() {
-        producer.close(java.time.Duration.ofSeconds(5));
+        // Each write opens and closes its own fence: nothing is held between writes.
     }
 }

@@ -25,11 +25,12 @@ final class ApiRoutes {
     private static final Logger log = LoggerFactory.getLogger(ApiRoutes.class);
 
     /**
-     * Body of POST .../pin, .../unpin, .../rollback ({@code version} only for pin). The audit actor is the
-     * operator the token belongs to; {@code actor} is optional and, when sent, must name that operator
-     * (older clients sent it), so a body can never put another name into the audit trail.
+     * Body of POST .../pin, .../unpin, .../rollback ({@code version} only for pin; {@code from}, the active
+     * version the operator rolls back from, only for rollback). The audit actor is the operator the token
+     * belongs to; {@code actor} is optional and, when sent, must name that operator (older clients sent it),
+     * so a body can never put another name into the audit trail.
      */
-    record ControlBody(Long version, String actor, String reason) {}
+    record ControlBody(Long version, Long from, String actor, String reason) {}
 
     private final SnapshotHistory history;
     private final HistoryReader reader;
@@ -80,7 +81,7 @@ final class ApiRoutes {
             };
             case PIN -> ex -> {
                 String actor = auth.check(ex);
-                ControlBody b = JsonIo.read(ex, ControlBody.class);
+                ControlBody b = noFrom(JsonIo.read(ex, ControlBody.class), "pin");
                 requireSameActor(b, actor);
                 if (b.version() == null) {
                     throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
@@ -89,7 +90,7 @@ final class ApiRoutes {
             };
             case UNPIN -> ex -> {
                 String actor = auth.check(ex);
-                ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "unpin");
+                ControlBody b = noFrom(noVersion(JsonIo.read(ex, ControlBody.class), "unpin"), "unpin");
                 requireSameActor(b, actor);
                 JsonIo.send(ex, 200, writer.unpin(scope(ex), actor, b.reason()));
             };
@@ -97,7 +98,7 @@ final class ApiRoutes {
                 String actor = auth.check(ex);
                 ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
                 requireSameActor(b, actor);
-                JsonIo.send(ex, 200, writer.rollback(scope(ex), actor, b.reason()));
+                JsonIo.send(ex, 200, writer.rollback(scope(ex), b.from(), actor, b.reason()));
             };
         };
     }
@@ -133,6 +134,14 @@ final class ApiRoutes {
         if (b.version() != null) {
             throw new HttpError(400, "field 'version' is not allowed for " + action
                     + " (it acts on the scope's current state)");
+        }
+        return b;
+    }
+
+    private static ControlBody noFrom(ControlBody b, String action) {
+        if (b.from() != null) {
+            throw new HttpError(400, "field 'from' is only for rollback (the active version it rolls back from), not for "
+                    + action);
         }
         return b;
     }

@@ -89,14 +89,22 @@ final class JsonIo {
             throw new HttpError(400, "the request body is empty; expected a JSON object");
         }
         try {
-            return MAPPER.readValue(body, type);
+            T value = MAPPER.readValue(body, type);
+            if (value == null) {
+                throw new HttpError(400, "expected a JSON object, got null");
+            }
+            return value;
         } catch (UnrecognizedPropertyException e) {
             throw new HttpError(400, "unknown field '" + e.getPropertyName() + "'; known fields: "
                     + e.getKnownPropertyIds());
         } catch (MismatchedInputException e) {
             throw new HttpError(400, wrongType(e));
         } catch (JsonProcessingException e) {
-            throw new HttpError(400, "malformed request body: " + e.getOriginalMessage());
+            // Jackson's own text names its source and feature switches: the position is what a client needs.
+            String what = String.valueOf(e.getOriginalMessage()).replaceAll("\\s*\\(.*", "");
+            throw new HttpError(400, e.getLocation() == null ? "malformed JSON: " + what
+                    : "malformed JSON at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
+                    + ": " + what);
         } catch (IOException e) {
             throw new HttpError(400, "cannot read the request body: " + e.getMessage());
         }

@@ -157,7 +157,18 @@ class DashboardApiTest {
         assertThat(json(r).get("error").asText()).isEqualTo("malformed request body: expected a JSON object");
         r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
         assertThat(r.statusCode()).isEqualTo(400);
-        assertThat(json(r).get("error").asText()).contains("malformed");
+        assertThat(json(r).get("error").asText()).startsWith("malformed JSON at line 1, column").doesNotContain("REDACTED");
+        for (String action : new String[] {"pin", "unpin", "rollback"}) {
+            r = post("api/v1/scopes/default/" + action, TOKEN, "null");
+            assertThat(r.statusCode()).as(action + ": " + r.body()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).isEqualTo("expected a JSON object, got null");
+        }
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"reason\": \"ok\\nFAKE: not pinned\\u001b[2J\"}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).contains("one line of printable text");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"from\": 4, \"reason\": \"r\"}");
+        assertThat(json(r).get("error").asText()).contains("'from' is only for rollback");
+        assertThat(Broker.controlRecords()).as("nothing written").isEmpty();
     }
 
     @Test

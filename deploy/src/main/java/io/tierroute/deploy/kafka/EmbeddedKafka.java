@@ -221,13 +221,24 @@ public final class EmbeddedKafka implements AutoCloseable {
      * a read-only user. Only on a {@link #startWithSasl secured} broker.
      */
     public void grant(String user, String topic, AclOperation... operations) {
+        grant(user, new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL), operations);
+    }
+
+    /**
+     * Allows {@code user} the {@code operations} on every transactional id that starts with {@code prefix}; e.g.
+     * {@code WRITE, DESCRIBE} on {@code tierroute-control-} for the operator, whose pins are transactions.
+     */
+    public void grantTransactionalIds(String user, String prefix, AclOperation... operations) {
+        grant(user, new ResourcePattern(ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED), operations);
+    }
+
+    private void grant(String user, ResourcePattern resource, AclOperation... operations) {
         if (sasl == null) {
             throw new IllegalStateException("this broker has no authorizer; start it with startWithSasl");
         }
         List<AclBinding> acls = new ArrayList<>();
         for (AclOperation op : operations) {
-            acls.add(new AclBinding(new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL),
-                    new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW)));
+            acls.add(new AclBinding(resource, new AccessControlEntry("User:" + user, "*", op, AclPermissionType.ALLOW)));
         }
         try (Admin admin = admin()) {
             admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);

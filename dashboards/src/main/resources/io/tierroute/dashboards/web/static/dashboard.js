@@ -3,7 +3,7 @@
 'use strict';
 
 const POLL_MS = 2000;
-const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null };
+const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null };
 window.tierrouteDashboard = state; // for the browser test and for curious operators
 
 const $ = (id) => document.getElementById(id);
@@ -74,6 +74,7 @@ function renderScopes(status) {
     st.append(' ' + s.versions + ' versions, control sequence ' + s.controlSequence);
   }
   $('unpin-btn').disabled = !(s && s.pinned);
+  state.active = s ? s.activeVersion : null;
 }
 
 async function refresh() {
@@ -233,9 +234,11 @@ async function showDetail(version) {
 }
 
 function ask(action, version) {
-  state.pending = { action, version };
+  // A rollback names the version it rolls back from: if another operator moved the scope meanwhile, it is refused.
+  state.pending = { action, version, from: state.active };
   const what = action === 'pin' ? 'Pin version ' + version + ' of scope "' + state.scope + '"'
-    : action === 'rollback' ? 'Roll scope "' + state.scope + '" back to the accepted version before the active one'
+    : action === 'rollback' ? 'Roll scope "' + state.scope + '" back from version ' + state.active
+      + ' to the accepted version before it'
       : 'Unpin scope "' + state.scope + '"';
   $('confirm-title').textContent = action === 'pin' ? 'Pin' : action === 'rollback' ? 'Roll back' : 'Unpin';
   $('confirm-text').textContent = what + '. This changes what every selector serves.';
@@ -249,6 +252,7 @@ async function confirmAction() {
   // No actor: the server records the operator the token belongs to (a body cannot choose the audit name).
   const body = { reason: $('reason').value };
   if (p.action === 'pin') body.version = p.version;
+  if (p.action === 'rollback' && p.from != null) body.from = p.from;
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = 'Bearer ' + token;
   const r = await api('api/v1/scopes/' + enc(state.scope) + '/' + p.action, { method: 'POST', headers, body: JSON.stringify(body) });

@@ -1,0 +1,89 @@
+package io.tierroute.dashboards.control;
+
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.DashboardFixture;
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.dashboards.history.HistoryReader;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Two writers of one scope at once (a QA run: two `snapshots pin`, or the CLI and the dashboard, took the same
+ * sequence; the loser's record stayed on the compacted topic and, once compaction kept the last record of the
+ * key, won there). With the fence only one record commits, and readers see committed records only.
+ */
+class ControlFenceTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    @RegisterExtension
+    final DashboardFixture fixture = DashboardFixture.seededWith(Snapshots.accepted("default", 1),
+            Snapshots.accepted("default", 2), Snapshots.accepted("default", 3));
+
+    private static SnapshotControl pin(long version, long sequence, String actor) {
+        return SnapshotControl.newBuilder().setScope("default").setAction(ControlAction.PIN).setVersion(version)
+                .setActor(actor).setReason("race").setTimestampMs(1L).setSequence(sequence).build();
+    }
+
+    private static ControlFence open(String who) {
+        return ControlFence.open(Broker.bootstrap(), new Properties(), "default", TIMEOUT, who);
+    }
+
+    @Test
+    void theWriterFencedByALaterOneCommitsNothingAndTheLaterOneSeesAClearField() {
+        try (ControlFence first = open("first"); ControlFence second = open("second")) {
+            long seen = ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT);
+            assertThat(seen).isZero();
+            assertThatThrownBy(() -> first.commit(pin(2, seen + 1, "alice")))
+                    .isInstanceOf(ControlFence.Fenced.class).hasMessageContaining("another writer");
+            second.commit(pin(1, seen + 1, "bob"));
+        }
+        assertThat(Broker.controlRecords()).as("only the later writer's record is committed")
+                .extracting(SnapshotControl::getActor).containsExactly("bob");
+        assertThat(ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT)).isEqualTo(1);
+    }
+
+    @Test
+    void aDashboardWriteThatFencesAnotherWriterIsTheOnlyOneAndItsAnswerIsTrue() throws Exception {
+        SnapshotHistory history = new SnapshotHistory();
+        try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start();
+             ControlWriter writer = new ControlWriter(Broker.bootstrap(), history)) {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+            try (ControlFence cli = open("cli")) { // the CLI has read sequence 0 and is about to write
+                ControlWriter.Written w = writer.pin("default", 2, "alice", "v3 is bad");
+                assertThat(w.sequence()).isEqualTo(1);
+                assertThatThrownBy(() -> cli.commit(pin(1, 1, "bob"))).isInstanceOf(ControlFence.Fenced.class);
+            }
+            assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("alice");
+            assertThat(history.activeVersion("default")).hasValue(2);
+
+            // The next write reads past what it fenced: its sequence follows the committed record.
+            ControlWriter.Written unpin = writer.unpin("default", "alice", "fixed");
+            assertThat(unpin.sequence()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aRollbackFromAVersionNoLongerActiveIsRefused() throws Exception {
+        SnapshotHistory history = new SnapshotHistory();
+        try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start();
+             ControlWriter writer = new ControlWriter(Broker.bootstrap(), history)) {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+            // Two operators saw version 3 active and each rolls back once.
+            assertThat(writer.rollback("default", 3L, "alice", "v3 is bad").version()).isEqualTo(2L);
+            assertThatThrownBy(() -> writer.rollback("default", 3L, "bob", "v3 is bad"))
+                    .isInstanceOf(ControlRefusedException.class).hasMessageContaining("version 2 is active now");
+            assertThat(history.activeVersion("default")).hasValue(2);
+            assertThat(Broker.controlRecords()).hasSize(1);
+        }
+    }
+}
