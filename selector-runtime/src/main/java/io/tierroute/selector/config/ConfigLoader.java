@@ -81,7 +81,9 @@ public final class ConfigLoader {
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
                     .defaultMaxTokens((int) r.integer("defaultMaxTokens", dflt.defaultMaxTokens(), 1,
                             RouteRequest.MAX_INPUT_TOKENS, "tokens"))
-                    .textCharsPerBlock((int) r.integer("textCharsPerBlock", dflt.textCharsPerBlock(), 1, 1 << 20, "characters"))
+                    // Its default follows the model's block size (4 characters per token), not the default model's.
+                    .textCharsPerBlock((int) r.integer("textCharsPerBlock",
+                            SelectorSettings.defaultTextCharsPerBlock(blockSize), 1, 1 << 20, "characters"))
                     .approximateTtl(r.duration("approximateTtl", dflt.approximateTtl()))
                     .requestMaxAge(r.duration("requestMaxAge", dflt.requestMaxAge()))
                     .telemetryMaxAge(r.duration("telemetryMaxAge", dflt.telemetryMaxAge()))

@@ -92,6 +92,9 @@ final class Endpoints {
                 }
             }
         }
+        if (b.block_hashes != null && b.input_tokens != null) {
+            checkBlockCount(b.block_hashes.length, b.input_tokens, selector.settings().blockSize());
+        }
         int maxTokens = b.max_tokens == null ? selector.settings().defaultMaxTokens() : b.max_tokens;
         RouteRequest.AgentContext agent = agent(b.agent, headers);
         try {
@@ -99,6 +102,20 @@ final class Endpoints {
                     b.input_tokens, maxTokens, b.expected_output_tokens, agent, Boolean.TRUE.equals(b.explain));
         } catch (IllegalArgumentException e) {
             throw new ApiError(400, e.getMessage());
+        }
+    }
+
+    /**
+     * {@code blocks} ids stand for the prompt's full blocks, the last partial one counted or not (traces count
+     * it): {@code input_tokens} must lie within one block of {@code blocks × blockSize}. Anything else is a
+     * client that hashed with another block size, or a length that would misprice prefill and KV.
+     */
+    static void checkBlockCount(int blocks, int inputTokens, int blockSize) {
+        long full = (long) blocks * blockSize;
+        if (inputTokens <= full - blockSize || inputTokens >= full + blockSize) {
+            throw new ApiError(400, "input_tokens (" + inputTokens + ") disagrees with the " + blocks
+                    + " block_hashes given: at " + blockSize + " tokens per block they stand for " + Math.max(0, full - blockSize + 1)
+                    + ".." + (full + blockSize - 1) + " tokens");
         }
     }
 

@@ -51,12 +51,20 @@ public record SelectorSettings(
         return new Builder(workers);
     }
 
+    /** Characters per token of English text under common BPE tokenizers: how a text prompt's length is estimated. */
+    public static final int CHARS_PER_TOKEN = 4;
+
+    /** The text chunk that stands for one block when none is configured: a block's tokens at {@link #CHARS_PER_TOKEN}. */
+    public static int defaultTextCharsPerBlock(int blockSize) {
+        return (int) Math.min((long) CHARS_PER_TOKEN * blockSize, 1 << 20);
+    }
+
     public static final class Builder {
         private final List<WorkerSpec> workers;
         private String model = "default";
         private int blockSize = 16;
         private double bytesPerToken = 256 * 1024; // Qwen3-32B: 64 layers × 8 KV heads × 128 × 2 (K,V) × 2 bytes
-        private int textCharsPerBlock = 64;        // ≈ 16 tokens of 4 characters
+        private Integer textCharsPerBlock;         // unset: CHARS_PER_TOKEN × blockSize
         private int defaultMaxTokens = 1024;
         private double temperature = 0;
         private double explorationEpsilon = 0;
@@ -93,7 +101,8 @@ public record SelectorSettings(
         public Builder seed(Long v) { seed = v; return this; }
 
         public SelectorSettings build() {
-            return new SelectorSettings(workers, model, blockSize, bytesPerToken, textCharsPerBlock,
+            return new SelectorSettings(workers, model, blockSize, bytesPerToken,
+                    textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, requestMaxAge,
                     telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, seed);
         }

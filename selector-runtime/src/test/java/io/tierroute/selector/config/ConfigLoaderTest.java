@@ -140,6 +140,17 @@ class ConfigLoaderTest {
         assertThat(c.server()).isEqualTo(ServerSettings.DEFAULTS);
         assertThat(c.parametersFile()).isNull();
         assertThat(c.initialParameters().version()).isZero();
+        assertThat(c.selector().textCharsPerBlock()).as("16-token blocks of 4-character tokens").isEqualTo(64);
+    }
+
+    @Test
+    void theTextChunkFollowsTheBlockSize() {
+        // A QA run: 512-token blocks with the 16-token blocks' 64 characters counted 8 tokens per character.
+        for (String routing : new String[] {"", "routing: {temperature: 0}\n"}) {
+            SelectorConfig c = ConfigLoader.parse("model: {name: m, blockSize: 512, bytesPerToken: 1024}\n"
+                    + "workers: {count: 2}\n" + routing, dir);
+            assertThat(c.selector().textCharsPerBlock()).as(routing).isEqualTo(2048);
+        }
     }
 
     @Test

@@ -159,6 +159,9 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"input_tokens\":-1}"), 400, "input_tokens");
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":99999999999}"), 400, "max_tokens", "range");
         assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2]}"), 400, "input_tokens is required");
+        assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2,3,4,5,6,7,8,9,10],\"input_tokens\":1}"), 400,
+                "input_tokens (1) disagrees with the 10 block_hashes", "145..175 tokens");
+        assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2],\"input_tokens\":48}"), 400, "disagrees");
         assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,\"zz\"],\"input_tokens\":32}"), 400, "block_hashes", "[1]");
         assert4xx(api.post("/v1/route", "{\"text\":\"a\",\"token_ids\":[1]}"), 400, "exactly one form");
         assert4xx(api.post("/v1/route", "{}"), 400, "exactly one form");
