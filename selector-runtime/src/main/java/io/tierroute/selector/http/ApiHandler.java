@@ -175,8 +175,10 @@ public final class ApiHandler implements HttpHandler {
     }
 
     private static void method(HttpServerExchange ex, HttpString allowed) {
-        if (!ex.getRequestMethod().equals(allowed)) {
-            ex.getResponseHeaders().put(Headers.ALLOW, allowed.toString());
+        // HEAD is GET without the body (RFC 9110 §9.3.2; Undertow drops the body): probes and load balancers use it.
+        boolean head = allowed.equals(Methods.GET) && ex.getRequestMethod().equals(Methods.HEAD);
+        if (!ex.getRequestMethod().equals(allowed) && !head) {
+            ex.getResponseHeaders().put(Headers.ALLOW, allowed.equals(Methods.GET) ? "GET, HEAD" : allowed.toString());
             throw new ApiError(405, "method " + ex.getRequestMethod() + " not allowed on " + ex.getRelativePath()
                     + "; use " + allowed);
         }

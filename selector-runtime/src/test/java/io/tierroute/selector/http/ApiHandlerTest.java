@@ -226,6 +226,16 @@ class ApiHandlerTest {
         assertThat(r.statusCode()).isEqualTo(413);
         assertThat(json(r).get("error").asText()).contains("65536");
         assertThat(api.get("/healthz").body()).isEqualTo("ok");
+        for (String path : new String[] {"/healthz", "/v1/params", "/v1/workers", "/metrics"}) {
+            HttpResponse<String> head = api.client.send(java.net.http.HttpRequest.newBuilder(api.uri(path))
+                    .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(head.statusCode()).as("HEAD " + path).isEqualTo(200);
+            assertThat(head.body()).as("HEAD " + path).isEmpty();
+        }
+        HttpResponse<String> headRoute = api.client.send(java.net.http.HttpRequest.newBuilder(api.uri("/v1/route"))
+                .method("HEAD", java.net.http.HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(headRoute.statusCode()).as("HEAD on a POST route").isEqualTo(405);
     }
 
     @Test
