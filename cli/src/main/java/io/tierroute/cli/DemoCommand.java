@@ -202,13 +202,14 @@ final class DemoCommand implements Callable<Integer> {
         public Duration convert(String v) {
             String s = v.trim().toLowerCase(Locale.ROOT);
             try {
+                if (s.startsWith("p")) return Duration.parse(v.trim()); // ISO 8601: PT30S, P1D
                 if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
                 if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
                 if (s.endsWith("m")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
                 if (s.endsWith("h")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 3600));
                 return Duration.parse(v);
             } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h)");
+                throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h, PT30S)");
             }
         }
     }

@@ -31,6 +31,18 @@ class DemoOptionsTest {
     }
 
     @Test
+    void durationsReadTheShortFormsAndIso8601() {
+        DemoCommand.DurationConverter c = new DemoCommand.DurationConverter();
+        assertThat(c.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
+        assertThat(c.convert("1.5s")).isEqualTo(java.time.Duration.ofMillis(1500));
+        assertThat(c.convert("5m")).isEqualTo(java.time.Duration.ofMinutes(5));
+        assertThat(c.convert("PT30S")).as("ISO 8601, which a QA run found refused").isEqualTo(java.time.Duration.ofSeconds(30));
+        assertThat(c.convert("pt1h2m")).isEqualTo(java.time.Duration.ofMinutes(62));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.convert("soon"))
+                .hasMessageContaining("is not a duration").hasMessageContaining("PT30S");
+    }
+
+    @Test
     void aNonPositiveDurationIsRefusedUpFront() {
         for (String d : new String[] {"-5s", "0s"}) {
             String[] r = run("demo", "--workload", "chat", "--duration", d);
