@@ -64,13 +64,19 @@ import java.util.concurrent.Callable;
                 "    username=\"operator\" password=\"...\";",
                 "ACL recipe (kafka-acls.sh, StandardAuthorizer, allow.everyone.if.no.acl.found=false):",
                 "  operator: WRITE, DESCRIBE on topic tierroute.control; READ, DESCRIBE on tierroute.params and "
-                        + "tierroute.control",
+                        + "tierroute.control; WRITE, DESCRIBE on transactional ids with the prefix tierroute-control- "
+                        + "(a write fences the scope's other writers)",
                 "  readers (list, show, diff, the dashboard): READ, DESCRIBE on both topics only",
                 "Without the operator's credentials a write is refused by the broker and nothing is written "
                         + "(see deploy/README.md)."})
 final class SnapshotsCommand implements Runnable {
 
     static final int REFUSED = 1;
+    static final String EXIT_HEADING = "%nExit codes:%n";
+    static final String EXIT_0 = "0:done";
+    static final String EXIT_1 = "1:refused (an unknown scope or version, a write the history rules out, the broker "
+            + "unreachable or refusing the client)";
+    static final String EXIT_2 = "2:bad command line";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -202,7 +208,8 @@ final class SnapshotsCommand implements Runnable {
 
     // ---- read commands ----
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(name = "list", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = "List the versions of a scope, newest first, with status (accepted / rejected + reason), "
                     + "the active and pinned markers and the pin's actor and reason.")
     static final class ListCmd extends Base {
@@ -239,7 +246,8 @@ final class SnapshotsCommand implements Runnable {
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true,
+    @Command(name = "show", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = "Show one snapshot: status, every fitted parameter with unit, value, samples, quality, "
                     + "standard error and event-time window, and a summary of its per-worker rho.")
     static final class Show extends Base {
@@ -305,7 +313,8 @@ final class SnapshotsCommand implements Runnable {
         }
     }
 
-    @Command(name = "diff", mixinStandardHelpOptions = true,
+    @Command(name = "diff", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = "Compare two versions: each fitted parameter old -> new with its relative change.")
     static final class Diff extends Base {
         @Parameters(index = "0", paramLabel = "A", description = "The older (base) version.")
@@ -418,7 +427,8 @@ final class SnapshotsCommand implements Runnable {
         }
     }
 
-    @Command(name = "pin", mixinStandardHelpOptions = true,
+    @Command(name = "pin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = {"Pin the scope to an ACCEPTED version: it stays active, and fitted snapshots are recorded "
                     + "but not activated, until an unpin. A rejected or unknown version is refused.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
@@ -451,7 +461,8 @@ final class SnapshotsCommand implements Runnable {
         }
     }
 
-    @Command(name = "unpin", mixinStandardHelpOptions = true,
+    @Command(name = "unpin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = {"Unpin the scope: the pinned version stays active until the fitting job publishes an "
                     + "accepted snapshot after seeing the unpin.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
@@ -467,7 +478,8 @@ final class SnapshotsCommand implements Runnable {
         }
     }
 
-    @Command(name = "rollback", mixinStandardHelpOptions = true,
+    @Command(name = "rollback", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
             description = {"Roll back: pin the scope to the newest ACCEPTED version below the active one.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
     static final class Rollback extends Write {

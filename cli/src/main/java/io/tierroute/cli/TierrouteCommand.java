@@ -44,6 +44,7 @@ public final class TierrouteCommand implements Runnable {
         Subcommands.register(cl);
         // After the subcommands: picocli hands the handler to the commands registered at the time of the call.
         cl.setParameterExceptionHandler(TierrouteCommand::usageError);
+        cl.setExecutionStrategy(TierrouteCommand::refuseUnmatchedThenRun);
         return cl;
     }
 
@@ -76,6 +77,19 @@ public final class TierrouteCommand implements Runnable {
             }
         }
         return c.getCommandSpec().exitCodeOnInvalidInput();
+    }
+
+    /**
+     * picocli skips its checks when {@code --help} is given, so {@code tierroute serve --help} printed the root help
+     * and exited 0: a script's check of a mistyped command passed. Leftover arguments are an error with or without it.
+     */
+    private static int refuseUnmatchedThenRun(CommandLine.ParseResult parsed) {
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            if (!p.unmatched().isEmpty()) {
+                throw new CommandLine.UnmatchedArgumentException(p.commandSpec().commandLine(), p.unmatched());
+            }
+        }
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /** Runs {@code args} with the given streams; returns the exit code (2 for usage and configuration errors). */

@@ -42,6 +42,12 @@ class TierrouteCommandTest {
         assertThat(err.toString()).startsWith("unknown command 'dmeo' for 'tierroute'")
                 .contains("Did you mean").contains("tierroute demo").contains("Commands:");
         err.getBuffer().setLength(0);
+        assertThat(run("serve", "--help")).as("a mistyped command next to --help is still an error").isEqualTo(2);
+        assertThat(err.toString()).startsWith("unknown command 'serve' for 'tierroute'");
+        err.getBuffer().setLength(0);
+        assertThat(run("demo", "--help", "--bogus")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("Unknown option: '--bogus'");
+        err.getBuffer().setLength(0);
         assertThat(run("fleet", "--bootstrap", "h:1", "--wrkers", "2")).isEqualTo(2);
         assertThat(err.toString().lines().toList()).containsExactly("Unknown options: '--wrkers', '2'",
                 "Run 'tierroute fleet --help' for its options.");
