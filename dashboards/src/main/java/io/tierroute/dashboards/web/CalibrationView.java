@@ -42,6 +42,9 @@ final class CalibrationView {
         Optional<ParameterSnapshot> s = history.latestFullSnapshot(scope);
         QuantileForestModel m = s.map(ParameterSnapshot::getQuantileModel).orElse(null);
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
+        // The newest snapshot held in full may be one the gate rejected: the page says so next to its figures.
+        out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
+        out.put("activeVersion", history.activeVersion(scope).isPresent() ? history.activeVersion(scope).getAsLong() : null);
         out.put("present", m != null);
         if (m == null) {
             out.put("coverage", List.of());

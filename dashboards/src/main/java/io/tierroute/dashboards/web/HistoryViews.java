@@ -130,6 +130,7 @@ final class HistoryViews {
         Optional<ParameterSnapshot> s = history.latestFullSnapshot(scope);
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
+        out.put("activeVersion", history.activeVersion(scope).isPresent() ? history.activeVersion(scope).getAsLong() : null);
         List<Map<String, Object>> cells = s.map(HistoryViews::rhoCells).orElse(List.of());
         TreeSet<String> workers = new TreeSet<>();
         TreeSet<String> tiers = new TreeSet<>();

@@ -87,9 +87,13 @@ class DashboardApiTest {
         assertThat(rho.get("version").asLong()).isEqualTo(3);
         assertThat(rho.get("workers")).hasSize(3);
         assertThat(rho.get("cells")).hasSize(6);
+        assertThat(rho.get("status").asText()).isEqualTo("ACCEPTED");
+        assertThat(rho.get("activeVersion").asLong()).as("the page marks a newest snapshot nobody serves").isEqualTo(3);
 
         JsonNode cal = json(get("api/v1/scopes/default/calibration"));
         assertThat(cal.get("present").asBoolean()).isTrue();
+        assertThat(cal.get("status").asText()).isEqualTo("ACCEPTED");
+        assertThat(cal.get("activeVersion").asLong()).isEqualTo(3);
         assertThat(cal.get("coverage")).as("the forest's held-out coverage per quantile").hasSize(3);
         assertThat(cal.get("coverage").get(1).get("q").asDouble()).isEqualTo(0.5);
         assertThat(cal.get("coverage").get(1).get("coverage").asDouble()).isEqualTo(0.45);

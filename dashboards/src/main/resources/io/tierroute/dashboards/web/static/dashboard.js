@@ -166,8 +166,16 @@ function heat(v) {
   return 'hsl(' + Math.round(120 * (1 - t)) + ', 70%, ' + Math.round(85 - 30 * t) + '%)';
 }
 
+// The newest snapshot held in full is shown; when no selector serves it (rejected, or another version active), say so.
+function servedNote(d) {
+  if (d.version == null || d.version === d.activeVersion) return '';
+  return ' (' + (d.status && d.status !== 'ACCEPTED' ? d.status.toLowerCase() + ', ' : '')
+    + 'not served: the active version is ' + (d.activeVersion ?? 'none') + ')';
+}
+
 function renderHeatmap(d) {
-  $('rho-version').textContent = d.version == null ? 'no snapshot yet' : 'latest snapshot: version ' + d.version;
+  $('rho-version').textContent = d.version == null ? 'no snapshot yet'
+    : 'latest snapshot: version ' + d.version + servedNote(d);
   const t = $('heatmap');
   const byKey = new Map(d.cells.map((c) => [c.worker + '\u0000' + c.tier, c]));
   const head = el('tr', {}, el('th', { textContent: 'worker' }), ...d.tiers.map((x) => el('th', { textContent: x })));
@@ -184,7 +192,7 @@ function renderHeatmap(d) {
 }
 
 function renderCalibration(d) {
-  $('calibration-version').textContent = d.version == null ? '' : 'version ' + d.version;
+  $('calibration-version').textContent = d.version == null ? '' : 'version ' + d.version + servedNote(d);
   $('calibration-note').textContent = d.coverageNote;
   const box = $('calibration');
   const chart = $('calibration-chart');
