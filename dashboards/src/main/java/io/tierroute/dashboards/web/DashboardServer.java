@@ -160,7 +160,10 @@ public final class DashboardServer implements AutoCloseable {
                 return "the host name does not resolve; give an address of this machine with --host";
             }
             if (c instanceof BindException) {
-                return "the port is taken or the address is not local (" + c.getMessage() + "); choose another with --port";
+                // The JDK's two texts: EADDRNOTAVAIL ("Cannot assign requested address") is the host's, EADDRINUSE the port's.
+                return String.valueOf(c.getMessage()).contains("assign requested address")
+                        ? "the address is not one of this machine's (" + c.getMessage() + "); give one with --host"
+                        : "the port is taken (" + c.getMessage() + "); choose another with --port";
             }
         }
         return e.toString();

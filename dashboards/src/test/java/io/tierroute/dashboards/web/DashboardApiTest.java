@@ -206,6 +206,11 @@ class DashboardApiTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("port is taken");
         }
+        // 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of this machine: the host is what to change, not the port.
+        assertThatThrownBy(() -> Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "192.0.2.1", 0,
+                null, "TEST_TOKEN", "default")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("not one of this machine's").hasMessageContaining("--host");
     }
 
     @Test
