@@ -21,8 +21,8 @@ final class LiveFleetOptions {
     static final Path DEFAULT_TRACE = Path.of("..", "shared", "traces", "mooncake", "conversation_trace.jsonl");
 
     @Option(names = "--trace", paramLabel = "FILE",
-            description = "Trace to replay: Mooncake .jsonl or Azure .csv (default: ../shared/traces/mooncake/"
-                    + "conversation_trace.jsonl, relative to the working directory or the repository).")
+            description = {"Trace to replay: Mooncake .jsonl or Azure .csv (default: the Mooncake conversation trace, "
+                    + "relative to the working directory or the repository:", "  ../shared/traces/mooncake/conversation_trace.jsonl)"})
     Path trace;
 
     @Option(names = "--workload", paramLabel = "NAME",
@@ -36,13 +36,15 @@ final class LiveFleetOptions {
             description = "Simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; 1 = real time).")
     double timeScale;
 
-    @Option(names = "--load", defaultValue = "1", paramLabel = "L", description = "Arrival-rate multiplier (default ${DEFAULT-VALUE}).")
+    @Option(names = "--load", defaultValue = "1", paramLabel = "L",
+            description = "Arrival-rate multiplier, in [0.01, 100] (default ${DEFAULT-VALUE}).")
     double load;
 
     @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests (0: all).")
     int limit;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the workload and the selector (default ${DEFAULT-VALUE}).")
+    @Option(names = "--seed", defaultValue = "1", paramLabel = "S",
+            description = "Seed of the workload and the selector (default ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--scope", defaultValue = "default", paramLabel = "S", description = "Parameter scope (default ${DEFAULT-VALUE}).")
