@@ -71,9 +71,9 @@ final class ApiRoutes {
         return switch (route) {
             case PAGE, VENDOR_SCRIPT, HEALTHZ -> null;
             case STATUS -> ex -> JsonIo.send(ex, 200, status());
-            case VERSIONS -> ex -> JsonIo.send(ex, 200, views.versions(scope(ex)));
+            case VERSIONS -> ex -> JsonIo.send(ex, 200, views.versions(scope(ex), last(ex)));
             case VERSION -> ex -> JsonIo.send(ex, 200, views.version(scope(ex), version(ex)));
-            case TIMELINES -> ex -> JsonIo.send(ex, 200, views.timelines(scope(ex)));
+            case TIMELINES -> ex -> JsonIo.send(ex, 200, views.timelines(scope(ex), last(ex)));
             case RHO -> ex -> JsonIo.send(ex, 200, views.rho(scope(ex)));
             case CALIBRATION -> ex -> {
                 views.scope(scope(ex));
@@ -153,6 +153,23 @@ final class ApiRoutes {
             throw new HttpError(400, "the scope in the path is empty");
         }
         return s;
+    }
+
+    /** {@code ?last=N}: the newest N versions only; absent: all of them. */
+    private static int last(HttpServerExchange ex) {
+        Deque<String> d = ex.getQueryParameters().get("last");
+        if (d == null || d.isEmpty()) {
+            return Integer.MAX_VALUE;
+        }
+        try {
+            int n = Integer.parseInt(d.peekFirst());
+            if (n < 1) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new HttpError(400, "last must be an integer ≥ 1 (the newest versions to show), got '" + d.peekFirst() + "'");
+        }
     }
 
     private static long version(HttpServerExchange ex) {

@@ -56,9 +56,15 @@ final class HistoryViews {
 
     /** The version list of a scope, newest first, with status, reasons and the active / pinned markers. */
     Map<String, Object> versions(String scope) {
+        return versions(scope, Integer.MAX_VALUE);
+    }
+
+    /** The newest {@code last} versions (the page asks for a window: the whole history grows ~1 KB a version). */
+    Map<String, Object> versions(String scope, int last) {
         ScopeState st = scope(scope);
         List<Map<String, Object>> rows = new ArrayList<>();
-        for (int i = st.versions().size() - 1; i >= 0; i--) {
+        int oldest = Math.max(0, st.versions().size() - last);
+        for (int i = st.versions().size() - 1; i >= oldest; i--) {
             VersionRecord r = st.versions().get(i);
             Map<String, Object> m = header(r);
             m.put("active", st.activeVersion() != null && st.activeVersion() == r.version());
@@ -72,6 +78,7 @@ final class HistoryViews {
         out.put("pinnedVersion", st.pinnedVersion());
         out.put("controlSequence", st.controlSequence());
         out.put("controls", st.controls());
+        out.put("total", st.versions().size());
         out.put("versions", rows);
         return out;
     }
@@ -94,9 +101,15 @@ final class HistoryViews {
 
     /** Per fitted parameter: one point per version (oldest first) with value, samples, quality, window, status. */
     Map<String, Object> timelines(String scope) {
+        return timelines(scope, Integer.MAX_VALUE);
+    }
+
+    /** Every parameter's points over the newest {@code last} versions. */
+    Map<String, Object> timelines(String scope, int last) {
         ScopeState st = scope(scope);
         Map<String, Map<String, Object>> params = new LinkedHashMap<>();
-        for (VersionRecord r : st.versions()) {
+        List<VersionRecord> all = st.versions();
+        for (VersionRecord r : all.subList(Math.max(0, all.size() - last), all.size())) {
             r.params().forEach((name, f) -> {
                 Map<String, Object> p = params.computeIfAbsent(name, n -> {
                     Map<String, Object> x = new LinkedHashMap<>();
@@ -118,6 +131,7 @@ final class HistoryViews {
         out.put("scope", scope);
         out.put("activeVersion", st.activeVersion());
         out.put("pinnedVersion", st.pinnedVersion());
+        out.put("total", all.size());
         out.put("params", params);
         return out;
     }

@@ -78,6 +78,15 @@ class DashboardApiTest {
         assertThat(one.get("params").get("alphaP").get("windowEndMs").asLong()).isEqualTo(Snapshots.T0);
         assertThat(one.get("rho")).hasSize(6);
 
+        // A window of the newest versions: what the page asks for, so a long history is not re-sent whole each second.
+        JsonNode newest = json(get("api/v1/scopes/default/versions?last=2"));
+        assertThat(newest.get("total").asInt()).isEqualTo(3);
+        assertThat(newest.get("versions")).extracting(n -> n.get("version").asLong()).containsExactly(3L, 2L);
+        JsonNode newestLines = json(get("api/v1/scopes/default/timelines?last=1"));
+        assertThat(newestLines.get("params").get("alphaP").get("points")).hasSize(1);
+        assertThat(newestLines.get("params").get("alphaP").get("points").get(0).get("version").asLong()).isEqualTo(3);
+        assertThat(get("api/v1/scopes/default/versions?last=0").statusCode()).isEqualTo(400);
+
         JsonNode timelines = json(get("api/v1/scopes/default/timelines"));
         assertThat(timelines.get("params").get("alphaP").get("points")).hasSize(3);
         assertThat(timelines.get("params").get("alphaP").get("points").get(1).get("status").asText())

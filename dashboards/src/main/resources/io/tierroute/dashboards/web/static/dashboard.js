@@ -3,7 +3,10 @@
 'use strict';
 
 const POLL_MS = 2000;
-const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null };
+// window: the newest versions the table and timelines show (0: all). The page re-reads them at every new
+// snapshot, about once a second in a demo; the whole history grows ~5 KB a version.
+const WINDOW = 300;
+const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null, window: WINDOW };
 window.tierrouteDashboard = state; // for the browser test and for curious operators
 
 const $ = (id) => document.getElementById(id);
@@ -79,8 +82,9 @@ function renderScopes(status) {
 
 async function refresh() {
   const base = 'api/v1/scopes/' + enc(state.scope);
+  const last = state.window > 0 ? '?last=' + state.window : '';
   const [v, t, rho, cal] = await Promise.all([
-    api(base + '/versions'), api(base + '/timelines'), api(base + '/rho'), api(base + '/calibration')]);
+    api(base + '/versions' + last), api(base + '/timelines' + last), api(base + '/rho'), api(base + '/calibration')]);
   if (v.ok) renderVersions(v.body);
   if (t.ok) renderTimelines(t.body);
   if (rho.ok) renderHeatmap(rho.body);
@@ -111,6 +115,14 @@ function renderVersions(d) {
     return tr;
   });
   $('versions').tBodies[0].replaceChildren(...rows);
+  const shown = $('versions-window');
+  shown.replaceChildren();
+  if (d.total > d.versions.length || state.window === 0) {
+    shown.append((state.window === 0 ? 'all ' + d.total + ' versions ' : 'newest ' + d.versions.length + ' of '
+      + d.total + ' versions (table and timelines) ') , el('button', { type: 'button', id: 'versions-window-btn',
+      textContent: state.window === 0 ? 'show the newest ' + WINDOW : 'show all',
+      onclick: () => { state.window = state.window === 0 ? WINDOW : 0; state.revision = -1; } }));
+  }
   $('controls').textContent = d.controls.length === 0 ? 'no pin / unpin yet' : 'last control: ' + d.controls.slice(0, 3)
     .map((c) => '#' + c.sequence + ' ' + c.action + ' ' + (c.version ?? '') + ' by ' + c.actor + ' (' + c.reason + ') ' +
       time(c.timestampMs)).join(' · ');
