@@ -200,11 +200,18 @@ final class BenchCommand implements Runnable {
             return 0;
         }
 
+        /** Written beside and moved into place: a Ctrl-C mid-write leaves the previous seed's files whole. */
         private static void writeSummary(PrintStream tables, String title, SeedSummary summary, Path out)
                 throws IOException {
-            new SummaryTableReporter(tables).write(title, summary, out);
-            new SummaryCsvReporter().write(summary, out);
-            new SummaryHtmlReporter().write(title, summary, out);
+            Path staging = Files.createDirectories(out.resolve(".summary-staging"));
+            new SummaryTableReporter(tables).write(title, summary, staging);
+            new SummaryCsvReporter().write(summary, staging);
+            new SummaryHtmlReporter().write(title, summary, staging);
+            for (String f : List.of(SummaryTableReporter.FILE, SummaryCsvReporter.FILE, SummaryHtmlReporter.FILE)) {
+                Files.move(staging.resolve(f), out.resolve(f), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+            Files.delete(staging);
         }
 
         /** Exit code 2 with one line on stderr: picocli's usage dump would bury the reason. */

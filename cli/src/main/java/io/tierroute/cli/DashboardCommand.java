@@ -66,7 +66,8 @@ final class DashboardCommand implements Callable<Integer> {
 
     @Option(names = {"--command-config"}, paramLabel = "FILE",
             description = "Kafka client properties (security.protocol, sasl.mechanism, sasl.jaas.config, ssl.* ...) "
-                    + "for a secured broker, as for Kafka's own tools; pin / rollback need the operator's principal.")
+                    + "for a secured broker, as for Kafka's own tools; pin / rollback need a principal with WRITE on "
+                    + "tierroute.control and WRITE, DESCRIBE on transactional ids prefixed tierroute-control-.")
     java.nio.file.Path commandConfig;
 
     @Option(names = {"--read-token-env"}, paramLabel = "NAME",

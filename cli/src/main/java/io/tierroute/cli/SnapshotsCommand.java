@@ -389,15 +389,24 @@ final class SnapshotsCommand implements Runnable {
         @Override
         final void run(SnapshotsKafka kafka) {
             who.check(spec.commandLine());
-            String scopeName = scope(kafka.read(null, -1).history()).scope();
+            SnapshotHistory first = kafka.read(null, -1).history();
+            ScopeState firstState = scope(first);
+            target(first, firstState); // a write the history rules out is refused before it fences anyone
+            String scopeName = firstState.scope();
             ScopeState s;
             Target t;
             SnapshotControl c;
             long sequence;
             // Read and decide behind the fence: no other writer of the scope can commit in between.
             try (SnapshotsKafka.Fence fence = kafka.fence(scopeName)) {
+                long committed = fence.lastSequence(scopeName);
                 SnapshotHistory h = kafka.read(null, -1).history();
                 s = scope(h);
+                if (s.controlSequence() != committed) { // the read stops at the committed end, which is past it now
+                    throw new SnapshotsKafka.Failure("the history read ends at control sequence " + s.controlSequence()
+                            + " of scope '" + scopeName + "', the topic holds " + committed + ". Nothing was written; "
+                            + "retry");
+                }
                 t = target(h, s);
                 sequence = s.controlSequence() + 1;
                 c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())

@@ -220,6 +220,18 @@ final class SnapshotsKafka {
             this.fence = fence;
         }
 
+        /**
+         * The scope's last committed sequence, read to the control topic's end (past any open transaction of another
+         * scope, which holds back where a committed read stops): a history read after this holds it.
+         */
+        long lastSequence(String scope) {
+            try {
+                return ControlFence.lastSequence(bootstrap, clientConfig, scope, timeout);
+            } catch (KafkaException e) {
+                throw writeFailure(e, "write to scope '" + scope + "'");
+            }
+        }
+
         /** Commits {@code control}; a lost race or a refusal is a {@link Failure}, nothing written. */
         void commit(SnapshotControl control) {
             String what = control.getAction() + " of scope '" + control.getScope() + "'";
@@ -229,6 +241,9 @@ final class SnapshotsKafka {
                 throw new Failure("another writer (the dashboard or another 'snapshots' command) changed scope '"
                         + control.getScope() + "' while this " + what + " was written. Nothing was written; check "
                         + "'tierroute snapshots list' and retry");
+            } catch (ControlFence.Unconfirmed e) {
+                throw new Failure("the " + what + ": " + e.getMessage() + "; check 'tierroute snapshots list' before "
+                        + "retrying");
             } catch (KafkaException e) {
                 throw writeFailure(e, what);
             }

@@ -57,7 +57,8 @@ public final class TierrouteCommand implements Runnable {
         PrintWriter err = c.getErr();
         if (!c.getSubcommands().isEmpty()) {
             // A command of commands: a mistyped command is named, its likely meaning suggested, then the short list.
-            if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()) {
+            if (e instanceof CommandLine.UnmatchedArgumentException u && !u.getUnmatched().isEmpty()
+                    && !u.getUnmatched().get(0).startsWith("-")) {
                 String typed = u.getUnmatched().get(0);
                 String parent = c.getCommandSpec().qualifiedName();
                 err.println("unknown command '" + typed + "' for '" + parent + "'");

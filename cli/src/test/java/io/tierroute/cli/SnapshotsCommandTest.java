@@ -237,7 +237,9 @@ class SnapshotsCommandTest {
 
     @Test
     void helpDocumentsTheCredentialsAndAcls() {
-        assertThat(run("snapshots", "--help")).isZero();
+        out.getBuffer().setLength(0);
+        assertThat(TierrouteCommand.execute(new String[] {"snapshots", "--help"}, new PrintWriter(out, true),
+                new PrintWriter(err, true))).isZero();
         assertThat(out.toString()).contains("--command-config").contains("WRITE, DESCRIBE on topic tierroute.control")
                 .contains("rollback");
     }

@@ -43,6 +43,9 @@ public final class ControlFence implements AutoCloseable {
     /** The prefix of the control writers' transactional ids; operators need WRITE and DESCRIBE on it. */
     public static final String TRANSACTIONAL_ID_PREFIX = "tierroute-control-";
 
+    /** The longest a control write's transaction may stay open before the broker aborts it. */
+    public static final Duration TRANSACTION_TIMEOUT = Duration.ofSeconds(15);
+
     /** Another writer of the scope opened its fence after this one: this one's record was not committed. */
     public static final class Fenced extends RuntimeException {
         Fenced(String message, Throwable cause) {
@@ -50,12 +53,26 @@ public final class ControlFence implements AutoCloseable {
         }
     }
 
+    /** The broker did not confirm the commit in time and the record is not on the topic yet: it may still land. */
+    public static final class Unconfirmed extends RuntimeException {
+        Unconfirmed(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     private final String scope;
     private final KafkaProducer<byte[], byte[]> producer;
+    private final String bootstrap;
+    private final Properties clientProperties;
+    private final Duration timeout;
 
-    private ControlFence(String scope, KafkaProducer<byte[], byte[]> producer) {
+    private ControlFence(String scope, KafkaProducer<byte[], byte[]> producer, String bootstrap,
+                         Properties clientProperties, Duration timeout) {
         this.scope = scope;
         this.producer = producer;
+        this.bootstrap = bootstrap;
+        this.clientProperties = clientProperties;
+        this.timeout = timeout;
     }
 
     /**
@@ -76,6 +93,9 @@ public final class ControlFence implements AutoCloseable {
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, ms);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, ms);
+        // A writer killed between send and commit holds the partition's committed end back this long (readers then
+        // wait, lastSequence refuses): short, one record's transaction needs no more.
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(TRANSACTION_TIMEOUT.toMillis()));
         KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         try {
             producer.initTransactions();
@@ -83,13 +103,16 @@ public final class ControlFence implements AutoCloseable {
             producer.close(Duration.ZERO);
             throw e;
         }
-        return new ControlFence(scope, producer);
+        return new ControlFence(scope, producer, bootstrap, clientProperties, timeout);
     }
 
     /**
-     * Writes {@code control} (key = its scope) and commits it.
+     * Writes {@code control} (key = its scope) and commits it. A commit whose answer was lost is looked for on the
+     * topic before it is reported as failed: "fenced" or "timed out" alone does not say the record is not there.
      *
-     * @throws Fenced        when another writer of the scope opened its fence meanwhile (nothing was written)
+     * @throws Fenced        when another writer of the scope opened its fence meanwhile and the record is not on
+     *                       the topic
+     * @throws Unconfirmed   when the broker did not confirm in time and the record is not on the topic yet
      * @throws KafkaException any other failure, with the transaction aborted (nothing was written)
      */
     public void commit(SnapshotControl control) {
@@ -102,44 +125,77 @@ public final class ControlFence implements AutoCloseable {
                     Codecs.SNAPSHOT_CONTROL.encode(control)));
             producer.commitTransaction();
         } catch (ProducerFencedException | InvalidProducerEpochException e) {
-            throw new Fenced("another writer of scope '" + scope + "' began a write while this one wrote; this one's "
-                    + "record was not committed", e);
+            if (!onTopic(control)) {
+                throw new Fenced("another writer of scope '" + scope + "' began a write while this one wrote; this "
+                        + "one's record was not committed", e);
+            }
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            // The transaction may still commit (a timed-out commit must be retried, not aborted): look, then say so.
+            if (!onTopic(control)) {
+                throw new Unconfirmed("the broker did not confirm the write within " + timeout.toSeconds() + " s and "
+                        + "the record is not on " + Topics.CONTROL + " yet; it may still land", e);
+            }
         } catch (KafkaException e) {
             try {
                 producer.abortTransaction();
-            } catch (KafkaException ignored) {
-                // the producer is unusable already (fenced, or a fatal error): nothing was committed either way
+            } catch (RuntimeException ignored) {
+                // the producer is unusable already (a fatal error): nothing was committed either way
             }
             throw e;
         }
     }
 
+    /** Whether {@code control} is the scope's last committed record (a read to the partition's end, bounded). */
+    private boolean onTopic(SnapshotControl control) {
+        try {
+            return control.equals(read(bootstrap, clientProperties, scope, timeout).control(scope).orElse(null));
+        } catch (KafkaException e) {
+            return false;
+        }
+    }
+
     /**
-     * The sequence of the last control record of {@code scope} that readers apply ({@link ActivationRule}), read from
-     * the beginning of the committed control topic (compacted: about one record per scope); 0 when none.
+     * The sequence of the last control record of {@code scope} that readers apply ({@link ActivationRule}); 0 when
+     * none. Called behind an open fence it is final: no other writer of the scope can commit.
+     *
+     * @throws org.apache.kafka.common.errors.TimeoutException when the topic cannot be read to its end in time
      */
     public static long lastSequence(String bootstrap, Properties clientProperties, String scope, Duration timeout) {
+        return read(bootstrap, clientProperties, scope, timeout).controlSequence(scope);
+    }
+
+    /**
+     * The committed control topic from the beginning (compacted: about one record per scope) to the end it has now,
+     * uncommitted records included: an open transaction of another scope holds the committed end back, and a
+     * read that stopped there could miss a record of this scope committed after it. So the read waits until that
+     * transaction ends (at most {@link #TRANSACTION_TIMEOUT}).
+     */
+    private static ActivationRule read(String bootstrap, Properties clientProperties, String scope, Duration timeout) {
         Properties p = new Properties();
         p.putAll(clientProperties);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        Map<TopicPartition, Long> end;
+        try (KafkaConsumer<byte[], byte[]> uncommitted = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            end = uncommitted.endOffsets(partitions(uncommitted, timeout), timeout);
+        }
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         ActivationRule rule = new ActivationRule();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = new ArrayList<>();
-            for (PartitionInfo i : c.partitionsFor(Topics.CONTROL, timeout)) {
-                parts.add(new TopicPartition(i.topic(), i.partition()));
-            }
+            List<TopicPartition> parts = new ArrayList<>(end.keySet());
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> left = new HashMap<>(c.endOffsets(parts, timeout));
+            Map<TopicPartition, Long> left = new HashMap<>(end);
             left.entrySet().removeIf(e -> e.getValue() == 0);
-            long deadline = System.nanoTime() + timeout.toNanos();
+            long deadline = System.nanoTime() + timeout.plus(TRANSACTION_TIMEOUT).toNanos();
             while (!left.isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     throw new org.apache.kafka.common.errors.TimeoutException("did not read " + Topics.CONTROL
-                            + " to its end within " + timeout.toSeconds() + " s");
+                            + " to its end within " + timeout.plus(TRANSACTION_TIMEOUT).toSeconds() + " s (another "
+                            + "control write still open?)");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     if (r.value() != null) {
@@ -153,7 +209,15 @@ public final class ControlFence implements AutoCloseable {
                 left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
             }
         }
-        return rule.controlSequence(scope);
+        return rule;
+    }
+
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, Duration timeout) {
+        List<TopicPartition> parts = new ArrayList<>();
+        for (PartitionInfo i : c.partitionsFor(Topics.CONTROL, timeout)) {
+            parts.add(new TopicPartition(i.topic(), i.partition()));
+        }
+        return parts;
     }
 
     @Override

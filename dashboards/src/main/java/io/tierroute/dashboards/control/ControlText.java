@@ -11,9 +11,18 @@ public final class ControlText {
     private ControlText() {
     }
 
-    /** Whether {@code s} holds a control character (C0, DEL, C1; newline and tab included). */
+    /**
+     * Whether {@code s} holds a control character (C0, DEL, C1; newline and tab included), a line or paragraph
+     * separator, or a format character (bidi overrides, zero-width joiners: text that reads other than it is).
+     */
     public static boolean hasControlCharacter(String s) {
-        return s.chars().anyMatch(Character::isISOControl);
+        return s.chars().anyMatch(ControlText::isControl);
+    }
+
+    private static boolean isControl(int c) {
+        int type = Character.getType(c);
+        return Character.isISOControl(c) || type == Character.FORMAT || type == Character.LINE_SEPARATOR
+                || type == Character.PARAGRAPH_SEPARATOR;
     }
 
     /** {@code s} with every control character written as a visible escape ({@code \n}, {@code \u001b}). */
@@ -27,7 +36,7 @@ public final class ControlText {
                 sb.append("\\n");
             } else if (c == '\t') {
                 sb.append("\\t");
-            } else if (Character.isISOControl(c)) {
+            } else if (isControl(c)) {
                 sb.append(String.format("\\u%04x", c));
             } else {
                 sb.append((char) c);

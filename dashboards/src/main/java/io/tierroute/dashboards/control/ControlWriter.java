@@ -9,9 +9,12 @@ import org.apache.kafka.common.KafkaException;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Writes pin / unpin / rollback records to {@code tierroute.control} (key = scope), checked against
@@ -42,6 +45,7 @@ public final class ControlWriter implements AutoCloseable {
     private final Properties clientProperties;
     private final SnapshotHistory history;
     private final Clock clock;
+    private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
 
     /** What was written, with the actor the record carries. */
     public record Written(String scope, String action, Long version, long sequence, Long previousActive,
@@ -71,7 +75,7 @@ public final class ControlWriter implements AutoCloseable {
     }
 
     /** Pins {@code scope} to {@code version}. */
-    public synchronized Written pin(String scope, long version, String actor, String reason) {
+    public Written pin(String scope, long version, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
         return fenced(scope, actor, reason, () -> {
@@ -103,7 +107,7 @@ public final class ControlWriter implements AutoCloseable {
      * version the operator saw) it is refused once another version is active: two operators who each roll back
      * the same bad snapshot move the scope back once, not twice.
      */
-    public synchronized Written rollback(String scope, Long from, String actor, String reason) {
+    public Written rollback(String scope, Long from, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
         return fenced(scope, actor, reason, () -> {
@@ -130,7 +134,7 @@ public final class ControlWriter implements AutoCloseable {
     }
 
     /** Unpins {@code scope}: accepted fitted snapshots activate again. */
-    public synchronized Written unpin(String scope, String actor, String reason) {
+    public Written unpin(String scope, String actor, String reason) {
         checkWho(actor, reason);
         checkReady(scope);
         return fenced(scope, actor, reason, () -> {
@@ -142,14 +146,37 @@ public final class ControlWriter implements AutoCloseable {
         });
     }
 
-    /** Fences the scope's other writers, waits for the history to hold every committed record, decides, commits. */
+    /**
+     * Decides on the history as it is (a refusal fences nobody), then fences the scope's other writers, waits for the
+     * history to hold every committed record, decides again and commits. One write per scope at a time in this
+     * process: a second is refused at once rather than holding a server thread through the first one's Kafka calls.
+     */
     private Written fenced(String scope, String actor, String reason, java.util.function.Supplier<Decision> decide) {
+        decide.get();
+        ReentrantLock lock = locks.computeIfAbsent(scope, k -> new ReentrantLock());
+        if (!lock.tryLock()) {
+            throw ControlRefusedException.conflict("another write to scope '" + scope + "' is in progress on this "
+                    + "dashboard; reload and retry");
+        }
+        try {
+            return fencedLocked(scope, actor, reason, decide);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Written fencedLocked(String scope, String actor, String reason, java.util.function.Supplier<Decision> decide) {
         try (ControlFence fence = ControlFence.open(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT,
                 "tierroute-dashboard-control")) {
             long committed = ControlFence.lastSequence(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT);
+            // Sequences only grow within a scope, and none can be added behind the fence: reaching it is holding all.
             if (!history.awaitControlSequence(scope, committed, READ_BACK_MS)) {
                 throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
                         + scope + "' within " + READ_BACK_MS + " ms");
+            }
+            if (history.controlSequence(scope) != committed) { // ahead: the topic was recreated under a running dashboard
+                throw new IllegalStateException("the dashboard's history is at control sequence " + history.controlSequence(scope)
+                        + " of scope '" + scope + "', the topic at " + committed + "; restart the dashboard to re-read it");
             }
             Decision d = decide.get();
             long before = history.activeVersion(scope).orElse(-1);
@@ -166,12 +193,31 @@ public final class ControlWriter implements AutoCloseable {
         } catch (ControlFence.Fenced e) {
             throw ControlRefusedException.conflict("another writer (the CLI or another dashboard) changed scope '" + scope
                     + "' while this write was made; nothing was written: reload and retry");
+        } catch (ControlFence.Unconfirmed e) {
+            throw new IllegalStateException(e.getMessage() + ": reload and check the scope's last control before "
+                    + "retrying", e);
         } catch (KafkaException e) {
+            Throwable refusal = authorisationIn(e);
+            if (refusal != null) {
+                throw new IllegalStateException("the broker did not authorise the dashboard's Kafka client to write "
+                        + Topics.CONTROL + " (" + refusal.getMessage() + "; it needs WRITE on the topic and WRITE, "
+                        + "DESCRIBE on transactional ids with the prefix " + ControlFence.TRANSACTIONAL_ID_PREFIX
+                        + "); nothing was written", e);
+            }
             throw new IllegalStateException("could not write to " + Topics.CONTROL + ": " + e, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + Topics.CONTROL, e);
         }
+    }
+
+    private static Throwable authorisationIn(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.AuthorizationException) {
+                return t;
+            }
+        }
+        return null;
     }
 
     private void checkReady(String scope) {

@@ -97,6 +97,10 @@ final class ApiRoutes {
             case ROLLBACK -> ex -> {
                 String actor = auth.check(ex);
                 ControlBody b = noVersion(JsonIo.read(ex, ControlBody.class), "rollback");
+                if (b.from() != null && b.from() < 1) {
+                    throw new HttpError(400, "field 'from' must be a version ≥ 1 (the active one the rollback is from), "
+                            + "got " + b.from());
+                }
                 requireSameActor(b, actor);
                 JsonIo.send(ex, 200, writer.rollback(scope(ex), b.from(), actor, b.reason()));
             };

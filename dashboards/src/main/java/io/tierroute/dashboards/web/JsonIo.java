@@ -101,7 +101,8 @@ final class JsonIo {
             throw new HttpError(400, wrongType(e));
         } catch (JsonProcessingException e) {
             // Jackson's own text names its source and feature switches: the position is what a client needs.
-            String what = String.valueOf(e.getOriginalMessage()).replaceAll("\\s*\\(.*", "");
+            String what = String.valueOf(e.getOriginalMessage()).replaceAll("\\s*\\(start marker at .*|\\s*\\(for .*", "")
+                    .replaceAll("\\s*\\R.*", "");
             throw new HttpError(400, e.getLocation() == null ? "malformed JSON: " + what
                     : "malformed JSON at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
                     + ": " + what);

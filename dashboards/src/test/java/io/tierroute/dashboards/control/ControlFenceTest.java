@@ -53,6 +53,37 @@ class ControlFenceTest {
     }
 
     @Test
+    void theLastSequenceIsReadPastAnotherScopesOpenTransaction() throws Exception {
+        // A writer of another scope stopped between send and commit: its open transaction holds the partition's
+        // committed end back, and a read that stopped there would miss this scope's record committed after it.
+        Properties tx = new Properties();
+        tx.put("bootstrap.servers", Broker.bootstrap());
+        tx.put("transactional.id", ControlFence.TRANSACTIONAL_ID_PREFIX + "other");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> other =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(tx,
+                             new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            other.initTransactions();
+            other.beginTransaction();
+            SnapshotControl otherPin = SnapshotControl.newBuilder(pin(1, 1, "carol")).setScope("other").build();
+            other.send(new org.apache.kafka.clients.producer.ProducerRecord<>(io.tierroute.schemas.Topics.CONTROL,
+                    "other".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    io.tierroute.schemas.Codecs.SNAPSHOT_CONTROL.encode(otherPin))).get();
+            try (ControlFence mine = open("mine")) {
+                mine.commit(pin(2, 1, "alice"));
+            }
+            long start = System.nanoTime();
+            java.util.concurrent.CompletableFuture<Long> seen = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+                    ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT));
+            Thread.sleep(1_000);
+            assertThat(seen).as("waits for the open transaction rather than answer 0").isNotDone();
+            other.abortTransaction();
+            assertThat(seen.get(30, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
     void aDashboardWriteThatFencesAnotherWriterIsTheOnlyOneAndItsAnswerIsTrue() throws Exception {
         SnapshotHistory history = new SnapshotHistory();
         try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start();

@@ -92,7 +92,7 @@ final class Endpoints {
                 }
             }
         }
-        if (b.block_hashes != null && b.input_tokens != null) {
+        if (b.block_hashes != null && b.input_tokens != null && b.input_tokens >= 0) { // a negative one: RouteRequest says
             checkBlockCount(b.block_hashes.length, b.input_tokens, selector.settings().blockSize());
         }
         int maxTokens = b.max_tokens == null ? selector.settings().defaultMaxTokens() : b.max_tokens;

@@ -117,6 +117,9 @@ function renderVersions(d) {
   $('versions').tBodies[0].replaceChildren(...rows);
   const shown = $('versions-window');
   shown.replaceChildren();
+  if (d.activeVersion != null && !d.versions.some((r) => r.version === d.activeVersion)) {
+    shown.append('the active version ' + d.activeVersion + ' is older than the newest ' + d.versions.length + ' shown; ');
+  }
   if (d.total > d.versions.length || state.window === 0) {
     shown.append((state.window === 0 ? 'all ' + d.total + ' versions ' : 'newest ' + d.versions.length + ' of '
       + d.total + ' versions (table and timelines) ') , el('button', { type: 'button', id: 'versions-window-btn',
