@@ -417,9 +417,10 @@ final class SnapshotsCommand implements Runnable {
             }
             SnapshotHistory after = kafka.read(null, -1).history();
             ScopeState now = after.scope(s.scope()).orElseThrow();
-            boolean ours = !now.controls().isEmpty() && now.controls().get(0).sequence() == sequence
-                    && now.controls().get(0).actor().equals(c.getActor())
-                    && now.controls().get(0).reason().equals(c.getReason());
+            // A safety net behind the fence (a writer older than it would not be fenced): the record with our
+            // sequence is ours, even when a later write came after it.
+            boolean ours = now.controls().stream().filter(e -> e.sequence() == sequence).findFirst()
+                    .map(e -> e.actor().equals(c.getActor()) && e.reason().equals(c.getReason())).orElse(false);
             if (!ours) {
                 throw new SnapshotsKafka.Failure("wrote " + t.what() + " as control sequence " + sequence
                         + ", but another control record took that sequence first (" + describe(now)

@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 /**
  * Writes pin / unpin / rollback records to {@code tierroute.control} (key = scope), checked against
@@ -151,7 +152,7 @@ public final class ControlWriter implements AutoCloseable {
      * history to hold every committed record, decides again and commits. One write per scope at a time in this
      * process: a second is refused at once rather than holding a server thread through the first one's Kafka calls.
      */
-    private Written fenced(String scope, String actor, String reason, java.util.function.Supplier<Decision> decide) {
+    private Written fenced(String scope, String actor, String reason, Supplier<Decision> decide) {
         decide.get();
         ReentrantLock lock = locks.computeIfAbsent(scope, k -> new ReentrantLock());
         if (!lock.tryLock()) {
@@ -165,7 +166,7 @@ public final class ControlWriter implements AutoCloseable {
         }
     }
 
-    private Written fencedLocked(String scope, String actor, String reason, java.util.function.Supplier<Decision> decide) {
+    private Written fencedLocked(String scope, String actor, String reason, Supplier<Decision> decide) {
         try (ControlFence fence = ControlFence.open(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT,
                 "tierroute-dashboard-control")) {
             long committed = ControlFence.lastSequence(bootstrapServers, clientProperties, scope, KAFKA_TIMEOUT);
@@ -174,9 +175,10 @@ public final class ControlWriter implements AutoCloseable {
                 throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
                         + scope + "' within " + READ_BACK_MS + " ms");
             }
-            if (history.controlSequence(scope) != committed) { // ahead: the topic was recreated under a running dashboard
-                throw new IllegalStateException("the dashboard's history is at control sequence " + history.controlSequence(scope)
-                        + " of scope '" + scope + "', the topic at " + committed + "; restart the dashboard to re-read it");
+            long held = history.controlSequence(scope);
+            if (held != committed) { // ahead: the topic was recreated under a running dashboard
+                throw new IllegalStateException("the dashboard's history is at control sequence " + held + " of scope '"
+                        + scope + "', the topic at " + committed + "; restart the dashboard to re-read it");
             }
             Decision d = decide.get();
             long before = history.activeVersion(scope).orElse(-1);
