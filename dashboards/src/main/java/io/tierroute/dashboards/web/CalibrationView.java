@@ -1,5 +1,6 @@
 package io.tierroute.dashboards.web;
 
+import io.tierroute.dashboards.history.ScopeState;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileCoverage;
@@ -44,7 +45,7 @@ final class CalibrationView {
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
         // The newest snapshot held in full may be one the gate rejected: the page says so next to its figures.
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
-        out.put("activeVersion", history.activeVersion(scope).isPresent() ? history.activeVersion(scope).getAsLong() : null);
+        out.put("activeVersion", history.scope(scope).map(ScopeState::activeVersion).orElse(null));
         out.put("present", m != null);
         if (m == null) {
             out.put("coverage", List.of());

@@ -55,10 +55,6 @@ final class HistoryViews {
     }
 
     /** The version list of a scope, newest first, with status, reasons and the active / pinned markers. */
-    Map<String, Object> versions(String scope) {
-        return versions(scope, Integer.MAX_VALUE);
-    }
-
     /** The newest {@code last} versions (the page asks for a window: the whole history grows ~1 KB a version). */
     Map<String, Object> versions(String scope, int last) {
         ScopeState st = scope(scope);
@@ -100,10 +96,6 @@ final class HistoryViews {
     }
 
     /** Per fitted parameter: one point per version (oldest first) with value, samples, quality, window, status. */
-    Map<String, Object> timelines(String scope) {
-        return timelines(scope, Integer.MAX_VALUE);
-    }
-
     /** Every parameter's points over the newest {@code last} versions. */
     Map<String, Object> timelines(String scope, int last) {
         ScopeState st = scope(scope);
@@ -138,13 +130,13 @@ final class HistoryViews {
 
     /** ρ_t per worker and tier of the latest snapshot held in full. */
     Map<String, Object> rho(String scope) {
-        scope(scope);
+        ScopeState st = scope(scope);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("scope", scope);
         Optional<ParameterSnapshot> s = history.latestFullSnapshot(scope);
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
-        out.put("activeVersion", history.activeVersion(scope).isPresent() ? history.activeVersion(scope).getAsLong() : null);
+        out.put("activeVersion", st.activeVersion());
         List<Map<String, Object>> cells = s.map(HistoryViews::rhoCells).orElse(List.of());
         TreeSet<String> workers = new TreeSet<>();
         TreeSet<String> tiers = new TreeSet<>();
