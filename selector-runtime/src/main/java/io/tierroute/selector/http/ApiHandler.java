@@ -230,13 +230,23 @@ public final class ApiHandler implements HttpHandler {
             // Also when it failed at once (no worker can take requests): getNow would throw that failure at us.
             future.whenComplete((d, err) -> answerRoute(ex, dryRun, d, err, start));
         } else {
-            // If the client goes away while its request waits in the queue, take it out of the queue.
+            // If the client goes away while its request waits in the queue, the request leaves the queue (and
+            // gives its slot back if it was admitted meanwhile). The answer is written from the connection's
+            // I/O thread, where the watch reads: the watch ends before the answer, never during it.
+            HangUpWatch watch = HangUpWatch.start(ex, () -> future.cancel(false));
             ex.addExchangeCompleteListener((exchange, next) -> {
                 future.cancel(false);
                 next.proceed();
             });
-            ex.dispatch(SameThreadExecutor.INSTANCE,
-                    () -> future.whenComplete((d, err) -> answerRoute(ex, dryRun, d, err, start)));
+            ex.dispatch(SameThreadExecutor.INSTANCE, () -> future.whenComplete((d, err) -> ex.getIoThread().execute(() -> {
+                watch.stop();
+                if (future.isCancelled()) {
+                    countRoute(dryRun, RouteOutcome.ABANDONED, start);
+                    ex.endExchange(); // the client is gone: nothing to answer
+                } else {
+                    answerRoute(ex, dryRun, d, err, start);
+                }
+            })));
         }
     }
 

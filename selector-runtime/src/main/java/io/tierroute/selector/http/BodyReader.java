@@ -28,7 +28,7 @@ final class BodyReader {
     /** Bodies up to this size are read straight from the channel into a per-I/O-thread buffer. */
     private static final int DIRECT_READ_LIMIT = 64 * 1024;
     private static final ThreadLocal<ByteBuffer> READ_BUFFER =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocate(DIRECT_READ_LIMIT));
+            ThreadLocal.withInitial(() -> ByteBuffer.allocate(DIRECT_READ_LIMIT + 1));
 
     /** Receives a complete body: {@code body[0, length)}; the array may be a reused buffer, so copy what you keep. */
     interface Sink {
@@ -114,11 +114,13 @@ final class BodyReader {
         if (channel == null) {
             return false;
         }
+        // One byte past the body: the read that finds the body's end (-1) completes the request, so Undertow
+        // knows the connection carries nothing more of it (HangUpWatch reads the connection while a route waits).
         ByteBuffer buf = READ_BUFFER.get();
-        buf.clear().limit(length);
-        int r = 0;
+        buf.clear().limit(length + 1);
+        int r;
         try {
-            while (buf.hasRemaining() && (r = channel.read(buf)) > 0) {
+            while ((r = channel.read(buf)) > 0) {
                 // keep reading what is already there
             }
         } catch (IOException e) {
@@ -127,22 +129,22 @@ final class BodyReader {
             ex.endExchange();
             return true;
         }
-        if (!buf.hasRemaining()) {
-            h.handle(ex, buf.array(), length);
-            return true;
-        }
         if (r < 0) {
-            ex.setPersistent(false);
-            errors.error(ex, 400, "the request body ended after " + buf.position() + " of " + length + " bytes");
+            if (buf.position() == length) {
+                h.handle(ex, buf.array(), length);
+            } else {
+                ex.setPersistent(false);
+                errors.error(ex, 400, "the request body ended after " + buf.position() + " of " + length + " bytes");
+            }
             return true;
         }
-        byte[] body = Arrays.copyOf(buf.array(), length);
+        byte[] body = Arrays.copyOf(buf.array(), length + 1);
         ByteBuffer rest = ByteBuffer.wrap(body);
         rest.position(buf.position());
         channel.getReadSetter().set(c -> {
-            int n = 0;
+            int n;
             try {
-                while (rest.hasRemaining() && (n = c.read(rest)) > 0) {
+                while ((n = c.read(rest)) > 0) {
                     // drain what arrived
                 }
             } catch (IOException e) {
@@ -153,12 +155,12 @@ final class BodyReader {
                 ex.endExchange();
                 return;
             }
-            if (rest.hasRemaining() && n >= 0) {
+            if (n == 0) {
                 return; // more to come
             }
             c.suspendReads();
             c.getReadSetter().set(null);
-            if (rest.hasRemaining()) {
+            if (rest.position() != length) {
                 ex.setPersistent(false);
                 Connectors.executeRootHandler(e -> errors.error(e, 400, "the request body ended after " + rest.position()
                         + " of " + length + " bytes"), ex);

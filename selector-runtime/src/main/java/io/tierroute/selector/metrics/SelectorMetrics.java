@@ -38,7 +38,9 @@ public final class SelectorMetrics {
      */
     public enum RouteOutcome {
         ROUTED("routed"), INVALID("invalid"), CONFLICT("conflict"), NO_CAPACITY("no_capacity"), ERROR("error"),
-        DRY_RUN("dry_run");
+        DRY_RUN("dry_run"),
+        /** The client hung up while its route waited in the admission queue; the route was withdrawn. */
+        ABANDONED("abandoned");
 
         final String label;
 
@@ -66,7 +68,7 @@ public final class SelectorMetrics {
     public SelectorMetrics(Selector selector, IndexWriter indexWriter, boolean jvm) {
         Counter routeCounter = Counter.builder().name("tierroute_routes_total")
                 .help("Route requests by outcome (routed, invalid, conflict, no_capacity, error; dry_run: "
-                        + "?dry_run=true calls, which admit nothing)")
+                        + "?dry_run=true calls, which admit nothing; abandoned: the client hung up while its route waited)")
                 .labelNames("outcome").register(registry);
         for (RouteOutcome o : RouteOutcome.values()) {
             routes[o.ordinal()] = routeCounter.labelValues(o.label);
@@ -165,7 +167,8 @@ public final class SelectorMetrics {
     /** One route call ended with {@code outcome} after {@code nanos}. */
     public void route(RouteOutcome outcome, long nanos) {
         routes[outcome.ordinal()].inc();
-        if (outcome != RouteOutcome.DRY_RUN) { // a what-if, not a route: it would skew the route latency
+        // A what-if is not a route, and an abandoned route got no answer: either would skew the route latency.
+        if (outcome != RouteOutcome.DRY_RUN && outcome != RouteOutcome.ABANDONED) {
             routeLatency.observe(nanos / 1e9);
         }
     }

@@ -51,10 +51,13 @@ final class AdmissionQueue {
         return queue.peek();
     }
 
+    /** Removes {@code p} if it still waits; a request already claimed (its id may be queued again) is left alone. */
     synchronized boolean remove(Pending p) {
-        ids.remove(p.request().requestId());
         boolean removed = queue.remove(p);
-        size = queue.size();
+        if (removed) {
+            ids.remove(p.request().requestId());
+            size = queue.size();
+        }
         return removed;
     }
 

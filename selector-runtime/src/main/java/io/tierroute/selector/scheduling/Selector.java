@@ -111,7 +111,8 @@ public final class Selector {
     /**
      * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
      * queue when every candidate is over its load limit; fails with {@link NoCapacityException} when
-     * no worker is healthy, the queue is full, or the wait exceeds the configured maximum.
+     * no worker is healthy, the queue is full, or the wait exceeds the configured maximum. Cancelling the
+     * future withdraws the request: from the queue while it waits, from its worker if it was admitted meanwhile.
      */
     public CompletableFuture<RouteDecision> route(RouteRequest request) {
         if (inflight.workerOf(request.requestId()) >= 0
@@ -142,6 +143,15 @@ public final class Selector {
                             + settings.maxQueued() + " requests)"));
         }
         queuedTotal.increment();
+        // A caller that gives up (its client hung up) cancels the future: the request leaves the queue at once
+        // instead of holding a place, and counting in the queue's length, until it reaches the head.
+        pending.future().whenComplete((d, err) -> {
+            if (pending.future().isCancelled()) {
+                synchronized (drainLock) {
+                    queue.remove(pending);
+                }
+            }
+        });
         drainQueue(); // capacity may have freed between the attempt and the offer
         return pending.future();
     }

@@ -4,10 +4,14 @@ import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.SelectorConfig;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -53,6 +57,86 @@ class SelectorServerTest {
             assertThat(s.selector().queuedCount()).isEqualTo(1);
         }
     }
+
+    /**
+     * A client that hangs up while its route waits in the queue takes the route with it: it leaves the queue, and
+     * when capacity frees it is not admitted (a worker would otherwise carry a request nobody sends until it expires).
+     */
+    @Test
+    void aQueuedRouteWhoseClientHangsUpLeavesTheQueueAndIsNeverAdmitted() throws Exception {
+        try (SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n")) {
+            assertThat(client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            String body = "{\"request_id\":\"gone\",\"text\":\"x\"}";
+            try (Socket socket = new Socket(s.uri().getHost(), s.uri().getPort())) {
+                socket.getOutputStream().write(("POST /v1/route HTTP/1.1\r\nHost: selector\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                QueueLength.await(s, 1);
+            }
+            QueueLength.await(s, 0);
+            assertThat(client.send(post(s, "/v1/requests/events", "{\"request_id\":\"a\",\"type\":\"finished\"}"),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            // The freed slot goes to the next caller, not to the request whose client left.
+            HttpResponse<String> next = client.send(post(s, "/v1/route", "{\"request_id\":\"c\",\"text\":\"x\"}"),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(next.statusCode()).as(next.body()).isEqualTo(200);
+            assertThat(s.selector().queuedCount()).isEqualTo(1);
+            assertThat(client.send(post(s, "/v1/requests/events", "{\"request_id\":\"gone\",\"type\":\"finished\"}"),
+                    HttpResponse.BodyHandlers.ofString()).body()).contains("unknown");
+            String metrics = client.send(HttpRequest.newBuilder(s.uri().resolve("/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertThat(metrics).contains("tierroute_routes_total{outcome=\"abandoned\"} 1.0")
+                    .contains("tierroute_routes_total{outcome=\"error\"} 0.0");
+        }
+    }
+
+    /**
+     * While a route waits, the hang-up watch reads the connection; a client that pipelines its next request
+     * meanwhile gets both answers, in order (the watch hands the bytes it read back to Undertow).
+     */
+    @Test
+    void aPipelinedRequestBehindAQueuedRouteIsAnsweredAfterIt() throws Exception {
+        try (SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n")) {
+            assertThat(client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            String body = "{\"request_id\":\"b\",\"text\":\"x\"}";
+            try (Socket socket = new Socket(s.uri().getHost(), s.uri().getPort())) {
+                socket.setSoTimeout(10_000);
+                socket.getOutputStream().write(("POST /v1/route HTTP/1.1\r\nHost: selector\r\n"
+                        + "Content-Length: " + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                QueueLength.await(s, 1);
+                socket.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: selector\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                Thread.sleep(200); // the watch reads the pipelined bytes while b still waits
+                assertThat(s.selector().queueLength()).as("b still waits").isEqualTo(1);
+                assertThat(client.send(post(s, "/v1/requests/events", "{\"request_id\":\"a\",\"type\":\"finished\"}"),
+                        HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+                String answers = readUntil(socket, "ok");
+                assertThat(answers).contains("\"request_id\":\"b\"");
+                assertThat(answers.indexOf("\"request_id\":\"b\"")).isLessThan(answers.lastIndexOf("ok"));
+                assertThat(answers.split("HTTP/1.1 200", -1)).hasSize(3);
+            }
+        }
+    }
+
+    /** What the server sends on {@code socket} until the text ends with {@code end}. */
+    private static String readUntil(Socket socket, String end) throws IOException {
+        StringBuilder out = new StringBuilder();
+        byte[] buf = new byte[4096];
+        InputStream in = socket.getInputStream();
+        while (!out.toString().endsWith(end)) {
+            int n = in.read(buf);
+            if (n < 0) {
+                break;
+            }
+            out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+        }
+        return out.toString();
+    }
+
 
     @Test
     void queueWaitLimitGives503ThroughTheTick() throws Exception {

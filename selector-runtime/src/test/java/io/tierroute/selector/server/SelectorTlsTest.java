@@ -8,14 +8,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 import javax.net.ssl.SSLHandshakeException;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -68,6 +72,61 @@ class SelectorTlsTest {
                     HttpResponse.BodyHandlers.ofString())).isInstanceOf(IOException.class);
         }
     }
+
+    /**
+     * Over TLS the hang-up watch reads through the TLS layer: a queued route is answered as usual, and a queued
+     * route whose client closes its connection leaves the queue.
+     */
+    @Test
+    void aQueuedRouteOverHttpsIsAnsweredOrWithdrawnWhenItsClientLeaves() throws Exception {
+        SelfSignedKeyStore ks = SelfSignedKeyStore.create(dir, PASSWORD);
+        SelectorConfig c = ConfigLoader.parse("""
+                workers: [{name: only, maxInFlight: 1}]
+                routing: {maxQueueWait: 30s}
+                server:
+                  tls: {keyStore: server.p12, keyStorePasswordEnv: KS_PASSWORD}
+                """, dir);
+        try (SelectorServer s = SelectorServer.startWith(c.withServer(c.server().withPort(0)),
+                Map.of("KS_PASSWORD", PASSWORD)::get, false)) {
+            HttpClient trusting = HttpClient.newBuilder().sslContext(ks.clientContext()).build();
+            assertThat(route(trusting, s, "a").statusCode()).isEqualTo(200);
+            CompletableFuture<HttpResponse<String>> waiting = trusting.sendAsync(routeRequest(s, "b"),
+                    HttpResponse.BodyHandlers.ofString());
+            QueueLength.await(s, 1);
+            finish(trusting, s, "a");
+            HttpResponse<String> b = waiting.get(10, TimeUnit.SECONDS);
+            assertThat(b.statusCode()).as(b.body()).isEqualTo(200);
+            assertThat(b.body()).contains("\"request_id\":\"b\"");
+
+            String body = "{\"request_id\":\"gone\",\"text\":\"x\"}";
+            try (Socket socket = ks.clientContext().getSocketFactory().createSocket("127.0.0.1", s.port())) {
+                socket.getOutputStream().write(("POST /v1/route HTTP/1.1\r\nHost: selector\r\nContent-Length: "
+                        + body.length() + "\r\n\r\n" + body).getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                QueueLength.await(s, 1);
+            }
+            QueueLength.await(s, 0);
+            finish(trusting, s, "b");
+            assertThat(route(trusting, s, "c").statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static HttpRequest routeRequest(SelectorServer s, String id) {
+        return HttpRequest.newBuilder(s.uri().resolve("/v1/route")).timeout(Duration.ofSeconds(10))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"" + id + "\",\"text\":\"x\"}")).build();
+    }
+
+    private static HttpResponse<String> route(HttpClient client, SelectorServer s, String id) throws Exception {
+        return client.send(routeRequest(s, id), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void finish(HttpClient client, SelectorServer s, String id) throws Exception {
+        HttpResponse<String> r = client.send(HttpRequest.newBuilder(s.uri().resolve("/v1/requests/events"))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"" + id + "\",\"type\":\"finished\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+
 
     @Test
     void aMissingOrWrongPasswordFailsTheStartWithoutShowingIt() throws Exception {

@@ -1,0 +1,98 @@
+package io.tierroute.selector.http;
+
+import io.undertow.connector.PooledByteBuffer;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.server.protocol.http.HttpServerConnection;
+import org.xnio.IoUtils;
+import org.xnio.conduits.ConduitStreamSourceChannel;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Notices a client that hangs up while its route waits in the admission queue. Undertow reads
+ * nothing from a connection while an exchange is in progress, so a closed socket goes unseen until
+ * the answer is written; a route whose client left would still be admitted and counted on a worker
+ * that never receives it (until {@code routing.requestMaxAge}). The watch reads the connection while
+ * the route waits: end of stream is the hang-up; bytes are the client's next, pipelined, request,
+ * handed back to Undertow untouched and the watch ends.
+ *
+ * <p>HTTP/1.x only, and only once the request body has been read (the raw connection then carries
+ * nothing of this request). Every method runs on the connection's I/O thread: the read listener does,
+ * and {@link #stop} must (the route answers from that thread).
+ */
+final class HangUpWatch {
+
+    /** No watch: another protocol, or a body not read to its end. */
+    private static final HangUpWatch NONE = new HangUpWatch(null, null, null);
+
+    private final HttpServerConnection connection;
+    private final ConduitStreamSourceChannel source;
+    private final Runnable onHangUp;
+    private boolean watching;
+
+    private HangUpWatch(HttpServerConnection connection, ConduitStreamSourceChannel source, Runnable onHangUp) {
+        this.connection = connection;
+        this.source = source;
+        this.onHangUp = onHangUp;
+    }
+
+    /** Starts watching {@code ex}'s connection; {@code onHangUp} runs once if the client closes it before {@link #stop}. */
+    static HangUpWatch start(HttpServerExchange ex, Runnable onHangUp) {
+        if (!(ex.getConnection() instanceof HttpServerConnection c) || !ex.isRequestComplete()) {
+            return NONE;
+        }
+        ConduitStreamSourceChannel source = c.getChannel().getSourceChannel();
+        HangUpWatch watch = new HangUpWatch(c, source, onHangUp);
+        // The request's conduit (fixed length, continue) is exhausted: read the connection itself. Undertow puts
+        // its own conduit back when the exchange ends (AbstractServerConnection.clearChannel).
+        source.setConduit(c.getOriginalSourceConduit());
+        source.getReadSetter().set(ch -> watch.readable());
+        watch.watching = true;
+        source.resumeReads();
+        return watch;
+    }
+
+    /** Ends the watch before the answer is written; the next request is Undertow's to read. */
+    void stop() {
+        if (watching) {
+            watching = false;
+            source.suspendReads();
+            source.getReadSetter().set(null);
+        }
+    }
+
+    private void readable() {
+        if (!watching) {
+            return;
+        }
+        PooledByteBuffer pooled = connection.getByteBufferPool().allocate();
+        boolean handedBack = false;
+        try {
+            ByteBuffer buffer = pooled.getBuffer();
+            int n = source.read(buffer);
+            if (n == 0) {
+                return; // a spurious wake-up
+            }
+            stop();
+            if (n > 0) {
+                // A pipelined request: Undertow parses it from these bytes once this exchange ends.
+                buffer.flip();
+                connection.ungetRequestBytes(pooled);
+                handedBack = true;
+                return;
+            }
+            onHangUp.run();
+            IoUtils.safeClose(connection);
+        } catch (IOException e) {
+            // A reset connection is a hang-up as much as a closed one.
+            stop();
+            onHangUp.run();
+            IoUtils.safeClose(connection);
+        } finally {
+            if (!handedBack) {
+                pooled.close();
+            }
+        }
+    }
+}
