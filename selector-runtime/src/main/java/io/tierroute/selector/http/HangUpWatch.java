@@ -37,23 +37,36 @@ final class HangUpWatch {
         this.onHangUp = onHangUp;
     }
 
-    /** Starts watching {@code ex}'s connection; {@code onHangUp} runs once if the client closes it before {@link #stop}. */
+    /**
+     * Starts watching {@code ex}'s connection (on its I/O thread: at once when called there, else as the
+     * thread's next task); {@code onHangUp} runs once if the client closes it before {@link #stop}.
+     */
     static HangUpWatch start(HttpServerExchange ex, Runnable onHangUp) {
         if (!(ex.getConnection() instanceof HttpServerConnection c) || !ex.isRequestComplete()) {
             return NONE;
         }
-        ConduitStreamSourceChannel source = c.getChannel().getSourceChannel();
-        HangUpWatch watch = new HangUpWatch(c, source, onHangUp);
-        // The request's conduit (fixed length, continue) is exhausted: read the connection itself. Undertow puts
-        // its own conduit back when the exchange ends (AbstractServerConnection.clearChannel).
-        source.setConduit(c.getOriginalSourceConduit());
-        source.getReadSetter().set(ch -> watch.readable());
-        watch.watching = true;
-        source.resumeReads();
+        HangUpWatch watch = new HangUpWatch(c, c.getChannel().getSourceChannel(), onHangUp);
+        if (ex.isInIoThread()) {
+            watch.begin();
+        } else {
+            ex.getIoThread().execute(watch::begin);
+        }
         return watch;
     }
 
-    /** Ends the watch before the answer is written; the next request is Undertow's to read. */
+    private void begin() {
+        // The request's conduit (fixed length, continue) is exhausted: read the connection itself. Undertow puts
+        // its own conduit back when the exchange ends (AbstractServerConnection.clearChannel).
+        source.setConduit(connection.getOriginalSourceConduit());
+        source.getReadSetter().set(ch -> readable());
+        watching = true;
+        source.resumeReads();
+    }
+
+    /**
+     * Ends the watch before the answer is written; the next request is Undertow's to read. On the I/O thread,
+     * where a watch {@link #start} handed over as a task has begun by then (the thread runs its tasks in order).
+     */
     void stop() {
         if (watching) {
             watching = false;
