@@ -65,9 +65,7 @@ class SelectorServerTest {
      */
     @Test
     void aQueuedRouteWhoseClientHangsUpLeavesTheQueueAndIsNeverAdmitted() throws Exception {
-        try (SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n")) {
-            assertThat(client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
-                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        try (SelectorServer s = startWithItsOnlySlotTaken()) {
             String body = "{\"request_id\":\"gone\",\"text\":\"x\"}";
             String chunkedBody = "{\"request_id\":\"gone-chunked\",\"text\":\"x\"}";
             // A body of known length is read straight from the channel, a chunked one through Undertow's receiver.
@@ -105,9 +103,7 @@ class SelectorServerTest {
      */
     @Test
     void aPipelinedRequestBehindAQueuedRouteIsAnsweredAfterIt() throws Exception {
-        try (SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n")) {
-            assertThat(client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
-                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        try (SelectorServer s = startWithItsOnlySlotTaken()) {
             String body = "{\"request_id\":\"b\",\"text\":\"x\"}";
             try (Socket socket = new Socket(s.uri().getHost(), s.uri().getPort())) {
                 socket.setSoTimeout(10_000);
@@ -127,6 +123,19 @@ class SelectorServerTest {
                 assertThat(answers.indexOf("\"request_id\":\"b\"")).isLessThan(answers.lastIndexOf("ok"));
                 assertThat(answers.split("HTTP/1.1 200", -1)).hasSize(3);
             }
+        }
+    }
+
+    /** A server whose one worker takes one request, which route "a" holds: the next route waits (up to 30 s). */
+    private SelectorServer startWithItsOnlySlotTaken() throws Exception {
+        SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n");
+        try {
+            assertThat(client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
+                    HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            return s;
+        } catch (Exception | AssertionError e) {
+            s.close();
+            throw e;
         }
     }
 
