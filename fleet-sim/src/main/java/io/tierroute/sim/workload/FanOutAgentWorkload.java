@@ -62,8 +62,9 @@ public record FanOutAgentWorkload(String name, int agents, int systemTokens, int
     }
 
     /**
-     * Qwen3-32B-like KV (256 KiB/token, the engine default) on one GPU per worker with FP8 weights: 128 k tokens
-     * (32 GiB) of HBM KV and an effective 25 GB/s host→device copy rate (PCIe Gen4 ×16, or Gen5 through an
+     * Qwen3-32B-like KV (256 KiB/token, the engine default) with the engine's default HBM, 262,144 tokens (64 GiB: a
+     * 141 GB GPU beside FP8 weights; every recorded run used it, though this note said 128 k until 2026-12-02), and an
+     * effective 25 GB/s host→device copy rate (PCIe Gen4 ×16, or Gen5 through an
      * offload connector's staging copies). A sibling's context is ~30–60 k tokens (10 k of shared system prompt
      * and catalog, a median 20 k of session context, its history), 7.9–15.7 GB: 0.3–0.6 s alone on the link
      * (10.5 µs/token, against ~20 µs/token to recompute), so three siblings loading on one link already make

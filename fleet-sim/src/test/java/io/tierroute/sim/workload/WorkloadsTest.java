@@ -51,6 +51,39 @@ class WorkloadsTest {
         assertThat(meanGapS).isBetween(0.09, 0.11); // Poisson at 10 req/s
     }
 
+    /**
+     * An agent's system prompt and tool catalog are the same tokens in every session of that agent: their full
+     * blocks, the one where the prompt runs into the catalog included, are shared; the block where the catalog runs
+     * into the session's own task is not.
+     */
+    @Test
+    void sessionsOfOneAgentShareItsWholeSystemPromptAndCatalog() {
+        assertSessionsShare(AgenticWorkload.standard().generate(f, 3), (3000 + 2000) / 512);
+        assertSessionsShare(FanOutAgentWorkload.pcieContention().generate(f, 3), (6000 + 4000) / 512);
+    }
+
+    /** First steps of sessions whose first block is the same agent's share exactly {@code blocks} full blocks. */
+    private static void assertSessionsShare(List<SimRequest> rs, int blocks) {
+        Map<Long, long[]> firstOfAgent = new HashMap<>();
+        int compared = 0;
+        for (SimRequest r : rs) {
+            if (r.agent().step() != 0 || r.agent().workflowId().contains(".")) {
+                continue; // a session's first step; its sub-agents ("wf3.1") fork the whole prompt of theirs
+            }
+            long[] first = firstOfAgent.putIfAbsent(r.blockHashes()[0], r.blockHashes());
+            if (first != null) {
+                assertThat(java.util.Arrays.copyOf(r.blockHashes(), blocks)).as(r.id())
+                        .isEqualTo(java.util.Arrays.copyOf(first, blocks));
+                if (r.blockHashes().length > blocks && first.length > blocks) { // a short task may not fill it
+                    assertThat(r.blockHashes()[blocks]).as(r.id()).isNotEqualTo(first[blocks]);
+                }
+                compared++;
+            }
+        }
+        assertThat(firstOfAgent).hasSize(8);
+        assertThat(compared).isGreaterThan(100);
+    }
+
     @Test
     void agenticStepsGrowTheirContextAndCarryHints() {
         List<SimRequest> rs = AgenticWorkload.standard().generate(f, 3);
