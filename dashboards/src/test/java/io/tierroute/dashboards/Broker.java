@@ -65,20 +65,39 @@ public final class Broker {
                 .getBytes(StandardCharsets.UTF_8), Codecs.PARAMETER_SNAPSHOT.encode(s))).get(30, TimeUnit.SECONDS);
     }
 
-    /** Every committed control record on the topic now, in order: what every reader applies. */
+    /**
+     * Every committed control record on the topic now, in order: what every reader applies. Read to the partition's
+     * end as it is now, uncommitted records included: a producer's commit returns before the broker has written its
+     * commit marker, and a read_committed consumer's end (the last stable offset) can lag behind the record a moment.
+     * Fails when the end is not reached in 20 s (a transaction left open).
+     */
     public static List<SnapshotControl> controlRecords() {
+        return controlRecords(bootstrap(), new Properties());
+    }
+
+    /** {@link #controlRecords()} of another broker, read with {@code client}'s settings (a secured broker's user). */
+    public static List<SnapshotControl> controlRecords(String bootstrap, Properties client) {
         Properties p = new Properties();
-        p.put("bootstrap.servers", bootstrap());
+        p.putAll(client);
+        p.put("bootstrap.servers", bootstrap);
+        TopicPartition tp = new TopicPartition(Topics.CONTROL, 0);
+        long end;
+        try (KafkaConsumer<byte[], byte[]> uncommitted = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            end = uncommitted.endOffsets(List.of(tp)).get(tp);
+        }
         p.put("isolation.level", "read_committed");
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
-            TopicPartition tp = new TopicPartition(Topics.CONTROL, 0);
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            long end = c.endOffsets(List.of(tp)).get(tp);
             List<SnapshotControl> out = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (c.position(tp) < end && System.nanoTime() < deadline) {
+            while (c.position(tp) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("did not read " + Topics.CONTROL + " to offset " + end + " within 20 s "
+                            + "(at " + c.position(tp) + ", read " + out + "): a transaction left open?");
+                }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                     out.add(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
                 }

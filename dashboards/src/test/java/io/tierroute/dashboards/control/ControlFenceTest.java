@@ -52,6 +52,52 @@ class ControlFenceTest {
         assertThat(ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT)).isEqualTo(1);
     }
 
+    /**
+     * A commit whose answer was lost is looked for on the topic before it is called failed. A lost answer cannot be
+     * made on a real broker at will; what it leaves behind can: the record committed, the writer's producer fenced.
+     * Here the writer's record lands, a later writer then opens the fence, and the writer's commit of that record
+     * meets the fence: it is found as the scope's last committed record and reported as written, not as fenced, and
+     * nothing is added to the topic.
+     */
+    @Test
+    void aFencedCommitWhoseRecordIsAlreadyOnTheTopicIsFoundThereAndNotReportedAsFailed() {
+        SnapshotControl mine = pin(2, 1, "alice");
+        try (ControlFence first = open("first")) {
+            first.commit(mine);
+            try (ControlFence later = open("later")) {
+                first.commit(mine); // fenced by 'later': its record is the scope's last, so it is reported as landed
+            }
+        }
+        assertThat(Broker.controlRecords()).as("the record once, and nothing of the fenced attempt")
+                .containsExactly(mine);
+    }
+
+    /**
+     * The look on the topic compares the whole record, not the sequence: a fenced writer whose sequence the later
+     * writer committed (another version, actor and reason) is told it was fenced, and only the later record is there.
+     */
+    @Test
+    void aFencedCommitIsReportedFencedWhenAnotherWritersRecordTookItsSequence() {
+        try (ControlFence first = open("first"); ControlFence second = open("second")) {
+            second.commit(pin(1, 1, "bob"));
+            assertThatThrownBy(() -> first.commit(pin(2, 1, "alice")))
+                    .isInstanceOf(ControlFence.Fenced.class).hasMessageContaining("was not committed");
+        }
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("bob");
+    }
+
+    /** A fenced commit with nothing committed by anyone is reported Fenced, and the topic stays empty. */
+    @Test
+    void aFencedCommitWithNothingOnTheTopicIsReportedFencedAndLeavesTheTopicEmpty() {
+        try (ControlFence first = open("first"); ControlFence second = open("second")) {
+            assertThatThrownBy(() -> first.commit(pin(2, 1, "alice")))
+                    .isInstanceOf(ControlFence.Fenced.class).hasMessageContaining("another writer of scope 'default'");
+            assertThat(Broker.controlRecords()).as("nothing committed while 'second' holds the fence").isEmpty();
+        }
+        assertThat(Broker.controlRecords()).isEmpty();
+        assertThat(ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT)).isZero();
+    }
+
     @Test
     void theLastSequenceIsReadPastAnotherScopesOpenTransaction() throws Exception {
         // A writer of another scope stopped between send and commit: its open transaction holds the partition's
