@@ -58,12 +58,17 @@ final class DemoChild implements AutoCloseable {
 
     /** As above, with {@code env} added to the environment the demo inherits. */
     static DemoChild start(Path dir, List<String> args, java.util.Map<String, String> env) throws IOException {
-        Path tmp = Files.createDirectories(dir.resolve("tmp"));
-        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<Path> classpath = Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.isBlank()).map(Path::of).toList();
         List<String> all = new ArrayList<>();
         all.add("demo");
         all.addAll(args);
+        return command(dir, all, env);
+    }
+
+    /** Any {@code tierroute} command line ({@code cluster up --dir …}) in a JVM of its own, as {@link #start} runs the demo. */
+    static DemoChild command(Path dir, List<String> all, java.util.Map<String, String> env) throws IOException {
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<Path> classpath = Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.isBlank()).map(Path::of).toList();
         // UTF-8 as on a usual terminal: the status line prints α's
         ChildJvm jvm = ChildJvm.start(new ChildJvm.Spec("tierroute-demo", classpath,
                 List.of("-Xmx1g", "-Djava.io.tmpdir=" + tmp, "-Dfile.encoding=UTF-8"),

@@ -34,6 +34,15 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void aDirThatIsAFileIsRefusedBeforeAnythingStarts() throws Exception {
+        Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
+        String[] r = run("cluster", "up", "--dir", file.toString());
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("--dir " + file + " is a file, not a directory");
+        assertThat(r[1]).doesNotContain("starting Kafka");
+    }
+
+    @Test
     void aTaskManagerTooSmallForTheJobOrTooLargeToParseIsRefusedBeforeAnythingStarts() {
         for (String size : new String[] {"0m", "800m", "99999999999999999999g", "2t"}) {
             String[] r = run("cluster", "up", "--dir", dir.toString(), "--tm-memory", size);

@@ -79,6 +79,7 @@ public final class ChildJvm {
      * caller made up, so that it need not be set outside).
      */
     public static ChildJvm start(Spec spec, Map<String, String> env) {
+        refuseWhileShuttingDown(spec);
         try {
             Files.createDirectories(spec.logFile().toAbsolutePath().getParent());
             Files.createDirectories(spec.workDir());
@@ -91,6 +92,20 @@ public final class ChildJvm {
             return new ChildJvm(spec, pb.start());
         } catch (IOException e) {
             throw new IllegalStateException("could not start " + spec.name() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A process started while this JVM shuts down would outlive the shutdown hooks that stop its siblings (Ctrl-C
+     * during a start-up): none is started then. Adding a hook is refused exactly while the JVM shuts down.
+     */
+    private static void refuseWhileShuttingDown(Spec spec) {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+        } catch (IllegalStateException shuttingDown) {
+            throw new IllegalStateException("not starting " + spec.name() + ": the JVM is shutting down");
         }
     }
 

@@ -36,6 +36,9 @@ public final class LocalCluster {
                            int metricsPort) {
         public Settings {
             dir = dir.toAbsolutePath().normalize();
+            if (Files.exists(dir) && !Files.isDirectory(dir)) {
+                throw new IllegalArgumentException("--dir " + dir + " is a file, not a directory (a missing one is created)");
+            }
             Map<String, Integer> ports = new LinkedHashMap<>();
             ports.put("--kafka-port", kafkaPort);
             ports.put("--kafka-controller-port", kafkaControllerPort);
@@ -128,6 +131,10 @@ public final class LocalCluster {
         FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(s.dir().resolve("flink"),
                 s.flinkRestPort(), s.flinkRpcPort(), s.taskManagers(), s.slotsPerTaskManager(), s.taskManagerMemory(),
                 s.classpath(), s.marker(), s.flinkConfig()));
+        // Ctrl-C (or SIGTERM) while starting: nothing else would stop the processes started so far, and a state file
+        // written only once they are ready would not even name them for 'cluster down'.
+        Thread interrupted = new Thread(() -> stopInterruptedStart(s), "tierroute-cluster-up-interrupted");
+        Runtime.getRuntime().addShutdownHook(interrupted);
         try {
             kafka.start(timeout);
             writeState(s, kafka, null);
@@ -138,8 +145,42 @@ public final class LocalCluster {
         } catch (RuntimeException e) {
             flink.close();
             kafka.close();
-            deleteState(s.dir());
+            try {
+                deleteState(s.dir());
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
             throw e;
+        } finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(interrupted);
+            } catch (IllegalStateException shuttingDown) {
+                // the hook runs (or ran): it stops what this start left
+            }
+        }
+    }
+
+    /**
+     * Stops every process this JVM started for the cluster under {@code s.dir()} (found by the cluster's marker on
+     * its command line, so a process whose start had not returned yet is found too) and removes the state file.
+     */
+    private static void stopInterruptedStart(Settings s) {
+        // Twice: the start may have spawned one more between the first look and the JVM refusing new ones.
+        for (int pass = 0; pass < 2; pass++) {
+            List<ProcessHandle> ours = ProcessHandle.current().descendants()
+                    .filter(h -> ChildJvm.isOurs(h.pid(), s.marker())).toList();
+            if (!ours.isEmpty()) {
+                System.err.println("tierroute cluster up: interrupted; stopping the " + ours.size()
+                        + " process(es) it had started under " + s.dir());
+            }
+            for (ProcessHandle h : ours) {
+                ChildJvm.stopPid(h.pid(), s.marker(), Duration.ofSeconds(10));
+            }
+        }
+        try {
+            deleteState(s.dir());
+        } catch (RuntimeException e) {
+            System.err.println("tierroute cluster up: " + e.getMessage());
         }
     }
 

@@ -1,0 +1,52 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.local.LocalCluster;
+import io.tierroute.deploy.local.LoopbackPorts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Ctrl-C during {@code cluster up}, in a JVM of its own as an operator runs it: the processes it had started (the
+ * Kafka broker, up before Flink) are stopped, not left running where no {@code cluster down} would find them, and
+ * the next {@code up} on the same ports is not told they are taken.
+ */
+class ClusterUpInterruptTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void ctrlCWhileFlinkStartsStopsTheBrokerItHadStarted() throws Exception {
+        int kafkaPort = LoopbackPorts.free();
+        Path clusterDir = dir.resolve("cluster");
+        List<String> up = List.of("cluster", "up", "--dir", clusterDir.toString(),
+                "--kafka-port", Integer.toString(kafkaPort), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
+                "--metrics-port", "0");
+        try (DemoChild child = DemoChild.command(dir.resolve("run"), up, Map.of())) {
+            // The state file names the broker once it is ready: Flink starts after it.
+            child.awaitLast(Pattern.compile("starting Kafka and Flink"), m -> LoopbackPorts.listening(kafkaPort)
+                    && Files.exists(clusterDir.resolve(LocalCluster.STATE_FILE)), Duration.ofSeconds(120),
+                    "its Kafka broker listening");
+            assertThat(child.startedProcessesAlive()).as("the broker process").isNotEmpty();
+
+            DemoChild.Signal sent = child.ctrlC();
+            OptionalInt rc = child.awaitExit(Duration.ofSeconds(60));
+            assertThat(rc).as("exited after " + sent + "; log:\n" + child.tail(4000)).isPresent();
+            assertThat(child.startedProcessesAlive()).as("processes left running; log:\n" + child.tail(4000)).isEmpty();
+            assertThat(child.log()).contains("tierroute cluster up: interrupted; stopping the");
+            assertThat(Files.exists(clusterDir.resolve(LocalCluster.STATE_FILE))).as("state file").isFalse();
+            assertThat(LoopbackPorts.listening(kafkaPort)).as("Kafka's port free again").isFalse();
+        }
+    }
+}
