@@ -2,6 +2,7 @@ package io.tierroute.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import java.nio.file.Path;
@@ -120,10 +121,23 @@ class DeterministicModeTest {
         assertThat(times.getOrDefault(JobStatus.RESTARTING, 0L) > 0).as("run %s restarted", tag)
             .isEqualTo(failAfterInputs > 0);
         job.cancel().get();
+        assertStoredCompressed(kafka, tag);
         System.out.printf("[DeterministicModeTest] %s: %d snapshots, last v%d %s at %d, forest %s%n", tag,
             history.size(), last.getVersion(), last.getStatus(), last.getCreatedAtMs(),
             history.stream().filter(p -> p.getQuantileModel() != null).count() + " times");
         return history;
+    }
+
+    /**
+     * Snapshots are stored compressed: once a forest is trained each carries it, and the compacted topic keeps every
+     * version, so the topic would otherwise grow by a forest per publish interval.
+     */
+    private static void assertStoredCompressed(TestKafka kafka, String tag) throws Exception {
+        long raw = kafka.readAll(Topics.PARAMS).stream().mapToLong(r -> r.value().length).sum();
+        long stored = kafka.storedBytes(Topics.PARAMS);
+        System.out.printf("[DeterministicModeTest] %s: %,d snapshot bytes stored in %,d (%.2f)%n", tag, raw, stored,
+            (double) stored / raw);
+        assertThat(stored).as("bytes stored for %,d bytes of snapshots", raw).isLessThan(raw * 6 / 10);
     }
 
     private static void assertSameHistory(List<ParameterSnapshot> a, List<ParameterSnapshot> b) {

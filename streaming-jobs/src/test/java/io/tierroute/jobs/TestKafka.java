@@ -15,6 +15,7 @@ import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.function.Predicate;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -89,6 +90,21 @@ final class TestKafka implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** The bytes the broker stores for {@code topic}'s partitions (its log segments, after any compression). */
+    long storedBytes(String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+            long total = 0;
+            for (var dir : admin.describeLogDirs(List.of(0)).allDescriptions().get().get(0).values()) {
+                for (var e : dir.replicaInfos().entrySet()) {
+                    if (e.getKey().topic().equals(topic)) {
+                        total += e.getValue().size();
+                    }
+                }
+            }
+            return total;
+        }
     }
 
     List<ParameterSnapshot> snapshots() {
