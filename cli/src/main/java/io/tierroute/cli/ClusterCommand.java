@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -203,12 +204,17 @@ final class ClusterCommand implements Runnable {
                 return resume;
             }
             for (FlinkRestClient.JobSummary j : jobs) {
-                if (!j.state().equals("RUNNING")) {
+                if (j.state().equals("RUNNING")) {
+                    out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the "
+                            + "cluster, without a savepoint (for one, stop it first: tierroute submit --flink " + rest.base()
+                            + " --savepoint DIR --job-id " + j.id() + ")");
+                } else if (JobStates.halted(j.state())) {
+                    // a job that lost its TaskManager: not running, but where it can resume from matters all the more
+                    out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is " + j.state()
+                            + ": it stops with the cluster");
+                } else {
                     continue;
                 }
-                out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the cluster, "
-                        + "without a savepoint (for one, stop it first: tierroute submit --flink " + rest.base()
-                        + " --savepoint DIR --job-id " + j.id() + ")");
                 try {
                     Map<String, String> params = rest.userConfig(j.id()).orElse(Map.of());
                     if (!WriterIdentity.FITTING_JOB.equals(params.get(WriterIdentity.ROLE))) {
@@ -253,10 +259,15 @@ final class ClusterCommand implements Runnable {
                 allUp &= m.alive();
             }
             out.printf(Locale.ROOT, "  Kafka %s: %s%n", s.bootstrap(), s.kafkaAnswers() ? "answers" : "DOES NOT ANSWER");
+            if (s.members().stream().anyMatch(m -> !m.alive())) {
+                out.println("  a process that is GONE does not come back by itself: 'tierroute cluster down --dir "
+                        + dir.dir + "' then 'cluster up' restarts the cluster (data kept)");
+            }
             if (s.flink() != null) {
-                out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free, %d job(s) running (Flink %s)%n",
+                out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free (Flink %s)%n",
                         s.flinkRest(), s.flink().taskManagers(), s.flink().slotsAvailable(), s.flink().slotsTotal(),
-                        s.flink().jobsRunning(), s.flink().flinkVersion());
+                        s.flink().flinkVersion());
+                allUp &= printJobs(out, URI.create(s.flinkRest()));
             } else {
                 out.printf(Locale.ROOT, "  Flink %s: DOES NOT ANSWER (%s)%n", s.flinkRest(), s.flinkError());
             }
@@ -265,6 +276,45 @@ final class ClusterCommand implements Runnable {
             }
             return allUp ? 0 : 1;
         }
+    }
+
+    /**
+     * Each job Flink knows, with its state; a fitting job that is not running (it lost its TaskManager, or failed)
+     * with where it can resume from. False when a job is halted that way.
+     */
+    private static boolean printJobs(PrintWriter out, URI flink) {
+        FlinkRestClient rest = new FlinkRestClient(flink, Duration.ofSeconds(5));
+        List<FlinkRestClient.JobSummary> jobs;
+        try {
+            jobs = rest.jobs();
+        } catch (FlinkRestClient.FlinkRestException e) {
+            out.println("  jobs: unknown (" + e.getMessage() + ")");
+            return false;
+        }
+        if (jobs.isEmpty()) {
+            out.println("  jobs: none (tierroute submit starts the fitting job)");
+        }
+        boolean healthy = true;
+        for (FlinkRestClient.JobSummary j : jobs) {
+            out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + ": " + j.state());
+            if (!JobStates.halted(j.state())) {
+                continue;
+            }
+            healthy = false;
+            out.println("    " + JobStates.explain(j.state()));
+            try {
+                Map<String, String> params = rest.userConfig(j.id()).orElse(Map.of());
+                if (WriterIdentity.FITTING_JOB.equals(params.get(WriterIdentity.ROLE))) {
+                    out.println(rest.latestCheckpointPath(j.id())
+                            .map(c -> "    to resume it from its last checkpoint: 'tierroute cluster down', 'cluster up' "
+                                    + "(the new cluster runs no job), then " + ResumeCommand.of(rest.base(), params, c))
+                            .orElse("    it has no completed checkpoint to resume from: submit it afresh"));
+                }
+            } catch (FlinkRestClient.FlinkRestException e) {
+                out.println("    where it could resume from is unknown: " + e.getMessage());
+            }
+        }
+        return healthy;
     }
 
     /** {@code --dir}, as a picocli mixin. */

@@ -195,6 +195,11 @@ class SessionClusterJobTest {
             assertThat(new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10)).jobs())
                     .anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
 
+            // status names each job with its state
+            Run statusWithJob = run("cluster", "status", "--dir", dir.toString());
+            assertThat(statusWithJob.rc).as(statusWithJob.all()).isZero();
+            assertThat(statusWithJob.out).containsPattern("job [0-9a-f]{32} " + Pattern.quote(v2) + ": RUNNING");
+
             // down while the job runs: it says so, and where the job resumes from (the kept checkpoint)
             Run downWithJob = run("cluster", "down", "--dir", dir.toString());
             assertThat(downWithJob.rc).as(downWithJob.all()).isZero();
