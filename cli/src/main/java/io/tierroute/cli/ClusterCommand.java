@@ -258,7 +258,8 @@ final class ClusterCommand implements Runnable {
                 out.printf(Locale.ROOT, "  %-14s pid %-8d %-8s log %s%n", m.role(), m.pid(), m.alive() ? "running" : "GONE", m.log());
                 allUp &= m.alive();
             }
-            out.printf(Locale.ROOT, "  Kafka %s: %s%n", s.bootstrap(), s.kafkaAnswers() ? "answers" : "DOES NOT ANSWER");
+            out.printf(Locale.ROOT, "  Kafka %s: %s%n", s.bootstrap(), s.kafkaAnswers() ? "answers"
+                    : "DOES NOT ANSWER (" + s.kafkaError() + ")");
             if (s.members().stream().anyMatch(m -> !m.alive())) {
                 out.println("  a process that is GONE does not come back by itself: 'tierroute cluster down --dir "
                         + dir.dir + "' then 'cluster up' restarts the cluster (data kept)");

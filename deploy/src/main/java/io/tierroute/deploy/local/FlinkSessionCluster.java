@@ -292,6 +292,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
         f.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
         // Flink's two-phase sinks register one metric twice and warn at every checkpoint
         f.add("-Dorg.slf4j.simpleLogger.log.org.apache.flink.metrics.MetricGroup=error");
+        // The job's Kafka clients log at INFO on every rebootstrap: ~500 lines a second into an unrotated log while the
+        // broker is down (QA); their warnings and errors still show
+        f.add("-Dorg.slf4j.simpleLogger.log.org.apache.kafka=warn");
         return f;
     }
 

@@ -83,19 +83,35 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * warning every 200 ms until its timeout ('cluster status' of a stopped broker printed a dozen).
      */
     public static boolean describes(String bootstrap) {
+        return whyNotDescribed(bootstrap, Duration.ofSeconds(2)) == null;
+    }
+
+    /**
+     * Null when an Admin client describes the cluster at {@code bootstrap} within {@code budget}, else why not (for
+     * an operator: nothing listening, a timeout, the client's error).
+     */
+    public static String whyNotDescribed(String bootstrap, Duration budget) {
         if (!BootstrapAddresses.anyListening(bootstrap)) {
-            return false;
+            return "nothing listens at " + bootstrap;
         }
+        long ms = budget.toMillis();
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "1500");
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "2000");
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
         try (Admin admin = Admin.create(p)) {
-            return !admin.describeCluster(new DescribeClusterOptions().timeoutMs(2000)).nodes()
-                    .get(3, TimeUnit.SECONDS).isEmpty();
-        } catch (Exception e) {
-            return false;
+            return admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) ms)).nodes()
+                    .get(ms + 1000, TimeUnit.MILLISECONDS).isEmpty() ? "the cluster has no broker" : null;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "no answer within " + ms + " ms";
+        } catch (java.util.concurrent.ExecutionException e) {
+            return e.getCause() == null ? e.toString() : e.getCause().getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        } catch (RuntimeException e) {
+            return e.getMessage();
         }
     }
 

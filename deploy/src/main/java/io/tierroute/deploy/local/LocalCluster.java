@@ -94,8 +94,16 @@ public final class LocalCluster {
     public record Member(String role, long pid, boolean alive, Path log) {}
 
     /** What {@link #status} finds. */
-    public record Status(Path dir, List<Member> members, String bootstrap, boolean kafkaAnswers, String flinkRest,
-                         FlinkRestClient.Overview flink, String flinkError, List<Integer> metricsPorts) {}
+    public record Status(Path dir, List<Member> members, String bootstrap, String kafkaError, String flinkRest,
+                         FlinkRestClient.Overview flink, String flinkError, List<Integer> metricsPorts) {
+        /** Whether an Admin client described the cluster ({@code kafkaError} says why not). */
+        public boolean kafkaAnswers() {
+            return kafkaError == null;
+        }
+    }
+
+    /** How long {@link #status} gives Kafka and Flink to answer: a loaded machine took over 2 s to describe the cluster. */
+    static final Duration STATUS_BUDGET = Duration.ofSeconds(10);
 
     private LocalCluster() {}
 
@@ -273,14 +281,14 @@ public final class LocalCluster {
         FlinkRestClient.Overview overview = null;
         String flinkError = null;
         try {
-            overview = new FlinkRestClient(java.net.URI.create(flinkRest), Duration.ofSeconds(3)).overview();
+            overview = new FlinkRestClient(java.net.URI.create(flinkRest), STATUS_BUDGET).overview();
         } catch (RuntimeException e) {
             flinkError = e.getMessage();
         }
         String ports = p.getProperty("metrics.ports", "");
         List<Integer> metricsPorts = ports.isEmpty() ? List.of()
                 : java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
-        return new Status(dir, members(p), bootstrap, KafkaBrokerProcess.describes(bootstrap), flinkRest, overview,
+        return new Status(dir, members(p), bootstrap, KafkaBrokerProcess.whyNotDescribed(bootstrap, STATUS_BUDGET), flinkRest, overview,
                 flinkError, metricsPorts);
     }
 

@@ -1,5 +1,6 @@
 package io.tierroute.deploy.local;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import java.nio.file.Files;
@@ -24,6 +25,16 @@ class DamagedClusterStateTest {
 
     private void state(String text) throws Exception {
         Files.writeString(dir.resolve("cluster.properties"), text);
+    }
+
+    @Test
+    void aClusterWhoseProcessesAreGoneSaysWhyNeitherAnswers() throws Exception {
+        state(GOOD);
+        LocalCluster.Status s = LocalCluster.status(dir);
+        assertThat(s.kafkaAnswers()).isFalse();
+        assertThat(s.kafkaError()).isEqualTo("nothing listens at 127.0.0.1:1");
+        assertThat(s.flink()).isNull();
+        assertThat(s.flinkError()).isNotBlank();
     }
 
     @Test
