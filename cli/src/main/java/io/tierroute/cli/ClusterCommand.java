@@ -203,12 +203,13 @@ final class ClusterCommand implements Runnable {
             } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
                 return resume;
             }
+            java.util.Set<String> current = JobStates.newestOfTheirName(jobs);
             for (FlinkRestClient.JobSummary j : jobs) {
                 if (j.state().equals("RUNNING")) {
                     out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the "
                             + "cluster, without a savepoint (for one, stop it first: tierroute submit --flink " + rest.base()
                             + " --savepoint DIR --job-id " + j.id() + ")");
-                } else if (JobStates.halted(j.state())) {
+                } else if (current.contains(j.id()) && JobStates.halted(j.state(), 0)) {
                     // a job that lost its TaskManager: not running, but where it can resume from matters all the more
                     out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is " + j.state()
                             + ": it stops with the cluster");
@@ -268,7 +269,7 @@ final class ClusterCommand implements Runnable {
                 out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free (Flink %s)%n",
                         s.flinkRest(), s.flink().taskManagers(), s.flink().slotsAvailable(), s.flink().slotsTotal(),
                         s.flink().flinkVersion());
-                allUp &= printJobs(out, URI.create(s.flinkRest()));
+                allUp &= printJobs(out, URI.create(s.flinkRest()), s.flink().slotsTotal());
             } else {
                 out.printf(Locale.ROOT, "  Flink %s: DOES NOT ANSWER (%s)%n", s.flinkRest(), s.flinkError());
             }
@@ -283,7 +284,7 @@ final class ClusterCommand implements Runnable {
      * Each job Flink knows, with its state; a fitting job that is not running (it lost its TaskManager, or failed)
      * with where it can resume from. False when a job is halted that way.
      */
-    private static boolean printJobs(PrintWriter out, URI flink) {
+    private static boolean printJobs(PrintWriter out, URI flink, int slotsTotal) {
         FlinkRestClient rest = new FlinkRestClient(flink, Duration.ofSeconds(5));
         List<FlinkRestClient.JobSummary> jobs;
         try {
@@ -296,9 +297,12 @@ final class ClusterCommand implements Runnable {
             out.println("  jobs: none (tierroute submit starts the fitting job)");
         }
         boolean healthy = true;
+        java.util.Set<String> current = JobStates.newestOfTheirName(jobs);
         for (FlinkRestClient.JobSummary j : jobs) {
-            out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + ": " + j.state());
-            if (!JobStates.halted(j.state())) {
+            boolean superseded = !current.contains(j.id());
+            out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + ": " + j.state()
+                    + (superseded ? " (a later job of that name was submitted)" : ""));
+            if (superseded || !JobStates.halted(j.state(), slotsTotal)) {
                 continue;
             }
             healthy = false;

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Ctrl-C during {@code cluster up}, in a JVM of its own as an operator runs it: the processes it had started (the
  * Kafka broker, up before Flink) are stopped, not left running where no {@code cluster down} would find them, and
- * the next {@code up} on the same ports is not told they are taken.
+ * every port it was given is free again for the next {@code up}.
  */
 class ClusterUpInterruptTest {
 
@@ -28,10 +28,11 @@ class ClusterUpInterruptTest {
     @Test
     void ctrlCWhileFlinkStartsStopsTheBrokerItHadStarted() throws Exception {
         int kafkaPort = LoopbackPorts.free();
+        List<Integer> ports = List.of(kafkaPort, LoopbackPorts.free(), LoopbackPorts.free(), LoopbackPorts.free());
         Path clusterDir = dir.resolve("cluster");
         List<String> up = List.of("cluster", "up", "--dir", clusterDir.toString(),
-                "--kafka-port", Integer.toString(kafkaPort), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
-                "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
+                "--kafka-port", Integer.toString(kafkaPort), "--kafka-controller-port", Integer.toString(ports.get(1)),
+                "--flink-port", Integer.toString(ports.get(2)), "--flink-rpc-port", Integer.toString(ports.get(3)),
                 "--metrics-port", "0");
         try (DemoChild child = DemoChild.command(dir.resolve("run"), up, Map.of())) {
             // The state file names the broker once it is ready: Flink starts after it.
@@ -46,7 +47,9 @@ class ClusterUpInterruptTest {
             assertThat(child.startedProcessesAlive()).as("processes left running; log:\n" + child.tail(4000)).isEmpty();
             assertThat(child.log()).contains("tierroute cluster up: interrupted; stopping the");
             assertThat(Files.exists(clusterDir.resolve(LocalCluster.STATE_FILE))).as("state file").isFalse();
-            assertThat(LoopbackPorts.listening(kafkaPort)).as("Kafka's port free again").isFalse();
+            for (int port : ports) {
+                assertThat(LoopbackPorts.listening(port)).as("port " + port + " free for the next 'cluster up'").isFalse();
+            }
         }
     }
 }

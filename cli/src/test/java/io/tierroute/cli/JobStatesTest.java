@@ -1,24 +1,35 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 class JobStatesTest {
 
     @Test
-    void aJobThatLostItsTaskManagerOrFailedIsHaltedAndSaysWhatIsServed() {
+    void aFailedJobOrOneRestartingWithNoSlotIsHaltedAndSaysWhatIsServed() {
         for (String s : new String[] {"RESTARTING", "FAILING", "FAILED", "SUSPENDED"}) {
-            assertThat(JobStates.halted(s)).as(s).isTrue();
+            assertThat(JobStates.halted(s, 0)).as(s).isTrue();
             assertThat(JobStates.explain(s)).as(s).contains("selectors keep serving the last accepted one");
         }
-        assertThat(JobStates.explain("RESTARTING")).contains("waits for task slots");
+        assertThat(JobStates.explain("RESTARTING")).contains("no task slot");
     }
 
     @Test
-    void runningStartingAndEndedJobsAreNot() {
+    void aRestartWithSlotsAndRunningStartingOrEndedJobsAreNotHalted() {
+        assertThat(JobStates.halted("RESTARTING", 2)).as("an ordinary recovery").isFalse();
         for (String s : new String[] {"RUNNING", "CREATED", "INITIALIZING", "CANCELLING", "CANCELED", "FINISHED"}) {
-            assertThat(JobStates.halted(s)).as(s).isFalse();
+            assertThat(JobStates.halted(s, 0)).as(s).isFalse();
         }
+    }
+
+    @Test
+    void onlyTheNewestJobOfANameCounts() {
+        List<JobSummary> jobs = List.of(new JobSummary("old", "fitting", "FAILED", 100),
+                new JobSummary("new", "fitting", "RUNNING", 200), new JobSummary("other", "another", "FAILED", 50));
+        assertThat(JobStates.newestOfTheirName(jobs)).containsExactlyInAnyOrder("new", "other");
     }
 }

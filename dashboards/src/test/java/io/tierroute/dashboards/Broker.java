@@ -77,6 +77,16 @@ public final class Broker {
 
     /** {@link #controlRecords()} of another broker, read with {@code client}'s settings (a secured broker's user). */
     public static List<SnapshotControl> controlRecords(String bootstrap, Properties client) {
+        return committedControl(bootstrap, client).stream().map(r -> Codecs.SNAPSHOT_CONTROL.decode(r.value())).toList();
+    }
+
+    /** The keys of {@link #controlRecords()}, as strings. */
+    public static List<String> controlKeys() {
+        return committedControl(bootstrap(), new Properties()).stream()
+                .map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList();
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> committedControl(String bootstrap, Properties client) {
         Properties p = new Properties();
         p.putAll(client);
         p.put("bootstrap.servers", bootstrap);
@@ -91,16 +101,14 @@ public final class Broker {
                 new ByteArrayDeserializer())) {
             c.assign(List.of(tp));
             c.seekToBeginning(List.of(tp));
-            List<SnapshotControl> out = new ArrayList<>();
+            List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (c.position(tp) < end) {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("did not read " + Topics.CONTROL + " to offset " + end + " within 20 s "
-                            + "(at " + c.position(tp) + ", read " + out + "): a transaction left open?");
+                            + "(at " + c.position(tp) + ", read " + out.size() + " records): a transaction left open?");
                 }
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    out.add(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
-                }
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
             return out;
         }

@@ -21,7 +21,12 @@ public final class Topics {
    * drops a version's key when its producer deletes it with a tombstone.
    */
   public static final String PARAMS = "tierroute.params";
-  /** {@code SnapshotControl}, key = scope; compacted: the latest pin / unpin per scope survives. */
+  /**
+   * {@code SnapshotControl}, key = {@link #controlKey}(scope, sequence); compacted. One key per write, so
+   * compaction keeps every pin, unpin and rollback with its actor and reason (the audit trail dashboards
+   * and {@code snapshots} show); readers apply the records in order, the last of a scope wins. Records
+   * written before 2026-12-02 are keyed by scope alone: compaction keeps the last of those per scope.
+   */
   public static final String CONTROL = "tierroute.control";
   /** {@code DeadLetter}: records a consumer rejected, with the reason. */
   public static final String DEAD_LETTER = "tierroute.dead-letter";
@@ -75,6 +80,14 @@ public final class Topics {
       throw new IllegalArgumentException("snapshot version must be >= 0, got " + version);
     }
     return scope + "#" + String.format("%019d", version);
+  }
+
+  /** Key of a control record on {@link #CONTROL}: {@code scope#sequence}, the sequence zero-padded to 19 digits. */
+  public static String controlKey(String scope, long sequence) {
+    if (sequence < 1) {
+      throw new IllegalArgumentException("control sequence must be >= 1, got " + sequence);
+    }
+    return scope + "#" + String.format("%019d", sequence);
   }
 
   private Topics() {}

@@ -37,6 +37,14 @@ class TopicsTest {
   }
 
   @Test
+  void controlKeysAreOnePerWriteSoCompactionKeepsEveryWrite() {
+    assertThat(Topics.controlKey("default", 3)).isEqualTo("default#0000000000000000003");
+    assertThat(Topics.controlKey("default", 3)).isNotEqualTo(Topics.controlKey("default", 4));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Topics.controlKey("a", 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void paramsKeysSortByVersionWithinAScope() {
     assertThat(Topics.paramsKey("default", 42)).isEqualTo("default#0000000000000000042");
     assertThat(Topics.paramsKey("a", 9).compareTo(Topics.paramsKey("a", 10))).isNegative();

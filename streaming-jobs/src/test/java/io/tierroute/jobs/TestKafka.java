@@ -69,10 +69,15 @@ final class TestKafka implements AutoCloseable {
 
     /** Every committed record of a topic, in offset order (one-partition topics). */
     List<ConsumerRecord<byte[], byte[]>> readAll(String topic) {
+        return readAll(topic, true);
+    }
+
+    /** Every record of a topic, in offset order; {@code committedOnly} false: aborted and open transactions' too. */
+    List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean committedOnly) {
         Properties p = new Properties();
         p.put("bootstrap.servers", broker.bootstrapServers());
         p.put("group.id", "reader-" + UUID.randomUUID());
-        p.put("isolation.level", "read_committed");
+        p.put("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");
         p.put("enable.auto.commit", "false");
         p.put("max.partition.fetch.bytes", Integer.toString(8 << 20));
         p.put("key.deserializer", ByteArrayDeserializer.class.getName());

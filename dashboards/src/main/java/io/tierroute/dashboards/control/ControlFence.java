@@ -107,7 +107,7 @@ public final class ControlFence implements AutoCloseable {
     }
 
     /**
-     * Writes {@code control} (key = its scope) and commits it. A commit whose answer was lost is looked for on the
+     * Writes {@code control} (key = {@code Topics.controlKey(scope, sequence)}) and commits it. A commit whose answer was lost is looked for on the
      * topic before it is reported as failed: "fenced" or "timed out" alone does not say the record is not there.
      *
      * @throws Fenced        when another writer of the scope opened its fence meanwhile and the record is not on
@@ -121,7 +121,9 @@ public final class ControlFence implements AutoCloseable {
         }
         try {
             producer.beginTransaction();
-            producer.send(new ProducerRecord<>(Topics.CONTROL, scope.getBytes(StandardCharsets.UTF_8),
+            // One key per write: compaction keeps every write (who, why), not only the scope's last
+            producer.send(new ProducerRecord<>(Topics.CONTROL,
+                    Topics.controlKey(scope, control.getSequence()).getBytes(StandardCharsets.UTF_8),
                     Codecs.SNAPSHOT_CONTROL.encode(control)));
             producer.commitTransaction();
         } catch (ProducerFencedException | InvalidProducerEpochException e) {
@@ -165,7 +167,7 @@ public final class ControlFence implements AutoCloseable {
     }
 
     /**
-     * The committed control topic from the beginning (compacted: about one record per scope) to the end it has now,
+     * The committed control topic from the beginning (compacted, but every write keeps its own key: one record per write) to the end it has now,
      * uncommitted records included: an open transaction of another scope holds the committed end back, and a
      * read that stopped there could miss a record of this scope committed after it. So the read waits until that
      * transaction ends (at most {@link #TRANSACTION_TIMEOUT}).

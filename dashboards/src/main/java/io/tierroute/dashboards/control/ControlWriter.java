@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Writes pin / unpin / rollback records to {@code tierroute.control} (key = scope), checked against
+ * Writes pin / unpin / rollback records to {@code tierroute.control} (key = scope#sequence), checked against
  * a {@link SnapshotHistory} that a {@link io.tierroute.dashboards.history.HistoryReader} keeps
  * current:
  *

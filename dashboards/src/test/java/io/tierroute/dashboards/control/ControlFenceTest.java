@@ -52,6 +52,19 @@ class ControlFenceTest {
         assertThat(ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT)).isEqualTo(1);
     }
 
+    /** Every write has its own key, so compaction keeps each (who pinned, who unpinned and why), not a scope's last. */
+    @Test
+    void everyWriteOfAScopeIsKeptUnderItsOwnKey() {
+        try (ControlFence fence = open("first")) {
+            fence.commit(pin(2, 1, "alice"));
+        }
+        try (ControlFence fence = open("second")) {
+            fence.commit(pin(3, 2, "bob"));
+        }
+        assertThat(Broker.controlKeys()).containsExactly("default#0000000000000000001", "default#0000000000000000002");
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("alice", "bob");
+    }
+
     /**
      * A commit whose answer was lost is looked for on the topic before it is called failed. A lost answer cannot be
      * made on a real broker at will; what it leaves behind can: the record committed, the writer's producer fenced.

@@ -141,14 +141,21 @@ public final class LocalCluster {
                 s.classpath(), s.marker(), s.flinkConfig()));
         // Ctrl-C (or SIGTERM) while starting: nothing else would stop the processes started so far, and a state file
         // written only once they are ready would not even name them for 'cluster down'.
-        Thread interrupted = new Thread(() -> stopInterruptedStart(s), "tierroute-cluster-up-interrupted");
+        // The start goes on beside the hook: once the hook has begun, it writes no state file (the hook deletes it).
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread interrupted = new Thread(() -> {
+            synchronized (stopping) {
+                stopping.set(true);
+            }
+            stopInterruptedStart(s);
+        }, "tierroute-cluster-up-interrupted");
         Runtime.getRuntime().addShutdownHook(interrupted);
         try {
             kafka.start(timeout);
-            writeState(s, kafka, null);
+            writeStateUnless(stopping, s, kafka, null);
             List<String> created = ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
             flink.start(timeout);
-            writeState(s, kafka, flink);
+            writeStateUnless(stopping, s, kafka, flink);
             return new Running(kafka, flink, created);
         } catch (RuntimeException e) {
             flink.close();
@@ -168,6 +175,15 @@ public final class LocalCluster {
         }
     }
 
+    private static void writeStateUnless(java.util.concurrent.atomic.AtomicBoolean stopping, Settings s,
+                                         KafkaBrokerProcess kafka, FlinkSessionCluster flink) {
+        synchronized (stopping) {
+            if (!stopping.get()) {
+                writeState(s, kafka, flink);
+            }
+        }
+    }
+
     /**
      * Stops every process this JVM started for the cluster under {@code s.dir()} (found by the cluster's marker on
      * its command line, so a process whose start had not returned yet is found too) and removes the state file.
@@ -182,7 +198,11 @@ public final class LocalCluster {
                         + " process(es) it had started under " + s.dir());
             }
             for (ProcessHandle h : ours) {
-                ChildJvm.stopPid(h.pid(), s.marker(), Duration.ofSeconds(10));
+                try {
+                    ChildJvm.stopPid(h.pid(), s.marker(), Duration.ofSeconds(10));
+                } catch (RuntimeException e) { // survived kill -9: say so, stop the others
+                    System.err.println("tierroute cluster up: " + e.getMessage());
+                }
             }
         }
         try {

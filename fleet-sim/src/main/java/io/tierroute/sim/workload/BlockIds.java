@@ -35,6 +35,9 @@ final class BlockIds {
 
     /** Appends {@code n} tokens of segment {@code segment}: its block ids are {@code segment·2^20 + k}. */
     BlockIds shared(long segment, int n) {
+        if (n == 0) {
+            return this; // an empty segment adds no content: it must not change the partial block's key
+        }
         int start = tokens;
         tokens += n;
         int nowFull = tokens / blockSize;

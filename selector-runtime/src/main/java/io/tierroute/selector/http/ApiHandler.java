@@ -14,6 +14,7 @@ import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.WorkerView;
+import io.tierroute.selector.sequences.RequestEvent;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
@@ -240,7 +241,11 @@ public final class ApiHandler implements HttpHandler {
             });
             ex.dispatch(SameThreadExecutor.INSTANCE, () -> future.whenComplete((d, err) -> ex.getIoThread().execute(() -> {
                 watch.stop();
-                if (future.isCancelled()) {
+                if (future.isCancelled() || watch.hungUp()) {
+                    if (d != null) {
+                        // Admitted as the client hung up (the cancel came too late): give the worker its slot back.
+                        selector.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0));
+                    }
                     countRoute(dryRun, RouteOutcome.ABANDONED, start);
                     ex.endExchange(); // the client is gone: nothing to answer
                 } else {

@@ -14,22 +14,26 @@ import java.nio.ByteBuffer;
  * nothing from a connection while an exchange is in progress, so a closed socket goes unseen until
  * the answer is written; a route whose client left would still be admitted and counted on a worker
  * that never receives it (until {@code routing.requestMaxAge}). The watch reads the connection while
- * the route waits: end of stream is the hang-up; bytes are the client's next, pipelined, request,
- * handed back to Undertow untouched and the watch ends.
+ * the route waits: end of stream (a close, or a half-close: a client that shuts its sending side
+ * down is taken to have given up, as proxies do) is the hang-up; bytes are the client's next,
+ * pipelined, request, handed back to Undertow untouched and the watch ends.
  *
- * <p>HTTP/1.x only, and only once the request body has been read (the raw connection then carries
- * nothing of this request). Every method runs on the connection's I/O thread: the read listener does,
- * and {@link #stop} must (the route answers from that thread).
+ * <p>HTTP/1.x only, only once the request body has been read (the raw connection then carries nothing
+ * of this request), and not when Undertow already holds bytes of a next request (they must be parsed
+ * before anything read later). Every method runs on the connection's I/O thread: the read listener
+ * does, and {@link #stop} must (the route answers from that thread).
  */
 final class HangUpWatch {
 
-    /** No watch: another protocol, or a body not read to its end. */
+    /** No watch: another protocol, a body not read to its end, or a pipelined request already buffered. */
     private static final HangUpWatch NONE = new HangUpWatch(null, null, null);
 
     private final HttpServerConnection connection;
     private final ConduitStreamSourceChannel source;
     private final Runnable onHangUp;
+    private final org.xnio.ChannelListener<ConduitStreamSourceChannel> listener = ch -> readable();
     private boolean watching;
+    private boolean hungUp;
 
     private HangUpWatch(HttpServerConnection connection, ConduitStreamSourceChannel source, Runnable onHangUp) {
         this.connection = connection;
@@ -42,7 +46,8 @@ final class HangUpWatch {
      * thread's next task); {@code onHangUp} runs once if the client closes it before {@link #stop}.
      */
     static HangUpWatch start(HttpServerExchange ex, Runnable onHangUp) {
-        if (!(ex.getConnection() instanceof HttpServerConnection c) || !ex.isRequestComplete()) {
+        if (!(ex.getConnection() instanceof HttpServerConnection c) || !ex.isRequestComplete()
+                || c.getExtraBytes() != null) {
             return NONE;
         }
         HangUpWatch watch = new HangUpWatch(c, c.getChannel().getSourceChannel(), onHangUp);
@@ -58,7 +63,7 @@ final class HangUpWatch {
         // The request's conduit (fixed length, continue) is exhausted: read the connection itself. Undertow puts
         // its own conduit back when the exchange ends (AbstractServerConnection.clearChannel).
         source.setConduit(connection.getOriginalSourceConduit());
-        source.getReadSetter().set(ch -> readable());
+        source.getReadSetter().set(listener);
         watching = true;
         source.resumeReads();
     }
@@ -70,9 +75,19 @@ final class HangUpWatch {
     void stop() {
         if (watching) {
             watching = false;
-            source.suspendReads();
-            source.getReadSetter().set(null);
+            if (source.getReadListener() == listener) { // never undo a listener Undertow set meanwhile
+                source.suspendReads();
+                source.getReadSetter().set(null);
+            }
         }
+    }
+
+    /**
+     * Whether the client hung up before {@link #stop}: then the route is abandoned even when a decision completed
+     * it at the same moment (its cancel came too late to withdraw it; the caller gives the slot back).
+     */
+    boolean hungUp() {
+        return hungUp;
     }
 
     private void readable() {
@@ -95,11 +110,13 @@ final class HangUpWatch {
                 handedBack = true;
                 return;
             }
+            hungUp = true;
             onHangUp.run();
             IoUtils.safeClose(connection);
         } catch (IOException e) {
             // A reset connection is a hang-up as much as a closed one.
             stop();
+            hungUp = true;
             onHangUp.run();
             IoUtils.safeClose(connection);
         } finally {
