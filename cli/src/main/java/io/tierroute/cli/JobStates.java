@@ -15,13 +15,14 @@ final class JobStates {
     }
 
     /**
-     * A job that publishes nothing and will not by itself: failing, failed or suspended, or restarting with no task
-     * slot in the cluster (its TaskManager gone; a restart with slots is a moment of an ordinary recovery).
+     * A job that publishes nothing and will not by itself: failing, failed or suspended, or running or restarting
+     * with no task slot in the cluster (its TaskManager gone: Flink lists such a job as RUNNING until its tasks are
+     * found lost, which took over 90 s on a job without input; a restart with slots is an ordinary recovery).
      */
     static boolean halted(String state, int slotsTotal) {
         return switch (state) {
             case "FAILING", "FAILED", "SUSPENDED" -> true;
-            case "RESTARTING" -> slotsTotal == 0;
+            case "RUNNING", "RESTARTING" -> slotsTotal == 0;
             default -> false;
         };
     }
@@ -31,6 +32,8 @@ final class JobStates {
         String meanwhile = "no snapshot is published meanwhile; selectors keep serving the last accepted one";
         return switch (state) {
             case "RESTARTING" -> "restarting with no task slot to run on (its TaskManager is gone); " + meanwhile;
+            case "RUNNING" -> "listed as running, but the cluster has no task slot (its TaskManager is gone): it runs "
+                    + "nowhere; " + meanwhile;
             case "FAILING", "FAILED" -> "failed: its restarts are used up; " + meanwhile;
             case "SUSPENDED" -> "suspended: the JobManager lost its leadership; " + meanwhile;
             default -> state;

@@ -16,12 +16,15 @@ class JobStatesTest {
             assertThat(JobStates.explain(s)).as(s).contains("selectors keep serving the last accepted one");
         }
         assertThat(JobStates.explain("RESTARTING")).contains("no task slot");
+        assertThat(JobStates.halted("RUNNING", 0)).as("running on no TaskManager").isTrue();
+        assertThat(JobStates.explain("RUNNING")).contains("runs nowhere");
     }
 
     @Test
-    void aRestartWithSlotsAndRunningStartingOrEndedJobsAreNotHalted() {
+    void aRunOrRestartWithSlotsAndStartingOrEndedJobsAreNotHalted() {
         assertThat(JobStates.halted("RESTARTING", 2)).as("an ordinary recovery").isFalse();
-        for (String s : new String[] {"RUNNING", "CREATED", "INITIALIZING", "CANCELLING", "CANCELED", "FINISHED"}) {
+        assertThat(JobStates.halted("RUNNING", 2)).isFalse();
+        for (String s : new String[] {"CREATED", "INITIALIZING", "CANCELLING", "CANCELED", "FINISHED"}) {
             assertThat(JobStates.halted(s, 0)).as(s).isFalse();
         }
     }
