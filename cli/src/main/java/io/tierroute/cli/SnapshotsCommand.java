@@ -384,6 +384,27 @@ final class SnapshotsCommand implements Runnable {
         /** The record to write, or a {@link SnapshotsKafka.Failure} saying why not. */
         abstract Target target(SnapshotHistory h, ScopeState s);
 
+        /**
+         * The scope as readers see it once they see control sequence {@code sequence}: a committed read stops at the
+         * partition's last stable offset, which can lag a commit that has just returned (the commit marker is written
+         * after it), so the first read may not hold the record yet. Gives up after 10 s with what it read.
+         */
+        static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence) {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+                ScopeState now = kafka.read(null, -1).history().scope(scope).orElseThrow();
+                if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {
+                    return now;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return now;
+                }
+            }
+        }
+
         record Target(ControlAction action, long version, String what) {}
 
         @Override
@@ -415,8 +436,7 @@ final class SnapshotsCommand implements Runnable {
                         .build();
                 fence.commit(c);
             }
-            SnapshotHistory after = kafka.read(null, -1).history();
-            ScopeState now = after.scope(s.scope()).orElseThrow();
+            ScopeState now = readBack(kafka, s.scope(), sequence);
             // A safety net behind the fence (a writer older than it would not be fenced): the record with our
             // sequence is ours, even when a later write came after it.
             boolean ours = now.controls().stream().filter(e -> e.sequence() == sequence).findFirst()

@@ -86,6 +86,9 @@ final class ApiRoutes {
                 if (b.version() == null) {
                     throw new HttpError(400, "field 'version' is required: the snapshot version to pin");
                 }
+                if (b.version() < 1) {
+                    throw new HttpError(400, "field 'version' must be a version ≥ 1, got " + b.version());
+                }
                 JsonIo.send(ex, 200, writer.pin(scope(ex), b.version(), actor, b.reason()));
             };
             case UNPIN -> ex -> {

@@ -161,6 +161,9 @@ class DashboardApiTest {
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 2, \"reason\": \"r\"}");
         assertThat(r.statusCode()).isEqualTo(409);
         assertThat(json(r).get("error").asText()).contains("REJECTED");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": -3, \"reason\": \"r\"}");
+        assertThat(r.statusCode()).as("a version that cannot exist is a bad request, as on the CLI").isEqualTo(400);
+        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a version ≥ 1, got -3");
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 224.5, \"reason\": \"r\"}");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got 224.5");
