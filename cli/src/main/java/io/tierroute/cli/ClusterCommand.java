@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -203,7 +204,7 @@ final class ClusterCommand implements Runnable {
             } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
                 return resume;
             }
-            java.util.Set<String> current = JobStates.newestOfTheirName(jobs);
+            Set<String> current = JobStates.newestOfTheirName(jobs);
             for (FlinkRestClient.JobSummary j : jobs) {
                 if (j.state().equals("RUNNING")) {
                     out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the "
@@ -297,7 +298,7 @@ final class ClusterCommand implements Runnable {
             out.println("  jobs: none (tierroute submit starts the fitting job)");
         }
         boolean healthy = true;
-        java.util.Set<String> current = JobStates.newestOfTheirName(jobs);
+        Set<String> current = JobStates.newestOfTheirName(jobs);
         for (FlinkRestClient.JobSummary j : jobs) {
             boolean superseded = !current.contains(j.id());
             out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + ": " + j.state()

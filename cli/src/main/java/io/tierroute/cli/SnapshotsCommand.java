@@ -34,6 +34,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tierroute snapshots list|show|diff|pin|unpin|rollback}: the operator's view of the snapshot
@@ -390,7 +391,7 @@ final class SnapshotsCommand implements Runnable {
          * after it), so the first read may not hold the record yet. Gives up after 10 s with what it read.
          */
         static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence) {
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (true) {
                 ScopeState now = kafka.read(null, -1).history().scope(scope).orElseThrow();
                 if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {

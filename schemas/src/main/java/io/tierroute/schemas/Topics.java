@@ -79,7 +79,7 @@ public final class Topics {
     if (version < 0) {
       throw new IllegalArgumentException("snapshot version must be >= 0, got " + version);
     }
-    return scope + "#" + String.format("%019d", version);
+    return scopedKey(scope, version);
   }
 
   /** Key of a control record on {@link #CONTROL}: {@code scope#sequence}, the sequence zero-padded to 19 digits. */
@@ -87,7 +87,12 @@ public final class Topics {
     if (sequence < 1) {
       throw new IllegalArgumentException("control sequence must be >= 1, got " + sequence);
     }
-    return scope + "#" + String.format("%019d", sequence);
+    return scopedKey(scope, sequence);
+  }
+
+  /** {@code scope#n}, n zero-padded to 19 digits so that a scope's keys sort by n. */
+  private static String scopedKey(String scope, long n) {
+    return scope + "#" + String.format("%019d", n);
   }
 
   private Topics() {}

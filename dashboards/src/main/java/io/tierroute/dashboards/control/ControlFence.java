@@ -107,8 +107,9 @@ public final class ControlFence implements AutoCloseable {
     }
 
     /**
-     * Writes {@code control} (key = {@code Topics.controlKey(scope, sequence)}) and commits it. A commit whose answer was lost is looked for on the
-     * topic before it is reported as failed: "fenced" or "timed out" alone does not say the record is not there.
+     * Writes {@code control} (key = {@code Topics.controlKey(scope, sequence)}) and commits it. A commit whose answer
+     * was lost is looked for on the topic before it is reported as failed: "fenced" or "timed out" alone does not say
+     * the record is not there.
      *
      * @throws Fenced        when another writer of the scope opened its fence meanwhile and the record is not on
      *                       the topic
@@ -167,7 +168,7 @@ public final class ControlFence implements AutoCloseable {
     }
 
     /**
-     * The committed control topic from the beginning (compacted, but every write keeps its own key: one record per write) to the end it has now,
+     * The committed control topic from the beginning (compacted, but each write has its own key) to the end it has now,
      * uncommitted records included: an open transaction of another scope holds the committed end back, and a
      * read that stopped there could miss a record of this scope committed after it. So the read waits until that
      * transaction ends (at most {@link #TRANSACTION_TIMEOUT}).

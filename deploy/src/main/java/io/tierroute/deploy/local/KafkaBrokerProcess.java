@@ -16,7 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A Kafka broker in its own JVM (KRaft, one node as broker and controller) on fixed loopback ports,
@@ -103,9 +105,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         try (Admin admin = Admin.create(p)) {
             return admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) ms)).nodes()
                     .get(ms + 1000, TimeUnit.MILLISECONDS).isEmpty() ? "the cluster has no broker" : null;
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             return "no answer within " + ms + " ms";
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             return e.getCause() == null ? e.toString() : e.getCause().getMessage();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

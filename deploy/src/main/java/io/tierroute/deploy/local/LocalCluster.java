@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What {@code tierroute cluster up|down|status} manages: a {@link KafkaBrokerProcess} with the project's
@@ -142,7 +143,7 @@ public final class LocalCluster {
         // Ctrl-C (or SIGTERM) while starting: nothing else would stop the processes started so far, and a state file
         // written only once they are ready would not even name them for 'cluster down'.
         // The start goes on beside the hook: once the hook has begun, it writes no state file (the hook deletes it).
-        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean stopping = new AtomicBoolean();
         Thread interrupted = new Thread(() -> {
             synchronized (stopping) {
                 stopping.set(true);
@@ -175,8 +176,8 @@ public final class LocalCluster {
         }
     }
 
-    private static void writeStateUnless(java.util.concurrent.atomic.AtomicBoolean stopping, Settings s,
-                                         KafkaBrokerProcess kafka, FlinkSessionCluster flink) {
+    private static void writeStateUnless(AtomicBoolean stopping, Settings s, KafkaBrokerProcess kafka,
+                                         FlinkSessionCluster flink) {
         synchronized (stopping) {
             if (!stopping.get()) {
                 writeState(s, kafka, flink);

@@ -3,6 +3,7 @@ package io.tierroute.selector.http;
 import io.undertow.connector.PooledByteBuffer;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.protocol.http.HttpServerConnection;
+import org.xnio.ChannelListener;
 import org.xnio.IoUtils;
 import org.xnio.conduits.ConduitStreamSourceChannel;
 
@@ -31,7 +32,7 @@ final class HangUpWatch {
     private final HttpServerConnection connection;
     private final ConduitStreamSourceChannel source;
     private final Runnable onHangUp;
-    private final org.xnio.ChannelListener<ConduitStreamSourceChannel> listener = ch -> readable();
+    private final ChannelListener<ConduitStreamSourceChannel> listener = ch -> readable();
     private boolean watching;
     private boolean hungUp;
 
