@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.local.ClusterDirLock;
 import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.LocalClasspath;
 import io.tierroute.deploy.local.LocalCluster;
@@ -46,8 +47,13 @@ final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "up", mixinStandardHelpOptions = true,
-            description = "Start the Kafka broker, create the topics, start the JobManager and the TaskManagers; "
-                    + "returns once all of them answer, leaving them running.")
+            description = {"Start the Kafka broker, create the topics, start the JobManager and the TaskManagers; "
+                    + "returns once all of them answer, leaving them running.",
+                    "First it empties Flink's scratch directories (DIR/flink/tmp, DIR/flink/web-tmp), where killed or "
+                            + "restarted JVMs of earlier runs leave their files; checkpoints, savepoints, logs and "
+                            + "Kafka's data stay.",
+                    "An 'up' or 'down' on the same --dir at the same time is refused (exit 1): each holds "
+                            + "DIR/" + ClusterDirLock.FILE + " while it runs."})
     static final class Up implements Callable<Integer> {
         @CommandLine.Mixin
         DirOptionMixin dir;
@@ -126,6 +132,20 @@ final class ClusterCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+            ClusterDirLock lock;
+            try {
+                lock = ClusterDirLock.acquire(s.dir(), "up");
+            } catch (IllegalStateException e) { // another 'up' or 'down' runs there, or the lock file cannot be written
+                err.println("tierroute cluster up: " + e.getMessage());
+                return 1;
+            }
+            // Held until the end, or, after Ctrl-C, until the JVM has stopped what it started and exits.
+            try (lock) {
+                return up(s, out, err);
+            }
+        }
+
+        private int up(LocalCluster.Settings s, PrintWriter out, PrintWriter err) {
             out.println("tierroute cluster: starting Kafka and Flink under " + s.dir() + " ...");
             out.flush();
             long begin = System.nanoTime();
@@ -139,6 +159,10 @@ final class ClusterCommand implements Runnable {
                 err.println("tierroute cluster up: " + e.getMessage());
                 return 1;
             }
+            if (r.scratchBytesCleared() > 0) {
+                out.printf(Locale.ROOT, "  cleared %.1f MB of Flink scratch files that earlier runs left under %s%n",
+                        r.scratchBytesCleared() / 1e6, LocalCluster.flinkDir(s.dir()));
+            }
             out.printf(Locale.ROOT, "  Kafka:  %s (pid %d, ready in %.1f s; topics created: %s)%n", r.kafka().bootstrapServers(),
                     r.kafka().jvm().pid(), secs(r.kafka().lastStartTime()),
                     r.topicsCreated().isEmpty() ? "none, all existed" : String.join(", ", r.topicsCreated()));
@@ -149,15 +173,21 @@ final class ClusterCommand implements Runnable {
                 out.printf(Locale.ROOT, "  metrics: %s%n", metricsUrls(s.metricsPorts()));
             }
             out.printf(Locale.ROOT, "  logs:   %s/kafka/kafka.log, %s/flink/log/%n", s.dir(), s.dir());
-            out.printf(Locale.ROOT, "up in %.1f s. Next: tierroute submit --flink %s --bootstrap %s; stop with: "
-                    + "tierroute cluster down --dir %s%n", (System.nanoTime() - begin) / 1e9, r.flink().restUri(),
-                    r.kafka().bootstrapServers(), s.dir());
+            out.printf(Locale.ROOT, "up in %.1f s. Next: %s; stop with: tierroute cluster down --dir %s%n",
+                    (System.nanoTime() - begin) / 1e9, nextStep(r.flink().restUri(), r.kafka().bootstrapServers(),
+                            JobJarFlag.forPaste()), s.dir());
             return 0;
         }
     }
 
+    /** The submit line {@code up} prints last; {@code jarFlag} from {@link JobJarFlag}. */
+    static String nextStep(URI flink, String bootstrap, String jarFlag) {
+        return "tierroute submit --flink " + flink + " --bootstrap " + bootstrap + jarFlag;
+    }
+
     @Command(name = "down", mixinStandardHelpOptions = true,
-            description = "Stop the processes 'cluster up' started from --dir (SIGTERM, SIGKILL after 30 s); data stays.")
+            description = {"Stop the processes 'cluster up' started from --dir (SIGTERM, SIGKILL after 30 s); data stays.",
+                    "Refused (exit 1) while a 'cluster up' or another 'down' runs on the same --dir."})
     static final class Down implements Callable<Integer> {
         @CommandLine.Mixin
         DirOptionMixin dir;
@@ -168,6 +198,20 @@ final class ClusterCommand implements Runnable {
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
+            ClusterDirLock lock;
+            try {
+                // a missing --dir: no 'up' got as far as creating it, nothing to lock or stop
+                lock = Files.isDirectory(dir.dir) ? ClusterDirLock.acquire(dir.dir, "down") : null;
+            } catch (IllegalStateException e) { // a 'cluster up' (or 'down') runs there
+                spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
+                return 1;
+            }
+            try (lock) {
+                return down(out);
+            }
+        }
+
+        private int down(PrintWriter out) {
             if (!Files.exists(dir.dir.resolve(LocalCluster.STATE_FILE))) {
                 // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
                 out.println("tierroute cluster: nothing to stop under " + dir.dir.toAbsolutePath()
@@ -286,7 +330,7 @@ final class ClusterCommand implements Runnable {
      * with where it can resume from. False when a job is halted that way.
      */
     private static boolean printJobs(PrintWriter out, URI flink, int slotsTotal) {
-        FlinkRestClient rest = new FlinkRestClient(flink, Duration.ofSeconds(5));
+        FlinkRestClient rest = new FlinkRestClient(flink, Duration.ofSeconds(5)).withUnreachableHint("");
         List<FlinkRestClient.JobSummary> jobs;
         try {
             jobs = rest.jobs();

@@ -121,8 +121,7 @@ final class FleetCommand implements Callable<Integer> {
         // Only a TCP probe: a broker that wants SASL or TLS answers no plain client, so whether it answers this run's
         // clients is for the topic listing below, made with their settings, to tell.
         if (!BootstrapAddresses.anyListening(s.bootstrap())) {
-            err.println("tierroute fleet: Kafka at " + s.bootstrap() + " does not answer; is it running? (e.g. 'tierroute "
-                    + "cluster status')");
+            err.println("tierroute fleet: " + KafkaAnswers.notAnswering(s.bootstrap()));
             err.flush();
             return 1;
         }

@@ -47,6 +47,11 @@ import java.util.stream.Stream;
                         + "'params sink'), or a fitting job writing that topic on a bootstrap with no broker in common "
                         + "(kafka-0 and kafka-1 may be one cluster); --ignore-job ID lets such a job pass once you know it "
                         + "does not write that topic on this Kafka.",
+                "Kafka: before anything is uploaded, submit checks that --bootstrap answers (an Admin client, at most "
+                        + "10 s) and refuses naming it when it does not (--no-kafka-check skips that for a Kafka only the "
+                        + "TaskManagers reach).",
+                "Ctrl-C during the upload or the run request deletes the uploaded jar from the cluster and says whether "
+                        + "a job may have started.",
                 "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
                         + "it would refuse started before its own (Flink's start-time; on a tie, the smaller job id), "
                         + "cancels its own job and fails naming that job: of submits that race, the first job stays. A job "
@@ -65,6 +70,14 @@ final class SubmitCommand implements Callable<Integer> {
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers for the job (required to submit).")
     String bootstrap;
+
+    /** How long the check that --bootstrap answers may take: an Admin client's describeCluster. */
+    static final Duration KAFKA_CHECK_BUDGET = Duration.ofSeconds(10);
+
+    @Option(names = "--no-kafka-check",
+            description = "Submit without first checking that --bootstrap answers from here (for a Kafka that only the "
+                    + "Flink TaskManagers can reach or resolve).")
+    boolean noKafkaCheck;
 
     @Option(names = "--jar", paramLabel = "PATH",
             description = "The job jar (default: streaming-jobs/target/" + JOB_JAR_GLOB + " of this checkout).")
@@ -202,6 +215,13 @@ final class SubmitCommand implements Callable<Integer> {
                     : " does not exist") + "; build it with 'mvn -pl streaming-jobs -am package -DskipTests' or pass "
                     + "--jar PATH");
         }
+        // Else the job's own clients would wait out their metadata timeout (37 s), and Flink answer an HTTP 400 naming no
+        // address. Before the single-writer check, which asks Flink: a Kafka that is down is the first thing to fix.
+        if (!noKafkaCheck) {
+            KafkaAnswers.refusal(bootstrap, KAFKA_CHECK_BUDGET).ifPresent(why -> {
+                throw new IllegalStateException(why + "; --no-kafka-check skips this check");
+            });
+        }
         // The job has no topic flag: it always writes Topics.PARAMS (KafkaWiring.paramsSink).
         var candidate = new SingleWriterGuard.Candidate(SingleWriterGuard.jobName(jobArgs), Topics.PARAMS, bootstrap);
         SingleWriterGuard.refusal(LiveJobs.read(rest), candidate, Set.copyOf(ignoreJobs), rest.base().toString())
@@ -209,23 +229,27 @@ final class SubmitCommand implements Callable<Integer> {
                     throw new IllegalStateException(why);
                 });
         long begin = System.nanoTime();
-        String jarId = rest.uploadJar(job);
-        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));
-        args.addAll(jobArgs);
         String id;
-        try {
-            id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, onTheClusterSide(fromSavepoint), allowNonRestoredState,
-                    null));
-        } finally {
-            // The cluster has the job's graph and blobs now; the 29 MB upload would otherwise pile up in /jars.
+        try (SubmitOnCtrlC onCtrlC = new SubmitOnCtrlC(rest, spec.commandLine().getErr())) {
+            String jarId = rest.uploadJar(job);
+            onCtrlC.uploaded(jarId);
+            List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));
+            args.addAll(jobArgs);
             try {
-                rest.deleteJar(jarId);
-            } catch (FlinkRestClient.FlinkRestException e) {
-                spec.commandLine().getErr().println("tierroute submit: warning: " + e.getMessage());
+                onCtrlC.runRequested();
+                id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, onTheClusterSide(fromSavepoint),
+                        allowNonRestoredState, null));
+                onCtrlC.started(id);
+            } finally {
+                // The cluster has the job's graph and blobs now; the 29 MB upload would otherwise pile up in /jars.
+                String failed = onCtrlC.deleteJar(rest);
+                if (failed != null) {
+                    spec.commandLine().getErr().println("tierroute submit: warning: " + failed);
+                }
             }
+            out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
+            out.flush();
         }
-        out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
-        out.flush();
         // The check above is not atomic: a submit racing this one may have passed it too. The job started first stays.
         SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
         FlinkRestClient.JobDetails d = rest.awaitRunning(id, wait);

@@ -3,6 +3,7 @@ package io.tierroute.cli.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierroute.cli.TierrouteCommand;
+import io.tierroute.deploy.local.ClusterDirLock;
 import io.tierroute.deploy.local.LocalCluster;
 import io.tierroute.deploy.local.LoopbackPorts;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,42 @@ class ClusterCommandErrorsTest {
             assertThat(r[2]).contains("port " + taken.getLocalPort() + " (--flink-port) is taken on 127.0.0.1");
         }
         assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+        ClusterDirLock.acquire(dir, "up").close(); // the failed 'up' released its lock
+    }
+
+    @Test
+    void upAndDownOnADirThatAnotherUpOrDownHoldsAreRefusedAtOnce() throws Exception {
+        String held = "a 'cluster up' is in progress on " + dir.toAbsolutePath() + " (pid " + ProcessHandle.current().pid()
+                + "); wait for it or stop it";
+        try (ClusterDirLock other = ClusterDirLock.acquire(dir, "up")) {
+            String[] down = run("cluster", "down", "--dir", dir.toString());
+            assertThat(down[0]).isEqualTo("1");
+            assertThat(down[2].strip()).isEqualTo("tierroute cluster down: " + held);
+            assertThat(down[1]).isEmpty();
+            String[] up = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(LoopbackPorts.free()),
+                    "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                    "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()));
+            assertThat(up[0]).isEqualTo("1");
+            assertThat(up[2].strip()).isEqualTo("tierroute cluster up: " + held);
+            assertThat(up[1]).as("nothing started").doesNotContain("starting");
+            // status takes no lock
+            assertThat(run("cluster", "status", "--dir", dir.toString())[2]).contains("no cluster is running from");
+        }
+        String[] down = run("cluster", "down", "--dir", dir.toString());
+        assertThat(down[0]).as(down[2]).isEqualTo("0");
+        ClusterDirLock.acquire(dir, "up").close(); // and 'down' released its own
+    }
+
+    @Test
+    void statusOfAClusterWhoseJobManagerIsGoneDoesNotSendTheReaderToStatus() throws Exception {
+        int flinkPort = LoopbackPorts.free();
+        Files.writeString(dir.resolve(LocalCluster.STATE_FILE), "marker=tierroute-test\nkafka.bootstrap=127.0.0.1:"
+                + LoopbackPorts.free() + "\nflink.rest=http\\://127.0.0.1\\:" + flinkPort + "\nroles=\n");
+        String[] status = run("cluster", "status", "--dir", dir.toString());
+        assertThat(status[0]).isEqualTo("1");
+        assertThat(status[1]).contains("Flink http://127.0.0.1:" + flinkPort + ": DOES NOT ANSWER (cannot reach the Flink "
+                + "cluster at http://127.0.0.1:" + flinkPort + " (GET /overview): connection refused)")
+                .doesNotContain("cluster status");
     }
 
     @Test
@@ -170,13 +207,30 @@ class ClusterCommandErrorsTest {
         assertThat(missing[2]).contains("the job jar " + dir.resolve("no.jar") + " does not exist");
 
         Path jar = Files.write(dir.resolve("job.jar"), new byte[] {1, 2, 3});
-        String[] unreachable = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--jar", jar.toString());
+        String[] unreachable = run("submit", "--flink", flink, "--bootstrap", "127.0.0.1:9092", "--jar", jar.toString(),
+                "--no-kafka-check");
         assertThat(unreachable[0]).isEqualTo("1");
         assertThat(unreachable[2]).contains("cannot reach the Flink cluster at " + flink, "connection refused");
 
         String[] savepoint = run("submit", "--flink", flink, "--savepoint", dir.toString());
         assertThat(savepoint[0]).isEqualTo("1");
         assertThat(savepoint[2]).contains("cannot reach the Flink cluster at " + flink);
+    }
+
+    @Test
+    void submitToAKafkaThatDoesNotAnswerIsRefusedAtOnceNamingItBeforeFlinkIsAsked() throws Exception {
+        String bootstrap = "127.0.0.1:" + LoopbackPorts.free();
+        Path jar = Files.write(dir.resolve("job.jar"), new byte[] {1, 2, 3});
+        long begin = System.nanoTime();
+        // Flink's port is closed too: a refusal about Kafka means no HTTP call was made, so nothing was uploaded
+        String[] r = run("submit", "--flink", "http://127.0.0.1:" + LoopbackPorts.free(), "--bootstrap", bootstrap,
+                "--jar", jar.toString());
+        double secs = (System.nanoTime() - begin) / 1e9;
+        assertThat(r[0]).isEqualTo("1");
+        assertThat(r[2].strip()).isEqualTo("tierroute submit: Kafka at " + bootstrap + " does not answer; is it running? "
+                + "(e.g. 'tierroute cluster status'); --no-kafka-check skips this check");
+        assertThat(r[1]).isEmpty();
+        assertThat(secs).as("refused at once, not after the clients' metadata timeout").isLessThan(10);
     }
 
     @Test

@@ -33,12 +33,20 @@ public final class FlinkRestClient {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** What a refused connection suggests by default: a command that shows whether the local cluster runs. */
+    public static final String DEFAULT_UNREACHABLE_HINT = "is it running? (bin/tierroute cluster status)";
+
     private final URI base;
     private final HttpClient http;
     private final Duration timeout;
+    private final String unreachableHint;
 
     /** @param base e.g. {@code http://127.0.0.1:8081} */
     public FlinkRestClient(URI base, Duration timeout) {
+        this(base, timeout, DEFAULT_UNREACHABLE_HINT);
+    }
+
+    private FlinkRestClient(URI base, Duration timeout, String unreachableHint) {
         if (base == null || base.getScheme() == null || !base.getScheme().startsWith("http") || base.getHost() == null) {
             throw new IllegalArgumentException("the Flink REST address must look like http://HOST:PORT, got " + base);
         }
@@ -49,6 +57,21 @@ public final class FlinkRestClient {
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.timeout = timeout;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.unreachableHint = unreachableHint;
+    }
+
+    /**
+     * This client, suggesting {@code hint} (empty: nothing) when the connection is refused, instead of
+     * {@value #DEFAULT_UNREACHABLE_HINT}: a caller that is that command, or knows better, says so.
+     */
+    public FlinkRestClient withUnreachableHint(String hint) {
+        return new FlinkRestClient(base, timeout, hint);
+    }
+
+    /** "cannot reach the Flink cluster at URL (WHAT): connection refused[; HINT]". */
+    static String refusedMessage(URI base, String what, String hint) {
+        return "cannot reach the Flink cluster at " + base + " (" + what + "): connection refused"
+                + (hint.isEmpty() ? "" : "; " + hint);
     }
 
     public URI base() {
@@ -325,8 +348,7 @@ public final class FlinkRestClient {
                 throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): the host name "
                         + base.getHost() + " does not resolve", e);
             }
-            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what
-                    + "): connection refused; is it running? (bin/tierroute cluster status)", e);
+            throw new FlinkRestException(refusedMessage(base, what, unreachableHint), e);
         } catch (IOException e) {
             throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): " + e, e);
         } catch (InterruptedException e) {

@@ -127,11 +127,23 @@ public final class FlinkSessionCluster implements AutoCloseable {
         // TaskManagerKillTest); a slow start is not a failure here.
         c.put("pekko.startup-timeout", "90 s");
         c.put("pekko.ask.timeout", "30 s");
-        c.put("io.tmp.dirs", settings.dir().resolve("tmp").toAbsolutePath().toString());
+        List<Path> scratch = scratchDirs(settings.dir());
+        c.put("io.tmp.dirs", scratch.get(0).toString());
         c.put("web.upload.dir", settings.dir().resolve("web-upload").toAbsolutePath().toString());
-        c.put("web.tmpdir", settings.dir().resolve("web-tmp").toAbsolutePath().toString());
+        c.put("web.tmpdir", scratch.get(1).toString());
         c.putAll(settings.config());
         return c;
+    }
+
+    /**
+     * Flink's scratch space under a cluster's {@code dir}: {@code io.tmp.dirs} (the JVMs' RPC jars, jm_/tm_ working
+     * directories, spill and shuffle files) and {@code web.tmpdir}. A JVM deletes its own on a clean stop only, so a
+     * killed one leaves them; nothing there is read by a later start. Not {@code web.upload.dir}: Flink lists the jars
+     * there ({@code GET /jars}) across restarts.
+     */
+    public static List<Path> scratchDirs(Path dir) {
+        Path d = dir.toAbsolutePath();
+        return List.of(d.resolve("tmp"), d.resolve("web-tmp"));
     }
 
     public Path savepointDir() {

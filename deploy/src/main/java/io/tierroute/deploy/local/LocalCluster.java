@@ -108,13 +108,17 @@ public final class LocalCluster {
 
     private LocalCluster() {}
 
-    /** A running cluster started by {@link #up}: its parts, for callers (tests) that keep using them. */
-    public record Running(KafkaBrokerProcess kafka, FlinkSessionCluster flink, List<String> topicsCreated) {}
+    /**
+     * A running cluster started by {@link #up}: its parts, for callers (tests) that keep using them, and the bytes of
+     * earlier runs' Flink scratch files it deleted first.
+     */
+    public record Running(KafkaBrokerProcess kafka, FlinkSessionCluster flink, List<String> topicsCreated,
+                          long scratchBytesCleared) {}
 
     /**
-     * Starts Kafka, creates the topics, starts Flink and writes the state file; on any failure, stops
-     * what had started. Fails when the state file names live processes (a cluster is up there already)
-     * or a port is taken.
+     * Empties Flink's scratch directories (what earlier runs' JVMs left: none of them runs, as checked first), starts
+     * Kafka, creates the topics, starts Flink and writes the state file; on any failure, stops what had started. Fails
+     * when the state file names live processes (a cluster is up there already) or a port is taken.
      */
     public static Running up(Settings s, Duration timeout) {
         Path state = s.dir().resolve(STATE_FILE);
@@ -135,9 +139,10 @@ public final class LocalCluster {
         for (int port : s.metricsPorts()) {
             LoopbackPorts.requireFree(port, "--metrics-port range " + s.metricsPort() + "-" + (s.metricsPort() + s.taskManagers()));
         }
+        long scratchCleared = FlinkScratch.clear(FlinkSessionCluster.scratchDirs(flinkDir(s.dir())));
         KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(s.dir().resolve("kafka"),
                 s.kafkaPort(), s.kafkaControllerPort(), s.classpath(), s.marker(), Map.of()));
-        FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(s.dir().resolve("flink"),
+        FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(flinkDir(s.dir()),
                 s.flinkRestPort(), s.flinkRpcPort(), s.taskManagers(), s.slotsPerTaskManager(), s.taskManagerMemory(),
                 s.classpath(), s.marker(), s.flinkConfig()));
         // Ctrl-C (or SIGTERM) while starting: nothing else would stop the processes started so far, and a state file
@@ -157,7 +162,7 @@ public final class LocalCluster {
             List<String> created = ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
             flink.start(timeout);
             writeStateUnless(stopping, s, kafka, flink);
-            return new Running(kafka, flink, created);
+            return new Running(kafka, flink, created, scratchCleared);
         } catch (RuntimeException e) {
             flink.close();
             kafka.close();
@@ -174,6 +179,11 @@ public final class LocalCluster {
                 // the hook runs (or ran): it stops what this start left
             }
         }
+    }
+
+    /** Where the Flink session cluster of the cluster under {@code dir} keeps its configuration, logs and data. */
+    public static Path flinkDir(Path dir) {
+        return dir.resolve("flink");
     }
 
     private static void writeStateUnless(AtomicBoolean stopping, Settings s, KafkaBrokerProcess kafka,
@@ -302,7 +312,8 @@ public final class LocalCluster {
         FlinkRestClient.Overview overview = null;
         String flinkError = null;
         try {
-            overview = new FlinkRestClient(java.net.URI.create(flinkRest), STATUS_BUDGET).overview();
+            // no "is it running? (cluster status)": this is the status, and its lines above say which process is GONE
+            overview = new FlinkRestClient(java.net.URI.create(flinkRest), STATUS_BUDGET).withUnreachableHint("").overview();
         } catch (RuntimeException e) {
             flinkError = e.getMessage();
         }

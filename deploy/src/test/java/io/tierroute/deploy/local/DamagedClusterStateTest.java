@@ -34,7 +34,9 @@ class DamagedClusterStateTest {
         assertThat(s.kafkaAnswers()).isFalse();
         assertThat(s.kafkaError()).isEqualTo("nothing listens at 127.0.0.1:1");
         assertThat(s.flink()).isNull();
-        assertThat(s.flinkError()).isNotBlank();
+        // not "is it running? (bin/tierroute cluster status)": the reader is running 'cluster status'
+        assertThat(s.flinkError()).isEqualTo("cannot reach the Flink cluster at http://127.0.0.1:1 (GET /overview): "
+                + "connection refused");
     }
 
     @Test

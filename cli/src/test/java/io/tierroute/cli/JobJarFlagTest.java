@@ -1,0 +1,46 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.jobs.WriterIdentity;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The submit lines printed to paste ({@code cluster up}'s next step, the resume lines) name the job jar when
+ * {@code submit} without {@code --jar} would not find it: outside a checkout they failed on the default path.
+ */
+class JobJarFlagTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void noJarFlagWhereSubmitFindsTheJarAPlaceholderWhereItDoesNot() throws Exception {
+        Path found = Files.write(dir.resolve("tierroute-streaming-jobs-1.0-job.jar"), new byte[] {1});
+        assertThat(JobJarFlag.forPaste(found)).isEmpty();
+        assertThat(JobJarFlag.forPaste(dir.resolve("missing.jar")))
+                .isEqualTo(" --jar PATH/TO/tierroute-streaming-jobs-job.jar");
+        assertThat(JobJarFlag.forPaste(dir)).as("a directory is no jar").startsWith(" --jar ");
+    }
+
+    @Test
+    void theNextStepOfClusterUpAndTheResumeLineCarryIt() {
+        String flag = JobJarFlag.forPaste(dir.resolve("missing.jar"));
+        assertThat(ClusterCommand.nextStep(URI.create("http://127.0.0.1:8081"), "127.0.0.1:9092", flag))
+                .isEqualTo("tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092 --jar "
+                        + JobJarFlag.PLACEHOLDER);
+        assertThat(ClusterCommand.nextStep(URI.create("http://127.0.0.1:8081"), "127.0.0.1:9092", ""))
+                .isEqualTo("tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092");
+        Map<String, String> identity = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fit it");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), identity, "/sp/savepoint-1", flag))
+                .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --jar " + JobJarFlag.PLACEHOLDER
+                        + " --from-savepoint /sp/savepoint-1 -- --job-name 'fit it'");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(), "/sp/savepoint-1", ""))
+                .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap HOST:PORT --from-savepoint /sp/savepoint-1");
+    }
+}

@@ -1,0 +1,142 @@
+package io.tierroute.deploy.local;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Keeps {@code cluster up} and {@code cluster down} on one state directory from running at once: a {@code down} during
+ * an {@code up} stopped a broker the {@code up} then reported ready and recorded. An OS lock
+ * ({@link FileChannel#tryLock}) on {@value #FILE} in the directory, which the OS drops when the process ends, however
+ * it ends; the file names the operation and pid holding it, for the other one's refusal.
+ */
+public final class ClusterDirLock implements AutoCloseable {
+
+    /** The lock file under the cluster directory. */
+    public static final String FILE = ".cluster.lock";
+
+    /**
+     * Locks this JVM holds, by file. The OS lock belongs to the process, so a second channel of this JVM would not be
+     * refused by it, and closing that channel would drop it (POSIX): a second acquire here never opens one.
+     */
+    private static final Map<Path, ClusterDirLock> HELD = new HashMap<>();
+
+    /** Another {@code up} or {@code down} holds the directory. */
+    public static final class Held extends IllegalStateException {
+        Held(String message) {
+            super(message);
+        }
+    }
+
+    private final Path file;
+    private final String operation;
+    private final FileChannel channel;
+    private final FileLock lock;
+
+    private ClusterDirLock(Path file, String operation, FileChannel channel, FileLock lock) {
+        this.file = file;
+        this.operation = operation;
+        this.channel = channel;
+        this.lock = lock;
+    }
+
+    /**
+     * Locks {@code dir} (created if missing) for {@code operation} ({@code "up"}, {@code "down"}), at once or not at all.
+     *
+     * @throws Held when another operation holds it, naming that operation and its pid as far as the file tells them
+     */
+    public static ClusterDirLock acquire(Path dir, String operation) {
+        Path d = dir.toAbsolutePath().normalize();
+        Path file = d.resolve(FILE);
+        synchronized (HELD) {
+            ClusterDirLock mine = HELD.get(file);
+            if (mine != null) {
+                throw held(d, mine.operation + " " + ProcessHandle.current().pid());
+            }
+            FileChannel channel = null;
+            try {
+                Files.createDirectories(d);
+                channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+                FileLock lock = channel.tryLock();
+                if (lock == null) {
+                    String holder = read(channel);
+                    channel.close();
+                    throw held(d, holder);
+                }
+                channel.truncate(0);
+                channel.write(ByteBuffer.wrap((operation + " " + ProcessHandle.current().pid() + "\n")
+                        .getBytes(StandardCharsets.UTF_8)), 0);
+                ClusterDirLock l = new ClusterDirLock(file, operation, channel, lock);
+                HELD.put(file, l);
+                return l;
+            } catch (IOException e) {
+                closeQuietly(channel);
+                throw new IllegalStateException("could not lock " + file + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** "a 'cluster up' is in progress on DIR (pid N); ..." from the holder's line ("up 1234"), or less if it is unreadable. */
+    static Held held(Path dir, String holder) {
+        String[] words = holder.strip().split("\\s+");
+        String who = words.length == 2 && words[1].matches("\\d{1,18}")
+                ? "a 'cluster " + words[0] + "' is in progress on " + dir + " (pid " + words[1] + ")"
+                : "another 'cluster up' or 'cluster down' is in progress on " + dir;
+        return new Held(who + "; wait for it or stop it");
+    }
+
+    private static String read(FileChannel channel) throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(256);
+        channel.read(b, 0);
+        return new String(b.array(), 0, b.position(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Releases the lock; once the JVM is shutting down (Ctrl-C), it keeps it: the OS drops it as the process exits,
+     * after the shutdown hooks, e.g. {@code cluster up}'s stop of what it had started, are done.
+     */
+    @Override
+    public void close() {
+        if (shuttingDown()) {
+            return;
+        }
+        synchronized (HELD) {
+            HELD.remove(file, this);
+            try {
+                lock.release();
+            } catch (IOException ignored) {
+                // closing the channel below releases it too
+            }
+            closeQuietly(channel);
+        }
+    }
+
+    private static boolean shuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException e) {
+            return true;
+        }
+    }
+
+    private static void closeQuietly(FileChannel channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
+    }
+}
