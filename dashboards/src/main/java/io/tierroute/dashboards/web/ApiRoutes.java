@@ -153,9 +153,14 @@ final class ApiRoutes {
         return b;
     }
 
+    /**
+     * The {@code {scope}} path segment, percent-decoded here: the server routes on the raw path ({@link DashboardServer}),
+     * so every scope name, with '/', '%', spaces or non-ASCII in it, arrives as the page's encodeURIComponent sent it.
+     */
     private static String scope(HttpServerExchange ex) {
         Deque<String> d = ex.getQueryParameters().get("scope");
-        String s = d == null ? null : d.peekFirst();
+        String raw = d == null ? null : d.peekFirst();
+        String s = raw == null ? null : PathSegment.decode(raw, "the scope");
         if (s == null || s.isBlank()) {
             throw new HttpError(400, "the scope in the path is empty");
         }

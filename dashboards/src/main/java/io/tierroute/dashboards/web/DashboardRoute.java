@@ -46,9 +46,9 @@ public enum DashboardRoute {
     public String template() { return template; }
     public Access access() { return access; }
 
-    /** The path for a scope and version. */
+    /** The path for a scope (percent-encoded: a scope name may hold '/', '%', spaces) and version. */
     public String path(String scope, long version) {
-        return template.replace("{scope}", scope).replace("{version}", Long.toString(version));
+        return template.replace("{scope}", PathSegment.encode(scope)).replace("{version}", Long.toString(version));
     }
 
     boolean api() {

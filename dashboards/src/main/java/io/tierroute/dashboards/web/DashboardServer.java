@@ -139,6 +139,10 @@ public final class DashboardServer implements AutoCloseable {
                 .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
                 .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
+                // Routes see the raw path and ApiRoutes decodes the scope (PathSegment): Undertow's decoding keeps %2F,
+                // so a scope with '/' in it could not be named. (A malformed escape, %zz, its parser answers with its
+                // own empty 400 either way, before any handler.)
+                .setServerOption(UndertowOptions.DECODE_URL, false)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, IDLE_TIMEOUT_MS)
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, REQUEST_PARSE_TIMEOUT_MS)
                 .build();

@@ -98,6 +98,14 @@ public final class ValidationGate {
 
     private enum Verdict { OK, HOLD, REJECT }
 
+    /** What an SE of +∞ means, in words (the held line quotes no figure: neither the error nor the placeholder value). */
+    static final String UNDETERMINED = "the fit's rows do not determine it";
+    /**
+     * The latency regression's usual cause of +∞: a regressor 0 on every row (a term the workload never exercises).
+     * It also reports +∞ for a quadratic it left to its linear partner and while it has too few rows for any error.
+     */
+    static final String UNDETERMINED_REGRESSOR = UNDETERMINED + " (e.g. its feature was 0 on every row)";
+
     private static final class Ctx {
         final List<String> rejections = new ArrayList<>();
         final List<String> held = new ArrayList<>();
@@ -393,9 +401,12 @@ public final class ValidationGate {
         if (!(rel > config.holdRelativeStdError())) {
             return checkFit(label, p, v, rel, active, activeFitted, minSamples, holdOnFewSamples, keep, ctx);
         }
-        String imprecise = "fitted " + format(x) + unit + " has "
-            + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
-            + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")";
+        // SE = +∞: the rows carry no information about the value (Estimate), so there is no figure worth quoting
+        String imprecise = se != null && se == Double.POSITIVE_INFINITY
+            ? (v.getQualityKind() == QualityKind.R2 ? UNDETERMINED_REGRESSOR : UNDETERMINED)
+            : "fitted " + format(x) + unit + " has "
+                + (se != null ? "standard error " + format(se) : "error figure " + format(v.getQuality())) + unit
+                + " (relative " + format(rel) + " > max " + format(config.holdRelativeStdError()) + ")";
         // How many error figures lie between the fit and the value in force (an infinite error: none). A BW_t never
         // fitted is a placeholder the selector does not apply (it uses each worker's configured link): no value in
         // force to contradict.

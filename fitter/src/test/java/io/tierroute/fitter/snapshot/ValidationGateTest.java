@@ -280,8 +280,8 @@ class ValidationGateTest {
         assertThat(r.held()).containsExactly(
             "held: alphaT kept at the active value 1 (dimensionless); fitted 3 (dimensionless) has standard error 6 "
                 + "(dimensionless) (relative 2 > max 0.5)",
-            "held: alphaWf2 kept at the active value 4000 µs; fitted 0 µs has standard error Infinity µs "
-                + "(relative Infinity > max 0.5)");
+            "held: alphaWf2 kept at the active value 4000 µs; the fit's rows do not determine it "
+                + "(e.g. its feature was 0 on every row)");
         FittedValue alphaT = r.snapshot().getAlphaT();
         assertThat(alphaT.getValue()).isEqualTo(1.0);
         assertThat(alphaT.getSamples()).isZero();
@@ -296,6 +296,34 @@ class ValidationGateTest {
         // the next candidate, inheriting the held values, is accepted against this one
         ParameterSnapshot next = assembler.assemble("default", 2, r.snapshot(), FitResults.empty());
         assertThat(gate.validate(next, r.snapshot()).accepted()).isTrue();
+    }
+
+    /**
+     * SE = +∞ is no measurement (the rows carry no information about the value): the held line says so in words
+     * instead of quoting the placeholder value and an infinite error; the hold itself is the same as before.
+     */
+    @Test
+    void aValueTheRowsDoNotDetermineIsHeldWithAReasonInWords() {
+        ParameterSnapshot active = active();
+        ParameterSnapshot c = candidate(active, SnapshotFixtures.good(10_000));
+        c = SnapshotFixtures.with(c, SnapshotParameter.ALPHA_D,
+            SnapshotFixtures.fitted(0, Double.POSITIVE_INFINITY, 10_000, 0.9, QualityKind.R2));
+        c = SnapshotFixtures.with(c, SnapshotParameter.LAMBDA,
+            SnapshotFixtures.fitted(0.02, Double.POSITIVE_INFINITY, 5_000, Double.MAX_VALUE, QualityKind.STD_ERROR));
+        GateResult r = gate.validate(c, active);
+
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.rejections()).isEmpty();
+        assertThat(r.notes()).isEmpty();
+        assertThat(r.held()).containsExactly(
+            "held: alphaD kept at the active value 50 µs/token; the fit's rows do not determine it "
+                + "(e.g. its feature was 0 on every row)",
+            "held: lambda kept at the active value 0.00833333 1/s; the fit's rows do not determine it");
+        assertThat(r.snapshot().getRejectReasons()).isEqualTo(r.held())
+            .noneMatch(h -> h.contains("Infinity") || h.contains("standard error"));
+        assertThat(r.snapshot().getAlphaD()).isEqualTo(FittedValues.carried(active.getAlphaD()));
+        assertThat(r.snapshot().getLambda()).isEqualTo(FittedValues.carried(active.getLambda()));
+        roundTrip(r.snapshot());
     }
 
     @Test
