@@ -289,7 +289,9 @@ final class SnapshotsCommand implements Runnable {
             out.println(rho(read.kept(), v));
             if (v.forest() != null) {
                 out.println("quantile forest: target " + v.forest().target() + ", " + v.forest().trees() + " trees, "
-                        + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows");
+                        + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows"
+                        + (v.forestVersion() == null || v.forestVersion() == v.version() ? ""
+                                : " (published in full in version " + v.forestVersion() + ")"));
             }
         }
 

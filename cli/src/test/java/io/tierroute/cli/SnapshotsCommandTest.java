@@ -39,6 +39,16 @@ class SnapshotsCommandTest {
             for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback")) {
                 SnapshotsFixtures.publishHistory(p, scope);
             }
+            // a forest carried by version 1 and named by version 2, as the job publishes them
+            io.tierroute.schemas.avro.QuantileForestModel forest = io.tierroute.schemas.avro.QuantileForestModel
+                    .newBuilder().setFeatureNames(List.of("isl")).setFeatureLevels(java.util.Map.of())
+                    .setTargetName("output_tokens").setTrainingRows(4321).setMaxSamplesPerLeaf(1)
+                    .setTreeRoots(List.of(0)).setNodeSplitFeature(List.of(-1)).setNodeThreshold(List.of(0.0))
+                    .setNodeLeft(List.of(-1)).setNodeRight(List.of(-1)).setNodeLeafId(List.of(0))
+                    .setLeafRows(List.of(1)).setLeafSampleOffsets(List.of(0, 1)).setLeafSamples(List.of(100f)).build();
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 1).setQuantileModel(forest)
+                    .setQuantileModelVersion(1L).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 2).setQuantileModelVersion(1L).build());
         }
     }
 
@@ -91,6 +101,15 @@ class SnapshotsCommandTest {
                 .containsPattern("kvWaitScale +1 +×")
                 .contains("rho: 6 (worker, tier) values, 3 workers; CPU min 0.1 median 0.45 max 0.8");
         System.out.println("---- snapshots show ----\n" + o);
+    }
+
+    @Test
+    void showNamesTheVersionThatPublishedTheForestInFull() {
+        assertThat(run("snapshots", "show", "2", "--scope", "forest")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("quantile forest: target output_tokens, 1 trees, 1 leaves, 4321 training "
+                + "rows (published in full in version 1)");
+        assertThat(run("snapshots", "show", "1", "--scope", "forest")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("4321 training rows\n").doesNotContain("published in full");
     }
 
     @Test

@@ -121,16 +121,33 @@ class DeterministicModeTest {
         assertThat(times.getOrDefault(JobStatus.RESTARTING, 0L) > 0).as("run %s restarted", tag)
             .isEqualTo(failAfterInputs > 0);
         job.cancel().get();
+        assertEachForestTravelsOnce(history, tag);
         assertStoredCompressed(kafka, tag);
         System.out.printf("[DeterministicModeTest] %s: %d snapshots, last v%d %s at %d, forest %s%n", tag,
             history.size(), last.getVersion(), last.getStatus(), last.getCreatedAtMs(),
-            history.stream().filter(p -> p.getQuantileModel() != null).count() + " times");
+            history.stream().filter(p -> p.getQuantileModel() != null).count() + " times in full");
         return history;
     }
 
     /**
-     * Snapshots are stored compressed: once a forest is trained each carries it, and the compacted topic keeps every
-     * version, so the topic would otherwise grow by a forest per publish interval.
+     * A forest is carried in full by the first record that uses it only; every later record names that record, and
+     * the carrier is one this history holds.
+     */
+    private static void assertEachForestTravelsOnce(List<ParameterSnapshot> history, String tag) {
+        List<ParameterSnapshot> carriers = history.stream().filter(p -> p.getQuantileModel() != null).toList();
+        assertThat(carriers).as("run %s: records carrying a forest", tag)
+            .allSatisfy(p -> assertThat(p.getQuantileModelVersion()).isEqualTo(p.getVersion()));
+        assertThat(carriers.stream().map(ParameterSnapshot::getQuantileModel).distinct().count())
+            .as("run %s: each carried forest is a different one", tag).isEqualTo(carriers.size());
+        java.util.Set<Long> carried = new java.util.HashSet<>();
+        carriers.forEach(p -> carried.add(p.getVersion()));
+        assertThat(history).filteredOn(p -> p.getQuantileModel() == null && p.getQuantileModelVersion() != null)
+            .as("run %s: records naming a forest", tag).isNotEmpty()
+            .allSatisfy(p -> assertThat(carried).contains(p.getQuantileModelVersion()));
+    }
+
+    /**
+     * Snapshots are stored compressed: the compacted topic keeps every version, one a publish interval.
      */
     private static void assertStoredCompressed(TestKafka kafka, String tag) throws Exception {
         // every record the broker stores, an aborted or open transaction's too (the failed run leaves some)

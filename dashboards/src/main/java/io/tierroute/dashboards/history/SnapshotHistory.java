@@ -1,9 +1,11 @@
 package io.tierroute.dashboards.history;
 
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,7 +25,9 @@ import java.util.TreeMap;
  * <p><b>Bounded memory.</b> Per scope it keeps a {@link VersionRecord} (identity, status, reasons,
  * the fitted scalars: about 1.5 KB) for the {@code maxVersions} highest versions, the full
  * {@link ParameterSnapshot} (ρ per worker, the quantile forest) only for the {@code fullSnapshots}
- * highest versions, and the last {@value #CONTROL_ENTRIES} control records. The rule itself keeps one
+ * highest versions, and the last {@value #CONTROL_ENTRIES} control records. A snapshot that names the record carrying
+ * its forest ({@link ModelCarrier}) is given that forest when the history holds it (the newest carrier's, and those
+ * of the full snapshots); otherwise its record shows the carrier's forest summary. The rule itself keeps one
  * small entry per accepted version (see its documentation).
  */
 public final class SnapshotHistory {
@@ -44,6 +48,7 @@ public final class SnapshotHistory {
     private static final class Scope {
         final TreeMap<Long, VersionRecord> versions = new TreeMap<>();
         final TreeMap<Long, ParameterSnapshot> full = new TreeMap<>();
+        final TreeMap<Long, QuantileForestModel> models = new TreeMap<>(); // carrier version → its forest
         final Deque<ScopeState.ControlEntry> controls = new ArrayDeque<>();
     }
 
@@ -66,7 +71,19 @@ public final class SnapshotHistory {
     public synchronized void onSnapshot(ParameterSnapshot s, long offset) {
         rule.onSnapshot(s);
         Scope sc = scopes.computeIfAbsent(s.getScope(), k -> new Scope());
-        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset));
+        ForestSummary carried = null;
+        if (ModelCarrier.refersElsewhere(s)) {
+            QuantileForestModel m = sc.models.get(s.getQuantileModelVersion());
+            if (m != null) {
+                s.setQuantileModel(m); // the reader's own decoded record: the full snapshot then shows its forest
+            } else {
+                VersionRecord c = sc.versions.get(s.getQuantileModelVersion());
+                carried = c == null ? null : c.forest();
+            }
+        } else if (ModelCarrier.carries(s)) {
+            sc.models.put(ModelCarrier.versionOf(s), s.getQuantileModel());
+        }
+        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried));
         while (sc.versions.size() > maxVersions) {
             sc.versions.pollFirstEntry();
         }
@@ -74,7 +91,18 @@ public final class SnapshotHistory {
         while (sc.full.size() > fullSnapshots) {
             sc.full.pollFirstEntry();
         }
+        dropUnusedModels(sc);
         changed();
+    }
+
+    /**
+     * Keeps the forests the full snapshots use, and the newest one (the next snapshots name it): the same objects the
+     * full snapshots hold, so the map costs no memory of its own.
+     */
+    private static void dropUnusedModels(Scope sc) {
+        Long newest = sc.models.isEmpty() ? null : sc.models.lastKey();
+        sc.models.keySet().removeIf(v -> !v.equals(newest)
+                && sc.full.values().stream().noneMatch(f -> v.equals(ModelCarrier.versionOf(f))));
     }
 
     /** A tombstone on the params topic deleted {@code version} of {@code scope}: it can no longer be active. */
@@ -84,6 +112,7 @@ public final class SnapshotHistory {
         if (sc != null) {
             sc.versions.remove(version);
             sc.full.remove(version);
+            sc.models.remove(version);
         }
         changed();
     }

@@ -1,6 +1,7 @@
 package io.tierroute.dashboards.history;
 
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 
 import java.util.Collections;
 import java.util.List;
@@ -12,18 +13,24 @@ import java.util.Map;
  *
  * @param status        CANDIDATE, ACCEPTED or REJECTED (as published)
  * @param rhoPairs      number of (worker, tier) ρ entries it carried
- * @param forest        shape of its quantile forest, or null when it had none
+ * @param forest        shape of its quantile forest, or null when it had none (or names a record this history
+ *                      never held)
+ * @param forestVersion the version whose record carries that forest in full: this one, or an earlier one it names;
+ *                      null without a forest
  * @param offset        its offset on the params topic
  */
 public record VersionRecord(String scope, long version, Long parentVersion, String producer, long createdAtMs,
                             String status, List<String> rejectReasons, long controlSequence,
-                            Map<String, Fitted> params, int rhoPairs, ForestSummary forest, long offset) {
+                            Map<String, Fitted> params, int rhoPairs, ForestSummary forest, Long forestVersion,
+                            long offset) {
 
-    static VersionRecord of(ParameterSnapshot s, long offset) {
+    /** {@code carried}: the shape of the forest {@code s} names but does not hold, when known (else null). */
+    static VersionRecord of(ParameterSnapshot s, long offset, ForestSummary carried) {
         return new VersionRecord(s.getScope(), s.getVersion(), s.getParentVersion(), s.getProducer(),
                 s.getCreatedAtMs(), s.getStatus().name(), List.copyOf(s.getRejectReasons()), s.getControlSequence(),
                 Collections.unmodifiableMap(ParameterNames.fittedValues(s)), s.getRho().size(),
-                s.getQuantileModel() == null ? null : ForestSummary.of(s.getQuantileModel()), offset);
+                s.getQuantileModel() != null ? ForestSummary.of(s.getQuantileModel()) : carried,
+                ModelCarrier.versionOf(s), offset);
     }
 
     public boolean accepted() {

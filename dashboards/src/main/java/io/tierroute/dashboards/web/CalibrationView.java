@@ -5,6 +5,7 @@ import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileCoverage;
 import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -37,6 +38,14 @@ final class CalibrationView {
         this.history = history;
     }
 
+    private static String noModel(ParameterSnapshot s) {
+        if (ModelCarrier.refersElsewhere(s)) { // its carrier came before this dashboard's retained history
+            return "version " + s.getVersion() + " uses the quantile model of version " + s.getQuantileModelVersion()
+                    + ", which this dashboard does not hold (see that version's forest summary)";
+        }
+        return "version " + s.getVersion() + " has no quantile model (d̂ falls back to max_tokens / 2)";
+    }
+
     Map<String, Object> calibration(String scope) {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("scope", scope);
@@ -50,8 +59,7 @@ final class CalibrationView {
         if (m == null) {
             out.put("coverage", List.of());
             out.put("coverageNote", NO_COVERAGE_NOTE);
-            out.put("message", s.isEmpty() ? "no snapshot yet" : "version " + s.get().getVersion()
-                    + " has no quantile model (d̂ falls back to max_tokens / 2)");
+            out.put("message", s.isEmpty() ? "no snapshot yet" : noModel(s.get()));
             return out;
         }
         List<Map<String, Object>> coverage = new ArrayList<>();
@@ -72,6 +80,7 @@ final class CalibrationView {
         out.put("coverage", coverage);
         out.put("invalidCoverageEntries", invalid);
         out.put("coverageNote", coverage.isEmpty() ? NO_COVERAGE_NOTE : COVERAGE_NOTE);
+        out.put("modelVersion", s.map(ModelCarrier::versionOf).orElse(null)); // the record carrying the forest
         out.put("target", m.getTargetName());
         out.put("features", m.getFeatureNames());
         out.put("trainingRows", m.getTrainingRows());

@@ -177,6 +177,7 @@ final class HistoryViews {
         m.put("controlSequence", r.controlSequence());
         m.put("rhoPairs", r.rhoPairs());
         m.put("forest", r.forest());
+        m.put("forestVersion", r.forestVersion());
         return m;
     }
 

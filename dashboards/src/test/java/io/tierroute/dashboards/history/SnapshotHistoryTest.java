@@ -47,6 +47,36 @@ class SnapshotHistoryTest {
     }
 
     @Test
+    void aSnapshotNamingTheRecordCarryingItsForestShowsThatForest() {
+        SnapshotHistory h = new SnapshotHistory(100, 3);
+        h.onSnapshot(Snapshots.accepted("default", 1).setQuantileModelVersion(1L).build(), 0);
+        for (long v = 2; v <= 4; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).setQuantileModel(null).setQuantileModelVersion(1L).build(), v);
+        }
+        assertThat(h.version("default", 4).orElseThrow().forest().trainingRows()).isEqualTo(100);
+        assertThat(h.version("default", 4).orElseThrow().forestVersion()).isEqualTo(1L);
+        assertThat(h.fullSnapshot("default", 4).orElseThrow().getQuantileModel())
+                .as("the carrier's forest, held for the full snapshots").isNotNull();
+
+        // a retrained forest, first carried by a rejected record; the carrier of 1 is then used by no full snapshot
+        h.onSnapshot(Snapshots.rejected("default", 5).setQuantileModel(
+                io.tierroute.schemas.avro.QuantileForestModel.newBuilder(Snapshots.forest()).setTrainingRows(500).build())
+                .setQuantileModelVersion(5L).build(), 5);
+        for (long v = 6; v <= 8; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).setQuantileModel(null).setQuantileModelVersion(5L).build(), v);
+        }
+        assertThat(h.fullSnapshot("default", 8).orElseThrow().getQuantileModel().getTrainingRows()).isEqualTo(500);
+        assertThat(h.version("default", 8).orElseThrow().forestVersion()).isEqualTo(5L);
+
+        // a pin back to 3 makes the job name carrier 1 again: its forest is no longer held, its shape is
+        h.onSnapshot(Snapshots.accepted("default", 9).setQuantileModel(null).setQuantileModelVersion(1L).build(), 9);
+        VersionRecord r = h.version("default", 9).orElseThrow();
+        assertThat(r.forest().trainingRows()).as("the shape from carrier 1's record").isEqualTo(100);
+        assertThat(r.forestVersion()).isEqualTo(1L);
+        assertThat(h.fullSnapshot("default", 9).orElseThrow().getQuantileModel()).isNull();
+    }
+
+    @Test
     void versionsRejectedReasonsAndFittedValuesAreKept() {
         SnapshotHistory h = new SnapshotHistory();
         h.onSnapshot(Snapshots.rejected("pool-a", 7).build(), 0);

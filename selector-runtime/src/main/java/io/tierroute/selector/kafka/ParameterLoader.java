@@ -6,9 +6,11 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.UnknownSchemaException;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
@@ -63,6 +65,12 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
  * and swaps it in ({@link ParameterStore#activate}).
+ *
+ * <p><b>Models by reference.</b> A snapshot may name the record that carries its quantile forest instead of carrying
+ * it ({@link ModelCarrier}): the job publishes each forest once. The loader then takes the applied set's model when it
+ * is that one, else the newest carrying record it holds, else reads that record back by its offset (carriers of the
+ * served scope are indexed in any status: the first record to carry a retrained forest may be one the gate rejected),
+ * else scans for it. A snapshot whose carrier is gone, or carries no model, is refused like one that cannot be used.
  *
  * <p><b>Bad records.</b> Undecodable bytes, an unknown writer schema, and snapshots whose values the
  * selector cannot use are logged and counted ({@code tierroute_params_bad_records_total{topic,reason}});
@@ -130,6 +138,11 @@ public final class ParameterLoader implements AutoCloseable {
     private ActivationRule rule = new ActivationRule();                    // loader thread only; new per session
     private final SnapshotProjection projection = new SnapshotProjection();
     private final TreeMap<Long, Where> offsets = new TreeMap<>();          // served scope: accepted version → where
+    private final TreeMap<Long, Where> carriers = new TreeMap<>();         // served scope: version carrying a model → where
+    private long newestCarrierVersion;     // served scope: the newest record carrying a model in full, kept so the
+    private byte[] newestCarrierBytes;     // records after a training, which name it, need no re-read
+    private long appliedModelVersion;      // the record whose model the applied set uses (0: none), and that model,
+    private QuantileForestModel appliedModel; // so a snapshot naming it needs no re-read either
     private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
     private long cacheBytes;
     private final Thread thread;
@@ -275,6 +288,11 @@ public final class ParameterLoader implements AutoCloseable {
     private void session() {
         rule = new ActivationRule();
         offsets.clear();
+        carriers.clear();
+        newestCarrierVersion = 0;
+        newestCarrierBytes = null;
+        appliedModelVersion = 0;
+        appliedModel = null;
         newestRejected = 0;
         cache.clear();
         cacheBytes = 0;
@@ -318,6 +336,7 @@ public final class ParameterLoader implements AutoCloseable {
                                         + "at version {}{}", first ? "ready" : "caught up again",
                                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), paramsRecords.sum(),
                                 controlRecords.sum(), scope, appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
+                        warnIfScopeUnknown(first);
                         publishStatus();
                         ready.countDown();
                     }
@@ -330,6 +349,20 @@ public final class ParameterLoader implements AutoCloseable {
             }
         } finally {
             consumer = null;
+        }
+    }
+
+    /**
+     * A served scope the topics never named, while they name others, is most likely a misspelt {@code kafka.scope}: the
+     * selector would serve its configured parameters for good without a word.
+     */
+    private void warnIfScopeUnknown(boolean first) {
+        List<String> known = rule.scopes().stream().sorted().toList();
+        if (first && !known.isEmpty() && !known.contains(scope)) {
+            lastError = "no snapshot or control record of scope '" + scope + "' on " + Topics.PARAMS + " / "
+                    + Topics.CONTROL + ", which hold scopes " + known + "; serving the configured parameters until one "
+                    + "is published (is kafka.scope spelt right?)";
+            log.warn("params loader: {}", lastError);
         }
     }
 
@@ -379,6 +412,16 @@ public final class ParameterLoader implements AutoCloseable {
         }
         if (h.status() == SnapshotStatus.REJECTED) {
             newestRejected = Math.max(newestRejected, h.version());
+        }
+        if (h.carriesModel()) { // in any status: a rejected record may carry the model a later accepted one names
+            carriers.put(h.version(), new Where(r.partition(), r.offset()));
+            if (carriers.size() > indexedVersions) {
+                carriers.pollFirstEntry();
+            }
+            if (h.version() >= newestCarrierVersion) {
+                newestCarrierVersion = h.version();
+                newestCarrierBytes = r.value();
+            }
         }
         if (h.status() == SnapshotStatus.ACCEPTED) {
             offsets.put(h.version(), new Where(r.partition(), r.offset()));
@@ -433,6 +476,10 @@ public final class ParameterLoader implements AutoCloseable {
         rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
         if (s.equals(scope)) {
             offsets.remove(version);
+            carriers.remove(version);
+            if (version == newestCarrierVersion) {
+                newestCarrierBytes = null;
+            }
             forget(version);
             if (version == newestRejected) {
                 newestRejected = 0; // trimmed from the history: no longer a version anyone can look up
@@ -481,43 +528,20 @@ public final class ParameterLoader implements AutoCloseable {
             return; // waiting to retry a re-read that failed transiently
         }
         long begin = System.nanoTime();
-        byte[] bytes = cache.get(version);
-        if (bytes == null) {
-            Where where = offsets.get(version);
-            Fetched f = where != null ? reread(version, where) : scan(version);
-            if (!running) {
-                return;
-            }
-            if (f.bytes() == null && f.transientFailure()) {
-                rereadFailures.increment();
-                retryBackoffMs = version == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
-                retryVersion = version;
-                retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
-                lastError = "active version " + version + " of scope '" + scope + "' could not be re-read from "
-                        + Topics.PARAMS + " (transient); retrying in " + retryBackoffMs + " ms";
-                if (badLog.allow()) {
-                    log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
-                }
-                publishStatus();
-                return;
-            }
-            retryVersion = -1;
-            if (f.bytes() == null) {
-                failedVersion = version;
-                bad(Topics.PARAMS, BadReason.MISSING, null, "active version " + version + " of scope '" + scope
-                        + "' is no longer on " + Topics.PARAMS + (where == null ? "" : " at " + where));
-                return;
-            }
-            bytes = f.bytes();
+        Fetched f = fetch(version);
+        if (!running || gaveUp(f, version, version, "active version " + version + " of scope '" + scope + "'")) {
+            return;
         }
-        retryVersion = -1;
         ParameterSnapshot snapshot;
         try {
-            snapshot = Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+            snapshot = Codecs.PARAMETER_SNAPSHOT.decode(f.bytes());
         } catch (RecordDecodeException e) {
             failedVersion = version;
             bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
                     "version " + version + ": " + e.getMessage());
+            return;
+        }
+        if (!withModel(snapshot)) {
             return;
         }
         Where where = offsets.get(version);
@@ -546,12 +570,108 @@ public final class ParameterLoader implements AutoCloseable {
         swaps.increment();
         long was = appliedVersion;
         appliedVersion = version;
+        Long modelVersion = ModelCarrier.versionOf(snapshot);
+        appliedModelVersion = modelVersion == null ? 0 : modelVersion;
+        appliedModel = snapshot.getQuantileModel();
         failedVersion = -1;
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
         publishStatus();
         log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version, was,
                 rule.isPinned(scope) ? ", pinned" : "", took / 1000);
+    }
+
+    /** A version's record: from the LRU or the newest carrier if held, else re-read by its offset, else scanned for. */
+    private Fetched fetch(long version) {
+        byte[] held = cache.get(version);
+        if (held == null && version == newestCarrierVersion) {
+            held = newestCarrierBytes;
+        }
+        if (held != null) {
+            return new Fetched(held, false);
+        }
+        Where w = offsets.get(version);
+        if (w == null) {
+            w = carriers.get(version);
+        }
+        return w != null ? reread(version, w) : scan(version);
+    }
+
+    /**
+     * True when {@code f} has no bytes of version {@code fetched} ({@code what}), which activating {@code active}
+     * needs: a transient failure schedules a retry of {@code active}, anything else gives it up (until it is published
+     * again).
+     */
+    private boolean gaveUp(Fetched f, long active, long fetched, String what) {
+        if (f.bytes() != null) {
+            retryVersion = -1;
+            return false;
+        }
+        if (f.transientFailure()) {
+            rereadFailures.increment();
+            retryBackoffMs = active == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
+            retryVersion = active;
+            retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
+            lastError = what + " could not be re-read from " + Topics.PARAMS
+                    + " (transient); retrying in " + retryBackoffMs + " ms";
+            if (badLog.allow()) {
+                log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
+            }
+            publishStatus();
+            return true;
+        }
+        retryVersion = -1;
+        failedVersion = active;
+        Where where = offsets.containsKey(fetched) ? offsets.get(fetched) : carriers.get(fetched);
+        bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS
+                + (where == null ? "" : " at " + where));
+        return true;
+    }
+
+    /**
+     * Gives {@code s} its output-length model when it names the record carrying it ({@link ModelCarrier}): the applied
+     * set's model when it is that one, else that record's. False, after recording why, when it cannot be had.
+     */
+    private boolean withModel(ParameterSnapshot s) {
+        long version = s.getVersion();
+        String problem = ModelCarrier.problem(s);
+        if (problem != null) {
+            failedVersion = version;
+            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " of scope '" + scope
+                    + "' cannot be used: " + problem);
+            return false;
+        }
+        if (!ModelCarrier.refersElsewhere(s)) {
+            return true;
+        }
+        long carrier = s.getQuantileModelVersion();
+        if (carrier == appliedModelVersion && appliedModel != null) {
+            s.setQuantileModel(appliedModel);
+            return true;
+        }
+        String what = "version " + carrier + " of scope '" + scope + "' (it carries the output-length model of version "
+                + version + ")";
+        Fetched f = fetch(carrier);
+        if (!running || gaveUp(f, version, carrier, what)) {
+            return false;
+        }
+        ParameterSnapshot c;
+        try {
+            c = Codecs.PARAMETER_SNAPSHOT.decode(f.bytes());
+        } catch (RecordDecodeException e) {
+            failedVersion = version;
+            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
+                    what + ": " + e.getMessage());
+            return false;
+        }
+        if (c.getQuantileModel() == null || !c.getScope().toString().equals(scope) || c.getVersion() != carrier) {
+            failedVersion = version;
+            bad(Topics.PARAMS, BadReason.UNUSABLE, null, what + ": the record found under that key carries no model "
+                    + "of that scope and version");
+            return false;
+        }
+        s.setQuantileModel(c.getQuantileModel());
+        return true;
     }
 
     /** Reads one record back by its offset (a rollback to a version no longer in the cache). */

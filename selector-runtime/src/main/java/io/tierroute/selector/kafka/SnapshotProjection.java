@@ -21,7 +21,7 @@ import java.util.OptionalLong;
 
 /**
  * Reads only what {@link io.tierroute.schemas.snapshot.ActivationRule} needs from an encoded
- * {@link ParameterSnapshot} (scope, version, status, controlSequence): Avro schema resolution against a
+ * {@link ParameterSnapshot} (scope, version, status, controlSequence), and which record carries its model: Avro schema resolution against a
  * projection of the record skips the parameters, ρ arrays and the forest without materialising them,
  * so catching up with a topic of a thousand versions with forests does not build a thousand forests.
  * A header that is bad or names an unknown writer schema fails exactly as {@link RecordCodec#decode}
@@ -29,8 +29,16 @@ import java.util.OptionalLong;
  */
 final class SnapshotProjection {
 
-    /** The identifying fields of one snapshot. */
-    record Head(String scope, long version, SnapshotStatus status, long controlSequence) {}
+    /**
+     * The identifying fields of one snapshot; {@code modelVersion} is the record that carries its output-length model
+     * ({@code quantileModelVersion}: null without a model, and in records written before the field existed).
+     */
+    record Head(String scope, long version, SnapshotStatus status, long controlSequence, Long modelVersion) {
+        /** Whether this record carries its model in full (one a later record may name); unknown for older writers. */
+        boolean carriesModel() {
+            return modelVersion != null && modelVersion == version;
+        }
+    }
 
     private static final RecordCodec<ParameterSnapshot> CODEC = Codecs.PARAMETER_SNAPSHOT;
     private static final Schema PROJECTION = projection(CODEC.schema());
@@ -40,7 +48,7 @@ final class SnapshotProjection {
 
     private static Schema projection(Schema full) {
         List<Schema.Field> fields = new ArrayList<>();
-        for (String name : List.of("scope", "version", "status", "controlSequence")) {
+        for (String name : List.of("scope", "version", "status", "controlSequence", "quantileModelVersion")) {
             Schema.Field f = full.getField(name);
             fields.add(new Schema.Field(f.name(), f.schema(), f.doc(), f.defaultVal()));
         }
@@ -76,6 +84,7 @@ final class SnapshotProjection {
         }
         Object status = r.get("status");
         return new Head(String.valueOf(r.get("scope")), (Long) r.get("version"),
-                SnapshotStatus.valueOf(status.toString()), (Long) r.get("controlSequence"));
+                SnapshotStatus.valueOf(status.toString()), (Long) r.get("controlSequence"),
+                (Long) r.get("quantileModelVersion"));
     }
 }

@@ -325,5 +325,17 @@ class ParameterLoaderTest {
         assertThat(store.current().version()).isZero();
         assertThat(l.swaps()).isZero();
         assertThat(l.status().appliedVersion()).isZero();
+        assertThat(l.status().lastError()).as("no scope at all: nothing to compare with").isNull();
+    }
+
+    @Test
+    void aServedScopeTheTopicsNeverNameIsReportedWithTheScopesTheyDo() throws Exception {
+        publish(producer, snapshot("default", 1).build());
+        publish(producer, snapshot("pool-a", 1).build());
+        ParameterStore store = store();
+        ParameterLoader l = start(store, KafkaFixture.settings().withScope("defualt"));
+        assertThat(store.current().version()).isZero();
+        assertThat(l.status().lastError()).contains("no snapshot or control record of scope 'defualt'")
+                .contains("[default, pool-a]").contains("is kafka.scope spelt right?");
     }
 }

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retrains the current scope's quantile-regression forest on its replay buffer and keeps the result as the pending
- * model (keyed state) until a snapshot carries it. In processing-time mode on one background thread per operator
+ * model (keyed state) until an accepted snapshot carries it, with the version of the first record that carried it in
+ * full (rejected or not): later records refer to that one rather than carry the model again. In processing-time mode on one background thread per operator
  * instance, which the keyed thread polls: training 20 000 rows × 50 trees takes seconds, and done inline it stalled
  * the subtask and its checkpoints for that long. In event-time mode inline, so the model is a function of the input.
  */
@@ -33,16 +34,18 @@ final class ForestTraining implements AutoCloseable {
     private final ForestConfig config;
     private final int minRows;
     private final ValueState<QuantileForestModel> pending;
+    private final ValueState<Long> pendingCarrier;
     private final Counter failures;
     private final ExecutorService executor;
     /** In-flight training per scope (not state: lost on a restore, the next forest tick starts another). */
     private final Map<String, Training> running = new HashMap<>();
 
-    ForestTraining(ForestConfig config, int minRows, ValueState<QuantileForestModel> pending, Counter failures,
-                   String threadName) {
+    ForestTraining(ForestConfig config, int minRows, ValueState<QuantileForestModel> pending,
+                   ValueState<Long> pendingCarrier, Counter failures, String threadName) {
         this.config = config;
         this.minRows = minRows;
         this.pending = pending;
+        this.pendingCarrier = pendingCarrier;
         this.failures = failures;
         this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, threadName);
@@ -57,8 +60,25 @@ final class ForestTraining implements AutoCloseable {
         return pending.value();
     }
 
+    /** The version of the record that published the pending model in full, or null while none has. */
+    Long pendingCarrier() throws Exception {
+        return pendingCarrier.value();
+    }
+
+    /** The pending model went out in full in {@code version}'s record. */
+    void pendingPublishedIn(long version) throws Exception {
+        pendingCarrier.update(version);
+    }
+
     void pendingKept() {
         pending.clear();
+        pendingCarrier.clear();
+    }
+
+    /** A new pending model: no record has carried it yet. */
+    private void newPending(QuantileForestModel model) throws Exception {
+        pending.update(model);
+        pendingCarrier.clear();
     }
 
     /**
@@ -89,7 +109,7 @@ final class ForestTraining implements AutoCloseable {
         c.rowsSinceForest = 0;
         long begin = System.nanoTime();
         try {
-            pending.update(new QuantileForestTrainer(config).fit(rows).model());
+            newPending(new QuantileForestTrainer(config).fit(rows).model());
             LOG.info("scope {}: quantile forest trained on {} rows in {} ms (event-time tick {})", scope, rows.size(),
                 (System.nanoTime() - begin) / 1_000_000, tickMs);
         } catch (RuntimeException e) {
@@ -109,7 +129,7 @@ final class ForestTraining implements AutoCloseable {
         }
         running.remove(scope);
         try {
-            pending.update(t.model.get());
+            newPending(t.model.get());
             LOG.info("scope {}: quantile forest retrained on {} rows in {} ms (in the background)", scope, t.rows,
                 (System.nanoTime() - t.startNanos) / 1_000_000);
         } catch (ExecutionException e) {

@@ -5,6 +5,7 @@ import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.snapshot.GateConfig;
 import io.tierroute.fitter.snapshot.GateResult;
+import io.tierroute.fitter.snapshot.ModelReferences;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.fitter.snapshot.ValidationGate;
 import io.tierroute.jobs.JobSettings;
@@ -64,8 +65,9 @@ import org.slf4j.LoggerFactory;
  *       ignored).</li>
  *   <li>{@link #ACCEPTED} version → control sequence and {@link #HISTORY} version → snapshot without
  *       its model, for the last {@code historyVersions} accepted versions (a pinned version is kept
- *       past that); {@link #FORESTS}: each quantile model once, under the version that introduced it
- *       ({@link VersionHistory}); {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot
+ *       past that); {@link #FORESTS}: each quantile model once, under the version whose record carries it
+ *       ({@link VersionHistory}); {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot, and
+ *       {@link #PENDING_FOREST_CARRIER}: the version of the record that published it in full, if one has
  *       ({@link ForestTraining}).</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
  *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}, {@link ReplayBuffers}): the
@@ -94,6 +96,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new MapStateDescriptor<>("forests", Long.class, QuantileForestModel.class);
     static final ValueStateDescriptor<QuantileForestModel> PENDING_FOREST =
         new ValueStateDescriptor<>("pendingForest", QuantileForestModel.class);
+    static final ValueStateDescriptor<Long> PENDING_FOREST_CARRIER =
+        new ValueStateDescriptor<>("pendingForestCarrier", LongSerializer.INSTANCE);
     static final ValueStateDescriptor<ScopeCounters> COUNTERS =
         new ValueStateDescriptor<>("counters", ScopeCounters.class);
     static final MapStateDescriptor<Long, byte[]> ROW_CHUNKS =
@@ -194,7 +198,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
             settings.forestMaxBytes(), fc.seed());
         forests = new ForestTraining(forestConfig, settings.minForestRows(), ctx.getState(PENDING_FOREST),
-            m.counter("forestTrainingFailures"), "forest-trainer-" + ctx.getTaskInfo().getIndexOfThisSubtask());
+            ctx.getState(PENDING_FOREST_CARRIER), m.counter("forestTrainingFailures"), "forest-trainer-" + ctx.getTaskInfo().getIndexOfThisSubtask());
     }
 
     @Override
@@ -441,14 +445,18 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
         GateResult result = gate.validate(candidate, active);
-        ParameterSnapshot snapshot = result.snapshot();
+        ParameterSnapshot gated = result.snapshot();
         long sequence = ctl == null ? 0 : ctl.getSequence();
-        snapshot.setControlSequence(sequence);
-        long v = snapshot.getVersion();
+        gated.setControlSequence(sequence);
+        long v = gated.getVersion();
         version.update(v);
+        ParameterSnapshot snapshot = ModelReferences.forPublication(gated, knownCarriers(active, fresh));
+        if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
+            forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one
+        }
         if (result.accepted()) {
             snapshotsAccepted.inc();
-            if (versions.keep(snapshot, sequence, fresh, active, ctl)) {
+            if (versions.keep(snapshot, gated.getQuantileModel(), sequence, fresh, ctl)) {
                 forests.pendingKept();
             }
             if (est.useBandwidths(snapshot)) {
@@ -479,6 +487,21 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         return String.format(Locale.ROOT, "; TTFT intercept %.0f ± %.0f µs on %d rows", l.intercept(),
             l.interceptStdError(), l.samples());
+    }
+
+    /** Records already published with a model in full: the active snapshot's model's, and the pending model's. */
+    private List<ModelReferences.Carrier> knownCarriers(ParameterSnapshot active, QuantileForestModel fresh)
+            throws Exception {
+        List<ModelReferences.Carrier> known = new ArrayList<>(2);
+        ModelReferences.Carrier ofActive = ModelReferences.carrierOf(active);
+        if (ofActive != null) {
+            known.add(ofActive);
+        }
+        Long pendingCarrier = forests.pendingCarrier();
+        if (fresh != null && pendingCarrier != null) {
+            known.add(new ModelReferences.Carrier(pendingCarrier, fresh));
+        }
+        return known;
     }
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */

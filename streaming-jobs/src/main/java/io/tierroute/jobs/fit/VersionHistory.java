@@ -14,7 +14,7 @@ import org.apache.flink.api.common.state.MapState;
 /**
  * The current scope's accepted versions, over {@link ScopeFitFunction}'s keyed state: version → control sequence
  * ({@code accepted}), version → snapshot without its model ({@code history}) and each quantile model once, under the
- * version that introduced it ({@code forests}). From them and the last control record it answers which version is
+ * version whose record carries it in full on the params topic ({@code forests}). From them and the last control record it answers which version is
  * active, as {@link ActivationRule} says and every reader of the two topics computes.
  */
 final class VersionHistory {
@@ -54,31 +54,33 @@ final class VersionHistory {
             return null;
         }
         QuantileForestModel model = h.forestVersion == 0 ? null : forests.get(h.forestVersion);
-        return ParameterSnapshot.newBuilder(h.snapshot).setQuantileModel(model).build();
+        // the model's carrier as the record names it (state kept before the field existed names none)
+        return ParameterSnapshot.newBuilder(h.snapshot).setQuantileModel(model)
+            .setQuantileModelVersion(model == null ? null : h.forestVersion).build();
     }
 
     /**
-     * Keeps an accepted snapshot stamped with control {@code sequence}. Its model is stored once: under this version
-     * when it is the retrained {@code fresh} one (then true: the caller's pending model is now kept), else as the
-     * model of the {@code active} parent it carried over. Then trims to the last versions, keeping the one
-     * {@code ctl} names.
+     * Keeps an accepted snapshot as published (stamped with control {@code sequence}); {@code model} is its quantile
+     * model, which the record carries in full or names by {@code quantileModelVersion}. The model is stored once, under
+     * that carrying version. True when it is the retrained {@code fresh} one (the caller's pending model is now kept).
+     * Then trims to the last versions, keeping the one {@code ctl} names.
      */
-    boolean keep(ParameterSnapshot snapshot, long sequence, QuantileForestModel fresh, ParameterSnapshot active,
+    boolean keep(ParameterSnapshot published, QuantileForestModel model, long sequence, QuantileForestModel fresh,
                  SnapshotControl ctl) throws Exception {
-        long v = snapshot.getVersion();
+        long v = published.getVersion();
         long forestVersion = 0;
         boolean freshKept = false;
-        if (snapshot.getQuantileModel() != null) {
-            if (fresh != null && snapshot.getQuantileModel().equals(fresh)) {
-                forests.put(v, fresh);
-                freshKept = true;
-                forestVersion = v;
-            } else if (active != null) {
-                HistoryEntry a = history.get(active.getVersion());
-                forestVersion = a == null ? 0 : a.forestVersion;
+        if (model != null && published.getQuantileModelVersion() != null) {
+            forestVersion = published.getQuantileModelVersion();
+            if (!forests.contains(forestVersion)) {
+                forests.put(forestVersion, model);
             }
+            freshKept = fresh != null && (model == fresh || model.equals(fresh));
         }
-        ParameterSnapshot kept = ParameterSnapshot.newBuilder(snapshot).setQuantileModel(null).build();
+        ParameterSnapshot kept = published;
+        if (published.getQuantileModel() != null) {
+            kept = ParameterSnapshot.newBuilder(published).setQuantileModel(null).build();
+        }
         accepted.put(v, sequence);
         history.put(v, new HistoryEntry(kept, forestVersion));
         trim(v, ctl);

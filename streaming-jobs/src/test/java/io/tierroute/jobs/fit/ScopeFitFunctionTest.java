@@ -216,7 +216,29 @@ class ScopeFitFunctionTest {
         assertThat(withModel.getQuantileModel()).as("the polled model is in a snapshot within 100 polls; last: %s",
             withModel.getRejectReasons()).isNotNull();
         assertThat(withModel.getStatus()).as("reasons %s", withModel.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(withModel.getQuantileModelVersion()).as("the record carrying the model names itself")
+            .isEqualTo(withModel.getVersion());
+
+        // The model travels once: every later record names the carrier instead of repeating ~0.5 MB, also after a
+        // restore (the carrier is in the active version's state).
+        for (int i = 0; i < 3; i++) {
+            rows(h, 5);
+            now = (now / TICK + 1) * TICK;
+            ParameterSnapshot next = publishOne(h, now);
+            assertThat(next.getQuantileModel()).as("version %d carries no model of its own", next.getVersion()).isNull();
+            assertThat(next.getQuantileModelVersion()).as("version %d refers to the carrier", next.getVersion())
+                .isEqualTo(withModel.getVersion());
+        }
+        OperatorSubtaskState state = h.snapshot(1, now);
         h.close();
+        var restored = harness(state, settings().set("forest-interval", Duration.ofSeconds(1))
+            .set("min-forest-rows", 100).set("forest-trees", 30).build());
+        restored.setProcessingTime(now);
+        rows(restored, 5);
+        ParameterSnapshot afterRestore = publishOne(restored, (now / TICK + 1) * TICK);
+        assertThat(afterRestore.getQuantileModel()).isNull();
+        assertThat(afterRestore.getQuantileModelVersion()).isEqualTo(withModel.getVersion());
+        restored.close();
     }
 
     /**

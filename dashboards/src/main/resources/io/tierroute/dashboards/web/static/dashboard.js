@@ -217,7 +217,7 @@ function renderCalibration(d) {
   if (!d.present) { box.textContent = d.message; return; }
   const cov = d.coverage;
   const shape = el('table', { id: 'forest-shape' }, el('tbody', {},
-    ...[['target', d.target], ['training rows', d.trainingRows], ['trees', d.trees], ['leaves', d.leaves],
+    ...[['target', d.target], ['published in version', d.modelVersion], ['training rows', d.trainingRows], ['trees', d.trees], ['leaves', d.leaves],
       ['samples per leaf ≤', d.maxSamplesPerLeaf], ['features', d.features.join(', ')]]
       .map(([k, v]) => el('tr', {}, el('th', { textContent: k }), el('td', { textContent: v })))));
   const table = el('table', { id: 'coverage-table' },

@@ -1,0 +1,151 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.tierroute.selector.kafka.KafkaFixture.await;
+import static io.tierroute.selector.kafka.KafkaFixture.control;
+import static io.tierroute.selector.kafka.KafkaFixture.publish;
+import static io.tierroute.selector.kafka.KafkaFixture.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A snapshot that names the record carrying its output-length model ({@code quantileModelVersion}) instead of
+ * carrying it, against a real broker: the loader finds that record (held, re-read by offset, scanned for) in whatever
+ * status it was published, and refuses the snapshot, keeping the set in force, when it is gone.
+ */
+class ModelByReferenceLoaderTest {
+
+    private static final List<String> WORKERS = List.of("w0", "w1", "w2");
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final List<ParameterLoader> loaders = new ArrayList<>();
+    private KafkaProducer<byte[], byte[]> producer;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        KafkaFixture.resetTopics();
+        producer = KafkaFixture.producer();
+    }
+
+    @AfterEach
+    void tearDown() {
+        loaders.forEach(ParameterLoader::close);
+        producer.close();
+    }
+
+    private ParameterLoader start(ParameterStore store, KafkaSettings settings, int indexedVersions)
+            throws InterruptedException {
+        ParameterLoader l = new ParameterLoader(settings, store,
+                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5), indexedVersions).start();
+        loaders.add(l);
+        assertThat(l.awaitReady(WAIT)).as("loader ready").isTrue();
+        return l;
+    }
+
+    private static ParameterStore store() {
+        return new ParameterStore(ParameterSet.defaults(WORKERS.size()));
+    }
+
+    /** The fixture forest, told apart by its training rows. */
+    private static QuantileForestModel forest(long trainingRows) {
+        return QuantileForestModel.newBuilder(KafkaFixture.forest()).setTrainingRows(trainingRows).build();
+    }
+
+    private void carrier(long version, SnapshotStatus status, QuantileForestModel model) {
+        publish(producer, snapshot("default", version).setStatus(status).setQuantileModel(model)
+                .setQuantileModelVersion(version).build());
+    }
+
+    private void referrer(long version, long carrier) {
+        publish(producer, snapshot("default", version).setQuantileModelVersion(carrier).build());
+    }
+
+    @Test
+    void aSnapshotNamingARejectedCarrierGetsThatModelAndFollowersReuseIt() throws Exception {
+        carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));
+        carrier(2, SnapshotStatus.REJECTED, forest(2_000)); // a retrained forest the gate first refused
+        ParameterStore store = store();
+        ParameterLoader l = start(store, KafkaFixture.settings(), ParameterLoader.DEFAULT_INDEXED_VERSIONS);
+        assertThat(store.current().version()).isEqualTo(1);
+        assertThat(store.current().outputModel()).isNotNull();
+
+        referrer(3, 2);
+        await(WAIT, () -> store.current().version() == 3, "version 3 applied");
+        assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
+                .as("the model of the rejected record 2, which version 3 names").isEqualTo(2_000);
+        for (long v = 4; v <= 6; v++) {
+            referrer(v, 2);
+        }
+        await(WAIT, () -> store.current().version() == 6, "version 6 applied");
+        assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
+                .isEqualTo(2_000);
+        assertThat(l.rereads() + l.scans()).as("the newest carrier is held: nothing read back").isZero();
+    }
+
+    @Test
+    void aFreshLoaderReReadsAnOldCarrierByOffsetAndAScanFindsOneOlderThanTheIndex() throws Exception {
+        carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));
+        for (long v = 2; v <= 8; v++) {
+            referrer(v, 1);
+        }
+        carrier(9, SnapshotStatus.ACCEPTED, forest(9_000));
+        referrer(10, 9);
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        ParameterStore store = store();
+        ParameterLoader l = start(store, small, 3);
+        assertThat(store.current().version()).isEqualTo(10);
+        assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
+                .isEqualTo(9_000);
+
+        control(producer, "default", ControlAction.PIN, 7L, 1); // 7 is older than the 3 indexed versions: scanned for
+        await(WAIT, () -> store.current().version() == 7, "rolled back to 7");
+        assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
+                .as("version 1's model, which version 7 names").isEqualTo(1_000);
+        assertThat(l.lastSwapNanos()).isPositive();
+        assertThat(l.rereads()).as("carrier 1's offset is indexed: read back by it").isEqualTo(1);
+        assertThat(l.scans()).as("version 7 itself is older than the offset index").isEqualTo(1);
+    }
+
+    @Test
+    void aSnapshotWhoseCarrierIsGoneOrCarriesNothingIsRefusedAndTheSetInForceStays() throws Exception {
+        carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));
+        KafkaFixture.send(producer, Topics.PARAMS, Topics.paramsKey("default", 1), null); // trimmed from the history
+        referrer(2, 1);
+        ParameterStore store = store();
+        ParameterLoader l = start(store, KafkaFixture.settings(), ParameterLoader.DEFAULT_INDEXED_VERSIONS);
+        assertThat(l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.MISSING)).isEqualTo(1);
+        assertThat(store.current().version()).as("nothing applied: the configured set stays").isZero();
+        assertThat(l.status().lastError()).contains("version 1 of scope 'default'")
+                .contains("carries the output-length model of version 2").contains("no longer on " + Topics.PARAMS);
+
+        // names a record that carries no model
+        publish(producer, snapshot("default", 3).build());
+        await(WAIT, () -> store.current().version() == 3, "version 3 applied");
+        referrer(4, 3);
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 1, "version 4 refused");
+        assertThat(l.status().lastError()).contains("carries no model");
+        assertThat(store.current().version()).isEqualTo(3);
+
+        // names a later version: a malformed reference
+        referrer(5, 9);
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 2, "version 5 refused");
+        assertThat(l.status().lastError()).contains("not an earlier version");
+        assertThat(store.current().version()).isEqualTo(3);
+    }
+}
