@@ -174,13 +174,22 @@ final class FleetRun implements AutoCloseable {
         return b.toString();
     }
 
-    /** The live status line. */
+    /**
+     * The live status line; while the selector's parameter loader has no contact with Kafka it ends in
+     * {@code · Kafka unreachable for N s}: its numbers may stand still meanwhile, and this says why.
+     */
     String statusLine() {
         ParameterSet p = store.current();
         return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
                 (System.nanoTime() - startedNanos) / 1e9, fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
                 secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
-                p.cost().alphaP(), p.cost().alphaD());
+                p.cost().alphaP(), p.cost().alphaD()) + kafkaContact(loader);
+    }
+
+    /** {@code  · Kafka unreachable for N s} while {@code loader} has no contact with Kafka, else empty. */
+    static String kafkaContact(ParameterLoader loader) {
+        return loader.kafkaConnected() ? ""
+                : " · Kafka unreachable for " + loader.kafkaUnreachableMillis() / 1000 + " s";
     }
 
     private static String secs(double s) {

@@ -23,8 +23,12 @@ final class LiveStatus {
         int rc = 0;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         String reason = "Ctrl-C";
+        int shown = 0;
         while (!stop.await(Math.max(50, interval.toMillis()))) {
-            err.print("\r" + run.statusLine() + "  ");
+            String line = run.statusLine();
+            // Blanks over what a longer line before left (the Kafka outage suffix going away).
+            err.print("\r" + line + " ".repeat(Math.max(2, shown - line.length())));
+            shown = line.length();
             err.flush();
             if (System.nanoTime() >= deadline) {
                 reason = "--duration reached";

@@ -112,9 +112,8 @@ public final class TierrouteCommand implements Runnable {
         if (args.length > 0 && List.of("demo", "fleet", "cluster", "submit", "dashboard").contains(args[0])
                 && System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-            // Each reconnect to an absent broker is a WARN: the command says once that Kafka does not answer. The
-            // long-running selector keeps them: they name TLS, authentication and firewall problems.
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka.clients.NetworkClient", "error");
+            // The Kafka client's WARN at each reconnect to an absent broker is off for every command
+            // (simplelogger.properties): the command, or the selector's loader, says once that Kafka does not answer.
         }
         if (args.length > 0 && args[0].equals("demo")) {
             // Flink's two-phase sinks register one metric twice and warn at every checkpoint.

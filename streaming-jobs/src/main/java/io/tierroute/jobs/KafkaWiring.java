@@ -110,8 +110,9 @@ public final class KafkaWiring {
 
     /**
      * Exactly-once sink to {@code tierroute.params}: readers with read_committed see each snapshot once. Compressed:
-     * once a forest is trained every snapshot carries it (~0.5 MB at 50 trees) and the compacted topic keeps every
-     * version; gzip (in the JDK, no native codec in the job jar) stores such a snapshot in ~0.4 of its size.
+     * the compacted topic keeps every version, one a publish interval, and each forest once (~0.5 MB at 50 trees, in
+     * the first record that uses it); gzip (in the JDK, no native codec in the job jar) stores them in ~0.4 of their
+     * size.
      */
     public static KafkaSink<ParameterSnapshot> paramsSink(JobSettings s) {
         Properties p = new Properties();

@@ -7,6 +7,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -34,6 +35,14 @@ import java.util.concurrent.atomic.LongAdder;
  * start of the session. Missing topics are waited for (checked every second). A consumer error
  * starts a new session after a back-off (1 s doubling to 30 s) that re-reads both topics into the
  * reset history. Undecodable records are logged, counted and skipped.
+ *
+ * <p><b>Kafka outages.</b> While no broker answers, {@code poll()} returns nothing, as when nothing is published: the
+ * reader keeps polling and, when the broker is back, goes on from its position (no new session). It checks its
+ * consumer's contact with the cluster after each poll ({@link BrokerContact}: the consumer's own metrics, no extra
+ * request); after 5 s without (also when nothing ever answered) {@link #kafkaUnreachableSinceMs()} is the time of the
+ * last contact and {@link #lastError()} says {@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s)}
+ * (its seconds refreshed every second while polling), one WARN is logged (repeated every minute), and one INFO when
+ * contact is back, which clears that {@code lastError}. {@link SnapshotHistory#ready()} keeps its meaning (caught up).
  */
 public final class HistoryReader implements AutoCloseable {
 
@@ -51,6 +60,11 @@ public final class HistoryReader implements AutoCloseable {
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile String lastError;
+    private final BrokerContact contact;
+    private String outageError;        // reader thread: the lastError set for the current outage
+    private long outageSinceMillis;
+    private long outagePublishedNanos;
+    private long outageLoggedNanos;
 
     public HistoryReader(String bootstrapServers, SnapshotHistory history) {
         this(bootstrapServers, history, new Properties());
@@ -67,6 +81,7 @@ public final class HistoryReader implements AutoCloseable {
         this.bootstrap = bootstrapServers;
         this.clientProperties = (Properties) clientProperties.clone();
         this.history = history;
+        this.contact = new BrokerContact(BrokerContact.thresholdFor(clientProperties));
         this.thread = new Thread(this::run, "tierroute-dashboard-history");
         this.thread.setDaemon(true);
     }
@@ -93,9 +108,22 @@ public final class HistoryReader implements AutoCloseable {
         return records.sum();
     }
 
-    /** The last problem (a bad record, a consumer error), or null. */
+    /** The last problem (a bad record, a consumer error, no connection to Kafka), or null. */
     public String lastError() {
         return lastError;
+    }
+
+    /**
+     * While the reader has had no contact with the Kafka cluster for more than 5 s: the epoch ms of its last contact
+     * (of its start when it never had one); null while in contact.
+     */
+    public Long kafkaUnreachableSinceMs() {
+        return contact.unreachableSinceMillis();
+    }
+
+    /** Where the reader reads. */
+    public String bootstrapServers() {
+        return bootstrap;
     }
 
     private void run() {
@@ -112,6 +140,7 @@ public final class HistoryReader implements AutoCloseable {
                 lastError = "cannot read " + TOPICS + " from " + bootstrap + ": " + e;
                 log.warn("dashboard history: cannot read {} from {} ({}); retrying in {} s", TOPICS, bootstrap,
                         e.getCause() == null ? e.toString() : e + ": " + e.getCause().getMessage(), backoff / 1000);
+                checkContact(); // a timeout of the topic lookup: most likely no broker answers
                 pause(backoff);
                 backoff = Math.min(backoff * 2, 30_000);
             }
@@ -123,6 +152,7 @@ public final class HistoryReader implements AutoCloseable {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             consumer = c;
+            contact.watch(c);
             List<TopicPartition> parts = awaitPartitions(c);
             if (parts == null) {
                 return;
@@ -131,7 +161,9 @@ public final class HistoryReader implements AutoCloseable {
             c.seekToBeginning(parts);
             Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
             while (running) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(200));
+                checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
+                for (ConsumerRecord<byte[], byte[]> r : polled) {
                     records.increment();
                     if (r.topic().equals(Topics.PARAMS)) {
                         onParams(r);
@@ -167,6 +199,7 @@ public final class HistoryReader implements AutoCloseable {
                     infos.forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
                 }
             }
+            checkContact();
             if (all) {
                 return parts;
             }
@@ -178,6 +211,37 @@ public final class HistoryReader implements AutoCloseable {
             pause(1000);
         }
         return null;
+    }
+
+    /**
+     * After each poll and topic lookup: going without contact for longer than the threshold sets lastError (its seconds
+     * refreshed every second), logs one WARN (repeated every minute); contact back clears it and logs one INFO.
+     */
+    private void checkContact() {
+        boolean changed = contact.check();
+        long now = System.nanoTime();
+        if (contact.unreachable()) {
+            if (changed) {
+                outageSinceMillis = contact.unreachableSinceMillis();
+            } else if (now - outagePublishedNanos < TimeUnit.SECONDS.toNanos(1)) {
+                return;
+            }
+            outageError = contact.describe(bootstrap);
+            lastError = outageError;
+            outagePublishedNanos = now;
+            if (changed || now - outageLoggedNanos >= TimeUnit.MINUTES.toNanos(1)) {
+                outageLoggedNanos = now;
+                log.warn("dashboard history: {}{}; the history shows what was read until then", changed ? "" : "still ",
+                        outageError);
+            }
+        } else if (changed) {
+            if (outageError != null && outageError.equals(lastError)) {
+                lastError = null;
+            }
+            outageError = null;
+            log.info("dashboard history: Kafka at {} answers again, after {} s without contact (since {})", bootstrap,
+                    (System.currentTimeMillis() - outageSinceMillis) / 1000, BrokerContact.isoTime(outageSinceMillis));
+        }
     }
 
     private void onParams(ConsumerRecord<byte[], byte[]> r) {

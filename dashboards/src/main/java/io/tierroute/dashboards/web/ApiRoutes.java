@@ -124,6 +124,10 @@ final class ApiRoutes {
         m.put("recordsRead", reader.recordsRead());
         m.put("badRecords", reader.badRecords());
         m.put("lastError", reader.lastError());
+        // ready means caught up once; these say whether the history still hears from Kafka (HistoryReader: outages)
+        Long unreachableSince = reader.kafkaUnreachableSinceMs();
+        m.put("kafkaConnected", unreachableSince == null);
+        m.put("kafkaUnreachableSinceMs", unreachableSince);
         m.put("scopes", views.scopes());
         return m;
     }

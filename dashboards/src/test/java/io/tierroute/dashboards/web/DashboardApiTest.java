@@ -63,6 +63,8 @@ class DashboardApiTest {
         JsonNode status = json(get("api/v1/status"));
         assertThat(status.get("ready").asBoolean()).isTrue();
         assertThat(status.get("scopes").get(0).get("activeVersion").asLong()).isEqualTo(3);
+        assertThat(status.get("kafkaConnected").asBoolean()).isTrue();
+        assertThat(status.get("kafkaUnreachableSinceMs").isNull()).isTrue();
 
         JsonNode versions = json(get("api/v1/scopes/default/versions"));
         assertThat(versions.get("versions")).hasSize(3);

@@ -2,6 +2,8 @@ package io.tierroute.dashboards.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.tierroute.dashboards.Dashboard;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -9,13 +11,16 @@ import java.net.ServerSocket;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
  * A dashboard whose Kafka does not answer has read no history: a scope it has not seen may well be on the topic, so
- * it says "not ready" (503), not "unknown scope" (404).
+ * it says "not ready" (503), not "unknown scope" (404); its status says within seconds that Kafka is unreachable.
  */
 class DashboardWithoutKafkaTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aScopeIsNotUnknownBeforeTheHistoryIsRead() throws Exception {
@@ -30,6 +35,31 @@ class DashboardWithoutKafkaTest {
                     "api/v1/scopes/default/versions")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(versions.statusCode()).isEqualTo(503);
             assertThat(versions.body()).contains("has not read the snapshot history yet").doesNotContain("unknown scope");
+        }
+    }
+
+    @Test
+    void theStatusSaysKafkaIsUnreachableWithinSeconds() throws Exception {
+        String bootstrap = "127.0.0.1:" + freePort(); // nothing listens there
+        long begin = System.currentTimeMillis();
+        try (Dashboard d = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", 0, "t0ken-t0ken-t0ken",
+                "TEST_TOKEN", "default"))) {
+            HttpClient http = HttpClient.newHttpClient();
+            JsonNode status = null;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (System.nanoTime() < deadline) {
+                status = JSON.readTree(http.send(HttpRequest.newBuilder(d.uri().resolve("api/v1/status")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body());
+                if (!status.get("kafkaConnected").asBoolean()) {
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(status.get("kafkaConnected").asBoolean()).as("status " + status).isFalse();
+            assertThat(status.get("kafkaUnreachableSinceMs").asLong()).as("never in contact: since the reader's start")
+                    .isBetween(begin - 1000, begin + 3000);
+            assertThat(status.get("lastError").asText()).startsWith("no connection to Kafka at " + bootstrap + " since ");
+            assertThat(status.get("ready").asBoolean()).isFalse();
         }
     }
 

@@ -325,6 +325,34 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the broker (the controller keeps running), as a broker that crashed or was taken down: its port stops
+     * accepting connections and clients see an outage. {@link #startBroker} brings it back on the same port and data.
+     * For fault tests.
+     */
+    public void stopBroker() {
+        cluster.brokers().values().forEach(b -> b.shutdown());
+        log.info("embedded Kafka broker at {} stopped", bootstrapServers());
+    }
+
+    /** Starts the broker {@link #stopBroker} stopped, on the same port and data; returns once it accepts clients. */
+    public void startBroker() {
+        long begin = System.nanoTime();
+        try {
+            for (var b : cluster.brokers().values()) {
+                b.startup();
+            }
+            cluster.waitForReadyBrokers();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting the embedded Kafka broker", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not restart the embedded Kafka broker: " + e.getMessage(), e);
+        }
+        log.info("embedded Kafka broker at {} up again in {} ms", bootstrapServers(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin));
+    }
+
     /** An admin client on this broker (as the super user on a secured one); the caller closes it. */
     public Admin admin() {
         Properties props = sasl == null ? new Properties() : clientProperties(sasl.adminUser(), sasl.adminPassword());

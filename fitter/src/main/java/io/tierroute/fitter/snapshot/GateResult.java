@@ -15,14 +15,16 @@ import java.util.List;
  * @param held every value held back at the active value (or dropped, for ρ), with why
  * @param notes informational only, not written to the record (e.g. a jump accepted on overwhelming
  *     evidence)
+ * @param refusedJumps the jumps among {@code rejections}, for the caller's next {@link JumpWatch}
  */
 public record GateResult(SnapshotStatus status, ParameterSnapshot snapshot, List<String> rejections,
-        List<String> held, List<String> notes) {
+        List<String> held, List<String> notes, List<JumpWatch.Refused> refusedJumps) {
 
     public GateResult {
         rejections = List.copyOf(rejections);
         held = List.copyOf(held);
         notes = List.copyOf(notes);
+        refusedJumps = List.copyOf(refusedJumps);
     }
 
     public boolean accepted() {

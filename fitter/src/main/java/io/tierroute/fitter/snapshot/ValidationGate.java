@@ -107,14 +107,21 @@ public final class ValidationGate {
     static final String UNDETERMINED_REGRESSOR = UNDETERMINED + " (e.g. its feature was 0 on every row)";
 
     private static final class Ctx {
+        final JumpWatch watch;
         final List<String> rejections = new ArrayList<>();
         final List<String> held = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
+        final List<JumpWatch.Refused> refusedJumps = new ArrayList<>();
+
+        Ctx(JumpWatch watch) {
+            this.watch = watch;
+        }
 
         void addAll(Ctx other) {
             rejections.addAll(other.rejections);
             held.addAll(other.held);
             notes.addAll(other.notes);
+            refusedJumps.addAll(other.refusedJumps);
         }
     }
 
@@ -127,8 +134,17 @@ public final class ValidationGate {
      * @param active the scope's active snapshot, or null for the first snapshot
      */
     public GateResult validate(ParameterSnapshot candidate, ParameterSnapshot active) {
+        return validate(candidate, active, JumpWatch.NONE);
+    }
+
+    /**
+     * As {@link #validate(ParameterSnapshot, ParameterSnapshot)}, confirming the jumps {@code watch} saw refused
+     * before when this candidate's fit is on rows those fits never saw ({@link JumpWatch}); the result lists the jumps
+     * refused now ({@link GateResult#refusedJumps()}), from which the caller keeps the next watch.
+     */
+    public GateResult validate(ParameterSnapshot candidate, ParameterSnapshot active, JumpWatch watch) {
         Objects.requireNonNull(candidate, "candidate");
-        Ctx ctx = new Ctx();
+        Ctx ctx = new Ctx(Objects.requireNonNull(watch, "watch"));
         checkHeader(candidate, active, ctx);
 
         ParameterSnapshot.Builder out = ParameterSnapshot.newBuilder(candidate);
@@ -140,7 +156,7 @@ public final class ValidationGate {
             Double act = active == null ? null : p.get(active).getValue();
             Double ref = act != null ? act : p.defaultValue();
             FittedValue actValue = active == null ? null : p.get(active);
-            Ctx own = new Ctx();
+            Ctx own = new Ctx(ctx.watch);
             if (check(p.field(), p, p.get(candidate), actValue, ref, config.minSamples(), p.holdsOnFewSamples(), own)
                     == Verdict.HOLD) {
                 heldScalars.add(p);
@@ -228,7 +244,7 @@ public final class ValidationGate {
             status = SnapshotStatus.REJECTED;
             result = ParameterSnapshot.newBuilder(candidate).setStatus(status).setRejectReasons(reasons).build();
         }
-        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes);
+        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes, ctx.refusedJumps);
     }
 
     private void checkHeader(ParameterSnapshot c, ParameterSnapshot active, Ctx ctx) {
@@ -277,7 +293,7 @@ public final class ValidationGate {
             if (!heldScalars.add(p)) {
                 continue;
             }
-            Ctx together = new Ctx();
+            Ctx together = new Ctx(findings.get(p).watch);
             together.rejections.addAll(findings.get(p).rejections);
             double ref = active == null ? p.defaultValue() : p.get(active).getValue();
             FittedValue fitted = p.get(candidate);
@@ -315,7 +331,7 @@ public final class ValidationGate {
                 continue;
             }
             heldScalars.remove(quadratic);
-            Ctx applied = new Ctx(); // its own check held it, so it has no rejection to keep
+            Ctx applied = new Ctx(findings.get(quadratic).watch); // its own check held it, so it has no rejection to keep
             double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
             if (inForce != 0) {
                 applied.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "
@@ -419,7 +435,7 @@ public final class ValidationGate {
         }
         // The data contradict the value in force, so keeping it is no safe default: the fit replaces it if it passes
         // what a precise fit must pass, and is held only where one of those checks would reject it.
-        Ctx trial = new Ctx();
+        Ctx trial = new Ctx(ctx.watch);
         Verdict verdict = checkFit(label, p, v, rel, active, activeFitted, minSamples, holdOnFewSamples, keep, trial);
         String contradicted = "the value in force lies " + format(apart) + " error figures from it (more than "
             + format(config.holdWithinStdErrors()) + ")";
@@ -476,9 +492,14 @@ public final class ValidationGate {
                 boolean preciseEnough = Double.isNaN(rel) || rel <= config.overwhelmingRelativeStdError();
                 String jump = label + " jumps " + format(factor) + "× from the active value " + format(activeValue)
                     + " to " + format(x) + unit + " (max factor " + format(config.maxJumpFactor()) + ")";
+                boolean up = x > activeValue;
                 if (enoughSamples && preciseEnough) {
                     ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
                         + " samples, relative error " + format(rel));
+                } else if (!p.isAdmissionWait()
+                        && ctx.watch.confirms(label, activeValue, up, v.getSamples(), config.overwhelmingSamples())) {
+                    ctx.notes.add(jump + ", accepted: confirmed by " + v.getSamples() + " samples, "
+                        + config.overwhelmingSamples() + "+ of them since it was first refused");
                 } else if (p.isAdmissionWait()) {
                     // The admission wait's calibration moves with the fleet's load (k 0.002–1 over one workload's
                     // loads); a jump keeps the values in force rather than costing every other parameter its update.
@@ -487,8 +508,10 @@ public final class ValidationGate {
                 } else {
                     ctx.rejections.add(jump + " without overwhelming evidence (needs samples ≥ "
                         + config.overwhelmingSamples() + " and relative error ≤ "
-                        + format(config.overwhelmingRelativeStdError()) + "; has " + v.getSamples()
+                        + format(config.overwhelmingRelativeStdError()) + ", or the same jump after "
+                        + config.overwhelmingSamples() + " more samples; has " + v.getSamples()
                         + " samples, relative error " + format(rel) + ")");
+                    ctx.refusedJumps.add(new JumpWatch.Refused(label, new JumpWatch.Seen(activeValue, up, v.getSamples())));
                     ok = false;
                 }
             }

@@ -229,6 +229,55 @@ class ValidationGateTest {
             .startsWith("alphaP jumps 12×");
     }
 
+    /**
+     * A jump refused for want of overwhelming evidence is accepted once it persists while as many new rows came in as
+     * overwhelming evidence asks for: one imprecise parameter no longer freezes the scope's other parameters for good.
+     */
+    @Test
+    void aJumpThatPersistsOverEnoughNewRowsIsAccepted() {
+        ParameterSnapshot active = active();
+        double[] jumped = ALPHAS.clone();
+        jumped[2] = 500; // α_d 50 → 500
+        GateResult refused = gate.validate(jumpedAlphaD(active, jumped, 5_000), active, JumpWatch.NONE);
+        assertThat(refused.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(refused.refusedJumps()).singleElement().satisfies(j -> {
+            assertThat(j.label()).isEqualTo("alphaD");
+            assertThat(j.seen()).isEqualTo(new JumpWatch.Seen(50, true, 5_000));
+        });
+        JumpWatch watch = JumpWatch.NONE.after(refused.refusedJumps());
+
+        // fewer new rows than overwhelming evidence asks for: refused again, still as first seen
+        GateResult again = gate.validate(jumpedAlphaD(active, jumped, 24_999), active, watch);
+        assertThat(again.status()).isEqualTo(SnapshotStatus.REJECTED);
+        watch = watch.after(again.refusedJumps());
+        assertThat(watch.seen().get("alphaD").samples()).as("kept as first seen").isEqualTo(5_000);
+
+        // 20 000 rows after it was first refused, the same jump: confirmed
+        GateResult confirmed = gate.validate(jumpedAlphaD(active, jumped, 25_000), active, watch);
+        assertThat(confirmed.rejections()).isEmpty();
+        assertThat(confirmed.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(confirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
+        assertThat(confirmed.notes()).singleElement().asString().contains("alphaD jumps 10×", "accepted: confirmed by");
+        assertThat(watch.after(confirmed.refusedJumps()).seen()).as("an accepted jump is no longer watched").isEmpty();
+
+        // the other way is a new jump, not a confirmation
+        double[] dropped = ALPHAS.clone();
+        dropped[2] = 5;
+        GateResult other = gate.validate(jumpedAlphaD(active, dropped, 25_000), active, watch);
+        assertThat(other.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(watch.after(other.refusedJumps()).seen().get("alphaD")).isEqualTo(new JumpWatch.Seen(50, false, 25_000));
+        // a rebuilt estimator (a restore) counts again from its new, lower sample count
+        JumpWatch rebuilt = watch.after(gate.validate(jumpedAlphaD(active, jumped, 3_000), active, watch).refusedJumps());
+        assertThat(rebuilt.seen().get("alphaD").samples()).isEqualTo(3_000);
+        // and a direct validate watches nothing
+        assertThat(gate.validate(jumpedAlphaD(active, jumped, 25_000), active).status()).isEqualTo(SnapshotStatus.REJECTED);
+    }
+
+    /** A candidate whose α's are {@code alphas} fitted on {@code rows} rows with a relative error of 0.1. */
+    private ParameterSnapshot jumpedAlphaD(ParameterSnapshot active, double[] alphas, long rows) {
+        return candidate(active, new FitResults(SnapshotFixtures.latency(alphas, 0.1, rows, 0.9), null, null, null, null));
+    }
+
     @Test
     void tenfoldJumpIsRejectedWithNormalEvidenceButAcceptedWithOverwhelmingEvidence() {
         ParameterSnapshot active = active();
@@ -240,8 +289,8 @@ class ValidationGateTest {
         GateResult r = gate.validate(normal, active);
         assertThat(r.status()).isEqualTo(SnapshotStatus.REJECTED);
         assertThat(r.rejections()).containsExactly("alphaD jumps 10× from the active value 50 to 500 µs/token "
-            + "(max factor 4) without overwhelming evidence (needs samples ≥ 20000 and relative error ≤ 0.02; "
-            + "has 5000 samples, relative error 0.01)");
+            + "(max factor 4) without overwhelming evidence (needs samples ≥ 20000 and relative error ≤ 0.02, "
+            + "or the same jump after 20000 more samples; has 5000 samples, relative error 0.01)");
 
         // many samples but imprecise: still not overwhelming
         ParameterSnapshot imprecise = candidate(active, new FitResults(
@@ -660,7 +709,8 @@ class ValidationGateTest {
             SnapshotFixtures.fitted(60e9, null, 1000, 0.01 * 60e9, QualityKind.STD_ERROR));
         assertThat(gate.validate(againstFit, active).rejections()).containsExactly("bandwidth[NVME] jumps 10× from the"
             + " active value 6E+9 to 6E+10 bytes/s (max factor 4) without overwhelming evidence (needs samples ≥ 20000"
-            + " and relative error ≤ 0.02; has 1000 samples, relative error 0.01)");
+            + " and relative error ≤ 0.02, or the same jump after 20000 more samples; has 1000 samples, relative"
+            + " error 0.01)");
     }
 
     /**

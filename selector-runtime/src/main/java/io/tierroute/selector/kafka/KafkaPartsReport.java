@@ -76,6 +76,10 @@ public final class KafkaPartsReport {
             l.put("restarts", loader.restarts());
             l.put("bad_records", loader.badRecords());
             l.put("last_error", st.lastError());
+            // ready means caught up once; these say whether the loader hears from Kafka now (ParameterLoader: outages)
+            l.put("kafka_connected", st.kafkaUnreachableSinceMs() == null);
+            l.put("kafka_unreachable_since", st.kafkaUnreachableSinceMs() == null ? null
+                    : BrokerContact.isoTime(st.kafkaUnreachableSinceMs()));
             Map<String, Object> scopes = new LinkedHashMap<>();
             st.scopes().forEach((s, ss) -> {
                 Map<String, Object> x = new LinkedHashMap<>();
@@ -146,6 +150,14 @@ public final class KafkaPartsReport {
             GaugeWithCallback.builder().name("tierroute_params_ready")
                     .help("1 once the loader has caught up with the params and control topics")
                     .callback(cb -> cb.call(l.isReady() ? 1 : 0)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_kafka_connected")
+                    .help("1 while the loader is in contact with the Kafka cluster, 0 after "
+                            + BrokerContact.DEFAULT_THRESHOLD.toSeconds() + " s without (the parameters are then frozen "
+                            + "at the applied version)")
+                    .callback(cb -> cb.call(l.kafkaConnected() ? 1 : 0)).register(r);
+            GaugeWithCallback.builder().name("tierroute_params_kafka_unreachable_seconds")
+                    .help("Time since the loader's last contact with the Kafka cluster while it has none, else 0")
+                    .callback(cb -> cb.call(l.kafkaUnreachableMillis() / 1e3)).register(r);
             GaugeWithCallback.builder().name("tierroute_params_last_swap_seconds")
                     .help("Decode + convert + swap time of the last parameter swap")
                     .callback(cb -> cb.call(l.lastSwapNanos() < 0 ? 0 : l.lastSwapNanos() / 1e9)).register(r);

@@ -62,6 +62,17 @@ import java.util.concurrent.atomic.LongAdder;
  * session with a fresh consumer that re-reads both topics from the beginning into a fresh rule. The
  * applied set stays in the store meanwhile; the new session swaps only if its rule's version differs.
  *
+ * <p><b>Kafka outages.</b> While no broker is reachable a consumer's {@code poll()} simply returns nothing, as when
+ * nothing is published, and the loader keeps polling: when the broker is back the same consumer goes on from its
+ * position (no new session, nothing re-read). To tell the operator, the loader checks its consumer's contact with the
+ * cluster after each poll ({@link BrokerContact}: the consumer's own metrics, no extra request). After
+ * {@link BrokerContact#DEFAULT_THRESHOLD} without contact (also before the first, e.g. nothing listens at the
+ * bootstrap address) the {@link Status} says so, in {@link Status#kafkaUnreachableSinceMs()} and in
+ * {@link Status#lastError()} ({@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s); serving parameter
+ * version V meanwhile}, its seconds refreshed every second); one WARN is logged, repeated every minute while it lasts,
+ * and one INFO when contact is back, which clears that {@code lastError}. (The Kafka client's own connection warnings,
+ * several a second, are what the tierroute command's logging configuration silences.)
+ *
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
  * and swaps it in ({@link ParameterStore#activate}).
@@ -113,11 +124,14 @@ public final class ParameterLoader implements AutoCloseable {
      * @param servedScope    the scope this selector applies
      * @param appliedVersion the version in the store (0: none applied yet)
      * @param startupMillis  time from start to caught up, or -1
-     * @param lastError      the last problem (bad record, unusable snapshot), or null
+     * @param lastError      the last problem (bad record, unusable snapshot, no connection to Kafka), or null
      * @param scopes         every scope seen on either topic
+     * @param kafkaUnreachableSinceMs while the loader has had no contact with the Kafka cluster for longer than
+     *                       {@link BrokerContact#DEFAULT_THRESHOLD}: the epoch ms of its last contact (of its start
+     *                       when it never had one); null while in contact. {@code ready} stays as it was meanwhile.
      */
     public record Status(boolean ready, String servedScope, long appliedVersion, long startupMillis, String lastError,
-                         Map<String, ScopeStatus> scopes) {}
+                         Map<String, ScopeStatus> scopes, Long kafkaUnreachableSinceMs) {}
 
     private record Where(int partition, long offset) {}
 
@@ -128,6 +142,9 @@ public final class ParameterLoader implements AutoCloseable {
     static final int DEFAULT_INDEXED_VERSIONS = 100_000;
     /** Bytes of encoded snapshots the LRU may hold (besides the most recent one). */
     static final long MAX_RETAINED_BYTES = 64L * 1024 * 1024;
+    /** How often the outage message of the status is refreshed (its seconds), and how often the log repeats it. */
+    private static final long OUTAGE_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final long OUTAGE_REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final KafkaSettings settings;
     private final String scope;
@@ -175,6 +192,11 @@ public final class ParameterLoader implements AutoCloseable {
     private final LongAdder staleControl = new LongAdder();
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
     private final LogLimiter badLog = new LogLimiter(20, 1000);
+    private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
+    private String outageError;            // loader thread: the lastError this loader set for the current outage
+    private long outageSinceMillis;        // loader thread: the last contact before the current outage
+    private long outagePublishedNanos;
+    private long outageLoggedNanos;
 
     /**
      * @param settings  the kafka section (bootstrap servers, scope, client id, params settings)
@@ -201,7 +223,8 @@ public final class ParameterLoader implements AutoCloseable {
                 row[i] = new LongAdder();
             }
         }
-        this.status = new Status(false, scope, store.current().version(), -1, null, Map.of());
+        this.contact = new BrokerContact(settings.bootstrapServers(), BrokerContact.thresholdFor(settings.properties()));
+        this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null);
         this.thread = new Thread(this::run, "tierroute-params-loader");
         this.thread.setDaemon(true);
     }
@@ -262,6 +285,18 @@ public final class ParameterLoader implements AutoCloseable {
     /** Decode + convert + swap time of the last swap, ns, or -1. */
     public long lastSwapNanos() { return lastSwapNanos.get(); }
 
+    /** Where the loader reads (for messages). */
+    public String bootstrapServers() { return settings.bootstrapServers(); }
+
+    /** Whether the loader is in contact with the Kafka cluster (as its {@link #status()} says). */
+    public boolean kafkaConnected() { return status.kafkaUnreachableSinceMs() == null; }
+
+    /** Time since the loader's last contact with the Kafka cluster while it has none (as its status says), else 0. */
+    public long kafkaUnreachableMillis() {
+        Long since = status.kafkaUnreachableSinceMs();
+        return since == null ? 0 : Math.max(0, System.currentTimeMillis() - since);
+    }
+
     // ---- the loader thread ----
 
     private void run() {
@@ -301,6 +336,7 @@ public final class ParameterLoader implements AutoCloseable {
         retryVersion = -1;
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params")) {
             consumer = c;
+            contact.watch(c);
             if (!running) {
                 return;
             }
@@ -316,6 +352,7 @@ public final class ParameterLoader implements AutoCloseable {
             boolean caughtUp = false;
             while (running) {
                 ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
+                checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     if (r.topic().equals(Topics.PARAMS)) {
                         onParams(r);
@@ -371,7 +408,10 @@ public final class ParameterLoader implements AutoCloseable {
         boolean warned = false;
         while (running) {
             List<TopicPartition> params = KafkaClients.partitions(c, Topics.PARAMS, Duration.ofSeconds(5));
-            List<TopicPartition> control = KafkaClients.partitions(c, Topics.CONTROL, Duration.ofSeconds(5));
+            // Not both 5 s timeouts when the broker does not answer: the status tells an outage sooner.
+            List<TopicPartition> control = params.isEmpty() ? List.of()
+                    : KafkaClients.partitions(c, Topics.CONTROL, Duration.ofSeconds(5));
+            checkContact();
             if (!params.isEmpty() && !control.isEmpty()) {
                 List<TopicPartition> all = new ArrayList<>(params);
                 all.addAll(control);
@@ -688,6 +728,7 @@ public final class ParameterLoader implements AutoCloseable {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (running && System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    contact.touch(); // the params consumer was not polled meanwhile: this one's answer is the contact
                     if (r.offset() == w.offset()) {
                         return new Fetched(r.value(), false);
                     }
@@ -696,6 +737,7 @@ public final class ParameterLoader implements AutoCloseable {
                     }
                 }
                 if (c.position(tp) > w.offset()) {
+                    contact.touch();
                     return new Fetched(null, false); // gone (compacted, or trimmed by retention)
                 }
             }
@@ -741,6 +783,7 @@ public final class ParameterLoader implements AutoCloseable {
                 }
                 targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
                 if (targets.isEmpty()) {
+                    contact.touch();
                     return new Fetched(found, false);
                 }
             }
@@ -780,7 +823,49 @@ public final class ParameterLoader implements AutoCloseable {
                             ? newestRejected : null));
         }
         status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
-                java.util.Collections.unmodifiableMap(scopes));
+                java.util.Collections.unmodifiableMap(scopes), contact.unreachableSinceMillis());
+    }
+
+    /** The published status with the current lastError and contact (the scopes as last published). */
+    private void publishProblem() {
+        Status s = status;
+        status = new Status(s.ready(), s.servedScope(), s.appliedVersion(), s.startupMillis(), lastError, s.scopes(),
+                contact.unreachableSinceMillis());
+    }
+
+    /**
+     * After each poll (and each topic lookup): whether the consumer is still in contact with the cluster. Going without
+     * contact for longer than the threshold sets lastError (refreshed every second: its seconds), publishes it and logs
+     * one WARN (repeated every minute); contact back clears that lastError and logs one INFO.
+     */
+    private void checkContact() {
+        boolean changed = contact.check();
+        long now = System.nanoTime();
+        if (contact.unreachable()) {
+            if (changed) {
+                outageSinceMillis = contact.unreachableSinceMillis();
+            } else if (now - outagePublishedNanos < OUTAGE_REFRESH_NANOS) {
+                return;
+            }
+            outageError = contact.describe() + "; serving parameter version " + store.current().version() + " meanwhile";
+            lastError = outageError;
+            outagePublishedNanos = now;
+            publishProblem();
+            if (changed || now - outageLoggedNanos >= OUTAGE_REMIND_NANOS) {
+                outageLoggedNanos = now;
+                log.warn("params loader: {}{}", changed ? "" : "still ", outageError);
+            }
+        } else if (changed) {
+            if (outageError != null && outageError.equals(lastError)) {
+                lastError = null;
+            }
+            outageError = null;
+            publishProblem();
+            log.info("params loader: Kafka at {} answers again, after {} s without contact (since {}); scope '{}' at "
+                            + "version {}", settings.bootstrapServers(),
+                    (System.currentTimeMillis() - outageSinceMillis) / 1000, BrokerContact.isoTime(outageSinceMillis),
+                    scope, store.current().version());
+        }
     }
 
     /** Retained encoded records (the LRU), for tests and the status. */

@@ -41,7 +41,9 @@ public final class ParameterStore {
             return false;
         }
         active.set(next);
-        log.info("active parameters: scope={} version={} source={} (was version {})",
+        // DEBUG: both callers log the swap in their own words (the loader with its timing, a reload as an admin
+        // action); at INFO a snapshot a second was two lines a second.
+        log.debug("active parameters: scope={} version={} source={} (was version {})",
                 next.scope(), next.version(), next.source(), previous.version());
         for (Consumer<ParameterSet> listener : listeners) {
             listener.accept(next);

@@ -5,6 +5,7 @@ import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.snapshot.GateConfig;
 import io.tierroute.fitter.snapshot.GateResult;
+import io.tierroute.fitter.snapshot.JumpWatch;
 import io.tierroute.fitter.snapshot.ModelReferences;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.fitter.snapshot.ValidationGate;
@@ -27,6 +28,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -69,6 +71,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link VersionHistory}); {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot, and
  *       {@link #PENDING_FOREST_CARRIER}: the version of the record that published it in full, if one has
  *       ({@link ForestTraining}).</li>
+ *   <li>{@link #REFUSED_JUMPS}: per parameter label, a jump the gate refused as first seen, so that one persisting over
+ *       enough new rows is accepted ({@link JumpWatch}); rewritten after every gate run.</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
  *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}, {@link ReplayBuffers}): the
  *       newest rows in a short POJO tail (list state, one append per row) and, every {@link ReplayBuffers#chunkRows}
@@ -98,6 +102,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ValueStateDescriptor<>("pendingForest", QuantileForestModel.class);
     static final ValueStateDescriptor<Long> PENDING_FOREST_CARRIER =
         new ValueStateDescriptor<>("pendingForestCarrier", LongSerializer.INSTANCE);
+    static final MapStateDescriptor<String, RefusedJump> REFUSED_JUMPS =
+        new MapStateDescriptor<>("refusedJumps", String.class, RefusedJump.class);
     static final ValueStateDescriptor<ScopeCounters> COUNTERS =
         new ValueStateDescriptor<>("counters", ScopeCounters.class);
     static final MapStateDescriptor<Long, byte[]> ROW_CHUNKS =
@@ -125,6 +131,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient ValueState<Long> version;
     private transient ValueState<SnapshotControl> control;
     private transient ValueState<ScopeCounters> counters;
+    private transient MapState<String, RefusedJump> refusedJumps;
     private transient VersionHistory versions;
     private transient ReplayBuffers buffers;
     private transient ForestTraining forests;
@@ -170,6 +177,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         version = ctx.getState(VERSION);
         control = ctx.getState(CONTROL);
         counters = ctx.getState(COUNTERS);
+        refusedJumps = ctx.getMapState(REFUSED_JUMPS);
         versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
             settings.historyVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
@@ -444,12 +452,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         QuantileForestModel fresh = forests.pending();
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
-        GateResult result = gate.validate(candidate, active);
+        GateResult result = gate.validate(candidate, active, jumpWatch());
         ParameterSnapshot gated = result.snapshot();
         long sequence = ctl == null ? 0 : ctl.getSequence();
         gated.setControlSequence(sequence);
         long v = gated.getVersion();
         version.update(v);
+        keepJumpWatch(result);
         ParameterSnapshot snapshot = ModelReferences.forPublication(gated, knownCarriers(active, fresh));
         if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
             forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one
@@ -487,6 +496,24 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         return String.format(Locale.ROOT, "; TTFT intercept %.0f ± %.0f µs on %d rows", l.intercept(),
             l.interceptStdError(), l.samples());
+    }
+
+    /** The jumps the gate refused this scope so far, as first seen. */
+    private JumpWatch jumpWatch() throws Exception {
+        Map<String, JumpWatch.Seen> seen = new HashMap<>();
+        for (Map.Entry<String, RefusedJump> e : refusedJumps.entries()) {
+            seen.put(e.getKey(), e.getValue().seen());
+        }
+        return new JumpWatch(seen);
+    }
+
+    /** Keeps the jumps {@code result} refused, each as first seen; forgets the others. */
+    private void keepJumpWatch(GateResult result) throws Exception {
+        JumpWatch next = jumpWatch().after(result.refusedJumps());
+        refusedJumps.clear();
+        for (Map.Entry<String, JumpWatch.Seen> e : next.seen().entrySet()) {
+            refusedJumps.put(e.getKey(), RefusedJump.of(e.getValue()));
+        }
     }
 
     /** Records already published with a model in full: the active snapshot's model's, and the pending model's. */

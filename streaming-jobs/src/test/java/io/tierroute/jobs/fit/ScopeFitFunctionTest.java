@@ -10,6 +10,7 @@ import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -69,6 +70,12 @@ class ScopeFitFunctionTest {
     /** Rows from a known linear truth (α_p 1, α_d 50, α_t 1, α_ho 100, α_wf 5000), 2 % noise. */
     private void rows(KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h,
             int n) throws Exception {
+        rows(h, n, 50);
+    }
+
+    /** {@code n} rows whose in-flight decode costs {@code alphaD} µs a token. */
+    private void rows(KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h,
+            int n, double alphaD) throws Exception {
         for (int i = 0; i < n; i++) {
             JoinedRow r = new JoinedRow();
             r.scope = "default";
@@ -82,7 +89,7 @@ class ScopeFitFunctionTest {
             r.regressors.queueLength = rnd.nextInt(20);
             r.regressors.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
             r.regressors.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
-            double y = r.regressors.pEffTokens + 1e-4 * r.regressors.recomputeQuadratic + 50 * r.regressors.inflightDecodeTokens
+            double y = r.regressors.pEffTokens + 1e-4 * r.regressors.recomputeQuadratic + alphaD * r.regressors.inflightDecodeTokens
                 + 0.001 * r.regressors.inflightDecodeQuadratic + r.regressors.tierTransferUs + 100 * Math.pow(Math.max(0, r.regressors.queueLength - 4), 2)
                 - 5000 * r.regressors.affinityDecay - 4000 * r.regressors.expectedToolHitFraction;
             r.realisedUs = y * (1 + 0.02 * rnd.nextGaussian());
@@ -239,6 +246,61 @@ class ScopeFitFunctionTest {
         assertThat(afterRestore.getQuantileModel()).isNull();
         assertThat(afterRestore.getQuantileModelVersion()).isEqualTo(withModel.getVersion());
         restored.close();
+    }
+
+    /**
+     * The price of decode work shifts 12× for good. The gate refuses the jump until the regression's evidence is
+     * overwhelming; meanwhile state {@link ScopeFitFunction#REFUSED_JUMPS} keeps it as first seen (the gate's
+     * {@code JumpWatch}: a jump persisting over as many new rows as overwhelming evidence asks for is accepted, see the
+     * fitter's ValidationGateTest), and forgets it once accepted.
+     */
+    @Test
+    void aRefusedJumpIsKeptAsFirstSeenUntilItIsAccepted() throws Exception {
+        var h = harness(null);
+        h.setProcessingTime(0);
+        rows(h, 2_000);
+        long now = TICK;
+        ParameterSnapshot first = publishOne(h, now);
+        assertThat(first.getStatus()).as("reasons %s", first.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+
+        ParameterSnapshot firstRefusal = null;
+        ParameterSnapshot last = first;
+        for (int round = 0; round < 120 && last.getStatus() != SnapshotStatus.ACCEPTED || round == 0; round++) {
+            rows(h, round == 0 ? 4_000 : 500, 600); // the first batch at once: a jump, not a drift
+            now += TICK;
+            last = publishOne(h, now);
+            if (last.getStatus() == SnapshotStatus.REJECTED) {
+                assertThat(last.getRejectReasons()).anySatisfy(r -> assertThat(r).startsWith("alphaD jumps"));
+                firstRefusal = firstRefusal == null ? last : firstRefusal;
+                RefusedJump kept = refusedJumps(h).get("alphaD");
+                assertThat(kept).as("version %d: kept", last.getVersion()).isNotNull();
+                assertThat(kept.samples).as("as first seen").isEqualTo(firstRefusal.getAlphaD().getSamples());
+                assertThat(kept.from).isEqualTo(first.getAlphaD().getValue());
+                assertThat(kept.up).isTrue();
+            }
+        }
+        assertThat(firstRefusal).as("the shift is first refused as a jump").isNotNull();
+        assertThat(last.getStatus()).as("accepted in the end; last reasons %s", last.getRejectReasons())
+            .isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(last.getAlphaD().getValue()).isGreaterThan(4 * 50);
+        assertThat(refusedJumps(h)).as("an accepted jump is forgotten").isEmpty();
+        h.close();
+    }
+
+    /** The scope's {@link ScopeFitFunction#REFUSED_JUMPS} as the operator keeps it. */
+    private static Map<String, RefusedJump> refusedJumps(
+            KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h)
+            throws Exception {
+        var op = (org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>) h.getOperator();
+        op.setCurrentKey("default");
+        org.apache.flink.api.common.state.MapState<String, RefusedJump> state = op.getKeyedStateBackend()
+            .getPartitionedState(org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE, ScopeFitFunction.REFUSED_JUMPS);
+        Map<String, RefusedJump> out = new java.util.HashMap<>();
+        for (Map.Entry<String, RefusedJump> e : state.entries()) {
+            out.put(e.getKey(), e.getValue());
+        }
+        return out;
     }
 
     /**

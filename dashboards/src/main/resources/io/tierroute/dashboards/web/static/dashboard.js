@@ -41,8 +41,16 @@ function say(text, ok) {
 async function poll() {
   try {
     const r = await api('api/v1/status');
-    $('live').classList.toggle('stale', !r.ok);
+    $('live').classList.toggle('stale', !r.ok || r.body.kafkaConnected === false);
     if (r.ok) {
+      // A Kafka outage: the history stops at what was read (the reader says since when); said again when it is over.
+      if (r.body.kafkaConnected === false) {
+        say(r.body.lastError || 'no connection to Kafka', false);
+        state.kafkaDown = true;
+      } else if (state.kafkaDown) {
+        say('Kafka answers again', true);
+        state.kafkaDown = false;
+      }
       state.scopes = r.body.scopes;
       renderScopes(r.body);
       if (r.body.revision !== state.revision && state.scope) {
