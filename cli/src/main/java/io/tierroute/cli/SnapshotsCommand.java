@@ -292,6 +292,8 @@ final class SnapshotsCommand implements Runnable {
                         + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows"
                         + (v.forestVersion() == null || v.forestVersion() == v.version() ? ""
                                 : " (published in full in version " + v.forestVersion() + ")"));
+            } else if (v.forestVersion() != null) { // its carrier is no longer on the topic, or was never read
+                out.println("quantile forest: the one published in full in version " + v.forestVersion());
             }
         }
 

@@ -465,7 +465,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         if (result.accepted()) {
             snapshotsAccepted.inc();
-            if (versions.keep(snapshot, gated.getQuantileModel(), sequence, fresh, ctl)) {
+            // Kept pending while the scope is pinned: the version carrying it is not active, and the next snapshots
+            // are assembled against the pinned one; dropped there, the model was lost at the unpin (a QA run saw the
+            // pinned version's older forest served until the next training).
+            boolean pinned = ctl != null && ctl.getAction() == ControlAction.PIN;
+            if (versions.keep(snapshot, gated.getQuantileModel(), sequence, fresh, ctl) && !pinned) {
                 forests.pendingKept();
             }
             if (est.useBandwidths(snapshot)) {

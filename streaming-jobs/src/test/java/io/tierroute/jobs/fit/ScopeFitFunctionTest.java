@@ -206,20 +206,9 @@ class ScopeFitFunctionTest {
         h.setProcessingTime(0);
         rows(h, 1_000);
         assertThat(publishOne(h, TICK).getQuantileModel()).as("no forest before the first forest tick").isNull();
-        h.setProcessingTime(2 * TICK); // the forest tick: training starts on the background thread, a poll is armed
-        long now = 2 * TICK;
-        ParameterSnapshot last = null;
-        for (int attempt = 0; attempt < 100 && (last == null || last.getQuantileModel() == null); attempt++) {
-            if (attempt > 0) {
-                Thread.sleep(50); // the first poll comes at once: it finds the training running and must arm the next
-            }
-            now += ScopeFitFunction.FOREST_POLL_MS;
-            h.setProcessingTime(now);
-            rows(h, 1);
-            now = (now / TICK + 1) * TICK;
-            last = publishOne(h, now);
-        }
-        ParameterSnapshot withModel = last;
+        Published p = publishUntilAModel(h, 2 * TICK);
+        long now = p.now();
+        ParameterSnapshot withModel = p.snapshot();
         assertThat(withModel.getQuantileModel()).as("the polled model is in a snapshot within 100 polls; last: %s",
             withModel.getRejectReasons()).isNotNull();
         assertThat(withModel.getStatus()).as("reasons %s", withModel.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
@@ -246,6 +235,63 @@ class ScopeFitFunctionTest {
         assertThat(afterRestore.getQuantileModel()).isNull();
         assertThat(afterRestore.getQuantileModelVersion()).isEqualTo(withModel.getVersion());
         restored.close();
+    }
+
+    private record Published(ParameterSnapshot snapshot, long now) {}
+
+    /** From the forest tick at {@code tick}: publishes until a snapshot carries a model (the training's poll done). */
+    private Published publishUntilAModel(
+            KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h, long tick)
+            throws Exception {
+        h.setProcessingTime(tick); // the forest tick: training starts on the background thread, a poll is armed
+        long now = tick;
+        ParameterSnapshot last = null;
+        for (int attempt = 0; attempt < 100 && (last == null || last.getQuantileModel() == null); attempt++) {
+            if (attempt > 0) {
+                Thread.sleep(50); // the first poll comes at once: it finds the training running and must arm the next
+            }
+            now += ScopeFitFunction.FOREST_POLL_MS;
+            h.setProcessingTime(now);
+            rows(h, 1);
+            now = (now / TICK + 1) * TICK;
+            last = publishOne(h, now);
+        }
+        return new Published(last, now);
+    }
+
+    /** A forest trained while the scope is pinned stays pending: after the unpin the newest snapshot uses it. */
+    @Test
+    void aForestTrainedWhilePinnedIsUsedAfterTheUnpin() throws Exception {
+        var h = harness(null, settings().set("forest-interval", Duration.ofSeconds(1)).set("min-forest-rows", 100)
+            .set("forest-trees", 30).build());
+        h.setProcessingTime(0);
+        rows(h, 1_000);
+        assertThat(publishOne(h, TICK).getVersion()).isEqualTo(1);
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 1L, 1)));
+        Published p = publishUntilAModel(h, 2 * TICK);
+        ParameterSnapshot carrier = p.snapshot();
+        assertThat(carrier.getQuantileModel()).as("reasons %s", carrier.getRejectReasons()).isNotNull();
+        assertThat(carrier.getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        long now = p.now();
+        rows(h, 5);
+        now = (now / TICK + 1) * TICK;
+        ParameterSnapshot pinnedNext = publishOne(h, now);
+        assertThat(pinnedNext.getParentVersion()).as("gated against the pinned version").isEqualTo(1L);
+        assertThat(pinnedNext.getQuantileModelVersion()).as("still the new forest, by reference")
+            .isEqualTo(carrier.getVersion());
+
+        h.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, null, 2)));
+        rows(h, 5);
+        now = (now / TICK + 1) * TICK;
+        ParameterSnapshot unpinned = publishOne(h, now);
+        assertThat(unpinned.getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(unpinned.getQuantileModelVersion()).as("the forest trained while pinned, not version 1's none")
+            .isEqualTo(carrier.getVersion());
+        rows(h, 5);
+        now = (now / TICK + 1) * TICK;
+        assertThat(publishOne(h, now).getQuantileModelVersion()).as("and after it became active")
+            .isEqualTo(carrier.getVersion());
+        h.close();
     }
 
     /**
