@@ -54,8 +54,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * its parameter loader, KV-event consumer and decision publisher on that broker) serves route requests.
  * Every route succeeds during the outage, with the last good parameters (v1); once the broker is back on
  * the same port and data, the selector reconnects by itself and applies the snapshot published after
- * the restart (v2), with no call to it. The calls go through Apache HttpClient without retries: the
- * JDK 17 client loses rare answers on pooled connections (JDK-8336655), which would read as a failed route.
+ * the restart (v2), with no call to it. During the outage its {@code GET /v1/params} and metrics say Kafka is
+ * unreachable and since when; afterwards they say it is back, and the loader never restarted its session. The calls
+ * go through Apache HttpClient without retries: the JDK 17 client loses rare answers on pooled connections
+ * (JDK-8336655), which would read as a failed route.
  */
 class KafkaOutageTest {
 
@@ -95,12 +97,29 @@ class KafkaOutageTest {
                 Thread.sleep(OUTAGE.toMillis());
                 long duringOutage = router.ok.get() - before;
                 assertThat(router.versionsSeen.keySet()).as("the last good parameters stay in force").containsOnly(1L);
+                // The operator is told: the loader has had no contact with Kafka since about the stop (QA F3).
+                JsonNode params = JSON.readTree(call(http, new HttpGet(selector.uri().resolve("/v1/params"))).body())
+                        .path("kafka").path("params");
+                assertThat(params.path("kafka_connected").asBoolean(true)).as("during the outage: " + params).isFalse();
+                assertThat(params.path("last_error").asText()).as("during the outage")
+                        .startsWith("no connection to Kafka at " + kafka.bootstrapServers() + " since ")
+                        .endsWith("; serving parameter version 1 meanwhile");
+                assertThat(params.path("ready").asBoolean()).as("ready: caught up once").isTrue();
+                String metrics = call(http, new HttpGet(selector.uri().resolve("/metrics"))).body();
+                assertThat(metrics).contains("tierroute_params_kafka_connected 0.0");
+                assertThat(gauge(metrics, "tierroute_params_kafka_unreachable_seconds")).as("seconds since the stop")
+                        .isGreaterThan(OUTAGE.toSeconds() - 10.0);
 
                 kafka.start(Duration.ofSeconds(120));
                 long upAgain = System.nanoTime();
                 publish(kafka.bootstrapServers(), snapshot(2, 3.0));
                 awaitVersion(http, selector.uri(), 2, Duration.ofSeconds(90));
                 Duration catchUp = Duration.ofNanos(System.nanoTime() - upAgain);
+                JsonNode after = JSON.readTree(call(http, new HttpGet(selector.uri().resolve("/v1/params"))).body())
+                        .path("kafka").path("params");
+                assertThat(after.path("kafka_connected").asBoolean()).as("after the outage: " + after).isTrue();
+                assertThat(after.path("last_error").isNull()).as("after the outage: " + after).isTrue();
+                assertThat(after.path("restarts").asLong()).as("the loader went on in the same session").isZero();
                 // /v1/params already shows v2; give the router's next routes (one may have been in flight
                 // across the swap, and a loaded CI machine can delay the thread) time to carry it too.
                 long routesDeadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -169,6 +188,11 @@ class KafkaOutageTest {
     }
 
     private record Answer(int status, String body) {}
+
+    private static double gauge(String metrics, String name) {
+        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(
+                l.substring(name.length() + 1))).findFirst().orElseThrow(() -> new AssertionError(name + " not scraped"));
+    }
 
     private static Answer call(CloseableHttpClient http, ClassicHttpRequest request) throws IOException {
         return http.execute(request, r -> new Answer(r.getCode(), EntityUtils.toString(r.getEntity())));

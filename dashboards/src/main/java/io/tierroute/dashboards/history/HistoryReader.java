@@ -61,6 +61,7 @@ public final class HistoryReader implements AutoCloseable {
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile String lastError;
     private final BrokerContact contact;
+    private volatile Long unreachableSince; // written after lastError: a reader that sees it sees the message too
     private String outageError;        // reader thread: the lastError set for the current outage
     private long outageSinceMillis;
     private long outagePublishedNanos;
@@ -118,7 +119,7 @@ public final class HistoryReader implements AutoCloseable {
      * (of its start when it never had one); null while in contact.
      */
     public Long kafkaUnreachableSinceMs() {
-        return contact.unreachableSinceMillis();
+        return unreachableSince;
     }
 
     /** Where the reader reads. */
@@ -228,6 +229,7 @@ public final class HistoryReader implements AutoCloseable {
             }
             outageError = contact.describe(bootstrap);
             lastError = outageError;
+            unreachableSince = contact.unreachableSinceMillis();
             outagePublishedNanos = now;
             if (changed || now - outageLoggedNanos >= TimeUnit.MINUTES.toNanos(1)) {
                 outageLoggedNanos = now;
@@ -239,6 +241,7 @@ public final class HistoryReader implements AutoCloseable {
                 lastError = null;
             }
             outageError = null;
+            unreachableSince = null;
             log.info("dashboard history: Kafka at {} answers again, after {} s without contact (since {})", bootstrap,
                     (System.currentTimeMillis() - outageSinceMillis) / 1000, BrokerContact.isoTime(outageSinceMillis));
         }

@@ -123,9 +123,9 @@ final class ApiRoutes {
         m.put("writesEnabled", auth.enabled());
         m.put("recordsRead", reader.recordsRead());
         m.put("badRecords", reader.badRecords());
+        Long unreachableSince = reader.kafkaUnreachableSinceMs(); // first: its lastError is then the outage's
         m.put("lastError", reader.lastError());
         // ready means caught up once; these say whether the history still hears from Kafka (HistoryReader: outages)
-        Long unreachableSince = reader.kafkaUnreachableSinceMs();
         m.put("kafkaConnected", unreachableSince == null);
         m.put("kafkaUnreachableSinceMs", unreachableSince);
         m.put("scopes", views.scopes());

@@ -23,13 +23,15 @@ import java.util.concurrent.TimeUnit;
  * client metric {@code incoming-byte-total} of group {@code consumer-metrics} rose), or a {@link #touch} (another
  * client of the same thread, e.g. a re-read's consumer, got an answer). A consumer assigned partitions gets a fetch
  * response at least every {@code fetch.max.wait.ms} (500 ms) even when nothing is published; while the broker is down
- * or nothing listens at the bootstrap address it receives nothing. ({@code connection-count} drops to 0 as well, but
- * it counts a connection still being set up, which to an address a firewall drops lasts up to 30 s per attempt.)
+ * or nothing listens at the bootstrap address it receives nothing (measured with kafka-clients 4.2: the value stands
+ * still from the broker's stop on, and an idle consumer's rises at each 0.5 s poll). {@code connection-count} drops to
+ * 0 as well, but the client's channels include one still being set up, which to an address a firewall drops lasts up
+ * to 30 s per attempt; bytes received are what proves an answer.
  *
  * <p><b>Unreachable</b> once there has been no contact for longer than the threshold ({@link #DEFAULT_THRESHOLD}, or
- * twice the consumer's {@code fetch.max.wait.ms} when that is longer, see {@link #thresholdFor}); "since" is the time of
- * the last contact, or of {@link #BrokerContact construction} when there was none. The time carries over a new session's
- * consumer ({@link #watch}): an outage that outlives a session restart is still one outage.
+ * twice the consumer's {@code fetch.max.wait.ms} when that is longer, see {@link #thresholdFor}); "since" is the time
+ * of the last contact, or of {@link #BrokerContact(String, Duration) construction} when there was none. The time
+ * carries over a new session's consumer ({@link #watch}): an outage that outlives a session restart is one outage.
  *
  * <p><b>Threads.</b> {@link #watch}, {@link #check} and {@link #touch} belong to the thread that owns the consumer
  * (a {@code KafkaConsumer} must not be used by two threads); the accessors may be read from any thread.

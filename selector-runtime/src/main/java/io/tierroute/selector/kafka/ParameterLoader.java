@@ -69,7 +69,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@link BrokerContact#DEFAULT_THRESHOLD} without contact (also before the first, e.g. nothing listens at the
  * bootstrap address) the {@link Status} says so, in {@link Status#kafkaUnreachableSinceMs()} and in
  * {@link Status#lastError()} ({@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s); serving parameter
- * version V meanwhile}, its seconds refreshed every second); one WARN is logged, repeated every minute while it lasts,
+ * version V meanwhile}, its seconds refreshed every second while the loader polls, every few seconds while it looks
+ * for the topics' partitions); one WARN is logged, repeated every minute while it lasts,
  * and one INFO when contact is back, which clears that {@code lastError}. (The Kafka client's own connection warnings,
  * several a second, are what the tierroute command's logging configuration silences.)
  *
