@@ -573,16 +573,8 @@ public final class ParameterLoader implements AutoCloseable {
         if (!running || gaveUp(f, version, version, "active version " + version + " of scope '" + scope + "'")) {
             return;
         }
-        ParameterSnapshot snapshot;
-        try {
-            snapshot = Codecs.PARAMETER_SNAPSHOT.decode(f.bytes());
-        } catch (RecordDecodeException e) {
-            failedVersion = version;
-            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
-                    "version " + version + ": " + e.getMessage());
-            return;
-        }
-        if (!withModel(snapshot)) {
+        ParameterSnapshot snapshot = decodeFor(version, f.bytes(), "version " + version);
+        if (snapshot == null || !withModel(snapshot)) {
             return;
         }
         Where where = offsets.get(version);
@@ -620,6 +612,18 @@ public final class ParameterLoader implements AutoCloseable {
         publishStatus();
         log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version, was,
                 rule.isPinned(scope) ? ", pinned" : "", took / 1000);
+    }
+
+    /** {@code bytes} ({@code what}) decoded; null, with {@code active} given up as a bad record, when they do not decode. */
+    private ParameterSnapshot decodeFor(long active, byte[] bytes, String what) {
+        try {
+            return Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+        } catch (RecordDecodeException e) {
+            failedVersion = active;
+            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
+                    what + ": " + e.getMessage());
+            return null;
+        }
     }
 
     /** A version's record: from the LRU or the newest carrier if held, else re-read by its offset, else scanned for. */
@@ -696,13 +700,8 @@ public final class ParameterLoader implements AutoCloseable {
         if (!running || gaveUp(f, version, carrier, what)) {
             return false;
         }
-        ParameterSnapshot c;
-        try {
-            c = Codecs.PARAMETER_SNAPSHOT.decode(f.bytes());
-        } catch (RecordDecodeException e) {
-            failedVersion = version;
-            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
-                    what + ": " + e.getMessage());
+        ParameterSnapshot c = decodeFor(version, f.bytes(), what);
+        if (c == null) {
             return false;
         }
         if (c.getQuantileModel() == null || !c.getScope().toString().equals(scope) || c.getVersion() != carrier) {
