@@ -20,10 +20,20 @@ final class SubmitOnCtrlC implements AutoCloseable {
     private final FlinkRestClient rest;
     private final PrintWriter err;
     private final Thread hook;
-    private volatile String jarId;
-    private volatile boolean runRequested;
+    private String jarId;         // guarded by this
+    private boolean runRequested; // guarded by this
     private volatile String jobId;
-    private boolean jarDeleted; // guarded by this
+    private boolean jarDeleted;   // guarded by this
+    private boolean stopping;     // guarded by this: the hook has begun; no run request may be sent after it
+
+    /** Thrown to the command when the hook has begun: what the hook said must stay true. */
+    static final class Interrupted extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Interrupted() {
+            super("interrupted (Ctrl-C)");
+        }
+    }
 
     SubmitOnCtrlC(FlinkRestClient rest, PrintWriter err) {
         this.rest = rest;
@@ -33,12 +43,21 @@ final class SubmitOnCtrlC implements AutoCloseable {
     }
 
     /** The upload finished: the cluster holds the jar under {@code id}. */
-    void uploaded(String id) {
+    synchronized void uploaded(String id) {
+        if (stopping) {
+            throw new Interrupted();
+        }
         jarId = id;
     }
 
-    /** The run request is about to be sent: from now on a job may start. */
-    void runRequested() {
+    /**
+     * The run request is about to be sent: from now on a job may start. Refused once the hook has begun (hooks run
+     * beside the command's thread), so a hook that said "nothing was started" is never contradicted by a job.
+     */
+    synchronized void runRequested() {
+        if (stopping) {
+            throw new Interrupted();
+        }
         runRequested = true;
     }
 
@@ -64,14 +83,19 @@ final class SubmitOnCtrlC implements AutoCloseable {
         }
     }
 
-    private synchronized boolean isJarDeleted() {
-        return jarDeleted;
-    }
-
     /** What the hook does: the jar deleted, then one line on what state things are in. */
     void onInterrupt() {
+        String jarId;
+        boolean runRequested;
+        boolean jarDeleted;
+        synchronized (this) { // from here the command can neither record an upload nor send the run request
+            stopping = true;
+            jarId = this.jarId;
+            runRequested = this.runRequested;
+            jarDeleted = this.jarDeleted;
+        }
         String jarNote = "";
-        if (jarId != null && !isJarDeleted()) { // deleted by the command already: nothing to say about it
+        if (jarId != null && !jarDeleted) { // deleted by the command already: nothing to say about it
             String failed = deleteJar(new FlinkRestClient(rest.base(), DELETE_TIMEOUT));
             jarNote = failed == null ? "; the uploaded jar " + jarId + " is deleted from the cluster"
                     : "; the uploaded jar " + jarId + " could not be deleted (" + failed + "): curl -X DELETE "
@@ -88,7 +112,8 @@ final class SubmitOnCtrlC implements AutoCloseable {
         } else if (jarId != null) {
             state = "interrupted after the upload, before the run request: nothing was started";
         } else {
-            state = "interrupted during the upload of the job jar: nothing was started";
+            state = "interrupted during the upload of the job jar: nothing was started (an upload that completed as "
+                    + "the command stopped leaves the jar in " + rest.base() + "/jars)";
         }
         err.println("tierroute submit: " + state + jarNote);
         err.flush();

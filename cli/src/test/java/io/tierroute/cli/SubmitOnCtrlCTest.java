@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import io.tierroute.deploy.local.FlinkRestClient;
@@ -55,9 +56,21 @@ class SubmitOnCtrlCTest {
         try (SubmitOnCtrlC hook = new SubmitOnCtrlC(rest, new PrintWriter(err))) {
             hook.onInterrupt();
         }
-        assertThat(err.toString().strip()).isEqualTo("tierroute submit: interrupted during the upload of the job jar: "
-                + "nothing was started");
+        assertThat(err.toString().strip()).startsWith("tierroute submit: interrupted during the upload of the job jar: "
+                + "nothing was started (an upload that completed as the command stopped leaves the jar in ");
         assertThat(requests).isEmpty();
+    }
+
+    /** Hooks run beside the command: once the hook has spoken, no upload is recorded and no run request goes out. */
+    @Test
+    void afterTheHookBeganTheCommandCanNeitherRecordAnUploadNorRequestARun() {
+        StringWriter err = new StringWriter();
+        try (SubmitOnCtrlC hook = new SubmitOnCtrlC(rest, new PrintWriter(err))) {
+            hook.onInterrupt();
+            assertThatThrownBy(() -> hook.uploaded("late.jar")).isInstanceOf(SubmitOnCtrlC.Interrupted.class);
+            assertThatThrownBy(hook::runRequested).isInstanceOf(SubmitOnCtrlC.Interrupted.class);
+        }
+        assertThat(err.toString()).contains("nothing was started");
     }
 
     @Test

@@ -80,7 +80,7 @@ public final class SnapshotHistory {
                 VersionRecord c = sc.versions.get(s.getQuantileModelVersion());
                 carried = c == null ? null : c.forest();
             }
-        } else if (ModelCarrier.carries(s)) {
+        } else if (ModelCarrier.carries(s) && !repeatsTheNewestForest(sc, s)) {
             sc.models.put(ModelCarrier.versionOf(s), s.getQuantileModel());
         }
         sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried));
@@ -93,6 +93,16 @@ public final class SnapshotHistory {
         }
         dropUnusedModels(sc);
         changed();
+    }
+
+    /**
+     * Whether {@code s}, written before {@code quantileModelVersion} existed (every record inline), carries the forest
+     * the newest held carrier does: the first record with it stays its carrier, which a job restored from such a
+     * writer's state names.
+     */
+    private static boolean repeatsTheNewestForest(Scope sc, ParameterSnapshot s) {
+        return s.getQuantileModelVersion() == null && !sc.models.isEmpty()
+                && sc.models.lastEntry().getValue().equals(s.getQuantileModel());
     }
 
     /**

@@ -76,6 +76,18 @@ class SnapshotHistoryTest {
         assertThat(h.fullSnapshot("default", 9).orElseThrow().getQuantileModel()).isNull();
     }
 
+    /** An older writer repeated its forest inline in every record; a job restored from its state names the first. */
+    @Test
+    void aForestAnOlderWriterRepeatedIsHeldUnderItsFirstRecord() {
+        SnapshotHistory h = new SnapshotHistory(100, 3);
+        for (long v = 1; v <= 5; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).build(), v); // inline, no quantileModelVersion
+        }
+        h.onSnapshot(Snapshots.accepted("default", 6).setQuantileModel(null).setQuantileModelVersion(1L).build(), 6);
+        assertThat(h.fullSnapshot("default", 6).orElseThrow().getQuantileModel())
+                .as("version 1's forest, held although versions 2..5 repeated it").isNotNull();
+    }
+
     @Test
     void versionsRejectedReasonsAndFittedValuesAreKept() {
         SnapshotHistory h = new SnapshotHistory();

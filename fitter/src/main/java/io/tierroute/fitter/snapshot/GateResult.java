@@ -15,16 +15,19 @@ import java.util.List;
  * @param held every value held back at the active value (or dropped, for ρ), with why
  * @param notes informational only, not written to the record (e.g. a jump accepted on overwhelming
  *     evidence)
- * @param refusedJumps the jumps among {@code rejections}, for the caller's next {@link JumpWatch}
+ * @param refusedJumps the jumps refused for want of evidence (among {@code rejections}, or held with an imprecise
+ *     fit), for the caller's next {@link JumpWatch}
+ * @param confirmedJumps the labels whose watched jump this run confirmed (applied only if the snapshot is accepted)
  */
 public record GateResult(SnapshotStatus status, ParameterSnapshot snapshot, List<String> rejections,
-        List<String> held, List<String> notes, List<JumpWatch.Refused> refusedJumps) {
+        List<String> held, List<String> notes, List<JumpWatch.Refused> refusedJumps, List<String> confirmedJumps) {
 
     public GateResult {
         rejections = List.copyOf(rejections);
         held = List.copyOf(held);
         notes = List.copyOf(notes);
         refusedJumps = List.copyOf(refusedJumps);
+        confirmedJumps = List.copyOf(confirmedJumps);
     }
 
     public boolean accepted() {

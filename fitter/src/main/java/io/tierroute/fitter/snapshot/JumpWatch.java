@@ -1,22 +1,21 @@
 package io.tierroute.fitter.snapshot;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * The jumps the gate refused for want of overwhelming evidence, each as first seen, so that a real shift is not
  * refused for good. A jump is <b>confirmed</b> when a later fit still jumps the same way from the same active value
  * after as many new rows as overwhelming evidence asks for ({@link GateConfig#overwhelmingSamples()}) came in since it
- * was first seen: the job's regression forgets old rows over a 20 000-row horizon, so that fit stands on rows the first
- * one never saw, and two fits on (mostly) different data agree that the value in force is wrong. Counting rows, not
+ * was first seen: the job's regression forgets old rows over a horizon of as many rows by default (20 000,
+ * {@code regression-horizon-rows}), so that fit stands mostly on rows the first one never saw, and two fits on
+ * (mostly) different data agree that the value in force is wrong. Counting rows, not
  * comparing windows: the estimators' event-time windows start at their first row ever. Without this, one parameter whose
  * error figure never reaches the overwhelming threshold (a quadratic term's rarely does) froze every other parameter
  * of the scope at the last accepted version: a QA run saw 390 rejections in a row. Immutable; the caller keeps the
  * scope's watch from one gate run to the next ({@link #after}).
  *
- * @param seen per parameter label ("alphaP2", "bw.CPU"), the refused jump as first seen
+ * @param seen per parameter label ("alphaP2", "bandwidth[CPU]"), the refused jump as first seen
  */
 public record JumpWatch(Map<String, Seen> seen) {
 
@@ -46,18 +45,28 @@ public record JumpWatch(Map<String, Seen> seen) {
     }
 
     /**
-     * The watch after a gate run that refused {@code refused}: a jump refused again the same way keeps when it was
-     * first seen; one refused for the first time (or the other way) starts afresh, as does one whose fit has fewer
-     * samples than when it was first seen (the estimator was rebuilt, e.g. after a restore: its count starts over);
-     * every other is forgotten (the fit came back within the factor, or the jump was accepted).
+     * The watch after gate run {@code r}: a jump refused again the same way keeps when it was first seen; one refused
+     * for the first time (or the other way) starts afresh, as does one whose fit has fewer samples than when it was
+     * first seen (the estimator was rebuilt, e.g. after a restore: its count starts over). A jump confirmed by a run
+     * whose snapshot was rejected for something else stays as first seen (else two jumps first refused at different
+     * times would each be forgotten whenever the other one rejects the snapshot, and never both pass). Every other is
+     * forgotten: the fit came back within the factor, or the jump was accepted.
      */
-    public JumpWatch after(List<Refused> refused) {
+    public JumpWatch after(GateResult r) {
         Map<String, Seen> next = new HashMap<>();
-        for (Refused r : Objects.requireNonNull(refused, "refused")) {
-            Seen first = seen.get(r.label());
-            boolean same = first != null && first.up() == r.seen().up() && first.from() == r.seen().from()
-                && r.seen().samples() >= first.samples();
-            next.put(r.label(), same ? first : r.seen());
+        for (Refused refused : r.refusedJumps()) {
+            Seen first = seen.get(refused.label());
+            boolean same = first != null && first.up() == refused.seen().up() && first.from() == refused.seen().from()
+                && refused.seen().samples() >= first.samples();
+            next.put(refused.label(), same ? first : refused.seen());
+        }
+        if (!r.accepted()) {
+            for (String label : r.confirmedJumps()) {
+                Seen first = seen.get(label);
+                if (first != null) {
+                    next.putIfAbsent(label, first);
+                }
+            }
         }
         return new JumpWatch(next);
     }

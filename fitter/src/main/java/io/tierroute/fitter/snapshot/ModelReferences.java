@@ -11,7 +11,7 @@ import java.util.Objects;
  * by the carrying record's version everywhere after ({@link ModelCarrier}). The assembler and the gate work on
  * snapshots that hold their model (the gate compares it with the active one); only the published record drops it.
  * Without this every snapshot re-carried the same ~0.5 MB forest each publish interval, and the compacted params
- * topic, which keeps every version, grew by 1.7 GB an hour.
+ * topic, which keeps every version, grew by 1.7 GB an hour (uncompressed; ~0.46 GB stored in gzip batches).
  */
 public final class ModelReferences {
     private ModelReferences() {

@@ -112,6 +112,7 @@ public final class ValidationGate {
         final List<String> held = new ArrayList<>();
         final List<String> notes = new ArrayList<>();
         final List<JumpWatch.Refused> refusedJumps = new ArrayList<>();
+        final List<String> confirmedJumps = new ArrayList<>();
 
         Ctx(JumpWatch watch) {
             this.watch = watch;
@@ -122,6 +123,7 @@ public final class ValidationGate {
             held.addAll(other.held);
             notes.addAll(other.notes);
             refusedJumps.addAll(other.refusedJumps);
+            confirmedJumps.addAll(other.confirmedJumps);
         }
     }
 
@@ -244,7 +246,7 @@ public final class ValidationGate {
             status = SnapshotStatus.REJECTED;
             result = ParameterSnapshot.newBuilder(candidate).setStatus(status).setRejectReasons(reasons).build();
         }
-        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes, ctx.refusedJumps);
+        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes, ctx.refusedJumps, ctx.confirmedJumps);
     }
 
     private void checkHeader(ParameterSnapshot c, ParameterSnapshot active, Ctx ctx) {
@@ -439,6 +441,9 @@ public final class ValidationGate {
         Verdict verdict = checkFit(label, p, v, rel, active, activeFitted, minSamples, holdOnFewSamples, keep, trial);
         String contradicted = "the value in force lies " + format(apart) + " error figures from it (more than "
             + format(config.holdWithinStdErrors()) + ")";
+        // a jump refused or confirmed here stays watched either way: the next fit may be precise
+        ctx.refusedJumps.addAll(trial.refusedJumps);
+        ctx.confirmedJumps.addAll(trial.confirmedJumps);
         if (verdict == Verdict.REJECT) {
             ctx.held.add("held: " + label + " kept at " + keep + "; " + imprecise + ", and though " + contradicted
                 + " the fit fails: " + String.join("; ", trial.rejections));
@@ -500,6 +505,7 @@ public final class ValidationGate {
                         && ctx.watch.confirms(label, activeValue, up, v.getSamples(), config.overwhelmingSamples())) {
                     ctx.notes.add(jump + ", accepted: confirmed by " + v.getSamples() + " samples, "
                         + config.overwhelmingSamples() + "+ of them since it was first refused");
+                    ctx.confirmedJumps.add(label);
                 } else if (p.isAdmissionWait()) {
                     // The admission wait's calibration moves with the fleet's load (k 0.002–1 over one workload's
                     // loads); a jump keeps the values in force rather than costing every other parameter its update.

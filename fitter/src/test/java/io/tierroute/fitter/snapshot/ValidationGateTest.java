@@ -244,12 +244,12 @@ class ValidationGateTest {
             assertThat(j.label()).isEqualTo("alphaD");
             assertThat(j.seen()).isEqualTo(new JumpWatch.Seen(50, true, 5_000));
         });
-        JumpWatch watch = JumpWatch.NONE.after(refused.refusedJumps());
+        JumpWatch watch = JumpWatch.NONE.after(refused);
 
         // fewer new rows than overwhelming evidence asks for: refused again, still as first seen
         GateResult again = gate.validate(jumpedAlphaD(active, jumped, 24_999), active, watch);
         assertThat(again.status()).isEqualTo(SnapshotStatus.REJECTED);
-        watch = watch.after(again.refusedJumps());
+        watch = watch.after(again);
         assertThat(watch.seen().get("alphaD").samples()).as("kept as first seen").isEqualTo(5_000);
 
         // 20 000 rows after it was first refused, the same jump: confirmed
@@ -258,19 +258,47 @@ class ValidationGateTest {
         assertThat(confirmed.status()).isEqualTo(SnapshotStatus.ACCEPTED);
         assertThat(confirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
         assertThat(confirmed.notes()).singleElement().asString().contains("alphaD jumps 10×", "accepted: confirmed by");
-        assertThat(watch.after(confirmed.refusedJumps()).seen()).as("an accepted jump is no longer watched").isEmpty();
+        assertThat(watch.after(confirmed).seen()).as("an accepted jump is no longer watched").isEmpty();
 
         // the other way is a new jump, not a confirmation
         double[] dropped = ALPHAS.clone();
         dropped[2] = 5;
         GateResult other = gate.validate(jumpedAlphaD(active, dropped, 25_000), active, watch);
         assertThat(other.status()).isEqualTo(SnapshotStatus.REJECTED);
-        assertThat(watch.after(other.refusedJumps()).seen().get("alphaD")).isEqualTo(new JumpWatch.Seen(50, false, 25_000));
+        assertThat(watch.after(other).seen().get("alphaD")).isEqualTo(new JumpWatch.Seen(50, false, 25_000));
         // a rebuilt estimator (a restore) counts again from its new, lower sample count
-        JumpWatch rebuilt = watch.after(gate.validate(jumpedAlphaD(active, jumped, 3_000), active, watch).refusedJumps());
+        JumpWatch rebuilt = watch.after(gate.validate(jumpedAlphaD(active, jumped, 3_000), active, watch));
         assertThat(rebuilt.seen().get("alphaD").samples()).isEqualTo(3_000);
         // and a direct validate watches nothing
         assertThat(gate.validate(jumpedAlphaD(active, jumped, 25_000), active).status()).isEqualTo(SnapshotStatus.REJECTED);
+    }
+
+    /**
+     * Two jumps first refused at different times: the one confirmed first stays watched while the other still rejects
+     * the snapshot, so both pass together once the second is confirmed too.
+     */
+    @Test
+    void twoJumpsFirstRefusedAtDifferentTimesPassTogether() {
+        ParameterSnapshot active = active();
+        double[] onlyD = ALPHAS.clone();
+        onlyD[2] = 500; // α_d 50 → 500
+        double[] both = onlyD.clone();
+        both[5] = 1000; // α_ho 100 → 1000
+        JumpWatch watch = JumpWatch.NONE.after(gate.validate(jumpedAlphaD(active, onlyD, 5_000), active, JumpWatch.NONE));
+        watch = watch.after(gate.validate(jumpedAlphaD(active, both, 15_000), active, watch));
+        assertThat(watch.seen()).containsOnlyKeys("alphaD", "alphaHo");
+
+        GateResult dConfirmedHoNot = gate.validate(jumpedAlphaD(active, both, 25_000), active, watch);
+        assertThat(dConfirmedHoNot.status()).isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(dConfirmedHoNot.confirmedJumps()).containsExactly("alphaD");
+        watch = watch.after(dConfirmedHoNot);
+        assertThat(watch.seen().get("alphaD").samples()).as("still as first seen").isEqualTo(5_000);
+
+        GateResult bothConfirmed = gate.validate(jumpedAlphaD(active, both, 35_000), active, watch);
+        assertThat(bothConfirmed.rejections()).isEmpty();
+        assertThat(bothConfirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
+        assertThat(bothConfirmed.snapshot().getAlphaHo().getValue()).isEqualTo(1000.0);
+        assertThat(watch.after(bothConfirmed).seen()).isEmpty();
     }
 
     /** A candidate whose α's are {@code alphas} fitted on {@code rows} rows with a relative error of 0.1. */

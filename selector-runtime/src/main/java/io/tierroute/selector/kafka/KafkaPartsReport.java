@@ -152,8 +152,8 @@ public final class KafkaPartsReport {
                     .callback(cb -> cb.call(l.isReady() ? 1 : 0)).register(r);
             GaugeWithCallback.builder().name("tierroute_params_kafka_connected")
                     .help("1 while the loader is in contact with the Kafka cluster, 0 after "
-                            + BrokerContact.DEFAULT_THRESHOLD.toSeconds() + " s without (the parameters are then frozen "
-                            + "at the applied version)")
+                            + BrokerContact.DEFAULT_THRESHOLD.toSeconds() + " s without (or twice the consumer's "
+                            + "fetch.max.wait.ms if longer; the parameters are then frozen at the applied version)")
                     .callback(cb -> cb.call(l.kafkaConnected() ? 1 : 0)).register(r);
             GaugeWithCallback.builder().name("tierroute_params_kafka_unreachable_seconds")
                     .help("Time since the loader's last contact with the Kafka cluster while it has none, else 0")

@@ -25,11 +25,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
@@ -159,6 +161,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final TreeMap<Long, Where> carriers = new TreeMap<>();         // served scope: version carrying a model → where
     private long newestCarrierVersion;     // served scope: the newest record carrying a model in full, kept so the
     private byte[] newestCarrierBytes;     // records after a training, which name it, need no re-read
+    private final Set<Long> missingCarriers = new HashSet<>(); // served scope: carriers found gone, until republished
     private long appliedModelVersion;      // the record whose model the applied set uses (0: none), and that model,
     private QuantileForestModel appliedModel; // so a snapshot naming it needs no re-read either
     private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
@@ -325,6 +328,7 @@ public final class ParameterLoader implements AutoCloseable {
         rule = new ActivationRule();
         offsets.clear();
         carriers.clear();
+        missingCarriers.clear();
         newestCarrierVersion = 0;
         newestCarrierBytes = null;
         appliedModelVersion = 0;
@@ -454,6 +458,7 @@ public final class ParameterLoader implements AutoCloseable {
         if (h.status() == SnapshotStatus.REJECTED) {
             newestRejected = Math.max(newestRejected, h.version());
         }
+        missingCarriers.remove(h.version()); // republished: worth another look
         if (h.carriesModel()) { // in any status: a rejected record may carry the model a later accepted one names
             carriers.put(h.version(), new Where(r.partition(), r.offset()));
             if (carriers.size() > indexedVersions) {
@@ -603,6 +608,7 @@ public final class ParameterLoader implements AutoCloseable {
         swaps.increment();
         long was = appliedVersion;
         appliedVersion = version;
+        retryVersion = -1;
         Long modelVersion = ModelCarrier.versionOf(snapshot);
         appliedModelVersion = modelVersion == null ? 0 : modelVersion;
         appliedModel = snapshot.getQuantileModel();
@@ -639,7 +645,11 @@ public final class ParameterLoader implements AutoCloseable {
         if (w == null) {
             w = carriers.get(version);
         }
-        return w != null ? reread(version, w) : scan(version);
+        if (w != null) {
+            return reread(version, w);
+        }
+        return scan(version, !offsets.isEmpty() && version < offsets.firstKey()
+                ? "older than the " + indexedVersions + " indexed versions" : "not in the offset index");
     }
 
     /**
@@ -649,8 +659,7 @@ public final class ParameterLoader implements AutoCloseable {
      */
     private boolean gaveUp(Fetched f, long active, long fetched, String what) {
         if (f.bytes() != null) {
-            retryVersion = -1;
-            return false;
+            return false; // retryVersion stays until the swap: the carrier's re-read may still fail, and back off
         }
         if (f.transientFailure()) {
             rereadFailures.increment();
@@ -667,6 +676,9 @@ public final class ParameterLoader implements AutoCloseable {
         }
         retryVersion = -1;
         failedVersion = active;
+        if (fetched != active) {
+            missingCarriers.add(fetched);
+        }
         Where where = offsets.containsKey(fetched) ? offsets.get(fetched) : carriers.get(fetched);
         bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS
                 + (where == null ? "" : " at " + where));
@@ -696,6 +708,11 @@ public final class ParameterLoader implements AutoCloseable {
         }
         String what = "version " + carrier + " of scope '" + scope + "' (it carries the output-length model of version "
                 + version + ")";
+        if (missingCarriers.contains(carrier)) { // every snapshot after a lost carrier names it: scan once, not each
+            failedVersion = version;
+            bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS);
+            return false;
+        }
         Fetched f = fetch(carrier);
         if (!running || gaveUp(f, version, carrier, what)) {
             return false;
@@ -756,11 +773,11 @@ public final class ParameterLoader implements AutoCloseable {
      * beginning up to its end offsets at the start of the scan (the last value of the key wins, as
      * compaction would have it).
      */
-    private Fetched scan(long version) {
+    private Fetched scan(long version, String why) {
         scans.increment();
         byte[] key = Topics.paramsKey(scope, version).getBytes(StandardCharsets.UTF_8);
-        log.info("params loader: version {} of scope '{}' is older than the {} indexed versions; scanning {} for it",
-                version, scope, indexedVersions, Topics.PARAMS);
+        log.info("params loader: version {} of scope '{}' is {}; scanning {} for it",
+                version, scope, why, Topics.PARAMS);
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-scan")) {
             auxConsumer = c;
             if (!running) {

@@ -513,7 +513,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     /** Keeps the jumps {@code result} refused, each as first seen; forgets the others. */
     private void keepJumpWatch(GateResult result) throws Exception {
-        JumpWatch next = jumpWatch().after(result.refusedJumps());
+        JumpWatch next = jumpWatch().after(result);
         refusedJumps.clear();
         for (Map.Entry<String, JumpWatch.Seen> e : next.seen().entrySet()) {
             refusedJumps.put(e.getKey(), RefusedJump.of(e.getValue()));
