@@ -25,13 +25,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
@@ -136,7 +134,8 @@ public final class ParameterLoader implements AutoCloseable {
     public record Status(boolean ready, String servedScope, long appliedVersion, long startupMillis, String lastError,
                          Map<String, ScopeStatus> scopes, Long kafkaUnreachableSinceMs) {}
 
-    private record Where(int partition, long offset) {}
+    /** Where a record was read. */
+    record Where(int partition, long offset) {}
 
     /** A re-read: the record's bytes, or null with {@code transientFailure} telling a retry may succeed. */
     private record Fetched(byte[] bytes, boolean transientFailure) {}
@@ -158,12 +157,7 @@ public final class ParameterLoader implements AutoCloseable {
     private ActivationRule rule = new ActivationRule();                    // loader thread only; new per session
     private final SnapshotProjection projection = new SnapshotProjection();
     private final TreeMap<Long, Where> offsets = new TreeMap<>();          // served scope: accepted version → where
-    private final TreeMap<Long, Where> carriers = new TreeMap<>();         // served scope: version carrying a model → where
-    private long newestCarrierVersion;     // served scope: the newest record carrying a model in full, kept so the
-    private byte[] newestCarrierBytes;     // records after a training, which name it, need no re-read
-    private final Set<Long> missingCarriers = new HashSet<>(); // served scope: carriers found gone, until republished
-    private long appliedModelVersion;      // the record whose model the applied set uses (0: none), and that model,
-    private QuantileForestModel appliedModel; // so a snapshot naming it needs no re-read either
+    private final ModelCarriers carriers;                                  // served scope: records carrying a model
     private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
     private long cacheBytes;
     private final Thread thread;
@@ -222,6 +216,7 @@ public final class ParameterLoader implements AutoCloseable {
         this.converter = converter;
         this.retained = settings.params().retainedSnapshots();
         this.indexedVersions = indexedVersions;
+        this.carriers = new ModelCarriers(indexedVersions);
         for (LongAdder[] row : bad) {
             for (int i = 0; i < row.length; i++) {
                 row[i] = new LongAdder();
@@ -328,11 +323,6 @@ public final class ParameterLoader implements AutoCloseable {
         rule = new ActivationRule();
         offsets.clear();
         carriers.clear();
-        missingCarriers.clear();
-        newestCarrierVersion = 0;
-        newestCarrierBytes = null;
-        appliedModelVersion = 0;
-        appliedModel = null;
         newestRejected = 0;
         cache.clear();
         cacheBytes = 0;
@@ -458,17 +448,7 @@ public final class ParameterLoader implements AutoCloseable {
         if (h.status() == SnapshotStatus.REJECTED) {
             newestRejected = Math.max(newestRejected, h.version());
         }
-        missingCarriers.remove(h.version()); // republished: worth another look
-        if (h.carriesModel()) { // in any status: a rejected record may carry the model a later accepted one names
-            carriers.put(h.version(), new Where(r.partition(), r.offset()));
-            if (carriers.size() > indexedVersions) {
-                carriers.pollFirstEntry();
-            }
-            if (h.version() >= newestCarrierVersion) {
-                newestCarrierVersion = h.version();
-                newestCarrierBytes = r.value();
-            }
-        }
+        carriers.onRecord(h.version(), h.carriesModel(), new Where(r.partition(), r.offset()), r.value());
         if (h.status() == SnapshotStatus.ACCEPTED) {
             offsets.put(h.version(), new Where(r.partition(), r.offset()));
             if (offsets.size() > indexedVersions) {
@@ -522,10 +502,7 @@ public final class ParameterLoader implements AutoCloseable {
         rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
         if (s.equals(scope)) {
             offsets.remove(version);
-            carriers.remove(version);
-            if (version == newestCarrierVersion) {
-                newestCarrierBytes = null;
-            }
+            carriers.onTombstone(version);
             forget(version);
             if (version == newestRejected) {
                 newestRejected = 0; // trimmed from the history: no longer a version anyone can look up
@@ -609,9 +586,7 @@ public final class ParameterLoader implements AutoCloseable {
         long was = appliedVersion;
         appliedVersion = version;
         retryVersion = -1;
-        Long modelVersion = ModelCarrier.versionOf(snapshot);
-        appliedModelVersion = modelVersion == null ? 0 : modelVersion;
-        appliedModel = snapshot.getQuantileModel();
+        carriers.applied(snapshot);
         failedVersion = -1;
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
@@ -635,15 +610,15 @@ public final class ParameterLoader implements AutoCloseable {
     /** A version's record: from the LRU or the newest carrier if held, else re-read by its offset, else scanned for. */
     private Fetched fetch(long version) {
         byte[] held = cache.get(version);
-        if (held == null && version == newestCarrierVersion) {
-            held = newestCarrierBytes;
+        if (held == null) {
+            held = carriers.held(version);
         }
         if (held != null) {
             return new Fetched(held, false);
         }
         Where w = offsets.get(version);
         if (w == null) {
-            w = carriers.get(version);
+            w = carriers.where(version);
         }
         if (w != null) {
             return reread(version, w);
@@ -677,9 +652,9 @@ public final class ParameterLoader implements AutoCloseable {
         retryVersion = -1;
         failedVersion = active;
         if (fetched != active) {
-            missingCarriers.add(fetched);
+            carriers.missing(fetched);
         }
-        Where where = offsets.containsKey(fetched) ? offsets.get(fetched) : carriers.get(fetched);
+        Where where = offsets.containsKey(fetched) ? offsets.get(fetched) : carriers.where(fetched);
         bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS
                 + (where == null ? "" : " at " + where));
         return true;
@@ -702,13 +677,14 @@ public final class ParameterLoader implements AutoCloseable {
             return true;
         }
         long carrier = s.getQuantileModelVersion();
-        if (carrier == appliedModelVersion && appliedModel != null) {
-            s.setQuantileModel(appliedModel);
+        QuantileForestModel applied = carriers.appliedModel(carrier);
+        if (applied != null) {
+            s.setQuantileModel(applied);
             return true;
         }
         String what = "version " + carrier + " of scope '" + scope + "' (it carries the output-length model of version "
                 + version + ")";
-        if (missingCarriers.contains(carrier)) { // every snapshot after a lost carrier names it: scan once, not each
+        if (carriers.isMissing(carrier)) { // every snapshot after a lost carrier names it: scan once, not each
             failedVersion = version;
             bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS);
             return false;
