@@ -13,6 +13,10 @@ import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.params.CostParameters;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.WorkerRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -124,6 +128,28 @@ final class KafkaFixture {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The workers of the loader tests: w0, w1, w2. */
+    static final List<String> LOADER_WORKERS = List.of("w0", "w1", "w2");
+
+    /** A store holding the default set for {@link #LOADER_WORKERS}. */
+    static ParameterStore loaderStore() {
+        return new ParameterStore(ParameterSet.defaults(LOADER_WORKERS.size()));
+    }
+
+    /**
+     * Starts a loader for {@link #LOADER_WORKERS} (output quantile 0.5) indexing {@code indexedVersions} offsets, adds it
+     * to {@code started} (the test closes those) and waits until it is ready.
+     */
+    static ParameterLoader startLoader(KafkaSettings settings, ParameterStore store, int indexedVersions,
+            List<ParameterLoader> started, Duration wait) throws InterruptedException {
+        ParameterLoader l = new ParameterLoader(settings, store,
+                new SnapshotConverter(new WorkerRegistry(LOADER_WORKERS), CostParameters.DEFAULTS, 0.5), indexedVersions)
+                .start();
+        started.add(l);
+        org.assertj.core.api.Assertions.assertThat(l.awaitReady(wait)).as("loader ready").isTrue();
+        return l;
     }
 
     /** Polls {@code condition} every 10 ms until it holds; fails with {@code what} after {@code timeout}. */

@@ -5,10 +5,7 @@ import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.selector.config.KafkaSettings;
-import io.tierroute.selector.params.CostParameters;
-import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.WorkerRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -31,7 +28,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ModelByReferenceLoaderTest {
 
-    private static final List<String> WORKERS = List.of("w0", "w1", "w2");
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private final List<ParameterLoader> loaders = new ArrayList<>();
@@ -51,15 +47,11 @@ class ModelByReferenceLoaderTest {
 
     private ParameterLoader start(ParameterStore store, KafkaSettings settings, int indexedVersions)
             throws InterruptedException {
-        ParameterLoader l = new ParameterLoader(settings, store,
-                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5), indexedVersions).start();
-        loaders.add(l);
-        assertThat(l.awaitReady(WAIT)).as("loader ready").isTrue();
-        return l;
+        return KafkaFixture.startLoader(settings, store, indexedVersions, loaders, WAIT);
     }
 
     private static ParameterStore store() {
-        return new ParameterStore(ParameterSet.defaults(WORKERS.size()));
+        return KafkaFixture.loaderStore();
     }
 
     /** The fixture forest, told apart by its training rows. */

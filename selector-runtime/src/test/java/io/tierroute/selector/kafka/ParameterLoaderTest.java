@@ -8,7 +8,6 @@ import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.WorkerRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +29,6 @@ import static org.assertj.core.api.Assertions.within;
 /** The parameter loader against a real embedded broker: start-up, follow, pin / unpin, bad records, restart. */
 class ParameterLoaderTest {
 
-    private static final List<String> WORKERS = List.of("w0", "w1", "w2");
     private static final Duration WAIT = Duration.ofSeconds(20);
 
     private final List<ParameterLoader> loaders = new ArrayList<>();
@@ -49,15 +47,11 @@ class ParameterLoaderTest {
     }
 
     private ParameterStore store() {
-        return new ParameterStore(ParameterSet.defaults(WORKERS.size()));
+        return KafkaFixture.loaderStore();
     }
 
     private ParameterLoader start(ParameterStore store, KafkaSettings settings) throws InterruptedException {
-        ParameterLoader l = new ParameterLoader(settings, store,
-                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5)).start();
-        loaders.add(l);
-        assertThat(l.awaitReady(WAIT)).as("loader ready").isTrue();
-        return l;
+        return KafkaFixture.startLoader(settings, store, ParameterLoader.DEFAULT_INDEXED_VERSIONS, loaders, WAIT);
     }
 
     private ParameterLoader start(ParameterStore store) throws InterruptedException {
@@ -298,10 +292,7 @@ class ParameterLoaderTest {
         }
         KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
         ParameterStore store = store();
-        ParameterLoader l = new ParameterLoader(small, store,
-                new SnapshotConverter(new WorkerRegistry(WORKERS), CostParameters.DEFAULTS, 0.5), 3).start();
-        loaders.add(l);
-        assertThat(l.awaitReady(WAIT)).isTrue();
+        ParameterLoader l = KafkaFixture.startLoader(small, store, 3, loaders, WAIT);
         assertThat(store.current().version()).isEqualTo(10);
         assertThat(l.indexedVersions()).as("only the 3 highest versions' offsets are kept").isEqualTo(3);
 
