@@ -380,6 +380,7 @@ public final class ApiHandler implements HttpHandler {
         m.put("cost", ParameterFile.asMap(ps.cost()));
         m.put("output_quantile", ps.outputQuantile());
         m.put("output_model", ps.outputModel() != null);
+        m.put("output_model_version", ps.outputModelVersion() > 0 ? ps.outputModelVersion() : null);
         return m;
     }
 

@@ -5,6 +5,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.schemas.snapshot.FittedProvenance;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ForestOutputModel;
@@ -138,7 +139,7 @@ public final class SnapshotConverter {
         }
         if (s.getQuantileModel() != null) {
             try {
-                b.outputModel(ForestOutputModel.from(s.getQuantileModel()));
+                b.outputModel(ForestOutputModel.from(s.getQuantileModel())).outputModelVersion(ModelCarrier.versionOf(s));
             } catch (RuntimeException e) {
                 throw new UnusableSnapshotException("quantileModel is not a valid quantile forest: " + e.getMessage());
             }

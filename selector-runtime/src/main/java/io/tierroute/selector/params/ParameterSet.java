@@ -22,6 +22,7 @@ public final class ParameterSet {
     private final double[] bandwidthOverride; // [tier] bytes/s, or NaN to use the configured value
     private final double[] rhoReference;      // [tier] bytes/s the ρ_t were measured against, or NaN: the link in use
     private final OutputLengthModel outputModel; // nullable
+    private final long outputModelVersion;        // the snapshot version carrying it, 0: none, or not from a snapshot
     private final double outputQuantile;
 
     private ParameterSet(Builder b) {
@@ -33,6 +34,7 @@ public final class ParameterSet {
         this.bandwidthOverride = b.bandwidthOverride.clone();
         this.rhoReference = b.rhoReference.clone();
         this.outputModel = b.outputModel;
+        this.outputModelVersion = b.outputModelVersion;
         this.outputQuantile = b.outputQuantile;
         for (int i = 0; i < rho.length; i++) {
             if (!(rho[i] >= 0 && rho[i] <= 1)) {
@@ -112,6 +114,13 @@ public final class ParameterSet {
     /** The output-length model, or null when the snapshot carries none. */
     public OutputLengthModel outputModel() { return outputModel; }
 
+    /**
+     * The version of the params record that carries the output-length model in full (the snapshot's own, or the one
+     * it names), so an operator can tell which forest is served after a retraining or a rollback; 0 when there is no
+     * model or it came from a parameter file.
+     */
+    public long outputModelVersion() { return outputModelVersion; }
+
     /** The quantile of the output-length distribution used as {@code d̂}. */
     public double outputQuantile() { return outputQuantile; }
 
@@ -121,7 +130,7 @@ public final class ParameterSet {
         System.arraycopy(rho, 0, b.rho, 0, rho.length);
         System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
         System.arraycopy(rhoReference, 0, b.rhoReference, 0, Tier.COUNT);
-        b.outputModel = outputModel; b.outputQuantile = outputQuantile;
+        b.outputModel = outputModel; b.outputModelVersion = outputModelVersion; b.outputQuantile = outputQuantile;
         return b;
     }
 
@@ -139,6 +148,7 @@ public final class ParameterSet {
         private final double[] bandwidthOverride = new double[Tier.COUNT];
         private final double[] rhoReference = new double[Tier.COUNT];
         private OutputLengthModel outputModel;
+        private long outputModelVersion;
         private double outputQuantile = 0.5;
 
         private Builder(int workers) {
@@ -159,6 +169,7 @@ public final class ParameterSet {
         /** The bandwidth the snapshot's ρ of {@code tier} were measured against (its BW_t, fitted or not). */
         public Builder rhoReference(Tier tier, double bytesPerSecond) { rhoReference[tier.ordinal()] = bytesPerSecond; return this; }
         public Builder outputModel(OutputLengthModel v) { outputModel = v; return this; }
+        public Builder outputModelVersion(long v) { outputModelVersion = v; return this; }
         public Builder outputQuantile(double v) { outputQuantile = v; return this; }
 
         public ParameterSet build() {

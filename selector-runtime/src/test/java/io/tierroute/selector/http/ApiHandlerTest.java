@@ -451,6 +451,8 @@ class ApiHandlerTest {
         assertThat(p.get("cost").has("decodeStepUs")).isTrue();
         assertThat(p.get("cost").has("decodeStepKvUs")).isTrue();
         assertThat(p.get("cost").get("kvWaitScale").asDouble()).isEqualTo(1.0);
+        assertThat(p.get("output_model").asBoolean()).isFalse();
+        assertThat(p.get("output_model_version").isNull()).as("no model: no carrying version").isTrue();
     }
 
     @Test

@@ -76,11 +76,13 @@ class ModelByReferenceLoaderTest {
         ParameterLoader l = start(store, KafkaFixture.settings(), ParameterLoader.DEFAULT_INDEXED_VERSIONS);
         assertThat(store.current().version()).isEqualTo(1);
         assertThat(store.current().outputModel()).isNotNull();
+        assertThat(store.current().outputModelVersion()).as("a carrier names itself").isEqualTo(1);
 
         referrer(3, 2);
         await(WAIT, () -> store.current().version() == 3, "version 3 applied");
         assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
                 .as("the model of the rejected record 2, which version 3 names").isEqualTo(2_000);
+        assertThat(store.current().outputModelVersion()).as("the record carrying it, for /v1/params").isEqualTo(2);
         for (long v = 4; v <= 6; v++) {
             referrer(v, 2);
         }
@@ -109,6 +111,7 @@ class ModelByReferenceLoaderTest {
         await(WAIT, () -> store.current().version() == 7, "rolled back to 7");
         assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
                 .as("version 1's model, which version 7 names").isEqualTo(1_000);
+        assertThat(store.current().outputModelVersion()).isEqualTo(1);
         assertThat(l.lastSwapNanos()).isPositive();
         assertThat(l.rereads()).as("carrier 1's offset is indexed: read back by it").isEqualTo(1);
         assertThat(l.scans()).as("version 7 itself is older than the offset index").isEqualTo(1);
