@@ -155,7 +155,7 @@ final class DemoCommand implements Callable<Integer> {
                 return 1;
             } catch (Exception e) {
                 if (stop.requested()) { // Ctrl-C; a part may also have failed as the JVM shut down
-                    out.println("tierroute demo: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.println("tierroute demo: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                 } else {
                     err.println("tierroute demo: cannot start: " + e);

@@ -150,7 +150,7 @@ final class FleetCommand implements Callable<Integer> {
                 run = FleetRun.start(s, checked.work(), System.nanoTime(), stop::requested);
             } catch (RuntimeException e) {
                 if (stop.requested()) { // Ctrl-C; a part may also have failed as the JVM shut down
-                    out.println("tierroute fleet: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.println("tierroute fleet: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                 } else {
                     err.println("tierroute fleet: cannot start: " + e.getMessage());
@@ -160,7 +160,7 @@ final class FleetCommand implements Callable<Integer> {
             }
             try {
                 if (stop.requested()) {
-                    out.println("tierroute fleet: stopped during start-up (Ctrl-C); everything it had started is stopped");
+                    out.println("tierroute fleet: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                     return 1;
                 }

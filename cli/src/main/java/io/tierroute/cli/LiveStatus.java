@@ -22,7 +22,7 @@ final class LiveStatus {
                    Supplier<String> otherFailure, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-        String reason = "Ctrl-C";
+        String reason = "Ctrl-C or SIGTERM"; // a shutdown hook cannot tell them apart
         int shown = 0;
         while (!stop.await(Math.max(50, interval.toMillis()))) {
             String line = run.statusLine();

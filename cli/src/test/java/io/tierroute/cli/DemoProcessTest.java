@@ -107,7 +107,7 @@ class DemoProcessTest {
                     .isPresent();
             assertThat(rc.getAsInt()).as("ended by " + sent).isEqualTo(128 + sent.number);
             System.out.printf("demo run 1 stopped by %s in %d ms%n", sent, took.toMillis());
-            assertThat(demo.log()).contains("tierroute demo: stopping (Ctrl-C)");
+            assertThat(demo.log()).contains("tierroute demo: stopping (Ctrl-C or SIGTERM)");
             assertSummary(demo);
             assertNothingLeft(demo, ports);
         }
