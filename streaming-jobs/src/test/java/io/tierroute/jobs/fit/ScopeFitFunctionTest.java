@@ -378,4 +378,48 @@ class ScopeFitFunctionTest {
             .isCloseTo(15.0, org.assertj.core.data.Offset.offset(1.0));
         h.close();
     }
+
+    /**
+     * The upgrade from the release before snapshots named their forest (66124ac: every record carried its forest
+     * inline, the state had no pending carrier nor refused jumps). Its operator state, written by that release's
+     * operator on this harness ({@code scope-fit-state-66124ac.patch} beside the state file: 1,000 rows, v1, a forest
+     * training first carried inline by v3 and again by v4 and v5, PIN 1 at sequence 1, v6), restores here: the
+     * versions, the pin and the control sequence continue, the history's records of the old schema are gated against,
+     * and a pin to an old record that carried the forest inline publishes records naming the one that first carried it.
+     */
+    @Test
+    void theStateOfThePreviousReleaseRestoresAndContinues() throws Exception {
+        OperatorSubtaskState old = org.apache.flink.streaming.util.OperatorSnapshotUtil.readStateHandle(
+            java.nio.file.Path.of(getClass().getResource("scope-fit-state-66124ac.bin").toURI()).toString());
+        var h = harness(old);
+        long now = 3_500; // the old harness's clock when it wrote the state
+        h.setProcessingTime(now);
+        rows(h, 5);
+        ParameterSnapshot v7 = publishOne(h, now += TICK);
+        assertThat(v7.getVersion()).as("the counter continues").isEqualTo(7);
+        assertThat(v7.getControlSequence()).isEqualTo(1);
+        assertThat(v7.getParentVersion()).as("still pinned to 1, gated against its old-schema record").isEqualTo(1);
+        assertThat(v7.getQuantileModel()).as("version 1, pinned, had no forest").isNull();
+        assertThat(v7.getQuantileModelVersion()).isNull();
+
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 4L, 2)));
+        rows(h, 5);
+        ParameterSnapshot v8 = publishOne(h, now += TICK);
+        assertThat(v8.getParentVersion()).as("a pin to an old record that carried the forest inline").isEqualTo(4);
+        assertThat(v8.getStatus()).as("reasons %s", v8.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(v8.getQuantileModel()).as("the forest is not carried again").isNull();
+        assertThat(v8.getQuantileModelVersion()).as("named by the old record that first carried it").isEqualTo(3);
+
+        h.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, null, 3)));
+        rows(h, 5);
+        ParameterSnapshot v9 = publishOne(h, now += TICK);
+        assertThat(v9.getStatus()).as("reasons %s", v9.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        rows(h, 5);
+        ParameterSnapshot v10 = publishOne(h, now += TICK);
+        assertThat(v10.getParentVersion()).as("fitted snapshots active again").isEqualTo(9);
+        assertThat(v10.getQuantileModelVersion()).isEqualTo(3);
+        assertThat(v10.getAlphaP().getSamples()).as("estimators rebuilt from the old replay buffer and the new rows")
+            .isGreaterThan(1_000);
+        h.close();
+    }
 }
