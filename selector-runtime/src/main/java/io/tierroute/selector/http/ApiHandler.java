@@ -129,6 +129,9 @@ public final class ApiHandler implements HttpHandler {
         }
         method(ex, route.method());
         access.check(ex, route);
+        if (route != Route.ROUTE && route.method().equals(Methods.POST)) {
+            RouteQuery.refuseAny(ex);
+        }
         switch (route) {
             case ROUTE -> {
                 long start = System.nanoTime();
@@ -308,6 +311,7 @@ public final class ApiHandler implements HttpHandler {
             m.put("approximate", w.approximate());
             Map<String, Object> load = new LinkedHashMap<>();
             load.put("in_flight", w.load().inFlight());
+            load.put("engine_in_flight", w.load().engineInFlight()); // what workers[].maxInFlight also holds it to
             load.put("waiting", w.load().waiting());
             load.put("decode_tokens", w.load().decodeTokens());
             load.put("kv_used_tokens", w.load().kvUsedTokens());

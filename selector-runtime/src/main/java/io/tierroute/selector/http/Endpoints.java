@@ -92,6 +92,12 @@ final class Endpoints {
                 }
             }
         }
+        if ((b.token_ids != null && b.token_ids.length == 0) || (b.text != null && b.text.isEmpty())
+                || (b.input_tokens != null && b.input_tokens == 0)) {
+            throw new ApiError(400, "the prompt is empty (" + (b.token_ids != null ? "token_ids []"
+                    : b.text != null ? "text \"\"" : "input_tokens 0") + "): an engine has nothing to prefill; "
+                    + "send at least one token");
+        }
         if (b.block_hashes != null && b.input_tokens != null && b.input_tokens >= 0) { // a negative one: RouteRequest says
             checkBlockCount(b.block_hashes.length, b.input_tokens, selector.settings().blockSize());
         }
@@ -142,10 +148,19 @@ final class Endpoints {
             }
         }
         if (tools != null) {
-            for (String t : tools.split(",", MAX_TOOLS + 2)) {
+            // The header is bounded by server.maxHeaderBytes: split it whole, so a refusal counts every tool.
+            List<String> named = new ArrayList<>();
+            for (String t : tools.split(",")) {
                 if (!t.isBlank()) {
-                    expected.add(text(EXPECTED_TOOLS.toString(), t.trim()));
+                    named.add(t.trim());
                 }
+            }
+            if (named.size() > MAX_TOOLS) {
+                throw new ApiError(400, "at most " + MAX_TOOLS + " expected next tools, got " + named.size()
+                        + " in " + EXPECTED_TOOLS);
+            }
+            for (String t : named) {
+                expected.add(text(EXPECTED_TOOLS.toString(), t));
             }
         }
         if (expected.size() > MAX_TOOLS) {

@@ -42,6 +42,21 @@ final class RouteQuery {
         };
     }
 
+    /**
+     * The other POST endpoints take no query: {@code POST /v1/workers/w2/drain?dry_run=true} would otherwise drain w2
+     * while the client asked for a preview, so any parameter is a 400 naming it. GET endpoints read none and ignore
+     * what they are sent (a cache-busting {@code ?_=123} must not fail a probe).
+     */
+    static void refuseAny(HttpServerExchange ex) {
+        for (String name : ex.getQueryParameters().keySet()) {
+            if (!name.isEmpty()) {
+                throw new ApiError(400, "unknown query parameter '" + name + "' on " + ex.getRequestMethod() + " "
+                        + ex.getRelativePath() + ": it takes none" + (name.equals(DRY_RUN)
+                        ? " (dry_run is for POST /v1/route only; nothing was done)" : " (nothing was done)"));
+            }
+        }
+    }
+
     /** True unless the query is a well-formed "not a dry run": what a refusal of real routes must let through. */
     static boolean dryRunOrMalformed(HttpServerExchange ex) {
         try {

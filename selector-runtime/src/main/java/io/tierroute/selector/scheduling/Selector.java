@@ -314,13 +314,14 @@ public final class Selector {
     private static final String OVER_LOAD = "over load";
 
     private static boolean overLimit(WorkerSpec spec, LoadView load) {
-        return (spec.maxInFlight() > 0 && load.inFlight() >= spec.maxInFlight())
+        return (spec.maxInFlight() > 0 && load.limitInFlight() >= spec.maxInFlight())
                 || (spec.maxWaiting() > 0 && load.waiting() >= spec.maxWaiting());
     }
 
     private static String overLimitReason(WorkerSpec spec, LoadView load) {
-        if (spec.maxInFlight() > 0 && load.inFlight() >= spec.maxInFlight()) {
-            return "over load: " + load.inFlight() + " in flight ≥ " + spec.maxInFlight();
+        if (spec.maxInFlight() > 0 && load.limitInFlight() >= spec.maxInFlight()) {
+            return "over load: " + load.limitInFlight() + " in flight ≥ " + spec.maxInFlight()
+                    + (load.engineInFlight() > load.inFlight() ? " (the engine's telemetry: running and waiting)" : "");
         }
         return "over load: " + load.waiting() + " waiting ≥ " + spec.maxWaiting();
     }

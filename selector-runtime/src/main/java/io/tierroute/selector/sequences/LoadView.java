@@ -14,9 +14,29 @@ package io.tierroute.selector.sequences;
  *                             prompt tokens the worker must compute before a newcomer's prefill completes
  * @param queuedTierTokens     per tier ordinal, {@code Σ H_t(r')} over the same requests: tokens still to load
  *                             over that tier's link ahead of a newcomer (null: none known)
+ * @param engineInFlight       the engine's own count when it sent telemetry: its running and waiting requests in the
+ *                             newest fresh sample plus what this selector sent since (other replicas' requests
+ *                             included); {@code inFlight} without a sample
  */
 public record LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
-                       long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens, long[] queuedTierTokens) {
+                       long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens, long[] queuedTierTokens,
+                       int engineInFlight) {
+
+    /** A view whose engine count is this selector's own. */
+    public LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
+                    long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens, long[] queuedTierTokens) {
+        this(inFlight, waiting, decodeTokens, decodeQuadraticTwice, kvUsedTokens, kvCapacityTokens, queuedPrefillTokens,
+                queuedTierTokens, inFlight);
+    }
+
+    /**
+     * What {@code workers[].maxInFlight} is held against: the larger of this selector's count and the engine's, so a
+     * worker other replicas (or clients) filled is over its limit here too. The cost model reads {@code inFlight}, the
+     * requests whose predicted decode it knows.
+     */
+    public int limitInFlight() {
+        return Math.max(inFlight, engineInFlight);
+    }
 
     /** A view without queued tier loads. */
     public LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,

@@ -27,6 +27,7 @@ final class WorkerLoad {
     private Telemetry telemetry; // the newest sample still considered fresh, or null
     // Sums over the requests admitted after `telemetry` was taken (the part the sample cannot know).
     private int waitingSinceTelemetry;
+    private int inFlightSinceTelemetry;
     private long kvTokensSinceTelemetry;
     private long queuedPrefillSinceTelemetry;
 
@@ -138,6 +139,7 @@ final class WorkerLoad {
         decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
         kvTokens += sign * r.contextTokens();
         if (telemetry != null && r.admittedNanos > telemetry.atNanos()) {
+            inFlightSinceTelemetry += sign;
             if (r.waiting) {
                 waitingSinceTelemetry += sign;
             }
@@ -151,6 +153,7 @@ final class WorkerLoad {
     /** Once per new telemetry base: which of our requests did the sample not see yet? */
     private void recountSinceTelemetry() {
         waitingSinceTelemetry = 0;
+        inFlightSinceTelemetry = 0;
         kvTokensSinceTelemetry = 0;
         queuedPrefillSinceTelemetry = 0;
         if (telemetry == null) {
@@ -158,6 +161,7 @@ final class WorkerLoad {
         }
         for (InFlightRequest r : requests.values()) {
             if (r.admittedNanos > telemetry.atNanos()) {
+                inFlightSinceTelemetry++;
                 if (r.waiting) {
                     waitingSinceTelemetry++;
                 }
@@ -181,7 +185,9 @@ final class WorkerLoad {
         // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
         long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
                 : Math.min(queuedPrefillTokens, base.pendingPrefillTokens() + queuedPrefillSinceTelemetry);
+        // The engine's own count, for the in-flight limit only (the cost model prices the requests it knows).
+        int engine = base == null ? requests.size() : base.running() + base.waiting() + inFlightSinceTelemetry;
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
-                queued, queuedTierTokens.clone());
+                queued, queuedTierTokens.clone(), engine);
     }
 }

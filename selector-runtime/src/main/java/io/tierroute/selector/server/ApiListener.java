@@ -13,15 +13,18 @@ import java.net.URI;
 
 /**
  * The Undertow listener of the selector's HTTP API with the limits of {@code server:} (header sizes,
- * query parameters, cookies, timeouts, threads): one place, so the standalone {@link SelectorServer}
+ * query parameters, timeouts, threads): one place, so the standalone {@link SelectorServer}
  * and the {@link EmbeddedSelectorApi} of the demo answer with the same bounds.
  */
 final class ApiListener {
 
-    /** Query parameters per request; the API reads at most one ({@code dry_run}). */
-    static final int MAX_QUERY_PARAMETERS = 16;
-    /** Cookies per request; the API reads none. */
-    static final int MAX_COOKIES = 16;
+    /**
+     * Query parameters per request the listener parses; past it Undertow answers a bare 400 before the handler runs.
+     * The API reads at most one ({@code dry_run}) and refuses any other on a POST with a JSON 400 naming it, so this
+     * only has to be large enough that such a refusal is the handler's; the URL's length is bounded by
+     * {@code server.maxHeaderBytes}.
+     */
+    static final int MAX_QUERY_PARAMETERS = 1000;
 
     private ApiListener() {
     }
@@ -42,7 +45,6 @@ final class ApiListener {
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, s.maxHeaderBytes())
                 .setServerOption(UndertowOptions.MAX_HEADERS, s.maxHeaders())
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
-                .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
                 .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, ApiHandler.maxEntityBytes(s.maxBodyBytes()))
                 .setIoThreads(s.ioThreads())
                 .setWorkerThreads(s.workerThreads())

@@ -283,6 +283,17 @@ class ApiHandlerTest {
                 "x-agent-expected-tools");
         assert4xx(api.post("/v1/route", "{\"text\":\"hi\",\"agent\":{\"expected_next_tools\":[\"" + longId + "\"]}}"),
                 400, "expected_next_tools[0]");
+
+        String tools = String.join(",", java.util.Collections.nCopies(300, "t"));
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\"}", "x-agent-expected-tools", tools), 400,
+                "at most 256 expected next tools, got 300 in x-agent-expected-tools");
+    }
+
+    @Test
+    void anEmptyPromptIs400() throws Exception {
+        assert4xx(api.post("/v1/route", "{\"token_ids\":[]}"), 400, "the prompt is empty (token_ids [])");
+        assert4xx(api.post("/v1/route", "{\"text\":\"\"}"), 400, "the prompt is empty (text \"\")");
+        assert4xx(api.post("/v1/route", "{\"block_hashes\":[],\"input_tokens\":0}"), 400, "input_tokens 0");
     }
 
     @Test
@@ -394,6 +405,23 @@ class ApiHandlerTest {
         HttpResponse<String> real = api.post("/v1/route?dry_run=false", body);
         assertThat(real.statusCode()).as(real.body()).isEqualTo(200);
         finish("strict");
+
+        // The other POST endpoints take no query: a "dry run" of a drain must not drain.
+        String auth = "Bearer " + ApiTestServer.TOKEN;
+        assert4xx(api.post("/v1/workers/w1/drain?dry_run=true", "", "Authorization", auth), 400,
+                "unknown query parameter 'dry_run'", "POST /v1/route only", "nothing was done");
+        JsonNode workers = json(api.get("/v1/workers"));
+        for (JsonNode w : workers.get("workers")) {
+            assertThat(w.get("draining").asBoolean()).as(w.toString()).isFalse();
+        }
+        assert4xx(api.post("/v1/telemetry?x=1", "{\"worker\":\"w0\",\"waiting\":0,\"running\":0,\"kv_used_tokens\":0}"),
+                400, "unknown query parameter 'x'");
+        StringBuilder many = new StringBuilder("/v1/route?dry_run=true");
+        for (int i = 0; i < 40; i++) {
+            many.append("&p").append(i).append("=1");
+        }
+        assert4xx(api.post(many.toString(), body), 400, "unknown query parameter 'p"); // a JSON answer, not the listener's
+        assertThat(api.get("/v1/workers?_=123").statusCode()).as("a GET ignores a cache-buster").isEqualTo(200);
     }
 
     /**

@@ -178,6 +178,25 @@ class SelectorTest {
     }
 
     @Test
+    void theEnginesOwnRunningCountHoldsAWorkerToItsInFlightLimit() {
+        // maxInFlight 2 on w0; other replicas filled it: its telemetry says 3 running, 1 waiting.
+        Selector s = selector(2, w -> w.name().equals("w0")
+                ? new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 2, 0) : w, b -> b);
+        clock.addAndGet(1_000_000);
+        s.onTelemetry(new io.tierroute.selector.sequences.Telemetry(0, clock.get(), 1, 3, 0));
+        clock.addAndGet(1_000_000);
+        RouteDecision d = now(s.route(request(prompt(30, 64), null, null, true)));
+        assertThat(d.workerIndex()).isEqualTo(1);
+        assertThat(d.candidates().get(0).excludedBecause()).as("w0 reason").contains("4 in flight ≥ 2", "telemetry");
+
+        clock.addAndGet(1_000_000);
+        s.onTelemetry(new io.tierroute.selector.sequences.Telemetry(0, clock.get(), 0, 0, 0)); // they finished
+        clock.addAndGet(1_000_000);
+        RouteDecision again = now(s.route(request(prompt(31, 64), null, null, true)));
+        assertThat(again.candidates().get(0).excludedBecause()).isNull();
+    }
+
+    @Test
     void aTokensEventThatEndsAWaitAdmitsTheNextQueuedRequestAtOnce() {
         // A gateway may post progress without a first_token event: its first tokens event ends the wait.
         Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 0, 1), b -> b);

@@ -84,6 +84,9 @@ class InFlightTrackerTest {
         LoadView v = tracker.view(0);
         assertThat(v.waiting()).isEqualTo(7 + 1);
         assertThat(v.kvUsedTokens()).isEqualTo(20_000 + 400);
+        assertThat(v.inFlight()).as("the cost model prices the requests it knows").isEqualTo(2);
+        assertThat(v.engineInFlight()).as("the engine's running and waiting, and ours since").isEqualTo(7 + 3 + 1);
+        assertThat(v.limitInFlight()).isEqualTo(11);
 
         // An older sample never replaces a newer one.
         tracker.onTelemetry(new Telemetry(0, 1 * SECOND, 0, 0, 0));
@@ -93,6 +96,7 @@ class InFlightTrackerTest {
         tracker.expire(8 * SECOND);
         assertThat(tracker.view(0).waiting()).isEqualTo(2);
         assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(1400);
+        assertThat(tracker.view(0).limitInFlight()).isEqualTo(2);
     }
 
     @Test
