@@ -65,6 +65,15 @@ final class AdmissionQueue {
         return ids.contains(requestId);
     }
 
+    /** Removes and returns every waiting request (the selector is stopping). */
+    synchronized List<Pending> removeAll() {
+        List<Pending> out = new ArrayList<>(queue);
+        queue.clear();
+        ids.clear();
+        size = 0;
+        return out;
+    }
+
     /** Removes and returns the requests that have waited longer than {@code maxWaitNanos}. */
     synchronized List<Pending> expired(long nowNanos, long maxWaitNanos) {
         List<Pending> out = new ArrayList<>();

@@ -445,6 +445,23 @@ public final class Selector {
     }
 
     /**
+     * Fails every request waiting in the admission queue with {@link NoCapacityException} ({@code why}): a stopping
+     * server answers them (503 and Retry-After, so the gateway retries elsewhere) instead of cutting their connections.
+     * Returns how many there were.
+     */
+    public int failQueued(String why) {
+        List<AdmissionQueue.Pending> waiting;
+        synchronized (drainLock) { // so a request is either failed here or admitted, never both
+            waiting = queue.removeAll();
+        }
+        for (AdmissionQueue.Pending p : waiting) {
+            rejected.increment();
+            p.future().completeExceptionally(new NoCapacityException(why));
+        }
+        return waiting.size();
+    }
+
+    /**
      * Routes queued requests, best priority first, while a worker is eligible. Claiming and admitting
      * happen under the lock; completing the futures (which runs callers' callbacks, e.g. writing an
      * HTTP answer) happens after it.

@@ -15,7 +15,9 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.WorkerSpec;
+import io.undertow.Handlers;
 import io.undertow.Undertow;
+import io.undertow.server.handlers.GracefulShutdownHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,6 +42,8 @@ public final class SelectorServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(SelectorServer.class);
     private static final long TICK_MILLIS = 100;
+    /** How long a stop lets the requests being answered finish before the listener closes. */
+    static final long STOP_GRACE_MILLIS = 2_000;
 
     private final SelectorConfig config;
     private final PrefixIndex index;
@@ -50,6 +54,8 @@ public final class SelectorServer implements AutoCloseable {
     private final KafkaServices kafka; // null without a kafka section
     private final ScheduledExecutorService scheduler;
     private final Undertow undertow;
+    /** Counts the requests being answered, so a stop can let them finish; refuses new ones (503) once shut. */
+    private final GracefulShutdownHandler graceful;
     private final InetSocketAddress address;
     private volatile boolean closed;
 
@@ -114,9 +120,10 @@ public final class SelectorServer implements AutoCloseable {
         });
         scheduler.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 
+        this.graceful = Handlers.gracefulShutdown(api);
         Undertow u;
         try {
-            u = ApiListener.start(s, ssl, api);
+            u = ApiListener.start(s, ssl, graceful);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             if (kafka != null) {
@@ -180,13 +187,29 @@ public final class SelectorServer implements AutoCloseable {
     public KafkaServices kafka() { return kafka; }
     public SelectorConfig config() { return config; }
 
-    /** Stops accepting requests, then the tick scheduler, then the index writer. Idempotent. */
+    /**
+     * Stops accepting requests (a new one gets 503), answers the routes waiting in the admission queue with 503 and
+     * Retry-After, lets the requests being answered finish (at most {@link #STOP_GRACE_MILLIS}), then stops the
+     * listener, the tick scheduler and the index writer. Idempotent.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
         closed = true;
+        graceful.shutdown();
+        int failed = selector.failQueued("the selector is stopping; retry on another replica");
+        try {
+            if (!graceful.awaitShutdown(STOP_GRACE_MILLIS)) {
+                log.warn("stopping with requests still being answered after {} ms", STOP_GRACE_MILLIS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failed > 0) {
+            log.info("answered {} queued routes with 503 (stopping)", failed);
+        }
         undertow.stop();
         scheduler.shutdownNow();
         try {

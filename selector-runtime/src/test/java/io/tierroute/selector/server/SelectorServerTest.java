@@ -60,6 +60,30 @@ class SelectorServerTest {
         }
     }
 
+    /** A stop answers the routes waiting in the queue with 503 and Retry-After instead of cutting their connections. */
+    @Test
+    void aStopAnswersTheQueuedRoutesWith503() throws Exception {
+        SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n");
+        HttpResponse<String> first = client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(first.statusCode()).isEqualTo(200);
+        CompletableFuture<HttpResponse<String>> queued = client.sendAsync(
+                post(s, "/v1/route", "{\"request_id\":\"b\",\"text\":\"x\"}"), HttpResponse.BodyHandlers.ofString());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.selector().queueLength() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertThat(s.selector().queueLength()).isEqualTo(1);
+        long t0 = System.nanoTime();
+        s.close();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("no wait for the queue's 30 s")
+                .isLessThan(SelectorServer.STOP_GRACE_MILLIS + 1_000);
+        HttpResponse<String> r = queued.get(5, TimeUnit.SECONDS);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
+        assertThat(r.body()).contains("the selector is stopping");
+        assertThat(r.headers().firstValue("retry-after")).hasValue("1");
+    }
+
     /**
      * A client that hangs up while its route waits in the queue takes the route with it: it leaves the queue, and
      * when capacity frees it is not admitted (a worker would otherwise carry a request nobody sends until it expires).
