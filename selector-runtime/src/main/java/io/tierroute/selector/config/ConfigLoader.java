@@ -140,7 +140,7 @@ public final class ConfigLoader {
         ConfigNode s = root.get("server");
         if (s != null) {
             s.object("host", "port", "maxBodyBytes", "ioThreads", "workerThreads", "maxHeaderBytes", "maxHeaders",
-                    "maxBatchEvents", "tls", "idleTimeoutMs", "requestParseTimeoutMs");
+                    "maxBatchEvents", "tls", "idleTimeoutMs", "requestParseTimeoutMs", "bodyTimeoutMs");
             ConfigNode tn = s.get("tls");
             server = new ServerSettings(s.string("host", server.host()),
                     (int) s.integer("port", server.port(), 0, 65535, ""),
@@ -152,7 +152,8 @@ public final class ConfigLoader {
                     (int) s.integer("maxBatchEvents", server.maxBatchEvents(), 1, 10_000_000, "events"),
                     tn == null ? null : tls(tn, baseDir),
                     (int) s.integer("idleTimeoutMs", server.idleTimeoutMs(), 1_000, Integer.MAX_VALUE, "ms"),
-                    (int) s.integer("requestParseTimeoutMs", server.requestParseTimeoutMs(), 100, 600_000, "ms"));
+                    (int) s.integer("requestParseTimeoutMs", server.requestParseTimeoutMs(), 100, 600_000, "ms"),
+                    (int) s.integer("bodyTimeoutMs", server.bodyTimeoutMs(), 100, 600_000, "ms"));
         }
 
         // admin

@@ -78,7 +78,7 @@ public final class ApiHandler implements HttpHandler {
         this.access = new AccessControl(accessSettings, credentials, adminTokenEnv);
         this.reloader = reloader;
         this.endpoints = new Endpoints(selector, writer, metrics, server.maxBatchEvents());
-        this.bodies = new BodyReader(server.maxBodyBytes(), this::error);
+        this.bodies = new BodyReader(server.maxBodyBytes(), server.bodyTimeoutMs(), this::error);
     }
 
     @FunctionalInterface

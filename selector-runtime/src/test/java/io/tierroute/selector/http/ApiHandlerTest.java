@@ -224,7 +224,7 @@ class ApiHandlerTest {
         String big = "{\"text\":\"" + "a".repeat(70_000) + "\"}";
         HttpResponse<String> r = api.post("/v1/route", big);
         assertThat(r.statusCode()).isEqualTo(413);
-        assertThat(json(r).get("error").asText()).contains("65536");
+        assertThat(json(r).get("error").asText()).contains("65536", "of 70011 bytes");
         assertThat(api.get("/healthz").body()).isEqualTo("ok");
         for (String path : new String[] {"/healthz", "/v1/params", "/v1/workers", "/metrics"}) {
             HttpResponse<String> head = api.client.send(java.net.http.HttpRequest.newBuilder(api.uri(path))

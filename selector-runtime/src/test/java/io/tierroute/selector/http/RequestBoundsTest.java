@@ -32,6 +32,7 @@ class RequestBoundsTest {
         assertThat(d.maxHeaderBytes()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADER_BYTES).isEqualTo(64 * 1024);
         assertThat(d.maxHeaders()).isEqualTo(ServerSettings.DEFAULT_MAX_HEADERS);
         assertThat(d.maxBatchEvents()).isEqualTo(ServerSettings.DEFAULT_MAX_BATCH_EVENTS);
+        assertThat(d.bodyTimeoutMs()).isEqualTo(ServerSettings.DEFAULT_BODY_TIMEOUT_MS).isEqualTo(30_000);
         ServerSettings s = ConfigLoader.parse(CONFIG, dir).server();
         assertThat(s.maxHeaderBytes()).isEqualTo(8192);
         assertThat(s.maxHeaders()).isEqualTo(20);
@@ -40,6 +41,35 @@ class RequestBoundsTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("server.maxHeaders");
         assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nserver: {maxBatchEvents: 0}\n", dir))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("server.maxBatchEvents");
+    }
+
+    /**
+     * A body that stops arriving is answered 408 once server.bodyTimeoutMs has passed since its headers, and the
+     * connection closed: read straight from the channel (known length) and through Undertow's receiver (chunked).
+     * Before, such a connection stayed open for the idle timeout (2 h) with its part of the body held.
+     */
+    @Test
+    void aBodyThatStopsArrivingIsAnswered408AndItsConnectionClosed() throws Exception {
+        try (ApiTestServer api = new ApiTestServer("workers: {count: 2}\nserver: {bodyTimeoutMs: 300}\n", dir, null)) {
+            for (String partial : new String[] {
+                    "Content-Length: 1000\r\n\r\n{\"text\":\"",
+                    "Transfer-Encoding: chunked\r\n\r\na\r\n{\"text\":\"ab\r\n"}) {
+                try (java.net.Socket socket = new java.net.Socket(api.uri("/").getHost(), api.uri("/").getPort())) {
+                    socket.setSoTimeout(10_000);
+                    long t0 = System.nanoTime();
+                    socket.getOutputStream().write(("POST /v1/route HTTP/1.1\r\nHost: s\r\nContent-Type: application/json\r\n"
+                            + partial).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    socket.getOutputStream().flush();
+                    String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    assertThat(answer).as(partial).startsWith("HTTP/1.1 408").contains("server.bodyTimeoutMs");
+                    assertThat(ms).as("answered after the timeout, and the connection closed (read to its end)")
+                            .isBetween(250L, 5_000L);
+                }
+            }
+            assertThat(api.post("/v1/route", "{\"text\":\"whole\"}").statusCode()).as("a whole body still routes")
+                    .isEqualTo(200);
+        }
     }
 
     @Test
