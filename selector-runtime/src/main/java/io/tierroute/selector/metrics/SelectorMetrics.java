@@ -92,6 +92,8 @@ public final class SelectorMetrics {
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
         counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity",
                 selector::rejectedCount);
+        counter("tierroute_requests_expired_total", "Requests in flight dropped from their worker's load after no "
+                + "event for routing.requestMaxAge (a finished or failed event that never came)", selector::expiredRequestCount);
         counter("tierroute_routes_explored_total", "Routes whose pick was not the argmin (softmax or epsilon)",
                 selector::exploredCount);
         counter("tierroute_kv_events_applied_total", "KV events applied to the prefix index", indexWriter::appliedEvents);

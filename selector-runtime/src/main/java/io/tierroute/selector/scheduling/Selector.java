@@ -61,6 +61,7 @@ public final class Selector {
     private final LongAdder routed = new LongAdder();
     private final LongAdder queuedTotal = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder expiredRequests = new LongAdder();
     private final LongAdder exploredTotal = new LongAdder();
     private final LongAdder sinkErrors = new LongAdder();
 
@@ -427,7 +428,14 @@ public final class Selector {
         if (now - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
             // Scans every in-flight request and workflow: once a second is plenty for ages of minutes.
             lastSweepNanos = now;
-            inflight.expire(now);
+            int expired = inflight.expire(now);
+            if (expired > 0) {
+                // Their load is forgotten: the gateway never said finished or failed (a lost event, a crashed engine).
+                expiredRequests.add(expired);
+                org.slf4j.LoggerFactory.getLogger(Selector.class).warn("{} request(s) in flight had no event for "
+                        + "routing.requestMaxAge ({} s) and were dropped from their workers' load ({} so far)", expired,
+                        settings.requestMaxAge().toSeconds(), expiredRequests.sum());
+            }
             workflows.expire(now);
             tools.expire(now);
         }
@@ -514,6 +522,8 @@ public final class Selector {
     public long routedCount() { return routed.sum(); }
     public long queuedCount() { return queuedTotal.sum(); }
     public long rejectedCount() { return rejected.sum(); }
+    /** Requests dropped from the in-flight load because no event came for {@code routing.requestMaxAge}. */
+    public long expiredRequestCount() { return expiredRequests.sum(); }
     public long exploredCount() { return exploredTotal.sum(); }
 
     /** Admitted decisions the {@link DecisionSink} threw on (lost to it; the routes stood). */

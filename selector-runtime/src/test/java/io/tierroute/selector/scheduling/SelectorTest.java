@@ -197,6 +197,19 @@ class SelectorTest {
     }
 
     @Test
+    void aRequestWithNoEventForTheMaxAgeIsDroppedAndCounted() {
+        Selector s = selector(1, w -> w, b -> b.requestMaxAge(Duration.ofSeconds(2)));
+        RouteDecision lost = now(s.route(request(prompt(32, 64))));
+        assertThat(s.inflight().size()).isEqualTo(1);
+        clock.addAndGet(Duration.ofSeconds(3).toNanos());
+        s.tick();
+        assertThat(s.inflight().size()).isZero();
+        assertThat(s.expiredRequestCount()).isEqualTo(1);
+        assertThat(s.onRequestEvent(new RequestEvent(lost.requestId(), RequestEvent.Type.FINISHED, 10)))
+                .as("a late finish finds nothing").isFalse();
+    }
+
+    @Test
     void aTokensEventThatEndsAWaitAdmitsTheNextQueuedRequestAtOnce() {
         // A gateway may post progress without a first_token event: its first tokens event ends the wait.
         Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 0, 1), b -> b);
