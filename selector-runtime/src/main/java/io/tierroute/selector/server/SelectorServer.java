@@ -84,7 +84,8 @@ public final class SelectorServer implements AutoCloseable {
                         initial.outputQuantile());
             } catch (RuntimeException e) {
                 pipeline.close();
-                throw new IllegalStateException("cannot start the Kafka parts: " + e.getMessage(), e);
+                throw new IllegalStateException("cannot start the Kafka parts (kafka.bootstrapServers "
+                        + config.kafka().bootstrapServers() + "): " + causes(e), e);
             }
             try {
                 kafka.report().register(metrics);
@@ -158,6 +159,20 @@ public final class SelectorServer implements AutoCloseable {
      */
     public static SelectorServer startWith(SelectorConfig config, UnaryOperator<String> env, boolean jvmMetrics) {
         return new SelectorServer(config, env, jvmMetrics);
+    }
+
+    /**
+     * Every message of {@code e}'s cause chain: the client's own ("Failed to construct kafka producer") says nothing of
+     * why; its cause does ("No resolvable bootstrap urls given in bootstrap.servers": a host that does not resolve).
+     */
+    private static String causes(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null && b.length() < 1_000; t = t.getCause() == t ? null : t.getCause()) {
+            if (t.getMessage() != null && !b.toString().contains(t.getMessage())) {
+                b.append(b.length() == 0 ? "" : ": ").append(t.getMessage());
+            }
+        }
+        return b.length() == 0 ? e.toString() : b.toString();
     }
 
     private static String lookup(UnaryOperator<String> env, String name) {

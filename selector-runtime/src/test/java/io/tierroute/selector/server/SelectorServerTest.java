@@ -60,6 +60,15 @@ class SelectorServerTest {
         }
     }
 
+    /** A Kafka host that does not resolve stops the start with the reason, not only "Failed to construct kafka producer". */
+    @Test
+    void aKafkaHostThatDoesNotResolveIsNamedWithTheReason() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(
+                        "workers: {count: 1}\nkafka: {bootstrapServers: \"nonexistent.invalid:9092\"}\n"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("nonexistent.invalid:9092").hasMessageContaining("resolvable");
+    }
+
     /** A stop answers the routes waiting in the queue with 503 and Retry-After instead of cutting their connections. */
     @Test
     void aStopAnswersTheQueuedRoutesWith503() throws Exception {
