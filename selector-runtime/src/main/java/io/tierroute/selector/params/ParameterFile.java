@@ -42,11 +42,11 @@ public final class ParameterFile {
             Map.entry("rhoThreshold", ""), Map.entry("rhoEpsilon", ""), Map.entry("harmWeight", ""),
             Map.entry("alphaOwn", "µs/(token·step)"), Map.entry("queueHarmWeight", ""),
             Map.entry("decodeStepUs", "µs/token"), Map.entry("decodeStepKvUs", "µs/token²"),
-            Map.entry("kvWaitScale", ""));
+            Map.entry("kvWaitScale", ""), Map.entry("prefillStepUs", "µs"));
 
     private static final String[] COST_KEY_ORDER = {"alphaP", "alphaP2", "alphaD", "alphaD2", "alphaT", "alphaHo",
             "qSlack", "alphaWf", "lambda", "alphaWf2", "rhoThreshold", "rhoEpsilon", "harmWeight", "alphaOwn", "queueHarmWeight",
-            "decodeStepUs", "decodeStepKvUs", "kvWaitScale"};
+            "decodeStepUs", "decodeStepKvUs", "kvWaitScale", "prefillStepUs"};
 
     private ParameterFile() {}
 
@@ -90,6 +90,10 @@ public final class ParameterFile {
                 }
                 for (Map.Entry<String, ConfigNode> t : w.getValue().entries()) {
                     Tier tier = tier(t.getKey(), t.getValue());
+                    if (tier == Tier.HBM) { // as bandwidth.hbm is refused: a ρ there would change nothing
+                        throw t.getValue().error("hbm has no transfer link; ρ is the utilisation of cpu, nvme or "
+                                + "remote");
+                    }
                     double v = t.getValue().checkRange(t.getValue().asNumber(), 0, false, 1, "");
                     b.rho(worker, tier, v);
                 }
@@ -148,6 +152,7 @@ public final class ParameterFile {
                 case "queueHarmWeight" -> b.queueHarmWeight(v);
                 case "decodeStepUs" -> b.decodeStepUs(v);
                 case "decodeStepKvUs" -> b.decodeStepKvUs(v);
+                case "prefillStepUs" -> b.prefillStepUs(v); // an engine property: set it for an engine other than vLLM
                 case "kvWaitScale" -> b.kvWaitScale(v);
                 default -> throw new IllegalStateException(key);
             }
@@ -180,6 +185,7 @@ public final class ParameterFile {
         m.put("decodeStepUs", p.decodeStepUs());
         m.put("decodeStepKvUs", p.decodeStepKvUs());
         m.put("kvWaitScale", p.kvWaitScale());
+        m.put("prefillStepUs", p.prefillStepUs());
         return m;
     }
 

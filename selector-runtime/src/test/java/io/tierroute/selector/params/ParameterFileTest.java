@@ -68,6 +68,15 @@ class ParameterFileTest {
     }
 
     @Test
+    void theEnginesPrefillStepIsSetHereForAnEngineOtherThanVllm() throws Exception {
+        ParameterSet ps = load("step.yaml", "parameters: {prefillStepUs: 10000}\n");
+        assertThat(ps.cost().prefillStepUs()).isEqualTo(10_000);
+        assertThat(ParameterFile.asMap(ps.cost())).containsEntry("prefillStepUs", 10_000.0);
+        bad("parameters: {prefillStepUs: -1}\n", "parameters.prefillStepUs: must be a number");
+        bad("rho: {w0: {hbm: 0.5}}\n", "hbm has no transfer link");
+    }
+
+    @Test
     void jsonAndEmptyDefaults() throws Exception {
         ParameterSet ps = load("p.json", "{\"version\": 3, \"rho\": {\"w0\": {\"cpu\": 0.5}}}");
         assertThat(ps.version()).isEqualTo(3);
