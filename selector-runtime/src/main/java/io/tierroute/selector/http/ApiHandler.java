@@ -142,7 +142,12 @@ public final class ApiHandler implements HttpHandler {
                     metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
                     throw e;
                 }
-                post(ex, (e, body, length) -> route(e, dryRun, body, length, start));
+                try {
+                    post(ex, (e, body, length) -> route(e, dryRun, body, length, start));
+                } catch (ApiError e) { // refused before the body was read (method, encoding)
+                    metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
+                    throw e;
+                }
             }
             case REQUEST_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
             case KV_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
@@ -191,6 +196,11 @@ public final class ApiHandler implements HttpHandler {
     /** Reads the whole body (bounded) and hands it to {@code h}; on the I/O thread when it is already there. */
     private void post(HttpServerExchange ex, BodyHandler h) {
         method(ex, Methods.POST);
+        String encoding = ex.getRequestHeaders().getFirst(Headers.CONTENT_ENCODING);
+        if (encoding != null && !encoding.isBlank() && !encoding.trim().equalsIgnoreCase("identity")) {
+            ex.setPersistent(false); // the body is not read
+            throw new ApiError(415, "Content-Encoding '" + encoding + "' is not supported; send the JSON body uncompressed");
+        }
         bodies.read(ex, (e, body, length) -> handleBody(e, body, length, h));
     }
 

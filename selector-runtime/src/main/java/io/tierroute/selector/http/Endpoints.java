@@ -204,7 +204,8 @@ final class Endpoints {
             String at = raw.length == 1 && firstByte(body) != '[' ? "" : "[" + i + "].";
             Bodies.RequestEvent e = raw[i];
             if (e == null) {
-                throw new ApiError(400, "event " + at + " is null");
+                throw new ApiError(400, "event" + (at.isEmpty() ? "" : " " + at.substring(0, at.length() - 1))
+                        + " is null; expected a JSON object");
             }
             if (e.request_id == null || e.request_id.isBlank()) {
                 throw new ApiError(400, "field '" + at + "request_id' is required");

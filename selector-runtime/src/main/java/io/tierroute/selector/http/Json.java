@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.exc.InvalidDefinitionException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -51,6 +52,10 @@ final class Json {
 
     private Json() {}
 
+    private static final java.util.regex.Pattern VALUE_IN_MESSAGE = java.util.regex.Pattern.compile("value \\('([^']*)'\\)");
+    private static final java.util.regex.Pattern PARSER_FEATURE_HINT =
+            java.util.regex.Pattern.compile(":? *\\(?(?:enable|set) `[^`]*`[^)]*?to allow\\)?");
+
     /** A message for a client whose body Jackson could not read. */
     static String describe(JsonProcessingException e) {
         if (e instanceof UnrecognizedPropertyException u) {
@@ -79,6 +84,12 @@ final class Json {
             }
             return "field '" + at + "': expected " + typeName(m.getTargetType()) + tokenHint(m);
         }
+        if (e instanceof InvalidDefinitionException d && d.getType() != null) {
+            // e.g. a string where a list is expected: Jackson speaks of constructors; the client needs the type
+            java.util.regex.Matcher v = VALUE_IN_MESSAGE.matcher(String.valueOf(d.getOriginalMessage()));
+            return "field '" + path(d.getPath()) + "': expected " + typeName(d.getType().getRawClass())
+                    + (v.find() ? ", got \"" + v.group(1) + "\"" : "");
+        }
         if (e instanceof JsonMappingException m) {
             return "field '" + path(m.getPath()) + "': " + m.getOriginalMessage();
         }
@@ -94,7 +105,11 @@ final class Json {
             String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
             String msg = s.getOriginalMessage();
             int nl = msg == null ? -1 : msg.indexOf('\n');
-            return "malformed JSON" + where + ": " + (nl > 0 ? msg.substring(0, nl) : msg);
+            msg = nl > 0 ? msg.substring(0, nl) : msg;
+            // "Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow": a parser switch
+            // is the server's business; the client needs to hear that JSON has no such value
+            msg = msg == null ? null : PARSER_FEATURE_HINT.matcher(msg).replaceAll(" (not valid JSON)");
+            return "malformed JSON" + where + ": " + msg;
         }
         return "cannot read the request body: " + e.getOriginalMessage();
     }

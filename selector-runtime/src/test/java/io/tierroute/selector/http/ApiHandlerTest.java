@@ -290,6 +290,19 @@ class ApiHandlerTest {
     }
 
     @Test
+    void clientErrorsSpeakOfTheRequestNotOfTheParser() throws Exception {
+        assert4xx(api.post("/v1/route", "{\"token_ids\":\"abc\"}"), 400,
+                "field 'token_ids': expected a list of integers, got \"abc\"");
+        HttpResponse<String> nan = api.post("/v1/route", "{\"text\":\"hi\",\"max_tokens\":NaN}");
+        assert4xx(nan, 400, "Non-standard token 'NaN' (not valid JSON)");
+        assertThat(nan.body()).doesNotContain("JsonReadFeature").doesNotContain("enable");
+        assert4xx(api.post("/v1/requests/events", "null"), 400, "JSON object");
+        assert4xx(api.post("/v1/requests/events", "[null]"), 400, "event [0] is null; expected a JSON object");
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\"}", "Content-Encoding", "gzip"), 415,
+                "Content-Encoding 'gzip' is not supported");
+    }
+
+    @Test
     void anEmptyPromptIs400() throws Exception {
         assert4xx(api.post("/v1/route", "{\"token_ids\":[]}"), 400, "the prompt is empty (token_ids [])");
         assert4xx(api.post("/v1/route", "{\"text\":\"\"}"), 400, "the prompt is empty (text \"\")");
