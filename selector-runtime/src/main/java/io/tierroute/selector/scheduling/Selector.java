@@ -62,6 +62,8 @@ public final class Selector {
     private final LongAdder queuedTotal = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final LongAdder expiredRequests = new LongAdder();
+    /** Why the queue no longer takes requests (the server is stopping), or null; guarded by drainLock. */
+    private String stopping;
     private final LongAdder exploredTotal = new LongAdder();
     private final LongAdder sinkErrors = new LongAdder();
 
@@ -135,6 +137,10 @@ public final class Selector {
         }
         AdmissionQueue.Pending pending;
         synchronized (drainLock) {
+            if (stopping != null) { // after failQueued: nothing would ever admit or answer it
+                rejected.increment();
+                return CompletableFuture.failedFuture(new NoCapacityException(stopping));
+            }
             pending = queue.offer(request, AdmissionQueue.priority(s.minCost), now);
         }
         if (pending == null) {
@@ -460,13 +466,17 @@ public final class Selector {
     public int failQueued(String why) {
         List<AdmissionQueue.Pending> waiting;
         synchronized (drainLock) { // so a request is either failed here or admitted, never both
+            stopping = why; // and one that would queue later is failed at once (a body finishing during the grace)
             waiting = queue.removeAll();
         }
+        int failed = 0;
         for (AdmissionQueue.Pending p : waiting) {
-            rejected.increment();
-            p.future().completeExceptionally(new NoCapacityException(why));
+            if (p.future().completeExceptionally(new NoCapacityException(why))) { // not if its client gave up
+                rejected.increment();
+                failed++;
+            }
         }
-        return waiting.size();
+        return failed;
     }
 
     /**

@@ -117,9 +117,10 @@ public final class InFlightTracker {
         for (WorkerLoad load : loads) {
             load.expireTelemetry(nowNanos, telemetryMaxAgeNanos);
             for (InFlightRequest r : load.stale(nowNanos, requestMaxAgeNanos)) {
-                load.remove(r);
                 byId.remove(r.id, r);
-                dropped++;
+                if (load.remove(r)) { // not one a concurrent finish already took
+                    dropped++;
+                }
             }
         }
         return dropped;

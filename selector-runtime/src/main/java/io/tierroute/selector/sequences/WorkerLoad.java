@@ -28,6 +28,7 @@ final class WorkerLoad {
     // Sums over the requests admitted after `telemetry` was taken (the part the sample cannot know).
     private int waitingSinceTelemetry;
     private int inFlightSinceTelemetry;
+    private int leftSinceTelemetry; // our requests the sample counted that have finished since
     private long kvTokensSinceTelemetry;
     private long queuedPrefillSinceTelemetry;
 
@@ -75,6 +76,7 @@ final class WorkerLoad {
             case FINISHED:
             case FAILED:
                 requests.remove(r.id);
+                left(r);
                 done = true;
                 break;
             default:
@@ -88,10 +90,21 @@ final class WorkerLoad {
         return done ? EventEffect.LEFT : wasWaiting && !r.waiting ? EventEffect.ENDED_WAIT : EventEffect.PROGRESS;
     }
 
-    synchronized void remove(InFlightRequest r) {
+    /** Removes {@code r}; false when it had already left (a finish raced the caller). */
+    synchronized boolean remove(InFlightRequest r) {
         if (requests.remove(r.id) != null) {
             add(r, -1);
+            left(r);
             publish();
+            return true;
+        }
+        return false;
+    }
+
+    /** {@code r} has left: if the telemetry base counted it, the engine's count in force is one too high now. */
+    private void left(InFlightRequest r) {
+        if (telemetry != null && r.admittedNanos <= telemetry.atNanos()) {
+            leftSinceTelemetry++;
         }
     }
 
@@ -154,6 +167,7 @@ final class WorkerLoad {
     private void recountSinceTelemetry() {
         waitingSinceTelemetry = 0;
         inFlightSinceTelemetry = 0;
+        leftSinceTelemetry = 0;
         kvTokensSinceTelemetry = 0;
         queuedPrefillSinceTelemetry = 0;
         if (telemetry == null) {
@@ -185,8 +199,11 @@ final class WorkerLoad {
         // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
         long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
                 : Math.min(queuedPrefillTokens, base.pendingPrefillTokens() + queuedPrefillSinceTelemetry);
-        // The engine's own count, for the in-flight limit only (the cost model prices the requests it knows).
-        int engine = base == null ? requests.size() : base.running() + base.waiting() + inFlightSinceTelemetry;
+        // The engine's own count, for the in-flight limit only (the cost model prices the requests it knows): the
+        // sample, plus what we sent since, minus ours it counted that have finished since. Other replicas' finishes
+        // show with the next sample (one telemetry interval late).
+        int engine = base == null ? requests.size()
+                : Math.max(0, base.running() + base.waiting() + inFlightSinceTelemetry - leftSinceTelemetry);
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
                 queued, queuedTierTokens.clone(), engine);
     }

@@ -15,9 +15,7 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.WorkerSpec;
-import io.undertow.Handlers;
 import io.undertow.Undertow;
-import io.undertow.server.handlers.GracefulShutdownHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,8 +52,8 @@ public final class SelectorServer implements AutoCloseable {
     private final KafkaServices kafka; // null without a kafka section
     private final ScheduledExecutorService scheduler;
     private final Undertow undertow;
-    /** Counts the requests being answered, so a stop can let them finish; refuses new ones (503) once shut. */
-    private final GracefulShutdownHandler graceful;
+    /** Counts the requests being answered, so a stop can let them finish; answers new ones 503 once stopping. */
+    private final StoppingGate graceful;
     private final InetSocketAddress address;
     private volatile boolean closed;
 
@@ -121,7 +119,7 @@ public final class SelectorServer implements AutoCloseable {
         });
         scheduler.scheduleAtFixedRate(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
 
-        this.graceful = Handlers.gracefulShutdown(api);
+        this.graceful = new StoppingGate(api);
         Undertow u;
         try {
             u = ApiListener.start(s, ssl, graceful);
@@ -213,10 +211,10 @@ public final class SelectorServer implements AutoCloseable {
             return;
         }
         closed = true;
-        graceful.shutdown();
-        int failed = selector.failQueued("the selector is stopping; retry on another replica");
+        graceful.stop();
+        int failed = selector.failQueued(StoppingGate.STOPPING);
         try {
-            if (!graceful.awaitShutdown(STOP_GRACE_MILLIS)) {
+            if (!graceful.awaitAnswered(STOP_GRACE_MILLIS)) {
                 log.warn("stopping with requests still being answered after {} ms", STOP_GRACE_MILLIS);
             }
         } catch (InterruptedException e) {

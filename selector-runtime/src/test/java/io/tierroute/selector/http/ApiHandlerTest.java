@@ -307,6 +307,7 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"token_ids\":[]}"), 400, "the prompt is empty (token_ids [])");
         assert4xx(api.post("/v1/route", "{\"text\":\"\"}"), 400, "the prompt is empty (text \"\")");
         assert4xx(api.post("/v1/route", "{\"block_hashes\":[],\"input_tokens\":0}"), 400, "input_tokens 0");
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\",\"input_tokens\":0}"), 400, "(input_tokens 0)");
     }
 
     @Test

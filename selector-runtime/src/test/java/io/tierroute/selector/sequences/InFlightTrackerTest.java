@@ -100,6 +100,20 @@ class InFlightTrackerTest {
     }
 
     @Test
+    void ourRequestsTheSampleCountedLeaveTheEngineCountWhenTheyFinish() {
+        tracker.admit("old", 0, 1000, 10, 1 * SECOND);
+        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 0, 4, 0)); // "old" and three of other replicas
+        tracker.admit("new", 0, 400, 10, 3 * SECOND);
+        assertThat(tracker.view(0).engineInFlight()).isEqualTo(5);
+        tracker.onEvent(new RequestEvent("old", RequestEvent.Type.FINISHED, 10), 4 * SECOND);
+        assertThat(tracker.view(0).engineInFlight()).as("the sample counted it").isEqualTo(4);
+        tracker.onEvent(new RequestEvent("new", RequestEvent.Type.FINISHED, 10), 4 * SECOND);
+        assertThat(tracker.view(0).engineInFlight()).as("the sample never counted it").isEqualTo(3);
+        tracker.onTelemetry(new Telemetry(0, 5 * SECOND, 0, 3, 0));
+        assertThat(tracker.view(0).engineInFlight()).as("a new base counts from zero").isEqualTo(3);
+    }
+
+    @Test
     void requestsThatStopReportingExpire() {
         tracker.admit("lost", 1, 100, 10, 0);
         tracker.admit("alive", 1, 100, 10, 0);
