@@ -92,11 +92,12 @@ final class Endpoints {
                 }
             }
         }
-        if ((b.token_ids != null && b.token_ids.length == 0) || (b.text != null && b.text.isEmpty())
-                || (b.input_tokens != null && b.input_tokens == 0)) {
-            throw new ApiError(400, "the prompt is empty (" + (b.token_ids != null && b.token_ids.length == 0
-                    ? "token_ids []" : b.text != null && b.text.isEmpty() ? "text \"\"" : "input_tokens 0")
-                    + "): an engine has nothing to prefill; send at least one token");
+        String empty = b.token_ids != null && b.token_ids.length == 0 ? "token_ids []"
+                : b.text != null && b.text.isEmpty() ? "text \"\""
+                : b.input_tokens != null && b.input_tokens == 0 ? "input_tokens 0" : null;
+        if (empty != null) {
+            throw new ApiError(400, "the prompt is empty (" + empty + "): an engine has nothing to prefill; "
+                    + "send at least one token");
         }
         if (b.block_hashes != null && b.input_tokens != null && b.input_tokens >= 0) { // a negative one: RouteRequest says
             checkBlockCount(b.block_hashes.length, b.input_tokens, selector.settings().blockSize());

@@ -162,6 +162,7 @@ public final class SelectorServer implements AutoCloseable {
     /**
      * Every message of {@code e}'s cause chain: the client's own ("Failed to construct kafka producer") says nothing of
      * why; its cause does ("No resolvable bootstrap urls given in bootstrap.servers": a host that does not resolve).
+     * deploy's {@code KafkaClientErrors.describe} does the same for the CLI; the selector may not depend on deploy.
      */
     private static String causes(Throwable e) {
         StringBuilder b = new StringBuilder();

@@ -44,10 +44,7 @@ class SelectorServerTest {
             assertThat(first.statusCode()).isEqualTo(200);
             CompletableFuture<HttpResponse<String>> second = client.sendAsync(
                     post(s, "/v1/route", "{\"request_id\":\"b\",\"text\":\"x\"}"), HttpResponse.BodyHandlers.ofString());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (s.selector().queueLength() == 0 && System.nanoTime() < deadline) {
-                Thread.sleep(5);
-            }
+            awaitQueued(s);
             assertThat(second).isNotDone();
             Thread.sleep(20);
             HttpResponse<String> done = client.send(post(s, "/v1/requests/events",
@@ -72,16 +69,10 @@ class SelectorServerTest {
     /** A stop answers the routes waiting in the queue with 503 and Retry-After instead of cutting their connections. */
     @Test
     void aStopAnswersTheQueuedRoutesWith503() throws Exception {
-        SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n");
-        HttpResponse<String> first = client.send(post(s, "/v1/route", "{\"request_id\":\"a\",\"text\":\"x\"}"),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(first.statusCode()).isEqualTo(200);
+        SelectorServer s = startWithItsOnlySlotTaken();
         CompletableFuture<HttpResponse<String>> queued = client.sendAsync(
                 post(s, "/v1/route", "{\"request_id\":\"b\",\"text\":\"x\"}"), HttpResponse.BodyHandlers.ofString());
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (s.selector().queueLength() == 0 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        awaitQueued(s);
         assertThat(s.selector().queueLength()).isEqualTo(1);
         long t0 = System.nanoTime();
         s.close();
@@ -193,6 +184,14 @@ class SelectorServerTest {
     }
 
     /** A server whose one worker takes one request, which route "a" holds: the next route waits (up to 30 s). */
+    /** Waits (at most 5 s) until a route waits in {@code s}'s admission queue. */
+    private static void awaitQueued(SelectorServer s) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (s.selector().queueLength() == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+
     private SelectorServer startWithItsOnlySlotTaken() throws Exception {
         SelectorServer s = start("workers: [{name: only, maxInFlight: 1}]\nrouting: {maxQueueWait: 30s}\n");
         try {
