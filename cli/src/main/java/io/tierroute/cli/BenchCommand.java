@@ -70,7 +70,7 @@ final class BenchCommand implements Runnable {
         Path trace;
 
         @Option(names = "--workload", paramLabel = "NAME", description = "Generated workload instead of a trace: "
-                + "llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
+                + "llmd-blog, cpu-overflow, nvme-overflow, agentic, agentic-pcie, chat.")
         String workload;
 
         @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers, 1–4096 (default ${DEFAULT-VALUE}).")
@@ -102,6 +102,14 @@ final class BenchCommand implements Runnable {
 
         @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s, in [0.01, 10000] (default 64).")
         Double pcieGbps;
+
+        @Option(names = "--nvme-tokens", paramLabel = "T", description = "NVMe-tier KV tokens per worker, ≥ 0; 0 = no NVMe "
+                + "tier (default 0, or the workload's). It receives the CPU tier's evictions, so it needs a CPU tier.")
+        Long nvmeTokens;
+
+        @Option(names = "--nvme-gbps", paramLabel = "GB/s", description = "NVMe read bandwidth in GB/s, in [0.01, 10000] "
+                + "(default 7, or the workload's): a drive's link, shared by its loads like the PCIe link.")
+        Double nvmeGbps;
 
         @Option(names = "--warm-up", defaultValue = "0.3", paramLabel = "F",
                 description = "Share of the requests replayed in the warm-up run of fitted policies, in (0, 1] (default ${DEFAULT-VALUE}).")
@@ -144,7 +152,8 @@ final class BenchCommand implements Runnable {
                 seeds = SeedList.parse(seed);
                 OutputDirectory.check(out, seeds);
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seeds.first(), hbmTokens, cpuTokens,
-                        pcieGbps == null ? null : pcieGbps * 1e9, warmUp);
+                        pcieGbps == null ? null : pcieGbps * 1e9, nvmeTokens, nvmeGbps == null ? null : nvmeGbps * 1e9,
+                        warmUp);
                 BenchRunner.requireKnown(registry, policies);
                 // Not around the runs: a simulator bug there should still show its stack trace (exit 1).
                 base = BenchRunner.requests(bench, BenchRunner.engine(bench));

@@ -26,7 +26,7 @@ final class LiveFleetOptions {
     Path trace;
 
     @Option(names = "--workload", paramLabel = "NAME",
-            description = "A generated workload instead of the trace: llmd-blog, cpu-overflow, agentic, agentic-pcie, chat.")
+            description = "A generated workload instead of the trace: llmd-blog, cpu-overflow, nvme-overflow, agentic, agentic-pcie, chat.")
     String workload;
 
     @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Simulated engine workers (default ${DEFAULT-VALUE}).")

@@ -34,4 +34,24 @@ class BenchListTest {
         }
         assertThat(text).contains("multi-turn chat");
     }
+
+    /** The --workload help of bench routing and of the live fleet (demo, fleet) names every registered workload. */
+    @Test
+    void theWorkloadOptionsHelpNamesEveryWorkload() {
+        for (String[] command : new String[][] {{"bench", "routing", "--help"}, {"fleet", "--help"}, {"demo", "--help"}}) {
+            StringWriter out = new StringWriter();
+            PrintStream stdout = System.out;
+            ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            try {
+                TierrouteCommand.execute(command, new PrintWriter(out, true), new PrintWriter(new StringWriter(), true));
+            } finally {
+                System.setOut(stdout);
+            }
+            String help = (out + captured.toString(StandardCharsets.UTF_8)).replaceAll("\\s+", " ");
+            for (String name : Workloads.names()) {
+                assertThat(help).as(String.join(" ", command) + " names " + name).contains(name);
+            }
+        }
+    }
 }

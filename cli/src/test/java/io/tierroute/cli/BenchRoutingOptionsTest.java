@@ -56,8 +56,17 @@ class BenchRoutingOptionsTest {
         assertUsageError("--cpu-tokens must be ≥ 0 (got -1)", "--cpu-tokens", "-1");
         assertUsageError("--pcie-gbps must be in [0.01, 10000] (got NaN)", "--pcie-gbps", "NaN");
         assertUsageError("--pcie-gbps must be in [0.01, 10000] (got 1.0E-6)", "--pcie-gbps", "1e-6");
+        assertUsageError("--nvme-tokens must be ≥ 0 (got -1)", "--nvme-tokens", "-1");
+        assertUsageError("--nvme-gbps must be in [0.01, 10000] (got 0)", "--nvme-gbps", "0");
         assertUsageError("--limit must be ≥ 0 (got -5)", "--limit", "-5");
         assertUsageError("--warm-up must be a number in (0, 1] (got 2)", "--warm-up", "2");
+    }
+
+    @Test
+    void anNvmeTierWithoutACpuTierToFillItIsRefused() {
+        assertUsageError("--hbm-tokens / --cpu-tokens / --pcie-gbps / --nvme-tokens / --nvme-gbps: an NVMe tier receives "
+                + "the CPU tier's evictions: it needs a CPU tier (a CPU capacity of at least one block, 512 tokens)",
+                "--cpu-tokens", "0", "--nvme-tokens", "1000000");
     }
 
     @Test

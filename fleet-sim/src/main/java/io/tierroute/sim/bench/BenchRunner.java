@@ -52,11 +52,14 @@ public final class BenchRunner {
         if (spec.hbmTokens() != null) b.hbmCapacityTokens(spec.hbmTokens());
         if (spec.cpuTokens() != null) b.cpuCapacityTokens(spec.cpuTokens());
         if (spec.pcieBytesPerSecond() != null) b.pcieBytesPerSecond(spec.pcieBytesPerSecond());
+        if (spec.nvmeTokens() != null) b.nvmeCapacityTokens(spec.nvmeTokens());
+        if (spec.nvmeBytesPerSecond() != null) b.nvmeBytesPerSecond(spec.nvmeBytesPerSecond());
         try {
             return b.build();
         } catch (IllegalArgumentException e) {
             // Only the spec's overrides can make the build fail (e.g. HBM below one block): say which they are.
-            throw new IllegalArgumentException("--hbm-tokens / --cpu-tokens / --pcie-gbps: " + e.getMessage(), e);
+            throw new IllegalArgumentException("--hbm-tokens / --cpu-tokens / --pcie-gbps / --nvme-tokens / --nvme-gbps: "
+                    + e.getMessage(), e);
         }
     }
 

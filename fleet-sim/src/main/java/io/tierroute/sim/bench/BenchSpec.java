@@ -21,10 +21,15 @@ import java.util.Locale;
  * @param cpuTokens      CPU-tier KV tokens per worker (0 = none), or null for the default
  * @param pcieBytesPerSecond link bandwidth ({@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s), or null for the default
  *                       (or the workload's)
+ * @param nvmeTokens     NVMe-tier KV tokens per worker (0 = none; needs a CPU tier), or null for the default (or the
+ *                       workload's)
+ * @param nvmeBytesPerSecond NVMe read bandwidth ({@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s), or null for the
+ *                       default (or the workload's)
  * @param warmUpFraction share of the requests (from the start) replayed in the warm-up run for fitting, in (0, 1]
  */
 public record BenchSpec(Path trace, String workload, int limit, int workers, List<Double> loads, List<String> policies,
-                        long seed, Long hbmTokens, Long cpuTokens, Double pcieBytesPerSecond, double warmUpFraction) {
+                        long seed, Long hbmTokens, Long cpuTokens, Double pcieBytesPerSecond, Long nvmeTokens,
+                        Double nvmeBytesPerSecond, double warmUpFraction) {
 
     /**
      * Load range. Below it arrivals spread so far apart that a run mostly ticks telemetry (1e-9 with 10
@@ -83,15 +88,30 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
             throw bad("--pcie-gbps", "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]",
                     fmt(pcieBytesPerSecond / 1e9));
         }
+        if (nvmeTokens != null && nvmeTokens < 0) {
+            throw bad("--nvme-tokens", "≥ 0", nvmeTokens.toString());
+        }
+        if (nvmeBytesPerSecond != null
+                && !(nvmeBytesPerSecond >= MIN_PCIE_GBPS * 1e9 && nvmeBytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
+            throw bad("--nvme-gbps", "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]",
+                    fmt(nvmeBytesPerSecond / 1e9));
+        }
         if (!(warmUpFraction > 0 && warmUpFraction <= 1)) {
             throw bad("--warm-up", "a number in (0, 1]", fmt(warmUpFraction));
         }
     }
 
+    /** A benchmark on the default NVMe tier (the workload's, or none). */
+    public BenchSpec(Path trace, String workload, int limit, int workers, List<Double> loads, List<String> policies,
+                     long seed, Long hbmTokens, Long cpuTokens, Double pcieBytesPerSecond, double warmUpFraction) {
+        this(trace, workload, limit, workers, loads, policies, seed, hbmTokens, cpuTokens, pcieBytesPerSecond, null, null,
+                warmUpFraction);
+    }
+
     /** The same benchmark with another seed. */
     public BenchSpec withSeed(long other) {
         return new BenchSpec(trace, workload, limit, workers, loads, policies, other, hbmTokens, cpuTokens,
-                pcieBytesPerSecond, warmUpFraction);
+                pcieBytesPerSecond, nvmeTokens, nvmeBytesPerSecond, warmUpFraction);
     }
 
     /** What the report is titled with. */

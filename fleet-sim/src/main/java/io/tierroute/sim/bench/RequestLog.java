@@ -21,7 +21,8 @@ import java.util.Locale;
 public final class RequestLog {
 
     static final String HEADER = "id,arrival_us,worker,prompt_tokens,output_tokens,queue_wait_us,tier_load_us,prefill_us,"
-            + "decode_us,ttft_us,jct_us,hit_hbm_tokens,hit_cpu_tokens,computed_tokens,preemptions";
+            + "decode_us,ttft_us,jct_us,hit_hbm_tokens,hit_cpu_tokens,hit_nvme_tokens,computed_tokens,"
+            + "preemptions";
 
     private RequestLog() {}
 
@@ -40,11 +41,11 @@ public final class RequestLog {
             w.write(HEADER);
             w.write('\n');
             for (Completion c : ordered) {
-                w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
+                w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
                         csvSafe(c.request().id()), c.request().arrivalMicros(), c.worker(), c.request().promptTokens(),
                         c.outputTokens(), c.queueWaitMicros(), c.tierLoadMicros(), c.prefillMicros(), c.decodeMicros(),
                         c.ttftMicros(), c.jctMicros(), c.hitTokens()[Tier.HBM.ordinal()], c.hitTokens()[Tier.CPU.ordinal()],
-                        c.computedTokens(), c.preemptions()));
+                        c.hitTokens()[Tier.NVME.ordinal()], c.computedTokens(), c.preemptions()));
             }
         }
     }

@@ -19,7 +19,7 @@ public final class RunReport {
     /** Metric names, in report order. */
     public static final String[] METRICS = {
             "requests", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "jct_mean_s", "jct_p99_s",
-            "throughput_tok_s", "hit_hbm", "hit_cpu", "pcie_util", "gpu_util", "preemptions", "rejected", "wall_s"};
+            "throughput_tok_s", "hit_hbm", "hit_cpu", "hit_nvme", "pcie_util", "nvme_util", "gpu_util", "preemptions", "rejected", "wall_s"};
 
     /** The metrics that are counts, written as integers. */
     public static final Set<String> COUNTS = Set.of("requests", "preemptions", "rejected");
@@ -58,10 +58,12 @@ public final class RunReport {
         long span = Math.max(1, r.endMicros() - (firstArrival == Long.MAX_VALUE ? 0 : firstArrival));
         long preemptions = 0;
         double linkBusy = 0;
+        double nvmeBusy = 0;
         double stepBusy = 0;
         for (SimResult.WorkerStats w : r.workers()) {
             preemptions += w.preemptions();
             linkBusy += w.linkBusyMicros();
+            nvmeBusy += w.nvmeBusyMicros();
             stepBusy += w.busyMicros();
         }
         RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft);
@@ -76,7 +78,9 @@ public final class RunReport {
         rep.values.put("throughput_tok_s", outputTokens / (span / 1e6));
         rep.values.put("hit_hbm", promptTokens == 0 ? 0 : (double) hit[Tier.HBM.ordinal()] / promptTokens);
         rep.values.put("hit_cpu", promptTokens == 0 ? 0 : (double) hit[Tier.CPU.ordinal()] / promptTokens);
+        rep.values.put("hit_nvme", promptTokens == 0 ? 0 : (double) hit[Tier.NVME.ordinal()] / promptTokens);
         rep.values.put("pcie_util", linkBusy / r.workers().size() / span);
+        rep.values.put("nvme_util", nvmeBusy / r.workers().size() / span);
         // Share of the span the workers were running steps (prefill or decode): what binds before the link does.
         rep.values.put("gpu_util", stepBusy / r.workers().size() / span);
         rep.values.put("preemptions", (double) preemptions);

@@ -10,15 +10,24 @@ import java.util.Map;
 import java.util.function.Consumer;
 
 /**
- * One worker's KV blocks: HBM (named blocks by chained hash plus anonymous private blocks) and an
- * optional CPU tier, with the KV events an engine would publish.
+ * One worker's KV blocks: HBM (named blocks by chained hash plus anonymous private blocks), an
+ * optional CPU tier and behind it an optional NVMe tier, with the KV events an engine would publish.
  *
  * <p><b>Eviction.</b> Unreferenced computed HBM blocks wait in a free list in the order they became
  * unreferenced; a request releases its blocks deepest first, so the list's head is the least recently
  * used leaf (vLLM's free-block queue). Evicting takes the head: the block leaves HBM and, with a CPU
  * tier, moves there ({@code Moved HBM→CPU}, or {@code Removed HBM} when the CPU already holds it). The
- * CPU tier is an LRU of hashes; overflowing it emits {@code Removed CPU}. Offload copies run
- * device→host and are not charged to the host→device link (PCIe is full duplex).
+ * CPU tier is an LRU of hashes; overflowing it emits {@code Removed CPU}, or with an NVMe tier moves its
+ * least recently used blocks there ({@code Moved CPU→NVME}; {@code Removed CPU} for those the drive already
+ * holds). The NVMe tier is an LRU too; overflowing it emits {@code Removed NVME}. Offload copies (device→host,
+ * host→drive) are not charged to the links loads use (PCIe is full duplex; the drive's writes are not its reads).
+ * A block loaded back into HBM stays in the tier it came from, as LMCache keeps it. With an NVMe tier, blocks a load
+ * is reading are pinned in their tier from its admission to its end (LMCache pins what a lookup found until it is
+ * retrieved): an overflow passes over them, so a tier may hold more than its capacity while they load. Without one,
+ * nothing is pinned: a load's own HBM reservation may push the CPU blocks it reads out of the CPU tier (it still
+ * loads them). That is the engine every figure of the six-workload table was measured on; pinning there too moves
+ * them (agentic-pcie 1, seed 1: tierroute-fitted's p99 1.751 → 2.031 s, llm-d tiered's 22.1 → 11.5 s) and waits for
+ * their re-measurement (fleet-sim/README.md, "The engine model").
  */
 final class KvCache {
 
@@ -27,16 +36,25 @@ final class KvCache {
     private final long cpuCapacity;
     private final Consumer<KvEvent> sink;
     private final HashMap<Long, Block> hbm = new HashMap<>();
+    private final long nvmeCapacity;
     private final LinkedHashMap<Long, Boolean> cpu = new LinkedHashMap<>(16, 0.75f, true);
+    private final LinkedHashMap<Long, Boolean> nvme = new LinkedHashMap<>(16, 0.75f, true);
     private final Block freeHead = new Block(0); // sentinel of the circular free list
+    /** Offloaded blocks loads are reading: hash → number of loads reading it (only with an NVMe tier, see above). */
+    private final HashMap<Long, Integer> pinned = new HashMap<>();
     private long freeCount;
     private long privateBlocks;
     private long evictions;
 
     KvCache(int worker, long hbmCapacityBlocks, long cpuCapacityBlocks, Consumer<KvEvent> sink) {
+        this(worker, hbmCapacityBlocks, cpuCapacityBlocks, 0, sink);
+    }
+
+    KvCache(int worker, long hbmCapacityBlocks, long cpuCapacityBlocks, long nvmeCapacityBlocks, Consumer<KvEvent> sink) {
         this.worker = worker;
         this.hbmCapacity = hbmCapacityBlocks;
         this.cpuCapacity = cpuCapacityBlocks;
+        this.nvmeCapacity = nvmeCapacityBlocks;
         this.sink = sink;
         freeHead.prev = freeHead;
         freeHead.next = freeHead;
@@ -47,6 +65,7 @@ final class KvCache {
     /** Blocks held by some request (resident minus unreferenced cached ones). */
     long referenced() { return resident() - freeCount; }
     long cpuResident() { return cpu.size(); }
+    long nvmeResident() { return nvme.size(); }
     long evictions() { return evictions; }
 
     /** Contiguous computed HBM blocks of {@code hashes} from block 0, at most {@code max}. */
@@ -62,7 +81,30 @@ final class KvCache {
         return i;
     }
 
-    /** Contiguous CPU blocks of {@code hashes} from {@code from}, stopping before {@code max}. */
+    /**
+     * Contiguous blocks of {@code hashes} from {@code from}, stopping before {@code max}, that the CPU or the
+     * NVMe tier holds (the CPU tier's copy is the one loaded where both hold a block); adds each block to
+     * {@code perTier[tier ordinal]} when {@code perTier} is not null. Returns how many.
+     */
+    int matchOffloaded(long[] hashes, int from, int max, int[] perTier) {
+        if (cpuCapacity == 0) {
+            return 0;
+        }
+        int i = from;
+        while (i < max) {
+            Tier t = offloadedTier(hashes[i]);
+            if (t == null) {
+                break;
+            }
+            if (perTier != null) {
+                perTier[t.ordinal()]++;
+            }
+            i++;
+        }
+        return i - from;
+    }
+
+    /** Contiguous CPU-tier blocks of {@code hashes} from {@code from}, stopping before {@code max}. */
     int matchCpu(long[] hashes, int from, int max) {
         if (cpuCapacity == 0) {
             return 0;
@@ -74,10 +116,37 @@ final class KvCache {
         return i - from;
     }
 
-    /** Marks CPU blocks as used (LRU), e.g. when a load starts. */
-    void touchCpu(long[] hashes, int from, int to) {
+    /** The tier a load of {@code hash} reads from: CPU, else NVMe, else null. */
+    Tier offloadedTier(long hash) {
+        if (cpu.containsKey(hash)) {
+            return Tier.CPU;
+        }
+        return nvmeCapacity > 0 && nvme.containsKey(hash) ? Tier.NVME : null;
+    }
+
+    /** Pins the offloaded blocks {@code [from, to)} of {@code hashes} a load is about to read (see the class comment). */
+    void pinOffloaded(long[] hashes, int from, int to) {
+        if (nvmeCapacity == 0) {
+            return;
+        }
         for (int i = from; i < to; i++) {
-            cpu.get(hashes[i]);
+            pinned.merge(hashes[i], 1, Integer::sum);
+        }
+    }
+
+    /** The load of {@code [from, to)} is done (or did not start): its blocks may leave their tiers again. */
+    void unpinOffloaded(long[] hashes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            pinned.computeIfPresent(hashes[i], (h, n) -> n == 1 ? null : n - 1);
+        }
+    }
+
+    /** Marks the offloaded blocks a load reads as used (LRU in the tier each is read from). */
+    void touchOffloaded(long[] hashes, int from, int to) {
+        for (int i = from; i < to; i++) {
+            if (cpu.get(hashes[i]) == null && nvmeCapacity > 0) {
+                nvme.get(hashes[i]);
+            }
         }
     }
 
@@ -182,14 +251,59 @@ final class KvCache {
             sink.accept(new KvEvent.Moved(worker, Tier.HBM, Tier.CPU, java.util.Arrays.copyOf(moved, m)));
         }
         if (cpu.size() > cpuCapacity) {
-            long[] dropped = new long[(int) (cpu.size() - cpuCapacity)];
-            Iterator<Map.Entry<Long, Boolean>> it = cpu.entrySet().iterator();
-            for (int i = 0; i < dropped.length; i++) {
-                dropped[i] = it.next().getKey();
+            long[] dropped = overflow(cpu, cpuCapacity);
+            if (dropped.length == 0) {
+                return; // every block over capacity is being loaded
+            }
+            if (nvmeCapacity == 0) {
+                sink.accept(new KvEvent.Removed(worker, Tier.CPU, dropped));
+            } else {
+                offloadToNvme(dropped);
+            }
+        }
+    }
+
+    /** Blocks leaving the CPU tier: moved to the drive, or removed where it already holds them. */
+    private void offloadToNvme(long[] fromCpu) {
+        long[] moved = new long[fromCpu.length];
+        long[] removed = new long[fromCpu.length];
+        int m = 0;
+        int r = 0;
+        for (long h : fromCpu) {
+            if (nvme.containsKey(h)) { // the CPU tier's coldest block keeps its place in the drive's LRU
+                removed[r++] = h;
+            } else {
+                nvme.put(h, Boolean.TRUE);
+                moved[m++] = h;
+            }
+        }
+        if (r > 0) {
+            sink.accept(new KvEvent.Removed(worker, Tier.CPU, java.util.Arrays.copyOf(removed, r)));
+        }
+        if (m > 0) {
+            sink.accept(new KvEvent.Moved(worker, Tier.CPU, Tier.NVME, java.util.Arrays.copyOf(moved, m)));
+        }
+        if (nvme.size() > nvmeCapacity) {
+            long[] dropped = overflow(nvme, nvmeCapacity);
+            if (dropped.length > 0) {
+                sink.accept(new KvEvent.Removed(worker, Tier.NVME, dropped));
+            }
+        }
+    }
+
+    /** Takes the least recently used blocks over {@code capacity} out of {@code tier}, passing over pinned ones. */
+    private long[] overflow(LinkedHashMap<Long, Boolean> tier, long capacity) {
+        long[] out = new long[(int) (tier.size() - capacity)];
+        int n = 0;
+        Iterator<Map.Entry<Long, Boolean>> it = tier.entrySet().iterator();
+        while (n < out.length && it.hasNext()) {
+            long h = it.next().getKey();
+            if (!pinned.containsKey(h)) {
+                out[n++] = h;
                 it.remove();
             }
-            sink.accept(new KvEvent.Removed(worker, Tier.CPU, dropped));
         }
+        return n == out.length ? out : java.util.Arrays.copyOf(out, n);
     }
 
     private void link(Block b) {
@@ -223,5 +337,9 @@ final class KvCache {
 
     boolean cpuHolds(long hash) {
         return cpu.containsKey(hash);
+    }
+
+    boolean nvmeHolds(long hash) {
+        return nvme.containsKey(hash);
     }
 }

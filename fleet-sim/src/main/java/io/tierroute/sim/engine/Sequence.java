@@ -32,9 +32,13 @@ final class Sequence {
     /** Tokens this step computes for it (prefill chunk or 1 decode token); 0 when not scheduled. */
     int chunk;
     boolean decodingThisStep;
-    /** Blocks being loaded from the CPU tier, and the slot they start at. */
+    /** Blocks being loaded from the CPU and NVMe tiers, and the slot they start at. */
     int loadingBlocks;
     int loadFrom;
+    /** Loads of this admission still moving: one per tier it reads from. */
+    int pendingLoads;
+    /** Blocks it is still reading from the NVMe drive (0 once the read is done and they cross PCIe, or none). */
+    int driveBlocks;
 
     long firstScheduledAt = -1;
     long loadStartedAt;

@@ -29,7 +29,17 @@ public record SimResult(String policy, String policyVersion, List<Completion> co
      * @param linkBusyMicros time the PCIe link had at least one load in flight
      * @param linkBytes      bytes loaded over the link
      * @param evictions      HBM blocks evicted
+     * @param nvmeBusyMicros time the NVMe drive's link had at least one load in flight (0 without an NVMe tier)
+     * @param nvmeBytes      bytes loaded from the NVMe tier
      */
     public record WorkerStats(long steps, long busyMicros, long preemptions, long prefillTokens, long decodeTokens,
-                              long linkBusyMicros, double linkBytes, long evictions) {}
+                              long linkBusyMicros, double linkBytes, long evictions, long nvmeBusyMicros,
+                              double nvmeBytes) {
+
+        /** Counters of a worker without an NVMe tier. */
+        public WorkerStats(long steps, long busyMicros, long preemptions, long prefillTokens, long decodeTokens,
+                           long linkBusyMicros, double linkBytes, long evictions) {
+            this(steps, busyMicros, preemptions, prefillTokens, decodeTokens, linkBusyMicros, linkBytes, evictions, 0, 0);
+        }
+    }
 }

@@ -36,6 +36,8 @@ public final class Simulation implements EngineListener {
     private static final int STEP_END = 1;
     private static final int LINK = 2;
     private static final int TELEMETRY = 3;
+    /** A load over a worker's NVMe drive link may have finished (as {@link #LINK} for its PCIe link). */
+    private static final int NVME_LINK = 4;
 
     private static final class Ev implements Comparable<Ev> {
         final long time;
@@ -61,8 +63,11 @@ public final class Simulation implements EngineListener {
     private final PriorityQueue<Ev> events = new PriorityQueue<>();
     private final List<Completion> completions = new ArrayList<>();
     private final long[] linkVersionScheduled;
+    private final long[] nvmeVersionScheduled;
     private final double[] lastLinkBytes;
     private final long[] lastLinkBusy;
+    private final double[] lastNvmeBytes;
+    private final long[] lastNvmeBusy;
     private final long[] lastTelemetryAt;
     private final View view = new View();
     private final boolean[] dirty;
@@ -89,8 +94,12 @@ public final class Simulation implements EngineListener {
         dirtyList = new int[workers.length];
         linkVersionScheduled = new long[workers.length];
         java.util.Arrays.fill(linkVersionScheduled, -1);
+        nvmeVersionScheduled = new long[workers.length];
+        java.util.Arrays.fill(nvmeVersionScheduled, -1);
         lastLinkBytes = new double[workers.length];
         lastLinkBusy = new long[workers.length];
+        lastNvmeBytes = new double[workers.length];
+        lastNvmeBusy = new long[workers.length];
         lastTelemetryAt = new long[workers.length];
         long prev = Long.MIN_VALUE;
         for (SimRequest r : requests) {
@@ -158,12 +167,14 @@ public final class Simulation implements EngineListener {
                     workers[ev.worker].finishStep(now);
                     kick(ev.worker);
                 }
-                case LINK -> {
-                    if (ev.version == workers[ev.worker].link.version()) {
-                        workers[ev.worker].transfersDone(now);
+                case LINK, NVME_LINK -> {
+                    Worker w = workers[ev.worker];
+                    PcieLink link = ev.type == LINK ? w.link : w.nvmeLink;
+                    if (ev.version == link.version()) {
+                        w.transfersDone(link, now);
                         // Rounding can leave the first transfer a hair short at its completion time: then nothing
                         // finished, the version stands, and the event must be set again or the link would stall.
-                        linkVersionScheduled[ev.worker] = -1;
+                        (ev.type == LINK ? linkVersionScheduled : nvmeVersionScheduled)[ev.worker] = -1;
                         scheduleLink(ev.worker);
                         kick(ev.worker);
                     }
@@ -192,7 +203,8 @@ public final class Simulation implements EngineListener {
         List<SimResult.WorkerStats> stats = new ArrayList<>(workers.length);
         for (Worker w : workers) {
             stats.add(new SimResult.WorkerStats(w.steps, w.busyMicros, w.preemptions, w.prefillTokens, w.decodeTokens,
-                    w.link.busyMicros(now), w.link.bytesMoved(now), w.cache.evictions()));
+                    w.link.busyMicros(now), w.link.bytesMoved(now), w.cache.evictions(),
+                    w.nvmeLink == null ? 0 : w.nvmeLink.busyMicros(now), w.nvmeLink == null ? 0 : w.nvmeLink.bytesMoved(now)));
         }
         return new SimResult(policy.name(), policy.version(), completions, rejected, stats, lastWorkAt,
                 (System.nanoTime() - wallStart) / 1_000_000);
@@ -252,6 +264,11 @@ public final class Simulation implements EngineListener {
             linkVersionScheduled[w] = link.version();
             push(link.nextCompletion(now), LINK, w, link.version());
         }
+        PcieLink nvme = workers[w].nvmeLink;
+        if (nvme != null && nvme.version() != nvmeVersionScheduled[w] && nvme.activeTransfers() > 0) {
+            nvmeVersionScheduled[w] = nvme.version();
+            push(nvme.nextCompletion(now), NVME_LINK, w, nvme.version());
+        }
     }
 
     private void telemetry() {
@@ -265,6 +282,14 @@ public final class Simulation implements EngineListener {
             util[Tier.CPU.ordinal()] = Math.min(1.0, (double) (busy - lastLinkBusy[w.id]) / interval);
             lastLinkBytes[w.id] = bytes;
             lastLinkBusy[w.id] = busy;
+            if (w.nvmeLink != null) {
+                double nvmeBytes = w.nvmeLink.bytesMoved(now);
+                long nvmeBusy = w.nvmeLink.busyMicros(now);
+                moved[Tier.NVME.ordinal()] = Math.round(nvmeBytes - lastNvmeBytes[w.id]);
+                util[Tier.NVME.ordinal()] = Math.min(1.0, (double) (nvmeBusy - lastNvmeBusy[w.id]) / interval);
+                lastNvmeBytes[w.id] = nvmeBytes;
+                lastNvmeBusy[w.id] = nvmeBusy;
+            }
             lastTelemetryAt[w.id] = now;
             int waiting = w.waiting.size() + w.ready.size() + w.loading;
             policy.onTelemetry(new WorkerTelemetry(w.id, now, waiting, w.running.size(),
@@ -277,9 +302,9 @@ public final class Simulation implements EngineListener {
         StringBuilder sb = new StringBuilder();
         for (Worker w : workers) {
             sb.append(String.format(java.util.Locale.ROOT, "[w%d waiting=%d ready=%d loading=%d running=%d stepping=%b "
-                    + "resident=%d referenced=%d capacity=%d link=%d] ", w.id, w.waiting.size(), w.ready.size(), w.loading,
-                    w.running.size(), w.stepping, w.cache.resident(), w.cache.referenced(), w.cache.capacity(),
-                    w.link.activeTransfers()));
+                    + "resident=%d referenced=%d capacity=%d link=%d nvme=%d] ", w.id, w.waiting.size(), w.ready.size(),
+                    w.loading, w.running.size(), w.stepping, w.cache.resident(), w.cache.referenced(), w.cache.capacity(),
+                    w.link.activeTransfers(), w.nvmeLink == null ? 0 : w.nvmeLink.activeTransfers()));
             Sequence h = w.ready.peekFirst() != null ? w.ready.peekFirst() : w.waiting.peekFirst();
             if (h != null) {
                 sb.append(String.format(java.util.Locale.ROOT, "(head %s %s held=%d computed=%d target=%d generated=%d) ",
@@ -336,7 +361,11 @@ public final class Simulation implements EngineListener {
 
         @Override
         public double bandwidth(int worker, Tier tier) {
-            return tier == Tier.CPU && cfg.hasCpuTier() ? cfg.pcieBytesPerSecond() : 0;
+            return switch (tier) {
+                case CPU -> cfg.hasCpuTier() ? cfg.pcieBytesPerSecond() : 0;
+                case NVME -> cfg.hasNvmeTier() ? cfg.nvmeBytesPerSecond() : 0;
+                default -> 0;
+            };
         }
 
         @Override
@@ -346,10 +375,14 @@ public final class Simulation implements EngineListener {
             int max = Math.min(r.fullBlocks(), (r.promptTokens() - 1) / cfg.blockSize());
             int h = c.matchHbm(r.blockHashes(), max);
             out[Tier.HBM.ordinal()] = h;
-            out[Tier.CPU.ordinal()] = c.matchCpu(r.blockHashes(), h, max);
+            c.matchOffloaded(r.blockHashes(), h, max, out);
         }
 
-        @Override public long pendingTransferBytes(int w) { return Math.round(workers[w].link.pendingBytes(now)); }
+        @Override
+        public long pendingTransferBytes(int w, Tier tier) {
+            PcieLink link = tier == Tier.CPU ? workers[w].link : tier == Tier.NVME ? workers[w].nvmeLink : null;
+            return link == null ? 0 : Math.round(link.pendingBytes(now));
+        }
 
         /** Prompt tokens still to compute on {@code w} (not cached, not yet prefilled): the telemetry's backlog. */
         long pendingPrefillTokens(int w) {
@@ -429,7 +462,8 @@ public final class Simulation implements EngineListener {
                     exclusive++;
                 }
             }
-            int h = 0, c = 0;
+            int h = 0;
+            int[] offloaded = new int[Tier.COUNT];
             int[] hitIds = new int[0];
             if (phase == OracleView.Phase.WAITING) {
                 h = x.cache.matchHbm(s.hashes, maxHit(s));
@@ -437,10 +471,12 @@ public final class Simulation implements EngineListener {
                 for (int j = 0; j < h; j++) {
                     hitIds[j] = sharedIds.get(x.cache.get(s.hashes[j]));
                 }
-                c = x.cache.matchCpu(s.hashes, h, maxHit(s));
+                x.cache.matchOffloaded(s.hashes, h, maxHit(s), offloaded);
             }
             return new SeqState(phase, s.request.promptTokens(), computed, s.target, generated, s.outputTokens,
-                    s.heldBlocks, exclusive, java.util.Arrays.copyOf(shared, nShared), h, hitIds, c);
+                    s.heldBlocks, exclusive, java.util.Arrays.copyOf(shared, nShared), h, hitIds,
+                    offloaded[Tier.CPU.ordinal()], offloaded[Tier.NVME.ordinal()],
+                    phase == OracleView.Phase.LOADING ? s.driveBlocks : 0);
         }
     }
 }

@@ -17,9 +17,12 @@ import java.util.List;
  * blocks (computed ones stay cached) and returns to the head of the queue to recompute prompt and
  * generated tokens. Then, unless something was preempted, loaded requests and the waiting queue are
  * admitted in FCFS order while the budget, the batch limit and the KV cache allow. Admission matches
- * the prompt's computed blocks in HBM, then extends the match in the CPU tier, leaving ≥ 1 token to
- * compute; a CPU extension is loaded over the link first (the request waits, holding its blocks,
- * while others run) and the request then competes for the budget like any other. The step that
+ * the prompt's computed blocks in HBM, then extends the match in the CPU and NVMe tiers, leaving ≥ 1 token
+ * to compute; the extension is loaded first (the request waits, holding its blocks, while others run): its CPU
+ * blocks over the PCIe link, and at the same time its NVMe blocks from the drive over the drive's link and then,
+ * through host memory, over the same PCIe link (DESIGN §6: tier hits share the one PCIe link; reads and copies
+ * are not pipelined chunk by chunk, so an NVMe load here is their sum). The blocks it reads are pinned in their
+ * tiers until it is done. Then it competes for the budget like any other. The step that
  * completes a prefill emits the first token; its blocks become matchable (Stored) as each is fully
  * computed.
  */
@@ -29,12 +32,14 @@ final class Worker {
     private final EngineConfig cfg;
     final KvCache cache;
     final PcieLink link;
+    /** The NVMe drive's read link (processor-shared like PCIe; null without an NVMe tier). */
+    final PcieLink nvmeLink;
     private final EngineListener listener;
     private final int bs;
     final ArrayDeque<Sequence> waiting = new ArrayDeque<>();
     final ArrayDeque<Sequence> ready = new ArrayDeque<>();
     final ArrayList<Sequence> running = new ArrayList<>();
-    /** Requests loading from the CPU tier (for the oracle's view). */
+    /** Requests loading from the CPU or NVMe tier (for the oracle's view). */
     final ArrayList<Sequence> loadingList = new ArrayList<>();
     private final ArrayList<Sequence> scheduled = new ArrayList<>();
     int loading;
@@ -60,8 +65,10 @@ final class Worker {
         this.cfg = cfg;
         this.listener = listener;
         this.bs = cfg.blockSize();
-        this.cache = new KvCache(id, cfg.hbmCapacityBlocks(), cfg.cpuCapacityBlocks(), listener::kvEvent);
+        this.cache = new KvCache(id, cfg.hbmCapacityBlocks(), cfg.cpuCapacityBlocks(), cfg.nvmeCapacityBlocks(),
+                listener::kvEvent);
         this.link = new PcieLink(cfg.pcieBytesPerSecond());
+        this.nvmeLink = cfg.hasNvmeTier() ? new PcieLink(cfg.nvmeBytesPerSecond()) : null;
     }
 
     /** True when the request can never fit this worker's HBM, even alone. */
@@ -157,7 +164,8 @@ final class Worker {
     private int admitWaiting(Sequence s, int budget, long now) {
         int maxHit = Math.min(s.fullBlocks, (s.target - 1) / bs);
         int h = cache.matchHbm(s.hashes, maxHit);
-        int c = cache.matchCpu(s.hashes, h, maxHit);
+        int[] perTier = new int[Tier.COUNT];
+        int c = cache.matchOffloaded(s.hashes, h, maxHit, perTier);
         for (int j = 0; j < h; j++) {
             Block b = cache.get(s.hashes[j]);
             cache.acquire(b);
@@ -167,7 +175,11 @@ final class Worker {
         s.announcedBlocks = h;
         s.computed = h * bs;
         if (c > 0) {
+            // pinned first: the HBM blocks the reservation evicts must not push the ones r is about to read out of
+            // their tier (the CPU tier's overflow would otherwise take its LRU blocks, possibly these)
+            cache.pinOffloaded(s.hashes, h, h + c);
             if (!cache.reserve(c)) {
+                cache.unpinOffloaded(s.hashes, h, h + c);
                 releaseAll(s);
                 return -1;
             }
@@ -177,13 +189,24 @@ final class Worker {
             s.heldBlocks = h + c;
             s.loadFrom = h;
             s.loadingBlocks = c;
-            cache.touchCpu(s.hashes, h, h + c);
-            link.start(now, (double) c * bs * cfg.bytesPerToken(), s);
+            cache.touchOffloaded(s.hashes, h, h + c);
+            int fromCpu = perTier[Tier.CPU.ordinal()];
+            int fromNvme = perTier[Tier.NVME.ordinal()];
+            s.pendingLoads = 0;
+            s.driveBlocks = fromNvme;
+            if (fromCpu > 0) {
+                link.start(now, (double) fromCpu * bs * cfg.bytesPerToken(), s);
+                s.pendingLoads++;
+            }
+            if (fromNvme > 0) {
+                nvmeLink.start(now, (double) fromNvme * bs * cfg.bytesPerToken(), s);
+                s.pendingLoads++; // one load: the drive read, then its copy over PCIe
+            }
             s.loadStartedAt = now;
             s.state = Sequence.State.LOADING;
             loading++;
             loadingList.add(s);
-            setHits(s, h, c);
+            setHits(s, h, fromCpu, fromNvme);
             return 0;
         }
         int chunk = Math.min(s.target - s.computed, budget);
@@ -191,7 +214,7 @@ final class Worker {
             releaseAll(s);
             return -1;
         }
-        setHits(s, h, 0);
+        setHits(s, h, 0, 0);
         return chunk;
     }
 
@@ -201,12 +224,13 @@ final class Worker {
     }
 
     /** Hits of the first admission (a preempted request re-hitting its own blocks is not a cache win). */
-    private void setHits(Sequence s, int hbmBlocks, int cpuBlocks) {
+    private void setHits(Sequence s, int hbmBlocks, int cpuBlocks, int nvmeBlocks) {
         if (s.firstScheduledAt >= 0) {
             return;
         }
         s.hitTokens[Tier.HBM.ordinal()] = hbmBlocks * bs;
         s.hitTokens[Tier.CPU.ordinal()] = cpuBlocks * bs;
+        s.hitTokens[Tier.NVME.ordinal()] = nvmeBlocks * bs;
     }
 
     /** Completes the step that started at {@code now − duration}. */
@@ -243,12 +267,24 @@ final class Worker {
         scheduled.clear();
     }
 
-    /** Loads finished by {@code now}: their blocks become computed and the requests ready to run. */
-    void transfersDone(long now) {
-        List<PcieLink.Transfer> done = link.complete(now);
+    /**
+     * Transfers over {@code from} (this worker's {@link #link} or {@link #nvmeLink}) finished by {@code now}: a
+     * drive read goes on over PCIe; a request whose every load is done has its blocks computed and is ready to run.
+     */
+    void transfersDone(PcieLink from, long now) {
+        List<PcieLink.Transfer> done = from.complete(now);
         for (PcieLink.Transfer t : done) {
             Sequence s = (Sequence) t.owner();
+            if (from == nvmeLink) {
+                link.start(now, (double) s.driveBlocks * bs * cfg.bytesPerToken(), s);
+                s.driveBlocks = 0;
+                continue;
+            }
+            if (--s.pendingLoads > 0) {
+                continue; // its other load is still moving
+            }
             int end = s.loadFrom + s.loadingBlocks;
+            cache.unpinOffloaded(s.hashes, s.loadFrom, end);
             s.computed = end * bs;
             s.announcedBlocks = s.loadFrom;
             markComputed(s, end);

@@ -302,6 +302,10 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             links.add(FleetPublisher.link(io.tierroute.schemas.avro.Tier.CPU,
                     Math.max(0, t.tierBytesMoved()[Tier.CPU.ordinal()]), intervalMs));
         }
+        if (cfg.hasNvmeTier()) {
+            links.add(FleetPublisher.link(io.tierroute.schemas.avro.Tier.NVME,
+                    Math.max(0, t.tierBytesMoved()[Tier.NVME.ordinal()]), intervalMs));
+        }
         publisher.telemetry(EngineTelemetry.newBuilder().setWorker(FleetPublisher.worker(t.worker())).setScope(scope)
                 .setEngineType("fleet-sim").setHardwarePool("sim").setTimestampMs(epochMs(t.atMicros()))
                 .setIntervalMs(intervalMs).setWaitingRequests(t.waiting()).setRunningRequests(t.running())

@@ -13,8 +13,11 @@ public interface OracleView {
      */
     void matchedBlocks(int worker, SimRequest request, int[] outPerTier);
 
-    /** Bytes still to move over {@code worker}'s PCIe link for transfers in progress or queued. */
-    long pendingTransferBytes(int worker);
+    /**
+     * Bytes still to move for the loads in progress on {@code worker} from {@code tier}: over its PCIe link for
+     * {@code CPU}, over its NVMe drive's link for {@code NVME}, 0 for a tier it does not have.
+     */
+    long pendingTransferBytes(int worker, io.tierroute.selector.protocol.Tier tier);
 
     /** The running batch limit (vLLM {@code max_num_seqs}). */
     int maxRunning();
@@ -52,9 +55,11 @@ public interface OracleView {
      * @param hbmHitBlocks     WAITING: the prefix blocks admission would match in HBM now (≥ 1 token left to compute)
      * @param hbmHitBlockIds   WAITING: the ids of those blocks, held by a request or cached unheld (one id per
      *                         block in the call, so a block several requests would hit is referenced once)
-     * @param cpuHitBlocks     WAITING: the CPU-tier extension admission would load over the link
+     * @param cpuHitBlocks     WAITING: the extension's blocks admission would load from the CPU tier over PCIe
+     * @param nvmeHitBlocks    WAITING: the extension's blocks it would read from the NVMe tier (then copy over PCIe)
+     * @param driveBlocks      LOADING: the blocks it is still reading from the NVMe drive (they cross PCIe next)
      */
     record SeqState(Phase phase, int promptTokens, int computed, int target, int generated, int outputTokens,
                     int heldBlocks, int exclusiveBlocks, int[] sharedBlocks, int hbmHitBlocks,
-                    int[] hbmHitBlockIds, int cpuHitBlocks) {}
+                    int[] hbmHitBlockIds, int cpuHitBlocks, int nvmeHitBlocks, int driveBlocks) {}
 }

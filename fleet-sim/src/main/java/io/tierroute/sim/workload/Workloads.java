@@ -15,6 +15,7 @@ public final class Workloads {
     static {
         add(SharedPrefixWorkload.llmdBlog());
         add(SharedPrefixWorkload.cpuOverflow());
+        add(SharedPrefixWorkload.nvmeOverflow());
         add(AgenticWorkload.standard());
         add(FanOutAgentWorkload.pcieContention());
         add(ChatWorkload.standard());

@@ -83,4 +83,95 @@ class KvCacheTest {
         first.computed = true;
         assertThat(c.matchHbm(new long[] {7}, 1)).isEqualTo(1);
     }
+
+    @Test
+    void theCpuTiersEvictionsMoveToNvmeAndTheDrivesOverflowIsRemoved() {
+        // HBM 2 blocks, CPU 2, NVMe 2: each new pair of blocks pushes the previous ones down a tier
+        KvCache c = new KvCache(0, 2, 2, 2, events::add);
+        releaseDeepestFirst(c, hold(c, 1, 2));
+        releaseDeepestFirst(c, hold(c, 3, 4)); // 2, 1 → CPU
+        releaseDeepestFirst(c, hold(c, 5, 6)); // 4, 3 → CPU; 2, 1 (CPU's LRU) → NVMe
+        assertThat(c.cpuHolds(3)).isTrue();
+        assertThat(c.nvmeHolds(1)).isTrue();
+        assertThat(c.nvmeHolds(2)).isTrue();
+        events.clear();
+        assertThat(c.reserve(2)).isTrue();     // 6, 5 → CPU; 4, 3 → NVMe; 2, 1 (NVMe's LRU) removed
+        assertThat(events).hasSize(3);
+        KvEvent.Moved toCpu = (KvEvent.Moved) events.get(0);
+        assertThat(toCpu.from()).isEqualTo(Tier.HBM);
+        assertThat(toCpu.blockHashes()).containsExactly(6, 5);
+        KvEvent.Moved toNvme = (KvEvent.Moved) events.get(1);
+        assertThat(toNvme.from()).isEqualTo(Tier.CPU);
+        assertThat(toNvme.to()).isEqualTo(Tier.NVME);
+        assertThat(toNvme.blockHashes()).containsExactly(4, 3);
+        KvEvent.Removed gone = (KvEvent.Removed) events.get(2);
+        assertThat(gone.tier()).isEqualTo(Tier.NVME);
+        assertThat(gone.blockHashes()).containsExactly(2, 1);
+        assertThat(c.cpuResident()).isEqualTo(2);
+        assertThat(c.nvmeResident()).isEqualTo(2);
+    }
+
+    @Test
+    void anOffloadedMatchRunsAcrossTheCpuAndNvmeTiersPreferringTheCpuCopy() {
+        KvCache c = new KvCache(0, 3, 1, 4, events::add);
+        releaseDeepestFirst(c, hold(c, 1, 2, 3));
+        assertThat(c.reserve(3)).isTrue();     // 3, 2, 1 → CPU; it keeps 1, the drive takes 3 and 2
+        int[] perTier = new int[Tier.COUNT];
+        long[] prompt = {1, 2, 3, 99};
+        assertThat(c.matchOffloaded(prompt, 0, 4, perTier)).isEqualTo(3);
+        assertThat(perTier[Tier.CPU.ordinal()]).isEqualTo(1);
+        assertThat(perTier[Tier.NVME.ordinal()]).isEqualTo(2);
+        assertThat(c.matchOffloaded(prompt, 0, 2, null)).as("stops before max").isEqualTo(2);
+        assertThat(c.matchCpu(prompt, 0, 4)).as("the CPU tier alone holds only the first").isEqualTo(1);
+
+        // a block the drive holds that comes back to HBM and is evicted again lands in the CPU tier as well
+        releaseDeepestFirst(c, hold(c, 2));
+        assertThat(c.reserve(3)).isTrue();     // 2 → CPU; 1 (the CPU's LRU) → the drive
+        assertThat(c.cpuHolds(2)).isTrue();
+        assertThat(c.nvmeHolds(2)).isTrue();
+        assertThat(c.nvmeHolds(1)).isTrue();
+        // leaving the CPU tier again, it is only removed there: the drive still holds it
+        events.clear();
+        releaseDeepestFirst(c, hold(c, 7));
+        assertThat(c.reserve(3)).isTrue();     // 7 → CPU; 2 leaves it
+        KvEvent.Removed fromCpu = (KvEvent.Removed) events.get(1);
+        assertThat(fromCpu.tier()).isEqualTo(Tier.CPU);
+        assertThat(fromCpu.blockHashes()).containsExactly(2);
+        assertThat(events).hasSize(2);
+        assertThat(c.nvmeResident()).isEqualTo(3);
+    }
+
+    @Test
+    void withAnNvmeTierTheCpuTiersOverflowPassesOverTheBlocksALoadIsReading() {
+        KvCache c = new KvCache(0, 2, 2, 10, events::add);
+        releaseDeepestFirst(c, hold(c, 1, 2));
+        assertThat(c.reserve(2)).isTrue();     // 2, 1 → CPU (full)
+        c.pinOffloaded(new long[] {2, 1}, 0, 2);
+        releaseDeepestFirst(c, hold(c, 3, 4));
+        events.clear();
+        assertThat(c.reserve(1)).isTrue();     // 4 → CPU, over capacity: 2 and 1 are being read, so 4 moves on
+        assertThat(c.cpuHolds(1)).isTrue();
+        assertThat(c.cpuHolds(2)).isTrue();
+        assertThat(c.nvmeHolds(4)).isTrue();
+        assertThat(((KvEvent.Moved) events.get(1)).blockHashes()).containsExactly(4);
+        c.unpinOffloaded(new long[] {2, 1}, 0, 2);
+        assertThat(c.reserve(2)).isTrue();     // 3 → CPU: now the LRU one moves on
+        KvEvent.Moved last = (KvEvent.Moved) events.get(events.size() - 1);
+        assertThat(last.to()).isEqualTo(Tier.NVME);
+        assertThat(last.blockHashes()).containsExactly(2);
+        assertThat(c.cpuHolds(3)).isTrue();
+    }
+
+    @Test
+    void withoutAnNvmeTierNothingIsPinnedAsTheRecordedFiguresWereMeasured() {
+        KvCache c = new KvCache(0, 2, 2, 0, events::add);
+        releaseDeepestFirst(c, hold(c, 1, 2));
+        assertThat(c.reserve(2)).isTrue();
+        c.pinOffloaded(new long[] {2, 1}, 0, 2);
+        releaseDeepestFirst(c, hold(c, 3, 4));
+        events.clear();
+        assertThat(c.reserve(1)).isTrue();     // 4 → CPU; its LRU block leaves, read or not
+        assertThat(c.cpuHolds(2)).isFalse();
+        assertThat(((KvEvent.Removed) events.get(1)).blockHashes()).containsExactly(2);
+    }
 }

@@ -99,17 +99,18 @@ public final class OraclePolicy implements RoutingPolicy {
         o.sequences(w, r, seqs);
         OracleView.SeqState arrival = seqs.remove(seqs.size() - 1);
         double start = o.stepRemainingMicros(w);
-        double link = o.pendingTransferBytes(w);
+        double link = o.pendingTransferBytes(w, Tier.CPU);
+        double nvme = o.pendingTransferBytes(w, Tier.NVME);
         int n = seqs.size();
         double[] first = new double[n];
         double[] done = new double[n];
-        List<WorkerForecast.Seq> base = f.run(seqs, null, start, link);
+        List<WorkerForecast.Seq> base = f.run(seqs, null, start, link, nvme);
         for (int i = 0; i < n; i++) {
             first[i] = base.get(i).firstTokenAt;
             done[i] = base.get(i).finishedAt;
         }
         int basePreemptions = f.preemptions();
-        List<WorkerForecast.Seq> with = f.run(seqs, arrival, start, link);
+        List<WorkerForecast.Seq> with = f.run(seqs, arrival, start, link, nvme);
         double addedTtft = 0;
         double addedJct = 0;
         for (int i = 0; i < n; i++) {
@@ -125,14 +126,16 @@ public final class OraclePolicy implements RoutingPolicy {
     List<WorkerForecast.Seq> forecastWith(OracleView o, int w, SimRequest r) {
         o.sequences(w, r, seqs);
         OracleView.SeqState arrival = seqs.remove(seqs.size() - 1);
-        return forecast(o, w).run(seqs, arrival, o.stepRemainingMicros(w), o.pendingTransferBytes(w));
+        return forecast(o, w).run(seqs, arrival, o.stepRemainingMicros(w),
+                o.pendingTransferBytes(w, Tier.CPU), o.pendingTransferBytes(w, Tier.NVME));
     }
 
     private WorkerForecast forecast(OracleView o, int w) {
         if (forecasts == null) forecasts = new WorkerForecast[fleet.workers()];
         if (forecasts[w] == null) {
             forecasts[w] = new WorkerForecast(fleet.blockSize(), fleet.hbmCapacityBlocks(w), fleet.maxBatchedTokens(),
-                    o.maxRunning(), fleet.bytesPerToken(), fleet.bandwidth(w, Tier.CPU));
+                    o.maxRunning(), fleet.bytesPerToken(), fleet.bandwidth(w, Tier.CPU),
+                    fleet.bandwidth(w, Tier.NVME));
         }
         return forecasts[w];
     }

@@ -18,9 +18,11 @@ import java.util.List;
  * would match now (blocks evicted in between are not foreseen, nor blocks another request computes in
  * between); a block a request allocates is its own (the engine's {@code allocNamed} reuses a block another
  * request computed meanwhile, e.g. two chunked prefills of one shared prefix); a preempted request re-hits
- * the prompt blocks it had computed; loads in flight all end when the link's pending bytes have moved, and
- * loads the run starts go one after another at the link's full bandwidth (the engine's {@code PcieLink}
- * shares it equally among concurrent transfers).
+ * the prompt blocks it had computed; loads in flight end when the PCIe link's pending bytes have moved (one still
+ * reading from the drive: when the drive's pending bytes have, plus its own bytes over PCIe), and loads the run
+ * starts go one after another at each link's full bandwidth (the engine's {@code PcieLink} shares it equally among
+ * concurrent transfers): a load's CPU blocks over PCIe, its NVMe blocks over the drive's link and then PCIe, ready
+ * when both parts are.
  */
 final class WorkerForecast {
 
@@ -45,6 +47,9 @@ final class WorkerForecast {
         int hbmHitFree;
         int[] hbmHitHeld;
         int cpuHit;
+        int nvmeHit;
+        /** LOADING: blocks still being read from the drive. */
+        final int driveBlocks;
         double readyAt;
         int chunk;
         boolean decoding;
@@ -69,6 +74,8 @@ final class WorkerForecast {
             hbmHitFree = 0; // every hit block of the snapshot has an id (OracleView.SeqState#hbmHitBlockIds)
             hbmHitHeld = s.hbmHitBlockIds();
             cpuHit = s.cpuHitBlocks();
+            nvmeHit = s.nvmeHitBlocks();
+            driveBlocks = s.driveBlocks();
             hadFirstToken = generated > 0;
         }
 
@@ -81,6 +88,7 @@ final class WorkerForecast {
     private final int maxRunning;
     private final double bytesPerToken;
     private final double linkBytesPerMicro;
+    private final double nvmeBytesPerMicro;
 
     private final ArrayList<Seq> all = new ArrayList<>();
     private final ArrayList<Seq> running = new ArrayList<>();
@@ -94,32 +102,37 @@ final class WorkerForecast {
     private double used;
     private double t;
     private double linkFreeAt;
+    private double nvmeFreeAt;
     private long steps;
     private int preemptions;
 
     WorkerForecast(int blockSize, long capacityBlocks, int maxBatchedTokens, int maxRunning, double bytesPerToken,
-                   double linkBytesPerSecond) {
+                   double linkBytesPerSecond, double nvmeBytesPerSecond) {
         this.bs = blockSize;
         this.capBlocks = capacityBlocks;
         this.budgetMax = maxBatchedTokens;
         this.maxRunning = maxRunning;
         this.bytesPerToken = bytesPerToken;
         this.linkBytesPerMicro = linkBytesPerSecond / 1e6;
+        this.nvmeBytesPerMicro = nvmeBytesPerSecond / 1e6;
         this.needAt = new int[blockSize];
     }
 
     /**
      * Runs the worker from {@code states} (its requests in scheduling order) plus {@code extra} (null: none)
      * at the tail of its waiting queue; the step in progress ends at {@code startMicros}, loads in flight
-     * have {@code pendingLinkBytes} left. Returns the requests, {@code states}' order then {@code extra}.
+     * have {@code pendingLinkBytes} left on the PCIe link and {@code pendingNvmeBytes} on the drive's. Returns the
+     * requests, {@code states}' order then {@code extra}.
      */
-    List<Seq> run(List<SeqState> states, SeqState extra, double startMicros, double pendingLinkBytes) {
+    List<Seq> run(List<SeqState> states, SeqState extra, double startMicros, double pendingLinkBytes,
+                  double pendingNvmeBytes) {
         all.clear(); running.clear(); loading.clear(); ready.clear(); waiting.clear(); scheduled.clear();
         used = 0;
         t = startMicros;
         steps = 0;
         preemptions = 0;
         linkFreeAt = pendingLinkBytes > 0 && linkBytesPerMicro > 0 ? pendingLinkBytes / linkBytesPerMicro : 0;
+        nvmeFreeAt = pendingNvmeBytes > 0 && nvmeBytesPerMicro > 0 ? pendingNvmeBytes / nvmeBytesPerMicro : 0;
         int ids = 0;
         for (SeqState s : states) ids = Math.max(ids, maxId(s) + 1);
         if (extra != null) ids = Math.max(ids, maxId(extra) + 1);
@@ -164,7 +177,11 @@ final class WorkerForecast {
         switch (s.phase) {
             case RUNNING -> running.add(s);
             case READY -> ready.addLast(s);
-            case LOADING -> { s.readyAt = linkFreeAt; loading.add(s); }
+            case LOADING -> {
+                s.readyAt = s.driveBlocks == 0 ? linkFreeAt
+                        : Math.max(linkFreeAt, nvmeFreeAt + s.driveBlocks * bs * bytesPerToken / linkBytesPerMicro);
+                loading.add(s);
+            }
             case WAITING -> waiting.addLast(s);
         }
     }
@@ -185,6 +202,7 @@ final class WorkerForecast {
             first.computed = first.held * bs; // its HBM hits and the loaded blocks (a snapshot's LOADING request has only held)
             first.hbmHit = 0;
             first.cpuHit = 0;
+            first.nvmeHit = 0;
             first.phase = Phase.READY;
             ready.addLast(first);
         }
@@ -246,7 +264,7 @@ final class WorkerForecast {
     private int admitWaiting(Seq s, int budget) {
         int maxHit = Math.min(s.fullBlocks, (s.target - 1) / bs);
         int h = Math.min(s.hbmHit, maxHit);
-        int c = Math.min(s.cpuHit, maxHit - h);
+        int c = Math.min(s.cpuHit + s.nvmeHit, maxHit - h);
         acquireHits(s, h);
         if (c > 0) {
             if (used + c > capBlocks) { release(s); return -1; }
@@ -254,9 +272,20 @@ final class WorkerForecast {
             s.exclusive += c;
             s.held += c;
             s.hbmHit = h;
-            s.cpuHit = c;
-            s.readyAt = Math.max(t, linkFreeAt) + c * bs * bytesPerToken / linkBytesPerMicro;
-            linkFreeAt = s.readyAt;
+            int fromCpu = Math.min(s.cpuHit, c);
+            int fromNvme = c - fromCpu;
+            s.cpuHit = fromCpu;
+            s.nvmeHit = fromNvme;
+            s.readyAt = t;
+            if (fromCpu > 0) {
+                linkFreeAt = Math.max(t, linkFreeAt) + fromCpu * bs * bytesPerToken / linkBytesPerMicro;
+                s.readyAt = linkFreeAt;
+            }
+            if (fromNvme > 0) { // the drive read, then the copy over PCIe
+                nvmeFreeAt = Math.max(t, nvmeFreeAt) + fromNvme * bs * bytesPerToken / nvmeBytesPerMicro;
+                linkFreeAt = Math.max(nvmeFreeAt, linkFreeAt) + fromNvme * bs * bytesPerToken / linkBytesPerMicro;
+                s.readyAt = Math.max(s.readyAt, linkFreeAt);
+            }
             s.phase = Phase.LOADING;
             loading.add(s);
             return 0;
@@ -310,6 +339,7 @@ final class WorkerForecast {
         s.hbmHitHeld = sharedBefore.length <= cachedPromptBlocks ? sharedBefore : java.util.Arrays.copyOf(sharedBefore, cachedPromptBlocks);
         s.hbmHitFree = cachedPromptBlocks - s.hbmHitHeld.length;
         s.cpuHit = 0;
+        s.nvmeHit = 0;
     }
 
     /** Worker.preempt: loses its blocks, requeues at the head, recomputes prompt and output (its prompt blocks stay cached). */
@@ -415,7 +445,7 @@ final class WorkerForecast {
         Seq s = waiting.peekFirst();
         int maxHit = Math.min(s.fullBlocks, (s.target - 1) / bs);
         int h = Math.min(s.hbmHit, maxHit);
-        int c = Math.min(s.cpuHit, maxHit - h);
+        int c = Math.min(s.cpuHit + s.nvmeHit, maxHit - h);
         int heldHits = Math.min(s.hbmHitHeld.length, h);
         double need = Math.min(s.hbmHitFree, h - heldHits);
         for (int i = 0; i < heldHits; i++) if (refs[s.hbmHitHeld[i]] == 0) need++;

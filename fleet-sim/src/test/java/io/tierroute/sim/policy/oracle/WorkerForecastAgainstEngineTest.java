@@ -153,6 +153,47 @@ class WorkerForecastAgainstEngineTest {
     }
 
     @Test
+    void aHitSplitBetweenTheCpuAndNvmeTiersLoadsOverBothLinks() {
+        // CPU tier of 2 blocks behind HBM of 4: "other" evicts first's 3 blocks, the deepest of which the CPU tier
+        // passes on to the drive; "again" then loads 2 blocks over PCIe and reads 1 from the drive, then copies it
+        // over PCIe (its own reservation's evictions pass over the blocks it reads, pinned)
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(64).cpuCapacityTokens(32)
+                .nvmeCapacityTokens(1600).nvmeBytesPerSecond(1e9).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(f.request("first", 0, 49, ids(3, 1), 4, 1, null),
+                f.request("other", 1_000_000, 49, ids(3, 10), 4, 1, null),
+                f.request("again", 2_000_000, 49, ids(3, 1), 4, 3, null));
+        assertForecastIsRealised(cfg, rs);
+        Completion c = completionOf(new Simulation(cfg, rs).run(new Probe("again"), null), "again");
+        assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(32);
+        assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.NVME.ordinal()]).isEqualTo(16);
+        // the drive's part (16 tokens at 1 GB/s, 4,194.3 µs), then its copy over PCIe (65.5 µs), each completion
+        // on the next whole µs; the CPU part's 131 µs over PCIe ran beside the read
+        assertThat(c.tierLoadMicros()).isEqualTo((long) Math.ceil(16 * cfg.bytesPerToken() / 1e3)
+                + (long) Math.ceil(16 * cfg.bytesPerToken() / 64e3));
+    }
+
+    @Test
+    void aCpuLoadBesideADriveReadStillInFlightEndsWithItsOwnLink() {
+        // y1 reads its prefix from a slow drive (0.1 GB/s) while x1 loads its own from the CPU tier over PCIe; the
+        // probe p arrives with both in flight: x1 is ready when the PCIe link's bytes have moved, not the drive's
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(256).cpuCapacityTokens(48)
+                .nvmeCapacityTokens(1600).nvmeBytesPerSecond(1e8).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(f.request("y0", 0, 49, ids(3, 1), 4, 1, null),
+                f.request("x0", 1_000_000, 49, ids(3, 10), 4, 1, null),
+                f.request("g", 2_000_000, 17, ids(1, 500), 300, 239, null),
+                f.request("y1", 20_000_000, 49, ids(3, 1), 4, 1, null),
+                f.request("x1", 20_000_010, 49, ids(3, 10), 4, 1, null),
+                f.request("p", 20_000_020, 33, ids(2, 900), 8, 5, null));
+        assertForecastIsRealised(cfg, rs);
+        SimResult r = new Simulation(cfg, rs).run(new Probe("none"), null);
+        assertThat(completionOf(r, "y1").hitTokens()[io.tierroute.selector.protocol.Tier.NVME.ordinal()]).isPositive();
+        assertThat(completionOf(r, "x1").hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isPositive();
+        assertThat(completionOf(r, "x1").tierLoadMicros()).isLessThan(completionOf(r, "y1").tierLoadMicros() / 10);
+    }
+
+    @Test
     void aRequestStillLoadingWhenTheProbeArrivesKeepsItsLoadedBlocks() {
         EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(8192).cpuCapacityTokens(16_000).build();
         RequestFactory f = new RequestFactory(cfg.model(), 16);
