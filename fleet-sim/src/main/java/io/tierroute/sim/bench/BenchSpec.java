@@ -83,19 +83,11 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
         if (cpuTokens != null && cpuTokens < 0) {
             throw bad("--cpu-tokens", "≥ 0", cpuTokens.toString());
         }
-        if (pcieBytesPerSecond != null
-                && !(pcieBytesPerSecond >= MIN_PCIE_GBPS * 1e9 && pcieBytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
-            throw bad("--pcie-gbps", "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]",
-                    fmt(pcieBytesPerSecond / 1e9));
-        }
+        requireLinkRange("--pcie-gbps", pcieBytesPerSecond);
         if (nvmeTokens != null && nvmeTokens < 0) {
             throw bad("--nvme-tokens", "≥ 0", nvmeTokens.toString());
         }
-        if (nvmeBytesPerSecond != null
-                && !(nvmeBytesPerSecond >= MIN_PCIE_GBPS * 1e9 && nvmeBytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
-            throw bad("--nvme-gbps", "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]",
-                    fmt(nvmeBytesPerSecond / 1e9));
-        }
+        requireLinkRange("--nvme-gbps", nvmeBytesPerSecond);
         if (!(warmUpFraction > 0 && warmUpFraction <= 1)) {
             throw bad("--warm-up", "a number in (0, 1]", fmt(warmUpFraction));
         }
@@ -117,6 +109,13 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
     /** What the report is titled with. */
     public String source() {
         return trace != null ? trace.getFileName().toString() : workload;
+    }
+
+    /** A link's bandwidth (null: the default) within {@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s. */
+    private static void requireLinkRange(String option, Double bytesPerSecond) {
+        if (bytesPerSecond != null && !(bytesPerSecond >= MIN_PCIE_GBPS * 1e9 && bytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
+            throw bad(option, "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]", fmt(bytesPerSecond / 1e9));
+        }
     }
 
     private static IllegalArgumentException bad(String option, String must, String got) {

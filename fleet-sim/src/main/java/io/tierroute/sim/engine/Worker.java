@@ -42,6 +42,8 @@ final class Worker {
     /** Requests loading from the CPU or NVMe tier (for the oracle's view). */
     final ArrayList<Sequence> loadingList = new ArrayList<>();
     private final ArrayList<Sequence> scheduled = new ArrayList<>();
+    /** Scratch of {@link #admitWaiting}: an offloaded extension's blocks per tier. */
+    private final int[] offloadedPerTier = new int[Tier.COUNT];
     int loading;
     boolean stepping;
     /** When the step in progress ends (valid while {@link #stepping}; for the oracle's view). */
@@ -164,8 +166,8 @@ final class Worker {
     private int admitWaiting(Sequence s, int budget, long now) {
         int maxHit = Math.min(s.fullBlocks, (s.target - 1) / bs);
         int h = cache.matchHbm(s.hashes, maxHit);
-        int[] perTier = new int[Tier.COUNT];
-        int c = cache.matchOffloaded(s.hashes, h, maxHit, perTier);
+        java.util.Arrays.fill(offloadedPerTier, 0);
+        int c = cache.matchOffloaded(s.hashes, h, maxHit, offloadedPerTier);
         for (int j = 0; j < h; j++) {
             Block b = cache.get(s.hashes[j]);
             cache.acquire(b);
@@ -190,8 +192,8 @@ final class Worker {
             s.loadFrom = h;
             s.loadingBlocks = c;
             cache.touchOffloaded(s.hashes, h, h + c);
-            int fromCpu = perTier[Tier.CPU.ordinal()];
-            int fromNvme = perTier[Tier.NVME.ordinal()];
+            int fromCpu = offloadedPerTier[Tier.CPU.ordinal()];
+            int fromNvme = offloadedPerTier[Tier.NVME.ordinal()];
             s.pendingLoads = 0;
             s.driveBlocks = fromNvme;
             if (fromCpu > 0) {

@@ -13,7 +13,9 @@ package io.tierroute.sim.policy;
  * @param hbmCachedBlocks    blocks resident in HBM, held or merely cached
  * @param hbmCapacityBlocks  HBM capacity in blocks
  * @param cpuCachedBlocks    blocks resident in the CPU tier
- * @param tierBytesMoved     per tier ordinal, bytes loaded from that tier into HBM since the previous sample
+ * @param tierBytesMoved     per tier ordinal, bytes that tier's link moved since the previous sample: CPU the PCIe
+ *                           link's (CPU-tier loads, and NVMe-tier blocks on their way from host memory to HBM), NVME
+ *                           the drive's reads
  * @param intervalMicros     time since the previous sample of this worker
  * @param tierLinkUtilisation per tier ordinal, busy fraction of that tier's link over the interval, [0, 1]
  * @param pendingPrefillTokens prompt tokens admitted to the worker and not yet computed (waiting, loading and
