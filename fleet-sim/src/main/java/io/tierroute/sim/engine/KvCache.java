@@ -104,18 +104,6 @@ final class KvCache {
         return i - from;
     }
 
-    /** Contiguous CPU-tier blocks of {@code hashes} from {@code from}, stopping before {@code max}. */
-    int matchCpu(long[] hashes, int from, int max) {
-        if (cpuCapacity == 0) {
-            return 0;
-        }
-        int i = from;
-        while (i < max && cpu.containsKey(hashes[i])) {
-            i++;
-        }
-        return i - from;
-    }
-
     /** The tier a load of {@code hash} reads from: CPU, else NVMe, else null. */
     Tier offloadedTier(long hash) {
         if (cpu.containsKey(hash)) {
