@@ -40,6 +40,7 @@ public final class PolicyRegistry {
         register(TierroutePolicy.DEFAULT_NAME, TierroutePolicy::withDefaults);
         register(TierroutePolicy.FITTED_NAME, TierroutePolicy::fitted);
         register(TierroutePolicy.GATED_NAME, TierroutePolicy::gated);
+        register(TierroutePolicy.CLAIMS_NAME, TierroutePolicy::withClaims);
     }
 
     private void registerOracle() {

@@ -74,8 +74,8 @@ public final class ConfigLoader {
         ConfigNode r = root.get("routing");
         if (r != null) {
             r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
-                    "requestMaxAge", "telemetryMaxAge", "workflowMaxAge", "maxWorkflows", "toolWarmTime",
-                    "maxQueued", "maxQueueWait", "seed");
+                    "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
+                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
@@ -85,6 +85,8 @@ public final class ConfigLoader {
                     .textCharsPerBlock((int) r.integer("textCharsPerBlock",
                             SelectorSettings.defaultTextCharsPerBlock(blockSize), 1, 1 << 20, "characters"))
                     .approximateTtl(r.duration("approximateTtl", dflt.approximateTtl()))
+                    .computingClaims(r.bool("computingClaims", dflt.computingClaims()))
+                    .computingClaimTtl(r.duration("computingClaimTtl", dflt.computingClaimTtl()))
                     .requestMaxAge(r.duration("requestMaxAge", dflt.requestMaxAge()))
                     .telemetryMaxAge(r.duration("telemetryMaxAge", dflt.telemetryMaxAge()))
                     .workflowMaxAge(r.duration("workflowMaxAge", dflt.workflowMaxAge()))

@@ -18,15 +18,16 @@ public interface IndexWriter extends AutoCloseable {
     boolean submit(List<KvEvent> events);
 
     /**
-     * Approximate mode: the selector sent {@code worker} a request with these block hashes. May be
-     * dropped under overload (it is only a hint); drops are counted in {@link #droppedRouted()}.
+     * The selector sent {@code worker} a request with these block hashes (approximate mode: the whole prompt; an
+     * event-mode worker with computing claims: the blocks it will compute). May be dropped under overload (it is
+     * only a hint); drops are counted in {@link #droppedRouted()}.
      */
     void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
 
     /** Expires approximate entries past their TTL. */
     void expire(long nowNanos);
 
-    /** Approximate inserts dropped because the writer was full. */
+    /** Approximate inserts (approximate mode, computing claims) dropped because the writer was full. */
     long droppedRouted();
 
     /** Engine events applied so far. */

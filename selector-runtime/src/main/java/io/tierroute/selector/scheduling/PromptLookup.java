@@ -70,8 +70,16 @@ final class PromptLookup {
      * of them), in a new array: approximate mode indexes the whole prompt for the chosen worker.
      */
     long[] allHashes(RouteRequest r, int hashed) {
+        return hashesFrom(r, hashed, 0);
+    }
+
+    /**
+     * The prompt's block hashes from block {@code from} on, in a new array: call it right after {@link #hashAndMatch}
+     * of the same request with what that returned ({@code hashed}); the blocks not yet hashed are hashed first.
+     */
+    long[] hashesFrom(RouteRequest r, int hashed, int from) {
         int all = hashed >= totalBlocks ? hashed : hashRange(r, hashed, totalBlocks);
-        return Arrays.copyOf(hashes, all);
+        return from >= all ? new long[0] : Arrays.copyOfRange(hashes, from, all);
     }
 
     /** ISL: given, or counted, or estimated from text at the configured characters per token. */

@@ -305,6 +305,8 @@ public final class Selector {
             if (all.length > 0) {
                 writer.routed(worker, all, all.length, now, settings.approximateTtl().toNanos());
             }
+        } else if (settings.computingClaims()) {
+            claimComputing(request, worker, blocks, now, s);
         }
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
@@ -314,6 +316,23 @@ public final class Selector {
             if (!agent.expectedNextTools().isEmpty()) {
                 tools.routed(worker, agent.expectedNextTools(), now);
             }
+        }
+    }
+
+    /**
+     * An event-mode index cannot see a prefix while it is being computed: its blocks appear with the engine's Stored
+     * events, seconds later (the request's queue wait and prefill). A repeat routed meanwhile finds no holder and is
+     * placed by load, so under a burst one prompt gets computed on several workers, and the copies crowd HBM (the
+     * nvme-overflow collapse in bench/RESULTS.md). With {@code computingClaims} the blocks {@code worker} is sent to
+     * compute (beyond the prefix the index shows it holding on any tier) are entered as approximate HBM entries
+     * until {@code computingClaimTtl}; the engine's Removed and Moved-out-of-HBM events drop them sooner (its Stored
+     * events leave them: the index package's mixing rule). A claim counts as HBM, so it outranks a real CPU-tier
+     * copy elsewhere: that and Mooncake's tail are why it is off by default (bench/RESULTS.md, "Computing claims").
+     */
+    private void claimComputing(RouteRequest request, int worker, int blocks, long now, Scratch s) {
+        long[] toCompute = s.lookup.hashesFrom(request, blocks, s.lookup.match().totalBlocks(worker)); // escapes: a copy
+        if (toCompute.length > 0) {
+            writer.routed(worker, toCompute, toCompute.length, now, settings.computingClaimTtl().toNanos());
         }
     }
 

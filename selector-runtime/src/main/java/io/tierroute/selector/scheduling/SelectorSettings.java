@@ -18,6 +18,8 @@ public record SelectorSettings(
         double temperature,
         double explorationEpsilon,
         Duration approximateTtl,
+        boolean computingClaims,
+        Duration computingClaimTtl,
         Duration requestMaxAge,
         Duration telemetryMaxAge,
         Duration workflowMaxAge,
@@ -41,7 +43,7 @@ public record SelectorSettings(
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
-        for (Duration d : List.of(approximateTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
+        for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
             if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
         }
         new Picker(temperature, explorationEpsilon); // validates both
@@ -69,6 +71,8 @@ public record SelectorSettings(
         private double temperature = 0;
         private double explorationEpsilon = 0;
         private Duration approximateTtl = Duration.ofSeconds(120);
+        private boolean computingClaims = false;
+        private Duration computingClaimTtl = Duration.ofSeconds(120);
         private Duration requestMaxAge = Duration.ofMinutes(10);
         private Duration telemetryMaxAge = Duration.ofSeconds(5);
         private Duration workflowMaxAge = Duration.ofHours(1);
@@ -90,6 +94,15 @@ public record SelectorSettings(
         public Builder temperature(double v) { temperature = v; return this; }
         public Builder explorationEpsilon(double v) { explorationEpsilon = v; return this; }
         public Builder approximateTtl(Duration v) { approximateTtl = v; return this; }
+        /**
+         * Whether an event-mode worker's index shows, from the moment of routing, the prompt blocks it was sent to
+         * compute (an approximate HBM entry per block until the engine reports the block Removed or Moved out of HBM,
+         * the worker Cleared, or {@code computingClaimTtl} passes; a Stored event leaves it), so that a repeat of a
+         * prefix still being computed follows it instead of being placed by load (see Selector#claimComputing). A
+         * request that fails before its prefill leaves its claim until the TTL.
+         */
+        public Builder computingClaims(boolean v) { computingClaims = v; return this; }
+        public Builder computingClaimTtl(Duration v) { computingClaimTtl = v; return this; }
         public Builder requestMaxAge(Duration v) { requestMaxAge = v; return this; }
         public Builder telemetryMaxAge(Duration v) { telemetryMaxAge = v; return this; }
         public Builder workflowMaxAge(Duration v) { workflowMaxAge = v; return this; }
@@ -103,7 +116,8 @@ public record SelectorSettings(
         public SelectorSettings build() {
             return new SelectorSettings(workers, model, blockSize, bytesPerToken,
                     textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
-                    defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, requestMaxAge,
+                    defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
+                    computingClaimTtl, requestMaxAge,
                     telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, seed);
         }
     }

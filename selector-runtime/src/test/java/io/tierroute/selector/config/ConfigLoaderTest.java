@@ -245,6 +245,17 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void computingClaimsAreOffUntilTurnedOnAndTheirTtlIsADuration() {
+        SelectorConfig off = ConfigLoader.parse("workers: [{name: a}]\n", dir);
+        assertThat(off.selector().computingClaims()).isFalse();
+        SelectorConfig on = ConfigLoader.parse("routing: {computingClaims: true, computingClaimTtl: 15s}\nworkers: [{name: a}]\n", dir);
+        assertThat(on.selector().computingClaims()).isTrue();
+        assertThat(on.selector().computingClaimTtl()).isEqualTo(Duration.ofSeconds(15));
+        bad("routing: {computingClaims: yes please}\nworkers: [{name: a}]\n", "routing.computingClaims: must be true or false");
+        bad("routing: {computingClaimTtl: 0s}\nworkers: [{name: a}]\n", "routing.computingClaimTtl: must be longer than 0");
+    }
+
+    @Test
     void fileErrorsNameTheFile() throws Exception {
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.yaml")))
                 .hasMessageContaining("missing.yaml").hasMessageContaining("file not found");

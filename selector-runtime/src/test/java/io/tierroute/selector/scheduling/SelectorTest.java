@@ -286,6 +286,82 @@ class SelectorTest {
         assertThat(later.chosen().hitTokens()).isZero();
     }
 
+    private long[] hashes(int[] tokens) {
+        long[] h = new long[tokens.length / BLOCK];
+        int n = new BlockHasher().hashTokens(tokens, tokens.length, BLOCK, BlockHasher.salt("default", null, null), h);
+        return java.util.Arrays.copyOf(h, n);
+    }
+
+    private static long hitOn(RouteDecision explained, String worker) {
+        return explained.candidates().stream().filter(c -> c.worker().equals(worker)).findFirst().orElseThrow()
+                .cost().hitTokens();
+    }
+
+    /** Prefill at 100 µs/token: a 4,096-token prompt's hit is worth 0.4 s, more than a request in flight costs. */
+    private static Selector prefillBound(Selector s) {
+        s.parameters().activate(ParameterSet.builder(4).version(1).cost(CostParameters.builder().alphaP(100).build()).build());
+        return s;
+    }
+
+    @Test
+    void withoutComputingClaimsARepeatOfAPrefixStillBeingComputedIsPlacedByLoad() {
+        Selector s = prefillBound(selector(4));
+        int[] p = prompt(52, 4096);
+        RouteDecision first = now(s.route(request(p))); // no Stored event yet: the engine is still computing it
+        RouteDecision repeat = now(s.route(request(p)));
+        assertThat(repeat.worker()).isNotEqualTo(first.worker());
+        assertThat(repeat.chosen().hitTokens()).isZero();
+    }
+
+    @Test
+    void computingClaimsShowARepeatTheWorkerComputingItsPrefixUntilTheTtl() {
+        Selector s = prefillBound(selector(4, w -> w, b -> b.computingClaims(true).computingClaimTtl(Duration.ofSeconds(10))));
+        int[] p = prompt(53, 4096);
+        RouteDecision first = now(s.route(request(p)));
+        for (int i = 0; i < 3; i++) { // the other workers get a prompt of their own to compute
+            assertThat(now(s.route(request(prompt(55 + i, 4096)))).worker()).isNotEqualTo(first.worker());
+        }
+        RouteDecision repeat = now(s.route(request(p)));
+        assertThat(repeat.worker()).isEqualTo(first.worker());
+        assertThat(repeat.chosen().hitTokens()).isEqualTo(4096);
+
+        clock.addAndGet(Duration.ofSeconds(11).toNanos()); // no event confirmed the claim: it lapses
+        assertThat(hitOn(now(s.route(request(p, 100, null, true))), first.worker())).isZero();
+    }
+
+    @Test
+    void aClaimCoversOnlyWhatTheWorkerComputesAndTheEnginesEventsOverruleIt() {
+        Selector s = prefillBound(selector(4, w -> w, b -> b.computingClaims(true)));
+        int[] p = prompt(54, 4096);
+        int[] head = java.util.Arrays.copyOf(p, 1024);
+        store(s, 1, Tier.CPU, head);
+        RouteDecision first = now(s.route(request(p)));
+        assertThat(first.worker()).isEqualTo("w1");
+        assertThat(first.chosen().hitTokens()).isEqualTo(1024);
+        assertThat(hitOn(now(s.route(request(p, 100, null, true))), "w1")).isEqualTo(4096);
+
+        // The held head stays under its own events: once the engine drops it, the claimed tail alone matches nothing.
+        s.indexWriter().submit(List.of(new KvEvent.Removed(1, Tier.CPU, hashes(head))));
+        assertThat(hitOn(now(s.route(request(p, 100, null, true))), "w1")).isZero();
+
+        // The engine removing a claimed block from HBM drops the claim on it and on nothing before it.
+        store(s, 1, Tier.CPU, head);
+        long[] tail = java.util.Arrays.copyOfRange(hashes(p), 64, 256);
+        s.indexWriter().submit(List.of(new KvEvent.Removed(1, Tier.HBM, java.util.Arrays.copyOfRange(tail, 100, 192))));
+        assertThat(hitOn(now(s.route(request(p, 100, null, true))), "w1")).isEqualTo(1024 + 100 * BLOCK);
+
+        // Moving claimed blocks out of HBM leaves them on the tier they moved to, and no longer claimed on HBM.
+        int[] q = prompt(58, 4096);
+        RouteDecision fresh = now(s.route(request(q)));
+        long[] qh = hashes(q);
+        s.indexWriter().submit(List.of(new KvEvent.Moved(fresh.workerIndex(), Tier.HBM, Tier.CPU,
+                java.util.Arrays.copyOfRange(qh, 128, 256))));
+        RouteDecision.Candidate there = now(s.route(request(q, 100, null, true))).candidates().stream()
+                .filter(c -> c.worker().equals(fresh.worker())).findFirst().orElseThrow();
+        assertThat(there.cost().tierTokens()[Tier.HBM.ordinal()]).isEqualTo(2048);
+        assertThat(there.cost().tierTokens()[Tier.CPU.ordinal()]).isEqualTo(2048);
+    }
+
     @Test
     void theNextStepOfAWorkflowReturnsToItsWorker() {
         Selector s = selector(4);

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * tierroute as a simulator policy: the real {@link Selector} of selector-runtime (prefix index,
@@ -38,13 +39,15 @@ import java.util.Map;
  * asks for identifiability), fits the coefficients with the fitter's {@code LatencyRegression} on the
  * joined decisions and completion logs ({@link TierrouteFitting}), and then runs with those; {@link #gated}
  * fits on the same warm-ups but passes each fit through the fitter's validation gate, as a deployment does
- * ({@link WarmUpGate}).
+ * ({@link WarmUpGate}). {@link #withClaims} is {@link #fitted} with the selector's {@code computingClaims} on.
  */
 public final class TierroutePolicy implements RoutingPolicy {
 
     public static final String DEFAULT_NAME = "tierroute-default";
     public static final String FITTED_NAME = "tierroute-fitted";
     public static final String GATED_NAME = "tierroute-gated";
+    /** {@link #fitted} with the selector's computing claims on (its warm-ups too): the overload remedy of RESULTS.md. */
+    public static final String CLAIMS_NAME = "tierroute-claims";
     /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */
     static final int FIT_ROUNDS = 2;
 
@@ -65,7 +68,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
 
-    TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record) {
+    TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
+            boolean computingClaims) {
         this.name = name;
         int n = fleet.workers();
         this.blockSize = fleet.blockSize();
@@ -83,6 +87,7 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .bytesPerToken(fleet.bytesPerToken())
                 .explorationEpsilon(epsilon)
                 .requestMaxAge(Duration.ofDays(1)) // the simulator reports every finish; nothing gets lost
+                .computingClaims(computingClaims)
                 .seed(seed)
                 .build();
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
@@ -92,7 +97,7 @@ public final class TierroutePolicy implements RoutingPolicy {
         // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
         this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
-        boolean measured = name.equals(FITTED_NAME) || name.equals(GATED_NAME) || name.equals(DEFAULT_NAME);
+        boolean measured = Set.of(FITTED_NAME, GATED_NAME, DEFAULT_NAME, CLAIMS_NAME).contains(name);
         this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
     }
 
@@ -103,13 +108,24 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     /** DESIGN.md §3's defaults. */
     public static RoutingPolicy withDefaults(PolicySetup setup) {
-        return new TierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), ParameterSet.defaults(setup.fleet().workers()), 0, false);
+        return new TierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), ParameterSet.defaults(setup.fleet().workers()), 0, false,
+                false);
     }
 
     /** Parameters fitted on a warm-up run of the same simulator and applied as fitted (see the class comment). */
     public static RoutingPolicy fitted(PolicySetup setup) {
+        return warmedUp(setup, FITTED_NAME, false, fittedAsIs(setup));
+    }
+
+    /** {@link #fitted}, warm-ups included, with the selector's computing claims on ({@link SelectorSettings}). */
+    public static RoutingPolicy withClaims(PolicySetup setup) {
+        return warmedUp(setup, CLAIMS_NAME, true, fittedAsIs(setup));
+    }
+
+    /** Each round's fit applied as fitted. */
+    private static RoundFit fittedAsIs(PolicySetup setup) {
         int n = setup.fleet().workers();
-        return warmedUp(setup, FITTED_NAME, (decisions, log, current) -> TierrouteFitting.fit(decisions, log, n));
+        return (decisions, log, current) -> TierrouteFitting.fit(decisions, log, n);
     }
 
     /**
@@ -119,7 +135,7 @@ public final class TierroutePolicy implements RoutingPolicy {
      */
     public static RoutingPolicy gated(PolicySetup setup) {
         WarmUpGate gate = new WarmUpGate(setup.fleet());
-        return warmedUp(setup, GATED_NAME, (decisions, log, current) -> {
+        return warmedUp(setup, GATED_NAME, false, (decisions, log, current) -> {
             TierrouteFitting.Fitted f = TierrouteFitting.fitResults(decisions, log);
             return f == null ? current : gate.apply(f.results(), current, f.describe());
         });
@@ -130,7 +146,7 @@ public final class TierroutePolicy implements RoutingPolicy {
         ParameterSet next(Map<String, CostBreakdown> decisions, List<Completion> log, ParameterSet current);
     }
 
-    private static RoutingPolicy warmedUp(PolicySetup setup, String name, RoundFit roundFit) {
+    private static RoutingPolicy warmedUp(PolicySetup setup, String name, boolean claims, RoundFit roundFit) {
         if (setup.warmUp() == null) {
             throw new IllegalArgumentException(name + " needs a warm-up run to fit on; none was provided");
         }
@@ -141,11 +157,11 @@ public final class TierroutePolicy implements RoutingPolicy {
         ParameterSet params = ParameterSet.defaults(setup.fleet().workers());
         for (int round = 0; round < FIT_ROUNDS; round++) {
             TierroutePolicy probe = new TierroutePolicy(name + "/warm-up", setup.fleet(),
-                    setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true);
+                    setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true, claims);
             List<Completion> log = setup.warmUp().run(probe);
             params = roundFit.next(probe.decisions, log, params);
         }
-        return new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false);
+        return new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false, claims);
     }
 
     @Override public String name() { return name; }
