@@ -212,6 +212,11 @@ public final class Simulation implements EngineListener {
 
     private void arrive(SimRequest r) {
         int w = policy.route(r, view, now);
+        if (w == RoutingPolicy.REFUSED) {
+            rejected++;
+            done++;
+            return;
+        }
         if (w < 0 || w >= workers.length) {
             throw new IllegalStateException("policy " + policy.name() + " routed " + r.id() + " to worker " + w
                     + "; workers are 0.." + (workers.length - 1));

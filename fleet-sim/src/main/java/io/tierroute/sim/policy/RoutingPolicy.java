@@ -40,8 +40,14 @@ public interface RoutingPolicy {
     default void onTelemetry(WorkerTelemetry sample) {}
 
     /**
-     * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}. Called once,
-     * at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
+     * What {@link #route} returns for a request the router refuses as it would answer a client (tierroute: a
+     * prompt no worker's KV cache can hold); the simulator counts it rejected and tells the policy nothing more.
+     */
+    int REFUSED = -1;
+
+    /**
+     * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}, or {@link #REFUSED}.
+     * Called once, at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
      * {@link FleetView#oracle()} unless the policy is the oracle.
      */
     int route(SimRequest request, FleetView view, long nowMicros);

@@ -7,6 +7,7 @@ import io.tierroute.sim.engine.SimResult;
 import io.tierroute.sim.engine.Simulation;
 import io.tierroute.sim.policy.baseline.LeastLoadedPolicy;
 import io.tierroute.sim.policy.baseline.RoundRobinPolicy;
+import io.tierroute.sim.policy.tierroute.TierroutePolicy;
 import io.tierroute.sim.workload.RequestFactory;
 import org.junit.jupiter.api.Test;
 
@@ -83,6 +84,18 @@ class PoliciesTest {
         assertThat(trHits).isGreaterThan(rrHits);
         assertThat(trHits).isEqualTo(37L * 1696); // every repeat hits its 106 blocks
         assertThat(rrHits).isEqualTo(28L * 1696); // only once a (worker, prefix) pair recurs
+    }
+
+    @Test
+    void tierrouteRefusesAPromptNoWorkerCanHoldAndTheSimulatorCountsItRejected() {
+        List<SimRequest> rs = List.of(
+                f.request("huge", 0, 20_000, ids(1250, 1), 8, 8, null), // HBM holds 16,384 tokens
+                f.request("small", 1_000, 1_000, ids(62, 5000), 8, 8, null));
+        TierroutePolicy tierroute = (TierroutePolicy) create("tierroute-default", new Simulation(cfg, rs));
+        SimResult r = new Simulation(cfg, rs).run(tierroute, null);
+        assertThat(r.rejected()).isEqualTo(1);
+        assertThat(r.completions()).extracting(c -> c.request().id()).containsExactly("small");
+        assertThat(tierroute.selector().rejectedCount()).isEqualTo(1); // the selector refused it, not the engine
     }
 
     @Test

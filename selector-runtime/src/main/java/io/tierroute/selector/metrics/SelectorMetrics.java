@@ -90,7 +90,8 @@ public final class SelectorMetrics {
                 .help("KV events accepted over HTTP and queued for the index writer").register(registry);
 
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
-        counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity",
+        counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity (no "
+                + "worker taking requests, the admission queue full or waited out, or a prompt no worker's KV cache holds)",
                 selector::rejectedCount);
         counter("tierroute_requests_expired_total", "Requests in flight dropped from their worker's load after no "
                 + "event for routing.requestMaxAge (a finished or failed event that never came)", selector::expiredRequestCount);

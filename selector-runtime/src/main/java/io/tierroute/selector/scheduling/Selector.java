@@ -135,6 +135,10 @@ public final class Selector {
             return CompletableFuture.failedFuture(new NoCapacityException(
                     "no worker can take requests: all " + registry.size() + " are unhealthy or draining"));
         }
+        if (s.holdingCandidates == 0) { // waiting would not help: no worker that takes requests can ever hold it
+            rejected.increment();
+            return CompletableFuture.failedFuture(new IllegalArgumentException(tooLarge(s)));
+        }
         AdmissionQueue.Pending pending;
         synchronized (drainLock) {
             if (stopping != null) { // after failQueued: nothing would ever admit or answer it
@@ -172,6 +176,9 @@ public final class Selector {
     public RouteDecision preview(RouteRequest request) {
         Scratch s = scratch.get();
         RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false, true);
+        if (d == null && s.healthyCandidates > 0 && s.holdingCandidates == 0) {
+            throw new IllegalArgumentException(tooLarge(s));
+        }
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
@@ -236,6 +243,12 @@ public final class Selector {
             fleetRates.read(healthy, ctx);
         }
         s.healthyCandidates = 0;
+        s.holdingCandidates = 0;
+        s.largestKvCapacity = 0;
+        s.isl = isl;
+        // Only an exact prompt length (token ids or a given count) rules a worker out; a length estimated from
+        // text may be long, and the engine that tokenizes it is the judge.
+        boolean exactLength = request.tokens() != null || request.inputTokens() != null;
         s.minCost = Double.POSITIVE_INFINITY;
         for (int w = 0; w < workers; w++) {
             s.eligible[w] = false;
@@ -250,6 +263,14 @@ public final class Selector {
             }
             s.healthyCandidates++;
             LoadView load = inflight.view(w);
+            s.largestKvCapacity = Math.max(s.largestKvCapacity, load.kvCapacityTokens());
+            if (exactLength && isl >= load.kvCapacityTokens()) {
+                // An engine cannot run a prompt its whole KV cache cannot hold with one token to spare (vLLM refuses
+                // a prompt beyond max_model_len, which it keeps within the cache): never a candidate.
+                s.excluded[w] = PROMPT_TOO_LARGE;
+                continue;
+            }
+            s.holdingCandidates++;
             CostModel.score(ctx, w, lookup.match(), load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
             double cost = s.terms[w].total;
             if (!Double.isFinite(cost)) {
@@ -334,6 +355,14 @@ public final class Selector {
         if (toCompute.length > 0) {
             writer.routed(worker, toCompute, toCompute.length, now, settings.computingClaimTtl().toNanos());
         }
+    }
+
+    /** Marks a candidate whose KV cache cannot hold the prompt (see {@link #attempt}). */
+    private static final String PROMPT_TOO_LARGE = "prompt larger than its KV cache";
+
+    private static String tooLarge(Scratch s) {
+        return "the prompt's " + s.isl + " tokens do not fit the KV cache of any worker that takes requests (the "
+                + "largest holds " + s.largestKvCapacity + " tokens, and a prompt must leave room for one output token)";
     }
 
     /** Marks a candidate filtered by its load limits; the explanation is written only for explain. */
@@ -589,6 +618,10 @@ public final class Selector {
         final LoadView[] loads;
         PredictionSource predictionSource;
         int healthyCandidates;
+        /** Healthy candidates whose KV cache can hold the prompt. */
+        int holdingCandidates;
+        long largestKvCapacity;
+        int isl;
         double minCost;
 
         Scratch(PromptLookup lookup, int workers) {

@@ -157,6 +157,8 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":0}"), 400, "max_tokens", "got 0");
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":20000000}"), 400, "max_tokens");
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"input_tokens\":-1}"), 400, "input_tokens");
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"input_tokens\":400000}"), 400,
+                "prompt's 400000 tokens do not fit the KV cache of any worker", "largest holds 400000");
         assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":99999999999}"), 400, "max_tokens", "range");
         assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2]}"), 400, "input_tokens is required");
         assert4xx(api.post("/v1/route", "{\"block_hashes\":[1,2,3,4,5,6,7,8,9,10],\"input_tokens\":1}"), 400,

@@ -363,6 +363,27 @@ class SelectorTest {
     }
 
     @Test
+    void aPromptNoWorkersKvCacheCanHoldIsRefusedWithTheReasonNotQueued() {
+        Selector s = selector(2, w -> WorkerSpec.of(w.name(), w.name().equals("w0") ? 2048 : 4096), b -> b);
+        RouteDecision fits = now(s.route(request(prompt(80, 3000), 100, null, true)));
+        assertThat(fits.worker()).isEqualTo("w1");
+        assertThat(fits.candidates().get(0).excludedBecause()).isEqualTo("prompt larger than its KV cache");
+
+        CompletableFuture<RouteDecision> tooLong = s.route(request(prompt(81, 4096)));
+        assertThatThrownBy(tooLong::join).hasCauseInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("prompt's 4096 tokens do not fit the KV cache of any worker")
+                .hasMessageContaining("the largest holds 4096 tokens");
+        assertThat(s.queueLength()).isZero();
+        assertThat(s.rejectedCount()).isEqualTo(1);
+        assertThatThrownBy(() -> s.preview(request(prompt(82, 5000)))).isInstanceOf(IllegalArgumentException.class);
+
+        // A length estimated from text is not ruled on: the engine that tokenizes it is the judge.
+        RouteRequest text = new RouteRequest("text", null, null, null, null, null, "x".repeat(40_000), null, 512, 100,
+                null, false); // 10,000 tokens estimated
+        assertThat(now(s.route(text)).worker()).isIn("w0", "w1");
+    }
+
+    @Test
     void theNextStepOfAWorkflowReturnsToItsWorker() {
         Selector s = selector(4);
         RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf-1", "s1", List.of());

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
 
 /**
  * tierroute as a simulator policy: the real {@link Selector} of selector-runtime (prefix index,
@@ -197,7 +198,15 @@ public final class TierroutePolicy implements RoutingPolicy {
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 explainRoute());
-        RouteDecision d = selector.route(req).join();
+        RouteDecision d;
+        try {
+            d = selector.route(req).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof IllegalArgumentException) {
+                return REFUSED; // a client would get a 400: the prompt fits no worker's KV cache
+            }
+            throw e;
+        }
         if (candidateLog != null) {
             candidateLog.write(r.id(), nowMicros, d);
         }
