@@ -35,7 +35,7 @@ import java.util.concurrent.CompletionException;
  * its own requests' first-token and finished events and the engines' 1 Hz telemetry, on the
  * simulator's clock. Nothing is reimplemented here; this class only translates.
  *
- * <p>Three variants: {@link #withDefaults} runs DESIGN.md §3's default parameters; {@link #fitted}
+ * <p>Four variants: {@link #withDefaults} runs DESIGN.md §3's default parameters; {@link #fitted}
  * first replays a warm-up share of the workload with the defaults (plus 10 % ε-exploration, as §5
  * asks for identifiability), fits the coefficients with the fitter's {@code LatencyRegression} on the
  * joined decisions and completion logs ({@link TierrouteFitting}), and then runs with those; {@link #gated}
@@ -109,8 +109,8 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     /** DESIGN.md §3's defaults. */
     public static RoutingPolicy withDefaults(PolicySetup setup) {
-        return new TierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), ParameterSet.defaults(setup.fleet().workers()), 0, false,
-                false);
+        ParameterSet defaults = ParameterSet.defaults(setup.fleet().workers());
+        return new TierroutePolicy(DEFAULT_NAME, setup.fleet(), setup.seed(), defaults, 0, false, false);
     }
 
     /** Parameters fitted on a warm-up run of the same simulator and applied as fitted (see the class comment). */
