@@ -124,6 +124,21 @@ public final class TierrouteCommand implements Runnable {
             // (KafkaSourceReader's commitsFailed metric).
             System.setProperty(
                     "org.slf4j.simpleLogger.log.org.apache.flink.connector.kafka.source.reader.KafkaSourceReader", "error");
+            // The same failed commit, reported once more by the Kafka consumer inside the source, mid status line.
+            System.setProperty(
+                    "org.slf4j.simpleLogger.log.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "error");
+            // When the demo ends, a checkpoint under way fails because its coordinator suspends: a stack trace after
+            // the summary. The demo's jobs keep no state past the run; their failed checkpoints are also counted in
+            // Flink's numberOfFailedCheckpoints metric.
+            System.setProperty(
+                    "org.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointFailureManager", "error");
+            // Start-up notices that are true of every embedded run (a fresh broker's empty metadata log, no Kerberos
+            // tokens, no JobManager log file for a web UI the demo does not serve) and say nothing to act on.
+            for (String quiet : List.of("org.apache.kafka.controller.QuorumController",
+                    "org.apache.flink.runtime.security.token.DefaultDelegationTokenManager",
+                    "org.apache.flink.runtime.webmonitor.WebMonitorUtils")) {
+                System.setProperty("org.slf4j.simpleLogger.log." + quiet, "error");
+            }
         }
         // Serving subcommands block inside call() until a shutdown hook releases them.
         System.exit(commandLine().execute(args));
