@@ -137,7 +137,7 @@ public final class Selector {
         }
         if (s.holdingCandidates == 0) { // waiting would not help: no worker that takes requests can ever hold it
             rejected.increment();
-            return CompletableFuture.failedFuture(new IllegalArgumentException(tooLarge(s)));
+            return CompletableFuture.failedFuture(tooLarge(s));
         }
         AdmissionQueue.Pending pending;
         synchronized (drainLock) {
@@ -177,7 +177,7 @@ public final class Selector {
         Scratch s = scratch.get();
         RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false, true);
         if (d == null && s.healthyCandidates > 0 && s.holdingCandidates == 0) {
-            throw new IllegalArgumentException(tooLarge(s));
+            throw tooLarge(s);
         }
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
@@ -244,8 +244,6 @@ public final class Selector {
         }
         s.healthyCandidates = 0;
         s.holdingCandidates = 0;
-        s.largestKvCapacity = 0;
-        s.isl = isl;
         // Only an exact prompt length (token ids or a given count) rules a worker out; a length estimated from
         // text may be long, and the engine that tokenizes it is the judge.
         boolean exactLength = request.tokens() != null || request.inputTokens() != null;
@@ -263,7 +261,6 @@ public final class Selector {
             }
             s.healthyCandidates++;
             LoadView load = inflight.view(w);
-            s.largestKvCapacity = Math.max(s.largestKvCapacity, load.kvCapacityTokens());
             if (exactLength && isl >= load.kvCapacityTokens()) {
                 // An engine cannot run a prompt its whole KV cache cannot hold with one token to spare (vLLM refuses
                 // a prompt beyond max_model_len, which it keeps within the cache): never a candidate.
@@ -360,9 +357,17 @@ public final class Selector {
     /** Marks a candidate whose KV cache cannot hold the prompt (see {@link #attempt}). */
     private static final String PROMPT_TOO_LARGE = "prompt larger than its KV cache";
 
-    private static String tooLarge(Scratch s) {
-        return "the prompt's " + s.isl + " tokens do not fit the KV cache of any worker that takes requests (the "
-                + "largest holds " + s.largestKvCapacity + " tokens, and a prompt must leave room for one output token)";
+    /** Only when a route is refused: the largest cache is looked up then, not on every route. */
+    private PromptTooLargeException tooLarge(Scratch s) {
+        long largest = 0;
+        for (int w = 0; w < registry.size(); w++) {
+            if (takesRequests(w)) {
+                largest = Math.max(largest, inflight.view(w).kvCapacityTokens());
+            }
+        }
+        return new PromptTooLargeException("the prompt's " + s.context.isl() + " tokens do not fit the KV cache of any "
+                + "worker that takes requests (the largest holds " + largest + " tokens, and a prompt must leave room "
+                + "for one output token)");
     }
 
     /** Marks a candidate filtered by its load limits; the explanation is written only for explain. */
@@ -620,8 +625,6 @@ public final class Selector {
         int healthyCandidates;
         /** Healthy candidates whose KV cache can hold the prompt. */
         int holdingCandidates;
-        long largestKvCapacity;
-        int isl;
         double minCost;
 
         Scratch(PromptLookup lookup, int workers) {

@@ -7,6 +7,7 @@ import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.scheduling.CostBreakdown;
+import io.tierroute.selector.scheduling.PromptTooLargeException;
 import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
@@ -202,7 +203,7 @@ public final class TierroutePolicy implements RoutingPolicy {
         try {
             d = selector.route(req).join();
         } catch (CompletionException e) {
-            if (e.getCause() instanceof IllegalArgumentException) {
+            if (e.getCause() instanceof PromptTooLargeException) {
                 return REFUSED; // a client would get a 400: the prompt fits no worker's KV cache
             }
             throw e;
