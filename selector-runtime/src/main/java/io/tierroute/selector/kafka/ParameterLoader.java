@@ -791,7 +791,6 @@ public final class ParameterLoader implements AutoCloseable {
     }
 
     private void bad(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
-        bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].increment();
         String where = r == null ? topic : topic + "@" + r.partition() + ":" + r.offset();
         lastError = where + ": " + message;
         if (badLog.allow()) {
@@ -801,6 +800,8 @@ public final class ParameterLoader implements AutoCloseable {
         if (isReady()) {
             publishStatus();
         }
+        // Counted last: whoever sees the count sees the status (and its lastError) that goes with it.
+        bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].increment();
     }
 
     private void publishStatus() {
