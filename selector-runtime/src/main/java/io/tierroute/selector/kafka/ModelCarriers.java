@@ -3,6 +3,7 @@ package io.tierroute.selector.kafka;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
 
 import java.util.HashSet;
 import java.util.Set;
@@ -17,7 +18,7 @@ import java.util.TreeMap;
  */
 final class ModelCarriers {
     private final int capacity;
-    private final TreeMap<Long, ParameterLoader.Where> offsets = new TreeMap<>();
+    private final TreeMap<Long, Where> offsets = new TreeMap<>();
     private final Set<Long> missing = new HashSet<>();
     private long newestVersion;
     private byte[] newestBytes;
@@ -40,7 +41,7 @@ final class ModelCarriers {
     }
 
     /** A served-scope record read at {@code where}; {@code carries}: it holds its model in full. */
-    void onRecord(long version, boolean carries, ParameterLoader.Where where, byte[] bytes) {
+    void onRecord(long version, boolean carries, Where where, byte[] bytes) {
         missing.remove(version); // republished: worth another look
         if (!carries) {
             return;
@@ -69,7 +70,7 @@ final class ModelCarriers {
     }
 
     /** Where carrier {@code version} was read, if indexed. */
-    ParameterLoader.Where where(long version) {
+    Where where(long version) {
         return offsets.get(version);
     }
 

@@ -12,6 +12,8 @@ import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.kafka.SnapshotRecordReader.Fetched;
+import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -134,12 +135,6 @@ public final class ParameterLoader implements AutoCloseable {
     public record Status(boolean ready, String servedScope, long appliedVersion, long startupMillis, String lastError,
                          Map<String, ScopeStatus> scopes, Long kafkaUnreachableSinceMs) {}
 
-    /** Where a record was read. */
-    record Where(int partition, long offset) {}
-
-    /** A re-read: the record's bytes, or null with {@code transientFailure} telling a retry may succeed. */
-    private record Fetched(byte[] bytes, boolean transientFailure) {}
-
     /** Accepted versions of the served scope whose offset is indexed (the highest ones). */
     static final int DEFAULT_INDEXED_VERSIONS = 100_000;
     /** Bytes of encoded snapshots the LRU may hold (besides the most recent one). */
@@ -152,22 +147,19 @@ public final class ParameterLoader implements AutoCloseable {
     private final String scope;
     private final ParameterStore store;
     private final SnapshotConverter converter;
-    private final int retained;
     private final int indexedVersions;
     private ActivationRule rule = new ActivationRule();                    // loader thread only; new per session
     private final SnapshotProjection projection = new SnapshotProjection();
-    private final TreeMap<Long, Where> offsets = new TreeMap<>();          // served scope: accepted version → where
+    private final TreeMap<Long, Where> offsets = new TreeMap<>();         // served scope: accepted version → where
     private final ModelCarriers carriers;                                  // served scope: records carrying a model
-    private final LinkedHashMap<Long, byte[]> cache = new LinkedHashMap<>(16, 0.75f, true); // LRU of encoded records
-    private long cacheBytes;
+    private final RetainedRecords cache;                                   // served scope: LRU of encoded records
+    private final SnapshotRecordReader reader;                             // versions no longer retained
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);      // counted down by close(): ends back-off waits
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
-    private volatile KafkaConsumer<byte[], byte[]> auxConsumer;           // a re-read in progress
     private volatile Status status;
-    private volatile int retainedRecords;
 
     private long appliedVersion;   // loader thread only
     private long newestRejected;   // loader thread only: the served scope's highest REJECTED version, 0 if none
@@ -183,9 +175,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final LongAdder paramsRecords = new LongAdder();
     private final LongAdder controlRecords = new LongAdder();
     private final LongAdder swaps = new LongAdder();
-    private final LongAdder rereads = new LongAdder();
     private final LongAdder rereadFailures = new LongAdder();
-    private final LongAdder scans = new LongAdder();
     private final LongAdder restarts = new LongAdder();
     private final LongAdder staleControl = new LongAdder();
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
@@ -214,7 +204,6 @@ public final class ParameterLoader implements AutoCloseable {
         this.scope = settings.scope();
         this.store = store;
         this.converter = converter;
-        this.retained = settings.params().retainedSnapshots();
         this.indexedVersions = indexedVersions;
         this.carriers = new ModelCarriers(indexedVersions);
         for (LongAdder[] row : bad) {
@@ -223,6 +212,8 @@ public final class ParameterLoader implements AutoCloseable {
             }
         }
         this.contact = new BrokerContact(settings.bootstrapServers(), BrokerContact.thresholdFor(settings.properties()));
+        this.cache = new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES);
+        this.reader = new SnapshotRecordReader(settings, scope, () -> running, contact);
         this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null);
         this.thread = new Thread(this::run, "tierroute-params-loader");
         this.thread.setDaemon(true);
@@ -271,11 +262,11 @@ public final class ParameterLoader implements AutoCloseable {
     public long paramsRecordsRead() { return paramsRecords.sum(); }
     public long controlRecordsRead() { return controlRecords.sum(); }
     public long swaps() { return swaps.sum(); }
-    public long rereads() { return rereads.sum(); }
+    public long rereads() { return reader.rereads(); }
     /** Re-reads of an active version that failed for a transient reason (retried with back-off). */
     public long rereadFailures() { return rereadFailures.sum(); }
     /** Versions older than the offset index looked up by scanning the params topic. */
-    public long scans() { return scans.sum(); }
+    public long scans() { return reader.scans(); }
     /** Sessions restarted after a consumer error. */
     public long restarts() { return restarts.sum(); }
     public long staleControlRecords() { return staleControl.sum(); }
@@ -325,8 +316,6 @@ public final class ParameterLoader implements AutoCloseable {
         carriers.clear();
         newestRejected = 0;
         cache.clear();
-        cacheBytes = 0;
-        retainedRecords = 0;
         failedVersion = -1;
         retryVersion = -1;
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params")) {
@@ -454,34 +443,14 @@ public final class ParameterLoader implements AutoCloseable {
             if (offsets.size() > indexedVersions) {
                 offsets.pollFirstEntry(); // the lowest version: found by a scan if it is ever pinned
             }
-            retain(h.version(), r.value());
+            cache.put(h.version(), r.value());
             if (h.version() == failedVersion) {
                 failedVersion = -1; // republished: try it again
             }
         } else {
             offsets.remove(h.version());
-            forget(h.version());
+            cache.remove(h.version());
         }
-    }
-
-    /** Adds to the LRU, then evicts the least recently used until within both bounds (keeping one). */
-    private void retain(long version, byte[] bytes) {
-        byte[] old = cache.put(version, bytes);
-        cacheBytes += bytes.length - (old == null ? 0 : old.length);
-        while (cache.size() > 1 && (cache.size() > retained || cacheBytes > MAX_RETAINED_BYTES)) {
-            Map.Entry<Long, byte[]> eldest = cache.entrySet().iterator().next();
-            cache.remove(eldest.getKey());
-            cacheBytes -= eldest.getValue().length;
-        }
-        retainedRecords = cache.size();
-    }
-
-    private void forget(long version) {
-        byte[] old = cache.remove(version);
-        if (old != null) {
-            cacheBytes -= old.length;
-        }
-        retainedRecords = cache.size();
     }
 
     /** A tombstone deletes a version (history trimming): it can no longer become active. */
@@ -503,7 +472,7 @@ public final class ParameterLoader implements AutoCloseable {
         if (s.equals(scope)) {
             offsets.remove(version);
             carriers.onTombstone(version);
-            forget(version);
+            cache.remove(version);
             if (version == newestRejected) {
                 newestRejected = 0; // trimmed from the history: no longer a version anyone can look up
             }
@@ -621,9 +590,9 @@ public final class ParameterLoader implements AutoCloseable {
             w = carriers.where(version);
         }
         if (w != null) {
-            return reread(version, w);
+            return reader.reread(version, w);
         }
-        return scan(version, !offsets.isEmpty() && version < offsets.firstKey()
+        return reader.scan(version, !offsets.isEmpty() && version < offsets.firstKey()
                 ? "older than the " + indexedVersions + " indexed versions" : "not in the offset index");
     }
 
@@ -707,89 +676,6 @@ public final class ParameterLoader implements AutoCloseable {
         return true;
     }
 
-    /** Reads one record back by its offset (a rollback to a version no longer in the cache). */
-    private Fetched reread(long version, Where w) {
-        rereads.increment();
-        TopicPartition tp = new TopicPartition(Topics.PARAMS, w.partition());
-        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-reread")) {
-            auxConsumer = c;
-            if (!running) {
-                return new Fetched(null, true);
-            }
-            c.assign(List.of(tp));
-            c.seek(tp, w.offset());
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (running && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    contact.touch(); // the params consumer was not polled meanwhile: this one's answer is the contact
-                    if (r.offset() == w.offset()) {
-                        return new Fetched(r.value(), false);
-                    }
-                    if (r.offset() > w.offset()) {
-                        return new Fetched(null, false); // compacted away
-                    }
-                }
-                if (c.position(tp) > w.offset()) {
-                    contact.touch();
-                    return new Fetched(null, false); // gone (compacted, or trimmed by retention)
-                }
-            }
-        } catch (RuntimeException e) {
-            if (running) {
-                log.warn("params loader: re-reading version {} at {} failed: {}", version, w, e.toString());
-            }
-        } finally {
-            auxConsumer = null;
-        }
-        return new Fetched(null, true); // timed out, or an error: worth another try
-    }
-
-    /**
-     * Finds a version older than the offset index by its key, reading the params topic from the
-     * beginning up to its end offsets at the start of the scan (the last value of the key wins, as
-     * compaction would have it).
-     */
-    private Fetched scan(long version, String why) {
-        scans.increment();
-        byte[] key = Topics.paramsKey(scope, version).getBytes(StandardCharsets.UTF_8);
-        log.info("params loader: version {} of scope '{}' is {}; scanning {} for it",
-                version, scope, why, Topics.PARAMS);
-        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-scan")) {
-            auxConsumer = c;
-            if (!running) {
-                return new Fetched(null, true);
-            }
-            List<TopicPartition> parts = KafkaClients.partitions(c, Topics.PARAMS, Duration.ofSeconds(5));
-            if (parts.isEmpty()) {
-                return new Fetched(null, true);
-            }
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts));
-            byte[] found = null;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (running && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (r.key() != null && java.util.Arrays.equals(r.key(), key)) {
-                        found = r.value();
-                    }
-                }
-                targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
-                if (targets.isEmpty()) {
-                    contact.touch();
-                    return new Fetched(found, false);
-                }
-            }
-        } catch (RuntimeException e) {
-            if (running) {
-                log.warn("params loader: scanning {} for version {} failed: {}", Topics.PARAMS, version, e.toString());
-            }
-        } finally {
-            auxConsumer = null;
-        }
-        return new Fetched(null, true);
-    }
-
     private void bad(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
         String where = r == null ? topic : topic + "@" + r.partition() + ":" + r.offset();
         lastError = where + ": " + message;
@@ -864,7 +750,7 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** Retained encoded records (the LRU), for tests and the status. */
     int retainedRecords() {
-        return retainedRecords;
+        return cache.size();
     }
 
     /** Accepted versions of the served scope whose offset is indexed (loader thread; tests read it when idle). */
@@ -886,10 +772,7 @@ public final class ParameterLoader implements AutoCloseable {
         if (c != null) {
             c.wakeup();
         }
-        KafkaConsumer<byte[], byte[]> aux = auxConsumer;
-        if (aux != null) {
-            aux.wakeup();
-        }
+        reader.wakeup();
         try {
             thread.join(10_000);
         } catch (InterruptedException e) {

@@ -7,7 +7,10 @@
  *   <li>{@code ParameterLoader}: follows {@code tierroute.params} and {@code tierroute.control} from
  *       the beginning, feeds {@code ActivationRule} (schemas), and swaps the served scope's active
  *       version into the {@code ParameterStore}. Catch-up first (to the end offsets read at start),
- *       one activation, then ready; bad records keep the last good set and are counted.</li>
+ *       one activation, then ready; bad records keep the last good set and are counted. Its helpers:
+ *       {@code RetainedRecords} (the LRU of encoded records by version), {@code SnapshotRecordReader} (reads
+ *       a version no longer retained back by its offset, or scans for its key), {@code ModelCarriers} (which
+ *       records carry a quantile forest), {@code BrokerContact} (whether the consumer reaches the cluster).</li>
  *   <li>{@code SnapshotProjection}: decodes only scope, version, status and controlSequence of a
  *       snapshot (schema resolution skips the rest) so catch-up does not build every forest.</li>
  *   <li>{@code SnapshotConverter}: {@code ParameterSnapshot} → {@code ParameterSet} (α's, Q_slack, λ,
