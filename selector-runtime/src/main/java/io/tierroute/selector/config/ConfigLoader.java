@@ -133,7 +133,9 @@ public final class ConfigLoader {
         ConfigNode idx = root.get("index");
         if (idx != null) {
             idx.object("maxBlocks", "queueCapacity");
-            maxBlocks = idx.integer("maxBlocks", maxBlocks, 1, 2_000_000_000L, "blocks");
+            // The floor keeps the cap above one request's blocks (10 000 blocks of 16 are 160 k tokens): a run larger
+            // than the cap is pruned with everything older, which would leave the index empty after each such event.
+            maxBlocks = idx.integer("maxBlocks", maxBlocks, 10_000, 2_000_000_000L, "blocks");
             queueCapacity = (int) idx.integer("queueCapacity", queueCapacity, 1, 10_000_000, "commands");
         }
 

@@ -207,6 +207,7 @@ class ConfigLoaderTest {
         bad("server: {port: 70000}\nworkers: [{name: a}]\n", "server.port: must be a number in [0, 65535], got 70000");
         bad("admin: {tokenEnv: 'not a name'}\nworkers: [{name: a}]\n", "admin.tokenEnv");
         bad("index: {maxBlocks: -1}\nworkers: [{name: a}]\n", "index.maxBlocks");
+        bad("index: {maxBlocks: 5000}\nworkers: [{name: a}]\n", "index.maxBlocks: must be a number in [10000, ");
         bad("server: {idleTimeoutMs: 10}\nworkers: [{name: a}]\n", "server.idleTimeoutMs");
         bad("server: {requestParseTimeoutMs: 0}\nworkers: [{name: a}]\n", "server.requestParseTimeoutMs");
     }
