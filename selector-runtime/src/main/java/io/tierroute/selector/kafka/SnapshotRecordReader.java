@@ -26,7 +26,7 @@ import java.util.function.BooleanSupplier;
  */
 final class SnapshotRecordReader {
 
-    private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class);
+    private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class); // the loader's messages, its logger
     private static final long REREAD_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long SCAN_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
