@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -190,7 +191,8 @@ final class DemoCommand implements Callable<Integer> {
         out.println((length.duration == null ? "Ctrl-C to stop."
                 : "Stopping after " + length.duration.toSeconds() + " s (or Ctrl-C)."));
         out.flush();
-        return LiveStatus.run("demo", demo.fleetRun(), stop, length.statusInterval, length.duration, () -> {
+        boolean terminal = ProgressBar.stderrIsTerminal();
+        return LiveStatus.run("demo", demo.fleetRun(), stop, terminal, length.statusInterval(terminal), length.duration, () -> {
             String job = demo.jobStatus();
             return job.equals("RUNNING") ? null : "the fitting job is " + job;
         }, out, err);

@@ -5,6 +5,7 @@ import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -172,7 +173,9 @@ final class FleetCommand implements Callable<Integer> {
                 out.println(length.duration == null ? "Ctrl-C to stop."
                         : "Stopping after " + length.duration.toSeconds() + " s (or Ctrl-C).");
                 out.flush();
-                return LiveStatus.run("fleet", run, stop, length.statusInterval, length.duration, () -> null, out, err);
+                boolean terminal = ProgressBar.stderrIsTerminal();
+                return LiveStatus.run("fleet", run, stop, terminal, length.statusInterval(terminal), length.duration,
+                        () -> null, out, err);
             } finally {
                 run.close(); // before the hook lets the JVM go
             }

@@ -5,9 +5,10 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * The foreground of {@code demo} and {@code fleet} once everything runs: the fleet's status line on stderr, refreshed
- * every interval, until Ctrl-C, the duration, the end of the requests or a failure; then the fleet stops, its last
- * decisions settle and the summary is printed.
+ * The foreground of {@code demo} and {@code fleet} once everything runs: the fleet's status line on stderr, every
+ * interval, until Ctrl-C, the duration, the end of the requests or a failure; then the fleet stops, its last decisions
+ * settle and the summary is printed. On a terminal the line is redrawn in place; in a log (a file, a pipe, a service
+ * manager) each status is a line of its own, so the log does not become one endless line of carriage returns.
  */
 final class LiveStatus {
 
@@ -16,9 +17,10 @@ final class LiveStatus {
 
     /**
      * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure. {@code otherFailure} names a failure
-     * of something beside the fleet (the demo's fitting job), or returns null while all is well.
+     * of something beside the fleet (the demo's fitting job), or returns null while all is well. {@code terminal}: whether
+     * {@code err} is a terminal.
      */
-    static int run(String command, FleetRun run, StopOnCtrlC stop, Duration interval, Duration duration,
+    static int run(String command, FleetRun run, StopOnCtrlC stop, boolean terminal, Duration interval, Duration duration,
                    Supplier<String> otherFailure, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
@@ -26,9 +28,13 @@ final class LiveStatus {
         int shown = 0;
         while (!stop.await(Math.max(50, interval.toMillis()))) {
             String line = run.statusLine();
-            // Blanks over what a longer line before left (the Kafka outage suffix going away).
-            err.print("\r" + line + " ".repeat(Math.max(2, shown - line.length())));
-            shown = line.length();
+            if (terminal) {
+                // Blanks over what a longer line before left (the Kafka outage suffix going away).
+                err.print("\r" + line + " ".repeat(Math.max(2, shown - line.length())));
+                shown = line.length();
+            } else {
+                err.println(line);
+            }
             err.flush();
             if (System.nanoTime() >= deadline) {
                 reason = "--duration reached";
@@ -50,7 +56,9 @@ final class LiveStatus {
                 break;
             }
         }
-        err.println();
+        if (terminal) {
+            err.println(); // ends the redrawn line
+        }
         err.flush();
         run.fleet().stop();
         try {

@@ -17,9 +17,19 @@ final class RunLengthOptions {
             description = "Stop after this long (e.g. 90s, 10m; default: until Ctrl-C or the end of the requests).")
     Duration duration;
 
-    @Option(names = "--status-interval", defaultValue = "1s", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
-            description = "How often the status line is refreshed (default ${DEFAULT-VALUE}).")
+    /** The status line's refresh on a terminal, and how often a line is written when stderr goes to a log. */
+    static final Duration TERMINAL_STATUS_INTERVAL = Duration.ofSeconds(1);
+    static final Duration LOG_STATUS_INTERVAL = Duration.ofSeconds(10);
+
+    @Option(names = "--status-interval", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
+            description = "How often the status line is refreshed on a terminal, or written as a new line when stderr "
+                    + "goes to a file or pipe (default 1s on a terminal, 10s otherwise).")
     Duration statusInterval;
+
+    /** --status-interval, else the default for where stderr goes. */
+    Duration statusInterval(boolean stderrTerminal) {
+        return statusInterval != null ? statusInterval : stderrTerminal ? TERMINAL_STATUS_INTERVAL : LOG_STATUS_INTERVAL;
+    }
 
     /** Both in range; else a usage error quoting what was typed. */
     void validate(CommandLine.Model.CommandSpec spec) {
@@ -28,7 +38,7 @@ final class RunLengthOptions {
             throw new CommandLine.ParameterException(cl, "--duration must be > 0 and at most " + MAX_DURATION.toDays()
                     + " days, got " + typed(spec, "--duration", duration));
         }
-        if (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(MAX_STATUS_INTERVAL) > 0) {
+        if (statusInterval != null && (statusInterval.isNegative() || statusInterval.isZero() || statusInterval.compareTo(MAX_STATUS_INTERVAL) > 0)) {
             throw new CommandLine.ParameterException(cl, "--status-interval must be > 0 and at most "
                     + MAX_STATUS_INTERVAL.toHours() + " h, got " + typed(spec, "--status-interval", statusInterval));
         }

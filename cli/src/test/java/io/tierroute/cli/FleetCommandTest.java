@@ -45,6 +45,8 @@ class FleetCommandTest {
                     .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
                     .contains("decisions published: 40 acknowledged of 40 offered")
                     .contains("selector API:     http://127.0.0.1:");
+            assertThat(r[2]).as("stderr is no terminal here: each status is a line of its own, never redrawn")
+                    .doesNotContain("\r").containsPattern("(?m)^\\[ *\\d+s \\| sim +\\d+s\\] routed \\d+, done \\d+ .*$");
             assertThat(endOffset(kafka.bootstrapServers(), Topics.COMPLETIONS)).isEqualTo(40);
             assertThat(endOffset(kafka.bootstrapServers(), Topics.DECISIONS)).isEqualTo(40);
             assertThat(endOffset(kafka.bootstrapServers(), Topics.TELEMETRY)).as("1 Hz per worker").isPositive();

@@ -34,7 +34,12 @@ public final class ProgressBar {
      * jar run directly) when there is a console, which Java decides from stdin and stdout only.
      */
     public static ProgressBar stderr() {
-        return new ProgressBar(System.err, stderrTerminal(System.getProperty(STDERR_TERMINAL), System.console() != null));
+        return new ProgressBar(System.err, stderrIsTerminal());
+    }
+
+    /** Whether {@code System.err} is a terminal, as {@link #STDERR_TERMINAL} says, else as the console says. */
+    public static boolean stderrIsTerminal() {
+        return stderrTerminal(System.getProperty(STDERR_TERMINAL), System.console() != null);
     }
 
     static boolean stderrTerminal(String said, boolean console) {
