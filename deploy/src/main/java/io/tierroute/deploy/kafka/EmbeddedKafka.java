@@ -18,6 +18,9 @@ import org.apache.kafka.server.common.MetadataVersion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,6 +118,26 @@ public final class EmbeddedKafka implements AutoCloseable {
         return start(brokerOverrides, sasl);
     }
 
+    /**
+     * Formats the node's directories. Kafka's storage formatter prints its bootstrap metadata to {@code System.out},
+     * where the demo prints its URLs for the operator: those lines go to this log at DEBUG instead (whatever another
+     * thread printed meanwhile with them, so nothing is lost). Synchronised: two starts must not swap the stream
+     * under each other.
+     */
+    private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
+        synchronized (EmbeddedKafka.class) {
+            PrintStream out = System.out;
+            ByteArrayOutputStream said = new ByteArrayOutputStream();
+            System.setOut(new PrintStream(said, true, StandardCharsets.UTF_8));
+            try {
+                formatQuietly(cluster);
+            } finally {
+                System.setOut(out);
+            }
+            said.toString(StandardCharsets.UTF_8).lines().forEach(line -> log.debug("storage format: {}", line));
+        }
+    }
+
     private static EmbeddedKafka start(Map<String, String> brokerOverrides, Sasl sasl) {
         long begin = System.nanoTime();
         Path dir;
@@ -139,7 +162,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
             brokerOverrides.forEach(builder::setConfigProp);
             KafkaClusterTestKit cluster = builder.setDeleteOnClose(true).build();
-            cluster.format();
+            formatQuietly(cluster);
             cluster.startup();
             cluster.waitForReadyBrokers();
             log.info("embedded Kafka up at {} in {} ms", cluster.bootstrapServers(),

@@ -23,6 +23,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EmbeddedKafkaTest {
 
     @Test
+    void startingPrintsNothingOfKafkasStorageFormatterOnStdout() {
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+        System.setOut(new java.io.PrintStream(printed, true, java.nio.charset.StandardCharsets.UTF_8));
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            assertThat(kafka.bootstrapServers()).isNotEmpty();
+        } finally {
+            System.setOut(out);
+        }
+        assertThat(printed.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .as("the demo's stdout is for its URLs").doesNotContain("Bootstrap metadata").doesNotContain("Formatting");
+    }
+
+    @Test
     void brokerServesTransactionsAndTopicSettingsAndCleansUp() throws Exception {
         java.nio.file.Path dir;
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
