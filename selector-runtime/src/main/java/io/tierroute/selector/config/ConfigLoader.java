@@ -98,6 +98,7 @@ public final class ConfigLoader {
             sb.seed(seed == null ? null : seed.asLong());
         }
         SelectorSettings settings;
+        List<String> warnings = new ArrayList<>();
         try {
             settings = sb.build();
         } catch (IllegalArgumentException e) {
@@ -178,9 +179,14 @@ public final class ConfigLoader {
                     mode(ac, "data", access.data()), envName(ac, "dataTokenEnv", access.dataTokenEnv()));
         }
         ConfigNode k = root.get("kafka");
-        KafkaSettings kafka = k == null ? null : kafka(k, baseDir);
+        KafkaSettings kafka = k == null ? null : kafka(k, baseDir, warnings);
+        if (r != null) {
+            noEffect(r, settings.computingClaims(), "while routing.computingClaims is false", warnings, "computingClaimTtl");
+            noEffect(r, workers.stream().anyMatch(WorkerSpec::approximate), "while no worker is approximate (it is the "
+                    + "life of the entries routing writes for approximate workers)", warnings, "approximateTtl");
+        }
         return new SelectorConfig(source, settings, server, cost, paramsFile, initial, maxBlocks, queueCapacity, tokenEnv,
-                access, kafka);
+                access, kafka, warnings);
     }
 
     private static AccessSettings.Mode mode(ConfigNode n, String key, AccessSettings.Mode dflt) {
@@ -222,7 +228,7 @@ public final class ConfigLoader {
     private static final java.util.Set<String> COMPRESSION = java.util.Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
     /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
-    private static KafkaSettings kafka(ConfigNode k, Path baseDir) {
+    private static KafkaSettings kafka(ConfigNode k, Path baseDir, List<String> warnings) {
         k.object("bootstrapServers", "scope", "clientId", "selectorId", "propertiesFile", "properties", "params",
                 "kvEvents", "decisions");
         String bootstrap = k.require("bootstrapServers").asText();
@@ -284,6 +290,8 @@ public final class ConfigLoader {
                     (int) p.integer("retainedSnapshots", params.retainedSnapshots(), 1, 10_000, "snapshots"),
                     p.duration("startupTimeout", params.startupTimeout()),
                     p.bool("requireOnStart", params.requireOnStart()));
+            noEffect(p, params.enabled(), "while kafka.params.enabled is false", warnings,
+                    "retainedSnapshots", "startupTimeout", "requireOnStart");
         }
         KafkaSettings.KvEvents kv = KafkaSettings.KvEvents.DEFAULTS;
         ConfigNode kn = k.get("kvEvents");
@@ -294,6 +302,7 @@ public final class ConfigLoader {
                 throw kn.require("startFrom").error("must be latest or earliest, got '" + from + "'");
             }
             kv = new KafkaSettings.KvEvents(kn.bool("enabled", kv.enabled()), from);
+            noEffect(kn, kv.enabled(), "while kafka.kvEvents.enabled is false", warnings, "startFrom");
         }
         KafkaSettings.Decisions dec = KafkaSettings.Decisions.DEFAULTS;
         ConfigNode dn = k.get("decisions");
@@ -316,8 +325,23 @@ public final class ConfigLoader {
                     linger,
                     (int) dn.integer("batchBytes", dec.batchBytes(), 1024, 64L * 1024 * 1024, "bytes"),
                     compression);
+            noEffect(dn, dec.enabled(), "while kafka.decisions.enabled is false", warnings,
+                    "bufferSize", "linger", "batchBytes", "compression");
         }
         return new KafkaSettings(bootstrap, scope, clientId, selectorId, props, params, kv, dec);
+    }
+
+    /** A warning for each of {@code keys} that {@code section} gives although what it sets is off ({@code why}). */
+    private static void noEffect(ConfigNode section, boolean on, String why, List<String> warnings, String... keys) {
+        if (on) {
+            return;
+        }
+        for (String key : keys) {
+            ConfigNode given = section.get(key);
+            if (given != null) {
+                warnings.add(given.path() + " has no effect " + why);
+            }
+        }
     }
 
     /** Keys the selector sets itself; messages name the key, never a value (values may be passwords). */

@@ -5,6 +5,7 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.scheduling.SelectorSettings;
 
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * A validated configuration file: everything {@code SelectorServer} needs to start.
@@ -20,19 +21,25 @@ import java.nio.file.Path;
  * @param adminTokenEnv     the environment variable that holds the admin bearer token, or null
  * @param access            who may call the read views and the data plane ({@code access:})
  * @param kafka             the {@code kafka:} section (parameter loader, KV events, decisions), or null for none
+ * @param warnings          settings the file gives that have no effect as it stands (a feature left off), each a
+ *                          sentence naming the key; logged at start, never an error
  */
 public record SelectorConfig(Path source, SelectorSettings selector, ServerSettings server, CostParameters cost,
                              Path parametersFile, ParameterSet initialParameters, long indexMaxBlocks,
                              int indexQueueCapacity, String adminTokenEnv, AccessSettings access,
-                             KafkaSettings kafka) {
+                             KafkaSettings kafka, List<String> warnings) {
+
+    public SelectorConfig {
+        warnings = List.copyOf(warnings);
+    }
 
     public SelectorConfig withServer(ServerSettings s) {
         return new SelectorConfig(source, selector, s, cost, parametersFile, initialParameters, indexMaxBlocks,
-                indexQueueCapacity, adminTokenEnv, access, kafka);
+                indexQueueCapacity, adminTokenEnv, access, kafka, warnings);
     }
 
     public SelectorConfig withKafka(KafkaSettings k) {
         return new SelectorConfig(source, selector, server, cost, parametersFile, initialParameters, indexMaxBlocks,
-                indexQueueCapacity, adminTokenEnv, access, k);
+                indexQueueCapacity, adminTokenEnv, access, k, warnings);
     }
 }

@@ -135,6 +135,9 @@ public final class SelectorServer implements AutoCloseable {
         this.address = ApiListener.address(u);
         log.info("tierroute selector listening on {} ({} workers, parameters {} v{})", uri(), workers.size(),
                 params.current().scope(), params.current().version());
+        for (String w : config.warnings()) {
+            log.warn("configuration{}: {}", config.source() == null ? "" : " " + config.source(), w);
+        }
     }
 
     /** Starts a server; tokens and the key store password come from the environment variables the config names. */

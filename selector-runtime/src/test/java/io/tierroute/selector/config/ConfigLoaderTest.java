@@ -33,6 +33,34 @@ class ConfigLoaderTest {
             """;
 
     @Test
+    void settingsOfAFeatureThatIsOffAreWarningsThatNameTheKey() {
+        assertThat(ConfigLoader.parse(FULL, dir).warnings()).as("w1 is approximate: its TTL matters").isEmpty();
+        SelectorConfig c = ConfigLoader.parse("""
+                workers: [{name: a}]
+                routing: {computingClaimTtl: 60s, approximateTtl: 30s}
+                kafka:
+                  bootstrapServers: "k:9092"
+                  params: {enabled: false, requireOnStart: true, retainedSnapshots: 4}
+                  kvEvents: {enabled: false, startFrom: earliest}
+                  decisions: {enabled: false, linger: 5ms, compression: zstd}
+                """, dir);
+        assertThat(c.warnings()).containsExactly(
+                "kafka.params.retainedSnapshots has no effect while kafka.params.enabled is false",
+                "kafka.params.requireOnStart has no effect while kafka.params.enabled is false",
+                "kafka.kvEvents.startFrom has no effect while kafka.kvEvents.enabled is false",
+                "kafka.decisions.linger has no effect while kafka.decisions.enabled is false",
+                "kafka.decisions.compression has no effect while kafka.decisions.enabled is false",
+                "routing.computingClaimTtl has no effect while routing.computingClaims is false",
+                "routing.approximateTtl has no effect while no worker is approximate (it is the life of the entries "
+                        + "routing writes for approximate workers)");
+        assertThat(ConfigLoader.parse("""
+                workers: [{name: a}]
+                routing: {computingClaims: true, computingClaimTtl: 60s}
+                kafka: {bootstrapServers: "k:9092", params: {requireOnStart: true}, kvEvents: {startFrom: earliest}}
+                """, dir).warnings()).as("each feature on (kafka's by default)").isEmpty();
+    }
+
+    @Test
     void fullConfigMapsOntoSettings() {
         SelectorConfig c = ConfigLoader.parse(FULL, dir);
         assertThat(c.selector().model()).isEqualTo("qwen3-32b");
