@@ -130,7 +130,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             ByteArrayOutputStream said = new ByteArrayOutputStream();
             System.setOut(new PrintStream(said, true, StandardCharsets.UTF_8));
             try {
-                formatQuietly(cluster);
+                cluster.format();
             } finally {
                 System.setOut(out);
             }
