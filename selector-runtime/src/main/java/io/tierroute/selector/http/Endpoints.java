@@ -280,7 +280,9 @@ final class Endpoints {
             return new Reply(503, Map.of("error", "the index writer is saturated; retry the batch later"), 1);
         }
         metrics.kvEventsReceived(events.size());
-        return new Reply(202, Map.of("accepted", events.size()));
+        String unpriced = selector.unpricedTiers().check(events);
+        return new Reply(202, unpriced == null ? Map.of("accepted", events.size())
+                : Map.of("accepted", events.size(), "warning", unpriced));
     }
 
     private static KvEvent kvEvent(int worker, Bodies.KvEvent e, String at) {

@@ -57,7 +57,7 @@ public final class KafkaServices implements AutoCloseable {
                         new SnapshotConverter(selector.registry(), base, outputQuantile)).start();
             }
             if (settings.kvEvents().enabled()) {
-                kv = new KvEventConsumer(settings, selector.registry(), writer).start();
+                kv = new KvEventConsumer(settings, selector.registry(), writer, selector.unpricedTiers()).start();
             }
             if (settings.decisions().enabled()) {
                 decisions = new DecisionPublisher(settings, selector.settings().model()).start();

@@ -14,6 +14,7 @@ import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.scheduling.UnpricedTiers;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -92,11 +93,18 @@ public final class KvEventConsumer implements AutoCloseable {
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private final UnpricedTiers unpriced; // null: no worker configuration to check the events' tiers against
 
     public KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer) {
+        this(settings, workers, writer, null);
+    }
+
+    /** As above, counting (and logging once) events on a tier a worker is configured without in {@code unpriced}. */
+    public KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer, UnpricedTiers unpriced) {
         this.settings = settings;
         this.workers = workers;
         this.writer = writer;
+        this.unpriced = unpriced;
         this.lastSequence = new long[workers.size()];
         Arrays.fill(lastSequence, -1);
         for (int i = 0; i < bad.length; i++) {
@@ -209,6 +217,9 @@ public final class KvEventConsumer implements AutoCloseable {
                     } catch (RuntimeException e) { // a bug in the conversion must not stop the index's feed
                         bad(BadReason.INVALID, r, "cannot convert the batch: " + e);
                         list = lost(r);
+                    }
+                    if (unpriced != null && list != null) {
+                        unpriced.check(list);
                     }
                     if (list != null && !list.isEmpty() && !submit(list)) {
                         return; // closed while the writer was full

@@ -98,6 +98,9 @@ public final class SelectorMetrics {
         counter("tierroute_routes_explored_total", "Routes whose pick was not the argmin (softmax or epsilon)",
                 selector::exploredCount);
         counter("tierroute_kv_events_applied_total", "KV events applied to the prefix index", indexWriter::appliedEvents);
+        counter("tierroute_kv_events_unpriced_tier_total", "KV events (HTTP and Kafka) that put blocks on a tier the "
+                + "worker's configuration gives no bandwidth: indexed, never counted as hits (the first per worker and tier "
+                + "is logged)", () -> selector.unpricedTiers().total());
         if (indexWriter instanceof KvEventPipeline p) {
             counter("tierroute_kv_events_failed_total", "KV events that failed to apply (logged)", p::failedEvents);
             gauge("tierroute_index_writer_backlog", "Commands waiting for the index writer", p::backlog);

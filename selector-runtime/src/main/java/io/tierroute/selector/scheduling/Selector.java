@@ -39,6 +39,7 @@ public final class Selector {
 
     private final SelectorSettings settings;
     private final WorkerRegistry registry;
+    private final UnpricedTiers unpricedTiers;
     private final PrefixIndex index;
     private final IndexWriter writer;
     private final ParameterStore params;
@@ -81,6 +82,7 @@ public final class Selector {
                     + " workers, the configuration has " + n);
         }
         this.specs = settings.workers().toArray(new WorkerSpec[0]);
+        this.unpricedTiers = new UnpricedTiers(settings.workers());
         long[] kvCap = new long[n];
         for (int w = 0; w < n; w++) {
             kvCap[w] = specs[w].kvCapacityTokens();
@@ -96,6 +98,9 @@ public final class Selector {
     }
 
     public WorkerRegistry registry() { return registry; }
+
+    /** Where both KV event paths count events on a tier a worker is configured without. */
+    public UnpricedTiers unpricedTiers() { return unpricedTiers; }
 
     /** Worker {@code w}'s configured HBM KV capacity in tokens. */
     public long kvCapacityTokens(int w) { return specs[w].kvCapacityTokens(); }

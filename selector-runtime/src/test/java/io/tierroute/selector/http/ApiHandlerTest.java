@@ -197,6 +197,13 @@ class ApiHandlerTest {
                 + "{\"type\":\"cleared\"}]}");
         assertThat(ok.statusCode()).as(ok.body()).isEqualTo(202);
         assertThat(json(ok).get("accepted").asInt()).isEqualTo(5);
+        assertThat(json(ok).path("warning").asText()).as("w1 has no nvme tier configured (only the default cpu)")
+                .startsWith("worker 'w1' reports blocks on its nvme tier, which the selector's configuration gives no "
+                        + "bandwidth").contains("tiers.nvme");
+        assertThat(api.get("/metrics").body()).containsPattern("(?m)^tierroute_kv_events_unpriced_tier_total [1-9]");
+        HttpResponse<String> cpuOnly = api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":["
+                + "{\"type\":\"stored\",\"tier\":\"cpu\",\"block_hashes\":[" + h[0] + "]},{\"type\":\"cleared\"}]}");
+        assertThat(json(cpuOnly).has("warning")).as(cpuOnly.body()).isFalse();
 
         assert4xx(api.post("/v1/kv-events", "{\"worker\":\"nope\",\"events\":[{\"type\":\"cleared\"}]}"), 404, "nope");
         assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w1\",\"events\":[{\"type\":\"stored\",\"tier\":\"l9\",\"block_hashes\":[1]}]}"),

@@ -12,6 +12,7 @@ import io.tierroute.selector.index.RunPrefixIndex;
 import io.tierroute.selector.ingest.KvEventPipeline;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import io.tierroute.selector.scheduling.WorkerSpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -66,7 +67,11 @@ class KvEventConsumerTest {
 
     @Test
     void storedPrefixesAreFoundAndBadRecordsAreCountedNotFatal() throws Exception {
-        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        // w2 has no CPU tier in its configuration: its move to CPU is indexed, and counted as unpriced
+        var unpriced = new io.tierroute.selector.scheduling.UnpricedTiers(List.of(WorkerSpec.of("w0", 1000),
+                WorkerSpec.of("w1", 1000), new WorkerSpec("w2", 1000, new double[io.tierroute.selector.protocol.Tier.COUNT],
+                        false, 0, 0)));
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline, unpriced).start();
         assertThat(consumer.awaitAssigned(WAIT)).isTrue();
 
         send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L, 12L, 13L)))));
@@ -90,6 +95,8 @@ class KvEventConsumerTest {
         assertThat(consumer.badRecords(KvEventConsumer.BadReason.INVALID)).isEqualTo(1);
         assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.SKIPPED_BATCH)).isEqualTo(2);
         assertThat(consumer.sequenceGaps()).isZero();
+        assertThat(unpriced.total()).as("w2's move to a CPU tier it is configured without; w1's CPU store is priced")
+                .isEqualTo(1);
 
         send(batch("w1", 2, List.of(new AllCleared())));
         await(WAIT, () -> pipeline.appliedEvents() == 7, "clear applied");
