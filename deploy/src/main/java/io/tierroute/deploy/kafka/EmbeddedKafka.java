@@ -120,21 +120,30 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * Formats the node's directories. Kafka's storage formatter prints its bootstrap metadata to {@code System.out},
-     * where the demo prints its URLs for the operator: those lines go to this log at DEBUG instead (whatever another
-     * thread printed meanwhile with them, so nothing is lost). Synchronised: two starts must not swap the stream
-     * under each other.
+     * where the demo prints its URLs for the operator: those lines go to this log instead, at DEBUG, or at WARN when the
+     * formatting failed (with whatever another thread printed meanwhile). Synchronised: two starts must not swap the
+     * stream under each other.
      */
     private static void formatQuietly(KafkaClusterTestKit cluster) throws Exception {
         synchronized (EmbeddedKafka.class) {
             PrintStream out = System.out;
             ByteArrayOutputStream said = new ByteArrayOutputStream();
             System.setOut(new PrintStream(said, true, StandardCharsets.UTF_8));
+            boolean formatted = false;
             try {
                 cluster.format();
+                formatted = true;
             } finally {
                 System.setOut(out);
+                boolean failed = !formatted;
+                said.toString(StandardCharsets.UTF_8).lines().forEach(line -> {
+                    if (failed) {
+                        log.warn("storage format (failed): {}", line);
+                    } else {
+                        log.debug("storage format: {}", line);
+                    }
+                });
             }
-            said.toString(StandardCharsets.UTF_8).lines().forEach(line -> log.debug("storage format: {}", line));
         }
     }
 

@@ -134,8 +134,8 @@ public final class ConfigLoader {
         ConfigNode idx = root.get("index");
         if (idx != null) {
             idx.object("maxBlocks", "queueCapacity");
-            // The floor keeps the cap above one request's blocks (10 000 blocks of 16 are 160 k tokens): a run larger
-            // than the cap is pruned with everything older, which would leave the index empty after each such event.
+            // A sanity floor (10 000 blocks of 16 are 160 k tokens): a run larger than the cap is pruned with everything
+            // older, which would leave the index empty after each such event; the cap should be far above one prompt.
             maxBlocks = idx.integer("maxBlocks", maxBlocks, 10_000, 2_000_000_000L, "blocks");
             queueCapacity = (int) idx.integer("queueCapacity", queueCapacity, 1, 10_000_000, "commands");
         }

@@ -606,7 +606,6 @@ public final class ParameterLoader implements AutoCloseable {
             return false; // retryVersion stays until the swap: the carrier's re-read may still fail, and back off
         }
         if (f.transientFailure()) {
-            rereadFailures.increment();
             retryBackoffMs = active == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
             retryVersion = active;
             retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
@@ -616,6 +615,7 @@ public final class ParameterLoader implements AutoCloseable {
                 log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
             }
             publishStatus();
+            rereadFailures.increment(); // after the status: whoever sees the count sees its lastError
             return true;
         }
         retryVersion = -1;

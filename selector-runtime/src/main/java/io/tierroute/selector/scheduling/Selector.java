@@ -82,7 +82,7 @@ public final class Selector {
                     + " workers, the configuration has " + n);
         }
         this.specs = settings.workers().toArray(new WorkerSpec[0]);
-        this.unpricedTiers = new UnpricedTiers(settings.workers());
+        this.unpricedTiers = new UnpricedTiers(settings.workers(), params::current);
         long[] kvCap = new long[n];
         for (int w = 0; w < n; w++) {
             kvCap[w] = specs[w].kvCapacityTokens();

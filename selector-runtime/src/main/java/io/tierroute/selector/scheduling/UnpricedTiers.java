@@ -1,17 +1,20 @@
 package io.tierroute.selector.scheduling;
 
+import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * KV events that put blocks on a tier the worker's configuration gives no bandwidth ({@code workers[i].tiers}; a
- * worker's tiers replace the defaults' whole). The index keeps them, as the engine reported them, but the cost model
+ * worker's tiers replace the defaults' whole) while the active parameters do not override that tier's bandwidth (the
+ * cost model's rule: an override prices the tier on every worker). The index keeps them, as the engine reported them, but the cost model
  * prices a tier without bandwidth as a miss, so an engine that offloads to a tier the selector was not told about
  * would lose those hits without a word. Both event paths (HTTP and Kafka) count them here; the first per worker and
  * tier is logged, and the HTTP answer says so. Thread-safe.
@@ -21,11 +24,14 @@ public final class UnpricedTiers {
     private static final Logger log = LoggerFactory.getLogger(UnpricedTiers.class);
 
     private final List<WorkerSpec> workers;
+    private final Supplier<ParameterSet> parameters;
     private final AtomicLongArray seen;   // per worker × tier: events counted
-    private final AtomicLong total = new AtomicLong();
+    private final LongAdder total = new LongAdder();
 
-    public UnpricedTiers(List<WorkerSpec> workers) {
+    /** @param parameters the active parameter set (its bandwidth overrides), read per batch */
+    public UnpricedTiers(List<WorkerSpec> workers, Supplier<ParameterSet> parameters) {
         this.workers = List.copyOf(workers);
+        this.parameters = parameters;
         this.seen = new AtomicLongArray(workers.size() * Tier.COUNT);
     }
 
@@ -43,22 +49,28 @@ public final class UnpricedTiers {
      */
     public String check(List<KvEvent> events) {
         String first = null;
+        ParameterSet p = null;
         for (KvEvent e : events) {
             Tier t = placed(e);
             if (t == null || t == Tier.HBM) {
                 continue;
             }
             int w = e.worker();
-            if (workers.get(w).bandwidthNoCopy()[t.ordinal()] > 0) {
+            if (p == null) {
+                p = parameters.get();
+            }
+            double override = p.bandwidthOverride(t.ordinal());
+            if ((Double.isNaN(override) ? workers.get(w).bandwidthNoCopy()[t.ordinal()] : override) > 0) {
                 continue;
             }
-            total.incrementAndGet();
-            String what = describe(w, t);
-            if (seen.getAndIncrement(w * Tier.COUNT + t.ordinal()) == 0) {
-                log.warn("{} (logged once per worker and tier; counted in tierroute_kv_events_unpriced_tier_total)", what);
+            total.increment();
+            boolean firstOfItsKind = seen.getAndIncrement(w * Tier.COUNT + t.ordinal()) == 0;
+            if (firstOfItsKind) {
+                log.warn("{} (logged once per worker and tier; counted in tierroute_kv_events_unpriced_tier_total)",
+                        describe(w, t));
             }
             if (first == null) {
-                first = what;
+                first = describe(w, t); // once per batch
             }
         }
         return first;
@@ -74,6 +86,6 @@ public final class UnpricedTiers {
 
     /** Events counted so far. */
     public long total() {
-        return total.get();
+        return total.sum();
     }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -99,6 +100,8 @@ class ConfigLoaderTest {
         assertThat(bench.selector().workers().get(63).name()).isEqualTo("w63");
         assertThat(eight.kafka()).as("no kafka section: HTTP only").isNull();
         SelectorConfig kafka = ConfigLoader.load(examples.resolve("selector-kafka.yaml"));
+        assertThat(List.of(eight.warnings(), bench.warnings(), kafka.warnings())).as("the examples start clean")
+                .containsOnly(List.of());
         assertThat(kafka.kafka().bootstrapServers()).isEqualTo("127.0.0.1:9092");
         assertThat(kafka.kafka().clientId()).isEqualTo("tierroute-selector-a");
         assertThat(kafka.kafka().selectorId()).isEqualTo("tierroute-selector-a");

@@ -70,7 +70,7 @@ class KvEventConsumerTest {
         // w2 has no CPU tier in its configuration: its move to CPU is indexed, and counted as unpriced
         var unpriced = new io.tierroute.selector.scheduling.UnpricedTiers(List.of(WorkerSpec.of("w0", 1000),
                 WorkerSpec.of("w1", 1000), new WorkerSpec("w2", 1000, new double[io.tierroute.selector.protocol.Tier.COUNT],
-                        false, 0, 0)));
+                        false, 0, 0)), () -> io.tierroute.selector.params.ParameterSet.builder(3).build());
         consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline, unpriced).start();
         assertThat(consumer.awaitAssigned(WAIT)).isTrue();
 
