@@ -25,17 +25,18 @@ final class LiveStatus {
         int rc = 0;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         String reason = "Ctrl-C or SIGTERM"; // a shutdown hook cannot tell them apart
-        int shown = 0;
-        while (!stop.await(Math.max(50, interval.toMillis()))) {
-            String line = run.statusLine();
-            if (terminal) {
-                // Blanks over what a longer line before left (the Kafka outage suffix going away).
-                err.print("\r" + line + " ".repeat(Math.max(2, shown - line.length())));
-                shown = line.length();
-            } else {
-                err.println(line);
+        StatusOutput status = new StatusOutput(err, terminal);
+        // Stops are looked for every second at most, whatever the interval (10 s by default in a log), so a
+        // --duration or the end of the requests is not overshot by up to an interval.
+        long tickMillis = Math.max(50, Math.min(interval.toMillis(), 1000));
+        long nextLine = System.nanoTime() + interval.toNanos();
+        boolean shownThisTick = false;
+        while (!stop.await(tickMillis)) {
+            shownThisTick = System.nanoTime() - nextLine >= 0;
+            if (shownThisTick) {
+                nextLine += interval.toNanos();
+                status.show(run.statusLine());
             }
-            err.flush();
             if (System.nanoTime() >= deadline) {
                 reason = "--duration reached";
                 break;
@@ -56,10 +57,10 @@ final class LiveStatus {
                 break;
             }
         }
-        if (terminal) {
-            err.println(); // ends the redrawn line
+        if (!shownThisTick) {
+            status.show(run.statusLine()); // where it stopped: the summary below follows from it
         }
-        err.flush();
+        status.end();
         run.fleet().stop();
         try {
             run.awaitDecisionsSettled(Duration.ofSeconds(5)); // the last routes' decisions are still being acknowledged
@@ -70,5 +71,35 @@ final class LiveStatus {
         run.summary().forEach(l -> out.println("  " + l));
         out.flush();
         return rc;
+    }
+
+    /** The status line: redrawn in place on a terminal, a line of its own in a log. */
+    private static final class StatusOutput {
+        private final PrintWriter err;
+        private final boolean terminal;
+        private int shown;
+
+        StatusOutput(PrintWriter err, boolean terminal) {
+            this.err = err;
+            this.terminal = terminal;
+        }
+
+        void show(String line) {
+            if (terminal) {
+                // Blanks over what a longer line before left (the Kafka outage suffix going away).
+                err.print("\r" + line + " ".repeat(Math.max(2, shown - line.length())));
+                shown = line.length();
+            } else {
+                err.println(line);
+            }
+            err.flush();
+        }
+
+        void end() {
+            if (terminal) {
+                err.println(); // ends the redrawn line
+            }
+            err.flush();
+        }
     }
 }
