@@ -111,6 +111,12 @@ public final class ParameterSet {
         return bandwidthOverride[tier];
     }
 
+    /** BW_t of a worker configured with {@code configured} bytes/s on tier {@code t}: the snapshot's override wins. */
+    public double bandwidth(int tier, double configured) {
+        double override = bandwidthOverride[tier];
+        return Double.isNaN(override) ? configured : override;
+    }
+
     /** The output-length model, or null when the snapshot carries none. */
     public OutputLengthModel outputModel() { return outputModel; }
 

@@ -104,7 +104,7 @@ public final class CostModel {
                 held = upToTier;
                 continue;
             }
-            double bw = Double.isNaN(params.bandwidthOverride(t)) ? bandwidth[t] : params.bandwidthOverride(t);
+            double bw = params.bandwidth(t, bandwidth[t]);
             double rho = params.rhoOn(worker, t, bw); // ρ of the link in use, whatever BW_t it was measured on
             if (bw <= 0 || rho > p.rhoThreshold()) {
                 // The AIMD cut-off: a congested link is a miss. Engines match prefixes contiguously,

@@ -59,8 +59,7 @@ public final class UnpricedTiers {
             if (p == null) {
                 p = parameters.get();
             }
-            double override = p.bandwidthOverride(t.ordinal());
-            if ((Double.isNaN(override) ? workers.get(w).bandwidthNoCopy()[t.ordinal()] : override) > 0) {
+            if (p.bandwidth(t.ordinal(), workers.get(w).bandwidthNoCopy()[t.ordinal()]) > 0) { // as CostModel prices it
                 continue;
             }
             total.increment();
