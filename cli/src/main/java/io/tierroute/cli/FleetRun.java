@@ -69,6 +69,8 @@ final class FleetRun implements AutoCloseable {
     private final Settings settings;
     private final LiveWorkload work;
     private final long startedNanos;
+    /** When {@link #startFleet} began the replay (0 before): the status line's and summary's wall seconds. */
+    private volatile long replayStartedNanos;
     private final Closers closers = new Closers("tierroute: the fleet");
     private ParameterStore store;
     private ParameterLoader loader;
@@ -85,7 +87,8 @@ final class FleetRun implements AutoCloseable {
 
     /**
      * Starts the selector's Kafka parts, the fleet (not yet running: {@link #startFleet}) and the selector API;
-     * {@code startedNanos} is what the status line counts its seconds from. On failure stops what had started.
+     * {@code startedNanos} is when the command's start-up began (the summary reports the start-up apart from the run,
+     * whose wall seconds count from {@link #startFleet}). On failure stops what had started.
      */
     static FleetRun start(Settings s, LiveWorkload work, long startedNanos, BooleanSupplier stopRequested) {
         FleetRun run = new FleetRun(s, work, startedNanos);
@@ -142,7 +145,14 @@ final class FleetRun implements AutoCloseable {
 
     /** Starts replaying the requests, paced to the wall clock. */
     void startFleet() {
+        replayStartedNanos = System.nanoTime();
         fleet.start();
+    }
+
+    /** Wall seconds since the replay began (since the start-up began, before it). */
+    private double wallSeconds() {
+        long since = replayStartedNanos != 0 ? replayStartedNanos : startedNanos;
+        return (System.nanoTime() - since) / 1e9;
     }
 
     LiveFleet fleet() { return fleet; }
@@ -181,7 +191,7 @@ final class FleetRun implements AutoCloseable {
     String statusLine() {
         ParameterSet p = store.current();
         return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
-                (System.nanoTime() - startedNanos) / 1e9, fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
+                wallSeconds(), fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
                 secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
                 p.cost().alphaP(), p.cost().alphaD()) + kafkaContact(loader);
     }
@@ -216,7 +226,9 @@ final class FleetRun implements AutoCloseable {
     List<String> summary() {
         ParameterSet p = store.current();
         List<String> lines = new ArrayList<>();
-        lines.add(String.format(Locale.ROOT, "ran %.0f s wall, %.0f s simulated; %s", (System.nanoTime() - startedNanos) / 1e9,
+        String startUp = replayStartedNanos == 0 ? ""
+                : String.format(Locale.ROOT, " after a %.0f s start-up", (replayStartedNanos - startedNanos) / 1e9);
+        lines.add(String.format(Locale.ROOT, "ran %.0f s wall%s, %.0f s simulated; %s", wallSeconds(), startUp,
                 fleet.virtualSeconds(), work.description()));
         lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
                 fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),

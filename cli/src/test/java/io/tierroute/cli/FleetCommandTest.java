@@ -42,6 +42,7 @@ class FleetCommandTest {
                     .contains("the validation gate rejected the newest fit, v4: 'tierroute snapshots show 4 --bootstrap "
                             + kafka.bootstrapServers() + "' says why");
             assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")
+                    .containsPattern("ran \\d+ s wall after a \\d+ s start-up, \\d+ s simulated; ")
                     .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
                     .contains("decisions published: 40 acknowledged of 40 offered")
                     .contains("selector API:     http://127.0.0.1:");

@@ -167,6 +167,11 @@ final class Endpoints {
         if (expected.size() > MAX_TOOLS) {
             throw new ApiError(400, "at most " + MAX_TOOLS + " expected next tools, got " + expected.size());
         }
+        if (step != null && workflow == null) {
+            // A step numbers a workflow's calls; alone it would be recorded against no workflow and fit nothing.
+            throw new ApiError(400, "agent.step_id (or " + STEP_ID + ") needs the workflow it belongs to: give "
+                    + "agent.workflow_id (or " + WORKFLOW_ID + ") too, or leave the step out");
+        }
         return new RouteRequest.AgentContext(workflow, step, expected);
     }
 

@@ -282,6 +282,17 @@ class ApiHandlerTest {
     }
 
     @Test
+    void aStepWithoutItsWorkflowIs400() throws Exception {
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\",\"agent\":{\"step_id\":\"3\"}}"), 400,
+                "agent.step_id", "agent.workflow_id");
+        assert4xx(api.post("/v1/route", "{\"text\":\"hi\"}", "x-agent-step-id", "3"), 400, "x-agent-workflow-id");
+        // The workflow may come from the header while the step comes in the body.
+        HttpResponse<String> r = api.post("/v1/route?dry_run=true", "{\"text\":\"hi\",\"agent\":{\"step_id\":\"3\"}}",
+                "x-agent-workflow-id", "wf-9");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    }
+
+    @Test
     void nullBodiesAndOversizedAgentHeadersAre400() throws Exception {
         for (String path : new String[] {"/v1/route", "/v1/kv-events", "/v1/telemetry"}) {
             assert4xx(api.post(path, "null"), 400, "JSON object");
