@@ -79,7 +79,7 @@ class SnapshotsCommandTest {
         assertThat(lines.get(2)).startsWith("4 ").contains("rejected").contains("alphaP jumped");
         assertThat(lines.get(3)).startsWith("3 ").contains("accepted").contains("active");
         assertThat(lines.get(4)).startsWith("2 ").contains("accepted")
-                .endsWith(SnapshotsFixtures.HELD.substring(0, SnapshotsCommand.REASON_WIDTH) + "… (snapshots show 2)");
+                .endsWith(SnapshotsFixtures.HELD.substring(0, SnapshotsText.REASON_WIDTH) + "… (snapshots show 2)");
         assertThat(lines.get(5)).startsWith("1 ").contains("accepted");
         System.out.println("---- snapshots list ----\n" + o);
     }

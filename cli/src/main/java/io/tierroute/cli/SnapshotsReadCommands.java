@@ -1,0 +1,203 @@
+package io.tierroute.cli;
+
+import io.tierroute.dashboards.history.Fitted;
+import io.tierroute.dashboards.history.ParameterNames;
+import io.tierroute.dashboards.history.ScopeState;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.dashboards.history.VersionRecord;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_1;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_2;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
+import static io.tierroute.cli.SnapshotsText.*;
+
+/** {@code tierroute snapshots list|show|diff}: what the history holds; they only read. */
+final class SnapshotsReadCommands {
+
+    private SnapshotsReadCommands() {}
+
+    @Command(name = "list", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = "List the versions of a scope, newest first, with status (accepted / rejected + reason), "
+                    + "the active and pinned markers and the pin's actor and reason.")
+    static final class ListCmd extends SnapshotsCommand.Base {
+        @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20",
+                description = "Show the newest N versions (default: ${DEFAULT-VALUE}; 0: all).")
+        int limit;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            if (limit < 0) {
+                throw new CommandLine.ParameterException(cl, "--limit must be ≥ 0 (0: all), got " + limit);
+            }
+        }
+
+        @Override
+        void run(SnapshotsKafka kafka) {
+            SnapshotHistory h = kafka.read(null, -1).history();
+            ScopeState s = scope(h);
+            out.println(header(s));
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"VERSION", "STATUS", "MARKERS", "PARENT", "CREATED (UTC)", "PRODUCER", "REASON"});
+            List<VersionRecord> vs = new ArrayList<>(s.versions());
+            java.util.Collections.reverse(vs);
+            int shown = limit <= 0 ? vs.size() : Math.min(limit, vs.size());
+            for (VersionRecord v : vs.subList(0, shown)) {
+                rows.add(new String[] {Long.toString(v.version()), v.status().toLowerCase(Locale.ROOT), markers(s, v),
+                        v.parentVersion() == null ? "-" : v.parentVersion().toString(), time(v.createdAtMs()),
+                        v.producer(), abridged(String.join("; ", v.rejectReasons()), v.version())});
+            }
+            table(out, rows);
+            if (shown < vs.size()) {
+                out.println("(" + (vs.size() - shown) + " older versions not shown; --limit 0 shows all)");
+            }
+        }
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = "Show one snapshot: status, every fitted parameter with unit, value, samples, quality, "
+                    + "standard error and event-time window, and a summary of its per-worker rho.")
+    static final class Show extends SnapshotsCommand.Base {
+        @Parameters(index = "0", paramLabel = "VERSION", description = "The version.")
+        long version;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "VERSION", version);
+        }
+
+        @Override
+        void run(SnapshotsKafka kafka) {
+            SnapshotsKafka.Read read = kafka.read(conn.scope, version);
+            SnapshotHistory h = read.history();
+            ScopeState s = scope(h);
+            VersionRecord v = version(h, s, version);
+            String m = markers(s, v);
+            out.println("scope " + s.scope() + ", version " + v.version() + ": " + v.status().toLowerCase(Locale.ROOT)
+                    + (m.isEmpty() ? "" : " (" + m + ")"));
+            out.println("parent " + (v.parentVersion() == null ? "-" : v.parentVersion()) + " · producer "
+                    + v.producer() + " · created " + time(v.createdAtMs()) + " UTC · control sequence "
+                    + v.controlSequence() + " · offset " + v.offset());
+            for (String r : v.rejectReasons()) {
+                // An accepted snapshot's reasons are the parameters the gate held ("held: …"), not rejections.
+                out.println(r.startsWith("held: ") ? r : "rejected: " + r);
+            }
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"PARAMETER", "VALUE", "UNIT", "SAMPLES", "QUALITY", "STD ERROR", "WINDOW (UTC)"});
+            for (Map.Entry<String, Fitted> e : v.params().entrySet()) {
+                Fitted f = e.getValue();
+                rows.add(new String[] {e.getKey(), num(f.value()), ParameterNames.unit(e.getKey()),
+                        Long.toString(f.samples()),
+                        "NONE".equals(f.qualityKind()) ? "-" : f.qualityKind() + " " + num(f.quality()),
+                        f.stdError() == null ? "-" : num(f.stdError()), window(f)});
+            }
+            table(out, rows);
+            out.println(rho(read.kept(), v));
+            if (v.forest() != null) {
+                out.println("quantile forest: target " + v.forest().target() + ", " + v.forest().trees() + " trees, "
+                        + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows"
+                        + (v.forestVersion() == null || v.forestVersion() == v.version() ? ""
+                                : " (published in full in version " + v.forestVersion() + ")"));
+            } else if (v.forestVersion() != null) { // its carrier is no longer on the topic, or was never read
+                out.println("quantile forest: the one published in full in version " + v.forestVersion());
+            }
+        }
+
+        private static String rho(ParameterSnapshot full, VersionRecord v) {
+            if (full == null) {
+                return "rho: " + v.rhoPairs() + " (worker, tier) values";
+            }
+            Map<String, List<Double>> byTier = new TreeMap<>();
+            Set<String> workers = new LinkedHashSet<>();
+            for (WorkerTierRho r : full.getRho()) {
+                workers.add(r.getWorker());
+                byTier.computeIfAbsent(r.getTier().name(), k -> new ArrayList<>()).add(r.getRho().getValue());
+            }
+            StringBuilder b = new StringBuilder("rho: ").append(full.getRho().size()).append(" (worker, tier) values, ")
+                    .append(workers.size()).append(" workers");
+            byTier.forEach((tier, xs) -> {
+                xs.sort(null);
+                b.append("; ").append(tier).append(" min ").append(num(xs.get(0))).append(" median ")
+                        .append(num(xs.get(xs.size() / 2))).append(" max ").append(num(xs.get(xs.size() - 1)));
+            });
+            return b.toString();
+        }
+    }
+
+    @Command(name = "diff", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = "Compare two versions: each fitted parameter old -> new with its relative change.")
+    static final class Diff extends SnapshotsCommand.Base {
+        @Parameters(index = "0", paramLabel = "A", description = "The older (base) version.")
+        long a;
+
+        @Parameters(index = "1", paramLabel = "B", description = "The newer version.")
+        long b;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "A", a);
+            requireVersion(cl, "B", b);
+            if (a == b) {
+                throw new CommandLine.ParameterException(cl, "A and B are both version " + a + "; give two versions");
+            }
+        }
+
+        @Override
+        void run(SnapshotsKafka kafka) {
+            SnapshotHistory h = kafka.read(null, -1).history();
+            ScopeState s = scope(h);
+            VersionRecord va = version(h, s, a);
+            VersionRecord vb = version(h, s, b);
+            out.println("scope " + s.scope() + ": version " + a + " (" + va.status().toLowerCase(Locale.ROOT) + ") -> "
+                    + b + " (" + vb.status().toLowerCase(Locale.ROOT) + ")");
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[] {"PARAMETER", "UNIT", "OLD (" + a + ")", "NEW (" + b + ")", "CHANGE", "SAMPLES"});
+            Set<String> names = new LinkedHashSet<>(va.params().keySet());
+            names.addAll(vb.params().keySet());
+            for (String n : names) {
+                Fitted fa = va.params().get(n);
+                Fitted fb = vb.params().get(n);
+                rows.add(new String[] {n, ParameterNames.unit(n), fa == null ? "-" : num(fa.value()),
+                        fb == null ? "-" : num(fb.value()), change(fa, fb),
+                        (fa == null ? "-" : Long.toString(fa.samples())) + " -> "
+                                + (fb == null ? "-" : Long.toString(fb.samples()))});
+            }
+            table(out, rows);
+            if (va.rhoPairs() != vb.rhoPairs()) {
+                out.println("rho: " + va.rhoPairs() + " -> " + vb.rhoPairs() + " (worker, tier) values");
+            }
+        }
+
+        static String change(Fitted fa, Fitted fb) {
+            if (fa == null || fb == null) {
+                return fa == null ? "added" : "removed";
+            }
+            double x = fa.value();
+            double y = fb.value();
+            if (x == y) {
+                return "=";
+            }
+            if (x == 0) {
+                return "from 0";
+            }
+            return String.format(Locale.ROOT, "%+.1f%%", 100 * (y - x) / Math.abs(x));
+        }
+    }
+}

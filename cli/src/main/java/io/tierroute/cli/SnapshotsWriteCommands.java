@@ -1,0 +1,200 @@
+package io.tierroute.cli;
+
+import io.tierroute.dashboards.history.ScopeState;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.dashboards.history.VersionRecord;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+
+import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_1;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_2;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
+import static io.tierroute.cli.SnapshotsText.*;
+
+/**
+ * {@code tierroute snapshots pin|unpin|rollback}: each decides its control record against the history, writes it
+ * behind the scope's fence and reads back what became active.
+ */
+final class SnapshotsWriteCommands {
+
+    private SnapshotsWriteCommands() {}
+
+    /** Validates against the history, writes one control record, reads back what became active. */
+    abstract static class Write extends SnapshotsCommand.Base {
+        @Mixin
+        SnapshotsCommand.Who who;
+
+        /** The record to write, or a {@link SnapshotsKafka.Failure} saying why not. */
+        abstract Target target(SnapshotHistory h, ScopeState s);
+
+        /**
+         * The scope as readers see it once they see control sequence {@code sequence}: a committed read stops at the
+         * partition's last stable offset, which can lag a commit that has just returned (the commit marker is written
+         * after it), so the first read may not hold the record yet. Gives up after 10 s with what it read.
+         */
+        static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+                ScopeState now = kafka.read(null, -1).history().scope(scope).orElseThrow();
+                if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {
+                    return now;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return now;
+                }
+            }
+        }
+
+        record Target(ControlAction action, long version, String what) {}
+
+        @Override
+        final void run(SnapshotsKafka kafka) {
+            who.check(spec.commandLine());
+            SnapshotHistory first = kafka.read(null, -1).history();
+            ScopeState firstState = scope(first);
+            target(first, firstState); // a write the history rules out is refused before it fences anyone
+            String scopeName = firstState.scope();
+            ScopeState s;
+            Target t;
+            SnapshotControl c;
+            long sequence;
+            // Read and decide behind the fence: no other writer of the scope can commit in between.
+            try (SnapshotsKafka.Fence fence = kafka.fence(scopeName)) {
+                long committed = fence.lastSequence(scopeName);
+                SnapshotHistory h = kafka.read(null, -1).history();
+                s = scope(h);
+                if (s.controlSequence() != committed) { // the read stops at the committed end, which is past it now
+                    throw new SnapshotsKafka.Failure("the history read ends at control sequence " + s.controlSequence()
+                            + " of scope '" + scopeName + "', the topic holds " + committed + ". Nothing was written; "
+                            + "retry");
+                }
+                t = target(h, s);
+                sequence = s.controlSequence() + 1;
+                c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
+                        .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip()))
+                        .setReason(who.reason.strip()).setTimestampMs(System.currentTimeMillis()).setSequence(sequence)
+                        .build();
+                fence.commit(c);
+            }
+            ScopeState now = readBack(kafka, s.scope(), sequence);
+            // A safety net behind the fence (a writer older than it would not be fenced): the record with our
+            // sequence is ours, even when a later write came after it.
+            boolean ours = now.controls().stream().filter(e -> e.sequence() == sequence).findFirst()
+                    .map(e -> e.actor().equals(c.getActor()) && e.reason().equals(c.getReason())).orElse(false);
+            if (!ours) {
+                throw new SnapshotsKafka.Failure("wrote " + t.what() + " as control sequence " + sequence
+                        + ", but another control record took that sequence first (" + describe(now)
+                        + "); check 'tierroute snapshots list' and retry");
+            }
+            out.println(t.what() + ": written as control sequence " + sequence + " by " + c.getActor() + " ("
+                    + c.getReason() + ")");
+            out.println("scope " + s.scope() + ": active version " + active(s) + " -> " + active(now)
+                    + (now.pinned() ? ", pinned to " + now.pinnedVersion() : ", not pinned"));
+        }
+
+        private static String active(ScopeState s) {
+            return s.activeVersion() == null ? "none" : s.activeVersion().toString();
+        }
+    }
+
+    @Command(name = "pin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = {"Pin the scope to an ACCEPTED version: it stays active, and fitted snapshots are recorded "
+                    + "but not activated, until an unpin. A rejected or unknown version is refused.",
+                    "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
+    static final class Pin extends Write {
+        @Parameters(index = "0", paramLabel = "VERSION", description = "The version to pin.")
+        long version;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            requireVersion(cl, "VERSION", version);
+        }
+
+        @Override
+        Target target(SnapshotHistory h, ScopeState s) {
+            VersionRecord v = version(h, s, version);
+            if (v.rejected()) {
+                throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
+                        + "' was REJECTED by the validation gate (" + String.join("; ", v.rejectReasons())
+                        + ") and can never be active. Nothing was written.");
+            }
+            if (!v.accepted()) {
+                throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
+                        + "' is " + v.status() + "; only ACCEPTED versions can be pinned. Nothing was written.");
+            }
+            if (s.pinned() && s.pinnedVersion() != null && s.pinnedVersion() == version) {
+                throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' is already pinned to version "
+                        + version + ". Nothing was written.");
+            }
+            return new Target(ControlAction.PIN, version, "pin of scope '" + s.scope() + "' to version " + version);
+        }
+    }
+
+    @Command(name = "unpin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = {"Unpin the scope: the pinned version stays active until the fitting job publishes an "
+                    + "accepted snapshot after seeing the unpin.",
+                    "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
+    static final class Unpin extends Write {
+        @Override
+        Target target(SnapshotHistory h, ScopeState s) {
+            if (!s.pinned()) {
+                throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' is not pinned. Nothing was "
+                        + "written.");
+            }
+            return new Target(ControlAction.UNPIN, s.pinnedVersion(), "unpin of scope '" + s.scope()
+                    + "' (was pinned to " + s.pinnedVersion() + ")");
+        }
+    }
+
+    @Command(name = "rollback", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            description = {"Roll back: pin the scope to the newest ACCEPTED version below the active one.",
+                    "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
+    static final class Rollback extends Write {
+        @Option(names = "--from", paramLabel = "VERSION",
+                description = "Roll back only if VERSION is still the active one (the version you saw is bad): when "
+                        + "another operator rolled back or pinned meanwhile, the command is refused instead of "
+                        + "rolling back a second time.")
+        Long from;
+
+        @Override
+        void checkArguments(CommandLine cl) {
+            if (from != null) {
+                requireVersion(cl, "--from", from);
+            }
+        }
+
+        @Override
+        Target target(SnapshotHistory h, ScopeState s) {
+            if (s.activeVersion() == null) {
+                throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no active version to roll "
+                        + "back from. Nothing was written.");
+            }
+            if (from != null && !from.equals(s.activeVersion())) {
+                throw new SnapshotsKafka.Failure("refused: version " + s.activeVersion() + " of scope '" + s.scope()
+                        + "' is active, not --from " + from + " (rolled back or pinned meanwhile?). Nothing was written.");
+            }
+            OptionalLong prev = h.previousAccepted(s.scope(), s.activeVersion());
+            if (prev.isEmpty()) {
+                throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no accepted version below "
+                        + "the active version " + s.activeVersion() + ". Nothing was written.");
+            }
+            return new Target(ControlAction.PIN, prev.getAsLong(), "rollback of scope '" + s.scope() + "' from "
+                    + s.activeVersion() + " to version " + prev.getAsLong());
+        }
+    }
+}
