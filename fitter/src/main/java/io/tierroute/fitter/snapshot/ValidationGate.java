@@ -231,7 +231,11 @@ public final class ValidationGate {
         out.setRho(rhos);
 
         QuantileForestModel activeModel = active == null ? null : active.getQuantileModel();
-        if (checkQuantileModel(candidate.getQuantileModel(), activeModel, ctx) == Verdict.HOLD) {
+        QuantileModelCheck.Outcome forest = QuantileModelCheck.check(candidate.getQuantileModel(), activeModel,
+                config.minQuantileTrainingRows());
+        ctx.rejections.addAll(forest.rejections());
+        if (forest.held() != null) {
+            ctx.held.add(forest.held());
             out.setQuantileModel(activeModel);
         }
 
@@ -563,108 +567,6 @@ public final class ValidationGate {
             return v.getStdError();
         }
         return v.getQualityKind() == QualityKind.STD_ERROR ? v.getQuality() : Double.NaN;
-    }
-
-    /**
-     * A model trained on too few rows is HELD (the active model, or none, stays: too little evidence
-     * is not a defect, and must not cost the other parameters their update); a malformed one REJECTS.
-     */
-    private Verdict checkQuantileModel(QuantileForestModel m, QuantileForestModel activeModel, Ctx ctx) {
-        if (m == null || m.equals(activeModel)) {
-            return Verdict.OK;
-        }
-        String l = "quantileModel";
-        if (m.getTrainingRows() < config.minQuantileTrainingRows()) {
-            ctx.held.add("held: " + l + " kept at " + (activeModel == null ? "none (d̂ from hints or max_tokens / 2)"
-                : "the active model") + "; trained on " + m.getTrainingRows() + " rows < minimum "
-                + config.minQuantileTrainingRows());
-            return Verdict.HOLD;
-        }
-        if (m.getTreeRoots().isEmpty()) {
-            ctx.rejections.add(l + ": has no trees");
-        }
-        int nodes = m.getNodeSplitFeature().size();
-        if (m.getNodeThreshold().size() != nodes || m.getNodeLeft().size() != nodes
-                || m.getNodeRight().size() != nodes || m.getNodeLeafId().size() != nodes) {
-            ctx.rejections.add(l + ": node arrays differ in length");
-        }
-        if (m.getLeafSampleOffsets().size() != m.getLeafRows().size() + 1) {
-            ctx.rejections.add(l + ": leafSampleOffsets has " + m.getLeafSampleOffsets().size()
-                + " entries, expected numLeaves + 1 = " + (m.getLeafRows().size() + 1));
-        }
-        for (Double t : m.getNodeThreshold()) {
-            if (t == null || !Double.isFinite(t)) {
-                ctx.rejections.add(l + ": a split threshold is " + t + ", not a finite number");
-                break;
-            }
-        }
-        checkForestStructure(m, l, ctx);
-        for (String problem : io.tierroute.fitter.forest.ForestCalibration.problems(m)) {
-            ctx.rejections.add(l + ": " + problem);
-        }
-        for (Float s : m.getLeafSamples()) {
-            if (s == null || !Float.isFinite(s) || s < 0) {
-                ctx.rejections.add(l + ": a leaf sample (output tokens) is " + s + ", not a finite value >= 0");
-                break;
-            }
-        }
-        return Verdict.OK; // any defect above is in ctx.rejections and rejects the snapshot
-    }
-
-    /**
-     * The structure the selector's evaluator needs (found in review: models it refuses to load used
-     * to pass): child, root and leaf indices in range, at least one sample per leaf and at most
-     * {@code maxSamplesPerLeaf}, offsets that never go down, each leaf's sample sorted. The evaluator
-     * checks the same and more (feature levels, acyclic trees) when it loads a model.
-     */
-    private static void checkForestStructure(QuantileForestModel m, String l, Ctx ctx) {
-        int nodes = m.getNodeSplitFeature().size();
-        int leaves = m.getLeafRows().size();
-        if (m.getMaxSamplesPerLeaf() < 1) {
-            ctx.rejections.add(l + ": maxSamplesPerLeaf = " + m.getMaxSamplesPerLeaf() + " < 1");
-        }
-        for (Integer r : m.getTreeRoots()) {
-            if (r == null || r < 0 || r >= nodes) {
-                ctx.rejections.add(l + ": a tree root (" + r + ") is not a node index");
-                break;
-            }
-        }
-        int n = Math.min(nodes, Math.min(m.getNodeLeft().size(), Math.min(m.getNodeRight().size(), m.getNodeLeafId().size())));
-        for (int i = 0; i < n; i++) {
-            Integer f = m.getNodeSplitFeature().get(i);
-            boolean internal = f != null && f >= 0;
-            Integer left = m.getNodeLeft().get(i);
-            Integer right = m.getNodeRight().get(i);
-            Integer leaf = m.getNodeLeafId().get(i);
-            boolean ok = internal
-                    ? left != null && right != null && left >= 0 && left < nodes && right >= 0 && right < nodes
-                    : f != null && f == -1 && leaf != null && leaf >= 0 && leaf < leaves;
-            if (!ok) {
-                ctx.rejections.add(l + ": node " + i + " has a child or leaf index out of range");
-                break;
-            }
-        }
-        List<Integer> offsets = m.getLeafSampleOffsets();
-        List<Float> samples = m.getLeafSamples();
-        for (int leaf = 0; leaf + 1 < offsets.size(); leaf++) {
-            Integer from = offsets.get(leaf);
-            Integer to = offsets.get(leaf + 1);
-            if (from == null || to == null || from < 0 || to > samples.size() || to - from < 1
-                    || to - from > Math.max(1, m.getMaxSamplesPerLeaf())) {
-                ctx.rejections.add(l + ": leaf " + leaf + " has an invalid sample range [" + from + ", " + to + ")");
-                break;
-            }
-            boolean sorted = true;
-            for (int i = from + 1; i < to && sorted; i++) {
-                Float a = samples.get(i - 1);
-                Float b = samples.get(i);
-                sorted = a == null || b == null || a <= b;
-            }
-            if (!sorted) {
-                ctx.rejections.add(l + ": leaf " + leaf + "'s sample is not sorted");
-                break;
-            }
-        }
     }
 
     private static FittedValue activeBandwidth(ParameterSnapshot active, Tier t) {
