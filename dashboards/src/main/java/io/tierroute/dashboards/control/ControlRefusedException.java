@@ -3,28 +3,33 @@ package io.tierroute.dashboards.control;
 /**
  * A pin, unpin or rollback that was not written, with the reason the operator sees (unknown or
  * rejected version, nothing to roll back to, history not caught up, bad actor or reason).
- * {@link #conflict} tells "the request is fine but the state does not allow it" (HTTP 409) from
- * "the request is bad" (400).
+ * {@link #status} says which kind, as HTTP does: the request is bad (400), the scope it names does not
+ * exist (404, as a read of it answers), or the request is fine but the state does not allow it (409).
  */
 public final class ControlRefusedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    private final boolean conflict;
+    private final int status;
 
-    ControlRefusedException(String message, boolean conflict) {
+    private ControlRefusedException(String message, int status) {
         super(message, null, false, false);
-        this.conflict = conflict;
+        this.status = status;
     }
 
     static ControlRefusedException badRequest(String message) {
-        return new ControlRefusedException(message, false);
+        return new ControlRefusedException(message, 400);
+    }
+
+    static ControlRefusedException notFound(String message) {
+        return new ControlRefusedException(message, 404);
     }
 
     static ControlRefusedException conflict(String message) {
-        return new ControlRefusedException(message, true);
+        return new ControlRefusedException(message, 409);
     }
 
-    public boolean conflict() {
-        return conflict;
+    /** 400, 404 or 409. */
+    public int status() {
+        return status;
     }
 }

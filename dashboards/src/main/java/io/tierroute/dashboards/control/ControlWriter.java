@@ -231,7 +231,7 @@ public final class ControlWriter implements AutoCloseable {
             throw ControlRefusedException.badRequest("scope must not be empty");
         }
         if (history.scope(scope).isEmpty()) {
-            throw ControlRefusedException.conflict("unknown scope '" + scope + "'; known: " + history.scopes());
+            throw ControlRefusedException.notFound("unknown scope '" + scope + "'; known: " + history.scopes());
         }
     }
 

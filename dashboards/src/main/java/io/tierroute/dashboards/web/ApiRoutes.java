@@ -1,6 +1,7 @@
 package io.tierroute.dashboards.web;
 
 import io.tierroute.dashboards.control.ControlRefusedException;
+import io.tierroute.dashboards.control.ControlText;
 import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
@@ -8,12 +9,14 @@ import io.undertow.Handlers;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
+import io.undertow.util.PathTemplateMatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The JSON API, mounted under {@code /api} (its routes, in {@link #handler()}, start at {@code /v1}).
@@ -56,7 +59,8 @@ final class ApiRoutes {
         for (DashboardRoute route : DashboardRoute.values()) {
             HttpHandler h = handlerFor(route);
             if (h != null) {
-                r.add(route.method(), route.template().substring(DashboardRoute.API_PREFIX.length()), wrap(h));
+                r.add(route.method(), route.template().substring(DashboardRoute.API_PREFIX.length()),
+                        wrap(route, h));
             }
         }
         r.setFallbackHandler(ex -> JsonIo.error(ex, 404, "no such endpoint: " + ex.getRequestMethod() + " "
@@ -162,8 +166,7 @@ final class ApiRoutes {
      * so every scope name, with '/', '%', spaces or non-ASCII in it, arrives as the page's encodeURIComponent sent it.
      */
     private static String scope(HttpServerExchange ex) {
-        Deque<String> d = ex.getQueryParameters().get("scope");
-        String raw = d == null ? null : d.peekFirst();
+        String raw = pathParameter(ex, "scope");
         String s = raw == null ? null : PathSegment.decode(raw, "the scope");
         if (s == null || s.isBlank()) {
             throw new HttpError(400, "the scope in the path is empty");
@@ -189,7 +192,7 @@ final class ApiRoutes {
     }
 
     private static long version(HttpServerExchange ex) {
-        String v = ex.getQueryParameters().get("version").peekFirst();
+        String v = pathParameter(ex, "version");
         try {
             long n = Long.parseLong(v);
             if (n < 1) {
@@ -201,15 +204,52 @@ final class ApiRoutes {
         }
     }
 
+    /**
+     * A segment of the route's path template, as it came (undecoded). Read from the template match, never from the
+     * query parameters: Undertow adds the path's values there after the client's own, so {@code ?scope=} would win.
+     */
+    private static String pathParameter(HttpServerExchange ex, String name) {
+        PathTemplateMatch match = ex.getAttachment(PathTemplateMatch.ATTACHMENT_KEY);
+        return match == null ? null : match.getParameters().get(name);
+    }
+
+    /**
+     * 400 for a query parameter {@code route} does not read, so a mistyped or misplaced one ({@code ?scope=} beside the
+     * path's scope, {@code ?lats=}) is said rather than ignored. Undertow lists the path's segments among the query
+     * parameters: one value of those names is the path's own.
+     */
+    static void checkQuery(HttpServerExchange ex, DashboardRoute route) {
+        PathTemplateMatch match = ex.getAttachment(PathTemplateMatch.ATTACHMENT_KEY);
+        Map<String, String> path = match == null ? Map.of() : match.getParameters();
+        Set<String> allowed = route.queryParameters();
+        for (Map.Entry<String, Deque<String>> e : ex.getQueryParameters().entrySet()) {
+            String name = e.getKey();
+            int fromClient = e.getValue().size() - (path.containsKey(name) ? 1 : 0);
+            if (fromClient > 0 && !allowed.contains(name)) {
+                throw new HttpError(400, "unknown query parameter '" + abridged(ControlText.printable(name)) + "' for "
+                        + route.method() + " " + route.template() + (allowed.isEmpty() ? " (it takes none)"
+                        : " (it takes " + String.join(", ", allowed) + ")"));
+            }
+            if (fromClient > 1) {
+                throw new HttpError(400, "query parameter '" + name + "' given " + fromClient + " times; give it once");
+            }
+        }
+    }
+
+    private static String abridged(String name) {
+        return name.length() <= 64 ? name : name.substring(0, 64) + "…";
+    }
+
     /** Runs {@code h}; turns refusals and client errors into their status, anything else into a logged 500. */
-    private static HttpHandler wrap(HttpHandler h) {
+    private static HttpHandler wrap(DashboardRoute route, HttpHandler h) {
         return ex -> {
             try {
+                checkQuery(ex, route);
                 h.handleRequest(ex);
             } catch (HttpError e) {
                 JsonIo.error(ex, e.status, e.getMessage());
             } catch (ControlRefusedException e) {
-                JsonIo.error(ex, e.conflict() ? 409 : 400, e.getMessage());
+                JsonIo.error(ex, e.status(), e.getMessage());
             } catch (IllegalStateException e) {
                 log.warn("dashboard API: {} {} failed: {}", ex.getRequestMethod(), ex.getRequestPath(), e.getMessage());
                 JsonIo.error(ex, 503, e.getMessage());

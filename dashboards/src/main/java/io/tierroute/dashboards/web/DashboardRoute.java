@@ -46,6 +46,11 @@ public enum DashboardRoute {
     public String template() { return template; }
     public Access access() { return access; }
 
+    /** The query parameters the route reads; any other is a 400 ({@code ApiRoutes.checkQuery}). */
+    public java.util.Set<String> queryParameters() {
+        return this == VERSIONS || this == TIMELINES ? java.util.Set.of("last") : java.util.Set.of();
+    }
+
     /** The path for a scope (percent-encoded: a scope name may hold '/', '%', spaces) and version. */
     public String path(String scope, long version) {
         return template.replace("{scope}", PathSegment.encode(scope)).replace("{version}", Long.toString(version));

@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.type.LogicalType;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
@@ -31,6 +35,12 @@ final class JsonIo {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            // "version": "3" is a client that sends the wrong type: said, as "from": "x" is, not read as 3.
+            .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
+            .withCoercionConfig(LogicalType.Textual, c -> c
+                    .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(JsonWriteFeature.WRITE_NAN_AS_STRINGS)
             .build();
@@ -54,6 +64,8 @@ final class JsonIo {
         send(ex, status, Map.of("error", message));
     }
 
+    private static final java.util.regex.Pattern COERCED_STRING = java.util.regex.Pattern.compile("String value \\(\"(.{0,64}?)\"\\)");
+
     /**
      * A value of the wrong JSON type, said in the API's terms ("field 'version' must be a whole number, got 224.5")
      * rather than Jackson's, which names its classes and its CoercionConfig.
@@ -67,6 +79,10 @@ final class JsonIo {
         String expected = t == Long.class || t == Integer.class || t == long.class || t == int.class ? "a whole number"
                 : t == String.class ? "a string" : "a " + (t == null ? "value of another type" : t.getSimpleName());
         Object got = e instanceof InvalidFormatException f ? f.getValue() : null;
+        if (got == null) { // "Cannot coerce String value ("3") to `java.lang.Long` value": the wrong JSON type
+            java.util.regex.Matcher m = COERCED_STRING.matcher(String.valueOf(e.getOriginalMessage()));
+            got = m.find() ? "\"" + m.group(1) + "\" (a string)" : null;
+        }
         return "field '" + field + "' must be " + expected + (got == null ? "" : ", got " + got);
     }
 

@@ -77,7 +77,8 @@ class ControlWriterTest {
                 .isInstanceOf(ControlRefusedException.class).hasMessageContaining("REJECTED")
                 .hasMessageContaining("alphaP jumped");
         assertThatThrownBy(() -> writer.pin("nope", 1, "alice", "try"))
-                .hasMessageContaining("unknown scope 'nope'");
+                .hasMessageContaining("unknown scope 'nope'")
+                .satisfies(e -> assertThat(((ControlRefusedException) e).status()).as("as a read of it").isEqualTo(404));
         assertThatThrownBy(() -> writer.unpin("default", "alice", "try")).hasMessageContaining("not pinned");
         assertThatThrownBy(() -> writer.pin("default", 1, " ", "try")).hasMessageContaining("actor");
         assertThatThrownBy(() -> writer.pin("default", 1, "alice", "")).hasMessageContaining("reason");

@@ -155,6 +155,24 @@ class DashboardApiTest {
         assertThat(get("api/v1/scopes/default/versions/99").statusCode()).isEqualTo(404);
         assertThat(get("api/v1/nothing").statusCode()).isEqualTo(404);
 
+        // The path names the scope and version; the query cannot stand in for it, and an unread parameter is said.
+        r = get("api/v1/scopes/nope/versions?scope=default");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).contains("unknown query parameter 'scope'").contains("(it takes last)");
+        r = get("api/v1/scopes/default/versions/1?version=3");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).contains("unknown query parameter 'version'").contains("(it takes none)");
+        assertThat(get("api/v1/scopes/default/timelines?lats=3").statusCode()).isEqualTo(400);
+        assertThat(get("api/v1/scopes/default/versions?last=1&last=2").statusCode()).isEqualTo(400);
+        assertThat(get("api/v1/scopes/default/versions?last=1").statusCode()).isEqualTo(200);
+        r = post("api/v1/scopes/other/pin?scope=default", TOKEN, "{\"version\": 1, \"reason\": \"r\"}");
+        assertThat(r.statusCode()).as("a write cannot be redirected to another scope: " + r.body()).isEqualTo(400);
+        r = post("api/v1/scopes/nope/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\"}");
+        assertThat(r.statusCode()).as("an unknown scope is 404 on a write as on a read").isEqualTo(404);
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": \"1\", \"reason\": \"r\"}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got \"1\" (a string)");
+
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\", \"x\": 1}");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).contains("unknown field 'x'");
@@ -170,7 +188,7 @@ class DashboardApiTest {
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got 224.5");
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": \"two\", \"reason\": \"r\"}");
-        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got two");
+        assertThat(json(r).get("error").asText()).isEqualTo("field 'version' must be a whole number, got \"two\" (a string)");
         r = post("api/v1/scopes/default/pin", TOKEN, "[1]");
         assertThat(json(r).get("error").asText()).isEqualTo("malformed request body: expected a JSON object");
         r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
