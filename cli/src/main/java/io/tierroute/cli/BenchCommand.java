@@ -123,6 +123,19 @@ final class BenchCommand implements Runnable {
                 + "(to --out/seed-<N>/ with several seeds).")
         boolean requestLogs;
 
+        /** The request logs each run directory gets (none without --request-logs). */
+        private List<String> requestLogNames() {
+            List<String> names = new java.util.ArrayList<>();
+            if (requestLogs) {
+                for (String p : policies) {
+                    for (double l : loads) {
+                        names.add(io.tierroute.sim.bench.RequestLog.fileName(p.strip(), l));
+                    }
+                }
+            }
+            return names;
+        }
+
         @Option(names = "--list-policies", description = "List the registered policies, and the workloads with what each models, then exit.")
         boolean list;
 
@@ -150,7 +163,7 @@ final class BenchCommand implements Runnable {
             policies = policies.stream().map(String::strip).toList(); // "round-robin, dynamo" names two policies
             try {
                 seeds = SeedList.parse(seed);
-                OutputDirectory.check(out, seeds);
+                OutputDirectory.check(out, seeds, requestLogNames());
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seeds.first(), hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, nvmeTokens, nvmeGbps == null ? null : nvmeGbps * 1e9,
                         warmUp);
@@ -166,7 +179,7 @@ final class BenchCommand implements Runnable {
             }
             List<String> left;
             try {
-                left = OutputDirectory.leftovers(out, seeds);
+                left = OutputDirectory.leftovers(out, seeds, requestLogNames());
             } catch (IOException e) { // only a note: the write check below says whether --out can be used
                 left = List.of();
             }

@@ -133,8 +133,10 @@ public final class HtmlReporter implements Reporter {
         for (int i = 0; i <= 4; i++) {
             double xv = minX + (maxX - minX) * i / 4;
             double yv = maxY * i / 4;
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\">%s</text>", px(xv, minX, maxX) - 10,
-                    H - PAD + 14, TableReporter.format(logX ? Math.pow(10, xv) : xv)));
+            // Centred under its tick; the last one ends at its tick, so a wide value stays inside the chart.
+            sb.append(String.format(Locale.ROOT, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"%s\">%s</text>",
+                    px(xv, minX, maxX), H - PAD + 14, i == 4 ? "end" : "middle",
+                    TableReporter.format(logX ? Math.pow(10, xv) : xv)));
             sb.append(String.format(Locale.ROOT, "<text x=\"4\" y=\"%.0f\" font-size=\"10\">%s</text>", py(yv, maxY) + 3,
                     TableReporter.format(yv)));
         }

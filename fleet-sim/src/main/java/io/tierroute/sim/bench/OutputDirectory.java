@@ -19,6 +19,8 @@ public final class OutputDirectory {
     private static final List<String> SUMMARY_FILES = List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE,
             SummaryHtmlReporter.FILE);
     private static final Pattern SEED_DIR = Pattern.compile("seed-\\d+");
+    /** {@link RequestLog#fileName}'s shape. */
+    private static final Pattern REQUEST_LOG = Pattern.compile("requests-.*-load.*\\.csv");
 
     private OutputDirectory() {}
 
@@ -29,6 +31,11 @@ public final class OutputDirectory {
      * @throws IllegalArgumentException naming the path in the way
      */
     public static void check(Path out, SeedList seeds) {
+        check(out, seeds, List.of());
+    }
+
+    /** As {@link #check(Path, SeedList)}, with the request logs ({@link RequestLog#fileName}) each run directory gets. */
+    public static void check(Path out, SeedList seeds, List<String> requestLogs) {
         if (out.toString().isEmpty()) {
             throw new IllegalArgumentException("--out must name a directory (got an empty path)");
         }
@@ -38,6 +45,7 @@ public final class OutputDirectory {
         List<Path> files = new ArrayList<>();
         if (seeds.size() == 1) {
             Reporter.FILES.forEach(f -> files.add(out.resolve(f)));
+            requestLogs.forEach(f -> files.add(out.resolve(f)));
         } else {
             SUMMARY_FILES.forEach(f -> files.add(out.resolve(f)));
             for (long seed : seeds.seeds()) {
@@ -47,12 +55,14 @@ public final class OutputDirectory {
                             + " is a file, where seed " + seed + "'s reports go; move it or choose another --out");
                 }
                 Reporter.FILES.forEach(f -> files.add(dir.resolve(f)));
+                requestLogs.forEach(f -> files.add(dir.resolve(f)));
             }
         }
         for (Path f : files) {
             if (Files.isDirectory(f)) {
                 throw new IllegalArgumentException("--out " + out + ": " + out.relativize(f)
-                        + " is a directory, where a report goes; move it or choose another --out");
+                        + " is a directory, where a " + (REQUEST_LOG.matcher(f.getFileName().toString()).matches()
+                        ? "request log" : "report") + " goes; move it or choose another --out");
             }
         }
     }
@@ -64,28 +74,50 @@ public final class OutputDirectory {
      * run's, so the caller says so. Names relative to {@code out}, sorted.
      */
     public static List<String> leftovers(Path out, SeedList seeds) throws IOException {
+        return leftovers(out, seeds, List.of());
+    }
+
+    /**
+     * As {@link #leftovers(Path, SeedList)}, request logs included: one of another policy or load (or any, when this
+     * run writes none) would be read with this run's by a script that globs {@code requests-*.csv}.
+     */
+    public static List<String> leftovers(Path out, SeedList seeds, List<String> requestLogs) throws IOException {
         if (!Files.isDirectory(out)) {
             return List.of();
         }
         Set<String> ours = new HashSet<>();
+        List<String> left = new ArrayList<>();
         if (seeds.size() == 1) {
             ours.addAll(Reporter.FILES);
+            ours.addAll(requestLogs);
         } else {
             ours.addAll(SUMMARY_FILES);
             for (long seed : seeds.seeds()) {
-                ours.add(SeedSweep.seedDir(out, seed).getFileName().toString());
+                Path dir = SeedSweep.seedDir(out, seed);
+                ours.add(dir.getFileName().toString());
+                if (Files.isDirectory(dir)) {
+                    staleRequestLogs(dir, Set.copyOf(requestLogs), dir.getFileName() + "/", left);
+                }
             }
         }
         Set<String> reports = new HashSet<>(Reporter.FILES);
         reports.addAll(SUMMARY_FILES);
-        List<String> left = new ArrayList<>();
         try (Stream<Path> entries = Files.list(out)) {
             entries.map(p -> p.getFileName().toString())
                     .filter(name -> !ours.contains(name))
-                    .filter(name -> reports.contains(name) || SEED_DIR.matcher(name).matches()
-                            && Files.isDirectory(out.resolve(name)))
-                    .sorted().forEach(name -> left.add(Files.isDirectory(out.resolve(name)) ? name + "/" : name));
+                    .filter(name -> reports.contains(name) || REQUEST_LOG.matcher(name).matches()
+                            || SEED_DIR.matcher(name).matches() && Files.isDirectory(out.resolve(name)))
+                    .forEach(name -> left.add(Files.isDirectory(out.resolve(name)) ? name + "/" : name));
         }
+        left.sort(null);
         return left;
+    }
+
+    private static void staleRequestLogs(Path dir, Set<String> ours, String prefix, List<String> left) throws IOException {
+        try (Stream<Path> entries = Files.list(dir)) {
+            entries.map(p -> p.getFileName().toString())
+                    .filter(name -> REQUEST_LOG.matcher(name).matches() && !ours.contains(name))
+                    .forEach(name -> left.add(prefix + name));
+        }
     }
 }

@@ -36,9 +36,13 @@ public final class SummaryTableReporter {
                 .append("seeds it is below 0.97 (more than 3 % behind). A run where the policy rejected every request has no\n")
                 .append("latency and is left out of the means (seeds: how many are in); n/a: no seed left.\n");
         List<SeedSummary.Row> rows = summary.rows();
+        // At least the 22 columns the table always had; a longer policy name widens it rather than shifting its row.
+        int width = Math.max(22, rows.stream().mapToInt(r -> r.policy().length()).max().orElse(0));
+        String line = "%-" + width + "s %-16s %5s %10s %10s %10s %10s %10s %10s";
+        String row = "%-" + width + "s %-16s %5d %10s %10s %10s %10s %10s %10s";
         rows.stream().map(SeedSummary.Row::load).distinct().forEach(load -> {
             sb.append(String.format(Locale.ROOT, "%nload %.2f%n", load));
-            sb.append(String.format(Locale.ROOT, "%-22s %-16s %5s %10s %10s %10s %10s %10s %10s", "policy", "metric",
+            sb.append(String.format(Locale.ROOT, line, "policy", "metric",
                     "seeds", "geomean", "min", "max", "ratio geo", "ratio min", "< 0.97")).append('\n');
             String last = null;
             for (SeedSummary.Row r : rows) {
@@ -47,7 +51,7 @@ public final class SummaryTableReporter {
                 }
                 String policy = r.policy().equals(last) ? "" : r.policy();
                 last = r.policy();
-                sb.append(String.format(Locale.ROOT, "%-22s %-16s %5d %10s %10s %10s %10s %10s %10s", policy, r.metric(),
+                sb.append(String.format(Locale.ROOT, row, policy, r.metric(),
                         r.seeds(), TableReporter.format(r.geomean()), TableReporter.format(r.min()),
                         TableReporter.format(r.max()),
                         r.hasRatio() ? ratio(r.ratioGeomean()) : "",

@@ -9,7 +9,6 @@ import java.util.Locale;
 public final class TableReporter implements Reporter {
     public static final String FILE = "results.txt";
 
-
     private final PrintStream out;
 
     public TableReporter(PrintStream out) {
@@ -25,28 +24,50 @@ public final class TableReporter implements Reporter {
         }
     }
 
+    /** Each column as wide as its widest cell (header or value), so a long policy or metric name shifts nothing. */
     public static String render(String title, List<RunReport> reports) {
+        String[] metrics = RunReport.METRICS;
+        int policyWidth = "policy".length();
+        int[] widths = new int[metrics.length];
+        for (int i = 0; i < widths.length; i++) {
+            widths[i] = Math.max(MIN_WIDTH, metrics[i].length());
+        }
+        for (RunReport r : reports) {
+            policyWidth = Math.max(policyWidth, r.policy().length());
+            for (int i = 0; i < widths.length; i++) {
+                widths[i] = Math.max(widths[i], format(r.get(metrics[i])).length());
+            }
+        }
         StringBuilder sb = new StringBuilder();
         sb.append(title).append('\n');
+        final int pw = policyWidth;
         reports.stream().map(RunReport::load).distinct().forEach(load -> {
             sb.append(String.format(Locale.ROOT, "%nload %.2f%n", load));
-            sb.append(String.format(Locale.ROOT, "%-22s", "policy"));
-            for (String m : RunReport.METRICS) {
-                sb.append(String.format(Locale.ROOT, " %12s", m));
+            sb.append(pad("policy", -pw));
+            for (int i = 0; i < widths.length; i++) {
+                sb.append(' ').append(pad(metrics[i], widths[i]));
             }
             sb.append('\n');
             for (RunReport r : reports) {
                 if (r.load() != load) {
                     continue;
                 }
-                sb.append(String.format(Locale.ROOT, "%-22s", r.policy()));
-                for (String m : RunReport.METRICS) {
-                    sb.append(String.format(Locale.ROOT, " %12s", format(r.get(m))));
+                sb.append(pad(r.policy(), -pw));
+                for (int i = 0; i < widths.length; i++) {
+                    sb.append(' ').append(pad(format(r.get(metrics[i])), widths[i]));
                 }
                 sb.append('\n');
             }
         });
         return sb.toString();
+    }
+
+    /** The narrowest a metric column gets: the width the table has always had for short names. */
+    private static final int MIN_WIDTH = 12;
+
+    /** Right-aligned to {@code width}, or left-aligned to {@code -width}. */
+    static String pad(String s, int width) {
+        return String.format(Locale.ROOT, "%" + width + "s", s);
     }
 
     /** A metric for the text and HTML tables; NaN (the run has none) is "n/a". */

@@ -149,6 +149,8 @@ public final class Simulation implements EngineListener {
         }
         int nextArrival = 0;
         int lastReported = -1;
+        // Every 1 % (at most every 256 requests): a short run still passes each 10 % a log line reports.
+        int reportEvery = Math.max(1, Math.min(256, requests.size() / 100));
         while (!events.isEmpty()) {
             Ev ev = events.poll();
             now = ev.time;
@@ -195,7 +197,7 @@ public final class Simulation implements EngineListener {
             if (dirtyCount > 0 && (next == null || next.time > now)) {
                 kickDirty(); // everything that happened at this instant is in: start the steps
             }
-            if (progress != null && done != lastReported && (done % 256 == 0 || done == requests.size())) {
+            if (progress != null && done != lastReported && (done % reportEvery == 0 || done == requests.size())) {
                 lastReported = done;
                 progress.update(done, requests.size());
             }

@@ -13,7 +13,8 @@ import java.util.List;
  * <ul>
  *   <li><b>Equal timestamps</b> (Mooncake has millisecond stamps, many shared) are spread evenly over
  *       the gap to the next distinct timestamp: k records at t with the next at t' arrive at
- *       {@code t + i·(t' − t)/k}. A final group keeps its stamp.</li>
+ *       {@code t + i·(t' − t)/k}. A final group keeps its stamp. A limit cuts the spread trace, so the
+ *       first N requests arrive as they do in the whole replay.</li>
  *   <li><b>Blocks.</b> A trace's block ids are used as given (its block size must be the engine's);
  *       a trace without ids (Azure) gets fresh ids per request, so nothing is shared.</li>
  *   <li><b>Lengths.</b> Output = the trace's output length (at least 1);
@@ -35,17 +36,22 @@ public final class TraceReplay {
                     + "-token blocks; run the engines with block size " + reader.blockSize() + ", not " + factory.blockSize());
         }
         List<TraceRecord> records = reader.read(file);
-        if (limit > 0 && records.size() > limit) {
-            records = records.subList(0, limit);
-        }
-        return toRequests(records, factory, file.getFileName().toString());
+        // Spread over the whole trace, then cut: cut first, the group the limit splits would look like the trace's
+        // last and keep its one stamp, a burst the trace does not have.
+        long[] arrivals = spread(records);
+        int n = limit > 0 ? Math.min(limit, records.size()) : records.size();
+        return toRequests(records, arrivals, n, factory, file.getFileName().toString());
     }
 
     public static List<SimRequest> toRequests(List<TraceRecord> records, RequestFactory factory, String prefix) {
-        long[] arrivals = spread(records);
-        List<SimRequest> out = new ArrayList<>(records.size());
+        return toRequests(records, spread(records), records.size(), factory, prefix);
+    }
+
+    private static List<SimRequest> toRequests(List<TraceRecord> records, long[] arrivals, int n, RequestFactory factory,
+            String prefix) {
+        List<SimRequest> out = new ArrayList<>(n);
         long freshId = 1L << 48;
-        for (int i = 0; i < records.size(); i++) {
+        for (int i = 0; i < n; i++) {
             TraceRecord t = records.get(i);
             long[] ids = t.blockIds();
             int full = t.inputTokens() / factory.blockSize();

@@ -45,6 +45,26 @@ class OutputDirectoryTest {
     }
 
     @Test
+    void requestLogsOfAnotherRunAreLeftOversAndADirectoryInTheirPlaceIsRefused() throws Exception {
+        Files.writeString(dir.resolve(RequestLog.fileName("dynamo", 2)), "old");
+        Files.writeString(dir.resolve(RequestLog.fileName("round-robin", 1)), "old");
+        java.util.List<String> ours = java.util.List.of(RequestLog.fileName("round-robin", 1));
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1"), ours)).containsExactly("requests-dynamo-load2.csv");
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1"))).as("a run that writes no logs")
+                .containsExactly("requests-dynamo-load2.csv", "requests-round-robin-load1.csv");
+        Files.createDirectories(SeedSweep.seedDir(dir, 2));
+        Files.writeString(SeedSweep.seedDir(dir, 2).resolve(RequestLog.fileName("dynamo", 2)), "old");
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-2"), ours)).as("a sweep's seed directories too")
+                .containsExactly("requests-dynamo-load2.csv", "requests-round-robin-load1.csv",
+                        "seed-2/requests-dynamo-load2.csv");
+
+        Files.createDirectories(dir.resolve("x").resolve(RequestLog.fileName("least-loaded", 1)));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("x"), SeedList.parse("1"),
+                        java.util.List.of(RequestLog.fileName("least-loaded", 1))))
+                .withMessageContaining("requests-least-loaded-load1.csv is a directory, where a request log goes");
+    }
+
+    @Test
     void aDirectoryNamedLikeAReportIsRefused() throws Exception {
         Files.createDirectories(dir.resolve("a").resolve(TableReporter.FILE));
         assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("a"), SeedList.parse("1")))

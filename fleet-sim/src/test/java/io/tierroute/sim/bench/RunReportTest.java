@@ -37,6 +37,18 @@ class RunReportTest {
     }
 
     @Test
+    void theTextTableKeepsEveryValueUnderItsHeaderWhateverTheNamesLengths() {
+        List<RunReport> reports = List.of(allRejected("sglang-cache-aware-rust-long", 1), allRejected("rr", 1));
+        List<String> lines = TableReporter.render("t", reports).lines().filter(l -> !l.isBlank()).skip(2).toList();
+        String header = lines.get(0);
+        assertThat(lines).allSatisfy(l -> assertThat(l).hasSameSizeAs(header));
+        int end = header.indexOf("throughput_tok_s") + "throughput_tok_s".length();
+        for (String row : lines.subList(1, lines.size())) {
+            assertThat(row.charAt(end)).as("the column after throughput starts where its header does: " + row).isEqualTo(' ');
+        }
+    }
+
+    @Test
     void csvWritesCountsAsIntegers() {
         String csv = CsvReporter.render(List.of(allRejected("random", 1)));
         List<String> header = List.of(csv.lines().findFirst().orElseThrow().split(","));

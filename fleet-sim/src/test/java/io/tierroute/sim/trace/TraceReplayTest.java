@@ -36,6 +36,15 @@ class TraceReplayTest {
     }
 
     @Test
+    void aLimitCutsTheSpreadTraceSoTheCutGroupIsNoBurst() {
+        List<SimRequest> all = TraceReplay.load(FIXTURES.resolve("mooncake-tiny.jsonl"), TraceFormat.MOONCAKE, f512, 0);
+        List<SimRequest> two = TraceReplay.load(FIXTURES.resolve("mooncake-tiny.jsonl"), TraceFormat.MOONCAKE, f512, 2);
+        // the limit splits the three records stamped 0: they still arrive at 0 and 1000 µs, not both at 0
+        assertThat(two).extracting(SimRequest::arrivalMicros).containsExactly(0L, 1000L);
+        assertThat(two).extracting(SimRequest::id).containsExactly(all.get(0).id(), all.get(1).id());
+    }
+
+    @Test
     void azureHasNoSharedBlocksAndMicrosecondArrivals() {
         List<SimRequest> rs = TraceReplay.load(FIXTURES.resolve("azure-tiny.csv"), TraceFormat.AZURE,
                 new RequestFactory("m", 16), 0);
