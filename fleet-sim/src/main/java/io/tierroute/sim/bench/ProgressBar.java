@@ -31,19 +31,38 @@ public final class ProgressBar {
 
     /**
      * On {@code System.err}, redrawn only when stderr is a terminal: as {@link #STDERR_TERMINAL} says, else (the
-     * jar run directly) when there is a console, which Java decides from stdin and stdout only.
+     * jar run directly) as {@link #stderrIsTerminal} finds.
      */
     public static ProgressBar stderr() {
         return new ProgressBar(System.err, stderrIsTerminal());
     }
 
-    /** Whether {@code System.err} is a terminal, as {@link #STDERR_TERMINAL} says, else as the console says. */
+    /**
+     * Whether {@code System.err} is a terminal: as {@link #STDERR_TERMINAL} says; else, on Linux, whether file
+     * descriptor 2 is a terminal device; else whether there is a console (Java 17 decides that from stdin and stdout
+     * only, so {@code 2>log} from a terminal would get the redrawn frames).
+     */
     public static boolean stderrIsTerminal() {
-        return stderrTerminal(System.getProperty(STDERR_TERMINAL), System.console() != null);
+        return stderrTerminal(System.getProperty(STDERR_TERMINAL), stderrDevice(), System.console() != null);
     }
 
-    static boolean stderrTerminal(String said, boolean console) {
-        return said != null ? Boolean.parseBoolean(said) : console;
+    /** Where file descriptor 2 points ({@code /dev/pts/3}, a file, {@code pipe:[…]}), or null off Linux. */
+    private static String stderrDevice() {
+        try {
+            return java.nio.file.Files.readSymbolicLink(java.nio.file.Path.of("/proc/self/fd/2")).toString();
+        } catch (java.io.IOException | UnsupportedOperationException | SecurityException e) {
+            return null;
+        }
+    }
+
+    static boolean stderrTerminal(String said, String device, boolean console) {
+        if (said != null) {
+            return Boolean.parseBoolean(said);
+        }
+        if (device != null) {
+            return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
+        }
+        return console;
     }
 
     /** Numbers the runs from here on, out of {@code total}: each {@link #finish} ends one. */

@@ -32,9 +32,14 @@ class ProgressBarTest {
 
     @Test
     void theLaunchersWordOnStderrBeatsJavasConsoleWhichLooksAtStdinAndStdout() {
-        assertThat(ProgressBar.stderrTerminal("false", true)).as("stdout on a terminal, stderr to a log").isFalse();
-        assertThat(ProgressBar.stderrTerminal("true", false)).as("stdout redirected, stderr on a terminal").isTrue();
-        assertThat(ProgressBar.stderrTerminal(null, true)).as("the jar run directly: the console decides").isTrue();
+        assertThat(ProgressBar.stderrTerminal("false", "/dev/pts/1", true)).as("stdout on a terminal, stderr to a log")
+                .isFalse();
+        assertThat(ProgressBar.stderrTerminal("true", "pipe:[1]", false)).as("stdout redirected, stderr on a terminal")
+                .isTrue();
+        assertThat(ProgressBar.stderrTerminal(null, "/tmp/bench.log", true)).as("the jar run directly with 2>log from a "
+                + "terminal: file descriptor 2 decides, not the console").isFalse();
+        assertThat(ProgressBar.stderrTerminal(null, "/dev/pts/4", false)).isTrue();
+        assertThat(ProgressBar.stderrTerminal(null, null, true)).as("off Linux: the console decides").isTrue();
     }
 
     @Test
