@@ -49,7 +49,7 @@ public final class DashboardServer implements AutoCloseable {
     static final int MAX_HEADER_BYTES = 32 * 1024;
     /** Headers per request. */
     static final int MAX_HEADERS = 64;
-    /** Query parameters per request (the API reads none). */
+    /** Query parameters per request (the API reads at most one, ?last=; past this Undertow answers a bare 400). */
     static final int MAX_QUERY_PARAMETERS = 16;
     /** Cookies per request (the dashboard sets none). */
     static final int MAX_COOKIES = 16;
