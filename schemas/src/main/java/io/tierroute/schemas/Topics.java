@@ -54,9 +54,22 @@ public final class Topics {
         new Spec(TELEMETRY, 4, retained(INPUT_RETENTION)),
         new Spec(COMPLETIONS, 4, retained(INPUT_RETENTION)),
         new Spec(DECISIONS, 4, retained(INPUT_RETENTION)),
-        new Spec(PARAMS, 1, compact),
+        new Spec(PARAMS, 1, paramsConfigs(compact)),
         new Spec(CONTROL, 1, compact),
         new Spec(DEAD_LETTER, 1, retained(DEAD_LETTER_RETENTION)));
+  }
+
+  /**
+   * The largest params record the broker takes: above the fitting job's 4 MiB producer cap, so a snapshot carrying a
+   * forest is never refused by a broker left at its ~1 MB default (that refusal failed every publish and restarted the
+   * job in a loop).
+   */
+  public static final int PARAMS_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
+
+  private static Map<String, String> paramsConfigs(Map<String, String> compact) {
+    Map<String, String> m = new java.util.HashMap<>(compact);
+    m.put("max.message.bytes", Integer.toString(PARAMS_MAX_MESSAGE_BYTES));
+    return Map.copyOf(m);
   }
 
   /**

@@ -89,6 +89,9 @@ public record JobSettings(
         String cadenceClock,
         long failAfterInputs) {
 
+    /** The largest forest budget {@code --forest-max-bytes} takes: half a params record. */
+    public static final long FOREST_MAX_BYTES_LIMIT = KafkaWiring.MAX_REQUEST_BYTES / 2;
+
     /** {@link #cadenceClock()} value of the deterministic mode. */
     public static final String EVENT_CLOCK = "event";
     public static final String PROCESSING_CLOCK = "processing";
@@ -123,7 +126,11 @@ public record JobSettings(
         require(minFitSamples >= 1, "min-fit-samples", "must be >= 1");
         require(minForestRows >= 1, "min-forest-rows", "must be >= 1");
         require(forestTrees >= 1, "forest-trees", "must be >= 1");
-        require(forestMaxBytes > 0, "forest-max-bytes", "must be > 0");
+        // The forest goes out in one params record of at most KafkaWiring.MAX_REQUEST_BYTES; half is left for the rest
+        // of the snapshot (its ρ per worker and tier). Past it every publish failed and the job restarted for good.
+        require(forestMaxBytes > 0 && forestMaxBytes <= FOREST_MAX_BYTES_LIMIT, "forest-max-bytes",
+            "must be in [1, " + FOREST_MAX_BYTES_LIMIT + "] bytes (half the " + KafkaWiring.MAX_REQUEST_BYTES
+                + "-byte record a snapshot may take), got " + forestMaxBytes);
         require(gateMinSamples >= 1, "gate-min-samples", "must be >= 1");
         require(gateMinR2 >= 0 && gateMinR2 <= 1, "gate-min-r2", "must be in [0, 1]");
         require(gateMaxJumpFactor > 1, "gate-max-jump-factor", "must be > 1");

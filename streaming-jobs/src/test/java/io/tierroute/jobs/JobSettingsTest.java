@@ -38,6 +38,8 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--cadence-clock", "wall"))
             .hasMessageContaining("--cadence-clock must be processing or event, got wall");
         assertThatThrownBy(() -> JobSettings.parse("--fail-after-inputs", "-1")).hasMessageContaining("--fail-after-inputs");
+        assertThatThrownBy(() -> JobSettings.parse("--forest-max-bytes", "16777216"))
+            .hasMessageContaining("--forest-max-bytes must be in [1, 2097152] bytes").hasMessageContaining("got 16777216");
     }
 
     @Test
@@ -50,7 +52,7 @@ class JobSettingsTest {
         JobSettings varied = JobSettings.builder().set("bootstrap-servers", "a:1,b:2").set("job-name", "job=with equals")
             .set("checkpoint-dir", "file:///tmp/ckpt").set("publish-interval", Duration.ofNanos(1_500_000))
             .set("max-watermark-drift", Duration.ofHours(3)).set("state-ttl", Duration.ofDays(200_000)).set("gate-min-r2", 0.1 + 0.2)
-            .set("forest-max-bytes", Long.MAX_VALUE).set("cadence-clock", JobSettings.EVENT_CLOCK).build();
+            .set("forest-max-bytes", JobSettings.FOREST_MAX_BYTES_LIMIT).set("cadence-clock", JobSettings.EVENT_CLOCK).build();
         assertThat(JobSettings.parse(varied.toArguments().toArray(String[]::new))).isEqualTo(varied);
         assertThat(varied.toArguments()).contains("--publish-interval=PT0.0015S", "--max-watermark-drift=10800000ms");
     }

@@ -44,6 +44,11 @@ public final class QuantileForestTrainer {
     /** Schema's per-leaf size estimate without the samples: numLeaves·(4k + 38) bytes. */
     static final int BYTES_PER_LEAF = 38;
 
+    /** {@code m}'s size by the rule its budget was kept with (38 bytes a leaf, 4 a sample): at most maxModelBytes. */
+    public static long estimatedBytes(QuantileForestModel m) {
+        return (long) BYTES_PER_LEAF * m.getLeafRows().size() + 4L * m.getLeafSamples().size();
+    }
+
     private static final Field ORDINAL_VALUE;
 
     static {

@@ -55,9 +55,21 @@ final class ForestTraining implements AutoCloseable {
         });
     }
 
-    /** The retrained model no accepted snapshot carries yet, or null. */
+    /**
+     * The retrained model no accepted snapshot carries yet, or null. A model over this job's budget (restored from the
+     * state of a job run with a larger --forest-max-bytes) is dropped: its record could be refused by the producer or
+     * the broker, and a refused publish fails the job, whose restore brought the model back, in a loop.
+     */
     QuantileForestModel pending() throws Exception {
-        return pending.value();
+        QuantileForestModel m = pending.value();
+        if (m != null && QuantileForestTrainer.estimatedBytes(m) > config.maxModelBytes()) {
+            LOG.warn("quantile forest of {} bytes (trained under a larger budget) dropped: over this job's "
+                + "--forest-max-bytes {}; the next training replaces it", QuantileForestTrainer.estimatedBytes(m),
+                config.maxModelBytes());
+            pendingKept();
+            return null;
+        }
+        return m;
     }
 
     /** The version of the record that published the pending model in full, or null while none has. */

@@ -295,6 +295,50 @@ class ScopeFitFunctionTest {
     }
 
     /**
+     * A job restored from the state of one run with a larger --forest-max-bytes finds a pending forest over its budget:
+     * dropped, not published (a record the producer or broker refuses failed every publish, restore after restore).
+     */
+    @Test
+    void aPendingForestOverTheRestoredJobsBudgetIsDropped() throws Exception {
+        // Publishing every 120 s, forest every 1 s: the training finishes and its model waits in state, unpublished.
+        long publish = 120_000;
+        JobSettings.Builder s = settings().set("publish-interval", Duration.ofMillis(publish))
+            .set("forest-interval", Duration.ofSeconds(1)).set("min-forest-rows", 100).set("forest-trees", 30);
+        var h = harness(null, s.build());
+        h.setProcessingTime(0);
+        rows(h, 1_000);
+        long now = 1_000; // the forest tick
+        h.setProcessingTime(now);
+        // While the training runs a poll is armed beside the publish timer; the last poll finds it done and arms none.
+        while (h.numProcessingTimeTimers() > 1 && now + ScopeFitFunction.FOREST_POLL_MS < publish) {
+            Thread.sleep(50);
+            now += ScopeFitFunction.FOREST_POLL_MS;
+            h.setProcessingTime(now);
+        }
+        assertThat(h.numProcessingTimeTimers()).as("the training finished within %d polls", publish / 250).isEqualTo(1);
+        assertThat(h.extractOutputValues()).as("nothing published yet").isEmpty();
+        OperatorSubtaskState state = h.snapshot(1, now);
+        h.close();
+
+        // Restored under the same budget, the pending model goes out in the next snapshot (it is in the state) ...
+        var same = harness(state, s.build());
+        same.setProcessingTime(now);
+        ParameterSnapshot carried = publishOne(same, publish);
+        assertThat(carried.getQuantileModel()).as("the training finished before the state was taken").isNotNull();
+        long bytes = io.tierroute.fitter.forest.QuantileForestTrainer.estimatedBytes(carried.getQuantileModel());
+        same.close();
+
+        // ... under a smaller one it is dropped, and the snapshot goes out without it.
+        var smaller = harness(state, s.set("forest-max-bytes", bytes - 1).build());
+        smaller.setProcessingTime(now);
+        ParameterSnapshot without = publishOne(smaller, publish);
+        assertThat(without.getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(without.getQuantileModel()).isNull();
+        assertThat(without.getQuantileModelVersion()).isNull();
+        smaller.close();
+    }
+
+    /**
      * The price of decode work shifts 12× for good. The gate refuses the jump until the regression's evidence is
      * overwhelming; meanwhile state {@link ScopeFitFunction#REFUSED_JUMPS} keeps it as first seen (the gate's
      * {@code JumpWatch}: a jump persisting over as many new rows as overwhelming evidence asks for is accepted, see the
