@@ -71,6 +71,8 @@ final class FleetRun implements AutoCloseable {
     private final long startedNanos;
     /** When {@link #startFleet} began the replay (0 before): the status line's and summary's wall seconds. */
     private volatile long replayStartedNanos;
+    /** When {@link #stopFleet} ended it (0 before): the summary's wall seconds end there, not after the shutdown. */
+    private volatile long replayStoppedNanos;
     private final Closers closers = new Closers("tierroute: the fleet");
     private ParameterStore store;
     private ParameterLoader loader;
@@ -149,10 +151,19 @@ final class FleetRun implements AutoCloseable {
         fleet.start();
     }
 
-    /** Wall seconds since the replay began (since the start-up began, before it). */
+    /** Stops replaying: the run's wall seconds end here. */
+    void stopFleet() throws InterruptedException {
+        if (replayStoppedNanos == 0) {
+            replayStoppedNanos = System.nanoTime();
+        }
+        fleet.stop();
+    }
+
+    /** Wall seconds the replay ran (since the start-up began, before it started; until now while it runs). */
     private double wallSeconds() {
         long since = replayStartedNanos != 0 ? replayStartedNanos : startedNanos;
-        return (System.nanoTime() - since) / 1e9;
+        long until = replayStoppedNanos != 0 ? replayStoppedNanos : System.nanoTime();
+        return (until - since) / 1e9;
     }
 
     LiveFleet fleet() { return fleet; }

@@ -61,7 +61,7 @@ final class LiveStatus {
             status.show(run.statusLine()); // where it stopped: the summary below follows from it
         }
         status.end();
-        run.fleet().stop();
+        run.stopFleet();
         try {
             run.awaitDecisionsSettled(Duration.ofSeconds(5)); // the last routes' decisions are still being acknowledged
         } catch (InterruptedException e) {

@@ -252,11 +252,35 @@ final class SubmitCommand implements Callable<Integer> {
         }
         // The check above is not atomic: a submit racing this one may have passed it too. The job started first stays.
         SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
-        FlinkRestClient.JobDetails d = rest.awaitRunning(id, wait);
+        FlinkRestClient.JobDetails d;
+        try {
+            d = rest.awaitRunning(id, wait);
+        } catch (FlinkRestClient.FlinkRestException e) {
+            throw new FlinkRestClient.FlinkRestException(e.getMessage() + leftOnTheCluster(rest, id), e);
+        }
         out.printf(Locale.ROOT, "job %s (%s): %s, %d tasks running, %.1f s after the upload began%n", id, d.name(), d.state(),
                 d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);
         out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
         return 0;
+    }
+
+    /**
+     * What became of a job {@code --wait} gave up on: one that has not ended stays on the cluster (a retry would be
+     * refused as a second writer), so the operator hears where it is and how to stop it. Empty when it ended.
+     */
+    private String leftOnTheCluster(FlinkRestClient rest, String id) {
+        String state;
+        try {
+            state = rest.job(id).state();
+        } catch (FlinkRestClient.FlinkRestException e) {
+            return "";
+        }
+        if (List.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
+            return "";
+        }
+        return "\nthe job is left on the cluster, " + state + ": watch it at " + rest.base() + "/#/job/running/" + id
+                + "/overview; stop it with 'tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id " + id
+                + "' (or cancel it in the web UI) before submitting again";
     }
 
     /** streaming-jobs/target/{@value #JOB_JAR_GLOB}, from the working directory or above the running jar. */

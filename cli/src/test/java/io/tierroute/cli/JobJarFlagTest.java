@@ -40,6 +40,15 @@ class JobJarFlagTest {
         assertThat(ResumeCommand.of(URI.create("http://f:8081"), identity, "/sp/savepoint-1", flag))
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --jar " + JobJarFlag.PLACEHOLDER
                         + " --from-savepoint /sp/savepoint-1 -- --job-name 'fit it'");
+        Map<String, String> own = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fitB",
+                WriterIdentity.GROUP_ID, "grpB", WriterIdentity.TRANSACTIONAL_ID_PREFIX, "txB");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), own, "/sp/savepoint-2", ""))
+                .as("a group and prefix of its own go with the job, or it resumes under the defaults'")
+                .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --from-savepoint /sp/savepoint-2"
+                        + " -- --job-name fitB --group-id grpB --transactional-id-prefix txB");
+        Map<String, String> defaults = Map.of(WriterIdentity.JOB_NAME, "fitC", WriterIdentity.GROUP_ID,
+                "tierroute-fitting-job", WriterIdentity.TRANSACTIONAL_ID_PREFIX, "tierroute-params");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), defaults, "/sp/3", "")).endsWith("-- --job-name fitC");
         assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(), "/sp/savepoint-1", ""))
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap HOST:PORT --from-savepoint /sp/savepoint-1");
     }

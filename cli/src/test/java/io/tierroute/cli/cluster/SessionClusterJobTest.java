@@ -169,7 +169,9 @@ class SessionClusterJobTest {
             assertThat(m.find()).as(stop.out).isTrue();
             String savepoint = m.group(1);
             assertThat(stop.out).as("the restart hint carries the job's Kafka and name, read from Flink before the stop")
-                    .contains("--bootstrap " + bootstrap + " --from-savepoint " + savepoint + " -- --job-name ");
+                    .contains("--bootstrap " + bootstrap + " --from-savepoint " + savepoint + " -- --job-name ")
+                    .as("the job's own group and transactional-id prefix go with it")
+                    .contains(" --group-id cluster-test --transactional-id-prefix cluster-test");
             List<ParameterSnapshot> beforeUpgrade = PublishedSnapshots.read(bootstrap);
             ParameterSnapshot lastV1 = beforeUpgrade.get(beforeUpgrade.size() - 1);
             assertThat(lastV1.getProducer()).isEqualTo("tierroute-fitting-job-v1");

@@ -53,6 +53,10 @@ public final class FlinkRestClient {
         if (base.getPort() == 0 || base.getPort() > 65_535) { // -1: none given, the scheme's
             throw new IllegalArgumentException("the Flink REST address's port must be in [1, 65535], got " + base.getPort());
         }
+        if (base.getRawQuery() != null || base.getRawFragment() != null) {
+            throw new IllegalArgumentException("the Flink REST address must be http://HOST:PORT[/PATH], without a query or "
+                    + "fragment, got " + base);
+        }
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.timeout = timeout;
@@ -72,6 +76,14 @@ public final class FlinkRestClient {
     static String refusedMessage(URI base, String what, String hint) {
         return "cannot reach the Flink cluster at " + base + " (" + what + "): connection refused"
                 + (hint.isEmpty() ? "" : "; " + hint);
+    }
+
+    /**
+     * {@code path} (from "/") under the base, keeping the base's own path: a Flink behind a proxy at
+     * {@code http://gw/flink} is asked {@code http://gw/flink/jobs}, where {@code URI.resolve} would ask {@code http://gw/jobs}.
+     */
+    URI at(String path) {
+        return URI.create(base + path);
     }
 
     public URI base() {
@@ -142,7 +154,7 @@ public final class FlinkRestClient {
         } catch (IOException e) {
             throw new IllegalArgumentException("could not read the job jar " + jar + ": " + e.getMessage(), e);
         }
-        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jars/upload")).timeout(timeout.plusSeconds(60))
+        HttpRequest req = HttpRequest.newBuilder(at("/jars/upload")).timeout(timeout.plusSeconds(60))
                 .header("Content-Type", "multipart/form-data; boundary=" + boundary)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body.toByteArray())).build();
         JsonNode n = send(req, "upload " + jar.getFileName());
@@ -313,17 +325,17 @@ public final class FlinkRestClient {
 
     /** {@code PATCH /jobs/<id>?mode=cancel}. */
     public void cancel(String jobId) {
-        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jobs/" + jobId + "?mode=cancel")).timeout(timeout)
+        HttpRequest req = HttpRequest.newBuilder(at("/jobs/" + jobId + "?mode=cancel")).timeout(timeout)
                 .method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
         send(req, "cancel job " + jobId);
     }
 
     private JsonNode get(String path) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).GET().build(), "GET " + path);
+        return send(HttpRequest.newBuilder(at(path)).timeout(timeout).GET().build(), "GET " + path);
     }
 
     private JsonNode post(String path, JsonNode body, String what) {
-        HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout.plusSeconds(60))
+        HttpRequest req = HttpRequest.newBuilder(at(path)).timeout(timeout.plusSeconds(60))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build();
         return send(req, what);
@@ -403,7 +415,7 @@ public final class FlinkRestClient {
 
     /** {@code DELETE /jars/<jarId>}: removes an uploaded jar from the cluster's upload directory. */
     public void deleteJar(String jarId) {
-        HttpRequest req = HttpRequest.newBuilder(base.resolve("/jars/" + jarId)).timeout(timeout).DELETE().build();
+        HttpRequest req = HttpRequest.newBuilder(at("/jars/" + jarId)).timeout(timeout).DELETE().build();
         send(req, "delete the uploaded jar " + jarId);
     }
 

@@ -17,6 +17,18 @@ class FlinkRestClientAddressTest {
     }
 
     @Test
+    void aPathInTheAddressIsKeptForAFlinkBehindAProxy() {
+        FlinkRestClient proxied = new FlinkRestClient(URI.create("http://gw:8080/flink/"), Duration.ofSeconds(1));
+        org.assertj.core.api.Assertions.assertThat(proxied.at("/jobs/overview"))
+                .isEqualTo(URI.create("http://gw:8080/flink/jobs/overview"));
+        org.assertj.core.api.Assertions.assertThat(new FlinkRestClient(URI.create("http://f:8081"), Duration.ofSeconds(1))
+                .at("/jars/upload")).isEqualTo(URI.create("http://f:8081/jars/upload"));
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new FlinkRestClient(URI.create("http://127.0.0.1:8081/?x=1"), Duration.ofSeconds(1)))
+                .withMessageContaining("without a query or fragment");
+    }
+
+    @Test
     void aHostNameThatDoesNotResolveIsNotCalledRefused() {
         FlinkRestClient c = new FlinkRestClient(URI.create("http://no.such.host.invalid:8081"), Duration.ofSeconds(5));
         assertThatThrownBy(c::overview).isInstanceOf(FlinkRestClient.FlinkRestException.class)
