@@ -124,7 +124,9 @@ final class SubmitCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (jobHelp) {
-            out.print(JobSettings.usage());
+            // submit passes the job its Kafka from --bootstrap and refuses the flag among the job's arguments.
+            out.print(JobSettings.usage().replaceFirst("(?m)^  --bootstrap-servers .*$",
+                    "  --bootstrap-servers          set by submit's --bootstrap (not a job argument here)"));
             out.flush();
             return 0;
         }
@@ -143,7 +145,7 @@ final class SubmitCommand implements Callable<Integer> {
         } catch (FlinkRestClient.FlinkRestException | IllegalStateException e) {
             // The job's own flag errors come back through Flink; its --help cannot be reached that way.
             err.println("tierroute submit: " + String.valueOf(e.getMessage()).replace(FittingJobMain.HELP_HINT,
-                    "('tierroute submit --job-help' lists every job flag)"));
+                    "('tierroute submit --job-help' lists every job flag)") + hint(e.getMessage()));
             return 1;
         }
     }
@@ -262,6 +264,29 @@ final class SubmitCommand implements Callable<Integer> {
                 d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);
         out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
         return 0;
+    }
+
+    /** For an option submit does not know that is a flag of the job: where job flags go. Null otherwise. */
+    static String jobFlagHint(CommandLine.ParameterException e) {
+        if (!(e instanceof CommandLine.UnmatchedArgumentException u) || u.getUnmatched().isEmpty()) {
+            return null;
+        }
+        String flag = u.getUnmatched().get(0).split("=", 2)[0];
+        boolean jobs = flag.startsWith("--") && JobSettings.usage().lines().anyMatch(l -> l.startsWith("  " + flag + " "));
+        return jobs ? "'" + flag + "' is a flag of the job: give it after '--', e.g. tierroute submit --flink URL "
+                + "--bootstrap HOST:PORT -- " + flag + " VALUE" : null;
+    }
+
+    /** Flink's class of the RocksDB backend, which a cluster without it fails to load. */
+    static final String ROCKSDB_FACTORY = "EmbeddedRocksDBStateBackendFactory";
+
+    /** A line on what to do about a failure Flink reports in its own terms; empty when there is none to add. */
+    static String hint(String message) {
+        if (message != null && message.contains("ClassNotFoundException") && message.contains(ROCKSDB_FACTORY)) {
+            return "\nthis cluster has no RocksDB state backend: 'tierroute cluster up' runs on the project's jars, not a "
+                    + "Flink distribution; use --state-backend hashmap here, rocksdb on a cluster from a Flink distribution";
+        }
+        return "";
     }
 
     /**

@@ -73,7 +73,10 @@ public final class TierrouteCommand implements Runnable {
             c.usage(err);
         } else {
             err.println(e.getMessage());
-            if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
+            String jobFlag = c.getCommand() instanceof SubmitCommand ? SubmitCommand.jobFlagHint(e) : null;
+            if (jobFlag != null) {
+                err.println(jobFlag);
+            } else if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
                 err.println("Run '" + c.getCommandSpec().qualifiedName() + " --help' for its options.");
             }
         }

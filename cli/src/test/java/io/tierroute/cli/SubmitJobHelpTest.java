@@ -18,6 +18,27 @@ class SubmitJobHelpTest {
         assertThat(rc).as(err.toString()).isZero();
         assertThat(out.toString()).startsWith("tierroute fitting job; flags")
                 .containsPattern("--publish-interval +default")
-                .containsPattern("--gate-max-jump-factor +default");
+                .containsPattern("--gate-max-jump-factor +default")
+                .as("the flag submit refuses as a job argument says where it comes from")
+                .containsPattern("--bootstrap-servers +set by submit's --bootstrap");
+    }
+
+    @Test
+    void aJobFlagBeforeTheDoubleDashIsToldWhereItGoes() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(new String[] {"submit", "--flink", "http://127.0.0.1:1", "--bootstrap", "h:1",
+                "--parallelism", "1"}, new PrintWriter(out, true), new PrintWriter(err, true));
+        assertThat(rc).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--parallelism'")
+                .contains("'--parallelism' is a flag of the job: give it after '--'");
+    }
+
+    @Test
+    void aClusterWithoutRocksDbGetsAHintBesideFlinksError() {
+        assertThat(SubmitCommand.hint("HTTP 400 ... java.lang.ClassNotFoundException: org.apache.flink.state.rocksdb."
+                + SubmitCommand.ROCKSDB_FACTORY)).contains("--state-backend hashmap").contains("Flink distribution");
+        assertThat(SubmitCommand.hint("HTTP 400 ... some other failure")).isEmpty();
+        assertThat(SubmitCommand.hint(null)).isEmpty();
     }
 }
