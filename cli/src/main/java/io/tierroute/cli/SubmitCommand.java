@@ -272,6 +272,9 @@ final class SubmitCommand implements Callable<Integer> {
             return null;
         }
         String flag = u.getUnmatched().get(0).split("=", 2)[0];
+        if (flag.equals("--bootstrap-servers")) { // the one job flag submit sets itself
+            return "give the Kafka address with --bootstrap: submit passes it to the job as --bootstrap-servers";
+        }
         boolean jobs = flag.startsWith("--") && JobSettings.usage().lines().anyMatch(l -> l.startsWith("  " + flag + " "));
         return jobs ? "'" + flag + "' is a flag of the job: give it after '--', e.g. tierroute submit --flink URL "
                 + "--bootstrap HOST:PORT -- " + flag + " VALUE" : null;
@@ -284,7 +287,7 @@ final class SubmitCommand implements Callable<Integer> {
     static String hint(String message) {
         if (message != null && message.contains("ClassNotFoundException") && message.contains(ROCKSDB_FACTORY)) {
             return "\nthis cluster has no RocksDB state backend: 'tierroute cluster up' runs on the project's jars, not a "
-                    + "Flink distribution; use --state-backend hashmap here, rocksdb on a cluster from a Flink distribution";
+                    + "Flink distribution; give the job -- --state-backend hashmap here, rocksdb on a cluster from a Flink distribution";
         }
         return "";
     }
@@ -303,9 +306,13 @@ final class SubmitCommand implements Callable<Integer> {
         if (List.of("FAILED", "CANCELED", "FINISHED").contains(state)) {
             return "";
         }
+        // Stop-with-savepoint needs every task running; a job restarting or still deploying can only be cancelled.
+        String stop = state.equals("RUNNING")
+                ? "stop it with 'tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id " + id
+                        + "' or cancel it in the web UI"
+                : "cancel it in the web UI (or: curl -X PATCH '" + rest.base() + "/jobs/" + id + "?mode=cancel')";
         return "\nthe job is left on the cluster, " + state + ": watch it at " + rest.base() + "/#/job/running/" + id
-                + "/overview; stop it with 'tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id " + id
-                + "' (or cancel it in the web UI) before submitting again";
+                + "/overview; " + stop + " before submitting again";
     }
 
     /** streaming-jobs/target/{@value #JOB_JAR_GLOB}, from the working directory or above the running jar. */

@@ -32,12 +32,19 @@ class SubmitJobHelpTest {
         assertThat(rc).isEqualTo(2);
         assertThat(err.toString()).contains("Unknown option: '--parallelism'")
                 .contains("'--parallelism' is a flag of the job: give it after '--'");
+
+        StringWriter err2 = new StringWriter();
+        assertThat(TierrouteCommand.execute(new String[] {"submit", "--flink", "http://127.0.0.1:1", "--bootstrap", "h:1",
+                "--bootstrap-servers", "k:1"}, new PrintWriter(new StringWriter(), true), new PrintWriter(err2, true)))
+                .isEqualTo(2);
+        assertThat(err2.toString()).as("the one job flag submit sets itself is not sent after '--'")
+                .contains("give the Kafka address with --bootstrap").doesNotContain("give it after '--'");
     }
 
     @Test
     void aClusterWithoutRocksDbGetsAHintBesideFlinksError() {
         assertThat(SubmitCommand.hint("HTTP 400 ... java.lang.ClassNotFoundException: org.apache.flink.state.rocksdb."
-                + SubmitCommand.ROCKSDB_FACTORY)).contains("--state-backend hashmap").contains("Flink distribution");
+                + SubmitCommand.ROCKSDB_FACTORY)).contains("-- --state-backend hashmap").contains("Flink distribution");
         assertThat(SubmitCommand.hint("HTTP 400 ... some other failure")).isEmpty();
         assertThat(SubmitCommand.hint(null)).isEmpty();
     }

@@ -167,6 +167,8 @@ class DashboardApiTest {
         assertThat(get("api/v1/scopes/default/versions?last=1").statusCode()).isEqualTo(200);
         r = post("api/v1/scopes/other/pin?scope=default", TOKEN, "{\"version\": 1, \"reason\": \"r\"}");
         assertThat(r.statusCode()).as("a write cannot be redirected to another scope: " + r.body()).isEqualTo(400);
+        r = post("api/v1/scopes/default/pin?scope=default", null, "{\"version\": 1, \"reason\": \"r\"}");
+        assertThat(r.statusCode()).as("credentials are checked before the query: " + r.body()).isEqualTo(401);
         r = post("api/v1/scopes/nope/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\"}");
         assertThat(r.statusCode()).as("an unknown scope is 404 on a write as on a read").isEqualTo(404);
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": \"1\", \"reason\": \"r\"}");

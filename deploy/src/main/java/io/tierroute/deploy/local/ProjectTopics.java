@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Creates the project's topics with their policies ({@link Topics#specs()}: compacted params and
- * control, retention for the rest) on a broker; topics that exist already are left as they are.
+ * control, params taking records up to {@link Topics#PARAMS_MAX_MESSAGE_BYTES}, retention for the rest) on a broker;
+ * topics that exist already are left as they are (deploy/README.md says how to raise an older params topic's limit).
  */
 public final class ProjectTopics {
 

@@ -56,13 +56,14 @@ final class ForestTraining implements AutoCloseable {
     }
 
     /**
-     * The retrained model no accepted snapshot carries yet, or null. A model over this job's budget (restored from the
-     * state of a job run with a larger --forest-max-bytes) is dropped: its record could be refused by the producer or
-     * the broker, and a refused publish fails the job, whose restore brought the model back, in a loop.
+     * The retrained model no accepted snapshot carries yet, or null. A model over this job's budget that no record has
+     * carried yet (restored from the state of a job run with a larger --forest-max-bytes) is dropped: its record could
+     * be refused by the producer or the broker, and a refused publish fails the job, whose restore brought the model
+     * back, in a loop. One a record did carry (kept pending while the scope is pinned) is only named by later records.
      */
     QuantileForestModel pending() throws Exception {
         QuantileForestModel m = pending.value();
-        if (m != null && QuantileForestTrainer.estimatedBytes(m) > config.maxModelBytes()) {
+        if (m != null && pendingCarrier.value() == null && QuantileForestTrainer.estimatedBytes(m) > config.maxModelBytes()) {
             LOG.warn("quantile forest of {} bytes (trained under a larger budget) dropped: over this job's "
                 + "--forest-max-bytes {}; the next training replaces it", QuantileForestTrainer.estimatedBytes(m),
                 config.maxModelBytes());

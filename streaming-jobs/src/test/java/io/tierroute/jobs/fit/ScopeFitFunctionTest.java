@@ -339,6 +339,36 @@ class ScopeFitFunctionTest {
     }
 
     /**
+     * A forest a record already carried (trained while pinned) stays in use after a restore under a smaller budget:
+     * later records only name its carrier, so its size no longer matters.
+     */
+    @Test
+    void aPendingForestAlreadyCarriedIsKeptUnderASmallerBudget() throws Exception {
+        JobSettings.Builder s = settings().set("forest-interval", Duration.ofSeconds(1)).set("min-forest-rows", 100)
+            .set("forest-trees", 30);
+        var h = harness(null, s.build());
+        h.setProcessingTime(0);
+        rows(h, 1_000);
+        assertThat(publishOne(h, TICK).getVersion()).isEqualTo(1);
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 1L, 1)));
+        Published p = publishUntilAModel(h, 2 * TICK); // pinned: carried by this record, and kept pending
+        ParameterSnapshot carrier = p.snapshot();
+        long bytes = io.tierroute.fitter.forest.QuantileForestTrainer.estimatedBytes(carrier.getQuantileModel());
+        OperatorSubtaskState state = h.snapshot(1, p.now());
+        h.close();
+
+        var restored = harness(state, s.set("forest-interval", Duration.ofHours(1)).set("forest-max-bytes", bytes - 1)
+            .build());
+        restored.setProcessingTime(p.now());
+        restored.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, null, 2)));
+        rows(restored, 5);
+        ParameterSnapshot unpinned = publishOne(restored, (p.now() / TICK + 1) * TICK);
+        assertThat(unpinned.getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(unpinned.getQuantileModelVersion()).isEqualTo(carrier.getVersion());
+        restored.close();
+    }
+
+    /**
      * The price of decode work shifts 12× for good. The gate refuses the jump until the regression's evidence is
      * overwhelming; meanwhile state {@link ScopeFitFunction#REFUSED_JUMPS} keeps it as first seen (the gate's
      * {@code JumpWatch}: a jump persisting over as many new rows as overwhelming evidence asks for is accepted, see the
