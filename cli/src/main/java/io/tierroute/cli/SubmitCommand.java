@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.deploy.local.KafkaBrokerProcess;
 import io.tierroute.jobs.FittingJobMain;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.schemas.Topics;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -223,6 +225,10 @@ final class SubmitCommand implements Callable<Integer> {
             KafkaAnswers.refusal(bootstrap, KAFKA_CHECK_BUDGET).ifPresent(why -> {
                 throw new IllegalStateException(why + "; --no-kafka-check skips this check");
             });
+            transactionTimeoutRefusal(jobArgs, KafkaBrokerProcess.maxTransactionTimeoutMs(bootstrap, KAFKA_CHECK_BUDGET))
+                    .ifPresent(why -> {
+                        throw new IllegalStateException(why + "; --no-kafka-check skips this check");
+                    });
         }
         // The job has no topic flag: it always writes Topics.PARAMS (KafkaWiring.paramsSink).
         var candidate = new SingleWriterGuard.Candidate(SingleWriterGuard.jobName(jobArgs), Topics.PARAMS, bootstrap);
@@ -264,6 +270,41 @@ final class SubmitCommand implements Callable<Integer> {
                 d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);
         out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
         return 0;
+    }
+
+    /**
+     * Why the job's {@code --transaction-timeout} (given among {@code jobArgs}, else the job's default) cannot work on a
+     * broker whose {@code transaction.max.timeout.ms} is {@code brokerMaxMs}: the params sink's producer would be refused
+     * at its first checkpoint, and the job restart until it gives up. Empty when it fits, or when either is unknown (a
+     * value the job cannot parse is the job's to report).
+     */
+    static Optional<String> transactionTimeoutRefusal(List<String> jobArgs, java.util.OptionalLong brokerMaxMs) {
+        if (brokerMaxMs.isEmpty()) {
+            return Optional.empty();
+        }
+        String given = null;
+        for (int i = 0; i < jobArgs.size(); i++) {
+            String a = jobArgs.get(i);
+            if (a.startsWith("--transaction-timeout=")) {
+                given = a.substring("--transaction-timeout=".length());
+            } else if (a.equals("--transaction-timeout") && i + 1 < jobArgs.size()) {
+                given = jobArgs.get(i + 1);
+            }
+        }
+        Duration timeout;
+        try {
+            timeout = given == null ? JobSettings.builder().build().transactionTimeout() : JobSettings.parseDuration(given);
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+        long max = brokerMaxMs.getAsLong();
+        if (timeout.toMillis() <= max) {
+            return Optional.empty();
+        }
+        return Optional.of("the job's --transaction-timeout " + (given == null ? timeout + " (its default)" : given)
+                + " is longer than the broker's transaction.max.timeout.ms, " + max + " ms (" + Duration.ofMillis(max)
+                + "): its params producer would be refused at the first checkpoint; give the job a shorter one, e.g. "
+                + "-- --transaction-timeout " + Duration.ofMillis(max).toMinutes() + "m, or raise the broker's");
     }
 
     /** For an option submit does not know that is a flag of the job: where job flags go. Null otherwise. */

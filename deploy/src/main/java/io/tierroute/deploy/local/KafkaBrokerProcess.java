@@ -117,6 +117,35 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * The broker's {@code transaction.max.timeout.ms} (the longest transaction a producer may ask for: above it, its
+     * {@code initTransactions} is refused), asked of one broker at {@code bootstrap}; empty when it does not say.
+     */
+    public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Duration budget) {
+        long ms = budget.toMillis();
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));
+        try (Admin admin = Admin.create(p)) {
+            var nodes = admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
+            if (nodes.isEmpty()) {
+                return java.util.OptionalLong.empty();
+            }
+            var broker = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            var entry = admin.describeConfigs(java.util.List.of(broker)).all().get(ms, TimeUnit.MILLISECONDS)
+                    .get(broker).get("transaction.max.timeout.ms");
+            return entry == null || entry.value() == null ? java.util.OptionalLong.empty()
+                    : java.util.OptionalLong.of(Long.parseLong(entry.value()));
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            return java.util.OptionalLong.empty(); // not allowed to describe, or no answer: the job will say
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return java.util.OptionalLong.empty();
+        }
+    }
+
     /** The broker process, or null before {@link #start}. */
     public ChildJvm jvm() {
         return jvm;
