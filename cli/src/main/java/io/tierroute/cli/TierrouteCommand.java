@@ -73,7 +73,7 @@ public final class TierrouteCommand implements Runnable {
             c.usage(err);
         } else {
             err.println(e.getMessage());
-            String jobFlag = c.getCommand() instanceof SubmitCommand ? SubmitCommand.jobFlagHint(e) : null;
+            String jobFlag = c.getCommand() instanceof SubmitCommand ? SubmitAdvice.jobFlagHint(e) : null;
             if (jobFlag != null) {
                 err.println(jobFlag);
             } else if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {

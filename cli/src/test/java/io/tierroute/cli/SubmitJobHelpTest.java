@@ -43,9 +43,9 @@ class SubmitJobHelpTest {
 
     @Test
     void aClusterWithoutRocksDbGetsAHintBesideFlinksError() {
-        assertThat(SubmitCommand.hint("HTTP 400 ... java.lang.ClassNotFoundException: org.apache.flink.state.rocksdb."
-                + SubmitCommand.ROCKSDB_FACTORY)).contains("-- --state-backend hashmap").contains("Flink distribution");
-        assertThat(SubmitCommand.hint("HTTP 400 ... some other failure")).isEmpty();
-        assertThat(SubmitCommand.hint(null)).isEmpty();
+        assertThat(SubmitAdvice.hint("HTTP 400 ... java.lang.ClassNotFoundException: org.apache.flink.state.rocksdb."
+                + SubmitAdvice.ROCKSDB_FACTORY)).contains("-- --state-backend hashmap").contains("Flink distribution");
+        assertThat(SubmitAdvice.hint("HTTP 400 ... some other failure")).isEmpty();
+        assertThat(SubmitAdvice.hint(null)).isEmpty();
     }
 }

@@ -26,17 +26,17 @@ class SubmitTransactionTimeoutTest {
     @Test
     void theJobsTimeoutIsComparedWithTheBrokersLimitInEveryFormItIsGiven() {
         OptionalLong twoHours = OptionalLong.of(7_200_000);
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of("--transaction-timeout", "3h"), twoHours))
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of("--transaction-timeout", "3h"), twoHours))
                 .hasValueSatisfying(why -> assertThat(why).contains("--transaction-timeout 3h")
                         .contains("transaction.max.timeout.ms, 7200000 ms").contains("-- --transaction-timeout 120m"));
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of("--transaction-timeout=PT3H"), twoHours)).isPresent();
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of("--transaction-timeout", "90m"), twoHours)).isEmpty();
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of(), OptionalLong.of(60_000)))
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of("--transaction-timeout=PT3H"), twoHours)).isPresent();
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of("--transaction-timeout", "90m"), twoHours)).isEmpty();
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of(), OptionalLong.of(60_000)))
                 .as("the job's default, 10 min, against a broker that allows 1 min")
                 .hasValueSatisfying(why -> assertThat(why).contains("(its default)"));
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of("--transaction-timeout", "soon"), twoHours))
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of("--transaction-timeout", "soon"), twoHours))
                 .as("a value the job cannot parse is the job's to report").isEmpty();
-        assertThat(SubmitCommand.transactionTimeoutRefusal(List.of("--transaction-timeout", "3h"), OptionalLong.empty()))
+        assertThat(SubmitAdvice.transactionTimeoutRefusal(List.of("--transaction-timeout", "3h"), OptionalLong.empty()))
                 .as("a broker that does not say").isEmpty();
     }
 
