@@ -166,6 +166,7 @@ final class ClusterCommand implements Runnable {
             out.printf(Locale.ROOT, "  Kafka:  %s (pid %d, ready in %.1f s; topics created: %s)%n", r.kafka().bootstrapServers(),
                     r.kafka().jvm().pid(), secs(r.kafka().lastStartTime()),
                     r.topicsCreated().isEmpty() ? "none, all existed" : String.join(", ", r.topicsCreated()));
+            r.topicWarnings().forEach(w -> out.println("  warning: " + w));
             out.printf(Locale.ROOT, "  Flink:  %s (JobManager pid %d, up in %.1f s; %d TaskManager(s) x %d slots registered "
                             + "after %.1f s)%n", r.flink().restUri(), r.flink().jobManager().pid(),
                     secs(r.flink().jobManagerUpTime()), taskManagers, slots, secs(r.flink().taskManagersRegisteredTime()));

@@ -109,11 +109,12 @@ public final class LocalCluster {
     private LocalCluster() {}
 
     /**
-     * A running cluster started by {@link #up}: its parts, for callers (tests) that keep using them, and the bytes of
-     * earlier runs' Flink scratch files it deleted first.
+     * A running cluster started by {@link #up}: its parts, for callers (tests) that keep using them, the bytes of
+     * earlier runs' Flink scratch files it deleted first, and what existing topics lack ({@link
+     * ProjectTopics#recordLimitsBelowSpec}).
      */
     public record Running(KafkaBrokerProcess kafka, FlinkSessionCluster flink, List<String> topicsCreated,
-                          long scratchBytesCleared) {}
+                          long scratchBytesCleared, List<String> topicWarnings) {}
 
     /**
      * Empties Flink's scratch directories (what earlier runs' JVMs left: none of them runs, as checked first), starts
@@ -160,9 +161,10 @@ public final class LocalCluster {
             kafka.start(timeout);
             writeStateUnless(stopping, s, kafka, null);
             List<String> created = ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            List<String> topicWarnings = ProjectTopics.recordLimitsBelowSpec(kafka.bootstrapServers());
             flink.start(timeout);
             writeStateUnless(stopping, s, kafka, flink);
-            return new Running(kafka, flink, created, scratchCleared);
+            return new Running(kafka, flink, created, scratchCleared, topicWarnings);
         } catch (RuntimeException e) {
             flink.close();
             kafka.close();

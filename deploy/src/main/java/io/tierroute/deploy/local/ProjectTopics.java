@@ -107,6 +107,41 @@ public final class ProjectTopics {
         return "Kafka at " + bootstrap + " did not list its topics: " + KafkaClientErrors.describe(cause);
     }
 
+    /**
+     * For each existing topic of {@link Topics#specs()} whose {@code max.message.bytes} is below its spec's (a topic
+     * created by an earlier release, which {@link #create} leaves as it is): a line saying so, with the command that
+     * raises it. Empty when every limit is at least the spec's, or when the broker does not say.
+     */
+    public static List<String> recordLimitsBelowSpec(String bootstrap) {
+        List<String> lines = new ArrayList<>();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"))) {
+            for (Topics.Spec s : Topics.specs()) {
+                String wanted = s.configs().get(MAX_MESSAGE_BYTES);
+                if (wanted == null) {
+                    continue;
+                }
+                var topic = new org.apache.kafka.common.config.ConfigResource(
+                        org.apache.kafka.common.config.ConfigResource.Type.TOPIC, s.name());
+                var entry = admin.describeConfigs(List.of(topic)).all().get(30, TimeUnit.SECONDS).get(topic)
+                        .get(MAX_MESSAGE_BYTES);
+                if (entry != null && entry.value() != null && Long.parseLong(entry.value()) < Long.parseLong(wanted)) {
+                    lines.add(s.name() + " takes records of at most " + entry.value() + " bytes (created before it took "
+                            + wanted + "): a snapshot carrying a large forest would be refused; raise it with "
+                            + "kafka-configs.sh --bootstrap-server " + bootstrap + " --alter --entity-type topics "
+                            + "--entity-name " + s.name() + " --add-config " + MAX_MESSAGE_BYTES + "=" + wanted);
+                }
+            }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            return lines; // a broker that does not say: nothing to warn of
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return lines;
+    }
+
+    private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
+
     /** Creates the missing topics of {@link Topics#specs()} with {@code replicationFactor}; returns the names it created. */
     public static List<String> create(String bootstrap, short replicationFactor) {
         List<String> created = new ArrayList<>();

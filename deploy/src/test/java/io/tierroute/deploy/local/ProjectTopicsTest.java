@@ -39,6 +39,19 @@ class ProjectTopicsTest {
                         .as("a topic left at the broker's default refuses it")
                         .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(RecordTooLargeException.class);
             }
+            assertThat(ProjectTopics.recordLimitsBelowSpec(kafka.bootstrapServers())).as("created at the spec").isEmpty();
+        }
+    }
+
+    @Test
+    void aParamsTopicOfAnEarlierReleaseIsLeftAsItIsAndNamedWithTheCommandThatRaisesItsLimit() {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            kafka.createTopic(Topics.PARAMS, 1, java.util.Map.of("cleanup.policy", "compact")); // no record limit of its own
+            assertThat(ProjectTopics.create(kafka.bootstrapServers(), (short) 1)).doesNotContain(Topics.PARAMS);
+            assertThat(ProjectTopics.recordLimitsBelowSpec(kafka.bootstrapServers())).singleElement().asString()
+                    .startsWith(Topics.PARAMS + " takes records of at most ")
+                    .contains("--entity-name " + Topics.PARAMS + " --add-config max.message.bytes="
+                            + Topics.PARAMS_MAX_MESSAGE_BYTES);
         }
     }
 }
