@@ -97,12 +97,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             return "nothing listens at " + bootstrap;
         }
         long ms = budget.toMillis();
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));
-        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(adminWithin(bootstrap, ms))) {
             return admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) ms)).nodes()
                     .get(ms + 1000, TimeUnit.MILLISECONDS).isEmpty() ? "the cluster has no broker" : null;
         } catch (TimeoutException e) {
@@ -123,11 +118,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      */
     public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Duration budget) {
         long ms = budget.toMillis();
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
-        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(adminWithin(bootstrap, ms))) {
             var nodes = admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
             if (nodes.isEmpty()) {
                 return java.util.OptionalLong.empty();
@@ -144,6 +135,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             return java.util.OptionalLong.empty();
         }
+    }
+
+    /** An Admin client's settings for {@code bootstrap} that give up within {@code ms} (a request within ¾ of it). */
+    private static Properties adminWithin(String bootstrap, long ms) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, "200");
+        return p;
     }
 
     /** The broker process, or null before {@link #start}. */

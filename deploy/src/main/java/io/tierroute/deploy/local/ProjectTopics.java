@@ -114,8 +114,7 @@ public final class ProjectTopics {
      */
     public static List<String> recordLimitsBelowSpec(String bootstrap) {
         List<String> lines = new ArrayList<>();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"))) {
+        try (Admin admin = admin(bootstrap)) {
             for (Topics.Spec s : Topics.specs()) {
                 String wanted = s.configs().get(MAX_MESSAGE_BYTES);
                 if (wanted == null) {
@@ -142,11 +141,16 @@ public final class ProjectTopics {
 
     private static final String MAX_MESSAGE_BYTES = "max.message.bytes";
 
+    /** An Admin client for {@code bootstrap} whose calls give up after 30 s. */
+    private static Admin admin(String bootstrap) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"));
+    }
+
     /** Creates the missing topics of {@link Topics#specs()} with {@code replicationFactor}; returns the names it created. */
     public static List<String> create(String bootstrap, short replicationFactor) {
         List<String> created = new ArrayList<>();
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "30000"))) {
+        try (Admin admin = admin(bootstrap)) {
             for (Topics.Spec s : Topics.specs()) {
                 try {
                     admin.createTopics(List.of(new NewTopic(s.name(), s.partitions(), replicationFactor).configs(s.configs())))
