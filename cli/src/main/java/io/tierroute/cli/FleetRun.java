@@ -151,6 +151,11 @@ final class FleetRun implements AutoCloseable {
         fleet.start();
     }
 
+    /** When {@link #startFleet} began the replay ({@link System#nanoTime}), 0 before. */
+    long replayStartedNanos() {
+        return replayStartedNanos;
+    }
+
     /** Stops replaying: the run's wall seconds end here. */
     void stopFleet() throws InterruptedException {
         if (replayStoppedNanos == 0) {

@@ -23,7 +23,7 @@ final class LiveStatus {
     static int run(String command, FleetRun run, StopOnCtrlC stop, boolean terminal, Duration interval, Duration duration,
                    Supplier<String> otherFailure, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
-        long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+        long deadline = deadlineNanos(duration, run.replayStartedNanos(), System.nanoTime());
         String reason = "Ctrl-C or SIGTERM"; // a shutdown hook cannot tell them apart
         StatusOutput status = new StatusOutput(err, terminal);
         // Stops are looked for every second at most, whatever the interval (10 s by default in a log), so a
@@ -71,6 +71,18 @@ final class LiveStatus {
         run.summary().forEach(l -> out.println("  " + l));
         out.flush();
         return rc;
+    }
+
+    /**
+     * When {@code duration} ends: counted from the replay's start, which came before this loop (the demo submits its
+     * fitting job meanwhile), so that the summary's "ran N s wall" is the duration asked for; from {@code nowNanos}
+     * if the replay has not started (0). {@link Long#MAX_VALUE} without a duration.
+     */
+    static long deadlineNanos(Duration duration, long replayStartedNanos, long nowNanos) {
+        if (duration == null) {
+            return Long.MAX_VALUE;
+        }
+        return (replayStartedNanos != 0 ? replayStartedNanos : nowNanos) + duration.toNanos();
     }
 
     /** The status line: redrawn in place on a terminal, a line of its own in a log. */
