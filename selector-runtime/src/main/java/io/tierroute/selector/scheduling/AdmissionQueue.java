@@ -51,6 +51,16 @@ final class AdmissionQueue {
         return queue.peek();
     }
 
+    /** The first {@code n} waiting requests in the order they are served (a copy; the queue is left as it is). */
+    synchronized List<Pending> firstInOrder(int n) {
+        PriorityQueue<Pending> copy = new PriorityQueue<>(queue);
+        List<Pending> out = new ArrayList<>(Math.min(n, copy.size()));
+        while (out.size() < n && !copy.isEmpty()) {
+            out.add(copy.poll());
+        }
+        return out;
+    }
+
     /** Removes {@code p} if it still waits; a request already claimed (its id may be queued again) is left alone. */
     synchronized boolean remove(Pending p) {
         boolean removed = queue.remove(p);

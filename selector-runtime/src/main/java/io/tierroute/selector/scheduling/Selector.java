@@ -550,8 +550,14 @@ public final class Selector {
         List<Object> outcomes = new ArrayList<>(); // a RouteDecision or the RuntimeException it failed with
         synchronized (drainLock) {
             Scratch s = scratch.get();
-            AdmissionQueue.Pending head;
-            while ((head = queue.peek()) != null) {
+            // The head first, while it is admitted; once it is not, the next ones in priority order (see below).
+            List<AdmissionQueue.Pending> scan = null;
+            int next = 0;
+            while (true) {
+                AdmissionQueue.Pending head = scan == null ? queue.peek() : next < scan.size() ? scan.get(next++) : null;
+                if (head == null) {
+                    break;
+                }
                 if (head.future().isDone()) { // cancelled: the caller went away while it waited
                     queue.remove(head);
                     continue;
@@ -564,7 +570,18 @@ public final class Selector {
                     outcome = e;
                 }
                 if (outcome == null) {
-                    break;
+                    // Whether a worker is a candidate depends on the request too (a prompt larger than its KV cache):
+                    // a head that fits only busy workers must not keep an idle one from the requests behind it. While
+                    // some worker is under its limits, look further down the queue (admitting only adds load, so a
+                    // request passed over stays unplaceable in this drain).
+                    if (!anyWorkerUnderLimit()) {
+                        break;
+                    }
+                    if (scan == null) {
+                        scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
+                        next = 1; // [0] is this head
+                    }
+                    continue;
                 }
                 queue.remove(head);
                 claimed.add(head);
@@ -583,6 +600,22 @@ public final class Selector {
                 future.completeExceptionally((RuntimeException) outcome);
             }
         }
+    }
+
+    /**
+     * How far down the admission queue one drain looks once its head cannot be placed although a worker is under its
+     * limits: a bound on the work done under the drain lock when many queued requests fit no free worker.
+     */
+    static final int DRAIN_SCAN_LIMIT = 64;
+
+    /** Whether some worker that takes requests is under its load limits (so a queued request might be placed). */
+    private boolean anyWorkerUnderLimit() {
+        for (int w = 0; w < registry.size(); w++) {
+            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- counters for metrics ----

@@ -178,6 +178,30 @@ class SelectorTest {
     }
 
     @Test
+    void aQueuedHeadThatFitsOnlyABusyWorkerDoesNotKeepAnIdleOneFromTheRequestsBehindIt() {
+        // w0 holds 1 M KV tokens, w1 2,048; one request in flight each at most.
+        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.name().equals("w0") ? 1_000_000 : 2_048, w.bandwidth(),
+                false, 1, 0), b -> b);
+        RouteDecision a = now(s.route(request(prompt(40, 64))));
+        RouteDecision b = now(s.route(request(prompt(41, 64))));
+        assertThat(List.of(a.worker(), b.worker())).containsExactlyInAnyOrder("w0", "w1");
+        RouteDecision onW1 = a.worker().equals("w1") ? a : b;
+
+        int[] big = prompt(42, 4_096); // fits only w0, and is the cheapest there (w0 holds all of it): the queue's head
+        store(s, 0, Tier.HBM, big);
+        CompletableFuture<RouteDecision> head = s.route(request(big));
+        CompletableFuture<RouteDecision> small = s.route(request(prompt(43, 64)));
+        assertThat(s.queueLength()).isEqualTo(2);
+
+        clock.addAndGet(3_000_000);
+        s.onRequestEvent(new RequestEvent(onW1.requestId(), RequestEvent.Type.FINISHED, 10));
+        assertThat(small).as("w1 is free, and the head cannot go there").isDone();
+        assertThat(small.join().worker()).isEqualTo("w1");
+        assertThat(head).as("w0 is still busy").isNotDone();
+        assertThat(s.queueLength()).isEqualTo(1);
+    }
+
+    @Test
     void theEnginesOwnRunningCountHoldsAWorkerToItsInFlightLimit() {
         // maxInFlight 2 on w0; other replicas filled it: its telemetry says 3 running, 1 waiting.
         Selector s = selector(2, w -> w.name().equals("w0")
