@@ -71,7 +71,7 @@ public final class KvEventPipeline implements IndexWriter {
         return applied.get();
     }
 
-    /** Events that threw while being applied (logged); they never stop the writer. */
+    /** Events (and routed or expiry commands) that threw while being applied (logged); they never stop the writer. */
     public long failedEvents() {
         return failed.get();
     }
@@ -101,6 +101,12 @@ public final class KvEventPipeline implements IndexWriter {
         // Count before offering so `processed` can never overtake `accepted`.
         accepted.incrementAndGet();
         if (queue.offer(c)) {
+            // A close() between the check above and the offer may have let the writer finish without it: take it back
+            // (if the writer took it, it is applied).
+            if (!running && queue.remove(c)) {
+                accepted.decrementAndGet();
+                return false;
+            }
             return true;
         }
         accepted.decrementAndGet();
@@ -129,21 +135,32 @@ public final class KvEventPipeline implements IndexWriter {
     }
 
     private void apply(Command c) {
-        try {
-            if (c instanceof Events ev) {
-                for (KvEvent e : ev.events()) {
+        if (c instanceof Events ev) {
+            // One at a time: an event that throws must not take the rest of its batch with it.
+            for (KvEvent e : ev.events()) {
+                try {
                     index.apply(e);
+                    applied.incrementAndGet();
+                } catch (RuntimeException ex) {
+                    failed(e.getClass().getSimpleName() + " event of worker " + e.worker(), ex);
                 }
-                applied.addAndGet(ev.events().size());
-            } else if (c instanceof Routed r) {
+            }
+            return;
+        }
+        try {
+            if (c instanceof Routed r) {
                 index.recordRouted(r.worker(), r.hashes(), r.blocks(), r.nowNanos(), r.ttlNanos());
             } else if (c instanceof Expire x) {
                 index.expire(x.nowNanos());
             }
-        } catch (RuntimeException e) {
-            failed.incrementAndGet();
-            log.error("index writer could not apply {}: {}", c.getClass().getSimpleName(), e.toString());
+        } catch (RuntimeException ex) {
+            failed(c.getClass().getSimpleName(), ex);
         }
+    }
+
+    private void failed(String what, RuntimeException e) {
+        failed.incrementAndGet();
+        log.error("index writer could not apply {}: {}", what, e.toString());
     }
 
     @Override

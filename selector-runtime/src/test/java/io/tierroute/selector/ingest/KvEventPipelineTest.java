@@ -98,6 +98,29 @@ class KvEventPipelineTest {
     }
 
     @Test
+    void anEventThatThrowsCostsOnlyItselfNotTheRestOfItsBatch() throws Exception {
+        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
+        try (KvEventPipeline pipeline = new KvEventPipeline(index, 100)) {
+            assertThat(pipeline.submit(List.of(
+                    new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{1}),
+                    new KvEvent.Stored(3, Tier.HBM, false, 0, new long[]{2}), // no worker 3: the index refuses it
+                    new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{3})))).isTrue();
+            assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pipeline.failedEvents()).isEqualTo(1);
+            assertThat(pipeline.appliedEvents()).isEqualTo(2);
+            assertThat(index.blockCount()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aClosedPipelineRefusesWhatItWouldNeverApply() {
+        KvEventPipeline pipeline = new KvEventPipeline(new NaiveReferenceIndex(1), 100);
+        pipeline.close();
+        assertThat(pipeline.submit(List.of(new KvEvent.Cleared(0)))).isFalse();
+        assertThat(pipeline.backlog()).isZero();
+    }
+
+    @Test
     void closingAppliesEverythingAlreadyAccepted() {
         NaiveReferenceIndex index = new NaiveReferenceIndex(1);
         KvEventPipeline pipeline = new KvEventPipeline(index, 10_000);
