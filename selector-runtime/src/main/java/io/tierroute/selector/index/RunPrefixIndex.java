@@ -146,6 +146,18 @@ public final class RunPrefixIndex implements PrefixIndex {
         return live.size();
     }
 
+    /** Slots of the distinct arrays the live runs hold (the index's hash storage, in longs). Writer thread only. */
+    long arraySlots() {
+        java.util.Set<long[]> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        long slots = 0;
+        for (Run r : live) {
+            if (seen.add(r.arr)) {
+                slots += r.arr.length;
+            }
+        }
+        return slots;
+    }
+
     /** Blocks dropped by the cap since construction. Writer thread only. */
     public long prunedBlocks() {
         return prunedBlocks;
@@ -455,7 +467,9 @@ public final class RunPrefixIndex implements PrefixIndex {
             } else {
                 m = split(r, p, p + k, nh, isStore ? ep : r.lastUsed());
             }
-            target = create && m != null && m.tailOwner && m.end == p + k && m.holders.equals(created) ? m : null;
+            // m may continue the chain only if it ends with the last block just visited (a compacted m has its own array).
+            target = create && m != null && m.tailOwner && m.end > m.start && m.arr[m.end - 1] == hs[j + k - 1]
+                    && m.holders.equals(created) ? m : null;
             j += k;
         }
     }
@@ -524,6 +538,7 @@ public final class RunPrefixIndex implements PrefixIndex {
             m.tailOwner = !suffix && r.tailOwner;
             addLive(m);
             publish(m, a, b);
+            m = compactIfSparse(m);
         } else {
             for (int i = a; i < b; i++) {
                 table.put(r.arr[i], null);
@@ -535,14 +550,40 @@ public final class RunPrefixIndex implements PrefixIndex {
             s.tailOwner = r.tailOwner;
             addLive(s);
             publish(s, b, end);
+            compactIfSparse(s);
         }
         if (prefix) {
             r.tailOwner = false;
             r.end = a;
+            compactIfSparse(r);
         } else {
             kill(r);
         }
         return m;
+    }
+
+    /** Arrays shorter than this are never copied out: the copy would save less than it costs. */
+    static final int COMPACT_MIN_ARRAY = 64;
+    /** A run holding fewer than 1/COMPACT_RATIO of its array's slots gets an array of its own. */
+    static final int COMPACT_RATIO = 4;
+
+    /**
+     * Splits share their run's array, so without this one surviving block could keep a whole event's array alive
+     * (an engine evicts a chain leaf first: a Stored of 512 blocks, then Removed of all but the first, leaves 1 block
+     * holding 512 slots), and {@code maxBlocks} would not bound memory. A run much shorter than its array gets a copy
+     * of its blocks, published before the old run is killed (the order readers rely on); returns the run holding them.
+     */
+    private Run compactIfSparse(Run r) {
+        int len = r.end - r.start;
+        if (r.arr.length < COMPACT_MIN_ARRAY || (long) len * COMPACT_RATIO >= r.arr.length) {
+            return r;
+        }
+        Run c = new Run(java.util.Arrays.copyOfRange(r.arr, r.start, r.end), 0, len, r.holders, r.lastUsed());
+        c.tailOwner = true; // the end of its own array
+        addLive(c);
+        publish(c, 0, len);
+        kill(r);
+        return c;
     }
 
     private void publish(Run r, int from, int to) {

@@ -37,7 +37,9 @@
  * past it, the writer drops whole runs in least-recently-used order (used = stored, refreshed or
  * matched, stamped with the writer's operation counter) until the count is at
  * {@code maxBlocks * pruneToFraction}. Readers stamp a run with an opaque store. LRU is per run, not
- * per block: a run is a stretch of blocks stored together with the same holders.
+ * per block: a run is a stretch of blocks stored together with the same holders. A split run shares its array
+ * with the pieces, so a piece holding under a quarter of its array (64 slots or more) gets a copy of its own: the hash
+ * storage stays within a small factor of the blocks indexed, whatever pieces the engines' evictions leave.
  *
  * <h2>Concurrency argument</h2>
  * One writer thread mutates; readers take no lock. Everything a reader can reach is either immutable
