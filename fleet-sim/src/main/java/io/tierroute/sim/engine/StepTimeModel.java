@@ -5,7 +5,7 @@ package io.tierroute.sim.engine;
  *
  * <pre>
  * prefill_ms(T) = 4.209989e-7·T² + 1.518344e-2·T + 16.50142      T = new prompt tokens in the step
- * decode_ms(u)  = max(1, −25.74·u² + 54.01·u + 5.74)               u = KV blocks held by running requests / capacity
+ * decode_ms(u)  = max(1, −25.74·u² + 54.01·u + 5.74)               u = KV blocks held by requests / capacity
  * step_ms       = prefill_ms(T)                   when the step has prefill tokens and no decode tokens
  *               = decode_ms(u)                    when it has decode tokens only
  *               = prefill_ms(T) + decode_ms(u)    when mixed
@@ -15,6 +15,10 @@ package io.tierroute.sim.engine;
  * reading the running requests' KV, and a forward pass does both in sequence, so neither hides the
  * other. This slightly overcounts the fixed per-step overhead (both intercepts); the choice is the
  * simplest that keeps pure steps exactly on the published curves.
+ *
+ * <p>{@code u} counts every block a request holds (Worker: {@code KvCache.referenced()}): the running batch's, and
+ * those of requests loading their prefix from a slower tier or admitted and waiting for budget. DESIGN.md §6 says
+ * "running requests"; an engine's own KV usage figure (vLLM's) counts every allocated block, and so does this.
  */
 public final class StepTimeModel {
 
