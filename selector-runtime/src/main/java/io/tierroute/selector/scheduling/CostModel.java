@@ -91,10 +91,12 @@ public final class CostModel {
         CostParameters p = params.cost();
         out.clear();
 
-        // Which prompt tokens are held, and on which tier (H_t), after the ρ_thr cut-off.
+        // Which prompt tokens are held, and on which tier (H_t), after the ρ_thr cut-off. An engine computes at least
+        // one prompt token (for the first output's logits), so a prompt held whole still recomputes its last block.
+        long usable = (long) ((request.isl() - 1) / request.blockSize()) * request.blockSize();
         long held = 0;
         for (int t = 0; t < Tier.COUNT; t++) {
-            long upToTier = Math.min((long) match.cumulativeBlocks(worker, t) * request.blockSize(), request.isl());
+            long upToTier = Math.min((long) match.cumulativeBlocks(worker, t) * request.blockSize(), usable);
             long segment = upToTier - held;
             if (segment <= 0) {
                 continue;

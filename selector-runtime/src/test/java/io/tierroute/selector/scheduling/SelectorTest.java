@@ -86,8 +86,9 @@ class SelectorTest {
         RouteDecision d = now(s.route(request(p, 100, null, true)));
 
         assertThat(d.worker()).isEqualTo("w2");
-        assertThat(d.chosen().hitTokens()).isEqualTo(4096);
-        assertThat(d.chosen().pEffTokens()).isZero();
+        // Held whole: the engine still computes the last block (for the first output's logits).
+        assertThat(d.chosen().hitTokens()).isEqualTo(4096 - BLOCK);
+        assertThat(d.chosen().pEffTokens()).isEqualTo(BLOCK);
         assertThat(d.snapshotVersion()).isZero();
         assertThat(d.candidates()).hasSize(4);
         assertThat(d.candidates().get(0).cost().pEffTokens()).isEqualTo(4096);
@@ -302,7 +303,7 @@ class SelectorTest {
 
         RouteDecision again = now(s.route(request(p)));
         assertThat(again.worker()).isEqualTo(first.worker());
-        assertThat(again.chosen().hitTokens()).isEqualTo(4096);
+        assertThat(again.chosen().hitTokens()).isEqualTo(4096 - BLOCK);
         s.onRequestEvent(new RequestEvent(again.requestId(), RequestEvent.Type.FINISHED, 0));
 
         clock.addAndGet(Duration.ofSeconds(11).toNanos());
@@ -347,7 +348,7 @@ class SelectorTest {
         }
         RouteDecision repeat = now(s.route(request(p)));
         assertThat(repeat.worker()).isEqualTo(first.worker());
-        assertThat(repeat.chosen().hitTokens()).isEqualTo(4096);
+        assertThat(repeat.chosen().hitTokens()).isEqualTo(4096 - BLOCK);
 
         clock.addAndGet(Duration.ofSeconds(11).toNanos()); // no event confirmed the claim: it lapses
         assertThat(hitOn(now(s.route(request(p, 100, null, true))), first.worker())).isZero();
@@ -362,7 +363,7 @@ class SelectorTest {
         RouteDecision first = now(s.route(request(p)));
         assertThat(first.worker()).isEqualTo("w1");
         assertThat(first.chosen().hitTokens()).isEqualTo(1024);
-        assertThat(hitOn(now(s.route(request(p, 100, null, true))), "w1")).isEqualTo(4096);
+        assertThat(hitOn(now(s.route(request(p, 100, null, true))), "w1")).isEqualTo(4096 - BLOCK);
 
         // The held head stays under its own events: once the engine drops it, the claimed tail alone matches nothing.
         s.indexWriter().submit(List.of(new KvEvent.Removed(1, Tier.CPU, hashes(head))));
@@ -383,7 +384,7 @@ class SelectorTest {
         RouteDecision.Candidate there = now(s.route(request(q, 100, null, true))).candidates().stream()
                 .filter(c -> c.worker().equals(fresh.worker())).findFirst().orElseThrow();
         assertThat(there.cost().tierTokens()[Tier.HBM.ordinal()]).isEqualTo(2048);
-        assertThat(there.cost().tierTokens()[Tier.CPU.ordinal()]).isEqualTo(2048);
+        assertThat(there.cost().tierTokens()[Tier.CPU.ordinal()]).isEqualTo(2048 - BLOCK); // the last block recomputed
     }
 
     @Test
@@ -546,7 +547,7 @@ class SelectorTest {
         s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FINISHED, 0));
         RouteDecision again = now(s.route(request(p)));
         assertThat(again.worker()).isEqualTo(first.worker());
-        assertThat(again.chosen().hitTokens()).isEqualTo(2000 * BLOCK);
+        assertThat(again.chosen().hitTokens()).isEqualTo(2000 * BLOCK - BLOCK);
     }
 
     private Selector oneSlot(UnaryOperator<SelectorSettings.Builder> tune) {
