@@ -64,7 +64,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * </ol>
  * <p><b>The admission wait</b> (τ₀, α, k of C_kv's W): one fit, so applied together: when one of them is HELD (too
  * imprecise, fitted on fewer than minSamples rows, or a jump beyond maxJumpFactor without overwhelming evidence, which
- * for these three HOLDS instead of rejecting) all three keep the values in force.
+ * for these three HOLDS instead of rejecting) all three keep the values in force. A BW_t jump without overwhelming
+ * evidence HOLDS too ({@code SnapshotParameter.holdsJumps}): its samples never grow enough to confirm one.
  *
  * <p><b>A quadratic the fit left out</b> (α_p2 or α_d2 fitted on rows at 0 with an infinite standard error: its linear
  * term carries its share) goes with that linear term: applied as 0 when α_p / α_d is applied (not held for its
@@ -505,15 +506,18 @@ public final class ValidationGate {
                 if (enoughSamples && preciseEnough) {
                     ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
                         + " samples, relative error " + format(rel));
-                } else if (!p.isAdmissionWait()
+                } else if (!p.holdsJumps()
                         && ctx.watch.confirms(label, activeValue, up, v.getSamples(), config.overwhelmingSamples())) {
                     ctx.notes.add(jump + ", accepted: confirmed by " + v.getSamples() + " samples, "
                         + config.overwhelmingSamples() + "+ of them since it was first refused");
                     ctx.confirmedJumps.add(label);
-                } else if (p.isAdmissionWait()) {
+                } else if (p.holdsJumps()) {
                     // The admission wait's calibration moves with the fleet's load (k 0.002–1 over one workload's
-                    // loads); a jump keeps the values in force rather than costing every other parameter its update.
-                    ctx.held.add("held: " + jump + " without overwhelming evidence; the active value stays");
+                    // loads), a link's peak with its traffic; neither can confirm a jump (SnapshotParameter#holdsJumps):
+                    // the value in force stays, carried, and the next fit is applied if the shift persists, rather than
+                    // the jump costing every other parameter its update.
+                    ctx.held.add("held: " + jump + " without overwhelming evidence; the active value stays (carried: "
+                        + "the next fit is applied if the shift persists)");
                     return Verdict.HOLD;
                 } else {
                     ctx.rejections.add(jump + " without overwhelming evidence (needs samples ≥ "

@@ -165,6 +165,17 @@ public enum SnapshotParameter {
         return this == DECODE_STEP_US || this == DECODE_STEP_KV_US || this == KV_WAIT_SCALE;
     }
 
+    /**
+     * Whether a jump beyond the gate's factor without overwhelming evidence HOLDS (the value in force stays, carried, so
+     * the next fit is applied if it persists) rather than rejecting the snapshot: the admission wait's three, and BW_t.
+     * Neither can ever gather the evidence that confirms a jump: the admission wait's rows are few, and BW_t's samples are
+     * the link samples in the peak window, a count that does not grow; a real shift (a link's peak 10× up or down) would
+     * otherwise reject every later snapshot of the scope.
+     */
+    public boolean holdsJumps() {
+        return isAdmissionWait() || this == BANDWIDTH;
+    }
+
     /** The admission wait's parameters, in schema order. */
     public static final SnapshotParameter[] ADMISSION_WAIT = {DECODE_STEP_US, DECODE_STEP_KV_US, KV_WAIT_SCALE};
 
