@@ -31,6 +31,11 @@ final class WorkerLoad {
     private int leftSinceTelemetry; // our requests the sample counted that have finished since
     private long kvTokensSinceTelemetry;
     private long queuedPrefillSinceTelemetry;
+    // Our requests the sample counted (admitted before it was taken): their sums now, and when the sample became the
+    // base. The difference is what they changed since, which the engine's sample cannot show until the next one: a
+    // first token leaves its waiting count and pending prefill, and brings its KV into the engine's; a finish takes it out.
+    private final SampledSums sampledNow = new SampledSums();
+    private final SampledSums sampledAtBase = new SampledSums();
 
     private volatile LoadView view;
     private boolean ownKvAccounting;
@@ -51,14 +56,19 @@ final class WorkerLoad {
     }
 
     synchronized void admit(InFlightRequest r) {
-        requests.put(r.id, r);
+        InFlightRequest previous = requests.put(r.id, r);
+        if (previous != null && previous != r) {
+            // Its id was reused while the tracker was expiring it: it leaves here, and that expiry finds it gone.
+            add(previous, -1);
+            left(previous);
+        }
         add(r, +1);
         publish();
     }
 
     /** Applies an event to a request of this worker; {@link EventEffect#UNKNOWN} when the request already left it. */
     synchronized EventEffect apply(InFlightRequest r, RequestEvent event, long nowNanos) {
-        if (!requests.containsKey(r.id)) {
+        if (requests.get(r.id) != r) { // gone, or its id reused by a newer request
             return EventEffect.UNKNOWN;
         }
         boolean wasWaiting = r.waiting;
@@ -92,7 +102,7 @@ final class WorkerLoad {
 
     /** Removes {@code r}; false when it had already left (a finish raced the caller). */
     synchronized boolean remove(InFlightRequest r) {
-        if (requests.remove(r.id) != null) {
+        if (requests.remove(r.id, r)) {
             add(r, -1);
             left(r);
             publish();
@@ -160,6 +170,8 @@ final class WorkerLoad {
             if (r.waiting) {
                 queuedPrefillSinceTelemetry += sign * r.prefillTokens;
             }
+        } else if (telemetry != null) {
+            sampledNow.add(r, sign);
         }
     }
 
@@ -170,11 +182,16 @@ final class WorkerLoad {
         leftSinceTelemetry = 0;
         kvTokensSinceTelemetry = 0;
         queuedPrefillSinceTelemetry = 0;
+        sampledNow.clear();
+        sampledAtBase.clear();
         if (telemetry == null) {
             return;
         }
         for (InFlightRequest r : requests.values()) {
-            if (r.admittedNanos > telemetry.atNanos()) {
+            if (r.admittedNanos <= telemetry.atNanos()) {
+                sampledNow.add(r, +1);
+                sampledAtBase.add(r, +1);
+            } else {
                 inFlightSinceTelemetry++;
                 if (r.waiting) {
                     waitingSinceTelemetry++;
@@ -190,15 +207,20 @@ final class WorkerLoad {
     private void publish() {
         Telemetry base = telemetry;
         // The engine's sample already counts what we sent before it was taken.
-        int q = base == null ? waiting : base.waiting() + waitingSinceTelemetry;
+        // The sample's counts move with what our requests it counted did since (sampledNow − sampledAtBase).
+        int q = base == null ? waiting
+                : Math.max(0, base.waiting() + sampledNow.waiting - sampledAtBase.waiting) + waitingSinceTelemetry;
         // KV_used: with own accounting (this selector routes everything the worker serves), the requests
         // it sent, queued ones included (an engine's KV usage counts only blocks held, not its queue's
         // demand, and is a sample old); otherwise the engine's sample plus what we sent since.
-        long kv = base == null || ownKvAccounting ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
+        long kv = base == null || ownKvAccounting ? kvTokens
+                : Math.max(0, base.kvUsedTokens() + sampledNow.runningKvTokens - sampledAtBase.runningKvTokens)
+                        + kvTokensSinceTelemetry;
         // Queued prefill: our own Σ p_eff counts a request whole until its first token, the engine's
         // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
         long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
-                : Math.min(queuedPrefillTokens, base.pendingPrefillTokens() + queuedPrefillSinceTelemetry);
+                : Math.min(queuedPrefillTokens, Math.max(0, base.pendingPrefillTokens()
+                        + sampledNow.queuedPrefillTokens - sampledAtBase.queuedPrefillTokens) + queuedPrefillSinceTelemetry);
         // The engine's own count, for the in-flight limit only (the cost model prices the requests it knows): the
         // sample, plus what we sent since, minus ours it counted that have finished since. Other replicas' finishes
         // show with the next sample (one telemetry interval late).
@@ -206,5 +228,27 @@ final class WorkerLoad {
                 : Math.max(0, base.running() + base.waiting() + inFlightSinceTelemetry - leftSinceTelemetry);
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
                 queued, queuedTierTokens.clone(), engine);
+    }
+
+    /** Sums over our requests a telemetry sample counted: the ones still waiting, and the running ones' KV. */
+    private static final class SampledSums {
+        int waiting;
+        long queuedPrefillTokens;
+        long runningKvTokens; // an engine's KV usage counts the blocks of running requests, not its queue's
+
+        void add(InFlightRequest r, int sign) {
+            if (r.waiting) {
+                waiting += sign;
+                queuedPrefillTokens += sign * r.prefillTokens;
+            } else {
+                runningKvTokens += sign * r.contextTokens();
+            }
+        }
+
+        void clear() {
+            waiting = 0;
+            queuedPrefillTokens = 0;
+            runningKvTokens = 0;
+        }
     }
 }
