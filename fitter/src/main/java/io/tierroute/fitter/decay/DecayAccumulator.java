@@ -13,6 +13,12 @@ import java.util.OptionalDouble;
  * {@link MissHistogram}. The log-likelihood is
  * <pre>  ℓ(λ) = d·log λ − λ·S + Σ_b W_b·log(1 − e^{−λ t̄_b})  </pre>
  * which is strictly concave when d > 0 or some W_b > 0, so the maximiser is unique. Not thread-safe.
+ *
+ * <p>Forgetting ({@link DecayConfig#forgetting()} λ_f &lt; 1): each accepted observation weighs 1/λ_f times the one
+ * before, so the k-th newest counts λ_f^k of the newest. The sums are kept at that growing scale ({@code gain}, the
+ * newest observation's multiplier: no pass over the histogram per observation) and brought back to 1 now and then.
+ * Scaling every weight by one constant leaves the maximiser where it is; the information, hence the standard error,
+ * is read at the newest observation's weight 1.
  */
 public final class DecayAccumulator {
     private final DecayConfig config;
@@ -22,6 +28,9 @@ public final class DecayAccumulator {
     private double events;
     private double missWeight;
     private long observations;
+    /** The weight multiplier of the newest observation; the sums are at this scale (see the class comment). */
+    private double gain = 1.0;
+    private static final double RENORMALIZE_ABOVE = 1e100;
 
     public DecayAccumulator(DecayConfig config) {
         this.config = config;
@@ -34,7 +43,8 @@ public final class DecayAccumulator {
             return check;
         }
         double t = o.idleSeconds();
-        double w = o.weight();
+        advance();
+        double w = o.weight() * gain;
         switch (o.kind()) {
             case RETURN_HIT, STILL_CACHED_AT -> exposure += w * t;
             case EVICTED_AT -> {
@@ -55,6 +65,25 @@ public final class DecayAccumulator {
         return DecayOutcome.ACCEPTED;
     }
 
+    /** One more observation: the weight of those before it falls by λ_f relative to it. */
+    private void advance() {
+        if (config.forgetting() == 1.0) {
+            return;
+        }
+        gain /= config.forgetting();
+        if (gain > RENORMALIZE_ABOVE) {
+            rescale(1 / gain);
+            gain = 1.0;
+        }
+    }
+
+    private void rescale(double f) {
+        exposure *= f;
+        events *= f;
+        missWeight *= f;
+        misses.scale(f);
+    }
+
     private void addMiss(double t, double w) {
         misses.add(t, w);
         missWeight += w;
@@ -62,11 +91,15 @@ public final class DecayAccumulator {
 
     /** Adds another accumulator's statistics (same config), e.g. to pool pressure buckets. */
     public void merge(DecayAccumulator other) {
-        exposure += other.exposure;
-        events += other.events;
-        missWeight += other.missWeight;
+        // Both at weight 1 for their newest observation: bring this one there, add the other's at its own scale.
+        rescale(1 / gain);
+        gain = 1.0;
+        double f = 1 / other.gain;
+        exposure += other.exposure * f;
+        events += other.events * f;
+        missWeight += other.missWeight * f;
         observations += other.observations;
-        misses.merge(other.misses);
+        misses.mergeScaled(other.misses, f);
         window.merge(other.window);
     }
 
@@ -146,11 +179,11 @@ public final class DecayAccumulator {
                 }
             }
         }
-        double info = information(lambda);
+        double info = information(lambda) / gain; // at the newest observation's weight 1
         double se = info > 0 && Double.isFinite(info) ? 1 / Math.sqrt(info) : Double.POSITIVE_INFINITY;
         double quality = Double.isFinite(se) ? se : Double.MAX_VALUE;
         Estimate estimate = new Estimate(lambda, OptionalDouble.of(se), observations, quality, QualityKind.STD_ERROR,
             window.startMs(), window.endExclusiveMs());
-        return new DecayFit(estimate, atLower, atUpper, iterations, events, exposure, missWeight);
+        return new DecayFit(estimate, atLower, atUpper, iterations, events / gain, exposure / gain, missWeight / gain);
     }
 }

@@ -8,10 +8,21 @@ package io.tierroute.fitter.decay;
  * @param binRatio ratio between consecutive bin edges of the miss-time histogram (e.g. 1.01)
  * @param tMinSeconds first bin edge; misses below it share bin 0
  * @param tMaxSeconds last bin edge; misses above it share the last bin
+ * @param forgetting  λ_f in (0, 1]: every accepted observation multiplies the weight of those before it by λ_f (1 = no
+ *                    forgetting), so λ tracks a fleet whose cache pressure changes (see {@link #withTrackingHorizon})
  */
-public record DecayConfig(double lambdaMin, double lambdaMax, double binRatio, double tMinSeconds, double tMaxSeconds) {
+public record DecayConfig(double lambdaMin, double lambdaMax, double binRatio, double tMinSeconds, double tMaxSeconds,
+                          double forgetting) {
+
+    /** Without forgetting. */
+    public DecayConfig(double lambdaMin, double lambdaMax, double binRatio, double tMinSeconds, double tMaxSeconds) {
+        this(lambdaMin, lambdaMax, binRatio, tMinSeconds, tMaxSeconds, 1.0);
+    }
 
     public DecayConfig {
+        if (!(forgetting > 0 && forgetting <= 1)) {
+            throw new IllegalArgumentException("forgetting must be in (0, 1]: " + forgetting);
+        }
         if (!(lambdaMin > 0) || !(lambdaMax > lambdaMin) || !Double.isFinite(lambdaMax)) {
             throw new IllegalArgumentException("need 0 < lambdaMin < lambdaMax < inf");
         }
@@ -23,8 +34,20 @@ public record DecayConfig(double lambdaMin, double lambdaMax, double binRatio, d
         }
     }
 
-    /** λ in [1e-6, 100] 1/s; bins 1 % wide from 1 ms to 10⁷ s (2 316 bins). */
+    /** λ in [1e-6, 100] 1/s; bins 1 % wide from 1 ms to 10⁷ s (2 316 bins); no forgetting. */
     public static DecayConfig defaults() {
         return new DecayConfig(1e-6, 100, 1.01, 1e-3, 1e7);
+    }
+
+    /**
+     * Sets λ_f so that observations older than {@code observations} accepted ones keep at most 1 % of their weight,
+     * as the latency regression's horizon ({@code RegressionConfig.withTrackingHorizon}).
+     */
+    public DecayConfig withTrackingHorizon(int observations) {
+        if (observations < 1) {
+            throw new IllegalArgumentException("observations must be >= 1");
+        }
+        return new DecayConfig(lambdaMin, lambdaMax, binRatio, tMinSeconds, tMaxSeconds,
+            Math.pow(0.01, 1.0 / observations));
     }
 }

@@ -39,7 +39,8 @@ final class MissHistogram {
         weightedT[b] += w * t;
     }
 
-    void merge(MissHistogram other) {
+    /** Adds {@code other}'s bins with their weights multiplied by {@code f}. */
+    void mergeScaled(MissHistogram other, double f) {
         if (other.weight == null) {
             return;
         }
@@ -49,9 +50,20 @@ final class MissHistogram {
                     weight = new double[bins];
                     weightedT = new double[bins];
                 }
-                weight[b] += other.weight[b];
-                weightedT[b] += other.weightedT[b];
+                weight[b] += other.weight[b] * f;
+                weightedT[b] += other.weightedT[b] * f;
             }
+        }
+    }
+
+    /** Multiplies every bin's weight by {@code f} (its mean time stays). */
+    void scale(double f) {
+        if (weight == null) {
+            return;
+        }
+        for (int b = 0; b < bins; b++) {
+            weight[b] *= f;
+            weightedT[b] *= f;
         }
     }
 

@@ -42,7 +42,8 @@ final class ScopeEstimators {
     private final LatencyRegression regression;
     private final TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
     private final RhoTracker rho = new RhoTracker(RhoConfig.defaults());
-    private final DecayFitter decay = new DecayFitter(DecayConfig.defaults());
+    /** λ forgets over the regression's horizon too (in λ observations): it follows the fleet's cache pressure. */
+    private final DecayFitter decay;
     /** BW_t per tier name used to turn bytes into utilisation: the active snapshot's, else the defaults. */
     private final Map<String, Double> bandwidths = new HashMap<>();
     /** The admission wait's rows of the newest joined rows (the replay sample's bound): refitted at each snapshot. */
@@ -72,6 +73,7 @@ final class ScopeEstimators {
         this.scope = scope;
         this.kvWait = new KvWaitSample(sampleRows);
         this.regression = new LatencyRegression(regressionConfig(regressionHorizonRows, refitRows));
+        this.decay = new DecayFitter(DecayConfig.defaults().withTrackingHorizon(regressionHorizonRows));
         SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
     }
 
