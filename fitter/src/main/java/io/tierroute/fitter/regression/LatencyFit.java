@@ -20,8 +20,8 @@ import java.util.Map;
  *     leaves, = samples when λ_f = 1
  * @param residualScale robust scale s of the standardised residuals (relative error under the
  *     proportional noise model, µs under the constant one)
- * @param downweightedFraction share of post-burn-in rows Huber downweighted (|u| > c), exponentially
- *     weighted
+ * @param downweightedFraction share of rows Huber downweighted (|u| > c; burn-in rows as weighed when it ended),
+ *     exponentially weighted
  * @param profileSsr weighted residual sum of squares per candidate Q_slack 0..maxQSlack (the profile)
  */
 public record LatencyFit(

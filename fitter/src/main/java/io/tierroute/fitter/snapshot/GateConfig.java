@@ -37,7 +37,7 @@ package io.tierroute.fitter.snapshot;
  *     relative error ≤ this (a value without any error figure, e.g. Q_slack, needs only the samples).
  *     Default 0.02.
  * @param minQuantileTrainingRows minimum training rows of a new quantile forest (one that differs from
- *     the active snapshot's); below it REJECTS. Default 1 000.
+ *     the active snapshot's); below it the forest is HELD (the active one stays). Default 1 000.
  */
 public record GateConfig(
         long minSamples,

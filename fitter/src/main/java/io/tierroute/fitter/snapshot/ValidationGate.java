@@ -75,8 +75,9 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * <p><b>Snapshot level</b> (REJECT): status not CANDIDATE; version &lt; 1; with an active snapshot: other
  * scope, version ≤ active version, parentVersion ≠ active version; without: parentVersion not null; BW_t
  * for HBM, a tier twice or a missing non-HBM tier; ρ for HBM or a (worker, tier) pair twice; a new
- * quantile forest (≠ the active one) with fewer than minQuantileTrainingRows rows, no trees, inconsistent
- * array sizes, a NaN threshold or a non-finite / negative leaf sample.
+ * quantile forest (≠ the active one) with no trees, inconsistent array sizes, a NaN threshold or a non-finite /
+ * negative leaf sample. A new forest trained on fewer than minQuantileTrainingRows rows is HELD (the active one
+ * stays; {@link QuantileModelCheck}).
  *
  * <p>Every reason names the parameter, the value with its unit, and the bound or threshold it failed.
  * All checks run, so a rejection lists every problem.
