@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """multi_seed_verdict.py ROOT SEEDS V1 V2 ...: per variant (ROOT/seedN/V/<workload>/results.csv, peers in ROOT/seedN/peers),
 over the seeds: cells > 3 % behind the best peer per seed and in all, the targets per seed, and the cells whose
-geometric-mean ratio over the seeds is below 0.97."""
+geometric-mean ratio over the seeds is below 0.97. POLICY=name reads another policy's rows (default tierroute-fitted)."""
 import csv, os, sys, statistics as st
+POLICY = os.environ.get('POLICY', 'tierroute-fitted')
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
 W = ['mooncake', 'agentic-pcie', 'chat', 'cpu-overflow', 'agentic', 'llmd-blog']
@@ -10,7 +11,7 @@ def rows(p, peers):
     out = {}
     if not os.path.exists(p): return out
     for r in csv.DictReader(open(p)):
-        if (r['policy'] in PEERS) if peers else (r['policy'] == 'tierroute-fitted'):
+        if (r['policy'] in PEERS) if peers else (r['policy'] == POLICY):
             out.setdefault(float(r['load']), []).append(r)
     return out
 def ratios(root, seed, v):
