@@ -66,7 +66,7 @@ final class QuantileModelCheck {
 
     /**
      * The structure the selector's evaluator needs (found in review: models it refuses to load used
-     * to pass): child, root and leaf indices in range, at least one sample per leaf and at most
+     * to pass): split features among the model's feature names, child, root and leaf indices in range, at least one sample per leaf and at most
      * {@code maxSamplesPerLeaf}, offsets that never go down, each leaf's sample sorted. The evaluator
      * checks the same and more (feature levels, acyclic trees) when it loads a model.
      */
@@ -83,8 +83,13 @@ final class QuantileModelCheck {
             }
         }
         int n = Math.min(nodes, Math.min(m.getNodeLeft().size(), Math.min(m.getNodeRight().size(), m.getNodeLeafId().size())));
+        int features = m.getFeatureNames().size();
         for (int i = 0; i < n; i++) {
             Integer f = m.getNodeSplitFeature().get(i);
+            if (f != null && f >= features) {
+                rejections.add(l + ": node " + i + " splits on feature " + f + ", and the model names " + features);
+                break;
+            }
             boolean internal = f != null && f >= 0;
             Integer left = m.getNodeLeft().get(i);
             Integer right = m.getNodeRight().get(i);

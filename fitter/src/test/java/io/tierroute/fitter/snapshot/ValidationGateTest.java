@@ -622,6 +622,10 @@ class ValidationGateTest {
                 .setNodeThreshold(List.of(Double.POSITIVE_INFINITY, 0.0, 0.0)).build());
         bad.put("node 0 has a child or leaf index out of range", QuantileForestModel.newBuilder(good)
                 .setNodeLeft(List.of(10_000_000, -1, -1)).build());
+        bad.put("node 0 splits on feature 7, and the model names " + good.getFeatureNames().size(),
+                QuantileForestModel.newBuilder(good).setNodeSplitFeature(
+                        java.util.stream.Stream.concat(java.util.stream.Stream.of(7),
+                                good.getNodeSplitFeature().stream().skip(1)).toList()).build());
         bad.put("maxSamplesPerLeaf = 0 < 1", QuantileForestModel.newBuilder(good).setMaxSamplesPerLeaf(0).build());
         List<Float> reversed = new java.util.ArrayList<>(good.getLeafSamples());
         java.util.Collections.reverse(reversed);
