@@ -444,7 +444,8 @@ public final class Selector {
             workflows.finished(event.requestId(), now);
         }
         // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
-        // waiting count, which may bring it back under maxWaiting. Progress of a decoding request frees nothing, so
+        // waiting count, which may bring it back under maxWaiting (with no fresh telemetry; a sample's count stands
+        // until the next one, WorkerLoad). Progress of a decoding request frees nothing, so
         // it does not retry the queue: that retry is a whole decision under drainLock, and such events come every
         // 16 tokens of every request. The effect is decided with the change, so a route queueing meanwhile is seen.
         if (effect.mayFreeSlot()) {

@@ -31,11 +31,11 @@ final class WorkerLoad {
     private int leftSinceTelemetry; // our requests the sample counted that have finished since
     private long kvTokensSinceTelemetry;
     private long queuedPrefillSinceTelemetry;
-    // Our requests the sample counted (admitted before it was taken): their sums now, and when the sample became the
-    // base. The difference is what they changed since, which the engine's sample cannot show until the next one: a
-    // first token leaves its waiting count and pending prefill, and brings its KV into the engine's; a finish takes it out.
-    private final SampledSums sampledNow = new SampledSums();
-    private final SampledSums sampledAtBase = new SampledSums();
+    // Our requests the sample counted keep their share of its waiting count, pending prefill and KV until the next one:
+    // the selector cannot tell which of them the engine still queues (one that prefills counts as running there, with
+    // its KV held), so a first token changes nothing here; it would undercount a queue that other replicas fill. Bounded
+    // by the telemetry interval. (Subtracting them was measured: the simulator's tierroute collapsed at cpu-overflow
+    // 2.5 at 6 of 10 seeds; fleet-sim/experiments/ROUNDS.md, "Waiting-count round".)
 
     private volatile LoadView view;
     private boolean ownKvAccounting;
@@ -170,8 +170,6 @@ final class WorkerLoad {
             if (r.waiting) {
                 queuedPrefillSinceTelemetry += sign * r.prefillTokens;
             }
-        } else if (telemetry != null) {
-            sampledNow.add(r, sign);
         }
     }
 
@@ -182,16 +180,11 @@ final class WorkerLoad {
         leftSinceTelemetry = 0;
         kvTokensSinceTelemetry = 0;
         queuedPrefillSinceTelemetry = 0;
-        sampledNow.clear();
-        sampledAtBase.clear();
         if (telemetry == null) {
             return;
         }
         for (InFlightRequest r : requests.values()) {
-            if (r.admittedNanos <= telemetry.atNanos()) {
-                sampledNow.add(r, +1);
-                sampledAtBase.add(r, +1);
-            } else {
+            if (r.admittedNanos > telemetry.atNanos()) {
                 inFlightSinceTelemetry++;
                 if (r.waiting) {
                     waitingSinceTelemetry++;
@@ -207,20 +200,15 @@ final class WorkerLoad {
     private void publish() {
         Telemetry base = telemetry;
         // The engine's sample already counts what we sent before it was taken.
-        // The sample's counts move with what our requests it counted did since (sampledNow − sampledAtBase).
-        int q = base == null ? waiting
-                : Math.max(0, base.waiting() + sampledNow.waiting - sampledAtBase.waiting) + waitingSinceTelemetry;
+        int q = base == null ? waiting : base.waiting() + waitingSinceTelemetry;
         // KV_used: with own accounting (this selector routes everything the worker serves), the requests
         // it sent, queued ones included (an engine's KV usage counts only blocks held, not its queue's
         // demand, and is a sample old); otherwise the engine's sample plus what we sent since.
-        long kv = base == null || ownKvAccounting ? kvTokens
-                : Math.max(0, base.kvUsedTokens() + sampledNow.runningKvTokens - sampledAtBase.runningKvTokens)
-                        + kvTokensSinceTelemetry;
+        long kv = base == null || ownKvAccounting ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
         // Queued prefill: our own Σ p_eff counts a request whole until its first token, the engine's
         // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
         long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
-                : Math.min(queuedPrefillTokens, Math.max(0, base.pendingPrefillTokens()
-                        + sampledNow.queuedPrefillTokens - sampledAtBase.queuedPrefillTokens) + queuedPrefillSinceTelemetry);
+                : Math.min(queuedPrefillTokens, base.pendingPrefillTokens() + queuedPrefillSinceTelemetry);
         // The engine's own count, for the in-flight limit only (the cost model prices the requests it knows): the
         // sample, plus what we sent since, minus ours it counted that have finished since. Other replicas' finishes
         // show with the next sample (one telemetry interval late).
@@ -228,27 +216,5 @@ final class WorkerLoad {
                 : Math.max(0, base.running() + base.waiting() + inFlightSinceTelemetry - leftSinceTelemetry);
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
                 queued, queuedTierTokens.clone(), engine);
-    }
-
-    /** Sums over our requests a telemetry sample counted: the ones still waiting, and the running ones' KV. */
-    private static final class SampledSums {
-        int waiting;
-        long queuedPrefillTokens;
-        long runningKvTokens; // an engine's KV usage counts the blocks of running requests, not its queue's
-
-        void add(InFlightRequest r, int sign) {
-            if (r.waiting) {
-                waiting += sign;
-                queuedPrefillTokens += sign * r.prefillTokens;
-            } else {
-                runningKvTokens += sign * r.contextTokens();
-            }
-        }
-
-        void clear() {
-            waiting = 0;
-            queuedPrefillTokens = 0;
-            runningKvTokens = 0;
-        }
     }
 }

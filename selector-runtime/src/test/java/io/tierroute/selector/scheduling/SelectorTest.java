@@ -203,22 +203,6 @@ class SelectorTest {
     }
 
     @Test
-    void aFirstTokenAdmitsTheNextQueuedRequestAtOnceWhileTheWorkersTelemetryIsFresh() {
-        // maxWaiting 1, and the engine's sample (taken after the first request was sent) counts that request waiting.
-        Selector s = selector(1, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), false, 0, 1), b -> b);
-        RouteDecision first = now(s.route(request(prompt(26, 64))));
-        clock.addAndGet(1_000_000);
-        s.onTelemetry(new io.tierroute.selector.sequences.Telemetry(0, clock.get(), 1, 0, 0));
-        CompletableFuture<RouteDecision> queued = s.route(request(prompt(27, 64)));
-        assertThat(queued).isNotDone();
-
-        clock.addAndGet(2_000_000);
-        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
-        assertThat(queued).as("the sample's waiting request has left the queue: not held until the next sample")
-                .isDone();
-    }
-
-    @Test
     void theEnginesOwnRunningCountHoldsAWorkerToItsInFlightLimit() {
         // maxInFlight 2 on w0; other replicas filled it: its telemetry says 3 running, 1 waiting.
         Selector s = selector(2, w -> w.name().equals("w0")

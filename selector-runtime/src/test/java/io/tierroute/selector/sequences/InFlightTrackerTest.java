@@ -114,43 +114,6 @@ class InFlightTrackerTest {
     }
 
     @Test
-    void ourRequestsTheSampleCountedAsWaitingLeaveItsCountsWithTheirFirstToken() {
-        tracker.admit("old", 0, 1_000, 10, 800, 1 * SECOND);
-        tracker.admit("old2", 0, 1_000, 10, 1_000, 1 * SECOND);
-        // The engine: "old", "old2" and one of another replica waiting, 900 prompt tokens left to compute (most of
-        // "old2"'s is done), 5,000 KV tokens held by running requests of other replicas.
-        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 3, 0, 5_000, 900));
-        tracker.admit("new", 0, 400, 10, 400, 3 * SECOND);
-        assertThat(tracker.view(0).waiting()).isEqualTo(3 + 1);
-        assertThat(tracker.view(0).queuedPrefillTokens()).as("the engine's 900 and ours since").isEqualTo(900 + 400);
-
-        assertThat(tracker.onEvent(new RequestEvent("old", RequestEvent.Type.FIRST_TOKEN, 1), 4 * SECOND)).isTrue();
-        LoadView v = tracker.view(0);
-        assertThat(v.waiting()).as("the sample counted it waiting; it no longer is").isEqualTo(3 - 1 + 1);
-        assertThat(v.queuedPrefillTokens()).as("its 800 left the engine's 900, against ours 1,000 + 400")
-                .isEqualTo(100 + 400);
-        assertThat(v.kvUsedTokens()).as("it runs now: the engine holds its KV, which the sample did not count")
-                .isEqualTo(5_000 + 1_001 + 400);
-
-        tracker.onEvent(new RequestEvent("old", RequestEvent.Type.FINISHED, 10), 5 * SECOND);
-        v = tracker.view(0);
-        assertThat(v.waiting()).isEqualTo(3 - 1 + 1);
-        assertThat(v.kvUsedTokens()).as("its KV left with it").isEqualTo(5_000 + 400);
-        assertThat(v.engineInFlight()).as("the sample counted it").isEqualTo(3 + 1 - 1);
-    }
-
-    @Test
-    void aNewSampleCountsOurRequestsFromItsOwnState() {
-        tracker.admit("a", 0, 1_000, 10, 1 * SECOND);
-        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 1, 0, 0));
-        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FIRST_TOKEN, 1), 3 * SECOND);
-        assertThat(tracker.view(0).waiting()).isZero();
-        tracker.onTelemetry(new Telemetry(0, 4 * SECOND, 2, 1, 1_001)); // "a" runs, two others wait
-        assertThat(tracker.view(0).waiting()).as("a new base: nothing of ours left its wait since").isEqualTo(2);
-        assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(1_001);
-    }
-
-    @Test
     void requestsThatStopReportingExpire() {
         tracker.admit("lost", 1, 100, 10, 0);
         tracker.admit("alive", 1, 100, 10, 0);
