@@ -554,6 +554,7 @@ public final class Selector {
             // The head first, while it is admitted; once it is not, the next ones in priority order (see below).
             List<AdmissionQueue.Pending> scan = null;
             int next = 0;
+            int refusedFrom = Integer.MAX_VALUE; // the shortest exact prompt a worker under its limits refused for size
             while (true) {
                 AdmissionQueue.Pending head = scan == null ? queue.peek() : next < scan.size() ? scan.get(next++) : null;
                 if (head == null) {
@@ -562,6 +563,9 @@ public final class Selector {
                 if (head.future().isDone()) { // cancelled: the caller went away while it waited
                     queue.remove(head);
                     continue;
+                }
+                if (scan != null && judgedLength(head.request()) >= refusedFrom) {
+                    continue; // every worker under its limits is too small for it too: no attempt
                 }
                 long now = clock.getAsLong();
                 Object outcome;
@@ -572,12 +576,14 @@ public final class Selector {
                 }
                 if (outcome == null) {
                     // Whether a worker is a candidate depends on the request too (a prompt larger than its KV cache):
-                    // a head that fits only busy workers must not keep an idle one from the requests behind it. While
-                    // some worker is under its limits, look further down the queue (admitting only adds load, so a
-                    // request passed over stays unplaceable in this drain).
-                    if (!anyWorkerUnderLimit()) {
+                    // a head that fits only busy workers must not keep an idle one from the requests behind it. Only
+                    // then (a worker under its limits refused it for its size alone) look further down the queue,
+                    // past prompts at least as long (admitting only adds load, so a request passed over stays
+                    // unplaceable in this drain); otherwise every worker is over its limits and the drain stops.
+                    if (!refusedForSizeByAFreeWorker(s)) {
                         break;
                     }
+                    refusedFrom = Math.min(refusedFrom, judgedLength(head.request()));
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
                         next = 1; // [0] is this head
@@ -604,19 +610,24 @@ public final class Selector {
     }
 
     /**
-     * How far down the admission queue one drain looks once its head cannot be placed although a worker is under its
-     * limits: a bound on the work done under the drain lock when many queued requests fit no free worker.
+     * How far down the admission queue one drain looks once a worker under its limits refused the head for its size:
+     * a bound on the work done under the drain lock.
      */
     static final int DRAIN_SCAN_LIMIT = 64;
 
-    /** Whether some worker that takes requests is under its load limits (so a queued request might be placed). */
-    private boolean anyWorkerUnderLimit() {
+    /** After a failed attempt: whether a worker under its load limits turned the request away for its size alone. */
+    private boolean refusedForSizeByAFreeWorker(Scratch s) {
         for (int w = 0; w < registry.size(); w++) {
-            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w))) {
+            if (s.excluded[w] == PROMPT_TOO_LARGE && takesRequests(w) && !overLimit(specs[w], inflight.view(w))) {
                 return true;
             }
         }
         return false;
+    }
+
+    /** The prompt length a worker's KV cache is judged on ({@link #attempt}); MAX_VALUE when estimated from text. */
+    private static int judgedLength(RouteRequest r) {
+        return r.inputTokens() != null ? r.inputTokens() : r.tokens() != null ? r.tokens().length : Integer.MAX_VALUE;
     }
 
     // ---- counters for metrics ----

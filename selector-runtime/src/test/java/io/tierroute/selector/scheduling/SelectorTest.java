@@ -203,6 +203,31 @@ class SelectorTest {
     }
 
     @Test
+    void theDrainPassesOverPromptsAsLongAsOneAFreeWorkerRefusedWithoutTryingThem() {
+        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.name().equals("w0") ? 1_000_000 : 2_048, w.bandwidth(),
+                false, 1, 0), b -> b);
+        RouteDecision a = now(s.route(request(prompt(44, 64))));
+        RouteDecision b = now(s.route(request(prompt(45, 64))));
+        RouteDecision onW1 = a.worker().equals("w1") ? a : b;
+        List<CompletableFuture<RouteDecision>> longOnes = new ArrayList<>();
+        for (int i = 0; i < 10; i++) { // each cached on w0, so cheaper than the short one: ahead of it in the queue
+            int[] big = prompt(46 + i, 4_096);
+            store(s, 0, Tier.HBM, big);
+            longOnes.add(s.route(request(big)));
+        }
+        CompletableFuture<RouteDecision> small = s.route(request(prompt(60, 64)));
+        assertThat(s.queueLength()).isEqualTo(11);
+
+        long reads = clockReads.get();
+        s.onRequestEvent(new RequestEvent(onW1.requestId(), RequestEvent.Type.FINISHED, 10));
+        assertThat(small).isDone();
+        assertThat(small.join().worker()).isEqualTo("w1");
+        // The event's timestamp, the head's attempt and the short one's: the other nine long prompts are not tried.
+        assertThat(clockReads.get() - reads).isEqualTo(3);
+        assertThat(longOnes).allSatisfy(f -> assertThat(f).isNotDone());
+    }
+
+    @Test
     void theEnginesOwnRunningCountHoldsAWorkerToItsInFlightLimit() {
         // maxInFlight 2 on w0; other replicas filled it: its telemetry says 3 running, 1 waiting.
         Selector s = selector(2, w -> w.name().equals("w0")
