@@ -78,8 +78,6 @@ class DemoCommandTest {
         assertThat(out.toString()).contains("Flink web UI:", "dashboard:", "Kafka bootstrap:", "--duration reached",
                 "requests: ").doesNotContain("requests: 0 routed");
         assertThat(err.toString()).contains("routed", "TTFT p50");
-        assertThat(out.toString()).as("--duration counts the replay, not the fitting job's submission before the loop")
-                .containsPattern("ran [89] s wall after a \\d+ s start-up");
     }
 
     /**

@@ -47,6 +47,8 @@ public final class DecayFitter {
                 if (pooled == null) {
                     pooled = new DecayAccumulator(config);
                 }
+                // Each bucket forgets over its own observations: a bucket that stopped receiving any keeps its weight
+                // here (the job fits bucket 0 only).
                 pooled.merge(e.getValue());
             }
         }

@@ -22,13 +22,26 @@ class DecayForgettingTest {
         return acc;
     }
 
+    /** A fit without forgetting on the last {@code n} observations of the new regime. */
+    private static DecayFit lastOnly(int n) {
+        DecayAccumulator acc = new DecayAccumulator(DecayConfig.defaults());
+        var recent = DecayMleTest.generate(2, 10_000, 1.0 / 20);
+        for (DecayObservation o : recent.subList(recent.size() - n, recent.size())) {
+            acc.add(o);
+        }
+        return acc.fit();
+    }
+
     @Test
     void withAHorizonTheFitFollowsTheNewLambda() {
         DecayFit fit = feed(DecayConfig.defaults().withTrackingHorizon(2_000)).fit();
         assertThat(fit.lambda().value() * 20).as("λ·20 s, fitted %s", fit.lambda().value()).isBetween(0.85, 1.15);
         assertThat(fit.lambda().samples()).as("observations seen, not the effective count").isEqualTo(60_000);
-        double relative = fit.lambda().stdError().getAsDouble() / fit.lambda().value();
-        assertThat(relative).as("about 2,000 observations' worth of information, not 60,000").isBetween(0.02, 0.08);
+        // The weights sum to 1 / (1 − λ_f) = 2,000 / ln 100 ≈ 434 observations' worth: about the standard error of the
+        // last 434 alone, about twice the last 2,000's.
+        double se = fit.lambda().stdError().getAsDouble();
+        assertThat(se / lastOnly(434).lambda().stdError().getAsDouble()).isBetween(0.8, 1.25);
+        assertThat(se / lastOnly(2_000).lambda().stdError().getAsDouble()).isGreaterThan(1.6);
     }
 
     @Test

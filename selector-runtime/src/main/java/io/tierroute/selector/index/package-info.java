@@ -38,8 +38,9 @@
  * matched, stamped with the writer's operation counter) until the count is at
  * {@code maxBlocks * pruneToFraction}. Readers stamp a run with an opaque store. LRU is per run, not
  * per block: a run is a stretch of blocks stored together with the same holders. A split run shares its array
- * with the pieces, so a piece holding under a quarter of its array (64 slots or more) gets a copy of its own: the hash
- * storage stays within a small factor of the blocks indexed, whatever pieces the engines' evictions leave.
+ * with the pieces, so a piece holding under a quarter of its array (64 slots or more) gets a copy of its own: the
+ * pieces an engine's evictions leave do not keep whole events' arrays alive. (A run's array is sized for the rest of
+ * the event that created it, so one whose later blocks were already indexed can stay sparse until it is split.)
  *
  * <h2>Concurrency argument</h2>
  * One writer thread mutates; readers take no lock. Everything a reader can reach is either immutable
