@@ -22,14 +22,19 @@ import java.util.OptionalDouble;
  * @param unclampedScale     {@code k} before the clamp (NaN without rows)
  * @param windowStartMs      event time of the first row used, ms (inclusive)
  * @param windowEndMs        event time of the last row used + 1, ms (exclusive)
+ * @param skippedRows        rows left out as unusable (a figure not finite or negative)
  */
 public record KvWaitFit(double tau0Us, double tau0StdError, double perKvTokenUs, double perKvTokenStdError,
                         double scale, double scaleStdError, int decodeRows, double decodeR2, int waitRows,
-                        double unclampedScale, long windowStartMs, long windowEndMs) {
+                        double unclampedScale, long windowStartMs, long windowEndMs, int skippedRows) {
 
     /** The fit of no evidence: no wait term ({@code τ₀ = α = 0}, so {@code W = 0}). */
-    public static final KvWaitFit NONE = new KvWaitFit(0.0, Double.NaN, 0.0, Double.NaN, 1.0, Double.NaN, 0, 0.0, 0,
-            Double.NaN, 0, 0);
+    public static final KvWaitFit NONE = none(0);
+
+    /** No wait term, with the rows left out as unusable. */
+    static KvWaitFit none(int skippedRows) {
+        return new KvWaitFit(0.0, Double.NaN, 0.0, Double.NaN, 1.0, Double.NaN, 0, 0.0, 0, Double.NaN, 0, 0, skippedRows);
+    }
 
     /** Whether the decode step was fitted (else {@code W} is 0 and {@code k} says nothing). */
     public boolean fitted() {

@@ -22,6 +22,8 @@ import java.util.List;
  *     before the clamp) and the wait term drove requests from the holders of their contexts
  *     (fleet-sim/experiments/ROUNDS.md, "Admission-wait round").</li>
  * </ol>
+ * Rows that are not usable ({@link KvWaitRow#usable()}: a figure not finite or negative) are left out of both passes and
+ * counted ({@link KvWaitFit#skippedRows()}); the decode step also leaves out a {@code d̂} below one token.
  */
 public final class KvWaitFitter {
 
@@ -32,7 +34,14 @@ public final class KvWaitFitter {
 
     private KvWaitFitter() {}
 
-    public static KvWaitFit fit(List<KvWaitRow> rows) {
+    public static KvWaitFit fit(List<KvWaitRow> given) {
+        List<KvWaitRow> rows = new java.util.ArrayList<>(given.size());
+        for (KvWaitRow r : given) {
+            if (r.usable()) {
+                rows.add(r);
+            }
+        }
+        int skipped = given.size() - rows.size();
         EventWindow window = new EventWindow();
         double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
         for (KvWaitRow r : rows) {
@@ -47,7 +56,7 @@ public final class KvWaitFitter {
         double vx = sxx - sx * sx / n;
         double vy = syy - sy * sy / n;
         if (n < MIN_DECODE_ROWS || !(vx > 0) || !(vy > 0)) {
-            return KvWaitFit.NONE;
+            return KvWaitFit.none(skipped);
         }
         double cxy = sxy - sx * sy / n;
         double slope = cxy / vx;
@@ -89,11 +98,11 @@ public final class KvWaitFitter {
         double k = scaled ? Math.max(0.0, Math.min(1.0, ls)) : 1.0;
         double kSe = scaled ? Math.sqrt(Math.max(0.0, syy2 - 2 * ls * swy + ls * ls * sww) / (m - 1) / sww) : Double.NaN;
         return new KvWaitFit(tau0, tau0Se, alpha, alphaSe, k, kSe, (int) n, r2, (int) m, ls, window.startMs(),
-                window.endExclusiveMs());
+                window.endExclusiveMs(), skipped);
     }
 
+    /** A decode time per predicted token needs a prediction of one token or more (a d̂ near 0 would rule the fit). */
     private static boolean usableForDecodeStep(KvWaitRow r) {
-        return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() > 0
-                && Double.isFinite(r.decodeUs()) && r.decodeUs() >= 0;
+        return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() >= 1;
     }
 }

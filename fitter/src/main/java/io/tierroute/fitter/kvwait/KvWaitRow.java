@@ -22,6 +22,23 @@ public record KvWaitRow(long eventTimeMs, double kvUsedTokens, double predictedO
                         double inflightDecodeTokens, int inFlight, double predictedPrefillUs, double predictedQueueUs,
                         int outputTokens, double decodeUs, double queueWaitUs, double prefillUs) {
 
+    /**
+     * Whether the row can be used: every figure finite and ≥ 0 ({@code d̂} may be 0 where it is unknown: such a row still
+     * counts for k; the decode step needs one token or more, {@link KvWaitFitter}). The job builds rows from
+     * validated records only, so this is the estimator's own guard: one infinite figure used to turn the whole fit into
+     * no fit, or {@code k} into NaN (which the gate rejects, the whole snapshot with it).
+     */
+    boolean usable() {
+        double[] figures = {kvUsedTokens, predictedOutputTokens, missingKvTokens, inflightDecodeTokens, predictedPrefillUs,
+            predictedQueueUs, decodeUs, queueWaitUs, prefillUs};
+        for (double v : figures) {
+            if (!(v >= 0) || !Double.isFinite(v)) {
+                return false;
+            }
+        }
+        return inFlight >= 0 && outputTokens >= 0;
+    }
+
     /** The wait this request realised beyond what C_prefill and C_queue predicted, µs (≥ 0). */
     double excessWaitUs() {
         return Math.max(0.0, queueWaitUs + prefillUs - predictedPrefillUs - predictedQueueUs);

@@ -54,6 +54,29 @@ class KvWaitFitterTest {
     }
 
     @Test
+    void unusableRowsAreLeftOutAndCountedNotAllowedToSpoilTheFit() {
+        List<KvWaitRow> rows = new ArrayList<>(rows(600, 0.4, 0.0, 1));
+        KvWaitRow r = rows.get(0);
+        rows.add(new KvWaitRow(r.eventTimeMs(), Double.POSITIVE_INFINITY, r.predictedOutputTokens(), r.missingKvTokens(),
+                r.inflightDecodeTokens(), r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(),
+                r.decodeUs(), r.queueWaitUs(), r.prefillUs()));
+        rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), 1e-300, r.missingKvTokens(), r.inflightDecodeTokens(),
+                r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(), r.decodeUs(), r.queueWaitUs(),
+                r.prefillUs()));
+        rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), r.predictedOutputTokens(), 30_000, r.inflightDecodeTokens(),
+                r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(), r.decodeUs(), Double.NaN,
+                r.prefillUs()));
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.skippedRows()).as("the infinite KV and the NaN wait; the tiny d̂ only leaves the decode step")
+                .isEqualTo(2);
+        assertThat(fit.decodeRows()).isEqualTo(600);
+        assertThat(fit.fitted()).isTrue();
+        assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(1e-9));
+        assertThat(fit.scale()).as("no NaN k from a row's NaN wait").isCloseTo(0.4, offset(1e-9));
+        assertThat(KvWaitFitter.fit(rows.subList(600, 603)).skippedRows()).isEqualTo(2);
+    }
+
+    @Test
     void noisyDecodeTimesStillGiveTheSlope() {
         KvWaitFit fit = KvWaitFitter.fit(rows(5_000, 0.7, 0.3, 2));
         assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(0.1 * ALPHA));

@@ -19,7 +19,7 @@ class AdmissionWaitGateTest {
     static KvWaitFit fit(double tau0, double tau0Se, double alpha, double alphaSe, double k, double kSe, int rows,
                          int waitRows) {
         return new KvWaitFit(tau0, tau0Se, alpha, alphaSe, k, kSe, rows, 0.1, waitRows, k,
-                1_700_000_000_000L, 1_700_000_100_000L);
+                1_700_000_000_000L, 1_700_000_100_000L, 0);
     }
 
     GateResult validate(ParameterSnapshot active, KvWaitFit wait) {

@@ -155,7 +155,8 @@ public final class TierrouteFitting {
     static String waitNote(KvWaitFit w) {
         return String.format(java.util.Locale.ROOT, "; admission wait τ₀=%.0f µs α=%.3g k=%.3f (decode rows %d, R²=%.3f; "
                 + "rows with W > 0 %d, unclamped k %.3f)", w.tau0Us(), w.perKvTokenUs(), w.scale(), w.decodeRows(),
-                w.decodeR2(), w.waitRows(), w.unclampedScale());
+                w.decodeR2(), w.waitRows(), w.unclampedScale())
+                + (w.skippedRows() > 0 ? "; " + w.skippedRows() + " unusable rows left out" : "");
     }
 
     /**
