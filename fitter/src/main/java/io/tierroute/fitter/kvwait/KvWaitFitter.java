@@ -63,13 +63,23 @@ public final class KvWaitFitter {
         boolean rising = Double.isFinite(slope) && slope > 0;
         double alpha = rising ? slope : 0.0;
         double meanX = sx / n;
-        double tau0 = Math.max(0.0, rising ? (sy - slope * sx) / n : sy / n);
+        double tau0 = rising ? (sy - slope * sx) / n : sy / n;
         double r2 = rising ? cxy * cxy / (vx * vy) : 0.0;
         // OLS standard errors (residual variance over n − 2); with no slope, the mean's.
         double residual = Math.max(0.0, rising ? vy - slope * cxy : vy);
         double s2 = residual / (n - 2);
         double alphaSe = Math.sqrt(s2 / vx);
         double tau0Se = rising ? Math.sqrt(s2 * (1.0 / n + meanX * meanX / vx)) : Math.sqrt(vy / (n - 1) / n);
+        if (tau0 < 0) {
+            // A step cannot take negative time: fit the line through the origin (τ₀ = 0) rather than clamp τ₀ and
+            // keep a slope fitted beside the negative intercept, which priced every step too high.
+            alpha = sxy / sxx;
+            tau0 = 0.0;
+            double through = Math.max(0.0, syy - alpha * sxy); // Σ(y − αx)² at the least-squares α
+            alphaSe = Math.sqrt(through / (n - 1) / sxx);
+            tau0Se = 0.0;
+            r2 = Math.max(0.0, 1.0 - through / vy);
+        }
 
         // The control: what requests that found their KV free waited beyond C_prefill + C_queue anyway (queues
         // behind in-flight prefill chunks, loads; where the fleet saturates, most of the excess).

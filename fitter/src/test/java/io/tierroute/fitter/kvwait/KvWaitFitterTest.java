@@ -188,6 +188,31 @@ class KvWaitFitterTest {
     }
 
     @Test
+    void aNegativeInterceptFitsTheLineThroughTheOrigin() {
+        // Per-token decode time 0.05 µs per resident KV token, no fixed part, measured on KV from 100 k to 200 k with
+        // noise whose slope alone would put τ₀ below 0: the fit is the line through 0, not a clamped τ₀ beside the slope
+        // fitted with a negative one.
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            double kv = 100_000 + 500 * i;
+            double perToken = 0.05 * kv * (i % 2 == 0 ? 0.9 : 1.1) + (i < 100 ? -400 : 400); // steeper than 0.05
+            rows.add(new KvWaitRow(i, kv, 10, 0, 100, 2, 0, 0, 10, perToken * 10, 0, 0));
+        }
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.tau0Us()).isZero();
+        double sxy = 0, sxx = 0;
+        for (KvWaitRow r : rows) {
+            sxy += r.kvUsedTokens() * r.decodeUs() / r.predictedOutputTokens();
+            sxx += r.kvUsedTokens() * r.kvUsedTokens();
+        }
+        assertThat(fit.perKvTokenUs()).isCloseTo(sxy / sxx, offset(1e-12));
+        double meanKv = 150_000 - 250;
+        double meanPerToken = rows.stream().mapToDouble(r -> r.decodeUs() / 10).average().orElseThrow();
+        assertThat(fit.perKvTokenUs() * meanKv).as("the line meets the data at their mean")
+                .isCloseTo(meanPerToken, org.assertj.core.data.Percentage.withPercentage(2));
+    }
+
+    @Test
     void theWaitFormulaTermByTerm() {
         // 30 k tokens missing of 120 k resident: a quarter of the 4 requests' mean 250 remaining tokens, at 8 ms each
         assertThat(AdmissionWait.micros(30_000, 120_000, 1_000, 4, 5_600, 0.02)).isCloseTo(0.25 * 250 * 8_000,
