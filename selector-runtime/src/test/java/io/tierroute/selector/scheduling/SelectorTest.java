@@ -178,15 +178,24 @@ class SelectorTest {
         assertThat(s.queueLength()).isZero();
     }
 
-    @Test
-    void aQueuedHeadThatFitsOnlyABusyWorkerDoesNotKeepAnIdleOneFromTheRequestsBehindIt() {
-        // w0 holds 1 M KV tokens, w1 2,048; one request in flight each at most.
-        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.name().equals("w0") ? 1_000_000 : 2_048, w.bandwidth(),
-                false, 1, 0), b -> b);
+    /** Gives each of {@link #bigAndSmallWorker()}'s workers its one request; returns w1's. */
+    private RouteDecision bothSizedWorkersBusy(Selector s) {
         RouteDecision a = now(s.route(request(prompt(40, 64))));
         RouteDecision b = now(s.route(request(prompt(41, 64))));
         assertThat(List.of(a.worker(), b.worker())).containsExactlyInAnyOrder("w0", "w1");
-        RouteDecision onW1 = a.worker().equals("w1") ? a : b;
+        return a.worker().equals("w1") ? a : b;
+    }
+
+    /** w0 holds 1 M KV tokens, w1 2,048; one request in flight each at most. */
+    private Selector bigAndSmallWorker() {
+        return selector(2, w -> new WorkerSpec(w.name(), w.name().equals("w0") ? 1_000_000 : 2_048, w.bandwidth(),
+                false, 1, 0), b -> b);
+    }
+
+    @Test
+    void aQueuedHeadThatFitsOnlyABusyWorkerDoesNotKeepAnIdleOneFromTheRequestsBehindIt() {
+        Selector s = bigAndSmallWorker();
+        RouteDecision onW1 = bothSizedWorkersBusy(s);
 
         int[] big = prompt(42, 4_096); // fits only w0, and is the cheapest there (w0 holds all of it): the queue's head
         store(s, 0, Tier.HBM, big);
@@ -204,11 +213,8 @@ class SelectorTest {
 
     @Test
     void theDrainPassesOverPromptsAsLongAsOneAFreeWorkerRefusedWithoutTryingThem() {
-        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.name().equals("w0") ? 1_000_000 : 2_048, w.bandwidth(),
-                false, 1, 0), b -> b);
-        RouteDecision a = now(s.route(request(prompt(44, 64))));
-        RouteDecision b = now(s.route(request(prompt(45, 64))));
-        RouteDecision onW1 = a.worker().equals("w1") ? a : b;
+        Selector s = bigAndSmallWorker();
+        RouteDecision onW1 = bothSizedWorkersBusy(s);
         List<CompletableFuture<RouteDecision>> longOnes = new ArrayList<>();
         for (int i = 0; i < 10; i++) { // each cached on w0, so cheaper than the short one: ahead of it in the queue
             int[] big = prompt(46 + i, 4_096);
