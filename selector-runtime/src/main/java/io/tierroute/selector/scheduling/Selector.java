@@ -564,7 +564,8 @@ public final class Selector {
                     queue.remove(head);
                     continue;
                 }
-                if (scan != null && judgedLength(head.request()) >= refusedFrom) {
+                int length = judgedLength(head.request());
+                if (scan != null && length >= refusedFrom) {
                     continue; // every worker under its limits is too small for it too: no attempt
                 }
                 long now = clock.getAsLong();
@@ -583,7 +584,7 @@ public final class Selector {
                     if (!refusedForSizeByAFreeWorker(s)) {
                         break;
                     }
-                    refusedFrom = Math.min(refusedFrom, judgedLength(head.request()));
+                    refusedFrom = Math.min(refusedFrom, length); // refused for size: its length is exact
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
                         next = 1; // [0] is this head
@@ -625,9 +626,12 @@ public final class Selector {
         return false;
     }
 
-    /** The prompt length a worker's KV cache is judged on ({@link #attempt}); MAX_VALUE when estimated from text. */
+    /**
+     * The prompt length a worker's KV cache is judged on ({@link #attempt}); -1 when it is estimated from text, which no
+     * worker refuses for size (the engine that tokenizes it is the judge).
+     */
     private static int judgedLength(RouteRequest r) {
-        return r.inputTokens() != null ? r.inputTokens() : r.tokens() != null ? r.tokens().length : Integer.MAX_VALUE;
+        return r.inputTokens() != null ? r.inputTokens() : r.tokens() != null ? r.tokens().length : -1;
     }
 
     // ---- counters for metrics ----

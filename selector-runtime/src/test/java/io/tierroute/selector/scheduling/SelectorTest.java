@@ -221,14 +221,17 @@ class SelectorTest {
             store(s, 0, Tier.HBM, big);
             longOnes.add(s.route(request(big)));
         }
-        CompletableFuture<RouteDecision> small = s.route(request(prompt(60, 64)));
+        // A prompt given as text: its length is estimated, which no worker refuses for size, so it is never passed over.
+        RouteRequest text = new RouteRequest("text", null, null, null, null, null, "x".repeat(40_000), null, 512, 100,
+                null, false);
+        CompletableFuture<RouteDecision> estimated = s.route(text);
         assertThat(s.queueLength()).isEqualTo(11);
 
         long reads = clockReads.get();
         s.onRequestEvent(new RequestEvent(onW1.requestId(), RequestEvent.Type.FINISHED, 10));
-        assertThat(small).isDone();
-        assertThat(small.join().worker()).isEqualTo("w1");
-        // The event's timestamp, the head's attempt and the short one's: the other nine long prompts are not tried.
+        assertThat(estimated).isDone();
+        assertThat(estimated.join().worker()).isEqualTo("w1");
+        // The event's timestamp, the head's attempt and the text prompt's: the other nine long prompts are not tried.
         assertThat(clockReads.get() - reads).isEqualTo(3);
         assertThat(longOnes).allSatisfy(f -> assertThat(f).isNotDone());
     }
