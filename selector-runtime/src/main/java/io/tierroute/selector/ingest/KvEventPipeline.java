@@ -136,13 +136,19 @@ public final class KvEventPipeline implements IndexWriter {
 
     private void apply(Command c) {
         if (c instanceof Events ev) {
-            // One at a time: an event that throws must not take the rest of its batch with it.
+            // One at a time: an event that throws must not take the rest of its batch with it (logged once a batch).
+            int failures = 0;
             for (KvEvent e : ev.events()) {
                 try {
                     index.apply(e);
                     applied.incrementAndGet();
                 } catch (RuntimeException ex) {
-                    failed(e.getClass().getSimpleName() + " event of worker " + e.worker(), ex);
+                    if (failures++ == 0) {
+                        failed(e.getClass().getSimpleName() + " event of worker " + e.worker() + " (the batch's first "
+                                + "failure; the others count in failedEvents)", ex);
+                    } else {
+                        failed.incrementAndGet();
+                    }
                 }
             }
             return;
