@@ -13,11 +13,9 @@ import java.util.Set;
 
 /**
  * ρ_t EWMA and peak bandwidth for every (worker, tier) link, keyed. The per-tier BW_t of a snapshot is
- * the median over links of their peak (robust to one misreporting worker). A link whose newest accepted sample is a
- * peak window ({@link RhoConfig#peakWindowMs()}) behind the links' median newest sample is retired: a worker taken out
- * of the fleet no longer publishes its last ρ, nor keeps its last peak in the tier's median, for good. The median, not
- * the newest of all: one worker whose clock runs ahead (the job takes event times up to its max-future-skew, an hour,
- * past its wall clock) must not retire every other link. Not thread-safe.
+ * the median over links of their peak (robust to one misreporting worker). A link with no accepted sample for a peak
+ * window ({@link RhoConfig#peakWindowMs()}) behind the newest sample of any link is retired: a worker taken out of the
+ * fleet no longer publishes its last ρ, nor keeps its last peak in the tier's median, for good. Not thread-safe.
  */
 public final class RhoTracker {
     private static final class Link {
@@ -34,7 +32,8 @@ public final class RhoTracker {
     private final RhoConfig config;
     private final Map<LinkKey, Link> links = new HashMap<>();
     private final OutcomeCounts<RhoOutcome> outcomes = new OutcomeCounts<>(RhoOutcome.class);
-    private long acceptedSinceSweep;
+    private long newestMs = Long.MIN_VALUE;
+    private long sweptAtMs = Long.MIN_VALUE;
     private long retired;
 
     public RhoTracker(RhoConfig config) {
@@ -56,27 +55,21 @@ public final class RhoTracker {
             if (outcome.accepted()) {
                 l.peak.update(endTimeMs, intervalMs, bytes);
                 l.newestMs = Math.max(l.newestMs, endTimeMs);
+                newestMs = Math.max(newestMs, endTimeMs);
                 retireSilentLinks();
             }
         }
         return outcomes.tally(outcome);
     }
 
-    /** Drops the links silent for a peak window; swept once per round of samples (as many as there are links). */
+    /** Drops the links silent for a peak window; swept at most once per peak bucket of event time. */
     private void retireSilentLinks() {
-        if (++acceptedSinceSweep < Math.max(16, links.size())) {
+        if (sweptAtMs != Long.MIN_VALUE && newestMs - sweptAtMs < config.peakBucketMs()) {
             return;
         }
-        acceptedSinceSweep = 0;
-        long[] newest = new long[links.size()];
-        int i = 0;
-        for (Link l : links.values()) {
-            newest[i++] = l.newestMs;
-        }
-        java.util.Arrays.sort(newest);
-        long median = newest[newest.length / 2];
+        sweptAtMs = newestMs;
         long before = links.size();
-        links.values().removeIf(l -> median - l.newestMs > config.peakWindowMs());
+        links.values().removeIf(l -> newestMs - l.newestMs > config.peakWindowMs());
         retired += before - links.size();
     }
 
