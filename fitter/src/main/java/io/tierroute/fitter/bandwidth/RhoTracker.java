@@ -13,15 +13,12 @@ import java.util.Set;
 
 /**
  * ρ_t EWMA and peak bandwidth for every (worker, tier) link, keyed. The per-tier BW_t of a snapshot is
- * the median over links of their peak (robust to one misreporting worker). A link with no accepted sample for a peak
- * window ({@link RhoConfig#peakWindowMs()}) behind the newest sample of any link is retired: a worker taken out of the
- * fleet no longer publishes its last ρ, nor keeps its last peak in the tier's median, for good. Not thread-safe.
+ * the median over links of their peak (robust to one misreporting worker). Not thread-safe.
  */
 public final class RhoTracker {
     private static final class Link {
         final RhoEwma rho;
         final PeakBandwidth peak;
-        long newestMs = Long.MIN_VALUE;
 
         Link(RhoConfig config) {
             rho = new RhoEwma(config);
@@ -32,9 +29,6 @@ public final class RhoTracker {
     private final RhoConfig config;
     private final Map<LinkKey, Link> links = new HashMap<>();
     private final OutcomeCounts<RhoOutcome> outcomes = new OutcomeCounts<>(RhoOutcome.class);
-    private long newestMs = Long.MIN_VALUE;
-    private long sweptAtMs = Long.MIN_VALUE;
-    private long retired;
 
     public RhoTracker(RhoConfig config) {
         this.config = config;
@@ -54,28 +48,9 @@ public final class RhoTracker {
             outcome = l.rho.update(endTimeMs, intervalMs, bytes, bandwidthBytesPerSecond);
             if (outcome.accepted()) {
                 l.peak.update(endTimeMs, intervalMs, bytes);
-                l.newestMs = Math.max(l.newestMs, endTimeMs);
-                newestMs = Math.max(newestMs, endTimeMs);
-                retireSilentLinks();
             }
         }
         return outcomes.tally(outcome);
-    }
-
-    /** Drops the links silent for a peak window; swept at most once per peak bucket of event time. */
-    private void retireSilentLinks() {
-        if (sweptAtMs != Long.MIN_VALUE && newestMs - sweptAtMs < config.peakBucketMs()) {
-            return;
-        }
-        sweptAtMs = newestMs;
-        long before = links.size();
-        links.values().removeIf(l -> newestMs - l.newestMs > config.peakWindowMs());
-        retired += before - links.size();
-    }
-
-    /** Links retired so far for silence (see the class comment). */
-    public long retiredLinks() {
-        return retired;
     }
 
     /** How many samples ended with the given outcome. */

@@ -68,32 +68,4 @@ class PeakBandwidthTest {
         assertThat(tracker.rhoState(new LinkKey("w2", "NVME")).orElseThrow().saturatedSamples()).isEqualTo(30);
         assertThat(tracker.links()).hasSize(3);
     }
-
-    /** A worker taken out of the fleet: its last ρ and its peak leave the snapshot after a peak window of silence. */
-    @Test
-    void aLinkSilentForAPeakWindowIsRetired() {
-        RhoConfig config = RhoConfig.defaults(); // 10-minute peak window
-        RhoTracker tracker = new RhoTracker(config);
-        LinkKey gone = new LinkKey("w-gone", "CPU");
-        LinkKey live = new LinkKey("w-live", "CPU");
-        for (int i = 1; i <= 60; i++) { // the first minute: the departed worker's link is 10x the live one's
-            tracker.update(gone, i * 1000L, 1000, 40_000_000_000L, 50e9);
-            tracker.update(live, i * 1000L, 1000, 4_000_000_000L, 50e9);
-        }
-        assertThat(tracker.links()).containsExactlyInAnyOrder(gone, live);
-        for (int i = 61; i <= 60 + 600; i++) { // ten more minutes of the live link alone
-            tracker.update(live, i * 1000L, 1000, 4_000_000_000L, 50e9);
-        }
-        assertThat(tracker.links()).as("still within a peak window of its last sample").contains(gone);
-        for (int i = 661; i <= 700; i++) {
-            tracker.update(live, i * 1000L, 1000, 4_000_000_000L, 50e9);
-        }
-        assertThat(tracker.links()).containsExactly(live);
-        assertThat(tracker.retiredLinks()).isEqualTo(1);
-        assertThat(tracker.rho(gone)).isEmpty();
-        assertThat(tracker.tierPeak("CPU").orElseThrow().value()).isCloseTo(4e9, offset(1.0));
-        // it comes back: a new link from its next sample
-        assertThat(tracker.update(gone, 701_000, 1000, 1_000_000_000L, 50e9).accepted()).isTrue();
-        assertThat(tracker.links()).contains(gone);
-    }
 }
