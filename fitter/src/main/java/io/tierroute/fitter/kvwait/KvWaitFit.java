@@ -11,7 +11,7 @@ import java.util.OptionalDouble;
  * well determined.
  *
  * @param tau0Us             {@code τ₀}: decode time per predicted output token with no KV resident, µs
- * @param tau0StdError       its standard error, µs
+ * @param tau0StdError       its standard error, µs (with τ₀ = 0 from a negative intercept, the intercept's)
  * @param perKvTokenUs       {@code α}: its growth per resident KV token, µs (≥ 0)
  * @param perKvTokenStdError its standard error
  * @param scale              {@code k}: the factor on {@code W}, in [0, 1]

@@ -9,7 +9,8 @@ import java.util.List;
  * <ol>
  * <li>the decode step: ordinary least squares of the realised decode time per predicted output token,
  *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
- *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean). Per <em>predicted</em> token, so a
+ *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); a negative intercept, the line
+ *     through the origin ({@code τ₀ = 0}). Per <em>predicted</em> token, so a
  *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
  * <li>the scale: least squares through the origin, over requests whose chosen worker had {@code W > 0}, of the
@@ -73,11 +74,12 @@ public final class KvWaitFitter {
         if (tau0 < 0) {
             // A step cannot take negative time: fit the line through the origin (τ₀ = 0) rather than clamp τ₀ and
             // keep a slope fitted beside the negative intercept, which priced every step too high.
+            // τ₀ keeps the unconstrained intercept's standard error (it was not estimated at 0: bounded there), so the
+            // gate does not take 0 for a precise value; α's is conditional on τ₀ = 0.
             alpha = sxy / sxx;
             tau0 = 0.0;
             double through = Math.max(0.0, syy - alpha * sxy); // Σ(y − αx)² at the least-squares α
             alphaSe = Math.sqrt(through / (n - 1) / sxx);
-            tau0Se = 0.0;
             r2 = Math.max(0.0, 1.0 - through / vy);
         }
 

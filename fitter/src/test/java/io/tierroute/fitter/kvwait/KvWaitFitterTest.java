@@ -200,12 +200,24 @@ class KvWaitFitterTest {
         }
         KvWaitFit fit = KvWaitFitter.fit(rows);
         assertThat(fit.tau0Us()).isZero();
-        double sxy = 0, sxx = 0;
+        assertThat(fit.tau0StdError()).as("the unconstrained intercept's: 0 was not estimated").isGreaterThan(100);
+        double sxy = 0, sxx = 0, sy = 0;
         for (KvWaitRow r : rows) {
-            sxy += r.kvUsedTokens() * r.decodeUs() / r.predictedOutputTokens();
+            double y = r.decodeUs() / r.predictedOutputTokens();
+            sxy += r.kvUsedTokens() * y;
             sxx += r.kvUsedTokens() * r.kvUsedTokens();
+            sy += y;
         }
-        assertThat(fit.perKvTokenUs()).isCloseTo(sxy / sxx, offset(1e-12));
+        double alpha = sxy / sxx;
+        assertThat(fit.perKvTokenUs()).isCloseTo(alpha, offset(1e-12));
+        double ssr = 0, sst = 0;
+        for (KvWaitRow r : rows) {
+            double y = r.decodeUs() / r.predictedOutputTokens();
+            ssr += (y - alpha * r.kvUsedTokens()) * (y - alpha * r.kvUsedTokens());
+            sst += (y - sy / rows.size()) * (y - sy / rows.size());
+        }
+        assertThat(fit.perKvTokenStdError()).isCloseTo(Math.sqrt(ssr / (rows.size() - 1) / sxx), offset(1e-9));
+        assertThat(fit.decodeR2()).isCloseTo(1 - ssr / sst, offset(1e-6));
         double meanKv = 150_000 - 250;
         double meanPerToken = rows.stream().mapToDouble(r -> r.decodeUs() / 10).average().orElseThrow();
         assertThat(fit.perKvTokenUs() * meanKv).as("the line meets the data at their mean")

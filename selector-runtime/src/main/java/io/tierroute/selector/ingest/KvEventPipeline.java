@@ -144,8 +144,8 @@ public final class KvEventPipeline implements IndexWriter {
                     applied.incrementAndGet();
                 } catch (RuntimeException ex) {
                     if (failures++ == 0) {
-                        failed(e.getClass().getSimpleName() + " event of worker " + e.worker() + " (the batch's first "
-                                + "failure; the others count in failedEvents)", ex);
+                        failed(e.getClass().getSimpleName() + " event of worker " + e.worker() + " (logged once a "
+                                + "batch; failedEvents counts every one)", ex);
                     } else {
                         failed.incrementAndGet();
                     }

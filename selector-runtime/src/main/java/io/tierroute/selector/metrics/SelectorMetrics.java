@@ -102,7 +102,8 @@ public final class SelectorMetrics {
                 + "worker's configuration gives no bandwidth: indexed, never counted as hits (the first per worker and tier "
                 + "is logged)", () -> selector.unpricedTiers().total());
         if (indexWriter instanceof KvEventPipeline p) {
-            counter("tierroute_kv_events_failed_total", "KV events that failed to apply (logged)", p::failedEvents);
+            counter("tierroute_kv_events_failed_total", "KV events that failed to apply (the first of a batch logged)",
+                    p::failedEvents);
             gauge("tierroute_index_writer_backlog", "Commands waiting for the index writer", p::backlog);
         }
         counter("tierroute_approximate_inserts_dropped_total",

@@ -581,10 +581,13 @@ public final class Selector {
                     // then (a worker under its limits refused it for its size alone) look further down the queue,
                     // past prompts at least as long (admitting only adds load, so a request passed over stays
                     // unplaceable in this drain); otherwise every worker is over its limits and the drain stops.
-                    if (!refusedForSizeByAFreeWorker(s)) {
+                    int refusal = sizeRefusal(s);
+                    if (refusal == NO_SIZE_REFUSAL) {
                         break;
                     }
-                    refusedFrom = Math.min(refusedFrom, length); // refused for size: its length is exact
+                    if (refusal == ONLY_SIZE_REFUSALS) { // every free worker is too small for it: its length is exact
+                        refusedFrom = Math.min(refusedFrom, length);
+                    }
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
                         next = 1; // [0] is this head
@@ -616,14 +619,28 @@ public final class Selector {
      */
     static final int DRAIN_SCAN_LIMIT = 64;
 
-    /** After a failed attempt: whether a worker under its load limits turned the request away for its size alone. */
-    private boolean refusedForSizeByAFreeWorker(Scratch s) {
+    private static final int NO_SIZE_REFUSAL = 0;
+    private static final int SOME_SIZE_REFUSALS = 1;
+    private static final int ONLY_SIZE_REFUSALS = 2;
+
+    /**
+     * After a failed attempt, what the workers under their load limits said: none turned the request away for its size
+     * ({@link #NO_SIZE_REFUSAL}), some did ({@link #SOME_SIZE_REFUSALS}; another was excluded for its cost), or all of
+     * them did ({@link #ONLY_SIZE_REFUSALS}: a longer prompt fits none of them either).
+     */
+    private int sizeRefusal(Scratch s) {
+        boolean some = false;
+        boolean other = false;
         for (int w = 0; w < registry.size(); w++) {
-            if (s.excluded[w] == PROMPT_TOO_LARGE && takesRequests(w) && !overLimit(specs[w], inflight.view(w))) {
-                return true;
+            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w))) {
+                if (s.excluded[w] == PROMPT_TOO_LARGE) {
+                    some = true;
+                } else {
+                    other = true;
+                }
             }
         }
-        return false;
+        return !some ? NO_SIZE_REFUSAL : other ? SOME_SIZE_REFUSALS : ONLY_SIZE_REFUSALS;
     }
 
     /**

@@ -104,11 +104,13 @@ class KvEventPipelineTest {
             assertThat(pipeline.submit(List.of(
                     new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{1}),
                     new KvEvent.Stored(3, Tier.HBM, false, 0, new long[]{2}), // no worker 3: the index refuses it
-                    new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{3})))).isTrue();
+                    new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{3}),
+                    new KvEvent.Stored(5, Tier.HBM, false, 0, new long[]{4}), // nor worker 5
+                    new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{5})))).isTrue();
             assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(pipeline.failedEvents()).isEqualTo(1);
-            assertThat(pipeline.appliedEvents()).isEqualTo(2);
-            assertThat(index.blockCount()).isEqualTo(2);
+            assertThat(pipeline.failedEvents()).as("each counted, the first logged").isEqualTo(2);
+            assertThat(pipeline.appliedEvents()).isEqualTo(3);
+            assertThat(index.blockCount()).isEqualTo(3);
         }
     }
 

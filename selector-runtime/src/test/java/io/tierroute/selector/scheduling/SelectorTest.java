@@ -216,7 +216,7 @@ class SelectorTest {
         Selector s = bigAndSmallWorker();
         RouteDecision onW1 = bothSizedWorkersBusy(s);
         List<CompletableFuture<RouteDecision>> longOnes = new ArrayList<>();
-        for (int i = 0; i < 10; i++) { // each cached on w0, so cheaper than the short one: ahead of it in the queue
+        for (int i = 0; i < 10; i++) { // each cached on w0, so cheaper than the text prompt: ahead of it in the queue
             int[] big = prompt(46 + i, 4_096);
             store(s, 0, Tier.HBM, big);
             longOnes.add(s.route(request(big)));
