@@ -1,5 +1,7 @@
 package io.tierroute.fitter.decay;
 
+import io.tierroute.fitter.regression.RegressionConfig;
+
 /**
  * Configuration of the λ fit.
  *
@@ -40,14 +42,15 @@ public record DecayConfig(double lambdaMin, double lambdaMax, double binRatio, d
     }
 
     /**
-     * Sets λ_f so that observations older than {@code observations} accepted ones keep at most 1 % of their weight,
-     * as the latency regression's horizon ({@code RegressionConfig.withTrackingHorizon}).
+     * Sets λ_f so that observations older than {@code observations} accepted ones keep at most
+     * {@link RegressionConfig#HORIZON_RESIDUAL_WEIGHT} (1 %) of their weight, as the latency regression's horizon
+     * ({@link RegressionConfig#withTrackingHorizon}).
      */
     public DecayConfig withTrackingHorizon(int observations) {
         if (observations < 1) {
             throw new IllegalArgumentException("observations must be >= 1");
         }
         return new DecayConfig(lambdaMin, lambdaMax, binRatio, tMinSeconds, tMaxSeconds,
-            Math.pow(0.01, 1.0 / observations));
+            Math.pow(RegressionConfig.HORIZON_RESIDUAL_WEIGHT, 1.0 / observations));
     }
 }
