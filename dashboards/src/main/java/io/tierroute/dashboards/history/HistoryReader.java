@@ -5,6 +5,8 @@ import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
+import io.tierroute.schemas.snapshot.ModelCarrier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -120,11 +122,6 @@ public final class HistoryReader implements AutoCloseable {
      */
     public Long kafkaUnreachableSinceMs() {
         return unreachableSince;
-    }
-
-    /** Where the reader reads. */
-    public String bootstrapServers() {
-        return bootstrap;
     }
 
     private void run() {
@@ -269,6 +266,11 @@ public final class HistoryReader implements AutoCloseable {
             bad(r, "snapshot version " + s.getVersion() + " < 1");
             return;
         }
+        String reference = ModelCarrier.problem(s);
+        if (reference != null) { // every selector refuses it too; filed, its forest would stand for another version's
+            bad(r, "version " + s.getVersion() + " of scope '" + s.getScope() + "' cannot be used: " + reference);
+            return;
+        }
         history.onSnapshot(s, r.offset());
     }
 
@@ -282,6 +284,11 @@ public final class HistoryReader implements AutoCloseable {
             c = Codecs.SNAPSHOT_CONTROL.decode(r.value());
         } catch (RecordDecodeException e) {
             bad(r, e.getMessage());
+            return;
+        }
+        String problem = ControlRecordCheck.problem(c);
+        if (problem != null) { // the rule every reader of the control topic applies: ignored by all of them
+            bad(r, "control sequence " + c.getSequence() + " of scope '" + c.getScope() + "' is refused: " + problem);
             return;
         }
         if (!history.onControl(c)) {

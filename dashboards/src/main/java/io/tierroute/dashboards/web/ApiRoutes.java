@@ -177,21 +177,23 @@ final class ApiRoutes {
         return s;
     }
 
-    /** {@code ?last=N}: the newest N versions only; absent: all of them. */
+    /** {@code ?last=N}: the newest N versions, at most {@link HistoryViews#MAX_PER_READ}; absent: that many. */
     private static int last(HttpServerExchange ex) {
         Deque<String> d = ex.getQueryParameters().get("last");
         if (d == null || d.isEmpty()) {
-            return Integer.MAX_VALUE;
+            return HistoryViews.MAX_PER_READ;
         }
+        int n;
         try {
-            int n = Integer.parseInt(d.peekFirst());
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
+            n = Integer.parseInt(d.peekFirst());
         } catch (NumberFormatException e) {
-            throw new HttpError(400, "last must be an integer ≥ 1 (the newest versions to show), got '" + d.peekFirst() + "'");
+            n = 0;
         }
+        if (n < 1 || n > HistoryViews.MAX_PER_READ) {
+            throw new HttpError(400, "last must be an integer from 1 to " + HistoryViews.MAX_PER_READ
+                    + " (the newest versions to show), got '" + abridged(ControlText.printable(d.peekFirst())) + "'");
+        }
+        return n;
     }
 
     private static long version(HttpServerExchange ex) {

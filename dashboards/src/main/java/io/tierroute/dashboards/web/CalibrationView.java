@@ -87,11 +87,45 @@ final class CalibrationView {
         out.put("trees", m.getTreeRoots().size());
         out.put("leaves", m.getLeafRows().size());
         out.put("maxSamplesPerLeaf", m.getMaxSamplesPerLeaf());
-        out.put("targetQuantiles", targetQuantiles(m));
+        String malformed = leafSampleProblem(m);
+        out.put("targetQuantiles", malformed == null ? targetQuantiles(m) : List.of());
+        // A forest the gate rejected may be malformed: its shape is shown, its samples are not read past their end.
+        out.put("targetQuantilesProblem", malformed);
         return out;
     }
 
-    /** Weighted quantiles of all leaf samples; empty when the forest has none. */
+    /**
+     * Why the leaves' samples cannot be read (each leaf's range in {@code leafSamples} must lie within it, in order, and
+     * stand for a known number of rows), or null when they can.
+     */
+    static String leafSampleProblem(QuantileForestModel m) {
+        List<Float> samples = m.getLeafSamples();
+        List<Integer> offsets = m.getLeafSampleOffsets();
+        List<Integer> rows = m.getLeafRows();
+        if (offsets.size() != rows.size() + 1) {
+            return "leafSampleOffsets has " + offsets.size() + " entries for " + rows.size() + " leaves (needs one more)";
+        }
+        for (int leaf = 0; leaf < rows.size(); leaf++) {
+            Integer from = offsets.get(leaf);
+            Integer to = offsets.get(leaf + 1);
+            if (from == null || to == null || from < 0 || to < from || to > samples.size()) {
+                return "leaf " + leaf + " has the sample range [" + from + ", " + to + ") of " + samples.size()
+                        + " samples";
+            }
+            if (rows.get(leaf) == null || rows.get(leaf) < 0) {
+                return "leaf " + leaf + " stands for " + rows.get(leaf) + " rows";
+            }
+            for (int i = from; i < to; i++) {
+                Float v = samples.get(i);
+                if (v == null || !Float.isFinite(v)) {
+                    return "leaf " + leaf + " has the sample " + v;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Weighted quantiles of all leaf samples; empty when the forest has none. Needs {@link #leafSampleProblem} null. */
     static List<Map<String, Object>> targetQuantiles(QuantileForestModel m) {
         List<Float> samples = m.getLeafSamples();
         List<Integer> offsets = m.getLeafSampleOffsets();
@@ -105,7 +139,7 @@ final class CalibrationView {
         int k = 0;
         for (int leaf = 0; leaf < rows.size(); leaf++) {
             int from = offsets.get(leaf);
-            int to = Math.min(offsets.get(leaf + 1), n);
+            int to = offsets.get(leaf + 1);
             for (int i = from; i < to; i++) {
                 value[k] = samples.get(i);
                 weight[k] = (double) rows.get(leaf) / Math.max(1, to - from);

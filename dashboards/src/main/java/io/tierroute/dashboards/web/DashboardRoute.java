@@ -55,8 +55,4 @@ public enum DashboardRoute {
     public String path(String scope, long version) {
         return template.replace("{scope}", PathSegment.encode(scope)).replace("{version}", Long.toString(version));
     }
-
-    boolean api() {
-        return template.startsWith(API_PREFIX + "/");
-    }
 }

@@ -1,5 +1,6 @@
 package io.tierroute.dashboards.web;
 
+import io.tierroute.dashboards.control.ControlText;
 import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.undertow.Handlers;
@@ -49,7 +50,10 @@ public final class DashboardServer implements AutoCloseable {
     static final int MAX_HEADER_BYTES = 32 * 1024;
     /** Headers per request. */
     static final int MAX_HEADERS = 64;
-    /** Query parameters per request (the API reads at most one, ?last=; past this Undertow answers a bare 400). */
+    /**
+     * Query parameters per request (the API reads at most one, ?last=). Past this, and for a malformed percent escape
+     * in the path, Undertow's parser answers 400 with no body before any handler runs: it offers no hook for a text.
+     */
     static final int MAX_QUERY_PARAMETERS = 16;
     /** Cookies per request (the dashboard sets none). */
     static final int MAX_COOKIES = 16;
@@ -87,6 +91,13 @@ public final class DashboardServer implements AutoCloseable {
         }
     }
 
+    /** A path that is no file of the page, no API route and not the health check: said in JSON, as the API's errors. */
+    private static final HttpHandler NOT_FOUND = ex -> {
+        String path = ControlText.printable(ex.getRequestPath());
+        JsonIo.error(ex, 404, "nothing at " + (path.length() > 200 ? path.substring(0, 200) + "…" : path)
+                + " (the page is at /, its API under " + DashboardRoute.API_PREFIX + ")");
+    };
+
     /**
      * Answers in gzip where the client accepts it and the body is over {@value #GZIP_MIN_BYTES} bytes. The page
      * re-reads a scope's versions and timelines whenever the history changes (every snapshot: once a second in the
@@ -119,10 +130,10 @@ public final class DashboardServer implements AutoCloseable {
         ClassLoader cl = DashboardServer.class.getClassLoader();
         OperatorAuth operator = new OperatorAuth(o.operators(), o.operatorSource());
         ApiRoutes api = new ApiRoutes(reader, writer, operator, defaultScope);
-        PathHandler paths = Handlers.path(new ResourceHandler(new ClassPathResourceManager(cl, STATIC_ROOT))
+        PathHandler paths = Handlers.path(new ResourceHandler(new ClassPathResourceManager(cl, STATIC_ROOT), NOT_FOUND)
                         .setWelcomeFiles("index.html").setCachable(r -> false))
                 .addPrefixPath("/vendor/uplot", new ResourceHandler(new ClassPathResourceManager(cl,
-                        "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist")))
+                        "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist"), NOT_FOUND))
                 .addPrefixPath(DashboardRoute.API_PREFIX, new BlockingHandler(api.handler()))
                 .addExactPath(ReadGate.HEALTH_PATH, api.health());
         HttpHandler root = new ReadGate(gzipped(paths), o.readsClosed(), o.readToken(),

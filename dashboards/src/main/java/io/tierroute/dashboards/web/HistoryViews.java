@@ -54,8 +54,17 @@ final class HistoryViews {
         return out;
     }
 
-    /** The version list of a scope, newest first, with status, reasons and the active / pinned markers. */
-    /** The newest {@code last} versions (the page asks for a window: the whole history grows ~1 KB a version). */
+    /**
+     * The most versions one read of {@code versions} or {@code timelines} covers. The history holds up to
+     * {@link io.tierroute.dashboards.history.SnapshotHistory#DEFAULT_MAX_VERSIONS}; the timelines of all 10,000 were
+     * 27 MB of JSON and ~100 MB of heap per read, and reads need no token by default.
+     */
+    static final int MAX_PER_READ = 1000;
+
+    /**
+     * The newest {@code last} versions of a scope, newest first, with status, reasons and the active / pinned markers
+     * (the page asks for a window: the whole history grows ~1 KB a version).
+     */
     Map<String, Object> versions(String scope, int last) {
         ScopeState st = scope(scope);
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -75,6 +84,7 @@ final class HistoryViews {
         out.put("controlSequence", st.controlSequence());
         out.put("controls", st.controls());
         out.put("total", st.versions().size());
+        out.put("maxPerRead", MAX_PER_READ);
         out.put("versions", rows);
         return out;
     }
@@ -95,8 +105,10 @@ final class HistoryViews {
         return m;
     }
 
-    /** Per fitted parameter: one point per version (oldest first) with value, samples, quality, window, status. */
-    /** Every parameter's points over the newest {@code last} versions. */
+    /**
+     * Per fitted parameter over the newest {@code last} versions: one point per version (oldest first) with value,
+     * samples, quality, window, status.
+     */
     Map<String, Object> timelines(String scope, int last) {
         ScopeState st = scope(scope);
         Map<String, Map<String, Object>> params = new LinkedHashMap<>();

@@ -6,6 +6,12 @@ import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
 import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -19,6 +25,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -88,6 +95,12 @@ class DashboardApiTest {
         assertThat(newestLines.get("params").get("alphaP").get("points")).hasSize(1);
         assertThat(newestLines.get("params").get("alphaP").get("points").get(0).get("version").asLong()).isEqualTo(3);
         assertThat(get("api/v1/scopes/default/versions?last=0").statusCode()).isEqualTo(400);
+        // One read covers at most maxPerRead versions (the whole history's timelines were ~100 MB of heap a read).
+        assertThat(versions.get("maxPerRead").asInt()).isEqualTo(HistoryViews.MAX_PER_READ);
+        HttpResponse<String> tooMany = get("api/v1/scopes/default/timelines?last=" + (HistoryViews.MAX_PER_READ + 1));
+        assertThat(tooMany.statusCode()).isEqualTo(400);
+        assertThat(json(tooMany).get("error").asText()).isEqualTo("last must be an integer from 1 to "
+                + HistoryViews.MAX_PER_READ + " (the newest versions to show), got '" + (HistoryViews.MAX_PER_READ + 1) + "'");
 
         JsonNode timelines = json(get("api/v1/scopes/default/timelines"));
         assertThat(timelines.get("params").get("alphaP").get("points")).hasSize(3);
@@ -116,6 +129,46 @@ class DashboardApiTest {
         assertThat(get("vendor/uplot/uPlot.iife.min.js").statusCode()).as("uPlot from the WebJar").isEqualTo(200);
         assertThat(get("").body()).contains("dashboard.js");
         assertThat(get("healthz").statusCode()).isEqualTo(200);
+    }
+
+    /**
+     * A record every selector refuses is counted and named, not filed: a snapshot carrying its forest under another
+     * version's name (filed, the forest would stand for that version's), and a PIN without a version.
+     */
+    @Test
+    void recordsEverySelectorRefusesAreCountedAsBadAndNotShown() throws Exception {
+        Broker.publish(fixture.producer(), Snapshots.accepted("default", 4).setQuantileModelVersion(2L).build());
+        SnapshotControl pin = SnapshotControl.newBuilder().setScope("default").setSequence(1)
+                .setAction(ControlAction.PIN).setVersion(null).setActor("ops").setReason("no version")
+                .setTimestampMs(Snapshots.T0).build();
+        fixture.producer().send(new ProducerRecord<>(Topics.CONTROL, Topics.controlKey("default", 1)
+                .getBytes(StandardCharsets.UTF_8), Codecs.SNAPSHOT_CONTROL.encode(pin))).get();
+        Broker.await(Duration.ofSeconds(20), () -> dashboard.reader().badRecords() == 2, "both records counted as bad");
+
+        JsonNode status = json(get("api/v1/status"));
+        assertThat(status.get("badRecords").asLong()).isEqualTo(2);
+        assertThat(status.get("lastError").asText()).contains("PIN needs a version");
+        assertThat(status.get("scopes").get(0).get("activeVersion").asLong()).isEqualTo(3);
+        assertThat(status.get("scopes").get(0).get("controlSequence").asLong()).isZero();
+        assertThat(json(get("api/v1/scopes/default/versions")).get("versions"))
+                .extracting(n -> n.get("version").asLong()).containsExactly(3L, 2L, 1L);
+    }
+
+    /** A rejected forest whose leaves' sample ranges overlap: its calibration is shown, its samples are not read. */
+    @Test
+    void aMalformedForestIsDescribedNotAServerError() throws Exception {
+        Broker.publish(fixture.producer(), Snapshots.rejected("default", 4).setQuantileModel(
+                QuantileForestModel.newBuilder(Snapshots.forest()).setLeafSampleOffsets(List.of(0, 6, 2)).build()).build());
+        Broker.await(Duration.ofSeconds(20), () -> dashboard.reader().recordsRead() == 4, "version 4 read");
+
+        HttpResponse<String> r = get("api/v1/scopes/default/calibration");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode cal = json(r);
+        assertThat(cal.get("version").asLong()).isEqualTo(4);
+        assertThat(cal.get("status").asText()).isEqualTo("REJECTED");
+        assertThat(cal.get("coverage")).hasSize(3);
+        assertThat(cal.get("targetQuantiles")).isEmpty();
+        assertThat(cal.get("targetQuantilesProblem").asText()).isEqualTo("leaf 1 has the sample range [6, 2) of 8 samples");
     }
 
     /** The page re-reads versions and timelines at every new snapshot: a browser gets them gzipped, the same JSON. */
@@ -154,6 +207,12 @@ class DashboardApiTest {
         assertThat(get("api/v1/scopes/default/versions/x").statusCode()).isEqualTo(400);
         assertThat(get("api/v1/scopes/default/versions/99").statusCode()).isEqualTo(404);
         assertThat(get("api/v1/nothing").statusCode()).isEqualTo(404);
+        for (String missing : new String[] {"nope.html", "vendor/uplot/nope.js"}) { // files: said in JSON as well
+            r = get(missing);
+            assertThat(r.statusCode()).isEqualTo(404);
+            assertThat(json(r).get("error").asText()).isEqualTo("nothing at /" + missing
+                    + " (the page is at /, its API under /api)");
+        }
 
         // The path names the scope and version; the query cannot stand in for it, and an unread parameter is said.
         r = get("api/v1/scopes/nope/versions?scope=default");

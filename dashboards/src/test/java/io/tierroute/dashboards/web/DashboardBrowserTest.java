@@ -152,6 +152,24 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.cssSelector("#detail tbody")).getText()).contains("alphaP").contains("5000");
     }
 
+    /** A dashboard that never reached Kafka is never ready: the page says why, not that it is reading the history. */
+    @Test
+    void aDashboardThatNeverReachedKafkaSaysSoOnThePage() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort(); // closed again: nothing listens there
+        }
+        try (Dashboard cut = Dashboard.start(new Dashboard.Settings("127.0.0.1:" + port, "127.0.0.1", 0, TOKEN,
+                "TIERROUTE_ADMIN_TOKEN", "default"))) {
+            driver.get(cut.uri().toString());
+            new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+                    "no connection to Kafka at 127.0.0.1:" + port));
+            Thread.sleep(4_500); // two more polls of the status: the error stays said
+            assertThat(driver.findElement(By.id("message")).getText()).startsWith("no connection to Kafka");
+            assertThat(driver.findElement(By.id("message")).getAttribute("class")).isEqualTo("error");
+        }
+    }
+
     @Test
     void aRollbackWithoutTheRightTokenIsRefused() {
         confirm("rollback-btn", "", "no token");

@@ -3,8 +3,8 @@
 'use strict';
 
 const POLL_MS = 2000;
-// window: the newest versions the table and timelines show (0: all). The page re-reads them at every new
-// snapshot, about once a second in a demo; the whole history grows ~5 KB a version.
+// window: the newest versions the table and timelines show (0: as many as one read gives, /versions' maxPerRead).
+// The page re-reads them at every new snapshot, about once a second in a demo; the history grows ~5 KB a version.
 const WINDOW = 300;
 const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null, window: WINDOW };
 window.tierrouteDashboard = state; // for the browser test and for curious operators
@@ -57,7 +57,8 @@ async function poll() {
         state.revision = r.body.revision;
         await refresh();
       }
-      if (!r.body.ready) say('reading the snapshot history…', true);
+      // Not over a Kafka error said above: a reader that never reached Kafka is not ready either.
+      if (!r.body.ready && r.body.kafkaConnected !== false) say('reading the snapshot history…', true);
     }
   } catch (e) {
     $('live').classList.add('stale');
@@ -97,6 +98,15 @@ async function refresh() {
   if (t.ok) renderTimelines(t.body);
   if (rho.ok) renderHeatmap(rho.body);
   if (cal.ok) renderCalibration(cal.body);
+  // A read the API refused (a 500 included) is said, not passed over with the previous figures left standing.
+  const failed = [v, t, rho, cal].find((r) => !r.ok);
+  if (failed) {
+    say(failed.body.error || 'the dashboard answered ' + failed.status, false);
+    state.readFailed = true;
+  } else if (state.readFailed) {
+    say('', true);
+    state.readFailed = false;
+  }
   if (v.ok && state.detail == null && v.body.activeVersion != null) showDetail(v.body.activeVersion);
   document.body.dataset.revision = String(state.revision);
 }
@@ -128,10 +138,12 @@ function renderVersions(d) {
   if (d.activeVersion != null && !d.versions.some((r) => r.version === d.activeVersion)) {
     shown.append('the active version ' + d.activeVersion + ' is older than the newest ' + d.versions.length + ' shown; ');
   }
+  // window 0: as many as one read gives (the API's maxPerRead): all of them unless the history is longer.
   if (d.total > d.versions.length || state.window === 0) {
-    shown.append((state.window === 0 ? 'all ' + d.total + ' versions ' : 'newest ' + d.versions.length + ' of '
-      + d.total + ' versions (table and timelines) ') , el('button', { type: 'button', id: 'versions-window-btn',
-      textContent: state.window === 0 ? 'show the newest ' + WINDOW : 'show all',
+    const widest = d.total <= d.maxPerRead ? 'show all' : 'show the newest ' + d.maxPerRead;
+    shown.append((d.total === d.versions.length ? 'all ' + d.total + ' versions ' : 'newest ' + d.versions.length
+      + ' of ' + d.total + ' versions (table and timelines) '), el('button', { type: 'button', id: 'versions-window-btn',
+      textContent: state.window === 0 ? 'show the newest ' + WINDOW : widest,
       onclick: () => { state.window = state.window === 0 ? WINDOW : 0; state.revision = -1; } }));
   }
   $('controls').textContent = d.controls.length === 0 ? 'no pin / unpin yet' : 'last control: ' + d.controls.slice(0, 3)
@@ -226,7 +238,8 @@ function renderCalibration(d) {
   const cov = d.coverage;
   const shape = el('table', { id: 'forest-shape' }, el('tbody', {},
     ...[['target', d.target], ['published in version', d.modelVersion], ['training rows', d.trainingRows], ['trees', d.trees], ['leaves', d.leaves],
-      ['samples per leaf ≤', d.maxSamplesPerLeaf], ['features', d.features.join(', ')]]
+      ['samples per leaf ≤', d.maxSamplesPerLeaf], ['features', d.features.join(', ')],
+      ...(d.targetQuantilesProblem ? [['leaf samples', 'malformed: ' + d.targetQuantilesProblem]] : [])]
       .map(([k, v]) => el('tr', {}, el('th', { textContent: k }), el('td', { textContent: v })))));
   const table = el('table', { id: 'coverage-table' },
     el('thead', {}, el('tr', {}, ...['quantile', 'coverage', 'held-out rows'].map((h) => el('th', { textContent: h })))),
