@@ -77,7 +77,8 @@ final class SubmitCommand implements Callable<Integer> {
 
     @Option(names = "--no-kafka-check",
             description = "Submit without first checking that --bootstrap answers from here (for a Kafka that only the "
-                    + "Flink TaskManagers can reach or resolve).")
+                    + "Flink cluster can reach or resolve, or one that requires credentials: the job takes its own "
+                    + "with the job argument --kafka-properties FILE).")
     boolean noKafkaCheck;
 
     @Option(names = "--jar", paramLabel = "PATH",

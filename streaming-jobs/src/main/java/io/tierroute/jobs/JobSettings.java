@@ -18,6 +18,9 @@ import java.util.Map;
  * type out of it).
  *
  * @param bootstrapServers Kafka {@code bootstrap.servers}
+ * @param kafkaProperties path of a Java properties file of Kafka client settings for a secured broker
+ *     ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}), given to every Kafka client of the job; read where
+ *     the job's main runs (the JobManager), when the sources and sinks are built ({@link KafkaWiring}); null = none
  * @param jobName Flink job name; also the snapshots' {@code producer} and the dead letters' consumer
  * @param groupId Kafka consumer group of the sources (offsets are committed on checkpoints)
  * @param transactionalIdPrefix prefix of the exactly-once params sink's transactional ids
@@ -57,6 +60,7 @@ import java.util.Map;
  */
 public record JobSettings(
         String bootstrapServers,
+        String kafkaProperties,
         String jobName,
         String groupId,
         String transactionalIdPrefix,
@@ -98,6 +102,7 @@ public record JobSettings(
 
     public JobSettings {
         require(bootstrapServers != null && !bootstrapServers.isBlank(), "bootstrap-servers", "is required");
+        require(kafkaProperties == null || !kafkaProperties.isBlank(), "kafka-properties", "must name a file");
         require(jobName != null && !jobName.isBlank(), "job-name", "must not be empty");
         require(groupId != null && !groupId.isBlank(), "group-id", "must not be empty");
         require(transactionalIdPrefix != null && !transactionalIdPrefix.isBlank(), "transactional-id-prefix",
@@ -177,6 +182,7 @@ public record JobSettings(
     private static Map<String, Object> defaults() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("bootstrap-servers", "localhost:9092");
+        m.put("kafka-properties", null);
         m.put("job-name", "tierroute-fitting-job");
         m.put("group-id", "tierroute-fitting-job");
         m.put("transactional-id-prefix", "tierroute-params");
@@ -217,6 +223,7 @@ public record JobSettings(
     private Map<String, Object> asMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("bootstrap-servers", bootstrapServers);
+        m.put("kafka-properties", kafkaProperties);
         m.put("job-name", jobName);
         m.put("group-id", groupId);
         m.put("transactional-id-prefix", transactionalIdPrefix);
@@ -252,7 +259,8 @@ public record JobSettings(
     }
 
     private static JobSettings fromMap(Map<String, Object> m) {
-        return new JobSettings((String) m.get("bootstrap-servers"), (String) m.get("job-name"),
+        return new JobSettings((String) m.get("bootstrap-servers"), (String) m.get("kafka-properties"),
+            (String) m.get("job-name"),
             (String) m.get("group-id"), (String) m.get("transactional-id-prefix"), num(m, "parallelism").intValue(),
             dur(m, "checkpoint-interval"), (String) m.get("checkpoint-dir"), (String) m.get("state-backend"),
             dur(m, "publish-interval"), dur(m, "forest-interval"), dur(m, "decision-timeout"),

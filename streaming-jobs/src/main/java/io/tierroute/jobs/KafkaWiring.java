@@ -7,12 +7,17 @@ import io.tierroute.jobs.publish.ParamsRecordSerializer;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import java.io.IOException;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
@@ -43,8 +48,43 @@ public final class KafkaWiring {
             source(s, Topics.COMPLETIONS), source(s, Topics.CONTROL));
     }
 
-    static KafkaSource<Inbound> source(JobSettings s, String topic) {
+    /**
+     * Settings the job gives its clients itself: a properties file that set them would break what the job relies on
+     * (exactly-once reads and writes, the consumer group the README's ACLs name, the records' encoding).
+     */
+    static final Set<String> OWN_SETTINGS = Set.of("bootstrap.servers", "group.id",
+            "isolation.level", "enable.auto.commit", "transactional.id", "key.serializer", "value.serializer",
+            "key.deserializer", "value.deserializer");
+
+    /**
+     * The client settings of {@link JobSettings#kafkaProperties()} (empty when none): a secured broker's
+     * {@code security.protocol}, {@code sasl.*}, {@code ssl.*}, given to every client of the job.
+     *
+     * @throws IllegalArgumentException naming the file when it cannot be read or sets one of {@link #OWN_SETTINGS}
+     */
+    public static Properties clientProperties(JobSettings s) {
         Properties p = new Properties();
+        if (s.kafkaProperties() == null) {
+            return p;
+        }
+        Path file = Path.of(s.kafkaProperties());
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(in);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("--kafka-properties " + file + " cannot be read where the job's main "
+                    + "runs (the JobManager): " + e, e);
+        }
+        List<String> own = p.stringPropertyNames().stream().filter(OWN_SETTINGS::contains).sorted().toList();
+        if (!own.isEmpty()) {
+            throw new IllegalArgumentException("--kafka-properties " + file + " sets " + String.join(", ", own)
+                    + ", which the job sets itself (--bootstrap-servers, --group-id, exactly-once reads and writes); "
+                    + "give it client security settings only (security.protocol, sasl.*, ssl.*)");
+        }
+        return p;
+    }
+
+    static KafkaSource<Inbound> source(JobSettings s, String topic) {
+        Properties p = clientProperties(s);
         p.setProperty("isolation.level", "read_committed");
         p.setProperty("partition.discovery.interval.ms", "60000");
         return KafkaSource.<Inbound>builder()
@@ -64,7 +104,7 @@ public final class KafkaWiring {
      * sequence rather than publishing version 1 again. Empty when the topic does not exist yet.
      */
     public static Map<String, Long> publishedVersions(JobSettings s) {
-        Properties p = new Properties();
+        Properties p = clientProperties(s);
         p.setProperty("bootstrap.servers", s.bootstrapServers());
         p.setProperty("isolation.level", "read_committed");
         p.setProperty("enable.auto.commit", "false");
@@ -115,7 +155,7 @@ public final class KafkaWiring {
      * size.
      */
     public static KafkaSink<ParameterSnapshot> paramsSink(JobSettings s) {
-        Properties p = new Properties();
+        Properties p = clientProperties(s);
         p.setProperty("compression.type", "gzip");
         p.setProperty("transaction.timeout.ms", Long.toString(s.transactionTimeout().toMillis()));
         p.setProperty("max.request.size", Integer.toString(MAX_REQUEST_BYTES));
@@ -130,7 +170,7 @@ public final class KafkaWiring {
 
     /** At-least-once sink to {@code tierroute.dead-letter} (visible without waiting for a checkpoint). */
     public static KafkaSink<DeadLetter> deadLetterSink(JobSettings s) {
-        Properties p = new Properties();
+        Properties p = clientProperties(s);
         p.setProperty("max.request.size", Integer.toString(MAX_REQUEST_BYTES));
         return KafkaSink.<DeadLetter>builder()
             .setBootstrapServers(s.bootstrapServers())

@@ -47,10 +47,10 @@ class JobSettingsTest {
         JobSettings defaults = JobSettings.builder().build();
         assertThat(JobSettings.parse(defaults.toArguments().toArray(String[]::new))).isEqualTo(defaults);
         assertThat(defaults.toArguments()).as("the unset checkpoint directory is left out, not written as 'null'")
-            .noneMatch(a -> a.startsWith("--checkpoint-dir"));
+            .noneMatch(a -> a.startsWith("--checkpoint-dir") || a.startsWith("--kafka-properties"));
 
         JobSettings varied = JobSettings.builder().set("bootstrap-servers", "a:1,b:2").set("job-name", "job=with equals")
-            .set("checkpoint-dir", "file:///tmp/ckpt").set("publish-interval", Duration.ofNanos(1_500_000))
+            .set("checkpoint-dir", "file:///tmp/ckpt").set("kafka-properties", "/etc/tierroute/job kafka.properties").set("publish-interval", Duration.ofNanos(1_500_000))
             .set("max-watermark-drift", Duration.ofHours(3)).set("state-ttl", Duration.ofDays(200_000)).set("gate-min-r2", 0.1 + 0.2)
             .set("forest-max-bytes", JobSettings.FOREST_MAX_BYTES_LIMIT).set("cadence-clock", JobSettings.EVENT_CLOCK).build();
         assertThat(JobSettings.parse(varied.toArguments().toArray(String[]::new))).isEqualTo(varied);

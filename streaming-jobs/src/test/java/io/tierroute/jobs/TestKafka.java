@@ -27,6 +27,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /** An embedded KRaft broker with the project's topics, and the produce / read-back helpers the job tests use. */
 final class TestKafka implements AutoCloseable {
     final EmbeddedKafka broker;
+    /** Client settings of this class's own producer and readers (a secured broker's super user), else empty. */
+    private final Properties client;
     private final KafkaProducer<byte[], byte[]> producer;
 
     TestKafka() {
@@ -35,11 +37,20 @@ final class TestKafka implements AutoCloseable {
 
     /** @param singlePartitions every topic with one partition (a fixed input order, for the deterministic mode) */
     TestKafka(boolean singlePartitions) {
-        broker = EmbeddedKafka.start();
+        this(EmbeddedKafka.start(), new Properties(), singlePartitions);
+    }
+
+    /**
+     * The project's topics on {@code broker} (closed with this), written and read back with {@code client}'s settings.
+     */
+    TestKafka(EmbeddedKafka broker, Properties client, boolean singlePartitions) {
+        this.broker = broker;
+        this.client = client;
         for (Topics.Spec s : Topics.specs()) {
             broker.createTopic(s.name(), singlePartitions ? 1 : s.partitions(), s.configs());
         }
         Properties p = new Properties();
+        p.putAll(client);
         p.put("bootstrap.servers", broker.bootstrapServers());
         p.put("key.serializer", ByteArraySerializer.class.getName());
         p.put("value.serializer", ByteArraySerializer.class.getName());
@@ -75,6 +86,7 @@ final class TestKafka implements AutoCloseable {
     /** Every record of a topic, in offset order; {@code committedOnly} false: aborted and open transactions' too. */
     List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean committedOnly) {
         Properties p = new Properties();
+        p.putAll(client);
         p.put("bootstrap.servers", broker.bootstrapServers());
         p.put("group.id", "reader-" + UUID.randomUUID());
         p.put("isolation.level", committedOnly ? "read_committed" : "read_uncommitted");

@@ -70,7 +70,7 @@ class K8sManifestsTest {
     void everyObjectHasAKnownKindAndApiVersion() {
         Map<String, String> expected = Map.of(
             "FlinkDeployment", "flink.apache.org/v1beta1",
-            "KafkaTopic", "kafka.strimzi.io/v1beta2",
+            "KafkaTopic", "kafka.strimzi.io/v1",
             "ConfigMap", "v1", "Service", "v1", "PersistentVolumeClaim", "v1",
             "Deployment", "apps/v1",
             "ServiceMonitor", "monitoring.coreos.com/v1", "PodMonitor", "monitoring.coreos.com/v1");

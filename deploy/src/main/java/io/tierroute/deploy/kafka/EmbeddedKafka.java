@@ -264,6 +264,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         grant(user, new ResourcePattern(ResourceType.TRANSACTIONAL_ID, prefix, PatternType.PREFIXED), operations);
     }
 
+    /** Allows {@code user} the {@code operations} on the consumer group {@code groupId}; e.g. {@code READ} to commit offsets. */
+    public void grantGroup(String user, String groupId, AclOperation... operations) {
+        grant(user, new ResourcePattern(ResourceType.GROUP, groupId, PatternType.LITERAL), operations);
+    }
+
     private void grant(String user, ResourcePattern resource, AclOperation... operations) {
         if (sasl == null) {
             throw new IllegalStateException("this broker has no authorizer; start it with startWithSasl");
