@@ -86,7 +86,7 @@ final class ClusterCommand implements Runnable {
         int slots;
 
         /**
-         * Flink 1.20's fixed parts (metaspace, JVM overhead, framework and network memory) take 800 MB of a TaskManager
+         * Flink's fixed parts (metaspace, JVM overhead, framework and network memory) take 800 MB of a TaskManager
          * with this cluster's 32 MB of managed memory: 1024m leaves 224 MB of task heap for the job's heap-kept state,
          * 832m 32 MB, 800m none (Flink's TaskExecutorProcessUtils).
          */

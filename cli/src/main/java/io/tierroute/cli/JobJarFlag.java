@@ -20,7 +20,11 @@ final class JobJarFlag {
 
     /** {@code ""} or {@code " --jar PLACEHOLDER"}, for this working directory and installation. */
     static String forPaste() {
-        return forPaste(SubmitCommand.defaultJar());
+        try {
+            return forPaste(SubmitCommand.defaultJar());
+        } catch (IllegalStateException severalJars) {
+            return " --jar " + PLACEHOLDER; // submit would refuse to choose: the pasted line must name one
+        }
     }
 
     /** As above, {@code defaultJar} being what {@code submit} would take without {@code --jar}. */

@@ -8,9 +8,10 @@ import java.util.Map;
 
 /**
  * The {@code tierroute submit --from-savepoint} line that resumes a fitting job, printed by {@code submit --savepoint},
- * {@code cluster down} and {@code cluster status}: its Kafka, name, consumer group and transactional-id prefix as the job
- * publishes them ({@link WriterIdentity}, from Flink's {@code GET /jobs/<id>/config}; the last two only when not the
- * defaults); Flink keeps none of its other flags.
+ * {@code cluster down} and {@code cluster status}: its Kafka, name, consumer group, transactional-id prefix and Kafka
+ * client settings' file as the job publishes them ({@link WriterIdentity}, from Flink's {@code GET /jobs/<id>/config};
+ * group and prefix only when not the defaults, the file when set); Flink keeps none of its other flags. Values are
+ * shell-quoted where they need it (a savepoint under a directory with a space).
  */
 final class ResumeCommand {
 
@@ -37,8 +38,10 @@ final class ResumeCommand {
         appendUnlessDefault(jobFlags, identity.get(WriterIdentity.GROUP_ID), defaults.groupId(), "group-id");
         appendUnlessDefault(jobFlags, identity.get(WriterIdentity.TRANSACTIONAL_ID_PREFIX),
                 defaults.transactionalIdPrefix(), "transactional-id-prefix");
-        return "tierroute submit --flink " + flink + " --bootstrap "
-                + identity.getOrDefault(WriterIdentity.BOOTSTRAP_SERVERS, "HOST:PORT") + jarFlag + " --from-savepoint " + path
+        appendUnlessDefault(jobFlags, identity.get(WriterIdentity.KAFKA_PROPERTIES), null, "kafka-properties");
+        String bootstrap = identity.get(WriterIdentity.BOOTSTRAP_SERVERS);
+        return "tierroute submit --flink " + flink + " --bootstrap " + (bootstrap == null ? "HOST:PORT"
+                : ShellWords.quote(bootstrap)) + jarFlag + " --from-savepoint " + ShellWords.quote(path)
                 + (jobFlags.length() == 0 ? "" : " --" + jobFlags);
     }
 

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
@@ -286,17 +287,34 @@ final class SubmitCommand implements Callable<Integer> {
         for (Path root : roots) {
             Path target = root.resolve("streaming-jobs").resolve("target");
             if (Files.isDirectory(target)) {
-                try (Stream<Path> s = Files.list(target)) {
-                    var found = s.filter(p -> p.getFileName().toString().matches("tierroute-streaming-jobs-.*-job\\.jar"))
-                            .findFirst();
-                    if (found.isPresent()) {
-                        return found.get();
-                    }
-                } catch (IOException ignored) {
-                    // try the next root
+                var found = jobJarIn(target);
+                if (found.isPresent()) {
+                    return found.get();
                 }
             }
         }
         return Path.of("streaming-jobs", "target", "tierroute-streaming-jobs-<version>-job.jar");
+    }
+
+    /**
+     * The one job jar in {@code target}, if any.
+     *
+     * @throws IllegalStateException naming them when there are several (a version bump without {@code mvn clean}
+     *                               leaves the old one beside the new: taking either by chance could "upgrade" to it)
+     */
+    static Optional<Path> jobJarIn(Path target) {
+        List<Path> found;
+        try (Stream<Path> s = Files.list(target)) {
+            found = s.filter(p -> p.getFileName().toString().matches("tierroute-streaming-jobs-.*-job\\.jar")).sorted()
+                    .toList();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        if (found.size() > 1) {
+            throw new IllegalStateException("several job jars in " + target + ": " + String.join(", ",
+                    found.stream().map(p -> p.getFileName().toString()).toList()) + "; pass the one to submit with "
+                    + "--jar PATH, or remove the stale ones (mvn clean)");
+        }
+        return found.stream().findFirst();
     }
 }

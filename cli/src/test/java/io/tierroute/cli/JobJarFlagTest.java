@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tierroute.jobs.WriterIdentity;
 import java.net.URI;
@@ -28,6 +29,20 @@ class JobJarFlagTest {
         assertThat(JobJarFlag.forPaste(dir)).as("a directory is no jar").startsWith(" --jar ");
     }
 
+    /** After a version bump without mvn clean both jars sit in target/: submit names them instead of taking one. */
+    @Test
+    void severalJobJarsAreNamedNotChosenByChance() throws Exception {
+        assertThat(SubmitCommand.jobJarIn(dir)).isEmpty();
+        Path one = Files.write(dir.resolve("tierroute-streaming-jobs-0.2.0-job.jar"), new byte[] {1});
+        Files.write(dir.resolve("tierroute-streaming-jobs-0.2.0.jar"), new byte[] {1}); // the plain jar: not the job's
+        assertThat(SubmitCommand.jobJarIn(dir)).contains(one);
+        Files.write(dir.resolve("tierroute-streaming-jobs-0.1.0-job.jar"), new byte[] {1});
+        assertThatThrownBy(() -> SubmitCommand.jobJarIn(dir)).isInstanceOf(IllegalStateException.class)
+                .hasMessage("several job jars in " + dir + ": tierroute-streaming-jobs-0.1.0-job.jar, "
+                        + "tierroute-streaming-jobs-0.2.0-job.jar; pass the one to submit with --jar PATH, or remove the "
+                        + "stale ones (mvn clean)");
+    }
+
     @Test
     void theNextStepOfClusterUpAndTheResumeLineCarryIt() {
         String flag = JobJarFlag.forPaste(dir.resolve("missing.jar"));
@@ -49,6 +64,12 @@ class JobJarFlagTest {
         Map<String, String> defaults = Map.of(WriterIdentity.JOB_NAME, "fitC", WriterIdentity.GROUP_ID,
                 "tierroute-fitting-job", WriterIdentity.TRANSACTIONAL_ID_PREFIX, "tierroute-params");
         assertThat(ResumeCommand.of(URI.create("http://f:8081"), defaults, "/sp/3", "")).endsWith("-- --job-name fitC");
+        Map<String, String> secured = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fitD",
+                WriterIdentity.KAFKA_PROPERTIES, "/etc/kafka client.properties");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), secured, "/tmp/my cluster/savepoint-4", ""))
+                .as("the client settings' file goes with the job; a path with a space stays one word")
+                .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --from-savepoint "
+                        + "'/tmp/my cluster/savepoint-4' -- --job-name fitD --kafka-properties '/etc/kafka client.properties'");
         assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(), "/sp/savepoint-1", ""))
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap HOST:PORT --from-savepoint /sp/savepoint-1");
     }

@@ -241,7 +241,11 @@ public final class RecordCodec<T extends SpecificRecord> {
     return writerSchemas;
   }
 
-  /** The writer schemas as an Avro {@link SchemaStore}, e.g. for a {@code BinaryMessageDecoder}. */
+  /**
+   * The writer schemas as an Avro {@link SchemaStore}, for comparing with Avro's own decoding in tests. Never give it to
+   * a {@code BinaryMessageDecoder} that reads untrusted bytes: that decoder allocates whatever a length claims (an
+   * OutOfMemoryError from 15 bytes) and accepts trailing bytes; {@link #decode} does neither (README).
+   */
   public SchemaStore schemaStore() {
     return schemaStore;
   }

@@ -114,7 +114,10 @@ public final class ReusingDecoder<T extends SpecificRecord> {
     return direct != null;
   }
 
-  /** Whether this type decodes through custom coders here: custom coders generated, no map, no array or record in a union. */
+  /**
+   * Whether this type decodes through custom coders here: custom coders generated, no map, no array or record in a
+   * union, no array inside an array's elements.
+   */
   static boolean customDecodeSafe(Schema schema) {
     return schema.getType() == Schema.Type.RECORD && safe(schema, false);
   }
@@ -134,7 +137,9 @@ public final class ReusingDecoder<T extends SpecificRecord> {
         }
         return true;
       case ARRAY:
-        return !inUnion && safe(s.getElementType(), false);
+        // seed() gives the record's own arrays an object, but customDecode creates an element record itself and would
+        // size an array inside it by the count the bytes claim: elements must hold none.
+        return !inUnion && safe(s.getElementType(), false) && !holdsArray(s.getElementType());
       case UNION:
         for (Schema b : s.getTypes()) {
           if (!safe(b, true)) {
@@ -144,6 +149,31 @@ public final class ReusingDecoder<T extends SpecificRecord> {
         return true;
       default:
         return true;
+    }
+  }
+
+  /** Whether {@code s} is, or has a field (at any depth) that is, an array or a map. */
+  private static boolean holdsArray(Schema s) {
+    switch (s.getType()) {
+      case ARRAY:
+      case MAP:
+        return true;
+      case RECORD:
+        for (Schema.Field f : s.getFields()) {
+          if (holdsArray(f.schema())) {
+            return true;
+          }
+        }
+        return false;
+      case UNION:
+        for (Schema b : s.getTypes()) {
+          if (holdsArray(b)) {
+            return true;
+          }
+        }
+        return false;
+      default:
+        return false;
     }
   }
 

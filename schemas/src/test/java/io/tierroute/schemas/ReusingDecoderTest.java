@@ -11,6 +11,7 @@ import io.tierroute.schemas.avro.Tier;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.avro.specific.SpecificRecord;
+import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 
 /** The reusing decoder gives what {@link RecordCodec#decode} gives, record after record, bad ones in between. */
@@ -41,6 +42,22 @@ class ReusingDecoderTest {
     ReusingDecoder<RoutingDecision> d = Codecs.ROUTING_DECISION.reusingDecoder();
     byte[] bytes = Codecs.ROUTING_DECISION.encode(Samples.routingDecision());
     assertThat(d.decode(bytes)).as("one object, overwritten").isSameAs(d.decode(bytes));
+  }
+
+  /**
+   * An array of records that hold an array themselves is not decoded through custom coders: customDecode would create
+   * the element and size its inner array by the count the bytes claim (a hostile 2^30 is an OutOfMemoryError).
+   */
+  @Test
+  void anArrayInsideAnArraysElementsTakesTheSafePath() {
+    Schema flat = new Schema.Parser().parse("{\"type\": \"record\", \"name\": \"Flat\", \"fields\": [{\"name\": "
+        + "\"items\", \"type\": {\"type\": \"array\", \"items\": {\"type\": \"record\", \"name\": \"Item\", "
+        + "\"fields\": [{\"name\": \"n\", \"type\": \"long\"}]}}}]}");
+    Schema nested = new Schema.Parser().parse("{\"type\": \"record\", \"name\": \"Outer\", \"fields\": [{\"name\": "
+        + "\"items\", \"type\": {\"type\": \"array\", \"items\": {\"type\": \"record\", \"name\": \"Inner\", "
+        + "\"fields\": [{\"name\": \"ns\", \"type\": {\"type\": \"array\", \"items\": \"long\"}}]}}}]}");
+    assertThat(ReusingDecoder.customDecodeSafe(flat)).isTrue();
+    assertThat(ReusingDecoder.customDecodeSafe(nested)).isFalse();
   }
 
   @Test

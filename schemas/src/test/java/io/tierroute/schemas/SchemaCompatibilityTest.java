@@ -54,7 +54,7 @@ class SchemaCompatibilityTest {
       Schema latest = released.get(released.size() - 1);
       assertThat(SchemaNormalization.parsingFingerprint64(latest))
           .as("%s changed since released v%d: release it with "
-              + "`mvn -B -q -pl schemas compile exec:java -Dexec.mainClass=io.tierroute.schemas.SchemaReleaser -Dexec.args=schemas/src/main/resources/released`",
+              + "`mvn -B -q -pl schemas clean compile exec:java -Dexec.mainClass=io.tierroute.schemas.SchemaReleaser -Dexec.args=schemas/src/main/resources/released`",
               type.getSimpleName(), released.size())
           .isEqualTo(SchemaNormalization.parsingFingerprint64(ReleasedSchemas.currentSchema(type)));
     }

@@ -22,6 +22,8 @@ public final class WriterIdentity {
     public static final String JOB_NAME = "tierroute.job-name";
     public static final String GROUP_ID = "tierroute.group-id";
     public static final String TRANSACTIONAL_ID_PREFIX = "tierroute.transactional-id-prefix";
+    /** Where the job's Kafka client settings are read ({@code --kafka-properties}), when set: the path, not the file. */
+    public static final String KAFKA_PROPERTIES = "tierroute.kafka-properties";
 
     private WriterIdentity() {}
 
@@ -34,6 +36,9 @@ public final class WriterIdentity {
         m.put(JOB_NAME, s.jobName());
         m.put(GROUP_ID, s.groupId());
         m.put(TRANSACTIONAL_ID_PREFIX, s.transactionalIdPrefix());
+        if (s.kafkaProperties() != null) { // a resumed job needs it again (ResumeCommand); its contents stay in the file
+            m.put(KAFKA_PROPERTIES, s.kafkaProperties());
+        }
         return m;
     }
 }

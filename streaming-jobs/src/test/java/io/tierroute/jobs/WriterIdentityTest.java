@@ -29,5 +29,12 @@ class WriterIdentityTest {
                 "tierroute.job-name", "fit-b",
                 "tierroute.group-id", "g-b",
                 "tierroute.transactional-id-prefix", "tx-b"));
+
+        // The client settings' file is named (a resumed job needs it), its contents never leave it.
+        JobSettings secured = s.toBuilder().set("kafka-properties", "/etc/tierroute-kafka/client.properties").build();
+        Map<String, String> securedServed = new ArchivedExecutionConfig(StreamExecutionEnvironment
+                .getExecutionEnvironment(KafkaWiring.configuration(secured)).getConfig()).getGlobalJobParameters();
+        assertThat(securedServed).hasSize(7).containsEntry("tierroute.kafka-properties",
+                "/etc/tierroute-kafka/client.properties");
     }
 }

@@ -8,6 +8,7 @@ import io.tierroute.jobs.FittingJobMain;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.KafkaWiring;
 import io.tierroute.schemas.Topics;
+import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.config.ServerSettings;
@@ -236,17 +237,39 @@ class K8sManifestsTest {
             }
         }
 
+        // Reads and the data plane are closed, their tokens from one Secret, the read one also the ServiceMonitor's.
+        assertThat(cfg.access().read()).isEqualTo(AccessSettings.Mode.TOKEN);
+        assertThat(cfg.access().data()).isEqualTo(AccessSettings.Mode.TOKEN);
+        JsonNode readRef = secretRef(c, cfg.access().readTokenEnv());
+        JsonNode dataRef = secretRef(c, cfg.access().dataTokenEnv());
+        assertThat(readRef.path("name").asText()).isEqualTo(dataRef.path("name").asText());
+        assertThat(readRef.path("key").asText()).isNotEqualTo(dataRef.path("key").asText());
+        JsonNode auth = endpoint.path("authorization");
+        assertThat(auth.path("type").asText()).isEqualTo("Bearer");
+        assertThat(auth.path("credentials")).as("the ServiceMonitor sends the read token").isEqualTo(readRef);
+
         SelectorConfig local = cfg.withKafka(null).withServer(cfg.server().withHost("127.0.0.1").withPort(0));
-        try (SelectorServer server = SelectorServer.start(local)) {
+        Map<String, String> env = Map.of(cfg.access().readTokenEnv(), "read-t0ken", cfg.access().dataTokenEnv(),
+            "data-t0ken");
+        try (SelectorServer server = SelectorServer.startWith(local, env::get, false)) {
             HttpClient http = HttpClient.newHttpClient();
             for (String path : List.of(readiness, liveness, metricsPath)) {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(server.uri().resolve(path)).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(server.uri().resolve(path))
+                    .header("Authorization", "Bearer read-t0ken").GET().build(), HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).as("GET %s on the real selector", path).isEqualTo(200);
                 if (path.equals(metricsPath)) {
                     assertThat(r.body()).as("Prometheus text with the selector's metrics").contains("tierroute_");
                 }
             }
+            for (String probe : List.of(readiness, liveness)) { // the kubelet sends no token
+                assertThat(http.send(HttpRequest.newBuilder(server.uri().resolve(probe)).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode()).as("GET %s without a token", probe).isEqualTo(200);
+            }
+            assertThat(http.send(HttpRequest.newBuilder(server.uri().resolve(metricsPath)).GET().build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).as("/metrics without the read token").isEqualTo(401);
+            assertThat(http.send(HttpRequest.newBuilder(server.uri().resolve("/v1/telemetry"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode()).as("the data plane without its token").isEqualTo(401);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
@@ -265,6 +288,18 @@ class K8sManifestsTest {
         assertThat(pm.path("podMetricsEndpoints").get(0).path("port").asText()).isEqualTo(port.path("name").asText());
         assertThat(pm.path("selector").path("matchLabels").path("app").asText()).as("operator pod label app=<name>")
             .isEqualTo(JOB);
+    }
+
+    /** The {@code secretKeyRef} of the container's environment variable {@code name}. */
+    static JsonNode secretRef(JsonNode container, String name) {
+        for (JsonNode e : container.path("env")) {
+            if (e.path("name").asText().equals(name)) {
+                JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+                assertThat(ref.path("optional").asBoolean(false)).as(name + " is required, not optional").isFalse();
+                return ref;
+            }
+        }
+        throw new AssertionError("the selector container has no environment variable " + name);
     }
 
     static SelectorConfig selectorConfig() {

@@ -225,8 +225,8 @@ public final class LocalCluster {
         }
     }
 
-    /** Rewrites the state file (e.g. after a test replaced a TaskManager or restarted the broker). */
-    public static void writeState(Settings s, KafkaBrokerProcess kafka, FlinkSessionCluster flink) {
+    /** Writes the state file that {@code cluster status / down} read: the processes {@link #up} started. */
+    private static void writeState(Settings s, KafkaBrokerProcess kafka, FlinkSessionCluster flink) {
         Properties p = new Properties();
         p.setProperty("marker", s.marker());
         p.setProperty("kafka.bootstrap", kafka.bootstrapServers());

@@ -111,7 +111,7 @@ public final class FleetPublisher implements AutoCloseable {
                 continue;
             }
             KvEventBatch b = KvEventBatch.newBuilder().setWorker(worker(w)).setModel(model).setLora(null).setNamespace(null)
-                    .setSequence(++sequence[w]).setTimestampMs(pendingAtMs[w]).setEvents(new ArrayList<>(buf)).build();
+                    .setSequence(sequence[w]++).setTimestampMs(pendingAtMs[w]).setEvents(new ArrayList<>(buf)).build();
             buf.clear();
             send(Topics.KV_EVENTS, worker(w), b.getTimestampMs(), Codecs.KV_EVENT_BATCH.encode(b));
             kvBatches.increment();

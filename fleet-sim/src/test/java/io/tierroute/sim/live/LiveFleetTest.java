@@ -187,6 +187,40 @@ class LiveFleetTest {
         assertThat(condition.getAsBoolean()).as(what).isTrue();
     }
 
+    /**
+     * A worker's KV batches are numbered from 0, as KvEventBatch.sequence says: a restarted fleet starts at 0 again,
+     * which the selector's consumer reads as a restart (from 1 it saw a gap and logged lost events).
+     */
+    @Test
+    void aWorkersKvBatchesAreNumberedFromZero() throws Exception {
+        String model = "sequence-test-" + UUID.randomUUID(); // other tests' batches on the topic are skipped by model
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, model)) {
+            for (long h = 1; h <= 3; h++) {
+                publisher.kv(new io.tierroute.selector.protocol.KvEvent.Stored(0,
+                        io.tierroute.selector.protocol.Tier.HBM, false, 0, new long[] {h}), h);
+                publisher.flushKv();
+            }
+        }
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("group.id", "live-fleet-test-" + UUID.randomUUID());
+        p.put("auto.offset.reset", "earliest");
+        List<Long> sequences = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(Topics.KV_EVENTS));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (sequences.size() < 3 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    var batch = Codecs.KV_EVENT_BATCH.decode(r.value());
+                    if (batch.getModel().toString().equals(model)) {
+                        sequences.add(batch.getSequence());
+                    }
+                }
+            }
+        }
+        assertThat(sequences).containsExactly(0L, 1L, 2L);
+    }
+
     /** The completion logs of {@code requests} (other tests' logs on the topic are skipped). */
     private static Map<String, CompletionLog> completions(List<SimRequest> requests) {
         java.util.Set<String> wanted = new java.util.HashSet<>();

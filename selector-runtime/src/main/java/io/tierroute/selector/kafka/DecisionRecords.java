@@ -57,7 +57,7 @@ final class DecisionRecords {
                 .setModel(request.model() == null ? defaultModel : request.model())
                 .setLora(request.lora())
                 .setWorkflowId(agent == null ? null : agent.workflowId())
-                .setStepIndex(agent == null ? null : stepIndex(agent.stepId()))
+                .setStepIndex(agent == null ? null : agent.stepIndex())
                 .setExpectedTool(agent == null || agent.expectedNextTools().isEmpty() ? null : agent.expectedNextTools().get(0))
                 .setMaxTokens(request.maxTokens())
                 .setOutputHint(request.expectedOutputTokens())
@@ -79,18 +79,5 @@ final class DecisionRecords {
                 .setFeatures(features)
                 .setRequest(req)
                 .build();
-    }
-
-    /** A step id that is a whole number ≥ 0 is the step index; anything else is unknown. */
-    static Integer stepIndex(String stepId) {
-        if (stepId == null || stepId.isEmpty() || stepId.length() > 9) {
-            return null;
-        }
-        for (int i = 0; i < stepId.length(); i++) {
-            if (!Character.isDigit(stepId.charAt(i))) {
-                return null;
-            }
-        }
-        return Integer.parseInt(stepId);
     }
 }

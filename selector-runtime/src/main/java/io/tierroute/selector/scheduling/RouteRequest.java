@@ -33,6 +33,22 @@ public record RouteRequest(String requestId, String model, String lora, String n
         public AgentContext {
             expectedNextTools = expectedNextTools == null ? List.of() : List.copyOf(expectedNextTools);
         }
+
+        /**
+         * The step index, when {@code stepId} is a whole number ≥ 0 (at most 9 digits), else null: the output-length
+         * forest's {@code stepIndex} feature, the same at serving as in the decision record it was trained on.
+         */
+        public Integer stepIndex() {
+            if (stepId == null || stepId.isEmpty() || stepId.length() > 9) {
+                return null;
+            }
+            for (int i = 0; i < stepId.length(); i++) {
+                if (!Character.isDigit(stepId.charAt(i))) {
+                    return null;
+                }
+            }
+            return Integer.parseInt(stepId);
+        }
     }
 
     public RouteRequest {

@@ -411,8 +411,9 @@ public final class Selector {
         }
         OutputLengthModel model = ps.outputModel();
         if (model != null) {
+            // The features the decision record logs (DecisionRecords), which the forest was trained on.
             double q = model.predict(new OutputLengthModel.OutputFeatures(isl,
-                    r.model() == null ? settings.model() : r.model(), r.lora(), null,
+                    r.model() == null ? settings.model() : r.model(), r.lora(), r.agent() == null ? null : r.agent().stepIndex(),
                     r.agent() == null || r.agent().expectedNextTools().isEmpty() ? null : r.agent().expectedNextTools().get(0),
                     r.maxTokens(), prefixGroup, null), ps.outputQuantile());
             if (Double.isFinite(q) && q >= 0) {

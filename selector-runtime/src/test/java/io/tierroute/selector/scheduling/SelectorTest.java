@@ -488,6 +488,14 @@ class SelectorTest {
         RouteDecision modelled = now(s.route(request(prompt(82, 64), null, null, false)));
         assertThat(modelled.predictionSource()).isEqualTo(PredictionSource.QUANTILE_MODEL);
         assertThat(modelled.predictedOutputTokens()).isEqualTo(8);
+
+        // The model sees the features the decision record logs and it was trained on: an agent's numeric step.
+        OutputLengthModel byStep = (features, quantile) -> features.stepIndex() == null ? 5 : 100 + features.stepIndex();
+        s.parameters().activate(ParameterSet.builder(1).version(4).outputModel(byStep).build());
+        assertThat(now(s.route(request(prompt(83, 64), null, new RouteRequest.AgentContext("wf", "7", List.of()), false)))
+                .predictedOutputTokens()).isEqualTo(107);
+        assertThat(now(s.route(request(prompt(84, 64), null, new RouteRequest.AgentContext("wf2", "plan", List.of()),
+                false))).predictedOutputTokens()).as("a step id that is no number is unknown").isEqualTo(5);
     }
 
     @Test

@@ -107,7 +107,12 @@ public final class RecordValidator {
             nonNegative("features.queuedPrefillTokens", f.getQueuedPrefillTokens()),
             nonNegative("features.queueLength", f.getQueueLength()),
             unit("features.affinityDecay", f.getAffinityDecay()),
-            unit("features.expectedToolHitFraction", f.getExpectedToolHitFraction()));
+            unit("features.expectedToolHitFraction", f.getExpectedToolHitFraction()),
+            // the admission wait's inputs (KvWaitRow) and C_own's regressor
+            nonNegative("features.inFlight", f.getInFlight()), nonNegative("features.kvUsedTokens", f.getKvUsedTokens()),
+            finiteNonNegative("features.ownDecodeKvTokenSteps", f.getOwnDecodeKvTokenSteps()),
+            finiteNonNegative("cost.prefillUs", d.getCost().getPrefillUs()),
+            finiteNonNegative("cost.queueUs", d.getCost().getQueueUs()));
         if (r != null) {
             return r;
         }
