@@ -14,7 +14,6 @@ import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.join.RequestJoinFunction;
 import io.tierroute.jobs.join.RequestShards;
-import io.tierroute.jobs.publish.ParamsTombstone;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -39,7 +38,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * telemetry ─► split ───────────────────────────────────┐
  * decisions ─► split ─► keyBy(request) ┐                 ├─ union ─► keyBy(scope) ┐
  * completions► split ─► keyBy(request) ┴► join ──────────┘                        ├► fit+publish ─► params
- * control ──► split ─────────────────────────────────────────────► keyBy(scope) ┘   └► tombstones ─► params
+ * control ──► split ─────────────────────────────────────────────► keyBy(scope) ┘
  *   every split and the join ─► dead letters ─► dead-letter
  * </pre>
  *
@@ -54,28 +53,24 @@ public final class FittingJob {
 
     private final Sources sources;
     private final Sink<ParameterSnapshot> params;
-    private final Sink<ParamsTombstone> tombstones;
     private final Sink<DeadLetter> deadLetters;
     private final JobSettings settings;
     private final Map<String, Long> publishedVersions;
 
-    public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<ParamsTombstone> tombstones,
-            Sink<DeadLetter> deadLetters, JobSettings settings) {
-        this(sources, params, tombstones, deadLetters, settings, Map.of());
+    public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
+            JobSettings settings) {
+        this(sources, params, deadLetters, settings, Map.of());
     }
 
     /**
-     * @param tombstones the versions that leave {@code tierroute.params} ({@code --params-retain-versions}), as
-     *     {@link KafkaWiring#paramsTombstoneSink} writes them
      * @param publishedVersions the newest version per scope already on {@code tierroute.params}
      *     ({@link KafkaWiring#publishedVersions}): a scope's version counter never restarts below it, also
      *     when the job starts without a checkpoint or savepoint
      */
-    public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<ParamsTombstone> tombstones,
-            Sink<DeadLetter> deadLetters, JobSettings settings, Map<String, Long> publishedVersions) {
+    public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
+            JobSettings settings, Map<String, Long> publishedVersions) {
         this.sources = sources;
         this.params = params;
-        this.tombstones = tombstones;
         this.deadLetters = deadLetters;
         this.settings = settings;
         this.publishedVersions = new HashMap<>(publishedVersions);
@@ -129,15 +124,13 @@ public final class FittingJob {
             .map(new ScopeKeys.WrapTelemetry()).name("telemetry as fit input").uid("wrap-telemetry")
             .union(joined.map(new ScopeKeys.WrapJoined()).name("joined row as fit input").uid("wrap-joined"));
 
-        SingleOutputStreamOperator<ParameterSnapshot> fitted = fitInputs
+        fitInputs
             .connect(controls)
             .keyBy(new ScopeKeys.OfInput(), new ScopeKeys.OfControl())
             .process(new ScopeFitFunction(settings, publishedVersions))
             .returns(TypeInformation.of(ParameterSnapshot.class))
-            .name("fit, gate and publish per scope").uid("fit");
-        fitted.sinkTo(params).name("params sink").uid("sink-params");
-        fitted.getSideOutput(ScopeFitFunction.TOMBSTONES)
-            .sinkTo(tombstones).name("params tombstone sink").uid("sink-params-tombstones");
+            .name("fit, gate and publish per scope").uid("fit")
+            .sinkTo(params).name("params sink").uid("sink-params");
 
         telemetry.getSideOutput(InboundSplit.DEAD_LETTERS)
             .union(decisions.getSideOutput(InboundSplit.DEAD_LETTERS),

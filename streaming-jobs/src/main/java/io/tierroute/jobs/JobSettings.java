@@ -42,8 +42,6 @@ import java.util.Map;
  * @param sampleRows joined rows kept per scope: the forest's training sample and the replay on restore
  * @param telemetryReplayRows telemetry samples kept per scope for the replay on restore
  * @param historyVersions accepted snapshots per scope the job keeps to gate against (e.g. a pinned one)
- * @param paramsRetainVersions versions per scope kept on {@code tierroute.params}: older ones get a tombstone once
- *     nothing needs them (the active, pinned and rollback versions and a forest a kept version uses stay); 0 = all
  * @param regressionHorizonRows rows after which an old row keeps 1 % of its weight in the regression
  * @param regressionRefitRows the regression re-solves its Q_slack candidates and re-weights against the new
  *     fit every this many rows (and at every snapshot)
@@ -83,7 +81,6 @@ public record JobSettings(
         int sampleRows,
         int telemetryReplayRows,
         int historyVersions,
-        int paramsRetainVersions,
         int regressionHorizonRows,
         int regressionRefitRows,
         int minFitSamples,
@@ -129,10 +126,6 @@ public record JobSettings(
         require(sampleRows >= 1, "sample-rows", "must be >= 1");
         require(telemetryReplayRows >= 1, "telemetry-replay-rows", "must be >= 1");
         require(historyVersions >= 1, "history-versions", "must be >= 1");
-        // Below the job's own history a PIN it can gate against could name a version no reader has any more.
-        require(paramsRetainVersions == 0 || paramsRetainVersions >= historyVersions, "params-retain-versions",
-            "must be 0 (keep every version) or >= --history-versions (" + historyVersions + "), got "
-                + paramsRetainVersions);
         require(regressionHorizonRows >= 1, "regression-horizon-rows", "must be >= 1");
         require(regressionRefitRows >= 1, "regression-refit-rows", "must be >= 1");
         require(minFitSamples >= 1, "min-fit-samples", "must be >= 1");
@@ -213,10 +206,6 @@ public record JobSettings(
         m.put("sample-rows", 20_000);
         m.put("telemetry-replay-rows", 20_000);
         m.put("history-versions", 1000);
-        // DESIGN §5 asks for at least 1000; at the default 1 s cadence 10,000 is ~3 h of history for the dashboard and
-        // rollback, ~10–25 MB a scope. Without a bound the compacted topic grows ~86,000 records a day (no key repeats),
-        // and every selector's restart re-reads them all.
-        m.put("params-retain-versions", 10_000);
         m.put("regression-horizon-rows", 20_000);
         m.put("regression-refit-rows", 256);
         m.put("min-fit-samples", 200);
@@ -255,7 +244,6 @@ public record JobSettings(
         m.put("sample-rows", sampleRows);
         m.put("telemetry-replay-rows", telemetryReplayRows);
         m.put("history-versions", historyVersions);
-        m.put("params-retain-versions", paramsRetainVersions);
         m.put("regression-horizon-rows", regressionHorizonRows);
         m.put("regression-refit-rows", regressionRefitRows);
         m.put("min-fit-samples", minFitSamples);
@@ -280,7 +268,6 @@ public record JobSettings(
             dur(m, "state-ttl"),
             dur(m, "max-future-skew"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
             num(m, "telemetry-replay-rows").intValue(), num(m, "history-versions").intValue(),
-            num(m, "params-retain-versions").intValue(),
             num(m, "regression-horizon-rows").intValue(), num(m, "regression-refit-rows").intValue(),
             num(m, "min-fit-samples").intValue(),
             num(m, "min-forest-rows").intValue(), num(m, "forest-trees").intValue(),

@@ -4,8 +4,6 @@ import io.tierroute.jobs.ingest.Inbound;
 import io.tierroute.jobs.ingest.RecordDecoder;
 import io.tierroute.jobs.publish.DeadLetterRecordSerializer;
 import io.tierroute.jobs.publish.ParamsRecordSerializer;
-import io.tierroute.jobs.publish.ParamsTombstone;
-import io.tierroute.jobs.publish.ParamsTombstoneSerializer;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -166,26 +164,6 @@ public final class KafkaWiring {
             .setRecordSerializer(new ParamsRecordSerializer(Topics.PARAMS))
             .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
             .setTransactionalIdPrefix(s.transactionalIdPrefix())
-            .setKafkaProducerConfig(p)
-            .build();
-    }
-
-    /**
-     * Exactly-once sink of the tombstones that delete old versions from {@code tierroute.params}
-     * ({@code --params-retain-versions}), committed with the same checkpoints as the snapshots; its transactional ids
-     * extend the params sink's prefix ({@code <prefix>-tombstones}), so the ACL on that prefix covers both. Safe with
-     * the connector's default naming (INCREMENTING): it aborts a restarted sink's lingering transactions by probing
-     * exact ids, {@code <prefix>-<subtask>-<checkpoint>}; POOLING's listing matches by prefix and would let the params
-     * sink abort these, so it is not used here.
-     */
-    public static KafkaSink<ParamsTombstone> paramsTombstoneSink(JobSettings s) {
-        Properties p = clientProperties(s);
-        p.setProperty("transaction.timeout.ms", Long.toString(s.transactionTimeout().toMillis()));
-        return KafkaSink.<ParamsTombstone>builder()
-            .setBootstrapServers(s.bootstrapServers())
-            .setRecordSerializer(new ParamsTombstoneSerializer(Topics.PARAMS))
-            .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
-            .setTransactionalIdPrefix(s.transactionalIdPrefix() + "-tombstones")
             .setKafkaProducerConfig(p)
             .build();
     }

@@ -297,50 +297,6 @@ class FittingJobTest {
         assertThat(keys).as("params keys").doesNotHaveDuplicates();
     }
 
-    /**
-     * With three versions retained, the job deletes older ones from the params topic by tombstones committed with its
-     * snapshots, while the active version stays and readers (the activation rule) still agree on it.
-     */
-    @Test
-    void oldVersionsLeaveTheParamsTopicAsTombstones() throws Exception {
-        TestKafka kafka = fixture.kafka();
-        String scope = "pool-r";
-        Workload w = new Workload(9, scope, startMs(), 0.05);
-        kafka.send(w.telemetry(40));
-        kafka.send(w.requests(800));
-        fixture.start(settings("retain").toBuilder().set("history-versions", 2).set("params-retain-versions", 3).build(),
-            null);
-        long last = 0;
-        for (int batch = 0; batch < 6; batch++) { // a batch a publication: at least six versions
-            long rows = w.requests();
-            last = kafka.awaitSnapshot(p -> p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), rows + " rows")
-                .getVersion();
-            kafka.send(w.requests(50));
-        }
-        long newest = kafka.snapshots().stream().filter(p -> p.getScope().toString().equals(scope))
-            .mapToLong(ParameterSnapshot::getVersion).max().orElseThrow();
-        assertThat(newest).isGreaterThanOrEqualTo(last).isGreaterThanOrEqualTo(6);
-        // Below the newest three, all but at most two (the active's rollback target, a forest's carrier) go.
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        List<Long> deleted = tombstonedVersions(kafka, scope);
-        while (deleted.size() < newest - 3 - 2 && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            deleted = tombstonedVersions(kafka, scope);
-        }
-        assertThat(deleted).as("versions deleted below the newest three of " + newest)
-            .hasSizeGreaterThanOrEqualTo((int) (newest - 3 - 2)).doesNotHaveDuplicates()
-            .allSatisfy(v -> assertThat(v).isLessThan(newest - 2)).contains(1L);
-        long active = kafka.activeVersion(scope).orElseThrow();
-        assertThat(deleted).as("the active version stays").doesNotContain(active);
-    }
-
-    /** The versions of {@code scope} with a tombstone (a key and no value) on the params topic. */
-    private static List<Long> tombstonedVersions(TestKafka kafka, String scope) {
-        return kafka.readAll(Topics.PARAMS).stream().filter(r -> r.value() == null)
-            .map(r -> new String(r.key(), java.nio.charset.StandardCharsets.UTF_8))
-            .filter(k -> k.startsWith(scope + "#")).map(k -> Long.parseLong(k.substring(k.lastIndexOf('#') + 1))).toList();
-    }
-
     /** The newest completed checkpoint (a chk-n directory with _metadata) under {@code dir}. */
     static Path latestCheckpoint(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir, 2)) {

@@ -17,8 +17,7 @@ class OperatorUidsTest {
     void everyOperatorHasAFixedUid() {
         JobSettings s = JobSettings.builder().set("bootstrap-servers", "unused:9092").build();
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(s));
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.paramsTombstoneSink(s),
-            KafkaWiring.deadLetterSink(s), s).build(env);
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
         List<String> uids = new ArrayList<>();
         for (StreamNode n : env.getStreamGraph().getStreamNodes()) {
             assertThat(n.getTransformationUID()).as("uid of operator '%s'", n.getOperatorName()).isNotBlank();

@@ -50,8 +50,8 @@ final class TestJobs {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom);
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.paramsTombstoneSink(s),
-            KafkaWiring.deadLetterSink(s), s, KafkaWiring.publishedVersions(s)).build(env);
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s,
+            KafkaWiring.publishedVersions(s)).build(env);
         JobClient job = env.executeAsync(s.jobName());
         started.add(job);
         long deadline = System.currentTimeMillis() + 30_000;

@@ -124,10 +124,8 @@ final class TestKafka implements AutoCloseable {
         }
     }
 
-    /** Every snapshot on params in topic order (tombstones, the retention's deletions, left out). */
     List<ParameterSnapshot> snapshots() {
-        return readAll(Topics.PARAMS).stream().filter(r -> r.value() != null)
-            .map(r -> Codecs.PARAMETER_SNAPSHOT.decode(r.value())).toList();
+        return readAll(Topics.PARAMS).stream().map(r -> Codecs.PARAMETER_SNAPSHOT.decode(r.value())).toList();
     }
 
     List<DeadLetter> deadLetters() {

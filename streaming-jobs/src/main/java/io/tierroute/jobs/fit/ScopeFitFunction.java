@@ -12,7 +12,6 @@ import io.tierroute.fitter.snapshot.ValidationGate;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
-import io.tierroute.jobs.publish.ParamsTombstone;
 import io.tierroute.jobs.serde.ImmutableBytes;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.ControlAction;
@@ -33,12 +32,10 @@ import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,16 +120,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ListStateDescriptor<>("pendingInputs", ScopeInput.class);
     static final ListStateDescriptor<SnapshotControl> PENDING_CONTROLS =
         new ListStateDescriptor<>("pendingControls", SnapshotControl.class);
-    /** Retention of the params topic ({@link ParamsRetention}). */
-    static final ValueStateDescriptor<Long> PARAMS_DELETED_BELOW =
-        new ValueStateDescriptor<>("paramsDeletedBelow", LongSerializer.INSTANCE);
-    static final MapStateDescriptor<Long, Long> PARAMS_CARRIER_NEWEST_USE =
-        new MapStateDescriptor<>("paramsCarrierNewestUse", LongSerializer.INSTANCE, LongSerializer.INSTANCE);
-    static final MapStateDescriptor<Long, Boolean> PARAMS_HELD_BACK =
-        new MapStateDescriptor<>("paramsHeldBack", Long.class, Boolean.class);
-    /** The versions that leave {@code tierroute.params}: the tombstone sink's input. */
-    public static final OutputTag<ParamsTombstone> TOMBSTONES =
-        new OutputTag<>("params-tombstones", TypeInformation.of(ParamsTombstone.class));
     /** How often the keyed thread looks for a finished background forest, ms. */
     static final long FOREST_POLL_MS = 250;
 
@@ -146,7 +133,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient ValueState<ScopeCounters> counters;
     private transient MapState<String, RefusedJump> refusedJumps;
     private transient VersionHistory versions;
-    private transient ParamsRetention retention;
     private transient ReplayBuffers buffers;
     private transient ForestTraining forests;
     private transient ListState<ScopeInput> pendingInputs;
@@ -194,8 +180,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         refusedJumps = ctx.getMapState(REFUSED_JUMPS);
         versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
             settings.historyVersions());
-        retention = new ParamsRetention(ctx.getState(PARAMS_DELETED_BELOW), ctx.getMapState(PARAMS_CARRIER_NEWEST_USE),
-            ctx.getMapState(PARAMS_HELD_BACK), settings.paramsRetainVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
         // the incremental clean-up cost measurable throughput (profiled) for no gain.
         buffers = new ReplayBuffers(ctx.getMapState(ROW_CHUNKS), ctx.getListState(ROW_TAIL),
@@ -351,7 +335,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ScopeCounters c = counters();
         String scope = ctx.getCurrentKey();
         if (settings.eventClock()) {
-            onEventTick(timestamp, scope, c, out, ctx);
+            onEventTick(timestamp, scope, c, out);
             counters.update(c);
             return;
         }
@@ -372,7 +356,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             c.nextPublishMs = 0;
             if (c.dirty) {
                 c.dirty = false;
-                publish(scope, c, out, ctx);
+                publish(scope, c, out);
             }
         }
         counters.update(c);
@@ -384,7 +368,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      * forest is trained on this thread, then (at a multiple of the cadence) a snapshot stamped with the tick
      * is published if anything was applied since the last one.
      */
-    private void onEventTick(long tick, String scope, ScopeCounters c, Collector<ParameterSnapshot> out, Context ctx)
+    private void onEventTick(long tick, String scope, ScopeCounters c, Collector<ParameterSnapshot> out)
             throws Exception {
         List<ScopeInput> due = new ArrayList<>();
         List<ScopeInput> later = new ArrayList<>();
@@ -416,7 +400,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
             c.dirty = false;
-            publish(scope, c, out, ctx);
+            publish(scope, c, out);
         }
     }
 
@@ -456,7 +440,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         return est;
     }
 
-    private void publish(String scope, ScopeCounters c, Collector<ParameterSnapshot> out, Context ctx) throws Exception {
+    private void publish(String scope, ScopeCounters c, Collector<ParameterSnapshot> out) throws Exception {
         ScopeEstimators est = estimators(scope);
         if (!est.hasData()) {
             return;
@@ -503,25 +487,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             !result.accepted() || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes(),
             interceptNote(fits));
         out.collect(snapshot);
-        deleteOldVersions(scope, snapshot, ctl, ctx);
-    }
-
-    /**
-     * Tombstones for the versions that fell out of {@code --params-retain-versions} with {@code published}; the active,
-     * pinned and rollback versions stay whatever their age (an unpinned version stays while it is still the active one).
-     */
-    private void deleteOldVersions(String scope, ParameterSnapshot published, SnapshotControl ctl, Context ctx)
-            throws Exception {
-        long v = published.getVersion();
-        Long ref = published.getQuantileModelVersion();
-        long carrier = ref != null ? ref : published.getQuantileModel() != null ? v : 0;
-        ParameterSnapshot active = activeSnapshot(scope);
-        long activeVersion = active == null ? 0 : active.getVersion();
-        long rollbackTarget = activeVersion == 0 ? 0 : versions.acceptedBelow(activeVersion);
-        long pinned = ctl == null || ctl.getAction() != ControlAction.PIN || ctl.getVersion() == null ? 0 : ctl.getVersion();
-        for (long t : retention.afterPublish(v, carrier, t -> t == activeVersion || t == pinned || t == rollbackTarget)) {
-            ctx.output(TOMBSTONES, new ParamsTombstone(scope, t));
-        }
     }
 
     /**

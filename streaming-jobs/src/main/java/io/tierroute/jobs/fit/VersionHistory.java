@@ -36,17 +36,6 @@ final class VersionHistory {
         return accepted.contains(version);
     }
 
-    /** The newest accepted version kept below {@code version} (what a rollback from it pins), or 0. */
-    long acceptedBelow(long version) throws Exception {
-        long best = 0;
-        for (Long k : accepted.keys()) {
-            if (k < version && k > best) {
-                best = k;
-            }
-        }
-        return best;
-    }
-
     /** The active snapshot, with its model, per {@link ActivationRule} over the kept versions and {@code ctl}; or null. */
     ParameterSnapshot active(String scope, SnapshotControl ctl) throws Exception {
         ActivationRule rule = new ActivationRule();

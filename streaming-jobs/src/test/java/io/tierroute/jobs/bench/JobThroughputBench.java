@@ -95,8 +95,7 @@ public final class JobThroughputBench {
     private static JobClient startJob(JobSettings s) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(
             TASK_METRICS.addTo(KafkaWiring.configuration(s)));
-        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.paramsTombstoneSink(s),
-            KafkaWiring.deadLetterSink(s), s).build(env);
+        new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s).build(env);
         return env.executeAsync(s.jobName());
     }
 

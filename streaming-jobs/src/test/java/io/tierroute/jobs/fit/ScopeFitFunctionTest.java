@@ -198,63 +198,6 @@ class ScopeFitFunctionTest {
         h.close();
     }
 
-    /** The versions the operator deleted from the params topic so far, in emission order. */
-    private static List<Long> tombstones(
-            KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h) {
-        var out = h.getSideOutput(ScopeFitFunction.TOMBSTONES);
-        return out == null ? List.of() : out.stream().map(r -> {
-            assertThat(r.getValue().scope()).isEqualTo("default");
-            return r.getValue().version();
-        }).toList();
-    }
-
-    /**
-     * Three versions kept on the topic: older ones get a tombstone as newer ones are published, except the active, the
-     * pinned and the rollback target, held back until nothing needs them; the progress survives a restore.
-     */
-    @Test
-    void oldVersionsGetTombstonesOnceNothingNeedsThem() throws Exception {
-        JobSettings s = settings().set("history-versions", 2).set("params-retain-versions", 3).build();
-        var h = harness(null, s);
-        h.setProcessingTime(0);
-        for (int v = 1; v <= 4; v++) {
-            rows(h, v == 1 ? 400 : 20);
-            assertThat(publishOne(h, v * TICK).getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
-        }
-        assertThat(tombstones(h)).as("version 4 keeps 2..4").containsExactly(1L);
-
-        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 3L, 1)));
-        assertThat(publishOne(h, 5 * TICK).getParentVersion()).isEqualTo(3);
-        assertThat(tombstones(h)).as("2 is neither active, pinned nor kept for a rollback from 3").containsExactly(1L, 2L);
-        rows(h, 20);
-        publishOne(h, 6 * TICK);
-        assertThat(tombstones(h)).as("3 is pinned: held back").containsExactly(1L, 2L);
-
-        h.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, 3L, 2)));
-        ParameterSnapshot v7 = publishOne(h, 7 * TICK);
-        assertThat(v7.getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
-        assertThat(tombstones(h)).as("7 is active after the unpin: 3 goes, and 4 with the window")
-            .containsExactly(1L, 2L, 3L, 4L);
-
-        OperatorSubtaskState state = h.snapshot(1, 7 * TICK);
-        h.close();
-        var restored = harness(state, s);
-        restored.setProcessingTime(8 * TICK - 1);
-        rows(restored, 20);
-        assertThat(publishOne(restored, 8 * TICK).getVersion()).isEqualTo(8);
-        assertThat(tombstones(restored)).as("after a restore it goes on where it was").containsExactly(5L);
-        restored.close();
-
-        var keepAll = harness(null, settings().set("params-retain-versions", 0).build());
-        keepAll.setProcessingTime(0);
-        for (int v = 1; v <= 5; v++) {
-            rows(keepAll, v == 1 ? 400 : 20);
-            publishOne(keepAll, v * TICK);
-        }
-        assertThat(tombstones(keepAll)).as("0 keeps every version").isEmpty();
-        keepAll.close();
-    }
-
     @Test
     void aForestTrainedInTheBackgroundIsPolledUntilDoneAndEntersTheNextSnapshot() throws Exception {
         // 1,000 rows: the gate's minimum for a forest; 30 trees take long enough that the first polls find it running
