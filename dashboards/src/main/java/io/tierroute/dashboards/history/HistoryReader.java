@@ -267,9 +267,13 @@ public final class HistoryReader implements AutoCloseable {
             return;
         }
         String reference = ModelCarrier.problem(s);
-        if (reference != null) { // every selector refuses it too; filed, its forest would stand for another version's
-            bad(r, "version " + s.getVersion() + " of scope '" + s.getScope() + "' cannot be used: " + reference);
-            return;
+        if (reference != null) {
+            // Counted and named, and filed without its forest: filed with it, the forest would stand for another
+            // version's. Its status still counts, as in every selector's and the CLI's ActivationRule, so that all of
+            // them agree on the active version (the selectors refuse to apply it and say so).
+            bad(r, "version " + s.getVersion() + " of scope '" + s.getScope() + "': " + reference
+                    + " (shown without a forest)");
+            s = ParameterSnapshot.newBuilder(s).setQuantileModel(null).setQuantileModelVersion(null).build();
         }
         history.onSnapshot(s, r.offset());
     }

@@ -132,11 +132,12 @@ class DashboardApiTest {
     }
 
     /**
-     * A record every selector refuses is counted and named, not filed: a snapshot carrying its forest under another
-     * version's name (filed, the forest would stand for that version's), and a PIN without a version.
+     * Records the selectors refuse are counted and named: a PIN without a version (ignored, as every reader does), and a
+     * snapshot carrying its forest under another version's name, shown without that forest (filed with it, the forest
+     * would stand for the other version's) while its status counts, as in every reader's activation rule.
      */
     @Test
-    void recordsEverySelectorRefusesAreCountedAsBadAndNotShown() throws Exception {
+    void recordsEverySelectorRefusesAreCountedAsBad() throws Exception {
         Broker.publish(fixture.producer(), Snapshots.accepted("default", 4).setQuantileModelVersion(2L).build());
         SnapshotControl pin = SnapshotControl.newBuilder().setScope("default").setSequence(1)
                 .setAction(ControlAction.PIN).setVersion(null).setActor("ops").setReason("no version")
@@ -148,10 +149,14 @@ class DashboardApiTest {
         JsonNode status = json(get("api/v1/status"));
         assertThat(status.get("badRecords").asLong()).isEqualTo(2);
         assertThat(status.get("lastError").asText()).contains("PIN needs a version");
-        assertThat(status.get("scopes").get(0).get("activeVersion").asLong()).isEqualTo(3);
+        assertThat(status.get("scopes").get(0).get("activeVersion").asLong())
+                .as("the same active version as the selectors' and the CLI's rule").isEqualTo(4);
         assertThat(status.get("scopes").get(0).get("controlSequence").asLong()).isZero();
         assertThat(json(get("api/v1/scopes/default/versions")).get("versions"))
-                .extracting(n -> n.get("version").asLong()).containsExactly(3L, 2L, 1L);
+                .extracting(n -> n.get("version").asLong()).containsExactly(4L, 3L, 2L, 1L);
+        JsonNode cal = json(get("api/v1/scopes/default/calibration"));
+        assertThat(cal.get("version").asLong()).isEqualTo(4);
+        assertThat(cal.get("present").asBoolean()).as("no forest filed under the wrong version").isFalse();
     }
 
     /** A rejected forest whose leaves' sample ranges overlap: its calibration is shown, its samples are not read. */
