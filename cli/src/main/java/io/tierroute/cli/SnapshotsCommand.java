@@ -17,25 +17,26 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 
 /**
- * {@code tierroute snapshots list|show|diff|pin|unpin|rollback}: the operator's view of the snapshot
+ * {@code tierroute snapshots list|show|diff|pin|unpin|rollback|trim}: the operator's view of the snapshot
  * history ({@code tierroute.params}) and pins ({@code tierroute.control}), through the dashboards'
  * {@link SnapshotHistory} and the one {@link io.tierroute.schemas.snapshot.ActivationRule}. This file holds the
  * command, the options every subcommand shares and their common run; the subcommands are in
- * {@link SnapshotsReadCommands} and {@link SnapshotsWriteCommands}, the printing in {@link SnapshotsText}.
+ * {@link SnapshotsReadCommands}, {@link SnapshotsWriteCommands} and {@link SnapshotsTrimCommand}, the printing in {@link SnapshotsText}.
  */
 @Command(name = "snapshots",
         mixinStandardHelpOptions = true,
         versionProvider = TierrouteCommand.Version.class,
-        description = {"Inspect fitted parameter snapshots and pin / unpin / roll back a scope.",
+        description = {"Inspect fitted parameter snapshots, pin / unpin / roll back a scope, and trim its history.",
                 "Reads tierroute.params and tierroute.control from the beginning, decides the active version with "
                         + "the same ActivationRule as the fitting job, the selectors and the dashboard, and writes "
                         + "PIN / UNPIN records (with actor, reason and sequence) to tierroute.control.", ""},
         subcommands = {SnapshotsReadCommands.ListCmd.class, SnapshotsReadCommands.Show.class, SnapshotsReadCommands.Diff.class,
-                SnapshotsWriteCommands.Pin.class, SnapshotsWriteCommands.Unpin.class, SnapshotsWriteCommands.Rollback.class},
+                SnapshotsWriteCommands.Pin.class, SnapshotsWriteCommands.Unpin.class, SnapshotsWriteCommands.Rollback.class,
+                SnapshotsTrimCommand.class},
         commandListHeading = "%nCommands:%n",
         synopsisSubcommandLabel = "COMMAND",
         footerHeading = "%nCredentials:%n",
-        footer = {"Pin, unpin and rollback write tierroute.control. A deployment that configures authentication "
+        footer = {"Pin, unpin and rollback write tierroute.control; trim writes tombstones to tierroute.params. A deployment that configures authentication "
                 + "and ACLs lets only the operator's principal do that; pass its client settings with "
                 + "--command-config FILE (a full one: examples/kafka-client-sasl-ssl.properties), e.g.",
                 // Short lines: an 84-column JAAS line wrapped at 80 put 'required \' on a line of its own,
@@ -49,6 +50,7 @@ import java.util.concurrent.Callable;
                 "  operator: WRITE, DESCRIBE on topic tierroute.control; READ, DESCRIBE on tierroute.params and "
                         + "tierroute.control; WRITE, DESCRIBE on transactional ids with the prefix tierroute-control- "
                         + "(a write fences the scope's other writers)",
+                "  trim: the operator's ACLs and WRITE on topic tierroute.params (its deletions are tombstones there)",
                 "  readers (list, show, diff, the dashboard): READ, DESCRIBE on both topics only",
                 "Without the operator's credentials a write is refused by the broker and nothing is written "
                         + "(see deploy/README.md)."})

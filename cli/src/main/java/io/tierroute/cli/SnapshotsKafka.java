@@ -8,6 +8,10 @@ import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.schemas.snapshot.SnapshotRetention;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -97,17 +103,120 @@ final class SnapshotsKafka {
         return p;
     }
 
-    /** Reads both topics from the beginning to the end offsets they have now. */
+    /** Reads both topics from the beginning to the committed end offsets they have now. */
     Read read(String keepScope, long keepVersion) {
+        return read(keepScope, keepVersion, false);
+    }
+
+    /**
+     * {@link #read(String, long)}; {@code pastOpenTransactions}: to the end the topics have now, uncommitted records
+     * included, waiting for an open transaction (the fitting job's) to end. A writer behind the fence reads so: a
+     * trim's tombstones committed after the job's open transaction began lie past the committed end until it ends.
+     */
+    Read read(String keepScope, long keepVersion, boolean pastOpenTransactions) {
+        SnapshotHistory history = new SnapshotHistory();
+        ParameterSnapshot[] kept = {null};
+        long[] bad = {0};
+        readBoth(pastOpenTransactions, r -> {
+            if (r.topic().equals(Topics.PARAMS)) {
+                ParameterSnapshot s = onParams(history, r);
+                if (s == null && r.value() != null) {
+                    bad[0]++;
+                } else if (s != null && s.getScope().equals(keepScope) && s.getVersion() == keepVersion) {
+                    kept[0] = s;
+                }
+            } else if (!onControl(history, r)) {
+                bad[0]++;
+            }
+        });
+        history.markReady();
+        return new Read(history, kept[0], bad[0]);
+    }
+
+    /**
+     * Every version of every scope on the params topic (not only the newest {@link SnapshotHistory} keeps) with what
+     * retention needs of it, and the {@link ActivationRule} both topics give; what could not be decoded is counted.
+     */
+    Versions readVersions() {
+        Versions all = new Versions(new TreeMap<>(), new ActivationRule(), new HashMap<>());
+        readBoth(true, r -> {
+            if (r.topic().equals(Topics.PARAMS) && !all.onParams(r)) {
+                ParamsKey k = ParamsKey.parse(r.key());
+                all.undecodable().merge(k == null ? "" : k.scope(), 1L, Long::sum);
+            } else if (r.topic().equals(Topics.CONTROL) && r.value() != null) {
+                try {
+                    all.rule().onControl(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
+                } catch (RecordDecodeException e) {
+                    // no reader applies it either (ActivationRule is fed decoded records only)
+                }
+            }
+        });
+        return all;
+    }
+
+    /**
+     * What {@link #readVersions} found: per scope, version → its retention facts; the rule; per scope (by key) the
+     * params records that could not be decoded.
+     */
+    record Versions(Map<String, NavigableMap<Long, SnapshotRetention.Version>> scopes, ActivationRule rule,
+                    Map<String, Long> undecodable) {
+        long undecodable(String scope) {
+            return undecodable.getOrDefault(scope, 0L);
+        }
+
+        private boolean onParams(ConsumerRecord<byte[], byte[]> r) {
+            if (r.value() == null) {
+                ParamsKey k = ParamsKey.parse(r.key());
+                if (k != null) {
+                    rule.onSnapshot(k.scope(), k.version(), SnapshotStatus.REJECTED, 0);
+                    NavigableMap<Long, SnapshotRetention.Version> vs = scopes.get(k.scope());
+                    if (vs != null) {
+                        vs.remove(k.version());
+                    }
+                }
+                return k != null;
+            }
+            try {
+                ParameterSnapshot s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
+                if (s.getVersion() < 1) {
+                    return false;
+                }
+                rule.onSnapshot(s);
+                scopes.computeIfAbsent(s.getScope(), x -> new TreeMap<>()).put(s.getVersion(),
+                        new SnapshotRetention.Version(s.getVersion(), s.getStatus(), ModelCarrier.versionOf(s)));
+                return true;
+            } catch (RecordDecodeException e) {
+                return false;
+            }
+        }
+    }
+
+    /** A params key, {@code scope#version}. */
+    private record ParamsKey(String scope, long version) {
+        static ParamsKey parse(byte[] key) {
+            String k = key == null ? "" : new String(key, StandardCharsets.UTF_8);
+            int hash = k.lastIndexOf('#');
+            try {
+                long v = hash < 0 ? -1 : Long.parseLong(k.substring(hash + 1));
+                return v < 1 ? null : new ParamsKey(k.substring(0, hash), v);
+            } catch (NumberFormatException e) {
+                return null;
+            }
+        }
+    }
+
+    /**
+     * Reads both topics, committed records only, from the beginning to the committed end offsets they have now, or
+     * with {@code pastOpenTransactions} to their end offsets including records of open transactions (see
+     * {@link #read(String, long, boolean)}).
+     */
+    private void readBoth(boolean pastOpenTransactions, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
         Properties p = base("tierroute-snapshots-cli");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 * 1024 * 1024));
         p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
-        SnapshotHistory history = new SnapshotHistory();
-        ParameterSnapshot kept = null;
-        long bad = 0;
         long deadline = System.nanoTime() + timeout.toNanos();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
@@ -122,29 +231,21 @@ final class SnapshotsKafka {
             }
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> left = new HashMap<>(c.endOffsets(parts, timeout));
+            Map<TopicPartition, Long> left = new HashMap<>(pastOpenTransactions ? uncommittedEnds(parts)
+                    : c.endOffsets(parts, timeout));
             left.entrySet().removeIf(e -> e.getValue() == 0);
             while (!left.isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     throw new Failure("could not read " + TOPICS + " to their end within " + timeout.toSeconds()
-                            + " s (still behind on " + left.keySet() + "); try a longer --timeout");
+                            + " s (still behind on " + left.keySet() + (pastOpenTransactions ? ", where an open "
+                            + "transaction of the fitting job may hold the committed end back" : "")
+                            + "); try a longer --timeout");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (r.topic().equals(Topics.PARAMS)) {
-                        ParameterSnapshot s = onParams(history, r);
-                        if (s == null && r.value() != null) {
-                            bad++;
-                        } else if (s != null && s.getScope().equals(keepScope) && s.getVersion() == keepVersion) {
-                            kept = s;
-                        }
-                    } else if (!onControl(history, r)) {
-                        bad++;
-                    }
+                    onRecord.accept(r);
                 }
                 left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
             }
-            history.markReady();
-            return new Read(history, kept, bad);
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             throw unreachable(e);
         } catch (AuthenticationException e) {
@@ -158,6 +259,16 @@ final class SnapshotsKafka {
         }
     }
 
+    /** The partitions' end offsets as a read_uncommitted consumer sees them: past every open transaction. */
+    private Map<TopicPartition, Long> uncommittedEnds(List<TopicPartition> parts) {
+        Properties p = base("tierroute-snapshots-cli");
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            return c.endOffsets(parts, timeout);
+        }
+    }
+
     private Failure unreachable(Exception e) {
         return new Failure("broker unreachable: no answer from " + bootstrap + " within " + timeout.toSeconds()
                 + " s (" + e.getMessage() + "). Is Kafka running there? If it requires authentication (SASL/TLS), "
@@ -166,12 +277,9 @@ final class SnapshotsKafka {
 
     private static ParameterSnapshot onParams(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {
         if (r.value() == null) {
-            String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-            int hash = key.lastIndexOf('#');
-            try {
-                history.onTombstone(key.substring(0, hash), Long.parseLong(key.substring(hash + 1)));
-            } catch (RuntimeException ignored) {
-                // a tombstone that names no scope#version: nothing to forget
+            ParamsKey k = ParamsKey.parse(r.key());
+            if (k != null) { // else a tombstone that names no scope#version: nothing to forget
+                history.onTombstone(k.scope(), k.version());
             }
             return null;
         }
@@ -208,7 +316,7 @@ final class SnapshotsKafka {
         try {
             return new Fence(ControlFence.open(bootstrap, clientConfig, scope, timeout, "tierroute-snapshots-cli-control"));
         } catch (KafkaException e) {
-            throw writeFailure(e, what);
+            throw writeFailure(e, what, Topics.CONTROL);
         }
     }
 
@@ -228,7 +336,7 @@ final class SnapshotsKafka {
             try {
                 return ControlFence.lastSequence(bootstrap, clientConfig, scope, timeout);
             } catch (KafkaException e) {
-                throw writeFailure(e, "write to scope '" + scope + "'");
+                throw writeFailure(e, "write to scope '" + scope + "'", Topics.CONTROL);
             }
         }
 
@@ -245,7 +353,26 @@ final class SnapshotsKafka {
                 throw new Failure("the " + what + ": " + e.getMessage() + "; check 'tierroute snapshots list' before "
                         + "retrying");
             } catch (KafkaException e) {
-                throw writeFailure(e, what);
+                throw writeFailure(e, what, Topics.CONTROL);
+            }
+        }
+
+        /**
+         * Deletes {@code versions} of {@code scope} from the params topic in one transaction behind this fence; a lost
+         * race or a refusal is a {@link Failure}.
+         */
+        void delete(String scope, List<Long> versions) {
+            String what = "deletion of " + versions.size() + " versions of scope '" + scope + "'";
+            try {
+                fence.commitDeletions(versions);
+            } catch (ControlFence.Fenced e) {
+                throw new Failure("another writer (the dashboard or a 'snapshots' command) began a write to scope '"
+                        + scope + "' while the " + what + " was written; run the trim again (it decides afresh from "
+                        + "the history; deleting a version twice is harmless)");
+            } catch (ControlFence.Unconfirmed e) {
+                throw new Failure("the " + what + ": " + e.getMessage() + "; run the trim again to finish it");
+            } catch (KafkaException e) {
+                throw writeFailure(e, what, Topics.PARAMS);
             }
         }
 
@@ -255,13 +382,13 @@ final class SnapshotsKafka {
         }
     }
 
-    private Failure writeFailure(Throwable thrown, String what) {
+    private Failure writeFailure(Throwable thrown, String what, String topic) {
         // The idempotent producer can meet the refusal in its own InitProducerId before send() runs; send() then
         // throws "Cannot execute transactional method because we are in an error state" with the refusal as its
         // cause (a CI run saw it), so the refusal is looked for down the cause chain.
         Throwable e = refusalIn(thrown);
         if (e instanceof AuthorizationException) {
-            return new Failure("refused: the broker did not authorise " + principal() + " to write " + Topics.CONTROL
+            return new Failure("refused: the broker did not authorise " + principal() + " to write " + topic
                     + " (" + e.getMessage() + "; a writer needs WRITE on the topic and WRITE, DESCRIBE on the "
                     + "transactional id '" + ControlFence.TRANSACTIONAL_ID_PREFIX + "<scope>'); pass the operator's "
                     + "credentials with --command-config FILE. Nothing was written.");
@@ -274,7 +401,7 @@ final class SnapshotsKafka {
         if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
             return unreachable((Exception) e);
         }
-        return new Failure("could not write the " + what + " to " + Topics.CONTROL + ": " + KafkaClientErrors.describe(e));
+        return new Failure("could not write the " + what + " to " + topic + ": " + KafkaClientErrors.describe(e));
     }
 
     /** The first authorisation, authentication or timeout error in {@code e}'s cause chain, else {@code e}. */

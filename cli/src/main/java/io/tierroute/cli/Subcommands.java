@@ -16,7 +16,7 @@ final class Subcommands {
             DemoCommand::new,      // tierroute demo: Kafka, Flink + the fitting job, the live fleet, the selector, the dashboard
             SelectorCommand::new,  // tierroute selector --config FILE: the routing server
             DashboardCommand::new, // tierroute dashboard --bootstrap HOST:PORT: the fitted-parameter dashboard
-            SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback: snapshot history and pins
+            SnapshotsCommand::new, // tierroute snapshots list|show|diff|pin|unpin|rollback|trim: snapshot history, pins, retention
             ClusterCommand::new,   // tierroute cluster up|down|status: a local Kafka broker process + Flink session cluster
             SubmitCommand::new,    // tierroute submit --flink URL --bootstrap HOST:PORT: the fitting job on a Flink cluster
             FleetCommand::new,     // tierroute fleet --bootstrap HOST:PORT: the live simulated fleet on that Kafka

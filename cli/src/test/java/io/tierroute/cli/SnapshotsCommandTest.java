@@ -40,12 +40,7 @@ class SnapshotsCommandTest {
                 SnapshotsFixtures.publishHistory(p, scope);
             }
             // a forest carried by version 1 and named by version 2, as the job publishes them
-            io.tierroute.schemas.avro.QuantileForestModel forest = io.tierroute.schemas.avro.QuantileForestModel
-                    .newBuilder().setFeatureNames(List.of("isl")).setFeatureLevels(java.util.Map.of())
-                    .setTargetName("output_tokens").setTrainingRows(4321).setMaxSamplesPerLeaf(1)
-                    .setTreeRoots(List.of(0)).setNodeSplitFeature(List.of(-1)).setNodeThreshold(List.of(0.0))
-                    .setNodeLeft(List.of(-1)).setNodeRight(List.of(-1)).setNodeLeafId(List.of(0))
-                    .setLeafRows(List.of(1)).setLeafSampleOffsets(List.of(0, 1)).setLeafSamples(List.of(100f)).build();
+            io.tierroute.schemas.avro.QuantileForestModel forest = SnapshotsFixtures.forest(4321);
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 1).setQuantileModel(forest)
                     .setQuantileModelVersion(1L).build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 2).setQuantileModelVersion(1L).build());

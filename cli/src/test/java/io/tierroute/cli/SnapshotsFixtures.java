@@ -72,6 +72,16 @@ final class SnapshotsFixtures {
                 .setRho(rho).setQuantileModel(null).setControlSequence(0);
     }
 
+    /** A one-leaf forest told apart by its training rows, as a record carries it. */
+    static io.tierroute.schemas.avro.QuantileForestModel forest(int trainingRows) {
+        return io.tierroute.schemas.avro.QuantileForestModel.newBuilder().setFeatureNames(List.of("isl"))
+                .setFeatureLevels(java.util.Map.of()).setTargetName("output_tokens").setTrainingRows(trainingRows)
+                .setMaxSamplesPerLeaf(1).setTreeRoots(List.of(0)).setNodeSplitFeature(List.of(-1))
+                .setNodeThreshold(List.of(0.0)).setNodeLeft(List.of(-1)).setNodeRight(List.of(-1))
+                .setNodeLeafId(List.of(0)).setLeafRows(List.of(1)).setLeafSampleOffsets(List.of(0, 1))
+                .setLeafSamples(List.of(100f)).build();
+    }
+
     /** Versions 1..3 accepted (2 with a parameter the gate held), 4 rejected (alphaP jumped): the active version is 3. */
     static void publishHistory(KafkaProducer<byte[], byte[]> p, String scope) throws Exception {
         for (long v = 1; v <= 3; v++) {

@@ -87,10 +87,21 @@ public final class Broker {
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> committedControl(String bootstrap, Properties client) {
+        return committed(Topics.CONTROL, bootstrap, client);
+    }
+
+    /** The keys of the committed tombstones on the params topic, in order. */
+    public static List<String> paramsTombstoneKeys() {
+        return committed(Topics.PARAMS, bootstrap(), new Properties()).stream().filter(r -> r.value() == null)
+                .map(r -> new String(r.key(), StandardCharsets.UTF_8)).toList();
+    }
+
+    /** The committed records of {@code topic}'s partition 0, read to the end it has now. */
+    private static List<ConsumerRecord<byte[], byte[]>> committed(String topic, String bootstrap, Properties client) {
         Properties p = new Properties();
         p.putAll(client);
         p.put("bootstrap.servers", bootstrap);
-        TopicPartition tp = new TopicPartition(Topics.CONTROL, 0);
+        TopicPartition tp = new TopicPartition(topic, 0);
         long end;
         try (KafkaConsumer<byte[], byte[]> uncommitted = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
@@ -105,7 +116,7 @@ public final class Broker {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
             while (c.position(tp) < end) {
                 if (System.nanoTime() > deadline) {
-                    throw new AssertionError("did not read " + Topics.CONTROL + " to offset " + end + " within 20 s "
+                    throw new AssertionError("did not read " + topic + " to offset " + end + " within 20 s "
                             + "(at " + c.position(tp) + ", read " + out.size() + " records): a transaction left open?");
                 }
                 c.poll(Duration.ofMillis(200)).forEach(out::add);

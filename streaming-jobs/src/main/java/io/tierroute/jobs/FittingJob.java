@@ -18,8 +18,6 @@ import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -55,25 +53,25 @@ public final class FittingJob {
     private final Sink<ParameterSnapshot> params;
     private final Sink<DeadLetter> deadLetters;
     private final JobSettings settings;
-    private final Map<String, Long> publishedVersions;
+    private final PublishedParams published;
 
     public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
             JobSettings settings) {
-        this(sources, params, deadLetters, settings, Map.of());
+        this(sources, params, deadLetters, settings, PublishedParams.NONE);
     }
 
     /**
-     * @param publishedVersions the newest version per scope already on {@code tierroute.params}
-     *     ({@link KafkaWiring#publishedVersions}): a scope's version counter never restarts below it, also
+     * @param published what {@code tierroute.params} held at start ({@link KafkaWiring#publishedParams}): a scope's
+     *     version counter never restarts below its newest version there, also
      *     when the job starts without a checkpoint or savepoint
      */
     public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
-            JobSettings settings, Map<String, Long> publishedVersions) {
+            JobSettings settings, PublishedParams published) {
         this.sources = sources;
         this.params = params;
         this.deadLetters = deadLetters;
         this.settings = settings;
-        this.publishedVersions = new HashMap<>(publishedVersions);
+        this.published = published;
     }
 
     /** Adds the job's operators to {@code env}. */
@@ -127,7 +125,7 @@ public final class FittingJob {
         fitInputs
             .connect(controls)
             .keyBy(new ScopeKeys.OfInput(), new ScopeKeys.OfControl())
-            .process(new ScopeFitFunction(settings, publishedVersions))
+            .process(new ScopeFitFunction(settings, published))
             .returns(TypeInformation.of(ParameterSnapshot.class))
             .name("fit, gate and publish per scope").uid("fit")
             .sinkTo(params).name("params sink").uid("sink-params");

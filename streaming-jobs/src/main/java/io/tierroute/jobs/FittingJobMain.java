@@ -34,7 +34,7 @@ public final class FittingJobMain {
         StreamExecutionEnvironment env =
             StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(settings));
         new FittingJob(KafkaWiring.sources(settings), KafkaWiring.paramsSink(settings),
-            KafkaWiring.deadLetterSink(settings), settings, KafkaWiring.publishedVersions(settings)).build(env);
+            KafkaWiring.deadLetterSink(settings), settings, KafkaWiring.publishedParams(settings)).build(env);
         env.execute(settings.jobName());
     }
 

@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -98,12 +97,13 @@ public final class KafkaWiring {
     }
 
     /**
-     * The newest version per scope on {@code tierroute.params} (read_committed, from the beginning to the
-     * end offsets at call time; versions parsed from the keys, {@link Topics#paramsKey}). Read once at
-     * submission and handed to the fitting operator, so that a start without state continues each scope's
-     * sequence rather than publishing version 1 again. Empty when the topic does not exist yet.
+     * What {@code tierroute.params} holds (read_committed, from the beginning to the end offsets at call time;
+     * versions parsed from the keys, {@link Topics#paramsKey}): per scope the newest version and the versions not
+     * deleted by a tombstone. Read once at submission and handed to the fitting operator, so that a start without
+     * state continues each scope's sequence rather than publishing version 1 again, and a forest carrier named in
+     * restored state but trimmed since is published again. Empty when the topic does not exist yet.
      */
-    public static Map<String, Long> publishedVersions(JobSettings s) {
+    public static PublishedParams publishedParams(JobSettings s) {
         Properties p = clientProperties(s);
         p.setProperty("bootstrap.servers", s.bootstrapServers());
         p.setProperty("isolation.level", "read_committed");
@@ -112,11 +112,11 @@ public final class KafkaWiring {
         p.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_REQUEST_BYTES * 2));
         p.setProperty("key.deserializer", ByteArrayDeserializer.class.getName());
         p.setProperty("value.deserializer", ByteArrayDeserializer.class.getName());
-        Map<String, Long> latest = new HashMap<>();
+        PublishedParams.Builder published = new PublishedParams.Builder();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
             List<PartitionInfo> infos = c.partitionsFor(Topics.PARAMS, Duration.ofSeconds(30));
             if (infos == null || infos.isEmpty()) {
-                return latest;
+                return PublishedParams.NONE;
             }
             List<TopicPartition> parts = infos.stream().map(i -> new TopicPartition(Topics.PARAMS, i.partition())).toList();
             c.assign(parts);
@@ -138,14 +138,18 @@ public final class KafkaWiring {
                     }
                     try {
                         long v = Long.parseLong(key.substring(hash + 1));
-                        latest.merge(key.substring(0, hash), v, Math::max);
+                        if (r.value() == null) {
+                            published.tombstone(key.substring(0, hash), v);
+                        } else {
+                            published.snapshot(key.substring(0, hash), v);
+                        }
                     } catch (NumberFormatException e) {
                         // not a params key; ignore
                     }
                 }
             }
         }
-        return latest;
+        return published.build();
     }
 
     /**

@@ -51,7 +51,7 @@ final class TestJobs {
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s,
-            KafkaWiring.publishedVersions(s)).build(env);
+            KafkaWiring.publishedParams(s)).build(env);
         JobClient job = env.executeAsync(s.jobName());
         started.add(job);
         long deadline = System.currentTimeMillis() + 30_000;

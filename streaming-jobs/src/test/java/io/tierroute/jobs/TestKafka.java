@@ -125,7 +125,8 @@ final class TestKafka implements AutoCloseable {
     }
 
     List<ParameterSnapshot> snapshots() {
-        return readAll(Topics.PARAMS).stream().map(r -> Codecs.PARAMETER_SNAPSHOT.decode(r.value())).toList();
+        return readAll(Topics.PARAMS).stream().filter(r -> r.value() != null) // a tombstone (snapshots trim) deletes
+            .map(r -> Codecs.PARAMETER_SNAPSHOT.decode(r.value())).toList();
     }
 
     List<DeadLetter> deadLetters() {

@@ -73,7 +73,7 @@ class K8sManifestsTest {
             "FlinkDeployment", "flink.apache.org/v1beta1",
             "KafkaTopic", "kafka.strimzi.io/v1",
             "ConfigMap", "v1", "Service", "v1", "PersistentVolumeClaim", "v1",
-            "Deployment", "apps/v1",
+            "Deployment", "apps/v1", "CronJob", "batch/v1",
             "ServiceMonitor", "monitoring.coreos.com/v1", "PodMonitor", "monitoring.coreos.com/v1");
         Map<String, Integer> counts = new TreeMap<>();
         for (Doc d : docs) {
@@ -108,6 +108,27 @@ class K8sManifestsTest {
             seen.add(name);
         }
         assertThat(seen).containsExactlyInAnyOrderElementsOf(specs.keySet());
+    }
+
+    /** The params topic's retention: a trim the CLI accepts, of the selector's image, on the selector's Kafka. */
+    @Test
+    void paramsTrimCronJobRunsATrimTheCliAccepts() {
+        JsonNode cron = Manifests.one(docs, "CronJob", "tierroute-params-trim");
+        assertThat(cron.path("spec").path("concurrencyPolicy").asText()).isEqualTo("Forbid");
+        JsonNode container = cron.path("spec").path("jobTemplate").path("spec").path("template").path("spec")
+            .path("containers").get(0);
+        assertThat(container.path("image").asText()).isEqualTo("tierroute/selector:" + version);
+        List<String> args = new java.util.ArrayList<>();
+        container.path("args").forEach(a -> args.add(a.asText()));
+        picocli.CommandLine.ParseResult parsed = io.tierroute.cli.TierrouteCommand.commandLine()
+            .parseArgs(args.toArray(String[]::new));
+        picocli.CommandLine.ParseResult trim = parsed.subcommand().subcommand();
+        assertThat(trim.commandSpec().name()).isEqualTo("trim");
+        assertThat(trim.matchedOptionValue("--all-scopes", false)).isTrue();
+        assertThat(trim.matchedOptionValue("--keep", 0L)).isGreaterThanOrEqualTo(
+            (long) io.tierroute.schemas.snapshot.SnapshotRetention.MIN_KEEP);
+        assertThat(trim.matchedOptionValue("--bootstrap", ""))
+            .isEqualTo(selectorConfig().kafka().bootstrapServers());
     }
 
     @Test

@@ -148,6 +148,41 @@ public final class ControlFence implements AutoCloseable {
         }
     }
 
+    /**
+     * Deletes versions of this fence's scope from {@code tierroute.params}: one tombstone per version, committed in one
+     * transaction. Behind the fence no pin, unpin or rollback of the scope commits between the caller's read of the
+     * history and these deletions, so none can name a version deleted here; a writer that opened its fence meanwhile
+     * makes this commit fail instead.
+     *
+     * @throws Fenced        when another writer of the scope opened its fence meanwhile: nothing was deleted, unless the
+     *                       broker had committed before it (a later read tells; deleting again is harmless)
+     * @throws Unconfirmed   when the broker did not confirm in time: the deletions may still land
+     * @throws KafkaException any other failure, with the transaction aborted (nothing deleted)
+     */
+    public void commitDeletions(List<Long> versions) {
+        try {
+            producer.beginTransaction();
+            for (long v : versions) {
+                producer.send(new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey(scope, v).getBytes(StandardCharsets.UTF_8),
+                        null));
+            }
+            producer.commitTransaction();
+        } catch (ProducerFencedException | InvalidProducerEpochException e) {
+            throw new Fenced("another writer of scope '" + scope + "' began a write while the deletions were written",
+                    e);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            throw new Unconfirmed("the broker did not confirm the deletions within " + timeout.toSeconds() + " s; they "
+                    + "may still land", e);
+        } catch (KafkaException e) {
+            try {
+                producer.abortTransaction();
+            } catch (RuntimeException ignored) {
+                // the producer is unusable already (a fatal error): nothing was committed either way
+            }
+            throw e;
+        }
+    }
+
     /** Whether {@code control} is the scope's last committed record (a read to the partition's end, bounded). */
     private boolean onTopic(SnapshotControl control) {
         try {
@@ -213,6 +248,22 @@ public final class ControlFence implements AutoCloseable {
             }
         }
         return rule;
+    }
+
+    /**
+     * The end offset of the params topic's partition now, records of open transactions included: a reader that has
+     * applied everything below it holds every deletion a trim committed before this fence opened.
+     */
+    public static long paramsEnd(String bootstrap, Properties clientProperties, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        TopicPartition tp = new TopicPartition(Topics.PARAMS, 0); // one partition (Topics.specs)
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            return c.endOffsets(List.of(tp), timeout).get(tp);
+        }
     }
 
     private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, Duration timeout) {

@@ -175,6 +175,13 @@ public final class ControlWriter implements AutoCloseable {
                 throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
                         + scope + "' within " + READ_BACK_MS + " ms");
             }
+            // A snapshot trim writes no control record: the history must also hold every params record there is now
+            // (the trim's deletions behind an open job transaction included), or it could pin a version just deleted.
+            long paramsEnd = ControlFence.paramsEnd(bootstrapServers, clientProperties, KAFKA_TIMEOUT);
+            if (!history.awaitParamsPosition(paramsEnd, READ_BACK_MS)) {
+                throw new IllegalStateException("the history did not reach offset " + paramsEnd + " of " + Topics.PARAMS
+                        + " within " + READ_BACK_MS + " ms (an open transaction of the fitting job?); retry");
+            }
             long held = history.controlSequence(scope);
             if (held != committed) { // ahead: the topic was recreated under a running dashboard
                 throw new IllegalStateException("the dashboard's history is at control sequence " + held + " of scope '"

@@ -169,6 +169,11 @@ public final class HistoryReader implements AutoCloseable {
                         onControl(r);
                     }
                 }
+                for (TopicPartition tp : parts) {
+                    if (tp.topic().equals(Topics.PARAMS)) {
+                        history.paramsReadTo(c.position(tp));
+                    }
+                }
                 if (!targets.isEmpty()) {
                     targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
                     if (targets.isEmpty()) {

@@ -44,6 +44,8 @@ public final class SnapshotHistory {
     private final Map<String, Scope> scopes = new TreeMap<>();
     private long revision;
     private boolean ready;
+    /** The params partition's next offset to read (the reader's position after its last poll). */
+    private long paramsPosition;
 
     private static final class Scope {
         final TreeMap<Long, VersionRecord> versions = new TreeMap<>();
@@ -144,6 +146,7 @@ public final class SnapshotHistory {
     /** Forgets everything (a reader session starts over from the beginning of both topics). */
     public synchronized void reset() {
         rule = new ActivationRule();
+        paramsPosition = 0;
         scopes.clear();
         ready = false;
         changed();
@@ -236,6 +239,30 @@ public final class SnapshotHistory {
             }
         }
         return OptionalLong.empty();
+    }
+
+    /** The reader has applied every params record below {@code position} (its consumer's position). */
+    public synchronized void paramsReadTo(long position) {
+        if (position > paramsPosition) {
+            paramsPosition = position;
+            notifyAll();
+        }
+    }
+
+    /**
+     * Waits until every params record below {@code offset} is applied: a snapshot trim writes no control record, so
+     * only this tells a writer behind the fence that the history holds the trim's deletions. False on timeout.
+     */
+    public synchronized boolean awaitParamsPosition(long offset, long timeoutMs) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (paramsPosition < offset) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                return false;
+            }
+            wait(left);
+        }
+        return true;
     }
 
     /**

@@ -111,6 +111,77 @@ class ControlFenceTest {
         assertThat(ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default", TIMEOUT)).isZero();
     }
 
+    /** A trim's deletions: tombstones of the scope's versions in one transaction, which a reader then forgets. */
+    @Test
+    void deletionsAreCommittedTombstonesThatReadersApply() throws Exception {
+        try (ControlFence fence = open("trim")) {
+            fence.commitDeletions(java.util.List.of(1L, 2L));
+        }
+        assertThat(Broker.paramsTombstoneKeys()).containsExactly(io.tierroute.schemas.Topics.paramsKey("default", 1),
+                io.tierroute.schemas.Topics.paramsKey("default", 2));
+        SnapshotHistory history = new SnapshotHistory();
+        try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start()) {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+            assertThat(history.version("default", 1)).isEmpty();
+            assertThat(history.version("default", 2)).isEmpty();
+            assertThat(history.version("default", 3)).isPresent();
+            assertThat(history.previousAccepted("default", 3)).isEmpty();
+        }
+    }
+
+    /**
+     * A trim's deletions committed while the fitting job's transaction is open lie past the committed end until that
+     * transaction ends, so the dashboard's history does not hold them yet: its pin of a deleted version waits for them
+     * behind the fence and is refused, instead of pinning a version no reader has any more.
+     */
+    @Test
+    void aDashboardPinWaitsForATrimsDeletionsBehindAnOpenJobTransactionAndIsRefused() throws Exception {
+        SnapshotHistory history = new SnapshotHistory();
+        Properties tx = new Properties();
+        tx.put("bootstrap.servers", Broker.bootstrap());
+        tx.put("transactional.id", "tierroute-params-test-job");
+        try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start();
+             ControlWriter writer = new ControlWriter(Broker.bootstrap(), history);
+             org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> job =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(tx,
+                             new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+            job.initTransactions();
+            job.beginTransaction();
+            job.send(new org.apache.kafka.clients.producer.ProducerRecord<>(io.tierroute.schemas.Topics.PARAMS,
+                    io.tierroute.schemas.Topics.paramsKey("default", 4).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    io.tierroute.schemas.Codecs.PARAMETER_SNAPSHOT.encode(Snapshots.accepted("default", 4).build()))).get();
+            try (ControlFence trim = open("trim")) {
+                trim.commitDeletions(java.util.List.of(1L));
+            }
+            Thread.sleep(500);
+            assertThat(history.version("default", 1)).as("behind the job's open transaction").isPresent();
+
+            java.util.concurrent.CompletableFuture<ControlWriter.Written> pin = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> writer.pin("default", 1, "alice", "back to 1"));
+            Thread.sleep(1_000);
+            assertThat(pin).as("waits for the params topic's end").isNotDone();
+            job.commitTransaction();
+            assertThatThrownBy(() -> pin.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ControlRefusedException.class).hasMessageContaining("version 1");
+            assertThat(Broker.controlRecords()).isEmpty();
+            assertThat(history.version("default", 1)).isEmpty();
+        }
+    }
+
+    /** A pin that opens its fence while a trim holds the scope's fence wins: the trim deletes nothing. */
+    @Test
+    void deletionsFencedByALaterWriterDeleteNothing() {
+        try (ControlFence trim = open("trim"); ControlFence pin = open("pin")) {
+            assertThatThrownBy(() -> trim.commitDeletions(java.util.List.of(1L, 2L)))
+                    .isInstanceOf(ControlFence.Fenced.class).hasMessageContaining("deletions");
+            pin.commit(pin(1, 1, "alice"));
+        }
+        assertThat(Broker.paramsTombstoneKeys()).isEmpty();
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getActor).containsExactly("alice");
+    }
+
     @Test
     void theLastSequenceIsReadPastAnotherScopesOpenTransaction() throws Exception {
         // A writer of another scope stopped between send and commit: its open transaction holds the partition's

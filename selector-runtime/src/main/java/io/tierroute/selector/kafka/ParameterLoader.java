@@ -101,8 +101,8 @@ import java.util.concurrent.atomic.LongAdder;
  * older than the offset index by a scan of the params topic for its key (bounded by the end offsets
  * at the scan's start). The applied {@link ParameterSet} itself lives in the store. The loader's own
  * memory is thus bounded whatever the history's length; {@link ActivationRule} (schemas) still keeps
- * one small map entry per accepted version of every scope, which grows with the history until the
- * job trims it with tombstones.
+ * one small map entry per accepted version of every scope, which grows with the history until
+ * {@code tierroute snapshots trim} deletes old versions with tombstones.
  */
 public final class ParameterLoader implements AutoCloseable {
 

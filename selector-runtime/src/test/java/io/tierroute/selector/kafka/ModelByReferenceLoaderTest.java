@@ -92,6 +92,46 @@ class ModelByReferenceLoaderTest {
         assertThat(l.rereads() + l.scans()).as("the newest carrier is held: nothing read back").isZero();
     }
 
+    /**
+     * The history as {@code snapshots trim} leaves it (tombstones of every version no reader needs; the pinned one, its
+     * rollback target and the forest carrier stay): a running loader keeps its version and forest, one starting on
+     * the trimmed topic lands on the same, and both follow the unpin's successor.
+     */
+    @Test
+    void aTrimmedHistoryChangesNothingForARunningOrAStartingLoader() throws Exception {
+        carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));
+        for (long v = 2; v <= 30; v++) {
+            referrer(v, 1);
+        }
+        control(producer, "default", ControlAction.PIN, 6L, 1);
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        ParameterStore running = store();
+        ParameterLoader l = start(running, small, 4);
+        assertThat(running.current().version()).isEqualTo(6);
+
+        for (long v : List.of(2L, 3L, 4L, 7L, 8L, 9L, 10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L, 19L, 20L)) {
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.PARAMS,
+                    Topics.paramsKey("default", v).getBytes(java.nio.charset.StandardCharsets.UTF_8), null)).get();
+        }
+        ParameterStore starting = store();
+        ParameterLoader fresh = start(starting, small, 4);
+        await(WAIT, () -> l.paramsRecordsRead() == fresh.paramsRecordsRead(), "the running loader read the tombstones");
+        for (ParameterStore s : List.of(running, starting)) {
+            assertThat(s.current().version()).isEqualTo(6);
+            assertThat(((io.tierroute.selector.params.ForestOutputModel) s.current().outputModel()).trainingRows())
+                    .as("version 1's forest, which version 6 names").isEqualTo(1_000);
+        }
+        assertThat(l.badRecords()).as("a tombstone is a deletion, not a bad record").isZero();
+
+        control(producer, "default", ControlAction.PIN, 5L, 2); // the rollback target stayed
+        await(WAIT, () -> running.current().version() == 5 && starting.current().version() == 5, "rolled back to 5");
+        control(producer, "default", ControlAction.UNPIN, 5L, 3);
+        publish(producer, snapshot("default", 31).setQuantileModelVersion(1L).setControlSequence(3).build());
+        await(WAIT, () -> running.current().version() == 31 && starting.current().version() == 31,
+                "the unpin's successor");
+        assertThat(starting.current().outputModelVersion()).isEqualTo(1);
+    }
+
     @Test
     void aFreshLoaderReReadsAnOldCarrierByOffsetAndAScanFindsOneOlderThanTheIndex() throws Exception {
         carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));

@@ -10,6 +10,7 @@ import io.tierroute.fitter.snapshot.ModelReferences;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.fitter.snapshot.ValidationGate;
 import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.PublishedParams;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.jobs.serde.ImmutableBytes;
@@ -151,22 +152,31 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient Counter controlsIgnored;
     private transient Counter rejectedInputs;
     private transient Counter lateInputs;
+    /**
+     * Per scope, the last record this run published with a model in full: a carrier the restored state named but a
+     * trim had deleted is carried again once, then named (not state: after a restore it is carried once more).
+     */
+    private transient HashMap<String, ModelReferences.Carrier> carriedThisRun;
 
     /** Newest version per scope already on the params topic when the job was started (may be empty). */
     private final HashMap<String, Long> publishedVersions;
+    /** Per scope, the versions on the params topic then, as ranges ({@link PublishedParams#live}). */
+    private final HashMap<String, long[]> liveAtStart;
 
     public ScopeFitFunction(JobSettings settings) {
-        this(settings, Map.of());
+        this(settings, PublishedParams.NONE);
     }
 
     /**
-     * @param publishedVersions the newest version per scope on {@code tierroute.params} at start: the next
-     *     version of a scope is one more than the larger of its state and this, so a start without state
-     *     (no checkpoint or savepoint) continues the sequence instead of restarting at 1
+     * @param published what {@code tierroute.params} held at start: the next version of a scope is one more than
+     *     the larger of its state and the newest there, so a start without state (no checkpoint or savepoint)
+     *     continues the sequence instead of restarting at 1; a forest carrier the state names that was deleted
+     *     there ({@code snapshots trim}) is not named again
      */
-    public ScopeFitFunction(JobSettings settings, Map<String, Long> publishedVersions) {
+    public ScopeFitFunction(JobSettings settings, PublishedParams published) {
         this.settingsArguments = settings.toArguments().toArray(String[]::new);
-        this.publishedVersions = new HashMap<>(publishedVersions);
+        this.publishedVersions = new HashMap<>(published.newest());
+        this.liveAtStart = new HashMap<>(published.live());
     }
 
     @Override
@@ -459,9 +469,12 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         long v = gated.getVersion();
         version.update(v);
         keepJumpWatch(result);
-        ParameterSnapshot snapshot = ModelReferences.forPublication(gated, knownCarriers(active, fresh));
+        ParameterSnapshot snapshot = ModelReferences.forPublication(gated, knownCarriers(scope, active, fresh));
         if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
             forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one
+        }
+        if (snapshot.getQuantileModel() != null) {
+            carriedThisRun().put(scope, new ModelReferences.Carrier(v, snapshot.getQuantileModel()));
         }
         if (result.accepted()) {
             snapshotsAccepted.inc();
@@ -520,19 +533,38 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
     }
 
-    /** Records already published with a model in full: the active snapshot's model's, and the pending model's. */
-    private List<ModelReferences.Carrier> knownCarriers(ParameterSnapshot active, QuantileForestModel fresh)
+    /**
+     * Records already published with a model in full and still there: the active snapshot's model's, and the pending
+     * model's. One the state names but {@code snapshots trim} deleted before this start (a savepoint older than its
+     * window, restored while another run went on publishing) is left out, so the model travels in full again.
+     */
+    private List<ModelReferences.Carrier> knownCarriers(String scope, ParameterSnapshot active, QuantileForestModel fresh)
             throws Exception {
         List<ModelReferences.Carrier> known = new ArrayList<>(2);
         ModelReferences.Carrier ofActive = ModelReferences.carrierOf(active);
-        if (ofActive != null) {
+        if (ofActive != null && stillPublished(scope, ofActive.version())) {
             known.add(ofActive);
         }
         Long pendingCarrier = forests.pendingCarrier();
-        if (fresh != null && pendingCarrier != null) {
+        if (fresh != null && pendingCarrier != null && stillPublished(scope, pendingCarrier)) {
             known.add(new ModelReferences.Carrier(pendingCarrier, fresh));
         }
+        ModelReferences.Carrier carried = carriedThisRun().get(scope);
+        if (carried != null) {
+            known.add(carried);
+        }
         return known;
+    }
+
+    private HashMap<String, ModelReferences.Carrier> carriedThisRun() {
+        if (carriedThisRun == null) {
+            carriedThisRun = new HashMap<>();
+        }
+        return carriedThisRun;
+    }
+
+    private boolean stillPublished(String scope, long version) {
+        return PublishedParams.stillPublished(publishedVersions, liveAtStart, scope, version);
     }
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */

@@ -43,7 +43,12 @@ class ScopeFitFunctionTest {
 
     private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> harness(
             OperatorSubtaskState restore, JobSettings s) throws Exception {
-        var h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new ScopeFitFunction(s)),
+        return harness(restore, s, io.tierroute.jobs.PublishedParams.NONE);
+    }
+
+    private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> harness(
+            OperatorSubtaskState restore, JobSettings s, io.tierroute.jobs.PublishedParams published) throws Exception {
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(new ScopeFitFunction(s, published)),
             new InputScope(), new ControlScope(), Types.STRING);
         h.setup();
         if (restore != null) {
@@ -217,10 +222,12 @@ class ScopeFitFunctionTest {
 
         // The model travels once: every later record names the carrier instead of repeating ~0.5 MB, also after a
         // restore (the carrier is in the active version's state).
+        long referrer = 0;
         for (int i = 0; i < 3; i++) {
             rows(h, 5);
             now = (now / TICK + 1) * TICK;
             ParameterSnapshot next = publishOne(h, now);
+            referrer = next.getVersion();
             assertThat(next.getQuantileModel()).as("version %d carries no model of its own", next.getVersion()).isNull();
             assertThat(next.getQuantileModelVersion()).as("version %d refers to the carrier", next.getVersion())
                 .isEqualTo(withModel.getVersion());
@@ -235,6 +242,48 @@ class ScopeFitFunctionTest {
         assertThat(afterRestore.getQuantileModel()).isNull();
         assertThat(afterRestore.getQuantileModelVersion()).isEqualTo(withModel.getVersion());
         restored.close();
+
+        // Restored again, but the params topic read at start shows the carrier deleted (`snapshots trim` ran while
+        // another run went on publishing): naming it would make every reader refuse the snapshot, so the model
+        // travels in full again and later records name the new carrier.
+        io.tierroute.jobs.PublishedParams.Builder topic = new io.tierroute.jobs.PublishedParams.Builder();
+        for (long v = 1; v <= afterRestore.getVersion() + 20; v++) {
+            topic.snapshot(afterRestore.getScope(), v);
+        }
+        topic.tombstone(afterRestore.getScope(), withModel.getVersion());
+        var trimmed = harness(state, settings().set("forest-interval", Duration.ofSeconds(1))
+            .set("min-forest-rows", 100).set("forest-trees", 30).build(), topic.build());
+        trimmed.setProcessingTime(now);
+        rows(trimmed, 5);
+        now = (now / TICK + 1) * TICK;
+        ParameterSnapshot recarried = publishOne(trimmed, now);
+        assertThat(recarried.getVersion()).as("after the newest version on the topic").isEqualTo(afterRestore.getVersion() + 21);
+        assertThat(recarried.getQuantileModel()).as("the carrier is gone: the model in full").isEqualTo(withModel.getQuantileModel());
+        assertThat(recarried.getQuantileModelVersion()).isEqualTo(recarried.getVersion());
+        rows(trimmed, 5);
+        ParameterSnapshot next = publishOne(trimmed, now + TICK);
+        assertThat(next.getQuantileModel()).isNull();
+        assertThat(next.getQuantileModelVersion()).as("names the new carrier").isEqualTo(recarried.getVersion());
+        trimmed.close();
+
+        // The same, pinned to a version that names the deleted carrier: the record carrying the model again is not
+        // active, and the records after it name it rather than carry ~0.5 MB each.
+        var pinned = harness(state, settings().set("forest-interval", Duration.ofSeconds(1))
+            .set("min-forest-rows", 100).set("forest-trees", 30).build(), topic.build());
+        pinned.setProcessingTime(now);
+        pinned.processElement2(new StreamRecord<>(control(ControlAction.PIN, referrer, 1)));
+        rows(pinned, 5);
+        now = (now / TICK + 1) * TICK;
+        ParameterSnapshot again = publishOne(pinned, now);
+        assertThat(again.getQuantileModel()).as("the pinned version's carrier is gone").isNotNull();
+        for (int i = 1; i <= 2; i++) {
+            rows(pinned, 5);
+            ParameterSnapshot after = publishOne(pinned, now + i * TICK);
+            assertThat(after.getParentVersion()).as("gated against the pinned version").isEqualTo(referrer);
+            assertThat(after.getQuantileModel()).as("version %d", after.getVersion()).isNull();
+            assertThat(after.getQuantileModelVersion()).isEqualTo(again.getVersion());
+        }
+        pinned.close();
     }
 
     private record Published(ParameterSnapshot snapshot, long now) {}

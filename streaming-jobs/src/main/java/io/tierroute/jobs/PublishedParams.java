@@ -1,0 +1,110 @@
+package io.tierroute.jobs;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What {@code tierroute.params} held when the job was started ({@link KafkaWiring#publishedParams}): per scope the
+ * newest version (a start without state continues the sequence from it) and the versions still on the topic, as
+ * sorted ranges, because {@code snapshots trim} deletes old ones with tombstones: a forest carrier named in restored
+ * state but deleted since must be published again in full, not named (readers would refuse the reference).
+ *
+ * @param newest per scope, the highest version whose key is on the topic (tombstoned or not)
+ * @param live   per scope, the versions whose last record is a snapshot, as {@code [from0, to0, from1, to1, ...]}
+ *               inclusive and ascending
+ */
+public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live) {
+
+    /** Nothing published (or not read). */
+    public static final PublishedParams NONE = new PublishedParams(Map.of(), Map.of());
+
+    public PublishedParams {
+        newest = Map.copyOf(newest);
+        live = Map.copyOf(live);
+    }
+
+    /**
+     * Whether a job started with this read may name {@code version} of {@code scope} as a forest carrier: a version
+     * published after the read (above {@code newest}) by this job, or one still on the topic then.
+     */
+    public static boolean stillPublished(Map<String, Long> newest, Map<String, long[]> live, String scope, long version) {
+        if (version > newest.getOrDefault(scope, 0L)) {
+            return true;
+        }
+        long[] ranges = live.get(scope);
+        if (ranges == null) {
+            return false;
+        }
+        // the last range starting at or below version
+        int lo = 0;
+        int hi = ranges.length / 2 - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (ranges[2 * mid] <= version) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found >= 0 && version <= ranges[2 * found + 1];
+    }
+
+    /** Builds the read from the topic's records in offset order: a snapshot adds its version, a tombstone removes it. */
+    public static final class Builder {
+        private final Map<String, Long> newest = new HashMap<>();
+        private final Map<String, TreeMap<Long, Long>> ranges = new HashMap<>(); // from → to, disjoint, not adjacent
+
+        public void snapshot(String scope, long version) {
+            newest.merge(scope, version, Math::max);
+            TreeMap<Long, Long> r = ranges.computeIfAbsent(scope, s -> new TreeMap<>());
+            Map.Entry<Long, Long> below = r.floorEntry(version);
+            if (below != null && below.getValue() >= version) {
+                return; // already live
+            }
+            long from = below != null && below.getValue() == version - 1 ? below.getKey() : version;
+            Long aboveTo = r.remove(version + 1);
+            r.put(from, aboveTo != null ? aboveTo : version);
+        }
+
+        public void tombstone(String scope, long version) {
+            newest.merge(scope, version, Math::max);
+            TreeMap<Long, Long> r = ranges.get(scope);
+            Map.Entry<Long, Long> e = r == null ? null : r.floorEntry(version);
+            if (e == null || e.getValue() < version) {
+                return; // not live
+            }
+            r.remove(e.getKey());
+            if (e.getKey() < version) {
+                r.put(e.getKey(), version - 1);
+            }
+            if (e.getValue() > version) {
+                r.put(version + 1, e.getValue());
+            }
+        }
+
+        public PublishedParams build() {
+            Map<String, long[]> live = new HashMap<>();
+            ranges.forEach((scope, r) -> {
+                long[] a = new long[2 * r.size()];
+                int i = 0;
+                for (Map.Entry<Long, Long> e : r.entrySet()) {
+                    a[i++] = e.getKey();
+                    a[i++] = e.getValue();
+                }
+                live.put(scope, a);
+            });
+            return new PublishedParams(newest, live);
+        }
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder b = new StringBuilder("PublishedParams").append(newest).append(" live {");
+        live.forEach((s, a) -> b.append(s).append('=').append(Arrays.toString(a)).append(' '));
+        return b.append('}').toString();
+    }
+}
