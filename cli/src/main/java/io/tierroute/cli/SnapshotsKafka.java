@@ -139,7 +139,7 @@ final class SnapshotsKafka {
      */
     Versions readVersions() {
         Versions all = new Versions(new TreeMap<>(), new ActivationRule(), new HashMap<>());
-        readBoth(true, r -> {
+        readBoth(false, r -> { // behind the fence missing newer records only keeps more
             if (r.topic().equals(Topics.PARAMS) && !all.onParams(r)) {
                 ParamsKey k = ParamsKey.parse(r.key());
                 all.undecodable().merge(k == null ? "" : k.scope(), 1L, Long::sum);
@@ -179,7 +179,7 @@ final class SnapshotsKafka {
             try {
                 ParameterSnapshot s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
                 if (s.getVersion() < 1) {
-                    return false;
+                    return true; // every reader ignores it: nothing it could name
                 }
                 rule.onSnapshot(s);
                 scopes.computeIfAbsent(s.getScope(), x -> new TreeMap<>()).put(s.getVersion(),
@@ -263,6 +263,7 @@ final class SnapshotsKafka {
     private Map<TopicPartition, Long> uncommittedEnds(List<TopicPartition> parts) {
         Properties p = base("tierroute-snapshots-cli");
         p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"); // whatever --command-config says
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             return c.endOffsets(parts, timeout);
@@ -357,6 +358,15 @@ final class SnapshotsKafka {
             }
         }
 
+        /** Where the params topic ends for a writer behind this fence ({@link ControlFence.ParamsEnds}). */
+        ControlFence.ParamsEnds paramsEnds(String scope) {
+            try {
+                return ControlFence.paramsEnds(bootstrap, clientConfig, scope, timeout);
+            } catch (KafkaException e) {
+                throw writeFailure(e, "write to scope '" + scope + "'", Topics.CONTROL);
+            }
+        }
+
         /**
          * Deletes {@code versions} of {@code scope} from the params topic in one transaction behind this fence; a lost
          * race or a refusal is a {@link Failure}.
@@ -367,8 +377,10 @@ final class SnapshotsKafka {
                 fence.commitDeletions(versions);
             } catch (ControlFence.Fenced e) {
                 throw new Failure("another writer (the dashboard or a 'snapshots' command) began a write to scope '"
-                        + scope + "' while the " + what + " was written; run the trim again (it decides afresh from "
-                        + "the history; deleting a version twice is harmless)");
+                        + scope + "' while the " + what + " was written, or the batch outlived the fence's "
+                        + ControlFence.TRANSACTION_TIMEOUT.toSeconds() + " s transaction timeout (then lower --batch); "
+                        + "run the trim again (it decides afresh from the history; deleting a version twice is "
+                        + "harmless)");
             } catch (ControlFence.Unconfirmed e) {
                 throw new Failure("the " + what + ": " + e.getMessage() + "; run the trim again to finish it");
             } catch (KafkaException e) {

@@ -73,7 +73,9 @@ final class SnapshotsWriteCommands {
             // Read and decide behind the fence: no other writer of the scope can commit in between.
             try (SnapshotsKafka.Fence fence = kafka.fence(scopeName)) {
                 long committed = fence.lastSequence(scopeName);
-                SnapshotHistory h = kafka.read(null, -1, true).history(); // with any trim's deletions
+                // A trim's deletions behind an open job transaction are waited for; the open transaction alone is not.
+                boolean deletionsPending = fence.paramsEnds(scopeName).scopeDeletionsPending();
+                SnapshotHistory h = kafka.read(null, -1, deletionsPending).history();
                 s = scope(h);
                 if (s.controlSequence() != committed) { // the read stops at the committed end, which is past it now
                     throw new SnapshotsKafka.Failure("the history read ends at control sequence " + s.controlSequence()

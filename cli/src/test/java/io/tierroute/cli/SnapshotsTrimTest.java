@@ -175,6 +175,39 @@ class SnapshotsTrimTest {
         assertThat(versionsAfterCompaction("garbled")).hasSize(1201);
     }
 
+    /**
+     * A trim whose deletions commit while the fitting job's transaction is open: they lie past the committed end, so a
+     * pin of a deleted version waits for them (and says so when it gives up), then is refused; a pin of another scope
+     * does not wait for the open transaction at all.
+     */
+    @Test
+    void aPinWaitsForATrimsDeletionsBehindAnOpenJobTransaction() throws Exception {
+        publish("behind", 1200);
+        publish("beside", 10);
+        Properties tx = new Properties();
+        tx.put("bootstrap.servers", kafka.bootstrapServers());
+        tx.put("transactional.id", "tierroute-params-trim-test-job");
+        try (KafkaProducer<byte[], byte[]> job = new KafkaProducer<>(tx,
+                new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            job.initTransactions();
+            job.beginTransaction();
+            job.send(new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey("behind", 1201).getBytes(StandardCharsets.UTF_8),
+                    Codecs.PARAMETER_SNAPSHOT.encode(SnapshotsFixtures.accepted("behind", 1201).build()))).get();
+            assertThat(run("snapshots", "trim", "--scope", "behind", "--keep", "1000")).as(err.toString()).isZero();
+            assertThat(out.toString()).contains("deleting 199 versions: 2–200");
+
+            assertThat(run("snapshots", "pin", "5", "--scope", "behind", "--reason", "r", "--timeout", "3")).isEqualTo(1);
+            assertThat(err.toString()).contains("open transaction of the fitting job");
+            assertThat(run("snapshots", "pin", "5", "--scope", "beside", "--reason", "r")).as(err.toString()).isZero();
+
+            job.commitTransaction();
+        }
+        assertThat(run("snapshots", "pin", "5", "--scope", "behind", "--reason", "r")).isEqualTo(1);
+        assertThat(err.toString()).contains("unknown version 5");
+        assertThat(run("snapshots", "pin", "999", "--scope", "behind", "--reason", "r")).as(err.toString()).isZero();
+    }
+
     @Test
     void aDryRunPrintsThePlanAndDeletesNothing() {
         publish("dry", 1500);

@@ -216,6 +216,7 @@ public final class ControlFence implements AutoCloseable {
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
         Map<TopicPartition, Long> end;
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"); // whatever the client's file says
         try (KafkaConsumer<byte[], byte[]> uncommitted = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             end = uncommitted.endOffsets(partitions(uncommitted, timeout), timeout);
@@ -251,19 +252,66 @@ public final class ControlFence implements AutoCloseable {
     }
 
     /**
-     * The end offset of the params topic's partition now, records of open transactions included: a reader that has
-     * applied everything below it holds every deletion a trim committed before this fence opened.
+     * Where the params topic ends now for a writer behind this scope's fence: {@code committedEnd}, where a committed
+     * read stops, and {@code end}, past the records of open transactions; {@code scopeDeletionsPending}: a record
+     * between the two is a tombstone of this scope. A trim's deletions committed while the fitting job's transaction
+     * was open lie there until that transaction ends; only a holder of this fence writes them, so behind it the set is
+     * final. A writer waits for {@code end} only then: an open job transaction alone must not hold up a rollback.
      */
-    public static long paramsEnd(String bootstrap, Properties clientProperties, Duration timeout) {
+    public record ParamsEnds(long committedEnd, long end, boolean scopeDeletionsPending) {
+        /** The offset a writer's history must hold before it decides. */
+        public long mustHold() {
+            return scopeDeletionsPending ? end : committedEnd;
+        }
+    }
+
+    /** {@link ParamsEnds} of the params topic's partition (one partition: {@code Topics.specs}) for {@code scope}. */
+    public static ParamsEnds paramsEnds(String bootstrap, Properties clientProperties, String scope, Duration timeout) {
         Properties p = new Properties();
         p.putAll(clientProperties);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
-        TopicPartition tp = new TopicPartition(Topics.PARAMS, 0); // one partition (Topics.specs)
+        TopicPartition tp = new TopicPartition(Topics.PARAMS, 0);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        long committedEnd;
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            return c.endOffsets(List.of(tp), timeout).get(tp);
+            committedEnd = c.endOffsets(List.of(tp), timeout).get(tp);
         }
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"); // whatever the client's file says
+        byte[] prefix = (scope + "#").getBytes(StandardCharsets.UTF_8);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            long end = c.endOffsets(List.of(tp), timeout).get(tp);
+            boolean pending = false;
+            c.assign(List.of(tp));
+            c.seek(tp, committedEnd);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!pending && c.position(tp) < end) {
+                if (System.nanoTime() > deadline) {
+                    throw new org.apache.kafka.common.errors.TimeoutException("did not read " + Topics.PARAMS
+                            + " from offset " + committedEnd + " to " + end + " within " + timeout.toSeconds() + " s");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    if (r.offset() < end && r.value() == null && r.key() != null && startsWith(r.key(), prefix)) {
+                        pending = true;
+                    }
+                }
+            }
+            return new ParamsEnds(committedEnd, end, pending);
+        }
+    }
+
+    private static boolean startsWith(byte[] key, byte[] prefix) {
+        if (key.length < prefix.length) {
+            return false;
+        }
+        for (int i = 0; i < prefix.length; i++) {
+            if (key[i] != prefix[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, Duration timeout) {

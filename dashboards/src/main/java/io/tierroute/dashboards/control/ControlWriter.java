@@ -175,12 +175,16 @@ public final class ControlWriter implements AutoCloseable {
                 throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
                         + scope + "' within " + READ_BACK_MS + " ms");
             }
-            // A snapshot trim writes no control record: the history must also hold every params record there is now
-            // (the trim's deletions behind an open job transaction included), or it could pin a version just deleted.
-            long paramsEnd = ControlFence.paramsEnd(bootstrapServers, clientProperties, KAFKA_TIMEOUT);
-            if (!history.awaitParamsPosition(paramsEnd, READ_BACK_MS)) {
-                throw new IllegalStateException("the history did not reach offset " + paramsEnd + " of " + Topics.PARAMS
-                        + " within " + READ_BACK_MS + " ms (an open transaction of the fitting job?); retry");
+            // A snapshot trim writes no control record: the history must also hold the params records committed before
+            // the fence opened (a trim's deletions, also those behind an open job transaction), or it could pin a
+            // version just deleted.
+            ControlFence.ParamsEnds ends = ControlFence.paramsEnds(bootstrapServers, clientProperties, scope,
+                    KAFKA_TIMEOUT);
+            if (!history.awaitParamsPosition(ends.mustHold(), READ_BACK_MS)) {
+                throw new IllegalStateException("the history did not reach offset " + ends.mustHold() + " of "
+                        + Topics.PARAMS + " within " + READ_BACK_MS + " ms" + (ends.scopeDeletionsPending()
+                        ? " (a snapshot trim's deletions of this scope wait behind an open transaction of the fitting "
+                        + "job)" : "") + "; retry");
             }
             long held = history.controlSequence(scope);
             if (held != committed) { // ahead: the topic was recreated under a running dashboard

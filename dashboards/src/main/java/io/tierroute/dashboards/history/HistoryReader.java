@@ -171,7 +171,11 @@ public final class HistoryReader implements AutoCloseable {
                 }
                 for (TopicPartition tp : parts) {
                     if (tp.topic().equals(Topics.PARAMS)) {
-                        history.paramsReadTo(c.position(tp));
+                        try {
+                            history.paramsReadTo(c.position(tp, Duration.ZERO));
+                        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                            // no valid position this round (a leader change, a reset): the next poll has one
+                        }
                     }
                 }
                 if (!targets.isEmpty()) {

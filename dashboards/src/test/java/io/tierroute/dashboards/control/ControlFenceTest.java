@@ -170,6 +170,32 @@ class ControlFenceTest {
         }
     }
 
+    /** An open job transaction alone does not hold up a pin: no trim's deletions of the scope wait behind it. */
+    @Test
+    void aDashboardPinDoesNotWaitForAnOpenJobTransactionWithoutDeletions() throws Exception {
+        SnapshotHistory history = new SnapshotHistory();
+        Properties tx = new Properties();
+        tx.put("bootstrap.servers", Broker.bootstrap());
+        tx.put("transactional.id", "tierroute-params-test-job");
+        try (HistoryReader reader = new HistoryReader(Broker.bootstrap(), history).start();
+             ControlWriter writer = new ControlWriter(Broker.bootstrap(), history);
+             org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> job =
+                     new org.apache.kafka.clients.producer.KafkaProducer<>(tx,
+                             new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                             new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
+            job.initTransactions();
+            job.beginTransaction();
+            job.send(new org.apache.kafka.clients.producer.ProducerRecord<>(io.tierroute.schemas.Topics.PARAMS,
+                    io.tierroute.schemas.Topics.paramsKey("default", 4).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    io.tierroute.schemas.Codecs.PARAMETER_SNAPSHOT.encode(Snapshots.accepted("default", 4).build()))).get();
+            long start = System.nanoTime();
+            assertThat(writer.pin("default", 1, "alice", "rollback while the job hangs").sequence()).isEqualTo(1);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            job.abortTransaction();
+        }
+    }
+
     /** A pin that opens its fence while a trim holds the scope's fence wins: the trim deletes nothing. */
     @Test
     void deletionsFencedByALaterWriterDeleteNothing() {
