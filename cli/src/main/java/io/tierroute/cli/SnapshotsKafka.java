@@ -141,7 +141,7 @@ final class SnapshotsKafka {
         Versions all = new Versions(new TreeMap<>(), new ActivationRule(), new HashMap<>());
         readBoth(false, r -> { // behind the fence missing newer records only keeps more
             if (r.topic().equals(Topics.PARAMS) && !all.onParams(r)) {
-                ParamsKey k = ParamsKey.parse(r.key());
+                Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
                 all.undecodable().merge(k == null ? "" : k.scope(), 1L, Long::sum);
             } else if (r.topic().equals(Topics.CONTROL) && r.value() != null) {
                 try {
@@ -166,7 +166,7 @@ final class SnapshotsKafka {
 
         private boolean onParams(ConsumerRecord<byte[], byte[]> r) {
             if (r.value() == null) {
-                ParamsKey k = ParamsKey.parse(r.key());
+                Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
                 if (k != null) {
                     rule.onSnapshot(k.scope(), k.version(), SnapshotStatus.REJECTED, 0);
                     NavigableMap<Long, SnapshotRetention.Version> vs = scopes.get(k.scope());
@@ -187,20 +187,6 @@ final class SnapshotsKafka {
                 return true;
             } catch (RecordDecodeException e) {
                 return false;
-            }
-        }
-    }
-
-    /** A params key, {@code scope#version}. */
-    private record ParamsKey(String scope, long version) {
-        static ParamsKey parse(byte[] key) {
-            String k = key == null ? "" : new String(key, StandardCharsets.UTF_8);
-            int hash = k.lastIndexOf('#');
-            try {
-                long v = hash < 0 ? -1 : Long.parseLong(k.substring(hash + 1));
-                return v < 1 ? null : new ParamsKey(k.substring(0, hash), v);
-            } catch (NumberFormatException e) {
-                return null;
             }
         }
     }
@@ -278,7 +264,7 @@ final class SnapshotsKafka {
 
     private static ParameterSnapshot onParams(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {
         if (r.value() == null) {
-            ParamsKey k = ParamsKey.parse(r.key());
+            Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
             if (k != null) { // else a tombstone that names no scope#version: nothing to forget
                 history.onTombstone(k.scope(), k.version());
             }

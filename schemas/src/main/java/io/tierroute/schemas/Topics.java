@@ -95,6 +95,21 @@ public final class Topics {
     return scopedKey(scope, version);
   }
 
+  /** A {@link #PARAMS} key read back: the scope and the version (at least 1). */
+  public record ParamsKey(String scope, long version) {
+    /** {@code key} as {@code scope#version}, or null when it names no version of at least 1 (or is null). */
+    public static ParamsKey parse(byte[] key) {
+      String k = key == null ? "" : new String(key, java.nio.charset.StandardCharsets.UTF_8);
+      int hash = k.lastIndexOf('#');
+      try {
+        long v = hash < 0 ? -1 : Long.parseLong(k.substring(hash + 1));
+        return v < 1 ? null : new ParamsKey(k.substring(0, hash), v);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+  }
+
   /** Key of a control record on {@link #CONTROL}: {@code scope#sequence}, the sequence zero-padded to 19 digits. */
   public static String controlKey(String scope, long sequence) {
     if (sequence < 1) {

@@ -45,6 +45,16 @@ class TopicsTest {
   }
 
   @Test
+  void aParamsKeyParsesBackToItsScopeAndVersionAndAnythingElseToNull() {
+    byte[] key = Topics.paramsKey("pool#a", 42).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(Topics.ParamsKey.parse(key)).isEqualTo(new Topics.ParamsKey("pool#a", 42));
+    for (String bad : new String[] {"default", "default#x", "default#0", "default#-3", ""}) {
+      assertThat(Topics.ParamsKey.parse(bad.getBytes(java.nio.charset.StandardCharsets.UTF_8))).as(bad).isNull();
+    }
+    assertThat(Topics.ParamsKey.parse(null)).isNull();
+  }
+
+  @Test
   void paramsKeysSortByVersionWithinAScope() {
     assertThat(Topics.paramsKey("default", 42)).isEqualTo("default#0000000000000000042");
     assertThat(Topics.paramsKey("a", 9).compareTo(Topics.paramsKey("a", 10))).isNegative();

@@ -128,23 +128,14 @@ public final class KafkaWiring {
                     throw new IllegalStateException("could not read " + Topics.PARAMS + " to its end within 5 minutes");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    if (r.key() == null) {
-                        continue;
+                    Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+                    if (k == null) {
+                        continue; // not a params key: no reader counts it as a version either
                     }
-                    String key = new String(r.key(), StandardCharsets.UTF_8);
-                    int hash = key.lastIndexOf('#');
-                    if (hash <= 0) {
-                        continue;
-                    }
-                    try {
-                        long v = Long.parseLong(key.substring(hash + 1));
-                        if (r.value() == null) {
-                            published.tombstone(key.substring(0, hash), v);
-                        } else {
-                            published.snapshot(key.substring(0, hash), v);
-                        }
-                    } catch (NumberFormatException e) {
-                        // not a params key; ignore
+                    if (r.value() == null) {
+                        published.tombstone(k.scope(), k.version());
+                    } else {
+                        published.snapshot(k.scope(), k.version());
                     }
                 }
             }

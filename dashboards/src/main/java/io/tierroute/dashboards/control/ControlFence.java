@@ -209,12 +209,7 @@ public final class ControlFence implements AutoCloseable {
      * transaction ends (at most {@link #TRANSACTION_TIMEOUT}).
      */
     private static ActivationRule read(String bootstrap, Properties clientProperties, String scope, Duration timeout) {
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        Properties p = consumerProperties(bootstrap, clientProperties, timeout);
         Map<TopicPartition, Long> end;
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted"); // whatever the client's file says
         try (KafkaConsumer<byte[], byte[]> uncommitted = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
@@ -267,12 +262,7 @@ public final class ControlFence implements AutoCloseable {
 
     /** {@link ParamsEnds} of the params topic's partition (one partition: {@code Topics.specs}) for {@code scope}. */
     public static ParamsEnds paramsEnds(String bootstrap, Properties clientProperties, String scope, Duration timeout) {
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        Properties p = consumerProperties(bootstrap, clientProperties, timeout);
         TopicPartition tp = new TopicPartition(Topics.PARAMS, 0);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         long committedEnd;
@@ -300,6 +290,17 @@ public final class ControlFence implements AutoCloseable {
             }
             return new ParamsEnds(committedEnd, end, pending);
         }
+    }
+
+    /** A one-shot reader's settings: the client's own (security) plus no group offsets, no topic creation. */
+    private static Properties consumerProperties(String bootstrap, Properties clientProperties, Duration timeout) {
+        Properties p = new Properties();
+        p.putAll(clientProperties);
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
+        p.put(ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeout.toMillis()));
+        return p;
     }
 
     private static boolean startsWith(byte[] key, byte[] prefix) {

@@ -255,12 +255,12 @@ public final class HistoryReader implements AutoCloseable {
 
     private void onParams(ConsumerRecord<byte[], byte[]> r) {
         if (r.value() == null) {
-            String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-            int hash = key.lastIndexOf('#');
-            try {
-                history.onTombstone(key.substring(0, hash), Long.parseLong(key.substring(hash + 1)));
-            } catch (RuntimeException e) {
-                bad(r, "tombstone with key '" + key + "' that names no scope#version");
+            Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+            if (k != null) {
+                history.onTombstone(k.scope(), k.version());
+            } else {
+                bad(r, "tombstone with key '" + (r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8))
+                        + "' that names no scope#version");
             }
             return;
         }

@@ -455,19 +455,14 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** A tombstone deletes a version (history trimming): it can no longer become active. */
     private void onParamsTombstone(ConsumerRecord<byte[], byte[]> r) {
-        String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
-        int hash = key.lastIndexOf('#');
-        long version;
-        try {
-            version = hash < 0 ? -1 : Long.parseLong(key.substring(hash + 1));
-        } catch (NumberFormatException e) {
-            version = -1;
-        }
-        if (version < 1) {
-            bad(Topics.PARAMS, BadReason.TOMBSTONE, r, "tombstone with key '" + key + "' that names no scope#version");
+        Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+        if (k == null) {
+            bad(Topics.PARAMS, BadReason.TOMBSTONE, r, "tombstone with key '"
+                    + (r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8)) + "' that names no scope#version");
             return;
         }
-        String s = key.substring(0, hash);
+        long version = k.version();
+        String s = k.scope();
         rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
         if (s.equals(scope)) {
             offsets.remove(version);
