@@ -31,10 +31,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -221,8 +225,11 @@ class TaskManagerKillTest {
                 assertThat(reference).anySatisfy(p -> assertThat(p.getQuantileModel()).isNotNull());
                 assertGapFree(faulted);
                 for (int i = 0; i < Math.min(reference.size(), faulted.size()); i++) {
-                    assertThat(faulted.get(i)).as("snapshot v%d of the killed run: %s", reference.get(i).getVersion(),
-                            difference(reference.get(i), faulted.get(i))).isEqualTo(reference.get(i));
+                    ParameterSnapshot expected = reference.get(i);
+                    ParameterSnapshot actual = faulted.get(i);
+                    assertThat(actual).as(() -> "snapshot v" + expected.getVersion() + " of the killed run: "
+                            + difference(expected, actual) + "\n" + fitLog(tmp.resolve("flink").resolve("log")))
+                            .isEqualTo(expected);
                 }
                 assertThat(faulted).hasSameSizeAs(reference);
                 System.out.printf("[measured] kill -9 test: %d snapshots equal to the uninterrupted run's; whole test %.0f s%n",
@@ -412,6 +419,28 @@ class TaskManagerKillTest {
         for (int i = 0; i < history.size(); i++) {
             assertThat(history.get(i).getVersion()).as("version at position %d (no duplicate, no gap)", i).isEqualTo(i + 1L);
         }
+    }
+
+    /**
+     * For a failure message: what the fitting operator logged about forests, and its warnings, from every TaskManager's
+     * log in start order (the killed run's, then its restore's and the reference's), so that a difference in the
+     * histories can be traced to a training or an input that one run saw and the other did not.
+     */
+    private static String fitLog(Path logDir) {
+        StringBuilder out = new StringBuilder("the fitting operator's forest lines and warnings, per TaskManager log:");
+        try (var files = Files.list(logDir)) {
+            for (Path log : files.filter(f -> f.getFileName().toString().matches("taskmanager-\\d+\\.log")).sorted().toList()) {
+                out.append("\n== ").append(log.getFileName());
+                try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
+                    lines.filter(l -> l.contains("io.tierroute.jobs") && (l.contains("forest") || l.contains(" WARN ")
+                            || l.contains(" ERROR ") || l.contains("rebuilt")))
+                            .forEach(l -> out.append("\n").append(l.length() > 400 ? l.substring(0, 400) + " …" : l));
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            out.append("\n(the TaskManager logs in ").append(logDir).append(" could not be read: ").append(e).append(')');
+        }
+        return out.toString();
     }
 
     /** Where the two snapshots' JSON forms first differ, with some context, for the failure message. */

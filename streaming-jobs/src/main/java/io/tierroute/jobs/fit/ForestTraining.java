@@ -127,7 +127,9 @@ final class ForestTraining implements AutoCloseable {
                 (System.nanoTime() - begin) / 1_000_000, tickMs);
         } catch (RuntimeException e) {
             failures.inc();
-            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, rows.size(), e.toString());
+            // with its stack: in event-time mode a failure the input does not cause makes histories differ
+            LOG.warn("scope {}: quantile forest training on {} rows failed (event-time tick {})", scope, rows.size(),
+                tickMs, e);
         }
     }
 
@@ -147,7 +149,7 @@ final class ForestTraining implements AutoCloseable {
                 (System.nanoTime() - t.startNanos) / 1_000_000);
         } catch (ExecutionException e) {
             failures.inc();
-            LOG.warn("scope {}: quantile forest training on {} rows failed: {}", scope, t.rows, e.getCause().toString());
+            LOG.warn("scope {}: quantile forest training on {} rows failed", scope, t.rows, e.getCause());
         }
         return Poll.FINISHED;
     }

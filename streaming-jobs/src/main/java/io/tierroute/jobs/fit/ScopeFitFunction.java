@@ -250,12 +250,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (settings.eventClock()) {
             // Held until the tick covering its event time, then applied in event-time order with the tick's
             // other inputs: what a snapshot covers no longer depends on arrival order or wall-clock timing.
-            long t = EventOrder.timeOf(in);
+            long t = dueAt(EventOrder.timeOf(in), ctx);
             pendingInputs.add(in);
-            long at = tickFor(t, settings.publishInterval().toMillis(), ctx);
-            ctx.timerService().registerEventTimeTimer(at);
+            ctx.timerService().registerEventTimeTimer(tickFor(t, settings.publishInterval().toMillis()));
             if (in.joined != null) {
-                ctx.timerService().registerEventTimeTimer(tickFor(t, settings.forestInterval().toMillis(), ctx));
+                ctx.timerService().registerEventTimeTimer(tickFor(t, settings.forestInterval().toMillis()));
             }
             return;
         }
@@ -270,15 +269,27 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     }
 
     /**
-     * Event-time mode: the first multiple of {@code interval} at or after event time {@code t}; an input
-     * already behind the watermark (late: its tick may have fired) goes to the first tick after it.
+     * Event-time mode: when an input or control record of event time {@code t} can be applied: at {@code t}, or, when
+     * it is already behind the watermark (late: its tick may have fired), just after the watermark. Late input is
+     * counted once and logged at the 1st, 2nd, 4th, … occurrence: with it the history depends on timing.
      */
-    private long tickFor(long t, long interval, Context ctx) {
+    private long dueAt(long t, Context ctx) {
         long wm = ctx.timerService().currentWatermark();
-        if (t <= wm) {
-            lateInputs.inc();
-            t = wm + 1;
+        if (t > wm) {
+            return t;
         }
+        lateInputs.inc();
+        long n = lateInputs.getCount();
+        if (Long.bitCount(n) == 1) {
+            LOG.warn("{} input record(s) behind the watermark so far (this one: event time {} <= watermark {}); each "
+                + "goes to the next tick, so the published history is no longer a function of the input alone: raise "
+                + "--out-of-orderness", n, t, wm);
+        }
+        return wm + 1;
+    }
+
+    /** Event-time mode: the first multiple of {@code interval} at or after {@code t}. */
+    private static long tickFor(long t, long interval) {
         return -Math.floorDiv(-t, interval) * interval;
     }
 
@@ -305,7 +316,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (settings.eventClock()) {
             // Applied at the tick covering the record's own timestamp, like the inputs.
             pendingControls.add(record);
-            ctx.timerService().registerEventTimeTimer(tickFor(record.getTimestampMs(), settings.publishInterval().toMillis(), ctx));
+            ctx.timerService().registerEventTimeTimer(tickFor(dueAt(record.getTimestampMs(), ctx),
+                settings.publishInterval().toMillis()));
             return;
         }
         ScopeCounters c = counters();

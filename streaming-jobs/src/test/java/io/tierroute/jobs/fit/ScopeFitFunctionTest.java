@@ -16,6 +16,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.Test;
@@ -543,6 +544,30 @@ class ScopeFitFunctionTest {
         assertThat(v10.getQuantileModelVersion()).isEqualTo(3);
         assertThat(v10.getAlphaP().getSamples()).as("estimators rebuilt from the old replay buffer and the new rows")
             .isGreaterThan(1_000);
+        h.close();
+    }
+
+    @Test
+    void eventClockAnInputBehindTheWatermarkIsAppliedAtTheNextTick() throws Exception {
+        var h = harness(null, settings().set("cadence-clock", "event").build());
+        long start = eventTime; // a multiple of TICK: rows at start + 10, + 20, ...
+        rows(h, 300);
+        h.processBothWatermarks(new Watermark(start + 3000));
+        List<ParameterSnapshot> onTime = h.extractOutputValues();
+        assertThat(onTime).as("one snapshot per tick that had input").hasSize(6);
+        assertThat(onTime.get(5).getCreatedAtMs()).as("stamped with its tick").isEqualTo(start + 3000);
+        assertThat(onTime.get(5).getAlphaP().getSamples()).isEqualTo(300);
+
+        eventTime = start + 2000 - 10;
+        rows(h, 1); // event time start + 2000: its tick has fired
+        h.processBothWatermarks(new Watermark(start + 3400));
+        assertThat(h.extractOutputValues()).as("nothing before the next tick").hasSize(6);
+        h.processBothWatermarks(new Watermark(start + 3500));
+        List<ParameterSnapshot> out = h.extractOutputValues();
+        assertThat(out).hasSize(7);
+        assertThat(out.get(6).getCreatedAtMs()).isEqualTo(start + 3500);
+        assertThat(out.get(6).getAlphaP().getSamples()).as("the late row, applied at the first tick after the watermark")
+            .isEqualTo(301);
         h.close();
     }
 }
