@@ -13,12 +13,17 @@ import java.util.Set;
 
 /**
  * ρ_t EWMA and peak bandwidth for every (worker, tier) link, keyed. The per-tier BW_t of a snapshot is
- * the median over links of their peak (robust to one misreporting worker). Not thread-safe.
+ * the median over links of their peak (robust to one misreporting worker). A link whose worker left the fleet
+ * is dropped by {@link #retireSilentBefore} (its owner's clock decides when: the fitting job's event time);
+ * one that comes back starts afresh, as a link silent that long would anyway (the EWMA resets after maxGap, the
+ * peak's buckets have aged out). Not thread-safe.
  */
 public final class RhoTracker {
     private static final class Link {
         final RhoEwma rho;
         final PeakBandwidth peak;
+        /** End time of the newest sample offered to this link (a duplicate included): when its worker last reported. */
+        long lastSampleMs = Long.MIN_VALUE;
 
         Link(RhoConfig config) {
             rho = new RhoEwma(config);
@@ -45,12 +50,30 @@ public final class RhoTracker {
             outcome = check;
         } else {
             Link l = links.computeIfAbsent(link, k -> new Link(config));
+            l.lastSampleMs = Math.max(l.lastSampleMs, endTimeMs);
             outcome = l.rho.update(endTimeMs, intervalMs, bytes, bandwidthBytesPerSecond);
             if (outcome.accepted()) {
                 l.peak.update(endTimeMs, intervalMs, bytes);
             }
         }
         return outcomes.tally(outcome);
+    }
+
+    /**
+     * Drops the links with no sample ending at or after {@code cutoffMs}: a worker that left (scaled in, replaced)
+     * would otherwise be published with its last ρ forever and keep its stale peak in every tier's median. Returns
+     * the links dropped.
+     */
+    public List<LinkKey> retireSilentBefore(long cutoffMs) {
+        List<LinkKey> retired = new ArrayList<>();
+        links.entrySet().removeIf(e -> {
+            boolean silent = e.getValue().lastSampleMs < cutoffMs;
+            if (silent) {
+                retired.add(e.getKey());
+            }
+            return silent;
+        });
+        return retired;
     }
 
     /** How many samples ended with the given outcome. */

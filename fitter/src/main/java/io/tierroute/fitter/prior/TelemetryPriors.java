@@ -89,6 +89,16 @@ public final class TelemetryPriors {
     }
 
     /**
+     * Forgets the order check of the workers whose last accepted sample is older than {@code cutoffMs}: one entry
+     * per worker name ever seen would otherwise grow with every pod a fleet replaces. Returns how many were forgotten.
+     */
+    public int forgetWorkersSilentBefore(long cutoffMs) {
+        int before = lastByWorker.size();
+        lastByWorker.values().removeIf(last -> last < cutoffMs);
+        return before - lastByWorker.size();
+    }
+
+    /**
      * Offers one sample. Counters cover the {@code intervalMs} before {@code timestampMs};
      * {@code runningRequests} is the gauge at {@code timestampMs} (taken as the interval's batch).
      * Doubles so that a simulator's fractional counters and a NaN can be passed and checked.

@@ -68,4 +68,36 @@ class PeakBandwidthTest {
         assertThat(tracker.rhoState(new LinkKey("w2", "NVME")).orElseThrow().saturatedSamples()).isEqualTo(30);
         assertThat(tracker.links()).hasSize(3);
     }
+
+    @Test
+    void aLinkSilentSinceTheCutoffIsRetiredAndLeavesTheTierMedian() {
+        RhoTracker tracker = new RhoTracker(CONFIG);
+        double[] peaks = {6e9, 7e9, 100e9, 120e9};
+        for (int w = 0; w < 4; w++) {
+            for (int i = 1; i <= 30; i++) {
+                tracker.update(new LinkKey("w" + w, "NVME"), i * 1000L, 1000, (long) peaks[w], 7e9);
+            }
+        }
+        // w2 and w3 (the fast links) leave at 30 s; w0 and w1 go on reporting
+        for (int i = 31; i <= 700; i++) {
+            for (int w = 0; w < 2; w++) {
+                tracker.update(new LinkKey("w" + w, "NVME"), i * 1000L, 1000, (long) peaks[w], 7e9);
+            }
+        }
+        assertThat(tracker.tierPeak("NVME").orElseThrow().value()).as("the departed links' peaks still count")
+            .isCloseTo(100e9, offset(1.0));
+        assertThat(tracker.retireSilentBefore(30_000)).as("their last samples ended at the cutoff").isEmpty();
+        assertThat(tracker.retireSilentBefore(30_001))
+            .containsExactlyInAnyOrder(new LinkKey("w2", "NVME"), new LinkKey("w3", "NVME"));
+        assertThat(tracker.links()).containsExactlyInAnyOrder(new LinkKey("w0", "NVME"), new LinkKey("w1", "NVME"));
+        assertThat(tracker.rho(new LinkKey("w2", "NVME"))).isEmpty();
+        assertThat(tracker.tierPeak("NVME").orElseThrow().value()).as("upper median of 6 and 7 GB/s")
+            .isCloseTo(7e9, offset(1.0));
+        tracker.update(new LinkKey("w0", "NVME"), 800_000, 1000, 1, 7e9);
+        assertThat(tracker.retireSilentBefore(750_000)).as("w1 went silent at 700 s").containsExactly(new LinkKey("w1", "NVME"));
+
+        // back after the silence: a fresh link, not the old EWMA
+        assertThat(tracker.update(new LinkKey("w2", "NVME"), 801_000, 1000, (long) 1e9, 7e9)).isEqualTo(RhoOutcome.ACCEPTED);
+        assertThat(tracker.rho(new LinkKey("w2", "NVME")).orElseThrow().samples()).isEqualTo(1);
+    }
 }

@@ -222,4 +222,17 @@ class TelemetryPriorsTest {
         assertThat(priors.update(EngineTelemetry.newBuilder(t).setHardwarePool("").setTimestampMs(6_000).build()))
             .isEqualTo(PriorOutcome.REJECTED_MISSING_KEY);
     }
+
+    @Test
+    void aWorkerSilentSinceTheCutoffIsForgottenAndItsNextSampleIsNotOutOfOrder() {
+        TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
+        assertThat(priors.update("gone", POOL, 10_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
+        assertThat(priors.update("stays", POOL, 700_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
+        assertThat(priors.forgetWorkersSilentBefore(10_000)).isZero();
+        assertThat(priors.forgetWorkersSilentBefore(100_000)).as("only the worker silent since 10 s").isEqualTo(1);
+        // a new incarnation under the old name (its clock reset) is a new worker, not an out-of-order sample
+        assertThat(priors.update("gone", POOL, 5_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
+        assertThat(priors.update("stays", POOL, 690_000, 1_000, 1000, 50_000, 10, 10_000, 1))
+            .isEqualTo(PriorOutcome.REJECTED_OUT_OF_ORDER);
+    }
 }

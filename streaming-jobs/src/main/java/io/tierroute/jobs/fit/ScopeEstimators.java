@@ -29,6 +29,7 @@ import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -41,7 +42,10 @@ final class ScopeEstimators {
     private final String scope;
     private final LatencyRegression regression;
     private final TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
-    private final RhoTracker rho = new RhoTracker(RhoConfig.defaults());
+    private static final RhoConfig RHO_CONFIG = RhoConfig.defaults();
+    /** A link without telemetry for this long (its peak window) has left the fleet. */
+    static final long LINK_SILENCE_MS = RHO_CONFIG.peakWindowMs();
+    private final RhoTracker rho = new RhoTracker(RHO_CONFIG);
     /** λ forgets over the regression's horizon too (in λ observations): it follows the fleet's cache pressure. */
     private final DecayFitter decay;
     /** BW_t per tier name used to turn bytes into utilisation: the active snapshot's, else the defaults. */
@@ -118,6 +122,19 @@ final class ScopeEstimators {
             }
         }
         return p == PriorOutcome.ACCEPTED;
+    }
+
+    /**
+     * Drops the ρ links (and the priors' per-worker order check) with no telemetry in the {@link #LINK_SILENCE_MS}
+     * before {@code eventTimeMs}, the job's event time: their workers left the fleet. Returns the links dropped;
+     * none while the job has no event time yet ({@code Long.MIN_VALUE}).
+     */
+    List<LinkKey> retireSilentLinks(long eventTimeMs) {
+        if (eventTimeMs == Long.MIN_VALUE) {
+            return List.of();
+        }
+        priors.forgetWorkersSilentBefore(eventTimeMs - LINK_SILENCE_MS); // the per-worker order check, likewise
+        return rho.retireSilentBefore(eventTimeMs - LINK_SILENCE_MS);
     }
 
     /** Offers a joined row to the regression and, if it says something about λ, to the decay fit. */

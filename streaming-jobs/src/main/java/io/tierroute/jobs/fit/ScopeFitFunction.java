@@ -1,5 +1,6 @@
 package io.tierroute.jobs.fit;
 
+import io.tierroute.fitter.bandwidth.LinkKey;
 import io.tierroute.fitter.forest.ForestConfig;
 import io.tierroute.fitter.regression.LatencyFit;
 import io.tierroute.fitter.snapshot.FitResults;
@@ -378,7 +379,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             c.nextPublishMs = 0;
             if (c.dirty) {
                 c.dirty = false;
-                publish(scope, c, out);
+                publish(scope, c, ctx.timerService().currentWatermark(), out);
             }
         }
         counters.update(c);
@@ -422,7 +423,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
             c.dirty = false;
-            publish(scope, c, out);
+            publish(scope, c, tick, out);
         }
     }
 
@@ -462,10 +463,18 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         return est;
     }
 
-    private void publish(String scope, ScopeCounters c, Collector<ParameterSnapshot> out) throws Exception {
+    /** @param eventTimeMs the job's event time (the tick, or the watermark): links silent since long are dropped */
+    private void publish(String scope, ScopeCounters c, long eventTimeMs, Collector<ParameterSnapshot> out)
+            throws Exception {
         ScopeEstimators est = estimators(scope);
         if (!est.hasData()) {
             return;
+        }
+        List<LinkKey> retired = est.retireSilentLinks(eventTimeMs);
+        if (!retired.isEmpty()) {
+            LOG.info("scope {}: dropped the ρ of {} link(s) without telemetry for {} s of event time: {}", scope,
+                retired.size(), ScopeEstimators.LINK_SILENCE_MS / 1000, retired.stream().limit(10)
+                    .map(k -> k.worker() + "/" + k.tier()).toList() + (retired.size() > 10 ? " …" : ""));
         }
         long latest = Math.max(version.value() == null ? 0 : version.value(),
             publishedVersions.getOrDefault(scope, 0L));

@@ -3,6 +3,7 @@ package io.tierroute.jobs.fit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -569,5 +570,51 @@ class ScopeFitFunctionTest {
         assertThat(out.get(6).getAlphaP().getSamples()).as("the late row, applied at the first tick after the watermark")
             .isEqualTo(301);
         h.close();
+    }
+
+    @Test
+    void aWorkersRhoLeavesTheSnapshotsTenMinutesOfEventTimeAfterItsLastTelemetry() throws Exception {
+        var h = harness(null, settings().set("cadence-clock", "event").set("publish-interval", Duration.ofSeconds(1))
+            .build());
+        long start = 1_700_000_000_000L;
+        for (int sec = 1; sec <= 800; sec++) {
+            for (String w : sec <= 60 ? List.of("w0", "w1") : List.of("w0")) { // w1 leaves the fleet after a minute
+                h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry(w, start + sec * 1000L))));
+            }
+            h.processBothWatermarks(new Watermark(start + sec * 1000L));
+        }
+        List<ParameterSnapshot> out = h.extractOutputValues();
+        assertThat(rhoWorkers(snapshotAt(out, start + 660_000))).as("ten minutes after w1's last telemetry")
+            .containsExactlyInAnyOrder("w0", "w1");
+        assertThat(rhoWorkers(snapshotAt(out, start + 661_000))).containsExactly("w0");
+        assertThat(rhoWorkers(out.get(out.size() - 1))).containsExactly("w0");
+        h.close();
+    }
+
+    private static TelemetrySample telemetry(String worker, long endMs) {
+        TelemetrySample t = new TelemetrySample();
+        t.scope = "default";
+        t.worker = worker;
+        t.engineType = "sim";
+        t.hardwarePool = "h100";
+        t.timestampMs = endMs;
+        t.intervalMs = 1000;
+        t.runningRequests = 4;
+        t.prefillTokens = 4000;
+        t.prefillBusyUs = 160_000;
+        t.decodeSteps = 40;
+        t.decodeBusyUs = 40_000;
+        t.linkTiers = new String[] {"CPU"};
+        t.linkBytes = new long[] {5_000_000_000L};
+        t.linkIntervalMs = new long[] {1000};
+        return t;
+    }
+
+    private static ParameterSnapshot snapshotAt(List<ParameterSnapshot> out, long createdAtMs) {
+        return out.stream().filter(p -> p.getCreatedAtMs() == createdAtMs).findFirst().orElseThrow();
+    }
+
+    private static List<String> rhoWorkers(ParameterSnapshot p) {
+        return p.getRho().stream().map(r -> r.getWorker().toString()).toList();
     }
 }
