@@ -62,7 +62,7 @@ final class DecisionRecords {
                 .setMaxTokens(request.maxTokens())
                 .setOutputHint(request.expectedOutputTokens())
                 .setPrefixGroupId(prefixGroupId)
-                .setPreviousStepOutputTokens(null)
+                .setPreviousStepOutputTokens(d.previousStepOutputTokens())
                 .setPredictedOutputTokens(d.predictedOutputTokens())
                 .setPredictionSource(PredictionSource.valueOf(d.predictionSource().name()))
                 .build();

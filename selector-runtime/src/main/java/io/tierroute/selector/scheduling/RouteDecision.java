@@ -14,6 +14,8 @@ import java.util.List;
  * @param inputTokens           ISL as the cost model saw it
  * @param predictedOutputTokens {@code d̂(r)}
  * @param predictionSource      where {@code d̂(r)} came from
+ * @param previousStepOutputTokens the output tokens of the workflow's previous step, a feature of {@code d̂(r)}
+ *                              (null: no agent workflow, its previous step unknown, running or without a count)
  * @param explored              true when the pick was not the argmin (softmax or ε)
  * @param queuedNanos           time the request waited in the admission queue
  * @param chosen                the chosen worker's cost, term by term
@@ -21,7 +23,7 @@ import java.util.List;
  */
 public record RouteDecision(String requestId, String worker, int workerIndex, String scope, long snapshotVersion,
                             int inputTokens, int predictedOutputTokens, PredictionSource predictionSource,
-                            boolean explored, long queuedNanos, CostBreakdown chosen, List<Candidate> candidates) {
+                            Integer previousStepOutputTokens, boolean explored, long queuedNanos, CostBreakdown chosen, List<Candidate> candidates) {
 
     /** Where {@code d̂} came from, in DESIGN.md §3's order of preference. */
     public enum PredictionSource { HINT, QUANTILE_MODEL, MAX_TOKENS_HALF }

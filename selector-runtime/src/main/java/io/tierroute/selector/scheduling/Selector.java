@@ -206,16 +206,16 @@ public final class Selector {
         int blocks = lookup.hashAndMatch(request, now);
         int isl = lookup.inputTokens(request);
 
+        RouteRequest.AgentContext agent = request.agent();
+        WorkflowAffinity.LastStep last = agent == null || agent.workflowId() == null ? null
+                : workflows.last(agent.workflowId(), now);
+        s.previousStepOutputTokens = last == null ? null : last.outputTokens();
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
         ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(lookup.match())); // once per route, not once per candidate
-        RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
-            if (agent.workflowId() != null) {
-                WorkflowAffinity.LastStep last = workflows.last(agent.workflowId(), now);
-                if (last != null) {
-                    ctx.lastStep(last.worker(), last.idleSeconds(now));
-                }
+            if (last != null) {
+                ctx.lastStep(last.worker(), last.idleSeconds(now));
             }
             List<String> expected = agent.expectedNextTools();
             if (!expected.isEmpty()) {
@@ -301,7 +301,8 @@ public final class Selector {
             }
         }
         RouteDecision decision = new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(),
-                ps.version(), isl, predicted, s.predictionSource, explored, queuedNanos, s.terms[chosen].toBreakdown(),
+                ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens, explored, queuedNanos,
+                s.terms[chosen].toBreakdown(),
                 request.explain() ? candidates(s, workers) : List.of());
         DecisionSink sink = decisionSink;
         if (admit && sink != null) {
@@ -415,7 +416,7 @@ public final class Selector {
             double q = model.predict(new OutputLengthModel.OutputFeatures(isl,
                     r.model() == null ? settings.model() : r.model(), r.lora(), r.agent() == null ? null : r.agent().stepIndex(),
                     r.agent() == null || r.agent().expectedNextTools().isEmpty() ? null : r.agent().expectedNextTools().get(0),
-                    r.maxTokens(), prefixGroup, null), ps.outputQuantile());
+                    r.maxTokens(), prefixGroup, s.previousStepOutputTokens), ps.outputQuantile());
             if (Double.isFinite(q) && q >= 0) {
                 s.predictionSource = PredictionSource.QUANTILE_MODEL;
                 return (int) Math.min(Math.round(q), r.maxTokens());
@@ -440,9 +441,13 @@ public final class Selector {
     /** Applies a request event; returns false when the request is not in flight here. */
     public boolean onRequestEvent(RequestEvent event) {
         long now = clock.getAsLong();
+        // A finished step's output count (the event's, else the last progress count) is its workflow's next step's
+        // previousStepOutputTokens; a failed step leaves none.
+        int outputTokens = event.type() == RequestEvent.Type.FINISHED
+                ? Math.max(event.tokens(), inflight.generatedTokens(event.requestId())) : 0;
         EventEffect effect = inflight.apply(event, now);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
-            workflows.finished(event.requestId(), now);
+            workflows.finished(event.requestId(), now, outputTokens > 0 ? outputTokens : null);
         }
         // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
         // waiting count, which may bring it back under maxWaiting (with no fresh telemetry; a sample's count stands
@@ -694,6 +699,8 @@ public final class Selector {
         final String[] excluded;
         final LoadView[] loads;
         PredictionSource predictionSource;
+        /** The workflow's previous step's output tokens, an input of {@code d̂} and logged with it; or null. */
+        Integer previousStepOutputTokens;
         int healthyCandidates;
         /** Healthy candidates whose KV cache can hold the prompt. */
         int holdingCandidates;

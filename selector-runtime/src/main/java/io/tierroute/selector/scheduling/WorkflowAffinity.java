@@ -4,8 +4,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where each agent workflow ran its last step and when that step ended: the {@code last_worker(r)}
- * and {@code t_since_last(r)} of {@code B_wf}. The idle clock starts when the step finishes (the
+ * Where each agent workflow ran its last step, when that step ended and how many tokens it generated: the
+ * {@code last_worker(r)} and {@code t_since_last(r)} of {@code B_wf}, and the output-length model's
+ * {@code previousStepOutputTokens}. The idle clock starts when the step finishes (the
  * tool call begins); while the step still runs its context is resident, so the idle time is 0.
  * Entries older than a configured age are forgotten (their bonus {@code e^{−λt}} is negligible by
  * then), and the map is capped.
@@ -16,8 +17,9 @@ public final class WorkflowAffinity {
      * The last step of a workflow.
      *
      * @param endedNanos when it finished, or when it was routed while {@code running}
+     * @param outputTokens the output tokens it generated, once finished (null while it runs, or when no count came)
      */
-    public record LastStep(int worker, long endedNanos, String requestId, boolean running) {
+    public record LastStep(int worker, long endedNanos, String requestId, boolean running, Integer outputTokens) {
 
         /** {@code t_since_last}: seconds the workflow has been idle since this step, 0 while it runs. */
         public double idleSeconds(long nowNanos) {
@@ -43,16 +45,19 @@ public final class WorkflowAffinity {
 
     /** A step of {@code workflowId} was just routed to {@code worker}. */
     public void routed(String workflowId, String requestId, int worker, long nowNanos) {
-        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId, true));
+        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId, true, null));
         workflowOfRequest.put(requestId, workflowId);
     }
 
-    /** The request finished: its workflow's idle time starts now. */
-    public void finished(String requestId, long nowNanos) {
+    /**
+     * The request finished, having generated {@code outputTokens} (null: unknown, e.g. it failed): its workflow's idle
+     * time starts now, and its next step's output-length features carry the count.
+     */
+    public void finished(String requestId, long nowNanos, Integer outputTokens) {
         String workflowId = workflowOfRequest.remove(requestId);
         if (workflowId != null) {
-            byWorkflow.computeIfPresent(workflowId, (id, s) ->
-                    s.requestId.equals(requestId) ? new LastStep(s.worker, nowNanos, requestId, false) : s);
+            byWorkflow.computeIfPresent(workflowId, (id, s) -> s.requestId.equals(requestId)
+                    ? new LastStep(s.worker, nowNanos, requestId, false, outputTokens) : s);
         }
     }
 

@@ -62,7 +62,7 @@ class RouteJsonTest {
     @Test
     void everyTermOfTheChosenWorkerAndOfEachCandidateIsReported() throws Exception {
         RouteDecision d = new RouteDecision("req-1", "w-0", 0, "default", 3, 1200, 80,
-                RouteDecision.PredictionSource.HINT, false, 0, DistinctBreakdown.of(1000),
+                RouteDecision.PredictionSource.HINT, null, false, 0, DistinctBreakdown.of(1000),
                 List.of(new RouteDecision.Candidate("w-1", null, DistinctBreakdown.of(2000)),
                         new RouteDecision.Candidate("w-2", "unhealthy", null)));
         JsonNode json = new ObjectMapper().readTree(RouteJson.write(d));

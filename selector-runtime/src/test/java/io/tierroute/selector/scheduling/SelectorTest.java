@@ -499,6 +499,36 @@ class SelectorTest {
     }
 
     @Test
+    void aWorkflowStepsOutputCountIsItsNextStepsPreviousStepOutputTokens() {
+        Selector s = selector(2);
+        OutputLengthModel byPrevious = (f, q) -> f.previousStepOutputTokens() == null ? 50 : 2.0 * f.previousStepOutputTokens();
+        s.parameters().activate(ParameterSet.builder(2).version(5).outputModel(byPrevious).build());
+        RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf-out", null, List.of());
+
+        RouteDecision step1 = now(s.route(request(prompt(90, 64), null, agent, false)));
+        assertThat(step1.previousStepOutputTokens()).as("the workflow's first step").isNull();
+        assertThat(step1.predictedOutputTokens()).isEqualTo(50);
+        s.onRequestEvent(new RequestEvent(step1.requestId(), RequestEvent.Type.TOKENS, 40));
+        s.onRequestEvent(new RequestEvent(step1.requestId(), RequestEvent.Type.FINISHED, 0));
+
+        RouteDecision step2 = now(s.route(request(prompt(91, 64), null, agent, false)));
+        assertThat(step2.previousStepOutputTokens()).as("the last progress count, the finish carrying none").isEqualTo(40);
+        assertThat(step2.predictedOutputTokens()).isEqualTo(80);
+        s.onRequestEvent(new RequestEvent(step2.requestId(), RequestEvent.Type.FINISHED, 120));
+
+        RouteDecision step3 = now(s.route(request(prompt(92, 64), null, agent, false)));
+        assertThat(step3.previousStepOutputTokens()).as("the finish's own count").isEqualTo(120);
+        assertThat(step3.predictedOutputTokens()).isEqualTo(240);
+        s.onRequestEvent(new RequestEvent(step3.requestId(), RequestEvent.Type.TOKENS, 30));
+        s.onRequestEvent(new RequestEvent(step3.requestId(), RequestEvent.Type.FAILED, 0));
+
+        RouteDecision step4 = now(s.route(request(prompt(93, 64), null, agent, false)));
+        assertThat(step4.previousStepOutputTokens()).as("a failed step gives no count").isNull();
+        RouteDecision whileRunning = now(s.route(request(prompt(94, 64), null, agent, false)));
+        assertThat(whileRunning.previousStepOutputTokens()).as("the previous step still runs").isNull();
+    }
+
+    @Test
     void aDuplicateRequestIdInFlightIsRefused() {
         Selector s = selector(2);
         RouteRequest r = request(prompt(90, 64));
