@@ -42,6 +42,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -53,6 +54,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
 
 /**
  * Fault test: kill -9 of the TaskManager in the middle of a stream of deterministic input, on a real
@@ -422,25 +424,44 @@ class TaskManagerKillTest {
     }
 
     /**
-     * For a failure message: what the fitting operator logged about forests, and its warnings, from every TaskManager's
-     * log in start order (the killed run's, then its restore's and the reference's), so that a difference in the
-     * histories can be traced to a training or an input that one run saw and the other did not.
+     * For a failure message: what the fitting operator logged about forests, and its warnings with their stack traces,
+     * from every TaskManager's log in start order (the killed run's, then its restore's and the reference's), so that
+     * a difference in the histories can be traced to a training or an input that one run saw and the other did not.
      */
     private static String fitLog(Path logDir) {
         StringBuilder out = new StringBuilder("the fitting operator's forest lines and warnings, per TaskManager log:");
         try (var files = Files.list(logDir)) {
-            for (Path log : files.filter(f -> f.getFileName().toString().matches("taskmanager-\\d+\\.log")).sorted().toList()) {
+            List<Path> logs = files.filter(f -> TASK_MANAGER_LOG.matcher(f.getFileName().toString()).matches())
+                    .sorted(Comparator.comparingInt(TaskManagerKillTest::taskManagerNumber)).toList();
+            for (Path log : logs) {
                 out.append("\n== ").append(log.getFileName());
-                try (var lines = Files.lines(log, StandardCharsets.UTF_8)) {
-                    lines.filter(l -> l.contains("io.tierroute.jobs") && (l.contains("forest") || l.contains(" WARN ")
-                            || l.contains(" ERROR ") || l.contains("rebuilt")))
-                            .forEach(l -> out.append("\n").append(l.length() > 400 ? l.substring(0, 400) + " …" : l));
+                boolean inWarning = false; // a kept warning's stack trace follows it, up to the next log line
+                for (String l : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                    if (LOG_LINE.matcher(l).lookingAt()) {
+                        boolean warning = l.contains(" WARN ") || l.contains(" ERROR ");
+                        boolean keep = l.contains("io.tierroute.jobs") && (warning || l.contains("forest") || l.contains("rebuilt"));
+                        inWarning = keep && warning;
+                        if (keep) {
+                            out.append("\n").append(l.length() > 400 ? l.substring(0, 400) + " …" : l);
+                        }
+                    } else if (inWarning) {
+                        out.append("\n").append(l);
+                    }
                 }
             }
         } catch (IOException | UncheckedIOException e) {
             out.append("\n(the TaskManager logs in ").append(logDir).append(" could not be read: ").append(e).append(')');
         }
         return out.toString();
+    }
+
+    private static final Pattern TASK_MANAGER_LOG = Pattern.compile("taskmanager-(\\d+)\\.log");
+    /** A log line (the TaskManagers' layout starts with the milliseconds since start and the thread). */
+    private static final Pattern LOG_LINE = Pattern.compile("\\d+ \\[");
+
+    private static int taskManagerNumber(Path log) {
+        var m = TASK_MANAGER_LOG.matcher(log.getFileName().toString());
+        return m.matches() ? Integer.parseInt(m.group(1)) : Integer.MAX_VALUE;
     }
 
     /** Where the two snapshots' JSON forms first differ, with some context, for the failure message. */

@@ -102,6 +102,11 @@ public final class RhoEwma {
         return outcome;
     }
 
+    /** End time of the newest accepted sample (0 before the first): every later one is rejected as a duplicate or out of order. */
+    public long lastEndMs() {
+        return lastEndMs;
+    }
+
     public boolean hasValue() {
         return started;
     }

@@ -22,8 +22,6 @@ public final class RhoTracker {
     private static final class Link {
         final RhoEwma rho;
         final PeakBandwidth peak;
-        /** End time of the newest sample offered to this link (a duplicate included): when its worker last reported. */
-        long lastSampleMs = Long.MIN_VALUE;
 
         Link(RhoConfig config) {
             rho = new RhoEwma(config);
@@ -50,7 +48,6 @@ public final class RhoTracker {
             outcome = check;
         } else {
             Link l = links.computeIfAbsent(link, k -> new Link(config));
-            l.lastSampleMs = Math.max(l.lastSampleMs, endTimeMs);
             outcome = l.rho.update(endTimeMs, intervalMs, bytes, bandwidthBytesPerSecond);
             if (outcome.accepted()) {
                 l.peak.update(endTimeMs, intervalMs, bytes);
@@ -67,7 +64,7 @@ public final class RhoTracker {
     public List<LinkKey> retireSilentBefore(long cutoffMs) {
         List<LinkKey> retired = new ArrayList<>();
         links.entrySet().removeIf(e -> {
-            boolean silent = e.getValue().lastSampleMs < cutoffMs;
+            boolean silent = e.getValue().rho.lastEndMs() < cutoffMs; // a link exists only once a sample was accepted
             if (silent) {
                 retired.add(e.getKey());
             }

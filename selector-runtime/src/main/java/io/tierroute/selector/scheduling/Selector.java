@@ -441,13 +441,15 @@ public final class Selector {
     /** Applies a request event; returns false when the request is not in flight here. */
     public boolean onRequestEvent(RequestEvent event) {
         long now = clock.getAsLong();
-        // A finished step's output count (the event's, else the last progress count) is its workflow's next step's
-        // previousStepOutputTokens; a failed step leaves none.
-        int outputTokens = event.type() == RequestEvent.Type.FINISHED
-                ? Math.max(event.tokens(), inflight.generatedTokens(event.requestId())) : 0;
-        EventEffect effect = inflight.apply(event, now);
+        EventEffect effect;
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
-            workflows.finished(event.requestId(), now, outputTokens > 0 ? outputTokens : null);
+            // A finished step's reported output count is its workflow's next step's previousStepOutputTokens; a failed
+            // step, or one no event gave a count, leaves none.
+            int[] reported = {0};
+            effect = inflight.apply(event, now, n -> reported[0] = n);
+            workflows.finished(event.requestId(), now, reported[0] > 0 ? reported[0] : null);
+        } else {
+            effect = inflight.apply(event, now);
         }
         // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
         // waiting count, which may bring it back under maxWaiting (with no fresh telemetry; a sample's count stands

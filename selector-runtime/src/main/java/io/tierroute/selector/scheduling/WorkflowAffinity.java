@@ -51,7 +51,8 @@ public final class WorkflowAffinity {
 
     /**
      * The request finished, having generated {@code outputTokens} (null: unknown, e.g. it failed): its workflow's idle
-     * time starts now, and its next step's output-length features carry the count.
+     * time starts now, and its next step's output-length features carry the count. Only the workflow's most recently
+     * routed step counts: one that finishes after a later step was routed changes nothing.
      */
     public void finished(String requestId, long nowNanos, Integer outputTokens) {
         String workflowId = workflowOfRequest.remove(requestId);

@@ -20,6 +20,11 @@ final class InFlightRequest {
     final long[] tierTokens;
 
     int generatedTokens;
+    /**
+     * The largest output count the request's events reported (their {@code tokens}; 0 when none did): unlike
+     * {@link #generatedTokens}, a first token without a count does not make it 1. Its workflow's next step's feature.
+     */
+    int reportedOutputTokens;
     boolean waiting = true;
     long lastUpdateNanos;
 

@@ -5,7 +5,8 @@ package io.tierroute.selector.sequences;
  *
  * @param requestId the id given at routing
  * @param type      what happened
- * @param tokens    for {@link Type#TOKENS}: output tokens generated so far (cumulative, not a delta)
+ * @param tokens    output tokens generated so far (cumulative, not a delta); required for {@link Type#TOKENS}, optional
+ *                  (0) for the others; with {@link Type#FINISHED}, the request's output count
  */
 public record RequestEvent(String requestId, Type type, int tokens) {
 

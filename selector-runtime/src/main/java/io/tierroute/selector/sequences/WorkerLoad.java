@@ -73,6 +73,7 @@ final class WorkerLoad {
         }
         boolean wasWaiting = r.waiting;
         add(r, -1);
+        r.reportedOutputTokens = Math.max(r.reportedOutputTokens, event.tokens());
         boolean done = false;
         switch (event.type()) {
             case FIRST_TOKEN:

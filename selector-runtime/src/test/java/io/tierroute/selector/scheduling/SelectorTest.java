@@ -526,6 +526,10 @@ class SelectorTest {
         assertThat(step4.previousStepOutputTokens()).as("a failed step gives no count").isNull();
         RouteDecision whileRunning = now(s.route(request(prompt(94, 64), null, agent, false)));
         assertThat(whileRunning.previousStepOutputTokens()).as("the previous step still runs").isNull();
+        s.onRequestEvent(new RequestEvent(whileRunning.requestId(), RequestEvent.Type.FIRST_TOKEN, 0));
+        s.onRequestEvent(new RequestEvent(whileRunning.requestId(), RequestEvent.Type.FINISHED, 0));
+        assertThat(now(s.route(request(prompt(95, 64), null, agent, false))).previousStepOutputTokens())
+            .as("a first token without a count is no count").isNull();
     }
 
     @Test

@@ -282,11 +282,16 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         lateInputs.inc();
         long n = lateInputs.getCount();
         if (Long.bitCount(n) == 1) {
-            LOG.warn("{} input record(s) behind the watermark so far (this one: event time {} <= watermark {}); each "
-                + "goes to the next tick, so the published history is no longer a function of the input alone: raise "
-                + "--out-of-orderness", n, t, wm);
+            LOG.warn("{} record(s) behind the watermark so far (this one: event time {} <= watermark {}); each goes to "
+                + "the next tick, so the published history is no longer a function of the input alone (an input: raise "
+                + "--out-of-orderness; a control record: stamp it at or after the job's event time)", n, t, wm);
         }
         return wm + 1;
+    }
+
+    /** Event-time mode: records that arrived behind the watermark (the {@code lateInputs} metric). */
+    long lateInputCount() {
+        return lateInputs.getCount();
     }
 
     /** Event-time mode: the first multiple of {@code interval} at or after {@code t}. */

@@ -559,8 +559,10 @@ class ScopeFitFunctionTest {
         assertThat(onTime.get(5).getCreatedAtMs()).as("stamped with its tick").isEqualTo(start + 3000);
         assertThat(onTime.get(5).getAlphaP().getSamples()).isEqualTo(300);
 
+        assertThat(lateInputs(h)).isZero();
         eventTime = start + 2000 - 10;
         rows(h, 1); // event time start + 2000: its tick has fired
+        assertThat(lateInputs(h)).as("one late row counts once (not for its publish and its forest tick)").isEqualTo(1);
         h.processBothWatermarks(new Watermark(start + 3400));
         assertThat(h.extractOutputValues()).as("nothing before the next tick").hasSize(6);
         h.processBothWatermarks(new Watermark(start + 3500));
@@ -569,7 +571,15 @@ class ScopeFitFunctionTest {
         assertThat(out.get(6).getCreatedAtMs()).isEqualTo(start + 3500);
         assertThat(out.get(6).getAlphaP().getSamples()).as("the late row, applied at the first tick after the watermark")
             .isEqualTo(301);
+        h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry("w0", start + 3000))));
+        assertThat(lateInputs(h)).as("a late telemetry sample").isEqualTo(2);
         h.close();
+    }
+
+    private static long lateInputs(
+            KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h) {
+        return ((ScopeFitFunction) ((KeyedCoProcessOperator<?, ?, ?, ?>) h.getOperator()).getUserFunction())
+            .lateInputCount();
     }
 
     @Test
@@ -588,6 +598,26 @@ class ScopeFitFunctionTest {
             .containsExactlyInAnyOrder("w0", "w1");
         assertThat(rhoWorkers(snapshotAt(out, start + 661_000))).containsExactly("w0");
         assertThat(rhoWorkers(out.get(out.size() - 1))).containsExactly("w0");
+        h.close();
+    }
+
+    @Test
+    void inProcessingModeTheWatermarkIsTheClockThatRetiresADepartedWorkersRho() throws Exception {
+        var h = harness(null);
+        long start = 1_700_000_000_000L;
+        long now = 0;
+        for (int sec = 1; sec <= 800; sec++) {
+            for (String w : sec <= 60 ? List.of("w0", "w1") : List.of("w0")) {
+                h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry(w, start + sec * 1000L))));
+            }
+            h.processBothWatermarks(new Watermark(start + sec * 1000L));
+            h.setProcessingTime(now += TICK);
+        }
+        List<ParameterSnapshot> out = h.extractOutputValues();
+        assertThat(out).hasSize(800); // one per processing tick, the k-th at watermark k + 1 s
+        assertThat(rhoWorkers(out.get(659))).as("watermark 660 s: w1 reported at 60 s").containsExactlyInAnyOrder("w0", "w1");
+        assertThat(rhoWorkers(out.get(660))).as("watermark 661 s").containsExactly("w0");
+        assertThat(rhoWorkers(out.get(799))).containsExactly("w0");
         h.close();
     }
 
