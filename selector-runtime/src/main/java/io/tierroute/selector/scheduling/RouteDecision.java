@@ -23,7 +23,8 @@ import java.util.List;
  */
 public record RouteDecision(String requestId, String worker, int workerIndex, String scope, long snapshotVersion,
                             int inputTokens, int predictedOutputTokens, PredictionSource predictionSource,
-                            Integer previousStepOutputTokens, boolean explored, long queuedNanos, CostBreakdown chosen, List<Candidate> candidates) {
+                            Integer previousStepOutputTokens, boolean explored, long queuedNanos, CostBreakdown chosen,
+                            List<Candidate> candidates) {
 
     /** Where {@code d̂} came from, in DESIGN.md §3's order of preference. */
     public enum PredictionSource { HINT, QUANTILE_MODEL, MAX_TOKENS_HALF }
