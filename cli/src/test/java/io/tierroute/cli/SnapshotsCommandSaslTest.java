@@ -12,7 +12,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -72,15 +71,7 @@ class SnapshotsCommandSaslTest {
     }
 
     private int run(String... args) {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        String[] all = new String[args.length + 4];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--bootstrap";
-        all[args.length + 1] = kafka.bootstrapServers();
-        all[args.length + 2] = "--timeout";
-        all[args.length + 3] = "5";
-        return TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
+        return SnapshotsFixtures.runCli(out, err, kafka.bootstrapServers(), args, "--timeout", "5");
     }
 
     @Test

@@ -55,13 +55,7 @@ class SnapshotsCommandTest {
     }
 
     private int run(String... args) {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        String[] all = new String[args.length + 2];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--bootstrap";
-        all[args.length + 1] = kafka.bootstrapServers();
-        return TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
+        return SnapshotsFixtures.runCli(out, err, kafka.bootstrapServers(), args);
     }
 
     @Test
@@ -223,11 +217,7 @@ class SnapshotsCommandTest {
 
     /** {@code args} against another bootstrap than the test's broker. */
     private int runAgainst(String bootstrap, String... args) {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--bootstrap", bootstrap));
-        return TierrouteCommand.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+        return SnapshotsFixtures.runCli(out, err, bootstrap, args);
     }
 
     @Test

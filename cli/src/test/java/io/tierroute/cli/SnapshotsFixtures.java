@@ -21,6 +21,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +43,20 @@ final class SnapshotsFixtures {
     static final long T0 = 1_759_999_200_000L;
 
     private SnapshotsFixtures() {}
+
+    /**
+     * Runs {@code tierroute ARGS --bootstrap BOOTSTRAP EXTRA...} with fresh output into {@code out} and {@code err};
+     * returns its exit code.
+     */
+    static int runCli(StringWriter out, StringWriter err, String bootstrap, String[] args, String... extra) {
+        out.getBuffer().setLength(0);
+        err.getBuffer().setLength(0);
+        List<String> all = new ArrayList<>(List.of(args));
+        all.add("--bootstrap");
+        all.add(bootstrap);
+        all.addAll(List.of(extra));
+        return TierrouteCommand.execute(all.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+    }
 
     static void createTopics(EmbeddedKafka kafka) {
         for (Topics.Spec s : Topics.specs()) {

@@ -15,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -57,13 +56,7 @@ class SnapshotsTrimTest {
     }
 
     private int run(String... args) {
-        out.getBuffer().setLength(0);
-        err.getBuffer().setLength(0);
-        String[] all = new String[args.length + 2];
-        System.arraycopy(args, 0, all, 0, args.length);
-        all[args.length] = "--bootstrap";
-        all[args.length + 1] = kafka.bootstrapServers();
-        return TierrouteCommand.execute(all, new PrintWriter(out, true), new PrintWriter(err, true));
+        return SnapshotsFixtures.runCli(out, err, kafka.bootstrapServers(), args);
     }
 
     /**
