@@ -9,6 +9,8 @@ import io.undertow.Handlers;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.RoutingHandler;
+import io.undertow.util.Headers;
+import io.undertow.util.PathTemplateMatcher;
 import io.undertow.util.PathTemplateMatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,17 +58,28 @@ final class ApiRoutes {
     /** The {@code /api} routes of {@link DashboardRoute}, paths relative to {@code /api}. */
     RoutingHandler handler() {
         RoutingHandler r = Handlers.routing();
+        PathTemplateMatcher<String> allowed = new PathTemplateMatcher<>();
         for (DashboardRoute route : DashboardRoute.values()) {
             HttpHandler h = handlerFor(route);
             if (h != null) {
-                r.add(route.method(), route.template().substring(DashboardRoute.API_PREFIX.length()),
-                        wrap(route, h));
+                String template = route.template().substring(DashboardRoute.API_PREFIX.length());
+                r.add(route.method(), template, wrap(route, h));
+                if (route.method().equals("GET")) { // HEAD is GET without the body (RFC 9110 §9.3.2): probes use it
+                    r.add("HEAD", template, wrap(route, h));
+                }
+                allowed.add(template, allow(route.method()));
             }
         }
         r.setFallbackHandler(ex -> JsonIo.error(ex, 404, "no such endpoint: " + ex.getRequestMethod() + " "
                 + ex.getRequestPath()));
-        r.setInvalidMethodHandler(ex -> JsonIo.error(ex, 405, ex.getRequestMethod() + " is not allowed on "
-                + ex.getRequestPath()));
+        r.setInvalidMethodHandler(ex -> {
+            PathTemplateMatcher.PathMatchResult<String> m = allowed.match(ex.getRelativePath());
+            if (m != null) { // RFC 9110 §15.5.6: a 405 says what the resource takes
+                ex.getResponseHeaders().put(Headers.ALLOW, m.getValue());
+            }
+            JsonIo.error(ex, 405, ex.getRequestMethod() + " is not allowed on " + ex.getRequestPath()
+                    + (m == null ? "" : "; use " + m.getValue()));
+        });
         return r;
     }
 
@@ -119,7 +132,20 @@ final class ApiRoutes {
 
     /** {@code GET /healthz}: liveness, and whether the history has caught up. */
     HttpHandler health() {
-        return ex -> JsonIo.send(ex, 200, Map.of("ok", true, "ready", history.ready()));
+        return ex -> {
+            String method = ex.getRequestMethod().toString();
+            if (!method.equals("GET") && !method.equals("HEAD")) {
+                ex.getResponseHeaders().put(Headers.ALLOW, allow("GET"));
+                JsonIo.error(ex, 405, method + " is not allowed on " + ex.getRequestPath() + "; use GET");
+                return;
+            }
+            JsonIo.send(ex, 200, Map.of("ok", true, "ready", history.ready()));
+        };
+    }
+
+    /** The {@code Allow} header of a route taking {@code method}. */
+    private static String allow(String method) {
+        return method.equals("GET") ? "GET, HEAD" : method;
     }
 
     private Map<String, Object> status() {
@@ -224,6 +250,12 @@ final class ApiRoutes {
      * parameters: one value of those names is the path's own.
      */
     static void checkQuery(HttpServerExchange ex, DashboardRoute route) {
+        // Undertow takes ";name=value" out of the path: read by no route, so refused like an unknown query parameter.
+        if (!ex.getPathParameters().isEmpty()) {
+            throw new HttpError(400, "path parameter ';" + abridged(ControlText.printable(
+                    ex.getPathParameters().keySet().iterator().next())) + "' for " + route.method() + " "
+                    + route.template() + ": the API takes none");
+        }
         PathTemplateMatch match = ex.getAttachment(PathTemplateMatch.ATTACHMENT_KEY);
         Map<String, String> path = match == null ? Map.of() : match.getParameters();
         Set<String> allowed = route.queryParameters();

@@ -118,7 +118,8 @@ final class JsonIo {
         } catch (JsonProcessingException e) {
             // Jackson's own text names its source and feature switches: the position is what a client needs.
             String what = String.valueOf(e.getOriginalMessage()).replaceAll("\\s*\\(start marker at .*|\\s*\\(for .*", "")
-                    .replaceAll("\\s*\\R.*", "");
+                    .replaceAll("\\s*\\R.*", "")
+                    .replaceAll(":? *\\(?(?:enable|set) `[^`]*`[^)]*?to allow\\)?", " (not valid JSON)"); // a server switch
             throw new HttpError(400, e.getLocation() == null ? "malformed JSON: " + what
                     : "malformed JSON at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
                     + ": " + what);

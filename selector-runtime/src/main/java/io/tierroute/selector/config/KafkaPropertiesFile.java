@@ -2,6 +2,7 @@ package io.tierroute.selector.config;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -33,7 +34,12 @@ final class KafkaPropertiesFile {
             }
         } catch (NoSuchFileException e) {
             throw at.error("the Kafka client properties file " + file + " does not exist");
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (CharacterCodingException e) {
+            throw at.error("the Kafka client properties file " + file + " is not UTF-8 text");
+        } catch (IllegalArgumentException e) { // Properties.load's only one: its message quotes nothing of the file
+            throw at.error("the Kafka client properties file " + file + " has a malformed \\uXXXX escape ("
+                    + "java.util.Properties format: a backslash before 'u' starts one)");
+        } catch (IOException e) {
             throw at.error("cannot read the Kafka client properties file " + file + " (" + e.getClass().getSimpleName() + ")");
         }
         Map<String, String> out = new TreeMap<>();

@@ -132,6 +132,9 @@ public final class ApiHandler implements HttpHandler {
         if (route != Route.ROUTE && route.method().equals(Methods.POST)) {
             RouteQuery.refuseAny(ex);
         }
+        if (route == Route.WORKER_DRAIN || route == Route.WORKER_UNDRAIN || route == Route.PARAMS_RELOAD) {
+            refuseBody(ex);
+        }
         switch (route) {
             case ROUTE -> {
                 long start = System.nanoTime();
@@ -190,6 +193,20 @@ public final class ApiHandler implements HttpHandler {
             ex.getResponseHeaders().put(Headers.ALLOW, allowed.equals(Methods.GET) ? "GET, HEAD" : allowed.toString());
             throw new ApiError(405, "method " + ex.getRequestMethod() + " not allowed on " + ex.getRelativePath()
                     + "; use " + allowed);
+        }
+    }
+
+    /**
+     * Drain, undrain and reload act on the path alone: a body (say {@code {"dry_run": true}}, or a health body sent to
+     * the drain by mistake) would otherwise be ignored while the action goes ahead. Refused unread, so the connection
+     * closes after the answer.
+     */
+    private static void refuseBody(HttpServerExchange ex) {
+        boolean chunked = ex.getRequestHeaders().contains(Headers.TRANSFER_ENCODING);
+        if (ex.getRequestContentLength() > 0 || chunked) {
+            ex.setPersistent(false);
+            throw new ApiError(400, ex.getRequestMethod() + " " + ex.getRelativePath()
+                    + " takes no body; send none (nothing was done)");
         }
     }
 

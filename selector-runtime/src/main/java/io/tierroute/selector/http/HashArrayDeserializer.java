@@ -60,7 +60,9 @@ final class HashArrayDeserializer extends StdDeserializer<long[]> {
         }
         if (t == JsonToken.VALUE_STRING) {
             String s = p.getText();
-            if ((s.startsWith("0x") || s.startsWith("0X")) && s.length() > 2 && s.length() <= 18) {
+            // parseUnsignedLong would also take a sign ("0x+f"): only hex digits may follow the prefix.
+            if ((s.startsWith("0x") || s.startsWith("0X")) && s.length() > 2 && s.length() <= 18
+                    && Character.digit(s.charAt(2), 16) >= 0) {
                 try {
                     return Long.parseUnsignedLong(s.substring(2), 16);
                 } catch (NumberFormatException ignored) {

@@ -21,6 +21,7 @@ final class RouteQuery {
 
     /** Whether the route is a dry run; {@link ApiError} 400 naming the problem when the query is not one of ours. */
     static boolean dryRun(HttpServerExchange ex) {
+        refusePathParameters(ex);
         Map<String, Deque<String>> q = ex.getQueryParameters();
         for (String name : q.keySet()) {
             if (!name.isEmpty() && !name.equals(DRY_RUN)) { // "?&dry_run" has an empty name: no parameter at all
@@ -48,12 +49,24 @@ final class RouteQuery {
      * what they are sent (a cache-busting {@code ?_=123} must not fail a probe).
      */
     static void refuseAny(HttpServerExchange ex) {
+        refusePathParameters(ex);
         for (String name : ex.getQueryParameters().keySet()) {
             if (!name.isEmpty()) {
                 throw new ApiError(400, "unknown query parameter '" + name + "' on " + ex.getRequestMethod() + " "
                         + ex.getRelativePath() + ": it takes none" + (name.equals(DRY_RUN)
                         ? " (dry_run is for POST /v1/route only; nothing was done)" : " (nothing was done)"));
             }
+        }
+    }
+
+    /**
+     * Undertow takes {@code ;name=value} out of the path into path parameters, so {@code /v1/workers/w2/drain;dry_run=true}
+     * would match the drain and pass the query checks: a POST refuses them as it refuses a query.
+     */
+    private static void refusePathParameters(HttpServerExchange ex) {
+        if (!ex.getPathParameters().isEmpty()) {
+            throw new ApiError(400, "path parameter ';" + ex.getPathParameters().keySet().iterator().next() + "' on "
+                    + ex.getRequestMethod() + " " + ex.getRelativePath() + ": POST endpoints take none (nothing was done)");
         }
     }
 

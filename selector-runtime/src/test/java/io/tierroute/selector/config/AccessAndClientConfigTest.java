@@ -3,6 +3,7 @@ package io.tierroute.selector.config;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -56,6 +57,14 @@ class AccessAndClientConfigTest {
                 .hasMessageContaining("'group.id'").hasMessageNotContaining("secret-group-value");
         assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: none.properties}\n",
                 dir)).isInstanceOf(ConfigException.class).hasMessageContaining("does not exist");
+        // Properties.load's own failure and a file in another encoding: said plainly, still never a value.
+        Files.writeString(dir.resolve("escape.properties"), "sasl.password=secret-escape\\u00zz\n");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: escape.properties}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("malformed \\uXXXX escape")
+                .hasMessageNotContaining("secret-escape").hasMessageNotContaining("IllegalArgumentException");
+        Files.write(dir.resolve("latin1.properties"), "sasl.password=s\u00e9cret\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: latin1.properties}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("is not UTF-8 text");
     }
 
     @Test

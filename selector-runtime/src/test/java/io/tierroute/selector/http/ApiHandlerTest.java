@@ -13,6 +13,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -183,6 +184,12 @@ class ApiHandlerTest {
                 "{\"request_id\":\"hex\",\"block_hashes\":[\"0xffffffffffffffff\",18446744073709551615,-1],\"input_tokens\":48}");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         finish("hex");
+        for (String signed : List.of("0x+f", "0X-1", "0x 1")) {
+            assert4xx(api.post("/v1/route", "{\"block_hashes\":[\"" + signed + "\"],\"input_tokens\":16}"), 400,
+                    "at most 16 digits", signed);
+            assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w0\",\"events\":[{\"type\":\"stored\",\"tier\":\"cpu\","
+                    + "\"block_hashes\":[\"" + signed + "\"]}]}"), 400, signed);
+        }
     }
 
     @Test
@@ -444,10 +451,20 @@ class ApiHandlerTest {
         String auth = "Bearer " + ApiTestServer.TOKEN;
         assert4xx(api.post("/v1/workers/w1/drain?dry_run=true", "", "Authorization", auth), 400,
                 "unknown query parameter 'dry_run'", "POST /v1/route only", "nothing was done");
+        // Undertow takes ";dry_run=true" out of the path as a path parameter: refused like a query, not drained.
+        assert4xx(api.post("/v1/workers/w1/drain;dry_run=true", "", "Authorization", auth), 400,
+                "path parameter ';dry_run'", "nothing was done");
+        // A body on a drain is not a preview either: the drain acts on its path alone, so any body is refused.
+        assert4xx(api.post("/v1/workers/w1/drain", "{\"dry_run\":true}", "Authorization", auth), 400,
+                "takes no body", "nothing was done");
+        assert4xx(api.post("/v1/params/reload", "garbage", "Authorization", auth), 400, "takes no body");
         JsonNode workers = json(api.get("/v1/workers"));
         for (JsonNode w : workers.get("workers")) {
             assertThat(w.get("draining").asBoolean()).as(w.toString()).isFalse();
         }
+        String routed = inFlight();
+        assert4xx(api.post("/v1/route;dry_run=true", body), 400, "path parameter ';dry_run'");
+        assertThat(inFlight()).as("a path parameter admits nothing").isEqualTo(routed);
         assert4xx(api.post("/v1/telemetry?x=1", "{\"worker\":\"w0\",\"waiting\":0,\"running\":0,\"kv_used_tokens\":0}"),
                 400, "unknown query parameter 'x'");
         StringBuilder many = new StringBuilder("/v1/route?dry_run=true");
