@@ -178,6 +178,26 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"request_id\":1.5,\"text\":\"x\"}"), 400, "field 'request_id'", "string");
     }
 
+    /** Jackson would read UTF-16 and UTF-32 bodies; the API takes UTF-8 only, as it says. */
+    @Test
+    void aBodyInAnotherUnicodeEncodingIsRefused() throws Exception {
+        String telemetry = "{\"worker\":\"w2\",\"waiting\":7,\"running\":1,\"kv_used_tokens\":1234}";
+        for (java.nio.charset.Charset cs : List.of(java.nio.charset.StandardCharsets.UTF_16BE,
+                java.nio.charset.StandardCharsets.UTF_16LE, java.nio.charset.StandardCharsets.UTF_16,
+                java.nio.charset.Charset.forName("UTF-32LE"))) {
+            HttpResponse<String> r = api.client.send(HttpRequest.newBuilder(api.uri("/v1/telemetry"))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(telemetry.getBytes(cs))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(cs + ": " + r.body()).isEqualTo(400);
+            assertThat(r.body()).as(cs.toString()).contains("not UTF-8 JSON");
+        }
+        assertThat(json(api.get("/v1/workers")).get("workers").get(2).path("load").path("waiting").asInt())
+                .as("nothing applied").isNotEqualTo(7);
+        // (The server is shared by this class's tests: the UTF-8 check posts a sample that leaves w2 idle.)
+        String idle = "{\"worker\":\"w2\",\"waiting\":0,\"running\":0,\"kv_used_tokens\":0}";
+        assertThat(api.post("/v1/telemetry", idle).statusCode()).as("a UTF-8 body").isEqualTo(202);
+    }
+
     @Test
     void routeHashesMayBeHexStrings() throws Exception {
         HttpResponse<String> r = api.post("/v1/route",
