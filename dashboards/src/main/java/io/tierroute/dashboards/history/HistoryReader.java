@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
@@ -83,6 +84,7 @@ public final class HistoryReader implements AutoCloseable {
         }
         this.bootstrap = bootstrapServers;
         this.clientProperties = (Properties) clientProperties.clone();
+        checkClientSettings(props());
         this.history = history;
         this.contact = new BrokerContact(BrokerContact.thresholdFor(clientProperties));
         this.thread = new Thread(this::run, "tierroute-dashboard-history");
@@ -314,6 +316,22 @@ public final class HistoryReader implements AutoCloseable {
         badRecords.increment();
         lastError = r.topic() + "@" + r.partition() + ":" + r.offset() + ": " + why;
         log.warn("dashboard history: bad record {}", lastError);
+    }
+
+    /**
+     * A setting Kafka refuses ({@code security.protocol=BOGUS}, a number that is not one) fails every consumer the
+     * reader makes, and the reader retries an outage forever: refused here, before the dashboard starts. Parsed only,
+     * with nothing resolved or contacted, so a broker not up yet is still an outage the reader waits out.
+     */
+    private static void checkClientSettings(Properties p) {
+        Properties c = (Properties) p.clone();
+        c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try {
+            ConsumerConfig.configDef().parse(c);
+        } catch (ConfigException e) {
+            throw new IllegalArgumentException("Kafka refuses the client settings: " + e.getMessage());
+        }
     }
 
     private Properties props() {
