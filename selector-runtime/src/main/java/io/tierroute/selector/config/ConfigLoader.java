@@ -271,6 +271,7 @@ public final class ConfigLoader {
         if (pf != null) {
             for (Map.Entry<String, String> e : KafkaPropertiesFile.read(resolve(pf, baseDir), pf).entrySet()) {
                 checkClientProperty(e.getKey(), pf, "in " + pf.asText());
+                checkClientValue(e.getKey(), e.getValue(), pf, "in " + pf.asText());
                 props.put(e.getKey(), e.getValue());
             }
         }
@@ -278,6 +279,7 @@ public final class ConfigLoader {
         if (pn != null) {
             for (Map.Entry<String, ConfigNode> e : pn.entries()) {
                 checkClientProperty(e.getKey(), e.getValue(), "in properties");
+                checkClientValue(e.getKey(), e.getValue().asText(), e.getValue(), "in properties");
                 props.put(e.getKey(), e.getValue().asText());
             }
         }
@@ -353,6 +355,14 @@ public final class ConfigLoader {
         if (KafkaSettings.RESERVED_PROPERTIES.contains(key)) {
             throw at.error("'" + key + "' " + where + " is set by the selector itself and cannot be overridden ("
                     + KafkaSettings.RESERVED_WHY + ")");
+        }
+    }
+
+    /** A value Kafka refuses for {@code key}; the message names the key and Kafka's reason, never the value. */
+    private static void checkClientValue(String key, String value, ConfigNode at, String where) {
+        String problem = KafkaClientValues.problem(key, value);
+        if (problem != null) {
+            throw at.error("'" + key + "' " + where + ": " + problem);
         }
     }
 

@@ -67,6 +67,22 @@ class AccessAndClientConfigTest {
                 dir)).isInstanceOf(ConfigException.class).hasMessageContaining("is not UTF-8 text");
     }
 
+    /** A value Kafka refuses would fail every consumer the loader makes, retried as an outage: refused at load. */
+    @Test
+    void kafkaClientValuesKafkaRefusesStopTheLoad() throws Exception {
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', properties: "
+                + "{security.protocol: BOGUS-PROTOCOL}}\n", dir)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'security.protocol' in properties: Kafka refuses its value")
+                .hasMessageContaining("SASL_SSL").hasMessageNotContaining("BOGUS-PROTOCOL");
+        Files.writeString(dir.resolve("acks.properties"), "acks=most\n"); // a producer setting (decision records)
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: acks.properties}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("'acks' in acks.properties")
+                .hasMessageNotContaining("most");
+        assertThat(ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', properties: {security.protocol: SASL_SSL, "
+                + "request.timeout.ms: 30000, some.plugin.setting: x}}\n", dir).kafka().properties())
+                .containsEntry("security.protocol", "SASL_SSL").containsEntry("some.plugin.setting", "x");
+    }
+
     @Test
     void theExamplesLoad() {
         Path examples = Path.of("..", "examples");
