@@ -22,6 +22,11 @@ import java.util.Map;
 public final class ConfigLoader {
 
     private static final int MAX_WORKERS = 100_000;
+    /**
+     * Longest worker, scope or model name, in characters: what the HTTP API allows for an id, and what the fitting job
+     * accepts in a record (a longer name's every decision record would be dead-lettered there).
+     */
+    static final int MAX_NAME_CHARS = 256;
 
     private ConfigLoader() {}
 
@@ -55,6 +60,7 @@ public final class ConfigLoader {
         if (model != null) {
             model.object("name", "blockSize", "bytesPerToken");
             modelName = model.string("name", modelName);
+            checkNameLength(modelName, model.get("name"), "model name");
             blockSize = (int) model.integer("blockSize", blockSize, 1, 1 << 20, "tokens");
             bytesPerToken = model.number("bytesPerToken", bytesPerToken, 0, true, 1e12, "bytes");
         }
@@ -252,6 +258,7 @@ public final class ConfigLoader {
         if (scope.isBlank()) {
             throw k.require("scope").error("must name a parameter scope, got an empty string");
         }
+        checkNameLength(scope, k.get("scope"), "scope");
         if (scope.contains("#")) {
             throw k.require("scope").error("must not contain '#' (it separates scope and version in params keys), got '"
                     + scope + "'");
@@ -358,6 +365,12 @@ public final class ConfigLoader {
         }
     }
 
+    private static void checkNameLength(String name, ConfigNode at, String what) {
+        if (name.length() > MAX_NAME_CHARS && at != null) {
+            throw at.error("a " + what + " has at most " + MAX_NAME_CHARS + " characters, got " + name.length());
+        }
+    }
+
     /** A value Kafka refuses for {@code key}; the message names the key and Kafka's reason, never the value. */
     private static void checkClientValue(String key, String value, ConfigNode at, String where) {
         String problem = KafkaClientValues.problem(key, value);
@@ -444,6 +457,7 @@ public final class ConfigLoader {
             n.object("name", "kvCapacityTokens", "tiers", "maxInFlight", "maxWaiting", "approximate");
             ConfigNode nameNode = n.require("name");
             String name = nameNode.asText();
+            checkNameLength(name, nameNode, "worker name");
             String before = seen.putIfAbsent(name, n.path());
             if (before != null) {
                 throw nameNode.error("duplicate worker name '" + name + "' (also at " + before + ")");

@@ -33,6 +33,22 @@ class ConfigLoaderTest {
             admin: {tokenEnv: MY_TOKEN}
             """;
 
+    /** Names the fitting job would refuse in every record it carries them in are refused here, naming the key. */
+    @Test
+    void namesLongerThanTheJobTakesAreRefused() {
+        String longName = "w".repeat(ConfigLoader.MAX_NAME_CHARS + 1);
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: [{name: " + longName + "}]\n", Path.of(".")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("workers[0].name")
+                .hasMessageContaining("at most 256 characters, got 257");
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nmodel: {name: " + longName + "}\n", Path.of(".")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("model.name");
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nkafka: {bootstrapServers: 'h:1', scope: "
+                + longName + "}\n", Path.of("."))).isInstanceOf(ConfigException.class).hasMessageContaining("kafka.scope");
+        String longest = "w".repeat(ConfigLoader.MAX_NAME_CHARS);
+        assertThat(ConfigLoader.parse("workers: [{name: " + longest + "}]\n", Path.of(".")).selector().workers().get(0).name())
+                .isEqualTo(longest);
+    }
+
     @Test
     void settingsOfAFeatureThatIsOffAreWarningsThatNameTheKey() {
         assertThat(ConfigLoader.parse(FULL, dir).warnings()).as("w1 is approximate: its TTL matters").isEmpty();
