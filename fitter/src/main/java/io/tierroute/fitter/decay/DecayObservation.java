@@ -5,7 +5,7 @@ package io.tierroute.fitter.decay;
  *
  * @param kind what was observed (see {@link ObservationKind})
  * @param idleSeconds t: idle time since the previous step finished (or the exact lifetime for
- *     EVICTED_AT), seconds, >= 0
+ *     EVICTED_AT), seconds, 0..{@link #MAX_IDLE_SECONDS}
  * @param fraction fraction of the previous context still held, 0..1 (only read for RETURN_FRACTION)
  * @param weight weight of the observation (> 0; 1 for a single observation, the block count for a
  *     fraction if blocks are to count individually)
@@ -13,6 +13,12 @@ package io.tierroute.fitter.decay;
  */
 public record DecayObservation(ObservationKind kind, double idleSeconds, double fraction, double weight,
         long eventTimeMs) {
+    /**
+     * Longest idle time accepted, seconds (7 days): far beyond any KV cache's residency, so a longer one says nothing
+     * about λ but, as a hit, would add its whole length to the exposure (Long.MAX_VALUE ms ≈ 9e15 s held λ at its
+     * lower bound for good). The job's boundary refuses the same bound.
+     */
+    public static final double MAX_IDLE_SECONDS = 7 * 24 * 3600.0;
 
     public static DecayObservation hit(double idleSeconds, long eventTimeMs) {
         return new DecayObservation(ObservationKind.RETURN_HIT, idleSeconds, 1, 1, eventTimeMs);
@@ -44,6 +50,9 @@ public record DecayObservation(ObservationKind kind, double idleSeconds, double 
         }
         if (idleSeconds < 0) {
             return DecayOutcome.REJECTED_NEGATIVE;
+        }
+        if (idleSeconds > MAX_IDLE_SECONDS) {
+            return DecayOutcome.REJECTED_TOO_LONG;
         }
         if (!(weight > 0)) {
             return DecayOutcome.REJECTED_NON_POSITIVE_WEIGHT;

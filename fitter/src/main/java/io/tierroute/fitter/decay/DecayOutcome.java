@@ -7,6 +7,8 @@ public enum DecayOutcome {
     REJECTED_NON_FINITE,
     /** Negative idle time. */
     REJECTED_NEGATIVE,
+    /** Idle time beyond {@link DecayObservation#MAX_IDLE_SECONDS}. */
+    REJECTED_TOO_LONG,
     /** Weight <= 0. */
     REJECTED_NON_POSITIVE_WEIGHT,
     /** Fraction outside 0..1. */

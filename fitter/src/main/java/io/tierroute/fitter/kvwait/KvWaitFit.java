@@ -22,7 +22,7 @@ import java.util.OptionalDouble;
  * @param unclampedScale     {@code k} before the clamp (NaN without rows)
  * @param windowStartMs      event time of the first row used, ms (inclusive)
  * @param windowEndMs        event time of the last row used + 1, ms (exclusive)
- * @param skippedRows        rows left out as unusable (a figure not finite or negative)
+ * @param skippedRows        rows left out as unusable (a figure not finite, negative or beyond its cap)
  */
 public record KvWaitFit(double tau0Us, double tau0StdError, double perKvTokenUs, double perKvTokenStdError,
                         double scale, double scaleStdError, int decodeRows, double decodeR2, int waitRows,

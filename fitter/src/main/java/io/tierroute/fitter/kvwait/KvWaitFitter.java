@@ -23,8 +23,9 @@ import java.util.List;
  *     before the clamp) and the wait term drove requests from the holders of their contexts
  *     (fleet-sim/experiments/ROUNDS.md, "Admission-wait round").</li>
  * </ol>
- * Rows that are not usable ({@link KvWaitRow#usable()}: a figure not finite or negative) are left out of both passes and
- * counted ({@link KvWaitFit#skippedRows()}); the decode step also leaves out a {@code d̂} below one token.
+ * Rows that are not usable ({@link KvWaitRow#usable()}: a figure not finite, negative or beyond its cap) are left out
+ * of both passes and counted ({@link KvWaitFit#skippedRows()}); the decode step also leaves out a {@code d̂} below one
+ * token.
  */
 public final class KvWaitFitter {
 

@@ -1,5 +1,7 @@
 package io.tierroute.fitter.kvwait;
 
+import io.tierroute.fitter.regression.LatencyObservation;
+
 /**
  * What one completed request says about the admission wait: its decision's features on the chosen worker and what it
  * realised there. Every row counts for k (as a control when its W is 0); only rows with two or more output tokens and
@@ -23,20 +25,28 @@ public record KvWaitRow(long eventTimeMs, double kvUsedTokens, double predictedO
                         int outputTokens, double decodeUs, double queueWaitUs, double prefillUs) {
 
     /**
-     * Whether the row can be used: every figure finite and ≥ 0 ({@code d̂} may be 0 where it is unknown: such a row still
-     * counts for k; the decode step needs one token or more, {@link KvWaitFitter}). The job builds rows from
-     * validated records only, so this is the estimator's own guard: one infinite figure used to turn the whole fit into
-     * no fit, or {@code k} into NaN (which the gate rejects, the whole snapshot with it).
+     * Whether the row can be used: every figure finite, ≥ 0 and within the latency regression's sanity caps
+     * ({@link LatencyObservation}: times, tokens, tokens held, requests) — {@code d̂} may be 0 where it is unknown: such
+     * a row still counts for k; the decode step needs one token or more, {@link KvWaitFitter}. This is the estimator's
+     * own guard: one infinite figure used to turn the whole fit into no fit, or {@code k} into NaN (which the gate
+     * rejects, the whole snapshot with it); one finite but impossible one (a queue wait of 1.7e15 µs, a missing
+     * timestamp taken as the epoch) drove k to 0.
      */
     boolean usable() {
-        double[] figures = {kvUsedTokens, predictedOutputTokens, missingKvTokens, inflightDecodeTokens, predictedPrefillUs,
-            predictedQueueUs, decodeUs, queueWaitUs, prefillUs};
+        return within(LatencyObservation.MAX_REALISED_US, predictedPrefillUs, predictedQueueUs, decodeUs, queueWaitUs,
+                prefillUs)
+            && within(LatencyObservation.MAX_TOKENS, predictedOutputTokens, missingKvTokens)
+            && within(LatencyObservation.MAX_INFLIGHT_TOKENS, kvUsedTokens, inflightDecodeTokens)
+            && inFlight >= 0 && inFlight <= LatencyObservation.MAX_QUEUE && outputTokens >= 0;
+    }
+
+    private static boolean within(double max, double... figures) {
         for (double v : figures) {
-            if (!(v >= 0) || !Double.isFinite(v)) {
+            if (!(v >= 0 && v <= max)) { // NaN and ±∞ fail too
                 return false;
             }
         }
-        return inFlight >= 0 && outputTokens >= 0;
+        return true;
     }
 
     /** The wait this request realised beyond what C_prefill and C_queue predicted, µs (≥ 0). */

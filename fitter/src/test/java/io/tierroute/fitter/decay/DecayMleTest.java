@@ -162,7 +162,7 @@ class DecayMleTest {
         // misses at huge and tiny idle times: no overflow, no NaN
         DecayAccumulator extreme = new DecayAccumulator(cfg);
         extreme.add(DecayObservation.miss(1e-9, 1));
-        extreme.add(DecayObservation.miss(1e9, 1));
+        extreme.add(DecayObservation.miss(DecayObservation.MAX_IDLE_SECONDS, 1)); // λ·t up to 6e7: e^{λt} overflows
         extreme.add(DecayObservation.hit(1e-4, 1));
         extreme.add(DecayObservation.hit(50, 1));
         DecayFit ex = extreme.fit();
@@ -182,6 +182,33 @@ class DecayMleTest {
         assertThat(fitter.add(key, new DecayObservation(null, 1, 1, 1, 1))).isEqualTo(DecayOutcome.REJECTED_NON_FINITE);
         assertThat(fitter.keys()).isEmpty();
         assertThat(fitter.count(DecayOutcome.REJECTED_NEGATIVE)).isEqualTo(1);
+    }
+
+    @Test
+    void oneHugeIdleTimeAmongNormalObservationsLeavesLambdaWhereTheNormalOnesPutIt() {
+        // idleSinceLastStepMs = Long.MAX_VALUE on a cache hit: ~9e15 s of exposure would pin λ at its lower bound
+        DecayKey key = new DecayKey("default", 0);
+        DecayFitter clean = new DecayFitter(DecayConfig.defaults());
+        DecayFitter poisoned = new DecayFitter(DecayConfig.defaults());
+        List<DecayObservation> obs = generate(5, 5000, TRUE_LAMBDA);
+        for (int i = 0; i < obs.size(); i++) {
+            clean.add(key, obs.get(i));
+            poisoned.add(key, obs.get(i));
+            if (i == 2500) {
+                assertThat(poisoned.add(key, DecayObservation.hit(Long.MAX_VALUE / 1000.0, 1)))
+                    .isEqualTo(DecayOutcome.REJECTED_TOO_LONG);
+                assertThat(poisoned.add(key, DecayObservation.miss(Math.nextUp(DecayObservation.MAX_IDLE_SECONDS), 1)))
+                    .isEqualTo(DecayOutcome.REJECTED_TOO_LONG);
+            }
+        }
+        assertThat(poisoned.count(DecayOutcome.REJECTED_TOO_LONG)).isEqualTo(2);
+        DecayFit expected = clean.fitScope("default").orElseThrow();
+        DecayFit actual = poisoned.fitScope("default").orElseThrow();
+        assertThat(actual.lambda().value()).isEqualTo(expected.lambda().value());
+        assertThat(actual.lambda().samples()).isEqualTo(5000);
+        assertThat(Math.abs(actual.lambda().value() / TRUE_LAMBDA - 1)).isLessThan(0.10);
+        assertThat(new DecayFitter(DecayConfig.defaults()).add(key, DecayObservation.hit(DecayObservation.MAX_IDLE_SECONDS, 1)))
+            .as("at the bound").isEqualTo(DecayOutcome.ACCEPTED);
     }
 
     @Test

@@ -77,6 +77,25 @@ class KvWaitFitterTest {
     }
 
     @Test
+    void rowsBeyondTheRegressionsSanityCapsAreLeftOutAndCounted() {
+        // a missing timestamp taken as the epoch: a queue wait (or decode time) of ~1.7e15 µs, finite and ≥ 0
+        List<KvWaitRow> rows = new ArrayList<>(rows(600, 0.4, 0.0, 1));
+        KvWaitRow r = rows.get(0);
+        rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), r.predictedOutputTokens(), 0, r.inflightDecodeTokens(),
+                r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(), r.decodeUs(), 1.7e15,
+                r.prefillUs()));
+        rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), r.predictedOutputTokens(), r.missingKvTokens(),
+                r.inflightDecodeTokens(), r.inFlight(), r.predictedPrefillUs(), r.predictedQueueUs(), r.outputTokens(),
+                1.7e15, r.queueWaitUs(), r.prefillUs()));
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.skippedRows()).isEqualTo(2);
+        assertThat(fit.scale()).as("k, not driven to 0 by the control with a 1.7e15 µs excess").isCloseTo(0.4, offset(1e-9));
+        assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(1e-9));
+        assertThat(fit.tau0Us()).isCloseTo(TAU0, offset(1e-6 * TAU0));
+        assertThat(fit.decodeRows()).isEqualTo(600);
+    }
+
+    @Test
     void noisyDecodeTimesStillGiveTheSlope() {
         KvWaitFit fit = KvWaitFitter.fit(rows(5_000, 0.7, 0.3, 2));
         assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(0.1 * ALPHA));

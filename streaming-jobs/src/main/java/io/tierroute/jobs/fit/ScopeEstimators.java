@@ -138,16 +138,24 @@ final class ScopeEstimators {
         return rho.retireSilentBefore(eventTimeMs - LINK_SILENCE_MS);
     }
 
-    /** Offers a joined row to the regression and, if it says something about λ, to the decay fit. */
+    /**
+     * Offers a joined row to the regression and, if it accepts it, to the admission wait's sample and (if it says
+     * something about λ) to the decay fit. The regression refuses only impossible rows (not finite, negative, beyond its
+     * sanity caps: a queue wait of 1.7e15 µs is a missing timestamp taken as the epoch), and such a row is no truer for
+     * the other estimators: one drove k to 0. False = refused, which the caller counts.
+     */
     boolean add(JoinedRow r) {
         rows++;
+        if (regression.update(r.latency()) != UpdateOutcome.ACCEPTED) {
+            return false;
+        }
         kvWait.add(r.kvWait());
         DecayObservation o = r.decay();
         if (o != null) {
             decayObservations++;
             decay.add(new DecayKey(scope, 0), o);
         }
-        return regression.update(r.latency()) == UpdateOutcome.ACCEPTED;
+        return true;
     }
 
     /**

@@ -12,6 +12,7 @@ import io.tierroute.schemas.avro.EngineTelemetry;
 import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -23,11 +24,18 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * Decodes the single-object Avro records of one input topic and validates them. Never throws: a
  * record that does not decode (garbage, unknown schema fingerprint, truncated body), is a tombstone
  * or fails {@link RecordValidator} becomes an {@link Inbound} carrying a {@link DeadLetter} with the
- * topic, partition, offset, original key and value bytes and the reason, counted in the source's
- * {@code deadLetters} metric; {@link InboundSplit} sends it to the dead-letter side output.
+ * topic, partition, offset, original key and value bytes (at most {@link #MAX_COPIED_BYTES} of each)
+ * and the reason, counted in the source's {@code deadLetters} metric; {@link InboundSplit} sends it
+ * to the dead-letter side output.
  */
 public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inbound> {
     private static final long serialVersionUID = 1L;
+    /**
+     * Most bytes of the original key, and of the value, a dead letter keeps. The dead-letter sink is uncompressed and
+     * its topic has the broker's default message limit (~1 MB): a bad record copied whole past it failed the sink with
+     * RecordTooLargeException, and the restarted job met the same record again. The reason gives the original length.
+     */
+    static final int MAX_COPIED_BYTES = 64 * 1024;
 
     private final String topic;
     private final String consumer;
@@ -152,14 +160,27 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
             .setSourceTopic(topic)
             .setPartition(record.partition())
             .setOffset(record.offset())
-            .setKey(record.key() == null ? null : ByteBuffer.wrap(record.key()))
-            .setValue(record.value() == null ? null : ByteBuffer.wrap(record.value()))
+            .setKey(prefix(record.key()))
+            .setValue(prefix(record.value()))
             .setErrorType(type)
-            .setReason(reason)
+            .setReason(reason + cut("key", record.key()) + cut("value", record.value()))
             .setConsumer(consumer)
             .setTimestampMs(nowMs)
             .build();
         return in;
+    }
+
+    private static ByteBuffer prefix(byte[] bytes) {
+        if (bytes == null) {
+            return null;
+        }
+        return ByteBuffer.wrap(bytes.length <= MAX_COPIED_BYTES ? bytes : Arrays.copyOf(bytes, MAX_COPIED_BYTES));
+    }
+
+    /** The DeadLetter schema has no length field: a truncation is told in the reason. */
+    private static String cut(String what, byte[] bytes) {
+        return bytes == null || bytes.length <= MAX_COPIED_BYTES ? ""
+            : " [" + what + " truncated to its first " + MAX_COPIED_BYTES + " of " + bytes.length + " bytes]";
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.tierroute.jobs.ingest;
 
+import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.CostFeatures;
 import io.tierroute.schemas.avro.EngineTelemetry;
@@ -20,6 +21,14 @@ import io.tierroute.schemas.avro.TierTransfer;
 public final class RecordValidator {
     /** 2000-01-01T00:00:00Z: anything earlier is a missing or zero timestamp. */
     static final long MIN_TIMESTAMP_MS = 946_684_800_000L;
+    /**
+     * Longest identifier a row carries (worker, scope, engine type, hardware pool, request id, model, LoRA, expected
+     * tool), in characters: the figure the selector's HTTP API allows for its ids. Every shuffle and state entry
+     * holds these strings, so an unbounded one only costs; 256 UTF-16 chars are at most 768 UTF-8 bytes.
+     */
+    public static final int MAX_IDENTIFIER_CHARS = 256;
+    /** Longest idle time since a worker's last step: the λ fit's bound (7 days); Long.MAX_VALUE pinned λ at 1e-6. */
+    static final long MAX_IDLE_MS = (long) (DecayObservation.MAX_IDLE_SECONDS * 1000);
 
     private final long maxFutureSkewMs;
 
@@ -30,8 +39,8 @@ public final class RecordValidator {
 
     public String telemetry(EngineTelemetry t, long nowMs) {
         String r = firstNonNull(
-            nonEmpty("worker", t.getWorker()), nonEmpty("scope", t.getScope()),
-            nonEmpty("engineType", t.getEngineType()), nonEmpty("hardwarePool", t.getHardwarePool()),
+            identifier("worker", t.getWorker()), identifier("scope", t.getScope()),
+            identifier("engineType", t.getEngineType()), identifier("hardwarePool", t.getHardwarePool()),
             timestamp("timestampMs", t.getTimestampMs(), nowMs));
         if (r != null) {
             return r;
@@ -63,7 +72,8 @@ public final class RecordValidator {
 
     public String completion(CompletionLog c, long nowMs) {
         String r = firstNonNull(
-            nonEmpty("requestId", c.getRequestId()), nonEmpty("worker", c.getWorker()), nonEmpty("scope", c.getScope()),
+            identifier("requestId", c.getRequestId()), identifier("worker", c.getWorker()),
+            identifier("scope", c.getScope()),
             timestamp("arrivalTimeMs", c.getArrivalTimeMs(), nowMs), timestamp("finishedTimeMs", c.getFinishedTimeMs(), nowMs),
             nonNegative("queueWaitUs", c.getQueueWaitUs()), nonNegative("prefillUs", c.getPrefillUs()),
             nonNegative("tierLoadUs", c.getTierLoadUs()), nonNegative("decodeUs", c.getDecodeUs()),
@@ -92,8 +102,8 @@ public final class RecordValidator {
 
     public String decision(RoutingDecision d, long nowMs) {
         String r = firstNonNull(
-            nonEmpty("requestId", d.getRequestId()), nonEmpty("scope", d.getScope()),
-            nonEmpty("chosenWorker", d.getChosenWorker()), timestamp("timestampMs", d.getTimestampMs(), nowMs),
+            identifier("requestId", d.getRequestId()), identifier("scope", d.getScope()),
+            identifier("chosenWorker", d.getChosenWorker()), timestamp("timestampMs", d.getTimestampMs(), nowMs),
             nonNegative("snapshotVersion", d.getSnapshotVersion()));
         if (r != null) {
             return r;
@@ -116,8 +126,12 @@ public final class RecordValidator {
         if (r != null) {
             return r;
         }
-        if (f.getIdleSinceLastStepMs() != null && f.getIdleSinceLastStepMs() < 0) {
-            return "features.idleSinceLastStepMs must be >= 0 or null, got " + f.getIdleSinceLastStepMs();
+        Long idle = f.getIdleSinceLastStepMs();
+        if (idle != null && idle < 0) {
+            return "features.idleSinceLastStepMs must be >= 0 or null, got " + idle;
+        }
+        if (idle != null && idle > MAX_IDLE_MS) {
+            return "features.idleSinceLastStepMs must be <= " + MAX_IDLE_MS + " (7 days) or null, got " + idle;
         }
         for (TierTransfer t : f.getTierTransfers()) {
             if (t.getTier() == Tier.HBM) {
@@ -131,7 +145,9 @@ public final class RecordValidator {
             }
         }
         RequestFeatures q = d.getRequest();
-        return firstNonNull(nonEmpty("request.model", q.getModel()), nonNegative("request.isl", q.getIsl()),
+        return firstNonNull(identifier("request.model", q.getModel()),
+            notTooLong("request.lora", q.getLora()), notTooLong("request.expectedTool", q.getExpectedTool()),
+            nonNegative("request.isl", q.getIsl()),
             nonNegative("request.maxTokens", q.getMaxTokens()), optionalNonNegative("request.stepIndex", q.getStepIndex()),
             optionalNonNegative("request.outputHint", q.getOutputHint()),
             optionalNonNegative("request.previousStepOutputTokens", q.getPreviousStepOutputTokens()),
@@ -152,8 +168,15 @@ public final class RecordValidator {
         return null;
     }
 
-    private static String nonEmpty(String field, CharSequence v) {
-        return v == null || v.length() == 0 ? field + " is empty" : null;
+    /** A required identifier: non-empty and at most {@link #MAX_IDENTIFIER_CHARS} (the reason gives the length only). */
+    private static String identifier(String field, CharSequence v) {
+        return v == null || v.length() == 0 ? field + " is empty" : notTooLong(field, v);
+    }
+
+    /** An identifier that may be null. */
+    private static String notTooLong(String field, CharSequence v) {
+        return v != null && v.length() > MAX_IDENTIFIER_CHARS
+            ? field + " is " + v.length() + " characters long, at most " + MAX_IDENTIFIER_CHARS : null;
     }
 
     private static String nonNegative(String field, long v) {

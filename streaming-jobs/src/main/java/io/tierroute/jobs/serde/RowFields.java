@@ -10,11 +10,12 @@ import io.tierroute.jobs.join.JoinedRow;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 
 /**
- * The binary form of the job's row classes, field by field in a fixed order (strings as a presence flag
- * + UTF, boxed numbers as a presence flag + value): what crosses the network between operators
- * ({@link RowSerializers}) and what the replay chunks in state hold. Written by hand so that no
+ * The binary form of the job's row classes, field by field in a fixed order (strings as a tag byte + UTF, or
+ * length + UTF-8 when long: see {@code writeString}; boxed numbers as a presence flag + value): what crosses the
+ * network between operators ({@link RowSerializers}) and what the replay chunks in state hold. Written by hand so that no
  * reflection, boxing or per-field null mask runs per record (Flink's POJO serializer did, and showed up
  * in every task's profile). Changing a layout is a state-format change: add a {@code LAYOUT_*}, read the
  * older ones, and let {@link RowSerializerSnapshot} map its snapshot versions to them.
@@ -318,15 +319,48 @@ public final class RowFields {
         return c;
     }
 
+    // A string's tag byte: 0 = null, 1 = writeUTF (the only form before long strings; what writeBoolean(true) wrote),
+    // 2 = int byte count + UTF-8 bytes. writeUTF throws beyond 65,535 encoded bytes, which would fail the task on
+    // the same record after every restart; a string that might exceed it takes the unbounded form, so writing
+    // cannot throw on length, and every row written before reads unchanged (no new layout).
+    private static final int STRING_NULL = 0;
+    private static final int STRING_UTF = 1;
+    private static final int STRING_LONG = 2;
+    /** Longest string writeUTF surely takes: a char is at most 3 bytes of modified UTF-8. */
+    private static final int MAX_UTF_CHARS = 65_535 / 3;
+
     private static void writeString(DataOutput out, String s) throws IOException {
-        out.writeBoolean(s != null);
-        if (s != null) {
+        if (s == null) {
+            out.writeByte(STRING_NULL);
+        } else if (s.length() <= MAX_UTF_CHARS) {
+            out.writeByte(STRING_UTF);
             out.writeUTF(s);
+        } else {
+            byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+            out.writeByte(STRING_LONG);
+            out.writeInt(utf8.length);
+            out.write(utf8);
         }
     }
 
     private static String readString(DataInput in) throws IOException {
-        return in.readBoolean() ? in.readUTF() : null;
+        int tag = in.readByte();
+        switch (tag) {
+            case STRING_NULL:
+                return null;
+            case STRING_UTF:
+                return in.readUTF();
+            case STRING_LONG:
+                int n = in.readInt();
+                if (n < 0) {
+                    throw new IOException("corrupt row: string of " + n + " bytes");
+                }
+                byte[] utf8 = new byte[n];
+                in.readFully(utf8);
+                return new String(utf8, StandardCharsets.UTF_8);
+            default:
+                throw new IOException("corrupt row: string tag " + tag);
+        }
     }
 
     private static void writeInteger(DataOutput out, Integer v) throws IOException {

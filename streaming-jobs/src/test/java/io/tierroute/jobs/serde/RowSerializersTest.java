@@ -72,6 +72,27 @@ class RowSerializersTest {
         assertThat(s.copy(d)).isSameAs(d);
     }
 
+    @Test
+    void stringsBeyondWriteUtfsLimitSurviveAndShortOnesKeepTheirBytes() throws Exception {
+        // writeUTF refused more than 65,535 encoded bytes: the task failed at the shuffle, on every restart
+        String huge = "é".repeat(40_000) + "𝄞x"; // 80,000+ bytes, a supplementary character included
+        DecisionRow d = (DecisionRow) filled(DecisionRow.class, false);
+        d.worker = huge;
+        d.request.expectedTool = "t".repeat(70_000);
+        TelemetrySample t = (TelemetrySample) filled(TelemetrySample.class, false);
+        t.hardwarePool = huge;
+        assertSameFields(roundTrip(serializer(DecisionRow.class), d), d);
+        assertSameFields(roundTrip(serializer(TelemetrySample.class), t), t);
+
+        // a short string is written as before (tag 1 = writeBoolean(true), then writeUTF): older rows read unchanged
+        CompletionRow c = (CompletionRow) filled(CompletionRow.class, false);
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        RowFields.writeCompletion(c, out, RowFields.LAYOUT);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        assertThat(in.readBoolean()).isTrue();
+        assertThat(in.readUTF()).isEqualTo(c.requestId);
+    }
+
     @SuppressWarnings("unchecked")
     private static TypeSerializer<Object> serializer(Class<?> type) {
         TypeInformation<?> info = TypeInformation.of(type);

@@ -1,0 +1,81 @@
+package io.tierroute.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.jobs.ingest.RecordValidator;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.avro.CompletionLog;
+import io.tierroute.schemas.avro.EngineTelemetry;
+import io.tierroute.schemas.avro.RoutingDecision;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Magnitudes a record may be well-formed in but that the job cannot carry: identifiers past the cap (a string
+ * beyond 65,535 UTF-8 bytes used to fail the task at its first shuffle, forever) and idle times no decay fit can use.
+ * Each is a dead letter whose reason names the field.
+ */
+class RecordValidatorBoundsTest {
+    private static final int CAP = RecordValidator.MAX_IDENTIFIER_CHARS;
+
+    private final RecordValidator validator = new RecordValidator(3_600_000);
+    private final long now = System.currentTimeMillis();
+    private final Workload workload = new Workload(1, "default", now - 60_000, 0);
+
+    private String decision(Consumer<RoutingDecision> change) {
+        RoutingDecision d = workload.decision("r1", "w1", now - 1_000, 2000, 0, 2e6, 0, 0, 0, 0, 0, null, 0, 2000);
+        change.accept(d);
+        return validator.decision(d, now);
+    }
+
+    private String completion(Consumer<CompletionLog> change) {
+        CompletionLog c = workload.completion("r1", "w1", now - 2_000, 90_000, 2000, 0);
+        change.accept(c);
+        return validator.completion(c, now);
+    }
+
+    private String telemetry(Consumer<EngineTelemetry> change) {
+        EngineTelemetry t = Codecs.ENGINE_TELEMETRY.decode(workload.telemetry(1).get(0).value());
+        t.setTimestampMs(now - 1_000);
+        change.accept(t);
+        return validator.telemetry(t, now);
+    }
+
+    @Test
+    void identifiersLongerThanTheCapAreDeadLetteredNamingFieldAndLength() {
+        String atCap = "w".repeat(CAP);
+        String huge = "é".repeat(40_000); // 80,000 UTF-8 bytes: past writeUTF's 65,535
+        String tooLong = "w".repeat(CAP + 1);
+        assertThat(decision(d -> {})).isNull();
+        assertThat(decision(d -> d.setChosenWorker(atCap))).isNull();
+        assertThat(decision(d -> d.setChosenWorker(huge))).isEqualTo("chosenWorker is 40000 characters long, at most 256");
+        assertThat(decision(d -> d.setRequestId(tooLong))).isEqualTo("requestId is 257 characters long, at most 256");
+        assertThat(decision(d -> d.setScope(huge))).startsWith("scope is 40000 characters long");
+        assertThat(decision(d -> d.getRequest().setModel(huge))).startsWith("request.model is 40000");
+        assertThat(decision(d -> d.getRequest().setLora(huge))).startsWith("request.lora is 40000");
+        assertThat(decision(d -> d.getRequest().setExpectedTool(huge))).startsWith("request.expectedTool is 40000");
+        assertThat(decision(d -> d.getRequest().setLora(null))).as("optional: null is fine").isNull();
+
+        assertThat(completion(c -> {})).isNull();
+        assertThat(completion(c -> c.setRequestId(huge))).startsWith("requestId is 40000");
+        assertThat(completion(c -> c.setWorker(tooLong))).startsWith("worker is 257");
+        assertThat(completion(c -> c.setScope(huge))).startsWith("scope is 40000");
+
+        assertThat(telemetry(t -> {})).isNull();
+        assertThat(telemetry(t -> t.setWorker(huge))).startsWith("worker is 40000");
+        assertThat(telemetry(t -> t.setScope(huge))).startsWith("scope is 40000");
+        assertThat(telemetry(t -> t.setEngineType(huge))).startsWith("engineType is 40000");
+        assertThat(telemetry(t -> t.setHardwarePool(tooLong))).startsWith("hardwarePool is 257");
+    }
+
+    @Test
+    void idleTimesBeyondSevenDaysAreDeadLettered() {
+        long week = 7 * 24 * 3600 * 1000L;
+        assertThat(decision(d -> d.getFeatures().setIdleSinceLastStepMs(week))).isNull();
+        assertThat(decision(d -> d.getFeatures().setIdleSinceLastStepMs(Long.MAX_VALUE)))
+            .isEqualTo("features.idleSinceLastStepMs must be <= 604800000 (7 days) or null, got " + Long.MAX_VALUE);
+        assertThat(decision(d -> d.getFeatures().setIdleSinceLastStepMs(week + 1))).startsWith("features.idleSinceLastStepMs");
+        assertThat(decision(d -> d.getFeatures().setIdleSinceLastStepMs(-1L)))
+            .isEqualTo("features.idleSinceLastStepMs must be >= 0 or null, got -1");
+    }
+}
