@@ -97,14 +97,16 @@ final class BenchCommand implements Runnable {
         @Option(names = "--hbm-tokens", paramLabel = "T", description = "HBM KV tokens per worker, ≥ 512 (one KV block; default 262144).")
         Long hbmTokens;
 
-        @Option(names = "--cpu-tokens", paramLabel = "T", description = "CPU-tier KV tokens per worker, ≥ 0; 0 = no CPU tier (default 1048576).")
+        @Option(names = "--cpu-tokens", paramLabel = "T", description = "CPU-tier KV tokens per worker: 0 = no CPU tier, else ≥ 512 "
+                + "(one KV block; default 1048576).")
         Long cpuTokens;
 
         @Option(names = "--pcie-gbps", paramLabel = "GB/s", description = "Host-to-device link bandwidth in GB/s, in [0.01, 10000] (default 64).")
         Double pcieGbps;
 
-        @Option(names = "--nvme-tokens", paramLabel = "T", description = "NVMe-tier KV tokens per worker, ≥ 0; 0 = no NVMe "
-                + "tier (default 0, or the workload's). It receives the CPU tier's evictions, so it needs a CPU tier.")
+        @Option(names = "--nvme-tokens", paramLabel = "T", description = "NVMe-tier KV tokens per worker: 0 = no NVMe "
+                + "tier, else ≥ 512 (one KV block; default 0, or the workload's). It receives the CPU tier's evictions, "
+                + "so it needs a CPU tier.")
         Long nvmeTokens;
 
         @Option(names = "--nvme-gbps", paramLabel = "GB/s", description = "NVMe read bandwidth in GB/s, in [0.01, 10000] "

@@ -97,6 +97,9 @@ final class DemoCommand implements Callable<Integer> {
     /** The requests {@link #options} loaded. */
     private LiveWorkload work;
 
+    /** What {@link #options} found wrong but not worth a refusal, or null. */
+    String warning;
+
     Demo.Options options() {
         CommandLine cl = spec.commandLine();
         String[] flags = {"--flink-ui-port", "--dashboard-port", "--kafka-port", "--selector-port"};
@@ -113,6 +116,9 @@ final class DemoCommand implements Callable<Integer> {
             }
         }
         length.validate(spec);
+        if (tokenEnv.isBlank()) { // else "$ is unset": no variable can have that name
+            throw new CommandLine.ParameterException(cl, "--token-env must not be empty");
+        }
         if (!(gateMaxJumpFactor > 1)) {
             throw new CommandLine.ParameterException(cl, "--gate-max-jump-factor must be > 1, got " + gateMaxJumpFactor);
         }
@@ -134,6 +140,12 @@ final class DemoCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, e.getMessage());
         }
         work = fleet.load(cl);
+        // The job fits nothing on fewer than --min-samples requests. A warning, not a refusal: a start-up kept waiting
+        // for them is how a test stops the demo during its start-up.
+        int requests = work.requests().size();
+        warning = requests >= minSamples ? null : "the demo replays " + requests + " requests"
+                + (fleet.limit > 0 ? " (--limit " + fleet.limit + ")" : "") + ", fewer than --min-samples " + minSamples
+                + ": the fitting job will never fit a parameter; raise --limit or lower --min-samples";
         return o;
     }
 
@@ -142,6 +154,10 @@ final class DemoCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Demo.Options o = options();
+        if (warning != null) {
+            err.println("tierroute demo: warning: " + warning);
+            err.flush();
+        }
         out.println("tierroute demo: starting Kafka, Flink, the fitting job, the selector, the fleet and the dashboard ...");
         out.flush();
         // In place before the first part starts: Ctrl-C during the start-up (half a minute on a busy machine) must

@@ -84,6 +84,9 @@ final class FleetCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(cl, "--selector-port must be in [0, 65535], got " + selectorPort);
         }
         length.validate(spec);
+        if (tokenEnv.isBlank()) { // else "$ is unset": no variable can have that name
+            throw new CommandLine.ParameterException(cl, "--token-env must not be empty");
+        }
         fleet.validate(cl);
         Map<String, String> kafkaClient = new HashMap<>();
         KafkaClientConfig.load(commandConfig, cl).forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));

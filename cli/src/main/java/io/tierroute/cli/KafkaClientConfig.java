@@ -4,6 +4,8 @@ import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -22,10 +24,15 @@ final class KafkaClientConfig {
         if (file == null) {
             return props;
         }
-        try (Reader r = Files.newBufferedReader(file)) {
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             props.load(r);
+        } catch (CharacterCodingException e) {
+            throw new CommandLine.ParameterException(cl, "--command-config " + file + ": not valid UTF-8 text");
         } catch (IOException e) {
             throw new CommandLine.ParameterException(cl, "--command-config " + file + ": cannot read it (" + IoErrors.describe(e) + ")");
+        } catch (IllegalArgumentException e) { // Properties' own words, e.g. "Malformed \\uxxxx encoding."
+            throw new CommandLine.ParameterException(cl, "--command-config " + file + ": not a valid properties file ("
+                    + e.getMessage() + ")");
         }
         return props;
     }

@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.ConfigException;
 import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.SelectorConfig;
@@ -22,6 +23,8 @@ import java.util.concurrent.CountDownLatch;
                 "Admin calls (POST /v1/workers/{name}/drain, /undrain, /health, /v1/params/reload) need "
                         + "'Authorization: Bearer <token>' with the token in the environment variable that admin.tokenEnv "
                         + "names (default TIERROUTE_ADMIN_TOKEN); while it is unset they are refused (403).",
+                "With access.read or access.data: token, the variable that access.readTokenEnv or "
+                        + "access.dataTokenEnv names must be set: without it the selector refuses to start.",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {TierrouteCommand.STOPPED_BY_SIGNAL,
@@ -43,6 +46,25 @@ final class SelectorCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /**
+     * Why a group closed behind a token ({@code access.read|data: token}) cannot be used, or null. With its variable
+     * unset every call to the group would be refused (403), and nothing would say so at start-up.
+     */
+    private static String unsetAccessToken(AccessSettings access) {
+        String read = unsetToken(access.read(), "read", access.readTokenEnv(), "GET /v1/workers, /v1/params, /metrics");
+        return read != null ? read : unsetToken(access.data(), "data", access.dataTokenEnv(),
+                "POST /v1/route, /v1/requests/events, /v1/kv-events, /v1/telemetry");
+    }
+
+    private static String unsetToken(AccessSettings.Mode mode, String group, String env, String routes) {
+        String token = System.getenv(env);
+        if (mode != AccessSettings.Mode.TOKEN || (token != null && !token.isEmpty())) {
+            return null;
+        }
+        return "access." + group + " is token, but " + env + " (access." + group + "TokenEnv) is not set: every "
+                + routes + " would be refused; set it, or make access." + group + " open";
+    }
 
     @Override
     public Integer call() throws InterruptedException {
@@ -67,6 +89,12 @@ final class SelectorCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), "--host must not be empty");
             }
             cfg = cfg.withServer(cfg.server().withHost(host));
+        }
+        String unset = unsetAccessToken(cfg.access());
+        if (unset != null) {
+            err.println("tierroute selector: bad configuration: " + unset);
+            err.flush();
+            return 2;
         }
         SelectorServer server;
         try {

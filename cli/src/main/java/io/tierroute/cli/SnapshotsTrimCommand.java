@@ -43,7 +43,7 @@ final class SnapshotsTrimCommand extends SnapshotsCommand.Base {
                     + "${DEFAULT-VALUE}, what the dashboard and 'snapshots list' read).")
     long keep;
 
-    @Option(names = "--all-scopes", description = "Trim every scope on the topic, not only --scope.")
+    @Option(names = "--all-scopes", description = "Trim every scope on the topic instead of one (not with --scope).")
     boolean allScopes;
 
     @Option(names = "--dry-run", description = "Print what would be deleted and delete nothing.")
@@ -56,6 +56,9 @@ final class SnapshotsTrimCommand extends SnapshotsCommand.Base {
 
     @Override
     void checkArguments(CommandLine cl) {
+        if (allScopes && cl.getParseResult().hasMatchedOption("--scope")) { // else --scope would be silently ignored
+            throw new CommandLine.ParameterException(cl, "give --scope or --all-scopes, not both");
+        }
         if (batch < 1) {
             throw new CommandLine.ParameterException(cl, "--batch must be at least 1, got " + batch);
         }

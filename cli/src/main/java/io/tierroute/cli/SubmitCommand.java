@@ -158,7 +158,13 @@ final class SubmitCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
                     + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job or job arguments");
         }
-        String id = jobId != null ? jobId : onlyRunningJob(rest);
+        // A savepoint is written into a directory; Flink's answer to a file is a bare FileAlreadyExistsException.
+        if (!isUri(savepoint) && Files.exists(Path.of(savepoint)) && !Files.isDirectory(Path.of(savepoint))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint " + savepoint
+                    + " is an existing file: give a directory to write the savepoint into");
+        }
+        // Flink answers a malformed id with an HTTP 400 that names no option.
+        String id = jobId != null ? jobId(jobId, "--job-id") : onlyRunningJob(rest);
         // Read before the stop (a stopped job's configuration may be gone), for the restart hint only: a failure to
         // read it must not keep the job from stopping, nor hide why the stop failed.
         Map<String, String> identity;
@@ -176,15 +182,29 @@ final class SubmitCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** A job id (32 hex digits) in lower case, as Flink lists jobs; anything else is a usage error naming {@code option}. */
+    private String jobId(String id, String option) {
+        if (!id.matches("[0-9a-fA-F]{32}")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), option + " must be a Flink job id, 32 hex "
+                    + "digits as Flink's web UI and REST API show it (got '" + id + "')");
+        }
+        return id.toLowerCase(java.util.Locale.ROOT);
+    }
+
     /**
      * A savepoint path as the JobManager should read it: a relative path without a scheme would be resolved against the
      * JobManager's working directory, not the caller's, so it is made absolute here; a URI (file:, s3:, hdfs:) is kept.
      */
     static String onTheClusterSide(String path) {
-        if (path == null || path.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*")) {
+        if (path == null || isUri(path)) {
             return path;
         }
         return Path.of(path).toAbsolutePath().normalize().toString();
+    }
+
+    /** A path with a scheme (file:, s3:, hdfs:): for the JobManager to resolve. */
+    private static boolean isUri(String path) {
+        return path.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*");
     }
 
     private static String onlyRunningJob(FlinkRestClient rest) {
@@ -214,6 +234,7 @@ final class SubmitCommand implements Callable<Integer> {
         if (allowNonRestoredState && fromSavepoint == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--allow-non-restored-state needs --from-savepoint");
         }
+        ignoreJobs = ignoreJobs.stream().map(id -> jobId(id, "--ignore-job")).toList(); // else it never matches a job
         Path job = jar != null ? jar : defaultJar();
         if (!Files.isRegularFile(job)) {
             throw new IllegalStateException("the job jar " + job + (Files.isDirectory(job) ? " is a directory, not a jar"

@@ -64,9 +64,16 @@ class BenchRoutingOptionsTest {
 
     @Test
     void anNvmeTierWithoutACpuTierToFillItIsRefused() {
-        assertUsageError("--hbm-tokens / --cpu-tokens / --pcie-gbps / --nvme-tokens / --nvme-gbps: an NVMe tier receives "
-                + "the CPU tier's evictions: it needs a CPU tier (a CPU capacity of at least one block, 512 tokens)",
-                "--cpu-tokens", "0", "--nvme-tokens", "1000000");
+        assertUsageError("--nvme-tokens must be 0 with --cpu-tokens 0: the NVMe tier receives the CPU tier's evictions, "
+                + "so it needs a CPU tier (got 1000000)", "--cpu-tokens", "0", "--nvme-tokens", "1000000");
+    }
+
+    /** On the old code this ran with an empty NVMe tier: 100 tokens are less than one block. */
+    @Test
+    void anNvmeTierBelowOneBlockIsRefused() {
+        assertUsageError("--nvme-tokens must be 0 with --cpu-tokens 0: the NVMe tier receives the CPU tier's evictions, "
+                + "so it needs a CPU tier (got 100)", "--cpu-tokens", "0", "--nvme-tokens", "100");
+        assertUsageError("--nvme-tokens must be 0 (no NVMe tier) or ≥ 512 (one KV block) (got 100)", "--nvme-tokens", "100");
     }
 
     @Test
@@ -119,6 +126,11 @@ class BenchRoutingOptionsTest {
         assertUsageError(missing + ": does not exist", "--trace", missing.toString());
         Path folder = Files.createDirectories(dir.resolve("folder.jsonl"));
         assertUsageError(folder + ": is a directory", "--trace", folder.toString());
+        // the format is read from the name: without a known one, the old code said "unknown trace format"
+        Path bare = dir.resolve("none");
+        assertUsageError(bare + ": does not exist", "--trace", bare.toString());
+        Path bareFolder = Files.createDirectories(dir.resolve("traces"));
+        assertUsageError(bareFolder + ": is a directory", "--trace", bareFolder.toString());
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** Every demo option is checked before anything starts: a bad one is a usage error (2) naming it, and nothing runs. */
 class DemoOptionsTest {
@@ -112,6 +114,34 @@ class DemoOptionsTest {
     }
 
     /** rc, stdout, stderr; any free ports (unless given), should a regression start the stack. */
+    /** Checked through the option check alone: on the old code the demo itself would start. */
+    @Test
+    void aBlankTokenEnvIsAUsageError() {
+        for (String blank : new String[] {"", " "}) {
+            CommandLine cl = TierrouteCommand.commandLine();
+            cl.parseArgs("demo", "--workload", "chat", "--duration", "3s", "--token-env", blank);
+            DemoCommand demo = cl.getSubcommands().get("demo").getCommand();
+            assertThatThrownBy(demo::options).as("'" + blank + "'").isInstanceOf(CommandLine.ParameterException.class)
+                    .hasMessage("--token-env must not be empty");
+        }
+    }
+
+    /** Checked through the option check alone (the demo is not started): the old code said nothing. */
+    @Test
+    void fewerRequestsThanMinSamplesAreWarnedOf() {
+        CommandLine cl = TierrouteCommand.commandLine();
+        cl.parseArgs("demo", "--workload", "chat", "--duration", "3s", "--limit", "50");
+        DemoCommand demo = cl.getSubcommands().get("demo").getCommand();
+        demo.options();
+        assertThat(demo.warning).isEqualTo("the demo replays 50 requests (--limit 50), fewer than --min-samples 100: "
+                + "the fitting job will never fit a parameter; raise --limit or lower --min-samples");
+        CommandLine enough = TierrouteCommand.commandLine();
+        enough.parseArgs("demo", "--workload", "chat", "--duration", "3s", "--limit", "50", "--min-samples", "50");
+        DemoCommand fits = enough.getSubcommands().get("demo").getCommand();
+        fits.options();
+        assertThat(fits.warning).isNull();
+    }
+
     private static String[] run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

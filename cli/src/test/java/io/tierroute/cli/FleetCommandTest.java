@@ -67,6 +67,17 @@ class FleetCommandTest {
         assertThat(workers[2]).startsWith("--workers must be in [1, 4096], got 0");
     }
 
+    /** On the old code a blank name passed, and the selector API's line read "$ is unset". */
+    @Test
+    void aBlankTokenEnvIsAUsageError() {
+        for (String blank : new String[] {"", " "}) {
+            String[] r = run("fleet", "--bootstrap", "127.0.0.1:" + LoopbackPorts.free(), "--workload", "chat",
+                    "--token-env", blank);
+            assertThat(r[0]).as("'" + blank + "'").isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--token-env must not be empty");
+        }
+    }
+
     @Test
     void aBrokerWithoutTheTopicsIsNamedAndAStopDuringTheStartStopsIt() throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {

@@ -217,6 +217,16 @@ class SnapshotsTrimTest {
         assertThat(err.toString()).contains("--keep must be at least 1000");
     }
 
+    /** On the old code --scope was silently ignored and every scope trimmed. */
+    @Test
+    void aScopeWithAllScopesIsABadCommandLine() {
+        for (String flag : new String[] {"-s", "--scope"}) {
+            err.getBuffer().setLength(0);
+            assertThat(run("snapshots", "trim", "--all-scopes", flag, "either", "--keep", "1000")).isEqualTo(2);
+            assertThat(err.toString()).startsWith("give --scope or --all-scopes, not both");
+        }
+    }
+
     @Test
     void aBatchBelowOneIsABadCommandLine() {
         assertThat(run("snapshots", "trim", "--scope", "dry", "--batch", "0")).isEqualTo(2);

@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
@@ -94,6 +95,26 @@ class TierrouteCommandTest {
         Path f = Files.writeString(dir.resolve("ok.yaml"), "workers:\n  - {name: a}\n");
         assertThat(run("selector", "--config", f.toString(), "--port", "0", "--host", "")).isEqualTo(2);
         assertThat(err.toString()).contains("--host must not be empty");
+    }
+
+    /** On the old code the selector started and answered every closed route 403, saying nothing. */
+    @Test
+    @Timeout(60)
+    void aClosedAccessGroupWhoseTokenIsUnsetRefusesToStart() throws Exception {
+        String unset = "TIERROUTE_TEST_UNSET_VARIABLE_7f3a";
+        Path f = Files.writeString(dir.resolve("closed.yaml"), "workers:\n  - {name: a}\n"
+                + "access: {read: token, readTokenEnv: " + unset + ", data: token, dataTokenEnv: " + unset + "_DATA}\n");
+        assertThat(run("selector", "--config", f.toString(), "--port", "0")).isEqualTo(2);
+        assertThat(err.toString().lines().toList()).containsExactly("tierroute selector: bad configuration: access.read "
+                + "is token, but " + unset + " (access.readTokenEnv) is not set: every GET /v1/workers, /v1/params, "
+                + "/metrics would be refused; set it, or make access.read open");
+        err.getBuffer().setLength(0);
+        // PATH is always set: it stands in for the read token; the data group's variable is still unset.
+        Files.writeString(f, "workers:\n  - {name: a}\n"
+                + "access: {read: token, readTokenEnv: PATH, data: token, dataTokenEnv: " + unset + "_DATA}\n");
+        assertThat(run("selector", "--config", f.toString(), "--port", "0")).isEqualTo(2);
+        assertThat(err.toString()).contains("access.data is token, but " + unset + "_DATA (access.dataTokenEnv) is not "
+                + "set: every POST /v1/route").doesNotContain("access.read");
     }
 
     @Test

@@ -5,10 +5,15 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -79,9 +84,26 @@ public final class ClusterDirLock implements AutoCloseable {
                 return l;
             } catch (IOException e) {
                 closeQuietly(channel);
-                throw new IllegalStateException("could not lock " + file + ": " + e.getMessage(), e);
+                throw new IllegalStateException("could not lock " + file + ": " + reason(e), e);
             }
         }
+    }
+
+    /** What went wrong, with which path: the message of some of these exceptions is the bare path. */
+    static String reason(IOException e) {
+        if (e instanceof NoSuchFileException f) {
+            return "no such file or directory: " + f.getFile();
+        }
+        if (e instanceof AccessDeniedException f) {
+            return "permission denied: " + f.getFile();
+        }
+        if (e instanceof FileAlreadyExistsException f) { // from createDirectories: the path is there, as a file
+            return f.getFile() + " exists and is not a directory";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(Locale.ROOT) + (f.getFile() == null ? "" : ": " + f.getFile());
+        }
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
     /** "a 'cluster up' is in progress on DIR (pid N); ..." from the holder's line ("up 1234"), or less if it is unreadable. */

@@ -50,6 +50,22 @@ class ClusterDirLockTest {
         }
     }
 
+    /** On the old code each of these said only "could not lock FILE: PATH", the exception's bare message. */
+    @Test
+    void aDirectoryThatCannotBeMadeSaysWhy() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        assertThatThrownBy(() -> ClusterDirLock.acquire(file, "up")).isInstanceOf(IllegalStateException.class)
+                .hasMessage("could not lock " + file.resolve(ClusterDirLock.FILE) + ": " + file
+                        + " exists and is not a directory");
+        assertThatThrownBy(() -> ClusterDirLock.acquire(file.resolve("sub"), "up"))
+                .hasMessage("could not lock " + file.resolve("sub").resolve(ClusterDirLock.FILE) + ": not a directory: "
+                        + file.resolve("sub"));
+        assertThat(ClusterDirLock.reason(new java.nio.file.NoSuchFileException("/proc/foo")))
+                .isEqualTo("no such file or directory: /proc/foo");
+        assertThat(ClusterDirLock.reason(new java.nio.file.AccessDeniedException("/root/x")))
+                .isEqualTo("permission denied: /root/x");
+    }
+
     @Test
     void aHolderLineThatCannotBeReadStillRefusesClearly() {
         Path dir = Path.of("/x");

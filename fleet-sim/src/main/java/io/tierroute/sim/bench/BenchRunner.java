@@ -15,6 +15,7 @@ import io.tierroute.sim.workload.Workloads;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +68,13 @@ public final class BenchRunner {
     public static List<SimRequest> requests(BenchSpec spec, EngineConfig cfg) {
         RequestFactory factory = new RequestFactory(cfg.model(), cfg.blockSize());
         if (spec.trace() != null) {
+            // Before the format, which is read from the name: a missing file is the first thing to say.
+            if (!Files.exists(spec.trace())) {
+                throw new IllegalArgumentException(spec.trace() + ": does not exist");
+            }
+            if (Files.isDirectory(spec.trace())) {
+                throw new IllegalArgumentException(spec.trace() + ": is a directory");
+            }
             return TraceReplay.load(spec.trace(), TraceFormat.ofFile(spec.trace().toString()), factory, spec.limit());
         }
         Workload w = Workloads.named(spec.workload());

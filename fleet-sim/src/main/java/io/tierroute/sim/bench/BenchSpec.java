@@ -18,11 +18,11 @@ import java.util.Locale;
  * @param policies       distinct registry names
  * @param seed           seed of the workload and of every policy
  * @param hbmTokens      HBM KV tokens per worker (at least one 512-token block), or null for the default
- * @param cpuTokens      CPU-tier KV tokens per worker (0 = none), or null for the default
+ * @param cpuTokens      CPU-tier KV tokens per worker (0 = none, else at least one block), or null for the default
  * @param pcieBytesPerSecond link bandwidth ({@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s), or null for the default
  *                       (or the workload's)
- * @param nvmeTokens     NVMe-tier KV tokens per worker (0 = none; needs a CPU tier), or null for the default (or the
- *                       workload's)
+ * @param nvmeTokens     NVMe-tier KV tokens per worker (0 = none, else at least one block; needs a CPU tier), or null
+ *                       for the default (or the workload's)
  * @param nvmeBytesPerSecond NVMe read bandwidth ({@link #MIN_PCIE_GBPS}–{@link #MAX_PCIE_GBPS} GB/s), or null for the
  *                       default (or the workload's)
  * @param warmUpFraction share of the requests (from the start) replayed in the warm-up run for fitting, in (0, 1]
@@ -39,7 +39,7 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
     public static final double MAX_LOAD = 100;
     /** Far beyond any fleet a router serves; more only exhausts the heap. */
     public static final int MAX_WORKERS = 4096;
-    /** One KV block of the simulated engines: a worker with less HBM can hold no request. */
+    /** One KV block of the simulated engines: a worker with less HBM can hold no request, a CPU or NVMe tier nothing. */
     public static final long MIN_HBM_TOKENS = 512;
     /**
      * Link range, GB/s. Below it a CPU-tier load takes simulated hours and a run mostly ticks telemetry (1e-6 ran for
@@ -88,6 +88,13 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
             throw bad("--nvme-tokens", "≥ 0", nvmeTokens.toString());
         }
         requireLinkRange("--nvme-gbps", nvmeBytesPerSecond);
+        if (nvmeTokens != null && nvmeTokens > 0 && cpuTokens != null && cpuTokens == 0) {
+            throw bad("--nvme-tokens", "0 with --cpu-tokens 0: the NVMe tier receives the CPU tier's evictions, so it "
+                    + "needs a CPU tier", nvmeTokens.toString());
+        }
+        // Less than a block is no tier at all: the run would silently go without it.
+        requireWholeBlock("--cpu-tokens", "no CPU tier", cpuTokens);
+        requireWholeBlock("--nvme-tokens", "no NVMe tier", nvmeTokens);
         if (!(warmUpFraction > 0 && warmUpFraction <= 1)) {
             throw bad("--warm-up", "a number in (0, 1]", fmt(warmUpFraction));
         }
@@ -115,6 +122,13 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
     private static void requireLinkRange(String option, Double bytesPerSecond) {
         if (bytesPerSecond != null && !(bytesPerSecond >= MIN_PCIE_GBPS * 1e9 && bytesPerSecond <= MAX_PCIE_GBPS * 1e9)) {
             throw bad(option, "in [" + fmt(MIN_PCIE_GBPS) + ", " + fmt(MAX_PCIE_GBPS) + "]", fmt(bytesPerSecond / 1e9));
+        }
+    }
+
+    /** A tier's capacity (null: the default): none, or at least one KV block. */
+    private static void requireWholeBlock(String option, String zeroMeans, Long tokens) {
+        if (tokens != null && tokens > 0 && tokens < MIN_HBM_TOKENS) {
+            throw bad(option, "0 (" + zeroMeans + ") or ≥ " + MIN_HBM_TOKENS + " (one KV block)", tokens.toString());
         }
     }
 

@@ -64,4 +64,22 @@ class BenchSpecTest {
                 .withMessage("--warm-up must be a number in (0, 1] (got 2)");
         assertThat(spec(0, 1, List.of(1.0), List.of("random"), 512L, 0L, 1e9, 1).cpuTokens()).isZero();
     }
+
+    private static BenchSpec tiers(Long cpu, Long nvme) {
+        return new BenchSpec(null, "llmd-blog", 0, 2, List.of(1.0), List.of("random"), 1, null, cpu, null, nvme, null, 0.3);
+    }
+
+    /** On the old code each of these ran with an empty tier and said nothing: less than a block holds nothing. */
+    @Test
+    void aTierThatCouldHoldNoBlockIsRefused() {
+        assertThatIllegalArgumentException().isThrownBy(() -> tiers(0L, 100L))
+                .withMessage("--nvme-tokens must be 0 with --cpu-tokens 0: the NVMe tier receives the CPU tier's "
+                        + "evictions, so it needs a CPU tier (got 100)");
+        assertThatIllegalArgumentException().isThrownBy(() -> tiers(null, 100L))
+                .withMessage("--nvme-tokens must be 0 (no NVMe tier) or ≥ 512 (one KV block) (got 100)");
+        assertThatIllegalArgumentException().isThrownBy(() -> tiers(511L, null))
+                .withMessage("--cpu-tokens must be 0 (no CPU tier) or ≥ 512 (one KV block) (got 511)");
+        assertThat(tiers(512L, 512L).nvmeTokens()).isEqualTo(512L);
+        assertThat(tiers(0L, 0L).cpuTokens()).isZero();
+    }
 }

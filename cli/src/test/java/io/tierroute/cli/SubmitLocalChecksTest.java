@@ -1,0 +1,54 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@code submit} can tell without Flink is refused before asking it: Flink (here a port nothing listens on) is
+ * never reached, so the old code ended in a connection error (exit 1) or Flink's own words.
+ */
+class SubmitLocalChecksTest {
+
+    private static final String FLINK = "http://127.0.0.1:1";
+
+    @TempDir
+    Path dir;
+
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        err.getBuffer().setLength(0);
+        return TierrouteCommand.execute(args, new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+    }
+
+    @Test
+    void aJobIdThatIsNot32HexDigitsIsAUsageError() {
+        assertThat(run("submit", "--flink", FLINK, "--savepoint", dir.toString(), "--job-id", "deadbeef")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--job-id must be a Flink job id, 32 hex digits as Flink's web UI and "
+                + "REST API show it (got 'deadbeef')");
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--ignore-job", "a".repeat(32),
+                "--ignore-job", "nothex")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--ignore-job must be a Flink job id, 32 hex digits").contains("'nothex'");
+    }
+
+    @Test
+    void aSavepointTargetThatIsAnExistingFileIsRefused() throws Exception {
+        Path file = Files.writeString(dir.resolve("sp"), "x");
+        assertThat(run("submit", "--flink", FLINK, "--savepoint", file.toString())).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--savepoint " + file + " is an existing file: give a directory to write "
+                + "the savepoint into").doesNotContain("Exception");
+    }
+
+    @Test
+    void aWellFormedJobIdAndADirectoryPassToFlink() {
+        assertThat(run("submit", "--flink", FLINK, "--savepoint", dir.toString(), "--job-id",
+                "0123456789ABCDEF0123456789abcdef")).as("Flink is down: exit 1, not a usage error").isEqualTo(1);
+        assertThat(err.toString()).doesNotContain("--job-id").doesNotContain("--savepoint");
+    }
+}
