@@ -23,8 +23,8 @@ import java.util.concurrent.CountDownLatch;
                 "Admin calls (POST /v1/workers/{name}/drain, /undrain, /health, /v1/params/reload) need "
                         + "'Authorization: Bearer <token>' with the token in the environment variable that admin.tokenEnv "
                         + "names (default TIERROUTE_ADMIN_TOKEN); while it is unset they are refused (403).",
-                "With access.read or access.data: token, the variable that access.readTokenEnv or "
-                        + "access.dataTokenEnv names must be set: without it the selector refuses to start.",
+                "With access.read or access.data: token, the group's own variable (access.readTokenEnv, "
+                        + "access.dataTokenEnv) or admin.tokenEnv's must be set: with neither the selector refuses to start.",
                 "Stops cleanly on Ctrl-C (SIGINT) or SIGTERM.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {TierrouteCommand.STOPPED_BY_SIGNAL,
@@ -48,22 +48,29 @@ final class SelectorCommand implements Callable<Integer> {
     CommandLine.Model.CommandSpec spec;
 
     /**
-     * Why a group closed behind a token ({@code access.read|data: token}) cannot be used, or null. With its variable
-     * unset every call to the group would be refused (403), and nothing would say so at start-up.
+     * Why a group closed behind a token ({@code access.read|data: token}) cannot be used, or null. Its own token or
+     * the admin token opens it; with neither variable set every call to the group would be refused (403), and nothing
+     * would say so at start-up.
      */
-    private static String unsetAccessToken(AccessSettings access) {
-        String read = unsetToken(access.read(), "read", access.readTokenEnv(), "GET /v1/workers, /v1/params, /metrics");
-        return read != null ? read : unsetToken(access.data(), "data", access.dataTokenEnv(),
+    static String unsetAccessToken(AccessSettings access, String adminEnv) {
+        String read = unsetToken(access.read(), "read", access.readTokenEnv(), adminEnv,
+                "GET /v1/workers, /v1/params, /metrics");
+        return read != null ? read : unsetToken(access.data(), "data", access.dataTokenEnv(), adminEnv,
                 "POST /v1/route, /v1/requests/events, /v1/kv-events, /v1/telemetry");
     }
 
-    private static String unsetToken(AccessSettings.Mode mode, String group, String env, String routes) {
-        String token = System.getenv(env);
-        if (mode != AccessSettings.Mode.TOKEN || (token != null && !token.isEmpty())) {
+    private static String unsetToken(AccessSettings.Mode mode, String group, String env, String adminEnv, String routes) {
+        if (mode != AccessSettings.Mode.TOKEN || isSet(env) || isSet(adminEnv)) {
             return null;
         }
-        return "access." + group + " is token, but " + env + " (access." + group + "TokenEnv) is not set: every "
-                + routes + " would be refused; set it, or make access." + group + " open";
+        return "access." + group + " is token, but neither " + env + " (access." + group + "TokenEnv) nor the admin "
+                + "token's " + adminEnv + " (admin.tokenEnv) is set: every " + routes + " would be refused; set one, or "
+                + "make access." + group + " open";
+    }
+
+    private static boolean isSet(String env) {
+        String v = env == null ? null : System.getenv(env);
+        return v != null && !v.isEmpty();
     }
 
     @Override
@@ -90,7 +97,7 @@ final class SelectorCommand implements Callable<Integer> {
             }
             cfg = cfg.withServer(cfg.server().withHost(host));
         }
-        String unset = unsetAccessToken(cfg.access());
+        String unset = unsetAccessToken(cfg.access(), cfg.adminTokenEnv());
         if (unset != null) {
             err.println("tierroute selector: bad configuration: " + unset);
             err.flush();

@@ -1,5 +1,7 @@
 package io.tierroute.cli;
 
+import io.tierroute.selector.config.AccessSettings;
+import io.tierroute.selector.config.ConfigLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,19 +104,26 @@ class TierrouteCommandTest {
     @Timeout(60)
     void aClosedAccessGroupWhoseTokenIsUnsetRefusesToStart() throws Exception {
         String unset = "TIERROUTE_TEST_UNSET_VARIABLE_7f3a";
-        Path f = Files.writeString(dir.resolve("closed.yaml"), "workers:\n  - {name: a}\n"
+        String admin = "admin: {tokenEnv: " + unset + "_ADMIN}\n";
+        Path f = Files.writeString(dir.resolve("closed.yaml"), "workers:\n  - {name: a}\n" + admin
                 + "access: {read: token, readTokenEnv: " + unset + ", data: token, dataTokenEnv: " + unset + "_DATA}\n");
         assertThat(run("selector", "--config", f.toString(), "--port", "0")).isEqualTo(2);
         assertThat(err.toString().lines().toList()).containsExactly("tierroute selector: bad configuration: access.read "
-                + "is token, but " + unset + " (access.readTokenEnv) is not set: every GET /v1/workers, /v1/params, "
-                + "/metrics would be refused; set it, or make access.read open");
+                + "is token, but neither " + unset + " (access.readTokenEnv) nor the admin token's " + unset + "_ADMIN "
+                + "(admin.tokenEnv) is set: every GET /v1/workers, /v1/params, /metrics would be refused; set one, or make "
+                + "access.read open");
         err.getBuffer().setLength(0);
         // PATH is always set: it stands in for the read token; the data group's variable is still unset.
-        Files.writeString(f, "workers:\n  - {name: a}\n"
+        Files.writeString(f, "workers:\n  - {name: a}\n" + admin
                 + "access: {read: token, readTokenEnv: PATH, data: token, dataTokenEnv: " + unset + "_DATA}\n");
         assertThat(run("selector", "--config", f.toString(), "--port", "0")).isEqualTo(2);
-        assertThat(err.toString()).contains("access.data is token, but " + unset + "_DATA (access.dataTokenEnv) is not "
-                + "set: every POST /v1/route").doesNotContain("access.read");
+        assertThat(err.toString()).contains("access.data is token, but neither " + unset + "_DATA (access.dataTokenEnv)")
+                .contains("every POST /v1/route").doesNotContain("access.read");
+        // The admin token opens a closed group too (AccessControl): set alone, it is enough to start.
+        AccessSettings closed = ConfigLoader.parse("workers: {count: 1}\naccess: {read: token, readTokenEnv: " + unset
+                + ", data: token, dataTokenEnv: " + unset + "_DATA}\n", dir).access();
+        assertThat(SelectorCommand.unsetAccessToken(closed, "PATH")).isNull();
+        assertThat(SelectorCommand.unsetAccessToken(closed, unset + "_ADMIN")).startsWith("access.read is token");
     }
 
     @Test

@@ -11,11 +11,14 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,6 +32,8 @@ import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads {@code tierroute.params} and {@code tierroute.control} from the beginning into a
@@ -319,20 +324,32 @@ public final class HistoryReader implements AutoCloseable {
     }
 
     /**
-     * A setting Kafka refuses ({@code security.protocol=BOGUS}, a number that is not one) fails every consumer the
-     * reader makes, and the reader retries an outage forever: refused here, before the dashboard starts. Parsed only,
-     * with nothing resolved or contacted, so a broker not up yet is still an outage the reader waits out.
+     * A setting Kafka refuses ({@code security.protocol=BOGUS}, {@code acks=most}) fails every client the dashboard
+     * makes, and the reader retries an outage forever: refused here, before the dashboard starts, against Kafka's own
+     * definitions of the consumer's (this reader) and the producer's (the control writer) settings. Parsed only: nothing
+     * is resolved or contacted (a broker not up yet is an outage the reader waits out), a config provider's placeholder
+     * ({@code ${env:X}}) is left for the client, and the message names the key, never its value (it may be a secret).
      */
     private static void checkClientSettings(Properties p) {
-        Properties c = (Properties) p.clone();
+        Map<String, Object> c = new HashMap<>();
+        p.stringPropertyNames().stream().filter(k -> !p.getProperty(k).contains("${")).forEach(k -> c.put(k, p.getProperty(k)));
         c.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         c.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        try {
-            ConsumerConfig.configDef().parse(c);
-        } catch (ConfigException e) {
-            throw new IllegalArgumentException("Kafka refuses the client settings: " + e.getMessage());
+        c.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        c.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        for (ConfigDef def : List.of(ConsumerConfig.configDef(), ProducerConfig.configDef())) {
+            try {
+                def.parse(c);
+            } catch (ConfigException e) {
+                // Kafka's text is "Invalid value <value> for configuration <key>: <reason>": the value is left out.
+                Matcher m = KAFKA_REFUSAL.matcher(String.valueOf(e.getMessage()));
+                throw new IllegalArgumentException("Kafka refuses the client settings"
+                        + (m.find() ? ": '" + m.group(1) + "': " + m.group(2) : ""));
+            }
         }
     }
+
+    private static final Pattern KAFKA_REFUSAL = Pattern.compile("for configuration (\\S+): (.*)", Pattern.DOTALL);
 
     private Properties props() {
         Properties p = new Properties();

@@ -13,7 +13,8 @@ import java.util.Map;
  * Checks one extra Kafka client setting against Kafka's own definitions of the consumer's and the producer's settings,
  * so that a value Kafka refuses ({@code security.protocol: BOGUS}, {@code request.timeout.ms: soon}) stops the start
  * instead of failing every consumer the parameter loader makes, which it retries as an outage. Parsed only: nothing is
- * resolved or contacted. A key neither client defines is left to Kafka (it warns). Messages never quote the value.
+ * resolved or contacted, and a config provider's placeholder ({@code ${env:X}}) is left for the client to resolve. A
+ * key neither client defines is left to Kafka (it warns). Messages never quote the value.
  */
 final class KafkaClientValues {
 
@@ -25,6 +26,9 @@ final class KafkaClientValues {
 
     /** Kafka's reason for refusing {@code value} for {@code key}, without the value; null when it takes it. */
     static String problem(String key, String value) {
+        if (value.contains("${")) { // a config provider's placeholder (${env:X}, ${file:...}): the client resolves it
+            return null;
+        }
         String consumer = problem(ConsumerConfig.configDef(), key, value, Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, PLACEHOLDER_BOOTSTRAP,
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName(),

@@ -132,8 +132,10 @@ public final class ApiHandler implements HttpHandler {
         if (route != Route.ROUTE && route.method().equals(Methods.POST)) {
             RouteQuery.refuseAny(ex);
         }
-        if (route == Route.WORKER_DRAIN || route == Route.WORKER_UNDRAIN || route == Route.PARAMS_RELOAD) {
-            refuseBody(ex);
+        if ((route == Route.WORKER_DRAIN || route == Route.WORKER_UNDRAIN || route == Route.PARAMS_RELOAD)
+                && (ex.getRequestContentLength() > 0 || ex.getRequestHeaders().contains(Headers.TRANSFER_ENCODING))) {
+            actOnPathOnceTheBodyIsEmpty(ex, route, path);
+            return;
         }
         switch (route) {
             case ROUTE -> {
@@ -197,17 +199,40 @@ public final class ApiHandler implements HttpHandler {
     }
 
     /**
-     * Drain, undrain and reload act on the path alone: a body (say {@code {"dry_run": true}}, or a health body sent to
-     * the drain by mistake) would otherwise be ignored while the action goes ahead. Refused unread, so the connection
-     * closes after the answer.
+     * Drain, undrain and reload act on the path alone: a body with something in it (say {@code {"dry_run": true}}, or
+     * a health body sent to the drain by mistake) would otherwise be ignored while the action goes ahead, so it is
+     * refused. An empty one (whitespace, {@code {}} as JSON client libraries send, an empty chunked body) is read first.
      */
-    private static void refuseBody(HttpServerExchange ex) {
-        boolean chunked = ex.getRequestHeaders().contains(Headers.TRANSFER_ENCODING);
-        if (ex.getRequestContentLength() > 0 || chunked) {
-            ex.setPersistent(false);
-            throw new ApiError(400, ex.getRequestMethod() + " " + ex.getRelativePath()
-                    + " takes no body; send none (nothing was done)");
-        }
+    private void actOnPathOnceTheBodyIsEmpty(HttpServerExchange ex, Route route, String path) {
+        bodies.read(ex, (e, body, length) -> {
+            if (!blankOrEmptyObject(body, length)) {
+                error(e, 400, e.getRequestMethod() + " " + e.getRelativePath()
+                        + " takes no body; send none (nothing was done)");
+                return;
+            }
+            Runnable act = () -> {
+                try {
+                    if (route == Route.PARAMS_RELOAD) {
+                        reload(e);
+                    } else {
+                        workerAdmin(e, route, Route.workerName(path));
+                    }
+                } catch (ApiError err) {
+                    error(e, err.status, err.getMessage());
+                }
+            };
+            if (route == Route.PARAMS_RELOAD && e.isInIoThread()) {
+                e.dispatch(act); // file I/O: off the I/O thread
+            } else {
+                act.run();
+            }
+        });
+    }
+
+    /** Whether {@code body[0, length)} is only JSON whitespace, or an empty object. */
+    static boolean blankOrEmptyObject(byte[] body, int length) {
+        String text = new String(body, 0, length, java.nio.charset.StandardCharsets.ISO_8859_1).strip();
+        return text.isEmpty() || text.replaceAll("[ \\t\\r\\n]", "").equals("{}");
     }
 
     /**

@@ -46,6 +46,8 @@ final class HashArrayDeserializer extends StdDeserializer<long[]> {
     }
 
     /** One hash at the parser's current token; {@code index} names it in errors (-1: not in a list). */
+    private static final java.util.regex.Pattern HEX = java.util.regex.Pattern.compile("0[xX][0-9a-fA-F]{1,16}");
+
     static long hash(JsonParser p, JsonToken t, int index) throws IOException {
         if (t == JsonToken.VALUE_NUMBER_INT) {
             if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
@@ -60,9 +62,8 @@ final class HashArrayDeserializer extends StdDeserializer<long[]> {
         }
         if (t == JsonToken.VALUE_STRING) {
             String s = p.getText();
-            // parseUnsignedLong would also take a sign ("0x+f"): only hex digits may follow the prefix.
-            if ((s.startsWith("0x") || s.startsWith("0X")) && s.length() > 2 && s.length() <= 18
-                    && Character.digit(s.charAt(2), 16) >= 0) {
+            // parseUnsignedLong alone would also take a sign ("0x+f") and non-ASCII digits ("0x١"): ASCII hex only.
+            if (HEX.matcher(s).matches()) {
                 try {
                     return Long.parseUnsignedLong(s.substring(2), 16);
                 } catch (NumberFormatException ignored) {

@@ -79,7 +79,9 @@ class AccessAndClientConfigTest {
                 dir)).isInstanceOf(ConfigException.class).hasMessageContaining("'acks' in acks.properties")
                 .hasMessageNotContaining("most");
         assertThat(ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', properties: {security.protocol: SASL_SSL, "
-                + "request.timeout.ms: 30000, some.plugin.setting: x}}\n", dir).kafka().properties())
+                + "retries: 3, some.plugin.setting: x, config.providers: env, "
+                + "config.providers.env.class: org.apache.kafka.common.config.provider.EnvVarConfigProvider, "
+                + "request.timeout.ms: '${env:KAFKA_TIMEOUT}'}}\n", dir).kafka().properties())
                 .containsEntry("security.protocol", "SASL_SSL").containsEntry("some.plugin.setting", "x");
     }
 

@@ -204,7 +204,7 @@ class ApiHandlerTest {
                 "{\"request_id\":\"hex\",\"block_hashes\":[\"0xffffffffffffffff\",18446744073709551615,-1],\"input_tokens\":48}");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         finish("hex");
-        for (String signed : List.of("0x+f", "0X-1", "0x 1")) {
+        for (String signed : List.of("0x+f", "0X-1", "0x 1", "0x\u0661", "0x\uff11")) {
             assert4xx(api.post("/v1/route", "{\"block_hashes\":[\"" + signed + "\"],\"input_tokens\":16}"), 400,
                     "at most 16 digits", signed);
             assert4xx(api.post("/v1/kv-events", "{\"worker\":\"w0\",\"events\":[{\"type\":\"stored\",\"tier\":\"cpu\","
@@ -478,6 +478,7 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/workers/w1/drain", "{\"dry_run\":true}", "Authorization", auth), 400,
                 "takes no body", "nothing was done");
         assert4xx(api.post("/v1/params/reload", "garbage", "Authorization", auth), 400, "takes no body");
+        assert4xx(api.post("/v1/workers/w1/undrain", "{\"worker\":\"w1\"}", "Authorization", auth), 400, "takes no body");
         JsonNode workers = json(api.get("/v1/workers"));
         for (JsonNode w : workers.get("workers")) {
             assertThat(w.get("draining").asBoolean()).as(w.toString()).isFalse();
@@ -563,6 +564,17 @@ class ApiHandlerTest {
         assertThat(json(api.get("/v1/workers")).get("workers").get(0).get("draining").asBoolean()).isTrue();
         assertThat(api.post("/v1/workers/w0/undrain", "", "Authorization", "Bearer " + ApiTestServer.TOKEN).statusCode())
                 .isEqualTo(200);
+        // An empty body as JSON client libraries send it ({} with a length, or an empty chunked stream) is no body.
+        HttpResponse<String> object = api.post("/v1/workers/w0/drain", " { } ", "Authorization", "Bearer " + ApiTestServer.TOKEN);
+        assertThat(object.statusCode()).as(object.body()).isEqualTo(200);
+        assertThat(json(api.get("/v1/workers")).get("workers").get(0).get("draining").asBoolean()).isTrue();
+        HttpResponse<String> chunked = api.client.send(HttpRequest.newBuilder(api.uri("/v1/workers/w0/undrain"))
+                .header("Authorization", "Bearer " + ApiTestServer.TOKEN)
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(new byte[0])))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(chunked.statusCode()).as(chunked.body()).isEqualTo(200);
+        assertThat(json(api.get("/v1/workers")).get("workers").get(0).get("draining").asBoolean()).isFalse();
+        assert4xx(api.post("/v1/workers/w7/drain", "{}", "Authorization", "Bearer " + ApiTestServer.TOKEN), 404, "w7");
         assert4xx(api.post("/v1/workers/w7/drain", "", "Authorization", "Bearer " + ApiTestServer.TOKEN), 404, "w7");
         HttpResponse<String> h = api.post("/v1/workers/w1/health", "{\"healthy\":false}",
                 "Authorization", "Bearer " + ApiTestServer.TOKEN);
@@ -587,6 +599,8 @@ class ApiHandlerTest {
         assertThat(json(api.get("/v1/params")).get("version").asLong()).isEqualTo(2);
         Files.writeString(dir.resolve("params.yaml"), "scope: default\nversion: 1\nparameters: {alphaD: 40}\n");
         assertThat(api.post("/v1/params/reload", "", "Authorization", auth).statusCode()).isEqualTo(200);
+        HttpResponse<String> withObject = api.post("/v1/params/reload", "{}", "Authorization", auth);
+        assertThat(withObject.statusCode()).as("{} is no body: " + withObject.body()).isEqualTo(200);
     }
 
     @Test

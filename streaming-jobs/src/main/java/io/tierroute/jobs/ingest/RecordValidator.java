@@ -1,6 +1,5 @@
 package io.tierroute.jobs.ingest;
 
-import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.CostFeatures;
 import io.tierroute.schemas.avro.EngineTelemetry;
@@ -27,8 +26,6 @@ public final class RecordValidator {
      * holds these strings, so an unbounded one only costs; 256 UTF-16 chars are at most 768 UTF-8 bytes.
      */
     public static final int MAX_IDENTIFIER_CHARS = 256;
-    /** Longest idle time since a worker's last step: the λ fit's bound (7 days); Long.MAX_VALUE pinned λ at 1e-6. */
-    static final long MAX_IDLE_MS = (long) (DecayObservation.MAX_IDLE_SECONDS * 1000);
 
     private final long maxFutureSkewMs;
 
@@ -129,9 +126,6 @@ public final class RecordValidator {
         Long idle = f.getIdleSinceLastStepMs();
         if (idle != null && idle < 0) {
             return "features.idleSinceLastStepMs must be >= 0 or null, got " + idle;
-        }
-        if (idle != null && idle > MAX_IDLE_MS) {
-            return "features.idleSinceLastStepMs must be <= " + MAX_IDLE_MS + " (7 days) or null, got " + idle;
         }
         for (TierTransfer t : f.getTierTransfers()) {
             if (t.getTier() == Tier.HBM) {

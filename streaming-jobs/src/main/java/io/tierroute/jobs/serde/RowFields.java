@@ -322,7 +322,8 @@ public final class RowFields {
     // A string's tag byte: 0 = null, 1 = writeUTF (the only form before long strings; what writeBoolean(true) wrote),
     // 2 = int byte count + UTF-8 bytes. writeUTF throws beyond 65,535 encoded bytes, which would fail the task on
     // the same record after every restart; a string that might exceed it takes the unbounded form, so writing
-    // cannot throw on length, and every row written before reads unchanged (no new layout).
+    // cannot throw on length, and every row written before reads unchanged (no new layout). An older build would
+    // misread tag 2; none is written while RecordValidator caps identifiers far below the limit.
     private static final int STRING_NULL = 0;
     private static final int STRING_UTF = 1;
     private static final int STRING_LONG = 2;
