@@ -63,9 +63,10 @@ final class ApiRoutes {
             HttpHandler h = handlerFor(route);
             if (h != null) {
                 String template = route.template().substring(DashboardRoute.API_PREFIX.length());
-                r.add(route.method(), template, wrap(route, h));
+                HttpHandler wrapped = wrap(route, h);
+                r.add(route.method(), template, wrapped);
                 if (route.method().equals("GET")) { // HEAD is GET without the body (RFC 9110 §9.3.2): probes use it
-                    r.add("HEAD", template, wrap(route, h));
+                    r.add("HEAD", template, wrapped);
                 }
                 allowed.add(template, allow(route.method()));
             }

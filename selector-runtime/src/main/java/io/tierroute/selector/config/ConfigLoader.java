@@ -26,7 +26,7 @@ public final class ConfigLoader {
      * Longest worker, scope or model name, in characters: what the HTTP API allows for an id, and what the fitting job
      * accepts in a record (a longer name's every decision record would be dead-lettered there).
      */
-    static final int MAX_NAME_CHARS = 256;
+    public static final int MAX_NAME_CHARS = 256;
 
     private ConfigLoader() {}
 

@@ -42,7 +42,8 @@ final class Endpoints {
     static final HttpString STEP_ID = new HttpString("x-agent-step-id");
     static final HttpString EXPECTED_TOOLS = new HttpString("x-agent-expected-tools");
 
-    private static final int MAX_ID_LENGTH = 256;
+    /** Ids, as worker names in the configuration: the fitting job refuses longer ones in every record. */
+    private static final int MAX_ID_LENGTH = io.tierroute.selector.config.ConfigLoader.MAX_NAME_CHARS;
     private static final int MAX_TOOLS = 256;
     private static final int MAX_COUNT = 10_000_000;
 
