@@ -32,7 +32,7 @@ public record KvWaitRow(long eventTimeMs, double kvUsedTokens, double predictedO
      * rejects, the whole snapshot with it); one finite but impossible one (a queue wait of 1.7e15 µs, a missing
      * timestamp taken as the epoch) drove k to 0.
      */
-    boolean usable() {
+    public boolean usable() {
         return within(LatencyObservation.MAX_REALISED_US, predictedPrefillUs, predictedQueueUs, decodeUs, queueWaitUs,
                 prefillUs)
             && within(LatencyObservation.MAX_TOKENS, predictedOutputTokens, missingKvTokens)

@@ -3,12 +3,15 @@ package io.tierroute.jobs.fit;
 import io.tierroute.fitter.Estimate;
 import io.tierroute.fitter.bandwidth.LinkKey;
 import io.tierroute.fitter.bandwidth.RhoConfig;
+import io.tierroute.fitter.bandwidth.RhoOutcome;
 import io.tierroute.fitter.bandwidth.RhoTracker;
 import io.tierroute.fitter.decay.DecayConfig;
 import io.tierroute.fitter.decay.DecayFit;
 import io.tierroute.fitter.decay.DecayFitter;
 import io.tierroute.fitter.decay.DecayKey;
 import io.tierroute.fitter.decay.DecayObservation;
+import io.tierroute.fitter.decay.DecayOutcome;
+import io.tierroute.fitter.kvwait.KvWaitRow;
 import io.tierroute.fitter.prior.PoolKey;
 import io.tierroute.fitter.prior.PoolPrior;
 import io.tierroute.fitter.prior.PriorConfig;
@@ -55,6 +58,10 @@ final class ScopeEstimators {
     private long telemetrySamples;
     private long rows;
     private long decayObservations;
+    /** Where refusals of live input are counted; null while a restore's replay feeds rows counted before. */
+    private EstimatorRefusals refusals;
+    /** The operator's clock ({@link ScopeFitFunction}) at the last input or at the rebuild: for idle eviction. */
+    private long lastInputMs;
 
     /**
      * The regression's configuration: the fitter's defaults with the job's forgetting horizon and refit
@@ -106,6 +113,19 @@ final class ScopeEstimators {
         }
     }
 
+    /** From now on, counts what the ρ tracker, the λ fit and the admission wait's sample refuse in {@code counters}. */
+    void countRefusalsIn(EstimatorRefusals counters) {
+        this.refusals = counters;
+    }
+
+    long lastInputMs() {
+        return lastInputMs;
+    }
+
+    void lastInputMs(long clockMs) {
+        this.lastInputMs = clockMs;
+    }
+
     boolean hasData() {
         return telemetrySamples > 0 || rows > 0;
     }
@@ -118,7 +138,11 @@ final class ScopeEstimators {
         for (int i = 0; i < s.linkTiers.length; i++) {
             Double bw = bandwidths.get(s.linkTiers[i]);
             if (bw != null) {
-                rho.update(new LinkKey(s.worker, s.linkTiers[i]), s.timestampMs, s.linkIntervalMs[i], s.linkBytes[i], bw);
+                RhoOutcome o = rho.update(new LinkKey(s.worker, s.linkTiers[i]), s.timestampMs, s.linkIntervalMs[i],
+                    s.linkBytes[i], bw);
+                if (refusals != null && !o.accepted()) {
+                    refusals.rhoLinkSamples.inc();
+                }
             }
         }
         return p == PriorOutcome.ACCEPTED;
@@ -149,11 +173,17 @@ final class ScopeEstimators {
         if (regression.update(r.latency()) != UpdateOutcome.ACCEPTED) {
             return false;
         }
-        kvWait.add(r.kvWait());
+        KvWaitRow k = r.kvWait();
+        kvWait.add(k);
+        if (refusals != null && k != null && !k.usable()) {
+            refusals.kvWaitRows.inc();
+        }
         DecayObservation o = r.decay();
         if (o != null) {
             decayObservations++;
-            decay.add(new DecayKey(scope, 0), o);
+            if (decay.add(new DecayKey(scope, 0), o) != DecayOutcome.ACCEPTED && refusals != null) {
+                refusals.decayObservations.inc();
+            }
         }
         return true;
     }

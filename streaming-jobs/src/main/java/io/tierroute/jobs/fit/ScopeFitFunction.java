@@ -36,6 +36,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -59,7 +60,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Event-time mode</b> ({@code --cadence-clock event}, for deterministic tests): inputs and control
  * records wait in {@link #PENDING_INPUTS} / {@link #PENDING_CONTROLS} until an event-time tick at a
  * multiple of the cadence covers them, are applied in {@link EventOrder}, the forest is trained on this
- * thread at its tick, and the snapshot is stamped with the tick (module README, "Deterministic mode").
+ * thread at its tick, and the snapshot is stamped with the tick (module README, "Deterministic mode"). A control record
+ * stamped more than {@link #controlAheadMs} past the job's event time is applied at the next tick instead: every
+ * selector applied it on arrival, and waiting for its own time (Long.MAX_VALUE passes {@code ControlRecordCheck}) left
+ * the job and the selectors disagreeing about the active version.
+ *
+ * <p><b>Memory.</b> The estimators of a scope without input for {@link #SCOPE_IDLE_MS} (processing time, or event time
+ * in event-time mode) are dropped from memory and rebuilt from the replay buffers when the scope returns, as after a
+ * restore: scopes come from the records, and a long-running job would otherwise keep every scope it ever saw.
  *
  * <p><b>State life cycle</b> (all keyed by scope, checkpointed):
  * <ul>
@@ -124,6 +132,18 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ListStateDescriptor<>("pendingControls", SnapshotControl.class);
     /** How often the keyed thread looks for a finished background forest, ms. */
     static final long FOREST_POLL_MS = 250;
+    /**
+     * Event-time mode: a control record stamped further than the larger of this and
+     * {@link #CONTROL_AHEAD_PUBLISH_INTERVALS} publish intervals past the job's event time is an anomaly (a clock far
+     * off, or a made-up stamp), applied at the next tick rather than at its own time ({@link #controlAheadMs}).
+     */
+    static final long CONTROL_AHEAD_MIN_MS = 3_600_000;
+    static final int CONTROL_AHEAD_PUBLISH_INTERVALS = 4;
+    /**
+     * A scope without input for this long on the operator's clock (processing time; event time, i.e. the ticks, in
+     * event-time mode: the clock of its timers) has its estimators dropped from memory; checked every quarter of it.
+     */
+    static final long SCOPE_IDLE_MS = 3_600_000;
 
     /** The job's settings as arguments ({@link JobSettings#toArguments}): what Flink ships to the task managers. */
     private final String[] settingsArguments;
@@ -153,6 +173,16 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient Counter controlsIgnored;
     private transient Counter rejectedInputs;
     private transient Counter lateInputs;
+    private transient Counter controlsAheadOfEventTime;
+    private transient Counter idleScopesEvicted;
+    private transient Gauge<Integer> liveScopes;
+    private transient EstimatorRefusals refusals;
+    /** Event-time mode: how far past a tick a control record's stamp is applied at that tick anyway, ms. */
+    private transient long controlAheadMs;
+    /** The operator's clock for idle eviction: processing time, or the latest tick in event-time mode. */
+    private transient long clockMs;
+    /** When {@link #live} is next scanned for idle scopes (on {@link #clockMs}). */
+    private transient long nextSweepMs;
     /**
      * Per scope, the last record this run published with a model in full: a carrier the restored state named but a
      * trim had deleted is carried again once, then named (not state: after a restore it is carried once more).
@@ -201,6 +231,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         inputsAfterCheckpoint = -1;
 
         live = new HashMap<>();
+        clockMs = Long.MIN_VALUE;
+        nextSweepMs = Long.MIN_VALUE;
+        controlAheadMs = Math.max(CONTROL_AHEAD_MIN_MS,
+            CONTROL_AHEAD_PUBLISH_INTERVALS * settings.publishInterval().toMillis());
         assembler = settings.eventClock() ? new SnapshotAssembler(settings.jobName(), () -> tickMs)
             : new SnapshotAssembler(settings.jobName(), System::currentTimeMillis);
         gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
@@ -212,6 +246,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         controlsIgnored = m.counter("controlsIgnored");
         rejectedInputs = m.counter("inputsRejectedByEstimators");
         lateInputs = m.counter("lateInputs");
+        controlsAheadOfEventTime = m.counter("controlsAheadOfEventTime");
+        idleScopesEvicted = m.counter("idleScopesEvicted");
+        liveScopes = m.gauge("liveScopes", (Gauge<Integer>) () -> live.size());
+        refusals = new EstimatorRefusals(m);
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
         ForestConfig forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
             fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
@@ -259,6 +297,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             }
             return;
         }
+        clockMs = ctx.timerService().currentProcessingTime();
         ScopeCounters c = counters();
         apply(in, ctx.getCurrentKey(), c);
         if (in.joined != null && c.nextForestMs == 0) {
@@ -267,6 +306,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         armPublish(c, ctx);
         counters.update(c);
+        evictIdleScopes();
     }
 
     /**
@@ -294,14 +334,47 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         return lateInputs.getCount();
     }
 
-    /** Event-time mode: the first multiple of {@code interval} at or after {@code t}. */
-    private static long tickFor(long t, long interval) {
-        return -Math.floorDiv(-t, interval) * interval;
+    /** Event-time mode: control records applied at a tick before their own time, being far ahead of it. */
+    long controlsAheadCount() {
+        return controlsAheadOfEventTime.getCount();
+    }
+
+    /** The {@code liveScopes} gauge: scopes whose estimators are in memory. */
+    int liveScopeCount() {
+        return liveScopes.getValue();
+    }
+
+    long idleScopesEvictedCount() {
+        return idleScopesEvicted.getCount();
+    }
+
+    EstimatorRefusals refusals() {
+        return refusals;
+    }
+
+    /**
+     * Event-time mode: the first multiple of {@code interval} at or after {@code t}, or Long.MAX_VALUE when there is none
+     * (t in the last interval before it): {@code -floorDiv(-t, interval) * interval} wrapped negative there, and the
+     * timer fired at once at a tick that could not cover the record.
+     */
+    static long tickFor(long t, long interval) {
+        long rest = Math.floorMod(t, interval);
+        if (rest == 0) {
+            return t;
+        }
+        long up = interval - rest; // in (0, interval): t + up overflows only past the last multiple
+        return t > Long.MAX_VALUE - up ? Long.MAX_VALUE : t + up;
+    }
+
+    /** Event-time mode: whether a control record is stamped more than {@link #controlAheadMs} past {@code tick}. */
+    private boolean farAhead(SnapshotControl r, long tick) {
+        return tick <= Long.MAX_VALUE - controlAheadMs && r.getTimestampMs() > tick + controlAheadMs;
     }
 
     /** Feeds one input to the scope's estimators and replay buffers and marks the scope dirty. */
     private void apply(ScopeInput in, String scope, ScopeCounters c) throws Exception {
         ScopeEstimators est = estimators(scope);
+        est.lastInputMs(clockMs);
         if (in.telemetry != null) {
             if (!est.add(in.telemetry)) {
                 rejectedInputs.inc();
@@ -320,12 +393,20 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     @Override
     public void processElement2(SnapshotControl record, Context ctx, Collector<ParameterSnapshot> out) throws Exception {
         if (settings.eventClock()) {
-            // Applied at the tick covering the record's own timestamp, like the inputs.
+            // Applied at the tick covering the record's own timestamp, like the inputs; one stamped far ahead of the job's
+            // event time at the tick just after the watermark, where onEventTick finds it far ahead of that tick too.
+            // Without an event time yet (no watermark) the first tick of the scope's inputs finds it so.
+            long interval = settings.publishInterval().toMillis();
+            long wm = ctx.timerService().currentWatermark();
+            boolean known = wm != Long.MIN_VALUE && wm != Long.MAX_VALUE;
+            long next = known ? tickFor(wm + 1, interval) : Long.MIN_VALUE;
+            boolean ahead = known && farAhead(record, next);
             pendingControls.add(record);
-            ctx.timerService().registerEventTimeTimer(tickFor(dueAt(record.getTimestampMs(), ctx),
-                settings.publishInterval().toMillis()));
+            ctx.timerService().registerEventTimeTimer(ahead ? next
+                : tickFor(dueAt(record.getTimestampMs(), ctx), interval));
             return;
         }
+        clockMs = ctx.timerService().currentProcessingTime();
         ScopeCounters c = counters();
         applyControl(record, ctx.getCurrentKey(), c);
         if (c.dirty) {
@@ -363,10 +444,13 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ScopeCounters c = counters();
         String scope = ctx.getCurrentKey();
         if (settings.eventClock()) {
-            onEventTick(timestamp, scope, c, out);
+            clockMs = Math.max(clockMs, timestamp);
+            onEventTick(timestamp, ctx.timerService().currentWatermark(), scope, c, out);
             counters.update(c);
+            evictIdleScopes();
             return;
         }
+        clockMs = ctx.timerService().currentProcessingTime();
         if (timestamp == c.nextForestMs) {
             c.nextForestMs = 0;
             if (forests.startInBackground(scope, c, buffers)) {
@@ -388,15 +472,18 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             }
         }
         counters.update(c);
+        evictIdleScopes();
     }
 
     /**
      * Event-time mode, the watermark passed {@code tick}: the held inputs with event time ≤ tick are applied
      * in {@link EventOrder}, then the control records due, then (at a multiple of the forest interval) the
      * forest is trained on this thread, then (at a multiple of the cadence) a snapshot stamped with the tick
-     * is published if anything was applied since the last one.
+     * is published if anything was applied since the last one. A control record is due at the tick at or after its
+     * timestamp or, stamped more than {@link #controlAheadMs} past this tick, at this one. A saturated tick
+     * (Long.MAX_VALUE, see {@link #tickFor}) applies what is due but is no tick of the cadence: no forest, no snapshot.
      */
-    private void onEventTick(long tick, String scope, ScopeCounters c, Collector<ParameterSnapshot> out)
+    private void onEventTick(long tick, long watermark, String scope, ScopeCounters c, Collector<ParameterSnapshot> out)
             throws Exception {
         List<ScopeInput> due = new ArrayList<>();
         List<ScopeInput> later = new ArrayList<>();
@@ -413,22 +500,74 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         List<SnapshotControl> dueControls = new ArrayList<>();
         List<SnapshotControl> laterControls = new ArrayList<>();
         for (SnapshotControl r : pendingControls.get()) {
-            (r.getTimestampMs() <= tick ? dueControls : laterControls).add(r);
+            (r.getTimestampMs() <= tick || farAhead(r, tick) ? dueControls : laterControls).add(r);
         }
         if (!dueControls.isEmpty()) {
             pendingControls.update(laterControls);
             dueControls.sort(EventOrder.CONTROLS);
             for (SnapshotControl r : dueControls) {
+                if (r.getTimestampMs() > tick) {
+                    aheadOfEventTime(r, tick, watermark);
+                }
                 applyControl(r, scope, c);
             }
         }
         tickMs = tick;
+        if (tick == Long.MAX_VALUE) {
+            return;
+        }
         if (tick % settings.forestInterval().toMillis() == 0) {
             forests.trainNow(scope, c, buffers, tickMs);
         }
         if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
             c.dirty = false;
             publish(scope, c, tick, out);
+        }
+    }
+
+    /**
+     * Event-time mode: a control record applied at {@code tick}, before its own time, as far ahead of the job's event
+     * time: counted and logged at the 1st, 2nd, 4th, … occurrence (like late input, the history then depends on when
+     * the record arrived).
+     */
+    private void aheadOfEventTime(SnapshotControl r, long tick, long watermark) {
+        controlsAheadOfEventTime.inc();
+        long n = controlsAheadOfEventTime.getCount();
+        if (Long.bitCount(n) == 1) {
+            LOG.warn("{} control record(s) stamped more than {} ms past the job's event time so far (this one: scope {} "
+                + "sequence {} timestamp {}, watermark {}): applied at tick {} rather than at its own time, as the selectors "
+                + "applied it on arrival (stamp control records with the job's event time)", n, controlAheadMs,
+                r.getScope(), r.getSequence(), r.getTimestampMs(), watermark, tick);
+        }
+    }
+
+    /**
+     * Drops from memory the estimators of the scopes without input for {@link #SCOPE_IDLE_MS} on {@link #clockMs}
+     * (their state stays: {@link #estimators} rebuilds them from the replay buffers when the scope returns), and the
+     * scope's carrier of this run (a carrier the start's topic read shows deleted then travels in full once more, as
+     * after a restore). Scans {@link #live} at most every quarter of the idle time.
+     */
+    private void evictIdleScopes() {
+        if (clockMs < nextSweepMs || clockMs < Long.MIN_VALUE + SCOPE_IDLE_MS) {
+            return;
+        }
+        nextSweepMs = clockMs > Long.MAX_VALUE - SCOPE_IDLE_MS / 4 ? Long.MAX_VALUE : clockMs + SCOPE_IDLE_MS / 4;
+        long cutoff = clockMs - SCOPE_IDLE_MS;
+        List<String> evicted = new ArrayList<>();
+        var it = live.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<String, ScopeEstimators> e = it.next();
+            if (e.getValue().lastInputMs() < cutoff) {
+                it.remove();
+                carriedThisRun().remove(e.getKey());
+                evicted.add(e.getKey());
+            }
+        }
+        if (!evicted.isEmpty()) {
+            idleScopesEvicted.inc(evicted.size());
+            LOG.info("dropped the in-memory estimators of {} scope(s) without input for {} min (rebuilt from their replay "
+                + "buffers if they return; {} left): {}", evicted.size(), SCOPE_IDLE_MS / 60_000, live.size(),
+                evicted.stream().limit(10).toList() + (evicted.size() > 10 ? " …" : ""));
         }
     }
 
@@ -463,6 +602,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
                 LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, replayed[0],
                     replayed[1]);
             }
+            est.countRefusalsIn(refusals); // after the replay: those rows were counted when they arrived
+            est.lastInputMs(clockMs);
             live.put(scope, est);
         }
         return est;

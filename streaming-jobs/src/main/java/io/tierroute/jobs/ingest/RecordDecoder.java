@@ -36,6 +36,12 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
      * RecordTooLargeException, and the restarted job met the same record again. The reason gives the original length.
      */
     static final int MAX_COPIED_BYTES = 64 * 1024;
+    /**
+     * Most characters of the message (an exception's, or the validator's) a dead letter's reason keeps: a decode path
+     * that puts record content into its exception's message would otherwise make the reason as large as the record,
+     * past the cap on the copied bytes. The reason says how many characters were cut.
+     */
+    static final int MAX_MESSAGE_CHARS = 1024;
 
     private final String topic;
     private final String consumer;
@@ -152,7 +158,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         return in;
     }
 
-    private Inbound dead(Inbound in, ConsumerRecord<byte[], byte[]> record, String type, String reason, long nowMs) {
+    private Inbound dead(Inbound in, ConsumerRecord<byte[], byte[]> record, String type, String message, long nowMs) {
         if (deadLetters != null) {
             deadLetters.inc();
         }
@@ -163,7 +169,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
             .setKey(prefix(record.key()))
             .setValue(prefix(record.value()))
             .setErrorType(type)
-            .setReason(reason + cut("key", record.key()) + cut("value", record.value()))
+            .setReason(reason(message, record.key(), record.value()))
             .setConsumer(consumer)
             .setTimestampMs(nowMs)
             .build();
@@ -175,6 +181,20 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
             return null;
         }
         return ByteBuffer.wrap(bytes.length <= MAX_COPIED_BYTES ? bytes : Arrays.copyOf(bytes, MAX_COPIED_BYTES));
+    }
+
+    /** A dead letter's reason: the first {@link #MAX_MESSAGE_CHARS} of {@code message}, then what was cut of the record. */
+    static String reason(String message, byte[] key, byte[] value) {
+        return capped(String.valueOf(message)) + cut("key", key) + cut("value", value);
+    }
+
+    private static String capped(String message) {
+        if (message.length() <= MAX_MESSAGE_CHARS) {
+            return message;
+        }
+        int end = Character.isHighSurrogate(message.charAt(MAX_MESSAGE_CHARS - 1)) ? MAX_MESSAGE_CHARS - 1
+            : MAX_MESSAGE_CHARS; // never half a character
+        return message.substring(0, end) + " [message cut: " + (message.length() - end) + " more characters]";
     }
 
     /** The DeadLetter schema has no length field: a truncation is told in the reason. */

@@ -55,6 +55,24 @@ class RecordDecoderDeadLetterTest {
         assertThat(d.getReason()).doesNotContain("truncated");
     }
 
+    /** A message of 1 MB (a decode path quoting record content) keeps its first 1,024 characters and says what was cut. */
+    @Test
+    void aHugeMessageIsCutAndTheReasonSaysHowMuch() {
+        String message = "malformed body: " + "x".repeat(1_000_000);
+        String reason = RecordDecoder.reason(message, garbage(100), garbage(2_000_000));
+        int cap = RecordDecoder.MAX_MESSAGE_CHARS;
+        assertThat(reason).startsWith(message.substring(0, cap) + " [message cut: " + (message.length() - cap)
+            + " more characters]");
+        assertThat(reason).endsWith("[value truncated to its first " + RecordDecoder.MAX_COPIED_BYTES + " of 2000000 bytes]");
+        assertThat(reason.length()).isLessThan(cap + 200);
+
+        String emoji = "a".repeat(cap - 1) + "\uD83D\uDE00" + "b".repeat(10); // a surrogate pair across the cap
+        assertThat(RecordDecoder.reason(emoji, null, null)).as("never half a character")
+            .startsWith("a".repeat(cap - 1) + " [message cut: 12 more characters]");
+        String exact = "c".repeat(cap);
+        assertThat(RecordDecoder.reason(exact, null, null)).isEqualTo(exact);
+    }
+
     private static byte[] garbage(int n) {
         byte[] b = new byte[n];
         new Random(n).nextBytes(b);

@@ -1,0 +1,25 @@
+package io.tierroute.jobs.fit;
+
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * The fitting operator's counters of what an estimator inside a scope refuses beyond the row as a whole (the row
+ * itself, refused by the regression or the priors, is {@code inputsRejectedByEstimators}): each was tallied only in the
+ * fitter's in-memory outcome counts, which no one reads. Only live input counts: the {@link ScopeEstimators} a restore or
+ * an idle scope's return rebuilds from the replay buffers are attached after their replay, so a row counts once.
+ */
+final class EstimatorRefusals {
+    /** Telemetry link samples the ρ tracker refused (duplicate, out of order, zero interval, …): one per link. */
+    final Counter rhoLinkSamples;
+    /** λ observations the affinity-decay fit refused (idle time beyond 7 days, a miss after no idle time, …). */
+    final Counter decayObservations;
+    /** Admission-wait rows the KV-wait fit leaves out as unusable ({@code KvWaitFit.skippedRows}). */
+    final Counter kvWaitRows;
+
+    EstimatorRefusals(MetricGroup metrics) {
+        rhoLinkSamples = metrics.counter("rhoLinkSamplesRefused");
+        decayObservations = metrics.counter("decayObservationsRefused");
+        kvWaitRows = metrics.counter("kvWaitRowsUnusable");
+    }
+}
