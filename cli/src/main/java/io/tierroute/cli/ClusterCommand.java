@@ -5,6 +5,7 @@ import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.LocalClasspath;
 import io.tierroute.deploy.local.LocalCluster;
 import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.WriterIdentity;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -176,7 +177,7 @@ final class ClusterCommand implements Runnable {
             out.printf(Locale.ROOT, "  logs:   %s/kafka/kafka.log, %s/flink/log/%n", s.dir(), s.dir());
             out.printf(Locale.ROOT, "up in %.1f s. Next: %s; stop with: tierroute cluster down --dir %s%n",
                     (System.nanoTime() - begin) / 1e9, nextStep(r.flink().restUri(), r.kafka().bootstrapServers(),
-                            JobJarFlag.forPaste()), s.dir());
+                            JobJarFlag.forPaste(), taskManagers * slots), s.dir());
             return 0;
         }
     }
@@ -184,6 +185,15 @@ final class ClusterCommand implements Runnable {
     /** The submit line {@code up} prints last; {@code jarFlag} from {@link JobJarFlag}. */
     static String nextStep(URI flink, String bootstrap, String jarFlag) {
         return "tierroute submit --flink " + flink + " --bootstrap " + bootstrap + jarFlag;
+    }
+
+    /**
+     * As above, with the job's {@code --parallelism} lowered to the cluster's {@code slots} when they are fewer than its
+     * default: submit would refuse the default on such a cluster.
+     */
+    static String nextStep(URI flink, String bootstrap, String jarFlag, int slots) {
+        return nextStep(flink, bootstrap, jarFlag)
+                + (slots < JobSettings.builder().build().parallelism() ? " -- --parallelism " + slots : "");
     }
 
     @Command(name = "down", mixinStandardHelpOptions = true,

@@ -21,8 +21,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -52,6 +54,11 @@ import java.util.stream.Stream;
                 "Kafka: before anything is uploaded, submit checks that --bootstrap answers (an Admin client, at most "
                         + "10 s) and refuses naming it when it does not (--no-kafka-check skips that for a Kafka only the "
                         + "TaskManagers reach).",
+                "Task slots: the job needs as many as its --parallelism (its operators share slots; default 2). Before "
+                        + "the upload, submit compares that with the cluster's GET /overview and refuses when the cluster "
+                        + "has fewer slots in total (lower --parallelism or start more TaskManagers) or fewer free, naming "
+                        + "the jobs that hold them (--wait-for-slots submits anyway and waits). A job that does not run "
+                        + "within --wait, or fails, is reported with its root cause from Flink (GET /jobs/ID/exceptions).",
                 "Ctrl-C during the upload or the run request deletes the uploaded jar from the cluster and says whether "
                         + "a job may have started.",
                 "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
@@ -112,6 +119,12 @@ final class SubmitCommand implements Callable<Integer> {
                     + "writing the topic there, is refused regardless.")
     List<String> ignoreJobs = new ArrayList<>();
 
+    @Option(names = "--wait-for-slots",
+            description = "When other jobs hold the free task slots the job needs (the cluster has enough in total): "
+                    + "submit anyway and wait up to --wait for them, printing progress every 5 s, instead of refusing. "
+                    + "Flink retries the job's slot requests as its restart strategy allows.")
+    boolean waitForSlots;
+
     @Parameters(paramLabel = "JOB_ARG", arity = "0..*", description = "Arguments of the job (after --), e.g. -- --parallelism 1.")
     List<String> jobArgs = new ArrayList<>();
 
@@ -154,9 +167,10 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
-        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty() || jar != null || allowNonRestoredState) {
+        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty() || jar != null || allowNonRestoredState
+                || waitForSlots) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
-                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job or job arguments");
+                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job, --wait-for-slots or job arguments");
         }
         // A savepoint is written into a directory; Flink's answer to a file is a bare FileAlreadyExistsException.
         if (!isUri(savepoint) && Files.exists(Path.of(savepoint)) && !Files.isDirectory(Path.of(savepoint))) {
@@ -258,6 +272,20 @@ final class SubmitCommand implements Callable<Integer> {
                 .ifPresent(why -> {
                     throw new IllegalStateException(why);
                 });
+        // After the single-writer check: a second writer is refused whatever the slots. Flink would accept a job short of
+        // slots and fail it later with an exception that names neither the slots nor who holds them.
+        OptionalInt slots = SubmitSlots.needed(jobArgs);
+        if (slots.isPresent()) {
+            SubmitSlots.read(rest, slots.getAsInt()).ifPresent(s -> {
+                if (s.total() || !waitForSlots) {
+                    throw new IllegalStateException(s.text() + (s.total() ? "" : "; wait until they are free, lower "
+                            + "--parallelism (after --), or pass --wait-for-slots to submit anyway and wait up to --wait for them"));
+                }
+                out.println("tierroute submit: " + s.text() + "; submitting anyway (--wait-for-slots), waiting up to "
+                        + wait.toSeconds() + " s for them");
+                out.flush();
+            });
+        }
         long begin = System.nanoTime();
         String id;
         try (SubmitOnCtrlC onCtrlC = new SubmitOnCtrlC(rest, spec.commandLine().getErr())) {
@@ -284,15 +312,36 @@ final class SubmitCommand implements Callable<Integer> {
         SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
         FlinkRestClient.JobDetails d;
         try {
-            d = rest.awaitRunning(id, wait);
+            d = rest.awaitRunning(id, wait, waitForSlots ? progress(rest, out) : x -> { });
         } catch (FlinkRestClient.FlinkRestException e) {
-            throw new FlinkRestClient.FlinkRestException(e.getMessage() + SubmitAdvice.leftOnTheCluster(rest, id), e);
+            throw new FlinkRestClient.FlinkRestException(e.getMessage() + SubmitSlots.afterFailure(rest, id, slots)
+                    + SubmitAdvice.leftOnTheCluster(rest, id), e);
         }
         out.printf(Locale.ROOT, "job %s (%s): %s, %d tasks running, %.1f s after the upload began%n", id, d.name(), d.state(),
                 d.vertexStates().size(), (System.nanoTime() - begin) / 1e9);
         out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
         return 0;
     }
+
+    /** With --wait-for-slots: a line every 5 s while the job waits, so a long wait is seen to be one. */
+    private static Consumer<FlinkRestClient.JobDetails> progress(FlinkRestClient rest, PrintWriter out) {
+        long begin = System.nanoTime();
+        long[] next = {begin + PROGRESS_EVERY.toNanos()};
+        return d -> {
+            if (System.nanoTime() < next[0]) {
+                return;
+            }
+            next[0] += PROGRESS_EVERY.toNanos();
+            try {
+                out.println(SubmitSlots.progress((System.nanoTime() - begin) / 1_000_000_000L, d, rest.overview()));
+                out.flush();
+            } catch (FlinkRestClient.FlinkRestException e) {
+                // a missed progress line is no failure: the wait goes on and reports what it ends with
+            }
+        };
+    }
+
+    static final Duration PROGRESS_EVERY = Duration.ofSeconds(5);
 
     /** streaming-jobs/target/{@value #JOB_JAR_GLOB}, from the working directory or above the running jar. */
     static Path defaultJar() {

@@ -22,11 +22,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * A client of the Flink REST API (the calls {@code flink run} and the web UI make), over
- * {@code java.net.http} and Jackson: cluster overview, jar upload and run, job state, config and exceptions,
- * stop with a savepoint. Every failure is a {@link FlinkRestException} that says which call failed and
+ * {@code java.net.http} and Jackson: cluster overview and who holds its task slots, jar upload and run, job state,
+ * config and root cause, stop with a savepoint. Every failure is a {@link FlinkRestException} that says which call failed and
  * quotes Flink's own error text.
  */
 public final class FlinkRestClient {
@@ -104,6 +105,18 @@ public final class FlinkRestClient {
         JsonNode n = get("/overview");
         return new Overview(n.path("taskmanagers").asInt(), n.path("slots-total").asInt(),
                 n.path("slots-available").asInt(), n.path("jobs-running").asInt(), n.path("flink-version").asText());
+    }
+
+    /**
+     * Every registered TaskManager's slots and the jobs holding them ({@code GET /taskmanagers}, then
+     * {@code GET /taskmanagers/<id>} each: only the details name the jobs).
+     */
+    public List<TaskManagerSlots> taskManagerSlots() {
+        List<TaskManagerSlots> out = new ArrayList<>();
+        for (String id : taskManagerIds()) {
+            out.add(TaskManagerSlots.of(get("/taskmanagers/" + id)));
+        }
+        return out;
     }
 
     /** The resource ids of the TaskManagers the JobManager counts as registered (a dead one stays until its heartbeat times out). */
@@ -200,21 +213,50 @@ public final class FlinkRestClient {
         return get("/jobs/" + jobId).path("state").asText();
     }
 
-    /** {@code GET /jobs/<id>}: the job's state and the state of each of its vertices. */
-    public record JobDetails(String name, String state, List<String> vertexStates) {
+    /**
+     * {@code GET /jobs/<id>}: the job's state, the state of each of its vertices, its tasks per execution state
+     * (e.g. SCHEDULED: waiting for a task slot) and the slots it needs: per slot sharing group the largest
+     * parallelism of its vertices, since the vertices of a group share slots.
+     */
+    public record JobDetails(String name, String state, List<String> vertexStates, Map<String, Integer> tasks,
+                             int slotsNeeded) {
+        public JobDetails {
+            vertexStates = List.copyOf(vertexStates);
+            tasks = Map.copyOf(tasks);
+        }
+
         /** The job runs and every task of it has been deployed and runs. */
         public boolean fullyRunning() {
             return state.equals("RUNNING") && !vertexStates.isEmpty() && vertexStates.stream().allMatch("RUNNING"::equals);
         }
+
+        /** Its tasks in execution state {@code s}. */
+        public int tasks(String s) {
+            return tasks.getOrDefault(s, 0);
+        }
+
+        /** All its tasks. */
+        public int taskCount() {
+            return tasks.values().stream().mapToInt(Integer::intValue).sum();
+        }
     }
 
     public JobDetails job(String jobId) {
-        JsonNode n = get("/jobs/" + jobId);
+        return jobDetails(get("/jobs/" + jobId));
+    }
+
+    static JobDetails jobDetails(JsonNode n) {
         List<String> vertices = new ArrayList<>();
+        Map<String, Integer> tasks = new LinkedHashMap<>();
+        Map<String, Integer> groupParallelism = new LinkedHashMap<>();
         for (JsonNode v : n.path("vertices")) {
             vertices.add(v.path("status").asText());
+            v.path("tasks").fields().forEachRemaining(e -> tasks.merge(e.getKey(), e.getValue().asInt(), Integer::sum));
+            groupParallelism.merge(v.path("slotSharingGroupId").asText(v.path("id").asText()),
+                    v.path("parallelism").asInt(), Math::max);
         }
-        return new JobDetails(n.path("name").asText(), n.path("state").asText(), vertices);
+        return new JobDetails(n.path("name").asText(), n.path("state").asText(), vertices, tasks,
+                groupParallelism.values().stream().mapToInt(Integer::intValue).sum());
     }
 
     /** {@code GET /jobs/<id>}: the names of the job's vertices (each a chain of operator names). */
@@ -247,26 +289,50 @@ public final class FlinkRestClient {
     }
 
     /**
-     * Waits until the job and all its tasks run. Fails with Flink's root exception when the job ends
-     * (FAILED, CANCELED, FINISHED) or is not running within {@code timeout}.
+     * Waits until the job and all its tasks run. Fails with Flink's root exception ({@link RootCause}) when the job ends
+     * (FAILED, CANCELED, FINISHED, SUSPENDED) or is not running within {@code timeout}, saying how many of its tasks
+     * wait for a task slot.
      */
     public JobDetails awaitRunning(String jobId, Duration timeout) {
+        return awaitRunning(jobId, timeout, d -> { });
+    }
+
+    /** As {@link #awaitRunning(String, Duration)}, handing {@code progress} each answer that is not yet fully running. */
+    public JobDetails awaitRunning(String jobId, Duration timeout, Consumer<JobDetails> progress) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             JobDetails d = job(jobId);
             if (d.fullyRunning()) {
                 return d;
             }
-            if (List.of("FAILED", "CANCELED", "FINISHED", "SUSPENDED").contains(d.state())
-                    || System.nanoTime() > deadline) {
-                String cause = rootException(jobId);
-                throw new FlinkRestException("job " + jobId + " (" + d.name() + ") is " + d.state()
-                        + (d.state().equals("RUNNING") || d.state().equals("RESTARTING") || d.state().equals("CREATED")
-                        ? " but not fully running after " + timeout.toSeconds() + " s" : "")
-                        + (cause == null ? "" : "; Flink reports:\n" + cause), null);
+            boolean ended = List.of("FAILED", "CANCELED", "FINISHED", "SUSPENDED").contains(d.state());
+            if (ended || System.nanoTime() > deadline) {
+                throw new FlinkRestException(notRunning(jobId, d, ended ? null : timeout, rootCause(jobId)), null);
             }
+            progress.accept(d);
             sleep(200);
         }
+    }
+
+    /**
+     * "job ID (NAME) is STATE[, not fully running after N s (R of T tasks running, W waiting for a task slot)]; root
+     * cause: X: message": {@code waited} null for a job that ended.
+     */
+    static String notRunning(String jobId, JobDetails d, Duration waited, Optional<RootCause> cause) {
+        String tasks = "";
+        if (waited != null) {
+            int waiting = d.tasks("SCHEDULED");
+            tasks = ", not fully running after " + waited.toSeconds() + " s" + (d.taskCount() == 0 ? "" : " ("
+                    + d.tasks("RUNNING") + " of " + d.taskCount() + " tasks running"
+                    + (waiting == 0 ? "" : ", " + waiting + " waiting for a task slot") + ")");
+        }
+        return "job " + jobId + " (" + d.name() + ") is " + d.state() + tasks + "; "
+                + cause.map(c -> "root cause: " + c).orElse("Flink has recorded no exception for it");
+    }
+
+    /** The newest entry of the job's exception history ({@code GET /jobs/<id>/exceptions}); empty when it has none. */
+    public Optional<RootCause> rootCause(String jobId) {
+        return RootCause.of(get("/jobs/" + jobId + "/exceptions"));
     }
 
     /** The job's root exception ({@code GET /jobs/<id>/exceptions}), or null when it has none. */

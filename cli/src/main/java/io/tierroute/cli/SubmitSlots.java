@@ -1,0 +1,125 @@
+package io.tierroute.cli;
+
+import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
+import io.tierroute.deploy.local.TaskManagerSlots;
+import io.tierroute.jobs.JobSettings;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+/**
+ * Whether the Flink cluster has the task slots the fitting job needs, asked before its jar is uploaded. Flink accepts
+ * any job and only then looks for slots: one short of them waits up to the slot request timeout (5 min; on a cluster
+ * up for longer, each attempt failed within seconds), restarts until its restart strategy gives up, and fails with a
+ * NoResourceAvailableException that names neither the slots nor who holds them.
+ */
+final class SubmitSlots {
+
+    private SubmitSlots() {
+    }
+
+    /**
+     * The slots the job of {@code jobArgs} needs: its {@code --parallelism}, since all its operators share the default
+     * slot sharing group and the largest parallelism among them is that one (the control source runs at 1). Empty
+     * when the arguments do not parse: the job itself says why, through Flink.
+     */
+    static OptionalInt needed(List<String> jobArgs) {
+        try {
+            return OptionalInt.of(JobSettings.parse(jobArgs.toArray(String[]::new)).parallelism());
+        } catch (IllegalArgumentException e) {
+            return OptionalInt.empty();
+        }
+    }
+
+    /**
+     * Too few slots for a job that needs {@code needed}: {@code total} when the cluster has fewer in all (the job can
+     * never run), else fewer free ({@code text} names the jobs holding the others).
+     */
+    record Shortage(boolean total, String text) {}
+
+    /** The shortage on a cluster of {@code taskManagers} running {@code jobs} ({@code GET /jobs/overview}); empty when the slots are free. */
+    static Optional<Shortage> shortage(int needed, List<TaskManagerSlots> taskManagers, List<JobSummary> jobs) {
+        int total = taskManagers.stream().mapToInt(TaskManagerSlots::slots).sum();
+        int free = taskManagers.stream().mapToInt(TaskManagerSlots::free).sum();
+        String need = "the job needs " + needed + " task slot" + (needed == 1 ? "" : "s")
+                + " (its --parallelism; its operators share slots)";
+        if (needed > total) {
+            return Optional.of(new Shortage(true, need + "; the cluster has " + total + " slot" + (total == 1 ? "" : "s")
+                    + " in total (" + layout(taskManagers) + "); lower --parallelism (after --) or start more TaskManagers"));
+        }
+        if (needed > free) {
+            return Optional.of(new Shortage(false, need + "; " + free + " of the cluster's " + total + " slots "
+                    + (free == 1 ? "is" : "are") + " free: " + holders(taskManagers, jobs)));
+        }
+        return Optional.empty();
+    }
+
+    /** "1 TaskManager × 2", "2 TaskManagers × 4", "3 TaskManagers: 2 + 2 + 1", "no TaskManager registered". */
+    static String layout(List<TaskManagerSlots> taskManagers) {
+        int n = taskManagers.size();
+        if (n == 0) {
+            return "no TaskManager registered";
+        }
+        List<Integer> slots = taskManagers.stream().map(TaskManagerSlots::slots).toList();
+        String tms = n + " TaskManager" + (n == 1 ? "" : "s");
+        return slots.stream().distinct().count() == 1 ? tms + " × " + slots.get(0)
+                : tms + ": " + String.join(" + ", slots.stream().map(String::valueOf).toList());
+    }
+
+    /** "job ID 'NAME' (STATE) holds N, ..." for every job holding slots, as the TaskManagers list them. */
+    static String holders(List<TaskManagerSlots> taskManagers, List<JobSummary> jobs) {
+        Map<String, Integer> byJob = new LinkedHashMap<>();
+        taskManagers.forEach(tm -> tm.byJob().forEach((id, n) -> byJob.merge(id, n, Integer::sum)));
+        if (byJob.isEmpty()) {
+            return "no job holds the others (a TaskManager may be releasing them)";
+        }
+        List<String> named = new ArrayList<>();
+        byJob.forEach((id, n) -> named.add(jobs.stream().filter(j -> j.id().equals(id)).findFirst()
+                .map(j -> "job " + id + " '" + j.name() + "' (" + j.state() + ")").orElse("job " + id) + " holds " + n));
+        return String.join(", ", named);
+    }
+
+    /** The shortage the cluster shows now, read from it; empty when the slots are free. */
+    static Optional<Shortage> read(FlinkRestClient rest, int needed) {
+        var overview = rest.overview();
+        // One call when the slots are free; the TaskManagers' details (one call each) only to say who holds them.
+        if (overview.slotsTotal() >= needed && overview.slotsAvailable() >= needed) {
+            return Optional.empty();
+        }
+        return shortage(needed, rest.taskManagerSlots(), rest.jobs());
+    }
+
+    /**
+     * What a submitted job that did not run was short of, as a line to add to its failure: the shortage the cluster
+     * shows with the job's own slots counted free (a restarting job may hold some of them). Empty when the slots are
+     * there (it failed for another reason) or the cluster cannot be read.
+     */
+    static String afterFailure(FlinkRestClient rest, String jobId, OptionalInt needed) {
+        if (needed.isEmpty()) {
+            return "";
+        }
+        try {
+            List<TaskManagerSlots> others = rest.taskManagerSlots().stream().map(tm -> {
+                Map<String, Integer> byJob = new LinkedHashMap<>(tm.byJob());
+                Integer own = byJob.remove(jobId);
+                return new TaskManagerSlots(tm.id(), tm.slots(), tm.free() + (own == null ? 0 : own), byJob);
+            }).toList();
+            return shortage(needed.getAsInt(), others, rest.jobs()).map(s -> "\n" + s.text()).orElse("");
+        } catch (FlinkRestClient.FlinkRestException e) {
+            return "";
+        }
+    }
+
+    /** One progress line of a job waiting for its slots: its tasks and the cluster's free slots. */
+    static String progress(long seconds, FlinkRestClient.JobDetails d, FlinkRestClient.Overview o) {
+        int waiting = d.tasks("SCHEDULED");
+        return "  " + seconds + " s: job " + d.state() + ", " + d.tasks("RUNNING") + " of " + d.taskCount()
+                + " tasks running" + (waiting == 0 ? "" : ", " + waiting + " waiting for a task slot") + "; "
+                + o.slotsAvailable() + " of " + o.slotsTotal() + " slots free";
+    }
+}
