@@ -140,7 +140,7 @@ final class ScopeEstimators {
             if (bw != null) {
                 RhoOutcome o = rho.update(new LinkKey(s.worker, s.linkTiers[i]), s.timestampMs, s.linkIntervalMs[i],
                     s.linkBytes[i], bw);
-                if (refusals != null && !o.accepted()) {
+                if (refusals != null && p == PriorOutcome.ACCEPTED && !o.accepted()) { // a row refused whole is counted once, by the caller
                     refusals.rhoLinkSamples.inc();
                 }
             }

@@ -65,9 +65,11 @@ import org.slf4j.LoggerFactory;
  * selector applied it on arrival, and waiting for its own time (Long.MAX_VALUE passes {@code ControlRecordCheck}) left
  * the job and the selectors disagreeing about the active version.
  *
- * <p><b>Memory.</b> The estimators of a scope without input for {@link #SCOPE_IDLE_MS} (processing time, or event time
- * in event-time mode) are dropped from memory and rebuilt from the replay buffers when the scope returns, as after a
- * restore: scopes come from the records, and a long-running job would otherwise keep every scope it ever saw.
+ * <p><b>Memory.</b> The estimators of a scope without input for {@link #SCOPE_IDLE_MS} of processing time are dropped
+ * from memory and rebuilt from the replay buffers when the scope returns, as after a restore (a history longer than
+ * the buffers then fits on their tail): scopes come from the records, and a long-running job would otherwise keep the
+ * estimators of every scope it ever saw. The scope's keyed state (buffers, versions) stays. Not in event-time mode,
+ * whose history must be a function of the input alone: there the sweep would depend on which scopes share a subtask.
  *
  * <p><b>State life cycle</b> (all keyed by scope, checkpointed):
  * <ul>
@@ -140,8 +142,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     static final long CONTROL_AHEAD_MIN_MS = 3_600_000;
     static final int CONTROL_AHEAD_PUBLISH_INTERVALS = 4;
     /**
-     * A scope without input for this long on the operator's clock (processing time; event time, i.e. the ticks, in
-     * event-time mode: the clock of its timers) has its estimators dropped from memory; checked every quarter of it.
+     * A scope without input for this long (processing time) has its estimators dropped from memory; checked every
+     * quarter of it. Never in event-time mode (class comment, "Memory").
      */
     static final long SCOPE_IDLE_MS = 3_600_000;
 
@@ -179,7 +181,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient EstimatorRefusals refusals;
     /** Event-time mode: how far past a tick a control record's stamp is applied at that tick anyway, ms. */
     private transient long controlAheadMs;
-    /** The operator's clock for idle eviction: processing time, or the latest tick in event-time mode. */
+    /** The operator's clock for idle eviction: the processing time of its latest input or timer. */
     private transient long clockMs;
     /** When {@link #live} is next scanned for idle scopes (on {@link #clockMs}). */
     private transient long nextSweepMs;
@@ -326,12 +328,17 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
                 + "the next tick, so the published history is no longer a function of the input alone (an input: raise "
                 + "--out-of-orderness; a control record: stamp it at or after the job's event time)", n, t, wm);
         }
-        return wm + 1;
+        return wm == Long.MAX_VALUE ? Long.MAX_VALUE : wm + 1; // the inputs ended: the last tick takes it
     }
 
     /** Event-time mode: records that arrived behind the watermark (the {@code lateInputs} metric). */
     long lateInputCount() {
         return lateInputs.getCount();
+    }
+
+    /** Inputs the estimators refused whole (the {@code inputsRejectedByEstimators} metric). */
+    long rejectedInputCount() {
+        return rejectedInputs.getCount();
     }
 
     /** Event-time mode: control records applied at a tick before their own time, being far ahead of it. */
@@ -415,14 +422,14 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         counters.update(c);
     }
 
-    /** Applies a control record unless its sequence is not above the applied one; marks the scope dirty. */
-    private void applyControl(SnapshotControl record, String scope, ScopeCounters c) throws Exception {
+    /** Applies a control record unless its sequence is not above the applied one (then false); marks the scope dirty. */
+    private boolean applyControl(SnapshotControl record, String scope, ScopeCounters c) throws Exception {
         SnapshotControl current = control.value();
         if (current != null && record.getSequence() <= current.getSequence()) {
             controlsIgnored.inc();
             LOG.info("scope {}: control sequence {} ignored (applied {})", record.getScope(), record.getSequence(),
                 current.getSequence());
-            return;
+            return false;
         }
         control.update(record);
         controlsApplied.inc();
@@ -437,6 +444,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (estimators(scope).hasData()) {
             c.dirty = true;
         }
+        return true;
     }
 
     @Override
@@ -444,10 +452,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ScopeCounters c = counters();
         String scope = ctx.getCurrentKey();
         if (settings.eventClock()) {
-            clockMs = Math.max(clockMs, timestamp);
             onEventTick(timestamp, ctx.timerService().currentWatermark(), scope, c, out);
             counters.update(c);
-            evictIdleScopes();
             return;
         }
         clockMs = ctx.timerService().currentProcessingTime();
@@ -506,10 +512,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             pendingControls.update(laterControls);
             dueControls.sort(EventOrder.CONTROLS);
             for (SnapshotControl r : dueControls) {
-                if (r.getTimestampMs() > tick) {
+                if (applyControl(r, scope, c) && r.getTimestampMs() > tick) {
                     aheadOfEventTime(r, tick, watermark);
                 }
-                applyControl(r, scope, c);
             }
         }
         tickMs = tick;

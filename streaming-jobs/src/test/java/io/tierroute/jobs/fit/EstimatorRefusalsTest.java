@@ -53,7 +53,13 @@ class EstimatorRefusalsTest {
         f.input(sample);
         assertThat(counts(f)).as("clean rows and a first sample: nothing refused").containsExactly(0, 0, 0);
 
-        f.input(FitHarness.telemetry("default", "w0", START)); // the same interval again: a duplicate link sample
+        f.input(FitHarness.telemetry("default", "w0", START)); // the same interval again: the priors refuse it whole
+        assertThat(f.function().rejectedInputCount()).isEqualTo(1);
+        assertThat(counts(f)).as("a sample refused whole is counted once, not again for its link").containsExactly(0, 0, 0);
+        TelemetrySample zeroLink = FitHarness.telemetry("default", "w0", START + 1_000);
+        zeroLink.linkIntervalMs = new long[] {0}; // the priors take it; its link has no rate
+        f.input(zeroLink);
+        assertThat(f.function().rejectedInputCount()).isEqualTo(1);
         f.input(row(rnd, START + 3_000, 8 * 24 * 3600.0, 600_000)); // idle 8 days: past the λ fit's 7
         f.input(row(rnd, START + 3_010, 30, 1.7e15)); // decode time 1.7e15 µs: the regression does not see it
         assertThat(counts(f)).containsExactly(1, 1, 1);
