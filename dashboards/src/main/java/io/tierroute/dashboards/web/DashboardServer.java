@@ -51,10 +51,13 @@ public final class DashboardServer implements AutoCloseable {
     /** Headers per request. */
     static final int MAX_HEADERS = 64;
     /**
-     * Query parameters per request (the API reads at most one, ?last=). Past this, and for a malformed percent escape
-     * in the path, Undertow's parser answers 400 with no body before any handler runs: it offers no hook for a text.
+     * Query (and, apart, path) parameters per request Undertow's parser takes; past it the parser answers a bare 400
+     * before any handler runs. {@link ParameterLimit} refuses more than {@value ParameterLimit#MAX} with a JSON 400, so this is set past what a
+     * request head can hold: a parameter takes two bytes ({@code a&}), and the parser sees at most
+     * {@value #MAX_HEADER_BYTES} bytes plus one read buffer (16 KiB at most). (A malformed percent escape, {@code %zz},
+     * is still the parser's bare 400 and closed connection, whatever its options: it offers no hook for a text.)
      */
-    static final int MAX_QUERY_PARAMETERS = 16;
+    static final int PARSED_PARAMETERS = 65_536;
     /** Cookies per request (the dashboard sets none). */
     static final int MAX_COOKIES = 16;
     /**
@@ -145,10 +148,10 @@ public final class DashboardServer implements AutoCloseable {
         } else {
             b.addHttpListener(o.port(), o.host());
         }
-        Undertow u = b.setHandler(new HttpContinueReadHandler(root)).setIoThreads(1).setWorkerThreads(8)
+        Undertow u = b.setHandler(new HttpContinueReadHandler(new ParameterLimit(root))).setIoThreads(1).setWorkerThreads(8)
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
                 .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
-                .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
+                .setServerOption(UndertowOptions.MAX_PARAMETERS, PARSED_PARAMETERS)
                 .setServerOption(UndertowOptions.MAX_COOKIES, MAX_COOKIES)
                 // Routes see the raw path and ApiRoutes decodes the scope (PathSegment): Undertow's decoding keeps %2F,
                 // so a scope with '/' in it could not be named. (A malformed escape, %zz, its parser answers with its

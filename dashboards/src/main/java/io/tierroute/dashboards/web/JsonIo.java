@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -104,6 +105,9 @@ final class JsonIo {
         if (body.length == 0) {
             throw new HttpError(400, "the request body is empty; expected a JSON object");
         }
+        if (notUtf8(body)) {
+            throw new HttpError(400, "the request body is not UTF-8 JSON (it looks like UTF-16 or UTF-32); send UTF-8");
+        }
         try {
             T value = MAPPER.readValue(body, type);
             if (value == null) {
@@ -123,8 +127,30 @@ final class JsonIo {
             throw new HttpError(400, e.getLocation() == null ? "malformed JSON: " + what
                     : "malformed JSON at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
                     + ": " + what);
+        } catch (CharConversionException e) {
+            // Jackson guesses UTF-16/32 from the first bytes and fails on a body that is neither: a client error.
+            throw new HttpError(400, "the request body is not UTF-8 JSON: " + e.getMessage());
         } catch (IOException e) {
             throw new HttpError(400, "cannot read the request body: " + e.getMessage());
         }
+    }
+
+    /**
+     * Jackson guesses UTF-16 and UTF-32 from a body's first bytes and would read them; JSON on the wire is UTF-8
+     * (RFC 8259 §8.1), where a NUL byte cannot occur (JSON escapes it) and FE FF / FF FE are no valid start. The
+     * selector's API refuses them by the same rule ({@code ApiHandler.notUtf8}).
+     */
+    static boolean notUtf8(byte[] body) {
+        int first = body[0] & 0xff;
+        int second = body.length > 1 ? body[1] & 0xff : -1;
+        if ((first == 0xfe && second == 0xff) || (first == 0xff && second == 0xfe)) {
+            return true;
+        }
+        for (int i = 0; i < Math.min(4, body.length); i++) {
+            if (body[i] == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 }

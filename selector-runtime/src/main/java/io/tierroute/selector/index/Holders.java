@@ -142,6 +142,12 @@ final class Holders {
         return new Holders(words, real, remove(approxWorkers, i), remove(approxExpiry, i));
     }
 
+    /** Drops the worker's approximate entry only while its expiry is {@code expiry}: the insert that gave it that one. */
+    Holders withoutApprox(int worker, long expiry) {
+        int i = approxIndex(worker);
+        return i >= 0 && approxExpiry[i] == expiry ? withoutApprox(worker) : this;
+    }
+
     /** Drops every holding of {@code worker}, real and approximate. */
     Holders withoutWorker(int worker) {
         if (!involves(worker)) {

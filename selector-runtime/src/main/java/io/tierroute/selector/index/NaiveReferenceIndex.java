@@ -131,12 +131,23 @@ public final class NaiveReferenceIndex implements PrefixIndex {
 
     @Override
     public void recordRouted(int worker, long[] blockHashes, int n, long nowNanos, long ttlNanos) {
-        long expiry = ttlNanos <= 0 ? nowNanos : nowNanos + ttlNanos;
-        if (expiry < nowNanos) {
-            expiry = Long.MAX_VALUE;
-        }
+        long expiry = PrefixIndex.routedExpiry(nowNanos, ttlNanos);
         for (int i = 0; i < Math.min(n, blockHashes.length); i++) {
             blocks.computeIfAbsent(blockHashes[i], k -> new Block()).approx().merge(worker, expiry, Math::max);
+        }
+    }
+
+    @Override
+    public void releaseRouted(int worker, long[] blockHashes, int n, long nowNanos, long ttlNanos) {
+        Long expiry = PrefixIndex.routedExpiry(nowNanos, ttlNanos);
+        for (int i = 0; i < Math.min(n, blockHashes.length); i++) {
+            Block b = blocks.get(blockHashes[i]);
+            if (b != null && expiry.equals(b.approxExpiry.get(worker))) {
+                b.approxExpiry.remove(worker); // an entry a later insert extended is not this one's
+                if (b.isEmpty()) {
+                    blocks.remove(blockHashes[i]);
+                }
+            }
         }
     }
 

@@ -22,6 +22,19 @@ public interface PrefixIndex {
      */
     void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
 
+    /**
+     * Withdraws what {@link #recordRouted} made with these same arguments (a computing claim of a request that failed):
+     * {@code worker}'s approximate entry on each of the blocks whose expiry is still the one that call gave it; one a
+     * later insert extended stays. Real holdings (events) are never touched. Writer thread only.
+     */
+    void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
+
+    /** The expiry {@link #recordRouted} gives its entries: {@code nowNanos + ttlNanos} (saturated), now for ttl ≤ 0. */
+    static long routedExpiry(long nowNanos, long ttlNanos) {
+        long expiry = ttlNanos <= 0 ? nowNanos : nowNanos + ttlNanos;
+        return expiry < nowNanos ? Long.MAX_VALUE : expiry; // saturate on overflow
+    }
+
     /** Drops approximate entries whose TTL has passed. Writer thread only. */
     void expire(long nowNanos);
 

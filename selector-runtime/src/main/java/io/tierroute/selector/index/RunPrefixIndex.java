@@ -36,6 +36,7 @@ public final class RunPrefixIndex implements PrefixIndex {
     private static final int OP_APPROX = 2;
     private static final int OP_CLEAR = 3;
     private static final int OP_EXPIRE = 4;
+    private static final int OP_RELEASE = 5;
 
     /** Construction options. */
     public record Config(int workers, long maxBlocks, double pruneToFraction, int expectedBlocks) {
@@ -358,12 +359,17 @@ public final class RunPrefixIndex implements PrefixIndex {
     public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
         checkWorker(worker);
         nextEpoch();
-        long expiry = ttlNanos <= 0 ? nowNanos : nowNanos + ttlNanos;
-        if (expiry < nowNanos) {
-            expiry = Long.MAX_VALUE; // saturate on overflow
-        }
-        begin(OP_APPROX, worker, 0, expiry);
+        begin(OP_APPROX, worker, 0, PrefixIndex.routedExpiry(nowNanos, ttlNanos));
         update(blockHashes, Math.min(blocks, blockHashes.length), true, false, 0);
+        finishOp();
+    }
+
+    @Override
+    public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+        checkWorker(worker);
+        nextEpoch();
+        begin(OP_RELEASE, worker, 0, PrefixIndex.routedExpiry(nowNanos, ttlNanos));
+        update(blockHashes, Math.min(blocks, blockHashes.length), false, false, 0);
         finishOp();
     }
 
@@ -412,6 +418,7 @@ public final class RunPrefixIndex implements PrefixIndex {
             case OP_APPROX -> h.withApprox(opWorker, opArg);
             case OP_CLEAR -> h.withoutWorker(opWorker);
             case OP_EXPIRE -> h.withoutExpired(opArg);
+            case OP_RELEASE -> h.withoutApprox(opWorker, opArg);
             default -> throw new IllegalStateException("op " + opCode);
         };
         memoIn = h;

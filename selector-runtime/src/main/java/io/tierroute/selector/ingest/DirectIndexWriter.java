@@ -34,6 +34,11 @@ public final class DirectIndexWriter implements IndexWriter {
     }
 
     @Override
+    public synchronized void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+        index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
+    }
+
+    @Override
     public synchronized void expire(long nowNanos) {
         index.expire(nowNanos);
     }

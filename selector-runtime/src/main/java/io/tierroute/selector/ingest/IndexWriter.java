@@ -24,10 +24,17 @@ public interface IndexWriter extends AutoCloseable {
      */
     void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
 
+    /**
+     * The request whose {@link #routed} call had these arguments failed before computing its blocks: its computing
+     * claims are withdrawn ({@code PrefixIndex.releaseRouted}). Dropped like {@link #routed} under overload (the claims
+     * then lapse at their TTL), counted in {@link #droppedRouted()}.
+     */
+    void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos);
+
     /** Expires approximate entries past their TTL. */
     void expire(long nowNanos);
 
-    /** Approximate inserts (approximate mode, computing claims) dropped because the writer was full. */
+    /** Approximate inserts (approximate mode, computing claims) and releases dropped because the writer was full. */
     long droppedRouted();
 
     /** Engine events applied so far. */

@@ -13,16 +13,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The index's single writer thread, fed by a bounded queue: engine event batches (HTTP, Kafka),
- * the selector's approximate inserts, and expiry ticks. Producers never block: a full queue refuses
+ * the selector's approximate inserts and their releases, and expiry ticks. Producers never block: a full queue refuses
  * event batches (back-pressure to the sender) and drops approximate inserts (counted).
  */
 public final class KvEventPipeline implements IndexWriter {
 
     private static final Logger log = LoggerFactory.getLogger(KvEventPipeline.class);
 
-    private sealed interface Command permits Events, Routed, Expire {}
+    private sealed interface Command permits Events, Routed, Released, Expire {}
     private record Events(List<KvEvent> events) implements Command {}
     private record Routed(int worker, long[] hashes, int blocks, long nowNanos, long ttlNanos) implements Command {}
+    private record Released(int worker, long[] hashes, int blocks, long nowNanos, long ttlNanos) implements Command {}
     private record Expire(long nowNanos) implements Command {}
 
     private final PrefixIndex index;
@@ -53,6 +54,13 @@ public final class KvEventPipeline implements IndexWriter {
     public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
         if (!enqueue(new Routed(worker, blockHashes, blocks, nowNanos, ttlNanos))) {
             droppedRouted.incrementAndGet();
+        }
+    }
+
+    @Override
+    public void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+        if (!enqueue(new Released(worker, blockHashes, blocks, nowNanos, ttlNanos))) {
+            droppedRouted.incrementAndGet(); // the claims lapse at their TTL, as before releases existed
         }
     }
 
@@ -156,6 +164,8 @@ public final class KvEventPipeline implements IndexWriter {
         try {
             if (c instanceof Routed r) {
                 index.recordRouted(r.worker(), r.hashes(), r.blocks(), r.nowNanos(), r.ttlNanos());
+            } else if (c instanceof Released r) {
+                index.releaseRouted(r.worker(), r.hashes(), r.blocks(), r.nowNanos(), r.ttlNanos());
             } else if (c instanceof Expire x) {
                 index.expire(x.nowNanos());
             }

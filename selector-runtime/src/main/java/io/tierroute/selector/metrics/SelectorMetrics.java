@@ -107,7 +107,8 @@ public final class SelectorMetrics {
             gauge("tierroute_index_writer_backlog", "Commands waiting for the index writer", p::backlog);
         }
         counter("tierroute_approximate_inserts_dropped_total",
-                "Approximate index inserts (approximate mode, computing claims) dropped because the writer was full",
+                "Approximate index inserts (approximate mode, computing claims) and claim releases dropped because the writer "
+                        + "was full",
                 indexWriter::droppedRouted);
         gauge("tierroute_index_blocks", "Blocks in the prefix index", () -> selector.index().blockCount());
         gauge("tierroute_admission_queue_length", "Requests waiting in the admission queue", selector::queueLength);

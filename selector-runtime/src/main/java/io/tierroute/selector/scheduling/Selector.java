@@ -55,6 +55,7 @@ public final class Selector {
     private final ThreadLocal<Scratch> scratch;
     private final Object drainLock = new Object();
     private final FleetRates fleetRates = new FleetRates(); // D̄ and λ_w for C_harm
+    private final ComputingClaims claims = new ComputingClaims(); // of requests with no output yet
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private volatile long lastSweepNanos = Long.MIN_VALUE / 2;
     private volatile DecisionSink decisionSink; // null: nobody listens
@@ -352,11 +353,14 @@ public final class Selector {
      * until {@code computingClaimTtl}; the engine's Removed and Moved-out-of-HBM events drop them sooner (its Stored
      * events leave them: the index package's mixing rule). A claim counts as HBM, so it outranks a real CPU-tier
      * copy elsewhere: that and Mooncake's tail are why it is off by default (bench/RESULTS.md, "Computing claims").
+     * A request that fails before its first output withdraws its claims ({@link #onRequestEvent}): nobody computes them.
      */
     private void claimComputing(RouteRequest request, int worker, int blocks, long now, Scratch s) {
         long[] toCompute = s.lookup.hashesFrom(request, blocks, s.lookup.match().totalBlocks(worker)); // escapes: a copy
         if (toCompute.length > 0) {
-            writer.routed(worker, toCompute, toCompute.length, now, settings.computingClaimTtl().toNanos());
+            long ttl = settings.computingClaimTtl().toNanos();
+            writer.routed(worker, toCompute, toCompute.length, now, ttl);
+            claims.made(request.requestId(), new ComputingClaims.Claim(worker, toCompute, now, ttl));
         }
     }
 
@@ -451,6 +455,9 @@ public final class Selector {
         } else {
             effect = inflight.apply(event, now);
         }
+        if (settings.computingClaims()) {
+            settleClaims(event);
+        }
         // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
         // waiting count, which may bring it back under maxWaiting (with no fresh telemetry; a sample's count stands
         // until the next one, WorkerLoad). Progress of a decoding request frees nothing, so
@@ -460,6 +467,18 @@ public final class Selector {
             drainQueue(); // cheap when nobody waits
         }
         return effect != EventEffect.UNKNOWN;
+    }
+
+    /**
+     * Any output, or a finish, means the request's prefill ran: its claims stand for blocks computed (the engine's events
+     * take over) and are forgotten. A failure first means they were never computed: they are withdrawn from the index,
+     * they alone (an entry another route extended since stays; a Stored one is never touched).
+     */
+    private void settleClaims(RequestEvent event) {
+        ComputingClaims.Claim c = claims.take(event.requestId());
+        if (c != null && event.type() == RequestEvent.Type.FAILED) {
+            writer.released(c.worker(), c.hashes(), c.hashes().length, c.nowNanos(), c.ttlNanos());
+        }
     }
 
     public void onTelemetry(Telemetry sample) {
@@ -511,6 +530,7 @@ public final class Selector {
             }
             workflows.expire(now);
             tools.expire(now);
+            claims.expire(now);
         }
         writer.expire(now);
         List<AdmissionQueue.Pending> expired;

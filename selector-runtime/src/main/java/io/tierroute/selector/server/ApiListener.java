@@ -2,6 +2,8 @@ package io.tierroute.selector.server;
 
 import io.tierroute.selector.config.ServerSettings;
 import io.tierroute.selector.http.ApiHandler;
+import io.tierroute.selector.http.RequestTarget;
+import io.tierroute.selector.metrics.SelectorMetrics;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
@@ -19,22 +21,24 @@ import java.net.URI;
 final class ApiListener {
 
     /**
-     * Query parameters per request the listener parses; past it Undertow answers a bare 400 before the handler runs.
-     * The API reads at most one ({@code dry_run}) and refuses any other on a POST with a JSON 400 naming it, so this
-     * only has to be large enough that such a refusal is the handler's; the URL's length is bounded by
-     * {@code server.maxHeaderBytes}.
+     * Query (and, apart, path) parameters per request Undertow parses; past it its parser answers a bare 400 before any
+     * handler runs. {@link RequestTarget} refuses more than {@link RequestTarget#MAX_PARAMETERS} with a JSON 400, so this
+     * is set past what a request head can hold: a parameter takes two bytes ({@code a&}), and the parser sees at most
+     * {@code server.maxHeaderBytes} plus one read buffer (16 KiB at most), so up to a 112 KiB limit (64 KiB by default)
+     * no request reaches it. It still bounds the map a larger limit would let a request line build.
      */
-    static final int MAX_QUERY_PARAMETERS = 1000;
+    static final int PARSED_PARAMETERS = 65_536;
 
     private ApiListener() {
     }
 
     /**
-     * Binds {@code s.host():s.port()} (HTTPS only when {@code ssl} is given) and serves {@code handler}.
+     * Binds {@code s.host():s.port()} (HTTPS only when {@code ssl} is given) and serves {@code handler}, behind the
+     * {@link RequestTarget} that decodes what this listener leaves undecoded ({@code metrics} counts its 400s).
      *
      * @throws IllegalStateException naming the address when it cannot be bound
      */
-    static Undertow start(ServerSettings s, SSLContext ssl, HttpHandler handler) {
+    static Undertow start(ServerSettings s, SSLContext ssl, HttpHandler handler, SelectorMetrics metrics) {
         Undertow.Builder b = Undertow.builder();
         if (ssl != null) {
             b.addHttpsListener(s.port(), s.host(), ssl); // HTTPS only: no plain listener to fall back to
@@ -44,7 +48,9 @@ final class ApiListener {
         Undertow u = b
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, s.maxHeaderBytes())
                 .setServerOption(UndertowOptions.MAX_HEADERS, s.maxHeaders())
-                .setServerOption(UndertowOptions.MAX_PARAMETERS, MAX_QUERY_PARAMETERS)
+                .setServerOption(UndertowOptions.MAX_PARAMETERS, PARSED_PARAMETERS)
+                // Undertow would decode an escape that is not UTF-8 to U+FFFD and route on it: RequestTarget decodes.
+                .setServerOption(UndertowOptions.DECODE_URL, false)
                 .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, ApiHandler.maxEntityBytes(s.maxBodyBytes()))
                 .setIoThreads(s.ioThreads())
                 .setWorkerThreads(s.workerThreads())
@@ -53,7 +59,7 @@ final class ApiListener {
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, s.idleTimeoutMs())
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, s.requestParseTimeoutMs())
                 // Expect: 100-continue is answered when the handler starts reading the body (curl waits 1 s otherwise).
-                .setHandler(new HttpContinueReadHandler(handler))
+                .setHandler(new HttpContinueReadHandler(new RequestTarget(handler, metrics)))
                 .build();
         try {
             u.start();

@@ -73,7 +73,7 @@ public final class EmbeddedSelectorApi implements AutoCloseable {
             handler = new DataPlaneRefusal(handler, metrics, s.dataPlaneClosedWhy(), AccessSettings.DEFAULTS, credentials,
                     s.adminTokenEnv());
         }
-        return new EmbeddedSelectorApi(ApiListener.start(s.server(), null, handler));
+        return new EmbeddedSelectorApi(ApiListener.start(s.server(), null, handler, metrics));
     }
 
     /** The base URI, e.g. {@code http://127.0.0.1:8080}. */

@@ -122,7 +122,7 @@ public final class SelectorServer implements AutoCloseable {
         this.graceful = new StoppingGate(api);
         Undertow u;
         try {
-            u = ApiListener.start(s, ssl, graceful);
+            u = ApiListener.start(s, ssl, graceful, metrics);
         } catch (RuntimeException e) {
             scheduler.shutdownNow();
             if (kafka != null) {

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Drives {@link RunPrefixIndex} and {@link NaiveReferenceIndex} with the same seeded random stream
- * (stores with parents, removes, moves, clears, approximate inserts, expiry on a controlled clock,
+ * (stores with parents, removes, moves, clears, approximate inserts and their releases, expiry on a controlled clock,
  * lookups of known, forked and random prefixes) and compares every answer and the block count. On a
  * mismatch it prints the seed and op number and shrinks the op list to a small failing case.
  */

@@ -12,7 +12,7 @@ import io.tierroute.selector.protocol.Tier;
 final class IndexOps {
 
     /** One step of a scenario: a write, or a lookup whose answer the harness compares. */
-    sealed interface Op permits Event, Routed, Expire, Lookup {}
+    sealed interface Op permits Event, Routed, Released, Expire, Lookup {}
 
     record Event(KvEvent event) implements Op {
         @Override
@@ -27,6 +27,9 @@ final class IndexOps {
             return "Routed(w" + worker + ", " + Arrays.toString(hashes) + ", n=" + blocks + ", now=" + now + ", ttl=" + ttl + ")";
         }
     }
+
+    /** The release of an earlier {@link Routed} (same arguments): a computing claim whose request failed. */
+    record Released(Routed of) implements Op {}
 
     record Expire(long now) implements Op {}
 
@@ -52,6 +55,8 @@ final class IndexOps {
     final Random rnd;
     final int workers;
     final List<long[]> chains = new ArrayList<>();
+    /** The latest approximate inserts, some of which a {@link Released} withdraws (after expiry, a refresh, an event). */
+    private final List<Routed> recentRouted = new ArrayList<>();
     long now;
 
     IndexOps(long seed, int workers, int roots, int maxLen) {
@@ -121,9 +126,16 @@ final class IndexOps {
             return new Event(new KvEvent.Cleared(w));
         } else if (k < 58) {
             int n = 1 + rnd.nextInt(c.length);
-            return new Routed(w, c, n, now, 1 + rnd.nextInt(60));
+            Routed r = new Routed(w, c, n, now, 1 + rnd.nextInt(60));
+            if (recentRouted.size() == 16) {
+                recentRouted.remove(rnd.nextInt(16));
+            }
+            recentRouted.add(r);
+            return r;
         } else if (k < 61) {
             return new Expire(now);
+        } else if (k < 65 && !recentRouted.isEmpty()) {
+            return new Released(recentRouted.remove(rnd.nextInt(recentRouted.size())));
         }
         return lookup(c);
     }
@@ -154,6 +166,9 @@ final class IndexOps {
             index.apply(e.event());
         } else if (op instanceof Routed r) {
             index.recordRouted(r.worker(), r.hashes(), r.blocks(), r.now(), r.ttl());
+        } else if (op instanceof Released x) {
+            Routed r = x.of();
+            index.releaseRouted(r.worker(), r.hashes(), r.blocks(), r.now(), r.ttl());
         } else if (op instanceof Expire x) {
             index.expire(x.now());
         } else {

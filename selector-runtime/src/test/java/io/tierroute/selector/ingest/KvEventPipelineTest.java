@@ -67,6 +67,11 @@ class KvEventPipelineTest {
             }
 
             @Override
+            public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+                index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
+            }
+
+            @Override
             public void expire(long nowNanos) {
                 index.expire(nowNanos);
             }

@@ -421,6 +421,42 @@ class SelectorTest {
         assertThat(there.cost().tierTokens()[Tier.CPU.ordinal()]).isEqualTo(2048 - BLOCK); // the last block recomputed
     }
 
+    /**
+     * A request that fails before its first output never computed what it claimed: its claims go at once, not at the
+     * TTL, and nothing else does (the engine's stored blocks, another request's claims, an approximate worker's entries).
+     */
+    @Test
+    void aRequestThatFailsBeforeItsFirstOutputWithdrawsItsOwnClaimsAlone() {
+        Selector s = prefillBound(selector(4, w -> w, b -> b.computingClaims(true)));
+        int[] p = prompt(60, 4096);
+        store(s, 1, Tier.CPU, java.util.Arrays.copyOf(p, 1024)); // the engine holds its head: a real entry
+        RouteDecision first = now(s.route(request(p)));
+        assertThat(first.worker()).isEqualTo("w1");
+        int[] q = prompt(61, 4096);
+        RouteDecision other = now(s.route(request(q)));
+        assertThat(hitOn(s.preview(request(p, 100, null, true)), "w1")).isEqualTo(4096 - BLOCK);
+
+        assertThat(s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FAILED, 0))).isTrue();
+        assertThat(hitOn(s.preview(request(p, 100, null, true)), "w1")).as("the stored head stays").isEqualTo(1024);
+        assertThat(hitOn(s.preview(request(q, 100, null, true)), other.worker())).as("another request's claims stay")
+                .isEqualTo(4096 - BLOCK);
+
+        // Once it has output its prefix was computed: a failure after that leaves its claims to the engine's events.
+        s.onRequestEvent(new RequestEvent(other.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+        s.onRequestEvent(new RequestEvent(other.requestId(), RequestEvent.Type.FAILED, 0));
+        assertThat(hitOn(s.preview(request(q, 100, null, true)), other.worker())).isEqualTo(4096 - BLOCK);
+    }
+
+    @Test
+    void aFailedRequestLeavesAnApproximateWorkersOwnEntries() {
+        Selector s = selector(2, w -> new WorkerSpec(w.name(), w.kvCapacityTokens(), w.bandwidth(), true, 0, 0),
+                b -> b.computingClaims(true));
+        int[] p = prompt(62, 4096);
+        RouteDecision first = now(s.route(request(p)));
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FAILED, 0));
+        assertThat(hitOn(s.preview(request(p, 100, null, true)), first.worker())).isEqualTo(4096 - BLOCK);
+    }
+
     @Test
     void aPromptNoWorkersKvCacheCanHoldIsRefusedWithTheReasonNotQueued() {
         Selector s = selector(2, w -> WorkerSpec.of(w.name(), w.name().equals("w0") ? 2048 : 4096), b -> b);
