@@ -54,11 +54,14 @@ import java.util.stream.Stream;
                 "Kafka: before anything is uploaded, submit checks that --bootstrap answers (an Admin client, at most "
                         + "10 s) and refuses naming it when it does not (--no-kafka-check skips that for a Kafka only the "
                         + "TaskManagers reach).",
-                "Task slots: the job needs as many as its --parallelism (its operators share slots; default 2). Before "
-                        + "the upload, submit compares that with the cluster's GET /overview and refuses when the cluster "
-                        + "has fewer slots in total (lower --parallelism or start more TaskManagers) or fewer free, naming "
-                        + "the jobs that hold them (--wait-for-slots submits anyway and waits). A job that does not run "
-                        + "within --wait, or fails, is reported with its root cause from Flink (GET /jobs/ID/exceptions).",
+                "Task slots: the job needs as many as its --parallelism (its operators share slots; default "
+                        + SubmitCommand.JOB_PARALLELISM + "). Before the upload, submit compares that with the cluster's "
+                        + "GET /overview and refuses when the cluster has fewer slots in total (lower --parallelism or "
+                        + "start more TaskManagers) or fewer free, naming the jobs that hold them (--wait-for-slots submits "
+                        + "anyway and waits). A check that cannot read the cluster is a warning, and the submit goes on; "
+                        + "--no-slot-check skips it, for a cluster that starts TaskManagers on demand (Flink's native "
+                        + "Kubernetes, a YARN session: no slots until a job asks). A job that does not run within --wait, "
+                        + "or fails, is reported with its root cause from Flink (GET /jobs/ID/exceptions).",
                 "Ctrl-C during the upload or the run request deletes the uploaded jar from the cluster and says whether "
                         + "a job may have started.",
                 "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
@@ -125,6 +128,12 @@ final class SubmitCommand implements Callable<Integer> {
                     + "Flink retries the job's slot requests as its restart strategy allows.")
     boolean waitForSlots;
 
+    @Option(names = "--no-slot-check",
+            description = "Submit without first comparing the task slots the job needs with the cluster's (for a "
+                    + "cluster that starts TaskManagers on demand, e.g. Flink's native Kubernetes or a YARN session, "
+                    + "which shows no free slots until a job asks for them).")
+    boolean noSlotCheck;
+
     @Parameters(paramLabel = "JOB_ARG", arity = "0..*", description = "Arguments of the job (after --), e.g. -- --parallelism 1.")
     List<String> jobArgs = new ArrayList<>();
 
@@ -132,8 +141,19 @@ final class SubmitCommand implements Callable<Integer> {
             description = "List the job's own flags (the JOB_ARGs after --) with their defaults, then exit.")
     boolean jobHelp;
 
-    @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
+
+    /** Where the description shows the job's default --parallelism (an annotation takes constants only). */
+    static final String JOB_PARALLELISM = "<the job's default --parallelism>";
+
+    /** picocli's model of this command, with the job's default --parallelism, from JobSettings, in its description. */
+    @CommandLine.Spec
+    void spec(CommandLine.Model.CommandSpec s) {
+        String parallelism = Integer.toString(JobSettings.builder().build().parallelism());
+        s.usageMessage().description(Stream.of(s.usageMessage().description())
+                .map(line -> line.replace(JOB_PARALLELISM, parallelism)).toArray(String[]::new));
+        spec = s;
+    }
 
     @Override
     public Integer call() {
@@ -168,9 +188,10 @@ final class SubmitCommand implements Callable<Integer> {
 
     private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
         if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty() || jar != null || allowNonRestoredState
-                || waitForSlots) {
+                || waitForSlots || noSlotCheck) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
-                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job, --wait-for-slots or job arguments");
+                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job, --wait-for-slots, "
+                    + "--no-slot-check or job arguments");
         }
         // A savepoint is written into a directory; Flink's answer to a file is a bare FileAlreadyExistsException.
         if (!isUri(savepoint) && Files.exists(Path.of(savepoint)) && !Files.isDirectory(Path.of(savepoint))) {
@@ -274,12 +295,12 @@ final class SubmitCommand implements Callable<Integer> {
                 });
         // After the single-writer check: a second writer is refused whatever the slots. Flink would accept a job short of
         // slots and fail it later with an exception that names neither the slots nor who holds them.
+        // A failed read is a warning, not a refusal; --no-slot-check skips it (a cluster starting TaskManagers on demand).
         OptionalInt slots = SubmitSlots.needed(jobArgs);
-        if (slots.isPresent()) {
-            SubmitSlots.read(rest, slots.getAsInt()).ifPresent(s -> {
+        if (slots.isPresent() && !noSlotCheck) {
+            SubmitSlots.readOrWarn(rest, slots.getAsInt(), spec.commandLine().getErr()).ifPresent(s -> {
                 if (s.total() || !waitForSlots) {
-                    throw new IllegalStateException(s.text() + (s.total() ? "" : "; wait until they are free, lower "
-                            + "--parallelism (after --), or pass --wait-for-slots to submit anyway and wait up to --wait for them"));
+                    throw new IllegalStateException(s.refusal());
                 }
                 out.println("tierroute submit: " + s.text() + "; submitting anyway (--wait-for-slots), waiting up to "
                         + wait.toSeconds() + " s for them");
@@ -314,7 +335,7 @@ final class SubmitCommand implements Callable<Integer> {
         try {
             d = rest.awaitRunning(id, wait, waitForSlots ? progress(rest, out) : x -> { });
         } catch (FlinkRestClient.FlinkRestException e) {
-            throw new FlinkRestClient.FlinkRestException(e.getMessage() + SubmitSlots.afterFailure(rest, id, slots)
+            throw new FlinkRestClient.FlinkRestException(e.getMessage() + SubmitSlots.afterFailure(rest, id, slots, e)
                     + SubmitAdvice.leftOnTheCluster(rest, id), e);
         }
         out.printf(Locale.ROOT, "job %s (%s): %s, %d tasks running, %.1f s after the upload began%n", id, d.name(), d.state(),

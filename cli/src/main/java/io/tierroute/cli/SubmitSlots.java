@@ -2,9 +2,11 @@ package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
+import io.tierroute.deploy.local.RootCause;
 import io.tierroute.deploy.local.TaskManagerSlots;
 import io.tierroute.jobs.JobSettings;
 
+import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,9 +40,11 @@ final class SubmitSlots {
 
     /**
      * Too few slots for a job that needs {@code needed}: {@code total} when the cluster has fewer in all (the job can
-     * never run), else fewer free ({@code text} names the jobs holding the others).
+     * never run), else fewer free ({@code text} names the jobs holding the others). {@code text} is the shortage and
+     * what would end it, as said after a failure too; {@code refusal} is what submit refuses with before the upload,
+     * with the flags that get past it.
      */
-    record Shortage(boolean total, String text) {}
+    record Shortage(boolean total, String text, String refusal) {}
 
     /** The shortage on a cluster of {@code taskManagers} running {@code jobs} ({@code GET /jobs/overview}); empty when the slots are free. */
     static Optional<Shortage> shortage(int needed, List<TaskManagerSlots> taskManagers, List<JobSummary> jobs) {
@@ -49,12 +53,23 @@ final class SubmitSlots {
         String need = "the job needs " + needed + " task slot" + (needed == 1 ? "" : "s")
                 + " (its --parallelism; its operators share slots)";
         if (needed > total) {
-            return Optional.of(new Shortage(true, need + "; the cluster has " + total + " slot" + (total == 1 ? "" : "s")
-                    + " in total (" + layout(taskManagers) + "); lower --parallelism (after --) or start more TaskManagers"));
+            String has = need + "; the cluster has " + total + " slot" + (total == 1 ? "" : "s") + " in total ("
+                    + layout(taskManagers) + ")";
+            if (total == 0) {
+                // Flink on Kubernetes (native) or a YARN session starts TaskManagers when a job asks for slots.
+                return Optional.of(new Shortage(true, has + "; start TaskManagers", has + ": a cluster that starts "
+                        + "TaskManagers on demand (Flink's native Kubernetes, a YARN session)? pass --no-slot-check; "
+                        + "else start TaskManagers"));
+            }
+            String text = has + "; lower --parallelism (after --) or start more TaskManagers";
+            return Optional.of(new Shortage(true, text, text + " (a cluster that starts them on demand: pass "
+                    + "--no-slot-check)"));
         }
         if (needed > free) {
-            return Optional.of(new Shortage(false, need + "; " + free + " of the cluster's " + total + " slots "
-                    + (free == 1 ? "is" : "are") + " free: " + holders(taskManagers, jobs)));
+            String text = need + "; " + free + " of the cluster's " + total + " slots " + (free == 1 ? "is" : "are")
+                    + " free: " + holders(taskManagers, jobs);
+            return Optional.of(new Shortage(false, text, text + "; wait until they are free, lower --parallelism (after "
+                    + "--), or pass --wait-for-slots to submit anyway and wait up to --wait for them"));
         }
         return Optional.empty();
     }
@@ -84,7 +99,12 @@ final class SubmitSlots {
         return String.join(", ", named);
     }
 
-    /** The shortage the cluster shows now, read from it; empty when the slots are free. */
+    /**
+     * The shortage the cluster shows now, read from it; empty when the slots are free.
+     *
+     * @throws FlinkRestClient.FlinkRestException when a call fails (e.g. a TaskManager that left between
+     *                                            {@code GET /taskmanagers} and its details: HTTP 404)
+     */
     static Optional<Shortage> read(FlinkRestClient rest, int needed) {
         var overview = rest.overview();
         // One call when the slots are free; the TaskManagers' details (one call each) only to say who holds them.
@@ -95,12 +115,34 @@ final class SubmitSlots {
     }
 
     /**
-     * What a submitted job that did not run was short of, as a line to add to its failure: the shortage the cluster
-     * shows with the job's own slots counted free (a restarting job may hold some of them). Empty when the slots are
-     * there (it failed for another reason) or the cluster cannot be read.
+     * {@link #read}, where a failed call is no reason to refuse the job: it prints a warning saying the slots could
+     * not be checked and why to {@code err}, and answers empty (the submit goes on; Flink reports a real shortage).
      */
-    static String afterFailure(FlinkRestClient rest, String jobId, OptionalInt needed) {
-        if (needed.isEmpty()) {
+    static Optional<Shortage> readOrWarn(FlinkRestClient rest, int needed, PrintWriter err) {
+        try {
+            return read(rest, needed);
+        } catch (FlinkRestClient.FlinkRestException e) {
+            err.println("tierroute submit: warning: could not check the cluster's task slots (" + e.getMessage()
+                    + "); submitting without that check");
+            err.flush();
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * What a submitted job that did not run was short of, as a line to add to its failure: the shortage the cluster
+     * shows with the job's own slots counted free (a restarting job may hold some of them). Only for a job that did
+     * not run for want of slots: its root cause is Flink's NoResourceAvailableException, or tasks of it wait for a slot
+     * (SCHEDULED). Empty otherwise (e.g. a job that failed on Kafka while other jobs hold slots), or when the
+     * cluster cannot be read. The slots it needs are Flink's count from its graph ({@code slotsNeeded}), else
+     * {@code needed} from its arguments.
+     */
+    static String afterFailure(FlinkRestClient rest, String jobId, OptionalInt needed, FlinkRestClient.FlinkRestException failure) {
+        if (!(failure instanceof FlinkRestClient.JobNotRunningException f) || !shortOfSlots(f)) {
+            return "";
+        }
+        int slots = f.details().slotsNeeded() > 0 ? f.details().slotsNeeded() : needed.orElse(0);
+        if (slots == 0) {
             return "";
         }
         try {
@@ -109,17 +151,26 @@ final class SubmitSlots {
                 Integer own = byJob.remove(jobId);
                 return new TaskManagerSlots(tm.id(), tm.slots(), tm.free() + (own == null ? 0 : own), byJob);
             }).toList();
-            return shortage(needed.getAsInt(), others, rest.jobs()).map(s -> "\n" + s.text()).orElse("");
+            return shortage(slots, others, rest.jobs()).map(s -> "\n" + s.text()).orElse("");
         } catch (FlinkRestClient.FlinkRestException e) {
             return "";
         }
     }
 
-    /** One progress line of a job waiting for its slots: its tasks and the cluster's free slots. */
+    /** Whether the job did not run for want of task slots: Flink's NoResourceAvailableException, or tasks waiting for one. */
+    static boolean shortOfSlots(FlinkRestClient.JobNotRunningException e) {
+        return e.rootCause().map(RootCause::noResourceAvailable).orElse(false) || e.details().tasks("SCHEDULED") > 0;
+    }
+
+    /**
+     * One progress line of a job waiting for its slots: its tasks, the cluster's free slots and the slots the job
+     * needs (Flink's count from its graph; left out before Flink lists its vertices).
+     */
     static String progress(long seconds, FlinkRestClient.JobDetails d, FlinkRestClient.Overview o) {
         int waiting = d.tasks("SCHEDULED");
         return "  " + seconds + " s: job " + d.state() + ", " + d.tasks("RUNNING") + " of " + d.taskCount()
                 + " tasks running" + (waiting == 0 ? "" : ", " + waiting + " waiting for a task slot") + "; "
-                + o.slotsAvailable() + " of " + o.slotsTotal() + " slots free";
+                + o.slotsAvailable() + " of " + o.slotsTotal() + " slots free"
+                + (d.slotsNeeded() == 0 ? "" : ", it needs " + d.slotsNeeded());
     }
 }

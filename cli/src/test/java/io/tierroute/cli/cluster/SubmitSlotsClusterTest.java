@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
 
 /**
  * {@code submit} against the task slots of a real session cluster (a broker process and 1 TaskManager with 2 slots):
- * a job needing more slots than the cluster has is refused before its upload; one needing slots another application's
+ * a job needing more slots than the cluster has is refused before its upload (with {@code --no-slot-check} submitted, and
+ * its failure names the shortage); one needing slots another application's
  * job holds is refused naming that job, and with {@code --wait-for-slots} submitted, shown waiting, and reported with
  * Flink's root cause (NoResourceAvailableException) when the slots do not come, or running once they are freed.
  *
@@ -72,9 +73,25 @@ class SubmitSlotsClusterTest {
             assertThat(tooMany.rc).as(tooMany.all()).isEqualTo(1);
             assertThat(tooMany.err.strip()).isEqualTo("tierroute submit: the job needs 3 task slots (its --parallelism; its "
                     + "operators share slots); the cluster has 2 slots in total (1 TaskManager × 2); lower --parallelism "
-                    + "(after --) or start more TaskManagers");
+                    + "(after --) or start more TaskManagers (a cluster that starts them on demand: pass --no-slot-check)");
             assertThat(rest.jobs()).isEmpty();
             assertThat(uploadedJars(url)).contains("\"files\":[]");
+
+            // --no-slot-check (a cluster that starts TaskManagers on demand): submitted all the same; this cluster has no
+            // third slot, so the job does not run, and its failure says what it was short of
+            List<String> unchecked = submit(url, bootstrap, "fit-unchecked", "3");
+            unchecked.addAll(1, List.of("--no-slot-check", "--wait", "15s"));
+            Run noCheck = run(unchecked);
+            assertThat(noCheck.rc).as(noCheck.all()).isEqualTo(1);
+            String uncheckedId = jobId(noCheck.out);
+            assertThat(noCheck.err).contains("job " + uncheckedId + " (fit-unchecked) is ", "\nthe job needs 3 task slots "
+                    + "(its --parallelism; its operators share slots); the cluster has 2 slots in total (1 TaskManager × 2)");
+            System.out.println("[measured] --no-slot-check, 3 of 2 slots: " + noCheck.err.strip().replace("\n", " | "));
+            cancel(rest, uncheckedId);
+            long released = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (rest.overview().slotsAvailable() < 2 && System.nanoTime() < released) {
+                Thread.sleep(200); // its slots back on the TaskManager, for the counts below
+            }
 
             // another application's job takes one of the two slots
             String holderJar = rest.uploadJar(SlotHolderJar.build(tmp.resolve("holder")));
@@ -88,7 +105,8 @@ class SubmitSlotsClusterTest {
             assertThat(busy.rc).as(busy.all()).isEqualTo(1);
             assertThat(busy.err.strip()).doesNotContain("\n").startsWith("tierroute submit: the job needs 2 task slots")
                     .contains(held, "pass --wait-for-slots to submit anyway");
-            assertThat(rest.jobs()).extracting(FlinkRestClient.JobSummary::id).containsExactly(holder);
+            assertThat(rest.jobs()).filteredOn(j -> !j.state().equals("CANCELED"))
+                    .extracting(FlinkRestClient.JobSummary::id).containsExactly(holder);
 
             // --wait-for-slots: submitted, shown waiting, and failing with Flink's root cause and the slots' holder
             List<String> waits = submit(url, bootstrap, "fit-waits", "2");
@@ -97,7 +115,7 @@ class SubmitSlotsClusterTest {
             assertThat(timedOut.rc).as(timedOut.all()).isEqualTo(1);
             assertThat(timedOut.out).contains("the job needs 2 task slots", held, "submitting anyway (--wait-for-slots), "
                     + "waiting up to 30 s for them").containsPattern("\\d+ s: job [A-Z]+, \\d+ of \\d+ tasks running.*; "
-                    + "\\d of 2 slots free");
+                    + "\\d of 2 slots free, it needs 2");
             String waitsId = jobId(timedOut.out);
             assertThat(timedOut.err).contains("job " + waitsId + " (fit-waits) is ", "; root cause: " + NO_SLOT,
                     "\nthe job needs 2 task slots", held);

@@ -92,9 +92,35 @@ public final class FlinkRestClient {
     }
 
     /** A failed REST call: unreachable cluster, an HTTP error with Flink's messages, or an unexpected answer. */
-    public static final class FlinkRestException extends RuntimeException {
+    public static class FlinkRestException extends RuntimeException {
         public FlinkRestException(String message, Throwable cause) {
             super(message, cause);
+        }
+    }
+
+    /**
+     * What {@link #awaitRunning} throws for a job that ended or did not run in time: the answers its message was made
+     * from, so that a caller can tell why (e.g. tasks waiting for a slot, a NoResourceAvailableException) without
+     * parsing it.
+     */
+    public static final class JobNotRunningException extends FlinkRestException {
+        private final transient JobDetails details;
+        private final transient RootCause rootCause;
+
+        public JobNotRunningException(String message, JobDetails details, Optional<RootCause> rootCause) {
+            super(message, null);
+            this.details = details;
+            this.rootCause = rootCause.orElse(null);
+        }
+
+        /** The job's last answer of {@code GET /jobs/<id>}. */
+        public JobDetails details() {
+            return details;
+        }
+
+        /** The newest entry of its exception history; empty when it has none. */
+        public Optional<RootCause> rootCause() {
+            return Optional.ofNullable(rootCause);
         }
     }
 
@@ -291,7 +317,7 @@ public final class FlinkRestClient {
     /**
      * Waits until the job and all its tasks run. Fails with Flink's root exception ({@link RootCause}) when the job ends
      * (FAILED, CANCELED, FINISHED, SUSPENDED) or is not running within {@code timeout}, saying how many of its tasks
-     * wait for a task slot.
+     * wait for a task slot: a {@link JobNotRunningException} (any other {@link FlinkRestException} is a failed call).
      */
     public JobDetails awaitRunning(String jobId, Duration timeout) {
         return awaitRunning(jobId, timeout, d -> { });
@@ -307,7 +333,8 @@ public final class FlinkRestClient {
             }
             boolean ended = List.of("FAILED", "CANCELED", "FINISHED", "SUSPENDED").contains(d.state());
             if (ended || System.nanoTime() > deadline) {
-                throw new FlinkRestException(notRunning(jobId, d, ended ? null : timeout, rootCause(jobId)), null);
+                Optional<RootCause> cause = rootCause(jobId);
+                throw new JobNotRunningException(notRunning(jobId, d, ended ? null : timeout, cause), d, cause);
             }
             progress.accept(d);
             sleep(200);
@@ -452,7 +479,8 @@ public final class FlinkRestClient {
     /**
      * One line from a REST error's {@code errors}: the innermost cause of the server's stack trace (e.g. the
      * job's own IllegalArgumentException under Flink's 4 wrappers), plus where the whole chain is when there
-     * was one. A chain of 7–11 "Caused by" lines buried the one that mattered.
+     * was one. A chain of 7–11 "Caused by" lines buried the one that mattered. Only the main chain counts (as in
+     * {@link RootCause#fromTrace}): the causes of a {@code Suppressed:} block are indented.
      */
     static String rootCause(List<String> errors) {
         String first = null;
@@ -460,8 +488,8 @@ public final class FlinkRestClient {
         for (String e : errors) {
             for (String line : withoutStackFrames(e).lines().toList()) {
                 String t = line.strip();
-                if (t.startsWith("Caused by: ")) {
-                    innermost = t.substring("Caused by: ".length());
+                if (line.startsWith(RootCause.CAUSED_BY)) { // not one of a Suppressed: block, which is indented
+                    innermost = t.substring(RootCause.CAUSED_BY.length());
                 } else if (first == null && !t.equals("Internal server error.") && !t.startsWith("<Exception on server side")
                         && !t.startsWith("End of exception on server side")) {
                     first = t;

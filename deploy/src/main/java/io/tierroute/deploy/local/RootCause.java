@@ -25,19 +25,42 @@ public record RootCause(String first, String innermost) {
         return fromTrace(trace);
     }
 
-    /** The first line and the innermost {@code Caused by:} of a Java stack trace; empty for a blank one. */
+    /**
+     * The first line and the innermost {@code Caused by:} of the main cause chain of a Java stack trace; empty for a
+     * blank one. A {@code Suppressed:} block (the JDK prints it one tab deeper than the exception it belongs to, its
+     * own causes too) is not part of that chain: the exception suppressed while the innermost cause was handled, e.g.
+     * a failed close, comes after the last {@code Caused by:} of the main chain and is not why the job failed.
+     */
     static Optional<RootCause> fromTrace(String trace) {
-        List<String> lines = FlinkRestClient.withoutStackFrames(trace).lines().map(String::strip).toList();
+        List<String> lines = FlinkRestClient.withoutStackFrames(trace).lines().toList();
         if (lines.isEmpty()) {
             return Optional.empty();
         }
-        String innermost = lines.get(0);
+        String first = lines.get(0).strip();
+        String innermost = first;
+        String mainChain = indent(lines.get(0)) + CAUSED_BY;
         for (String l : lines) {
-            if (l.startsWith("Caused by: ")) {
-                innermost = l.substring("Caused by: ".length());
+            if (l.startsWith(mainChain)) {
+                innermost = l.substring(mainChain.length()).strip();
             }
         }
-        return Optional.of(new RootCause(withoutPackages(lines.get(0)), withoutPackages(innermost)));
+        return Optional.of(new RootCause(withoutPackages(first), withoutPackages(innermost)));
+    }
+
+    static final String CAUSED_BY = "Caused by: ";
+
+    /** The whitespace a line starts with. */
+    static String indent(String line) {
+        int i = 0;
+        while (i < line.length() && Character.isWhitespace(line.charAt(i))) {
+            i++;
+        }
+        return line.substring(0, i);
+    }
+
+    /** Whether the innermost cause is Flink's: no task slot could be had for the job within the slot request timeout. */
+    public boolean noResourceAvailable() {
+        return exceptionClass().equals("NoResourceAvailableException");
     }
 
     /** The innermost cause's class without its package, e.g. {@code NoResourceAvailableException}. */

@@ -51,4 +51,12 @@ class FlinkRestClientErrorsTest {
         assertThat(FlinkRestClient.rootCause(List.of(trace))).isEqualTo("FlinkJobNotFoundException: Could not find Flink "
                 + "job (deadbeefdeadbeefdeadbeefdeadbeef) (see the Flink JobManager log for the whole cause chain)");
     }
+
+    @Test
+    void aSuppressedBlocksCausesAreNotTheRootCause() {
+        assertThat(FlinkRestClient.rootCause(List.of("Internal server error.", "<Exception on server side:\n"
+                + RootCauseTest.SINK_FAILURE_WITH_SUPPRESSED + "\nEnd of exception on server side>")))
+                .isEqualTo("TimeoutException: Expiring 1 record(s) for tierroute.params-0:120000 ms has passed since batch "
+                        + "creation (see the Flink JobManager log for the whole cause chain)");
+    }
 }
