@@ -19,7 +19,8 @@ import java.util.function.BiConsumer;
  * routes on it, and bounds its parameters. The listener has Undertow leave the target undecoded and parse far more
  * parameters than this allows ({@code ApiListener}), so that an escape that is not UTF-8 and a request with too many
  * parameters get the API's JSON 400 saying so, where Undertow routed on U+FFFD and answered a bare 400. (A '%' without
- * two hex digits never gets here: Undertow's request parser refuses it with a bare 400 whatever its options.)
+ * two hex digits mostly never gets here: Undertow's request parser refuses it with a bare 400 whatever its options;
+ * {@code %%41}, a '%' before a valid escape, passes it and is refused here.)
  */
 public final class RequestTarget implements HttpHandler {
 

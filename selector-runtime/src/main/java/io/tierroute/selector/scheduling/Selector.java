@@ -357,11 +357,12 @@ public final class Selector {
      */
     private void claimComputing(RouteRequest request, int worker, int blocks, long now, Scratch s) {
         long[] toCompute = s.lookup.hashesFrom(request, blocks, s.lookup.match().totalBlocks(worker)); // escapes: a copy
+        long ttl = settings.computingClaimTtl().toNanos();
         if (toCompute.length > 0) {
-            long ttl = settings.computingClaimTtl().toNanos();
             writer.routed(worker, toCompute, toCompute.length, now, ttl);
-            claims.made(request.requestId(), new ComputingClaims.Claim(worker, toCompute, now, ttl));
         }
+        // Remembered even when it claims nothing: it may rely on an earlier claim on this worker (ComputingClaims).
+        claims.made(request.requestId(), new ComputingClaims.Claim(worker, toCompute, now, ttl));
     }
 
     /** Marks a candidate whose KV cache cannot hold the prompt (see {@link #attempt}). */
@@ -456,7 +457,7 @@ public final class Selector {
             effect = inflight.apply(event, now);
         }
         if (settings.computingClaims()) {
-            settleClaims(event);
+            settleClaims(event, now);
         }
         // Not only a finish frees a worker: a first output (first token or tokens) takes a request off the worker's
         // waiting count, which may bring it back under maxWaiting (with no fresh telemetry; a sample's count stands
@@ -471,12 +472,13 @@ public final class Selector {
 
     /**
      * Any output, or a finish, means the request's prefill ran: its claims stand for blocks computed (the engine's events
-     * take over) and are forgotten. A failure first means they were never computed: they are withdrawn from the index,
-     * they alone (an entry another route extended since stays; a Stored one is never touched).
+     * take over) and are forgotten. A failure first means they were never computed: they are withdrawn from the index
+     * (a Stored entry is never touched, nor one another claim extended since), unless a request routed to the same
+     * worker since may rely on them ({@link ComputingClaims#mayWithdraw}): then they lapse at their TTL.
      */
-    private void settleClaims(RequestEvent event) {
+    private void settleClaims(RequestEvent event, long now) {
         ComputingClaims.Claim c = claims.take(event.requestId());
-        if (c != null && event.type() == RequestEvent.Type.FAILED) {
+        if (c != null && event.type() == RequestEvent.Type.FAILED && claims.mayWithdraw(c, now)) {
             writer.released(c.worker(), c.hashes(), c.hashes().length, c.nowNanos(), c.ttlNanos());
         }
     }
