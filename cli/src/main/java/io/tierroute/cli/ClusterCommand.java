@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -198,6 +197,10 @@ final class ClusterCommand implements Runnable {
 
     @Command(name = "down", mixinStandardHelpOptions = true,
             description = {"Stop the processes 'cluster up' started from --dir (SIGTERM, SIGKILL after 30 s); data stays.",
+                    "A job still running stops with the cluster, without a savepoint: each is named first, and for a "
+                            + "fitting job the submit line that resumes it from its last checkpoint after 'cluster up' is "
+                            + "printed last, with the job arguments Flink shows of it, its --parallelism among them "
+                            + "('submit --help', Resume lines).",
                     "Refused (exit 1) while a 'cluster up' or another 'down' runs on the same --dir."})
     static final class Down implements Callable<Integer> {
         @CommandLine.Mixin
@@ -273,14 +276,15 @@ final class ClusterCommand implements Runnable {
                     continue;
                 }
                 try {
-                    Map<String, String> params = rest.userConfig(j.id()).orElse(Map.of());
-                    if (!WriterIdentity.FITTING_JOB.equals(params.get(WriterIdentity.ROLE))) {
+                    FlinkRestClient.JobConfig config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN);
+                    if (!WriterIdentity.FITTING_JOB.equals(config.userConfig().get(WriterIdentity.ROLE))) {
                         continue; // another application's job: how it resumes is its own
                     }
                     String name = ShellWords.quote(j.name());
+                    List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
                     resume.add(rest.latestCheckpointPath(j.id())
                             .map(c -> "  to resume " + name + " after 'cluster up': "
-                                    + ResumeCommand.of(rest.base(), params, c) + " (and its other flags)")
+                                    + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c) + " (and its other flags)")
                             .orElse("  " + name + " has no completed checkpoint to resume from"));
                 } catch (FlinkRestClient.FlinkRestException e) {
                     resume.add("  where " + ShellWords.quote(j.name()) + " could resume from is unknown: " + e.getMessage());
@@ -291,8 +295,11 @@ final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Each process of the cluster under --dir, whether Kafka answers an Admin client and what "
-                    + "Flink's REST API reports. Exit code 0 only when everything is up.")
+            description = {"Each process of the cluster under --dir, whether Kafka answers an Admin client and what "
+                    + "Flink's REST API reports. Exit code 0 only when everything is up.",
+                    "A fitting job that is halted (failed, suspended, or without a task slot to run on) is shown with the "
+                            + "submit line that resumes it from its last checkpoint, with the job arguments Flink shows "
+                            + "of it, its --parallelism among them ('submit --help', Resume lines)."})
     static final class Status implements Callable<Integer> {
         @CommandLine.Mixin
         DirOptionMixin dir;
@@ -364,11 +371,13 @@ final class ClusterCommand implements Runnable {
             healthy = false;
             out.println("    " + JobStates.explain(j.state()));
             try {
-                Map<String, String> params = rest.userConfig(j.id()).orElse(Map.of());
-                if (WriterIdentity.FITTING_JOB.equals(params.get(WriterIdentity.ROLE))) {
+                FlinkRestClient.JobConfig config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN);
+                if (WriterIdentity.FITTING_JOB.equals(config.userConfig().get(WriterIdentity.ROLE))) {
+                    List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
                     out.println(rest.latestCheckpointPath(j.id())
                             .map(c -> "    to resume it from its last checkpoint: 'tierroute cluster down', 'cluster up' "
-                                    + "(the new cluster runs no job), then " + ResumeCommand.of(rest.base(), params, c))
+                                    + "(the new cluster runs no job), then "
+                                    + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c))
                             .orElse("    it has no completed checkpoint to resume from: submit it afresh"));
                 }
             } catch (FlinkRestClient.FlinkRestException e) {

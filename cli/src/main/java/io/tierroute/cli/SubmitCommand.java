@@ -19,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -41,6 +40,13 @@ import java.util.stream.Stream;
                         + "JOB_ARGs (after --; 'submit --job-help' lists them), waits until every task runs and prints the job id.",
                 "Upgrade: 'submit --savepoint DIR' stops the running job with a savepoint and prints its path; "
                         + "'submit --from-savepoint PATH ...' starts the (new) jar from it.",
+                "Resume lines: the submit --from-savepoint line that 'submit --savepoint' prints ('cluster down' and "
+                        + "'cluster status' print one for a checkpoint) carries after -- what Flink shows of the job: its "
+                        + "name, group id, transactional-id prefix and --kafka-properties as the job publishes them (GET "
+                        + "/jobs/ID/config; group and prefix when not the defaults), its --parallelism (job-parallelism "
+                        + "there), and --state-backend and --checkpoint-interval (GET /jobs/ID/checkpoints/config) when "
+                        + "not the defaults. Flink's REST API shows no other job argument, and what it does not show is "
+                        + "left out: add the ones the job ran with.",
                 "Single writer: " + Topics.PARAMS + " must have one, so submit refuses while a live job on the cluster "
                         + "has the same name (--job-name, default " + SingleWriterGuard.DEFAULT_JOB_NAME + "), or is a "
                         + "fitting job of any name writing that topic on the same Kafka (a broker in common). The job "
@@ -104,7 +110,8 @@ final class SubmitCommand implements Callable<Integer> {
     boolean allowNonRestoredState;
 
     @Option(names = "--savepoint", paramLabel = "DIR",
-            description = "Instead of submitting: stop the running job with a savepoint into DIR and print its path.")
+            description = "Instead of submitting: stop the running job with a savepoint into DIR and print its path "
+                    + "and the submit line that restarts the job from it (see Resume lines above).")
     String savepoint;
 
     @Option(names = "--job-id", paramLabel = "ID", description = "With --savepoint: the job to stop (default: the only running job).")
@@ -202,16 +209,17 @@ final class SubmitCommand implements Callable<Integer> {
         String id = jobId != null ? jobId(jobId, "--job-id") : onlyRunningJob(rest);
         // Read before the stop (a stopped job's configuration may be gone), for the restart hint only: a failure to
         // read it must not keep the job from stopping, nor hide why the stop failed.
-        Map<String, String> identity;
+        FlinkRestClient.JobConfig config;
         try {
-            identity = rest.userConfig(id).orElse(Map.of());
+            config = rest.jobConfig(id).orElse(ResumeCommand.UNKNOWN);
         } catch (FlinkRestClient.FlinkRestException e) {
-            identity = Map.of();
+            config = ResumeCommand.UNKNOWN;
         }
+        List<String> resumeArguments = ResumeCommand.jobArguments(rest, id, config);
         String location = rest.stopWithSavepoint(id, onTheClusterSide(savepoint), wait);
         out.println("job " + id + " stopped with a savepoint");
         out.println("savepoint: " + location);
-        out.println("restart it with: " + ResumeCommand.of(rest.base(), identity, location));
+        out.println("restart it with: " + ResumeCommand.of(rest.base(), config.userConfig(), resumeArguments, location));
         out.println("  and every other job argument it ran with (gate settings, intervals): the savepoint keeps the job's "
                 + "state, not its flags");
         return 0;

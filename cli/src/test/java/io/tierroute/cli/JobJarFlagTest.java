@@ -7,6 +7,7 @@ import io.tierroute.jobs.WriterIdentity;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,25 +53,26 @@ class JobJarFlagTest {
         assertThat(ClusterCommand.nextStep(URI.create("http://127.0.0.1:8081"), "127.0.0.1:9092", ""))
                 .isEqualTo("tierroute submit --flink http://127.0.0.1:8081 --bootstrap 127.0.0.1:9092");
         Map<String, String> identity = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fit it");
-        assertThat(ResumeCommand.of(URI.create("http://f:8081"), identity, "/sp/savepoint-1", flag))
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), identity, List.of(), "/sp/savepoint-1", flag))
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --jar " + JobJarFlag.PLACEHOLDER
                         + " --from-savepoint /sp/savepoint-1 -- --job-name 'fit it'");
         Map<String, String> own = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fitB",
                 WriterIdentity.GROUP_ID, "grpB", WriterIdentity.TRANSACTIONAL_ID_PREFIX, "txB");
-        assertThat(ResumeCommand.of(URI.create("http://f:8081"), own, "/sp/savepoint-2", ""))
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), own, List.of(), "/sp/savepoint-2", ""))
                 .as("a group and prefix of its own go with the job, or it resumes under the defaults'")
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --from-savepoint /sp/savepoint-2"
                         + " -- --job-name fitB --group-id grpB --transactional-id-prefix txB");
         Map<String, String> defaults = Map.of(WriterIdentity.JOB_NAME, "fitC", WriterIdentity.GROUP_ID,
                 "tierroute-fitting-job", WriterIdentity.TRANSACTIONAL_ID_PREFIX, "tierroute-params");
-        assertThat(ResumeCommand.of(URI.create("http://f:8081"), defaults, "/sp/3", "")).endsWith("-- --job-name fitC");
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), defaults, List.of(), "/sp/3", ""))
+                .endsWith("-- --job-name fitC");
         Map<String, String> secured = Map.of(WriterIdentity.BOOTSTRAP_SERVERS, "k:9092", WriterIdentity.JOB_NAME, "fitD",
                 WriterIdentity.KAFKA_PROPERTIES, "/etc/kafka client.properties");
-        assertThat(ResumeCommand.of(URI.create("http://f:8081"), secured, "/tmp/my cluster/savepoint-4", ""))
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), secured, List.of(), "/tmp/my cluster/savepoint-4", ""))
                 .as("the client settings' file goes with the job; a path with a space stays one word")
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap k:9092 --from-savepoint "
                         + "'/tmp/my cluster/savepoint-4' -- --job-name fitD --kafka-properties '/etc/kafka client.properties'");
-        assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(), "/sp/savepoint-1", ""))
+        assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(), List.of(), "/sp/savepoint-1", ""))
                 .isEqualTo("tierroute submit --flink http://f:8081 --bootstrap HOST:PORT --from-savepoint /sp/savepoint-1");
     }
 }

@@ -17,18 +17,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
  * A client of the Flink REST API (the calls {@code flink run} and the web UI make), over
  * {@code java.net.http} and Jackson: cluster overview and who holds its task slots, jar upload and run, job state,
- * config and root cause, stop with a savepoint. Every failure is a {@link FlinkRestException} that says which call failed and
- * quotes Flink's own error text.
+ * config (parameters, parallelism, checkpoint settings) and root cause, stop with a savepoint. Every failure is a
+ * {@link FlinkRestException} that says which call failed and quotes Flink's own error text.
  */
 public final class FlinkRestClient {
 
@@ -301,17 +303,59 @@ public final class FlinkRestClient {
      * job registered (callers must not read that as "no parameters").
      */
     public Optional<Map<String, String>> userConfig(String jobId) {
-        return userConfig(get("/jobs/" + jobId + "/config"));
+        return jobConfig(jobId).map(JobConfig::userConfig);
     }
 
     static Optional<Map<String, String>> userConfig(JsonNode jobConfig) {
+        return jobConfig(jobConfig).map(JobConfig::userConfig);
+    }
+
+    /**
+     * What {@code GET /jobs/<id>/config} shows of a job: its global job parameters ({@code user-config}) and the
+     * parallelism its program set ({@code job-parallelism}: the default of its operators, the fitting job's
+     * {@code --parallelism}; empty when not a positive number). Flink shows neither the program's arguments nor any
+     * other setting of its own there. An INITIALIZING job's placeholder answers no parameters and parallelism 1, whatever
+     * the job set: only an answer with the job's own parameters tells its parallelism.
+     */
+    public record JobConfig(Map<String, String> userConfig, OptionalInt parallelism) {
+        public JobConfig {
+            userConfig = Collections.unmodifiableMap(new LinkedHashMap<>(userConfig));
+        }
+    }
+
+    /** {@code GET /jobs/<id>/config}; empty when the answer has no execution config. */
+    public Optional<JobConfig> jobConfig(String jobId) {
+        return jobConfig(get("/jobs/" + jobId + "/config"));
+    }
+
+    static Optional<JobConfig> jobConfig(JsonNode jobConfig) {
         JsonNode executionConfig = jobConfig.path("execution-config");
         if (!executionConfig.isObject()) {
             return Optional.empty();
         }
         Map<String, String> params = new LinkedHashMap<>();
         executionConfig.path("user-config").fields().forEachRemaining(e -> params.put(e.getKey(), e.getValue().asText()));
-        return Optional.of(params);
+        JsonNode p = executionConfig.path("job-parallelism");
+        OptionalInt parallelism = p.isIntegralNumber() && p.asInt() >= 1 ? OptionalInt.of(p.asInt()) : OptionalInt.empty();
+        return Optional.of(new JobConfig(params, parallelism));
+    }
+
+    /**
+     * What {@code GET /jobs/<id>/checkpoints/config} shows of a job: its checkpoint interval ({@code interval}, ms;
+     * -1 when not a positive number) and state backend ({@code state_backend}: the name of its class, e.g.
+     * {@code HashMapStateBackend}, {@code EmbeddedRocksDBStateBackend}; "" when not given). Not where checkpoints go:
+     * {@code checkpoint_storage} names the storage's class only.
+     */
+    public record CheckpointConfig(long intervalMs, String stateBackend) {}
+
+    public CheckpointConfig checkpointConfig(String jobId) {
+        return checkpointConfig(get("/jobs/" + jobId + "/checkpoints/config"));
+    }
+
+    static CheckpointConfig checkpointConfig(JsonNode n) {
+        JsonNode interval = n.path("interval");
+        return new CheckpointConfig(interval.isIntegralNumber() && interval.asLong() > 0 ? interval.asLong() : -1,
+                n.path("state_backend").asText(""));
     }
 
     /**
