@@ -2,14 +2,11 @@ package io.tierroute.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierroute.cli.TierrouteCommand;
 import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.LoopbackPorts;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -56,17 +53,17 @@ class ResumeLineClusterTest {
         String flink = "http://127.0.0.1:" + flinkPort;
         FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
         try {
-            Run started = run(up);
+            CliRun started = CliRun.of(up);
             assertThat(started.rc).as(started.all()).isZero();
 
-            Run submit = run(List.of("submit", "--flink", flink, "--bootstrap", bootstrap, "--jar", JOB_JAR.toString(),
+            CliRun submit = CliRun.of(List.of("submit", "--flink", flink, "--bootstrap", bootstrap, "--jar", JOB_JAR.toString(),
                     "--wait", "90s", "--", "--parallelism", "1", "--job-name", NAME, "--group-id", NAME,
                     "--transactional-id-prefix", NAME, "--checkpoint-interval", "1s"));
             assertThat(submit.rc).as(submit.all()).isZero();
             awaitCheckpoint(rest, jobId(submit.out, "submitted"));
 
             // submit --savepoint: the restart line carries the job's parallelism and checkpoint interval
-            Run stop = run(List.of("submit", "--flink", flink, "--savepoint", tmp.resolve("savepoints").toString()));
+            CliRun stop = CliRun.of(List.of("submit", "--flink", flink, "--savepoint", tmp.resolve("savepoints").toString()));
             assertThat(stop.rc).as(stop.all()).isZero();
             String savepoint = group(stop.out, "savepoint: (\\S+)");
             String restart = group(stop.out, "restart it with: (.+)");
@@ -78,19 +75,19 @@ class ResumeLineClusterTest {
             List<String> withoutParallelism = words(restart);
             int p = withoutParallelism.indexOf("--parallelism");
             withoutParallelism.subList(p, p + 2).clear();
-            Run refused = run(withoutParallelism);
+            CliRun refused = CliRun.of(withoutParallelism);
             assertThat(refused.rc).as(refused.all()).isEqualTo(1);
             assertThat(refused.err).contains("the job needs 2 task slots (its --parallelism", "the cluster has 1 slot in total");
 
             // as printed: it runs from the savepoint, at parallelism 1, checkpointing every second
-            Run resumed = run(words(restart));
+            CliRun resumed = CliRun.of(words(restart));
             assertThat(resumed.rc).as(resumed.all()).isZero();
             String resumedId = jobId(resumed.out, "submitted from savepoint " + Pattern.quote(savepoint));
             assertRestoredAsBefore(rest, resumedId, savepoint);
             awaitCheckpoint(rest, resumedId);
 
             // cluster down while it runs: the line of its last checkpoint carries them too
-            Run down = run(List.of("cluster", "down", "--dir", dir.toString()));
+            CliRun down = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
             assertThat(down.rc).as(down.all()).isZero();
             String resume = group(down.out, "to resume " + NAME + " after 'cluster up': (.+) \\(and its other flags\\)");
             Matcher checkpoint = Pattern.compile(" --from-savepoint (\\S+/" + resumedId + "/chk-\\d+) ").matcher(resume);
@@ -100,14 +97,14 @@ class ResumeLineClusterTest {
             System.out.println("[measured] down's resume line: " + resume);
 
             // after cluster up on the same directory (checkpoints kept), as printed: it runs from that checkpoint
-            Run again = run(up);
+            CliRun again = CliRun.of(up);
             assertThat(again.rc).as(again.all()).isZero();
-            Run fromCheckpoint = run(words(resume));
+            CliRun fromCheckpoint = CliRun.of(words(resume));
             assertThat(fromCheckpoint.rc).as(fromCheckpoint.all()).isZero();
             assertRestoredAsBefore(rest, jobId(fromCheckpoint.out, "submitted from savepoint "
                     + Pattern.quote(checkpoint.group(1))), checkpoint.group(1));
         } finally {
-            Run down = run(List.of("cluster", "down", "--dir", dir.toString()));
+            CliRun down = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
             assertThat(down.rc).as(down.all()).isZero();
         }
     }
@@ -193,18 +190,5 @@ class ResumeLineClusterTest {
     /** The job id of "job ID WHAT" in {@code submit}'s output. */
     private static String jobId(String out, String what) {
         return group(out, "job ([0-9a-f]{32}) " + what);
-    }
-
-    private record Run(int rc, String out, String err) {
-        String all() {
-            return out + "\n" + err;
-        }
-    }
-
-    private static Run run(List<String> args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(rc, out.toString(), err.toString());
     }
 }

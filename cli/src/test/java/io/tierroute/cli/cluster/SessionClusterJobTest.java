@@ -2,7 +2,6 @@ package io.tierroute.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierroute.cli.TierrouteCommand;
 import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.LocalCluster;
 import io.tierroute.deploy.local.LoopbackPorts;
@@ -19,8 +18,6 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -83,7 +80,7 @@ class SessionClusterJobTest {
         String bootstrap = "127.0.0.1:" + kafkaPort;
         String flink = "http://127.0.0.1:" + flinkPort;
 
-        Run up = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
+        CliRun up = CliRun.of("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
                 "--kafka-controller-port", Integer.toString(LoopbackPorts.free()), "--flink-port", Integer.toString(flinkPort),
                 "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "2", "--timeout", "120s",
                 "--metrics-port", Integer.toString(metricsPort));
@@ -96,14 +93,14 @@ class SessionClusterJobTest {
             assertThat(up.out).contains("http://127.0.0.1:" + metricsPort + "/metrics (JobManager)");
             assertTopicPolicies(bootstrap);
 
-            Run status = run("cluster", "status", "--dir", dir.toString());
+            CliRun status = CliRun.of("cluster", "status", "--dir", dir.toString());
             assertThat(status.rc).as(status.all()).isZero();
             assertThat(status.out).contains("Kafka " + bootstrap + ": answers", "1 TaskManager(s)");
 
             // a bad job flag comes back through Flink as one line that says where the job's flags are listed
             List<String> badArgs = submitArgs(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-bad");
             badArgs.addAll(List.of("--parallelism", "0"));
-            Run bad = run(badArgs.toArray(String[]::new));
+            CliRun bad = CliRun.of(badArgs.toArray(String[]::new));
             assertThat(bad.rc).as(bad.all()).isEqualTo(1);
             assertThat(bad.err).contains("--parallelism must be >= 1, got 0 ('tierroute submit --job-help' lists every "
                     + "job flag)").doesNotContain("\tat ");
@@ -112,10 +109,10 @@ class SessionClusterJobTest {
             List<ParameterSnapshot> v1;
             try (LiveInput input = new LiveInput(bootstrap, 40, 1)) {
                 // two submits of v1 at once: both may pass the check before the upload; exactly one job stays
-                Run[] raced = concurrently(() -> submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1"),
+                CliRun[] raced = concurrently(() -> submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1"),
                         () -> submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1"));
-                Run submit = raced[0].rc == 0 ? raced[0] : raced[1];
-                Run lost = submit == raced[0] ? raced[1] : raced[0];
+                CliRun submit = raced[0].rc == 0 ? raced[0] : raced[1];
+                CliRun lost = submit == raced[0] ? raced[1] : raced[0];
                 assertThat(submit.rc).as(raced[0].all() + "\n---\n" + raced[1].all()).isZero();
                 assertThat(lost.rc).as(lost.all()).isEqualTo(1);
                 assertThat(lost.err).contains("job " + jobId(submit.out) + " 'tierroute-fitting-job-v1'",
@@ -127,7 +124,7 @@ class SessionClusterJobTest {
                 System.out.println("[measured] submit: " + submit.out.strip().replace("\n", " | "));
                 // the upload is deleted once the job runs, and a second writer of tierroute.params is refused
                 assertThat(uploadedJars(flink)).as("GET /jars after submit").contains("\"files\":[]");
-                Run again = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
+                CliRun again = submit(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-v1");
                 assertThat(again.rc).as(again.all()).isEqualTo(1);
                 assertThat(again.err).contains("'tierroute-fitting-job-v1' is RUNNING", "--savepoint DIR");
                 // another name, consumer group and transactional-id prefix, the same topic on the same Kafka: refused
@@ -137,7 +134,7 @@ class SessionClusterJobTest {
                 List<String> otherArgs = submitArgs(flink, "PLAINTEXT://LOCALHOST:" + kafkaPort, JOB_JAR,
                         "tierroute-fitting-job-other");
                 otherArgs.addAll(List.of("--group-id", "other-group", "--transactional-id-prefix", "other-tx"));
-                Run other = run(otherArgs.toArray(String[]::new));
+                CliRun other = CliRun.of(otherArgs.toArray(String[]::new));
                 assertThat(other.rc).as(other.all()).isEqualTo(1);
                 assertThat(other.out).isEmpty();
                 assertThat(other.err.strip()).doesNotContain("\n").contains("job " + v1Id + " 'tierroute-fitting-job-v1' is "
@@ -163,7 +160,7 @@ class SessionClusterJobTest {
             }
 
             // stop with a savepoint
-            Run stop = run("submit", "--flink", flink, "--savepoint", tmp.resolve("savepoints").toUri().toString());
+            CliRun stop = CliRun.of("submit", "--flink", flink, "--savepoint", tmp.resolve("savepoints").toUri().toString());
             assertThat(stop.rc).as(stop.all()).isZero();
             Matcher m = Pattern.compile("savepoint: (\\S+)").matcher(stop.out);
             assertThat(m.find()).as(stop.out).isTrue();
@@ -179,7 +176,7 @@ class SessionClusterJobTest {
 
             // v2: the changed jar from the savepoint, on new input only: its estimators continue from v1's
             Path upgradedJar = UpgradedJobJar.build(JOB_JAR, tmp.resolve("upgrade"));
-            Run upgrade = submit(flink, bootstrap, upgradedJar, null, "--from-savepoint", savepoint);
+            CliRun upgrade = submit(flink, bootstrap, upgradedJar, null, "--from-savepoint", savepoint);
             assertThat(upgrade.rc).as(upgrade.all()).isZero();
             String v2 = UpgradedJobJar.UPGRADED_JOB_NAME;
             try (LiveInput input = new LiveInput(bootstrap, 40, 2)) {
@@ -198,19 +195,19 @@ class SessionClusterJobTest {
                     .anyMatch(j -> j.state().equals("RUNNING") && j.name().equals(v2));
 
             // status names each job with its state
-            Run statusWithJob = run("cluster", "status", "--dir", dir.toString());
+            CliRun statusWithJob = CliRun.of("cluster", "status", "--dir", dir.toString());
             assertThat(statusWithJob.rc).as(statusWithJob.all()).isZero();
             assertThat(statusWithJob.out).containsPattern("job [0-9a-f]{32} " + Pattern.quote(v2) + ": RUNNING");
 
             // down while the job runs: it says so, and where the job resumes from (the kept checkpoint)
-            Run downWithJob = run("cluster", "down", "--dir", dir.toString());
+            CliRun downWithJob = CliRun.of("cluster", "down", "--dir", dir.toString());
             assertThat(downWithJob.rc).as(downWithJob.all()).isZero();
             assertThat(downWithJob.out).contains(v2 + " is RUNNING: it stops with the cluster, without a savepoint")
                     .contains("--savepoint DIR --job-id ").contains("to resume " + v2 + " after 'cluster up'")
                     .containsPattern("--bootstrap " + Pattern.quote(bootstrap) + " --from-savepoint \\S+/chk-\\d+ -- --job-name ");
             System.out.println("[measured] down with a job: " + downWithJob.out.strip().replace("\n", " | "));
         } finally {
-            Run down = run("cluster", "down", "--dir", dir.toString());
+            CliRun down = CliRun.of("cluster", "down", "--dir", dir.toString());
             assertThat(down.rc).as(down.all()).isZero();
         }
         for (long pid : pids) {
@@ -221,8 +218,8 @@ class SessionClusterJobTest {
     }
 
     /** {@code submit} of {@code jar}; {@code jobName} null leaves the job its default name. */
-    private Run submit(String flink, String bootstrap, Path jar, String jobName, String... extra) {
-        return run(submitArgs(flink, bootstrap, jar, jobName, extra).toArray(String[]::new));
+    private CliRun submit(String flink, String bootstrap, Path jar, String jobName, String... extra) {
+        return CliRun.of(submitArgs(flink, bootstrap, jar, jobName, extra).toArray(String[]::new));
     }
 
     /** The arguments of {@link #submit}; job arguments added to the list override the ones it has. */
@@ -265,19 +262,19 @@ class SessionClusterJobTest {
     }
 
     /** {@code a} and {@code b} started together on two threads. */
-    private static Run[] concurrently(Supplier<Run> a, Supplier<Run> b) throws Exception {
+    private static CliRun[] concurrently(Supplier<CliRun> a, Supplier<CliRun> b) throws Exception {
         CyclicBarrier start = new CyclicBarrier(2);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<Run> fa = pool.submit(() -> {
+            Future<CliRun> fa = pool.submit(() -> {
                 start.await();
                 return a.get();
             });
-            Future<Run> fb = pool.submit(() -> {
+            Future<CliRun> fb = pool.submit(() -> {
                 start.await();
                 return b.get();
             });
-            return new Run[] {fa.get(5, TimeUnit.MINUTES), fb.get(5, TimeUnit.MINUTES)};
+            return new CliRun[] {fa.get(5, TimeUnit.MINUTES), fb.get(5, TimeUnit.MINUTES)};
         } finally {
             pool.shutdownNow();
         }
@@ -363,18 +360,5 @@ class SessionClusterJobTest {
     private static String uploadedJars(String flink) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(flink + "/jars"))
                 .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString()).body();
-    }
-
-    private record Run(int rc, String out, String err) {
-        String all() {
-            return out + "\n" + err;
-        }
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = TierrouteCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(rc, out.toString(), err.toString());
     }
 }

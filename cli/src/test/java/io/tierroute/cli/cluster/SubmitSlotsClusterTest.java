@@ -69,7 +69,7 @@ class SubmitSlotsClusterTest {
             String url = flink.restUri().toString();
 
             // more than the cluster has: refused before the upload, whatever is free
-            Run tooMany = run(submit(url, bootstrap, "fit-3", "3"));
+            CliRun tooMany = CliRun.of(submit(url, bootstrap, "fit-3", "3"));
             assertThat(tooMany.rc).as(tooMany.all()).isEqualTo(1);
             assertThat(tooMany.err.strip()).isEqualTo("tierroute submit: the job needs 3 task slots (its --parallelism; its "
                     + "operators share slots); the cluster has 2 slots in total (1 TaskManager × 2); lower --parallelism "
@@ -81,7 +81,7 @@ class SubmitSlotsClusterTest {
             // third slot, so the job does not run, and its failure says what it was short of
             List<String> unchecked = submit(url, bootstrap, "fit-unchecked", "3");
             unchecked.addAll(1, List.of("--no-slot-check", "--wait", "15s"));
-            Run noCheck = run(unchecked);
+            CliRun noCheck = CliRun.of(unchecked);
             assertThat(noCheck.rc).as(noCheck.all()).isEqualTo(1);
             String uncheckedId = jobId(noCheck.out);
             assertThat(noCheck.err).contains("job " + uncheckedId + " (fit-unchecked) is ", "\nthe job needs 3 task slots "
@@ -101,7 +101,7 @@ class SubmitSlotsClusterTest {
             String held = "1 of the cluster's 2 slots is free: job " + holder + " '" + SlotHolderJar.NAME + "' (RUNNING) holds 1";
 
             // more than is free: refused naming the job holding them
-            Run busy = run(submit(url, bootstrap, "fit-busy", "2"));
+            CliRun busy = CliRun.of(submit(url, bootstrap, "fit-busy", "2"));
             assertThat(busy.rc).as(busy.all()).isEqualTo(1);
             assertThat(busy.err.strip()).doesNotContain("\n").startsWith("tierroute submit: the job needs 2 task slots")
                     .contains(held, "pass --wait-for-slots to submit anyway");
@@ -111,7 +111,7 @@ class SubmitSlotsClusterTest {
             // --wait-for-slots: submitted, shown waiting, and failing with Flink's root cause and the slots' holder
             List<String> waits = submit(url, bootstrap, "fit-waits", "2");
             waits.addAll(1, List.of("--wait-for-slots", "--wait", "30s"));
-            Run timedOut = run(waits);
+            CliRun timedOut = CliRun.of(waits);
             assertThat(timedOut.rc).as(timedOut.all()).isEqualTo(1);
             assertThat(timedOut.out).contains("the job needs 2 task slots", held, "submitting anyway (--wait-for-slots), "
                     + "waiting up to 30 s for them").containsPattern("\\d+ s: job [A-Z]+, \\d+ of \\d+ tasks running.*; "
@@ -179,18 +179,5 @@ class SubmitSlotsClusterTest {
         } finally {
             kafka.close();
         }
-    }
-
-    private record Run(int rc, String out, String err) {
-        String all() {
-            return out + "\n" + err;
-        }
-    }
-
-    private static Run run(List<String> args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
-        return new Run(rc, out.toString(), err.toString());
     }
 }

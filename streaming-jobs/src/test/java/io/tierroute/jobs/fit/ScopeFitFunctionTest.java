@@ -3,7 +3,6 @@ package io.tierroute.jobs.fit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierroute.jobs.JobSettings;
-import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -571,7 +570,7 @@ class ScopeFitFunctionTest {
         assertThat(out.get(6).getCreatedAtMs()).isEqualTo(start + 3500);
         assertThat(out.get(6).getAlphaP().getSamples()).as("the late row, applied at the first tick after the watermark")
             .isEqualTo(301);
-        h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry("w0", start + 3000))));
+        h.processElement1(new StreamRecord<>(ScopeInput.of(FitHarness.telemetry("default", "w0", start + 3000))));
         assertThat(lateInputs(h)).as("a late telemetry sample").isEqualTo(2);
         h.close();
     }
@@ -589,7 +588,7 @@ class ScopeFitFunctionTest {
         long start = 1_700_000_000_000L;
         for (int sec = 1; sec <= 800; sec++) {
             for (String w : sec <= 60 ? List.of("w0", "w1") : List.of("w0")) { // w1 leaves the fleet after a minute
-                h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry(w, start + sec * 1000L))));
+                h.processElement1(new StreamRecord<>(ScopeInput.of(FitHarness.telemetry("default", w, start + sec * 1000L))));
             }
             h.processBothWatermarks(new Watermark(start + sec * 1000L));
         }
@@ -608,7 +607,7 @@ class ScopeFitFunctionTest {
         long now = 0;
         for (int sec = 1; sec <= 800; sec++) {
             for (String w : sec <= 60 ? List.of("w0", "w1") : List.of("w0")) {
-                h.processElement1(new StreamRecord<>(ScopeInput.of(telemetry(w, start + sec * 1000L))));
+                h.processElement1(new StreamRecord<>(ScopeInput.of(FitHarness.telemetry("default", w, start + sec * 1000L))));
             }
             h.processBothWatermarks(new Watermark(start + sec * 1000L));
             h.setProcessingTime(now += TICK);
@@ -619,25 +618,6 @@ class ScopeFitFunctionTest {
         assertThat(rhoWorkers(out.get(660))).as("watermark 661 s").containsExactly("w0");
         assertThat(rhoWorkers(out.get(799))).containsExactly("w0");
         h.close();
-    }
-
-    private static TelemetrySample telemetry(String worker, long endMs) {
-        TelemetrySample t = new TelemetrySample();
-        t.scope = "default";
-        t.worker = worker;
-        t.engineType = "sim";
-        t.hardwarePool = "h100";
-        t.timestampMs = endMs;
-        t.intervalMs = 1000;
-        t.runningRequests = 4;
-        t.prefillTokens = 4000;
-        t.prefillBusyUs = 160_000;
-        t.decodeSteps = 40;
-        t.decodeBusyUs = 40_000;
-        t.linkTiers = new String[] {"CPU"};
-        t.linkBytes = new long[] {5_000_000_000L};
-        t.linkIntervalMs = new long[] {1000};
-        return t;
     }
 
     private static ParameterSnapshot snapshotAt(List<ParameterSnapshot> out, long createdAtMs) {
