@@ -36,7 +36,6 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -65,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * selector applied it on arrival, and waiting for its own time (Long.MAX_VALUE passes {@code ControlRecordCheck}) left
  * the job and the selectors disagreeing about the active version.
  *
- * <p><b>Memory.</b> The estimators of a scope without input for {@link #SCOPE_IDLE_MS} of processing time are dropped
+ * <p><b>Memory.</b> The estimators of a scope without input for {@link LiveScopes#IDLE_MS} of processing time are dropped
  * from memory and rebuilt from the replay buffers when the scope returns, as after a restore (a history longer than
  * the buffers then fits on their tail): scopes come from the records, and a long-running job would otherwise keep the
  * estimators of every scope it ever saw. The scope's keyed state (buffers, versions) stays. Not in event-time mode,
@@ -141,11 +140,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      */
     static final long CONTROL_AHEAD_MIN_MS = 3_600_000;
     static final int CONTROL_AHEAD_PUBLISH_INTERVALS = 4;
-    /**
-     * A scope without input for this long (processing time) has its estimators dropped from memory; checked every
-     * quarter of it. Never in event-time mode (class comment, "Memory").
-     */
-    static final long SCOPE_IDLE_MS = 3_600_000;
 
     /** The job's settings as arguments ({@link JobSettings#toArguments}): what Flink ships to the task managers. */
     private final String[] settingsArguments;
@@ -166,7 +160,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** Fault injection ({@code fail-after-inputs}): inputs since the first completed checkpoint, -1 before it. */
     private transient long inputsAfterCheckpoint;
 
-    private transient Map<String, ScopeEstimators> live;
+    /** The scopes' estimators in memory, and their idle eviction (processing-time mode only). */
+    private transient LiveScopes live;
     private transient SnapshotAssembler assembler;
     private transient ValidationGate gate;
     private transient Counter snapshotsAccepted;
@@ -176,15 +171,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient Counter rejectedInputs;
     private transient Counter lateInputs;
     private transient Counter controlsAheadOfEventTime;
-    private transient Counter idleScopesEvicted;
-    private transient Gauge<Integer> liveScopes;
     private transient EstimatorRefusals refusals;
     /** Event-time mode: how far past a tick a control record's stamp is applied at that tick anyway, ms. */
     private transient long controlAheadMs;
-    /** The operator's clock for idle eviction: the processing time of its latest input or timer. */
-    private transient long clockMs;
-    /** When {@link #live} is next scanned for idle scopes (on {@link #clockMs}). */
-    private transient long nextSweepMs;
     /**
      * Per scope, the last record this run published with a model in full: a carrier the restored state named but a
      * trim had deleted is carried again once, then named (not state: after a restore it is carried once more).
@@ -232,9 +221,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         pendingControls = ctx.getListState(PENDING_CONTROLS);
         inputsAfterCheckpoint = -1;
 
-        live = new HashMap<>();
-        clockMs = Long.MIN_VALUE;
-        nextSweepMs = Long.MIN_VALUE;
         controlAheadMs = Math.max(CONTROL_AHEAD_MIN_MS,
             CONTROL_AHEAD_PUBLISH_INTERVALS * settings.publishInterval().toMillis());
         assembler = settings.eventClock() ? new SnapshotAssembler(settings.jobName(), () -> tickMs)
@@ -249,8 +235,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         rejectedInputs = m.counter("inputsRejectedByEstimators");
         lateInputs = m.counter("lateInputs");
         controlsAheadOfEventTime = m.counter("controlsAheadOfEventTime");
-        idleScopesEvicted = m.counter("idleScopesEvicted");
-        liveScopes = m.gauge("liveScopes", (Gauge<Integer>) () -> live.size());
+        live = new LiveScopes(m);
         refusals = new EstimatorRefusals(m);
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
         ForestConfig forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
@@ -299,7 +284,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             }
             return;
         }
-        clockMs = ctx.timerService().currentProcessingTime();
+        live.clock(ctx.timerService().currentProcessingTime());
         ScopeCounters c = counters();
         apply(in, ctx.getCurrentKey(), c);
         if (in.joined != null && c.nextForestMs == 0) {
@@ -308,7 +293,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         armPublish(c, ctx);
         counters.update(c);
-        evictIdleScopes();
+        sweepIdleScopes();
     }
 
     /**
@@ -348,11 +333,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     /** The {@code liveScopes} gauge: scopes whose estimators are in memory. */
     int liveScopeCount() {
-        return liveScopes.getValue();
+        return live.size();
     }
 
     long idleScopesEvictedCount() {
-        return idleScopesEvicted.getCount();
+        return live.evictions();
     }
 
     EstimatorRefusals refusals() {
@@ -381,7 +366,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** Feeds one input to the scope's estimators and replay buffers and marks the scope dirty. */
     private void apply(ScopeInput in, String scope, ScopeCounters c) throws Exception {
         ScopeEstimators est = estimators(scope);
-        est.lastInputMs(clockMs);
+        live.inputTo(est);
         if (in.telemetry != null) {
             if (!est.add(in.telemetry)) {
                 rejectedInputs.inc();
@@ -413,7 +398,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
                 : tickFor(dueAt(record.getTimestampMs(), ctx), interval));
             return;
         }
-        clockMs = ctx.timerService().currentProcessingTime();
+        live.clock(ctx.timerService().currentProcessingTime());
         ScopeCounters c = counters();
         applyControl(record, ctx.getCurrentKey(), c);
         if (c.dirty) {
@@ -456,7 +441,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             counters.update(c);
             return;
         }
-        clockMs = ctx.timerService().currentProcessingTime();
+        live.clock(ctx.timerService().currentProcessingTime());
         if (timestamp == c.nextForestMs) {
             c.nextForestMs = 0;
             if (forests.startInBackground(scope, c, buffers)) {
@@ -478,7 +463,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             }
         }
         counters.update(c);
-        evictIdleScopes();
+        sweepIdleScopes();
     }
 
     /**
@@ -547,33 +532,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     }
 
     /**
-     * Drops from memory the estimators of the scopes without input for {@link #SCOPE_IDLE_MS} on {@link #clockMs}
-     * (their state stays: {@link #estimators} rebuilds them from the replay buffers when the scope returns), and the
-     * scope's carrier of this run (a carrier the start's topic read shows deleted then travels in full once more, as
-     * after a restore). Scans {@link #live} at most every quarter of the idle time.
+     * Processing-time mode: drops the idle scopes' estimators ({@link LiveScopes}) and their carrier of this run (a
+     * carrier the start's topic read shows deleted then travels in full once more, as after a restore).
      */
-    private void evictIdleScopes() {
-        if (clockMs < nextSweepMs || clockMs < Long.MIN_VALUE + SCOPE_IDLE_MS) {
-            return;
-        }
-        nextSweepMs = clockMs > Long.MAX_VALUE - SCOPE_IDLE_MS / 4 ? Long.MAX_VALUE : clockMs + SCOPE_IDLE_MS / 4;
-        long cutoff = clockMs - SCOPE_IDLE_MS;
-        List<String> evicted = new ArrayList<>();
-        var it = live.entrySet().iterator();
-        while (it.hasNext()) {
-            Map.Entry<String, ScopeEstimators> e = it.next();
-            if (e.getValue().lastInputMs() < cutoff) {
-                it.remove();
-                carriedThisRun().remove(e.getKey());
-                evicted.add(e.getKey());
-            }
-        }
-        if (!evicted.isEmpty()) {
-            idleScopesEvicted.inc(evicted.size());
-            LOG.info("dropped the in-memory estimators of {} scope(s) without input for {} min (rebuilt from their replay "
-                + "buffers if they return; {} left): {}", evicted.size(), SCOPE_IDLE_MS / 60_000, live.size(),
-                evicted.stream().limit(10).toList() + (evicted.size() > 10 ? " …" : ""));
-        }
+    private void sweepIdleScopes() {
+        live.sweep(carriedThisRun()::remove);
     }
 
     private void armPublish(ScopeCounters c, Context ctx) {
@@ -608,7 +571,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
                     replayed[1]);
             }
             est.countRefusalsIn(refusals); // after the replay: those rows were counted when they arrived
-            est.lastInputMs(clockMs);
             live.put(scope, est);
         }
         return est;

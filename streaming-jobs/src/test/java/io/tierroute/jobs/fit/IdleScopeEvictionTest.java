@@ -10,13 +10,13 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.junit.jupiter.api.Test;
 
 /**
- * The estimators of a scope without input for {@link ScopeFitFunction#SCOPE_IDLE_MS} leave memory ({@code liveScopes}
+ * The estimators of a scope without input for {@link LiveScopes#IDLE_MS} leave memory ({@code liveScopes}
  * shrinks, {@code idleScopesEvicted} counts them); when the scope returns they are rebuilt from its replay buffers, and
  * its next snapshot is the one a job that never dropped them publishes.
  */
 class IdleScopeEvictionTest {
     private static final long START = 1_700_000_000_000L;
-    private static final long IDLE = ScopeFitFunction.SCOPE_IDLE_MS;
+    private static final long IDLE = LiveScopes.IDLE_MS;
 
     /**
      * Scope "a": 400 rows, a snapshot, after {@code gapMs} of processing time 10 rows more; "b" has input throughout
