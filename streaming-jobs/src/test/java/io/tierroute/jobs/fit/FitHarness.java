@@ -67,7 +67,7 @@ final class FitHarness {
 
     /**
      * {@code n} rows of {@code scope}, 10 ms of event time apart from {@code fromMs} on, from the known linear truth of
-     * {@link ScopeFitFunctionTest} (α_p 1, α_d 50, …, 2 % noise) drawn from {@code rnd}.
+     * {@link #row(String, long, SplittableRandom, double)} with α_d 50, drawn from {@code rnd}.
      */
     void rows(String scope, int n, long fromMs, SplittableRandom rnd) throws Exception {
         for (int i = 0; i < n; i++) {
@@ -76,6 +76,11 @@ final class FitHarness {
     }
 
     static JoinedRow row(String scope, long eventTimeMs, SplittableRandom rnd) {
+        return row(scope, eventTimeMs, rnd, 50);
+    }
+
+    /** A joined row whose realised time follows known α's (α_p 1 µs a token, in-flight decode {@code alphaD} µs a token), 2 % noise. */
+    static JoinedRow row(String scope, long eventTimeMs, SplittableRandom rnd, double alphaD) {
         JoinedRow r = new JoinedRow();
         r.scope = scope;
         r.worker = "w1";
@@ -89,7 +94,7 @@ final class FitHarness {
         r.regressors.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
         r.regressors.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
         double y = r.regressors.pEffTokens + 1e-4 * r.regressors.recomputeQuadratic
-            + 50 * r.regressors.inflightDecodeTokens + 0.001 * r.regressors.inflightDecodeQuadratic
+            + alphaD * r.regressors.inflightDecodeTokens + 0.001 * r.regressors.inflightDecodeQuadratic
             + r.regressors.tierTransferUs + 100 * Math.pow(Math.max(0, r.regressors.queueLength - 4), 2)
             - 5000 * r.regressors.affinityDecay - 4000 * r.regressors.expectedToolHitFraction;
         r.realisedUs = y * (1 + 0.02 * rnd.nextGaussian());

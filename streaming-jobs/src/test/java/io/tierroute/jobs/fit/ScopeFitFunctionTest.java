@@ -83,26 +83,7 @@ class ScopeFitFunctionTest {
     private void rows(KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h,
             int n, double alphaD) throws Exception {
         for (int i = 0; i < n; i++) {
-            JoinedRow r = new JoinedRow();
-            r.scope = "default";
-            r.worker = "w1";
-            r.eventTimeMs = eventTime += 10;
-            r.regressors.pEffTokens = 10000 + rnd.nextInt(8000);
-            r.regressors.recomputeQuadratic = rnd.nextDouble() * 1e6;
-            r.regressors.inflightDecodeTokens = rnd.nextDouble() * 400;
-            r.regressors.inflightDecodeQuadratic = rnd.nextDouble() * 1e6;
-            r.regressors.tierTransferUs = rnd.nextDouble() * 20000;
-            r.regressors.queueLength = rnd.nextInt(20);
-            r.regressors.affinityDecay = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
-            r.regressors.expectedToolHitFraction = rnd.nextDouble() < 0.5 ? rnd.nextDouble() : 0;
-            double y = r.regressors.pEffTokens + 1e-4 * r.regressors.recomputeQuadratic + alphaD * r.regressors.inflightDecodeTokens
-                + 0.001 * r.regressors.inflightDecodeQuadratic + r.regressors.tierTransferUs + 100 * Math.pow(Math.max(0, r.regressors.queueLength - 4), 2)
-                - 5000 * r.regressors.affinityDecay - 4000 * r.regressors.expectedToolHitFraction;
-            r.realisedUs = y * (1 + 0.02 * rnd.nextGaussian());
-            r.request.isl = 1000;
-            r.request.model = "m";
-            r.request.maxTokens = 512;
-            r.outputTokens = 100;
+            JoinedRow r = FitHarness.row("default", eventTime += 10, rnd, alphaD);
             h.processElement1(new StreamRecord<>(ScopeInput.of(r)));
         }
     }
