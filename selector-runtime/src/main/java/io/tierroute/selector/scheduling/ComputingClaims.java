@@ -33,9 +33,10 @@ final class ComputingClaims {
     private final AtomicLong withdrawalsResumeNanos = new AtomicLong(Long.MIN_VALUE);
 
     void made(String requestId, Claim claim) {
-        if (byRequest.size() >= MAX_REQUESTS || blocks.addAndGet(claim.hashes().length) > MAX_BLOCKS) {
-            if (byRequest.size() < MAX_REQUESTS) {
-                blocks.addAndGet(-claim.hashes().length);
+        boolean full = byRequest.size() >= MAX_REQUESTS; // read once: the map may change meanwhile
+        if (full || blocks.addAndGet(claim.hashes().length) > MAX_BLOCKS) {
+            if (!full) {
+                blocks.addAndGet(-claim.hashes().length); // what this call added, and only that
             }
             long until = claim.nowNanos() + claim.ttlNanos();
             withdrawalsResumeNanos.accumulateAndGet(until, (a, b) -> a == Long.MIN_VALUE || b - a > 0 ? b : a);
