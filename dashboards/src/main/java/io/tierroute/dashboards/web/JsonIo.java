@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import io.tierroute.schemas.JsonWire;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
@@ -105,7 +106,7 @@ final class JsonIo {
         if (body.length == 0) {
             throw new HttpError(400, "the request body is empty; expected a JSON object");
         }
-        if (notUtf8(body)) {
+        if (JsonWire.notUtf8(body, body.length)) {
             throw new HttpError(400, "the request body is not UTF-8 JSON (it looks like UTF-16 or UTF-32); send UTF-8");
         }
         try {
@@ -133,24 +134,5 @@ final class JsonIo {
         } catch (IOException e) {
             throw new HttpError(400, "cannot read the request body: " + e.getMessage());
         }
-    }
-
-    /**
-     * Jackson guesses UTF-16 and UTF-32 from a body's first bytes and would read them; JSON on the wire is UTF-8
-     * (RFC 8259 §8.1), where a NUL byte cannot occur (JSON escapes it) and FE FF / FF FE are no valid start. The
-     * selector's API refuses them by the same rule ({@code ApiHandler.notUtf8}).
-     */
-    static boolean notUtf8(byte[] body) {
-        int first = body[0] & 0xff;
-        int second = body.length > 1 ? body[1] & 0xff : -1;
-        if ((first == 0xfe && second == 0xff) || (first == 0xff && second == 0xfe)) {
-            return true;
-        }
-        for (int i = 0; i < Math.min(4, body.length); i++) {
-            if (body[i] == 0) {
-                return true;
-            }
-        }
-        return false;
     }
 }

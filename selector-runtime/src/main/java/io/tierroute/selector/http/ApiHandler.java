@@ -1,6 +1,7 @@
 package io.tierroute.selector.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.tierroute.schemas.JsonWire;
 import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.ConfigException;
 import io.tierroute.selector.config.ServerSettings;
@@ -235,24 +236,6 @@ public final class ApiHandler implements HttpHandler {
         return text.isEmpty() || text.replaceAll("[ \\t\\r\\n]", "").equals("{}");
     }
 
-    /**
-     * Jackson guesses UTF-16 and UTF-32 from a body's first bytes and would read them; JSON on the wire is UTF-8
-     * (RFC 8259 §8.1), where a NUL byte cannot occur (JSON escapes it) and FE FF / FF FE are no valid start.
-     */
-    static boolean notUtf8(byte[] body, int length) {
-        int first = body[0] & 0xff;
-        int second = length > 1 ? body[1] & 0xff : -1;
-        if ((first == 0xfe && second == 0xff) || (first == 0xff && second == 0xfe)) {
-            return true;
-        }
-        for (int i = 0; i < Math.min(4, length); i++) {
-            if (body[i] == 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Reads the whole body (bounded) and hands it to {@code h}; on the I/O thread when it is already there. */
     private void post(HttpServerExchange ex, BodyHandler h) {
         method(ex, Methods.POST);
@@ -269,7 +252,7 @@ public final class ApiHandler implements HttpHandler {
             if (length == 0) {
                 throw new ApiError(400, "the request body is empty; expected a JSON object");
             }
-            if (notUtf8(body, length)) {
+            if (JsonWire.notUtf8(body, length)) {
                 throw new ApiError(400, "the request body is not UTF-8 JSON (it looks like UTF-16 or UTF-32); send UTF-8");
             }
             h.handle(e, body, length);
