@@ -4,6 +4,7 @@ import io.tierroute.sim.bench.BenchRunner;
 import io.tierroute.sim.bench.BenchSpec;
 import io.tierroute.sim.bench.OutputDirectory;
 import io.tierroute.sim.bench.ProgressBar;
+import io.tierroute.sim.bench.ReportWriteException;
 import io.tierroute.sim.bench.Reporter;
 import io.tierroute.sim.bench.RunReport;
 import io.tierroute.sim.bench.SeedList;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,7 +64,7 @@ final class BenchCommand implements Runnable {
                             + "summary files are rewritten as each seed finishes, so a sweep stopped early (Ctrl-C) leaves "
                             + "the summary of its finished seeds.", ""},
             exitCodeListHeading = "%nExit codes:%n",
-            exitCodeList = {"0:done", "1:a run failed", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
+            exitCodeList = {"0:done", "1:a run failed, or its reports could not be written", "2:bad command line (an option out of range, an unknown policy or workload, a missing or malformed trace)"})
     static final class Routing implements Callable<Integer> {
 
         @Option(names = "--trace", paramLabel = "FILE",
@@ -114,7 +116,8 @@ final class BenchCommand implements Runnable {
         Double nvmeGbps;
 
         @Option(names = "--warm-up", defaultValue = "0.3", paramLabel = "F",
-                description = "Share of the requests replayed in the warm-up run of fitted policies, in (0, 1] (default ${DEFAULT-VALUE}).")
+                description = "Share of the requests replayed in the warm-up run of fitted policies, in (0, 1] (default ${DEFAULT-VALUE}). "
+                        + "A fit takes 64 warm-up completions; with fewer, the policy runs on its defaults and a warning says so.")
         double warmUp;
 
         @Option(names = "--out", defaultValue = "bench-out", paramLabel = "DIR", description = "Output directory, created if missing (default ${DEFAULT-VALUE}).")
@@ -200,8 +203,29 @@ final class BenchCommand implements Runnable {
                 return usageError("--out " + out + " is not writable (" + IoErrors.describe(e) + ")");
             }
             ProgressBar progress = ProgressBar.stderr();
-            BenchRunner runner = new BenchRunner(registry, progress);
+            PrintWriter err = spec.commandLine().getErr();
+            BenchRunner runner = new BenchRunner(registry, progress).warnings(w -> {
+                err.println("tierroute bench routing: warning: " + w);
+                err.flush();
+            });
             String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
+            try {
+                return run(runner, progress, bench, seeds, base, title, stdout);
+            } catch (ReportWriteException e) {
+                return writeError(e.getMessage());
+            } catch (UncheckedIOException e) { // a request log, written after its run
+                if (e.getCause() instanceof ReportWriteException w) {
+                    return writeError(w.getMessage());
+                }
+                throw e;
+            } catch (IOException e) { // a directory or move of the reports' own (FileSystemException: names its path)
+                return writeError("cannot write the reports: " + IoErrors.describe(e));
+            }
+        }
+
+        /** The runs and their reports, once the command line is checked and the requests loaded. */
+        private int run(BenchRunner runner, ProgressBar progress, BenchSpec bench, SeedList seeds, List<SimRequest> base,
+                        String title, PrintStream stdout) throws IOException {
             if (seeds.size() > 1) {
                 // The summary files follow the sweep: stopped after k seeds, they hold those k.
                 PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
@@ -236,6 +260,16 @@ final class BenchCommand implements Runnable {
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }
             Files.delete(staging);
+        }
+
+        /**
+         * Exit code 1 with one line on stderr: a report that could not be written at the end of the runs (a full disk),
+         * not a stack trace. The figures are on stdout; only the file named is missing.
+         */
+        private int writeError(String message) {
+            spec.commandLine().getErr().println("tierroute bench routing: " + message);
+            spec.commandLine().getErr().flush();
+            return 1;
         }
 
         /** Exit code 2 with one line on stderr: picocli's usage dump would bury the reason. */

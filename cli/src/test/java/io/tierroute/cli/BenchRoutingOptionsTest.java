@@ -68,6 +68,22 @@ class BenchRoutingOptionsTest {
                 + "so it needs a CPU tier (got 1000000)", "--cpu-tokens", "0", "--nvme-tokens", "1000000");
     }
 
+    /** The old code blamed "--hbm-tokens / --cpu-tokens / --pcie-gbps / --nvme-tokens / --nvme-gbps" for a tier never asked for. */
+    @Test
+    void noCpuTierOnAWorkloadWithItsOwnNvmeTierNamesTheWorkloadAndBothWaysOut() {
+        assertUsageError("--cpu-tokens 0 leaves no CPU tier, but the nvme-overflow workload has an NVMe tier, which "
+                + "receives the CPU tier's evictions: keep a CPU tier (--cpu-tokens ≥ 512) or add --nvme-tokens 0",
+                "--workload", "nvme-overflow", "--cpu-tokens", "0");
+        assertThat(bench("--workload", "nvme-overflow", "--cpu-tokens", "0", "--nvme-tokens", "0"))
+                .as("the second way out runs").isZero();
+    }
+
+    /** The old code said ": is a directory" (an empty path is the working directory). */
+    @Test
+    void anEmptyTracePathIsCalledEmptyAsAnEmptyOutIs() {
+        assertUsageError("--trace must name a file (got an empty path)", "--trace", "");
+    }
+
     /** On the old code this ran with an empty NVMe tier: 100 tokens are less than one block. */
     @Test
     void anNvmeTierBelowOneBlockIsRefused() {

@@ -7,6 +7,7 @@ import io.tierroute.sim.policy.PolicyRegistry;
 import io.tierroute.sim.policy.PolicySetup;
 import io.tierroute.sim.policy.RoutingPolicy;
 import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.WarmUpShortfall;
 import io.tierroute.sim.trace.TraceFormat;
 import io.tierroute.sim.trace.TraceReplay;
 import io.tierroute.sim.workload.RequestFactory;
@@ -20,6 +21,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 
 /**
  * Runs every policy at every load of a {@link BenchSpec} on the same requests and fleet, and returns
@@ -32,6 +34,7 @@ public final class BenchRunner {
     private final PolicyRegistry registry;
     private final ProgressBar progress; // may be null
     private Path requestLogs; // null: no per-request logs
+    private Consumer<String> warnings = w -> { }; // none unless told (the CLI: stderr)
 
     public BenchRunner(PolicyRegistry registry, ProgressBar progress) {
         this.registry = registry;
@@ -44,11 +47,21 @@ public final class BenchRunner {
         return this;
     }
 
+    /**
+     * Tells {@code sink} what a run's figures do not say, as each run starts (e.g. "tierroute-fitted @ load 1.00,
+     * seed 1: not fitted, ..."); the reports carry it too ({@link RunReport#note()}).
+     */
+    public BenchRunner warnings(Consumer<String> sink) {
+        this.warnings = sink;
+        return this;
+    }
+
     /** The engine configuration for {@code spec} (defaults, then the workload's, then the spec's overrides). */
     public static EngineConfig engine(BenchSpec spec) {
         EngineConfig.Builder b = EngineConfig.builder().workers(spec.workers());
         if (spec.workload() != null) {
             b = Workloads.named(spec.workload()).tune(b);
+            requireCpuTierForTheWorkloadsNvme(spec);
         }
         if (spec.hbmTokens() != null) b.hbmCapacityTokens(spec.hbmTokens());
         if (spec.cpuTokens() != null) b.cpuCapacityTokens(spec.cpuTokens());
@@ -61,6 +74,20 @@ public final class BenchRunner {
             // Only the spec's overrides can make the build fail (e.g. HBM below one block): say which they are.
             throw new IllegalArgumentException("--hbm-tokens / --cpu-tokens / --pcie-gbps / --nvme-tokens / --nvme-gbps: "
                     + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * {@code --cpu-tokens 0} on a workload that brings its own NVMe tier (nvme-overflow): the user asked for no NVMe
+     * tier, so the engine's "an NVMe tier needs a CPU tier" would puzzle; say where the tier comes from and the ways out.
+     */
+    private static void requireCpuTierForTheWorkloadsNvme(BenchSpec spec) {
+        boolean noCpuTier = spec.cpuTokens() != null && spec.cpuTokens() == 0;
+        if (noCpuTier && spec.nvmeTokens() == null && Workloads.named(spec.workload())
+                .tune(EngineConfig.builder().workers(spec.workers())).build().hasNvmeTier()) {
+            throw new IllegalArgumentException("--cpu-tokens 0 leaves no CPU tier, but the " + spec.workload()
+                    + " workload has an NVMe tier, which receives the CPU tier's evictions: keep a CPU tier (--cpu-tokens "
+                    + "≥ " + BenchSpec.MIN_HBM_TOKENS + ") or add --nvme-tokens 0");
         }
     }
 
@@ -117,8 +144,12 @@ public final class BenchRunner {
         PolicySetup.WarmUp warmUp = policy -> new Simulation(cfg, warm).run(policy, null).completions();
         RoutingPolicy policy = registry.create(name, new PolicySetup(sim.fleetView(), seed, warmUp));
         String label = String.format(Locale.ROOT, "%s @ load %.2f", name, load);
+        String note = note(policy.warmUpShortfall());
+        if (note != null) { // now, not after the run: a long benchmark can be stopped and rerun with more warm-up
+            warnings.accept(label + ", seed " + seed + ": " + note);
+        }
         SimResult result = sim.run(policy, progress == null ? null : (d, t) -> progress.update(label, d, t));
-        RunReport report = RunReport.of(result, load);
+        RunReport report = RunReport.of(result, load, note);
         if (requestLogs != null) {
             try {
                 RequestLog.write(requestLogs.resolve(RequestLog.fileName(name, load)), result.completions());
@@ -131,5 +162,10 @@ public final class BenchRunner {
                     (long) report.get("requests"), TableReporter.format(report.get("ttft_p99_s")), report.get("wall_s")));
         }
         return report;
+    }
+
+    /** A warm-up too short to fit on, as the reports say it, with what gives it more; null for none. */
+    static String note(WarmUpShortfall shortfall) {
+        return shortfall == null ? null : shortfall.describe() + "; use a larger --limit or --warm-up";
     }
 }

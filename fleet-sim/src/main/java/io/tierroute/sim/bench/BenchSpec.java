@@ -52,6 +52,10 @@ public record BenchSpec(Path trace, String workload, int limit, int workers, Lis
         if ((trace == null) == (workload == null)) {
             throw new IllegalArgumentException("give exactly one of --trace or --workload");
         }
+        // Path.of("") is the working directory: "is a directory" would hide that nothing was named, as for --out.
+        if (trace != null && trace.toString().isEmpty()) {
+            throw new IllegalArgumentException("--trace must name a file (got an empty path)");
+        }
         loads = List.copyOf(loads);
         policies = List.copyOf(policies);
         if (loads.isEmpty() || policies.isEmpty()) {

@@ -1,7 +1,6 @@
 package io.tierroute.sim.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -16,7 +15,7 @@ public final class CsvReporter implements Reporter {
 
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve(FILE), render(reports));
+        ReportWriteException.writeString(outDir.resolve(FILE), render(reports));
     }
 
     public static String render(List<RunReport> reports) {

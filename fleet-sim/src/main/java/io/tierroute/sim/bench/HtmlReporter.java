@@ -3,7 +3,6 @@ package io.tierroute.sim.bench;
 import org.HdrHistogram.HistogramIterationValue;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,22 +11,19 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * {@code report.html}: one self-contained page (inline SVG and CSS, no scripts, no CDN) with a TTFT
- * CDF per load (log time axis), load–latency curves (mean and p99 TTFT, mean JCT) per policy, and the
- * tables.
+ * CDF per load (log time axis), load–latency curves (mean and p99 TTFT, mean JCT) per policy, each policy in its
+ * own {@link SeriesStyle}, and the tables, each followed by its runs' notes ({@link RunReport#note()}).
  */
 public final class HtmlReporter implements Reporter {
     public static final String FILE = "report.html";
 
-
-    private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
-            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
     private static final int W = 560;
     private static final int H = 320;
     private static final int PAD = 48;
 
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve(FILE), render(title, reports));
+        ReportWriteException.writeString(outDir.resolve(FILE), render(title, reports));
     }
 
     public static String render(String title, List<RunReport> reports) {
@@ -37,10 +33,12 @@ public final class HtmlReporter implements Reporter {
         sb.append("<!doctype html><html><head><meta charset=\"utf-8\"><title>").append(Html.escape(title)).append("</title>")
                 .append("<style>body{font:14px sans-serif;margin:24px}svg{border:1px solid #ddd;margin:8px}"
                         + "table{border-collapse:collapse;font:12px monospace}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-                        + ".legend span{display:inline-block;margin-right:12px}</style></head><body>");
+                        + ".legend span{display:inline-block;margin-right:12px}.legend svg{border:0;margin:0 4px 0 0}"
+                        + ".note{color:#a00000;max-width:60em}</style></head><body>");
         sb.append("<h1>").append(Html.escape(title)).append("</h1><div class=\"legend\">");
         for (int i = 0; i < policies.size(); i++) {
-            sb.append("<span style=\"color:").append(color(i)).append("\">&#9632; ").append(Html.escape(policies.get(i))).append("</span>");
+            sb.append("<span style=\"color:").append(color(i)).append("\">").append(SeriesStyle.of(i).swatch())
+                    .append(Html.escape(policies.get(i))).append("</span>");
         }
         sb.append("</div><h2>TTFT CDF</h2>");
         for (double load : loads) {
@@ -66,7 +64,7 @@ public final class HtmlReporter implements Reporter {
             sb.append("</tr>");
             for (RunReport r : reports) {
                 if (r.load() == load) {
-                    sb.append("<tr><td style=\"text-align:left\">").append(Html.escape(r.policy())).append("</td><td style=\"text-align:left\">")
+                    sb.append("<tr><td style=\"text-align:left\">").append(Html.escape(TableReporter.policyCell(r))).append("</td><td style=\"text-align:left\">")
                             .append(Html.escape(r.version())).append("</td>");
                     for (String m : RunReport.METRICS) {
                         sb.append("<td>").append(TableReporter.format(r.get(m))).append("</td>");
@@ -75,6 +73,12 @@ public final class HtmlReporter implements Reporter {
                 }
             }
             sb.append("</table>");
+            for (RunReport r : reports) {
+                if (r.load() == load && r.note() != null) {
+                    sb.append("<p class=\"note\">").append(Html.escape(TableReporter.NOTE_MARK + " " + r.policy() + ": "
+                            + r.note())).append("</p>");
+                }
+            }
         }
         return sb.append("</body></html>\n").toString();
     }
@@ -151,7 +155,7 @@ public final class HtmlReporter implements Reporter {
                 double x = logX ? Math.log10(p[0]) : p[0];
                 path.append(String.format(Locale.ROOT, "%.1f,%.1f ", px(x, minX, maxX), py(p[1], maxY)));
             }
-            sb.append("<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"").append(color(i)).append("\" points=\"")
+            sb.append("<polyline fill=\"none\" stroke-width=\"1.5\" ").append(SeriesStyle.of(i).stroke()).append(" points=\"")
                     .append(path).append("\"><title>").append(Html.escape(yLabel)).append("</title></polyline>");
         }
         return sb.append("</svg>").toString();
@@ -165,8 +169,8 @@ public final class HtmlReporter implements Reporter {
         return H - PAD - y / maxY * (H - PAD - 24);
     }
 
-    /** The colour of the {@code i}-th policy; the summary page uses the same, so a policy keeps its colour across pages. */
+    /** The colour of the {@code i}-th policy ({@link SeriesStyle}); the summary page uses the same. */
     static String color(int i) {
-        return COLORS[i % COLORS.length];
+        return SeriesStyle.of(i).color();
     }
 }

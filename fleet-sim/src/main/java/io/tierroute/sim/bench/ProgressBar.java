@@ -5,16 +5,25 @@ import java.util.Locale;
 
 /**
  * Progress on stderr. On a terminal, one line redrawn with {@code \r}:
- * {@code [#####.....]  48%  policy @ load  1234/2560}. Elsewhere (logs, CI) {@code \r} frames would pile
- * up as dozens of lines per run, so it prints a plain line each time a run passes another 10 %, and the
- * final line. When told how many runs there are ({@link #countRuns}), every line starts with the run's number
- * and the context ({@code [3/24] seed 2: random @ load 1.00 ...}).
+ * {@code [#####.....]  48%  policy @ load  1234/2560}, fitted to the terminal's width ({@link #frame}). Elsewhere
+ * (logs, CI) {@code \r} frames would pile up as dozens of lines per run, so it prints a plain line each time a run
+ * passes another 10 %, and the final line. When told how many runs there are ({@link #countRuns}), every line starts
+ * with the run's number and the context ({@code [3/24] seed 2: random @ load 1.00 ...}).
  */
 public final class ProgressBar {
 
     private static final int WIDTH = 30;
+    /** The narrowest bar before the label gives up its last characters. */
+    private static final int MIN_BAR = 10;
+    /** Labels are padded to this, so the count stays in place from one run to the next. */
+    private static final int LABEL_PAD = 40;
+    /** A frame's characters besides the bar, the label and the count: {@code "[" "] " "100%" "  " " "}. */
+    private static final int FIXED = 10;
+    /** The terminal's width when {@code COLUMNS} does not give it. */
+    static final int DEFAULT_COLUMNS = 80;
     private final PrintStream err;
     private final boolean terminal;
+    private final int columns;
     private String lastLabel;
     private int lastTenth = -1;
     private int runsTotal; // 0: not counting
@@ -22,8 +31,14 @@ public final class ProgressBar {
     private String context;
 
     public ProgressBar(PrintStream err, boolean terminal) {
+        this(err, terminal, DEFAULT_COLUMNS);
+    }
+
+    /** On a terminal {@code columns} wide: each frame fits in it ({@link #frame}). */
+    public ProgressBar(PrintStream err, boolean terminal, int columns) {
         this.err = err;
         this.terminal = terminal;
+        this.columns = columns;
     }
 
     /** The system property {@code bin/tierroute} sets from {@code [ -t 2 ]}: whether stderr is a terminal. */
@@ -34,7 +49,23 @@ public final class ProgressBar {
      * jar run directly) as {@link #stderrIsTerminal} finds.
      */
     public static ProgressBar stderr() {
-        return new ProgressBar(System.err, stderrIsTerminal());
+        return new ProgressBar(System.err, stderrIsTerminal(), columns(System.getenv("COLUMNS")));
+    }
+
+    /**
+     * The terminal's width as the {@code COLUMNS} environment variable gives it (a positive whole number), else
+     * {@link #DEFAULT_COLUMNS}: Java cannot ask the terminal, and a shell exports COLUMNS only when told to.
+     */
+    static int columns(String env) {
+        if (env == null) {
+            return DEFAULT_COLUMNS;
+        }
+        try {
+            int c = Integer.parseInt(env.strip());
+            return c > 0 ? c : DEFAULT_COLUMNS;
+        } catch (NumberFormatException e) {
+            return DEFAULT_COLUMNS;
+        }
     }
 
     /**
@@ -78,27 +109,63 @@ public final class ProgressBar {
         return this;
     }
 
-    private String decorate(String label) {
+    /** The label with the run's number when counting, and the context too when {@code withContext}. */
+    private String decorate(String label, boolean withContext) {
         if (runsTotal == 0) {
             return label;
         }
-        return "[" + Math.min(runsDone + 1, runsTotal) + "/" + runsTotal + "] " + (context == null ? "" : context + ": ") + label;
+        return "[" + Math.min(runsDone + 1, runsTotal) + "/" + runsTotal + "] "
+                + (context == null || !withContext ? "" : context + ": ") + label;
     }
 
     public void update(String label, int done, int total) {
-        label = decorate(label);
         int percent = total == 0 ? 100 : (int) (100L * done / total);
         if (!terminal) {
-            plain(label, done, total, percent);
+            plain(decorate(label, true), done, total, percent);
             return;
         }
-        int filled = total == 0 ? WIDTH : (int) ((long) done * WIDTH / total);
-        StringBuilder bar = new StringBuilder(WIDTH);
-        for (int i = 0; i < WIDTH; i++) {
-            bar.append(i < filled ? '#' : '.');
-        }
-        err.printf(Locale.ROOT, "\r[%s] %3d%%  %-40s %d/%d", bar, percent, label, done, total);
+        err.print("\r" + frame(decorate(label, true), decorate(label, false), done, total, percent));
         err.flush();
+    }
+
+    /**
+     * One redrawn frame, {@code [###...] 48%  label 1234/2560}, at most {@code columns - 1} characters: a wider one
+     * wraps, and every redraw then scrolls a line instead of replacing it (a character in the last column wraps on
+     * some terminals too). Room is taken first from the label ({@code full}, then {@code compact}: without the
+     * context, which the run's number stands for), then from the bar, down to {@link #MIN_BAR}, then from the label's
+     * end; on a terminal too narrow even for that, the bar and the percentage go. The n/total count is never cut.
+     */
+    String frame(String full, String compact, int done, int total, int percent) {
+        // As wide as the run's last count from the first frame on, so the bar keeps its width through the run.
+        String count = String.format(Locale.ROOT, "%" + (2 * Integer.toString(total).length() + 1) + "s", done + "/" + total);
+        int max = columns - 1;
+        int room = max - FIXED - count.length(); // for the bar and the label
+        if (room < MIN_BAR) {
+            String bare = String.format(Locale.ROOT, "%3d%% %s", percent, count);
+            return bare.length() <= max ? bare : count;
+        }
+        int bar = WIDTH;
+        String label = full.length() <= room - bar ? full : compact;
+        if (label.length() > room - bar) {
+            bar = Math.max(MIN_BAR, room - label.length());
+        }
+        int labelRoom = room - bar;
+        int filled = total == 0 ? bar : (int) ((long) done * bar / total);
+        StringBuilder sb = new StringBuilder(max).append('[');
+        for (int i = 0; i < bar; i++) {
+            sb.append(i < filled ? '#' : '.');
+        }
+        String shown = shorten(label, labelRoom);
+        String padded = shown + " ".repeat(Math.max(0, Math.min(LABEL_PAD, labelRoom) - shown.length()));
+        return sb.append(String.format(Locale.ROOT, "] %3d%%  %s %s", percent, padded, count)).toString();
+    }
+
+    /** {@code label} in at most {@code room} characters, its end replaced by "…" when it is longer. */
+    static String shorten(String label, int room) {
+        if (label.length() <= room) {
+            return label;
+        }
+        return room <= 0 ? "" : label.substring(0, room - 1) + "…";
     }
 
     private void plain(String label, int done, int total, int percent) {
@@ -115,12 +182,13 @@ public final class ProgressBar {
     }
 
     public void finish(String line) {
-        line = decorate(line);
+        line = decorate(line, true);
         if (runsTotal > 0) {
             runsDone++;
         }
         if (terminal) {
-            err.printf("\r%-100s%n", line);
+            // Padded over the last frame (at most columns - 1 wide); the line itself is kept whole: it is not redrawn.
+            err.printf("\r%-" + Math.max(1, columns - 1) + "s%n", line);
         } else {
             err.println(line);
         }

@@ -32,21 +32,28 @@ public final class RequestLog {
                 java.math.BigDecimal.valueOf(load).stripTrailingZeros().toPlainString());
     }
 
+    /** Writes the log of one run; a failure names the file ({@link ReportWriteException}). */
     public static void write(Path file, List<Completion> completions) throws IOException {
         List<Completion> ordered = completions.stream()
                 .sorted(Comparator.comparingLong((Completion c) -> c.request().arrivalMicros())
                         .thenComparing(c -> c.request().id()))
                 .toList();
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            w.write(HEADER);
-            w.write('\n');
-            for (Completion c : ordered) {
-                w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
-                        csvSafe(c.request().id()), c.request().arrivalMicros(), c.worker(), c.request().promptTokens(),
-                        c.outputTokens(), c.queueWaitMicros(), c.tierLoadMicros(), c.prefillMicros(), c.decodeMicros(),
-                        c.ttftMicros(), c.jctMicros(), c.hitTokens()[Tier.HBM.ordinal()], c.hitTokens()[Tier.CPU.ordinal()],
-                        c.hitTokens()[Tier.NVME.ordinal()], c.computedTokens(), c.preemptions()));
-            }
+            write(w, ordered);
+        } catch (IOException e) {
+            throw new ReportWriteException(file, e);
+        }
+    }
+
+    private static void write(Writer w, List<Completion> ordered) throws IOException {
+        w.write(HEADER);
+        w.write('\n');
+        for (Completion c : ordered) {
+            w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
+                    csvSafe(c.request().id()), c.request().arrivalMicros(), c.worker(), c.request().promptTokens(),
+                    c.outputTokens(), c.queueWaitMicros(), c.tierLoadMicros(), c.prefillMicros(), c.decodeMicros(),
+                    c.ttftMicros(), c.jctMicros(), c.hitTokens()[Tier.HBM.ordinal()], c.hitTokens()[Tier.CPU.ordinal()],
+                    c.hitTokens()[Tier.NVME.ordinal()], c.computedTokens(), c.preemptions()));
         }
     }
 

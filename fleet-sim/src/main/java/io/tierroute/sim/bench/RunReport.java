@@ -29,16 +29,23 @@ public final class RunReport {
     private final double load;
     private final Map<String, Double> values = new LinkedHashMap<>();
     private final Histogram ttft;
+    private final String note;
 
-    private RunReport(String policy, String version, double load, Histogram ttft) {
+    private RunReport(String policy, String version, double load, Histogram ttft, String note) {
         this.policy = policy;
         this.version = version;
         this.load = load;
         this.ttft = ttft;
+        this.note = note;
     }
 
     /** Computes every metric from a run's completion logs and engine counters. */
     public static RunReport of(SimResult r, double load) {
+        return of(r, load, null);
+    }
+
+    /** As {@link #of(SimResult, double)}, with a {@link #note()} (null: none). */
+    public static RunReport of(SimResult r, double load, String note) {
         Histogram ttft = new Histogram(3_600_000_000_000L, 3);
         Histogram jct = new Histogram(3_600_000_000_000L, 3);
         long firstArrival = Long.MAX_VALUE;
@@ -66,7 +73,7 @@ public final class RunReport {
             nvmeBusy += w.nvmeBusyMicros();
             stepBusy += w.busyMicros();
         }
-        RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft);
+        RunReport rep = new RunReport(r.policy(), r.policyVersion(), load, ttft, note);
         boolean none = r.completions().isEmpty();
         rep.values.put("requests", (double) r.completions().size());
         rep.values.put("ttft_mean_s", none ? Double.NaN : ttft.getMean() / 1e6);
@@ -93,6 +100,8 @@ public final class RunReport {
     public String version() { return version; }
     public double load() { return load; }
     public Histogram ttftHistogram() { return ttft; }
+    /** What a reader must know that the figures do not say (a fitted policy that ran unfitted), or null. */
+    public String note() { return note; }
 
     /** The metric's value; NaN when the run has none (see the class comment). */
     public double get(String metric) {

@@ -46,6 +46,7 @@ public final class SeedSummary {
     /** (load, policy) → seed → the values of METRICS, or null when the run completed no request. */
     private final Map<String, Map<Long, double[]>> values = new LinkedHashMap<>();
     private final List<String> leftOut = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
 
     /** Adds the reports of one seed's benchmark (every policy × load). */
     public SeedSummary add(long seed, List<RunReport> reports) {
@@ -66,6 +67,9 @@ public final class SeedSummary {
                 leftOut.add(String.format(Locale.ROOT, "%s @ load %.2f, seed %d", r.policy(), r.load(), seed));
             }
             values.computeIfAbsent(key(r.load(), r.policy()), k -> new LinkedHashMap<>()).put(seed, v);
+            if (r.note() != null) {
+                notes.add(String.format(Locale.ROOT, "%s @ load %.2f, seed %d: %s", r.policy(), r.load(), seed, r.note()));
+            }
         }
         return this;
     }
@@ -77,6 +81,11 @@ public final class SeedSummary {
     /** The runs left out because the policy completed no request: "policy @ load 1.00, seed 3". */
     public List<String> leftOut() {
         return List.copyOf(leftOut);
+    }
+
+    /** The runs' notes ({@link RunReport#note()}): "tierroute-fitted @ load 1.00, seed 3: not fitted, ...". */
+    public List<String> notes() {
+        return List.copyOf(notes);
     }
 
     /** Every load × policy × metric, loads and policies in the order first reported. */

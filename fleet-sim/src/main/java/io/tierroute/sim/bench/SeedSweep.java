@@ -54,7 +54,7 @@ public final class SeedSweep {
 
     /**
      * Runs {@code spec} at every seed of {@code seeds} (its own seed is ignored) and writes each seed's reports,
-     * titled {@code title}, under {@code out}.
+     * titled {@code title} and the seed ("..., seed 3"), under {@code out}.
      *
      * @param firstBase the requests of the first seed at load 1, already loaded by the caller (who checks them)
      */
@@ -80,7 +80,8 @@ public final class SeedSweep {
                 progress.context("seed " + seed);
             }
             List<RunReport> reports = runner.run(at, base);
-            Reporter.writeAll(quiet, title, reports, dir);
+            // Titled with the seed: a seed's results.txt or report.html opened alone must say which seed it is.
+            Reporter.writeAll(quiet, title + ", seed " + seed, reports, dir);
             summary.add(seed, reports);
             if (seedLines != null) {
                 seedLines.println(SeedDoneLine.render(seed, index, seeds.size(), (System.nanoTime() - start) / 1e9, reports));

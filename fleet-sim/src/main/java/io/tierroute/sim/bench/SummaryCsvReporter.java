@@ -1,7 +1,6 @@
 package io.tierroute.sim.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
@@ -15,7 +14,7 @@ public final class SummaryCsvReporter {
     public static final String HEADER = "load,policy,metric,seeds,geomean,min,max,ratio_seeds,ratio_geomean,ratio_min,ratio_below_0.97";
 
     public void write(SeedSummary summary, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve(FILE), render(summary));
+        ReportWriteException.writeString(outDir.resolve(FILE), render(summary));
     }
 
     public static String render(SeedSummary summary) {

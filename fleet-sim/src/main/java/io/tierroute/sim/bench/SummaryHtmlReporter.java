@@ -1,7 +1,6 @@
 package io.tierroute.sim.bench;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -27,7 +26,7 @@ public final class SummaryHtmlReporter {
     private static final int RIGHT = 120; // geomean and seeds behind
 
     public void write(String title, SeedSummary summary, Path outDir) throws IOException {
-        Files.writeString(outDir.resolve(FILE), render(title, summary));
+        ReportWriteException.writeString(outDir.resolve(FILE), render(title, summary));
     }
 
     public static String render(String title, SeedSummary summary) {
@@ -45,7 +44,7 @@ public final class SummaryHtmlReporter {
                         + "table{border-collapse:collapse;font:12px monospace}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
                         + "td.policy{text-align:left}td.best{background:#d8f0d8;font-weight:bold}.charts{display:flex;flex-wrap:wrap}"
                         + "ul.seeds{display:flex;flex-wrap:wrap;list-style:none;padding:0}ul.seeds li{margin-right:18px}"
-                        + ".caption{font-size:15px}.note{color:#555;max-width:60em}</style></head><body>");
+                        + ".caption{font-size:15px}.note{color:#555;max-width:60em}.warn{color:#a00000;max-width:60em}</style></head><body>");
         sb.append("<h1>").append(Html.escape(title)).append("</h1>");
         sb.append("<p class=\"caption\">").append(Html.escape(seedText)).append(" · loads ")
                 .append(Html.escape(String.join(", ", loads.stream().map(SummaryHtmlReporter::load).toList())))
@@ -58,6 +57,9 @@ public final class SummaryHtmlReporter {
                 + "bar at the geometric mean; solid line at 1, dashed line at " + SeedSummary.BEHIND
                 + " (more than 3 % behind, shaded). Hover a dot for its seed.</p>");
 
+        for (String note : summary.notes()) { // before the tables, which these runs' figures are in
+            sb.append("<p class=\"warn\">").append(Html.escape(TableReporter.NOTE_MARK + " " + note)).append("</p>");
+        }
         sb.append("<h2>Per-seed reports</h2><ul class=\"seeds\">");
         for (long seed : seeds) {
             String dir = SeedSweep.seedDir(Path.of(""), seed).toString();

@@ -2,7 +2,6 @@ package io.tierroute.sim.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -22,7 +21,7 @@ public final class SummaryTableReporter {
         out.print(text);
         out.flush();
         if (outDir != null) {
-            Files.writeString(outDir.resolve(FILE), text);
+            ReportWriteException.writeString(outDir.resolve(FILE), text);
         }
     }
 
@@ -35,6 +34,9 @@ public final class SummaryTableReporter {
                 .append("(> 1: better than every other policy), its geometric mean and min over the seeds, and in how many\n")
                 .append("seeds it is below 0.97 (more than 3 % behind). A run where the policy rejected every request has no\n")
                 .append("latency and is left out of the means (seeds: how many are in); n/a: no seed left.\n");
+        for (String note : summary.notes()) { // before the tables, which these runs' figures are in
+            sb.append(TableReporter.NOTE_MARK).append(' ').append(note).append('\n');
+        }
         List<SeedSummary.Row> rows = summary.rows();
         // At least the 22 columns the table always had; a longer policy name widens it rather than shifting its row.
         int width = Math.max(22, rows.stream().mapToInt(r -> r.policy().length()).max().orElse(0));

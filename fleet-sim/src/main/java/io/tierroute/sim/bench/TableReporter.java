@@ -5,7 +5,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 
-/** A fixed-width text table per load, to a stream (stdout by default) and {@code results.txt}. */
+/**
+ * A fixed-width text table per load, to a stream (stdout by default) and {@code results.txt}; under each, the notes of
+ * its runs ({@link RunReport#note()}), their rows marked {@link #NOTE_MARK}.
+ */
 public final class TableReporter implements Reporter {
     public static final String FILE = "results.txt";
 
@@ -20,7 +23,7 @@ public final class TableReporter implements Reporter {
         String text = render(title, reports);
         out.print(text);
         if (outDir != null) {
-            java.nio.file.Files.writeString(outDir.resolve(FILE), text);
+            ReportWriteException.writeString(outDir.resolve(FILE), text);
         }
     }
 
@@ -33,7 +36,7 @@ public final class TableReporter implements Reporter {
             widths[i] = Math.max(MIN_WIDTH, metrics[i].length());
         }
         for (RunReport r : reports) {
-            policyWidth = Math.max(policyWidth, r.policy().length());
+            policyWidth = Math.max(policyWidth, policyCell(r).length());
             for (int i = 0; i < widths.length; i++) {
                 widths[i] = Math.max(widths[i], format(r.get(metrics[i])).length());
             }
@@ -52,14 +55,27 @@ public final class TableReporter implements Reporter {
                 if (r.load() != load) {
                     continue;
                 }
-                sb.append(pad(r.policy(), -pw));
+                sb.append(pad(policyCell(r), -pw));
                 for (int i = 0; i < widths.length; i++) {
                     sb.append(' ').append(pad(format(r.get(metrics[i])), widths[i]));
                 }
                 sb.append('\n');
             }
+            for (RunReport r : reports) {
+                if (r.load() == load && r.note() != null) {
+                    sb.append(NOTE_MARK).append(' ').append(r.policy()).append(": ").append(r.note()).append('\n');
+                }
+            }
         });
         return sb.toString();
+    }
+
+    /** Follows the name of a policy whose run has a {@link RunReport#note()}; the note is under its load's table. */
+    static final String NOTE_MARK = "*";
+
+    /** The policy's name, marked when the row must not be read at face value (the note says why). */
+    static String policyCell(RunReport r) {
+        return r.note() == null ? r.policy() : r.policy() + NOTE_MARK;
     }
 
     /** The narrowest a metric column gets: the width the table has always had for short names. */

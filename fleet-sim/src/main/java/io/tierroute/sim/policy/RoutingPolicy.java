@@ -28,6 +28,14 @@ public interface RoutingPolicy {
     /** The upstream version reimplemented, e.g. {@code "sgl-model-gateway late-2025"}; "tierroute" for ours. */
     String version();
 
+    /**
+     * For a policy that fits its parameters on a warm-up: the warm-up was too short to fit on, so the policy routes
+     * without that fit (reports say so); null when it fitted, or fits nothing. Asked once the policy is created.
+     */
+    default WarmUpShortfall warmUpShortfall() {
+        return null;
+    }
+
     /** Period at which this policy wants {@link #onTelemetry} samples (llm-d: 50 ms; default 1 s). */
     default long telemetryPeriodMicros() {
         return 1_000_000L;

@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +48,75 @@ class ProgressBarTest {
     void onATerminalRedrawsOneLine() {
         String out = drive(true);
         assertThat(out.chars().filter(c -> c == '\r').count()).isEqualTo(42);
-        assertThat(out).contains("[###############...............]  50%").endsWith("1000 requests" + " ".repeat(67) + System.lineSeparator());
+        assertThat(out).contains("[###############...............]  50%")
+                .endsWith("1000 requests" + " ".repeat(46) + System.lineSeparator()); // padded to 79 columns
+    }
+
+    /** Every redrawn frame of {@code bar}'s output: the text between one {@code \r} and the next. */
+    private static List<String> frames(String out) {
+        return Arrays.stream(out.split("\r")).filter(f -> !f.isEmpty() && !f.endsWith(System.lineSeparator())).toList();
+    }
+
+    /** On the old code each frame of a sweep was 86 characters or more: on 80 columns every redraw scrolled. */
+    @Test
+    void everyFrameFitsTheTerminalAndKeepsItsWholeCount() {
+        for (int columns : new int[] {80, 60, 40, 24, 12}) {
+            bytes.reset();
+            ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, columns)
+                    .countRuns(24).context("seed 10");
+            for (int done = 0; done <= 12_031; done += 1_000) {
+                bar.update("tierroute-claims @ load 2.75", done, 12_031);
+            }
+            List<String> frames = frames(bytes.toString(StandardCharsets.UTF_8));
+            assertThat(frames).as("%d columns", columns).hasSize(13).allSatisfy(f -> {
+                assertThat(f.length()).as("%d columns: %s", columns, f).isLessThanOrEqualTo(columns - 1);
+                assertThat(f).as("%d columns", columns).matches(".*\\b\\d+/12031");
+            });
+        }
+    }
+
+    @Test
+    void theLabelGivesWayFirstThenTheBar() {
+        String half = "[" + "#".repeat(14) + ".".repeat(16) + "]  49%  ";
+        new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, 80)
+                .update("random @ load 1.00", 6_000, 12_031);
+        assertThat(frames(bytes.toString(StandardCharsets.UTF_8))).as("a label that fits is whole, beside the whole bar")
+                .containsExactly(half + "random @ load 1.00" + " ".repeat(10) + "  6000/12031");
+        bytes.reset();
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, 80)
+                .countRuns(24).context("seed 10");
+        bar.update("random @ load 1.00", 6_000, 12_031);
+        assertThat(frames(bytes.toString(StandardCharsets.UTF_8))).as("the context goes first")
+                .containsExactly(half + "[1/24] random @ load 1.00" + " ".repeat(3) + "  6000/12031");
+        bytes.reset();
+        bar.update("tierroute-claims @ load 2.75", 6_000, 12_031);
+        assertThat(frames(bytes.toString(StandardCharsets.UTF_8))).as("then the bar narrows")
+                .containsExactly("[" + "#".repeat(11) + ".".repeat(12) + "]  49%  [1/24] tierroute-claims @ load 2.75  6000/12031");
+        bytes.reset();
+        new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, 40)
+                .update("tierroute-claims @ load 2.75", 6_000, 12_031);
+        assertThat(frames(bytes.toString(StandardCharsets.UTF_8))).as("then the label's end")
+                .containsExactly("[####......]  49%  tierrou…  6000/12031");
+    }
+
+    @Test
+    void theBarKeepsItsWidthWhileTheCountGrows() {
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, 80)
+                .countRuns(24).context("seed 10");
+        for (int done : new int[] {0, 7, 60, 600, 6_000, 12_031}) {
+            bar.update("tierroute-claims @ load 2.75", done, 12_031);
+        }
+        assertThat(frames(bytes.toString(StandardCharsets.UTF_8))).hasSize(6)
+                .allSatisfy(f -> assertThat(f.indexOf(']')).isEqualTo(24)).allSatisfy(f -> assertThat(f).hasSize(79));
+    }
+
+    @Test
+    void theWidthIsColumnsWhenItIsAPositiveNumberElse80() {
+        assertThat(ProgressBar.columns("120")).isEqualTo(120);
+        assertThat(ProgressBar.columns(" 100 ")).isEqualTo(100);
+        for (String bad : new String[] {null, "", "wide", "0", "-5", "80.5", "99999999999"}) {
+            assertThat(ProgressBar.columns(bad)).as(String.valueOf(bad)).isEqualTo(80);
+        }
     }
 
     @Test

@@ -70,6 +70,10 @@ class SeedSweepTest {
             }
             assertThat(withoutWallTime(Files.readString(dir.resolve("results.csv"))))
                     .isEqualTo(withoutWallTime(CsvReporter.render(reports)));
+            // opened alone, a seed's report says which seed it is (the old code titled every seed's alike)
+            assertThat(Files.readString(dir.resolve("results.txt"))).startsWith("t, seed " + seed + "\n");
+            assertThat(Files.readString(dir.resolve("report.html")))
+                    .contains("<title>t, seed " + seed + "</title>", "<h1>t, seed " + seed + "</h1>");
         }
         // the seeds differ (else the spread would test nothing)
         assertThat(withoutWallTime(CsvReporter.render(single.get(1L)))).isNotEqualTo(withoutWallTime(CsvReporter.render(single.get(2L))));

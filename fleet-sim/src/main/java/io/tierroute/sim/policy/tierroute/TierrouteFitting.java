@@ -30,14 +30,17 @@ import java.util.Map;
  * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
  * but not applied (see the comment where the parameters are built). The admission wait's {@code τ₀}, {@code α} and
  * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them.
- * {@link #fit} applies the fit as it is; {@link #fitResults} gives it to {@link WarmUpGate}, the production path.
+ * {@link #fit} applies the fit as it is; {@link #fitRound} gives it to {@link WarmUpGate}, the production path.
  */
 public final class TierrouteFitting {
 
     private TierrouteFitting() {}
 
-    public static ParameterSet fit(Map<String, CostBreakdown> decisions, List<Completion> log, int workers) {
-        Fitted fitted = fitResults(decisions, log);
+    /** The fewest joined completions a warm-up round is fitted on; under it the round gives no fit. */
+    static final int MIN_COMPLETIONS = 64;
+
+    /** One round's fit applied as it is; the defaults when the round had too few completions ({@code fitted} null). */
+    static ParameterSet fit(Fitted fitted, int workers) {
         if (fitted == null) {
             return ParameterSet.defaults(workers);
         }
@@ -81,8 +84,14 @@ public final class TierrouteFitting {
         }
     }
 
-    /** The estimators' results on a warm-up's joined decisions and completions; null under 64 joined completions. */
-    static Fitted fitResults(Map<String, CostBreakdown> decisions, List<Completion> log) {
+    /**
+     * One warm-up round: its fit, or null when fewer than {@link #MIN_COMPLETIONS} completions joined with their
+     * decision were accepted to fit on; {@code completions} is how many were.
+     */
+    record Round(Fitted fitted, long completions) {}
+
+    /** The estimators' results on a warm-up's joined decisions and completions ({@link Round}). */
+    static Round fitRound(Map<String, CostBreakdown> decisions, List<Completion> log) {
         LatencyRegression reg = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0).withIntercept(true));
         List<Completion> ordered = log.stream().sorted(Comparator.comparingLong(Completion::finishMicros)).toList();
         for (Completion c : ordered) {
@@ -92,12 +101,13 @@ public final class TierrouteFitting {
             }
             reg.update(observation(d, c));
         }
-        if (reg.samples() < 64) {
-            return null;
+        if (reg.samples() < MIN_COMPLETIONS) {
+            return new Round(null, reg.samples());
         }
         LatencyFit fit = reg.fit();
         KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
-        return new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait), fitOwnDecode(decisions, ordered));
+        return new Round(new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait),
+                fitOwnDecode(decisions, ordered)), reg.samples());
     }
 
     /** {@code α_own} with its intercept {@code τ₀} and fit quality. */

@@ -20,6 +20,7 @@ import io.tierroute.sim.policy.FleetView;
 import io.tierroute.sim.policy.PolicySetup;
 import io.tierroute.sim.policy.RoutingPolicy;
 import io.tierroute.sim.policy.SimRequest;
+import io.tierroute.sim.policy.WarmUpShortfall;
 import io.tierroute.sim.policy.WorkerTelemetry;
 
 import java.time.Duration;
@@ -69,6 +70,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     private CandidateLog candidateLog; // opened at the first explained route
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
+    private WarmUpShortfall shortfall; // set by warmedUp when its last round was too short to fit on
 
     TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
             boolean computingClaims) {
@@ -127,7 +129,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     /** Each round's fit applied as fitted. */
     private static RoundFit fittedAsIs(PolicySetup setup) {
         int n = setup.fleet().workers();
-        return (decisions, log, current) -> TierrouteFitting.fit(decisions, log, n);
+        return (fitted, current) -> TierrouteFitting.fit(fitted, n);
     }
 
     /**
@@ -137,15 +139,13 @@ public final class TierroutePolicy implements RoutingPolicy {
      */
     public static RoutingPolicy gated(PolicySetup setup) {
         WarmUpGate gate = new WarmUpGate(setup.fleet());
-        return warmedUp(setup, GATED_NAME, false, (decisions, log, current) -> {
-            TierrouteFitting.Fitted f = TierrouteFitting.fitResults(decisions, log);
-            return f == null ? current : gate.apply(f.results(), current, f.describe());
-        });
+        return warmedUp(setup, GATED_NAME, false,
+                (f, current) -> f == null ? current : gate.apply(f.results(), current, f.describe()));
     }
 
-    /** How one warm-up round's decisions and completions become the parameters in force after it. */
+    /** How one warm-up round's fit (null: too few completions to fit on) becomes the parameters in force after it. */
     private interface RoundFit {
-        ParameterSet next(Map<String, CostBreakdown> decisions, List<Completion> log, ParameterSet current);
+        ParameterSet next(TierrouteFitting.Fitted fitted, ParameterSet current);
     }
 
     private static RoutingPolicy warmedUp(PolicySetup setup, String name, boolean claims, RoundFit roundFit) {
@@ -157,16 +157,25 @@ public final class TierroutePolicy implements RoutingPolicy {
         // warm-up with the first fit's parameters samples the right region, and its fit is the one used (when
         // the gate rejects it, tierroute-gated keeps the parameters the first round left in force).
         ParameterSet params = ParameterSet.defaults(setup.fleet().workers());
+        TierrouteFitting.Round last = null;
         for (int round = 0; round < FIT_ROUNDS; round++) {
             TierroutePolicy probe = new TierroutePolicy(name + "/warm-up", setup.fleet(),
                     setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true, claims);
             List<Completion> log = setup.warmUp().run(probe);
-            params = roundFit.next(probe.decisions, log, params);
+            last = TierrouteFitting.fitRound(probe.decisions, log);
+            params = roundFit.next(last.fitted(), params);
         }
-        return new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false, claims);
+        TierroutePolicy policy = new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false, claims);
+        if (last.fitted() == null) {
+            // Only reported (the reports must not pass it off as a fitted run); version 0 is the built-in defaults.
+            policy.shortfall = new WarmUpShortfall(last.completions(), TierrouteFitting.MIN_COMPLETIONS,
+                    params.version() == 0);
+        }
+        return policy;
     }
 
     @Override public String name() { return name; }
+    @Override public WarmUpShortfall warmUpShortfall() { return shortfall; }
     @Override public String version() { return "tierroute " + selector.parameters().current().source(); }
 
     /** The selector inside (tests, reports). */
