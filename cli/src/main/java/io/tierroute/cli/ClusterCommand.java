@@ -369,7 +369,7 @@ final class ClusterCommand implements Runnable {
                 continue;
             }
             healthy = false;
-            out.println("    " + JobStates.explain(j.state()));
+            out.println("    " + explain(rest, j));
             try {
                 FlinkRestClient.JobConfig config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN);
                 if (WriterIdentity.FITTING_JOB.equals(config.userConfig().get(WriterIdentity.ROLE))) {
@@ -385,6 +385,21 @@ final class ClusterCommand implements Runnable {
             }
         }
         return healthy;
+    }
+
+    /**
+     * {@link JobStates#explain} of a halted job, a failed one with why (its details and exception history); the state
+     * alone when Flink does not answer those, as it then cannot say more.
+     */
+    private static String explain(FlinkRestClient rest, FlinkRestClient.JobSummary j) {
+        if (!j.state().equals("FAILED") && !j.state().equals("FAILING")) {
+            return JobStates.explain(j.state());
+        }
+        try {
+            return JobStates.explain(j.state(), rest.job(j.id()), rest.rootCause(j.id()));
+        } catch (FlinkRestClient.FlinkRestException e) {
+            return JobStates.explain(j.state()) + " (why: unknown, " + e.getMessage() + ")";
+        }
     }
 
     /** {@code --dir}, as a picocli mixin. */

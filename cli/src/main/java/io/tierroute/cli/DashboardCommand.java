@@ -5,6 +5,7 @@ import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.OperatorTokensFile;
 import io.tierroute.dashboards.web.WebTls;
 import io.tierroute.deploy.local.BootstrapAddresses;
+import io.tierroute.selector.server.TokenVariable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -114,10 +115,11 @@ final class DashboardCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (readTokenEnv != null) {
-            String readToken = System.getenv(readTokenEnv);
-            if (readToken == null || readToken.isEmpty()) {
-                throw new CommandLine.ParameterException(spec.commandLine(),
-                        "--read-token-env " + readTokenEnv + ": that environment variable is not set");
+            String readToken = TokenVariable.read(readTokenEnv, System::getenv);
+            if (readToken == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--read-token-env " + readTokenEnv
+                        + ": that environment variable is not set" + (System.getenv(readTokenEnv) == null ? ""
+                        : " (it holds only whitespace)"));
             }
             s = s.withClosedReads(readToken, readTokenEnv);
         }
@@ -152,7 +154,8 @@ final class DashboardCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--tls-keystore-type applies to --tls-keystore, which is not given: the dashboard would serve HTTP");
         }
-        String token = System.getenv(tokenEnv);
+        // Stripped of a mounted secret's trailing newline, with a warning; whitespace only is no token (the selector's rule)
+        String token = TokenVariable.read(tokenEnv, System::getenv);
         Dashboard.Settings settings = settings(token);
         Dashboard dashboard;
         try {

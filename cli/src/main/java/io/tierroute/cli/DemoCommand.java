@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.selector.server.TokenVariable;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
@@ -131,8 +132,8 @@ final class DemoCommand implements Callable<Integer> {
         fleet.validate(cl);
         Demo.Options o = new Demo.Options(fleet.trace(), fleet.workload, fleet.workers, fleet.timeScale, fleet.load,
                 fleet.limit, fleet.seed, fleet.scope, flinkUiPort,
-                dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, System.getenv(tokenEnv), tokenEnv, kafkaPort,
-                selectorPort);
+                dashboardPort, minSamples, gateMinR2, gateMaxJumpFactor, TokenVariable.read(tokenEnv, System::getenv),
+                tokenEnv, kafkaPort, selectorPort);
         // The job's own checks run only after Kafka, Flink and --min-samples requests: run them now too.
         try {
             Demo.jobSettings(o, "127.0.0.1:9092", Path.of("checkpoints").toAbsolutePath());
@@ -181,7 +182,7 @@ final class DemoCommand implements Callable<Integer> {
                 return 1;
             }
             try {
-                return run(demo, stop, out, err);
+                return run(demo, o.token(), stop, out, err);
             } finally {
                 demo.close(); // before the hook lets the JVM go
             }
@@ -196,13 +197,14 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** Prints the URLs and the status line until Ctrl-C, --duration or a failure, then the summary; 0 if clean. */
-    private int run(Demo demo, StopOnCtrlC stop, PrintWriter out, PrintWriter err) throws InterruptedException {
+    private int run(Demo demo, String token, StopOnCtrlC stop, PrintWriter out, PrintWriter err)
+            throws InterruptedException {
         out.println("  Flink web UI:     " + demo.flinkUi());
         out.println("  dashboard:        " + demo.dashboardUri());
         out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
                 + demo.bootstrap() + ")");
         out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
-                + "/v1/params; " + adminNote(System.getenv(tokenEnv), tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
+                + "/v1/params; " + adminNote(token, tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + fleet.timeScale + "x");
         out.println((length.duration == null ? "Ctrl-C to stop."
                 : "Stopping after " + length.duration.toSeconds() + " s of replay (or Ctrl-C)."));

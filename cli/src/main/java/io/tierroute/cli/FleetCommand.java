@@ -5,6 +5,7 @@ import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.server.TokenVariable;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.live.LiveWorkload;
 import picocli.CommandLine;
@@ -91,10 +92,6 @@ final class FleetCommand implements Callable<Integer> {
         Map<String, String> kafkaClient = new HashMap<>();
         KafkaClientConfig.load(commandConfig, cl).forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));
         for (String key : kafkaClient.keySet()) { // messages name the key, never a value (values may be passwords)
-            if (key.equals("bootstrap.servers")) {
-                throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig
-                        + ": 'bootstrap.servers' is --bootstrap's; remove it from the file");
-            }
             if (key.equals("client.id") || KafkaSettings.RESERVED_PROPERTIES.contains(key)) {
                 throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig + ": '" + key
                         + "' is set by the fleet itself and cannot be overridden (" + KafkaSettings.RESERVED_WHY + ")");
@@ -102,7 +99,7 @@ final class FleetCommand implements Callable<Integer> {
         }
         LiveWorkload work = fleet.load(cl);
         return new Checked(new FleetRun.Settings(bootstrap, kafkaClient, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
-                selectorPort, System.getenv(tokenEnv), tokenEnv, fleet.trace() != null), work);
+                selectorPort, TokenVariable.read(tokenEnv, System::getenv), tokenEnv, fleet.trace() != null), work);
     }
 
     /** What the fleet publishes to and its selector reads. */

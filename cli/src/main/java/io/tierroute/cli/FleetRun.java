@@ -9,6 +9,7 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.scheduling.WorkerView;
 import io.tierroute.selector.server.EmbeddedSelectorApi;
 import io.tierroute.sim.live.FleetPublisher;
 import io.tierroute.sim.live.LiveFleet;
@@ -108,7 +109,10 @@ final class FleetRun implements AutoCloseable {
         KafkaSettings ks = KafkaSettings.defaults(settings.bootstrap()).withScope(settings.scope())
                 .withProperties(settings.kafkaClient())
                 .withKvEvents(new KafkaSettings.KvEvents(false, "latest"));
-        store = new ParameterStore(ParameterSet.defaults(settings.workers()));
+        // The defaults in the run's scope, as the standalone selector starts: its decisions before the first snapshot
+        // of the scope would otherwise be published under "default", and a fitting job would fit that scope from them.
+        store = new ParameterStore(ParameterSet.defaults(settings.workers()).toBuilder().scope(settings.scope())
+                .build());
         loader = new ParameterLoader(ks, store, new SnapshotConverter(new WorkerRegistry(workers), CostParameters.DEFAULTS, 0.5))
                 .start();
         closers.add(loader);
@@ -201,15 +205,33 @@ final class FleetRun implements AutoCloseable {
     }
 
     /**
-     * The live status line; while the selector's parameter loader has no contact with Kafka it ends in
-     * {@code · Kafka unreachable for N s}: its numbers may stand still meanwhile, and this says why.
+     * The live status line. Its numbers may stand still, and a note at its end says why: {@code · Kafka unreachable for
+     * N s} while the selector's parameter loader has no contact with Kafka, {@link #pausedNote} while no worker takes
+     * requests.
      */
     String statusLine() {
         ParameterSet p = store.current();
         return String.format(Locale.ROOT, "[%4.0fs | sim %6.0fs] routed %d, done %d | TTFT p50 %s p99 %s | snapshots %s (serving v%d) | α_p %.3g α_d %.3g",
                 wallSeconds(), fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
                 secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
-                p.cost().alphaP(), p.cost().alphaD()) + kafkaContact(loader);
+                p.cost().alphaP(), p.cost().alphaD()) + kafkaContact(loader)
+                + pausedNote(fleet.selector().workers(), fleet.held());
+    }
+
+    /**
+     * {@code  · paused: every worker drained; arrivals wait until one takes requests again (N have waited)} while no
+     * worker can take a request (an operator drained them, or marked them unhealthy, through the selector API), else
+     * empty. The fleet then holds the next arrival, and its clock with it; {@code held} counts the arrivals that
+     * waited so far ({@link LiveFleet#held}).
+     */
+    static String pausedNote(List<WorkerView> workers, long held) {
+        if (workers.isEmpty() || workers.stream().anyMatch(w -> w.healthy() && !w.draining())) {
+            return "";
+        }
+        String why = workers.stream().allMatch(WorkerView::draining) ? "drained"
+                : workers.stream().noneMatch(WorkerView::healthy) ? "unhealthy" : "drained or unhealthy";
+        return " · paused: every worker " + why + "; arrivals wait until one takes requests again (" + held
+                + (held == 1 ? " has" : " have") + " waited)";
     }
 
     /** {@code  · Kafka unreachable for N s} while {@code loader} has no contact with Kafka, else empty. */

@@ -1,10 +1,13 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.local.FlinkRestClient.JobDetails;
 import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
+import io.tierroute.deploy.local.RootCause;
 
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -29,15 +32,43 @@ final class JobStates {
 
     /** One line on a {@link #halted} state: what it means and what the selectors serve meanwhile. */
     static String explain(String state) {
+        return explain(state, "failed");
+    }
+
+    /**
+     * As {@link #explain(String)}, a failed job's line with why it failed, from what Flink shows of it: {@code details}
+     * ({@code GET /jobs/<id>}) and {@code cause}, the newest entry of its exception history.
+     */
+    static String explain(String state, JobDetails details, Optional<RootCause> cause) {
+        return explain(state, failed(details, cause));
+    }
+
+    private static String explain(String state, String failed) {
         String meanwhile = "no snapshot is published meanwhile; selectors keep serving the last accepted one";
         return switch (state) {
             case "RESTARTING" -> "restarting with no task slot to run on (its TaskManager is gone); " + meanwhile;
             case "RUNNING" -> "listed as running, but the cluster has no task slot (its TaskManager is gone): it runs "
                     + "nowhere; " + meanwhile;
-            case "FAILING", "FAILED" -> "failed: its restarts are used up; " + meanwhile;
+            case "FAILING", "FAILED" -> failed + "; " + meanwhile;
             case "SUSPENDED" -> "suspended: the JobManager lost its leadership; " + meanwhile;
             default -> state;
         };
+    }
+
+    /**
+     * Why a job failed. A job Flink refused while initialising it (e.g. {@code --from-savepoint} of a path that is not
+     * there: the submission's HTTP 400) has no vertex: it never ran, and has no restarts to use up. A job that ran
+     * fails for good when its restart strategy gives up, which Flink reports as "Recovery is suppressed by ...".
+     */
+    private static String failed(JobDetails details, Optional<RootCause> cause) {
+        String none = "Flink has recorded no exception for it";
+        if (details.vertexStates().isEmpty()) {
+            return "failed before it ran: Flink could not start it (" + cause.map(RootCause::innermost).orElse(none) + ")";
+        }
+        if (cause.isPresent() && cause.get().first().contains("Recovery is suppressed")) {
+            return "failed: its restarts are used up (last failure: " + cause.get().innermost() + ")";
+        }
+        return cause.map(c -> "failed: " + c.innermost()).orElse("failed (" + none + ")");
     }
 
     /**

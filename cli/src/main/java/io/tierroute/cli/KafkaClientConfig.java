@@ -18,7 +18,11 @@ final class KafkaClientConfig {
 
     private KafkaClientConfig() {}
 
-    /** The properties in {@code file}, or none when it is null; a file that cannot be read is a usage error. */
+    /**
+     * The properties in {@code file}, or none when it is null; a file that cannot be read is a usage error, and so is
+     * one that sets {@code bootstrap.servers}: the commands that take the file take the address as {@code --bootstrap},
+     * and one of the two would be ignored.
+     */
     static Properties load(Path file, CommandLine cl) {
         Properties props = new Properties();
         if (file == null) {
@@ -33,6 +37,10 @@ final class KafkaClientConfig {
         } catch (IllegalArgumentException e) { // Properties' own words, e.g. "Malformed \\uxxxx encoding."
             throw new CommandLine.ParameterException(cl, "--command-config " + file + ": not a valid properties file ("
                     + e.getMessage() + ")");
+        }
+        if (props.containsKey("bootstrap.servers")) { // the key only: values may be passwords
+            throw new CommandLine.ParameterException(cl, "--command-config " + file
+                    + ": 'bootstrap.servers' is --bootstrap's; remove it from the file");
         }
         return props;
     }

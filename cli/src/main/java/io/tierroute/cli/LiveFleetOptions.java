@@ -72,6 +72,7 @@ final class LiveFleetOptions {
         if (scope.isBlank()) {
             throw new CommandLine.ParameterException(cl, "--scope must not be empty");
         }
+        ScopeName.require(scope, "--scope", cl); // e.g. no '#': a scope the selector's configuration would refuse
         if (trace != null && workload != null) {
             throw new CommandLine.ParameterException(cl, "give --trace or --workload, not both");
         }

@@ -5,6 +5,7 @@ import io.tierroute.selector.config.ConfigException;
 import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.server.SelectorServer;
+import io.tierroute.selector.server.TokenVariable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -68,9 +69,9 @@ final class SelectorCommand implements Callable<Integer> {
                 + "make access." + group + " open";
     }
 
+    /** Whether {@code env} holds a token as the server reads it (whitespace only is none; the server warns of it). */
     private static boolean isSet(String env) {
-        String v = env == null ? null : System.getenv(env);
-        return v != null && !v.isEmpty();
+        return env != null && TokenVariable.value(System.getenv(env)) != null;
     }
 
     @Override
@@ -120,7 +121,7 @@ final class SelectorCommand implements Callable<Integer> {
         out.println("tierroute selector listening on " + server.uri() + " (" + workers + (workers == 1 ? " worker" : " workers")
                 + "; Ctrl-C to stop)");
         String env = cfg.adminTokenEnv();
-        if (env != null && (System.getenv(env) == null || System.getenv(env).isEmpty())) {
+        if (env != null && !isSet(env)) {
             out.println("admin endpoints are disabled: set " + env + " to enable them");
         }
         out.flush();

@@ -13,6 +13,7 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
@@ -185,9 +186,20 @@ final class SnapshotsCommand implements Runnable {
         }
 
         VersionRecord version(SnapshotHistory h, ScopeState s, long v) {
-            return h.version(s.scope(), v).orElseThrow(() -> new SnapshotsKafka.Failure("unknown version " + v
-                    + " of scope '" + s.scope() + "': not on " + Topics.PARAMS + " (it holds "
-                    + SnapshotsText.range(s.versions()) + ")"));
+            return h.version(s.scope(), v).orElseThrow(() -> new SnapshotsKafka.Failure(notOnTopic(s, v)));
+        }
+
+        /**
+         * Why {@code v} is not shown: not on the topic, trimmed or never published. Said with how many versions the topic
+         * holds and its oldest and newest, not as "it holds versions 2..1098", which reads as if 4 were among them.
+         */
+        static String notOnTopic(ScopeState s, long v) {
+            List<VersionRecord> held = s.versions();
+            String holds = held.isEmpty() ? "it holds no version of the scope"
+                    : "it holds " + held.size() + (held.size() == 1 ? " version" : " versions") + " of the scope, the oldest "
+                    + held.get(0).version() + ", the newest " + held.get(held.size() - 1).version();
+            return "version " + v + " of scope '" + s.scope() + "' is not on " + Topics.PARAMS
+                    + " (trimmed, or never published); " + holds;
         }
     }
 

@@ -80,6 +80,33 @@ class DemoOptionsTest {
                 .startsWith("--workers must be in [1, 4096], got 50000000");
     }
 
+    /**
+     * --scope takes what the selector's configuration takes as kafka.scope: before, 'a#b' ran (demo and fleet alike)
+     * though no selector could be configured to serve it ('#' separates scope and version in the params keys).
+     */
+    @Test
+    void aScopeTheSelectorsConfigurationRefusesIsRefusedByDemoAndFleet() {
+        for (String command : new String[] {"demo", "fleet"}) {
+            List<String> base = new ArrayList<>(List.of(command, "--workload", "chat", "--duration", "3s"));
+            if (command.equals("fleet")) {
+                base.addAll(List.of("--bootstrap", "127.0.0.1:9"));
+            }
+            List<String> hash = new ArrayList<>(base);
+            hash.addAll(List.of("--scope", "a#b"));
+            String[] r = command.equals("demo") ? run(hash.toArray(String[]::new)) : runAsIs(hash);
+            assertThat(r[0]).as(command + ": " + r[2]).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo("--scope: must not contain '#' (it separates scope "
+                    + "and version in params keys), got 'a#b'");
+            assertThat(r[1]).as("nothing started").doesNotContain("starting");
+            List<String> longName = new ArrayList<>(base);
+            longName.addAll(List.of("--scope", "s".repeat(257)));
+            assertThat((command.equals("demo") ? run(longName.toArray(String[]::new)) : runAsIs(longName))[2]).as(command)
+                    .startsWith("--scope: a scope has at most 256 characters, got 257");
+        }
+        assertThat(ScopeName.problem("tenant-a/eu west.1")).as("what the selector takes").isNull();
+        assertThat(ScopeName.problem("quote\"and'\\back\nslash")).as("any text goes in escaped").isNull();
+    }
+
     @Test
     void aMalformedTraceOrADurationBeyondAnyRunIsRefusedBeforeTheStackStarts() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("demo-options");
@@ -140,6 +167,14 @@ class DemoOptionsTest {
         DemoCommand fits = enough.getSubcommands().get("demo").getCommand();
         fits.options();
         assertThat(fits.warning).isNull();
+    }
+
+    /** The command line as given (fleet has none of the demo's port flags). */
+    private static String[] runAsIs(List<String> args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(args.toArray(String[]::new), new PrintWriter(out, true), new PrintWriter(err, true));
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
     }
 
     private static String[] run(String... args) {

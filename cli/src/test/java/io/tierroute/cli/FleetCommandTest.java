@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tierroute.deploy.kafka.EmbeddedKafka;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
+import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -54,6 +55,27 @@ class FleetCommandTest {
         }
     }
 
+    /**
+     * With --scope, every decision is published in that scope, those made before its first snapshot too: the selector
+     * starts on the defaults re-scoped, as the standalone selector does (before, it started on scope "default", whose
+     * decisions a fitting job then fitted into snapshots of "default").
+     */
+    @Test
+    void aRunWithAnotherScopePublishesDecisionsOfThatScopeOnly() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            ProjectTopics.create(kafka.bootstrapServers(), (short) 1);
+            try (var producer = SnapshotsFixtures.producer(kafka.bootstrapServers(), new Properties())) {
+                SnapshotsFixtures.publishHistory(producer, "default"); // another scope has snapshots, "foo" none
+            }
+            String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--scope", "foo", "--workload", "chat",
+                    "--limit", "20", "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
+            assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
+            assertThat(r[1]).contains("decisions published: 20 acknowledged of 20 offered");
+            List<String> scopes = decisionScopes(kafka.bootstrapServers());
+            assertThat(scopes).hasSize(20).containsOnly("foo");
+        }
+    }
+
     @Test
     void aKafkaThatDoesNotAnswerIsSaidAtOnceAndABadAddressIsAUsageError() {
         String[] down = run("fleet", "--bootstrap", "127.0.0.1:" + LoopbackPorts.free(), "--workload", "chat");
@@ -96,6 +118,28 @@ class FleetCommandTest {
                 assertThat(run.selectorUri().getPort()).as("started when nobody stops it").isPositive();
             }
         }
+    }
+
+    /** The scope of every decision on {@link Topics#DECISIONS}, read from the beginning to the end offsets. */
+    private static List<String> decisionScopes(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        List<String> scopes = new java.util.ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = c.partitionsFor(Topics.DECISIONS, Duration.ofSeconds(10)).stream()
+                    .map(i -> new TopicPartition(Topics.DECISIONS, i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            java.util.Map<TopicPartition, Long> end = c.endOffsets(parts, Duration.ofSeconds(10));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (var rec : c.poll(Duration.ofMillis(200))) {
+                    scopes.add(Codecs.ROUTING_DECISION.decode(rec.value()).getScope());
+                }
+            }
+        }
+        return scopes;
     }
 
     /** Records on the topic (all partitions), read from the end offsets: the producers have flushed at close. */

@@ -40,6 +40,19 @@ class KafkaClientConfigTest {
         }
     }
 
+    /** The address is --bootstrap's in every command: before, fleet refused the key and snapshots and dashboard ignored it. */
+    @Test
+    void bootstrapServersInTheFileIsRefusedByNameInEveryCommand(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "security.protocol=PLAINTEXT\nbootstrap.servers=elsewhere.invalid:9092\n");
+        for (List<String> command : COMMANDS) {
+            assertThat(run(command, file)).as(command + ": " + err).isEqualTo(2);
+            assertThat(err.toString()).as(command.toString())
+                    .startsWith("--command-config " + file + ": 'bootstrap.servers' is --bootstrap's; remove it from the file")
+                    .doesNotContain("elsewhere.invalid");
+        }
+    }
+
     @Test
     void aFileThatIsNotUtf8SaysSo(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("latin1.properties");

@@ -166,7 +166,8 @@ class SnapshotsCommandTest {
     @Test
     void unknownScopeAndVersionAreClearErrors() {
         assertThat(run("snapshots", "show", "99", "--scope", "show")).isEqualTo(1);
-        assertThat(err.toString()).contains("unknown version 99 of scope 'show'").contains("versions 1..4");
+        assertThat(err.toString()).contains("version 99 of scope 'show' is not on tierroute.params (trimmed, or never "
+                + "published); it holds 4 versions of the scope, the oldest 1, the newest 4");
         assertThat(run("snapshots", "list", "--scope", "nope")).isEqualTo(1);
         assertThat(err.toString()).contains("unknown scope 'nope'; known scopes: [");
     }

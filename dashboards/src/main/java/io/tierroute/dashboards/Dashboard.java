@@ -78,10 +78,25 @@ public final class Dashboard implements AutoCloseable {
         /**
          * Every operator credential: {@code token} (named {@code operatorName}) and the named ones.
          *
-         * @throws IllegalArgumentException on a bad name, or a name or token configured twice
+         * @throws IllegalArgumentException on a bad name, a token with whitespace around it, or a name or token configured
+         *                                  twice
          */
         public OperatorTokens operators() {
+            requireStripped(token, tokenSource);
             return OperatorTokens.single(token, operatorName).plus(namedOperators);
+        }
+
+        /**
+         * A token with whitespace around it (a secret file's trailing newline), or of whitespace only, matches nothing a
+         * client can send (HTTP drops a header value's surrounding whitespace) yet would turn the writes on: refused.
+         * Whoever reads the token strips it first, as the CLI does (selector-runtime's TokenVariable, one rule for the
+         * selector's tokens and the dashboard's; this module may not depend on it, DESIGN.md §2).
+         */
+        static void requireStripped(String token, String source) {
+            if (token != null && !token.isEmpty() && !token.equals(token.strip())) {
+                throw new IllegalArgumentException("the token from " + source + (token.isBlank() ? " is only whitespace"
+                        : " has whitespace around it") + ": strip it (no client can send it as it is)");
+            }
         }
 
         /** Never shows the tokens or the Kafka client properties (they may hold a SASL password). */
@@ -113,6 +128,7 @@ public final class Dashboard implements AutoCloseable {
      */
     public static Dashboard start(Settings s) {
         OperatorTokens operators = s.operators(); // a bad operator configuration fails before any client starts
+        Settings.requireStripped(s.readToken(), s.readTokenSource());
         SnapshotHistory history = new SnapshotHistory();
         HistoryReader reader = new HistoryReader(s.bootstrapServers(), history, s.clientProperties());
         ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties());

@@ -1,10 +1,21 @@
 package io.tierroute.schemas;
 
+import java.util.regex.Pattern;
+
 /**
- * The encoding rule of every JSON body tierroute's HTTP APIs take (the selector's, the dashboard's): one rule, so the
- * two boundaries cannot disagree about what they read.
+ * The rules of every JSON body tierroute's HTTP APIs take (the selector's, the dashboard's): its encoding, and what a
+ * client is told of a body that is not JSON. One copy, so the two boundaries cannot disagree about what they read or
+ * say. Plain strings in and out: schemas does not depend on Jackson, whose parser messages the callers pass in.
  */
 public final class JsonWire {
+
+    /** A location as Jackson prints it: {@code [Source: REDACTED (`StreamReadFeature…` disabled); line: 1, column: 1]}. */
+    private static final Pattern SOURCE_AT = Pattern.compile("\\[Source: [^\\]]*?line: (\\d+), column: (\\d+)]");
+    private static final Pattern SOURCE = Pattern.compile("\\s*\\[Source: [^\\]]*]");
+    /** "…: enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow": a parser switch is the server's business. */
+    private static final Pattern FEATURE_HINT = Pattern.compile(":? *\\(?(?:enable|set) `[^`]*`[^)]*?to allow\\)?");
+    /** "(1000, from `StreamReadConstraints.getMaxNestingDepth()`)": the limit is the client's, its getter is not. */
+    private static final Pattern FROM_GETTER = Pattern.compile(", from `[^`]*`");
 
     private JsonWire() {
     }
@@ -26,5 +37,26 @@ public final class JsonWire {
             }
         }
         return false;
+    }
+
+    /**
+     * The answer to a body the JSON parser refused: {@code malformed JSON at line L, column C: WHAT}, WHAT being the
+     * parser's first line in the client's terms. Jackson's own text names its input source ({@code [Source: REDACTED
+     * (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1]}, inside "start marker at" and
+     * "for Object starting at"), its feature switches and its limits' getters: the positions stay, as "line L, column
+     * C", the rest goes.
+     *
+     * @param parserMessage the parser's message without its location (Jackson's {@code getOriginalMessage()}), or null
+     * @param line          the line where the parser stopped, 1-based; 0 or less when unknown
+     * @param column        its column, 1-based
+     */
+    public static String malformed(String parserMessage, int line, int column) {
+        String what = parserMessage == null ? "" : parserMessage.lines().findFirst().orElse("");
+        what = SOURCE_AT.matcher(what).replaceAll("line $1, column $2");
+        what = SOURCE.matcher(what).replaceAll("");
+        what = FEATURE_HINT.matcher(what).replaceAll(" (not valid JSON)");
+        what = FROM_GETTER.matcher(what).replaceAll("").strip();
+        String where = line > 0 ? " at line " + line + ", column " + column : "";
+        return "malformed JSON" + where + (what.isEmpty() ? "" : ": " + what);
     }
 }

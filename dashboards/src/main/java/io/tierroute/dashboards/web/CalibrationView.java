@@ -56,9 +56,8 @@ final class CalibrationView {
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
         out.put("activeVersion", history.scope(scope).map(ScopeState::activeVersion).orElse(null));
         out.put("present", m != null);
-        if (m == null) {
+        if (m == null) { // the message says why; a note on a forest's calibration would speak of one that is not there
             out.put("coverage", List.of());
-            out.put("coverageNote", NO_COVERAGE_NOTE);
             out.put("message", s.isEmpty() ? "no snapshot yet" : noModel(s.get()));
             return out;
         }

@@ -121,13 +121,10 @@ final class JsonIo {
         } catch (MismatchedInputException e) {
             throw new HttpError(400, wrongType(e));
         } catch (JsonProcessingException e) {
-            // Jackson's own text names its source and feature switches: the position is what a client needs.
-            String what = String.valueOf(e.getOriginalMessage()).replaceAll("\\s*\\(start marker at .*|\\s*\\(for .*", "")
-                    .replaceAll("\\s*\\R.*", "")
-                    .replaceAll(":? *\\(?(?:enable|set) `[^`]*`[^)]*?to allow\\)?", " (not valid JSON)"); // a server switch
-            throw new HttpError(400, e.getLocation() == null ? "malformed JSON: " + what
-                    : "malformed JSON at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr()
-                    + ": " + what);
+            // The selector's rule too: Jackson's text names its input source and switches, the client needs positions.
+            throw new HttpError(400, JsonWire.malformed(e.getOriginalMessage(),
+                    e.getLocation() == null ? 0 : e.getLocation().getLineNr(),
+                    e.getLocation() == null ? 0 : e.getLocation().getColumnNr()));
         } catch (CharConversionException e) {
             // Jackson guesses UTF-16/32 from the first bytes and fails on a body that is neither: a client error.
             throw new HttpError(400, "the request body is not UTF-8 JSON: " + e.getMessage());

@@ -159,6 +159,23 @@ class DashboardApiTest {
         assertThat(cal.get("present").asBoolean()).as("no forest filed under the wrong version").isFalse();
     }
 
+    /**
+     * A snapshot without a quantile model: the calibration view gives the message alone, no note on the coverage of a
+     * forest that is not there (it said the forest "carries no calibration: it was trained before the field existed").
+     */
+    @Test
+    void aSnapshotWithoutAModelGetsItsMessageAndNoCoverageNote() throws Exception {
+        Broker.publish(fixture.producer(), Snapshots.accepted("default", 4).setQuantileModel(null).build());
+        Broker.await(Duration.ofSeconds(20), () -> dashboard.reader().recordsRead() == 4, "version 4 read");
+
+        JsonNode cal = json(get("api/v1/scopes/default/calibration"));
+        assertThat(cal.get("version").asLong()).isEqualTo(4);
+        assertThat(cal.get("present").asBoolean()).isFalse();
+        assertThat(cal.get("message").asText()).isEqualTo("version 4 has no quantile model (d̂ falls back to max_tokens / 2)");
+        assertThat(cal.has("coverageNote")).as(cal.toString()).isFalse();
+        assertThat(cal.get("coverage")).isEmpty();
+    }
+
     /** A rejected forest whose leaves' sample ranges overlap: its calibration is shown, its samples are not read. */
     @Test
     void aMalformedForestIsDescribedNotAServerError() throws Exception {
@@ -269,6 +286,10 @@ class DashboardApiTest {
         r = post("api/v1/scopes/default/rollback", TOKEN, "{not json");
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(json(r).get("error").asText()).startsWith("malformed JSON at line 1, column").doesNotContain("REDACTED");
+        // The selector's words for the same mistake (schemas' JsonWire): positions, not the parser's source.
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\"");
+        assertThat(json(r).get("error").asText()).isEqualTo("malformed JSON at line 1, column 29: Unexpected end-of-input: "
+                + "expected close marker for Object (start marker at line 1, column 1)");
         for (String action : new String[] {"pin", "unpin", "rollback"}) {
             r = post("api/v1/scopes/default/" + action, TOKEN, "null");
             assertThat(r.statusCode()).as(action + ": " + r.body()).isEqualTo(400);

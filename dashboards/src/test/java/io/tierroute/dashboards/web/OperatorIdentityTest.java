@@ -161,4 +161,22 @@ class OperatorIdentityTest {
         assertThatThrownBy(() -> Dashboard.start(base.withOperators("two words", OperatorTokens.none())))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operator name");
     }
+
+    /**
+     * A token with whitespace around it, or of whitespace only, would turn the writes on yet match no token a client can
+     * send: refused, naming where it came from, never the token. (The CLI strips it before, with a warning.)
+     */
+    @Test
+    void aTokenWithWhitespaceAroundItStopsTheStart() {
+        assertThatThrownBy(() -> Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE + "\n",
+                "TEST_TOKEN", "default"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("the token from TEST_TOKEN has whitespace around it: strip it (no client can send it as it is)");
+        assertThatThrownBy(() -> Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, " \n",
+                "TEST_TOKEN", "default"))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("TEST_TOKEN is only whitespace");
+        assertThatThrownBy(() -> Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE,
+                "TEST_TOKEN", "default").withClosedReads(BOB + " ", "TEST_READ_TOKEN")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("TEST_READ_TOKEN has whitespace")
+                .hasMessageNotContaining(BOB);
+    }
 }

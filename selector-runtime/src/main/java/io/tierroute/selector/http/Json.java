@@ -3,6 +3,7 @@ package io.tierroute.selector.http;
 import com.fasterxml.jackson.annotation.JsonAutoDetect;
 import com.fasterxml.jackson.annotation.PropertyAccessor;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
@@ -22,6 +23,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import io.tierroute.schemas.JsonWire;
 
 import java.util.List;
 import java.util.stream.Collectors;
@@ -53,8 +55,6 @@ final class Json {
     private Json() {}
 
     private static final java.util.regex.Pattern VALUE_IN_MESSAGE = java.util.regex.Pattern.compile("value \\('([^']*)'\\)");
-    private static final java.util.regex.Pattern PARSER_FEATURE_HINT =
-            java.util.regex.Pattern.compile(":? *\\(?(?:enable|set) `[^`]*`[^)]*?to allow\\)?");
 
     /** A message for a client whose body Jackson could not read. */
     static String describe(JsonProcessingException e) {
@@ -91,6 +91,9 @@ final class Json {
                     + (v.find() ? ", got \"" + v.group(1) + "\"" : "");
         }
         if (e instanceof JsonMappingException m) {
+            if (m.getCause() instanceof JsonParseException p) { // a parse error inside a list, wrapped with its path
+                return describe(p);
+            }
             return "field '" + path(m.getPath()) + "': " + m.getOriginalMessage();
         }
         if (e instanceof InputCoercionException c) {
@@ -101,15 +104,10 @@ final class Json {
             if (dup != null && dup.startsWith("Duplicate field")) {
                 return "field '" + streamPath(s) + "' appears twice";
             }
+            // The dashboard's rule too: Jackson's text names its input source and switches, the client needs positions.
             JsonLocation loc = s.getLocation();
-            String where = loc == null ? "" : " at line " + loc.getLineNr() + ", column " + loc.getColumnNr();
-            String msg = s.getOriginalMessage();
-            int nl = msg == null ? -1 : msg.indexOf('\n');
-            msg = nl > 0 ? msg.substring(0, nl) : msg;
-            // "Non-standard token 'NaN': enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to allow": a parser switch
-            // is the server's business; the client needs to hear that JSON has no such value
-            msg = msg == null ? null : PARSER_FEATURE_HINT.matcher(msg).replaceAll(" (not valid JSON)");
-            return "malformed JSON" + where + ": " + msg;
+            return JsonWire.malformed(s.getOriginalMessage(), loc == null ? 0 : loc.getLineNr(),
+                    loc == null ? 0 : loc.getColumnNr());
         }
         return "cannot read the request body: " + e.getOriginalMessage();
     }

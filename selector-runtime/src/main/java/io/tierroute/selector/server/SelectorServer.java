@@ -177,9 +177,9 @@ public final class SelectorServer implements AutoCloseable {
         return b.length() == 0 ? e.toString() : b.toString();
     }
 
+    /** A token variable's value, stripped (a mounted secret's trailing newline) and null when it holds none. */
     private static String lookup(UnaryOperator<String> env, String name) {
-        String v = name == null ? null : env.apply(name);
-        return v == null || v.isEmpty() ? null : v;
+        return TokenVariable.read(name, env);
     }
 
     private void tick() {

@@ -6,7 +6,9 @@
  * worker threads; {@code close()} stops them in reverse order. With the parameter loader on, the
  * start waits for it to catch up (up to {@code kafka.params.startupTimeout}) before the listener opens.
  * {@code Https} builds the HTTPS listener's context from {@code server.tls}; secrets (tokens, the key
- * store password) come from environment variables through one lookup function. {@code ApiListener}
+ * store password) come from environment variables through one lookup function; {@code TokenVariable} reads a token
+ * (whitespace around it stripped with a warning; whitespace only is no token), for the CLI's dashboard and demo too.
+ * {@code ApiListener}
  * is the Undertow listener with the {@code server:} limits, shared with {@code EmbeddedSelectorApi}:
  * the same API for a selector another component owns and drives (the demo's live fleet), with no
  * threads of its own besides Undertow's.

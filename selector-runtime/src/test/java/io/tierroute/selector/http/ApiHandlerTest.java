@@ -178,6 +178,27 @@ class ApiHandlerTest {
         assert4xx(api.post("/v1/route", "{\"request_id\":1.5,\"text\":\"x\"}"), 400, "field 'request_id'", "string");
     }
 
+    /**
+     * A body that is not JSON is answered with the parser's positions, never its input source or switches (Jackson's
+     * "[Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); …]"); schemas' JsonWire words it,
+     * for the dashboard too.
+     */
+    @Test
+    void malformedJsonIsSaidWithoutTheParsersInternals() throws Exception {
+        String[][] cases = {
+            {"{\"text\":\"x\"", "malformed JSON at line 1, column 12: Unexpected end-of-input: expected close marker for "
+                    + "Object (start marker at line 1, column 1)"},
+            {"{\"token_ids\":[1,2}", "malformed JSON at line 1, column 18: Unexpected close marker '}': expected ']' (for "
+                    + "Array starting at line 1, column 14)"},
+            {"{\"text\":\"x\",\"max_tokens\":NaN}", "malformed JSON at line 1, column 29: Non-standard token 'NaN' (not valid JSON)"},
+        };
+        for (String[] c : cases) {
+            HttpResponse<String> r = api.post("/v1/route", c[0]);
+            assertThat(r.statusCode()).as(c[0] + " -> " + r.body()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).as(c[0]).isEqualTo(c[1]);
+        }
+    }
+
     /** Jackson would read UTF-16 and UTF-32 bodies; the API takes UTF-8 only, as it says. */
     @Test
     void aBodyInAnotherUnicodeEncodingIsRefused() throws Exception {

@@ -228,7 +228,7 @@ function renderHeatmap(d) {
 
 function renderCalibration(d) {
   $('calibration-version').textContent = d.version == null ? '' : 'version ' + d.version + servedNote(d);
-  $('calibration-note').textContent = d.coverageNote;
+  $('calibration-note').textContent = d.present ? d.coverageNote : ''; // without a forest: the message alone
   const box = $('calibration');
   const chart = $('calibration-chart');
   if (state.charts.__calibration) { state.charts.__calibration.destroy(); delete state.charts.__calibration; }
