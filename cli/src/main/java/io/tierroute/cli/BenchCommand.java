@@ -117,7 +117,8 @@ final class BenchCommand implements Runnable {
 
         @Option(names = "--warm-up", defaultValue = "0.3", paramLabel = "F",
                 description = "Share of the requests replayed in the warm-up run of fitted policies, in (0, 1] (default ${DEFAULT-VALUE}). "
-                        + "A fit takes 64 warm-up completions; with fewer, the policy runs on its defaults and a warning says so.")
+                        + "A fit takes 64 warm-up completions; with fewer, the policy runs on its defaults (tierroute-gated: on "
+                        + "its earlier accepted fit, if any) and a warning and the reports say so.")
         double warmUp;
 
         @Option(names = "--out", defaultValue = "bench-out", paramLabel = "DIR", description = "Output directory, created if missing (default ${DEFAULT-VALUE}).")
@@ -252,9 +253,16 @@ final class BenchCommand implements Runnable {
         private static void writeSummary(PrintStream tables, String title, SeedSummary summary, Path out)
                 throws IOException {
             Path staging = Files.createDirectories(out.resolve(".summary-staging"));
-            new SummaryTableReporter(tables).write(title, summary, staging);
-            new SummaryCsvReporter().write(summary, staging);
-            new SummaryHtmlReporter().write(title, summary, staging);
+            try {
+                new SummaryTableReporter(tables).write(title, summary, staging);
+                new SummaryCsvReporter().write(summary, staging);
+                new SummaryHtmlReporter().write(title, summary, staging);
+            } catch (ReportWriteException e) {
+                // name the file the user will look for, not the staging copy, and leave no staging behind
+                Path failed = out.resolve(staging.relativize(e.file()));
+                deleteStaging(staging);
+                throw new ReportWriteException(failed, e.getCause());
+            }
             for (String f : List.of(SummaryTableReporter.FILE, SummaryCsvReporter.FILE, SummaryHtmlReporter.FILE)) {
                 Files.move(staging.resolve(f), out.resolve(f), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -262,9 +270,18 @@ final class BenchCommand implements Runnable {
             Files.delete(staging);
         }
 
+        private static void deleteStaging(Path staging) throws IOException {
+            try (var files = Files.list(staging)) {
+                for (Path f : files.toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
+            Files.deleteIfExists(staging);
+        }
+
         /**
-         * Exit code 1 with one line on stderr: a report that could not be written at the end of the runs (a full disk),
-         * not a stack trace. The figures are on stdout; only the file named is missing.
+         * Exit code 1 with one line on stderr: a report or request log that could not be written (a full disk), not a
+         * stack trace. The benchmark stops there: the reports after it, and a sweep's later seeds, are not written.
          */
         private int writeError(String message) {
             spec.commandLine().getErr().println("tierroute bench routing: " + message);

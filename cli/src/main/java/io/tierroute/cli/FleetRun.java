@@ -219,7 +219,8 @@ final class FleetRun implements AutoCloseable {
     }
 
     /**
-     * {@code  · paused: every worker drained; arrivals wait until one takes requests again (N have waited)} while no
+     * {@code  · paused: every worker drained; arrivals wait until one takes requests again (N arrivals held so far this
+     * run)} while no
      * worker can take a request (an operator drained them, or marked them unhealthy, through the selector API), else
      * empty. The fleet then holds the next arrival, and its clock with it; {@code held} counts the arrivals that
      * waited so far ({@link LiveFleet#held}).
@@ -231,7 +232,7 @@ final class FleetRun implements AutoCloseable {
         String why = workers.stream().allMatch(WorkerView::draining) ? "drained"
                 : workers.stream().noneMatch(WorkerView::healthy) ? "unhealthy" : "drained or unhealthy";
         return " · paused: every worker " + why + "; arrivals wait until one takes requests again (" + held
-                + (held == 1 ? " has" : " have") + " waited)";
+                + (held == 1 ? " arrival" : " arrivals") + " held so far this run)";
     }
 
     /** {@code  · Kafka unreachable for N s} while {@code loader} has no contact with Kafka, else empty. */

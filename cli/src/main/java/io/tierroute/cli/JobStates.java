@@ -58,12 +58,16 @@ final class JobStates {
     /**
      * Why a job failed. A job Flink refused while initialising it (e.g. {@code --from-savepoint} of a path that is not
      * there: the submission's HTTP 400) has no vertex: it never ran, and has no restarts to use up. A job that ran
-     * fails for good when its restart strategy gives up, which Flink reports as "Recovery is suppressed by ...".
+     * fails for good when its restart strategy gives up, which Flink reports as "Recovery is suppressed by ..." (by
+     * NoRestartBackoffTimeStrategy when restarts are off, as in the demo: then it had none to use up).
      */
     private static String failed(JobDetails details, Optional<RootCause> cause) {
         String none = "Flink has recorded no exception for it";
         if (details.vertexStates().isEmpty()) {
             return "failed before it ran: Flink could not start it (" + cause.map(RootCause::innermost).orElse(none) + ")";
+        }
+        if (cause.isPresent() && cause.get().first().contains("Recovery is suppressed by NoRestartBackoffTimeStrategy")) {
+            return "failed: restarts are off, so its first failure ended it (" + cause.get().innermost() + ")";
         }
         if (cause.isPresent() && cause.get().first().contains("Recovery is suppressed")) {
             return "failed: its restarts are used up (last failure: " + cause.get().innermost() + ")";

@@ -61,4 +61,19 @@ class BenchRoutingStderrTest {
         assertThat(err.toString()).isEqualTo("tierroute bench routing: cannot write "
                 + logs.resolve("requests-random-load1.csv") + ": No space left on device" + System.lineSeparator());
     }
+
+    /** A sweep's summary is staged beside the reports: a failure names the file the user looks for and leaves no staging. */
+    @Test
+    void aSummaryThatCannotBeWrittenIsNamedAsTheUserSeesItAndItsStagingGoes() throws Exception {
+        assumeTrue(Files.exists(Path.of("/dev/full")), "a Linux /dev/full: every write to it fails as on a full disk");
+        Path out = Files.createDirectories(dir.resolve("sweep"));
+        Path staging = Files.createDirectories(out.resolve(".summary-staging"));
+        Files.createSymbolicLink(staging.resolve("summary.csv"), Path.of("/dev/full"));
+        assertThat(bench("--workload", "llmd-blog", "--limit", "40", "--workers", "2", "--policies", "random",
+                "--seed", "1-2", "--out", out.toString())).isEqualTo(1);
+        assertThat(err.toString()).isEqualTo("tierroute bench routing: cannot write " + out.resolve("summary.csv")
+                + ": No space left on device" + System.lineSeparator());
+        assertThat(staging).doesNotExist();
+        assertThat(Path.of("/dev/full")).exists();
+    }
 }

@@ -49,8 +49,8 @@ class FleetStatusDrainTest {
                 }
                 assertThat(run.fleet().held()).as("an arrival waited").isPositive();
                 assertThat(run.statusLine()).endsWith(" · paused: every worker drained; arrivals wait until one takes "
-                        + "requests again (" + run.fleet().held() + (run.fleet().held() == 1 ? " has" : " have")
-                        + " waited)");
+                        + "requests again (" + run.fleet().held() + (run.fleet().held() == 1 ? " arrival" : " arrivals")
+                        + " held so far this run)");
                 long routed = run.fleet().routed();
                 assertThat(admin(run, "w1", "undrain")).isEqualTo(200);
                 assertThat(run.statusLine()).doesNotContain("paused");
@@ -70,8 +70,8 @@ class FleetStatusDrainTest {
         WorkerView open = new WorkerView("w2", 2, true, false, false, null);
         assertThat(FleetRun.pausedNote(List.of(drained, open), 3)).isEmpty();
         assertThat(FleetRun.pausedNote(List.of(unhealthy, unhealthy), 1))
-                .isEqualTo(" · paused: every worker unhealthy; arrivals wait until one takes requests again (1 has waited)");
+                .isEqualTo(" · paused: every worker unhealthy; arrivals wait until one takes requests again (1 arrival held so far this run)");
         assertThat(FleetRun.pausedNote(List.of(drained, unhealthy), 0)).startsWith(" · paused: every worker drained or "
-                + "unhealthy;").endsWith("(0 have waited)");
+                + "unhealthy;").endsWith("(0 arrivals held so far this run)");
     }
 }

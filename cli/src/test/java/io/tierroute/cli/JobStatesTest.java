@@ -45,6 +45,9 @@ class JobStatesTest {
                 + "(maxNumberRestartAttempts=3, backoffTimeMS=10000)", "RuntimeException: boom");
         assertThat(JobStates.explain("FAILED", ran, Optional.of(exhausted)))
                 .startsWith("failed: its restarts are used up (last failure: RuntimeException: boom); ");
+        assertThat(JobStates.explain("FAILED", ran, Optional.of(new RootCause("JobException: Recovery is suppressed by "
+                + "NoRestartBackoffTimeStrategy", "RuntimeException: boom"))))
+                .startsWith("failed: restarts are off, so its first failure ended it (RuntimeException: boom); ");
         assertThat(JobStates.explain("FAILED", ran, Optional.of(new RootCause("RuntimeException: boom",
                 "RuntimeException: boom")))).startsWith("failed: RuntimeException: boom; ");
         assertThat(JobStates.explain("FAILING", ran, Optional.empty()))

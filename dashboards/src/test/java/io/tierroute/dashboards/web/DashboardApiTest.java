@@ -290,6 +290,9 @@ class DashboardApiTest {
         r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": 1, \"reason\": \"r\"");
         assertThat(json(r).get("error").asText()).isEqualTo("malformed JSON at line 1, column 29: Unexpected end-of-input: "
                 + "expected close marker for Object (start marker at line 1, column 1)");
+        r = post("api/v1/scopes/default/pin", TOKEN, "{\"version\": " + "1".repeat(1_001) + ", \"reason\": \"r\"}");
+        assertThat(json(r).get("error").asText())
+                .isEqualTo("malformed JSON: Number value length (1001) exceeds the maximum allowed (1000)"); // the selector's too
         for (String action : new String[] {"pin", "unpin", "rollback"}) {
             r = post("api/v1/scopes/default/" + action, TOKEN, "null");
             assertThat(r.statusCode()).as(action + ": " + r.body()).isEqualTo(400);

@@ -78,8 +78,8 @@ public final class BenchRunner {
     }
 
     /**
-     * {@code --cpu-tokens 0} on a workload that brings its own NVMe tier (nvme-overflow): the user asked for no NVMe
-     * tier, so the engine's "an NVMe tier needs a CPU tier" would puzzle; say where the tier comes from and the ways out.
+     * {@code --cpu-tokens 0} on a workload that brings its own NVMe tier (nvme-overflow): the user never asked for an
+     * NVMe tier, so the engine's "an NVMe tier needs a CPU tier" would puzzle; say where the tier comes from and the ways out.
      */
     private static void requireCpuTierForTheWorkloadsNvme(BenchSpec spec) {
         boolean noCpuTier = spec.cpuTokens() != null && spec.cpuTokens() == 0;

@@ -7,7 +7,9 @@ import java.util.Locale;
 
 /**
  * {@code results.csv}: one row per policy × load, one column per metric. Counts are integers; a metric
- * the run has none of (NaN, e.g. TTFT when every request was rejected) is an empty cell.
+ * the run has none of (NaN, e.g. TTFT when every request was rejected) is an empty cell. The last column, {@code note},
+ * is what the figures do not say ({@link RunReport#note()}: a fitted policy that ran without its fit), else empty:
+ * the scripts that read this file see it too.
  */
 public final class CsvReporter implements Reporter {
     public static final String FILE = "results.csv";
@@ -23,12 +25,16 @@ public final class CsvReporter implements Reporter {
         for (String m : RunReport.METRICS) {
             sb.append(',').append(m);
         }
-        sb.append('\n');
+        sb.append(",note\n");
         for (RunReport r : reports) {
             sb.append(r.policy()).append(',').append('"').append(r.version().replace("\"", "'")).append('"')
                     .append(',').append(r.load());
             for (String m : RunReport.METRICS) {
                 sb.append(',').append(cell(m, r.get(m)));
+            }
+            sb.append(',');
+            if (r.note() != null) {
+                sb.append('"').append(r.note().replace("\"", "'")).append('"');
             }
             sb.append('\n');
         }

@@ -13,8 +13,21 @@ import java.nio.file.Path;
  */
 public final class ReportWriteException extends IOException {
 
-    ReportWriteException(Path file, IOException cause) {
+    private final Path file;
+
+    public ReportWriteException(Path file, IOException cause) {
         super("cannot write " + file + ": " + reason(cause), cause);
+        this.file = file;
+    }
+
+    /** The file that could not be written. */
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public synchronized IOException getCause() {
+        return (IOException) super.getCause();
     }
 
     /** Writes {@code text} (UTF-8) to {@code file}, replacing it; a failure names the file. */

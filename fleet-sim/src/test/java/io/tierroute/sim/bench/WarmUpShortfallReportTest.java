@@ -62,6 +62,19 @@ class WarmUpShortfallReportTest {
                 "</table><p class=\"note\">* tierroute-fitted: " + NOTE + "</p>");
     }
 
+    /** The scripts of the routing rounds read results.csv: its last column carries the note, empty for a fitted run. */
+    @Test
+    void theCsvCarriesTheNoteInItsLastColumn() {
+        List<RunReport> reports = new BenchRunner(new PolicyRegistry(), null).run(SHORT);
+
+        List<String> lines = CsvReporter.render(reports).lines().toList();
+        assertThat(lines.get(0)).endsWith(",wall_s,note");
+        assertThat(lines.get(1)).startsWith("tierroute-default,").endsWith(",");
+        for (int i = 2; i <= 4; i++) {
+            assertThat(lines.get(i)).endsWith(",\"" + NOTE + "\"");
+        }
+    }
+
     @Test
     void theSummaryOfASweepListsTheRunsThatWereNotFittedBeforeItsTables() throws Exception {
         BenchSpec spec = new BenchSpec(null, "chat", 200, 8, List.of(1.0), List.of("tierroute-fitted", "random"), 1,

@@ -255,13 +255,9 @@ public final class ConfigLoader {
             }
         }
         String scope = k.string("scope", "default");
-        if (scope.isBlank()) {
-            throw k.require("scope").error("must name a parameter scope, got an empty string");
-        }
-        checkNameLength(scope, k.get("scope"), "scope");
-        if (scope.contains("#")) {
-            throw k.require("scope").error("must not contain '#' (it separates scope and version in params keys), got '"
-                    + scope + "'");
+        String scopeProblem = scopeProblem(scope);
+        if (scopeProblem != null) {
+            throw k.require("scope").error(scopeProblem);
         }
         String clientId = k.string("clientId", "tierroute-selector-" + hostName());
         if (!clientId.matches("[A-Za-z0-9._-]+")) {
@@ -363,6 +359,23 @@ public final class ConfigLoader {
             throw at.error("'" + key + "' " + where + " is set by the selector itself and cannot be overridden ("
                     + KafkaSettings.RESERVED_WHY + ")");
         }
+    }
+
+    /**
+     * What is wrong with {@code scope} as a parameter scope's name (its {@code kafka.scope}), or null: the one rule,
+     * which the CLI's {@code --scope} applies too, so a demo never runs a scope no selector could serve.
+     */
+    public static String scopeProblem(String scope) {
+        if (scope.isBlank()) {
+            return "must name a parameter scope, got an empty string";
+        }
+        if (scope.length() > MAX_NAME_CHARS) {
+            return "a scope has at most " + MAX_NAME_CHARS + " characters, got " + scope.length();
+        }
+        if (scope.contains("#")) {
+            return "must not contain '#' (it separates scope and version in params keys), got '" + scope + "'";
+        }
+        return null;
     }
 
     private static void checkNameLength(String name, ConfigNode at, String what) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
@@ -91,8 +92,9 @@ final class Json {
                     + (v.find() ? ", got \"" + v.group(1) + "\"" : "");
         }
         if (e instanceof JsonMappingException m) {
-            if (m.getCause() instanceof JsonParseException p) { // a parse error inside a list, wrapped with its path
-                return describe(p);
+            // a parse error or a read limit inside any nested value (a list, an events array), wrapped with its path
+            if (m.getCause() instanceof JsonParseException || m.getCause() instanceof StreamConstraintsException) {
+                return describe((JsonProcessingException) m.getCause());
             }
             return "field '" + path(m.getPath()) + "': " + m.getOriginalMessage();
         }
@@ -107,6 +109,11 @@ final class Json {
             // The dashboard's rule too: Jackson's text names its input source and switches, the client needs positions.
             JsonLocation loc = s.getLocation();
             return JsonWire.malformed(s.getOriginalMessage(), loc == null ? 0 : loc.getLineNr(),
+                    loc == null ? 0 : loc.getColumnNr());
+        }
+        if (e instanceof StreamConstraintsException c) { // a read limit (a number of 1,001 digits): where, and which
+            JsonLocation loc = c.getLocation();
+            return JsonWire.malformed(c.getOriginalMessage(), loc == null ? 0 : loc.getLineNr(),
                     loc == null ? 0 : loc.getColumnNr());
         }
         return "cannot read the request body: " + e.getOriginalMessage();

@@ -197,6 +197,14 @@ class ApiHandlerTest {
             assertThat(r.statusCode()).as(c[0] + " -> " + r.body()).isEqualTo(400);
             assertThat(json(r).get("error").asText()).as(c[0]).isEqualTo(c[1]);
         }
+        // a read limit (a number of 1,001 digits) at the top or inside a list: the same words, not Jackson's getter name
+        String digits = "1".repeat(1_001);
+        for (String body : new String[] {"{\"text\":\"x\",\"max_tokens\":" + digits + "}", "{\"token_ids\":[1," + digits + "]}"}) {
+            HttpResponse<String> r = api.post("/v1/route", body);
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).as(body.substring(0, 20))
+                    .isEqualTo("malformed JSON: Number value length (1001) exceeds the maximum allowed (1000)"); // the dashboard's too
+        }
     }
 
     /** Jackson would read UTF-16 and UTF-32 bodies; the API takes UTF-8 only, as it says. */
