@@ -21,6 +21,8 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
@@ -33,6 +35,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +96,7 @@ final class Demo implements AutoCloseable {
     private String bootstrap;
     private MiniCluster flink;
     private JobID jobId;
+    private FittingJobWatch jobWatch;
     private URI flinkUi;
     private FleetRun run;
     private Dashboard dashboard;
@@ -165,7 +169,7 @@ final class Demo implements AutoCloseable {
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(RestOptions.ADDRESS, "127.0.0.1");
         conf.set(RestOptions.PORT, opts.flinkUiPort());
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        setRestartStrategy(conf);
         // Flink's scratch space in this run's directory, deleted with it: by default the web UI leaves
         // java.io.tmpdir/flink-web-upload behind after every run.
         conf.set(CoreOptions.TMP_DIRS, tmp.resolve("flink-io").toString());
@@ -208,6 +212,24 @@ final class Demo implements AutoCloseable {
         submitJob(bootstrap);
     }
 
+    /**
+     * The fitting job's restart strategy: a failure restarts it from its last checkpoint after a back-off of 2 s doubling
+     * to 30 s, and it fails for good after 30 restarts in a row (counted afresh once it has run 5 min without a
+     * failure). A Kafka outage fails it about once a minute (its transactional producer's InitProducerId times out
+     * after 60 s) or sooner, so 30 restarts outlast an outage of 13 min at the very least; a job that fails at once on
+     * every start (a bug) stops the demo after those 13 min, the status line saying each restart and why meanwhile.
+     * With restarts off, the first failure ended the demo, e.g. a minute into any Kafka outage.
+     */
+    static void setRestartStrategy(Configuration conf) {
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF, Duration.ofSeconds(2));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF, Duration.ofSeconds(30));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER, 2.0);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR, 0.1);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD, Duration.ofMinutes(5));
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS, 30);
+    }
+
     private void submitJob(String bootstrap) throws Exception {
         JobSettings js = jobSettings(opts, bootstrap, tmp.resolve("checkpoints"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(js));
@@ -218,6 +240,7 @@ final class Demo implements AutoCloseable {
         graph.setJobID(new JobID());
         jobId = flink.submitJob(graph).get(60, TimeUnit.SECONDS).getJobID();
         closers.add(this::cancelJob);
+        jobWatch = new FittingJobWatch(this::lookAtJob);
 
         awaitJobRunning();
     }
@@ -262,6 +285,15 @@ final class Demo implements AutoCloseable {
         }
     }
 
+    /** The fitting job as Flink's JobManager shows it: state, last restart, newest failure. */
+    private FittingJobWatch.Look lookAtJob() throws Exception {
+        AccessExecutionGraph job = flink.getExecutionGraph(jobId).get(5, TimeUnit.SECONDS);
+        ErrorInfo failure = job.getFailureInfo();
+        return new FittingJobWatch.Look(job.getState().name(), job.getStatusTimestamp(JobStatus.RESTARTING),
+                Optional.ofNullable(failure).map(f -> FittingJobWatch.rootCause(f.getException())),
+                failure == null ? 0 : failure.getTimestamp());
+    }
+
     private void cancelJob() throws Exception {
         if (jobId != null && !flink.getJobStatus(jobId).get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
             flink.cancelJob(jobId).get(30, TimeUnit.SECONDS);
@@ -279,14 +311,11 @@ final class Demo implements AutoCloseable {
     String workloadDescription() { return run.workloadDescription(); }
     String statusLine() { return run.statusLine(); }
 
-    /** Whether the fitting job is still running. */
-    String jobStatus() {
-        try {
-            return flink.getJobStatus(jobId).get(5, TimeUnit.SECONDS).name();
-        } catch (Exception e) {
-            return "UNKNOWN";
-        }
-    }
+    /** The fitting job as the status loop watches it: its restarts and why, and its end, which stops the demo. */
+    FittingJobWatch job() { return jobWatch; }
+
+    /** The Flink MiniCluster the fitting job runs on (tests take its TaskManager away). */
+    MiniCluster flink() { return flink; }
 
     /** Stops everything, newest first; safe to call twice. */
     @Override

@@ -35,7 +35,10 @@ import java.util.concurrent.Callable;
                         + "worker, or marking every one unhealthy (POST /v1/workers/{name}/health), pauses the fleet until "
                         + "one can take requests again.",
                 "Prints the URLs, then a status line on stderr (requests routed, TTFT p50/p99, active snapshot per "
-                        + "scope, the α's served). Stops on Ctrl-C or after --duration and prints a summary. Kafka "
+                        + "scope, the α's served; Kafka unreachable; the fitting job's restarts and why). A failed "
+                        + "fitting job restarts from its last checkpoint (a Kafka outage fails it about once a minute) "
+                        + "and stops the demo only when 30 restarts in a row have failed. Stops on Ctrl-C or after "
+                        + "--duration and prints a summary. Kafka "
                         + "listens on a free loopback port (printed: the test kit that embeds it picks its ports). "
                         + "Everything lives in fresh temporary "
                         + "directories that are deleted at the end.", ""},
@@ -57,7 +60,9 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--kafka-port", defaultValue = "0", paramLabel = "N",
             description = "Run Kafka as a broker process listening on this port (default ${DEFAULT-VALUE}: an embedded "
-                    + "broker on any free port).")
+                    + "broker on any free port). Each run starts a new, empty Kafka cluster: re-running the demo on the "
+                    + "same port recreates the topics under any selector or dashboard still following them from an "
+                    + "earlier run (they notice, and read the new topics from the beginning).")
     int kafkaPort;
 
     @Option(names = "--dashboard-port", defaultValue = "8090", paramLabel = "N",
@@ -210,10 +215,8 @@ final class DemoCommand implements Callable<Integer> {
                 : "Stopping after " + length.duration.toSeconds() + " s of replay (or Ctrl-C)."));
         out.flush();
         boolean terminal = ProgressBar.stderrIsTerminal();
-        return LiveStatus.run("demo", demo.fleetRun(), stop, terminal, length.statusInterval(terminal), length.duration, () -> {
-            String job = demo.jobStatus();
-            return job.equals("RUNNING") ? null : "the fitting job is " + job;
-        }, out, err);
+        return LiveStatus.run("demo", demo.fleetRun(), stop, terminal, length.statusInterval(terminal), length.duration,
+                demo.job(), out, err);
     }
 
     /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, or an ISO-8601 duration. */

@@ -175,7 +175,7 @@ final class FleetCommand implements Callable<Integer> {
                 out.flush();
                 boolean terminal = ProgressBar.stderrIsTerminal();
                 return LiveStatus.run("fleet", run, stop, terminal, length.statusInterval(terminal), length.duration,
-                        () -> null, out, err);
+                        LiveStatus.Watched.NONE, out, err);
             } finally {
                 run.close(); // before the hook lets the JVM go
             }

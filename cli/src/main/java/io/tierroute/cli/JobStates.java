@@ -55,15 +55,20 @@ final class JobStates {
         };
     }
 
-    /**
-     * Why a job failed. A job Flink refused while initialising it (e.g. {@code --from-savepoint} of a path that is not
-     * there: the submission's HTTP 400) has no vertex: it never ran, and has no restarts to use up. A job that ran
-     * fails for good when its restart strategy gives up, which Flink reports as "Recovery is suppressed by ..." (by
-     * NoRestartBackoffTimeStrategy when restarts are off, as in the demo: then it had none to use up).
-     */
     private static String failed(JobDetails details, Optional<RootCause> cause) {
+        return failed(!details.vertexStates().isEmpty(), cause);
+    }
+
+    /**
+     * Why a job failed, from its newest exception: {@code ran} false for a job Flink refused while initialising it (e.g.
+     * {@code --from-savepoint} of a path that is not there: the submission's HTTP 400; no vertex), which never ran and
+     * has no restarts to use up. A job that ran fails for good when its restart strategy gives up, which Flink reports
+     * as "Recovery is suppressed by ..." (by NoRestartBackoffTimeStrategy when restarts are off: then it had none to use
+     * up).
+     */
+    static String failed(boolean ran, Optional<RootCause> cause) {
         String none = "Flink has recorded no exception for it";
-        if (details.vertexStates().isEmpty()) {
+        if (!ran) {
             return "failed before it ran: Flink could not start it (" + cause.map(RootCause::innermost).orElse(none) + ")";
         }
         if (cause.isPresent() && cause.get().first().contains("Recovery is suppressed by NoRestartBackoffTimeStrategy")) {

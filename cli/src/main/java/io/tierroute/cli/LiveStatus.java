@@ -2,7 +2,7 @@ package io.tierroute.cli;
 
 import java.io.PrintWriter;
 import java.time.Duration;
-import java.util.function.Supplier;
+import java.util.List;
 
 /**
  * The foreground of {@code demo} and {@code fleet} once everything runs: the fleet's status line on stderr, every
@@ -15,13 +15,42 @@ final class LiveStatus {
     private LiveStatus() {
     }
 
+    /** A part beside the fleet that the loop watches: the demo's fitting job; {@link #NONE} for the fleet alone. */
+    interface Watched {
+        /** Why the run must stop (the part failed for good), or null while it runs or recovers. Asked every tick. */
+        String failure();
+
+        /** Appended to the status line, e.g. {@code  · fitting job restarting (...)}; empty when there is no news. */
+        String statusNote();
+
+        /** Lines for the summary, e.g. how often the part restarted and why; empty when there is nothing to say. */
+        List<String> summary();
+
+        Watched NONE = new Watched() {
+            @Override
+            public String failure() {
+                return null;
+            }
+
+            @Override
+            public String statusNote() {
+                return "";
+            }
+
+            @Override
+            public List<String> summary() {
+                return List.of();
+            }
+        };
+    }
+
     /**
-     * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure. {@code otherFailure} names a failure
-     * of something beside the fleet (the demo's fitting job), or returns null while all is well. {@code terminal}: whether
-     * {@code err} is a terminal.
+     * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure. {@code other} is what runs beside the
+     * fleet (the demo's fitting job): its failure stops the run, its note ends the status line, its lines end the
+     * summary. {@code terminal}: whether {@code err} is a terminal.
      */
     static int run(String command, FleetRun run, StopOnCtrlC stop, boolean terminal, Duration interval, Duration duration,
-                   Supplier<String> otherFailure, PrintWriter out, PrintWriter err) throws InterruptedException {
+                   Watched other, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
         long deadline = deadlineNanos(duration, run.replayStartedNanos(), System.nanoTime());
         String reason = "Ctrl-C or SIGTERM"; // a shutdown hook cannot tell them apart
@@ -35,7 +64,7 @@ final class LiveStatus {
             shownThisTick = System.nanoTime() - nextLine >= 0;
             if (shownThisTick) {
                 nextLine += interval.toNanos();
-                status.show(run.statusLine());
+                status.show(run.statusLine() + other.statusNote());
             }
             if (System.nanoTime() >= deadline) {
                 reason = "--duration reached";
@@ -50,15 +79,15 @@ final class LiveStatus {
                 reason = "the fleet replayed every request";
                 break;
             }
-            String other = otherFailure.get();
-            if (other != null) {
-                reason = other;
+            String failure = other.failure();
+            if (failure != null) {
+                reason = failure;
                 rc = 1;
                 break;
             }
         }
         if (!shownThisTick) {
-            status.show(run.statusLine()); // where it stopped: the summary below follows from it
+            status.show(run.statusLine() + other.statusNote()); // where it stopped: the summary below follows from it
         }
         status.end();
         run.stopFleet();
@@ -69,6 +98,7 @@ final class LiveStatus {
         }
         out.println("tierroute " + command + ": stopping (" + reason + ")");
         run.summary().forEach(l -> out.println("  " + l));
+        other.summary().forEach(l -> out.println("  " + l));
         out.flush();
         return rc;
     }

@@ -11,6 +11,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
@@ -102,8 +103,25 @@ final class SnapshotsWriteCommands {
             }
             out.println(t.what() + ": written as control sequence " + sequence + " by " + c.getActor() + " ("
                     + c.getReason() + ")");
-            out.println("scope " + s.scope() + ": active version " + active(s) + " -> " + active(now)
-                    + (now.pinned() ? ", pinned to " + now.pinnedVersion() : ", not pinned"));
+            out.println(outcome(s, now));
+        }
+
+        /**
+         * What became active, from the scope before the write and after it: {@code scope S: active version 3 -> 2,
+         * pinned to 2}, or, when the active version did not change, that it stays and why (an unpin leaves the pinned
+         * version active until the fitting job publishes an accepted snapshot after seeing the unpin).
+         */
+        private static String outcome(ScopeState before, ScopeState now) {
+            String scope = "scope " + now.scope() + ": ";
+            if (!Objects.equals(before.activeVersion(), now.activeVersion())) {
+                return scope + "active version " + active(before) + " -> " + active(now)
+                        + (now.pinned() ? ", pinned to " + now.pinnedVersion() : ", not pinned");
+            }
+            if (now.pinned()) {
+                return scope + "version " + active(now) + " stays active, now pinned to " + now.pinnedVersion();
+            }
+            return scope + "unpinned; version " + active(now) + " stays active until the fitting job publishes an "
+                    + "accepted snapshot after seeing the unpin";
         }
 
         private static String active(ScopeState s) {

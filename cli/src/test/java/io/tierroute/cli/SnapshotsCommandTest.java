@@ -126,7 +126,8 @@ class SnapshotsCommandTest {
                 .containsPattern("(?m)^2 +accepted +active,pinned");
         assertThat(run("snapshots", "unpin", "--scope", "pin", "--reason", "fixed")).as(err.toString()).isZero();
         assertThat(out.toString()).contains("unpin of scope 'pin' (was pinned to 2): written as control sequence 2 by "
-                + System.getProperty("user.name")).contains(", not pinned");
+                + System.getProperty("user.name")).contains("scope pin: unpinned; version 2 stays active until the "
+                + "fitting job publishes an accepted snapshot after seeing the unpin").doesNotContain("2 -> 2");
         List<SnapshotControl> controls = SnapshotsFixtures.controlRecords(kafka.bootstrapServers(),
                 new java.util.Properties(), "pin");
         assertThat(controls).extracting(SnapshotControl::getAction).containsExactly(ControlAction.PIN, ControlAction.UNPIN);

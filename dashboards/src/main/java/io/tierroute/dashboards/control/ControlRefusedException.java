@@ -2,9 +2,10 @@ package io.tierroute.dashboards.control;
 
 /**
  * A pin, unpin or rollback that was not written, with the reason the operator sees (unknown or
- * rejected version, nothing to roll back to, history not caught up, bad actor or reason).
+ * rejected version, nothing to roll back to, history not caught up, Kafka unreachable, bad actor or reason).
  * {@link #status} says which kind, as HTTP does: the request is bad (400), the scope it names does not
- * exist (404, as a read of it answers), or the request is fine but the state does not allow it (409).
+ * exist (404, as a read of it answers), the request is fine but the state does not allow it (409), or
+ * Kafka, which every write goes through, does not answer (503, as a read of a scope not yet read answers).
  */
 public final class ControlRefusedException extends RuntimeException {
     private static final long serialVersionUID = 1L;
@@ -28,7 +29,11 @@ public final class ControlRefusedException extends RuntimeException {
         return new ControlRefusedException(message, 409);
     }
 
-    /** 400, 404 or 409. */
+    static ControlRefusedException unavailable(String message) {
+        return new ControlRefusedException(message, 503);
+    }
+
+    /** 400, 404, 409 or 503. */
     public int status() {
         return status;
     }

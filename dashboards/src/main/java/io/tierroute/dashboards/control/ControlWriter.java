@@ -35,6 +35,11 @@ import java.util.function.Supplier;
  * dashboard), then waits until the history holds every committed record of the scope, decides from
  * it, commits, and waits until the history has read the record back. A writer fenced meanwhile
  * answers 409 with nothing written. Refusals are {@link ControlRefusedException}s.
+ *
+ * <p><b>Kafka unreachable.</b> While the history reader has no contact with Kafka (its {@code kafkaOutage}), a write
+ * is refused at once, 503, saying so and that nothing was written, rather than after the fence's Kafka timeout; one
+ * made before the reader has noticed the outage fails on that timeout (10 s) with the same words. A 409 "still
+ * reading" is only for a history not yet read from a Kafka that answers.
  */
 public final class ControlWriter implements AutoCloseable {
 
@@ -46,6 +51,7 @@ public final class ControlWriter implements AutoCloseable {
     private final Properties clientProperties;
     private final SnapshotHistory history;
     private final Clock clock;
+    private final Supplier<String> kafkaOutage;
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
 
     /** What was written, with the actor the record carries. */
@@ -64,15 +70,26 @@ public final class ControlWriter implements AutoCloseable {
      *                         operator's credentials on a broker whose ACLs guard tierroute.control
      */
     public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
-        this(bootstrapServers, history, Clock.systemUTC(), clientProperties);
+        this(bootstrapServers, history, clientProperties, () -> null);
     }
 
-    ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties) {
+    /**
+     * @param kafkaOutage what the history's reader says while it has no contact with Kafka ({@code no connection to
+     *                    Kafka at HOST:PORT since ...}), null while in contact: writes are refused meanwhile
+     */
+    public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties,
+                         Supplier<String> kafkaOutage) {
+        this(bootstrapServers, history, Clock.systemUTC(), clientProperties, kafkaOutage);
+    }
+
+    ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties,
+                  Supplier<String> kafkaOutage) {
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = new Properties();
         this.clientProperties.putAll(clientProperties);
         this.history = history;
         this.clock = clock;
+        this.kafkaOutage = kafkaOutage;
     }
 
     /** Pins {@code scope} to {@code version}. */
@@ -173,7 +190,7 @@ public final class ControlWriter implements AutoCloseable {
             // Sequences only grow within a scope, and none can be added behind the fence: reaching it is holding all.
             if (!history.awaitControlSequence(scope, committed, READ_BACK_MS)) {
                 throw new IllegalStateException("the history did not reach control sequence " + committed + " of scope '"
-                        + scope + "' within " + READ_BACK_MS + " ms");
+                        + scope + "' within " + READ_BACK_MS + " ms; nothing was written: retry");
             }
             // A snapshot trim writes no control record: the history must also hold the params records committed before
             // the fence opened (a trim's deletions, also those behind an open job transaction), or it could pin a
@@ -184,12 +201,13 @@ public final class ControlWriter implements AutoCloseable {
                 throw new IllegalStateException("the history did not reach offset " + ends.mustHold() + " of "
                         + Topics.PARAMS + " within " + READ_BACK_MS + " ms" + (ends.scopeDeletionsPending()
                         ? " (a snapshot trim's deletions of this scope wait behind an open transaction of the fitting "
-                        + "job)" : "") + "; retry");
+                        + "job)" : "") + "; nothing was written: retry");
             }
             long held = history.controlSequence(scope);
-            if (held != committed) { // ahead: the topic was recreated under a running dashboard
+            if (held != committed) { // ahead: the topic was recreated under a running dashboard, which re-reads it
                 throw new IllegalStateException("the dashboard's history is at control sequence " + held + " of scope '"
-                        + scope + "', the topic at " + committed + "; restart the dashboard to re-read it");
+                        + scope + "', the topic at " + committed + " (recreated?); nothing was written: the dashboard "
+                        + "re-reads a recreated topic within seconds (its status counts historyResets), retry then");
             }
             Decision d = decide.get();
             long before = history.activeVersion(scope).orElse(-1);
@@ -217,11 +235,24 @@ public final class ControlWriter implements AutoCloseable {
                         + "DESCRIBE on transactional ids with the prefix " + ControlFence.TRANSACTIONAL_ID_PREFIX
                         + "); nothing was written", e);
             }
-            throw new IllegalStateException("could not write to " + Topics.CONTROL + ": " + e, e);
+            throw new IllegalStateException(notWritten(e), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while writing to " + Topics.CONTROL, e);
         }
+    }
+
+    /**
+     * A Kafka failure of a write that committed nothing: every one reaching here came before the commit, or from a
+     * commit that was aborted ({@link ControlFence#commit}); a timeout is Kafka not answering (a broker down or paused
+     * the reader has not noticed yet).
+     */
+    private String notWritten(KafkaException e) {
+        if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "Kafka at " + bootstrapServers + " did not answer within " + KAFKA_TIMEOUT.toSeconds() + " s ("
+                    + e.getMessage() + "); nothing was written: retry once Kafka answers";
+        }
+        return "could not write to " + Topics.CONTROL + ": " + e + "; nothing was written";
     }
 
     private static Throwable authorisationIn(Throwable e) {
@@ -234,9 +265,14 @@ public final class ControlWriter implements AutoCloseable {
     }
 
     private void checkReady(String scope) {
+        String outage = kafkaOutage.get();
+        if (outage != null) {
+            throw ControlRefusedException.unavailable("Kafka is unreachable (" + outage + "); nothing was written: "
+                    + "retry once Kafka answers");
+        }
         if (!history.ready()) {
-            throw ControlRefusedException.conflict("the dashboard is still reading the snapshot history; try again "
-                    + "in a moment");
+            throw ControlRefusedException.conflict("the dashboard is still reading the snapshot history from Kafka; "
+                    + "nothing was written: try again in a moment");
         }
         if (scope == null || scope.isBlank()) {
             throw ControlRefusedException.badRequest("scope must not be empty");

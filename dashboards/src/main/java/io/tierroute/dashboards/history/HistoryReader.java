@@ -10,7 +10,9 @@ import io.tierroute.schemas.snapshot.ModelCarrier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -25,10 +27,12 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -41,8 +45,8 @@ import java.util.regex.Pattern;
  * partition of both topics (no group, nothing committed; {@code read_committed}, as the job's sink
  * is transactional). The history is ready once the position reaches the end offsets read at the
  * start of the session. Missing topics are waited for (checked every second). A consumer error
- * starts a new session after a back-off (1 s doubling to 30 s) that re-reads both topics into the
- * reset history. Undecodable records are logged, counted and skipped.
+ * starts a new session after a back-off (below) that re-reads both topics into the reset history.
+ * Undecodable records are logged, counted and skipped.
  *
  * <p><b>Kafka outages.</b> While no broker answers, {@code poll()} returns nothing, as when nothing is published: the
  * reader keeps polling and, when the broker is back, goes on from its position (no new session). It checks its
@@ -51,11 +55,24 @@ import java.util.regex.Pattern;
  * last contact and {@link #lastError()} says {@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s)}
  * (its seconds refreshed every second while polling), one WARN is logged (repeated every minute), and one INFO when
  * contact is back, which clears that {@code lastError}. {@link SnapshotHistory#ready()} keeps its meaning (caught up).
+ * A broker that does not answer while a session starts (the dashboard started first, a wrong port) fails the session's
+ * topic lookup after 5 s instead: each such failure is a WARN {@code cannot read ... retrying in N s} and a new session
+ * after the back-off (1 s doubling to 30 s, from 1 s again once a session has caught up).
+ *
+ * <p><b>A history that is gone.</b> The topics may be deleted and created again, or the broker replaced by a new cluster
+ * on the same address, under a running reader: what it read is then no history of the new topics, whose versions and
+ * control sequences may well be lower. Its consumer does not rewind silently ({@code auto.offset.reset} is
+ * {@code none}): a position the new log does not hold throws, and a new cluster id or topic id, asked of the cluster
+ * every 5 s ({@link HistoryIdentity}), covers a new log that has already grown past the position. Either way the reader
+ * logs one WARN, counts it ({@link #historyResets()}, {@link #lastHistoryReset()}), says it in {@link #lastError()} until
+ * it has caught up again, and at once starts a new session that re-reads both topics into the reset history.
  */
 public final class HistoryReader implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(HistoryReader.class);
     private static final List<String> TOPICS = List.of(Topics.PARAMS, Topics.CONTROL);
+    private static final long MIN_RETRY_BACKOFF_MS = 1000;
+    private static final long MAX_RETRY_BACKOFF_MS = 30_000;
 
     private final String bootstrap;
     private final Properties clientProperties;
@@ -65,6 +82,11 @@ public final class HistoryReader implements AutoCloseable {
     private final CountDownLatch stop = new CountDownLatch(1);
     private final LongAdder badRecords = new LongAdder();
     private final LongAdder records = new LongAdder();
+    private final LongAdder historyResets = new LongAdder();
+    private final HistoryIdentity identity;
+    private volatile String lastHistoryReset;
+    private String historyGoneError;   // reader thread: the lastError saying the session's history is gone, or null
+    private long retryBackoffMs = MIN_RETRY_BACKOFF_MS; // reader thread: the wait before the next session after an error
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile String lastError;
@@ -92,6 +114,7 @@ public final class HistoryReader implements AutoCloseable {
         checkClientSettings(props());
         this.history = history;
         this.contact = new BrokerContact(BrokerContact.thresholdFor(clientProperties));
+        this.identity = new HistoryIdentity(bootstrapServers, this.clientProperties, TOPICS, HistoryIdentity.PERIOD);
         this.thread = new Thread(this::run, "tierroute-dashboard-history");
         this.thread.setDaemon(true);
     }
@@ -131,8 +154,33 @@ public final class HistoryReader implements AutoCloseable {
         return unreachableSince;
     }
 
+    /** Times the history read was found gone (topics recreated or truncated, another cluster) and read again. */
+    public long historyResets() {
+        return historyResets.sum();
+    }
+
+    /** The last of those: ISO time and what was found, or null. */
+    public String lastHistoryReset() {
+        return lastHistoryReset;
+    }
+
+    /**
+     * While Kafka is unreachable ({@link #kafkaUnreachableSinceMs()} not null): {@code no connection to Kafka at
+     * HOST:PORT since <ISO time> (<n> s)}; else null. What the control writer refuses writes with.
+     */
+    public String kafkaOutage() {
+        return unreachableSince == null ? null : contact.describe(bootstrap);
+    }
+
     private void run() {
-        long backoff = 1000;
+        try {
+            sessions();
+        } finally {
+            identity.close();
+        }
+    }
+
+    private void sessions() {
         while (running) {
             try {
                 session();
@@ -144,10 +192,10 @@ public final class HistoryReader implements AutoCloseable {
                 }
                 lastError = "cannot read " + TOPICS + " from " + bootstrap + ": " + e;
                 log.warn("dashboard history: cannot read {} from {} ({}); retrying in {} s", TOPICS, bootstrap,
-                        e.getCause() == null ? e.toString() : e + ": " + e.getCause().getMessage(), backoff / 1000);
+                        e.getCause() == null ? e.toString() : e + ": " + e.getCause().getMessage(), retryBackoffMs / 1000);
                 checkContact(); // a timeout of the topic lookup: most likely no broker answers
-                pause(backoff);
-                backoff = Math.min(backoff * 2, 30_000);
+                pause(retryBackoffMs);
+                retryBackoffMs = Math.min(retryBackoffMs * 2, MAX_RETRY_BACKOFF_MS);
             }
         }
     }
@@ -164,40 +212,108 @@ public final class HistoryReader implements AutoCloseable {
             }
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
-            while (running) {
-                ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(200));
-                checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
-                for (ConsumerRecord<byte[], byte[]> r : polled) {
-                    records.increment();
-                    if (r.topic().equals(Topics.PARAMS)) {
-                        onParams(r);
-                    } else {
-                        onControl(r);
-                    }
-                }
-                for (TopicPartition tp : parts) {
-                    if (tp.topic().equals(Topics.PARAMS)) {
-                        try {
-                            history.paramsReadTo(c.position(tp, Duration.ZERO));
-                        } catch (org.apache.kafka.common.errors.TimeoutException e) {
-                            // no valid position this round (a leader change, a reset): the next poll has one
-                        }
-                    }
-                }
-                if (!targets.isEmpty()) {
-                    targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
-                    if (targets.isEmpty()) {
-                        history.markReady();
-                        firstReady.countDown();
-                        log.info("dashboard history: caught up ({} records, scopes {})", records.sum(),
-                                history.scopes());
-                    }
-                }
+            try {
+                readAndFollow(c, parts);
+            } catch (InvalidOffsetException e) {
+                identity.forget(); // the next history is read from the topics as they are now: their ids are the reference
+                historyGone(outOfRange(c, e));
             }
         } finally {
             consumer = null;
         }
+    }
+
+    /**
+     * Reads both topics from the beginning, marks the history ready once at the end offsets of the start, and follows;
+     * returns on close() or when the topics' identity changed (the history read is gone: the next session reads anew).
+     */
+    private void readAndFollow(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts) {
+        Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
+        while (running) {
+            ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(200));
+            checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
+            String changed = identity.check();
+            if (changed != null) {
+                historyGone(changed);
+                return;
+            }
+            for (ConsumerRecord<byte[], byte[]> r : polled) {
+                records.increment();
+                if (r.topic().equals(Topics.PARAMS)) {
+                    onParams(r);
+                } else {
+                    onControl(r);
+                }
+            }
+            for (TopicPartition tp : parts) {
+                if (tp.topic().equals(Topics.PARAMS)) {
+                    try {
+                        history.paramsReadTo(c.position(tp, Duration.ZERO));
+                    } catch (org.apache.kafka.common.errors.TimeoutException e) {
+                        // no valid position this round (a leader change, a reset): the next poll has one
+                    }
+                }
+            }
+            if (!targets.isEmpty()) {
+                targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                if (targets.isEmpty()) {
+                    caughtUp();
+                }
+            }
+        }
+    }
+
+    private void caughtUp() {
+        retryBackoffMs = MIN_RETRY_BACKOFF_MS; // the next failure is a new one, not the last one's retry
+        history.markReady();
+        firstReady.countDown();
+        if (historyGoneError != null) {
+            if (historyGoneError.equals(lastError)) {
+                lastError = null; // read again: the history shown is the topics' as they are
+            }
+            historyGoneError = null;
+        }
+        log.info("dashboard history: caught up ({} records, scopes {})", records.sum(), history.scopes());
+    }
+
+    /**
+     * The history this session read is no longer on the topics: one WARN, counted and said in the status until the next
+     * session, started at once, has read both topics again from the beginning into the reset history.
+     */
+    private void historyGone(String why) {
+        historyResets.increment();
+        lastHistoryReset = BrokerContact.isoTime(System.currentTimeMillis()) + ": " + why;
+        historyGoneError = why + "; re-reading " + TOPICS + " from the beginning";
+        lastError = historyGoneError;
+        log.warn("dashboard history: {}; re-reading {} from the beginning (the history read so far is dropped)", why,
+                TOPICS);
+    }
+
+    /**
+     * Why the consumer's position is no longer in the log: {@code tierroute.params was recreated or truncated
+     * (tierroute.params-0: position 130, the log now holds offsets 0 to 38)}, the log's ends asked where they can be.
+     */
+    private static String outOfRange(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
+        Map<TopicPartition, Long> positions = e instanceof OffsetOutOfRangeException o ? o.offsetOutOfRangePartitions()
+                : Map.of();
+        Map<TopicPartition, Long> starts;
+        Map<TopicPartition, Long> ends;
+        try {
+            starts = c.beginningOffsets(e.partitions(), Duration.ofSeconds(2));
+            ends = c.endOffsets(e.partitions(), Duration.ofSeconds(2));
+        } catch (RuntimeException unknown) {
+            starts = Map.of();
+            ends = Map.of();
+        }
+        TreeSet<String> topics = new TreeSet<>();
+        List<String> where = new ArrayList<>();
+        for (TopicPartition tp : e.partitions().stream().sorted(Comparator.comparing(TopicPartition::toString)).toList()) {
+            topics.add(tp.topic());
+            where.add(tp + ": position " + (positions.containsKey(tp) ? positions.get(tp) : "unknown") + (ends.containsKey(tp)
+                    ? ", the log now holds offsets " + starts.get(tp) + " to " + ends.get(tp) : ""));
+        }
+        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + " recreated or truncated ("
+                + String.join("; ", where) + ")";
     }
 
     private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
@@ -357,10 +473,12 @@ public final class HistoryReader implements AutoCloseable {
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "tierroute-dashboard-history");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 * 1024 * 1024));
         p.putAll(clientProperties);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        // Every session seeks to the beginning itself; a position the log no longer holds must throw, never rewind
+        // silently into a history mixed with the one read (whatever a client settings file says).
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
         return p;
     }
 

@@ -162,6 +162,9 @@ final class ApiRoutes {
         // ready means caught up once; these say whether the history still hears from Kafka (HistoryReader: outages)
         m.put("kafkaConnected", unreachableSince == null);
         m.put("kafkaUnreachableSinceMs", unreachableSince);
+        // the topics replaced under the reader (recreated, another cluster): it re-read them from the beginning
+        m.put("historyResets", reader.historyResets());
+        m.put("lastHistoryReset", reader.lastHistoryReset());
         m.put("scopes", views.scopes());
         return m;
     }

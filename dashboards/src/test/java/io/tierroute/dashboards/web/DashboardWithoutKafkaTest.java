@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A dashboard whose Kafka does not answer has read no history: a scope it has not seen may well be on the topic, so
- * it says "not ready" (503), not "unknown scope" (404); its status says within seconds that Kafka is unreachable.
+ * it says "not ready" (503), not "unknown scope" (404); its status says within seconds that Kafka is unreachable, and a
+ * write is then a 503 that says so and that nothing was written.
  */
 class DashboardWithoutKafkaTest {
 
@@ -60,6 +61,28 @@ class DashboardWithoutKafkaTest {
                     .isBetween(begin - 1000, begin + 3000);
             assertThat(status.get("lastError").asText()).startsWith("no connection to Kafka at " + bootstrap + " since ");
             assertThat(status.get("ready").asBoolean()).isFalse();
+        }
+    }
+
+    /** A write while Kafka is unreachable is not "still reading, try again" (409) but what a read says: 503, and why. */
+    @Test
+    void aPinWhileKafkaIsUnreachableIsA503ThatSaysNothingWasWritten() throws Exception {
+        String bootstrap = "127.0.0.1:" + freePort(); // nothing listens there
+        try (Dashboard d = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", 0, "t0ken-t0ken-t0ken",
+                "TEST_TOKEN", "default"))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            while (d.reader().kafkaOutage() == null && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            HttpResponse<String> pin = HttpClient.newHttpClient().send(HttpRequest.newBuilder(d.uri().resolve(
+                    "api/v1/scopes/default/pin")).header("Authorization", "Bearer t0ken-t0ken-t0ken")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"version\": 1, \"reason\": \"r\"}")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(pin.statusCode()).as(pin.body()).isEqualTo(503);
+            assertThat(JSON.readTree(pin.body()).get("error").asText())
+                    .startsWith("Kafka is unreachable (no connection to Kafka at " + bootstrap + " since ")
+                    .endsWith("; nothing was written: retry once Kafka answers");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.config.KafkaSettings;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
@@ -33,14 +34,33 @@ final class KafkaClients {
      * it chooses, never from where a previous run stopped.
      */
     static KafkaConsumer<byte[], byte[]> assignedConsumer(KafkaSettings s, String clientSuffix) {
+        return assignedConsumer(s, clientSuffix, "earliest");
+    }
+
+    /**
+     * As {@link #assignedConsumer(KafkaSettings, String)}, for a reader that must know when the log it read is gone:
+     * a position the log no longer holds (the topic deleted and created again, truncated, or the broker replaced by a
+     * new cluster on the same address) throws an {@link org.apache.kafka.clients.consumer.InvalidOffsetException}
+     * from {@code poll()} instead of rewinding silently to the beginning of the new log.
+     */
+    static KafkaConsumer<byte[], byte[]> historyConsumer(KafkaSettings s, String clientSuffix) {
+        return assignedConsumer(s, clientSuffix, "none");
+    }
+
+    private static KafkaConsumer<byte[], byte[]> assignedConsumer(KafkaSettings s, String clientSuffix, String reset) {
         Properties p = base(s, clientSuffix);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, reset);
         p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 * 1024 * 1024));
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 * 1024 * 1024));
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** An Admin client with the user's client settings (TLS, SASL); the caller closes it. */
+    static Admin admin(KafkaSettings s, String clientSuffix) {
+        return Admin.create(base(s, clientSuffix));
     }
 
     /**

@@ -74,6 +74,9 @@ public final class KafkaPartsReport {
             l.put("startup_ms", st.startupMillis());
             l.put("swaps", loader.swaps());
             l.put("restarts", loader.restarts());
+            // the history read was found gone (topics recreated or truncated, another cluster) and read again from the start
+            l.put("history_resets", st.historyResets());
+            l.put("last_history_reset", st.lastHistoryReset());
             l.put("bad_records", loader.badRecords());
             l.put("last_error", st.lastError());
             // ready means caught up once; these say whether the loader hears from Kafka now (ParameterLoader: outages)
@@ -144,6 +147,10 @@ public final class KafkaPartsReport {
                     "Versions older than the loader's offset index found by scanning the params topic", l::scans);
             counter(r, "tierroute_params_loader_restarts_total",
                     "Loader sessions restarted after a consumer error (the applied set stays meanwhile)", l::restarts);
+            counter(r, "tierroute_params_history_resets_total",
+                    "Times the params / control history the loader read was found gone (topics recreated or truncated, "
+                            + "another cluster at the address) and both topics were re-read from the beginning",
+                    l::historyResets);
             counter(r, "tierroute_params_stale_control_records_total",
                     "Control records ignored because their sequence was not above the scope's last one",
                     l::staleControlRecords);

@@ -10,6 +10,7 @@ import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Fetched;
@@ -18,7 +19,9 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,7 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,9 +79,21 @@ import java.util.concurrent.atomic.LongAdder;
  * and one INFO when contact is back, which clears that {@code lastError}. (The Kafka client's own connection warnings,
  * several a second, are what the tierroute command's logging configuration silences.)
  *
+ * <p><b>A history that is gone.</b> The topics may be deleted and created again, or the broker replaced by a new
+ * cluster on the same address, under a running loader: what it read is then no history of the new topics, whose
+ * versions and control sequences may well be lower. Its consumer does not rewind silently ({@code auto.offset.reset}
+ * is {@code none}): a position the new log does not hold throws, and a new cluster id or topic id, asked of the cluster
+ * every few seconds ({@link HistoryIdentity}), covers a new log that has already grown past the position. Either way
+ * the loader logs one WARN, counts it ({@link Status#historyResets()}, {@code tierroute_params_history_resets_total}),
+ * and starts a new session at once that re-reads both topics from the beginning into a fresh rule, as at start-up. The
+ * applied set is served until that catch-up ends; then the new history's version is applied even when its number is
+ * lower than, or equal to, the one served (the same number may now be other parameters). A new history without a
+ * usable version of the served scope leaves the old set in place, with a WARN.
+ *
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
- * and swaps it in ({@link ParameterStore#activate}).
+ * and swaps it in ({@link ParameterStore#activate}). Pins, rollbacks, the first activation and version jumps are
+ * logged at INFO; a routine swap (the next version, nothing pinned) at most once a minute, with how many there were.
  *
  * <p><b>Models by reference.</b> A snapshot may name the record that carries its quantile forest instead of carrying
  * it ({@link ModelCarrier}): the job publishes each forest once. The loader then takes the applied set's model when it
@@ -131,9 +147,13 @@ public final class ParameterLoader implements AutoCloseable {
      * @param kafkaUnreachableSinceMs while the loader has had no contact with the Kafka cluster for longer than
      *                       {@link BrokerContact#DEFAULT_THRESHOLD}: the epoch ms of its last contact (of its start
      *                       when it never had one); null while in contact. {@code ready} stays as it was meanwhile.
+     * @param historyResets  times the history read was found gone (topics recreated or truncated, another cluster) and
+     *                       both topics were re-read from the beginning
+     * @param lastHistoryReset the last of those: ISO time and what was found, or null
      */
     public record Status(boolean ready, String servedScope, long appliedVersion, long startupMillis, String lastError,
-                         Map<String, ScopeStatus> scopes, Long kafkaUnreachableSinceMs) {}
+                         Map<String, ScopeStatus> scopes, Long kafkaUnreachableSinceMs, long historyResets,
+                         String lastHistoryReset) {}
 
     /** Accepted versions of the served scope whose offset is indexed (the highest ones). */
     static final int DEFAULT_INDEXED_VERSIONS = 100_000;
@@ -142,6 +162,8 @@ public final class ParameterLoader implements AutoCloseable {
     /** How often the outage message of the status is refreshed (its seconds), and how often the log repeats it. */
     private static final long OUTAGE_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long OUTAGE_REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** At most one INFO line a minute for routine swaps (the next version, unpinned): one a second is 86,400 a day. */
+    private static final long ROUTINE_SWAP_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final KafkaSettings settings;
     private final String scope;
@@ -154,6 +176,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final ModelCarriers carriers;                                  // served scope: records carrying a model
     private final RetainedRecords cache;                                   // served scope: LRU of encoded records
     private final SnapshotRecordReader reader;                             // versions no longer retained
+    private final HistoryIdentity identity;                                // the cluster and topic ids read from
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);      // counted down by close(): ends back-off waits
@@ -168,7 +191,16 @@ public final class ParameterLoader implements AutoCloseable {
     private long retryAtNanos;
     private long retryBackoffMs = RestartBackoff.MIN_MS;
     private String lastError;
+    private String scopeUnknownError;  // loader thread: the lastError saying the topics never named the served scope
+    private boolean caughtUp;          // loader thread: this session has read up to the end offsets at its start
+    private String historyGone;        // loader thread: why this session's history is no longer on the topics, or null
+    private boolean appliedFromGoneHistory; // loader thread: the applied set came from a history since found gone
+    private long swapControlSequence;  // loader thread: the served scope's control sequence at the last swap
+    private long routineSwapsUnlogged; // loader thread: routine swaps since the last INFO line about one
+    private long routineSwapLoggedNanos = System.nanoTime() - ROUTINE_SWAP_LOG_NANOS;
+    private volatile String lastHistoryReset;
     private long startNanos;
+    private long sessionStartNanos;
     private long startupMillis = -1;
 
     private final LongAdder[][] bad = new LongAdder[2][BadReason.values().length];
@@ -178,6 +210,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final LongAdder rereadFailures = new LongAdder();
     private final LongAdder restarts = new LongAdder();
     private final LongAdder staleControl = new LongAdder();
+    private final LongAdder historyResets = new LongAdder();
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
@@ -214,7 +247,9 @@ public final class ParameterLoader implements AutoCloseable {
         this.contact = new BrokerContact(settings.bootstrapServers(), BrokerContact.thresholdFor(settings.properties()));
         this.cache = new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES);
         this.reader = new SnapshotRecordReader(settings, scope, () -> running, contact);
-        this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null);
+        this.identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "params-identity"),
+                settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), HistoryIdentity.DEFAULT_PERIOD);
+        this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null, 0, null);
         this.thread = new Thread(this::run, "tierroute-params-loader");
         this.thread.setDaemon(true);
     }
@@ -270,6 +305,8 @@ public final class ParameterLoader implements AutoCloseable {
     /** Sessions restarted after a consumer error. */
     public long restarts() { return restarts.sum(); }
     public long staleControlRecords() { return staleControl.sum(); }
+    /** Times the history read was found gone and both topics were re-read from the beginning. */
+    public long historyResets() { return historyResets.sum(); }
     public long unknownWorkers() { return converter.unknownWorkers(); }
 
     /** Decode + convert + swap time of the last swap, ns, or -1. */
@@ -290,13 +327,17 @@ public final class ParameterLoader implements AutoCloseable {
     // ---- the loader thread ----
 
     private void run() {
-        SessionLoop.run(() -> running, this::session, (e, wait) -> {
-            restarts.increment();
-            lastError = "loader restarting in " + wait + " ms after: " + e;
-            log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
-                    store.current().version(), scope, e);
-            publishStatus();
-        }, this::pause);
+        try {
+            SessionLoop.run(() -> running, this::session, (e, wait) -> {
+                restarts.increment();
+                lastError = "loader restarting in " + wait + " ms after: " + e;
+                log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
+                        store.current().version(), scope, e);
+                publishStatus();
+            }, this::pause);
+        } finally {
+            identity.close();
+        }
     }
 
     /** Waits {@code millis} or until close(); never interrupts a Kafka client. */
@@ -309,16 +350,13 @@ public final class ParameterLoader implements AutoCloseable {
         }
     }
 
-    /** One consumer's life: catch up from the beginning, then follow until close() or an error. */
+    /**
+     * One consumer's life: catch up from the beginning, then follow until close(), an error, or the history it read is
+     * found gone (then it returns and the next session, started at once, re-reads both topics).
+     */
     private void session() {
-        rule = new ActivationRule();
-        offsets.clear();
-        carriers.clear();
-        newestRejected = 0;
-        cache.clear();
-        failedVersion = -1;
-        retryVersion = -1;
-        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params")) {
+        forgetHistory();
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "params")) {
             consumer = c;
             contact.watch(c);
             if (!running) {
@@ -330,60 +368,153 @@ public final class ParameterLoader implements AutoCloseable {
             }
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts));
-            log.info("params loader: catching up with {} and {} (end offsets {}), serving scope '{}'",
-                    Topics.PARAMS, Topics.CONTROL, targets, scope);
-            boolean caughtUp = false;
-            while (running) {
-                ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
-                checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
-                for (ConsumerRecord<byte[], byte[]> r : records) {
-                    if (r.topic().equals(Topics.PARAMS)) {
-                        onParams(r);
-                    } else {
-                        onControl(r);
-                    }
-                }
-                if (!caughtUp) {
-                    // >=, not ==: markers and aborted records at the end are skipped, never returned.
-                    targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
-                    caughtUp = targets.isEmpty();
-                    if (caughtUp) {
-                        boolean first = !isReady();
-                        startupMillis = first ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos)
-                                : startupMillis;
-                        activateIfChanged();
-                        log.info("params loader {} in {} ms: {} snapshot and {} control records read; scope '{}' "
-                                        + "at version {}{}", first ? "ready" : "caught up again",
-                                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos), paramsRecords.sum(),
-                                controlRecords.sum(), scope, appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
-                        warnIfScopeUnknown(first);
-                        publishStatus();
-                        ready.countDown();
-                    }
-                } else if (!records.isEmpty() || (retryVersion >= 0 && System.nanoTime() - retryAtNanos >= 0)) {
-                    activateIfChanged();
-                }
-                if (caughtUp && !records.isEmpty()) {
-                    publishStatus();
-                }
+            try {
+                readAndFollow(c, parts);
+            } catch (InvalidOffsetException e) {
+                historyGone = outOfRange(c, e);
+                identity.forget(); // the new history is read from the topics as they are now: their ids are the reference
+            }
+            if (historyGone != null) {
+                startAgainFromScratch(historyGone);
             }
         } finally {
             consumer = null;
         }
     }
 
+    /** A new session reads the topics from the beginning into a fresh rule: forget what the last one read. */
+    private void forgetHistory() {
+        sessionStartNanos = System.nanoTime();
+        rule = new ActivationRule();
+        offsets.clear();
+        carriers.clear();
+        newestRejected = 0;
+        cache.clear();
+        failedVersion = -1;
+        retryVersion = -1;
+        caughtUp = false;
+        historyGone = null;
+    }
+
+    /** Reads up to the end offsets at the start, activates once, then follows; returns when closed or history is gone. */
+    private void readAndFollow(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts) {
+        Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts));
+        log.info("params loader: catching up with {} and {} (end offsets {}), serving scope '{}'",
+                Topics.PARAMS, Topics.CONTROL, targets, scope);
+        while (running) {
+            ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
+            checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
+            historyGone = identity.check();
+            if (historyGone != null) {
+                return; // what this poll returned may be of the new history already: the next session reads it all
+            }
+            for (ConsumerRecord<byte[], byte[]> r : records) {
+                if (r.topic().equals(Topics.PARAMS)) {
+                    onParams(r);
+                } else {
+                    onControl(r);
+                }
+            }
+            if (!caughtUp) {
+                // >=, not ==: markers and aborted records at the end are skipped, never returned.
+                targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+                if (targets.isEmpty()) {
+                    onCaughtUp();
+                }
+            } else if (!records.isEmpty() || (retryVersion >= 0 && System.nanoTime() - retryAtNanos >= 0)) {
+                activateIfChanged();
+            }
+            if (caughtUp && !records.isEmpty()) {
+                publishStatus();
+            }
+        }
+    }
+
+    /** The session has read the topics as they were at its start: activate the rule's version once, report ready. */
+    private void onCaughtUp() {
+        caughtUp = true;
+        boolean first = !isReady();
+        boolean afterReset = appliedFromGoneHistory;
+        startupMillis = first ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) : startupMillis;
+        activateIfChanged();
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - (first ? startNanos : sessionStartNanos));
+        log.info("params loader {} in {} ms: {} snapshot and {} control records read; scope '{}' at version {}{}",
+                first ? "ready" : "caught up again", tookMillis, paramsRecords.sum(), controlRecords.sum(), scope,
+                appliedVersion, rule.isPinned(scope) ? " (pinned)" : "");
+        if (afterReset && rule.activeVersion(scope).isEmpty()) {
+            log.warn("params loader: {} and {} as they are now hold no usable version of scope '{}'; serving version {} "
+                    + "of the history that is gone until one is published", Topics.PARAMS, Topics.CONTROL, scope,
+                    store.current().version());
+        }
+        warnIfScopeUnknown(first || afterReset);
+        publishStatus();
+        ready.countDown();
+    }
+
+    /**
+     * Why the consumer's position is no longer in the log ({@code tierroute.params was recreated or truncated
+     * (partition 0: position 130, the log now ends at 38)}), asking the log's ends for the message where it can.
+     */
+    private static String outOfRange(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
+        Map<TopicPartition, Long> positions = e instanceof OffsetOutOfRangeException o
+                ? o.offsetOutOfRangePartitions() : Map.of();
+        Map<TopicPartition, Long> ends;
+        Map<TopicPartition, Long> starts;
+        try {
+            ends = c.endOffsets(e.partitions(), Duration.ofSeconds(2));
+            starts = c.beginningOffsets(e.partitions(), Duration.ofSeconds(2));
+        } catch (RuntimeException unknown) {
+            ends = Map.of();
+            starts = Map.of();
+        }
+        TreeSet<String> topics = new TreeSet<>();
+        List<String> where = new ArrayList<>();
+        for (TopicPartition tp : e.partitions().stream().sorted(Comparator.comparing(TopicPartition::topic)
+                .thenComparingInt(TopicPartition::partition)).toList()) {
+            topics.add(tp.topic());
+            where.add(tp + ": position " + (positions.containsKey(tp) ? positions.get(tp) : "unknown")
+                    + (ends.containsKey(tp) ? ", the log now holds offsets " + starts.get(tp) + " to " + ends.get(tp) : ""));
+        }
+        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + " recreated or truncated ("
+                + String.join("; ", where) + ")";
+    }
+
+    /**
+     * The history this session read is gone: one WARN, counted and shown in the status; the next session (at once)
+     * re-reads both topics from the beginning, and the applied set, from the old history, is served until it has.
+     */
+    private void startAgainFromScratch(String why) {
+        appliedFromGoneHistory = true;
+        lastHistoryReset = BrokerContact.isoTime(System.currentTimeMillis()) + ": " + why;
+        log.warn("params loader: {}; re-reading both topics from the beginning (serving parameter version {} of scope "
+                + "'{}' until then)", why, store.current().version(), scope);
+        historyResets.increment(); // before the status, which carries the count
+        publishStatus();
+    }
+
     /**
      * A served scope the topics never named, while they name others, is most likely a misspelt {@code kafka.scope}: the
      * selector would serve its configured parameters for good without a word.
      */
-    private void warnIfScopeUnknown(boolean first) {
+    private void warnIfScopeUnknown(boolean fromTheBeginning) {
         List<String> known = rule.scopes().stream().sorted().toList();
-        if (first && !known.isEmpty() && !known.contains(scope)) {
-            lastError = "no snapshot or control record of scope '" + scope + "' on " + Topics.PARAMS + " / "
-                    + Topics.CONTROL + ", which hold scopes " + known + "; serving the configured parameters until one "
-                    + "is published (is kafka.scope spelt right?)";
+        if (fromTheBeginning && !known.isEmpty() && !known.contains(scope)) {
+            scopeUnknownError = "no snapshot or control record of scope '" + scope + "' on " + Topics.PARAMS + " / "
+                    + Topics.CONTROL + ", which hold scopes " + known + "; serving "
+                    + (appliedVersion == 0 ? "the configured parameters" : "parameter version " + appliedVersion)
+                    + " until one is published (is kafka.scope spelt right?)";
+            lastError = scopeUnknownError;
             log.warn("params loader: {}", lastError);
+        }
+    }
+
+    /** A record of the served scope was read: the warning that the topics never named it no longer holds. */
+    private void servedScopeNamed() {
+        if (scopeUnknownError != null) {
+            if (scopeUnknownError.equals(lastError)) {
+                lastError = null; // only that message: a later problem stays until its own remedy
+            }
+            scopeUnknownError = null;
         }
     }
 
@@ -434,6 +565,7 @@ public final class ParameterLoader implements AutoCloseable {
         if (!h.scope().equals(scope)) {
             return;
         }
+        servedScopeNamed();
         if (h.status() == SnapshotStatus.REJECTED) {
             newestRejected = Math.max(newestRejected, h.version());
         }
@@ -493,20 +625,52 @@ public final class ParameterLoader implements AutoCloseable {
             bad(Topics.CONTROL, BadReason.UNUSABLE, r, "PIN of scope '" + control.getScope() + "' names no version");
             return;
         }
+        String problem = ControlRecordCheck.problem(control);
+        if (problem != null) { // the rule ignores it too, but it is not stale: say what is wrong with it
+            bad(Topics.CONTROL, BadReason.UNUSABLE, r, "control record of scope '" + control.getScope() + "' ignored: "
+                    + problem);
+            return;
+        }
         if (!rule.onControl(control)) {
-            staleControl.increment();
-            log.info("params loader: ignoring control record sequence {} of scope '{}' (already at {})",
-                    control.getSequence(), control.getScope(), rule.controlSequence(control.getScope().toString()));
-        } else if (isReady() || control.getScope().toString().equals(scope)) {
+            onStaleControl(r, control);
+            return;
+        }
+        if (control.getScope().toString().equals(scope)) {
+            servedScopeNamed();
+        }
+        if (isReady() || control.getScope().toString().equals(scope)) {
             log.info("params loader: control of scope '{}': {} version {} (sequence {}, by {}: {})", control.getScope(),
                     control.getAction(), control.getVersion(), control.getSequence(), control.getActor(),
                     control.getReason());
         }
     }
 
+    /**
+     * A control record whose sequence is not above its scope's last one. Read during catch-up it is history: a writer
+     * that lost a race long ago (the writers' fence lets it through only after another took the sequence), ignored by
+     * every reader alike and reported when it was written, so INFO. After catch-up it is news, so WARN: two writers
+     * racing, or a control topic that is no longer the history this loader read (the reset that should follow is in
+     * the log too, see {@link HistoryIdentity}).
+     */
+    private void onStaleControl(ConsumerRecord<byte[], byte[]> r, SnapshotControl control) {
+        staleControl.increment();
+        String s = control.getScope().toString();
+        if (!caughtUp) {
+            log.info("params loader: ignoring control record sequence {} of scope '{}' (already at {})",
+                    control.getSequence(), s, rule.controlSequence(s));
+        } else if (badLog.allow()) {
+            log.warn("params loader: ignoring control record sequence {} of scope '{}' at {}@{}:{}: the scope is at "
+                            + "sequence {} already (another writer took that sequence first, or the control topic "
+                            + "was replaced)", control.getSequence(), s, r.topic(), r.partition(), r.offset(),
+                    rule.controlSequence(s));
+        }
+    }
+
     private void activateIfChanged() {
         OptionalLong want = rule.activeVersion(scope);
-        if (want.isEmpty() || want.getAsLong() == appliedVersion || want.getAsLong() == failedVersion) {
+        // After a reset the same number may be other parameters: the new history's version is applied whatever it is.
+        boolean applied = want.isPresent() && want.getAsLong() == appliedVersion && !appliedFromGoneHistory;
+        if (want.isEmpty() || applied || want.getAsLong() == failedVersion) {
             retryVersion = -1;
             return;
         }
@@ -520,7 +684,7 @@ public final class ParameterLoader implements AutoCloseable {
             return;
         }
         ParameterSnapshot snapshot = decodeFor(version, f.bytes(), "version " + version);
-        if (snapshot == null || !withModel(snapshot)) {
+        if (snapshot == null || !isServedVersion(snapshot, version) || !withModel(snapshot)) {
             return;
         }
         Where where = offsets.get(version);
@@ -548,15 +712,58 @@ public final class ParameterLoader implements AutoCloseable {
         lastSwapNanos.set(took);
         swaps.increment();
         long was = appliedVersion;
+        boolean afterReset = appliedFromGoneHistory;
         appliedVersion = version;
+        appliedFromGoneHistory = false;
         retryVersion = -1;
         carriers.applied(snapshot);
         failedVersion = -1;
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
         publishStatus();
-        log.info("params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs", scope, version, was,
-                rule.isPinned(scope) ? ", pinned" : "", took / 1000);
+        logSwap(version, was, afterReset, took);
+    }
+
+    /**
+     * One line per swap that an operator wants to see (the first, a pin, an unpin, a rollback, a jump, the first after
+     * a reset) at INFO; routine ones (the next version, unpinned, no control record since the last swap) at DEBUG and
+     * at most one INFO a minute, which says how many there were: a snapshot a second would be 86,400 lines a day.
+     */
+    private void logSwap(long version, long was, boolean afterReset, long tookNanos) {
+        boolean pinned = rule.isPinned(scope);
+        long sequence = rule.controlSequence(scope);
+        boolean routine = was != 0 && version == was + 1 && !pinned && !afterReset && sequence == swapControlSequence;
+        swapControlSequence = sequence;
+        String line = "params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs{}";
+        String why = afterReset ? ", from the topics as they are after the reset" : pinned ? ", pinned" : "";
+        if (!routine) {
+            log.info(line, scope, version, was, why, tookNanos / 1000, "");
+            return;
+        }
+        routineSwapsUnlogged++;
+        long now = System.nanoTime();
+        if (now - routineSwapLoggedNanos >= ROUTINE_SWAP_LOG_NANOS) {
+            log.info(line, scope, version, was, why, tookNanos / 1000, "; " + routineSwapsUnlogged + " routine swap(s) "
+                    + "since the last such line (the others at DEBUG)");
+            routineSwapsUnlogged = 0;
+            routineSwapLoggedNanos = now;
+        } else {
+            log.debug(line, scope, version, was, why, tookNanos / 1000, "");
+        }
+    }
+
+    /**
+     * False, with {@code version} given up as unusable, when the record fetched for it is another scope's or version's:
+     * read back by an offset of a topic that has been replaced since (the reset follows), or a key that lies.
+     */
+    private boolean isServedVersion(ParameterSnapshot s, long version) {
+        if (s.getVersion() == version && s.getScope().toString().equals(scope)) {
+            return true;
+        }
+        failedVersion = version;
+        bad(Topics.PARAMS, BadReason.UNUSABLE, null, "the record read for version " + version + " of scope '" + scope
+                + "' is version " + s.getVersion() + " of scope '" + s.getScope() + "'");
+        return false;
     }
 
     /** {@code bytes} ({@code what}) decoded; null, with {@code active} given up as a bad record, when they do not decode. */
@@ -685,7 +892,18 @@ public final class ParameterLoader implements AutoCloseable {
         bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].increment();
     }
 
+    /**
+     * Publishes the status. While a session catches up (after a restart or a reset) its rule holds part of the history:
+     * the scopes shown stay those last published, which go with the set still served.
+     */
     private void publishStatus() {
+        Status was = status;
+        Map<String, ScopeStatus> scopes = caughtUp || was.scopes().isEmpty() ? scopeStatuses() : was.scopes();
+        status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError, scopes,
+                contact.unreachableSinceMillis(), historyResets.sum(), lastHistoryReset);
+    }
+
+    private Map<String, ScopeStatus> scopeStatuses() {
         Map<String, ScopeStatus> scopes = new TreeMap<>();
         for (String s : rule.scopes()) {
             OptionalLong v = rule.activeVersion(s);
@@ -697,15 +915,14 @@ public final class ParameterLoader implements AutoCloseable {
                     s.equals(scope) && newestRejected > (offsets.isEmpty() ? 0 : offsets.lastKey())
                             ? newestRejected : null));
         }
-        status = new Status(isReady() || startupMillis >= 0, scope, appliedVersion, startupMillis, lastError,
-                java.util.Collections.unmodifiableMap(scopes), contact.unreachableSinceMillis());
+        return java.util.Collections.unmodifiableMap(scopes);
     }
 
     /** The published status with the current lastError and contact (the scopes as last published). */
     private void publishProblem() {
         Status s = status;
         status = new Status(s.ready(), s.servedScope(), s.appliedVersion(), s.startupMillis(), lastError, s.scopes(),
-                contact.unreachableSinceMillis());
+                contact.unreachableSinceMillis(), s.historyResets(), s.lastHistoryReset());
     }
 
     /**

@@ -10,7 +10,9 @@
  *       one activation, then ready; bad records keep the last good set and are counted. Its helpers:
  *       {@code RetainedRecords} (the LRU of encoded records by version), {@code SnapshotRecordReader} (reads
  *       a version no longer retained back by its offset, or scans for its key), {@code ModelCarriers} (which
- *       records carry a quantile forest), {@code BrokerContact} (whether the consumer reaches the cluster).</li>
+ *       records carry a quantile forest), {@code BrokerContact} (whether the consumer reaches the cluster),
+ *       {@code HistoryIdentity} (the cluster and topic ids: whether the history read is still the one on the topics;
+ *       a history found gone is re-read from the beginning).</li>
  *   <li>{@code SnapshotProjection}: decodes only scope, version, status and controlSequence of a
  *       snapshot (schema resolution skips the rest) so catch-up does not build every forest.</li>
  *   <li>{@code SnapshotConverter}: {@code ParameterSnapshot} → {@code ParameterSet} (α's, Q_slack, λ,

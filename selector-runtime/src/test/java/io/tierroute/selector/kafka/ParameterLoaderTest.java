@@ -329,4 +329,25 @@ class ParameterLoaderTest {
         assertThat(l.status().lastError()).contains("no snapshot or control record of scope 'defualt'")
                 .contains("[default, pool-a]").contains("is kafka.scope spelt right?");
     }
+
+    @Test
+    void theUnknownScopeWarningGoesOnceTheScopeIsNamedButALaterErrorStays() throws Exception {
+        publish(producer, snapshot("pool-a", 1).build());
+        ParameterStore byControl = store();
+        ParameterLoader c = start(byControl, KafkaFixture.settings().withScope("pool-c"));
+        ParameterStore bySnapshot = store();
+        ParameterLoader s = start(bySnapshot, KafkaFixture.settings().withScope("pool-s"));
+        assertThat(c.status().lastError()).contains("no snapshot or control record of scope 'pool-c'");
+        assertThat(s.status().lastError()).contains("no snapshot or control record of scope 'pool-s'");
+
+        control(producer, "pool-c", ControlAction.PIN, 1L, 1); // names the scope; version 1 of it is still unknown
+        await(WAIT, () -> c.status().lastError() == null, "pool-c's warning cleared by its control record");
+        assertThat(c.status().scopes().get("pool-c").pinned()).isTrue();
+
+        KafkaFixture.send(producer, Topics.PARAMS, "pool-s#garbage", "not avro at all".getBytes());
+        await(WAIT, () -> s.badRecords() == 1, "the bad record read");
+        publish(producer, snapshot("pool-s", 1).build());
+        await(WAIT, () -> bySnapshot.current().version() == 1, "pool-s version 1 applied");
+        assertThat(s.status().lastError()).as("a later problem is not the warning: it stays").contains("bad magic");
+    }
 }

@@ -1,0 +1,198 @@
+package io.tierroute.dashboards.history;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Which Kafka cluster, and which incarnation of each topic, the {@link HistoryReader}'s history comes from. A topic
+ * deleted and created again keeps its name but gets a new topic id; a broker replaced by a new one on the same address
+ * brings a new cluster id. The reader's consumer notices neither while its position is inside the new log (a position
+ * past the new log's end is what {@code auto.offset.reset=none} reports), so this asks the cluster, with an Admin
+ * client, every {@link #PERIOD} for its id and the topics' ids. The same check as selector-runtime's
+ * {@code HistoryIdentity}, kept here because the dashboard does not depend on the selector (as {@link BrokerContact}).
+ *
+ * <p><b>Never blocks.</b> {@link #check()} (the reader's thread, after each poll) sends a question when the last answer
+ * is {@link #PERIOD} old and otherwise only looks whether the Admin client has answered. No answer (an outage, which
+ * {@link BrokerContact} reports) or an error is no change; a topic missing from an answer (deleted, not created yet)
+ * keeps the id it had, so its re-creation is a change. A principal not allowed to ask stops the checks, with one WARN.
+ */
+final class HistoryIdentity implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(HistoryReader.class); // the reader's lines, its logger
+
+    /** How often the cluster is asked. */
+    static final Duration PERIOD = Duration.ofSeconds(5);
+    private static final int ANSWER_TIMEOUT_MS = 10_000;
+
+    private final Properties adminProperties;
+    private final String bootstrap;
+    private final List<String> topics;
+    private final long periodNanos;
+    private Admin admin;                                      // made at the first question
+    private String clusterId;                                 // null until an answer named it
+    private final Map<String, Uuid> topicIds = new HashMap<>();
+    private KafkaFuture<String> askedCluster;                 // the question in flight, or null
+    private Map<String, KafkaFuture<TopicDescription>> askedTopics;
+    private long nextQuestionNanos = System.nanoTime();
+    private boolean refused;                                  // not allowed to ask (or no client): checks stop
+
+    /**
+     * @param clientProperties the reader's client settings (security); those an Admin client does not take are left out
+     */
+    HistoryIdentity(String bootstrap, Properties clientProperties, List<String> topics, Duration period) {
+        this.bootstrap = bootstrap;
+        this.adminProperties = adminProperties(bootstrap, clientProperties);
+        this.topics = List.copyOf(topics);
+        this.periodNanos = period.toNanos();
+    }
+
+    private static Properties adminProperties(String bootstrap, Properties client) {
+        Properties p = new Properties();
+        client.stringPropertyNames().stream().filter(AdminClientConfig.configNames()::contains)
+                .forEach(k -> p.put(k, client.getProperty(k)));
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tierroute-dashboard-history-identity");
+        return p;
+    }
+
+    /**
+     * What changed since the previous answer ({@code tierroute.params was deleted and created again (topic id …, was
+     * …)}, {@code Kafka at HOST:PORT is another cluster now (cluster id …, was …)}) when an answer has just come and
+     * says so; else null. The answer becomes the one later answers are compared with.
+     */
+    String check() {
+        if (refused) {
+            return null;
+        }
+        if (askedCluster == null) {
+            long now = System.nanoTime();
+            if (now - nextQuestionNanos >= 0) {
+                ask();
+                nextQuestionNanos = now + periodNanos;
+            }
+            return null;
+        }
+        if (!askedCluster.isDone() || !askedTopics.values().stream().allMatch(KafkaFuture::isDone)) {
+            return null;
+        }
+        String change = compare(answer(askedCluster), topicIdsAnswered());
+        askedCluster = null;
+        askedTopics = null;
+        return change;
+    }
+
+    /** Forgets the answers so far: the next one is the reference (the history is read anew from the topics as they are). */
+    void forget() {
+        clusterId = null;
+        topicIds.clear();
+        askedCluster = null; // an answer in flight may predate what the new history is read from
+        askedTopics = null;
+        nextQuestionNanos = System.nanoTime();
+    }
+
+    private void ask() {
+        try {
+            if (admin == null) {
+                admin = Admin.create(adminProperties);
+            }
+            askedCluster = admin.describeCluster(new DescribeClusterOptions().timeoutMs(ANSWER_TIMEOUT_MS)).clusterId();
+            askedTopics = admin.describeTopics(topics, new DescribeTopicsOptions().timeoutMs(ANSWER_TIMEOUT_MS))
+                    .topicNameValues();
+        } catch (RuntimeException e) { // a client that cannot be made: the reader's consumer fails on the same settings
+            refuse(e);
+        }
+    }
+
+    private Map<String, Uuid> topicIdsAnswered() {
+        Map<String, Uuid> ids = new HashMap<>();
+        askedTopics.forEach((topic, f) -> {
+            TopicDescription d = answer(f);
+            if (d != null && d.topicId() != null && !Uuid.ZERO_UUID.equals(d.topicId())) {
+                ids.put(topic, d.topicId());
+            }
+        });
+        return ids;
+    }
+
+    /** The change between the reference and an answer (the cluster's first: it explains the topics' too), or null. */
+    private String compare(String cluster, Map<String, Uuid> ids) {
+        String change = null;
+        if (cluster != null) {
+            if (clusterId != null && !clusterId.equals(cluster)) {
+                change = "Kafka at " + bootstrap + " is another cluster now (cluster id " + cluster + ", was " + clusterId
+                        + ")";
+                topicIds.clear(); // its topics are others too, also those not created on it yet: no second change
+            }
+            clusterId = cluster;
+        }
+        for (String topic : topics) {
+            Uuid id = ids.get(topic);
+            if (id == null) {
+                continue;
+            }
+            Uuid was = topicIds.put(topic, id);
+            if (change == null && was != null && !was.equals(id)) {
+                change = topic + " was deleted and created again (topic id " + id + ", was " + was + ")";
+            }
+        }
+        return change;
+    }
+
+    /** A completed future's value; null when it failed. */
+    private <T> T answer(KafkaFuture<T> f) {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthorizationException) {
+                refuse(e.getCause());
+            }
+            return null; // no answer (an outage, a missing topic): no change
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private void refuse(Throwable why) {
+        if (!refused) {
+            refused = true;
+            log.warn("dashboard history: cannot ask Kafka at {} which cluster and topic ids it has ({}); topics deleted "
+                    + "and created again are then noticed only when the reader's position is past their end", bootstrap,
+                    why.toString());
+        }
+    }
+
+    /** The cluster id of the last answer that named one (tests). */
+    String clusterId() {
+        return clusterId;
+    }
+
+    /** {@code topic}'s id as last answered (tests). */
+    Uuid topicId(String topic) {
+        return topicIds.get(topic);
+    }
+
+    /** Closes the Admin client without waiting for a question in flight. */
+    @Override
+    public void close() {
+        if (admin != null) {
+            admin.close(Duration.ZERO);
+            admin = null;
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.tierroute.dashboards.history;
+
+import io.tierroute.dashboards.Broker;
+import io.tierroute.dashboards.Snapshots;
+import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.deploy.local.ProjectTopics;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.SnapshotControl;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A running history reader whose history goes away under it, against real brokers: the topics deleted and created again
+ * (the shared embedded broker), and the broker replaced by a new cluster on the same port (broker processes). It does
+ * not rewind into a mix of the two histories (the old versions beside the new ones, the new control records ignored as
+ * stale against the old sequence) but notices, says so, and reads the new topics from the beginning.
+ */
+class HistoryReaderResetTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** alphaD of every snapshot of the new history: tells its versions from the old ones of the same number. */
+    private static final double NEW_ALPHA_D = 77;
+
+    private HistoryReader reader;
+
+    @BeforeEach
+    void emptyTopics() throws Exception {
+        Broker.resetTopics();
+    }
+
+    @AfterEach
+    void closeReader() {
+        if (reader != null) {
+            reader.close();
+        }
+    }
+
+    @Test
+    void topicsCreatedAgainWithLowerVersionsAndANewPinAreReadFromScratch() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            for (long v = 1; v <= 12; v++) {
+                Broker.publish(p, Snapshots.accepted("default", v).build());
+            }
+            control(p, ControlAction.PIN, 10, 1);
+            control(p, ControlAction.UNPIN, 10, 2);
+            control(p, ControlAction.PIN, 11, 3);
+        }
+        SnapshotHistory history = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), history).start();
+        assertThat(reader.awaitReady(WAIT)).isTrue();
+        assertThat(history.activeVersion("default")).hasValue(11);
+
+        Broker.resetTopics(); // both topics deleted and created again: empty, the reader's positions past their ends
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            for (long v = 1; v <= 4; v++) {
+                Broker.publish(p, Snapshots.accepted("default", v).setAlphaD(Snapshots.fv(NEW_ALPHA_D, 800)).build());
+            }
+            control(p, ControlAction.PIN, 3, 1); // sequence 1: stale against the old history's 3
+        }
+
+        Broker.await(WAIT, () -> history.ready() && history.controlSequence("default") == 1
+                && history.scope("default").map(s -> s.versions().size() == 4).orElse(false), "the new history, alone");
+        ScopeState st = history.scope("default").orElseThrow();
+        assertThat(st.pinnedVersion()).isEqualTo(3L);
+        assertThat(st.activeVersion()).isEqualTo(3L);
+        assertThat(st.versions()).extracting(VersionRecord::version).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(history.version("default", 3).orElseThrow().params().get("alphaD").value())
+                .as("version 3 of the new history").isEqualTo(NEW_ALPHA_D);
+        assertThat(reader.historyResets()).isPositive();
+        assertThat(reader.lastHistoryReset()).containsAnyOf("recreated or truncated", "deleted and created again");
+        assertThat(reader.lastError()).as("cleared once the new history is read").isNull();
+    }
+
+    /**
+     * The broker replaced by a new cluster on the same port (a second {@code tierroute demo --kafka-port N}), its topics
+     * already longer than the reader's positions: no position past an end tells, the cluster and topic ids do.
+     */
+    @Test
+    void aBrokerReplacedByANewClusterOnTheSamePortIsReadAgainFromScratch(@TempDir Path tmp) throws Exception {
+        int port = LoopbackPorts.free();
+        int controllerPort = LoopbackPorts.free();
+        SnapshotHistory history = new SnapshotHistory();
+        try (KafkaBrokerProcess first = broker(tmp.resolve("first"), port, controllerPort)) {
+            first.start(Duration.ofSeconds(120));
+            ProjectTopics.create(first.bootstrapServers(), (short) 1);
+            try (KafkaProducer<byte[], byte[]> p = producer(first.bootstrapServers())) {
+                for (long v = 1; v <= 3; v++) {
+                    Broker.publish(p, Snapshots.accepted("default", v).build());
+                }
+            }
+            reader = new HistoryReader(first.bootstrapServers(), history).start();
+            assertThat(reader.awaitReady(WAIT)).isTrue();
+            assertThat(history.activeVersion("default")).hasValue(3);
+        }
+        try (KafkaBrokerProcess second = broker(tmp.resolve("second"), port, controllerPort)) {
+            second.start(Duration.ofSeconds(120)); // formatted anew: another cluster id, on the same address
+            ProjectTopics.create(second.bootstrapServers(), (short) 1);
+            try (KafkaProducer<byte[], byte[]> p = producer(second.bootstrapServers())) {
+                for (long v = 1; v <= 6; v++) {
+                    Broker.publish(p, Snapshots.accepted("default", v).setAlphaD(Snapshots.fv(NEW_ALPHA_D, 800)).build());
+                }
+                control(p, ControlAction.PIN, 2, 1);
+            }
+            Broker.await(Duration.ofSeconds(60), () -> history.ready() && history.controlSequence("default") == 1
+                    && history.activeVersion("default").orElse(0) == 2, "the new cluster's pin on 2");
+            assertThat(history.scope("default").orElseThrow().versions()).hasSize(6)
+                    .allSatisfy(v -> assertThat(v.params().get("alphaD").value()).isEqualTo(NEW_ALPHA_D));
+            assertThat(reader.historyResets()).as("one reset: the new cluster's topics are not a second change")
+                    .isEqualTo(1);
+            System.out.println("[measured] the new cluster noticed by: " + reader.lastHistoryReset());
+        }
+    }
+
+    private static KafkaBrokerProcess broker(Path dir, int port, int controllerPort) {
+        List<Path> classpath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(Path::of).toList();
+        return new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(dir, port, controllerPort, classpath,
+                "tierroute-test:" + dir, Map.of()));
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        return new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0), new ByteArraySerializer(),
+                new ByteArraySerializer());
+    }
+
+    @Test
+    void theIdentityTellsATopicDeletedAndCreatedAgain() throws Exception {
+        try (HistoryIdentity identity = new HistoryIdentity(Broker.bootstrap(), new Properties(),
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofMillis(50))) {
+            Broker.await(WAIT, () -> identity.check() == null && identity.topicId(Topics.CONTROL) != null
+                    && identity.topicId(Topics.PARAMS) != null && identity.clusterId() != null, "the first answer");
+            var before = identity.topicId(Topics.PARAMS);
+            for (int i = 0; i < 5; i++) { // unchanged topics: no change, however often asked
+                TimeUnit.MILLISECONDS.sleep(60);
+                assertThat(identity.check()).isNull();
+            }
+            Broker.resetTopics();
+            String[] change = new String[1];
+            Broker.await(WAIT, () -> (change[0] = identity.check()) != null, "the change");
+            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted and created again \\(topic id .+, "
+                    + "was .+\\)");
+            Broker.await(WAIT, () -> identity.check() == null && identity.topicId(Topics.PARAMS) != null
+                    && !identity.topicId(Topics.PARAMS).equals(before), "the new params topic id");
+        }
+    }
+
+    private static void control(KafkaProducer<byte[], byte[]> p, ControlAction action, long version, long sequence)
+            throws Exception {
+        SnapshotControl c = SnapshotControl.newBuilder().setScope("default").setAction(action).setVersion(version)
+                .setReason("test").setActor("alice").setTimestampMs(Snapshots.T0).setSequence(sequence).build();
+        p.send(new ProducerRecord<>(Topics.CONTROL, Topics.controlKey("default", sequence)
+                .getBytes(StandardCharsets.UTF_8), Codecs.SNAPSHOT_CONTROL.encode(c))).get(30, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,196 @@
+package io.tierroute.selector.kafka;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.function.Supplier;
+
+/**
+ * Which Kafka cluster, and which incarnation of each of a reader's topics, the reader's history came from: a topic
+ * deleted and created again keeps its name but gets a new topic id, and a broker replaced by a new one on the same
+ * address brings a new cluster id. A consumer notices neither while its position is still inside the new log (a
+ * position past the new log's end is what {@code auto.offset.reset=none} reports), so this asks the cluster every few
+ * seconds, with an Admin client, for its id and the topics' ids (two small requests, describeCluster and
+ * describeTopics).
+ *
+ * <p><b>Never blocks.</b> The owner calls {@link #check()} after each poll; it sends a question when the last answer is
+ * {@link #DEFAULT_PERIOD} old and otherwise only looks whether the Admin client's thread has answered. An answer that
+ * does not come (an outage: the owner's {@link BrokerContact} reports that) or an error is no change. A topic missing
+ * from an answer (deleted, not created yet) keeps the id it had, so its re-creation is a change.
+ *
+ * <p><b>Threads.</b> The owner's thread only, but for the Admin client's own.
+ */
+final class HistoryIdentity implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class); // the loader's messages, its logger
+
+    /** How often the cluster is asked. */
+    static final Duration DEFAULT_PERIOD = Duration.ofSeconds(5);
+    private static final int ANSWER_TIMEOUT_MS = 10_000;
+
+    private final Supplier<Admin> admins;
+    private final String bootstrap;
+    private final List<String> topics;
+    private final long periodNanos;
+    private Admin admin;                                    // created at the first question
+    private String clusterId;                               // null until an answer named it
+    private final Map<String, Uuid> topicIds = new HashMap<>();
+    private KafkaFuture<String> askedCluster;               // the question in flight, or null
+    private Map<String, KafkaFuture<TopicDescription>> askedTopics;
+    private long nextQuestionNanos = System.nanoTime();
+    private boolean refused;                                // not allowed to ask: checks stop (logged once)
+
+    /**
+     * @param admins    makes the Admin client (at the first question)
+     * @param bootstrap where it connects (for the messages)
+     * @param topics    the topics whose incarnation matters
+     */
+    HistoryIdentity(Supplier<Admin> admins, String bootstrap, List<String> topics, Duration period) {
+        this.admins = admins;
+        this.bootstrap = bootstrap;
+        this.topics = List.copyOf(topics);
+        this.periodNanos = period.toNanos();
+    }
+
+    /**
+     * What changed since the previous answer ({@code tierroute.params was deleted and created again (topic id …, was
+     * …)}), when an answer has just come in and says so; else null. The answer becomes the one later answers are
+     * compared with.
+     */
+    String check() {
+        if (refused) {
+            return null;
+        }
+        long now = System.nanoTime();
+        if (askedCluster == null) {
+            if (now - nextQuestionNanos >= 0) {
+                ask();
+                nextQuestionNanos = now + periodNanos;
+            }
+            return null;
+        }
+        if (!answered()) {
+            return null;
+        }
+        String change = compare(answer(askedCluster), topicIdsAnswered());
+        askedCluster = null;
+        askedTopics = null;
+        return change;
+    }
+
+    /** Forgets what the last answers said: the next answer is the new reference (a history read anew from it). */
+    void forget() {
+        clusterId = null;
+        topicIds.clear();
+        askedCluster = null; // an answer in flight may predate what the new history is read from
+        askedTopics = null;
+        nextQuestionNanos = System.nanoTime();
+    }
+
+    private void ask() {
+        try {
+            if (admin == null) {
+                admin = admins.get();
+            }
+            askedCluster = admin.describeCluster(new DescribeClusterOptions().timeoutMs(ANSWER_TIMEOUT_MS)).clusterId();
+            askedTopics = admin.describeTopics(topics, new DescribeTopicsOptions().timeoutMs(ANSWER_TIMEOUT_MS))
+                    .topicNameValues();
+        } catch (RuntimeException e) { // a client that cannot be made (its settings): the consumer would have failed too
+            refuse(e);
+        }
+    }
+
+    private boolean answered() {
+        return askedCluster.isDone() && askedTopics.values().stream().allMatch(KafkaFuture::isDone);
+    }
+
+    private Map<String, Uuid> topicIdsAnswered() {
+        Map<String, Uuid> ids = new HashMap<>();
+        askedTopics.forEach((topic, f) -> {
+            TopicDescription d = answer(f);
+            if (d != null && d.topicId() != null && !Uuid.ZERO_UUID.equals(d.topicId())) {
+                ids.put(topic, d.topicId());
+            }
+        });
+        return ids;
+    }
+
+    /** The change between the reference and an answer (the cluster's first: it explains the topics' too), or null. */
+    private String compare(String cluster, Map<String, Uuid> ids) {
+        String change = null;
+        if (cluster != null) {
+            if (clusterId != null && !clusterId.equals(cluster)) {
+                change = "Kafka at " + bootstrap + " is another cluster now (cluster id " + cluster + ", was " + clusterId
+                        + ")";
+                topicIds.clear(); // its topics are others too, also those not created on it yet: no second change
+            }
+            clusterId = cluster;
+        }
+        for (String topic : topics) {
+            Uuid id = ids.get(topic);
+            if (id == null) {
+                continue;
+            }
+            Uuid was = topicIds.put(topic, id);
+            if (change == null && was != null && !was.equals(id)) {
+                change = topic + " was deleted and created again (topic id " + id + ", was " + was + ")";
+            }
+        }
+        return change;
+    }
+
+    /** A completed future's value; null when it failed (logged once if it was not allowed to ask). */
+    private <T> T answer(KafkaFuture<T> f) {
+        try {
+            return f.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthorizationException) {
+                refuse(e.getCause());
+            }
+            return null; // no answer (an outage, a missing topic): no change
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    private void refuse(Throwable why) {
+        if (!refused) {
+            refused = true;
+            log.warn("params loader: cannot ask Kafka at {} which cluster and topic ids it has ({}); a topic deleted and "
+                    + "created again is then noticed only when the loader's position is past its end", bootstrap,
+                    why.toString());
+        }
+    }
+
+    /** The cluster id of the last answer that named one (tests). */
+    String clusterId() {
+        return clusterId;
+    }
+
+    /** {@code topic}'s id as last answered (tests). */
+    Uuid topicId(String topic) {
+        return topicIds.get(topic);
+    }
+
+    /** Closes the Admin client without waiting for a question in flight. */
+    @Override
+    public void close() {
+        if (admin != null) {
+            admin.close(Duration.ZERO);
+            admin = null;
+        }
+    }
+}

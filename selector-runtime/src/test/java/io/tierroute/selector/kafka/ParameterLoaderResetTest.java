@@ -1,0 +1,260 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.deploy.local.KafkaBrokerProcess;
+import io.tierroute.deploy.local.LoopbackPorts;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.params.ParameterStore;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static io.tierroute.selector.kafka.KafkaFixture.await;
+import static io.tierroute.selector.kafka.KafkaFixture.control;
+import static io.tierroute.selector.kafka.KafkaFixture.fv;
+import static io.tierroute.selector.kafka.KafkaFixture.publish;
+import static io.tierroute.selector.kafka.KafkaFixture.snapshot;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A running loader whose history goes away under it, against real brokers: the topics deleted and created again (the
+ * shared embedded broker), and the broker replaced by a new cluster on the same port (child JVM brokers). The new
+ * history wins, lower versions and a lower control sequence included, and the old set is served until it is read.
+ */
+class ParameterLoaderResetTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** alphaD of every snapshot of the new history: tells its parameters from the old ones of the same version. */
+    private static final double NEW_ALPHA_D = 77;
+
+    private final List<ParameterLoader> loaders = new ArrayList<>();
+    private final List<double[]> served = new CopyOnWriteArrayList<>(); // {version, alphaD} of every activation
+
+    @BeforeEach
+    void setUp() throws Exception {
+        KafkaFixture.resetTopics();
+    }
+
+    @AfterEach
+    void tearDown() {
+        loaders.forEach(ParameterLoader::close);
+    }
+
+    private ParameterStore watchedStore() {
+        ParameterStore store = KafkaFixture.loaderStore();
+        store.onActivate(ps -> served.add(new double[] {ps.version(), ps.cost().alphaD()}));
+        return store;
+    }
+
+    private ParameterLoader start(KafkaSettings settings, ParameterStore store) throws InterruptedException {
+        return KafkaFixture.startLoader(settings, store, ParameterLoader.DEFAULT_INDEXED_VERSIONS, loaders, WAIT);
+    }
+
+    private static void publishNew(KafkaProducer<byte[], byte[]> p, long fromVersion, long toVersion) {
+        for (long v = fromVersion; v <= toVersion; v++) {
+            publish(p, snapshot("default", v).setAlphaD(fv(NEW_ALPHA_D)).build());
+        }
+    }
+
+    /** After the old version: only the new history's sets, and never the configured one (version 0). */
+    private void assertServedOldThenOnlyNew(long oldVersion) {
+        assertThat(served.get(0)[0]).as("the old history's version first").isEqualTo(oldVersion);
+        assertThat(served.subList(1, served.size())).as("then only sets of the new history, never none")
+                .allSatisfy(s -> {
+                    assertThat(s[0]).isPositive();
+                    assertThat(s[1]).isEqualTo(NEW_ALPHA_D);
+                });
+    }
+
+    @Test
+    void topicsCreatedAgainWithLowerVersionsAndANewPinAreFollowed() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) {
+            for (long v = 1; v <= 12; v++) {
+                publish(p, snapshot("default", v).build());
+            }
+            control(p, "default", ControlAction.PIN, 10L, 1);
+            control(p, "default", ControlAction.UNPIN, 10L, 2);
+            control(p, "default", ControlAction.PIN, 11L, 3);
+        }
+        ParameterStore store = watchedStore();
+        ParameterLoader l = start(KafkaFixture.settings(), store);
+        assertThat(store.current().version()).isEqualTo(11);
+
+        KafkaFixture.resetTopics(); // both topics deleted and created again: empty, positions past their ends
+        try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) {
+            publishNew(p, 1, 4);
+            control(p, "default", ControlAction.PIN, 3L, 1); // sequence 1: stale to the old history (at 3)
+        }
+
+        await(WAIT, () -> store.current().version() == 3 && store.current().cost().alphaD() == NEW_ALPHA_D
+                && l.status().scopes().get("default").controlSequence() == 1, "the new history's pin on 3");
+        ParameterLoader.ScopeStatus st = l.status().scopes().get("default");
+        assertThat(st.pinned()).isTrue();
+        assertThat(st.pinnedVersion()).isEqualTo(3L);
+        assertThat(st.activeVersion()).isEqualTo(3L);
+        assertThat(l.status().appliedVersion()).isEqualTo(3);
+        assertThat(l.historyResets()).isPositive();
+        assertThat(l.status().historyResets()).isPositive();
+        assertThat(l.status().lastHistoryReset()).containsAnyOf("recreated or truncated", "deleted and created again");
+        assertThat(l.restarts()).as("a reset is no consumer failure").isZero();
+        assertServedOldThenOnlyNew(11);
+        Map<String, Object> block = new KafkaPartsReport(KafkaFixture.broker().bootstrapServers(), "default", null, l,
+                null, null).status();
+        assertThat(String.valueOf(block.get("params"))).contains("history_resets=").contains("last_history_reset=");
+    }
+
+    @Test
+    void aNewLogThatGrewPastThePositionIsToldByItsTopicIdAndTheSameVersionNumberIsAppliedAgain() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) {
+            for (long v = 1; v <= 3; v++) {
+                publish(p, snapshot("default", v).build());
+            }
+        }
+        ParameterStore store = watchedStore();
+        ParameterLoader l = start(KafkaFixture.settings(), store);
+        assertThat(store.current().version()).isEqualTo(3);
+        // The loader's thread swaps version 4 in and then waits in this listener while the topics are replaced by a
+        // log at least as long as its position (4): no fetch in between, so no position past an end tells.
+        CountDownLatch swapping = new CountDownLatch(1);
+        CountDownLatch replaced = new CountDownLatch(1);
+        store.onActivate(ps -> {
+            if (ps.version() == 4 && swapping.getCount() > 0) {
+                swapping.countDown();
+                awaitQuietly(replaced);
+            }
+        });
+        try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) {
+            publish(p, snapshot("default", 4).build());
+            assertThat(swapping.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("version 4 being swapped in").isTrue();
+            KafkaFixture.resetTopics();
+        }
+        try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) {
+            publishNew(p, 1, 4);
+        }
+        replaced.countDown();
+
+        await(WAIT, () -> store.current().cost().alphaD() == NEW_ALPHA_D, "version 4 of the new history applied");
+        assertThat(store.current().version()).as("the same number, other parameters").isEqualTo(4);
+        assertThat(l.historyResets()).isEqualTo(1);
+        assertThat(l.status().lastHistoryReset()).contains("was deleted and created again (topic id ");
+        assertThat(served).hasSize(3); // 3 and 4 of the old history, 4 of the new
+        assertThat(served.get(2)).containsExactly(4.0, NEW_ALPHA_D);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void historyIdentityTellsATopicDeletedAndCreatedAgain() throws Exception {
+        KafkaSettings settings = KafkaFixture.settings();
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "identity-test"),
+                settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofMillis(50))) {
+            await(WAIT, () -> identity.check() == null && identity.topicId(Topics.CONTROL) != null
+                    && identity.clusterId() != null, "the first answer");
+            var before = identity.topicId(Topics.PARAMS);
+            for (int i = 0; i < 5; i++) { // unchanged topics: no change, however often asked
+                Thread.sleep(60);
+                assertThat(identity.check()).isNull();
+            }
+            KafkaFixture.resetTopics();
+            String[] change = new String[1];
+            await(WAIT, () -> (change[0] = identity.check()) != null, "the change");
+            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted and created again \\(topic id .+, "
+                    + "was .+\\)");
+            await(WAIT, () -> identity.check() == null && identity.topicId(Topics.PARAMS) != null
+                    && !identity.topicId(Topics.PARAMS).equals(before), "the new params topic id");
+        }
+    }
+
+    @Test
+    void aBrokerReplacedByANewClusterOnTheSamePortIsReadAgainFromScratch(@TempDir Path tmp) throws Exception {
+        int port = LoopbackPorts.free();
+        int controllerPort = LoopbackPorts.free();
+        KafkaBrokerProcess first = broker(tmp.resolve("first"), port, controllerPort);
+        ParameterStore store = watchedStore();
+        ParameterLoader l;
+        try (first) {
+            first.start(Duration.ofSeconds(120));
+            String bootstrap = first.bootstrapServers();
+            createTopics(bootstrap);
+            try (KafkaProducer<byte[], byte[]> p = producer(bootstrap)) {
+                for (long v = 1; v <= 10; v++) {
+                    publish(p, snapshot("default", v).build());
+                }
+                control(p, "default", ControlAction.PIN, 5L, 1);
+                control(p, "default", ControlAction.UNPIN, 5L, 2);
+                control(p, "default", ControlAction.PIN, 8L, 3);
+            }
+            l = start(KafkaSettings.defaults(bootstrap), store);
+            assertThat(store.current().version()).isEqualTo(8);
+        }
+        try (KafkaBrokerProcess second = broker(tmp.resolve("second"), port, controllerPort)) {
+            second.start(Duration.ofSeconds(120)); // formatted anew: another cluster id, on the same address
+            createTopics(second.bootstrapServers());
+            try (KafkaProducer<byte[], byte[]> p = producer(second.bootstrapServers())) {
+                publishNew(p, 1, 4);
+                control(p, "default", ControlAction.PIN, 2L, 1);
+            }
+            await(Duration.ofSeconds(60), () -> store.current().version() == 2
+                    && store.current().cost().alphaD() == NEW_ALPHA_D
+                    && l.status().scopes().get("default").controlSequence() == 1, "the new cluster's pin on 2");
+            assertThat(l.status().scopes().get("default").pinnedVersion()).isEqualTo(2L);
+            assertThat(l.historyResets()).isPositive();
+            assertServedOldThenOnlyNew(8);
+            System.out.println("[measured] new cluster noticed by: " + l.status().lastHistoryReset());
+        } finally {
+            l.close();
+        }
+    }
+
+    private static KafkaBrokerProcess broker(Path dir, int port, int controllerPort) {
+        List<Path> classpath = java.util.Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(Path::of).toList();
+        return new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(dir, port, controllerPort, classpath,
+                "tierroute-test:" + dir, Map.of()));
+    }
+
+    private static void createTopics(String bootstrap) throws Exception {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        try (Admin admin = Admin.create(p)) {
+            List<NewTopic> topics = new ArrayList<>();
+            for (Topics.Spec s : Topics.specs()) {
+                if (s.name().equals(Topics.PARAMS) || s.name().equals(Topics.CONTROL)) {
+                    topics.add(new NewTopic(s.name(), s.partitions(), (short) 1).configs(s.configs()));
+                }
+            }
+            admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("max.request.size", Integer.toString(8 * 1024 * 1024));
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+}
