@@ -216,8 +216,9 @@ final class Demo implements AutoCloseable {
      * The fitting job's restart strategy: a failure restarts it from its last checkpoint after a back-off of 2 s doubling
      * to 30 s, and it fails for good after 30 restarts in a row (counted afresh once it has run 5 min without a
      * failure). A Kafka outage fails it about once a minute (its transactional producer's InitProducerId times out
-     * after 60 s) or sooner, so 30 restarts outlast an outage of 13 min at the very least; a job that fails at once on
-     * every start (a bug) stops the demo after those 13 min, the status line saying each restart and why meanwhile.
+     * after 60 s) or sooner, so 30 restarts outlast an outage of 12 min at the very least (the back-offs, less their 10 % jitter); a job that
+     * fails at once on every start (a bug) stops the demo after those 12–15 min, the status line saying each restart
+     * and why meanwhile, and a --duration that ends while it still restarts exits 1 (LiveStatus.Watched#unwellAtStop).
      * With restarts off, the first failure ended the demo, e.g. a minute into any Kafka outage.
      */
     static void setRestartStrategy(Configuration conf) {

@@ -82,6 +82,21 @@ final class FittingJobWatch implements LiveStatus.Watched {
         return " · fitting job restarted " + restarts + "×" + (ago < CAUSE_SHOWN.toSeconds() ? " (last " + failure + ")" : "");
     }
 
+    /** The job still restarting when the demo stops: it has not run since its last failure. */
+    @Override
+    public synchronized String unwellAtStop() {
+        look();
+        if (last == null || !"RESTARTING".equals(last.state()) && !"INITIALIZING".equals(last.state())
+                && !"CREATED".equals(last.state())) {
+            return null;
+        }
+        if (restarts == 0) {
+            return null; // still starting, never failed: a short --duration, not a fault
+        }
+        return "the fitting job was still restarting (restart " + restarts + "; last failure: "
+                + restartCause.innermost() + ")";
+    }
+
     /** The summary's line on the restarts (how many, the last cause and when); none when it never restarted. */
     @Override
     public synchronized List<String> summary() {

@@ -26,9 +26,20 @@ final class LiveStatus {
         /** Lines for the summary, e.g. how often the part restarted and why; empty when there is nothing to say. */
         List<String> summary();
 
+        /**
+         * Asked once the run stops for another reason (--duration, the end of the requests): why the part is not well
+         * then (still restarting), which makes the run's exit status 1; null when it is.
+         */
+        String unwellAtStop();
+
         Watched NONE = new Watched() {
             @Override
             public String failure() {
+                return null;
+            }
+
+            @Override
+            public String unwellAtStop() {
                 return null;
             }
 
@@ -84,6 +95,14 @@ final class LiveStatus {
                 reason = failure;
                 rc = 1;
                 break;
+            }
+        }
+        if (rc == 0 && !reason.startsWith("Ctrl-C")) {
+            // A job that fails at every start now restarts for minutes: a --duration run must not pass it as healthy.
+            String unwell = other.unwellAtStop();
+            if (unwell != null) {
+                reason += "; " + unwell;
+                rc = 1;
             }
         }
         if (!shownThisTick) {

@@ -58,6 +58,18 @@ class FittingJobWatchTest {
     }
 
     @Test
+    void aJobStillRestartingWhenTheDemoStopsIsUnwellButAJobStillStartingOrRunningAgainIsNot() {
+        long now = System.currentTimeMillis();
+        job.set(new FittingJobWatch.Look("INITIALIZING", 0, Optional.empty(), 0));
+        assertThat(watch.unwellAtStop()).as("a short --duration: never failed").isNull();
+        job.set(new FittingJobWatch.Look("RESTARTING", now - 1000, Optional.of(TIMEOUT), now - 2000));
+        assertThat(watch.unwellAtStop()).isEqualTo("the fitting job was still restarting (restart 1; last failure: "
+                + "TimeoutException: Timeout expired after 60000ms while awaiting InitProducerId)");
+        job.set(new FittingJobWatch.Look("RUNNING", now - 1000, Optional.of(TIMEOUT), now - 2000));
+        assertThat(watch.unwellAtStop()).as("recovered").isNull();
+    }
+
+    @Test
     void aCancelledJobOrAnUnansweredLookAreSaidAsSuch() {
         FittingJobWatch unanswered = new FittingJobWatch(() -> {
             throw new java.util.concurrent.TimeoutException("Flink is busy");

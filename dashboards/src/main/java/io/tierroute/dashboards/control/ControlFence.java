@@ -60,6 +60,17 @@ public final class ControlFence implements AutoCloseable {
         }
     }
 
+    /**
+     * A topic this fence reads before writing was not read to its end in time while Kafka answered: a slow read or an
+     * open transaction (another write), not an outage; a timeout still, so every caller that retries or refuses on a
+     * Kafka timeout does so on this one too.
+     */
+    public static final class UnfinishedRead extends org.apache.kafka.common.errors.TimeoutException {
+        UnfinishedRead(String message) {
+            super(message);
+        }
+    }
+
     private final String scope;
     private final KafkaProducer<byte[], byte[]> producer;
     private final String bootstrap;
@@ -227,7 +238,7 @@ public final class ControlFence implements AutoCloseable {
             long deadline = System.nanoTime() + timeout.plus(TRANSACTION_TIMEOUT).toNanos();
             while (!left.isEmpty()) {
                 if (System.nanoTime() > deadline) {
-                    throw new org.apache.kafka.common.errors.TimeoutException("did not read " + Topics.CONTROL
+                    throw new UnfinishedRead("did not read " + Topics.CONTROL
                             + " to its end within " + timeout.plus(TRANSACTION_TIMEOUT).toSeconds() + " s (another "
                             + "control write still open?)");
                 }
@@ -279,7 +290,7 @@ public final class ControlFence implements AutoCloseable {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (!pending && c.position(tp) < end) {
                 if (System.nanoTime() > deadline) {
-                    throw new org.apache.kafka.common.errors.TimeoutException("did not read " + Topics.PARAMS
+                    throw new UnfinishedRead("did not read " + Topics.PARAMS
                             + " from offset " + committedEnd + " to " + end + " within " + timeout.toSeconds() + " s");
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {

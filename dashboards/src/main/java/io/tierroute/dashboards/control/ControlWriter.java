@@ -248,6 +248,9 @@ public final class ControlWriter implements AutoCloseable {
      * the reader has not noticed yet).
      */
     private String notWritten(KafkaException e) {
+        if (e instanceof ControlFence.UnfinishedRead) { // Kafka answered: a read before the write took too long
+            return "Kafka answered, but the check before writing " + e.getMessage() + "; nothing was written: retry shortly";
+        }
         if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
             return "Kafka at " + bootstrapServers + " did not answer within " + KAFKA_TIMEOUT.toSeconds() + " s ("
                     + e.getMessage() + "); nothing was written: retry once Kafka answers";
