@@ -69,6 +69,8 @@ public final class Simulation implements EngineListener {
     private final double[] lastNvmeBytes;
     private final long[] lastNvmeBusy;
     private final long[] lastTelemetryAt;
+    /** Each worker's busy counters at its previous sample (prefill tokens, prefill µs, decode steps, decode µs). */
+    private final long[][] lastBusy;
     private final View view = new View();
     private final boolean[] dirty;
     private final int[] dirtyList;
@@ -101,6 +103,7 @@ public final class Simulation implements EngineListener {
         lastNvmeBytes = new double[workers.length];
         lastNvmeBusy = new long[workers.length];
         lastTelemetryAt = new long[workers.length];
+        lastBusy = new long[workers.length][4];
         long prev = Long.MIN_VALUE;
         for (SimRequest r : requests) {
             if (r.blockSize() != cfg.blockSize()) {
@@ -298,10 +301,20 @@ public final class Simulation implements EngineListener {
                 lastNvmeBusy[w.id] = nvmeBusy;
             }
             lastTelemetryAt[w.id] = now;
+            long[] last = lastBusy[w.id];
+            long prefillTokens = w.telemetryPrefillTokens - last[0];
+            long prefillBusy = w.prefillBusyMicros - last[1];
+            long decodeSteps = w.decodeSteps - last[2];
+            long decodeBusy = w.decodeBusyMicros - last[3];
+            last[0] = w.telemetryPrefillTokens;
+            last[1] = w.prefillBusyMicros;
+            last[2] = w.decodeSteps;
+            last[3] = w.decodeBusyMicros;
             int waiting = w.waiting.size() + w.ready.size() + w.loading;
             policy.onTelemetry(new WorkerTelemetry(w.id, now, waiting, w.running.size(),
                     (double) w.cache.referenced() / w.cache.capacity(), w.cache.resident(), w.cache.capacity(),
-                    w.cache.cpuResident(), moved, interval, util, view.pendingPrefillTokens(w.id)));
+                    w.cache.cpuResident(), moved, interval, util, view.pendingPrefillTokens(w.id),
+                    prefillTokens, prefillBusy, decodeSteps, decodeBusy));
         }
     }
 

@@ -55,6 +55,30 @@ final class Worker {
     long prefillTokens;
     long decodeTokens;
 
+    /*
+     * The telemetry's busy counters (EngineTelemetry's prefillTokens, prefillBusyUs, decodeSteps, decodeBusyUs),
+     * cumulative; Simulation reports each interval's increase. Counted when a step completes, as an engine counts
+     * its finished forward passes, so a sample's tokens and steps always come with their busy time. A step's whole
+     * duration goes to prefill busy time when it computed prompt tokens and to decode busy time when it decoded: a
+     * mixed step counts in both (the schema's "time spent in steps doing prefill work" and "in decode steps"; its
+     * time cannot be split, the forward pass does both), so the two busy times may add up to more than busyMicros.
+     * Nothing routes on these: they are only reported.
+     */
+    /** Prompt tokens computed by completed steps: prefill chunks, cache hits and tier loads excluded; a preempted
+     *  request's recompute counts, as the engine does prefill work for it. */
+    long telemetryPrefillTokens;
+    /** Duration of the completed steps that computed prompt tokens (pure prefill or mixed), µs. */
+    long prefillBusyMicros;
+    /** Completed steps that decoded: a request past its prefill generated its next token. The first token, which
+     *  the step completing a prefill emits, is that step's prefill work (StepTimeModel prices it as prefill only). */
+    long decodeSteps;
+    /** Duration of those decode steps (pure decode or mixed), µs. */
+    long decodeBusyMicros;
+    /** The step in progress (valid while {@link #stepping}): its prompt tokens, decode tokens and duration. */
+    private long stepPrefill;
+    private int stepDecode;
+    private long stepMicros;
+
     /** Report decode progress every this many tokens (0: never), as a router that proxies the stream sees it. */
     private int progressEvery;
 
@@ -159,6 +183,9 @@ final class Worker {
         busyMicros += micros;
         prefillTokens += prefill;
         decodeTokens += decode;
+        stepPrefill = prefill;
+        stepDecode = decode;
+        stepMicros = micros;
         return micros;
     }
 
@@ -238,6 +265,17 @@ final class Worker {
     /** Completes the step that started at {@code now − duration}. */
     void finishStep(long now) {
         stepping = false;
+        if (stepPrefill > 0) {
+            telemetryPrefillTokens += stepPrefill;
+            prefillBusyMicros += stepMicros;
+        }
+        if (stepDecode > 0) { // a mixed step lands here too: its whole duration is also decode time
+            decodeSteps++;
+            decodeBusyMicros += stepMicros;
+        }
+        stepPrefill = 0;
+        stepDecode = 0;
+        stepMicros = 0;
         for (int i = 0; i < scheduled.size(); i++) {
             Sequence s = scheduled.get(i);
             if (s.decodingThisStep) {

@@ -311,7 +311,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 .setIntervalMs(intervalMs).setWaitingRequests(t.waiting()).setRunningRequests(t.running())
                 .setKvUsedBlocks((int) Math.round(t.kvUsage() * t.hbmCapacityBlocks()))
                 .setKvCapacityBlocks((int) t.hbmCapacityBlocks()).setBlockSizeTokens(cfg.blockSize()).setLinks(links)
-                .setPrefillTokens(0).setPrefillBusyUs(0).setDecodeSteps(0).setDecodeBusyUs(0).build());
+                .setPrefillTokens(t.prefillTokens()).setPrefillBusyUs(t.prefillBusyMicros())
+                .setDecodeSteps(t.decodeSteps()).setDecodeBusyUs(t.decodeBusyMicros()).build());
     }
 
     @Override

@@ -192,6 +192,68 @@ class LiveFleetTest {
      * which the selector's consumer reads as a restart (from 1 it saw a gap and logged lost events).
      */
     @Test
+    void publishedTelemetryCarriesTheEnginesBusyCountersForTheFittingJobsPriors() throws Exception {
+        // Two requests a second apart on one worker: each a pure 49-token prefill step (its first token) and 9 decode
+        // steps alone, at ⌈(49 + k)/16⌉ of the 100 HBM blocks for decode step k.
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(1600).cpuCapacityTokens(0)
+                .build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> requests = List.of(
+                f.request("b1", 0, 49, ids(40), 10, 10, null),
+                f.request("b2", 1_000_000, 49, ids(50), 10, 10, null));
+        String scope = "busy-" + UUID.randomUUID(); // other tests' telemetry on the topic is skipped by scope
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model())) {
+            LiveFleet fleet = new LiveFleet(cfg, requests, 100, scope, new ParameterStore(ParameterSet.defaults(1)),
+                    null, publisher, 1).start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (!fleet.done() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(fleet.done()).as("the live run ended").isTrue();
+            assertThat(fleet.failure()).isNull();
+        }
+        long prefillBusy = 2 * io.tierroute.sim.engine.StepTimeModel.stepMicros(49, 0, 0);
+        long decodeBusy = 0;
+        for (int k = 1; k <= 9; k++) {
+            decodeBusy += 2 * io.tierroute.sim.engine.StepTimeModel.stepMicros(0, 1, ((49 + k + 15) / 16) / 100.0);
+        }
+
+        Properties p = new Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("group.id", "live-fleet-test-" + UUID.randomUUID());
+        p.put("auto.offset.reset", "earliest");
+        List<io.tierroute.schemas.avro.EngineTelemetry> samples = new ArrayList<>();
+        long[] sums = new long[4];
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(Topics.TELEMETRY));
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (sums[2] < 18 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    var t = Codecs.ENGINE_TELEMETRY.decode(r.value());
+                    if (t.getScope().toString().equals(scope)) {
+                        samples.add(t);
+                        sums[0] += t.getPrefillTokens();
+                        sums[1] += t.getPrefillBusyUs();
+                        sums[2] += t.getDecodeSteps();
+                        sums[3] += t.getDecodeBusyUs();
+                    }
+                }
+            }
+        }
+        assertThat(sums).containsExactly(98, prefillBusy, 18, decodeBusy);
+
+        // The fitting job's cold-start priors accept every sample and read the engine's prices from them.
+        samples.sort(java.util.Comparator.comparingLong(io.tierroute.schemas.avro.EngineTelemetry::getTimestampMs));
+        var priors = new io.tierroute.fitter.prior.TelemetryPriors(io.tierroute.fitter.prior.PriorConfig.defaults());
+        for (var t : samples) {
+            assertThat(priors.update(t)).isEqualTo(io.tierroute.fitter.prior.PriorOutcome.ACCEPTED);
+        }
+        var prior = priors.prior(new io.tierroute.fitter.prior.PoolKey("fleet-sim", "sim")).orElseThrow();
+        assertThat(prior.alphaP().orElseThrow().value()).isCloseTo(prefillBusy / 98.0, org.assertj.core.data.Offset.offset(1e-3));
+        assertThat(prior.decodeStepUs().orElseThrow().value()).isCloseTo(decodeBusy / 18.0, org.assertj.core.data.Offset.offset(1.0));
+    }
+
+    @Test
     void aWorkersKvBatchesAreNumberedFromZero() throws Exception {
         String model = "sequence-test-" + UUID.randomUUID(); // other tests' batches on the topic are skipped by model
         try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, model)) {
