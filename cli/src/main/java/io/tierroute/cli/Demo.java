@@ -21,6 +21,8 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ErrorInfo;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -218,7 +220,7 @@ final class Demo implements AutoCloseable {
      * failure). A Kafka outage fails it about once a minute (its transactional producer's InitProducerId times out
      * after 60 s) or sooner, so 30 restarts outlast an outage of 12 min at the very least (the back-offs, less their 10 % jitter); a job that
      * fails at once on every start (a bug) stops the demo after those 12–15 min, the status line saying each restart
-     * and why meanwhile, and a --duration that ends while it still restarts exits 1 (LiveStatus.Watched#unwellAtStop).
+     * and why meanwhile, and a --duration that ends before it recovered exits 1 (LiveStatus.Watched#unwellAtStop).
      * With restarts off, the first failure ended the demo, e.g. a minute into any Kafka outage.
      */
     static void setRestartStrategy(Configuration conf) {
@@ -290,9 +292,11 @@ final class Demo implements AutoCloseable {
     private FittingJobWatch.Look lookAtJob() throws Exception {
         AccessExecutionGraph job = flink.getExecutionGraph(jobId).get(5, TimeUnit.SECONDS);
         ErrorInfo failure = job.getFailureInfo();
+        CheckpointStatsSnapshot checkpoints = job.getCheckpointStatsSnapshot();
+        CompletedCheckpointStats latest = checkpoints == null ? null : checkpoints.getHistory().getLatestCompletedCheckpoint();
         return new FittingJobWatch.Look(job.getState().name(), job.getStatusTimestamp(JobStatus.RESTARTING),
                 Optional.ofNullable(failure).map(f -> FittingJobWatch.rootCause(f.getException())),
-                failure == null ? 0 : failure.getTimestamp());
+                failure == null ? 0 : failure.getTimestamp(), latest == null ? 0 : latest.getLatestAckTimestamp());
     }
 
     private void cancelJob() throws Exception {

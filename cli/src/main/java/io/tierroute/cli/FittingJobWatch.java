@@ -31,9 +31,12 @@ final class FittingJobWatch implements LiveStatus.Watched {
 
     /**
      * One look at the job: its state (a {@code JobStatus} name), when it last went RESTARTING (epoch ms, 0 never), its
-     * newest failure (empty: none) and when that was (epoch ms).
+     * newest failure (empty: none) and when that was (epoch ms), and when its latest checkpoint completed (epoch ms, 0
+     * none): a restarted job is RUNNING again as soon as its back-off ends, before its tasks even deploy, so only a
+     * checkpoint completed after the failure says the attempt works.
      */
-    record Look(String state, long restartingAtMs, Optional<RootCause> failure, long failedAtMs) {}
+    record Look(String state, long restartingAtMs, Optional<RootCause> failure, long failedAtMs,
+                long lastCheckpointAtMs) {}
 
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
@@ -82,19 +85,19 @@ final class FittingJobWatch implements LiveStatus.Watched {
         return " · fitting job restarted " + restarts + "×" + (ago < CAUSE_SHOWN.toSeconds() ? " (last " + failure + ")" : "");
     }
 
-    /** The job still restarting when the demo stops: it has not run since its last failure. */
+    /**
+     * The job not recovered when the demo stops: restarted, and no checkpoint completed since the failure behind the
+     * last restart (in its back-off, or an attempt failing again, RUNNING meanwhile). A job that never failed is well
+     * however young (a short --duration).
+     */
     @Override
     public synchronized String unwellAtStop() {
         look();
-        if (last == null || !"RESTARTING".equals(last.state()) && !"INITIALIZING".equals(last.state())
-                && !"CREATED".equals(last.state())) {
+        if (last == null || restarts == 0 || last.lastCheckpointAtMs() > restartFailedAtMs) {
             return null;
         }
-        if (restarts == 0) {
-            return null; // still starting, never failed: a short --duration, not a fault
-        }
-        return "the fitting job was still restarting (restart " + restarts + "; last failure: "
-                + restartCause.innermost() + ")";
+        return "the fitting job had not recovered (restart " + restarts + ", no checkpoint completed since the failure "
+                + "at " + clockTime(restartFailedAtMs) + ": " + restartCause.innermost() + ")";
     }
 
     /** The summary's line on the restarts (how many, the last cause and when); none when it never restarted. */

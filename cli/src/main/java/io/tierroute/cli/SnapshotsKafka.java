@@ -396,6 +396,10 @@ final class SnapshotsKafka {
                     + e.getMessage() + "); pass the operator's credentials with --command-config FILE. "
                     + "Nothing was written.");
         }
+        if (e instanceof ControlFence.UnfinishedRead) { // Kafka answered: a read before the write took too long
+            return new Failure("could not write the " + what + " to " + topic + ": Kafka answered, but the check before "
+                    + "writing " + e.getMessage() + ". Nothing was written; retry shortly.");
+        }
         if (e instanceof org.apache.kafka.common.errors.TimeoutException) {
             return unreachable((Exception) e);
         }

@@ -37,6 +37,9 @@ class DemoJobRestartTest {
 
             assertThat(demo.job().failure()).isNull();
             assertThat(demo.job().restarts()).isEqualTo(1);
+            // The snapshot above may be one the restore committed (the last checkpoint's open transaction): a new
+            // checkpoint (every 500 ms) is what tells the attempt works, read from Flink's checkpoint statistics.
+            await(demo, Duration.ofSeconds(30), () -> demo.job().unwellAtStop() == null, "a checkpoint since the failure");
             assertThat(demo.statusLine() + demo.job().statusNote()).contains(" · fitting job restarted 1× (last failure ");
             assertThat(demo.job().summary()).singleElement().asString()
                     .startsWith("fitting job: restarted 1 time from its last checkpoint; the last restart followed a "

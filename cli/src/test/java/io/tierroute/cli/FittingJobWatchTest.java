@@ -21,17 +21,17 @@ class FittingJobWatchTest {
     @Test
     void aRestartIsCountedOnceAndSaidWithItsCauseThenTheJobFailingForGoodStopsTheDemo() {
         long now = System.currentTimeMillis();
-        job.set(new FittingJobWatch.Look("RUNNING", 0, Optional.empty(), 0));
+        job.set(new FittingJobWatch.Look("RUNNING", 0, Optional.empty(), 0, 0));
         assertThat(watch.failure()).isNull();
         assertThat(watch.statusNote()).isEmpty();
         assertThat(watch.summary()).isEmpty();
 
-        job.set(new FittingJobWatch.Look("RESTARTING", now - 2000, Optional.of(TIMEOUT), now - 3000));
+        job.set(new FittingJobWatch.Look("RESTARTING", now - 2000, Optional.of(TIMEOUT), now - 3000, 0));
         assertThat(watch.failure()).as("a restart is no failure").isNull();
         assertThat(watch.statusNote()).matches(" · fitting job restarting \\(restart 1; failure [34] s ago: "
                 + "TimeoutException: Timeout expired after 60000ms while awaiting InitProducerId\\)");
 
-        job.set(new FittingJobWatch.Look("RUNNING", now - 2000, Optional.of(TIMEOUT), now - 3000));
+        job.set(new FittingJobWatch.Look("RUNNING", now - 2000, Optional.of(TIMEOUT), now - 3000, 0));
         assertThat(watch.failure()).isNull();
         assertThat(watch.restarts()).as("the same restart, looked at again").isEqualTo(1);
         assertThat(watch.statusNote()).matches(" · fitting job restarted 1× \\(last failure [34] s ago: TimeoutException.*");
@@ -41,7 +41,7 @@ class FittingJobWatchTest {
 
         RootCause suppressed = new RootCause("JobException: Recovery is suppressed by "
                 + "ExponentialDelayRestartBackoffTimeStrategy(attemptsBeforeResetBackoff=30)", TIMEOUT.innermost());
-        job.set(new FittingJobWatch.Look("FAILED", now - 2000, Optional.of(suppressed), now));
+        job.set(new FittingJobWatch.Look("FAILED", now - 2000, Optional.of(suppressed), now, 0));
         assertThat(watch.failure()).isEqualTo("the fitting job failed: its restarts are used up (last failure: "
                 + "TimeoutException: Timeout expired after 60000ms while awaiting InitProducerId)");
     }
@@ -49,24 +49,28 @@ class FittingJobWatchTest {
     @Test
     void aRestartLongAgoIsOnlyCountedAndANewOneIsCountedAgain() {
         long now = System.currentTimeMillis();
-        job.set(new FittingJobWatch.Look("RUNNING", now - 600_000, Optional.of(TIMEOUT), now - 601_000));
+        job.set(new FittingJobWatch.Look("RUNNING", now - 600_000, Optional.of(TIMEOUT), now - 601_000, 0));
         assertThat(watch.statusNote()).isEqualTo(" · fitting job restarted 1×");
-        job.set(new FittingJobWatch.Look("RESTARTING", now - 1000, Optional.empty(), now - 601_000));
+        job.set(new FittingJobWatch.Look("RESTARTING", now - 1000, Optional.empty(), now - 601_000, 0));
         assertThat(watch.failure()).isNull();
         assertThat(watch.restarts()).isEqualTo(2);
         assertThat(watch.statusNote()).contains("restart 2; ").contains("Flink has recorded no exception for it");
     }
 
     @Test
-    void aJobStillRestartingWhenTheDemoStopsIsUnwellButAJobStillStartingOrRunningAgainIsNot() {
+    void aJobNotRecoveredWhenTheDemoStopsIsUnwellUntilACheckpointCompletesAfterItsFailure() {
         long now = System.currentTimeMillis();
-        job.set(new FittingJobWatch.Look("INITIALIZING", 0, Optional.empty(), 0));
+        job.set(new FittingJobWatch.Look("INITIALIZING", 0, Optional.empty(), 0, 0));
         assertThat(watch.unwellAtStop()).as("a short --duration: never failed").isNull();
-        job.set(new FittingJobWatch.Look("RESTARTING", now - 1000, Optional.of(TIMEOUT), now - 2000));
-        assertThat(watch.unwellAtStop()).isEqualTo("the fitting job was still restarting (restart 1; last failure: "
-                + "TimeoutException: Timeout expired after 60000ms while awaiting InitProducerId)");
-        job.set(new FittingJobWatch.Look("RUNNING", now - 1000, Optional.of(TIMEOUT), now - 2000));
-        assertThat(watch.unwellAtStop()).as("recovered").isNull();
+        job.set(new FittingJobWatch.Look("RESTARTING", now - 1000, Optional.of(TIMEOUT), now - 2000, now - 5000));
+        assertThat(watch.unwellAtStop()).startsWith("the fitting job had not recovered (restart 1, no checkpoint "
+                + "completed since the failure at ").endsWith(": TimeoutException: Timeout expired after 60000ms while "
+                + "awaiting InitProducerId)");
+        job.set(new FittingJobWatch.Look("RUNNING", now - 1000, Optional.of(TIMEOUT), now - 2000, now - 5000));
+        assertThat(watch.unwellAtStop()).as("RUNNING as soon as the back-off ends: no checkpoint since the failure yet")
+                .startsWith("the fitting job had not recovered");
+        job.set(new FittingJobWatch.Look("RUNNING", now - 1000, Optional.of(TIMEOUT), now - 2000, now - 500));
+        assertThat(watch.unwellAtStop()).as("a checkpoint after the failure: recovered").isNull();
     }
 
     @Test
@@ -76,7 +80,7 @@ class FittingJobWatchTest {
         });
         assertThat(unanswered.failure()).as("no answer is no failure").isNull();
         assertThat(unanswered.statusNote()).isEmpty();
-        job.set(new FittingJobWatch.Look("CANCELED", 0, Optional.empty(), 0));
+        job.set(new FittingJobWatch.Look("CANCELED", 0, Optional.empty(), 0, 0));
         assertThat(watch.failure()).isEqualTo("the fitting job is CANCELED");
     }
 

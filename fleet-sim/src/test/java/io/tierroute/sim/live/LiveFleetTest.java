@@ -187,10 +187,7 @@ class LiveFleetTest {
         assertThat(condition.getAsBoolean()).as(what).isTrue();
     }
 
-    /**
-     * A worker's KV batches are numbered from 0, as KvEventBatch.sequence says: a restarted fleet starts at 0 again,
-     * which the selector's consumer reads as a restart (from 1 it saw a gap and logged lost events).
-     */
+    /** The published telemetry adds up to StepTimeModel's counts, and the fitting job's priors take every sample. */
     @Test
     void publishedTelemetryCarriesTheEnginesBusyCountersForTheFittingJobsPriors() throws Exception {
         // Two requests a second apart on one worker: each a pure 49-token prefill step (its first token) and 9 decode
@@ -253,6 +250,10 @@ class LiveFleetTest {
         assertThat(prior.decodeStepUs().orElseThrow().value()).isCloseTo(decodeBusy / 18.0, org.assertj.core.data.Offset.offset(1.0));
     }
 
+    /**
+     * A worker's KV batches are numbered from 0, as KvEventBatch.sequence says: a restarted fleet starts at 0 again,
+     * which the selector's consumer reads as a restart (from 1 it saw a gap and logged lost events).
+     */
     @Test
     void aWorkersKvBatchesAreNumberedFromZero() throws Exception {
         String model = "sequence-test-" + UUID.randomUUID(); // other tests' batches on the topic are skipped by model

@@ -50,6 +50,7 @@ final class HistoryIdentity implements AutoCloseable {
     private KafkaFuture<String> askedCluster;               // the question in flight, or null
     private Map<String, KafkaFuture<TopicDescription>> askedTopics;
     private long nextQuestionNanos = System.nanoTime();
+    private volatile long answers;                          // written by the owner's thread only
     private boolean refused;                                // not allowed to ask: checks stop (logged once)
 
     /**
@@ -84,10 +85,19 @@ final class HistoryIdentity implements AutoCloseable {
         if (!answered()) {
             return null;
         }
-        String change = compare(answer(askedCluster), topicIdsAnswered());
+        String cluster = answer(askedCluster);
+        String change = compare(cluster, topicIdsAnswered());
+        if (cluster != null) {
+            answers++;
+        }
         askedCluster = null;
         askedTopics = null;
         return change;
+    }
+
+    /** Answers that named the cluster, compared with the reference so far (tests wait for one past an event). */
+    long answers() {
+        return answers;
     }
 
     /** Forgets what the last answers said: the next answer is the new reference (a history read anew from it). */

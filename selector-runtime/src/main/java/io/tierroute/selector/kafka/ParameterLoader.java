@@ -307,6 +307,8 @@ public final class ParameterLoader implements AutoCloseable {
     public long staleControlRecords() { return staleControl.sum(); }
     /** Times the history read was found gone and both topics were re-read from the beginning. */
     public long historyResets() { return historyResets.sum(); }
+    /** Answers of the cluster to the identity check so far (tests wait for one past a broker restart). */
+    long historyIdentityAnswers() { return identity.answers(); }
     public long unknownWorkers() { return converter.unknownWorkers(); }
 
     /** Decode + convert + swap time of the last swap, ns, or -1. */

@@ -129,9 +129,11 @@ class KafkaOutageLoaderTest {
                 await(Duration.ofSeconds(20), () -> store.current().version() == 2, "v2, published after the restart");
                 assertThat(l.restarts()).as("the same session follows on: nothing re-read").isZero();
                 assertThat(l.paramsRecordsRead()).isEqualTo(2);
-                // The same cluster back is no reset: give the identity check (every 5 s) time to answer once past the
-                // restart, then the loader must still be on its first history (a negative needs a window, not an await).
-                Thread.sleep(HistoryIdentity.DEFAULT_PERIOD.plusSeconds(3).toMillis());
+                // The same cluster back is no reset: once the identity check (every 5 s) has had an answer from the
+                // restarted broker, the loader must still be on its first history.
+                long answers = l.historyIdentityAnswers();
+                await(Duration.ofSeconds(30), () -> l.historyIdentityAnswers() > answers,
+                        "an identity answer from the restarted broker");
                 assertThat(l.historyResets()).as("a broker restarted, not replaced").isZero();
                 assertThat(l.status().lastHistoryReset()).isNull();
                 System.out.printf("[measured] broker stop reported after %.1f s%n", reported / 1e3);

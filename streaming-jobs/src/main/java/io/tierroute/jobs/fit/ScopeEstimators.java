@@ -191,7 +191,7 @@ final class ScopeEstimators {
     /**
      * What goes into the next snapshot. An estimator below {@code minFitSamples} contributes nothing
      * (its values are carried: "not fitted yet") rather than a value the gate would reject; until the
-     * regression has enough rows, α_p and α_d come from the telemetry priors of the scope's busiest pool.
+     * regression has enough rows, α_p comes from the telemetry priors of the scope's busiest pool (α_d stays carried).
      * A tier's BW_t enters only with {@code minBandwidthSamples} link samples. The admission wait's τ₀, α and k
      * are fitted on the last {@code sampleRows} joined rows that carry its fields, once there are
      * {@code minFitSamples} of them (the fitter's own minimums then decide which of the three it gives).
@@ -232,7 +232,10 @@ final class ScopeEstimators {
         }
         EnumMap<Coefficient, Estimate> c = new EnumMap<>(Coefficient.class);
         best.alphaP().filter(e -> e.samples() >= minFitSamples).ifPresent(e -> c.put(Coefficient.ALPHA_P, e));
-        best.alphaD().filter(e -> e.samples() >= minFitSamples).ifPresent(e -> c.put(Coefficient.ALPHA_D, e));
+        // Not α_d: the prior's is the engine's decode time per generated token (step time / batch, the time to drain
+        // the tokens in flight), thousands of µs; C_decode's α_d is what in-flight decode adds to a first token under
+        // continuous batching, which the regression fits at 0–3 µs/token (default 50). Served, the prior priced
+        // in-flight decode some 100× too high until the regression took over (fitter/README.md §2, "Limits").
         if (c.isEmpty()) {
             return null;
         }
