@@ -3,7 +3,9 @@ package io.tierroute.selector.kafka;
 import io.tierroute.selector.config.KafkaSettings;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -11,8 +13,11 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeSet;
 
 /** Client settings shared by the three parts. */
 final class KafkaClients {
@@ -82,5 +87,33 @@ final class KafkaClients {
             // unknown topic, timeout: the caller retries
         }
         return out;
+    }
+
+    /**
+     * Why the consumer's position is no longer in the log ({@code tierroute.params was recreated or truncated
+     * (partition 0: position 130, the log now ends at 38)}), asking the log's ends for the message where it can.
+     */
+    static String outOfRange(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
+        Map<TopicPartition, Long> positions = e instanceof OffsetOutOfRangeException o
+                ? o.offsetOutOfRangePartitions() : Map.of();
+        Map<TopicPartition, Long> ends;
+        Map<TopicPartition, Long> starts;
+        try {
+            ends = c.endOffsets(e.partitions(), Duration.ofSeconds(2));
+            starts = c.beginningOffsets(e.partitions(), Duration.ofSeconds(2));
+        } catch (RuntimeException unknown) {
+            ends = Map.of();
+            starts = Map.of();
+        }
+        TreeSet<String> topics = new TreeSet<>();
+        List<String> where = new ArrayList<>();
+        for (TopicPartition tp : e.partitions().stream().sorted(Comparator.comparing(TopicPartition::topic)
+                .thenComparingInt(TopicPartition::partition)).toList()) {
+            topics.add(tp.topic());
+            where.add(tp + ": position " + (positions.containsKey(tp) ? positions.get(tp) : "unknown")
+                    + (ends.containsKey(tp) ? ", the log now holds offsets " + starts.get(tp) + " to " + ends.get(tp) : ""));
+        }
+        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + " recreated or truncated ("
+                + String.join("; ", where) + ")";
     }
 }

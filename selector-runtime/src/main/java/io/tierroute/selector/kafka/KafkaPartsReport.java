@@ -105,7 +105,7 @@ public final class KafkaPartsReport {
             }
             m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
                     "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps(),
-                    "resyncs", resyncs, "restarts", kvConsumer.restarts()));
+                    "resyncs", resyncs, "restarts", kvConsumer.restarts(), "log_resets", kvConsumer.logResets()));
         }
         if (decisions != null) {
             m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
@@ -195,6 +195,9 @@ public final class KafkaPartsReport {
                     "Times the KV consumer waited because the index writer was full", k::backpressureWaits);
             counter(r, "tierroute_kv_consumer_restarts_total",
                     "KV consumer sessions restarted after a consumer error (resumed at the same positions)", k::restarts);
+            counter(r, "tierroute_kv_consumer_log_resets_total", "Times the KV consumer's position was no longer in "
+                    + Topics.KV_EVENTS + " (recreated or truncated, a new cluster) and it read it again from the beginning",
+                    k::logResets);
             CounterWithCallback.builder().name("tierroute_kv_consumer_bad_records_total")
                     .help("KV event batches skipped, by reason").labelNames("reason").callback(cb -> {
                         for (KvEventConsumer.BadReason reason : KvEventConsumer.BadReason.values()) {

@@ -17,6 +17,7 @@ import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.UnpricedTiers;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -58,6 +59,12 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code tierroute_kv_consumer_resyncs_total{reason}}. The first batch seen from a worker is not
  * checked: the index had nothing of it before.
  *
+ * <p><b>A log that goes away.</b> When the topic is deleted and created again, truncated, or the broker replaced by a
+ * new cluster, the position this consumer reached is no longer in the log: it says so (WARN, with the positions and
+ * the log's new bounds), counts it ({@code tierroute_kv_consumer_log_resets_total}) and reads those partitions from
+ * the beginning of what they hold now. The events it missed show as a gap in each worker's sequence (or a restart),
+ * which resyncs that worker as above; a silent rewind would have hidden why the index was rebuilt.
+ *
  * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
  * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
  * consumer at the positions it had reached, so no event is skipped.
@@ -82,6 +89,7 @@ public final class KvEventConsumer implements AutoCloseable {
     private final long[] lastSequence;   // consumer thread only; -1: unknown (nothing to compare with)
     private final LongAdder[] resyncs = new LongAdder[ResyncReason.values().length];
     private final LongAdder restarts = new LongAdder();
+    private final LongAdder logResets = new LongAdder();
     private final java.util.Map<TopicPartition, Long> resume = new java.util.HashMap<>(); // next offsets, across sessions
     private final LongAdder batches = new LongAdder();
     private final LongAdder events = new LongAdder();
@@ -134,6 +142,8 @@ public final class KvEventConsumer implements AutoCloseable {
     public long resyncs(ResyncReason reason) { return resyncs[reason.ordinal()].sum(); }
     /** Sessions restarted after a consumer error. */
     public long restarts() { return restarts.sum(); }
+    /** Times the position reached was no longer in the log (topic recreated or truncated, a new cluster). */
+    public long logResets() { return logResets.sum(); }
     public long backpressureWaits() { return backpressure.sum(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
 
@@ -164,7 +174,7 @@ public final class KvEventConsumer implements AutoCloseable {
     }
 
     private void session() {
-        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "kv")) {
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "kv")) {
             consumer = c;
             if (!running) {
                 return;
@@ -209,7 +219,13 @@ public final class KvEventConsumer implements AutoCloseable {
                             : "positions reached before the restart");
             assigned.countDown();
             while (running) {
-                ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                ConsumerRecords<byte[], byte[]> records;
+                try {
+                    records = c.poll(Duration.ofMillis(200));
+                } catch (InvalidOffsetException e) {
+                    readAgainFromTheBeginning(c, e);
+                    continue;
+                }
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     List<KvEvent> list;
                     try {
@@ -231,6 +247,17 @@ public final class KvEventConsumer implements AutoCloseable {
             }
         } finally {
             consumer = null;
+        }
+    }
+
+    /** The log under the position reached is gone: say so, count it, and read what the partitions hold now. */
+    private void readAgainFromTheBeginning(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
+        logResets.increment();
+        log.warn("kv consumer: {}; reading those partitions from the beginning of what they hold now (each worker whose "
+                + "events were lost is rebuilt when its sequence shows the gap)", KafkaClients.outOfRange(c, e));
+        c.seekToBeginning(e.partitions());
+        for (TopicPartition tp : e.partitions()) {
+            resume.put(tp, c.position(tp));
         }
     }
 

@@ -21,7 +21,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +28,6 @@ import org.slf4j.LoggerFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -373,7 +371,7 @@ public final class ParameterLoader implements AutoCloseable {
             try {
                 readAndFollow(c, parts);
             } catch (InvalidOffsetException e) {
-                historyGone = outOfRange(c, e);
+                historyGone = KafkaClients.outOfRange(c, e);
                 identity.forget(); // the new history is read from the topics as they are now: their ids are the reference
             }
             if (historyGone != null) {
@@ -451,34 +449,6 @@ public final class ParameterLoader implements AutoCloseable {
         warnIfScopeUnknown(first || afterReset);
         publishStatus();
         ready.countDown();
-    }
-
-    /**
-     * Why the consumer's position is no longer in the log ({@code tierroute.params was recreated or truncated
-     * (partition 0: position 130, the log now ends at 38)}), asking the log's ends for the message where it can.
-     */
-    private static String outOfRange(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
-        Map<TopicPartition, Long> positions = e instanceof OffsetOutOfRangeException o
-                ? o.offsetOutOfRangePartitions() : Map.of();
-        Map<TopicPartition, Long> ends;
-        Map<TopicPartition, Long> starts;
-        try {
-            ends = c.endOffsets(e.partitions(), Duration.ofSeconds(2));
-            starts = c.beginningOffsets(e.partitions(), Duration.ofSeconds(2));
-        } catch (RuntimeException unknown) {
-            ends = Map.of();
-            starts = Map.of();
-        }
-        TreeSet<String> topics = new TreeSet<>();
-        List<String> where = new ArrayList<>();
-        for (TopicPartition tp : e.partitions().stream().sorted(Comparator.comparing(TopicPartition::topic)
-                .thenComparingInt(TopicPartition::partition)).toList()) {
-            topics.add(tp.topic());
-            where.add(tp + ": position " + (positions.containsKey(tp) ? positions.get(tp) : "unknown")
-                    + (ends.containsKey(tp) ? ", the log now holds offsets " + starts.get(tp) + " to " + ends.get(tp) : ""));
-        }
-        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + " recreated or truncated ("
-                + String.join("; ", where) + ")";
     }
 
     /**

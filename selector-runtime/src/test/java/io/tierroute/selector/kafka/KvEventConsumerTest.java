@@ -138,6 +138,30 @@ class KvEventConsumerTest {
     }
 
     @Test
+    void aRecreatedTopicIsSaidCountedAndReadFromItsBeginningAndTheGapRebuildsTheWorker() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L)))));
+        send(batch("w0", 1, List.of(new BlockStored(Tier.HBM, 11L, List.of(12L)))));
+        send(batch("w0", 2, List.of(new BlockStored(Tier.HBM, 12L, List.of(13L)))));
+        await(WAIT, () -> pipeline.appliedEvents() == 3, "the old log's 3 events applied");
+
+        KafkaFixture.resetTopics(); // the log ends at 0 now: the consumer's position (3) is gone
+        await(WAIT, () -> consumer.logResets() == 1, "the reset seen");
+        // w0's batches 3 and 4 went with the old log (blocks 12, 13 may be gone); 5 is the new log's first.
+        send(batch("w0", 5, List.of(new BlockStored(Tier.HBM, null, List.of(21L)))));
+        send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(31L)))));
+
+        await(WAIT, () -> pipeline.appliedEvents() == 6, "w0's clear and store, w1's store applied");
+        assertThat(match(11L, 12L, 13L).totalBlocks(0)).as("w0's blocks from the old log are gone").isZero();
+        assertThat(match(21L).totalBlocks(0)).as("read from the new log's beginning").isEqualTo(1);
+        assertThat(match(31L).totalBlocks(1)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.GAP)).isEqualTo(1);
+        assertThat(consumer.logResets()).isEqualTo(1);
+        assertThat(consumer.restarts()).as("not an error: the session carries on").isZero();
+    }
+
+    @Test
     void earliestReplaysWhatTheTopicHolds() throws Exception {
         send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(21L, 22L)))));
         consumer = new KvEventConsumer(KafkaFixture.settings().withKvEvents(
