@@ -135,6 +135,18 @@ public final class TierrouteCommand implements Runnable {
             // Flink's numberOfFailedCheckpoints metric.
             System.setProperty(
                     "org.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointFailureManager", "error");
+            // A failure of the fitting job (a Kafka outage of a minute or more) is told by the status line and the
+            // summary, with its cause and each restart (FittingJobWatch); Flink's web UI keeps the full trace under the
+            // job's Exceptions. Without these levels each failover also prints ~30-line stack traces, one per source
+            // and task (740 lines for a 5-minute outage), and the producers' retry WARNs as the broker comes back,
+            // burying the status line.
+            for (String failover : List.of("org.apache.flink.runtime.source.coordinator.SourceCoordinatorContext",
+                    "org.apache.flink.runtime.taskmanager.Task",
+                    "org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager",
+                    "org.apache.flink.connector.kafka.sink.internal.KafkaCommitter",
+                    "org.apache.kafka.clients.producer.internals.Sender")) {
+                System.setProperty("org.slf4j.simpleLogger.log." + failover, "off");
+            }
             // Start-up notices that are true of every embedded run (a fresh broker's empty metadata log, no Kerberos
             // tokens, no JobManager log file for a web UI the demo does not serve) and say nothing to act on.
             for (String quiet : List.of("org.apache.kafka.controller.QuorumController",
