@@ -11,11 +11,13 @@ import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sequences.Telemetry;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HeaderMap;
+import io.undertow.util.HeaderValues;
 import io.undertow.util.HttpString;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -127,17 +129,23 @@ final class Endpoints {
         }
     }
 
+    /**
+     * The agent context from the body's {@code agent} and the {@code x-agent-*} headers. Either may carry each part;
+     * where both do they must agree (as must a header given twice): two workflow ids would credit one workflow's
+     * affinity to another, so a disagreement is a 400 naming both, never a silent pick.
+     */
     private static RouteRequest.AgentContext agent(Bodies.Agent a, HeaderMap headers) {
-        String workflow = text(WORKFLOW_ID.toString(), headers.getFirst(WORKFLOW_ID));
-        String step = text(STEP_ID.toString(), headers.getFirst(STEP_ID));
-        String tools = headers.getFirst(EXPECTED_TOOLS);
+        String workflow = text(WORKFLOW_ID.toString(), single(headers, WORKFLOW_ID));
+        String step = text(STEP_ID.toString(), single(headers, STEP_ID));
+        // A list-valued field: repeated headers join with commas (RFC 9110 §5.3).
+        String tools = headers.contains(EXPECTED_TOOLS) ? String.join(",", headers.get(EXPECTED_TOOLS)) : null;
         if (a == null && workflow == null && step == null && tools == null) {
             return null;
         }
         List<String> expected = new ArrayList<>();
         if (a != null) {
-            workflow = a.workflow_id != null ? text("agent.workflow_id", a.workflow_id) : workflow;
-            step = a.step_id != null ? text("agent.step_id", a.step_id) : step;
+            workflow = agree("agent.workflow_id", text("agent.workflow_id", a.workflow_id), WORKFLOW_ID, workflow);
+            step = agree("agent.step_id", text("agent.step_id", a.step_id), STEP_ID, step);
             if (a.expected_next_tools != null) {
                 for (int i = 0; i < a.expected_next_tools.size(); i++) {
                     String t = a.expected_next_tools.get(i);
@@ -146,17 +154,16 @@ final class Endpoints {
                     }
                     expected.add(text("agent.expected_next_tools[" + i + "]", t));
                 }
+                if (tools != null && !new LinkedHashSet<>(expected).equals(new LinkedHashSet<>(toolNames(tools)))) {
+                    throw new ApiError(400, "agent.expected_next_tools " + expected + " and the header " + EXPECTED_TOOLS
+                            + " " + toolNames(tools) + " name different tools: give them once");
+                }
                 tools = null;
             }
         }
         if (tools != null) {
             // The header is bounded by server.maxHeaderBytes: split it whole, so a refusal counts every tool.
-            List<String> named = new ArrayList<>();
-            for (String t : tools.split(",")) {
-                if (!t.isBlank()) {
-                    named.add(t.trim());
-                }
-            }
+            List<String> named = toolNames(tools);
             if (named.size() > MAX_TOOLS) {
                 throw new ApiError(400, "at most " + MAX_TOOLS + " expected next tools, got " + named.size()
                         + " in " + EXPECTED_TOOLS);
@@ -174,6 +181,46 @@ final class Endpoints {
                     + "agent.workflow_id (or " + WORKFLOW_ID + ") too, or leave the step out");
         }
         return new RouteRequest.AgentContext(workflow, step, expected);
+    }
+
+    /** The tool names of an {@code x-agent-expected-tools} value, blanks between commas skipped. */
+    private static List<String> toolNames(String header) {
+        List<String> named = new ArrayList<>();
+        for (String t : header.split(",")) {
+            if (!t.isBlank()) {
+                named.add(t.trim());
+            }
+        }
+        return named;
+    }
+
+    /** A header that names one thing: given twice, its values must be the same. */
+    private static String single(HeaderMap headers, HttpString name) {
+        HeaderValues values = headers.get(name);
+        if (values == null || values.isEmpty()) {
+            return null;
+        }
+        for (String v : values) {
+            if (!v.equals(values.getFirst())) {
+                throw new ApiError(400, "header " + name + " given " + values.size() + " times with different values ('"
+                        + clip(values.getFirst()) + "', '" + clip(v) + "'): give it once");
+            }
+        }
+        return values.getFirst();
+    }
+
+    /** The body's value of a part, or the header's; both given, they must be equal. */
+    private static String agree(String field, String body, HttpString header, String fromHeader) {
+        if (body != null && fromHeader != null && !body.equals(fromHeader)) {
+            throw new ApiError(400, "field '" + field + "' ('" + clip(body) + "') and the header " + header + " ('"
+                    + clip(fromHeader) + "') disagree: give it once, or the same in both");
+        }
+        return body != null ? body : fromHeader;
+    }
+
+    /** An id quoted in an error: already bounded by MAX_ID_LENGTH where checked, clipped here for the others. */
+    private static String clip(String v) {
+        return v.length() <= 64 ? v : v.substring(0, 64) + "...";
     }
 
     /** A body of JSON {@code null} reads as a null object: refuse it like any other wrong shape. */

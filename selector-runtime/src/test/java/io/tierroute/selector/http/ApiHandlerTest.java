@@ -349,6 +349,26 @@ class ApiHandlerTest {
     }
 
     @Test
+    void agentPartsGivenTwiceMustAgree() throws Exception {
+        assert4xx(api.post("/v1/route?dry_run=true", "{\"text\":\"hi\",\"agent\":{\"workflow_id\":\"wfB\"}}",
+                "x-agent-workflow-id", "wfH"), 400, "'agent.workflow_id' ('wfB')", "x-agent-workflow-id ('wfH')");
+        assert4xx(api.post("/v1/route?dry_run=true", "{\"text\":\"hi\",\"agent\":{\"workflow_id\":\"w\",\"step_id\":\"1\"}}",
+                "x-agent-step-id", "2"), 400, "'agent.step_id' ('1')", "x-agent-step-id ('2')");
+        assert4xx(api.post("/v1/route?dry_run=true", "{\"text\":\"hi\"}",
+                "x-agent-workflow-id", "a", "x-agent-workflow-id", "b"), 400, "x-agent-workflow-id given 2 times", "'a', 'b'");
+        assert4xx(api.post("/v1/route?dry_run=true", "{\"text\":\"hi\",\"agent\":{\"expected_next_tools\":[\"search\"]}}",
+                "x-agent-expected-tools", "fetch"), 400, "name different tools");
+
+        // The same value twice, in the body and a header or in two headers, is one value.
+        for (String[] headers : new String[][] {{"x-agent-workflow-id", "wf"}, {"x-agent-workflow-id", "wf",
+                "x-agent-workflow-id", "wf", "x-agent-expected-tools", "search", "x-agent-expected-tools", "fetch"}}) {
+            HttpResponse<String> r = api.post("/v1/route?dry_run=true",
+                    "{\"text\":\"hi\",\"agent\":{\"workflow_id\":\"wf\",\"expected_next_tools\":[\"search\",\"fetch\"]}}", headers);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        }
+    }
+
+    @Test
     void nullBodiesAndOversizedAgentHeadersAre400() throws Exception {
         for (String path : new String[] {"/v1/route", "/v1/kv-events", "/v1/telemetry"}) {
             assert4xx(api.post(path, "null"), 400, "JSON object");
