@@ -5,10 +5,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -16,7 +18,8 @@ import java.util.Locale;
 
 /**
  * Reads a YAML or JSON document (configuration, parameter file) into a tree, turning I/O and
- * syntax errors into {@link ConfigException}s that name the file and the line.
+ * syntax errors into {@link ConfigException}s that name the file and the line. A file holds one
+ * document: a second one, or content after the JSON value, is an error naming its line.
  */
 public final class Documents {
 
@@ -48,17 +51,70 @@ public final class Documents {
 
     /** Parses text already in memory (tests, HTTP). */
     public static JsonNode parse(byte[] bytes, boolean json) {
-        try {
-            JsonNode node = (json ? JSON : YAML).readTree(bytes);
+        ObjectMapper mapper = json ? JSON : YAML;
+        try (JsonParser p = mapper.createParser(bytes)) {
+            JsonNode node = mapper.readTree(p);
+            if (node == null) {
+                return MissingNode.getInstance(); // no content at all, as readTree(byte[]) answers
+            }
+            onlyOne(p, bytes, json);
             return node;
         } catch (JsonProcessingException e) {
-            JsonLocation at = e.getLocation();
-            String where = at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
-            // SnakeYAML's wrapped decoder errors carry the Java class name in their text
-            String why = e.getOriginalMessage().replaceFirst("^java\\.[\\w.]+Exception: ", "");
-            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML") + where + ": " + why);
+            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML") + at(e) + ": " + why(e));
         } catch (IOException e) {
             throw new ConfigException("", "cannot parse: " + e.getMessage());
         }
+    }
+
+    /**
+     * Refuses anything after the first document. Jackson reads one document (YAML) or value (JSON) and stops, so
+     * the settings of a second one, after a {@code ---} or a {@code {}}, were dropped without a word: among them
+     * {@code access}, and the selector started with an open data plane. Comments and whitespace may follow.
+     */
+    private static void onlyOne(JsonParser p, byte[] bytes, boolean json) throws IOException {
+        JsonLocation end = p.currentLocation();
+        try {
+            if (p.nextToken() == null) {
+                return;
+            }
+        } catch (JsonProcessingException e) {
+            if (!json) {
+                throw e; // SnakeYAML says what it expected ("<document start>") and where
+            }
+            throw new ConfigException("", "unexpected content after the end of the JSON value" + at(e) + ": " + why(e));
+        }
+        JsonLocation next = p.currentTokenLocation();
+        if (json) {
+            throw new ConfigException("", "more than one JSON value (a second one starts at line " + next.getLineNr()
+                    + ", column " + next.getColumnNr() + "); put every setting in one JSON object");
+        }
+        throw new ConfigException("", "more than one YAML document (a second one starts at line "
+                + markerLine(bytes, end, next.getLineNr()) + "); put every setting in one document");
+    }
+
+    /**
+     * The line of the {@code ---} that opens the second YAML document: the parser skips the marker and reports the
+     * document's first value, which may be lines below it. The first document ends at the start of the marker's
+     * line (a block) or on a line before it (a flow value, a scalar).
+     */
+    private static int markerLine(byte[] bytes, JsonLocation end, int valueLine) {
+        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
+        int from = end.getColumnNr() == 1 ? end.getLineNr() : end.getLineNr() + 1;
+        for (int line = Math.max(from, 1); line <= Math.min(valueLine, lines.length); line++) {
+            if (lines[line - 1].matches("---(\\s.*)?")) {
+                return line;
+            }
+        }
+        return valueLine;
+    }
+
+    private static String at(JsonProcessingException e) {
+        JsonLocation at = e.getLocation();
+        return at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+    }
+
+    private static String why(JsonProcessingException e) {
+        // SnakeYAML's wrapped decoder errors carry the Java class name in their text
+        return e.getOriginalMessage().replaceFirst("^java\\.[\\w.]+Exception: ", "");
     }
 }

@@ -266,6 +266,40 @@ class ConfigLoaderTest {
         bad("workers: [{name: a}\n", "not valid YAML");
     }
 
+    /** A second document or JSON value was dropped without a word, with the access settings it held. */
+    @Test
+    void aSecondDocumentOrContentAfterTheJsonValueIsRefusedNamingItsLine() throws Exception {
+        Path yaml = Files.writeString(dir.resolve("two.yaml"),
+                "workers:\n  - {name: w0}\n---\naccess: {data: token}\nrouting: {temperature: banana}\n");
+        assertThatThrownBy(() -> ConfigLoader.load(yaml)).isInstanceOf(ConfigException.class).hasMessage(yaml
+                + ": more than one YAML document (a second one starts at line 3); put every setting in one document");
+        Path json = Files.writeString(dir.resolve("two.json"), "{\"workers\": [{\"name\": \"w0\"}]} {\"access\": {}}\n");
+        assertThatThrownBy(() -> ConfigLoader.load(json)).isInstanceOf(ConfigException.class).hasMessage(json
+                + ": more than one JSON value (a second one starts at line 1, column 31); put every setting in one JSON object");
+        Path trailing = Files.writeString(dir.resolve("trailing.json"), "{\"workers\": [{\"name\": \"w0\"}]}\ntrailing\n");
+        assertThatThrownBy(() -> ConfigLoader.load(trailing)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith(trailing + ": unexpected content after the end of the JSON value (line 2, ")
+                .hasMessageContaining("'trailing'");
+        // the marker's line, not the first key's; after a flow value; an empty second document; an empty first one
+        bad("workers: [{name: a}]\n# one\n---\n# two\n\naccess: {data: token}\n", "a second one starts at line 3");
+        bad("{workers: [{name: a}]}\n--- {access: {data: token}}\n", "a second one starts at line 2");
+        bad("workers: [{name: a}]\n---\n", "a second one starts at line 2");
+        bad("---\n---\nworkers: [{name: a}]\n", "a second one starts at line 2");
+        bad("workers: [{name: a}]\n...\naccess: {data: token}\n", "not valid YAML", "<document start>");
+    }
+
+    @Test
+    void oneDocumentWithALeadingMarkerOrTrailingCommentsStillLoads() throws Exception {
+        String doc = "workers: [{name: a}]\naccess: {data: token}\n";
+        for (String text : new String[] {"---\n" + doc, doc + "# the end\n\n", "# head\n--- # one\n" + doc + "...\n# tail\n"}) {
+            assertThat(ConfigLoader.parse(text, dir).access().data()).as(text).isEqualTo(AccessSettings.Mode.TOKEN);
+        }
+        Path json = Files.writeString(dir.resolve("one.json"), "{\"workers\": [{\"name\": \"a\"}]}\n \n");
+        assertThat(ConfigLoader.load(json).selector().workers()).hasSize(1);
+        Path empty = Files.writeString(dir.resolve("empty.yaml"), "# nothing yet\n");
+        assertThatThrownBy(() -> ConfigLoader.load(empty)).hasMessage(empty + ": the document is empty; expected a mapping of settings");
+    }
+
     @Test
     void aFileThatIsNotUtf8IsNotValidYamlWithoutAJavaClassName() throws Exception {
         java.nio.file.Path f = java.nio.file.Files.write(dir.resolve("garbage.yaml"), new byte[] {(byte) 0xff, (byte) 0xfe, 0, 'x'});

@@ -84,6 +84,25 @@ class ParameterFileTest {
         assertThat(ps.rho(0, Tier.CPU.ordinal())).isEqualTo(0.5);
     }
 
+    /** What follows a first document was dropped without a word (a reload too: the same reader). */
+    @Test
+    void aSecondDocumentIsRefusedAndOneWithCommentsLoads() throws Exception {
+        bad("version: 3\n---\nrho: {w0: {cpu: 0.5}}\n",
+                "bad.yaml: more than one YAML document (a second one starts at line 2); put every setting in one document");
+        assertThatThrownBy(() -> load("bad.json", "{\"version\": 3}\n{\"version\": 4}\n")).isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("bad.json: more than one JSON value (a second one starts at line 2, column 1); "
+                        + "put every setting in one JSON object");
+        assertThat(load("p.yaml", "---\nversion: 3\n# no more\n").version()).isEqualTo(3);
+        Files.writeString(dir.resolve("sel.yaml"), "version: 3\n---\nversion: 4\n");
+        assertThatThrownBy(() -> io.tierroute.selector.config.ConfigLoader.load(writeSelector("parametersFile: sel.yaml\n")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("parametersFile")
+                .hasMessageContaining("sel.yaml").hasMessageContaining("a second one starts at line 2");
+    }
+
+    private Path writeSelector(String extra) throws Exception {
+        return Files.writeString(dir.resolve("selector.yaml"), "workers: [{name: w0}, {name: w1}, {name: w2}]\n" + extra);
+    }
+
     private void bad(String text, String... fragments) {
         assertThatThrownBy(() -> load("bad.yaml", text)).isInstanceOf(ConfigException.class).satisfies(e -> {
             assertThat(e.getMessage()).contains("bad.yaml");
