@@ -1,6 +1,7 @@
 package io.tierroute.selector.params;
 
 import io.tierroute.selector.config.ConfigException;
+import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.ConfigNode;
 import io.tierroute.selector.config.Documents;
 import io.tierroute.selector.protocol.Tier;
@@ -72,7 +73,12 @@ public final class ParameterFile {
             index.put(workerNames.get(i), i);
         }
         ParameterSet.Builder b = ParameterSet.builder(workerNames.size()).source(source);
-        b.scope(root.string("scope", "default"));
+        String scope = root.string("scope", "default");
+        String scopeProblem = ConfigLoader.scopeProblem(scope); // kafka.scope's one rule
+        if (scopeProblem != null) {
+            throw root.require("scope").error(scopeProblem);
+        }
+        b.scope(scope);
         b.version(root.integer("version", 0, 0, Long.MAX_VALUE, ""));
         ConfigNode params = root.get("parameters");
         b.cost(params == null ? base : costOverrides(params, base));

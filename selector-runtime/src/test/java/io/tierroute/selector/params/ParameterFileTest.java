@@ -125,6 +125,10 @@ class ParameterFileTest {
         bad("outputQuantile: 1\n", "outputQuantile");
         bad("versoin: 2\n", "versoin: unknown key (did you mean 'version'?)");
         bad("rho: [1, 2]\n", "rho: must be a mapping");
+        // kafka.scope's rule: a scope no selector could be configured to serve is no scope to load parameters of
+        bad("scope: 'a#b'\n", "scope: must not contain '#'");
+        bad("scope: " + "s".repeat(300) + "\n", "scope: a scope has at most 256 characters, got 300");
+        bad("scope: ''\n", "scope: must not be empty");
     }
 
     @Test
