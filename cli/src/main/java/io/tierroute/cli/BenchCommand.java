@@ -78,12 +78,12 @@ final class BenchCommand implements Runnable {
         @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Engine workers, 1–4096 (default ${DEFAULT-VALUE}).")
         int workers;
 
-        @Option(names = "--load", split = ",", defaultValue = "1", paramLabel = "L1,L2",
+        @Option(names = "--load", split = ",", defaultValue = "1", paramLabel = "L",
                 description = "Load factors: distinct arrival-rate multipliers, each in [0.01, 100] (default ${DEFAULT-VALUE}).")
         List<Double> loads;
 
         @Option(names = "--policies", split = ",", defaultValue = "round-robin,least-loaded,tierroute-default,oracle",
-                paramLabel = "a,b", description = "Distinct policies to compare (default ${DEFAULT-VALUE}); --list-policies shows all.")
+                paramLabel = "POLICY", description = "Distinct policies to compare (default ${DEFAULT-VALUE}); --list-policies shows all.")
         List<String> policies;
 
         @Option(names = "--limit", defaultValue = "0", paramLabel = "N", description = "Replay only the first N requests, ≥ 0 (0: all).")
@@ -163,6 +163,10 @@ final class BenchCommand implements Runnable {
             }
             // Everything the user gave is checked and the requests loaded before the first run, so a bad
             // value (or a bad trace line) is one line and exit 2, never a stack trace after hours of runs.
+            String stray = emptyItem();
+            if (stray != null) {
+                return usageError(stray);
+            }
             BenchSpec bench;
             List<SimRequest> base;
             SeedList seeds;
@@ -209,7 +213,7 @@ final class BenchCommand implements Runnable {
                 err.println("tierroute bench routing: warning: " + w);
                 err.flush();
             });
-            String title = "tierroute bench routing: " + bench.source() + ", " + workers + " workers";
+            String title = "tierroute bench routing: " + bench.source() + ", " + Plural.of(workers, "worker");
             try {
                 return run(runner, progress, bench, seeds, base, title, stdout);
             } catch (ReportWriteException e) {
@@ -287,6 +291,23 @@ final class BenchCommand implements Runnable {
             spec.commandLine().getErr().println("tierroute bench routing: " + message);
             spec.commandLine().getErr().flush();
             return 1;
+        }
+
+        /**
+         * What is wrong when a list option has an empty item, else null: picocli drops a trailing one ("--load 1," is
+         * [1]), so a stray comma would change the sweep unsaid.
+         */
+        private String emptyItem() {
+            String[][] lists = {{"--load", "values"}, {"--policies", "names"}};
+            for (String[] list : lists) {
+                CommandLine.Model.OptionSpec o = spec.commandLine().getParseResult().matchedOption(list[0]);
+                for (String v : o == null ? List.<String>of() : o.originalStringValues()) {
+                    if (java.util.Arrays.stream(v.split(",", -1)).anyMatch(String::isBlank)) {
+                        return list[0] + " must be a list of " + list[1] + " with no empty item (got " + v + ")";
+                    }
+                }
+            }
+            return null;
         }
 
         /** Exit code 2 with one line on stderr: picocli's usage dump would bury the reason. */

@@ -96,7 +96,7 @@ final class DashboardCommand implements Callable<Integer> {
     /** The settings the flags ask for; a named environment variable that is unset is a usage error. */
     private Dashboard.Settings settings(String token) {
         Dashboard.Settings s = new Dashboard.Settings(bootstrap, host, port, token, tokenEnv, scope,
-                KafkaClientConfig.load(commandConfig, spec.commandLine()));
+                KafkaClientConfig.load(commandConfig, KafkaClientConfig.DASHBOARD, spec.commandLine()));
         // A blank name would silently become the default one: the audit trail would not say who it is.
         if (operatorName != null && operatorName.isBlank()) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--operator-name must not be blank: give the "
@@ -150,6 +150,7 @@ final class DashboardCommand implements Callable<Integer> {
                 throw new CommandLine.ParameterException(spec.commandLine(), named[0] + " must not be empty");
             }
         }
+        ScopeName.require(scope, "--scope", spec.commandLine()); // the selector's rule: a page on no possible scope
         if (tlsKeyStore == null && spec.commandLine().getParseResult().hasMatchedOption("--tls-keystore-type")) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--tls-keystore-type applies to --tls-keystore, which is not given: the dashboard would serve HTTP");

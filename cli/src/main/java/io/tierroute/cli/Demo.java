@@ -1,6 +1,8 @@
 package io.tierroute.cli;
 
 import io.tierroute.dashboards.Dashboard;
+import io.tierroute.dashboards.history.SnapshotHistory;
+import io.tierroute.dashboards.history.VersionRecord;
 import io.tierroute.deploy.kafka.EmbeddedKafka;
 import io.tierroute.deploy.local.KafkaBrokerProcess;
 import io.tierroute.deploy.local.LocalClasspath;
@@ -36,6 +38,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -196,6 +199,8 @@ final class Demo implements AutoCloseable {
         dashboard = Dashboard.start(new Dashboard.Settings(bootstrap, "127.0.0.1", opts.dashboardPort(), opts.token(),
                 opts.tokenEnv(), opts.scope()));
         closers.add(dashboard::close);
+        // This Kafka stops with the demo: the summary says the gate's reasons itself, as the dashboard read them.
+        run.gateReasonsFrom(v -> gateReasons(dashboard.history(), opts.scope(), v, Duration.ofSeconds(2)));
         run.startFleet();
 
         checkStop();
@@ -302,6 +307,26 @@ final class Demo implements AutoCloseable {
     private void cancelJob() throws Exception {
         if (jobId != null && !flink.getJobStatus(jobId).get(10, TimeUnit.SECONDS).isGloballyTerminalState()) {
             flink.cancelJob(jobId).get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The gate's reasons for {@code version} of {@code scope} as {@code history} holds them, waiting up to {@code wait}
+     * for it to get there (the dashboard's reader may trail the selector's loader by a poll); empty if it did not.
+     */
+    static Optional<List<String>> gateReasons(SnapshotHistory history, String scope, long version, Duration wait) {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Optional<VersionRecord> v = history.version(scope, version);
+            if (v.isPresent() || System.nanoTime() > deadline) {
+                return v.map(VersionRecord::rejectReasons);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return Optional.empty();
+            }
         }
     }
 

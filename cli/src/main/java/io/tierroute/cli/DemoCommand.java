@@ -38,10 +38,9 @@ import java.util.concurrent.Callable;
                         + "scope, the α's served; Kafka unreachable; the fitting job's restarts and why). A failed "
                         + "fitting job restarts from its last checkpoint (a Kafka outage fails it about once a minute) "
                         + "and stops the demo only when 30 restarts in a row have failed. Stops on Ctrl-C or after "
-                        + "--duration and prints a summary. Kafka "
-                        + "listens on a free loopback port (printed: the test kit that embeds it picks its ports). "
-                        + "Everything lives in fresh temporary "
-                        + "directories that are deleted at the end.", ""},
+                        + "--duration and prints a summary. Kafka listens on a loopback port, printed at the start (any "
+                        + "free one; --kafka-port fixes it), and stops with the demo. Everything lives in fresh "
+                        + "temporary directories that are deleted at the end.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped cleanly at --duration or the end of the requests", TierrouteCommand.STOPPED_BY_SIGNAL,
                 "1:a part could not start (e.g. a port is taken) or failed",

@@ -4,7 +4,6 @@ import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Topics;
-import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.server.TokenVariable;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.live.LiveWorkload;
@@ -90,13 +89,8 @@ final class FleetCommand implements Callable<Integer> {
         }
         fleet.validate(cl);
         Map<String, String> kafkaClient = new HashMap<>();
-        KafkaClientConfig.load(commandConfig, cl).forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));
-        for (String key : kafkaClient.keySet()) { // messages name the key, never a value (values may be passwords)
-            if (key.equals("client.id") || KafkaSettings.RESERVED_PROPERTIES.contains(key)) {
-                throw new CommandLine.ParameterException(cl, "--command-config " + commandConfig + ": '" + key
-                        + "' is set by the fleet itself and cannot be overridden (" + KafkaSettings.RESERVED_WHY + ")");
-            }
-        }
+        KafkaClientConfig.load(commandConfig, KafkaClientConfig.FLEET, cl)
+                .forEach((k, v) -> kafkaClient.put(k.toString(), v.toString()));
         LiveWorkload work = fleet.load(cl);
         return new Checked(new FleetRun.Settings(bootstrap, kafkaClient, fleet.workers, fleet.timeScale, fleet.scope, fleet.seed,
                 selectorPort, TokenVariable.read(tokenEnv, System::getenv), tokenEnv, fleet.trace() != null), work);
@@ -142,7 +136,7 @@ final class FleetCommand implements Callable<Integer> {
             err.flush();
             return 1;
         }
-        out.println("tierroute fleet: starting the selector and " + s.workers() + " simulated workers on Kafka "
+        out.println("tierroute fleet: starting the selector and " + Plural.of(s.workers(), "simulated worker") + " on Kafka "
                 + s.bootstrap() + " ...");
         out.flush();
         try (StopOnCtrlC stop = new StopOnCtrlC("tierroute-fleet-shutdown")) {

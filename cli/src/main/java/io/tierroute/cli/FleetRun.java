@@ -22,7 +22,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
 
 /**
  * The simulated fleet in live mode on a Kafka that carries the tierroute topics, routed by the real selector: the
@@ -81,6 +83,8 @@ final class FleetRun implements AutoCloseable {
     private FleetPublisher publisher;
     private LiveFleet fleet;
     private EmbeddedSelectorApi api;
+    /** The gate's reasons for a version, when the run's Kafka stops with it (the demo's); null: look them up there. */
+    private volatile LongFunction<Optional<List<String>>> gateReasons;
 
     private FleetRun(Settings settings, LiveWorkload work, long startedNanos) {
         this.settings = settings;
@@ -231,8 +235,8 @@ final class FleetRun implements AutoCloseable {
         }
         String why = workers.stream().allMatch(WorkerView::draining) ? "drained"
                 : workers.stream().noneMatch(WorkerView::healthy) ? "unhealthy" : "drained or unhealthy";
-        return " · paused: every worker " + why + "; arrivals wait until one takes requests again (" + held
-                + (held == 1 ? " arrival" : " arrivals") + " held so far this run)";
+        return " · paused: every worker " + why + "; arrivals wait until one takes requests again ("
+                + Plural.of(held, "arrival") + " held so far this run)";
     }
 
     /** {@code  · Kafka unreachable for N s} while {@code loader} has no contact with Kafka, else empty. */
@@ -273,7 +277,7 @@ final class FleetRun implements AutoCloseable {
                 fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
                 settings.fromTrace() ? "trace" : "workload"));
         if (fleet.held() > 0) {
-            lines.add(fleet.held() + " arrivals waited while every worker was drained or unhealthy (selector API)");
+            lines.add(Plural.of(fleet.held(), "arrival") + " waited while every worker was drained or unhealthy (selector API)");
         }
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
@@ -282,17 +286,45 @@ final class FleetRun implements AutoCloseable {
                         + " in flight); fleet records: %d telemetry, %d KV batches, %d completions",
                 decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight(), publisher.telemetrySent(),
                 publisher.kvBatchesSent(), publisher.completionsSent()));
-        lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %d times and ended on v%d (%s): α_p %.4g α_d %.4g",
-                versions(), loader.swaps(), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
+        lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %s and ended on v%d (%s): α_p %.4g α_d %.4g",
+                versions(), Plural.of(loader.swaps(), "time"), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
         ParameterLoader.ScopeStatus served = loader.status().scopes().get(settings.scope());
         if (served != null && served.newestRejected() != null) {
-            lines.add("the validation gate rejected the newest fit, v" + served.newestRejected() + ": 'tierroute "
-                    + "snapshots show " + served.newestRejected() + " --bootstrap " + settings.bootstrap()
-                    + ("default".equals(settings.scope()) ? "" : " --scope " + ShellWords.quote(settings.scope()))
-                    + (settings.kafkaClient().isEmpty() ? "" : " --command-config FILE")
-                    + "' says why while that Kafka runs");
+            lines.addAll(rejected(served.newestRejected()));
         }
         return lines;
+    }
+
+    /**
+     * The summary's lines on the newest fit, {@code version}, the gate rejected: its reasons when {@link #gateReasonsFrom}
+     * gave where to find them, else the command that shows them on the run's Kafka.
+     */
+    private List<String> rejected(long version) {
+        String head = "the validation gate rejected the newest fit, v" + version;
+        LongFunction<Optional<List<String>>> reasons = gateReasons;
+        if (reasons == null) {
+            return List.of(head + ": 'tierroute snapshots show " + version + " --bootstrap " + settings.bootstrap()
+                    + ("default".equals(settings.scope()) ? "" : " --scope " + ShellWords.quote(settings.scope()))
+                    + (settings.kafkaClient().isEmpty() ? "" : " --command-config FILE") + "' says why while that Kafka runs");
+        }
+        List<String> said = reasons.apply(version).orElse(List.of());
+        // Its "held: ..." reasons are parameters the gate kept at their active values (a dozen lines): not why it
+        // rejected the fit.
+        List<String> why = said.stream().filter(r -> !r.startsWith("held: ")).toList();
+        if (why.isEmpty()) {
+            return List.of(head + " (its reasons were not read before the run stopped)");
+        }
+        List<String> lines = new ArrayList<>(List.of(head + ":"));
+        why.forEach(r -> lines.add("  rejected: " + r));
+        return lines;
+    }
+
+    /**
+     * Where the summary reads the gate's reasons for a rejected version: for a run whose Kafka stops with it (the
+     * demo's), where a 'snapshots show' after the run would find nothing.
+     */
+    void gateReasonsFrom(LongFunction<Optional<List<String>>> reasons) {
+        gateReasons = reasons;
     }
 
     /** Stops the API, the fleet, its publisher, the decision publisher and the loader, in that order; safe twice. */

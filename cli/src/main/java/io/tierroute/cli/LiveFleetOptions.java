@@ -9,6 +9,9 @@ import picocli.CommandLine.Option;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * The options of the live simulated fleet, shared by {@code demo} and {@code fleet}: what it replays (a trace or a
@@ -84,8 +87,7 @@ final class LiveFleetOptions {
         if (t == null && workload == null) {
             t = findDefaultTrace();
             if (t == null) {
-                throw new CommandLine.ParameterException(cl, "the default trace " + DEFAULT_TRACE + " is not there; "
-                        + "give --trace FILE or --workload NAME");
+                throw new CommandLine.ParameterException(cl, noDefaultTrace(defaultTraceCandidates()));
             }
         }
         if (t != null && !Files.isReadable(t)) {
@@ -116,22 +118,33 @@ final class LiveFleetOptions {
         return resolvedTrace;
     }
 
-    /** ../shared/... from the working directory, or from the repository root (the jar lives in cli/target/). */
+    /** The first of {@link #defaultTraceCandidates} that is there, or null. */
     static Path findDefaultTrace() {
-        if (Files.isReadable(DEFAULT_TRACE)) {
-            return DEFAULT_TRACE;
-        }
+        return defaultTraceCandidates().stream().filter(Files::isReadable).findFirst().orElse(null);
+    }
+
+    /**
+     * Where the default trace is looked for, as absolute paths: ../shared/... from the working directory, then from
+     * each directory above the jar (cli/target/ in a checkout, so the repository root among them).
+     */
+    static List<Path> defaultTraceCandidates() {
+        Set<Path> tried = new LinkedHashSet<>();
+        tried.add(DEFAULT_TRACE.toAbsolutePath().normalize());
         try {
             Path jar = Path.of(LiveFleetOptions.class.getProtectionDomain().getCodeSource().getLocation().toURI());
             for (Path dir = jar.getParent(); dir != null; dir = dir.getParent()) {
-                Path c = dir.resolve(DEFAULT_TRACE).normalize();
-                if (Files.isReadable(c)) {
-                    return c;
-                }
+                tried.add(dir.resolve(DEFAULT_TRACE).normalize());
             }
         } catch (Exception ignored) {
             // no code source: only the working directory counts
         }
-        return null;
+        return List.copyOf(tried);
+    }
+
+    /** The refusal when no trace or workload is given and the default trace is at none of {@code tried}. */
+    static String noDefaultTrace(List<Path> tried) {
+        return "no --trace or --workload given, and the default trace is not there (looked for "
+                + String.join(", ", tried.stream().map(Path::toString).toList())
+                + "); give --trace FILE (Mooncake .jsonl or Azure .csv) or a generated workload, e.g. --workload agentic";
     }
 }

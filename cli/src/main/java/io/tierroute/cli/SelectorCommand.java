@@ -118,7 +118,7 @@ final class SelectorCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tierroute-shutdown"));
         int workers = cfg.selector().workers().size();
-        out.println("tierroute selector listening on " + server.uri() + " (" + workers + (workers == 1 ? " worker" : " workers")
+        out.println("tierroute selector listening on " + server.uri() + " (" + Plural.of(workers, "worker")
                 + "; Ctrl-C to stop)");
         String env = cfg.adminTokenEnv();
         if (env != null && !isSet(env)) {

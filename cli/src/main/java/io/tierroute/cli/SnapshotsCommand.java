@@ -98,11 +98,12 @@ final class SnapshotsCommand implements Runnable {
 
         SnapshotsKafka kafka(CommandLine cl) {
             BootstrapAddress.require(bootstrap, "--bootstrap", cl);
+            ScopeName.require(scope, "--scope", cl); // 'a#b' names no scope on the topic: refused before any wait
             if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
                 throw new CommandLine.ParameterException(cl, "--timeout must be in [1, " + MAX_TIMEOUT_SECONDS
                         + "] s, got " + timeoutSeconds);
             }
-            Properties props = KafkaClientConfig.load(commandConfig, cl);
+            Properties props = KafkaClientConfig.load(commandConfig, KafkaClientConfig.SNAPSHOTS, cl);
             // The CLI reports broker problems itself; the clients' own logs only repeat them.
             if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka") == null) {
                 System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "off");

@@ -130,7 +130,7 @@ final class SnapshotsReadCommands {
                 byTier.computeIfAbsent(r.getTier().name(), k -> new ArrayList<>()).add(r.getRho().getValue());
             }
             StringBuilder b = new StringBuilder("rho: ").append(full.getRho().size()).append(" (worker, tier) values, ")
-                    .append(workers.size()).append(" workers");
+                    .append(Plural.of(workers.size(), "worker"));
             byTier.forEach((tier, xs) -> {
                 xs.sort(null);
                 b.append("; ").append(tier).append(" min ").append(num(xs.get(0))).append(" median ")

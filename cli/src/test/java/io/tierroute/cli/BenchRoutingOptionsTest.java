@@ -104,6 +104,34 @@ class BenchRoutingOptionsTest {
         assertUsageError("--policies must be a list of distinct names (got random,random)", "--policies", "random, random");
     }
 
+    /** picocli drops a trailing empty item ("1," was [1]): a stray comma is refused, not a changed sweep. */
+    @Test
+    void anEmptyListItemIsRefusedNamingItsOption() {
+        assertUsageError("--load must be a list of values with no empty item (got 1,)", "--load", "1,");
+        assertUsageError("--policies must be a list of names with no empty item (got random,)", "--policies", "random,");
+        assertUsageError("--policies must be a list of names with no empty item (got random, ,oracle)", "--policies",
+                "random, ,oracle");
+        assertUsageError("--policies must be a list of names with no empty item (got ,random)", "--policies", ",random");
+        assertThat(bench("--load", "1,,2")).as("picocli refuses the empty number itself").isEqualTo(2);
+        assertThat(err.toString()).contains("'--load'");
+    }
+
+    @Test
+    void theSynopsisShowsListsAsOneItemRepeated() {
+        StringWriter out = new StringWriter();
+        TierrouteCommand.execute(new String[] {"bench", "routing", "--help"}, new PrintWriter(out, true),
+                new PrintWriter(new StringWriter(), true));
+        assertThat(out.toString()).contains("--load=L[,L...]").contains("--policies=POLICY[,POLICY...]")
+                .doesNotContain("L1,L2");
+    }
+
+    @Test
+    void aCountOfOneIsSaidInTheSingular() throws Exception {
+        assertThat(bench("--workers", "1")).as(err.toString()).isZero();
+        assertThat(Files.readString(dir.resolve("out").resolve("results.txt")))
+                .startsWith("tierroute bench routing: llmd-blog, 1 worker" + System.lineSeparator());
+    }
+
     @Test
     void outMustNotBeAFile() throws Exception {
         Path file = Files.writeString(dir.resolve("results"), "x");

@@ -178,5 +178,8 @@ class DemoCommandTest {
         assertThat(rc).isZero();
         assertThat(out.toString()).contains("--time-scale", "--duration", "--flink-ui-port", "--dashboard-port",
                 "--selector-port", "--trace", "--workload");
+        assertThat(out.toString().replaceAll("\\s+", " ")).as("said for an operator, not the tests")
+                .contains("Kafka listens on a loopback port, printed at the start (any free one; --kafka-port fixes it), "
+                        + "and stops with the demo.").doesNotContain("test kit");
     }
 }

@@ -107,6 +107,30 @@ class DemoOptionsTest {
         assertThat(ScopeName.problem("quote\"and'\\back\nslash")).as("any text goes in escaped").isNull();
     }
 
+    /**
+     * Without --trace or --workload, run outside the checkout: the refusal names every absolute path the default trace
+     * was looked for at and the flags that give one (before: "../shared/traces/… is not there", relative to nothing said).
+     */
+    @Test
+    void aMissingDefaultTraceNamesWhereItWasLookedForAndHowToGiveOne() {
+        List<java.nio.file.Path> tried = LiveFleetOptions.defaultTraceCandidates();
+        java.nio.file.Path cli = java.nio.file.Path.of(System.getProperty("user.dir")); // surefire runs in cli/
+        assertThat(tried).allMatch(java.nio.file.Path::isAbsolute).doesNotHaveDuplicates()
+                .as("from the working directory").contains(cli.resolve(LiveFleetOptions.DEFAULT_TRACE).normalize())
+                .as("from the repository, above the classes (cli/target/)")
+                .contains(cli.getParent().resolve(LiveFleetOptions.DEFAULT_TRACE).normalize());
+        assertThat(LiveFleetOptions.noDefaultTrace(List.of(java.nio.file.Path.of("/a/t.jsonl"), java.nio.file.Path.of("/b/t.jsonl"))))
+                .isEqualTo("no --trace or --workload given, and the default trace is not there (looked for /a/t.jsonl, "
+                        + "/b/t.jsonl); give --trace FILE (Mooncake .jsonl or Azure .csv) or a generated workload, e.g. "
+                        + "--workload agentic");
+        if (LiveFleetOptions.findDefaultTrace() == null) { // a checkout without ../shared: the command says it too
+            String[] r = run("demo", "--duration", "3s");
+            assertThat(r[0]).isEqualTo("2");
+            assertThat(r[2].lines().findFirst().orElse("")).isEqualTo(LiveFleetOptions.noDefaultTrace(tried));
+            assertThat(r[1]).as("nothing started").doesNotContain("starting");
+        }
+    }
+
     @Test
     void aMalformedTraceOrADurationBeyondAnyRunIsRefusedBeforeTheStackStarts() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("demo-options");

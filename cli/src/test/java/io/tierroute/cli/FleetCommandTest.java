@@ -39,7 +39,7 @@ class FleetCommandTest {
                     "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
             assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
             assertThat(r[1]).as("a refused fit is said, not only an older version served")
-                    .contains("snapshots: default=v3 (v4 rejected); the selector swapped 1 times and ended on v3")
+                    .contains("snapshots: default=v3 (v4 rejected); the selector swapped 1 time and ended on v3")
                     .contains("the validation gate rejected the newest fit, v4: 'tierroute snapshots show 4 --bootstrap "
                             + kafka.bootstrapServers() + "' says why");
             assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")

@@ -48,9 +48,12 @@ class FleetStatusDrainTest {
                     Thread.sleep(50);
                 }
                 assertThat(run.fleet().held()).as("an arrival waited").isPositive();
+                long held = run.fleet().held();
+                String arrivals = held == 1 ? "1 arrival" : held + " arrivals"; // the clock is held: mostly 1
                 assertThat(run.statusLine()).endsWith(" · paused: every worker drained; arrivals wait until one takes "
-                        + "requests again (" + run.fleet().held() + (run.fleet().held() == 1 ? " arrival" : " arrivals")
-                        + " held so far this run)");
+                        + "requests again (" + arrivals + " held so far this run)");
+                assertThat(run.summary()).contains(arrivals + " waited while every worker was drained or unhealthy "
+                        + "(selector API)");
                 long routed = run.fleet().routed();
                 assertThat(admin(run, "w1", "undrain")).isEqualTo(200);
                 assertThat(run.statusLine()).doesNotContain("paused");

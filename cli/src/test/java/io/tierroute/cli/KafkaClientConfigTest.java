@@ -53,6 +53,43 @@ class KafkaClientConfigTest {
         }
     }
 
+    /**
+     * A key a command's clients set themselves is refused by name in every command, never silently overridden or
+     * ignored (before, only fleet refused them); the message names the keys, never their values.
+     */
+    @Test
+    void keysTheClientsSetThemselvesAreRefusedByNameInEveryCommand(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("client.properties");
+        for (String key : List.of("group.id", "key.deserializer", "isolation.level", "transactional.id")) {
+            Files.writeString(file, "security.protocol=PLAINTEXT\n" + key + "=s3cret-value\n");
+            for (List<String> command : COMMANDS) {
+                assertThat(run(command, file)).as(command + " " + key + ": " + err).isEqualTo(2);
+                assertThat(err.toString()).as(command + " " + key)
+                        .startsWith("--command-config " + file + ": '" + key + "' is set by ")
+                        .contains(" itself and cannot be overridden (").doesNotContain("s3cret");
+            }
+        }
+        // the history's readers and control writer set these; the fleet's clients do not take them over
+        for (String key : List.of("acks", "request.timeout.ms", "enable.idempotence", "auto.offset.reset", "client.id")) {
+            Files.writeString(file, key + "=1\n");
+            for (List<String> command : COMMANDS.subList(0, 2)) {
+                assertThat(run(command, file)).as(command + " " + key + ": " + err).isEqualTo(2);
+                assertThat(err.toString()).startsWith("--command-config " + file + ": '" + key
+                        + "' is set by tierroute snapshots itself");
+            }
+            assertThat(run(List.of("dashboard"), file)).as(key + ": " + err).isEqualTo(2);
+            assertThat(err.toString()).startsWith("--command-config " + file + ": '" + key + "' is set by the dashboard itself");
+        }
+        Files.writeString(file, "max.partition.fetch.bytes=1048576\n");
+        assertThat(run(COMMANDS.get(0), file)).as("snapshots' reader forces its fetch size").isEqualTo(2);
+        assertThat(err.toString()).contains("'max.partition.fetch.bytes' is set by tierroute snapshots itself");
+
+        Files.writeString(file, "value.deserializer=x\ngroup.id=y\nsasl.mechanism=PLAIN\n");
+        assertThat(run(List.of("dashboard"), file)).isEqualTo(2);
+        assertThat(err.toString()).as("every such key at once, in order").startsWith("--command-config " + file
+                + ": 'group.id', 'value.deserializer' are set by the dashboard itself and cannot be overridden");
+    }
+
     @Test
     void aFileThatIsNotUtf8SaysSo(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("latin1.properties");
