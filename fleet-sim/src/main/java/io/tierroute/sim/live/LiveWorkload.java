@@ -48,6 +48,6 @@ public record LiveWorkload(EngineConfig engines, List<SimRequest> requests, Stri
         }
         List<SimRequest> scaled = Workloads.atLoad(base, load);
         return new LiveWorkload(cfg, scaled, what + " (" + scaled.size() + " requests, load " + load + ", "
-                + workers + " workers)");
+                + workers + (workers == 1 ? " worker)" : " workers)"));
     }
 }
