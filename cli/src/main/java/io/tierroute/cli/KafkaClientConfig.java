@@ -28,9 +28,13 @@ final class KafkaClientConfig {
      */
     record Reserved(String owner, Set<String> keys, String why) {}
 
-    /** {@code fleet}'s: the selector's Kafka parts' ({@link KafkaSettings#RESERVED_PROPERTIES}) and client.id. */
-    static final Reserved FLEET = new Reserved("the fleet", with(KafkaSettings.RESERVED_PROPERTIES, "client.id"),
-            KafkaSettings.RESERVED_WHY);
+    /**
+     * {@code fleet}'s: the selector's Kafka parts' ({@link KafkaSettings#RESERVED_PROPERTIES}), client.id, and what the
+     * engines' producer (FleetPublisher) sets: acks=all, its linger and batch size.
+     */
+    static final Reserved FLEET = new Reserved("the fleet",
+            with(KafkaSettings.RESERVED_PROPERTIES, "client.id", "acks", "linger.ms", "batch.size"),
+            KafkaSettings.RESERVED_WHY + "; the engines' producer waits for every replica (acks=all) and batches its own way");
 
     /**
      * What the snapshot history's readers and writers set, in {@code snapshots} and the dashboard alike: no group,

@@ -69,7 +69,7 @@ class KafkaClientConfigTest {
                         .contains(" itself and cannot be overridden (").doesNotContain("s3cret");
             }
         }
-        // the history's readers and control writer set these; the fleet's clients do not take them over
+        // the history's readers and control writer set these
         for (String key : List.of("acks", "request.timeout.ms", "enable.idempotence", "auto.offset.reset", "client.id")) {
             Files.writeString(file, key + "=1\n");
             for (List<String> command : COMMANDS.subList(0, 2)) {
@@ -79,6 +79,12 @@ class KafkaClientConfigTest {
             }
             assertThat(run(List.of("dashboard"), file)).as(key + ": " + err).isEqualTo(2);
             assertThat(err.toString()).startsWith("--command-config " + file + ": '" + key + "' is set by the dashboard itself");
+        }
+        // the engines' producer sets these (FleetPublisher): the fleet refuses them too
+        for (String key : List.of("acks", "linger.ms", "batch.size")) {
+            Files.writeString(file, key + "=1\n");
+            assertThat(run(COMMANDS.get(2), file)).as(key + ": " + err).isEqualTo(2);
+            assertThat(err.toString()).startsWith("--command-config " + file + ": '" + key + "' is set by the fleet itself");
         }
         Files.writeString(file, "max.partition.fetch.bytes=1048576\n");
         assertThat(run(COMMANDS.get(0), file)).as("snapshots' reader forces its fetch size").isEqualTo(2);
