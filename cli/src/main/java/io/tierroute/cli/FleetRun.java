@@ -327,6 +327,12 @@ final class FleetRun implements AutoCloseable {
         gateReasons = reasons;
     }
 
+    /** What the summary would read of {@code version}'s gate reasons; empty when it reads none (it names the command). */
+    Optional<List<String>> gateReasonsOf(long version) {
+        LongFunction<Optional<List<String>>> reasons = gateReasons;
+        return reasons == null ? Optional.empty() : reasons.apply(version);
+    }
+
     /** Stops the API, the fleet, its publisher, the decision publisher and the loader, in that order; safe twice. */
     @Override
     public void close() {

@@ -28,32 +28,25 @@ final class KafkaClientConfig {
      */
     record Reserved(String owner, Set<String> keys, String why) {}
 
-    /**
-     * {@code fleet}'s: the selector's Kafka parts' ({@link KafkaSettings#RESERVED_PROPERTIES}), client.id, and what the
-     * engines' producer (FleetPublisher) sets: acks=all, its linger and batch size.
-     */
-    static final Reserved FLEET = new Reserved("the fleet",
-            with(KafkaSettings.RESERVED_PROPERTIES, "client.id", "acks", "linger.ms", "batch.size"),
-            KafkaSettings.RESERVED_WHY + "; the engines' producer waits for every replica (acks=all) and batches its own way");
+    /** {@code fleet}'s: the selector's Kafka parts' ({@link KafkaSettings#RESERVED_PROPERTIES}) and client.id. */
+    static final Reserved FLEET = new Reserved("the fleet", with(KafkaSettings.RESERVED_PROPERTIES, "client.id"),
+            KafkaSettings.RESERVED_WHY);
 
     /**
-     * What the snapshot history's readers and writers set, in {@code snapshots} and the dashboard alike: no group,
-     * committed reads from chosen positions (SnapshotsKafka, dashboards' HistoryReader), and the scope's control fence,
-     * an idempotent transactional producer with its own timeouts (dashboards' ControlFence).
+     * What every client of the snapshot history sets, in {@code snapshots} and the dashboard alike: no group,
+     * committed reads from chosen positions, bytes. Only these: the settings the scope's control fence gives its own
+     * producer (acks, idempotence, its timeouts) are overridden there quietly, and refusing them would refuse the
+     * common TLS / SASL client files that set request.timeout.ms or acks for every client.
      */
-    private static final Set<String> HISTORY_CLIENTS = with(KafkaSettings.RESERVED_PROPERTIES, "client.id",
-            "allow.auto.create.topics", "default.api.timeout.ms", "acks", "enable.idempotence", "linger.ms",
-            "max.block.ms", "request.timeout.ms", "delivery.timeout.ms", "transaction.timeout.ms");
-
     private static final String HISTORY_WHY = "it reads with no group, committed records from positions it chooses, "
             + "and writes in transactions that fence the scope's other writers; records are bytes";
 
-    /** {@code snapshots}': the history's, and the 16 MiB fetch size its reader forces. */
-    static final Reserved SNAPSHOTS = new Reserved("tierroute snapshots",
-            with(HISTORY_CLIENTS, "max.partition.fetch.bytes"), HISTORY_WHY + "; --timeout sets its waits");
+    /** {@code snapshots}': the history's, its client ids, and the fetch size and API timeout (--timeout) it forces. */
+    static final Reserved SNAPSHOTS = new Reserved("tierroute snapshots", with(KafkaSettings.RESERVED_PROPERTIES,
+            "client.id", "max.partition.fetch.bytes", "default.api.timeout.ms"), HISTORY_WHY + "; --timeout sets its waits");
 
-    /** The dashboard's: the history's (its reader takes a file's max.partition.fetch.bytes). */
-    static final Reserved DASHBOARD = new Reserved("the dashboard", HISTORY_CLIENTS, HISTORY_WHY);
+    /** The dashboard's: the history's (its reader takes a file's client.id and max.partition.fetch.bytes). */
+    static final Reserved DASHBOARD = new Reserved("the dashboard", KafkaSettings.RESERVED_PROPERTIES, HISTORY_WHY);
 
     private static Set<String> with(Set<String> keys, String... more) {
         Set<String> all = new HashSet<>(keys);

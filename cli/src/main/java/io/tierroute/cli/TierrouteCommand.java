@@ -120,21 +120,18 @@ public final class TierrouteCommand implements Runnable {
         }
         if (args.length > 0 && args[0].equals("demo")) {
             // Flink's two-phase sinks register one metric twice and warn at every checkpoint.
-            System.setProperty("org.slf4j.simpleLogger.log.org.apache.flink.metrics.MetricGroup", "error");
+            quiet("org.apache.flink.metrics.MetricGroup", "error");
             // While the embedded broker's group coordinator starts, the jobs' first offset commits fail with a
             // retriable error and a stack trace. Harmless: the jobs' offsets live in their checkpoints, the commit is
             // only a report to Kafka that the next checkpoint makes again, and a failure is counted
             // (KafkaSourceReader's commitsFailed metric).
-            System.setProperty(
-                    "org.slf4j.simpleLogger.log.org.apache.flink.connector.kafka.source.reader.KafkaSourceReader", "error");
+            quiet("org.apache.flink.connector.kafka.source.reader.KafkaSourceReader", "error");
             // The same failed commit, reported once more by the Kafka consumer inside the source, mid status line.
-            System.setProperty(
-                    "org.slf4j.simpleLogger.log.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "error");
+            quiet("org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "error");
             // When the demo ends, a checkpoint under way fails because its coordinator suspends: a stack trace after
             // the summary. The demo's jobs keep no state past the run; their failed checkpoints are also counted in
             // Flink's numberOfFailedCheckpoints metric.
-            System.setProperty(
-                    "org.slf4j.simpleLogger.log.org.apache.flink.runtime.checkpoint.CheckpointFailureManager", "error");
+            quiet("org.apache.flink.runtime.checkpoint.CheckpointFailureManager", "error");
             // A failure of the fitting job (a Kafka outage of a minute or more) is told by the status line and the
             // summary, with its cause and each restart (FittingJobWatch); Flink's web UI keeps the full trace under the
             // job's Exceptions. Without these levels each failover also prints ~30-line stack traces, one per source
@@ -145,18 +142,26 @@ public final class TierrouteCommand implements Runnable {
                     "org.apache.flink.connector.base.source.reader.fetcher.SplitFetcherManager",
                     "org.apache.flink.connector.kafka.sink.internal.KafkaCommitter",
                     "org.apache.kafka.clients.producer.internals.Sender")) {
-                System.setProperty("org.slf4j.simpleLogger.log." + failover, "off");
+                quiet(failover, "off");
             }
             // Start-up notices that are true of every embedded run (a fresh broker's empty metadata log, no Kerberos
             // tokens, no JobManager log file for a web UI the demo does not serve) and say nothing to act on.
             for (String quiet : List.of("org.apache.kafka.controller.QuorumController",
                     "org.apache.flink.runtime.security.token.DefaultDelegationTokenManager",
                     "org.apache.flink.runtime.webmonitor.WebMonitorUtils")) {
-                System.setProperty("org.slf4j.simpleLogger.log." + quiet, "error");
+                quiet(quiet, "error");
             }
         }
         // Serving subcommands block inside call() until a shutdown hook releases them.
         System.exit(commandLine().execute(args));
+    }
+
+    /** Sets {@code logger}'s level for the demo unless the user set it (-Dorg.slf4j.simpleLogger.log.NAME=LEVEL wins). */
+    private static void quiet(String logger, String level) {
+        String key = "org.slf4j.simpleLogger.log." + logger;
+        if (System.getProperty(key) == null) {
+            System.setProperty(key, level);
+        }
     }
 
     /** {@code --version}: the Maven project version baked into the jar. */

@@ -54,6 +54,10 @@ class DemoCommandTest {
             assertThat(demo.store().current().version()).as("the selector applied an accepted snapshot: " + demo.statusLine())
                     .isGreaterThan(0);
             assertThat(demo.decisions().acknowledged()).as("decisions published").isGreaterThan(0);
+            // The summary reads the gate's verdicts from the demo's dashboard (its Kafka stops with it): the served
+            // version is there.
+            assertThat(demo.fleetRun().gateReasonsOf(demo.store().current().version())).as("read from the dashboard")
+                    .isPresent();
             HttpResponse<String> status = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     demo.dashboardUri().resolve("/api/v1/status")).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());

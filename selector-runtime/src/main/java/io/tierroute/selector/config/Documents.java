@@ -3,6 +3,7 @@ package io.tierroute.selector.config;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.MissingNode;
@@ -69,12 +70,17 @@ public final class Documents {
     /**
      * Refuses anything after the first document. Jackson reads one document (YAML) or value (JSON) and stops, so
      * the settings of a second one, after a {@code ---} or a {@code {}}, were dropped without a word: among them
-     * {@code access}, and the selector started with an open data plane. Comments and whitespace may follow.
+     * {@code access}, and the selector started with an open data plane. Comments, whitespace and empty documents may
+     * follow.
      */
     private static void onlyOne(JsonParser p, byte[] bytes, boolean json) throws IOException {
         JsonLocation end = p.currentLocation();
         try {
-            if (p.nextToken() == null) {
+            JsonToken next = p.nextToken();
+            while (!json && next == JsonToken.VALUE_NULL) { // an empty document (a trailing ---) holds no setting
+                next = p.nextToken();
+            }
+            if (next == null) {
                 return;
             }
         } catch (JsonProcessingException e) {
@@ -98,7 +104,7 @@ public final class Documents {
      * line (a block) or on a line before it (a flow value, a scalar).
      */
     private static int markerLine(byte[] bytes, JsonLocation end, int valueLine) {
-        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\n", -1);
+        String[] lines = new String(bytes, StandardCharsets.UTF_8).split("\r?\n", -1); // CRLF files too
         int from = end.getColumnNr() == 1 ? end.getLineNr() : end.getLineNr() + 1;
         for (int line = Math.max(from, 1); line <= Math.min(valueLine, lines.length); line++) {
             if (lines[line - 1].matches("---(\\s.*)?")) {

@@ -91,7 +91,8 @@ final class KafkaClients {
 
     /**
      * Why the consumer's position is no longer in the log ({@code tierroute.params was recreated or truncated
-     * (partition 0: position 130, the log now ends at 38)}), asking the log's ends for the message where it can.
+     * (partition 0: position 130, the log now ends at 38)}, or, every position below the log's start, cut by
+     * retention), asking the log's ends for the message where it can.
      */
     static String outOfRange(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
         Map<TopicPartition, Long> positions = e instanceof OffsetOutOfRangeException o
@@ -113,7 +114,11 @@ final class KafkaClients {
             where.add(tp + ": position " + (positions.containsKey(tp) ? positions.get(tp) : "unknown")
                     + (ends.containsKey(tp) ? ", the log now holds offsets " + starts.get(tp) + " to " + ends.get(tp) : ""));
         }
-        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + " recreated or truncated ("
-                + String.join("; ", where) + ")";
+        Map<TopicPartition, Long> logStarts = starts;
+        boolean behindStart = !positions.isEmpty() && positions.entrySet().stream()
+                .allMatch(p -> logStarts.containsKey(p.getKey()) && p.getValue() < logStarts.get(p.getKey()));
+        return String.join(" and ", topics) + (topics.size() > 1 ? " were" : " was") + (behindStart
+                ? " cut below the positions reached (records deleted by retention before they were read) ("
+                : " recreated or truncated (") + String.join("; ", where) + ")";
     }
 }

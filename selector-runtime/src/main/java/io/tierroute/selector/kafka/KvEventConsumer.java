@@ -18,6 +18,7 @@ import io.tierroute.selector.scheduling.UnpricedTiers;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -26,9 +27,13 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -250,12 +255,28 @@ public final class KvEventConsumer implements AutoCloseable {
         }
     }
 
-    /** The log under the position reached is gone: say so, count it, and read what the partitions hold now. */
+    /**
+     * The position reached is not in the log any more: say why, count it, and go on from where the log allows. A log
+     * truncated below it (an unclean leader election) resumes at the offsets where the new leader's log diverges, as
+     * {@code auto.offset.reset=earliest} would have silently; records deleted by retention before they were read, and a
+     * topic recreated or a new cluster, resume at the log's start.
+     */
     private void readAgainFromTheBeginning(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
         logResets.increment();
-        log.warn("kv consumer: {}; reading those partitions from the beginning of what they hold now (each worker whose "
-                + "events were lost is rebuilt when its sequence shows the gap)", KafkaClients.outOfRange(c, e));
-        c.seekToBeginning(e.partitions());
+        if (e instanceof LogTruncationException t) {
+            Map<TopicPartition, Long> at = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
+            t.divergentOffsets().forEach((tp, o) -> at.put(tp, o.offset()));
+            log.warn("kv consumer: {} was truncated below the positions reached (a leader's log diverged); resuming at {}",
+                    Topics.KV_EVENTS, at);
+            at.forEach(c::seek);
+            Set<TopicPartition> rest = new HashSet<>(e.partitions());
+            rest.removeAll(at.keySet());
+            c.seekToBeginning(rest);
+        } else {
+            log.warn("kv consumer: {}; reading those partitions from the start of what they hold now (each worker whose "
+                    + "events were lost is rebuilt when its sequence shows the gap)", KafkaClients.outOfRange(c, e));
+            c.seekToBeginning(e.partitions());
+        }
         for (TopicPartition tp : e.partitions()) {
             resume.put(tp, c.position(tp));
         }

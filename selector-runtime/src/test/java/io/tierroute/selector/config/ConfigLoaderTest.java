@@ -280,10 +280,10 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(trailing)).isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith(trailing + ": unexpected content after the end of the JSON value (line 2, ")
                 .hasMessageContaining("'trailing'");
-        // the marker's line, not the first key's; after a flow value; an empty second document; an empty first one
+        // the marker's line, not the first key's; after a flow value; a CRLF file; an empty first one
         bad("workers: [{name: a}]\n# one\n---\n# two\n\naccess: {data: token}\n", "a second one starts at line 3");
         bad("{workers: [{name: a}]}\n--- {access: {data: token}}\n", "a second one starts at line 2");
-        bad("workers: [{name: a}]\n---\n", "a second one starts at line 2");
+        bad("workers: [{name: a}]\r\n# one\r\n--- # two\r\naccess: {data: token}\r\n", "a second one starts at line 3");
         bad("---\n---\nworkers: [{name: a}]\n", "a second one starts at line 2");
         bad("workers: [{name: a}]\n...\naccess: {data: token}\n", "not valid YAML", "<document start>");
     }
@@ -291,7 +291,8 @@ class ConfigLoaderTest {
     @Test
     void oneDocumentWithALeadingMarkerOrTrailingCommentsStillLoads() throws Exception {
         String doc = "workers: [{name: a}]\naccess: {data: token}\n";
-        for (String text : new String[] {"---\n" + doc, doc + "# the end\n\n", "# head\n--- # one\n" + doc + "...\n# tail\n"}) {
+        for (String text : new String[] {"---\n" + doc, doc + "# the end\n\n", "# head\n--- # one\n" + doc + "...\n# tail\n",
+                doc + "---\n", doc + "--- # concatenated output\n---\n"}) { // empty documents after it hold nothing
             assertThat(ConfigLoader.parse(text, dir).access().data()).as(text).isEqualTo(AccessSettings.Mode.TOKEN);
         }
         Path json = Files.writeString(dir.resolve("one.json"), "{\"workers\": [{\"name\": \"a\"}]}\n \n");

@@ -361,7 +361,8 @@ class ApiHandlerTest {
 
         // The same value twice, in the body and a header or in two headers, is one value.
         for (String[] headers : new String[][] {{"x-agent-workflow-id", "wf"}, {"x-agent-workflow-id", "wf",
-                "x-agent-workflow-id", "wf", "x-agent-expected-tools", "search", "x-agent-expected-tools", "fetch"}}) {
+                "x-agent-workflow-id", "wf", "x-agent-expected-tools", "search", "x-agent-expected-tools", "fetch"},
+                {"x-agent-expected-tools", " , "}}) { // a gateway forwarding an empty tools header names none
             HttpResponse<String> r = api.post("/v1/route?dry_run=true",
                     "{\"text\":\"hi\",\"agent\":{\"workflow_id\":\"wf\",\"expected_next_tools\":[\"search\",\"fetch\"]}}", headers);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
