@@ -18,8 +18,8 @@ import io.tierroute.selector.scheduling.UnpricedTiers;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
-import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,11 +64,12 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code tierroute_kv_consumer_resyncs_total{reason}}. The first batch seen from a worker is not
  * checked: the index had nothing of it before.
  *
- * <p><b>A log that goes away.</b> When the topic is deleted and created again, truncated, or the broker replaced by a
- * new cluster, the position this consumer reached is no longer in the log: it says so (WARN, with the positions and
- * the log's new bounds), counts it ({@code tierroute_kv_consumer_log_resets_total}) and reads those partitions from
- * the beginning of what they hold now. The events it missed show as a gap in each worker's sequence (or a restart),
- * which resyncs that worker as above; a silent rewind would have hidden why the index was rebuilt.
+ * <p><b>A log that goes away.</b> When the topic is deleted and created again, cut by retention below the position
+ * reached, or the broker replaced by a new cluster, that position is no longer in the log: the consumer says so (WARN,
+ * with the positions and the log's new bounds), counts it ({@code tierroute_kv_consumer_log_resets_total}) and reads
+ * those partitions from the start of what they hold now; a log truncated by a leader change resumes where it diverged.
+ * The events it missed or read twice show in each worker's sequence (a gap, a step back, a restart), which resyncs that
+ * worker as above; a silent rewind would have hidden why the index was rebuilt.
  *
  * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
  * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
@@ -228,7 +229,7 @@ public final class KvEventConsumer implements AutoCloseable {
                 try {
                     records = c.poll(Duration.ofMillis(200));
                 } catch (InvalidOffsetException e) {
-                    readAgainFromTheBeginning(c, e);
+                    resumeWhereTheLogAllows(c, e);
                     continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -261,7 +262,7 @@ public final class KvEventConsumer implements AutoCloseable {
      * {@code auto.offset.reset=earliest} would have silently; records deleted by retention before they were read, and a
      * topic recreated or a new cluster, resume at the log's start.
      */
-    private void readAgainFromTheBeginning(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
+    private void resumeWhereTheLogAllows(KafkaConsumer<byte[], byte[]> c, InvalidOffsetException e) {
         logResets.increment();
         if (e instanceof LogTruncationException t) {
             Map<TopicPartition, Long> at = new TreeMap<>(Comparator.comparing(TopicPartition::toString));
