@@ -12,11 +12,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Which Kafka cluster, and which incarnation of each topic, the {@link HistoryReader}'s history comes from. A topic
@@ -26,10 +29,14 @@ import java.util.concurrent.ExecutionException;
  * client, every {@link #PERIOD} for its id and the topics' ids. The same check as selector-runtime's
  * {@code HistoryIdentity}, kept here because the dashboard does not depend on the selector (as {@link BrokerContact}).
  *
- * <p><b>Never blocks.</b> {@link #check()} (the reader's thread, after each poll) sends a question when the last answer
- * is {@link #PERIOD} old and otherwise only looks whether the Admin client has answered. No answer (an outage, which
- * {@link BrokerContact} reports) or an error is no change; a topic missing from an answer (deleted, not created yet)
- * keeps the id it had, so its re-creation is a change. A principal not allowed to ask stops the checks, with one WARN.
+ * <p><b>When it blocks.</b> {@link #check()} (the reader's thread, after a poll that returned nothing) never blocks: it
+ * sends a question when the last answer is {@link #PERIOD} old and otherwise only looks whether the Admin client has
+ * answered. {@link #confirm()} (after a poll that returned records, before they are applied) asks at once and waits for
+ * the answer (one round trip; at most {@link #CONFIRM_WAIT}): a new cluster or a topic created again is fetched from as
+ * soon as it answers, well before the next periodic question, and its records must not reach the old history. No
+ * answer (an outage, which {@link BrokerContact} reports) or an error is no change; a topic missing from an answer
+ * (deleted, not created yet) keeps the id it had, so its re-creation is a change. A principal not allowed to ask stops
+ * the checks, with one WARN.
  */
 final class HistoryIdentity implements AutoCloseable {
 
@@ -38,6 +45,8 @@ final class HistoryIdentity implements AutoCloseable {
     /** How often the cluster is asked. */
     static final Duration PERIOD = Duration.ofSeconds(5);
     private static final int ANSWER_TIMEOUT_MS = 10_000;
+    /** The longest {@link #confirm()} waits for an answer before the records are taken as they are. */
+    static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
 
     private final Properties adminProperties;
     private final String bootstrap;
@@ -87,9 +96,50 @@ final class HistoryIdentity implements AutoCloseable {
             }
             return null;
         }
-        if (!askedCluster.isDone() || !askedTopics.values().stream().allMatch(KafkaFuture::isDone)) {
+        if (!answered()) {
             return null;
         }
+        return takeAnswer();
+    }
+
+    /**
+     * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it is
+     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT}; what changed since the previous answer, or null.
+     * An answer that does not come in time is no change (the records are applied; {@link #check()} compares it when it
+     * comes), as is an error.
+     */
+    String confirm() {
+        if (refused) {
+            return null;
+        }
+        askedCluster = null;
+        askedTopics = null;
+        ask();
+        nextQuestionNanos = System.nanoTime() + periodNanos;
+        if (askedCluster == null) {
+            return null; // refused: no client
+        }
+        List<KafkaFuture<?>> all = new ArrayList<>(askedTopics.values());
+        all.add(askedCluster);
+        try {
+            KafkaFuture.allOf(all.toArray(KafkaFuture[]::new)).get(CONFIRM_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // one question failed (a topic missing, not allowed): each answer is read on its own below
+        } catch (TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        return answered() ? takeAnswer() : null;
+    }
+
+    private boolean answered() {
+        return askedCluster.isDone() && askedTopics.values().stream().allMatch(KafkaFuture::isDone);
+    }
+
+    /** Compares the answer that has come with the reference, which it becomes; the question is done. */
+    private String takeAnswer() {
         String change = compare(answer(askedCluster), topicIdsAnswered());
         askedCluster = null;
         askedTopics = null;

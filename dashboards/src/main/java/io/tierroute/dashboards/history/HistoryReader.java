@@ -63,7 +63,8 @@ import java.util.regex.Pattern;
  * on the same address, under a running reader: what it read is then no history of the new topics, whose versions and
  * control sequences may well be lower. Its consumer does not rewind silently ({@code auto.offset.reset} is
  * {@code none}): a position the new log does not hold throws, and a new cluster id or topic id, asked of the cluster
- * every 5 s ({@link HistoryIdentity}), covers a new log that has already grown past the position. Either way the reader
+ * every 5 s and before any records polled are applied ({@link HistoryIdentity}), covers a new log that has already
+ * grown past the position: none of its records reaches the old history. Either way the reader
  * logs one WARN, counts it ({@link #historyResets()}, {@link #lastHistoryReset()}), says it in {@link #lastError()} until
  * it has caught up again, and at once starts a new session that re-reads both topics into the reset history.
  */
@@ -106,6 +107,12 @@ public final class HistoryReader implements AutoCloseable {
      *                         secured broker; they are applied over the reader's own defaults
      */
     public HistoryReader(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
+        this(bootstrapServers, history, clientProperties, HistoryIdentity.PERIOD);
+    }
+
+    /** As above, asking the cluster for its identity every {@code identityPeriod} (tests: only before records). */
+    HistoryReader(String bootstrapServers, SnapshotHistory history, Properties clientProperties,
+            Duration identityPeriod) {
         if (bootstrapServers == null || bootstrapServers.isBlank()) {
             throw new IllegalArgumentException("bootstrap servers must be given as HOST:PORT[,HOST:PORT...]");
         }
@@ -114,7 +121,7 @@ public final class HistoryReader implements AutoCloseable {
         checkClientSettings(props());
         this.history = history;
         this.contact = new BrokerContact(BrokerContact.thresholdFor(clientProperties));
-        this.identity = new HistoryIdentity(bootstrapServers, this.clientProperties, TOPICS, HistoryIdentity.PERIOD);
+        this.identity = new HistoryIdentity(bootstrapServers, this.clientProperties, TOPICS, identityPeriod);
         this.thread = new Thread(this::run, "tierroute-dashboard-history");
         this.thread.setDaemon(true);
     }
@@ -232,7 +239,9 @@ public final class HistoryReader implements AutoCloseable {
         while (running) {
             ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(200));
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
-            String changed = identity.check();
+            // Records are applied only once the cluster has said, after their fetch, that the topics are still the
+            // ones this history came from: a new cluster's or topic's log is fetched from as soon as it answers.
+            String changed = polled.isEmpty() ? identity.check() : identity.confirm();
             if (changed != null) {
                 historyGone(changed);
                 return;
@@ -318,6 +327,7 @@ public final class HistoryReader implements AutoCloseable {
 
     private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
         boolean warned = false;
+        String waiting = "topics " + TOPICS + " do not exist yet on " + bootstrap;
         while (running) {
             List<TopicPartition> parts = new ArrayList<>();
             boolean all = true;
@@ -331,11 +341,14 @@ public final class HistoryReader implements AutoCloseable {
             }
             checkContact();
             if (all) {
+                if (warned && waiting.equals(lastError)) {
+                    lastError = historyGoneError; // the topics are there: what stays to say is a re-read under way
+                }
                 return parts;
             }
             if (!warned) {
                 log.warn("dashboard history: waiting for topics {} on {}", TOPICS, bootstrap);
-                lastError = "topics " + TOPICS + " do not exist yet on " + bootstrap;
+                lastError = waiting;
                 warned = true;
             }
             pause(1000);

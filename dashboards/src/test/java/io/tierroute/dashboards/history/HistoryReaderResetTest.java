@@ -93,7 +93,10 @@ class HistoryReaderResetTest {
 
     /**
      * The broker replaced by a new cluster on the same port (a second {@code tierroute demo --kafka-port N}), its topics
-     * already longer than the reader's positions: no position past an end tells, the cluster and topic ids do.
+     * already longer than the reader's positions: no position past an end tells, the cluster and topic ids do, asked
+     * before the records fetched from the new log are applied. The periodic question is an hour apart here, so that
+     * the one asked before applying is what must tell (the reader fetches from the new cluster as soon as it answers:
+     * applied at once, its versions 4 to 6 would sit beside the old 1 to 3).
      */
     @Test
     void aBrokerReplacedByANewClusterOnTheSamePortIsReadAgainFromScratch(@TempDir Path tmp) throws Exception {
@@ -108,7 +111,7 @@ class HistoryReaderResetTest {
                     Broker.publish(p, Snapshots.accepted("default", v).build());
                 }
             }
-            reader = new HistoryReader(first.bootstrapServers(), history).start();
+            reader = new HistoryReader(first.bootstrapServers(), history, new Properties(), Duration.ofHours(1)).start();
             assertThat(reader.awaitReady(WAIT)).isTrue();
             assertThat(history.activeVersion("default")).hasValue(3);
         }
@@ -127,6 +130,9 @@ class HistoryReaderResetTest {
                     .allSatisfy(v -> assertThat(v.params().get("alphaD").value()).isEqualTo(NEW_ALPHA_D));
             assertThat(reader.historyResets()).as("one reset: the new cluster's topics are not a second change")
                     .isEqualTo(1);
+            assertThat(reader.lastHistoryReset()).as("told by the cluster id, or by the consumer's own check of its "
+                    + "position against the new log").containsAnyOf("is another cluster now (cluster id ",
+                    "recreated or truncated");
             System.out.println("[measured] the new cluster noticed by: " + reader.lastHistoryReset());
         }
     }
@@ -141,6 +147,23 @@ class HistoryReaderResetTest {
     private static KafkaProducer<byte[], byte[]> producer(String bootstrap) {
         return new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "linger.ms", 0), new ByteArraySerializer(),
                 new ByteArraySerializer());
+    }
+
+    /** Started before the topics exist: the status says so while it waits, and nothing of it once they are read. */
+    @Test
+    void topicsThatDoNotExistYetAreWaitedForAndTheWaitIsNoLongerReportedOnceRead() throws Exception {
+        Broker.get().deleteTopics(Topics.ALL);
+        SnapshotHistory history = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), history).start();
+        Broker.await(WAIT, () -> String.valueOf(reader.lastError()).contains("do not exist yet"), "the wait reported");
+        Broker.resetTopics();
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            Broker.publish(p, Snapshots.accepted("default", 1).build());
+        }
+        assertThat(reader.awaitReady(WAIT)).isTrue();
+        Broker.await(WAIT, () -> history.activeVersion("default").orElse(0) == 1, "version 1 read");
+        assertThat(reader.lastError()).as("the topics exist now").isNull();
+        assertThat(reader.historyResets()).isZero();
     }
 
     @Test
@@ -161,6 +184,23 @@ class HistoryReaderResetTest {
                     + "was .+\\)");
             Broker.await(WAIT, () -> identity.check() == null && identity.topicId(Topics.PARAMS) != null
                     && !identity.topicId(Topics.PARAMS).equals(before), "the new params topic id");
+        }
+    }
+
+    /** Asked before records are applied, the identity answers at once, however far away the periodic question is. */
+    @Test
+    void theIdentityConfirmedBeforeApplyingTellsAChangeAtOnce() throws Exception {
+        try (HistoryIdentity identity = new HistoryIdentity(Broker.bootstrap(), new Properties(),
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            Broker.await(WAIT, () -> identity.confirm() == null && identity.topicId(Topics.PARAMS) != null
+                    && identity.topicId(Topics.CONTROL) != null, "the first answer: the reference");
+            assertThat(identity.confirm()).as("the same topics").isNull();
+            Broker.resetTopics();
+            assertThat(identity.check()).as("the periodic question: an hour away").isNull();
+            String[] change = new String[1]; // the broker may take a moment to know the new topics: asked again
+            Broker.await(WAIT, () -> (change[0] = identity.confirm()) != null, "the change, told by confirm");
+            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted and created again .+");
+            assertThat(identity.confirm()).as("the new topics are the reference now").isNull();
         }
     }
 

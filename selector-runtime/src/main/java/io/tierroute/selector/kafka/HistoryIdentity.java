@@ -11,10 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -25,10 +28,14 @@ import java.util.function.Supplier;
  * seconds, with an Admin client, for its id and the topics' ids (two small requests, describeCluster and
  * describeTopics).
  *
- * <p><b>Never blocks.</b> The owner calls {@link #check()} after each poll; it sends a question when the last answer is
- * {@link #DEFAULT_PERIOD} old and otherwise only looks whether the Admin client's thread has answered. An answer that
- * does not come (an outage: the owner's {@link BrokerContact} reports that) or an error is no change. A topic missing
- * from an answer (deleted, not created yet) keeps the id it had, so its re-creation is a change.
+ * <p><b>When it blocks.</b> After a poll that returned nothing the owner calls {@link #check()}, which never blocks: it
+ * sends a question when the last answer is {@link #DEFAULT_PERIOD} old and otherwise only looks whether the Admin
+ * client's thread has answered. After a poll that returned records it calls {@link #confirm()} before applying them,
+ * which asks at once and waits for the answer (one round trip; at most {@link #CONFIRM_WAIT}): a new cluster or a topic
+ * created again is fetched from as soon as it answers, well before the next periodic question, and its records must
+ * not reach the old history. An answer that does not come (an outage: the owner's {@link BrokerContact} reports that)
+ * or an error is no change. A topic missing from an answer (deleted, not created yet) keeps the id it had, so its
+ * re-creation is a change.
  *
  * <p><b>Threads.</b> The owner's thread only, but for the Admin client's own.
  */
@@ -39,6 +46,8 @@ final class HistoryIdentity implements AutoCloseable {
     /** How often the cluster is asked. */
     static final Duration DEFAULT_PERIOD = Duration.ofSeconds(5);
     private static final int ANSWER_TIMEOUT_MS = 10_000;
+    /** The longest {@link #confirm()} waits for an answer before the records are taken as they are. */
+    static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
 
     private final Supplier<Admin> admins;
     private final String bootstrap;
@@ -85,6 +94,43 @@ final class HistoryIdentity implements AutoCloseable {
         if (!answered()) {
             return null;
         }
+        return takeAnswer();
+    }
+
+    /**
+     * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it is
+     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT}; what changed since the previous answer, or null.
+     * An answer that does not come in time is no change (the records are applied; {@link #check()} compares it when it
+     * comes), as is an error.
+     */
+    String confirm() {
+        if (refused) {
+            return null;
+        }
+        askedCluster = null;
+        askedTopics = null;
+        ask();
+        nextQuestionNanos = System.nanoTime() + periodNanos;
+        if (askedCluster == null) {
+            return null; // refused: no client
+        }
+        List<KafkaFuture<?>> all = new ArrayList<>(askedTopics.values());
+        all.add(askedCluster);
+        try {
+            KafkaFuture.allOf(all.toArray(KafkaFuture[]::new)).get(CONFIRM_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            // one question failed (a topic missing, not allowed): each answer is read on its own below
+        } catch (TimeoutException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+        return answered() ? takeAnswer() : null;
+    }
+
+    /** Compares the answer that has come with the reference, which it becomes; the question is done. */
+    private String takeAnswer() {
         String cluster = answer(askedCluster);
         String change = compare(cluster, topicIdsAnswered());
         if (cluster != null) {

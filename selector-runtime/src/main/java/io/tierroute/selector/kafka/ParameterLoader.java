@@ -228,6 +228,12 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** As above, with the number of accepted versions whose offset is indexed (tests use a small one). */
     ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter, int indexedVersions) {
+        this(settings, store, converter, indexedVersions, HistoryIdentity.DEFAULT_PERIOD);
+    }
+
+    /** As above, asking the cluster for its identity every {@code identityPeriod} (tests: only before records). */
+    ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter, int indexedVersions,
+            Duration identityPeriod) {
         if (indexedVersions < 1) {
             throw new IllegalArgumentException("indexedVersions must be ≥ 1, got " + indexedVersions);
         }
@@ -246,7 +252,7 @@ public final class ParameterLoader implements AutoCloseable {
         this.cache = new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES);
         this.reader = new SnapshotRecordReader(settings, scope, () -> running, contact);
         this.identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "params-identity"),
-                settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), HistoryIdentity.DEFAULT_PERIOD);
+                settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), identityPeriod);
         this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null, 0, null);
         this.thread = new Thread(this::run, "tierroute-params-loader");
         this.thread.setDaemon(true);
@@ -404,9 +410,11 @@ public final class ParameterLoader implements AutoCloseable {
         while (running) {
             ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
-            historyGone = identity.check();
+            // Records are applied only once the cluster has said, after their fetch, that the topics are still the
+            // ones this history came from: a new cluster's or topic's log is fetched from as soon as it answers.
+            historyGone = records.isEmpty() ? identity.check() : identity.confirm();
             if (historyGone != null) {
-                return; // what this poll returned may be of the new history already: the next session reads it all
+                return; // what this poll returned is of the new history: the next session reads it all
             }
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 if (r.topic().equals(Topics.PARAMS)) {

@@ -138,15 +138,18 @@ final class KafkaFixture {
         return new ParameterStore(ParameterSet.defaults(LOADER_WORKERS.size()));
     }
 
+    /** The converter the fixture's loaders use: {@link #LOADER_WORKERS} workers, default parameters. */
+    static SnapshotConverter loaderConverter() {
+        return new SnapshotConverter(new WorkerRegistry(LOADER_WORKERS), CostParameters.DEFAULTS, 0.5);
+    }
+
     /**
      * Starts a loader for {@link #LOADER_WORKERS} (output quantile 0.5) indexing {@code indexedVersions} offsets, adds it
      * to {@code started} (the test closes those) and waits until it is ready.
      */
     static ParameterLoader startLoader(KafkaSettings settings, ParameterStore store, int indexedVersions,
             List<ParameterLoader> started, Duration wait) throws InterruptedException {
-        ParameterLoader l = new ParameterLoader(settings, store,
-                new SnapshotConverter(new WorkerRegistry(LOADER_WORKERS), CostParameters.DEFAULTS, 0.5), indexedVersions)
-                .start();
+        ParameterLoader l = new ParameterLoader(settings, store, loaderConverter(), indexedVersions).start();
         started.add(l);
         org.assertj.core.api.Assertions.assertThat(l.awaitReady(wait)).as("loader ready").isTrue();
         return l;
