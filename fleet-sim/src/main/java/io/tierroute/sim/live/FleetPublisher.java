@@ -48,14 +48,8 @@ public final class FleetPublisher implements AutoCloseable {
 
     /** With {@code clientProperties} (security.protocol, sasl.*, ssl.* …) applied to the producer. */
     public FleetPublisher(String bootstrapServers, Map<String, String> clientProperties, int workers, String model) {
-        Properties p = new Properties();
-        p.putAll(clientProperties);
-        p.put("bootstrap.servers", bootstrapServers);
-        p.put("linger.ms", "20");
-        p.put("batch.size", "262144");
-        p.put("acks", "all");
-        p.put("client.id", "tierroute-live-fleet");
-        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producer = new KafkaProducer<>(producerProperties(bootstrapServers, clientProperties),
+                new ByteArraySerializer(), new ByteArraySerializer());
         this.model = model;
         this.sequence = new long[workers];
         this.pending = new ArrayList<>(workers);
@@ -63,6 +57,21 @@ public final class FleetPublisher implements AutoCloseable {
             pending.add(new ArrayList<>());
         }
         this.pendingAtMs = new long[workers];
+    }
+
+    /**
+     * The producer's settings: batching for a fleet's stream (linger.ms 20, batch.size 256 KiB) and acks=all, which
+     * {@code clientProperties} may change like any other setting; the address and client id are the fleet's own.
+     */
+    static Properties producerProperties(String bootstrapServers, Map<String, String> clientProperties) {
+        Properties p = new Properties();
+        p.put("linger.ms", "20");
+        p.put("batch.size", "262144");
+        p.put("acks", "all");
+        p.putAll(clientProperties);
+        p.put("bootstrap.servers", bootstrapServers);
+        p.put("client.id", "tierroute-live-fleet");
+        return p;
     }
 
     static String worker(int w) {
