@@ -20,6 +20,7 @@ import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 /**
  * Which Kafka cluster, and which incarnation of each topic, the {@link HistoryReader}'s history comes from. A topic
@@ -31,7 +32,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p><b>When it blocks.</b> {@link #check()} (the reader's thread, after a poll that returned nothing) never blocks: it
  * sends a question when the last answer is {@link #PERIOD} old and otherwise only looks whether the Admin client has
- * answered. {@link #confirm()} (after a poll that returned records, before they are applied) asks at once and waits for
+ * answered. {@link #confirm} (after a poll that returned records, before they are applied) asks at once and waits for
  * the answer (one round trip; at most {@link #CONFIRM_WAIT}): a new cluster or a topic created again is fetched from as
  * soon as it answers, well before the next periodic question, and its records must not reach the old history. No
  * answer (an outage, which {@link BrokerContact} reports) or an error is no change; a topic missing from an answer
@@ -45,8 +46,10 @@ final class HistoryIdentity implements AutoCloseable {
     /** How often the cluster is asked. */
     static final Duration PERIOD = Duration.ofSeconds(5);
     private static final int ANSWER_TIMEOUT_MS = 10_000;
-    /** The longest {@link #confirm()} waits for an answer before the records are taken as they are. */
+    /** The longest {@link #confirm} waits for an answer before the records are taken as they are. */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
+    /** How often a {@link #confirm} wait looks whether its owner still runs. */
+    private static final long CONFIRM_SLICE_MS = 100;
 
     private final Properties adminProperties;
     private final String bootstrap;
@@ -59,6 +62,7 @@ final class HistoryIdentity implements AutoCloseable {
     private Map<String, KafkaFuture<TopicDescription>> askedTopics;
     private long nextQuestionNanos = System.nanoTime();
     private boolean refused;                                  // not allowed to ask (or no client): checks stop
+    private boolean unanswered;                              // the question a confirm() gave up waiting for is still out
 
     /**
      * @param clientProperties the reader's client settings (security); those an Admin client does not take are left out
@@ -104,13 +108,27 @@ final class HistoryIdentity implements AutoCloseable {
 
     /**
      * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it is
-     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT}; what changed since the previous answer, or null.
-     * An answer that does not come in time is no change (the records are applied; {@link #check()} compares it when it
-     * comes), as is an error.
+     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT} and while {@code waiting} holds (the owner's
+     * running flag: a close() is not held up); what changed since the previous answer, or null. An answer that does not
+     * come in time is no change (the records are applied; {@link #check()} compares it when it comes), as is an error.
+     * After such a timeout it does not wait again while that question is still out (the Admin client gives up on it
+     * after 10 s): records still buffered in the consumer when the broker went away are not held 5 s per poll, and its
+     * answer, when it comes, is compared first. Records kept back by a stop are for the caller to drop (it checks its
+     * flag after this).
      */
-    String confirm() {
+    String confirm(BooleanSupplier waiting) {
         if (refused) {
             return null;
+        }
+        if (unanswered) {
+            if (askedCluster != null && !answered()) {
+                return null; // the question the last wait gave up on is still out: do not wait again
+            }
+            unanswered = false;
+            String meanwhile = askedCluster == null ? null : takeAnswer();
+            if (meanwhile != null) {
+                return meanwhile;
+            }
         }
         askedCluster = null;
         askedTopics = null;
@@ -119,19 +137,26 @@ final class HistoryIdentity implements AutoCloseable {
         if (askedCluster == null) {
             return null; // refused: no client
         }
-        List<KafkaFuture<?>> all = new ArrayList<>(askedTopics.values());
-        all.add(askedCluster);
-        try {
-            KafkaFuture.allOf(all.toArray(KafkaFuture[]::new)).get(CONFIRM_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            // one question failed (a topic missing, not allowed): each answer is read on its own below
-        } catch (TimeoutException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
+        List<KafkaFuture<?>> questions = new ArrayList<>(askedTopics.values());
+        questions.add(askedCluster);
+        KafkaFuture<Void> all = KafkaFuture.allOf(questions.toArray(KafkaFuture[]::new));
+        long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
+        while (!answered()) {
+            if (!waiting.getAsBoolean() || System.nanoTime() - deadline >= 0) {
+                unanswered = true; // left in flight: check() compares it when it comes
+                return null;
+            }
+            try {
+                all.get(CONFIRM_SLICE_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // failed (each answer is read on its own) or not yet: the loop looks again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                unanswered = true;
+                return null;
+            }
         }
-        return answered() ? takeAnswer() : null;
+        return takeAnswer();
     }
 
     private boolean answered() {
@@ -152,6 +177,7 @@ final class HistoryIdentity implements AutoCloseable {
         topicIds.clear();
         askedCluster = null; // an answer in flight may predate what the new history is read from
         askedTopics = null;
+        unanswered = false;
         nextQuestionNanos = System.nanoTime();
     }
 

@@ -241,10 +241,13 @@ public final class HistoryReader implements AutoCloseable {
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
             // Records are applied only once the cluster has said, after their fetch, that the topics are still the
             // ones this history came from: a new cluster's or topic's log is fetched from as soon as it answers.
-            String changed = polled.isEmpty() ? identity.check() : identity.confirm();
+            String changed = polled.isEmpty() ? identity.check() : identity.confirm(() -> running);
             if (changed != null) {
                 historyGone(changed);
                 return;
+            }
+            if (!running) {
+                return; // closed while the cluster was asked: nothing more is applied
             }
             for (ConsumerRecord<byte[], byte[]> r : polled) {
                 records.increment();

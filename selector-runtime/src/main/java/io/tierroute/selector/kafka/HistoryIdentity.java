@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -30,7 +31,7 @@ import java.util.function.Supplier;
  *
  * <p><b>When it blocks.</b> After a poll that returned nothing the owner calls {@link #check()}, which never blocks: it
  * sends a question when the last answer is {@link #DEFAULT_PERIOD} old and otherwise only looks whether the Admin
- * client's thread has answered. After a poll that returned records it calls {@link #confirm()} before applying them,
+ * client's thread has answered. After a poll that returned records it calls {@link #confirm} before applying them,
  * which asks at once and waits for the answer (one round trip; at most {@link #CONFIRM_WAIT}): a new cluster or a topic
  * created again is fetched from as soon as it answers, well before the next periodic question, and its records must
  * not reach the old history. An answer that does not come (an outage: the owner's {@link BrokerContact} reports that)
@@ -46,8 +47,10 @@ final class HistoryIdentity implements AutoCloseable {
     /** How often the cluster is asked. */
     static final Duration DEFAULT_PERIOD = Duration.ofSeconds(5);
     private static final int ANSWER_TIMEOUT_MS = 10_000;
-    /** The longest {@link #confirm()} waits for an answer before the records are taken as they are. */
+    /** The longest {@link #confirm} waits for an answer before the records are taken as they are. */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
+    /** How often a {@link #confirm} wait looks whether its owner still runs. */
+    private static final long CONFIRM_SLICE_MS = 100;
 
     private final Supplier<Admin> admins;
     private final String bootstrap;
@@ -61,6 +64,7 @@ final class HistoryIdentity implements AutoCloseable {
     private long nextQuestionNanos = System.nanoTime();
     private volatile long answers;                          // written by the owner's thread only
     private boolean refused;                                // not allowed to ask: checks stop (logged once)
+    private boolean unanswered;                              // the question a confirm() gave up waiting for is still out
 
     /**
      * @param admins    makes the Admin client (at the first question)
@@ -99,13 +103,27 @@ final class HistoryIdentity implements AutoCloseable {
 
     /**
      * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it is
-     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT}; what changed since the previous answer, or null.
-     * An answer that does not come in time is no change (the records are applied; {@link #check()} compares it when it
-     * comes), as is an error.
+     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT} and while {@code waiting} holds (the owner's
+     * running flag: a close() is not held up); what changed since the previous answer, or null. An answer that does not
+     * come in time is no change (the records are applied; {@link #check()} compares it when it comes), as is an error.
+     * After such a timeout it does not wait again while that question is still out (the Admin client gives up on it
+     * after 10 s): records still buffered in the consumer when the broker went away are not held 5 s per poll, and its
+     * answer, when it comes, is compared first. Records kept back by a stop are for the caller to drop (it checks its
+     * flag after this).
      */
-    String confirm() {
+    String confirm(BooleanSupplier waiting) {
         if (refused) {
             return null;
+        }
+        if (unanswered) {
+            if (askedCluster != null && !answered()) {
+                return null; // the question the last wait gave up on is still out: do not wait again
+            }
+            unanswered = false;
+            String meanwhile = askedCluster == null ? null : takeAnswer();
+            if (meanwhile != null) {
+                return meanwhile;
+            }
         }
         askedCluster = null;
         askedTopics = null;
@@ -114,19 +132,26 @@ final class HistoryIdentity implements AutoCloseable {
         if (askedCluster == null) {
             return null; // refused: no client
         }
-        List<KafkaFuture<?>> all = new ArrayList<>(askedTopics.values());
-        all.add(askedCluster);
-        try {
-            KafkaFuture.allOf(all.toArray(KafkaFuture[]::new)).get(CONFIRM_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            // one question failed (a topic missing, not allowed): each answer is read on its own below
-        } catch (TimeoutException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
+        List<KafkaFuture<?>> questions = new ArrayList<>(askedTopics.values());
+        questions.add(askedCluster);
+        KafkaFuture<Void> all = KafkaFuture.allOf(questions.toArray(KafkaFuture[]::new));
+        long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
+        while (!answered()) {
+            if (!waiting.getAsBoolean() || System.nanoTime() - deadline >= 0) {
+                unanswered = true; // left in flight: check() compares it when it comes
+                return null;
+            }
+            try {
+                all.get(CONFIRM_SLICE_MS, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                // failed (each answer is read on its own) or not yet: the loop looks again
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                unanswered = true;
+                return null;
+            }
         }
-        return answered() ? takeAnswer() : null;
+        return takeAnswer();
     }
 
     /** Compares the answer that has come with the reference, which it becomes; the question is done. */
@@ -152,6 +177,7 @@ final class HistoryIdentity implements AutoCloseable {
         topicIds.clear();
         askedCluster = null; // an answer in flight may predate what the new history is read from
         askedTopics = null;
+        unanswered = false;
         nextQuestionNanos = System.nanoTime();
     }
 

@@ -412,9 +412,12 @@ public final class ParameterLoader implements AutoCloseable {
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
             // Records are applied only once the cluster has said, after their fetch, that the topics are still the
             // ones this history came from: a new cluster's or topic's log is fetched from as soon as it answers.
-            historyGone = records.isEmpty() ? identity.check() : identity.confirm();
+            historyGone = records.isEmpty() ? identity.check() : identity.confirm(() -> running);
             if (historyGone != null) {
                 return; // what this poll returned is of the new history: the next session reads it all
+            }
+            if (!running) {
+                return; // closed while the cluster was asked: nothing more is applied
             }
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 if (r.topic().equals(Topics.PARAMS)) {

@@ -195,15 +195,26 @@ class ParameterLoaderResetTest {
         KafkaSettings settings = KafkaFixture.settings();
         try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "identity-test"),
                 settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
-            await(WAIT, () -> identity.confirm() == null && identity.topicId(Topics.PARAMS) != null
-                    && identity.topicId(Topics.CONTROL) != null, "the first answer: the reference");
-            assertThat(identity.confirm()).as("the same topics").isNull();
+            await(WAIT, () -> identity.confirm(() -> true) == null && identity.topicId(Topics.PARAMS) != null
+                    && identity.topicId(Topics.CONTROL) != null && identity.confirm(() -> true) == null,
+                    "the first answer, twice the same: the reference");
+            assertThat(identity.confirm(() -> true)).as("the same topics").isNull();
+            var params = identity.topicId(Topics.PARAMS);
+            var control = identity.topicId(Topics.CONTROL);
             KafkaFixture.resetTopics();
             assertThat(identity.check()).as("the periodic question: an hour away").isNull();
-            String[] change = new String[1]; // the broker may take a moment to know the new topics: asked again
-            await(WAIT, () -> (change[0] = identity.confirm()) != null, "the change, told by confirm");
-            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted and created again .+");
-            assertThat(identity.confirm()).as("the new topics are the reference now").isNull();
+            // The broker may learn of the new topics one at a time: each confirm tells what changed since the last.
+            List<String> changes = new ArrayList<>();
+            await(WAIT, () -> {
+                String c = identity.confirm(() -> true);
+                if (c != null) {
+                    changes.add(c);
+                }
+                return !params.equals(identity.topicId(Topics.PARAMS)) && !control.equals(identity.topicId(Topics.CONTROL));
+            }, "both new topic ids, told by confirm");
+            assertThat(changes).isNotEmpty().allSatisfy(c -> assertThat(c)
+                    .matches("tierroute\\.(params|control) was deleted and created again .+"));
+            assertThat(identity.confirm(() -> true)).as("the new topics are the reference now").isNull();
         }
     }
 
@@ -212,6 +223,33 @@ class ParameterLoaderResetTest {
      * position past an end tells. The periodic question is an hour apart here: the one asked before the records fetched
      * from the new log are applied (or the consumer's own check of its position against the new log) must tell.
      */
+    /**
+     * A cluster that does not answer: the first confirm waits {@link HistoryIdentity#CONFIRM_WAIT} and lets the records
+     * through; the next does not wait again while that question is out (records a dead broker left buffered are not held
+     * 5 s each poll); and a stop ends a wait at once, so close() is not held up.
+     */
+    @Test
+    void confirmWaitsOnceForAClusterThatDoesNotAnswerAndNotPastAStop() {
+        String nowhere = "127.0.0.1:" + LoopbackPorts.free();
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            long start = System.nanoTime();
+            assertThat(identity.confirm(() -> true)).isNull();
+            long firstMs = (System.nanoTime() - start) / 1_000_000;
+            start = System.nanoTime();
+            assertThat(identity.confirm(() -> true)).isNull();
+            long secondMs = (System.nanoTime() - start) / 1_000_000;
+            assertThat(firstMs).as("waited for an answer").isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
+            assertThat(secondMs).as("no second wait while the first question is out").isLessThan(1_000);
+        }
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            long start = System.nanoTime();
+            assertThat(identity.confirm(() -> false)).isNull();
+            assertThat((System.nanoTime() - start) / 1_000_000).as("a stop ends the wait").isLessThan(1_000);
+        }
+    }
+
     @Test
     void aBrokerReplacedByANewClusterOnTheSamePortIsReadAgainFromScratch(@TempDir Path tmp) throws Exception {
         int port = LoopbackPorts.free();
