@@ -62,7 +62,8 @@ final class HistoryIdentity implements AutoCloseable {
     private Map<String, KafkaFuture<TopicDescription>> askedTopics;
     private long nextQuestionNanos = System.nanoTime();
     private boolean refused;                                  // not allowed to ask (or no client): checks stop
-    private boolean unanswered;                              // the question a confirm() gave up waiting for is still out
+    private long answersTaken;                               // the owner's thread only
+    private KafkaFuture<String> gaveUpOn;                    // the question a confirm() stopped waiting for, or null
 
     /**
      * @param clientProperties the reader's client settings (security); those an Admin client does not take are left out
@@ -120,16 +121,18 @@ final class HistoryIdentity implements AutoCloseable {
         if (refused) {
             return null;
         }
-        if (unanswered) {
-            if (askedCluster != null && !answered()) {
+        KafkaFuture<String> abandoned = gaveUpOn;
+        gaveUpOn = null;
+        if (abandoned != null && askedCluster == abandoned) {
+            if (!answered()) {
+                gaveUpOn = abandoned;
                 return null; // the question the last wait gave up on is still out: do not wait again
             }
-            unanswered = false;
-            String meanwhile = askedCluster == null ? null : takeAnswer();
+            String meanwhile = takeAnswer();
             if (meanwhile != null) {
                 return meanwhile;
             }
-        }
+        } // else check() took its answer meanwhile: a question asked since may predate these records, so ask anew
         askedCluster = null;
         askedTopics = null;
         ask();
@@ -143,7 +146,7 @@ final class HistoryIdentity implements AutoCloseable {
         long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
         while (!answered()) {
             if (!waiting.getAsBoolean() || System.nanoTime() - deadline >= 0) {
-                unanswered = true; // left in flight: check() compares it when it comes
+                gaveUpOn = askedCluster; // left in flight: check() compares it when it comes
                 return null;
             }
             try {
@@ -152,7 +155,7 @@ final class HistoryIdentity implements AutoCloseable {
                 // failed (each answer is read on its own) or not yet: the loop looks again
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                unanswered = true;
+                gaveUpOn = askedCluster;
                 return null;
             }
         }
@@ -165,6 +168,7 @@ final class HistoryIdentity implements AutoCloseable {
 
     /** Compares the answer that has come with the reference, which it becomes; the question is done. */
     private String takeAnswer() {
+        answersTaken++;
         String change = compare(answer(askedCluster), topicIdsAnswered());
         askedCluster = null;
         askedTopics = null;
@@ -177,7 +181,7 @@ final class HistoryIdentity implements AutoCloseable {
         topicIds.clear();
         askedCluster = null; // an answer in flight may predate what the new history is read from
         askedTopics = null;
-        unanswered = false;
+        gaveUpOn = null;
         nextQuestionNanos = System.nanoTime();
     }
 
@@ -251,6 +255,11 @@ final class HistoryIdentity implements AutoCloseable {
                     + "and created again are then noticed only when the reader's position is past their end", bootstrap,
                     why.toString());
         }
+    }
+
+    /** Questions whose answer, or failure, has been taken (tests). */
+    long answersTaken() {
+        return answersTaken;
     }
 
     /** The cluster id of the last answer that named one (tests). */

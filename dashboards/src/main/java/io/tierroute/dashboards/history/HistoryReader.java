@@ -246,8 +246,8 @@ public final class HistoryReader implements AutoCloseable {
                 historyGone(changed);
                 return;
             }
-            if (!running) {
-                return; // closed while the cluster was asked: nothing more is applied
+            if (!running || Thread.currentThread().isInterrupted()) {
+                return; // closed (or interrupted) while the cluster was asked: what it did not confirm is not applied
             }
             for (ConsumerRecord<byte[], byte[]> r : polled) {
                 records.increment();

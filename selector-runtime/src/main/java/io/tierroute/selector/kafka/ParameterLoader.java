@@ -416,8 +416,8 @@ public final class ParameterLoader implements AutoCloseable {
             if (historyGone != null) {
                 return; // what this poll returned is of the new history: the next session reads it all
             }
-            if (!running) {
-                return; // closed while the cluster was asked: nothing more is applied
+            if (!running || Thread.currentThread().isInterrupted()) {
+                return; // closed (or interrupted) while the cluster was asked: what it did not confirm is not applied
             }
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 if (r.topic().equals(Topics.PARAMS)) {

@@ -167,6 +167,53 @@ class ParameterLoaderResetTest {
         }
     }
 
+    /**
+     * A cluster that does not answer: the first confirm waits {@link HistoryIdentity#CONFIRM_WAIT} and lets the records
+     * through; the next does not wait again while that question is out (records a dead broker left buffered are not held
+     * 5 s each poll); and a stop ends a wait at once, so close() is not held up.
+     */
+    @Test
+    void confirmWaitsOnceForAClusterThatDoesNotAnswerAndNotPastAStop() {
+        String nowhere = "127.0.0.1:" + LoopbackPorts.free();
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            long start = System.nanoTime();
+            assertThat(identity.confirm(() -> true)).isNull();
+            long firstMs = (System.nanoTime() - start) / 1_000_000;
+            start = System.nanoTime();
+            assertThat(identity.confirm(() -> true)).isNull();
+            long secondMs = (System.nanoTime() - start) / 1_000_000;
+            assertThat(firstMs).as("waited for an answer").isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
+            assertThat(secondMs).as("no second wait while the first question is out").isLessThan(1_000);
+        }
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            long start = System.nanoTime();
+            assertThat(identity.confirm(() -> false)).isNull();
+            assertThat((System.nanoTime() - start) / 1_000_000).as("a stop ends the wait").isLessThan(1_000);
+        }
+    }
+
+    /**
+     * Once the question a confirm gave up on has been answered (here: failed at the Admin client's 10 s), by a check
+     * between two polls that returned records, the next confirm asks anew and waits again: a question check() asked
+     * since may predate the records.
+     */
+    @Test
+    void confirmWaitsAgainOnceTheQuestionItGaveUpOnHasBeenAnswered() {
+        String nowhere = "127.0.0.1:" + LoopbackPorts.free();
+        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofMillis(50))) {
+            assertThat(identity.confirm(() -> true)).isNull(); // waits 5 s, then gives up on its question
+            await(Duration.ofSeconds(30), () -> identity.check() == null && identity.answersTaken() > 0,
+                    "the given-up question answered (failed) and taken by check()");
+            long start = System.nanoTime();
+            assertThat(identity.confirm(() -> true)).isNull();
+            assertThat((System.nanoTime() - start) / 1_000_000).as("waited again, for a question of its own")
+                    .isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
+        }
+    }
+
     @Test
     void historyIdentityTellsATopicDeletedAndCreatedAgain() throws Exception {
         KafkaSettings settings = KafkaFixture.settings();
@@ -223,33 +270,6 @@ class ParameterLoaderResetTest {
      * position past an end tells. The periodic question is an hour apart here: the one asked before the records fetched
      * from the new log are applied (or the consumer's own check of its position against the new log) must tell.
      */
-    /**
-     * A cluster that does not answer: the first confirm waits {@link HistoryIdentity#CONFIRM_WAIT} and lets the records
-     * through; the next does not wait again while that question is out (records a dead broker left buffered are not held
-     * 5 s each poll); and a stop ends a wait at once, so close() is not held up.
-     */
-    @Test
-    void confirmWaitsOnceForAClusterThatDoesNotAnswerAndNotPastAStop() {
-        String nowhere = "127.0.0.1:" + LoopbackPorts.free();
-        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
-                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
-            long start = System.nanoTime();
-            assertThat(identity.confirm(() -> true)).isNull();
-            long firstMs = (System.nanoTime() - start) / 1_000_000;
-            start = System.nanoTime();
-            assertThat(identity.confirm(() -> true)).isNull();
-            long secondMs = (System.nanoTime() - start) / 1_000_000;
-            assertThat(firstMs).as("waited for an answer").isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
-            assertThat(secondMs).as("no second wait while the first question is out").isLessThan(1_000);
-        }
-        try (HistoryIdentity identity = new HistoryIdentity(() -> KafkaClients.admin(KafkaSettings.defaults(nowhere), "identity-test"), nowhere,
-                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
-            long start = System.nanoTime();
-            assertThat(identity.confirm(() -> false)).isNull();
-            assertThat((System.nanoTime() - start) / 1_000_000).as("a stop ends the wait").isLessThan(1_000);
-        }
-    }
-
     @Test
     void aBrokerReplacedByANewClusterOnTheSamePortIsReadAgainFromScratch(@TempDir Path tmp) throws Exception {
         int port = LoopbackPorts.free();
