@@ -39,6 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HistoryReaderResetTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
+    /** The identity's waits in the tests of a cluster that does not answer: shorter than production's 5 s and 10 s. */
+    private static final Duration CONFIRM_WAIT = Duration.ofSeconds(2);
+    private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(3);
     /** alphaD of every snapshot of the new history: tells its versions from the old ones of the same number. */
     private static final double NEW_ALPHA_D = 77;
 
@@ -167,25 +170,31 @@ class HistoryReaderResetTest {
         assertThat(reader.historyResets()).isZero();
     }
 
+    /** An identity that asks a cluster that is not there, with the tests' short waits. */
+    private static HistoryIdentity identityOfNowhere(String nowhere, Duration period) {
+        return new HistoryIdentity(nowhere, new Properties(), List.of(Topics.PARAMS, Topics.CONTROL), period, CONFIRM_WAIT,
+                ANSWER_TIMEOUT);
+    }
+
     /**
-     * A cluster that does not answer: the first confirm waits {@link HistoryIdentity#CONFIRM_WAIT} and lets the records
-     * through; the next does not wait again while that question is out (records a dead broker left buffered are not held
+     * A cluster that does not answer: the first confirm waits its whole wait and lets the records through;
+     * the next does not wait again while that question is out (records a dead broker left buffered are not held
      * 5 s each poll); and a stop ends a wait at once, so close() is not held up.
      */
     @Test
     void confirmWaitsOnceForAClusterThatDoesNotAnswerAndNotPastAStop() {
         String nowhere = "127.0.0.1:" + LoopbackPorts.free();
-        try (HistoryIdentity identity = new HistoryIdentity(nowhere, new Properties(), List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+        try (HistoryIdentity identity = identityOfNowhere(nowhere, Duration.ofHours(1))) {
             long start = System.nanoTime();
             assertThat(identity.confirm(() -> true)).isNull();
             long firstMs = (System.nanoTime() - start) / 1_000_000;
             start = System.nanoTime();
             assertThat(identity.confirm(() -> true)).isNull();
             long secondMs = (System.nanoTime() - start) / 1_000_000;
-            assertThat(firstMs).as("waited for an answer").isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
+            assertThat(firstMs).as("waited for an answer").isGreaterThanOrEqualTo(CONFIRM_WAIT.toMillis());
             assertThat(secondMs).as("no second wait while the first question is out").isLessThan(1_000);
         }
-        try (HistoryIdentity identity = new HistoryIdentity(nowhere, new Properties(), List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+        try (HistoryIdentity identity = identityOfNowhere(nowhere, Duration.ofHours(1))) {
             long start = System.nanoTime();
             assertThat(identity.confirm(() -> false)).isNull();
             assertThat((System.nanoTime() - start) / 1_000_000).as("a stop ends the wait").isLessThan(1_000);
@@ -193,21 +202,21 @@ class HistoryReaderResetTest {
     }
 
     /**
-     * Once the question a confirm gave up on has been answered (here: failed at the Admin client's 10 s), by a check
-     * between two polls that returned records, the next confirm asks anew and waits again: a question check() asked
-     * since may predate the records.
+     * Once the question a confirm gave up on has been answered (here: failed at the Admin client's answer timeout),
+     * by a check between two polls that returned records, the next confirm asks anew and waits again: a question
+     * check() asked since may predate the records.
      */
     @Test
     void confirmWaitsAgainOnceTheQuestionItGaveUpOnHasBeenAnswered() {
         String nowhere = "127.0.0.1:" + LoopbackPorts.free();
-        try (HistoryIdentity identity = new HistoryIdentity(nowhere, new Properties(), List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofMillis(50))) {
-            assertThat(identity.confirm(() -> true)).isNull(); // waits 5 s, then gives up on its question
+        try (HistoryIdentity identity = identityOfNowhere(nowhere, Duration.ofMillis(50))) {
+            assertThat(identity.confirm(() -> true)).isNull(); // waits, then gives up on its question
             Broker.await(Duration.ofSeconds(30), () -> identity.check() == null && identity.answersTaken() > 0,
                     "the given-up question answered (failed) and taken by check()");
             long start = System.nanoTime();
             assertThat(identity.confirm(() -> true)).isNull();
             assertThat((System.nanoTime() - start) / 1_000_000).as("waited again, for a question of its own")
-                    .isGreaterThanOrEqualTo(HistoryIdentity.CONFIRM_WAIT.toMillis());
+                    .isGreaterThanOrEqualTo(CONFIRM_WAIT.toMillis());
         }
     }
 

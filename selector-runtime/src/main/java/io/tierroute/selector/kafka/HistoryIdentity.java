@@ -46,7 +46,8 @@ final class HistoryIdentity implements AutoCloseable {
 
     /** How often the cluster is asked. */
     static final Duration DEFAULT_PERIOD = Duration.ofSeconds(5);
-    private static final int ANSWER_TIMEOUT_MS = 10_000;
+    /** How long the Admin client works on one question before it fails it. */
+    static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(10);
     /** The longest {@link #confirm} waits for an answer before the records are taken as they are. */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
     /** How often a {@link #confirm} wait looks whether its owner still runs. */
@@ -56,6 +57,8 @@ final class HistoryIdentity implements AutoCloseable {
     private final String bootstrap;
     private final List<String> topics;
     private final long periodNanos;
+    private final long confirmWaitNanos;
+    private final int answerTimeoutMs;
     private Admin admin;                                    // created at the first question
     private String clusterId;                               // null until an answer named it
     private final Map<String, Uuid> topicIds = new HashMap<>();
@@ -73,10 +76,19 @@ final class HistoryIdentity implements AutoCloseable {
      * @param topics    the topics whose incarnation matters
      */
     HistoryIdentity(Supplier<Admin> admins, String bootstrap, List<String> topics, Duration period) {
+        this(admins, bootstrap, topics, period, CONFIRM_WAIT, ANSWER_TIMEOUT);
+    }
+
+    /** As above, with the confirm wait and the answer timeout of a test (the defaults: {@link #CONFIRM_WAIT},
+     * {@link #ANSWER_TIMEOUT}). */
+    HistoryIdentity(Supplier<Admin> admins, String bootstrap, List<String> topics, Duration period, Duration confirmWait,
+                    Duration answerTimeout) {
         this.admins = admins;
         this.bootstrap = bootstrap;
         this.topics = List.copyOf(topics);
         this.periodNanos = period.toNanos();
+        this.confirmWaitNanos = confirmWait.toNanos();
+        this.answerTimeoutMs = Math.toIntExact(answerTimeout.toMillis());
     }
 
     /**
@@ -138,7 +150,7 @@ final class HistoryIdentity implements AutoCloseable {
         List<KafkaFuture<?>> questions = new ArrayList<>(askedTopics.values());
         questions.add(askedCluster);
         KafkaFuture<Void> all = KafkaFuture.allOf(questions.toArray(KafkaFuture[]::new));
-        long deadline = System.nanoTime() + CONFIRM_WAIT.toNanos();
+        long deadline = System.nanoTime() + confirmWaitNanos;
         while (!answered()) {
             if (!waiting.getAsBoolean() || System.nanoTime() - deadline >= 0) {
                 gaveUpOn = askedCluster; // left in flight: check() compares it when it comes
@@ -190,8 +202,8 @@ final class HistoryIdentity implements AutoCloseable {
             if (admin == null) {
                 admin = admins.get();
             }
-            askedCluster = admin.describeCluster(new DescribeClusterOptions().timeoutMs(ANSWER_TIMEOUT_MS)).clusterId();
-            askedTopics = admin.describeTopics(topics, new DescribeTopicsOptions().timeoutMs(ANSWER_TIMEOUT_MS))
+            askedCluster = admin.describeCluster(new DescribeClusterOptions().timeoutMs(answerTimeoutMs)).clusterId();
+            askedTopics = admin.describeTopics(topics, new DescribeTopicsOptions().timeoutMs(answerTimeoutMs))
                     .topicNameValues();
         } catch (RuntimeException e) { // a client that cannot be made (its settings): the consumer would have failed too
             refuse(e);
