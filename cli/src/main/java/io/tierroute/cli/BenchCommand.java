@@ -68,7 +68,8 @@ final class BenchCommand implements Runnable {
     static final class Routing implements Callable<Integer> {
 
         @Option(names = "--trace", paramLabel = "FILE",
-                description = "Trace to replay: Mooncake .jsonl (512-token block ids) or Azure .csv.")
+                description = "Trace to replay: Mooncake .jsonl (512-token block ids) or Azure .csv. One of --trace "
+                        + "or --workload is required.")
         Path trace;
 
         @Option(names = "--workload", paramLabel = "NAME", description = "Generated workload instead of a trace: "

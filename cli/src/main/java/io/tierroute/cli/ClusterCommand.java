@@ -125,6 +125,12 @@ final class ClusterCommand implements Runnable {
                         + "m, " + MAX_TM_MEMORY_MB / 1024 + "g], got " + tmMemory + " (Flink's fixed parts take 800 MB of it, "
                         + "and the job keeps its state on the task heap)");
             }
+            long machineMb = machineMemoryMb();
+            if (machineMb > 0 && taskManagers > 0 && (double) taskManagers * mb > machineMb) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--task-managers " + taskManagers
+                        + " of --tm-memory " + tmMemory + " need " + Math.round((double) taskManagers * mb / 1024)
+                        + " GiB, more than this machine's " + Math.round(machineMb / 1024.0) + " GiB of memory");
+            }
             LocalCluster.Settings s;
             try {
                 s = new LocalCluster.Settings(dir.dir, kafkaPort, kafkaControllerPort, flinkPort, flinkRpcPort, taskManagers,
@@ -143,6 +149,15 @@ final class ClusterCommand implements Runnable {
             try (lock) {
                 return up(s, out, err);
             }
+        }
+
+        /** This machine's physical memory in MB; 0 where the JVM cannot tell. */
+        static long machineMemoryMb() {
+            if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                    instanceof com.sun.management.OperatingSystemMXBean os) {
+                return os.getTotalMemorySize() / (1024 * 1024);
+            }
+            return 0;
         }
 
         private int up(LocalCluster.Settings s, PrintWriter out, PrintWriter err) {

@@ -222,6 +222,16 @@ final class DemoCommand implements Callable<Integer> {
     static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String v) {
+            Duration d = parse(v);
+            // Past this a deadline in nanoseconds overflows (292 years); no option means anything near it.
+            if (d.compareTo(RunLengthOptions.MAX_DURATION) > 0) {
+                throw new CommandLine.TypeConversionException("'" + v + "' is longer than "
+                        + RunLengthOptions.MAX_DURATION.toDays() + " days");
+            }
+            return d;
+        }
+
+        private static Duration parse(String v) {
             String s = v.trim().toLowerCase(Locale.ROOT);
             try {
                 if (s.startsWith("p")) return Duration.parse(v.trim()); // ISO 8601: PT30S, P1D
@@ -229,9 +239,10 @@ final class DemoCommand implements Callable<Integer> {
                 if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
                 if (s.endsWith("m")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
                 if (s.endsWith("h")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 3600));
+                if (s.endsWith("d")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 86400));
                 return Duration.parse(v);
             } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h, PT30S)");
+                throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h, 2d, PT30S)");
             }
         }
     }

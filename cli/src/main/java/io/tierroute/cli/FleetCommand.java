@@ -124,7 +124,9 @@ final class FleetCommand implements Callable<Integer> {
         try {
             missing = ProjectTopics.missing(s.bootstrap(), s.kafkaClient(), USED_TOPICS);
         } catch (ProjectTopics.Unlisted e) {
-            err.println("tierroute fleet: " + e.getMessage() + (commandConfig == null
+            err.println("tierroute fleet: " + e.getMessage() + (e.settingsRefused()
+                    ? "; check --bootstrap" + (commandConfig == null ? "" : " and the client settings in " + commandConfig)
+                    : commandConfig == null
                     ? "; if it requires authentication (SASL/TLS), pass its client settings with --command-config FILE"
                     : "; check the client settings in " + commandConfig));
             err.flush();

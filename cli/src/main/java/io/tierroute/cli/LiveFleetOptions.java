@@ -35,8 +35,11 @@ final class LiveFleetOptions {
     @Option(names = "--workers", defaultValue = "8", paramLabel = "N", description = "Simulated engine workers (default ${DEFAULT-VALUE}).")
     int workers;
 
+    static final double MIN_TIME_SCALE = 0.01;
+    static final double MAX_TIME_SCALE = 1000;
+
     @Option(names = "--time-scale", defaultValue = "10", paramLabel = "X",
-            description = "Simulated seconds per wall-clock second (default ${DEFAULT-VALUE}; 1 = real time).")
+            description = "Simulated seconds per wall-clock second, in [0.01, 1000] (default ${DEFAULT-VALUE}; 1 = real time).")
     double timeScale;
 
     @Option(names = "--load", defaultValue = "1", paramLabel = "L",
@@ -61,8 +64,10 @@ final class LiveFleetOptions {
         if (workers < 1 || workers > BenchSpec.MAX_WORKERS) {
             throw new CommandLine.ParameterException(cl, "--workers must be in [1, " + BenchSpec.MAX_WORKERS + "], got " + workers);
         }
-        if (!(timeScale > 0) || !Double.isFinite(timeScale)) {
-            throw new CommandLine.ParameterException(cl, "--time-scale must be a finite number > 0, got " + timeScale);
+        // Below it a fleet hardly advances (1e-300 never would); above it no fleet keeps pace with the wall clock.
+        if (!(timeScale >= MIN_TIME_SCALE && timeScale <= MAX_TIME_SCALE)) {
+            throw new CommandLine.ParameterException(cl, "--time-scale must be in [" + MIN_TIME_SCALE + ", "
+                    + MAX_TIME_SCALE + "], got " + timeScale);
         }
         // the same range as bench routing's: outside it a replay is all at once or hardly starts
         if (!(load >= BenchSpec.MIN_LOAD && load <= BenchSpec.MAX_LOAD)) {

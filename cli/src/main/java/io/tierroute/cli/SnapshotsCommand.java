@@ -62,6 +62,9 @@ final class SnapshotsCommand implements Runnable {
     static final String EXIT_0 = "0:done";
     static final String EXIT_1 = "1:refused (an unknown scope or version, a write the history rules out, the broker "
             + "unreachable or refusing the client)";
+    /** The read-only commands' 1: they write nothing, so no write can be ruled out. */
+    static final String EXIT_1_READ = "1:refused (an unknown scope or version, the broker unreachable or refusing the "
+            + "client)";
     static final String EXIT_2 = "2:bad command line";
 
     @CommandLine.Spec

@@ -258,8 +258,9 @@ final class SnapshotsKafka {
 
     private Failure unreachable(Exception e) {
         return new Failure("broker unreachable: no answer from " + bootstrap + " within " + timeout.toSeconds()
-                + " s (" + e.getMessage() + "). Is Kafka running there? If it requires authentication (SASL/TLS), "
-                + "pass its client settings with --command-config FILE");
+                + " s (" + e.getMessage() + "). Is Kafka running there? " + (clientConfig.isEmpty()
+                ? "If it requires authentication (SASL/TLS), pass its client settings with --command-config FILE"
+                : "Check the client settings of --command-config (security.protocol, the listener's port)"));
     }
 
     private static ParameterSnapshot onParams(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {

@@ -21,7 +21,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
-import static io.tierroute.cli.SnapshotsCommand.EXIT_1;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_1_READ;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_2;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
 import static io.tierroute.cli.SnapshotsText.*;
@@ -32,7 +32,7 @@ final class SnapshotsReadCommands {
     private SnapshotsReadCommands() {}
 
     @Command(name = "list", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "List the versions of a scope, newest first, with status (accepted / rejected + reason), "
                     + "the active and pinned markers and the pin's actor and reason.")
     static final class ListCmd extends SnapshotsCommand.Base {
@@ -70,7 +70,7 @@ final class SnapshotsReadCommands {
     }
 
     @Command(name = "show", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "Show one snapshot: status, every fitted parameter with unit, value, samples, quality, "
                     + "standard error and event-time window, and a summary of its per-worker rho.")
     static final class Show extends SnapshotsCommand.Base {
@@ -141,7 +141,7 @@ final class SnapshotsReadCommands {
     }
 
     @Command(name = "diff", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "Compare two versions: each fitted parameter old -> new with its relative change.")
     static final class Diff extends SnapshotsCommand.Base {
         @Parameters(index = "0", paramLabel = "A", description = "The older (base) version.")

@@ -177,6 +177,12 @@ final class SubmitCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--wait must be > 0, got "
                     + spec.findOption("--wait").originalStringValues().get(0));
         }
+        for (String[] path : new String[][] {{"--savepoint", savepoint}, {"--from-savepoint", fromSavepoint}}) {
+            if (path[1] != null && path[1].isBlank()) { // else the caller's working directory would be sent
+                throw new CommandLine.ParameterException(spec.commandLine(), path[0] + " needs a path, got '"
+                        + path[1] + "'");
+            }
+        }
         FlinkRestClient rest;
         try {
             rest = new FlinkRestClient(flink, Duration.ofSeconds(15));

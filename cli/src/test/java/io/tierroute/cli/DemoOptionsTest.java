@@ -40,8 +40,27 @@ class DemoOptionsTest {
         assertThat(c.convert("5m")).isEqualTo(java.time.Duration.ofMinutes(5));
         assertThat(c.convert("PT30S")).as("ISO 8601, which a QA run found refused").isEqualTo(java.time.Duration.ofSeconds(30));
         assertThat(c.convert("pt1h2m")).isEqualTo(java.time.Duration.ofMinutes(62));
+        assertThat(c.convert("2d")).isEqualTo(java.time.Duration.ofDays(2));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.convert("soon"))
                 .hasMessageContaining("is not a duration").hasMessageContaining("PT30S");
+    }
+
+    /**
+     * Past 3650 days a duration is refused where it is read, for every option: a deadline in nanoseconds overflows
+     * past 292 years, and submit --wait 3000000h once crashed so after it had submitted the job.
+     */
+    @Test
+    void aDurationPast3650DaysIsRefusedWhereItIsRead() {
+        DemoCommand.DurationConverter c = new DemoCommand.DurationConverter();
+        assertThat(c.convert("3650d")).isEqualTo(java.time.Duration.ofDays(3650));
+        for (String d : new String[] {"3651d", "3000000h", "P400000D", "1e300s"}) {
+            assertThatThrownBy(() -> c.convert(d)).as(d).isInstanceOf(CommandLine.TypeConversionException.class)
+                    .hasMessage("'" + d + "' is longer than 3650 days");
+        }
+        String[] r = runAsIs(List.of("submit", "--flink", "http://127.0.0.1:1", "--bootstrap", "127.0.0.1:1", "--wait",
+                "3000000h"));
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("'3000000h' is longer than 3650 days").doesNotContain("Exception");
     }
 
     @Test
@@ -74,8 +93,10 @@ class DemoOptionsTest {
         // Workloads.atLoad refuses these only once the demo has started its parts
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--load", "Infinity")[2])
                 .startsWith("--load must be in [0.01, 100.0], got Infinity");
-        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--time-scale", "Infinity")[2])
-                .startsWith("--time-scale must be a finite number > 0, got Infinity");
+        for (String scale : new String[] {"Infinity", "1e-300", "0", "1001"}) {
+            assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--time-scale", scale)[2]).as(scale)
+                    .startsWith("--time-scale must be in [0.01, 1000.0], got " + Double.parseDouble(scale));
+        }
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--workers", "50000000")[2])
                 .startsWith("--workers must be in [1, 4096], got 50000000");
     }
@@ -140,7 +161,7 @@ class DemoOptionsTest {
         assertThat(r[2].lines().findFirst().orElse("")).startsWith("--trace " + garbage + ":1: ");
         assertThat(r[1]).as("nothing started").doesNotContain("starting");
         assertThat(run("demo", "--workload", "chat", "--duration", "100000000h")[2])
-                .startsWith("--duration must be > 0 and at most 3650 days, got 100000000h");
+                .startsWith("Invalid value for option '--duration': '100000000h' is longer than 3650 days");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--status-interval", "48h")[2])
                 .startsWith("--status-interval must be > 0 and at most 24 h, got 48h");
     }

@@ -217,6 +217,24 @@ class SnapshotsCommandTest {
         System.out.println("---- unreachable ----\n" + err);
     }
 
+    /** Settings were given: the advice is to check them, not to pass some. */
+    @Test
+    void anUnreachableBrokerWithClientSettingsGivenAdvisesCheckingThem() throws Exception {
+        java.nio.file.Path config = java.nio.file.Files.createTempFile("snapshots-client", ".properties");
+        try {
+            java.nio.file.Files.writeString(config, "client.dns.lookup=use_all_dns_ips\n");
+            err.getBuffer().setLength(0);
+            int rc = TierrouteCommand.execute(new String[] {"snapshots", "list", "--bootstrap", "127.0.0.1:1",
+                    "--timeout", "2", "--command-config", config.toString()}, new PrintWriter(out, true),
+                    new PrintWriter(err, true));
+            assertThat(rc).isEqualTo(1);
+            assertThat(err.toString()).contains("broker unreachable").contains("Check the client settings of "
+                    + "--command-config").doesNotContain("pass its client settings");
+        } finally {
+            java.nio.file.Files.delete(config);
+        }
+    }
+
     /** {@code args} against another bootstrap than the test's broker. */
     private int runAgainst(String bootstrap, String... args) {
         return SnapshotsFixtures.runCli(out, err, bootstrap, args);

@@ -45,6 +45,15 @@ class SubmitLocalChecksTest {
                 + "the savepoint into").doesNotContain("Exception");
     }
 
+    /** An empty path would be made absolute as the caller's working directory and sent to Flink as the savepoint. */
+    @Test
+    void anEmptySavepointPathIsAUsageError() {
+        assertThat(run("submit", "--flink", FLINK, "--savepoint", "")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--savepoint needs a path, got ''");
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--from-savepoint", " ")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--from-savepoint needs a path, got ' '");
+    }
+
     @Test
     void aWellFormedJobIdAndADirectoryPassToFlink() {
         assertThat(run("submit", "--flink", FLINK, "--savepoint", dir.toString(), "--job-id",

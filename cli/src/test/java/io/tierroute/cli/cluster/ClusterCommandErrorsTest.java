@@ -91,6 +91,20 @@ class ClusterCommandErrorsTest {
         assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
     }
 
+    /** 500 TaskManagers of 1 GiB on one machine: refused before Kafka and the first of them start. */
+    @Test
+    void moreTaskManagerMemoryThanTheMachineHasIsRefusedBeforeAnythingStarts() {
+        long gib = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getTotalMemorySize() >> 30;
+        String n = Long.toString(gib + 2);
+        String[] r = run("cluster", "up", "--dir", dir.toString(), "--task-managers", n, "--tm-memory", "1g",
+                "--metrics-port", "0");
+        assertThat(r[0]).isEqualTo("2");
+        assertThat(r[2]).contains("--task-managers " + n + " of --tm-memory 1g need " + n + " GiB, more than this machine's ");
+        assertThat(r[1]).doesNotContain("starting Kafka");
+        assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
+    }
+
     @Test
     void portsMustDiffer() {
         String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19999", "--flink-port", "19999");

@@ -34,6 +34,23 @@ public final class ProjectTopics {
         Unlisted(String message, Throwable cause) {
             super(message, cause);
         }
+
+        /**
+         * The client refused its own settings before asking anything (a host that does not resolve, a bad value): not
+         * the broker's answer, so advice about its authentication would mislead.
+         */
+        public boolean settingsRefused() {
+            return refusedSettings(getCause());
+        }
+    }
+
+    private static boolean refusedSettings(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.kafka.common.config.ConfigException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -100,6 +117,9 @@ public final class ProjectTopics {
         }
         if (cause instanceof AuthorizationException) {
             return "Kafka at " + bootstrap + " did not authorise the client to list topics: " + cause.getMessage();
+        }
+        if (refusedSettings(cause)) {
+            return "the Kafka client refused its settings for " + bootstrap + ": " + KafkaClientErrors.describe(cause);
         }
         if (cause instanceof org.apache.kafka.common.errors.TimeoutException) {
             return "Kafka at " + bootstrap + " did not list its topics within 10 s (" + cause.getMessage() + ")";

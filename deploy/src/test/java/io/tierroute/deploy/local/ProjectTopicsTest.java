@@ -54,4 +54,14 @@ class ProjectTopicsTest {
                             + Topics.PARAMS_MAX_MESSAGE_BYTES);
         }
     }
+
+    /** A host that does not resolve is the client refusing its settings, said as such: not the broker's answer. */
+    @Test
+    void aHostThatDoesNotResolveIsTheClientsSettingsRefusedNotTheBrokers() {
+        assertThatThrownBy(() -> ProjectTopics.missing("no-such-host.invalid:9092", java.util.Map.of(),
+                java.util.List.of(Topics.PARAMS)))
+                .isInstanceOfSatisfying(ProjectTopics.Unlisted.class, e -> assertThat(e.settingsRefused()).isTrue())
+                .hasMessageStartingWith("the Kafka client refused its settings for no-such-host.invalid:9092: ")
+                .hasMessageContaining("No resolvable bootstrap urls");
+    }
 }

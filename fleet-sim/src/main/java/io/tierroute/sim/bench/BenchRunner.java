@@ -137,6 +137,14 @@ public final class BenchRunner {
         return out;
     }
 
+    /** Why requests were rejected, and what it leaves of the run's figures. */
+    static String rejectedNote(int rejected, int requests, EngineConfig cfg) {
+        String what = String.format(Locale.ROOT, "%d of %d requests rejected (a prompt with its output larger than a "
+                + "worker's HBM of %d tokens, or refused by the policy); they are in no latency figure", rejected,
+                requests, cfg.hbmCapacityTokens());
+        return rejected < requests ? what : what + "; no request completed: raise --hbm-tokens or use smaller prompts";
+    }
+
     /** One policy at one load. */
     public RunReport runOne(EngineConfig cfg, List<SimRequest> requests, List<SimRequest> warm, String name,
                             long seed, double load) {
@@ -149,6 +157,9 @@ public final class BenchRunner {
             warnings.accept(label + ", seed " + seed + ": " + note);
         }
         SimResult result = sim.run(policy, progress == null ? null : (d, t) -> progress.update(label, d, t));
+        if (result.rejected() > 0) { // the tables show the count; a run whose figures stand on few requests is said
+            warnings.accept(label + ", seed " + seed + ": " + rejectedNote(result.rejected(), requests.size(), cfg));
+        }
         RunReport report = RunReport.of(result, load, note);
         if (requestLogs != null) {
             try {

@@ -164,7 +164,8 @@ public final class KvEventConsumer implements AutoCloseable {
     private void run() {
         SessionLoop.run(() -> running, this::session, (e, wait) -> {
             restarts.increment();
-            log.error("kv consumer: {}; resuming at the same positions in {} ms", e.toString(), wait, e);
+            log.error("kv consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
+                    SessionLoop.traceWorthLogging(e));
         }, this::pause);
     }
 

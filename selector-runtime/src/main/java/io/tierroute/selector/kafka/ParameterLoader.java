@@ -336,9 +336,9 @@ public final class ParameterLoader implements AutoCloseable {
         try {
             SessionLoop.run(() -> running, this::session, (e, wait) -> {
                 restarts.increment();
-                lastError = "loader restarting in " + wait + " ms after: " + e;
+                lastError = "loader restarting in " + wait + " ms after: " + SessionLoop.describe(e);
                 log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", lastError,
-                        store.current().version(), scope, e);
+                        store.current().version(), scope, SessionLoop.traceWorthLogging(e));
                 publishStatus();
             }, this::pause);
         } finally {

@@ -2,6 +2,7 @@ package io.tierroute.selector.kafka;
 
 import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
@@ -18,6 +19,29 @@ final class SessionLoop {
     }
 
     private SessionLoop() {
+    }
+
+    /** A failure with its causes on one line ({@code Failed to construct kafka consumer} says nothing without them). */
+    static String describe(RuntimeException failure) {
+        StringBuilder sb = new StringBuilder(failure.toString());
+        for (Throwable c = failure.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            sb.append("; caused by ").append(c);
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The failure, for its stack trace in the log; null for a client's settings being refused ({@link ConfigException}
+     * anywhere in its causes: no resolvable bootstrap address, a bad value), which {@link #describe} says in full and a
+     * trace per restart only buries.
+     */
+    static RuntimeException traceWorthLogging(RuntimeException failure) {
+        for (Throwable c = failure; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof ConfigException) {
+                return null;
+            }
+        }
+        return failure;
     }
 
     /** Runs {@code session} while {@code running}; {@code pause} waits (or returns early once stopped). */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.Test;
 
@@ -36,5 +38,22 @@ class SessionLoopTest {
             throw new IllegalStateException("client closed under the session");
         }, (e, wait) -> log.add("restarting"), wait -> log.add("pause"));
         assertThat(log).isEmpty();
+    }
+
+    /**
+     * A client whose settings are refused (here, as a host that does not resolve) is said on one line with its cause,
+     * without a stack trace per restart; any other failure keeps its trace.
+     */
+    @Test
+    void aRefusedSettingIsDescribedWithItsCauseAndLoggedWithoutATrace() {
+        KafkaException refused = new KafkaException("Failed to construct kafka consumer",
+                new ConfigException("No resolvable bootstrap urls given in bootstrap.servers"));
+        assertThat(SessionLoop.describe(refused)).isEqualTo("org.apache.kafka.common.KafkaException: Failed to construct "
+                + "kafka consumer; caused by org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls "
+                + "given in bootstrap.servers");
+        assertThat(SessionLoop.traceWorthLogging(refused)).isNull();
+        IllegalStateException other = new IllegalStateException("unexpected", new RuntimeException("inner"));
+        assertThat(SessionLoop.traceWorthLogging(other)).isSameAs(other);
+        assertThat(SessionLoop.describe(new IllegalStateException("alone"))).isEqualTo("java.lang.IllegalStateException: alone");
     }
 }
