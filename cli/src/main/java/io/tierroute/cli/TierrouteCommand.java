@@ -45,7 +45,22 @@ public final class TierrouteCommand implements Runnable {
         // After the subcommands: picocli hands the handler to the commands registered at the time of the call.
         cl.setParameterExceptionHandler(TierrouteCommand::usageError);
         cl.setExecutionStrategy(TierrouteCommand::refuseUnmatchedThenRun);
+        cl.setExecutionExceptionHandler(TierrouteCommand::unexpected);
         return cl;
+    }
+
+    /**
+     * An exception no command expected is a defect of ours: said as one, on a line of its own naming the command,
+     * before the stack trace its report needs (picocli printed the bare trace, which read as a crash of the input).
+     * Exit code 1.
+     */
+    static int unexpected(Exception e, CommandLine c, CommandLine.ParseResult parsed) {
+        PrintWriter err = c.getErr();
+        err.println(c.getCommandSpec().qualifiedName() + ": unexpected error, a defect of tierroute (please report it with "
+                + "the trace below): " + e);
+        e.printStackTrace(err);
+        err.flush();
+        return 1;
     }
 
     /**

@@ -31,6 +31,17 @@ class TierrouteCommandTest {
         assertThat(out.toString()).contains("tierroute").contains("selector").contains("--version");
     }
 
+    /** An exception no command expected is named as a defect, with the command, before the trace a report needs. */
+    @Test
+    void anUnexpectedExceptionIsSaidToBeADefectOfOursBeforeItsTrace() {
+        picocli.CommandLine submit = TierrouteCommand.commandLine().getSubcommands().get("submit");
+        submit.setErr(new PrintWriter(err, true));
+        assertThat(TierrouteCommand.unexpected(new ArithmeticException("long overflow"), submit, null)).isEqualTo(1);
+        assertThat(err.toString().lines().findFirst().orElse("")).isEqualTo("tierroute submit: unexpected error, a defect "
+                + "of tierroute (please report it with the trace below): java.lang.ArithmeticException: long overflow");
+        assertThat(err.toString()).contains("\tat ");
+    }
+
     @Test
     void aUsageErrorIsTheErrorAndWhereTheHelpIsNotTheWholeUsage() {
         assertThat(run("submit", "--bootstrap", "127.0.0.1:9092")).isEqualTo(2);
