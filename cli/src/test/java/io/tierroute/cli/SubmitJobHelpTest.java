@@ -17,8 +17,8 @@ class SubmitJobHelpTest {
                 new PrintWriter(err, true));
         assertThat(rc).as(err.toString()).isZero();
         assertThat(out.toString()).startsWith("tierroute fitting job; flags")
-                .containsPattern("--publish-interval +default")
-                .containsPattern("--gate-max-jump-factor +default")
+                .containsPattern("--publish-interval +snapshot cadence per scope .*\\(default PT1S\\)")
+                .containsPattern("--gate-max-jump-factor +validation gate: .*\\s+.*\\(default 4.0\\)")
                 .as("the flag submit refuses as a job argument says where it comes from")
                 .containsPattern("--bootstrap-servers +set by submit's --bootstrap");
     }

@@ -387,11 +387,9 @@ public record JobSettings(
         return Duration.ofMillis(Long.parseLong(t));
     }
 
-    /** One line per flag with its default, for {@code --help}. */
+    /** Every flag with what it does and its default, for {@code --help} ({@link JobUsage}). */
     public static String usage() {
-        StringBuilder b = new StringBuilder("tierroute fitting job; flags (--name value or --name=value):\n");
-        DEFAULTS.forEach((k, v) -> b.append(String.format("  --%-26s default %s%n", k, v)));
-        return b.toString();
+        return JobUsage.render(DEFAULTS);
     }
 
     private static void require(boolean ok, String flag, String what) {

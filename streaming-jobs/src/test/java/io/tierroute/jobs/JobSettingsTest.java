@@ -7,6 +7,22 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class JobSettingsTest {
+    /** --help: every flag on a line of its own with what it does and its default; the width of a terminal. */
+    @Test
+    void theHelpExplainsEveryFlagWithItsDefault() {
+        String usage = JobSettings.usage();
+        java.util.List<String> flagLines = usage.lines().filter(l -> l.startsWith("  --")).toList();
+        java.util.List<String> flags = JobSettings.builder().build().toArguments().stream()
+                .filter(a -> a.startsWith("--")).map(a -> a.replaceFirst("=.*", "")).distinct().toList();
+        assertThat(flags).isNotEmpty();
+        for (String flag : flags) {
+            assertThat(flagLines).as(flag).anyMatch(l -> l.startsWith("  " + flag + " "));
+        }
+        assertThat(usage).contains("(default PT1S)").contains("(default none)").doesNotContain("default null");
+        assertThat(usage.lines()).allMatch(l -> l.length() <= 118);
+        assertThat(flagLines).allMatch(l -> l.matches("  --[a-z0-9-]+ +\\S.*"));
+    }
+
     @Test
     void parsesFlagsOverTheDefaults() {
         JobSettings s = JobSettings.parse("--bootstrap-servers", "k:9092", "--parallelism=4",
