@@ -40,6 +40,52 @@ public final class JsonWire {
     }
 
     /**
+     * Why the first {@code length} bytes of {@code body} are not well-formed UTF-8 text a JSON parser may read, or null
+     * when they are. Jackson's byte parser reads overlong forms ({@code C0 AF} as "/"), encoded surrogates and code
+     * points past U+10FFFF as other, valid-looking characters, and takes a NUL byte for the end of the input (what
+     * follows it is never read): each would be an id or a name the client did not send. Well-formed is Unicode's table
+     * 3-7 (RFC 3629); a NUL cannot occur in JSON text, which escapes it as {@code \u0000}.
+     */
+    public static String utf8Problem(byte[] body, int length) {
+        int i = 0;
+        while (i < length) {
+            int b = body[i] & 0xff;
+            if (b != 0 && b < 0x80) {
+                i++;
+                continue;
+            }
+            if (b == 0) {
+                return "a NUL byte at offset " + i + " (JSON text escapes it as \\u0000)";
+            }
+            int n;
+            int lo = 0x80;
+            int hi = 0xbf;
+            if (b >= 0xc2 && b <= 0xdf) {
+                n = 1;
+            } else if (b >= 0xe0 && b <= 0xef) {
+                n = 2;
+                lo = b == 0xe0 ? 0xa0 : 0x80; // E0 80..9F: overlong
+                hi = b == 0xed ? 0x9f : 0xbf; // ED A0..BF: a surrogate
+            } else if (b >= 0xf0 && b <= 0xf4) {
+                n = 3;
+                lo = b == 0xf0 ? 0x90 : 0x80; // F0 80..8F: overlong
+                hi = b == 0xf4 ? 0x8f : 0xbf; // F4 90..: past U+10FFFF
+            } else {
+                return String.format(java.util.Locale.ROOT, "byte 0x%02X at offset %d is not UTF-8", b, i);
+            }
+            for (int k = 1; k <= n; k++) {
+                int c = i + k < length ? body[i + k] & 0xff : -1;
+                if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xbf)) {
+                    return String.format(java.util.Locale.ROOT, "the bytes at offset %d are not well-formed UTF-8 "
+                            + "(an overlong form, a surrogate, past U+10FFFF or cut short)", i);
+                }
+            }
+            i += n + 1;
+        }
+        return null;
+    }
+
+    /**
      * The answer to a body the JSON parser refused: {@code malformed JSON at line L, column C: WHAT}, WHAT being the
      * parser's first line in the client's terms. Jackson's own text names its input source ({@code [Source: REDACTED
      * (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 1]}, inside "start marker at" and

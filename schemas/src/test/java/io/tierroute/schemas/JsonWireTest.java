@@ -36,6 +36,61 @@ class JsonWireTest {
     assertThat(JsonWire.malformed(null, 3, 4)).isEqualTo("malformed JSON at line 3, column 4");
   }
 
+  /** Bodies a client sent the selector: each would have been read as another, valid-looking text. */
+  @Test
+  void overlongFormsSurrogatesCodePointsPastTheLastAndNulAreNotWellFormedUtf8() {
+    assertThat(JsonWire.utf8Problem(bytes(0x7b, 0x22, 0xc0, 0xaf, 0x22, 0x7d), 6)).as("C0 AF, an overlong '/'")
+        .isEqualTo("byte 0xC0 at offset 2 is not UTF-8");
+    assertThat(JsonWire.utf8Problem(bytes(0x22, 0xe0, 0x80, 0xaf, 0x22), 5)).as("E0 80 AF, overlong")
+        .startsWith("the bytes at offset 1 are not well-formed UTF-8");
+    assertThat(JsonWire.utf8Problem(bytes(0x22, 0xed, 0xa0, 0x80, 0x22), 5)).as("ED A0 80, a surrogate").isNotNull();
+    assertThat(JsonWire.utf8Problem(bytes(0x22, 0xf4, 0x90, 0x80, 0x80, 0x22), 6)).as("past U+10FFFF").isNotNull();
+    assertThat(JsonWire.utf8Problem(bytes(0x22, 0xc3), 2)).as("cut short").isNotNull();
+    assertThat(JsonWire.utf8Problem("{\"text\":\"a\"}\u0000garbage".getBytes(StandardCharsets.UTF_8), 20))
+        .isEqualTo("a NUL byte at offset 12 (JSON text escapes it as \\u0000)");
+    byte[] fine = "{\"w\":\"café 世界 😀\"}".getBytes(StandardCharsets.UTF_8);
+    assertThat(JsonWire.utf8Problem(fine, fine.length)).isNull();
+    assertThat(JsonWire.utf8Problem(bytes(0x7b, 0xc0), 1)).as("only the first length bytes count").isNull();
+  }
+
+  /** The validator against the JDK's strict decoder, the reference, on random and near-UTF-8 bytes. */
+  @Test
+  void wellFormedAsTheJdksStrictDecoderSays() {
+    java.util.Random random = new java.util.Random(7);
+    int[] leads = {0x41, 0x7f, 0x80, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3,
+        0xf4, 0xf5, 0xff};
+    int[] tails = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0};
+    for (int run = 0; run < 200_000; run++) {
+      int n = 1 + random.nextInt(6);
+      byte[] b = new byte[n];
+      for (int i = 0; i < n; i++) {
+        b[i] = (byte) (i == 0 || random.nextInt(3) == 0 ? leads[random.nextInt(leads.length)]
+            : tails[random.nextInt(tails.length)]);
+      }
+      boolean strict;
+      try {
+        StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b));
+        strict = true;
+      } catch (java.nio.charset.CharacterCodingException e) {
+        strict = false;
+      }
+      boolean noNul = true;
+      for (byte x : b) {
+        noNul &= x != 0;
+      }
+      assertThat(JsonWire.utf8Problem(b, n) == null).as(java.util.HexFormat.ofDelimiter(" ").formatHex(b))
+          .isEqualTo(strict && noNul);
+    }
+  }
+
+  private static byte[] bytes(int... values) {
+    byte[] b = new byte[values.length];
+    for (int i = 0; i < values.length; i++) {
+      b[i] = (byte) values[i];
+    }
+    return b;
+  }
+
   @Test
   void utf16AndUtf32AreToldFromUtf8() {
     assertThat(JsonWire.notUtf8("{}".getBytes(StandardCharsets.UTF_16BE), 4)).isTrue();

@@ -109,6 +109,10 @@ final class JsonIo {
         if (JsonWire.notUtf8(body, body.length)) {
             throw new HttpError(400, "the request body is not UTF-8 JSON (it looks like UTF-16 or UTF-32); send UTF-8");
         }
+        String utf8 = JsonWire.utf8Problem(body, body.length);
+        if (utf8 != null) {
+            throw new HttpError(400, "the request body is not UTF-8 JSON: " + utf8);
+        }
         try {
             T value = MAPPER.readValue(body, type);
             if (value == null) {

@@ -77,6 +77,10 @@ final class AccessControl {
     }
 
     private static String credential(HttpServerExchange ex, String message) {
+        var given = ex.getRequestHeaders().get(Headers.AUTHORIZATION);
+        if (given != null && given.size() > 1) { // which one counts would be ours to guess (RFC 9110: one field)
+            throw new ApiError(400, "the Authorization header is given " + given.size() + " times; give it once");
+        }
         String c = BearerToken.credential(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
         if (c == null) {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute\"");

@@ -6,8 +6,27 @@ final class ApiError extends RuntimeException {
 
     final int status;
 
+    /**
+     * The longest message an answer carries: a value quoted from a client's input (a 3 MB worker name, request id or
+     * hash) would otherwise come back whole, an error of megabytes in place of a line.
+     */
+    static final int MAX_MESSAGE_LENGTH = 1024;
+
     ApiError(int status, String message) {
-        super(message, null, false, false);
+        super(bounded(message), null, false, false);
         this.status = status;
+    }
+
+    /** {@code message}, or its first {@link #MAX_MESSAGE_LENGTH} characters and how long it was. */
+    static String bounded(String message) {
+        if (message == null || message.length() <= MAX_MESSAGE_LENGTH) {
+            return message;
+        }
+        return message.substring(0, MAX_MESSAGE_LENGTH) + "... (" + message.length() + " characters in all)";
+    }
+
+    /** A client's value quoted in an error: its first 64 characters. */
+    static String clip(String v) {
+        return v == null || v.length() <= 64 ? v : v.substring(0, 64) + "...";
     }
 }

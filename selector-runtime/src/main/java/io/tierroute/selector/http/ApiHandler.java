@@ -255,6 +255,10 @@ public final class ApiHandler implements HttpHandler {
             if (JsonWire.notUtf8(body, length)) {
                 throw new ApiError(400, "the request body is not UTF-8 JSON (it looks like UTF-16 or UTF-32); send UTF-8");
             }
+            String utf8 = JsonWire.utf8Problem(body, length); // else Jackson reads it as other text, or stops at a NUL
+            if (utf8 != null) {
+                throw new ApiError(400, "the request body is not UTF-8 JSON: " + utf8);
+            }
             h.handle(e, body, length);
         } catch (ApiError err) {
             error(e, err.status, err.getMessage());
@@ -485,7 +489,7 @@ public final class ApiHandler implements HttpHandler {
         }
         byte[] body;
         try {
-            body = Json.MAPPER.writeValueAsBytes(Map.of("error", message));
+            body = Json.MAPPER.writeValueAsBytes(Map.of("error", ApiError.bounded(String.valueOf(message))));
         } catch (JsonProcessingException e) {
             body = "{\"error\":\"unprintable error\"}".getBytes(StandardCharsets.UTF_8);
         }

@@ -204,7 +204,7 @@ final class Endpoints {
         for (String v : values) {
             if (!v.equals(values.getFirst())) {
                 throw new ApiError(400, "header " + name + " given " + values.size() + " times with different values ('"
-                        + clip(values.getFirst()) + "', '" + clip(v) + "'): give it once");
+                        + ApiError.clip(values.getFirst()) + "', '" + ApiError.clip(v) + "'): give it once");
             }
         }
         return values.getFirst();
@@ -213,16 +213,12 @@ final class Endpoints {
     /** The body's value of a part, or the header's; both given, they must be equal. */
     private static String agree(String field, String body, HttpString header, String fromHeader) {
         if (body != null && fromHeader != null && !body.equals(fromHeader)) {
-            throw new ApiError(400, "field '" + field + "' ('" + clip(body) + "') and the header " + header + " ('"
-                    + clip(fromHeader) + "') disagree: give it once, or the same in both");
+            throw new ApiError(400, "field '" + field + "' ('" + ApiError.clip(body) + "') and the header " + header + " ('"
+                    + ApiError.clip(fromHeader) + "') disagree: give it once, or the same in both");
         }
         return body != null ? body : fromHeader;
     }
 
-    /** An id quoted in an error: already bounded by MAX_ID_LENGTH where checked, clipped here for the others. */
-    private static String clip(String v) {
-        return v.length() <= 64 ? v : v.substring(0, 64) + "...";
-    }
 
     /** A body of JSON {@code null} reads as a null object: refuse it like any other wrong shape. */
     static <T> T object(T value) {
@@ -232,15 +228,37 @@ final class Endpoints {
         return value;
     }
 
+    /**
+     * An id or name as given, or null: not blank (no visible character: whitespace, a space such as U+00A0, or a format
+     * character such as U+200B alone), at most {@link #MAX_ID_LENGTH} characters, no control character and no lone
+     * surrogate (which UTF-8 cannot carry into a decision record's key: the id there would not be the client's).
+     */
     private static String text(String field, String value) {
         if (value == null) {
             return null;
         }
-        if (value.isBlank()) {
+        if (value.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c)
+                || Character.getType(c) == Character.FORMAT)) {
             throw new ApiError(400, "field '" + field + "': must not be empty");
         }
         if (value.length() > MAX_ID_LENGTH) {
             throw new ApiError(400, "field '" + field + "': at most " + MAX_ID_LENGTH + " characters, got " + value.length());
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isISOControl(c)) {
+                throw new ApiError(400, String.format(java.util.Locale.ROOT,
+                        "field '%s': no control characters, got U+%04X at index %d", field, (int) c, i));
+            }
+            boolean paired = Character.isHighSurrogate(c) ? i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1)) : !Character.isLowSurrogate(c);
+            if (!paired) {
+                throw new ApiError(400, String.format(java.util.Locale.ROOT,
+                        "field '%s': a lone surrogate U+%04X at index %d is no character", field, (int) c, i));
+            }
+            if (Character.isHighSurrogate(c)) {
+                i++;
+            }
         }
         return value;
     }
@@ -265,6 +283,7 @@ final class Endpoints {
             if (e.request_id == null || e.request_id.isBlank()) {
                 throw new ApiError(400, "field '" + at + "request_id' is required");
             }
+            text(at + "request_id", e.request_id); // an id no route could have admitted is the client's mistake
             if (e.type == null) {
                 throw new ApiError(400, "field '" + at + "type' is required: first_token, tokens, finished or failed");
             }

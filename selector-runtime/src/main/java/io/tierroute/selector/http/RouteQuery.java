@@ -23,9 +23,9 @@ final class RouteQuery {
     static boolean dryRun(HttpServerExchange ex) {
         refusePathParameters(ex);
         Map<String, Deque<String>> q = ex.getQueryParameters();
-        for (String name : q.keySet()) {
-            if (!name.isEmpty() && !name.equals(DRY_RUN)) { // "?&dry_run" has an empty name: no parameter at all
-                throw new ApiError(400, "unknown query parameter '" + name + "' on POST /v1/route; the only one is "
+        for (Map.Entry<String, Deque<String>> p : q.entrySet()) {
+            if (!isNothing(p) && !p.getKey().equals(DRY_RUN)) {
+                throw new ApiError(400, "unknown query parameter " + named(p) + " on POST /v1/route; the only one is "
                         + "dry_run (true or false)");
             }
         }
@@ -50,13 +50,26 @@ final class RouteQuery {
      */
     static void refuseAny(HttpServerExchange ex) {
         refusePathParameters(ex);
-        for (String name : ex.getQueryParameters().keySet()) {
-            if (!name.isEmpty()) {
-                throw new ApiError(400, "unknown query parameter '" + name + "' on " + ex.getRequestMethod() + " "
-                        + ex.getRelativePath() + ": it takes none" + (name.equals(DRY_RUN)
+        for (Map.Entry<String, Deque<String>> p : ex.getQueryParameters().entrySet()) {
+            if (!isNothing(p)) {
+                throw new ApiError(400, "unknown query parameter " + named(p) + " on " + ex.getRequestMethod() + " "
+                        + ex.getRelativePath() + ": it takes none" + (p.getKey().equals(DRY_RUN)
                         ? " (dry_run is for POST /v1/route only; nothing was done)" : " (nothing was done)"));
             }
         }
+    }
+
+    /**
+     * An empty name with no value: the gap of {@code ?&dry_run} or {@code ?&}, no parameter at all. {@code ?=true} has
+     * an empty name too, but a value: a parameter, and not one of ours.
+     */
+    private static boolean isNothing(Map.Entry<String, Deque<String>> p) {
+        return p.getKey().isEmpty() && p.getValue().stream().allMatch(String::isEmpty);
+    }
+
+    private static String named(Map.Entry<String, Deque<String>> p) {
+        return p.getKey().isEmpty() ? "without a name ('=" + ApiError.clip(p.getValue().peekFirst()) + "')"
+                : "'" + ApiError.clip(p.getKey()) + "'";
     }
 
     /**
