@@ -206,7 +206,9 @@ final class SnapshotsWriteCommands {
             }
             if (from != null && !from.equals(s.activeVersion())) {
                 throw new SnapshotsKafka.Failure("refused: version " + s.activeVersion() + " of scope '" + s.scope()
-                        + "' is active, not --from " + from + " (rolled back or pinned meanwhile?). Nothing was written.");
+                        + "' is active, not --from " + from + (h.version(s.scope(), from).isPresent()
+                        ? " (rolled back or pinned meanwhile?)" : "; the scope has no version " + from)
+                        + ". Nothing was written.");
             }
             OptionalLong prev = h.previousAccepted(s.scope(), s.activeVersion());
             if (prev.isEmpty()) {

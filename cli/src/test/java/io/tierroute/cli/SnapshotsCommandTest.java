@@ -160,8 +160,13 @@ class SnapshotsCommandTest {
         assertThat(out.toString()).contains("from 2 to version 1");
         // --from names the version the operator saw: a second operator who also saw 2 does not roll back again.
         assertThat(run("snapshots", "rollback", "--scope", "rollback", "--from", "2", "--reason", "2 is bad")).isEqualTo(1);
-        assertThat(err.toString()).contains("version 1 of scope 'rollback' is active, not --from 2")
-                .contains("Nothing was written");
+        assertThat(err.toString()).contains("version 1 of scope 'rollback' is active, not --from 2 (rolled back or "
+                + "pinned meanwhile?)").contains("Nothing was written");
+        // a version the scope never had is a typo, not a race
+        assertThat(run("snapshots", "rollback", "--scope", "rollback", "--from", "999999", "--reason", "typo"))
+                .isEqualTo(1);
+        assertThat(err.toString()).contains("is active, not --from 999999; the scope has no version 999999. Nothing "
+                + "was written.").doesNotContain("meanwhile");
     }
 
     @Test

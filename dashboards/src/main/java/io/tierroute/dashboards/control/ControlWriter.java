@@ -134,8 +134,10 @@ public final class ControlWriter implements AutoCloseable {
                 throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': it has no active version");
             }
             if (from != null && from != active.getAsLong()) {
+                // A version the history never held was not active a moment ago: a typo, not a race with another operator.
                 throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "' from version " + from
-                        + ": version " + active.getAsLong() + " is active now (rolled back or pinned meanwhile?)");
+                        + ": version " + active.getAsLong() + " is active now" + (history.version(scope, from).isPresent()
+                        ? " (rolled back or pinned meanwhile?)" : "; scope '" + scope + "' has no version " + from));
             }
             OptionalLong previous = history.previousAccepted(scope, active.getAsLong());
             if (previous.isEmpty()) {

@@ -329,30 +329,33 @@ public final class HistoryReader implements AutoCloseable {
     }
 
     private List<TopicPartition> awaitPartitions(KafkaConsumer<byte[], byte[]> c) {
-        boolean warned = false;
-        String waiting = "topics " + TOPICS + " do not exist yet on " + bootstrap;
+        String waiting = null; // what lastError says while topics are missing, or null
         while (running) {
             List<TopicPartition> parts = new ArrayList<>();
-            boolean all = true;
+            List<String> missing = new ArrayList<>();
             for (String t : TOPICS) {
                 List<PartitionInfo> infos = c.partitionsFor(t, Duration.ofSeconds(5));
                 if (infos == null || infos.isEmpty()) {
-                    all = false;
+                    missing.add(t);
                 } else {
                     infos.forEach(i -> parts.add(new TopicPartition(i.topic(), i.partition())));
                 }
             }
             checkContact();
-            if (all) {
-                if (warned && waiting.equals(lastError)) {
+            if (missing.isEmpty()) {
+                if (waiting != null && waiting.equals(lastError)) {
                     lastError = historyGoneError; // the topics are there: what stays to say is a re-read under way
                 }
                 return parts;
             }
-            if (!warned) {
-                log.warn("dashboard history: waiting for topics {} on {}", TOPICS, bootstrap);
-                lastError = waiting;
-                warned = true;
+            // The ones missing, not the list: an operator told both are missing looks for the wrong one.
+            String now = (missing.size() == 1 ? "topic " + missing.get(0) + " does" : "topics " + missing + " do")
+                    + " not exist yet on " + bootstrap;
+            if (!now.equals(waiting)) {
+                log.warn("dashboard history: waiting for {}", now.replace(" does not exist yet on ", " on ")
+                        .replace(" do not exist yet on ", " on "));
+                lastError = now;
+                waiting = now;
             }
             pause(1000);
         }

@@ -159,7 +159,12 @@ class HistoryReaderResetTest {
         Broker.get().deleteTopics(Topics.ALL);
         SnapshotHistory history = new SnapshotHistory();
         reader = new HistoryReader(Broker.bootstrap(), history).start();
-        Broker.await(WAIT, () -> String.valueOf(reader.lastError()).contains("do not exist yet"), "the wait reported");
+        Broker.await(WAIT, () -> String.valueOf(reader.lastError()).startsWith("topics [" + Topics.PARAMS + ", "
+                + Topics.CONTROL + "] do not exist yet on "), "the wait reported");
+        Topics.Spec params = Topics.specs().stream().filter(t -> t.name().equals(Topics.PARAMS)).findFirst().orElseThrow();
+        Broker.get().createTopic(params.name(), params.partitions(), params.configs());
+        Broker.await(WAIT, () -> String.valueOf(reader.lastError()).startsWith("topic " + Topics.CONTROL
+                + " does not exist yet on "), "the one still missing named, not the list");
         Broker.resetTopics();
         try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
             Broker.publish(p, Snapshots.accepted("default", 1).build());

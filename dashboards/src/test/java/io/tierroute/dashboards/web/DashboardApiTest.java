@@ -338,6 +338,11 @@ class DashboardApiTest {
         assertThat(json(r).get("error").asText()).contains("wrong");
         assertThat(r.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(v -> assertThat(v).contains("invalid_token"));
         assertThat(Broker.controlRecords()).isEmpty();
+        r = post("api/v1/scopes/default/rollback", TOKEN, "{\"reason\": \"typo\", \"from\": 999999}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(409);
+        assertThat(json(r).get("error").asText()).as("a typo, not a race").endsWith("scope 'default' has no version 999999")
+                .doesNotContain("meanwhile");
+        assertThat(Broker.controlRecords()).isEmpty();
 
         r = post("api/v1/scopes/default/rollback", TOKEN, body);
         assertThat(r.statusCode()).isEqualTo(200);

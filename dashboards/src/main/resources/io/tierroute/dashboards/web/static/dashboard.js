@@ -57,8 +57,12 @@ async function poll() {
         state.revision = r.body.revision;
         await refresh();
       }
-      // Not over a Kafka error said above: a reader that never reached Kafka is not ready either.
-      if (!r.body.ready && r.body.kafkaConnected !== false) say('reading the snapshot history…', true);
+      // Not over a Kafka error said above: a reader that never reached Kafka is not ready either. What keeps it from
+      // being ready (a topic that does not exist yet) is said, not hidden behind a green "reading".
+      if (!r.body.ready && r.body.kafkaConnected !== false) {
+        if (r.body.lastError) say(r.body.lastError, false);
+        else say('reading the snapshot history…', true);
+      }
     }
   } catch (e) {
     $('live').classList.add('stale');
