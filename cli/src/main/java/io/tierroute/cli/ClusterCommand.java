@@ -127,9 +127,9 @@ final class ClusterCommand implements Runnable {
             }
             long machineMb = machineMemoryMb();
             if (machineMb > 0 && taskManagers > 0 && (double) taskManagers * mb > machineMb) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "--task-managers " + taskManagers
-                        + " of --tm-memory " + tmMemory + " need " + Math.round((double) taskManagers * mb / 1024)
-                        + " GiB, more than this machine's " + Math.round(machineMb / 1024.0) + " GiB of memory");
+                throw new CommandLine.ParameterException(spec.commandLine(), String.format(java.util.Locale.ROOT,
+                        "--task-managers %d of --tm-memory %s need %.1f GiB, more than this machine's %.1f GiB of "
+                                + "memory", taskManagers, tmMemory, (double) taskManagers * mb / 1024, machineMb / 1024.0));
             }
             LocalCluster.Settings s;
             try {

@@ -66,8 +66,7 @@ final class LiveFleetOptions {
         }
         // Below it a fleet hardly advances (1e-300 never would); above it no fleet keeps pace with the wall clock.
         if (!(timeScale >= MIN_TIME_SCALE && timeScale <= MAX_TIME_SCALE)) {
-            throw new CommandLine.ParameterException(cl, "--time-scale must be in [" + MIN_TIME_SCALE + ", "
-                    + MAX_TIME_SCALE + "], got " + timeScale);
+            throw new CommandLine.ParameterException(cl, "--time-scale must be in [0.01, 1000], got " + timeScale);
         }
         // the same range as bench routing's: outside it a replay is all at once or hardly starts
         if (!(load >= BenchSpec.MIN_LOAD && load <= BenchSpec.MAX_LOAD)) {

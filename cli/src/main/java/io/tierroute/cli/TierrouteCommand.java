@@ -54,7 +54,7 @@ public final class TierrouteCommand implements Runnable {
      * before the stack trace its report needs (picocli printed the bare trace, which read as a crash of the input).
      * Exit code 1.
      */
-    static int unexpected(Exception e, CommandLine c, CommandLine.ParseResult parsed) {
+    private static int unexpected(Exception e, CommandLine c, CommandLine.ParseResult parsed) {
         PrintWriter err = c.getErr();
         err.println(c.getCommandSpec().qualifiedName() + ": unexpected error, a defect of tierroute (please report it with "
                 + "the trace below): " + e);

@@ -33,10 +33,12 @@ class TierrouteCommandTest {
 
     /** An exception no command expected is named as a defect, with the command, before the trace a report needs. */
     @Test
-    void anUnexpectedExceptionIsSaidToBeADefectOfOursBeforeItsTrace() {
+    void anUnexpectedExceptionIsSaidToBeADefectOfOursBeforeItsTrace() throws Exception {
         picocli.CommandLine submit = TierrouteCommand.commandLine().getSubcommands().get("submit");
         submit.setErr(new PrintWriter(err, true));
-        assertThat(TierrouteCommand.unexpected(new ArithmeticException("long overflow"), submit, null)).isEqualTo(1);
+        // through the handler the command line has (registered on the root, handed to its subcommands), not the method
+        assertThat(submit.getExecutionExceptionHandler().handleExecutionException(
+                new ArithmeticException("long overflow"), submit, null)).isEqualTo(1);
         assertThat(err.toString().lines().findFirst().orElse("")).isEqualTo("tierroute submit: unexpected error, a defect "
                 + "of tierroute (please report it with the trace below): java.lang.ArithmeticException: long overflow");
         assertThat(err.toString()).contains("\tat ");

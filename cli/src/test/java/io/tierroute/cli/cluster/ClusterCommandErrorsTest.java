@@ -100,7 +100,8 @@ class ClusterCommandErrorsTest {
         String[] r = run("cluster", "up", "--dir", dir.toString(), "--task-managers", n, "--tm-memory", "1g",
                 "--metrics-port", "0");
         assertThat(r[0]).isEqualTo("2");
-        assertThat(r[2]).contains("--task-managers " + n + " of --tm-memory 1g need " + n + " GiB, more than this machine's ");
+        assertThat(r[2]).contains("--task-managers " + n + " of --tm-memory 1g need " + n + ".0 GiB, more than this "
+                + "machine's ");
         assertThat(r[1]).doesNotContain("starting Kafka");
         assertThat(Files.exists(dir.resolve(LocalCluster.STATE_FILE))).as("no state: nothing was started").isFalse();
     }
@@ -122,10 +123,19 @@ class ClusterCommandErrorsTest {
         assertThat(range[0]).isEqualTo("2");
         assertThat(range[2]).contains("--metrics-port must be 0 (no reporter) or in [1, 65534]");
         try (ServerSocket taken = takenAboveAFreePort()) {
-            String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(LoopbackPorts.free()),
-                    "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
-                    "--flink-port", Integer.toString(LoopbackPorts.free()), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
-                    "--metrics-port", Integer.toString(taken.getLocalPort() - 1));
+            // Four free ports, distinct from each other and from the reporter's two: the OS may hand one out twice,
+            // and "the ports must all differ" (exit 2) would then answer before the taken port is found.
+            java.util.Set<Integer> ports = new java.util.LinkedHashSet<>();
+            while (ports.size() < 4) {
+                int p = LoopbackPorts.free();
+                if (p != taken.getLocalPort() && p != taken.getLocalPort() - 1) {
+                    ports.add(p);
+                }
+            }
+            Integer[] free = ports.toArray(Integer[]::new);
+            String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", free[0].toString(),
+                    "--kafka-controller-port", free[1].toString(), "--flink-port", free[2].toString(),
+                    "--flink-rpc-port", free[3].toString(), "--metrics-port", Integer.toString(taken.getLocalPort() - 1));
             assertThat(r[0]).isEqualTo("1");
             assertThat(r[2]).contains("port " + taken.getLocalPort() + " (--metrics-port range " + (taken.getLocalPort() - 1)
                     + "-" + taken.getLocalPort() + ") is taken on 127.0.0.1");

@@ -354,8 +354,10 @@ public final class HistoryReader implements AutoCloseable {
             if (!now.equals(waiting)) {
                 log.warn("dashboard history: waiting for {}", now.replace(" does not exist yet on ", " on ")
                         .replace(" do not exist yet on ", " on "));
-                lastError = now;
                 waiting = now;
+                lastError = now;
+            } else if (lastError == null) { // an outage's end cleared it while the topics are still missing
+                lastError = now;
             }
             pause(1000);
         }

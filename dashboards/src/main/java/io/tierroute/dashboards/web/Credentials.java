@@ -9,6 +9,18 @@ final class Credentials {
 
     private Credentials() {}
 
+    /**
+     * The request's one {@code Authorization} header, or null; {@link HttpError} 400 when it is given more than once,
+     * as the selector answers: which of two credentials counts would be ours to guess (RFC 9110 allows one).
+     */
+    static String header(io.undertow.server.HttpServerExchange ex) {
+        io.undertow.util.HeaderValues all = ex.getRequestHeaders().get(io.undertow.util.Headers.AUTHORIZATION);
+        if (all != null && all.size() > 1) {
+            throw new HttpError(400, "the Authorization header is given " + all.size() + " times; give it once");
+        }
+        return all == null ? null : all.getFirst();
+    }
+
     /** The token of {@code Bearer <token>}, or null (missing, empty, another scheme). */
     static String bearer(String header) {
         return after(header, "bearer ");

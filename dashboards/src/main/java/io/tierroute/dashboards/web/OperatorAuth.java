@@ -38,7 +38,7 @@ final class OperatorAuth {
             throw new HttpError(403, "pin / unpin / rollback are disabled: no operator token is configured (set "
                     + tokenSource + " or give an operator tokens file before starting the dashboard)");
         }
-        String given = Credentials.bearer(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        String given = Credentials.bearer(Credentials.header(ex));
         if (given == null) {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute-operator\"");
             throw new HttpError(401, "this action needs the operator token: send 'Authorization: Bearer <token>'");

@@ -40,7 +40,14 @@ final class ReadGate implements HttpHandler {
                     + " or the operator token before starting the dashboard)");
             return;
         }
-        String given = Credentials.any(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        String header;
+        try {
+            header = Credentials.header(ex);
+        } catch (HttpError e) {
+            JsonIo.error(ex, e.status, e.getMessage());
+            return;
+        }
+        String given = Credentials.any(header);
         // Hashed once (the header may be large); both comparisons always run, so the time does not tell
         // which token was tried.
         byte[] presented = given == null ? null : Secret.digestOf(given);

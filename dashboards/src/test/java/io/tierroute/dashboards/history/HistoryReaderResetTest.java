@@ -39,9 +39,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HistoryReaderResetTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-    /** The identity's waits in the tests of a cluster that does not answer: shorter than production's 5 s and 10 s. */
+    /**
+     * The identity's waits in the tests of a cluster that does not answer: shorter than production's 5 s and 10 s, and
+     * as far apart (the question must still be out when the first wait ends, whatever else the machine runs).
+     */
     private static final Duration CONFIRM_WAIT = Duration.ofSeconds(2);
-    private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(3);
+    private static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(7);
     /** alphaD of every snapshot of the new history: tells its versions from the old ones of the same number. */
     private static final double NEW_ALPHA_D = 77;
 

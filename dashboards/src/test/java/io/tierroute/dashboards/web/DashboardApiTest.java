@@ -342,6 +342,14 @@ class DashboardApiTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(409);
         assertThat(json(r).get("error").asText()).as("a typo, not a race").endsWith("scope 'default' has no version 999999")
                 .doesNotContain("meanwhile");
+        for (String[] pair : new String[][] {{TOKEN, "wrong"}, {"wrong", TOKEN}}) { // neither order writes
+            r = http.send(HttpRequest.newBuilder(dashboard.uri().resolve("api/v1/scopes/default/rollback"))
+                    .header("Content-Type", "application/json").header("Authorization", "Bearer " + pair[0])
+                    .header("Authorization", "Bearer " + pair[1]).POST(HttpRequest.BodyPublishers.ofString(body))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).isEqualTo("the Authorization header is given 2 times; give it once");
+        }
         assertThat(Broker.controlRecords()).isEmpty();
 
         r = post("api/v1/scopes/default/rollback", TOKEN, body);

@@ -20,9 +20,14 @@ final class ApiError extends RuntimeException {
     /** {@code message}, or its first {@link #MAX_MESSAGE_LENGTH} characters and how long it was. */
     static String bounded(String message) {
         if (message == null || message.length() <= MAX_MESSAGE_LENGTH) {
-            return message;
+            return message; // a bounded message too: bounding twice changes nothing
         }
-        return message.substring(0, MAX_MESSAGE_LENGTH) + "... (" + message.length() + " characters in all)";
+        String tail = "... (" + message.length() + " characters in all)";
+        int cut = MAX_MESSAGE_LENGTH - tail.length();
+        if (Character.isHighSurrogate(message.charAt(cut - 1))) {
+            cut--; // not half a character
+        }
+        return message.substring(0, cut) + tail;
     }
 
     /** A client's value quoted in an error: its first 64 characters. */

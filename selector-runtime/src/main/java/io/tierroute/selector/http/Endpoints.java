@@ -233,12 +233,21 @@ final class Endpoints {
      * character such as U+200B alone), at most {@link #MAX_ID_LENGTH} characters, no control character and no lone
      * surrogate (which UTF-8 cannot carry into a decision record's key: the id there would not be the client's).
      */
+    private static boolean nothingVisible(String value) {
+        for (int i = 0; i < value.length(); i++) { // a loop, not a stream: four ids a route
+            char c = value.charAt(i);
+            if (!Character.isWhitespace(c) && !Character.isSpaceChar(c) && Character.getType(c) != Character.FORMAT) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static String text(String field, String value) {
         if (value == null) {
             return null;
         }
-        if (value.codePoints().allMatch(c -> Character.isWhitespace(c) || Character.isSpaceChar(c)
-                || Character.getType(c) == Character.FORMAT)) {
+        if (nothingVisible(value)) {
             throw new ApiError(400, "field '" + field + "': must not be empty");
         }
         if (value.length() > MAX_ID_LENGTH) {

@@ -68,7 +68,8 @@ final class RouteQuery {
     }
 
     private static String named(Map.Entry<String, Deque<String>> p) {
-        return p.getKey().isEmpty() ? "without a name ('=" + ApiError.clip(p.getValue().peekFirst()) + "')"
+        return p.getKey().isEmpty() ? "without a name ('=" + ApiError.clip(p.getValue().stream()
+                .filter(v -> !v.isEmpty()).findFirst().orElse("")) + "')"
                 : "'" + ApiError.clip(p.getKey()) + "'";
     }
 

@@ -115,14 +115,14 @@ final class HistoryIdentity implements AutoCloseable {
     }
 
     /**
-     * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it is
-     * dropped) and waits for the answer, up to {@link #CONFIRM_WAIT} and while {@code waiting} holds (the owner's
+     * For records just polled, before they are applied: asks now (a question in flight may predate their fetch, so it
+     * is dropped) and waits for the answer, up to {@link #CONFIRM_WAIT} and while {@code waiting} holds (the owner's
      * running flag: a close() is not held up); what changed since the previous answer, or null. An answer that does not
      * come in time is no change (the records are applied; {@link #check()} compares it when it comes), as is an error.
      * After such a timeout it does not wait again while that question is still out (the Admin client gives up on it
-     * after 10 s): records still buffered in the consumer when the broker went away are not held 5 s per poll, and its
-     * answer, when it comes, is compared first. Records kept back by a stop are for the caller to drop (it checks its
-     * flag after this).
+     * after its answer timeout, 10 s): records still buffered in the consumer when the broker went away are not held a
+     * whole wait per poll, and its answer, when it comes, is compared first. Records kept back by a stop are for the
+     * caller to drop (it checks its flag after this).
      */
     String confirm(BooleanSupplier waiting) {
         if (refused) {

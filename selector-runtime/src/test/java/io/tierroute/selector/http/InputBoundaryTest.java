@@ -103,8 +103,11 @@ class InputBoundaryTest {
         String worker = "w".repeat(60_000);
         HttpResponse<String> r = api.post("/v1/kv-events", "{\"worker\":\"" + worker + "\",\"events\":[{\"type\":\"cleared\"}]}");
         assertThat(r.statusCode()).isBetween(400, 404);
-        assertThat(r.body().length()).as(r.body().substring(0, 200)).isLessThan(ApiError.MAX_MESSAGE_LENGTH + 100);
-        assertThat(r.body()).contains("characters in all)");
+        String error = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.body()).get("error").asText();
+        assertThat(error.length()).isLessThanOrEqualTo(ApiError.MAX_MESSAGE_LENGTH);
+        int whole = Integer.parseInt(error.replaceFirst("(?s).*\\.\\.\\. \\((\\d+) characters in all\\)$", "$1"));
+        assertThat(whole).as("the message's own length, counted once").isGreaterThan(worker.length());
+        assertThat(ApiError.bounded(error)).as("bounding twice changes nothing").isEqualTo(error);
     }
 
     private static byte[] bytes(Object... parts) {

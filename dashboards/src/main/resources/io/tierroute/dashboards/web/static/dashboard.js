@@ -62,6 +62,10 @@ async function poll() {
       if (!r.body.ready && r.body.kafkaConnected !== false) {
         if (r.body.lastError) say(r.body.lastError, false);
         else say('reading the snapshot history…', true);
+        state.notReadySaid = true;
+      } else if (r.body.ready && state.notReadySaid) {
+        say('', true); // what kept it from being ready is over
+        state.notReadySaid = false;
       }
     }
   } catch (e) {
