@@ -133,10 +133,10 @@ public final class DashboardServer implements AutoCloseable {
         ClassLoader cl = DashboardServer.class.getClassLoader();
         OperatorAuth operator = new OperatorAuth(o.operators(), o.operatorSource());
         ApiRoutes api = new ApiRoutes(reader, writer, operator, defaultScope);
-        PathHandler paths = Handlers.path(new ResourceHandler(new ClassPathResourceManager(cl, STATIC_ROOT), NOT_FOUND)
-                        .setWelcomeFiles("index.html").setCachable(r -> false))
-                .addPrefixPath("/vendor/uplot", new ResourceHandler(new ClassPathResourceManager(cl,
-                        "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist"), NOT_FOUND))
+        PathHandler paths = Handlers.path(new StaticFiles(new ResourceHandler(new ClassPathResourceManager(cl,
+                        STATIC_ROOT), NOT_FOUND).setWelcomeFiles("index.html").setCachable(r -> false), NOT_FOUND))
+                .addPrefixPath("/vendor/uplot", new StaticFiles(new ResourceHandler(new ClassPathResourceManager(cl,
+                        "META-INF/resources/webjars/uplot/" + uplotVersion(cl) + "/dist"), NOT_FOUND), NOT_FOUND))
                 .addPrefixPath(DashboardRoute.API_PREFIX, new BlockingHandler(api.handler()))
                 .addExactPath(ReadGate.HEALTH_PATH, api.health());
         HttpHandler root = new ReadGate(gzipped(paths), o.readsClosed(), o.readToken(),
