@@ -138,7 +138,8 @@ final class Endpoints {
         String workflow = text(WORKFLOW_ID.toString(), single(headers, WORKFLOW_ID));
         String step = text(STEP_ID.toString(), single(headers, STEP_ID));
         // A list-valued field: repeated headers join with commas (RFC 9110 §5.3).
-        String tools = headers.contains(EXPECTED_TOOLS) ? String.join(",", headers.get(EXPECTED_TOOLS)) : null;
+        String tools = headers.contains(EXPECTED_TOOLS)
+                ? HeaderText.utf8(EXPECTED_TOOLS, String.join(",", headers.get(EXPECTED_TOOLS))) : null;
         if (a == null && workflow == null && step == null && tools == null) {
             return null;
         }
@@ -207,7 +208,7 @@ final class Endpoints {
                         + ApiError.clip(values.getFirst()) + "', '" + ApiError.clip(v) + "'): give it once");
             }
         }
-        return values.getFirst();
+        return HeaderText.utf8(name, values.getFirst());
     }
 
     /** The body's value of a part, or the header's; both given, they must be equal. */

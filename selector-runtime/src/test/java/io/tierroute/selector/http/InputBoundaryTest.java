@@ -110,6 +110,36 @@ class InputBoundaryTest {
         assertThat(ApiError.bounded(error)).as("bounding twice changes nothing").isEqualTo(error);
     }
 
+    @Test
+    void agentHeadersAreReadAsUtf8AndBytesThatAreNotUtf8AreRefused() throws Exception {
+        String body = "{\"text\":\"a\",\"request_id\":\"hdr-1\",\"agent\":{\"workflow_id\":\"w\u00f6rk\"}}";
+        String same = raw(bytes("POST /v1/route?dry_run HTTP/1.1\r\nHost: s\r\nConnection: close\r\n"
+                + "x-agent-workflow-id: w", 0xc3, 0xb6, "rk\r\nContent-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body));
+        assertThat(same).as("the header's UTF-8 bytes are the body's id").startsWith("HTTP/1.1 200 ");
+        String noBody = "{\"text\":\"a\",\"request_id\":\"hdr-2\"}";
+        String latin1 = raw(bytes("POST /v1/route?dry_run HTTP/1.1\r\nHost: s\r\nConnection: close\r\n"
+                + "x-agent-workflow-id: w", 0xf6, "rk\r\nx-agent-expected-tools: ok\r\nContent-Length: " + noBody.length()
+                + "\r\n\r\n" + noBody));
+        assertThat(latin1).startsWith("HTTP/1.1 400 ");
+        assertThat(latin1).contains("header x-agent-workflow-id is not UTF-8 text: byte 0xF6 at offset 1 is not UTF-8");
+        String tools = raw(bytes("POST /v1/route?dry_run HTTP/1.1\r\nHost: s\r\nConnection: close\r\n"
+                + "x-agent-expected-tools: grep, ", 0xed, 0xa0, 0x80, "\r\nContent-Length: " + noBody.length()
+                + "\r\n\r\n" + noBody));
+        assertThat(tools).startsWith("HTTP/1.1 400 ");
+        assertThat(tools).contains("header x-agent-expected-tools is not UTF-8 text: the bytes at offset 6 are not "
+                + "well-formed UTF-8");
+    }
+
+    /** Sends {@code request} as it is on a fresh connection; the whole answer, read until the server closes. */
+    private static String raw(byte[] request) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket(api.uri("/").getHost(), api.uri("/").getPort())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
     private static byte[] bytes(Object... parts) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (Object p : parts) {
