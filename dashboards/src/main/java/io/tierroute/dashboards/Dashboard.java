@@ -131,7 +131,8 @@ public final class Dashboard implements AutoCloseable {
         Settings.requireStripped(s.readToken(), s.readTokenSource());
         SnapshotHistory history = new SnapshotHistory();
         HistoryReader reader = new HistoryReader(s.bootstrapServers(), history, s.clientProperties());
-        ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties(), reader::kafkaOutage);
+        ControlWriter writer = new ControlWriter(s.bootstrapServers(), history, s.clientProperties(), reader::kafkaOutage,
+                reader::missingTopics);
         DashboardServer server;
         try {
             server = DashboardServer.start(reader, writer, new DashboardServer.Options(s.host(), s.port(), operators,

@@ -39,7 +39,8 @@ import java.util.function.Supplier;
  * <p><b>Kafka unreachable.</b> While the history reader has no contact with Kafka (its {@code kafkaOutage}), a write
  * is refused at once, 503, saying so and that nothing was written, rather than after the fence's Kafka timeout; one
  * made before the reader has noticed the outage fails on that timeout (10 s) with the same words. A 409 "still
- * reading" is only for a history not yet read from a Kafka that answers.
+ * reading" is only for a history not yet read from a Kafka that answers, and says what the reader waits for when it
+ * knows (a topic that does not exist: deleted under the dashboard, or not created yet).
  */
 public final class ControlWriter implements AutoCloseable {
 
@@ -52,6 +53,7 @@ public final class ControlWriter implements AutoCloseable {
     private final SnapshotHistory history;
     private final Clock clock;
     private final Supplier<String> kafkaOutage;
+    private final Supplier<String> readerProblem;
     private final Map<String, ReentrantLock> locks = new ConcurrentHashMap<>();
 
     /** What was written, with the actor the record carries. */
@@ -70,20 +72,23 @@ public final class ControlWriter implements AutoCloseable {
      *                         operator's credentials on a broker whose ACLs guard tierroute.control
      */
     public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties) {
-        this(bootstrapServers, history, clientProperties, () -> null);
+        this(bootstrapServers, history, clientProperties, () -> null, () -> null);
     }
 
     /**
      * @param kafkaOutage what the history's reader says while it has no contact with Kafka ({@code no connection to
      *                    Kafka at HOST:PORT since ...}), null while in contact: writes are refused meanwhile
+     * @param readerProblem what the history's reader says is wrong ({@code topic tierroute.control does not exist yet
+     *                      on HOST:PORT}), or null: quoted when a write is refused because the history is not read
      */
     public ControlWriter(String bootstrapServers, SnapshotHistory history, Properties clientProperties,
-                         Supplier<String> kafkaOutage) {
-        this(bootstrapServers, history, Clock.systemUTC(), clientProperties, kafkaOutage);
+                         Supplier<String> kafkaOutage, Supplier<String> readerProblem) {
+        this(bootstrapServers, history, Clock.systemUTC(), clientProperties, kafkaOutage, readerProblem);
     }
 
     ControlWriter(String bootstrapServers, SnapshotHistory history, Clock clock, Properties clientProperties,
-                  Supplier<String> kafkaOutage) {
+                  Supplier<String> kafkaOutage, Supplier<String> readerProblem) {
+        this.readerProblem = readerProblem;
         this.bootstrapServers = bootstrapServers;
         this.clientProperties = new Properties();
         this.clientProperties.putAll(clientProperties);
@@ -276,8 +281,10 @@ public final class ControlWriter implements AutoCloseable {
                     + "retry once Kafka answers");
         }
         if (!history.ready()) {
-            throw ControlRefusedException.conflict("the dashboard is still reading the snapshot history from Kafka; "
-                    + "nothing was written: try again in a moment");
+            String problem = readerProblem.get();
+            throw ControlRefusedException.conflict("the dashboard is still reading the snapshot history from Kafka"
+                    + (problem == null ? "; nothing was written: try again in a moment"
+                    : " (" + problem + "); nothing was written: try again once it has read it"));
         }
         if (scope == null || scope.isBlank()) {
             throw ControlRefusedException.badRequest("scope must not be empty");

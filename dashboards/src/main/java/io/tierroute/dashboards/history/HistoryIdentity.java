@@ -8,6 +8,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,9 +36,11 @@ import java.util.function.BooleanSupplier;
  * answered. {@link #confirm} (after a poll that returned records, before they are applied) asks at once and waits for
  * the answer (one round trip; at most {@link #CONFIRM_WAIT}): a new cluster or a topic created again is fetched from as
  * soon as it answers, well before the next periodic question, and its records must not reach the old history. No
- * answer (an outage, which {@link BrokerContact} reports) or an error is no change; a topic missing from an answer
- * (deleted, not created yet) keeps the id it had, so its re-creation is a change. A principal not allowed to ask stops
- * the checks, with one WARN.
+ * answer (an outage, which {@link BrokerContact} reports) or an error is no change. A topic the cluster had and now says
+ * it does not have, in {@link #DELETED_AFTER} answers in a row, was deleted: a change (its records are gone from the
+ * history's source), after which its creation, when it comes, is the reference again. One such answer alone is no
+ * change, since a broker may not know yet of a topic just created; it keeps the id it had, so a re-creation seen in
+ * the next answer is a change too. A principal not allowed to ask stops the checks, with one WARN.
  */
 final class HistoryIdentity implements AutoCloseable {
 
@@ -49,6 +52,8 @@ final class HistoryIdentity implements AutoCloseable {
     static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(10);
     /** The longest {@link #confirm} waits for an answer before the records are taken as they are. */
     static final Duration CONFIRM_WAIT = Duration.ofSeconds(5);
+    /** Answers in a row without a topic the cluster had before it is taken as deleted. */
+    static final int DELETED_AFTER = 2;
     /** How often a {@link #confirm} wait looks whether its owner still runs. */
     private static final long CONFIRM_SLICE_MS = 100;
 
@@ -61,6 +66,7 @@ final class HistoryIdentity implements AutoCloseable {
     private Admin admin;                                      // made at the first question
     private String clusterId;                                 // null until an answer named it
     private final Map<String, Uuid> topicIds = new HashMap<>();
+    private final Map<String, Integer> unknownAnswers = new HashMap<>(); // answers in a row without a topic it had
     private KafkaFuture<String> askedCluster;                 // the question in flight, or null
     private Map<String, KafkaFuture<TopicDescription>> askedTopics;
     private long nextQuestionNanos = System.nanoTime();
@@ -181,7 +187,7 @@ final class HistoryIdentity implements AutoCloseable {
     /** Compares the answer that has come with the reference, which it becomes; the question is done. */
     private String takeAnswer() {
         answersTaken++;
-        String change = compare(answer(askedCluster), topicIdsAnswered());
+        String change = compare(answer(askedCluster), topicIdsAnswered(), topicsUnknown());
         askedCluster = null;
         askedTopics = null;
         return change;
@@ -191,6 +197,7 @@ final class HistoryIdentity implements AutoCloseable {
     void forget() {
         clusterId = null;
         topicIds.clear();
+        unknownAnswers.clear();
         askedCluster = null; // an answer in flight may predate what the new history is read from
         askedTopics = null;
         gaveUpOn = null;
@@ -221,22 +228,50 @@ final class HistoryIdentity implements AutoCloseable {
         return ids;
     }
 
+    /** The topics the answer says the cluster does not have (not those it failed to answer on). */
+    private List<String> topicsUnknown() {
+        List<String> unknown = new ArrayList<>();
+        askedTopics.forEach((topic, f) -> {
+            try {
+                f.getNow(null);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                    unknown.add(topic);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        return unknown;
+    }
+
     /** The change between the reference and an answer (the cluster's first: it explains the topics' too), or null. */
-    private String compare(String cluster, Map<String, Uuid> ids) {
+    private String compare(String cluster, Map<String, Uuid> ids, List<String> unknown) {
         String change = null;
         if (cluster != null) {
             if (clusterId != null && !clusterId.equals(cluster)) {
                 change = "Kafka at " + bootstrap + " is another cluster now (cluster id " + cluster + ", was " + clusterId
                         + ")";
                 topicIds.clear(); // its topics are others too, also those not created on it yet: no second change
+                unknownAnswers.clear();
             }
             clusterId = cluster;
         }
         for (String topic : topics) {
             Uuid id = ids.get(topic);
             if (id == null) {
+                if (unknown.contains(topic) && topicIds.containsKey(topic)
+                        && unknownAnswers.merge(topic, 1, Integer::sum) >= DELETED_AFTER) {
+                    Uuid was = topicIds.remove(topic); // its creation, when it comes, is read as the reference
+                    unknownAnswers.remove(topic);
+                    if (change == null) {
+                        change = topic + " was deleted (Kafka at " + bootstrap + " no longer has it; topic id was " + was
+                                + ")";
+                    }
+                }
                 continue;
             }
+            unknownAnswers.remove(topic);
             Uuid was = topicIds.put(topic, id);
             if (change == null && was != null && !was.equals(id)) {
                 change = topic + " was deleted and created again (topic id " + id + ", was " + was + ")";

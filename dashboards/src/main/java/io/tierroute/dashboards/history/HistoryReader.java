@@ -91,6 +91,7 @@ public final class HistoryReader implements AutoCloseable {
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private volatile String lastError;
+    private volatile String missingTopics; // while a session waits for topics: which do not exist, else null
     private final BrokerContact contact;
     private volatile Long unreachableSince; // written after lastError: a reader that sees it sees the message too
     private String outageError;        // reader thread: the lastError set for the current outage
@@ -151,6 +152,14 @@ public final class HistoryReader implements AutoCloseable {
     /** The last problem (a bad record, a consumer error, no connection to Kafka), or null. */
     public String lastError() {
         return lastError;
+    }
+
+    /**
+     * While the reader waits for its topics: {@code topic tierroute.control does not exist yet on HOST:PORT} (one
+     * deleted under it, or not created yet); else null. Why a write is refused for a history not read.
+     */
+    public String missingTopics() {
+        return missingTopics;
     }
 
     /**
@@ -343,6 +352,7 @@ public final class HistoryReader implements AutoCloseable {
             }
             checkContact();
             if (missing.isEmpty()) {
+                missingTopics = null;
                 if (waiting != null && waiting.equals(lastError)) {
                     lastError = historyGoneError; // the topics are there: what stays to say is a re-read under way
                 }
@@ -351,6 +361,7 @@ public final class HistoryReader implements AutoCloseable {
             // The ones missing, not the list: an operator told both are missing looks for the wrong one.
             String now = (missing.size() == 1 ? "topic " + missing.get(0) + " does" : "topics " + missing + " do")
                     + " not exist yet on " + bootstrap;
+            missingTopics = now;
             if (!now.equals(waiting)) {
                 log.warn("dashboard history: waiting for {}", now.replace(" does not exist yet on ", " on ")
                         .replace(" do not exist yet on ", " on "));

@@ -29,6 +29,7 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A running history reader whose history goes away under it, against real brokers: the topics deleted and created again
@@ -94,7 +95,8 @@ class HistoryReaderResetTest {
         assertThat(history.version("default", 3).orElseThrow().params().get("alphaD").value())
                 .as("version 3 of the new history").isEqualTo(NEW_ALPHA_D);
         assertThat(reader.historyResets()).isPositive();
-        assertThat(reader.lastHistoryReset()).containsAnyOf("recreated or truncated", "deleted and created again");
+        assertThat(reader.lastHistoryReset()).containsAnyOf("recreated or truncated", "deleted and created again",
+                "was deleted (Kafka at ");
         assertThat(reader.lastError()).as("cleared once the new history is read").isNull();
     }
 
@@ -242,10 +244,82 @@ class HistoryReaderResetTest {
             Broker.resetTopics();
             String[] change = new String[1];
             Broker.await(WAIT, () -> (change[0] = identity.check()) != null, "the change");
-            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted and created again \\(topic id .+, "
-                    + "was .+\\)");
+            // asked every 50 ms, it may see the topics gone twice before they are back: deleted, then read afresh
+            assertThat(change[0]).matches("tierroute\\.(params|control) was deleted (and created again \\(topic id .+, "
+                    + "was .+\\)|\\(Kafka at .+ no longer has it; topic id was .+\\))");
             Broker.await(WAIT, () -> identity.check() == null && identity.topicId(Topics.PARAMS) != null
                     && !identity.topicId(Topics.PARAMS).equals(before), "the new params topic id");
+        }
+    }
+
+    /**
+     * A topic deleted under a running dashboard (and not created again) was taken as "no answer" and never told: the
+     * status said nothing wrong and a rollback said "retry" for ever. Now the reader says it, and so does a write.
+     */
+    @Test
+    void aTopicDeletedUnderARunningReaderIsToldAndItsCreationReadFromScratch() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            Broker.publish(p, Snapshots.accepted("default", 1).build());
+            Broker.publish(p, Snapshots.accepted("default", 2).build());
+        }
+        SnapshotHistory history = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), history, new Properties(), Duration.ofMillis(200)).start();
+        assertThat(reader.awaitReady(WAIT)).isTrue();
+        try (io.tierroute.dashboards.control.ControlWriter writer = new io.tierroute.dashboards.control.ControlWriter(
+                Broker.bootstrap(), history, new Properties(), reader::kafkaOutage, reader::missingTopics)) {
+            Broker.get().deleteTopics(List.of(Topics.CONTROL));
+            Broker.await(WAIT, () -> reader.missingTopics() != null, "the deleted topic waited for");
+            assertThat(reader.lastHistoryReset()).contains(Topics.CONTROL + " was deleted (Kafka at " + Broker.bootstrap()
+                    + " no longer has it; topic id was ");
+            assertThat(reader.missingTopics()).isEqualTo("topic " + Topics.CONTROL + " does not exist yet on "
+                    + Broker.bootstrap());
+            Broker.await(WAIT, () -> reader.missingTopics().equals(reader.lastError()), "said in the status");
+            assertThat(history.ready()).isFalse();
+            assertThatThrownBy(() -> writer.rollback("default", null, "alice", "bad fit"))
+                    .hasMessage("the dashboard is still reading the snapshot history from Kafka (topic "
+                            + Topics.CONTROL + " does not exist yet on " + Broker.bootstrap()
+                            + "); nothing was written: try again once it has read it");
+
+            Topics.Spec control = Topics.specs().stream().filter(t -> t.name().equals(Topics.CONTROL)).findFirst()
+                    .orElseThrow();
+            Broker.get().createTopic(control.name(), control.partitions(), control.configs());
+            assertThat(reader.awaitReady(WAIT)).isTrue();
+            Broker.await(WAIT, () -> history.ready() && reader.lastError() == null, "read again");
+            assertThat(reader.missingTopics()).isNull();
+            assertThat(history.scope("default").orElseThrow().versions()).hasSize(2);
+            TimeUnit.MILLISECONDS.sleep(1_000); // five more answers: the new topic is the reference, not a change
+            assertThat(reader.historyResets()).as("the deletion, and not the creation as a second change").isEqualTo(1);
+            assertThat(writer.rollback("default", null, "alice", "bad fit").version()).isEqualTo(1L);
+        }
+    }
+
+    /** A broker that has not learned of a topic yet answers once without it: no change, the id is kept. */
+    @Test
+    void oneAnswerWithoutATopicIsNoDeletionButTwoInARowAre() throws Exception {
+        try (HistoryIdentity identity = new HistoryIdentity(Broker.bootstrap(), new Properties(),
+                List.of(Topics.PARAMS, Topics.CONTROL), Duration.ofHours(1))) {
+            Broker.await(WAIT, () -> identity.confirm(() -> true) == null && identity.topicId(Topics.CONTROL) != null
+                    && identity.topicId(Topics.PARAMS) != null, "the reference");
+            var control = identity.topicId(Topics.CONTROL);
+            Broker.get().deleteTopics(List.of(Topics.CONTROL));
+            Broker.await(WAIT, HistoryReaderResetTest::unknownToTheCluster, "the topic gone");
+            assertThat(identity.confirm(() -> true)).as("one answer without it").isNull();
+            assertThat(identity.topicId(Topics.CONTROL)).as("kept").isEqualTo(control);
+            assertThat(identity.confirm(() -> true)).isEqualTo(Topics.CONTROL + " was deleted (Kafka at "
+                    + Broker.bootstrap() + " no longer has it; topic id was " + control + ")");
+            assertThat(identity.topicId(Topics.CONTROL)).isNull();
+            assertThat(identity.confirm(() -> true)).as("told once").isNull();
+        } finally {
+            Broker.resetTopics();
+        }
+    }
+
+    private static boolean unknownToTheCluster() {
+        try (org.apache.kafka.clients.admin.Admin a = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", Broker.bootstrap()))) {
+            return !a.listTopics().names().get(30, TimeUnit.SECONDS).contains(Topics.CONTROL);
+        } catch (Exception e) {
+            throw new AssertionError(e);
         }
     }
 
@@ -272,7 +346,7 @@ class HistoryReaderResetTest {
                 return !params.equals(identity.topicId(Topics.PARAMS)) && !control.equals(identity.topicId(Topics.CONTROL));
             }, "both new topic ids, told by confirm");
             assertThat(changes).isNotEmpty().allSatisfy(c -> assertThat(c)
-                    .matches("tierroute\\.(params|control) was deleted and created again .+"));
+                    .matches("tierroute\\.(params|control) was deleted .+"));
             assertThat(identity.confirm(() -> true)).as("the new topics are the reference now").isNull();
         }
     }
