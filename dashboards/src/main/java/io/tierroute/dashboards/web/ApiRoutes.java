@@ -227,7 +227,7 @@ final class ApiRoutes {
     }
 
     private static long version(HttpServerExchange ex) {
-        String v = pathParameter(ex, "version");
+        String v = PathSegment.decode(pathParameter(ex, "version"), "the version"); // as the scope: %31 is 1
         try {
             long n = Long.parseLong(v);
             if (n < 1) {
@@ -235,7 +235,7 @@ final class ApiRoutes {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new HttpError(400, "version must be an integer ≥ 1, got '" + v + "'");
+            throw new HttpError(400, "version must be an integer ≥ 1, got '" + abridged(ControlText.printable(v)) + "'");
         }
     }
 

@@ -228,6 +228,11 @@ class DashboardApiTest {
         assertThat(json(r).get("error").asText()).contains("unknown scope 'nope'").contains("default");
         assertThat(get("api/v1/scopes/default/versions/x").statusCode()).isEqualTo(400);
         assertThat(get("api/v1/scopes/default/versions/99").statusCode()).isEqualTo(404);
+        // the version segment is percent-decoded as the scope is: %33 is 3, a bad escape is said
+        assertThat(json(get("api/v1/scopes/default/versions/%33")).get("version").asLong()).isEqualTo(3);
+        r = get("api/v1/scopes/default/versions/%FF");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).isEqualTo("the version in the path, '%FF', does not decode as UTF-8");
         assertThat(get("api/v1/nothing").statusCode()).isEqualTo(404);
         for (String missing : new String[] {"nope.html", "vendor/uplot/nope.js"}) { // files: said in JSON as well
             r = get(missing);
