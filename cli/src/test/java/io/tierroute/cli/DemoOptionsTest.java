@@ -153,8 +153,8 @@ class DemoOptionsTest {
     }
 
     @Test
-    void aMalformedTraceOrADurationBeyondAnyRunIsRefusedBeforeTheStackStarts() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("demo-options");
+    void aMalformedTraceOrADurationBeyondAnyRunIsRefusedBeforeTheStackStarts(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
         java.nio.file.Path garbage = java.nio.file.Files.writeString(dir.resolve("t.jsonl"), "{\"timestamp\": 1, \"input\n");
         String[] r = run("demo", "--trace", garbage.toString(), "--duration", "3s");
         assertThat(r[0]).isEqualTo("2");
