@@ -138,6 +138,7 @@ final class ClusterCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+            boolean dirExisted = Files.exists(s.dir());
             ClusterDirLock lock;
             try {
                 lock = ClusterDirLock.acquire(s.dir(), "up");
@@ -145,9 +146,26 @@ final class ClusterCommand implements Runnable {
                 err.println("tierroute cluster up: " + e.getMessage());
                 return 1;
             }
+            int rc;
             // Held until the end, or, after Ctrl-C, until the JVM has stopped what it started and exits.
             try (lock) {
-                return up(s, out, err);
+                rc = up(s, out, err);
+            }
+            if (rc != 0 && !dirExisted) {
+                removeIfOnlyTheLock(s.dir()); // a refused 'up' (a port taken) leaves no directory it made behind
+            }
+            return rc;
+        }
+
+        /** Deletes {@code dir} when it holds nothing but the lock file; else leaves it (logs, state to look at). */
+        private static void removeIfOnlyTheLock(Path dir) {
+            try (var entries = Files.list(dir)) {
+                if (entries.allMatch(p -> p.getFileName().toString().equals(ClusterDirLock.FILE))) {
+                    Files.deleteIfExists(dir.resolve(ClusterDirLock.FILE));
+                    Files.deleteIfExists(dir);
+                }
+            } catch (java.io.IOException e) {
+                // left as it is: the next 'up' uses it
             }
         }
 

@@ -35,6 +35,18 @@ class ClusterCommandErrorsTest {
         ClusterDirLock.acquire(dir, "up").close(); // the failed 'up' released its lock
     }
 
+    /** A refused 'up' into a directory it would create leaves none behind (it left one holding its lock file). */
+    @Test
+    void aRefusedUpLeavesNoDirectoryItMadeBehind() throws Exception {
+        Path fresh = dir.resolve("fresh");
+        try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            String[] r = run("cluster", "up", "--dir", fresh.toString(), "--kafka-port", Integer.toString(taken.getLocalPort()));
+            assertThat(r[0]).as(r[2]).isEqualTo("1");
+            assertThat(r[2]).contains("(--kafka-port) is taken");
+        }
+        assertThat(fresh).doesNotExist();
+    }
+
     @Test
     void upAndDownOnADirThatAnotherUpOrDownHoldsAreRefusedAtOnce() throws Exception {
         String held = "a 'cluster up' is in progress on " + dir.toAbsolutePath() + " (pid " + ProcessHandle.current().pid()
