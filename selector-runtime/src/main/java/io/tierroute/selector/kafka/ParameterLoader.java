@@ -160,8 +160,6 @@ public final class ParameterLoader implements AutoCloseable {
     /** How often the outage message of the status is refreshed (its seconds), and how often the log repeats it. */
     private static final long OUTAGE_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long OUTAGE_REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
-    /** At most one INFO line a minute for routine swaps (the next version, unpinned): one a second is 86,400 a day. */
-    private static final long ROUTINE_SWAP_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final KafkaSettings settings;
     private final String scope;
@@ -193,9 +191,7 @@ public final class ParameterLoader implements AutoCloseable {
     private boolean caughtUp;          // loader thread: this session has read up to the end offsets at its start
     private String historyGone;        // loader thread: why this session's history is no longer on the topics, or null
     private boolean appliedFromGoneHistory; // loader thread: the applied set came from a history since found gone
-    private long swapControlSequence;  // loader thread: the served scope's control sequence at the last swap
-    private long routineSwapsUnlogged; // loader thread: routine swaps since the last INFO line about one
-    private long routineSwapLoggedNanos = System.nanoTime() - ROUTINE_SWAP_LOG_NANOS;
+    private final SwapLog swapLog;     // loader thread only
     private volatile String lastHistoryReset;
     private long startNanos;
     private long sessionStartNanos;
@@ -239,6 +235,7 @@ public final class ParameterLoader implements AutoCloseable {
         }
         this.settings = settings;
         this.scope = settings.scope();
+        this.swapLog = new SwapLog(scope);
         this.store = store;
         this.converter = converter;
         this.indexedVersions = indexedVersions;
@@ -704,35 +701,7 @@ public final class ParameterLoader implements AutoCloseable {
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
         publishStatus();
-        logSwap(version, was, afterReset, took);
-    }
-
-    /**
-     * One line per swap that an operator wants to see (the first, a pin, an unpin, a rollback, a jump, the first after
-     * a reset) at INFO; routine ones (the next version, unpinned, no control record since the last swap) at DEBUG and
-     * at most one INFO a minute, which says how many there were: a snapshot a second would be 86,400 lines a day.
-     */
-    private void logSwap(long version, long was, boolean afterReset, long tookNanos) {
-        boolean pinned = rule.isPinned(scope);
-        long sequence = rule.controlSequence(scope);
-        boolean routine = was != 0 && version == was + 1 && !pinned && !afterReset && sequence == swapControlSequence;
-        swapControlSequence = sequence;
-        String line = "params loader: scope '{}' now at version {} (was {}{}), swapped in {} µs{}";
-        String why = afterReset ? ", from the topics as they are after the reset" : pinned ? ", pinned" : "";
-        if (!routine) {
-            log.info(line, scope, version, was, why, tookNanos / 1000, "");
-            return;
-        }
-        routineSwapsUnlogged++;
-        long now = System.nanoTime();
-        if (now - routineSwapLoggedNanos >= ROUTINE_SWAP_LOG_NANOS) {
-            log.info(line, scope, version, was, why, tookNanos / 1000, "; " + routineSwapsUnlogged + " routine swap(s) "
-                    + "since the last such line (the others at DEBUG)");
-            routineSwapsUnlogged = 0;
-            routineSwapLoggedNanos = now;
-        } else {
-            log.debug(line, scope, version, was, why, tookNanos / 1000, "");
-        }
+        swapLog.swapped(version, was, afterReset, rule.isPinned(scope), rule.controlSequence(scope), took);
     }
 
     /**
