@@ -307,20 +307,21 @@ public record JobSettings(
                     + "see --help");
             }
             String name = a.substring(2);
-            String value;
+            String value = null;
             int eq = name.indexOf('=');
             if (eq >= 0) {
                 value = name.substring(eq + 1);
                 name = name.substring(0, eq);
-            } else {
+            }
+            if (!m.containsKey(name)) { // before its value: an unknown flag last is unknown, not one missing a value
+                throw new IllegalArgumentException("unknown flag --" + name + "; known: " + String.join(", ",
+                    DEFAULTS.keySet().stream().map(k -> "--" + k).toList()));
+            }
+            if (eq < 0) {
                 if (i + 1 >= rest.size()) {
                     throw new IllegalArgumentException("--" + name + " needs a value");
                 }
                 value = rest.get(++i);
-            }
-            if (!m.containsKey(name)) {
-                throw new IllegalArgumentException("unknown flag --" + name + "; known: " + String.join(", ",
-                    DEFAULTS.keySet().stream().map(k -> "--" + k).toList()));
             }
             Object def = DEFAULTS.get(name);
             m.put(name, convert(name, value, def));

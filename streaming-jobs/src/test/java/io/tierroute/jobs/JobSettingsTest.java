@@ -46,6 +46,8 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--publish-interval", "soon"))
             .hasMessageContaining("--publish-interval").hasMessageContaining("a duration such as");
         assertThatThrownBy(() -> JobSettings.parse("--no-such-flag", "1")).hasMessageContaining("unknown flag --no-such-flag");
+        assertThatThrownBy(() -> JobSettings.parse("--parallelism", "1", "--no-such-flag"))
+            .as("last, it is unknown, not missing a value").hasMessageStartingWith("unknown flag --no-such-flag; known: ");
         assertThatThrownBy(() -> JobSettings.parse("--state-backend", "memory"))
             .hasMessageContaining("--state-backend must be hashmap or rocksdb");
         assertThatThrownBy(() -> JobSettings.parse("--parallelism", "0")).hasMessageContaining("--parallelism must be >= 1");
