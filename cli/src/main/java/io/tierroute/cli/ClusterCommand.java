@@ -75,7 +75,7 @@ final class ClusterCommand implements Runnable {
 
         @Option(names = "--metrics-port", defaultValue = "9249", paramLabel = "N",
                 description = "First port of Flink's Prometheus reporter: the JobManager serves /metrics on it, the "
-                        + "TaskManagers on the next ones (deploy/prometheus/prometheus.yml scrapes 9249-9251); 0 for no "
+                        + "TaskManagers on the next ones (deploy/prometheus/prometheus.yml scrapes 9249 and 9250: add one target per further TaskManager); 0 for no "
                         + "reporter (default ${DEFAULT-VALUE}).")
         int metricsPort;
 
