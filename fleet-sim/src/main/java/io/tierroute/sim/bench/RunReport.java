@@ -46,15 +46,22 @@ public final class RunReport {
 
     /** As {@link #of(SimResult, double)}, with a {@link #note()} (null: none). */
     public static RunReport of(SimResult r, double load, String note) {
-        Histogram ttft = new Histogram(3_600_000_000_000L, 3);
-        Histogram jct = new Histogram(3_600_000_000_000L, 3);
+        // Auto-resizing: a trace can put a request weeks of simulated time behind (a fixed 1 h range threw after every
+        // run had finished, and no report was written).
+        Histogram ttft = new Histogram(3);
+        Histogram jct = new Histogram(3);
         long firstArrival = Long.MAX_VALUE;
         long outputTokens = 0;
         long promptTokens = 0;
         long[] hit = new long[Tier.COUNT];
         for (Completion c : r.completions()) {
-            ttft.recordValue(Math.max(0, c.ttftMicros()));
-            jct.recordValue(Math.max(0, c.jctMicros()));
+            if (c.ttftMicros() < 0 || c.jctMicros() < c.ttftMicros()) { // the engine's invariant: never clamped away
+                throw new IllegalStateException("request " + c.request().id() + " of policy " + r.policy()
+                        + " completed with TTFT " + c.ttftMicros() + " µs and JCT " + c.jctMicros() + " µs: a defect "
+                        + "of the simulator");
+            }
+            ttft.recordValue(c.ttftMicros());
+            jct.recordValue(c.jctMicros());
             firstArrival = Math.min(firstArrival, c.request().arrivalMicros());
             outputTokens += c.outputTokens();
             promptTokens += c.request().promptTokens();

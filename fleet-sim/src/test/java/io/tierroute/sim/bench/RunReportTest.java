@@ -48,6 +48,30 @@ class RunReportTest {
         }
     }
 
+    /** A request weeks behind: the histograms held an hour and threw once every run had finished, writing nothing. */
+    @Test
+    void latenciesOfWeeksAreReportedAndANegativeOneIsADefectNotAZero() {
+        long weeks = 51L * 24 * 3600 * 1_000_000; // the review's trace: 51 simulated days on a slow link
+        RunReport r = RunReport.of(run(completion(0, weeks, weeks + 2_000_000), completion(1_000, 500_000, 900_000)), 1);
+        assertThat(r.get("ttft_p99_s")).isCloseTo(weeks / 1e6, org.assertj.core.data.Percentage.withPercentage(0.1));
+        assertThat(r.get("jct_mean_s")).isCloseTo((weeks + 2_000_000 + 900_000) / 2e6,
+                org.assertj.core.data.Percentage.withPercentage(0.1));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RunReport.of(run(completion(0, -5, 100)), 1))
+                .hasMessage("request r0 of policy rr completed with TTFT -5 µs and JCT 100 µs: a defect of the simulator");
+    }
+
+    private static SimResult run(io.tierroute.sim.policy.Completion... done) {
+        return new SimResult("rr", "baseline", List.of(done), 0,
+                List.of(new SimResult.WorkerStats(0, 0, 0, 0, 0, 0, 0, 0)), done[done.length - 1].finishMicros(), 2);
+    }
+
+    private static io.tierroute.sim.policy.Completion completion(long arrival, long ttft, long jct) {
+        io.tierroute.sim.policy.SimRequest req = new io.tierroute.sim.policy.SimRequest("r" + arrival, arrival, 16,
+                new long[0], new long[0], 512, 10, 10, null);
+        return new io.tierroute.sim.policy.Completion(req, 0, 0, 0, ttft, jct - ttft, ttft, 10, new int[io.tierroute.selector.protocol.Tier.COUNT], 16,
+                0, arrival + jct);
+    }
+
     @Test
     void csvWritesCountsAsIntegers() {
         String csv = CsvReporter.render(List.of(allRejected("random", 1)));
