@@ -4,6 +4,7 @@ import java.time.DateTimeException;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.ResolverStyle;
 import java.time.temporal.ChronoField;
 import java.time.temporal.ChronoUnit;
 
@@ -18,11 +19,13 @@ public final class AzureReader implements TraceReader {
     private static final String[] COLUMNS = {"TIMESTAMP", "ContextTokens", "GeneratedTokens"};
     private static final String HEADER = String.join(",", COLUMNS);
     private static final DateTimeFormatter TS = new DateTimeFormatterBuilder()
-            .appendPattern("yyyy-MM-dd HH:mm:ss")
+            .appendPattern("uuuu-MM-dd HH:mm:ss")
             .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
-            .toFormatter();
+            .toFormatter().withResolverStyle(ResolverStyle.STRICT); // SMART read 2023-02-30 as 02-28, 24:00 as 0:00
+
 
     private LocalDateTime origin;
+    private String originText;
     private LocalDateTime last;
     private String lastText;
 
@@ -60,6 +63,7 @@ public final class AzureReader implements TraceReader {
         int out = tokens(COLUMNS[2], f[2], 0);
         if (previous == null || origin == null) {
             origin = t;
+            originText = text;
         } else if (t.isBefore(last)) {
             throw new IllegalArgumentException("not sorted by time: TIMESTAMP " + text
                     + " is earlier than the previous row's " + lastText);
@@ -70,7 +74,10 @@ public final class AzureReader implements TraceReader {
         try {
             micros = ChronoUnit.MICROS.between(origin, t);
         } catch (ArithmeticException e) {
-            throw BadField.of("column 'TIMESTAMP'", "within 290,000 years of the first row's", "\"" + text + "\"");
+            micros = Long.MAX_VALUE;
+        }
+        if (micros > TraceRecord.MAX_SPAN_MICROS) {
+            throw BadField.of("column 'TIMESTAMP'", "within 366 days of the first row's, " + originText, "\"" + text + "\"");
         }
         return new TraceRecord(micros, in, out, null);
     }

@@ -11,4 +11,11 @@ public record TraceRecord(long arrivalMicros, int inputTokens, int outputTokens,
      * it a line is refused, since replay allocates per block and an absurd length would exhaust memory.
      */
     public static final int MAX_TOKENS = 10_000_000;
+
+    /**
+     * The longest a trace may span, its first record to its last: 366 days. Past it a replay is ticks of an idle fleet,
+     * and at the lowest load (0.01) its microseconds would leave a long; epoch-stamped microseconds in a millisecond
+     * field, the likely mistake, are far past it.
+     */
+    public static final long MAX_SPAN_MICROS = 366L * 24 * 3600 * 1_000_000;
 }

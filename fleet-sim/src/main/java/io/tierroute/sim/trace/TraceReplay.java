@@ -94,7 +94,7 @@ public final class TraceReplay {
             long gap = j < n ? records.get(j).arrivalMicros() - t : 0;
             int k = j - i;
             for (int m = 0; m < k; m++) {
-                out[i + m] = t + gap * m / k;
+                out[i + m] = t + gap / k * m + gap % k * m / k; // gap·m/k without the product of two longs
             }
             i = j;
         }
