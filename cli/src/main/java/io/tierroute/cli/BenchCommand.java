@@ -184,6 +184,9 @@ final class BenchCommand implements Runnable {
             } catch (IllegalArgumentException | UncheckedIOException e) {
                 return usageError(e.getMessage());
             }
+            for (String rounded : BenchRunner.capacityRounding(bench, BenchRunner.engine(bench))) {
+                System.err.println("tierroute bench routing: note: " + rounded);
+            }
             if (limit > 0 && base.size() < limit) {
                 System.err.println("tierroute bench routing: --limit " + limit + " asks for more requests than "
                         + bench.source() + " has; replaying all " + base.size());

@@ -91,6 +91,27 @@ public final class BenchRunner {
         }
     }
 
+    /**
+     * What the capacities given in tokens become in whole KV blocks, for each one that is not a whole number of them:
+     * {@code --hbm-tokens 1023 is 1 block of 512 tokens: 512 tokens of HBM per worker}. A tier holds blocks, so the
+     * rest is no capacity; said, since a run rejecting a 605-token request with "1023 tokens" reads as a bug.
+     */
+    public static List<String> capacityRounding(BenchSpec spec, EngineConfig cfg) {
+        List<String> notes = new ArrayList<>();
+        roundingNote(notes, "--hbm-tokens", spec.hbmTokens(), cfg.blockSize(), "HBM");
+        roundingNote(notes, "--cpu-tokens", spec.cpuTokens(), cfg.blockSize(), "CPU tier");
+        roundingNote(notes, "--nvme-tokens", spec.nvmeTokens(), cfg.blockSize(), "NVMe tier");
+        return notes;
+    }
+
+    private static void roundingNote(List<String> notes, String option, Long tokens, int blockSize, String tier) {
+        if (tokens != null && tokens % blockSize != 0) {
+            long blocks = tokens / blockSize;
+            notes.add(String.format(Locale.ROOT, "%s %d is %,d whole block%s of %d tokens: %,d tokens of %s per worker",
+                    option, tokens, blocks, blocks == 1 ? "" : "s", blockSize, blocks * blockSize, tier));
+        }
+    }
+
     /** The requests of {@code spec} at load 1. */
     public static List<SimRequest> requests(BenchSpec spec, EngineConfig cfg) {
         RequestFactory factory = new RequestFactory(cfg.model(), cfg.blockSize());
@@ -141,7 +162,7 @@ public final class BenchRunner {
     static String rejectedNote(int rejected, int requests, EngineConfig cfg) {
         String what = String.format(Locale.ROOT, "%d of %d requests rejected (a prompt with its output larger than a "
                 + "worker's HBM of %d tokens, or refused by the policy); they are in no latency figure", rejected,
-                requests, cfg.hbmCapacityTokens());
+                requests, cfg.hbmCapacityBlocks() * cfg.blockSize());
         return rejected < requests ? what : what + "; no request completed: raise --hbm-tokens or use smaller prompts";
     }
 
