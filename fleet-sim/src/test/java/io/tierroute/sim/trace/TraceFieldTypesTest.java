@@ -73,6 +73,16 @@ class TraceFieldTypesTest {
                 .hasMessage(p + ":3: " + reason);
     }
 
+    /** A value is quoted with its control characters escaped: an ESC sequence or a NUL went to the terminal raw. */
+    @Test
+    void controlCharactersOfAValueAreQuotedAsEscapes() {
+        Path p = TraceLoading.write(dir, "esc.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",
+                "2023-11-16 18:15:46.6805900,\u001b[31mRED\u0000\u001b[0m,44");
+        assertThatThrownBy(() -> TraceLoading.load(p)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(p + ":2: column 'ContextTokens' must be an integer from 1 to 10000000, got "
+                        + "\"\\u001B[31mRED\\u0000\\u001B[0m\"");
+    }
+
     @Test
     void leadingZerosAreStillTheNumber() {
         Path p = TraceLoading.write(dir, "zeros.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",
