@@ -207,9 +207,20 @@ final class ClusterCommand implements Runnable {
                 out.printf(Locale.ROOT, "  metrics: %s%n", metricsUrls(s.metricsPorts()));
             }
             out.printf(Locale.ROOT, "  logs:   %s/kafka/kafka.log, %s/flink/log/%n", s.dir(), s.dir());
-            out.printf(Locale.ROOT, "up in %.1f s. Next: %s; stop with: tierroute cluster down --dir %s%n",
-                    (System.nanoTime() - begin) / 1e9, nextStep(r.flink().restUri(), r.kafka().bootstrapServers(),
-                            JobJarFlag.forPaste(), taskManagers * slots), s.dir());
+            List<StoppedJobs.Job> stopped = StoppedJobs.read(s.dir());
+            if (stopped.isEmpty()) {
+                out.printf(Locale.ROOT, "up in %.1f s. Next: %s; stop with: tierroute cluster down --dir %s%n",
+                        (System.nanoTime() - begin) / 1e9, nextStep(r.flink().restUri(), r.kafka().bootstrapServers(),
+                                JobJarFlag.forPaste(), taskManagers * slots), s.dir());
+            } else {
+                out.printf(Locale.ROOT, "up in %.1f s; stop with: tierroute cluster down --dir %s%n",
+                        (System.nanoTime() - begin) / 1e9, s.dir());
+                out.println("  the last 'cluster down' here stopped the fitting job" + (stopped.size() > 1 ? "s" : "")
+                        + " below; to resume from its last checkpoint (and keep what it fitted):");
+                for (StoppedJobs.Job j : stopped) {
+                    out.println("    " + StoppedJobs.resumeLine(j, r.flink().restUri(), r.kafka().bootstrapServers()));
+                }
+            }
             return 0;
         }
     }
@@ -266,13 +277,23 @@ final class ClusterCommand implements Runnable {
                 return 0;
             }
             try {
-                List<String> resume = runningJobs(out);
+                List<StoppedJobs.Job> stopped = new ArrayList<>();
+                List<String> resume = runningJobs(out, stopped);
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
                     out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
                 }
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
                 resume.forEach(out::println);
+                try {
+                    StoppedJobs.write(dir.dir, stopped);
+                    if (!stopped.isEmpty()) {
+                        out.println("  ('cluster up --dir " + dir.dir + "' prints the resume line again, with its ports)");
+                    }
+                } catch (java.io.IOException e) {
+                    spec.commandLine().getErr().println("tierroute cluster down: could not record where the jobs can "
+                            + "resume from (" + IoErrors.describe(e) + "): keep the lines above");
+                }
                 return 0;
             } catch (IllegalStateException e) {
                 spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
@@ -285,12 +306,14 @@ final class ClusterCommand implements Runnable {
          * stop; a fitting job also with the checkpoint it can resume from (the cluster keeps checkpoints), in the hints
          * returned to print after the stop. Nothing when Flink does not answer (it runs no job anyone can reach then).
          */
-        private List<String> runningJobs(PrintWriter out) {
+        private List<String> runningJobs(PrintWriter out, List<StoppedJobs.Job> stopped) {
             List<String> resume = new ArrayList<>();
             FlinkRestClient rest;
             List<FlinkRestClient.JobSummary> jobs;
+            String clustersKafka;
             try {
                 rest = new FlinkRestClient(LocalCluster.flinkRest(dir.dir), Duration.ofSeconds(5));
+                clustersKafka = LocalCluster.kafkaBootstrap(dir.dir);
                 jobs = rest.jobs();
             } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
                 return resume;
@@ -315,7 +338,10 @@ final class ClusterCommand implements Runnable {
                     }
                     String name = ShellWords.quote(j.name());
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
-                    resume.add(rest.latestCheckpointPath(j.id())
+                    java.util.Optional<String> checkpoint = rest.latestCheckpointPath(j.id());
+                    checkpoint.ifPresent(c -> stopped.add(new StoppedJobs.Job(config.userConfig(), arguments, c,
+                            java.util.Objects.equals(clustersKafka, config.userConfig().get(WriterIdentity.BOOTSTRAP_SERVERS)))));
+                    resume.add(checkpoint
                             .map(c -> "  to resume " + name + " after 'cluster up': "
                                     + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c) + " (and its other flags)")
                             .orElse("  " + name + " has no completed checkpoint to resume from"));

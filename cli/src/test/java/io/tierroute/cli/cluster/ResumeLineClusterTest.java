@@ -96,13 +96,26 @@ class ResumeLineClusterTest {
                     + jarFlagOf(resume) + " --from-savepoint " + checkpoint.group(1) + " " + JOB_FLAGS);
             System.out.println("[measured] down's resume line: " + resume);
 
-            // after cluster up on the same directory (checkpoints kept), as printed: it runs from that checkpoint
-            CliRun again = CliRun.of(up);
+            // cluster up on the same directory (checkpoints kept), on other ports: it prints the line that resumes the
+            // job there (down's output was the only record of the checkpoint, its line with the old ports), and the
+            // line runs from that checkpoint as printed
+            int kafkaPort2 = LoopbackPorts.free();
+            int flinkPort2 = LoopbackPorts.free();
+            String flink2 = "http://127.0.0.1:" + flinkPort2;
+            CliRun again = CliRun.of(List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port",
+                    Integer.toString(kafkaPort2), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                    "--flink-port", Integer.toString(flinkPort2), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
+                    "--slots", "1", "--metrics-port", "0", "--timeout", "120s"));
             assertThat(again.rc).as(again.all()).isZero();
-            CliRun fromCheckpoint = CliRun.of(words(resume));
+            assertThat(again.out).contains("the last 'cluster down' here stopped the fitting job below; to resume from "
+                    + "its last checkpoint (and keep what it fitted):").doesNotContain("Next: ");
+            String upLine = group(again.out, "\n    (tierroute submit .+)");
+            assertThat(upLine).isEqualTo(resume.replace(flink, flink2).replace(bootstrap, "127.0.0.1:" + kafkaPort2));
+            CliRun fromCheckpoint = CliRun.of(words(upLine));
             assertThat(fromCheckpoint.rc).as(fromCheckpoint.all()).isZero();
-            assertRestoredAsBefore(rest, jobId(fromCheckpoint.out, "submitted from savepoint "
-                    + Pattern.quote(checkpoint.group(1))), checkpoint.group(1));
+            assertRestoredAsBefore(new FlinkRestClient(URI.create(flink2), Duration.ofSeconds(10)),
+                    jobId(fromCheckpoint.out, "submitted from savepoint " + Pattern.quote(checkpoint.group(1))),
+                    checkpoint.group(1));
         } finally {
             CliRun down = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
             assertThat(down.rc).as(down.all()).isZero();

@@ -306,6 +306,11 @@ public final class LocalCluster {
         return java.net.URI.create(readState(dir).getProperty("flink.rest"));
     }
 
+    /** The Kafka bootstrap address the state file under {@code dir} records. */
+    public static String kafkaBootstrap(Path dir) {
+        return readState(dir).getProperty("kafka.bootstrap");
+    }
+
     /** The recorded processes and whether Kafka and the Flink REST API answer. */
     public static Status status(Path dir) {
         Properties p = readState(dir);

@@ -1,0 +1,103 @@
+package io.tierroute.cli;
+
+import io.tierroute.jobs.WriterIdentity;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.Writer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+/**
+ * The fitting jobs a {@code cluster down} stopped, with the checkpoint each can resume from, kept in the cluster's
+ * directory ({@value #FILE}) so that the next {@code cluster up} there can print the line that resumes them, on its own
+ * ports. Before, {@code down}'s output was the only record of the checkpoint, and its line named the old cluster's
+ * ports; a new {@code up} said "Next: tierroute submit ..." for a fresh start, losing the fitted state.
+ */
+final class StoppedJobs {
+
+    static final String FILE = "stopped-jobs.properties";
+
+    /**
+     * A job stopped with the cluster: its published identity, the arguments Flink showed, its last checkpoint, and
+     * whether its Kafka was the cluster's own broker (whose data the next {@code up} serves on its own port).
+     */
+    record Job(Map<String, String> identity, List<String> arguments, String checkpoint, boolean onTheClustersKafka) {}
+
+    private StoppedJobs() {
+    }
+
+    /** Records {@code jobs} in {@code dir} (none: the file is removed, so an older record is not shown again). */
+    static void write(Path dir, List<Job> jobs) throws IOException {
+        Path file = dir.resolve(FILE);
+        if (jobs.isEmpty()) {
+            Files.deleteIfExists(file);
+            return;
+        }
+        Properties p = new Properties();
+        for (int i = 0; i < jobs.size(); i++) {
+            Job j = jobs.get(i);
+            p.setProperty("job." + i + ".checkpoint", j.checkpoint());
+            p.setProperty("job." + i + ".on-the-clusters-kafka", Boolean.toString(j.onTheClustersKafka()));
+            for (Map.Entry<String, String> e : j.identity().entrySet()) {
+                p.setProperty("job." + i + ".identity." + e.getKey(), e.getValue());
+            }
+            for (int a = 0; a < j.arguments().size(); a++) {
+                p.setProperty("job." + i + ".argument." + a, j.arguments().get(a));
+            }
+        }
+        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            p.store(w, "fitting jobs 'tierroute cluster down' stopped, and the checkpoint each can resume from");
+        }
+    }
+
+    /** The jobs recorded in {@code dir}; none when there is no record or it cannot be read. */
+    static List<Job> read(Path dir) {
+        Path file = dir.resolve(FILE);
+        if (!Files.isRegularFile(file)) {
+            return List.of();
+        }
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            p.load(r);
+        } catch (IOException | IllegalArgumentException e) {
+            return List.of();
+        }
+        List<Job> jobs = new ArrayList<>();
+        for (int i = 0; p.containsKey("job." + i + ".checkpoint"); i++) {
+            String prefix = "job." + i + ".identity.";
+            Map<String, String> identity = new TreeMap<>();
+            for (String k : p.stringPropertyNames()) {
+                if (k.startsWith(prefix)) {
+                    identity.put(k.substring(prefix.length()), p.getProperty(k));
+                }
+            }
+            List<String> arguments = new ArrayList<>();
+            for (int a = 0; p.containsKey("job." + i + ".argument." + a); a++) {
+                arguments.add(p.getProperty("job." + i + ".argument." + a));
+            }
+            jobs.add(new Job(identity, arguments, p.getProperty("job." + i + ".checkpoint"),
+                    Boolean.parseBoolean(p.getProperty("job." + i + ".on-the-clusters-kafka"))));
+        }
+        return jobs;
+    }
+
+    /**
+     * The submit line that resumes {@code job} on the cluster at {@code flink} whose broker is at {@code bootstrap}: the
+     * job's Kafka is that broker when it was the stopped cluster's (its data, on the new port), else its own.
+     */
+    static String resumeLine(Job job, URI flink, String bootstrap) {
+        Map<String, String> identity = new TreeMap<>(job.identity());
+        if (job.onTheClustersKafka()) {
+            identity.put(WriterIdentity.BOOTSTRAP_SERVERS, bootstrap);
+        }
+        return ResumeCommand.of(flink, identity, job.arguments(), job.checkpoint());
+    }
+}
