@@ -37,6 +37,11 @@ class SelectorMetricsTest {
 
         selector.route(new RouteRequest("r1", null, null, null, null, null, "hello", null, 10, null, null, false)).join();
         m.route(SelectorMetrics.RouteOutcome.ROUTED, 150_000);
+        for (SelectorMetrics.RouteOutcome refused : List.of(SelectorMetrics.RouteOutcome.INVALID,
+                SelectorMetrics.RouteOutcome.CONFLICT, SelectorMetrics.RouteOutcome.ERROR,
+                SelectorMetrics.RouteOutcome.DRY_RUN, SelectorMetrics.RouteOutcome.ABANDONED)) {
+            m.route(refused, 10_000); // counted by outcome, not a route's latency
+        }
         m.httpStatus(200);
         m.httpStatus(404);
         m.kvEventsRefused(3);
@@ -44,6 +49,8 @@ class SelectorMetricsTest {
         assertThat(text)
                 .contains("tierroute_routes_total{outcome=\"routed\"} 1.0")
                 .contains("tierroute_route_latency_seconds_bucket{le=\"2.5E-4\"} 1")
+                .contains("tierroute_route_latency_seconds_count 1")
+                .contains("tierroute_routes_total{outcome=\"invalid\"} 1.0")
                 .contains("tierroute_routes_queued_total 0.0")
                 .contains("tierroute_routes_rejected_total 0.0")
                 .contains("tierroute_routes_explored_total 0.0")
