@@ -14,8 +14,9 @@ final class RunLengthOptions {
     static final Duration MAX_STATUS_INTERVAL = Duration.ofHours(24);
 
     @Option(names = "--duration", paramLabel = "D", converter = DemoCommand.DurationConverter.class,
-            description = "Stop after the fleet has replayed requests this long, start-up not counted (e.g. 90s, 10m; "
-                    + "default: until Ctrl-C or the end of the requests).")
+            description = "Stop after the replay has run this long on the wall clock, start-up not counted, time "
+                    + "while every worker is drained included (e.g. 90s, 10m; default: until Ctrl-C or the end of the "
+                    + "requests).")
     Duration duration;
 
     /** The status line's refresh on a terminal, and how often a line is written when stderr goes to a log. */
