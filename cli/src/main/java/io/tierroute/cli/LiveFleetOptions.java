@@ -76,6 +76,13 @@ final class LiveFleetOptions {
         if (limit < 0) {
             throw new CommandLine.ParameterException(cl, "--limit must be >= 0 (0: all), got " + limit);
         }
+        if (seed < 0) { // as bench routing's --seed: a run of this fleet replays there with the same seed
+            throw new CommandLine.ParameterException(cl, "--seed must be a whole number >= 0, got " + seed);
+        }
+        // Path.of("") is the working directory: "is a directory" would hide that nothing was named (as bench routing)
+        if (trace != null && trace.toString().isEmpty()) {
+            throw new CommandLine.ParameterException(cl, "--trace must name a file (got an empty path)");
+        }
         if (scope.isBlank()) {
             throw new CommandLine.ParameterException(cl, "--scope must not be empty");
         }

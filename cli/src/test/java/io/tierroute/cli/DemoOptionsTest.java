@@ -89,6 +89,10 @@ class DemoOptionsTest {
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--status-interval", "0s")[2])
                 .startsWith("--status-interval must be > 0");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--limit", "-1")[2]).startsWith("--limit must be >= 0");
+        // as bench routing's: a negative seed was taken, an empty trace was "a directory"
+        assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--seed", "-5")[2])
+                .startsWith("--seed must be a whole number >= 0, got -5");
+        assertThat(run("demo", "--trace", "", "--duration", "3s")[2]).startsWith("--trace must name a file (got an empty path)");
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--scope", " ")[2]).startsWith("--scope must not be empty");
         // Workloads.atLoad refuses these only once the demo has started its parts
         assertThat(run("demo", "--workload", "chat", "--duration", "3s", "--load", "Infinity")[2])
