@@ -17,6 +17,9 @@ import java.util.Locale;
  * where its time went (queue wait + tier load + prefill = TTFT; TTFT + decode = JCT), its hits per tier, the
  * prompt tokens it computed (recompute after preemption included) and its preemptions. Times in µs. This is
  * the evidence for "why is the tail slow" (fleet-sim/README.md): sort by {@code ttft_us} and read the phases.
+ * A replayed trace's ids are {@code <file>#<record>}, the record counted from 0 (not the file's line: a header, an
+ * Azure file's first line, is no record). A request the run rejected (larger than a worker's HBM) completed nowhere and
+ * has no row: the report's {@code rejected} column counts them, and the run's warning says so.
  */
 public final class RequestLog {
 
