@@ -170,9 +170,12 @@ public final class BenchRunner {
     public RunReport runOne(EngineConfig cfg, List<SimRequest> requests, List<SimRequest> warm, String name,
                             long seed, double load) {
         Simulation sim = new Simulation(cfg, requests);
-        PolicySetup.WarmUp warmUp = policy -> new Simulation(cfg, warm).run(policy, null).completions();
-        RoutingPolicy policy = registry.create(name, new PolicySetup(sim.fleetView(), seed, warmUp));
         String label = String.format(Locale.ROOT, "%s @ load %.2f", name, load);
+        // A fitted policy's warm-ups run first (seconds each on a whole trace): shown, not a silence before the run.
+        String warmLabel = label + ", warm-up";
+        PolicySetup.WarmUp warmUp = policy -> new Simulation(cfg, warm)
+                .run(policy, progress == null ? null : (d, t) -> progress.update(warmLabel, d, t)).completions();
+        RoutingPolicy policy = registry.create(name, new PolicySetup(sim.fleetView(), seed, warmUp));
         String note = note(policy.warmUpShortfall());
         if (note != null) { // now, not after the run: a long benchmark can be stopped and rerun with more warm-up
             warnings.accept(label + ", seed " + seed + ": " + note);

@@ -135,4 +135,24 @@ class ProgressBarTest {
                 "[3/4] seed 2: random @ load 1.00: 50% 50/100", "[3/4] seed 2: random @ load 1.00: done",
                 "[4/4] seed 2: oracle @ load 1.00: 50% 50/100", "[4/4] seed 2: oracle @ load 1.00: done");
     }
+
+    /** A fitted policy's warm-ups show progress of their own: on a whole trace they were seconds of silence. */
+    @Test
+    void aFittedPolicysWarmUpShowsItsProgress() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), false);
+        BenchSpec spec = new BenchSpec(null, "chat", 300, 2, java.util.List.of(1.0), java.util.List.of("tierroute-fitted"),
+                1, null, null, null, 0.5);
+        new BenchRunner(new io.tierroute.sim.policy.PolicyRegistry(), bar).run(spec);
+        java.util.List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
+        assertThat(lines).anyMatch(l -> l.matches("tierroute-fitted @ load 1\\.00, warm-up: [1-9]0% \\d+/150"));
+        int lastWarmUp = 0;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).contains(", warm-up: ")) {
+                lastWarmUp = i;
+            }
+        }
+        assertThat(lines.subList(lastWarmUp + 1, lines.size())).as("then the run itself")
+                .anyMatch(l -> l.matches("tierroute-fitted @ load 1\\.00: \\d+% \\d+/300"));
+    }
 }
