@@ -282,8 +282,10 @@ public final class ConfigLoader {
         if (pn != null) {
             for (Map.Entry<String, ConfigNode> e : pn.entries()) {
                 checkClientProperty(e.getKey(), e.getValue(), "in properties");
-                checkClientValue(e.getKey(), e.getValue().asText(), e.getValue(), "in properties");
-                props.put(e.getKey(), e.getValue().asText());
+                // A number is natural for most settings (linger.ms: 5); a secret must be text as written (0123 is 83).
+                String value = secretSetting(e.getKey()) ? e.getValue().asText() : e.getValue().asTextOrScalar();
+                checkClientValue(e.getKey(), value, e.getValue(), "in properties");
+                props.put(e.getKey(), value);
             }
         }
 
@@ -347,6 +349,13 @@ public final class ConfigLoader {
                 warnings.add(given.path() + " has no effect " + why);
             }
         }
+    }
+
+    /** A Kafka client setting that holds a secret: its value must be written as text (see ConfigNode.asText). */
+    static boolean secretSetting(String key) {
+        String k = key.toLowerCase(java.util.Locale.ROOT);
+        return k.contains("password") || k.contains("secret") || k.contains("token") || k.endsWith("jaas.config")
+                || k.endsWith(".key");
     }
 
     /** Keys the selector sets itself; messages name the key, never a value (values may be passwords). */

@@ -114,7 +114,25 @@ public final class ConfigNode {
 
     // ---- scalars of this node ----
 
+    /**
+     * A string as written. A YAML number or boolean is refused, with the advice to quote it: Jackson hands over its own
+     * rewrite of a number, not the text ({@code 007} is "7", {@code 0123} octal "83", {@code 3.10} "3.1"), so a worker
+     * name, a model name (part of every block hash's salt) or a password written bare became another one, silently.
+     */
     public String asText() {
+        if (node.isNumber() || node.isBoolean()) {
+            // no value quoted: it may be a password
+            throw error("must be a string; quote it (YAML reads a bare " + (node.isNumber() ? "number" : "boolean")
+                    + " here, and passes on its own rewrite of it, not what was written: 007 reads as 7)");
+        }
+        return asTextOrScalar();
+    }
+
+    /**
+     * A string, or a number or boolean as YAML read it: for a Kafka client setting's value, where {@code linger.ms: 5}
+     * is natural ({@link #asText} for everything else).
+     */
+    public String asTextOrScalar() {
         if (!node.isTextual() && !node.isNumber() && !node.isBoolean()) {
             throw error("must be a string, got " + describe(node));
         }

@@ -61,7 +61,8 @@ public final class Documents {
             onlyOne(p, bytes, json);
             return node;
         } catch (JsonProcessingException e) {
-            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML") + at(e) + ": " + why(e));
+            throw new ConfigException("", "not valid " + (json ? "JSON" : "YAML")
+                    + (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException ? "" : at(e)) + ": " + why(e));
         } catch (IOException e) {
             throw new ConfigException("", "cannot parse: " + e.getMessage());
         }
@@ -120,7 +121,17 @@ public final class Documents {
     }
 
     private static String why(JsonProcessingException e) {
+        if (e.getCause() instanceof org.yaml.snakeyaml.error.MarkedYAMLException m && m.getProblem() != null) {
+            // What SnakeYAML found and where, without its snippets of the lines: they quoted an inline
+            // sasl.jaas.config with its password into the log (docs/security.md: an error never quotes a value).
+            String context = m.getContext() == null ? "" : m.getContext() + where(m.getContextMark()) + ": ";
+            return context + m.getProblem() + where(m.getProblemMark());
+        }
         // SnakeYAML's wrapped decoder errors carry the Java class name in their text
         return e.getOriginalMessage().replaceFirst("^java\\.[\\w.]+Exception: ", "");
+    }
+
+    private static String where(org.yaml.snakeyaml.error.Mark mark) {
+        return mark == null ? "" : " at line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1);
     }
 }

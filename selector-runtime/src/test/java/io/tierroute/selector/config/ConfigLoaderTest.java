@@ -259,6 +259,41 @@ class ConfigLoaderTest {
         bad("server: {requestParseTimeoutMs: 0}\nworkers: [{name: a}]\n", "server.requestParseTimeoutMs");
     }
 
+    /**
+     * A name or secret written as a bare YAML number was Jackson's rewrite of it: worker 007 was served as "7", scope 0123
+     * as "83" (octal), model 3.10 as "3.1" (in every block hash's salt), a truststore password 0123 as "83". Refused
+     * now, naming the key and never the value; a number stays natural for other client settings.
+     */
+    @Test
+    void namesAndSecretsWrittenAsBareNumbersAreRefusedNotRewritten() {
+        bad("workers: [{name: 007}]\n", "workers[0].name: must be a string; quote it", "007 reads as 7");
+        bad("workers: {count: 1}\nmodel: {name: 3.10}\n", "model.name: must be a string; quote it");
+        bad("workers: {count: 1}\nkafka: {bootstrapServers: 'h:1', scope: 0123}\n", "kafka.scope: must be a string");
+        bad("workers: {count: 1, namePrefix: true}\n", "workers.namePrefix: must be a string; quote it (YAML reads a "
+                + "bare boolean");
+        assertThatThrownBy(() -> ConfigLoader.parse("workers: {count: 1}\nkafka: {bootstrapServers: 'h:1', properties: "
+                + "{ssl.truststore.password: 0123}}\n", dir)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("kafka.properties.ssl.truststore.password: must be a string; quote it")
+                .hasMessageNotContaining("83").hasMessageNotContaining("0123");
+        SelectorConfig ok = ConfigLoader.parse("workers: [{name: '007'}]\nkafka: {bootstrapServers: 'h:1', properties: "
+                + "{linger.ms: 5, ssl.truststore.password: '0123'}}\n", dir);
+        assertThat(ok.selector().workers().get(0).name()).isEqualTo("007");
+        assertThat(ok.kafka().properties()).containsEntry("linger.ms", "5").containsEntry("ssl.truststore.password",
+                "0123");
+    }
+
+    /** A YAML error says what and where, without SnakeYAML's snippet of the line: it quoted an inline password. */
+    @Test
+    void aYamlErrorNeverQuotesTheLine() {
+        String yaml = "workers: {count: 1}\nkafka:\n  bootstrapServers: 'h:1'\n  properties:\n    sasl.jaas.config: \"x "
+                + "required username=\"op\" password=\"TOPSECRET123\";\"\n";
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml, dir)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("not valid YAML: while parsing a block mapping at line 5, column 5: expected "
+                        + "<block end>, but found '<scalar>' at line 5, column ")
+                .hasMessageNotContaining("TOPSECRET123").hasMessageNotContaining("username");
+        bad("a: b: c\n", "not valid YAML: mapping values are not allowed here at line 1, column 5");
+    }
+
     @Test
     void missingAndEmpty() {
         bad("model: {name: m}\n", "workers: is required");
