@@ -102,6 +102,22 @@ public final class RhoEwma {
         return outcome;
     }
 
+    /**
+     * Puts ρ on another link speed: ρ and its second moment times {@code factor} (BW_old / BW_new), ρ clamped to
+     * [0, 1] as every update clamps it. What the EWMA averaged were bytes / (BW_old · Δt); the same bytes against
+     * BW_new are that times the factor (exact but for samples the old speed clamped at 1). Nothing before a sample.
+     */
+    public void rescale(double factor) {
+        if (!(factor > 0) || Double.isInfinite(factor)) {
+            throw new IllegalArgumentException("factor must be finite and > 0, got " + factor);
+        }
+        if (!started) {
+            return;
+        }
+        rho = Math.min(1, rho * factor);
+        m2 = Math.min(1, m2 * factor * factor);
+    }
+
     /** End time of the newest accepted sample (0 before the first): every later one is rejected as a duplicate or out of order. */
     public long lastEndMs() {
         return lastEndMs;

@@ -82,6 +82,15 @@ public final class RhoTracker {
         return Collections.unmodifiableSet(links.keySet());
     }
 
+    /** {@link RhoEwma#rescale} of every link of {@code tier}: its BW_t changed from old to new, factor old / new. */
+    public void rescaleTier(String tier, double factor) {
+        for (Map.Entry<LinkKey, Link> e : links.entrySet()) {
+            if (e.getKey().tier().equals(tier)) {
+                e.getValue().rho.rescale(factor);
+            }
+        }
+    }
+
     public Optional<Estimate> rho(LinkKey link) {
         Link l = links.get(link);
         return l == null || !l.rho.hasValue() ? Optional.empty() : Optional.of(l.rho.estimate());

@@ -113,7 +113,11 @@ public final class ForestFeatures {
         x[ISL] = num(r.inputTokens());
         x[STEP] = num(r.stepIndex());
         x[MAX_TOKENS] = num(r.maxTokens());
-        x[HINT] = num(r.outputHint());
+        // Never known where the forest is asked: a request with a hint uses it (d̂'s order), so the selector asks only
+        // without one, with NaN. Learned from, a split on it sent those NaN requests among the large-hint rows (NaN
+        // goes right) and biased d̂ upward; left unknown here, no tree splits on it. The name stays in the vector: the
+        // record's layout is the selector's too (ForestFeatureSchema).
+        x[HINT] = Double.NaN;
         x[PREVIOUS_OUTPUT] = num(r.previousStepOutputTokens());
         for (int f : CATEGORICAL) {
             String v = categoricalValue(r, f);

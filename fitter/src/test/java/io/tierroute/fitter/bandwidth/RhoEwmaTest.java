@@ -14,6 +14,29 @@ class RhoEwmaTest {
         return Math.round(utilisation * BW * intervalMs / 1000.0);
     }
 
+    /** Rescaled to a quarter of the link speed, the EWMA is the one fed the same bytes against that speed. */
+    @Test
+    void rescaledItIsTheEwmaOfTheSameBytesAgainstTheOtherSpeed() {
+        RhoEwma measured = new RhoEwma(CONFIG);
+        RhoEwma truth = new RhoEwma(CONFIG);
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (int i = 1; i <= 40; i++) {
+            long bytes = bytesFor(0.2 * rnd.nextDouble(), 1000); // under a quarter of BW: no sample clamps at BW / 4
+            measured.update(i * 1000L, 1000, bytes, BW);
+            truth.update(i * 1000L, 1000, bytes, BW / 4);
+        }
+        measured.rescale(4);
+        assertThat(measured.rho()).isCloseTo(truth.rho(), offset(1e-12));
+        assertThat(measured.stdError()).isCloseTo(truth.stdError(), offset(1e-12));
+        measured.rescale(100);
+        assertThat(measured.rho()).as("clamped as an update clamps").isEqualTo(1.0);
+        RhoEwma empty = new RhoEwma(CONFIG);
+        empty.rescale(4);
+        assertThat(empty.hasValue()).isFalse();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> empty.rescale(0))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void irregularSpacingGivesTheSameResultAsOneSampleAtTheSameRate() {
         for (long seed = 1; seed <= 50; seed++) {

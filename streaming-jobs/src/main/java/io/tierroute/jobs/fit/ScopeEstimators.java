@@ -26,10 +26,13 @@ import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
+import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QualityKind;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
+import io.tierroute.schemas.avro.WorkerTierRho;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -88,16 +91,62 @@ final class ScopeEstimators {
         SnapshotAssembler.DEFAULT_BANDWIDTHS.forEach((t, v) -> bandwidths.put(t.name(), v));
     }
 
-    /** Uses the active snapshot's BW_t for the utilisation of later samples; true if any value changed. */
+    /**
+     * Uses the active snapshot's BW_t for the utilisation of later samples; true if any value changed. The ρ of a
+     * tier whose BW_t changed is put on the new speed ({@link RhoTracker#rescaleTier}): the EWMA would otherwise mix
+     * utilisations of two link speeds for as long as its memory lasts.
+     */
     boolean useBandwidths(ParameterSnapshot active) {
         boolean changed = false;
         if (active != null) {
             for (TierBandwidth b : active.getBandwidths()) {
-                Double old = bandwidths.put(b.getTier().name(), b.getBytesPerSecond().getValue());
-                changed |= old == null || old != b.getBytesPerSecond().getValue();
+                changed |= useBandwidth(b.getTier().name(), b.getBytesPerSecond().getValue());
             }
         }
         return changed;
+    }
+
+    /** Sets one tier's BW_t in use, rescaling its links' ρ from the old one; true if it changed. */
+    private boolean useBandwidth(String tier, double bytesPerSecond) {
+        Double old = bandwidths.put(tier, bytesPerSecond);
+        if (old != null && old != bytesPerSecond && old > 0 && bytesPerSecond > 0) {
+            rho.rescaleTier(tier, old / bytesPerSecond);
+        }
+        return old == null || old != bytesPerSecond;
+    }
+
+    /**
+     * Puts {@code candidate}'s ρ on the BW_t it carries. Each ρ was measured against the BW_t in use (the last accepted
+     * one, or the default), while the selector reads a snapshot's ρ against that snapshot's own BW_t: a candidate with
+     * a newly fitted BW_t (64 → 16 GB/s at the first fit) published a link at 80 % as 20 %, under ρ_thr, and C_tier
+     * priced it about 4× too cheap until the EWMA had forgotten the old speed. Scaled by in-use / carried, clamped to
+     * [0, 1], the standard error alike.
+     */
+    void rhoOnTheCarriedBandwidths(ParameterSnapshot candidate) {
+        Map<String, Double> factor = new HashMap<>();
+        for (TierBandwidth b : candidate.getBandwidths()) {
+            Double inUse = bandwidths.get(b.getTier().name());
+            double carried = b.getBytesPerSecond().getValue();
+            if (inUse != null && inUse > 0 && carried > 0 && inUse != carried) {
+                factor.put(b.getTier().name(), inUse / carried);
+            }
+        }
+        if (factor.isEmpty()) {
+            return;
+        }
+        for (WorkerTierRho r : candidate.getRho()) {
+            Double f = factor.get(r.getTier().name());
+            if (f != null) {
+                FittedValue v = r.getRho();
+                v.setValue(Math.min(1, v.getValue() * f));
+                if (v.getStdError() != null) {
+                    v.setStdError(v.getStdError() * f);
+                }
+                if (v.getQualityKind() == QualityKind.STD_ERROR) {
+                    v.setQuality(v.getQuality() * f);
+                }
+            }
+        }
     }
 
     /** The BW_t in use, per tier name (a copy, in a fixed order). */
@@ -107,10 +156,12 @@ final class ScopeEstimators {
 
     /** Replaces the BW_t in use (replaying a {@link BandwidthChange}). */
     void useBandwidths(BandwidthChange change) {
-        bandwidths.clear();
+        java.util.Set<String> named = new java.util.HashSet<>();
         for (int i = 0; i < change.tiers.length; i++) {
-            bandwidths.put(change.tiers[i], change.bytesPerSecond[i]);
+            useBandwidth(change.tiers[i], change.bytesPerSecond[i]); // rescaled from the speed in use, as live
+            named.add(change.tiers[i]);
         }
+        bandwidths.keySet().retainAll(named); // the change replaces the whole map
     }
 
     /** From now on, counts what the ρ tracker, the λ fit and the admission wait's sample refuse in {@code counters}. */

@@ -596,6 +596,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         QuantileForestModel fresh = forests.pending();
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
+        est.rhoOnTheCarriedBandwidths(candidate);
         GateResult result = gate.validate(candidate, active, jumpWatch());
         ParameterSnapshot gated = result.snapshot();
         long sequence = ctl == null ? 0 : ctl.getSequence();
