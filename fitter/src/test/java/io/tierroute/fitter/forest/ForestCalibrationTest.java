@@ -43,6 +43,25 @@ class ForestCalibrationTest {
         }
     }
 
+    /**
+     * The hint is never a split: the selector asks the forest only for a request without one (with NaN), and a split
+     * on it sent every such request to the side of the large hints. Here the hint is the output itself, the strongest
+     * predictor a tree could take.
+     */
+    @Test
+    void noTreeSplitsOnTheHint() {
+        List<OutputRow> rows = new java.util.ArrayList<>();
+        for (OutputRow r : SyntheticOutputs.rows(41, 2_000, true)) {
+            rows.add(new OutputRow(r.inputTokens(), r.model(), r.lora(), r.stepIndex(), r.expectedTool(), r.maxTokens(),
+                    rows.size() % 2 == 0 ? (Integer) r.outputTokens() : null, r.prefixGroupId(),
+                    r.previousStepOutputTokens(), r.outputTokens()));
+        }
+        QuantileForestModel m = new QuantileForestTrainer(SMALL).fit(rows).model();
+        int hint = m.getFeatureNames().stream().map(CharSequence::toString).toList().indexOf("outputHint");
+        assertThat(hint).isGreaterThanOrEqualTo(0);
+        assertThat(m.getNodeSplitFeature()).as("splits").isNotEmpty().doesNotContain(hint);
+    }
+
     @Test
     void aSampleTooSmallToHoldOutGetsNoCalibration() {
         QuantileForest f = new QuantileForestTrainer(SMALL).fit(SyntheticOutputs.rows(3, 60, true));
