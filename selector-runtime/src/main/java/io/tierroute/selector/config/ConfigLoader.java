@@ -457,6 +457,8 @@ public final class ConfigLoader {
             node.require("count");
             int count = (int) node.integer("count", 0, 1, MAX_WORKERS, "workers");
             String prefix = node.string("namePrefix", "w");
+            // the longest name it makes, as the list form's are checked: the job dead-letters longer ones' records
+            checkNameLength(prefix + (count - 1), node.get("namePrefix"), "worker name (namePrefix and its number)");
             WorkerDefaults w = worker(node, defaults);
             for (int i = 0; i < count; i++) {
                 out.add(new WorkerSpec(prefix + i, w.kvCapacityTokens(), w.bandwidth(), w.approximate(),

@@ -19,9 +19,15 @@ import java.util.function.UnaryOperator;
  */
 final class Https {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(Https.class);
+
     private Https() {}
 
-    /** {@code env} looks environment variables up (the password's comes from {@link TlsSettings#keyStorePasswordEnv()}). */
+    /**
+     * {@code env} looks environment variables up (the password's comes from {@link TlsSettings#keyStorePasswordEnv()}).
+     * A password that the key store refuses but takes without the whitespace around it (a mounted secret's trailing
+     * newline, which the token variables strip too) is used so, with one WARN naming the variable.
+     */
     static SSLContext context(TlsSettings tls, UnaryOperator<String> env) {
         String password = env.apply(tls.keyStorePasswordEnv());
         if (password == null) {
@@ -31,10 +37,30 @@ final class Https {
         if (!Files.isRegularFile(tls.keyStore())) {
             throw new IllegalStateException("server.tls: the key store " + tls.keyStore() + " is not there (or is not a file)");
         }
+        try {
+            return context(tls, password);
+        } catch (IllegalStateException e) {
+            String stripped = password.strip();
+            if (stripped.equals(password) || !(e.getCause() instanceof Exception c) || !wrongPassword(c)) {
+                throw e;
+            }
+            SSLContext ctx = context(tls, stripped);
+            log.warn("server.tls: {} has whitespace around its password (a mounted secret's trailing newline?): the key "
+                    + "store {} took it without", tls.keyStorePasswordEnv(), tls.keyStore());
+            return ctx;
+        }
+    }
+
+    private static SSLContext context(TlsSettings tls, String password) {
         char[] pw = password.toCharArray();
         try (InputStream in = Files.newInputStream(tls.keyStore())) {
             KeyStore ks = KeyStore.getInstance(tls.keyStoreType());
             ks.load(in, pw);
+            if (!holdsAKey(ks)) { // else the listener starts and every handshake fails
+                throw new IllegalStateException("server.tls: the key store " + tls.keyStore() + " holds no private key ("
+                        + ks.size() + " certificate entr" + (ks.size() == 1 ? "y" : "ies") + " only): the server needs its "
+                        + "key with its certificate chain (e.g. openssl pkcs12 -export -inkey key.pem -in cert.pem)");
+            }
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, pw);
             SSLContext ctx = SSLContext.getInstance("TLS");
@@ -49,6 +75,15 @@ final class Https {
         } finally {
             java.util.Arrays.fill(pw, '\0');
         }
+    }
+
+    private static boolean holdsAKey(KeyStore ks) throws java.security.KeyStoreException {
+        for (java.util.Enumeration<String> a = ks.aliases(); a.hasMoreElements(); ) {
+            if (ks.isKeyEntry(a.nextElement())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

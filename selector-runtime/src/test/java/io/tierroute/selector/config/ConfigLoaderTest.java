@@ -282,6 +282,16 @@ class ConfigLoaderTest {
                 "0123");
     }
 
+    /** The generated names have the list form's bound: the fitting job dead-letters the records of longer ones. */
+    @Test
+    void aNamePrefixIsBoundAsWorkerNamesAre() {
+        bad("workers: {count: 2, namePrefix: " + "x".repeat(400) + "}\n",
+                "workers.namePrefix: a worker name (namePrefix and its number) has at most 256 characters, got 401");
+        assertThat(ConfigLoader.parse("workers: {count: 10, namePrefix: " + "x".repeat(255) + "}\n", dir).selector()
+                .workers().get(9).name()).hasSize(256);
+        bad("workers: {count: 11, namePrefix: " + "x".repeat(255) + "}\n", "has at most 256 characters, got 257");
+    }
+
     /** A YAML error says what and where, without SnakeYAML's snippet of the line: it quoted an inline password. */
     @Test
     void aYamlErrorNeverQuotesTheLine() {

@@ -139,6 +139,36 @@ class SelectorTlsTest {
                 .satisfies(e -> assertThat(e.toString() + e.getCause()).doesNotContain(wrong).doesNotContain(PASSWORD));
     }
 
+    /** A key store of the certificate alone (tls.crt imported without its key) started a listener no handshake got through. */
+    @Test
+    void aKeyStoreWithoutAPrivateKeyFailsTheStart() throws Exception {
+        SelfSignedKeyStore full = SelfSignedKeyStore.create(dir, PASSWORD);
+        java.security.KeyStore in = java.security.KeyStore.getInstance("PKCS12");
+        try (var is = Files.newInputStream(full.file())) {
+            in.load(is, PASSWORD.toCharArray());
+        }
+        java.security.KeyStore certOnly = java.security.KeyStore.getInstance("PKCS12");
+        certOnly.load(null, null);
+        certOnly.setCertificateEntry("tierroute", in.getCertificate("tierroute"));
+        try (var os = Files.newOutputStream(full.file())) {
+            certOnly.store(os, PASSWORD.toCharArray());
+        }
+        assertThatThrownBy(() -> SelectorServer.startWith(config(), Map.of("KS_PASSWORD", PASSWORD)::get, false))
+                .hasMessageContaining("server.tls: the key store " + dir.resolve("server.p12") + " holds no private key "
+                        + "(1 certificate entry only)");
+    }
+
+    /** A mounted secret's trailing newline: the key store takes the password without it, as the tokens are stripped. */
+    @Test
+    void aPasswordWithATrailingNewlineIsTakenWithoutIt() throws Exception {
+        SelfSignedKeyStore.create(dir, PASSWORD);
+        try (SelectorServer s = SelectorServer.startWith(config(), Map.of("KS_PASSWORD", PASSWORD + "\n")::get, false)) {
+            assertThat(s.uri().getScheme()).isEqualTo("https");
+        }
+        assertThatThrownBy(() -> SelectorServer.startWith(config(), Map.of("KS_PASSWORD", "wrong\n")::get, false))
+                .hasMessageContaining("is KS_PASSWORD its password?");
+    }
+
     @Test
     void aFileThatIsNoKeyStoreIsNotBlamedOnThePassword() throws Exception {
         Files.writeString(dir.resolve("server.p12"), "not a key store");
