@@ -151,9 +151,11 @@ final class DashboardCommand implements Callable<Integer> {
             }
         }
         ScopeName.require(scope, "--scope", spec.commandLine()); // the selector's rule: a page on no possible scope
-        if (tlsKeyStore == null && spec.commandLine().getParseResult().hasMatchedOption("--tls-keystore-type")) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--tls-keystore-type applies to --tls-keystore, which is not given: the dashboard would serve HTTP");
+        for (String tlsOnly : new String[] {"--tls-keystore-type", "--tls-keystore-password-env"}) {
+            if (tlsKeyStore == null && spec.commandLine().getParseResult().hasMatchedOption(tlsOnly)) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        tlsOnly + " applies to --tls-keystore, which is not given: the dashboard would serve HTTP");
+            }
         }
         // Stripped of a mounted secret's trailing newline, with a warning; whitespace only is no token (the selector's rule)
         String token = TokenVariable.read(tokenEnv, System::getenv);

@@ -109,6 +109,9 @@ class DashboardCommandTest {
         err.getBuffer().setLength(0);
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--tls-keystore-type", "JKS")).isEqualTo(2);
         assertThat(err.toString()).contains("--tls-keystore-type applies to --tls-keystore, which is not given");
+        err.getBuffer().setLength(0); // a password variable alone served plain HTTP without a word
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--tls-keystore-password-env", "MY_TLS_PW")).isEqualTo(2);
+        assertThat(err.toString()).contains("--tls-keystore-password-env applies to --tls-keystore, which is not given");
     }
 
     @Test

@@ -28,15 +28,38 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
         Objects.requireNonNull(keyStorePassword, "keyStorePassword");
     }
 
-    /** The server context; errors name the file and the password's source, never the password. */
+    /**
+     * The server context; errors name the file and the password's source, never the password. A password the key store
+     * takes only without the whitespace around it (a mounted secret's trailing newline) is used so, with one WARN.
+     */
     SSLContext context() {
         if (!Files.isRegularFile(keyStore)) {
             throw new IllegalStateException("the key store " + keyStore + " is not there (or is not a file)");
         }
-        char[] pw = keyStorePassword.toCharArray();
+        try {
+            return context(keyStorePassword);
+        } catch (IllegalStateException e) {
+            String stripped = keyStorePassword.strip();
+            if (stripped.equals(keyStorePassword) || !(e.getCause() instanceof Exception c) || !wrongPassword(c)) {
+                throw e;
+            }
+            SSLContext ctx = context(stripped);
+            org.slf4j.LoggerFactory.getLogger(WebTls.class).warn("{} has whitespace around its password (a mounted "
+                    + "secret's trailing newline?): the key store {} took it without", passwordSource, keyStore);
+            return ctx;
+        }
+    }
+
+    private SSLContext context(String password) {
+        char[] pw = password.toCharArray();
         try (InputStream in = Files.newInputStream(keyStore)) {
             KeyStore ks = KeyStore.getInstance(keyStoreType);
             ks.load(in, pw);
+            if (!holdsAKey(ks)) { // else the listener starts and every handshake fails
+                throw new IllegalStateException("the key store " + keyStore + " holds no private key (" + ks.size()
+                        + " certificate entr" + (ks.size() == 1 ? "y" : "ies") + " only): the server needs its key with "
+                        + "its certificate chain (e.g. openssl pkcs12 -export -inkey key.pem -in cert.pem)");
+            }
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
             kmf.init(ks, pw);
             SSLContext ctx = SSLContext.getInstance("TLS");
@@ -64,6 +87,15 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
     private static boolean wrongPassword(Exception e) {
         return e instanceof java.security.UnrecoverableKeyException
                 || e.getCause() instanceof java.security.UnrecoverableKeyException;
+    }
+
+    private static boolean holdsAKey(KeyStore ks) throws java.security.KeyStoreException {
+        for (java.util.Enumeration<String> a = ks.aliases(); a.hasMoreElements(); ) {
+            if (ks.isKeyEntry(a.nextElement())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** What KeyStore.load said; an EOFException says nothing (its message is null): the file ends early. */

@@ -46,4 +46,24 @@ class WebTlsErrorsTest {
         assertThatIllegalStateException().isThrownBy(() -> new WebTls(jks, "JKS", "store-pass-1", "KS_PW").context())
                 .withMessageContaining("is KS_PW its password?");
     }
+
+    /** A key store of the certificate alone started a listener no handshake got through; a trailing newline is taken off. */
+    @Test
+    void aKeyStoreWithoutAKeyIsRefusedAndAPasswordsTrailingNewlineIsTakenOff() throws Exception {
+        TestKeyStore ks = TestKeyStore.create(dir, "right-pass-1");
+        assertThat(new WebTls(ks.file(), "PKCS12", "right-pass-1\n", "KS_PW").context()).isNotNull();
+        java.security.KeyStore in = java.security.KeyStore.getInstance("PKCS12");
+        try (var is = Files.newInputStream(ks.file())) {
+            in.load(is, "right-pass-1".toCharArray());
+        }
+        java.security.KeyStore certOnly = java.security.KeyStore.getInstance("PKCS12");
+        certOnly.load(null, null);
+        certOnly.setCertificateEntry("c", in.getCertificate(in.aliases().nextElement()));
+        Path cert = dir.resolve("cert-only.p12");
+        try (var os = Files.newOutputStream(cert)) {
+            certOnly.store(os, "right-pass-1".toCharArray());
+        }
+        assertThatIllegalStateException().isThrownBy(() -> new WebTls(cert, "PKCS12", "right-pass-1", "KS_PW").context())
+                .withMessageStartingWith("the key store " + cert + " holds no private key (1 certificate entry only)");
+    }
 }
