@@ -37,6 +37,12 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code reason="send_failed"}. Decisions still buffered when {@link #close} gives up on them (an
  * unreachable broker), or offered after it, are counted with {@code reason="closed"}, so that every
  * offered decision ends up acknowledged or in exactly one drop reason.
+ *
+ * <p>A bootstrap host that does not resolve (a DNS blip, a Kafka Service not created yet) makes the Kafka producer
+ * refuse to be built at all. That no longer fails the selector's start, which {@code params.requireOnStart: false}
+ * promises to survive: the thread builds the producer again, 1 s and then up to every 30 s, with a WARN each time
+ * (at most one a minute), and decisions wait in the buffer meanwhile as they do for an unreachable broker. Any other
+ * setting the producer refuses still fails the start.
  */
 public final class DecisionPublisher implements DecisionSink, AutoCloseable {
 
@@ -48,7 +54,12 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     private final KafkaSettings settings;
     private final String defaultModel;
     private final ArrayBlockingQueue<Pending> queue;
-    private final KafkaProducer<byte[], byte[]> producer;
+    private final Properties producerProperties;
+    private volatile KafkaProducer<byte[], byte[]> producer; // null while its bootstrap host does not resolve
+    private long nextProducerAttemptNanos;                   // the sending thread's
+    private long producerBackoffMs = RestartBackoff.MIN_MS;
+    private long unresolvedWarnedNanos;                      // the last WARN about it (one a minute at most)
+    private boolean unresolvedWarned;
     private final Thread thread;
     private final LongAdder offered = new LongAdder();
     private final LongAdder droppedFull = new LongAdder();
@@ -78,9 +89,64 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
         p.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
         p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
-        this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        this.producerProperties = p;
+        this.producer = newProducer();
         this.thread = new Thread(this::run, "tierroute-decisions");
         this.thread.setDaemon(true);
+    }
+
+    /** A producer, or null (logged) when the bootstrap host does not resolve; any other refusal is thrown. */
+    private KafkaProducer<byte[], byte[]> newProducer() {
+        try {
+            return new KafkaProducer<>(producerProperties, new ByteArraySerializer(), new ByteArraySerializer());
+        } catch (org.apache.kafka.common.KafkaException e) {
+            if (!unresolvable(e)) {
+                throw e;
+            }
+            long now = System.nanoTime();
+            if (!unresolvedWarned || now - unresolvedWarnedNanos >= TimeUnit.MINUTES.toNanos(1)) {
+                unresolvedWarned = true;
+                unresolvedWarnedNanos = now;
+                log.warn("decisions publisher: no producer yet: {} does not resolve ({}); decisions wait in the buffer "
+                        + "(dropped, counted, once it is full) and the producer is built again", settings.bootstrapServers(),
+                        SessionLoop.describe(e));
+            }
+            return null;
+        }
+    }
+
+    private static boolean unresolvable(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.apache.kafka.common.config.ConfigException && String.valueOf(c.getMessage())
+                    .contains("No resolvable bootstrap urls")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The sending thread: whether there is a producer, building it again when the back-off allows. */
+    private boolean producerReady() {
+        if (producer != null) {
+            return true;
+        }
+        long now = System.nanoTime();
+        if (now - nextProducerAttemptNanos < 0) {
+            return false;
+        }
+        producer = newProducer();
+        if (producer == null) {
+            nextProducerAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(producerBackoffMs);
+            producerBackoffMs = Math.min(producerBackoffMs * 2, RestartBackoff.MAX_MS);
+            return false;
+        }
+        log.info("decisions publisher: producer built; {} decision(s) waiting in the buffer", queue.size());
+        return true;
+    }
+
+    /** Whether the producer has been built (false while the bootstrap host does not resolve). */
+    public boolean hasProducer() {
+        return producer != null;
     }
 
     public DecisionPublisher start() {
@@ -126,6 +192,17 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     private void run() {
         List<Pending> batch = new ArrayList<>(512);
         while (running || !queue.isEmpty()) {
+            if (!producerReady()) {
+                if (!running) {
+                    break; // close() counts what is left
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    // close(): the loop's condition decides
+                }
+                continue;
+            }
             int done = 0;
             try {
                 Pending first;
@@ -213,7 +290,10 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             }
         }
         droppedClosed.add(drainAll()); // each element is taken once: none is counted twice or sent as well
-        producer.close(Duration.ofSeconds(5));
+        KafkaProducer<byte[], byte[]> made = producer;
+        if (made != null) {
+            made.close(Duration.ofSeconds(5));
+        }
         // A thread still sending the rest of a drained batch now fails fast on the closed producer and
         // counts each as send_failed; wait for it so that close() returns with every decision counted.
         try {

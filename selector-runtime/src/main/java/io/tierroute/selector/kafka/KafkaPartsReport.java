@@ -111,7 +111,8 @@ public final class KafkaPartsReport {
             m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
                     "dropped_buffer_full", decisions.droppedBufferFull(), "send_failed", decisions.sendFailed(),
                     "dropped_closed", decisions.droppedClosed(), "sink_errors", selector.decisionSinkErrors(),
-                    "backlog", decisions.backlog()));
+                    "backlog", decisions.backlog(), "producer", decisions.hasProducer()
+                            ? "built" : "not built: the bootstrap host does not resolve (retrying)"));
         }
         return m;
     }

@@ -196,6 +196,40 @@ class DecisionPublisherTest {
         assertThat(pub.backlog()).isZero();
     }
 
+    /**
+     * A bootstrap host that does not resolve made the producer refuse to be built, and the selector's start with it,
+     * whatever params.requireOnStart said (a DNS blip, a Kafka Service not created yet: a crash loop). The publisher
+     * now starts without a producer, decisions wait in the buffer, and every one is still accounted for.
+     */
+    @Test
+    void aBootstrapHostThatDoesNotResolveDoesNotFailTheStart() throws Exception {
+        KafkaSettings settings = KafkaSettings.defaults("no-such-host.invalid:9092")
+                .withDecisions(new KafkaSettings.Decisions(true, 8, Duration.ofMillis(5), 16384, "none"));
+        Selector selector = selector(4);
+        DecisionPublisher pub = new DecisionPublisher(settings, "m").start();
+        try {
+            assertThat(pub.hasProducer()).isFalse();
+            selector.decisionSink(pub);
+            for (int i = 0; i < 20; i++) {
+                selector.route(new RouteRequest("u" + i, null, null, null, prompt(i, 64), null, null, null, 16, null,
+                        null, false)).get();
+            }
+            assertThat(pub.offered()).isEqualTo(20);
+            assertThat(pub.backlog()).as("waiting for a producer").isEqualTo(8);
+            assertThat(pub.droppedBufferFull()).isEqualTo(12);
+            Thread.sleep(1_500); // past the first retry: still no such host
+            assertThat(pub.hasProducer()).isFalse();
+        } finally {
+            pub.close();
+        }
+        assertThat(pub.droppedBufferFull() + pub.droppedClosed()).isEqualTo(20);
+        assertThat(pub.sent()).isZero();
+        // a setting the producer refuses for another reason still fails the start
+        KafkaSettings bad = KafkaSettings.defaults("127.0.0.1:9").withProperties(Map.of("compression.type", "zip"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new DecisionPublisher(bad, "m"))
+                .isInstanceOf(org.apache.kafka.common.KafkaException.class);
+    }
+
     private static Map<String, RoutingDecision> readDecisions(int expected) {
         Properties p = new Properties();
         p.put("bootstrap.servers", KafkaFixture.broker().bootstrapServers());
