@@ -218,6 +218,12 @@ class K8sManifestsTest {
         assertThat(configFile).isEqualTo(Path.of(mount, "selector.yaml"));
         assertThat(c.path("resources").path("requests").path("memory").asText()).isNotBlank();
         assertThat(c.path("env").findValuesAsText("name")).contains(cfg.adminTokenEnv());
+        // the image's user (selector.Dockerfile), and a group that can read Secret files mounted 0440
+        assertThat(Files.readString(root.resolve("deploy/k8s/images/selector.Dockerfile"))).contains("USER 65532:65532");
+        assertThat(pod.path("securityContext").path("runAsUser").asInt()).isEqualTo(65532);
+        assertThat(pod.path("securityContext").path("fsGroup").asInt()).isEqualTo(65532);
+        assertThat(pod.path("securityContext").path("runAsNonRoot").asBoolean()).isTrue();
+        assertThat(c.path("securityContext").path("allowPrivilegeEscalation").asBoolean(true)).isFalse();
 
         JsonNode svc = Manifests.one(docs, "Service", SELECTOR).path("spec");
         JsonNode sp = svc.path("ports").get(0);
