@@ -275,6 +275,7 @@ public final class ConfigLoader {
             for (Map.Entry<String, String> e : KafkaPropertiesFile.read(resolve(pf, baseDir), pf).entrySet()) {
                 checkClientProperty(e.getKey(), pf, "in " + pf.asText());
                 checkClientValue(e.getKey(), e.getValue(), pf, "in " + pf.asText());
+                clientPropertyWarnings(e.getKey(), pf.path() + " (" + pf.asText() + ")", warnings);
                 props.put(e.getKey(), e.getValue());
             }
         }
@@ -285,6 +286,7 @@ public final class ConfigLoader {
                 // A number is natural for most settings (linger.ms: 5); a secret must be text as written (0123 is 83).
                 String value = secretSetting(e.getKey()) ? e.getValue().asText() : e.getValue().asTextOrScalar();
                 checkClientValue(e.getKey(), value, e.getValue(), "in properties");
+                clientPropertyWarnings(e.getKey(), pn.path(), warnings);
                 props.put(e.getKey(), value);
             }
         }
@@ -348,6 +350,28 @@ public final class ConfigLoader {
             if (given != null) {
                 warnings.add(given.path() + " has no effect " + why);
             }
+        }
+    }
+
+    /** The settings of the decisions producer that kafka.decisions sets, by the Kafka name a client property would use. */
+    private static final Map<String, String> DECISIONS_SETTINGS = Map.of("linger.ms", "kafka.decisions.linger",
+            "batch.size", "kafka.decisions.batchBytes", "compression.type", "kafka.decisions.compression");
+
+    /**
+     * Warnings for a client setting no Kafka client knows (a typo: Kafka itself only says so at INFO, which the
+     * command's logging hides, and the setting does nothing) and for one that overrides a kafka.decisions setting.
+     */
+    private static void clientPropertyWarnings(String key, String where, List<String> warnings) {
+        if (!key.startsWith("config.providers") // a provider's own settings: named by the provider
+                && !org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(key)
+                && !org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)
+                && !org.apache.kafka.clients.admin.AdminClientConfig.configNames().contains(key)) {
+            warnings.add(where + ": '" + key + "' is a setting no Kafka client knows (a typo?): it has no effect");
+        }
+        String decisions = DECISIONS_SETTINGS.get(key);
+        if (decisions != null) {
+            warnings.add(where + ": '" + key + "' overrides " + decisions + " for the decisions producer (and is "
+                    + "not checked as that is); set " + decisions + " instead");
         }
     }
 

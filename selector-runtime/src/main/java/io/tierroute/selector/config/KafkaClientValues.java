@@ -14,7 +14,9 @@ import java.util.Map;
  * so that a value Kafka refuses ({@code security.protocol: BOGUS}, {@code request.timeout.ms: soon}) stops the start
  * instead of failing every consumer the parameter loader makes, which it retries as an outage. Parsed only: nothing is
  * resolved or contacted, and a config provider's placeholder ({@code ${env:X}}) is left for the client to resolve. A
- * key neither client defines is left to Kafka (it warns). Messages never quote the value.
+ * key neither client defines is warned of by the loader. {@code sasl.jaas.config}, a string to Kafka's definitions, is
+ * parsed as Kafka's login does (a missing ';' failed the start with a message naming neither key nor file, or, the
+ * decisions off, every session of the loader for ever). Messages never quote the value.
  */
 final class KafkaClientValues {
 
@@ -28,6 +30,15 @@ final class KafkaClientValues {
     static String problem(String key, String value) {
         if (value.contains("${")) { // a config provider's placeholder (${env:X}, ${file:...}): the client resolves it
             return null;
+        }
+        if (key.equals(org.apache.kafka.common.config.SaslConfigs.SASL_JAAS_CONFIG)) {
+            try {
+                org.apache.kafka.common.security.JaasContext.loadClientContext(Map.of(key,
+                        new org.apache.kafka.common.config.types.Password(value)));
+            } catch (IllegalArgumentException e) {
+                // Kafka's reason, without the words of the value it quotes ("control flag 'requird'")
+                return "Kafka refuses its value: " + String.valueOf(e.getMessage()).replaceAll(" '[^']*'", "");
+            }
         }
         String consumer = problem(ConsumerConfig.configDef(), key, value, Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, PLACEHOLDER_BOOTSTRAP,

@@ -83,6 +83,16 @@ class AccessAndClientConfigTest {
                 + "config.providers.env.class: org.apache.kafka.common.config.provider.EnvVarConfigProvider, "
                 + "request.timeout.ms: '${env:KAFKA_TIMEOUT}'}}\n", dir).kafka().properties())
                 .containsEntry("security.protocol", "SASL_SSL").containsEntry("some.plugin.setting", "x");
+        // a JAAS line Kafka's login refuses: said at load, naming the key and the file, quoting none of it
+        Files.writeString(dir.resolve("jaas.properties"), "sasl.jaas.config=org.apache.kafka.common.security.plain."
+                + "PlainLoginModule requird username=\"op\" password=\"S3CRET\";\n");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: jaas.properties}\n",
+                dir)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'sasl.jaas.config' in jaas.properties: Kafka refuses its value: Invalid login "
+                        + "module control flag in JAAS config").hasMessageNotContaining("S3CRET").hasMessageNotContaining("requird");
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', properties: {sasl.jaas.config: "
+                + "'x.Y required password=\"S3CRET\"'}}\n", dir)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("JAAS config entry not terminated by semi-colon").hasMessageNotContaining("S3CRET");
     }
 
     @Test

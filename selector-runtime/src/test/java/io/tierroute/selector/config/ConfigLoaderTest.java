@@ -292,6 +292,17 @@ class ConfigLoaderTest {
         bad("workers: {count: 11, namePrefix: " + "x".repeat(255) + "}\n", "has at most 256 characters, got 257");
     }
 
+    /** A client setting no Kafka client knows did nothing without a word; one that overrides kafka.decisions likewise. */
+    @Test
+    void aMistypedOrOverridingClientSettingIsWarnedOf() {
+        SelectorConfig c = ConfigLoader.parse("workers: {count: 1}\nkafka: {bootstrapServers: 'h:1', properties: "
+                + "{securty.protocol: SASL_SSL, linger.ms: 5, security.protocol: PLAINTEXT}}\n", dir);
+        assertThat(c.warnings()).containsExactly(
+                "kafka.properties: 'securty.protocol' is a setting no Kafka client knows (a typo?): it has no effect",
+                "kafka.properties: 'linger.ms' overrides kafka.decisions.linger for the decisions producer (and is not "
+                        + "checked as that is); set kafka.decisions.linger instead");
+    }
+
     /** A YAML error says what and where, without SnakeYAML's snippet of the line: it quoted an inline password. */
     @Test
     void aYamlErrorNeverQuotesTheLine() {
