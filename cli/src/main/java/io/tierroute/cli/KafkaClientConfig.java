@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.selector.config.KafkaClientValues;
 import io.tierroute.selector.config.KafkaSettings;
 import picocli.CommandLine;
 
@@ -66,6 +67,18 @@ final class KafkaClientConfig {
             throw new CommandLine.ParameterException(cl, "--command-config " + file + ": '" + String.join("', '", taken)
                     + (taken.size() == 1 ? "' is" : "' are") + " set by " + reserved.owner()
                     + " itself and cannot be overridden (" + reserved.why() + ")");
+        }
+        // As the selector's configuration is checked: a value Kafka refuses is a usage error naming the file and key
+        // (it was reported as a failure to read from the broker), a key no client knows a warning (a typo did nothing).
+        for (String key : new TreeSet<>(props.stringPropertyNames())) {
+            String problem = KafkaClientValues.problem(key, props.getProperty(key));
+            if (problem != null) {
+                throw new CommandLine.ParameterException(cl, "--command-config " + file + ": '" + key + "': " + problem);
+            }
+            if (KafkaClientValues.unknown(key)) {
+                cl.getErr().println("tierroute: warning: --command-config " + file + ": '" + key + "' is a setting no "
+                        + "Kafka client knows (a typo?): it has no effect");
+            }
         }
         return props;
     }

@@ -245,6 +245,26 @@ class SnapshotsCommandTest {
         return SnapshotsFixtures.runCli(out, err, bootstrap, args);
     }
 
+    /**
+     * A value Kafka refuses in --command-config was reported as a failure to read from the broker, without the file;
+     * a mistyped key ended as "broker unreachable". Now a usage error naming file and key, and a warning.
+     */
+    @Test
+    void aCommandConfigWithAValueKafkaRefusesOrAnUnknownKeyIsSaidAsSuch(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.properties"), "security.protocol=BOGUS\n");
+        err.getBuffer().setLength(0);
+        assertThat(runAgainst("127.0.0.1:1", "snapshots", "list", "--timeout", "2", "--command-config", bad.toString()))
+                .isEqualTo(2);
+        assertThat(err.toString()).contains("--command-config " + bad + ": 'security.protocol': Kafka refuses its value")
+                .doesNotContain("BOGUS");
+        Path typo = Files.writeString(dir.resolve("typo.properties"), "securty.protocol=SSL\n");
+        err.getBuffer().setLength(0);
+        runAgainst("127.0.0.1:1", "snapshots", "list", "--timeout", "2", "--command-config", typo.toString());
+        assertThat(err.toString()).contains("tierroute: warning: --command-config " + typo + ": 'securty.protocol' is a "
+                + "setting no Kafka client knows (a typo?): it has no effect");
+    }
+
     @Test
     void aClientThatCannotBeBuiltSaysWhy() throws Exception {
         // Kafka wraps the reason in "Failed to construct kafka consumer"; the operator needs the reason.

@@ -362,10 +362,7 @@ public final class ConfigLoader {
      * command's logging hides, and the setting does nothing) and for one that overrides a kafka.decisions setting.
      */
     private static void clientPropertyWarnings(String key, String where, List<String> warnings) {
-        if (!key.startsWith("config.providers") // a provider's own settings: named by the provider
-                && !org.apache.kafka.clients.producer.ProducerConfig.configNames().contains(key)
-                && !org.apache.kafka.clients.consumer.ConsumerConfig.configNames().contains(key)
-                && !org.apache.kafka.clients.admin.AdminClientConfig.configNames().contains(key)) {
+        if (KafkaClientValues.unknown(key)) {
             warnings.add(where + ": '" + key + "' is a setting no Kafka client knows (a typo?): it has no effect");
         }
         String decisions = DECISIONS_SETTINGS.get(key);

@@ -18,7 +18,7 @@ import java.util.Map;
  * parsed as Kafka's login does (a missing ';' failed the start with a message naming neither key nor file, or, the
  * decisions off, every session of the loader for ever). Messages never quote the value.
  */
-final class KafkaClientValues {
+public final class KafkaClientValues {
 
     /** The settings each client requires, so that only the one checked can fail (bootstrap.servers is ours). */
     private static final String PLACEHOLDER_BOOTSTRAP = "localhost:9092";
@@ -26,8 +26,19 @@ final class KafkaClientValues {
     private KafkaClientValues() {
     }
 
+    /**
+     * Whether no Kafka client (producer, consumer, admin) defines {@code key}: a typo, which Kafka says only at INFO
+     * and which does nothing. A config provider's own settings ({@code config.providers.*}) are the provider's.
+     */
+    public static boolean unknown(String key) {
+        return !key.startsWith("config.providers")
+                && !ProducerConfig.configNames().contains(key)
+                && !ConsumerConfig.configNames().contains(key)
+                && !org.apache.kafka.clients.admin.AdminClientConfig.configNames().contains(key);
+    }
+
     /** Kafka's reason for refusing {@code value} for {@code key}, without the value; null when it takes it. */
-    static String problem(String key, String value) {
+    public static String problem(String key, String value) {
         if (value.contains("${")) { // a config provider's placeholder (${env:X}, ${file:...}): the client resolves it
             return null;
         }
