@@ -1,5 +1,7 @@
 package io.tierroute.cli;
 
+import io.tierroute.jobs.JobSettings;
+
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.selector.server.TokenVariable;
 import io.tierroute.sim.bench.ProgressBar;
@@ -11,7 +13,6 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code tierroute demo}: the whole loop on loopback in one process, until Ctrl-C or --duration. */
@@ -231,16 +232,18 @@ final class DemoCommand implements Callable<Integer> {
             return d;
         }
 
+        /**
+         * The fitting job's short forms ({@link JobSettings#parseDuration}: 500ms, 30s, 5m, 1h, 2d, ISO 8601), one
+         * parser for both, but for a bare number: the job reads it as milliseconds, a command line refuses it (is
+         * {@code --duration 90} seconds or minutes?).
+         */
         private static Duration parse(String v) {
-            String s = v.trim().toLowerCase(Locale.ROOT);
+            String s = v.trim();
             try {
-                if (s.startsWith("p")) return Duration.parse(v.trim()); // ISO 8601: PT30S, P1D
-                if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-                if (s.endsWith("s")) return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
-                if (s.endsWith("m")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
-                if (s.endsWith("h")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 3600));
-                if (s.endsWith("d")) return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 86400));
-                return Duration.parse(v);
+                if (s.isEmpty() || s.chars().allMatch(Character::isDigit)) {
+                    throw new IllegalArgumentException("no unit");
+                }
+                return JobSettings.parseDuration(s);
             } catch (RuntimeException e) {
                 throw new CommandLine.TypeConversionException("'" + v + "' is not a duration (e.g. 500ms, 30s, 5m, 1h, 2d, PT30S)");
             }

@@ -43,6 +43,12 @@ class DemoOptionsTest {
         assertThat(c.convert("2d")).isEqualTo(java.time.Duration.ofDays(2));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.convert("soon"))
                 .hasMessageContaining("is not a duration").hasMessageContaining("PT30S");
+        // the fitting job's parser, but for a bare number (milliseconds to the job): seconds or minutes?
+        for (String noUnit : new String[] {"90", "", "nans", "infinitys"}) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> c.convert(noUnit)).as(noUnit)
+                    .hasMessageContaining("is not a duration");
+        }
+        assertThat(c.convert("1.5 s")).isEqualTo(io.tierroute.jobs.JobSettings.parseDuration("1.5s"));
     }
 
     /**
