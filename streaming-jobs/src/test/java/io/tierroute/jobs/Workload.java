@@ -120,7 +120,9 @@ public final class Workload {
                 requestClockMs += 10;
                 d = decision(id, worker, t, pEff, kv, quad, sumD, quadD, tier, q, aff,
                     returning ? Long.valueOf(Math.round(idle * 1000)) : null, tools, isl);
-                int cached = returning ? (cacheHit ? Math.max(1, hit) : 0) : hit;
+                // A return finds its workflow's context (most of the prompt) or, evicted, only the shared system
+                // prompt that other workflows keep (a tenth): that one must count as a miss (RequestJoinFunction).
+                int cached = returning ? (int) Math.round(isl * (cacheHit ? 0.9 : 0.1)) : hit;
                 c = completion(id, worker, t, Math.round(y), isl, cached);
                 if (kvWait != null) {
                     addKvWait(d, c, y, kv, Math.max(0, hit - (tier > 0 ? 100 : 0)), sumD);

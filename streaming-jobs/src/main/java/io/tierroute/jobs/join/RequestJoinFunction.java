@@ -279,6 +279,20 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         out.collect(join(d, c));
     }
 
+    /**
+     * The share of the prompt a return must find cached for its workflow's previous context to count as still held
+     * (λ's RETURN_HIT). An agent's next step is its previous context plus a tool result, most of the prompt; "any token
+     * cached" counted a shared system prompt or tool catalog that outlived the context as a hit, and biased λ low
+     * (1/λ 4× too long with half the misses showing a shared prefix, by a review's simulation): B_wf then favoured
+     * stale workers.
+     */
+    static final double RETURN_HIT_SHARE = 0.5;
+
+    /** Whether a return found its workflow's context: {@link #RETURN_HIT_SHARE} of its prompt cached (any, without a length). */
+    static boolean returnHit(long cachedTokens, int promptTokens) {
+        return promptTokens > 0 ? cachedTokens >= RETURN_HIT_SHARE * promptTokens : cachedTokens > 0;
+    }
+
     /** The joined row of a decision and its OK completion; it shares the decision's parts. */
     static JoinedRow join(DecisionRow d, CompletionRow c) {
         JoinedRow r = new JoinedRow(d.regressors, d.request, d.admission);
@@ -289,7 +303,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         if (d.idleSinceLastStepMs != null && d.regressors.affinityDecay > 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
         }
-        r.cacheHit = c.cachedTokens > 0;
+        r.cacheHit = returnHit(c.cachedTokens, d.request.isl);
         r.outputTokens = c.outputTokens;
         // Unknown stays unknown (NaN): a completion that did not say, or one restored from state written before these.
         r.decodeUs = c.decodeUs < 0 ? Double.NaN : c.decodeUs;

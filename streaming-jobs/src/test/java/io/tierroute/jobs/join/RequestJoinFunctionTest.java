@@ -73,7 +73,7 @@ class RequestJoinFunctionTest {
         c.finishedTimeMs = t;
         c.ok = ok;
         c.realisedUs = 4000;
-        c.cachedTokens = 200;
+        c.cachedTokens = 1000; // of the decision's 1 200 prompt tokens: the workflow's context was still held
         c.outputTokens = 77;
         return c;
     }
@@ -111,6 +111,15 @@ class RequestJoinFunctionTest {
         assertThat(r.decay().kind().name()).isEqualTo("RETURN_HIT");
         assertThat(r.output().outputTokens()).isEqualTo(77);
         assertNoStateLeft();
+    }
+
+    /** A shared system prompt that outlived the workflow's own context is no return hit: λ's evidence is the context. */
+    @Test
+    void aReturnThatFindsOnlyASharedPrefixIsAMiss() {
+        assertThat(RequestJoinFunction.returnHit(200, 1200)).isFalse();
+        assertThat(RequestJoinFunction.returnHit(600, 1200)).isTrue();
+        assertThat(RequestJoinFunction.returnHit(0, 1200)).isFalse();
+        assertThat(RequestJoinFunction.returnHit(1, 0)).as("no prompt length: any cached token").isTrue();
     }
 
     @Test
