@@ -170,6 +170,23 @@ class DashboardBrowserTest {
         }
     }
 
+    /** Without operator tokens every write is a 403: the page's write buttons are off, rather than asking for a token. */
+    @Test
+    void aDashboardWithoutOperatorTokensTurnsItsWriteButtonsOff() throws Exception {
+        assertThat(driver.findElement(By.id("rollback-btn")).isEnabled()).as("with a token").isTrue();
+        try (Dashboard readOnly = Dashboard.start(new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, null,
+                "TIERROUTE_ADMIN_TOKEN", "default"))) {
+            driver.get(readOnly.uri().toString());
+            new WebDriverWait(driver, WAIT).until(d -> !d.findElements(By.cssSelector("#versions tbody tr .pin-btn"))
+                    .isEmpty());
+            WebElement rollback = driver.findElement(By.id("rollback-btn"));
+            assertThat(rollback.isEnabled()).isFalse();
+            assertThat(rollback.getDomAttribute("title")).contains("read-only");
+            assertThat(driver.findElements(By.cssSelector("#versions tbody tr .pin-btn")))
+                    .allSatisfy(b -> assertThat(b.isEnabled()).isFalse());
+        }
+    }
+
     @Test
     void aRollbackWithoutTheRightTokenIsRefused() {
         confirm("rollback-btn", "", "no token");

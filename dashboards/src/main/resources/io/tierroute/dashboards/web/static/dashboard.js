@@ -6,7 +6,7 @@ const POLL_MS = 2000;
 // window: the newest versions the table and timelines show (0: as many as one read gives, /versions' maxPerRead).
 // The page re-reads them at every new snapshot, about once a second in a demo; the history grows ~5 KB a version.
 const WINDOW = 300;
-const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null, window: WINDOW };
+const state = { scope: null, revision: -1, charts: {}, scopes: [], pending: null, timer: null, active: null, window: WINDOW, writes: true };
 window.tierrouteDashboard = state; // for the browser test and for curious operators
 
 const $ = (id) => document.getElementById(id);
@@ -52,10 +52,13 @@ async function poll() {
         state.kafkaDown = false;
       }
       state.scopes = r.body.scopes;
+      state.writes = r.body.writesEnabled !== false;
       renderScopes(r.body);
-      if (r.body.revision !== state.revision && state.scope) {
+      // The revision is taken only once every read of it succeeded: taken before, a failed read left the old figures
+      // up until the next snapshot came (never, on a pinned or stalled scope).
+      if (r.body.revision !== state.revision && state.scope && await refresh()) {
         state.revision = r.body.revision;
-        await refresh();
+        document.body.dataset.revision = String(state.revision);
       }
       // Not over a Kafka error said above: a reader that never reached Kafka is not ready either. What keeps it from
       // being ready (a topic that does not exist yet) is said, not hidden behind a green "reading".
@@ -93,7 +96,12 @@ function renderScopes(status) {
     if (s.pinned) st.append(el('span', { className: 'badge pinned', textContent: 'pinned ' + s.pinnedVersion }));
     st.append(' ' + s.versions + ' versions, control sequence ' + s.controlSequence);
   }
-  $('unpin-btn').disabled = !(s && s.pinned);
+  $('unpin-btn').disabled = !(s && s.pinned) || !state.writes;
+  $('rollback-btn').disabled = !state.writes;
+  // A dashboard without an operator token refuses every write (403): its buttons say so rather than ask for a token.
+  for (const b of [$('unpin-btn'), $('rollback-btn')]) {
+    b.title = state.writes ? '' : 'read-only: this dashboard was started without operator tokens';
+  }
   state.active = s ? s.activeVersion : null;
 }
 
@@ -116,7 +124,7 @@ async function refresh() {
     state.readFailed = false;
   }
   if (v.ok && state.detail == null && v.body.activeVersion != null) showDetail(v.body.activeVersion);
-  document.body.dataset.revision = String(state.revision);
+  return !failed;
 }
 
 function renderVersions(d) {
@@ -126,7 +134,8 @@ function renderVersions(d) {
     if (r.pinned) markers.append(el('span', { className: 'badge pinned', textContent: 'pinned' }));
     const act = el('td');
     if (r.status === 'ACCEPTED' && !(r.pinned)) {
-      act.append(el('button', { type: 'button', className: 'pin-btn', textContent: 'Pin',
+      act.append(el('button', { type: 'button', className: 'pin-btn', textContent: 'Pin', disabled: !state.writes,
+        title: state.writes ? '' : 'read-only: this dashboard was started without operator tokens',
         onclick: (e) => { e.stopPropagation(); ask('pin', r.version); } }));
     }
     const tr = el('tr', { onclick: () => showDetail(r.version) },
@@ -294,6 +303,7 @@ function ask(action, version) {
       : 'Unpin scope "' + state.scope + '"';
   $('confirm-title').textContent = action === 'pin' ? 'Pin' : action === 'rollback' ? 'Roll back' : 'Unpin';
   $('confirm-text').textContent = what + '. This changes what every selector serves.';
+  $('reason').value = ''; // the last action's reason is no reason for this one
   $('confirm-dialog').showModal();
 }
 
