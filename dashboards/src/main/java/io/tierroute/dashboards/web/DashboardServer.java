@@ -148,7 +148,8 @@ public final class DashboardServer implements AutoCloseable {
         } else {
             b.addHttpListener(o.port(), o.host());
         }
-        Undertow u = b.setHandler(new HttpContinueReadHandler(new ParameterLimit(root))).setIoThreads(1).setWorkerThreads(8)
+        Undertow u = b.setHandler(new SecurityHeaders(new HttpContinueReadHandler(new ParameterLimit(root))))
+                .setIoThreads(1).setWorkerThreads(8)
                 .setServerOption(UndertowOptions.MAX_HEADER_SIZE, MAX_HEADER_BYTES)
                 .setServerOption(UndertowOptions.MAX_HEADERS, MAX_HEADERS)
                 .setServerOption(UndertowOptions.MAX_PARAMETERS, PARSED_PARAMETERS)

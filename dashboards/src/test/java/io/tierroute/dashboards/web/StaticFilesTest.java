@@ -40,6 +40,15 @@ class StaticFilesTest {
             HttpResponse<String> dir = send(http, d.uri(), "vendor/uplot/", "GET");
             assertThat(dir.statusCode()).isEqualTo(404);
             assertThat(dir.body()).startsWith("{\"error\":\"nothing at /vendor/uplot/");
+
+            // Every answer, the page's and an error quoting the client's text alike, carries the browser rules: no
+            // framing of a page with rollback buttons, nothing but its own resources, no sniffing JSON into HTML.
+            for (String path : new String[] {"", "api/v1/scopes/%3Cb%3Ex/versions", "healthz", "nothing"}) {
+                HttpResponse<String> r = send(http, d.uri(), path, "GET");
+                assertThat(r.headers().firstValue("Content-Security-Policy")).as(path).hasValue(SecurityHeaders.CSP);
+                assertThat(r.headers().firstValue("X-Content-Type-Options")).as(path).hasValue("nosniff");
+                assertThat(r.headers().firstValue("X-Frame-Options")).as(path).hasValue("DENY");
+            }
         }
     }
 
