@@ -193,6 +193,9 @@ public final class KafkaWiring {
         }
         c.set(CoreOptions.DEFAULT_PARALLELISM, s.parallelism());
         c.set(PipelineOptions.OBJECT_REUSE, true);
+        // Every type the job ships or keeps has a serializer of ours, Avro's or Flink's own: a new field that would
+        // fall back to Kryo (which may fall back to Java serialization) fails the job's build, not a restore.
+        c.set(PipelineOptions.GENERIC_TYPES, false);
         c.set(PipelineOptions.GLOBAL_JOB_PARAMETERS, WriterIdentity.of(s));
         return c;
     }
