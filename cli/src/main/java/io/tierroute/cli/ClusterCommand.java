@@ -277,14 +277,24 @@ final class ClusterCommand implements Runnable {
                 return 0;
             }
             try {
-                List<StoppedJobs.Job> stopped = new ArrayList<>();
-                List<String> resume = runningJobs(out, stopped);
+                List<Resumable> running = runningJobs(out);
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
                     out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
                 }
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
-                resume.forEach(out::println);
+                // Resolved now that the job is stopped: the checkpoint Flink named while it ran may be discarded since.
+                List<StoppedJobs.Job> stopped = new ArrayList<>();
+                for (Resumable r : running) {
+                    if (r.line() != null) {
+                        out.println(r.line());
+                        continue;
+                    }
+                    String checkpoint = NewestCheckpoint.after(r.checkpoint());
+                    stopped.add(new StoppedJobs.Job(r.identity(), r.arguments(), checkpoint, r.onTheClustersKafka()));
+                    out.println("  to resume " + r.name() + " after 'cluster up': " + ResumeCommand.of(r.flink(),
+                            r.identity(), r.arguments(), checkpoint) + " (and its other flags)");
+                }
                 try {
                     StoppedJobs.write(dir.dir, stopped);
                     if (!stopped.isEmpty()) {
@@ -302,12 +312,19 @@ final class ClusterCommand implements Runnable {
         }
 
         /**
-         * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
-         * stop; a fitting job also with the checkpoint it can resume from (the cluster keeps checkpoints), in the hints
-         * returned to print after the stop. Nothing when Flink does not answer (it runs no job anyone can reach then).
+         * A fitting job stopped with the cluster: where it can resume from, as Flink named it while it ran
+         * ({@code checkpoint}), or a finished {@code line} to print (no checkpoint, or Flink did not say).
          */
-        private List<String> runningJobs(PrintWriter out, List<StoppedJobs.Job> stopped) {
-            List<String> resume = new ArrayList<>();
+        private record Resumable(String name, URI flink, java.util.Map<String, String> identity, List<String> arguments,
+                                 String checkpoint, boolean onTheClustersKafka, String line) {}
+
+        /**
+         * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
+         * stop; a fitting job also with the checkpoint it can resume from (the cluster keeps checkpoints), returned to
+         * print after the stop. Nothing when Flink does not answer (it runs no job anyone can reach then).
+         */
+        private List<Resumable> runningJobs(PrintWriter out) {
+            List<Resumable> resume = new ArrayList<>();
             FlinkRestClient rest;
             List<FlinkRestClient.JobSummary> jobs;
             String clustersKafka;
@@ -339,14 +356,13 @@ final class ClusterCommand implements Runnable {
                     String name = ShellWords.quote(j.name());
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
                     java.util.Optional<String> checkpoint = rest.latestCheckpointPath(j.id());
-                    checkpoint.ifPresent(c -> stopped.add(new StoppedJobs.Job(config.userConfig(), arguments, c,
-                            java.util.Objects.equals(clustersKafka, config.userConfig().get(WriterIdentity.BOOTSTRAP_SERVERS)))));
-                    resume.add(checkpoint
-                            .map(c -> "  to resume " + name + " after 'cluster up': "
-                                    + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c) + " (and its other flags)")
-                            .orElse("  " + name + " has no completed checkpoint to resume from"));
+                    boolean onKafka = java.util.Objects.equals(clustersKafka,
+                            config.userConfig().get(WriterIdentity.BOOTSTRAP_SERVERS));
+                    resume.add(new Resumable(name, rest.base(), config.userConfig(), arguments, checkpoint.orElse(null),
+                            onKafka, checkpoint.isPresent() ? null : "  " + name + " has no completed checkpoint to resume from"));
                 } catch (FlinkRestClient.FlinkRestException e) {
-                    resume.add("  where " + ShellWords.quote(j.name()) + " could resume from is unknown: " + e.getMessage());
+                    resume.add(new Resumable(null, null, null, null, null, false, "  where " + ShellWords.quote(j.name())
+                            + " could resume from is unknown: " + e.getMessage()));
                 }
             }
             return resume;
