@@ -64,6 +64,15 @@ class SelectorDashboardScrapeTest {
 
         List<String> queries = new ArrayList<>();
         collectText(new ObjectMapper().readTree(Path.of("grafana", "selector.json").toFile()), queries);
+        int alerts = 0; // the alerting rules' expressions too (deploy/prometheus/alerts.yml): a rule on a missing series never fires
+        for (String line : java.nio.file.Files.readAllLines(Path.of("..", "deploy", "prometheus", "alerts.yml"))) {
+            String t = line.strip();
+            if (t.startsWith("expr:") && t.contains("tierroute_")) {
+                queries.add(t.substring("expr:".length()).strip());
+                alerts++;
+            }
+        }
+        assertThat(alerts).as("selector alert rules").isGreaterThanOrEqualTo(5);
         Set<String> checked = new TreeSet<>();
         for (String q : queries) {
             Matcher m = SELECTOR.matcher(q);

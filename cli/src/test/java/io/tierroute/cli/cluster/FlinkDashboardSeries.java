@@ -26,21 +26,33 @@ final class FlinkDashboardSeries {
 
     private FlinkDashboardSeries() {}
 
-    /** Every query's series as an anchored pattern over metric names. */
+    /** The alerting rules, whose flink_* expressions are held against the reporter too. */
+    static final Path ALERTS = Path.of("../deploy/prometheus/alerts.yml");
+
+    /** Every query's series (the dashboard's and the alert rules') as an anchored pattern over metric names. */
     static Set<Pattern> queried() throws IOException {
         JsonNode d = new ObjectMapper().readTree(DASHBOARD.toFile());
-        Set<Pattern> out = new LinkedHashSet<>();
+        List<String> exprs = new ArrayList<>();
         for (JsonNode panel : d.get("panels")) {
             for (JsonNode target : panel.get("targets")) {
-                String expr = target.get("expr").asText();
-                Matcher regex = NAME_REGEX.matcher(expr);
-                while (regex.find()) {
-                    out.add(Pattern.compile(regex.group(1)));
-                }
-                Matcher plain = PLAIN_NAME.matcher(NAME_REGEX.matcher(expr).replaceAll(""));
-                while (plain.find()) {
-                    out.add(Pattern.compile(Pattern.quote(plain.group())));
-                }
+                exprs.add(target.get("expr").asText());
+            }
+        }
+        for (String line : java.nio.file.Files.readAllLines(ALERTS)) {
+            String t = line.strip();
+            if (t.startsWith("expr:") && t.contains("flink_")) {
+                exprs.add(t.substring("expr:".length()).strip().replace("\\\"", "\""));
+            }
+        }
+        Set<Pattern> out = new LinkedHashSet<>();
+        for (String expr : exprs) {
+            Matcher regex = NAME_REGEX.matcher(expr);
+            while (regex.find()) {
+                out.add(Pattern.compile(regex.group(1)));
+            }
+            Matcher plain = PLAIN_NAME.matcher(NAME_REGEX.matcher(expr).replaceAll(""));
+            while (plain.find()) {
+                out.add(Pattern.compile(Pattern.quote(plain.group())));
             }
         }
         return out;
