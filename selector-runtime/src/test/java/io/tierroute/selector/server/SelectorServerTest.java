@@ -59,11 +59,22 @@ class SelectorServerTest {
 
     /** A Kafka host that does not resolve stops the start with the reason, not only "Failed to construct kafka producer". */
     @Test
-    void aKafkaHostThatDoesNotResolveIsNamedWithTheReason() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(
-                        "workers: {count: 1}\nkafka: {bootstrapServers: \"nonexistent.invalid:9092\"}\n"))
+    void aKafkaHostThatDoesNotResolveIsNamedWithTheReason() throws Exception {
+        // parameters required at start: it fails, naming the host and why
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> start("workers: {count: 1}\nkafka: {bootstrapServers: "
+                        + "\"nonexistent.invalid:9092\", params: {requireOnStart: true, startupTimeout: 2s}}\n"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("nonexistent.invalid:9092").hasMessageContaining("resolvable");
+        // not required (the default): it serves its configured parameters (the decisions producer, which could not be
+        // built, failed the start before), and its status says why nothing comes from Kafka
+        try (SelectorServer s = start("workers: {count: 1}\nkafka: {bootstrapServers: \"nonexistent.invalid:9092\", "
+                + "params: {startupTimeout: 2s}}\n")) {
+            HttpResponse<String> params = client.send(HttpRequest.newBuilder(s.uri().resolve("/v1/params")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(params.statusCode()).isEqualTo(200);
+            assertThat(params.body()).contains("not built: the bootstrap host does not resolve")
+                    .contains("resolvable");
+        }
     }
 
     /** A stop answers the routes waiting in the queue with 503 and Retry-After instead of cutting their connections. */
