@@ -18,7 +18,9 @@ import java.util.SplittableRandom;
  * ({@link LlmdConfig}):
  *
  * <pre>
- * prefix(w)  = Σ over consecutive matched blocks of tier weight (gpu 1.0, cpu 0.8) / total blocks   (precise)
+ * raw(w)     = Σ over consecutive matched blocks of tier weight (gpu 1.0, cpu 0.8)                   (precise)
+ * prefix(w)  = (raw(w) − min raw) / (max raw − min raw) over the workers with a match, 1.0 when those
+ *              all tie, 0 without a match                                                            (precise)
  *            = consecutive blocks in w's LRU of own picks / min(total, cap)                          (approximate)
  * kv_util(w) = 1 − kv_cache_usage(w)
  * queue(w)   = (maxQ − q(w)) / (maxQ − minQ), 1.0 when all equal          q = waiting requests
@@ -28,6 +30,13 @@ import java.util.SplittableRandom;
  * <p><b>Telemetry.</b> {@code kv_cache_usage} and the waiting queue come from the latest sample of each
  * worker's metrics, which this policy asks for every 50 ms (llm-d's refresh period); it does not add its
  * own picks since the sample. Before a worker's first sample both read 0.
+ *
+ * <p><b>Precise scorer's normalisation.</b> As llm-d-inference-scheduler's {@code indexedScoresToNormalizedScoredPods}
+ * does with the KV-cache indexer's scores (the pods it returns are those with a matched block): the best match gets
+ * the whole weight 3 whatever the prompt's length. PEERS.md §4 divides by the prompt's block count instead, which
+ * gave the best match 3 × (its lead in blocks / the prompt's blocks): a 6 k-token group prefix of a 7.2 k prompt
+ * over a 2 k system prompt every worker holds was worth 1.7, which one worker's kv-util and queue swing outweighed
+ * (fleet-sim/PEERS-NOTES.md, a fidelity review of 2026-12-04).
  *
  * <p><b>Precise scorer.</b> selector-runtime's {@link RunPrefixIndex} fed by KV events: GPU credit on the
  * blocks held on HBM from block 0, CPU credit on the extension held on HBM-or-CPU beyond it (a block past
@@ -53,6 +62,7 @@ public final class LlmdPolicy implements RoutingPolicy {
     private final int[] waiting;
     private final double[] kvUsage;
     private final double[] scores;
+    private final double[] preciseRaw;
     private final RunPrefixIndex precise;
     private final PrefixMatch match;
     private final ApproxPrefixIndex gpuLru;
@@ -66,6 +76,7 @@ public final class LlmdPolicy implements RoutingPolicy {
         this.waiting = new int[workers];
         this.kvUsage = new double[workers];
         this.scores = new double[workers];
+        this.preciseRaw = new double[workers];
         int bs = fleet.blockSize();
         this.capBlocks = config.maxPrefixTokens() > 0 ? (int) Math.max(1, config.maxPrefixTokens() / bs) : Integer.MAX_VALUE;
         long[] gpuCap = new long[workers];
@@ -120,6 +131,7 @@ public final class LlmdPolicy implements RoutingPolicy {
         int total = Math.min(hashes.length, capBlocks);
         if (precise != null) {
             precise.match(hashes, total, nowMicros * 1000, match);
+            normalisePrecise(total);
         }
         int minQ = Integer.MAX_VALUE;
         int maxQ = Integer.MIN_VALUE;
@@ -135,17 +147,32 @@ public final class LlmdPolicy implements RoutingPolicy {
         return Ties.argmax(scores, workers, random);
     }
 
+    /** {@code preciseRaw[w]}: the precise scorer's normalised score of every worker (see the class comment). */
+    private void normalisePrecise(int total) {
+        double min = Double.MAX_VALUE;
+        double max = 0;
+        for (int w = 0; w < workers; w++) {
+            double raw = total == 0 ? 0 : config.gpuTierWeight() * match.cumulativeBlocks(w, Tier.HBM.ordinal())
+                    + config.cpuTierWeight() * match.blocksOnTier(w, Tier.CPU.ordinal());
+            preciseRaw[w] = raw;
+            if (raw > 0) {
+                min = Math.min(min, raw);
+                max = Math.max(max, raw);
+            }
+        }
+        for (int w = 0; w < workers; w++) {
+            double raw = preciseRaw[w];
+            preciseRaw[w] = raw <= 0 ? 0.0 : max == min ? 1.0 : (raw - min) / (max - min);
+        }
+    }
+
     /** The weighted prefix term(s) of {@code w}'s score. */
     private double prefixScore(int w, long[] hashes, int total) {
         if (total == 0) {
             return 0.0;
         }
         return switch (config.prefix()) {
-            case PRECISE -> {
-                int gpu = match.cumulativeBlocks(w, Tier.HBM.ordinal());
-                int cpu = match.blocksOnTier(w, Tier.CPU.ordinal());
-                yield config.prefixWeight() * (config.gpuTierWeight() * gpu + config.cpuTierWeight() * cpu) / total;
-            }
+            case PRECISE -> config.prefixWeight() * preciseRaw[w];
             case APPROXIMATE -> config.prefixWeight() * gpuLru.matched(w, hashes, total) / total;
             case TIERED_CPU -> config.prefixWeight() * gpuLru.matched(w, hashes, total) / total
                     + config.cpuPrefixWeight() * cpuLru.matched(w, hashes, total) / total;

@@ -44,30 +44,41 @@ class LlmdPolicyTest {
         assertThat(p.lastScore(2)).isEqualTo(2 + 2 * 0.0);
     }
 
+    /**
+     * Tier-weighted matched blocks (GPU 1.0, CPU 0.8), min-max normalised over the workers with a match as
+     * llm-d-inference-scheduler's indexedScoresToNormalizedScoredPods does, then traded against kv-util and queue.
+     */
     @Test
-    void preciseWeighsGpuAndCpuBlocksAndTradesThemAgainstKvUsage() {
+    void preciseWeighsGpuAndCpuBlocksNormalisesThemOverTheWorkersAndTradesThemAgainstKvUsage() {
         LlmdPolicy p = new LlmdPolicy(LlmdConfig.precise(), fleet, 1);
         p.onKvEvent(new KvEvent.Stored(0, Tier.HBM, false, 0, chain(100, 10)), 0);
         p.onKvEvent(new KvEvent.Stored(1, Tier.CPU, false, 0, chain(100, 10)), 0);
-        p.onTelemetry(sample(0, 0, 0, 0.5));
+        p.onKvEvent(new KvEvent.Stored(2, Tier.HBM, false, 0, chain(100, 4)), 0);
+        p.onTelemetry(sample(0, 0, 0, 0.6));
         p.onTelemetry(sample(1, 0, 0, 0.0));
         p.onTelemetry(sample(2, 0, 0, 0.0));
         int w = p.route(fleet.request("r", 1, 0, chain(100, 10)), fleet, 1);
-        // 3·1.0 + 2·0.5 + 2 = 6.0  vs  3·0.8 + 2·1 + 2 = 6.4  vs  0 + 2 + 2 = 4
-        assertThat(p.lastScore(0)).isCloseTo(6.0, within(1e-12));
-        assertThat(p.lastScore(1)).isCloseTo(6.4, within(1e-12));
+        // raw 10, 8, 4 → 1, 2/3, 0: 3·1 + 2·0.4 + 2 = 5.8  vs  3·⅔ + 2 + 2 = 6  vs  0 + 2 + 2 = 4
+        assertThat(p.lastScore(0)).isCloseTo(5.8, within(1e-12));
+        assertThat(p.lastScore(1)).isCloseTo(6.0, within(1e-12));
         assertThat(p.lastScore(2)).isCloseTo(4.0, within(1e-12));
         assertThat(w).isEqualTo(1);
     }
 
+    /** Only consecutive blocks from block 0 count; the best match gets the whole weight whatever the prompt's length. */
     @Test
-    void preciseScoresOnlyConsecutiveBlocksOverTheRequestsTotal() {
+    void preciseScoresOnlyConsecutiveBlocksAndTheBestMatchGetsTheWholeWeight() {
         LlmdPolicy p = new LlmdPolicy(LlmdConfig.precise(), fleet, 1);
         long[] h = chain(100, 10);
         p.onKvEvent(new KvEvent.Stored(0, Tier.HBM, false, 0, java.util.Arrays.copyOfRange(h, 0, 4)), 0);
         p.onKvEvent(new KvEvent.Stored(0, Tier.HBM, false, 0, java.util.Arrays.copyOfRange(h, 5, 10)), 0);
         p.route(fleet.request("r", 1, 0, h), fleet, 1);
-        assertThat(p.lastScore(0)).isCloseTo(3 * 0.4 + 2 + 2, within(1e-12));
+        assertThat(p.lastScore(0)).as("4 of 10 blocks, the only match: 1.0").isCloseTo(3 + 2 + 2, within(1e-12));
+        assertThat(p.lastScore(1)).as("no match").isCloseTo(2 + 2, within(1e-12));
+        p.onKvEvent(new KvEvent.Stored(1, Tier.HBM, false, 0, h), 0);
+        p.route(fleet.request("r2", 1, 0, h), fleet, 2);
+        assertThat(p.lastScore(1)).as("10 blocks: the best").isCloseTo(3 + 2 + 2, within(1e-12));
+        assertThat(p.lastScore(0)).as("4 blocks: the least of those matched").isCloseTo(0 + 2 + 2, within(1e-12));
     }
 
     @Test
