@@ -277,7 +277,7 @@ final class ClusterCommand implements Runnable {
                 return 0;
             }
             try {
-                List<Resumable> running = runningJobs(out);
+                List<Resumable> running = runningJobs(out); // null: Flink did not answer
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
                     out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
@@ -285,7 +285,7 @@ final class ClusterCommand implements Runnable {
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
                 // Resolved now that the job is stopped: the checkpoint Flink named while it ran may be discarded since.
                 List<StoppedJobs.Job> stopped = new ArrayList<>();
-                for (Resumable r : running) {
+                for (Resumable r : running == null ? List.<Resumable>of() : running) {
                     if (r.line() != null) {
                         out.println(r.line());
                         continue;
@@ -296,7 +296,9 @@ final class ClusterCommand implements Runnable {
                             r.identity(), r.arguments(), checkpoint) + " (and its other flags)");
                 }
                 try {
-                    StoppedJobs.write(dir.dir, stopped);
+                    if (running != null) { // Flink not asked (it did not answer): an earlier record stays
+                        StoppedJobs.write(dir.dir, stopped);
+                    }
                     if (!stopped.isEmpty()) {
                         out.println("  ('cluster up --dir " + dir.dir + "' prints the resume line again, with its ports)");
                     }
@@ -321,7 +323,8 @@ final class ClusterCommand implements Runnable {
         /**
          * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
          * stop; a fitting job also with the checkpoint it can resume from (the cluster keeps checkpoints), returned to
-         * print after the stop. Nothing when Flink does not answer (it runs no job anyone can reach then).
+         * print after the stop; null when Flink does not answer (it runs no job anyone can reach then, and what it ran
+         * before, an earlier record may say).
          */
         private List<Resumable> runningJobs(PrintWriter out) {
             List<Resumable> resume = new ArrayList<>();
@@ -333,7 +336,7 @@ final class ClusterCommand implements Runnable {
                 clustersKafka = LocalCluster.kafkaBootstrap(dir.dir);
                 jobs = rest.jobs();
             } catch (FlinkRestClient.FlinkRestException | IllegalArgumentException e) {
-                return resume;
+                return null;
             }
             Set<String> current = JobStates.newestOfTheirName(jobs);
             for (FlinkRestClient.JobSummary j : jobs) {

@@ -76,8 +76,8 @@ final class KafkaClientConfig {
                 throw new CommandLine.ParameterException(cl, "--command-config " + file + ": '" + key + "': " + problem);
             }
             if (KafkaClientValues.unknown(key)) {
-                cl.getErr().println("tierroute: warning: --command-config " + file + ": '" + key + "' is a setting no "
-                        + "Kafka client knows (a typo?): it has no effect");
+                cl.getErr().println("tierroute: warning: --command-config " + file + ": '" + key + "' is no setting of a "
+                        + "Kafka client (a typo?): Kafka ignores it unless a plugin reads it");
             }
         }
         return props;

@@ -382,6 +382,9 @@ public record JobSettings(
         for (String[] u : units) {
             if (t.endsWith(u[0]) && !(u[0].equals("s") && t.endsWith("ms"))) {
                 String n = t.substring(0, t.length() - u[0].length()).trim();
+                if (!n.matches("-?\\d{1,18}(\\.\\d{1,9})?")) { // Double.parseDouble would take "5d" of "5ds" as 5
+                    throw new NumberFormatException("not a number of " + u[0] + ": " + n);
+                }
                 return Duration.ofMillis(Math.round(Double.parseDouble(n) * Long.parseLong(u[1])));
             }
         }

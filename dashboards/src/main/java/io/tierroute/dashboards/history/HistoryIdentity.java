@@ -260,7 +260,11 @@ final class HistoryIdentity implements AutoCloseable {
         for (String topic : topics) {
             Uuid id = ids.get(topic);
             if (id == null) {
-                if (unknown.contains(topic) && topicIds.containsKey(topic)
+                if (!unknown.contains(topic)) {
+                    unknownAnswers.remove(topic); // no answer (a timeout) breaks the run: "in a row" means in a row
+                    continue;
+                }
+                if (topicIds.containsKey(topic)
                         && unknownAnswers.merge(topic, 1, Integer::sum) >= DELETED_AFTER) {
                     Uuid was = topicIds.remove(topic); // its creation, when it comes, is read as the reference
                     unknownAnswers.remove(topic);

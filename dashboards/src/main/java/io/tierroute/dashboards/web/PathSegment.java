@@ -53,7 +53,7 @@ final class PathSegment {
             if (hi < 0 || lo < 0) {
                 throw new HttpError(400, what + " in the path is not valid percent-encoding: '"
                         + raw.substring(escape, Math.min(escape + 3, raw.length())) + "' at character " + (escape + 1)
-                        + " of '" + raw + "' (a '%' must be followed by two hex digits; encode the name with "
+                        + " of '" + abridged(raw) + "' (a '%' must be followed by two hex digits; encode the name with "
                         + "encodeURIComponent)");
             }
             bytes.write(hi << 4 | lo);
@@ -64,7 +64,12 @@ final class PathSegment {
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray()))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new HttpError(400, what + " in the path, '" + raw + "', does not decode as UTF-8");
+            throw new HttpError(400, what + " in the path, '" + abridged(raw) + "', does not decode as UTF-8");
         }
+    }
+
+    /** A segment as quoted in an error: at most 64 characters (a request target may be kilobytes long). */
+    private static String abridged(String raw) {
+        return raw.length() <= 64 ? raw : raw.substring(0, 64) + "…";
     }
 }

@@ -91,7 +91,7 @@ public record WebTls(Path keyStore, String keyStoreType, String keyStorePassword
 
     private static boolean holdsAKey(KeyStore ks) throws java.security.KeyStoreException {
         for (java.util.Enumeration<String> a = ks.aliases(); a.hasMoreElements(); ) {
-            if (ks.isKeyEntry(a.nextElement())) {
+            if (ks.entryInstanceOf(a.nextElement(), KeyStore.PrivateKeyEntry.class)) { // not a secret key (JCEKS)
                 return true;
             }
         }

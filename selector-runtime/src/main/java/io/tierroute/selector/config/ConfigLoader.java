@@ -363,7 +363,8 @@ public final class ConfigLoader {
      */
     private static void clientPropertyWarnings(String key, String where, List<String> warnings) {
         if (KafkaClientValues.unknown(key)) {
-            warnings.add(where + ": '" + key + "' is a setting no Kafka client knows (a typo?): it has no effect");
+            warnings.add(where + ": '" + key + "' is no setting of a Kafka client (a typo?): Kafka ignores it unless a "
+                    + "plugin reads it");
         }
         String decisions = DECISIONS_SETTINGS.get(key);
         if (decisions != null) {

@@ -56,7 +56,9 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     private final ArrayBlockingQueue<Pending> queue;
     private final Properties producerProperties;
     private volatile KafkaProducer<byte[], byte[]> producer; // null while its bootstrap host does not resolve
-    private long nextProducerAttemptNanos;                   // the sending thread's
+    private long nextProducerAttemptNanos = System.nanoTime(); // the sending thread's
+    private final Object producerLock = new Object();        // the producer's assignment against close()
+    private boolean producerClosed;                          // under producerLock: close() took the producer
     private long producerBackoffMs = RestartBackoff.MIN_MS;
     private long unresolvedWarnedNanos;                      // the last WARN about it (one a minute at most)
     private boolean unresolvedWarned;
@@ -134,11 +136,18 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
         if (now - nextProducerAttemptNanos < 0) {
             return false;
         }
-        producer = newProducer();
-        if (producer == null) {
+        KafkaProducer<byte[], byte[]> made = newProducer();
+        if (made == null) {
             nextProducerAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(producerBackoffMs);
             producerBackoffMs = Math.min(producerBackoffMs * 2, RestartBackoff.MAX_MS);
             return false;
+        }
+        synchronized (producerLock) {
+            if (producerClosed) { // close() gave up on this thread while it was building one: nobody else closes it
+                made.close(Duration.ZERO);
+                return false;
+            }
+            producer = made;
         }
         log.info("decisions publisher: producer built; {} decision(s) waiting in the buffer", queue.size());
         return true;
@@ -290,7 +299,11 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             }
         }
         droppedClosed.add(drainAll()); // each element is taken once: none is counted twice or sent as well
-        KafkaProducer<byte[], byte[]> made = producer;
+        KafkaProducer<byte[], byte[]> made;
+        synchronized (producerLock) {
+            producerClosed = true;
+            made = producer;
+        }
         if (made != null) {
             made.close(Duration.ofSeconds(5));
         }

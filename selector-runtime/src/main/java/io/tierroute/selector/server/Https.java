@@ -79,7 +79,7 @@ final class Https {
 
     private static boolean holdsAKey(KeyStore ks) throws java.security.KeyStoreException {
         for (java.util.Enumeration<String> a = ks.aliases(); a.hasMoreElements(); ) {
-            if (ks.isKeyEntry(a.nextElement())) {
+            if (ks.entryInstanceOf(a.nextElement(), KeyStore.PrivateKeyEntry.class)) { // not a secret key (JCEKS)
                 return true;
             }
         }

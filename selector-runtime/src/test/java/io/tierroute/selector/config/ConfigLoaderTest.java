@@ -298,7 +298,7 @@ class ConfigLoaderTest {
         SelectorConfig c = ConfigLoader.parse("workers: {count: 1}\nkafka: {bootstrapServers: 'h:1', properties: "
                 + "{securty.protocol: SASL_SSL, linger.ms: 5, security.protocol: PLAINTEXT}}\n", dir);
         assertThat(c.warnings()).containsExactly(
-                "kafka.properties: 'securty.protocol' is a setting no Kafka client knows (a typo?): it has no effect",
+                "kafka.properties: 'securty.protocol' is no setting of a Kafka client (a typo?): Kafka ignores it unless a plugin reads it",
                 "kafka.properties: 'linger.ms' overrides kafka.decisions.linger for the decisions producer (and is not "
                         + "checked as that is); set kafka.decisions.linger instead");
     }

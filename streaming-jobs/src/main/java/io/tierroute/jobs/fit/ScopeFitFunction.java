@@ -596,9 +596,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         QuantileForestModel fresh = forests.pending();
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
-        est.rhoOnTheCarriedBandwidths(candidate);
         GateResult result = gate.validate(candidate, active, jumpWatch());
         ParameterSnapshot gated = result.snapshot();
+        // After the gate: it may hold a BW_t jump and publish the active BW_t, and it compares ρ with the active ρ,
+        // both measured against the BW_t in use; what is published is ρ against the BW_t the record carries.
+        est.rhoOnTheCarriedBandwidths(gated);
         long sequence = ctl == null ? 0 : ctl.getSequence();
         gated.setControlSequence(sequence);
         long v = gated.getVersion();

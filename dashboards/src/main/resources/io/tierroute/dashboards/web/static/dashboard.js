@@ -56,9 +56,15 @@ async function poll() {
       renderScopes(r.body);
       // The revision is taken only once every read of it succeeded: taken before, a failed read left the old figures
       // up until the next snapshot came (never, on a pinned or stalled scope).
-      if (r.body.revision !== state.revision && state.scope && await refresh()) {
-        state.revision = r.body.revision;
-        document.body.dataset.revision = String(state.revision);
+      // A read that keeps failing is retried every 10 s, not at every poll (each retry re-reads every view).
+      if (r.body.revision !== state.revision && state.scope && Date.now() >= (state.retryAt || 0)) {
+        if (await refresh()) {
+          state.revision = r.body.revision;
+          state.retryAt = 0;
+          document.body.dataset.revision = String(state.revision);
+        } else {
+          state.retryAt = Date.now() + 10000;
+        }
       }
       // Not over a Kafka error said above: a reader that never reached Kafka is not ready either. What keeps it from
       // being ready (a topic that does not exist yet) is said, not hidden behind a green "reading".
@@ -325,10 +331,13 @@ async function confirmAction() {
     say('refused (' + r.status + '): ' + r.body.error, false);
   }
   state.revision = -1; // redraw at the next poll
+  state.retryAt = 0;
 }
 
 document.addEventListener('DOMContentLoaded', () => {
-  $('scope').addEventListener('change', (e) => { state.scope = e.target.value; state.revision = -1; state.detail = null; });
+  $('scope').addEventListener('change', (e) => {
+    state.scope = e.target.value; state.revision = -1; state.retryAt = 0; state.detail = null;
+  });
   $('rollback-btn').addEventListener('click', () => ask('rollback'));
   $('unpin-btn').addEventListener('click', () => ask('unpin'));
   $('cancel').addEventListener('click', () => $('confirm-dialog').close());
