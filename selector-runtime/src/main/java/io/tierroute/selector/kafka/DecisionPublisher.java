@@ -136,7 +136,13 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
         if (now - nextProducerAttemptNanos < 0) {
             return false;
         }
-        KafkaProducer<byte[], byte[]> made = newProducer();
+        KafkaProducer<byte[], byte[]> made;
+        try {
+            made = newProducer();
+        } catch (RuntimeException e) { // another refusal on a retry: the sending thread must not die of it
+            log.error("decisions publisher: cannot build the producer: {}; trying again", SessionLoop.describe(e));
+            made = null;
+        }
         if (made == null) {
             nextProducerAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(producerBackoffMs);
             producerBackoffMs = Math.min(producerBackoffMs * 2, RestartBackoff.MAX_MS);
