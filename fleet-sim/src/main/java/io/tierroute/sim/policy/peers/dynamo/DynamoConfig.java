@@ -20,9 +20,14 @@ public record DynamoConfig(String name, String version, double deviceWeight, dou
     public static final String V2025_NAME = "dynamo-2025";
     public static final String APPROX_NAME = "dynamo-approx";
 
-    /** The 2026 default: tiered overlap credit 1.0 / 0.75 / 0.25, {@code prefill_load_scale} 1.0. */
+    /**
+     * The 2026 default, pinned to v1.6.0 (2026-10-22, the newest release): tiered overlap credit 1.0 / 0.75 / 0.25,
+     * {@code prefill_load_scale} 1.0, {@code decode_active_request_weight} 0, temperature 0. Its router queue
+     * ({@code router_queue_threshold}) is off by default since v1.4.0 (on at 4.0 in v1.1–v1.2 and 16.0 in v1.3), so
+     * every request is routed on arrival, as here (fleet-sim/PEERS-NOTES.md).
+     */
     public static DynamoConfig v2026() {
-        return new DynamoConfig(DEFAULT_NAME, "ai-dynamo kv-router 2026 default selector",
+        return new DynamoConfig(DEFAULT_NAME, "ai-dynamo kv-router v1.6.0 default selector (router queue off)",
                 1.0, 0.75, 0.25, 1.0, 0.0, true, 0);
     }
 
@@ -34,7 +39,7 @@ public record DynamoConfig(String name, String version, double deviceWeight, dou
 
     /** The 2026 selector without KV events ({@code --no-kv-events}): own decisions cached for 120 s. */
     public static DynamoConfig approximate() {
-        return new DynamoConfig(APPROX_NAME, "ai-dynamo kv-router 2026 default selector, --no-kv-events (TTL 120 s)",
+        return new DynamoConfig(APPROX_NAME, "ai-dynamo kv-router v1.6.0 default selector, --no-kv-events (TTL 120 s)",
                 1.0, 0.75, 0.25, 1.0, 0.0, false, 120_000_000L);
     }
 

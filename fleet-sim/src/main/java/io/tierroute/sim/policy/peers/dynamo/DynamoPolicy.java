@@ -12,7 +12,7 @@ import io.tierroute.sim.policy.peers.Ties;
 import java.util.SplittableRandom;
 
 /**
- * NVIDIA Dynamo's KV router, default selector (ai-dynamo kv-router 2026 releases; PEERS.md §3), and
+ * NVIDIA Dynamo's KV router, default selector (ai-dynamo kv-router v1.6.0, 2026; PEERS.md §3), and
  * its pinned "Dynamo 2025" and approximate variants ({@link DynamoConfig}).
  *
  * <pre>

@@ -1,5 +1,5 @@
 /**
- * NVIDIA Dynamo's KV router (PEERS.md §3): the 2026 default selector with tiered overlap credit, the
+ * NVIDIA Dynamo's KV router (PEERS.md §3): the 2026 default selector (v1.6.0) with tiered overlap credit, the
  * pinned 2025 form (GPU-only overlap), and the approximate mode without KV events.
  *
  * <ul>

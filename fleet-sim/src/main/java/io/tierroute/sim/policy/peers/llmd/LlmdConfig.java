@@ -13,7 +13,9 @@ package io.tierroute.sim.policy.peers.llmd;
  * @param gpuTierWeight        precise scorer: credit of a block matched on GPU (1.0)
  * @param cpuTierWeight        precise scorer: credit of a block matched on CPU (0.8)
  * @param telemetryMicros      metrics refresh period (50 ms)
- * @param lruTokensPerServer   approximate scorer: LRU capacity per server, in tokens (31 250 blocks × 16)
+ * @param lruTokensPerServer   approximate scorer: LRU capacity per server, in tokens; 0: {@code autoTune}, the
+ *                             engine's HBM KV capacity (the EPP reads {@code num_gpu_blocks} from the engine's
+ *                             {@code vllm:cache_config_info} metric; GAIE v1.2+, on by default)
  * @param maxPrefixTokens      approximate scorer: prompt tokens hashed at most (256 blocks × 16)
  */
 public record LlmdConfig(String name, String version, PrefixMode prefix, double prefixWeight, double cpuPrefixWeight,
@@ -34,7 +36,6 @@ public record LlmdConfig(String name, String version, PrefixMode prefix, double 
     public static final String APPROX_NAME = "llmd-approx";
     public static final String TIERED_NAME = "llmd-tiered-cpu";
 
-    private static final long UPSTREAM_LRU_TOKENS = 31_250L * 16;
     private static final long UPSTREAM_MAX_PREFIX_TOKENS = 256L * 16;
 
     /** The precise prefix-cache profile, llm-d guide values (v0.5): 3·prefix + 2·kv_util + 2·queue. */
@@ -43,11 +44,14 @@ public record LlmdConfig(String name, String version, PrefixMode prefix, double 
                 PrefixMode.PRECISE, 3, 0, 2, 2, 1.0, 0.8, 50_000, 0, 0);
     }
 
-    /** The shipped EPP default: approximate prefix scorer 3, kv-util 2, queue 2. */
+    /**
+     * The shipped EPP default: approximate prefix scorer 3, kv-util 2, queue 2. llm-d v0.5 runs GAIE v1.3.0's
+     * {@code prefix-cache-scorer} with the chart's defaults, {@code autoTune} on: its LRU per server holds the engine's
+     * {@code num_gpu_blocks} (here the worker's HBM blocks), not the fixed 31 250 chunks (500 000 tokens) of GAIE ≤ v1.1.
+     */
     public static LlmdConfig approximate() {
-        return new LlmdConfig(APPROX_NAME, "llm-d v0.5 EPP default profile (approximate prefix 3:2:2)",
-                PrefixMode.APPROXIMATE, 3, 0, 2, 2, 1.0, 0.8, 50_000, UPSTREAM_LRU_TOKENS,
-                UPSTREAM_MAX_PREFIX_TOKENS);
+        return new LlmdConfig(APPROX_NAME, "llm-d v0.5 EPP default profile (approximate prefix 3:2:2, autoTune)",
+                PrefixMode.APPROXIMATE, 3, 0, 2, 2, 1.0, 0.8, 50_000, 0, UPSTREAM_MAX_PREFIX_TOKENS);
     }
 
     /** The tiered CPU guide: approximate GPU scorer 1 + approximate CPU scorer 1 + queue 2 + kv-util 2. */

@@ -43,12 +43,13 @@ import java.util.SplittableRandom;
  * the HBM depth that is on HBM again scores 0.8 here, 1.0 upstream; the simulator moves blocks between
  * tiers, so this is rare). Deeper tiers are not scored (llm-d's guide has GPU and CPU only).
  *
- * <p><b>Approximate scorers.</b> Upstream hashes the prompt text in 64-character chunks (~16 tokens) and
- * keeps per server an LRU of 31 250 chunks (500 000 tokens), matching at most 256 chunks (4 096 tokens).
- * The simulator's prompts are known only per engine block, so this works on the request's chained block
- * hashes with the same capacities in tokens: LRU {@code 500 000 / bs} blocks, cap {@code max(1, 4 096 / bs)}
- * blocks. Granularity is coarser (a shared prefix shorter than one engine block scores 0) but the ratio
- * is the same. The tiered CPU guide sizes one approximate scorer to the GPU cache and another to the CPU
+ * <p><b>Approximate scorers.</b> Upstream (GAIE v1.3.0, which llm-d v0.5 runs) hashes the prompt text in chunks of
+ * the engine's block size × 4 characters (64 for vLLM's 16-token blocks), matches at most 256 chunks (4 096 tokens), and
+ * with {@code autoTune} (on by default since GAIE v1.2) keeps per server an LRU of the engine's {@code num_gpu_blocks}
+ * chunks: as many tokens as the engine's KV cache holds (GAIE ≤ v1.1 fixed it at 31 250 chunks, 500 000 tokens). The
+ * simulator's prompts are known only per engine block, so this works on the request's chained block hashes with the
+ * same capacities in tokens: LRU {@code hbmCapacityBlocks(w)} blocks, cap {@code max(1, 4 096 / bs)} blocks.
+ * Granularity is coarser (a shared prefix shorter than one engine block scores 0) but the ratio is the same. The tiered CPU guide sizes one approximate scorer to the GPU cache and another to the CPU
  * cache; here the GPU LRU holds {@code hbmCapacityBlocks(w)} blocks and the CPU LRU the CPU tier's
  * capacity, which {@link FleetView} does not expose yet: 4 × HBM when the worker has a CPU link, else 0
  * (see fleet-sim/PEERS-NOTES.md). Both are LRUs of this router's own picks: "on CPU" means "sent here
@@ -82,7 +83,7 @@ public final class LlmdPolicy implements RoutingPolicy {
         long[] gpuCap = new long[workers];
         long[] cpuCap = new long[workers];
         for (int w = 0; w < workers; w++) {
-            gpuCap[w] = config.prefix() == LlmdConfig.PrefixMode.TIERED_CPU
+            gpuCap[w] = config.prefix() == LlmdConfig.PrefixMode.TIERED_CPU || config.lruTokensPerServer() == 0
                     ? fleet.hbmCapacityBlocks(w) : Math.max(1, config.lruTokensPerServer() / bs);
             cpuCap[w] = fleet.bandwidth(w, Tier.CPU) > 0 ? 4 * fleet.hbmCapacityBlocks(w) : 0;
         }

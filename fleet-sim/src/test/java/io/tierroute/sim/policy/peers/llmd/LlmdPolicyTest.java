@@ -122,6 +122,19 @@ class LlmdPolicyTest {
     }
 
     @Test
+    void approximateProfileSizesItsLruToTheEnginesKvCacheAsAutoTuneDoes() {
+        TestFleet small = new TestFleet(2, 16, 10, true); // 10 HBM blocks per worker
+        LlmdPolicy p = new LlmdPolicy(LlmdConfig.approximate(), small, 1);
+        p.onRouted(small.request("a", 1, 0, chain(100, 8)), 0, 1);
+        p.route(small.request("c", 2, 0, chain(100, 8)), small, 2);
+        assertThat(p.lastScore(0)).isCloseTo(3 * 1.0 + 4, within(1e-12)); // 8 of 8 blocks in a 10-block LRU
+        p.onRouted(small.request("b", 3, 0, chain(500, 8)), 0, 3); // 16 blocks sent: a's first 6 are forgotten
+        p.route(small.request("d", 4, 0, chain(100, 8)), small, 4);
+        assertThat(p.lastScore(0)).isCloseTo(0 + 4, within(1e-12)); // block 0 gone: no consecutive match
+        assertThat(LlmdConfig.approximate().version()).contains("autoTune");
+    }
+
+    @Test
     void approximateLruForgetsTheLeastRecentlyInsertedBlocks() {
         ApproxPrefixIndex lru = new ApproxPrefixIndex(new long[] {5});
         lru.insert(0, chain(100, 3), 3);
