@@ -10,7 +10,8 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * Azure LLM inference trace 2023 CSV: {@code TIMESTAMP,ContextTokens,GeneratedTokens}, timestamps like
- * {@code 2023-11-16 18:15:46.6805900}, rows in non-decreasing time (each compared with the row before).
+ * {@code 2023-11-16 18:15:46.6805900}, rows in non-decreasing time (each compared with the row before). Fields may be
+ * quoted ({@link CsvRow}); a record that spans lines (a line break inside quotes) is not one of this trace's rows.
  * Lengths and arrivals only: no prefix information, so every request's blocks are unique (ids are
  * assigned by the replay).
  */
@@ -41,7 +42,7 @@ public final class AzureReader implements TraceReader {
 
     @Override
     public void checkHeader(String line) {
-        String[] f = line.split(",", -1);
+        String[] f = CsvRow.fields(line);
         boolean ok = f.length == COLUMNS.length;
         for (int i = 0; ok && i < f.length; i++) {
             ok = f[i].strip().equalsIgnoreCase(COLUMNS[i]);
@@ -53,7 +54,7 @@ public final class AzureReader implements TraceReader {
 
     @Override
     public TraceRecord parse(String line, TraceRecord previous) {
-        String[] f = line.split(",", -1); // -1: a trailing empty column is a column
+        String[] f = CsvRow.fields(line); // a trailing empty column is a column
         if (f.length != COLUMNS.length) {
             throw new IllegalArgumentException("expected " + COLUMNS.length + " columns " + HEADER + ", got " + f.length);
         }

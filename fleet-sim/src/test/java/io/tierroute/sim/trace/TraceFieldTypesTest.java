@@ -94,6 +94,26 @@ class TraceFieldTypesTest {
                 .hasMessage(zero + ":2: column 'ContextTokens' must be an integer from 1 to 10000000, got \"0000\"");
     }
 
+    /** RFC 4180 quoting, as a spreadsheet or pandas writes the same columns: read as the fields it quotes. */
+    @Test
+    void quotedAzureFieldsAreReadAsTheirValues() {
+        Path p = TraceLoading.write(dir, "quoted.csv", "\"TIMESTAMP\",\"ContextTokens\",\"GeneratedTokens\"",
+                "\"2023-11-16 18:15:46.6805900\",\"374\",\"44\"", "2023-11-16 18:15:47,400,\"0\"");
+        assertThat(TraceLoading.load(p)).extracting(r -> r.promptTokens()).containsExactly(374, 400);
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "`2023-11-16 18:15:47,\"3,74\",44`    | column 'ContextTokens' must be an integer from 1 to 10000000, got \"3,74\"",
+        "`2023-11-16 18:15:47,\"3\"\"7\",44` | column 'ContextTokens' must be an integer from 1 to 10000000, got \"3\"7\"",
+        "`2023-11-16 18:15:47,\"374,44`      | not a CSV row: Missing closing quote for value",
+    })
+    void aQuotedAzureFieldIsOneColumnAndAnOpenQuoteIsRefused(String row, String reason) {
+        Path p = TraceLoading.write(dir, "quotes.csv", "TIMESTAMP,ContextTokens,GeneratedTokens", row);
+        assertThatThrownBy(() -> TraceLoading.load(p)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(p + ":2: " + reason);
+    }
+
     @Test
     void anAzureFileWithoutItsHeaderIsRefusedRatherThanLosingARow() {
         Path p = TraceLoading.write(dir, "noheader.csv", "2023-11-16 18:15:46.6805900,374,44");
