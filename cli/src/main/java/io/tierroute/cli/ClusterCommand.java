@@ -215,8 +215,10 @@ final class ClusterCommand implements Runnable {
             } else {
                 out.printf(Locale.ROOT, "up in %.1f s; stop with: tierroute cluster down --dir %s%n",
                         (System.nanoTime() - begin) / 1e9, s.dir());
-                out.println("  the last 'cluster down' here stopped the fitting job" + (stopped.size() > 1 ? "s" : "")
-                        + " below; to resume from its last checkpoint (and keep what it fitted):");
+                boolean many = stopped.size() > 1;
+                out.println("  'cluster down' here stopped the fitting job" + (many ? "s" : "") + " below, and nothing has "
+                        + "resumed " + (many ? "them" : "it") + " since; to resume from " + (many ? "each one's" : "its")
+                        + " last checkpoint (and keep what it fitted):");
                 for (StoppedJobs.Job j : stopped) {
                     out.println("    " + StoppedJobs.resumeLine(j, r.flink().restUri(), r.kafka().bootstrapServers()));
                 }
@@ -277,7 +279,8 @@ final class ClusterCommand implements Runnable {
                 return 0;
             }
             try {
-                List<Resumable> running = runningJobs(out); // null: Flink did not answer
+                List<StoppedJobs.Writes> ranSince = new ArrayList<>(); // filled by runningJobs
+                List<Resumable> running = runningJobs(out, ranSince); // null: Flink did not answer
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
                     out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
@@ -296,8 +299,8 @@ final class ClusterCommand implements Runnable {
                             r.identity(), r.arguments(), checkpoint) + " (and its other flags)");
                 }
                 try {
-                    if (running != null) { // Flink not asked (it did not answer): an earlier record stays
-                        StoppedJobs.write(dir.dir, stopped);
+                    if (running != null) { // Flink not asked (it did not answer): an earlier record stays whole
+                        StoppedJobs.write(dir.dir, StoppedJobs.afterDown(stopped, StoppedJobs.read(dir.dir), ranSince));
                     }
                     if (!stopped.isEmpty()) {
                         out.println("  ('cluster up --dir " + dir.dir + "' prints the resume line again, with its ports)");
@@ -326,7 +329,7 @@ final class ClusterCommand implements Runnable {
          * print after the stop; null when Flink does not answer (it runs no job anyone can reach then, and what it ran
          * before, an earlier record may say).
          */
-        private List<Resumable> runningJobs(PrintWriter out) {
+        private List<Resumable> runningJobs(PrintWriter out, List<StoppedJobs.Writes> ranSince) {
             List<Resumable> resume = new ArrayList<>();
             FlinkRestClient rest;
             List<FlinkRestClient.JobSummary> jobs;
@@ -339,6 +342,9 @@ final class ClusterCommand implements Runnable {
                 return null;
             }
             Set<String> current = JobStates.newestOfTheirName(jobs);
+            if (!StoppedJobs.read(dir.dir).isEmpty()) {
+                ranSince.addAll(fittingJobsWrites(rest, jobs, clustersKafka));
+            }
             for (FlinkRestClient.JobSummary j : jobs) {
                 if (j.state().equals("RUNNING")) {
                     out.println("  job " + j.id() + " " + ShellWords.quote(j.name()) + " is RUNNING: it stops with the "
@@ -369,6 +375,30 @@ final class ClusterCommand implements Runnable {
                 }
             }
             return resume;
+        }
+
+        /**
+         * What each fitting job in Flink's job list writes, whatever its state (StoppedJobs.afterDown). A job whose
+         * configuration Flink does not give is counted as writing every topic: the earlier record cannot be shown to
+         * be current, and a line that resumes what a later job replaced would rewind its parameters.
+         */
+        private static List<StoppedJobs.Writes> fittingJobsWrites(FlinkRestClient rest, List<FlinkRestClient.JobSummary> jobs,
+                                                                  String clustersKafka) {
+            List<StoppedJobs.Writes> writes = new ArrayList<>();
+            for (FlinkRestClient.JobSummary j : jobs) {
+                java.util.Map<String, String> config;
+                try {
+                    config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN).userConfig();
+                } catch (FlinkRestClient.FlinkRestException e) {
+                    writes.add(StoppedJobs.Writes.UNKNOWN);
+                    continue;
+                }
+                if (WriterIdentity.FITTING_JOB.equals(config.get(WriterIdentity.ROLE))) {
+                    writes.add(StoppedJobs.Writes.of(config, java.util.Objects.equals(clustersKafka,
+                            config.get(WriterIdentity.BOOTSTRAP_SERVERS))));
+                }
+            }
+            return writes;
         }
     }
 

@@ -16,9 +16,9 @@ import java.util.Properties;
 import java.util.TreeMap;
 
 /**
- * The fitting jobs a {@code cluster down} stopped, with the checkpoint each can resume from, kept in the cluster's
- * directory ({@value #FILE}) so that the next {@code cluster up} there can print the line that resumes them, on its own
- * ports. Before, {@code down}'s output was the only record of the checkpoint, and its line named the old cluster's
+ * The fitting jobs a {@code cluster down} stopped and nothing has resumed since, with the checkpoint each can resume
+ * from, kept in the cluster's directory ({@value #FILE}) so that each {@code cluster up} there can print the line that
+ * resumes them, on its own ports ({@link #afterDown}). Before, {@code down}'s output was the only record of the checkpoint, and its line named the old cluster's
  * ports; a new {@code up} said "Next: tierroute submit ..." for a fresh start, losing the fitted state.
  */
 final class StoppedJobs {
@@ -29,7 +29,35 @@ final class StoppedJobs {
      * A job stopped with the cluster: its published identity, the arguments Flink showed, its last checkpoint, and
      * whether its Kafka was the cluster's own broker (whose data the next {@code up} serves on its own port).
      */
-    record Job(Map<String, String> identity, List<String> arguments, String checkpoint, boolean onTheClustersKafka) {}
+    record Job(Map<String, String> identity, List<String> arguments, String checkpoint, boolean onTheClustersKafka) {
+
+        /** What it wrote. */
+        Writes writes() {
+            return Writes.of(identity, onTheClustersKafka);
+        }
+    }
+
+    /**
+     * What a fitting job writes: its parameter topic, on the cluster's own broker (whatever port it has now) or on the
+     * Kafka at {@code bootstrap}. Two jobs that write the same are one writer's runs ({@code submit} refuses a second
+     * writer of a topic), so a later one takes over from an earlier one's record.
+     */
+    record Writes(String paramsTopic, String bootstrap, boolean onTheClustersKafka) {
+
+        /** A job whose configuration Flink did not give: it may write anything. */
+        static final Writes UNKNOWN = new Writes(null, null, false);
+
+        static Writes of(Map<String, String> identity, boolean onTheClustersKafka) {
+            return new Writes(identity.get(WriterIdentity.PARAMS_TOPIC), identity.get(WriterIdentity.BOOTSTRAP_SERVERS),
+                    onTheClustersKafka);
+        }
+
+        boolean sameAs(Writes other) {
+            return other == UNKNOWN || paramsTopic != null && paramsTopic.equals(other.paramsTopic)
+                    && (onTheClustersKafka ? other.onTheClustersKafka
+                    : !other.onTheClustersKafka && java.util.Objects.equals(bootstrap, other.bootstrap));
+        }
+    }
 
     private StoppedJobs() {
     }
@@ -56,6 +84,25 @@ final class StoppedJobs {
         try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             p.store(w, "fitting jobs 'tierroute cluster down' stopped, and the checkpoint each can resume from");
         }
+    }
+
+    /**
+     * The record a {@code cluster down} leaves: the jobs it stopped, then the jobs of the {@code earlier} record that no
+     * fitting job on this cluster's Flink took over since ({@code ranSince}: every fitting job in Flink's job list,
+     * whatever its state; the list starts empty at each {@code up} and keeps an ended job for
+     * {@code FlinkSessionCluster.JOB_LIST_RETENTION}). So a job stopped by one down and neither resumed nor replaced
+     * before the next stays recorded: before, that next down found no job running and deleted the record, and the
+     * only line that resumes it with what it fitted was gone.
+     */
+    static List<Job> afterDown(List<Job> stoppedNow, List<Job> earlier, List<Writes> ranSince) {
+        List<Job> out = new ArrayList<>(stoppedNow);
+        for (Job j : earlier) {
+            Writes w = j.writes();
+            if (ranSince.stream().noneMatch(w::sameAs) && stoppedNow.stream().noneMatch(n -> n.writes().sameAs(w))) {
+                out.add(j);
+            }
+        }
+        return out;
     }
 
     /** The jobs recorded in {@code dir}; none when there is no record or it cannot be read. */

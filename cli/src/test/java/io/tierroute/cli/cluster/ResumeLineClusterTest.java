@@ -11,6 +11,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,8 @@ import java.util.regex.Pattern;
  * {@code restart it with:} line carries both (Flink's {@code job-parallelism} and checkpoint interval) and starts the job
  * from the savepoint, where the same line without {@code --parallelism} is refused by submit's slot check (the default,
  * 2, is more than the cluster has); then {@code cluster down} while that job runs prints the line of its last checkpoint,
- * which, after {@code cluster up} on the same directory, starts it from that checkpoint at parallelism 1.
+ * which, after {@code cluster up} on the same directory, starts it from that checkpoint at parallelism 1; a down and an
+ * up with nothing resumed in between keep that line, and the job resumed from it takes its record over.
  */
 class ResumeLineClusterTest {
 
@@ -107,15 +109,40 @@ class ResumeLineClusterTest {
                     "--flink-port", Integer.toString(flinkPort2), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
                     "--slots", "1", "--metrics-port", "0", "--timeout", "120s"));
             assertThat(again.rc).as(again.all()).isZero();
-            assertThat(again.out).contains("the last 'cluster down' here stopped the fitting job below; to resume from "
-                    + "its last checkpoint (and keep what it fitted):").doesNotContain("Next: ");
+            assertThat(again.out).contains("'cluster down' here stopped the fitting job below, and nothing has resumed "
+                    + "it since; to resume from its last checkpoint (and keep what it fitted):").doesNotContain("Next: ");
             String upLine = group(again.out, "\n    (tierroute submit .+)");
             assertThat(upLine).isEqualTo(resume.replace(flink, flink2).replace(bootstrap, "127.0.0.1:" + kafkaPort2));
-            CliRun fromCheckpoint = CliRun.of(words(upLine));
+
+            // down and up again with nothing resumed in between: the job stays recorded, its line on the third ports
+            // (the down that stopped no job used to delete the record)
+            CliRun down2 = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
+            assertThat(down2.rc).as(down2.all()).isZero();
+            int kafkaPort3 = LoopbackPorts.free();
+            int flinkPort3 = LoopbackPorts.free();
+            String flink3 = "http://127.0.0.1:" + flinkPort3;
+            CliRun third = CliRun.of(List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port",
+                    Integer.toString(kafkaPort3), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
+                    "--flink-port", Integer.toString(flinkPort3), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
+                    "--slots", "1", "--metrics-port", "0", "--timeout", "120s"));
+            assertThat(third.rc).as(third.all()).isZero();
+            String thirdLine = group(third.out, "\n    (tierroute submit .+)");
+            assertThat(thirdLine).isEqualTo(resume.replace(flink, flink3).replace(bootstrap, "127.0.0.1:" + kafkaPort3));
+
+            CliRun fromCheckpoint = CliRun.of(words(thirdLine));
             assertThat(fromCheckpoint.rc).as(fromCheckpoint.all()).isZero();
-            assertRestoredAsBefore(new FlinkRestClient(URI.create(flink2), Duration.ofSeconds(10)),
-                    jobId(fromCheckpoint.out, "submitted from savepoint " + Pattern.quote(checkpoint.group(1))),
-                    checkpoint.group(1));
+            String fromCheckpointId = jobId(fromCheckpoint.out, "submitted from savepoint "
+                    + Pattern.quote(checkpoint.group(1)));
+            FlinkRestClient rest3 = new FlinkRestClient(URI.create(flink3), Duration.ofSeconds(10));
+            assertRestoredAsBefore(rest3, fromCheckpointId, checkpoint.group(1));
+            awaitCheckpoint(rest3, fromCheckpointId);
+
+            // the resumed job took its record over: the next down records it alone, at its own checkpoint
+            CliRun down3 = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
+            assertThat(down3.rc).as(down3.all()).isZero();
+            String record = Files.readString(dir.resolve("stopped-jobs.properties"));
+            assertThat(record).contains("/" + fromCheckpointId + "/chk-").doesNotContain("job.1.")
+                    .doesNotContain("/" + resumedId + "/");
         } finally {
             CliRun down = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
             assertThat(down.rc).as(down.all()).isZero();

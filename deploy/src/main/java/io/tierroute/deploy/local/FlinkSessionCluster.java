@@ -21,6 +21,9 @@ import java.util.Map;
  */
 public final class FlinkSessionCluster implements AutoCloseable {
 
+    /** How long Flink keeps a job that ended in its job list ({@code jobstore.expiration-time}). */
+    public static final java.time.Duration JOB_LIST_RETENTION = java.time.Duration.ofDays(30);
+
     /**
      * Where and how. {@code config} entries are written to config.yaml after (and over) the defaults of
      * {@link #configuration}, e.g. a faster {@code heartbeat.timeout} for a TaskManager-kill test.
@@ -123,6 +126,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
         c.put("restart-strategy.fixed-delay.delay", "2 s");
         // a job main that calls System.exit (e.g. on a bad argument) must fail its submission, not end the JobManager
         c.put("cluster.intercept-user-system-exit", "THROW");
+        // A finished or cancelled job stays in the job list for 30 days (Flink's default: 1 h): 'cluster down' reads
+        // it to tell whether a job an earlier down recorded as stopped was resumed (or replaced) since.
+        c.put("jobstore.expiration-time", Long.toString(JOB_LIST_RETENTION.toSeconds()));
         // Flink's 10 s RPC start-up limit killed the JobManager on a loaded 2-core machine (measured in
         // TaskManagerKillTest); a slow start is not a failure here.
         c.put("pekko.startup-timeout", "90 s");
