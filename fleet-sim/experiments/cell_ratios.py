@@ -3,7 +3,8 @@
 as "TTFT mean / p99 / JCT mean" per cell (geometric mean over SEEDS), then the columns more than 3 % behind over the
 seeds in the workloads the variant ran (ONLY=w1,w2 counts those workloads alone). CELLS: workload@load,
 comma-separated (e.g. llmd-blog@0.5,agentic@1); a cell the variant did not run prints an empty column. Reads
-ROOT/seedN/{peers,V}/<workload>/results.csv, the layout variant_table.sh writes (ROUNDS.md, "Frontier round")."""
+ROOT/seedN/{peers,V}/<workload>/results.csv, the layout variant_table.sh writes (ROUNDS.md, "Frontier round").
+POLICY=name reads another policy's rows (default tierroute-fitted)."""
 import csv
 import math
 import os
@@ -11,6 +12,7 @@ import sys
 
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = ('ttft_mean_s', 'ttft_p99_s', 'jct_mean_s')
+POLICY = os.environ.get('POLICY', 'tierroute-fitted')
 
 
 def by_load(path, keep):
@@ -24,9 +26,9 @@ def by_load(path, keep):
 
 
 def ratios(root, seed, variant, workload):
-    """{load: [best peer / tierroute-fitted per column]} for the loads the variant ran."""
+    """{load: [best peer / POLICY per column]} for the loads the variant ran."""
     peers = by_load(f'{root}/seed{seed}/peers/{workload}/results.csv', lambda p: p in PEERS)
-    ours = by_load(f'{root}/seed{seed}/{variant}/{workload}/results.csv', lambda p: p == 'tierroute-fitted')
+    ours = by_load(f'{root}/seed{seed}/{variant}/{workload}/results.csv', lambda p: p == POLICY)
     return {L: [min(float(r[c]) for r in peers[L]) / float(rs[0][c]) for c in COLS]
             for L, rs in ours.items() if L in peers}
 
@@ -50,7 +52,7 @@ def main():
         per = {(s, w): ratios(root, s, v, w) for s in seeds for w in workloads}
         if not any(per.values()):
             listed = ','.join(map(str, seeds))
-            sys.exit(f"{v}: no tierroute-fitted rows under {root}/seed{{{listed}}}/{v} with peers beside")
+            sys.exit(f"{v}: no {POLICY} rows under {root}/seed{{{listed}}}/{v} with peers beside")
         row = []
         for w, L in cells:
             got = [per[(s, w)][L] for s in seeds if L in per[(s, w)]]
