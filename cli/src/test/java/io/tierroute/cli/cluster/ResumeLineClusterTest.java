@@ -47,10 +47,7 @@ class ResumeLineClusterTest {
         Path dir = tmp.resolve("cluster");
         int kafkaPort = LoopbackPorts.free();
         int flinkPort = LoopbackPorts.free();
-        List<String> up = List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
-                "--kafka-controller-port", Integer.toString(LoopbackPorts.free()), "--flink-port", Integer.toString(flinkPort),
-                "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "1", "--metrics-port", "0",
-                "--timeout", "120s");
+        List<String> up = up(dir, kafkaPort, flinkPort);
         String bootstrap = "127.0.0.1:" + kafkaPort;
         String flink = "http://127.0.0.1:" + flinkPort;
         FlinkRestClient rest = new FlinkRestClient(URI.create(flink), Duration.ofSeconds(10));
@@ -104,10 +101,7 @@ class ResumeLineClusterTest {
             int kafkaPort2 = LoopbackPorts.free();
             int flinkPort2 = LoopbackPorts.free();
             String flink2 = "http://127.0.0.1:" + flinkPort2;
-            CliRun again = CliRun.of(List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port",
-                    Integer.toString(kafkaPort2), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
-                    "--flink-port", Integer.toString(flinkPort2), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
-                    "--slots", "1", "--metrics-port", "0", "--timeout", "120s"));
+            CliRun again = CliRun.of(up(dir, kafkaPort2, flinkPort2));
             assertThat(again.rc).as(again.all()).isZero();
             assertThat(again.out).contains("'cluster down' here stopped the fitting job below, and nothing has resumed "
                     + "it since; to resume from its last checkpoint (and keep what it fitted):").doesNotContain("Next: ");
@@ -121,10 +115,7 @@ class ResumeLineClusterTest {
             int kafkaPort3 = LoopbackPorts.free();
             int flinkPort3 = LoopbackPorts.free();
             String flink3 = "http://127.0.0.1:" + flinkPort3;
-            CliRun third = CliRun.of(List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port",
-                    Integer.toString(kafkaPort3), "--kafka-controller-port", Integer.toString(LoopbackPorts.free()),
-                    "--flink-port", Integer.toString(flinkPort3), "--flink-rpc-port", Integer.toString(LoopbackPorts.free()),
-                    "--slots", "1", "--metrics-port", "0", "--timeout", "120s"));
+            CliRun third = CliRun.of(up(dir, kafkaPort3, flinkPort3));
             assertThat(third.rc).as(third.all()).isZero();
             String thirdLine = group(third.out, "\n    (tierroute submit .+)");
             assertThat(thirdLine).isEqualTo(resume.replace(flink, flink3).replace(bootstrap, "127.0.0.1:" + kafkaPort3));
@@ -147,6 +138,14 @@ class ResumeLineClusterTest {
             CliRun down = CliRun.of(List.of("cluster", "down", "--dir", dir.toString()));
             assertThat(down.rc).as(down.all()).isZero();
         }
+    }
+
+    /** {@code cluster up} of a one-slot cluster on {@code dir} at these Kafka and Flink REST ports (the others free). */
+    private static List<String> up(Path dir, int kafkaPort, int flinkPort) {
+        return List.of("cluster", "up", "--dir", dir.toString(), "--kafka-port", Integer.toString(kafkaPort),
+                "--kafka-controller-port", Integer.toString(LoopbackPorts.free()), "--flink-port", Integer.toString(flinkPort),
+                "--flink-rpc-port", Integer.toString(LoopbackPorts.free()), "--slots", "1", "--metrics-port", "0",
+                "--timeout", "120s");
     }
 
     /** The job restored from {@code path} (its checkpoint statistics), at parallelism 1 with 1 s checkpoints. */
