@@ -300,7 +300,15 @@ final class ClusterCommand implements Runnable {
                 }
                 try {
                     if (running != null) { // Flink not asked (it did not answer): an earlier record stays whole
-                        StoppedJobs.write(dir.dir, StoppedJobs.afterDown(stopped, StoppedJobs.read(dir.dir), ranSince));
+                        List<StoppedJobs.Job> earlier = StoppedJobs.read(dir.dir);
+                        List<StoppedJobs.Job> kept = StoppedJobs.afterDown(stopped, earlier, ranSince);
+                        for (StoppedJobs.Job j : earlier) {
+                            if (!kept.contains(j)) {
+                                out.println("  the earlier record of the job writing " + j.writes().paramsTopic()
+                                        + " is dropped: a job that writes it has checkpointed since");
+                            }
+                        }
+                        StoppedJobs.write(dir.dir, kept);
                     }
                     if (!stopped.isEmpty()) {
                         out.println("  ('cluster up --dir " + dir.dir + "' prints the resume line again, with its ports)");
@@ -343,7 +351,7 @@ final class ClusterCommand implements Runnable {
             }
             Set<String> current = JobStates.newestOfTheirName(jobs);
             if (!StoppedJobs.read(dir.dir).isEmpty()) {
-                ranSince.addAll(fittingJobsWrites(rest, jobs, clustersKafka));
+                ranSince.addAll(fittingJobsWrites(out, rest, jobs, clustersKafka));
             }
             for (FlinkRestClient.JobSummary j : jobs) {
                 if (j.state().equals("RUNNING")) {
@@ -378,24 +386,28 @@ final class ClusterCommand implements Runnable {
         }
 
         /**
-         * What each fitting job in Flink's job list writes, whatever its state (StoppedJobs.afterDown). A job whose
-         * configuration Flink does not give is counted as writing every topic: the earlier record cannot be shown to
-         * be current, and a line that resumes what a later job replaced would rewind its parameters.
+         * What each fitting job in Flink's job list that completed a checkpoint writes, whatever its state now
+         * (StoppedJobs.afterDown): resumed from a recorded line, or started afresh, such a job has a newer resume point
+         * than the record. One without a checkpoint yet (still starting, or failed restoring) does not: the record is
+         * still where its writer resumes from. When Flink does not give a job's configuration or checkpoints, none: the
+         * earlier records stay, as when Flink does not answer at all, and the operator is told.
          */
-        private static List<StoppedJobs.Writes> fittingJobsWrites(FlinkRestClient rest, List<FlinkRestClient.JobSummary> jobs,
+        private static List<StoppedJobs.Writes> fittingJobsWrites(PrintWriter out, FlinkRestClient rest,
+                                                                  List<FlinkRestClient.JobSummary> jobs,
                                                                   String clustersKafka) {
             List<StoppedJobs.Writes> writes = new ArrayList<>();
             for (FlinkRestClient.JobSummary j : jobs) {
-                java.util.Map<String, String> config;
                 try {
-                    config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN).userConfig();
+                    java.util.Map<String, String> config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN).userConfig();
+                    if (WriterIdentity.FITTING_JOB.equals(config.get(WriterIdentity.ROLE))
+                            && rest.completedCheckpoints(j.id()) > 0) {
+                        writes.add(StoppedJobs.Writes.of(config, java.util.Objects.equals(clustersKafka,
+                                config.get(WriterIdentity.BOOTSTRAP_SERVERS))));
+                    }
                 } catch (FlinkRestClient.FlinkRestException e) {
-                    writes.add(StoppedJobs.Writes.UNKNOWN);
-                    continue;
-                }
-                if (WriterIdentity.FITTING_JOB.equals(config.get(WriterIdentity.ROLE))) {
-                    writes.add(StoppedJobs.Writes.of(config, java.util.Objects.equals(clustersKafka,
-                            config.get(WriterIdentity.BOOTSTRAP_SERVERS))));
+                    out.println("  the jobs an earlier 'cluster down' recorded stay recorded: whether job " + j.id()
+                            + " resumed one of them is unknown (" + e.getMessage() + ")");
+                    return List.of();
                 }
             }
             return writes;

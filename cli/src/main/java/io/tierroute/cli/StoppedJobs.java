@@ -44,16 +44,13 @@ final class StoppedJobs {
      */
     record Writes(String paramsTopic, String bootstrap, boolean onTheClustersKafka) {
 
-        /** A job whose configuration Flink did not give: it may write anything. */
-        static final Writes UNKNOWN = new Writes(null, null, false);
-
         static Writes of(Map<String, String> identity, boolean onTheClustersKafka) {
             return new Writes(identity.get(WriterIdentity.PARAMS_TOPIC), identity.get(WriterIdentity.BOOTSTRAP_SERVERS),
                     onTheClustersKafka);
         }
 
         boolean sameAs(Writes other) {
-            return other == UNKNOWN || paramsTopic != null && paramsTopic.equals(other.paramsTopic)
+            return paramsTopic != null && paramsTopic.equals(other.paramsTopic)
                     && (onTheClustersKafka ? other.onTheClustersKafka
                     : !other.onTheClustersKafka && java.util.Objects.equals(bootstrap, other.bootstrap));
         }
@@ -88,9 +85,9 @@ final class StoppedJobs {
 
     /**
      * The record a {@code cluster down} leaves: the jobs it stopped, then the jobs of the {@code earlier} record that no
-     * fitting job on this cluster's Flink took over since ({@code ranSince}: every fitting job in Flink's job list,
-     * whatever its state; the list starts empty at each {@code up} and keeps an ended job for
-     * {@code FlinkSessionCluster.JOB_LIST_RETENTION}). So a job stopped by one down and neither resumed nor replaced
+     * fitting job on this cluster's Flink took over since ({@code ranSince}: every fitting job in Flink's job list that
+     * completed a checkpoint, whatever its state now; the list starts empty at each {@code up} and keeps an ended job
+     * for {@code FlinkSessionCluster.JOB_LIST_RETENTION}). So a job stopped by one down and neither resumed nor replaced
      * before the next stays recorded: before, that next down found no job running and deleted the record, and the
      * only line that resumes it with what it fitted was gone.
      */

@@ -58,9 +58,16 @@ class StoppedJobsTest {
     }
 
     @Test
-    void aJobWhoseConfigurationFlinkDidNotGiveMayHaveTakenAnyRecordOver() {
-        StoppedJobs.Job earlier = job("params", CLUSTERS_KAFKA, true, "file:/c/job-1/chk-7");
-        assertThat(StoppedJobs.afterDown(List.of(), List.of(earlier), List.of(StoppedJobs.Writes.UNKNOWN))).isEmpty();
+    void theSameWriterIsTheSameWhicheverSideAsks() {
+        StoppedJobs.Writes onCluster = ran("params", CLUSTERS_KAFKA, true);
+        StoppedJobs.Writes onClusterNewPort = ran("params", "127.0.0.1:7001", true);
+        StoppedJobs.Writes elsewhere = ran("params", CLUSTERS_KAFKA, false);
+        assertThat(onCluster.sameAs(onClusterNewPort)).isTrue();
+        assertThat(onClusterNewPort.sameAs(onCluster)).isTrue();
+        assertThat(onCluster.sameAs(elsewhere)).isFalse();
+        assertThat(elsewhere.sameAs(onCluster)).isFalse();
+        StoppedJobs.Writes noTopic = ran(null, CLUSTERS_KAFKA, true);
+        assertThat(noTopic.sameAs(noTopic)).isFalse(); // a record without a topic names no writer to take it over
     }
 
     @Test

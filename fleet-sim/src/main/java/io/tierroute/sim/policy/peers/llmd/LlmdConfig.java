@@ -64,6 +64,10 @@ public record LlmdConfig(String name, String version, PrefixMode prefix, double 
         if (!(prefixWeight >= 0 && cpuPrefixWeight >= 0 && kvUtilWeight >= 0 && queueWeight >= 0)) {
             throw new IllegalArgumentException("llm-d weights must be ≥ 0");
         }
+        if (lruTokensPerServer < 0 || maxPrefixTokens < 0) {
+            throw new IllegalArgumentException("llm-d LRU and prefix sizes must be ≥ 0 (0: autoTune / no cap), got "
+                    + lruTokensPerServer + " and " + maxPrefixTokens);
+        }
         if (telemetryMicros <= 0) {
             throw new IllegalArgumentException("telemetry period must be positive: " + telemetryMicros);
         }

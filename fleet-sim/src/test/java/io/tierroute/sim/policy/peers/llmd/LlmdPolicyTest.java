@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static io.tierroute.sim.policy.peers.TestFleet.chain;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 class LlmdPolicyTest {
@@ -132,6 +133,9 @@ class LlmdPolicyTest {
         p.route(small.request("d", 4, 0, chain(100, 8)), small, 4);
         assertThat(p.lastScore(0)).isCloseTo(0 + 4, within(1e-12)); // block 0 gone: no consecutive match
         assertThat(LlmdConfig.approximate().version()).contains("autoTune");
+        LlmdConfig a = LlmdConfig.approximate();
+        assertThatThrownBy(() -> new LlmdConfig(a.name(), a.version(), a.prefix(), 3, 0, 2, 2, 1.0, 0.8, 50_000, -1, 4096))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("≥ 0 (0: autoTune");
     }
 
     @Test
