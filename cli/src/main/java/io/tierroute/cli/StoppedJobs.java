@@ -18,8 +18,9 @@ import java.util.TreeMap;
 /**
  * The fitting jobs a {@code cluster down} stopped and nothing has resumed since, with the checkpoint each can resume
  * from, kept in the cluster's directory ({@value #FILE}) so that each {@code cluster up} there can print the line that
- * resumes them, on its own ports ({@link #afterDown}). Before, {@code down}'s output was the only record of the checkpoint, and its line named the old cluster's
- * ports; a new {@code up} said "Next: tierroute submit ..." for a fresh start, losing the fitted state.
+ * resumes them, on its own ports ({@link #afterDown}). Before, {@code down}'s output was the only record of the
+ * checkpoint, and its line named the old cluster's ports; a new {@code up} said "Next: tierroute submit ..." for a fresh
+ * start, losing the fitted state.
  */
 final class StoppedJobs {
 
