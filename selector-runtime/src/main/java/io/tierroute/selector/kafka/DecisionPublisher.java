@@ -59,9 +59,8 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     private long nextProducerAttemptNanos = System.nanoTime(); // the sending thread's
     private final Object producerLock = new Object();        // the producer's assignment against close()
     private boolean producerClosed;                          // under producerLock: close() took the producer
-    private long producerBackoffMs = RestartBackoff.MIN_MS;
-    private long unresolvedWarnedNanos;                      // the last WARN about it (one a minute at most)
-    private boolean unresolvedWarned;
+    private final RestartBackoff producerBackoff = new RestartBackoff(); // each build attempt is its "session"
+    private long nextUnresolvedWarnNanos = System.nanoTime(); // one WARN a minute at most about it
     private final Thread thread;
     private final LongAdder offered = new LongAdder();
     private final LongAdder droppedFull = new LongAdder();
@@ -106,9 +105,8 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
                 throw e;
             }
             long now = System.nanoTime();
-            if (!unresolvedWarned || now - unresolvedWarnedNanos >= TimeUnit.MINUTES.toNanos(1)) {
-                unresolvedWarned = true;
-                unresolvedWarnedNanos = now;
+            if (now - nextUnresolvedWarnNanos >= 0) {
+                nextUnresolvedWarnNanos = now + TimeUnit.MINUTES.toNanos(1);
                 log.warn("decisions publisher: no producer yet: {} does not resolve ({}); decisions wait in the buffer "
                         + "(dropped, counted, once it is full) and the producer is built again", settings.bootstrapServers(),
                         SessionLoop.describe(e));
@@ -137,6 +135,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             return false;
         }
         KafkaProducer<byte[], byte[]> made;
+        producerBackoff.sessionStarts();
         try {
             made = newProducer();
         } catch (RuntimeException e) { // another refusal on a retry: the sending thread must not die of it
@@ -144,8 +143,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             made = null;
         }
         if (made == null) {
-            nextProducerAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(producerBackoffMs);
-            producerBackoffMs = Math.min(producerBackoffMs * 2, RestartBackoff.MAX_MS);
+            nextProducerAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(producerBackoff.afterFailure());
             return false;
         }
         synchronized (producerLock) {

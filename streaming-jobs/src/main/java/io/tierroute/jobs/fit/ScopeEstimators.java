@@ -116,8 +116,9 @@ final class ScopeEstimators {
     }
 
     /**
-     * Puts the gated {@code candidate}'s ρ on the BW_t it carries (the fitted one, or the active one the gate held). Each ρ was measured against the BW_t in use (the last accepted
-     * one, or the default), while the selector reads a snapshot's ρ against that snapshot's own BW_t: a candidate with
+     * Puts the gated {@code candidate}'s ρ on the BW_t it carries (the fitted one, or the active one the gate held).
+     * Each ρ was measured against the BW_t in use (the last accepted one, or the default), while the selector reads a
+     * snapshot's ρ against that snapshot's own BW_t: a candidate with
      * a newly fitted BW_t (64 → 16 GB/s at the first fit) published a link at 80 % as 20 %, under ρ_thr, and C_tier
      * priced it about 4× too cheap until the EWMA had forgotten the old speed. Scaled by in-use / carried, clamped to
      * [0, 1], the standard error alike.
