@@ -147,7 +147,7 @@ public final class ConfigNode {
     public double asNumber() {
         if (node.isNumber()) {
             double v = node.asDouble();
-            if (!Double.isFinite(v)) throw error("must be a finite number, got " + v);
+            if (!Double.isFinite(v)) throw error("must be a finite number, got " + Documents.written(node)); // 1e400
             return v;
         }
         if (node.isTextual()) {
@@ -168,7 +168,7 @@ public final class ConfigNode {
     public long asLong() {
         double v = asNumber();
         if (v != Math.rint(v) || Math.abs(v) > 9.0e18) {
-            throw error("must be a whole number, got " + node.asText());
+            throw error("must be a whole number, got " + Documents.written(node));
         }
         if (node.isIntegralNumber()) {
             return node.asLong();
@@ -247,7 +247,10 @@ public final class ConfigNode {
         return d;
     }
 
-    /** Checks {@code v} against a range; the message says the bound and the value. */
+    /**
+     * Checks {@code v}, this node's value, against a range; the message says the bound and the value as the document
+     * wrote it.
+     */
     public double checkRange(double v, double min, boolean minExclusive, double max, String unit) {
         String u = unit == null || unit.isEmpty() ? "" : " " + unit;
         boolean low = minExclusive ? !(v > min) : !(v >= min);
@@ -258,9 +261,30 @@ public final class ConfigNode {
             } else {
                 range = (minExclusive ? "in (" : "in [") + fmt(min) + ", " + fmt(max) + "]";
             }
-            throw error("must be a number " + range + u + ", got " + fmt(v));
+            throw error("must be a number " + range + u + ", got " + written(v));
         }
         return v;
+    }
+
+    /**
+     * {@code v} as the document wrote it when it is this node's value ({@code 6e2}, {@code "1_000"}): a reformatted one
+     * ({@code 600}) is not what the user will find in the file. Any other value is formatted.
+     */
+    private String written(double v) {
+        if (node.isNumber() && node.asDouble() == v) {
+            return Documents.written(node);
+        }
+        if (node.isTextual()) {
+            String s = node.asText().trim();
+            try {
+                if (Double.parseDouble(s.replace("_", "")) == v) {
+                    return s;
+                }
+            } catch (NumberFormatException ignored) {
+                // not this node's value: formatted below
+            }
+        }
+        return fmt(v);
     }
 
     static String fmt(double v) {
@@ -273,7 +297,8 @@ public final class ConfigNode {
     static String describe(JsonNode n) {
         if (n == null || n.isNull()) return "null";
         if (n.isTextual()) return "'" + n.asText() + "'";
-        if (n.isNumber() || n.isBoolean()) return n.asText();
+        if (n.isNumber()) return Documents.written(n);
+        if (n.isBoolean()) return n.asText();
         if (n.isArray()) return "a list";
         if (n.isObject()) return "a mapping";
         return n.getNodeType().toString().toLowerCase(Locale.ROOT);

@@ -6,11 +6,23 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BigIntegerNode;
+import com.fasterxml.jackson.databind.node.BinaryNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.IntNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -20,7 +32,8 @@ import java.util.Locale;
 /**
  * Reads a YAML or JSON document (configuration, parameter file) into a tree, turning I/O and
  * syntax errors into {@link ConfigException}s that name the file and the line. A file holds one
- * document: a second one, or content after the JSON value, is an error naming its line.
+ * document: a second one, or content after the JSON value, is an error naming its line. A number
+ * keeps the text the document wrote ({@link #written}), so a message can quote {@code 6e2}, not {@code 600.0}.
  */
 public final class Documents {
 
@@ -54,10 +67,10 @@ public final class Documents {
     public static JsonNode parse(byte[] bytes, boolean json) {
         ObjectMapper mapper = json ? JSON : YAML;
         try (JsonParser p = mapper.createParser(bytes)) {
-            JsonNode node = mapper.readTree(p);
-            if (node == null) {
+            if (p.nextToken() == null) {
                 return MissingNode.getInstance(); // no content at all, as readTree(byte[]) answers
             }
+            JsonNode node = tree(p);
             onlyOne(p, bytes, json);
             return node;
         } catch (JsonProcessingException e) {
@@ -66,6 +79,96 @@ public final class Documents {
         } catch (IOException e) {
             throw new ConfigException("", "cannot parse: " + e.getMessage());
         }
+    }
+
+    /**
+     * The text a number node of a parsed document was written as ({@code 6e2}, {@code 1_000}, {@code 0x1F}), else
+     * {@link JsonNode#asText}: Jackson's own rendering of a number is its value reformatted ({@code 600.0}), which a
+     * message quoting the user's value must not show.
+     */
+    static String written(JsonNode node) {
+        return node instanceof Written w ? w.written() : node.asText();
+    }
+
+    /**
+     * The value at {@code p}'s current token, with the nodes {@code readTree} builds except that numbers remember their
+     * text. Recursion is bounded: the parser refuses nesting deeper than {@code StreamReadConstraints} allows (1000).
+     */
+    private static JsonNode tree(JsonParser p) throws IOException {
+        JsonToken t = p.currentToken();
+        switch (t) {
+            case START_OBJECT -> {
+                ObjectNode o = NODES.objectNode();
+                for (String key = p.nextFieldName(); key != null; key = p.nextFieldName()) {
+                    p.nextToken();
+                    o.set(key, tree(p)); // a repeated key never gets here: STRICT_DUPLICATE_DETECTION
+                }
+                return o;
+            }
+            case START_ARRAY -> {
+                ArrayNode a = NODES.arrayNode();
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    a.add(tree(p));
+                }
+                return a;
+            }
+            case VALUE_STRING -> {
+                return TextNode.valueOf(p.getText());
+            }
+            case VALUE_NUMBER_INT -> {
+                return switch (p.getNumberType()) {
+                    case INT -> new WrittenInt(p.getIntValue(), p.getText());
+                    case LONG -> new WrittenLong(p.getLongValue(), p.getText());
+                    default -> new WrittenBigInteger(p.getBigIntegerValue(), p.getText());
+                };
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return new WrittenDouble(p.getDoubleValue(), p.getText());
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return BooleanNode.valueOf(t == JsonToken.VALUE_TRUE);
+            }
+            case VALUE_NULL -> {
+                return NullNode.getInstance();
+            }
+            case VALUE_EMBEDDED_OBJECT -> { // YAML's !!binary
+                Object o = p.getEmbeddedObject();
+                return o == null ? NullNode.getInstance()
+                        : o instanceof byte[] b ? BinaryNode.valueOf(b) : NODES.pojoNode(o);
+            }
+            default -> throw new IllegalStateException("unexpected token " + t + " at the start of a value");
+        }
+    }
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    /** A number node that keeps its text as written; the node types are {@code readTree}'s, so it reads the same. */
+    private interface Written {
+        String written();
+    }
+
+    private static final class WrittenInt extends IntNode implements Written {
+        private final String written;
+        WrittenInt(int v, String written) { super(v); this.written = written; }
+        @Override public String written() { return written; }
+    }
+
+    private static final class WrittenLong extends LongNode implements Written {
+        private final String written;
+        WrittenLong(long v, String written) { super(v); this.written = written; }
+        @Override public String written() { return written; }
+    }
+
+    private static final class WrittenBigInteger extends BigIntegerNode implements Written {
+        private final String written;
+        WrittenBigInteger(BigInteger v, String written) { super(v); this.written = written; }
+        @Override public String written() { return written; }
+    }
+
+    private static final class WrittenDouble extends DoubleNode implements Written {
+        private final String written;
+        WrittenDouble(double v, String written) { super(v); this.written = written; }
+        @Override public String written() { return written; }
     }
 
     /**

@@ -7,7 +7,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -257,6 +259,38 @@ class ConfigLoaderTest {
         bad("index: {maxBlocks: 5000}\nworkers: [{name: a}]\n", "index.maxBlocks: must be a number in [10000, ");
         bad("server: {idleTimeoutMs: 10}\nworkers: [{name: a}]\n", "server.idleTimeoutMs");
         bad("server: {requestParseTimeoutMs: 0}\nworkers: [{name: a}]\n", "server.requestParseTimeoutMs");
+    }
+
+    /**
+     * A message quotes a number as the file wrote it, not Jackson's reformatting of its value (6e2 as 600.0 or 600):
+     * the user searches the file for what the message shows.
+     */
+    @Test
+    void badNumbersAreQuotedAsWritten() {
+        String w = "workers: [{name: a}]\n";
+        Map<String, String> cases = new LinkedHashMap<>();
+        cases.put("routing: {explorationEpsilon: 6e2}\n" + w, "routing.explorationEpsilon: must be a number in [0, 1], got 6e2");
+        cases.put("routing: {explorationEpsilon: '6e2'}\n" + w, "routing.explorationEpsilon: must be a number in [0, 1], got 6e2");
+        cases.put("routing: {approximateTtl: 6e2}\n" + w, "routing.approximateTtl: must be a duration with a unit such as "
+                + "250ms, 120s, 5m, 1h, got 6e2");
+        cases.put("workers: [{name: a, kvCapacityTokens: 6.25e1}]\n", "workers[0].kvCapacityTokens: must be a whole number, got 6.25e1");
+        cases.put("workers: [{name: a, kvCapacityTokens: -6e2}]\n", "workers[0].kvCapacityTokens: must be a number ≥ 1 tokens, got -6e2");
+        cases.put("server: {port: 70_000}\n" + w, "server.port: must be a number in [0, 65535], got 70_000");
+        cases.put("routing: {temperature: 1e400}\n" + w, "routing.temperature: must be a finite number, got 1e400");
+        cases.put("workers: [{name: a, approximate: 6e2}]\n", "workers[0].approximate: must be true or false, got 6e2");
+        cases.forEach((yaml, message) -> assertThatThrownBy(() -> ConfigLoader.parse(yaml, dir))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining(message)
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("600").doesNotContain("62.5").doesNotContain("70000")));
+    }
+
+    /** Numbers still load as their values: keeping the text changes no setting. */
+    @Test
+    void numbersWrittenInOtherFormsLoadAsTheirValues() {
+        SelectorConfig c = ConfigLoader.parse("workers: [{name: a, kvCapacityTokens: 4e5}, {name: b, kvCapacityTokens: 400_000}]\n"
+                + "server: {port: 0x1F90}\n", dir);
+        assertThat(c.selector().workers()).extracting(WorkerSpec::kvCapacityTokens).containsExactly(400_000L, 400_000L);
+        assertThat(c.server().port()).isEqualTo(8080);
     }
 
     /**

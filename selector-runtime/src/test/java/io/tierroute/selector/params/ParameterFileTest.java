@@ -112,6 +112,15 @@ class ParameterFileTest {
         });
     }
 
+    /** JSON as YAML: a bad number is quoted as the file wrote it ({@code 12e-1}), not as its value reformatted (1.2). */
+    @Test
+    void aBadNumberIsQuotedAsWritten() {
+        assertThatThrownBy(() -> load("bad.json", "{\"rho\": {\"w0\": {\"cpu\": 12e-1}}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageEndingWith("bad.json: rho.w0.cpu: must be a number in [0, 1], got 12e-1");
+        bad("parameters: {alphaD: -6e2}\n", "parameters.alphaD: must be a number ≥ 0 µs/token, got -6e2");
+    }
+
     @Test
     void errorsNameTheField() {
         bad("rho: {w9: {cpu: 0.2}}\n", "rho.w9: unknown worker 'w9'");
