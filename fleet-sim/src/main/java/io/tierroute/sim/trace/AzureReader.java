@@ -11,7 +11,7 @@ import java.time.temporal.ChronoUnit;
 /**
  * Azure LLM inference trace 2023 CSV: {@code TIMESTAMP,ContextTokens,GeneratedTokens}, timestamps like
  * {@code 2023-11-16 18:15:46.6805900}, rows in non-decreasing time (each compared with the row before). Fields may be
- * quoted ({@link CsvRow}); a record that spans lines (a line break inside quotes) is not one of this trace's rows.
+ * quoted, with blanks around the quotes ({@link CsvRow}); a record that spans lines (a line break inside quotes) is not one of this trace's rows.
  * Lengths and arrivals only: no prefix information, so every request's blocks are unique (ids are
  * assigned by the replay).
  */

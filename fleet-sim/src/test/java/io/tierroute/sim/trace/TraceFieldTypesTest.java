@@ -102,11 +102,34 @@ class TraceFieldTypesTest {
         assertThat(TraceLoading.load(p)).extracting(r -> r.promptTokens()).containsExactly(374, 400);
     }
 
+    /** Blanks around a quoted field, as a hand-aligned export has them, are not part of it: {@code  "374"} is 374. */
+    @Test
+    void blanksAroundQuotedAzureFieldsAreSkipped() {
+        Path p = TraceLoading.write(dir, "padded.csv", " \"TIMESTAMP\" ,\t\"ContextTokens\",\"GeneratedTokens\"  ",
+                "  \"2023-11-16 18:15:46.6805900\" , \"374\",\"44\"\t", "2023-11-16 18:15:47,\t \"400\" \t,0");
+        assertThat(TraceLoading.load(p)).extracting(r -> r.promptTokens()).containsExactly(374, 400);
+    }
+
+    /** Only the blanks outside the quotes go: a quoted value is kept whole, its blanks and control characters too. */
+    @Test
+    void aQuotedFieldKeepsEverythingWithinItsQuotes() {
+        assertThat(CsvRow.fields(" \" a\t\" , \"\u0001b\u0001\"\t,\"\"\"c\"\"\" ,d ,\"\"")).containsExactly(" a\t", "\u0001b\u0001",
+                "\"c\"", "d ", "");
+        assertThat(CsvRow.fields(" a\"b , c")).as("a quote within an unquoted field is text").containsExactly(" a\"b ", " c");
+        Path p = TraceLoading.write(dir, "control.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",
+                "2023-11-16 18:15:46.6805900, \"\u0001374\" ,44");
+        assertThatThrownBy(() -> TraceLoading.load(p)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(p + ":2: column 'ContextTokens' must be an integer from 1 to 10000000, got \"\\u0001374\"");
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
         "`2023-11-16 18:15:47,\"3,74\",44`    | column 'ContextTokens' must be an integer from 1 to 10000000, got \"3,74\"",
         "`2023-11-16 18:15:47,\"3\"\"7\",44` | column 'ContextTokens' must be an integer from 1 to 10000000, got \"3\"7\"",
         "`2023-11-16 18:15:47,\"374,44`      | not a CSV row: Missing closing quote for value",
+        "`2023-11-16 18:15:47, \"374,44`     | not a CSV row: Missing closing quote for value",
+        "`2023-11-16 18:15:47,374,\t\"44`     | not a CSV row: Missing closing quote for value",
+        "`2023-11-16 18:15:47, \"374\" 5,44` | not a CSV row: Unexpected character ('5' (code 53)): Expected column separator character (',' (code 44)) or end-of-line",
     })
     void aQuotedAzureFieldIsOneColumnAndAnOpenQuoteIsRefused(String row, String reason) {
         Path p = TraceLoading.write(dir, "quotes.csv", "TIMESTAMP,ContextTokens,GeneratedTokens", row);
