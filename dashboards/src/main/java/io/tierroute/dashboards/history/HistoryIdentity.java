@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,13 +66,13 @@ final class HistoryIdentity implements AutoCloseable {
     private final int answerTimeoutMs;
     private Admin admin;                                      // made at the first question
     private String clusterId;                                 // null until an answer named it
-    private final Map<String, Uuid> topicIds = new HashMap<>();
+    private final Map<String, Uuid> topicIds = new ConcurrentHashMap<>(); // concurrent: tests read it from their thread
     private final Map<String, Integer> unknownAnswers = new HashMap<>(); // answers in a row without a topic it had
     private KafkaFuture<String> askedCluster;                 // the question in flight, or null
     private Map<String, KafkaFuture<TopicDescription>> askedTopics;
     private long nextQuestionNanos = System.nanoTime();
     private boolean refused;                                  // not allowed to ask (or no client): checks stop
-    private long answersTaken;                               // the owner's thread only
+    private volatile long answersTaken;                      // written by the owner's thread only; tests read it from theirs
     private KafkaFuture<String> gaveUpOn;                    // the question a confirm() stopped waiting for, or null
 
     /**
@@ -308,7 +309,7 @@ final class HistoryIdentity implements AutoCloseable {
         }
     }
 
-    /** Questions whose answer, or failure, has been taken (tests). */
+    /** Questions whose answer, or failure, has been taken (tests, from any thread). */
     long answersTaken() {
         return answersTaken;
     }
@@ -318,7 +319,7 @@ final class HistoryIdentity implements AutoCloseable {
         return clusterId;
     }
 
-    /** {@code topic}'s id as last answered (tests). */
+    /** {@code topic}'s id as last answered, the reference (tests, from any thread). */
     Uuid topicId(String topic) {
         return topicIds.get(topic);
     }

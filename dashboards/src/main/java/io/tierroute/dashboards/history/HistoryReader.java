@@ -180,6 +180,16 @@ public final class HistoryReader implements AutoCloseable {
         return lastHistoryReset;
     }
 
+    /** The identity's answers taken so far (tests: waiting for the next one, not for a time it might take). */
+    long identityAnswers() {
+        return identity.answersTaken();
+    }
+
+    /** {@code topic}'s id in the identity's last answer, the one later answers are compared with (tests). */
+    org.apache.kafka.common.Uuid identityTopicId(String topic) {
+        return identity.topicId(topic);
+    }
+
     /**
      * While Kafka is unreachable ({@link #kafkaUnreachableSinceMs()} not null): {@code no connection to Kafka at
      * HOST:PORT since <ISO time> (<n> s)}; else null. What the control writer refuses writes with.

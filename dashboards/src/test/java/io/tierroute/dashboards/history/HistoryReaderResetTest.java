@@ -265,6 +265,8 @@ class HistoryReaderResetTest {
         SnapshotHistory history = new SnapshotHistory();
         reader = new HistoryReader(Broker.bootstrap(), history, new Properties(), Duration.ofMillis(200)).start();
         assertThat(reader.awaitReady(WAIT)).isTrue();
+        Broker.await(WAIT, () -> reader.identityTopicId(Topics.CONTROL) != null, "the identity's first answer");
+        var deletedId = reader.identityTopicId(Topics.CONTROL);
         try (io.tierroute.dashboards.control.ControlWriter writer = new io.tierroute.dashboards.control.ControlWriter(
                 Broker.bootstrap(), history, new Properties(), reader::kafkaOutage, reader::missingTopics)) {
             Broker.get().deleteTopics(List.of(Topics.CONTROL));
@@ -287,7 +289,12 @@ class HistoryReaderResetTest {
             Broker.await(WAIT, () -> history.ready() && reader.lastError() == null, "read again");
             assertThat(reader.missingTopics()).isNull();
             assertThat(history.scope("default").orElseThrow().versions()).hasSize(2);
-            TimeUnit.MILLISECONDS.sleep(1_000); // five more answers: the new topic is the reference, not a change
+            // The new topic the identity's reference, and one answer taken after the one that made it so: the reader
+            // thread has acted on that one's comparison by then (a change would be a second reset), so none is pending.
+            Broker.await(WAIT, () -> reader.identityTopicId(Topics.CONTROL) != null
+                    && !reader.identityTopicId(Topics.CONTROL).equals(deletedId), "the new topic's id as the reference");
+            long answers = reader.identityAnswers();
+            Broker.await(WAIT, () -> reader.identityAnswers() > answers, "an answer after it");
             assertThat(reader.historyResets()).as("the deletion, and not the creation as a second change").isEqualTo(1);
             assertThat(writer.rollback("default", null, "alice", "bad fit").version()).isEqualTo(1L);
         }
