@@ -188,6 +188,9 @@ public final class Selector {
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
+                    : s.heldForLateBinding
+                    ? "every worker has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
+                            + " (holdAtWaiting): the request would wait in the admission queue"
                     : "every worker is over its load limit: the request would wait in the admission queue");
         }
         return d;
@@ -289,6 +292,10 @@ public final class Selector {
             s.eligible[w] = !over;
         }
 
+        s.heldForLateBinding = settings.holdAtWaiting() > 0 && everyEligibleWaits(s, workers);
+        if (s.heldForLateBinding) {
+            return null; // queued by the caller: bound once a worker it could go to has room (see everyEligibleWaits)
+        }
         int chosen = pick(s, workers, preview);
         if (chosen < 0) {
             return null;
@@ -321,6 +328,25 @@ public final class Selector {
             }
         }
         return decision;
+    }
+
+    /**
+     * Late binding ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to already has that many
+     * of this selector's requests waiting for their first token. Bound now, it would wait behind them on one worker;
+     * held here, it is scored again over every worker as soon as one of them has room, and the admission queue serves
+     * the cheapest first (WSPT, DESIGN.md §3) instead of each worker its arrivals in order.
+     */
+    private boolean everyEligibleWaits(Scratch s, int workers) {
+        boolean any = false;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w]) {
+                if (inflight.ownWaiting(w) < settings.holdAtWaiting()) {
+                    return false;
+                }
+                any = true;
+            }
+        }
+        return any;
     }
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
@@ -542,7 +568,9 @@ public final class Selector {
         for (AdmissionQueue.Pending p : expired) {
             rejected.increment();
             p.future().completeExceptionally(new NoCapacityException("waited "
-                    + settings.maxQueueWait().toMillis() + " ms in the admission queue; every worker stayed over its load limit"));
+                    + settings.maxQueueWait().toMillis() + " ms in the admission queue; every worker stayed over its load limit"
+                    + (settings.holdAtWaiting() > 0 ? " or had " + settings.holdAtWaiting()
+                            + " or more requests waiting for their first token (holdAtWaiting)" : "")));
         }
         drainQueue();
     }
@@ -729,6 +757,8 @@ public final class Selector {
         /** Healthy candidates whose KV cache can hold the prompt. */
         int holdingCandidates;
         double minCost;
+        /** The last attempt found a worker but held the request for late binding ({@link #everyEligibleWaits}). */
+        boolean heldForLateBinding;
 
         Scratch(PromptLookup lookup, int workers) {
             this.lookup = lookup;

@@ -27,6 +27,7 @@ public record SelectorSettings(
         Duration toolWarmTime,
         int maxQueued,
         Duration maxQueueWait,
+        int holdAtWaiting,
         Long seed) {
 
     public SelectorSettings {
@@ -42,6 +43,7 @@ public record SelectorSettings(
         if (textCharsPerBlock <= 0) throw new IllegalArgumentException("textCharsPerBlock must be > 0");
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
+        if (holdAtWaiting < 0) throw new IllegalArgumentException("holdAtWaiting must be ≥ 0, got " + holdAtWaiting);
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
             if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
@@ -80,6 +82,7 @@ public record SelectorSettings(
         private Duration toolWarmTime = Duration.ofMinutes(5);
         private int maxQueued = 10_000;
         private Duration maxQueueWait = Duration.ofSeconds(30);
+        private int holdAtWaiting = 0;
         private Long seed;
 
         private Builder(List<WorkerSpec> workers) {
@@ -110,6 +113,12 @@ public record SelectorSettings(
         public Builder toolWarmTime(Duration v) { toolWarmTime = v; return this; }
         public Builder maxQueued(int v) { maxQueued = v; return this; }
         public Builder maxQueueWait(Duration v) { maxQueueWait = v; return this; }
+        /**
+         * Late binding: a request waits in the admission queue while every worker that could take it has at least
+         * {@code v} of this selector's requests waiting for their first token, and is then scored over all of them,
+         * cheapest first (0: off, every request is bound at once). Needs the first-token events.
+         */
+        public Builder holdAtWaiting(int v) { holdAtWaiting = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
         public Builder seed(Long v) { seed = v; return this; }
 
@@ -118,7 +127,7 @@ public record SelectorSettings(
                     textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
                     computingClaimTtl, requestMaxAge,
-                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, seed);
+                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, holdAtWaiting, seed);
         }
     }
 }

@@ -39,6 +39,14 @@ public final class InFlightTracker {
     }
 
     /**
+     * This selector's requests on {@code worker} still waiting for their first token: it falls at each first token,
+     * where {@link LoadView#waiting()} keeps a telemetry sample's count until the next sample. One volatile read.
+     */
+    public int ownWaiting(int worker) {
+        return loads[worker].ownWaiting();
+    }
+
+    /**
      * Records that {@code requestId} was sent to {@code worker}.
      *
      * @throws IllegalStateException when a request with this id is already in flight

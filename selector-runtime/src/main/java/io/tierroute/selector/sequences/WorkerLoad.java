@@ -38,6 +38,7 @@ final class WorkerLoad {
     // 2.5 at 6 of 10 seeds; fleet-sim/experiments/ROUNDS.md, "Waiting-count round".)
 
     private volatile LoadView view;
+    private volatile int ownWaiting; // `waiting` as last published, for a reader without the lock
     private boolean ownKvAccounting;
 
     WorkerLoad(long kvCapacityTokens) {
@@ -47,6 +48,11 @@ final class WorkerLoad {
 
     LoadView view() {
         return view;
+    }
+
+    /** This selector's requests here without a first token: exact at once, unlike the engine-based {@code Q(w)}. */
+    int ownWaiting() {
+        return ownWaiting;
     }
 
     /** See {@link InFlightTracker#ownKvAccounting(boolean)}. */
@@ -215,6 +221,7 @@ final class WorkerLoad {
         // show with the next sample (one telemetry interval late).
         int engine = base == null ? requests.size()
                 : Math.max(0, base.running() + base.waiting() + inFlightSinceTelemetry - leftSinceTelemetry);
+        ownWaiting = waiting;
         view = new LoadView(requests.size(), q, decodeTokens, decodeQuadraticTwice, kv, kvCapacityTokens,
                 queued, queuedTierTokens.clone(), engine);
     }

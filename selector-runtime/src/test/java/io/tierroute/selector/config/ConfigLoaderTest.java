@@ -429,6 +429,15 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void lateBindingIsOffUntilALimitIsGiven() {
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtWaiting()).isZero();
+        assertThat(ConfigLoader.parse("routing: {holdAtWaiting: 1}\nworkers: [{name: a}]\n", dir).selector().holdAtWaiting())
+                .isEqualTo(1);
+        bad("routing: {holdAtWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtWaiting", "-1");
+        bad("routing: {holdAtWaiting: 1.5}\nworkers: [{name: a}]\n", "routing.holdAtWaiting: must be a whole number");
+    }
+
+    @Test
     void fileErrorsNameTheFile() throws Exception {
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.yaml")))
                 .hasMessageContaining("missing.yaml").hasMessageContaining("file not found");
