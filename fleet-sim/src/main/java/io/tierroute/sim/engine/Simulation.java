@@ -38,6 +38,8 @@ public final class Simulation implements EngineListener {
     private static final int TELEMETRY = 3;
     /** A load over a worker's NVMe drive link may have finished (as {@link #LINK} for its PCIe link). */
     private static final int NVME_LINK = 4;
+    /** A request the policy held is released ({@link RoutingPolicy.Dispatcher}); the oldest of {@link #released}. */
+    private static final int DISPATCH = 5;
 
     private static final class Ev implements Comparable<Ev> {
         final long time;
@@ -62,6 +64,11 @@ public final class Simulation implements EngineListener {
     private final Worker[] workers;
     private final PriorityQueue<Ev> events = new PriorityQueue<>();
     private final List<Completion> completions = new ArrayList<>();
+    /** Requests the policy held ({@link RoutingPolicy#HOLD}) and has not released yet, by id. */
+    private final java.util.Map<String, SimRequest> held = new java.util.HashMap<>();
+    private record Release(SimRequest request, int worker) {}
+    /** Releases not yet delivered, in release order: one {@link #DISPATCH} event each, at the instant of release. */
+    private final java.util.ArrayDeque<Release> released = new java.util.ArrayDeque<>();
     private final long[] linkVersionScheduled;
     private final long[] nvmeVersionScheduled;
     private final double[] lastLinkBytes;
@@ -145,6 +152,7 @@ public final class Simulation implements EngineListener {
         for (Worker w : workers) {
             w.progressEvery(policy.progressEveryTokens());
         }
+        policy.attach(this::release);
         long wallStart = System.nanoTime();
         if (!requests.isEmpty()) {
             push(requests.get(0).arrivalMicros(), ARRIVAL, 0, 0);
@@ -194,6 +202,10 @@ public final class Simulation implements EngineListener {
                         push(now + policy.telemetryPeriodMicros(), TELEMETRY, 0, 0);
                     }
                 }
+                case DISPATCH -> {
+                    Release r = released.poll();
+                    deliver(r.request(), r.worker());
+                }
                 default -> throw new IllegalStateException("event type " + ev.type);
             }
             Ev next = events.peek();
@@ -217,6 +229,26 @@ public final class Simulation implements EngineListener {
 
     private void arrive(SimRequest r) {
         int w = policy.route(r, view, now);
+        if (w == RoutingPolicy.HOLD) {
+            held.put(r.id(), r); // the policy releases it later; until then it waits, and its TTFT counts the wait
+            return;
+        }
+        deliver(r, w);
+    }
+
+    /**
+     * The policy releases a request it held: delivered as an event at this instant, after the one being handled (a
+     * policy may release from inside a worker's step, whose other events must come first).
+     */
+    private void release(SimRequest r, int worker) {
+        if (held.remove(r.id()) != r) {
+            throw new IllegalStateException("policy " + policy.name() + " released " + r.id() + ", which it does not hold");
+        }
+        released.add(new Release(r, worker));
+        push(now, DISPATCH, 0, 0);
+    }
+
+    private void deliver(SimRequest r, int w) {
         if (w == RoutingPolicy.REFUSED) {
             rejected++;
             done++;
@@ -330,6 +362,9 @@ public final class Simulation implements EngineListener {
                 sb.append(String.format(java.util.Locale.ROOT, "(head %s %s held=%d computed=%d target=%d generated=%d) ",
                         h.request.id(), h.state, h.heldBlocks, h.computed, h.target, h.generated));
             }
+        }
+        if (!held.isEmpty()) {
+            sb.append(held.size()).append(" held by the policy, never released");
         }
         return sb.toString();
     }

@@ -54,8 +54,26 @@ public interface RoutingPolicy {
     int REFUSED = -1;
 
     /**
-     * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}, or {@link #REFUSED}.
-     * Called once, at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
+     * What {@link #route} returns for a request the router holds instead of binding it now (tierroute's late binding:
+     * its admission queue). The policy must later release it through the {@link Dispatcher} it was
+     * {@link #attach attached} to, to a worker or {@link #REFUSED}; its TTFT counts the wait. A run that ends with a
+     * request still held fails as stalled.
+     */
+    int HOLD = -2;
+
+    /** How a policy releases a request it held ({@link #HOLD}). */
+    @FunctionalInterface
+    interface Dispatcher {
+        /** Delivers held {@code request} to {@code worker} (or {@link #REFUSED}) at the current instant. */
+        void dispatch(SimRequest request, int worker);
+    }
+
+    /** Called once, before the run's first event; a policy that never holds ignores it. */
+    default void attach(Dispatcher dispatcher) {}
+
+    /**
+     * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}, {@link #REFUSED}, or
+     * {@link #HOLD}. Called once, at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
      * {@link FleetView#oracle()} unless the policy is the oracle.
      */
     int route(SimRequest request, FleetView view, long nowMicros);

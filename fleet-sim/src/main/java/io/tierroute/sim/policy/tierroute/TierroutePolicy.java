@@ -7,6 +7,7 @@ import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.scheduling.CostBreakdown;
+import io.tierroute.selector.scheduling.NoCapacityException;
 import io.tierroute.selector.scheduling.PromptTooLargeException;
 import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
@@ -29,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -60,6 +62,11 @@ public final class TierroutePolicy implements RoutingPolicy {
      * the output it holds.
      */
     public static final int PROGRESS_EVERY_TOKENS = 16;
+    /**
+     * The selector's {@code holdAtWaiting} here: a request is held while every worker has one of its requests waiting
+     * for a first token, then bound over all of them, cheapest first (bench/RESULTS.md, "Late binding").
+     */
+    public static final int HOLD_AT_WAITING = 1;
 
     private final String name;
     private final Selector selector;
@@ -71,6 +78,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     private long nowNanos;
     private long lastTickMicros = Long.MIN_VALUE;
     private WarmUpShortfall shortfall; // set by warmedUp when its last round was too short to fit on
+    private Dispatcher dispatcher;
+    private RuntimeException heldFailure; // a held route that failed other than as a client would be refused
 
     TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
             boolean computingClaims) {
@@ -91,6 +100,11 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .bytesPerToken(fleet.bytesPerToken())
                 .explorationEpsilon(epsilon)
                 .requestMaxAge(Duration.ofDays(1)) // the simulator reports every finish; nothing gets lost
+                // Late binding (bench/RESULTS.md, "Late binding"): the simulator reports every first token. A held
+                // request waits as long as it must, as an engine's queue would keep it.
+                .holdAtWaiting(HOLD_AT_WAITING)
+                .maxQueued(Integer.MAX_VALUE)
+                .maxQueueWait(Duration.ofDays(1))
                 .computingClaims(computingClaims)
                 .seed(seed)
                 .build();
@@ -201,24 +215,65 @@ public final class TierroutePolicy implements RoutingPolicy {
     }
 
     @Override
+    public void attach(Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
+    }
+
+    @Override
     public int route(SimRequest r, FleetView view, long nowMicros) {
         nowNanos = nowMicros * 1000;
+        rethrowHeldFailure();
         SimRequest.Agent a = r.agent();
         RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 explainRoute());
-        RouteDecision d;
+        CompletableFuture<RouteDecision> f = selector.route(req);
+        if (!f.isDone()) {
+            // Held in the selector's admission queue (late binding): a first token or a finish, inside one of this
+            // policy's callbacks, completes it, and the simulator delivers it at that instant.
+            f.whenComplete((d, err) -> release(r, d, err));
+            return HOLD;
+        }
         try {
-            d = selector.route(req).join();
+            return bound(r, f.join());
         } catch (CompletionException e) {
-            if (e.getCause() instanceof PromptTooLargeException) {
-                return REFUSED; // a client would get a 400: the prompt fits no worker's KV cache
+            if (refused(e.getCause())) {
+                return REFUSED;
             }
             throw e;
         }
+    }
+
+    /** A held request's route completed: it goes to its worker, or is refused as a client would be answered. */
+    private void release(SimRequest r, RouteDecision d, Throwable err) {
+        try {
+            if (err == null) {
+                dispatcher.dispatch(r, bound(r, d));
+            } else if (refused(err)) {
+                dispatcher.dispatch(r, REFUSED);
+            } else {
+                heldFailure = new IllegalStateException("the held route of " + r.id() + " failed", err);
+            }
+        } catch (RuntimeException e) {
+            heldFailure = e; // the future would swallow it: the next callback throws it
+        }
+    }
+
+    /** A prompt no worker's KV cache can hold (a client's 400), or no capacity (a client's 503). */
+    private static boolean refused(Throwable cause) {
+        return cause instanceof PromptTooLargeException || cause instanceof NoCapacityException;
+    }
+
+    private void rethrowHeldFailure() {
+        if (heldFailure != null) {
+            throw heldFailure;
+        }
+    }
+
+    private int bound(SimRequest r, RouteDecision d) {
         if (candidateLog != null) {
-            candidateLog.write(r.id(), nowMicros, d);
+            candidateLog.write(r.id(), nowNanos / 1000, d);
         }
         if (decisions != null) {
             decisions.put(r.id(), d.chosen());
@@ -240,6 +295,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     @Override
     public void onFirstToken(SimRequest r, int worker, long nowMicros) {
         nowNanos = nowMicros * 1000;
+        rethrowHeldFailure();
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
     }
 
@@ -258,5 +314,6 @@ public final class TierroutePolicy implements RoutingPolicy {
     public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
         nowNanos = nowMicros * 1000;
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FINISHED, outputTokens));
+        rethrowHeldFailure();
     }
 }
