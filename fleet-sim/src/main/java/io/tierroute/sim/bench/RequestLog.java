@@ -15,7 +15,8 @@ import java.util.Locale;
 /**
  * One run's completion logs as a CSV, one row per request in arrival order: where each request went and
  * where its time went (queue wait + tier load + prefill = TTFT; TTFT + decode = JCT), its hits per tier, the
- * prompt tokens it computed (recompute after preemption included) and its preemptions. Times in µs. This is
+ * prompt tokens it computed (recompute after preemption included), its preemptions, and how long the router held it
+ * before binding it (late binding; part of its queue wait, 0 for a router that binds at arrival). Times in µs. This is
  * the evidence for "why is the tail slow" (fleet-sim/README.md): sort by {@code ttft_us} and read the phases.
  * A replayed trace's ids are {@code <file>#<record>}, the record counted from 0 (not the file's line: a header, an
  * Azure file's first line, is no record). A request the run rejected (larger than a worker's HBM) completed nowhere and
@@ -25,7 +26,7 @@ public final class RequestLog {
 
     static final String HEADER = "id,arrival_us,worker,prompt_tokens,output_tokens,queue_wait_us,tier_load_us,prefill_us,"
             + "decode_us,ttft_us,jct_us,hit_hbm_tokens,hit_cpu_tokens,hit_nvme_tokens,computed_tokens,"
-            + "preemptions";
+            + "preemptions,held_us";
 
     private RequestLog() {}
 
@@ -52,11 +53,11 @@ public final class RequestLog {
         w.write(HEADER);
         w.write('\n');
         for (Completion c : ordered) {
-            w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
+            w.write(String.format(Locale.ROOT, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d,%d%n",
                     csvSafe(c.request().id()), c.request().arrivalMicros(), c.worker(), c.request().promptTokens(),
                     c.outputTokens(), c.queueWaitMicros(), c.tierLoadMicros(), c.prefillMicros(), c.decodeMicros(),
                     c.ttftMicros(), c.jctMicros(), c.hitTokens()[Tier.HBM.ordinal()], c.hitTokens()[Tier.CPU.ordinal()],
-                    c.hitTokens()[Tier.NVME.ordinal()], c.computedTokens(), c.preemptions()));
+                    c.hitTokens()[Tier.NVME.ordinal()], c.computedTokens(), c.preemptions(), c.heldMicros()));
         }
     }
 

@@ -40,6 +40,8 @@ final class Sequence {
     /** Blocks it is still reading from the NVMe drive (0 once the read is done and they cross PCIe, or none). */
     int driveBlocks;
 
+    /** When the simulator delivered it to its worker (its arrival, unless the policy held it). */
+    long deliveredAt = -1;
     long firstScheduledAt = -1;
     long loadStartedAt;
     long loadMicros;

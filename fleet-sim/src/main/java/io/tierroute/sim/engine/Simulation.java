@@ -260,6 +260,7 @@ public final class Simulation implements EngineListener {
         }
         policy.onRouted(r, w, now);
         Sequence s = new Sequence(r, w);
+        s.deliveredAt = now;
         if (workers[w].tooLarge(s)) {
             rejected++;
             done++;
@@ -397,7 +398,7 @@ public final class Simulation implements EngineListener {
         long queue = s.firstScheduledAt - arrival;
         long prefill = Math.max(0, s.firstTokenAt - s.firstScheduledAt - s.loadMicros);
         Completion c = new Completion(s.request, s.worker, queue, s.loadMicros, prefill, t - s.firstTokenAt, ttft,
-                s.generated, s.hitTokens.clone(), s.computedTokens, s.preemptions, t);
+                s.generated, s.hitTokens.clone(), s.computedTokens, s.preemptions, t, s.deliveredAt - arrival);
         completions.add(c);
         completionHook.accept(c);
         done++;

@@ -69,7 +69,7 @@ class RunReportTest {
         io.tierroute.sim.policy.SimRequest req = new io.tierroute.sim.policy.SimRequest("r" + arrival, arrival, 16,
                 new long[0], new long[0], 512, 10, 10, null);
         return new io.tierroute.sim.policy.Completion(req, 0, 0, 0, ttft, jct - ttft, ttft, 10, new int[io.tierroute.selector.protocol.Tier.COUNT], 16,
-                0, arrival + jct);
+                0, arrival + jct, 0);
     }
 
     @Test

@@ -209,7 +209,7 @@ class SummaryHtmlReporterTest {
         SimRequest r = new io.tierroute.sim.workload.RequestFactory(cfg.model(), cfg.blockSize())
                 .request(policy + "-r", 0, 64, new long[] {1, 2, 3, 4}, 10, 10, null);
         io.tierroute.sim.policy.Completion c = new io.tierroute.sim.policy.Completion(r, 0, 0, 0, ttftMicros, ttftMicros,
-                ttftMicros, 10, new int[io.tierroute.selector.protocol.Tier.COUNT], 64, 0, 2 * ttftMicros);
+                ttftMicros, 10, new int[io.tierroute.selector.protocol.Tier.COUNT], 64, 0, 2 * ttftMicros, 0);
         return RunReport.of(new io.tierroute.sim.engine.SimResult(policy, "v", List.of(c), 0,
                 List.of(new io.tierroute.sim.engine.SimResult.WorkerStats(1, 1, 0, 64, 10, 0, 0, 0)), 2 * ttftMicros, 1), 1);
     }

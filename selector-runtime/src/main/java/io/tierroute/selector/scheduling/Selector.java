@@ -119,7 +119,9 @@ public final class Selector {
 
     /**
      * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
-     * queue when every candidate is over its load limit; fails with {@link NoCapacityException} when
+     * queue when every candidate is over its load limit, or under late binding
+     * ({@link SelectorSettings#holdAtWaiting}) while every candidate has that many requests waiting for their first
+     * token; fails with {@link NoCapacityException} when
      * no worker is healthy, the queue is full, or the wait exceeds the configured maximum. Cancelling the
      * future withdraws the request: from the queue while it waits, from its worker if it was admitted meanwhile.
      */
@@ -189,7 +191,7 @@ public final class Selector {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
                     : s.heldForLateBinding
-                    ? "every worker has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
+                    ? "every worker the prompt fits has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
                             + " (holdAtWaiting): the request would wait in the admission queue"
                     : "every worker is over its load limit: the request would wait in the admission queue");
         }
@@ -332,9 +334,11 @@ public final class Selector {
 
     /**
      * Late binding ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to already has that many
-     * of this selector's requests waiting for their first token. Bound now, it would wait behind them on one worker;
-     * held here, it is scored again over every worker as soon as one of them has room, and the admission queue serves
-     * the cheapest first (WSPT, DESIGN.md §3) instead of each worker its arrivals in order.
+     * of this selector's requests waiting for their first token. Held here instead of joining one of those queues, it
+     * is scored again over every worker as soon as one of them has room (it may still pick a busy one that holds its
+     * prefix), and the admission queue serves the cheapest first (WSPT, DESIGN.md §3) instead of each worker its
+     * arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
+     * worker under the limit: K is a soft bound.
      */
     private boolean everyEligibleWaits(Scratch s, int workers) {
         boolean any = false;
@@ -490,11 +494,23 @@ public final class Selector {
         // until the next one, WorkerLoad). Progress of a decoding request frees nothing, so
         // it does not retry the queue: that retry is a whole decision under drainLock, and such events come every
         // 16 tokens of every request. The effect is decided with the change, so a route queueing meanwhile is seen.
+        if (effect == EventEffect.LEFT_WITHOUT_OUTPUT && event.type() == RequestEvent.Type.FINISHED
+                && settings.holdAtWaiting() > 0 && !warnedFinishWithoutOutput) {
+            warnedFinishWithoutOutput = true; // once: a gateway that never posts outputs does so for every request
+            org.slf4j.LoggerFactory.getLogger(Selector.class).warn("request '{}' finished with no first_token or tokens "
+                    + "event before: routing.holdAtWaiting ({}) counts a request as waiting until its first output, so "
+                    + "without those events each worker takes only that many requests at a time and the rest wait in "
+                    + "the admission queue; have the gateway post first_token events, or set holdAtWaiting to 0",
+                    event.requestId(), settings.holdAtWaiting());
+        }
         if (effect.mayFreeSlot()) {
             drainQueue(); // cheap when nobody waits
         }
         return effect != EventEffect.UNKNOWN;
     }
+
+    /** Whether {@link #onRequestEvent} has warned about a finish with no output event under late binding. */
+    private volatile boolean warnedFinishWithoutOutput;
 
     /**
      * Any output, or a finish, means the request's prefill ran: its claims stand for blocks computed (the engine's events

@@ -44,6 +44,10 @@ public record SelectorSettings(
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
         if (holdAtWaiting < 0) throw new IllegalArgumentException("holdAtWaiting must be ≥ 0, got " + holdAtWaiting);
+        if (holdAtWaiting > 0 && maxQueued == 0) {
+            throw new IllegalArgumentException("holdAtWaiting " + holdAtWaiting + " holds requests in the admission "
+                    + "queue, which maxQueued 0 turns off: every held request would be refused");
+        }
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
             if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
@@ -116,7 +120,8 @@ public record SelectorSettings(
         /**
          * Late binding: a request waits in the admission queue while every worker that could take it has at least
          * {@code v} of this selector's requests waiting for their first token, and is then scored over all of them,
-         * cheapest first (0: off, every request is bound at once). Needs the first-token events.
+         * cheapest first (0: off, every request is bound at once). Needs the first-token events. A soft bound under
+         * concurrent routes; nothing ages a waiting request, so an expensive one may wait until {@link #maxQueueWait}.
          */
         public Builder holdAtWaiting(int v) { holdAtWaiting = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */

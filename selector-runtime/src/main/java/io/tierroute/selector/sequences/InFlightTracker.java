@@ -101,7 +101,7 @@ public final class InFlightTracker {
         EventEffect effect = loads[r.worker].apply(r, event, nowNanos);
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
             byId.remove(event.requestId(), r);
-            if (onFinished != null && effect == EventEffect.LEFT && event.type() == RequestEvent.Type.FINISHED) {
+            if (onFinished != null && effect.left() && event.type() == RequestEvent.Type.FINISHED) {
                 onFinished.accept(r.reportedOutputTokens);
             }
         }

@@ -104,7 +104,10 @@ final class WorkerLoad {
             add(r, +1);
         }
         publish();
-        return done ? EventEffect.LEFT : wasWaiting && !r.waiting ? EventEffect.ENDED_WAIT : EventEffect.PROGRESS;
+        if (done) {
+            return wasWaiting ? EventEffect.LEFT_WITHOUT_OUTPUT : EventEffect.LEFT;
+        }
+        return wasWaiting && !r.waiting ? EventEffect.ENDED_WAIT : EventEffect.PROGRESS;
     }
 
     /** Removes {@code r}; false when it had already left (a finish raced the caller). */

@@ -435,6 +435,8 @@ class ConfigLoaderTest {
                 .isEqualTo(1);
         bad("routing: {holdAtWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtWaiting", "-1");
         bad("routing: {holdAtWaiting: 1.5}\nworkers: [{name: a}]\n", "routing.holdAtWaiting: must be a whole number");
+        bad("routing: {holdAtWaiting: 1, maxQueued: 0}\nworkers: [{name: a}]\n",
+                "holdAtWaiting 1 holds requests in the admission queue, which maxQueued 0 turns off");
     }
 
     @Test

@@ -109,6 +109,18 @@ class LateBindingTest {
     }
 
     @Test
+    void aFinishWithNoOutputEventBeforeAlsoReleasesTheHeldRequest() {
+        Selector s = selector(1, 1);
+        RouteDecision first = s.route(request(prompt(7, 64))).join();
+        CompletableFuture<RouteDecision> held = s.route(request(prompt(8, 64)));
+        assertThat(held).isNotDone();
+
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FINISHED, 8)); // no first_token posted
+
+        assertThat(held).isDone();
+    }
+
+    @Test
     void aPreviewWhileEveryWorkerWaitsSaysTheRequestWouldBeHeld() {
         Selector s = selector(2, 1);
         oneWaitingEach(s);

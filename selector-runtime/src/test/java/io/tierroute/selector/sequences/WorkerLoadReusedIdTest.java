@@ -32,7 +32,8 @@ class WorkerLoadReusedIdTest {
         assertThat(load.view().inFlight()).isEqualTo(1);
         assertThat(load.view().kvUsedTokens()).isEqualTo(300);
 
-        assertThat(load.apply(newer, new RequestEvent("x", RequestEvent.Type.FINISHED, 1), 4)).isEqualTo(EventEffect.LEFT);
+        assertThat(load.apply(newer, new RequestEvent("x", RequestEvent.Type.FINISHED, 1), 4))
+                .isEqualTo(EventEffect.LEFT_WITHOUT_OUTPUT); // it never had a first token
         LoadView v = load.view();
         assertThat(v.inFlight()).isZero();
         assertThat(v.waiting()).isZero();

@@ -184,7 +184,7 @@ public final class TierrouteFitting {
             double dHat = d.kvUsedTokens() > 0 ? d.ownDecodeKvTokenSteps() / d.kvUsedTokens() : 0.0;
             double missing = Math.max(0.0, d.kvOverflowTokens() - d.tierTokens()[Tier.HBM.ordinal()]);
             rows.add(new KvWaitRow(c.finishMicros() / 1000, d.kvUsedTokens(), dHat, missing, d.inflightDecodeTokens(),
-                    d.inFlight(), d.prefillUs(), d.queueUs(), c.outputTokens(), c.decodeMicros(), c.queueWaitMicros(),
+                    d.inFlight(), d.prefillUs(), d.queueUs(), c.outputTokens(), c.decodeMicros(), c.engineQueueWaitMicros(),
                     c.prefillMicros()));
         }
         return rows;
@@ -199,7 +199,9 @@ public final class TierrouteFitting {
         }
         // C_queue and C_kv are both priced at α_p: their tokens join the α_p regressor (the fitter's
         // kvOverflowTokens column is added to p_eff), so the queue wait is not attributed to Σd̂.
-        return new LatencyObservation(c.finishMicros() / 1000, c.ttftMicros(), d.pEffTokens(),
+        // The engine's TTFT, as its completion log gives it: a hold at the router (late binding) is explained by no
+        // term of the worker it was bound to.
+        return new LatencyObservation(c.finishMicros() / 1000, c.engineTtftMicros(), d.pEffTokens(),
                 d.kvOverflowTokens() + d.queuedPrefillTokens(),
                 d.recomputeQuadratic(), d.inflightDecodeTokens(), d.inflightDecodeQuadratic(), tierUs, d.queueLength(),
                 d.affinityDecay(), d.toolHitFraction());

@@ -79,7 +79,9 @@ public final class TierroutePolicy implements RoutingPolicy {
     private long lastTickMicros = Long.MIN_VALUE;
     private WarmUpShortfall shortfall; // set by warmedUp when its last round was too short to fit on
     private Dispatcher dispatcher;
-    private RuntimeException heldFailure; // a held route that failed other than as a client would be refused
+    // A held route that failed other than as a client would be refused: thrown from the callback whose selector call
+    // completed it (the future's own handler would swallow it).
+    private RuntimeException heldFailure;
 
     TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
             boolean computingClaims) {
@@ -192,6 +194,11 @@ public final class TierroutePolicy implements RoutingPolicy {
     @Override public WarmUpShortfall warmUpShortfall() { return shortfall; }
     @Override public String version() { return "tierroute " + selector.parameters().current().source(); }
 
+    /** The chosen worker's cost of a request this policy recorded (a warm-up probe's), or null. */
+    CostBreakdown recordedDecision(String requestId) {
+        return decisions == null ? null : decisions.get(requestId);
+    }
+
     /** The selector inside (tests, reports). */
     public Selector selector() {
         return selector;
@@ -212,6 +219,7 @@ public final class TierroutePolicy implements RoutingPolicy {
             lastTickMicros = t.atMicros();
             selector.tick();
         }
+        rethrowHeldFailure(); // a drain on a sample or a tick may have released a held request
     }
 
     @Override
@@ -295,8 +303,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     @Override
     public void onFirstToken(SimRequest r, int worker, long nowMicros) {
         nowNanos = nowMicros * 1000;
-        rethrowHeldFailure();
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
+        rethrowHeldFailure();
     }
 
     @Override
@@ -308,6 +316,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     public void onTokens(SimRequest r, int worker, int generated, long nowMicros) {
         nowNanos = nowMicros * 1000;
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.TOKENS, generated));
+        rethrowHeldFailure();
     }
 
     @Override

@@ -36,6 +36,21 @@ class LateBindingThroughTheEngineTest {
     }
 
     @Test
+    void theWarmUpFitLearnsFromTheEnginesTtftNotTheRoutersHold() {
+        List<SimRequest> rs = List.of(request("first", 0, 4000, 0), request("held", 100, 160, 20_000));
+        Simulation sim = new Simulation(cfg, rs);
+        TierroutePolicy probe = new TierroutePolicy("tierroute-test", sim.fleetView(), 7, ParameterSet.defaults(1), 0,
+                true, false);
+        SimResult r = sim.run(probe, null);
+
+        Completion held = byId(r, "held");
+        assertThat(held.heldMicros()).as("held until first's first token").isPositive();
+        assertThat(TierrouteFitting.observation(probe.recordedDecision("held"), held).realisedUs())
+                .isEqualTo((double) held.engineTtftMicros())
+                .isLessThan(held.ttftMicros());
+    }
+
+    @Test
     void whileTheWorkerWaitsTheCheapestHeldRequestIsBoundFirstThoughItCameLast() {
         // first, then a long prompt and a short one while first is still prefilling.
         List<SimRequest> rs = List.of(request("first", 0, 4000, 0), request("long", 100, 12_000, 10_000),
