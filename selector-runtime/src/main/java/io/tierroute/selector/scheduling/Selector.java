@@ -340,6 +340,23 @@ public final class Selector {
      * arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
      * worker under the limit: K is a soft bound.
      */
+    /**
+     * Late binding is on and every worker that takes requests has {@link SelectorSettings#holdAtWaiting} of ours
+     * waiting: then {@link #everyEligibleWaits} holds any request, whatever its candidates, so a drain need not score it.
+     */
+    private boolean everyWorkerWaits() {
+        int k = settings.holdAtWaiting();
+        if (k == 0) {
+            return false;
+        }
+        for (int w = 0; w < registry.size(); w++) {
+            if (takesRequests(w) && inflight.ownWaiting(w) < k) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean everyEligibleWaits(Scratch s, int workers) {
         boolean any = false;
         for (int w = 0; w < workers; w++) {
@@ -641,6 +658,9 @@ public final class Selector {
                 int length = judgedLength(head.request());
                 if (scan != null && length >= refusedFrom) {
                     continue; // every worker under its limits is too small for it too: no attempt
+                }
+                if (everyWorkerWaits()) {
+                    break; // late binding holds any request now: no attempt (drains come at every sample and tick)
                 }
                 long now = clock.getAsLong();
                 Object outcome;
