@@ -1,25 +1,32 @@
 package io.tierroute.selector.scheduling;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
-import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * Requests waiting because every candidate was over its load limit, served in order of
  * {@code priority(r) = 1 / min_w Cost(w, r)} (DESIGN.md §3: a generalised WSPT: cheap requests
- * first), ties first come first served. Bounded; thread-safe.
+ * first), ties first come first served. The priority is the one at arrival; a drain ranks the first few again by
+ * their cost at that moment ({@code Selector.cheapestNow}). Bounded; thread-safe.
  */
 final class AdmissionQueue {
 
     record Pending(RouteRequest request, double priority, long enqueuedNanos, long sequence,
                    CompletableFuture<RouteDecision> future) {}
 
-    private final PriorityQueue<Pending> queue = new PriorityQueue<>((a, b) -> {
-        int byPriority = Double.compare(b.priority, a.priority);
-        return byPriority != 0 ? byPriority : Long.compare(a.sequence, b.sequence);
-    });
-    private final java.util.Set<String> ids = new java.util.HashSet<>();
+    /** Best priority first, then arrival order; the sequence makes it total, so the set holds every request. */
+    private static final Comparator<Pending> SERVICE_ORDER = Comparator.comparingDouble((Pending p) -> -p.priority)
+            .thenComparingLong(Pending::sequence);
+
+    // An ordered set, not a heap: a drain reads the first few in order without copying the queue, and a cancelled
+    // request leaves in O(log n).
+    private final TreeSet<Pending> queue = new TreeSet<>(SERVICE_ORDER);
+    private final Set<String> ids = new HashSet<>();
     private final int capacity;
     private long sequence;
     /** Mirrors {@code queue.size()} so the route path can see "nobody waits" without the lock. */
@@ -48,15 +55,17 @@ final class AdmissionQueue {
     }
 
     synchronized Pending peek() {
-        return queue.peek();
+        return queue.isEmpty() ? null : queue.first();
     }
 
     /** The first {@code n} waiting requests in the order they are served (a copy; the queue is left as it is). */
     synchronized List<Pending> firstInOrder(int n) {
-        PriorityQueue<Pending> copy = new PriorityQueue<>(queue);
-        List<Pending> out = new ArrayList<>(Math.min(n, copy.size()));
-        while (out.size() < n && !copy.isEmpty()) {
-            out.add(copy.poll());
+        List<Pending> out = new ArrayList<>(Math.min(n, queue.size()));
+        for (Pending p : queue) {
+            if (out.size() == n) {
+                break;
+            }
+            out.add(p);
         }
         return out;
     }

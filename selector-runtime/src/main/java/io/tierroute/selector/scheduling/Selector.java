@@ -655,14 +655,17 @@ public final class Selector {
                     queue.remove(head);
                     continue;
                 }
-                int length = judgedLength(head.request());
-                if (scan != null && length >= refusedFrom) {
-                    continue; // every worker under its limits is too small for it too: no attempt
-                }
                 if (everyWorkerWaits()) {
                     break; // late binding holds any request now: no attempt (drains come at every sample and tick)
                 }
                 long now = clock.getAsLong();
+                if (scan == null) {
+                    head = cheapestNow(head, now, s);
+                }
+                int length = judgedLength(head.request());
+                if (scan != null && length >= refusedFrom) {
+                    continue; // every worker under its limits is too small for it too: no attempt
+                }
                 Object outcome;
                 try {
                     outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true, false, false);
@@ -712,6 +715,73 @@ public final class Selector {
      * a bound on the work done under the drain lock.
      */
     static final int DRAIN_SCAN_LIMIT = 64;
+
+    /**
+     * How many of the first waiting requests a drain ranks again by their cost now ({@link #cheapestNow}): a bound on
+     * the dry runs under the drain lock. 16 and 64 measured the same within the noise (ROUNDS.md, "Re-ranking round").
+     */
+    static final int RERANK_WINDOW = 16;
+
+    /**
+     * The request to place next: of the first {@link #RERANK_WINDOW} in priority order, the one a worker with room now
+     * takes at the lowest cost; {@code head} when none of them can be placed or it waits alone. A request's priority
+     * was its cost at arrival, and by the time a worker frees, queues, the link and the cache have moved: the one
+     * cheapest now (often a prefix that has just landed on the worker with room) frees that room soonest. WSPT on the
+     * fleet's present state, not on the one each request found (DESIGN.md §3's priority, read at dispatch).
+     */
+    private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, Scratch s) {
+        if (queue.size() < 2 || !someWorkerHasRoom()) {
+            return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
+        }
+        AdmissionQueue.Pending best = head;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
+            if (p.future().isDone()) {
+                continue; // cancelled: the drain removes it when it reaches it
+            }
+            RouteDecision d;
+            try {
+                d = attempt(p.request(), now, 0, s, false, false, true); // a dry run: nothing admitted, nothing drawn
+            } catch (RuntimeException e) {
+                continue; // the real attempt, if it is ever the head, reports it to its caller
+            }
+            if (d == null) {
+                continue; // no worker it could go to has room (or late binding holds it): not placeable now
+            }
+            double cost = cheapestEligible(s);
+            if (cost < bestCost) {
+                bestCost = cost;
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * Some worker that takes requests is under its load limits and, under late binding, has fewer than
+     * {@link SelectorSettings#holdAtWaiting} of ours waiting: a drain that finds none places nothing, so it skips the
+     * dry runs (a telemetry sample drains too, while every worker is full).
+     */
+    private boolean someWorkerHasRoom() {
+        int k = settings.holdAtWaiting();
+        for (int w = 0; w < registry.size(); w++) {
+            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w)) && (k == 0 || inflight.ownWaiting(w) < k)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The lowest cost among the workers the last attempt found eligible (the picker may explore; this ranks). */
+    private double cheapestEligible(Scratch s) {
+        double min = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < registry.size(); w++) {
+            if (s.eligible[w]) {
+                min = Math.min(min, s.cost[w]);
+            }
+        }
+        return min;
+    }
 
     private static final int NO_SIZE_REFUSAL = 0;
     private static final int SOME_SIZE_REFUSALS = 1;

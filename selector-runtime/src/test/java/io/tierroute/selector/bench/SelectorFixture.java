@@ -44,6 +44,11 @@ final class SelectorFixture {
      * @param maxInFlight every worker's limit on requests in flight, beyond which routes queue (0: none)
      */
     static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight) {
+        return build(impl, workers, blocks, maxInFlight, 0);
+    }
+
+    /** @param holdAtWaiting late binding ({@link SelectorSettings#holdAtWaiting}; 0: off) */
+    static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight, int holdAtWaiting) {
         MooncakeFixture fx = MooncakeFixture.load();
         PrefixIndex index = "naive".equals(impl)
                 ? new NaiveReferenceIndex(workers)
@@ -55,7 +60,7 @@ final class SelectorFixture {
             specs.add(new WorkerSpec(spec.name(), spec.kvCapacityTokens(), spec.bandwidth(), false, maxInFlight, 0));
         }
         SelectorSettings settings = SelectorSettings.builder(specs)
-                .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).build();
+                .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).holdAtWaiting(holdAtWaiting).build();
         Selector selector = new Selector(settings, index, new DirectIndexWriter(index),
                 new ParameterStore(ParameterSet.defaults(workers)), System::nanoTime);
         int[][] prompts = fx.queries(1024, 42, Integer.MAX_VALUE);

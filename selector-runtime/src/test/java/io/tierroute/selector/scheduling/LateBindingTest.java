@@ -109,6 +109,31 @@ class LateBindingTest {
     }
 
     @Test
+    void aDrainPlacesTheRequestCheapestNowNotTheOneCheapestAtItsArrival() {
+        Selector s = selector(2, 1);
+        RouteDecision[] waiting = oneWaitingEach(s);
+        int[] shortPrompt = prompt(30, 1024);
+        int[] longPrompt = prompt(31, 4096);
+        CompletableFuture<RouteDecision> cheapAtArrival = s.route(request(shortPrompt));
+        CompletableFuture<RouteDecision> cheapNow = s.route(request(longPrompt));
+        assertThat(cheapAtArrival).isNotDone();
+        assertThat(cheapNow).isNotDone();
+
+        // While both wait, the long prompt's 4,096 tokens land in w1's HBM (another request computed them): from now
+        // on it costs w1 one block, less than the short prompt's 1,024 tokens anywhere.
+        store(s, 1, longPrompt);
+        s.onRequestEvent(new RequestEvent(waiting[1].requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+
+        assertThat(cheapNow).as("ranked by its cost now, the long prompt goes first").isDone();
+        assertThat(cheapNow.join().worker()).isEqualTo("w1");
+        assertThat(cheapAtArrival).as("w1 has a request waiting again: every worker waits").isNotDone();
+
+        s.onRequestEvent(new RequestEvent(waiting[0].requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+        assertThat(cheapAtArrival).isDone();
+        assertThat(cheapAtArrival.join().worker()).isEqualTo("w0");
+    }
+
+    @Test
     void aFinishWithNoOutputEventBeforeAlsoReleasesTheHeldRequest() {
         Selector s = selector(1, 1);
         RouteDecision first = s.route(request(prompt(7, 64))).join();
