@@ -4,23 +4,21 @@ import io.tierroute.selector.index.NaiveReferenceIndex;
 import io.tierroute.selector.ingest.DirectIndexWriter;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.BlockHasher;
-import io.tierroute.selector.protocol.KvEvent;
-import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.tierroute.selector.scheduling.HeldPrompts.BLOCK;
+import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
+import static io.tierroute.selector.scheduling.HeldPrompts.storeInHbm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Requests queued behind workers over their load limits leave the queue cheapest at the drain, not at arrival. */
 class AdmissionDrainTest {
 
-    private static final int BLOCK = 16;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private int nextId;
 
@@ -34,22 +32,8 @@ class AdmissionDrainTest {
                 new ParameterStore(ParameterSet.defaults(1)), clock::get);
     }
 
-    private static int[] prompt(int seed, int tokens) {
-        int[] t = new int[tokens];
-        for (int i = 0; i < tokens; i++) {
-            t[i] = seed * 1_000_003 + i;
-        }
-        return t;
-    }
-
     private RouteRequest request(int[] tokens) {
-        return new RouteRequest("q" + (nextId++), null, null, null, tokens, null, null, null, 512, 100, null, false);
-    }
-
-    private static void store(Selector s, int[] tokens) {
-        long[] hashes = new long[tokens.length / BLOCK];
-        int n = new BlockHasher().hashTokens(tokens, tokens.length, BLOCK, BlockHasher.salt("default", null, null), hashes);
-        s.indexWriter().submit(List.of(new KvEvent.Stored(0, Tier.HBM, false, 0, Arrays.copyOf(hashes, n))));
+        return HeldPrompts.request("q" + (nextId++), tokens);
     }
 
     @Test
@@ -61,7 +45,7 @@ class AdmissionDrainTest {
         CompletableFuture<RouteDecision> cheapNow = s.route(request(longPrompt));
         assertThat(s.queueLength()).as("the worker is at its limit of one").isEqualTo(2);
 
-        store(s, longPrompt); // its 4,096 tokens land in w0's HBM while it waits
+        storeInHbm(s, 0, longPrompt); // its 4,096 tokens land in w0's HBM while it waits
         s.onRequestEvent(new RequestEvent(running.requestId(), RequestEvent.Type.FINISHED, 8));
 
         assertThat(cheapNow).isDone();

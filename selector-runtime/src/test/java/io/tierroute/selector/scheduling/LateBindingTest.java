@@ -4,9 +4,6 @@ import io.tierroute.selector.index.NaiveReferenceIndex;
 import io.tierroute.selector.ingest.DirectIndexWriter;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.BlockHasher;
-import io.tierroute.selector.protocol.KvEvent;
-import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
@@ -15,13 +12,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.tierroute.selector.scheduling.HeldPrompts.BLOCK;
+import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
+import static io.tierroute.selector.scheduling.HeldPrompts.storeInHbm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** {@link SelectorSettings#holdAtWaiting}: a request is held centrally while every worker waits, then scored over all. */
 class LateBindingTest {
 
-    private static final int BLOCK = 16;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private int nextId;
 
@@ -37,22 +36,8 @@ class LateBindingTest {
                 new ParameterStore(ParameterSet.defaults(workers)), clock::get);
     }
 
-    private static int[] prompt(int seed, int tokens) {
-        int[] t = new int[tokens];
-        for (int i = 0; i < tokens; i++) {
-            t[i] = seed * 1_000_003 + i;
-        }
-        return t;
-    }
-
     private RouteRequest request(int[] tokens) {
-        return new RouteRequest("r" + (nextId++), null, null, null, tokens, null, null, null, 512, 100, null, false);
-    }
-
-    private static void store(Selector s, int worker, int[] tokens) {
-        long[] hashes = new long[tokens.length / BLOCK];
-        int n = new BlockHasher().hashTokens(tokens, tokens.length, BLOCK, BlockHasher.salt("default", null, null), hashes);
-        s.indexWriter().submit(List.of(new KvEvent.Stored(worker, Tier.HBM, false, 0, java.util.Arrays.copyOf(hashes, n))));
+        return HeldPrompts.request("r" + (nextId++), tokens);
     }
 
     /** One request waiting for its first token on each of the two workers; returns them by worker index. */
@@ -72,7 +57,7 @@ class LateBindingTest {
     void aRequestWaitsWhileEveryWorkerHasOneWaitingThenGoesToItsPrefixHolderOnceAnyWorkerHasRoom() {
         Selector s = selector(2, 1);
         int[] held = prompt(3, 4096);
-        store(s, 1, held);
+        storeInHbm(s, 1, held);
         RouteDecision[] waiting = oneWaitingEach(s);
 
         CompletableFuture<RouteDecision> f = s.route(request(held));
@@ -121,7 +106,7 @@ class LateBindingTest {
 
         // While both wait, the long prompt's 4,096 tokens land in w1's HBM (another request computed them): from now
         // on it costs w1 one block, less than the short prompt's 1,024 tokens anywhere.
-        store(s, 1, longPrompt);
+        storeInHbm(s, 1, longPrompt);
         s.onRequestEvent(new RequestEvent(waiting[1].requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
 
         assertThat(cheapNow).as("ranked by its cost now, the long prompt goes first").isDone();
