@@ -336,8 +336,8 @@ public final class Selector {
      * Late binding ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to already has that many
      * of this selector's requests waiting for their first token. Held here instead of joining one of those queues, it
      * is scored again over every worker as soon as one of them has room (it may still pick a busy one that holds its
-     * prefix), and the admission queue serves the cheapest first (WSPT, DESIGN.md §3) instead of each worker its
-     * arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
+     * prefix), and the admission queue serves the cheapest at that moment first ({@link #cheapestNow}; WSPT, DESIGN.md
+     * §3) instead of each worker its arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
      * worker under the limit: K is a soft bound.
      */
     /**
@@ -646,10 +646,14 @@ public final class Selector {
             List<AdmissionQueue.Pending> scan = null;
             int next = 0;
             int refusedFrom = Integer.MAX_VALUE; // the shortest exact prompt a worker under its limits refused for size
+            AdmissionQueue.Pending firstTried = null; // the request tried before the scan began: not tried twice
             while (true) {
                 AdmissionQueue.Pending head = scan == null ? queue.peek() : next < scan.size() ? scan.get(next++) : null;
                 if (head == null) {
                     break;
+                }
+                if (head == firstTried) {
+                    continue;
                 }
                 if (head.future().isDone()) { // cancelled: the caller went away while it waited
                     queue.remove(head);
@@ -687,7 +691,8 @@ public final class Selector {
                     }
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
-                        next = 1; // [0] is this head
+                        next = 0;
+                        firstTried = head; // cheapestNow may have tried one other than the queue's head
                     }
                     continue;
                 }
@@ -718,16 +723,19 @@ public final class Selector {
 
     /**
      * How many of the first waiting requests a drain ranks again by their cost now ({@link #cheapestNow}): a bound on
-     * the dry runs under the drain lock. 16 and 64 measured the same within the noise (ROUNDS.md, "Re-ranking round").
+     * the dry runs under the drain lock. 16 to the whole queue measured alike (ROUNDS.md, "Re-ranking round").
      */
     static final int RERANK_WINDOW = 16;
 
     /**
-     * The request to place next: of the first {@link #RERANK_WINDOW} in priority order, the one a worker with room now
-     * takes at the lowest cost; {@code head} when none of them can be placed or it waits alone. A request's priority
-     * was its cost at arrival, and by the time a worker frees, queues, the link and the cache have moved: the one
-     * cheapest now (often a prefix that has just landed on the worker with room) frees that room soonest. WSPT on the
-     * fleet's present state, not on the one each request found (DESIGN.md §3's priority, read at dispatch).
+     * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
+     * the lowest cost now over the workers it could go to (under late binding, those with K waiting too: it may pick a
+     * busy one that holds its prefix); {@code head} when none of them can be placed or it waits alone. Whatever made
+     * the queue (late binding or load limits). A request's priority was its cost at arrival, and by the time a worker
+     * frees, queues, the link and the cache have moved: the one cheapest now (often a prefix that has just landed in
+     * HBM) frees capacity soonest. WSPT on the fleet's present state, not on the one each request found (DESIGN.md
+     * §3's priority, read at dispatch). The dry runs, like {@link #preview}, mark the prefixes they walk as recently
+     * used in the index.
      */
     private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, Scratch s) {
         if (queue.size() < 2 || !someWorkerHasRoom()) {
@@ -743,7 +751,7 @@ public final class Selector {
             try {
                 d = attempt(p.request(), now, 0, s, false, false, true); // a dry run: nothing admitted, nothing drawn
             } catch (RuntimeException e) {
-                continue; // the real attempt, if it is ever the head, reports it to its caller
+                return p; // its real attempt fails it to its caller at once, instead of leaving it to time out
             }
             if (d == null) {
                 continue; // no worker it could go to has room (or late binding holds it): not placeable now

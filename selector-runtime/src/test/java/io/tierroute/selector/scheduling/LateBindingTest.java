@@ -119,6 +119,23 @@ class LateBindingTest {
     }
 
     @Test
+    void aRequestCancelledWhileHeldIsNeitherRankedNorPlaced() {
+        Selector s = selector(2, 1);
+        RouteDecision[] waiting = oneWaitingEach(s);
+        int[] longPrompt = prompt(41, 4096);
+        CompletableFuture<RouteDecision> other = s.route(request(prompt(40, 1024)));
+        CompletableFuture<RouteDecision> cancelled = s.route(request(longPrompt));
+        storeInHbm(s, 1, longPrompt); // it would be the cheapest now
+        cancelled.cancel(false);
+
+        s.onRequestEvent(new RequestEvent(waiting[1].requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+
+        assertThat(other).isDone();
+        assertThat(s.queueLength()).isZero();
+        assertThat(s.inflight().size()).as("the two first ones and the other; not the cancelled one").isEqualTo(3);
+    }
+
+    @Test
     void aFinishWithNoOutputEventBeforeAlsoReleasesTheHeldRequest() {
         Selector s = selector(1, 1);
         RouteDecision first = s.route(request(prompt(7, 64))).join();

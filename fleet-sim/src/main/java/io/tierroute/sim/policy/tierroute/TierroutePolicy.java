@@ -64,7 +64,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     public static final int PROGRESS_EVERY_TOKENS = 16;
     /**
      * The selector's {@code holdAtWaiting} here: a request is held while every worker has one of its requests waiting
-     * for a first token, then bound over all of them, cheapest first (bench/RESULTS.md, "Late binding").
+     * for a first token, then bound over all of them, the cheapest at that moment first (bench/RESULTS.md, "Late
+     * binding", "Re-ranking at the drain").
      */
     public static final int HOLD_AT_WAITING = 1;
 
