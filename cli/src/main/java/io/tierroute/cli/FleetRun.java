@@ -279,6 +279,10 @@ final class FleetRun implements AutoCloseable {
         if (fleet.held() > 0) {
             lines.add(Plural.of(fleet.held(), "arrival") + " waited while every worker was drained or unhealthy (selector API)");
         }
+        if (fleet.lateBound() > 0) {
+            lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding until a worker had room, then placed"
+                    + " cheapest first (routing.holdAtWaiting 1)");
+        }
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
         long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();

@@ -34,7 +34,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -56,6 +58,10 @@ import java.util.concurrent.atomic.LongAdder;
  * Workers drained or marked unhealthy through that API take no new requests; when none can take one, the
  * arrival waits (and the fleet's clock with it) until one can again: the simulator cannot turn a
  * request away.
+ *
+ * <p><b>Late binding.</b> As in the benchmark, the selector holds a request while every worker has one of this
+ * fleet's requests waiting for its first token ({@code holdAtWaiting} 1, {@link #lateBound()}); the simulator
+ * delivers it when the selector places it, at a first token or a finish, cheapest at that moment first.
  */
 public final class LiveFleet implements RoutingPolicy, AutoCloseable {
 
@@ -111,6 +117,18 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final LongAdder finished = new LongAdder();
     private final LongAdder failed = new LongAdder();
     private final LongAdder held = new LongAdder();
+    private final LongAdder lateBound = new LongAdder();
+    private final LongAdder releasedOffThread = new LongAdder();
+    private final FleetView fleetView;
+    /** How the simulator takes a request this fleet held ({@link #HOLD}); set before the first event. */
+    private Dispatcher dispatcher;
+    /**
+     * Held requests whose route completed off the simulation thread (an operator's undrain drains the selector's
+     * queue on an HTTP thread): delivered at the simulation thread's next callback, as the simulator is one thread.
+     */
+    private final ConcurrentLinkedQueue<Runnable> releasedElsewhere = new ConcurrentLinkedQueue<>();
+    /** A failure inside a release, which the route's future would swallow: the next callback throws it. */
+    private RuntimeException heldFailure;
     private final AtomicLong virtualMicros = new AtomicLong();
     private final Simulation sim;
     private final Thread thread;
@@ -156,11 +174,16 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             }
             specs.add(new WorkerSpec(FleetPublisher.worker(w), fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
         }
+        // Late binding as in the benchmark (TierroutePolicy.HOLD_AT_WAITING): this fleet posts every first token. A held
+        // request waits in simulated time, which a drained fleet may stop: no queue wait limit cuts it off.
         SelectorSettings settings = SelectorSettings.builder(specs).model(fleet.model()).blockSize(fleet.blockSize())
-                .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed).build();
+                .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed)
+                .holdAtWaiting(io.tierroute.sim.policy.tierroute.TierroutePolicy.HOLD_AT_WAITING)
+                .maxQueued(Integer.MAX_VALUE).maxQueueWait(Duration.ofDays(1)).build();
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
         this.writer = new DirectIndexWriter(index);
         this.selector = new Selector(settings, index, writer, params, () -> nowNanos);
+        this.fleetView = fleet;
         this.selector.inflight().ownKvAccounting(true);
         if (decisions != null) {
             this.selector.decisionSink(decisions);
@@ -229,6 +252,10 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     public SelectorMetrics metrics() { return metrics; }
     /** Arrivals that waited because no worker could take requests (all drained or unhealthy). */
     public long held() { return held.sum(); }
+    /** Arrivals the selector held by late binding until a worker had room (its admission queue). */
+    public long lateBound() { return lateBound.sum(); }
+    /** Held arrivals placed on another thread (an operator's undrain) and handed to the simulation thread. */
+    long releasedOffThread() { return releasedOffThread.sum(); }
     /** Simulated seconds elapsed. */
     public double virtualSeconds() { return (virtualMicros.get() - originMicros) / 1e6; }
 
@@ -289,6 +316,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     @Override
     public void onTelemetry(WorkerTelemetry t) {
         pace(t.atMicros());
+        settleReleases();
         long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * cfg.blockSize());
         selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
         if (t.atMicros() != lastTickMicros) {
@@ -296,6 +324,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             selector.tick();
             publisher.flushKv();
         }
+        rethrowHeldFailure();
+        waitWhileHeldAndNoWorkerTakes(wallNanos(t.atMicros()));
         long intervalMs = Math.max(1, t.intervalMicros() / 1000);
         List<io.tierroute.schemas.avro.TierLinkSample> links = new ArrayList<>();
         if (cfg.hasCpuTier()) {
@@ -316,8 +346,14 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     }
 
     @Override
+    public void attach(Dispatcher dispatcher) {
+        this.dispatcher = dispatcher;
+    }
+
+    @Override
     public int route(SimRequest r, FleetView view, long nowMicros) {
         pace(nowMicros);
+        settleReleases();
         publisher.flushKv();
         SimRequest.Agent a = r.agent();
         RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
@@ -325,17 +361,69 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 false);
         long arrivalEpochMs = epochMs(r.arrivalMicros());
-        RouteDecision d = admit(req, wallNanos(nowMicros));
-        long dispatchedEpochMs = epochMs(nowMicros); // after a hold the origin has moved: the instant it left
+        long t0 = System.nanoTime();
+        CompletableFuture<RouteDecision> f = admit(req, wallNanos(nowMicros));
+        if (!f.isDone()) {
+            // Held in the selector's admission queue (late binding): a first token or a finish completes it, and the
+            // simulator delivers it at that instant.
+            lateBound.increment();
+            f.whenComplete((d, err) -> {
+                if (Thread.currentThread() == thread) {
+                    release(r, d, err, arrivalEpochMs, t0);
+                } else {
+                    releasedOffThread.increment();
+                    releasedElsewhere.add(() -> release(r, d, err, arrivalEpochMs, t0));
+                }
+            });
+            return HOLD;
+        }
+        metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
+        return bind(r, f.join(), arrivalEpochMs);
+    }
+
+    /** A held request's route completed: it goes to its worker, or is refused as a client would be answered. */
+    private void release(SimRequest r, RouteDecision d, Throwable err, long arrivalEpochMs, long t0) {
+        try {
+            if (err == null) {
+                metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
+                dispatcher.dispatch(r, bind(r, d, arrivalEpochMs));
+            } else if (err instanceof NoCapacityException) { // the selector stopped, or every worker left meanwhile
+                metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
+                dispatcher.dispatch(r, REFUSED);
+            } else {
+                heldFailure = new IllegalStateException("the held route of " + r.id() + " failed", err);
+            }
+        } catch (RuntimeException e) {
+            heldFailure = e;
+        }
+    }
+
+    /** Delivers what was released off this thread, then throws a release's failure; at every callback's start. */
+    private void settleReleases() {
+        for (Runnable release; (release = releasedElsewhere.poll()) != null; ) {
+            release.run();
+        }
+        rethrowHeldFailure();
+    }
+
+    private void rethrowHeldFailure() {
+        if (heldFailure != null) {
+            throw heldFailure;
+        }
+    }
+
+    /** Records {@code r} as in flight on the decision's worker from now on; returns the worker. */
+    private int bind(SimRequest r, RouteDecision d, long arrivalEpochMs) {
+        long dispatchedEpochMs = epochMs(nowNanos / 1000); // after a hold, the instant it left
         int w = d.workerIndex();
-        // What the chosen engine holds of the prompt right now, per tier: the cached tokens it will report.
         // The engine side (not the router): what the chosen engine holds of the prompt now, per tier, is
         // what its completion log reports as cached tokens. The selector never sees this.
-        view.oracle().matchedBlocks(w, r, scratch);
+        fleetView.oracle().matchedBlocks(w, r, scratch);
         int[] cached = new int[Tier.COUNT];
         for (int t = 0; t < Tier.COUNT; t++) {
             cached[t] = scratch[t] * cfg.blockSize();
         }
+        SimRequest.Agent a = r.agent();
         inFlight.put(r.id(), new InFlight(r.arrivalMicros(), arrivalEpochMs, dispatchedEpochMs, w, r.promptTokens(), cached,
                 a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step())));
         routed.increment();
@@ -343,25 +431,29 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     }
 
     /**
-     * Routes {@code req}, counting the outcome in the metrics; while no worker can take it (an operator
-     * drained them all), waits and retries, then moves the pacing origin by the wait so that the fleet
-     * resumes where it stopped instead of replaying the missed wall time at once. The wait is measured from
-     * {@code dueNanos}, when the arrival was due, not from when this thread got to it: under CPU contention
-     * pacing runs late, and a wait measured from the late start would date the dispatch that much too early.
+     * Routes {@code req}: its future, done when a worker took it at once, pending while late binding holds it. While
+     * no worker can take requests (an operator drained them all), waits and retries, then moves the pacing origin by
+     * the wait so that the fleet resumes where it stopped instead of replaying the missed wall time at once. The wait
+     * is measured from {@code dueNanos}, when the arrival was due, not from when this thread got to it: under CPU
+     * contention pacing runs late, and a wait measured from the late start would date the dispatch that much too
+     * early.
      */
-    private RouteDecision admit(RouteRequest req, long dueNanos) {
+    private CompletableFuture<RouteDecision> admit(RouteRequest req, long dueNanos) {
         boolean waited = false;
         while (true) {
             long t0 = System.nanoTime();
+            CompletableFuture<RouteDecision> f = selector.route(req);
+            if (!f.isDone()) {
+                return f;
+            }
             try {
-                RouteDecision d = selector.route(req).join();
-                metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
+                f.join();
                 if (waited) {
                     long pause = System.nanoTime() - dueNanos; // pace returned no earlier than dueNanos
                     startNanos += pause;
                     startEpochMs += pause / 1_000_000;
                 }
-                return d;
+                return f;
             } catch (CompletionException e) {
                 if (!(e.getCause() instanceof NoCapacityException)) {
                     throw e;
@@ -372,25 +464,51 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                     waited = true;
                 }
             }
-            // Polls the flags rather than routing again, so the selector's rejected counter is not inflated.
-            do {
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new Stopped();
-                }
-                if (stop) {
-                    throw new Stopped();
-                }
-            } while (selector.workers().stream().noneMatch(w -> w.healthy() && !w.draining()));
+            sleepUntilAWorkerTakesRequests();
         }
+    }
+
+    /**
+     * While requests are held and no worker takes requests (an operator drained them all), the fleet waits, its clock
+     * with it, as an arrival does in {@link #admit}: left to run, the simulation would end with them never released.
+     * Then what the undrain placed is delivered, and the pacing origin moves by the pause.
+     */
+    private void waitWhileHeldAndNoWorkerTakes(long dueNanos) {
+        if (selector.queueLength() == 0 || aWorkerTakesRequests()) {
+            return;
+        }
+        sleepUntilAWorkerTakesRequests();
+        long pause = System.nanoTime() - dueNanos; // pace returned no earlier than dueNanos
+        startNanos += pause;
+        startEpochMs += pause / 1_000_000;
+        settleReleases();
+    }
+
+    private boolean aWorkerTakesRequests() {
+        return selector.workers().stream().anyMatch(w -> w.healthy() && !w.draining());
+    }
+
+    /** Polls the flags rather than routing again, so the selector's rejected counter is not inflated. */
+    private void sleepUntilAWorkerTakesRequests() {
+        do {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Stopped();
+            }
+            if (stop) {
+                throw new Stopped();
+            }
+        } while (!aWorkerTakesRequests());
     }
 
     @Override
     public void onFirstToken(SimRequest r, int worker, long nowMicros) {
         pace(nowMicros);
+        settleReleases();
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FIRST_TOKEN, 1));
+        rethrowHeldFailure();
         InFlight f = inFlight.get(r.id());
         if (f != null) {
             f.firstTokenMicros = nowMicros;
@@ -410,13 +528,17 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     @Override
     public void onTokens(SimRequest r, int worker, int generated, long nowMicros) {
         pace(nowMicros);
+        settleReleases();
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.TOKENS, generated));
+        rethrowHeldFailure();
     }
 
     @Override
     public void onFinished(SimRequest r, int worker, int outputTokens, long nowMicros) {
         pace(nowMicros);
+        settleReleases();
         selector.onRequestEvent(new RequestEvent(r.id(), RequestEvent.Type.FINISHED, outputTokens));
+        rethrowHeldFailure();
         InFlight f = inFlight.remove(r.id());
         // The engine's own log: null when the request was rejected (its prompt can never fit the worker's KV).
         Completion c = realised.remove(r.id());

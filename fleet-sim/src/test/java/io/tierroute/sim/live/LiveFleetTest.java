@@ -173,6 +173,82 @@ class LiveFleetTest {
         assertThat(held.getDispatchedTimeMs()).as("hold-next left after the undrain").isGreaterThanOrEqualTo(undrainedAt - 20);
     }
 
+    private static long[] blocks(long base, int n) {
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = base + i;
+        }
+        return out;
+    }
+
+    /**
+     * Late binding, as the benchmark runs it: an arrival while the one worker has a request waiting for its first
+     * token is held by the selector and delivered at that first token; its completion log starts at the delivery.
+     */
+    @Test
+    void anArrivalWhileTheWorkerWaitsIsHeldUntilTheFirstToken() throws Exception {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> requests = List.of(f.request("lb-first", 0, 4_000, blocks(70_000, 250), 4, 4, null),
+                f.request("lb-second", 1_000, 49, ids(71_000), 4, 4, null));
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
+             LiveFleet fleet = new LiveFleet(cfg, requests, 1, "test", new ParameterStore(ParameterSet.defaults(1)),
+                     null, publisher, 1).start()) {
+            awaitTrue(fleet::done, "the run ended");
+            assertThat(fleet.failure()).isNull();
+            assertThat(fleet.lateBound()).as("lb-second held").isEqualTo(1);
+            assertThat(fleet.finished()).isEqualTo(2);
+        }
+        Map<String, CompletionLog> logs = completions(requests);
+        CompletionLog first = logs.get("lb-first");
+        CompletionLog second = logs.get("lb-second");
+        assertThat(second.getStatus()).isEqualTo(RequestStatus.OK);
+        assertThat(second.getDispatchedTimeMs()).as("delivered at lb-first's first token")
+                .isGreaterThanOrEqualTo(first.getFirstTokenTimeMs());
+        assertThat(second.getQueueWaitUs() + second.getTierLoadUs() + second.getPrefillUs()).isEqualTo(second.getTtftUs());
+    }
+
+    /**
+     * A held arrival that an operator's undrain places (on the HTTP thread, not the simulation's) is handed to the
+     * simulation thread and delivered there. Until then, with nothing else left to run, the fleet waits instead of
+     * ending with the request never released.
+     */
+    @Test
+    void aHeldArrivalPlacedByAnUndrainOnAnotherThreadIsDelivered() throws Exception {
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        // "off-first" prefills 8,000 tokens (StepTimeModel: over 160 virtual ms, over 0.6 s at time scale 0.25), long
+        // enough to drain the worker before its first token; "off-second" arrives 1 ms in and is held.
+        List<SimRequest> requests = List.of(f.request("off-first", 0, 8_000, blocks(80_000, 500), 4, 4, null),
+                f.request("off-second", 1_000, 49, ids(81_000), 4, 4, null));
+        long undrainedAt;
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
+             LiveFleet fleet = new LiveFleet(cfg, requests, 0.25, "test", new ParameterStore(ParameterSet.defaults(1)),
+                     null, publisher, 1).start()) {
+            long started = System.nanoTime();
+            awaitTrue(() -> fleet.lateBound() == 1, "off-second held");
+            drainAll(fleet, true);
+            awaitTrue(() -> fleet.selector().inflight().ownWaiting(0) == 0, "off-first's first token");
+            assertThat(fleet.selector().queueLength()).as("the worker drained at the first token: still held").isEqualTo(1);
+            awaitTrue(() -> fleet.finished() == 1, "off-first finished");
+            // The telemetry sample at 1 virtual s (4 wall s at 0.25) finds nothing left to run but the held request.
+            long sampleDue = started + Duration.ofMillis(4_500).toNanos();
+            Thread.sleep(Math.max(0, (sampleDue - System.nanoTime()) / 1_000_000));
+            assertThat(fleet.virtualSeconds()).isGreaterThanOrEqualTo(1.0);
+            assertThat(fleet.failure()).as("no stall: the fleet waits for a worker").isNull();
+            assertThat(fleet.done()).isFalse();
+            undrainedAt = System.currentTimeMillis();
+            drainAll(fleet, false); // places off-second on this thread
+            awaitTrue(fleet::done, "the run ended");
+            assertThat(fleet.failure()).isNull();
+            assertThat(fleet.releasedOffThread()).isEqualTo(1);
+            assertThat(fleet.finished()).isEqualTo(2);
+        }
+        CompletionLog second = completions(requests).get("off-second");
+        assertThat(second.getStatus()).isEqualTo(RequestStatus.OK);
+        assertThat(second.getDispatchedTimeMs()).isGreaterThanOrEqualTo(undrainedAt - 20);
+    }
+
     private static void drainAll(LiveFleet fleet, boolean draining) {
         for (int w = 0; w < fleet.selector().registry().size(); w++) {
             fleet.selector().setDraining(w, draining);
