@@ -280,8 +280,10 @@ final class FleetRun implements AutoCloseable {
             lines.add(Plural.of(fleet.held(), "arrival") + " waited while every worker was drained or unhealthy (selector API)");
         }
         if (fleet.lateBound() > 0) {
-            lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding until a worker had room, then placed"
-                    + " cheapest first (routing.holdAtWaiting 1)");
+            int stillHeld = fleet.selector().queueLength();
+            lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting 1) until a"
+                    + " worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
+                    + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));
         }
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));

@@ -194,6 +194,9 @@ public final class Simulation implements EngineListener {
                 }
                 case TELEMETRY -> {
                     telemetry();
+                    if (events.isEmpty() && dirtyCount == 0 && !held.isEmpty()) {
+                        policy.idleWhileHolding(now); // may release them (DISPATCH events at now)
+                    }
                     if (events.isEmpty() && dirtyCount == 0 && done < requests.size()) {
                         throw new IllegalStateException("the simulation stalled at " + now + " µs with "
                                 + (requests.size() - done) + " requests unfinished and nothing left to run: " + describe());

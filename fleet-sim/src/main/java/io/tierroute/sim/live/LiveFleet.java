@@ -119,6 +119,16 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final LongAdder held = new LongAdder();
     private final LongAdder lateBound = new LongAdder();
     private final LongAdder releasedOffThread = new LongAdder();
+    private final LongAdder lateBoundPlaced = new LongAdder();
+    /** Held requests whose route has not completed yet (any thread completes them). */
+    private final java.util.concurrent.atomic.AtomicInteger pendingHolds = new java.util.concurrent.atomic.AtomicInteger();
+    /** Set on the simulation thread while {@link #route} registers a hold's callback. */
+    private boolean registeringHold;
+    /** When the last routing attempt of {@link #admit} began: a route's latency counts from it, not from a pause. */
+    private long lastAttemptNanos;
+    /** Each routed request's arrival instant as stamped at its route, until {@link #onRouted} takes it. */
+    private final Map<String, Long> arrivalStamps = new HashMap<>();
+    private volatile boolean waitingForAWorker;
     private final FleetView fleetView;
     /** How the simulator takes a request this fleet held ({@link #HOLD}); set before the first event. */
     private Dispatcher dispatcher;
@@ -254,6 +264,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     public long held() { return held.sum(); }
     /** Arrivals the selector held by late binding until a worker had room (its admission queue). */
     public long lateBound() { return lateBound.sum(); }
+    /** Of {@link #lateBound}, those placed so far (the rest are still held, or were refused). */
+    public long lateBoundPlaced() { return lateBoundPlaced.sum(); }
     /** Held arrivals placed on another thread (an operator's undrain) and handed to the simulation thread. */
     long releasedOffThread() { return releasedOffThread.sum(); }
     /** Simulated seconds elapsed. */
@@ -325,7 +337,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             publisher.flushKv();
         }
         rethrowHeldFailure();
-        waitWhileHeldAndNoWorkerTakes(wallNanos(t.atMicros()));
         long intervalMs = Math.max(1, t.intervalMicros() / 1000);
         List<io.tierroute.schemas.avro.TierLinkSample> links = new ArrayList<>();
         if (cfg.hasCpuTier()) {
@@ -360,35 +371,48 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
                 a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
                 false);
-        long arrivalEpochMs = epochMs(r.arrivalMicros());
-        long t0 = System.nanoTime();
+        arrivalStamps.put(r.id(), epochMs(r.arrivalMicros())); // before admit moves the pacing origin by a pause
         CompletableFuture<RouteDecision> f = admit(req, wallNanos(nowMicros));
+        long t0 = lastAttemptNanos;
         if (!f.isDone()) {
             // Held in the selector's admission queue (late binding): a first token or a finish completes it, and the
             // simulator delivers it at that instant.
             lateBound.increment();
+            pendingHolds.incrementAndGet();
+            registeringHold = true;
             f.whenComplete((d, err) -> {
-                if (Thread.currentThread() == thread) {
-                    release(r, d, err, arrivalEpochMs, t0);
+                // Inline here only on this thread and not during the registration itself: the simulator takes a
+                // release only for a request it already holds, i.e. once this route has returned HOLD.
+                if (Thread.currentThread() == thread && !registeringHold) {
+                    release(r, d, err, t0);
                 } else {
-                    releasedOffThread.increment();
-                    releasedElsewhere.add(() -> release(r, d, err, arrivalEpochMs, t0));
+                    if (Thread.currentThread() != thread) {
+                        releasedOffThread.increment();
+                    }
+                    releasedElsewhere.add(() -> release(r, d, err, t0));
                 }
+                pendingHolds.decrementAndGet(); // after the hand-off: see waitWhileOnlyHeldRequestsRemain
             });
+            registeringHold = false;
             return HOLD;
         }
         metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
-        return bind(r, f.join(), arrivalEpochMs);
+        routed.increment();
+        return f.join().workerIndex();
     }
 
     /** A held request's route completed: it goes to its worker, or is refused as a client would be answered. */
-    private void release(SimRequest r, RouteDecision d, Throwable err, long arrivalEpochMs, long t0) {
+    private void release(SimRequest r, RouteDecision d, Throwable err, long t0) {
         try {
             if (err == null) {
                 metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
-                dispatcher.dispatch(r, bind(r, d, arrivalEpochMs));
+                routed.increment();
+                lateBoundPlaced.increment();
+                dispatcher.dispatch(r, d.workerIndex());
             } else if (err instanceof NoCapacityException) { // the selector stopped, or every worker left meanwhile
                 metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
+                arrivalStamps.remove(r.id());
+                failed.increment();
                 dispatcher.dispatch(r, REFUSED);
             } else {
                 heldFailure = new IllegalStateException("the held route of " + r.id() + " failed", err);
@@ -412,77 +436,103 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         }
     }
 
-    /** Records {@code r} as in flight on the decision's worker from now on; returns the worker. */
-    private int bind(SimRequest r, RouteDecision d, long arrivalEpochMs) {
-        long dispatchedEpochMs = epochMs(nowNanos / 1000); // after a hold, the instant it left
-        int w = d.workerIndex();
+    /**
+     * The simulator delivered {@code r} to {@code worker}: from now on it is in flight there. Its dispatch instant and
+     * what the engine holds of its prompt are taken here, at the delivery (for a held request, a DISPATCH event of its
+     * own, not the middle of the step whose first token released it).
+     */
+    @Override
+    public void onRouted(SimRequest r, int worker, long nowMicros) {
+        Long arrivalEpochMs = arrivalStamps.remove(r.id());
+        long dispatchedEpochMs = epochMs(nowMicros); // after a hold, the instant it left
         // The engine side (not the router): what the chosen engine holds of the prompt now, per tier, is
         // what its completion log reports as cached tokens. The selector never sees this.
-        fleetView.oracle().matchedBlocks(w, r, scratch);
+        fleetView.oracle().matchedBlocks(worker, r, scratch);
         int[] cached = new int[Tier.COUNT];
         for (int t = 0; t < Tier.COUNT; t++) {
             cached[t] = scratch[t] * cfg.blockSize();
         }
         SimRequest.Agent a = r.agent();
-        inFlight.put(r.id(), new InFlight(r.arrivalMicros(), arrivalEpochMs, dispatchedEpochMs, w, r.promptTokens(), cached,
+        inFlight.put(r.id(), new InFlight(r.arrivalMicros(), arrivalEpochMs == null ? dispatchedEpochMs : arrivalEpochMs,
+                dispatchedEpochMs, worker, r.promptTokens(), cached,
                 a == null ? null : a.workflowId(), a == null ? null : Integer.toString(a.step())));
-        routed.increment();
-        return w;
     }
 
     /**
-     * Routes {@code req}: its future, done when a worker took it at once, pending while late binding holds it. While
-     * no worker can take requests (an operator drained them all), waits and retries, then moves the pacing origin by
-     * the wait so that the fleet resumes where it stopped instead of replaying the missed wall time at once. The wait
-     * is measured from {@code dueNanos}, when the arrival was due, not from when this thread got to it: under CPU
-     * contention pacing runs late, and a wait measured from the late start would date the dispatch that much too
-     * early.
+     * Routes {@code req}: its future, done when a worker took it at once, pending while late binding holds it
+     * ({@link #lastAttemptNanos}: when its last attempt began). While no worker can take requests (an operator drained
+     * them all), waits and retries, then moves the pacing origin by the wait so that the fleet resumes where it
+     * stopped instead of replaying the missed wall time at once. The wait is measured from {@code dueNanos}, when the
+     * arrival was due, not from when this thread got to it: under CPU contention pacing runs late, and a wait
+     * measured from the late start would date the dispatch that much too early.
      */
     private CompletableFuture<RouteDecision> admit(RouteRequest req, long dueNanos) {
         boolean waited = false;
         while (true) {
             long t0 = System.nanoTime();
+            lastAttemptNanos = t0;
             CompletableFuture<RouteDecision> f = selector.route(req);
-            if (!f.isDone()) {
-                return f;
-            }
-            try {
-                f.join();
+            if (!refusedForCapacity(f)) {
                 if (waited) {
                     long pause = System.nanoTime() - dueNanos; // pace returned no earlier than dueNanos
                     startNanos += pause;
                     startEpochMs += pause / 1_000_000;
                 }
-                return f;
-            } catch (CompletionException e) {
-                if (!(e.getCause() instanceof NoCapacityException)) {
-                    throw e;
-                }
-                if (!waited) { // counted once per request, as one refused HTTP route would be
-                    metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
-                    held.increment();
-                    waited = true;
-                }
+                return f; // placed, held, or failed otherwise (the caller's join throws it)
+            }
+            if (!waited) { // counted once per request, as one refused HTTP route would be
+                metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
+                held.increment();
+                waited = true;
             }
             sleepUntilAWorkerTakesRequests();
         }
     }
 
-    /**
-     * While requests are held and no worker takes requests (an operator drained them all), the fleet waits, its clock
-     * with it, as an arrival does in {@link #admit}: left to run, the simulation would end with them never released.
-     * Then what the undrain placed is delivered, and the pacing origin moves by the pause.
-     */
-    private void waitWhileHeldAndNoWorkerTakes(long dueNanos) {
-        if (selector.queueLength() == 0 || aWorkerTakesRequests()) {
-            return;
+    private static boolean refusedForCapacity(CompletableFuture<RouteDecision> f) {
+        if (!f.isCompletedExceptionally()) {
+            return false;
         }
-        sleepUntilAWorkerTakesRequests();
-        long pause = System.nanoTime() - dueNanos; // pace returned no earlier than dueNanos
-        startNanos += pause;
-        startEpochMs += pause / 1_000_000;
+        try {
+            f.join();
+            return false;
+        } catch (CompletionException e) {
+            return e.getCause() instanceof NoCapacityException;
+        } catch (java.util.concurrent.CancellationException e) {
+            return false;
+        }
+    }
+
+    /**
+     * The simulator has nothing left to run but the requests the selector holds, and would end with them never
+     * released: while no worker takes requests (an operator drained them all), the fleet waits, its clock with it, as
+     * an arrival does in {@link #admit}. Then the selector drains here, what an undrain placed on another thread is
+     * delivered, and the pacing origin moves by the pause.
+     */
+    @Override
+    public void idleWhileHolding(long nowMicros) {
+        long dueNanos = wallNanos(nowMicros);
+        waitingForAWorker = true;
+        try {
+            // Also until no held request sits between the queue and the hand-off (an undrain's drain claims the
+            // queue, then completes the futures after its lock): nothing then is lost to the simulator's stall check.
+            while (!aWorkerTakesRequests() || pendingHolds.get() > selector.queueLength() + releasedElsewhere.size()) {
+                sleepBriefly();
+            }
+        } finally {
+            waitingForAWorker = false;
+        }
+        long pause = System.nanoTime() - dueNanos;
+        if (pause > 0) {
+            startNanos += pause;
+            startEpochMs += pause / 1_000_000;
+        }
+        selector.tick(); // places what the undrain's drain left queued, on this thread
         settleReleases();
     }
+
+    /** The fleet waits in {@link #idleWhileHolding} for a worker to take requests (for tests and status). */
+    boolean waitingForAWorker() { return waitingForAWorker; }
 
     private boolean aWorkerTakesRequests() {
         return selector.workers().stream().anyMatch(w -> w.healthy() && !w.draining());
@@ -491,16 +541,20 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     /** Polls the flags rather than routing again, so the selector's rejected counter is not inflated. */
     private void sleepUntilAWorkerTakesRequests() {
         do {
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Stopped();
-            }
-            if (stop) {
-                throw new Stopped();
-            }
+            sleepBriefly();
         } while (!aWorkerTakesRequests());
+    }
+
+    private void sleepBriefly() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Stopped();
+        }
+        if (stop) {
+            throw new Stopped();
+        }
     }
 
     @Override

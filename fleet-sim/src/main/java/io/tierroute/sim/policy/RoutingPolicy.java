@@ -72,6 +72,13 @@ public interface RoutingPolicy {
     default void attach(Dispatcher dispatcher) {}
 
     /**
+     * Nothing is left to run but requests this policy holds: the run would end with them never released. A policy
+     * that can still release them (one waiting for an operator, as the live fleet does) releases them here through its
+     * {@link Dispatcher}; otherwise the run fails as stalled. By default nothing.
+     */
+    default void idleWhileHolding(long nowMicros) {}
+
+    /**
      * Picks the worker for {@code request}: a dense index in {@code [0, view.workers())}, {@link #REFUSED}, or
      * {@link #HOLD}. Called once, at the request's arrival. Must not read {@link SimRequest#trueOutputTokensForOracleOnly()} or
      * {@link FleetView#oracle()} unless the policy is the oracle.
