@@ -280,9 +280,11 @@ final class FleetRun implements AutoCloseable {
             lines.add(Plural.of(fleet.held(), "arrival") + " waited while every worker was drained or unhealthy (selector API)");
         }
         if (fleet.lateBound() > 0) {
-            int stillHeld = fleet.selector().queueLength();
+            long refused = fleet.lateBoundRefused();
+            long stillHeld = fleet.lateBound() - fleet.lateBoundPlaced() - refused;
             lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting 1) until a"
                     + " worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
+                    + (refused > 0 ? ", " + refused + " refused" : "")
                     + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));
         }
         lines.add(String.format(Locale.ROOT, "TTFT: p50 %s, p90 %s, p99 %s", secs(fleet.ttftSeconds(0.5)),

@@ -120,6 +120,9 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final LongAdder lateBound = new LongAdder();
     private final LongAdder releasedOffThread = new LongAdder();
     private final LongAdder lateBoundPlaced = new LongAdder();
+    private final LongAdder lateBoundRefused = new LongAdder();
+    /** Held requests handed to the simulator (placed or refused); simulation thread only. */
+    private long releasesDispatched;
     /** Held requests whose route has not completed yet (any thread completes them). */
     private final java.util.concurrent.atomic.AtomicInteger pendingHolds = new java.util.concurrent.atomic.AtomicInteger();
     /** Set on the simulation thread while {@link #route} registers a hold's callback. */
@@ -266,6 +269,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     public long lateBound() { return lateBound.sum(); }
     /** Of {@link #lateBound}, those placed so far (the rest are still held, or were refused). */
     public long lateBoundPlaced() { return lateBoundPlaced.sum(); }
+    /** Of {@link #lateBound}, those refused while held (no capacity: the selector stopped). */
+    public long lateBoundRefused() { return lateBoundRefused.sum(); }
     /** Held arrivals placed on another thread (an operator's undrain) and handed to the simulation thread. */
     long releasedOffThread() { return releasedOffThread.sum(); }
     /** Simulated seconds elapsed. */
@@ -391,14 +396,15 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                     }
                     releasedElsewhere.add(() -> release(r, d, err, t0));
                 }
-                pendingHolds.decrementAndGet(); // after the hand-off: see waitWhileOnlyHeldRequestsRemain
+                pendingHolds.decrementAndGet(); // after the hand-off: see idleWhileHolding
             });
             registeringHold = false;
             return HOLD;
         }
+        RouteDecision d = f.join();
         metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
         routed.increment();
-        return f.join().workerIndex();
+        return d.workerIndex();
     }
 
     /** A held request's route completed: it goes to its worker, or is refused as a client would be answered. */
@@ -408,11 +414,14 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
                 routed.increment();
                 lateBoundPlaced.increment();
+                releasesDispatched++;
                 dispatcher.dispatch(r, d.workerIndex());
             } else if (err instanceof NoCapacityException) { // the selector stopped, or every worker left meanwhile
                 metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
                 arrivalStamps.remove(r.id());
                 failed.increment();
+                lateBoundRefused.increment();
+                releasesDispatched++;
                 dispatcher.dispatch(r, REFUSED);
             } else {
                 heldFailure = new IllegalStateException("the held route of " + r.id() + " failed", err);
@@ -512,11 +521,20 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     @Override
     public void idleWhileHolding(long nowMicros) {
         long dueNanos = wallNanos(nowMicros);
+        long before = releasesDispatched;
         waitingForAWorker = true;
         try {
-            // Also until no held request sits between the queue and the hand-off (an undrain's drain claims the
-            // queue, then completes the futures after its lock): nothing then is lost to the simulator's stall check.
-            while (!aWorkerTakesRequests() || pendingHolds.get() > selector.queueLength() + releasedElsewhere.size()) {
+            // Until a release reaches the simulator: an undrain's drain on another thread claims the queue, then
+            // completes the futures after its lock, so one look at the queue can fall between the two.
+            while (true) {
+                while (!aWorkerTakesRequests()) {
+                    sleepBriefly();
+                }
+                selector.tick(); // places what is still queued, on this thread
+                settleReleases(); // delivers what the undrain placed
+                if (releasesDispatched != before || pendingHolds.get() == 0) {
+                    break;
+                }
                 sleepBriefly();
             }
         } finally {
@@ -527,8 +545,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             startNanos += pause;
             startEpochMs += pause / 1_000_000;
         }
-        selector.tick(); // places what the undrain's drain left queued, on this thread
-        settleReleases();
     }
 
     /** The fleet waits in {@link #idleWhileHolding} for a worker to take requests (for tests and status). */

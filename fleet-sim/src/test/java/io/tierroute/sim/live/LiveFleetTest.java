@@ -239,7 +239,8 @@ class LiveFleetTest {
         }
         CompletionLog second = completions(requests).get("off-second");
         assertThat(second.getStatus()).isEqualTo(RequestStatus.OK);
-        assertThat(second.getDispatchedTimeMs()).isGreaterThanOrEqualTo(undrainedAt - 20);
+        // Stamped on the pacing clock, which may run behind the wall on a loaded machine: a margin, not 0.
+        assertThat(second.getDispatchedTimeMs()).isGreaterThanOrEqualTo(undrainedAt - 250);
     }
 
     /**
@@ -253,7 +254,7 @@ class LiveFleetTest {
         List<SimRequest> requests = List.of(f.request("idle-first", 0, 8_000, blocks(90_000, 500), 4, 4, null),
                 f.request("idle-second", 1_000, 49, ids(91_000), 4, 4, null));
         try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
-             LiveFleet fleet = new LiveFleet(cfg, requests, 0.5, "test", new ParameterStore(ParameterSet.defaults(1)),
+             LiveFleet fleet = new LiveFleet(cfg, requests, 0.25, "test", new ParameterStore(ParameterSet.defaults(1)),
                      null, publisher, 1).start()) {
             awaitTrue(() -> fleet.lateBound() == 1, "idle-second held");
             drainAll(fleet, true);
