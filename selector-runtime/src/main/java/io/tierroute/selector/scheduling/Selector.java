@@ -337,8 +337,8 @@ public final class Selector {
      * of this selector's requests waiting for their first token. Held here instead of joining one of those queues, it
      * is scored again over every worker as soon as one of them has room (it may still pick a busy one that holds its
      * prefix), and the admission queue serves the cheapest at that moment first ({@link #cheapestNow}; WSPT, DESIGN.md
-     * §3) instead of each worker its arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
-     * worker under the limit: K is a soft bound.
+     * §3) instead of each worker its arrivals in order. The counts are read without a lock, so routes deciding at the
+     * same instant may each see a worker under the limit: K is a soft bound.
      */
     /**
      * Late binding is on and every worker that takes requests has {@link SelectorSettings#holdAtWaiting} of ours

@@ -120,8 +120,9 @@ public record SelectorSettings(
         /**
          * Late binding: a request waits in the admission queue while every worker that could take it has at least
          * {@code v} of this selector's requests waiting for their first token, and is then scored over all of them,
-         * the cheapest at that moment first (0: off, every request is bound at once). Needs the first-token events. A soft bound under
-         * concurrent routes; nothing ages a waiting request, so an expensive one may wait until {@link #maxQueueWait}.
+         * the cheapest at that moment first (0: off, every request is bound at once). Needs the first-token events. A
+         * soft bound under concurrent routes; nothing ages a waiting request, so an expensive one may wait until
+         * {@link #maxQueueWait}.
          */
         public Builder holdAtWaiting(int v) { holdAtWaiting = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
