@@ -121,8 +121,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     private final LongAdder releasedOffThread = new LongAdder();
     private final LongAdder lateBoundPlaced = new LongAdder();
     private final LongAdder lateBoundRefused = new LongAdder();
-    /** Held requests handed to the simulator (placed or refused); simulation thread only. */
-    private long releasesDispatched;
     /** Held requests whose route has not completed yet (any thread completes them). */
     private final java.util.concurrent.atomic.AtomicInteger pendingHolds = new java.util.concurrent.atomic.AtomicInteger();
     /** Set on the simulation thread while {@link #route} registers a hold's callback. */
@@ -414,14 +412,12 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 metrics.route(SelectorMetrics.RouteOutcome.ROUTED, System.nanoTime() - t0);
                 routed.increment();
                 lateBoundPlaced.increment();
-                releasesDispatched++;
                 dispatcher.dispatch(r, d.workerIndex());
             } else if (err instanceof NoCapacityException) { // the selector stopped, or every worker left meanwhile
                 metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
                 arrivalStamps.remove(r.id());
                 failed.increment();
                 lateBoundRefused.increment();
-                releasesDispatched++;
                 dispatcher.dispatch(r, REFUSED);
             } else {
                 heldFailure = new IllegalStateException("the held route of " + r.id() + " failed", err);
@@ -521,7 +517,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     @Override
     public void idleWhileHolding(long nowMicros) {
         long dueNanos = wallNanos(nowMicros);
-        long before = releasesDispatched;
+        long before = releasesDispatched();
         waitingForAWorker = true;
         try {
             // Until a release reaches the simulator: an undrain's drain on another thread claims the queue, then
@@ -532,7 +528,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
                 }
                 selector.tick(); // places what is still queued, on this thread
                 settleReleases(); // delivers what the undrain placed
-                if (releasesDispatched != before || pendingHolds.get() == 0) {
+                if (releasesDispatched() != before || pendingHolds.get() == 0) {
                     break;
                 }
                 sleepBriefly();
@@ -545,6 +541,11 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             startNanos += pause;
             startEpochMs += pause / 1_000_000;
         }
+    }
+
+    /** Held requests handed to the simulator so far, placed or refused. */
+    private long releasesDispatched() {
+        return lateBoundPlaced.sum() + lateBoundRefused.sum();
     }
 
     /** The fleet waits in {@link #idleWhileHolding} for a worker to take requests (for tests and status). */
