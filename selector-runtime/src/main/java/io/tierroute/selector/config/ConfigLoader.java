@@ -81,7 +81,8 @@ public final class ConfigLoader {
         if (r != null) {
             r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
-                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "holdAtWaiting", "seed");
+                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "holdAtWaiting", "holdAtCheapestWaiting",
+                    "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
@@ -100,7 +101,9 @@ public final class ConfigLoader {
                     .toolWarmTime(r.duration("toolWarmTime", dflt.toolWarmTime()))
                     .maxQueued((int) r.integer("maxQueued", dflt.maxQueued(), 0, 10_000_000, "requests"))
                     .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()))
-                    .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"));
+                    .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"))
+                    .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
+                            1_000_000, "requests"));
             ConfigNode seed = r.get("seed");
             sb.seed(seed == null ? null : seed.asLong());
         }

@@ -70,6 +70,26 @@ final class AdmissionQueue {
         return out;
     }
 
+    /**
+     * Up to {@code n} waiting requests served after {@code from}, in order ({@code from} itself excluded; it need not
+     * still be waiting): a drain's scan past its first window (a copy).
+     */
+    synchronized List<Pending> afterInOrder(Pending from, int n) {
+        List<Pending> out = new ArrayList<>(Math.min(n, queue.size()));
+        for (Pending p : queue.tailSet(from, false)) {
+            if (out.size() == n) {
+                break;
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
+    /** Whether {@code a} is served after {@code b}. */
+    static boolean servedAfter(Pending a, Pending b) {
+        return SERVICE_ORDER.compare(a, b) > 0;
+    }
+
     /** Removes {@code p} if it still waits; a request already claimed (its id may be queued again) is left alone. */
     synchronized boolean remove(Pending p) {
         boolean removed = queue.remove(p);

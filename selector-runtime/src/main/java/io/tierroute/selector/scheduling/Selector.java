@@ -120,8 +120,8 @@ public final class Selector {
     /**
      * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
      * queue when every candidate is over its load limit, or under late binding
-     * ({@link SelectorSettings#holdAtWaiting}) while every candidate has that many requests waiting for their first
-     * token; fails with {@link NoCapacityException} when
+     * while every candidate has {@link SelectorSettings#holdAtWaiting} requests waiting for their first token, or its
+     * cheapest one {@link SelectorSettings#holdAtCheapestWaiting}; fails with {@link NoCapacityException} when
      * no worker is healthy, the queue is full, or the wait exceeds the configured maximum. Cancelling the
      * future withdraws the request: from the queue while it waits, from its worker if it was admitted meanwhile.
      */
@@ -190,6 +190,10 @@ public final class Selector {
         if (d == null) {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
+                    : s.heldForCheapest
+                    ? "the cheapest worker for it has " + settings.holdAtCheapestWaiting() + " or more requests waiting for"
+                            + " their first token (holdAtCheapestWaiting): the request would wait in the admission queue for"
+                            + " it, or for another to become cheaper"
                     : s.heldForLateBinding
                     ? "every worker the prompt fits has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
                             + " (holdAtWaiting): the request would wait in the admission queue"
@@ -294,9 +298,11 @@ public final class Selector {
             s.eligible[w] = !over;
         }
 
-        s.heldForLateBinding = settings.holdAtWaiting() > 0 && everyEligibleWaits(s, workers);
+        boolean fleetWide = settings.holdAtWaiting() > 0 && everyEligibleWaits(s, workers);
+        s.heldForCheapest = !fleetWide && settings.holdAtCheapestWaiting() > 0 && cheapestEligibleWaits(s, workers);
+        s.heldForLateBinding = fleetWide || s.heldForCheapest;
         if (s.heldForLateBinding) {
-            return null; // queued by the caller: bound once a worker it could go to has room (see everyEligibleWaits)
+            return null; // queued by the caller: bound once a worker has room (everyEligibleWaits, cheapestEligibleWaits)
         }
         int chosen = pick(s, workers, preview);
         if (chosen < 0) {
@@ -333,19 +339,12 @@ public final class Selector {
     }
 
     /**
-     * Late binding ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to already has that many
-     * of this selector's requests waiting for their first token. Held here instead of joining one of those queues, it
-     * is scored again over every worker as soon as one of them has room (it may still pick a busy one that holds its
-     * prefix), and the admission queue serves the cheapest at that moment first ({@link #cheapestNow}; WSPT, DESIGN.md
-     * §3) instead of each worker its arrivals in order. The counts are read without a lock, so routes deciding at the
-     * same instant may each see a worker under the limit: K is a soft bound.
-     */
-    /**
-     * Late binding is on and every worker that takes requests has {@link SelectorSettings#holdAtWaiting} of ours
-     * waiting: then {@link #everyEligibleWaits} holds any request, whatever its candidates, so a drain need not score it.
+     * Late binding is on and every worker that takes requests has {@link #lateBindingBound} of ours waiting: then
+     * {@link #everyEligibleWaits} or {@link #cheapestEligibleWaits} holds any request, whatever its candidates, so a
+     * drain need not score it.
      */
     private boolean everyWorkerWaits() {
-        int k = settings.holdAtWaiting();
+        int k = lateBindingBound();
         if (k == 0) {
             return false;
         }
@@ -357,6 +356,25 @@ public final class Selector {
         return true;
     }
 
+    /**
+     * The waiting count at which a worker takes none of our requests under either late-binding bound: the smaller of
+     * {@link SelectorSettings#holdAtWaiting} and {@link SelectorSettings#holdAtCheapestWaiting} that is on; 0 when both
+     * are off.
+     */
+    private int lateBindingBound() {
+        int fleet = settings.holdAtWaiting();
+        int cheapest = settings.holdAtCheapestWaiting();
+        return fleet == 0 ? cheapest : cheapest == 0 ? fleet : Math.min(fleet, cheapest);
+    }
+
+    /**
+     * Late binding across the fleet ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to
+     * already has K of this selector's requests waiting for their first token. Held here instead of joining one of
+     * those queues, it is scored again over every worker as soon as one of them has room, and the admission queue
+     * serves the cheapest at that moment first ({@link #cheapestNow}; WSPT, DESIGN.md §3) instead of each worker its
+     * arrivals in order. The counts are read without a lock, so routes deciding at the same instant may each see a
+     * worker under the bound: a soft bound (both bounds alike).
+     */
     private boolean everyEligibleWaits(Scratch s, int workers) {
         boolean any = false;
         for (int w = 0; w < workers; w++) {
@@ -368,6 +386,35 @@ public final class Selector {
             }
         }
         return any;
+    }
+
+    /**
+     * Late binding to the cheapest worker ({@link SelectorSettings#holdAtCheapestWaiting}): the cheapest worker the
+     * request could go to already has K of this selector's requests waiting for their first token. Held instead of
+     * joining that worker's queue, which the engine serves in arrival order, it is scored again over every worker at
+     * each drain: it goes to that worker once it has room, or elsewhere once another has become cheaper. Not held, it
+     * is not bound to a worker with K waiting either: those leave the pick (an exploring pick included). Sending it to
+     * the next-cheapest worker instead measured far worse (fleet-sim/experiments/ROUNDS.md, "Cheapest-worker hold
+     * round").
+     */
+    private boolean cheapestEligibleWaits(Scratch s, int workers) {
+        int k = settings.holdAtCheapestWaiting();
+        double min = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w]) {
+                min = Math.min(min, s.cost[w]);
+            }
+        }
+        boolean cheapestHasRoom = false;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w] && inflight.ownWaiting(w) >= k) {
+                s.eligible[w] = false;
+                s.excluded[w] = CHEAPEST_WAITS;
+            } else if (s.eligible[w] && s.cost[w] == min) {
+                cheapestHasRoom = true;
+            }
+        }
+        return min < Double.POSITIVE_INFINITY && !cheapestHasRoom;
     }
 
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, Scratch s) {
@@ -430,6 +477,8 @@ public final class Selector {
 
     /** Marks a candidate filtered by its load limits; the explanation is written only for explain. */
     private static final String OVER_LOAD = "over load";
+    /** Excluded from the pick, scored: K of ours wait on it for their first token ({@link #cheapestEligibleWaits}). */
+    private static final String CHEAPEST_WAITS = "late binding";
 
     private static boolean overLimit(WorkerSpec spec, LoadView load) {
         return (spec.maxInFlight() > 0 && load.limitInFlight() >= spec.maxInFlight())
@@ -448,9 +497,13 @@ public final class Selector {
         List<RouteDecision.Candidate> out = new ArrayList<>(workers);
         for (int w = 0; w < workers; w++) {
             boolean over = s.excluded[w] == OVER_LOAD;
-            boolean scored = s.excluded[w] == null || over;
+            boolean waits = s.excluded[w] == CHEAPEST_WAITS;
+            boolean scored = s.excluded[w] == null || over || waits;
             out.add(new RouteDecision.Candidate(registry.name(w),
-                    over ? overLimitReason(specs[w], s.loads[w]) : s.excluded[w],
+                    over ? overLimitReason(specs[w], s.loads[w])
+                            : waits ? "late binding: holdAtCheapestWaiting (" + settings.holdAtCheapestWaiting()
+                                    + ") of this selector's requests waiting for their first token"
+                            : s.excluded[w],
                     scored ? s.terms[w].toBreakdown() : null));
         }
         return out;
@@ -512,13 +565,14 @@ public final class Selector {
         // it does not retry the queue: that retry is a whole decision under drainLock, and such events come every
         // 16 tokens of every request. The effect is decided with the change, so a route queueing meanwhile is seen.
         if (effect == EventEffect.LEFT_WITHOUT_OUTPUT && event.type() == RequestEvent.Type.FINISHED
-                && settings.holdAtWaiting() > 0 && !warnedFinishWithoutOutput) {
+                && lateBindingBound() > 0 && !warnedFinishWithoutOutput) {
             warnedFinishWithoutOutput = true; // once: a gateway that never posts outputs does so for every request
             org.slf4j.LoggerFactory.getLogger(Selector.class).warn("request '{}' finished with no first_token or tokens "
-                    + "event before: routing.holdAtWaiting ({}) counts a request as waiting until its first output, so "
-                    + "without those events each worker takes only that many requests at a time and the rest wait in "
-                    + "the admission queue; have the gateway post first_token events, or set holdAtWaiting to 0",
-                    event.requestId(), settings.holdAtWaiting());
+                    + "event before: late binding (routing.holdAtWaiting {}, holdAtCheapestWaiting {}) counts a request "
+                    + "as waiting until its first output, so without those events each worker takes only that many "
+                    + "requests at a time and the rest wait in the admission queue; have the gateway post first_token "
+                    + "events, or set both to 0",
+                    event.requestId(), settings.holdAtWaiting(), settings.holdAtCheapestWaiting());
         }
         if (effect.mayFreeSlot()) {
             drainQueue(); // cheap when nobody waits
@@ -603,7 +657,9 @@ public final class Selector {
             p.future().completeExceptionally(new NoCapacityException("waited "
                     + settings.maxQueueWait().toMillis() + " ms in the admission queue; every worker stayed over its load limit"
                     + (settings.holdAtWaiting() > 0 ? " or had " + settings.holdAtWaiting()
-                            + " or more requests waiting for their first token (holdAtWaiting)" : "")));
+                            + " or more requests waiting for their first token (holdAtWaiting)" : "")
+                    + (settings.holdAtCheapestWaiting() > 0 ? ", or the cheapest one for it had "
+                            + settings.holdAtCheapestWaiting() + " or more waiting (holdAtCheapestWaiting)" : "")));
         }
         drainQueue();
     }
@@ -645,10 +701,17 @@ public final class Selector {
             // The head first, while it is admitted; once it is not, the next ones in priority order (see below).
             List<AdmissionQueue.Pending> scan = null;
             int next = 0;
+            boolean extended = false; // the scan went on past its first window, from scanCursor
             int refusedFrom = Integer.MAX_VALUE; // the shortest exact prompt a worker under its limits refused for size
             AdmissionQueue.Pending firstTried = null; // the request tried before the scan began: not tried twice
             while (true) {
                 AdmissionQueue.Pending head = scan == null ? queue.peek() : next < scan.size() ? scan.get(next++) : null;
+                if (head == null && scan != null && !extended && scan.size() == DRAIN_SCAN_LIMIT) {
+                    extended = true;
+                    scan = beyondScanWindow(scan.get(scan.size() - 1));
+                    next = 0;
+                    continue;
+                }
                 if (head == null) {
                     break;
                 }
@@ -677,21 +740,25 @@ public final class Selector {
                     outcome = e;
                 }
                 if (outcome == null) {
-                    // Whether a worker is a candidate depends on the request too (a prompt larger than its KV cache):
-                    // a head that fits only busy workers must not keep an idle one from the requests behind it. Only
-                    // then (a worker under its limits refused it for its size alone) look further down the queue,
-                    // past prompts at least as long (admitting only adds load, so a request passed over stays
-                    // unplaceable in this drain); otherwise every worker is over its limits and the drain stops.
-                    int refusal = sizeRefusal(s);
-                    if (refusal == NO_SIZE_REFUSAL) {
-                        break;
-                    }
-                    if (refusal == ONLY_SIZE_REFUSALS) { // every free worker is too small for it: its length is exact
-                        refusedFrom = Math.min(refusedFrom, length);
+                    // Whether a worker is a candidate depends on the request too (its cheapest worker under late
+                    // binding, a prompt larger than its KV cache): a head that waits for a busy worker must not keep a
+                    // free one from the requests behind it. Then (held for its cheapest worker, or a worker under its
+                    // limits refused it for its size alone) look further down the queue, past prompts at least as long
+                    // where it was the size (admitting only adds load, so a request passed over stays unplaceable in
+                    // this drain); otherwise every worker is over its limits and the drain stops.
+                    if (!s.heldForCheapest) {
+                        int refusal = sizeRefusal(s);
+                        if (refusal == NO_SIZE_REFUSAL) {
+                            break;
+                        }
+                        if (refusal == ONLY_SIZE_REFUSALS) { // every free worker is too small for it: its length is exact
+                            refusedFrom = Math.min(refusedFrom, length);
+                        }
                     }
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
-                        next = 0;
+                        // cheapestNow's dry runs found none of the first ones placeable, at this same instant
+                        next = s.windowUnplaceable ? Math.min(RERANK_WINDOW, scan.size()) : 0;
                         firstTried = head; // cheapestNow may have tried one other than the queue's head
                     }
                     continue;
@@ -716,10 +783,28 @@ public final class Selector {
     }
 
     /**
-     * How far down the admission queue one drain looks once a worker under its limits refused the head for its size:
-     * a bound on the work done under the drain lock.
+     * How far down the admission queue one drain looks once the head waits for its cheapest worker (late binding) or a
+     * worker under its limits refused it for its size: a bound on the work done under the drain lock. Past it, each
+     * drain looks at as many more, from where the last one stopped ({@link #beyondScanWindow}), so a request far down
+     * whose cheapest worker has room is reached within a few drains (each first token, finish and sample is one).
      */
     static final int DRAIN_SCAN_LIMIT = 64;
+
+    /** Where the last drain's look past its first window stopped; null: from the window's end. Under drainLock. */
+    private AdmissionQueue.Pending scanCursor;
+
+    /**
+     * The next {@link #DRAIN_SCAN_LIMIT} waiting requests after {@code windowEnd} (the last of the first window), from
+     * where the previous drain stopped if that is further down; it starts again after the window once it reaches the
+     * queue's end.
+     */
+    private List<AdmissionQueue.Pending> beyondScanWindow(AdmissionQueue.Pending windowEnd) {
+        AdmissionQueue.Pending from = scanCursor != null && AdmissionQueue.servedAfter(scanCursor, windowEnd)
+                ? scanCursor : windowEnd;
+        List<AdmissionQueue.Pending> more = queue.afterInOrder(from, DRAIN_SCAN_LIMIT);
+        scanCursor = more.size() < DRAIN_SCAN_LIMIT ? null : more.get(more.size() - 1);
+        return more;
+    }
 
     /**
      * How many of the first waiting requests a drain ranks again by their cost now ({@link #cheapestNow}): a bound on
@@ -729,8 +814,9 @@ public final class Selector {
 
     /**
      * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
-     * the lowest cost now over the workers it could go to (under late binding, those with K waiting too: it may pick a
-     * busy one that holds its prefix); {@code head} when none of them can be placed or it waits alone. Whatever made
+     * the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with room;
+     * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when none of them can
+     * be placed or it waits alone. Whatever made
      * the queue (late binding or load limits). A request's priority was its cost at arrival, and by the time a worker
      * frees, queues, the link and the cache have moved: the one cheapest now (often a prefix that has just landed in
      * HBM) frees capacity soonest. WSPT on the fleet's present state, not on the one each request found (DESIGN.md
@@ -738,6 +824,7 @@ public final class Selector {
      * used in the index.
      */
     private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, Scratch s) {
+        s.windowUnplaceable = false;
         if (queue.size() < 2 || !someWorkerHasRoom()) {
             return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
         }
@@ -754,7 +841,7 @@ public final class Selector {
                 return p; // its real attempt fails it to its caller at once, instead of leaving it to time out
             }
             if (d == null) {
-                continue; // no worker it could go to has room (or late binding holds it): not placeable now
+                continue; // no worker it could go to has room (or its cheapest has K waiting): not placeable now
             }
             double cost = cheapestEligible(s);
             if (cost < bestCost) {
@@ -762,16 +849,17 @@ public final class Selector {
                 best = p;
             }
         }
+        s.windowUnplaceable = bestCost == Double.POSITIVE_INFINITY;
         return best;
     }
 
     /**
      * Some worker that takes requests is under its load limits and, under late binding, has fewer than
-     * {@link SelectorSettings#holdAtWaiting} of ours waiting: a drain that finds none places nothing, so it skips the
+     * {@link #lateBindingBound} of ours waiting: a drain that finds none places nothing, so it skips the
      * dry runs (a telemetry sample drains too, while every worker is full).
      */
     private boolean someWorkerHasRoom() {
-        int k = settings.holdAtWaiting();
+        int k = lateBindingBound();
         for (int w = 0; w < registry.size(); w++) {
             if (takesRequests(w) && !overLimit(specs[w], inflight.view(w)) && (k == 0 || inflight.ownWaiting(w) < k)) {
                 return true;
@@ -871,8 +959,12 @@ public final class Selector {
         /** Healthy candidates whose KV cache can hold the prompt. */
         int holdingCandidates;
         double minCost;
-        /** The last attempt found a worker but held the request for late binding ({@link #everyEligibleWaits}). */
+        /** The last attempt held the request for late binding: either bound ({@link #heldForCheapest} says which). */
         boolean heldForLateBinding;
+        /** Held by {@link #cheapestEligibleWaits} (its cheapest worker has K waiting), not by the fleet-wide bound. */
+        boolean heldForCheapest;
+        /** {@link #cheapestNow} dry-ran its window and could place none of it (a drain's scan starts past it). */
+        boolean windowUnplaceable;
 
         Scratch(PromptLookup lookup, int workers) {
             this.lookup = lookup;

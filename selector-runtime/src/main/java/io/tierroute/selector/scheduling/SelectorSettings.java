@@ -28,6 +28,7 @@ public record SelectorSettings(
         int maxQueued,
         Duration maxQueueWait,
         int holdAtWaiting,
+        int holdAtCheapestWaiting,
         Long seed) {
 
     public SelectorSettings {
@@ -44,9 +45,14 @@ public record SelectorSettings(
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
         if (holdAtWaiting < 0) throw new IllegalArgumentException("holdAtWaiting must be ≥ 0, got " + holdAtWaiting);
-        if (holdAtWaiting > 0 && maxQueued == 0) {
-            throw new IllegalArgumentException("holdAtWaiting " + holdAtWaiting + " holds requests in the admission "
-                    + "queue, which maxQueued 0 turns off: every held request would be refused");
+        if (holdAtCheapestWaiting < 0) {
+            throw new IllegalArgumentException("holdAtCheapestWaiting must be ≥ 0, got " + holdAtCheapestWaiting);
+        }
+        String holding = holdAtWaiting > 0 ? "holdAtWaiting " + holdAtWaiting
+                : holdAtCheapestWaiting > 0 ? "holdAtCheapestWaiting " + holdAtCheapestWaiting : null;
+        if (holding != null && maxQueued == 0) {
+            throw new IllegalArgumentException(holding + " holds requests in the admission queue, which maxQueued 0 "
+                    + "turns off: every held request would be refused");
         }
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
@@ -87,6 +93,7 @@ public record SelectorSettings(
         private int maxQueued = 10_000;
         private Duration maxQueueWait = Duration.ofSeconds(30);
         private int holdAtWaiting = 0;
+        private int holdAtCheapestWaiting = 0;
         private Long seed;
 
         private Builder(List<WorkerSpec> workers) {
@@ -118,13 +125,19 @@ public record SelectorSettings(
         public Builder maxQueued(int v) { maxQueued = v; return this; }
         public Builder maxQueueWait(Duration v) { maxQueueWait = v; return this; }
         /**
-         * Late binding: a request waits in the admission queue while every worker that could take it has at least
-         * {@code v} of this selector's requests waiting for their first token, and is then scored over all of them,
-         * the cheapest at that moment first (0: off, every request is bound at once). Needs the first-token events. A
-         * soft bound under concurrent routes; nothing ages a waiting request, so an expensive one may wait until
-         * {@link #maxQueueWait}.
+         * Late binding across the fleet: a request waits in the admission queue while every worker that could take it
+         * has at least {@code v} of this selector's requests waiting for their first token, and is then scored over all
+         * of them, the cheapest at that moment first (0: off). Needs the first-token events. A soft bound under
+         * concurrent routes; nothing ages a waiting request, so an expensive one may wait until {@link #maxQueueWait}.
          */
         public Builder holdAtWaiting(int v) { holdAtWaiting = v; return this; }
+        /**
+         * Late binding to the cheapest worker: a request is never bound to a worker that has {@code v} of this
+         * selector's requests waiting for their first token; while its cheapest worker has that many, it waits in the
+         * admission queue, scored again at each drain (it goes there once it has room, or elsewhere once another is
+         * cheaper), the cheapest at that moment first (0: off). Needs the first-token events, as {@link #holdAtWaiting}.
+         */
+        public Builder holdAtCheapestWaiting(int v) { holdAtCheapestWaiting = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
         public Builder seed(Long v) { seed = v; return this; }
 
@@ -133,7 +146,8 @@ public record SelectorSettings(
                     textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
                     computingClaimTtl, requestMaxAge,
-                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, holdAtWaiting, seed);
+                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, holdAtWaiting,
+                    holdAtCheapestWaiting, seed);
         }
     }
 }

@@ -19,8 +19,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A first token under late binding ({@code holdAtWaiting} 1) while requests are held: the event frees a worker and
- * the drain places a held request, after ranking the first {@code Selector.RERANK_WINDOW} again by their cost now.
+ * A first token under late binding ({@code holdAtWaiting} 1, and {@code holdAtCheapestWaiting} 3 as the simulator runs
+ * it, or off) while requests are held: the event frees a worker and the drain places a held request, after ranking the
+ * first {@code Selector.RERANK_WINDOW} again by their cost now (and, when none of those can go, looking further down
+ * the queue, {@code Selector.DRAIN_SCAN_LIMIT}).
  * One operation: the oldest placed request's {@code first_token} and {@code finished} events, then a new arrival
  * (held again once every worker waits), so the queue stays near {@code held}. With {@code held} 1 the drain has
  * nothing to rank: the ratio of the two is the re-ranking's price. The teardown prints the mean queue length seen.
@@ -38,6 +40,10 @@ public class LateBindingDrainBenchmark {
     @Param({"1", "64"})
     public int held;
 
+    /** {@code holdAtCheapestWaiting}: 0 off, 3 as the simulator's tierroute policies run it. */
+    @Param({"0", "3"})
+    public int holdAtCheapestWaiting;
+
     @Param({"1100000"})
     public long blocks;
 
@@ -50,7 +56,7 @@ public class LateBindingDrainBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        fx = SelectorFixture.build("production", workers, blocks, 0, 1);
+        fx = SelectorFixture.build("production", workers, blocks, 0, 1, holdAtCheapestWaiting);
         // Arrivals until `held` wait: the first ones are placed until every worker has one waiting.
         while (fx.selector.queueLength() < held) {
             if (next > 100L * workers + held) {
@@ -83,7 +89,7 @@ public class LateBindingDrainBenchmark {
 
     @TearDown(Level.Trial)
     public void report() {
-        System.out.printf("%n[queue] %d workers, held %d: mean queue length %.1f over %d operations%n",
-                workers, held, ops == 0 ? 0.0 : (double) queueSum / ops, ops);
+        System.out.printf("%n[queue] %d workers, held %d, holdAtCheapestWaiting %d: mean queue length %.1f over %d "
+                + "operations%n", workers, held, holdAtCheapestWaiting, ops == 0 ? 0.0 : (double) queueSum / ops, ops);
     }
 }

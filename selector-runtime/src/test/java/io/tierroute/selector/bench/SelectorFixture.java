@@ -47,8 +47,14 @@ final class SelectorFixture {
         return build(impl, workers, blocks, maxInFlight, 0);
     }
 
-    /** @param holdAtWaiting late binding ({@link SelectorSettings#holdAtWaiting}; 0: off) */
+    /** @param holdAtWaiting late binding across the fleet ({@link SelectorSettings#holdAtWaiting}; 0: off) */
     static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight, int holdAtWaiting) {
+        return build(impl, workers, blocks, maxInFlight, holdAtWaiting, 0);
+    }
+
+    /** @param holdAtCheapestWaiting late binding to the cheapest worker ({@link SelectorSettings#holdAtCheapestWaiting}) */
+    static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight, int holdAtWaiting,
+                                 int holdAtCheapestWaiting) {
         MooncakeFixture fx = MooncakeFixture.load();
         PrefixIndex index = "naive".equals(impl)
                 ? new NaiveReferenceIndex(workers)
@@ -60,7 +66,8 @@ final class SelectorFixture {
             specs.add(new WorkerSpec(spec.name(), spec.kvCapacityTokens(), spec.bandwidth(), false, maxInFlight, 0));
         }
         SelectorSettings settings = SelectorSettings.builder(specs)
-                .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).holdAtWaiting(holdAtWaiting).build();
+                .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).holdAtWaiting(holdAtWaiting)
+                .holdAtCheapestWaiting(holdAtCheapestWaiting).build();
         Selector selector = new Selector(settings, index, new DirectIndexWriter(index),
                 new ParameterStore(ParameterSet.defaults(workers)), System::nanoTime);
         int[][] prompts = fx.queries(1024, 42, Integer.MAX_VALUE);

@@ -437,6 +437,13 @@ class ConfigLoaderTest {
         bad("routing: {holdAtWaiting: 1.5}\nworkers: [{name: a}]\n", "routing.holdAtWaiting: must be a whole number");
         bad("routing: {holdAtWaiting: 1, maxQueued: 0}\nworkers: [{name: a}]\n",
                 "holdAtWaiting 1 holds requests in the admission queue, which maxQueued 0 turns off");
+
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtCheapestWaiting()).isZero();
+        assertThat(ConfigLoader.parse("routing: {holdAtWaiting: 1, holdAtCheapestWaiting: 2}\nworkers: [{name: a}]\n", dir)
+                .selector().holdAtCheapestWaiting()).isEqualTo(2);
+        bad("routing: {holdAtCheapestWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtCheapestWaiting", "-1");
+        bad("routing: {holdAtCheapestWaiting: 2, maxQueued: 0}\nworkers: [{name: a}]\n",
+                "holdAtCheapestWaiting 2 holds requests in the admission queue, which maxQueued 0 turns off");
     }
 
     @Test
