@@ -282,8 +282,9 @@ final class FleetRun implements AutoCloseable {
         if (fleet.lateBound() > 0) {
             long refused = fleet.lateBoundRefused();
             long stillHeld = fleet.lateBound() - fleet.lateBoundPlaced() - refused;
-            lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting 1) until a"
-                    + " worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
+            lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting "
+                    + fleet.selector().settings().holdAtWaiting() + ", holdAtCheapestWaiting "
+                    + fleet.selector().settings().holdAtCheapestWaiting() + ") until a worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
                     + (refused > 0 ? ", " + refused + " refused" : "")
                     + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));
         }

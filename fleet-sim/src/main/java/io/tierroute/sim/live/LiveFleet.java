@@ -60,8 +60,9 @@ import java.util.concurrent.atomic.LongAdder;
  * request away.
  *
  * <p><b>Late binding.</b> As in the benchmark, the selector holds a request while every worker has one of this
- * fleet's requests waiting for its first token ({@code holdAtWaiting} 1, {@link #lateBound()}); the simulator
- * delivers it when the selector places it, at a first token or a finish, cheapest at that moment first.
+ * fleet's requests waiting for its first token, or its cheapest worker three ({@code holdAtWaiting} 1,
+ * {@code holdAtCheapestWaiting} 3, {@link #lateBound()}); the simulator delivers it when the selector places it, at a
+ * first token or a finish, cheapest at that moment first.
  */
 public final class LiveFleet implements RoutingPolicy, AutoCloseable {
 
@@ -185,11 +186,13 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
             }
             specs.add(new WorkerSpec(FleetPublisher.worker(w), fleet.hbmCapacityBlocks(w) * fleet.blockSize(), bw, false, 0, 0));
         }
-        // Late binding as in the benchmark (TierroutePolicy.HOLD_AT_WAITING): this fleet posts every first token. A held
-        // request waits in simulated time, which a drained fleet may stop: no queue wait limit cuts it off.
+        // Late binding as in the benchmark (TierroutePolicy.HOLD_AT_WAITING, HOLD_AT_CHEAPEST_WAITING): this fleet posts
+        // every first token. A held request waits in simulated time, which a drained fleet may stop: no queue wait
+        // limit cuts it off.
         SelectorSettings settings = SelectorSettings.builder(specs).model(fleet.model()).blockSize(fleet.blockSize())
                 .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed)
                 .holdAtWaiting(io.tierroute.sim.policy.tierroute.TierroutePolicy.HOLD_AT_WAITING)
+                .holdAtCheapestWaiting(io.tierroute.sim.policy.tierroute.TierroutePolicy.HOLD_AT_CHEAPEST_WAITING)
                 .maxQueued(Integer.MAX_VALUE).maxQueueWait(Duration.ofDays(1)).build();
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
         this.writer = new DirectIndexWriter(index);
