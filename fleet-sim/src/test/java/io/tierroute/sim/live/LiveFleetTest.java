@@ -49,6 +49,17 @@ class LiveFleetTest {
         kafka.close();
     }
 
+    /** One worker with 1,000 blocks of HBM: the fleet of the drain and late-binding tests. */
+    private static final EngineConfig ONE_WORKER = EngineConfig.builder().workers(1).blockSize(16)
+            .hbmCapacityTokens(16_000).build();
+    private static final RequestFactory ONE_WORKER_REQUESTS = new RequestFactory(ONE_WORKER.model(), 16);
+
+    /** A started live fleet of {@link #ONE_WORKER} at {@code timeScale}, default parameters, scope "test". */
+    private static LiveFleet oneWorkerFleet(List<SimRequest> requests, double timeScale, FleetPublisher publisher) {
+        return new LiveFleet(ONE_WORKER, requests, timeScale, "test", new ParameterStore(ParameterSet.defaults(1)), null,
+                publisher, 1).start();
+    }
+
     private static long[] ids(long base) {
         return new long[] {base, base + 1, base + 2};
     }
@@ -138,17 +149,15 @@ class LiveFleetTest {
      */
     @Test
     void completionLogsKeepTheInstantsOfRequestsInFlightAcrossAHold() throws Exception {
-        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        RequestFactory f = ONE_WORKER_REQUESTS;
         // "hold-long" decodes 400 tokens (≥ 5.7 ms a step: over 2 s); "hold-next" arrives at 0.3 s and is held.
         List<SimRequest> requests = List.of(f.request("hold-long", 0, 32, ids(5_000), 400, 400, null),
                 f.request("hold-next", 300_000, 32, ids(6_000), 4, 4, null));
         long drainedAt;
         long heldAt;
         long undrainedAt;
-        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
-             LiveFleet fleet = new LiveFleet(cfg, requests, 1, "test", new ParameterStore(ParameterSet.defaults(1)),
-                     null, publisher, 1).start()) {
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
+             LiveFleet fleet = oneWorkerFleet(requests, 1, publisher)) {
             awaitTrue(() -> fleet.routed() == 1, "hold-long routed");
             drainAll(fleet, true);
             drainedAt = System.currentTimeMillis();
@@ -187,13 +196,11 @@ class LiveFleetTest {
      */
     @Test
     void anArrivalWhileTheWorkerWaitsIsHeldUntilTheFirstToken() throws Exception {
-        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        RequestFactory f = ONE_WORKER_REQUESTS;
         List<SimRequest> requests = List.of(f.request("lb-first", 0, 4_000, blocks(70_000, 250), 4, 4, null),
                 f.request("lb-second", 1_000, 49, ids(71_000), 4, 4, null));
-        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
-             LiveFleet fleet = new LiveFleet(cfg, requests, 1, "test", new ParameterStore(ParameterSet.defaults(1)),
-                     null, publisher, 1).start()) {
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
+             LiveFleet fleet = oneWorkerFleet(requests, 1, publisher)) {
             awaitTrue(fleet::done, "the run ended");
             assertThat(fleet.failure()).isNull();
             assertThat(fleet.lateBound()).as("lb-second held").isEqualTo(1);
@@ -214,17 +221,15 @@ class LiveFleetTest {
      */
     @Test
     void aHeldArrivalPlacedByAnUndrainOnAnotherThreadIsDelivered() throws Exception {
-        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        RequestFactory f = ONE_WORKER_REQUESTS;
         // "off-first" prefills 8,000 tokens (StepTimeModel: over 160 virtual ms, over 0.6 s at time scale 0.25), long
         // enough to drain the worker before its first token, then decodes 200 tokens (over 1 virtual s) while the
         // undrain places "off-second", which arrived 1 ms in and was held.
         List<SimRequest> requests = List.of(f.request("off-first", 0, 8_000, blocks(80_000, 500), 200, 200, null),
                 f.request("off-second", 1_000, 49, ids(81_000), 4, 4, null));
         long undrainedAt;
-        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
-             LiveFleet fleet = new LiveFleet(cfg, requests, 0.25, "test", new ParameterStore(ParameterSet.defaults(1)),
-                     null, publisher, 1).start()) {
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
+             LiveFleet fleet = oneWorkerFleet(requests, 0.25, publisher)) {
             awaitTrue(() -> fleet.lateBound() == 1, "off-second held");
             drainAll(fleet, true);
             awaitTrue(() -> fleet.selector().inflight().ownWaiting(0) == 0, "off-first's first token");
@@ -249,13 +254,11 @@ class LiveFleetTest {
      */
     @Test
     void withOnlyAHeldRequestLeftAndEveryWorkerDrainedTheFleetWaits() throws Exception {
-        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(16_000).build();
-        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        RequestFactory f = ONE_WORKER_REQUESTS;
         List<SimRequest> requests = List.of(f.request("idle-first", 0, 8_000, blocks(90_000, 500), 4, 4, null),
                 f.request("idle-second", 1_000, 49, ids(91_000), 4, 4, null));
-        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, cfg.model());
-             LiveFleet fleet = new LiveFleet(cfg, requests, 0.25, "test", new ParameterStore(ParameterSet.defaults(1)),
-                     null, publisher, 1).start()) {
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
+             LiveFleet fleet = oneWorkerFleet(requests, 0.25, publisher)) {
             awaitTrue(() -> fleet.lateBound() == 1, "idle-second held");
             drainAll(fleet, true);
             awaitTrue(fleet::waitingForAWorker, "the fleet waits: nothing left to run but idle-second");

@@ -222,6 +222,25 @@ class LateBindingTest {
     }
 
     @Test
+    void withBothBoundsOnAPreviewNamesTheOneThatHolds() {
+        Selector s = selector(2, 1, 3);
+        oneWaitingEach(s);
+        assertThatThrownBy(() -> s.preview(request(prompt(90, 64))))
+                .isInstanceOf(NoCapacityException.class)
+                .hasMessageContaining("every worker the prompt fits has 1 or more")
+                .hasMessageNotContaining("holdAtCheapestWaiting");
+    }
+
+    @Test
+    void aCheapestWorkerBoundBelowTheFleetWideOneHoldsFirst() {
+        Selector s = selector(2, 2, 1);
+        oneWaitingEach(s);
+        CompletableFuture<RouteDecision> f = s.route(request(prompt(91, 64)));
+        assertThat(f).as("the fleet-wide bound (2) is not reached; the cheapest worker has 1 waiting").isNotDone();
+        assertThatThrownBy(() -> s.preview(request(prompt(92, 64)))).hasMessageContaining("holdAtCheapestWaiting");
+    }
+
+    @Test
     void anExplainedRouteSaysWhichWorkerLateBindingLeftOut() {
         Selector s = selector(2, 0, 1);
         int[] p = prompt(70, 4096);
