@@ -9,6 +9,7 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerView;
 import io.tierroute.selector.server.EmbeddedSelectorApi;
 import io.tierroute.sim.live.FleetPublisher;
@@ -282,9 +283,10 @@ final class FleetRun implements AutoCloseable {
         if (fleet.lateBound() > 0) {
             long refused = fleet.lateBoundRefused();
             long stillHeld = fleet.lateBound() - fleet.lateBoundPlaced() - refused;
+            SelectorSettings held = fleet.selector().settings();
             lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting "
-                    + fleet.selector().settings().holdAtWaiting() + ", holdAtCheapestWaiting "
-                    + fleet.selector().settings().holdAtCheapestWaiting() + ") until a worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
+                    + held.holdAtWaiting() + ", holdAtCheapestWaiting " + held.holdAtCheapestWaiting()
+                    + ") until a worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
                     + (refused > 0 ? ", " + refused + " refused" : "")
                     + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));
         }

@@ -191,9 +191,9 @@ public final class Selector {
             throw new NoCapacityException(s.healthyCandidates == 0
                     ? "no worker can take requests: all " + registry.size() + " are unhealthy or draining"
                     : s.heldForCheapest
-                    ? "the cheapest worker for it has " + settings.holdAtCheapestWaiting() + " or more requests waiting for"
-                            + " their first token (holdAtCheapestWaiting): the request would wait in the admission queue for"
-                            + " it, or for another to become cheaper"
+                    ? "the cheapest worker for it has " + settings.holdAtCheapestWaiting() + " or more requests waiting"
+                            + " for their first token (holdAtCheapestWaiting): the request would wait in the admission"
+                            + " queue for it, or for another to become cheaper"
                     : s.heldForLateBinding
                     ? "every worker the prompt fits has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
                             + " (holdAtWaiting): the request would wait in the admission queue"
