@@ -283,9 +283,9 @@ final class FleetRun implements AutoCloseable {
         if (fleet.lateBound() > 0) {
             long refused = fleet.lateBoundRefused();
             long stillHeld = fleet.lateBound() - fleet.lateBoundPlaced() - refused;
-            SelectorSettings held = fleet.selector().settings();
+            SelectorSettings binding = fleet.selector().settings();
             lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting "
-                    + held.holdAtWaiting() + ", holdAtCheapestWaiting " + held.holdAtCheapestWaiting()
+                    + binding.holdAtWaiting() + ", holdAtCheapestWaiting " + binding.holdAtCheapestWaiting()
                     + ") until a worker had room, placed cheapest first: " + fleet.lateBoundPlaced() + " placed"
                     + (refused > 0 ? ", " + refused + " refused" : "")
                     + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));

@@ -726,8 +726,11 @@ public final class Selector {
                     break; // late binding holds any request now: no attempt (drains come at every sample and tick)
                 }
                 long now = clock.getAsLong();
+                boolean windowUnplaceable = false; // cheapestNow's dry runs could place none of the first ones
                 if (scan == null) {
-                    head = cheapestNow(head, now, s);
+                    AdmissionQueue.Pending best = cheapestNow(head, now, s);
+                    windowUnplaceable = best == null;
+                    head = windowUnplaceable ? head : best;
                 }
                 int length = judgedLength(head.request());
                 if (scan != null && length >= refusedFrom) {
@@ -757,8 +760,8 @@ public final class Selector {
                     }
                     if (scan == null) {
                         scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
-                        // cheapestNow's dry runs found none of the first ones placeable, at this same instant
-                        next = s.windowUnplaceable ? Math.min(RERANK_WINDOW, scan.size()) : 0;
+                        // past the ones cheapestNow's dry runs found unplaceable, at this same instant
+                        next = windowUnplaceable ? Math.min(RERANK_WINDOW, scan.size()) : 0;
                         firstTried = head; // cheapestNow may have tried one other than the queue's head
                     }
                     continue;
@@ -815,8 +818,8 @@ public final class Selector {
     /**
      * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
      * the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with room;
-     * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when none of them can
-     * be placed or it waits alone. Whatever made
+     * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when it waits alone or
+     * no worker has room, null when it ranked them and none can be placed now. Whatever made
      * the queue (late binding or load limits). A request's priority was its cost at arrival, and by the time a worker
      * frees, queues, the link and the cache have moved: the one cheapest now (often a prefix that has just landed in
      * HBM) frees capacity soonest. WSPT on the fleet's present state, not on the one each request found (DESIGN.md
@@ -824,11 +827,10 @@ public final class Selector {
      * used in the index.
      */
     private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, Scratch s) {
-        s.windowUnplaceable = false;
         if (queue.size() < 2 || !someWorkerHasRoom()) {
             return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
         }
-        AdmissionQueue.Pending best = head;
+        AdmissionQueue.Pending best = null;
         double bestCost = Double.POSITIVE_INFINITY;
         for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
             if (p.future().isDone()) {
@@ -849,7 +851,6 @@ public final class Selector {
                 best = p;
             }
         }
-        s.windowUnplaceable = bestCost == Double.POSITIVE_INFINITY;
         return best;
     }
 
@@ -963,8 +964,6 @@ public final class Selector {
         boolean heldForLateBinding;
         /** Held by {@link #cheapestEligibleWaits} (its cheapest worker has K waiting), not by the fleet-wide bound. */
         boolean heldForCheapest;
-        /** {@link #cheapestNow} dry-ran its window and could place none of it (a drain's scan starts past it). */
-        boolean windowUnplaceable;
 
         Scratch(PromptLookup lookup, int workers) {
             this.lookup = lookup;
