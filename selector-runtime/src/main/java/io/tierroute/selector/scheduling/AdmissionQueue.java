@@ -16,7 +16,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class AdmissionQueue {
 
-    record Pending(RouteRequest request, double priority, long enqueuedNanos, long sequence,
+    /** @param hashes its prompt's block hashes as far as computed, which the drains' attempts reuse and extend */
+    record Pending(RouteRequest request, PromptHashes hashes, double priority, long enqueuedNanos, long sequence,
                    CompletableFuture<RouteDecision> future) {}
 
     /** Best priority first, then arrival order; the sequence makes it total, so the set holds every request. */
@@ -41,14 +42,14 @@ final class AdmissionQueue {
         return minCost <= 0 ? Double.MAX_VALUE : 1.0 / minCost;
     }
 
-    synchronized Pending offer(RouteRequest request, double priority, long nowNanos) {
+    synchronized Pending offer(RouteRequest request, PromptHashes hashes, double priority, long nowNanos) {
         if (queue.size() >= capacity) {
             return null;
         }
         if (!ids.add(request.requestId())) {
             throw new IllegalStateException("request '" + request.requestId() + "' is already queued");
         }
-        Pending p = new Pending(request, priority, nowNanos, sequence++, new CompletableFuture<>());
+        Pending p = new Pending(request, hashes, priority, nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
         size = queue.size();
         return p;

@@ -29,6 +29,10 @@ final class PromptLookup {
     private long[] hashes = new long[1024];
     private long salt;
     private int totalBlocks;
+    /** The last {@link #hashAndMatch} request's hashes kept in the admission queue, or null. */
+    private PromptHashes known;
+    /** Leading blocks of the last {@link #hashAndMatch} request in {@link #hashes}. */
+    private int hashedSoFar;
 
     PromptLookup(SelectorSettings settings, PrefixIndex index) {
         this.settings = settings;
@@ -49,6 +53,16 @@ final class PromptLookup {
 
     /** Hashes and matches {@code r}'s prompt as deep as any worker matches; returns the blocks hashed. */
     int hashAndMatch(RouteRequest r, long nowNanos) {
+        return hashAndMatch(r, null, nowNanos);
+    }
+
+    /**
+     * As {@link #hashAndMatch(RouteRequest, long)}, taking the blocks {@code known} already holds from it instead of
+     * hashing them, and leaving any it hashes further there too (null: none known, none kept).
+     */
+    int hashAndMatch(RouteRequest r, PromptHashes known, long nowNanos) {
+        this.known = known;
+        hashedSoFar = 0;
         salt = r.model() == null && r.lora() == null && r.namespace() == null
                 ? defaultSalt
                 : BlockHasher.salt(r.model() == null ? settings.model() : r.model(), r.lora(), r.namespace());
@@ -82,6 +96,11 @@ final class PromptLookup {
         return from >= all ? new long[0] : Arrays.copyOfRange(hashes, from, all);
     }
 
+    /** The hashes the last {@link #hashAndMatch} (and any {@link #hashesFrom} after it) computed, to keep (a copy). */
+    PromptHashes keep() {
+        return new PromptHashes(hashes, hashedSoFar);
+    }
+
     /** ISL: given, or counted, or estimated from text at the configured characters per token. */
     int inputTokens(RouteRequest r) {
         if (r.inputTokens() != null) {
@@ -113,8 +132,25 @@ final class PromptLookup {
         return r.text().length() / settings.textCharsPerBlock();
     }
 
-    /** Extends the chain in {@code hashes} from block {@code from} to {@code to}. */
+    /**
+     * Extends the chain in {@code hashes} from block {@code from} to {@code to}: from what {@link #known} holds as far
+     * as it goes, then by hashing (and keeping those there).
+     */
     private int hashRange(RouteRequest r, int from, int to) {
+        int hashed;
+        if (known == null) {
+            hashed = hashFresh(r, from, to);
+        } else {
+            int copied = Math.min(to, Math.max(from, known.count()));
+            known.copyTo(hashes, from, copied);
+            hashed = copied == to ? to : hashFresh(r, copied, to);
+            known.extend(hashes, hashed);
+        }
+        hashedSoFar = Math.max(hashedSoFar, hashed);
+        return hashed;
+    }
+
+    private int hashFresh(RouteRequest r, int from, int to) {
         if (r.tokens() != null) {
             return hasher.hashTokens(r.tokens(), r.tokens().length, settings.blockSize(), salt, hashes, from, to);
         }

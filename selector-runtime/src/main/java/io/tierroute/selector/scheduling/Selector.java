@@ -134,7 +134,7 @@ public final class Selector {
         Scratch s = scratch.get();
         // While others wait, a newcomer queues behind them in priority order instead of jumping in.
         boolean othersWaiting = queue.size() > 0;
-        RouteDecision decision = attempt(request, now, 0, s, !othersWaiting, true, false);
+        RouteDecision decision = attempt(request, null, now, 0, s, !othersWaiting, true, false);
         if (decision != null && !othersWaiting) {
             return CompletableFuture.completedFuture(decision);
         }
@@ -147,13 +147,14 @@ public final class Selector {
             rejected.increment();
             return CompletableFuture.failedFuture(tooLarge(s));
         }
+        PromptHashes hashes = s.lookup.keep(); // the drains try it again: they need not hash it again
         AdmissionQueue.Pending pending;
         synchronized (drainLock) {
             if (stopping != null) { // after failQueued: nothing would ever admit or answer it
                 rejected.increment();
                 return CompletableFuture.failedFuture(new NoCapacityException(stopping));
             }
-            pending = queue.offer(request, AdmissionQueue.priority(s.minCost), now);
+            pending = queue.offer(request, hashes, AdmissionQueue.priority(s.minCost), now);
         }
         if (pending == null) {
             rejected.increment();
@@ -183,7 +184,7 @@ public final class Selector {
      */
     public RouteDecision preview(RouteRequest request) {
         Scratch s = scratch.get();
-        RouteDecision d = attempt(request, clock.getAsLong(), 0, s, false, false, true);
+        RouteDecision d = attempt(request, null, clock.getAsLong(), 0, s, false, false, true);
         if (d == null && s.healthyCandidates > 0 && s.holdingCandidates == 0) {
             throw tooLarge(s);
         }
@@ -206,14 +207,15 @@ public final class Selector {
      * One routing attempt; null when no candidate is eligible (details left in {@code s}). {@code arrival}: the
      * request has just arrived ({@link #route}, not a preview nor a queued retry), so it counts once in the
      * fleet's arrival rate and prefill duty. {@code preview}: a dry run, which must not draw from the seeded
-     * generator (that would change the picks of the routes after it).
+     * generator (that would change the picks of the routes after it). {@code known}: a queued request's prompt hashes
+     * as far as computed (null for one not queued).
      */
-    private RouteDecision attempt(RouteRequest request, long now, long queuedNanos, Scratch s, boolean admit,
-                                  boolean arrival, boolean preview) {
+    private RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, Scratch s,
+                                  boolean admit, boolean arrival, boolean preview) {
         int workers = registry.size();
         ParameterSet ps = params.current();
         PromptLookup lookup = s.lookup;
-        int blocks = lookup.hashAndMatch(request, now);
+        int blocks = lookup.hashAndMatch(request, known, now);
         int isl = lookup.inputTokens(request);
 
         RouteRequest.AgentContext agent = request.agent();
@@ -738,7 +740,8 @@ public final class Selector {
                 }
                 Object outcome;
                 try {
-                    outcome = attempt(head.request(), now, now - head.enqueuedNanos(), s, true, false, false);
+                    outcome = attempt(head.request(), head.hashes(), now, now - head.enqueuedNanos(), s, true, false,
+                            false);
                 } catch (RuntimeException e) {
                     outcome = e;
                 }
@@ -838,7 +841,8 @@ public final class Selector {
             }
             RouteDecision d;
             try {
-                d = attempt(p.request(), now, 0, s, false, false, true); // a dry run: nothing admitted, nothing drawn
+                // a dry run: nothing admitted, nothing drawn
+                d = attempt(p.request(), p.hashes(), now, 0, s, false, false, true);
             } catch (RuntimeException e) {
                 return p; // its real attempt fails it to its caller at once, instead of leaving it to time out
             }
