@@ -8,7 +8,9 @@ import java.util.Arrays;
  * Hashing is most of an attempt's time, and while requests wait for a busy worker every drain tries up to
  * 16 + 128 of them (HeldForBusyWorkerDrainBenchmark); the prompt and its salt never change, so neither do its hashes.
  * It grows as deep as a lookup has had to hash (the index walk stops at the deepest worker's match), which is at
- * most one long per block of the prompt.
+ * most one long per block of the prompt: an eighth of a token prompt's own array at block size 16, as much as a
+ * prompt given as block ids; the queue's total grows with {@code maxQueued}. It goes with the request when the request
+ * leaves the queue.
  *
  * <p>Not thread-safe: the arrival that queues the request fills it before the queue publishes it, and the drains,
  * which alone use it after that, hold the drain lock.
@@ -34,12 +36,12 @@ final class PromptHashes {
         System.arraycopy(hashes, from, out, from, to - from);
     }
 
-    /** Keeps the first {@code known} of {@code chain} when that is deeper than what it holds. */
-    void extend(long[] chain, int known) {
-        if (known > count) {
-            hashes = Arrays.copyOf(hashes, known);
-            System.arraycopy(chain, count, hashes, count, known - count);
-            count = known;
+    /** Keeps the first {@code blocks} of {@code chain} when that is deeper than what it holds. */
+    void extend(long[] chain, int blocks) {
+        if (blocks > count) {
+            hashes = Arrays.copyOf(hashes, blocks);
+            System.arraycopy(chain, count, hashes, count, blocks - count);
+            count = blocks;
         }
     }
 }

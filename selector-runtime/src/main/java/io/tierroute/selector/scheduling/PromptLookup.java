@@ -29,7 +29,7 @@ final class PromptLookup {
     private long[] hashes = new long[1024];
     private long salt;
     private int totalBlocks;
-    /** The last {@link #hashAndMatch} request's hashes kept in the admission queue, or null. */
+    /** During {@link #hashAndMatch}: the request's hashes kept in the admission queue, or null. */
     private PromptHashes known;
     /** Leading blocks of the last {@link #hashAndMatch} request in {@link #hashes}. */
     private int hashedSoFar;
@@ -58,10 +58,20 @@ final class PromptLookup {
 
     /**
      * As {@link #hashAndMatch(RouteRequest, long)}, taking the blocks {@code known} already holds from it instead of
-     * hashing them, and leaving any it hashes further there too (null: none known, none kept).
+     * hashing them, and leaving any it hashes further there too (null: none known, none kept). {@code known} is the
+     * queued request's, shared by every thread's lookup: the caller holds the drain lock. This lookup keeps no
+     * reference to it afterwards ({@link #hashesFrom}, at the admission, hashes what it needs beyond).
      */
     int hashAndMatch(RouteRequest r, PromptHashes known, long nowNanos) {
         this.known = known;
+        try {
+            return hashAndMatchStaged(r, nowNanos);
+        } finally {
+            this.known = null;
+        }
+    }
+
+    private int hashAndMatchStaged(RouteRequest r, long nowNanos) {
         hashedSoFar = 0;
         salt = r.model() == null && r.lora() == null && r.namespace() == null
                 ? defaultSalt
@@ -96,8 +106,11 @@ final class PromptLookup {
         return from >= all ? new long[0] : Arrays.copyOfRange(hashes, from, all);
     }
 
-    /** The hashes the last {@link #hashAndMatch} (and any {@link #hashesFrom} after it) computed, to keep (a copy). */
-    PromptHashes keep() {
+    /**
+     * The hashes the last {@link #hashAndMatch} (and any {@link #hashesFrom} after it) computed, for a request that
+     * is about to queue: a copy, which the drains' lookups reuse and extend.
+     */
+    PromptHashes hashesToKeep() {
         return new PromptHashes(hashes, hashedSoFar);
     }
 

@@ -147,7 +147,7 @@ public final class Selector {
             rejected.increment();
             return CompletableFuture.failedFuture(tooLarge(s));
         }
-        PromptHashes hashes = s.lookup.keep(); // the drains try it again: they need not hash it again
+        PromptHashes hashes = s.lookup.hashesToKeep(); // the drains try it again: they need not hash it again
         AdmissionQueue.Pending pending;
         synchronized (drainLock) {
             if (stopping != null) { // after failQueued: nothing would ever admit or answer it
@@ -626,6 +626,18 @@ public final class Selector {
                     specs[w].approximate(), inflight.view(w)));
         }
         return out;
+    }
+
+    /** How many leading block hashes of a queued request's prompt the queue keeps with it; -1 when it is not queued. */
+    int keptHashBlocks(String requestId) {
+        synchronized (drainLock) {
+            for (AdmissionQueue.Pending p : queue.firstInOrder(queue.size())) {
+                if (p.request().requestId().equals(requestId)) {
+                    return p.hashes().count();
+                }
+            }
+            return -1;
+        }
     }
 
     /**

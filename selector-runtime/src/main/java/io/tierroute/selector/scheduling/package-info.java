@@ -6,7 +6,8 @@
  *   <li>{@code CostModel}: DESIGN.md §3, one method per term; fills {@code CostTerms} (mutable, per
  *       thread) which becomes an immutable {@code CostBreakdown} on the decision.</li>
  *   <li>{@code PromptLookup}: prompt → chained block hashes → index match, hashed in stages only as
- *       deep as some worker still matches (per thread).</li>
+ *       deep as some worker still matches (per thread); {@code PromptHashes}, a queued request's hashes
+ *       kept with it, so the drains that try it again do not hash it again.</li>
  *   <li>{@code RouteContext}: the request-level inputs shared by every candidate.</li>
  *   <li>{@code Picker}: argmin with random ties, softmax over min-max normalised costs, ε exploration.</li>
  *   <li>{@code Selector}: the facade: lookup → score → filter → pick → admit; owns the

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -119,13 +120,13 @@ public class HeldForBusyWorkerDrainBenchmark {
         for (int i = 0; i < ids; i++) {
             fresh[i] = firstId - i;
         }
-        return java.util.Arrays.copyOf(MooncakeFixture.tokens(fresh, ids), MooncakeFixture.QUERY_TOKENS);
+        return Arrays.copyOf(MooncakeFixture.tokens(fresh, ids), MooncakeFixture.QUERY_TOKENS);
     }
 
     private void storeOnWorkerZero(int[] prompt) {
         long[] hashes = new long[prompt.length / MooncakeFixture.BLOCK_SIZE];
         int n = new BlockHasher().hashTokens(prompt, prompt.length, MooncakeFixture.BLOCK_SIZE, MooncakeFixture.SALT,
                 hashes);
-        fx.index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, java.util.Arrays.copyOf(hashes, n)));
+        fx.index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, Arrays.copyOf(hashes, n)));
     }
 }
