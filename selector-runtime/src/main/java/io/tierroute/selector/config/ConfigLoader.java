@@ -82,7 +82,7 @@ public final class ConfigLoader {
             r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
                     "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "holdAtWaiting", "holdAtCheapestWaiting",
-                    "seed");
+                    "holdAtCheapestSilentAfter", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
@@ -103,7 +103,9 @@ public final class ConfigLoader {
                     .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()))
                     .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"))
                     .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
-                            1_000_000, "requests"));
+                            1_000_000, "requests"))
+                    .holdAtCheapestSilentAfter(r.durationOrZero("holdAtCheapestSilentAfter",
+                            dflt.holdAtCheapestSilentAfter()));
             ConfigNode seed = r.get("seed");
             sb.seed(seed == null ? null : seed.asLong());
         }

@@ -247,6 +247,12 @@ public final class ConfigNode {
         return d;
     }
 
+    /** As {@link #duration}, where 0 is a value (for example "no limit"): {@code 0s}, {@code 0ms}… */
+    public Duration durationOrZero(String key, Duration dflt) {
+        ConfigNode c = get(key);
+        return c == null ? dflt : c.asDuration();
+    }
+
     /**
      * Checks {@code v}, this node's value, against a range; the message says the bound and the value as the document
      * wrote it.

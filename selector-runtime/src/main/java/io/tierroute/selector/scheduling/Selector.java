@@ -44,6 +44,7 @@ public final class Selector {
     private final IndexWriter writer;
     private final ParameterStore params;
     private final InFlightTracker inflight;
+    private final SilentWorkers silentWorkers;
     private final WorkflowAffinity workflows;
     private final ToolAffinity tools;
     private final Picker picker;
@@ -95,6 +96,7 @@ public final class Selector {
         this.queue = new AdmissionQueue(settings.maxQueued());
         this.seededRandom = settings.seed() == null ? null : new SplittableRandom(settings.seed());
         this.status = new AtomicIntegerArray(n);
+        this.silentWorkers = new SilentWorkers(inflight, registry, settings);
         this.scratch = ThreadLocal.withInitial(() -> new Scratch(new PromptLookup(settings, index), n));
     }
 
@@ -301,7 +303,8 @@ public final class Selector {
         }
 
         boolean fleetWide = settings.holdAtWaiting() > 0 && everyEligibleWaits(s, workers);
-        s.heldForCheapest = !fleetWide && settings.holdAtCheapestWaiting() > 0 && cheapestEligibleWaits(s, workers);
+        s.heldForCheapest = !fleetWide && settings.holdAtCheapestWaiting() > 0
+                && cheapestEligibleWaits(s, workers, now);
         s.heldForLateBinding = fleetWide || s.heldForCheapest;
         if (s.heldForLateBinding) {
             return null; // queued by the caller: bound once a worker has room (everyEligibleWaits, cheapestEligibleWaits)
@@ -397,10 +400,17 @@ public final class Selector {
      * each drain: it goes to that worker once it has room, or elsewhere once another has become cheaper. Not held, it
      * is not bound to a worker with K waiting either: those leave the pick (an exploring pick included). Sending it to
      * the next-cheapest worker instead measured far worse (fleet-sim/experiments/ROUNDS.md, "Cheapest-worker hold
-     * round").
+     * round"). A worker silent for {@link SelectorSettings#holdAtCheapestSilentAfter} while ours wait there (a hung
+     * engine) leaves the pick and the ranking first: nothing is held for it or bound to it until it posts again.
      */
-    private boolean cheapestEligibleWaits(Scratch s, int workers) {
+    private boolean cheapestEligibleWaits(Scratch s, int workers, long now) {
         int k = settings.holdAtCheapestWaiting();
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w] && silentWorkers.silent(w, now)) {
+                s.eligible[w] = false;
+                s.excluded[w] = SILENT;
+            }
+        }
         double min = Double.POSITIVE_INFINITY;
         for (int w = 0; w < workers; w++) {
             if (s.eligible[w]) {
@@ -481,6 +491,8 @@ public final class Selector {
     private static final String OVER_LOAD = "over load";
     /** Excluded from the pick, scored: K of ours wait on it for their first token ({@link #cheapestEligibleWaits}). */
     private static final String CHEAPEST_WAITS = "late binding";
+    /** Excluded from the pick and the hold, scored: silent while ours wait there ({@link #cheapestEligibleWaits}). */
+    private static final String SILENT = "silent";
 
     private static boolean overLimit(WorkerSpec spec, LoadView load) {
         return (spec.maxInFlight() > 0 && load.limitInFlight() >= spec.maxInFlight())
@@ -500,11 +512,15 @@ public final class Selector {
         for (int w = 0; w < workers; w++) {
             boolean over = s.excluded[w] == OVER_LOAD;
             boolean waits = s.excluded[w] == CHEAPEST_WAITS;
-            boolean scored = s.excluded[w] == null || over || waits;
+            boolean silent = s.excluded[w] == SILENT;
+            boolean scored = s.excluded[w] == null || over || waits || silent;
             out.add(new RouteDecision.Candidate(registry.name(w),
                     over ? overLimitReason(specs[w], s.loads[w])
                             : waits ? "late binding: holdAtCheapestWaiting (" + settings.holdAtCheapestWaiting()
                                     + ") of this selector's requests waiting for their first token"
+                            : silent ? "silent: this selector's requests wait there, and none of its requests has"
+                                    + " had an event for more than " + settings.holdAtCheapestSilentAfter().toMillis()
+                                    + " ms (holdAtCheapestSilentAfter)"
                             : s.excluded[w],
                     scored ? s.terms[w].toBreakdown() : null));
         }

@@ -29,6 +29,7 @@ public record SelectorSettings(
         Duration maxQueueWait,
         int holdAtWaiting,
         int holdAtCheapestWaiting,
+        Duration holdAtCheapestSilentAfter,
         Long seed) {
 
     public SelectorSettings {
@@ -53,6 +54,10 @@ public record SelectorSettings(
         if (holding != null && maxQueued == 0) {
             throw new IllegalArgumentException(holding + " holds requests in the admission queue, which maxQueued 0 "
                     + "turns off: every held request would be refused");
+        }
+        if (holdAtCheapestSilentAfter.isNegative()) {
+            throw new IllegalArgumentException("holdAtCheapestSilentAfter must be ≥ 0 (0: never), got "
+                    + holdAtCheapestSilentAfter);
         }
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
@@ -94,6 +99,7 @@ public record SelectorSettings(
         private Duration maxQueueWait = Duration.ofSeconds(30);
         private int holdAtWaiting = 0;
         private int holdAtCheapestWaiting = 0;
+        private Duration holdAtCheapestSilentAfter = Duration.ofSeconds(10);
         private Long seed;
 
         private Builder(List<WorkerSpec> workers) {
@@ -138,6 +144,14 @@ public record SelectorSettings(
          * cheaper), the cheapest at that moment first (0: off). Needs the first-token events, as {@link #holdAtWaiting}.
          */
         public Builder holdAtCheapestWaiting(int v) { holdAtCheapestWaiting = v; return this; }
+        /**
+         * Under {@link #holdAtCheapestWaiting}: a worker where this selector's requests wait for their first token, and
+         * none of its requests has had an event for this long (nor has one waited since its admission that long), is
+         * silent: nothing is held for it or bound to it until it posts again (0: never). A hung engine that still
+         * passes its health checks would otherwise keep every request cheapest there until {@link #maxQueueWait}
+         * refuses it while other workers have room; a loaded one keeps posting first tokens and finishes.
+         */
+        public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
         public Builder seed(Long v) { seed = v; return this; }
 
@@ -147,7 +161,7 @@ public record SelectorSettings(
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
                     computingClaimTtl, requestMaxAge,
                     telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, holdAtWaiting,
-                    holdAtCheapestWaiting, seed);
+                    holdAtCheapestWaiting, holdAtCheapestSilentAfter, seed);
         }
     }
 }

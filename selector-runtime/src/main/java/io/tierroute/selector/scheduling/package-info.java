@@ -13,6 +13,8 @@
  *   <li>{@code Selector}: the facade: lookup → score → filter → pick → admit; owns the
  *       admission queue ({@code AdmissionQueue}, priority {@code 1 / min_w Cost}) and the agent
  *       trackers ({@code WorkflowAffinity} for {@code B_wf}, {@code ToolAffinity} for {@code B_tools}).</li>
+ *   <li>{@code SilentWorkers}: which workers have been silent while requests wait there (a hung engine), for the
+ *       cheapest-worker hold to pass over.</li>
  *   <li>{@code SelectorSettings}, {@code WorkerSpec}: configuration, validated on construction.</li>
  *   <li>{@code UnpricedTiers}: counts KV events (both paths) that put blocks on a tier the worker is configured
  *       without, which the cost model never prices; logs the first per worker and tier.</li>

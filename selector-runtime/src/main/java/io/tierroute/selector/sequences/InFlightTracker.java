@@ -47,6 +47,16 @@ public final class InFlightTracker {
     }
 
     /**
+     * How long {@code worker} has been silent while this selector's requests wait for their first token there: the time
+     * since the last event of any of our requests on it (a first token, tokens, a finish) or since the first of those
+     * waiting was admitted, whichever is later; 0 while none waits. A live engine, however loaded, keeps posting events
+     * for the requests it runs; a hung one that still passes its health checks posts none.
+     */
+    public long silentNanos(int worker, long nowNanos) {
+        return loads[worker].silentNanos(nowNanos);
+    }
+
+    /**
      * Records that {@code requestId} was sent to {@code worker}.
      *
      * @throws IllegalStateException when a request with this id is already in flight

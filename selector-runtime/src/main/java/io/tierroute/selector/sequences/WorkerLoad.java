@@ -39,6 +39,9 @@ final class WorkerLoad {
 
     private volatile LoadView view;
     private volatile int ownWaiting; // `waiting` as last published, for a reader without the lock
+    // The worker's last sign of life while ours wait: an event of any of our requests here, or the admission that ended
+    // a stretch with none waiting (a hung engine posts nothing, however long its queue; InFlightTracker#silentNanos).
+    private volatile long lastSignNanos;
     private boolean ownKvAccounting;
 
     WorkerLoad(long kvCapacityTokens) {
@@ -55,6 +58,11 @@ final class WorkerLoad {
         return ownWaiting;
     }
 
+    /** See {@link InFlightTracker#silentNanos}. */
+    long silentNanos(long nowNanos) {
+        return ownWaiting == 0 ? 0 : Math.max(0, nowNanos - lastSignNanos);
+    }
+
     /** See {@link InFlightTracker#ownKvAccounting(boolean)}. */
     synchronized void ownKvAccounting(boolean on) {
         ownKvAccounting = on;
@@ -62,6 +70,9 @@ final class WorkerLoad {
     }
 
     synchronized void admit(InFlightRequest r) {
+        if (waiting == 0) {
+            lastSignNanos = r.admittedNanos; // the silence is measured from when one of ours first waits here
+        }
         InFlightRequest previous = requests.put(r.id, r);
         if (previous != null && previous != r) {
             // Its id was reused while the tracker was expiring it: it leaves here, and that expiry finds it gone.
@@ -100,6 +111,7 @@ final class WorkerLoad {
                 throw new IllegalStateException("unhandled " + event.type());
         }
         r.lastUpdateNanos = nowNanos;
+        lastSignNanos = Math.max(lastSignNanos, nowNanos);
         if (!done) {
             add(r, +1);
         }

@@ -444,6 +444,17 @@ class ConfigLoaderTest {
         bad("routing: {holdAtCheapestWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtCheapestWaiting", "-1");
         bad("routing: {holdAtCheapestWaiting: 2, maxQueued: 0}\nworkers: [{name: a}]\n",
                 "holdAtCheapestWaiting 2 holds requests in the admission queue, which maxQueued 0 turns off");
+
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtCheapestSilentAfter())
+                .isEqualTo(java.time.Duration.ofSeconds(10));
+        assertThat(ConfigLoader.parse("routing: {holdAtCheapestSilentAfter: 2500ms}\nworkers: [{name: a}]\n", dir)
+                .selector().holdAtCheapestSilentAfter()).isEqualTo(java.time.Duration.ofMillis(2500));
+        assertThat(ConfigLoader.parse("routing: {holdAtCheapestSilentAfter: 0s}\nworkers: [{name: a}]\n", dir)
+                .selector().holdAtCheapestSilentAfter()).as("0: never").isZero();
+        bad("routing: {holdAtCheapestSilentAfter: 3}\nworkers: [{name: a}]\n", "routing.holdAtCheapestSilentAfter",
+                "must be a duration with a unit");
+        bad("routing: {holdAtCheapestSilentAfter: -1s}\nworkers: [{name: a}]\n", "routing.holdAtCheapestSilentAfter",
+                "-1s");
     }
 
     @Test
