@@ -200,6 +200,10 @@ public final class Selector {
                     : s.heldForLateBinding
                     ? "every worker the prompt fits has " + settings.holdAtWaiting() + " or more requests waiting for their first token"
                             + " (holdAtWaiting): the request would wait in the admission queue"
+                    : silentCandidate(s)
+                    ? "every worker is over its load limit or silent (holdAtCheapestSilentAfter: none of this"
+                            + " selector's requests there has given output for " + settings.holdAtCheapestSilentAfter()
+                            .toMillis() + " ms while some wait): the request would wait in the admission queue"
                     : "every worker is over its load limit: the request would wait in the admission queue");
         }
         return d;
@@ -346,7 +350,7 @@ public final class Selector {
     /**
      * Late binding is on and every worker that takes requests has {@link #lateBindingBound} of ours waiting: then
      * {@link #everyEligibleWaits} or {@link #cheapestEligibleWaits} holds any request, whatever its candidates, so a
-     * drain need not score it.
+     * drain need not score it. A silent worker counts as waiting: nothing is bound to it.
      */
     private boolean everyWorkerWaits() {
         int k = lateBindingBound();
@@ -354,11 +358,21 @@ public final class Selector {
             return false;
         }
         for (int w = 0; w < registry.size(); w++) {
-            if (takesRequests(w) && inflight.ownWaiting(w) < k) {
+            if (takesRequests(w) && inflight.ownWaiting(w) < k && !silentUnderHold(w, clock)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** Under the cheapest-worker bound, {@code w} is silent ({@link SilentWorkers}): it is neither held for nor bound to. */
+    private boolean silentUnderHold(int w, long now) {
+        return settings.holdAtCheapestWaiting() > 0 && silentWorkers.isSilent(w, now);
+    }
+
+    /** As {@link #silentUnderHold(int, long)}, reading the clock only when the cheapest-worker bound is on. */
+    private boolean silentUnderHold(int w, java.util.function.LongSupplier now) {
+        return settings.holdAtCheapestWaiting() > 0 && silentWorkers.isSilent(w, now.getAsLong());
     }
 
     /**
@@ -493,6 +507,16 @@ public final class Selector {
     private static final String CHEAPEST_WAITS = "late binding";
     /** Excluded from the pick and the hold, scored: silent while ours wait there ({@link #cheapestEligibleWaits}). */
     private static final String SILENT = "silent";
+
+    /** The last attempt left a worker out as silent. */
+    private boolean silentCandidate(Scratch s) {
+        for (int w = 0; w < registry.size(); w++) {
+            if (s.excluded[w] == SILENT) {
+                return true;
+            }
+        }
+        return false;
+    }
 
     private static boolean overLimit(WorkerSpec spec, LoadView load) {
         return (spec.maxInFlight() > 0 && load.limitInFlight() >= spec.maxInFlight())
@@ -689,7 +713,9 @@ public final class Selector {
                     + (settings.holdAtWaiting() > 0 ? " or had " + settings.holdAtWaiting()
                             + " or more requests waiting for their first token (holdAtWaiting)" : "")
                     + (settings.holdAtCheapestWaiting() > 0 ? ", or the cheapest one for it had "
-                            + settings.holdAtCheapestWaiting() + " or more waiting (holdAtCheapestWaiting)" : "")));
+                            + settings.holdAtCheapestWaiting() + " or more waiting (holdAtCheapestWaiting)"
+                            + (settings.holdAtCheapestSilentAfter().isZero() ? ""
+                                    : " or was silent (holdAtCheapestSilentAfter)") : "")));
         }
         drainQueue();
     }
@@ -858,7 +884,7 @@ public final class Selector {
      * used in the index.
      */
     private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, Scratch s) {
-        if (queue.size() < 2 || !someWorkerHasRoom()) {
+        if (queue.size() < 2 || !someWorkerHasRoom(now)) {
             return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
         }
         AdmissionQueue.Pending best = null;
@@ -888,13 +914,14 @@ public final class Selector {
 
     /**
      * Some worker that takes requests is under its load limits and, under late binding, has fewer than
-     * {@link #lateBindingBound} of ours waiting: a drain that finds none places nothing, so it skips the
-     * dry runs (a telemetry sample drains too, while every worker is full).
+     * {@link #lateBindingBound} of ours waiting, and is not silent: a drain that finds none places nothing, so it
+     * skips the dry runs (a telemetry sample drains too, while every worker is full).
      */
-    private boolean someWorkerHasRoom() {
+    private boolean someWorkerHasRoom(long now) {
         int k = lateBindingBound();
         for (int w = 0; w < registry.size(); w++) {
-            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w)) && (k == 0 || inflight.ownWaiting(w) < k)) {
+            if (takesRequests(w) && !overLimit(specs[w], inflight.view(w)) && (k == 0 || inflight.ownWaiting(w) < k)
+                    && !silentUnderHold(w, now)) {
                 return true;
             }
         }

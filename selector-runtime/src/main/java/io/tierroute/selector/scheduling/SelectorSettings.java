@@ -146,10 +146,13 @@ public record SelectorSettings(
         public Builder holdAtCheapestWaiting(int v) { holdAtCheapestWaiting = v; return this; }
         /**
          * Under {@link #holdAtCheapestWaiting}: a worker where this selector's requests wait for their first token, and
-         * none of its requests has had an event for this long (nor has one waited since its admission that long), is
-         * silent: nothing is held for it or bound to it until it posts again (0: never). A hung engine that still
-         * passes its health checks would otherwise keep every request cheapest there until {@link #maxQueueWait}
-         * refuses it while other workers have room; a loaded one keeps posting first tokens and finishes.
+         * where none of its requests has given output (a first token, tokens, a finish after output) for this long,
+         * nor since the first of those waiting was admitted, is silent: nothing is held for it or bound to it until it
+         * gives output again (0: never). A hung engine that still passes its health checks would otherwise keep every
+         * request cheapest there until {@link #maxQueueWait} refuses it while other workers have room. Only this
+         * selector's requests count, so a live worker can look silent too: one prompt that takes longer to prefill,
+         * or a queue other replicas fill while this one's requests there only wait; its requests then go to the
+         * next-cheapest worker. Raise it where such waits are normal; at or above {@code maxQueueWait} it never acts.
          */
         public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */

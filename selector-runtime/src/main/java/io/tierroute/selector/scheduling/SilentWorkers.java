@@ -5,45 +5,59 @@ import io.tierroute.selector.sequences.InFlightTracker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Which workers are silent under {@link SelectorSettings#holdAtCheapestSilentAfter}: some of this selector's requests
- * wait there for their first token, and none of its requests has had an event for that long
- * ({@link InFlightTracker#silentNanos}). Logs a WARN when a worker falls silent and an INFO when it posts again, once
- * each, so an operator sees a hung engine that its health checks miss. Thread-safe: routes ask concurrently.
+ * wait there for their first token, and none of its requests there has given output for that long
+ * ({@link InFlightTracker#silentNanos}). {@link #silent} logs a WARN when a worker falls silent and an INFO when it
+ * gives output again, once each, so an operator sees a hung engine its health checks miss. Thread-safe: routes ask
+ * concurrently, each at its own instant.
  */
 final class SilentWorkers {
 
     private static final Logger log = LoggerFactory.getLogger(Selector.class); // the selector's messages, its logger
+    private static final long NOT_REPORTED = Long.MIN_VALUE;
 
     private final InFlightTracker inflight;
     private final WorkerRegistry registry;
     private final long afterNanos;
-    private final AtomicIntegerArray reported; // 1 while a worker's silence has been logged
+    /** Per worker: its last output when its silence was logged, or NOT_REPORTED. */
+    private final AtomicLongArray reportedAtOutput;
 
     SilentWorkers(InFlightTracker inflight, WorkerRegistry registry, SelectorSettings settings) {
         this.inflight = inflight;
         this.registry = registry;
         this.afterNanos = settings.holdAtCheapestSilentAfter().toNanos();
-        this.reported = new AtomicIntegerArray(registry.size());
+        this.reportedAtOutput = new AtomicLongArray(registry.size());
+        for (int w = 0; w < registry.size(); w++) {
+            reportedAtOutput.set(w, NOT_REPORTED);
+        }
     }
 
-    /** Whether {@code worker} is silent at {@code nowNanos}; never when the setting is 0. */
+    /** Whether {@code worker} is silent at {@code nowNanos} (never when the setting is 0); logs a change. */
     boolean silent(int worker, long nowNanos) {
-        if (afterNanos <= 0) {
-            return false;
-        }
-        long silentNanos = inflight.silentNanos(worker, nowNanos);
-        boolean silent = silentNanos > afterNanos;
-        if (silent && reported.compareAndSet(worker, 0, 1)) {
-            log.warn("worker {} has had no event for this selector's requests in {} ms, with {} of them waiting for "
-                    + "their first token: no request is held for it or sent to it until it posts again "
+        boolean silent = isSilent(worker, nowNanos);
+        long reported = reportedAtOutput.get(worker);
+        long output = inflight.lastOutputNanos(worker);
+        if (silent && reported == NOT_REPORTED && reportedAtOutput.compareAndSet(worker, NOT_REPORTED, output)) {
+            log.warn("worker {} has given no output for this selector's requests in {} ms, with {} of them waiting for "
+                    + "their first token: no request is held for it or sent to it until it gives output again "
                     + "(routing.holdAtCheapestSilentAfter); a hung engine? check it, or mark it unhealthy",
-                    registry.name(worker), silentNanos / 1_000_000, inflight.ownWaiting(worker));
-        } else if (!silent && reported.compareAndSet(worker, 1, 0)) {
-            log.info("worker {} posts again: requests are held for it and sent to it as before", registry.name(worker));
+                    registry.name(worker), inflight.silentNanos(worker, nowNanos) / 1_000_000,
+                    inflight.ownWaiting(worker));
+        } else if (!silent && reported != NOT_REPORTED && output > reported
+                && reportedAtOutput.compareAndSet(worker, reported, NOT_REPORTED)) {
+            // Only output ends a logged silence: a route that read an earlier instant, requests that expired or failed
+            // there, or a new one waiting there since, do not (it may fall silent again; that is not logged twice).
+            log.info("worker {} gives output again: requests are held for it and sent to it as before",
+                    registry.name(worker));
         }
         return silent;
+    }
+
+    /** As {@link #silent}, without logging: for the drain's quick checks. */
+    boolean isSilent(int worker, long nowNanos) {
+        return afterNanos > 0 && inflight.silentNanos(worker, nowNanos) > afterNanos;
     }
 }

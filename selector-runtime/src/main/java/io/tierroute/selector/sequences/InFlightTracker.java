@@ -48,12 +48,19 @@ public final class InFlightTracker {
 
     /**
      * How long {@code worker} has been silent while this selector's requests wait for their first token there: the time
-     * since the last event of any of our requests on it (a first token, tokens, a finish) or since the first of those
-     * waiting was admitted, whichever is later; 0 while none waits. A live engine, however loaded, keeps posting events
-     * for the requests it runs; a hung one that still passes its health checks posts none.
+     * since any of our requests on it last gave output (a first token, tokens, a finish after output; not a failure nor
+     * a finish without output) or since the first of those waiting was admitted, whichever is later; 0 while none
+     * waits. An engine serving our requests keeps giving output; a hung one that still passes its health checks gives
+     * none. Only this selector's requests count: a worker whose queue other replicas fill, while ours there only wait,
+     * looks silent too.
      */
     public long silentNanos(int worker, long nowNanos) {
         return loads[worker].silentNanos(nowNanos);
+    }
+
+    /** When any of our requests on {@code worker} last gave output (see {@link #silentNanos}); 0 before any did. */
+    public long lastOutputNanos(int worker) {
+        return loads[worker].lastOutputNanos();
     }
 
     /**

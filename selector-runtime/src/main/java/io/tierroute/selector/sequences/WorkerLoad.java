@@ -39,9 +39,13 @@ final class WorkerLoad {
 
     private volatile LoadView view;
     private volatile int ownWaiting; // `waiting` as last published, for a reader without the lock
-    // The worker's last sign of life while ours wait: an event of any of our requests here, or the admission that ended
-    // a stretch with none waiting (a hung engine posts nothing, however long its queue; InFlightTracker#silentNanos).
-    private volatile long lastSignNanos;
+    // What InFlightTracker#silentNanos counts from: the last output of any of our requests here (a first token, tokens,
+    // a finish after output; not a failure or a finish without output, since a gateway's timeout or a client's cancel
+    // says nothing of the engine), and the admission that ended a stretch with none of ours waiting. A hung engine
+    // gives no output, however long its queue. Both are written before publish() writes ownWaiting, so a reader that
+    // sees a new count sees them at least as new.
+    private volatile long lastOutputNanos;
+    private volatile long waitStartNanos;
     private boolean ownKvAccounting;
 
     WorkerLoad(long kvCapacityTokens) {
@@ -58,9 +62,14 @@ final class WorkerLoad {
         return ownWaiting;
     }
 
+    /** See {@link InFlightTracker#lastOutputNanos}. */
+    long lastOutputNanos() {
+        return lastOutputNanos;
+    }
+
     /** See {@link InFlightTracker#silentNanos}. */
     long silentNanos(long nowNanos) {
-        return ownWaiting == 0 ? 0 : Math.max(0, nowNanos - lastSignNanos);
+        return ownWaiting == 0 ? 0 : Math.max(0, nowNanos - Math.max(lastOutputNanos, waitStartNanos));
     }
 
     /** See {@link InFlightTracker#ownKvAccounting(boolean)}. */
@@ -71,7 +80,7 @@ final class WorkerLoad {
 
     synchronized void admit(InFlightRequest r) {
         if (waiting == 0) {
-            lastSignNanos = r.admittedNanos; // the silence is measured from when one of ours first waits here
+            waitStartNanos = r.admittedNanos; // a silence counts from when one of ours first waits here
         }
         InFlightRequest previous = requests.put(r.id, r);
         if (previous != null && previous != r) {
@@ -111,7 +120,9 @@ final class WorkerLoad {
                 throw new IllegalStateException("unhandled " + event.type());
         }
         r.lastUpdateNanos = nowNanos;
-        lastSignNanos = Math.max(lastSignNanos, nowNanos);
+        if (event.type() != RequestEvent.Type.FAILED && !(done && wasWaiting)) {
+            lastOutputNanos = Math.max(lastOutputNanos, nowNanos);
+        }
         if (!done) {
             add(r, +1);
         }

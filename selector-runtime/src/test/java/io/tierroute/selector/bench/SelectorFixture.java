@@ -67,7 +67,10 @@ final class SelectorFixture {
         }
         SelectorSettings settings = SelectorSettings.builder(specs)
                 .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).holdAtWaiting(holdAtWaiting)
-                .holdAtCheapestWaiting(holdAtCheapestWaiting).build();
+                .holdAtCheapestWaiting(holdAtCheapestWaiting)
+                // The benchmarks' clock is the wall clock, and the requests they keep waiting never give output: a
+                // silent worker would leave the measured state after 10 s of a trial.
+                .holdAtCheapestSilentAfter(java.time.Duration.ZERO).build();
         Selector selector = new Selector(settings, index, new DirectIndexWriter(index),
                 new ParameterStore(ParameterSet.defaults(workers)), System::nanoTime);
         int[][] prompts = fx.queries(1024, 42, Integer.MAX_VALUE);

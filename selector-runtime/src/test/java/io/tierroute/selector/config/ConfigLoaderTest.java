@@ -446,9 +446,9 @@ class ConfigLoaderTest {
                 "holdAtCheapestWaiting 2 holds requests in the admission queue, which maxQueued 0 turns off");
 
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtCheapestSilentAfter())
-                .isEqualTo(java.time.Duration.ofSeconds(10));
+                .isEqualTo(Duration.ofSeconds(10));
         assertThat(ConfigLoader.parse("routing: {holdAtCheapestSilentAfter: 2500ms}\nworkers: [{name: a}]\n", dir)
-                .selector().holdAtCheapestSilentAfter()).isEqualTo(java.time.Duration.ofMillis(2500));
+                .selector().holdAtCheapestSilentAfter()).isEqualTo(Duration.ofMillis(2500));
         assertThat(ConfigLoader.parse("routing: {holdAtCheapestSilentAfter: 0s}\nworkers: [{name: a}]\n", dir)
                 .selector().holdAtCheapestSilentAfter()).as("0: never").isZero();
         bad("routing: {holdAtCheapestSilentAfter: 3}\nworkers: [{name: a}]\n", "routing.holdAtCheapestSilentAfter",

@@ -121,6 +121,34 @@ class SilentWorkerTest {
     }
 
     @Test
+    void aFailureOrAFinishWithoutOutputIsNoSignOfLife() {
+        Selector s = selector(3, Duration.ofSeconds(2));
+        int[] next = prompt(9, 4096);
+        storeInHbm(s, 1, next);
+        String[] onW1 = new String[3];
+        for (int i = 0; i < 3; i++) {
+            int[] p = prompt(10 + i, 4096);
+            storeInHbm(s, 1, p);
+            onW1[i] = placedAtOnce(s, request(p)).requestId();
+        }
+        clock.addAndGet(2 * SECOND + 1);
+        assertThat(excludedBecause(s.preview(explained(next)), "w1")).startsWith("silent");
+
+        // A gateway's timeout and a client's cancel say nothing of the engine: w1 stays silent.
+        s.onRequestEvent(new RequestEvent(onW1[0], RequestEvent.Type.FAILED, 0));
+        s.onRequestEvent(new RequestEvent(onW1[1], RequestEvent.Type.FINISHED, 0));
+        assertThat(excludedBecause(s.preview(explained(next)), "w1")).startsWith("silent");
+
+        s.onRequestEvent(new RequestEvent(onW1[2], RequestEvent.Type.FIRST_TOKEN, 1)); // output: alive
+        assertThat(s.preview(explained(next)).worker()).isEqualTo("w1");
+    }
+
+    private static String excludedBecause(RouteDecision d, String worker) {
+        return d.candidates().stream().filter(c -> c.worker().equals(worker)).findFirst().orElseThrow()
+                .excludedBecause();
+    }
+
+    @Test
     void withZeroARequestWaitsForASilentWorkerUntilMaxQueueWait() {
         Stuck st = heldForAStuckWorker(Duration.ZERO);
         clock.addAndGet(29 * SECOND);

@@ -14,6 +14,30 @@ class InFlightTrackerTest {
     private final InFlightTracker tracker = new InFlightTracker(new long[]{100_000, 100_000}, 60 * SECOND, 5 * SECOND);
 
     @Test
+    void silenceCountsFromTheFirstToWaitAndOnlyOutputEndsIt() {
+        assertThat(tracker.silentNanos(0, 9 * SECOND)).as("none waits").isZero();
+        tracker.admit("run", 0, 100, 10, SECOND);
+        tracker.onEvent(new RequestEvent("run", RequestEvent.Type.FIRST_TOKEN, 1), 2 * SECOND);
+        assertThat(tracker.silentNanos(0, 9 * SECOND)).as("none waits: running is not waiting").isZero();
+
+        tracker.admit("a", 0, 100, 10, 3 * SECOND);
+        assertThat(tracker.silentNanos(0, 5 * SECOND)).as("from a's admission").isEqualTo(2 * SECOND);
+        tracker.admit("b", 0, 100, 10, 4 * SECOND);
+        assertThat(tracker.silentNanos(0, 5 * SECOND)).as("b's admission does not restart it").isEqualTo(2 * SECOND);
+
+        tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FAILED, 0), 6 * SECOND);
+        assertThat(tracker.silentNanos(0, 7 * SECOND)).as("a failure is no output").isEqualTo(4 * SECOND);
+        tracker.onEvent(new RequestEvent("run", RequestEvent.Type.TOKENS, 5), 7 * SECOND);
+        assertThat(tracker.silentNanos(0, 8 * SECOND)).as("the running request's output").isEqualTo(SECOND);
+        assertThat(tracker.lastOutputNanos(0)).isEqualTo(7 * SECOND);
+        assertThat(tracker.silentNanos(1, 8 * SECOND)).as("another worker").isZero();
+
+        tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FINISHED, 0), 9 * SECOND); // left without output
+        assertThat(tracker.lastOutputNanos(0)).isEqualTo(7 * SECOND);
+        assertThat(tracker.silentNanos(0, 20 * SECOND)).as("none waits any more").isZero();
+    }
+
+    @Test
     void sumsFollowAdmissionProgressAndCompletion() {
         tracker.admit("a", 0, 1000, 100, 0);
         tracker.admit("b", 0, 500, 10, 0);

@@ -112,7 +112,8 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .explorationEpsilon(epsilon)
                 .requestMaxAge(Duration.ofDays(1)) // the simulator reports every finish; nothing gets lost
                 // Late binding (bench/RESULTS.md, "Late binding"): the simulator reports every first token. A held
-                // request waits as long as it must, as an engine's queue would keep it.
+                // request waits as long as it must, as an engine's queue would keep it (its workers never hang, and
+                // holdAtCheapestSilentAfter's default changes none of its rows: bench/RESULTS.md, "A silent worker").
                 .holdAtWaiting(HOLD_AT_WAITING)
                 .holdAtCheapestWaiting(HOLD_AT_CHEAPEST_WAITING)
                 .maxQueued(Integer.MAX_VALUE)
