@@ -365,7 +365,7 @@ public final class Selector {
         return true;
     }
 
-    /** Under the cheapest-worker bound, {@code w} is silent ({@link SilentWorkers}): it is neither held for nor bound to. */
+    /** Under the cheapest-worker bound, {@code w} is silent ({@link SilentWorkers}): neither held for nor bound to. */
     private boolean silentUnderHold(int w, long now) {
         return settings.holdAtCheapestWaiting() > 0 && silentWorkers.isSilent(w, now);
     }
