@@ -357,8 +357,9 @@ public final class Selector {
         if (k == 0) {
             return false;
         }
+        long now = clock.getAsLong();
         for (int w = 0; w < registry.size(); w++) {
-            if (takesRequests(w) && inflight.ownWaiting(w) < k && !silentUnderHold(w, clock)) {
+            if (takesRequests(w) && inflight.ownWaiting(w) < k && !silentUnderHold(w, now)) {
                 return false;
             }
         }
@@ -368,11 +369,6 @@ public final class Selector {
     /** Under the cheapest-worker bound, {@code w} is silent ({@link SilentWorkers}): neither held for nor bound to. */
     private boolean silentUnderHold(int w, long now) {
         return settings.holdAtCheapestWaiting() > 0 && silentWorkers.isSilent(w, now);
-    }
-
-    /** As {@link #silentUnderHold(int, long)}, reading the clock only when the cheapest-worker bound is on. */
-    private boolean silentUnderHold(int w, java.util.function.LongSupplier now) {
-        return settings.holdAtCheapestWaiting() > 0 && silentWorkers.isSilent(w, now.getAsLong());
     }
 
     /**
@@ -415,7 +411,7 @@ public final class Selector {
      * is not bound to a worker with K waiting either: those leave the pick (an exploring pick included). Sending it to
      * the next-cheapest worker instead measured far worse (fleet-sim/experiments/ROUNDS.md, "Cheapest-worker hold
      * round"). A worker silent for {@link SelectorSettings#holdAtCheapestSilentAfter} while ours wait there (a hung
-     * engine) leaves the pick and the ranking first: nothing is held for it or bound to it until it posts again.
+     * engine) leaves the pick and the ranking first: nothing is held for it or bound to it until it gives output again.
      */
     private boolean cheapestEligibleWaits(Scratch s, int workers, long now) {
         int k = settings.holdAtCheapestWaiting();
