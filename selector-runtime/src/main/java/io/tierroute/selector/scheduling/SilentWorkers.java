@@ -39,6 +39,9 @@ final class SilentWorkers {
     boolean silent(int worker, long nowNanos) {
         boolean silent = isSilent(worker, nowNanos);
         long reported = reportedAtOutput.get(worker);
+        if (silent == (reported != NOT_REPORTED)) {
+            return silent; // no change to log: every route asks of every candidate, so this is the common case
+        }
         long output = inflight.lastOutputNanos(worker);
         if (silent && reported == NOT_REPORTED && reportedAtOutput.compareAndSet(worker, NOT_REPORTED, output)) {
             log.warn("worker {} has given no output for this selector's requests in {} ms, with {} of them waiting for "
