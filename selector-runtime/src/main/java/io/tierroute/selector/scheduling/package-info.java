@@ -12,9 +12,16 @@
  *   <li>{@code Picker}: argmin with random ties, softmax over min-max normalised costs, ε exploration.</li>
  *   <li>{@code Selector}: the facade: lookup → score → filter → pick → admit; owns the
  *       admission queue ({@code AdmissionQueue}, priority {@code 1 / min_w Cost}) and the agent
- *       trackers ({@code WorkflowAffinity} for {@code B_wf}, {@code ToolAffinity} for {@code B_tools}).</li>
- *   <li>{@code SilentWorkers}: which workers have been silent while requests wait there (a hung engine), for the
- *       cheapest-worker hold to pass over.</li>
+ *       trackers ({@code WorkflowAffinity} for {@code B_wf}, {@code ToolAffinity} for {@code B_tools}).
+ *       One attempt ({@code AttemptKind}: an arrival, a queued request's retry, a dry run) leaves what it found
+ *       about every candidate in {@code AttemptScratch} (per thread).</li>
+ *   <li>{@code QueueDrain}: places queued requests when capacity frees: the one cheapest now among the first few,
+ *       then down the queue past those waiting for a busy worker.</li>
+ *   <li>{@code LateBinding}: when a request is held in the queue instead of joining a busy worker's queue, and the
+ *       drain's quick checks; {@code SilentWorkers}: which workers have been silent while requests wait there (a hung
+ *       engine), for the cheapest-worker hold to pass over.</li>
+ *   <li>{@code WorkerStatus} (healthy, draining) and {@code LoadLimits} (maxInFlight, maxWaiting): the hard filters.</li>
+ *   <li>{@code Explanations}: why a candidate left the pick (explain), why a route was refused or would wait.</li>
  *   <li>{@code SelectorSettings}, {@code WorkerSpec}: configuration, validated on construction.</li>
  *   <li>{@code UnpricedTiers}: counts KV events (both paths) that put blocks on a tier the worker is configured
  *       without, which the cost model never prices; logs the first per worker and tier.</li>

@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * The drain's worst case under {@code holdAtCheapestWaiting} 3 (with {@code holdAtWaiting} 1, as the simulator runs
  * them): the whole queue waits for one busy worker while every other has room. Each held request's prompt has its
  * prefix in HBM on worker 0 alone, which already has 3 of them waiting for a first token (and none ever comes), so
- * every drain ranks the first {@code Selector.RERANK_WINDOW} in dry runs, places none, and scans on down the queue
- * ({@code Selector.DRAIN_SCAN_LIMIT}, then as many past it) without placing any of them. The held prompts are 8,000
+ * every drain ranks the first {@code QueueDrain.RERANK_WINDOW} in dry runs, places none, and scans on down the queue
+ * ({@code QueueDrain.DRAIN_SCAN_LIMIT}, then as many past it) without placing any of them. The held prompts are 8,000
  * tokens matched in full on worker 0: each attempt walks 500 blocks, and, but for the hashes kept with a queued request
  * ({@code PromptHashes}), would hash them all again.
  * <p>One operation: a request whose prompt no worker holds arrives (it queues behind the held ones, and the drain its

@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A first token under late binding ({@code holdAtWaiting} 1, and {@code holdAtCheapestWaiting} 3 as the simulator runs
  * it, or off) while requests are held: the event frees a worker and the drain places a held request, after ranking the
- * first {@code Selector.RERANK_WINDOW} again by their cost now (and, when none of those can go, looking further down
- * the queue, {@code Selector.DRAIN_SCAN_LIMIT}).
+ * first {@code QueueDrain.RERANK_WINDOW} again by their cost now (and, when none of those can go, looking further down
+ * the queue, {@code QueueDrain.DRAIN_SCAN_LIMIT}).
  * One operation: the oldest placed request's {@code first_token} and {@code finished} events, then a new arrival
  * (held again once every worker waits), so the queue stays near {@code held}. With {@code held} 1 the drain has
  * nothing to rank: the ratio of the two is the re-ranking's price. The teardown prints the mean queue length seen.

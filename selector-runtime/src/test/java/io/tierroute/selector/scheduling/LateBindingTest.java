@@ -136,7 +136,7 @@ class LateBindingTest {
         RouteDecision[] waiting = oneWaitingEach(s);
         // More than a drain ranks again (RERANK_WINDOW), all cheap on w1 alone, so they come first in the queue.
         List<CompletableFuture<RouteDecision>> forW1 = new ArrayList<>();
-        for (int i = 0; i < Selector.RERANK_WINDOW + 2; i++) {
+        for (int i = 0; i < QueueDrain.RERANK_WINDOW + 2; i++) {
             int[] p = prompt(100 + i, 4096);
             storeInHbm(s, 1, p);
             forW1.add(s.route(request(p)));
@@ -157,7 +157,7 @@ class LateBindingTest {
     void aRequestBehindMoreThanADrainScansIsReachedWithinAFewDrains() {
         Selector s = selector(2, 0, 1);
         RouteDecision[] waiting = oneWaitingEach(s);
-        int ahead = 3 * Selector.DRAIN_SCAN_LIMIT;
+        int ahead = 3 * QueueDrain.DRAIN_SCAN_LIMIT;
         for (int i = 0; i < ahead; i++) {
             int[] p = prompt(1_000 + i, 4096);
             storeInHbm(s, 1, p);
@@ -173,7 +173,7 @@ class LateBindingTest {
             s.tick(); // a telemetry sample's drain, as each first token and finish
             drains++;
         }
-        assertThat(last).as("reached within %d drains of %d requests each", drains, 2 * Selector.DRAIN_SCAN_LIMIT)
+        assertThat(last).as("reached within %d drains of %d requests each", drains, 2 * QueueDrain.DRAIN_SCAN_LIMIT)
                 .isDone();
         assertThat(last.join().worker()).isEqualTo("w0");
         assertThat(s.queueLength()).as("the ones held for w1 still wait").isEqualTo(ahead);

@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link SelectorSettings#holdAtCheapestSilentAfter}: a worker where this selector's requests wait, and none of its
- * requests has had an event for that long (a hung engine that still passes its health checks), is neither held for
+ * requests has given output for that long (a hung engine that still passes its health checks), is neither held for
  * nor bound to, so the requests cheapest there go to a worker with room instead of waiting until {@code maxQueueWait}
- * refuses them. A loaded worker keeps posting events, and keeps its hold.
+ * refuses them. A loaded worker keeps giving output, and keeps its hold.
  */
 class SilentWorkerTest {
 
@@ -63,7 +63,7 @@ class SilentWorkerTest {
         assertThat(d.worker()).isEqualTo("w0");
         assertThat(d.candidates()).filteredOn(c -> c.worker().equals("w1")).singleElement()
                 .satisfies(c -> assertThat(c.excludedBecause()).startsWith("silent")
-                        .contains("more than 2000 ms (holdAtCheapestSilentAfter)"));
+                        .contains("has given output for more than 2000 ms (holdAtCheapestSilentAfter)"));
         assertThat(st.s().queueLength()).isZero();
     }
 

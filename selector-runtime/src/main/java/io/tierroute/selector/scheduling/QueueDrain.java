@@ -1,0 +1,253 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.sequences.InFlightTracker;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * Places queued requests once capacity frees (a first output, a finish, a telemetry sample, a worker back in service, a
+ * tick): the head first while it is admitted; then, once it is not, the one cheapest now among the first few
+ * ({@link #cheapestNow}), and down the queue past requests that wait for a busy worker ({@link #DRAIN_SCAN_LIMIT}).
+ * Claiming and admitting happen under the selector's drain lock; completing the futures (which runs callers'
+ * callbacks, e.g. writing an HTTP answer) happens after it.
+ */
+final class QueueDrain {
+
+    /** One of {@link Selector}'s routing attempts; null when no candidate is eligible (details left in {@code s}). */
+    interface Attempts {
+        RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, AttemptScratch s,
+                              AttemptKind kind);
+    }
+
+    /**
+     * How far down the admission queue one drain looks once the head waits for its cheapest worker (late binding) or a
+     * worker under its limits refused it for its size: a bound on the work done under the drain lock. Past it, each
+     * drain looks at as many more, from where the last one stopped ({@link #beyondScanWindow}), so a request far down
+     * whose cheapest worker has room is reached within a few drains (each first token, finish and sample is one).
+     */
+    static final int DRAIN_SCAN_LIMIT = 64;
+
+    /**
+     * How many of the first waiting requests a drain ranks again by their cost now ({@link #cheapestNow}): a bound on
+     * the dry runs under the drain lock. 16 to the whole queue measured alike (ROUNDS.md, "Re-ranking round").
+     */
+    static final int RERANK_WINDOW = 16;
+
+    private static final int NO_SIZE_REFUSAL = 0;
+    private static final int SOME_SIZE_REFUSALS = 1;
+    private static final int ONLY_SIZE_REFUSALS = 2;
+
+    private final AdmissionQueue queue;
+    private final Object lock;
+    private final Attempts attempts;
+    private final LateBinding lateBinding;
+    private final WorkerStatus status;
+    private final WorkerSpec[] specs;
+    private final InFlightTracker inflight;
+    private final LongSupplier clock;
+    private final Supplier<AttemptScratch> scratch;
+    private final Consumer<RouteDecision> admittedThenCancelled;
+
+    /** Where the last drain's look past its first window stopped; null: from the window's end. Under the lock. */
+    private AdmissionQueue.Pending scanCursor;
+
+    /**
+     * @param lock                  the selector's drain lock, which guards {@code queue}
+     * @param admittedThenCancelled gives a worker its slot back when a request's caller cancelled after the drain
+     *                              admitted it
+     */
+    QueueDrain(AdmissionQueue queue, Object lock, Attempts attempts, LateBinding lateBinding, WorkerStatus status,
+               WorkerSpec[] specs, InFlightTracker inflight, LongSupplier clock, Supplier<AttemptScratch> scratch,
+               Consumer<RouteDecision> admittedThenCancelled) {
+        this.queue = queue;
+        this.lock = lock;
+        this.attempts = attempts;
+        this.lateBinding = lateBinding;
+        this.status = status;
+        this.specs = specs;
+        this.inflight = inflight;
+        this.clock = clock;
+        this.scratch = scratch;
+        this.admittedThenCancelled = admittedThenCancelled;
+    }
+
+    /** Routes queued requests, best priority first, while a worker is eligible; cheap when nobody waits. */
+    void drain() {
+        if (queue.size() == 0) {
+            return;
+        }
+        List<AdmissionQueue.Pending> claimed = new ArrayList<>();
+        List<Object> outcomes = new ArrayList<>(); // a RouteDecision or the RuntimeException it failed with
+        synchronized (lock) {
+            AttemptScratch s = scratch.get();
+            // The head first, while it is admitted; once it is not, the next ones in priority order (see below).
+            List<AdmissionQueue.Pending> scan = null;
+            int next = 0;
+            boolean extended = false; // the scan went on past its first window, from scanCursor
+            int refusedFrom = Integer.MAX_VALUE; // the shortest exact prompt a worker under its limits refused for size
+            AdmissionQueue.Pending firstTried = null; // the request tried before the scan began: not tried twice
+            while (true) {
+                AdmissionQueue.Pending head = scan == null ? queue.peek() : next < scan.size() ? scan.get(next++) : null;
+                if (head == null && scan != null && !extended && scan.size() == DRAIN_SCAN_LIMIT) {
+                    extended = true;
+                    scan = beyondScanWindow(scan.get(scan.size() - 1));
+                    next = 0;
+                    continue;
+                }
+                if (head == null) {
+                    break;
+                }
+                if (head == firstTried) {
+                    continue;
+                }
+                if (head.future().isDone()) { // cancelled: the caller went away while it waited
+                    queue.remove(head);
+                    continue;
+                }
+                long now = clock.getAsLong();
+                if (lateBinding.everyWorkerWaits(now)) {
+                    break; // late binding holds any request now: no attempt (drains come at every sample and tick)
+                }
+                boolean windowUnplaceable = false; // cheapestNow's dry runs could place none of the first ones
+                if (scan == null) {
+                    AdmissionQueue.Pending best = cheapestNow(head, now, s);
+                    windowUnplaceable = best == null;
+                    head = windowUnplaceable ? head : best;
+                }
+                int length = judgedLength(head.request());
+                if (scan != null && length >= refusedFrom) {
+                    continue; // every worker under its limits is too small for it too: no attempt
+                }
+                Object outcome;
+                try {
+                    outcome = attempts.attempt(head.request(), head.hashes(), now, now - head.enqueuedNanos(), s,
+                            AttemptKind.RETRY);
+                } catch (RuntimeException e) {
+                    outcome = e;
+                }
+                if (outcome == null) {
+                    // Whether a worker is a candidate depends on the request too (its cheapest worker under late
+                    // binding, a prompt larger than its KV cache): a head that waits for a busy worker must not keep a
+                    // free one from the requests behind it. Then (held for its cheapest worker, or a worker under its
+                    // limits refused it for its size alone) look further down the queue, past prompts at least as long
+                    // where it was the size (admitting only adds load, so a request passed over stays unplaceable in
+                    // this drain); otherwise every worker is over its limits and the drain stops.
+                    if (!s.heldForCheapest) {
+                        int refusal = sizeRefusal(s);
+                        if (refusal == NO_SIZE_REFUSAL) {
+                            break;
+                        }
+                        if (refusal == ONLY_SIZE_REFUSALS) { // every free worker is too small for it: its length is exact
+                            refusedFrom = Math.min(refusedFrom, length);
+                        }
+                    }
+                    if (scan == null) {
+                        scan = queue.firstInOrder(DRAIN_SCAN_LIMIT);
+                        // past the ones cheapestNow's dry runs found unplaceable, at this same instant
+                        next = windowUnplaceable ? Math.min(RERANK_WINDOW, scan.size()) : 0;
+                        firstTried = head; // cheapestNow may have tried one other than the queue's head
+                    }
+                    continue;
+                }
+                queue.remove(head);
+                claimed.add(head);
+                outcomes.add(outcome);
+            }
+        }
+        for (int i = 0; i < claimed.size(); i++) {
+            CompletableFuture<RouteDecision> future = claimed.get(i).future();
+            Object outcome = outcomes.get(i);
+            if (outcome instanceof RouteDecision d) {
+                if (!future.complete(d)) {
+                    admittedThenCancelled.accept(d); // its caller gave up meanwhile: give the worker its slot back
+                }
+            } else {
+                future.completeExceptionally((RuntimeException) outcome);
+            }
+        }
+    }
+
+    /**
+     * The next {@link #DRAIN_SCAN_LIMIT} waiting requests after {@code windowEnd} (the last of the first window), from
+     * where the previous drain stopped if that is further down; it starts again after the window once it reaches the
+     * queue's end.
+     */
+    private List<AdmissionQueue.Pending> beyondScanWindow(AdmissionQueue.Pending windowEnd) {
+        AdmissionQueue.Pending from = scanCursor != null && AdmissionQueue.servedAfter(scanCursor, windowEnd)
+                ? scanCursor : windowEnd;
+        List<AdmissionQueue.Pending> more = queue.afterInOrder(from, DRAIN_SCAN_LIMIT);
+        scanCursor = more.size() < DRAIN_SCAN_LIMIT ? null : more.get(more.size() - 1);
+        return more;
+    }
+
+    /**
+     * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
+     * the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with room;
+     * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when it waits alone or
+     * no worker has room, null when it ranked them and none can be placed now. Whatever made the queue (late binding or
+     * load limits). A request's priority was its cost at arrival, and by the time a worker frees, queues, the link and
+     * the cache have moved: the one cheapest now (often a prefix that has just landed in HBM) frees capacity soonest.
+     * WSPT on the fleet's present state, not on the one each request found (DESIGN.md §3's priority, read at dispatch).
+     * The dry runs, like a preview, mark the prefixes they walk as recently used in the index.
+     */
+    private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, AttemptScratch s) {
+        if (queue.size() < 2 || !lateBinding.someWorkerHasRoom(now)) {
+            return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
+        }
+        AdmissionQueue.Pending best = null;
+        double bestCost = Double.POSITIVE_INFINITY;
+        for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
+            if (p.future().isDone()) {
+                continue; // cancelled: the drain removes it when it reaches it
+            }
+            RouteDecision d;
+            try {
+                d = attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN);
+            } catch (RuntimeException e) {
+                return p; // its real attempt fails it to its caller at once, instead of leaving it to time out
+            }
+            if (d == null) {
+                continue; // no worker it could go to has room (or its cheapest has K waiting): not placeable now
+            }
+            double cost = s.cheapestEligible();
+            if (cost < bestCost) {
+                bestCost = cost;
+                best = p;
+            }
+        }
+        return best;
+    }
+
+    /**
+     * After a failed attempt, what the workers under their load limits said: none turned the request away for its size
+     * ({@link #NO_SIZE_REFUSAL}), some did ({@link #SOME_SIZE_REFUSALS}; another was excluded for its cost), or all of
+     * them did ({@link #ONLY_SIZE_REFUSALS}: a longer prompt fits none of them either).
+     */
+    private int sizeRefusal(AttemptScratch s) {
+        boolean some = false;
+        boolean other = false;
+        for (int w = 0; w < status.size(); w++) {
+            if (status.takesRequests(w) && !LoadLimits.over(specs[w], inflight.view(w))) {
+                if (s.excluded[w] == Explanations.PROMPT_TOO_LARGE) {
+                    some = true;
+                } else {
+                    other = true;
+                }
+            }
+        }
+        return !some ? NO_SIZE_REFUSAL : other ? SOME_SIZE_REFUSALS : ONLY_SIZE_REFUSALS;
+    }
+
+    /**
+     * The prompt length a worker's KV cache is judged on ({@link Selector}'s attempt); -1 when it is estimated from
+     * text, which no worker refuses for size (the engine that tokenizes it is the judge).
+     */
+    private static int judgedLength(RouteRequest r) {
+        return r.inputTokens() != null ? r.inputTokens() : r.tokens() != null ? r.tokens().length : -1;
+    }
+}
