@@ -5,6 +5,7 @@ import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.index.PrefixIndex;
 import io.tierroute.selector.protocol.BlockHasher;
 import io.tierroute.selector.server.SelectorServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +34,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * failed call, the index at or under its cap at every sample, in-flight state bounded, and that the
  * last third neither holds more heap after a full GC nor routes much slower than the first.
  * Bounds are loose on purpose (2 shared cores in CI); they catch leaks and collapses, not jitter.
+ * Tagged "alone": it runs after the module's other tests, with no second test JVM beside it (selector-runtime's pom),
+ * whose load would come and go between the thirds.
  */
+@Tag("alone")
 class SelectorSoakTest {
 
     static final int WORKERS = 16, CAP = 20_000, ROUTE_THREADS = 4, PROMPTS = 32, PREFIX = 64, PROMPT_BLOCKS = 128;
