@@ -336,7 +336,8 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         pace(t.atMicros());
         settleReleases();
         long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * cfg.blockSize());
-        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
+        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens(),
+                t.prefillTokens(), t.decodeSteps()));
         if (t.atMicros() != lastTickMicros) {
             lastTickMicros = t.atMicros();
             selector.tick();

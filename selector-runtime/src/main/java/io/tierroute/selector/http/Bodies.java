@@ -68,6 +68,10 @@ final class Bodies {
         public Long kv_used_tokens;
         /** How long ago the engine took the sample (ms); 0 when absent. */
         public Long sample_age_ms;
+        /** Prompt tokens the engine computed since its previous sample; absent: not reported. */
+        public Long prefill_tokens;
+        /** Steps that generated tokens since its previous sample; absent: not reported. */
+        public Long decode_steps;
     }
 
     /** {@code POST /v1/workers/{name}/health}. */

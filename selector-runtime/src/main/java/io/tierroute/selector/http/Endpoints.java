@@ -477,8 +477,23 @@ final class Endpoints {
             }
             used = capacity;
         }
-        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used));
+        // Work since the previous sample tells a loaded engine from a hung one (routing.holdAtCheapestSilentAfter).
+        long prefilled = optionalCount("prefill_tokens", t.prefill_tokens);
+        long decodeSteps = optionalCount("decode_steps", t.decode_steps);
+        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used, -1,
+                prefilled, decodeSteps));
         return new Reply(202, warning == null ? Map.of("accepted", true) : Map.of("accepted", true, "warning", warning));
+    }
+
+    /** An optional per-interval counter: -1 when absent (not reported), else within [0, 2^40]. */
+    private static long optionalCount(String field, Long v) {
+        if (v == null) {
+            return -1;
+        }
+        if (v < 0 || v > 1L << 40) {
+            throw new ApiError(400, "field '" + field + "': must be in [0, 2^40], got " + v);
+        }
+        return v;
     }
 
     private static int count(String field, Integer v) {

@@ -61,8 +61,9 @@ final class Explanations {
                     + ") of this selector's requests waiting for their first token";
         }
         if (exclusion == SILENT) {
-            return "silent: this selector's requests wait there, and none of its requests has given output for more"
-                    + " than " + settings.holdAtCheapestSilentAfter().toMillis() + " ms (holdAtCheapestSilentAfter)";
+            return "silent: this selector's requests wait there, and it has shown no work (output of this selector's"
+                    + " requests, or telemetry reporting a prefill or decode step) for more than "
+                    + settings.holdAtCheapestSilentAfter().toMillis() + " ms (holdAtCheapestSilentAfter)";
         }
         return exclusion;
     }
@@ -82,9 +83,9 @@ final class Explanations {
                     + " first token (holdAtWaiting): the request would wait in the admission queue";
         }
         if (s.excludedSilent()) {
-            return "every worker is over its load limit or silent (holdAtCheapestSilentAfter: none of this"
-                    + " selector's requests there has given output for " + settings.holdAtCheapestSilentAfter()
-                    .toMillis() + " ms while some wait): the request would wait in the admission queue";
+            return "every worker is over its load limit or silent (holdAtCheapestSilentAfter: no work shown for "
+                    + settings.holdAtCheapestSilentAfter().toMillis() + " ms while this selector's requests wait"
+                    + " there): the request would wait in the admission queue";
         }
         return "every worker is over its load limit: the request would wait in the admission queue";
     }

@@ -76,7 +76,7 @@ final class LateBinding {
      * with K waiting either: those leave the pick (an exploring pick included). Sending it to the next-cheapest worker
      * instead measured far worse (fleet-sim/experiments/ROUNDS.md, "Cheapest-worker hold round"). A worker silent for
      * {@link SelectorSettings#holdAtCheapestSilentAfter} while ours wait there (a hung engine) leaves the pick and the
-     * ranking first: nothing is held for it or bound to it until it gives output again.
+     * ranking first: nothing is held for it or bound to it until it works again.
      */
     private boolean cheapestEligibleWaits(AttemptScratch s, long now) {
         int k = settings.holdAtCheapestWaiting();

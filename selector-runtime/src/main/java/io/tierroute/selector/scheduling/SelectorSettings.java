@@ -146,13 +146,15 @@ public record SelectorSettings(
         public Builder holdAtCheapestWaiting(int v) { holdAtCheapestWaiting = v; return this; }
         /**
          * Under {@link #holdAtCheapestWaiting}: a worker where this selector's requests wait for their first token, and
-         * where none of its requests has given output (a first token, tokens, a finish after output) for this long,
-         * nor since the first of those waiting was admitted, is silent: nothing is held for it or bound to it until it
-         * gives output again (0: never). A hung engine that still passes its health checks would otherwise keep every
-         * request cheapest there until {@link #maxQueueWait} refuses it while other workers have room. Only this
-         * selector's requests count, so a live worker can look silent too: one prompt that takes longer to prefill,
-         * or a queue other replicas fill while this one's requests there only wait; its requests then go to the
-         * next-cheapest worker. Raise it where such waits are normal; at or above {@code maxQueueWait} it never acts.
+         * that has shown no work for this long, nor since the first of those waiting was admitted, is silent: nothing is
+         * held for it or bound to it until it works again (0: never). Work is output of this selector's requests there
+         * (a first token, tokens, a finish after output) or a telemetry sample that reports prefill tokens or decode
+         * steps since the previous one. A hung engine that still passes its health checks would otherwise keep every
+         * request cheapest there until {@link #maxQueueWait} refuses it while other workers have room. Where telemetry
+         * reports no work counters, only this selector's requests count, so a live worker can look silent too: one
+         * prompt that takes longer to prefill, or a queue other replicas fill while this one's requests there only
+         * wait; its requests then go to the next-cheapest worker. Post the counters, or raise it where such waits are
+         * normal; at or above {@code maxQueueWait} it never acts.
          */
         public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */

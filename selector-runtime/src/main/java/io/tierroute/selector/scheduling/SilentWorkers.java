@@ -9,9 +9,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Which workers are silent under {@link SelectorSettings#holdAtCheapestSilentAfter}: some of this selector's requests
- * wait there for their first token, and none of its requests there has given output for that long
+ * wait there for their first token, and the worker has shown no work for that long: none of this selector's requests
+ * there has given output, and no telemetry sample has reported a prefill or a decode step
  * ({@link InFlightTracker#silentNanos}). {@link #silent} logs a WARN when a worker falls silent and an INFO when it
- * gives output again, once each, so an operator sees a hung engine its health checks miss. Thread-safe: routes ask
+ * works again, once each, so an operator sees a hung engine its health checks miss. Thread-safe: routes ask
  * concurrently, each at its own instant.
  */
 final class SilentWorkers {
@@ -22,38 +23,39 @@ final class SilentWorkers {
     private final InFlightTracker inflight;
     private final WorkerRegistry registry;
     private final long afterNanos;
-    /** Per worker: its last output when its silence was logged, or NOT_REPORTED. */
-    private final AtomicLongArray reportedAtOutput;
+    /** Per worker: its last sign of work when its silence was logged, or NOT_REPORTED. */
+    private final AtomicLongArray reportedAtWork;
 
     SilentWorkers(InFlightTracker inflight, WorkerRegistry registry, SelectorSettings settings) {
         this.inflight = inflight;
         this.registry = registry;
         this.afterNanos = settings.holdAtCheapestSilentAfter().toNanos();
-        this.reportedAtOutput = new AtomicLongArray(registry.size());
+        this.reportedAtWork = new AtomicLongArray(registry.size());
         for (int w = 0; w < registry.size(); w++) {
-            reportedAtOutput.set(w, NOT_REPORTED);
+            reportedAtWork.set(w, NOT_REPORTED);
         }
     }
 
     /** Whether {@code worker} is silent at {@code nowNanos} (never when the setting is 0); logs a change. */
     boolean silent(int worker, long nowNanos) {
         boolean silent = isSilent(worker, nowNanos);
-        long reported = reportedAtOutput.get(worker);
+        long reported = reportedAtWork.get(worker);
         if (silent == (reported != NOT_REPORTED)) {
             return silent; // no change to log: every route asks of every candidate, so this is the common case
         }
-        long output = inflight.lastOutputNanos(worker);
-        if (silent && reported == NOT_REPORTED && reportedAtOutput.compareAndSet(worker, NOT_REPORTED, output)) {
-            log.warn("worker {} has given no output for this selector's requests in {} ms, with {} of them waiting for "
-                    + "their first token: no request is held for it or sent to it until it gives output again "
+        long work = inflight.lastWorkNanos(worker);
+        if (silent && reported == NOT_REPORTED && reportedAtWork.compareAndSet(worker, NOT_REPORTED, work)) {
+            log.warn("worker {} has shown no work in {} ms (no output for this selector's requests, no telemetry "
+                    + "reporting a prefill or decode step), with {} of this selector's requests waiting for their first "
+                    + "token: no request is held for it or sent to it until it works again "
                     + "(routing.holdAtCheapestSilentAfter); a hung engine? check it, or mark it unhealthy",
                     registry.name(worker), inflight.silentNanos(worker, nowNanos) / 1_000_000,
                     inflight.ownWaiting(worker));
-        } else if (!silent && reported != NOT_REPORTED && output > reported
-                && reportedAtOutput.compareAndSet(worker, reported, NOT_REPORTED)) {
-            // Only output ends a logged silence: a route that read an earlier instant, requests that expired or failed
+        } else if (!silent && reported != NOT_REPORTED && work > reported
+                && reportedAtWork.compareAndSet(worker, reported, NOT_REPORTED)) {
+            // Only work ends a logged silence: a route that read an earlier instant, requests that expired or failed
             // there, or a new one waiting there since, do not (it may fall silent again; that is not logged twice).
-            log.info("worker {} gives output again: requests are held for it and sent to it as before",
+            log.info("worker {} works again: requests are held for it and sent to it as before",
                     registry.name(worker));
         }
         return silent;

@@ -48,19 +48,22 @@ public final class InFlightTracker {
 
     /**
      * How long {@code worker} has been silent while this selector's requests wait for their first token there: the time
-     * since any of our requests on it last gave output (a first token, tokens, a finish after output; not a failure nor
-     * a finish without output) or since the first of those waiting was admitted, whichever is later; 0 while none
-     * waits. An engine serving our requests keeps giving output; a hung one that still passes its health checks gives
-     * none. Only this selector's requests count: a worker whose queue other replicas fill, while ours there only wait,
-     * looks silent too.
+     * since its last sign of work ({@link #lastWorkNanos}) or since the first of those waiting was admitted, whichever
+     * is later; 0 while none waits. A working engine gives output or reports steps; a hung one that still passes its
+     * health checks does neither. Without telemetry that reports work, only this selector's requests count: a worker
+     * whose queue other replicas fill, while ours there only wait, looks silent too.
      */
     public long silentNanos(int worker, long nowNanos) {
         return loads[worker].silentNanos(nowNanos);
     }
 
-    /** When any of our requests on {@code worker} last gave output (see {@link #silentNanos}); 0 before any did. */
-    public long lastOutputNanos(int worker) {
-        return loads[worker].lastOutputNanos();
+    /**
+     * {@code worker}'s last sign of work: the output of one of our requests there (a first token, tokens, a finish after
+     * output; not a failure nor a finish without output) or the instant of a telemetry sample that reports a prefill or
+     * a decode step since the previous one ({@link Telemetry#showsWork}); 0 before either.
+     */
+    public long lastWorkNanos(int worker) {
+        return loads[worker].lastWorkNanos();
     }
 
     /**

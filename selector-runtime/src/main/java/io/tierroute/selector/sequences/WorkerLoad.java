@@ -39,12 +39,13 @@ final class WorkerLoad {
 
     private volatile LoadView view;
     private volatile int ownWaiting; // `waiting` as last published, for a reader without the lock
-    // What InFlightTracker#silentNanos counts from: the last output of any of our requests here (a first token, tokens,
-    // a finish after output; not a failure or a finish without output, since a gateway's timeout or a client's cancel
-    // says nothing of the engine), and the admission that ended a stretch with none of ours waiting. A hung engine
-    // gives no output, however long its queue. Both are written before publish() writes ownWaiting, so a reader that
-    // sees a new count sees them at least as new.
-    private volatile long lastOutputNanos;
+    // What InFlightTracker#silentNanos counts from: the last sign of work here, the output of any of our requests (a
+    // first token, tokens, a finish after output; not a failure or a finish without output, since a gateway's timeout
+    // or a client's cancel says nothing of the engine) or a telemetry sample whose interval saw a prefill or a decode
+    // step (the engine serving other replicas' requests); and the admission that ended a stretch with none of ours
+    // waiting. A hung engine does no work, however long its queue. Both are written before publish() writes
+    // ownWaiting, so a reader that sees a new count sees them at least as new.
+    private volatile long lastWorkNanos;
     private volatile long waitStartNanos;
     private boolean ownKvAccounting;
 
@@ -62,14 +63,14 @@ final class WorkerLoad {
         return ownWaiting;
     }
 
-    /** See {@link InFlightTracker#lastOutputNanos}. */
-    long lastOutputNanos() {
-        return lastOutputNanos;
+    /** See {@link InFlightTracker#lastWorkNanos}. */
+    long lastWorkNanos() {
+        return lastWorkNanos;
     }
 
     /** See {@link InFlightTracker#silentNanos}. */
     long silentNanos(long nowNanos) {
-        return ownWaiting == 0 ? 0 : Math.max(0, nowNanos - Math.max(lastOutputNanos, waitStartNanos));
+        return ownWaiting == 0 ? 0 : Math.max(0, nowNanos - Math.max(lastWorkNanos, waitStartNanos));
     }
 
     /** See {@link InFlightTracker#ownKvAccounting(boolean)}. */
@@ -121,7 +122,7 @@ final class WorkerLoad {
         }
         r.lastUpdateNanos = nowNanos;
         if (event.type() != RequestEvent.Type.FAILED && !(done && wasWaiting)) {
-            lastOutputNanos = Math.max(lastOutputNanos, nowNanos);
+            lastWorkNanos = Math.max(lastWorkNanos, nowNanos);
         }
         if (!done) {
             add(r, +1);
@@ -153,6 +154,9 @@ final class WorkerLoad {
 
     /** Takes a telemetry sample as the new base, unless an equally new one is already in force. */
     synchronized void telemetry(Telemetry sample) {
+        if (sample.showsWork()) {
+            lastWorkNanos = Math.max(lastWorkNanos, sample.atNanos());
+        }
         if (telemetry != null && sample.atNanos() <= telemetry.atNanos()) {
             return;
         }

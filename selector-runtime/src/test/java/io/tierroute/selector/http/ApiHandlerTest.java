@@ -418,6 +418,29 @@ class ApiHandlerTest {
     }
 
     /**
+     * The engine's work since its previous sample, optional: a sample that reports some is a sign of life for the silent-
+     * worker rule (routing.holdAtCheapestSilentAfter), one that reports none or leaves the counters out is not.
+     */
+    @Test
+    void telemetryMayReportTheEnginesWorkSinceItsPreviousSample() throws Exception {
+        int w = api.server.selector().registry().find("w3").orElseThrow();
+        long before = System.nanoTime();
+        String sample = "{\"worker\":\"w3\",\"waiting\":1,\"running\":2,\"kv_used_tokens\":100";
+        assertThat(api.post("/v1/telemetry", sample + ",\"decode_steps\":0,\"prefill_tokens\":0}").statusCode())
+                .isEqualTo(202);
+        assertThat(api.post("/v1/telemetry", sample + "}").statusCode()).isEqualTo(202);
+        assertThat(api.server.selector().inflight().lastWorkNanos(w)).as("no work reported").isLessThan(before);
+
+        HttpResponse<String> r = api.post("/v1/telemetry", sample + ",\"decode_steps\":12}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        long decoded = api.server.selector().inflight().lastWorkNanos(w);
+        assertThat(decoded).as("12 decode steps").isGreaterThanOrEqualTo(before);
+        assertThat(api.post("/v1/telemetry", sample + ",\"prefill_tokens\":512,\"decode_steps\":0}").statusCode())
+                .isEqualTo(202);
+        assertThat(api.server.selector().inflight().lastWorkNanos(w)).as("512 prefill tokens").isGreaterThan(decoded);
+    }
+
+    /**
      * More KV in use than the worker's configured capacity (400,000 tokens, the built-in default): the configuration
      * understates the engine. The sample counts, its KV taken as full, and the answer says so; kv_usage 2.5 would
      * steer every request away from the worker, and a refusal would lose the sample's queue and batch with it.
@@ -450,6 +473,12 @@ class ApiHandlerTest {
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":-1}", "kv_used_tokens"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"sample_age_ms\":1000000000000}",
                 "sample_age_ms"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"decode_steps\":-1}",
+                "decode_steps"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"prefill_tokens\":2199023255553}",
+                "prefill_tokens"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"decode_steps\":\"many\"}",
+                "decode_steps"},
             // numbers that do not fit the field's type at all
             {"{\"worker\":\"w2\",\"waiting\":99999999999,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1e400}", "kv_used_tokens"},

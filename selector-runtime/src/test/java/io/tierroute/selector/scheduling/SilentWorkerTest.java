@@ -1,6 +1,7 @@
 package io.tierroute.selector.scheduling;
 
 import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,10 +16,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * {@link SelectorSettings#holdAtCheapestSilentAfter}: a worker where this selector's requests wait, and none of its
- * requests has given output for that long (a hung engine that still passes its health checks), is neither held for
- * nor bound to, so the requests cheapest there go to a worker with room instead of waiting until {@code maxQueueWait}
- * refuses them. A loaded worker keeps giving output, and keeps its hold.
+ * {@link SelectorSettings#holdAtCheapestSilentAfter}: a worker where this selector's requests wait, and that has shown no
+ * work for that long (a hung engine that still passes its health checks), is neither held for nor bound to, so the
+ * requests cheapest there go to a worker with room instead of waiting until {@code maxQueueWait} refuses them. A loaded
+ * worker keeps giving output, or reports decode steps in its telemetry while it serves other replicas' requests, and
+ * keeps its hold.
  */
 class SilentWorkerTest {
 
@@ -63,7 +65,8 @@ class SilentWorkerTest {
         assertThat(d.worker()).isEqualTo("w0");
         assertThat(d.candidates()).filteredOn(c -> c.worker().equals("w1")).singleElement()
                 .satisfies(c -> assertThat(c.excludedBecause()).startsWith("silent")
-                        .contains("has given output for more than 2000 ms (holdAtCheapestSilentAfter)"));
+                        .contains("has shown no work (output of this selector's requests, or telemetry reporting a prefill or"
+                                + " decode step) for more than 2000 ms (holdAtCheapestSilentAfter)"));
         assertThat(st.s().queueLength()).isZero();
     }
 
@@ -118,6 +121,29 @@ class SilentWorkerTest {
         assertThat(d.worker()).isEqualTo("w0");
         assertThat(d.candidates()).filteredOn(c -> c.worker().equals("w1")).singleElement()
                 .satisfies(c -> assertThat(c.excludedBecause()).startsWith("silent"));
+    }
+
+    /**
+     * Other replicas fill w1's queue: none of this selector's requests there gives output, but the engine's telemetry
+     * reports decode steps, so it is loaded, not hung, and keeps its hold; once its samples report no work, it is silent.
+     */
+    @Test
+    void aWorkerWhoseTelemetryReportsWorkKeepsItsHoldWithoutOutputOfOurs() {
+        Stuck st = heldForAStuckWorker(Duration.ofSeconds(2));
+        for (int i = 0; i < 5; i++) { // 5 s: the engine decodes other replicas' requests
+            clock.addAndGet(SECOND);
+            st.s().onTelemetry(new Telemetry(1, clock.get(), 1, 3, 0, -1, 0, 40));
+            st.s().tick();
+        }
+        assertThat(st.held()).as("w1 reports decode steps: loaded, not hung").isNotDone();
+
+        for (int i = 0; i < 3; i++) { // then samples that report no work: hung, though still exporting metrics
+            clock.addAndGet(SECOND);
+            st.s().onTelemetry(new Telemetry(1, clock.get(), 1, 3, 0, -1, 0, 0));
+            st.s().tick();
+        }
+        assertThat(st.held()).isDone();
+        assertThat(st.held().join().worker()).isEqualTo("w0");
     }
 
     @Test

@@ -29,12 +29,31 @@ class InFlightTrackerTest {
         assertThat(tracker.silentNanos(0, 7 * SECOND)).as("a failure is no output").isEqualTo(4 * SECOND);
         tracker.onEvent(new RequestEvent("run", RequestEvent.Type.TOKENS, 5), 7 * SECOND);
         assertThat(tracker.silentNanos(0, 8 * SECOND)).as("the running request's output").isEqualTo(SECOND);
-        assertThat(tracker.lastOutputNanos(0)).isEqualTo(7 * SECOND);
+        assertThat(tracker.lastWorkNanos(0)).isEqualTo(7 * SECOND);
         assertThat(tracker.silentNanos(1, 8 * SECOND)).as("another worker").isZero();
 
         tracker.onEvent(new RequestEvent("a", RequestEvent.Type.FINISHED, 0), 9 * SECOND); // left without output
-        assertThat(tracker.lastOutputNanos(0)).isEqualTo(7 * SECOND);
+        assertThat(tracker.lastWorkNanos(0)).isEqualTo(7 * SECOND);
         assertThat(tracker.silentNanos(0, 20 * SECOND)).as("none waits any more").isZero();
+    }
+
+    @Test
+    void telemetryThatReportsWorkEndsASilenceAndTelemetryWithoutWorkDoesNot() {
+        tracker.admit("a", 0, 100, 10, SECOND);
+        assertThat(tracker.silentNanos(0, 5 * SECOND)).isEqualTo(4 * SECOND);
+        tracker.onTelemetry(new Telemetry(0, 2 * SECOND, 1, 3, 0, -1, 0, 0));
+        tracker.onTelemetry(new Telemetry(0, 3 * SECOND, 1, 3, 0)); // no counters: not reported
+        assertThat(tracker.silentNanos(0, 5 * SECOND)).as("samples without work (a hung engine's)").isEqualTo(4 * SECOND);
+
+        tracker.onTelemetry(new Telemetry(0, 4 * SECOND, 1, 3, 0, -1, 0, 7)); // others' requests decode
+        assertThat(tracker.silentNanos(0, 5 * SECOND)).as("since the sample's instant").isEqualTo(SECOND);
+        assertThat(tracker.lastWorkNanos(0)).isEqualTo(4 * SECOND);
+        tracker.onTelemetry(new Telemetry(0, 3 * SECOND + 1, 1, 3, 0, -1, 900, 0)); // late, older: does not go back
+        assertThat(tracker.lastWorkNanos(0)).isEqualTo(4 * SECOND);
+        tracker.onTelemetry(new Telemetry(0, 6 * SECOND, 1, 3, 0, -1, 900, 0)); // a prefill
+        assertThat(tracker.lastWorkNanos(0)).isEqualTo(6 * SECOND);
+        assertThat(tracker.silentNanos(1, 7 * SECOND)).as("another worker").isZero();
+        assertThat(tracker.lastWorkNanos(1)).isZero();
     }
 
     @Test

@@ -225,7 +225,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     public void onTelemetry(WorkerTelemetry t) {
         nowNanos = t.atMicros() * 1000;
         long kvUsed = Math.round(t.kvUsage() * t.hbmCapacityBlocks() * blockSize);
-        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens()));
+        selector.onTelemetry(new Telemetry(t.worker(), nowNanos, t.waiting(), t.running(), kvUsed, t.pendingPrefillTokens(),
+                t.prefillTokens(), t.decodeSteps()));
         if (t.atMicros() != lastTickMicros) {
             lastTickMicros = t.atMicros();
             selector.tick();
