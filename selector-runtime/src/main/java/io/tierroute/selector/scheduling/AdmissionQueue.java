@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
  * Requests waiting because every candidate was over its load limit, served in order of
  * {@code priority(r) = 1 / min_w Cost(w, r)} (DESIGN.md §3: a generalised WSPT: cheap requests
  * first), ties first come first served. The priority is the one at arrival; a drain ranks the first few again by
- * their cost at that moment ({@code Selector.cheapestNow}). Bounded; thread-safe.
+ * their cost at that moment ({@code QueueDrain.cheapestNow}). Bounded; thread-safe.
  */
 final class AdmissionQueue {
 
