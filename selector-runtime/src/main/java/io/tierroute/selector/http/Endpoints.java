@@ -462,6 +462,10 @@ final class Endpoints {
         if (age < 0 || age > MAX_SAMPLE_AGE_MS) {
             throw new ApiError(400, "field 'sample_age_ms': must be in [0, " + MAX_SAMPLE_AGE_MS + "], got " + age);
         }
+        // Work since the previous sample tells a loaded engine from a hung one (routing.holdAtCheapestSilentAfter).
+        // Validated with the rest, before the KV clamp below logs its once-per-worker warning for an accepted sample.
+        long prefilled = optionalCount("prefill_tokens", t.prefill_tokens);
+        long decodeSteps = optionalCount("decode_steps", t.decode_steps);
         // An engine never uses more KV than it has: more than the configured capacity is a configuration that
         // understates the worker (or a broken sample). Taken as is, kv_usage 249,999 would steer every request away
         // from it; refused, the sample's queue and batch would be lost with it. So it is clamped, and said.
@@ -477,9 +481,6 @@ final class Endpoints {
             }
             used = capacity;
         }
-        // Work since the previous sample tells a loaded engine from a hung one (routing.holdAtCheapestSilentAfter).
-        long prefilled = optionalCount("prefill_tokens", t.prefill_tokens);
-        long decodeSteps = optionalCount("decode_steps", t.decode_steps);
         selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used, -1,
                 prefilled, decodeSteps));
         return new Reply(202, warning == null ? Map.of("accepted", true) : Map.of("accepted", true, "warning", warning));

@@ -476,7 +476,8 @@ public final class Selector {
     public List<WorkerView> workers() {
         List<WorkerView> out = new ArrayList<>(registry.size());
         for (int w = 0; w < registry.size(); w++) {
-            out.add(new WorkerView(registry.name(w), w, status.healthy(w), status.draining(w),
+            WorkerStatus.State st = status.state(w);
+            out.add(new WorkerView(registry.name(w), w, st.healthy(), st.draining(),
                     specs[w].approximate(), inflight.view(w)));
         }
         return out;

@@ -25,9 +25,13 @@ final class WorkerStatus {
         return (flags.get(w) & (UNHEALTHY | DRAINING)) == 0;
     }
 
-    boolean healthy(int w) { return (flags.get(w) & UNHEALTHY) == 0; }
+    /** Both flags of {@code w} as one read saw them. */
+    record State(boolean healthy, boolean draining) {}
 
-    boolean draining(int w) { return (flags.get(w) & DRAINING) != 0; }
+    State state(int w) {
+        int f = flags.get(w);
+        return new State((f & UNHEALTHY) == 0, (f & DRAINING) != 0);
+    }
 
     /** Why {@code w} is no candidate ("unhealthy", "draining"), or null when it takes requests. */
     String exclusion(int w) {

@@ -121,6 +121,12 @@ class SilentWorkerTest {
         assertThat(d.worker()).isEqualTo("w0");
         assertThat(d.candidates()).filteredOn(c -> c.worker().equals("w1")).singleElement()
                 .satisfies(c -> assertThat(c.excludedBecause()).startsWith("silent"));
+
+        s.setHealthy(0, false); // w1, silent, is all there is: a preview says why the request would wait
+        assertThatThrownBy(() -> s.preview(explained(next))).isInstanceOf(NoCapacityException.class)
+                .hasMessage("every worker is over its load limit or silent (holdAtCheapestSilentAfter: no work shown for"
+                        + " 2000 ms while this selector's requests wait there): the request would wait in the admission"
+                        + " queue");
     }
 
     /**
