@@ -6,14 +6,11 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.UnknownSchemaException;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
-import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.snapshot.ControlRecordCheck;
-import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.selector.config.KafkaSettings;
-import io.tierroute.selector.kafka.SnapshotRecordReader.Fetched;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
@@ -65,17 +62,11 @@ import java.util.concurrent.atomic.LongAdder;
  * session with a fresh consumer that re-reads both topics from the beginning into a fresh rule. The
  * applied set stays in the store meanwhile; the new session swaps only if its rule's version differs.
  *
- * <p><b>Kafka outages.</b> While no broker is reachable a consumer's {@code poll()} simply returns nothing, as when
- * nothing is published, and the loader keeps polling: when the broker is back the same consumer goes on from its
- * position (no new session, nothing re-read). To tell the operator, the loader checks its consumer's contact with the
- * cluster after each poll ({@link BrokerContact}: the consumer's own metrics, no extra request). After
- * {@link BrokerContact#DEFAULT_THRESHOLD} without contact (also before the first, e.g. nothing listens at the
- * bootstrap address) the {@link Status} says so, in {@link Status#kafkaUnreachableSinceMs()} and in
- * {@link Status#lastError()} ({@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s); serving parameter
- * version V meanwhile}, its seconds refreshed every second while the loader polls, every few seconds while it looks
- * for the topics' partitions); one WARN is logged, repeated every minute while it lasts,
- * and one INFO when contact is back, which clears that {@code lastError}. (The Kafka client's own connection warnings,
- * several a second, are what the tierroute command's logging configuration silences.)
+ * <p><b>Kafka outages.</b> While no broker is reachable the loader keeps polling, and when the broker is back the same
+ * consumer goes on from its position (no new session, nothing re-read). The status says so meanwhile, in
+ * {@link Status#kafkaUnreachableSinceMs()} and {@link Status#lastError()}, and the log once a minute
+ * ({@link OutageReport}). (The Kafka client's own connection warnings, several a second, are what the tierroute
+ * command's logging configuration silences.)
  *
  * <p><b>A history that is gone.</b> The topics may be deleted and created again, or the broker replaced by a new
  * cluster on the same address, under a running loader: what it read is then no history of the new topics, whose
@@ -94,10 +85,8 @@ import java.util.concurrent.atomic.LongAdder;
  * logged at INFO; a routine swap (the next version, nothing pinned) at most once a minute, with how many there were.
  *
  * <p><b>Models by reference.</b> A snapshot may name the record that carries its quantile forest instead of carrying
- * it ({@link ModelCarrier}): the job publishes each forest once. The loader then takes the applied set's model when it
- * is that one, else the newest carrying record it holds, else reads that record back by its offset (carriers of the
- * served scope are indexed in any status: the first record to carry a retrained forest may be one the gate rejected),
- * else scans for it. A snapshot whose carrier is gone, or carries no model, is refused like one that cannot be used.
+ * it; {@link ActiveSnapshotReader} finds that model. A snapshot whose carrier is gone, or carries no model, is refused
+ * like one that cannot be used.
  *
  * <p><b>Bad records.</b> Undecodable bytes, an unknown writer schema, and snapshots whose values the
  * selector cannot use are logged and counted ({@code tierroute_params_bad_records_total{topic,reason}});
@@ -106,17 +95,10 @@ import java.util.concurrent.atomic.LongAdder;
  * retried with back-off ({@code tierroute_params_reread_failures_total}), so a rollback pin is never
  * abandoned because the broker hiccupped once.
  *
- * <p><b>Retained records.</b> Catch-up decodes only each snapshot's identifying fields
- * ({@link SnapshotProjection}). For the served scope the loader keeps the topic offset of the
- * {@value #DEFAULT_INDEXED_VERSIONS} highest accepted versions (about 80 bytes each) and the encoded
- * bytes of the {@code retainedSnapshots} most recently read accepted versions (an LRU, also capped at
- * {@value #MAX_RETAINED_BYTES} bytes); a version outside the cache that becomes active, e.g. an
- * operator's pin to an old one, is re-read by its offset with a short-lived consumer, and a version
- * older than the offset index by a scan of the params topic for its key (bounded by the end offsets
- * at the scan's start). The applied {@link ParameterSet} itself lives in the store. The loader's own
- * memory is thus bounded whatever the history's length; {@link ActivationRule} (schemas) still keeps
- * one small map entry per accepted version of every scope, which grows with the history until
- * {@code tierroute snapshots trim} deletes old versions with tombstones.
+ * <p><b>Retained records.</b> For the served scope the loader keeps offsets and a bounded LRU of encoded records, and
+ * reads back what it no longer holds ({@link ServedScopeRecords}), so its own memory is bounded whatever the history's
+ * length; {@link ActivationRule} (schemas) still keeps one small map entry per accepted version of every scope, which
+ * grows with the history until {@code tierroute snapshots trim} deletes old versions with tombstones.
  */
 public final class ParameterLoader implements AutoCloseable {
 
@@ -157,21 +139,16 @@ public final class ParameterLoader implements AutoCloseable {
     static final int DEFAULT_INDEXED_VERSIONS = 100_000;
     /** Bytes of encoded snapshots the LRU may hold (besides the most recent one). */
     static final long MAX_RETAINED_BYTES = 64L * 1024 * 1024;
-    /** How often the outage message of the status is refreshed (its seconds), and how often the log repeats it. */
-    private static final long OUTAGE_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private static final long OUTAGE_REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final KafkaSettings settings;
     private final String scope;
     private final ParameterStore store;
     private final SnapshotConverter converter;
-    private final int indexedVersions;
     private ActivationRule rule = new ActivationRule();                    // loader thread only; new per session
     private final SnapshotProjection projection = new SnapshotProjection();
-    private final TreeMap<Long, Where> offsets = new TreeMap<>();         // served scope: accepted version → where
-    private final ModelCarriers carriers;                                  // served scope: records carrying a model
-    private final RetainedRecords cache;                                   // served scope: LRU of encoded records
     private final SnapshotRecordReader reader;                             // versions no longer retained
+    private final ServedScopeRecords records;                              // served scope: offsets, LRU, carriers
+    private final ActiveSnapshotReader activeReader;                       // active version → whole snapshot
     private final HistoryIdentity identity;                                // the cluster and topic ids read from
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
@@ -181,7 +158,6 @@ public final class ParameterLoader implements AutoCloseable {
     private volatile Status status;
 
     private long appliedVersion;   // loader thread only
-    private long newestRejected;   // loader thread only: the served scope's highest REJECTED version, 0 if none
     private long failedVersion = -1;
     private long retryVersion = -1;  // a version whose re-read failed transiently, retried at retryAtNanos
     private long retryAtNanos;
@@ -197,7 +173,7 @@ public final class ParameterLoader implements AutoCloseable {
     private long sessionStartNanos;
     private long startupMillis = -1;
 
-    private final LongAdder[][] bad = new LongAdder[2][BadReason.values().length];
+    private final BadRecordCounts bad = new BadRecordCounts();
     private final LongAdder paramsRecords = new LongAdder();
     private final LongAdder controlRecords = new LongAdder();
     private final LongAdder swaps = new LongAdder();
@@ -208,10 +184,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
-    private String outageError;            // loader thread: the lastError this loader set for the current outage
-    private long outageSinceMillis;        // loader thread: the last contact before the current outage
-    private long outagePublishedNanos;
-    private long outageLoggedNanos;
+    private final OutageReport outage;     // loader thread
 
     /**
      * @param settings  the kafka section (bootstrap servers, scope, client id, params settings)
@@ -238,16 +211,15 @@ public final class ParameterLoader implements AutoCloseable {
         this.swapLog = new SwapLog(scope);
         this.store = store;
         this.converter = converter;
-        this.indexedVersions = indexedVersions;
-        this.carriers = new ModelCarriers(indexedVersions);
-        for (LongAdder[] row : bad) {
-            for (int i = 0; i < row.length; i++) {
-                row[i] = new LongAdder();
-            }
-        }
         this.contact = new BrokerContact(settings.bootstrapServers(), BrokerContact.thresholdFor(settings.properties()));
-        this.cache = new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES);
+        this.outage = new OutageReport(contact, error -> {
+            lastError = error;
+            publishProblem();
+        });
         this.reader = new SnapshotRecordReader(settings, scope, () -> running, contact);
+        this.records = new ServedScopeRecords(indexedVersions,
+                new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES), reader);
+        this.activeReader = new ActiveSnapshotReader(scope, records);
         this.identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "params-identity"),
                 settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), identityPeriod);
         this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null, 0, null);
@@ -281,18 +253,12 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** Records that were bad on {@code topic} (params or control) for {@code reason}. */
     public long badRecords(String topic, BadReason reason) {
-        return bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].sum();
+        return bad.count(topic, reason);
     }
 
     /** All bad records on both topics. */
     public long badRecords() {
-        long n = 0;
-        for (LongAdder[] row : bad) {
-            for (LongAdder a : row) {
-                n += a.sum();
-            }
-        }
-        return n;
+        return bad.total();
     }
 
     public long paramsRecordsRead() { return paramsRecords.sum(); }
@@ -389,10 +355,7 @@ public final class ParameterLoader implements AutoCloseable {
     private void forgetHistory() {
         sessionStartNanos = System.nanoTime();
         rule = new ActivationRule();
-        offsets.clear();
-        carriers.clear();
-        newestRejected = 0;
-        cache.clear();
+        records.clear();
         failedVersion = -1;
         retryVersion = -1;
         caughtUp = false;
@@ -546,22 +509,9 @@ public final class ParameterLoader implements AutoCloseable {
             return;
         }
         servedScopeNamed();
-        if (h.status() == SnapshotStatus.REJECTED) {
-            newestRejected = Math.max(newestRejected, h.version());
-        }
-        carriers.onRecord(h.version(), h.carriesModel(), new Where(r.partition(), r.offset()), r.value());
-        if (h.status() == SnapshotStatus.ACCEPTED) {
-            offsets.put(h.version(), new Where(r.partition(), r.offset()));
-            if (offsets.size() > indexedVersions) {
-                offsets.pollFirstEntry(); // the lowest version: found by a scan if it is ever pinned
-            }
-            cache.put(h.version(), r.value());
-            if (h.version() == failedVersion) {
-                failedVersion = -1; // republished: try it again
-            }
-        } else {
-            offsets.remove(h.version());
-            cache.remove(h.version());
+        records.onRecord(h.version(), h.status(), h.carriesModel(), new Where(r.partition(), r.offset()), r.value());
+        if (h.status() == SnapshotStatus.ACCEPTED && h.version() == failedVersion) {
+            failedVersion = -1; // republished: try it again
         }
     }
 
@@ -577,12 +527,7 @@ public final class ParameterLoader implements AutoCloseable {
         String s = k.scope();
         rule.onSnapshot(s, version, SnapshotStatus.REJECTED, 0);
         if (s.equals(scope)) {
-            offsets.remove(version);
-            carriers.onTombstone(version);
-            cache.remove(version);
-            if (version == newestRejected) {
-                newestRejected = 0; // trimmed from the history: no longer a version anyone can look up
-            }
+            records.onTombstone(version);
         }
     }
 
@@ -659,24 +604,28 @@ public final class ParameterLoader implements AutoCloseable {
             return; // waiting to retry a re-read that failed transiently
         }
         long begin = System.nanoTime();
-        Fetched f = fetch(version);
-        if (!running || gaveUp(f, version, version, "active version " + version + " of scope '" + scope + "'")) {
+        ActiveSnapshotReader.Outcome read = activeReader.read(version);
+        if (!running) {
+            return; // closed during a read back: nothing is applied
+        }
+        if (read instanceof ActiveSnapshotReader.Retry retry) {
+            retryLater(version, retry.what());
             return;
         }
-        ParameterSnapshot snapshot = decodeFor(version, f.bytes(), "version " + version);
-        if (snapshot == null || !isServedVersion(snapshot, version) || !withModel(snapshot)) {
+        if (read instanceof ActiveSnapshotReader.Refused refused) {
+            giveUp(version, refused.reason(), refused.message());
             return;
         }
-        Where where = offsets.get(version);
+        ParameterSnapshot snapshot = ((ActiveSnapshotReader.Read) read).snapshot();
+        Where where = records.acceptedAt(version);
         String source = Topics.PARAMS + (where == null ? "" : "@" + where.partition() + ":" + where.offset());
         TreeSet<String> unknown = new TreeSet<>();
         ParameterSet next;
         try {
             next = converter.convert(snapshot, source, unknown);
         } catch (SnapshotConverter.UnusableSnapshotException e) {
-            failedVersion = version;
-            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " of scope '" + scope
-                    + "' cannot be used: " + e.getMessage());
+            giveUp(version, BadReason.UNUSABLE, "version " + version + " of scope '" + scope + "' cannot be used: "
+                    + e.getMessage());
             return;
         }
         if (!unknown.isEmpty()) {
@@ -684,8 +633,7 @@ public final class ParameterLoader implements AutoCloseable {
                     + "ignored: {}", version, scope, unknown.size(), abbreviate(unknown));
         }
         if (!store.activate(next)) {
-            failedVersion = version;
-            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " was refused by the parameter store");
+            giveUp(version, BadReason.UNUSABLE, "version " + version + " was refused by the parameter store");
             return;
         }
         long took = System.nanoTime() - begin;
@@ -696,7 +644,7 @@ public final class ParameterLoader implements AutoCloseable {
         appliedVersion = version;
         appliedFromGoneHistory = false;
         retryVersion = -1;
-        carriers.applied(snapshot);
+        records.carriers().applied(snapshot);
         failedVersion = -1;
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
@@ -705,129 +653,28 @@ public final class ParameterLoader implements AutoCloseable {
     }
 
     /**
-     * False, with {@code version} given up as unusable, when the record fetched for it is another scope's or version's:
-     * read back by an offset of a topic that has been replaced since (the reset follows), or a key that lies.
+     * A record that activating {@code version} needs could not be re-read for a transient reason: retried with a
+     * back-off (1 s, doubling to 30 s while the same version fails), so a rollback pin is never abandoned because the
+     * broker hiccupped once. The swap clears it.
      */
-    private boolean isServedVersion(ParameterSnapshot s, long version) {
-        if (s.getVersion() == version && s.getScope().toString().equals(scope)) {
-            return true;
+    private void retryLater(long version, String what) {
+        retryBackoffMs = version == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
+        retryVersion = version;
+        retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
+        lastError = what + " could not be re-read from " + Topics.PARAMS + " (transient); retrying in " + retryBackoffMs
+                + " ms";
+        if (badLog.allow()) {
+            log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
         }
-        failedVersion = version;
-        bad(Topics.PARAMS, BadReason.UNUSABLE, null, "the record read for version " + version + " of scope '" + scope
-                + "' is version " + s.getVersion() + " of scope '" + s.getScope() + "'");
-        return false;
+        publishStatus();
+        rereadFailures.increment(); // after the status: whoever sees the count sees its lastError
     }
 
-    /** {@code bytes} ({@code what}) decoded; null, with {@code active} given up as a bad record, when they do not decode. */
-    private ParameterSnapshot decodeFor(long active, byte[] bytes, String what) {
-        try {
-            return Codecs.PARAMETER_SNAPSHOT.decode(bytes);
-        } catch (RecordDecodeException e) {
-            failedVersion = active;
-            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, null,
-                    what + ": " + e.getMessage());
-            return null;
-        }
-    }
-
-    /** A version's record: from the LRU or the newest carrier if held, else re-read by its offset, else scanned for. */
-    private Fetched fetch(long version) {
-        byte[] held = cache.get(version);
-        if (held == null) {
-            held = carriers.held(version);
-        }
-        if (held != null) {
-            return new Fetched(held, false);
-        }
-        Where w = offsets.get(version);
-        if (w == null) {
-            w = carriers.where(version);
-        }
-        if (w != null) {
-            return reader.reread(version, w);
-        }
-        return reader.scan(version, !offsets.isEmpty() && version < offsets.firstKey()
-                ? "older than the " + indexedVersions + " indexed versions" : "not in the offset index");
-    }
-
-    /**
-     * True when {@code f} has no bytes of version {@code fetched} ({@code what}), which activating {@code active}
-     * needs: a transient failure schedules a retry of {@code active}, anything else gives it up (until it is published
-     * again).
-     */
-    private boolean gaveUp(Fetched f, long active, long fetched, String what) {
-        if (f.bytes() != null) {
-            return false; // retryVersion stays until the swap: the carrier's re-read may still fail, and back off
-        }
-        if (f.transientFailure()) {
-            retryBackoffMs = active == retryVersion ? Math.min(retryBackoffMs * 2, RestartBackoff.MAX_MS) : RestartBackoff.MIN_MS;
-            retryVersion = active;
-            retryAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(retryBackoffMs);
-            lastError = what + " could not be re-read from " + Topics.PARAMS
-                    + " (transient); retrying in " + retryBackoffMs + " ms";
-            if (badLog.allow()) {
-                log.warn("params loader: {}; keeping parameter version {}", lastError, store.current().version());
-            }
-            publishStatus();
-            rereadFailures.increment(); // after the status: whoever sees the count sees its lastError
-            return true;
-        }
+    /** {@code version} cannot be used: a bad record, not tried again until it is published again. */
+    private void giveUp(long version, BadReason reason, String message) {
         retryVersion = -1;
-        failedVersion = active;
-        if (fetched != active) {
-            carriers.missing(fetched);
-        }
-        Where where = offsets.containsKey(fetched) ? offsets.get(fetched) : carriers.where(fetched);
-        bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS
-                + (where == null ? "" : " at " + where));
-        return true;
-    }
-
-    /**
-     * Gives {@code s} its output-length model when it names the record carrying it ({@link ModelCarrier}): the applied
-     * set's model when it is that one, else that record's. False, after recording why, when it cannot be had.
-     */
-    private boolean withModel(ParameterSnapshot s) {
-        long version = s.getVersion();
-        String problem = ModelCarrier.problem(s);
-        if (problem != null) {
-            failedVersion = version;
-            bad(Topics.PARAMS, BadReason.UNUSABLE, null, "version " + version + " of scope '" + scope
-                    + "' cannot be used: " + problem);
-            return false;
-        }
-        if (!ModelCarrier.refersElsewhere(s)) {
-            return true;
-        }
-        long carrier = s.getQuantileModelVersion();
-        QuantileForestModel applied = carriers.appliedModel(carrier);
-        if (applied != null) {
-            s.setQuantileModel(applied);
-            return true;
-        }
-        String what = "version " + carrier + " of scope '" + scope + "' (it carries the output-length model of version "
-                + version + ")";
-        if (carriers.isMissing(carrier)) { // every snapshot after a lost carrier names it: scan once, not each
-            failedVersion = version;
-            bad(Topics.PARAMS, BadReason.MISSING, null, what + " is no longer on " + Topics.PARAMS);
-            return false;
-        }
-        Fetched f = fetch(carrier);
-        if (!running || gaveUp(f, version, carrier, what)) {
-            return false;
-        }
-        ParameterSnapshot c = decodeFor(version, f.bytes(), what);
-        if (c == null) {
-            return false;
-        }
-        if (c.getQuantileModel() == null || !c.getScope().toString().equals(scope) || c.getVersion() != carrier) {
-            failedVersion = version;
-            bad(Topics.PARAMS, BadReason.UNUSABLE, null, what + ": the record found under that key carries no model "
-                    + "of that scope and version");
-            return false;
-        }
-        s.setQuantileModel(c.getQuantileModel());
-        return true;
+        failedVersion = version;
+        bad(Topics.PARAMS, reason, null, message);
     }
 
     private void bad(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
@@ -841,7 +688,7 @@ public final class ParameterLoader implements AutoCloseable {
             publishStatus();
         }
         // Counted last: whoever sees the count sees the status (and its lastError) that goes with it.
-        bad[topic.equals(Topics.PARAMS) ? 0 : 1][reason.ordinal()].increment();
+        bad.increment(topic, reason);
     }
 
     /**
@@ -863,9 +710,8 @@ public final class ParameterLoader implements AutoCloseable {
             boolean pinned = rule.isPinned(s);
             scopes.put(s, new ScopeStatus(s, v.isPresent() ? v.getAsLong() : null, pinned,
                     pinned ? c.get().getVersion() : null, rule.controlSequence(s),
-                    s.equals(scope) ? offsets.size() : -1,
-                    s.equals(scope) && newestRejected > (offsets.isEmpty() ? 0 : offsets.lastKey())
-                            ? newestRejected : null));
+                    s.equals(scope) ? records.indexed() : -1,
+                    s.equals(scope) ? records.newestRejectedAboveAccepted() : null));
         }
         return java.util.Collections.unmodifiableMap(scopes);
     }
@@ -877,49 +723,19 @@ public final class ParameterLoader implements AutoCloseable {
                 contact.unreachableSinceMillis(), s.historyResets(), s.lastHistoryReset());
     }
 
-    /**
-     * After each poll (and each topic lookup): whether the consumer is still in contact with the cluster. Going without
-     * contact for longer than the threshold sets lastError (refreshed every second: its seconds), publishes it and logs
-     * one WARN (repeated every minute); contact back clears that lastError and logs one INFO.
-     */
+    /** After each poll (and each topic lookup): whether the consumer is still in contact with the cluster. */
     private void checkContact() {
-        boolean changed = contact.check();
-        long now = System.nanoTime();
-        if (contact.unreachable()) {
-            if (changed) {
-                outageSinceMillis = contact.unreachableSinceMillis();
-            } else if (now - outagePublishedNanos < OUTAGE_REFRESH_NANOS) {
-                return;
-            }
-            outageError = contact.describe() + "; serving parameter version " + store.current().version() + " meanwhile";
-            lastError = outageError;
-            outagePublishedNanos = now;
-            publishProblem();
-            if (changed || now - outageLoggedNanos >= OUTAGE_REMIND_NANOS) {
-                outageLoggedNanos = now;
-                log.warn("params loader: {}{}", changed ? "" : "still ", outageError);
-            }
-        } else if (changed) {
-            if (outageError != null && outageError.equals(lastError)) {
-                lastError = null;
-            }
-            outageError = null;
-            publishProblem();
-            log.info("params loader: Kafka at {} answers again, after {} s without contact (since {}); scope '{}' at "
-                            + "version {}", settings.bootstrapServers(),
-                    (System.currentTimeMillis() - outageSinceMillis) / 1000, BrokerContact.isoTime(outageSinceMillis),
-                    scope, store.current().version());
-        }
+        outage.check(lastError, store.current().version(), scope);
     }
 
     /** Retained encoded records (the LRU), for tests and the status. */
     int retainedRecords() {
-        return cache.size();
+        return records.retained();
     }
 
     /** Accepted versions of the served scope whose offset is indexed (loader thread; tests read it when idle). */
     int indexedVersions() {
-        return offsets.size();
+        return records.indexed();
     }
 
     private static String abbreviate(TreeSet<String> names) {

@@ -7,10 +7,13 @@
  *   <li>{@code ParameterLoader}: follows {@code tierroute.params} and {@code tierroute.control} from
  *       the beginning, feeds {@code ActivationRule} (schemas), and swaps the served scope's active
  *       version into the {@code ParameterStore}. Catch-up first (to the end offsets read at start),
- *       one activation, then ready; bad records keep the last good set and are counted. Its helpers:
- *       {@code RetainedRecords} (the LRU of encoded records by version), {@code SnapshotRecordReader} (reads
- *       a version no longer retained back by its offset, or scans for its key), {@code ModelCarriers} (which
- *       records carry a quantile forest), {@code BrokerContact} (whether the consumer reaches the cluster),
+ *       one activation, then ready; bad records keep the last good set and are counted
+ *       ({@code BadRecordCounts}). Its helpers: {@code ServedScopeRecords} (what it keeps of the served scope's
+ *       records: the offset index, {@code RetainedRecords}, the LRU of encoded records by version, and
+ *       {@code ModelCarriers}, which records carry a quantile forest), {@code ActiveSnapshotReader} (the active
+ *       version's whole snapshot, its model by reference resolved), {@code SnapshotRecordReader} (reads
+ *       a version no longer retained back by its offset, or scans for its key), {@code BrokerContact} (whether
+ *       the consumer reaches the cluster) and {@code OutageReport} (what the status and the log say while it does not),
  *       {@code HistoryIdentity} (the cluster and topic ids: whether the history read is still the one on the topics;
  *       a history found gone is re-read from the beginning).</li>
  *   <li>{@code SnapshotProjection}: decodes only scope, version, status and controlSequence of a
