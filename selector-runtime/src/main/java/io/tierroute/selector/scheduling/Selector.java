@@ -47,6 +47,7 @@ public final class Selector {
     private final LongSupplier clock;
     private final RandomGenerator seededRandom; // null: per-thread randomness
     private final WorkerStatus status;
+    private final SilentWorkers silentWorkers;
     private final LateBinding lateBinding;
     private final Explanations explanations;
     private final QueueDrain drain;
@@ -94,8 +95,8 @@ public final class Selector {
         this.queue = new AdmissionQueue(settings.maxQueued());
         this.seededRandom = settings.seed() == null ? null : new SplittableRandom(settings.seed());
         this.status = new WorkerStatus(n);
-        this.lateBinding = new LateBinding(settings, inflight, new SilentWorkers(inflight, registry, settings), status,
-                specs);
+        this.silentWorkers = new SilentWorkers(inflight, registry, settings);
+        this.lateBinding = new LateBinding(settings, inflight, silentWorkers, status, specs);
         this.explanations = new Explanations(settings, registry, specs, status, inflight);
         this.scratch = ThreadLocal.withInitial(() -> new AttemptScratch(new PromptLookup(settings, index), n));
         this.drain = new QueueDrain(queue, drainLock, this::attempt, lateBinding, status, specs, inflight, clock,
@@ -455,7 +456,9 @@ public final class Selector {
     }
 
     public void onTelemetry(Telemetry sample) {
-        inflight.onTelemetry(sample);
+        if (inflight.onTelemetry(sample)) {
+            silentWorkers.runningTotals(sample);
+        }
         drain.drain();
     }
 

@@ -61,6 +61,18 @@ final class SilentWorkers {
         return silent;
     }
 
+    /**
+     * {@code sample}'s work counters gave themselves away as an engine's running totals, not counts since its previous
+     * sample (InFlightTracker#onTelemetry): one WARN, so the operator fixes the gateway; the rule reads a change of the
+     * totals as work meanwhile.
+     */
+    void runningTotals(io.tierroute.selector.sequences.Telemetry sample) {
+        log.warn("worker {}: telemetry work counters (decode_steps {}, prefill_tokens {}) are more than an engine does "
+                + "since its previous sample: running totals? They are counts since the previous sample; a change of "
+                + "them is taken as the worker's work from now on", registry.name(sample.worker()),
+                sample.decodeSteps(), sample.prefillTokens());
+    }
+
     /** As {@link #silent}, without logging: for the drain's quick checks. */
     boolean isSilent(int worker, long nowNanos) {
         return afterNanos > 0 && inflight.silentNanos(worker, nowNanos) > afterNanos;

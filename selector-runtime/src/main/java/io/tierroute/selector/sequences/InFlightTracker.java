@@ -147,8 +147,12 @@ public final class InFlightTracker {
         }
     }
 
-    public void onTelemetry(Telemetry sample) {
-        loads[sample.worker()].telemetry(sample);
+    /**
+     * Takes an engine telemetry sample. True once per worker: when this sample gave its work counters away as running
+     * totals, not counts since the previous sample (from then on a change of those totals is the worker's work).
+     */
+    public boolean onTelemetry(Telemetry sample) {
+        return loads[sample.worker()].telemetry(sample);
     }
 
     /** Drops requests that stopped reporting and telemetry too old to trust; returns requests dropped. */

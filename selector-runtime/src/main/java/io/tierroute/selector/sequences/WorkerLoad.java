@@ -46,6 +46,7 @@ final class WorkerLoad {
     // waiting. A hung engine does no work, however long its queue. Both are written before publish() writes
     // ownWaiting, so a reader that sees a new count sees them at least as new.
     private volatile long lastWorkNanos;
+    private final WorkCounters workCounters = new WorkCounters();
     private volatile long waitStartNanos;
     private boolean ownKvAccounting;
 
@@ -152,17 +153,21 @@ final class WorkerLoad {
         }
     }
 
-    /** Takes a telemetry sample as the new base, unless an equally new one is already in force. */
-    synchronized void telemetry(Telemetry sample) {
-        if (sample.showsWork()) {
+    /**
+     * Takes a telemetry sample as the new base, unless an equally new one is already in force. True once: when this
+     * sample gave its work counters away as running totals ({@link WorkCounters}).
+     */
+    synchronized boolean telemetry(Telemetry sample) {
+        WorkCounters.Reading work = workCounters.read(sample);
+        if (work != WorkCounters.Reading.NO_WORK) {
             lastWorkNanos = Math.max(lastWorkNanos, sample.atNanos());
         }
-        if (telemetry != null && sample.atNanos() <= telemetry.atNanos()) {
-            return;
+        if (telemetry == null || sample.atNanos() > telemetry.atNanos()) {
+            telemetry = sample;
+            recountSinceTelemetry();
+            publish();
         }
-        telemetry = sample;
-        recountSinceTelemetry();
-        publish();
+        return work == WorkCounters.Reading.WORK_AND_FOUND_TOTALS;
     }
 
     /** Forgets a telemetry base older than {@code maxAgeNanos}; the selector's own counts take over. */

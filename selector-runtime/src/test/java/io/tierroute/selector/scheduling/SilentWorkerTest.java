@@ -152,6 +152,31 @@ class SilentWorkerTest {
         assertThat(st.held().join().worker()).isEqualTo("w0");
     }
 
+    /**
+     * A gateway that posts the engine's running totals as its work counters (Prometheus counters are totals): every
+     * sample reports steps, but once the totals pass what an engine does between samples they are read as totals, and
+     * totals that stand still are a hung engine's.
+     */
+    @Test
+    void runningTotalsThatStandStillAreSilence() {
+        Stuck st = heldForAStuckWorker(Duration.ofSeconds(2));
+        long steps = 50_000; // the engine has run a while
+        for (int i = 0; i < 3; i++) {
+            clock.addAndGet(SECOND);
+            st.s().onTelemetry(new Telemetry(1, clock.get(), 1, 3, 0, -1, 0, steps += 40));
+            st.s().tick();
+        }
+        assertThat(st.held()).as("w1's totals rise: loaded, not hung").isNotDone();
+
+        for (int i = 0; i < 3; i++) { // the same totals: no step since; a count would have read as 40 000 steps again
+            clock.addAndGet(SECOND);
+            st.s().onTelemetry(new Telemetry(1, clock.get(), 1, 3, 0, -1, 0, steps));
+            st.s().tick();
+        }
+        assertThat(st.held()).isDone();
+        assertThat(st.held().join().worker()).isEqualTo("w0");
+    }
+
     @Test
     void aFailureOrAFinishWithoutOutputIsNoSignOfLife() {
         Selector s = selector(3, Duration.ofSeconds(2));

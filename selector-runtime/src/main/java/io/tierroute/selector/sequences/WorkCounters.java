@@ -1,0 +1,63 @@
+package io.tierroute.selector.sequences;
+
+/**
+ * Whether a worker's telemetry samples show work, with counts since the previous sample told apart from running
+ * totals. The work counters ({@link Telemetry#prefillTokens}, {@link Telemetry#decodeSteps}) are counts since the
+ * engine's previous sample. A gateway that posts an engine's running totals instead (a Prometheus counter is one)
+ * would make every sample show work, and keep a hung engine from ever looking silent. A count no engine reaches in
+ * the interval gives totals away: more than {@link #MAX_DECODE_STEPS_PER_SECOND} decode steps (a step takes well
+ * over half a millisecond) or {@link #MAX_PREFILL_TOKENS_PER_SECOND} prompt tokens a second since the previous
+ * sample, an interval counted as one second at least. From then on the worker's work is a change of its totals (a
+ * rise; or a fall: the engine restarted and counts anew). Totals from an engine that started moments ago stay under
+ * the bounds and read as counts until they pass them (at 30 steps a second, about a minute). Guarded by the
+ * {@link WorkerLoad}'s lock.
+ */
+final class WorkCounters {
+
+    static final long MAX_DECODE_STEPS_PER_SECOND = 2_000;
+    static final long MAX_PREFILL_TOKENS_PER_SECOND = 10_000_000;
+
+    private boolean runningTotals;
+    private boolean sampled;          // a sample with counters has been read
+    private long lastAtNanos;         // the newest of those
+    private long lastPrefillTokens;
+    private long lastDecodeSteps;
+
+    /** What {@link #read} found in a sample. */
+    enum Reading { NO_WORK, WORK, WORK_AND_FOUND_TOTALS }
+
+    /** Reads {@code t}'s counters; {@link Reading#WORK_AND_FOUND_TOTALS} once, when they give totals away. */
+    Reading read(Telemetry t) {
+        if (t.prefillTokens() < 0 && t.decodeSteps() < 0) {
+            return Reading.NO_WORK; // not reported
+        }
+        if (sampled && t.atNanos() <= lastAtNanos) {
+            // A late sample: its own interval's counts as before; totals out of order tell nothing.
+            return !runningTotals && t.showsWork() ? Reading.WORK : Reading.NO_WORK;
+        }
+        boolean found = !runningTotals && sampled && beyondAnyEngine(t, t.atNanos() - lastAtNanos);
+        runningTotals |= found;
+        boolean work = runningTotals ? changed(t) : t.showsWork();
+        sampled = true;
+        lastAtNanos = t.atNanos();
+        lastPrefillTokens = t.prefillTokens();
+        lastDecodeSteps = t.decodeSteps();
+        return found ? Reading.WORK_AND_FOUND_TOTALS : work ? Reading.WORK : Reading.NO_WORK;
+    }
+
+    /** Whether this worker's counters have been found to be running totals. */
+    boolean runningTotals() {
+        return runningTotals;
+    }
+
+    private static boolean beyondAnyEngine(Telemetry t, long intervalNanos) {
+        double seconds = Math.max(1.0, intervalNanos / 1e9);
+        return t.decodeSteps() > MAX_DECODE_STEPS_PER_SECOND * seconds
+                || t.prefillTokens() > MAX_PREFILL_TOKENS_PER_SECOND * seconds;
+    }
+
+    private boolean changed(Telemetry t) {
+        return (t.decodeSteps() >= 0 && t.decodeSteps() != lastDecodeSteps)
+                || (t.prefillTokens() >= 0 && t.prefillTokens() != lastPrefillTokens);
+    }
+}
