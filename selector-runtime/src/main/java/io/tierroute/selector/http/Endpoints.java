@@ -483,6 +483,11 @@ final class Endpoints {
         }
         selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used, -1,
                 prefilled, decodeSteps));
+        if (selector.inflight().readsRunningTotals(worker)) { // logged once by the selector; every answer says it
+            String totals = "decode_steps and prefill_tokens of worker '" + t.worker + "' are read as running totals "
+                    + "(more than an engine does between two samples): post counts since the previous sample";
+            warning = warning == null ? totals : warning + "; " + totals;
+        }
         return new Reply(202, warning == null ? Map.of("accepted", true) : Map.of("accepted", true, "warning", warning));
     }
 

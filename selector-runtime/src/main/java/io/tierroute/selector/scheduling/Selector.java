@@ -457,7 +457,7 @@ public final class Selector {
 
     public void onTelemetry(Telemetry sample) {
         if (inflight.onTelemetry(sample)) {
-            silentWorkers.runningTotals(sample);
+            silentWorkers.warnRunningTotals(sample);
         }
         drain.drain();
     }

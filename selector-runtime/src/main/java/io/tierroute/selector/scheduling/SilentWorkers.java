@@ -2,6 +2,7 @@ package io.tierroute.selector.scheduling;
 
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.sequences.InFlightTracker;
+import io.tierroute.selector.sequences.Telemetry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 /**
  * Which workers are silent under {@link SelectorSettings#holdAtCheapestSilentAfter}: some of this selector's requests
  * wait there for their first token, and the worker has shown no work for that long: none of this selector's requests
- * there has given output, and no telemetry sample has reported a prefill or a decode step
+ * there has given output, and no telemetry sample has reported a prefill or a decode step (counters read as running
+ * totals: no change of them)
  * ({@link InFlightTracker#silentNanos}). {@link #silent} logs a WARN when a worker falls silent and an INFO when it
  * works again, once each, so an operator sees a hung engine its health checks miss. Thread-safe: routes ask
  * concurrently, each at its own instant.
@@ -63,14 +65,17 @@ final class SilentWorkers {
 
     /**
      * {@code sample}'s work counters gave themselves away as an engine's running totals, not counts since its previous
-     * sample (InFlightTracker#onTelemetry): one WARN, so the operator fixes the gateway; the rule reads a change of the
-     * totals as work meanwhile.
+     * sample ({@link InFlightTracker#onTelemetry}): one WARN where the rule is on, so the operator fixes the gateway;
+     * the rule reads a change of the totals as work meanwhile.
      */
-    void runningTotals(io.tierroute.selector.sequences.Telemetry sample) {
-        log.warn("worker {}: telemetry work counters (decode_steps {}, prefill_tokens {}) are more than an engine does "
-                + "since its previous sample: running totals? They are counts since the previous sample; a change of "
-                + "them is taken as the worker's work from now on", registry.name(sample.worker()),
-                sample.decodeSteps(), sample.prefillTokens());
+    void warnRunningTotals(Telemetry sample) {
+        if (afterNanos > 0) {
+            log.warn("worker {}: telemetry work counters (decode_steps {}, prefill_tokens {}) are more than an engine "
+                    + "does between two samples: running totals? They should be counts since the previous sample; "
+                    + "until this selector restarts, a change of them is taken as the worker's work "
+                    + "(routing.holdAtCheapestSilentAfter)", registry.name(sample.worker()), sample.decodeSteps(),
+                    sample.prefillTokens());
+        }
     }
 
     /** As {@link #silent}, without logging: for the drain's quick checks. */

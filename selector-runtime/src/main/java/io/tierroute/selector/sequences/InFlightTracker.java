@@ -60,7 +60,8 @@ public final class InFlightTracker {
     /**
      * {@code worker}'s last sign of work: the output of one of our requests there (a first token, tokens, a finish after
      * output; not a failure nor a finish without output) or the instant of a telemetry sample that reports a prefill or
-     * a decode step since the previous one ({@link Telemetry#showsWork}); 0 before either.
+     * a decode step since the previous one ({@link Telemetry#showsWork}; for counters read as running totals, a change
+     * of them: {@link WorkCounters}); 0 before either.
      */
     public long lastWorkNanos(int worker) {
         return loads[worker].lastWorkNanos();
@@ -153,6 +154,11 @@ public final class InFlightTracker {
      */
     public boolean onTelemetry(Telemetry sample) {
         return loads[sample.worker()].telemetry(sample);
+    }
+
+    /** Whether {@code worker}'s telemetry work counters are read as running totals ({@link WorkCounters}). */
+    public boolean readsRunningTotals(int worker) {
+        return loads[worker].readsRunningTotals();
     }
 
     /** Drops requests that stopped reporting and telemetry too old to trust; returns requests dropped. */

@@ -2,15 +2,16 @@ package io.tierroute.selector.sequences;
 
 /**
  * Whether a worker's telemetry samples show work, with counts since the previous sample told apart from running
- * totals. The work counters ({@link Telemetry#prefillTokens}, {@link Telemetry#decodeSteps}) are counts since the
+ * totals. The work counters ({@link Telemetry#prefillTokens}, {@link Telemetry#decodeSteps}) should be counts since the
  * engine's previous sample. A gateway that posts an engine's running totals instead (a Prometheus counter is one)
  * would make every sample show work, and keep a hung engine from ever looking silent. A count no engine reaches in
  * the interval gives totals away: more than {@link #MAX_DECODE_STEPS_PER_SECOND} decode steps (a step takes well
  * over half a millisecond) or {@link #MAX_PREFILL_TOKENS_PER_SECOND} prompt tokens a second since the previous
- * sample, an interval counted as one second at least. From then on the worker's work is a change of its totals (a
- * rise; or a fall: the engine restarted and counts anew). Totals from an engine that started moments ago stay under
- * the bounds and read as counts until they pass them (at 30 steps a second, about a minute). Guarded by the
- * {@link WorkerLoad}'s lock.
+ * sample, the interval counted as one second at least. From then on, until the selector restarts, the worker's work
+ * is a change of its totals (a rise; or a fall: the engine restarted and counts anew). Totals below the bounds, from
+ * an engine that started moments ago, read as counts until they pass them: at 30 steps a second, with a sample a
+ * second, after about a minute; with a sample every 5 s, after about 5½ minutes. An engine that hangs before then
+ * shows work in every sample meanwhile. Guarded by the {@link WorkerLoad}'s lock.
  */
 final class WorkCounters {
 
@@ -18,31 +19,36 @@ final class WorkCounters {
     static final long MAX_PREFILL_TOKENS_PER_SECOND = 10_000_000;
 
     private boolean runningTotals;
+    private boolean foundByLastRead;
     private boolean sampled;          // a sample with counters has been read
     private long lastAtNanos;         // the newest of those
     private long lastPrefillTokens;
     private long lastDecodeSteps;
 
-    /** What {@link #read} found in a sample. */
-    enum Reading { NO_WORK, WORK, WORK_AND_FOUND_TOTALS }
-
-    /** Reads {@code t}'s counters; {@link Reading#WORK_AND_FOUND_TOTALS} once, when they give totals away. */
-    Reading read(Telemetry t) {
+    /** Whether {@code t}'s counters show work since the engine's previous sample. */
+    boolean read(Telemetry t) {
+        foundByLastRead = false;
         if (t.prefillTokens() < 0 && t.decodeSteps() < 0) {
-            return Reading.NO_WORK; // not reported
+            return false; // not reported
         }
         if (sampled && t.atNanos() <= lastAtNanos) {
-            // A late sample: its own interval's counts as before; totals out of order tell nothing.
-            return !runningTotals && t.showsWork() ? Reading.WORK : Reading.NO_WORK;
+            return !runningTotals && t.showsWork(); // a late sample: its own interval's count; late totals tell nothing
         }
-        boolean found = !runningTotals && sampled && beyondAnyEngine(t, t.atNanos() - lastAtNanos);
-        runningTotals |= found;
+        if (!runningTotals && sampled && beyondAnyEngine(t, t.atNanos() - lastAtNanos)) {
+            runningTotals = true;
+            foundByLastRead = true;
+        }
         boolean work = runningTotals ? changed(t) : t.showsWork();
         sampled = true;
         lastAtNanos = t.atNanos();
         lastPrefillTokens = t.prefillTokens();
         lastDecodeSteps = t.decodeSteps();
-        return found ? Reading.WORK_AND_FOUND_TOTALS : work ? Reading.WORK : Reading.NO_WORK;
+        return work;
+    }
+
+    /** Whether the last {@link #read} found this worker's counters to be running totals (true for that read only). */
+    boolean foundByLastRead() {
+        return foundByLastRead;
     }
 
     /** Whether this worker's counters have been found to be running totals. */

@@ -42,11 +42,12 @@ final class WorkerLoad {
     // What InFlightTracker#silentNanos counts from: the last sign of work here, the output of any of our requests (a
     // first token, tokens, a finish after output; not a failure or a finish without output, since a gateway's timeout
     // or a client's cancel says nothing of the engine) or a telemetry sample whose interval saw a prefill or a decode
-    // step (the engine serving other replicas' requests); and the admission that ended a stretch with none of ours
+    // step (the engine serving other replicas' requests; for counters read as running totals, a change of them:
+    // WorkCounters); and the admission that ended a stretch with none of ours
     // waiting. A hung engine does no work, however long its queue. Both are written before publish() writes
     // ownWaiting, so a reader that sees a new count sees them at least as new.
     private volatile long lastWorkNanos;
-    private final WorkCounters workCounters = new WorkCounters();
+    private final WorkCounters workCounters = new WorkCounters(); // under this object's lock
     private volatile long waitStartNanos;
     private boolean ownKvAccounting;
 
@@ -158,8 +159,7 @@ final class WorkerLoad {
      * sample gave its work counters away as running totals ({@link WorkCounters}).
      */
     synchronized boolean telemetry(Telemetry sample) {
-        WorkCounters.Reading work = workCounters.read(sample);
-        if (work != WorkCounters.Reading.NO_WORK) {
+        if (workCounters.read(sample)) {
             lastWorkNanos = Math.max(lastWorkNanos, sample.atNanos());
         }
         if (telemetry == null || sample.atNanos() > telemetry.atNanos()) {
@@ -167,7 +167,12 @@ final class WorkerLoad {
             recountSinceTelemetry();
             publish();
         }
-        return work == WorkCounters.Reading.WORK_AND_FOUND_TOTALS;
+        return workCounters.foundByLastRead();
+    }
+
+    /** Whether this worker's telemetry work counters are read as running totals ({@link WorkCounters}). */
+    synchronized boolean readsRunningTotals() {
+        return workCounters.runningTotals();
     }
 
     /** Forgets a telemetry base older than {@code maxAgeNanos}; the selector's own counts take over. */

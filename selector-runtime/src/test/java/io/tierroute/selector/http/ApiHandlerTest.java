@@ -441,6 +441,27 @@ class ApiHandlerTest {
     }
 
     /**
+     * A gateway that posts the engine's running totals (a Prometheus counter) instead of counts since the previous
+     * sample: once they pass what an engine does between two samples, every answer says they are read as totals.
+     */
+    @Test
+    void runningTotalsAreSaidInEveryAnswerOnceGivenAway() throws Exception {
+        String sample = "{\"worker\":\"w2\",\"waiting\":1,\"running\":2,\"kv_used_tokens\":100,\"decode_steps\":";
+        HttpResponse<String> first = api.post("/v1/telemetry", sample + "1500}");
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+        assertThat(first.body()).as("1,500 steps: an engine's count").doesNotContain("warning");
+        int w = api.server.selector().registry().find("w2").orElseThrow();
+        assertThat(api.server.selector().inflight().readsRunningTotals(w)).isFalse();
+
+        HttpResponse<String> r = api.post("/v1/telemetry", sample + "51500}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        assertThat(json(r).get("warning").asText()).contains("worker 'w2'", "running totals");
+        assertThat(api.server.selector().inflight().readsRunningTotals(w)).isTrue();
+        assertThat(json(api.post("/v1/telemetry", sample + "51500}")).get("warning").asText())
+                .as("every answer").contains("running totals");
+    }
+
+    /**
      * More KV in use than the worker's configured capacity (400,000 tokens, the built-in default): the configuration
      * understates the engine. The sample counts, its KV taken as full, and the answer says so; kv_usage 2.5 would
      * steer every request away from the worker, and a refusal would lose the sample's queue and batch with it.

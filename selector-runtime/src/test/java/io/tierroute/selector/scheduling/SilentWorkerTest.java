@@ -168,7 +168,7 @@ class SilentWorkerTest {
         }
         assertThat(st.held()).as("w1's totals rise: loaded, not hung").isNotDone();
 
-        for (int i = 0; i < 3; i++) { // the same totals: no step since; a count would have read as 40 000 steps again
+        for (int i = 0; i < 3; i++) { // the same totals: no step since (as counts, 50,120 steps a second)
             clock.addAndGet(SECOND);
             st.s().onTelemetry(new Telemetry(1, clock.get(), 1, 3, 0, -1, 0, steps));
             st.s().tick();
