@@ -3,13 +3,14 @@ package io.tierroute.selector.kafka;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
-import io.tierroute.schemas.UnknownSchemaException;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.selector.kafka.ParameterLoader.BadReason;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Fetched;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
+
+import java.util.function.BooleanSupplier;
 
 /**
  * The whole snapshot of a version the activation rule made active, ready to convert: its record from what
@@ -26,7 +27,7 @@ import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
 final class ActiveSnapshotReader {
 
     /** What reading a version came to. */
-    sealed interface Outcome permits Read, Retry, Refused {}
+    sealed interface Outcome permits Read, Retry, Refused, Stopped {}
 
     /** The snapshot, with its model. */
     record Read(ParameterSnapshot snapshot) implements Outcome {}
@@ -37,20 +38,29 @@ final class ActiveSnapshotReader {
     /** The version cannot be used, for {@code reason}: it is given up until it is published again. */
     record Refused(BadReason reason, String message) implements Outcome {}
 
+    /** The loader closed during a read back: nothing more is read, nothing is applied. */
+    record Stopped() implements Outcome {}
+
     private final String scope;
     private final ServedScopeRecords records;
+    private final BooleanSupplier running;
 
-    ActiveSnapshotReader(String scope, ServedScopeRecords records) {
+    /** @param running false once the loader closes: a read in progress stops after its current record */
+    ActiveSnapshotReader(String scope, ServedScopeRecords records, BooleanSupplier running) {
         this.scope = scope;
         this.records = records;
+        this.running = running;
     }
 
     /** Reads active {@code version} of the served scope, with its output-length model. */
     Outcome read(long version) {
         String what = "active version " + version + " of scope '" + scope + "'";
         Fetched f = records.fetch(version);
+        if (!running.getAsBoolean()) {
+            return new Stopped();
+        }
         if (f.bytes() == null) {
-            return unread(f, version, version, what);
+            return missingRecord(f, version, version, what);
         }
         Outcome decoded = decode(f.bytes(), "version " + version);
         if (!(decoded instanceof Read read)) {
@@ -92,8 +102,11 @@ final class ActiveSnapshotReader {
             return new Refused(BadReason.MISSING, what + " is no longer on " + Topics.PARAMS);
         }
         Fetched f = records.fetch(carrier);
+        if (!running.getAsBoolean()) {
+            return new Stopped();
+        }
         if (f.bytes() == null) {
-            return unread(f, version, carrier, what);
+            return missingRecord(f, version, carrier, what);
         }
         Outcome decoded = decode(f.bytes(), what);
         if (!(decoded instanceof Read read)) {
@@ -113,8 +126,7 @@ final class ActiveSnapshotReader {
         try {
             return new Read(Codecs.PARAMETER_SNAPSHOT.decode(bytes));
         } catch (RecordDecodeException e) {
-            return new Refused(e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT,
-                    what + ": " + e.getMessage());
+            return new Refused(BadReason.of(e), what + ": " + e.getMessage());
         }
     }
 
@@ -122,7 +134,7 @@ final class ActiveSnapshotReader {
      * The record of version {@code fetched} ({@code what}), which activating {@code active} needs, was not had: a
      * transient failure is retried; otherwise it is gone, and a carrier found gone is not looked for again.
      */
-    private Outcome unread(Fetched f, long active, long fetched, String what) {
+    private Outcome missingRecord(Fetched f, long active, long fetched, String what) {
         if (f.transientFailure()) {
             return new Retry(what);
         }

@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * consumer's contact ({@link BrokerContact}: the consumer's own metrics, no extra request). After
  * {@link BrokerContact#DEFAULT_THRESHOLD} without contact (also before the first, e.g. nothing listens at the bootstrap
  * address) the status's {@code lastError} says {@code no connection to Kafka at HOST:PORT since <ISO time> (<n> s);
- * serving parameter version V meanwhile}, its seconds refreshed every second while the loader polls; one WARN is
+ * serving parameter version V meanwhile}, its seconds refreshed every second while the loader polls, every few seconds
+ * while it looks for the topics' partitions; one WARN is
  * logged, repeated every minute while it lasts, and one INFO when contact is back, which clears that
  * {@code lastError} (and only that one: a later problem stays until its own remedy). Loader thread only.
  */
@@ -25,6 +26,7 @@ final class OutageReport {
     private static final long REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final BrokerContact contact;
+    private final String scope;
     private final Consumer<String> publish;
     private String outageError;     // the lastError this report set for the current outage
     private long outageSinceMillis; // the last contact before the current outage
@@ -33,11 +35,13 @@ final class OutageReport {
 
     /**
      * @param contact the loader's consumer's contact with the cluster
+     * @param scope   the served scope (for the INFO when contact is back)
      * @param publish sets the status's {@code lastError} to its argument (null: none) and publishes the status with
      *                the contact as it is now; called before the log line, so a reader of both never finds the log ahead
      */
-    OutageReport(BrokerContact contact, Consumer<String> publish) {
+    OutageReport(BrokerContact contact, String scope, Consumer<String> publish) {
         this.contact = contact;
+        this.scope = scope;
         this.publish = publish;
     }
 
@@ -46,9 +50,8 @@ final class OutageReport {
      *
      * @param lastError      the status's current {@code lastError}
      * @param servedVersion  the parameter version served meanwhile
-     * @param scope          the served scope (for the INFO when contact is back)
      */
-    void check(String lastError, long servedVersion, String scope) {
+    void check(String lastError, long servedVersion) {
         boolean changed = contact.check();
         long now = System.nanoTime();
         if (contact.unreachable()) {

@@ -105,7 +105,14 @@ public final class ParameterLoader implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class);
 
     /** Reasons of {@code tierroute_params_bad_records_total}. */
-    public enum BadReason { CORRUPT, UNKNOWN_SCHEMA, UNUSABLE, MISSING, TOMBSTONE }
+    public enum BadReason {
+        CORRUPT, UNKNOWN_SCHEMA, UNUSABLE, MISSING, TOMBSTONE;
+
+        /** Why bytes did not decode: a writer schema this build does not know, or anything else. */
+        static BadReason of(RecordDecodeException e) {
+            return e instanceof UnknownSchemaException ? UNKNOWN_SCHEMA : CORRUPT;
+        }
+    }
 
     /**
      * What the loader knows about one scope; for the served scope only ({@code -1} / null for the others) the accepted
@@ -212,14 +219,14 @@ public final class ParameterLoader implements AutoCloseable {
         this.store = store;
         this.converter = converter;
         this.contact = new BrokerContact(settings.bootstrapServers(), BrokerContact.thresholdFor(settings.properties()));
-        this.outage = new OutageReport(contact, error -> {
+        this.outage = new OutageReport(contact, scope, error -> {
             lastError = error;
             publishProblem();
         });
         this.reader = new SnapshotRecordReader(settings, scope, () -> running, contact);
         this.records = new ServedScopeRecords(indexedVersions,
                 new RetainedRecords(settings.params().retainedSnapshots(), MAX_RETAINED_BYTES), reader);
-        this.activeReader = new ActiveSnapshotReader(scope, records);
+        this.activeReader = new ActiveSnapshotReader(scope, records, () -> running);
         this.identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "params-identity"),
                 settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), identityPeriod);
         this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null, 0, null);
@@ -496,7 +503,7 @@ public final class ParameterLoader implements AutoCloseable {
         try {
             h = projection.read(r.value());
         } catch (RecordDecodeException e) {
-            bad(Topics.PARAMS, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT,
+            bad(Topics.PARAMS, BadReason.of(e),
                     r, e.getMessage());
             return;
         }
@@ -542,7 +549,7 @@ public final class ParameterLoader implements AutoCloseable {
         try {
             control = Codecs.SNAPSHOT_CONTROL.decode(r.value());
         } catch (RecordDecodeException e) {
-            bad(Topics.CONTROL, e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT,
+            bad(Topics.CONTROL, BadReason.of(e),
                     r, e.getMessage());
             return;
         }
@@ -605,7 +612,7 @@ public final class ParameterLoader implements AutoCloseable {
         }
         long begin = System.nanoTime();
         ActiveSnapshotReader.Outcome read = activeReader.read(version);
-        if (!running) {
+        if (!running || read instanceof ActiveSnapshotReader.Stopped) {
             return; // closed during a read back: nothing is applied
         }
         if (read instanceof ActiveSnapshotReader.Retry retry) {
@@ -670,7 +677,10 @@ public final class ParameterLoader implements AutoCloseable {
         rereadFailures.increment(); // after the status: whoever sees the count sees its lastError
     }
 
-    /** {@code version} cannot be used: a bad record, not tried again until it is published again. */
+    /**
+     * {@code version} cannot be used: a bad record, not tried again until it is published again. A re-read of it that
+     * failed transiently before is no longer pending, so a republished version's back-off starts at its first step.
+     */
     private void giveUp(long version, BadReason reason, String message) {
         retryVersion = -1;
         failedVersion = version;
@@ -725,7 +735,7 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** After each poll (and each topic lookup): whether the consumer is still in contact with the cluster. */
     private void checkContact() {
-        outage.check(lastError, store.current().version(), scope);
+        outage.check(lastError, store.current().version());
     }
 
     /** Retained encoded records (the LRU), for tests and the status. */

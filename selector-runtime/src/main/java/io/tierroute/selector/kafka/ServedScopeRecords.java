@@ -13,16 +13,25 @@ import java.util.TreeMap;
  * most recently read accepted versions ({@link RetainedRecords}, an LRU bounded by a count and bytes), the records
  * carrying an output-length model ({@link ModelCarriers}) and the highest rejected version. A version outside the LRU
  * that becomes active, e.g. an operator's pin to an old one, is re-read by its offset with a short-lived consumer, and
- * a version older than the offset index by a scan of the params topic for its key ({@link SnapshotRecordReader}). So
+ * a version older than the offset index by a scan of the params topic for its key ({@link ReadBack}). So
  * the loader's memory is bounded whatever the history's length. Loader thread only, but for {@link #retained()}.
  */
 final class ServedScopeRecords {
+
+    /** Reads a record no longer retained back from the params topic ({@link SnapshotRecordReader}). */
+    interface ReadBack {
+        /** {@code version}'s record at {@code where}: null bytes, not transient, when compaction or retention took it. */
+        Fetched reread(long version, Where where);
+
+        /** Scans the params topic for {@code version}'s record ({@code why} it is not indexed, for the log). */
+        Fetched scan(long version, String why);
+    }
 
     private final int indexedVersions;
     private final TreeMap<Long, Where> offsets = new TreeMap<>(); // accepted version → where
     private final ModelCarriers carriers;
     private final RetainedRecords cache;
-    private final SnapshotRecordReader reader;
+    private final ReadBack reader;
     private long newestRejected; // the highest REJECTED version, 0 if none
 
     /**
@@ -30,7 +39,7 @@ final class ServedScopeRecords {
      * @param cache           the LRU of encoded records
      * @param reader          reads a record no longer retained back by its offset, or scans for it
      */
-    ServedScopeRecords(int indexedVersions, RetainedRecords cache, SnapshotRecordReader reader) {
+    ServedScopeRecords(int indexedVersions, RetainedRecords cache, ReadBack reader) {
         this.indexedVersions = indexedVersions;
         this.carriers = new ModelCarriers(indexedVersions);
         this.cache = cache;

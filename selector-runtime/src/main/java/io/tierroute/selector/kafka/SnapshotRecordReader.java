@@ -24,7 +24,7 @@ import java.util.function.BooleanSupplier;
  * longer retained becomes active (an operator's pin to an old version, a model carried by an older record). Called
  * on the loader thread; {@link #wakeup()} from any thread ends a read in progress.
  */
-final class SnapshotRecordReader {
+final class SnapshotRecordReader implements ServedScopeRecords.ReadBack {
 
     private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class); // the loader's messages, its logger
     private static final long REREAD_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -61,7 +61,8 @@ final class SnapshotRecordReader {
     }
 
     /** Reads {@code version}'s record back at {@code w}: null bytes, not transient, when compaction or retention took it. */
-    Fetched reread(long version, Where w) {
+    @Override
+    public Fetched reread(long version, Where w) {
         rereads.increment();
         TopicPartition tp = new TopicPartition(Topics.PARAMS, w.partition());
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.assignedConsumer(settings, "params-reread")) {
@@ -102,7 +103,8 @@ final class SnapshotRecordReader {
      * beginning up to its end offsets at the start of the scan (the last value of the key wins, as compaction would
      * have it): null bytes, not transient, when the topic does not hold it.
      */
-    Fetched scan(long version, String why) {
+    @Override
+    public Fetched scan(long version, String why) {
         scans.increment();
         byte[] key = Topics.paramsKey(scope, version).getBytes(StandardCharsets.UTF_8);
         log.info("params loader: version {} of scope '{}' is {}; scanning {} for it", version, scope, why, Topics.PARAMS);
