@@ -81,7 +81,8 @@ public final class ConfigLoader {
         if (r != null) {
             r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
-                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "holdAtWaiting", "holdAtCheapestWaiting",
+                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "queueAgeWeight", "holdAtWaiting",
+                    "holdAtCheapestWaiting",
                     "holdAtCheapestSilentAfter", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
@@ -101,6 +102,8 @@ public final class ConfigLoader {
                     .toolWarmTime(r.duration("toolWarmTime", dflt.toolWarmTime()))
                     .maxQueued((int) r.integer("maxQueued", dflt.maxQueued(), 0, 10_000_000, "requests"))
                     .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()))
+                    .queueAgeWeight(r.number("queueAgeWeight", dflt.queueAgeWeight(), 0, false,
+                            SelectorSettings.MAX_QUEUE_AGE_WEIGHT, "µs of cost per µs waited"))
                     .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"))
                     .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
                             1_000_000, "requests"))

@@ -9,19 +9,24 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Requests waiting because every candidate was over its load limit, served in order of
- * {@code priority(r) = 1 / min_w Cost(w, r)} (DESIGN.md §3: a generalised WSPT: cheap requests
- * first), ties first come first served. The priority is the one at arrival; a drain ranks the first few again by
- * their cost at that moment ({@code QueueDrain.cheapestNow}). Bounded; thread-safe.
+ * Requests waiting because every candidate was over its load limit (or held by late binding), served in order of
+ * {@code key(r) = min_w Cost(w, r) + g·t_arrival(r)}, lowest first, ties first come first served: DESIGN.md §3's
+ * priority {@code 1 / min_w Cost} (a generalised WSPT: cheap requests first) with the request's wait counted against
+ * its cost at {@code g} = {@link SelectorSettings#queueAgeWeight} µs of cost per µs waited. At {@code g = 0} an
+ * expensive request waits while cheaper ones keep arriving, possibly until {@code maxQueueWait} refuses it; at
+ * {@code g > 0} the order is an earliest deadline ({@code t_arrival + cost/g}), so a request arriving more than
+ * {@code cost(r)/g} after r is served after it. The key is the one at arrival; a drain ranks the first few again by
+ * their cost at that moment, less the same credit for their wait so far ({@link #rankNow};
+ * {@code QueueDrain.cheapestNow}). Bounded; thread-safe.
  */
 final class AdmissionQueue {
 
     /** @param hashes its prompt's block hashes as far as computed, which the drains' attempts reuse and extend */
-    record Pending(RouteRequest request, PromptHashes hashes, double priority, long enqueuedNanos, long sequence,
+    record Pending(RouteRequest request, PromptHashes hashes, double key, long enqueuedNanos, long sequence,
                    CompletableFuture<RouteDecision> future) {}
 
-    /** Best priority first, then arrival order; the sequence makes it total, so the set holds every request. */
-    private static final Comparator<Pending> SERVICE_ORDER = Comparator.comparingDouble((Pending p) -> -p.priority)
+    /** Lowest key first, then arrival order; the sequence makes it total, so the set holds every request. */
+    private static final Comparator<Pending> SERVICE_ORDER = Comparator.comparingDouble(Pending::key)
             .thenComparingLong(Pending::sequence);
 
     // An ordered set, not a heap: a drain reads the first few in order without copying the queue, and a cancelled
@@ -29,27 +34,42 @@ final class AdmissionQueue {
     private final TreeSet<Pending> queue = new TreeSet<>(SERVICE_ORDER);
     private final Set<String> ids = new HashSet<>();
     private final int capacity;
+    private final double ageWeight;
+    private final long originNanos;
     private long sequence;
     /** Mirrors {@code queue.size()} so the route path can see "nobody waits" without the lock. */
     private volatile int size;
 
-    AdmissionQueue(int capacity) {
+    /**
+     * @param capacity    requests it holds at most
+     * @param ageWeight   {@code g}: µs of cost a µs of waiting makes up for (≥ 0)
+     * @param originNanos the clock at the selector's start: arrival times are counted from it, to keep keys small
+     */
+    AdmissionQueue(int capacity, double ageWeight, long originNanos) {
         this.capacity = capacity;
+        this.ageWeight = ageWeight;
+        this.originNanos = originNanos;
     }
 
-    /** {@code priority = 1 / minCost}; a non-positive minimum cost (bonuses exceed costs) ranks first. */
-    static double priority(double minCost) {
-        return minCost <= 0 ? Double.MAX_VALUE : 1.0 / minCost;
+    /** {@code minCost + g·t_arrival} (µs): the order a request is served in, fixed at its arrival. */
+    double key(double minCost, long arrivalNanos) {
+        return minCost + ageWeight * (arrivalNanos - originNanos) / 1e3;
     }
 
-    synchronized Pending offer(RouteRequest request, PromptHashes hashes, double priority, long nowNanos) {
+    /** {@code costNow − g·waited} (µs): a drain's rank of a waiting request it has just scored again, lowest first. */
+    double rankNow(Pending p, double costNow, long nowNanos) {
+        return costNow - ageWeight * (nowNanos - p.enqueuedNanos()) / 1e3;
+    }
+
+    /** Queues {@code request}, whose cheapest worker costs {@code minCost} now; null when the queue is full. */
+    synchronized Pending offer(RouteRequest request, PromptHashes hashes, double minCost, long nowNanos) {
         if (queue.size() >= capacity) {
             return null;
         }
         if (!ids.add(request.requestId())) {
             throw new IllegalStateException("request '" + request.requestId() + "' is already queued");
         }
-        Pending p = new Pending(request, hashes, priority, nowNanos, sequence++, new CompletableFuture<>());
+        Pending p = new Pending(request, hashes, key(minCost, nowNanos), nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
         size = queue.size();
         return p;

@@ -187,7 +187,7 @@ final class QueueDrain {
 
     /**
      * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
-     * the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with room;
+     * the lowest cost now over the workers it could go to, less its wait's credit ({@link AdmissionQueue#rankNow}) (under the cheapest-worker bound that is a worker with room;
      * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when it waits alone or
      * no worker has room, null when it ranked them and none can be placed now. Whatever made the queue (late binding or
      * load limits). A request's priority was its cost at arrival, and by the time a worker frees, queues, the link and
@@ -214,7 +214,7 @@ final class QueueDrain {
             if (d == null) {
                 continue; // no worker it could go to has room (or its cheapest has K waiting): not placeable now
             }
-            double cost = s.cheapestEligible();
+            double cost = queue.rankNow(p, s.cheapestEligible(), now);
             if (cost < bestCost) {
                 bestCost = cost;
                 best = p;

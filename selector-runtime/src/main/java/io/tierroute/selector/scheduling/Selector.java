@@ -92,7 +92,7 @@ public final class Selector {
         this.workflows = new WorkflowAffinity(settings.workflowMaxAge().toNanos(), settings.maxWorkflows());
         this.tools = new ToolAffinity(n, settings.toolWarmTime().toNanos());
         this.picker = new Picker(settings.temperature(), settings.explorationEpsilon());
-        this.queue = new AdmissionQueue(settings.maxQueued());
+        this.queue = new AdmissionQueue(settings.maxQueued(), settings.queueAgeWeight(), clock.getAsLong());
         this.seededRandom = settings.seed() == null ? null : new SplittableRandom(settings.seed());
         this.status = new WorkerStatus(n);
         this.silentWorkers = new SilentWorkers(inflight, registry, settings);
@@ -159,7 +159,7 @@ public final class Selector {
                 rejected.increment();
                 return CompletableFuture.failedFuture(new NoCapacityException(stopping));
             }
-            pending = queue.offer(request, hashes, AdmissionQueue.priority(s.minCost), now);
+            pending = queue.offer(request, hashes, s.minCost, now);
         }
         if (pending == null) {
             rejected.increment();

@@ -27,6 +27,7 @@ public record SelectorSettings(
         Duration toolWarmTime,
         int maxQueued,
         Duration maxQueueWait,
+        double queueAgeWeight,
         int holdAtWaiting,
         int holdAtCheapestWaiting,
         Duration holdAtCheapestSilentAfter,
@@ -45,6 +46,10 @@ public record SelectorSettings(
         if (textCharsPerBlock <= 0) throw new IllegalArgumentException("textCharsPerBlock must be > 0");
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
+        if (!(queueAgeWeight >= 0 && queueAgeWeight <= MAX_QUEUE_AGE_WEIGHT)) {
+            throw new IllegalArgumentException("queueAgeWeight must be in [0, " + MAX_QUEUE_AGE_WEIGHT + "], got "
+                    + queueAgeWeight);
+        }
         if (holdAtWaiting < 0) throw new IllegalArgumentException("holdAtWaiting must be ≥ 0, got " + holdAtWaiting);
         if (holdAtCheapestWaiting < 0) {
             throw new IllegalArgumentException("holdAtCheapestWaiting must be ≥ 0, got " + holdAtCheapestWaiting);
@@ -69,6 +74,9 @@ public record SelectorSettings(
     public static Builder builder(List<WorkerSpec> workers) {
         return new Builder(workers);
     }
+
+    /** The largest {@link Builder#queueAgeWeight}: beyond it the queue is first come, first served in all but name. */
+    public static final double MAX_QUEUE_AGE_WEIGHT = 1_000;
 
     /** Characters per token of English text under common BPE tokenizers: how a text prompt's length is estimated. */
     public static final int CHARS_PER_TOKEN = 4;
@@ -97,6 +105,7 @@ public record SelectorSettings(
         private Duration toolWarmTime = Duration.ofMinutes(5);
         private int maxQueued = 10_000;
         private Duration maxQueueWait = Duration.ofSeconds(30);
+        private double queueAgeWeight = 0.3;
         private int holdAtWaiting = 0;
         private int holdAtCheapestWaiting = 0;
         private Duration holdAtCheapestSilentAfter = Duration.ofSeconds(10);
@@ -131,10 +140,19 @@ public record SelectorSettings(
         public Builder maxQueued(int v) { maxQueued = v; return this; }
         public Builder maxQueueWait(Duration v) { maxQueueWait = v; return this; }
         /**
+         * How much a waiting request's wait counts against its cost in the admission queue (µs of cost per µs waited;
+         * {@link AdmissionQueue}): the queue is served by cost at arrival + weight × arrival time, an earliest deadline,
+         * and a drain ranks the requests it scores again by their cost now − weight × their wait. 0: cheapest first
+         * (WSPT), where an expensive request may wait until {@link #maxQueueWait} while cheaper ones keep arriving; at
+         * 0.3 (the default) one arriving more than 3.3 × r's cost after r is served after it. fleet-sim/experiments/
+         * ROUNDS.md, "Ageing round", measured 0.3 and 1 against 0.
+         */
+        public Builder queueAgeWeight(double v) { queueAgeWeight = v; return this; }
+        /**
          * Late binding across the fleet: a request waits in the admission queue while every worker that could take it
          * has at least {@code v} of this selector's requests waiting for their first token, and is then scored over all
          * of them, the cheapest at that moment first (0: off). Needs the first-token events. A soft bound under
-         * concurrent routes; nothing ages a waiting request, so an expensive one may wait until {@link #maxQueueWait}.
+         * concurrent routes; an expensive request waits behind cheaper ones only as long as {@link #queueAgeWeight} lets it.
          */
         public Builder holdAtWaiting(int v) { holdAtWaiting = v; return this; }
         /**
@@ -165,7 +183,8 @@ public record SelectorSettings(
                     textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
                     computingClaimTtl, requestMaxAge,
-                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, holdAtWaiting,
+                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, queueAgeWeight,
+                    holdAtWaiting,
                     holdAtCheapestWaiting, holdAtCheapestSilentAfter, seed);
         }
     }

@@ -458,6 +458,16 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theQueueIsAgedByDefaultAndItsWeightIsChecked() {
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().queueAgeWeight()).isEqualTo(0.3);
+        assertThat(ConfigLoader.parse("routing: {queueAgeWeight: 0}\nworkers: [{name: a}]\n", dir).selector()
+                .queueAgeWeight()).as("0: cheapest first, unaged").isZero();
+        bad("routing: {queueAgeWeight: -0.1}\nworkers: [{name: a}]\n", "routing.queueAgeWeight", "-0.1");
+        bad("routing: {queueAgeWeight: 5000}\nworkers: [{name: a}]\n", "routing.queueAgeWeight", "5000");
+        bad("routing: {queueAgeWeight: soon}\nworkers: [{name: a}]\n", "routing.queueAgeWeight");
+    }
+
+    @Test
     void fileErrorsNameTheFile() throws Exception {
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("missing.yaml")))
                 .hasMessageContaining("missing.yaml").hasMessageContaining("file not found");

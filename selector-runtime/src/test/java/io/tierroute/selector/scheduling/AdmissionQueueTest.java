@@ -7,7 +7,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The admission queue's service order (best priority, then arrival), its window read and its bounds. */
+/** The admission queue's service order (lowest cost, aged; then arrival), its window read and its bounds. */
 class AdmissionQueueTest {
 
     private static RouteRequest request(String id) {
@@ -18,13 +18,15 @@ class AdmissionQueueTest {
         return pending.stream().map(p -> p.request().requestId()).toList();
     }
 
+    private static final long MS = 1_000_000L;
+
     @Test
-    void servesTheBestPriorityFirstAndEqualPrioritiesInArrivalOrder() {
-        AdmissionQueue q = new AdmissionQueue(10);
-        q.offer(request("slow"), null, AdmissionQueue.priority(4.0), 0);
-        q.offer(request("fast-a"), null, AdmissionQueue.priority(0.5), 1);
-        q.offer(request("free"), null, AdmissionQueue.priority(-1.0), 2); // bonuses exceed costs: ranks first
-        q.offer(request("fast-b"), null, AdmissionQueue.priority(0.5), 3);
+    void servesTheCheapestFirstAndEqualCostsInArrivalOrder() {
+        AdmissionQueue q = new AdmissionQueue(10, 0, 0);
+        q.offer(request("slow"), null, 4.0, 0);
+        q.offer(request("fast-a"), null, 0.5, 1);
+        q.offer(request("free"), null, -1.0, 2); // bonuses exceed costs: ranks first
+        q.offer(request("fast-b"), null, 0.5, 3);
 
         assertThat(q.peek().request().requestId()).isEqualTo("free");
         assertThat(ids(q.firstInOrder(10))).containsExactly("free", "fast-a", "fast-b", "slow");
@@ -34,7 +36,7 @@ class AdmissionQueueTest {
 
     @Test
     void removingOneLeavesTheOthersInOrderAndItsIdFreeToQueueAgain() {
-        AdmissionQueue q = new AdmissionQueue(10);
+        AdmissionQueue q = new AdmissionQueue(10, 0, 0);
         AdmissionQueue.Pending a = q.offer(request("a"), null, 2.0, 0);
         q.offer(request("b"), null, 1.0, 1);
         q.offer(request("c"), null, 1.0, 2);
@@ -43,13 +45,13 @@ class AdmissionQueueTest {
         assertThat(q.remove(a)).as("already gone").isFalse();
         assertThat(ids(q.firstInOrder(5))).containsExactly("b", "c");
         assertThat(q.contains("a")).isFalse();
-        assertThat(q.offer(request("a"), null, 0.5, 3)).isNotNull();
+        assertThat(q.offer(request("a"), null, 1.5, 3)).isNotNull();
         assertThat(ids(q.firstInOrder(5))).containsExactly("b", "c", "a");
     }
 
     @Test
     void refusesBeyondItsCapacityAndADuplicateId() {
-        AdmissionQueue q = new AdmissionQueue(2);
+        AdmissionQueue q = new AdmissionQueue(2, 0, 0);
         q.offer(request("a"), null, 1.0, 0);
         assertThatThrownBy(() -> q.offer(request("a"), null, 1.0, 1))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("already queued");
@@ -60,12 +62,44 @@ class AdmissionQueueTest {
 
     @Test
     void expiredTakesOnlyThoseThatWaitedLongerThanTheLimit() {
-        AdmissionQueue q = new AdmissionQueue(10);
+        AdmissionQueue q = new AdmissionQueue(10, 0, 0);
         q.offer(request("old"), null, 1.0, 0);
         q.offer(request("new"), null, 2.0, 900);
 
         assertThat(ids(q.expired(1_000, 500))).containsExactly("old");
         assertThat(ids(q.firstInOrder(5))).containsExactly("new");
         assertThat(q.contains("old")).isFalse();
+    }
+
+    /**
+     * Aged: an expensive request (1 s of cost) is served before cheap ones that arrive more than its cost ÷ the weight
+     * after it; cheaper ones that arrive sooner still go first. Without the weight, cheap arrivals overtake it forever.
+     */
+    @Test
+    void anExpensiveRequestIsOvertakenOnlyByCheapOnesArrivingBeforeItsDeadline() {
+        for (double weight : new double[] {0, 0.5}) {
+            AdmissionQueue q = new AdmissionQueue(10, weight, 5_000 * MS); // the selector started at 5 s
+            long start = 6_000 * MS;
+            q.offer(request("expensive"), null, 1_000_000, start); // 1 s of cost: at 0.5, due 2 s later
+            q.offer(request("cheap-soon"), null, 10_000, start + 1_000 * MS);     // due 1.02 s after it: ahead
+            q.offer(request("cheap-late"), null, 10_000, start + 2_500 * MS);     // due 2.52 s after it: behind
+            List<String> order = ids(q.firstInOrder(5));
+            if (weight == 0) {
+                assertThat(order).as("cheapest first").containsExactly("cheap-soon", "cheap-late", "expensive");
+            } else {
+                assertThat(order).containsExactly("cheap-soon", "expensive", "cheap-late");
+            }
+        }
+    }
+
+    /** A drain's rank: the cost now, less the weight × the wait so far; nothing taken off at weight 0. */
+    @Test
+    void aDrainsRankCreditsTheWaitSoFar() {
+        AdmissionQueue aged = new AdmissionQueue(10, 0.5, 0);
+        AdmissionQueue.Pending p = aged.offer(request("r"), null, 300_000, 1_000 * MS);
+        assertThat(aged.rankNow(p, 300_000, 1_400 * MS)).as("400 ms waited: 200 ms of cost taken off").isEqualTo(100_000);
+        AdmissionQueue plain = new AdmissionQueue(10, 0, 0);
+        AdmissionQueue.Pending r = plain.offer(request("r"), null, 300_000, 1_000 * MS);
+        assertThat(plain.rankNow(r, 250_000, 1_400 * MS)).isEqualTo(250_000);
     }
 }
