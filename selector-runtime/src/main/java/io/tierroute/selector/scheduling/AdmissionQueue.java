@@ -9,15 +9,18 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Requests waiting because every candidate was over its load limit (or held by late binding), served in order of
+ * Requests waiting because every candidate was over its load limit (or held by late binding), in order of
  * {@code key(r) = min_w Cost(w, r) + g·t_arrival(r)}, lowest first, ties first come first served: DESIGN.md §3's
  * priority {@code 1 / min_w Cost} (a generalised WSPT: cheap requests first) with the request's wait counted against
  * its cost at {@code g} = {@link SelectorSettings#queueAgeWeight} µs of cost per µs waited. At {@code g = 0} an
  * expensive request waits while cheaper ones keep arriving, possibly until {@code maxQueueWait} refuses it; at
- * {@code g > 0} the order is an earliest deadline ({@code t_arrival + cost/g}), so a request arriving more than
- * {@code cost(r)/g} after r is served after it. The key is the one at arrival; a drain ranks the first few again by
- * their cost at that moment, less the same credit for their wait so far ({@link #rankNow};
- * {@code QueueDrain.cheapestNow}). Bounded; thread-safe.
+ * {@code g > 0} the order is an earliest deadline ({@code t_arrival + cost/g}): a request q arriving after r is ordered
+ * ahead of r only if it arrives less than {@code (cost(r) − cost(q))/g} after r, so r is overtaken for a bounded time
+ * (within {@code maxQueueWait} when {@code cost(r) − cost(q) < g·maxQueueWait}: 9 s of cost at the defaults). Costs
+ * are ordered by value, a negative one (bonuses exceed costs) first at {@code g = 0}, as if it had arrived |cost|/g
+ * earlier otherwise. The key is the one at arrival; a drain ranks the first few again by their cost at that moment,
+ * less the same credit for their wait so far ({@link #rankNow} = {@code key − g·(t_now − origin)} when the cost has not
+ * moved, so the two orders agree; {@code QueueDrain.cheapestNow}). Bounded; thread-safe.
  */
 final class AdmissionQueue {
 
@@ -51,8 +54,8 @@ final class AdmissionQueue {
         this.originNanos = originNanos;
     }
 
-    /** {@code minCost + g·t_arrival} (µs): the order a request is served in, fixed at its arrival. */
-    double key(double minCost, long arrivalNanos) {
+    /** {@code minCost + g·t_arrival} (µs): the queue's order, fixed at a request's arrival. */
+    private double serviceKey(double minCost, long arrivalNanos) {
         return minCost + ageWeight * (arrivalNanos - originNanos) / 1e3;
     }
 
@@ -69,7 +72,7 @@ final class AdmissionQueue {
         if (!ids.add(request.requestId())) {
             throw new IllegalStateException("request '" + request.requestId() + "' is already queued");
         }
-        Pending p = new Pending(request, hashes, key(minCost, nowNanos), nowNanos, sequence++, new CompletableFuture<>());
+        Pending p = new Pending(request, hashes, serviceKey(minCost, nowNanos), nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
         size = queue.size();
         return p;

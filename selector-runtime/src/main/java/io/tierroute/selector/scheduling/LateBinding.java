@@ -53,7 +53,8 @@ final class LateBinding {
      * Across the fleet ({@link SelectorSettings#holdAtWaiting}): every worker the request could go to already has K of
      * this selector's requests waiting for their first token. Held here instead of joining one of those queues, it is
      * scored again over every worker as soon as one of them has room, and the admission queue serves the cheapest at
-     * that moment first ({@link QueueDrain}; WSPT, DESIGN.md §3) instead of each worker its arrivals in order.
+     * that moment first, aged by the wait ({@link QueueDrain}; WSPT, DESIGN.md §3), instead of each worker its arrivals
+     * in order.
      */
     private boolean everyEligibleWaits(AttemptScratch s) {
         boolean any = false;

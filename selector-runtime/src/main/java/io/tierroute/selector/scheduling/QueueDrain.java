@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 
 /**
  * Places queued requests once capacity frees (a first output, a finish, a telemetry sample, a worker back in service, a
- * tick): the head first while it is admitted; then, once it is not, the one cheapest now among the first few
+ * tick): the head first while it is admitted; then, once it is not, the one cheapest now (less its wait's credit) among the first few
  * ({@link #cheapestNow}), and down the queue past requests that wait for a busy worker ({@link #DRAIN_SCAN_LIMIT}).
  * Claiming and admitting happen under the selector's drain lock; completing the futures (which runs callers'
  * callbacks, e.g. writing an HTTP answer) happens after it.
@@ -33,7 +33,7 @@ final class QueueDrain {
     static final int DRAIN_SCAN_LIMIT = 64;
 
     /**
-     * How many of the first waiting requests a drain ranks again by their cost now ({@link #cheapestNow}): a bound on
+     * How many of the first waiting requests a drain ranks again by their cost now, aged ({@link #cheapestNow}): a bound on
      * the dry runs under the drain lock. 16 to the whole queue measured alike (ROUNDS.md, "Re-ranking round").
      */
     static final int RERANK_WINDOW = 16;
@@ -76,7 +76,7 @@ final class QueueDrain {
         this.admittedThenCancelled = admittedThenCancelled;
     }
 
-    /** Routes queued requests, best priority first, while a worker is eligible; cheap when nobody waits. */
+    /** Routes queued requests in the queue's order while a worker is eligible; cheap when nobody waits. */
     void drain() {
         if (queue.size() == 0) {
             return;
@@ -85,7 +85,7 @@ final class QueueDrain {
         List<Object> outcomes = new ArrayList<>(); // a RouteDecision or the RuntimeException it failed with
         synchronized (lock) {
             AttemptScratch s = scratch.get();
-            // The head first, while it is admitted; once it is not, the next ones in priority order (see below).
+            // The head first, while it is admitted; once it is not, the next ones in the queue's order (see below).
             List<AdmissionQueue.Pending> scan = null;
             int next = 0;
             boolean extended = false; // the scan went on past its first window, from scanCursor
@@ -186,13 +186,14 @@ final class QueueDrain {
     }
 
     /**
-     * The request to place next: of the first {@link #RERANK_WINDOW} in priority order and placeable now, the one with
-     * the lowest cost now over the workers it could go to, less its wait's credit ({@link AdmissionQueue#rankNow}) (under the cheapest-worker bound that is a worker with room;
-     * under the fleet-wide bound alone, possibly a busy one that holds its prefix); {@code head} when it waits alone or
-     * no worker has room, null when it ranked them and none can be placed now. Whatever made the queue (late binding or
-     * load limits). A request's priority was its cost at arrival, and by the time a worker frees, queues, the link and
-     * the cache have moved: the one cheapest now (often a prefix that has just landed in HBM) frees capacity soonest.
-     * WSPT on the fleet's present state, not on the one each request found (DESIGN.md §3's priority, read at dispatch).
+     * The request to place next: of the first {@link #RERANK_WINDOW} in the queue's order and placeable now, the one
+     * with the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with
+     * room; under the fleet-wide bound alone, possibly a busy one that holds its prefix), less its wait's credit
+     * ({@link AdmissionQueue#rankNow}); {@code head} when it waits alone or no worker has room, null when it ranked them
+     * and none can be placed now. Whatever made the queue (late binding or load limits). A request's place was set by
+     * its cost at arrival, and by the time a worker frees, queues, the link and the cache have moved: the one cheapest
+     * now (often a prefix that has just landed in HBM) frees capacity soonest. WSPT on the fleet's present state, not on
+     * the one each request found (DESIGN.md §3's priority, read at dispatch), aged as the queue is.
      * The dry runs, like a preview, mark the prefixes they walk as recently used in the index.
      */
     private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, AttemptScratch s) {
@@ -200,7 +201,7 @@ final class QueueDrain {
             return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
         }
         AdmissionQueue.Pending best = null;
-        double bestCost = Double.POSITIVE_INFINITY;
+        double bestRank = Double.POSITIVE_INFINITY;
         for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
             if (p.future().isDone()) {
                 continue; // cancelled: the drain removes it when it reaches it
@@ -214,9 +215,9 @@ final class QueueDrain {
             if (d == null) {
                 continue; // no worker it could go to has room (or its cheapest has K waiting): not placeable now
             }
-            double cost = queue.rankNow(p, s.cheapestEligible(), now);
-            if (cost < bestCost) {
-                bestCost = cost;
+            double rank = queue.rankNow(p, s.cheapestEligible(), now);
+            if (rank < bestRank) {
+                bestRank = rank;
                 best = p;
             }
         }

@@ -137,7 +137,7 @@ public final class Selector {
         }
         long now = clock.getAsLong();
         AttemptScratch s = scratch.get();
-        // While others wait, a newcomer queues behind them in priority order instead of jumping in.
+        // While others wait, a newcomer takes its place in the queue's order instead of jumping in.
         boolean othersWaiting = queue.size() > 0;
         RouteDecision decision = attempt(request, null, now, 0, s,
                 othersWaiting ? AttemptKind.ARRIVAL_BEHIND_QUEUE : AttemptKind.ARRIVAL);

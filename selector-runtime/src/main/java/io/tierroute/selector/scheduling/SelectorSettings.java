@@ -47,8 +47,8 @@ public record SelectorSettings(
         if (defaultMaxTokens <= 0) throw new IllegalArgumentException("defaultMaxTokens must be > 0");
         if (maxQueued < 0) throw new IllegalArgumentException("maxQueued must be ≥ 0");
         if (!(queueAgeWeight >= 0 && queueAgeWeight <= MAX_QUEUE_AGE_WEIGHT)) {
-            throw new IllegalArgumentException("queueAgeWeight must be in [0, " + MAX_QUEUE_AGE_WEIGHT + "], got "
-                    + queueAgeWeight);
+            throw new IllegalArgumentException("queueAgeWeight must be in [0, " + (long) MAX_QUEUE_AGE_WEIGHT
+                    + "], got " + queueAgeWeight);
         }
         if (holdAtWaiting < 0) throw new IllegalArgumentException("holdAtWaiting must be ≥ 0, got " + holdAtWaiting);
         if (holdAtCheapestWaiting < 0) {
@@ -75,7 +75,7 @@ public record SelectorSettings(
         return new Builder(workers);
     }
 
-    /** The largest {@link Builder#queueAgeWeight}: beyond it the queue is first come, first served in all but name. */
+    /** The largest {@link Builder#queueAgeWeight}: near it the queue is all but first come, first served. */
     public static final double MAX_QUEUE_AGE_WEIGHT = 1_000;
 
     /** Characters per token of English text under common BPE tokenizers: how a text prompt's length is estimated. */
@@ -144,8 +144,9 @@ public record SelectorSettings(
          * {@link AdmissionQueue}): the queue is served by cost at arrival + weight × arrival time, an earliest deadline,
          * and a drain ranks the requests it scores again by their cost now − weight × their wait. 0: cheapest first
          * (WSPT), where an expensive request may wait until {@link #maxQueueWait} while cheaper ones keep arriving; at
-         * 0.3 (the default) one arriving more than 3.3 × r's cost after r is served after it. fleet-sim/experiments/
-         * ROUNDS.md, "Ageing round", measured 0.3 and 1 against 0.
+         * 0.3 (the default) a request q arriving after r is ordered ahead of r only if it arrives less than
+         * (cost(r) − cost(q)) / 0.3 after r. fleet-sim/experiments/ROUNDS.md, "Ageing round", measured 0.3, 1 and 3
+         * against 0.
          */
         public Builder queueAgeWeight(double v) { queueAgeWeight = v; return this; }
         /**

@@ -27,11 +27,12 @@ class AdmissionQueueTest {
         q.offer(request("fast-a"), null, 0.5, 1);
         q.offer(request("free"), null, -1.0, 2); // bonuses exceed costs: ranks first
         q.offer(request("fast-b"), null, 0.5, 3);
+        q.offer(request("freer"), null, -2.0, 4); // a larger bonus: ahead of it (by value, not in arrival order)
 
-        assertThat(q.peek().request().requestId()).isEqualTo("free");
-        assertThat(ids(q.firstInOrder(10))).containsExactly("free", "fast-a", "fast-b", "slow");
-        assertThat(ids(q.firstInOrder(2))).as("a window, and the queue left as it is").containsExactly("free", "fast-a");
-        assertThat(q.size()).isEqualTo(4);
+        assertThat(q.peek().request().requestId()).isEqualTo("freer");
+        assertThat(ids(q.firstInOrder(10))).containsExactly("freer", "free", "fast-a", "fast-b", "slow");
+        assertThat(ids(q.firstInOrder(2))).as("a window, and the queue left as it is").containsExactly("freer", "free");
+        assertThat(q.size()).isEqualTo(5);
     }
 
     @Test
