@@ -54,15 +54,8 @@ final class ActiveSnapshotReader {
 
     /** Reads active {@code version} of the served scope, with its output-length model. */
     Outcome read(long version) {
-        String what = "active version " + version + " of scope '" + scope + "'";
-        Fetched f = records.fetch(version);
-        if (!running.getAsBoolean()) {
-            return new Stopped();
-        }
-        if (f.bytes() == null) {
-            return missingRecord(f, version, version, what);
-        }
-        Outcome decoded = decode(f.bytes(), "version " + version);
+        Outcome decoded = fetchAndDecode(version, version, "active version " + version + " of scope '" + scope + "'",
+                "version " + version);
         if (!(decoded instanceof Read read)) {
             return decoded;
         }
@@ -101,14 +94,7 @@ final class ActiveSnapshotReader {
         if (carriers.isMissing(carrier)) { // every snapshot after a lost carrier names it: scan once, not each
             return new Refused(BadReason.MISSING, what + " is no longer on " + Topics.PARAMS);
         }
-        Fetched f = records.fetch(carrier);
-        if (!running.getAsBoolean()) {
-            return new Stopped();
-        }
-        if (f.bytes() == null) {
-            return missingRecord(f, version, carrier, what);
-        }
-        Outcome decoded = decode(f.bytes(), what);
+        Outcome decoded = fetchAndDecode(carrier, version, what, what);
         if (!(decoded instanceof Read read)) {
             return decoded;
         }
@@ -119,6 +105,21 @@ final class ActiveSnapshotReader {
         }
         s.setQuantileModel(c.getQuantileModel());
         return new Read(s);
+    }
+
+    /**
+     * The record of version {@code fetched}, which activating {@code active} needs, fetched and decoded; or why not:
+     * stopped (the loader closed meanwhile), missing ({@code what}), or undecodable ({@code decodeWhat}).
+     */
+    private Outcome fetchAndDecode(long fetched, long active, String what, String decodeWhat) {
+        Fetched f = records.fetch(fetched);
+        if (!running.getAsBoolean()) {
+            return new Stopped();
+        }
+        if (f.bytes() == null) {
+            return missingRecord(f, active, fetched, what);
+        }
+        return decode(f.bytes(), decodeWhat);
     }
 
     /** {@code bytes} ({@code what}) decoded, or why not. */

@@ -11,8 +11,9 @@ import java.util.function.Supplier;
 
 /**
  * Places queued requests once capacity frees (a first output, a finish, a telemetry sample, a worker back in service, a
- * tick): the head first while it is admitted; then, once it is not, the one cheapest now (less its wait's credit) among the first few
- * ({@link #cheapestNow}), and down the queue past requests that wait for a busy worker ({@link #DRAIN_SCAN_LIMIT}).
+ * tick): the head first while it is admitted; then, once it is not, the one cheapest now (less its wait's credit)
+ * among the first few ({@link #cheapestNow}), and down the queue past requests that wait for a busy worker
+ * ({@link #DRAIN_SCAN_LIMIT}).
  * Claiming and admitting happen under the selector's drain lock; completing the futures (which runs callers'
  * callbacks, e.g. writing an HTTP answer) happens after it.
  */

@@ -19,7 +19,6 @@ final class WorkCounters {
     static final long MAX_PREFILL_TOKENS_PER_SECOND = 10_000_000;
 
     private boolean runningTotals;
-    private boolean foundByLastRead;
     private boolean sampled;          // a sample with counters has been read
     private long lastAtNanos;         // the newest of those
     private long lastPrefillTokens;
@@ -27,7 +26,6 @@ final class WorkCounters {
 
     /** Whether {@code t}'s counters show work since the engine's previous sample. */
     boolean read(Telemetry t) {
-        foundByLastRead = false;
         if (t.prefillTokens() < 0 && t.decodeSteps() < 0) {
             return false; // not reported
         }
@@ -36,7 +34,6 @@ final class WorkCounters {
         }
         if (!runningTotals && sampled && beyondAnyEngine(t, t.atNanos() - lastAtNanos)) {
             runningTotals = true;
-            foundByLastRead = true;
         }
         boolean work = runningTotals ? changed(t) : t.showsWork();
         sampled = true;
@@ -44,11 +41,6 @@ final class WorkCounters {
         lastPrefillTokens = t.prefillTokens();
         lastDecodeSteps = t.decodeSteps();
         return work;
-    }
-
-    /** Whether the last {@link #read} found this worker's counters to be running totals (true for that read only). */
-    boolean foundByLastRead() {
-        return foundByLastRead;
     }
 
     /** Whether this worker's counters have been found to be running totals. */

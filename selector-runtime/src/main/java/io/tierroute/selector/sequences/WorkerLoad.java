@@ -159,6 +159,7 @@ final class WorkerLoad {
      * sample gave its work counters away as running totals ({@link WorkCounters}).
      */
     synchronized boolean telemetry(Telemetry sample) {
+        boolean totalsBefore = workCounters.runningTotals();
         if (workCounters.read(sample)) {
             lastWorkNanos = Math.max(lastWorkNanos, sample.atNanos());
         }
@@ -167,7 +168,7 @@ final class WorkerLoad {
             recountSinceTelemetry();
             publish();
         }
-        return workCounters.foundByLastRead();
+        return !totalsBefore && workCounters.runningTotals();
     }
 
     /** Whether this worker's telemetry work counters are read as running totals ({@link WorkCounters}). */

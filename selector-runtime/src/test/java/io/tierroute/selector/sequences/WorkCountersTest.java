@@ -31,11 +31,10 @@ class WorkCountersTest {
         WorkCounters c = new WorkCounters();
         assertThat(c.read(sample(1, 0, 900))).isTrue();
         assertThat(c.read(sample(2, 0, 1_900))).as("under the bound: taken as a count").isTrue();
+        assertThat(c.runningTotals()).isFalse();
         assertThat(c.read(sample(3, 0, 2_900))).as("2,900 steps in one second: no engine").isTrue();
-        assertThat(c.foundByLastRead()).isTrue();
         assertThat(c.runningTotals()).isTrue();
         assertThat(c.read(sample(4, 0, 2_900))).as("the totals stand still: a hung engine").isFalse();
-        assertThat(c.foundByLastRead()).as("found once").isFalse();
         assertThat(c.read(sample(5, 0, 2_930))).isTrue();
         assertThat(c.read(sample(6, 0, 12))).as("fell: the engine restarted and counts anew").isTrue();
         assertThat(c.read(sample(7, 0, 12))).isFalse();
@@ -47,16 +46,29 @@ class WorkCountersTest {
     void totalsThatStandStillWhenGivenAwayAreNoWork() {
         WorkCounters c = new WorkCounters();
         assertThat(c.read(sample(1, 0, 80_000))).as("no previous sample: taken as a count").isTrue();
+        assertThat(c.runningTotals()).isFalse();
         assertThat(c.read(sample(2, 0, 80_000))).isFalse();
-        assertThat(c.foundByLastRead()).isTrue();
+        assertThat(c.runningTotals()).isTrue();
+    }
+
+    /** The worker's load says so once, at the sample that gives the totals away (the selector logs it then). */
+    @Test
+    void aWorkersLoadReportsTheTotalsFoundOnce() {
+        WorkerLoad load = new WorkerLoad(1_000_000);
+        assertThat(load.telemetry(sample(1, 0, 900))).isFalse();
+        assertThat(load.telemetry(sample(2, 0, 2_900))).as("found").isTrue();
+        assertThat(load.telemetry(sample(3, 0, 2_940))).as("found once").isFalse();
+        assertThat(load.readsRunningTotals()).isTrue();
+        assertThat(load.lastWorkNanos()).as("2,940 after 2,900: work").isEqualTo(3 * SECOND);
     }
 
     @Test
     void prefillTotalsGiveThemselvesAwayToo() {
         WorkCounters c = new WorkCounters();
         assertThat(c.read(sample(1, 50_000, 0))).isTrue();
+        assertThat(c.runningTotals()).isFalse();
         assertThat(c.read(sample(2, 20_000_000, 0))).isTrue();
-        assertThat(c.foundByLastRead()).isTrue();
+        assertThat(c.runningTotals()).isTrue();
         assertThat(c.read(sample(3, 20_000_000, 0))).isFalse();
     }
 
