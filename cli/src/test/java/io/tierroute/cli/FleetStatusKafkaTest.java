@@ -2,6 +2,7 @@ package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.ParameterLoader;
 import io.tierroute.selector.kafka.SnapshotConverter;
@@ -9,8 +10,6 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -23,11 +22,8 @@ class FleetStatusKafkaTest {
 
     @Test
     void theStatusLineSaysHowLongKafkaHasBeenUnreachable() throws Exception {
-        int port;
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", 0));
-            port = s.getLocalPort();
-        }
+        // Nothing listens there: a port below the OS's ephemeral range, which the other test JVM's servers draw from.
+        int port = LoopbackPorts.free();
         ParameterLoader loader = new ParameterLoader(KafkaSettings.defaults("127.0.0.1:" + port),
                 new ParameterStore(ParameterSet.defaults(2)),
                 new SnapshotConverter(new WorkerRegistry(List.of("w0", "w1")), CostParameters.DEFAULTS, 0.5));

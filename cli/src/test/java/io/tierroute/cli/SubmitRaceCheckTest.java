@@ -57,7 +57,7 @@ class SubmitRaceCheckTest {
         overview = n -> null;
         FlinkRestClient rest = start();
         states.put("own", "RUNNING");
-        assertThatThrownBy(() -> SubmitRaceCheck.keepOrCancel(rest, "own", candidate("fit"), Set.of(), Duration.ofMillis(800)))
+        assertThatThrownBy(() -> SubmitRaceCheck.keepOrCancel(rest, "own", candidate("fit"), Set.of(), Duration.ofSeconds(3)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("job own, just submitted, was cancelled again")
                 .hasMessageContaining("could not be told whether another writer started first")
@@ -73,7 +73,7 @@ class SubmitRaceCheckTest {
         cancelFails = true;
         FlinkRestClient rest = start();
         states.put("own", "RUNNING");
-        assertThatThrownBy(() -> SubmitRaceCheck.keepOrCancel(rest, "own", candidate("fit"), Set.of(), Duration.ofMillis(600)))
+        assertThatThrownBy(() -> SubmitRaceCheck.keepOrCancel(rest, "own", candidate("fit"), Set.of(), Duration.ofSeconds(3)))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("job own, just submitted, must be cancelled but cancelling it failed")
                 .hasMessageContaining("flink cancel own")
@@ -136,7 +136,7 @@ class SubmitRaceCheckTest {
         server.setExecutor(pool);
         server.createContext("/jobs", this::handle);
         server.start();
-        return new FlinkRestClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort()), Duration.ofMillis(300));
+        return new FlinkRestClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort()), Duration.ofSeconds(2)); // generous: the stub answers at once unless told to be slow
     }
 
     private void handle(HttpExchange ex) throws IOException {
@@ -146,7 +146,7 @@ class SubmitRaceCheckTest {
             if (path.equals("/jobs/overview")) {
                 int n = overviews.getAndIncrement();
                 if (n < slowOverviews) {
-                    sleep(1_000); // past the client's 300 ms timeout
+                    sleep(3_000); // past the client's 2 s timeout
                 }
                 String body = overview.apply(n);
                 reply(ex, body == null ? 500 : 200, body == null ? "{\"errors\":[\"Internal server error.\"]}" : body);

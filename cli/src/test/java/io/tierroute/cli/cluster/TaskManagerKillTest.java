@@ -281,6 +281,14 @@ class TaskManagerKillTest {
         try (Admin admin = admin(bootstrap)) {
             admin.deleteTopics(List.of(Topics.PARAMS)).all().get(60, TimeUnit.SECONDS);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            // The controller has accepted the deletion; the broker may serve the old topic a moment longer, and a
+            // topic created meanwhile would still show the killed run's records to a reader.
+            while (admin.listTopics().names().get(10, TimeUnit.SECONDS).contains(Topics.PARAMS)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(Topics.PARAMS + " was still listed 60 s after its deletion");
+                }
+                Thread.sleep(50);
+            }
             while (true) {
                 try {
                     admin.createTopics(List.of(new NewTopic(Topics.PARAMS, 1, (short) 1).configs(params.configs())))

@@ -155,10 +155,8 @@ class DashboardBrowserTest {
     /** A dashboard that never reached Kafka is never ready: the page says why, not that it is reading the history. */
     @Test
     void aDashboardThatNeverReachedKafkaSaysSoOnThePage() throws Exception {
-        int port;
-        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            port = s.getLocalPort(); // closed again: nothing listens there
-        }
+        // Nothing listens there: a port below the OS's ephemeral range, which the other test JVM's servers draw from.
+        int port = io.tierroute.deploy.local.LoopbackPorts.free();
         try (Dashboard cut = Dashboard.start(new Dashboard.Settings("127.0.0.1:" + port, "127.0.0.1", 0, TOKEN,
                 "TIERROUTE_ADMIN_TOKEN", "default"))) {
             driver.get(cut.uri().toString());

@@ -4,7 +4,9 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
 import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.acl.AclPermissionType;
 import org.apache.kafka.common.resource.PatternType;
@@ -279,6 +281,17 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         try (Admin admin = admin()) {
             admin.createAcls(acls).all().get(30, TimeUnit.SECONDS);
+            // The controller has committed them; the broker's authorizer applies them from its metadata a moment later,
+            // and a client that writes at once could still be refused. The broker answers describeAcls from that
+            // authorizer: once it lists them all, they are in force.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!admin.describeAcls(new AclBindingFilter(resource.toFilter(), AccessControlEntryFilter.ANY)).values()
+                    .get(10, TimeUnit.SECONDS).containsAll(acls)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("ACLs " + acls + " were created but not in force 30 s later");
+                }
+                Thread.sleep(50);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating ACLs", e);

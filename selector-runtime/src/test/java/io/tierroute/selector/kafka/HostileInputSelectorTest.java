@@ -96,6 +96,8 @@ class HostileInputSelectorTest {
         // Unpin: the good version 9 (not 2..8) becomes active; a duplicate of it changes nothing.
         control(producer, "default", ControlAction.UNPIN, 999L, 2);
         await(WAIT, () -> store.current().version() == 9, "unpinned: version 9");
+        // The store takes the version before the loader counts the swap; the status is published after both.
+        await(WAIT, () -> loader.status().appliedVersion() == 9, "version 9's swap counted");
         long swaps = loader.swaps();
         long readBefore = loader.paramsRecordsRead();
         publish(producer, snapshot("default", 9).build());

@@ -88,7 +88,7 @@ class SelectorServerTest {
         long t0 = System.nanoTime();
         s.close();
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)).as("no wait for the queue's 30 s")
-                .isLessThan(SelectorServer.STOP_GRACE_MILLIS + 1_000);
+                .isLessThan(SelectorServer.STOP_GRACE_MILLIS + 5_000); // slack for a busy machine, far below 30 s
         HttpResponse<String> r = queued.get(5, TimeUnit.SECONDS);
         assertThat(r.statusCode()).as(r.body()).isEqualTo(503);
         assertThat(r.body()).contains("the selector is stopping");
