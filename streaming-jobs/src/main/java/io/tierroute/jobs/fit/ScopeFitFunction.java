@@ -25,7 +25,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
@@ -83,7 +82,7 @@ import org.slf4j.LoggerFactory;
  *       {@link #PENDING_FOREST_CARRIER}: the version of the record that published it in full, if one has
  *       ({@link ForestTraining}).</li>
  *   <li>{@link #REFUSED_JUMPS}: per parameter label, a jump the gate refused as first seen, so that one persisting over
- *       enough new rows is accepted ({@link JumpWatch}); rewritten after every gate run.</li>
+ *       enough new rows is accepted ({@link JumpWatch}, {@link RefusedJumps}); rewritten after every gate run.</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
  *       bounded replay buffers (about {@code sampleRows} / {@code telemetryReplayRows}, {@link ReplayBuffers}): the
  *       newest rows in a short POJO tail (list state, one append per row) and, every {@link ReplayBuffers#chunkRows}
@@ -149,7 +148,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient ValueState<Long> version;
     private transient ValueState<SnapshotControl> control;
     private transient ValueState<ScopeCounters> counters;
-    private transient MapState<String, RefusedJump> refusedJumps;
+    private transient RefusedJumps refusedJumps;
     private transient VersionHistory versions;
     private transient ReplayBuffers buffers;
     private transient ForestTraining forests;
@@ -174,11 +173,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient EstimatorRefusals refusals;
     /** Event-time mode: how far past a tick a control record's stamp is applied at that tick anyway, ms. */
     private transient long controlAheadMs;
-    /**
-     * Per scope, the last record this run published with a model in full: a carrier the restored state named but a
-     * trim had deleted is carried again once, then named (not state: after a restore it is carried once more).
-     */
-    private transient HashMap<String, ModelReferences.Carrier> carriedThisRun;
+    private transient ForestCarriers carriers;
 
     /** Newest version per scope already on the params topic when the job was started (may be empty). */
     private final HashMap<String, Long> publishedVersions;
@@ -209,7 +204,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         version = ctx.getState(VERSION);
         control = ctx.getState(CONTROL);
         counters = ctx.getState(COUNTERS);
-        refusedJumps = ctx.getMapState(REFUSED_JUMPS);
+        refusedJumps = new RefusedJumps(ctx.getMapState(REFUSED_JUMPS));
+        carriers = new ForestCarriers(publishedVersions, liveAtStart);
         versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
             settings.historyVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
@@ -536,7 +532,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      * carrier the start's topic read shows deleted then travels in full once more, as after a restore).
      */
     private void sweepIdleScopes() {
-        live.sweep(carriedThisRun()::remove);
+        live.sweep(carriers::forget);
     }
 
     private void armPublish(ScopeCounters c, Context ctx) {
@@ -596,7 +592,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         QuantileForestModel fresh = forests.pending();
         FitResults fits = est.fits(settings.minFitSamples(), gate.config().minBandwidthSamples(), fresh);
         ParameterSnapshot candidate = assembler.assemble(scope, latest, active, fits);
-        GateResult result = gate.validate(candidate, active, jumpWatch());
+        GateResult result = gate.validate(candidate, active, refusedJumps.watch());
         ParameterSnapshot gated = result.snapshot();
         // After the gate: it may hold a BW_t jump and publish the active BW_t, and it compares ρ with the active ρ,
         // both measured against the BW_t in use; what is published is ρ against the BW_t the record carries.
@@ -605,13 +601,14 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         gated.setControlSequence(sequence);
         long v = gated.getVersion();
         version.update(v);
-        keepJumpWatch(result);
-        ParameterSnapshot snapshot = ModelReferences.forPublication(gated, knownCarriers(scope, active, fresh));
+        refusedJumps.keepAfter(result);
+        ParameterSnapshot snapshot = ModelReferences.forPublication(gated,
+            carriers.known(scope, active, fresh, forests.pendingCarrier()));
         if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
             forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one
         }
         if (snapshot.getQuantileModel() != null) {
-            carriedThisRun().put(scope, new ModelReferences.Carrier(v, snapshot.getQuantileModel()));
+            carriers.published(scope, v, snapshot.getQuantileModel());
         }
         if (result.accepted()) {
             snapshotsAccepted.inc();
@@ -650,58 +647,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         return String.format(Locale.ROOT, "; TTFT intercept %.0f ± %.0f µs on %d rows", l.intercept(),
             l.interceptStdError(), l.samples());
-    }
-
-    /** The jumps the gate refused this scope so far, as first seen. */
-    private JumpWatch jumpWatch() throws Exception {
-        Map<String, JumpWatch.Seen> seen = new HashMap<>();
-        for (Map.Entry<String, RefusedJump> e : refusedJumps.entries()) {
-            seen.put(e.getKey(), e.getValue().seen());
-        }
-        return new JumpWatch(seen);
-    }
-
-    /** Keeps the jumps {@code result} refused, each as first seen; forgets the others. */
-    private void keepJumpWatch(GateResult result) throws Exception {
-        JumpWatch next = jumpWatch().after(result);
-        refusedJumps.clear();
-        for (Map.Entry<String, JumpWatch.Seen> e : next.seen().entrySet()) {
-            refusedJumps.put(e.getKey(), RefusedJump.of(e.getValue()));
-        }
-    }
-
-    /**
-     * Records already published with a model in full and still there: the active snapshot's model's, and the pending
-     * model's. One the state names but {@code snapshots trim} deleted before this start (a savepoint older than its
-     * window, restored while another run went on publishing) is left out, so the model travels in full again.
-     */
-    private List<ModelReferences.Carrier> knownCarriers(String scope, ParameterSnapshot active, QuantileForestModel fresh)
-            throws Exception {
-        List<ModelReferences.Carrier> known = new ArrayList<>(2);
-        ModelReferences.Carrier ofActive = ModelReferences.carrierOf(active);
-        if (ofActive != null && stillPublished(scope, ofActive.version())) {
-            known.add(ofActive);
-        }
-        Long pendingCarrier = forests.pendingCarrier();
-        if (fresh != null && pendingCarrier != null && stillPublished(scope, pendingCarrier)) {
-            known.add(new ModelReferences.Carrier(pendingCarrier, fresh));
-        }
-        ModelReferences.Carrier carried = carriedThisRun().get(scope);
-        if (carried != null) {
-            known.add(carried);
-        }
-        return known;
-    }
-
-    private HashMap<String, ModelReferences.Carrier> carriedThisRun() {
-        if (carriedThisRun == null) {
-            carriedThisRun = new HashMap<>();
-        }
-        return carriedThisRun;
-    }
-
-    private boolean stillPublished(String scope, long version) {
-        return PublishedParams.stillPublished(publishedVersions, liveAtStart, scope, version);
     }
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
