@@ -27,6 +27,7 @@ import io.tierroute.sim.policy.FleetView;
 import io.tierroute.sim.policy.RoutingPolicy;
 import io.tierroute.sim.policy.SimRequest;
 import io.tierroute.sim.policy.WorkerTelemetry;
+import io.tierroute.sim.policy.tierroute.SimRouteRequests;
 import org.HdrHistogram.Histogram;
 
 import java.time.Duration;
@@ -373,11 +374,7 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         pace(nowMicros);
         settleReleases();
         publisher.flushKv();
-        SimRequest.Agent a = r.agent();
-        RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
-                r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
-                a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
-                false);
+        RouteRequest req = SimRouteRequests.of(r, false);
         arrivalStamps.put(r.id(), epochMs(r.arrivalMicros())); // before admit moves the pacing origin by a pause
         CompletableFuture<RouteDecision> f = admit(req, wallNanos(nowMicros));
         long t0 = lastAttemptNanos;

@@ -243,11 +243,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     public int route(SimRequest r, FleetView view, long nowMicros) {
         nowNanos = nowMicros * 1000;
         rethrowHeldFailure();
-        SimRequest.Agent a = r.agent();
-        RouteRequest req = new RouteRequest(r.id(), null, null, null, null, r.blockIds(), null, r.promptTokens(),
-                r.maxTokens(), a == null ? null : a.expectedOutputTokens(),
-                a == null ? null : new RouteRequest.AgentContext(a.workflowId(), Integer.toString(a.step()), a.expectedNextTools()),
-                explainRoute());
+        RouteRequest req = SimRouteRequests.of(r, explainRoute());
         CompletableFuture<RouteDecision> f = selector.route(req);
         if (!f.isDone()) {
             // Held in the selector's admission queue (late binding): a first token or a finish, inside one of this
