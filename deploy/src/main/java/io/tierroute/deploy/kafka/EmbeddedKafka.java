@@ -14,6 +14,7 @@ import org.apache.kafka.common.resource.ResourcePattern;
 import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.server.common.MetadataVersion;
@@ -315,7 +316,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /**
-     * Creates a topic with replication factor 1, or does nothing if it exists already.
+     * Creates a topic with replication factor 1, or does nothing if it exists already; returns once the broker lists it.
+     * (The controller accepts a creation before the broker's metadata shows it: a client that looked at once, or a
+     * {@link #deleteTopics} that checked what exists, could miss it, and find it a moment later.)
      *
      * @param configs topic-level settings such as {@code cleanup.policy=compact}
      */
@@ -326,7 +329,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 try {
                     admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(configs)))
                             .all().get(30, TimeUnit.SECONDS);
-                    return;
+                    break;
                 } catch (ExecutionException e) {
                     String why = String.valueOf(e.getCause().getMessage());
                     // Just after a delete the name is "marked for deletion" for a moment: wait it out.
@@ -335,11 +338,14 @@ public final class EmbeddedKafka implements AutoCloseable {
                         continue;
                     }
                     if (e.getCause() instanceof TopicExistsException) {
-                        return;
+                        break;
                     }
                     throw new IllegalStateException("could not create topic " + name + ": " + why, e);
                 }
             }
+            awaitListing(admin, List.of(name), true);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not list the topics after creating " + name + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + name, e);
@@ -350,28 +356,44 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /**
      * Deletes those of {@code names} that exist and waits until the broker no longer lists them, so
-     * that tests can re-create them empty at once.
+     * that tests can re-create them empty at once. Each is deleted by name, not only those the broker lists: the
+     * controller may know a topic the broker's metadata does not show yet.
      */
     public void deleteTopics(java.util.Collection<String> names) {
         try (Admin admin = admin()) {
-            List<String> present = new ArrayList<>(names);
-            present.retainAll(admin.listTopics().names().get(30, TimeUnit.SECONDS));
-            if (present.isEmpty()) {
-                return;
-            }
-            admin.deleteTopics(present).all().get(30, TimeUnit.SECONDS);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (admin.listTopics().names().get(10, TimeUnit.SECONDS).stream().anyMatch(present::contains)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("topics " + present + " were still listed 30 s after their deletion");
+            for (Map.Entry<String, org.apache.kafka.common.KafkaFuture<Void>> e
+                    : admin.deleteTopics(List.copyOf(names)).topicNameValues().entrySet()) {
+                try {
+                    e.getValue().get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException missing) {
+                    if (!(missing.getCause() instanceof UnknownTopicOrPartitionException)) {
+                        throw missing;
+                    }
                 }
-                Thread.sleep(50);
             }
+            awaitListing(admin, names, false);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while deleting topics " + names, e);
         } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("could not delete topics " + names + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until the broker lists every one of {@code names} ({@code listed}) or none of them. */
+    private static void awaitListing(Admin admin, java.util.Collection<String> names, boolean listed)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            java.util.Set<String> shown = admin.listTopics().names().get(10, TimeUnit.SECONDS);
+            if (listed ? shown.containsAll(names) : names.stream().noneMatch(shown::contains)) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("topics " + names + (listed ? " were not listed 30 s after their creation"
+                        : " were still listed 30 s after their deletion"));
+            }
+            Thread.sleep(50);
         }
     }
 

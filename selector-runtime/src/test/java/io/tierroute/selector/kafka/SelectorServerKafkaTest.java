@@ -93,8 +93,9 @@ class SelectorServerKafkaTest {
 
     @Test
     void requireOnStartFailsTheStartWhenTopicsAreMissing() throws Exception {
-        // Waits until the broker no longer lists the topic: a deletion the controller has accepted can still be in
-        // the broker's metadata for a moment, and a loader that saw the empty topic there would catch up at once.
+        // Deleted by name and waited for until the broker no longer lists it: the controller accepts a creation (the
+        // reset's) or a deletion before the broker's metadata shows it, and a loader that found the empty topic would
+        // catch up at once (EmbeddedKafka.createTopic and deleteTopics wait for the broker).
         KafkaFixture.broker().deleteTopics(List.of(Topics.PARAMS));
         String bootstrap = KafkaFixture.broker().bootstrapServers();
         assertThatThrownBy(() -> start("kafka: {bootstrapServers: \"" + bootstrap + "\", kvEvents: {enabled: false}, "
