@@ -81,7 +81,7 @@ public final class ConfigLoader {
         if (r != null) {
             r.object("temperature", "explorationEpsilon", "defaultMaxTokens", "textCharsPerBlock", "approximateTtl",
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
-                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "queueAgeWeight", "holdAtWaiting",
+                    "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "queueAgeWeight", "queueOverdueAfter", "holdAtWaiting",
                     "holdAtCheapestWaiting",
                     "holdAtCheapestSilentAfter", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
@@ -104,6 +104,7 @@ public final class ConfigLoader {
                     .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()))
                     .queueAgeWeight(r.number("queueAgeWeight", dflt.queueAgeWeight(), 0, false,
                             SelectorSettings.MAX_QUEUE_AGE_WEIGHT, "µs of cost per µs waited"))
+                    .queueOverdueAfter(r.durationOrZero("queueOverdueAfter", dflt.queueOverdueAfter()))
                     .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"))
                     .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
                             1_000_000, "requests"))

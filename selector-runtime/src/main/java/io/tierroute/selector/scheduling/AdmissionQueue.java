@@ -35,6 +35,8 @@ final class AdmissionQueue {
     // An ordered set, not a heap: a drain reads the first few in order without copying the queue, and a cancelled
     // request leaves in O(log n).
     private final TreeSet<Pending> queue = new TreeSet<>(SERVICE_ORDER);
+    /** The same requests in arrival order, so a drain finds the overdue ones without walking the queue. */
+    private final TreeSet<Pending> byArrival = new TreeSet<>(Comparator.comparingLong(Pending::sequence));
     private final Set<String> ids = new HashSet<>();
     private final int capacity;
     private final double ageWeight;
@@ -74,6 +76,7 @@ final class AdmissionQueue {
         }
         Pending p = new Pending(request, hashes, serviceKey(minCost, nowNanos), nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);
+        byArrival.add(p);
         size = queue.size();
         return p;
     }
@@ -109,6 +112,18 @@ final class AdmissionQueue {
         return out;
     }
 
+    /** The first {@code n} waiting requests in arrival order, the longest-waiting first (a copy). */
+    synchronized List<Pending> firstArrived(int n) {
+        List<Pending> out = new ArrayList<>(Math.min(n, byArrival.size()));
+        for (Pending p : byArrival) {
+            if (out.size() == n) {
+                break;
+            }
+            out.add(p);
+        }
+        return out;
+    }
+
     /** Whether {@code a} is served after {@code b}. */
     static boolean servedAfter(Pending a, Pending b) {
         return SERVICE_ORDER.compare(a, b) > 0;
@@ -118,6 +133,7 @@ final class AdmissionQueue {
     synchronized boolean remove(Pending p) {
         boolean removed = queue.remove(p);
         if (removed) {
+            byArrival.remove(p);
             ids.remove(p.request().requestId());
             size = queue.size();
         }
@@ -132,6 +148,7 @@ final class AdmissionQueue {
     synchronized List<Pending> removeAll() {
         List<Pending> out = new ArrayList<>(queue);
         queue.clear();
+        byArrival.clear();
         ids.clear();
         size = 0;
         return out;
@@ -143,6 +160,7 @@ final class AdmissionQueue {
         queue.removeIf(p -> {
             if (nowNanos - p.enqueuedNanos > maxWaitNanos) {
                 out.add(p);
+                byArrival.remove(p);
                 ids.remove(p.request().requestId());
                 return true;
             }

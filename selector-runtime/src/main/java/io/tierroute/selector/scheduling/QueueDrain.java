@@ -5,6 +5,7 @@ import io.tierroute.selector.sequences.InFlightTracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -53,6 +54,10 @@ final class QueueDrain {
     private final LongSupplier clock;
     private final Supplier<AttemptScratch> scratch;
     private final Consumer<RouteDecision> admittedThenCancelled;
+    /** {@link SelectorSettings#queueOverdueAfter}, ns; 0: never overdue. */
+    private final long overdueNanos;
+    /** Requests placed ahead of the cost order for being overdue. */
+    private final LongAdder overduePlaced = new LongAdder();
 
     /** Where the last drain's look past its first window stopped; null: from the window's end. Under the lock. */
     private AdmissionQueue.Pending scanCursor;
@@ -61,10 +66,11 @@ final class QueueDrain {
      * @param lock                  the selector's drain lock, which guards {@code queue}
      * @param admittedThenCancelled gives a worker its slot back when a request's caller cancelled after the drain
      *                              admitted it
+     * @param overdueNanos          how long a request waits before it is overdue (0: never)
      */
     QueueDrain(AdmissionQueue queue, Object lock, Attempts attempts, LateBinding lateBinding, WorkerStatus status,
                WorkerSpec[] specs, InFlightTracker inflight, LongSupplier clock, Supplier<AttemptScratch> scratch,
-               Consumer<RouteDecision> admittedThenCancelled) {
+               Consumer<RouteDecision> admittedThenCancelled, long overdueNanos) {
         this.queue = queue;
         this.lock = lock;
         this.attempts = attempts;
@@ -75,6 +81,12 @@ final class QueueDrain {
         this.clock = clock;
         this.scratch = scratch;
         this.admittedThenCancelled = admittedThenCancelled;
+        this.overdueNanos = overdueNanos;
+    }
+
+    /** Requests a drain placed ahead of the cost order because they were overdue. */
+    long overduePlaced() {
+        return overduePlaced.sum();
     }
 
     /** Routes queued requests in the queue's order while a worker is eligible; cheap when nobody waits. */
@@ -115,10 +127,17 @@ final class QueueDrain {
                     break; // late binding holds any request now: no attempt (drains come at every sample and tick)
                 }
                 boolean windowUnplaceable = false; // cheapestNow's dry runs could place none of the first ones
+                boolean overdue = false;
                 if (scan == null) {
-                    AdmissionQueue.Pending best = cheapestNow(head, now, s);
-                    windowUnplaceable = best == null;
-                    head = windowUnplaceable ? head : best;
+                    AdmissionQueue.Pending late = overduePlaceable(now, s);
+                    overdue = late != null;
+                    if (overdue) {
+                        head = late;
+                    } else {
+                        AdmissionQueue.Pending best = cheapestNow(head, now, s);
+                        windowUnplaceable = best == null;
+                        head = windowUnplaceable ? head : best;
+                    }
                 }
                 int length = judgedLength(head.request());
                 if (scan != null && length >= refusedFrom) {
@@ -158,6 +177,9 @@ final class QueueDrain {
                 queue.remove(head);
                 claimed.add(head);
                 outcomes.add(outcome);
+                if (overdue) {
+                    overduePlaced.increment();
+                }
             }
         }
         for (int i = 0; i < claimed.size(); i++) {
@@ -184,6 +206,33 @@ final class QueueDrain {
         List<AdmissionQueue.Pending> more = queue.afterInOrder(from, DRAIN_SCAN_LIMIT);
         scanCursor = more.size() < DRAIN_SCAN_LIMIT ? null : more.get(more.size() - 1);
         return more;
+    }
+
+    /**
+     * The longest-waiting request that is overdue ({@link SelectorSettings#queueOverdueAfter}) and placeable now, of the
+     * first {@link #RERANK_WINDOW} to arrive; null when none is (or nothing could be placed, or it waits alone). It goes
+     * before the cost order: under overload that order can keep an expensive request waiting for minutes.
+     */
+    private AdmissionQueue.Pending overduePlaceable(long now, AttemptScratch s) {
+        if (overdueNanos == 0 || queue.size() < 2 || !lateBinding.someWorkerHasRoom(now)) {
+            return null;
+        }
+        for (AdmissionQueue.Pending p : queue.firstArrived(RERANK_WINDOW)) {
+            if (now - p.enqueuedNanos() < overdueNanos) {
+                return null; // arrival order: the rest have waited less
+            }
+            if (p.future().isDone()) {
+                continue; // cancelled: the drain removes it when it reaches it
+            }
+            try {
+                if (attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN) != null) {
+                    return p;
+                }
+            } catch (RuntimeException e) {
+                return p; // its real attempt fails it to its caller at once
+            }
+        }
+        return null;
     }
 
     /**

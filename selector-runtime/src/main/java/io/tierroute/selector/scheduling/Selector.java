@@ -100,7 +100,8 @@ public final class Selector {
         this.explanations = new Explanations(settings, registry, specs, status, inflight);
         this.scratch = ThreadLocal.withInitial(() -> new AttemptScratch(new PromptLookup(settings, index), n));
         this.drain = new QueueDrain(queue, drainLock, this::attempt, lateBinding, status, specs, inflight, clock,
-                scratch::get, d -> onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0)));
+                scratch::get, d -> onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0)),
+                settings.queueOverdueAfter().toNanos());
     }
 
     public WorkerRegistry registry() { return registry; }
@@ -556,6 +557,8 @@ public final class Selector {
 
     public long routedCount() { return routed.sum(); }
     public long queuedCount() { return queuedTotal.sum(); }
+    /** Queued routes placed before the cost order for having waited {@code routing.queueOverdueAfter}. */
+    public long overduePlacedCount() { return drain.overduePlaced(); }
     public long rejectedCount() { return rejected.sum(); }
     /** Requests dropped from the in-flight load because no event came for {@code routing.requestMaxAge}. */
     public long expiredRequestCount() { return expiredRequests.sum(); }

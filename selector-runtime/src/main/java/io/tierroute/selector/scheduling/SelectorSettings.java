@@ -28,6 +28,7 @@ public record SelectorSettings(
         int maxQueued,
         Duration maxQueueWait,
         double queueAgeWeight,
+        Duration queueOverdueAfter,
         int holdAtWaiting,
         int holdAtCheapestWaiting,
         Duration holdAtCheapestSilentAfter,
@@ -60,6 +61,9 @@ public record SelectorSettings(
             throw new IllegalArgumentException(holding + " holds requests in the admission queue, which maxQueued 0 "
                     + "turns off: every held request would be refused");
         }
+        if (queueOverdueAfter.isNegative()) {
+            throw new IllegalArgumentException("queueOverdueAfter must be ≥ 0 (0: never), got " + queueOverdueAfter);
+        }
         if (holdAtCheapestSilentAfter.isNegative()) {
             throw new IllegalArgumentException("holdAtCheapestSilentAfter must be ≥ 0 (0: never), got "
                     + holdAtCheapestSilentAfter);
@@ -74,6 +78,9 @@ public record SelectorSettings(
     public static Builder builder(List<WorkerSpec> workers) {
         return new Builder(workers);
     }
+
+    /** {@link Builder#queueOverdueAfter}'s default, s. */
+    public static final int OVERDUE_AFTER_SECONDS = 15;
 
     /** The largest {@link Builder#queueAgeWeight}: near it the queue is all but first come, first served. */
     public static final double MAX_QUEUE_AGE_WEIGHT = 1_000;
@@ -106,6 +113,7 @@ public record SelectorSettings(
         private int maxQueued = 10_000;
         private Duration maxQueueWait = Duration.ofSeconds(30);
         private double queueAgeWeight = 0.3;
+        private Duration queueOverdueAfter = Duration.ofSeconds(OVERDUE_AFTER_SECONDS);
         private int holdAtWaiting = 0;
         private int holdAtCheapestWaiting = 0;
         private Duration holdAtCheapestSilentAfter = Duration.ofSeconds(10);
@@ -150,6 +158,15 @@ public record SelectorSettings(
          */
         public Builder queueAgeWeight(double v) { queueAgeWeight = v; return this; }
         /**
+         * How long a request may wait in the admission queue before it is overdue: a drain then places the overdue
+         * requests it can place before any other, the longest-waiting first, whatever their cost (0: never). The cost
+         * order, even aged by {@link #queueAgeWeight}, lets an expensive request wait as long as (its cost − a later
+         * arrival's) / weight, which under overload is minutes (a long prompt where every worker has a long queue);
+         * this bounds it, well inside {@link #maxQueueWait}, which would refuse it. fleet-sim/experiments/ROUNDS.md,
+         * "Overdue round", measured 5, 10, 15 and 20 s.
+         */
+        public Builder queueOverdueAfter(Duration v) { queueOverdueAfter = v; return this; }
+        /**
          * Late binding across the fleet: a request waits in the admission queue while every worker that could take it
          * has at least {@code v} of this selector's requests waiting for their first token, and is then scored over all
          * of them, the cheapest at that moment first (0: off). Needs the first-token events. A soft bound under
@@ -184,7 +201,7 @@ public record SelectorSettings(
                     textCharsPerBlock != null ? textCharsPerBlock : defaultTextCharsPerBlock(blockSize),
                     defaultMaxTokens, temperature, explorationEpsilon, approximateTtl, computingClaims,
                     computingClaimTtl, requestMaxAge,
-                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, queueAgeWeight,
+                    telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, queueAgeWeight, queueOverdueAfter,
                     holdAtWaiting,
                     holdAtCheapestWaiting, holdAtCheapestSilentAfter, seed);
         }

@@ -1,16 +1,17 @@
 package io.tierroute.selector.config;
 
 import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerSpec;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -465,6 +466,19 @@ class ConfigLoaderTest {
         bad("routing: {queueAgeWeight: -0.1}\nworkers: [{name: a}]\n", "routing.queueAgeWeight", "-0.1");
         bad("routing: {queueAgeWeight: 5000}\nworkers: [{name: a}]\n", "routing.queueAgeWeight", "5000");
         bad("routing: {queueAgeWeight: soon}\nworkers: [{name: a}]\n", "routing.queueAgeWeight");
+    }
+
+    @Test
+    void aQueuedRequestIsOverdueAfterItsDefaultOrConfiguredWaitAndZeroTurnsThatOff() {
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().queueOverdueAfter())
+                .isEqualTo(Duration.ofSeconds(SelectorSettings.OVERDUE_AFTER_SECONDS));
+        assertThat(ConfigLoader.parse("routing: {queueOverdueAfter: 5s}\nworkers: [{name: a}]\n", dir).selector()
+                .queueOverdueAfter()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(ConfigLoader.parse("routing: {queueOverdueAfter: 0s}\nworkers: [{name: a}]\n", dir).selector()
+                .queueOverdueAfter()).as("0: never overdue").isZero();
+        bad("routing: {queueOverdueAfter: -1s}\nworkers: [{name: a}]\n", "routing.queueOverdueAfter", "-1s");
+        bad("routing: {queueOverdueAfter: 15}\nworkers: [{name: a}]\n", "routing.queueOverdueAfter",
+                "must be a duration with a unit");
     }
 
     @Test

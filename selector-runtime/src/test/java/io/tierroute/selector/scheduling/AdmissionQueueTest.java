@@ -51,6 +51,28 @@ class AdmissionQueueTest {
     }
 
     @Test
+    void listsTheLongestWaitingFirstWhateverTheirCostAndForgetsTheOnesThatLeft() {
+        AdmissionQueue q = new AdmissionQueue(10, 0, 0);
+        AdmissionQueue.Pending old = q.offer(request("old-expensive"), null, 9.0, 0);
+        q.offer(request("cheap"), null, 1.0, MS);
+        q.offer(request("cheaper"), null, 0.5, 2 * MS);
+        AdmissionQueue.Pending late = q.offer(request("late"), null, 3.0, 6 * MS);
+
+        assertThat(ids(q.firstArrived(10))).containsExactly("old-expensive", "cheap", "cheaper", "late");
+        assertThat(ids(q.firstArrived(2))).containsExactly("old-expensive", "cheap");
+        assertThat(ids(q.firstInOrder(10))).as("the cost order is unchanged")
+                .containsExactly("cheaper", "cheap", "late", "old-expensive");
+
+        q.remove(old);
+        assertThat(ids(q.firstArrived(10))).containsExactly("cheap", "cheaper", "late");
+        assertThat(ids(q.expired(10 * MS, 7 * MS))).containsExactlyInAnyOrder("cheap", "cheaper"); // 9 and 8 ms
+        assertThat(ids(q.firstArrived(10))).containsExactly("late");
+        q.removeAll();
+        assertThat(q.firstArrived(10)).isEmpty();
+        assertThat(late.future()).isNotDone(); // removeAll hands them back; completing them is the caller's
+    }
+
+    @Test
     void refusesBeyondItsCapacityAndADuplicateId() {
         AdmissionQueue q = new AdmissionQueue(2, 0, 0);
         q.offer(request("a"), null, 1.0, 0);

@@ -1,0 +1,102 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.index.NaiveReferenceIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.sequences.RequestEvent;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.tierroute.selector.scheduling.HeldPrompts.BLOCK;
+import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link SelectorSettings#queueOverdueAfter} through the selector: one worker under late binding ({@code holdAtWaiting}
+ * 1), the queue unaged (cheapest first), so every arrival behind the first waits and each first token places one. An
+ * expensive prompt that has waited past the limit is placed before the cheap ones that arrived since, even when more
+ * of them than the drain re-ranks keep it far down the cost order; below the limit, or with it off, the cheap ones go
+ * first; of two overdue requests the longer-waiting goes first.
+ */
+class OverdueRequestTest {
+
+    private static final long SECOND = 1_000_000_000L;
+
+    private final AtomicLong clock = new AtomicLong(SECOND);
+    private int nextId;
+
+    private Selector selector(Duration overdueAfter) {
+        List<WorkerSpec> specs = new ArrayList<>(List.of(WorkerSpec.of("w0", 1_000_000)));
+        SelectorSettings settings = SelectorSettings.builder(specs).blockSize(BLOCK).seed(7L).holdAtWaiting(1)
+                .queueAgeWeight(0).queueOverdueAfter(overdueAfter).build();
+        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
+        return new Selector(settings, index, new DirectIndexWriter(index),
+                new ParameterStore(ParameterSet.defaults(1)), clock::get);
+    }
+
+    private RouteRequest request(int[] tokens) {
+        return HeldPrompts.request("r" + (nextId++), tokens);
+    }
+
+    /** The first request placed at once; then {@code expensive} ones, 1 s apart; 10 s later {@code cheap} cheap ones. */
+    private record Queued(Selector s, List<CompletableFuture<RouteDecision>> expensive,
+                          List<CompletableFuture<RouteDecision>> cheap) {}
+
+    private Queued queued(Duration overdueAfter, int expensive, int cheap) {
+        Selector s = selector(overdueAfter);
+        RouteDecision first = s.route(request(prompt(1, 64))).join();
+        List<CompletableFuture<RouteDecision>> expensiveOnes = new ArrayList<>();
+        for (int i = 0; i < expensive; i++) {
+            expensiveOnes.add(s.route(request(prompt(2 + i, 8_192 - 16 * i)))); // the later, the cheaper
+            clock.addAndGet(SECOND);
+        }
+        clock.addAndGet(10 * SECOND);
+        List<CompletableFuture<RouteDecision>> cheapOnes = new ArrayList<>();
+        for (int i = 0; i < cheap; i++) {
+            cheapOnes.add(s.route(request(prompt(100 + i, 64))));
+            clock.addAndGet(SECOND / 1000);
+        }
+        assertThat(expensiveOnes).allSatisfy(f -> assertThat(f).isNotDone());
+        assertThat(cheapOnes).allSatisfy(f -> assertThat(f).isNotDone());
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FIRST_TOKEN, 1)); // room for one
+        return new Queued(s, expensiveOnes, cheapOnes);
+    }
+
+    private static long done(List<CompletableFuture<RouteDecision>> fs) {
+        return fs.stream().filter(CompletableFuture::isDone).count();
+    }
+
+    @Test
+    void anOverdueRequestIsPlacedBeforeCheaperOnesFarAheadOfItInTheCostOrder() {
+        Queued q = queued(Duration.ofSeconds(5), 1, 2 * QueueDrain.RERANK_WINDOW);
+        assertThat(q.expensive().get(0)).as("waited 10 s, over the 5 s limit").isDone();
+        assertThat(done(q.cheap())).isZero();
+        assertThat(q.s().overduePlacedCount()).isEqualTo(1);
+    }
+
+    @Test
+    void belowTheLimitOrWithItOffTheCheapestGoesFirst() {
+        Queued below = queued(Duration.ofSeconds(30), 1, 2 * QueueDrain.RERANK_WINDOW);
+        assertThat(below.expensive().get(0)).as("waited 10 s of 30").isNotDone();
+        assertThat(done(below.cheap())).isEqualTo(1);
+        assertThat(below.s().overduePlacedCount()).isZero();
+
+        Queued off = queued(Duration.ZERO, 1, 2 * QueueDrain.RERANK_WINDOW);
+        assertThat(off.expensive().get(0)).isNotDone();
+        assertThat(done(off.cheap())).isEqualTo(1);
+    }
+
+    @Test
+    void ofTwoOverdueRequestsTheLongerWaitingGoesFirstThoughTheOtherIsCheaper() {
+        Queued q = queued(Duration.ofSeconds(5), 2, 1);
+        assertThat(q.expensive().get(0)).as("waited 12 s").isDone();
+        assertThat(q.expensive().get(1)).as("waited 11 s, and cheaper").isNotDone();
+        assertThat(q.cheap().get(0)).isNotDone();
+    }
+}
