@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
@@ -87,14 +88,7 @@ final class AdmissionQueue {
 
     /** The first {@code n} waiting requests in the order they are served (a copy; the queue is left as it is). */
     synchronized List<Pending> firstInOrder(int n) {
-        List<Pending> out = new ArrayList<>(Math.min(n, queue.size()));
-        for (Pending p : queue) {
-            if (out.size() == n) {
-                break;
-            }
-            out.add(p);
-        }
-        return out;
+        return firstOf(queue, n);
     }
 
     /**
@@ -102,20 +96,18 @@ final class AdmissionQueue {
      * still be waiting): a drain's scan past its first window (a copy).
      */
     synchronized List<Pending> afterInOrder(Pending from, int n) {
-        List<Pending> out = new ArrayList<>(Math.min(n, queue.size()));
-        for (Pending p : queue.tailSet(from, false)) {
-            if (out.size() == n) {
-                break;
-            }
-            out.add(p);
-        }
-        return out;
+        return firstOf(queue.tailSet(from, false), n);
     }
 
     /** The first {@code n} waiting requests in arrival order, the longest-waiting first (a copy). */
     synchronized List<Pending> firstArrived(int n) {
-        List<Pending> out = new ArrayList<>(Math.min(n, byArrival.size()));
-        for (Pending p : byArrival) {
+        return firstOf(byArrival, n);
+    }
+
+    /** The first {@code n} of {@code ordered}, a view of the waiting requests (its size() may walk it: not asked). */
+    private List<Pending> firstOf(SortedSet<Pending> ordered, int n) {
+        List<Pending> out = new ArrayList<>(Math.min(n, queue.size()));
+        for (Pending p : ordered) {
             if (out.size() == n) {
                 break;
             }
