@@ -11,6 +11,8 @@ LIMIT_S = 30.0
 def stats(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
+    if not rows:
+        raise SystemExit(f'{path}: no requests (a run still writing it?)')
     ttft = sorted(float(r['ttft_us']) / 1e6 for r in rows)
     n = len(ttft)
     return {'mean': st.mean(ttft), 'p99': ttft[int(.99 * (n - 1))], 'p999': ttft[int(.999 * (n - 1))],

@@ -14,7 +14,13 @@ def holds(path):
 def main():
     if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
-    root, limit = sys.argv[1], float(sys.argv[2]) if len(sys.argv) == 3 else 30.0
+    root = sys.argv[1]
+    try:
+        limit = float(sys.argv[2]) if len(sys.argv) == 3 else 30.0
+    except ValueError:
+        raise SystemExit(f'LIMIT_S must be a number of seconds, got {sys.argv[2]!r}')
+    if not limit >= 0:
+        raise SystemExit(f'LIMIT_S must be ≥ 0, got {limit}')
     found = 0
     for dirpath, _, files in sorted(os.walk(root)):
         for name in sorted(files):

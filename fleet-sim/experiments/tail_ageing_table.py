@@ -7,8 +7,9 @@ peers' rows of the same seed at BAND/seedN/peers/mooncake (the band's loads) and
 and random included; the best per metric); prints one markdown row per variant."""
 import csv, math, os, sys
 
-PEERS = {'round-robin', 'random', 'least-loaded', 'sglang-cache-aware', 'sglang-cache-aware-pinned', 'dynamo',
-         'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
+# The seven peers of cell_ratios.py, plus round-robin and random as load_band.py counts them (neither is ever the best).
+PEERS = {'round-robin', 'random', 'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise',
+         'llmd-approx', 'llmd-tiered-cpu'}
 MOONCAKE_LOADS = (2.75, 2.85, 2.9, 2.95)
 
 
@@ -53,6 +54,11 @@ def main():
     print('|---|---|---|---|---|')
     for variant in sys.argv[4:]:
         r = ratios(vroot, band, full, variant)
+        needed = [('mooncake', L, 'ttft_p99_s') for L in MOONCAKE_LOADS] + [('mooncake', 2.95, 'jct_mean_s')] + [
+            ('agentic-pcie', L, c) for L, c in ((1.0, 'ttft_p99_s'), (1.25, 'ttft_p99_s'), (1.25, 'ttft_mean_s'))]
+        missing = [k for k in needed if k not in r]
+        if missing:
+            raise SystemExit(f'{variant}: no rows for {missing} under {vroot}/{variant}')
         p99 = ' / '.join(f"{geo(r[('mooncake', L, 'ttft_p99_s')]):.3f}" for L in MOONCAKE_LOADS)
         at285 = r[('mooncake', 2.85, 'ttft_p99_s')]
         met = sum(x >= 1.3 for x in at285)

@@ -10,9 +10,8 @@ COLUMNS = ['prompt_tokens', 'held_us', 'queue_wait_us', 'tier_load_us', 'prefill
 
 
 def load(path):
-    out = []
-    for r in csv.DictReader(open(path)):
-        out.append({k: (v if k == 'id' else float(v)) for k, v in r.items()})
+    with open(path) as f:
+        out = [{k: (v if k == 'id' else float(v)) for k, v in r.items()} for r in csv.DictReader(f)]
     if not out:
         raise SystemExit(f'{path}: no requests')
     return out

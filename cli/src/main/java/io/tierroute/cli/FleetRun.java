@@ -286,7 +286,7 @@ final class FleetRun implements AutoCloseable {
             SelectorSettings binding = fleet.selector().settings();
             lines.add(Plural.of(fleet.lateBound(), "arrival") + " held by late binding (routing.holdAtWaiting "
                     + binding.holdAtWaiting() + ", holdAtCheapestWaiting " + binding.holdAtCheapestWaiting()
-                    + ") until a worker had room, placed cheapest first, aged by their wait: " + fleet.lateBoundPlaced() + " placed"
+                    + ") until a worker had room, placed cheapest first, aged by their wait (overdue ones first): " + fleet.lateBoundPlaced() + " placed"
                     + (refused > 0 ? ", " + refused + " refused" : "")
                     + (stillHeld > 0 ? ", " + stillHeld + " still held at the stop" : ""));
         }

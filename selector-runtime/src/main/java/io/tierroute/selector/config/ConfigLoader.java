@@ -198,6 +198,8 @@ public final class ConfigLoader {
         KafkaSettings kafka = k == null ? null : kafka(k, baseDir, warnings);
         if (r != null) {
             noEffect(r, settings.computingClaims(), "while routing.computingClaims is false", warnings, "computingClaimTtl");
+            noEffect(r, settings.queueOverdueAfter().compareTo(settings.maxQueueWait()) < 0, "at or above "
+                    + "routing.maxQueueWait (a request is refused before it is overdue)", warnings, "queueOverdueAfter");
             noEffect(r, workers.stream().anyMatch(WorkerSpec::approximate), "while no worker is approximate (it is the "
                     + "life of the entries routing writes for approximate workers)", warnings, "approximateTtl");
         }

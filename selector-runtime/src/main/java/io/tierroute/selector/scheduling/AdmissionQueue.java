@@ -21,7 +21,9 @@ import java.util.concurrent.CompletableFuture;
  * are ordered by value, a negative one (bonuses exceed costs) first at {@code g = 0}, as if it had arrived |cost|/g
  * earlier otherwise. The key is the one at arrival; a drain ranks the first few again by their cost at that moment,
  * less the same credit for their wait so far ({@link #rankNow} = {@code key − g·(t_now − origin)} when the cost has not
- * moved, so the two orders agree; {@code QueueDrain.cheapestNow}). Bounded; thread-safe.
+ * moved, so the two orders agree; {@code QueueDrain.cheapestNow}). Under overload that bound is minutes; a drain
+ * therefore places first a request that has waited {@link SelectorSettings#queueOverdueAfter} and can be placed now, the
+ * longest-waiting first, from the same requests in arrival order ({@link #firstArrived}). Bounded; thread-safe.
  */
 final class AdmissionQueue {
 

@@ -12,9 +12,10 @@ import java.util.function.Supplier;
 
 /**
  * Places queued requests once capacity frees (a first output, a finish, a telemetry sample, a worker back in service, a
- * tick): the head first while it is admitted; then, once it is not, the one cheapest now (less its wait's credit)
- * among the first few ({@link #cheapestNow}), and down the queue past requests that wait for a busy worker
- * ({@link #DRAIN_SCAN_LIMIT}).
+ * tick): an overdue request that can be placed now first ({@link #overduePlaceable}: waited
+ * {@link SelectorSettings#queueOverdueAfter}, the longest-waiting first); else the one cheapest now (less its wait's
+ * credit) among the first few in the queue's order ({@link #cheapestNow}); and, once those are not admitted, down the
+ * queue past requests that wait for a busy worker ({@link #DRAIN_SCAN_LIMIT}).
  * Claiming and admitting happen under the selector's drain lock; completing the futures (which runs callers'
  * callbacks, e.g. writing an HTTP answer) happens after it.
  */
@@ -56,7 +57,7 @@ final class QueueDrain {
     private final Consumer<RouteDecision> admittedThenCancelled;
     /** {@link SelectorSettings#queueOverdueAfter}, ns; 0: never overdue. */
     private final long overdueNanos;
-    /** Requests placed ahead of the cost order for being overdue. */
+    /** Overdue requests placed while another request led the cost order. */
     private final LongAdder overduePlaced = new LongAdder();
 
     /** Where the last drain's look past its first window stopped; null: from the window's end. Under the lock. */
@@ -84,7 +85,7 @@ final class QueueDrain {
         this.overdueNanos = overdueNanos;
     }
 
-    /** Requests a drain placed ahead of the cost order because they were overdue. */
+    /** Overdue requests a drain placed while another request led the cost order (ahead of it). */
     long overduePlaced() {
         return overduePlaced.sum();
     }
@@ -127,11 +128,11 @@ final class QueueDrain {
                     break; // late binding holds any request now: no attempt (drains come at every sample and tick)
                 }
                 boolean windowUnplaceable = false; // cheapestNow's dry runs could place none of the first ones
-                boolean overdue = false;
+                boolean overdueAhead = false; // an overdue request chosen over the head of the cost order
                 if (scan == null) {
                     AdmissionQueue.Pending late = overduePlaceable(now, s);
-                    overdue = late != null;
-                    if (overdue) {
+                    if (late != null) {
+                        overdueAhead = late != head;
                         head = late;
                     } else {
                         AdmissionQueue.Pending best = cheapestNow(head, now, s);
@@ -177,7 +178,7 @@ final class QueueDrain {
                 queue.remove(head);
                 claimed.add(head);
                 outcomes.add(outcome);
-                if (overdue) {
+                if (overdueAhead && outcome instanceof RouteDecision) {
                     overduePlaced.increment();
                 }
             }

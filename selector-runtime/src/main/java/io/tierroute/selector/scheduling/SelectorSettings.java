@@ -61,8 +61,9 @@ public record SelectorSettings(
             throw new IllegalArgumentException(holding + " holds requests in the admission queue, which maxQueued 0 "
                     + "turns off: every held request would be refused");
         }
-        if (queueOverdueAfter.isNegative()) {
-            throw new IllegalArgumentException("queueOverdueAfter must be ≥ 0 (0: never), got " + queueOverdueAfter);
+        if (queueOverdueAfter.isNegative() || queueOverdueAfter.compareTo(MAX_OVERDUE_AFTER) > 0) {
+            throw new IllegalArgumentException("queueOverdueAfter must be in [0, " + MAX_OVERDUE_AFTER.toDays()
+                    + " days] (0: never), got " + queueOverdueAfter);
         }
         if (holdAtCheapestSilentAfter.isNegative()) {
             throw new IllegalArgumentException("holdAtCheapestSilentAfter must be ≥ 0 (0: never), got "
@@ -81,6 +82,8 @@ public record SelectorSettings(
 
     /** {@link Builder#queueOverdueAfter}'s default, s. */
     public static final int OVERDUE_AFTER_SECONDS = 15;
+    /** The longest {@link Builder#queueOverdueAfter} (it is held in ns). */
+    public static final Duration MAX_OVERDUE_AFTER = Duration.ofDays(365);
 
     /** The largest {@link Builder#queueAgeWeight}: near it the queue is all but first come, first served. */
     public static final double MAX_QUEUE_AGE_WEIGHT = 1_000;
@@ -159,11 +162,13 @@ public record SelectorSettings(
         public Builder queueAgeWeight(double v) { queueAgeWeight = v; return this; }
         /**
          * How long a request may wait in the admission queue before it is overdue: a drain then places the overdue
-         * requests it can place before any other, the longest-waiting first, whatever their cost (0: never). The cost
-         * order, even aged by {@link #queueAgeWeight}, lets an expensive request wait as long as (its cost − a later
-         * arrival's) / weight, which under overload is minutes (a long prompt where every worker has a long queue);
-         * this bounds it, well inside {@link #maxQueueWait}, which would refuse it. fleet-sim/experiments/ROUNDS.md,
-         * "Overdue round", measured 5, 10, 15 and 20 s.
+         * requests it can place now before any other, the longest-waiting first (of the first 16 to arrive), whatever
+         * their cost (0: never). The cost order, even aged by {@link #queueAgeWeight}, lets an expensive request wait as
+         * long as (its cost − a later arrival's) / weight, which under overload is minutes (a long prompt where every
+         * worker has a long queue); this ends that wait once a worker it can go to has room. It does not make one go
+         * where it cannot: a request held for its cheapest worker ({@link #holdAtCheapestWaiting}) or too large for
+         * every free worker still waits for that, until {@link #maxQueueWait}. At or above {@code maxQueueWait} it never
+         * acts. fleet-sim/experiments/ROUNDS.md, "Overdue round", measured 5, 10, 15 and 20 s.
          */
         public Builder queueOverdueAfter(Duration v) { queueOverdueAfter = v; return this; }
         /**

@@ -12,7 +12,7 @@
  *   <li>{@code Picker}: argmin with random ties, softmax over min-max normalised costs, ε exploration.</li>
  *   <li>{@code Selector}: the facade: lookup → score → filter → pick → admit; owns the
  *       admission queue ({@code AdmissionQueue}, ordered by {@code min_w Cost + g·t_arrival}: cheapest first, aged by
- *       the wait) and the agent
+ *       the wait; a request waiting past {@code routing.queueOverdueAfter} placed first, {@code QueueDrain}) and the agent
  *       trackers ({@code WorkflowAffinity} for {@code B_wf}, {@code ToolAffinity} for {@code B_tools}).
  *       One attempt ({@code AttemptKind}: an arrival, a queued request's retry, a dry run) leaves what it found
  *       about every candidate in {@code AttemptScratch} (per thread).</li>

@@ -479,6 +479,10 @@ class ConfigLoaderTest {
         bad("routing: {queueOverdueAfter: -1s}\nworkers: [{name: a}]\n", "routing.queueOverdueAfter", "-1s");
         bad("routing: {queueOverdueAfter: 15}\nworkers: [{name: a}]\n", "routing.queueOverdueAfter",
                 "must be a duration with a unit");
+        bad("routing: {queueOverdueAfter: 400d}\nworkers: [{name: a}]\n", "routing.queueOverdueAfter", "at most a year");
+        assertThat(ConfigLoader.parse("routing: {queueOverdueAfter: 40s}\nworkers: [{name: a}]\n", dir).warnings())
+                .containsExactly("routing.queueOverdueAfter has no effect at or above routing.maxQueueWait (a request is "
+                        + "refused before it is overdue)");
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static io.tierroute.selector.scheduling.HeldPrompts.BLOCK;
 import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link SelectorSettings#queueOverdueAfter} through the selector: one worker under late binding ({@code holdAtWaiting}
@@ -75,7 +76,7 @@ class OverdueRequestTest {
     @Test
     void anOverdueRequestIsPlacedBeforeCheaperOnesFarAheadOfItInTheCostOrder() {
         Queued q = queued(Duration.ofSeconds(5), 1, 2 * QueueDrain.RERANK_WINDOW);
-        assertThat(q.expensive().get(0)).as("waited 10 s, over the 5 s limit").isDone();
+        assertThat(q.expensive().get(0)).as("waited 11 s, over the 5 s limit").isDone();
         assertThat(done(q.cheap())).isZero();
         assertThat(q.s().overduePlacedCount()).isEqualTo(1);
     }
@@ -83,7 +84,7 @@ class OverdueRequestTest {
     @Test
     void belowTheLimitOrWithItOffTheCheapestGoesFirst() {
         Queued below = queued(Duration.ofSeconds(30), 1, 2 * QueueDrain.RERANK_WINDOW);
-        assertThat(below.expensive().get(0)).as("waited 10 s of 30").isNotDone();
+        assertThat(below.expensive().get(0)).as("waited 11 s of 30").isNotDone();
         assertThat(done(below.cheap())).isEqualTo(1);
         assertThat(below.s().overduePlacedCount()).isZero();
 
@@ -93,10 +94,31 @@ class OverdueRequestTest {
     }
 
     @Test
+    void anOverdueRequestThatLeadsTheCostOrderAnywayIsPlacedButNotCountedAsPlacedAheadOfIt() {
+        Selector s = selector(Duration.ofSeconds(5));
+        RouteDecision first = s.route(request(prompt(1, 64))).join();
+        CompletableFuture<RouteDecision> cheapOld = s.route(request(prompt(2, 64)));
+        clock.addAndGet(10 * SECOND);
+        CompletableFuture<RouteDecision> expensiveNew = s.route(request(prompt(3, 8_192)));
+        s.onRequestEvent(new RequestEvent(first.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+        assertThat(cheapOld).isDone();
+        assertThat(expensiveNew).isNotDone();
+        assertThat(s.overduePlacedCount()).isZero();
+    }
+
+    @Test
+    void itsLimitIsCheckedWhereTheSettingsAreBuilt() {
+        for (Duration bad : List.of(Duration.ofSeconds(-1), SelectorSettings.MAX_OVERDUE_AFTER.plusSeconds(1))) {
+            assertThatThrownBy(() -> SelectorSettings.builder(List.of(WorkerSpec.of("w0", 1_000))).queueOverdueAfter(bad)
+                    .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queueOverdueAfter");
+        }
+    }
+
+    @Test
     void ofTwoOverdueRequestsTheLongerWaitingGoesFirstThoughTheOtherIsCheaper() {
         Queued q = queued(Duration.ofSeconds(5), 2, 1);
-        assertThat(q.expensive().get(0)).as("waited 12 s").isDone();
-        assertThat(q.expensive().get(1)).as("waited 11 s, and cheaper").isNotDone();
+        assertThat(q.expensive().get(0)).as("waited 13 s").isDone();
+        assertThat(q.expensive().get(1)).as("waited 12 s, and cheaper").isNotDone();
         assertThat(q.cheap().get(0)).isNotDone();
     }
 }

@@ -7,6 +7,7 @@ import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +33,7 @@ class QueueAgeingTest {
     private Selector selector(double queueAgeWeight) {
         List<WorkerSpec> specs = new ArrayList<>(List.of(WorkerSpec.of("w0", 1_000_000)));
         SelectorSettings settings = SelectorSettings.builder(specs).blockSize(BLOCK).seed(7L).holdAtWaiting(1)
-                .queueAgeWeight(queueAgeWeight).build();
+                .queueAgeWeight(queueAgeWeight).queueOverdueAfter(Duration.ZERO).build(); // the order alone
         NaiveReferenceIndex index = new NaiveReferenceIndex(1);
         return new Selector(settings, index, new DirectIndexWriter(index),
                 new ParameterStore(ParameterSet.defaults(1)), clock::get);
