@@ -22,7 +22,7 @@ class FleetStatusKafkaTest {
 
     @Test
     void theStatusLineSaysHowLongKafkaHasBeenUnreachable() throws Exception {
-        // Nothing listens there: a port below the OS's ephemeral range, which the other test JVM's servers draw from.
+        // Nothing listens there: a port below the OS's ephemeral range, where servers that bind port 0 get theirs.
         int port = LoopbackPorts.free();
         ParameterLoader loader = new ParameterLoader(KafkaSettings.defaults("127.0.0.1:" + port),
                 new ParameterStore(ParameterSet.defaults(2)),

@@ -155,7 +155,7 @@ class DashboardBrowserTest {
     /** A dashboard that never reached Kafka is never ready: the page says why, not that it is reading the history. */
     @Test
     void aDashboardThatNeverReachedKafkaSaysSoOnThePage() throws Exception {
-        // Nothing listens there: a port below the OS's ephemeral range, which the other test JVM's servers draw from.
+        // Nothing listens there: a port below the OS's ephemeral range, where servers that bind port 0 get theirs.
         int port = io.tierroute.deploy.local.LoopbackPorts.free();
         try (Dashboard cut = Dashboard.start(new Dashboard.Settings("127.0.0.1:" + port, "127.0.0.1", 0, TOKEN,
                 "TIERROUTE_ADMIN_TOKEN", "default"))) {

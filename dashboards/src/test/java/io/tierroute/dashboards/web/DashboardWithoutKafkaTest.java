@@ -85,7 +85,7 @@ class DashboardWithoutKafkaTest {
         }
     }
 
-    /** A port nothing listens on, below the OS's ephemeral range, which the other test JVM's servers draw from. */
+    /** A port nothing listens on, below the OS's ephemeral range, where servers that bind port 0 get theirs. */
     private static int freePort() {
         return LoopbackPorts.free();
     }

@@ -154,7 +154,7 @@ class DecisionPublisherTest {
 
     @Test
     void anUnreachableBrokerAndATinyBufferDropDecisionsButNeverBlockARoute() throws Exception {
-        // Nothing listens there: a port below the OS's ephemeral range, which the other test JVM's servers draw from.
+        // Nothing listens there: a port below the OS's ephemeral range, where servers that bind port 0 get theirs.
         int deadPort = LoopbackPorts.free();
         // A producer block (max.block.ms) well above what scheduling can add to a route on a busy machine, so the two
         // cannot be confused below.

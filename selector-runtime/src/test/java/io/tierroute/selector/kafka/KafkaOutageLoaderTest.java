@@ -57,7 +57,7 @@ class KafkaOutageLoaderTest {
 
     @Test
     void aLoaderWhereNothingListensSaysSoWithinSeconds() throws Exception {
-        // Not a port from the OS's ephemeral range, which the other test JVM's brokers and servers draw from.
+        // Not a port from the OS's ephemeral range, where servers that bind port 0 get theirs.
         String bootstrap = "127.0.0.1:" + LoopbackPorts.free();
         long begin = System.currentTimeMillis();
         try (ParameterLoader l = loader(KafkaSettings.defaults(bootstrap), new ParameterStore(ParameterSet.defaults(2)))) {
