@@ -285,14 +285,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             // The controller has committed them; the broker's authorizer applies them from its metadata a moment later,
             // and a client that writes at once could still be refused. The broker answers describeAcls from that
             // authorizer: once it lists them all, they are in force.
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!admin.describeAcls(new AclBindingFilter(resource.toFilter(), AccessControlEntryFilter.ANY)).values()
-                    .get(10, TimeUnit.SECONDS).containsAll(acls)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("ACLs " + acls + " were created but not in force 30 s later");
-                }
-                Thread.sleep(50);
-            }
+            pollUntil(() -> admin.describeAcls(new AclBindingFilter(resource.toFilter(), AccessControlEntryFilter.ANY))
+                    .values().get(10, TimeUnit.SECONDS).containsAll(acls),
+                    "ACLs " + acls + " were created but not in force 30 s later");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating ACLs", e);
@@ -383,15 +378,25 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Waits until the broker lists every one of {@code names} ({@code listed}) or none of them. */
     private static void awaitListing(Admin admin, java.util.Collection<String> names, boolean listed)
             throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (true) {
+        pollUntil(() -> {
             java.util.Set<String> shown = admin.listTopics().names().get(10, TimeUnit.SECONDS);
-            if (listed ? shown.containsAll(names) : names.stream().noneMatch(shown::contains)) {
-                return;
-            }
+            return listed ? shown.containsAll(names) : names.stream().noneMatch(shown::contains);
+        }, "topics " + names + (listed ? " were not listed 30 s after their creation"
+                : " were still listed 30 s after their deletion"));
+    }
+
+    /** A broker-side check that may read false for a moment after the controller accepted a change. */
+    private interface BrokerCheck {
+        boolean holds() throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException;
+    }
+
+    /** Polls {@code check} every 50 ms until it holds; IllegalStateException({@code failure}) after 30 s. */
+    private static void pollUntil(BrokerCheck check, String failure)
+            throws InterruptedException, ExecutionException, java.util.concurrent.TimeoutException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!check.holds()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("topics " + names + (listed ? " were not listed 30 s after their creation"
-                        : " were still listed 30 s after their deletion"));
+                throw new IllegalStateException(failure);
             }
             Thread.sleep(50);
         }

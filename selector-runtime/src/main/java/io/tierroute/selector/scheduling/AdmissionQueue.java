@@ -148,18 +148,20 @@ final class AdmissionQueue {
         return out;
     }
 
-    /** Removes and returns the requests that have waited longer than {@code maxWaitNanos}. */
+    /** The request that has waited longest, or null when none waits. */
+    synchronized Pending longestWaiting() {
+        return byArrival.isEmpty() ? null : byArrival.first();
+    }
+
+    /** Removes and returns the requests that have waited longer than {@code maxWaitNanos}, from the longest-waiting on. */
     synchronized List<Pending> expired(long nowNanos, long maxWaitNanos) {
         List<Pending> out = new ArrayList<>();
-        queue.removeIf(p -> {
-            if (nowNanos - p.enqueuedNanos > maxWaitNanos) {
-                out.add(p);
-                byArrival.remove(p);
-                ids.remove(p.request().requestId());
-                return true;
-            }
-            return false;
-        });
+        while (!byArrival.isEmpty() && nowNanos - byArrival.first().enqueuedNanos > maxWaitNanos) {
+            Pending p = byArrival.pollFirst();
+            queue.remove(p);
+            ids.remove(p.request().requestId());
+            out.add(p);
+        }
         size = queue.size();
         return out;
     }

@@ -129,13 +129,14 @@ final class QueueDrain {
                 }
                 boolean windowUnplaceable = false; // cheapestNow's dry runs could place none of the first ones
                 boolean overdueAhead = false; // an overdue request chosen over the head of the cost order
-                if (scan == null) {
+                // Nothing to choose between when the head waits alone or no worker has room: its own attempt decides.
+                if (scan == null && queue.size() >= 2 && lateBinding.someWorkerHasRoom(now)) {
                     AdmissionQueue.Pending late = overduePlaceable(now, s);
                     if (late != null) {
                         overdueAhead = late != head;
                         head = late;
                     } else {
-                        AdmissionQueue.Pending best = cheapestNow(head, now, s);
+                        AdmissionQueue.Pending best = cheapestNow(now, s);
                         windowUnplaceable = best == null;
                         head = windowUnplaceable ? head : best;
                     }
@@ -211,65 +212,69 @@ final class QueueDrain {
 
     /**
      * The longest-waiting request that is overdue ({@link SelectorSettings#queueOverdueAfter}) and placeable now, of the
-     * first {@link #RERANK_WINDOW} to arrive; null when none is (or nothing could be placed, or it waits alone). It goes
-     * before the cost order: under overload that order can keep an expensive request waiting for minutes.
+     * first {@link #RERANK_WINDOW} to arrive; null when none is. It goes before the cost order: under overload that order
+     * can keep an expensive request waiting for minutes.
      */
     private AdmissionQueue.Pending overduePlaceable(long now, AttemptScratch s) {
-        if (overdueNanos == 0 || queue.size() < 2 || !lateBinding.someWorkerHasRoom(now)) {
-            return null;
+        AdmissionQueue.Pending oldest = queue.longestWaiting();
+        if (overdueNanos == 0 || oldest == null || now - oldest.enqueuedNanos() < overdueNanos) {
+            return null; // the common case, without copying the arrival order
         }
         for (AdmissionQueue.Pending p : queue.firstArrived(RERANK_WINDOW)) {
             if (now - p.enqueuedNanos() < overdueNanos) {
                 return null; // arrival order: the rest have waited less
             }
-            if (p.future().isDone()) {
-                continue; // cancelled: the drain removes it when it reaches it
-            }
-            try {
-                if (attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN) != null) {
-                    return p;
-                }
-            } catch (RuntimeException e) {
-                return p; // its real attempt fails it to its caller at once
+            if (dryRun(p, now, s) != DryRun.UNPLACEABLE) {
+                return p;
             }
         }
         return null;
+    }
+
+    /** What a dry run says of a waiting request now. */
+    private enum DryRun { PLACEABLE, UNPLACEABLE, FAILS }
+
+    /**
+     * A waiting request's dry run: placeable now, not (cancelled, or no worker it could go to has room, or its cheapest
+     * has K waiting), or failing (its real attempt fails it to its caller at once, instead of leaving it to time out).
+     */
+    private DryRun dryRun(AdmissionQueue.Pending p, long now, AttemptScratch s) {
+        if (p.future().isDone()) {
+            return DryRun.UNPLACEABLE; // cancelled: the drain removes it when it reaches it
+        }
+        try {
+            return attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN) != null
+                    ? DryRun.PLACEABLE : DryRun.UNPLACEABLE;
+        } catch (RuntimeException e) {
+            return DryRun.FAILS;
+        }
     }
 
     /**
      * The request to place next: of the first {@link #RERANK_WINDOW} in the queue's order and placeable now, the one
      * with the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with
      * room; under the fleet-wide bound alone, possibly a busy one that holds its prefix), less its wait's credit
-     * ({@link AdmissionQueue#rankNow}); {@code head} when it waits alone or no worker has room, null when it ranked them
-     * and none can be placed now. Whatever made the queue (late binding or load limits). A request's place was set by
+     * ({@link AdmissionQueue#rankNow}); null when none can be placed now. Called when another waits and a worker has
+     * room. Whatever made the queue (late binding or load limits). A request's place was set by
      * its cost at arrival, and by the time a worker frees, queues, the link and the cache have moved: the one cheapest
      * now (often a prefix that has just landed in HBM) frees capacity soonest. WSPT on the fleet's present state, not on
      * the one each request found (DESIGN.md §3's priority, read at dispatch), aged as the queue is.
      * The dry runs, like a preview, mark the prefixes they walk as recently used in the index.
      */
-    private AdmissionQueue.Pending cheapestNow(AdmissionQueue.Pending head, long now, AttemptScratch s) {
-        if (queue.size() < 2 || !lateBinding.someWorkerHasRoom(now)) {
-            return head; // nothing to rank, or nothing placeable: the head's own attempt ends the drain
-        }
+    private AdmissionQueue.Pending cheapestNow(long now, AttemptScratch s) {
         AdmissionQueue.Pending best = null;
         double bestRank = Double.POSITIVE_INFINITY;
         for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
-            if (p.future().isDone()) {
-                continue; // cancelled: the drain removes it when it reaches it
+            DryRun dry = dryRun(p, now, s);
+            if (dry == DryRun.FAILS) {
+                return p;
             }
-            RouteDecision d;
-            try {
-                d = attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN);
-            } catch (RuntimeException e) {
-                return p; // its real attempt fails it to its caller at once, instead of leaving it to time out
-            }
-            if (d == null) {
-                continue; // no worker it could go to has room (or its cheapest has K waiting): not placeable now
-            }
-            double rank = queue.rankNow(p, s.cheapestEligible(), now);
-            if (rank < bestRank) {
-                bestRank = rank;
-                best = p;
+            if (dry == DryRun.PLACEABLE) {
+                double rank = queue.rankNow(p, s.cheapestEligible(), now);
+                if (rank < bestRank) {
+                    bestRank = rank;
+                    best = p;
+                }
             }
         }
         return best;

@@ -1,9 +1,5 @@
 package io.tierroute.selector.scheduling;
 
-import io.tierroute.selector.index.NaiveReferenceIndex;
-import io.tierroute.selector.ingest.DirectIndexWriter;
-import io.tierroute.selector.params.ParameterSet;
-import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
-import static io.tierroute.selector.scheduling.HeldPrompts.BLOCK;
 import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,12 +28,8 @@ class OverdueRequestTest {
     private int nextId;
 
     private Selector selector(Duration overdueAfter) {
-        List<WorkerSpec> specs = new ArrayList<>(List.of(WorkerSpec.of("w0", 1_000_000)));
-        SelectorSettings settings = SelectorSettings.builder(specs).blockSize(BLOCK).seed(7L).holdAtWaiting(1)
-                .queueAgeWeight(0).queueOverdueAfter(overdueAfter).build();
-        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
-        return new Selector(settings, index, new DirectIndexWriter(index),
-                new ParameterStore(ParameterSet.defaults(1)), clock::get);
+        return HeldPrompts.selector(1, clock::get, b -> b.holdAtWaiting(1).queueAgeWeight(0)
+                .queueOverdueAfter(overdueAfter));
     }
 
     private RouteRequest request(int[] tokens) {
