@@ -83,7 +83,7 @@ public final class ConfigLoader {
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
                     "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "queueAgeWeight", "queueOverdueAfter", "holdAtWaiting",
                     "holdAtCheapestWaiting",
-                    "holdAtCheapestSilentAfter", "seed");
+                    "holdAtCheapestSilentAfter", "spreadWithin", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
@@ -109,7 +109,8 @@ public final class ConfigLoader {
                     .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
                             1_000_000, "requests"))
                     .holdAtCheapestSilentAfter(r.durationOrZero("holdAtCheapestSilentAfter",
-                            dflt.holdAtCheapestSilentAfter()));
+                            dflt.holdAtCheapestSilentAfter()))
+                    .spreadWithin((int) r.integer("spreadWithin", dflt.spreadWithin(), 0, 1_000_000, "requests"));
             ConfigNode seed = r.get("seed");
             sb.seed(seed == null ? null : seed.asLong());
         }

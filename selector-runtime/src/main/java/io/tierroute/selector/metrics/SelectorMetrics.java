@@ -92,6 +92,8 @@ public final class SelectorMetrics {
                 .help("KV events accepted over HTTP and queued for the index writer").register(registry);
 
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
+        counter("tierroute_routes_spread_total", "Routes the light-load spread (routing.spreadWithin) sent away from the "
+                + "cheapest worker, which had more requests in flight", selector::spreadCount);
         counter("tierroute_routes_overdue_total", "Queued routes placed before the cost order because they had waited "
                 + "routing.queueOverdueAfter (a steady rise: the fleet is overloaded)", selector::overduePlacedCount);
         counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity (no "

@@ -23,6 +23,8 @@ final class Explanations {
     static final String CHEAPEST_WAITS = "late binding";
     /** Scored, left out of the pick and the hold: silent while ours wait there ({@link LateBinding}). */
     static final String SILENT = "silent";
+    /** Scored, left out of the pick at light load: too many in flight beyond the least-loaded ({@link LightLoadSpread}). */
+    static final String SPREAD = "light-load spread";
 
     private final SelectorSettings settings;
     private final WorkerRegistry registry;
@@ -45,7 +47,7 @@ final class Explanations {
         List<RouteDecision.Candidate> out = new ArrayList<>(workers);
         for (int w = 0; w < workers; w++) {
             String e = s.excluded[w];
-            boolean scored = e == null || e == OVER_LOAD || e == CHEAPEST_WAITS || e == SILENT;
+            boolean scored = e == null || e == OVER_LOAD || e == CHEAPEST_WAITS || e == SILENT || e == SPREAD;
             out.add(new RouteDecision.Candidate(registry.name(w), reason(w, e, s),
                     scored ? s.terms[w].toBreakdown() : null));
         }
@@ -59,6 +61,11 @@ final class Explanations {
         if (exclusion == CHEAPEST_WAITS) {
             return "late binding: holdAtCheapestWaiting (" + settings.holdAtCheapestWaiting()
                     + ") of this selector's requests waiting for their first token";
+        }
+        if (exclusion == SPREAD) {
+            return "light-load spread: more than spreadWithin (" + settings.spreadWithin() + ") requests in flight beyond"
+                    + " the least-loaded candidate while the fleet is lightly loaded, and not "
+                    + (long) (LightLoadSpread.KEEP_SAVING_US / 1000) + " ms cheaper than every candidate within that";
         }
         if (exclusion == SILENT) {
             return "silent: this selector's requests wait there, and it has shown no work (output of this selector's"

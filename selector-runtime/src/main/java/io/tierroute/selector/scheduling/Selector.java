@@ -49,6 +49,7 @@ public final class Selector {
     private final WorkerStatus status;
     private final SilentWorkers silentWorkers;
     private final LateBinding lateBinding;
+    private final LightLoadSpread spread;
     private final Explanations explanations;
     private final QueueDrain drain;
     private final WorkerSpec[] specs;
@@ -67,6 +68,7 @@ public final class Selector {
     /** Why the queue no longer takes requests (the server is stopping), or null; guarded by drainLock. */
     private String stopping;
     private final LongAdder exploredTotal = new LongAdder();
+    private final LongAdder spreadTotal = new LongAdder();
     private final LongAdder sinkErrors = new LongAdder();
 
     public Selector(SelectorSettings settings, PrefixIndex index, IndexWriter writer, ParameterStore params,
@@ -97,6 +99,7 @@ public final class Selector {
         this.status = new WorkerStatus(n);
         this.silentWorkers = new SilentWorkers(inflight, registry, settings);
         this.lateBinding = new LateBinding(settings, inflight, silentWorkers, status, specs);
+        this.spread = new LightLoadSpread(settings.spreadWithin());
         this.explanations = new Explanations(settings, registry, specs, status, inflight);
         this.scratch = ThreadLocal.withInitial(() -> new AttemptScratch(new PromptLookup(settings, index), n));
         this.drain = new QueueDrain(queue, drainLock, this::attempt, lateBinding, status, specs, inflight, clock,
@@ -290,6 +293,7 @@ public final class Selector {
             s.eligible[w] = !over;
         }
 
+        boolean spreadFromCheapest = spread.apply(s, ctx.prefillDuty());
         if (lateBinding.holds(s, now)) {
             return null; // queued by the caller: bound once a worker has room (LateBinding)
         }
@@ -303,6 +307,9 @@ public final class Selector {
             routed.increment();
             if (explored) {
                 exploredTotal.increment();
+            }
+            if (spreadFromCheapest) {
+                spreadTotal.increment();
             }
         }
         RouteDecision decision = new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(),
@@ -557,6 +564,9 @@ public final class Selector {
 
     public long routedCount() { return routed.sum(); }
     public long queuedCount() { return queuedTotal.sum(); }
+    /** Routes the light-load spread sent away from the cheapest candidate ({@code routing.spreadWithin}). */
+    public long spreadCount() { return spreadTotal.sum(); }
+
     /** Queued routes placed before the cost order for having waited {@code routing.queueOverdueAfter}. */
     public long overduePlacedCount() { return drain.overduePlaced(); }
     public long rejectedCount() { return rejected.sum(); }

@@ -32,6 +32,7 @@ public record SelectorSettings(
         int holdAtWaiting,
         int holdAtCheapestWaiting,
         Duration holdAtCheapestSilentAfter,
+        int spreadWithin,
         Long seed) {
 
     public SelectorSettings {
@@ -69,6 +70,7 @@ public record SelectorSettings(
             throw new IllegalArgumentException("holdAtCheapestSilentAfter must be ≥ 0 (0: never), got "
                     + holdAtCheapestSilentAfter);
         }
+        if (spreadWithin < 0) throw new IllegalArgumentException("spreadWithin must be ≥ 0 (0: off), got " + spreadWithin);
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
             if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
@@ -79,6 +81,9 @@ public record SelectorSettings(
     public static Builder builder(List<WorkerSpec> workers) {
         return new Builder(workers);
     }
+
+    /** {@link Builder#spreadWithin}'s default, requests. */
+    public static final int SPREAD_WITHIN = 4;
 
     /** {@link Builder#queueOverdueAfter}'s default, s. */
     public static final int OVERDUE_AFTER_SECONDS = 15;
@@ -120,6 +125,7 @@ public record SelectorSettings(
         private int holdAtWaiting = 0;
         private int holdAtCheapestWaiting = 0;
         private Duration holdAtCheapestSilentAfter = Duration.ofSeconds(10);
+        private int spreadWithin = SPREAD_WITHIN;
         private Long seed;
 
         private Builder(List<WorkerSpec> workers) {
@@ -198,6 +204,14 @@ public record SelectorSettings(
          * normal; at or above {@code maxQueueWait} it never acts.
          */
         public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
+        /**
+         * Light-load spread: while the fleet is lightly loaded (D̄, the share of workers with a request waiting for its
+         * first token, at most 0.1), a worker with more than {@code v} of this
+         * selector's requests in flight beyond the least-loaded candidate leaves the pick, unless it is 100 ms cheaper
+         * than every candidate within {@code v} (a large hit). At light load a request's completion is mostly its
+         * decode, which a fuller batch slows (0: off).
+         */
+        public Builder spreadWithin(int v) { spreadWithin = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
         public Builder seed(Long v) { seed = v; return this; }
 
@@ -208,7 +222,7 @@ public record SelectorSettings(
                     computingClaimTtl, requestMaxAge,
                     telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, queueAgeWeight, queueOverdueAfter,
                     holdAtWaiting,
-                    holdAtCheapestWaiting, holdAtCheapestSilentAfter, seed);
+                    holdAtCheapestWaiting, holdAtCheapestSilentAfter, spreadWithin, seed);
         }
     }
 }

@@ -446,6 +446,15 @@ class ConfigLoaderTest {
         bad("routing: {holdAtCheapestWaiting: 2, maxQueued: 0}\nworkers: [{name: a}]\n",
                 "holdAtCheapestWaiting 2 holds requests in the admission queue, which maxQueued 0 turns off");
 
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().spreadWithin())
+                .isEqualTo(SelectorSettings.SPREAD_WITHIN);
+        assertThat(ConfigLoader.parse("routing: {spreadWithin: 0}\nworkers: [{name: a}]\n", dir).selector()
+                .spreadWithin()).as("off").isZero();
+        assertThat(ConfigLoader.parse("routing: {spreadWithin: 8}\nworkers: [{name: a}]\n", dir).selector()
+                .spreadWithin()).isEqualTo(8);
+        bad("routing: {spreadWithin: -1}\nworkers: [{name: a}]\n", "routing.spreadWithin", "-1");
+        bad("routing: {spreadWithin: 2.5}\nworkers: [{name: a}]\n", "routing.spreadWithin: must be a whole number");
+
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtCheapestSilentAfter())
                 .isEqualTo(Duration.ofSeconds(10));
         assertThat(ConfigLoader.parse("routing: {holdAtCheapestSilentAfter: 2500ms}\nworkers: [{name: a}]\n", dir)

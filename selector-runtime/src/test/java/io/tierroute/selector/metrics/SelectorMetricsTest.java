@@ -53,6 +53,7 @@ class SelectorMetricsTest {
                 .contains("tierroute_routes_total{outcome=\"invalid\"} 1.0")
                 .contains("tierroute_routes_queued_total 0.0")
                 .contains("tierroute_routes_overdue_total 0.0")
+                .contains("tierroute_routes_spread_total 0.0")
                 .contains("tierroute_routes_rejected_total 0.0")
                 .contains("tierroute_routes_explored_total 0.0")
                 .contains("tierroute_kv_events_applied_total 0.0")

@@ -1,0 +1,72 @@
+package io.tierroute.selector.scheduling;
+
+/**
+ * Light-load spread ({@link SelectorSettings#spreadWithin}): while the fleet is lightly loaded, a candidate with more
+ * than K requests in flight beyond the least-loaded candidate leaves the pick, unless it is cheaper than every candidate
+ * within K by at least {@link #KEEP_SAVING_US}.
+ *
+ * <p>Why: at light load a request's completion time is mostly its decode, and the engine's decode step slows with the
+ * KV its batch holds, so a worker that collects the requests of the prefixes it caches decodes every one of them
+ * slower. The cost model prices time to first token and harm, not the newcomer's own decode, and at light load its
+ * queue terms are near zero: it follows the cache wherever the batch is. In the simulator that left the mean JCT
+ * 6–12 % behind routers that balance load at llmd-blog 0.5 and 1 and cpu-overflow 1 (ten seeds), while the first
+ * token came no sooner than theirs. A small hit (a shared system prompt) is worth less than a lighter batch; a large
+ * one (a workflow's 30 k-token context) is not, hence the saving that keeps a busier worker in the pick.
+ * "Light" is the fleet's prefill duty D̄ (the share of workers with a request waiting for its first token, as
+ * {@code C_harm} reads it) at or below {@link #LIGHT_PREFILL_DUTY}: once first tokens queue, the queue terms price
+ * the load, and spreading then costs hits the queues need (fleet-sim/experiments/ROUNDS.md, "Light-load spread round").
+ */
+final class LightLoadSpread {
+
+    /** D̄ at or below which the fleet counts as lightly loaded. 0.05 left llmd-blog 1 behind, 0.2 hurt agentic 2. */
+    static final double LIGHT_PREFILL_DUTY = 0.1;
+
+    /**
+     * µs of cost a busier candidate must save over every candidate within K to stay in the pick: 100 ms. 50 ms left
+     * llmd-blog 1 behind; without it the agentic workloads' p99 (long workflow contexts sent elsewhere) fell 5–10 %.
+     */
+    static final double KEEP_SAVING_US = 100_000;
+
+    private final int within;
+
+    /** @param within K, {@link SelectorSettings#spreadWithin}; 0: off */
+    LightLoadSpread(int within) {
+        this.within = within;
+    }
+
+    /**
+     * Leaves out of the pick (marked {@link Explanations#SPREAD}) the eligible candidates the spread excludes; returns
+     * true when that excluded the candidate that was cheapest. {@code s} holds the scored candidates.
+     */
+    boolean apply(AttemptScratch s, double prefillDuty) {
+        if (within == 0 || prefillDuty > LIGHT_PREFILL_DUTY) {
+            return false;
+        }
+        int workers = s.eligible.length;
+        long fewest = Long.MAX_VALUE;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w]) {
+                fewest = Math.min(fewest, s.loads[w].inFlight());
+            }
+        }
+        double bestWithin = Double.POSITIVE_INFINITY;
+        double bestOverall = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w]) {
+                bestOverall = Math.min(bestOverall, s.cost[w]);
+                if (s.loads[w].inFlight() <= fewest + within) {
+                    bestWithin = Math.min(bestWithin, s.cost[w]);
+                }
+            }
+        }
+        boolean cheapestLeft = false;
+        for (int w = 0; w < workers; w++) {
+            if (s.eligible[w] && s.loads[w].inFlight() > fewest + within && bestWithin - s.cost[w] < KEEP_SAVING_US) {
+                s.eligible[w] = false;
+                s.excluded[w] = Explanations.SPREAD;
+                cheapestLeft |= s.cost[w] == bestOverall;
+            }
+        }
+        return cheapestLeft;
+    }
+}

@@ -1,0 +1,63 @@
+package io.tierroute.selector.scheduling;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link SelectorSettings#spreadWithin} through the selector, default parameters, two workers: w0 holds six requests
+ * (sent there by a 120 k-token hit, worth more than the spread's 100 ms) and caches a 4 k-token prompt; w1 is idle.
+ * The cost model alone sends the 4 k-token prompt to its hit on w0; the spread sends it to w1, explains why and counts
+ * it; within K, or off, it goes to w0.
+ */
+class LightLoadSpreadRouteTest {
+
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private int nextId;
+
+    private RouteRequest request(int[] tokens, boolean explain) {
+        // One output token expected: w0's in-flight decode adds little cost, its hit decides.
+        return new RouteRequest("r" + (nextId++), null, null, null, tokens, null, null, null, 512, 1, null, explain);
+    }
+
+    /** A selector whose w0 holds six requests and caches {@link #shared()}. */
+    private Selector loaded(int spreadWithin) {
+        Selector s = HeldPrompts.selector(2, clock::get, b -> b.spreadWithin(spreadWithin));
+        for (int i = 0; i < 6; i++) {
+            int[] large = prompt(10 + i, 120_000);
+            HeldPrompts.storeInHbm(s, 0, large);
+            assertThat(s.route(request(large, false)).join().workerIndex()).as("a 120 k-token hit stays on w0").isZero();
+            clock.addAndGet(1_000_000L);
+        }
+        HeldPrompts.storeInHbm(s, 0, shared());
+        return s;
+    }
+
+    private static int[] shared() {
+        return prompt(1, 4_000);
+    }
+
+    @Test
+    void aSmallHitOnAWorkerFarBusierThanTheIdleOneGoesToTheIdleOne() {
+        Selector s = loaded(4);
+        RouteDecision d = s.route(request(shared(), true)).join();
+        assertThat(d.workerIndex()).isEqualTo(1);
+        assertThat(d.candidates().get(0).excludedBecause()).startsWith("light-load spread: more than spreadWithin (4)");
+        assertThat(d.candidates().get(0).cost()).as("scored").isNotNull();
+        assertThat(s.spreadCount()).isEqualTo(1);
+    }
+
+    @Test
+    void withinKOrOffTheHitDecides() {
+        Selector within = loaded(6);
+        assertThat(within.route(request(shared(), false)).join().workerIndex()).isZero();
+        assertThat(within.spreadCount()).isZero();
+
+        Selector off = loaded(0);
+        assertThat(off.route(request(shared(), false)).join().workerIndex()).isZero();
+        assertThat(off.spreadCount()).isZero();
+    }
+}
