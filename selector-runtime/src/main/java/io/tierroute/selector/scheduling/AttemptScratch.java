@@ -53,8 +53,13 @@ final class AttemptScratch {
 
     /** The last attempt left a worker out as silent. */
     boolean excludedSilent() {
+        return excludedBy(Explanations.SILENT);
+    }
+
+    /** The last attempt left a worker out for {@code marker}, one of {@link Explanations}' (compared by identity). */
+    boolean excludedBy(String marker) {
         for (String e : excluded) {
-            if (e == Explanations.SILENT) {
+            if (e == marker) {
                 return true;
             }
         }

@@ -23,7 +23,7 @@ final class Explanations {
     static final String CHEAPEST_WAITS = "late binding";
     /** Scored, left out of the pick and the hold: silent while ours wait there ({@link LateBinding}). */
     static final String SILENT = "silent";
-    /** Scored, left out of the pick at light load: too many in flight beyond the least-loaded ({@link LightLoadSpread}). */
+    /** Scored, left out of the pick at light load: far busier than the least-loaded ({@link LightLoadSpread}). */
     static final String SPREAD = "light-load spread";
 
     private final SelectorSettings settings;
@@ -63,8 +63,8 @@ final class Explanations {
                     + ") of this selector's requests waiting for their first token";
         }
         if (exclusion == SPREAD) {
-            return "light-load spread: more than spreadWithin (" + settings.spreadWithin() + ") requests in flight beyond"
-                    + " the least-loaded candidate while the fleet is lightly loaded, and not "
+            return "light-load spread: more than spreadWithin (" + settings.spreadWithin() + ") of this selector's"
+                    + " requests in flight beyond the least-loaded candidate while the fleet is lightly loaded, and not "
                     + (long) (LightLoadSpread.KEEP_SAVING_US / 1000) + " ms cheaper than every candidate within that";
         }
         if (exclusion == SILENT) {
@@ -79,6 +79,13 @@ final class Explanations {
     String previewRefusal(AttemptScratch s) {
         if (s.healthyCandidates == 0) {
             return noneTakesRequests();
+        }
+        if (s.heldForLateBinding && s.excludedBy(SPREAD)) {
+            return "late binding holds it: the workers the light-load spread left in the pick (spreadWithin "
+                    + settings.spreadWithin() + "; it left out those with more requests in flight) have their bound of"
+                    + " requests waiting for their first token (holdAtWaiting " + settings.holdAtWaiting()
+                    + ", holdAtCheapestWaiting " + settings.holdAtCheapestWaiting()
+                    + "): the request would wait in the admission queue";
         }
         if (s.heldForCheapest) {
             return "the cheapest worker for it has " + settings.holdAtCheapestWaiting() + " or more requests waiting"

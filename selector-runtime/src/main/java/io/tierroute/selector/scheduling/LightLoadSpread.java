@@ -2,8 +2,10 @@ package io.tierroute.selector.scheduling;
 
 /**
  * Light-load spread ({@link SelectorSettings#spreadWithin}): while the fleet is lightly loaded, a candidate with more
- * than K requests in flight beyond the least-loaded candidate leaves the pick, unless it is cheaper than every candidate
- * within K by at least {@link #KEEP_SAVING_US}.
+ * than K of this selector's requests in flight beyond the least-loaded eligible candidate leaves the pick, unless it is
+ * cheaper than every candidate within K by at least {@link #KEEP_SAVING_US}. The least-loaded one always stays, so the
+ * spread never empties the pick; under late binding it runs first, so a request whose remaining candidates all have
+ * their bound of waiting requests is held for them (a first token there, rather than a batch K fuller elsewhere).
  *
  * <p>Why: at light load a request's completion time is mostly its decode, and the engine's decode step slows with the
  * KV its batch holds, so a worker that collects the requests of the prefixes it caches decodes every one of them
@@ -12,9 +14,10 @@ package io.tierroute.selector.scheduling;
  * 6–12 % behind routers that balance load at llmd-blog 0.5 and 1 and cpu-overflow 1 (ten seeds), while the first
  * token came no sooner than theirs. A small hit (a shared system prompt) is worth less than a lighter batch; a large
  * one (a workflow's 30 k-token context) is not, hence the saving that keeps a busier worker in the pick.
- * "Light" is the fleet's prefill duty D̄ (the share of workers with a request waiting for its first token, as
- * {@code C_harm} reads it) at or below {@link #LIGHT_PREFILL_DUTY}: once first tokens queue, the queue terms price
- * the load, and spreading then costs hits the queues need (fleet-sim/experiments/ROUNDS.md, "Light-load spread round").
+ * "Light" is the fleet's prefill duty D̄ (an EWMA over arrivals of the share of workers with a request waiting for its
+ * first token, as {@code C_harm} reads it) at or below {@link #LIGHT_PREFILL_DUTY}: once first tokens queue, the queue
+ * terms price the load, and spreading then costs hits the queues need (fleet-sim/experiments/ROUNDS.md, "Light-load
+ * spread round").
  */
 final class LightLoadSpread {
 
@@ -22,8 +25,8 @@ final class LightLoadSpread {
     static final double LIGHT_PREFILL_DUTY = 0.1;
 
     /**
-     * µs of cost a busier candidate must save over every candidate within K to stay in the pick: 100 ms. 50 ms left
-     * llmd-blog 1 behind; without it the agentic workloads' p99 (long workflow contexts sent elsewhere) fell 5–10 %.
+     * µs of cost a busier candidate must save over every candidate within K to stay in the pick: 100 ms. 50 ms (at
+     * K = 3) left llmd-blog 1 behind; without it agentic 1's p99 (long workflow contexts sent elsewhere) fell 11 %.
      */
     static final double KEEP_SAVING_US = 100_000;
 
@@ -35,8 +38,9 @@ final class LightLoadSpread {
     }
 
     /**
-     * Leaves out of the pick (marked {@link Explanations#SPREAD}) the eligible candidates the spread excludes; returns
-     * true when that excluded the candidate that was cheapest. {@code s} holds the scored candidates.
+     * Leaves out of the pick (marked {@link Explanations#SPREAD}) the eligible candidates of {@code s} (scored) that
+     * the spread excludes; true when the cheapest candidate left is dearer than the cheapest before (it changed the
+     * pick).
      */
     boolean apply(AttemptScratch s, double prefillDuty) {
         if (within == 0 || prefillDuty > LIGHT_PREFILL_DUTY) {
@@ -59,14 +63,14 @@ final class LightLoadSpread {
                 }
             }
         }
-        boolean cheapestLeft = false;
+        boolean any = false;
         for (int w = 0; w < workers; w++) {
             if (s.eligible[w] && s.loads[w].inFlight() > fewest + within && bestWithin - s.cost[w] < KEEP_SAVING_US) {
                 s.eligible[w] = false;
                 s.excluded[w] = Explanations.SPREAD;
-                cheapestLeft |= s.cost[w] == bestOverall;
+                any = true;
             }
         }
-        return cheapestLeft;
+        return any && s.cheapestEligible() > bestOverall; // a kept worker as cheap as the one left out: no spread
     }
 }

@@ -70,7 +70,9 @@ public record SelectorSettings(
             throw new IllegalArgumentException("holdAtCheapestSilentAfter must be ≥ 0 (0: never), got "
                     + holdAtCheapestSilentAfter);
         }
-        if (spreadWithin < 0) throw new IllegalArgumentException("spreadWithin must be ≥ 0 (0: off), got " + spreadWithin);
+        if (spreadWithin < 0) {
+            throw new IllegalArgumentException("spreadWithin must be ≥ 0 (0: off), got " + spreadWithin);
+        }
         if (maxWorkflows <= 0) throw new IllegalArgumentException("maxWorkflows must be > 0");
         for (Duration d : List.of(approximateTtl, computingClaimTtl, requestMaxAge, telemetryMaxAge, workflowMaxAge, toolWarmTime, maxQueueWait)) {
             if (d.isNegative() || d.isZero()) throw new IllegalArgumentException("durations must be > 0, got " + d);
@@ -205,11 +207,11 @@ public record SelectorSettings(
          */
         public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
         /**
-         * Light-load spread: while the fleet is lightly loaded (D̄, the share of workers with a request waiting for its
-         * first token, at most 0.1), a worker with more than {@code v} of this
-         * selector's requests in flight beyond the least-loaded candidate leaves the pick, unless it is 100 ms cheaper
-         * than every candidate within {@code v} (a large hit). At light load a request's completion is mostly its
-         * decode, which a fuller batch slows (0: off).
+         * Light-load spread: while the fleet is lightly loaded (D̄, an EWMA of the share of workers with a request
+         * waiting for its first token, at most 0.1), a worker with more than {@code v} of this selector's requests in
+         * flight beyond the least-loaded candidate leaves the pick, unless it is 100 ms cheaper than every candidate
+         * within {@code v} (a large hit). At light load a request's completion is mostly its decode, which a fuller
+         * batch slows (0: off).
          */
         public Builder spreadWithin(int v) { spreadWithin = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */

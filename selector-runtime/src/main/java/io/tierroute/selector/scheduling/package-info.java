@@ -21,7 +21,8 @@
  *   <li>{@code LateBinding}: when a request is held in the queue instead of joining a busy worker's queue, and the
  *       drain's quick checks; {@code SilentWorkers}: which workers have been silent while requests wait there (a hung
  *       engine), for the cheapest-worker hold to pass over.</li>
- *   <li>{@code WorkerStatus} (healthy, draining) and {@code LoadLimits} (maxInFlight, maxWaiting): the hard filters.</li>
+ *   <li>{@code WorkerStatus} (healthy, draining) and {@code LoadLimits} (maxInFlight, maxWaiting): the hard filters;
+ *       {@code LightLoadSpread}: at light load, the workers far busier than the least-loaded leave the pick.</li>
  *   <li>{@code Explanations}: why a candidate left the pick (explain), why a route was refused or would wait.</li>
  *   <li>{@code SelectorSettings}, {@code WorkerSpec}: configuration, validated on construction.</li>
  *   <li>{@code UnpricedTiers}: counts KV events (both paths) that put blocks on a tier the worker is configured

@@ -1,17 +1,23 @@
 package io.tierroute.selector.scheduling;
 
+import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link SelectorSettings#spreadWithin} through the selector, default parameters, two workers: w0 holds six requests
  * (sent there by a 120 k-token hit, worth more than the spread's 100 ms) and caches a 4 k-token prompt; w1 is idle.
  * The cost model alone sends the 4 k-token prompt to its hit on w0; the spread sends it to w1, explains why and counts
- * it; within K, or off, it goes to w0.
+ * it; within K, or off, it goes to w0. Under late binding the spread runs first: with w1's one request still waiting
+ * for its first token, the request is held for w1 (and a preview says why), not bound to w0's fuller batch.
  */
 class LightLoadSpreadRouteTest {
 
@@ -25,11 +31,18 @@ class LightLoadSpreadRouteTest {
 
     /** A selector whose w0 holds six requests and caches {@link #shared()}. */
     private Selector loaded(int spreadWithin) {
-        Selector s = HeldPrompts.selector(2, clock::get, b -> b.spreadWithin(spreadWithin));
+        return loaded(b -> b.spreadWithin(spreadWithin));
+    }
+
+    private Selector loaded(java.util.function.UnaryOperator<SelectorSettings.Builder> settings) {
+        Selector s = HeldPrompts.selector(2, clock::get, settings);
+        List<RouteDecision> onW0 = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
             int[] large = prompt(10 + i, 120_000);
             HeldPrompts.storeInHbm(s, 0, large);
-            assertThat(s.route(request(large, false)).join().workerIndex()).as("a 120 k-token hit stays on w0").isZero();
+            RouteDecision d = s.route(request(large, false)).join();
+            assertThat(d.workerIndex()).as("a 120 k-token hit stays on w0").isZero();
+            s.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FIRST_TOKEN, 1)); // decoding there
             clock.addAndGet(1_000_000L);
         }
         HeldPrompts.storeInHbm(s, 0, shared());
@@ -59,5 +72,25 @@ class LightLoadSpreadRouteTest {
         Selector off = loaded(0);
         assertThat(off.route(request(shared(), false)).join().workerIndex()).isZero();
         assertThat(off.spreadCount()).isZero();
+    }
+
+    @Test
+    void underLateBindingTheSpreadRunsFirstAndAHoldSaysSo() {
+        Selector s = loaded(b -> b.spreadWithin(4).holdAtWaiting(1));
+        int[] onW1 = prompt(2, 120_000);
+        HeldPrompts.storeInHbm(s, 1, onW1);
+        RouteDecision waiting = s.route(request(onW1, false)).join();
+        assertThat(waiting.workerIndex()).isEqualTo(1);
+
+        CompletableFuture<RouteDecision> held = s.route(request(shared(), false));
+        assertThat(held).as("w0 left out (6 in flight, 1 on w1), w1 has one waiting").isNotDone();
+        assertThatThrownBy(() -> s.preview(request(shared(), false)))
+                .isInstanceOf(NoCapacityException.class)
+                .hasMessageContaining("the light-load spread left in the pick (spreadWithin 4");
+
+        s.onRequestEvent(new RequestEvent(waiting.requestId(), RequestEvent.Type.FIRST_TOKEN, 1));
+        assertThat(held).isDone();
+        assertThat(held.join().workerIndex()).isEqualTo(1);
+        assertThat(s.spreadCount()).isEqualTo(1);
     }
 }

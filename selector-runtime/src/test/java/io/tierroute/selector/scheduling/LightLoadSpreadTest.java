@@ -61,6 +61,13 @@ class LightLoadSpreadTest {
     }
 
     @Test
+    void aKeptWorkerAsCheapAsTheOneLeftOutMeansThePickDidNotChange() {
+        AttemptScratch s = scored(new double[] {1 * MS, 1 * MS}, new int[] {6, 0});
+        assertThat(new LightLoadSpread(4).apply(s, 0.0)).isFalse();
+        assertThat(s.eligible).containsExactly(false, true);
+    }
+
+    @Test
     void theLeastLoadedIsTheLeastLoadedEligibleCandidate() {
         AttemptScratch s = scored(new double[] {1 * MS, 4 * MS, 2 * MS}, new int[] {6, 0, 3});
         s.eligible[1] = false; // over its load limit, say: not a place to spread to
