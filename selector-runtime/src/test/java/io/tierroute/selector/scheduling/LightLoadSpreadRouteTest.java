@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import static io.tierroute.selector.scheduling.HeldPrompts.prompt;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +35,7 @@ class LightLoadSpreadRouteTest {
         return loaded(b -> b.spreadWithin(spreadWithin));
     }
 
-    private Selector loaded(java.util.function.UnaryOperator<SelectorSettings.Builder> settings) {
+    private Selector loaded(UnaryOperator<SelectorSettings.Builder> settings) {
         Selector s = HeldPrompts.selector(2, clock::get, settings);
         List<RouteDecision> onW0 = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
