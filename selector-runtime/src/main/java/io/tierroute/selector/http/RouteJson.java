@@ -43,6 +43,7 @@ final class RouteJson {
             g.writeNumberField("predicted_output_tokens", d.predictedOutputTokens());
             g.writeStringField("prediction_source", SOURCES[d.predictionSource().ordinal()]);
             g.writeBooleanField("explored", d.explored());
+            g.writeBooleanField("spread", d.spread());
             g.writeNumberField("queued_ms", d.queuedNanos() / 1e6);
             g.writeFieldName("cost");
             breakdown(g, d.chosen());

@@ -75,6 +75,7 @@ final class DecisionRecords {
                 .setChosenWorker(d.worker())
                 .setCandidateCount(candidateCount)
                 .setExplored(d.explored())
+                .setSpread(d.spread())
                 .setCost(cost)
                 .setFeatures(features)
                 .setRequest(req)

@@ -96,6 +96,9 @@ public final class SelectorMetrics {
                 + "cheapest worker, which had more requests in flight", selector::spreadCount);
         counter("tierroute_routes_overdue_total", "Queued routes placed before the cost order because they had waited "
                 + "routing.queueOverdueAfter (a steady rise: the fleet is overloaded)", selector::overduePlacedCount);
+        counter("tierroute_drain_dry_runs_total", "Dry runs the admission-queue drains made to choose which waiting "
+                + "request to place (the overdue check and the re-ranking): their work under the drain lock",
+                selector::drainDryRunCount);
         counter("tierroute_routes_rejected_total", "Routes the selector rejected for lack of capacity (no "
                 + "worker taking requests, the admission queue full or waited out, or a prompt no worker's KV cache holds)",
                 selector::rejectedCount);

@@ -1,9 +1,11 @@
 package io.tierroute.selector.scheduling;
 
+import io.tierroute.selector.sequences.LoadView;
+
 /**
  * Light-load spread ({@link SelectorSettings#spreadWithin}): while the fleet is lightly loaded, a candidate with more
- * than K of this selector's requests in flight beyond the least-loaded eligible candidate leaves the pick, unless it is
- * cheaper than every candidate within K by at least {@link #KEEP_SAVING_US}. The least-loaded one always stays, so the
+ * than K requests in flight beyond the least-loaded eligible candidate leaves the pick, unless it is cheaper than every
+ * candidate within K by at least {@link #KEEP_SAVING_US}. The least-loaded one always stays, so the
  * spread never empties the pick; under late binding it runs first, so a request whose remaining candidates all have
  * their bound of waiting requests is held for them (a first token there, rather than a batch K fuller elsewhere).
  *
@@ -18,6 +20,12 @@ package io.tierroute.selector.scheduling;
  * first token, as {@code C_harm} reads it) at or below {@link #LIGHT_PREFILL_DUTY}: once first tokens queue, the queue
  * terms price the load, and spreading then costs hits the queues need (fleet-sim/experiments/ROUNDS.md, "Light-load
  * spread round").
+ *
+ * <p>A worker's load here is {@link LoadView#limitInFlight}, the larger of this selector's count and the engine's (its
+ * running and waiting requests in the newest telemetry plus what this selector sent since), as the in-flight limit
+ * reads it: the decode step slows with the whole batch, and with several selector replicas each one sends only part
+ * of it. In the simulator, with one selector, the two counts route alike (every route equal to the last digit at
+ * seeds 1–2, all 18 cells).
  */
 final class LightLoadSpread {
 
@@ -50,7 +58,7 @@ final class LightLoadSpread {
         long fewest = Long.MAX_VALUE;
         for (int w = 0; w < workers; w++) {
             if (s.eligible[w]) {
-                fewest = Math.min(fewest, s.loads[w].inFlight());
+                fewest = Math.min(fewest, s.loads[w].limitInFlight());
             }
         }
         double bestWithin = Double.POSITIVE_INFINITY;
@@ -58,14 +66,15 @@ final class LightLoadSpread {
         for (int w = 0; w < workers; w++) {
             if (s.eligible[w]) {
                 bestOverall = Math.min(bestOverall, s.cost[w]);
-                if (s.loads[w].inFlight() <= fewest + within) {
+                if (s.loads[w].limitInFlight() <= fewest + within) {
                     bestWithin = Math.min(bestWithin, s.cost[w]);
                 }
             }
         }
         boolean any = false;
         for (int w = 0; w < workers; w++) {
-            if (s.eligible[w] && s.loads[w].inFlight() > fewest + within && bestWithin - s.cost[w] < KEEP_SAVING_US) {
+            if (s.eligible[w] && s.loads[w].limitInFlight() > fewest + within
+                    && bestWithin - s.cost[w] < KEEP_SAVING_US) {
                 s.eligible[w] = false;
                 s.excluded[w] = Explanations.SPREAD;
                 any = true;

@@ -59,6 +59,13 @@ final class QueueDrain {
     private final long overdueNanos;
     /** Overdue requests placed while another request led the cost order. */
     private final LongAdder overduePlaced = new LongAdder();
+    /** Dry runs the drains made (the work they do under the lock beyond their placements). */
+    private final LongAdder dryRuns = new LongAdder();
+    /**
+     * The requests {@link #overduePlaceable}'s dry runs found unplaceable at this instant, which {@link #cheapestNow}
+     * then does not try again (nothing was admitted in between). At most {@link #RERANK_WINDOW}; under the lock.
+     */
+    private final List<AdmissionQueue.Pending> unplaceableNow = new ArrayList<>(RERANK_WINDOW);
 
     /** Where the last drain's look past its first window stopped; null: from the window's end. Under the lock. */
     private AdmissionQueue.Pending scanCursor;
@@ -88,6 +95,11 @@ final class QueueDrain {
     /** Overdue requests a drain placed while another request led the cost order (ahead of it). */
     long overduePlaced() {
         return overduePlaced.sum();
+    }
+
+    /** Dry runs the drains made to choose what to place. */
+    long dryRuns() {
+        return dryRuns.sum();
     }
 
     /** Routes queued requests in the queue's order while a worker is eligible; cheap when nobody waits. */
@@ -131,6 +143,7 @@ final class QueueDrain {
                 boolean overdueAhead = false; // an overdue request chosen over the head of the cost order
                 // Nothing to choose between when the head waits alone or no worker has room: its own attempt decides.
                 if (scan == null && queue.size() >= 2 && lateBinding.someWorkerHasRoom(now)) {
+                    unplaceableNow.clear();
                     AdmissionQueue.Pending late = overduePlaceable(now, s);
                     if (late != null) {
                         overdueAhead = late != head;
@@ -227,6 +240,7 @@ final class QueueDrain {
             if (dryRun(p, now, s) != DryRun.UNPLACEABLE) {
                 return p;
             }
+            unplaceableNow.add(p);
         }
         return null;
     }
@@ -242,6 +256,7 @@ final class QueueDrain {
         if (p.future().isDone()) {
             return DryRun.UNPLACEABLE; // cancelled: the drain removes it when it reaches it
         }
+        dryRuns.increment();
         try {
             return attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN) != null
                     ? DryRun.PLACEABLE : DryRun.UNPLACEABLE;
@@ -251,7 +266,8 @@ final class QueueDrain {
     }
 
     /**
-     * The request to place next: of the first {@link #RERANK_WINDOW} in the queue's order and placeable now, the one
+     * The request to place next: of the first {@link #RERANK_WINDOW} in the queue's order and placeable now (those the
+     * overdue check has just found unplaceable are not tried again: {@link #unplaceableNow}), the one
      * with the lowest cost now over the workers it could go to (under the cheapest-worker bound that is a worker with
      * room; under the fleet-wide bound alone, possibly a busy one that holds its prefix), less its wait's credit
      * ({@link AdmissionQueue#rankNow}); null when none can be placed now. Called when another waits and a worker has
@@ -265,6 +281,9 @@ final class QueueDrain {
         AdmissionQueue.Pending best = null;
         double bestRank = Double.POSITIVE_INFINITY;
         for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
+            if (foundUnplaceableNow(p)) {
+                continue;
+            }
             DryRun dry = dryRun(p, now, s);
             if (dry == DryRun.FAILS) {
                 return p;
@@ -278,6 +297,16 @@ final class QueueDrain {
             }
         }
         return best;
+    }
+
+    /** Whether {@link #overduePlaceable} found {@code p} unplaceable at this instant (by identity). */
+    private boolean foundUnplaceableNow(AdmissionQueue.Pending p) {
+        for (int i = 0; i < unplaceableNow.size(); i++) {
+            if (unplaceableNow.get(i) == p) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

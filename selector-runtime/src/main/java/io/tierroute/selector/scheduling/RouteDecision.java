@@ -17,14 +17,16 @@ import java.util.List;
  * @param previousStepOutputTokens the output tokens of the workflow's previous step, a feature of {@code d̂(r)}
  *                              (null: no agent workflow, its previous step unknown, running or without a count)
  * @param explored              true when the pick was not the argmin (softmax or ε)
+ * @param spread                true when the light-load spread left out a worker cheaper than every one it kept (the
+ *                              pick is the argmin of the workers left; {@link SelectorSettings#spreadWithin})
  * @param queuedNanos           time the request waited in the admission queue
  * @param chosen                the chosen worker's cost, term by term
  * @param candidates            every candidate with its cost or the filter that excluded it (explain only), else empty
  */
 public record RouteDecision(String requestId, String worker, int workerIndex, String scope, long snapshotVersion,
                             int inputTokens, int predictedOutputTokens, PredictionSource predictionSource,
-                            Integer previousStepOutputTokens, boolean explored, long queuedNanos, CostBreakdown chosen,
-                            List<Candidate> candidates) {
+                            Integer previousStepOutputTokens, boolean explored, boolean spread, long queuedNanos,
+                            CostBreakdown chosen, List<Candidate> candidates) {
 
     /** Where {@code d̂} came from, in DESIGN.md §3's order of preference. */
     public enum PredictionSource { HINT, QUANTILE_MODEL, MAX_TOKENS_HALF }

@@ -313,8 +313,8 @@ public final class Selector {
             }
         }
         RouteDecision decision = new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(),
-                ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens, explored, queuedNanos,
-                s.terms[chosen].toBreakdown(),
+                ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens, explored,
+                spreadFromCheapest, queuedNanos, s.terms[chosen].toBreakdown(),
                 request.explain() ? explanations.candidates(s) : List.of());
         DecisionSink sink = decisionSink;
         if (kind.admits && sink != null) {
@@ -569,6 +569,9 @@ public final class Selector {
 
     /** Queued routes placed before the cost order for having waited {@code routing.queueOverdueAfter}. */
     public long overduePlacedCount() { return drain.overduePlaced(); }
+
+    /** Dry runs the admission-queue drains made to choose what to place: their work under the drain lock. */
+    public long drainDryRunCount() { return drain.dryRuns(); }
     public long rejectedCount() { return rejected.sum(); }
     /** Requests dropped from the in-flight load because no event came for {@code routing.requestMaxAge}. */
     public long expiredRequestCount() { return expiredRequests.sum(); }

@@ -208,9 +208,9 @@ public record SelectorSettings(
         public Builder holdAtCheapestSilentAfter(Duration v) { holdAtCheapestSilentAfter = v; return this; }
         /**
          * Light-load spread: while the fleet is lightly loaded (D̄, an EWMA of the share of workers with a request
-         * waiting for its first token, at most 0.1), a worker with more than {@code v} of this selector's requests in
-         * flight beyond the least-loaded candidate leaves the pick, unless it is 100 ms cheaper than every candidate
-         * within {@code v} (a large hit). At light load a request's completion is mostly its decode, which a fuller
+         * waiting for its first token, at most 0.1), a worker with more than {@code v} requests in flight beyond the
+         * least-loaded candidate (this selector's, or the engine's count if larger: other replicas fill the batch too)
+         * leaves the pick, unless it is 100 ms cheaper than every candidate within {@code v} (a large hit). At light load a request's completion is mostly its decode, which a fuller
          * batch slows (0: off).
          */
         public Builder spreadWithin(int v) { spreadWithin = v; return this; }

@@ -17,6 +17,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +35,10 @@ import java.util.concurrent.TimeUnit;
  * each of which drains again. With {@code held} 0 the same operation finds nothing to scan: the ratio of the two is
  * what a queue stuck behind one worker costs each event. {@code held} stays below the two scan windows (128) so one
  * drain always reaches the newcomer.
+ * <p>{@code overdue}: {@code never} ({@code queueOverdueAfter} 0) or {@code atOnce} (1 ns: every held request is overdue
+ * from the start, so each drain first dry-runs up to {@code QueueDrain.RERANK_WINDOW} of them, longest-waiting first,
+ * in {@code overduePlaceable}, finds none placeable, and then does the above, its re-ranking skipping the ones just
+ * found unplaceable): the price of the overdue check when the requests that have waited longest cannot be placed.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,6 +59,9 @@ public class HeldForBusyWorkerDrainBenchmark {
     @Param({"1100000"})
     public long blocks;
 
+    @Param({"never", "atOnce"})
+    public String overdue;
+
     private SelectorFixture fx;
     /** Worker 0's prompt: a prefix no trace request shares, stored in its HBM alone. */
     private int[] hotPrompt;
@@ -63,7 +71,8 @@ public class HeldForBusyWorkerDrainBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        fx = SelectorFixture.build("production", workers, blocks, 0, 1, BOUND);
+        fx = SelectorFixture.build("production", workers, blocks, 0, 1, BOUND,
+                "atOnce".equals(overdue) ? Duration.ofNanos(1) : Duration.ZERO);
         hotPrompt = promptOfFreshIds(-1_000);
         coldPrompt = promptOfFreshIds(-2_000);
         storeOnWorkerZero(hotPrompt);

@@ -13,6 +13,7 @@ import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerSpec;
 import io.tierroute.selector.sequences.RequestEvent;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -55,6 +56,16 @@ final class SelectorFixture {
     /** @param holdAtCheapestWaiting late binding to the cheapest worker ({@link SelectorSettings#holdAtCheapestWaiting}) */
     static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight, int holdAtWaiting,
                                  int holdAtCheapestWaiting) {
+        return build(impl, workers, blocks, maxInFlight, holdAtWaiting, holdAtCheapestWaiting,
+                Duration.ofSeconds(SelectorSettings.OVERDUE_AFTER_SECONDS));
+    }
+
+    /**
+     * @param queueOverdueAfter {@link SelectorSettings#queueOverdueAfter}: the benchmarks' clock is the wall clock, so
+     *                          under the default (15 s) requests held through a long trial turn overdue part-way
+     */
+    static SelectorFixture build(String impl, int workers, long blocks, int maxInFlight, int holdAtWaiting,
+                                 int holdAtCheapestWaiting, Duration queueOverdueAfter) {
         MooncakeFixture fx = MooncakeFixture.load();
         PrefixIndex index = "naive".equals(impl)
                 ? new NaiveReferenceIndex(workers)
@@ -67,10 +78,10 @@ final class SelectorFixture {
         }
         SelectorSettings settings = SelectorSettings.builder(specs)
                 .model("mooncake-synthetic").blockSize(MooncakeFixture.BLOCK_SIZE).seed(1L).holdAtWaiting(holdAtWaiting)
-                .holdAtCheapestWaiting(holdAtCheapestWaiting)
+                .holdAtCheapestWaiting(holdAtCheapestWaiting).queueOverdueAfter(queueOverdueAfter)
                 // The benchmarks' clock is the wall clock, and the requests they keep waiting never give output: a
                 // silent worker would leave the measured state after 10 s of a trial.
-                .holdAtCheapestSilentAfter(java.time.Duration.ZERO).build();
+                .holdAtCheapestSilentAfter(Duration.ZERO).build();
         Selector selector = new Selector(settings, index, new DirectIndexWriter(index),
                 new ParameterStore(ParameterSet.defaults(workers)), System::nanoTime);
         int[][] prompts = fx.queries(1024, 42, Integer.MAX_VALUE);

@@ -62,11 +62,13 @@ class RouteJsonTest {
     @Test
     void everyTermOfTheChosenWorkerAndOfEachCandidateIsReported() throws Exception {
         RouteDecision d = new RouteDecision("req-1", "w-0", 0, "default", 3, 1200, 80,
-                RouteDecision.PredictionSource.HINT, null, false, 0, DistinctBreakdown.of(1000),
+                RouteDecision.PredictionSource.HINT, null, false, true, 0, DistinctBreakdown.of(1000),
                 List.of(new RouteDecision.Candidate("w-1", null, DistinctBreakdown.of(2000)),
                         new RouteDecision.Candidate("w-2", "unhealthy", null)));
         JsonNode json = new ObjectMapper().readTree(RouteJson.write(d));
         assertBreakdown(json.get("cost"), 1000);
+        assertThat(json.get("explored").asBoolean()).isFalse();
+        assertThat(json.get("spread").asBoolean()).as("the light-load spread changed the pick").isTrue();
         assertBreakdown(json.get("candidates").get(0).get("cost"), 2000);
         assertThat(json.get("candidates").get(1).get("cost").isNull()).isTrue();
         assertThat(json.get("candidates").get(1).get("excluded").asText()).isEqualTo("unhealthy");

@@ -20,7 +20,7 @@ class DecisionRecordsTest {
     @Test
     void everyTermAndFeatureLandsInItsField() {
         RouteDecision d = new RouteDecision("req-1", "w-0", 0, "default", 3, 1200, 80,
-                RouteDecision.PredictionSource.HINT, 431, false, 0, DistinctBreakdown.of(1000), List.of());
+                RouteDecision.PredictionSource.HINT, 431, false, true, 0, DistinctBreakdown.of(1000), List.of());
         RouteRequest request = new RouteRequest("req-1", null, null, null, new int[] {1, 2, 3}, null, null, null, 64, 80,
                 null, false);
         RoutingDecision r = DecisionRecords.build("sel-1", "model-x", request, d, 8, 42L, -1L, 1_700_000_000_000L);
@@ -55,5 +55,7 @@ class DecisionRecordsTest {
         assertThat(r.getRequest().getPrefixGroupId()).isEqualTo(42L);
         assertThat(r.getRequest().getPreviousStepOutputTokens()).isEqualTo(431);
         assertThat(r.getCandidateCount()).isEqualTo(8);
+        assertThat(r.getExplored()).isFalse();
+        assertThat(r.getSpread()).as("the light-load spread changed the pick").isTrue();
     }
 }

@@ -54,6 +54,7 @@ class SelectorMetricsTest {
                 .contains("tierroute_routes_queued_total 0.0")
                 .contains("tierroute_routes_overdue_total 0.0")
                 .contains("tierroute_routes_spread_total 0.0")
+                .contains("tierroute_drain_dry_runs_total 0.0")
                 .contains("tierroute_routes_rejected_total 0.0")
                 .contains("tierroute_routes_explored_total 0.0")
                 .contains("tierroute_kv_events_applied_total 0.0")

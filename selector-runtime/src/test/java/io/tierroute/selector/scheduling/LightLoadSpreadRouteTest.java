@@ -1,6 +1,7 @@
 package io.tierroute.selector.scheduling;
 
 import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sequences.Telemetry;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -61,13 +62,30 @@ class LightLoadSpreadRouteTest {
         assertThat(d.workerIndex()).isEqualTo(1);
         assertThat(d.candidates().get(0).excludedBecause()).startsWith("light-load spread: more than spreadWithin (4)");
         assertThat(d.candidates().get(0).cost()).as("scored").isNotNull();
+        assertThat(d.spread()).as("flagged in the decision").isTrue();
+        assertThat(d.explored()).as("the argmin of the workers left").isFalse();
         assertThat(s.spreadCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aWorkerOtherReplicasFilledCountsAsBusy() {
+        Selector s = HeldPrompts.selector(2, clock::get, b -> b.spreadWithin(4));
+        HeldPrompts.storeInHbm(s, 0, shared());
+        assertThat(s.preview(request(shared(), false)).workerIndex()).as("nothing of ours in flight: the hit").isZero();
+
+        s.onTelemetry(new Telemetry(0, clock.get(), 0, 6, 0)); // six running there, sent by other replicas
+        s.onTelemetry(new Telemetry(1, clock.get(), 0, 0, 0));
+        RouteDecision d = s.route(request(shared(), true)).join();
+        assertThat(d.workerIndex()).isEqualTo(1);
+        assertThat(d.candidates().get(0).excludedBecause()).startsWith("light-load spread");
     }
 
     @Test
     void withinKOrOffTheHitDecides() {
         Selector within = loaded(6);
-        assertThat(within.route(request(shared(), false)).join().workerIndex()).isZero();
+        RouteDecision kept = within.route(request(shared(), false)).join();
+        assertThat(kept.workerIndex()).isZero();
+        assertThat(kept.spread()).isFalse();
         assertThat(within.spreadCount()).isZero();
 
         Selector off = loaded(0);

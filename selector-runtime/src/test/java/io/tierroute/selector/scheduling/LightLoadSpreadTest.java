@@ -34,6 +34,18 @@ class LightLoadSpreadTest {
     }
 
     @Test
+    void theEngineCountsOtherReplicasRequests() {
+        AttemptScratch s = scored(new double[] {1 * MS, 4 * MS}, new int[] {1, 1});
+        s.loads[0] = new LoadView(1, 0, 0, 0, 0, 1_000_000, 0, null, 7); // 6 more from other replicas
+        assertThat(new LightLoadSpread(4).apply(s, 0.0)).as("7 is more than 4 beyond 1").isTrue();
+        assertThat(s.eligible).containsExactly(false, true);
+
+        AttemptScratch fewerThere = scored(new double[] {1 * MS, 4 * MS}, new int[] {6, 1});
+        fewerThere.loads[0] = new LoadView(6, 0, 0, 0, 0, 1_000_000, 0, null, 3); // a sample since some finished
+        assertThat(new LightLoadSpread(4).apply(fewerThere, 0.0)).as("our own 6 still count").isTrue();
+    }
+
+    @Test
     void exactlyKBeyondStays() {
         AttemptScratch s = scored(new double[] {1 * MS, 4 * MS}, new int[] {4, 0});
         assertThat(new LightLoadSpread(4).apply(s, 0.0)).isFalse();

@@ -97,6 +97,40 @@ class OverdueRequestTest {
         assertThat(s.overduePlacedCount()).isZero();
     }
 
+    /**
+     * Four requests held for w0 (their cheapest, with its bound of one waiting there) while w1 has room, then a request
+     * no worker holds arrives and goes to w1: the drains' dry runs with the four overdue, against the same with overdue
+     * off. The overdue check tries the four first and finds none placeable; the re-ranking that follows at the same
+     * instant does not try them again.
+     */
+    @Test
+    void overdueRequestsFoundUnplaceableAreNotDryRunAgainByTheReRanking() {
+        assertThat(dryRunsPlacingAFreshRequestPastFourHeld(Duration.ofSeconds(1)))
+                .isEqualTo(dryRunsPlacingAFreshRequestPastFourHeld(Duration.ZERO));
+    }
+
+    private long dryRunsPlacingAFreshRequestPastFourHeld(Duration overdueAfter) {
+        Selector s = HeldPrompts.selector(2, clock::get, b -> b.holdAtWaiting(1).holdAtCheapestWaiting(1)
+                .queueOverdueAfter(overdueAfter));
+        int[] hot = prompt(1, 16_384);
+        HeldPrompts.storeInHbm(s, 0, hot);
+        List<CompletableFuture<RouteDecision>> onW0 = new ArrayList<>();
+        for (int i = 0; i < 5; i++) { // one output token each: w0's hit decides, not its decode
+            onW0.add(s.route(new RouteRequest("hot" + i, null, null, null, hot, null, null, null, 512, 1, null, false)));
+        }
+        assertThat(onW0.get(0).join().workerIndex()).isZero();
+        assertThat(onW0.subList(1, 5)).allSatisfy(f -> assertThat(f).as("held for w0").isNotDone());
+        clock.addAndGet(2 * SECOND);
+
+        long before = s.drainDryRunCount();
+        RouteDecision fresh = s.route(request(prompt(2, 64))).join();
+        assertThat(fresh.workerIndex()).isEqualTo(1);
+        assertThat(onW0.subList(1, 5)).allSatisfy(f -> assertThat(f).isNotDone());
+        long dryRuns = s.drainDryRunCount() - before;
+        assertThat(dryRuns).as("the four held and the fresh one, at least").isGreaterThanOrEqualTo(5);
+        return dryRuns;
+    }
+
     @Test
     void itsLimitIsCheckedWhereTheSettingsAreBuilt() {
         for (Duration bad : List.of(Duration.ofSeconds(-1), SelectorSettings.MAX_OVERDUE_AFTER.plusSeconds(1))) {
