@@ -65,7 +65,8 @@ final class Explanations {
         if (exclusion == SPREAD) {
             return "light-load spread: more than spreadWithin (" + settings.spreadWithin() + ") requests in flight"
                     + " (this selector's, or the engine's count if larger) beyond the least-loaded candidate while the"
-                    + " fleet is lightly loaded, and not " + (long) (LightLoadSpread.KEEP_SAVING_US / 1000) + " ms cheaper than every candidate within that";
+                    + " fleet is lightly loaded, and not " + (long) (LightLoadSpread.KEEP_SAVING_US / 1000)
+                    + " ms cheaper than every candidate within that";
         }
         if (exclusion == SILENT) {
             return "silent: this selector's requests wait there, and it has shown no work (output of this selector's"

@@ -153,6 +153,7 @@ final class QueueDrain {
                         windowUnplaceable = best == null;
                         head = windowUnplaceable ? head : best;
                     }
+                    unplaceableNow.clear(); // holds no request (and its prompt) past this instant
                 }
                 int length = judgedLength(head.request());
                 if (scan != null && length >= refusedFrom) {

@@ -18,7 +18,8 @@ import java.util.List;
  *                              (null: no agent workflow, its previous step unknown, running or without a count)
  * @param explored              true when the pick was not the argmin (softmax or ε)
  * @param spread                true when the light-load spread left out a worker cheaper than every one it kept (the
- *                              pick is the argmin of the workers left; {@link SelectorSettings#spreadWithin})
+ *                              pick is the argmin of the workers left, unless also {@code explored};
+ *                              {@link SelectorSettings#spreadWithin})
  * @param queuedNanos           time the request waited in the admission queue
  * @param chosen                the chosen worker's cost, term by term
  * @param candidates            every candidate with its cost or the filter that excluded it (explain only), else empty

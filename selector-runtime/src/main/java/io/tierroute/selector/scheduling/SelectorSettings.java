@@ -210,8 +210,8 @@ public record SelectorSettings(
          * Light-load spread: while the fleet is lightly loaded (D̄, an EWMA of the share of workers with a request
          * waiting for its first token, at most 0.1), a worker with more than {@code v} requests in flight beyond the
          * least-loaded candidate (this selector's, or the engine's count if larger: other replicas fill the batch too)
-         * leaves the pick, unless it is 100 ms cheaper than every candidate within {@code v} (a large hit). At light load a request's completion is mostly its decode, which a fuller
-         * batch slows (0: off).
+         * leaves the pick, unless it is 100 ms cheaper than every candidate within {@code v} (a large hit). At light
+         * load a request's completion is mostly its decode, which a fuller batch slows (0: off).
          */
         public Builder spreadWithin(int v) { spreadWithin = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
