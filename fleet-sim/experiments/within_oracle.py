@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """within_oracle.py ROOT SEEDS [VARIANT]: "within 10 % of the oracle's mean TTFT", per seed and cell, against the
 better of the two clairvoyant references. Reads ROOT/seedN/{VARIANT,oracle,oracle-ttft}/<workload>/results.csv (the
-layout feasible_cells.py reads; VARIANT's tierroute-fitted rows, default base; the references' rows are picked by
+layout feasible_cells.py reads; VARIANT's POLICY rows, default base; the references' rows are picked by
 policy name, so oracle-ttft may be a link to the oracle directory when one run holds both). Prints the cells within
 10 % per seed and each cell whose geometric mean over the seeds is above 10 % or that is above at three seeds or more
 (ROUNDS.md, "Gate round"). REFERENCE=oracle or REFERENCE=oracle-ttft compares against that reference alone (ROUNDS.md,
-"Frontier round": the issue's oracle is `oracle`, the clairvoyant cost model)."""
+"Frontier round": the issue's oracle is `oracle`, the clairvoyant cost model). POLICY=name reads another policy's rows
+(default tierroute-fitted)."""
 import csv
 import math
 import os
 import sys
 from collections import defaultdict
 
+POLICY = os.environ.get('POLICY', 'tierroute-fitted')
 W = ['mooncake', 'agentic-pcie', 'chat', 'cpu-overflow', 'agentic', 'llmd-blog']
 
 
@@ -44,7 +46,7 @@ def main():
             for L, v in mean_ttft(f'{root}/seed{s}/oracle-ttft/{w}/results.csv',
                                   lambda p: p == 'oracle-ttft' and keep(p)).items():
                 refs.setdefault(L, []).extend(v)
-            for L, v in mean_ttft(f'{root}/seed{s}/{variant}/{w}/results.csv', lambda p: p == 'tierroute-fitted').items():
+            for L, v in mean_ttft(f'{root}/seed{s}/{variant}/{w}/results.csv', lambda p: p == POLICY).items():
                 if L not in refs:
                     where = {None: 'oracle and oracle-ttft', 'oracle': 'oracle', 'oracle-ttft': 'oracle-ttft'}[only]
                     sys.exit(f"seed {s} {w} {L}: no reference run (ROOT/seed{s}/{where})")
@@ -53,7 +55,7 @@ def main():
                 cells += 1
                 within += x <= 1.10
         if cells == 0:
-            sys.exit(f"seed {s}: no tierroute-fitted rows under {root}/seed{s}/{variant}")
+            sys.exit(f"seed {s}: no {POLICY} rows under {root}/seed{s}/{variant}")
         print(f"seed {s}: {within} of {cells} cells within 10 % of {label}")
     for (w, L), xs in ratios.items():
         geo = math.exp(sum(map(math.log, xs)) / len(xs))
