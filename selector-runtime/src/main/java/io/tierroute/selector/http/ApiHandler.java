@@ -11,10 +11,12 @@ import io.tierroute.selector.metrics.SelectorMetrics.RouteOutcome;
 import io.tierroute.selector.params.ParameterFile;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.scheduling.NoCapacityException;
+import io.tierroute.selector.scheduling.PromptTooLargeException;
 import io.tierroute.selector.scheduling.RouteDecision;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.WorkerView;
+import io.tierroute.selector.sequences.DuplicateRequestException;
 import io.tierroute.selector.sequences.RequestEvent;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
@@ -281,11 +283,19 @@ public final class ApiHandler implements HttpHandler {
         CompletableFuture<RouteDecision> future;
         try {
             request = endpoints.routeRequest(body, length, ex.getRequestHeaders());
-            // ?dry_run=true: where would it go and why, with nothing admitted (operators' what-if).
-            future = dryRun ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
         } catch (JsonProcessingException e) {
             countRoute(dryRun, RouteOutcome.INVALID, start);
             throw e;
+        } catch (IllegalArgumentException e) { // the body's values: the client's error
+            answerRoute(ex, dryRun, null, new ApiError(400, e.getMessage()), start);
+            return;
+        } catch (RuntimeException e) {
+            answerRoute(ex, dryRun, null, e, start);
+            return;
+        }
+        try {
+            // ?dry_run=true: where would it go and why, with nothing admitted (operators' what-if).
+            future = dryRun ? CompletableFuture.completedFuture(selector.preview(request)) : selector.route(request);
         } catch (RuntimeException e) {
             answerRoute(ex, dryRun, null, e, start);
             return;
@@ -341,13 +351,13 @@ public final class ApiHandler implements HttpHandler {
             } else if (err instanceof ApiError a) {
                 countRoute(dryRun, RouteOutcome.INVALID, start);
                 error(ex, a.status, a.getMessage());
-            } else if (err instanceof IllegalArgumentException) {
+            } else if (err instanceof PromptTooLargeException) {
                 countRoute(dryRun, RouteOutcome.INVALID, start);
                 error(ex, 400, err.getMessage());
-            } else if (err instanceof IllegalStateException) {
+            } else if (err instanceof DuplicateRequestException) {
                 countRoute(dryRun, RouteOutcome.CONFLICT, start);
                 error(ex, 409, err.getMessage());
-            } else {
+            } else { // any other exception of the selector's is a bug, whatever its type: a 500, logged
                 countRoute(dryRun, RouteOutcome.ERROR, start);
                 log.error("route failed", err);
                 error(ex, 500, "internal error: " + err);

@@ -72,6 +72,8 @@ final class Bodies {
         public Long prefill_tokens;
         /** Steps that generated tokens since its previous sample; absent: not reported. */
         public Long decode_steps;
+        /** Prompt tokens admitted and not yet computed (a gauge); absent: not reported. */
+        public Long pending_prefill_tokens;
     }
 
     /** {@code POST /v1/workers/{name}/health}. */

@@ -466,6 +466,8 @@ final class Endpoints {
         // Validated with the rest, before the KV clamp below logs its once-per-worker warning for an accepted sample.
         long prefilled = optionalCount("prefill_tokens", t.prefill_tokens);
         long decodeSteps = optionalCount("decode_steps", t.decode_steps);
+        // Caps the queued prefill the cost model charges (C_queue) at the engine's count plus what was sent since.
+        long pendingPrefill = optionalCount("pending_prefill_tokens", t.pending_prefill_tokens);
         // An engine never uses more KV than it has: more than the configured capacity is a configuration that
         // understates the worker (or a broken sample). Taken as is, kv_usage 249,999 would steer every request away
         // from it; refused, the sample's queue and batch would be lost with it. So it is clamped, and said.
@@ -481,8 +483,8 @@ final class Endpoints {
             }
             used = capacity;
         }
-        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used, -1,
-                prefilled, decodeSteps));
+        selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used,
+                pendingPrefill, prefilled, decodeSteps));
         if (selector.inflight().readsRunningTotals(worker)) { // logged once by the selector; every answer says it
             String totals = "decode_steps and prefill_tokens of worker '" + t.worker + "' are read as running totals "
                     + "(more than an engine does between two samples): post counts since the previous sample";

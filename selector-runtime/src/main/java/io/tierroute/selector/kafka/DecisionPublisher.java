@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.LongAdder;
  * request id) with the chosen worker's cost breakdown and the fitting features.
  *
  * <p>It never blocks a route: {@link #decided} (on the route thread) only offers a small hand-off
- * record to a bounded {@link ArrayBlockingQueue}; when the queue is full the decision is dropped and
+ * record ({@link Pending}: the decision and the few request fields the record carries, not the prompt) to a bounded
+ * {@link ArrayBlockingQueue}; when the queue is full the decision is dropped and
  * counted ({@code tierroute_decisions_dropped_total{reason="buffer_full"}}). One thread
  * ({@code tierroute-decisions}) drains the queue, builds and encodes the Avro records and hands them
  * to the Kafka producer, which batches them ({@code linger}, {@code batchBytes}, compression). When
@@ -48,8 +49,19 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DecisionPublisher.class);
 
-    private record Pending(RouteRequest request, RouteDecision decision, int candidates, long prefixGroupId,
-                           long idleMs, long timestampMs) {}
+    /**
+     * A decision waiting to be sent: no prompt and no explained candidates, which the record does not carry, so that a
+     * full buffer (an unreachable broker) holds {@code bufferSize} small records, not as many prompts.
+     */
+    record Pending(DecisionRecords.RequestFields request, RouteDecision decision, int candidates, long prefixGroupId,
+                   long idleMs, long timestampMs) {
+
+        static Pending of(RouteRequest request, RouteDecision decision, int candidates, long prefixGroupId, long idleMs,
+                          long timestampMs) {
+            return new Pending(DecisionRecords.RequestFields.of(request), decision.withoutCandidates(), candidates,
+                    prefixGroupId, idleMs, timestampMs);
+        }
+    }
 
     private final KafkaSettings settings;
     private final String defaultModel;
@@ -176,7 +188,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
             droppedClosed.increment();
             return;
         }
-        Pending p = new Pending(request, decision, candidateCount, prefixGroupId, idleSinceLastStepMs, timestampMs);
+        Pending p = Pending.of(request, decision, candidateCount, prefixGroupId, idleSinceLastStepMs, timestampMs);
         if (!queue.offer(p)) {
             droppedFull.increment();
         } else if (!running && queue.remove(p)) {

@@ -18,7 +18,23 @@ final class DecisionRecords {
 
     private DecisionRecords() {}
 
-    static RoutingDecision build(String selectorId, String defaultModel, RouteRequest request, RouteDecision d,
+    /**
+     * What a decision record reads of its request: a few fields, taken on the route thread so that a decision waiting
+     * in the publisher's buffer (up to its whole capacity while the broker is unreachable) holds no prompt.
+     */
+    record RequestFields(String model, String lora, String workflowId, Integer stepIndex, String expectedTool,
+                         int maxTokens, Integer outputHint) {
+
+        static RequestFields of(RouteRequest r) {
+            RouteRequest.AgentContext agent = r.agent();
+            return new RequestFields(r.model(), r.lora(), agent == null ? null : agent.workflowId(),
+                    agent == null ? null : agent.stepIndex(),
+                    agent == null || agent.expectedNextTools().isEmpty() ? null : agent.expectedNextTools().get(0),
+                    r.maxTokens(), r.expectedOutputTokens());
+        }
+    }
+
+    static RoutingDecision build(String selectorId, String defaultModel, RequestFields request, RouteDecision d,
                                  int candidateCount, long prefixGroupId, long idleSinceLastStepMs, long timestampMs) {
         io.tierroute.selector.scheduling.CostBreakdown b = d.chosen();
         CostBreakdown cost = CostBreakdown.newBuilder()
@@ -51,16 +67,15 @@ final class DecisionRecords {
                 .setKvUsedTokens(b.kvUsedTokens())
                 .setOwnDecodeKvTokenSteps(b.ownDecodeKvTokenSteps())
                 .build();
-        RouteRequest.AgentContext agent = request.agent();
         RequestFeatures req = RequestFeatures.newBuilder()
                 .setIsl(d.inputTokens())
                 .setModel(request.model() == null ? defaultModel : request.model())
                 .setLora(request.lora())
-                .setWorkflowId(agent == null ? null : agent.workflowId())
-                .setStepIndex(agent == null ? null : agent.stepIndex())
-                .setExpectedTool(agent == null || agent.expectedNextTools().isEmpty() ? null : agent.expectedNextTools().get(0))
+                .setWorkflowId(request.workflowId())
+                .setStepIndex(request.stepIndex())
+                .setExpectedTool(request.expectedTool())
                 .setMaxTokens(request.maxTokens())
-                .setOutputHint(request.expectedOutputTokens())
+                .setOutputHint(request.outputHint())
                 .setPrefixGroupId(prefixGroupId)
                 .setPreviousStepOutputTokens(d.previousStepOutputTokens())
                 .setPredictedOutputTokens(d.predictedOutputTokens())

@@ -1,5 +1,7 @@
 package io.tierroute.selector.scheduling;
 
+import io.tierroute.selector.sequences.DuplicateRequestException;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -75,7 +77,7 @@ final class AdmissionQueue {
             return null;
         }
         if (!ids.add(request.requestId())) {
-            throw new IllegalStateException("request '" + request.requestId() + "' is already queued");
+            throw new DuplicateRequestException("request '" + request.requestId() + "' is already queued");
         }
         Pending p = new Pending(request, hashes, serviceKey(minCost, nowNanos), nowNanos, sequence++, new CompletableFuture<>());
         queue.add(p);

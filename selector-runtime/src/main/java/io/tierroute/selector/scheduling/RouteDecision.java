@@ -34,4 +34,11 @@ public record RouteDecision(String requestId, String worker, int workerIndex, St
 
     /** One candidate of an explained decision. */
     public record Candidate(String worker, String excludedBecause, CostBreakdown cost) {}
+
+    /** This decision without the explained candidates (itself when there are none). */
+    public RouteDecision withoutCandidates() {
+        return candidates.isEmpty() ? this : new RouteDecision(requestId, worker, workerIndex, scope, snapshotVersion,
+                inputTokens, predictedOutputTokens, predictionSource, previousStepOutputTokens, explored, spread,
+                queuedNanos, chosen, List.of());
+    }
 }

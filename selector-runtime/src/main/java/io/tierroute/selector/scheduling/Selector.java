@@ -7,6 +7,7 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
+import io.tierroute.selector.sequences.DuplicateRequestException;
 import io.tierroute.selector.sequences.EventEffect;
 import io.tierroute.selector.sequences.InFlightTracker;
 import io.tierroute.selector.sequences.LoadView;
@@ -137,7 +138,7 @@ public final class Selector {
     public CompletableFuture<RouteDecision> route(RouteRequest request) {
         if (inflight.workerOf(request.requestId()) >= 0
                 || (queue.size() > 0 && queue.contains(request.requestId()))) {
-            throw new IllegalStateException("request '" + request.requestId() + "' is already in flight or queued");
+            throw new DuplicateRequestException("request '" + request.requestId() + "' is already in flight or queued");
         }
         long now = clock.getAsLong();
         AttemptScratch s = scratch.get();
@@ -515,7 +516,9 @@ public final class Selector {
         if (now - lastSweepNanos >= SWEEP_INTERVAL_NANOS) {
             // Scans every in-flight request and workflow: once a second is plenty for ages of minutes.
             lastSweepNanos = now;
-            int expired = inflight.expire(now);
+            // A dropped step ends with it: else its workflow reads as running (idle 0, the full bonus) until
+            // workflowMaxAge, and the request's entry in the workflow tracker stays for as long.
+            int expired = inflight.expire(now, id -> workflows.finished(id, now, null));
             if (expired > 0) {
                 // Their load is forgotten: the gateway never said finished or failed (a lost event, a crashed engine).
                 expiredRequests.add(expired);

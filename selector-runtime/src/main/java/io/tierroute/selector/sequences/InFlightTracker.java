@@ -1,6 +1,7 @@
 package io.tierroute.selector.sequences;
 
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 /**
@@ -95,7 +96,7 @@ public final class InFlightTracker {
         InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
                 tierTokens, nowNanos);
         if (byId.putIfAbsent(requestId, r) != null) {
-            throw new IllegalStateException("request '" + requestId + "' is already in flight");
+            throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
         }
         loads[worker].admit(r);
     }
@@ -161,8 +162,11 @@ public final class InFlightTracker {
         return loads[worker].readsRunningTotals();
     }
 
-    /** Drops requests that stopped reporting and telemetry too old to trust; returns requests dropped. */
-    public int expire(long nowNanos) {
+    /**
+     * Drops requests that stopped reporting and telemetry too old to trust; returns requests dropped, each of which is
+     * also handed to {@code droppedId} (their workflows' steps end with them).
+     */
+    public int expire(long nowNanos, Consumer<String> droppedId) {
         int dropped = 0;
         for (WorkerLoad load : loads) {
             load.expireTelemetry(nowNanos, telemetryMaxAgeNanos);
@@ -170,6 +174,7 @@ public final class InFlightTracker {
                 byId.remove(r.id, r);
                 if (load.remove(r)) { // not one a concurrent finish already took
                     dropped++;
+                    droppedId.accept(r.id);
                 }
             }
         }

@@ -441,6 +441,38 @@ class ApiHandlerTest {
     }
 
     /**
+     * The engine's count of admitted prompt tokens not yet computed caps the queued prefill the selector charges a
+     * worker: its own sum counts a request whole until its first token, the engine knows what it has prefilled since.
+     */
+    @Test
+    void telemetryMayReportTheEnginesPendingPrefill() throws Exception {
+        HttpResponse<String> routed = api.post("/v1/route", "{\"request_id\":\"r-pending\",\"block_hashes\":"
+                + list(LongStream.range(7000, 7040).toArray()) + ",\"input_tokens\":640,\"max_tokens\":10}");
+        assertThat(routed.statusCode()).as(routed.body()).isEqualTo(200);
+        String worker = json(routed).get("worker").asText();
+        int w = api.server.selector().registry().find(worker).orElseThrow();
+        String probe = "{\"block_hashes\":" + list(LongStream.range(8000, 8004).toArray())
+                + ",\"input_tokens\":64,\"max_tokens\":10,\"explain\":true}";
+        long own = queuedPrefill(api.post("/v1/route?dry_run=true", probe), w);
+        assertThat(own).as("our own sum: r-pending whole (and what earlier tests left there)").isGreaterThanOrEqualTo(640);
+
+        String sample = "{\"worker\":\"" + worker + "\",\"waiting\":0,\"running\":1,\"kv_used_tokens\":640";
+        HttpResponse<String> t = api.post("/v1/telemetry", sample + ",\"pending_prefill_tokens\":100}");
+        assertThat(t.statusCode()).as(t.body()).isEqualTo(202);
+        assertThat(queuedPrefill(api.post("/v1/route?dry_run=true", probe), w)).as("the engine's count").isEqualTo(100);
+
+        assertThat(api.post("/v1/telemetry", sample + "}").statusCode()).isEqualTo(202);
+        assertThat(queuedPrefill(api.post("/v1/route?dry_run=true", probe), w)).as("not reported: our own sum")
+                .isEqualTo(own);
+        finish("r-pending");
+    }
+
+    private static long queuedPrefill(HttpResponse<String> explained, int worker) throws Exception {
+        assertThat(explained.statusCode()).as(explained.body()).isEqualTo(200);
+        return json(explained).get("candidates").get(worker).get("cost").get("queued_prefill_tokens").asLong();
+    }
+
+    /**
      * A gateway that posts the engine's running totals (a Prometheus counter) instead of counts since the previous
      * sample: once they pass what an engine does between two samples, every answer says they are read as totals.
      */
@@ -500,6 +532,8 @@ class ApiHandlerTest {
                 "prefill_tokens"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"decode_steps\":\"many\"}",
                 "decode_steps"},
+            {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1,\"pending_prefill_tokens\":-1}",
+                "pending_prefill_tokens"},
             // numbers that do not fit the field's type at all
             {"{\"worker\":\"w2\",\"waiting\":99999999999,\"running\":4,\"kv_used_tokens\":5000}", "waiting"},
             {"{\"worker\":\"w2\",\"waiting\":3,\"running\":4,\"kv_used_tokens\":1e400}", "kv_used_tokens"},

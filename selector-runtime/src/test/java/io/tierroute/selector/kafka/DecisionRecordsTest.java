@@ -23,7 +23,8 @@ class DecisionRecordsTest {
                 RouteDecision.PredictionSource.HINT, 431, false, true, 0, DistinctBreakdown.of(1000), List.of());
         RouteRequest request = new RouteRequest("req-1", null, null, null, new int[] {1, 2, 3}, null, null, null, 64, 80,
                 null, false);
-        RoutingDecision r = DecisionRecords.build("sel-1", "model-x", request, d, 8, 42L, -1L, 1_700_000_000_000L);
+        RoutingDecision r = DecisionRecords.build("sel-1", "model-x", DecisionRecords.RequestFields.of(request), d, 8, 42L,
+                -1L, 1_700_000_000_000L);
 
         CostBreakdown c = r.getCost();
         assertThat(List.of(c.getPrefillUs(), c.getDecodeUs(), c.getKvUs(), c.getTierUs(), c.getHolUs(),

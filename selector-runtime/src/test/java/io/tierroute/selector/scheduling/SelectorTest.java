@@ -738,6 +738,22 @@ class SelectorTest {
     }
 
     @Test
+    void aStepDroppedForLackOfEventsEndsItsWorkflowsRunningStep() {
+        Selector s = selector(2, w -> w, b -> b.requestMaxAge(Duration.ofSeconds(2)));
+        RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf-lost", null, List.of());
+        RouteDecision step1 = now(s.route(request(prompt(442, 64), 100, agent, false)));
+        clock.addAndGet(Duration.ofSeconds(3).toNanos());
+        s.tick(); // no event for the max age: dropped, and its step ends now
+        assertThat(s.expiredRequestCount()).isEqualTo(1);
+        clock.addAndGet(Duration.ofSeconds(60).toNanos());
+
+        RouteDecision step2 = now(s.route(request(prompt(443, 64), 100, agent, true)));
+        double decay = step2.candidates().get(step1.workerIndex()).cost().affinityDecay();
+        assertThat(decay).as("idle since the drop, not running for good")
+                .isCloseTo(Math.exp(-60.0 / 120), org.assertj.core.api.Assertions.within(1e-9));
+    }
+
+    @Test
     void inputTokensThatContradictTheTokenIdsAreRefused() {
         assertThatThrownBy(() -> new RouteRequest("x", null, null, null, new int[]{1, 2, 3}, null, null, 0, 10, null, null, false))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("disagrees");

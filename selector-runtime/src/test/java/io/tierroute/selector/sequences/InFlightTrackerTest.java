@@ -2,6 +2,8 @@ package io.tierroute.selector.sequences;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -136,7 +138,7 @@ class InFlightTrackerTest {
         assertThat(tracker.view(0).waiting()).isEqualTo(8);
 
         // Stale telemetry: back to our own counts.
-        tracker.expire(8 * SECOND);
+        tracker.expire(8 * SECOND, id -> { });
         assertThat(tracker.view(0).waiting()).isEqualTo(2);
         assertThat(tracker.view(0).kvUsedTokens()).isEqualTo(1400);
         assertThat(tracker.view(0).limitInFlight()).isEqualTo(2);
@@ -161,7 +163,9 @@ class InFlightTrackerTest {
         tracker.admit("lost", 1, 100, 10, 0);
         tracker.admit("alive", 1, 100, 10, 0);
         tracker.onEvent(new RequestEvent("alive", RequestEvent.Type.TOKENS, 5), 50 * SECOND);
-        assertThat(tracker.expire(61 * SECOND)).isEqualTo(1);
+        List<String> dropped = new ArrayList<>();
+        assertThat(tracker.expire(61 * SECOND, dropped::add)).isEqualTo(1);
+        assertThat(dropped).containsExactly("lost");
         assertThat(tracker.size()).isEqualTo(1);
         assertThat(tracker.workerOf("lost")).isEqualTo(-1);
         assertThat(tracker.view(1).inFlight()).isEqualTo(1);
