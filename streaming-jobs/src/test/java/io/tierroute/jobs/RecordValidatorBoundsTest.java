@@ -68,6 +68,24 @@ class RecordValidatorBoundsTest {
         assertThat(telemetry(t -> t.setHardwarePool(tooLong))).startsWith("hardwarePool is 257");
     }
 
+    /**
+     * A completion's phases, each bounded: Long.MAX_VALUE twice plus 1002 µs summed to a realised time to first token
+     * of 1,000 µs, a plausible figure the latency fit would have taken.
+     */
+    @Test
+    void completionPhasesBeyondHoursAreDeadLetteredSoTheirSumCannotWrapAround() {
+        assertThat(completion(c -> {
+            c.setQueueWaitUs(Long.MAX_VALUE);
+            c.setPrefillUs(Long.MAX_VALUE);
+            c.setTierLoadUs(1002);
+        })).isEqualTo("queueWaitUs must be in [0, 10000000000] µs, got " + Long.MAX_VALUE);
+        assertThat(completion(c -> c.setPrefillUs(10_000_000_001L))).startsWith("prefillUs must be in [0, 10000000000]");
+        assertThat(completion(c -> c.setTierLoadUs(Long.MAX_VALUE))).startsWith("tierLoadUs must be in");
+        assertThat(completion(c -> c.setDecodeUs(Long.MAX_VALUE))).startsWith("decodeUs must be in");
+        assertThat(completion(c -> c.setTtftUs(Long.MAX_VALUE))).startsWith("ttftUs must be in");
+        assertThat(completion(c -> c.setPrefillUs(10_000_000_000L))).as("at the bound").isNull();
+    }
+
     @Test
     void aLongIdleTimeKeepsItsRecordAndANegativeOneIsDeadLettered() {
         // A selector with a long routing.workflowMaxAge sends them on purpose: the record's latency and admission-wait

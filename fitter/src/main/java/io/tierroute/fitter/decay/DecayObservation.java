@@ -16,7 +16,8 @@ public record DecayObservation(ObservationKind kind, double idleSeconds, double 
     /**
      * Longest idle time accepted, seconds (7 days): far beyond any KV cache's residency, so a longer one says nothing
      * about λ but, as a hit, would add its whole length to the exposure (Long.MAX_VALUE ms ≈ 9e15 s held λ at its
-     * lower bound for good). The job's boundary refuses the same bound.
+     * lower bound for good). The streaming job's λ fit refuses a longer one and counts it
+     * ({@code decayObservationsRefused}); the decision that carried it still feeds the other fits.
      */
     public static final double MAX_IDLE_SECONDS = 7 * 24 * 3600.0;
 

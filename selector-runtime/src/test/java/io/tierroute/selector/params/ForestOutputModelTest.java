@@ -20,11 +20,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class ForestOutputModelTest {
 
-    // ---- the fitter's own predictions (fixture written by fitter's ForestFixtureWriter) ----
+    // ---- the fitter's own predictions (fixture written by fitter's ForestFixtureTest) ----
 
     @Test
     void matchesTheFittersPredictionsOnItsCommittedFixture() throws IOException {
@@ -229,10 +230,9 @@ class ForestOutputModelTest {
 
     @Test
     void predictionAllocatesNothingAfterWarmUp() {
-        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean bean)
-            || !bean.isThreadAllocatedMemorySupported()) {
-            return;
-        }
+        Assumptions.assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean b
+            && b.isThreadAllocatedMemorySupported(), "this JVM cannot count a thread's allocated bytes");
+        com.sun.management.ThreadMXBean bean = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         ForestOutputModel m = ForestOutputModel.from(ForestPredictBenchmark.syntheticModel(50, 64, 48, 2));
         OutputFeatures f = new OutputFeatures(1_500, "llama-8b", "lora-1", 2, "sql_query", 2048, 17L, 300);
         double sink = 0;

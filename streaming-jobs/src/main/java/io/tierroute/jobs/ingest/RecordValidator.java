@@ -1,5 +1,6 @@
 package io.tierroute.jobs.ingest;
 
+import io.tierroute.fitter.regression.LatencyObservation;
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.CostFeatures;
 import io.tierroute.schemas.avro.EngineTelemetry;
@@ -26,6 +27,12 @@ public final class RecordValidator {
      * holds these strings, so an unbounded one only costs; 256 UTF-16 chars are at most 768 UTF-8 bytes.
      */
     public static final int MAX_IDENTIFIER_CHARS = 256;
+    /**
+     * Longest time a completion may report for one of its phases, µs (≈ 2.8 h): what the latency fit takes as a
+     * broken timestamp, not a latency. Bounding each phase also keeps their sum, the realised time to first token,
+     * from overflowing into a plausible value.
+     */
+    static final long MAX_PHASE_US = (long) LatencyObservation.MAX_REALISED_US;
 
     private final long maxFutureSkewMs;
 
@@ -72,8 +79,8 @@ public final class RecordValidator {
             identifier("requestId", c.getRequestId()), identifier("worker", c.getWorker()),
             identifier("scope", c.getScope()),
             timestamp("arrivalTimeMs", c.getArrivalTimeMs(), nowMs), timestamp("finishedTimeMs", c.getFinishedTimeMs(), nowMs),
-            nonNegative("queueWaitUs", c.getQueueWaitUs()), nonNegative("prefillUs", c.getPrefillUs()),
-            nonNegative("tierLoadUs", c.getTierLoadUs()), nonNegative("decodeUs", c.getDecodeUs()),
+            phase("queueWaitUs", c.getQueueWaitUs()), phase("prefillUs", c.getPrefillUs()),
+            phase("tierLoadUs", c.getTierLoadUs()), phase("decodeUs", c.getDecodeUs()),
             nonNegative("inputTokens", c.getInputTokens()), nonNegative("outputTokens", c.getOutputTokens()));
         if (r != null) {
             return r;
@@ -81,8 +88,8 @@ public final class RecordValidator {
         if (c.getFinishedTimeMs() < c.getArrivalTimeMs()) {
             return "finishedTimeMs " + c.getFinishedTimeMs() + " is before arrivalTimeMs " + c.getArrivalTimeMs();
         }
-        if (c.getTtftUs() != null && c.getTtftUs() < 0) {
-            return "ttftUs must be >= 0 or null, got " + c.getTtftUs();
+        if (c.getTtftUs() != null && (c.getTtftUs() < 0 || c.getTtftUs() > MAX_PHASE_US)) {
+            return "ttftUs must be in [0, " + MAX_PHASE_US + "] or null, got " + c.getTtftUs();
         }
         long cached = 0;
         for (TierTokens tt : c.getCachedTokens()) {
@@ -175,6 +182,11 @@ public final class RecordValidator {
 
     private static String nonNegative(String field, long v) {
         return v < 0 ? field + " must be >= 0, got " + v : null;
+    }
+
+    /** A phase of a completion, µs: at least 0, at most {@link #MAX_PHASE_US}. */
+    private static String phase(String field, long v) {
+        return v < 0 || v > MAX_PHASE_US ? field + " must be in [0, " + MAX_PHASE_US + "] µs, got " + v : null;
     }
 
     private static String optionalNonNegative(String field, Integer v) {

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
  * fitter's own predictions for held-out rows. Every run checks that the committed fixture is exactly
  * what the fitter produces now (training is deterministic), so the two modules cannot drift apart;
  * to rewrite it after a deliberate change:
- * {@code mvn -pl schemas,fitter test -Dtest=ForestFixtureWriter -Dtierroute.writeForestFixture=true}.
+ * {@code mvn -pl schemas,fitter -am test -Dtest=ForestFixtureTest -Dsurefire.failIfNoSpecifiedTests=false -Dtierroute.writeForestFixture=true}.
  */
-class ForestFixtureWriter {
+class ForestFixtureTest {
 
     static final double[] QS = {0.05, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99};
 
