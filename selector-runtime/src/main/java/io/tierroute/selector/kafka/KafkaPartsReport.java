@@ -105,7 +105,8 @@ public final class KafkaPartsReport {
             }
             m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
                     "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps(),
-                    "resyncs", resyncs, "restarts", kvConsumer.restarts(), "log_resets", kvConsumer.logResets()));
+                    "resyncs", resyncs, "restarts", kvConsumer.restarts(), "log_resets", kvConsumer.logResets(),
+                    "partitions_added", kvConsumer.partitionsAdded()));
         }
         if (decisions != null) {
             m.put("decisions", Map.of("sent", decisions.sent(), "acknowledged", decisions.acknowledged(),
@@ -152,6 +153,8 @@ public final class KafkaPartsReport {
                     "Times the params / control history the loader read was found gone (topics recreated or truncated, "
                             + "another cluster at the address) and both topics were re-read from the beginning",
                     l::historyResets);
+            counter(r, "tierroute_params_partitions_added_total", "Partitions added to the params or control topic "
+                    + "while the loader followed them (each read from its beginning since)", l::partitionsAdded);
             counter(r, "tierroute_params_stale_control_records_total",
                     "Control records ignored because their sequence was not above the scope's last one",
                     l::staleControlRecords);
@@ -199,6 +202,8 @@ public final class KafkaPartsReport {
             counter(r, "tierroute_kv_consumer_log_resets_total", "Times the KV consumer's position was no longer in "
                     + Topics.KV_EVENTS + " (recreated or truncated, a new cluster) and it read it again from the beginning",
                     k::logResets);
+            counter(r, "tierroute_kv_consumer_partitions_added_total", "Partitions added to " + Topics.KV_EVENTS
+                    + " while the KV consumer read it (each read from its beginning since)", k::partitionsAdded);
             CounterWithCallback.builder().name("tierroute_kv_consumer_bad_records_total")
                     .help("KV event batches skipped, by reason").labelNames("reason").callback(cb -> {
                         for (KvEventConsumer.BadReason reason : KvEventConsumer.BadReason.values()) {

@@ -71,6 +71,11 @@ import java.util.concurrent.atomic.LongAdder;
  * The events it missed or read twice show in each worker's sequence (a gap, a step back, a restart), which resyncs that
  * worker as above; a silent rewind would have hidden why the index was rebuilt.
  *
+ * <p><b>A topic that grows.</b> Partitions added to the topic while it runs ({@link PartitionWatch}: looked for every
+ * 10 s, seen once the consumer's metadata is refreshed) are read from their beginning, logged (WARN) and counted
+ * ({@code tierroute_kv_consumer_partitions_added_total}): the workers whose key now hashes there keep feeding the index.
+ * A worker whose batches move partition may show a step in its sequence, which resyncs it.
+ *
  * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
  * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
  * consumer at the positions it had reached, so no event is skipped.
@@ -108,6 +113,7 @@ public final class KvEventConsumer implements AutoCloseable {
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private final UnpricedTiers unpriced; // null: no worker configuration to check the events' tiers against
+    private final PartitionWatch partitionWatch;
 
     public KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer) {
         this(settings, workers, writer, null);
@@ -115,6 +121,13 @@ public final class KvEventConsumer implements AutoCloseable {
 
     /** As above, counting (and logging once) events on a tier a worker is configured without in {@code unpriced}. */
     public KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer, UnpricedTiers unpriced) {
+        this(settings, workers, writer, unpriced, PartitionWatch.DEFAULT_PERIOD);
+    }
+
+    /** As above, looking for partitions added to the topic every {@code partitionCheck} (tests: a short one). */
+    KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer, UnpricedTiers unpriced,
+            Duration partitionCheck) {
+        this.partitionWatch = new PartitionWatch(List.of(Topics.KV_EVENTS), partitionCheck);
         this.settings = settings;
         this.workers = workers;
         this.writer = writer;
@@ -151,6 +164,8 @@ public final class KvEventConsumer implements AutoCloseable {
     /** Times the position reached was no longer in the log (topic recreated or truncated, a new cluster). */
     public long logResets() { return logResets.sum(); }
     public long backpressureWaits() { return backpressure.sum(); }
+    /** Partitions added to the topic while it was read (each read from its beginning since). */
+    public long partitionsAdded() { return partitionWatch.added(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
 
     public long badRecords() {
@@ -186,7 +201,7 @@ public final class KvEventConsumer implements AutoCloseable {
             if (!running) {
                 return;
             }
-            List<TopicPartition> parts = List.of();
+            List<TopicPartition> parts = new ArrayList<>();
             boolean warned = false;
             while (running && parts.isEmpty()) {
                 parts = KafkaClients.partitions(c, Topics.KV_EVENTS, Duration.ofSeconds(5));
@@ -251,10 +266,30 @@ public final class KvEventConsumer implements AutoCloseable {
                 for (TopicPartition tp : records.partitions()) {
                     resume.put(tp, c.position(tp));
                 }
+                List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
+                if (!added.isEmpty()) {
+                    readAdded(c, parts, added);
+                }
             }
         } finally {
             consumer = null;
         }
+    }
+
+    /**
+     * Partitions added to the topic since {@code parts} were assigned: every record there came after this consumer
+     * started, so they are read from their beginning. The others keep their positions ({@code assign} keeps the state
+     * of a partition still assigned).
+     */
+    private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
+        parts.addAll(added);
+        c.assign(parts);
+        c.seekToBeginning(added);
+        for (TopicPartition tp : added) {
+            resume.put(tp, c.position(tp));
+        }
+        log.warn("kv consumer: {} has {} new partition(s) {}; reading them from their beginning", Topics.KV_EVENTS,
+                added.size(), added);
     }
 
     /**

@@ -79,6 +79,11 @@ import java.util.concurrent.atomic.LongAdder;
  * lower than, or equal to, the one served (the same number may now be other parameters). A new history without a
  * usable version of the served scope leaves the old set in place, with a WARN.
  *
+ * <p><b>Topics that grow.</b> Partitions added to either topic after the catch-up ({@link PartitionWatch}, looked for
+ * as often as the identity) are read from their beginning, logged (WARN) and counted
+ * ({@code tierroute_params_partitions_added_total}): the snapshots and control records whose key hashes there reach
+ * the rule as they would have from the start.
+ *
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
  * and swaps it in ({@link ParameterStore#activate}). Pins, rollbacks, the first activation and version jumps are
@@ -157,6 +162,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final ServedScopeRecords records;                              // served scope: offsets, LRU, carriers
     private final ActiveSnapshotReader activeReader;                       // active version → whole snapshot
     private final HistoryIdentity identity;                                // the cluster and topic ids read from
+    private final PartitionWatch partitionWatch;                           // partitions added to either topic
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);      // counted down by close(): ends back-off waits
@@ -207,7 +213,10 @@ public final class ParameterLoader implements AutoCloseable {
         this(settings, store, converter, indexedVersions, HistoryIdentity.DEFAULT_PERIOD);
     }
 
-    /** As above, asking the cluster for its identity every {@code identityPeriod} (tests: only before records). */
+    /**
+     * As above, asking the cluster for its identity, and the topics for their partitions, every {@code identityPeriod}
+     * (tests: only before records).
+     */
     ParameterLoader(KafkaSettings settings, ParameterStore store, SnapshotConverter converter, int indexedVersions,
             Duration identityPeriod) {
         if (indexedVersions < 1) {
@@ -229,6 +238,7 @@ public final class ParameterLoader implements AutoCloseable {
         this.activeReader = new ActiveSnapshotReader(scope, records, () -> running);
         this.identity = new HistoryIdentity(() -> KafkaClients.admin(settings, "params-identity"),
                 settings.bootstrapServers(), List.of(Topics.PARAMS, Topics.CONTROL), identityPeriod);
+        this.partitionWatch = new PartitionWatch(List.of(Topics.PARAMS, Topics.CONTROL), identityPeriod);
         this.status = new Status(false, scope, store.current().version(), -1, null, Map.of(), null, 0, null);
         this.thread = new Thread(this::run, "tierroute-params-loader");
         this.thread.setDaemon(true);
@@ -281,6 +291,8 @@ public final class ParameterLoader implements AutoCloseable {
     public long staleControlRecords() { return staleControl.sum(); }
     /** Times the history read was found gone and both topics were re-read from the beginning. */
     public long historyResets() { return historyResets.sum(); }
+    /** Partitions added to the params or control topic while the loader followed them. */
+    public long partitionsAdded() { return partitionWatch.added(); }
     /** Answers of the cluster to the identity check so far (tests wait for one past a broker restart). */
     long historyIdentityAnswers() { return identity.answers(); }
     public long unknownWorkers() { return converter.unknownWorkers(); }
@@ -405,7 +417,23 @@ public final class ParameterLoader implements AutoCloseable {
             if (caughtUp && !records.isEmpty()) {
                 publishStatus();
             }
+            List<TopicPartition> added = caughtUp ? partitionWatch.newPartitions(c, parts) : List.of();
+            if (!added.isEmpty()) {
+                readAdded(c, parts, added);
+            }
         }
+    }
+
+    /**
+     * Partitions added to the topics since {@code parts} were assigned: read from their beginning like the others at
+     * the start ({@code assign} keeps the positions of the partitions still assigned).
+     */
+    private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
+        parts.addAll(added);
+        c.assign(parts);
+        c.seekToBeginning(added);
+        log.warn("params loader: new partition(s) {} of {} / {}; reading them from their beginning", added,
+                Topics.PARAMS, Topics.CONTROL);
     }
 
     /** The session has read the topics as they were at its start: activate the rule's version once, report ready. */

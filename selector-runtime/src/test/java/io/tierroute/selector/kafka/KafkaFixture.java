@@ -17,6 +17,8 @@ import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.WorkerRegistry;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -79,6 +81,28 @@ final class KafkaFixture {
         } catch (Exception e) {
             throw new IllegalStateException("send to " + topic + " failed", e);
         }
+    }
+
+    /** Sends to one partition of {@code topic}, whatever the key would hash to. */
+    static void sendTo(KafkaProducer<byte[], byte[]> p, String topic, int partition, String key, byte[] value) {
+        try {
+            p.send(new ProducerRecord<>(topic, partition, key.getBytes(StandardCharsets.UTF_8), value))
+                    .get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("send to " + topic + "-" + partition + " failed", e);
+        }
+    }
+
+    /** Grows {@code topic} to {@code partitions} partitions, as {@code kafka-topics --alter --partitions} does. */
+    static void growTopic(String topic, int partitions) throws Exception {
+        try (Admin admin = broker().admin()) {
+            admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions))).all().get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Settings whose clients refresh their metadata every half second, so a grown topic shows at once. */
+    static KafkaSettings quickMetadataSettings() {
+        return settings().withProperties(Map.of("metadata.max.age.ms", "500"));
     }
 
     static void publish(KafkaProducer<byte[], byte[]> p, ParameterSnapshot s) {

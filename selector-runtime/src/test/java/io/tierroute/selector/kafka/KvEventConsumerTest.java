@@ -103,6 +103,29 @@ class KvEventConsumerTest {
         assertThat(match(11L, 12L, 13L, 14L).totalBlocks(1)).isZero();
     }
 
+    /** A topic grown under a running consumer: the new partition is read from its beginning, nothing else twice. */
+    @Test
+    void partitionsAddedToTheTopicAreReadFromTheirBeginning() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.quickMetadataSettings(), workers, pipeline, null,
+                Duration.ofMillis(200)).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(61L, 62L)))));
+        await(WAIT, () -> pipeline.appliedEvents() == 1, "w0's batch applied");
+
+        KafkaFixture.growTopic(Topics.KV_EVENTS, 5);
+        KvEventBatch moved = batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(71L, 72L, 73L))));
+        KafkaFixture.sendTo(producer, Topics.KV_EVENTS, 4, "w1", Codecs.KV_EVENT_BATCH.encode(moved));
+
+        await(WAIT, () -> pipeline.appliedEvents() == 2, "the batch on the new partition applied");
+        assertThat(consumer.partitionsAdded()).isEqualTo(1);
+        assertThat(match(71L, 72L, 73L).totalBlocks(1)).isEqualTo(3);
+        send(batch("w0", 1, List.of(new BlockStored(Tier.HBM, 62L, List.of(63L)))));
+        await(WAIT, () -> pipeline.appliedEvents() == 3, "the old partitions still read");
+        assertThat(consumer.batches()).as("nothing read twice").isEqualTo(3);
+        assertThat(consumer.sequenceGaps()).isZero();
+        assertThat(match(61L, 62L, 63L).totalBlocks(0)).isEqualTo(3);
+    }
+
     @Test
     void aSequenceGapARestartOrASkippedBatchClearsTheWorkerAndLaterEventsRebuildIt() throws Exception {
         consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();

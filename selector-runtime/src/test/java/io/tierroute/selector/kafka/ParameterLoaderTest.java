@@ -1,7 +1,9 @@
 package io.tierroute.selector.kafka;
 
+import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.selector.config.KafkaSettings;
@@ -133,6 +135,26 @@ class ParameterLoaderTest {
         assertThat(l.unknownWorkers()).as("rho of worker 'ghost' is ignored and counted").isEqualTo(1);
         assertThat(l.swaps()).isEqualTo(2);
         assertThat(l.lastSwapNanos()).isPositive();
+    }
+
+    /** A params topic grown under a running loader: a snapshot on the new partition is applied. */
+    @Test
+    void snapshotsOnAPartitionAddedToTheTopicAreApplied() throws Exception {
+        ParameterStore store = store();
+        ParameterLoader l = new ParameterLoader(KafkaFixture.quickMetadataSettings(), store,
+                KafkaFixture.loaderConverter(), ParameterLoader.DEFAULT_INDEXED_VERSIONS, Duration.ofMillis(200)).start();
+        loaders.add(l);
+        assertThat(l.awaitReady(WAIT)).isTrue();
+        publish(producer, snapshot("default", 1).build());
+        await(WAIT, () -> store.current().version() == 1, "version 1 active");
+
+        KafkaFixture.growTopic(Topics.PARAMS, 2);
+        ParameterSnapshot v2 = snapshot("default", 2).build();
+        KafkaFixture.sendTo(producer, Topics.PARAMS, 1, Topics.paramsKey("default", 2), Codecs.PARAMETER_SNAPSHOT.encode(v2));
+
+        await(WAIT, () -> store.current().version() == 2, "version 2, on the new partition, active");
+        assertThat(l.partitionsAdded()).isEqualTo(1);
+        assertThat(l.paramsRecordsRead()).as("nothing read twice").isEqualTo(2);
     }
 
     @Test
