@@ -63,7 +63,8 @@ public final class FittingJob {
     /**
      * @param published what {@code tierroute.params} held at start ({@link KafkaWiring#publishedParams}): a scope's
      *     version counter never restarts below its newest version there, also
-     *     when the job starts without a checkpoint or savepoint
+     *     when the job starts without a checkpoint or savepoint, and a scope without state starts from its active
+     *     snapshot there
      */
     public FittingJob(Sources sources, Sink<ParameterSnapshot> params, Sink<DeadLetter> deadLetters,
             JobSettings settings, PublishedParams published) {

@@ -12,15 +12,10 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -97,11 +92,18 @@ public final class KafkaWiring {
     }
 
     /**
-     * What {@code tierroute.params} holds (read_committed, from the beginning to the end offsets at call time;
-     * versions parsed from the keys, {@link Topics#paramsKey}): per scope the newest version and the versions not
-     * deleted by a tombstone. Read once at submission and handed to the fitting operator, so that a start without
-     * state continues each scope's sequence rather than publishing version 1 again, and a forest carrier named in
-     * restored state but trimmed since is published again. Empty when the topic does not exist yet.
+     * What {@code tierroute.params} holds, with {@code tierroute.control} (read_committed, from the beginning to the end
+     * offsets at call time; {@link PublishedParamsReader}): per scope the newest version and the versions not deleted
+     * by a tombstone (parsed from the keys, {@link Topics#paramsKey}), and the active snapshot as
+     * {@link io.tierroute.schemas.snapshot.ActivationRule} makes it over both topics, with its quantile model (read back
+     * from the record carrying it). Read once at submission and handed to the fitting operator, so that a start without
+     * state (new group id, no savepoint, lost checkpoints) continues each scope's sequence rather than publishing
+     * version 1 again, and gates its first candidate against the active snapshot, carrying from it what the fit cannot
+     * determine yet, rather than against nothing with the defaults (which the activation rule would then have made
+     * active everywhere); and so that a forest carrier named in restored state but trimmed since is published again.
+     * A scope restored from a checkpoint or savepoint keeps its own active version. Undecodable records are skipped (a
+     * WARN counts them); an active snapshot whose forest carrier is gone is taken without a model. Empty when the
+     * params topic does not exist yet.
      */
     public static PublishedParams publishedParams(JobSettings s) {
         Properties p = clientProperties(s);
@@ -110,37 +112,13 @@ public final class KafkaWiring {
         p.setProperty("enable.auto.commit", "false");
         p.setProperty("allow.auto.create.topics", "false");
         p.setProperty("max.partition.fetch.bytes", Integer.toString(MAX_REQUEST_BYTES * 2));
+        // Each read-back of an active record seeks: a fetch left waiting at the end (default 500 ms) delayed every one.
+        p.setProperty("fetch.max.wait.ms", "20");
         p.setProperty("key.deserializer", ByteArrayDeserializer.class.getName());
         p.setProperty("value.deserializer", ByteArrayDeserializer.class.getName());
-        PublishedParams.Builder published = new PublishedParams.Builder();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            List<PartitionInfo> infos = c.partitionsFor(Topics.PARAMS, Duration.ofSeconds(30));
-            if (infos == null || infos.isEmpty()) {
-                return PublishedParams.NONE;
-            }
-            List<TopicPartition> parts = infos.stream().map(i -> new TopicPartition(Topics.PARAMS, i.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("could not read " + Topics.PARAMS + " to its end within 5 minutes");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
-                    if (k == null) {
-                        continue; // not a params key: no reader counts it as a version either
-                    }
-                    if (r.value() == null) {
-                        published.tombstone(k.scope(), k.version());
-                    } else {
-                        published.snapshot(k.scope(), k.version());
-                    }
-                }
-            }
+            return new PublishedParamsReader(c).read();
         }
-        return published.build();
     }
 
     /**

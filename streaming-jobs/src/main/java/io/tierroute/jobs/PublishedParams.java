@@ -7,22 +7,30 @@ import java.util.TreeMap;
 
 /**
  * What {@code tierroute.params} held when the job was started ({@link KafkaWiring#publishedParams}): per scope the
- * newest version (a start without state continues the sequence from it) and the versions still on the topic, as
+ * newest version (a start without state continues the sequence from it), the versions still on the topic, as
  * sorted ranges, because {@code snapshots trim} deletes old ones with tombstones: a forest carrier named in restored
- * state but deleted since must be published again in full, not named (readers would refuse the reference).
+ * state but deleted since must be published again in full, not named (readers would refuse the reference), and the
+ * active snapshot, which a scope without state of its own starts from: its first candidate is gated against it and
+ * carries what the fit cannot determine yet from it, as if the job had never lost its state.
  *
  * @param newest per scope, the highest version whose key is on the topic (tombstoned or not)
  * @param live   per scope, the versions whose last record is a snapshot, as {@code [from0, to0, from1, to1, ...]}
  *               inclusive and ascending
+ * @param active per scope with an active version ({@link io.tierroute.schemas.snapshot.ActivationRule} over the params
+ *               and control topics), that snapshot with its quantile model inline and {@code quantileModelVersion}
+ *               naming the record that carries it (null without a model), single-object Avro-encoded
+ *               ({@link io.tierroute.schemas.Codecs#PARAMETER_SNAPSHOT}): the job graph ships it with the fitting
+ *               operator, which decodes a scope's only when it needs it
  */
-public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live) {
+public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live, Map<String, byte[]> active) {
 
     /** Nothing published (or not read). */
-    public static final PublishedParams NONE = new PublishedParams(Map.of(), Map.of());
+    public static final PublishedParams NONE = new PublishedParams(Map.of(), Map.of(), Map.of());
 
     public PublishedParams {
         newest = Map.copyOf(newest);
         live = Map.copyOf(live);
+        active = Map.copyOf(active);
     }
 
     /**
@@ -53,10 +61,14 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
         return found >= 0 && version <= ranges[2 * found + 1];
     }
 
-    /** Builds the read from the topic's records in offset order: a snapshot adds its version, a tombstone removes it. */
+    /**
+     * Builds the read from the topic's records in offset order: a snapshot adds its version, a tombstone removes it;
+     * the active snapshots are given as found ({@link PublishedParamsReader}).
+     */
     public static final class Builder {
         private final Map<String, Long> newest = new HashMap<>();
         private final Map<String, TreeMap<Long, Long>> ranges = new HashMap<>(); // from → to, disjoint, not adjacent
+        private final Map<String, byte[]> active = new HashMap<>();
 
         public void snapshot(String scope, long version) {
             newest.merge(scope, version, Math::max);
@@ -86,6 +98,11 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
             }
         }
 
+        /** {@code scope}'s active snapshot, encoded as {@link PublishedParams#active} describes. */
+        public void active(String scope, byte[] encoded) {
+            active.put(scope, encoded);
+        }
+
         public PublishedParams build() {
             Map<String, long[]> live = new HashMap<>();
             ranges.forEach((scope, r) -> {
@@ -97,7 +114,7 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
                 }
                 live.put(scope, a);
             });
-            return new PublishedParams(newest, live);
+            return new PublishedParams(newest, live, active);
         }
     }
 
@@ -105,6 +122,8 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
     public String toString() {
         StringBuilder b = new StringBuilder("PublishedParams").append(newest).append(" live {");
         live.forEach((s, a) -> b.append(s).append('=').append(Arrays.toString(a)).append(' '));
+        b.append("} active {");
+        active.forEach((s, a) -> b.append(s).append('=').append(a.length).append(" bytes "));
         return b.append('}').toString();
     }
 }

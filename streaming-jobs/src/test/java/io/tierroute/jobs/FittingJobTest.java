@@ -305,6 +305,111 @@ class FittingJobTest {
         assertThat(keys).as("params keys of snapshots (the tombstone above deletes one)").doesNotHaveDuplicates();
     }
 
+    /**
+     * A start without state on a topic where an earlier run left fitted snapshots: version 2 is active (3 was rejected),
+     * fitted α_d 2 µs/token and λ 1/300 s⁻¹, its forest carried by version 1. The new job's first candidate is 4,
+     * gated against 2, and carries what too few rows cannot fit yet (α_d, λ, the forest by reference) from it: the
+     * DESIGN defaults (α_d 50, λ 1/120, no forest) would have been activated everywhere.
+     */
+    @Test
+    void freshStartWithoutStateGatesItsFirstCandidateAgainstTheActiveSnapshotOnTheTopic() throws Exception {
+        TestKafka kafka = fixture.kafka();
+        String scope = "pool-s";
+        ParameterSnapshot carrier = EarlierSnapshots.carrying(
+            EarlierSnapshots.accepted(scope, 1, null, 3.0, 1 / 200.0), EarlierSnapshots.forest(5_000));
+        ParameterSnapshot active = EarlierSnapshots.naming(EarlierSnapshots.accepted(scope, 2, 1L, 2.0, 1 / 300.0), 1);
+        ParameterSnapshot rejected = EarlierSnapshots.accepted(scope, 3, 2L, 80.0, 1 / 30.0);
+        rejected.setStatus(SnapshotStatus.REJECTED);
+        kafka.send(List.of(EarlierSnapshots.record(carrier), EarlierSnapshots.record(active),
+            EarlierSnapshots.record(rejected)));
+        assertThat(kafka.activeVersion(scope)).isEqualTo(OptionalLong.of(2));
+
+        Workload w = new Workload(17, scope, startMs(), 0.05);
+        kafka.send(w.telemetry(40));
+        kafka.send(w.requests(100)); // under min-fit-samples (200): no regression, no λ fit yet
+        fixture.start(settings("seed-active"), null);
+        ParameterSnapshot first = firstSnapshotAfter(kafka, scope, 3);
+
+        assertThat(first.getVersion()).isEqualTo(4);
+        assertThat(first.getParentVersion()).as("gated against the active version on the topic").isEqualTo(2L);
+        assertCarriedFrom(active, first);
+        assertThat(first.getQuantileModel()).as("the forest is named, not carried again").isNull();
+        assertThat(first.getQuantileModelVersion()).as("the active version's forest, by its carrier").isEqualTo(1L);
+        // what the selectors apply now: still the earlier run's fit, whichever version the rule makes active
+        long activeNow = kafka.activeVersion(scope).orElseThrow();
+        ParameterSnapshot applied = kafka.snapshots().stream().filter(p -> p.getVersion() == activeNow).findFirst()
+            .orElseThrow();
+        assertThat(applied.getAlphaD().getValue()).as("α_d of active version %d", activeNow).isEqualTo(2.0);
+        assertThat(applied.getLambda().getValue()).as("λ of active version %d", activeNow).isEqualTo(1 / 300.0);
+    }
+
+    /** As above, the scope pinned to an older version on the control topic: that version is the parent. */
+    @Test
+    void freshStartWithoutStateGatesItsFirstCandidateAgainstThePinnedVersionOnTheTopic() throws Exception {
+        TestKafka kafka = fixture.kafka();
+        String scope = "pool-p";
+        ParameterSnapshot pinned = EarlierSnapshots.accepted(scope, 1, null, 2.0, 1 / 300.0);
+        ParameterSnapshot newest = EarlierSnapshots.accepted(scope, 2, 1L, 3.0, 1 / 200.0);
+        kafka.send(List.of(EarlierSnapshots.record(pinned), EarlierSnapshots.record(newest)));
+        kafka.control(control(scope, ControlAction.PIN, 1L, 1));
+        assertThat(kafka.activeVersion(scope)).isEqualTo(OptionalLong.of(1));
+
+        Workload w = new Workload(19, scope, startMs(), 0.05);
+        kafka.send(w.telemetry(40));
+        kafka.send(w.requests(100));
+        fixture.start(settings("seed-pinned"), null);
+        ParameterSnapshot first = firstSnapshotAfter(kafka, scope, 2);
+
+        assertThat(first.getVersion()).isEqualTo(3);
+        assertThat(first.getParentVersion()).as("gated against the pinned version").isEqualTo(1L);
+        assertCarriedFrom(pinned, first);
+        assertThat(kafka.activeVersion(scope)).as("still pinned").isEqualTo(OptionalLong.of(1));
+    }
+
+    /** Nothing on the topic: the first candidate is version 1, gated against nothing, with the defaults (unchanged). */
+    @Test
+    void freshStartOnAnEmptyTopicGatesItsFirstCandidateAgainstNothing() throws Exception {
+        TestKafka kafka = fixture.kafka();
+        String scope = "pool-e";
+        JobSettings s = settings("seed-none");
+        assertThat(KafkaWiring.publishedParams(s).active()).isEmpty();
+        Workload w = new Workload(23, scope, startMs(), 0.05);
+        kafka.send(w.telemetry(40));
+        kafka.send(w.requests(100));
+        fixture.start(s, null);
+        ParameterSnapshot first = firstSnapshotAfter(kafka, scope, 0);
+
+        assertThat(first.getVersion()).isEqualTo(1);
+        assertThat(first.getParentVersion()).isNull();
+        assertThat(first.getAlphaD().getValue()).as("the DESIGN default").isEqualTo(50.0);
+        assertThat(first.getAlphaD().getWindowEndMs()).as("a default's window").isZero();
+        assertThat(first.getLambda().getValue()).isEqualTo(1 / 120.0);
+        assertThat(first.getQuantileModelVersion()).isNull();
+    }
+
+    /** The first snapshot of {@code scope} above {@code version} (the job may publish twice between two polls). */
+    private static ParameterSnapshot firstSnapshotAfter(TestKafka kafka, String scope, long version)
+            throws InterruptedException {
+        kafka.awaitSnapshot(p -> p.getScope().toString().equals(scope) && p.getVersion() > version,
+            Duration.ofSeconds(60), "of " + scope + " after version " + version);
+        ParameterSnapshot first = kafka.snapshots().stream()
+            .filter(p -> p.getScope().toString().equals(scope) && p.getVersion() > version)
+            .min(Comparator.comparingLong(ParameterSnapshot::getVersion)).orElseThrow();
+        System.out.println("[FittingJobTest] first snapshot after " + version + ": version " + first.getVersion() + " "
+            + first.getStatus() + " parent " + first.getParentVersion() + " " + first.getRejectReasons());
+        return first;
+    }
+
+    /** α_d and λ, which 100 rows cannot fit, carried from {@code from}: its values, unfitted here, with its windows. */
+    private static void assertCarriedFrom(ParameterSnapshot from, ParameterSnapshot s) {
+        assertThat(s.getAlphaD().getValue()).as("α_d").isEqualTo(from.getAlphaD().getValue());
+        assertThat(s.getAlphaD().getSamples()).as("α_d not fitted in this version").isZero();
+        assertThat(s.getAlphaD().getWindowEndMs()).as("α_d keeps the window it was fitted on")
+            .isEqualTo(from.getAlphaD().getWindowEndMs());
+        assertThat(s.getLambda().getValue()).as("λ").isEqualTo(from.getLambda().getValue());
+        assertThat(s.getLambda().getSamples()).as("λ not fitted in this version").isZero();
+    }
+
     /** The newest completed checkpoint (a chk-n directory with _metadata) under {@code dir}. */
     static Path latestCheckpoint(Path dir) throws IOException {
         try (Stream<Path> s = Files.walk(dir, 2)) {

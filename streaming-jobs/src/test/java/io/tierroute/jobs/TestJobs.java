@@ -33,8 +33,8 @@ final class TestJobs {
     }
 
     /**
-     * Submits the job as {@code FittingJobMain} does (the versions already published seed the counters
-     * of scopes without state), optionally restoring {@code restoreFrom}; adds it to {@code started}
+     * Submits the job as {@code FittingJobMain} does (what the topics hold seeds the counters and the
+     * active snapshots of scopes without state), optionally restoring {@code restoreFrom}; adds it to {@code started}
      * and returns once it runs.
      */
     static JobClient start(JobSettings s, String restoreFrom, List<JobClient> started) throws Exception {

@@ -77,10 +77,11 @@ import org.slf4j.LoggerFactory;
  *       ignored).</li>
  *   <li>{@link #ACCEPTED} version → control sequence and {@link #HISTORY} version → snapshot without
  *       its model, for the last {@code historyVersions} accepted versions (a pinned version is kept
- *       past that); {@link #FORESTS}: each quantile model once, under the version whose record carries it
- *       ({@link VersionHistory}); {@link #PENDING_FOREST}: a retrained model not yet in an accepted snapshot, and
- *       {@link #PENDING_FOREST_CARRIER}: the version of the record that published it in full, if one has
- *       ({@link ForestTraining}).</li>
+ *       past that), starting, in a scope whose state never published, from the version the params topic
+ *       had active at submission ({@link PublishedParams#active}); {@link #FORESTS}: each quantile model
+ *       once, under the version whose record carries it ({@link VersionHistory}); {@link #PENDING_FOREST}:
+ *       a retrained model not yet in an accepted snapshot, and {@link #PENDING_FOREST_CARRIER}: the version
+ *       of the record that published it in full, if one has ({@link ForestTraining}).</li>
  *   <li>{@link #REFUSED_JUMPS}: per parameter label, a jump the gate refused as first seen, so that one persisting over
  *       enough new rows is accepted ({@link JumpWatch}, {@link RefusedJumps}); rewritten after every gate run.</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
@@ -174,11 +175,15 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** Event-time mode: how far past a tick a control record's stamp is applied at that tick anyway, ms. */
     private transient long controlAheadMs;
     private transient ForestCarriers carriers;
+    /** This subtask's scopes' active snapshots on the params topic at submission, until each scope looks. */
+    private transient ActiveAtStart activeAtStart;
 
     /** Newest version per scope already on the params topic when the job was started (may be empty). */
     private final HashMap<String, Long> publishedVersions;
     /** Per scope, the versions on the params topic then, as ranges ({@link PublishedParams#live}). */
     private final HashMap<String, long[]> liveAtStart;
+    /** Per scope, the active snapshot there then, Avro-encoded ({@link PublishedParams#active}). */
+    private final HashMap<String, byte[]> activeOnTopic;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -187,13 +192,15 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /**
      * @param published what {@code tierroute.params} held at start: the next version of a scope is one more than
      *     the larger of its state and the newest there, so a start without state (no checkpoint or savepoint)
-     *     continues the sequence instead of restarting at 1; a forest carrier the state names that was deleted
-     *     there ({@code snapshots trim}) is not named again
+     *     continues the sequence instead of restarting at 1; a scope whose state never published takes the active
+     *     snapshot there as its active version ({@link #adoptActiveOnTopic}); a forest carrier the state names that
+     *     was deleted there ({@code snapshots trim}) is not named again
      */
     public ScopeFitFunction(JobSettings settings, PublishedParams published) {
         this.settingsArguments = settings.toArguments().toArray(String[]::new);
         this.publishedVersions = new HashMap<>(published.newest());
         this.liveAtStart = new HashMap<>(published.live());
+        this.activeOnTopic = new HashMap<>(published.active());
     }
 
     @Override
@@ -206,6 +213,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         counters = ctx.getState(COUNTERS);
         refusedJumps = new RefusedJumps(ctx.getMapState(REFUSED_JUMPS));
         carriers = new ForestCarriers(publishedVersions, liveAtStart);
+        var task = ctx.getTaskInfo();
+        activeAtStart = new ActiveAtStart(activeOnTopic, task.getMaxNumberOfParallelSubtasks(),
+            task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
         versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
             settings.historyVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
@@ -405,6 +415,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     /** Applies a control record unless its sequence is not above the applied one (then false); marks the scope dirty. */
     private boolean applyControl(SnapshotControl record, String scope, ScopeCounters c) throws Exception {
+        adoptActiveOnTopic(scope); // before the check below: a PIN may name it
         SnapshotControl current = control.value();
         if (current != null && record.getSequence() <= current.getSequence()) {
             controlsIgnored.inc();
@@ -651,7 +662,31 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
 
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
     private ParameterSnapshot activeSnapshot(String scope) throws Exception {
+        adoptActiveOnTopic(scope);
         return versions.active(scope, control.value());
+    }
+
+    /**
+     * A scope whose state never published (the job started without checkpoint or savepoint) keeps the snapshot the
+     * params topic had active at submission as an accepted version, stamped with its own control sequence, so the rule
+     * makes it active here as every reader does: the first candidate is gated against it (parent, jump checks) and
+     * carries from it what the fit cannot determine yet (α's, λ, the admission wait, the forest) instead of the DESIGN
+     * defaults, which the rule would otherwise have activated everywhere. State that published wins: it is the job's
+     * own history.
+     */
+    private void adoptActiveOnTopic(String scope) throws Exception {
+        if (!activeAtStart.has(scope)) {
+            return;
+        }
+        if (version.value() != null) {
+            activeAtStart.drop(scope);
+            return;
+        }
+        ParameterSnapshot s = activeAtStart.take(scope);
+        versions.keep(s, s.getQuantileModel(), s.getControlSequence(), null, control.value());
+        LOG.info("scope {}: no state of its own: version {} (control sequence {}, {}), active on the params topic at "
+            + "submission, is its active version", scope, s.getVersion(), s.getControlSequence(),
+            s.getQuantileModel() == null ? "no quantile model" : "quantile model of version " + s.getQuantileModelVersion());
     }
 
     private void armForestPoll(ScopeCounters c, Context ctx) {

@@ -150,6 +150,48 @@ class ScopeFitFunctionTest {
         restored.close();
     }
 
+    /**
+     * The params topic had version 7 active at submission (fitted α_d 2 µs/token): a scope without state starts from it,
+     * and keeps it as history; a scope restored from state keeps its own active version.
+     */
+    @Test
+    void aScopeWithoutStateStartsFromTheTopicsActiveSnapshotButRestoredStateWins() throws Exception {
+        ParameterSnapshot onTopic = io.tierroute.jobs.EarlierSnapshots.accepted("default", 7, 6L, 2.0, 1 / 300.0);
+        io.tierroute.jobs.PublishedParams.Builder topic = new io.tierroute.jobs.PublishedParams.Builder();
+        for (long v = 1; v <= 8; v++) {
+            topic.snapshot("default", v); // 8: a rejected candidate after it
+        }
+        topic.active("default", io.tierroute.schemas.Codecs.PARAMETER_SNAPSHOT.encode(onTopic));
+
+        var fresh = harness(null, settings().build(), topic.build());
+        fresh.setProcessingTime(0);
+        rows(fresh, 10); // too few for the regression: α_d is carried
+        ParameterSnapshot first = publishOne(fresh, TICK);
+        assertThat(first.getVersion()).isEqualTo(9);
+        assertThat(first.getParentVersion()).as("gated against the topic's active version").isEqualTo(7);
+        assertThat(first.getAlphaD().getValue()).as("carried from it, not the default 50").isEqualTo(2.0);
+        assertThat(first.getStatus()).as("reasons %s", first.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        fresh.processElement2(new StreamRecord<>(control(ControlAction.PIN, 7L, 1)));
+        ParameterSnapshot pinned = publishOne(fresh, 2 * TICK);
+        assertThat(pinned.getParentVersion()).as("version 7 is kept: a pin of it has a parent").isEqualTo(7);
+        fresh.close();
+
+        var own = harness(null);
+        own.setProcessingTime(0);
+        rows(own, 400);
+        assertThat(publishOne(own, TICK).getVersion()).isEqualTo(1);
+        OperatorSubtaskState state = own.snapshot(1, TICK);
+        own.close();
+        var restored = harness(state, settings().build(), topic.build());
+        restored.setProcessingTime(2 * TICK - 1);
+        rows(restored, 10);
+        ParameterSnapshot next = publishOne(restored, 2 * TICK);
+        assertThat(next.getVersion()).as("after the newest on the topic").isEqualTo(9);
+        assertThat(next.getParentVersion()).as("its own active version").isEqualTo(1);
+        assertThat(next.getAlphaD().getValue()).as("its own fit").isNotEqualTo(2.0);
+        restored.close();
+    }
+
     @Test
     void aRestoreReplaysTheNewestSealedChunksAndTheTail() throws Exception {
         // sample-rows 400: chunks of 100 rows, four kept; 1,050 rows leave four sealed chunks and a tail of 50

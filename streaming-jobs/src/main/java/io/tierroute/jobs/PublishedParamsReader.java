@@ -1,0 +1,173 @@
+package io.tierroute.jobs;
+
+import io.tierroute.jobs.ActiveVersionScan.Where;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ModelCarrier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads {@code tierroute.params} and {@code tierroute.control} from the beginning to their ends at call time into a
+ * {@link PublishedParams}: the versions the keys name, and per scope the active snapshot with its quantile model. One
+ * pass over both topics locates the active records ({@link ActiveVersionScan}); only those, and the records carrying
+ * their forests, are then read back, so memory holds offsets, not every version's values. The consumer must be
+ * read_committed, like every reader of the two topics.
+ */
+final class PublishedParamsReader {
+    private static final Logger LOG = LoggerFactory.getLogger(PublishedParamsReader.class);
+    static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final long deadlineNanos = System.nanoTime() + TIMEOUT.toNanos();
+    private final PublishedParams.Builder published = new PublishedParams.Builder();
+    private final ActiveVersionScan scan = new ActiveVersionScan();
+    private Map<TopicPartition, Long> end;
+    private long undecodable;
+
+    PublishedParamsReader(KafkaConsumer<byte[], byte[]> consumer) {
+        this.consumer = consumer;
+    }
+
+    /** What the topics hold; {@link PublishedParams#NONE} when the params topic does not exist. */
+    PublishedParams read() {
+        List<TopicPartition> params = partitions(Topics.PARAMS);
+        if (params.isEmpty()) {
+            return PublishedParams.NONE;
+        }
+        List<TopicPartition> all = new ArrayList<>(params);
+        all.addAll(partitions(Topics.CONTROL)); // none yet: no scope is pinned
+        consumer.assign(all);
+        consumer.seekToBeginning(all);
+        end = consumer.endOffsets(all);
+        while (all.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            checkDeadline();
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                if (r.topic().equals(Topics.PARAMS)) {
+                    onParams(r);
+                } else {
+                    onControl(r);
+                }
+            }
+        }
+        if (undecodable > 0) {
+            LOG.warn("{} record(s) of {} and {} could not be decoded and were skipped, as every reader skips them",
+                undecodable, Topics.PARAMS, Topics.CONTROL);
+        }
+        scan.activeRecords().forEach((scope, where) -> {
+            ParameterSnapshot active = readBack(where);
+            if (active == null) {
+                LOG.warn("scope {}: its active record at {} was deleted since the scan: the job starts it without an "
+                    + "active snapshot", scope, where);
+                return;
+            }
+            LOG.info("scope {}: version {} is active on {}: a start without state of the scope continues from it",
+                scope, active.getVersion(), Topics.PARAMS);
+            published.active(scope, Codecs.PARAMETER_SNAPSHOT.encode(withModel(scope, active)));
+        });
+        return published.build();
+    }
+
+    private List<TopicPartition> partitions(String topic) {
+        List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofSeconds(30));
+        return infos == null ? List.of() : infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+    }
+
+    private void onParams(ConsumerRecord<byte[], byte[]> r) {
+        Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+        if (r.value() == null) {
+            if (k != null) { // else a tombstone that names no version: nothing to delete
+                published.tombstone(k.scope(), k.version());
+                scan.tombstone(k.scope(), k.version());
+            }
+            return;
+        }
+        if (k != null) { // the version sequence counts keys (a record under another key is no version of any reader)
+            published.snapshot(k.scope(), k.version());
+        }
+        ParameterSnapshot s = decode(r.value());
+        if (s != null && s.getVersion() >= 1) { // readers refuse version 0 too
+            scan.snapshot(s, new Where(r.partition(), r.offset()));
+        }
+    }
+
+    private void onControl(ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            return; // readers ignore a control tombstone: only a PIN or UNPIN changes a scope's pin state
+        }
+        try {
+            scan.control(Codecs.SNAPSHOT_CONTROL.decode(r.value()));
+        } catch (RecordDecodeException e) {
+            undecodable++;
+        }
+    }
+
+    private ParameterSnapshot decode(byte[] value) {
+        try {
+            return Codecs.PARAMETER_SNAPSHOT.decode(value);
+        } catch (RecordDecodeException e) {
+            undecodable++;
+            return null;
+        }
+    }
+
+    /**
+     * {@code active} with its quantile model, {@code quantileModelVersion} naming the record that carries it (its own
+     * version for a model inline, which an older writer did not name): the fitting operator keeps the model under that
+     * version and refers to it there. A carrier gone (trimmed) leaves the snapshot without a model, as a reader would
+     * have none to apply; the next training brings one.
+     */
+    private ParameterSnapshot withModel(String scope, ParameterSnapshot active) {
+        if (!ModelCarrier.refersElsewhere(active)) {
+            active.setQuantileModelVersion(ModelCarrier.versionOf(active));
+            return active;
+        }
+        long carrierVersion = active.getQuantileModelVersion();
+        Where where = ModelCarrier.problem(active) == null ? scan.carrier(scope, carrierVersion) : null;
+        ParameterSnapshot carrier = where == null ? null : readBack(where);
+        if (carrier == null || carrier.getQuantileModel() == null) {
+            LOG.warn("scope {}: active version {} names version {} as the record carrying its quantile model, which is "
+                + "not on {}: the job starts from it without a model", scope, active.getVersion(), carrierVersion,
+                Topics.PARAMS);
+            active.setQuantileModelVersion(null);
+            return active;
+        }
+        active.setQuantileModel(carrier.getQuantileModel());
+        return active;
+    }
+
+    /** The snapshot at {@code where}, decoded; null when it is no longer there (compacted or deleted since the scan). */
+    private ParameterSnapshot readBack(Where where) {
+        TopicPartition tp = new TopicPartition(Topics.PARAMS, where.partition());
+        consumer.assign(List.of(tp));
+        consumer.seek(tp, where.offset());
+        while (consumer.position(tp) < end.get(tp)) {
+            checkDeadline();
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200)).records(tp)) {
+                if (r.offset() < where.offset()) {
+                    continue;
+                }
+                return r.offset() == where.offset() && r.value() != null ? decode(r.value()) : null;
+            }
+        }
+        return null;
+    }
+
+    private void checkDeadline() {
+        if (System.nanoTime() > deadlineNanos) {
+            throw new IllegalStateException("could not read " + Topics.PARAMS + " and " + Topics.CONTROL
+                + " to their ends within " + TIMEOUT.toMinutes() + " minutes");
+        }
+    }
+}

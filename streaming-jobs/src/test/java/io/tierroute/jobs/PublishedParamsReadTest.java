@@ -1,0 +1,120 @@
+package io.tierroute.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.avro.SnapshotControl;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link KafkaWiring#publishedParams} against a real embedded broker: the active snapshot per scope as
+ * {@link io.tierroute.schemas.snapshot.ActivationRule} makes it over the params and control topics, with its model
+ * read back from the carrying record. One broker for the class; each test its own scopes.
+ */
+class PublishedParamsReadTest {
+    private static TestKafka kafka;
+
+    @BeforeAll
+    static void broker() {
+        kafka = new TestKafka();
+    }
+
+    @AfterAll
+    static void close() {
+        kafka.close();
+    }
+
+    private static PublishedParams read() {
+        return KafkaWiring.publishedParams(JobSettings.builder().set("bootstrap-servers", kafka.bootstrap()).build());
+    }
+
+    private static ParameterSnapshot active(PublishedParams p, String scope) {
+        byte[] bytes = p.active().get(scope);
+        assertThat(bytes).as("an active snapshot of %s", scope).isNotNull();
+        return Codecs.PARAMETER_SNAPSHOT.decode(bytes);
+    }
+
+    private static void control(String scope, ControlAction action, long version, long sequence) {
+        kafka.control(SnapshotControl.newBuilder().setScope(scope).setAction(action).setVersion(version)
+            .setReason("test").setActor("PublishedParamsReadTest").setTimestampMs(System.currentTimeMillis())
+            .setSequence(sequence).build());
+    }
+
+    @Test
+    void theActiveSnapshotComesWithTheModelItsCarrierHolds() {
+        QuantileForestModel forest = EarlierSnapshots.forest(5_000);
+        kafka.send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.carrying(EarlierSnapshots.accepted("m-ref", 1, null, 3, 0.01), forest)),
+            EarlierSnapshots.record(EarlierSnapshots.naming(EarlierSnapshots.accepted("m-ref", 2, 1L, 2, 0.01), 1))));
+        // an older writer carried its model inline without naming a carrier
+        ParameterSnapshot inline = EarlierSnapshots.accepted("m-inline", 1, null, 2, 0.01);
+        inline.setQuantileModel(forest);
+        kafka.send(EarlierSnapshots.record(inline));
+
+        PublishedParams p = read();
+        ParameterSnapshot ref = active(p, "m-ref");
+        assertThat(ref.getVersion()).isEqualTo(2);
+        assertThat(ref.getQuantileModel()).as("read back from version 1").isEqualTo(forest);
+        assertThat(ref.getQuantileModelVersion()).isEqualTo(1L);
+        ParameterSnapshot old = active(p, "m-inline");
+        assertThat(old.getQuantileModel()).isEqualTo(forest);
+        assertThat(old.getQuantileModelVersion()).as("its own record carries it").isEqualTo(1L);
+    }
+
+    @Test
+    void anActiveVersionWhoseCarrierWasTrimmedComesWithoutAModel() {
+        kafka.send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.carrying(EarlierSnapshots.accepted("m-gone", 1, null, 3, 0.01),
+                EarlierSnapshots.forest(5_000))),
+            EarlierSnapshots.record(EarlierSnapshots.naming(EarlierSnapshots.accepted("m-gone", 2, 1L, 2, 0.01), 1)),
+            EarlierSnapshots.tombstone("m-gone", 1)));
+
+        ParameterSnapshot a = active(read(), "m-gone");
+        assertThat(a.getVersion()).isEqualTo(2);
+        assertThat(a.getAlphaD().getValue()).isEqualTo(2.0);
+        assertThat(a.getQuantileModel()).isNull();
+        assertThat(a.getQuantileModelVersion()).as("names no carrier it does not have").isNull();
+    }
+
+    @Test
+    void tombstonesPinsAndUndecodableRecordsAreReadAsEveryReaderReadsThem() {
+        kafka.send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.accepted("t", 1, null, 2, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("t", 2, 1L, 3, 0.01)),
+            EarlierSnapshots.tombstone("t", 2),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("pinned", 1, null, 2, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("pinned", 2, 1L, 3, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("bad", 1, null, 2, 0.01)),
+            new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey("bad", 2).getBytes(StandardCharsets.UTF_8),
+                "not avro".getBytes(StandardCharsets.UTF_8)),
+            new ProducerRecord<>(Topics.CONTROL, "bad".getBytes(StandardCharsets.UTF_8),
+                "not avro either".getBytes(StandardCharsets.UTF_8))));
+        control("pinned", ControlAction.PIN, 1, 1);
+
+        PublishedParams p = read();
+        assertThat(active(p, "t").getVersion()).as("the newest was deleted").isEqualTo(1);
+        assertThat(active(p, "pinned").getVersion()).as("pinned").isEqualTo(1);
+        assertThat(active(p, "bad").getVersion()).as("the undecodable version 2 is skipped").isEqualTo(1);
+        assertThat(p.newest()).as("its key still counts for the sequence").containsEntry("bad", 2L);
+    }
+
+    @Test
+    void nothingWhenTheParamsTopicDoesNotExist() {
+        try (EmbeddedKafka empty = EmbeddedKafka.start()) {
+            PublishedParams p = KafkaWiring.publishedParams(JobSettings.builder()
+                .set("bootstrap-servers", empty.bootstrapServers()).build());
+            assertThat(p.newest()).isEmpty();
+            assertThat(p.active()).isEmpty();
+        }
+    }
+}
