@@ -201,7 +201,7 @@ class FittingJobTest {
         assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.DECISIONS + " InvalidValue")
             .contains("recomputeQuadratic must be finite, got NaN"));
         assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.COMPLETIONS + " InvalidValue")
-            .contains("queueWaitUs must be >= 0, got -5"));
+            .contains("queueWaitUs must be in [0, 10000000000] µs, got -5"));
         assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.COMPLETIONS + " UnknownWorker")
             .contains("w7").contains("w1"));
         assertThat(seen).anySatisfy(x -> assertThat(x).startsWith(Topics.CONTROL + " InvalidValue")

@@ -151,7 +151,7 @@ class HostileInputTest {
                 case "cached" -> k.setCachedTokens(List.of(TierTokens.newBuilder().setTier(Tier.HBM).setTokens(5000).build()));
                 case "fut" -> k.setFinishedTimeMs(now + tenYears);
                 case "past" -> { k.setArrivalTimeMs(1000L); k.setFinishedTimeMs(2000L); }
-                case "huge" -> k.setQueueWaitUs(1_000_000_000_000_000L); // 31 years of queueing: passes the validator
+                case "huge" -> k.setQueueWaitUs(1_000_000_000_000_000L); // 31 years of queueing: past a phase's bound
                 default -> k.setTtftUs(-3L);
             }
             hostile.add(completion(k));
@@ -227,6 +227,7 @@ class HostileInputTest {
             com + "finishedTimeMs " + (now + tenYears) + " is more than 3600000 ms in the future (now ",
             com + "arrivalTimeMs 1000 is before 2000-01-01 (a missing timestamp?)",
             com + "ttftUs must be in [0, 10000000000] or null, got -3",
+            com + "queueWaitUs must be in [0, 10000000000] µs, got 1000000000000000",
             ctl + "sequence must be >= 1, got 0",
             ctl + "version must be >= 1 or null, got -5",
             ctl + "scope is empty",
@@ -253,21 +254,21 @@ class HostileInputTest {
         }
 
         // Counters. Join: 8 decisions dead-lettered leave their (valid) completions alone, plus the 3 duplicated
-        // completions; 7 completions dead-lettered (all but "huge") leave their decisions alone, plus the
-        // duplicated decision; one worker mismatch. The two absurd-but-valid rows joined and were refused by
-        // the regression (so every row it took is one of the clean ones: samples == rowsC above).
+        // completions; the 7 completions dead-lettered leave their decisions alone, plus the duplicated decision; one
+        // worker mismatch. The absurd-but-valid decision ("huge") joined and was refused by the regression (so every
+        // row it took is one of the clean ones: samples == rowsC above).
         int deadDecisions = decisionCases.length - 1;
-        int deadCompletions = completionCases.length - 1;
+        int deadCompletions = completionCases.length;
         awaitCounter(id, "completionsWithoutDecision", deadDecisions + duplicatedCompletions);
         awaitCounter(id, "decisionsNeverCompleted", deadCompletions + 1);
         awaitCounter(id, "completionWorkerMismatches", 1);
-        assertThat(counter(id, "joinedRows")).as("joined: clean + late + the 2 absurd rows").isEqualTo(rowsC + 2);
+        assertThat(counter(id, "joinedRows")).as("joined: clean + late + the absurd row").isEqualTo(rowsC + 1);
         assertThat(counter(id, "deadLetters")).as("source dead letters (UnknownWorker comes from the join)")
             .isEqualTo(expected.size() - 1);
         // Priors refuse the 4 hostile samples of phase B and, after w3's clock jumped 30 min ahead, every later
-        // w3 sample of phase C (out of order); the regression refuses the 2 absurd rows.
+        // w3 sample of phase C (out of order); the regression refuses the absurd row.
         assertThat(counter(id, "inputsRejectedByEstimators")).isGreaterThanOrEqualTo(telemetryRejectedByPriors
-            + telemetryC + 2);
+            + telemetryC + 1);
         assertThat(counter(id, "controlsIgnored")).as("the stale sequence").isEqualTo(1);
         assertThat(counter(id, "controlsApplied")).as("ghost-scope-2 PIN, PIN 999, UNPIN 999").isEqualTo(3);
 
