@@ -13,8 +13,9 @@ import picocli.CommandLine.Option;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
+import java.util.NavigableSet;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -99,6 +100,9 @@ final class SnapshotsCommand implements Runnable {
                 description = "How long to wait for the broker, 1–3600 (default: ${DEFAULT-VALUE} s).")
         int timeoutSeconds;
 
+        /** The newest versions per scope a read keeps besides those the command names; tests set a small one. */
+        int versionWindow = SnapshotHistory.DEFAULT_MAX_VERSIONS;
+
         SnapshotsKafka kafka(CommandLine cl) {
             BootstrapAddress.require(bootstrap, "--bootstrap", cl);
             ScopeName.require(scope, "--scope", cl); // 'a#b' names no scope on the topic: refused before any wait
@@ -111,7 +115,7 @@ final class SnapshotsCommand implements Runnable {
             if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka") == null) {
                 System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "off");
             }
-            return new SnapshotsKafka(bootstrap, props, Duration.ofSeconds(timeoutSeconds));
+            return new SnapshotsKafka(bootstrap, props, Duration.ofSeconds(timeoutSeconds), versionWindow);
         }
     }
 
@@ -178,6 +182,15 @@ final class SnapshotsCommand implements Runnable {
         /** The subcommand's own arguments, checked before the broker is asked anything. */
         void checkArguments(CommandLine cl) {}
 
+        /** The versions of the scope the subcommand names: a read keeps them however old they are. */
+        Set<Long> named() {
+            return Set.of();
+        }
+
+        SnapshotsKafka.Read read(SnapshotsKafka kafka) {
+            return kafka.read(conn.scope, named());
+        }
+
         static void requireVersion(CommandLine cl, String name, long v) {
             if (v < 1) {
                 throw new CommandLine.ParameterException(cl, name + " must be a version ≥ 1, got " + v);
@@ -189,20 +202,21 @@ final class SnapshotsCommand implements Runnable {
                     + "'; known scopes: " + (h.scopes().isEmpty() ? "none (no snapshot published yet)" : h.scopes())));
         }
 
-        VersionRecord version(SnapshotHistory h, ScopeState s, long v) {
-            return h.version(s.scope(), v).orElseThrow(() -> new SnapshotsKafka.Failure(notOnTopic(s, v)));
+        /** Version {@code v} of the scope, which the read kept if it is on the topic (a {@link #named} one). */
+        static VersionRecord version(SnapshotsKafka.Read read, ScopeState s, long v) {
+            return read.history().version(s.scope(), v).orElseThrow(() -> new SnapshotsKafka.Failure(
+                    notOnTopic(s.scope(), read.onTopic().of(s.scope()), v)));
         }
 
         /**
          * Why {@code v} is not shown: not on the topic, trimmed or never published. Said with how many versions the topic
          * holds and its oldest and newest, not as "it holds versions 2..1098", which reads as if 4 were among them.
          */
-        static String notOnTopic(ScopeState s, long v) {
-            List<VersionRecord> held = s.versions();
-            String holds = held.isEmpty() ? "it holds no version of the scope"
-                    : "it holds " + held.size() + (held.size() == 1 ? " version" : " versions") + " of the scope, the oldest "
-                    + held.get(0).version() + ", the newest " + held.get(held.size() - 1).version();
-            return "version " + v + " of scope '" + s.scope() + "' is not on " + Topics.PARAMS
+        static String notOnTopic(String scope, NavigableSet<Long> onTopic, long v) {
+            String holds = onTopic.isEmpty() ? "it holds no version of the scope"
+                    : "it holds " + Plural.of(onTopic.size(), "version") + " of the scope, the oldest " + onTopic.first()
+                    + ", the newest " + onTopic.last();
+            return "version " + v + " of scope '" + scope + "' is not on " + Topics.PARAMS
                     + " (trimmed, or never published); " + holds;
         }
     }

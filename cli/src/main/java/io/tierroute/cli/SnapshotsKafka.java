@@ -32,6 +32,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 import java.util.TreeMap;
 import java.util.Properties;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -58,17 +59,28 @@ final class SnapshotsKafka {
         }
     }
 
-    /** What one read found; {@code kept} is the full snapshot asked for (ρ, forest), or null. */
-    record Read(SnapshotHistory history, ParameterSnapshot kept, long badRecords) {}
+    /**
+     * What one read found: the history (its window of the newest versions per scope, and the versions the command
+     * named however old), every version on the params topic, the full snapshots (ρ, forest) of the named versions, and
+     * how many records could not be decoded.
+     */
+    record Read(SnapshotHistory history, VersionsOnTopic onTopic, Map<Long, ParameterSnapshot> kept, long badRecords) {}
 
     private final String bootstrap;
     private final Properties clientConfig;
     private final Duration timeout;
+    private final int versionWindow;
 
     SnapshotsKafka(String bootstrap, Properties clientConfig, Duration timeout) {
+        this(bootstrap, clientConfig, timeout, SnapshotHistory.DEFAULT_MAX_VERSIONS);
+    }
+
+    /** {@code versionWindow}: how many of the newest versions per scope a read's history keeps besides those named. */
+    SnapshotsKafka(String bootstrap, Properties clientConfig, Duration timeout, int versionWindow) {
         this.bootstrap = bootstrap;
         this.clientConfig = clientConfig;
         this.timeout = timeout;
+        this.versionWindow = versionWindow;
     }
 
     /**
@@ -103,34 +115,51 @@ final class SnapshotsKafka {
         return p;
     }
 
-    /** Reads both topics from the beginning to the committed end offsets they have now. */
-    Read read(String keepScope, long keepVersion) {
-        return read(keepScope, keepVersion, false);
+    /**
+     * Reads both topics from the beginning to the committed end offsets they have now; the versions {@code named} of
+     * {@code scope} are kept in the history (and in full) however far below its window they are.
+     */
+    Read read(String scope, Set<Long> named) {
+        return read(scope, named, false);
     }
 
     /**
-     * {@link #read(String, long)}; {@code pastOpenTransactions}: to the end the topics have now, uncommitted records
+     * {@link #read(String, Set)}; {@code pastOpenTransactions}: to the end the topics have now, uncommitted records
      * included, waiting for an open transaction (the fitting job's) to end. A writer behind the fence reads so: a
      * trim's tombstones committed after the job's open transaction began lie past the committed end until it ends.
      */
-    Read read(String keepScope, long keepVersion, boolean pastOpenTransactions) {
-        SnapshotHistory history = new SnapshotHistory();
-        ParameterSnapshot[] kept = {null};
+    Read read(String scope, Set<Long> named, boolean pastOpenTransactions) {
+        SnapshotHistory history = new SnapshotHistory(versionWindow, SnapshotHistory.DEFAULT_FULL_SNAPSHOTS,
+                (sc, v) -> sc.equals(scope) && named.contains(v));
+        VersionsOnTopic onTopic = new VersionsOnTopic();
+        Map<Long, ParameterSnapshot> kept = new HashMap<>();
         long[] bad = {0};
         readBoth(pastOpenTransactions, r -> {
-            if (r.topic().equals(Topics.PARAMS)) {
-                ParameterSnapshot s = onParams(history, r);
-                if (s == null && r.value() != null) {
-                    bad[0]++;
-                } else if (s != null && s.getScope().equals(keepScope) && s.getVersion() == keepVersion) {
-                    kept[0] = s;
+            if (r.topic().equals(Topics.CONTROL)) {
+                bad[0] += onControl(history, r) ? 0 : 1;
+            } else if (r.value() == null) {
+                Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+                if (k != null) { // else a tombstone that names no scope#version: nothing to forget
+                    history.onTombstone(k.scope(), k.version());
+                    onTopic.deleted(k.scope(), k.version());
+                    if (k.scope().equals(scope)) {
+                        kept.remove(k.version());
+                    }
                 }
-            } else if (!onControl(history, r)) {
-                bad[0]++;
+            } else {
+                ParameterSnapshot s = onParams(history, r);
+                if (s == null) {
+                    bad[0]++;
+                } else if (s.getVersion() >= 1) { // every reader ignores the others: nothing they could name
+                    onTopic.published(s.getScope(), s.getVersion());
+                    if (s.getScope().equals(scope) && named.contains(s.getVersion())) {
+                        kept.put(s.getVersion(), s);
+                    }
+                }
             }
         });
         history.markReady();
-        return new Read(history, kept[0], bad[0]);
+        return new Read(history, onTopic, kept, bad[0]);
     }
 
     /**
@@ -263,20 +292,13 @@ final class SnapshotsKafka {
                 : "Check the client settings of --command-config (security.protocol, the listener's port)"));
     }
 
+    /** The snapshot {@code r} holds, applied to the history if its version is 1 or above; null when undecodable. */
     private static ParameterSnapshot onParams(SnapshotHistory history, ConsumerRecord<byte[], byte[]> r) {
-        if (r.value() == null) {
-            Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
-            if (k != null) { // else a tombstone that names no scope#version: nothing to forget
-                history.onTombstone(k.scope(), k.version());
-            }
-            return null;
-        }
         try {
             ParameterSnapshot s = Codecs.PARAMETER_SNAPSHOT.decode(r.value());
-            if (s.getVersion() < 1) {
-                return null;
+            if (s.getVersion() >= 1) {
+                history.onSnapshot(s, r.offset());
             }
-            history.onSnapshot(s, r.offset());
             return s;
         } catch (RecordDecodeException e) {
             return null;

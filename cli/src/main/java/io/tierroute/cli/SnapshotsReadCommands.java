@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -37,7 +38,9 @@ final class SnapshotsReadCommands {
                     + "the active and pinned markers and the pin's actor and reason.")
     static final class ListCmd extends SnapshotsCommand.Base {
         @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20",
-                description = "Show the newest N versions (default: ${DEFAULT-VALUE}; 0: all).")
+                description = "Show the newest N versions (default: ${DEFAULT-VALUE}; 0: all, up to the newest "
+                        + SnapshotHistory.DEFAULT_MAX_VERSIONS + ", which is as many as the command reads per scope; "
+                        + "'snapshots show VERSION' shows any older one).")
         int limit;
 
         @Override
@@ -49,9 +52,10 @@ final class SnapshotsReadCommands {
 
         @Override
         void run(SnapshotsKafka kafka) {
-            SnapshotHistory h = kafka.read(null, -1).history();
-            ScopeState s = scope(h);
-            out.println(header(s));
+            SnapshotsKafka.Read read = read(kafka);
+            ScopeState s = scope(read.history());
+            NavigableSet<Long> onTopic = read.onTopic().of(s.scope());
+            out.println(header(s, onTopic));
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"VERSION", "STATUS", "MARKERS", "PARENT", "CREATED (UTC)", "PRODUCER", "REASON"});
             List<VersionRecord> vs = new ArrayList<>(s.versions());
@@ -63,9 +67,25 @@ final class SnapshotsReadCommands {
                         v.producer(), abridged(String.join("; ", v.rejectReasons()), v.version())});
             }
             table(out, rows);
-            if (shown < vs.size()) {
-                out.println("(" + (vs.size() - shown) + " older versions not shown; --limit 0 shows all)");
+            if (shown < onTopic.size()) {
+                out.println(olderNotShown(shown, vs.size(), onTopic.size()));
             }
+        }
+
+        /**
+         * The line under the table when versions on the topic were left out: by --limit, or as older than the newest
+         * {@code held} the read keeps, which no --limit lists (the line then says so, and what shows them).
+         */
+        static String olderNotShown(int shown, int held, int onTopic) {
+            String notShown = "(" + (onTopic - shown) + " older versions not shown";
+            if (held == onTopic) {
+                return notShown + "; --limit 0 shows all)";
+            }
+            String older = "'snapshots show VERSION' shows any older one)";
+            return shown < held
+                    ? notShown + "; --limit 0 lists the newest " + held + ", as many as the command reads per scope, and "
+                            + older
+                    : notShown + ": the command reads the newest " + held + " versions of a scope; " + older;
         }
     }
 
@@ -83,11 +103,15 @@ final class SnapshotsReadCommands {
         }
 
         @Override
+        Set<Long> named() {
+            return Set.of(version);
+        }
+
+        @Override
         void run(SnapshotsKafka kafka) {
-            SnapshotsKafka.Read read = kafka.read(conn.scope, version);
-            SnapshotHistory h = read.history();
-            ScopeState s = scope(h);
-            VersionRecord v = version(h, s, version);
+            SnapshotsKafka.Read read = read(kafka);
+            ScopeState s = scope(read.history());
+            VersionRecord v = version(read, s, version);
             String m = markers(s, v);
             out.println("scope " + s.scope() + ", version " + v.version() + ": " + v.status().toLowerCase(Locale.ROOT)
                     + (m.isEmpty() ? "" : " (" + m + ")"));
@@ -108,7 +132,7 @@ final class SnapshotsReadCommands {
                         f.stdError() == null ? "-" : num(f.stdError()), window(f)});
             }
             table(out, rows);
-            out.println(rho(read.kept(), v));
+            out.println(rho(read.kept().get(version), v));
             if (v.forest() != null) {
                 out.println("quantile forest: target " + v.forest().target() + ", " + v.forest().trees() + " trees, "
                         + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows"
@@ -160,11 +184,16 @@ final class SnapshotsReadCommands {
         }
 
         @Override
+        Set<Long> named() {
+            return Set.of(a, b);
+        }
+
+        @Override
         void run(SnapshotsKafka kafka) {
-            SnapshotHistory h = kafka.read(null, -1).history();
-            ScopeState s = scope(h);
-            VersionRecord va = version(h, s, a);
-            VersionRecord vb = version(h, s, b);
+            SnapshotsKafka.Read read = read(kafka);
+            ScopeState s = scope(read.history());
+            VersionRecord va = version(read, s, a);
+            VersionRecord vb = version(read, s, b);
             out.println("scope " + s.scope() + ": version " + a + " (" + va.status().toLowerCase(Locale.ROOT) + ") -> "
                     + b + " (" + vb.status().toLowerCase(Locale.ROOT) + ")");
             List<String[]> rows = new ArrayList<>();

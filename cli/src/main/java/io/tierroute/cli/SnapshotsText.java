@@ -13,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.NavigableSet;
 import java.util.Optional;
 
 /** How the snapshots commands print a scope, a version, a time, a number and a table. */
@@ -20,8 +21,9 @@ final class SnapshotsText {
 
     private SnapshotsText() {}
 
-    static String header(ScopeState s) {
-        return "scope " + s.scope() + ": " + s.versions().size() + " versions (" + range(s.versions())
+    /** The scope's line: how many versions the topic holds ({@code onTopic}, not a read's window of them), the active one, the pin. */
+    static String header(ScopeState s, NavigableSet<Long> onTopic) {
+        return "scope " + s.scope() + ": " + onTopic.size() + " versions (" + range(onTopic)
                 + "), active " + (s.activeVersion() == null ? "none" : s.activeVersion()) + ", " + describe(s);
     }
 
@@ -33,8 +35,8 @@ final class SnapshotsText {
                 + c.sequence() + ": \"" + ControlText.printable(c.reason()) + "\")").orElse(pin);
     }
 
-    static String range(List<VersionRecord> vs) {
-        return vs.isEmpty() ? "no versions" : "versions " + vs.get(0).version() + ".." + vs.get(vs.size() - 1).version();
+    static String range(NavigableSet<Long> vs) {
+        return vs.isEmpty() ? "no versions" : "versions " + vs.first() + ".." + vs.last();
     }
 
     static String markers(ScopeState s, VersionRecord v) {

@@ -13,6 +13,7 @@ import picocli.CommandLine.Parameters;
 
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
@@ -35,7 +36,7 @@ final class SnapshotsWriteCommands {
         SnapshotsCommand.Who who;
 
         /** The record to write, or a {@link SnapshotsKafka.Failure} saying why not. */
-        abstract Target target(SnapshotHistory h, ScopeState s);
+        abstract Target target(SnapshotsKafka.Read read, ScopeState s);
 
         /**
          * The scope as readers see it once they see control sequence {@code sequence}: a committed read stops at the
@@ -45,7 +46,7 @@ final class SnapshotsWriteCommands {
         static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (true) {
-                ScopeState now = kafka.read(null, -1).history().scope(scope).orElseThrow();
+                ScopeState now = kafka.read(scope, Set.of()).history().scope(scope).orElseThrow();
                 if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {
                     return now;
                 }
@@ -63,8 +64,8 @@ final class SnapshotsWriteCommands {
         @Override
         final void run(SnapshotsKafka kafka) {
             who.check(spec.commandLine());
-            SnapshotHistory first = kafka.read(null, -1).history();
-            ScopeState firstState = scope(first);
+            SnapshotsKafka.Read first = read(kafka);
+            ScopeState firstState = scope(first.history());
             target(first, firstState); // a write the history rules out is refused before it fences anyone
             String scopeName = firstState.scope();
             ScopeState s;
@@ -76,14 +77,14 @@ final class SnapshotsWriteCommands {
                 long committed = fence.lastSequence(scopeName);
                 // A trim's deletions behind an open job transaction are waited for; the open transaction alone is not.
                 boolean deletionsPending = fence.paramsEnds(scopeName).scopeDeletionsPending();
-                SnapshotHistory h = kafka.read(null, -1, deletionsPending).history();
-                s = scope(h);
+                SnapshotsKafka.Read read = kafka.read(scopeName, named(), deletionsPending);
+                s = scope(read.history());
                 if (s.controlSequence() != committed) { // the read stops at the committed end, which is past it now
                     throw new SnapshotsKafka.Failure("the history read ends at control sequence " + s.controlSequence()
                             + " of scope '" + scopeName + "', the topic holds " + committed + ". Nothing was written; "
                             + "retry");
                 }
-                t = target(h, s);
+                t = target(read, s);
                 sequence = s.controlSequence() + 1;
                 c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
                         .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip()))
@@ -144,8 +145,13 @@ final class SnapshotsWriteCommands {
         }
 
         @Override
-        Target target(SnapshotHistory h, ScopeState s) {
-            VersionRecord v = version(h, s, version);
+        Set<Long> named() {
+            return Set.of(version);
+        }
+
+        @Override
+        Target target(SnapshotsKafka.Read read, ScopeState s) {
+            VersionRecord v = version(read, s, version);
             if (v.rejected()) {
                 throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
                         + "' was REJECTED by the validation gate (" + String.join("; ", v.rejectReasons())
@@ -170,7 +176,7 @@ final class SnapshotsWriteCommands {
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
     static final class Unpin extends Write {
         @Override
-        Target target(SnapshotHistory h, ScopeState s) {
+        Target target(SnapshotsKafka.Read read, ScopeState s) {
             if (!s.pinned()) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' is not pinned. Nothing was "
                         + "written.");
@@ -199,7 +205,13 @@ final class SnapshotsWriteCommands {
         }
 
         @Override
-        Target target(SnapshotHistory h, ScopeState s) {
+        Set<Long> named() {
+            return from == null ? Set.of() : Set.of(from);
+        }
+
+        @Override
+        Target target(SnapshotsKafka.Read read, ScopeState s) {
+            SnapshotHistory h = read.history();
             if (s.activeVersion() == null) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no active version to roll "
                         + "back from. Nothing was written.");

@@ -10,11 +10,13 @@ import io.tierroute.schemas.snapshot.ModelCarrier;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.function.BiPredicate;
 
 /**
  * The snapshot history of every scope, as read from {@code tierroute.params} and
@@ -28,7 +30,8 @@ import java.util.TreeMap;
  * highest versions, and the last {@value #CONTROL_ENTRIES} control records. A snapshot that names the record carrying
  * its forest ({@link ModelCarrier}) is given that forest when the history holds it (the newest carrier's, and those
  * of the full snapshots); otherwise its record shows the carrier's forest summary. The rule itself keeps one
- * small entry per accepted version (see its documentation).
+ * small entry per accepted version (see its documentation). A one-shot reader that is asked about particular versions
+ * (the CLI's {@code snapshots show 12}) names them with {@code alsoKeep}: their records are kept below the window.
  */
 public final class SnapshotHistory {
 
@@ -40,6 +43,7 @@ public final class SnapshotHistory {
 
     private final int maxVersions;
     private final int fullSnapshots;
+    private final BiPredicate<String, Long> alsoKeep;
     private ActivationRule rule = new ActivationRule();
     private final Map<String, Scope> scopes = new TreeMap<>();
     private long revision;
@@ -59,12 +63,21 @@ public final class SnapshotHistory {
     }
 
     public SnapshotHistory(int maxVersions, int fullSnapshots) {
+        this(maxVersions, fullSnapshots, (scope, version) -> false);
+    }
+
+    /**
+     * A history that keeps, besides the {@code maxVersions} highest versions of each scope, the record of every
+     * version {@code alsoKeep} names (scope, version), however old.
+     */
+    public SnapshotHistory(int maxVersions, int fullSnapshots, BiPredicate<String, Long> alsoKeep) {
         if (maxVersions < 1 || fullSnapshots < 1) {
             throw new IllegalArgumentException("maxVersions and fullSnapshots must be ≥ 1, got " + maxVersions
                     + " and " + fullSnapshots);
         }
         this.maxVersions = maxVersions;
         this.fullSnapshots = fullSnapshots;
+        this.alsoKeep = alsoKeep;
     }
 
     // ---- written by the reader ----
@@ -86,15 +99,26 @@ public final class SnapshotHistory {
             sc.models.put(ModelCarrier.versionOf(s), s.getQuantileModel());
         }
         sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried));
-        while (sc.versions.size() > maxVersions) {
-            sc.versions.pollFirstEntry();
-        }
+        dropBelowWindow(s.getScope(), sc);
         sc.full.put(s.getVersion(), s);
         while (sc.full.size() > fullSnapshots) {
             sc.full.pollFirstEntry();
         }
         dropUnusedModels(sc);
         changed();
+    }
+
+    /** Drops the lowest versions until {@code maxVersions} are left besides those {@code alsoKeep} names. */
+    private void dropBelowWindow(String scope, Scope sc) {
+        int keptBelow = 0;
+        Iterator<Long> lowestFirst = sc.versions.keySet().iterator();
+        while (sc.versions.size() - keptBelow > maxVersions && lowestFirst.hasNext()) {
+            if (alsoKeep.test(scope, lowestFirst.next())) {
+                keptBelow++;
+            } else {
+                lowestFirst.remove();
+            }
+        }
     }
 
     /**
@@ -228,17 +252,12 @@ public final class SnapshotHistory {
         return rule.controlSequence(scope);
     }
 
-    /** The highest accepted version of {@code scope} below {@code below}, if the history holds one. */
+    /**
+     * The highest accepted version of {@code scope} below {@code below} on the params topic, from the rule (which knows
+     * every accepted version): the rollback target of a version pinned below the window is older than the window too.
+     */
     public synchronized OptionalLong previousAccepted(String scope, long below) {
-        Scope sc = scopes.get(scope);
-        if (sc != null) {
-            for (VersionRecord r : sc.versions.headMap(below, false).descendingMap().values()) {
-                if (r.accepted()) {
-                    return OptionalLong.of(r.version());
-                }
-            }
-        }
-        return OptionalLong.empty();
+        return rule.previousAccepted(scope, below);
     }
 
     /** The reader has applied every params record below {@code position} (its consumer's position). */

@@ -119,6 +119,20 @@ class SnapshotHistoryTest {
     }
 
     @Test
+    void versionsNamedToKeepStayBelowTheWindowAndRollbackTargetsComeFromTheRule() {
+        SnapshotHistory h = new SnapshotHistory(3, 1, (scope, v) -> scope.equals("default") && v == 2);
+        for (long v = 1; v <= 9; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).build(), v);
+            h.onSnapshot(Snapshots.accepted("other", v).build(), v);
+        }
+        assertThat(h.scope("default").orElseThrow().versions()).extracting(VersionRecord::version)
+                .containsExactly(2L, 7L, 8L, 9L);
+        assertThat(h.scope("other").orElseThrow().versions()).extracting(VersionRecord::version)
+                .containsExactly(7L, 8L, 9L);
+        assertThat(h.previousAccepted("default", 2)).as("version 1 is below the window, and accepted").hasValue(1);
+    }
+
+    @Test
     void aTombstoneDeletesAVersion() {
         SnapshotHistory h = new SnapshotHistory();
         h.onSnapshot(Snapshots.accepted("default", 1).build(), 0);

@@ -90,6 +90,13 @@ public final class ActivationRule {
         return state.accepted.isEmpty() ? OptionalLong.empty() : OptionalLong.of(state.accepted.lastKey());
     }
 
+    /** The highest accepted version of {@code scope} below {@code below}, if any. */
+    public OptionalLong previousAccepted(String scope, long below) {
+        ScopeState state = scopes.get(scope);
+        Long previous = state == null ? null : state.accepted.lowerKey(below);
+        return previous == null ? OptionalLong.empty() : OptionalLong.of(previous);
+    }
+
     /** The last applied control record of {@code scope}. */
     public Optional<SnapshotControl> control(String scope) {
         ScopeState state = scopes.get(scope);
