@@ -201,13 +201,22 @@ final class DemoCommand implements Callable<Integer> {
                 : "admin calls need $" + tokenEnv;
     }
 
+    /**
+     * The command that lists the demo's snapshots: with {@code --scope} unless the scope is the default, the one
+     * 'snapshots list' reads without it (as {@link FleetRun} suggests 'snapshots show').
+     */
+    static String snapshotsList(String bootstrap, String scope) {
+        return "bin/tierroute snapshots list --bootstrap " + bootstrap
+                + ("default".equals(scope) ? "" : " --scope " + ShellWords.quote(scope));
+    }
+
     /** Prints the URLs and the status line until Ctrl-C, --duration or a failure, then the summary; 0 if clean. */
     private int run(Demo demo, String token, StopOnCtrlC stop, PrintWriter out, PrintWriter err)
             throws InterruptedException {
         out.println("  Flink web UI:     " + demo.flinkUi());
         out.println("  dashboard:        " + demo.dashboardUri());
-        out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. bin/tierroute snapshots list --bootstrap "
-                + demo.bootstrap() + ")");
+        out.println("  Kafka bootstrap:  " + demo.bootstrap() + "   (e.g. " + snapshotsList(demo.bootstrap(), fleet.scope)
+                + ")");
         out.println("  selector API:     " + demo.selectorUri() + "   (the selector routing the fleet: GET /metrics, /v1/workers, "
                 + "/v1/params; " + adminNote(token, tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + fleet.timeScale + "x");

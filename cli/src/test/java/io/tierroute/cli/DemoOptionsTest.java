@@ -33,6 +33,16 @@ class DemoOptionsTest {
     }
 
     @Test
+    void theSuggestedSnapshotsListNamesTheDemosScope() {
+        assertThat(DemoCommand.snapshotsList("127.0.0.1:9092", "default"))
+                .isEqualTo("bin/tierroute snapshots list --bootstrap 127.0.0.1:9092");
+        assertThat(DemoCommand.snapshotsList("127.0.0.1:9092", "foo"))
+                .isEqualTo("bin/tierroute snapshots list --bootstrap 127.0.0.1:9092 --scope foo");
+        assertThat(DemoCommand.snapshotsList("127.0.0.1:9092", "eu west"))
+                .isEqualTo("bin/tierroute snapshots list --bootstrap 127.0.0.1:9092 --scope 'eu west'");
+    }
+
+    @Test
     void durationsReadTheShortFormsAndIso8601() {
         DemoCommand.DurationConverter c = new DemoCommand.DurationConverter();
         assertThat(c.convert("500ms")).isEqualTo(java.time.Duration.ofMillis(500));
