@@ -6,6 +6,7 @@ import io.tierroute.sim.bench.OutputDirectory;
 import io.tierroute.sim.bench.ProgressBar;
 import io.tierroute.sim.bench.ReportWriteException;
 import io.tierroute.sim.bench.Reporter;
+import io.tierroute.sim.bench.RunParameters;
 import io.tierroute.sim.bench.RunReport;
 import io.tierroute.sim.bench.SeedList;
 import io.tierroute.sim.bench.SeedSummary;
@@ -53,9 +54,11 @@ final class BenchCommand implements Runnable {
             mixinStandardHelpOptions = true,
             versionProvider = TierrouteCommand.Version.class,
             description = {"Routing quality on the simulated fleet: every policy × load on the same requests.",
-                    "Writes results.txt, results.csv and report.html (TTFT CDFs, load-latency curves) to --out; "
-                            + "prints the tables; shows progress on stderr.",
-                    "With several seeds (--seed 1-10), each seed's three files go to --out/seed-<N>/, and "
+                    "Writes results.txt, results.csv, report.html (TTFT CDFs, load-latency curves) and run.txt to "
+                            + "--out; prints the tables; shows progress on stderr. results.txt, report.html and run.txt "
+                            + "record how the benchmark was run: the command line, the seed, the requests, the tiers' "
+                            + "capacities and links.",
+                    "With several seeds (--seed 1-10), each seed's four files go to --out/seed-<N>/, and "
                             + "--out/summary.csv and summary.txt give per load, policy and metric the geometric mean, "
                             + "min and max over the seeds, and the ratio best other policy / this policy (> 1: better "
                             + "than all others) with its geometric mean, min and the seeds where it is below 0.97; "
@@ -184,9 +187,12 @@ final class BenchCommand implements Runnable {
             } catch (IllegalArgumentException | UncheckedIOException e) {
                 return usageError(e.getMessage());
             }
-            for (String rounded : BenchRunner.capacityRounding(bench, BenchRunner.engine(bench))) {
-                System.err.println("tierroute bench routing: note: " + rounded);
+            PrintWriter err = spec.commandLine().getErr();
+            List<String> notes = BenchRunner.optionNotes(bench, BenchRunner.engine(bench));
+            for (String note : notes) {
+                err.println("tierroute bench routing: note: " + note);
             }
+            err.flush();
             if (limit > 0 && base.size() < limit) {
                 System.err.println("tierroute bench routing: --limit " + limit + " asks for more requests than "
                         + bench.source() + " has; replaying all " + base.size());
@@ -212,14 +218,13 @@ final class BenchCommand implements Runnable {
                 return usageError("--out " + out + " is not writable (" + IoErrors.describe(e) + ")");
             }
             ProgressBar progress = ProgressBar.stderr();
-            PrintWriter err = spec.commandLine().getErr();
             BenchRunner runner = new BenchRunner(registry, progress).warnings(w -> {
                 err.println("tierroute bench routing: warning: " + w);
                 err.flush();
             });
             String title = "tierroute bench routing: " + bench.source() + ", " + Plural.of(workers, "worker");
             try {
-                return run(runner, progress, bench, seeds, base, title, stdout);
+                return run(runner, progress, bench, seeds, base, title, notes, stdout);
             } catch (ReportWriteException e) {
                 return writeError(e.getMessage());
             } catch (UncheckedIOException e) { // a request log, written after its run
@@ -234,11 +239,11 @@ final class BenchCommand implements Runnable {
 
         /** The runs and their reports, once the command line is checked and the requests loaded. */
         private int run(BenchRunner runner, ProgressBar progress, BenchSpec bench, SeedList seeds, List<SimRequest> base,
-                        String title, PrintStream stdout) throws IOException {
+                        String title, List<String> notes, PrintStream stdout) throws IOException {
             if (seeds.size() > 1) {
                 // The summary files follow the sweep: stopped after k seeds, they hold those k.
                 PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
-                SeedSummary summary = new SeedSweep(runner, progress, requestLogs).seedLines(stdout)
+                SeedSummary summary = new SeedSweep(runner, progress, requestLogs).seedLines(stdout).commandLine(commandLine())
                         .afterEachSeed((soFar, done, total) -> writeSummary(quiet,
                                 title + " (so far: " + done + " of " + total + " seeds)", soFar, out))
                         .run(bench, seeds, base, title, out);
@@ -252,9 +257,17 @@ final class BenchCommand implements Runnable {
                 runner.requestLogs(out);
             }
             List<RunReport> reports = runner.run(bench, base);
-            Reporter.writeAll(stdout, title, reports, out);
+            RunParameters run = RunParameters.of(commandLine(), bench, BenchRunner.engine(bench), base.size(), notes);
+            Reporter.writeAll(stdout, title, run, reports, out);
             System.err.println("wrote " + String.join(", ", Reporter.FILES.stream().map(f -> out.resolve(f).toString()).toList()));
             return 0;
+        }
+
+        /** The command as the user gave it, each argument quoted for a shell where it needs it. */
+        private String commandLine() {
+            List<String> words = new java.util.ArrayList<>(List.of("tierroute"));
+            spec.commandLine().getParseResult().originalArgs().forEach(a -> words.add(ShellWords.quote(a)));
+            return String.join(" ", words);
         }
 
         /** Written beside and moved into place: a Ctrl-C mid-write leaves the previous seed's files whole. */

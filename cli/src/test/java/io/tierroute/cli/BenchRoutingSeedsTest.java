@@ -73,8 +73,9 @@ class BenchRoutingSeedsTest {
     void oneSeedKeepsTheSingleRunLayout() throws Exception {
         Path out = dir.resolve("one");
         assertThat(bench(out, "2")).isZero();
-        assertThat(names(out)).containsExactly("report.html", "results.csv", "results.txt");
-        assertThat(Files.readString(out.resolve("results.txt"))).startsWith("tierroute bench routing: llmd-blog, 2 workers\n\nload 1.00\n");
+        assertThat(names(out)).containsExactly("report.html", "results.csv", "results.txt", "run.txt");
+        assertThat(Files.readString(out.resolve("results.txt"))).startsWith("tierroute bench routing: llmd-blog, 2 workers\n"
+                + Files.readString(out.resolve("run.txt")) + "\nload 1.00\n");
     }
 
     @Test
@@ -88,7 +89,9 @@ class BenchRoutingSeedsTest {
             Path single = dir.resolve("single-" + seed);
             assertThat(bench(single, Long.toString(seed))).isZero();
             Path mine = out.resolve("seed-" + seed);
-            assertThat(names(mine)).containsExactly("report.html", "results.csv", "results.txt");
+            assertThat(names(mine)).containsExactly("report.html", "results.csv", "results.txt", "run.txt");
+            assertThat(Files.readString(mine.resolve("run.txt"))).as("the seed's own, not the sweep's first")
+                    .contains("\nseed: " + seed + "\n").contains("--seed 1-2,4");
             assertThat(withoutWallTime(mine.resolve("results.csv"))).isEqualTo(withoutWallTime(single.resolve("results.csv")));
             // the single run's title, and which seed it is: a seed's report opened alone says so
             assertThat(Files.readString(mine.resolve("results.txt")).lines().findFirst().orElseThrow())

@@ -42,6 +42,31 @@ class BenchRoutingStderrTest {
         assertThat(Files.readString(out.resolve("report.html"))).contains("<p class=\"note\">* tierroute-fitted: " + note);
     }
 
+    /** The old code ran these with no word: every value of the option gave the same figures. */
+    @Test
+    void aLinkBandwidthForATierTheRunDoesNotHaveIsNoted() throws Exception {
+        Path out = dir.resolve("out");
+        assertThat(bench("--workload", "chat", "--limit", "40", "--workers", "2", "--policies", "random",
+                "--nvme-gbps", "9999", "--out", out.toString())).as(err.toString()).isZero();
+        String nvme = "--nvme-gbps has no effect: the run has no NVMe tier (the chat workload has none); --nvme-tokens N "
+                + "gives it one";
+        assertThat(err.toString().lines()).containsExactly("tierroute bench routing: note: " + nvme);
+        assertThat(Files.readString(out.resolve("results.txt"))).contains("\nnote: " + nvme + "\n");
+
+        err.getBuffer().setLength(0);
+        assertThat(bench("--workload", "chat", "--limit", "40", "--workers", "2", "--policies", "random",
+                "--cpu-tokens", "0", "--pcie-gbps", "0.01", "--out", dir.resolve("no-cpu").toString()))
+                .as(err.toString()).isZero();
+        assertThat(err.toString().lines()).containsExactly("tierroute bench routing: note: --pcie-gbps has no effect: "
+                + "the run has no CPU tier (--cpu-tokens 0), and the PCIe link carries only CPU- and NVMe-tier loads");
+
+        err.getBuffer().setLength(0);
+        assertThat(bench("--workload", "nvme-overflow", "--limit", "40", "--workers", "2", "--policies", "random",
+                "--nvme-gbps", "3", "--pcie-gbps", "16", "--out", dir.resolve("tiers").toString()))
+                .as("both links are used: nothing to say").isZero();
+        assertThat(err.toString()).isEmpty();
+    }
+
     /** The old code printed a 27-line IOException stack trace. */
     @Test
     void aReportThatCannotBeWrittenIsOneLineNamingTheFileAndTheCause() throws Exception {

@@ -92,6 +92,43 @@ public final class BenchRunner {
     }
 
     /**
+     * What the command says of its options before the runs: {@link #capacityRounding} and {@link #withoutEffect}. Each
+     * a sentence naming its option; the reports record them too.
+     */
+    public static List<String> optionNotes(BenchSpec spec, EngineConfig cfg) {
+        List<String> notes = new ArrayList<>(capacityRounding(spec, cfg));
+        notes.addAll(withoutEffect(spec, cfg));
+        return notes;
+    }
+
+    /**
+     * The link bandwidths given for a tier the run does not have: {@code --nvme-gbps} without an NVMe tier, or
+     * {@code --pcie-gbps} without a CPU tier (the PCIe link carries only the CPU and NVMe tiers' loads, and there is no
+     * NVMe tier without a CPU tier). Accepted, since the value is valid, but said: a sweep over one would otherwise
+     * report the same figures for every value without a word.
+     */
+    public static List<String> withoutEffect(BenchSpec spec, EngineConfig cfg) {
+        List<String> notes = new ArrayList<>();
+        if (spec.pcieBytesPerSecond() != null && !cfg.hasCpuTier()) {
+            notes.add("--pcie-gbps has no effect: the run has no CPU tier (" + tierSource("--cpu-tokens", spec.cpuTokens(),
+                    spec) + "), and the PCIe link carries only CPU- and NVMe-tier loads");
+        }
+        if (spec.nvmeBytesPerSecond() != null && !cfg.hasNvmeTier()) {
+            notes.add("--nvme-gbps has no effect: the run has no NVMe tier (" + tierSource("--nvme-tokens",
+                    spec.nvmeTokens(), spec) + "); --nvme-tokens N gives it one");
+        }
+        return notes;
+    }
+
+    /** Why a tier is missing: the option that removed it, or the default of the trace or workload. */
+    private static String tierSource(String option, Long tokens, BenchSpec spec) {
+        if (tokens != null) {
+            return option + " " + tokens;
+        }
+        return spec.workload() != null ? "the " + spec.workload() + " workload has none" : "the default fleet has none";
+    }
+
+    /**
      * What the capacities given in tokens become in whole KV blocks, for each one that is not a whole number of them:
      * {@code --hbm-tokens 1023 is 1 block of 512 tokens: 512 tokens of HBM per worker}. A tier holds blocks, so the
      * rest is no capacity; said, since a run rejecting a 605-token request with "1023 tokens" reads as a bug.

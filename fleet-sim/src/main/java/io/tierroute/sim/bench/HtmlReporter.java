@@ -10,9 +10,10 @@ import java.util.Locale;
 import java.util.function.ToDoubleFunction;
 
 /**
- * {@code report.html}: one self-contained page (inline SVG and CSS, no scripts, no CDN) with a TTFT
- * CDF per load (log time axis), load–latency curves (mean and p99 TTFT, mean JCT) per policy, each policy in its
- * own {@link SeriesStyle}, and the tables, each followed by its runs' notes ({@link RunReport#note()}).
+ * {@code report.html}: one self-contained page (inline SVG and CSS, no scripts, no CDN) with how the benchmark was run
+ * ({@link RunParameters}), a TTFT CDF per load (log time axis), load–latency curves (mean and p99 TTFT, mean JCT) per
+ * policy, each policy in its own {@link SeriesStyle}, and the tables, each followed by its runs' notes
+ * ({@link RunReport#note()}).
  */
 public final class HtmlReporter implements Reporter {
     public static final String FILE = "report.html";
@@ -21,12 +22,22 @@ public final class HtmlReporter implements Reporter {
     private static final int H = 320;
     private static final int PAD = 48;
 
+    private final RunParameters run;
+
+    public HtmlReporter(RunParameters run) {
+        this.run = run;
+    }
+
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws IOException {
-        ReportWriteException.writeString(outDir.resolve(FILE), render(title, reports));
+        ReportWriteException.writeString(outDir.resolve(FILE), render(title, run, reports));
     }
 
     public static String render(String title, List<RunReport> reports) {
+        return render(title, new RunParameters(List.of()), reports);
+    }
+
+    public static String render(String title, RunParameters run, List<RunReport> reports) {
         List<String> policies = reports.stream().map(RunReport::policy).distinct().toList();
         List<Double> loads = reports.stream().map(RunReport::load).distinct().sorted().toList();
         StringBuilder sb = new StringBuilder();
@@ -35,7 +46,11 @@ public final class HtmlReporter implements Reporter {
                         + "table{border-collapse:collapse;font:12px monospace}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
                         + ".legend span{display:inline-block;margin-right:12px}.legend svg{border:0;margin:0 4px 0 0}"
                         + ".note{color:#a00000;max-width:60em}</style></head><body>");
-        sb.append("<h1>").append(Html.escape(title)).append("</h1><div class=\"legend\">");
+        sb.append("<h1>").append(Html.escape(title)).append("</h1>");
+        if (!run.lines().isEmpty()) {
+            sb.append("<h2>Run</h2><pre class=\"run\">").append(Html.escape(run.text())).append("</pre>");
+        }
+        sb.append("<div class=\"legend\">");
         for (int i = 0; i < policies.size(); i++) {
             sb.append("<span style=\"color:").append(color(i)).append("\">").append(SeriesStyle.of(i).swatch())
                     .append(Html.escape(policies.get(i))).append("</span>");

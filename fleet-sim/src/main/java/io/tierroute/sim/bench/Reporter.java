@@ -12,12 +12,17 @@ public interface Reporter {
     void write(String title, List<RunReport> reports, Path outDir) throws IOException;
 
     /** The files {@link #writeAll} writes into its directory. */
-    List<String> FILES = List.of(TableReporter.FILE, CsvReporter.FILE, HtmlReporter.FILE);
+    List<String> FILES = List.of(TableReporter.FILE, CsvReporter.FILE, HtmlReporter.FILE, RunParameters.FILE);
 
-    /** A benchmark's three outputs in {@code outDir}: the tables (also to {@code console}), results.csv, report.html. */
-    static void writeAll(PrintStream console, String title, List<RunReport> reports, Path outDir) throws IOException {
-        for (Reporter r : List.of(new TableReporter(console), new CsvReporter(), new HtmlReporter())) {
+    /**
+     * A benchmark's outputs in {@code outDir}: the tables (also to {@code console}), results.csv, report.html, and how
+     * it was run ({@code run}: in results.txt and report.html, and run.txt for results.csv).
+     */
+    static void writeAll(PrintStream console, String title, RunParameters run, List<RunReport> reports, Path outDir)
+            throws IOException {
+        for (Reporter r : List.of(new TableReporter(console, run), new CsvReporter(), new HtmlReporter(run))) {
             r.write(title, reports, outDir);
         }
+        run.write(outDir);
     }
 }

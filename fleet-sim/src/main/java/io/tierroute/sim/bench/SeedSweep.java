@@ -1,5 +1,6 @@
 package io.tierroute.sim.bench;
 
+import io.tierroute.sim.engine.EngineConfig;
 import io.tierroute.sim.policy.SimRequest;
 
 import java.io.IOException;
@@ -11,7 +12,7 @@ import java.util.List;
 
 /**
  * A benchmark at several seeds: each seed's runs write the single-seed reports ({@code results.txt},
- * {@code results.csv}, {@code report.html}, request logs if asked) to {@code <out>/seed-<N>/}, and feed a
+ * {@code results.csv}, {@code report.html}, {@code run.txt}, request logs if asked) to {@code <out>/seed-<N>/}, and feed a
  * {@link SeedSummary}. A trace's requests are the same at every seed (only the policies' seeds change);
  * a generated workload is generated again from each seed.
  */
@@ -22,6 +23,7 @@ public final class SeedSweep {
     private final boolean requestLogs;
     private PrintStream seedLines; // null: none
     private SeedListener afterEachSeed; // null: none
+    private String commandLine; // null: not run from one
 
     /** Told after every seed but the last, with the summary of the seeds done so far. */
     @FunctionalInterface
@@ -38,6 +40,12 @@ public final class SeedSweep {
     /** Prints one {@link SeedDoneLine} to {@code out} as each seed finishes (the CLI's stdout). */
     public SeedSweep seedLines(PrintStream out) {
         this.seedLines = out;
+        return this;
+    }
+
+    /** The command line as given, which each seed's reports record ({@link RunParameters}). */
+    public SeedSweep commandLine(String commandLine) {
+        this.commandLine = commandLine;
         return this;
     }
 
@@ -80,8 +88,10 @@ public final class SeedSweep {
                 progress.context("seed " + seed);
             }
             List<RunReport> reports = runner.run(at, base);
+            EngineConfig engine = BenchRunner.engine(at);
+            RunParameters run = RunParameters.of(commandLine, at, engine, base.size(), BenchRunner.optionNotes(at, engine));
             // Titled with the seed: a seed's results.txt or report.html opened alone must say which seed it is.
-            Reporter.writeAll(quiet, title + ", seed " + seed, reports, dir);
+            Reporter.writeAll(quiet, title + ", seed " + seed, run, reports, dir);
             summary.add(seed, reports);
             if (seedLines != null) {
                 seedLines.println(SeedDoneLine.render(seed, index, seeds.size(), (System.nanoTime() - start) / 1e9, reports));

@@ -7,24 +7,33 @@ import java.util.Locale;
 
 /**
  * A fixed-width text table per load, to a stream (stdout by default) and {@code results.txt}; under each, the notes of
- * its runs ({@link RunReport#note()}), their rows marked {@link #NOTE_MARK}.
+ * its runs ({@link RunReport#note()}), their rows marked {@link #NOTE_MARK}. The file's header, under the title, is how
+ * the benchmark was run ({@link RunParameters}); the stream, where the user just typed the command, gets the tables only.
  */
 public final class TableReporter implements Reporter {
     public static final String FILE = "results.txt";
 
     private final PrintStream out;
+    private final RunParameters run;
 
-    public TableReporter(PrintStream out) {
+    public TableReporter(PrintStream out, RunParameters run) {
         this.out = out;
+        this.run = run;
     }
 
     @Override
     public void write(String title, List<RunReport> reports, Path outDir) throws java.io.IOException {
-        String text = render(title, reports);
-        out.print(text);
+        out.print(render(title, reports));
         if (outDir != null) {
-            ReportWriteException.writeString(outDir.resolve(FILE), text);
+            ReportWriteException.writeString(outDir.resolve(FILE), render(title, run, reports));
         }
+    }
+
+    /** The title, how the benchmark was run, then the tables. */
+    public static String render(String title, RunParameters run, List<RunReport> reports) {
+        String tables = render(title, reports);
+        int afterTitle = tables.indexOf('\n') + 1;
+        return tables.substring(0, afterTitle) + run.text() + tables.substring(afterTitle);
     }
 
     /** Each column as wide as its widest cell (header or value), so a long policy or metric name shifts nothing. */

@@ -45,7 +45,7 @@ class BenchRunnerTest {
         assertThat(reports.get(5).version()).contains("fitted on");
 
         new CsvReporter().write("t", reports, out);
-        new HtmlReporter().write("t", reports, out);
+        new HtmlReporter(RunParameters.of(null, spec, BenchRunner.engine(spec), 400, List.of())).write("t", reports, out);
         String csv = Files.readString(out.resolve("results.csv"));
         assertThat(csv.lines().count()).isEqualTo(7);
         assertThat(csv.lines().findFirst().orElseThrow()).startsWith("policy,version,load,requests,ttft_mean_s");

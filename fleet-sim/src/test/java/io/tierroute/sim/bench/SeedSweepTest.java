@@ -66,7 +66,7 @@ class SeedSweepTest {
             Path dir = out.resolve("seed-" + seed);
             try (var files = Files.list(dir)) {
                 assertThat(files.map(p -> p.getFileName().toString()))
-                        .containsExactlyInAnyOrder("results.txt", "results.csv", "report.html");
+                        .containsExactlyInAnyOrder("results.txt", "results.csv", "report.html", "run.txt");
             }
             assertThat(withoutWallTime(Files.readString(dir.resolve("results.csv"))))
                     .isEqualTo(withoutWallTime(CsvReporter.render(reports)));
@@ -74,6 +74,8 @@ class SeedSweepTest {
             assertThat(Files.readString(dir.resolve("results.txt"))).startsWith("t, seed " + seed + "\n");
             assertThat(Files.readString(dir.resolve("report.html")))
                     .contains("<title>t, seed " + seed + "</title>", "<h1>t, seed " + seed + "</h1>");
+            // and how it was run: its own seed, not the sweep's first
+            assertThat(Files.readString(dir.resolve("run.txt"))).contains("\nseed: " + seed + "\n");
         }
         // the seeds differ (else the spread would test nothing)
         assertThat(withoutWallTime(CsvReporter.render(single.get(1L)))).isNotEqualTo(withoutWallTime(CsvReporter.render(single.get(2L))));
