@@ -42,7 +42,9 @@ final class DashboardCommand implements Callable<Integer> {
     int port;
 
     @Option(names = {"--host"}, paramLabel = "H", defaultValue = "127.0.0.1",
-            description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 for all interfaces).")
+            description = "Address to bind (default: ${DEFAULT-VALUE}; 0.0.0.0 for all interfaces). Beyond loopback "
+                    + "with a token and without --tls-keystore the tokens cross the network in cleartext: the start "
+                    + "warns of it.")
     String host;
 
     @Option(names = {"-s", "--scope"}, paramLabel = "S", defaultValue = "default",
@@ -160,6 +162,11 @@ final class DashboardCommand implements Callable<Integer> {
         // Stripped of a mounted secret's trailing newline, with a warning; whitespace only is no token (the selector's rule)
         String token = TokenVariable.read(tokenEnv, System::getenv);
         Dashboard.Settings settings = settings(token);
+        boolean tokenConfigured = !settings.operators().names().isEmpty() || readTokenEnv != null;
+        CleartextTokens.warning(host, tlsKeyStore != null, tokenConfigured).ifPresent(w -> {
+            err.println("tierroute dashboard: " + w);
+            err.flush();
+        });
         Dashboard dashboard;
         try {
             dashboard = Dashboard.start(settings);
