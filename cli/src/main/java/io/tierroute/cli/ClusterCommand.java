@@ -24,13 +24,15 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code tierroute cluster up|down|status}: a Kafka broker process and a standalone Flink session
- * cluster on loopback ({@link LocalCluster}), for running the fitting job as users do once one machine
+ * cluster on loopback, but for Flink's Prometheus reporter, which binds every interface ({@link LocalCluster}), for running the fitting job as users do once one machine
  * is not enough: submitted with {@code tierroute submit}, upgraded through savepoints.
  */
 @Command(name = "cluster",
         mixinStandardHelpOptions = true,
         versionProvider = TierrouteCommand.Version.class,
-        description = {"Start, stop and inspect a local Kafka broker process and Flink session cluster (loopback).",
+        description = {"Start, stop and inspect a local Kafka broker process and Flink session cluster. Kafka's "
+                + "ports and Flink's REST and RPC ports listen on loopback only; Flink's Prometheus metrics ports "
+                + "listen on every interface (see 'cluster up --help', --metrics-port).",
                 "The processes run on the Maven-resolved jars this command was built with (no Flink or Kafka "
                         + "distribution needed) and keep their pids, ports, logs and data under --dir.", ""},
         subcommands = {ClusterCommand.Up.class, ClusterCommand.Down.class, ClusterCommand.Status.class},
@@ -76,7 +78,9 @@ final class ClusterCommand implements Runnable {
         @Option(names = "--metrics-port", defaultValue = "9249", paramLabel = "N",
                 description = "First port of Flink's Prometheus reporter: the JobManager serves /metrics on it, the "
                         + "TaskManagers on the next ones (deploy/prometheus/prometheus.yml scrapes 9249 and 9250: add one target per further TaskManager); 0 for no "
-                        + "reporter (default ${DEFAULT-VALUE}).")
+                        + "reporter (default ${DEFAULT-VALUE}). Unlike every other port of the cluster these listen on "
+                        + "every interface, not only loopback (the reporter has no bind-address setting): on a machine "
+                        + "others can reach, block them with a firewall, or give 0.")
         int metricsPort;
 
         @Option(names = "--task-managers", defaultValue = "1", paramLabel = "N", description = "TaskManager JVMs (default ${DEFAULT-VALUE}).")

@@ -6,7 +6,10 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 
-/** Port checks on 127.0.0.1, the only interface the local cluster listens on. */
+/**
+ * Port checks on 127.0.0.1, the interface the local cluster's Kafka and Flink listen on. Flink's Prometheus reporter
+ * binds every interface; its ports are checked here too, which a port taken only on another interface passes.
+ */
 public final class LoopbackPorts {
 
     private LoopbackPorts() {}
