@@ -33,8 +33,11 @@ import java.util.TreeSet;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.HighAvailabilityOptions;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -74,7 +77,8 @@ class K8sManifestsTest {
             "KafkaTopic", "kafka.strimzi.io/v1",
             "ConfigMap", "v1", "Service", "v1", "PersistentVolumeClaim", "v1",
             "Deployment", "apps/v1", "CronJob", "batch/v1",
-            "ServiceMonitor", "monitoring.coreos.com/v1", "PodMonitor", "monitoring.coreos.com/v1");
+            "ServiceMonitor", "monitoring.coreos.com/v1", "PodMonitor", "monitoring.coreos.com/v1",
+            "NetworkPolicy", "networking.k8s.io/v1");
         Map<String, Integer> counts = new TreeMap<>();
         for (Doc d : docs) {
             assertThat(expected).as("%s in %s", d.kind(), d.file().getFileName()).containsKey(d.kind());
@@ -82,7 +86,7 @@ class K8sManifestsTest {
             assertThat(d.name()).as("metadata.name of a %s", d.kind()).isNotBlank();
             counts.merge(d.kind(), 1, Integer::sum);
         }
-        assertThat(counts).containsEntry("FlinkDeployment", 1).containsEntry("Deployment", 1)
+        assertThat(counts).containsEntry("FlinkDeployment", 1).containsEntry("Deployment", 1).containsEntry("NetworkPolicy", 1)
             .containsEntry("ServiceMonitor", 1).containsEntry("KafkaTopic", Topics.specs().size());
     }
 
@@ -315,6 +319,94 @@ class K8sManifestsTest {
         assertThat(pm.path("podMetricsEndpoints").get(0).path("port").asText()).isEqualTo(port.path("name").asText());
         assertThat(pm.path("selector").path("matchLabels").path("app").asText()).as("operator pod label app=<name>")
             .isEqualTo(JOB);
+    }
+
+    /**
+     * Flink's REST API cancels the job without credentials: the UI's cancel button is off, and the NetworkPolicy keeps
+     * the API to tierroute's pods and the operator while leaving open what the job itself needs of its JobManager.
+     */
+    @Test
+    void theJobManagersRestApiIsOpenOnlyToTierrouteAndTheOperator() {
+        JsonNode fd = Manifests.one(docs, "FlinkDeployment", JOB).path("spec");
+        Map<String, String> flinkConf = new HashMap<>();
+        fd.path("flinkConfiguration").fields().forEachRemaining(e -> flinkConf.put(e.getKey(), e.getValue().asText()));
+        Configuration cluster = Configuration.fromMap(flinkConf);
+        assertThat(cluster.get(WebOptions.CANCEL_ENABLE)).as("web.cancel.enable").isFalse();
+
+        JsonNode np = Manifests.one(docs, "NetworkPolicy", "tierroute-flink-jobmanager").path("spec");
+        assertThat(np.path("podSelector").path("matchLabels").path("app").asText()).as("Flink's label app=<name>")
+            .isEqualTo(JOB);
+        assertThat(np.path("podSelector").path("matchLabels").path("component").asText()).isEqualTo("jobmanager");
+        assertThat(np.path("policyTypes").toString()).contains("Ingress");
+        int rest = cluster.get(RestOptions.PORT);
+        int rpc = cluster.get(JobManagerOptions.PORT); // also the HA port on Kubernetes (Flink sets one from the other)
+        int blob = 6124; // fixed by Flink's native Kubernetes mode (its Constants.BLOB_SERVER_PORT)
+        int reporter = Integer.parseInt(flinkConf.get("metrics.reporter.prom.port"));
+        Map<Integer, JsonNode> fromByPort = new TreeMap<>();
+        for (JsonNode rule : np.path("ingress")) {
+            for (JsonNode port : rule.path("ports")) {
+                assertThat(fromByPort.put(port.path("port").asInt(), rule.path("from"))).as("port %s once", port).isNull();
+            }
+        }
+        assertThat(fromByPort.keySet()).as("every port the JobManager serves, and no other")
+            .containsExactlyInAnyOrder(rest, rpc, blob, reporter);
+        assertThat(fromByPort.get(reporter).isMissingNode()).as("the reporter open to Prometheus wherever it runs").isTrue();
+        JsonNode restPeers = fromByPort.get(rest);
+        assertThat(restPeers).as("the REST API is not open to all").hasSizeGreaterThanOrEqualTo(1);
+        JsonNode tierroute = null;
+        boolean operator = false;
+        for (JsonNode peer : restPeers) {
+            JsonNode labels = peer.path("podSelector").path("matchLabels");
+            if (peer.has("namespaceSelector")) {
+                operator |= labels.path("app.kubernetes.io/name").asText().equals("flink-kubernetes-operator");
+            } else {
+                tierroute = labels;
+            }
+        }
+        assertThat(operator).as("the operator, which drives savepoints and upgrades through the REST API").isTrue();
+        assertThat(tierroute).as("a peer for tierroute's own pods").isNotNull();
+        assertCarriedByEveryTierroutePod(tierroute, "the REST API's peer");
+        for (JsonNode peer : fromByPort.get(rpc)) {
+            assertThat(peer.path("podSelector").path("matchLabels").path("app").asText()).as("the job's TaskManagers")
+                .isEqualTo(JOB);
+        }
+        assertThat(fromByPort.get(blob)).isEqualTo(fromByPort.get(rpc));
+    }
+
+    /**
+     * The README's {@code networkPolicyPeers} for the Strimzi listener (Strimzi writes the listener's NetworkPolicy, so
+     * the restriction lives there): on the port the clients connect to, admitting every pod that connects.
+     */
+    @Test
+    void theReadmesKafkaListenerPeersAdmitEveryKafkaClientPod() throws IOException {
+        String readme = Files.readString(root.resolve("deploy/k8s/README.md"));
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile("```yaml\n(.*?)```", java.util.regex.Pattern.DOTALL)
+            .matcher(readme);
+        JsonNode listener = null;
+        while (block.find() && listener == null) {
+            if (block.group(1).contains("networkPolicyPeers")) {
+                listener = Manifests.yaml(block.group(1)).path("spec").path("kafka").path("listeners").get(0);
+            }
+        }
+        assertThat(listener).as("a Kafka listener with networkPolicyPeers in deploy/k8s/README.md").isNotNull();
+        String bootstrapPort = selectorConfig().kafka().bootstrapServers().split(",")[0].split(":")[1];
+        assertThat(listener.path("port").asText()).as("the port the manifests connect to").isEqualTo(bootstrapPort);
+        assertThat(listener.path("networkPolicyPeers")).hasSize(1);
+        assertCarriedByEveryTierroutePod(listener.path("networkPolicyPeers").get(0).path("podSelector").path("matchLabels"),
+            "the Kafka listener's peer");
+    }
+
+    /** {@code matchLabels} is non-empty and every tierroute pod template (selector, fitting job, trim) carries it. */
+    static void assertCarriedByEveryTierroutePod(JsonNode matchLabels, String what) {
+        assertThat(matchLabels.size()).as(what + " selects by a label").isPositive();
+        Map<String, JsonNode> pods = Map.of(
+            "the selector", Manifests.one(docs, "Deployment", SELECTOR).path("spec").path("template"),
+            "the fitting job", Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("podTemplate"),
+            "the trim", Manifests.one(docs, "CronJob", "tierroute-params-trim").path("spec").path("jobTemplate")
+                .path("spec").path("template"));
+        pods.forEach((pod, template) -> matchLabels.fields().forEachRemaining(e ->
+            assertThat(template.path("metadata").path("labels").path(e.getKey()).asText())
+                .as("%s: %s's pods carry %s", what, pod, e.getKey()).isEqualTo(e.getValue().asText())));
     }
 
     /** The {@code secretKeyRef} of the container's environment variable {@code name}. */
