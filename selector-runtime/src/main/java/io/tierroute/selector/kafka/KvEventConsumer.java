@@ -228,7 +228,14 @@ public final class KvEventConsumer implements AutoCloseable {
                     fresh.add(tp);
                 }
             }
-            if (settings.kvEvents().startFrom().equals("earliest")) {
+            if (!resume.isEmpty() && !fresh.isEmpty()) {
+                // A restarted session that lists partitions the last one never read: added while it ran, before its
+                // watch saw them. Everything on them came after this consumer started: from their beginning.
+                partitionWatch.counted(fresh.size());
+                log.warn("kv consumer: {} has {} new partition(s) {}; reading them from their beginning",
+                        Topics.KV_EVENTS, fresh.size(), fresh);
+                c.seekToBeginning(fresh);
+            } else if (settings.kvEvents().startFrom().equals("earliest")) {
                 c.seekToBeginning(fresh);
             } else {
                 c.seekToEnd(fresh);
@@ -276,15 +283,9 @@ public final class KvEventConsumer implements AutoCloseable {
         }
     }
 
-    /**
-     * Partitions added to the topic since {@code parts} were assigned: every record there came after this consumer
-     * started, so they are read from their beginning. The others keep their positions ({@code assign} keeps the state
-     * of a partition still assigned).
-     */
+    /** Partitions added to the topic since {@code parts} were assigned: read from their beginning, said and kept. */
     private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
-        parts.addAll(added);
-        c.assign(parts);
-        c.seekToBeginning(added);
+        PartitionWatch.readFromTheBeginning(c, parts, added);
         for (TopicPartition tp : added) {
             resume.put(tp, c.position(tp));
         }

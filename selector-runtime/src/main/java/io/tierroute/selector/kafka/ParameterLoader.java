@@ -79,10 +79,10 @@ import java.util.concurrent.atomic.LongAdder;
  * lower than, or equal to, the one served (the same number may now be other parameters). A new history without a
  * usable version of the served scope leaves the old set in place, with a WARN.
  *
- * <p><b>Topics that grow.</b> Partitions added to either topic after the catch-up ({@link PartitionWatch}, looked for
- * as often as the identity) are read from their beginning, logged (WARN) and counted
- * ({@code tierroute_params_partitions_added_total}): the snapshots and control records whose key hashes there reach
- * the rule as they would have from the start.
+ * <p><b>Topics that grow.</b> Both topics are meant to keep one partition, the order of a scope's records. Partitions
+ * added to either after the catch-up ({@link PartitionWatch}, looked for as often as the identity) are read from their
+ * beginning, so the snapshots and control records whose key hashes there still reach the rule, logged (a WARN that
+ * says to go back to one partition) and counted ({@code tierroute_params_partitions_added_total}).
  *
  * <p><b>Follow.</b> After each poll it asks the rule for the served scope's version and, when it
  * differs from the applied one, decodes that snapshot in full, converts it ({@link SnapshotConverter})
@@ -425,15 +425,16 @@ public final class ParameterLoader implements AutoCloseable {
     }
 
     /**
-     * Partitions added to the topics since {@code parts} were assigned: read from their beginning like the others at
-     * the start ({@code assign} keeps the positions of the partitions still assigned).
+     * Partitions added to the topics since {@code parts} were assigned: read from their beginning, so what is written
+     * there is not lost. But both topics are meant to have one partition (Topics.specs): with more, a scope's records
+     * may lie on several, and no reader sees them in the order they were written (a trim's tombstone read before the
+     * snapshot it deletes; compaction never pairing them). So the WARN says to put them back.
      */
     private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
-        parts.addAll(added);
-        c.assign(parts);
-        c.seekToBeginning(added);
-        log.warn("params loader: new partition(s) {} of {} / {}; reading them from their beginning", added,
-                Topics.PARAMS, Topics.CONTROL);
+        PartitionWatch.readFromTheBeginning(c, parts, added);
+        log.warn("params loader: new partition(s) {} of {} / {}; reading them from their beginning. These topics must "
+                + "have one partition: across several, readers no longer see a scope's records in the order they were "
+                + "written (recreate them with one, see deploy/README.md)", added, Topics.PARAMS, Topics.CONTROL);
     }
 
     /** The session has read the topics as they were at its start: activate the rule's version once, report ready. */

@@ -54,6 +54,22 @@ final class PartitionWatch {
         return found;
     }
 
+    /**
+     * Assigns {@code added} besides {@code parts} (which it extends) and reads them from their beginning: every record
+     * there came after the consumer started. The others keep their positions ({@code assign} keeps the state of a
+     * partition still assigned).
+     */
+    static void readFromTheBeginning(KafkaConsumer<?, ?> c, List<TopicPartition> parts, List<TopicPartition> added) {
+        parts.addAll(added);
+        c.assign(parts);
+        c.seekToBeginning(added);
+    }
+
+    /** Counts partitions found added another way (a restarted session that lists them first). */
+    void counted(int partitions) {
+        added.add(partitions);
+    }
+
     /** Partitions found added since the start (over every session). */
     long added() {
         return added.sum();

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
@@ -182,8 +183,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private final HashMap<String, Long> publishedVersions;
     /** Per scope, the versions on the params topic then, as ranges ({@link PublishedParams#live}). */
     private final HashMap<String, long[]> liveAtStart;
-    /** Per scope, the active snapshot there then, Avro-encoded ({@link PublishedParams#active}). */
-    private final HashMap<String, byte[]> activeOnTopic;
+    /**
+     * Per scope, the active snapshot there then, Avro-encoded ({@link PublishedParams#active}); shipped with the
+     * function, dropped by {@link #open} once it has taken this subtask's scopes (each may carry a forest).
+     */
+    private HashMap<String, byte[]> activeOnTopic;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -214,8 +218,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         refusedJumps = new RefusedJumps(ctx.getMapState(REFUSED_JUMPS));
         carriers = new ForestCarriers(publishedVersions, liveAtStart);
         var task = ctx.getTaskInfo();
-        activeAtStart = new ActiveAtStart(activeOnTopic, task.getMaxNumberOfParallelSubtasks(),
-            task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        activeAtStart = new ActiveAtStart(activeOnTopic == null ? Map.of() : activeOnTopic,
+            task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask());
+        activeOnTopic = null; // the other subtasks' scopes: not kept for the task's life
         versions = new VersionHistory(ctx.getMapState(ACCEPTED), ctx.getMapState(HISTORY), ctx.getMapState(FORESTS),
             settings.historyVersions());
         // No TTL on the replay buffers: they are bounded by count, and a TTL check on every access and
