@@ -96,9 +96,10 @@ final class SnapshotsCommand implements Runnable {
         /** An hour: Kafka's clients take their timeouts in int milliseconds, and no broker answers later. */
         static final int MAX_TIMEOUT_SECONDS = 3600;
 
-        @Option(names = {"--timeout"}, paramLabel = "SECONDS", defaultValue = "15",
-                description = "How long to wait for the broker, 1–3600 (default: ${DEFAULT-VALUE} s).")
-        int timeoutSeconds;
+        @Option(names = {"--timeout"}, paramLabel = "D", defaultValue = "15s", converter = SecondsOrDuration.class,
+                description = "How long to wait for the broker: 1 s to 1 h, a duration (30s, 2m) or whole seconds "
+                        + "(default: ${DEFAULT-VALUE}).")
+        Duration timeout;
 
         /** The newest versions per scope a read keeps besides those the command names; tests set a small one. */
         int versionWindow = SnapshotHistory.DEFAULT_MAX_VERSIONS;
@@ -106,16 +107,17 @@ final class SnapshotsCommand implements Runnable {
         SnapshotsKafka kafka(CommandLine cl) {
             BootstrapAddress.require(bootstrap, "--bootstrap", cl);
             ScopeName.require(scope, "--scope", cl); // 'a#b' names no scope on the topic: refused before any wait
-            if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
-                throw new CommandLine.ParameterException(cl, "--timeout must be in [1, " + MAX_TIMEOUT_SECONDS
-                        + "] s, got " + timeoutSeconds);
+            if (timeout.compareTo(Duration.ofSeconds(1)) < 0 || timeout.compareTo(Duration.ofSeconds(MAX_TIMEOUT_SECONDS)) > 0) {
+                throw new CommandLine.ParameterException(cl, "--timeout must be in [1 s, " + MAX_TIMEOUT_SECONDS
+                        + " s], got " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s"
+                                : timeout.toMillis() + " ms"));
             }
             Properties props = KafkaClientConfig.load(commandConfig, KafkaClientConfig.SNAPSHOTS, cl);
             // The CLI reports broker problems itself; the clients' own logs only repeat them.
             if (System.getProperty("org.slf4j.simpleLogger.log.org.apache.kafka") == null) {
                 System.setProperty("org.slf4j.simpleLogger.log.org.apache.kafka", "off");
             }
-            return new SnapshotsKafka(bootstrap, props, Duration.ofSeconds(timeoutSeconds), versionWindow);
+            return new SnapshotsKafka(bootstrap, props, timeout, versionWindow);
         }
     }
 

@@ -198,7 +198,22 @@ class SnapshotsCommandTest {
         }
         err.getBuffer().setLength(0);
         assertThat(run("snapshots", "list", "--timeout", "2147483647")).isEqualTo(2);
-        assertThat(err.toString()).contains("--timeout must be in [1, 3600] s, got 2147483647");
+        assertThat(err.toString()).contains("--timeout must be in [1 s, 3600 s], got 2147483647 s");
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "list", "--timeout", "500ms")).isEqualTo(2);
+        assertThat(err.toString()).contains("--timeout must be in [1 s, 3600 s], got 500 ms");
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "list", "--timeout", "soon")).isEqualTo(2);
+        assertThat(err.toString()).contains("'soon' is not a duration");
+    }
+
+    /** Whole seconds, as the option always took, or a duration with its unit, as every other command's timeouts. */
+    @Test
+    void theTimeoutTakesSecondsOrADuration() {
+        SecondsOrDuration c = new SecondsOrDuration();
+        assertThat(c.convert("15")).isEqualTo(java.time.Duration.ofSeconds(15));
+        assertThat(c.convert("15s")).isEqualTo(java.time.Duration.ofSeconds(15));
+        assertThat(c.convert("2m")).isEqualTo(java.time.Duration.ofMinutes(2));
     }
 
     @Test

@@ -1,0 +1,20 @@
+package io.tierroute.cli;
+
+import java.time.Duration;
+import picocli.CommandLine;
+
+/**
+ * A timeout given either as whole seconds ({@code 15}, what {@code snapshots --timeout} always took) or as a duration
+ * with its unit ({@code 15s}, {@code 2m}, as every other command's timeouts take it), so neither form is refused.
+ */
+final class SecondsOrDuration implements CommandLine.ITypeConverter<Duration> {
+
+    @Override
+    public Duration convert(String v) {
+        String s = v.trim();
+        if (!s.isEmpty() && s.length() <= 18 && s.chars().allMatch(Character::isDigit)) {
+            return Duration.ofSeconds(Long.parseLong(s));
+        }
+        return new DemoCommand.DurationConverter().convert(v);
+    }
+}
