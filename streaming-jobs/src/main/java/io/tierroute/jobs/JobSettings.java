@@ -38,6 +38,9 @@ import java.util.Map;
  *     may run further than this ahead of the slowest in event time (0 = off)
  * @param stateTtl processing-time TTL of join and replay state (backs up the timers)
  * @param maxFutureSkew event times further than this past the wall clock are dead letters
+ * @param scopes a regular expression every scope this job fits matches in whole; a record of any other scope is a dead
+ *     letter (null: every scope). Each scope the records name gets state that stays, so a producer that puts a
+ *     per-request or per-worker id in {@code scope} would otherwise grow the job without bound
  * @param transactionTimeout Kafka producer transaction timeout of the params sink
  * @param sampleRows joined rows kept per scope: the forest's training sample and the replay on restore
  * @param telemetryReplayRows telemetry samples kept per scope for the replay on restore
@@ -77,6 +80,7 @@ public record JobSettings(
         Duration maxWatermarkDrift,
         Duration stateTtl,
         Duration maxFutureSkew,
+        String scopes,
         Duration transactionTimeout,
         int sampleRows,
         int telemetryReplayRows,
@@ -120,6 +124,7 @@ public record JobSettings(
         require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
         positive("state-ttl", stateTtl);
         positive("max-future-skew", maxFutureSkew);
+        require(scopes == null || compiles(scopes), "scopes", "must be a regular expression, got '" + scopes + "'");
         positive("transaction-timeout", transactionTimeout);
         require(transactionTimeout.compareTo(checkpointInterval) > 0, "transaction-timeout",
             "must be longer than the checkpoint interval");
@@ -202,6 +207,7 @@ public record JobSettings(
         m.put("max-watermark-drift", Duration.ZERO);
         m.put("state-ttl", Duration.ofHours(2));
         m.put("max-future-skew", Duration.ofHours(1));
+        m.put("scopes", null);
         m.put("transaction-timeout", Duration.ofMinutes(10));
         m.put("sample-rows", 20_000);
         m.put("telemetry-replay-rows", 20_000);
@@ -240,6 +246,7 @@ public record JobSettings(
         m.put("max-watermark-drift", maxWatermarkDrift);
         m.put("state-ttl", stateTtl);
         m.put("max-future-skew", maxFutureSkew);
+        m.put("scopes", scopes);
         m.put("transaction-timeout", transactionTimeout);
         m.put("sample-rows", sampleRows);
         m.put("telemetry-replay-rows", telemetryReplayRows);
@@ -266,7 +273,7 @@ public record JobSettings(
             dur(m, "publish-interval"), dur(m, "forest-interval"), dur(m, "decision-timeout"),
             dur(m, "completion-grace"), dur(m, "out-of-orderness"), dur(m, "idleness"), dur(m, "max-watermark-drift"),
             dur(m, "state-ttl"),
-            dur(m, "max-future-skew"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
+            dur(m, "max-future-skew"), (String) m.get("scopes"), dur(m, "transaction-timeout"), num(m, "sample-rows").intValue(),
             num(m, "telemetry-replay-rows").intValue(), num(m, "history-versions").intValue(),
             num(m, "regression-horizon-rows").intValue(), num(m, "regression-refit-rows").intValue(),
             num(m, "min-fit-samples").intValue(),
@@ -274,6 +281,15 @@ public record JobSettings(
             num(m, "forest-max-bytes").longValue(), num(m, "gate-min-samples").longValue(),
             num(m, "gate-min-r2").doubleValue(), num(m, "gate-max-jump-factor").doubleValue(),
             (String) m.get("cadence-clock"), num(m, "fail-after-inputs").longValue());
+    }
+
+    private static boolean compiles(String regex) {
+        try {
+            java.util.regex.Pattern.compile(regex);
+            return true;
+        } catch (java.util.regex.PatternSyntaxException e) {
+            return false;
+        }
     }
 
     private static Number num(Map<String, Object> m, String k) {

@@ -86,7 +86,7 @@ public final class KafkaWiring {
             .setTopics(topic)
             .setGroupId(s.groupId())
             .setStartingOffsets(OffsetsInitializer.earliest())
-            .setDeserializer(new RecordDecoder(topic, s.jobName(), s.maxFutureSkew().toMillis()))
+            .setDeserializer(new RecordDecoder(topic, s.jobName(), s.maxFutureSkew().toMillis(), s.scopes()))
             .setProperties(p)
             .build();
     }

@@ -56,6 +56,10 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--cadence-clock", "wall"))
             .hasMessageContaining("--cadence-clock must be processing or event, got wall");
         assertThatThrownBy(() -> JobSettings.parse("--fail-after-inputs", "-1")).hasMessageContaining("--fail-after-inputs");
+        assertThatThrownBy(() -> JobSettings.parse("--scopes", "chat-(eu"))
+            .hasMessageContaining("--scopes must be a regular expression, got 'chat-(eu'");
+        assertThat(JobSettings.parse("--scopes", "default|chat-[a-z]+").scopes()).isEqualTo("default|chat-[a-z]+");
+        assertThat(JobSettings.builder().build().scopes()).as("every scope by default").isNull();
         assertThatThrownBy(() -> JobSettings.parse("--forest-max-bytes", "16777216"))
             .hasMessageContaining("--forest-max-bytes must be in [1, 2097152] bytes").hasMessageContaining("got 16777216");
     }

@@ -86,6 +86,36 @@ class RecordValidatorBoundsTest {
         assertThat(completion(c -> c.setPrefillUs(10_000_000_000L))).as("at the bound").isNull();
     }
 
+    /** --scopes: a record of a scope the job does not fit is a dead letter, on every input topic, control included. */
+    @Test
+    void aScopeOutsideTheFittedOnesIsDeadLettered() {
+        RecordValidator only = new RecordValidator(3_600_000, java.util.regex.Pattern.compile("default|chat-[a-z]+"));
+        CompletionLog c = workload.completion("r1", "w1", now - 2_000, 90_000, 2000, 0);
+        assertThat(only.completion(c, now)).isNull();
+        c.setScope("chat-eu");
+        assertThat(only.completion(c, now)).as("matched in whole").isNull();
+        c.setScope("req-8f3a");
+        assertThat(only.completion(c, now))
+            .isEqualTo("scope 'req-8f3a' is not one this job fits (--scopes default|chat-[a-z]+)");
+        c.setScope("chat-eu2");
+        assertThat(only.completion(c, now)).as("a prefix is not a match").startsWith("scope 'chat-eu2' is not");
+
+        RoutingDecision d = workload.decision("r1", "w1", now - 1_000, 2000, 0, 2e6, 0, 0, 0, 0, 0, null, 0, 2000);
+        d.setScope("tenant-42");
+        assertThat(only.decision(d, now)).startsWith("scope 'tenant-42' is not one this job fits");
+        EngineTelemetry t = Codecs.ENGINE_TELEMETRY.decode(workload.telemetry(1).get(0).value());
+        t.setTimestampMs(now - 1_000);
+        t.setScope("w7");
+        assertThat(only.telemetry(t, now)).startsWith("scope 'w7' is not one this job fits");
+        io.tierroute.schemas.avro.SnapshotControl pin = io.tierroute.schemas.avro.SnapshotControl.newBuilder()
+            .setScope("ghost").setAction(io.tierroute.schemas.avro.ControlAction.PIN).setVersion(3L).setReason("r")
+            .setActor("a").setTimestampMs(now).setSequence(1).build();
+        assertThat(only.control(pin)).startsWith("scope 'ghost' is not one this job fits");
+        pin.setScope("default");
+        assertThat(only.control(pin)).isNull();
+        assertThat(validator.completion(c, now)).as("without --scopes, any scope").isNull();
+    }
+
     @Test
     void aLongIdleTimeKeepsItsRecordAndANegativeOneIsDeadLettered() {
         // A selector with a long routing.workflowMaxAge sends them on purpose: the record's latency and admission-wait

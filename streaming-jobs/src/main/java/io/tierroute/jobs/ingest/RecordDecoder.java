@@ -13,6 +13,7 @@ import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.regex.Pattern;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -46,6 +47,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
     private final String topic;
     private final String consumer;
     private final long maxFutureSkewMs;
+    private final String scopes; // the --scopes pattern, or null: compiled on each task
     private transient RecordValidator validator;
     // Decode into one reused record each: InboundSplit (chained, object reuse) copies it into a row before
     // the next record is decoded. Control records are kept by the fitting operator: decoded fresh.
@@ -62,6 +64,11 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
      * @param consumer name written into dead letters (the job name)
      */
     public RecordDecoder(String topic, String consumer, long maxFutureSkewMs) {
+        this(topic, consumer, maxFutureSkewMs, null);
+    }
+
+    /** As above, dead-lettering the records of a scope {@code scopes} (a regular expression; null: any) does not match. */
+    public RecordDecoder(String topic, String consumer, long maxFutureSkewMs, String scopes) {
         if (!topic.equals(Topics.TELEMETRY) && !topic.equals(Topics.COMPLETIONS)
                 && !topic.equals(Topics.DECISIONS) && !topic.equals(Topics.CONTROL)) {
             throw new IllegalArgumentException("not an input topic of the fitting job: " + topic);
@@ -69,6 +76,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         this.topic = topic;
         this.consumer = consumer;
         this.maxFutureSkewMs = maxFutureSkewMs;
+        this.scopes = scopes;
     }
 
     @Override
@@ -85,7 +93,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
 
     private void init() {
         AvroTrust.install(); // Avro 1.12.2 class trust, on every TaskManager (STACK.md)
-        validator = new RecordValidator(maxFutureSkewMs);
+        validator = new RecordValidator(maxFutureSkewMs, scopes == null ? null : Pattern.compile(scopes));
         telemetryDecoder = Codecs.ENGINE_TELEMETRY.reusingDecoder();
         completionDecoder = Codecs.COMPLETION_LOG.reusingDecoder();
         decisionDecoder = Codecs.ROUTING_DECISION.reusingDecoder();

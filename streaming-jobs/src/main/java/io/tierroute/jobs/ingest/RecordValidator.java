@@ -12,6 +12,7 @@ import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierLinkSample;
 import io.tierroute.schemas.avro.TierTokens;
 import io.tierroute.schemas.avro.TierTransfer;
+import java.util.regex.Pattern;
 
 /**
  * Value checks on decoded records, before they reach a keyed operator: a record that fails one is a
@@ -35,15 +36,25 @@ public final class RecordValidator {
     static final long MAX_PHASE_US = (long) LatencyObservation.MAX_REALISED_US;
 
     private final long maxFutureSkewMs;
+    private final Pattern scopes;
 
     /** @param maxFutureSkewMs how far past the wall clock an event time may lie */
     public RecordValidator(long maxFutureSkewMs) {
+        this(maxFutureSkewMs, null);
+    }
+
+    /**
+     * @param maxFutureSkewMs how far past the wall clock an event time may lie
+     * @param scopes          what every scope the job fits matches in whole ({@code --scopes}); null: any
+     */
+    public RecordValidator(long maxFutureSkewMs, Pattern scopes) {
         this.maxFutureSkewMs = maxFutureSkewMs;
+        this.scopes = scopes;
     }
 
     public String telemetry(EngineTelemetry t, long nowMs) {
         String r = firstNonNull(
-            identifier("worker", t.getWorker()), identifier("scope", t.getScope()),
+            identifier("worker", t.getWorker()), scope(t.getScope()),
             identifier("engineType", t.getEngineType()), identifier("hardwarePool", t.getHardwarePool()),
             timestamp("timestampMs", t.getTimestampMs(), nowMs));
         if (r != null) {
@@ -77,7 +88,7 @@ public final class RecordValidator {
     public String completion(CompletionLog c, long nowMs) {
         String r = firstNonNull(
             identifier("requestId", c.getRequestId()), identifier("worker", c.getWorker()),
-            identifier("scope", c.getScope()),
+            scope(c.getScope()),
             timestamp("arrivalTimeMs", c.getArrivalTimeMs(), nowMs), timestamp("finishedTimeMs", c.getFinishedTimeMs(), nowMs),
             phase("queueWaitUs", c.getQueueWaitUs()), phase("prefillUs", c.getPrefillUs()),
             phase("tierLoadUs", c.getTierLoadUs()), phase("decodeUs", c.getDecodeUs()),
@@ -106,7 +117,7 @@ public final class RecordValidator {
 
     public String decision(RoutingDecision d, long nowMs) {
         String r = firstNonNull(
-            identifier("requestId", d.getRequestId()), identifier("scope", d.getScope()),
+            identifier("requestId", d.getRequestId()), scope(d.getScope()),
             identifier("chosenWorker", d.getChosenWorker()), timestamp("timestampMs", d.getTimestampMs(), nowMs),
             nonNegative("snapshotVersion", d.getSnapshotVersion()));
         if (r != null) {
@@ -156,7 +167,19 @@ public final class RecordValidator {
     }
 
     public String control(SnapshotControl c) {
-        return ControlRecordCheck.problem(c); // the same rule every reader of the control topic applies
+        String r = ControlRecordCheck.problem(c); // the same rule every reader of the control topic applies
+        return r != null || scopes == null ? r : fitted(c.getScope());
+    }
+
+    /** A record's scope: an identifier, and one this job fits. */
+    private String scope(CharSequence v) {
+        String r = identifier("scope", v);
+        return r != null || scopes == null ? r : fitted(v);
+    }
+
+    private String fitted(CharSequence scope) {
+        return scopes.matcher(scope).matches() ? null
+            : "scope '" + scope + "' is not one this job fits (--scopes " + scopes.pattern() + ")";
     }
 
     private String timestamp(String field, long ms, long nowMs) {

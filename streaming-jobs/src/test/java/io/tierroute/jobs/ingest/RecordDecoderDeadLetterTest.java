@@ -73,6 +73,20 @@ class RecordDecoderDeadLetterTest {
         assertThat(RecordDecoder.reason(exact, null, null)).isEqualTo(exact);
     }
 
+    /** --scopes reaches the decoder: a valid record of another scope becomes a dead letter naming it. */
+    @Test
+    void aValidRecordOfAScopeTheJobDoesNotFitIsADeadLetter() {
+        long now = System.currentTimeMillis();
+        byte[] sample = new io.tierroute.jobs.Workload(1, "tenant-9", now - 60_000, 0).telemetry(1).get(0).value();
+        RecordDecoder onlyDefault = new RecordDecoder(Topics.TELEMETRY, "test", 3_600_000, "default");
+        Inbound in = onlyDefault.decode(new ConsumerRecord<>(Topics.TELEMETRY, 0, 5L, null, sample), now);
+        assertThat(in.isDeadLetter()).isTrue();
+        assertThat(in.deadLetter.getReason().toString()).isEqualTo("scope 'tenant-9' is not one this job fits (--scopes default)");
+        RecordDecoder anyScope = new RecordDecoder(Topics.TELEMETRY, "test", 3_600_000);
+        assertThat(anyScope.decode(new ConsumerRecord<>(Topics.TELEMETRY, 0, 5L, null, sample), now).isDeadLetter())
+            .isFalse();
+    }
+
     private static byte[] garbage(int n) {
         byte[] b = new byte[n];
         new Random(n).nextBytes(b);
