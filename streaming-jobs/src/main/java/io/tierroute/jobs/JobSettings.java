@@ -124,7 +124,9 @@ public record JobSettings(
         require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
         positive("state-ttl", stateTtl);
         positive("max-future-skew", maxFutureSkew);
-        require(scopes == null || compiles(scopes), "scopes", "must be a regular expression, got '" + scopes + "'");
+        // Blank matches no scope (identifier() refuses an empty one): every record would be a dead letter.
+        require(scopes == null || (!scopes.isBlank() && compiles(scopes)), "scopes",
+            "must be a regular expression that some scope can match, got '" + scopes + "'");
         positive("transaction-timeout", transactionTimeout);
         require(transactionTimeout.compareTo(checkpointInterval) > 0, "transaction-timeout",
             "must be longer than the checkpoint interval");

@@ -41,7 +41,7 @@ final class JobUsage {
         m.put("state-ttl", "processing-time TTL of join and replay state");
         m.put("max-future-skew", "event times further than this past the wall clock are dead letters");
         m.put("scopes", "a regular expression the scopes this job fits match in whole; records of any other scope are "
-                + "dead letters (default: every scope; each scope keeps state for good, so name them where producers "
+                + "dead letters (none: every scope; each scope keeps state for good, so name them where producers "
                 + "could put ids in scope)");
         m.put("transaction-timeout", "Kafka transaction timeout of the params sink (longer than a checkpoint interval)");
         m.put("sample-rows", "joined rows kept per scope: the forest's training sample and the replay on restore");

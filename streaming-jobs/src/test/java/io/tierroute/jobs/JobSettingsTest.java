@@ -57,8 +57,12 @@ class JobSettingsTest {
             .hasMessageContaining("--cadence-clock must be processing or event, got wall");
         assertThatThrownBy(() -> JobSettings.parse("--fail-after-inputs", "-1")).hasMessageContaining("--fail-after-inputs");
         assertThatThrownBy(() -> JobSettings.parse("--scopes", "chat-(eu"))
-            .hasMessageContaining("--scopes must be a regular expression, got 'chat-(eu'");
-        assertThat(JobSettings.parse("--scopes", "default|chat-[a-z]+").scopes()).isEqualTo("default|chat-[a-z]+");
+            .hasMessageContaining("--scopes must be a regular expression that some scope can match, got 'chat-(eu'");
+        assertThatThrownBy(() -> JobSettings.parse("--scopes", " "))
+            .as("an unset variable: every record would be a dead letter").hasMessageContaining("--scopes must be");
+        JobSettings named = JobSettings.parse("--scopes", "default|chat-[a-z]+");
+        assertThat(named.scopes()).isEqualTo("default|chat-[a-z]+");
+        assertThat(JobSettings.parse(named.toArguments().toArray(String[]::new))).as("round trip").isEqualTo(named);
         assertThat(JobSettings.builder().build().scopes()).as("every scope by default").isNull();
         assertThatThrownBy(() -> JobSettings.parse("--forest-max-bytes", "16777216"))
             .hasMessageContaining("--forest-max-bytes must be in [1, 2097152] bytes").hasMessageContaining("got 16777216");

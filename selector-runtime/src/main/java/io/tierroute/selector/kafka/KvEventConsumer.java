@@ -240,9 +240,13 @@ public final class KvEventConsumer implements AutoCloseable {
             } else {
                 c.seekToEnd(fresh);
             }
+            // Resolve the lazy seeks now, so "assigned" means positioned; kept only once all are: a session that fails
+            // half-way leaves no partial set that the next would take for the one a restarted session has.
+            Map<TopicPartition, Long> positioned = new java.util.HashMap<>();
             for (TopicPartition tp : parts) {
-                resume.put(tp, c.position(tp)); // resolve the lazy seek now, so "assigned" means positioned
+                positioned.put(tp, c.position(tp));
             }
+            resume.putAll(positioned);
             log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
                     fresh.size() == parts.size() ? settings.kvEvents().startFrom()
                             : "positions reached before the restart");

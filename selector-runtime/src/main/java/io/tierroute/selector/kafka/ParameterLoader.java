@@ -428,13 +428,13 @@ public final class ParameterLoader implements AutoCloseable {
      * Partitions added to the topics since {@code parts} were assigned: read from their beginning, so what is written
      * there is not lost. But both topics are meant to have one partition (Topics.specs): with more, a scope's records
      * may lie on several, and no reader sees them in the order they were written (a trim's tombstone read before the
-     * snapshot it deletes; compaction never pairing them). So the WARN says to put them back.
+     * snapshot it deletes; compaction never pairing them). So the WARN says so.
      */
     private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
         PartitionWatch.readFromTheBeginning(c, parts, added);
-        log.warn("params loader: new partition(s) {} of {} / {}; reading them from their beginning. These topics must "
-                + "have one partition: across several, readers no longer see a scope's records in the order they were "
-                + "written (recreate them with one, see deploy/README.md)", added, Topics.PARAMS, Topics.CONTROL);
+        log.warn("params loader: new partition(s) {} of {} / {}; reading them from their beginning. These topics are "
+                + "meant to have one partition: across several, readers no longer see a scope's records in the order "
+                + "they were written (deploy/README.md, ProjectTopics)", added, Topics.PARAMS, Topics.CONTROL);
     }
 
     /** The session has read the topics as they were at its start: activate the rule's version once, report ready. */
