@@ -232,8 +232,7 @@ public final class KvEventConsumer implements AutoCloseable {
                 // A restarted session that lists partitions the last one never read: added while it ran, before its
                 // watch saw them. Everything on them came after this consumer started: from their beginning.
                 partitionWatch.counted(fresh.size());
-                log.warn("kv consumer: {} has {} new partition(s) {}; reading them from their beginning",
-                        Topics.KV_EVENTS, fresh.size(), fresh);
+                sayAdded(fresh);
                 c.seekToBeginning(fresh);
             } else if (settings.kvEvents().startFrom().equals("earliest")) {
                 c.seekToBeginning(fresh);
@@ -293,6 +292,10 @@ public final class KvEventConsumer implements AutoCloseable {
         for (TopicPartition tp : added) {
             resume.put(tp, c.position(tp));
         }
+        sayAdded(added);
+    }
+
+    private static void sayAdded(List<TopicPartition> added) {
         log.warn("kv consumer: {} has {} new partition(s) {}; reading them from their beginning", Topics.KV_EVENTS,
                 added.size(), added);
     }
