@@ -7,6 +7,8 @@ package io.tierroute.sim.engine;
 final class Block {
     final long hash;
     int refs;
+    /** Holders among the running batch: the decode step reads the block while this is above 0. */
+    int runningRefs;
     /** True once its KV was computed or loaded: only then can another request match it. */
     boolean computed;
     Block prev;

@@ -21,13 +21,15 @@ import java.util.function.Consumer;
  * least recently used blocks there ({@code Moved CPU→NVME}; {@code Removed CPU} for those the drive already
  * holds). The NVMe tier is an LRU too; overflowing it emits {@code Removed NVME}. Offload copies (device→host,
  * host→drive) are not charged to the links loads use (PCIe is full duplex; the drive's writes are not its reads).
- * A block loaded back into HBM stays in the tier it came from, as LMCache keeps it. With an NVMe tier, blocks a load
- * is reading are pinned in their tier from its admission to its end (LMCache pins what a lookup found until it is
- * retrieved): an overflow passes over them, so a tier may hold more than its capacity while they load. Without one,
- * nothing is pinned: a load's own HBM reservation may push the CPU blocks it reads out of the CPU tier (it still
- * loads them). That is the engine every figure of the six-workload table was measured on; pinning there too moves
- * them (agentic-pcie 1, seed 1: tierroute-fitted's p99 1.751 → 2.031 s, llm-d tiered's 22.1 → 11.5 s) and waits for
- * their re-measurement (fleet-sim/README.md, "The engine model").
+ * A block loaded back into HBM stays in the tier it came from, as LMCache keeps it. Blocks a load is reading are
+ * pinned in their tier from its admission to its end (LMCache pins what a lookup found until it is retrieved): an
+ * overflow passes over them, so a tier may hold more than its capacity while they load, and the evictions the load's
+ * own HBM reservation causes cannot push them out of the tier they are being read from.
+ *
+ * <p><b>Held and running.</b> {@link #referenced()} counts every block some request holds, as an engine's KV usage
+ * figure does (the telemetry reports it); {@link #heldByRunning()} counts only those the running batch holds, which a
+ * decode step reads (DESIGN §6's {@code u}): a request loading from a slower tier, or loaded and waiting for budget,
+ * holds blocks the step does not read.
  */
 final class KvCache {
 
@@ -40,10 +42,12 @@ final class KvCache {
     private final LinkedHashMap<Long, Boolean> cpu = new LinkedHashMap<>(16, 0.75f, true);
     private final LinkedHashMap<Long, Boolean> nvme = new LinkedHashMap<>(16, 0.75f, true);
     private final Block freeHead = new Block(0); // sentinel of the circular free list
-    /** Offloaded blocks loads are reading: hash → number of loads reading it (only with an NVMe tier, see above). */
+    /** Offloaded blocks loads are reading: hash → number of loads reading it (see above). */
     private final HashMap<Long, Integer> pinned = new HashMap<>();
     private long freeCount;
     private long privateBlocks;
+    /** Distinct blocks (named and private) the running batch holds. */
+    private long heldByRunning;
     private long evictions;
 
     KvCache(int worker, long hbmCapacityBlocks, long cpuCapacityBlocks, Consumer<KvEvent> sink) {
@@ -64,6 +68,8 @@ final class KvCache {
     long resident() { return hbm.size() + privateBlocks; }
     /** Blocks held by some request (resident minus unreferenced cached ones). */
     long referenced() { return resident() - freeCount; }
+    /** Blocks the running batch holds (a block several running requests share counts once). */
+    long heldByRunning() { return heldByRunning; }
     long cpuResident() { return cpu.size(); }
     long nvmeResident() { return nvme.size(); }
     long evictions() { return evictions; }
@@ -114,9 +120,6 @@ final class KvCache {
 
     /** Pins the offloaded blocks {@code [from, to)} of {@code hashes} a load is about to read (see the class comment). */
     void pinOffloaded(long[] hashes, int from, int to) {
-        if (nvmeCapacity == 0) {
-            return;
-        }
         for (int i = from; i < to; i++) {
             pinned.merge(hashes[i], 1, Integer::sum);
         }
@@ -186,6 +189,36 @@ final class KvCache {
         }
         acquire(b);
         return b;
+    }
+
+    /** A running request holds {@code b} (named) or, with {@code b} null, one private block: the decode step reads it. */
+    void runningHolds(Block b) {
+        if (b == null || b.runningRefs++ == 0) {
+            heldByRunning++;
+        }
+    }
+
+    /** The running request that held {@code b} (or a private block, {@code b} null) leaves the batch. */
+    void runningReleases(Block b) {
+        if (b == null || --b.runningRefs == 0) {
+            heldByRunning--;
+        }
+    }
+
+    /**
+     * Whether admitting a request that matched {@code hits} (its computed HBM prefix, in order) and needs
+     * {@code newBlocks} more can get them now: the free slots and evictable blocks, less the matched blocks that are
+     * themselves evictable (acquiring one takes it out of the eviction list). Touches nothing, so a request that does
+     * not fit leaves the LRU order as it was (vLLM's allocate_slots checks before it touches the blocks it matched).
+     */
+    boolean canAdmit(long[] hashes, int hits, long newBlocks) {
+        long evictableHits = 0;
+        for (int j = 0; j < hits; j++) {
+            if (hbm.get(hashes[j]).inFreeList) {
+                evictableHits++;
+            }
+        }
+        return canReserve(newBlocks + evictableHits);
     }
 
     void allocPrivate(long n) {

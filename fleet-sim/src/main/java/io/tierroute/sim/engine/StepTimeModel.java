@@ -5,7 +5,7 @@ package io.tierroute.sim.engine;
  *
  * <pre>
  * prefill_ms(T) = 4.209989e-7·T² + 1.518344e-2·T + 16.50142      T = new prompt tokens in the step
- * decode_ms(u)  = max(1, −25.74·u² + 54.01·u + 5.74)               u = KV blocks held by requests / capacity
+ * decode_ms(u)  = max(1, −25.74·u² + 54.01·u + 5.74)               u = KV blocks the running batch holds / capacity
  * step_ms       = prefill_ms(T)                   when the step has prefill tokens and no decode tokens
  *               = decode_ms(u)                    when it has decode tokens only
  *               = prefill_ms(T) + decode_ms(u)    when mixed
@@ -16,9 +16,10 @@ package io.tierroute.sim.engine;
  * other. This slightly overcounts the fixed per-step overhead (both intercepts); the choice is the
  * simplest that keeps pure steps exactly on the published curves.
  *
- * <p>{@code u} counts every block a request holds (Worker: {@code KvCache.referenced()}): the running batch's, and
- * those of requests loading their prefix from a slower tier or admitted and waiting for budget. DESIGN.md §6 says
- * "running requests"; an engine's own KV usage figure (vLLM's) counts every allocated block, and so does this.
+ * <p>{@code u} counts the blocks the running batch holds (Worker: {@code KvCache.heldByRunning()}), as DESIGN.md §6
+ * says: the step reads those. A request loading its prefix from a slower tier, or loaded and waiting for budget,
+ * holds blocks the step does not read. The engine's reported KV usage ({@code KvCache.referenced()}, vLLM's
+ * {@code kv_cache_usage}) counts every allocated block, and the telemetry reports that.
  */
 public final class StepTimeModel {
 

@@ -24,7 +24,12 @@ import java.util.List;
  * are not pipelined chunk by chunk, so an NVMe load here is their sum). The blocks it reads are pinned in their
  * tiers until it is done. Then it competes for the budget like any other. The step that
  * completes a prefill emits the first token; its blocks become matchable (Stored) as each is fully
- * computed.
+ * computed. A head that cannot get its blocks is refused before it touches its cached prefix, so waiting does
+ * not keep that prefix fresh in the eviction order.
+ *
+ * <p>A decode step's {@code u} (DESIGN §6) is the blocks the running batch holds over capacity: a request joins the
+ * batch's count when it is admitted to run and leaves it when it finishes or is preempted, so the blocks of a request
+ * still loading, or loaded and waiting for budget, are not read by the step and do not slow it.
  */
 final class Worker {
 
@@ -160,6 +165,7 @@ final class Worker {
             if (took > 0) {
                 s.state = Sequence.State.RUNNING;
                 running.add(s);
+                joinBatch(s);
                 s.chunk = took;
                 s.decodingThisStep = false;
                 scheduled.add(s);
@@ -176,7 +182,7 @@ final class Worker {
             }
             return -1;
         }
-        double u = (double) cache.referenced() / cache.capacity();
+        double u = (double) cache.heldByRunning() / cache.capacity();
         long micros = StepTimeModel.stepMicros(prefill, decode, u);
         stepping = true;
         steps++;
@@ -195,6 +201,10 @@ final class Worker {
         int h = cache.matchHbm(s.hashes, maxHit);
         java.util.Arrays.fill(offloadedPerTier, 0);
         int c = cache.matchOffloaded(s.hashes, h, maxHit, offloadedPerTier);
+        long newBlocks = c > 0 ? c : blocksFor(h * bs + Math.min(s.target - h * bs, budget)) - h;
+        if (!cache.canAdmit(s.hashes, h, newBlocks)) {
+            return -1;
+        }
         for (int j = 0; j < h; j++) {
             Block b = cache.get(s.hashes[j]);
             cache.acquire(b);
@@ -299,6 +309,7 @@ final class Worker {
             s.chunk = 0;
             if (s.generated >= s.outputTokens) {
                 running.remove(s);
+                leaveBatch(s);
                 releaseAll(s);
                 s.state = Sequence.State.FINISHED;
                 listener.finished(s, now);
@@ -361,9 +372,13 @@ final class Worker {
         s.announcedBlocks = Math.max(s.announcedBlocks, upTo);
     }
 
+    private int blocksFor(int tokens) {
+        return (tokens + bs - 1) / bs;
+    }
+
     /** Holds enough blocks for {@code tokens} tokens; false (holding no more than before) when KV is full. */
     private boolean ensureBlocks(Sequence s, int tokens) {
-        int need = (tokens + bs - 1) / bs - s.heldBlocks;
+        int need = blocksFor(tokens) - s.heldBlocks;
         if (need <= 0) {
             return true;
         }
@@ -377,9 +392,31 @@ final class Worker {
             } else {
                 cache.allocPrivate(1);
             }
+            if (s.state == Sequence.State.RUNNING) {
+                cache.runningHolds(heldBlock(s, j));
+            }
             s.heldBlocks++;
         }
         return true;
+    }
+
+    /** Slot {@code j}'s named block, or null for a private one (a duplicate being computed, or past the prompt). */
+    private static Block heldBlock(Sequence s, int j) {
+        return j < s.fullBlocks ? s.named[j] : null;
+    }
+
+    /** {@code s} starts running: the decode step reads its blocks from now on. */
+    private void joinBatch(Sequence s) {
+        for (int j = 0; j < s.heldBlocks; j++) {
+            cache.runningHolds(heldBlock(s, j));
+        }
+    }
+
+    /** {@code s} stops running (finished or preempted), before it gives its blocks back. */
+    private void leaveBatch(Sequence s) {
+        for (int j = 0; j < s.heldBlocks; j++) {
+            cache.runningReleases(heldBlock(s, j));
+        }
     }
 
     /** Releases every block of {@code s}, deepest first (so the eviction list stays leaf-first). */
@@ -411,6 +448,7 @@ final class Worker {
 
     private void preempt(Sequence s) {
         running.remove(s);
+        leaveBatch(s);
         requeueForRecompute(s);
     }
 

@@ -115,4 +115,50 @@ class DecodeStepTimeTest {
         assertThat(result.workers().get(0).steps()).isEqualTo(1 + 39);
         assertThat(result.workers().get(0).busyMicros()).isEqualTo(firstToken + all);
     }
+
+    @Test
+    void aRequestLoadingFromTheCpuTierHoldsBlocksTheBatchsDecodeStepDoesNotRead() {
+        int bs = 16;
+        long capacityBlocks = 32;
+        // 1/1000 of a 65.536 GB/s link: a 256 KiB token takes 4 ms, a's 10-block prefix 640 ms, dozens of d's steps
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(bs).hbmCapacityTokens(capacityBlocks * bs)
+                .cpuCapacityTokens(100 * bs).pcieBytesPerSecond(65.536e6).build();
+        RequestFactory f = new RequestFactory(cfg.model(), bs);
+        int dPrompt = 100;
+        List<SimRequest> rs = List.of(
+                f.request("a1", 0, 161, ids(10, 1000), 1, 1, null),                  // computes prefix A
+                f.request("f", 1_000_000, 496, ids(31, 3000), 2, 2, null),           // needs all 32 blocks: A → CPU
+                f.request("d", 2_000_000, dPrompt, ids(6, 5000), 200, 200, null),    // decodes through a2's load
+                f.request("a2", 2_100_000, 161, ids(10, 1000), 1, 1, null));         // hits A in the CPU tier
+        List<Long> dTimes = new ArrayList<>();
+        WorkerScenarioTest.Recorder rec = new WorkerScenarioTest.Recorder() {
+            @Override public int progressEveryTokens() { return 1; }
+            @Override public void onFirstToken(SimRequest r, int worker, long now) { if (r.id().equals("d")) dTimes.add(now); }
+            @Override public void onTokens(SimRequest r, int worker, int generated, long now) {
+                if (r.id().equals("d")) dTimes.add(now);
+            }
+        };
+        SimResult result = new Simulation(cfg, rs).run(rec, null);
+        Completion a2 = result.completions().stream().filter(c -> c.request().id().equals("a2")).findFirst().orElseThrow();
+        assertThat(a2.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(160);
+        long loadStart = a2.request().arrivalMicros() + a2.queueWaitMicros();
+        long loadEnd = loadStart + a2.tierLoadMicros();
+        assertThat(a2.tierLoadMicros()).isEqualTo(640_000);
+
+        // d's step k (its token k + 1) computes token P + k, so d holds ⌈(P + k)/16⌉ blocks; a2's 10 loading blocks
+        // are held too, but no running request holds them: u is d's blocks alone.
+        int during = 0;
+        for (int k = 1; k < dTimes.size(); k++) {
+            long start = dTimes.get(k - 1);
+            long end = dTimes.get(k);
+            if (start >= loadStart && end <= loadEnd) {
+                long held = (dPrompt + k + bs - 1) / bs;
+                assertThat(end - start).as("d's step " + k + " during a2's load")
+                        .isEqualTo(micros(designDecodeMs((double) held / capacityBlocks)))
+                        .isNotEqualTo(micros(designDecodeMs((double) (held + 10) / capacityBlocks)));
+                during++;
+            }
+        }
+        assertThat(during).as("d's decode steps within a2's load").isGreaterThanOrEqualTo(30);
+    }
 }

@@ -163,15 +163,59 @@ class KvCacheTest {
     }
 
     @Test
-    void withoutAnNvmeTierNothingIsPinnedAsTheRecordedFiguresWereMeasured() {
+    void withoutAnNvmeTierTheCpuTiersOverflowPassesOverTheBlocksALoadIsReadingToo() {
         KvCache c = new KvCache(0, 2, 2, 0, events::add);
         releaseDeepestFirst(c, hold(c, 1, 2));
-        assertThat(c.reserve(2)).isTrue();
+        assertThat(c.reserve(2)).isTrue();     // 2, 1 → CPU (full)
         c.pinOffloaded(new long[] {2, 1}, 0, 2);
         releaseDeepestFirst(c, hold(c, 3, 4));
         events.clear();
-        assertThat(c.reserve(1)).isTrue();     // 4 → CPU; its LRU block leaves, read or not
-        assertThat(c.cpuHolds(2)).isFalse();
-        assertThat(((KvEvent.Removed) events.get(1)).blockHashes()).containsExactly(2);
+        assertThat(c.reserve(1)).isTrue();     // 4 → CPU, over capacity: 2 and 1 are being read, so 4 is the one removed
+        assertThat(c.cpuHolds(1)).isTrue();
+        assertThat(c.cpuHolds(2)).isTrue();
+        assertThat(c.cpuHolds(4)).isFalse();
+        KvEvent.Removed removed = (KvEvent.Removed) events.get(1);
+        assertThat(removed.tier()).isEqualTo(Tier.CPU);
+        assertThat(removed.blockHashes()).containsExactly(4);
+        c.unpinOffloaded(new long[] {2, 1}, 0, 2);
+        events.clear();
+        assertThat(c.reserve(2)).isTrue();     // 3 → CPU: now the LRU one, 2, leaves
+        assertThat(((KvEvent.Removed) events.get(events.size() - 1)).blockHashes()).containsExactly(2);
+        assertThat(c.cpuHolds(3)).isTrue();
+    }
+
+    @Test
+    void theRunningBatchsBlocksCountOnceEachAndPrivateOnesEachTime() {
+        KvCache c = new KvCache(0, 8, 0, events::add);
+        Block[] shared = hold(c, 1, 2);
+        c.runningHolds(shared[0]);
+        c.runningHolds(shared[1]);
+        c.runningHolds(shared[0]);             // a second running request shares block 1
+        c.allocPrivate(1);
+        c.runningHolds(null);
+        assertThat(c.heldByRunning()).isEqualTo(3);
+        c.runningReleases(shared[0]);
+        assertThat(c.heldByRunning()).isEqualTo(3);
+        c.runningReleases(shared[0]);
+        c.runningReleases(null);
+        assertThat(c.heldByRunning()).isEqualTo(1);
+        assertThat(c.referenced()).isEqualTo(3);  // the engine's KV usage still counts every held block
+    }
+
+    @Test
+    void anAdmissionThatCannotGetItsBlocksIsToldSoWithoutTouchingTheLruOrder() {
+        KvCache c = new KvCache(0, 4, 0, events::add);
+        releaseDeepestFirst(c, hold(c, 1, 2));  // cached, evictable: 2, 1
+        releaseDeepestFirst(c, hold(c, 3));
+        Block[] busy = hold(c, 9);              // HBM full; 3 of its 4 slots can be freed
+        assertThat(c.evictionOrder()).containsExactly(2, 1, 3);
+        long[] prompt = {1, 2, 5, 6};
+        // matching 1, 2 takes them out of the eviction list: only 3 remains to make room for new blocks
+        assertThat(c.canAdmit(prompt, 2, 1)).isTrue();
+        assertThat(c.canAdmit(prompt, 2, 2)).isFalse();
+        assertThat(c.canAdmit(prompt, 0, 3)).isTrue();
+        assertThat(c.canAdmit(prompt, 0, 4)).isFalse();
+        assertThat(c.evictionOrder()).containsExactly(2, 1, 3);
+        assertThat(busy[0].refs).isEqualTo(1);
     }
 }

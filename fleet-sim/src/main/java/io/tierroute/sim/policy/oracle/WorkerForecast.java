@@ -258,7 +258,19 @@ final class WorkerForecast {
             }
             return -1;
         }
-        return StepTimeModel.stepMicros(prefill, decode, used / capBlocks);
+        return StepTimeModel.stepMicros(prefill, decode, (used - heldApart()) / capBlocks);
+    }
+
+    /**
+     * The blocks requests outside the running batch hold alone: a load's, or a loaded request's waiting for budget.
+     * The engine's decode step does not read them (its {@code u} counts the running batch's blocks); blocks such a
+     * request shares are counted as the batch's, also where only such requests share them (rare).
+     */
+    private double heldApart() {
+        double apart = 0;
+        for (Seq s : loading) apart += s.exclusive;
+        for (Seq s : ready) apart += s.exclusive;
+        return apart;
     }
 
     private int admitWaiting(Seq s, int budget) {
@@ -417,11 +429,12 @@ final class WorkerForecast {
         double until = loading.isEmpty() ? Double.POSITIVE_INFINITY : nextReady();
         long j = 0;
         double u0 = used;
+        double apart = heldApart(); // nothing is ready here, and no load ends before `until`
         while (j < k && t < until) {
             int need = needAt[(int) (j % bs)];
             if (used + need > capBlocks + 1e-9) break;
             used += need;
-            t += Math.max(1, StepTimeModel.stepMicros(0, nd, used / capBlocks));
+            t += Math.max(1, StepTimeModel.stepMicros(0, nd, (used - apart) / capBlocks));
             j++;
             steps++;
         }
