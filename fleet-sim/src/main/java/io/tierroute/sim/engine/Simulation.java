@@ -415,6 +415,7 @@ public final class Simulation implements EngineListener {
         @Override public double bytesPerToken() { return cfg.bytesPerToken(); }
         @Override public String model() { return cfg.model(); }
         @Override public long hbmCapacityBlocks(int worker) { return cfg.hbmCapacityBlocks(); }
+        @Override public long cpuCapacityBlocks(int worker) { return cfg.cpuCapacityBlocks(); }
         @Override public int maxBatchedTokens() { return cfg.maxBatchedTokens(); }
         @Override public OracleView oracle() { return this; }
 

@@ -4,7 +4,7 @@ import io.tierroute.selector.protocol.Tier;
 
 /**
  * What a router may legitimately know about the fleet: its configuration (worker count, block size,
- * KV bytes per token, link bandwidths, HBM capacity). Everything dynamic reaches a policy through its
+ * KV bytes per token, link bandwidths, HBM and CPU-tier capacity). Everything dynamic reaches a policy through its
  * callbacks ({@link RoutingPolicy#onKvEvent}, {@link RoutingPolicy#onTelemetry}, its own
  * decisions), except {@link #oracle()}, the exact engine state, which only the oracle policy reads.
  */
@@ -26,6 +26,12 @@ public interface FleetView {
 
     /** HBM KV capacity of {@code worker} in blocks. */
     long hbmCapacityBlocks(int worker);
+
+    /**
+     * CPU-tier KV capacity of {@code worker} in blocks, 0 without a CPU tier: the engine's offload size, which an
+     * operator configures (vLLM's {@code --kv-offloading-size}) and a router's configuration may repeat.
+     */
+    long cpuCapacityBlocks(int worker);
 
     /** Per-step token budget of the engines (vLLM {@code max_num_batched_tokens}). */
     int maxBatchedTokens();

@@ -6,18 +6,19 @@ import io.tierroute.sim.policy.OracleView;
 import io.tierroute.sim.policy.SimRequest;
 
 /** A hand-built fleet configuration and request factory for the peers' unit tests. */
-public record TestFleet(int workers, int blockSize, long hbmBlocks, boolean cpuTier) implements FleetView {
+public record TestFleet(int workers, int blockSize, long hbmBlocks, long cpuBlocks) implements FleetView {
 
     public static TestFleet of(int workers) {
-        return new TestFleet(workers, 16, 1000, true);
+        return new TestFleet(workers, 16, 1000, 4000);
     }
 
     @Override public double bytesPerToken() { return 262_144; }
     @Override public String model() { return "test-model"; }
     @Override public double bandwidth(int worker, Tier tier) {
-        return tier == Tier.HBM ? 2e12 : tier == Tier.CPU && cpuTier ? 25e9 : 0;
+        return tier == Tier.HBM ? 2e12 : tier == Tier.CPU && cpuBlocks > 0 ? 25e9 : 0;
     }
     @Override public long hbmCapacityBlocks(int worker) { return hbmBlocks; }
+    @Override public long cpuCapacityBlocks(int worker) { return cpuBlocks; }
     @Override public int maxBatchedTokens() { return 8192; }
     @Override public OracleView oracle() { throw new AssertionError("peers must not read the oracle"); }
 

@@ -50,9 +50,8 @@ import java.util.SplittableRandom;
  * simulator's prompts are known only per engine block, so this works on the request's chained block hashes with the
  * same capacities in tokens: LRU {@code hbmCapacityBlocks(w)} blocks, cap {@code max(1, 4 096 / bs)} blocks.
  * Granularity is coarser (a shared prefix shorter than one engine block scores 0) but the ratio is the same. The tiered CPU guide sizes one approximate scorer to the GPU cache and another to the CPU
- * cache; here the GPU LRU holds {@code hbmCapacityBlocks(w)} blocks and the CPU LRU the CPU tier's
- * capacity, which {@link FleetView} does not expose yet: 4 × HBM when the worker has a CPU link, else 0
- * (see fleet-sim/PEERS-NOTES.md). Both are LRUs of this router's own picks: "on CPU" means "sent here
+ * cache; here the GPU LRU holds {@code hbmCapacityBlocks(w)} blocks and the CPU LRU
+ * {@code cpuCapacityBlocks(w)}, the CPU tier's capacity (0 without one). Both are LRUs of this router's own picks: "on CPU" means "sent here
  * recently enough to fit in a CPU-sized cache", not what the engine reports.
  */
 public final class LlmdPolicy implements RoutingPolicy {
@@ -85,7 +84,7 @@ public final class LlmdPolicy implements RoutingPolicy {
         for (int w = 0; w < workers; w++) {
             gpuCap[w] = config.prefix() == LlmdConfig.PrefixMode.TIERED_CPU || config.lruTokensPerServer() == 0
                     ? fleet.hbmCapacityBlocks(w) : Math.max(1, config.lruTokensPerServer() / bs);
-            cpuCap[w] = fleet.bandwidth(w, Tier.CPU) > 0 ? 4 * fleet.hbmCapacityBlocks(w) : 0;
+            cpuCap[w] = fleet.cpuCapacityBlocks(w);
         }
         switch (config.prefix()) {
             case PRECISE -> {

@@ -124,7 +124,7 @@ class LlmdPolicyTest {
 
     @Test
     void approximateProfileSizesItsLruToTheEnginesKvCacheAsAutoTuneDoes() {
-        TestFleet small = new TestFleet(2, 16, 10, true); // 10 HBM blocks per worker
+        TestFleet small = new TestFleet(2, 16, 10, 40); // 10 HBM blocks per worker
         LlmdPolicy p = new LlmdPolicy(LlmdConfig.approximate(), small, 1);
         p.onRouted(small.request("a", 1, 0, chain(100, 8)), 0, 1);
         p.route(small.request("c", 2, 0, chain(100, 8)), small, 2);
@@ -155,7 +155,7 @@ class LlmdPolicyTest {
 
     @Test
     void tieredProfileKeepsCreditingACpuSizedHistoryAfterTheGpuSizedOneForgot() {
-        TestFleet small = new TestFleet(2, 16, 10, true); // 10 GPU blocks, CPU LRU 40
+        TestFleet small = new TestFleet(2, 16, 10, 40); // 10 GPU blocks, CPU LRU 40
         LlmdPolicy p = new LlmdPolicy(LlmdConfig.tieredCpu(), small, 1);
         SimRequest a = small.request("a", 1, 0, chain(100, 8));
         p.onRouted(a, 0, 1);
@@ -163,10 +163,20 @@ class LlmdPolicyTest {
         p.route(small.request("c", 3, 0, chain(100, 8)), small, 3);
         // gpu scorer: blocks 100, 101 evicted → 0 consecutive; cpu scorer: 8/8
         assertThat(p.lastScore(0)).isCloseTo(0 + 1 + 4, within(1e-12));
-        TestFleet noCpu = new TestFleet(2, 16, 10, false);
+        TestFleet noCpu = new TestFleet(2, 16, 10, 0);
         LlmdPolicy q = new LlmdPolicy(LlmdConfig.tieredCpu(), noCpu, 1);
         q.onRouted(noCpu.request("a", 1, 0, chain(100, 8)), 0, 1);
         q.route(noCpu.request("c", 3, 0, chain(100, 8)), noCpu, 3);
         assertThat(q.lastScore(0)).isCloseTo(1 + 0 + 4, within(1e-12));
+    }
+
+    @Test
+    void tieredProfilesCpuHistoryIsTheEnginesCpuTierNotAMultipleOfItsHbm() {
+        TestFleet equalTiers = new TestFleet(2, 16, 10, 12); // a CPU tier as large as HBM and a bit: 12 blocks
+        LlmdPolicy p = new LlmdPolicy(LlmdConfig.tieredCpu(), equalTiers, 1);
+        p.onRouted(equalTiers.request("a", 1, 0, chain(100, 8)), 0, 1);
+        p.onRouted(equalTiers.request("b", 2, 0, chain(500, 8)), 0, 2); // 16 blocks sent: a's first 4 leave both LRUs
+        p.route(equalTiers.request("c", 3, 0, chain(100, 8)), equalTiers, 3);
+        assertThat(p.lastScore(0)).isCloseTo(0 + 0 + 4, within(1e-12)); // 4 × HBM (40 blocks) would still credit 8/8
     }
 }
