@@ -250,7 +250,7 @@ final class BenchCommand implements Runnable {
                 writeSummary(stdout, title, summary, out);
                 System.err.println("wrote " + out.resolve("seed-<N>") + "/ for each seed, "
                         + out.resolve(SummaryCsvReporter.FILE) + ", " + out.resolve(SummaryTableReporter.FILE)
-                        + " and " + out.resolve(SummaryHtmlReporter.FILE));
+                        + ", " + out.resolve(SummaryHtmlReporter.FILE) + " and " + out.resolve(RunParameters.FILE));
                 return 0;
             }
             if (requestLogs) {
@@ -278,13 +278,15 @@ final class BenchCommand implements Runnable {
                 new SummaryTableReporter(tables).write(title, summary, staging);
                 new SummaryCsvReporter().write(summary, staging);
                 new SummaryHtmlReporter().write(title, summary, staging);
+                summary.run().write(staging);
             } catch (ReportWriteException e) {
                 // name the file the user will look for, not the staging copy, and leave no staging behind
                 Path failed = out.resolve(staging.relativize(e.file()));
                 deleteStaging(staging);
                 throw new ReportWriteException(failed, e.getCause());
             }
-            for (String f : List.of(SummaryTableReporter.FILE, SummaryCsvReporter.FILE, SummaryHtmlReporter.FILE)) {
+            for (String f : List.of(SummaryTableReporter.FILE, SummaryCsvReporter.FILE, SummaryHtmlReporter.FILE,
+                    RunParameters.FILE)) {
                 Files.move(staging.resolve(f), out.resolve(f), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
             }

@@ -82,7 +82,14 @@ class BenchRoutingSeedsTest {
     void severalSeedsWriteEachSeedsRunAndTheirSpread() throws Exception {
         Path out = dir.resolve("many");
         assertThat(bench(out, "1-2,4")).isZero();
-        assertThat(names(out)).containsExactly("seed-1", "seed-2", "seed-4", "summary.csv", "summary.html", "summary.txt");
+        assertThat(names(out)).containsExactly("run.txt", "seed-1", "seed-2", "seed-4", "summary.csv", "summary.html",
+                "summary.txt");
+        // how the sweep was run: the first seed's parameters, with every seed named
+        List<String> sweepRun = Files.readAllLines(out.resolve("run.txt"));
+        List<String> firstRun = Files.readAllLines(out.resolve("seed-1").resolve("run.txt"));
+        assertThat(sweepRun).contains("seeds: 1,2,4 (3)").doesNotContain("seed: 1").hasSameSizeAs(firstRun);
+        assertThat(sweepRun.stream().filter(l -> !l.startsWith("seed")).toList())
+                .isEqualTo(firstRun.stream().filter(l -> !l.startsWith("seed")).toList());
         List<Long> seeds = List.of(1L, 2L, 4L);
         Map<Long, List<Map<String, String>>> perSeed = new LinkedHashMap<>();
         for (long seed : seeds) {
@@ -149,8 +156,11 @@ class BenchRoutingSeedsTest {
         }
         assertThat(behind).as("some policy is more than 3 % behind on some seed").isPositive();
         String text = Files.readString(out.resolve("summary.txt"));
-        assertThat(text).startsWith("tierroute bench routing: llmd-blog, 2 workers: 3 seeds (1,2,4)\n")
+        assertThat(text).startsWith("tierroute bench routing: llmd-blog, 2 workers: 3 seeds (1,2,4)\n"
+                        + Files.readString(out.resolve("run.txt")))
                 .contains("load 2.50", "ratio geo", "left out of the means");
+        assertThat(Files.readString(out.resolve("summary.html")))
+                .contains("<h2>Run</h2>", "seeds: 1,2,4 (3)", "workload: llmd-blog");
         assertThat(Arrays.stream(LATENCIES).allMatch(text::contains)).isTrue();
     }
 }

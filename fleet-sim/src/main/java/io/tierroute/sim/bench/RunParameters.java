@@ -50,6 +50,15 @@ public record RunParameters(List<String> lines) {
         return new RunParameters(lines);
     }
 
+    /**
+     * The same run at every seed of {@code seeds}: the {@code seed} line names them all (a sweep's summary files and its
+     * top-level {@value #FILE}; each seed's own reports keep their seed).
+     */
+    public RunParameters atSeeds(SeedList seeds) {
+        return new RunParameters(lines.stream()
+                .map(l -> l.startsWith("seed: ") ? "seeds: " + seeds + " (" + seeds.size() + ")" : l).toList());
+    }
+
     /** The lines, each ended by a newline. */
     public String text() {
         StringBuilder sb = new StringBuilder();

@@ -47,6 +47,17 @@ public final class SeedSummary {
     private final Map<String, Map<Long, double[]>> values = new LinkedHashMap<>();
     private final List<String> leftOut = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private RunParameters run = new RunParameters(List.of());
+
+    /** How the sweep was run (the summary files' header), as {@link SeedSweep} records it; none by default. */
+    public SeedSummary run(RunParameters run) {
+        this.run = java.util.Objects.requireNonNull(run);
+        return this;
+    }
+
+    public RunParameters run() {
+        return run;
+    }
 
     /** Adds the reports of one seed's benchmark (every policy × load). */
     public SeedSummary add(long seed, List<RunReport> reports) {

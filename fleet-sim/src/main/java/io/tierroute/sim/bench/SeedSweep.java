@@ -13,7 +13,7 @@ import java.util.List;
 /**
  * A benchmark at several seeds: each seed's runs write the single-seed reports ({@code results.txt},
  * {@code results.csv}, {@code report.html}, {@code run.txt}, request logs if asked) to {@code <out>/seed-<N>/}, and feed a
- * {@link SeedSummary}. A trace's requests are the same at every seed (only the policies' seeds change);
+ * {@link SeedSummary}, which records how the sweep was run (the first seed's parameters, every seed named). A trace's requests are the same at every seed (only the policies' seeds change);
  * a generated workload is generated again from each seed.
  */
 public final class SeedSweep {
@@ -90,6 +90,9 @@ public final class SeedSweep {
             List<RunReport> reports = runner.run(at, base);
             EngineConfig engine = BenchRunner.engine(at);
             RunParameters run = RunParameters.of(commandLine, at, engine, base.size(), BenchRunner.optionNotes(at, engine));
+            if (index == 1) {
+                summary.run(run.atSeeds(seeds));
+            }
             // Titled with the seed: a seed's results.txt or report.html opened alone must say which seed it is.
             Reporter.writeAll(quiet, title + ", seed " + seed, run, reports, dir);
             summary.add(seed, reports);

@@ -16,12 +16,15 @@ public final class SummaryTableReporter {
         this.out = out;
     }
 
+    /** The tables to the stream; to {@code summary.txt} (unless {@code outDir} is null) with how the sweep was run too. */
     public void write(String title, SeedSummary summary, Path outDir) throws IOException {
         String text = render(title, summary);
         out.print(text);
         out.flush();
         if (outDir != null) {
-            ReportWriteException.writeString(outDir.resolve(FILE), text);
+            int afterTitle = text.indexOf('\n') + 1;
+            ReportWriteException.writeString(outDir.resolve(FILE),
+                    text.substring(0, afterTitle) + summary.run().text() + text.substring(afterTitle));
         }
     }
 
