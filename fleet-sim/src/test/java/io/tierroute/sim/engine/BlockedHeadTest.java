@@ -4,6 +4,7 @@ import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.sim.workload.RequestFactory;
 import org.junit.jupiter.api.Test;
 
+import static io.tierroute.sim.engine.PreemptionRecomputeTest.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -28,13 +29,6 @@ class BlockedHeadTest {
         @Override public void tokens(Sequence s, long now) {}
         @Override public void finished(Sequence s, long now) {}
     };
-
-    private static long step(Worker w, long now) {
-        long d = w.startStep(now);
-        assertThat(d).as("a step runs").isPositive();
-        w.finishStep(now + d);
-        return now + d;
-    }
 
     @Test
     void aHeadThatDoesNotFitLeavesItsCachedPrefixWhereItWasInTheEvictionOrder() {

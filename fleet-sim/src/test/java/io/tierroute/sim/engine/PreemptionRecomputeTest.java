@@ -45,7 +45,8 @@ class PreemptionRecomputeTest {
         @Override public void finished(Sequence s, long now) { finished.add(s.request.id()); }
     }
 
-    private static long step(Worker w, long now) {
+    /** Runs one whole step of {@code w} from {@code now} (it must have one to run); returns when it ends. */
+    static long step(Worker w, long now) {
         long d = w.startStep(now);
         assertThat(d).as("a step runs").isPositive();
         w.finishStep(now + d);
