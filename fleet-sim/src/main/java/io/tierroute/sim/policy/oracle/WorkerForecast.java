@@ -99,7 +99,11 @@ final class WorkerForecast {
     private final int[] needAt;
     /** Holders per shared block id. */
     private int[] refs = new int[0];
+    /** Holders per shared block id among the running batch. */
+    private int[] runRefs = new int[0];
     private double used;
+    /** The blocks the running batch holds: the decode step's u (engine {@code KvCache.heldByRunning}). */
+    private double runningUsed;
     private double t;
     private double linkFreeAt;
     private double nvmeFreeAt;
@@ -128,6 +132,7 @@ final class WorkerForecast {
                   double pendingNvmeBytes) {
         all.clear(); running.clear(); loading.clear(); ready.clear(); waiting.clear(); scheduled.clear();
         used = 0;
+        runningUsed = 0;
         t = startMicros;
         steps = 0;
         preemptions = 0;
@@ -136,8 +141,12 @@ final class WorkerForecast {
         int ids = 0;
         for (SeqState s : states) ids = Math.max(ids, maxId(s) + 1);
         if (extra != null) ids = Math.max(ids, maxId(extra) + 1);
-        if (refs.length < ids) refs = new int[Math.max(ids, 2 * refs.length)];
+        if (refs.length < ids) {
+            refs = new int[Math.max(ids, 2 * refs.length)];
+            runRefs = new int[refs.length];
+        }
         java.util.Arrays.fill(refs, 0, ids, 0);
+        java.util.Arrays.fill(runRefs, 0, ids, 0);
         for (SeqState s : states) add(new Seq(s, bs));
         if (extra != null) add(new Seq(extra, bs));
         while ((!running.isEmpty() || !ready.isEmpty() || !waiting.isEmpty() || !loading.isEmpty()) && steps < MAX_STEPS) {
@@ -175,7 +184,10 @@ final class WorkerForecast {
         used += s.exclusive;
         for (int id : s.shared) if (refs[id]++ == 0) used++;
         switch (s.phase) {
-            case RUNNING -> running.add(s);
+            case RUNNING -> {
+                running.add(s);
+                joinBatch(s);
+            }
             case READY -> ready.addLast(s);
             case LOADING -> {
                 s.readyAt = s.driveBlocks == 0 ? linkFreeAt
@@ -243,6 +255,7 @@ final class WorkerForecast {
             if (took > 0) {
                 s.phase = Phase.RUNNING;
                 running.add(s);
+                joinBatch(s);
                 s.chunk = took;
                 s.decoding = false;
                 scheduled.add(s);
@@ -258,19 +271,19 @@ final class WorkerForecast {
             }
             return -1;
         }
-        return StepTimeModel.stepMicros(prefill, decode, (used - heldApart()) / capBlocks);
+        return StepTimeModel.stepMicros(prefill, decode, runningUsed / capBlocks);
     }
 
-    /**
-     * The blocks requests outside the running batch hold alone: a load's, or a loaded request's waiting for budget.
-     * The engine's decode step does not read them (its {@code u} counts the running batch's blocks); blocks such a
-     * request shares are counted as the batch's, also where only such requests share them (rare).
-     */
-    private double heldApart() {
-        double apart = 0;
-        for (Seq s : loading) apart += s.exclusive;
-        for (Seq s : ready) apart += s.exclusive;
-        return apart;
+    /** Worker.joinBatch: {@code s} runs from now on, so the decode step reads its blocks. */
+    private void joinBatch(Seq s) {
+        runningUsed += s.exclusive;
+        for (int id : s.shared) if (runRefs[id]++ == 0) runningUsed++;
+    }
+
+    /** Worker.leaveBatch: {@code s} finished or was preempted (before it releases its blocks). */
+    private void leaveBatch(Seq s) {
+        runningUsed -= s.exclusive;
+        for (int id : s.shared) if (--runRefs[id] == 0) runningUsed--;
     }
 
     private int admitWaiting(Seq s, int budget) {
@@ -317,6 +330,7 @@ final class WorkerForecast {
         if (need <= 0) return true;
         if (used + need > capBlocks + 1e-9) return false;
         used += need;
+        if (s.phase == Phase.RUNNING) runningUsed += need;
         s.exclusive += need;
         s.held += need;
         return true;
@@ -357,6 +371,7 @@ final class WorkerForecast {
     /** Worker.preempt: loses its blocks, requeues at the head, recomputes prompt and output (its prompt blocks stay cached). */
     private void preempt(Seq s) {
         running.remove(s);
+        leaveBatch(s);
         requeueAtHead(s);
     }
 
@@ -397,6 +412,7 @@ final class WorkerForecast {
             s.chunk = 0;
             if (s.generated >= s.output) {
                 running.remove(s);
+                leaveBatch(s);
                 release(s);
                 s.finishedAt = t;
             }
@@ -429,17 +445,19 @@ final class WorkerForecast {
         double until = loading.isEmpty() ? Double.POSITIVE_INFINITY : nextReady();
         long j = 0;
         double u0 = used;
-        double apart = heldApart(); // nothing is ready here, and no load ends before `until`
+        double r0 = runningUsed;
         while (j < k && t < until) {
             int need = needAt[(int) (j % bs)];
             if (used + need > capBlocks + 1e-9) break;
             used += need;
-            t += Math.max(1, StepTimeModel.stepMicros(0, nd, (used - apart) / capBlocks));
+            runningUsed += need; // every decoder grows, and every decoder runs
+            t += Math.max(1, StepTimeModel.stepMicros(0, nd, runningUsed / capBlocks));
             j++;
             steps++;
         }
         if (j == 0) {
             used = u0;
+            runningUsed = r0;
             return false;
         }
         for (Seq s : running) {

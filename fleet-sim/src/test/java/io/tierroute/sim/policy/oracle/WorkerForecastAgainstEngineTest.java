@@ -153,6 +153,28 @@ class WorkerForecastAgainstEngineTest {
     }
 
     @Test
+    void aLoadWhosePrefixIsInHbmDoesNotSlowTheDecodersItLoadsBeside() {
+        // 16 HBM blocks; a 1/1000 link: "last"'s 3 CPU blocks take 192 ms, dozens of d's decode steps. "last" holds its
+        // 2 HBM hits (cached, unheld before it) and its 3 reserved blocks while it loads: the engine's u leaves all 5
+        // out (no running request holds them), and so must the forecast's
+        EngineConfig cfg = EngineConfig.builder().workers(1).blockSize(16).hbmCapacityTokens(256).cpuCapacityTokens(1600)
+                .pcieBytesPerSecond(65.536e6).build();
+        RequestFactory f = new RequestFactory(cfg.model(), 16);
+        List<SimRequest> rs = List.of(
+                f.request("other", 0, 49, ids(3, 10), 4, 1, null),
+                f.request("first", 1_000_000, 81, ids(5, 1), 4, 1, null),            // prefix 1..5, cached after
+                f.request("e", 2_000_000, 209, ids(13, 100), 4, 1, null),           // evicts 10–12 and 5, 4, 3 to CPU
+                f.request("touch", 3_000_000, 33, ids(2, 1), 4, 1, null),           // 1, 2 used again: not the LRU
+                f.request("d", 4_000_000, 17, ids(1, 900), 128, 100, null),          // decodes through the load
+                f.request("last", 4_050_000, 81, ids(5, 1), 4, 3, null));            // 1, 2 in HBM, 3–5 in CPU
+        assertForecastIsRealised(cfg, rs);
+        Completion c = completionOf(new Simulation(cfg, rs).run(new Probe("none"), null), "last");
+        assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.HBM.ordinal()]).isEqualTo(32);   // the scenario:
+        assertThat(c.hitTokens()[io.tierroute.selector.protocol.Tier.CPU.ordinal()]).isEqualTo(48);   // both tiers
+        assertThat(c.tierLoadMicros()).isEqualTo(192_000);
+    }
+
+    @Test
     void aHitSplitBetweenTheCpuAndNvmeTiersLoadsOverBothLinks() {
         // CPU tier of 2 blocks behind HBM of 4: "other" evicts first's 3 blocks, the deepest of which the CPU tier
         // passes on to the drive; "again" then loads 2 blocks over PCIe and reads 1 from the drive, then copies it
