@@ -87,9 +87,10 @@ class BenchRoutingSeedsTest {
         // how the sweep was run: the first seed's parameters, with every seed named
         List<String> sweepRun = Files.readAllLines(out.resolve("run.txt"));
         List<String> firstRun = Files.readAllLines(out.resolve("seed-1").resolve("run.txt"));
-        assertThat(sweepRun).contains("seeds: 1,2,4 (3)").doesNotContain("seed: 1").hasSameSizeAs(firstRun);
-        assertThat(sweepRun.stream().filter(l -> !l.startsWith("seed")).toList())
-                .isEqualTo(firstRun.stream().filter(l -> !l.startsWith("seed")).toList());
+        assertThat(sweepRun).contains("seeds: 1,2,4 (3)", "requests: 50 (--limit 50) at seed 1 (each seed generates its own)")
+                .doesNotContain("seed: 1").hasSameSizeAs(firstRun);
+        assertThat(sweepRun.stream().filter(l -> !l.startsWith("seed") && !l.startsWith("requests")).toList())
+                .isEqualTo(firstRun.stream().filter(l -> !l.startsWith("seed") && !l.startsWith("requests")).toList());
         List<Long> seeds = List.of(1L, 2L, 4L);
         Map<Long, List<Map<String, String>>> perSeed = new LinkedHashMap<>();
         for (long seed : seeds) {

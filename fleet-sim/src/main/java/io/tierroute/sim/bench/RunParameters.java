@@ -51,12 +51,22 @@ public record RunParameters(List<String> lines) {
     }
 
     /**
-     * The same run at every seed of {@code seeds}: the {@code seed} line names them all (a sweep's summary files and its
-     * top-level {@value #FILE}; each seed's own reports keep their seed).
+     * The same run at every seed of {@code seeds}, from this, the first seed's parameters: the {@code seed} line names
+     * them all (a sweep's summary files and its top-level {@value #FILE}; each seed's own reports keep their seed). A
+     * generated workload draws its requests again at each seed, so its request count is said to be the first seed's.
      */
     public RunParameters atSeeds(SeedList seeds) {
-        return new RunParameters(lines.stream()
-                .map(l -> l.startsWith("seed: ") ? "seeds: " + seeds + " (" + seeds.size() + ")" : l).toList());
+        boolean generated = lines.stream().anyMatch(l -> l.startsWith("workload: "));
+        return new RunParameters(lines.stream().map(l -> {
+            if (l.startsWith("seed: ")) {
+                return "seeds: " + seeds + " (" + seeds.size() + ")";
+            }
+            if (generated && l.startsWith("requests: ")) {
+                return "requests: " + l.substring("requests: ".length()) + " at seed " + seeds.first()
+                        + " (each seed generates its own)";
+            }
+            return l;
+        }).toList());
     }
 
     /** The lines, each ended by a newline. */

@@ -94,6 +94,7 @@ class PreemptionRecomputeTest {
         assertThat(v.chunk).isZero();
         assertThat(c.chunk).isZero();
         assertThat(w.cache.referenced()).isEqualTo(3);
+        assertThat(w.cache.heldByRunning()).as("the victim left the batch's count with its blocks").isEqualTo(3);
         assertThat(w.cache.canReserve(1)).isTrue();
         assertThat(a.chunk).isEqualTo(1);
         assertThat(d).as("a decode-only step at u = 3/4").isEqualTo(Math.round(
@@ -116,6 +117,7 @@ class PreemptionRecomputeTest {
             now = step(w, now);
         }
         assertThat(l.finished).containsExactly("a", "c", "v");
+        assertThat(w.cache.heldByRunning()).as("every request left the batch's count").isZero();
         assertThat(l.firstTokens).as("a recompute emits no second first token").containsExactly("a", "v", "c");
         assertThat(v.generated).isEqualTo(40);
         // 15 prompt tokens at first, then 15 + 17 = 32 recomputed
