@@ -47,9 +47,7 @@ public final class HtmlReporter implements Reporter {
                         + ".legend span{display:inline-block;margin-right:12px}.legend svg{border:0;margin:0 4px 0 0}"
                         + ".note{color:#a00000;max-width:60em}</style></head><body>");
         sb.append("<h1>").append(Html.escape(title)).append("</h1>");
-        if (!run.lines().isEmpty()) {
-            sb.append("<h2>Run</h2><pre class=\"run\">").append(Html.escape(run.text())).append("</pre>");
-        }
+        sb.append(run.htmlSection());
         sb.append("<div class=\"legend\">");
         for (int i = 0; i < policies.size(); i++) {
             sb.append("<span style=\"color:").append(color(i)).append("\">").append(SeriesStyle.of(i).swatch())

@@ -30,13 +30,34 @@ public record RunParameters(List<String> lines) {
      */
     public static RunParameters of(String commandLine, BenchSpec spec, EngineConfig engine, int requests,
                                    List<String> notes) {
+        return build(commandLine, spec, "seed: " + spec.seed(), requestsLine(spec, requests), engine, notes);
+    }
+
+    /**
+     * A sweep over {@code seeds} (its summary files and its top-level {@value #FILE}; each seed's own reports record
+     * {@link #of}): {@code spec}, {@code engine} and {@code requests} are the first seed's. A generated workload draws
+     * its requests again at each seed, so its request count is said to be the first seed's.
+     */
+    public static RunParameters sweep(String commandLine, BenchSpec spec, SeedList seeds, EngineConfig engine,
+                                      int requests, List<String> notes) {
+        String requestsLine = requestsLine(spec, requests)
+                + (spec.trace() == null ? " at seed " + seeds.first() + " (each seed generates its own)" : "");
+        return build(commandLine, spec, "seeds: " + seeds + " (" + seeds.size() + ")", requestsLine, engine, notes);
+    }
+
+    private static String requestsLine(BenchSpec spec, int requests) {
+        return "requests: " + requests + (spec.limit() > 0 ? " (--limit " + spec.limit() + ")" : " (all)");
+    }
+
+    private static RunParameters build(String commandLine, BenchSpec spec, String seedLine, String requestsLine,
+                                       EngineConfig engine, List<String> notes) {
         List<String> lines = new ArrayList<>();
         if (commandLine != null) {
             lines.add("command: " + commandLine);
         }
         lines.add(spec.trace() != null ? "trace: " + spec.trace() : "workload: " + spec.workload());
-        lines.add("seed: " + spec.seed());
-        lines.add("requests: " + requests + (spec.limit() > 0 ? " (--limit " + spec.limit() + ")" : " (all)"));
+        lines.add(seedLine);
+        lines.add(requestsLine);
         lines.add("workers: " + spec.workers());
         lines.add("loads: " + String.join(", ", spec.loads().stream().map(RunParameters::plain).toList()));
         lines.add("policies: " + String.join(", ", spec.policies()));
@@ -50,23 +71,15 @@ public record RunParameters(List<String> lines) {
         return new RunParameters(lines);
     }
 
-    /**
-     * The same run at every seed of {@code seeds}, from this, the first seed's parameters: the {@code seed} line names
-     * them all (a sweep's summary files and its top-level {@value #FILE}; each seed's own reports keep their seed). A
-     * generated workload draws its requests again at each seed, so its request count is said to be the first seed's.
-     */
-    public RunParameters atSeeds(SeedList seeds) {
-        boolean generated = lines.stream().anyMatch(l -> l.startsWith("workload: "));
-        return new RunParameters(lines.stream().map(l -> {
-            if (l.startsWith("seed: ")) {
-                return "seeds: " + seeds + " (" + seeds.size() + ")";
-            }
-            if (generated && l.startsWith("requests: ")) {
-                return "requests: " + l.substring("requests: ".length()) + " at seed " + seeds.first()
-                        + " (each seed generates its own)";
-            }
-            return l;
-        }).toList());
+    /** {@code report} (a title line, then the rest) with these lines under its title: results.txt and summary.txt. */
+    public String underTitle(String report) {
+        int afterTitle = report.indexOf('\n') + 1;
+        return report.substring(0, afterTitle) + text() + report.substring(afterTitle);
+    }
+
+    /** The "Run" section of report.html and summary.html; empty when there are no lines. */
+    String htmlSection() {
+        return lines.isEmpty() ? "" : "<h2>Run</h2><pre class=\"run\">" + Html.escape(text()) + "</pre>";
     }
 
     /** The lines, each ended by a newline. */

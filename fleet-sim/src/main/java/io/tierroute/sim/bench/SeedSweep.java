@@ -89,9 +89,10 @@ public final class SeedSweep {
             }
             List<RunReport> reports = runner.run(at, base);
             EngineConfig engine = BenchRunner.engine(at);
-            RunParameters run = RunParameters.of(commandLine, at, engine, base.size(), BenchRunner.optionNotes(at, engine));
+            List<String> notes = BenchRunner.optionNotes(at, engine);
+            RunParameters run = RunParameters.of(commandLine, at, engine, base.size(), notes);
             if (index == 1) {
-                summary.run(run.atSeeds(seeds));
+                summary.run(RunParameters.sweep(commandLine, at, seeds, engine, base.size(), notes));
             }
             // Titled with the seed: a seed's results.txt or report.html opened alone must say which seed it is.
             Reporter.writeAll(quiet, title + ", seed " + seed, run, reports, dir);

@@ -57,9 +57,7 @@ public final class SummaryHtmlReporter {
                 + "bar at the geometric mean; solid line at 1, dashed line at " + SeedSummary.BEHIND
                 + " (more than 3 % behind, shaded). Hover a dot for its seed.</p>");
 
-        if (!summary.run().lines().isEmpty()) {
-            sb.append("<h2>Run</h2><pre class=\"run\">").append(Html.escape(summary.run().text())).append("</pre>");
-        }
+        sb.append(summary.run().htmlSection());
         for (String note : summary.notes()) { // before the tables, which these runs' figures are in
             sb.append("<p class=\"warn\">").append(Html.escape(TableReporter.NOTE_MARK + " " + note)).append("</p>");
         }

@@ -22,9 +22,7 @@ public final class SummaryTableReporter {
         out.print(text);
         out.flush();
         if (outDir != null) {
-            int afterTitle = text.indexOf('\n') + 1;
-            ReportWriteException.writeString(outDir.resolve(FILE),
-                    text.substring(0, afterTitle) + summary.run().text() + text.substring(afterTitle));
+            ReportWriteException.writeString(outDir.resolve(FILE), summary.run().underTitle(text));
         }
     }
 

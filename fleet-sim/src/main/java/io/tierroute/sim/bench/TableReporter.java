@@ -31,9 +31,7 @@ public final class TableReporter implements Reporter {
 
     /** The title, how the benchmark was run, then the tables. */
     public static String render(String title, RunParameters run, List<RunReport> reports) {
-        String tables = render(title, reports);
-        int afterTitle = tables.indexOf('\n') + 1;
-        return tables.substring(0, afterTitle) + run.text() + tables.substring(afterTitle);
+        return run.underTitle(render(title, reports));
     }
 
     /** Each column as wide as its widest cell (header or value), so a long policy or metric name shifts nothing. */

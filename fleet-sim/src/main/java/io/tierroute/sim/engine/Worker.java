@@ -104,8 +104,7 @@ final class Worker {
 
     /** True when the request can never fit this worker's HBM, even alone. */
     boolean tooLarge(Sequence s) {
-        long tokens = (long) s.request.promptTokens() + s.outputTokens;
-        return (tokens + bs - 1) / bs > cache.capacity();
+        return blocksFor(s.request.promptTokens() + s.outputTokens) > cache.capacity();
     }
 
     void enqueue(Sequence s) {
@@ -218,9 +217,7 @@ final class Worker {
             // their tier (the CPU tier's overflow would otherwise take its LRU blocks, possibly these)
             cache.pinOffloaded(s.hashes, h, h + c);
             if (!cache.reserve(c)) {
-                cache.unpinOffloaded(s.hashes, h, h + c);
-                releaseAll(s);
-                return -1;
+                throw new IllegalStateException("request " + s.request.id() + ": canAdmit admitted a load reserve refused");
             }
             for (int j = h; j < h + c; j++) {
                 s.named[j] = cache.allocNamed(s.hashes[j]);
@@ -250,8 +247,7 @@ final class Worker {
         }
         int chunk = Math.min(s.target - s.computed, budget);
         if (!ensureBlocks(s, s.computed + chunk)) {
-            releaseAll(s);
-            return -1;
+            throw new IllegalStateException("request " + s.request.id() + ": canAdmit admitted a chunk reserve refused");
         }
         setHits(s, h, 0, 0);
         return chunk;
@@ -372,13 +368,13 @@ final class Worker {
         s.announcedBlocks = Math.max(s.announcedBlocks, upTo);
     }
 
-    private int blocksFor(int tokens) {
+    private long blocksFor(long tokens) {
         return (tokens + bs - 1) / bs;
     }
 
     /** Holds enough blocks for {@code tokens} tokens; false (holding no more than before) when KV is full. */
     private boolean ensureBlocks(Sequence s, int tokens) {
-        int need = blocksFor(tokens) - s.heldBlocks;
+        int need = (int) blocksFor(tokens) - s.heldBlocks;
         if (need <= 0) {
             return true;
         }
