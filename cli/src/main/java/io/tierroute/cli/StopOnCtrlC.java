@@ -2,6 +2,7 @@ package io.tierroute.cli;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Ctrl-C for a command that runs until stopped ({@code demo}, {@code fleet}): a shutdown hook that asks the command to
@@ -9,12 +10,15 @@ import java.util.concurrent.TimeUnit;
  * process. In place from construction, so Ctrl-C during a long start-up stops what had started too.
  */
 final class StopOnCtrlC implements AutoCloseable {
+    /** Whether a hook of this JVM ran: a signal's shutdown is under way (see {@link TierrouteCommand#main}). */
+    private static final AtomicBoolean SIGNALLED = new AtomicBoolean();
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch closed = new CountDownLatch(1);
     private final Thread hook;
 
     StopOnCtrlC(String threadName) {
         hook = new Thread(() -> {
+            SIGNALLED.set(true);
             stopRequested.countDown();
             try {
                 closed.await(60, TimeUnit.SECONDS);
@@ -23,6 +27,11 @@ final class StopOnCtrlC implements AutoCloseable {
             }
         }, threadName);
         Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /** Whether Ctrl-C (or SIGTERM) reached any command of this JVM: its shutdown, not the command, sets the exit code. */
+    static boolean signalled() {
+        return SIGNALLED.get();
     }
 
     /** Whether Ctrl-C came. */

@@ -168,7 +168,13 @@ public final class TierrouteCommand implements Runnable {
             }
         }
         // Serving subcommands block inside call() until a shutdown hook releases them.
-        System.exit(commandLine().execute(args));
+        int code = commandLine().execute(args);
+        // After Ctrl-C or SIGTERM the signal's shutdown ends the JVM with 128 + signal, the documented code. A nonzero
+        // System.exit here could halt first with the command's own code instead (the JDK halts at once on a nonzero
+        // status once the hooks have run), so the command just returns and leaves the exit to the shutdown.
+        if (!StopOnCtrlC.signalled()) {
+            System.exit(code);
+        }
     }
 
     /** Sets {@code logger}'s level for the demo unless the user set it (-Dorg.slf4j.simpleLogger.log.NAME=LEVEL wins). */
