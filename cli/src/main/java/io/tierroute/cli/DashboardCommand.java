@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 import java.io.PrintWriter;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
@@ -181,8 +182,14 @@ final class DashboardCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tierroute-shutdown"));
         out.println("tierroute dashboard on " + dashboard.uri() + " reading " + bootstrap + " (Ctrl-C to stop)");
-        // Said at once: the reader's own warning comes only after its client's metadata timeout.
-        if (!BootstrapAddresses.anyListening(bootstrap)) {
+        // Said at once: the reader's own warning comes only after its client's metadata timeout. A name that does not
+        // resolve may yet (a service not created yet): the reader retries it too.
+        Optional<String> unresolvable = KafkaAnswers.unresolvable(bootstrap);
+        if (unresolvable.isPresent()) {
+            err.println("tierroute dashboard: " + unresolvable.get() + "; the history stays empty and the reader "
+                    + "retries until it resolves and answers");
+            err.flush();
+        } else if (!BootstrapAddresses.anyListening(bootstrap)) {
             err.println("tierroute dashboard: Kafka at " + bootstrap + " does not answer yet; the history stays empty "
                     + "and the reader retries until it does");
             err.flush();

@@ -15,6 +15,7 @@ import java.io.PrintWriter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -110,6 +111,12 @@ final class FleetCommand implements Callable<Integer> {
             PortFlags.requireFree(s.selectorPort(), "--selector-port");
         } catch (LoopbackPorts.PortTakenException e) {
             err.println("tierroute fleet: " + e.getMessage());
+            err.flush();
+            return 1;
+        }
+        Optional<String> unresolvable = KafkaAnswers.unresolvable(s.bootstrap());
+        if (unresolvable.isPresent()) {
+            err.println("tierroute fleet: " + unresolvable.get());
             err.flush();
             return 1;
         }

@@ -4,6 +4,7 @@ import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.KafkaBrokerProcess;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -22,10 +23,30 @@ final class KafkaAnswers {
     }
 
     /**
+     * The refusal when no host of {@code bootstrap} resolves ("the host of --bootstrap H:P does not resolve (unknown
+     * host H); check --bootstrap"), else empty. Asked before any client is made: the clients would each log a WARN of
+     * their own first, then fail with "No resolvable bootstrap urls", which names no host.
+     */
+    static Optional<String> unresolvable(String bootstrap) {
+        List<String> hosts = BootstrapAddresses.noneResolves(bootstrap);
+        if (hosts.isEmpty()) {
+            return Optional.empty();
+        }
+        boolean one = bootstrap.split(",").length == 1;
+        return Optional.of((one ? "the host of --bootstrap " + bootstrap + " does not resolve"
+                : "no host of --bootstrap " + bootstrap + " resolves") + " (unknown host" + (hosts.size() == 1 ? " " : "s ")
+                + String.join(", ", hosts) + "); check --bootstrap");
+    }
+
+    /**
      * Empty when an Admin client (plain, as the fitting job's clients are) describes the cluster at {@code bootstrap}
-     * within {@code budget}; else the refusal, with why when something listens there.
+     * within {@code budget}; else the refusal: a host that does not resolve, or why it does not answer.
      */
     static Optional<String> refusal(String bootstrap, Duration budget) {
+        Optional<String> unresolvable = unresolvable(bootstrap);
+        if (unresolvable.isPresent()) {
+            return unresolvable;
+        }
         if (!BootstrapAddresses.anyListening(bootstrap)) {
             return Optional.of(notAnswering(bootstrap));
         }

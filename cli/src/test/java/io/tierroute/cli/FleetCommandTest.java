@@ -77,10 +77,14 @@ class FleetCommandTest {
     }
 
     @Test
-    void aKafkaThatDoesNotAnswerIsSaidAtOnceAndABadAddressIsAUsageError() {
+    void aKafkaThatDoesNotAnswerOrResolveIsSaidAtOnceAndABadAddressIsAUsageError() {
         String[] down = run("fleet", "--bootstrap", "127.0.0.1:" + LoopbackPorts.free(), "--workload", "chat");
         assertThat(down[0]).isEqualTo("1");
         assertThat(down[2]).contains("does not answer; is it running?");
+        String[] unknown = run("fleet", "--bootstrap", "no-such-host.invalid:9092", "--workload", "chat");
+        assertThat(unknown[0]).isEqualTo("1");
+        assertThat(unknown[2]).isEqualTo("tierroute fleet: the host of --bootstrap no-such-host.invalid:9092 does not "
+                + "resolve (unknown host no-such-host.invalid); check --bootstrap" + System.lineSeparator());
         String[] bad = run("fleet", "--bootstrap", "no-port", "--workload", "chat");
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2].lines().findFirst().orElse("")).startsWith("--bootstrap must be HOST:PORT");

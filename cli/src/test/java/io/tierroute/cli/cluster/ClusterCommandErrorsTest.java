@@ -270,6 +270,17 @@ class ClusterCommandErrorsTest {
     }
 
     @Test
+    void submitToABootstrapHostThatDoesNotResolveIsRefusedNamingTheHost() throws Exception {
+        Path jar = Files.write(dir.resolve("job.jar"), new byte[] {1, 2, 3});
+        String[] r = run("submit", "--flink", "http://127.0.0.1:" + LoopbackPorts.free(), "--bootstrap",
+                "no-such-host.invalid:9092", "--jar", jar.toString());
+        assertThat(r[0]).isEqualTo("1");
+        assertThat(r[2].strip()).isEqualTo("tierroute submit: the host of --bootstrap no-such-host.invalid:9092 does not "
+                + "resolve (unknown host no-such-host.invalid); check --bootstrap; --no-kafka-check skips this check");
+        assertThat(r[1]).isEmpty();
+    }
+
+    @Test
     void submitValidatesItsArguments() {
         String[] noBootstrap = run("submit", "--flink", "http://127.0.0.1:8081");
         assertThat(noBootstrap[0]).isEqualTo("2");

@@ -34,6 +34,19 @@ class BootstrapAddressesTest {
     }
 
     @Test
+    void aListIsUnresolvableOnlyWhenNoneOfItsHostsResolves() {
+        assertThat(BootstrapAddresses.noneResolves("no-such-host.invalid:9092")).containsExactly("no-such-host.invalid");
+        assertThat(BootstrapAddresses.noneResolves("SASL_SSL://a.invalid:9093, b.invalid:9092,a.invalid:9094"))
+                .as("each host once, in order, a listener prefix left out").containsExactly("a.invalid", "b.invalid");
+        assertThat(BootstrapAddresses.noneResolves("no-such-host.invalid:9092,127.0.0.1:9092"))
+                .as("one host that resolves is enough for the clients").isEmpty();
+        assertThat(BootstrapAddresses.noneResolves("[::1]:9092")).isEmpty();
+        for (String odd : new String[] {"localhost", "host:", ":9092", "x.invalid:port", "x.invalid:70000"}) {
+            assertThat(BootstrapAddresses.noneResolves(odd)).as("not host:port, left to the Kafka client: " + odd).isEmpty();
+        }
+    }
+
+    @Test
     void describingAStoppedBrokerLogsNoConnectionWarnings() {
         PrintStream err = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
