@@ -1,0 +1,97 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ActivationRule;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.metrics.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The current scope's active version and the control records that move it, over {@link ScopeFitFunction}'s
+ * {@code control} and {@code version} state and its {@link VersionHistory}. The active version is what
+ * {@link ActivationRule} says over what the operator has published (accepted versions with their control sequence) and
+ * the last control record, i.e. what every reader of the two topics computes. Metrics: counters
+ * {@code controlsApplied}, {@code controlsIgnored}.
+ */
+final class ActiveVersion {
+    /** The operator's logger: these lines were logged under its name before this class was split from it. */
+    private static final Logger LOG = LoggerFactory.getLogger(ScopeFitFunction.class);
+
+    private final ValueState<SnapshotControl> control;
+    /** The newest version the scope's state published, in any status (null: none). */
+    private final ValueState<Long> version;
+    private final VersionHistory versions;
+    /** This subtask's scopes' active snapshots on the params topic at submission, until each scope looks. */
+    private final ActiveAtStart activeAtStart;
+    private final Counter controlsApplied;
+    private final Counter controlsIgnored;
+
+    ActiveVersion(ValueState<SnapshotControl> control, ValueState<Long> version, VersionHistory versions,
+                  ActiveAtStart activeAtStart, Counter controlsApplied, Counter controlsIgnored) {
+        this.control = control;
+        this.version = version;
+        this.versions = versions;
+        this.activeAtStart = activeAtStart;
+        this.controlsApplied = controlsApplied;
+        this.controlsIgnored = controlsIgnored;
+    }
+
+    /** The last applied control record, or null. */
+    SnapshotControl lastControl() throws Exception {
+        return control.value();
+    }
+
+    /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
+    ParameterSnapshot snapshot(String scope) throws Exception {
+        adoptActiveOnTopic(scope);
+        return versions.active(scope, control.value());
+    }
+
+    /** Applies a control record unless its sequence is not above the applied one (then false). */
+    boolean applyControl(SnapshotControl record, String scope) throws Exception {
+        adoptActiveOnTopic(scope); // before the check below: a PIN may name it
+        SnapshotControl current = control.value();
+        if (current != null && record.getSequence() <= current.getSequence()) {
+            controlsIgnored.inc();
+            LOG.info("scope {}: control sequence {} ignored (applied {})", record.getScope(), record.getSequence(),
+                current.getSequence());
+            return false;
+        }
+        control.update(record);
+        controlsApplied.inc();
+        if (record.getAction() == ControlAction.PIN && record.getVersion() != null
+                && !versions.keeps(record.getVersion())) {
+            LOG.warn("scope {}: PIN of version {}, which is not an accepted version this job keeps; the scope has "
+                + "no active version the job can gate against until it is", record.getScope(), record.getVersion());
+        }
+        LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
+            record.getVersion(), record.getSequence(), record.getReason());
+        return true;
+    }
+
+    /**
+     * A scope whose state never published (the job started without checkpoint or savepoint) keeps the snapshot the
+     * params topic had active at submission as an accepted version, stamped with its own control sequence, so the rule
+     * makes it active here as every reader does: the first candidate is gated against it (parent, jump checks) and
+     * carries from it what the fit cannot determine yet (α's, λ, the admission wait, the forest) instead of the DESIGN
+     * defaults, which the rule would otherwise have activated everywhere. State that published wins: it is the job's own
+     * history.
+     */
+    private void adoptActiveOnTopic(String scope) throws Exception {
+        if (!activeAtStart.has(scope)) {
+            return;
+        }
+        if (version.value() != null) {
+            activeAtStart.drop(scope);
+            return;
+        }
+        ParameterSnapshot s = activeAtStart.take(scope);
+        versions.keep(s, s.getQuantileModel(), s.getControlSequence(), null, control.value());
+        LOG.info("scope {}: no state of its own: version {} (control sequence {}, {}), active on the params topic at "
+            + "submission, is its active version", scope, s.getVersion(), s.getControlSequence(),
+            s.getQuantileModel() == null ? "no quantile model" : "quantile model of version " + s.getQuantileModelVersion());
+    }
+}

@@ -1,0 +1,87 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.jobs.JobSettings;
+import java.util.List;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.metrics.Counter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Feeds the current scope's inputs to its estimators and replay buffers, and finds those estimators: in memory
+ * ({@link LiveScopes}) or, after a (re)start or an idle scope's eviction, new ones rebuilt from the replay buffers.
+ * Metric: counter {@code inputsRejectedByEstimators}.
+ */
+final class EstimatorFeed {
+    /** The operator's logger: these lines were logged under its name before this class was split from it. */
+    private static final Logger LOG = LoggerFactory.getLogger(ScopeFitFunction.class);
+
+    private final JobSettings settings;
+    private final LiveScopes live;
+    private final ReplayBuffers buffers;
+    private final ValueState<ScopeCounters> counters;
+    private final ActiveVersion active;
+    private final EstimatorRefusals refusals;
+    private final Counter rejectedInputs;
+
+    EstimatorFeed(JobSettings settings, LiveScopes live, ReplayBuffers buffers, ValueState<ScopeCounters> counters,
+                  ActiveVersion active, EstimatorRefusals refusals, Counter rejectedInputs) {
+        this.settings = settings;
+        this.live = live;
+        this.buffers = buffers;
+        this.counters = counters;
+        this.active = active;
+        this.refusals = refusals;
+        this.rejectedInputs = rejectedInputs;
+    }
+
+    /** Feeds one input to the scope's estimators and replay buffers and marks the scope dirty. */
+    void apply(ScopeInput in, String scope, ScopeCounters c) throws Exception {
+        ScopeEstimators est = estimators(scope);
+        live.inputTo(est);
+        if (in.telemetry != null) {
+            if (!est.add(in.telemetry)) {
+                rejectedInputs.inc();
+            }
+            buffers.addTelemetry(in.telemetry, c);
+        } else {
+            if (!est.add(in.joined)) {
+                rejectedInputs.inc();
+            }
+            c.rowsSinceForest++;
+            buffers.addRow(in.joined, c);
+        }
+        c.dirty = true;
+    }
+
+    /** The scope's estimators; after a (re)start, rebuilt from the replay buffers first. */
+    ScopeEstimators estimators(String scope) throws Exception {
+        ScopeEstimators est = live.get(scope);
+        if (est == null) {
+            est = new ScopeEstimators(scope, settings.regressionHorizonRows(), settings.regressionRefitRows(),
+                settings.sampleRows());
+            List<BandwidthChange> changes = buffers.bandwidthChanges();
+            if (changes.isEmpty()) {
+                est.useBandwidths(active.snapshot(scope)); // no change recorded (yet): the defaults or the active BW_t
+            }
+            long[] replayed = buffers.replayInto(est, storedCounters(), changes);
+            if (replayed[0] + replayed[1] > 0) {
+                LOG.info("scope {}: estimators rebuilt from {} telemetry samples and {} joined rows", scope, replayed[0],
+                    replayed[1]);
+            }
+            est.countRefusalsIn(refusals); // after the replay: those rows were counted when they arrived
+            live.put(scope, est);
+        }
+        return est;
+    }
+
+    private ScopeCounters storedCounters() throws Exception {
+        ScopeCounters c = counters.value();
+        return c != null ? c : new ScopeCounters();
+    }
+
+    /** Inputs the estimators refused whole (the {@code inputsRejectedByEstimators} metric). */
+    long rejectedInputCount() {
+        return rejectedInputs.getCount();
+    }
+}
