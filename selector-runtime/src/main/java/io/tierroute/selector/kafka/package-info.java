@@ -8,8 +8,14 @@
  *       the beginning, feeds {@code ActivationRule} (schemas), and swaps the served scope's active
  *       version into the {@code ParameterStore}. Catch-up first (to the end offsets read at start),
  *       one activation, then ready; bad records keep the last good set and are counted
- *       ({@code BadRecordCounts}). Its helpers: {@code ServedScopeRecords} (what it keeps of the served scope's
- *       records: the offset index, {@code RetainedRecords}, the LRU of encoded records by version, and
+ *       ({@code BadRecordCounts}). Its helpers: {@code LoaderPartitions} (both topics' partitions, waiting while one
+ *       is missing, and partitions added later) and {@code CatchUpOffsets} (the end offsets a session catches up
+ *       to), {@code RecordIntake} (each record read: decoded, checked, fed to the rule) and {@code BadRecordReport}
+ *       (a bad record: the status's last problem, a WARN, the count), {@code ActiveVersionSwap} (the rule's active
+ *       version of the served scope converted and swapped into the store; versions given up, re-reads retried),
+ *       {@code SwapLog} (its line per swap), {@code LoaderStatus} (the immutable {@code Status} other threads read,
+ *       and its last problem), {@code ServedScopeRecords} (what it keeps of the served scope's records: the
+ *       offset index, {@code RetainedRecords}, the LRU of encoded records by version, and
  *       {@code ModelCarriers}, which records carry a quantile forest), {@code ActiveSnapshotReader} (the active
  *       version's whole snapshot, its model by reference resolved), {@code SnapshotRecordReader} (reads
  *       a version no longer retained back by its offset, or scans for its key), {@code BrokerContact} (whether
