@@ -11,6 +11,7 @@ import io.tierroute.selector.sequences.DuplicateRequestException;
 import io.tierroute.selector.sequences.EventEffect;
 import io.tierroute.selector.sequences.InFlightTracker;
 import io.tierroute.selector.sequences.LoadView;
+import io.tierroute.selector.sequences.PrefixMarks;
 import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sequences.Telemetry;
 
@@ -335,10 +336,27 @@ public final class Selector {
         return decision;
     }
 
+    /**
+     * The granule of {@link PrefixMarks}, in prompt tokens: a shared prompt prefix counts once in {@code KV_used} in
+     * whole granules of this size. Measured at 512 and 2,048 tokens on the simulated fleet (fleet-sim/experiments/
+     * ROUNDS.md, "Shared-KV round"); at 512 the table's p99 targets fell, at 2,048 they held.
+     */
+    static final int PREFIX_MARK_TOKENS = 2048;
+
     private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, AttemptScratch s) {
-        inflight.admit(request.requestId(), worker, isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens, now);
+        long[] all = null;
+        PrefixMarks marks = PrefixMarks.NONE;
+        if (inflight.ownKvAccounting()) { // the marks need the whole prompt hashed: only where KV_used is ours to count
+            all = s.lookup.allHashes(request, blocks);
+            marks = PrefixMarks.of(all, all.length, Math.max(1, PREFIX_MARK_TOKENS / settings.blockSize()),
+                    settings.blockSize());
+        }
+        inflight.admit(request.requestId(), worker, isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens,
+                marks, now);
         if (specs[worker].approximate()) {
-            long[] all = s.lookup.allHashes(request, blocks); // a copy: it escapes to the writer thread
+            if (all == null) {
+                all = s.lookup.allHashes(request, blocks); // a copy: it escapes to the writer thread
+            }
             if (all.length > 0) {
                 writer.routed(worker, all, all.length, now, settings.approximateTtl().toNanos());
             }

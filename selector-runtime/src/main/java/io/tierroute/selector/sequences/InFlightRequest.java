@@ -18,6 +18,13 @@ final class InFlightRequest {
     final long prefillTokens;
     /** Prompt tokens loaded from each slower tier (per tier ordinal, H_t at routing), or null: its link work. */
     final long[] tierTokens;
+    /**
+     * The chained block hash at the end of each whole granule of the prompt, in order ({@link SharedPrefixKv}), or
+     * empty: while it runs, the prompt KV it may share with the worker's other running requests.
+     */
+    final long[] prefixMarks;
+    /** Prompt tokens one granule holds (0 without marks). */
+    final long tokensPerMark;
 
     int generatedTokens;
     /**
@@ -30,7 +37,18 @@ final class InFlightRequest {
 
     InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                     long[] tierTokens, long admittedNanos) {
+        this(id, worker, promptTokens, predictedOutputTokens, prefillTokens, tierTokens, PrefixMarks.NONE, admittedNanos);
+    }
+
+    InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
+                    long[] tierTokens, PrefixMarks marks, long admittedNanos) {
+        if (marks.tokens() > promptTokens) {
+            throw new IllegalArgumentException("prefix marks of " + id + " cover " + marks.tokens()
+                    + " tokens, more than its prompt of " + promptTokens);
+        }
         this.id = id;
+        this.prefixMarks = marks.hashes();
+        this.tokensPerMark = marks.tokensEach();
         this.prefillTokens = Math.max(0, Math.min(prefillTokens, promptTokens));
         this.tierTokens = tierTokens == null ? null : tierTokens.clone();
         this.worker = worker;
@@ -43,6 +61,14 @@ final class InFlightRequest {
     /** Current context {@code ctx(r)}: prompt plus tokens generated so far. */
     long contextTokens() {
         return (long) promptTokens + generatedTokens;
+    }
+
+    /**
+     * The KV it adds to its worker's count by itself: its whole context while it waits (nothing shared yet), and
+     * while it runs its context beyond its prefix marks, whose granules {@link SharedPrefixKv} counts once per worker.
+     */
+    long ownKvTokens() {
+        return waiting ? contextTokens() : contextTokens() - (long) prefixMarks.length * tokensPerMark;
     }
 
     /**

@@ -15,6 +15,7 @@ public final class InFlightTracker {
     private final ConcurrentHashMap<String, InFlightRequest> byId = new ConcurrentHashMap<>();
     private final long requestMaxAgeNanos;
     private final long telemetryMaxAgeNanos;
+    private volatile boolean ownKvAccounting; // see ownKvAccounting(boolean)
 
     /**
      * @param kvCapacityTokens     per worker, the HBM KV capacity in tokens
@@ -93,8 +94,18 @@ public final class InFlightTracker {
     /** As above, with the tokens it loads from each slower tier ({@code H_t} per tier ordinal, or null). */
     public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                       long[] tierTokens, long nowNanos) {
+        admit(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens, tierTokens, PrefixMarks.NONE,
+                nowNanos);
+    }
+
+    /**
+     * As above, with the prompt's prefix marks: under {@link #ownKvAccounting own accounting} a prefix the worker's
+     * running requests share counts once in its {@code KV_used} ({@link SharedPrefixKv}).
+     */
+    public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
+                      long[] tierTokens, PrefixMarks marks, long nowNanos) {
         InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
-                tierTokens, nowNanos);
+                tierTokens, marks, nowNanos);
         if (byId.putIfAbsent(requestId, r) != null) {
             throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
         }
@@ -138,15 +149,22 @@ public final class InFlightTracker {
 
     /**
      * When on, {@code KV_used(w)} is the KV demand of the requests this selector sent there (prompt plus
-     * tokens generated so far, queued requests included) instead of the engine's sampled usage plus what
-     * was sent since. Right when one selector routes everything the workers serve (the simulator, a
+     * tokens generated so far, queued requests included; a prompt prefix that running requests share, once, as the
+     * engine holds it: {@link SharedPrefixKv}, given each request's {@link PrefixMarks}) instead of the engine's sampled
+     * usage plus what was sent since. Right when one selector routes everything the workers serve (the simulator, a
      * single replica): the engine's usage counts only blocks held, not its queue's demand, and is up to
      * a telemetry period old. Off by default (replicas see each other only through telemetry).
      */
     public void ownKvAccounting(boolean on) {
+        ownKvAccounting = on;
         for (WorkerLoad load : loads) {
             load.ownKvAccounting(on);
         }
+    }
+
+    /** Whether {@code KV_used} is this selector's own accounting ({@link #ownKvAccounting(boolean)}). */
+    public boolean ownKvAccounting() {
+        return ownKvAccounting;
     }
 
     /**

@@ -22,7 +22,8 @@ final class WorkerLoad {
     private final long[] queuedTierTokens = new long[io.tierroute.selector.protocol.Tier.COUNT]; // Σ H_t, same requests
     private long decodeTokens;
     private long decodeQuadraticTwice;
-    private long kvTokens;
+    private long kvTokens; // Σ ownKvTokens: the KV each request holds by itself
+    private final SharedPrefixKv sharedPrefix = new SharedPrefixKv(); // the running requests' prompt prefixes, each once
 
     private Telemetry telemetry; // the newest sample still considered fresh, or null
     // Sums over the requests admitted after `telemetry` was taken (the part the sample cannot know).
@@ -208,13 +209,20 @@ final class WorkerLoad {
         }
         decodeTokens += sign * r.remainingTokens();
         decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
-        kvTokens += sign * r.contextTokens();
+        kvTokens += sign * r.ownKvTokens();
+        if (!r.waiting) {
+            if (sign > 0) {
+                sharedPrefix.enter(r);
+            } else {
+                sharedPrefix.leave(r);
+            }
+        }
         if (telemetry != null && r.admittedNanos > telemetry.atNanos()) {
             inFlightSinceTelemetry += sign;
             if (r.waiting) {
                 waitingSinceTelemetry += sign;
             }
-            kvTokensSinceTelemetry += sign * r.contextTokens();
+            kvTokensSinceTelemetry += sign * r.ownKvTokens();
             if (r.waiting) {
                 queuedPrefillSinceTelemetry += sign * r.prefillTokens;
             }
@@ -237,7 +245,7 @@ final class WorkerLoad {
                 if (r.waiting) {
                     waitingSinceTelemetry++;
                 }
-                kvTokensSinceTelemetry += r.contextTokens();
+                kvTokensSinceTelemetry += r.ownKvTokens();
                 if (r.waiting) {
                     queuedPrefillSinceTelemetry += r.prefillTokens;
                 }
@@ -251,8 +259,10 @@ final class WorkerLoad {
         int q = base == null ? waiting : base.waiting() + waitingSinceTelemetry;
         // KV_used: with own accounting (this selector routes everything the worker serves), the requests
         // it sent, queued ones included (an engine's KV usage counts only blocks held, not its queue's
-        // demand, and is a sample old); otherwise the engine's sample plus what we sent since.
-        long kv = base == null || ownKvAccounting ? kvTokens : base.kvUsedTokens() + kvTokensSinceTelemetry;
+        // demand, and is a sample old), a prompt prefix running requests share counted once; otherwise the
+        // engine's sample plus what we sent since.
+        long kv = base == null || ownKvAccounting ? kvTokens + sharedPrefix.tokens()
+                : base.kvUsedTokens() + kvTokensSinceTelemetry;
         // Queued prefill: our own Σ p_eff counts a request whole until its first token, the engine's
         // count (plus what we sent since) is exact but a sample old; both only overestimate, take the smaller.
         long queued = base == null || base.pendingPrefillTokens() < 0 ? queuedPrefillTokens
