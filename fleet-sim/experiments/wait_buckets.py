@@ -16,7 +16,7 @@ def main():
     cand, reqf = sys.argv[1], sys.argv[2]
     cap = int(sys.argv[3]) if len(sys.argv) > 3 else 262144
     header = open(cand).readline()
-    m = re.search(r'admission wait τ₀=(\d+) µs α=([\d.e-]+) k=([\d.]+)', header)
+    m = re.search(r'admission wait τ₀=(-?\d+) µs α=([\d.e-]+) k=([\d.]+)', header)
     if not m:
         raise SystemExit(f'{cand}: no fitted admission wait in its header line')
     tau0, alpha, k = float(m.group(1)), float(m.group(2)), float(m.group(3))

@@ -168,6 +168,14 @@ final class DashboardCommand implements Callable<Integer> {
             err.println("tierroute dashboard: " + w);
             err.flush();
         });
+        // Said before the reader starts (its own WARN follows at once). A name that does not resolve may yet (a service
+        // not created yet): the reader retries it.
+        Optional<String> unresolvable = KafkaAnswers.unresolvable(bootstrap);
+        if (unresolvable.isPresent()) {
+            err.println("tierroute dashboard: " + unresolvable.get() + "; starting anyway: the history stays empty and "
+                    + "the reader retries until the host resolves and Kafka answers");
+            err.flush();
+        }
         Dashboard dashboard;
         try {
             dashboard = Dashboard.start(settings);
@@ -182,14 +190,8 @@ final class DashboardCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tierroute-shutdown"));
         out.println("tierroute dashboard on " + dashboard.uri() + " reading " + bootstrap + " (Ctrl-C to stop)");
-        // Said at once: the reader's own warning comes only after its client's metadata timeout. A name that does not
-        // resolve may yet (a service not created yet): the reader retries it too.
-        Optional<String> unresolvable = KafkaAnswers.unresolvable(bootstrap);
-        if (unresolvable.isPresent()) {
-            err.println("tierroute dashboard: " + unresolvable.get() + "; the history stays empty and the reader "
-                    + "retries until it resolves and answers");
-            err.flush();
-        } else if (!BootstrapAddresses.anyListening(bootstrap)) {
+        // Said at once: the reader's own warning comes only after its client's metadata timeout.
+        if (unresolvable.isEmpty() && !BootstrapAddresses.anyListening(bootstrap)) {
             err.println("tierroute dashboard: Kafka at " + bootstrap + " does not answer yet; the history stays empty "
                     + "and the reader retries until it does");
             err.flush();

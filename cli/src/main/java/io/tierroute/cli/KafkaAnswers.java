@@ -24,7 +24,7 @@ final class KafkaAnswers {
 
     /**
      * The refusal when no host of {@code bootstrap} resolves ("the host of --bootstrap H:P does not resolve (unknown
-     * host H); check --bootstrap"), else empty. Asked before any client is made: the clients would each log a WARN of
+     * host H)"), else empty. Asked before any client is made: the clients would each log a WARN of
      * their own first, then fail with "No resolvable bootstrap urls", which names no host.
      */
     static Optional<String> unresolvable(String bootstrap) {
@@ -35,7 +35,7 @@ final class KafkaAnswers {
         boolean one = bootstrap.split(",").length == 1;
         return Optional.of((one ? "the host of --bootstrap " + bootstrap + " does not resolve"
                 : "no host of --bootstrap " + bootstrap + " resolves") + " (unknown host" + (hosts.size() == 1 ? " " : "s ")
-                + String.join(", ", hosts) + "); check --bootstrap");
+                + String.join(", ", hosts) + ")");
     }
 
     /**

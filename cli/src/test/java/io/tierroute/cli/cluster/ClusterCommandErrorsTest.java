@@ -276,7 +276,7 @@ class ClusterCommandErrorsTest {
                 "no-such-host.invalid:9092", "--jar", jar.toString());
         assertThat(r[0]).isEqualTo("1");
         assertThat(r[2].strip()).isEqualTo("tierroute submit: the host of --bootstrap no-such-host.invalid:9092 does not "
-                + "resolve (unknown host no-such-host.invalid); check --bootstrap; --no-kafka-check skips this check");
+                + "resolve (unknown host no-such-host.invalid); --no-kafka-check skips this check");
         assertThat(r[1]).isEmpty();
     }
 

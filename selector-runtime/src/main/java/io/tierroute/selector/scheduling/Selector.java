@@ -339,7 +339,7 @@ public final class Selector {
     /**
      * The granule of {@link PrefixMarks}, in prompt tokens: a shared prompt prefix counts once in {@code KV_used} in
      * whole granules of this size. Measured at 512 and 2,048 tokens on the simulated fleet (fleet-sim/experiments/
-     * ROUNDS.md, "Shared-KV round"); at 512 the table's p99 targets fell, at 2,048 they held.
+     * ROUNDS.md, "Shared-KV round"): at 512 both p99 targets came out lower than at 2,048 (seeds 1–2).
      */
     static final int PREFIX_MARK_TOKENS = 2048;
 

@@ -42,12 +42,12 @@ final class InFlightRequest {
 
     InFlightRequest(String id, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                     long[] tierTokens, PrefixMarks marks, long admittedNanos) {
-        if (marks.tokens() > promptTokens) {
+        if (marks.tokens() > promptTokens) { // the tracker keeps them within the prompt (PrefixMarks.within)
             throw new IllegalArgumentException("prefix marks of " + id + " cover " + marks.tokens()
                     + " tokens, more than its prompt of " + promptTokens);
         }
         this.id = id;
-        this.prefixMarks = marks.hashes();
+        this.prefixMarks = marks.marks();
         this.tokensPerMark = marks.tokensEach();
         this.prefillTokens = Math.max(0, Math.min(prefillTokens, promptTokens));
         this.tierTokens = tierTokens == null ? null : tierTokens.clone();

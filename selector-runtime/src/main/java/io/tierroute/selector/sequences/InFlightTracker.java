@@ -100,12 +100,14 @@ public final class InFlightTracker {
 
     /**
      * As above, with the prompt's prefix marks: under {@link #ownKvAccounting own accounting} a prefix the worker's
-     * running requests share counts once in its {@code KV_used} ({@link SharedPrefixKv}).
+     * running requests share counts once in its {@code KV_used} ({@link SharedPrefixKv}). Without it the marks are
+     * dropped (the engine's sample counts what it shares); marks beyond the prompt's tokens are too (a client may
+     * count its blocks rounding up).
      */
     public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                       long[] tierTokens, PrefixMarks marks, long nowNanos) {
         InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
-                tierTokens, marks, nowNanos);
+                tierTokens, ownKvAccounting ? marks.within(promptTokens) : PrefixMarks.NONE, nowNanos);
         if (byId.putIfAbsent(requestId, r) != null) {
             throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
         }

@@ -5,7 +5,7 @@ package io.tierroute.selector.sequences;
  * {@code tokensEach} tokens, in prompt order. A chained hash names its whole prefix, so equal marks mean an equal
  * prefix up to them.
  *
- * @param hashes     the marks; not copied (the caller hands over an array of its own)
+ * @param hashes     the marks (copied)
  * @param tokensEach prompt tokens per granule, positive when there are marks
  */
 public record PrefixMarks(long[] hashes, long tokensEach) {
@@ -17,6 +17,7 @@ public record PrefixMarks(long[] hashes, long tokensEach) {
         if (hashes.length > 0 && tokensEach <= 0) {
             throw new IllegalArgumentException("tokens per prefix mark must be positive, got " + tokensEach);
         }
+        hashes = hashes.clone(); // a SharedPrefixKv entry must leave with the marks it entered with
     }
 
     /**
@@ -24,9 +25,9 @@ public record PrefixMarks(long[] hashes, long tokensEach) {
      * hash, the last whole granule's included.
      */
     public static PrefixMarks of(long[] blockHashes, int blocks, int blocksPerMark, int blockSize) {
-        if (blocksPerMark <= 0 || blockSize <= 0) {
-            throw new IllegalArgumentException("blocks per mark and block size must be positive, got " + blocksPerMark
-                    + " and " + blockSize);
+        if (blocksPerMark <= 0 || blockSize <= 0 || blocks < 0) {
+            throw new IllegalArgumentException("blocks per mark and block size must be positive and blocks not "
+                    + "negative, got " + blocksPerMark + ", " + blockSize + " and " + blocks);
         }
         long[] marks = new long[Math.min(blocks, blockHashes.length) / blocksPerMark];
         for (int i = 0; i < marks.length; i++) {
@@ -35,8 +36,36 @@ public record PrefixMarks(long[] hashes, long tokensEach) {
         return marks.length == 0 ? NONE : new PrefixMarks(marks, (long) blocksPerMark * blockSize);
     }
 
+    /** The marks whose granules lie within a prompt of {@code promptTokens} tokens (all of them, as a rule). */
+    public PrefixMarks within(long promptTokens) {
+        long fit = tokensEach == 0 ? 0 : Math.min(hashes.length, promptTokens / tokensEach);
+        return fit == hashes.length ? this : fit == 0 ? NONE
+                : new PrefixMarks(java.util.Arrays.copyOf(hashes, (int) fit), tokensEach);
+    }
+
     /** Prompt tokens the marks cover. */
     public long tokens() {
         return hashes.length * tokensEach;
+    }
+
+    /** The marks themselves, a copy. */
+    @Override
+    public long[] hashes() {
+        return hashes.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PrefixMarks m && m.tokensEach == tokensEach && java.util.Arrays.equals(m.hashes, hashes);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * java.util.Arrays.hashCode(hashes) + Long.hashCode(tokensEach);
+    }
+
+    /** The marks without a copy, for this package's counting only. */
+    long[] marks() {
+        return hashes;
     }
 }

@@ -222,7 +222,7 @@ final class WorkerLoad {
             if (r.waiting) {
                 waitingSinceTelemetry += sign;
             }
-            kvTokensSinceTelemetry += sign * r.ownKvTokens();
+            kvTokensSinceTelemetry += sign * r.contextTokens(); // beside the engine's sample: it shares what it holds
             if (r.waiting) {
                 queuedPrefillSinceTelemetry += sign * r.prefillTokens;
             }
@@ -245,7 +245,7 @@ final class WorkerLoad {
                 if (r.waiting) {
                     waitingSinceTelemetry++;
                 }
-                kvTokensSinceTelemetry += r.ownKvTokens();
+                kvTokensSinceTelemetry += r.contextTokens();
                 if (r.waiting) {
                     queuedPrefillSinceTelemetry += r.prefillTokens;
                 }

@@ -78,13 +78,36 @@ class SharedPrefixKvTest {
         tracker.onTelemetry(new Telemetry(0, SECOND - 1, 0, 0, 250_000));
         admit("a", 2 * GRANULE, marks(1, 2, 0, 1));
         assertThat(kv()).as("sample plus what was sent since").isEqualTo(250_000L + 2 * GRANULE);
+        event("a", RequestEvent.Type.FIRST_TOKEN, 1);
+        assertThat(kv()).as("running: still its whole context beside the sample").isEqualTo(250_000L + 2 * GRANULE + 1);
     }
 
     @Test
-    void marksCoveringMoreThanThePromptAreRefused() {
-        assertThatThrownBy(() -> admit("a", GRANULE, marks(1, 2, 0, 1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more than its prompt");
+    void marksBeyondThePromptAreDroppedAndTheRestStillShared() {
+        admit("a", GRANULE + 10, marks(1, 2, 0, 1)); // a client that counted its blocks rounding up
+        admit("b", GRANULE + 20, marks(1, 1, 0, 2));
+        event("a", RequestEvent.Type.FIRST_TOKEN, 1);
+        event("b", RequestEvent.Type.FIRST_TOKEN, 1);
+        assertThat(kv()).as("the one granule within both prompts, once").isEqualTo(GRANULE + 11 + 21);
         assertThatThrownBy(() -> new PrefixMarks(new long[]{1}, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void expiredRequestsReleaseTheirPrefixOnEveryWorker() {
+        admit("a", 2 * GRANULE, marks(1, 2, 0, 1));
+        admit("b", 2 * GRANULE, marks(1, 2, 0, 2));
+        tracker.admit("c", 1, 2 * GRANULE, 100, 2 * GRANULE, null, marks(1, 2, 0, 3), SECOND);
+        for (String id : new String[] {"a", "b", "c"}) {
+            event(id, RequestEvent.Type.FIRST_TOKEN, 1);
+        }
+        assertThat(kv()).isEqualTo(2L * GRANULE + 2);
+        assertThat(tracker.view(1).kvUsedTokens()).as("another worker holds its own copy").isEqualTo(2L * GRANULE + 1);
+        assertThat(tracker.expire(SECOND + 601 * SECOND, id -> { })).isEqualTo(3);
+        assertThat(kv()).isZero();
+        assertThat(tracker.view(1).kvUsedTokens()).isZero();
+        admit("a", 2 * GRANULE, marks(1, 2, 0, 1));
+        event("a", RequestEvent.Type.FIRST_TOKEN, 1);
+        assertThat(kv()).as("the prefix enters again").isEqualTo(2L * GRANULE + 1);
     }
 
     @Test
