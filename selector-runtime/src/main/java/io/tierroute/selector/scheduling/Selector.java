@@ -16,6 +16,7 @@ import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sequences.Telemetry;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -361,7 +362,7 @@ public final class Selector {
                 writer.routed(worker, all, all.length, now, settings.approximateTtl().toNanos());
             }
         } else if (settings.computingClaims()) {
-            claimComputing(request, worker, blocks, now, s);
+            claimComputing(request, worker, blocks, all, now, s);
         }
         RouteRequest.AgentContext agent = request.agent();
         if (agent != null) {
@@ -385,8 +386,10 @@ public final class Selector {
      * copy elsewhere: that and Mooncake's tail are why it is off by default (bench/RESULTS.md, "Computing claims").
      * A request that fails before its first output withdraws its claims ({@link #onRequestEvent}): nobody computes them.
      */
-    private void claimComputing(RouteRequest request, int worker, int blocks, long now, AttemptScratch s) {
-        long[] toCompute = s.lookup.hashesFrom(request, blocks, s.lookup.match().totalBlocks(worker)); // escapes: a copy
+    private void claimComputing(RouteRequest request, int worker, int blocks, long[] all, long now, AttemptScratch s) {
+        int from = s.lookup.match().totalBlocks(worker);
+        long[] toCompute = all == null ? s.lookup.hashesFrom(request, blocks, from) // escapes: a copy
+                : Arrays.copyOfRange(all, Math.min(from, all.length), all.length); // the prompt is hashed already
         long ttl = settings.computingClaimTtl().toNanos();
         if (toCompute.length > 0) {
             writer.routed(worker, toCompute, toCompute.length, now, ttl);
