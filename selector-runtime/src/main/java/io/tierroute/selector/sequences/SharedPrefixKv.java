@@ -15,8 +15,8 @@ import java.util.Map;
  * <p>Only running requests (with a first token) are entered: an engine matches a cached prefix only once its blocks
  * are computed or loaded (DESIGN.md §6), so requests that wait beside one another each need the prefix's room. A
  * waiting request counts its whole context even where a running one already holds its prefix, which the engine would
- * share: entering every request from its admission on was measured and lost agentic-pcie's p99, that middle way was
- * not (fleet-sim/experiments/ROUNDS.md, "Shared-KV round"). Not thread-safe: its {@link WorkerLoad}'s lock guards it.
+ * share: entering every request from its admission on lost agentic-pcie's p99, and so did that middle way (its holder
+ * may release the prefix before the waiting request is admitted; fleet-sim/experiments/ROUNDS.md, "Shared-KV round"). Not thread-safe: its {@link WorkerLoad}'s lock guards it.
  */
 final class SharedPrefixKv {
 
