@@ -18,13 +18,8 @@ final class InFlightRequest {
     final long prefillTokens;
     /** Prompt tokens loaded from each slower tier (per tier ordinal, H_t at routing), or null: its link work. */
     final long[] tierTokens;
-    /**
-     * The chained block hash at the end of each whole granule of the prompt, in order ({@link SharedPrefixKv}), or
-     * empty: while it runs, the prompt KV it may share with the worker's other running requests.
-     */
-    final long[] prefixMarks;
-    /** Prompt tokens one granule holds (0 without marks). */
-    final long tokensPerMark;
+    /** Its prompt's prefix marks, or none: while it runs, the prompt KV it may share here ({@link SharedPrefixKv}). */
+    final PrefixMarks prefixMarks;
 
     int generatedTokens;
     /**
@@ -47,8 +42,7 @@ final class InFlightRequest {
                     + " tokens, more than its prompt of " + promptTokens);
         }
         this.id = id;
-        this.prefixMarks = marks.marks();
-        this.tokensPerMark = marks.tokensEach();
+        this.prefixMarks = marks;
         this.prefillTokens = Math.max(0, Math.min(prefillTokens, promptTokens));
         this.tierTokens = tierTokens == null ? null : tierTokens.clone();
         this.worker = worker;
@@ -68,7 +62,7 @@ final class InFlightRequest {
      * while it runs its context beyond its prefix marks, whose granules {@link SharedPrefixKv} counts once per worker.
      */
     long ownKvTokens() {
-        return waiting ? contextTokens() : contextTokens() - (long) prefixMarks.length * tokensPerMark;
+        return waiting ? contextTokens() : contextTokens() - prefixMarks.tokens();
     }
 
     /**

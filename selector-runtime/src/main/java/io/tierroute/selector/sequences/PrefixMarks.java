@@ -1,23 +1,27 @@
 package io.tierroute.selector.sequences;
 
+import java.util.Arrays;
+
 /**
  * A prompt's prefix marks ({@link SharedPrefixKv}): the chained block hash at the end of each whole granule of
- * {@code tokensEach} tokens, in prompt order. A chained hash names its whole prefix, so equal marks mean an equal
- * prefix up to them.
- *
- * @param hashes     the marks (copied)
- * @param tokensEach prompt tokens per granule, positive when there are marks
+ * {@link #tokensEach} tokens, in prompt order. A chained hash names its whole prefix, so equal marks mean an equal
+ * prefix up to them. Immutable: built by {@link #of} (or {@link #within}) from arrays of its own.
  */
-public record PrefixMarks(long[] hashes, long tokensEach) {
+public final class PrefixMarks {
 
     /** No marks: the request's whole context is its own. */
     public static final PrefixMarks NONE = new PrefixMarks(new long[0], 0);
 
-    public PrefixMarks {
-        if (hashes.length > 0 && tokensEach <= 0) {
+    private final long[] marks;
+    private final long tokensEach;
+
+    /** @param marks taken as they are (the caller's own array); {@code tokensEach} positive when there are marks */
+    PrefixMarks(long[] marks, long tokensEach) {
+        if (marks.length > 0 && tokensEach <= 0) {
             throw new IllegalArgumentException("tokens per prefix mark must be positive, got " + tokensEach);
         }
-        hashes = hashes.clone(); // a SharedPrefixKv entry must leave with the marks it entered with
+        this.marks = marks;
+        this.tokensEach = tokensEach;
     }
 
     /**
@@ -37,35 +41,23 @@ public record PrefixMarks(long[] hashes, long tokensEach) {
     }
 
     /** The marks whose granules lie within a prompt of {@code promptTokens} tokens (all of them, as a rule). */
-    public PrefixMarks within(long promptTokens) {
-        long fit = tokensEach == 0 ? 0 : Math.min(hashes.length, promptTokens / tokensEach);
-        return fit == hashes.length ? this : fit == 0 ? NONE
-                : new PrefixMarks(java.util.Arrays.copyOf(hashes, (int) fit), tokensEach);
+    PrefixMarks within(long promptTokens) {
+        long fit = tokensEach == 0 ? 0 : Math.min(marks.length, promptTokens / tokensEach);
+        return fit == marks.length ? this : fit == 0 ? NONE : new PrefixMarks(Arrays.copyOf(marks, (int) fit), tokensEach);
+    }
+
+    /** Prompt tokens one granule holds (0 without marks). */
+    public long tokensEach() {
+        return tokensEach;
     }
 
     /** Prompt tokens the marks cover. */
     public long tokens() {
-        return hashes.length * tokensEach;
+        return marks.length * tokensEach;
     }
 
-    /** The marks themselves, a copy. */
-    @Override
-    public long[] hashes() {
-        return hashes.clone();
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof PrefixMarks m && m.tokensEach == tokensEach && java.util.Arrays.equals(m.hashes, hashes);
-    }
-
-    @Override
-    public int hashCode() {
-        return 31 * java.util.Arrays.hashCode(hashes) + Long.hashCode(tokensEach);
-    }
-
-    /** The marks without a copy, for this package's counting only. */
+    /** The marks, in prompt order; this package's counting reads them, never writes. */
     long[] marks() {
-        return hashes;
+        return marks;
     }
 }

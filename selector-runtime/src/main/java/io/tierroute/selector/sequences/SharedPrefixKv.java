@@ -25,24 +25,23 @@ final class SharedPrefixKv {
 
     /** {@code r} runs here: its granules are held (once, whoever else holds them). */
     void enter(InFlightRequest r) {
-        long[] marks = r.prefixMarks;
-        for (long mark : marks) {
+        for (long mark : r.prefixMarks.marks()) {
             if (holders.merge(mark, 1, Integer::sum) == 1) {
-                tokens += r.tokensPerMark;
+                tokens += r.prefixMarks.tokensEach();
             }
         }
     }
 
     /** {@code r} no longer runs here: the granules no other running request holds are freed. */
     void leave(InFlightRequest r) {
-        for (long mark : r.prefixMarks) {
+        for (long mark : r.prefixMarks.marks()) {
             Integer n = holders.get(mark);
             if (n == null) {
                 throw new IllegalStateException("prefix mark of " + r.id + " was never entered");
             }
             if (n == 1) {
                 holders.remove(mark);
-                tokens -= r.tokensPerMark;
+                tokens -= r.prefixMarks.tokensEach();
             } else {
                 holders.put(mark, n - 1);
             }

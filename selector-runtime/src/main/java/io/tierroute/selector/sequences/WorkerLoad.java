@@ -90,6 +90,7 @@ final class WorkerLoad {
         if (previous != null && previous != r) {
             // Its id was reused while the tracker was expiring it: it leaves here, and that expiry finds it gone.
             add(previous, -1);
+            runs(previous, !previous.waiting, false);
             left(previous);
         }
         add(r, +1);
@@ -130,6 +131,7 @@ final class WorkerLoad {
         if (!done) {
             add(r, +1);
         }
+        runs(r, !wasWaiting, !done && !r.waiting);
         publish();
         if (done) {
             return wasWaiting ? EventEffect.LEFT_WITHOUT_OUTPUT : EventEffect.LEFT;
@@ -141,6 +143,7 @@ final class WorkerLoad {
     synchronized boolean remove(InFlightRequest r) {
         if (requests.remove(r.id, r)) {
             add(r, -1);
+            runs(r, !r.waiting, false);
             left(r);
             publish();
             return true;
@@ -197,6 +200,18 @@ final class WorkerLoad {
         return out;
     }
 
+    /**
+     * r's prompt-prefix granules join the shared count when it starts running here and leave it when it stops: once
+     * each, not at the remove-and-add of every event ({@link #add}).
+     */
+    private void runs(InFlightRequest r, boolean wasRunning, boolean isRunning) {
+        if (isRunning && !wasRunning) {
+            sharedPrefix.enter(r);
+        } else if (wasRunning && !isRunning) {
+            sharedPrefix.leave(r);
+        }
+    }
+
     private void add(InFlightRequest r, int sign) {
         if (r.waiting) {
             waiting += sign;
@@ -210,13 +225,6 @@ final class WorkerLoad {
         decodeTokens += sign * r.remainingTokens();
         decodeQuadraticTwice += sign * r.decodeQuadraticTwice();
         kvTokens += sign * r.ownKvTokens();
-        if (!r.waiting) {
-            if (sign > 0) {
-                sharedPrefix.enter(r);
-            } else {
-                sharedPrefix.leave(r);
-            }
-        }
         if (telemetry != null && r.admittedNanos > telemetry.atNanos()) {
             inFlightSinceTelemetry += sign;
             if (r.waiting) {

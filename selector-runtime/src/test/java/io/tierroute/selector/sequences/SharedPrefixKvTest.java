@@ -114,7 +114,7 @@ class SharedPrefixKvTest {
     void prefixMarksAreEveryGranulesLastBlockHash() {
         long[] blocks = {10, 11, 12, 13, 14, 15, 16};
         PrefixMarks m = PrefixMarks.of(blocks, 7, 3, 16);
-        assertThat(m.hashes()).containsExactly(12, 15);
+        assertThat(m.marks()).containsExactly(12, 15);
         assertThat(m.tokensEach()).isEqualTo(48);
         assertThat(m.tokens()).isEqualTo(96);
         assertThat(PrefixMarks.of(blocks, 2, 3, 16)).isSameAs(PrefixMarks.NONE);
@@ -164,7 +164,7 @@ class SharedPrefixKvTest {
                 kv += context;
             } else {
                 kv += context - r.marks.tokens();
-                for (long h : r.marks.hashes()) {
+                for (long h : r.marks.marks()) {
                     held.add(h);
                 }
             }
