@@ -36,7 +36,8 @@ import java.util.Map;
  * @param idleness a source partition without records for this long stops holding the watermark back
  * @param maxWatermarkDrift watermark alignment of the telemetry, decisions and completions sources: none
  *     may run further than this ahead of the slowest in event time (0 = off)
- * @param stateTtl processing-time TTL of join and replay state (backs up the timers)
+ * @param stateTtl wall-clock time a join side waits when the watermark stalls (the backstop of the event-time
+ *     deadlines); then it is counted as unmatched and removed
  * @param maxFutureSkew event times further than this past the wall clock are dead letters
  * @param scopes a regular expression every scope this job fits matches in whole; a record of any other scope is a dead
  *     letter (null: every scope). Each scope the records name gets state that stays, so a producer that puts a

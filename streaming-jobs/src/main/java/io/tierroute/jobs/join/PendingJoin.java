@@ -7,7 +7,8 @@ import org.apache.flink.api.common.typeinfo.TypeInfo;
 
 /**
  * What {@link RequestJoinFunction} keeps for one request id while it waits for the other side: the
- * side that arrived (exactly one of the two is set) and the event time at which it stops waiting.
+ * side that arrived (exactly one of the two is set), the event time at which it stops waiting, and the wall-clock
+ * time of its arrival (the backstop's, {@link WallClockBackstop}).
  * Never changed once built: its serializer ({@code PendingJoinSerializer}) is declared immutable, so the
  * heap backend's copy-on-write shares it.
  */
@@ -19,12 +20,22 @@ public final class PendingJoin {
     public final long deadlineMs;
     /** The operator's watermark when the side arrived, ms. */
     public final long arrivalWatermark;
+    /**
+     * The operator's processing time when the side arrived, ms; {@link #UNKNOWN_ARRIVAL_CLOCK} for a side restored from
+     * state of a version that did not keep it.
+     */
+    public final long arrivalClockMs;
 
-    public PendingJoin(DecisionRow decision, CompletionRow completion, long deadlineMs, long arrivalWatermark) {
+    /** {@link #arrivalClockMs} of a side written before the join kept it. */
+    public static final long UNKNOWN_ARRIVAL_CLOCK = Long.MIN_VALUE;
+
+    public PendingJoin(DecisionRow decision, CompletionRow completion, long deadlineMs, long arrivalWatermark,
+            long arrivalClockMs) {
         this.decision = decision;
         this.completion = completion;
         this.deadlineMs = deadlineMs;
         this.arrivalWatermark = arrivalWatermark;
+        this.arrivalClockMs = arrivalClockMs;
     }
 
     /**

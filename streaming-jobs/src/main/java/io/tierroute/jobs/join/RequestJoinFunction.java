@@ -9,12 +9,14 @@ import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.TimeDomain;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
 
@@ -40,12 +42,17 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * task (sixth round). What waits per shard and bucket is also counted in memory ({@link WaitingBuckets}): a
  * bucket's timer is registered once, not for every side, and a clean-up timer at which no side can have
  * expired does not scan (with a backlog none ever expires; ninth round).
- * A processing-time state TTL ({@code stateTtl}) backs this up when the watermark stalls. A completion
+ * When the watermark stalls, a side that has waited {@code stateTtl} of processing time is counted the same way
+ * and removed by its shard's processing-time timer ({@link WallClockBackstop}; {@code joinSidesExpiredByWallClock}
+ * counts them apart and the log says so): never dropped uncounted, as Flink's state TTL did before. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
  */
 public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, DecisionRow, CompletionRow, JoinedRow> {
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(RequestJoinFunction.class);
+    /** At most one warning per minute about sides the wall clock expired (a stalled watermark hits every shard). */
+    private static final long WARN_EVERY_MS = 60_000;
 
     static final String DECISIONS = "waiting-decisions";
     static final String COMPLETIONS = "waiting-completions";
@@ -58,7 +65,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private final long completionGraceMs;
     private final long decisionBucketMs;
     private final long completionBucketMs;
-    private final Duration stateTtl;
+    private final long stateTtlMs;
     private final String consumer;
 
     private transient MapState<String, PendingJoin> decisions;
@@ -72,6 +79,11 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     /** Sides waiting per shard and clean-up bucket, in memory ({@link WaitingBuckets}): one timer per bucket, no idle scans. */
     private transient WaitingBuckets decisionBuckets;
     private transient WaitingBuckets completionBuckets;
+    private transient WallClockBackstop backstop;
+    transient Counter sidesExpiredByWallClock;
+    /** Sides the wall clock expired since the last warning, and when that was. */
+    private transient long unwarnedExpiries;
+    private transient long lastWarnMs;
     /** Clean-up scans of a shard's map run, package-visible for the tests. */
     transient long scans;
 
@@ -80,34 +92,28 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         this.completionGraceMs = completionGrace.toMillis();
         this.decisionBucketMs = Math.max(1, decisionTimeoutMs / DECISION_BUCKETS);
         this.completionBucketMs = Math.max(1, completionGraceMs / COMPLETION_BUCKETS);
-        this.stateTtl = stateTtl;
+        this.stateTtlMs = stateTtl.toMillis();
         this.consumer = consumer;
     }
 
     /**
-     * One side's waiting entries of a shard by request id, with a processing-time TTL per entry as the
-     * backstop of the event-time clean-up (a watermark that stalls). Clean-up of expired entries: dropped from
-     * every full snapshot (heap backend) and by RocksDB's compaction filter — not Flink's default incremental
-     * clean-up on the heap backend, which walked the state table on every state access and was the largest
-     * item of the job's profile (JFR: ≈ 25 % of all samples).
+     * One side's waiting entries of a shard by request id. No Flink state TTL: it dropped what it expired uncounted (and,
+     * on the heap backend, only from full snapshots); the join's {@link WallClockBackstop} counts and removes instead. A
+     * checkpoint of the version with the TTL restores into these (Flink migrates TTL state to plain state,
+     * {@code JoinStateOfPreviousVersionTest}).
      */
-    static MapStateDescriptor<String, PendingJoin> descriptor(String name, Duration ttl) {
-        MapStateDescriptor<String, PendingJoin> d = new MapStateDescriptor<>(name, String.class, PendingJoin.class);
-        d.enableTimeToLive(StateTtlConfig.newBuilder(ttl)
-            .disableCleanupInBackground()
-            .cleanupFullSnapshot()
-            .cleanupInRocksdbCompactFilter(1000)
-            .build());
-        return d;
+    static MapStateDescriptor<String, PendingJoin> descriptor(String name) {
+        return new MapStateDescriptor<>(name, String.class, PendingJoin.class);
     }
 
     @Override
     public void open(OpenContext openContext) {
         AvroTrust.install(); // dead letters (Avro) are copied by Flink's Avro serializer on this TaskManager
-        decisions = getRuntimeContext().getMapState(descriptor(DECISIONS, stateTtl));
-        completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS, stateTtl));
+        decisions = getRuntimeContext().getMapState(descriptor(DECISIONS));
+        completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS));
         decisionBuckets = new WaitingBuckets(decisionBucketMs);
         completionBuckets = new WaitingBuckets(completionBucketMs);
+        backstop = new WallClockBackstop(stateTtlMs);
         var metrics = getRuntimeContext().getMetricGroup();
         joined = metrics.counter("joinedRows");
         decisionsNeverCompleted = metrics.counter("decisionsNeverCompleted");
@@ -115,6 +121,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         duplicates = metrics.counter("duplicateJoinInputs");
         failedCompletions = metrics.counter("failedCompletions");
         workerMismatches = metrics.counter("completionWorkerMismatches");
+        sidesExpiredByWallClock = metrics.counter("joinSidesExpiredByWallClock");
     }
 
     @Override
@@ -132,7 +139,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
             duplicates.inc();
             return;
         }
-        PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark);
+        long now = armBackstop(ctx, shard);
+        PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark, now);
         decisions.put(d.requestId, p);
         long cleanup = decisionBuckets.added(shard, p.deadlineMs, watermark);
         if (cleanup != Long.MIN_VALUE) {
@@ -155,12 +163,28 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
             duplicates.inc();
             return;
         }
-        PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark);
+        long now = armBackstop(ctx, shard);
+        PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark, now);
         completions.put(c.requestId, p);
         long cleanup = completionBuckets.added(shard, p.deadlineMs, watermark);
         if (cleanup != Long.MIN_VALUE) {
             ctx.timerService().registerEventTimeTimer(cleanup);
         }
+    }
+
+    /**
+     * Arms the shard's wall-clock timer for a side that waits from now (one timer per shard and bucket) and returns the
+     * processing time. Sides restored from a version before the backstop have no timer of their own: the next side that
+     * waits in their shard arms the one that covers them (only a side that waits reads the clock, not every input).
+     */
+    private long armBackstop(Context ctx, int shard) {
+        long now = ctx.timerService().currentProcessingTime();
+        backstop.saw(now);
+        long at = backstop.arm(shard, backstop.dueAt(now), now);
+        if (at != Long.MIN_VALUE) {
+            ctx.timerService().registerProcessingTimeTimer(at);
+        }
+        return now;
     }
 
     /**
@@ -188,8 +212,12 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
      */
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<JoinedRow> out) throws Exception {
-        long watermark = ctx.timerService().currentWatermark();
         int shard = RequestShards.index(ctx.getCurrentKey());
+        if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
+            expireByWallClock(shard, ctx);
+            return;
+        }
+        long watermark = ctx.timerService().currentWatermark();
         if (timestamp % completionBucketMs == 0 && completionBuckets.mayHaveExpired(shard, watermark)) {
             cleanUp(completions, completionBuckets.recount(shard), watermark);
         }
@@ -214,6 +242,58 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         if (side.isEmpty()) {
             side.clear(); // the iterator leaves an empty map behind on the heap backend
         }
+    }
+
+    /**
+     * The backstop's clean-up of a shard: counts and removes every side of both maps that has waited the TTL by the wall
+     * clock, and arms the shard's timer again for the earliest side left if none of this run is (sides restored from a
+     * checkpoint, whose wait counts from this run's start).
+     */
+    private void expireByWallClock(int shard, OnTimerContext ctx) throws Exception {
+        long now = ctx.timerService().currentProcessingTime();
+        backstop.saw(now);
+        long[] earliestLeft = {Long.MAX_VALUE};
+        long expired = expireByWallClock(decisions, decisionBuckets, shard, now, earliestLeft)
+            + expireByWallClock(completions, completionBuckets, shard, now, earliestLeft);
+        if (earliestLeft[0] != Long.MAX_VALUE) {
+            long at = backstop.arm(shard, earliestLeft[0], now);
+            if (at != Long.MIN_VALUE) {
+                ctx.timerService().registerProcessingTimeTimer(at);
+            }
+        }
+        if (expired > 0) {
+            sidesExpiredByWallClock.inc(expired);
+            unwarnedExpiries += expired;
+            if (now - lastWarnMs >= WARN_EVERY_MS) {
+                LOG.warn("{} join sides waited --state-ttl ({} ms) of wall-clock time without the watermark passing their"
+                    + " deadlines; counted as decisionsNeverCompleted / completionsWithoutDecision and removed. Is a"
+                    + " source partition stalled, or its event times far behind?", unwarnedExpiries, stateTtlMs);
+                unwarnedExpiries = 0;
+                lastWarnMs = now;
+            }
+        }
+    }
+
+    private long expireByWallClock(MapState<String, PendingJoin> side, WaitingBuckets buckets, int shard, long now,
+            long[] earliestLeft) throws Exception {
+        long expired = 0;
+        Iterator<Map.Entry<String, PendingJoin>> it = side.iterator();
+        while (it.hasNext()) {
+            PendingJoin p = it.next().getValue();
+            long due = backstop.dueAt(p.arrivalClockMs);
+            if (due <= now) {
+                countUnmatched(p);
+                it.remove();
+                buckets.removed(shard, p.deadlineMs);
+                expired++;
+            } else {
+                earliestLeft[0] = Math.min(earliestLeft[0], due);
+            }
+        }
+        if (side.isEmpty()) {
+            side.clear(); // the iterator leaves an empty map behind on the heap backend
+        }
+        return expired;
     }
 
     private void countUnmatched(PendingJoin p) {

@@ -17,8 +17,8 @@ import java.util.Arrays;
  * then every clean-up timer scans, as without this class; the first scan counts the sides it leaves, and from
  * then on every put and removal keeps the counts exact. A side whose deadline the watermark has passed lies in
  * a bucket ending at or before the bucket end of the watermark: if no counted bucket does, the scan would
- * remove nothing. A side that leaves uncounted (Flink's state TTL) only makes a count too high, i.e. one scan
- * more, and the next scan recounts.
+ * remove nothing. The join reports every removal here, the wall clock's ({@link WallClockBackstop}) included; were
+ * one missed, a count would only be too high, i.e. one scan more, and the next scan recounts.
  */
 final class WaitingBuckets {
     private final long bucketMs;

@@ -25,8 +25,13 @@ public final class RowFields {
     public static final int LAYOUT_BEFORE_KV_WAIT = 1;
     /** The admission wait's fields appended to decision, completion and joined rows. */
     public static final int LAYOUT_KV_WAIT = 2;
-    /** What this version writes. */
+    /** What this version writes for rows. */
     public static final int LAYOUT = LAYOUT_KV_WAIT;
+    /**
+     * The join's waiting side ({@code PendingJoinSerializer}) with its arrival's wall-clock time appended; its rows are
+     * written as {@link #LAYOUT_KV_WAIT}. No row serializer writes this layout.
+     */
+    public static final int LAYOUT_JOIN_CLOCK = 3;
 
     private RowFields() {}
 

@@ -10,7 +10,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * The snapshot of a row serializer whose {@link RowFields} layout changed: its version says the layout. Version 3 is
  * what these classes wrote while they were {@code SimpleTypeSerializerSnapshot}s (its current version, no payload),
- * i.e. the layout before the admission wait's fields; version 4 is that layout plus those fields. A checkpoint keeps
+ * i.e. the layout before the admission wait's fields; version 4 is that layout plus those fields; version 5 (only the
+ * join's waiting side) adds its arrival's wall-clock time ({@link RowFields#LAYOUT_JOIN_CLOCK}). A checkpoint keeps
  * the snapshot's class name, so the subclasses keep the names of the old snapshot classes.
  *
  * <p>On restore Flink reads the old snapshot into an instance of the same class ({@link #readSnapshot}), reads the
@@ -23,6 +24,8 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
     static final int VERSION_BEFORE_KV_WAIT = 3;
     /** The layout {@link RowFields#LAYOUT_KV_WAIT}. */
     static final int VERSION_KV_WAIT = 4;
+    /** The layout {@link RowFields#LAYOUT_JOIN_CLOCK}. */
+    static final int VERSION_JOIN_CLOCK = 5;
 
     private int layout = RowFields.LAYOUT;
 
@@ -38,7 +41,11 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
     /** The version that says this snapshot's layout (3 for the old layout: written exactly as before). */
     @Override
     public int getCurrentVersion() {
-        return layout == RowFields.LAYOUT_BEFORE_KV_WAIT ? VERSION_BEFORE_KV_WAIT : VERSION_KV_WAIT;
+        return switch (layout) {
+            case RowFields.LAYOUT_BEFORE_KV_WAIT -> VERSION_BEFORE_KV_WAIT;
+            case RowFields.LAYOUT_KV_WAIT -> VERSION_KV_WAIT;
+            default -> VERSION_JOIN_CLOCK;
+        };
     }
 
     @Override
@@ -51,6 +58,7 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
         layout = switch (readVersion) {
             case VERSION_BEFORE_KV_WAIT -> RowFields.LAYOUT_BEFORE_KV_WAIT;
             case VERSION_KV_WAIT -> RowFields.LAYOUT_KV_WAIT;
+            case VERSION_JOIN_CLOCK -> RowFields.LAYOUT_JOIN_CLOCK;
             default -> throw new IOException("unknown " + getClass().getSimpleName() + " version " + readVersion);
         };
     }

@@ -10,42 +10,62 @@ import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
 import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The join restored from a checkpoint of the previous version (heap state backend, Flink's operator harness): a
- * decision waiting in state written in the old row layout, with the old serializer snapshot (the layout-1
- * {@link PendingJoinSerializer}: the same bytes and snapshot class and version), is migrated on restore and joins
- * its completion; the joined row keeps every old field and has no admission-wait row.
+ * The join restored from checkpoints of earlier versions (Flink's operator harness). A decision waiting in state
+ * written in the old row layout, with the old serializer snapshot (the layout-1 {@link PendingJoinSerializer}: the
+ * same bytes and snapshot class and version), is migrated on restore and joins its completion; the joined row keeps
+ * every old field and has no admission-wait row. Sides of the version before the arrival clock, kept under Flink's
+ * state TTL, restore into the join's plain map states on both state backends, join, and are counted by the wall-clock
+ * backstop when their partner never comes.
  */
 class JoinStateOfPreviousVersionTest {
     private static final Duration TTL = Duration.ofHours(2);
 
-    /** What the previous version's join kept: the same state names and TTL, rows in the layout before the kv fields. */
+    /**
+     * What earlier versions' join kept: the same state names, Flink's state TTL as they configured it, waiting sides in
+     * an older layout ({@link RowFields#LAYOUT_BEFORE_KV_WAIT}, or {@link RowFields#LAYOUT_KV_WAIT} without the arrival
+     * clock).
+     */
     static final class PreviousJoin extends KeyedCoProcessFunction<Integer, DecisionRow, CompletionRow, JoinedRow> {
+        private final int layout;
         private transient MapState<String, PendingJoin> decisions;
+
+        PreviousJoin(int layout) {
+            this.layout = layout;
+        }
 
         @Override
         public void open(OpenContext ctx) {
             MapStateDescriptor<String, PendingJoin> d = new MapStateDescriptor<>(RequestJoinFunction.DECISIONS,
-                StringSerializer.INSTANCE, PendingJoinSerializer.of(RowFields.LAYOUT_BEFORE_KV_WAIT));
-            d.enableTimeToLive(RequestJoinFunction.descriptor(RequestJoinFunction.DECISIONS, TTL).getTtlConfig());
+                StringSerializer.INSTANCE, PendingJoinSerializer.of(layout));
+            d.enableTimeToLive(StateTtlConfig.newBuilder(TTL)
+                .disableCleanupInBackground()
+                .cleanupFullSnapshot()
+                .cleanupInRocksdbCompactFilter(1000)
+                .build());
             decisions = getRuntimeContext().getMapState(d);
         }
 
         @Override
         public void processElement1(DecisionRow d, Context ctx, Collector<JoinedRow> out) throws Exception {
             decisions.put(d.requestId, new PendingJoin(d, null, d.timestampMs + Duration.ofMinutes(30).toMillis(),
-                Long.MIN_VALUE));
+                Long.MIN_VALUE, PendingJoin.UNKNOWN_ARRIVAL_CLOCK));
         }
 
         @Override
@@ -59,6 +79,87 @@ class JoinStateOfPreviousVersionTest {
             throws Exception {
         return new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(f),
             new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
+    }
+
+    private static <F extends KeyedCoProcessFunction<Integer, DecisionRow, CompletionRow, JoinedRow>>
+            KeyedTwoInputStreamOperatorTestHarness<Integer, DecisionRow, CompletionRow, JoinedRow> harness(F f,
+            String backend) throws Exception {
+        var h = harness(f);
+        h.setStateBackend(backend.equals("rocksdb") ? new EmbeddedRocksDBStateBackend() : new HashMapStateBackend());
+        return h;
+    }
+
+    private static DecisionRow decision(String id) {
+        DecisionRow d = new DecisionRow();
+        d.requestId = id;
+        d.scope = "default";
+        d.worker = "w1";
+        d.timestampMs = 10_000;
+        d.regressors.pEffTokens = 1000;
+        d.request.isl = 1200;
+        d.request.model = "m";
+        d.request.maxTokens = 512;
+        d.admission.kvUsedTokens = 4_096;
+        return d;
+    }
+
+    private static CompletionRow completion(String id) {
+        CompletionRow c = new CompletionRow();
+        c.requestId = id;
+        c.scope = "default";
+        c.worker = "w1";
+        c.finishedTimeMs = 12_000;
+        c.ok = true;
+        c.realisedUs = 4000;
+        c.outputTokens = 77;
+        return c;
+    }
+
+    /**
+     * The version just before the arrival clock (row layout 2, Flink's state TTL on the maps) on either backend: the
+     * restored decision joins its completion with every field, and a restored decision whose completion never comes is
+     * counted by the wall-clock backstop a state TTL after this run first saw the clock (the old version armed no such
+     * timer; the next side that waits in its shard arms the one that covers it), never dropped uncounted.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void sidesKeptUnderFlinksStateTtlRestoreJoinAndAreCountedByTheWallClock(String backend) throws Exception {
+        String stalled = RequestJoinFunctionTest.sameShard("joins", "stalled-");
+        OperatorSubtaskState state;
+        try (var previous = harness(new PreviousJoin(RowFields.LAYOUT_KV_WAIT), backend)) {
+            previous.open();
+            for (String id : List.of("joins", stalled)) {
+                DecisionRow d = decision(id);
+                previous.processElement1(new StreamRecord<>(d, d.timestampMs));
+            }
+            state = previous.snapshot(1, 1);
+        }
+
+        RequestJoinFunction join = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2), TTL, "t");
+        long restart = 1_000_000;
+        try (var restored = harness(join, backend)) {
+            restored.setProcessingTime(restart);
+            restored.initializeState(state);
+            restored.open();
+            CompletionRow c = completion("joins");
+            restored.processElement2(new StreamRecord<>(c, c.finishedTimeMs));
+            assertThat(restored.extractOutputValues()).singleElement().satisfies(j -> {
+                assertThat(j.request.isl).isEqualTo(1200);
+                assertThat(j.admission.kvUsedTokens).isEqualTo(4_096);
+            });
+            DecisionRow fresh = decision(RequestJoinFunctionTest.sameShard("joins", "fresh-"));
+            restored.processElement1(new StreamRecord<>(fresh, fresh.timestampMs));
+
+            restored.setProcessingTime(restart + TTL.toMillis() - 1);
+            assertThat(join.decisionsNeverCompleted.getCount()).isZero();
+            restored.setProcessingTime(restart + TTL.toMillis() + TTL.toMillis() / 4);
+            assertThat(join.decisionsNeverCompleted.getCount()).as("the restored one and the fresh one").isEqualTo(2);
+            assertThat(join.sidesExpiredByWallClock.getCount()).isEqualTo(2);
+            CompletionRow tooLate = completion(stalled);
+            restored.processElement2(new StreamRecord<>(tooLate, tooLate.finishedTimeMs));
+            assertThat(restored.extractOutputValues()).as("the counted decision left the state").hasSize(1);
+            assertThat(restored.snapshot(2, 2)).as("snapshots again, plain state").isNotNull();
+        }
     }
 
     @Test
@@ -75,7 +176,7 @@ class JoinStateOfPreviousVersionTest {
         d.request.maxTokens = 512;
         d.admission.kvUsedTokens = 9_999; // not in the old layout: lost, as the previous version never had it
         OperatorSubtaskState state;
-        try (var previous = harness(new PreviousJoin())) {
+        try (var previous = harness(new PreviousJoin(RowFields.LAYOUT_BEFORE_KV_WAIT))) {
             previous.open();
             previous.processElement1(new StreamRecord<>(d, d.timestampMs));
             state = previous.snapshot(1, 1);

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
 class RequestJoinFunctionTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final Duration GRACE = Duration.ofMinutes(2);
+    private static final Duration STATE_TTL = Duration.ofHours(2);
 
     private RequestJoinFunction function;
     private KeyedTwoInputStreamOperatorTestHarness<Integer, DecisionRow, CompletionRow, JoinedRow> harness;
@@ -36,9 +37,15 @@ class RequestJoinFunctionTest {
 
     /** A fresh function on a new harness, restored from {@code state} when it is not null. */
     private void open(OperatorSubtaskState state) throws Exception {
-        function = new RequestJoinFunction(TIMEOUT, GRACE, Duration.ofHours(2), "test");
+        open(state, 0);
+    }
+
+    /** As {@link #open(OperatorSubtaskState)}, with the harness's processing time at {@code clockMs} from the start. */
+    private void open(OperatorSubtaskState state, long clockMs) throws Exception {
+        function = new RequestJoinFunction(TIMEOUT, GRACE, STATE_TTL, "test");
         harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
             new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
+        harness.setProcessingTime(clockMs);
         if (state != null) {
             harness.initializeState(state);
         }
@@ -302,6 +309,78 @@ class RequestJoinFunctionTest {
         assertUnmatched(0, 1);
         watermark(function.decisionCleanup(1_500 + TIMEOUT.toMillis()));
         assertUnmatched(2, 1);
+        assertNoStateLeft();
+    }
+
+    /** A request id in the same shard as {@code requestId}, other than it. */
+    static String sameShard(String requestId, String prefix) {
+        for (int i = 0; ; i++) {
+            String id = prefix + i;
+            if (!id.equals(requestId) && RequestShards.of(id).equals(RequestShards.of(requestId))) {
+                return id;
+            }
+        }
+    }
+
+    /**
+     * The backstop when the watermark never advances (no watermark at all here): a side is counted and removed once it
+     * has waited the state TTL of processing time, at its shard's timer (one per shard and bucket of TTL / 4), and not
+     * before; a side that arrived later in the same shard waits its own TTL. Nothing is dropped uncounted.
+     */
+    @Test
+    void aSideWhoseWatermarkNeverAdvancesIsCountedAfterTheStateTtlOfWallClock() throws Exception {
+        long ttl = STATE_TTL.toMillis();
+        for (int i = 0; i < 200; i++) {
+            harness.processElement1(new StreamRecord<>(decision("s" + i, "w1", 1_000 + i), 1_000 + i));
+        }
+        assertThat(harness.numProcessingTimeTimers()).as("one per shard and bucket").isLessThanOrEqualTo(RequestShards.COUNT);
+        harness.setProcessingTime(ttl / 4 + 1);
+        String later = sameShard("s0", "late-c");
+        harness.processElement2(new StreamRecord<>(completion(later, "w1", 2_000, true), 2_000));
+
+        harness.setProcessingTime(ttl - 1);
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(ttl);
+        assertUnmatched(200, 0);
+        assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(200);
+        assertThat(harness.numKeyedStateEntries()).as("the later completion still waits").isEqualTo(1);
+
+        harness.setProcessingTime(ttl + ttl / 2 - 1);
+        assertUnmatched(200, 0);
+        harness.setProcessingTime(ttl + ttl / 2);
+        assertUnmatched(200, 1);
+        assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(201);
+        assertThat(harness.numKeyedStateEntries()).isZero();
+        assertThat(harness.numProcessingTimeTimers()).as("none armed again once nothing waits").isZero();
+        assertNoStateLeft();
+    }
+
+    /**
+     * A job restored after an outage longer than the state TTL: the sides restored count their wait from the restart,
+     * not from their arrival before the outage, so the backlog's partner still joins; one whose partner never comes is
+     * counted a TTL after the restart.
+     */
+    @Test
+    void aRestoreAfterALongOutageCountsTheWaitFromTheRestart() throws Exception {
+        long ttl = STATE_TTL.toMillis();
+        harness.processElement1(new StreamRecord<>(decision("before-1", "w1", 1_000), 1_000));
+        harness.processElement1(new StreamRecord<>(decision("before-2", "w1", 1_000), 1_000));
+        harness.setProcessingTime(ttl / 2);
+        OperatorSubtaskState state = harness.snapshot(1, 1);
+        harness.close();
+
+        long restart = 5 * ttl;
+        open(state, restart);
+        harness.setProcessingTime(restart + 1); // the timers armed before the outage are overdue: they fire now
+        assertUnmatched(0, 0);
+        harness.processElement2(new StreamRecord<>(completion("before-1", "w1", 2_000, true), 2_000));
+        assertThat(harness.extractOutputValues()).singleElement().satisfies(r -> assertThat(r.worker).isEqualTo("w1"));
+
+        harness.setProcessingTime(restart + ttl - 1);
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(restart + ttl + ttl / 4);
+        assertUnmatched(1, 0);
+        assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(1);
         assertNoStateLeft();
     }
 }

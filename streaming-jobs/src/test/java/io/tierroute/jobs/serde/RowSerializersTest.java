@@ -55,18 +55,21 @@ class RowSerializersTest {
     @Test
     void aWaitingJoinSideKeepsItsRowAndDeadlineAndIsSharedNotCopied() throws Exception {
         TypeSerializer<Object> s = serializer(PendingJoin.class);
-        PendingJoin d = new PendingJoin((DecisionRow) filled(DecisionRow.class, false), null, 123_456L, 99L);
-        PendingJoin c = new PendingJoin(null, (CompletionRow) filled(CompletionRow.class, true), 654_321L, Long.MIN_VALUE);
+        PendingJoin d = new PendingJoin((DecisionRow) filled(DecisionRow.class, false), null, 123_456L, 99L, 1_765_000_000_000L);
+        PendingJoin c = new PendingJoin(null, (CompletionRow) filled(CompletionRow.class, true), 654_321L, Long.MIN_VALUE,
+            7L);
         PendingJoin d2 = (PendingJoin) roundTrip(s, d);
         PendingJoin c2 = (PendingJoin) roundTrip(s, c);
         assertThat(d2.completion).isNull();
         assertSameFields(d2.decision, d.decision);
         assertThat(d2.deadlineMs).isEqualTo(123_456L);
         assertThat(d2.arrivalWatermark).isEqualTo(99L);
+        assertThat(d2.arrivalClockMs).isEqualTo(1_765_000_000_000L);
         assertThat(c2.decision).isNull();
         assertSameFields(c2.completion, c.completion);
         assertThat(c2.deadlineMs).isEqualTo(654_321L);
         assertThat(c2.arrivalWatermark).isEqualTo(Long.MIN_VALUE);
+        assertThat(c2.arrivalClockMs).isEqualTo(7L);
         // immutable: the heap backend's copy-on-write shares the entry
         assertThat(s.isImmutableType()).isTrue();
         assertThat(s.copy(d)).isSameAs(d);

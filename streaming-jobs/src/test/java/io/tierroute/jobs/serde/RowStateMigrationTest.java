@@ -133,6 +133,39 @@ class RowStateMigrationTest {
         assertOldFieldsAndUnknown(p.decision, d, DECISION_KV_FIELDS);
         assertThat(p.deadlineMs).isEqualTo(123_456L);
         assertThat(p.arrivalWatermark).isEqualTo(99L);
+        assertThat(p.arrivalClockMs).isEqualTo(PendingJoin.UNKNOWN_ARRIVAL_CLOCK);
+    }
+
+    /**
+     * The join's waiting side as the version before the arrival clock wrote it (row layout 2, snapshot version 4): it
+     * migrates, its row whole, its arrival clock unknown; the other row serializers stay at layout 2, compatible as is.
+     */
+    @Test
+    void aWaitingSideOfTheVersionBeforeTheArrivalClockMigratesWithTheClockUnknown() throws Exception {
+        PendingJoinSerializer previous = PendingJoinSerializer.of(RowFields.LAYOUT_KV_WAIT);
+        TypeSerializerSnapshot<PendingJoin> oldSnapshot = readSnapshot(snapshotBytes(previous.snapshotConfiguration()));
+        assertThat(oldSnapshot.getCurrentVersion()).isEqualTo(4);
+        assertThat(PendingJoinSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(oldSnapshot)
+            .isCompatibleAfterMigration()).isTrue();
+
+        CompletionRow c = (CompletionRow) RowSerializersTest.filled(CompletionRow.class, true);
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        out.writeByte(1);
+        RowFields.writeCompletion(c, out, RowFields.LAYOUT_KV_WAIT);
+        out.writeLong(654_321L);
+        out.writeLong(98L);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        PendingJoin restored = oldSnapshot.restoreSerializer().deserialize(in);
+        assertThat(in.available()).as("old bytes all read").isZero();
+        @SuppressWarnings("unchecked")
+        PendingJoin migrated = (PendingJoin) RowSerializersTest.roundTrip(
+            (TypeSerializer<Object>) (TypeSerializer<?>) PendingJoinSerializer.INSTANCE, restored);
+        RowSerializersTest.assertSameFields(migrated.completion, c);
+        assertThat(migrated.deadlineMs).isEqualTo(654_321L);
+        assertThat(migrated.arrivalWatermark).isEqualTo(98L);
+        assertThat(migrated.arrivalClockMs).isEqualTo(PendingJoin.UNKNOWN_ARRIVAL_CLOCK);
+        assertThat(RowSerializers.Completion.INSTANCE.snapshotConfiguration().getCurrentVersion())
+            .as("rows keep their layout").isEqualTo(4);
     }
 
     @Test
