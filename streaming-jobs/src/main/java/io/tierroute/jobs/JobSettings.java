@@ -36,8 +36,8 @@ import java.util.Map;
  * @param idleness a source partition without records for this long stops holding the watermark back
  * @param maxWatermarkDrift watermark alignment of the telemetry, decisions and completions sources: none
  *     may run further than this ahead of the slowest in event time (0 = off)
- * @param stateTtl wall-clock time a join side waits when the watermark stalls (the backstop of the event-time
- *     deadlines); then it is counted as unmatched and removed
+ * @param stateTtl running time (the wall clock without the job's downtime) a join side waits when the watermark stalls
+ *     (the backstop of the event-time deadlines); then it is counted as unmatched and removed
  * @param maxFutureSkew event times further than this past the wall clock are dead letters
  * @param scopes a regular expression every scope this job fits matches in whole; a record of any other scope is a dead
  *     letter (null: every scope). Each scope the records name gets state that stays, so a producer that puts a
@@ -124,6 +124,10 @@ public record JobSettings(
         positive("idleness", idleness);
         require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
         positive("state-ttl", stateTtl);
+        // The backstop must not expire a side the event-time deadlines still wait for (a whole millisecond at least).
+        require(stateTtl.compareTo(decisionTimeout) >= 0 && stateTtl.compareTo(completionGrace) >= 0
+            && stateTtl.toMillis() >= 1, "state-ttl", "must be at least --decision-timeout and --completion-grace, got "
+            + stateTtl);
         positive("max-future-skew", maxFutureSkew);
         // Blank matches no scope (identifier() refuses an empty one): every record would be a dead letter.
         require(scopes == null || (!scopes.isBlank() && compiles(scopes)), "scopes",

@@ -66,6 +66,12 @@ class JobSettingsTest {
         assertThat(JobSettings.builder().build().scopes()).as("every scope by default").isNull();
         assertThatThrownBy(() -> JobSettings.parse("--forest-max-bytes", "16777216"))
             .hasMessageContaining("--forest-max-bytes must be in [1, 2097152] bytes").hasMessageContaining("got 16777216");
+        // the join's wall-clock backstop must not expire a side its event-time deadline still waits for
+        assertThatThrownBy(() -> JobSettings.parse("--state-ttl", "20m"))
+            .hasMessageContaining("--state-ttl must be at least --decision-timeout and --completion-grace, got PT20M");
+        assertThatThrownBy(() -> JobSettings.parse("--state-ttl", "PT0.0005S", "--decision-timeout", "PT0.0001S",
+            "--completion-grace", "PT0.0001S")).hasMessageContaining("--state-ttl must be at least");
+        assertThat(JobSettings.parse("--state-ttl", "30m").stateTtl()).isEqualTo(Duration.ofMinutes(30));
     }
 
     @Test

@@ -7,13 +7,20 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimeDomain;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.streaming.api.operators.StreamingRuntimeContext;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,13 +49,15 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * task (sixth round). What waits per shard and bucket is also counted in memory ({@link WaitingBuckets}): a
  * bucket's timer is registered once, not for every side, and a clean-up timer at which no side can have
  * expired does not scan (with a backlog none ever expires; ninth round).
- * When the watermark stalls, a side that has waited {@code stateTtl} of processing time is counted the same way
- * and removed by its shard's processing-time timer ({@link WallClockBackstop}; {@code joinSidesExpiredByWallClock}
- * counts them apart and the log says so): never dropped uncounted, as Flink's state TTL did before. A completion
+ * When the watermark stalls, a side that has waited {@code stateTtl} of the job's running time (the wall clock
+ * without its downtime, kept across restores in operator state) is counted the same way and removed by its shard's
+ * processing-time timer ({@link WallClockBackstop}; {@code joinSidesExpiredByWallClock} counts them apart and the
+ * log says so): never dropped uncounted, as Flink's state TTL did before. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
  */
-public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, DecisionRow, CompletionRow, JoinedRow> {
+public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, DecisionRow, CompletionRow, JoinedRow>
+        implements CheckpointedFunction {
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(RequestJoinFunction.class);
     /** At most one warning per minute about sides the wall clock expired (a stalled watermark hits every shard). */
@@ -56,6 +65,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
 
     static final String DECISIONS = "waiting-decisions";
     static final String COMPLETIONS = "waiting-completions";
+    /** Operator state: the backstop's running clock at each subtask's checkpoint (union: a rescale reads them all). */
+    static final String RUNNING_CLOCK = "join-running-clock";
     /** Clean-up buckets per decision timeout: an expired decision stays in state at most 1/8 of the timeout longer. */
     static final int DECISION_BUCKETS = 8;
     /** Clean-up buckets per completion grace: the grace is short, its scans frequent (see the class comment). */
@@ -80,9 +91,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private transient WaitingBuckets decisionBuckets;
     private transient WaitingBuckets completionBuckets;
     private transient WallClockBackstop backstop;
+    private transient ListState<Long> runningClock;
     transient Counter sidesExpiredByWallClock;
-    /** Sides the wall clock expired since the last warning, and when that was. */
-    private transient long unwarnedExpiries;
+    /** When the backstop last warned (wall clock; NONE: not yet). */
     private transient long lastWarnMs;
     /** Clean-up scans of a shard's map run, package-visible for the tests. */
     transient long scans;
@@ -106,6 +117,33 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         return new MapStateDescriptor<>(name, String.class, PendingJoin.class);
     }
 
+    /** Before {@link #open}: the backstop, its running clock resumed from the one a restored checkpoint kept. */
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        runningClock = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(RUNNING_CLOCK, Long.class));
+        long restored = WallClockBackstop.NONE;
+        if (ctx.isRestored()) {
+            for (Long running : runningClock.get()) {
+                restored = Math.max(restored, running);
+            }
+        }
+        backstop = new WallClockBackstop(stateTtlMs);
+        backstop.start(processingTime(), restored);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        runningClock.update(List.of(backstop.running(processingTime())));
+    }
+
+    /**
+     * The operator's processing time outside an element or a timer (where no timer service is at hand): the same
+     * service the timers use, so that a test's harness clock drives it too.
+     */
+    private long processingTime() {
+        return ((StreamingRuntimeContext) getRuntimeContext()).getProcessingTimeService().getCurrentProcessingTime();
+    }
+
     @Override
     public void open(OpenContext openContext) {
         AvroTrust.install(); // dead letters (Avro) are copied by Flink's Avro serializer on this TaskManager
@@ -113,7 +151,6 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS));
         decisionBuckets = new WaitingBuckets(decisionBucketMs);
         completionBuckets = new WaitingBuckets(completionBucketMs);
-        backstop = new WallClockBackstop(stateTtlMs);
         var metrics = getRuntimeContext().getMetricGroup();
         joined = metrics.counter("joinedRows");
         decisionsNeverCompleted = metrics.counter("decisionsNeverCompleted");
@@ -122,12 +159,16 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         failedCompletions = metrics.counter("failedCompletions");
         workerMismatches = metrics.counter("completionWorkerMismatches");
         sidesExpiredByWallClock = metrics.counter("joinSidesExpiredByWallClock");
+        lastWarnMs = WallClockBackstop.NONE;
     }
 
     @Override
     public void processElement1(DecisionRow d, Context ctx, Collector<JoinedRow> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
         int shard = RequestShards.index(ctx.getCurrentKey());
+        if (backstop.unarmed(shard)) {
+            armBackstop(ctx, shard); // sides restored without an arrival clock may wait here with no timer of their own
+        }
         PendingJoin c = waiting(completions, completionBuckets, shard, d.requestId, watermark);
         if (c != null) {
             emit(d, c.completion, ctx, out);
@@ -152,6 +193,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     public void processElement2(CompletionRow c, Context ctx, Collector<JoinedRow> out) throws Exception {
         long watermark = ctx.timerService().currentWatermark();
         int shard = RequestShards.index(ctx.getCurrentKey());
+        if (backstop.unarmed(shard)) {
+            armBackstop(ctx, shard);
+        }
         PendingJoin d = waiting(decisions, decisionBuckets, shard, c.requestId, watermark);
         if (d != null) {
             emit(d.decision, c, ctx, out);
@@ -174,14 +218,13 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
 
     /**
      * Arms the shard's wall-clock timer for a side that waits from now (one timer per shard and bucket) and returns the
-     * processing time. Sides restored from a version before the backstop have no timer of their own: the next side that
-     * waits in their shard arms the one that covers them (only a side that waits reads the clock, not every input).
+     * running clock, the side's arrival. Only a side that waits reads the clock, and an input of a shard with no timer
+     * armed in this run: sides restored from a version before the backstop have no timer of their own.
      */
     private long armBackstop(Context ctx, int shard) {
-        long now = ctx.timerService().currentProcessingTime();
-        backstop.saw(now);
-        long at = backstop.arm(shard, backstop.dueAt(now), now);
-        if (at != Long.MIN_VALUE) {
+        long now = backstop.running(ctx.timerService().currentProcessingTime());
+        long at = backstop.arm(shard, backstop.dueAt(now));
+        if (at != WallClockBackstop.NONE) {
             ctx.timerService().registerProcessingTimeTimer(at);
         }
         return now;
@@ -204,7 +247,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     }
 
     /**
-     * Clean-up at a bucket end: every side of this shard that the watermark has expired (its deadline is at or
+     * A processing-time timer is the wall-clock backstop's ({@link #expireByWallClock}). An event-time one is the
+     * clean-up at a bucket end: every side of this shard that the watermark has expired (its deadline is at or
      * before the watermark, which is at or past the timer). The completions' buckets are shorter; the
      * decisions' map is scanned only at its own bucket ends (a time that is a bucket end of both: both maps).
      * A map none of whose sides can have expired by the {@link WaitingBuckets counts} is not scanned (the
@@ -214,7 +258,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<JoinedRow> out) throws Exception {
         int shard = RequestShards.index(ctx.getCurrentKey());
         if (ctx.timeDomain() == TimeDomain.PROCESSING_TIME) {
-            expireByWallClock(shard, ctx);
+            expireByWallClock(shard, timestamp, ctx);
             return;
         }
         long watermark = ctx.timerService().currentWatermark();
@@ -245,31 +289,34 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     }
 
     /**
-     * The backstop's clean-up of a shard: counts and removes every side of both maps that has waited the TTL by the wall
-     * clock, and arms the shard's timer again for the earliest side left if none of this run is (sides restored from a
-     * checkpoint, whose wait counts from this run's start).
+     * The backstop's clean-up of a shard at its timer: counts and removes every side of both maps that has waited the
+     * TTL of running time, and arms the shard's timer again for the earliest side left (a side restored from a
+     * checkpoint, whose timer from the run before fired early by the downtime, or one of this run's later buckets).
+     * The clock is taken at least at the timer's time, so a clock that stepped back cannot leave the shard unarmed.
      */
-    private void expireByWallClock(int shard, OnTimerContext ctx) throws Exception {
-        long now = ctx.timerService().currentProcessingTime();
-        backstop.saw(now);
+    private void expireByWallClock(int shard, long timestamp, OnTimerContext ctx) throws Exception {
+        backstop.fired(shard, timestamp);
+        long wall = Math.max(ctx.timerService().currentProcessingTime(), timestamp);
+        long now = backstop.running(wall);
         long[] earliestLeft = {Long.MAX_VALUE};
         long expired = expireByWallClock(decisions, decisionBuckets, shard, now, earliestLeft)
             + expireByWallClock(completions, completionBuckets, shard, now, earliestLeft);
         if (earliestLeft[0] != Long.MAX_VALUE) {
-            long at = backstop.arm(shard, earliestLeft[0], now);
-            if (at != Long.MIN_VALUE) {
+            long at = backstop.arm(shard, earliestLeft[0]);
+            if (at != WallClockBackstop.NONE) {
                 ctx.timerService().registerProcessingTimeTimer(at);
             }
         }
         if (expired > 0) {
             sidesExpiredByWallClock.inc(expired);
-            unwarnedExpiries += expired;
-            if (now - lastWarnMs >= WARN_EVERY_MS) {
-                LOG.warn("{} join sides waited --state-ttl ({} ms) of wall-clock time without the watermark passing their"
-                    + " deadlines; counted as decisionsNeverCompleted / completionsWithoutDecision and removed. Is a"
-                    + " source partition stalled, or its event times far behind?", unwarnedExpiries, stateTtlMs);
-                unwarnedExpiries = 0;
-                lastWarnMs = now;
+            if (lastWarnMs == WallClockBackstop.NONE || wall - lastWarnMs >= WARN_EVERY_MS) {
+                LOG.warn("{} join sides of shard {} waited --state-ttl ({} ms) of running time without the watermark"
+                    + " passing their deadlines; counted as decisionsNeverCompleted / completionsWithoutDecision and"
+                    + " removed (joinSidesExpiredByWallClock). Is a source partition stalled, or its event times far"
+                    + " behind?", expired, shard, stateTtlMs);
+                lastWarnMs = wall;
+            } else { // every shard's timer falls due at once in a stall: one warning a minute, the rest at INFO
+                LOG.info("{} join sides of shard {} waited --state-ttl of running time", expired, shard);
             }
         }
     }

@@ -44,7 +44,8 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
         return switch (layout) {
             case RowFields.LAYOUT_BEFORE_KV_WAIT -> VERSION_BEFORE_KV_WAIT;
             case RowFields.LAYOUT_KV_WAIT -> VERSION_KV_WAIT;
-            default -> VERSION_JOIN_CLOCK;
+            case RowFields.LAYOUT_JOIN_CLOCK -> VERSION_JOIN_CLOCK;
+            default -> throw new IllegalStateException("no snapshot version for row layout " + layout);
         };
     }
 

@@ -118,8 +118,9 @@ class JoinStateOfPreviousVersionTest {
     /**
      * The version just before the arrival clock (row layout 2, Flink's state TTL on the maps) on either backend: the
      * restored decision joins its completion with every field, and a restored decision whose completion never comes is
-     * counted by the wall-clock backstop a state TTL after this run first saw the clock (the old version armed no such
-     * timer; the next side that waits in its shard arms the one that covers it), never dropped uncounted.
+     * counted by the wall-clock backstop a state TTL after the restart (the old version armed no such timer; the first
+     * input of its shard arms one), never dropped uncounted. The state this version writes then restores on the same
+     * backend with its timers, and a side's wait excludes the downtime.
      */
     @ParameterizedTest
     @ValueSource(strings = {"hashmap", "rocksdb"})
@@ -136,29 +137,50 @@ class JoinStateOfPreviousVersionTest {
         }
 
         RequestJoinFunction join = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2), TTL, "t");
+        long ttl = TTL.toMillis();
         long restart = 1_000_000;
+        String fresh = RequestJoinFunctionTest.sameShard("joins", "fresh-");
+        OperatorSubtaskState current;
         try (var restored = harness(join, backend)) {
             restored.setProcessingTime(restart);
             restored.initializeState(state);
             restored.open();
-            CompletionRow c = completion("joins");
+            CompletionRow c = completion("joins"); // joins at once, and arms the shard's wall-clock timer
             restored.processElement2(new StreamRecord<>(c, c.finishedTimeMs));
             assertThat(restored.extractOutputValues()).singleElement().satisfies(j -> {
                 assertThat(j.request.isl).isEqualTo(1200);
                 assertThat(j.admission.kvUsedTokens).isEqualTo(4_096);
             });
-            DecisionRow fresh = decision(RequestJoinFunctionTest.sameShard("joins", "fresh-"));
-            restored.processElement1(new StreamRecord<>(fresh, fresh.timestampMs));
 
-            restored.setProcessingTime(restart + TTL.toMillis() - 1);
+            restored.setProcessingTime(restart + ttl - 1);
             assertThat(join.decisionsNeverCompleted.getCount()).isZero();
-            restored.setProcessingTime(restart + TTL.toMillis() + TTL.toMillis() / 4);
-            assertThat(join.decisionsNeverCompleted.getCount()).as("the restored one and the fresh one").isEqualTo(2);
-            assertThat(join.sidesExpiredByWallClock.getCount()).isEqualTo(2);
+            restored.setProcessingTime(restart + ttl + ttl / 4);
+            assertThat(join.decisionsNeverCompleted.getCount()).as("the restored one, a TTL after the restart").isEqualTo(1);
+            assertThat(join.sidesExpiredByWallClock.getCount()).isEqualTo(1);
             CompletionRow tooLate = completion(stalled);
             restored.processElement2(new StreamRecord<>(tooLate, tooLate.finishedTimeMs));
             assertThat(restored.extractOutputValues()).as("the counted decision left the state").hasSize(1);
-            assertThat(restored.snapshot(2, 2)).as("snapshots again, plain state").isNotNull();
+
+            DecisionRow d = decision(fresh); // written in the current layout, with its arrival clock
+            restored.processElement1(new StreamRecord<>(d, d.timestampMs));
+            current = restored.snapshot(2, 2);
+        }
+
+        // this version's state and timers restore on the same backend, a TTL of downtime later
+        long arrival = restart + ttl + ttl / 4;
+        RequestJoinFunction again = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2), TTL, "t");
+        try (var restored = harness(again, backend)) {
+            restored.setProcessingTime(arrival + ttl);
+            restored.initializeState(current);
+            restored.open();
+            // due at running arrival + ttl, i.e. wall arrival + 2 ttl; counted at the bucket end after it
+            restored.setProcessingTime(arrival + 2 * ttl - 1);
+            assertThat(again.decisionsNeverCompleted.getCount()).as("the downtime does not count").isZero();
+            restored.setProcessingTime(RequestJoinFunction.bucketEnd(arrival + 2 * ttl, ttl / WallClockBackstop.BUCKETS));
+            assertThat(again.decisionsNeverCompleted.getCount()).isEqualTo(1);
+            CompletionRow tooLate = completion(fresh);
+            restored.processElement2(new StreamRecord<>(tooLate, tooLate.finishedTimeMs));
+            assertThat(restored.extractOutputValues()).as("the counted decision left the state").isEmpty();
         }
     }
 

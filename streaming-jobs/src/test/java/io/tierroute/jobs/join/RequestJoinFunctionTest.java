@@ -333,7 +333,6 @@ class RequestJoinFunctionTest {
         for (int i = 0; i < 200; i++) {
             harness.processElement1(new StreamRecord<>(decision("s" + i, "w1", 1_000 + i), 1_000 + i));
         }
-        assertThat(harness.numProcessingTimeTimers()).as("one per shard and bucket").isLessThanOrEqualTo(RequestShards.COUNT);
         harness.setProcessingTime(ttl / 4 + 1);
         String later = sameShard("s0", "late-c");
         harness.processElement2(new StreamRecord<>(completion(later, "w1", 2_000, true), 2_000));
@@ -356,16 +355,18 @@ class RequestJoinFunctionTest {
     }
 
     /**
-     * A job restored after an outage longer than the state TTL: the sides restored count their wait from the restart,
-     * not from their arrival before the outage, so the backlog's partner still joins; one whose partner never comes is
-     * counted a TTL after the restart.
+     * A job restored after an outage longer than the state TTL: the wait counts in running time, the wall clock without
+     * the downtime. The sides restored keep the wait they had before the outage (the checkpoint keeps the running clock)
+     * and resume it at the restart, so the backlog's partner still joins, and one whose partner never comes is counted
+     * when its waits before and after the outage make up the TTL.
      */
     @Test
-    void aRestoreAfterALongOutageCountsTheWaitFromTheRestart() throws Exception {
+    void aRestoreAfterALongOutageCountsTheRunningTimeNotTheOutage() throws Exception {
         long ttl = STATE_TTL.toMillis();
         harness.processElement1(new StreamRecord<>(decision("before-1", "w1", 1_000), 1_000));
         harness.processElement1(new StreamRecord<>(decision("before-2", "w1", 1_000), 1_000));
         harness.setProcessingTime(ttl / 2);
+        harness.processElement1(new StreamRecord<>(decision("later", "w1", 1_000), 1_000)); // the clock read last
         OperatorSubtaskState state = harness.snapshot(1, 1);
         harness.close();
 
@@ -376,9 +377,45 @@ class RequestJoinFunctionTest {
         harness.processElement2(new StreamRecord<>(completion("before-1", "w1", 2_000, true), 2_000));
         assertThat(harness.extractOutputValues()).singleElement().satisfies(r -> assertThat(r.worker).isEqualTo("w1"));
 
-        harness.setProcessingTime(restart + ttl - 1);
+        long dueBefore = restart + ttl / 2; // ttl/2 waited before the outage, ttl/2 after the restart
+        harness.setProcessingTime(dueBefore - 1);
         assertUnmatched(0, 0);
-        harness.setProcessingTime(restart + ttl + ttl / 4);
+        harness.setProcessingTime(dueBefore);
+        assertUnmatched(1, 0);
+        harness.setProcessingTime(restart + ttl - 1);
+        assertUnmatched(1, 0);
+        harness.setProcessingTime(restart + ttl); // "later" arrived at the checkpoint: its whole wait is after the restart
+        assertUnmatched(2, 0);
+        assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(2);
+        assertNoStateLeft();
+    }
+
+    /**
+     * Failovers during a stall, each shorter than the TTL (1 h up, 30 min down, 45 min up, 30 min down; state TTL 2 h,
+     * buckets of 30 min): a side is counted once it has waited 2 h of running time, not 2 h after the last restart and
+     * not 2 h of wall clock, so restarts neither keep a stalled join's state growing nor expire sides during the outages.
+     */
+    @Test
+    void sidesExpireAfterTheTtlOfRunningTimeAcrossRestarts() throws Exception {
+        long minute = Duration.ofMinutes(1).toMillis();
+        harness.processElement1(new StreamRecord<>(decision("stalled", "w1", 1_000), 1_000)); // due at running 2 h
+        harness.setProcessingTime(60 * minute);
+        OperatorSubtaskState first = harness.snapshot(1, 1); // running 1 h
+        harness.close();
+
+        open(first, 90 * minute); // 30 min down: running = wall - 30 min
+        harness.setProcessingTime(120 * minute); // the timer armed at wall 2 h fires: running 1 h 30 min, not due
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(135 * minute);
+        OperatorSubtaskState second = harness.snapshot(2, 2); // running 1 h 45 min
+        harness.close();
+
+        open(second, 165 * minute); // 30 more min down: running = wall - 1 h
+        harness.setProcessingTime(165 * minute + 1);
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(180 * minute - 1);
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(180 * minute); // running 2 h
         assertUnmatched(1, 0);
         assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(1);
         assertNoStateLeft();

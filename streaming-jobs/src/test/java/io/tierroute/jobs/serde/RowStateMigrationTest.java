@@ -239,6 +239,21 @@ class RowStateMigrationTest {
             .resolveSchemaCompatibility(current).isIncompatible()).as("a downgrade").isTrue();
     }
 
+    /** Every layout a serializer is built in writes a snapshot that reads back into a serializer of that layout. */
+    @Test
+    void everyLayoutsSnapshotReadsBackIntoItsOwnLayout() throws Exception {
+        for (int layout : new int[] {RowFields.LAYOUT_BEFORE_KV_WAIT, RowFields.LAYOUT_KV_WAIT}) {
+            for (TypeSerializer<?> s : List.of(RowSerializers.Decision.of(layout), RowSerializers.Completion.of(layout),
+                    RowSerializers.Joined.of(layout), RowSerializers.Input.of(layout), PendingJoinSerializer.of(layout))) {
+                assertThat(readSnapshot(snapshotBytes(s.snapshotConfiguration())).restoreSerializer()).as("layout %d", layout)
+                    .isEqualTo(s);
+            }
+        }
+        PendingJoinSerializer clock = PendingJoinSerializer.of(RowFields.LAYOUT_JOIN_CLOCK);
+        assertThat(clock).isSameAs(PendingJoinSerializer.INSTANCE);
+        assertThat(readSnapshot(snapshotBytes(clock.snapshotConfiguration())).restoreSerializer()).isEqualTo(clock);
+    }
+
     private static <T> void assertCompatibleAsIs(TypeSerializer<T> s) throws Exception {
         TypeSerializerSnapshot<T> back = readSnapshot(snapshotBytes(s.snapshotConfiguration()));
         assertThat(back.restoreSerializer()).isEqualTo(s);
