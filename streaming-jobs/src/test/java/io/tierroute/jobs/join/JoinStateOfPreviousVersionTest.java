@@ -186,16 +186,8 @@ class JoinStateOfPreviousVersionTest {
 
     @Test
     void aDecisionWaitingInThePreviousLayoutJoinsAfterTheRestore() throws Exception {
-        DecisionRow d = new DecisionRow();
-        d.requestId = "r-old";
-        d.scope = "default";
-        d.worker = "w1";
-        d.timestampMs = 10_000;
-        d.regressors.pEffTokens = 1000;
+        DecisionRow d = decision("r-old");
         d.regressors.kvOverflowTokens = 64;
-        d.request.isl = 1200;
-        d.request.model = "m";
-        d.request.maxTokens = 512;
         d.admission.kvUsedTokens = 9_999; // not in the old layout: lost, as the previous version never had it
         OperatorSubtaskState state;
         try (var previous = harness(new PreviousJoin(RowFields.LAYOUT_BEFORE_KV_WAIT))) {
@@ -204,14 +196,7 @@ class JoinStateOfPreviousVersionTest {
             state = previous.snapshot(1, 1);
         }
 
-        CompletionRow c = new CompletionRow();
-        c.requestId = "r-old";
-        c.scope = "default";
-        c.worker = "w1";
-        c.finishedTimeMs = 12_000;
-        c.ok = true;
-        c.realisedUs = 4000;
-        c.outputTokens = 77;
+        CompletionRow c = completion("r-old");
         c.decodeUs = 300_000;
         c.queueWaitUs = 1_000;
         c.prefillUs = 2_000;
