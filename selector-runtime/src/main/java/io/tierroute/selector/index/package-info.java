@@ -6,8 +6,13 @@
  *   <li>{@link io.tierroute.selector.index.PrefixIndex} — the interface and its concurrency contract
  *       (the contract other packages code against).</li>
  *   <li>{@link io.tierroute.selector.index.PrefixMatch} — the reusable per-thread answer.</li>
- *   <li>{@link io.tierroute.selector.index.RunPrefixIndex} — the production index (owns the
- *       authoritative state: a table of block → run, and the runs).</li>
+ *   <li>{@link io.tierroute.selector.index.RunPrefixIndex} — the production index: what readers load
+ *       (the table of block → run, the epoch, the published count) and every write of those fields, the
+ *       lock-free read path, and the write entry points; {@link io.tierroute.selector.index.RunPrefixIndexConfig}
+ *       — its options and builder.</li>
+ *   <li>{@code WriteOp}, {@code RunLayout}, {@code LruPruner} — its single writer: the current op and
+ *       which blocks it changes; the runs and how they are created, grown, split, compacted and retired
+ *       in the order readers rely on; the block cap.</li>
  *   <li>{@code Run}, {@code Holders}, {@code BlockTable} — its internals: a run of blocks sharing one
  *       immutable holder set, the holder set, and the lock-free open-addressing table.</li>
  *   <li>{@link io.tierroute.selector.index.NaiveReferenceIndex} — the obviously-correct oracle

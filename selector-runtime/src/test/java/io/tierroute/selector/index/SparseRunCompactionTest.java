@@ -40,7 +40,7 @@ class SparseRunCompactionTest {
         }
         assertThat(index.blockCount()).isEqualTo(chains);
         assertThat(index.arraySlots()).as("about one small array per head, not 8,192 slots each")
-                .isLessThanOrEqualTo((long) chains * RunPrefixIndex.COMPACT_MIN_ARRAY);
+                .isLessThanOrEqualTo((long) chains * RunLayout.COMPACT_MIN_ARRAY);
         assertThat(depth(index, chain(7, length), 0, Tier.HBM)).isEqualTo(1);
     }
 
