@@ -32,7 +32,7 @@ public record RootCause(String first, String innermost) {
      * a failed close, comes after the last {@code Caused by:} of the main chain and is not why the job failed.
      */
     static Optional<RootCause> fromTrace(String trace) {
-        List<String> lines = FlinkRestClient.withoutStackFrames(trace).lines().toList();
+        List<String> lines = FlinkErrorText.withoutStackFrames(trace).lines().toList();
         if (lines.isEmpty()) {
             return Optional.empty();
         }

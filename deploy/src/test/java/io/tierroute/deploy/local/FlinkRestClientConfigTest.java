@@ -27,7 +27,7 @@ class FlinkRestClientConfigTest {
                 + "\"restart-strategy\":\"Cluster level default restart strategy\",\"job-parallelism\":1,"
                 + "\"object-reuse-mode\":true,\"user-config\":{\"tierroute.role\":\"fitting-job\","
                 + "\"tierroute.bootstrap-servers\":\"127.0.0.1:9092\"}}}";
-        assertThat(FlinkRestClient.userConfig(JSON.readTree(body))).contains(Map.of("tierroute.role", "fitting-job",
+        assertThat(FlinkConfigQueries.userConfig(JSON.readTree(body))).contains(Map.of("tierroute.role", "fitting-job",
                 "tierroute.bootstrap-servers", "127.0.0.1:9092"));
     }
 
@@ -38,47 +38,47 @@ class FlinkRestClientConfigTest {
         String body = "{\"jid\":\"abc\",\"name\":\"fit-a\",\"execution-config\":{\"restart-strategy\":"
                 + "\"Cluster level default restart strategy\",\"job-parallelism\":1,\"object-reuse-mode\":false,"
                 + "\"user-config\":{}}}";
-        assertThat(FlinkRestClient.userConfig(JSON.readTree(body))).contains(Map.of());
+        assertThat(FlinkConfigQueries.userConfig(JSON.readTree(body))).contains(Map.of());
     }
 
     @Test
     void noParametersIsAnEmptyMapAndNoExecutionConfigIsNothing() throws Exception {
-        assertThat(FlinkRestClient.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\",\"execution-config\":"
+        assertThat(FlinkConfigQueries.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\",\"execution-config\":"
                 + "{\"job-parallelism\":1,\"user-config\":{}}}"))).contains(Map.of());
-        assertThat(FlinkRestClient.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\"}"))).isEmpty();
-        assertThat(FlinkRestClient.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\",\"execution-config\":null}")))
+        assertThat(FlinkConfigQueries.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\"}"))).isEmpty();
+        assertThat(FlinkConfigQueries.userConfig(JSON.readTree("{\"jid\":\"abc\",\"name\":\"other\",\"execution-config\":null}")))
                 .isEmpty();
     }
 
     @Test
     void theParallelismTheJobSetIsItsJobParallelism() throws Exception {
-        FlinkRestClient.JobConfig two = FlinkRestClient.jobConfig(FlinkRestClientSlotsTest.captured(
+        FlinkRestClient.JobConfig two = FlinkConfigQueries.jobConfig(FlinkRestClientSlotsTest.captured(
                 "job-config-parallelism-2.json")).orElseThrow();
         assertThat(two.parallelism()).isEqualTo(OptionalInt.of(2));
         assertThat(two.userConfig()).containsEntry("tierroute.role", "fitting-job").containsEntry("tierroute.job-name",
                 "fit-rocks");
         // a job stopped with a savepoint (FINISHED) still answers its config
-        FlinkRestClient.JobConfig finished = FlinkRestClient.jobConfig(FlinkRestClientSlotsTest.captured(
+        FlinkRestClient.JobConfig finished = FlinkConfigQueries.jobConfig(FlinkRestClientSlotsTest.captured(
                 "job-config-finished.json")).orElseThrow();
         assertThat(finished.parallelism()).isEqualTo(OptionalInt.of(1));
         assertThat(finished.userConfig()).containsEntry("tierroute.job-name", "fit one");
         // none, or not a positive number (ExecutionConfig's -1: not set): unknown
-        assertThat(FlinkRestClient.jobConfig(JSON.readTree("{\"execution-config\":{\"user-config\":{}}}")).orElseThrow()
+        assertThat(FlinkConfigQueries.jobConfig(JSON.readTree("{\"execution-config\":{\"user-config\":{}}}")).orElseThrow()
                 .parallelism()).isEmpty();
-        assertThat(FlinkRestClient.jobConfig(JSON.readTree("{\"execution-config\":{\"job-parallelism\":-1}}"))
+        assertThat(FlinkConfigQueries.jobConfig(JSON.readTree("{\"execution-config\":{\"job-parallelism\":-1}}"))
                 .orElseThrow().parallelism()).isEmpty();
-        assertThat(FlinkRestClient.jobConfig(JSON.readTree("{\"execution-config\":{\"job-parallelism\":\"2\"}}"))
+        assertThat(FlinkConfigQueries.jobConfig(JSON.readTree("{\"execution-config\":{\"job-parallelism\":\"2\"}}"))
                 .orElseThrow().parallelism()).isEmpty();
-        assertThat(FlinkRestClient.jobConfig(JSON.readTree("{\"jid\":\"abc\"}"))).isEmpty();
+        assertThat(FlinkConfigQueries.jobConfig(JSON.readTree("{\"jid\":\"abc\"}"))).isEmpty();
     }
 
     @Test
     void theCheckpointIntervalAndStateBackendOfTheCheckpointConfig() throws Exception {
-        assertThat(FlinkRestClient.checkpointConfig(FlinkRestClientSlotsTest.captured("checkpoints-config-rocksdb.json")))
+        assertThat(FlinkConfigQueries.checkpointConfig(FlinkRestClientSlotsTest.captured("checkpoints-config-rocksdb.json")))
                 .isEqualTo(new FlinkRestClient.CheckpointConfig(3000, "EmbeddedRocksDBStateBackend"));
-        assertThat(FlinkRestClient.checkpointConfig(FlinkRestClientSlotsTest.captured("checkpoints-config-hashmap.json")))
+        assertThat(FlinkConfigQueries.checkpointConfig(FlinkRestClientSlotsTest.captured("checkpoints-config-hashmap.json")))
                 .isEqualTo(new FlinkRestClient.CheckpointConfig(500, "HashMapStateBackend"));
-        assertThat(FlinkRestClient.checkpointConfig(JSON.readTree("{\"interval\":0}")))
+        assertThat(FlinkConfigQueries.checkpointConfig(JSON.readTree("{\"interval\":0}")))
                 .isEqualTo(new FlinkRestClient.CheckpointConfig(-1, ""));
     }
 }

@@ -28,15 +28,15 @@ class FlinkRestClientErrorsTest {
 
     @Test
     void theRootCauseInOneLine() {
-        String line = FlinkRestClient.rootCause(List.of(RUN_ERROR));
+        String line = FlinkErrorText.rootCause(List.of(RUN_ERROR));
         assertThat(line).doesNotContain("\n").isEqualTo("IllegalArgumentException: tierroute fitting job: --parallelism "
                 + "must be >= 1, got 0 (run with --help for every flag) (see the Flink JobManager log for the whole cause chain)");
     }
 
     @Test
     void aPlainErrorStaysAsItIs() {
-        assertThat(FlinkRestClient.rootCause(List.of("Could not find jar with id abc.jar"))).isEqualTo("Could not find jar with id abc.jar");
-        assertThat(FlinkRestClient.rootCause(List.of("Internal server error.",
+        assertThat(FlinkErrorText.rootCause(List.of("Could not find jar with id abc.jar"))).isEqualTo("Could not find jar with id abc.jar");
+        assertThat(FlinkErrorText.rootCause(List.of("Internal server error.",
                 "<Exception on server side:\norg.apache.flink.util.FlinkException: No job xyz\n\tat a.B.c(B.java:1)\n\n"
                         + "End of exception on server side>"))).isEqualTo("FlinkException: No job xyz");
     }
@@ -48,13 +48,13 @@ class FlinkRestClientErrorsTest {
         try (var in = FlinkRestClientErrorsTest.class.getResourceAsStream("/flink/savepoint-of-an-unknown-job.txt")) {
             trace = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }
-        assertThat(FlinkRestClient.rootCause(List.of(trace))).isEqualTo("FlinkJobNotFoundException: Could not find Flink "
+        assertThat(FlinkErrorText.rootCause(List.of(trace))).isEqualTo("FlinkJobNotFoundException: Could not find Flink "
                 + "job (deadbeefdeadbeefdeadbeefdeadbeef) (see the Flink JobManager log for the whole cause chain)");
     }
 
     @Test
     void aSuppressedBlocksCausesAreNotTheRootCause() {
-        assertThat(FlinkRestClient.rootCause(List.of("Internal server error.", "<Exception on server side:\n"
+        assertThat(FlinkErrorText.rootCause(List.of("Internal server error.", "<Exception on server side:\n"
                 + RootCauseTest.SINK_FAILURE_WITH_SUPPRESSED + "\nEnd of exception on server side>")))
                 .isEqualTo("TimeoutException: Expiring 1 record(s) for tierroute.params-0:120000 ms has passed since batch "
                         + "creation (see the Flink JobManager log for the whole cause chain)");

@@ -33,8 +33,8 @@ class FlinkRestClientHintTest {
     @Test
     void theMessageBuilder() {
         URI u = URI.create("http://h:1");
-        assertThat(FlinkRestClient.refusedMessage(u, "GET /x", "")).isEqualTo("cannot reach the Flink cluster at "
+        assertThat(FlinkRestTransport.refusedMessage(u, "GET /x", "")).isEqualTo("cannot reach the Flink cluster at "
                 + "http://h:1 (GET /x): connection refused");
-        assertThat(FlinkRestClient.refusedMessage(u, "GET /x", "try y")).endsWith("connection refused; try y");
+        assertThat(FlinkRestTransport.refusedMessage(u, "GET /x", "try y")).endsWith("connection refused; try y");
     }
 }

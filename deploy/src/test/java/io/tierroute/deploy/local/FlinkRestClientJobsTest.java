@@ -19,13 +19,13 @@ class FlinkRestClientJobsTest {
                 + "1764579600123,\"end-time\":-1,\"duration\":4521,\"state\":\"INITIALIZING\",\"last-modification\":"
                 + "1764579600123,\"tasks\":{\"running\":0,\"canceling\":0,\"canceled\":0,\"total\":0,\"created\":0,"
                 + "\"scheduled\":0,\"deploying\":0,\"reconciling\":0,\"finished\":0,\"initializing\":0,\"failed\":0}}";
-        assertThat(FlinkRestClient.jobSummary(JSON.readTree(job))).isEqualTo(new FlinkRestClient.JobSummary(
+        assertThat(FlinkJobs.jobSummary(JSON.readTree(job))).isEqualTo(new FlinkRestClient.JobSummary(
                 "9b3c4f0e1d2a4b5c8d7e6f5a4b3c2d1e", "tierroute-fitting-job", "INITIALIZING", 1764579600123L));
     }
 
     @Test
     void noStartTimeIsMinusOne() throws Exception {
-        assertThat(FlinkRestClient.jobSummary(JSON.readTree("{\"jid\":\"a\",\"name\":\"n\",\"state\":\"RUNNING\"}"))
+        assertThat(FlinkJobs.jobSummary(JSON.readTree("{\"jid\":\"a\",\"name\":\"n\",\"state\":\"RUNNING\"}"))
                 .startTime()).isEqualTo(-1);
         assertThat(new FlinkRestClient.JobSummary("a", "n", "RUNNING").startTime()).isEqualTo(-1);
     }

@@ -36,19 +36,19 @@ class FlinkRestClientSlotsTest {
     @Test
     void aJobNeedsItsLargestParallelismPerSlotSharingGroup() throws Exception {
         // the fitting job: every operator at --parallelism 2 but the control source's 1, all in the default group
-        FlinkRestClient.JobDetails waiting = FlinkRestClient.jobDetails(captured("job-waiting-for-slots.json"));
+        FlinkRestClient.JobDetails waiting = FlinkJobs.jobDetails(captured("job-waiting-for-slots.json"));
         assertThat(waiting.slotsNeeded()).isEqualTo(2);
         assertThat(waiting.state()).isEqualTo("RUNNING");
         assertThat(waiting.fullyRunning()).isFalse();
         assertThat(waiting.tasks("SCHEDULED")).isEqualTo(waiting.taskCount()).isEqualTo(13);
 
-        FlinkRestClient.JobDetails running = FlinkRestClient.jobDetails(captured("job-running.json"));
+        FlinkRestClient.JobDetails running = FlinkJobs.jobDetails(captured("job-running.json"));
         assertThat(running.slotsNeeded()).isEqualTo(1);
         assertThat(running.fullyRunning()).isTrue();
         assertThat(running.tasks("RUNNING")).isEqualTo(7);
 
         // two groups: their slots add up
-        assertThat(FlinkRestClient.jobDetails(JSON.readTree("{\"name\":\"x\",\"state\":\"RUNNING\",\"vertices\":["
+        assertThat(FlinkJobs.jobDetails(JSON.readTree("{\"name\":\"x\",\"state\":\"RUNNING\",\"vertices\":["
                 + "{\"slotSharingGroupId\":\"g1\",\"parallelism\":3,\"status\":\"RUNNING\"},"
                 + "{\"slotSharingGroupId\":\"g1\",\"parallelism\":1,\"status\":\"RUNNING\"},"
                 + "{\"slotSharingGroupId\":\"g2\",\"parallelism\":2,\"status\":\"RUNNING\"}]}")).slotsNeeded()).isEqualTo(5);

@@ -49,14 +49,14 @@ class RootCauseTest {
 
     @Test
     void aJobNotRunningSaysWhatItsTasksWaitForAndWhy() throws Exception {
-        FlinkRestClient.JobDetails waiting = FlinkRestClient.jobDetails(captured("job-waiting-for-slots.json"));
+        FlinkRestClient.JobDetails waiting = FlinkJobs.jobDetails(captured("job-waiting-for-slots.json"));
         String id = "dd2ddce9ca33bb6b7b22e8b10579ec6e";
-        assertThat(FlinkRestClient.notRunning(id, waiting, Duration.ofSeconds(30), Optional.empty())).isEqualTo("job " + id
+        assertThat(FlinkJobs.notRunning(id, waiting, Duration.ofSeconds(30), Optional.empty())).isEqualTo("job " + id
                 + " (c) is RUNNING, not fully running after 30 s (0 of 13 tasks running, 13 waiting for a task slot); "
                 + "Flink has recorded no exception for it");
         FlinkRestClient.JobDetails failed = new FlinkRestClient.JobDetails("c", "FAILED", waiting.vertexStates(),
                 waiting.tasks(), 2);
-        assertThat(FlinkRestClient.notRunning(id, failed, null, RootCause.of(captured("exceptions-no-resource-failed.json"))))
+        assertThat(FlinkJobs.notRunning(id, failed, null, RootCause.of(captured("exceptions-no-resource-failed.json"))))
                 .startsWith("job " + id + " (c) is FAILED; root cause: " + NO_SLOT + " (Flink reports it under JobException: ");
     }
 
