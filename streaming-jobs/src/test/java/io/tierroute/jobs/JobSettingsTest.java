@@ -70,7 +70,9 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--state-ttl", "20m"))
             .hasMessageContaining("--state-ttl must be at least --decision-timeout and --completion-grace, got PT20M");
         assertThatThrownBy(() -> JobSettings.parse("--state-ttl", "PT0.0005S", "--decision-timeout", "PT0.0001S",
-            "--completion-grace", "PT0.0001S")).hasMessageContaining("--state-ttl must be at least");
+            "--completion-grace", "PT0.0001S")).hasMessageContaining("--state-ttl must be at least 1 ms, got PT0.0005S");
+        assertThatThrownBy(() -> JobSettings.parse("--completion-grace", "3h"))
+            .as("the grace counts as well").hasMessageContaining("--state-ttl must be at least --decision-timeout");
         assertThat(JobSettings.parse("--state-ttl", "30m").stateTtl()).isEqualTo(Duration.ofMinutes(30));
     }
 

@@ -67,6 +67,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     static final String COMPLETIONS = "waiting-completions";
     /** Operator state: the backstop's running clock at each subtask's checkpoint (union: a rescale reads them all). */
     static final String RUNNING_CLOCK = "join-running-clock";
+    /** Operator state: the running clock sides of unknown arrival (from the version before) wait from; union too. */
+    static final String UNKNOWN_ARRIVAL = "join-unknown-arrival";
     /** Clean-up buckets per decision timeout: an expired decision stays in state at most 1/8 of the timeout longer. */
     static final int DECISION_BUCKETS = 8;
     /** Clean-up buckets per completion grace: the grace is short, its scans frequent (see the class comment). */
@@ -92,6 +94,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private transient WaitingBuckets completionBuckets;
     private transient WallClockBackstop backstop;
     private transient ListState<Long> runningClock;
+    private transient ListState<Long> unknownArrival;
     transient Counter sidesExpiredByWallClock;
     /** When the backstop last warned (wall clock; NONE: not yet). */
     private transient long lastWarnMs;
@@ -120,20 +123,26 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     /** Before {@link #open}: the backstop, its running clock resumed from the one a restored checkpoint kept. */
     @Override
     public void initializeState(FunctionInitializationContext ctx) throws Exception {
-        runningClock = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>(RUNNING_CLOCK, Long.class));
-        long restored = WallClockBackstop.NONE;
-        if (ctx.isRestored()) {
-            for (Long running : runningClock.get()) {
-                restored = Math.max(restored, running);
-            }
-        }
+        var store = ctx.getOperatorStateStore();
+        runningClock = store.getUnionListState(new ListStateDescriptor<>(RUNNING_CLOCK, Long.class));
+        unknownArrival = store.getUnionListState(new ListStateDescriptor<>(UNKNOWN_ARRIVAL, Long.class));
         backstop = new WallClockBackstop(stateTtlMs);
-        backstop.start(processingTime(), restored);
+        backstop.start(processingTime(), latest(runningClock), latest(unknownArrival));
+    }
+
+    /** The latest of the values every subtask kept; NONE when none did (a fresh start, or the version before). */
+    private static long latest(ListState<Long> union) throws Exception {
+        long latest = WallClockBackstop.NONE;
+        for (Long v : union.get()) {
+            latest = Math.max(latest, v);
+        }
+        return latest;
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
         runningClock.update(List.of(backstop.running(processingTime())));
+        unknownArrival.update(List.of(backstop.unknownArrival()));
     }
 
     /**
@@ -298,9 +307,10 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         backstop.fired(shard, timestamp);
         long wall = Math.max(ctx.timerService().currentProcessingTime(), timestamp);
         long now = backstop.running(wall);
+        long watermark = ctx.timerService().currentWatermark();
         long[] earliestLeft = {Long.MAX_VALUE};
-        long expired = expireByWallClock(decisions, decisionBuckets, shard, now, earliestLeft)
-            + expireByWallClock(completions, completionBuckets, shard, now, earliestLeft);
+        long expired = expireByWallClock(decisions, decisionBuckets, shard, now, watermark, earliestLeft)
+            + expireByWallClock(completions, completionBuckets, shard, now, watermark, earliestLeft);
         if (earliestLeft[0] != Long.MAX_VALUE) {
             long at = backstop.arm(shard, earliestLeft[0]);
             if (at != WallClockBackstop.NONE) {
@@ -321,8 +331,12 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         }
     }
 
+    /**
+     * One side's map of the shard: counts and removes what is due by the running clock; returns how many of those the
+     * watermark had not expired too (a side whose event-time bucket has not been cleaned yet is no stalled watermark's).
+     */
     private long expireByWallClock(MapState<String, PendingJoin> side, WaitingBuckets buckets, int shard, long now,
-            long[] earliestLeft) throws Exception {
+            long watermark, long[] earliestLeft) throws Exception {
         long expired = 0;
         Iterator<Map.Entry<String, PendingJoin>> it = side.iterator();
         while (it.hasNext()) {
@@ -332,7 +346,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
                 countUnmatched(p);
                 it.remove();
                 buckets.removed(shard, p.deadlineMs);
-                expired++;
+                if (!p.expiredAt(watermark)) {
+                    expired++;
+                }
             } else {
                 earliestLeft[0] = Math.min(earliestLeft[0], due);
             }

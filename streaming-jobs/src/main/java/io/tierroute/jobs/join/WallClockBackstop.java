@@ -9,7 +9,8 @@ import java.util.Arrays;
  * down. A checkpoint keeps the running clock; a restore resumes it from there ({@link #start}), so a job back from an
  * outage longer than the TTL catches up on its backlog by event time first instead of giving up at once on every side
  * that waited through the outage, and a job that fails over often during a stall still expires its sides on time (each
- * wait counts across restarts). A side restored from a version that kept no arrival clock counts from the restart.
+ * wait counts across restarts). A side restored from a version that kept no arrival clock counts from the first
+ * restore into this version, which checkpoints keep too.
  *
  * <p>The join counts and removes due sides at processing-time timers: one per shard and bucket of
  * {@code stateTtl / 4} (the first bucket end at or after a side's due time, in wall-clock time), so a due side leaves at
@@ -26,8 +27,8 @@ final class WallClockBackstop {
     private final long bucketMs;
     /** Wall clock minus running clock: the downtime before this run. */
     private long offsetMs;
-    /** The running clock when this run started: where a side of unknown arrival starts to wait. */
-    private long startRunningMs;
+    /** Where a side of unknown arrival starts to wait: the running clock of the first run of this version. */
+    private long unknownArrivalMs;
     /** Per shard: the timer armed in this run that has not fired (NONE: none). */
     private final long[] armed = new long[RequestShards.COUNT];
 
@@ -40,11 +41,17 @@ final class WallClockBackstop {
     /**
      * Starts this run at wall-clock time {@code wallMs}: the running clock resumes at {@code restoredRunningMs}, the
      * latest running clock the restored checkpoint kept (one per subtask of the run before), or equals the wall clock
-     * when nothing was restored ({@link #NONE}).
+     * when nothing was restored ({@link #NONE}). {@code restoredUnknownArrivalMs} is {@link #unknownArrival()} as the
+     * checkpoint kept it; NONE (a fresh start, or a restore from the version before) makes it this run's start.
      */
-    void start(long wallMs, long restoredRunningMs) {
+    void start(long wallMs, long restoredRunningMs, long restoredUnknownArrivalMs) {
         offsetMs = restoredRunningMs == NONE ? 0 : wallMs - restoredRunningMs;
-        startRunningMs = wallMs - offsetMs;
+        unknownArrivalMs = restoredUnknownArrivalMs == NONE ? wallMs - offsetMs : restoredUnknownArrivalMs;
+    }
+
+    /** The running clock from which a side of unknown arrival waits (a checkpoint keeps it). */
+    long unknownArrival() {
+        return unknownArrivalMs;
     }
 
     /** The running clock at wall-clock time {@code wallMs}: what a side's arrival, its due time and a checkpoint keep. */
@@ -54,7 +61,7 @@ final class WallClockBackstop {
 
     /** The running clock at which a side that arrived at running time {@code arrivalMs} is due. */
     long dueAt(long arrivalMs) {
-        long from = arrivalMs == PendingJoin.UNKNOWN_ARRIVAL_CLOCK ? startRunningMs : arrivalMs;
+        long from = arrivalMs == PendingJoin.UNKNOWN_ARRIVAL_CLOCK ? unknownArrivalMs : arrivalMs;
         return saturatedAdd(from, ttlMs);
     }
 

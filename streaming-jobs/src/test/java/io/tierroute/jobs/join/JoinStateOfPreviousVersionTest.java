@@ -184,6 +184,49 @@ class JoinStateOfPreviousVersionTest {
         }
     }
 
+    /**
+     * A side of the version before keeps its wait across later restores: it waits from the first restore into this
+     * version (which the checkpoints keep), not from each restart, so failovers during a stall cannot hold it for ever.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void aSideOfTheVersionBeforeWaitsFromTheFirstRestoreAcrossLaterOnes(String backend) throws Exception {
+        String old = "old-side";
+        OperatorSubtaskState state;
+        try (var previous = harness(new PreviousJoin(RowFields.LAYOUT_KV_WAIT), backend)) {
+            previous.open();
+            DecisionRow d = decision(old);
+            previous.processElement1(new StreamRecord<>(d, d.timestampMs));
+            state = previous.snapshot(1, 1);
+        }
+        long ttl = TTL.toMillis();
+        long upgrade = 1_000_000;
+        OperatorSubtaskState afterUpgrade;
+        RequestJoinFunction first = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2), TTL, "t");
+        try (var restored = harness(first, backend)) {
+            restored.setProcessingTime(upgrade);
+            restored.initializeState(state);
+            restored.open();
+            DecisionRow other = decision(RequestJoinFunctionTest.sameShard(old, "other-")); // arms the shard's timer
+            restored.processElement1(new StreamRecord<>(other, other.timestampMs));
+            restored.setProcessingTime(upgrade + ttl / 2);
+            afterUpgrade = restored.snapshot(2, 2);
+        }
+        long downtime = ttl;
+        long restart = upgrade + ttl / 2 + downtime;
+        RequestJoinFunction second = new RequestJoinFunction(Duration.ofMinutes(30), Duration.ofMinutes(2), TTL, "t");
+        try (var restored = harness(second, backend)) {
+            restored.setProcessingTime(restart);
+            restored.initializeState(afterUpgrade);
+            restored.open();
+            long due = upgrade + ttl + downtime; // a TTL of running time after the upgrade
+            restored.setProcessingTime(due - 1);
+            assertThat(second.decisionsNeverCompleted.getCount()).isZero();
+            restored.setProcessingTime(RequestJoinFunction.bucketEnd(due, ttl / WallClockBackstop.BUCKETS));
+            assertThat(second.decisionsNeverCompleted.getCount()).as("the old side and the other").isEqualTo(2);
+        }
+    }
+
     @Test
     void aDecisionWaitingInThePreviousLayoutJoinsAfterTheRestore() throws Exception {
         DecisionRow d = decision("r-old");

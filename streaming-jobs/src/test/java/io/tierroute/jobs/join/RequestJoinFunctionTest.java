@@ -420,4 +420,21 @@ class RequestJoinFunctionTest {
         assertThat(function.sidesExpiredByWallClock.getCount()).isEqualTo(1);
         assertNoStateLeft();
     }
+
+    /**
+     * A side whose event-time deadline the watermark has passed, but whose clean-up bucket has not ended, is counted
+     * when the backstop meets it first, but not as the backstop's: the watermark did not stall for it.
+     */
+    @Test
+    void aSideTheWatermarkExpiredIsNotCountedAsTheWallClocks() throws Exception {
+        harness.processElement1(new StreamRecord<>(decision("late-cleanup", "w1", 1_000), 1_000));
+        long deadline = 1_000 + TIMEOUT.toMillis();
+        watermark(deadline + 1);
+        assertThat(function.decisionCleanup(deadline)).as("its bucket ends later").isGreaterThan(deadline + 1);
+        assertUnmatched(0, 0);
+        harness.setProcessingTime(STATE_TTL.toMillis());
+        assertUnmatched(1, 0);
+        assertThat(function.sidesExpiredByWallClock.getCount()).isZero();
+        assertNoStateLeft();
+    }
 }
