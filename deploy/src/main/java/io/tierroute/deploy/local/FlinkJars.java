@@ -17,7 +17,7 @@ import java.util.UUID;
 
 /**
  * Job jars on the cluster, for {@link FlinkRestClient}: uploading one as a multipart form ({@code POST /jars/upload},
- * given a minute more than other calls), running its main in the JobManager ({@code POST /jars/<id>/run}) and deleting
+ * given a minute more than a GET, like every POST), running its main in the JobManager ({@code POST /jars/<id>/run}) and deleting
  * it from the cluster's upload directory ({@code DELETE /jars/<id>}).
  */
 final class FlinkJars {

@@ -10,7 +10,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * The {@link ValidationGate}'s checks on a fit that is not held for imprecision: the physical bounds
  * ({@link SnapshotParameter}), the minimum samples (below which ρ and the admission wait HOLD instead of rejecting,
  * {@link SnapshotParameter#holdsOnFewSamples()}), the regression's R², and last the jump from the active value
- * ({@link JumpCheck}). All of them run, so a rejection lists every problem of the value.
+ * ({@link JumpCheck}). The bounds, sample and R² checks all run, so a rejection lists each of their problems; a hold
+ * for few samples ends the checks there, and the jump is checked only for a value that passed the others.
  */
 final class FitCheck {
     private final GateConfig config;

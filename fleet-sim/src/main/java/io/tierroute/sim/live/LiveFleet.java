@@ -32,7 +32,7 @@ import java.util.concurrent.CompletableFuture;
  * to a {@link DecisionSink} such as the {@code DecisionPublisher}), publishing what real engines
  * publish through a {@link FleetPublisher}: 1 Hz telemetry per worker, KV event batches, completion logs.
  *
- * <p><b>Time.</b> The simulation runs on its virtual clock; this class sleeps in the simulator's callbacks
+ * <p><b>Time.</b> The simulation runs on its virtual clock; {@link FleetPacer} sleeps in the simulator's callbacks
  * until the wall clock has caught up with {@code start + virtual / timeScale}. Records are stamped with
  * that wall-clock instant (as the selector stamps its decisions), so event times of decisions and
  * completions agree; durations inside records (TTFT, prefill, decode, telemetry intervals) are virtual,
