@@ -308,17 +308,17 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         long wall = Math.max(ctx.timerService().currentProcessingTime(), timestamp);
         long now = backstop.running(wall);
         long watermark = ctx.timerService().currentWatermark();
-        long[] earliestLeft = {Long.MAX_VALUE};
-        long expired = expireByWallClock(decisions, decisionBuckets, shard, now, watermark, earliestLeft)
-            + expireByWallClock(completions, completionBuckets, shard, now, watermark, earliestLeft);
-        if (earliestLeft[0] != Long.MAX_VALUE) {
-            long at = backstop.arm(shard, earliestLeft[0]);
+        long before = sidesExpiredByWallClock.getCount();
+        long earliestLeft = Math.min(expireByWallClock(decisions, decisionBuckets, shard, now, watermark),
+            expireByWallClock(completions, completionBuckets, shard, now, watermark));
+        if (earliestLeft != Long.MAX_VALUE) {
+            long at = backstop.arm(shard, earliestLeft);
             if (at != WallClockBackstop.NONE) {
                 ctx.timerService().registerProcessingTimeTimer(at);
             }
         }
+        long expired = sidesExpiredByWallClock.getCount() - before;
         if (expired > 0) {
-            sidesExpiredByWallClock.inc(expired);
             if (lastWarnMs == WallClockBackstop.NONE || wall - lastWarnMs >= WARN_EVERY_MS) {
                 LOG.warn("{} join sides of shard {} waited --state-ttl ({} ms) of running time without the watermark"
                     + " passing their deadlines; counted as decisionsNeverCompleted / completionsWithoutDecision and"
@@ -332,12 +332,13 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     }
 
     /**
-     * One side's map of the shard: counts and removes what is due by the running clock; returns how many of those the
-     * watermark had not expired too (a side whose event-time bucket has not been cleaned yet is no stalled watermark's).
+     * One side's map of the shard: counts and removes what is due by the running clock (as the backstop's only if the
+     * watermark had not expired it too: a side whose event-time bucket was not cleaned yet is no stalled watermark's);
+     * returns the earliest due time of what is left, Long.MAX_VALUE when nothing is.
      */
     private long expireByWallClock(MapState<String, PendingJoin> side, WaitingBuckets buckets, int shard, long now,
-            long watermark, long[] earliestLeft) throws Exception {
-        long expired = 0;
+            long watermark) throws Exception {
+        long earliestLeft = Long.MAX_VALUE;
         Iterator<Map.Entry<String, PendingJoin>> it = side.iterator();
         while (it.hasNext()) {
             PendingJoin p = it.next().getValue();
@@ -347,16 +348,16 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
                 it.remove();
                 buckets.removed(shard, p.deadlineMs);
                 if (!p.expiredAt(watermark)) {
-                    expired++;
+                    sidesExpiredByWallClock.inc();
                 }
             } else {
-                earliestLeft[0] = Math.min(earliestLeft[0], due);
+                earliestLeft = Math.min(earliestLeft, due);
             }
         }
         if (side.isEmpty()) {
             side.clear(); // the iterator leaves an empty map behind on the heap backend
         }
-        return expired;
+        return earliestLeft;
     }
 
     private void countUnmatched(PendingJoin p) {
