@@ -241,7 +241,9 @@ final class Demo implements AutoCloseable {
     private void submitJob(String bootstrap) throws Exception {
         JobSettings js = jobSettings(opts, bootstrap, tmp.resolve("checkpoints"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(js));
-        new FittingJob(KafkaWiring.sources(js), KafkaWiring.paramsSink(js), KafkaWiring.deadLetterSink(js), js).build(env);
+        // What the topics hold (nothing, on the demo's own broker), and the settings to read a pinned version back.
+        new FittingJob(KafkaWiring.sources(js), KafkaWiring.paramsSink(js), KafkaWiring.deadLetterSink(js), js,
+            KafkaWiring.publishedParams(js)).build(env);
         org.apache.flink.streaming.api.graph.StreamGraph streamGraph = env.getStreamGraph();
         streamGraph.setJobName(js.jobName());
         JobGraph graph = streamGraph.getJobGraph();

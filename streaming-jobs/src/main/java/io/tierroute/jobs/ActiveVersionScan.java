@@ -58,6 +58,12 @@ final class ActiveVersionScan {
         return out;
     }
 
+    /** Where the last record of {@code version} of {@code scope} is when it is ACCEPTED; null otherwise. */
+    Where accepted(String scope, long version) {
+        TreeMap<Long, Where> a = accepted.get(scope);
+        return a == null ? null : a.get(version);
+    }
+
     /** Where the record of {@code version} of {@code scope} that carries a model in full is; null when none is. */
     Where carrier(String scope, long version) {
         TreeMap<Long, Where> c = carriers.get(scope);

@@ -103,9 +103,18 @@ public final class KafkaWiring {
      * active everywhere); and so that a forest carrier named in restored state but trimmed since is published again.
      * A scope restored from a checkpoint or savepoint keeps its own active version. Undecodable records are skipped (a
      * WARN counts them); an active snapshot whose forest carrier is gone is taken without a model. Empty when the
-     * params topic does not exist yet.
+     * params topic does not exist yet. Carries the consumer settings too: the fitting operator reads with them a pinned
+     * version its history no longer keeps ({@link PublishedParams#readAccepted}).
      */
     public static PublishedParams publishedParams(JobSettings s) {
+        Properties p = paramsReaderProperties(s);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            return new PublishedParamsReader(c).read().withReaderSettings(p);
+        }
+    }
+
+    /** A read_committed consumer of {@code tierroute.params} and {@code tierroute.control} that seeks (no group). */
+    private static Properties paramsReaderProperties(JobSettings s) {
         Properties p = clientProperties(s);
         p.setProperty("bootstrap.servers", s.bootstrapServers());
         p.setProperty("isolation.level", "read_committed");
@@ -116,9 +125,7 @@ public final class KafkaWiring {
         p.setProperty("fetch.max.wait.ms", "20");
         p.setProperty("key.deserializer", ByteArrayDeserializer.class.getName());
         p.setProperty("value.deserializer", ByteArrayDeserializer.class.getName());
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
-            return new PublishedParamsReader(c).read();
-        }
+        return p;
     }
 
     /**

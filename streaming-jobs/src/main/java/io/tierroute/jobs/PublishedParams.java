@@ -1,9 +1,12 @@
 package io.tierroute.jobs;
 
+import io.tierroute.schemas.avro.ParameterSnapshot;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
  * What {@code tierroute.params} held when the job was started ({@link KafkaWiring#publishedParams}): per scope the
@@ -21,16 +24,44 @@ import java.util.TreeMap;
  *               naming the record that carries it (null without a model), single-object Avro-encoded
  *               ({@link io.tierroute.schemas.Codecs#PARAMETER_SNAPSHOT}): the job graph ships it with the fitting
  *               operator, which decodes a scope's only when it needs it
+ * @param readerSettings the consumer settings the read used (empty when the topic was not read): with them the fitting
+ *               operator reads a pinned version its history no longer keeps back from the topic
+ *               ({@link #readAccepted})
  */
-public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live, Map<String, byte[]> active) {
+public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live, Map<String, byte[]> active,
+                              Map<String, String> readerSettings) {
 
     /** Nothing published (or not read). */
-    public static final PublishedParams NONE = new PublishedParams(Map.of(), Map.of(), Map.of());
+    public static final PublishedParams NONE = new PublishedParams(Map.of(), Map.of(), Map.of(), Map.of());
 
     public PublishedParams {
         newest = Map.copyOf(newest);
         live = Map.copyOf(live);
         active = Map.copyOf(active);
+        readerSettings = Map.copyOf(readerSettings);
+    }
+
+    /** This read, with the consumer settings a later read of the topic uses. */
+    PublishedParams withReaderSettings(Properties settings) {
+        Map<String, String> m = new HashMap<>();
+        settings.stringPropertyNames().forEach(k -> m.put(k, settings.getProperty(k)));
+        return new PublishedParams(newest, live, active, m);
+    }
+
+    /**
+     * Version {@code version} of {@code scope} as {@code tierroute.params} holds it now, with its quantile model read back
+     * from the record carrying it ({@link PublishedParamsReader#acceptedVersion}); null when the topic has no ACCEPTED
+     * record of it (never accepted, or deleted by {@code snapshots trim}). Reads the whole topic: for a rare event
+     * (a pin of a version older than the job's history), never on a task thread.
+     *
+     * @param readerSettings {@link #readerSettings} of a read
+     */
+    public static ParameterSnapshot readAccepted(Map<String, String> readerSettings, String scope, long version) {
+        Properties p = new Properties();
+        p.putAll(readerSettings);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p)) {
+            return new PublishedParamsReader(c).acceptedVersion(scope, version);
+        }
     }
 
     /**
@@ -114,7 +145,7 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
                 }
                 live.put(scope, a);
             });
-            return new PublishedParams(newest, live, active);
+            return new PublishedParams(newest, live, active, Map.of());
         }
     }
 

@@ -6,6 +6,7 @@ import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * {@link PublishedParams}: the versions the keys name, and per scope the active snapshot with its quantile model. One
  * pass over both topics locates the active records ({@link ActiveVersionScan}); only those, and the records carrying
  * their forests, are then read back, so memory holds offsets, not every version's values. The consumer must be
- * read_committed, like every reader of the two topics.
+ * read_committed, like every reader of the two topics. {@link #acceptedVersion} reads one version of one scope back the
+ * same way.
  */
 final class PublishedParamsReader {
     private static final Logger LOG = LoggerFactory.getLogger(PublishedParamsReader.class);
@@ -77,6 +79,37 @@ final class PublishedParamsReader {
             published.active(scope, Codecs.PARAMETER_SNAPSHOT.encode(withModel(scope, active)));
         });
         return published.build();
+    }
+
+    /**
+     * Version {@code version} of {@code scope} as the params topic holds it to its end offsets at call time: its last
+     * record, when ACCEPTED, with its quantile model as {@link #withModel} gives it; null when there is none (never
+     * accepted, or deleted by a tombstone). Only that scope's records are decoded.
+     */
+    ParameterSnapshot acceptedVersion(String scope, long version) {
+        List<TopicPartition> params = partitions(Topics.PARAMS);
+        if (params.isEmpty()) {
+            return null;
+        }
+        consumer.assign(params);
+        consumer.seekToBeginning(params);
+        end = consumer.endOffsets(params);
+        while (params.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            checkDeadline();
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+                if (k == null || k.scope().equals(scope)) { // a record under another key is placed by what it holds
+                    onParams(r);
+                }
+            }
+        }
+        Where where = scan.accepted(scope, version);
+        ParameterSnapshot s = where == null ? null : readBack(where);
+        if (s == null || s.getStatus() != SnapshotStatus.ACCEPTED || s.getVersion() != version
+                || !scope.equals(s.getScope().toString())) {
+            return null; // compacted or deleted since the scan
+        }
+        return withModel(scope, s);
     }
 
     private List<TopicPartition> partitions(String topic) {

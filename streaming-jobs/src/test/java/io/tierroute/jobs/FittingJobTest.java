@@ -149,6 +149,41 @@ class FittingJobTest {
         assertGapFree(kafka.snapshots(), scope);
     }
 
+    /**
+     * A rollback further back than the job's history (--history-versions 1 keeps only the newest accepted version): the
+     * job reads the pinned version back from the params topic and gates its candidates against it, as it does against
+     * a version it keeps, instead of against nothing.
+     */
+    @Test
+    void aPinOfAVersionOlderThanTheHistoryIsReadBackFromTheTopic() throws Exception {
+        TestKafka kafka = fixture.kafka();
+        String scope = "pool-old";
+        Workload w = new Workload(13, scope, startMs(), 0.05);
+        JobSettings s = settings("pin-old").toBuilder().set("history-versions", 1).build();
+        kafka.send(w.telemetry(40));
+        fixture.start(s, null);
+        List<Long> accepted = new ArrayList<>();
+        for (int batch = 0; batch < 3; batch++) {
+            kafka.send(w.requests(1500));
+            long rows = w.requests();
+            accepted.add(kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+                && p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), "accepted with " + rows + " rows")
+                .getVersion());
+        }
+        long pinned = accepted.get(0);
+        kafka.control(control(scope, ControlAction.PIN, pinned, 1));
+        kafka.send(w.requests(1500));
+        // The read runs off the task thread: a tick before it is done has no parent (as before it existed).
+        ParameterSnapshot whilePinned = kafka.awaitSnapshot(p -> p.getControlSequence() == 1
+            && p.getParentVersion() != null, Duration.ofSeconds(60), "stamped with the pin, with a parent");
+        assertThat(whilePinned.getParentVersion()).as("gated against the pinned version, read back from the topic")
+            .isEqualTo(pinned);
+        assertThat(kafka.snapshots()).filteredOn(p -> p.getScope().toString().equals(scope)
+                && p.getControlSequence() == 1 && p.getParentVersion() != null)
+            .as("every candidate with a parent while pinned").allMatch(p -> p.getParentVersion() == pinned);
+        assertThat(kafka.activeVersion(scope)).as("the pinned version is active").isEqualTo(OptionalLong.of(pinned));
+    }
+
     @Test
     void badRecordsBecomeDeadLettersAndNoRejectedSnapshotIsActive() throws Exception {
         TestKafka kafka = fixture.kafka();

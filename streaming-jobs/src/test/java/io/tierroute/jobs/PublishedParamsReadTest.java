@@ -108,6 +108,35 @@ class PublishedParamsReadTest {
         assertThat(p.newest()).as("its key still counts for the sequence").containsEntry("bad", 2L);
     }
 
+    /** The read a PIN of a version older than the job's history makes: one ACCEPTED version, with its model. */
+    @Test
+    void oneAcceptedVersionIsReadBackWithItsModelAndNothingElseIs() {
+        QuantileForestModel forest = EarlierSnapshots.forest(7_000);
+        ParameterSnapshot rejected = EarlierSnapshots.accepted("one", 4, 3L, 9, 0.01);
+        rejected.setStatus(io.tierroute.schemas.avro.SnapshotStatus.REJECTED);
+        kafka.send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.carrying(EarlierSnapshots.accepted("one", 1, null, 3, 0.01), forest)),
+            EarlierSnapshots.record(EarlierSnapshots.naming(EarlierSnapshots.accepted("one", 2, 1L, 4, 0.01), 1)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("one", 3, 2L, 5, 0.01)),
+            EarlierSnapshots.record(rejected),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("other", 2, 1L, 6, 0.01)),
+            EarlierSnapshots.tombstone("one", 3)));
+        PublishedParams p = read();
+        assertThat(p.readerSettings()).as("a job started with this read can read again")
+            .containsEntry("bootstrap.servers", kafka.bootstrap());
+
+        ParameterSnapshot two = PublishedParams.readAccepted(p.readerSettings(), "one", 2);
+        assertThat(two.getVersion()).isEqualTo(2);
+        assertThat(two.getAlphaD().getValue()).isEqualTo(4.0);
+        assertThat(two.getQuantileModel()).as("read back from version 1, which carries it").isEqualTo(forest);
+        assertThat(two.getQuantileModelVersion()).isEqualTo(1L);
+        assertThat(PublishedParams.readAccepted(p.readerSettings(), "one", 3)).as("deleted by a tombstone").isNull();
+        assertThat(PublishedParams.readAccepted(p.readerSettings(), "one", 4)).as("rejected").isNull();
+        assertThat(PublishedParams.readAccepted(p.readerSettings(), "one", 9)).as("never published").isNull();
+        assertThat(PublishedParams.readAccepted(p.readerSettings(), "one", 1).getQuantileModelVersion())
+            .as("its own record carries it").isEqualTo(1L);
+    }
+
     @Test
     void nothingWhenTheParamsTopicDoesNotExist() {
         try (EmbeddedKafka empty = EmbeddedKafka.start()) {

@@ -26,15 +26,18 @@ final class ActiveVersion {
     private final VersionHistory versions;
     /** This subtask's scopes' active snapshots on the params topic at submission, until each scope looks. */
     private final ActiveAtStart activeAtStart;
+    private final PinnedVersionLookups pinnedLookups;
     private final Counter controlsApplied;
     private final Counter controlsIgnored;
 
     ActiveVersion(ValueState<SnapshotControl> control, ValueState<Long> version, VersionHistory versions,
-                  ActiveAtStart activeAtStart, Counter controlsApplied, Counter controlsIgnored) {
+                  ActiveAtStart activeAtStart, PinnedVersionLookups pinnedLookups, Counter controlsApplied,
+                  Counter controlsIgnored) {
         this.control = control;
         this.version = version;
         this.versions = versions;
         this.activeAtStart = activeAtStart;
+        this.pinnedLookups = pinnedLookups;
         this.controlsApplied = controlsApplied;
         this.controlsIgnored = controlsIgnored;
     }
@@ -47,6 +50,7 @@ final class ActiveVersion {
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
     ParameterSnapshot snapshot(String scope) throws Exception {
         adoptActiveOnTopic(scope);
+        adoptPinnedOnTopic(scope);
         return versions.active(scope, control.value());
     }
 
@@ -62,14 +66,41 @@ final class ActiveVersion {
         }
         control.update(record);
         controlsApplied.inc();
-        if (record.getAction() == ControlAction.PIN && record.getVersion() != null
-                && !versions.keeps(record.getVersion())) {
-            LOG.warn("scope {}: PIN of version {}, which is not an accepted version this job keeps; the scope has "
-                + "no active version the job can gate against until it is", record.getScope(), record.getVersion());
-        }
         LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
             record.getVersion(), record.getSequence(), record.getReason());
+        if (pinsUnkeptVersion(record)) {
+            if (pinnedLookups.canRead()) {
+                adoptPinnedOnTopic(scope); // starts the read now, for the next tick
+            } else {
+                LOG.warn("scope {}: PIN of version {}, which is not an accepted version this job keeps, and the job "
+                    + "was given no params topic to read it from; the scope has no active version the job can gate "
+                    + "against until it is", record.getScope(), record.getVersion());
+            }
+        }
         return true;
+    }
+
+    private boolean pinsUnkeptVersion(SnapshotControl c) throws Exception {
+        return c != null && c.getAction() == ControlAction.PIN && c.getVersion() != null
+            && !versions.keeps(c.getVersion());
+    }
+
+    /**
+     * A PIN of a version the history does not keep (trimmed after {@code --history-versions} newer ones, or published
+     * before a start without state) has it read back from the params topic ({@link PinnedVersionLookups}, off the task
+     * thread) and kept as an accepted version stamped with its own control sequence, as if never trimmed: the rule then
+     * makes it active here as every reader does, and trimming keeps it while a control record names it. Until the read
+     * is done the scope has no active version (candidates are gated against nothing), as before this read existed.
+     */
+    private void adoptPinnedOnTopic(String scope) throws Exception {
+        SnapshotControl ctl = control.value();
+        if (!pinsUnkeptVersion(ctl)) {
+            return;
+        }
+        ParameterSnapshot s = pinnedLookups.poll(scope, ctl.getVersion());
+        if (s != null) {
+            versions.keep(s, s.getQuantileModel(), s.getControlSequence(), null, ctl);
+        }
     }
 
     /**

@@ -151,6 +151,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      * function, dropped by {@link #open} once it has taken this subtask's scopes (each may carry a forest).
      */
     private HashMap<String, byte[]> activeOnTopic;
+    /** The consumer settings that read the params topic at start (empty: none), to read a pinned version back. */
+    private final HashMap<String, String> paramsReaderSettings;
+    private transient PinnedVersionLookups pinnedLookups;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -168,6 +171,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         this.publishedVersions = new HashMap<>(published.newest());
         this.liveAtStart = new HashMap<>(published.live());
         this.activeOnTopic = new HashMap<>(published.active());
+        this.paramsReaderSettings = new HashMap<>(published.readerSettings());
     }
 
     @Override
@@ -216,7 +220,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             forests, buffers);
         ticks = new EventTicks(pendingInputs, pendingControls, settings.publishInterval().toMillis(),
             settings.forestInterval().toMillis(), lateInputs, controlsAheadOfEventTime);
-        active = new ActiveVersion(control, version, versions, activeAtStart, controlsApplied, controlsIgnored);
+        Map<String, String> reader = paramsReaderSettings;
+        pinnedLookups = new PinnedVersionLookups(reader.isEmpty() ? null
+            : (scope, v) -> PublishedParams.readAccepted(reader, scope, v), settings.eventClock());
+        active = new ActiveVersion(control, version, versions, activeAtStart, pinnedLookups, controlsApplied,
+            controlsIgnored);
         feed = new EstimatorFeed(settings, live, buffers, counters, active, refusals, rejectedInputs);
         LongSupplier clockMs = settings.eventClock() ? () -> tickMs : System::currentTimeMillis;
         publisher = new SnapshotPublisher(settings, clockMs, version, publishedVersions, active, versions, refusedJumps,
@@ -244,6 +252,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     public void close() throws Exception {
         if (forests != null) {
             forests.close();
+        }
+        if (pinnedLookups != null) {
+            pinnedLookups.close();
         }
         super.close();
     }

@@ -212,7 +212,7 @@ class ScopeFitFunctionTest {
     }
 
     @Test
-    void aPinOfAVersionTheHistoryNoLongerKeepsLeavesNothingToGateAgainst() throws Exception {
+    void withoutAParamsTopicToReadFromAPinOfAVersionTheHistoryNoLongerKeepsLeavesNothingToGateAgainst() throws Exception {
         var h = harness(null, settings().set("history-versions", 2).build());
         h.setProcessingTime(0);
         for (int v = 1; v <= 4; v++) {
