@@ -164,7 +164,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      *     the larger of its state and the newest there, so a start without state (no checkpoint or savepoint)
      *     continues the sequence instead of restarting at 1; a scope whose state never published takes the active
      *     snapshot there as its active version ({@link ActiveVersion}); a forest carrier the state names that
-     *     was deleted there ({@code snapshots trim}) is not named again
+     *     was deleted there ({@code snapshots trim}) is not named again; and with the read's consumer settings a
+     *     pinned version the history no longer keeps is read back from there ({@link PinnedVersionLookups})
      */
     public ScopeFitFunction(JobSettings settings, PublishedParams published) {
         this.settingsArguments = settings.toArguments().toArray(String[]::new);
