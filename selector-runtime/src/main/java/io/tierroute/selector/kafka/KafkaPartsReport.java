@@ -105,6 +105,7 @@ public final class KafkaPartsReport {
             }
             m.put("kv_events", Map.of("batches", kvConsumer.batches(), "events", kvConsumer.events(),
                     "bad_records", kvConsumer.badRecords(), "sequence_gaps", kvConsumer.sequenceGaps(),
+                    "duplicate_batches", kvConsumer.duplicateBatches(),
                     "resyncs", resyncs, "restarts", kvConsumer.restarts(), "log_resets", kvConsumer.logResets(),
                     "partitions_added", kvConsumer.partitionsAdded()));
         }
@@ -195,6 +196,9 @@ public final class KafkaPartsReport {
             counter(r, "tierroute_kv_consumer_sequence_gaps_total",
                     "Jumps in a worker's KV batch sequence other than a restart (each also resyncs the worker)",
                     k::sequenceGaps);
+            counter(r, "tierroute_kv_consumer_duplicate_batches_total", "KV batches skipped as an exact repeat of the "
+                    + "worker's last one (same sequence and bytes: a producer's retry); nothing is cleared",
+                    k::duplicateBatches);
             counter(r, "tierroute_kv_consumer_backpressure_waits_total",
                     "Times the KV consumer waited because the index writer was full", k::backpressureWaits);
             counter(r, "tierroute_kv_consumer_restarts_total",

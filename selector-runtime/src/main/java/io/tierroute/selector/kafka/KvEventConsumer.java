@@ -38,6 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import net.openhft.hashing.LongHashFunction;
 
 /**
  * Feeds {@code tierroute.kv-events} into the prefix index through the index's single writer
@@ -62,7 +63,11 @@ import java.util.concurrent.atomic.LongAdder;
  * batches), a restart (back to 0: the engine's cache is empty), and a batch of a known worker that
  * had to be skipped (undecodable with the worker as key, or an invalid event). Each is counted in
  * {@code tierroute_kv_consumer_resyncs_total{reason}}. The first batch seen from a worker is not
- * checked: the index had nothing of it before.
+ * checked: the index had nothing of it before. An exact repeat of the worker's last batch (the same sequence and
+ * the same bytes: an at-least-once producer's retry) is no step back: it is skipped and counted
+ * ({@code tierroute_kv_consumer_duplicate_batches_total}), since applying it again would change nothing and clearing
+ * the worker would drop blocks its engine holds and never announces again. The same sequence with other bytes
+ * resyncs.
  *
  * <p><b>A log that goes away.</b> When the topic is deleted and created again, cut by retention below the position
  * reached, or the broker replaced by a new cluster, that position is no longer in the log: the consumer says so (WARN,
@@ -98,6 +103,8 @@ public final class KvEventConsumer implements AutoCloseable {
     private final CountDownLatch assigned = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);
     private final long[] lastSequence;   // consumer thread only; -1: unknown (nothing to compare with)
+    /** Per worker, XXH3 of the last batch's record value (consumer thread only): tells a re-sent batch from a reused sequence. */
+    private final long[] lastBatchHash;
     private final LongAdder[] resyncs = new LongAdder[ResyncReason.values().length];
     private final LongAdder restarts = new LongAdder();
     private final LongAdder logResets = new LongAdder();
@@ -105,10 +112,12 @@ public final class KvEventConsumer implements AutoCloseable {
     private final LongAdder batches = new LongAdder();
     private final LongAdder events = new LongAdder();
     private final LongAdder gaps = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
     private final LongAdder backpressure = new LongAdder();
     private final LongAdder[] bad = new LongAdder[BadReason.values().length];
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final LogLimiter gapLog = new LogLimiter(20, 1000);
+    private static final LongHashFunction BATCH_HASH = LongHashFunction.xx3();
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
     private volatile boolean running = true;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
@@ -134,6 +143,7 @@ public final class KvEventConsumer implements AutoCloseable {
         this.unpriced = unpriced;
         this.lastSequence = new long[workers.size()];
         Arrays.fill(lastSequence, -1);
+        this.lastBatchHash = new long[workers.size()];
         for (int i = 0; i < bad.length; i++) {
             bad[i] = new LongAdder();
         }
@@ -158,6 +168,8 @@ public final class KvEventConsumer implements AutoCloseable {
     public long events() { return events.sum(); }
     /** Sequence discontinuities other than a restart (a gap, or a sequence that went back). */
     public long sequenceGaps() { return gaps.sum(); }
+    /** Batches skipped as an exact repeat of the worker's last one (same sequence, same bytes): a producer's retry. */
+    public long duplicateBatches() { return duplicates.sum(); }
     public long resyncs(ResyncReason reason) { return resyncs[reason.ordinal()].sum(); }
     /** Sessions restarted after a consumer error. */
     public long restarts() { return restarts.sum(); }
@@ -365,6 +377,14 @@ public final class KvEventConsumer implements AutoCloseable {
             return null;
         }
         int worker = w.get();
+        long hash = BATCH_HASH.hashBytes(r.value());
+        if (b.getSequence() == lastSequence[worker] && hash == lastBatchHash[worker]) {
+            // An at-least-once producer's retry: applying it again changes nothing, and clearing the worker (as for a
+            // sequence that goes back) would drop blocks the engine holds and never announces again.
+            duplicates.increment();
+            return null;
+        }
+        lastBatchHash[worker] = hash;
         ResyncReason resync = checkSequence(worker, name, b.getSequence());
         List<KvEvent> out = new ArrayList<>(b.getEvents().size() + 1);
         if (resync != null) {

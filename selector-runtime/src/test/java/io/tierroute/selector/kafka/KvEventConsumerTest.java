@@ -161,6 +161,29 @@ class KvEventConsumerTest {
     }
 
     @Test
+    void aProducersRetryOfTheLastBatchIsSkippedAndCountedWithoutClearingTheWorker() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        KvEventBatch second = batch("w0", 1, List.of(new BlockStored(Tier.HBM, 11L, List.of(12L))));
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(11L)))));
+        send(second);
+        send(second); // re-sent as is: an at-least-once producer's retry
+        send(batch("w0", 2, List.of(new BlockStored(Tier.HBM, 12L, List.of(13L)))));
+        // w1: the same sequence with other bytes is no retry: its state is unknown, as for any step back
+        send(batch("w1", 0, List.of(new BlockStored(Tier.HBM, null, List.of(31L)))));
+        send(batch("w1", 1, List.of(new BlockStored(Tier.HBM, null, List.of(32L)))));
+        send(batch("w1", 1, List.of(new BlockStored(Tier.HBM, null, List.of(33L)))));
+
+        await(WAIT, () -> consumer.batches() == 7 && pipeline.appliedEvents() == 7,
+                "7 batches read; 6 stores + 1 clear applied, the retry skipped");
+        assertThat(match(11L, 12L, 13L).totalBlocks(0)).as("w0 keeps every block").isEqualTo(3);
+        assertThat(consumer.duplicateBatches()).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.OUT_OF_ORDER)).as("w1 only").isEqualTo(1);
+        assertThat(match(31L).totalBlocks(1)).as("w1 cleared").isZero();
+        assertThat(match(33L).totalBlocks(1)).isEqualTo(1);
+    }
+
+    @Test
     void aRecreatedTopicIsSaidCountedAndReadFromItsBeginningAndTheGapRebuildsTheWorker() throws Exception {
         consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
         assertThat(consumer.awaitAssigned(WAIT)).isTrue();
