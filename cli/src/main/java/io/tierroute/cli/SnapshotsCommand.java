@@ -59,6 +59,8 @@ import java.util.concurrent.Callable;
 final class SnapshotsCommand implements Runnable {
 
     static final int REFUSED = 1;
+    /** A write committed whose outcome could not be read back ({@link SnapshotsKafka.Unconfirmed}). */
+    static final int UNCONFIRMED = 3;
     static final String EXIT_HEADING = "%nExit codes:%n";
     static final String EXIT_0 = "0:done";
     static final String EXIT_1 = "1:refused (an unknown scope or version, a write the history rules out, the broker "
@@ -67,6 +69,9 @@ final class SnapshotsCommand implements Runnable {
     static final String EXIT_1_READ = "1:refused (an unknown scope or version, the broker unreachable or refusing the "
             + "client)";
     static final String EXIT_2 = "2:bad command line";
+    /** The writing commands' 3. */
+    static final String EXIT_3 = "3:written, but what became active could not be read back: the write stands, do not "
+            + "repeat the command; check 'snapshots list'";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -175,7 +180,7 @@ final class SnapshotsCommand implements Runnable {
                 out.flush();
                 err.println("tierroute snapshots " + spec.name() + ": " + e.getMessage());
                 err.flush();
-                return REFUSED;
+                return e instanceof SnapshotsKafka.Unconfirmed ? UNCONFIRMED : REFUSED;
             }
         }
 

@@ -51,11 +51,23 @@ final class SnapshotsKafka {
     private static final Pattern JAAS_USER = Pattern.compile("username\\s*=\\s*\"([^\"]*)\"");
 
     /** A refusal or broker problem, with what the operator reads. */
-    static final class Failure extends RuntimeException {
+    static class Failure extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         Failure(String message) {
             super(message, null, false, false);
+        }
+    }
+
+    /**
+     * A control record was committed, but what became active could not be read back: the write stands, so the
+     * operator must not repeat it (a second rollback would roll back again).
+     */
+    static final class Unconfirmed extends Failure {
+        private static final long serialVersionUID = 1L;
+
+        Unconfirmed(String message) {
+            super(message);
         }
     }
 

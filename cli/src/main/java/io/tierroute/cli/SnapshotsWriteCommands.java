@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.dashboards.control.ControlFence;
 import io.tierroute.dashboards.history.ScopeState;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.history.VersionRecord;
@@ -11,6 +12,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_1;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_2;
+import static io.tierroute.cli.SnapshotsCommand.EXIT_3;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
 import static io.tierroute.cli.SnapshotsText.*;
 
@@ -41,10 +44,12 @@ final class SnapshotsWriteCommands {
         /**
          * The scope as readers see it once they see control sequence {@code sequence}: a committed read stops at the
          * partition's last stable offset, which can lag a commit that has just returned (the commit marker is written
-         * after it), so the first read may not hold the record yet. Gives up after 10 s with what it read.
+         * after it), so the first read may not hold the record yet, nor while another writer's transaction is open
+         * before it on the control topic (a fence's, at most {@link ControlFence#TRANSACTION_TIMEOUT}). Gives up after
+         * {@code wait} ({@link #READ_BACK}) with what it read.
          */
-        static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence) {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence, Duration wait) {
+            long deadline = System.nanoTime() + wait.toNanos();
             while (true) {
                 ScopeState now = kafka.read(scope, Set.of()).history().scope(scope).orElseThrow();
                 if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {
@@ -58,6 +63,9 @@ final class SnapshotsWriteCommands {
                 }
             }
         }
+
+        /** How long a write waits to see its record: longer than a killed writer's transaction can stay open. */
+        static final Duration READ_BACK = ControlFence.TRANSACTION_TIMEOUT.plusSeconds(5);
 
         record Target(ControlAction action, long version, String what) {}
 
@@ -92,7 +100,7 @@ final class SnapshotsWriteCommands {
                         .build();
                 fence.commit(c);
             }
-            ScopeState now = readBack(kafka, s.scope(), sequence);
+            ScopeState now = confirm(kafka, s.scope(), sequence, t, c, READ_BACK);
             // A safety net behind the fence (a writer older than it would not be fenced): the record with our
             // sequence is ours, even when a later write came after it.
             boolean ours = now.controls().stream().filter(e -> e.sequence() == sequence).findFirst()
@@ -105,6 +113,31 @@ final class SnapshotsWriteCommands {
             out.println(t.what() + ": written as control sequence " + sequence + " by " + c.getActor() + " ("
                     + c.getReason() + ")");
             out.println(outcome(s, now));
+        }
+
+        /**
+         * The scope once readers see our committed record ({@link #readBack}). A read that fails, or that still ends
+         * below our sequence when it gives up (another writer's open transaction holds back the committed end of the
+         * control topic, up to the fence's transaction timeout), is no refusal: the record is written and stands.
+         */
+        static ScopeState confirm(SnapshotsKafka kafka, String scope, long sequence, Target t, SnapshotControl c,
+                                  Duration wait) {
+            String written = t.what() + " was written as control sequence " + sequence + " by " + c.getActor() + " ("
+                    + c.getReason() + "), but ";
+            String advice = "; it stands: do not repeat the command, check 'tierroute snapshots list'";
+            ScopeState now;
+            try {
+                now = readBack(kafka, scope, sequence, wait);
+            } catch (SnapshotsKafka.Failure e) {
+                throw new SnapshotsKafka.Unconfirmed(written + "what became active could not be read back ("
+                        + e.getMessage() + ")" + advice);
+            }
+            if (now.controlSequence() < sequence) {
+                throw new SnapshotsKafka.Unconfirmed(written + "readers did not see it within " + wait.toSeconds()
+                        + " s (the control topic's committed end is at sequence " + now.controlSequence() + " of the "
+                        + "scope: a transaction left open before it holds it back)" + advice);
+            }
+            return now;
         }
 
         /**
@@ -131,7 +164,7 @@ final class SnapshotsWriteCommands {
     }
 
     @Command(name = "pin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Pin the scope to an ACCEPTED version: it stays active, and fitted snapshots are recorded "
                     + "but not activated, until an unpin. A rejected or unknown version is refused.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
@@ -170,7 +203,7 @@ final class SnapshotsWriteCommands {
     }
 
     @Command(name = "unpin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Unpin the scope: the pinned version stays active until the fitting job publishes an "
                     + "accepted snapshot after seeing the unpin.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
@@ -187,7 +220,7 @@ final class SnapshotsWriteCommands {
     }
 
     @Command(name = "rollback", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
-            exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
+            exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Roll back: pin the scope to the newest ACCEPTED version below the active one.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
     static final class Rollback extends Write {

@@ -36,7 +36,7 @@ class SnapshotsCommandTest {
         kafka = EmbeddedKafka.start();
         SnapshotsFixtures.createTopics(kafka);
         try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(), new java.util.Properties())) {
-            for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback")) {
+            for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback", "unconfirmed")) {
                 SnapshotsFixtures.publishHistory(p, scope);
             }
             // a forest carried by version 1 and named by version 2, as the job publishes them
@@ -134,6 +134,39 @@ class SnapshotsCommandTest {
         assertThat(controls.get(0).getReason()).isEqualTo("bad fit on 3");
         assertThat(run("snapshots", "unpin", "--scope", "pin", "--reason", "again")).isEqualTo(1);
         assertThat(err.toString()).contains("is not pinned");
+    }
+
+    /**
+     * A committed control record whose outcome cannot be confirmed (the read back fails, or readers do not see the
+     * record in time) is written all the same: the command says so, and exits 3 rather than 1 (refused), so that
+     * nobody repeats a rollback, which would roll back a second time.
+     */
+    @Test
+    void aCommittedWriteThatCannotBeConfirmedSaysItStands() {
+        SnapshotsWriteCommands.Write.Target t = new SnapshotsWriteCommands.Write.Target(ControlAction.PIN, 2,
+                "rollback of scope 'unconfirmed' from 3 to version 2");
+        SnapshotControl c = SnapshotControl.newBuilder().setScope("unconfirmed").setAction(ControlAction.PIN)
+                .setVersion(2L).setReason("bad fit").setActor("alice").setTimestampMs(0).setSequence(1).build();
+        SnapshotsKafka gone = new SnapshotsKafka("127.0.0.1:1", new java.util.Properties(), java.time.Duration.ofSeconds(2));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SnapshotsWriteCommands.Write.confirm(gone,
+                        "unconfirmed", 1, t, c, java.time.Duration.ofSeconds(1)))
+                .isInstanceOf(SnapshotsKafka.Unconfirmed.class)
+                .hasMessageContaining("rollback of scope 'unconfirmed' from 3 to version 2 was written as control "
+                        + "sequence 1 by alice (bad fit), but what became active could not be read back (")
+                .hasMessageContaining("it stands: do not repeat the command");
+        // the scope's control topic holds no sequence 1: as while a transaction left open before it holds it back
+        SnapshotsKafka reachable = new SnapshotsKafka(kafka.bootstrapServers(), new java.util.Properties(),
+                java.time.Duration.ofSeconds(30));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SnapshotsWriteCommands.Write.confirm(reachable,
+                        "unconfirmed", 1, t, c, java.time.Duration.ofSeconds(1)))
+                .isInstanceOf(SnapshotsKafka.Unconfirmed.class)
+                .hasMessageContaining("readers did not see it within 1 s (the control topic's committed end is at "
+                        + "sequence 0 of the scope");
+        for (String write : List.of("pin", "unpin", "rollback")) {
+            assertThat(run("snapshots", write, "--help")).isZero();
+            assertThat(out.toString().replaceAll("\\s+", " ")).as(write + " --help").contains("3 written, but what "
+                    + "became active could not be read back: the write stands, do not repeat the command");
+        }
     }
 
     @Test
