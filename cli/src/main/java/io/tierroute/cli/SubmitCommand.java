@@ -323,6 +323,7 @@ final class SubmitCommand implements Callable<Integer> {
         }
         long begin = System.nanoTime();
         String id;
+        Set<String> listedBefore = UnansweredRun.listed(rest);
         try (SubmitOnCtrlC onCtrlC = new SubmitOnCtrlC(rest, spec.commandLine().getErr())) {
             String jarId = rest.uploadJar(job);
             onCtrlC.uploaded(jarId);
@@ -330,8 +331,17 @@ final class SubmitCommand implements Callable<Integer> {
             args.addAll(jobArgs);
             try {
                 onCtrlC.runRequested();
-                id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args, onTheClusterSide(fromSavepoint),
-                        allowNonRestoredState, null));
+                try {
+                    id = rest.run(jarId, new FlinkRestClient.RunRequest(ENTRY_CLASS, args,
+                            onTheClusterSide(fromSavepoint), allowNonRestoredState, null));
+                } catch (FlinkRestClient.FlinkRestException e) {
+                    if (!e.unanswered()) {
+                        throw e;
+                    }
+                    id = UnansweredRun.startedJob(rest, candidate.name(), listedBefore, e, UnansweredRun.LISTING_WAIT);
+                    out.println("tierroute submit: the run request got no answer (" + e.getMessage() + "), but the "
+                            + "cluster lists job " + id + " (" + candidate.name() + ") started since: carrying on with it");
+                }
                 onCtrlC.started(id);
             } finally {
                 // The cluster has the job's graph and blobs now; the 29 MB upload would otherwise pile up in /jars.

@@ -71,6 +71,17 @@ public final class FlinkRestClient {
         public FlinkRestException(String message, Throwable cause) {
             super(message, cause);
         }
+
+        /**
+         * Whether the request may have reached the cluster without an answer coming back: it timed out or the
+         * connection dropped once made. Not when the connection was refused or never made (the request was not sent),
+         * nor when the cluster answered (an HTTP error).
+         */
+        public boolean unanswered() {
+            Throwable c = getCause();
+            return c instanceof java.io.IOException && !(c instanceof java.net.ConnectException)
+                    && !(c instanceof java.net.http.HttpConnectTimeoutException);
+        }
     }
 
     /**
