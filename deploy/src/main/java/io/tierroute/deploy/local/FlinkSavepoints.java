@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Savepoints, for {@link FlinkRestClient}: stopping a job with one ({@code POST /jobs/<id>/stop}) and polling its
  * trigger ({@code GET /jobs/<id>/savepoints/<trigger>}) until it completed, failed (Flink's failure cause in one line)
- * or took longer than the caller's wait.
+ * or took longer than the caller's wait (a failed poll is tried again until then); a stop that outlasts the wait goes
+ * on on the cluster, so the error says how to follow it to its savepoint.
  */
 final class FlinkSavepoints {
 
@@ -30,10 +31,19 @@ final class FlinkSavepoints {
         body.put("drain", false);
         String trigger = rest.post("/jobs/" + jobId + "/stop", body, "stop job " + jobId + " with a savepoint")
                 .path("request-id").asText();
+        String poll = "/jobs/" + jobId + "/savepoints/" + trigger;
         long deadline = System.nanoTime() + wait.toNanos();
+        FlinkRestException lastPollFailure = null;
         while (true) {
-            JsonNode n = rest.get("/jobs/" + jobId + "/savepoints/" + trigger);
-            if (n.path("status").path("id").asText().equals("COMPLETED")) {
+            JsonNode n;
+            try {
+                n = rest.get(poll);
+                lastPollFailure = null;
+            } catch (FlinkRestException e) { // one failed poll is no failed savepoint: the stop goes on on the cluster
+                n = null;
+                lastPollFailure = e;
+            }
+            if (n != null && n.path("status").path("id").asText().equals("COMPLETED")) {
                 JsonNode op = n.path("operation");
                 if (op.has("failure-cause")) {
                     throw new FlinkRestException("the savepoint of job " + jobId + " failed: " + FlinkErrorText.rootCause(
@@ -43,8 +53,14 @@ final class FlinkSavepoints {
                 return op.path("location").asText();
             }
             if (System.nanoTime() > deadline) {
+                // The stop was accepted and goes on without us: say how to follow it, or its savepoint path is lost.
                 throw new FlinkRestException("the savepoint of job " + jobId + " did not complete within "
-                        + wait.toSeconds() + " s", null);
+                        + wait.toSeconds() + " s" + (lastPollFailure == null ? ""
+                        : " (its last poll failed: " + lastPollFailure.getMessage() + ")")
+                        + ". The stop goes on on the cluster: the job stops once the savepoint completes (and runs on if "
+                        + "it fails). Follow it with GET " + rest.at(poll) + " (trigger " + trigger + "): once its "
+                        + "status is COMPLETED, operation.location is the savepoint to restart from; a larger --wait "
+                        + "waits for a large state", lastPollFailure);
             }
             FlinkRestTransport.sleep(200);
         }
