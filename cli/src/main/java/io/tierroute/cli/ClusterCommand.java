@@ -154,9 +154,12 @@ final class ClusterCommand implements Runnable {
             // Held until the end, or, after Ctrl-C, until the JVM has stopped what it started and exits.
             try (lock) {
                 rc = up(s, out, err);
-            }
-            if (rc != 0 && !dirExisted) {
-                removeIfOnlyTheLock(s.dir()); // a refused 'up' (a port taken) leaves no directory it made behind
+                if (rc != 0 && !dirExisted) {
+                    // A refused 'up' (a port taken) leaves no directory it made behind. Deleted while still locked: an
+                    // 'up' that opened the same lock file meanwhile is refused by the lock, not left holding a lock on
+                    // a file deleted under it, which a later 'up' or 'down' would not see.
+                    removeIfOnlyTheLock(s.dir());
+                }
             }
             return rc;
         }
