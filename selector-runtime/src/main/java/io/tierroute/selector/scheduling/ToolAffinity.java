@@ -13,6 +13,8 @@ public final class ToolAffinity {
 
     /** Tools remembered per worker; past it the coldest are forgotten (a bound on hostile input). */
     static final int MAX_TOOLS_PER_WORKER = 4096;
+    /** What a worker past the cap keeps: the warmest half. */
+    static final int KEEP_AFTER_PRUNING = MAX_TOOLS_PER_WORKER / 2;
 
     private final ConcurrentHashMap<String, Long>[] warmUntil;
     private final long warmNanos;
@@ -53,9 +55,14 @@ public final class ToolAffinity {
         }
     }
 
+    /**
+     * Forgets the expired tools, then the coldest down to {@link #KEEP_AFTER_PRUNING}: half the cap, so that the sort
+     * (on the routing thread) runs at most once per 2,048 new tools, not every other route of a client that names 256
+     * new ones each time.
+     */
     private static void forgetColdest(ConcurrentHashMap<String, Long> warm, long nowNanos) {
         warm.values().removeIf(until -> until <= nowNanos);
-        int excess = warm.size() - MAX_TOOLS_PER_WORKER * 9 / 10;
+        int excess = warm.size() - KEEP_AFTER_PRUNING;
         if (excess > 0) {
             warm.entrySet().stream()
                     .sorted(java.util.Map.Entry.comparingByValue())
