@@ -71,7 +71,8 @@ final class SnapshotsCommand implements Runnable {
     static final String EXIT_2 = "2:bad command line";
     /** The writing commands' 3. */
     static final String EXIT_3 = "3:written, but what became active could not be read back: the write stands, do not "
-            + "repeat the command; check 'snapshots list'";
+            + "repeat the command; check 'snapshots list' (also when the broker did not confirm the commit: it may have "
+            + "landed)";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -60,8 +60,9 @@ final class SnapshotsKafka {
     }
 
     /**
-     * A control record was committed, but what became active could not be read back: the write stands, so the
-     * operator must not repeat it (a second rollback would roll back again).
+     * A control record was committed, or may have been (the broker did not confirm the commit), but what became active
+     * could not be read back: the write stands or may, so the operator must not repeat it blindly (a second rollback
+     * would roll back again).
      */
     static final class Unconfirmed extends Failure {
         private static final long serialVersionUID = 1L;
@@ -371,9 +372,9 @@ final class SnapshotsKafka {
                 throw new Failure("another writer (the dashboard or another 'snapshots' command) changed scope '"
                         + control.getScope() + "' while this " + what + " was written. Nothing was written; check "
                         + "'tierroute snapshots list' and retry");
-            } catch (ControlFence.Unconfirmed e) {
-                throw new Failure("the " + what + ": " + e.getMessage() + "; check 'tierroute snapshots list' before "
-                        + "retrying");
+            } catch (ControlFence.Unconfirmed e) { // it may still land: exit 3, not 1 (refused), so none repeats it
+                throw new Unconfirmed("the " + what + ": " + e.getMessage() + "; check 'tierroute snapshots list' "
+                        + "before retrying: it may have been written");
             } catch (KafkaException e) {
                 throw writeFailure(e, what, Topics.CONTROL);
             }

@@ -126,5 +126,15 @@ class UnansweredRunTest {
                 + "/jobs/error"), Duration.ofSeconds(1));
         assertThatThrownBy(failing::overview).isInstanceOfSatisfying(FlinkRestException.class,
                 e -> assertThat(e.unanswered()).as("answered: " + e.getMessage()).isFalse());
+        server.createContext("/proxy", ex -> { // a proxy's login page: an answer, though not Flink's
+            byte[] page = "<html>sign in</html>".getBytes(StandardCharsets.UTF_8);
+            ex.sendResponseHeaders(401, page.length);
+            ex.getResponseBody().write(page);
+            ex.close();
+        });
+        FlinkRestClient proxied = new FlinkRestClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort()
+                + "/proxy"), Duration.ofSeconds(1));
+        assertThatThrownBy(proxied::overview).isInstanceOfSatisfying(FlinkRestException.class,
+                e -> assertThat(e.unanswered()).as("answered, not JSON: " + e.getMessage()).isFalse());
     }
 }

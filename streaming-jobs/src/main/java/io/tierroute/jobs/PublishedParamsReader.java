@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
@@ -50,19 +51,13 @@ final class PublishedParamsReader {
         }
         List<TopicPartition> all = new ArrayList<>(params);
         all.addAll(partitions(Topics.CONTROL)); // none yet: no scope is pinned
-        consumer.assign(all);
-        consumer.seekToBeginning(all);
-        end = consumer.endOffsets(all);
-        while (all.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-            checkDeadline();
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                if (r.topic().equals(Topics.PARAMS)) {
-                    onParams(r);
-                } else {
-                    onControl(r);
-                }
+        readToEnd(all, r -> {
+            if (r.topic().equals(Topics.PARAMS)) {
+                onParams(r);
+            } else {
+                onControl(r);
             }
-        }
+        });
         if (undecodable > 0) {
             LOG.warn("{} record(s) of {} and {} could not be decoded and were skipped, as every reader skips them",
                 undecodable, Topics.PARAMS, Topics.CONTROL);
@@ -91,18 +86,12 @@ final class PublishedParamsReader {
         if (params.isEmpty()) {
             return null;
         }
-        consumer.assign(params);
-        consumer.seekToBeginning(params);
-        end = consumer.endOffsets(params);
-        while (params.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-            checkDeadline();
-            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
-                if (k == null || k.scope().equals(scope)) { // a record under another key is placed by what it holds
-                    onParams(r);
-                }
+        readToEnd(params, r -> {
+            Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
+            if (k == null || k.scope().equals(scope)) { // a record under another key is placed by what it holds
+                onParams(r);
             }
-        }
+        });
         Where where = scan.accepted(scope, version);
         ParameterSnapshot s = where == null ? null : readBack(where);
         if (s == null || s.getStatus() != SnapshotStatus.ACCEPTED || s.getVersion() != version
@@ -110,6 +99,19 @@ final class PublishedParamsReader {
             return null; // compacted or deleted since the scan
         }
         return withModel(scope, s);
+    }
+
+    /** Reads {@code parts} from their beginning to their end offsets now, each record to {@code onRecord}. */
+    private void readToEnd(List<TopicPartition> parts, Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
+        consumer.assign(parts);
+        consumer.seekToBeginning(parts);
+        end = consumer.endOffsets(parts);
+        while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            checkDeadline();
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                onRecord.accept(r);
+            }
+        }
     }
 
     private List<TopicPartition> partitions(String topic) {

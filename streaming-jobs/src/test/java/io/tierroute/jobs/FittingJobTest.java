@@ -102,6 +102,19 @@ class FittingJobTest {
         assertGapFree(kafka.snapshots(), "default");
     }
 
+    /** Sends {@code batches} batches of 1,500 requests, each awaited until a snapshot accepted with all its rows. */
+    private static List<Long> acceptedBatches(TestKafka kafka, Workload w, int batches) throws InterruptedException {
+        List<Long> accepted = new ArrayList<>();
+        for (int batch = 0; batch < batches; batch++) {
+            kafka.send(w.requests(1500));
+            long rows = w.requests();
+            accepted.add(kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
+                && p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), "accepted with " + rows + " rows")
+                .getVersion());
+        }
+        return accepted;
+    }
+
     @Test
     void pinHoldsAcrossRestartUntilUnpin() throws Exception {
         TestKafka kafka = fixture.kafka();
@@ -110,14 +123,7 @@ class FittingJobTest {
         JobSettings s = settings("pin");
         kafka.send(w.telemetry(40));
         JobClient job = fixture.start(s, null);
-        List<Long> accepted = new ArrayList<>();
-        for (int batch = 0; batch < 2; batch++) {
-            kafka.send(w.requests(1500));
-            long rows = w.requests();
-            accepted.add(kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
-                && p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), "accepted with " + rows + " rows")
-                .getVersion());
-        }
+        List<Long> accepted = acceptedBatches(kafka, w, 2);
         long pinned = accepted.get(0);
         long before = kafka.snapshots().size();
         kafka.control(control(scope, ControlAction.PIN, pinned, 1));
@@ -162,14 +168,7 @@ class FittingJobTest {
         JobSettings s = settings("pin-old").toBuilder().set("history-versions", 1).build();
         kafka.send(w.telemetry(40));
         fixture.start(s, null);
-        List<Long> accepted = new ArrayList<>();
-        for (int batch = 0; batch < 3; batch++) {
-            kafka.send(w.requests(1500));
-            long rows = w.requests();
-            accepted.add(kafka.awaitSnapshot(p -> p.getStatus() == SnapshotStatus.ACCEPTED
-                && p.getAlphaP().getSamples() == rows, Duration.ofSeconds(60), "accepted with " + rows + " rows")
-                .getVersion());
-        }
+        List<Long> accepted = acceptedBatches(kafka, w, 3);
         long pinned = accepted.get(0);
         kafka.control(control(scope, ControlAction.PIN, pinned, 1));
         kafka.send(w.requests(1500));

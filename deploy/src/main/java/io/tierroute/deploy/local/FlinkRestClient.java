@@ -68,19 +68,35 @@ public final class FlinkRestClient {
 
     /** A failed REST call: unreachable cluster, an HTTP error with Flink's messages, or an unexpected answer. */
     public static class FlinkRestException extends RuntimeException {
+        private final boolean unanswered;
+        private final int httpStatus;
+
         public FlinkRestException(String message, Throwable cause) {
+            this(message, cause, false, -1);
+        }
+
+        /**
+         * @param unanswered the request may have reached the cluster, and no answer came back ({@link #unanswered})
+         * @param httpStatus the cluster's answer, or -1 when none came
+         */
+        public FlinkRestException(String message, Throwable cause, boolean unanswered, int httpStatus) {
             super(message, cause);
+            this.unanswered = unanswered;
+            this.httpStatus = httpStatus;
         }
 
         /**
          * Whether the request may have reached the cluster without an answer coming back: it timed out or the
          * connection dropped once made. Not when the connection was refused or never made (the request was not sent),
-         * nor when the cluster answered (an HTTP error).
+         * nor when the cluster answered, whatever it answered.
          */
         public boolean unanswered() {
-            Throwable c = getCause();
-            return c instanceof java.io.IOException && !(c instanceof java.net.ConnectException)
-                    && !(c instanceof java.net.http.HttpConnectTimeoutException);
+            return unanswered;
+        }
+
+        /** The HTTP status the cluster answered with, or -1 when no answer came. */
+        public int httpStatus() {
+            return httpStatus;
         }
     }
 

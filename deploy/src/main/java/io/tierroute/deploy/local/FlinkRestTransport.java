@@ -102,8 +102,9 @@ final class FlinkRestTransport {
                         + base.getHost() + " does not resolve", e);
             }
             throw new FlinkRestException(refusedMessage(base, what, unreachableHint), e);
-        } catch (IOException e) {
-            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): " + e, e);
+        } catch (IOException e) { // sent, or maybe sent: a connect timeout is the one failure that sent nothing
+            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): " + e, e,
+                    !(e instanceof java.net.http.HttpConnectTimeoutException), -1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FlinkRestException("interrupted: " + what, e);
@@ -113,13 +114,13 @@ final class FlinkRestTransport {
             n = resp.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(resp.body());
         } catch (IOException e) {
             throw new FlinkRestException(what + ": " + base + " answered HTTP " + resp.statusCode()
-                    + " with a body that is not JSON; is this a Flink REST endpoint?", e);
+                    + " with a body that is not JSON; is this a Flink REST endpoint?", e, false, resp.statusCode());
         }
         if (resp.statusCode() >= 300) {
             List<String> errors = new ArrayList<>();
             n.path("errors").forEach(e -> errors.add(e.asText()));
             throw new FlinkRestException(what + " failed: HTTP " + resp.statusCode() + " from " + base
-                    + (errors.isEmpty() ? "" : ": " + FlinkErrorText.rootCause(errors)), null);
+                    + (errors.isEmpty() ? "" : ": " + FlinkErrorText.rootCause(errors)), null, false, resp.statusCode());
         }
         return n;
     }

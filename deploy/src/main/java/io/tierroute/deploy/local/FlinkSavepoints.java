@@ -12,7 +12,7 @@ import java.util.List;
 /**
  * Savepoints, for {@link FlinkRestClient}: stopping a job with one ({@code POST /jobs/<id>/stop}) and polling its
  * trigger ({@code GET /jobs/<id>/savepoints/<trigger>}) until it completed, failed (Flink's failure cause in one line)
- * or took longer than the caller's wait (a failed poll is tried again until then); a stop that outlasts the wait goes
+ * or took longer than the caller's wait (a poll without answer or with a server error is tried again until then); a stop that outlasts the wait goes
  * on on the cluster, so the error says how to follow it to its savepoint.
  */
 final class FlinkSavepoints {
@@ -39,8 +39,11 @@ final class FlinkSavepoints {
             try {
                 n = rest.get(poll);
                 lastPollFailure = null;
-            } catch (FlinkRestException e) { // one failed poll is no failed savepoint: the stop goes on on the cluster
-                n = null;
+            } catch (FlinkRestException e) {
+                if (!e.unanswered() && e.httpStatus() < 500) {
+                    throw e; // a lasting answer (an unknown trigger after a failover, no access): waiting changes nothing
+                }
+                n = null; // a poll without answer, or a server error, is no failed savepoint: the stop goes on
                 lastPollFailure = e;
             }
             if (n != null && n.path("status").path("id").asText().equals("COMPLETED")) {

@@ -29,6 +29,8 @@ class FlinkSavepointsTest {
     private final AtomicInteger polls = new AtomicInteger();
     /** Polls answered IN_PROGRESS before COMPLETED (after a 500 on the first); a large number: never completes. */
     private volatile int inProgressPolls;
+    /** The first poll's answer: a server error, tried again, or a lasting one. */
+    private volatile int firstPollStatus = 500;
 
     @BeforeEach
     void start() throws IOException {
@@ -37,7 +39,7 @@ class FlinkSavepointsTest {
         server.createContext("/jobs/" + JOB + "/savepoints/trig-1", ex -> {
             int n = polls.incrementAndGet();
             if (n == 1) {
-                answer(ex, 500, "{\"errors\":[\"Internal server error.\"]}");
+                answer(ex, firstPollStatus, "{\"errors\":[\"Internal server error.\"]}");
             } else if (n <= 1 + inProgressPolls) {
                 answer(ex, 200, "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}");
             } else {
@@ -65,6 +67,14 @@ class FlinkSavepointsTest {
         inProgressPolls = 2;
         assertThat(rest.stopWithSavepoint(JOB, null, Duration.ofSeconds(20))).isEqualTo("file:/sp/savepoint-1");
         assertThat(polls).hasValue(4);
+    }
+
+    @Test
+    void aLastingAnswerToAPollEndsTheWaitAtOnce() {
+        firstPollStatus = 404; // e.g. a trigger the JobManager lost in a failover
+        assertThatThrownBy(() -> rest.stopWithSavepoint(JOB, null, Duration.ofSeconds(20)))
+                .isInstanceOf(FlinkRestClient.FlinkRestException.class).hasMessageContaining("HTTP 404");
+        assertThat(polls).as("not polled again").hasValue(1);
     }
 
     @Test

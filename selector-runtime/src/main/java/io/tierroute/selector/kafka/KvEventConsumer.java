@@ -356,7 +356,10 @@ public final class KvEventConsumer implements AutoCloseable {
         return true;
     }
 
-    /** The batch as protocol events, or null when it is bad (counted and logged). */
+    /**
+     * The batch as protocol events (none for an exact repeat of the worker's last), or null when it is bad (counted and
+     * logged).
+     */
     List<KvEvent> toEvents(ConsumerRecord<byte[], byte[]> r) {
         batches.increment();
         KvEventBatch b;
@@ -382,7 +385,7 @@ public final class KvEventConsumer implements AutoCloseable {
             // An at-least-once producer's retry: applying it again changes nothing, and clearing the worker (as for a
             // sequence that goes back) would drop blocks the engine holds and never announces again.
             duplicates.increment();
-            return null;
+            return List.of(); // not bad: nothing to apply (null is a bad record's)
         }
         lastBatchHash[worker] = hash;
         ResyncReason resync = checkSequence(worker, name, b.getSequence());

@@ -50,7 +50,7 @@ final class ActiveVersion {
     /** The active snapshot per {@link ActivationRule} over this scope's accepted versions and control, or null. */
     ParameterSnapshot snapshot(String scope) throws Exception {
         adoptActiveOnTopic(scope);
-        adoptPinnedOnTopic(scope);
+        adoptNamedOnTopic(scope);
         return versions.active(scope, control.value());
     }
 
@@ -68,33 +68,52 @@ final class ActiveVersion {
         controlsApplied.inc();
         LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
             record.getVersion(), record.getSequence(), record.getReason());
-        if (pinsUnkeptVersion(record)) {
+        if (namesUnkeptActiveVersion(record)) {
             if (pinnedLookups.canRead()) {
-                adoptPinnedOnTopic(scope); // starts the read now, for the next tick
+                adoptNamedOnTopic(scope); // starts the read now, for the next tick
             } else {
-                LOG.warn("scope {}: PIN of version {}, which is not an accepted version this job keeps, and the job "
+                LOG.warn("scope {}: {} of version {}, which is not an accepted version this job keeps, and the job "
                     + "was given no params topic to read it from; the scope has no active version the job can gate "
-                    + "against until it is", record.getScope(), record.getVersion());
+                    + "against until it is", record.getScope(), record.getAction(), record.getVersion());
             }
         }
         return true;
     }
 
-    private boolean pinsUnkeptVersion(SnapshotControl c) throws Exception {
-        return c != null && c.getAction() == ControlAction.PIN && c.getVersion() != null
-            && !versions.keeps(c.getVersion());
+    /**
+     * Whether the scope's active version is being read back from the params topic ({@link #adoptNamedOnTopic}): its
+     * snapshot waits for it (seconds) rather than be gated against nothing, or, after an UNPIN, against the newest
+     * version kept, and then go live. A read that failed or found nothing holds nothing.
+     */
+    boolean readingActiveVersion(String scope) throws Exception {
+        adoptNamedOnTopic(scope);
+        SnapshotControl ctl = control.value();
+        return namesUnkeptActiveVersion(ctl) && pinnedLookups.reading(scope, ctl.getVersion());
     }
 
     /**
-     * A PIN of a version the history does not keep (trimmed after {@code --history-versions} newer ones, or published
-     * before a start without state) has it read back from the params topic ({@link PinnedVersionLookups}, off the task
-     * thread) and kept as an accepted version stamped with its own control sequence, as if never trimmed: the rule then
-     * makes it active here as every reader does, and trimming keeps it while a control record names it. Until the read
-     * is done the scope has no active version (candidates are gated against nothing), as before this read existed.
+     * Whether {@code c} makes active, per {@link ActivationRule}, a version the history does not keep: a PIN's version;
+     * an UNPIN's until an accepted version stamped with its sequence or a later one is kept (the pinned version stays
+     * active until then: an UNPIN that came before the PIN's version was read back must not leave the scope without it).
      */
-    private void adoptPinnedOnTopic(String scope) throws Exception {
+    private boolean namesUnkeptActiveVersion(SnapshotControl c) throws Exception {
+        if (c == null || c.getVersion() == null || versions.keeps(c.getVersion())) {
+            return false;
+        }
+        return c.getAction() == ControlAction.PIN || !versions.acceptedSince(c.getSequence());
+    }
+
+    /**
+     * A control record that makes active a version the history does not keep (trimmed after {@code --history-versions}
+     * newer ones, or published before a start without state) has it read back from the params topic
+     * ({@link PinnedVersionLookups}, off the task thread) and kept as an accepted version stamped with its own control
+     * sequence, as if never trimmed: the rule then makes it active here as every reader does, and trimming keeps it while
+     * a control record names it. Until the read is done the scope has no active version (candidates are gated against
+     * nothing), as before this read existed.
+     */
+    private void adoptNamedOnTopic(String scope) throws Exception {
         SnapshotControl ctl = control.value();
-        if (!pinsUnkeptVersion(ctl)) {
+        if (!namesUnkeptActiveVersion(ctl)) {
             return;
         }
         ParameterSnapshot s = pinnedLookups.poll(scope, ctl.getVersion());

@@ -14,9 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads back from {@code tierroute.params}, on a thread of its own, a version a PIN names that the job's history no
- * longer keeps (older than {@code --history-versions} accepted versions, or from before a start without state), so
- * that the scope's candidates are gated against the pinned snapshot and carry from it what the fit cannot determine
+ * Reads back from {@code tierroute.params}, on a thread of its own, a version a PIN (or the UNPIN after it) makes
+ * active that the job's history no longer keeps (older than {@code --history-versions} accepted versions, or from before
+ * a start without state), so that the scope's candidates are gated against the pinned snapshot and carry from it what the fit cannot determine
  * yet, instead of against nothing with DESIGN's defaults. The task thread only starts a read and collects its result:
  * a read scans the whole topic, which must not hold up records or checkpoint barriers. What it finds is kept in keyed
  * state by {@link ActiveVersion}; this class keeps nothing a checkpoint needs (a restore simply reads again).
@@ -57,6 +57,12 @@ final class PinnedVersionLookups implements AutoCloseable {
         this.await = await;
     }
 
+    /** Whether a read of {@code version} of {@code scope} is under way (started, not done). */
+    boolean reading(String scope, long version) {
+        Lookup l = lookups.get(scope);
+        return l != null && l.version == version && !l.result.isDone();
+    }
+
     /** Whether the job was given the params topic to read from. */
     boolean canRead() {
         return reader != null;
@@ -78,8 +84,8 @@ final class PinnedVersionLookups implements AutoCloseable {
             }
             l = new Lookup(version, executor().submit(() -> reader.readAccepted(scope, version)));
             lookups.put(scope, l);
-            LOG.info("scope {}: reading pinned version {}, which the job's history does not keep, back from the "
-                + "params topic", scope, version);
+            LOG.info("scope {}: reading version {}, which its control record makes active and the job's history "
+                + "does not keep, back from the params topic", scope, version);
         }
         if (!await && !l.result.isDone()) {
             return null;
@@ -88,18 +94,18 @@ final class PinnedVersionLookups implements AutoCloseable {
             ParameterSnapshot s = await ? l.result.get(10, TimeUnit.MINUTES) : l.result.get();
             if (s != null) {
                 lookups.remove(scope); // the caller keeps it in state now
-                LOG.info("scope {}: pinned version {} read back from the params topic: candidates are gated against "
-                    + "it", scope, version);
+                LOG.info("scope {}: version {} read back from the params topic: candidates are gated against it",
+                    scope, version);
                 return s;
             }
-            report(l, () -> LOG.warn("scope {}: PIN of version {}, which is not an ACCEPTED version on the params "
-                + "topic either (deleted by a trim?); the scope has no active version the job can gate against until "
-                + "it is", scope, version));
+            report(l, () -> LOG.warn("scope {}: version {}, which its control record makes active, is not an "
+                + "ACCEPTED version on the params topic either (deleted by a trim?); the scope has no active version the "
+                + "job can gate against until it is", scope, version));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException | CancellationException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            report(l, () -> LOG.warn("scope {}: reading pinned version {} back from the params topic failed ({}); "
+            report(l, () -> LOG.warn("scope {}: reading version {} back from the params topic failed ({}); "
                 + "the scope has no active version the job can gate against until a read succeeds (next try in {} s)",
                 scope, version, cause.toString(), TimeUnit.NANOSECONDS.toSeconds(RETRY_AFTER_NANOS)));
         }

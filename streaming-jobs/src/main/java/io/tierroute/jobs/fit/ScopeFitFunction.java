@@ -351,7 +351,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         timers.onForestTimers(timestamp, scope, c, ctx.timerService());
         if (timestamp == c.nextPublishMs) {
             c.nextPublishMs = 0;
-            if (c.dirty) {
+            if (c.dirty && active.readingActiveVersion(scope)) {
+                timers.armPublish(c, ctx.timerService()); // the next tick publishes once the read is done
+            } else if (c.dirty) {
                 c.dirty = false;
                 publish(scope, c, ctx.timerService().currentWatermark(), out);
             }

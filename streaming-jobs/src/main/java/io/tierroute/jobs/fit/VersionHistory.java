@@ -36,6 +36,16 @@ final class VersionHistory {
         return accepted.contains(version);
     }
 
+    /** Whether an accepted version stamped with control sequence {@code sequence} or a later one is kept. */
+    boolean acceptedSince(long sequence) throws Exception {
+        for (Long stamped : accepted.values()) {
+            if (stamped >= sequence) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The active snapshot, with its model, per {@link ActivationRule} over the kept versions and {@code ctl}; or null. */
     ParameterSnapshot active(String scope, SnapshotControl ctl) throws Exception {
         ActivationRule rule = new ActivationRule();

@@ -97,23 +97,23 @@ class PinnedVersionReadBackTest {
             .setReason("roll back").setActor("test").setTimestampMs(0).setSequence(sequence).build();
     }
 
-    /** Ticks (a row and a snapshot each) until a snapshot has a parent; the ones before have none. Fails after 30 s. */
-    private ParameterSnapshot tickUntilAParent(
+    /**
+     * Ticks until the next snapshot comes: while the active version is read back, ticks publish nothing (the scope stays
+     * dirty), so the first snapshot after the control record is gated against what it read. Fails after 30 s.
+     */
+    private ParameterSnapshot tickUntilPublished(
             KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h)
             throws Exception {
+        int before = h.extractOutputValues().size();
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
-            now += TICK;
-            rows(h, h.extractOutputValues().get(0).getScope().toString(), 1); // a tick publishes what is new
-            int before = h.extractOutputValues().size();
-            h.setProcessingTime(now);
+            h.setProcessingTime(now += TICK);
             List<ParameterSnapshot> out = h.extractOutputValues();
-            assertThat(out).as("one snapshot per tick").hasSize(before + 1);
-            ParameterSnapshot last = out.get(out.size() - 1);
-            if (last.getParentVersion() != null) {
-                return last;
+            if (out.size() > before) {
+                assertThat(out).as("one snapshot").hasSize(before + 1);
+                return out.get(out.size() - 1);
             }
-            assertThat(System.nanoTime()).as("a parent within 30 s").isLessThan(deadline);
+            assertThat(System.nanoTime()).as("a snapshot within 30 s").isLessThan(deadline);
             Thread.sleep(50);
         }
     }
@@ -139,7 +139,7 @@ class PinnedVersionReadBackTest {
         assertThat(first.getAlphaD().getValue()).isEqualTo(5.0);
 
         h.processElement2(new StreamRecord<>(pin(scope, 2, 1)));
-        ParameterSnapshot pinned = tickUntilAParent(h);
+        ParameterSnapshot pinned = tickUntilPublished(h);
         assertThat(pinned.getParentVersion()).as("gated against the pinned version, read back").isEqualTo(2);
         assertThat(pinned.getControlSequence()).isEqualTo(1);
         assertThat(pinned.getAlphaD().getValue()).as("carried from version 2, not the default").isEqualTo(4.0);
@@ -159,6 +159,35 @@ class PinnedVersionReadBackTest {
         assertThat(out.get(0).getParentVersion()).as("kept in state").isEqualTo(2);
         assertThat(out.get(0).getAlphaD().getValue()).isEqualTo(4.0);
         restored.close();
+    }
+
+    /**
+     * An UNPIN that comes before the pinned version was read back: that version stays active until a snapshot stamped
+     * with the UNPIN's sequence is accepted, so that snapshot, which goes live everywhere, is gated against it too, not
+     * against the newest version the job keeps.
+     */
+    @Test
+    void anUnpinBeforeTheReadBackKeepsThePinnedVersionAsTheParentOfWhatGoesLive() throws Exception {
+        String scope = "unpinned-early";
+        send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 1, null, 3.0, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 2, 1L, 4.0, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 3, 2L, 5.0, 0.01))));
+        var h = harness(null, KafkaWiring.publishedParams(settings()));
+        h.setProcessingTime(now);
+        rows(h, scope, 10);
+        h.setProcessingTime(now += TICK);
+        assertThat(h.extractOutputValues().get(0).getParentVersion()).isEqualTo(3);
+
+        h.processElement2(new StreamRecord<>(pin(scope, 2, 1)));
+        h.processElement2(new StreamRecord<>(SnapshotControl.newBuilder(pin(scope, 2, 2))
+            .setAction(ControlAction.UNPIN).build()));
+        ParameterSnapshot live = tickUntilPublished(h);
+        assertThat(live.getControlSequence()).isEqualTo(2);
+        assertThat(live.getParentVersion()).as("the unpinned version, read back").isEqualTo(2);
+        assertThat(live.getAlphaD().getValue()).as("carried from it").isEqualTo(4.0);
+        assertThat(live.getStatus()).as("reasons %s", live.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        h.close();
     }
 
     @Test
