@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 
 import static io.tierroute.cli.SnapshotsCommand.EXIT_0;
 import static io.tierroute.cli.SnapshotsCommand.EXIT_1;

@@ -108,8 +108,8 @@ final class ActiveVersion {
      * newer ones, or published before a start without state) has it read back from the params topic
      * ({@link PinnedVersionLookups}, off the task thread) and kept as an accepted version stamped with its own control
      * sequence, as if never trimmed: the rule then makes it active here as every reader does, and trimming keeps it while
-     * a control record names it. Until the read is done the scope has no active version (candidates are gated against
-     * nothing), as before this read existed.
+     * a control record names it. Until the read is done the scope's ticks wait ({@link #readingActiveVersion}); when it
+     * fails or finds nothing the scope has no active version, and its candidates are gated against nothing.
      */
     private void adoptNamedOnTopic(String scope) throws Exception {
         SnapshotControl ctl = control.value();

@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads back from {@code tierroute.params}, on a thread of its own, a version a PIN (or the UNPIN after it) makes
  * active that the job's history no longer keeps (older than {@code --history-versions} accepted versions, or from before
- * a start without state), so that the scope's candidates are gated against the pinned snapshot and carry from it what the fit cannot determine
- * yet, instead of against nothing with DESIGN's defaults. The task thread only starts a read and collects its result:
- * a read scans the whole topic, which must not hold up records or checkpoint barriers. What it finds is kept in keyed
- * state by {@link ActiveVersion}; this class keeps nothing a checkpoint needs (a restore simply reads again).
+ * a start without state), so that the scope's candidates are gated against the pinned snapshot and carry from it what
+ * the fit cannot determine yet, instead of against nothing with DESIGN's defaults. The task thread only starts a read
+ * and collects its result: a read scans the whole topic, which must not hold up records or checkpoint barriers. What it
+ * finds is kept in keyed state by {@link ActiveVersion}; this class keeps nothing a checkpoint needs (a restore simply
+ * reads again).
  */
 final class PinnedVersionLookups implements AutoCloseable {
     /** The operator's logger: these lines belong with its other lines about control records. */
