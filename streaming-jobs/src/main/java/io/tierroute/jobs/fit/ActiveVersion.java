@@ -100,7 +100,14 @@ final class ActiveVersion {
         if (c == null || c.getVersion() == null || versions.keeps(c.getVersion())) {
             return false;
         }
-        return c.getAction() == ControlAction.PIN || !versions.acceptedSince(c.getSequence());
+        if (c.getAction() == ControlAction.PIN) {
+            return true;
+        }
+        // An UNPIN: what could not be read (no topic, or not on it) is not looked for at every tick, nor is every kept
+        // version's stamp scanned for it.
+        String scope = c.getScope().toString();
+        return pinnedLookups.canRead() && !pinnedLookups.foundNothing(scope, c.getVersion())
+            && !versions.acceptedSince(c.getSequence());
     }
 
     /**

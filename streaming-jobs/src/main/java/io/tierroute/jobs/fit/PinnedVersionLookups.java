@@ -64,6 +64,22 @@ final class PinnedVersionLookups implements AutoCloseable {
         return l != null && l.version == version && !l.result.isDone();
     }
 
+    /** Whether a read of {@code version} of {@code scope} is done and found no ACCEPTED record of it. */
+    boolean foundNothing(String scope, long version) {
+        Lookup l = lookups.get(scope);
+        if (l == null || l.version != version || !l.result.isDone() || l.result.isCancelled()) {
+            return false;
+        }
+        try {
+            return l.result.get() == null;
+        } catch (ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
     /** Whether the job was given the params topic to read from. */
     boolean canRead() {
         return reader != null;
