@@ -1,6 +1,7 @@
 package io.tierroute.fitter.decay;
 
 import io.tierroute.fitter.regression.RegressionConfig;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 
 /**
  * Configuration of the λ fit.
@@ -36,9 +37,14 @@ public record DecayConfig(double lambdaMin, double lambdaMax, double binRatio, d
         }
     }
 
-    /** λ in [1e-6, 100] 1/s; bins 1 % wide from 1 ms to 10⁷ s (2 316 bins); no forgetting. */
+    /**
+     * λ in [1e-6, 1] 1/s, the validation gate's bounds ({@link SnapshotParameter#LAMBDA}): a fit above them would reject
+     * the whole snapshot (every α, BW_t, ρ and the forest with it) for as long as the misses come that fast, where a fit
+     * at the bound is a λ the gate takes (a prefix that lives under a second is no cache either way). Bins 1 % wide from
+     * 1 ms to 10⁷ s (2 316 bins); no forgetting.
+     */
     public static DecayConfig defaults() {
-        return new DecayConfig(1e-6, 100, 1.01, 1e-3, 1e7);
+        return new DecayConfig(1e-6, SnapshotParameter.LAMBDA.upper(), 1.01, 1e-3, 1e7);
     }
 
     /**

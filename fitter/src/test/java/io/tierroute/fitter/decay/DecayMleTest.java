@@ -137,6 +137,24 @@ class DecayMleTest {
         assertThat(fit.lambda().windowEndMs()).isEqualTo(4);
     }
 
+    /**
+     * Misses that come faster than the gate's λ bound (1/s) allows: true λ 2/s over idle times of 0.2–2.2 s, well
+     * determined. The fit stops at the bound, flagged, a value the gate takes; a fit above it rejected whole snapshots.
+     */
+    @Test
+    void aLambdaAboveTheGatesBoundFitsAtTheBound() {
+        DecayAccumulator acc = new DecayAccumulator(DecayConfig.defaults());
+        java.util.SplittableRandom rnd = new java.util.SplittableRandom(3);
+        for (int i = 0; i < 2_000; i++) {
+            double idle = 0.2 + 2.0 * rnd.nextDouble();
+            acc.add(rnd.nextDouble() < Math.exp(-2.0 * idle) ? DecayObservation.hit(idle, i) : DecayObservation.miss(idle, i));
+        }
+        DecayFit fit = acc.fit();
+        assertThat(fit.atUpperBound()).isTrue();
+        assertThat(fit.lambda().value()).isEqualTo(io.tierroute.schemas.snapshot.SnapshotParameter.LAMBDA.upper());
+        assertThat(io.tierroute.schemas.snapshot.SnapshotParameter.LAMBDA.inBounds(fit.lambda().value())).isTrue();
+    }
+
     @Test
     void boundsAndDegenerateInputs() {
         DecayConfig cfg = DecayConfig.defaults();
