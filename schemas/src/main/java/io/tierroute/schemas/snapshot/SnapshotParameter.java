@@ -36,8 +36,8 @@ import java.util.function.Function;
  *
  * <p>Why these bounds. α_p > 0: prefill is never free, and 10 ms per token is ~100× slower than any
  * GPU. α_p2 ≤ 0.1 µs/token²: even 0.1 makes a 128 k-token recompute cost 800 s. λ ∈ [1e-6, 1] 1/s: a
- * mean cached-prefix lifetime between 1 s and ~11 days (the λ MLE itself is bounded to [1e-6, 100]; a
- * lifetime below 1 s is not a cache). BW_t in (1 MB/s, 10 TB/s]: slower than any disk or faster than
+ * mean cached-prefix lifetime between 1 s and ~11 days (the job's λ MLE stops at the same bounds, so that misses
+ * faster than that fit at the bound instead of rejecting the snapshot; a lifetime below 1 s is not a cache). BW_t in (1 MB/s, 10 TB/s]: slower than any disk or faster than
  * any HBM link means a unit error. ρ is a utilisation.
  *
  * <p>"Negligible" is the magnitude below which a value is as good as 0. It is used as the floor of the
