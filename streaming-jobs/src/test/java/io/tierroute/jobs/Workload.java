@@ -193,7 +193,7 @@ public final class Workload {
             .setStepId(null).build();
     }
 
-    /** {@code seconds} one-second telemetry samples of every worker (prefill 60 µs/token, a CPU link). */
+    /** {@code seconds} one-second telemetry samples of every worker (prefill 60 µs/token, a busy CPU link). */
     public List<ProducerRecord<byte[], byte[]>> telemetry(int seconds) {
         List<ProducerRecord<byte[], byte[]>> out = new ArrayList<>();
         for (int s = 0; s < seconds; s++) {
@@ -206,7 +206,8 @@ public final class Workload {
                     .setWaitingRequests(rnd.nextInt(5)).setRunningRequests(1 + rnd.nextInt(16)).setKvUsedBlocks(100)
                     .setKvCapacityBlocks(1000).setBlockSizeTokens(16)
                     .setLinks(List.of(TierLinkSample.newBuilder().setTier(Tier.CPU)
-                        .setBytesMoved((long) (rnd.nextDouble() * 0.3 * 64e9)).setIntervalMs(1000).build()))
+                        // up to 0.9 of a 64 GB/s link: it tops out near its speed, a peak that speaks for it
+                        .setBytesMoved((long) (rnd.nextDouble() * 0.9 * 64e9)).setIntervalMs(1000).build()))
                     .setPrefillTokens(tokens).setPrefillBusyUs(Math.min(900_000, tokens * 40))
                     .setDecodeSteps(steps).setDecodeBusyUs(steps * 1000).build();
                 out.add(new ProducerRecord<>(Topics.TELEMETRY, null, t.getTimestampMs(), key("w" + w),

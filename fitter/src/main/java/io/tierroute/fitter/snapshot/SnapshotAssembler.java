@@ -88,6 +88,26 @@ public final class SnapshotAssembler {
     }
 
     /**
+     * Below this fraction of the configured speed, an observed peak is no evidence of the link's speed, only of how
+     * little it was used.
+     */
+    public static final double MIN_PEAK_FRACTION_OF_CONFIGURED = 0.5;
+
+    /**
+     * Whether an observed peak may stand as the tier's BW_t. A peak is a lower bound of the link's speed: the largest
+     * bytes a telemetry interval (1 s) moved, which a link used in bursts fills only in part (a 40 MB load a minute on
+     * a 7 GB/s NVMe link peaks at 40 MB/s). Taken as BW_t, such a peak prices the tier ~180× too high, puts ρ at the
+     * cut-off, and the router then avoids the tier, which keeps its peak low. So a peak above the configured speed
+     * raises BW_t (a link is at least as fast as it was seen to be), one from half of it up lowers it (a link that tops
+     * out there is slower than configured), and one below half is carried over, as an idle link's (0, or under any
+     * real link's speed, which the gate would reject with the snapshot's good values) always was.
+     */
+    static boolean speaksForTheLink(Estimate peak, double configured) {
+        return peak != null && peak.value() > SnapshotParameter.BANDWIDTH.lower()
+                && peak.value() >= MIN_PEAK_FRACTION_OF_CONFIGURED * configured;
+    }
+
+    /**
      * @param scope the scope ("default", a model, engine type or hardware pool)
      * @param latestVersion newest version recorded for this scope in any status, 0 when none
      * @param active the scope's active snapshot, or null (defaults apply)
@@ -123,10 +143,7 @@ public final class SnapshotAssembler {
         for (Tier t : defaultBandwidths.keySet()) {
             Estimate e = fits.bandwidths().get(t);
             FittedValue prev = active == null ? null : activeBandwidth(active, t);
-            // An idle link's peak (0, or under any real link's speed) says nothing about its bandwidth:
-            // carry the known value rather than offer one the gate must reject, which would throw the
-            // snapshot's good values away with it.
-            FittedValue v = e != null && e.value() > SnapshotParameter.BANDWIDTH.lower() ? FittedValues.of(e)
+            FittedValue v = speaksForTheLink(e, defaultBandwidths.get(t)) ? FittedValues.of(e)
                     : prev != null ? FittedValues.carried(prev) : FittedValues.carried(defaultBandwidths.get(t));
             bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
         }

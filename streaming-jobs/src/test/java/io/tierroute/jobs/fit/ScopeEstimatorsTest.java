@@ -54,31 +54,32 @@ class ScopeEstimatorsTest {
 
     /**
      * ρ is published against the BW_t its snapshot carries, not the one it was measured against: at the first fitted
-     * BW_t (64 GB/s default → a 12.8 GB/s peak) a link at half its speed was published at 10 %, under ρ_thr, and C_tier
-     * priced it about 5× too cheap. Once that BW_t is in use, the EWMA goes on from the rescaled value.
+     * BW_t (64 GB/s default → a 12.8 GB/s peak, when such a peak still stood for the link's speed) a link at half its
+     * speed was published at 10 %, under ρ_thr, and C_tier priced it about 5× too cheap; here 64 → 48 GB/s, 37.5 % →
+     * 50 %. Once that BW_t is in use, the EWMA goes on from the rescaled value.
      */
     @Test
     void rhoIsPublishedAgainstTheBandwidthItsSnapshotCarries() {
         ScopeEstimators est = new ScopeEstimators("s", 10_000, 16, 1_000);
         long t = 1_700_000_000_000L;
-        est.add(cpuLink(t, 12_800_000_000L)); // the peak second: BW_t
+        est.add(cpuLink(t, 48_000_000_000L)); // the peak second: BW_t (3/4 of the 64 GB/s configured: it speaks)
         for (int i = 1; i <= 60; i++) {
-            est.add(cpuLink(t + i * 1_000L, 6_400_000_000L)); // then half of it
+            est.add(cpuLink(t + i * 1_000L, 24_000_000_000L)); // then half of it
         }
         io.tierroute.fitter.snapshot.SnapshotAssembler assembler = new io.tierroute.fitter.snapshot.SnapshotAssembler(
                 "test", () -> t, io.tierroute.fitter.snapshot.SnapshotAssembler.DEFAULT_BANDWIDTHS);
         io.tierroute.schemas.avro.ParameterSnapshot candidate = assembler.assemble("s", 0, null, est.fits(1, 1, null));
         assertThat(candidate.getBandwidths()).anySatisfy(b -> {
             assertThat(b.getTier()).isEqualTo(io.tierroute.schemas.avro.Tier.CPU);
-            assertThat(b.getBytesPerSecond().getValue()).isEqualTo(12.8e9);
+            assertThat(b.getBytesPerSecond().getValue()).isEqualTo(48e9);
         });
-        assertThat(cpuRho(candidate)).as("measured against the 64 GB/s default").isCloseTo(0.1, within(0.01));
+        assertThat(cpuRho(candidate)).as("measured against the 64 GB/s default").isCloseTo(0.375, within(0.01));
         est.rhoOnTheCarriedBandwidths(candidate);
-        assertThat(cpuRho(candidate)).as("against the 12.8 GB/s it carries").isCloseTo(0.5, within(0.05));
+        assertThat(cpuRho(candidate)).as("against the 48 GB/s it carries").isCloseTo(0.5, within(0.05));
 
         assertThat(est.useBandwidths(candidate)).as("accepted: its BW_t in use").isTrue();
         for (int i = 61; i <= 65; i++) {
-            est.add(cpuLink(t + i * 1_000L, 6_400_000_000L));
+            est.add(cpuLink(t + i * 1_000L, 24_000_000_000L));
         }
         io.tierroute.schemas.avro.ParameterSnapshot next = assembler.assemble("s", 1, candidate, est.fits(1, 1, null));
         est.rhoOnTheCarriedBandwidths(next);
