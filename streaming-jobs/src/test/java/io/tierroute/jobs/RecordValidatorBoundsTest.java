@@ -69,6 +69,19 @@ class RecordValidatorBoundsTest {
     }
 
     /**
+     * A link moving more than 10 TB/s (the gate's BW_t bound) is a running total or a unit error: as a tier peak it got
+     * every snapshot of the scope rejected while the link misreported (found in review).
+     */
+    @Test
+    void aLinkFasterThanAnyLinkIsDeadLetteredNamingItsRate() {
+        assertThat(telemetry(t -> t.getLinks().get(0).setBytesMoved(10_000_000_000_000L))).as("10 TB in 1 s: the bound")
+            .isNull();
+        assertThat(telemetry(t -> t.getLinks().get(0).setBytesMoved(1_000_000_000_000_000L)))
+            .isEqualTo("links[CPU].bytesMoved 1000000000000000 in 1000 ms is 1.00e+15 bytes/s, faster than any link "
+                + "(1e+13): the bytes of this interval, not a running total?");
+    }
+
+    /**
      * A completion's phases, each bounded: Long.MAX_VALUE twice plus 1002 µs summed to a realised time to first token
      * of 1,000 µs, a plausible figure the latency fit would have taken.
      */

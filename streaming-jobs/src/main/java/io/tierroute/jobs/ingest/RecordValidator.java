@@ -8,6 +8,7 @@ import io.tierroute.schemas.avro.RequestFeatures;
 import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.snapshot.ControlRecordCheck;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierLinkSample;
 import io.tierroute.schemas.avro.TierTokens;
@@ -80,6 +81,15 @@ public final class RecordValidator {
             }
             if (l.getIntervalMs() <= 0) {
                 return "links[" + l.getTier() + "].intervalMs must be > 0, got " + l.getIntervalMs();
+            }
+            // Faster than any link (a running total sent as the interval's count, or bits for bytes): as a peak it
+            // would set the tier's BW_t past the gate's bound and get every snapshot of the scope rejected.
+            double bytesPerSecond = l.getBytesMoved() * 1000.0 / l.getIntervalMs();
+            if (bytesPerSecond > SnapshotParameter.BANDWIDTH.upper()) {
+                return "links[" + l.getTier() + "].bytesMoved " + l.getBytesMoved() + " in " + l.getIntervalMs()
+                    + " ms is " + String.format(java.util.Locale.ROOT, "%.3g", bytesPerSecond) + " bytes/s, faster "
+                    + "than any link (" + String.format(java.util.Locale.ROOT, "%.0g", SnapshotParameter.BANDWIDTH.upper())
+                    + "): the bytes of this interval, not a running total?";
             }
         }
         return null;
