@@ -143,8 +143,12 @@ public final class SnapshotAssembler {
         for (Tier t : defaultBandwidths.keySet()) {
             Estimate e = fits.bandwidths().get(t);
             FittedValue prev = active == null ? null : activeBandwidth(active, t);
-            FittedValue v = speaksForTheLink(e, defaultBandwidths.get(t)) ? FittedValues.of(e)
-                    : prev != null ? FittedValues.carried(prev) : FittedValues.carried(defaultBandwidths.get(t));
+            double configured = defaultBandwidths.get(t);
+            // A value in force below half the configured speed was a peak of a lightly used link (published before
+            // that rule): carried, it would stay for good; the configured speed takes its place.
+            FittedValue v = speaksForTheLink(e, configured) ? FittedValues.of(e)
+                    : prev != null && prev.getValue() >= MIN_PEAK_FRACTION_OF_CONFIGURED * configured
+                        ? FittedValues.carried(prev) : FittedValues.carried(configured);
             bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
         }
         b.setBandwidths(bws);

@@ -130,6 +130,20 @@ class SnapshotAssemblerTest {
                 assertThat(v.getSamples()).isEqualTo(900);
             }
         }
+        // An active BW_t from such a peak (published before the rule) gives way to the configured speed: carried, it
+        // would stay for good, as no later peak below half the configured speed replaces it.
+        ParameterSnapshot lowActive = ParameterSnapshot.newBuilder(assembler.assemble("default", 0, null,
+                new FitResults(null, null, Map.of(Tier.NVME, SnapshotFixtures.bandwidth(0.6 * nvme, 900)), null, null)))
+            .setStatus(SnapshotStatus.ACCEPTED).build();
+        bandwidth(lowActive, Tier.NVME).setValue(3.8e7);
+        FitResults lightPeak = new FitResults(null, null, Map.of(Tier.NVME, SnapshotFixtures.bandwidth(1e9, 900)), null,
+            null);
+        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, lightPeak), Tier.NVME).getValue()).isEqualTo(nvme);
+        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, FitResults.empty()), Tier.NVME).getValue())
+            .isEqualTo(nvme);
+        bandwidth(lowActive, Tier.NVME).setValue(0.6 * nvme);
+        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, lightPeak), Tier.NVME).getValue())
+            .as("a value in force from half the configured speed up is carried").isEqualTo(0.6 * nvme);
     }
 
     /**
