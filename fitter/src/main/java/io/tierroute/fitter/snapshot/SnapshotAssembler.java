@@ -100,11 +100,16 @@ public final class SnapshotAssembler {
      * cut-off, and the router then avoids the tier, which keeps its peak low. So a peak above the configured speed
      * raises BW_t (a link is at least as fast as it was seen to be), one from half of it up lowers it (a link that tops
      * out there is slower than configured), and one below half is carried over, as an idle link's (0, or under any
-     * real link's speed, which the gate would reject with the snapshot's good values) always was.
+     * real link's speed, which the gate would reject with the snapshot's good values) always was; but a peak above the
+     * value in force raises it ({@link #assemble}).
      */
     static boolean speaksForTheLink(Estimate peak, double configured) {
-        return peak != null && peak.value() > SnapshotParameter.BANDWIDTH.lower()
-                && peak.value() >= MIN_PEAK_FRACTION_OF_CONFIGURED * configured;
+        return withinBounds(peak) && peak.value() >= MIN_PEAK_FRACTION_OF_CONFIGURED * configured;
+    }
+
+    /** A peak the gate's BW_t bounds admit (above any unit error's; a link's running total in restored state is not). */
+    private static boolean withinBounds(Estimate peak) {
+        return peak != null && SnapshotParameter.BANDWIDTH.inBounds(peak.value());
     }
 
     /**
@@ -143,12 +148,13 @@ public final class SnapshotAssembler {
         for (Tier t : defaultBandwidths.keySet()) {
             Estimate e = fits.bandwidths().get(t);
             FittedValue prev = active == null ? null : activeBandwidth(active, t);
-            double configured = defaultBandwidths.get(t);
-            // A value in force below half the configured speed was a peak of a lightly used link (published before
-            // that rule): carried, it would stay for good; the configured speed takes its place.
-            FittedValue v = speaksForTheLink(e, configured) ? FittedValues.of(e)
-                    : prev != null && prev.getValue() >= MIN_PEAK_FRACTION_OF_CONFIGURED * configured
-                        ? FittedValues.carried(prev) : FittedValues.carried(configured);
+            // A peak above the value in force raises it whatever its size (a link is at least as fast as it was seen
+            // to be): a value in force from a light link's peak (published before the rule below) is not kept for good.
+            // The configured speed cannot simply replace it: the gate refuses an inherited value that is not the active
+            // one, and would reject every snapshot; a jump of a fitted peak it holds once, then applies.
+            boolean raises = prev != null && withinBounds(e) && e.value() > prev.getValue();
+            FittedValue v = speaksForTheLink(e, defaultBandwidths.get(t)) || raises ? FittedValues.of(e)
+                    : prev != null ? FittedValues.carried(prev) : FittedValues.carried(defaultBandwidths.get(t));
             bws.add(TierBandwidth.newBuilder().setTier(t).setBytesPerSecond(v).build());
         }
         b.setBandwidths(bws);

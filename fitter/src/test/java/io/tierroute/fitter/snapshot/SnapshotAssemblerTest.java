@@ -130,20 +130,27 @@ class SnapshotAssemblerTest {
                 assertThat(v.getSamples()).isEqualTo(900);
             }
         }
-        // An active BW_t from such a peak (published before the rule) gives way to the configured speed: carried, it
-        // would stay for good, as no later peak below half the configured speed replaces it.
+        // An active BW_t from such a peak (published before the rule): a peak above it raises it (the gate holds the
+        // jump once, then applies it), nothing is rejected, and without a peak above it it is carried.
         ParameterSnapshot lowActive = ParameterSnapshot.newBuilder(assembler.assemble("default", 0, null,
                 new FitResults(null, null, Map.of(Tier.NVME, SnapshotFixtures.bandwidth(0.6 * nvme, 900)), null, null)))
             .setStatus(SnapshotStatus.ACCEPTED).build();
         bandwidth(lowActive, Tier.NVME).setValue(3.8e7);
+        ValidationGate gate = new ValidationGate(GateConfig.DEFAULTS);
         FitResults lightPeak = new FitResults(null, null, Map.of(Tier.NVME, SnapshotFixtures.bandwidth(1e9, 900)), null,
             null);
-        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, lightPeak), Tier.NVME).getValue()).isEqualTo(nvme);
-        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, FitResults.empty()), Tier.NVME).getValue())
-            .isEqualTo(nvme);
-        bandwidth(lowActive, Tier.NVME).setValue(0.6 * nvme);
-        assertThat(bandwidth(assembler.assemble("default", 1, lowActive, lightPeak), Tier.NVME).getValue())
-            .as("a value in force from half the configured speed up is carried").isEqualTo(0.6 * nvme);
+        ParameterSnapshot raised = assembler.assemble("default", 1, lowActive, lightPeak);
+        assertThat(bandwidth(raised, Tier.NVME).getValue()).as("a peak above the value in force").isEqualTo(1e9);
+        GateResult r = gate.validate(raised, lowActive);
+        assertThat(r.accepted()).as("rejections %s", r.rejections()).isTrue();
+        ParameterSnapshot held = ParameterSnapshot.newBuilder(r.snapshot()).setStatus(SnapshotStatus.ACCEPTED).build();
+        ParameterSnapshot next = assembler.assemble("default", 2, held, lightPeak);
+        GateResult r2 = gate.validate(next, held);
+        assertThat(r2.accepted()).as("rejections %s", r2.rejections()).isTrue();
+        assertThat(bandwidth(r2.snapshot(), Tier.NVME).getValue()).as("applied once the hold is behind it").isEqualTo(1e9);
+        ParameterSnapshot carried = assembler.assemble("default", 1, lowActive, FitResults.empty());
+        assertThat(bandwidth(carried, Tier.NVME).getValue()).isEqualTo(3.8e7);
+        assertThat(gate.validate(carried, lowActive).accepted()).isTrue();
     }
 
     /**
