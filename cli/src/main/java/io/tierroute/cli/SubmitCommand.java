@@ -303,7 +303,8 @@ final class SubmitCommand implements Callable<Integer> {
         }
         // The job has no topic flag: it always writes Topics.PARAMS (KafkaWiring.paramsSink).
         var candidate = new SingleWriterGuard.Candidate(SingleWriterGuard.jobName(jobArgs), Topics.PARAMS, bootstrap);
-        SingleWriterGuard.refusal(LiveJobs.read(rest), candidate, Set.copyOf(ignoreJobs), rest.base().toString())
+        List<FlinkRestClient.JobSummary> listed = rest.jobs(); // also what a run request without answer is told from
+        SingleWriterGuard.refusal(LiveJobs.read(rest, listed), candidate, Set.copyOf(ignoreJobs), rest.base().toString())
                 .ifPresent(why -> {
                     throw new IllegalStateException(why);
                 });
@@ -323,7 +324,7 @@ final class SubmitCommand implements Callable<Integer> {
         }
         long begin = System.nanoTime();
         String id;
-        Set<String> listedBefore = UnansweredRun.listed(rest);
+        Set<String> listedBefore = UnansweredRun.ids(listed);
         try (SubmitOnCtrlC onCtrlC = new SubmitOnCtrlC(rest, spec.commandLine().getErr())) {
             String jarId = rest.uploadJar(job);
             onCtrlC.uploaded(jarId);

@@ -21,9 +21,9 @@ final class UnansweredRun {
 
     private UnansweredRun() {}
 
-    /** The ids of the jobs the cluster lists now, to compare with after the run request. */
-    static Set<String> listed(FlinkRestClient rest) {
-        return rest.jobs().stream().map(JobSummary::id).collect(Collectors.toUnmodifiableSet());
+    /** The ids of the jobs the cluster listed before the run request, to compare with after it. */
+    static Set<String> ids(List<JobSummary> listed) {
+        return listed.stream().map(JobSummary::id).collect(Collectors.toUnmodifiableSet());
     }
 
     /**

@@ -76,7 +76,7 @@ class UnansweredRunTest {
     void theOneNewJobOfItsNameIsTheOneTheRequestStarted() {
         jobs.add(job(OLD, "tierroute-fitting", "FINISHED"));
         jobs.add(job(RACER, "another-app", "RUNNING"));
-        Set<String> before = UnansweredRun.listed(rest);
+        Set<String> before = UnansweredRun.ids(rest.jobs());
         jobs.add(job(NEW, "tierroute-fitting", "INITIALIZING"));
         assertThat(UnansweredRun.startedJob(rest, "tierroute-fitting", before, timedOut(), Duration.ofSeconds(1)))
                 .isEqualTo(NEW);
@@ -84,7 +84,7 @@ class UnansweredRunTest {
 
     @Test
     void noNewJobSaysOneMayBeStartingAndWhatToCheck() {
-        Set<String> before = UnansweredRun.listed(rest);
+        Set<String> before = UnansweredRun.ids(rest.jobs());
         assertThatThrownBy(() -> UnansweredRun.startedJob(rest, "tierroute-fitting", before, timedOut(),
                 Duration.ofMillis(600)))
                 .isInstanceOf(FlinkRestException.class)
@@ -95,7 +95,7 @@ class UnansweredRunTest {
 
     @Test
     void twoNewJobsOfItsNameAreARaceNotAGuess() {
-        Set<String> before = UnansweredRun.listed(rest);
+        Set<String> before = UnansweredRun.ids(rest.jobs());
         jobs.add(job(NEW, "tierroute-fitting", "RUNNING"));
         jobs.add(job(RACER, "tierroute-fitting", "RUNNING"));
         assertThatThrownBy(() -> UnansweredRun.startedJob(rest, "tierroute-fitting", before, timedOut(),

@@ -118,6 +118,22 @@ class PinnedVersionReadBackTest {
         }
     }
 
+    /**
+     * The operator started without state on what the topic holds now, whose active version is 3 (α_d 5): the first
+     * snapshot, from too few rows for the regression, is gated against it and carries its α_d.
+     */
+    private KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot>
+            startedOnTheTopicsActiveVersion3(String scope) throws Exception {
+        var h = harness(null, KafkaWiring.publishedParams(settings()));
+        h.setProcessingTime(now);
+        rows(h, scope, 10);
+        h.setProcessingTime(now += TICK);
+        ParameterSnapshot first = h.extractOutputValues().get(0);
+        assertThat(first.getParentVersion()).as("the topic's active version").isEqualTo(3);
+        assertThat(first.getAlphaD().getValue()).isEqualTo(5.0);
+        return h;
+    }
+
     @Test
     void aPinnedVersionTheHistoryDoesNotKeepIsReadBackGatedAgainstAndKeptAcrossARestore() throws Exception {
         // On the topic: 1 (carries a forest), 2 (names it), 3 active. A start without state adopts 3 alone.
@@ -128,15 +144,7 @@ class PinnedVersionReadBackTest {
                 forest)),
             EarlierSnapshots.record(EarlierSnapshots.naming(EarlierSnapshots.accepted(scope, 2, 1L, 4.0, 0.01), 1)),
             EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 3, 2L, 5.0, 0.01))));
-        PublishedParams published = KafkaWiring.publishedParams(settings());
-
-        var h = harness(null, published);
-        h.setProcessingTime(now);
-        rows(h, scope, 10); // too few for the regression: α_d is carried from the active version
-        h.setProcessingTime(now += TICK);
-        ParameterSnapshot first = h.extractOutputValues().get(0);
-        assertThat(first.getParentVersion()).as("the topic's active version").isEqualTo(3);
-        assertThat(first.getAlphaD().getValue()).isEqualTo(5.0);
+        var h = startedOnTheTopicsActiveVersion3(scope);
 
         h.processElement2(new StreamRecord<>(pin(scope, 2, 1)));
         ParameterSnapshot pinned = tickUntilPublished(h);
@@ -173,11 +181,7 @@ class PinnedVersionReadBackTest {
             EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 1, null, 3.0, 0.01)),
             EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 2, 1L, 4.0, 0.01)),
             EarlierSnapshots.record(EarlierSnapshots.accepted(scope, 3, 2L, 5.0, 0.01))));
-        var h = harness(null, KafkaWiring.publishedParams(settings()));
-        h.setProcessingTime(now);
-        rows(h, scope, 10);
-        h.setProcessingTime(now += TICK);
-        assertThat(h.extractOutputValues().get(0).getParentVersion()).isEqualTo(3);
+        var h = startedOnTheTopicsActiveVersion3(scope);
 
         h.processElement2(new StreamRecord<>(pin(scope, 2, 1)));
         h.processElement2(new StreamRecord<>(SnapshotControl.newBuilder(pin(scope, 2, 2))
