@@ -18,9 +18,13 @@ import java.util.List;
  * @param refusedJumps the jumps refused for want of evidence (among {@code rejections}, or held with an imprecise
  *     fit), for the caller's next {@link JumpWatch}
  * @param confirmedJumps the labels whose watched jump this run confirmed (applied only if the snapshot is accepted)
+ * @param passedFits the labels of jump-checked parameters whose fit passed every check, the jump's included (applied
+ *     only if the snapshot is accepted): what the caller's next {@link JumpWatch} stops watching. A watched jump whose
+ *     parameter's fit neither passed nor was refused again (held, not fitted, failed another check) stays watched
  */
 public record GateResult(SnapshotStatus status, ParameterSnapshot snapshot, List<String> rejections,
-        List<String> held, List<String> notes, List<JumpWatch.Refused> refusedJumps, List<String> confirmedJumps) {
+        List<String> held, List<String> notes, List<JumpWatch.Refused> refusedJumps, List<String> confirmedJumps,
+        List<String> passedFits) {
 
     public GateResult {
         rejections = List.copyOf(rejections);
@@ -28,6 +32,7 @@ public record GateResult(SnapshotStatus status, ParameterSnapshot snapshot, List
         notes = List.copyOf(notes);
         refusedJumps = List.copyOf(refusedJumps);
         confirmedJumps = List.copyOf(confirmedJumps);
+        passedFits = List.copyOf(passedFits);
     }
 
     public boolean accepted() {

@@ -10,7 +10,8 @@ import static io.tierroute.schemas.snapshot.SnapshotParameter.format;
  * accepted on overwhelming evidence (or, without any error figure, on the samples alone) or when the {@link JumpWatch}
  * confirms a jump refused before; else it is HELD for a parameter that {@link SnapshotParameter#holdsJumps() holds
  * jumps} (the admission wait, BW_t) and REJECTED, and recorded as refused, for any other. Which active values a jump
- * is measured from (the baseline) is decided here too.
+ * is measured from (the baseline) is decided here too: a precise fit of the same estimator in the active version, or
+ * a value carried since the watch saw a jump refused from it.
  */
 final class JumpCheck {
     private final GateConfig config;
@@ -32,13 +33,16 @@ final class JumpCheck {
         // intercept; on short prompts they differ manyfold, and the prior must not hold the first regression back.
         boolean baseline = activeFitted && !(ErrorFigures.relativeError(p, active) > config.holdRelativeStdError())
             && active.getQualityKind() == v.getQualityKind();
-        if (activeValue == null || !baseline || !p.jumpChecked()) {
-            return Verdict.OK;
+        // A value in force carried since a jump from it was refused (a fit held for imprecision in between, or none)
+        // is still that jump's baseline: else one held fit would let the refused jump pass unconfirmed.
+        boolean watchedBaseline = activeValue != null && ctx.watch.watchesFrom(label, activeValue);
+        if (activeValue == null || !(baseline || watchedBaseline) || !p.jumpChecked()) {
+            return passed(label, p, ctx);
         }
         double a = Math.max(Math.abs(x), p.negligible()) / Math.max(Math.abs(activeValue), p.negligible());
         double factor = Math.max(a, 1 / a);
         if (!(factor > config.maxJumpFactor())) {
-            return Verdict.OK;
+            return passed(label, p, ctx);
         }
         boolean enoughSamples = v.getSamples() >= config.overwhelmingSamples();
         boolean preciseEnough = Double.isNaN(rel) || rel <= config.overwhelmingRelativeStdError();
@@ -48,13 +52,13 @@ final class JumpCheck {
         if (enoughSamples && preciseEnough) {
             ctx.notes.add(jump + ", accepted on overwhelming evidence: " + v.getSamples()
                 + " samples, relative error " + format(rel));
-            return Verdict.OK;
+            return passed(label, p, ctx);
         } else if (!p.holdsJumps()
                 && ctx.watch.confirms(label, activeValue, up, v.getSamples(), config.overwhelmingSamples())) {
             ctx.notes.add(jump + ", accepted: confirmed by " + v.getSamples() + " samples, "
                 + config.overwhelmingSamples() + "+ of them since it was first refused");
             ctx.confirmedJumps.add(label);
-            return Verdict.OK;
+            return passed(label, p, ctx);
         } else if (p.holdsJumps()) {
             // The admission wait's calibration moves with the fleet's load (k 0.002–1 over one workload's
             // loads), a link's peak with its traffic; neither can confirm a jump (SnapshotParameter#holdsJumps):
@@ -72,5 +76,13 @@ final class JumpCheck {
             ctx.refusedJumps.add(new JumpWatch.Refused(label, new JumpWatch.Seen(activeValue, up, v.getSamples())));
             return Verdict.REJECT;
         }
+    }
+
+    /** A fit that passed the jump check: recorded for the watch ({@link GateResult#passedFits()}) when jump-checked. */
+    private static Verdict passed(String label, SnapshotParameter p, GateFindings ctx) {
+        if (p.jumpChecked()) {
+            ctx.passedFits.add(label);
+        }
+        return Verdict.OK;
     }
 }

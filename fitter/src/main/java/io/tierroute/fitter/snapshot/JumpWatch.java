@@ -44,13 +44,21 @@ public record JumpWatch(Map<String, Seen> seen) {
         return first != null && first.up() == up && first.from() == from && samples - first.samples() >= newRows;
     }
 
+    /** Whether a jump of {@code label} refused from the value {@code from} is watched. */
+    boolean watchesFrom(String label, double from) {
+        Seen first = seen.get(label);
+        return first != null && first.from() == from;
+    }
+
     /**
      * The watch after gate run {@code r}: a jump refused again the same way keeps when it was first seen; one refused
      * for the first time (or the other way) starts afresh, as does one whose fit has fewer samples than when it was
      * first seen (the estimator was rebuilt, e.g. after a restore: its count starts over). A jump confirmed by a run
      * whose snapshot was rejected for something else stays as first seen (else two jumps first refused at different
-     * times would each be forgotten whenever the other one rejects the snapshot, and never both pass). Every other is
-     * forgotten: the fit came back within the factor, or the jump was accepted.
+     * times would each be forgotten whenever the other one rejects the snapshot, and never both pass). One whose
+     * parameter's fit this run neither passed nor refused (held for imprecision, not fitted, failed another check)
+     * stays as first seen: nothing spoke against the value in force, which stays the jump's baseline even carried.
+     * Every other is forgotten: the fit came back within the factor, or the jump was accepted.
      */
     public JumpWatch after(GateResult r) {
         Map<String, Seen> next = new HashMap<>();
@@ -66,6 +74,11 @@ public record JumpWatch(Map<String, Seen> seen) {
                 if (first != null) {
                     next.putIfAbsent(label, first);
                 }
+            }
+        }
+        for (Map.Entry<String, Seen> watched : seen.entrySet()) {
+            if (!r.passedFits().contains(watched.getKey())) {
+                next.putIfAbsent(watched.getKey(), watched.getValue());
             }
         }
         return new JumpWatch(next);

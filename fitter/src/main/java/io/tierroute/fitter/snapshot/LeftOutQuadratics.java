@@ -50,6 +50,7 @@ final class LeftOutQuadratics {
             heldScalars.remove(quadratic);
             // its own check held it, so it has no rejection to keep
             GateFindings applied = new GateFindings(findings.get(quadratic).watch);
+            applied.passedFits.add(quadratic.field());
             double inForce = active == null ? quadratic.defaultValue() : quadratic.get(active).getValue();
             if (inForce != 0) {
                 applied.notes.add(quadratic.field() + " = 0 applied with " + linear.field() + ", in place of "

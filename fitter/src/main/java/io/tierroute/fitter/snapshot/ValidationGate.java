@@ -45,7 +45,8 @@ import java.util.Objects;
  *       active value fitted in its own version (samples &gt; 0); skipped for ρ, when there is no active
  *       snapshot, against a default (no evidence: the first fit may land anywhere in bounds) and against a
  *       carried value (held, or not covered by a fit): the admission wait's rows and BW_t's link samples
- *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever;
+ *       never reach overwhelmingSamples, so a carried baseline would hold or reject a real shift forever (but
+ *       a value carried since the {@link JumpWatch} saw a jump refused from it stays that jump's baseline);
  *       against an imprecise value applied because the data contradicted the one before it; and against a value
  *       of another estimator (another quality kind: the telemetry prior's α_p and α_d before the regression's).</li>
  * </ol>
@@ -137,6 +138,7 @@ public final class ValidationGate {
             status = SnapshotStatus.REJECTED;
             result = ParameterSnapshot.newBuilder(candidate).setStatus(status).setRejectReasons(reasons).build();
         }
-        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes, ctx.refusedJumps, ctx.confirmedJumps);
+        return new GateResult(status, result, ctx.rejections, ctx.held, ctx.notes, ctx.refusedJumps, ctx.confirmedJumps,
+            ctx.passedFits);
     }
 }

@@ -100,6 +100,7 @@ final class ValueCheck {
         }
         ctx.held.addAll(trial.held);
         ctx.notes.addAll(trial.notes);
+        ctx.passedFits.addAll(trial.passedFits);
         if (verdict == Verdict.OK) {
             ctx.notes.add(label + " applied although " + imprecise + ": " + contradicted);
         }

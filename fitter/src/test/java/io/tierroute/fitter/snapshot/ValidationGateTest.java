@@ -274,6 +274,49 @@ class ValidationGateTest {
     }
 
     /**
+     * A refused jump stays refused through a publish that held its parameter's imprecise fit: the value in force, now
+     * carried (samples 0), is still the jump's baseline, so the jump passes only once confirmed. Before, the carried
+     * value was no baseline and the same precise jump passed unconfirmed one publish later.
+     */
+    @Test
+    void aRefusedJumpIsStillRefusedAfterAnImpreciseFitWasHeld() {
+        ParameterSnapshot active = active();
+        double[] jumped = ALPHAS.clone();
+        jumped[2] = 500; // α_d 50 → 500
+        GateResult refused = gate.validate(jumpedAlphaD(active, jumped, 5_000), active, JumpWatch.NONE);
+        assertThat(refused.status()).isEqualTo(SnapshotStatus.REJECTED);
+        JumpWatch watch = JumpWatch.NONE.after(refused);
+
+        // α_d fitted at 60 ± 100: too imprecise to tell from the 50 in force, held; the rest is applied
+        ParameterSnapshot imprecise = SnapshotFixtures.with(candidate(active, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_D, SnapshotFixtures.fitted(60.0, 100.0, 10_000, 0.9, QualityKind.R2));
+        GateResult held = gate.validate(imprecise, active, watch);
+        assertThat(held.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(held.held()).singleElement().asString().startsWith("held: alphaD kept at the active value 50");
+        ParameterSnapshot carried = held.snapshot();
+        assertThat(carried.getAlphaD().getSamples()).isZero();
+        watch = watch.after(held);
+        assertThat(watch.seen().get("alphaD")).as("still watched as first seen")
+            .isEqualTo(new JumpWatch.Seen(50, true, 5_000));
+
+        GateResult again = gate.validate(jumpedAlphaD(carried, jumped, 15_000), carried, watch);
+        assertThat(again.status()).as("the carried 50 is the jump's baseline").isEqualTo(SnapshotStatus.REJECTED);
+        assertThat(again.rejections()).singleElement().asString().startsWith("alphaD jumps 10× from the active value 50");
+        watch = watch.after(again);
+        assertThat(watch.seen().get("alphaD").samples()).isEqualTo(5_000);
+
+        GateResult confirmed = gate.validate(jumpedAlphaD(carried, jumped, 25_000), carried, watch);
+        assertThat(confirmed.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(confirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
+        assertThat(confirmed.passedFits()).contains("alphaD");
+        assertThat(watch.after(confirmed).seen()).isEmpty();
+
+        // without a refused jump the carried value is no baseline, as before
+        assertThat(gate.validate(jumpedAlphaD(carried, jumped, 15_000), carried, JumpWatch.NONE).status())
+            .isEqualTo(SnapshotStatus.ACCEPTED);
+    }
+
+    /**
      * Two jumps first refused at different times: the one confirmed first stays watched while the other still rejects
      * the snapshot, so both pass together once the second is confirmed too.
      */
