@@ -89,10 +89,13 @@ public final class TelemetryPriors {
     }
 
     /**
-     * Forgets the order check of the workers whose last accepted sample is older than {@code cutoffMs}: one entry
-     * per worker name ever seen would otherwise grow with every pod a fleet replaces. Returns how many were forgotten.
+     * Forgets the order check of the workers, and the pools, whose newest accepted sample is older than {@code
+     * cutoffMs}: one entry per worker name or (engine type, hardware pool) ever seen would otherwise grow with every
+     * pod a fleet replaces and every pool it retires, and a retired pool's sums, which decay only when its own samples
+     * arrive, would keep it the busiest pool whose prior α_p is served. Returns how many workers were forgotten.
      */
-    public int forgetWorkersSilentBefore(long cutoffMs) {
+    public int forgetSilentBefore(long cutoffMs) {
+        pools.values().removeIf(p -> p.refTimeMs < cutoffMs);
         int before = lastByWorker.size();
         lastByWorker.values().removeIf(last -> last < cutoffMs);
         return before - lastByWorker.size();

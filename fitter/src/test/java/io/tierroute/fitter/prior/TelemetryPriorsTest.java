@@ -228,11 +228,30 @@ class TelemetryPriorsTest {
         TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
         assertThat(priors.update("gone", POOL, 10_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
         assertThat(priors.update("stays", POOL, 700_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
-        assertThat(priors.forgetWorkersSilentBefore(10_000)).isZero();
-        assertThat(priors.forgetWorkersSilentBefore(100_000)).as("only the worker silent since 10 s").isEqualTo(1);
+        assertThat(priors.forgetSilentBefore(10_000)).isZero();
+        assertThat(priors.forgetSilentBefore(100_000)).as("only the worker silent since 10 s").isEqualTo(1);
         // a new incarnation under the old name (its clock reset) is a new worker, not an out-of-order sample
         assertThat(priors.update("gone", POOL, 5_000, 1_000, 1000, 50_000, 10, 10_000, 1)).isEqualTo(PriorOutcome.ACCEPTED);
         assertThat(priors.update("stays", POOL, 690_000, 1_000, 1000, 50_000, 10, 10_000, 1))
             .isEqualTo(PriorOutcome.REJECTED_OUT_OF_ORDER);
+    }
+
+    @Test
+    void aPoolSilentSinceTheCutoffIsForgottenAndNoLongerServesItsPrior() {
+        TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
+        PoolKey retired = new PoolKey("vllm", "a100-40g");
+        for (int i = 1; i <= 50; i++) { // the retired pool ran long and is by far the busiest so far
+            assertThat(priors.update("old-" + (i % 4), retired, i * 1_000L, 1_000, 8_000, 400_000, 10, 10_000, 1))
+                .isEqualTo(PriorOutcome.ACCEPTED);
+        }
+        assertThat(priors.update("new", POOL, 700_000, 1_000, 1000, 50_000, 10, 10_000, 1))
+            .isEqualTo(PriorOutcome.ACCEPTED);
+        assertThat(priors.forgetSilentBefore(40_000)).isZero();
+        assertThat(priors.pools()).containsExactlyInAnyOrder(retired, POOL);
+
+        assertThat(priors.forgetSilentBefore(100_000)).as("the retired pool's four workers").isEqualTo(4);
+        assertThat(priors.pools()).containsExactly(POOL);
+        assertThat(priors.prior(retired)).isEmpty();
+        assertThat(priors.prior(POOL).orElseThrow().alphaP().orElseThrow().value()).isEqualTo(50);
     }
 }
