@@ -68,14 +68,14 @@ final class ActiveVersion {
         controlsApplied.inc();
         LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
             record.getVersion(), record.getSequence(), record.getReason());
-        if (namesUnkeptActiveVersion(record)) {
-            if (pinnedLookups.canRead()) {
-                adoptNamedOnTopic(scope); // starts the read now, for the next tick
-            } else {
-                LOG.warn("scope {}: {} of version {}, which is not an accepted version this job keeps, and the job "
-                    + "was given no params topic to read it from; the scope has no active version the job can gate "
-                    + "against until it is", record.getScope(), record.getAction(), record.getVersion());
-            }
+        if (!pinnedLookups.canRead() && record.getVersion() != null && !versions.keeps(record.getVersion())) {
+            // a PIN's version, or an UNPIN's (active until a snapshot stamped with its sequence is accepted)
+            LOG.warn("scope {}: {} of version {}, which is not an accepted version this job keeps, and the job "
+                + "was given no params topic to read it from; the scope has no active version the job can gate "
+                + "against until {}", record.getScope(), record.getAction(), record.getVersion(),
+                record.getAction() == ControlAction.PIN ? "it is" : "a snapshot is accepted after this UNPIN");
+        } else if (namesUnkeptActiveVersion(record)) {
+            adoptNamedOnTopic(scope); // starts the read now, for the next tick
         }
         return true;
     }
