@@ -74,6 +74,8 @@ final class Bodies {
         public Long decode_steps;
         /** Prompt tokens admitted and not yet computed (a gauge); absent: not reported. */
         public Long pending_prefill_tokens;
+        /** The sample's number in the sender's series (0 starts one); absent: not tracked. */
+        public Long sequence;
     }
 
     /** {@code POST /v1/workers/{name}/health}. */

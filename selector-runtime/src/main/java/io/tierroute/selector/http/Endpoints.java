@@ -66,12 +66,14 @@ final class Endpoints {
     private final AtomicLong ids = new AtomicLong();
     /** Workers whose telemetry said more KV in use than their configured capacity (logged once each). */
     private final Set<Integer> overCapacityWarned = ConcurrentHashMap.newKeySet();
+    private final TelemetrySequences telemetrySequences;
 
     Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBatchEvents) {
         this.maxBatchEvents = maxBatchEvents;
         this.selector = selector;
         this.writer = writer;
         this.metrics = metrics;
+        this.telemetrySequences = new TelemetrySequences(selector.registry().size());
     }
 
     // ---- POST /v1/route ----
@@ -468,6 +470,9 @@ final class Endpoints {
         long decodeSteps = optionalCount("decode_steps", t.decode_steps);
         // Caps the queued prefill the cost model charges (C_queue) at the engine's count plus what was sent since.
         long pendingPrefill = optionalCount("pending_prefill_tokens", t.pending_prefill_tokens);
+        if (t.sequence != null && t.sequence < 0) {
+            throw new ApiError(400, "field 'sequence': must be ≥ 0 (0 starts a series), got " + t.sequence);
+        }
         // An engine never uses more KV than it has: more than the configured capacity is a configuration that
         // understates the worker (or a broken sample). Taken as is, kv_usage 249,999 would steer every request away
         // from it; refused, the sample's queue and batch would be lost with it. So it is clamped, and said.
@@ -482,6 +487,14 @@ final class Endpoints {
                 log.warn("telemetry: {} (said once per worker; every answer carries it)", warning);
             }
             used = capacity;
+        }
+        // Claimed last, once the sample is known good: a refused sample must not take its sequence.
+        long applied = t.sequence == null ? -1 : telemetrySequences.claim(worker, t.sequence);
+        if (applied >= 0) {
+            metrics.telemetrySkipped();
+            return new Reply(200, Map.of("accepted", false, "reason", "sequence " + t.sequence + " is not above "
+                    + applied + ", the last applied for worker '" + t.worker + "': a repeat or a late sample, not "
+                    + "applied (a restarted sender starts again at 0)"));
         }
         selector.onTelemetry(new Telemetry(worker, System.nanoTime() - age * 1_000_000L, waiting, running, used,
                 pendingPrefill, prefilled, decodeSteps));

@@ -58,6 +58,7 @@ public final class SelectorMetrics {
     private final CounterDataPoint[] http = new CounterDataPoint[STATUS_CLASSES.length];
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
+    private final CounterDataPoint telemetrySkipped;
     private volatile Supplier<Map<String, Long>> otherScopes;
     private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
@@ -90,6 +91,9 @@ public final class SelectorMetrics {
                 .help("KV events refused with 503 because the index writer queue was full").register(registry);
         kvReceived = Counter.builder().name("tierroute_kv_events_received_total")
                 .help("KV events accepted over HTTP and queued for the index writer").register(registry);
+        telemetrySkipped = Counter.builder().name("tierroute_telemetry_samples_skipped_total")
+                .help("Telemetry samples not applied because their sequence was not above the worker's last applied "
+                        + "one (a sender's retry, or a sample overtaken by a later one)").register(registry);
 
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
         counter("tierroute_routes_spread_total", "Routes the light-load spread (routing.spreadWithin) sent away from the "
@@ -203,6 +207,9 @@ public final class SelectorMetrics {
     public void kvEventsReceived(int n) { kvReceived.inc(n); }
 
     public void kvEventsRefused(int n) { kvRefused.inc(n); }
+
+    /** A telemetry sample not applied: its sequence was not above the worker's last applied one. */
+    public void telemetrySkipped() { telemetrySkipped.inc(); }
 
     public String contentType() { return writer.getContentType(); }
 

@@ -418,6 +418,49 @@ class ApiHandlerTest {
     }
 
     /**
+     * A numbered sample not above the worker's last applied one (a sender's retry, or a sample a later one overtook) is
+     * answered 200 and not applied; 0 starts a new series (a restarted sender); unnumbered samples are not tracked.
+     */
+    @Test
+    void aTelemetrySampleNotAboveTheLastAppliedSequenceIsNotApplied() throws Exception {
+        String w3 = "{\"worker\":\"w3\",\"kv_used_tokens\":100,";
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":3,\"running\":4,\"sequence\":41}").statusCode())
+                .isEqualTo(202);
+        assertThat(engineInFlight("w3")).isEqualTo(7);
+        HttpResponse<String> repeat = api.post("/v1/telemetry", w3 + "\"waiting\":9,\"running\":9,\"sequence\":41}");
+        assertThat(repeat.statusCode()).as(repeat.body()).isEqualTo(200);
+        assertThat(json(repeat).get("accepted").asBoolean()).isFalse();
+        assertThat(json(repeat).get("reason").asText()).startsWith("sequence 41 is not above 41, the last applied for "
+                + "worker 'w3'");
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":9,\"running\":9,\"sequence\":40}").statusCode())
+                .as("overtaken").isEqualTo(200);
+        assertThat(engineInFlight("w3")).as("neither applied").isEqualTo(7);
+        assertThat(api.get("/metrics").body()).containsPattern("(?m)^tierroute_telemetry_samples_skipped_total [2-9]");
+
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":1,\"running\":1,\"sequence\":45}").statusCode())
+                .isEqualTo(202);
+        assertThat(engineInFlight("w3")).isEqualTo(2);
+        assert4xx(api.post("/v1/telemetry", w3 + "\"waiting\":1,\"running\":1,\"sequence\":-1}"), 400, "sequence");
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":0,\"running\":3,\"sequence\":0}").statusCode())
+                .as("a restarted sender").isEqualTo(202);
+        assertThat(engineInFlight("w3")).isEqualTo(3);
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":0,\"running\":0}").statusCode())
+                .as("unnumbered").isEqualTo(202);
+        assertThat(engineInFlight("w3")).isZero();
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":0,\"running\":1,\"sequence\":1}").statusCode())
+                .as("the series from 0 goes on").isEqualTo(202);
+    }
+
+    private static int engineInFlight(String worker) throws Exception {
+        for (JsonNode w : json(api.get("/v1/workers")).get("workers")) {
+            if (w.get("name").asText().equals(worker)) {
+                return w.get("load").get("engine_in_flight").asInt();
+            }
+        }
+        throw new AssertionError("no worker " + worker + " in /v1/workers");
+    }
+
+    /**
      * The engine's work since its previous sample, optional: a sample that reports some is a sign of life for the silent-
      * worker rule (routing.holdAtCheapestSilentAfter), one that reports none or leaves the counters out is not.
      */
