@@ -31,8 +31,8 @@ import org.apache.flink.core.execution.CheckpointingMode;
 
 /** The real sources, sinks and execution configuration of {@link FittingJob}, from {@link JobSettings}. */
 public final class KafkaWiring {
-    /** Largest snapshot the params sink sends (the forest is budgeted well under it). */
-    static final int MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+    /** Largest snapshot the params sink sends (the forest is budgeted well under it, ρ trimmed to it: RecordBudget). */
+    public static final int MAX_REQUEST_BYTES = 4 * 1024 * 1024;
 
     private KafkaWiring() {}
 

@@ -105,8 +105,14 @@ final class SnapshotPublisher {
         long v = gated.getVersion();
         version.update(v);
         refusedJumps.keepAfter(result);
-        ParameterSnapshot snapshot = ModelReferences.forPublication(gated,
-            carriers.known(scope, activeSnapshot, fresh, forests.pendingCarrier()));
+        RecordBudget.Fitted fitted = RecordBudget.fit(ModelReferences.forPublication(gated,
+            carriers.known(scope, activeSnapshot, fresh, forests.pendingCarrier())), RecordBudget.BYTES);
+        ParameterSnapshot snapshot = fitted.snapshot();
+        if (fitted.droppedRho() > 0) {
+            LOG.warn("scope {}: version {} leaves out the {} lowest of its {} ρ entries to fit one params record of {} "
+                + "bytes (readers take them as ρ = 0)", scope, v, fitted.droppedRho(),
+                gated.getRho().size(), RecordBudget.BYTES);
+        }
         if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
             forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one
         }

@@ -1,0 +1,70 @@
+package io.tierroute.jobs.fit;
+
+import io.tierroute.jobs.KafkaWiring;
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.WorkerTierRho;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.IntStream;
+
+/**
+ * Keeps a published snapshot within one params record: the producer refuses a record past {@code max.request.size}
+ * ({@link KafkaWiring#MAX_REQUEST_BYTES}), and the job, failing on it at every attempt, restarted for ever. Only ρ grows
+ * with the fleet (one entry per worker and non-HBM tier, some 60 bytes each: about 60,000 links fill a record, half as
+ * many beside a new forest of the largest budget). Past the budget the lowest ρ are left out, which a reader takes as
+ * ρ = 0 (DESIGN: a missing pair means 0), so the links priced as idle are the least busy ones; the caller logs how many.
+ */
+final class RecordBudget {
+    /** What one snapshot's value may take: the record limit less room for the key, headers and the batch's framing. */
+    static final int BYTES = KafkaWiring.MAX_REQUEST_BYTES - 64 * 1024;
+
+    /** @param snapshot within the budget; {@code droppedRho} of its ρ entries left out to get there */
+    record Fitted(ParameterSnapshot snapshot, int droppedRho) {}
+
+    private RecordBudget() {
+    }
+
+    /** {@code s} as is when it fits {@code budget} bytes encoded, else without its lowest ρ entries (order kept). */
+    static Fitted fit(ParameterSnapshot s, int budget) {
+        int size = Codecs.PARAMETER_SNAPSHOT.encode(s).length;
+        List<WorkerTierRho> rho = s.getRho();
+        if (size <= budget || rho.isEmpty()) {
+            return new Fitted(s, 0);
+        }
+        int base = Codecs.PARAMETER_SNAPSHOT.encode(withRho(s, List.of())).length;
+        // highest ρ first; ties by position, so the same input always keeps the same links
+        int[] byRho = IntStream.range(0, rho.size()).boxed()
+            .sorted(Comparator.<Integer>comparingDouble(i -> -rho.get(i).getRho().getValue()).thenComparing(i -> i))
+            .mapToInt(Integer::intValue).toArray();
+        double perEntry = (double) (size - base) / rho.size();
+        int keep = (int) Math.max(0, Math.min(rho.size() - 1, Math.floor((budget - base) / perEntry)));
+        while (true) {
+            ParameterSnapshot trimmed = withRho(s, highest(rho, byRho, keep));
+            if (keep == 0 || Codecs.PARAMETER_SNAPSHOT.encode(trimmed).length <= budget) {
+                return new Fitted(trimmed, rho.size() - keep);
+            }
+            keep -= Math.max(1, keep / 100); // entries vary in size (worker names): step down until it fits
+        }
+    }
+
+    /** The {@code keep} entries of highest ρ, in their original order. */
+    private static List<WorkerTierRho> highest(List<WorkerTierRho> rho, int[] byRho, int keep) {
+        boolean[] kept = new boolean[rho.size()];
+        for (int i = 0; i < keep; i++) {
+            kept[byRho[i]] = true;
+        }
+        List<WorkerTierRho> out = new ArrayList<>(keep);
+        for (int i = 0; i < rho.size(); i++) {
+            if (kept[i]) {
+                out.add(rho.get(i));
+            }
+        }
+        return out;
+    }
+
+    private static ParameterSnapshot withRho(ParameterSnapshot s, List<WorkerTierRho> rho) {
+        return ParameterSnapshot.newBuilder(s).setRho(rho).build();
+    }
+}
