@@ -1,6 +1,7 @@
 package io.tierroute.fitter.kvwait;
 
 import io.tierroute.fitter.EventWindow;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.List;
 
 /**
@@ -25,7 +26,7 @@ import java.util.List;
  * </ol>
  * Rows that are not usable ({@link KvWaitRow#usable()}: a figure not finite, negative or beyond its cap) are left out
  * of both passes and counted ({@link KvWaitFit#skippedRows()}); the decode step also leaves out a {@code d̂} below one
- * token.
+ * token and a decode time per predicted token beyond τ₀'s bound ({@link #MAX_DECODE_US_PER_PREDICTED_TOKEN}).
  */
 public final class KvWaitFitter {
 
@@ -33,6 +34,14 @@ public final class KvWaitFitter {
     public static final int MIN_DECODE_ROWS = 64;
     /** Rows with {@code W > 0} the scale needs. */
     public static final int MIN_WAIT_ROWS = 16;
+    /**
+     * The most decode time per predicted token a decode-step row may show: τ₀'s bound in the validation gate
+     * ({@link SnapshotParameter#DECODE_STEP_US}, 1 s). No engine takes a second per step; such a row's {@code d̂} was
+     * far below its output (a client's hint of 1 token on a long answer), and a share of them put the mean, and so
+     * τ₀, past the bound, where the gate rejected every snapshot of the scope. Left out, every row is within it, so
+     * τ₀ (at most the mean, with a rising slope less) is too. They still count for the scale.
+     */
+    static final double MAX_DECODE_US_PER_PREDICTED_TOKEN = SnapshotParameter.DECODE_STEP_US.upper();
 
     private KvWaitFitter() {}
 
@@ -116,6 +125,7 @@ public final class KvWaitFitter {
 
     /** A decode time per predicted token needs a prediction of one token or more (a d̂ near 0 would rule the fit). */
     private static boolean usableForDecodeStep(KvWaitRow r) {
-        return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() >= 1;
+        return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() >= 1
+            && r.decodeUs() / r.predictedOutputTokens() <= MAX_DECODE_US_PER_PREDICTED_TOKEN;
     }
 }

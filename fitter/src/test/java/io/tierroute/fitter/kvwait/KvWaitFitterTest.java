@@ -3,6 +3,7 @@ package io.tierroute.fitter.kvwait;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.data.Offset.offset;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -93,6 +94,30 @@ class KvWaitFitterTest {
         assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(1e-9));
         assertThat(fit.tau0Us()).isCloseTo(TAU0, offset(1e-6 * TAU0));
         assertThat(fit.decodeRows()).isEqualTo(600);
+    }
+
+    /**
+     * A client whose output hints say 1 token on 2,000-token answers: 2,000 steps per predicted token. A fifth of the
+     * rows so put the mean decode time per predicted token, and τ₀, past its 1 s bound, where the gate rejected every
+     * snapshot. Such rows leave the decode step (they still count for the scale).
+     */
+    @Test
+    void aDecodeTimePerPredictedTokenBeyondTauZerosBoundIsNoDecodeStep() {
+        List<KvWaitRow> rows = new ArrayList<>(rows(600, 0.4, 0.0, 1));
+        for (KvWaitRow r : List.copyOf(rows.subList(0, 150))) {
+            double perToken = TAU0 + ALPHA * r.kvUsedTokens();
+            rows.add(new KvWaitRow(r.eventTimeMs(), r.kvUsedTokens(), 1, 0, r.inflightDecodeTokens(), r.inFlight(),
+                    r.predictedPrefillUs(), r.predictedQueueUs(), 2_000, perToken * 2_000, r.predictedQueueUs(),
+                    r.prefillUs()));
+        }
+        assertThat(rows.get(600).decodeUs() / rows.get(600).predictedOutputTokens())
+            .as("each such row alone is beyond the bound").isGreaterThan(KvWaitFitter.MAX_DECODE_US_PER_PREDICTED_TOKEN);
+        KvWaitFit fit = KvWaitFitter.fit(rows);
+        assertThat(fit.decodeRows()).isEqualTo(600);
+        assertThat(fit.skippedRows()).isZero();
+        assertThat(fit.tau0Us()).isCloseTo(TAU0, offset(1e-6 * TAU0));
+        assertThat(fit.perKvTokenUs()).isCloseTo(ALPHA, offset(1e-9));
+        assertThat(SnapshotParameter.DECODE_STEP_US.inBounds(fit.tau0Us())).isTrue();
     }
 
     @Test
