@@ -10,8 +10,9 @@ import java.util.List;
  * <ol>
  * <li>the decode step: ordinary least squares of the realised decode time per predicted output token,
  *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
- *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); a negative intercept, the line
- *     through the origin ({@code τ₀ = 0}). Per <em>predicted</em> token, so a
+ *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); a slope past the gate's bound
+ *     stops there ({@link #MAX_ALPHA}); a negative intercept, the line through the origin ({@code τ₀ = 0}). Per
+ *     <em>predicted</em> token, so a
  *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
  * <li>the scale: least squares through the origin, over requests whose chosen worker had {@code W > 0}, of the
@@ -42,6 +43,8 @@ public final class KvWaitFitter {
      * τ₀ (at most the mean, with a rising slope less) is too. They still count for the scale.
      */
     static final double MAX_DECODE_US_PER_PREDICTED_TOKEN = SnapshotParameter.DECODE_STEP_US.upper();
+    /** The most α fits at: its bound in the gate ({@link SnapshotParameter#DECODE_STEP_KV_US}, 10 µs per KV token). */
+    static final double MAX_ALPHA = SnapshotParameter.DECODE_STEP_KV_US.upper();
 
     private KvWaitFitter() {}
 
@@ -81,14 +84,24 @@ public final class KvWaitFitter {
         double s2 = residual / (n - 2);
         double alphaSe = Math.sqrt(s2 / vx);
         double tau0Se = rising ? Math.sqrt(s2 * (1.0 / n + meanX * meanX / vx)) : Math.sqrt(vy / (n - 1) / n);
+        if (alpha > MAX_ALPHA) {
+            // Past the gate's bound the slope would reject every snapshot of the scope (a few 1-token hints at low KV
+            // put it at 34): it stops at the bound, as λ's MLE does, with the intercept fitted beside it. Both keep
+            // their unconstrained standard errors (α was not estimated at the bound: bounded there).
+            alpha = MAX_ALPHA;
+            tau0 = (sy - alpha * sx) / n;
+            r2 = Math.max(0.0, 1.0 - Math.max(0.0, vy - 2 * alpha * cxy + alpha * alpha * vx) / vy);
+        }
         if (tau0 < 0) {
             // A step cannot take negative time: fit the line through the origin (τ₀ = 0) rather than clamp τ₀ and
             // keep a slope fitted beside the negative intercept, which priced every step too high.
             // τ₀ keeps the unconstrained intercept's standard error (it was not estimated at 0: bounded there), so the
-            // gate does not take 0 for a precise value; α's is conditional on τ₀ = 0.
-            alpha = sxy / sxx;
+            // gate does not take 0 for a precise value; α's is conditional on τ₀ = 0. α stops at its bound here too.
+            double leastSquares = sxy / sxx;
+            alpha = Math.min(leastSquares, MAX_ALPHA);
             tau0 = 0.0;
-            double through = Math.max(0.0, syy - alpha * sxy); // Σ(y − αx)² at the least-squares α
+            double through = Math.max(0.0, alpha == leastSquares ? syy - alpha * sxy // Σ(y − αx)² at the LS α
+                : syy - 2 * alpha * sxy + alpha * alpha * sxx); // and at the bound
             alphaSe = Math.sqrt(through / (n - 1) / sxx);
             r2 = Math.max(0.0, 1.0 - through / vy);
         }

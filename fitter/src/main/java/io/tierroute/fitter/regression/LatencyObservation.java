@@ -49,6 +49,12 @@ public record LatencyObservation(
         if (affinityDecay > 1 || expectedToolHitFraction > 1) {
             return UpdateOutcome.REJECTED_OUT_OF_RANGE;
         }
+        // A TTFT of 0 is no measurement: a first token takes at least one engine step. An adapter that fills only a
+        // completion's ttftUs leaves its phases at 0, and a share of such rows drove R² below the gate's minimum (every
+        // snapshot rejected) or pulled α_wf to 9× its value.
+        if (realisedUs == 0) {
+            return UpdateOutcome.REJECTED_OUT_OF_RANGE;
+        }
         // Physically impossible magnitudes (e.g. a realised time computed from a missing start
         // timestamp is the epoch in µs, ~1.7e15) would otherwise drag the noise scale and the fit.
         if (realisedUs > MAX_REALISED_US || pEffTokens > MAX_TOKENS || kvOverflowTokens > MAX_TOKENS

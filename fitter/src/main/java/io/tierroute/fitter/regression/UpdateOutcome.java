@@ -7,6 +7,6 @@ public enum UpdateOutcome {
     REJECTED_NON_FINITE,
     /** A feature, the queue length or the target is negative. */
     REJECTED_NEGATIVE,
-    /** affinityDecay or expectedToolHitFraction above 1. */
+    /** affinityDecay or expectedToolHitFraction above 1, a magnitude past its sanity cap, or a realised TTFT of 0. */
     REJECTED_OUT_OF_RANGE
 }

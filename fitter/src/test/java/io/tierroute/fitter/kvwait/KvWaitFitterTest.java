@@ -120,6 +120,47 @@ class KvWaitFitterTest {
         assertThat(SnapshotParameter.DECODE_STEP_US.inBounds(fit.tau0Us())).isTrue();
     }
 
+    /**
+     * 1-token hints on 50-token answers at a high KV, 1 % of the rows, each within τ₀'s bound: the slope went past the
+     * gate's bound on α (10 µs per KV token), where every snapshot of the scope was rejected. It stops at the bound, with
+     * the intercept fitted beside it (KV 20,000), or at 0 when that would be negative (KV 50,000: the line through the
+     * origin, whose slope stops there too).
+     */
+    @Test
+    void aSlopePastTheGatesBoundStopsThere() {
+        for (double outlierKv : new double[] {20_000, 50_000}) {
+            List<KvWaitRow> rows = lowKvRowsWithHintsOfOneToken(outlierKv);
+            KvWaitFit fit = KvWaitFitter.fit(rows);
+            assertThat(fit.decodeRows()).as("every row is within τ₀'s bound").isEqualTo(2_020);
+            assertThat(fit.perKvTokenUs()).isEqualTo(KvWaitFitter.MAX_ALPHA);
+            double meanY = rows.stream().mapToDouble(r -> r.decodeUs() / r.predictedOutputTokens()).average().orElseThrow();
+            double meanX = rows.stream().mapToDouble(KvWaitRow::kvUsedTokens).average().orElseThrow();
+            double beside = meanY - KvWaitFitter.MAX_ALPHA * meanX;
+            assertThat(beside > 0).as("KV " + outlierKv + ": the intercept beside the bound is positive")
+                    .isEqualTo(outlierKv == 20_000);
+            assertThat(fit.tau0Us()).isCloseTo(Math.max(0, beside), offset(1e-6 * meanY));
+            assertThat(SnapshotParameter.DECODE_STEP_US.inBounds(fit.tau0Us())).isTrue();
+            assertThat(fit.decodeR2()).isBetween(0.0, 1.0);
+        }
+    }
+
+    /** 2,000 rows at KV 500–4,000 (a 15 ms step + 0.5 µs per KV token) and 20 with 1-token hints at {@code kv}. */
+    private static List<KvWaitRow> lowKvRowsWithHintsOfOneToken(double kv) {
+        SplittableRandom rnd = new SplittableRandom(11);
+        List<KvWaitRow> rows = new ArrayList<>();
+        for (int i = 0; i < 2_000; i++) {
+            double x = 500 + rnd.nextDouble() * 3_500;
+            double dHat = 100 + rnd.nextInt(400);
+            rows.add(new KvWaitRow(1_700_000_000_000L + i, x, dHat, 0, 1_000, 4, 50_000, 20_000, 2 + rnd.nextInt(500),
+                    (15_000 + 0.5 * x) * dHat, 20_000, 50_000));
+        }
+        for (int i = 0; i < 20; i++) {
+            rows.add(new KvWaitRow(1_700_000_002_000L + i, kv, 1, 0, 1_000, 4, 50_000, 20_000, 50, 9.9e5, 20_000,
+                    50_000));
+        }
+        return rows;
+    }
+
     @Test
     void noisyDecodeTimesStillGiveTheSlope() {
         KvWaitFit fit = KvWaitFitter.fit(rows(5_000, 0.7, 0.3, 2));

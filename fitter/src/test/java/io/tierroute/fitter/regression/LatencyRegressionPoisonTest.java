@@ -24,6 +24,30 @@ class LatencyRegressionPoisonTest {
         assertThat(reg.update(withRealised(row, 1e13))).isEqualTo(UpdateOutcome.REJECTED_OUT_OF_RANGE);
     }
 
+    /**
+     * A completion whose phases were left at 0 (an adapter that fills only ttftUs) reads as a TTFT of 0; half such rows
+     * drove R² to 0.1, below the gate's minimum, so every snapshot was rejected. A first token takes time: refused.
+     */
+    @Test
+    void aRealisedTimeOfZeroIsNoMeasurementAndLeavesTheFitAsItWas() {
+        SyntheticRows clean = new SyntheticRows(9);
+        SyntheticRows withZeros = new SyntheticRows(9);
+        LatencyRegression a = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0));
+        LatencyRegression b = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0));
+        for (int i = 0; i < 3000; i++) {
+            a.update(clean.next());
+            LatencyObservation row = withZeros.next();
+            assertThat(b.update(withRealised(row, 0))).isEqualTo(UpdateOutcome.REJECTED_OUT_OF_RANGE);
+            b.update(row);
+        }
+        assertThat(b.samples()).isEqualTo(a.samples());
+        LatencyFit fa = a.fit();
+        LatencyFit fb = b.fit();
+        for (Coefficient c : Coefficient.values()) {
+            assertThat(fb.value(c)).as(c.name()).isEqualTo(fa.value(c));
+        }
+    }
+
     @Test
     void anExtremeButPossibleRowLeavesTheFitAndItsErrorsIntact() {
         SyntheticRows clean = new SyntheticRows(9);

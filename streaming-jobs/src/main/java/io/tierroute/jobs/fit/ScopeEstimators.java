@@ -33,6 +33,7 @@ import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
@@ -283,7 +284,10 @@ final class ScopeEstimators {
             return null;
         }
         EnumMap<Coefficient, Estimate> c = new EnumMap<>(Coefficient.class);
-        best.alphaP().filter(e -> e.samples() >= minFitSamples).ifPresent(e -> c.put(Coefficient.ALPHA_P, e));
+        // Only within the gate's bounds: busy time over a prefillTokens that counts requests gave 159,291 µs/token,
+        // which rejected every snapshot of a scope until the regression took over (for good without joined rows).
+        best.alphaP().filter(e -> e.samples() >= minFitSamples && SnapshotParameter.ALPHA_P.inBounds(e.value()))
+            .ifPresent(e -> c.put(Coefficient.ALPHA_P, e));
         // Not α_d: the prior's is the engine's decode time per generated token (step time / batch, the time to drain
         // the tokens in flight), thousands of µs; C_decode's α_d is what in-flight decode adds to a first token under
         // continuous batching, which the regression fits at 0–3 µs/token (default 50). Served, the prior priced

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.tierroute.fitter.regression.Coefficient;
 import io.tierroute.fitter.snapshot.FitResults;
+import io.tierroute.jobs.ingest.TelemetrySample;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,5 +26,21 @@ class TelemetryPriorFitTest {
         assertThat(fits.latency().get(Coefficient.ALPHA_P).value()).as("160,000 µs busy / 4,000 tokens")
                 .isCloseTo(40.0, org.assertj.core.data.Offset.offset(1e-9));
         assertThat(fits.latency().get(Coefficient.ALPHA_D)).as("the prior's α_d is not served").isNull();
+    }
+
+    /**
+     * prefillTokens that count requests (3 a second) beside the real busy time: a prior α_p of 53,333 µs/token, past
+     * the gate's bound of 10,000, which rejected every snapshot until the regression took over. It is not served.
+     */
+    @Test
+    void aPriorOutsideTheGatesBoundsIsNotServed() {
+        ScopeEstimators scope = new ScopeEstimators("default", 20_000, 256, 1_000);
+        long t = 1_700_000_000_000L;
+        for (int i = 0; i < 250; i++) {
+            TelemetrySample s = FitHarness.telemetry("default", "w" + (i % 4), t += 1000);
+            s.prefillTokens = 3;
+            assertThat(scope.add(s)).isTrue();
+        }
+        assertThat(scope.fits(200, 200, null).latency()).as("no α_p from the prior, so no latency fit at all").isNull();
     }
 }
