@@ -5,10 +5,10 @@ import java.util.List;
 
 /**
  * What one run of the {@link ValidationGate} has found so far: the rejections, the "held: …" reasons, the notes, the
- * jumps refused and confirmed, the fits that passed, and the {@link JumpWatch} the run confirms jumps against. The per-value checks append to
- * it; the gate keeps one for the whole snapshot and one per scalar, so that the rules on fits applied together
- * ({@link AdmissionWaitTogether}, {@link LeftOutQuadratics}) can replace a scalar's findings before they are merged in
- * order. Mutable, and confined to one run.
+ * jumps refused and confirmed, the fits that passed, and the {@link JumpWatch} the run confirms jumps against. The
+ * per-value checks append to it; the gate keeps one for the whole snapshot and one per scalar, so that the rules on
+ * fits applied together ({@link AdmissionWaitTogether}, {@link LeftOutQuadratics}) can replace a scalar's findings
+ * before they are merged in order. Mutable, and confined to one run.
  */
 final class GateFindings {
     final JumpWatch watch;

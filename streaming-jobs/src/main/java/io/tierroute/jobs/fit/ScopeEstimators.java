@@ -202,10 +202,10 @@ final class ScopeEstimators {
     }
 
     /**
-     * Drops the ρ links (and the priors' per-worker order check and pools) with no telemetry in the {@link #LINK_SILENCE_MS}
-     * before {@code eventTimeMs}, the job's event time: their workers left the fleet. Returns the links dropped;
-     * none while the job has no event time yet ({@code Long.MIN_VALUE}) or once its input ended ({@code
-     * Long.MAX_VALUE}, a drain's last watermark: every link would look silent).
+     * Drops the ρ links (and the priors' per-worker order check and pools) with no telemetry in the {@link
+     * #LINK_SILENCE_MS} before {@code eventTimeMs}, the job's event time: their workers left the fleet. Returns the
+     * links dropped; none while the job has no event time yet ({@code Long.MIN_VALUE}) or once its input ended
+     * ({@code Long.MAX_VALUE}, a drain's last watermark: every link would look silent).
      */
     List<LinkKey> retireSilentLinks(long eventTimeMs) {
         if (eventTimeMs == Long.MIN_VALUE || eventTimeMs == Long.MAX_VALUE) {
