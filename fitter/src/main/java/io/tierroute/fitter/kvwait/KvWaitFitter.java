@@ -11,7 +11,7 @@ import java.util.List;
  * <li>the decode step: ordinary least squares of the realised decode time per predicted output token,
  *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
  *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); a slope past the gate's bound
- *     stops there ({@link #MAX_ALPHA}); a negative intercept, the line through the origin ({@code τ₀ = 0}). Per
+ *     stops there ({@link #MAX_ALPHA}) with an error of +∞, which the gate holds; a negative intercept, the line through the origin ({@code τ₀ = 0}). Per
  *     <em>predicted</em> token, so a
  *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
@@ -86,9 +86,11 @@ public final class KvWaitFitter {
         double tau0Se = rising ? Math.sqrt(s2 * (1.0 / n + meanX * meanX / vx)) : Math.sqrt(vy / (n - 1) / n);
         if (alpha > MAX_ALPHA) {
             // Past the gate's bound the slope would reject every snapshot of the scope (a few 1-token hints at low KV
-            // put it at 34): it stops at the bound, as λ's MLE does, with the intercept fitted beside it. Both keep
-            // their unconstrained standard errors (α was not estimated at the bound: bounded there).
+            // put it at 34): it stops at the bound with the intercept fitted beside it. The bound is no measurement of
+            // α (it would make W 200 times that of a 0.05 in force), so α's error is +∞: the gate holds it, and with
+            // it τ₀ and k, at the values in force. τ₀ keeps its unconstrained standard error.
             alpha = MAX_ALPHA;
+            alphaSe = Double.POSITIVE_INFINITY;
             tau0 = (sy - alpha * sx) / n;
             r2 = Math.max(0.0, 1.0 - Math.max(0.0, vy - 2 * alpha * cxy + alpha * alpha * vx) / vy);
         }
@@ -96,13 +98,14 @@ public final class KvWaitFitter {
             // A step cannot take negative time: fit the line through the origin (τ₀ = 0) rather than clamp τ₀ and
             // keep a slope fitted beside the negative intercept, which priced every step too high.
             // τ₀ keeps the unconstrained intercept's standard error (it was not estimated at 0: bounded there), so the
-            // gate does not take 0 for a precise value; α's is conditional on τ₀ = 0. α stops at its bound here too.
+            // gate does not take 0 for a precise value; α's is conditional on τ₀ = 0. α stops at its bound here too
+            // (its error then +∞, as above).
             double leastSquares = sxy / sxx;
             alpha = Math.min(leastSquares, MAX_ALPHA);
             tau0 = 0.0;
             double through = Math.max(0.0, alpha == leastSquares ? syy - alpha * sxy // Σ(y − αx)² at the LS α
                 : syy - 2 * alpha * sxy + alpha * alpha * sxx); // and at the bound
-            alphaSe = Math.sqrt(through / (n - 1) / sxx);
+            alphaSe = alpha == leastSquares ? Math.sqrt(through / (n - 1) / sxx) : Double.POSITIVE_INFINITY;
             r2 = Math.max(0.0, 1.0 - through / vy);
         }
 

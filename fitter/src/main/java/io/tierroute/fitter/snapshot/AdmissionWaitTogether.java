@@ -2,6 +2,7 @@ package io.tierroute.fitter.snapshot;
 
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.Map;
 import java.util.Set;
@@ -29,6 +30,7 @@ final class AdmissionWaitTogether {
      */
     static void hold(ParameterSnapshot candidate, ParameterSnapshot active,
             Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, GateFindings> findings) {
+        holdAFittedKCarriedBesideANewStep(candidate, active, heldScalars, findings);
         if (heldScalars.stream().noneMatch(SnapshotParameter::isAdmissionWait)) {
             return;
         }
@@ -48,5 +50,29 @@ final class AdmissionWaitTogether {
             }
             findings.put(p, together);
         }
+    }
+
+    /**
+     * k not fitted in this version (fewer than 16 rows with W &gt; 0, at low load) is carried; beside a τ₀ or α fitted
+     * anew it would scale a W it was not calibrated on. A k some version fitted is therefore held, and the rest with it,
+     * as a k fitted on too few rows is; one never fitted (the default 1) stays, and the new τ₀ and α apply.
+     */
+    private static void holdAFittedKCarriedBesideANewStep(ParameterSnapshot candidate, ParameterSnapshot active,
+            Set<SnapshotParameter> heldScalars, Map<SnapshotParameter, GateFindings> findings) {
+        SnapshotParameter k = SnapshotParameter.KV_WAIT_SCALE;
+        FittedValue carriedK = k.get(candidate);
+        boolean stepFitted = SnapshotParameter.DECODE_STEP_US.get(candidate).getSamples() > 0
+            || SnapshotParameter.DECODE_STEP_KV_US.get(candidate).getSamples() > 0;
+        if (active == null || carriedK.getSamples() > 0 || FittedProvenance.neverFitted(carriedK) || !stepFitted
+                || heldScalars.contains(k)) {
+            return;
+        }
+        heldScalars.add(k);
+        GateFindings held = new GateFindings(findings.get(k).watch);
+        held.rejections.addAll(findings.get(k).rejections);
+        held.held.add("held: " + k.field() + " kept at " + format(carriedK.getValue()) + " " + k.unit()
+            + " with the rest of the admission wait: not fitted in this version (too few rows with W > 0), and the k "
+            + "in force was calibrated on the W of the τ₀ and α in force");
+        findings.put(k, held);
     }
 }

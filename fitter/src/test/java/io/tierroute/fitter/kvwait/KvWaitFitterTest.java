@@ -124,7 +124,7 @@ class KvWaitFitterTest {
      * 1-token hints on 50-token answers at a high KV, 1 % of the rows, each within τ₀'s bound: the slope went past the
      * gate's bound on α (10 µs per KV token), where every snapshot of the scope was rejected. It stops at the bound, with
      * the intercept fitted beside it (KV 20,000), or at 0 when that would be negative (KV 50,000: the line through the
-     * origin, whose slope stops there too).
+     * origin, whose slope stops there too), and with an error of +∞, so the gate holds it (AdmissionWaitGateTest).
      */
     @Test
     void aSlopePastTheGatesBoundStopsThere() {
@@ -133,6 +133,8 @@ class KvWaitFitterTest {
             KvWaitFit fit = KvWaitFitter.fit(rows);
             assertThat(fit.decodeRows()).as("every row is within τ₀'s bound").isEqualTo(2_020);
             assertThat(fit.perKvTokenUs()).isEqualTo(KvWaitFitter.MAX_ALPHA);
+            assertThat(fit.perKvToken().stdError().getAsDouble()).as("no measurement of α: the gate holds it")
+                    .isEqualTo(Double.POSITIVE_INFINITY);
             double meanY = rows.stream().mapToDouble(r -> r.decodeUs() / r.predictedOutputTokens()).average().orElseThrow();
             double meanX = rows.stream().mapToDouble(KvWaitRow::kvUsedTokens).average().orElseThrow();
             double beside = meanY - KvWaitFitter.MAX_ALPHA * meanX;

@@ -105,6 +105,45 @@ class AdmissionWaitGateTest {
         assertThat(r.rejections()).isEmpty();
     }
 
+    /**
+     * Too few rows with W &gt; 0 to fit k (at low load): a k fitted before is carried, and a τ₀ and α fitted anew beside
+     * it would be scaled by a k calibrated on another W, so the three keep the values in force. A k never fitted (the
+     * default 1) calibrates nothing: the new τ₀ and α apply.
+     */
+    @Test
+    void aFittedKCarriedForWantOfRowsHoldsANewStepWithIt() {
+        ParameterSnapshot active = validate(null, fit(20_000, 50, 0.05, 0.001, 0.2, 0.02, 5_000, 800)).snapshot();
+        KvWaitFit noK = fit(6_000, 50, 0.06, 0.001, 1.0, Double.NaN, 5_000, 10);
+        assertThat(noK.scaleEstimate()).as("too few rows with W > 0 for k").isNull();
+        GateResult r = validate(active, noK);
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        ParameterSnapshot s = r.snapshot();
+        assertThat(s.getDecodeStepUs().getValue()).isEqualTo(20_000.0);
+        assertThat(s.getDecodeStepKvUs().getValue()).isEqualTo(0.05);
+        assertThat(s.getKvWaitScale().getValue()).isEqualTo(0.2);
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: kvWaitScale kept at 0.2")
+                .contains("not fitted in this version"));
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: decodeStepUs kept at 20000"));
+        assertThat(s.getAlphaP().getSamples()).as("the rest still updates").isPositive();
+
+        GateResult first = validate(null, noK);
+        assertThat(first.snapshot().getDecodeStepUs().getValue()).as("k never fitted: the step applies").isEqualTo(6_000.0);
+        assertThat(first.snapshot().getKvWaitScale().getValue()).isEqualTo(1.0);
+        assertThat(first.held()).isEmpty();
+    }
+
+    /** α at its bound from {@link io.tierroute.fitter.kvwait.KvWaitFitter} (error +∞) is held, and τ₀ and k with it. */
+    @Test
+    void anAlphaAtItsBoundIsHeldWithTheRest() {
+        ParameterSnapshot active = validate(null, fit(20_000, 50, 0.05, 0.001, 0.2, 0.02, 5_000, 800)).snapshot();
+        GateResult r = validate(active, fit(3_000, 50, 10, Double.POSITIVE_INFINITY, 0.3, 0.02, 5_000, 800));
+        assertThat(r.status()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(r.snapshot().getDecodeStepKvUs().getValue()).isEqualTo(0.05);
+        assertThat(r.snapshot().getDecodeStepUs().getValue()).isEqualTo(20_000.0);
+        assertThat(r.snapshot().getKvWaitScale().getValue()).isEqualTo(0.2);
+        assertThat(r.held()).anySatisfy(h -> assertThat(h).startsWith("held: decodeStepKvUs kept at the active value"));
+    }
+
     @Test
     void aJumpHoldsTheActiveWaitAndTheSnapshotStillUpdatesTheRest() {
         ParameterSnapshot active = validate(null, fit(12_000, 50, 0.02, 0.001, 0.5, 0.02, 5_000, 800)).snapshot();
