@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +54,8 @@ final class ActiveVersionSwap {
     private final LoaderStatus status;
     private final BadRecordReport bad;
     private final LogLimiter badLog;
+    /** The workers without a configuration whose ρ the last swap ignored, as last said in a WARN. */
+    private Set<String> unknownRhoWorkersSaid = Set.of();
     private final BooleanSupplier running;
     private final Runnable publish;
 
@@ -65,6 +68,7 @@ final class ActiveVersionSwap {
 
     private final LongAdder swaps = new LongAdder();
     private final LongAdder rereadFailures = new LongAdder();
+    private final LongAdder forestsRefused = new LongAdder();
     private final AtomicLong lastSwapNanos = new AtomicLong(-1);
 
     /**
@@ -126,16 +130,29 @@ final class ActiveVersionSwap {
         TreeSet<String> unknown = new TreeSet<>();
         ParameterSet next;
         try {
-            next = converter.convert(snapshot, source, unknown);
+            SnapshotConverter.Conversion c = converter.convertKeepingModel(snapshot, source, unknown, store.current());
+            next = c.parameters();
+            if (c.forestRefused() != null) {
+                forestsRefused.increment();
+                if (badLog.allow()) {
+                    log.warn("params loader: version {} of scope '{}' applied with the output model in use ({}): {}",
+                            version, scope, next.outputModel() == null ? "none"
+                                    : "of version " + next.outputModelVersion(), c.forestRefused());
+                }
+            }
         } catch (SnapshotConverter.UnusableSnapshotException e) {
             giveUp(version, BadReason.UNUSABLE, "version " + version + " of scope '" + scope + "' cannot be used: "
                     + e.getMessage());
             return;
         }
-        if (!unknown.isEmpty()) {
+        // Said when the set changes, not at every swap: a replica serving part of a scope's workers would say it once a
+        // second (one WARN per publication).
+        if (!unknown.isEmpty() && !unknown.equals(unknownRhoWorkersSaid)) {
             log.warn("params loader: version {} of scope '{}' has rho for {} worker(s) this selector does not have, "
-                    + "ignored: {}", version, scope, unknown.size(), abbreviate(unknown));
+                    + "ignored (said again when the set changes): {}", version, scope, unknown.size(),
+                    abbreviate(unknown));
         }
+        unknownRhoWorkersSaid = unknown;
         if (!store.activate(next)) {
             giveUp(version, BadReason.UNUSABLE, "version " + version + " was refused by the parameter store");
             return;
@@ -223,6 +240,11 @@ final class ActiveVersionSwap {
     }
 
     /** Re-reads of an active version that failed for a transient reason. */
+    /** Versions applied with the output model in use because their own quantile forest was refused. */
+    long forestsRefused() {
+        return forestsRefused.sum();
+    }
+
     long rereadFailures() {
         return rereadFailures.sum();
     }

@@ -73,6 +73,7 @@ public final class KafkaPartsReport {
             l.put("applied_version", st.appliedVersion());
             l.put("startup_ms", st.startupMillis());
             l.put("swaps", loader.swaps());
+            l.put("forests_refused", loader.forestsRefused());
             l.put("restarts", loader.restarts());
             // the history read was found gone (topics recreated or truncated, another cluster) and read again from the start
             l.put("history_resets", st.historyResets());
@@ -139,6 +140,8 @@ public final class KafkaPartsReport {
                         cb.call(l.controlRecordsRead(), Topics.CONTROL);
                     }).register(r);
             counter(r, "tierroute_params_swaps_total", "Parameter sets the loader swapped in", l::swaps);
+            counter(r, "tierroute_params_forests_refused_total", "Versions swapped in with the output model in use "
+                    + "because the evaluator refused their own quantile forest", l::forestsRefused);
             counter(r, "tierroute_params_rereads_total", "Snapshots re-read by offset (activated but no longer cached)",
                     l::rereads);
             counter(r, "tierroute_params_unknown_workers_total",

@@ -239,6 +239,9 @@ public final class ParameterLoader implements AutoCloseable {
     public long rereads() { return reader.rereads(); }
     /** Re-reads of an active version that failed for a transient reason (retried with back-off). */
     public long rereadFailures() { return swap.rereadFailures(); }
+
+    /** Versions applied with the output model in use because the evaluator refused their quantile forest. */
+    public long forestsRefused() { return swap.forestsRefused(); }
     /** Versions older than the offset index looked up by scanning the params topic. */
     public long scans() { return reader.scans(); }
     /** Sessions restarted after a consumer error. */

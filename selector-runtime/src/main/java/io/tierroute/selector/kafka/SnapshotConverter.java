@@ -85,11 +85,33 @@ public final class SnapshotConverter {
     }
 
     /**
+     * A snapshot converted with the output model in use in place of its own quantile forest, which the evaluator
+     * refuses ({@code forestRefused} says why), or with its own ({@code forestRefused} null).
+     */
+    public record Conversion(ParameterSet parameters, String forestRefused) {}
+
+    /**
      * Converts; {@code unknown} receives the names of ρ workers not configured here (may be null).
      *
      * @throws UnusableSnapshotException when a value cannot be used
      */
     public ParameterSet convert(ParameterSnapshot s, String source, TreeSet<String> unknown) {
+        return convert(s, source, unknown, null, false).parameters();
+    }
+
+    /**
+     * As {@link #convert(ParameterSnapshot, String, TreeSet)}, but a quantile forest the evaluator refuses (one the
+     * gate's lighter check passed, a corrupted record) does not make the whole snapshot unusable: its scalars, BW_t and
+     * ρ apply with the output model of {@code inUse} (none when null). Refused whole, every later version carrying or
+     * naming the same forest was refused too, and the selector stayed on an old version until the next training.
+     */
+    public Conversion convertKeepingModel(ParameterSnapshot s, String source, TreeSet<String> unknown,
+            ParameterSet inUse) {
+        return convert(s, source, unknown, inUse, true);
+    }
+
+    private Conversion convert(ParameterSnapshot s, String source, TreeSet<String> unknown, ParameterSet inUse,
+            boolean keepModel) {
         CostParameters cost;
         try {
             cost = new CostParameters(scalar(s, ALPHA_P), scalar(s, ALPHA_P2), scalar(s, ALPHA_D),
@@ -137,15 +159,21 @@ public final class SnapshotConverter {
                 b.rho(w.get(), t, v);
             }
         }
+        String forestRefused = null;
         if (s.getQuantileModel() != null) {
             try {
                 b.outputModel(ForestOutputModel.from(s.getQuantileModel())).outputModelVersion(ModelCarrier.versionOf(s));
             } catch (RuntimeException e) {
-                throw new UnusableSnapshotException("quantileModel is not a valid quantile forest: " + e.getMessage());
+                forestRefused = "quantileModel is not a valid quantile forest: " + e.getMessage();
+                if (!keepModel) {
+                    throw new UnusableSnapshotException(forestRefused);
+                }
+                b.outputModel(inUse == null ? null : inUse.outputModel())
+                        .outputModelVersion(inUse == null ? 0 : inUse.outputModelVersion());
             }
         }
         try {
-            return b.build();
+            return new Conversion(b.build(), forestRefused);
         } catch (IllegalArgumentException e) {
             throw new UnusableSnapshotException(e.getMessage());
         }

@@ -93,6 +93,30 @@ class ModelByReferenceLoaderTest {
     }
 
     /**
+     * A carrier whose forest the evaluator refuses (a cycle: the gate's check is lighter) is applied with the model in
+     * use, and so is every version naming it: before, each was refused whole and the selector stayed on version 1.
+     */
+    @Test
+    void aForestTheEvaluatorRefusesKeepsTheModelInUseAndTheVersionsStillApply() throws Exception {
+        carrier(1, SnapshotStatus.ACCEPTED, forest(1_000));
+        ParameterStore store = store();
+        ParameterLoader l = start(store, KafkaFixture.settings(), ParameterLoader.DEFAULT_INDEXED_VERSIONS);
+        assertThat(store.current().version()).isEqualTo(1);
+
+        QuantileForestModel cyclic = forest(2_000);
+        List<Integer> left = new ArrayList<>(cyclic.getNodeLeft());
+        left.set(cyclic.getTreeRoots().get(0), cyclic.getTreeRoots().get(0));
+        carrier(2, SnapshotStatus.ACCEPTED, QuantileForestModel.newBuilder(cyclic).setNodeLeft(left).build());
+        referrer(3, 2);
+        await(WAIT, () -> store.current().version() == 3, "version 3 applied");
+        assertThat(((io.tierroute.selector.params.ForestOutputModel) store.current().outputModel()).trainingRows())
+                .as("version 1's model, still in use").isEqualTo(1_000);
+        assertThat(store.current().outputModelVersion()).isEqualTo(1);
+        assertThat(l.forestsRefused()).isEqualTo(2);
+        assertThat(l.badRecords()).as("nothing refused whole").isZero();
+    }
+
+    /**
      * The history as {@code snapshots trim} leaves it (tombstones of every version no reader needs; the pinned one, its
      * rollback target and the forest carrier stay): a running loader keeps its version and forest, one starting on
      * the trimmed topic lands on the same, and both follow the unpin's successor.

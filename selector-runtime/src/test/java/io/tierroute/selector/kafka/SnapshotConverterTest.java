@@ -120,4 +120,42 @@ class SnapshotConverterTest {
                 .isInstanceOf(SnapshotConverter.UnusableSnapshotException.class)
                 .hasMessageContaining("bandwidths[CPU]");
     }
+
+    /** The fixture forest with a cycle (its first node its own left child): the evaluator refuses it, the gate did not. */
+    private static io.tierroute.schemas.avro.QuantileForestModel cyclicForest() {
+        io.tierroute.schemas.avro.QuantileForestModel m = KafkaFixture.forest();
+        java.util.List<Integer> left = new java.util.ArrayList<>(m.getNodeLeft());
+        int root = m.getTreeRoots().get(0);
+        left.set(root, root);
+        return io.tierroute.schemas.avro.QuantileForestModel.newBuilder(m).setNodeLeft(left).build();
+    }
+
+    /**
+     * A forest the evaluator refuses no longer makes the whole version unusable (every later version naming it was
+     * refused too, and the selector stayed on an old one until the next training): its scalars apply with the output
+     * model in use, and the caller hears why. {@code convert} alone still refuses it.
+     */
+    @Test
+    void aForestTheEvaluatorRefusesLeavesTheRestOfTheVersionUsable() {
+        ParameterSet withModel = converter.convert(KafkaFixture.snapshot("default", 1)
+                .setQuantileModel(KafkaFixture.forest()).build(), "t", null);
+        assertThat(withModel.outputModel()).isNotNull();
+
+        ParameterSnapshot bad = KafkaFixture.snapshot("default", 2).setQuantileModel(cyclicForest())
+                .setAlphaP(fitted(77.0)).build();
+        assertThatThrownBy(() -> converter.convert(bad, "t", null))
+                .isInstanceOf(SnapshotConverter.UnusableSnapshotException.class).hasMessageContaining("not a tree");
+
+        SnapshotConverter.Conversion kept = converter.convertKeepingModel(bad, "t", null, withModel);
+        assertThat(kept.forestRefused()).startsWith("quantileModel is not a valid quantile forest").contains("not a tree");
+        assertThat(kept.parameters().version()).isEqualTo(2);
+        assertThat(kept.parameters().cost().alphaP()).as("the scalars apply").isEqualTo(77.0);
+        assertThat(kept.parameters().outputModel()).as("the model in use").isSameAs(withModel.outputModel());
+        assertThat(kept.parameters().outputModelVersion()).isEqualTo(withModel.outputModelVersion());
+
+        SnapshotConverter.Conversion none = converter.convertKeepingModel(bad, "t", null, null);
+        assertThat(none.parameters().outputModel()).as("no model in use: none").isNull();
+        assertThat(converter.convertKeepingModel(KafkaFixture.snapshot("default", 3).build(), "t", null, withModel)
+                .forestRefused()).isNull();
+    }
 }
