@@ -236,8 +236,7 @@ class ValidationGateTest {
     @Test
     void aJumpThatPersistsOverEnoughNewRowsIsAccepted() {
         ParameterSnapshot active = active();
-        double[] jumped = ALPHAS.clone();
-        jumped[2] = 500; // α_d 50 → 500
+        double[] jumped = alphaDTenfold();
         GateResult refused = gate.validate(jumpedAlphaD(active, jumped, 5_000), active, JumpWatch.NONE);
         assertThat(refused.status()).isEqualTo(SnapshotStatus.REJECTED);
         assertThat(refused.refusedJumps()).singleElement().satisfies(j -> {
@@ -281,8 +280,7 @@ class ValidationGateTest {
     @Test
     void aRefusedJumpIsStillRefusedAfterAnImpreciseFitWasHeld() {
         ParameterSnapshot active = active();
-        double[] jumped = ALPHAS.clone();
-        jumped[2] = 500; // α_d 50 → 500
+        double[] jumped = alphaDTenfold();
         GateResult refused = gate.validate(jumpedAlphaD(active, jumped, 5_000), active, JumpWatch.NONE);
         assertThat(refused.status()).isEqualTo(SnapshotStatus.REJECTED);
         JumpWatch watch = JumpWatch.NONE.after(refused);
@@ -342,6 +340,13 @@ class ValidationGateTest {
         assertThat(bothConfirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
         assertThat(bothConfirmed.snapshot().getAlphaHo().getValue()).isEqualTo(1000.0);
         assertThat(watch.after(bothConfirmed).seen()).isEmpty();
+    }
+
+    /** The fixture's α's with α_d 50 → 500. */
+    private static double[] alphaDTenfold() {
+        double[] jumped = ALPHAS.clone();
+        jumped[2] = 500;
+        return jumped;
     }
 
     /** A candidate whose α's are {@code alphas} fitted on {@code rows} rows with a relative error of 0.1. */
