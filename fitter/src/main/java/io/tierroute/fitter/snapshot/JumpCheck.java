@@ -34,8 +34,9 @@ final class JumpCheck {
         boolean baseline = activeFitted && !(ErrorFigures.relativeError(p, active) > config.holdRelativeStdError())
             && active.getQualityKind() == v.getQualityKind();
         // A value in force carried since a jump from it was refused (a fit held for imprecision in between, or none)
-        // is still that jump's baseline: else one held fit would let the refused jump pass unconfirmed.
-        boolean watchedBaseline = activeValue != null && ctx.watch.watchesFrom(label, activeValue);
+        // is still that jump's baseline for the estimator refused: else one held fit would let the jump pass unconfirmed.
+        boolean watchedBaseline = !activeFitted && activeValue != null
+            && ctx.watch.watchesFrom(label, activeValue, v.getQualityKind());
         if (activeValue == null || !(baseline || watchedBaseline) || !p.jumpChecked()) {
             return passed(label, p, ctx);
         }
@@ -54,7 +55,8 @@ final class JumpCheck {
                 + " samples, relative error " + format(rel));
             return passed(label, p, ctx);
         } else if (!p.holdsJumps()
-                && ctx.watch.confirms(label, activeValue, up, v.getSamples(), config.overwhelmingSamples())) {
+                && ctx.watch.confirms(label, activeValue, up, v.getSamples(), v.getQualityKind(),
+                    config.overwhelmingSamples())) {
             ctx.notes.add(jump + ", accepted: confirmed by " + v.getSamples() + " samples, "
                 + config.overwhelmingSamples() + "+ of them since it was first refused");
             ctx.confirmedJumps.add(label);
@@ -73,7 +75,8 @@ final class JumpCheck {
                 + format(config.overwhelmingRelativeStdError()) + ", or the same jump after "
                 + config.overwhelmingSamples() + " more samples; has " + v.getSamples()
                 + " samples, relative error " + format(rel) + ")");
-            ctx.refusedJumps.add(new JumpWatch.Refused(label, new JumpWatch.Seen(activeValue, up, v.getSamples())));
+            ctx.refusedJumps.add(new JumpWatch.Refused(label, new JumpWatch.Seen(activeValue, up, v.getSamples(),
+                v.getQualityKind())));
             return Verdict.REJECT;
         }
     }

@@ -1,5 +1,6 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.avro.QualityKind;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -28,8 +29,10 @@ public record JumpWatch(Map<String, Seen> seen) {
      * @param from    the active value it jumped from
      * @param up      whether it jumped upwards
      * @param samples the sample count of the fit that showed it (the estimator's rows so far)
+     * @param kind    the estimator of that fit (its quality kind: the telemetry prior's STD_ERROR, the regression's
+     *                R2), or null when not known (a watch restored from state kept before it was): then any
      */
-    public record Seen(double from, boolean up, long samples) {}
+    public record Seen(double from, boolean up, long samples, QualityKind kind) {}
 
     /** A jump the gate refused in one run: the parameter's label and how it was seen. */
     public record Refused(String label, Seen seen) {}
@@ -39,15 +42,24 @@ public record JumpWatch(Map<String, Seen> seen) {
     }
 
     /** Whether a fit of {@code label} on {@code samples} rows confirms a jump first seen {@code newRows} rows before. */
-    boolean confirms(String label, double from, boolean up, long samples, long newRows) {
+    boolean confirms(String label, double from, boolean up, long samples, QualityKind kind, long newRows) {
         Seen first = seen.get(label);
-        return first != null && first.up() == up && first.from() == from && samples - first.samples() >= newRows;
+        return first != null && first.up() == up && first.from() == from && sameEstimator(first, kind)
+            && samples - first.samples() >= newRows;
     }
 
-    /** Whether a jump of {@code label} refused from the value {@code from} is watched. */
-    boolean watchesFrom(String label, double from) {
+    /**
+     * Whether a jump of {@code label} from the value {@code from} was refused to a fit of estimator {@code kind}: that
+     * value stays the baseline of the estimator's next fits while it is carried. Another estimator's fit is measured
+     * from it no more than from an active value of that estimator (the prior must not hold the regression back).
+     */
+    boolean watchesFrom(String label, double from, QualityKind kind) {
         Seen first = seen.get(label);
-        return first != null && first.from() == from;
+        return first != null && first.from() == from && first.kind() != null && first.kind() == kind;
+    }
+
+    private static boolean sameEstimator(Seen first, QualityKind kind) {
+        return first.kind() == null || first.kind() == kind;
     }
 
     /**
@@ -65,7 +77,7 @@ public record JumpWatch(Map<String, Seen> seen) {
         for (Refused refused : r.refusedJumps()) {
             Seen first = seen.get(refused.label());
             boolean same = first != null && first.up() == refused.seen().up() && first.from() == refused.seen().from()
-                && refused.seen().samples() >= first.samples();
+                && sameEstimator(first, refused.seen().kind()) && refused.seen().samples() >= first.samples();
             next.put(refused.label(), same ? first : refused.seen());
         }
         if (!r.accepted()) {

@@ -5,37 +5,51 @@ import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * The {@link ValidationGate}'s pass over the candidate's ρ_t(w): REJECTS a ρ for HBM and a (worker, tier) pair listed
  * twice; checks each entry against the active one, or 0 without one ({@link ValueCheck}, minRhoSamples, holding on
  * fewer samples); and builds the ρ entries the gated snapshot carries, a held entry kept at the active one, carried, or
- * dropped when there is none.
+ * dropped when there is none. ρ grows with the fleet, so its reasons are listed up to {@link #LISTED} of each kind and
+ * counted beyond: one line per held link (a fleet starting, or a worker name that changes per boot) put 48,000 lines
+ * in the record, past what one Kafka record may take, and the job failed at every restart.
  */
 final class RhoCheck {
+    /** How many rejections, held reasons and notes about ρ are listed, each; the rest are counted in one line. */
+    static final int LISTED = 10;
+
     private RhoCheck() {
     }
 
     /** The ρ entries of the gated snapshot; every problem goes to {@code ctx}. */
     static List<WorkerTierRho> check(ValueCheck values, long minRhoSamples, ParameterSnapshot candidate,
             ParameterSnapshot active, GateFindings ctx) {
+        Map<String, WorkerTierRho> activeRho = new HashMap<>();
+        if (active != null) {
+            for (WorkerTierRho r : active.getRho()) {
+                activeRho.putIfAbsent(link(r), r);
+            }
+        }
+        GateFindings own = new GateFindings(ctx.watch);
         List<WorkerTierRho> rhos = new ArrayList<>();
         Set<String> seenLinks = new HashSet<>();
         for (WorkerTierRho r : candidate.getRho()) {
             String label = "rho[" + r.getWorker() + "/" + r.getTier() + "]";
             if (r.getTier() == Tier.HBM) {
-                ctx.rejections.add(label + ": ρ is defined only for non-HBM tiers");
+                own.rejections.add(label + ": ρ is defined only for non-HBM tiers");
             }
-            if (!seenLinks.add(r.getWorker() + "\u0000" + r.getTier())) {
-                ctx.rejections.add(label + ": (worker, tier) pair listed more than once");
+            if (!seenLinks.add(link(r))) {
+                own.rejections.add(label + ": (worker, tier) pair listed more than once");
             }
-            WorkerTierRho prev = active == null ? null : activeRho(active, r.getWorker(), r.getTier());
+            WorkerTierRho prev = activeRho.get(link(r));
             Double act = prev == null ? null : prev.getRho().getValue();
             Verdict verdict = values.check(label, SnapshotParameter.RHO, r.getRho(), prev == null ? null : prev.getRho(),
-                act != null ? act : 0.0, minRhoSamples, true, ctx);
+                act != null ? act : 0.0, minRhoSamples, true, own);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
                     rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho())).build());
@@ -45,15 +59,26 @@ final class RhoCheck {
                 rhos.add(r);
             }
         }
+        ctx.rejections.addAll(listed(own.rejections, "ρ entries rejected as well"));
+        ctx.held.addAll(listed(own.held, "held: ρ entries held as well"));
+        ctx.notes.addAll(listed(own.notes, "notes on ρ entries as well"));
+        ctx.refusedJumps.addAll(own.refusedJumps);
+        ctx.confirmedJumps.addAll(own.confirmedJumps);
+        ctx.passedFits.addAll(own.passedFits);
         return rhos;
     }
 
-    private static WorkerTierRho activeRho(ParameterSnapshot active, String worker, Tier t) {
-        for (WorkerTierRho r : active.getRho()) {
-            if (r.getTier() == t && r.getWorker().equals(worker)) {
-                return r;
-            }
+    /** The first {@link #LISTED} lines, and one counting the rest ("…: N more, not listed"). */
+    static List<String> listed(List<String> lines, String more) {
+        if (lines.size() <= LISTED) {
+            return lines;
         }
-        return null;
+        List<String> out = new ArrayList<>(lines.subList(0, LISTED));
+        out.add(more + ": " + (lines.size() - LISTED) + " more, not listed");
+        return out;
+    }
+
+    private static String link(WorkerTierRho r) {
+        return r.getWorker() + "\u0000" + r.getTier();
     }
 }

@@ -241,7 +241,7 @@ class ValidationGateTest {
         assertThat(refused.status()).isEqualTo(SnapshotStatus.REJECTED);
         assertThat(refused.refusedJumps()).singleElement().satisfies(j -> {
             assertThat(j.label()).isEqualTo("alphaD");
-            assertThat(j.seen()).isEqualTo(new JumpWatch.Seen(50, true, 5_000));
+            assertThat(j.seen()).isEqualTo(new JumpWatch.Seen(50, true, 5_000, QualityKind.R2));
         });
         JumpWatch watch = JumpWatch.NONE.after(refused);
 
@@ -264,7 +264,7 @@ class ValidationGateTest {
         dropped[2] = 5;
         GateResult other = gate.validate(jumpedAlphaD(active, dropped, 25_000), active, watch);
         assertThat(other.status()).isEqualTo(SnapshotStatus.REJECTED);
-        assertThat(watch.after(other).seen().get("alphaD")).isEqualTo(new JumpWatch.Seen(50, false, 25_000));
+        assertThat(watch.after(other).seen().get("alphaD")).isEqualTo(new JumpWatch.Seen(50, false, 25_000, QualityKind.R2));
         // a rebuilt estimator (a restore) counts again from its new, lower sample count
         JumpWatch rebuilt = watch.after(gate.validate(jumpedAlphaD(active, jumped, 3_000), active, watch));
         assertThat(rebuilt.seen().get("alphaD").samples()).isEqualTo(3_000);
@@ -295,7 +295,7 @@ class ValidationGateTest {
         assertThat(carried.getAlphaD().getSamples()).isZero();
         watch = watch.after(held);
         assertThat(watch.seen().get("alphaD")).as("still watched as first seen")
-            .isEqualTo(new JumpWatch.Seen(50, true, 5_000));
+            .isEqualTo(new JumpWatch.Seen(50, true, 5_000, QualityKind.R2));
 
         GateResult again = gate.validate(jumpedAlphaD(carried, jumped, 15_000), carried, watch);
         assertThat(again.status()).as("the carried 50 is the jump's baseline").isEqualTo(SnapshotStatus.REJECTED);
@@ -340,6 +340,42 @@ class ValidationGateTest {
         assertThat(bothConfirmed.snapshot().getAlphaD().getValue()).isEqualTo(500.0);
         assertThat(bothConfirmed.snapshot().getAlphaHo().getValue()).isEqualTo(1000.0);
         assertThat(watch.after(bothConfirmed).seen()).isEmpty();
+    }
+
+    /**
+     * A jump refused to one estimator does not hold another back through a carried value: the telemetry prior's α_p
+     * refused as a jump from the prior's 1, then held, is still a baseline for the prior's next fit, but not for the
+     * regression's first (another price: the marginal one beside its intercept).
+     */
+    @Test
+    void aRefusedJumpOfThePriorDoesNotHoldTheRegressionBack() {
+        ParameterSnapshot base = active();
+        ParameterSnapshot fromPrior = gate.validate(SnapshotFixtures.with(candidate(base, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(1.0, 0.01, 600, 0.01, QualityKind.STD_ERROR)), base)
+            .snapshot();
+        GateResult refused = gate.validate(SnapshotFixtures.with(candidate(fromPrior, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(20.0, 0.2, 700, 0.2, QualityKind.STD_ERROR)), fromPrior);
+        assertThat(refused.rejections()).singleElement().asString().startsWith("alphaP jumps 20×");
+        JumpWatch watch = JumpWatch.NONE.after(refused);
+        assertThat(watch.seen().get("alphaP").kind()).isEqualTo(QualityKind.STD_ERROR);
+
+        GateResult held = gate.validate(SnapshotFixtures.with(candidate(fromPrior, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(1.5, 10.0, 800, 10.0, QualityKind.STD_ERROR)), fromPrior,
+            watch);
+        assertThat(held.accepted()).isTrue();
+        ParameterSnapshot carried = held.snapshot();
+        assertThat(carried.getAlphaP().getSamples()).isZero();
+        watch = watch.after(held);
+
+        GateResult prior = gate.validate(SnapshotFixtures.with(candidate(carried, SnapshotFixtures.good(10_000)),
+            SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(20.0, 0.2, 900, 0.2, QualityKind.STD_ERROR)), carried,
+            watch);
+        assertThat(prior.rejections()).as("the prior's next fit: still the jump").singleElement().asString()
+            .startsWith("alphaP jumps 20×");
+        GateResult regression = gate.validate(SnapshotFixtures.with(candidate(carried, SnapshotFixtures.good(12_000)),
+            SnapshotParameter.ALPHA_P, SnapshotFixtures.fitted(20.0, 0.2, 12_000, 0.9, QualityKind.R2)), carried, watch);
+        assertThat(regression.rejections()).as("the regression's first fit").isEmpty();
+        assertThat(regression.snapshot().getAlphaP().getValue()).isEqualTo(20.0);
     }
 
     /** The fixture's α's with α_d 50 → 500. */
@@ -579,6 +615,27 @@ class ValidationGateTest {
         FittedValue held = r.snapshot().getRho().get(0).getRho();
         assertThat(held.getSamples()).isZero();
         assertThat(held.getWindowEndMs()).as("the active fit's window, carried").isEqualTo(SnapshotFixtures.T1);
+    }
+
+    /**
+     * A fleet starting (or worker names that change per boot): 16,000 links with one sample each. One held line per link
+     * put 48,000 lines in a record past what Kafka takes; ρ's lines are listed up to ten of a kind and counted beyond.
+     */
+    @Test
+    void manyHeldRhoEntriesAreCountedNotEachListed() {
+        ParameterSnapshot active = active();
+        Map<LinkKey, io.tierroute.fitter.Estimate> rho = new java.util.HashMap<>();
+        for (int i = 0; i < 16_000; i++) {
+            rho.put(new LinkKey("worker-" + i, "CPU"), SnapshotFixtures.rho(0.4, 1));
+        }
+        GateResult r = gate.validate(candidate(active, new FitResults(SnapshotFixtures.latency(10_000), rho, null, null,
+            null)), active);
+        assertThat(r.accepted()).isTrue();
+        assertThat(r.held()).hasSize(RhoCheck.LISTED + 1);
+        assertThat(r.held().get(0)).startsWith("held: rho[worker-");
+        assertThat(r.held().get(RhoCheck.LISTED)).isEqualTo("held: ρ entries held as well: 15990 more, not listed");
+        assertThat(r.snapshot().getRejectReasons()).hasSize(RhoCheck.LISTED + 1);
+        assertThat(r.snapshot().getRho()).as("no active entry: dropped").isEmpty();
     }
 
     @Test

@@ -15,38 +15,69 @@ import java.util.stream.IntStream;
  * with the fleet (one entry per worker and non-HBM tier, some 60 bytes each: about 60,000 links fill a record, half as
  * many beside a new forest of the largest budget). Past the budget the lowest ρ are left out, which a reader takes as
  * ρ = 0 (DESIGN: a missing pair means 0), so the links priced as idle are the least busy ones; the caller logs how many.
+ * The gate lists ρ's reasons up to ten of a kind (fitter's RhoCheck); should the reasons still not fit without any ρ,
+ * the last ones are counted in one line instead of listed.
  */
 final class RecordBudget {
     /** What one snapshot's value may take: the record limit less room for the key, headers and the batch's framing. */
     static final int BYTES = KafkaWiring.MAX_REQUEST_BYTES - 64 * 1024;
 
-    /** @param snapshot within the budget; {@code droppedRho} of its ρ entries left out to get there */
-    record Fitted(ParameterSnapshot snapshot, int droppedRho) {}
+    /**
+     * @param snapshot       within the budget
+     * @param droppedRho     ρ entries left out to get there
+     * @param droppedReasons reject/held reasons counted in one line instead of listed
+     */
+    record Fitted(ParameterSnapshot snapshot, int droppedRho, int droppedReasons) {}
 
     private RecordBudget() {
     }
 
     /** {@code s} as is when it fits {@code budget} bytes encoded, else without its lowest ρ entries (order kept). */
     static Fitted fit(ParameterSnapshot s, int budget) {
-        int size = Codecs.PARAMETER_SNAPSHOT.encode(s).length;
-        List<WorkerTierRho> rho = s.getRho();
-        if (size <= budget || rho.isEmpty()) {
-            return new Fitted(s, 0);
+        int size = size(s);
+        if (size <= budget) {
+            return new Fitted(s, 0, 0);
         }
-        int base = Codecs.PARAMETER_SNAPSHOT.encode(withRho(s, List.of())).length;
-        // highest ρ first; ties by position, so the same input always keeps the same links
+        List<WorkerTierRho> rho = s.getRho();
+        ParameterSnapshot withoutRho = withRho(s, List.of());
+        int base = size(withoutRho);
+        if (base > budget) {
+            return fitReasons(withoutRho, budget, rho.size());
+        }
+        // highest ρ first; ties by worker and tier, so the same links are kept whatever order the entries come in
         int[] byRho = IntStream.range(0, rho.size()).boxed()
-            .sorted(Comparator.<Integer>comparingDouble(i -> -rho.get(i).getRho().getValue()).thenComparing(i -> i))
+            .sorted(Comparator.<Integer>comparingDouble(i -> -rho.get(i).getRho().getValue())
+                .thenComparing(i -> rho.get(i).getWorker().toString()).thenComparing(i -> rho.get(i).getTier()))
             .mapToInt(Integer::intValue).toArray();
         double perEntry = (double) (size - base) / rho.size();
         int keep = (int) Math.max(0, Math.min(rho.size() - 1, Math.floor((budget - base) / perEntry)));
         while (true) {
             ParameterSnapshot trimmed = withRho(s, highest(rho, byRho, keep));
-            if (keep == 0 || Codecs.PARAMETER_SNAPSHOT.encode(trimmed).length <= budget) {
-                return new Fitted(trimmed, rho.size() - keep);
+            if (keep == 0 || size(trimmed) <= budget) {
+                return new Fitted(trimmed, rho.size() - keep, 0);
             }
             keep -= Math.max(1, keep / 100); // entries vary in size (worker names): step down until it fits
         }
+    }
+
+    /** Without any ρ and still too large: its reasons, the only other list that grows, cut to what fits. */
+    private static Fitted fitReasons(ParameterSnapshot withoutRho, int budget, int droppedRho) {
+        List<String> reasons = withoutRho.getRejectReasons();
+        int keep = reasons.size();
+        while (keep > 0) {
+            keep -= Math.max(1, keep / 10);
+            List<String> listed = new ArrayList<>(reasons.subList(0, keep));
+            listed.add((reasons.size() - keep) + " more reasons, not listed (the record's size limit)");
+            ParameterSnapshot cut = ParameterSnapshot.newBuilder(withoutRho).setRejectReasons(listed).build();
+            if (size(cut) <= budget) {
+                return new Fitted(cut, droppedRho, reasons.size() - keep);
+            }
+        }
+        throw new IllegalStateException("a snapshot without ρ and reasons is still over " + budget + " bytes");
+    }
+
+    private static int size(ParameterSnapshot s) {
+        return Codecs.PARAMETER_SNAPSHOT.encode(s).length;
     }
 
     /** The {@code keep} entries of highest ρ, in their original order. */

@@ -108,10 +108,10 @@ final class SnapshotPublisher {
         RecordBudget.Fitted fitted = RecordBudget.fit(ModelReferences.forPublication(gated,
             carriers.known(scope, activeSnapshot, fresh, forests.pendingCarrier())), RecordBudget.BYTES);
         ParameterSnapshot snapshot = fitted.snapshot();
-        if (fitted.droppedRho() > 0) {
-            LOG.warn("scope {}: version {} leaves out the {} lowest of its {} ρ entries to fit one params record of {} "
-                + "bytes (readers take them as ρ = 0)", scope, v, fitted.droppedRho(),
-                gated.getRho().size(), RecordBudget.BYTES);
+        if (fitted.droppedRho() > 0 || fitted.droppedReasons() > 0) {
+            LOG.warn("scope {}: version {} leaves out the {} lowest of its {} ρ entries (readers take them as ρ = 0) "
+                + "and lists {} fewer reasons, to fit one params record of {} bytes", scope, v, fitted.droppedRho(),
+                gated.getRho().size(), fitted.droppedReasons(), RecordBudget.BYTES);
         }
         if (fresh != null && snapshot.getQuantileModel() != null && snapshot.getQuantileModel().equals(fresh)) {
             forests.pendingPublishedIn(v); // later records, accepted or not, refer to this one

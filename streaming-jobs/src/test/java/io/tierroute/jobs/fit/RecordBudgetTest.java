@@ -69,4 +69,23 @@ class RecordBudgetTest {
         assertThat(f.droppedRho()).isPositive();
         assertThat(f.snapshot().getRho()).hasSize(80_000 - f.droppedRho());
     }
+
+    /** Reasons that alone outgrow the record (the gate lists ρ's up to ten of a kind; a defence should others grow). */
+    @Test
+    void reasonsThatAloneOutgrowTheRecordAreCountedInOneLine() {
+        List<String> reasons = new java.util.ArrayList<>();
+        for (int i = 0; i < 100_000; i++) {
+            reasons.add("held: rho[prefill-pool-a-worker-" + i + "/CPU] kept at no entry (ρ = 0); fitted 0.4 on 1 samples");
+        }
+        ParameterSnapshot s = ParameterSnapshot.newBuilder(withLinks(10)).setRejectReasons(reasons).build();
+        assertThat(size(s)).isGreaterThan(KafkaWiring.MAX_REQUEST_BYTES);
+        RecordBudget.Fitted f = RecordBudget.fit(s, RecordBudget.BYTES);
+        assertThat(size(f.snapshot())).isLessThanOrEqualTo(RecordBudget.BYTES);
+        assertThat(f.droppedRho()).isEqualTo(10);
+        List<String> kept = f.snapshot().getRejectReasons();
+        assertThat(f.droppedReasons()).isPositive().isEqualTo(100_000 - (kept.size() - 1));
+        assertThat(kept.get(kept.size() - 1)).isEqualTo(f.droppedReasons() + " more reasons, not listed (the record's "
+            + "size limit)");
+        assertThat(kept.subList(0, kept.size() - 1)).isEqualTo(reasons.subList(0, kept.size() - 1));
+    }
 }

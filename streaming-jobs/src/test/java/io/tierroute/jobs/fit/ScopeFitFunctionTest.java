@@ -470,6 +470,7 @@ class ScopeFitFunctionTest {
                 assertThat(kept.samples).as("as first seen").isEqualTo(firstRefusal.getAlphaD().getSamples());
                 assertThat(kept.from).isEqualTo(first.getAlphaD().getValue());
                 assertThat(kept.up).isTrue();
+                assertThat(kept.kind).as("the regression's fit was refused").isEqualTo("R2");
             }
         }
         assertThat(firstRefusal).as("the shift is first refused as a jump").isNotNull();
