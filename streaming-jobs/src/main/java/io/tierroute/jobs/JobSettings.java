@@ -98,6 +98,9 @@ public record JobSettings(
         String cadenceClock,
         long failAfterInputs) {
 
+    /** The most rows {@code --sample-rows} and {@code --telemetry-replay-rows} take (gigabytes of state per scope). */
+    public static final int MAX_REPLAY_ROWS = 10_000_000;
+
     /** The largest forest budget {@code --forest-max-bytes} takes: half a params record. */
     public static final long FOREST_MAX_BYTES_LIMIT = KafkaWiring.MAX_REQUEST_BYTES / 2;
 
@@ -118,6 +121,9 @@ public record JobSettings(
         positive("checkpoint-interval", checkpointInterval);
         positive("publish-interval", publishInterval);
         positive("forest-interval", forestInterval);
+        // the timers are aligned to whole milliseconds: a shorter interval divided by zero at the first input
+        require(publishInterval.toMillis() >= 1, "publish-interval", "must be at least 1 ms, got " + publishInterval);
+        require(forestInterval.toMillis() >= 1, "forest-interval", "must be at least 1 ms, got " + forestInterval);
         positive("decision-timeout", decisionTimeout);
         positive("completion-grace", completionGrace);
         require(!outOfOrderness.isNegative(), "out-of-orderness", "must be >= 0");
@@ -136,8 +142,11 @@ public record JobSettings(
         positive("transaction-timeout", transactionTimeout);
         require(transactionTimeout.compareTo(checkpointInterval) > 0, "transaction-timeout",
             "must be longer than the checkpoint interval");
-        require(sampleRows >= 1, "sample-rows", "must be >= 1");
-        require(telemetryReplayRows >= 1, "telemetry-replay-rows", "must be >= 1");
+        // the replay buffers count their chunks in int: near 2^31 rows the bound overflowed and every chunk was dropped
+        require(sampleRows >= 1 && sampleRows <= MAX_REPLAY_ROWS, "sample-rows",
+            "must be in [1, " + MAX_REPLAY_ROWS + "], got " + sampleRows);
+        require(telemetryReplayRows >= 1 && telemetryReplayRows <= MAX_REPLAY_ROWS, "telemetry-replay-rows",
+            "must be in [1, " + MAX_REPLAY_ROWS + "], got " + telemetryReplayRows);
         require(historyVersions >= 1, "history-versions", "must be >= 1");
         require(regressionHorizonRows >= 1, "regression-horizon-rows", "must be >= 1");
         require(regressionRefitRows >= 1, "regression-refit-rows", "must be >= 1");

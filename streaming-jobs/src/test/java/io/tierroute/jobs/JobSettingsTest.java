@@ -74,6 +74,16 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--completion-grace", "3h"))
             .as("the grace counts as well").hasMessageContaining("--state-ttl must be at least --decision-timeout");
         assertThat(JobSettings.parse("--state-ttl", "30m").stateTtl()).isEqualTo(Duration.ofMinutes(30));
+        // timers aligned to whole milliseconds divided by zero below one; int chunk counts overflowed near 2^31 rows
+        assertThatThrownBy(() -> JobSettings.parse("--publish-interval", "PT0.0005S"))
+            .hasMessageContaining("--publish-interval must be at least 1 ms, got PT0.0005S");
+        assertThatThrownBy(() -> JobSettings.parse("--forest-interval", "PT0.0005S"))
+            .hasMessageContaining("--forest-interval must be at least 1 ms, got PT0.0005S");
+        assertThatThrownBy(() -> JobSettings.parse("--sample-rows", "2147483647"))
+            .hasMessageContaining("--sample-rows must be in [1, 10000000], got 2147483647");
+        assertThatThrownBy(() -> JobSettings.parse("--telemetry-replay-rows", "2147483000"))
+            .hasMessageContaining("--telemetry-replay-rows must be in [1, 10000000]");
+        assertThat(JobSettings.parse("--sample-rows", "10000000").sampleRows()).isEqualTo(10_000_000);
     }
 
     @Test

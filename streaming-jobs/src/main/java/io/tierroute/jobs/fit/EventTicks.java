@@ -1,5 +1,6 @@
 package io.tierroute.jobs.fit;
 
+import io.tierroute.jobs.ingest.RecordValidator;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,11 +67,19 @@ final class EventTicks {
     /**
      * Holds a control record until the tick covering its own timestamp, like the inputs; one stamped far ahead of the
      * job's event time until the tick just after the watermark, where {@link #takeDueControls} finds it far ahead of that
-     * tick too. Without an event time yet (no watermark) the first tick of the scope's inputs finds it so.
+     * tick too. Without an event time yet (no watermark) the first tick of the scope's inputs finds it so, and so it
+     * does one stamped before 2000, when no input can be.
      */
     void hold(SnapshotControl record, TimerService timers) throws Exception {
         long wm = timers.currentWatermark();
         boolean known = wm != Long.MIN_VALUE && wm != Long.MAX_VALUE;
+        if (!known && record.getTimestampMs() < RecordValidator.MIN_TIMESTAMP_MS) {
+            // Stamped before any input can be (a missing or made-up stamp; ControlRecordCheck, which the selectors
+            // share, does not look at it) with no event time yet: its own tick would publish a snapshot stamped there,
+            // a negative time the params producer refuses, at every restart. The scope's first tick takes it.
+            pendingControls.add(record);
+            return;
+        }
         long next = known ? tickFor(wm + 1, publishIntervalMs) : Long.MIN_VALUE;
         boolean ahead = known && farAhead(record, next);
         pendingControls.add(record);

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  */
 public final class RecordValidator {
     /** 2000-01-01T00:00:00Z: anything earlier is a missing or zero timestamp. */
-    static final long MIN_TIMESTAMP_MS = 946_684_800_000L;
+    public static final long MIN_TIMESTAMP_MS = 946_684_800_000L;
     /**
      * Longest identifier a row carries (worker, scope, engine type, hardware pool, request id, model, LoRA, expected
      * tool), in characters: the figure the selector's HTTP API allows for its ids. Every shuffle and state entry

@@ -93,6 +93,29 @@ class EventClockControlAheadTest {
         f.h.close();
     }
 
+    /**
+     * A restored scope (no watermark yet) gets a control stamped before any input can be (-1,000,000 ms): it used to
+     * be applied at its own tick, publishing a snapshot stamped -1,000,000, which the params producer refuses, at every
+     * restart. The scope's first tick applies it now.
+     */
+    @Test
+    void aControlStampedBeforeAnyInputCanBeWaitsForTheScopesFirstTick() throws Exception {
+        FitHarness f = sixSnapshots();
+        org.apache.flink.runtime.checkpoint.OperatorSubtaskState state = f.h.snapshot(1, START + 3000);
+        f.h.close();
+        FitHarness restored = FitHarness.restore(state, FitHarness.settings().set("cadence-clock", "event").build());
+        restored.control(FitHarness.control("default", ControlAction.PIN, 1L, 1, -1_000_000));
+        restored.h.processBothWatermarks(new Watermark(START + 3000));
+        assertThat(restored.h.extractOutputValues()).as("no tick of its own").isEmpty();
+        restored.rows("default", 10, START + 3010, rnd);
+        restored.h.processBothWatermarks(new Watermark(START + 3500));
+        List<ParameterSnapshot> out = restored.h.extractOutputValues();
+        assertThat(out).hasSize(1);
+        assertThat(out.get(0).getCreatedAtMs()).isEqualTo(START + 3500);
+        assertThat(out.get(0).getControlSequence()).as("applied at the scope's first tick").isEqualTo(1);
+        restored.h.close();
+    }
+
     /** Stamped within the bound (ten minutes ahead): it waits for its own tick, as the deterministic history needs. */
     @Test
     void aControlStampedWithinTheBoundWaitsForItsOwnTime() throws Exception {
