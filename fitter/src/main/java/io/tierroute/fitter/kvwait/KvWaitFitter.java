@@ -10,8 +10,9 @@ import java.util.List;
  * <ol>
  * <li>the decode step: ordinary least squares of the realised decode time per predicted output token,
  *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
- *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); a slope past the gate's bound
- *     stops there ({@link #MAX_ALPHA}) with an error of +∞, which the gate holds; a negative intercept, the line through the origin ({@code τ₀ = 0}). Per
+ *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); α is fitted within the gate's bound
+ *     ({@link #MAX_ALPHA}), and one that ends at the bound has an error of +∞, which the gate holds; a negative
+ *     intercept, the line through the origin ({@code τ₀ = 0}). Per
  *     <em>predicted</em> token, so a
  *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
@@ -27,7 +28,9 @@ import java.util.List;
  * </ol>
  * Rows that are not usable ({@link KvWaitRow#usable()}: a figure not finite, negative or beyond its cap) are left out
  * of both passes and counted ({@link KvWaitFit#skippedRows()}); the decode step also leaves out a {@code d̂} below one
- * token and a decode time per predicted token beyond τ₀'s bound ({@link #MAX_DECODE_US_PER_PREDICTED_TOKEN}).
+ * token and a decode time per predicted token beyond τ₀'s bound ({@link KvWaitRow#decodeTimePastTauZerosBound()}: a
+ * share of such rows put the mean, and so τ₀, past it, where the gate rejected every snapshot of the scope; left out,
+ * every row is within it, so τ₀, at most the mean, is too).
  */
 public final class KvWaitFitter {
 
@@ -35,14 +38,6 @@ public final class KvWaitFitter {
     public static final int MIN_DECODE_ROWS = 64;
     /** Rows with {@code W > 0} the scale needs. */
     public static final int MIN_WAIT_ROWS = 16;
-    /**
-     * The most decode time per predicted token a decode-step row may show: τ₀'s bound in the validation gate
-     * ({@link SnapshotParameter#DECODE_STEP_US}, 1 s). No engine takes a second per step; such a row's {@code d̂} was
-     * far below its output (a client's hint of 1 token on a long answer), and a share of them put the mean, and so
-     * τ₀, past the bound, where the gate rejected every snapshot of the scope. Left out, every row is within it, so
-     * τ₀ (at most the mean, with a rising slope less) is too. They still count for the scale.
-     */
-    static final double MAX_DECODE_US_PER_PREDICTED_TOKEN = SnapshotParameter.DECODE_STEP_US.upper();
     /** The most α fits at: its bound in the gate ({@link SnapshotParameter#DECODE_STEP_KV_US}, 10 µs per KV token). */
     static final double MAX_ALPHA = SnapshotParameter.DECODE_STEP_KV_US.upper();
 
@@ -142,6 +137,6 @@ public final class KvWaitFitter {
     /** A decode time per predicted token needs a prediction of one token or more (a d̂ near 0 would rule the fit). */
     private static boolean usableForDecodeStep(KvWaitRow r) {
         return r.outputTokens() >= 2 && r.kvUsedTokens() > 0 && r.predictedOutputTokens() >= 1
-            && r.decodeUs() / r.predictedOutputTokens() <= MAX_DECODE_US_PER_PREDICTED_TOKEN;
+            && !r.decodeTimePastTauZerosBound();
     }
 }

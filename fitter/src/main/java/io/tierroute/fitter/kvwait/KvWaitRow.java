@@ -1,6 +1,7 @@
 package io.tierroute.fitter.kvwait;
 
 import io.tierroute.fitter.regression.LatencyObservation;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 
 /**
  * What one completed request says about the admission wait: its decision's features on the chosen worker and what it
@@ -47,6 +48,15 @@ public record KvWaitRow(long eventTimeMs, double kvUsedTokens, double predictedO
             }
         }
         return true;
+    }
+
+    /**
+     * Whether its decode time per predicted token is past τ₀'s bound in the gate ({@link SnapshotParameter#DECODE_STEP_US},
+     * 1 s): no engine step takes that long, so {@code d̂} was far below the output (a client's 1-token hint on a long
+     * answer). Such a row is no decode step ({@link KvWaitFitter}); it still counts for k. Callers count it.
+     */
+    public boolean decodeTimePastTauZerosBound() {
+        return predictedOutputTokens >= 1 && decodeUs / predictedOutputTokens > SnapshotParameter.DECODE_STEP_US.upper();
     }
 
     /** The wait this request realised beyond what C_prefill and C_queue predicted, µs (≥ 0). */

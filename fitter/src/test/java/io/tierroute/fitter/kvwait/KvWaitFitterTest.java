@@ -110,8 +110,8 @@ class KvWaitFitterTest {
                     r.predictedPrefillUs(), r.predictedQueueUs(), 2_000, perToken * 2_000, r.predictedQueueUs(),
                     r.prefillUs()));
         }
-        assertThat(rows.get(600).decodeUs() / rows.get(600).predictedOutputTokens())
-            .as("each such row alone is beyond the bound").isGreaterThan(KvWaitFitter.MAX_DECODE_US_PER_PREDICTED_TOKEN);
+        assertThat(rows.get(600).decodeTimePastTauZerosBound()).as("each such row alone is beyond the bound").isTrue();
+        assertThat(rows.get(0).decodeTimePastTauZerosBound()).isFalse();
         KvWaitFit fit = KvWaitFitter.fit(rows);
         assertThat(fit.decodeRows()).isEqualTo(600);
         assertThat(fit.skippedRows()).isZero();

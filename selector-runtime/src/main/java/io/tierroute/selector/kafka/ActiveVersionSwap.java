@@ -137,6 +137,7 @@ final class ActiveVersionSwap {
                 if (badLog.allow()) {
                     log.warn("params loader: version {} of scope '{}' applied with the output model in use ({}): {}",
                             version, scope, next.outputModel() == null ? "none"
+                                    : next.outputModelVersion() == 0 ? "from the configuration"
                                     : "of version " + next.outputModelVersion(), c.forestRefused());
                 }
             }
@@ -239,12 +240,12 @@ final class ActiveVersionSwap {
         return swaps.sum();
     }
 
-    /** Re-reads of an active version that failed for a transient reason. */
     /** Versions applied with the output model in use because their own quantile forest was refused. */
     long forestsRefused() {
         return forestsRefused.sum();
     }
 
+    /** Re-reads of an active version that failed for a transient reason. */
     long rereadFailures() {
         return rereadFailures.sum();
     }

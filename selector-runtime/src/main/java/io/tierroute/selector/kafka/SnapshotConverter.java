@@ -46,9 +46,10 @@ import java.util.concurrent.atomic.LongAdder;
  * (bytes moved over BW_t·Δt), so every snapshot BW_t is kept as the tier's ρ reference and the cost model rescales ρ
  * to the link it uses ({@link ParameterSet#rhoOn}): 12 GB/s on a 16 GB/s link is ρ 0.75, not the 0.19 it is of 64.
  *
- * <p>A value the selector cannot use (non-finite, outside the physical bounds of
- * {@link SnapshotParameter} — the table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert} throws
- * {@link UnusableSnapshotException} and the caller keeps its last good set. A ρ for a worker this
+ * <p>A value the selector cannot use (non-finite, outside the physical bounds of {@link SnapshotParameter} — the
+ * table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert}
+ * throws {@link UnusableSnapshotException} and the caller keeps its last good set. {@link #convertKeepingModel}, which
+ * the loader uses, makes an exception of the forest: the rest applies with the output model in use. A ρ for a worker this
  * selector does not have is ignored (logged by the caller, counted in {@link #unknownWorkers()}):
  * replicas may serve different pools. Thread-compatible: one loader thread uses it.
  */

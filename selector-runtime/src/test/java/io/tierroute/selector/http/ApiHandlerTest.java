@@ -444,6 +444,9 @@ class ApiHandlerTest {
         assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":0,\"running\":3,\"sequence\":0}").statusCode())
                 .as("a restarted sender").isEqualTo(202);
         assertThat(engineInFlight("w3")).isEqualTo(3);
+        assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":5,\"running\":5,\"sequence\":0}").statusCode())
+                .as("its retry").isEqualTo(200);
+        assertThat(engineInFlight("w3")).isEqualTo(3);
         assertThat(api.post("/v1/telemetry", w3 + "\"waiting\":0,\"running\":0}").statusCode())
                 .as("unnumbered").isEqualTo(202);
         assertThat(engineInFlight("w3")).isZero();

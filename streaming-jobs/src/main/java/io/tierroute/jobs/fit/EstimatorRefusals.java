@@ -16,10 +16,13 @@ final class EstimatorRefusals {
     final Counter decayObservations;
     /** Admission-wait rows the KV-wait fit leaves out as unusable ({@code KvWaitFit.skippedRows}). */
     final Counter kvWaitRows;
+    /** Admission-wait rows left out of the decode step: decode time per predicted token past τ₀'s bound (1 s). */
+    final Counter kvWaitDecodeRowsPastBound;
 
     EstimatorRefusals(MetricGroup metrics) {
         rhoLinkSamples = metrics.counter("rhoLinkSamplesRefused");
         decayObservations = metrics.counter("decayObservationsRefused");
         kvWaitRows = metrics.counter("kvWaitRowsUnusable");
+        kvWaitDecodeRowsPastBound = metrics.counter("kvWaitDecodeRowsPastTauBound");
     }
 }

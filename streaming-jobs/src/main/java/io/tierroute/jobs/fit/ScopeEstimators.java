@@ -39,6 +39,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fitter's estimators for one scope, in memory (single-threaded: one instance per scope in the
@@ -46,9 +48,12 @@ import java.util.Optional;
  * in Flink state and rebuilds an instance from them after a restore.
  */
 final class ScopeEstimators {
+    private static final Logger LOG = LoggerFactory.getLogger(ScopeEstimators.class);
     private final String scope;
     private final LatencyRegression regression;
     private final TelemetryPriors priors = new TelemetryPriors(PriorConfig.defaults());
+    /** Whether the WARN that the prior's α_p is out of bounds was said since it last was within them. */
+    private boolean priorOutOfBoundsSaid;
     private static final RhoConfig RHO_CONFIG = RhoConfig.defaults();
     /** A link without telemetry for this long (its peak window) has left the fleet. */
     static final long LINK_SILENCE_MS = RHO_CONFIG.peakWindowMs();
@@ -230,6 +235,8 @@ final class ScopeEstimators {
         kvWait.add(k);
         if (refusals != null && k != null && !k.usable()) {
             refusals.kvWaitRows.inc();
+        } else if (refusals != null && k != null && k.decodeTimePastTauZerosBound()) {
+            refusals.kvWaitDecodeRowsPastBound.inc(); // a hint far below the output: no decode step, still a row for k
         }
         DecayObservation o = r.decay();
         if (o != null) {
@@ -284,10 +291,21 @@ final class ScopeEstimators {
             return null;
         }
         EnumMap<Coefficient, Estimate> c = new EnumMap<>(Coefficient.class);
+        Estimate alphaP = best.alphaP().filter(e -> e.samples() >= minFitSamples).orElse(null);
         // Only within the gate's bounds: busy time over a prefillTokens that counts requests gave 159,291 µs/token,
         // which rejected every snapshot of a scope until the regression took over (for good without joined rows).
-        best.alphaP().filter(e -> e.samples() >= minFitSamples && SnapshotParameter.ALPHA_P.inBounds(e.value()))
-            .ifPresent(e -> c.put(Coefficient.ALPHA_P, e));
+        // Said once while it lasts, since no gate reason names it then.
+        boolean outOfBounds = alphaP != null && !SnapshotParameter.ALPHA_P.inBounds(alphaP.value());
+        if (outOfBounds && !priorOutOfBoundsSaid) {
+            LOG.warn("scope {}: the telemetry prior's α_p of pool {} is {} µs/token, outside its bounds {}: not served "
+                + "(check the engines' prefillTokens and prefillBusyUs: tokens and µs over the interval); said again "
+                + "after it comes back within them", scope, best.pool(), SnapshotParameter.format(alphaP.value()),
+                SnapshotParameter.ALPHA_P.boundsText());
+        }
+        priorOutOfBoundsSaid = outOfBounds;
+        if (alphaP != null && !outOfBounds) {
+            c.put(Coefficient.ALPHA_P, alphaP);
+        }
         // Not α_d: the prior's is the engine's decode time per generated token (step time / batch, the time to drain
         // the tokens in flight), thousands of µs; C_decode's α_d is what in-flight decode adds to a first token under
         // continuous batching, which the regression fits at 0–3 µs/token (default 50). Served, the prior priced

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the ρ tracker, the λ fit and the admission wait's fit refuse inside rows the operator accepted is counted in
- * the operator's metrics ({@code rhoLinkSamplesRefused}, {@code decayObservationsRefused}, {@code kvWaitRowsUnusable}),
- * once: the replay that rebuilds the estimators after a restore counts nothing again.
+ * the operator's metrics ({@code rhoLinkSamplesRefused}, {@code decayObservationsRefused}, {@code kvWaitRowsUnusable},
+ * {@code kvWaitDecodeRowsPastTauBound}), once: the replay that rebuilds the estimators after a restore counts nothing again.
  */
 class EstimatorRefusalsTest {
     private static final long START = 1_700_000_000_000L;
@@ -38,7 +38,8 @@ class EstimatorRefusalsTest {
 
     private static long[] counts(FitHarness f) {
         EstimatorRefusals r = f.function().refusals();
-        return new long[] {r.rhoLinkSamples.getCount(), r.decayObservations.getCount(), r.kvWaitRows.getCount()};
+        return new long[] {r.rhoLinkSamples.getCount(), r.decayObservations.getCount(), r.kvWaitRows.getCount(),
+            r.kvWaitDecodeRowsPastBound.getCount()};
     }
 
     @Test
@@ -51,23 +52,26 @@ class EstimatorRefusalsTest {
         }
         TelemetrySample sample = FitHarness.telemetry("default", "w0", START);
         f.input(sample);
-        assertThat(counts(f)).as("clean rows and a first sample: nothing refused").containsExactly(0, 0, 0);
+        assertThat(counts(f)).as("clean rows and a first sample: nothing refused").containsExactly(0, 0, 0, 0);
 
         f.input(FitHarness.telemetry("default", "w0", START)); // the same interval again: the priors refuse it whole
         assertThat(f.function().rejectedInputCount()).isEqualTo(1);
-        assertThat(counts(f)).as("a sample refused whole is counted once, not again for its link").containsExactly(0, 0, 0);
+        assertThat(counts(f)).as("a sample refused whole is counted once, not again for its link")
+            .containsExactly(0, 0, 0, 0);
         TelemetrySample zeroLink = FitHarness.telemetry("default", "w0", START + 1_000);
         zeroLink.linkIntervalMs = new long[] {0}; // the priors take it; its link has no rate
         f.input(zeroLink);
         assertThat(f.function().rejectedInputCount()).isEqualTo(1);
         f.input(row(rnd, START + 3_000, 8 * 24 * 3600.0, 600_000)); // idle 8 days: past the λ fit's 7
         f.input(row(rnd, START + 3_010, 30, 1.7e15)); // decode time 1.7e15 µs: the regression does not see it
-        assertThat(counts(f)).containsExactly(1, 1, 1);
+        JoinedRow oneTokenHint = row(rnd, START + 3_020, 30, 2e8); // 1.6e6 µs per predicted token: past τ₀'s 1 s
+        f.input(oneTokenHint);
+        assertThat(counts(f)).containsExactly(1, 1, 1, 1);
 
         f.h.setProcessingTime(TICK);
         List<ParameterSnapshot> out = f.h.extractOutputValues();
         assertThat(out).hasSize(1);
-        assertThat(out.get(0).getAlphaP().getSamples()).as("both rows still feed the regression").isEqualTo(302);
+        assertThat(out.get(0).getAlphaP().getSamples()).as("the three rows still feed the regression").isEqualTo(303);
         OperatorSubtaskState state = f.h.snapshot(1, TICK);
         f.h.close();
 
@@ -75,8 +79,8 @@ class EstimatorRefusalsTest {
         restored.h.setProcessingTime(TICK);
         restored.input(row(rnd, START + 4_000, 30, 600_000)); // rebuilds the estimators from the replay buffers
         restored.h.setProcessingTime(2 * TICK);
-        assertThat(restored.h.extractOutputValues().get(0).getAlphaP().getSamples()).isEqualTo(303);
-        assertThat(counts(restored)).as("the replayed rows are not counted again").containsExactly(0, 0, 0);
+        assertThat(restored.h.extractOutputValues().get(0).getAlphaP().getSamples()).isEqualTo(304);
+        assertThat(counts(restored)).as("the replayed rows are not counted again").containsExactly(0, 0, 0, 0);
         restored.h.close();
     }
 }
