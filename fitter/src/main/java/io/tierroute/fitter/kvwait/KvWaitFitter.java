@@ -12,9 +12,8 @@ import java.util.List;
  *     {@code decodeUs / d̂}, on the KV resident at decision, over requests with at least two output tokens and some KV
  *     resident; a falling slope is no slope ({@code α = 0}, {@code τ₀} the mean); α is fitted within the gate's bound
  *     ({@link #MAX_ALPHA}), and one that ends at the bound has an error of +∞, which the gate holds; a negative
- *     intercept, the line through the origin ({@code τ₀ = 0}). Per
- *     <em>predicted</em> token, so a
- *     biased {@code d̂} (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
+ *     intercept, the line through the origin ({@code τ₀ = 0}). Per <em>predicted</em> token, so a biased {@code d̂}
+ *     (e.g. {@code max_tokens / 2}) is absorbed where {@code W} multiplies it again. At least
  *     {@link #MIN_DECODE_ROWS} rows, else no wait term at all;</li>
  * <li>the scale: least squares through the origin, over requests whose chosen worker had {@code W > 0}, of the
  *     wait they realised beyond {@code C_prefill + C_queue} <em>and beyond the mean of that excess among requests

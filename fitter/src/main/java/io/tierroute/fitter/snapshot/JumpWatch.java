@@ -30,7 +30,8 @@ public record JumpWatch(Map<String, Seen> seen) {
      * @param up      whether it jumped upwards
      * @param samples the sample count of the fit that showed it (the estimator's rows so far)
      * @param kind    the estimator of that fit (its quality kind: the telemetry prior's STD_ERROR, the regression's
-     *                R2), or null when not known (a watch restored from state kept before it was): then any
+     *                R2), or null when not known (a watch restored from state kept before it was), which confirms
+     *                with any estimator's fit but makes no carried value a baseline
      */
     public record Seen(double from, boolean up, long samples, QualityKind kind) {}
 
