@@ -149,8 +149,10 @@ final class SnapshotsReadCommands {
             }
             Map<String, List<Double>> byTier = new TreeMap<>();
             Set<String> workers = new LinkedHashSet<>();
+            int ownReference = 0;
             for (WorkerTierRho r : full.getRho()) {
                 workers.add(r.getWorker());
+                ownReference += r.getReferenceBytesPerSecond() != null ? 1 : 0;
                 byTier.computeIfAbsent(r.getTier().name(), k -> new ArrayList<>()).add(r.getRho().getValue());
             }
             StringBuilder b = new StringBuilder("rho: ").append(full.getRho().size()).append(" (worker, tier) values, ")
@@ -160,6 +162,9 @@ final class SnapshotsReadCommands {
                 b.append("; ").append(tier).append(" min ").append(num(xs.get(0))).append(" median ")
                         .append(num(xs.get(xs.size() / 2))).append(" max ").append(num(xs.get(xs.size() - 1)));
             });
+            if (ownReference > 0) { // their ρ is of a faster rate than BW_t: comparable with the others only as bytes/s
+                b.append("; ").append(ownReference).append(" measured against their link's fastest rate, not BW_t");
+            }
             return b.toString();
         }
     }

@@ -88,7 +88,8 @@ class SnapshotsCommandTest {
                 .contains("bw.CPU").contains("bytes/s")
                 .containsPattern("decodeStepUs +0 +µs/token").containsPattern("decodeStepKvUs +0 +µs/token²")
                 .containsPattern("kvWaitScale +1 +×")
-                .contains("rho: 6 (worker, tier) values, 3 workers; CPU min 0.1 median 0.45 max 0.8");
+                .contains("rho: 6 (worker, tier) values, 3 workers; CPU min 0.1 median 0.45 max 0.8")
+                .contains("; 1 measured against their link's fastest rate, not BW_t\n");
         System.out.println("---- snapshots show ----\n" + o);
     }
 

@@ -39,8 +39,8 @@ public final class Snapshots {
     public static ParameterSnapshot.Builder accepted(String scope, long version) {
         List<WorkerTierRho> rho = new ArrayList<>();
         for (int i = 0; i < WORKERS.size(); i++) {
-            rho.add(new WorkerTierRho(WORKERS.get(i), Tier.CPU, fv(0.1 + 0.35 * i, 500)));
-            rho.add(new WorkerTierRho(WORKERS.get(i), Tier.NVME, fv(0.05 * (version % 5), 500)));
+            rho.add(new WorkerTierRho(WORKERS.get(i), Tier.CPU, fv(0.1 + 0.35 * i, 500), null));
+            rho.add(new WorkerTierRho(WORKERS.get(i), Tier.NVME, fv(0.05 * (version % 5), 500), i == 0 ? 14e9 : null));
         }
         return ParameterSnapshot.newBuilder().setScope(scope).setVersion(version)
                 .setParentVersion(version > 1 ? version - 1 : null).setProducer("parameter-fitter")

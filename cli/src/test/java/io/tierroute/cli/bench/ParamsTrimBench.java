@@ -199,7 +199,7 @@ public final class ParamsTrimBench {
     private static ParameterSnapshot snapshot(long v, List<String> workers, long carrier) {
         List<WorkerTierRho> rho = new ArrayList<>();
         for (String w : workers) {
-            rho.add(new WorkerTierRho(w, Tier.CPU, fv((v % 10) / 20.0)));
+            rho.add(new WorkerTierRho(w, Tier.CPU, fv((v % 10) / 20.0), null));
         }
         return ParameterSnapshot.newBuilder().setScope("default").setVersion(v).setParentVersion(v > 1 ? v - 1 : null)
                 .setProducer("bench").setCreatedAtMs(1_700_000_000_000L + v * 1000)

@@ -172,6 +172,9 @@ final class HistoryViews {
             c.put("samples", r.getRho().getSamples());
             c.put("quality", r.getRho().getQuality());
             c.put("qualityKind", r.getRho().getQualityKind().name());
+            if (r.getReferenceBytesPerSecond() != null) { // a link measured against its own fastest rate, not BW_t
+                c.put("referenceBytesPerSecond", r.getReferenceBytesPerSecond());
+            }
             cells.add(c);
         }
         return cells;

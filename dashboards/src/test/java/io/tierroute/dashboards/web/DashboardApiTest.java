@@ -111,6 +111,9 @@ class DashboardApiTest {
         assertThat(rho.get("version").asLong()).isEqualTo(3);
         assertThat(rho.get("workers")).hasSize(3);
         assertThat(rho.get("cells")).hasSize(6);
+        assertThat(rho.get("cells")).filteredOn(c -> c.has("referenceBytesPerSecond"))
+                .as("the one link measured against its own rate says so").singleElement()
+                .satisfies(c -> assertThat(c.get("referenceBytesPerSecond").asDouble()).isEqualTo(14e9));
         assertThat(rho.get("status").asText()).isEqualTo("ACCEPTED");
         assertThat(rho.get("activeVersion").asLong()).as("the page marks a newest snapshot nobody serves").isEqualTo(3);
 

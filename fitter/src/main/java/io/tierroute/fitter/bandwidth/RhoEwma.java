@@ -118,6 +118,11 @@ public final class RhoEwma {
         m2 = Math.min(1, m2 * factor * factor);
     }
 
+    /** Whether a sample ending at {@code endTimeMs} comes after every accepted one (else it is refused as a duplicate or out of order). */
+    public boolean inOrder(long endTimeMs) {
+        return !started || endTimeMs > lastEndMs;
+    }
+
     /** End time of the newest accepted sample (0 before the first): every later one is rejected as a duplicate or out of order. */
     public long lastEndMs() {
         return lastEndMs;

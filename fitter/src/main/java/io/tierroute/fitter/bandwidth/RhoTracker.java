@@ -3,12 +3,14 @@ package io.tierroute.fitter.bandwidth;
 import io.tierroute.fitter.OutcomeCounts;
 
 import io.tierroute.fitter.Estimate;
+import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.Set;
 
 /**
@@ -16,16 +18,43 @@ import java.util.Set;
  * the median over links of their peak (robust to one misreporting worker). A link whose worker left the fleet
  * is dropped by {@link #retireSilentBefore} (its owner's clock decides when: the fitting job's event time);
  * one that comes back starts afresh, as a link silent that long would anyway (the EWMA resets after maxGap, the
- * peak's buckets have aged out). Not thread-safe.
+ * peak's buckets have aged out).
+ *
+ * <p><b>What ρ is measured against.</b> A link's ρ is bytes over (reference·Δt), the reference being the tier's BW_t in
+ * use or, when higher, the fastest rate this link was seen moving (in a sample long enough for the peak estimate,
+ * at most BW_t's upper bound). Against the tier's BW_t alone, a link faster than it (NVMe at 14 GB/s while BW_t is
+ * DESIGN's never-fitted 7 GB/s) saturated at ρ = 1 from half its speed on, and a reader that puts ρ on the link's own
+ * speed (ρ·reference / speed) read it at 0.5 at most: never past the cut-off ρ_thr, its load priced at twice its
+ * transfer time instead. A reference at least every rate seen loses nothing to the clamp, so ρ·reference is the
+ * link's byte rate whatever the reference; {@link #ownReference} says which it is. The reference only rises while
+ * the link lives (a burst counted wrong raises it for good, which costs ρ precision, not its meaning). Not
+ * thread-safe.
  */
 public final class RhoTracker {
+    /** The highest reference a link gets, bytes/s: BW_t's upper bound (a faster rate is a counting error). */
+    static final double MAX_REFERENCE = SnapshotParameter.BANDWIDTH.upper();
+
     private static final class Link {
         final RhoEwma rho;
         final PeakBandwidth peak;
+        /** Bytes/s the EWMA is measured against; NaN before the first sample. */
+        double reference = Double.NaN;
+        /** The tier's BW_t the reference was last taken from. */
+        double tierBandwidth = Double.NaN;
+        /** The fastest rate of an accepted sample of at least minPeakIntervalMs, bytes/s (capped); 0 before one. */
+        double fastest;
 
         Link(RhoConfig config) {
             rho = new RhoEwma(config);
             peak = new PeakBandwidth(config);
+        }
+
+        /** Measures the EWMA against {@code newReference} from now on, putting what it holds on it. */
+        void measureAgainst(double newReference) {
+            if (!Double.isNaN(reference) && newReference != reference) {
+                rho.rescale(reference / newReference);
+            }
+            reference = newReference;
         }
     }
 
@@ -38,8 +67,9 @@ public final class RhoTracker {
     }
 
     /**
-     * Offers one telemetry link sample. The peak estimate sees the sample only if the EWMA accepted it
-     * (so duplicates are not double counted).
+     * Offers one telemetry link sample, {@code bandwidthBytesPerSecond} being the tier's BW_t in use. The peak
+     * estimate and the link's reference see the sample only if the EWMA accepts it (so duplicates are not double
+     * counted).
      */
     public RhoOutcome update(LinkKey link, long endTimeMs, long intervalMs, long bytes, double bandwidthBytesPerSecond) {
         RhoOutcome check = RhoEwma.check(intervalMs, bytes, bandwidthBytesPerSecond);
@@ -48,8 +78,15 @@ public final class RhoTracker {
             outcome = check;
         } else {
             Link l = links.computeIfAbsent(link, k -> new Link(config));
-            outcome = l.rho.update(endTimeMs, intervalMs, bytes, bandwidthBytesPerSecond);
-            if (outcome.accepted()) {
+            if (!l.rho.inOrder(endTimeMs)) {
+                outcome = l.rho.update(endTimeMs, intervalMs, bytes, l.reference); // refused: a duplicate, or out of order
+            } else {
+                double fastest = intervalMs >= config.minPeakIntervalMs()
+                    ? Math.max(l.fastest, Math.min(MAX_REFERENCE, bytes * 1000.0 / intervalMs)) : l.fastest;
+                l.fastest = fastest;
+                l.tierBandwidth = bandwidthBytesPerSecond;
+                l.measureAgainst(Math.max(bandwidthBytesPerSecond, fastest));
+                outcome = l.rho.update(endTimeMs, intervalMs, bytes, l.reference);
                 l.peak.update(endTimeMs, intervalMs, bytes);
             }
         }
@@ -82,13 +119,31 @@ public final class RhoTracker {
         return Collections.unmodifiableSet(links.keySet());
     }
 
-    /** {@link RhoEwma#rescale} of every link of {@code tier}: its BW_t changed from old to new, factor old / new. */
-    public void rescaleTier(String tier, double factor) {
+    /**
+     * The tier's BW_t in use is now {@code bytesPerSecond}: every link of {@code tier} is measured against it, or
+     * against its own fastest rate where higher, and what its EWMA holds is put on that reference ({@link
+     * RhoEwma#rescale}): the EWMA would otherwise mix utilisations of two speeds for as long as its memory lasts.
+     */
+    public void measureTierAgainst(String tier, double bytesPerSecond) {
+        if (!(bytesPerSecond > 0) || Double.isInfinite(bytesPerSecond)) {
+            throw new IllegalArgumentException("BW_t must be finite and > 0, got " + bytesPerSecond);
+        }
         for (Map.Entry<LinkKey, Link> e : links.entrySet()) {
             if (e.getKey().tier().equals(tier)) {
-                e.getValue().rho.rescale(factor);
+                Link l = e.getValue();
+                l.tierBandwidth = bytesPerSecond;
+                l.measureAgainst(Math.max(bytesPerSecond, l.fastest));
             }
         }
+    }
+
+    /**
+     * The bytes/s the link's ρ is measured against when that is not the tier's BW_t in use (the link was seen moving
+     * more); empty when it is the tier's BW_t, or for an unknown link.
+     */
+    public OptionalDouble ownReference(LinkKey link) {
+        Link l = links.get(link);
+        return l == null || !(l.reference > l.tierBandwidth) ? OptionalDouble.empty() : OptionalDouble.of(l.reference);
     }
 
     public Optional<Estimate> rho(LinkKey link) {

@@ -21,13 +21,22 @@ import java.util.Map;
  * @param decay the λ fit, or null
  * @param quantileModel the output-length forest, already in its Avro form, or null
  * @param kvWait the admission wait's τ₀, α and k, or null
+ * @param rhoReferences for the links of {@code rho} measured against their own fastest rate instead of the tier's
+ *     BW_t in use, that rate in bytes/s ({@link RhoTracker#ownReference}); empty when none
  */
 public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tier, Estimate> bandwidths,
-        DecayFit decay, QuantileForestModel quantileModel, KvWaitFit kvWait) {
+        DecayFit decay, QuantileForestModel quantileModel, KvWaitFit kvWait, Map<LinkKey, Double> rhoReferences) {
 
     public FitResults {
         rho = Map.copyOf(rho == null ? Map.of() : rho);
         bandwidths = Map.copyOf(bandwidths == null ? Map.of() : bandwidths);
+        rhoReferences = Map.copyOf(rhoReferences == null ? Map.of() : rhoReferences);
+    }
+
+    /** Every ρ measured against its tier's BW_t. */
+    public FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tier, Estimate> bandwidths,
+            DecayFit decay, QuantileForestModel quantileModel, KvWaitFit kvWait) {
+        this(latency, rho, bandwidths, decay, quantileModel, kvWait, Map.of());
     }
 
     /** Without an admission-wait fit. */
@@ -38,7 +47,12 @@ public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tie
 
     /** The same results with the admission wait's fit. */
     public FitResults withKvWait(KvWaitFit fit) {
-        return new FitResults(latency, rho, bandwidths, decay, quantileModel, fit);
+        return new FitResults(latency, rho, bandwidths, decay, quantileModel, fit, rhoReferences);
+    }
+
+    /** The same results with the links' own ρ references. */
+    public FitResults withRhoReferences(Map<LinkKey, Double> references) {
+        return new FitResults(latency, rho, bandwidths, decay, quantileModel, kvWait, references);
     }
 
     /** Nothing fitted: every parameter is carried over. */
@@ -47,8 +61,8 @@ public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tie
     }
 
     /**
-     * From the estimators: ρ from every link of the tracker that has a value, BW_t = the tracker's
-     * per-tier peak (median over links) for every non-HBM tier that has one.
+     * From the estimators: ρ from every link of the tracker that has a value (with its own reference where it has
+     * one), BW_t = the tracker's per-tier peak (median over links) for every non-HBM tier that has one.
      *
      * @throws IllegalArgumentException if a link's tier is not an Avro {@link Tier} symbol
      */
@@ -56,10 +70,12 @@ public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tie
             QuantileForestModel quantileModel) {
         Map<LinkKey, Estimate> rho = new HashMap<>();
         Map<Tier, Estimate> bw = new HashMap<>();
+        Map<LinkKey, Double> references = new HashMap<>();
         if (tracker != null) {
             for (LinkKey link : tracker.links()) {
                 Tier.valueOf(link.tier());
                 tracker.rho(link).ifPresent(e -> rho.put(link, e));
+                tracker.ownReference(link).ifPresent(r -> references.put(link, r));
             }
             for (Tier t : Tier.values()) {
                 if (t != Tier.HBM) {
@@ -67,6 +83,6 @@ public record FitResults(LatencyFit latency, Map<LinkKey, Estimate> rho, Map<Tie
                 }
             }
         }
-        return new FitResults(latency, rho, bw, decay, quantileModel);
+        return new FitResults(latency, rho, bw, decay, quantileModel, null, references);
     }
 }

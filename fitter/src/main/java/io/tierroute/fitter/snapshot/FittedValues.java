@@ -47,6 +47,23 @@ public final class FittedValues {
         return carried(from.getValue(), from.getWindowStartMs(), from.getWindowEndMs());
     }
 
+    /**
+     * A ρ measured against one bandwidth put on another: {@code from}'s value times {@code factor} (BW_old / BW_new),
+     * clamped to [0, 1], its standard error (and a STD_ERROR quality) times the factor; the rest as in {@code from}.
+     * A new value: {@code from} is not changed.
+     */
+    public static FittedValue rhoScaled(FittedValue from, double factor) {
+        FittedValue v = FittedValue.newBuilder(from).build();
+        v.setValue(Math.min(1, v.getValue() * factor));
+        if (v.getStdError() != null) {
+            v.setStdError(v.getStdError() * factor);
+        }
+        if (v.getQualityKind() == QualityKind.STD_ERROR) {
+            v.setQuality(v.getQuality() * factor);
+        }
+        return v;
+    }
+
     private static FittedValue carried(double value, long windowStartMs, long windowEndMs) {
         return FittedValue.newBuilder()
             .setValue(value)

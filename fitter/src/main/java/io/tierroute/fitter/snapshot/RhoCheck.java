@@ -1,7 +1,9 @@
 package io.tierroute.fitter.snapshot;
 
+import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.ArrayList;
@@ -18,6 +20,12 @@ import java.util.Set;
  * dropped when there is none. ρ grows with the fleet, so its reasons are listed up to {@link #LISTED} of each kind and
  * counted beyond: one line per held link (a fleet starting, or a worker name that changes per boot) put 48,000 lines
  * in the record, past what one Kafka record may take, and the job failed at every restart.
+ *
+ * <p>An entry may carry the bandwidth it was measured against ({@code referenceBytesPerSecond}, a link seen faster
+ * than its tier's BW_t); it must be a bandwidth within BW_t's bounds. Without one, a candidate's ρ, like the active
+ * snapshot's, is measured against the active BW_t (the job's BW_t in use). The active ρ is put on the candidate's
+ * reference before the two are compared (the same bytes over a faster reference are a lower ρ, no jump), and a held
+ * entry keeps the active one's reference with its value.
  */
 final class RhoCheck {
     /** How many rejections, held reasons and notes about ρ are listed, each; the rest are counted in one line. */
@@ -30,9 +38,13 @@ final class RhoCheck {
     static List<WorkerTierRho> check(ValueCheck values, long minRhoSamples, ParameterSnapshot candidate,
             ParameterSnapshot active, GateFindings ctx) {
         Map<String, WorkerTierRho> activeRho = new HashMap<>();
+        Map<Tier, Double> activeBandwidths = new HashMap<>();
         if (active != null) {
             for (WorkerTierRho r : active.getRho()) {
                 activeRho.putIfAbsent(link(r), r);
+            }
+            for (TierBandwidth b : active.getBandwidths()) {
+                activeBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
             }
         }
         GateFindings own = new GateFindings(ctx.watch);
@@ -46,13 +58,20 @@ final class RhoCheck {
             if (!seenLinks.add(link(r))) {
                 own.rejections.add(label + ": (worker, tier) pair listed more than once");
             }
+            Double ref = r.getReferenceBytesPerSecond();
+            if (ref != null && !SnapshotParameter.BANDWIDTH.inBounds(ref)) {
+                own.rejections.add(label + ": reference bandwidth " + SnapshotParameter.format(ref) + " outside "
+                    + SnapshotParameter.BANDWIDTH.boundsText());
+                continue;
+            }
             WorkerTierRho prev = activeRho.get(link(r));
-            Double act = prev == null ? null : prev.getRho().getValue();
-            Verdict verdict = values.check(label, SnapshotParameter.RHO, r.getRho(), prev == null ? null : prev.getRho(),
-                act != null ? act : 0.0, minRhoSamples, true, own);
+            FittedValue prevHere = prev == null ? null : onReferenceOf(r, prev, activeBandwidths.get(r.getTier()));
+            Verdict verdict = values.check(label, SnapshotParameter.RHO, r.getRho(), prevHere,
+                prevHere != null ? prevHere.getValue() : 0.0, minRhoSamples, true, own);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
-                    rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho())).build());
+                    rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho()))
+                        .setReferenceBytesPerSecond(prev.getReferenceBytesPerSecond()).build());
                 }
                 // no active entry: dropped (a missing pair means 0)
             } else {
@@ -76,6 +95,20 @@ final class RhoCheck {
         List<String> out = new ArrayList<>(lines.subList(0, LISTED));
         out.add(more + ": " + (lines.size() - LISTED) + " more, not listed");
         return out;
+    }
+
+    /**
+     * The active entry's ρ on the candidate entry's reference: their own, else the active BW_t of the tier (null when
+     * the active snapshot has none: then both as published).
+     */
+    private static FittedValue onReferenceOf(WorkerTierRho candidate, WorkerTierRho active, Double activeBandwidth) {
+        Double from = active.getReferenceBytesPerSecond() != null ? active.getReferenceBytesPerSecond() : activeBandwidth;
+        Double to = candidate.getReferenceBytesPerSecond() != null ? candidate.getReferenceBytesPerSecond()
+            : activeBandwidth;
+        if (from == null || to == null || from.doubleValue() == to.doubleValue() || !(from > 0) || !(to > 0)) {
+            return active.getRho();
+        }
+        return FittedValues.rhoScaled(active.getRho(), from / to);
     }
 
     private static String link(WorkerTierRho r) {

@@ -167,6 +167,7 @@ public final class SnapshotAssembler {
                 .setWorker(en.getKey().worker())
                 .setTier(Tier.valueOf(en.getKey().tier()))
                 .setRho(FittedValues.of(en.getValue()))
+                .setReferenceBytesPerSecond(fits.rhoReferences().get(en.getKey()))
                 .build()));
         b.setRho(rho);
 

@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  * need not be the 64 GB/s PCIe of the default. The job measured that tier's ρ against the default all the same
  * (bytes moved over BW_t·Δt), so every snapshot BW_t is kept as the tier's ρ reference and the cost model rescales ρ
  * to the link it uses ({@link ParameterSet#rhoOn}): 12 GB/s on a 16 GB/s link is ρ 0.75, not the 0.19 it is of 64.
+ * A ρ entry with its own {@code referenceBytesPerSecond} (a link seen moving more than BW_t) is rescaled from that.
  *
  * <p>A value the selector cannot use (non-finite, outside the physical bounds of {@link SnapshotParameter} — the
  * table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert}
@@ -146,6 +147,11 @@ public final class SnapshotConverter {
                 Tier t = tier(r.getTier(), "rho[" + name + "]");
                 double v = value(r.getRho(), "rho[" + name + "][" + t + "]");
                 inBounds(SnapshotParameter.RHO, "rho[" + name + "][" + t + "]", v);
+                Double reference = r.getReferenceBytesPerSecond();
+                if (reference != null) {
+                    inBounds(SnapshotParameter.BANDWIDTH, "rho[" + name + "][" + t + "].referenceBytesPerSecond",
+                            reference);
+                }
                 Optional<Integer> w = name == null ? Optional.empty() : workers.find(name);
                 if (w.isEmpty()) {
                     unknownWorkers.increment();
@@ -157,7 +163,7 @@ public final class SnapshotConverter {
                 if (t == Tier.HBM) {
                     continue; // HBM hits cost no transfer: a ρ for it changes nothing
                 }
-                b.rho(w.get(), t, v);
+                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference);
             }
         }
         String forestRefused = null;

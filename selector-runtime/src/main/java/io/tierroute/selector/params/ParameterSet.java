@@ -21,6 +21,7 @@ public final class ParameterSet {
     private final double[] rho;               // [worker * Tier.COUNT + tier], 0..1
     private final double[] bandwidthOverride; // [tier] bytes/s, or NaN to use the configured value
     private final double[] rhoReference;      // [tier] bytes/s the ρ_t were measured against, or NaN: the link in use
+    private final double[] linkRhoReference;  // [worker * Tier.COUNT + tier] a link's own reference, or NaN: its tier's
     private final OutputLengthModel outputModel; // nullable
     private final long outputModelVersion;        // the snapshot version carrying it, 0: none, or not from a snapshot
     private final double outputQuantile;
@@ -33,6 +34,7 @@ public final class ParameterSet {
         this.rho = b.rho.clone();
         this.bandwidthOverride = b.bandwidthOverride.clone();
         this.rhoReference = b.rhoReference.clone();
+        this.linkRhoReference = b.linkRhoReference.clone();
         this.outputModel = b.outputModel;
         this.outputModelVersion = b.outputModelVersion;
         this.outputQuantile = b.outputQuantile;
@@ -40,6 +42,11 @@ public final class ParameterSet {
             if (!(rho[i] >= 0 && rho[i] <= 1)) {
                 throw new IllegalArgumentException("rho of worker " + (i / Tier.COUNT) + " tier "
                         + Tier.ofOrdinal(i % Tier.COUNT) + " must be in [0, 1], got " + rho[i]);
+            }
+            double ref = linkRhoReference[i];
+            if (!Double.isNaN(ref) && !(ref > 0 && Double.isFinite(ref))) {
+                throw new IllegalArgumentException("rho reference bandwidth of worker " + (i / Tier.COUNT) + " tier "
+                        + Tier.ofOrdinal(i % Tier.COUNT) + " must be a finite number > 0 bytes/s, got " + ref);
             }
         }
         for (int t = 0; t < Tier.COUNT; t++) {
@@ -89,12 +96,17 @@ public final class ParameterSet {
      * Utilisation of worker {@code w}'s link to tier {@code t} when that link carries {@code linkBytesPerSecond}:
      * {@code ρ_t(w)·BW_ref/BW}, at most 1. The fitter measures ρ as bytes moved over the snapshot's BW_t (BW_ref);
      * where the selector uses another bandwidth for the link (the worker's configured one, because the snapshot's
-     * BW_t is a never-fitted default), the same bytes are a different share of it. Without a reference (no snapshot
-     * BW_t, or the one in use) ρ as published.
+     * BW_t is a never-fitted default), the same bytes are a different share of it. BW_ref is the link's own reference
+     * where the snapshot gives one (a link the fitter saw moving more than BW_t), else the tier's. Without a reference
+     * (no snapshot BW_t, or the one in use) ρ as published.
      */
     public double rhoOn(int worker, int tier, double linkBytesPerSecond) {
-        double r = rho[worker * Tier.COUNT + tier];
-        double ref = rhoReference[tier];
+        int i = worker * Tier.COUNT + tier;
+        double r = rho[i];
+        double ref = linkRhoReference[i];
+        if (Double.isNaN(ref)) {
+            ref = rhoReference[tier];
+        }
         if (Double.isNaN(ref) || ref == linkBytesPerSecond || r == 0 || !(linkBytesPerSecond > 0)) {
             return r;
         }
@@ -136,6 +148,7 @@ public final class ParameterSet {
         System.arraycopy(rho, 0, b.rho, 0, rho.length);
         System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
         System.arraycopy(rhoReference, 0, b.rhoReference, 0, Tier.COUNT);
+        System.arraycopy(linkRhoReference, 0, b.linkRhoReference, 0, linkRhoReference.length);
         b.outputModel = outputModel; b.outputModelVersion = outputModelVersion; b.outputQuantile = outputQuantile;
         return b;
     }
@@ -151,6 +164,7 @@ public final class ParameterSet {
         private String source = "defaults";
         private CostParameters cost = CostParameters.DEFAULTS;
         private final double[] rho;
+        private final double[] linkRhoReference;
         private final double[] bandwidthOverride = new double[Tier.COUNT];
         private final double[] rhoReference = new double[Tier.COUNT];
         private OutputLengthModel outputModel;
@@ -162,6 +176,8 @@ public final class ParameterSet {
                 throw new IllegalArgumentException("workers must be > 0, got " + workers);
             }
             rho = new double[workers * Tier.COUNT];
+            linkRhoReference = new double[workers * Tier.COUNT];
+            Arrays.fill(linkRhoReference, Double.NaN);
             Arrays.fill(bandwidthOverride, Double.NaN);
             Arrays.fill(rhoReference, Double.NaN);
         }
@@ -171,6 +187,13 @@ public final class ParameterSet {
         public Builder source(String v) { source = v; return this; }
         public Builder cost(CostParameters v) { cost = v; return this; }
         public Builder rho(int worker, Tier tier, double v) { rho[worker * Tier.COUNT + tier.ordinal()] = v; return this; }
+        /** A ρ measured against the link's own reference, bytes/s, instead of the tier's (NaN: the tier's). */
+        public Builder rho(int worker, Tier tier, double v, double referenceBytesPerSecond) {
+            int i = worker * Tier.COUNT + tier.ordinal();
+            rho[i] = v;
+            linkRhoReference[i] = referenceBytesPerSecond;
+            return this;
+        }
         public Builder bandwidth(Tier tier, double bytesPerSecond) { bandwidthOverride[tier.ordinal()] = bytesPerSecond; return this; }
         /** The bandwidth the snapshot's ρ of {@code tier} were measured against (its BW_t, fitted or not). */
         public Builder rhoReference(Tier tier, double bytesPerSecond) { rhoReference[tier.ordinal()] = bytesPerSecond; return this; }

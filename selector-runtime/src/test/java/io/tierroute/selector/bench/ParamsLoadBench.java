@@ -146,7 +146,7 @@ public final class ParamsLoadBench {
     static ParameterSnapshot snapshot(long v, List<String> workers, QuantileForestModel forest) {
         List<WorkerTierRho> rho = new ArrayList<>();
         for (String w : workers) {
-            rho.add(new WorkerTierRho(w, Tier.CPU, fv((v % 10) / 20.0)));
+            rho.add(new WorkerTierRho(w, Tier.CPU, fv((v % 10) / 20.0), null));
         }
         return ParameterSnapshot.newBuilder().setScope("default").setVersion(v).setParentVersion(v > 1 ? v - 1 : null)
                 .setProducer("bench").setCreatedAtMs(System.currentTimeMillis()).setStatus(SnapshotStatus.ACCEPTED)

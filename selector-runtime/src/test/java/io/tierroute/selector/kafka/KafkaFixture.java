@@ -135,7 +135,7 @@ final class KafkaFixture {
     }
 
     static WorkerTierRho rho(String worker, io.tierroute.schemas.avro.Tier tier, double v) {
-        return new WorkerTierRho(worker, tier, fv(v));
+        return new WorkerTierRho(worker, tier, fv(v), null);
     }
 
     static TierBandwidth bandwidth(io.tierroute.schemas.avro.Tier tier, double v) {

@@ -105,6 +105,34 @@ class SnapshotConverterTest {
     }
 
     @Test
+    void aRhoOnItsLinksOwnReferenceIsRescaledFromThatReference() {
+        // w0's NVMe link, seen at 14 GB/s, is measured against 14 GB/s while the tier's BW_t is the never-fitted
+        // 7 GB/s: 12 GB/s moved is ρ 12/14 on w0's 14 GB/s link, past ρ_thr; from the tier's 7 GB/s it would be 1.
+        io.tierroute.schemas.avro.WorkerTierRho fast = KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.NVME, 12.0 / 14);
+        fast.setReferenceBytesPerSecond(14e9);
+        ParameterSnapshot s = KafkaFixture.snapshot("default", 1)
+                .setBandwidths(withBandwidths(neverFitted(64e9), neverFitted(7e9), neverFitted(25e9)).getBandwidths())
+                .setRho(List.of(fast, KafkaFixture.rho("w1", io.tierroute.schemas.avro.Tier.NVME, 0.5))).build();
+        ParameterSet ps = converter.convert(s, "test", null);
+
+        int nvme = Tier.NVME.ordinal();
+        assertThat(ps.rhoOn(0, nvme, 14e9)).isEqualTo(12.0 / 14);
+        assertThat(ps.rhoOn(0, nvme, 28e9)).isCloseTo(6.0 / 14, org.assertj.core.api.Assertions.within(1e-12));
+        assertThat(ps.rhoOn(1, nvme, 14e9)).as("w1 on the tier's 7 GB/s").isEqualTo(0.25);
+    }
+
+    @Test
+    void aRhoReferenceOutsideBandwidthsBoundsMakesTheSnapshotUnusable() {
+        io.tierroute.schemas.avro.WorkerTierRho bad = KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.NVME, 0.5);
+        bad.setReferenceBytesPerSecond(Double.NaN);
+        ParameterSnapshot s = KafkaFixture.snapshot("default", 1).setRho(List.of(bad)).build();
+
+        assertThatThrownBy(() -> converter.convert(s, "test", null))
+                .isInstanceOf(SnapshotConverter.UnusableSnapshotException.class)
+                .hasMessageContaining("rho[w0][NVME].referenceBytesPerSecond");
+    }
+
+    @Test
     void rhoOnAnOverriddenLinkIsThePublishedValue() {
         ParameterSet ps = converter.convert(withCpuRhoOfW0(fitted(50e9), 0.3), "test", null);
 

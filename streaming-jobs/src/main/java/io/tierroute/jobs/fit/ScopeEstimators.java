@@ -23,12 +23,11 @@ import io.tierroute.fitter.regression.LatencyRegression;
 import io.tierroute.fitter.regression.RegressionConfig;
 import io.tierroute.fitter.regression.UpdateOutcome;
 import io.tierroute.fitter.snapshot.FitResults;
+import io.tierroute.fitter.snapshot.FittedValues;
 import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.jobs.ingest.TelemetrySample;
 import io.tierroute.jobs.join.JoinedRow;
-import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
-import io.tierroute.schemas.avro.QualityKind;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.schemas.avro.TierBandwidth;
@@ -99,8 +98,8 @@ final class ScopeEstimators {
 
     /**
      * Uses the active snapshot's BW_t for the utilisation of later samples; true if any value changed. The ρ of a
-     * tier whose BW_t changed is put on the new speed ({@link RhoTracker#rescaleTier}): the EWMA would otherwise mix
-     * utilisations of two link speeds for as long as its memory lasts.
+     * tier whose BW_t changed is put on the new speed ({@link RhoTracker#measureTierAgainst}; a link seen faster
+     * stays on its own rate).
      */
     boolean useBandwidths(ParameterSnapshot active) {
         boolean changed = false;
@@ -116,7 +115,7 @@ final class ScopeEstimators {
     private boolean useBandwidth(String tier, double bytesPerSecond) {
         Double old = bandwidths.put(tier, bytesPerSecond);
         if (old != null && old != bytesPerSecond && old > 0 && bytesPerSecond > 0) {
-            rho.rescaleTier(tier, old / bytesPerSecond);
+            rho.measureTierAgainst(tier, bytesPerSecond);
         }
         return old == null || old != bytesPerSecond;
     }
@@ -143,15 +142,8 @@ final class ScopeEstimators {
         }
         for (WorkerTierRho r : candidate.getRho()) {
             Double f = factor.get(r.getTier().name());
-            if (f != null) {
-                FittedValue v = r.getRho();
-                v.setValue(Math.min(1, v.getValue() * f));
-                if (v.getStdError() != null) {
-                    v.setStdError(v.getStdError() * f);
-                }
-                if (v.getQualityKind() == QualityKind.STD_ERROR) {
-                    v.setQuality(v.getQuality() * f);
-                }
+            if (f != null && r.getReferenceBytesPerSecond() == null) { // a link on its own reference says so itself
+                r.setRho(FittedValues.rhoScaled(r.getRho(), f));
             }
         }
     }
@@ -266,8 +258,10 @@ final class ScopeEstimators {
             }
         }
         Map<LinkKey, Estimate> rhos = new HashMap<>();
+        Map<LinkKey, Double> ownReferences = new HashMap<>();
         for (LinkKey link : rho.links()) {
             rho.rho(link).ifPresent(e -> rhos.put(link, e));
+            rho.ownReference(link).ifPresent(r -> ownReferences.put(link, r));
         }
         Map<Tier, Estimate> bws = new EnumMap<>(Tier.class);
         for (Tier t : Tier.values()) {
@@ -275,7 +269,7 @@ final class ScopeEstimators {
                 rho.tierPeak(t.name()).filter(e -> e.samples() >= minBandwidthSamples).ifPresent(e -> bws.put(t, e));
             }
         }
-        FitResults fits = new FitResults(latency, rhos, bws, lambda, newForest);
+        FitResults fits = new FitResults(latency, rhos, bws, lambda, newForest).withRhoReferences(ownReferences);
         return kvWait.size() >= minFitSamples ? fits.withKvWait(kvWait.fit()) : fits;
     }
 

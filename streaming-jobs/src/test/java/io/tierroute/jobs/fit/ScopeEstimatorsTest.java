@@ -86,15 +86,57 @@ class ScopeEstimatorsTest {
         assertThat(cpuRho(next)).as("the EWMA rescaled with the speed, not a mix of two").isCloseTo(0.5, within(0.01));
     }
 
+    /**
+     * An NVMe link at 14 GB/s among idle ones: the tier's median peak keeps BW_t at the never-fitted 7 GB/s default,
+     * against which the link saturated at ρ = 1 from 7 GB/s on, and a selector on the 14 GB/s link read 1·7/14 = 0.5
+     * however busy it was. Measured against its own fastest rate, 12 GB/s reads 12/14, past the cut-off ρ_thr 0.85,
+     * and the entry says which reference it is on, so the gated candidate's rescaling to its BW_t leaves it alone.
+     */
+    @Test
+    void aLinkFasterThanTheNeverFittedBandwidthIsPublishedOnItsOwnReference() {
+        ScopeEstimators est = new ScopeEstimators("s", 10_000, 16, 1_000);
+        long t = 1_700_000_000_000L;
+        for (int i = 0; i <= 120; i++) {
+            long fast = i < 5 ? 14_000_000_000L : 12_000_000_000L;
+            est.add(link("w1", "NVME", t + i * 1_000L, fast));
+            est.add(link("w2", "NVME", t + i * 1_000L, 0));
+            est.add(link("w3", "NVME", t + i * 1_000L, 0));
+        }
+        io.tierroute.fitter.snapshot.SnapshotAssembler assembler = new io.tierroute.fitter.snapshot.SnapshotAssembler(
+                "test", () -> t, io.tierroute.fitter.snapshot.SnapshotAssembler.DEFAULT_BANDWIDTHS);
+        io.tierroute.schemas.avro.ParameterSnapshot candidate = assembler.assemble("s", 0, null, est.fits(1, 1, null));
+        assertThat(candidate.getBandwidths()).anySatisfy(b -> {
+            assertThat(b.getTier()).isEqualTo(io.tierroute.schemas.avro.Tier.NVME);
+            assertThat(b.getBytesPerSecond().getValue()).as("the default, never fitted").isEqualTo(7e9);
+        });
+        io.tierroute.schemas.avro.WorkerTierRho fast = rhoOf(candidate, "w1");
+        assertThat(fast.getReferenceBytesPerSecond()).isEqualTo(14e9);
+        assertThat(fast.getRho().getValue()).isCloseTo(12.0 / 14, within(1e-4));
+        assertThat(rhoOf(candidate, "w2").getReferenceBytesPerSecond()).as("on the tier's BW_t").isNull();
+
+        est.rhoOnTheCarriedBandwidths(candidate);
+        assertThat(rhoOf(candidate, "w1").getRho().getValue()).isCloseTo(12.0 / 14, within(1e-4));
+    }
+
+    private static io.tierroute.schemas.avro.WorkerTierRho rhoOf(io.tierroute.schemas.avro.ParameterSnapshot s,
+            String worker) {
+        return s.getRho().stream().filter(r -> r.getWorker().equals(worker)).findFirst().orElseThrow();
+    }
+
     private static io.tierroute.jobs.ingest.TelemetrySample cpuLink(long timestampMs, long bytes) {
+        return link("w1", "CPU", timestampMs, bytes);
+    }
+
+    private static io.tierroute.jobs.ingest.TelemetrySample link(String worker, String tier, long timestampMs,
+            long bytes) {
         io.tierroute.jobs.ingest.TelemetrySample s = new io.tierroute.jobs.ingest.TelemetrySample();
         s.scope = "s";
-        s.worker = "w1";
+        s.worker = worker;
         s.engineType = "vllm";
         s.hardwarePool = "h100";
         s.timestampMs = timestampMs;
         s.intervalMs = 1_000;
-        s.linkTiers = new String[] {"CPU"};
+        s.linkTiers = new String[] {tier};
         s.linkBytes = new long[] {bytes};
         s.linkIntervalMs = new long[] {1_000};
         return s;

@@ -241,7 +241,9 @@ function renderHeatmap(d) {
     const c = byKey.get(w + '\u0000' + tier);
     if (!c) return el('td', { className: 'cell', textContent: '·', title: 'no value (0)' });
     const td = el('td', { className: 'cell', textContent: fmt(num(c.rho) ?? c.rho),
-      title: w + ' ' + tier + ': ρ=' + c.rho + ' (n=' + c.samples + ', ' + c.qualityKind + ' ' + fmt(c.quality) + ')' });
+      title: w + ' ' + tier + ': ρ=' + c.rho
+        + (c.referenceBytesPerSecond ? ' of ' + fmt(c.referenceBytesPerSecond / 1e9) + ' GB/s (its fastest rate seen)' : '')
+        + ' (n=' + c.samples + ', ' + c.qualityKind + ' ' + fmt(c.quality) + ')' });
     td.style.background = heat(num(c.rho) ?? 1);
     return td;
   })));
