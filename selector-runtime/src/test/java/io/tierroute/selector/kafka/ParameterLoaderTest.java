@@ -112,7 +112,9 @@ class ParameterLoaderTest {
                 .setQuantileModel(KafkaFixture.forest())
                 .build());
         await(WAIT, () -> store.current().version() == 3, "version 3 active");
-        assertThat(l.status().scopes().get("default").newestRejected()).as("an accepted fit after it").isNull();
+        // the status is published after the swap, at the end of the loader's poll: wait for it, not just the swap
+        await(WAIT, () -> l.status().scopes().get("default").newestRejected() == null,
+                "an accepted fit after it: no newest rejected version");
         ParameterSet ps = store.current();
         CostParameters c = ps.cost();
         assertThat(c.alphaP()).isEqualTo(3.5);
