@@ -717,17 +717,17 @@ class ValidationGateTest {
         ParameterSnapshot broken = ParameterSnapshot.newBuilder(c).setQuantileModel(
             io.tierroute.schemas.avro.QuantileForestModel.newBuilder(GateTestSupport.tinyForest(5000))
                 .setNodeThreshold(List.of(Double.NaN, 0.0, 0.0)).build()).build();
-        assertThat(gate.validate(broken, null).rejections()).containsExactly("quantileModel: a split threshold is NaN, not a finite number");
+        assertThat(gate.validate(broken, null).rejections()).containsExactly("quantileModel: nodeThreshold[0] = NaN is not finite");
 
         // Models the selector's evaluator refuses to load must not pass either (found in review).
         QuantileForestModel good = GateTestSupport.tinyForest(5000);
         assertThat(gate.validate(ParameterSnapshot.newBuilder(c).setQuantileModel(good).build(), null).rejections()).isEmpty();
         java.util.Map<String, QuantileForestModel> bad = new java.util.LinkedHashMap<>();
-        bad.put("a split threshold is Infinity", QuantileForestModel.newBuilder(good)
+        bad.put("nodeThreshold[0] = Infinity is not finite", QuantileForestModel.newBuilder(good)
                 .setNodeThreshold(List.of(Double.POSITIVE_INFINITY, 0.0, 0.0)).build());
-        bad.put("node 0 has a child or leaf index out of range", QuantileForestModel.newBuilder(good)
+        bad.put("nodeLeft[0] = 10000000 is not a node index (0..2)", QuantileForestModel.newBuilder(good)
                 .setNodeLeft(List.of(10_000_000, -1, -1)).build());
-        bad.put("node 0 splits on feature 7, and the model names " + good.getFeatureNames().size(),
+        bad.put("nodeSplitFeature[0] = 7 is not a feature index (< " + good.getFeatureNames().size() + ")",
                 QuantileForestModel.newBuilder(good).setNodeSplitFeature(
                         java.util.stream.Stream.concat(java.util.stream.Stream.of(7),
                                 good.getNodeSplitFeature().stream().skip(1)).toList()).build());
@@ -735,6 +735,12 @@ class ValidationGateTest {
         List<Float> reversed = new java.util.ArrayList<>(good.getLeafSamples());
         java.util.Collections.reverse(reversed);
         bad.put("sample is not sorted", QuantileForestModel.newBuilder(good).setLeafSamples(reversed).build());
+        // what only the evaluator refused before gate and evaluator shared ForestStructure: a cycle, an unknown feature
+        bad.put("node 0 is reached twice (tree 0): not a tree", QuantileForestModel.newBuilder(good)
+                .setNodeLeft(List.of(0, -1, -1)).build());
+        bad.put("featureNames[0] = 'colour' is not a known feature", QuantileForestModel.newBuilder(good)
+                .setFeatureNames(java.util.stream.Stream.concat(java.util.stream.Stream.of("colour"),
+                        good.getFeatureNames().stream().skip(1)).toList()).build());
         bad.put("calibration coverage at q=0.9 is 1.5, not in [0, 1]", QuantileForestModel.newBuilder(good)
                 .setCalibration(List.of(new QuantileCoverage(0.9, 1.5, 200L))).build());
         bad.put("calibration rows at q=0.5 is -1 < 0", QuantileForestModel.newBuilder(good)

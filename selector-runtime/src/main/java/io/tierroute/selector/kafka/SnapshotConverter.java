@@ -102,8 +102,9 @@ public final class SnapshotConverter {
     }
 
     /**
-     * As {@link #convert(ParameterSnapshot, String, TreeSet)}, but a quantile forest the evaluator refuses (one the
-     * gate's lighter check passed, a corrupted record) does not make the whole snapshot unusable: its scalars, BW_t and
+     * As {@link #convert(ParameterSnapshot, String, TreeSet)}, but a quantile forest the evaluator refuses (a record
+     * from a job whose gate's check was lighter than the evaluator's, before both ran {@code ForestStructure}; a
+     * corrupted or hand-written record) does not make the whole snapshot unusable: its scalars, BW_t and
      * ρ apply with the output model of {@code inUse} (none when null). Refused whole, every later version carrying or
      * naming the same forest was refused too, and the selector stayed on an old version until the next training.
      */

@@ -3,15 +3,18 @@ package io.tierroute.selector.params;
 import io.tierroute.schemas.ForestFeatureSchema;
 import io.tierroute.schemas.RecordCodec;
 import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.snapshot.ForestStructure;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The fitter's quantile regression forest (Meinshausen 2006), evaluated from its Avro
  * {@link QuantileForestModel} (see that schema's doc for the layout and the prediction rule). The
- * record is copied once into flat primitive arrays and validated; {@link #predict} walks every tree
+ * record is validated ({@link ForestStructure}, the check the fitter's gate runs too) and copied once into flat
+ * primitive arrays; {@link #predict} walks every tree
  * to its leaf, merges the reached leaves' samples (leaf l's k_l values weigh 1/(T·k_l), so every tree
  * carries mass 1/T) and returns the smallest value whose cumulative weight reaches q. No sort: the
  * reached samples' weights go into value buckets (the float's exponent and top 4 mantissa bits, so
@@ -63,12 +66,10 @@ public final class ForestOutputModel implements OutputLengthModel {
     private final long trainingRows;
     private final ThreadLocal<Scratch> scratch;
 
+    /** Copies a model {@link ForestStructure} found well formed into flat arrays. */
     private ForestOutputModel(QuantileForestModel m) {
-        List<String> names = required(m.getFeatureNames(), "featureNames");
+        List<String> names = m.getFeatureNames();
         int p = names.size();
-        if (p == 0) {
-            throw bad("featureNames is empty");
-        }
         this.featureNames = List.copyOf(names);
         this.source = new int[p];
         @SuppressWarnings("unchecked")
@@ -77,166 +78,63 @@ public final class ForestOutputModel implements OutputLengthModel {
         long[] pIds = new long[0];
         int[] pIdx = new int[0];
         for (int f = 0; f < p; f++) {
-            String name = names.get(f);
-            int s = KNOWN_FEATURES.indexOf(name);
-            if (s < 0) {
-                throw bad("featureNames[" + f + "] = '" + name + "' is not a known feature " + KNOWN_FEATURES);
-            }
-            if (names.indexOf(name) != f) {
-                throw bad("featureNames has '" + name + "' twice");
-            }
+            int s = KNOWN_FEATURES.indexOf(names.get(f));
             source[f] = s;
-            List<String> lv = featureLevels.get(name);
             if (!ForestFeatureSchema.isCategorical(s)) {
-                if (lv != null) {
-                    throw bad("featureLevels has levels for numeric feature '" + name + "'");
-                }
                 continue;
             }
-            lv = lv == null ? List.of() : lv;
+            List<String> lv = featureLevels.getOrDefault(names.get(f), List.of());
             if (s == ForestFeatureSchema.PREFIX_GROUP) {
                 long[][] pairs = new long[lv.size()][];
                 for (int i = 0; i < lv.size(); i++) {
-                    try {
-                        pairs[i] = new long[] {Long.parseLong(lv.get(i)), i};
-                    } catch (NumberFormatException | NullPointerException e) {
-                        throw bad("featureLevels[prefixGroup][" + i + "] = '" + lv.get(i) + "' is not a long");
-                    }
+                    pairs[i] = new long[] {Long.parseLong(lv.get(i)), i};
                 }
                 Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
                 pIds = new long[pairs.length];
                 pIdx = new int[pairs.length];
                 for (int i = 0; i < pairs.length; i++) {
-                    if (i > 0 && pairs[i][0] == pairs[i - 1][0]) {
-                        throw bad("featureLevels[prefixGroup] has level " + pairs[i][0] + " twice");
-                    }
                     pIds[i] = pairs[i][0];
                     pIdx[i] = (int) pairs[i][1];
                 }
             } else {
                 Map<String, Integer> map = new HashMap<>();
                 for (int i = 0; i < lv.size(); i++) {
-                    if (lv.get(i) == null || map.put(lv.get(i), i) != null) {
-                        throw bad("featureLevels[" + name + "][" + i + "] is null or repeated");
-                    }
+                    map.put(lv.get(i), i);
                 }
                 levels[f] = map;
-            }
-        }
-        for (String key : featureLevels.keySet()) {
-            if (!names.contains(key)) {
-                throw bad("featureLevels has levels for '" + key + "', which is not in featureNames");
             }
         }
         this.stringLevels = levels;
         this.prefixIds = pIds;
         this.prefixIndex = pIdx;
 
-        this.roots = ints(required(m.getTreeRoots(), "treeRoots"), "treeRoots");
+        this.roots = ints(m.getTreeRoots());
         this.numTrees = roots.length;
-        if (numTrees == 0) {
-            throw bad("treeRoots is empty");
-        }
-        this.splitFeature = ints(required(m.getNodeSplitFeature(), "nodeSplitFeature"), "nodeSplitFeature");
-        int nodes = splitFeature.length;
-        this.threshold = doubles(required(m.getNodeThreshold(), "nodeThreshold"));
-        this.left = ints(required(m.getNodeLeft(), "nodeLeft"), "nodeLeft");
-        this.right = ints(required(m.getNodeRight(), "nodeRight"), "nodeRight");
-        this.leafId = ints(required(m.getNodeLeafId(), "nodeLeafId"), "nodeLeafId");
-        sameLength(nodes, threshold.length, "nodeThreshold");
-        sameLength(nodes, left.length, "nodeLeft");
-        sameLength(nodes, right.length, "nodeRight");
-        sameLength(nodes, leafId.length, "nodeLeafId");
-        this.sampleOffsets = ints(required(m.getLeafSampleOffsets(), "leafSampleOffsets"), "leafSampleOffsets");
-        if (sampleOffsets.length < 2) {
-            throw bad("leafSampleOffsets has " + sampleOffsets.length + " entries; needs numLeaves + 1 >= 2");
-        }
-        int numLeaves = sampleOffsets.length - 1;
-        List<Integer> leafRows = required(m.getLeafRows(), "leafRows");
-        if (leafRows.size() != numLeaves) {
-            throw bad("leafRows has " + leafRows.size() + " entries but leafSampleOffsets implies " + numLeaves
-                + " leaves");
-        }
-        List<Float> sampleList = required(m.getLeafSamples(), "leafSamples");
+        this.splitFeature = ints(m.getNodeSplitFeature());
+        this.threshold = m.getNodeThreshold().stream().mapToDouble(t -> t == null ? Double.NaN : t).toArray(); // a leaf's is never read
+        this.left = ints(m.getNodeLeft());
+        this.right = ints(m.getNodeRight());
+        this.leafId = ints(m.getNodeLeafId());
+        this.sampleOffsets = ints(m.getLeafSampleOffsets());
+        List<Float> sampleList = m.getLeafSamples();
         this.samples = new float[sampleList.size()];
         for (int i = 0; i < samples.length; i++) {
-            Float v = sampleList.get(i);
-            if (v == null || !Float.isFinite(v) || v < 0) {
-                throw bad("leafSamples[" + i + "] = " + v + " is not a finite value >= 0");
-            }
-            samples[i] = v + 0.0f; // -0.0 -> 0.0 (bucketing uses the raw bits)
+            samples[i] = sampleList.get(i) + 0.0f; // -0.0 -> 0.0 (bucketing uses the raw bits)
         }
-        int k = m.getMaxSamplesPerLeaf();
-        if (k < 1) {
-            throw bad("maxSamplesPerLeaf = " + k + " < 1");
-        }
-        if (sampleOffsets[0] != 0) {
-            throw bad("leafSampleOffsets[0] = " + sampleOffsets[0] + ", must be 0");
-        }
-        if (sampleOffsets[numLeaves] != samples.length) {
-            throw bad("leafSampleOffsets[" + numLeaves + "] = " + sampleOffsets[numLeaves]
-                + " but leafSamples has " + samples.length + " values");
-        }
+        int numLeaves = sampleOffsets.length - 1;
         this.leafWeight = new double[numLeaves];
         for (int l = 0; l < numLeaves; l++) {
-            int n = sampleOffsets[l + 1] - sampleOffsets[l];
-            if (n < 1 || n > k) {
-                throw bad("leaf " + l + " has " + n + " sample values; must be 1.." + k + " (maxSamplesPerLeaf)"
-                    + " and leafSampleOffsets non-decreasing");
-            }
-            Integer rows = leafRows.get(l);
-            if (rows == null || rows < n) {
-                throw bad("leafRows[" + l + "] = " + rows + " is below its " + n + " sample values");
-            }
-            for (int i = sampleOffsets[l] + 1; i < sampleOffsets[l + 1]; i++) {
-                if (samples[i] < samples[i - 1]) {
-                    throw bad("leaf " + l + "'s sample is not sorted at leafSamples[" + i + "]");
-                }
-            }
-            leafWeight[l] = 1.0 / n;
+            leafWeight[l] = 1.0 / (sampleOffsets[l + 1] - sampleOffsets[l]);
         }
-        for (int n = 0; n < nodes; n++) {
-            int f = splitFeature[n];
-            if (f >= 0) {
-                if (f >= p) {
-                    throw bad("nodeSplitFeature[" + n + "] = " + f + " is not a feature index (< " + p + ")");
-                }
-                if (!Double.isFinite(threshold[n])) {
-                    throw bad("nodeThreshold[" + n + "] = " + threshold[n] + " is not finite");
-                }
-                checkIndex(left[n], nodes, "nodeLeft", n);
-                checkIndex(right[n], nodes, "nodeRight", n);
-                if (leafId[n] != -1) {
-                    throw bad("nodeLeafId[" + n + "] = " + leafId[n] + " on an internal node (must be -1)");
-                }
-            } else if (f == -1) {
-                if (left[n] != -1 || right[n] != -1) {
-                    throw bad("leaf node " + n + " has children (nodeLeft/nodeRight must be -1)");
-                }
-                if (leafId[n] < 0 || leafId[n] >= numLeaves) {
-                    throw bad("nodeLeafId[" + n + "] = " + leafId[n] + " is not a leaf number (0.." + (numLeaves - 1)
-                        + ")");
-                }
-            } else {
-                throw bad("nodeSplitFeature[" + n + "] = " + f + " (must be a feature index or -1)");
-            }
-        }
-        // Every tree must be a tree: no node reached twice (no cycles, no shared subtrees), so a walk
-        // always ends; the largest sample per tree sizes the scratch buffer.
-        boolean[] seen = new boolean[nodes];
-        int[] stack = new int[nodes];
+        // The largest sample per tree sizes the scratch buffer (every walk ends: the trees are trees).
+        int[] stack = new int[splitFeature.length + 1];
         long merged = 0;
-        for (int t = 0; t < numTrees; t++) {
-            checkIndex(roots[t], nodes, "treeRoots", t);
+        for (int root : roots) {
             int top = 0;
-            stack[top++] = roots[t];
+            stack[top++] = root;
             int largest = 0;
             while (top > 0) {
                 int n = stack[--top];
-                if (seen[n]) {
-                    throw bad("node " + n + " is reached twice (tree " + t + "): not a tree");
-                }
-                seen[n] = true;
                 if (splitFeature[n] >= 0) {
                     stack[top++] = left[n];
                     stack[top++] = right[n];
@@ -256,6 +154,10 @@ public final class ForestOutputModel implements OutputLengthModel {
     public static ForestOutputModel from(QuantileForestModel model) {
         if (model == null) {
             throw new IllegalArgumentException("QuantileForestModel is null");
+        }
+        Optional<String> defect = ForestStructure.defect(model); // the fitter's gate runs the same check
+        if (defect.isPresent()) {
+            throw new IllegalArgumentException("Invalid QuantileForestModel: " + defect.get());
         }
         return new ForestOutputModel(model);
     }
@@ -479,47 +381,11 @@ public final class ForestOutputModel implements OutputLengthModel {
         }
     }
 
-    private static <T> T required(T v, String what) {
-        if (v == null) {
-            throw bad(what + " is null");
-        }
-        return v;
-    }
-
-    private static int[] ints(List<Integer> list, String what) {
+    private static int[] ints(List<Integer> list) {
         int[] a = new int[list.size()];
         for (int i = 0; i < a.length; i++) {
-            Integer v = list.get(i);
-            if (v == null) {
-                throw bad(what + "[" + i + "] is null");
-            }
-            a[i] = v;
+            a[i] = list.get(i);
         }
         return a;
-    }
-
-    private static double[] doubles(List<Double> list) {
-        double[] a = new double[list.size()];
-        for (int i = 0; i < a.length; i++) {
-            Double v = list.get(i);
-            a[i] = v == null ? Double.NaN : v;
-        }
-        return a;
-    }
-
-    private static void sameLength(int nodes, int length, String what) {
-        if (length != nodes) {
-            throw bad(what + " has " + length + " entries but nodeSplitFeature has " + nodes);
-        }
-    }
-
-    private static void checkIndex(int index, int nodes, String what, int at) {
-        if (index < 0 || index >= nodes) {
-            throw bad(what + "[" + at + "] = " + index + " is not a node index (0.." + (nodes - 1) + ")");
-        }
-    }
-
-    private static IllegalArgumentException bad(String what) {
-        return new IllegalArgumentException("Invalid QuantileForestModel: " + what);
     }
 }

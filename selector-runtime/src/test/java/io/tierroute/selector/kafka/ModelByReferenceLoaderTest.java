@@ -93,7 +93,8 @@ class ModelByReferenceLoaderTest {
     }
 
     /**
-     * A carrier whose forest the evaluator refuses (a cycle: the gate's check is lighter) is applied with the model in
+     * A carrier whose forest the evaluator refuses (a cycle, which a job's gate passed before gate and evaluator shared
+     * one check) is applied with the model in
      * use, and so is every version naming it: before, each was refused whole and the selector stayed on version 1.
      */
     @Test

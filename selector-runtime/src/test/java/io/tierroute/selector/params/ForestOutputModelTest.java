@@ -24,6 +24,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 class ForestOutputModelTest {
+    static {
+        io.tierroute.schemas.AvroTrust.install(); // the generated builders' default values need the trust list
+    }
 
     // ---- the fitter's own predictions (fixture written by fitter's ForestFixtureTest) ----
 
@@ -282,6 +285,14 @@ class ForestOutputModelTest {
         assertThatThrownBy(() -> ok.predict(new double[3], 0.5)).isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("3 values");
         assertThatThrownBy(() -> ForestOutputModel.from(null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void aLeafsThresholdIsNeverReadSoANullOneLoads() {
+        QuantileForestModel m = QuantileForestModel.newBuilder(tiny())
+            .setNodeThreshold(java.util.Arrays.asList(4096.0, null, null, null)).build();
+        assertThat(ForestOutputModel.from(m).predict(isl(100), 0.5))
+            .isEqualTo(ForestOutputModel.from(tiny()).predict(isl(100), 0.5));
     }
 
     private static void rejects(Consumer<QuantileForestModel.Builder> edit, String message) {
