@@ -27,8 +27,8 @@ import java.util.Set;
  * speed (ρ·reference / speed) read it at 0.5 at most: never past the cut-off ρ_thr, its load priced at twice its
  * transfer time instead. A reference at least every rate seen loses nothing to the clamp, so ρ·reference is the
  * link's byte rate whatever the reference; {@link #ownReference} says which it is. The reference only rises while
- * the link lives (a burst counted wrong raises it for good, which costs ρ precision, not its meaning). Not
- * thread-safe.
+ * the link lives in this tracker (a burst counted wrong raises it for good, which costs ρ precision, not its meaning;
+ * a job restored rebuilds it from the telemetry it replays). Not thread-safe.
  */
 public final class RhoTracker {
     /** The highest reference a link gets, bytes/s: BW_t's upper bound (a faster rate is a counting error). */

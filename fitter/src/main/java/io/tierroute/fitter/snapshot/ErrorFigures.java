@@ -19,7 +19,12 @@ final class ErrorFigures {
      * kind is STD_ERROR; NaN when there is none. +∞ SE gives +∞.
      */
     static double relativeError(SnapshotParameter p, FittedValue v) {
-        return errorFigure(v) / Math.max(Math.abs(v.getValue()), p.negligible());
+        return relativeError(v, p.negligible());
+    }
+
+    /** As {@link #relativeError(SnapshotParameter, FittedValue)} with another floor (a ρ on a faster reference). */
+    static double relativeError(FittedValue v, double negligible) {
+        return errorFigure(v) / Math.max(Math.abs(v.getValue()), negligible);
     }
 
     /** The SE when present, else the quality when its kind is STD_ERROR; NaN when there is none. */

@@ -24,8 +24,9 @@ import java.util.Set;
  * <p>An entry may carry the bandwidth it was measured against ({@code referenceBytesPerSecond}, a link seen faster
  * than its tier's BW_t); it must be a bandwidth within BW_t's bounds. Without one, a candidate's ρ, like the active
  * snapshot's, is measured against the active BW_t (the job's BW_t in use). The active ρ is put on the candidate's
- * reference before the two are compared (the same bytes over a faster reference are a lower ρ, no jump), and a held
- * entry keeps the active one's reference with its value.
+ * reference before the two are compared (the same bytes over a faster reference are a lower ρ, not a change), what
+ * counts as a negligible ρ is scaled to that reference alike (else the precision test let an imprecise ρ through on a
+ * faster reference), and a held entry keeps the active one's reference with its value.
  */
 final class RhoCheck {
     /** How many rejections, held reasons and notes about ρ are listed, each; the rest are counted in one line. */
@@ -47,6 +48,10 @@ final class RhoCheck {
                 activeBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
             }
         }
+        Map<Tier, Double> candidateBandwidths = new HashMap<>(); // without an active snapshot: the defaults in use
+        for (TierBandwidth b : candidate.getBandwidths()) {
+            candidateBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
+        }
         GateFindings own = new GateFindings(ctx.watch);
         List<WorkerTierRho> rhos = new ArrayList<>();
         Set<String> seenLinks = new HashSet<>();
@@ -65,9 +70,17 @@ final class RhoCheck {
                 continue;
             }
             WorkerTierRho prev = activeRho.get(link(r));
-            FittedValue prevHere = prev == null ? null : onReferenceOf(r, prev, activeBandwidths.get(r.getTier()));
+            Double tierBandwidth = activeBandwidths.get(r.getTier());
+            FittedValue prevHere = prev == null ? null : onReferenceOf(r, prev, tierBandwidth);
+            // on its own reference R, what is negligible of BW_t is negligible·BW_t/R of R
+            double negligible = SnapshotParameter.RHO.negligible();
+            Double inUse = tierBandwidth != null ? tierBandwidth : candidateBandwidths.get(r.getTier());
+            if (ref != null && inUse != null && inUse > 0 && ref > inUse) {
+                negligible *= inUse / ref;
+                label += " (of " + SnapshotParameter.format(ref) + " bytes/s, its own reference)";
+            }
             Verdict verdict = values.check(label, SnapshotParameter.RHO, r.getRho(), prevHere,
-                prevHere != null ? prevHere.getValue() : 0.0, minRhoSamples, true, own);
+                prevHere != null ? prevHere.getValue() : 0.0, minRhoSamples, true, negligible, own);
             if (verdict == Verdict.HOLD) {
                 if (prev != null) {
                     rhos.add(WorkerTierRho.newBuilder(r).setRho(FittedValues.carried(prev.getRho()))

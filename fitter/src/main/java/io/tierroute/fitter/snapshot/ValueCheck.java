@@ -47,6 +47,15 @@ final class ValueCheck {
      */
     Verdict check(String label, SnapshotParameter p, FittedValue v, FittedValue active, Double reference,
             long minSamples, boolean holdOnFewSamples, GateFindings ctx) {
+        return check(label, p, v, active, reference, minSamples, holdOnFewSamples, p.negligible(), ctx);
+    }
+
+    /**
+     * As above, with the size below which a value counts as negligible in its relative error given: a ρ measured
+     * against a faster reference than BW_t is that much smaller, and so is what is negligible of it.
+     */
+    Verdict check(String label, SnapshotParameter p, FittedValue v, FittedValue active, Double reference,
+            long minSamples, boolean holdOnFewSamples, double negligible, GateFindings ctx) {
         Double activeValue = active == null ? null : active.getValue();
         boolean activeFitted = active != null && active.getSamples() > 0;
         double x = v.getValue();
@@ -60,7 +69,7 @@ final class ValueCheck {
             return InheritedValueCheck.check(label, p, v, active, reference, ctx);
         }
 
-        double rel = ErrorFigures.relativeError(p, v);
+        double rel = ErrorFigures.relativeError(v, negligible);
         String keep = activeValue != null ? "the active value " + format(activeValue) + unit
             : p == SnapshotParameter.RHO ? "no entry (ρ = 0)"
             : p == SnapshotParameter.BANDWIDTH ? "the configured default" : "the default " + format(reference) + unit;

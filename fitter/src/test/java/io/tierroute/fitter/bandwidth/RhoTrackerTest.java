@@ -36,7 +36,7 @@ class RhoTrackerTest {
         steady(tracker, FAST, 1, 200, 3.5e9, DEFAULT_NVME); // half of BW_t for minutes
         assertThat(tracker.rho(FAST).orElseThrow().value()).isCloseTo(0.5, offset(1e-6));
         assertThat(tracker.ownReference(FAST)).isEmpty();
-        // one interval of 100 ms at 70 GB/s, too short to speak for the link: clamped against the reference in use
+        // one interval of 50 ms at 70 GB/s, too short to speak for the link: clamped against the reference in use
         assertThat(tracker.update(FAST, 200_050, 50, 3_500_000_000L, DEFAULT_NVME).accepted()).isTrue();
         assertThat(tracker.ownReference(FAST)).as("a short interval's rate is no speed").isEmpty();
         // a full second at 14 GB/s: the reference doubles and the byte rate the EWMA held is kept (ρ·reference)

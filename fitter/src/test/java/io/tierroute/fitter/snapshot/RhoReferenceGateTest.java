@@ -63,11 +63,27 @@ class RhoReferenceGateTest {
     void theActiveRhoIsComparedOnTheCandidatesReferenceAndAHeldEntryKeepsTheActiveOnesReference() {
         GateResult r = next(active(), Map.of(W1, rho(0.03, 0.03, 500)), Map.of(W1, 500e9));
         assertThat(r.accepted()).isTrue();
-        assertThat(r.held()).singleElement().asString().startsWith("held: rho[w1/CPU] kept at the active value");
+        assertThat(r.held()).singleElement().asString()
+            .startsWith("held: rho[w1/CPU] (of 5E+11 bytes/s, its own reference) kept at the active value 0.03");
         WorkerTierRho held = rhoOf(r.snapshot(), "w1");
         assertThat(held.getRho().getValue()).isEqualTo(0.3);
         assertThat(held.getRho().getSamples()).isZero();
         assertThat(held.getReferenceBytesPerSecond()).as("the active entry's: the tier's BW_t").isNull();
+    }
+
+    /**
+     * 12.5 ± 7.5 GB/s against the active 15 GB/s is held as 0.25 ± 0.15 of 50 GB/s (relative error 0.6 > 0.5); as
+     * 0.025 ± 0.015 of 500 GB/s it must be held too, though 0.025 is under ρ's negligible 0.05: negligible of 50 GB/s
+     * is 0.005 of 500.
+     */
+    @Test
+    void anImpreciseEntryIsHeldWhateverTheReferenceItIsMeasuredAgainst() {
+        GateResult onTier = next(active(), Map.of(W1, rho(0.25, 0.15, 500)), Map.of());
+        GateResult onOwn = next(active(), Map.of(W1, rho(0.025, 0.015, 500)), Map.of(W1, 500e9));
+        assertThat(onTier.held()).singleElement().asString().startsWith("held: rho[w1/CPU] kept at the active value 0.3");
+        assertThat(onOwn.held()).singleElement().asString().startsWith("held: rho[w1/CPU] (of 5E+11 bytes/s, its own "
+            + "reference) kept at the active value 0.03");
+        assertThat(rhoOf(onOwn.snapshot(), "w1").getRho().getValue()).isEqualTo(0.3);
     }
 
     @Test

@@ -12,7 +12,7 @@ import java.util.Set;
  * Whether a {@link QuantileForestModel} is a forest the selector's evaluator can walk: feature names it knows, once
  * each; levels only for categorical features (prefix groups as distinct longs, other levels distinct and non-null);
  * node arrays of one length; internal nodes splitting on a feature with a finite threshold and two children in range;
- * leaves numbered in range with 1..maxSamplesPerLeaf sorted, finite, non-negative sample values and at least as many
+ * leaves numbered in range, each the leaf of one node, with 1..maxSamplesPerLeaf sorted, finite, non-negative sample values and at least as many
  * rows; offsets from 0 to the sample count; and every tree a tree (no node reached twice, so no cycle and no shared
  * subtree, and every walk ends). The fitter's gate and the selector's evaluator run this one check, so that a model the
  * gate accepts is one the selectors load: with two checks, the gate's lighter one passed forests (a cycle, an unknown
@@ -23,13 +23,19 @@ public final class ForestStructure {
     private ForestStructure() {
     }
 
-    /** The first defect found, worded as the field and value at fault; empty for a well-formed forest. */
+    /**
+     * The first defect found, worded as the field and value at fault; empty for a well-formed forest. Never throws: a
+     * check that failed on a layout it did not foresee is a defect too (a throw here would fail the fitting job's
+     * publish at every restart).
+     */
     public static Optional<String> defect(QuantileForestModel m) {
         try {
             check(m);
             return Optional.empty();
         } catch (Defect d) {
             return Optional.of(d.getMessage());
+        } catch (RuntimeException e) {
+            return Optional.of("malformed in a way the check did not name (" + e + ")");
         }
     }
 
@@ -62,6 +68,7 @@ public final class ForestStructure {
         sameLength(nodes, right.length, "nodeRight");
         sameLength(nodes, leafId.length, "nodeLeafId");
         int leaves = checkLeaves(m);
+        boolean[] leafUsed = new boolean[leaves];
         for (int n = 0; n < nodes; n++) {
             int f = split[n];
             if (f >= 0) {
@@ -85,6 +92,12 @@ public final class ForestStructure {
                     throw new Defect("nodeLeafId[" + n + "] = " + leafId[n] + " is not a leaf number (0.." + (leaves - 1)
                         + ")");
                 }
+                // one node per leaf: the evaluator sizes its buffer by Σ over trees of their largest leaf, which a
+                // leaf shared by many trees would overflow
+                if (leafUsed[leafId[n]]) {
+                    throw new Defect("nodeLeafId[" + n + "] = " + leafId[n] + " is the leaf of another node as well");
+                }
+                leafUsed[leafId[n]] = true;
             } else {
                 throw new Defect("nodeSplitFeature[" + n + "] = " + f + " (must be a feature index or -1)");
             }
@@ -182,6 +195,10 @@ public final class ForestStructure {
         }
         for (int l = 0; l < leaves; l++) {
             int n = offsets[l + 1] - offsets[l];
+            if (offsets[l + 1] > samples.size()) {
+                throw new Defect("leafSampleOffsets[" + (l + 1) + "] = " + offsets[l + 1] + " is past the "
+                    + samples.size() + " values of leafSamples");
+            }
             if (n < 1 || n > k) {
                 throw new Defect("leaf " + l + " has " + n + " sample values; must be 1.." + k
                     + " (maxSamplesPerLeaf) and leafSampleOffsets non-decreasing");

@@ -3,18 +3,25 @@ package io.tierroute.jobs.fit;
 import io.tierroute.jobs.KafkaWiring;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.Tier;
+import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 /**
  * Keeps a published snapshot within one params record: the producer refuses a record past {@code max.request.size}
  * ({@link KafkaWiring#MAX_REQUEST_BYTES}), and the job, failing on it at every attempt, restarted for ever. Only ρ grows
  * with the fleet (one entry per worker and non-HBM tier, some 60 bytes each: about 60,000 links fill a record, half as
- * many beside a new forest of the largest budget). Past the budget the lowest ρ are left out, which a reader takes as
- * ρ = 0 (DESIGN: a missing pair means 0), so the links priced as idle are the least busy ones; the caller logs how many.
+ * many beside a new forest of the largest budget). Past the budget the least busy links are left out, which a reader
+ * takes as ρ = 0 (DESIGN: a missing pair means 0), so the links priced as idle are the least busy ones; the caller logs
+ * how many. "Busy" is ρ on the tier's BW_t: a link measured against its own, faster reference ({@code
+ * referenceBytesPerSecond}) counts as ρ·reference / BW_t, so a full 14 GB/s link on a 1e13 reference (0.0014) is not
+ * taken for idler than a 7 GB/s link at 1 %.
  * The gate lists ρ's reasons up to ten of a kind (fitter's RhoCheck); should the reasons still not fit without any ρ,
  * the last ones are counted in one line instead of listed.
  */
@@ -44,9 +51,10 @@ final class RecordBudget {
         if (base > budget) {
             return fitReasons(withoutRho, budget, rho.size());
         }
-        // highest ρ first; ties by worker and tier, so the same links are kept whatever order the entries come in
+        // busiest first; ties by worker and tier, so the same links are kept whatever order the entries come in
+        double[] busy = onTierBandwidths(s);
         int[] byRho = IntStream.range(0, rho.size()).boxed()
-            .sorted(Comparator.<Integer>comparingDouble(i -> -rho.get(i).getRho().getValue())
+            .sorted(Comparator.<Integer>comparingDouble(i -> -busy[i])
                 .thenComparing(i -> rho.get(i).getWorker().toString()).thenComparing(i -> rho.get(i).getTier()))
             .mapToInt(Integer::intValue).toArray();
         double perEntry = (double) (size - base) / rho.size();
@@ -74,6 +82,24 @@ final class RecordBudget {
             }
         }
         throw new IllegalStateException("a snapshot without ρ and reasons is still over " + budget + " bytes");
+    }
+
+    /** Each ρ entry's ρ on its tier's BW_t in {@code s} (ρ·reference / BW_t where it has its own reference). */
+    private static double[] onTierBandwidths(ParameterSnapshot s) {
+        Map<Tier, Double> tierBandwidths = new EnumMap<>(Tier.class);
+        for (TierBandwidth b : s.getBandwidths()) {
+            tierBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
+        }
+        List<WorkerTierRho> rho = s.getRho();
+        double[] busy = new double[rho.size()];
+        for (int i = 0; i < busy.length; i++) {
+            WorkerTierRho r = rho.get(i);
+            Double reference = r.getReferenceBytesPerSecond();
+            Double tier = tierBandwidths.get(r.getTier());
+            busy[i] = reference == null || tier == null || !(tier > 0) ? r.getRho().getValue()
+                : r.getRho().getValue() * reference / tier;
+        }
+        return busy;
     }
 
     private static int size(ParameterSnapshot s) {

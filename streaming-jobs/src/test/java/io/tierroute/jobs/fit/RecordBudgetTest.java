@@ -59,6 +59,30 @@ class RecordBudgetTest {
         assertThat(f.snapshot()).as("nothing else changed").isEqualTo(withoutRho);
     }
 
+    /**
+     * A link on its own reference counts by its byte rate: a full 14 GB/s link whose reference a counter glitch put at
+     * 10¹³ bytes/s publishes ρ 0.0014, below 2,000 links at 1 % of the 7 GB/s BW_t, and is still the last to go.
+     */
+    @Test
+    void aLinkOnItsOwnReferenceIsKeptByItsByteRateNotItsRho() {
+        Map<LinkKey, Estimate> rho = new HashMap<>();
+        for (int i = 0; i < 2_000; i++) {
+            rho.put(new LinkKey("prefill-pool-a-worker-" + i, "NVME"), new Estimate(0.01,
+                OptionalDouble.of(0.001), 500, 0.001, QualityKind.STD_ERROR, 1_700_000_000_000L, 1_700_000_600_000L));
+        }
+        LinkKey glitched = new LinkKey("prefill-pool-a-worker-glitched", "NVME");
+        rho.put(glitched, new Estimate(14e9 / 1e13, OptionalDouble.of(1e-5), 500, 1e-5, QualityKind.STD_ERROR,
+            1_700_000_000_000L, 1_700_000_600_000L));
+        ParameterSnapshot s = new SnapshotAssembler("job", () -> 1_700_000_600_000L).assemble("default", 0, null,
+            new FitResults(null, rho, Map.of(), null, null).withRhoReferences(Map.of(glitched, 1e13)));
+        RecordBudget.Fitted f = RecordBudget.fit(s, size(s) * 4 / 5);
+        assertThat(f.droppedRho()).isPositive();
+        assertThat(f.snapshot().getRho()).anySatisfy(r -> {
+            assertThat(r.getWorker()).isEqualTo("prefill-pool-a-worker-glitched");
+            assertThat(r.getReferenceBytesPerSecond()).isEqualTo(1e13);
+        });
+    }
+
     /** The failure mode it prevents: ρ of 80,000 links encode past the 4 MiB the params producer sends. */
     @Test
     void eightyThousandLinksFitOneParamsRecord() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import io.tierroute.fitter.snapshot.FitResults;
 import io.tierroute.jobs.join.JoinedRow;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,7 +91,7 @@ class ScopeEstimatorsTest {
      * An NVMe link at 14 GB/s among idle ones: the tier's median peak keeps BW_t at the never-fitted 7 GB/s default,
      * against which the link saturated at ρ = 1 from 7 GB/s on, and a selector on the 14 GB/s link read 1·7/14 = 0.5
      * however busy it was. Measured against its own fastest rate, 12 GB/s reads 12/14, past the cut-off ρ_thr 0.85,
-     * and the entry says which reference it is on, so the gated candidate's rescaling to its BW_t leaves it alone.
+     * and the entry says which reference it is on.
      */
     @Test
     void aLinkFasterThanTheNeverFittedBandwidthIsPublishedOnItsOwnReference() {
@@ -102,20 +103,46 @@ class ScopeEstimatorsTest {
             est.add(link("w2", "NVME", t + i * 1_000L, 0));
             est.add(link("w3", "NVME", t + i * 1_000L, 0));
         }
-        io.tierroute.fitter.snapshot.SnapshotAssembler assembler = new io.tierroute.fitter.snapshot.SnapshotAssembler(
-                "test", () -> t, io.tierroute.fitter.snapshot.SnapshotAssembler.DEFAULT_BANDWIDTHS);
-        io.tierroute.schemas.avro.ParameterSnapshot candidate = assembler.assemble("s", 0, null, est.fits(1, 1, null));
-        assertThat(candidate.getBandwidths()).anySatisfy(b -> {
-            assertThat(b.getTier()).isEqualTo(io.tierroute.schemas.avro.Tier.NVME);
-            assertThat(b.getBytesPerSecond().getValue()).as("the default, never fitted").isEqualTo(7e9);
-        });
+        io.tierroute.schemas.avro.ParameterSnapshot candidate = firstCandidate(est, t);
+        assertThat(nvmeBandwidth(candidate)).as("the default, never fitted").isEqualTo(7e9);
         io.tierroute.schemas.avro.WorkerTierRho fast = rhoOf(candidate, "w1");
         assertThat(fast.getReferenceBytesPerSecond()).isEqualTo(14e9);
         assertThat(fast.getRho().getValue()).isCloseTo(12.0 / 14, within(1e-4));
         assertThat(rhoOf(candidate, "w2").getReferenceBytesPerSecond()).as("on the tier's BW_t").isNull();
+    }
 
+    /**
+     * A candidate that fits a BW_t other than the one in use puts the ρ measured against the one in use on its own
+     * (in use / carried); an entry on its own reference is already on the bandwidth it names and is left as measured.
+     * Here three NVMe links at 14 GB/s, then 12: BW_t fits at 14 GB/s while 7 is in use, and every link is on its
+     * own 14 GB/s reference: halved, it would read 6/14 on a link 86 % busy.
+     */
+    @Test
+    void aCandidatesNewBandwidthLeavesAnEntryOnItsOwnReferenceAsMeasured() {
+        ScopeEstimators est = new ScopeEstimators("s", 10_000, 16, 1_000);
+        long t = 1_700_000_000_000L;
+        for (int i = 0; i <= 120; i++) {
+            for (String w : List.of("w1", "w2", "w3")) {
+                est.add(link(w, "NVME", t + i * 1_000L, i < 5 ? 14_000_000_000L : 12_000_000_000L));
+            }
+        }
+        io.tierroute.schemas.avro.ParameterSnapshot candidate = firstCandidate(est, t);
+        assertThat(nvmeBandwidth(candidate)).as("fitted: the links' peak").isEqualTo(14e9);
+        assertThat(rhoOf(candidate, "w1").getReferenceBytesPerSecond()).isEqualTo(14e9);
         est.rhoOnTheCarriedBandwidths(candidate);
         assertThat(rhoOf(candidate, "w1").getRho().getValue()).isCloseTo(12.0 / 14, within(1e-4));
+    }
+
+    /** The scope's first candidate snapshot from what {@code est} has seen, assembled at {@code t}. */
+    private static io.tierroute.schemas.avro.ParameterSnapshot firstCandidate(ScopeEstimators est, long t) {
+        return new io.tierroute.fitter.snapshot.SnapshotAssembler("test", () -> t,
+                io.tierroute.fitter.snapshot.SnapshotAssembler.DEFAULT_BANDWIDTHS).assemble("s", 0, null,
+                est.fits(1, 1, null));
+    }
+
+    private static double nvmeBandwidth(io.tierroute.schemas.avro.ParameterSnapshot s) {
+        return s.getBandwidths().stream().filter(b -> b.getTier() == io.tierroute.schemas.avro.Tier.NVME).findFirst()
+                .orElseThrow().getBytesPerSecond().getValue();
     }
 
     private static io.tierroute.schemas.avro.WorkerTierRho rhoOf(io.tierroute.schemas.avro.ParameterSnapshot s,

@@ -1,9 +1,9 @@
-package io.tierroute.schemas.snapshot;
+package io.tierroute.schemas;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.avro.QuantileForestModel;
+import io.tierroute.schemas.snapshot.ForestStructure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,22 +17,9 @@ class ForestStructureTest {
         AvroTrust.install(); // the generated builders' default values need the trust list
     }
 
-    /** Two trees: a split on isl over two leaves, and a one-leaf stump. */
+    /** {@link Samples#tinyForest}: two trees, a split on isl over two leaves and a one-leaf stump. */
     static QuantileForestModel forest() {
-        return QuantileForestModel.newBuilder()
-            .setFeatureNames(List.of("isl", "expectedTool", "prefixGroup"))
-            .setFeatureLevels(Map.of("expectedTool", List.of("sql_query", "web_search"), "prefixGroup", List.of("7", "-3")))
-            .setTargetName("outputTokens").setTrainingRows(1_000).setMaxSamplesPerLeaf(4)
-            .setTreeRoots(List.of(0, 3))
-            .setNodeSplitFeature(List.of(0, -1, -1, -1))
-            .setNodeThreshold(List.of(4096.0, 0.0, 0.0, 0.0))
-            .setNodeLeft(List.of(1, -1, -1, -1))
-            .setNodeRight(List.of(2, -1, -1, -1))
-            .setNodeLeafId(List.of(-1, 0, 1, 2))
-            .setLeafRows(List.of(3, 640, 1_000))
-            .setLeafSampleOffsets(List.of(0, 3, 7, 11))
-            .setLeafSamples(List.of(12f, 40f, 96f, 80f, 210f, 380f, 1_020f, 30f, 150f, 300f, 900f))
-            .build();
+        return Samples.tinyForest();
     }
 
     static QuantileForestModel with(UnaryOperator<QuantileForestModel.Builder> change) {
@@ -48,6 +35,8 @@ class ForestStructureTest {
     @Test
     void aWellFormedForestHasNoDefect() {
         assertThat(ForestStructure.defect(forest())).isEmpty();
+        assertThat(ForestStructure.defect(with(b -> b.setFeatureNames(set(forest().getFeatureNames(), 2, "prefixGroup"))
+            .setFeatureLevels(Map.of("prefixGroup", List.of("7", "-3")))))).as("prefix groups: distinct longs").isEmpty();
     }
 
     @Test
@@ -56,14 +45,15 @@ class ForestStructureTest {
         Map<String, QuantileForestModel> bad = new LinkedHashMap<>();
         bad.put("the model is null", null);
         bad.put("featureNames[0] = 'colour' is not a known feature", with(b -> b.setFeatureNames(set(f.getFeatureNames(), 0, "colour"))));
-        bad.put("featureNames has 'isl' twice", with(b -> b.setFeatureNames(set(f.getFeatureNames(), 1, "isl"))
-            .setFeatureLevels(Map.of("prefixGroup", List.of("7")))));
+        bad.put("featureNames has 'isl' twice", with(b -> b.setFeatureNames(set(f.getFeatureNames(), 1, "isl"))));
         bad.put("featureLevels has levels for numeric feature 'isl'", with(b -> b.setFeatureLevels(Map.of("isl", List.of("a")))));
         bad.put("featureLevels has levels for 'model', which is not in featureNames",
             with(b -> b.setFeatureLevels(Map.of("model", List.of("llama")))));
-        bad.put("featureLevels[prefixGroup][0] = 'seven' is not a long",
-            with(b -> b.setFeatureLevels(Map.of("prefixGroup", List.of("seven")))));
-        bad.put("featureLevels[prefixGroup] has level 7 twice", with(b -> b.setFeatureLevels(Map.of("prefixGroup", List.of("7", "7")))));
+        List<String> withPrefixGroup = set(f.getFeatureNames(), 2, "prefixGroup");
+        bad.put("featureLevels[prefixGroup][0] = 'seven' is not a long", with(b -> b.setFeatureNames(withPrefixGroup)
+            .setFeatureLevels(Map.of("prefixGroup", List.of("seven")))));
+        bad.put("featureLevels[prefixGroup] has level 7 twice", with(b -> b.setFeatureNames(withPrefixGroup)
+            .setFeatureLevels(Map.of("prefixGroup", List.of("7", "-3", "7")))));
         bad.put("featureLevels[expectedTool][1] is null or repeated",
             with(b -> b.setFeatureLevels(Map.of("expectedTool", List.of("sql_query", "sql_query")))));
         bad.put("treeRoots is empty", with(b -> b.setTreeRoots(List.of())));
@@ -92,6 +82,9 @@ class ForestStructureTest {
         bad.put("leafRows[1] = 2 is below its 4 sample values", with(b -> b.setLeafRows(set(f.getLeafRows(), 1, 2))));
         bad.put("leaf 1's sample is not sorted at leafSamples[4]", with(b -> b.setLeafSamples(set(f.getLeafSamples(), 4, 10f))));
         bad.put("nodeLeft[2] is null", with(b -> b.setNodeLeft(set(f.getNodeLeft(), 2, null))));
+        bad.put("leafSampleOffsets[1] = 12 is past the 11 values of leafSamples",
+            with(b -> b.setLeafSampleOffsets(List.of(0, 12, 7, 11)).setMaxSamplesPerLeaf(20).setLeafRows(List.of(20, 20, 20))));
+        bad.put("nodeLeafId[3] = 1 is the leaf of another node as well", with(b -> b.setNodeLeafId(set(f.getNodeLeafId(), 3, 1))));
         for (Map.Entry<String, QuantileForestModel> e : bad.entrySet()) {
             assertThat(ForestStructure.defect(e.getValue())).as(e.getKey()).hasValueSatisfying(
                 d -> assertThat(d).startsWith(e.getKey()));
