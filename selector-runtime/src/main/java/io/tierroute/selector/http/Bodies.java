@@ -46,6 +46,8 @@ final class Bodies {
     /** {@code POST /v1/kv-events}. */
     static final class KvEvents {
         public String worker;
+        /** The batch's number in the worker's series (0 at its start, +1 per batch); absent: not tracked. */
+        public Long sequence;
         public List<KvEvent> events;
     }
 

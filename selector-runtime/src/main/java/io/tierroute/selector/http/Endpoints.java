@@ -67,6 +67,7 @@ final class Endpoints {
     /** Workers whose telemetry said more KV in use than their configured capacity (logged once each). */
     private final Set<Integer> overCapacityWarned = ConcurrentHashMap.newKeySet();
     private final TelemetrySequences telemetrySequences;
+    private final KvBatchSequences kvBatchSequences;
 
     Endpoints(Selector selector, IndexWriter writer, SelectorMetrics metrics, int maxBatchEvents) {
         this.maxBatchEvents = maxBatchEvents;
@@ -74,6 +75,7 @@ final class Endpoints {
         this.writer = writer;
         this.metrics = metrics;
         this.telemetrySequences = new TelemetrySequences(selector.registry().size());
+        this.kvBatchSequences = new KvBatchSequences(selector.registry().size());
     }
 
     // ---- POST /v1/route ----
@@ -355,19 +357,60 @@ final class Endpoints {
         if (b.events == null || b.events.isEmpty()) {
             throw new ApiError(400, "field 'events' is required and must not be empty");
         }
+        if (b.sequence != null && b.sequence < 0) {
+            throw new ApiError(400, "field 'sequence': must be ≥ 0 (0 at the engine's start, +1 per batch), got "
+                    + b.sequence);
+        }
         checkBatch(b.events.size());
-        List<KvEvent> events = new ArrayList<>(b.events.size());
+        List<KvEvent> events = new ArrayList<>(b.events.size() + 1);
         for (int i = 0; i < b.events.size(); i++) {
             events.add(kvEvent(worker, b.events.get(i), "events[" + i + "]"));
         }
-        if (!writer.submit(events)) {
-            metrics.kvEventsRefused(events.size());
+        int accepted = events.size();
+        if (b.sequence == null) {
+            return queued(writer.submit(events), events, accepted, null);
+        }
+        KvBatchSequences.Judged judged = kvBatchSequences.submit(worker, b.sequence, clearFirst -> {
+            if (clearFirst) {
+                events.add(0, new KvEvent.Cleared(worker)); // the index no longer knows what the worker holds
+            }
+            return writer.submit(events);
+        });
+        if (judged.outcome() == KvBatchSequences.Outcome.SKIPPED) {
+            metrics.kvBatchSkipped();
+            return new Reply(200, Map.of("accepted", 0, "skipped", "batch " + b.sequence + " is not above the "
+                    + "worker's last, " + judged.previous() + " (a retry of a batch applied, or one overtaken by a "
+                    + "later one): not applied"));
+        }
+        String resync = null;
+        if (judged.outcome().cleared()) {
+            boolean restart = judged.outcome() == KvBatchSequences.Outcome.RESTART;
+            metrics.kvBatchResync(restart);
+            resync = restart ? "batch 0 after " + judged.previous() + ": the engine restarted; its index entries were "
+                    + "cleared first"
+                    : "batch " + b.sequence + " after " + judged.previous() + ": the batches between never arrived; "
+                    + "the worker's index entries were cleared first and are rebuilt from its events";
+        }
+        return queued(judged.outcome() != KvBatchSequences.Outcome.REFUSED, events, accepted, resync);
+    }
+
+    /** The answer to a batch of {@code accepted} events the index writer took (202) or refused, its queue full (503). */
+    private Reply queued(boolean taken, List<KvEvent> events, int accepted, String resync) {
+        if (!taken) {
+            metrics.kvEventsRefused(accepted);
             return new Reply(503, Map.of("error", "the index writer is saturated; retry the batch later"), 1);
         }
-        metrics.kvEventsReceived(events.size());
+        metrics.kvEventsReceived(accepted);
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("accepted", accepted);
         String unpriced = selector.unpricedTiers().check(events);
-        return new Reply(202, unpriced == null ? Map.of("accepted", events.size())
-                : Map.of("accepted", events.size(), "warning", unpriced));
+        if (unpriced != null) {
+            answer.put("warning", unpriced);
+        }
+        if (resync != null) {
+            answer.put("resync", resync);
+        }
+        return new Reply(202, answer);
     }
 
     private static KvEvent kvEvent(int worker, Bodies.KvEvent e, String at) {

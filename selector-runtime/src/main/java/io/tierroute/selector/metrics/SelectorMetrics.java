@@ -59,6 +59,9 @@ public final class SelectorMetrics {
     private final CounterDataPoint kvRefused;
     private final CounterDataPoint kvReceived;
     private final CounterDataPoint telemetrySkipped;
+    private final CounterDataPoint kvBatchesSkipped;
+    private final CounterDataPoint kvResyncsAfterGap;
+    private final CounterDataPoint kvResyncsAfterRestart;
     private volatile Supplier<Map<String, Long>> otherScopes;
     private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
@@ -94,6 +97,14 @@ public final class SelectorMetrics {
         telemetrySkipped = Counter.builder().name("tierroute_telemetry_samples_skipped_total")
                 .help("Telemetry samples not applied because their sequence was not above the worker's last applied "
                         + "one (a sender's retry, or a sample overtaken by a later one)").register(registry);
+        kvBatchesSkipped = Counter.builder().name("tierroute_kv_events_batches_skipped_total")
+                .help("KV-event batches posted over HTTP and not applied because their sequence was not above the "
+                        + "worker's last (a retry of a batch applied, or one overtaken by a later one)").register(registry);
+        Counter kvResyncs = Counter.builder().name("tierroute_kv_events_resyncs_total")
+                .help("Workers whose index entries were cleared because a KV-event batch posted over HTTP skipped "
+                        + "sequence numbers (gap) or went back to 0 (restart)").labelNames("reason").register(registry);
+        kvResyncsAfterGap = kvResyncs.labelValues("gap");
+        kvResyncsAfterRestart = kvResyncs.labelValues("restart");
 
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
         counter("tierroute_routes_spread_total", "Routes the light-load spread (routing.spreadWithin) sent away from the "
@@ -210,6 +221,14 @@ public final class SelectorMetrics {
 
     /** A telemetry sample not applied: its sequence was not above the worker's last applied one. */
     public void telemetrySkipped() { telemetrySkipped.inc(); }
+
+    /** A KV-event batch posted over HTTP was not applied: its sequence was not above the worker's last. */
+    public void kvBatchSkipped() { kvBatchesSkipped.inc(); }
+
+    /** A worker's index entries were cleared in front of a posted batch: the engine restarted, or batches were lost. */
+    public void kvBatchResync(boolean restart) {
+        (restart ? kvResyncsAfterRestart : kvResyncsAfterGap).inc();
+    }
 
     public String contentType() { return writer.getContentType(); }
 

@@ -1,0 +1,90 @@
+package io.tierroute.selector.http;
+
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.APPLIED;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.GAP;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.REFUSED;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.RESTART;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.SKIPPED;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The rules for numbered KV-event batches of one worker, with the index writer's hand-off as a list. */
+class KvBatchSequencesTest {
+    final KvBatchSequences sequences = new KvBatchSequences(2);
+    /** What reached the writer: "c" for a clear in front, then the batch's sequence. */
+    final List<String> writer = new ArrayList<>();
+
+    KvBatchSequences.Outcome post(int worker, long sequence) {
+        return sequences.submit(worker, sequence, clearFirst -> {
+            writer.add((clearFirst ? "c" : "") + sequence);
+            return true;
+        }).outcome();
+    }
+
+    @Test
+    void theNextBatchAppliesARetryOrALateOneIsSkippedAGapOrARestartClearsFirst() {
+        assertThat(post(0, 4)).as("the first batch seen is taken as is").isEqualTo(APPLIED);
+        assertThat(post(0, 5)).isEqualTo(APPLIED);
+        assertThat(post(0, 5)).as("a retry of the batch applied").isEqualTo(SKIPPED);
+        assertThat(post(0, 3)).as("overtaken").isEqualTo(SKIPPED);
+        assertThat(post(0, 8)).as("6 and 7 never arrived").isEqualTo(GAP);
+        assertThat(post(0, 7)).as("late: stale after 8").isEqualTo(SKIPPED);
+        assertThat(post(0, 0)).as("the engine restarted").isEqualTo(RESTART);
+        assertThat(post(0, 0)).as("a retry of batch 0").isEqualTo(SKIPPED);
+        assertThat(post(0, 1)).isEqualTo(APPLIED);
+        assertThat(post(1, 0)).as("another worker's series").isEqualTo(APPLIED);
+        assertThat(writer).containsExactly("4", "5", "c8", "c0", "1", "0");
+    }
+
+    @Test
+    void aBatchTheWriterRefusesLeavesTheSequenceSoItsRetryApplies() {
+        assertThat(post(0, 0)).isEqualTo(APPLIED);
+        KvBatchSequences.Judged refused = sequences.submit(0, 1, clearFirst -> false);
+        assertThat(refused.outcome()).isEqualTo(REFUSED);
+        assertThat(refused.previous()).isZero();
+        assertThat(post(0, 1)).as("the retry").isEqualTo(APPLIED);
+        KvBatchSequences.Judged gapRefused = sequences.submit(0, 5, clearFirst -> false);
+        assertThat(gapRefused.outcome()).isEqualTo(REFUSED);
+        assertThat(post(0, 5)).as("still a gap when retried: cleared then").isEqualTo(GAP);
+        assertThat(writer).containsExactly("0", "1", "c5");
+    }
+
+    /**
+     * Two threads post the same numbered batches at once: each reaches the writer once, in sequence order, and none
+     * after a clear (whichever thread is ahead applies the next number; the one behind is skipped).
+     */
+    @Test
+    void concurrentPostsOfOneWorkerReachTheWriterOnceInOrder() throws Exception {
+        List<Long> reached = java.util.Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (long s = 1; s <= 10_000; s++) { // from 1: a 0 after others would be a restart
+                        long seq = s;
+                        sequences.submit(1, seq, clearFirst -> reached.add(clearFirst ? -seq : seq));
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(reached).hasSize(10_000).isSorted().doesNotHaveDuplicates().allMatch(s -> s > 0);
+    }
+}

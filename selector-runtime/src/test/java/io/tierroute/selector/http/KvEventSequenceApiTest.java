@@ -1,0 +1,112 @@
+package io.tierroute.selector.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.tierroute.selector.protocol.BlockHasher;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Numbered KV-event batches over HTTP against a real server: a late batch does not put back blocks the engine has
+ * removed since, a gap and a restart clear the worker first, a retry changes nothing; each answer says which.
+ */
+class KvEventSequenceApiTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long A = 5_000;
+    private static final long B = 6_000;
+
+    @TempDir
+    static Path dir;
+    static ApiTestServer api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        api = ApiTestServer.fourWorkers(dir);
+    }
+
+    @AfterAll
+    static void stop() {
+        api.close();
+    }
+
+    /** The chained hashes of 40 blocks of ids {@code first..}, as the engine reports them, as a JSON array. */
+    private static String chained(long first) {
+        long[] ids = LongStream.range(first, first + 40).toArray();
+        long[] out = new long[ids.length];
+        new BlockHasher().hashBlockIds(ids, ids.length, BlockHasher.salt("m", null, null), out);
+        return Arrays.stream(out).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+    }
+
+    private static HttpResponse<String> batch(long sequence, String type, long first) throws Exception {
+        return api.post("/v1/kv-events", "{\"worker\":\"w3\",\"sequence\":" + sequence + ",\"events\":[{\"type\":\""
+                + type + "\",\"tier\":\"hbm\",\"block_hashes\":" + chained(first) + "}]}");
+    }
+
+    /** Tokens of the prompt of blocks {@code first..} that w3 holds, by a dry-run route's explanation. */
+    private static long held(long first) throws Exception {
+        assertThat(api.server.pipeline().awaitIdle(5, TimeUnit.SECONDS)).isTrue();
+        String ids = LongStream.range(first, first + 40).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+        HttpResponse<String> r = api.post("/v1/route?dry_run=true", "{\"block_hashes\":" + ids
+                + ",\"input_tokens\":640,\"max_tokens\":100,\"explain\":true}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode d = JSON.readTree(r.body());
+        return d.get("worker").asText().equals("w3") ? d.get("cost").get("hit_tokens").asLong() : 0;
+    }
+
+    private static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    @Test
+    void aLateBatchIsSkippedAGapAndARestartClearTheWorkerFirst() throws Exception {
+        assertThat(batch(0, "stored", A).statusCode()).isEqualTo(202);
+        assertThat(held(A)).isEqualTo(624);
+        assertThat(batch(1, "removed", A).statusCode()).isEqualTo(202);
+        assertThat(held(A)).isZero();
+
+        HttpResponse<String> retry = batch(1, "removed", A);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(json(retry).get("accepted").asInt()).isZero();
+        assertThat(json(retry).get("skipped").asText()).isEqualTo("batch 1 is not above the worker's last, 1 (a retry "
+                + "of a batch applied, or one overtaken by a later one): not applied");
+
+        HttpResponse<String> afterGap = batch(3, "stored", B); // batch 2 is late
+        assertThat(afterGap.statusCode()).isEqualTo(202);
+        assertThat(json(afterGap).get("accepted").asInt()).as("the events of the batch, not the clear").isEqualTo(1);
+        assertThat(json(afterGap).get("resync").asText()).isEqualTo("batch 3 after 1: the batches between never "
+                + "arrived; the worker's index entries were cleared first and are rebuilt from its events");
+        assertThat(held(B)).isEqualTo(624);
+        HttpResponse<String> late = batch(2, "stored", A);
+        assertThat(late.statusCode()).isEqualTo(200);
+        assertThat(held(A)).as("the blocks batch 1 removed are not put back").isZero();
+
+        HttpResponse<String> restart = batch(0, "stored", A);
+        assertThat(restart.statusCode()).isEqualTo(202);
+        assertThat(json(restart).get("resync").asText()).startsWith("batch 0 after 3: the engine restarted");
+        assertThat(held(B)).as("cleared with the restart").isZero();
+        assertThat(held(A)).isEqualTo(624);
+
+        String metrics = api.get("/metrics").body();
+        assertThat(metrics).containsPattern("(?m)^tierroute_kv_events_batches_skipped_total 2(\\.0)?$")
+                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"gap\"\\} 1(\\.0)?$")
+                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"restart\"\\} 1(\\.0)?$");
+    }
+
+    @Test
+    void aNegativeSequenceIsRefusedNamingTheField() throws Exception {
+        HttpResponse<String> r = api.post("/v1/kv-events",
+                "{\"worker\":\"w2\",\"sequence\":-1,\"events\":[{\"type\":\"cleared\"}]}");
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(json(r).get("error").asText()).startsWith("field 'sequence': must be ≥ 0");
+    }
+}
