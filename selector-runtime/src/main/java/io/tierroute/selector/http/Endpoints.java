@@ -24,6 +24,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import net.openhft.hashing.LongHashFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,8 @@ final class Endpoints {
     static final ObjectReader EVENT = Json.MAPPER.readerFor(Bodies.RequestEvent.class);
     static final ObjectReader EVENTS = Json.MAPPER.readerFor(Bodies.RequestEvent[].class);
     static final ObjectReader KV_EVENTS = Json.MAPPER.readerFor(Bodies.KvEvents.class);
+    /** Tells a sender's retry of a numbered KV batch (the same bytes) from a restarted engine's batch 0. */
+    private static final LongHashFunction BODY_HASH = LongHashFunction.xx3();
     static final ObjectReader TELEMETRY = Json.MAPPER.readerFor(Bodies.Telemetry.class);
     static final ObjectReader HEALTH = Json.MAPPER.readerFor(Bodies.Health.class);
 
@@ -354,23 +357,29 @@ final class Endpoints {
         }
         int worker = selector.registry().find(b.worker)
                 .orElseThrow(() -> new ApiError(404, "unknown worker '" + b.worker + "'"));
-        if (b.events == null || b.events.isEmpty()) {
-            throw new ApiError(400, "field 'events' is required and must not be empty");
-        }
         if (b.sequence != null && b.sequence < 0) {
             throw new ApiError(400, "field 'sequence': must be ≥ 0 (0 at the engine's start, +1 per batch), got "
                     + b.sequence);
         }
-        checkBatch(b.events.size());
-        List<KvEvent> events = new ArrayList<>(b.events.size() + 1);
-        for (int i = 0; i < b.events.size(); i++) {
-            events.add(kvEvent(worker, b.events.get(i), "events[" + i + "]"));
+        List<KvEvent> events;
+        try {
+            events = kvEvents(worker, b.events);
+        } catch (ApiError e) {
+            if (b.sequence == null) {
+                throw e;
+            }
+            // A numbered batch refused is lost to the index, as one the Kafka consumer skips: clear, start afresh.
+            kvBatchSequences.lost(worker, () -> writer.submit(List.of(new KvEvent.Cleared(worker))));
+            metrics.kvBatchLost();
+            throw new ApiError(e.status, e.getMessage() + " (batch " + b.sequence + " is lost: the worker's index "
+                    + "entries are cleared and its next batch is taken as is)");
         }
         int accepted = events.size();
         if (b.sequence == null) {
             return queued(writer.submit(events), events, accepted, null);
         }
-        KvBatchSequences.Judged judged = kvBatchSequences.submit(worker, b.sequence, clearFirst -> {
+        long bodyHash = BODY_HASH.hashBytes(body);
+        KvBatchSequences.Judged judged = kvBatchSequences.submit(worker, b.sequence, bodyHash, clearFirst -> {
             if (clearFirst) {
                 events.add(0, new KvEvent.Cleared(worker)); // the index no longer knows what the worker holds
             }
@@ -379,8 +388,8 @@ final class Endpoints {
         if (judged.outcome() == KvBatchSequences.Outcome.SKIPPED) {
             metrics.kvBatchSkipped();
             return new Reply(200, Map.of("accepted", 0, "skipped", "batch " + b.sequence + " is not above the "
-                    + "worker's last, " + judged.previous() + " (a retry of a batch applied, or one overtaken by a "
-                    + "later one): not applied"));
+                    + "worker's last, " + judged.previous() + " (a retry of the batch applied, one overtaken by a "
+                    + "later one, or a number reused): not applied"));
         }
         String resync = null;
         if (judged.outcome().cleared()) {
@@ -392,6 +401,19 @@ final class Endpoints {
                     + "the worker's index entries were cleared first and are rebuilt from its events";
         }
         return queued(judged.outcome() != KvBatchSequences.Outcome.REFUSED, events, accepted, resync);
+    }
+
+    /** The events of a batch, each checked; the batch's size first (413). */
+    private List<KvEvent> kvEvents(int worker, List<Bodies.KvEvent> in) {
+        if (in == null || in.isEmpty()) {
+            throw new ApiError(400, "field 'events' is required and must not be empty");
+        }
+        checkBatch(in.size());
+        List<KvEvent> events = new ArrayList<>(in.size() + 1);
+        for (int i = 0; i < in.size(); i++) {
+            events.add(kvEvent(worker, in.get(i), "events[" + i + "]"));
+        }
+        return events;
     }
 
     /** The answer to a batch of {@code accepted} events the index writer took (202) or refused, its queue full (503). */

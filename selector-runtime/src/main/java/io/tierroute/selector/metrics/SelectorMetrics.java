@@ -62,6 +62,7 @@ public final class SelectorMetrics {
     private final CounterDataPoint kvBatchesSkipped;
     private final CounterDataPoint kvResyncsAfterGap;
     private final CounterDataPoint kvResyncsAfterRestart;
+    private final CounterDataPoint kvResyncsAfterLostBatch;
     private volatile Supplier<Map<String, Long>> otherScopes;
     private final PrometheusRegistry jvm; // the process's JVM collectors (shared), or null
 
@@ -102,9 +103,11 @@ public final class SelectorMetrics {
                         + "worker's last (a retry of a batch applied, or one overtaken by a later one)").register(registry);
         Counter kvResyncs = Counter.builder().name("tierroute_kv_events_resyncs_total")
                 .help("Workers whose index entries were cleared because a KV-event batch posted over HTTP skipped "
-                        + "sequence numbers (gap) or went back to 0 (restart)").labelNames("reason").register(registry);
+                        + "sequence numbers (gap), went back to 0 (restart) or was refused as malformed (lost_batch)")
+                .labelNames("reason").register(registry);
         kvResyncsAfterGap = kvResyncs.labelValues("gap");
         kvResyncsAfterRestart = kvResyncs.labelValues("restart");
+        kvResyncsAfterLostBatch = kvResyncs.labelValues("lost_batch");
 
         counter("tierroute_routes_queued_total", "Routes that waited in the admission queue", selector::queuedCount);
         counter("tierroute_routes_spread_total", "Routes the light-load spread (routing.spreadWithin) sent away from the "
@@ -229,6 +232,9 @@ public final class SelectorMetrics {
     public void kvBatchResync(boolean restart) {
         (restart ? kvResyncsAfterRestart : kvResyncsAfterGap).inc();
     }
+
+    /** A numbered KV-event batch posted over HTTP was refused (malformed, too large): its worker is cleared. */
+    public void kvBatchLost() { kvResyncsAfterLostBatch.inc(); }
 
     public String contentType() { return writer.getContentType(); }
 

@@ -23,7 +23,11 @@ class KvBatchSequencesTest {
     final List<String> writer = new ArrayList<>();
 
     KvBatchSequences.Outcome post(int worker, long sequence) {
-        return sequences.submit(worker, sequence, clearFirst -> {
+        return post(worker, sequence, 7);
+    }
+
+    KvBatchSequences.Outcome post(int worker, long sequence, long bodyHash) {
+        return sequences.submit(worker, sequence, bodyHash, clearFirst -> {
             writer.add((clearFirst ? "c" : "") + sequence);
             return true;
         }).outcome();
@@ -38,23 +42,37 @@ class KvBatchSequencesTest {
         assertThat(post(0, 8)).as("6 and 7 never arrived").isEqualTo(GAP);
         assertThat(post(0, 7)).as("late: stale after 8").isEqualTo(SKIPPED);
         assertThat(post(0, 0)).as("the engine restarted").isEqualTo(RESTART);
-        assertThat(post(0, 0)).as("a retry of batch 0").isEqualTo(SKIPPED);
+        assertThat(post(0, 0)).as("a retry of batch 0: the same body").isEqualTo(SKIPPED);
+        assertThat(post(0, 0, 8)).as("0 again with other events: restarted before its second batch").isEqualTo(RESTART);
         assertThat(post(0, 1)).isEqualTo(APPLIED);
+        assertThat(post(0, 1, 9)).as("a number reused: not above the last").isEqualTo(SKIPPED);
         assertThat(post(1, 0)).as("another worker's series").isEqualTo(APPLIED);
-        assertThat(writer).containsExactly("4", "5", "c8", "c0", "1", "0");
+        assertThat(writer).containsExactly("4", "5", "c8", "c0", "c0", "1", "0");
     }
 
     @Test
     void aBatchTheWriterRefusesLeavesTheSequenceSoItsRetryApplies() {
         assertThat(post(0, 0)).isEqualTo(APPLIED);
-        KvBatchSequences.Judged refused = sequences.submit(0, 1, clearFirst -> false);
+        KvBatchSequences.Judged refused = sequences.submit(0, 1, 7, clearFirst -> false);
         assertThat(refused.outcome()).isEqualTo(REFUSED);
         assertThat(refused.previous()).isZero();
         assertThat(post(0, 1)).as("the retry").isEqualTo(APPLIED);
-        KvBatchSequences.Judged gapRefused = sequences.submit(0, 5, clearFirst -> false);
+        KvBatchSequences.Judged gapRefused = sequences.submit(0, 5, 7, clearFirst -> false);
         assertThat(gapRefused.outcome()).isEqualTo(REFUSED);
         assertThat(post(0, 5)).as("still a gap when retried: cleared then").isEqualTo(GAP);
         assertThat(writer).containsExactly("0", "1", "c5");
+    }
+
+    @Test
+    void aLostBatchClearsTheWorkerAndItsNextBatchIsTakenAsIs() {
+        assertThat(post(0, 0)).isEqualTo(APPLIED);
+        assertThat(post(0, 1)).isEqualTo(APPLIED);
+        sequences.lost(0, () -> writer.add("clear"));
+        assertThat(post(0, 5)).as("taken as is: the clear went in already").isEqualTo(APPLIED);
+        sequences.lost(0, () -> false); // the writer was full: the clear goes in front of the next batch
+        assertThat(post(0, 9)).isEqualTo(APPLIED);
+        assertThat(post(0, 10)).isEqualTo(APPLIED);
+        assertThat(writer).containsExactly("0", "1", "clear", "5", "c9", "10");
     }
 
     /**
@@ -73,7 +91,10 @@ class KvBatchSequencesTest {
                     start.await();
                     for (long s = 1; s <= 10_000; s++) { // from 1: a 0 after others would be a restart
                         long seq = s;
-                        sequences.submit(1, seq, clearFirst -> reached.add(clearFirst ? -seq : seq));
+                        sequences.submit(1, seq, 7, clearFirst -> {
+                            Thread.yield(); // widen the hand-off, so that the two threads overlap inside it
+                            return reached.add(clearFirst ? -seq : seq);
+                        });
                     }
                     return null;
                 }));

@@ -24,6 +24,11 @@ class KvEventSequenceApiTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long A = 5_000;
     private static final long B = 6_000;
+    // each test its own prompts: a dry run picks the cheapest worker, which must not be another test's holder
+    private static final long C = 7_000;
+    private static final long D = 8_000;
+    private static final long E = 9_000;
+    private static final long F = 10_000;
 
     @TempDir
     static Path dir;
@@ -48,19 +53,27 @@ class KvEventSequenceApiTest {
     }
 
     private static HttpResponse<String> batch(long sequence, String type, long first) throws Exception {
-        return api.post("/v1/kv-events", "{\"worker\":\"w3\",\"sequence\":" + sequence + ",\"events\":[{\"type\":\""
-                + type + "\",\"tier\":\"hbm\",\"block_hashes\":" + chained(first) + "}]}");
+        return batch("w3", sequence, type, first);
     }
 
-    /** Tokens of the prompt of blocks {@code first..} that w3 holds, by a dry-run route's explanation. */
+    private static HttpResponse<String> batch(String worker, long sequence, String type, long first) throws Exception {
+        return api.post("/v1/kv-events", "{\"worker\":\"" + worker + "\",\"sequence\":" + sequence + ",\"events\":"
+                + "[{\"type\":\"" + type + "\",\"tier\":\"hbm\",\"block_hashes\":" + chained(first) + "}]}");
+    }
+
     private static long held(long first) throws Exception {
+        return held("w3", first);
+    }
+
+    /** Tokens of the prompt of blocks {@code first..} that {@code worker} holds, by a dry-run route's explanation. */
+    private static long held(String worker, long first) throws Exception {
         assertThat(api.server.pipeline().awaitIdle(5, TimeUnit.SECONDS)).isTrue();
         String ids = LongStream.range(first, first + 40).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
         HttpResponse<String> r = api.post("/v1/route?dry_run=true", "{\"block_hashes\":" + ids
                 + ",\"input_tokens\":640,\"max_tokens\":100,\"explain\":true}");
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         JsonNode d = JSON.readTree(r.body());
-        return d.get("worker").asText().equals("w3") ? d.get("cost").get("hit_tokens").asLong() : 0;
+        return d.get("worker").asText().equals(worker) ? d.get("cost").get("hit_tokens").asLong() : 0;
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
@@ -78,7 +91,7 @@ class KvEventSequenceApiTest {
         assertThat(retry.statusCode()).isEqualTo(200);
         assertThat(json(retry).get("accepted").asInt()).isZero();
         assertThat(json(retry).get("skipped").asText()).isEqualTo("batch 1 is not above the worker's last, 1 (a retry "
-                + "of a batch applied, or one overtaken by a later one): not applied");
+                + "of the batch applied, one overtaken by a later one, or a number reused): not applied");
 
         HttpResponse<String> afterGap = batch(3, "stored", B); // batch 2 is late
         assertThat(afterGap.statusCode()).isEqualTo(202);
@@ -97,9 +110,44 @@ class KvEventSequenceApiTest {
         assertThat(held(A)).isEqualTo(624);
 
         String metrics = api.get("/metrics").body();
-        assertThat(metrics).containsPattern("(?m)^tierroute_kv_events_batches_skipped_total 2(\\.0)?$")
-                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"gap\"\\} 1(\\.0)?$")
-                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"restart\"\\} 1(\\.0)?$");
+        assertThat(metrics).containsPattern("(?m)^tierroute_kv_events_batches_skipped_total [2-9](\\.0)?$")
+                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"gap\"\\} [1-9](\\.0)?$")
+                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"restart\"\\} [1-9](\\.0)?$");
+    }
+
+    /** An engine that restarts after its first batch sends 0 again, with other events: not taken for a retry. */
+    @Test
+    void batchZeroAgainWithOtherEventsIsARestart() throws Exception {
+        assertThat(batch("w1", 0, "stored", C).statusCode()).isEqualTo(202);
+        assertThat(batch("w1", 0, "stored", C).statusCode()).as("the same body: a retry").isEqualTo(200);
+        HttpResponse<String> restart = batch("w1", 0, "stored", D);
+        assertThat(restart.statusCode()).isEqualTo(202);
+        assertThat(json(restart).get("resync").asText()).startsWith("batch 0 after 0: the engine restarted");
+        assertThat(held("w1", C)).as("the old run's blocks are gone").isZero();
+        assertThat(held("w1", D)).isEqualTo(624);
+    }
+
+    /**
+     * A numbered batch refused as malformed is lost (a restarted engine's batch 0, say): the worker is cleared and its
+     * next batch taken as is, else the new run's numbers would be skipped as old ones and the old run's blocks kept.
+     */
+    @Test
+    void aNumberedBatchRefusedAsMalformedClearsTheWorkerAndItsNextIsTakenAsIs() throws Exception {
+        assertThat(batch("w0", 0, "stored", E).statusCode()).isEqualTo(202);
+        assertThat(batch("w0", 1, "stored", F).statusCode()).isEqualTo(202);
+        HttpResponse<String> bad = api.post("/v1/kv-events", "{\"worker\":\"w0\",\"sequence\":0,\"events\":[{\"type\":"
+                + "\"stored\",\"tier\":\"tape\",\"block_hashes\":[1]}]}");
+        assertThat(bad.statusCode()).isEqualTo(400);
+        assertThat(json(bad).get("error").asText()).endsWith("(batch 0 is lost: the worker's index entries are cleared "
+                + "and its next batch is taken as is)");
+        assertThat(held("w0", E)).isZero();
+        assertThat(held("w0", F)).isZero();
+        HttpResponse<String> next = batch("w0", 1, "stored", E);
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
+        assertThat(json(next).has("resync")).isFalse();
+        assertThat(held("w0", E)).isEqualTo(624);
+        assertThat(api.get("/metrics").body())
+                .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"lost_batch\"\\} [1-9](\\.0)?$");
     }
 
     @Test
