@@ -48,6 +48,8 @@ final class Bodies {
         public String worker;
         /** The batch's number in the worker's series (0 at its start, +1 per batch); absent: not tracked. */
         public Long sequence;
+        /** The engine's run the batch comes from, a number that rises with each run; absent: not named. */
+        public Long epoch;
         public List<KvEvent> events;
     }
 

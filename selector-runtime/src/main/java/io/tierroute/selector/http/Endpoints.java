@@ -361,6 +361,10 @@ final class Endpoints {
             throw new ApiError(400, "field 'sequence': must be ≥ 0 (0 at the engine's start, +1 per batch), got "
                     + b.sequence);
         }
+        if (b.epoch != null && (b.sequence == null || b.epoch == KvBatchSequences.NO_EPOCH)) {
+            throw new ApiError(400, b.sequence == null ? "field 'epoch' needs a 'sequence': it names the run the "
+                    + "numbered batches come from" : "field 'epoch': must be above " + KvBatchSequences.NO_EPOCH);
+        }
         List<KvEvent> events;
         try {
             events = kvEvents(worker, b.events);
@@ -379,28 +383,46 @@ final class Endpoints {
             return queued(writer.submit(events), events, accepted, null);
         }
         long bodyHash = BODY_HASH.hashBytes(body);
-        KvBatchSequences.Judged judged = kvBatchSequences.submit(worker, b.sequence, bodyHash, clearFirst -> {
+        long runEpoch = b.epoch == null ? KvBatchSequences.NO_EPOCH : b.epoch;
+        KvBatchSequences.Judged judged = kvBatchSequences.submit(worker, runEpoch, b.sequence, bodyHash, clearFirst -> {
             if (clearFirst) {
                 events.add(0, new KvEvent.Cleared(worker)); // the index no longer knows what the worker holds
             }
             return writer.submit(events);
         });
-        if (judged.outcome() == KvBatchSequences.Outcome.SKIPPED) {
-            metrics.kvBatchSkipped();
-            return new Reply(200, Map.of("accepted", 0, "skipped", "batch " + b.sequence + " is not above the "
-                    + "worker's last, " + judged.previous() + " (a retry of the batch applied, one overtaken by a "
-                    + "later one, or a number reused): not applied"));
-        }
-        String resync = null;
-        if (judged.outcome().cleared()) {
-            boolean restart = judged.outcome() == KvBatchSequences.Outcome.RESTART;
-            metrics.kvBatchResync(restart);
-            resync = restart ? "batch 0 after " + judged.previous() + ": the engine restarted; its index entries were "
-                    + "cleared first"
-                    : "batch " + b.sequence + " after " + judged.previous() + ": the batches between never arrived; "
-                    + "the worker's index entries were cleared first and are rebuilt from its events";
-        }
-        return queued(judged.outcome() != KvBatchSequences.Outcome.REFUSED, events, accepted, resync);
+        return switch (judged.outcome()) {
+            case APPLIED -> queued(true, events, accepted, null);
+            case REFUSED -> queued(false, events, accepted, null);
+            case SKIPPED, EARLIER_RUN -> {
+                metrics.kvBatchSkipped();
+                yield new Reply(200, Map.of("accepted", 0, "skipped", skippedNote(judged, runEpoch, b.sequence)));
+            }
+            case RESTART, NEW_RUN, GAP -> {
+                metrics.kvBatchResync(judged.outcome() != KvBatchSequences.Outcome.GAP);
+                yield queued(true, events, accepted, resyncNote(judged, runEpoch, b.sequence));
+            }
+        };
+    }
+
+    /** Why a numbered batch was not applied. */
+    private static String skippedNote(KvBatchSequences.Judged judged, long runEpoch, long sequence) {
+        return judged.outcome() == KvBatchSequences.Outcome.EARLIER_RUN
+                ? "batch " + sequence + " of run " + runEpoch + " is from an earlier run than the worker's, "
+                + judged.previousEpoch() + ": not applied"
+                : "batch " + sequence + " is not above the worker's last, " + judged.previous() + " (a retry of the "
+                + "batch applied, one overtaken by a later one, or a number reused): not applied";
+    }
+
+    /** Why the worker's index entries were cleared in front of a numbered batch. */
+    private static String resyncNote(KvBatchSequences.Judged judged, long runEpoch, long sequence) {
+        return switch (judged.outcome()) {
+            case NEW_RUN -> "run " + runEpoch + " after run " + judged.previousEpoch() + ": the engine restarted; its "
+                    + "index entries were cleared first";
+            case RESTART -> "batch 0 after " + judged.previous() + ": the engine restarted; its index entries were "
+                    + "cleared first";
+            default -> "batch " + sequence + " after " + judged.previous() + ": the batches between never arrived; the "
+                    + "worker's index entries were cleared first and are rebuilt from its events";
+        };
     }
 
     /** The events of a batch, each checked; the batch's size first (413). */

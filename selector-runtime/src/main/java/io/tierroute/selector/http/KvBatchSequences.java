@@ -16,6 +16,11 @@ import java.util.function.BooleanSupplier;
  * worker is cleared and its next batch taken as is ({@link #lost}). A worker's first numbered batch is taken as is, and
  * a batch without a sequence is applied and not tracked.
  *
+ * <p>A batch may also name the engine's run ({@code epoch}, any number that rises with each run): a batch of an earlier
+ * run than the worker's is skipped whatever its number (a batch of the run before a restart, still on its way after
+ * the new run's first), and a later run's batch clears the worker whatever its number. Without epochs the two runs'
+ * numbers cannot be told apart: the old run's late batch reads as a gap.
+ *
  * <p>The Kafka consumer reads a step back as a resync (it clears and applies): its batches come in the order one
  * producer wrote them, so a step back there means a log rewound or a producer's retry, while over HTTP it is a late
  * retry or a reordered post, whose events are stale.
@@ -32,8 +37,12 @@ final class KvBatchSequences {
         APPLIED,
         /** Not above the last (and not a restart): not applied. */
         SKIPPED,
+        /** From an earlier run of the engine than the worker's: not applied. */
+        EARLIER_RUN,
         /** 0 after others, or 0 again with other events: the engine restarted; cleared, then applied. */
         RESTART,
+        /** A later run of the engine than the worker's: it restarted; cleared, then applied. */
+        NEW_RUN,
         /** Above the next: batches missing; the worker's entries cleared, then the batch applied. */
         GAP,
         /** The index writer's queue was full: nothing applied, the sequence not taken. */
@@ -41,12 +50,15 @@ final class KvBatchSequences {
 
         /** Whether the worker's index entries were cleared in front of the batch because of its number. */
         boolean cleared() {
-            return this == RESTART || this == GAP;
+            return this == RESTART || this == NEW_RUN || this == GAP;
         }
     }
 
     private static final long NONE = -1;
+    /** No epoch seen from the worker. */
+    static final long NO_EPOCH = Long.MIN_VALUE;
     private final long[] last;
+    private final long[] epoch;
     private final long[] lastBodyHash;
     /** A clear the writer could not take when it was due: it goes in front of the worker's next batch. */
     private final boolean[] clearPending;
@@ -56,6 +68,8 @@ final class KvBatchSequences {
         last = new long[workers];
         Arrays.fill(last, NONE);
         lastBodyHash = new long[workers];
+        epoch = new long[workers];
+        Arrays.fill(epoch, NO_EPOCH);
         clearPending = new boolean[workers];
         locks = new Object[workers];
         for (int w = 0; w < workers; w++) {
@@ -68,33 +82,50 @@ final class KvBatchSequences {
         boolean submit(boolean clearFirst);
     }
 
-    /** The outcome, and the worker's last batch before this one (-1: none numbered yet). */
-    record Judged(Outcome outcome, long previous) {}
+    /**
+     * The outcome, the worker's last batch before this one (-1: none numbered yet) and its run ({@link #NO_EPOCH}: none
+     * named).
+     */
+    record Judged(Outcome outcome, long previous, long previousEpoch) {}
+
+    /** As {@link #submit(int, long, long, long, Submit)} for a batch that names no run. */
+    Judged submit(int worker, long sequence, long bodyHash, Submit submit) {
+        return submit(worker, NO_EPOCH, sequence, bodyHash, submit);
+    }
 
     /**
-     * Judges batch {@code sequence} (≥ 0) of {@code worker}, whose body hashes to {@code bodyHash}, and unless it is
-     * skipped hands it to {@code submit}.
+     * Judges batch {@code sequence} (≥ 0) of {@code worker}'s run {@code runEpoch} ({@link #NO_EPOCH}: not named), whose
+     * body hashes to {@code bodyHash}, and unless it is skipped hands it to {@code submit}.
      */
-    Judged submit(int worker, long sequence, long bodyHash, Submit submit) {
+    Judged submit(int worker, long runEpoch, long sequence, long bodyHash, Submit submit) {
         synchronized (locks[worker]) {
             long previous = last[worker];
+            long previousEpoch = epoch[worker];
+            boolean named = runEpoch != NO_EPOCH && previousEpoch != NO_EPOCH;
             Outcome outcome;
-            if (previous == NONE || sequence == previous + 1) {
+            if (named && runEpoch < previousEpoch) {
+                return new Judged(Outcome.EARLIER_RUN, previous, previousEpoch);
+            } else if (named && runEpoch > previousEpoch) {
+                outcome = Outcome.NEW_RUN;
+            } else if (previous == NONE || sequence == previous + 1) {
                 outcome = Outcome.APPLIED;
             } else if (sequence == 0 && (previous > 0 || bodyHash != lastBodyHash[worker])) {
                 outcome = Outcome.RESTART; // 0 again with other events: restarted before its second batch
             } else if (sequence > previous) {
                 outcome = Outcome.GAP;
             } else {
-                return new Judged(Outcome.SKIPPED, previous);
+                return new Judged(Outcome.SKIPPED, previous, previousEpoch);
             }
             if (!submit.submit(outcome.cleared() || clearPending[worker])) {
-                return new Judged(Outcome.REFUSED, previous);
+                return new Judged(Outcome.REFUSED, previous, previousEpoch);
             }
             last[worker] = sequence;
             lastBodyHash[worker] = bodyHash;
             clearPending[worker] = false;
-            return new Judged(outcome, previous);
+            if (runEpoch != NO_EPOCH) {
+                epoch[worker] = runEpoch;
+            }
+            return new Judged(outcome, previous, previousEpoch);
         }
     }
 

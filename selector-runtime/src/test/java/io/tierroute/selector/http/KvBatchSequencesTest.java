@@ -1,7 +1,9 @@
 package io.tierroute.selector.http;
 
 import static io.tierroute.selector.http.KvBatchSequences.Outcome.APPLIED;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.EARLIER_RUN;
 import static io.tierroute.selector.http.KvBatchSequences.Outcome.GAP;
+import static io.tierroute.selector.http.KvBatchSequences.Outcome.NEW_RUN;
 import static io.tierroute.selector.http.KvBatchSequences.Outcome.REFUSED;
 import static io.tierroute.selector.http.KvBatchSequences.Outcome.RESTART;
 import static io.tierroute.selector.http.KvBatchSequences.Outcome.SKIPPED;
@@ -61,6 +63,26 @@ class KvBatchSequencesTest {
         assertThat(gapRefused.outcome()).isEqualTo(REFUSED);
         assertThat(post(0, 5)).as("still a gap when retried: cleared then").isEqualTo(GAP);
         assertThat(writer).containsExactly("0", "1", "c5");
+    }
+
+    KvBatchSequences.Outcome postOfRun(long epoch, long sequence) {
+        return sequences.submit(0, epoch, sequence, 7, clearFirst -> {
+            writer.add((clearFirst ? "c" : "") + epoch + "/" + sequence);
+            return true;
+        }).outcome();
+    }
+
+    /** A batch of the run before a restart, still on its way after the new run's first, is told apart by its run. */
+    @Test
+    void aBatchOfAnEarlierRunIsSkippedAndALaterRunClearsWhateverItsNumber() {
+        assertThat(postOfRun(100, 0)).isEqualTo(APPLIED);
+        assertThat(postOfRun(100, 1)).isEqualTo(APPLIED);
+        assertThat(postOfRun(200, 0)).as("the engine restarted").isEqualTo(NEW_RUN);
+        assertThat(postOfRun(100, 2)).as("the old run's late batch: no gap, no clear").isEqualTo(EARLIER_RUN);
+        assertThat(postOfRun(200, 1)).isEqualTo(APPLIED);
+        assertThat(postOfRun(300, 5)).as("a later run clears whatever its first number").isEqualTo(NEW_RUN);
+        assertThat(post(0, 6)).as("a batch naming no run: by its number").isEqualTo(APPLIED);
+        assertThat(writer).containsExactly("100/0", "100/1", "c200/0", "200/1", "c300/5", "6");
     }
 
     @Test

@@ -29,6 +29,8 @@ class KvEventSequenceApiTest {
     private static final long D = 8_000;
     private static final long E = 9_000;
     private static final long F = 10_000;
+    private static final long G = 11_000;
+    private static final long H = 12_000;
 
     @TempDir
     static Path dir;
@@ -148,6 +150,37 @@ class KvEventSequenceApiTest {
         assertThat(held("w0", E)).isEqualTo(624);
         assertThat(api.get("/metrics").body())
                 .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"lost_batch\"\\} [1-9](\\.0)?$");
+    }
+
+    /**
+     * With the engine's run named, a batch of the run before a restart that arrives after the new run's first is
+     * skipped: read by its number alone it was a gap, which cleared the new run's entries, applied the old run's, and
+     * had the new run's next batches skipped as old.
+     */
+    @Test
+    void aBatchOfTheRunBeforeARestartIsSkippedWhenRunsAreNamed() throws Exception {
+        for (int i = 0; i <= 5; i++) {
+            assertThat(ofRun(100, i, G).statusCode()).isEqualTo(202);
+        }
+        HttpResponse<String> newRun = ofRun(200, 0, H);
+        assertThat(newRun.statusCode()).isEqualTo(202);
+        assertThat(json(newRun).get("resync").asText()).startsWith("run 200 after run 100: the engine restarted");
+        HttpResponse<String> late = ofRun(100, 6, G);
+        assertThat(late.statusCode()).isEqualTo(200);
+        assertThat(json(late).get("skipped").asText())
+                .isEqualTo("batch 6 of run 100 is from an earlier run than the worker's, 200: not applied");
+        assertThat(ofRun(200, 1, H).statusCode()).as("the new run goes on").isEqualTo(202);
+        assertThat(held("w2", G)).as("the old run's blocks stay gone").isZero();
+        assertThat(held("w2", H)).isEqualTo(624);
+        HttpResponse<String> noSequence = api.post("/v1/kv-events",
+                "{\"worker\":\"w2\",\"epoch\":300,\"events\":[{\"type\":\"cleared\"}]}");
+        assertThat(noSequence.statusCode()).isEqualTo(400);
+        assertThat(json(noSequence).get("error").asText()).startsWith("field 'epoch' needs a 'sequence'");
+    }
+
+    private static HttpResponse<String> ofRun(long epoch, long sequence, long first) throws Exception {
+        return api.post("/v1/kv-events", "{\"worker\":\"w2\",\"epoch\":" + epoch + ",\"sequence\":" + sequence
+                + ",\"events\":[{\"type\":\"stored\",\"tier\":\"hbm\",\"block_hashes\":" + chained(first) + "}]}");
     }
 
     @Test
