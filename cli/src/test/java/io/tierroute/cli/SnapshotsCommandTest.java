@@ -1,8 +1,6 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.kafka.EmbeddedKafka;
-import io.tierroute.schemas.Codecs;
-import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
 import org.apache.kafka.clients.producer.KafkaProducer;

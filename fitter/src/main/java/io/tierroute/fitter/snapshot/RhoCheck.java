@@ -3,7 +3,6 @@ package io.tierroute.fitter.snapshot;
 import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.Tier;
-import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
 import java.util.ArrayList;
@@ -39,19 +38,13 @@ final class RhoCheck {
     static List<WorkerTierRho> check(ValueCheck values, long minRhoSamples, ParameterSnapshot candidate,
             ParameterSnapshot active, GateFindings ctx) {
         Map<String, WorkerTierRho> activeRho = new HashMap<>();
-        Map<Tier, Double> activeBandwidths = new HashMap<>();
         if (active != null) {
             for (WorkerTierRho r : active.getRho()) {
                 activeRho.putIfAbsent(link(r), r);
             }
-            for (TierBandwidth b : active.getBandwidths()) {
-                activeBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
-            }
         }
-        Map<Tier, Double> candidateBandwidths = new HashMap<>(); // without an active snapshot: the defaults in use
-        for (TierBandwidth b : candidate.getBandwidths()) {
-            candidateBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
-        }
+        Map<Tier, Double> activeBandwidths = SnapshotAssembler.bandwidths(active);
+        Map<Tier, Double> candidateBandwidths = SnapshotAssembler.bandwidths(candidate); // without an active one: in use
         GateFindings own = new GateFindings(ctx.watch);
         List<WorkerTierRho> rhos = new ArrayList<>();
         Set<String> seenLinks = new HashSet<>();

@@ -205,6 +205,17 @@ public final class SnapshotAssembler {
         return active == null ? FittedValues.carried(p.defaultValue()) : FittedValues.carried(p.get(active));
     }
 
+    /** The BW_t values of {@code s} per tier (the first listed of a tier); empty for null. */
+    public static Map<Tier, Double> bandwidths(ParameterSnapshot s) {
+        Map<Tier, Double> out = new EnumMap<>(Tier.class);
+        if (s != null) {
+            for (TierBandwidth tb : s.getBandwidths()) {
+                out.putIfAbsent(tb.getTier(), tb.getBytesPerSecond().getValue());
+            }
+        }
+        return out;
+    }
+
     private static FittedValue activeBandwidth(ParameterSnapshot active, Tier t) {
         for (TierBandwidth tb : active.getBandwidths()) {
             if (tb.getTier() == t) {

@@ -2,7 +2,6 @@ package io.tierroute.selector.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tierroute.selector.protocol.BlockHasher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,12 +11,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
+import static io.tierroute.selector.http.ApiTestServer.chain;
+import static io.tierroute.selector.http.ApiTestServer.list;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The HTTP API against a real server on loopback: happy paths, every 4xx kind, admin, metrics, reload. */
@@ -41,18 +40,6 @@ class ApiHandlerTest {
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
         return JSON.readTree(r.body());
-    }
-
-    /** The chained hashes of block ids {@code 1..n} under the model's salt, as an engine reports them. */
-    private static long[] chain(long firstId, int n) {
-        long[] ids = LongStream.range(firstId, firstId + n).toArray();
-        long[] out = new long[n];
-        new BlockHasher().hashBlockIds(ids, n, BlockHasher.salt("m", null, null), out);
-        return out;
-    }
-
-    private static String list(long[] a) {
-        return Arrays.stream(a).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
     }
 
     private static void awaitIndex() throws InterruptedException {

@@ -37,6 +37,21 @@ final class ApiTestServer implements AutoCloseable {
                 """, dir, TOKEN);
     }
 
+    /** The chained hashes of block ids {@code firstId..} under the fixture model's salt, as an engine reports them. */
+    static long[] chain(long firstId, int n) {
+        long[] ids = java.util.stream.LongStream.range(firstId, firstId + n).toArray();
+        long[] out = new long[n];
+        new io.tierroute.selector.protocol.BlockHasher().hashBlockIds(ids, n,
+                io.tierroute.selector.protocol.BlockHasher.salt("m", null, null), out);
+        return out;
+    }
+
+    /** {@code a} as a JSON array. */
+    static String list(long[] a) {
+        return java.util.Arrays.stream(a).mapToObj(Long::toString)
+                .collect(java.util.stream.Collectors.joining(",", "[", "]"));
+    }
+
     URI uri(String path) {
         return server.uri().resolve(path);
     }

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.tierroute.selector.protocol.BlockHasher;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -48,10 +46,7 @@ class KvEventSequenceApiTest {
 
     /** The chained hashes of 40 blocks of ids {@code first..}, as the engine reports them, as a JSON array. */
     private static String chained(long first) {
-        long[] ids = LongStream.range(first, first + 40).toArray();
-        long[] out = new long[ids.length];
-        new BlockHasher().hashBlockIds(ids, ids.length, BlockHasher.salt("m", null, null), out);
-        return Arrays.stream(out).mapToObj(Long::toString).collect(Collectors.joining(",", "[", "]"));
+        return ApiTestServer.list(ApiTestServer.chain(first, 40));
     }
 
     private static HttpResponse<String> batch(long sequence, String type, long first) throws Exception {

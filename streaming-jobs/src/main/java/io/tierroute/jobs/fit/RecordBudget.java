@@ -1,14 +1,13 @@
 package io.tierroute.jobs.fit;
 
+import io.tierroute.fitter.snapshot.SnapshotAssembler;
 import io.tierroute.jobs.KafkaWiring;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.Tier;
-import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -86,10 +85,7 @@ final class RecordBudget {
 
     /** Each ρ entry's ρ on its tier's BW_t in {@code s} (ρ·reference / BW_t where it has its own reference). */
     private static double[] onTierBandwidths(ParameterSnapshot s) {
-        Map<Tier, Double> tierBandwidths = new EnumMap<>(Tier.class);
-        for (TierBandwidth b : s.getBandwidths()) {
-            tierBandwidths.putIfAbsent(b.getTier(), b.getBytesPerSecond().getValue());
-        }
+        Map<Tier, Double> tierBandwidths = SnapshotAssembler.bandwidths(s);
         List<WorkerTierRho> rho = s.getRho();
         double[] busy = new double[rho.size()];
         for (int i = 0; i < busy.length; i++) {
