@@ -4,9 +4,7 @@ import io.tierroute.fitter.forest.ForestConfig;
 import io.tierroute.fitter.forest.OutputRow;
 import io.tierroute.fitter.forest.QuantileForestTrainer;
 import io.tierroute.schemas.avro.QuantileForestModel;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -21,9 +19,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Retrains the current scope's quantile-regression forest on its replay buffer and keeps the result as the pending
  * model (keyed state) until an accepted snapshot carries it, with the version of the first record that carried it in
- * full (rejected or not): later records refer to that one rather than carry the model again. In processing-time mode on one background thread per operator
- * instance, which the keyed thread polls: training 20 000 rows × 50 trees takes seconds, and done inline it stalled
- * the subtask and its checkpoints for that long. In event-time mode inline, so the model is a function of the input.
+ * full (rejected or not): later records refer to that one rather than carry the model again. In processing-time mode
+ * on one background thread per operator instance, which the keyed thread polls: training 20 000 rows × 50 trees takes
+ * seconds, and done inline it stalled the subtask and its checkpoints for that long. The scopes of a subtask take
+ * turns on that thread ({@link TrainerTurns}), each copying its rows when its turn comes: one copy at a time, however
+ * many scopes tick at once. In event-time mode inline, so the model is a function of the input.
  */
 final class ForestTraining implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ForestTraining.class);
@@ -37,16 +37,26 @@ final class ForestTraining implements AutoCloseable {
     private final ValueState<Long> pendingCarrier;
     private final Counter failures;
     private final ExecutorService executor;
-    /** In-flight training per scope (not state: lost on a restore, the next forest tick starts another). */
-    private final Map<String, Training> running = new HashMap<>();
+    /** How long the first in line may take to claim the free thread: a few of its polls. */
+    static final long CLAIM_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(4 * ProcessingTimers.FOREST_POLL_MS);
+    private static final long BEHIND_WARNING_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
-    ForestTraining(ForestConfig config, int minRows, ValueState<QuantileForestModel> pending,
+    private final long intervalNanos;
+    /** Whose turn it is on the one training thread (not state: lost on a restore, as the training is). */
+    private final TrainerTurns turns = new TrainerTurns(CLAIM_GRACE_NANOS, System.nanoTime());
+    /** The training running or waiting to be collected (the holder's), or null. */
+    private Training current;
+    private long lastBehindWarningNanos = System.nanoTime() - BEHIND_WARNING_EVERY_NANOS;
+
+    ForestTraining(ForestConfig config, int minRows, long intervalMs, ValueState<QuantileForestModel> pending,
                    ValueState<Long> pendingCarrier, Counter failures, String threadName) {
         this.config = config;
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMs);
         this.minRows = minRows;
         this.pending = pending;
         this.pendingCarrier = pendingCarrier;
         this.failures = failures;
+        // At most one task in it at a time: a scope submits only on its turn, after the last one was collected.
         this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
             Thread t = new Thread(r, threadName);
             t.setDaemon(true);
@@ -95,22 +105,46 @@ final class ForestTraining implements AutoCloseable {
     }
 
     /**
-     * Starts training on the buffered rows in the background (at most one per scope at a time) when there are enough
-     * rows and enough new ones since the last training. True when one started: poll for it.
+     * At the scope's forest tick: when there are enough rows and enough new ones since the last training, asks for the
+     * training thread ({@link TrainerTurns}); on its turn copies the buffered rows and starts training in the
+     * background, else waits in line without a copy. True when it started or waits: poll for it. False with a training
+     * of the scope already running or waiting (its poll is armed) or too few rows.
      */
     boolean startInBackground(String scope, ScopeCounters c, ReplayBuffers buffers) throws Exception {
-        if (running.containsKey(scope) || !enoughRows(c)) {
+        if (turns.holds(scope) || turns.isWaiting(scope) || !enoughRows(c)) {
             return false;
+        }
+        return askForTurn(scope, c, buffers);
+    }
+
+    /** Asks for the training thread; on the scope's turn starts its training. True unless it has too few rows. */
+    private boolean askForTurn(String scope, ScopeCounters c, ReplayBuffers buffers) throws Exception {
+        long now = System.nanoTime();
+        long waited = turns.waitedNanos(scope, now);
+        if (!turns.ask(scope, now)) {
+            return true;
         }
         List<OutputRow> rows = buffers.outputRows(c);
         if (rows.size() < minRows) {
+            turns.release(scope, now);
             return false;
         }
+        warnIfBehind(scope, waited, now);
         c.rowsSinceForest = 0;
-        long begin = System.nanoTime();
-        running.put(scope, new Training(executor.submit(() -> new QuantileForestTrainer(config).fit(rows).model()),
-            rows.size(), begin));
+        current = new Training(executor.submit(() -> new QuantileForestTrainer(config).fit(rows).model()),
+            rows.size(), now);
         return true;
+    }
+
+    /** A scope that waited longer than the forest interval for its turn: the subtask trains slower than asked. */
+    private void warnIfBehind(String scope, long waitedNanos, long now) {
+        if (waitedNanos > intervalNanos && now - lastBehindWarningNanos > BEHIND_WARNING_EVERY_NANOS) {
+            lastBehindWarningNanos = now;
+            LOG.warn("scope {}: quantile forest training waited {} s for this subtask's training thread, longer than "
+                + "--forest-interval ({} s), with {} more scopes waiting: each scope's forest is retrained less often "
+                + "than asked; raise --forest-interval or the job's parallelism (logged at most once a minute)",
+                scope, waitedNanos / 1_000_000_000, intervalNanos / 1_000_000_000, turns.waitingCount());
+        }
     }
 
     /** Event-time mode: trains on this thread, on the buffered rows (oldest first) with the configured seed. */
@@ -133,16 +167,27 @@ final class ForestTraining implements AutoCloseable {
         }
     }
 
-    /** Takes a finished background training's model as the pending one (on the keyed thread). */
-    Poll poll(String scope) throws Exception {
-        Training t = running.get(scope);
-        if (t == null) {
+    /**
+     * The poll of a scope's background training (on the keyed thread): takes a finished one's model as the pending
+     * one and frees the thread; a scope waiting in line asks for its turn again (and starts on it).
+     */
+    Poll poll(String scope, ScopeCounters c, ReplayBuffers buffers) throws Exception {
+        if (turns.isWaiting(scope)) {
+            if (!enoughRows(c)) {
+                turns.withdraw(scope);
+                return Poll.NOTHING_RUNNING;
+            }
+            return askForTurn(scope, c, buffers) ? Poll.STILL_RUNNING : Poll.NOTHING_RUNNING;
+        }
+        if (!turns.holds(scope)) {
             return Poll.NOTHING_RUNNING; // e.g. restored: the training did not survive, the next forest tick starts another
         }
+        Training t = current;
         if (!t.model.isDone()) {
             return Poll.STILL_RUNNING;
         }
-        running.remove(scope);
+        current = null;
+        turns.release(scope, System.nanoTime());
         try {
             newPending(t.model.get());
             LOG.info("scope {}: quantile forest retrained on {} rows in {} ms (in the background)", scope, t.rows,
@@ -152,6 +197,11 @@ final class ForestTraining implements AutoCloseable {
             LOG.warn("scope {}: quantile forest training on {} rows failed", scope, t.rows, e.getCause());
         }
         return Poll.FINISHED;
+    }
+
+    /** Scopes of this subtask waiting for the training thread: the {@code forestTrainingsWaiting} gauge. */
+    int waitingCount() {
+        return turns.waitingCount();
     }
 
     /** Enough rows, and enough new ones since the last training to change the model. */

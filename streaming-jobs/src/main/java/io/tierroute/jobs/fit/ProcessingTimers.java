@@ -40,8 +40,9 @@ final class ProcessingTimers {
     }
 
     /**
-     * The forest's timers firing at {@code timestamp}, if any: the training timer starts a training in the background,
-     * the poll timer looks whether it finished; either polls again while it runs.
+     * The forest's timers firing at {@code timestamp}, if any: the training timer starts a training in the background
+     * (or queues the scope for the subtask's training thread), the poll timer looks whether it finished (or whether
+     * the scope's turn came); either polls again while it runs or waits.
      */
     void onForestTimers(long timestamp, String scope, ScopeCounters c, TimerService timers) throws Exception {
         if (timestamp == c.nextForestMs) {
@@ -53,7 +54,7 @@ final class ProcessingTimers {
         if (timestamp == c.nextForestPollMs) {
             c.nextForestPollMs = 0;
             // A finished model is not marked dirty: it enters the next snapshot that new input triggers.
-            if (forests.poll(scope) == ForestTraining.Poll.STILL_RUNNING) {
+            if (forests.poll(scope, c, buffers) == ForestTraining.Poll.STILL_RUNNING) {
                 armForestPoll(c, timers);
             }
         }

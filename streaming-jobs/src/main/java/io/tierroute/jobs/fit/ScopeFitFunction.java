@@ -24,6 +24,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -214,8 +215,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ForestConfig forestConfig = new ForestConfig(fc.trees(), fc.maxDepth(), fc.maxNodes(), fc.nodeSize(),
             fc.mtry(), fc.subsample(), fc.samplesPerLeaf(), fc.maxLevels(), fc.minLevelRows(),
             settings.forestMaxBytes(), fc.seed());
-        forests = new ForestTraining(forestConfig, settings.minForestRows(), ctx.getState(PENDING_FOREST),
-            ctx.getState(PENDING_FOREST_CARRIER), m.counter("forestTrainingFailures"), "forest-trainer-" + ctx.getTaskInfo().getIndexOfThisSubtask());
+        forests = new ForestTraining(forestConfig, settings.minForestRows(), settings.forestInterval().toMillis(),
+            ctx.getState(PENDING_FOREST), ctx.getState(PENDING_FOREST_CARRIER), m.counter("forestTrainingFailures"),
+            "forest-trainer-" + ctx.getTaskInfo().getIndexOfThisSubtask());
+        m.gauge("forestTrainingsWaiting", (Gauge<Integer>) forests::waitingCount);
 
         timers = new ProcessingTimers(settings.publishInterval().toMillis(), settings.forestInterval().toMillis(),
             forests, buffers);
@@ -296,6 +299,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** The {@code liveScopes} gauge: scopes whose estimators are in memory. */
     int liveScopeCount() {
         return live.size();
+    }
+
+    /** The {@code forestTrainingsWaiting} gauge: scopes waiting for this subtask's forest-training thread. */
+    int forestTrainingsWaitingCount() {
+        return forests.waitingCount();
     }
 
     long idleScopesEvictedCount() {

@@ -1,0 +1,67 @@
+package io.tierroute.jobs.fit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.schemas.avro.ParameterSnapshot;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Scopes of one subtask whose forest ticks fall together take turns on its training thread: one trains, the others
+ * wait without a copy of their rows ({@code forestTrainingsWaiting}), and each gets its model, one after the other.
+ */
+class ForestTurnsTest {
+    private static final long START = 1_700_000_000_000L;
+    private static final List<String> SCOPES = List.of("a", "b", "c");
+
+    @Test
+    void scopesTickingTogetherTrainOneAfterTheOther() throws Exception {
+        FitHarness f = FitHarness.open(FitHarness.settings().set("forest-interval", Duration.ofSeconds(1))
+            .set("min-forest-rows", 100).set("forest-trees", 30).build());
+        Map<String, SplittableRandom> rnd = new LinkedHashMap<>();
+        for (int i = 0; i < SCOPES.size(); i++) {
+            rnd.put(SCOPES.get(i), new SplittableRandom(i + 1));
+        }
+        f.h.setProcessingTime(0);
+        long eventMs = START;
+        for (String s : SCOPES) {
+            f.rows(s, 1_000, eventMs, rnd.get(s));
+        }
+        eventMs += 10_000;
+
+        f.h.setProcessingTime(1_000); // every scope's forest tick: one takes the thread
+        assertThat(f.function().forestTrainingsWaitingCount()).as("two scopes wait for the one training").isEqualTo(2);
+
+        Map<String, Long> modelAt = new LinkedHashMap<>(); // scope → when a snapshot first carried its model
+        List<Integer> waitingSeen = new ArrayList<>();
+        long now = 1_000;
+        for (int step = 0; step < 400 && modelAt.size() < SCOPES.size(); step++) {
+            Thread.sleep(20);
+            now += ScopeFitFunction.FOREST_POLL_MS;
+            for (String s : SCOPES) {
+                f.rows(s, 1, eventMs, rnd.get(s)); // new input: the next publish tick publishes the scope
+            }
+            eventMs += 10;
+            f.h.setProcessingTime(now);
+            waitingSeen.add(f.function().forestTrainingsWaitingCount());
+            for (ParameterSnapshot p : f.h.extractOutputValues()) {
+                if (p.getQuantileModel() != null) {
+                    modelAt.putIfAbsent(p.getScope().toString(), now);
+                }
+            }
+        }
+        f.h.close();
+
+        assertThat(modelAt).as("every scope got its forest; waiting counts seen %s", waitingSeen)
+            .containsOnlyKeys(SCOPES);
+        List<Integer> descending = new ArrayList<>(waitingSeen);
+        descending.sort(java.util.Comparator.reverseOrder());
+        assertThat(waitingSeen).as("one turn at a time: the line shortens by one as each training is collected")
+            .isEqualTo(descending).contains(1).endsWith(0);
+    }
+}
