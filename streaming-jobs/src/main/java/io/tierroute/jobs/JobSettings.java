@@ -38,7 +38,9 @@ import java.util.Map;
  *     may run further than this ahead of the slowest in event time (0 = off)
  * @param stateTtl running time (the wall clock without the job's downtime) a join side waits when the watermark stalls
  *     (the backstop of the event-time deadlines); then it is counted as unmatched and removed
- * @param maxFutureSkew event times further than this past the wall clock are dead letters
+ * @param maxFutureSkew event times further than this past the wall clock are dead letters. Default 1 min: below the
+ *     join's completion grace (2 min), since a record within it moves event time (when the other partitions are idle)
+ *     and shortens every join side's wait by as much
  * @param scopes a regular expression every scope this job fits matches in whole; a record of any other scope is a dead
  *     letter (null: every scope). Each scope the records name gets state that stays, so a producer that puts a
  *     per-request or per-worker id in {@code scope} would otherwise grow the job without bound
@@ -223,7 +225,7 @@ public record JobSettings(
         m.put("idleness", Duration.ofSeconds(10));
         m.put("max-watermark-drift", Duration.ZERO);
         m.put("state-ttl", Duration.ofHours(2));
-        m.put("max-future-skew", Duration.ofHours(1));
+        m.put("max-future-skew", Duration.ofMinutes(1));
         m.put("scopes", null);
         m.put("transaction-timeout", Duration.ofMinutes(10));
         m.put("sample-rows", 20_000);
