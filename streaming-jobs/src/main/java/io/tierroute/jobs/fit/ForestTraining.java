@@ -169,18 +169,18 @@ final class ForestTraining implements AutoCloseable {
 
     /**
      * The poll of a scope's background training (on the keyed thread): takes a finished one's model as the pending
-     * one and frees the thread; a scope waiting in line asks for its turn again (and starts on it).
+     * one and frees the thread; a scope waiting in line, or out of it with rows still untrained, asks for its turn
+     * (and starts on it).
      */
     Poll poll(String scope, ScopeCounters c, ReplayBuffers buffers) throws Exception {
-        if (turns.isWaiting(scope)) {
+        if (!turns.holds(scope)) {
+            // Waiting, or no longer in line: it lost its place (it did not claim the free thread in time, its task
+            // thread stalled) or the job was restored. Untrained rows ask (again, at the tail), else nothing runs.
             if (!enoughRows(c)) {
                 turns.withdraw(scope);
                 return Poll.NOTHING_RUNNING;
             }
             return askForTurn(scope, c, buffers) ? Poll.STILL_RUNNING : Poll.NOTHING_RUNNING;
-        }
-        if (!turns.holds(scope)) {
-            return Poll.NOTHING_RUNNING; // e.g. restored: the training did not survive, the next forest tick starts another
         }
         Training t = current;
         if (!t.model.isDone()) {

@@ -11,7 +11,7 @@ import java.util.Map;
  * at a time, not one per scope queued behind the thread). Waiting scopes ask again at each of their polls; the first
  * in line takes a free thread. A first in line that has not asked within {@code claimGraceNanos} of the thread coming
  * free (or of the place before it being lost) loses its place: it would otherwise stall every scope behind it; alive,
- * it asks again at its next forest tick, at the tail. Keyed
+ * it asks again at its next poll, at the tail. Keyed
  * callbacks only: not thread-safe. Lost on a restore, as the trainings are: the scopes' next forest ticks ask again.
  */
 final class TrainerTurns {

@@ -2,6 +2,7 @@ package io.tierroute.jobs.fit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierroute.jobs.JobSettings;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,23 +21,36 @@ class ForestTurnsTest {
     private static final long START = 1_700_000_000_000L;
     private static final List<String> SCOPES = List.of("a", "b", "c");
 
-    @Test
-    void scopesTickingTogetherTrainOneAfterTheOther() throws Exception {
-        FitHarness f = FitHarness.open(FitHarness.settings().set("forest-interval", Duration.ofSeconds(1))
-            .set("min-forest-rows", 100).set("forest-trees", 30).build());
+    private static JobSettings settings() {
+        return FitHarness.settings().set("forest-interval", Duration.ofSeconds(1)).set("min-forest-rows", 100)
+            .set("forest-trees", 30).build();
+    }
+
+    private static Map<String, SplittableRandom> randoms() {
         Map<String, SplittableRandom> rnd = new LinkedHashMap<>();
         for (int i = 0; i < SCOPES.size(); i++) {
             rnd.put(SCOPES.get(i), new SplittableRandom(i + 1));
         }
-        f.h.setProcessingTime(0);
-        long eventMs = START;
-        for (String s : SCOPES) {
-            f.rows(s, 1_000, eventMs, rnd.get(s));
-        }
-        eventMs += 10_000;
+        return rnd;
+    }
 
-        f.h.setProcessingTime(1_000); // every scope's forest tick: one takes the thread
+    /** 1,000 rows of each scope at processing time 0, then every scope's forest tick at 1 s: one takes the thread. */
+    private static FitHarness ticked(Map<String, SplittableRandom> rnd) throws Exception {
+        FitHarness f = FitHarness.open(settings());
+        f.h.setProcessingTime(0);
+        for (String s : SCOPES) {
+            f.rows(s, 1_000, START, rnd.get(s));
+        }
+        f.h.setProcessingTime(1_000);
         assertThat(f.function().forestTrainingsWaitingCount()).as("two scopes wait for the one training").isEqualTo(2);
+        return f;
+    }
+
+    @Test
+    void scopesTickingTogetherTrainOneAfterTheOther() throws Exception {
+        Map<String, SplittableRandom> rnd = randoms();
+        FitHarness f = ticked(rnd);
+        long eventMs = START + 10_000;
 
         Map<String, Long> modelAt = new LinkedHashMap<>(); // scope → when a snapshot first carried its model
         List<Integer> waitingSeen = new ArrayList<>();
@@ -63,5 +78,25 @@ class ForestTurnsTest {
         descending.sort(java.util.Comparator.reverseOrder());
         assertThat(waitingSeen).as("one turn at a time: the line shortens by one as each training is collected")
             .isEqualTo(descending).contains(1).endsWith(0);
+    }
+
+    /**
+     * Restored while two scopes wait: their polls, restored with the state, put them in line again (the line itself
+     * is not state), so they train without waiting for their next forest tick; the scope whose training was lost with
+     * the restore waits for new rows, as before.
+     */
+    @Test
+    void scopesWaitingAtARestoreAskAgainAtTheirNextPoll() throws Exception {
+        FitHarness f = ticked(randoms());
+        OperatorSubtaskState state = f.h.snapshot(1, 1_000);
+        f.h.close();
+
+        FitHarness restored = FitHarness.restore(state, settings());
+        restored.h.setProcessingTime(1_000);
+        assertThat(restored.function().forestTrainingsWaitingCount()).as("the line is not state").isZero();
+        restored.h.setProcessingTime(1_000 + ScopeFitFunction.FOREST_POLL_MS); // the restored polls fire: no tick
+        assertThat(restored.function().forestTrainingsWaitingCount())
+            .as("of the two that waited, one trains and one waits again").isEqualTo(1);
+        restored.h.close();
     }
 }
