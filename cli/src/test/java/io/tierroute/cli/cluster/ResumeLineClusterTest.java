@@ -29,6 +29,11 @@ import java.util.regex.Pattern;
  * 2, is more than the cluster has); then {@code cluster down} while that job runs prints the line of its last checkpoint,
  * which, after {@code cluster up} on the same directory, starts it from that checkpoint at parallelism 1; a down and an
  * up with nothing resumed in between keep that line, and the job resumed from it takes its record over.
+ *
+ * <p>On the way, on the second cluster (which runs no job): {@code submit --from-savepoint} of a path that is not there
+ * gets Flink's HTTP 400, Flink lists the job as FAILED though it never ran, and {@code cluster status} says it failed
+ * before it ran and why (QA: "failed: its restarts are used up"). It had a cluster of its own before, the same
+ * {@code cluster up --slots 1}: sharing this one saves a cluster's start and stop.
  */
 class ResumeLineClusterTest {
 
@@ -107,6 +112,22 @@ class ResumeLineClusterTest {
                     + "it since; to resume from its last checkpoint (and keep what it fitted):").doesNotContain("Next: ");
             String upLine = group(again.out, "\n    (tierroute submit .+)");
             assertThat(upLine).isEqualTo(resume.replace(flink, flink2).replace(bootstrap, "127.0.0.1:" + kafkaPort2));
+
+            // on this cluster, which runs no job: a job Flink refused at submission (a --from-savepoint path that is
+            // not there gets Flink's HTTP 400, and Flink lists the job as FAILED though it never ran) is said by
+            // 'cluster status' to have failed before it ran, and why (QA: "failed: its restarts are used up")
+            Path missing = tmp.resolve("no-such-savepoint");
+            CliRun refusedSubmit = CliRun.of(List.of("submit", "--flink", flink2, "--bootstrap", "127.0.0.1:" + kafkaPort2,
+                    "--jar", JOB_JAR.toString(), "--from-savepoint", missing.toString(), "--", "--parallelism", "1"));
+            assertThat(refusedSubmit.rc).as(refusedSubmit.all()).isEqualTo(1);
+            assertThat(refusedSubmit.err).contains("HTTP 400").contains("FileNotFoundException");
+            CliRun status = CliRun.of("cluster", "status", "--dir", dir.toString());
+            assertThat(status.rc).as("a halted fitting job: " + status.all()).isEqualTo(1);
+            assertThat(status.out).contains(": FAILED")
+                    .contains("failed before it ran: Flink could not start it (FileNotFoundException: Cannot find "
+                            + "checkpoint or savepoint file/directory '" + missing + "'")
+                    .doesNotContain("restarts are used up");
+            System.out.println("[measured] " + status.out.strip().replace("\n", "\n[measured] "));
 
             // down and up again with nothing resumed in between: the job stays recorded, its line on the third ports
             // (the down that stopped no job used to delete the record)

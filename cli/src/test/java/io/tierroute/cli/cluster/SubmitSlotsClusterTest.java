@@ -35,8 +35,9 @@ import java.util.regex.Pattern;
  * job holds is refused naming that job, and with {@code --wait-for-slots} submitted, shown waiting, and reported with
  * Flink's root cause (NoResourceAvailableException) when the slots do not come, or running once they are freed.
  *
- * <p>{@code slot.request.timeout} is 10 s so that the ResourceManager reports a shortage within seconds, as it does
- * with the default 5 min once that long has passed since its start.
+ * <p>{@code slot.request.timeout} is 5 s so that the ResourceManager reports a shortage within seconds, as it does
+ * with the default 5 min once that long has passed since its start; the submits that wait out a shortage wait twice
+ * (--no-slot-check) and four times (--wait-for-slots) that long.
  */
 class SubmitSlotsClusterTest {
 
@@ -56,7 +57,7 @@ class SubmitSlotsClusterTest {
                 LoopbackPorts.free(), LoopbackPorts.free(), classpath, marker, Map.of()));
         FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(tmp.resolve("flink"),
                 LoopbackPorts.free(), LoopbackPorts.free(), 1, 2, "1024m", classpath, marker,
-                Map.of("slot.request.timeout", "10 s")));
+                Map.of("slot.request.timeout", "5 s")));
         Thread cleanup = new Thread(() -> stopAll(flink, kafka), "slots-test-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         CompletableFuture<Void> kafkaUp = CompletableFuture.runAsync(() -> kafka.start(Duration.ofSeconds(180)));
@@ -80,7 +81,7 @@ class SubmitSlotsClusterTest {
             // --no-slot-check (a cluster that starts TaskManagers on demand): submitted all the same; this cluster has no
             // third slot, so the job does not run, and its failure says what it was short of
             List<String> unchecked = submit(url, bootstrap, "fit-unchecked", "3");
-            unchecked.addAll(1, List.of("--no-slot-check", "--wait", "15s"));
+            unchecked.addAll(1, List.of("--no-slot-check", "--wait", "10s"));
             CliRun noCheck = CliRun.of(unchecked);
             assertThat(noCheck.rc).as(noCheck.all()).isEqualTo(1);
             String uncheckedId = jobId(noCheck.out);
@@ -110,11 +111,11 @@ class SubmitSlotsClusterTest {
 
             // --wait-for-slots: submitted, shown waiting, and failing with Flink's root cause and the slots' holder
             List<String> waits = submit(url, bootstrap, "fit-waits", "2");
-            waits.addAll(1, List.of("--wait-for-slots", "--wait", "30s"));
+            waits.addAll(1, List.of("--wait-for-slots", "--wait", "20s"));
             CliRun timedOut = CliRun.of(waits);
             assertThat(timedOut.rc).as(timedOut.all()).isEqualTo(1);
             assertThat(timedOut.out).contains("the job needs 2 task slots", held, "submitting anyway (--wait-for-slots), "
-                    + "waiting up to 30 s for them").containsPattern("\\d+ s: job [A-Z]+, \\d+ of \\d+ tasks running.*; "
+                    + "waiting up to 20 s for them").containsPattern("\\d+ s: job [A-Z]+, \\d+ of \\d+ tasks running.*; "
                     + "\\d of 2 slots free, it needs 2");
             String waitsId = jobId(timedOut.out);
             assertThat(timedOut.err).contains("job " + waitsId + " (fit-waits) is ", "; root cause: " + NO_SLOT,
