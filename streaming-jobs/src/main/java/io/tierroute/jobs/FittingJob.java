@@ -25,6 +25,8 @@ import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fitting job (DESIGN.md §1, §5): telemetry, decisions and completions in; decisions joined
@@ -44,6 +46,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * test or a benchmark can wire its own.
  */
 public final class FittingJob {
+    private static final Logger LOG = LoggerFactory.getLogger(FittingJob.class);
 
     /** The four inputs, each emitting {@link Inbound} (decoded record or dead letter). */
     public record Sources(Source<Inbound, ?, ?> telemetry, Source<Inbound, ?, ?> decisions,
@@ -77,6 +80,9 @@ public final class FittingJob {
 
     /** Adds the job's operators to {@code env}. */
     public void build(StreamExecutionEnvironment env) {
+        for (String w : settings.warnings()) {
+            LOG.warn("fitting job settings: {}", w);
+        }
         env.setParallelism(settings.parallelism());
         // Dead letters do not move event time (AcceptedRecordWatermarks): their Kafka timestamps can be anything.
         WatermarkStrategy<Inbound> watermarks = new AcceptedRecordWatermarks(WatermarkStrategy

@@ -431,6 +431,22 @@ public record JobSettings(
         return JobUsage.render(DEFAULTS);
     }
 
+    /**
+     * Settings that run but are likely a mistake, one line each, for the job to log at start (empty when none). Not
+     * refused: a benchmark's pre-filled backlog, stamped up to 50 min ahead on purpose, runs with a skew over the grace.
+     */
+    public List<String> warnings() {
+        List<String> out = new ArrayList<>();
+        // A record within the skew moves event time by as much (the other partitions idle): one as far ahead as the
+        // grace expires every completion waiting for its decision.
+        if (maxFutureSkew.compareTo(completionGrace) >= 0) {
+            out.add("--max-future-skew " + maxFutureSkew + " is not below --completion-grace " + completionGrace
+                + ": one record stamped that far ahead, with the other partitions idle, expires every completion "
+                + "waiting for its decision");
+        }
+        return out;
+    }
+
     private static void require(boolean ok, String flag, String what) {
         if (!ok) {
             throw new IllegalArgumentException("--" + flag + " " + what);

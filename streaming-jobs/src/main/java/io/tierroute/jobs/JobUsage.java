@@ -41,7 +41,7 @@ final class JobUsage {
         m.put("state-ttl", "running time (wall clock without downtime) a join side waits when the watermark stalls; then "
             + "counted as unmatched and removed; at least --decision-timeout and --completion-grace");
         m.put("max-future-skew", "event times further than this past the wall clock are dead letters; a record within it "
-            + "moves event time by as much, so keep it below --completion-grace");
+            + "moves event time by as much: keep it below --completion-grace (the job warns at start otherwise)");
         m.put("scopes", "a regular expression the scopes this job fits match in whole; records of any other scope are "
                 + "dead letters (none: every scope; each scope keeps state for good, so name them where producers "
                 + "could put ids in scope)");

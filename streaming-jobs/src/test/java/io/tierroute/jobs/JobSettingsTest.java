@@ -74,6 +74,11 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--completion-grace", "3h"))
             .as("the grace counts as well").hasMessageContaining("--state-ttl must be at least --decision-timeout");
         assertThat(JobSettings.parse("--state-ttl", "30m").stateTtl()).isEqualTo(Duration.ofMinutes(30));
+        // a record within the skew moves event time by as much: as far as the grace, it expires every waiting completion
+        assertThat(JobSettings.builder().build().warnings()).as("the defaults").isEmpty();
+        assertThat(JobSettings.parse("--completion-grace", "30s").warnings()).singleElement().asString()
+            .startsWith("--max-future-skew PT1M is not below --completion-grace PT30S: one record stamped that far ahead");
+        assertThat(JobSettings.parse("--completion-grace", "30s", "--max-future-skew", "10s").warnings()).isEmpty();
         // timers aligned to whole milliseconds divided by zero below one; int chunk counts overflowed near 2^31 rows
         assertThatThrownBy(() -> JobSettings.parse("--publish-interval", "PT0.0005S"))
             .hasMessageContaining("--publish-interval must be at least 1 ms, got PT0.0005S");

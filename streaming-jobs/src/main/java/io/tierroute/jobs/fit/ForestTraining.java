@@ -37,8 +37,11 @@ final class ForestTraining implements AutoCloseable {
     private final ValueState<Long> pendingCarrier;
     private final Counter failures;
     private final ExecutorService executor;
-    /** How long the first in line may take to claim the free thread: a few of its polls. */
-    static final long CLAIM_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(4 * ProcessingTimers.FOREST_POLL_MS);
+    /**
+     * How long the first in line may take to claim the free thread: its poll comes within 250 ms, so only a task thread
+     * stalled this long (GC, back-pressure, a synchronous snapshot) lets a scope behind it go first.
+     */
+    static final long CLAIM_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final long BEHIND_WARNING_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final long intervalNanos;

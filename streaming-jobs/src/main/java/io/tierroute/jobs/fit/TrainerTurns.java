@@ -11,8 +11,8 @@ import java.util.Map;
  * at a time, not one per scope queued behind the thread). Waiting scopes ask again at each of their polls; the first
  * in line takes a free thread. A first in line that has not asked within {@code claimGraceNanos} of the thread coming
  * free (or of the place before it being lost) loses its place: it would otherwise stall every scope behind it; alive,
- * it asks again at its next poll, at the tail. Keyed
- * callbacks only: not thread-safe. Lost on a restore, as the trainings are: the scopes' next forest ticks ask again.
+ * it asks again at its next poll, at the tail. Keyed callbacks only (but {@link #waitingCount}): not thread-safe. Lost
+ * on a restore, as the trainings are: the scopes' next polls (restored with their state) ask again.
  */
 final class TrainerTurns {
     private final long claimGraceNanos;
@@ -22,6 +22,8 @@ final class TrainerTurns {
     private long freeSinceNanos;
     /** Waiting scopes, in the order they first asked, with when they did. */
     private final LinkedHashMap<String, Long> waiting = new LinkedHashMap<>();
+    /** {@code waiting.size()} for the metrics reporter's thread (the map is the keyed thread's). */
+    private volatile int waitingCount;
 
     TrainerTurns(long claimGraceNanos, long nowNanos) {
         this.claimGraceNanos = claimGraceNanos;
@@ -38,10 +40,12 @@ final class TrainerTurns {
         }
         if (holder == null && mayTake(scope, nowNanos)) {
             waiting.remove(scope);
+            waitingCount = waiting.size();
             holder = scope;
             return true;
         }
         waiting.putIfAbsent(scope, nowNanos);
+        waitingCount = waiting.size();
         return false;
     }
 
@@ -58,6 +62,7 @@ final class TrainerTurns {
         if (nowNanos - freeSinceNanos > claimGraceNanos) {
             // One place lost per grace: the next in line gets a grace of its own from now.
             first.remove();
+            waitingCount = waiting.size();
             freeSinceNanos = nowNanos;
             return waiting.isEmpty() || waiting.keySet().iterator().next().equals(scope);
         }
@@ -76,6 +81,7 @@ final class TrainerTurns {
     /** {@code scope} no longer wants a turn (its rows fell below the minimum while it waited). */
     void withdraw(String scope) {
         waiting.remove(scope);
+        waitingCount = waiting.size();
     }
 
     boolean holds(String scope) {
@@ -86,9 +92,9 @@ final class TrainerTurns {
         return waiting.containsKey(scope);
     }
 
-    /** Scopes waiting for the thread: the {@code forestTrainingsWaiting} gauge. */
+    /** Scopes waiting for the thread: the {@code forestTrainingsWaiting} gauge (read from any thread). */
     int waitingCount() {
-        return waiting.size();
+        return waitingCount;
     }
 
     /** How long {@code scope} has waited for its turn, ns (0 when it is not waiting). */
