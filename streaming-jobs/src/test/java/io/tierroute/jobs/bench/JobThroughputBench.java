@@ -134,10 +134,15 @@ public final class JobThroughputBench {
      * before the sources' first watermarks reach the alignment coordinator).
      */
     private static Map<TopicPartition, Long> endOffsets(BenchBroker kafka) throws Exception {
+        return endOffsets(kafka, java.util.Set.of(Topics.DECISIONS, Topics.COMPLETIONS));
+    }
+
+    /** End offsets of every partition of {@code topics}. */
+    private static Map<TopicPartition, Long> endOffsets(BenchBroker kafka, java.util.Set<String> topics) throws Exception {
         try (Admin admin = kafka.admin()) {
             Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> want = new java.util.HashMap<>();
             for (Topics.Spec t : Topics.specs()) {
-                if (t.name().equals(Topics.DECISIONS) || t.name().equals(Topics.COMPLETIONS)) {
+                if (topics.contains(t.name())) {
                     for (int i = 0; i < t.partitions(); i++) {
                         want.put(new TopicPartition(t.name(), i), org.apache.kafka.clients.admin.OffsetSpec.latest());
                     }
@@ -151,21 +156,7 @@ public final class JobThroughputBench {
 
     /** Records on the dead-letter topic (its end offsets). */
     private static long deadLetters(BenchBroker kafka) throws Exception {
-        try (Admin admin = kafka.admin()) {
-            Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> want = new java.util.HashMap<>();
-            for (Topics.Spec t : Topics.specs()) {
-                if (t.name().equals(Topics.DEAD_LETTER)) {
-                    for (int i = 0; i < t.partitions(); i++) {
-                        want.put(new TopicPartition(t.name(), i), org.apache.kafka.clients.admin.OffsetSpec.latest());
-                    }
-                }
-            }
-            long n = 0;
-            for (var info : admin.listOffsets(want).all().get().values()) {
-                n += info.offset();
-            }
-            return n;
-        }
+        return endOffsets(kafka, java.util.Set.of(Topics.DEAD_LETTER)).values().stream().mapToLong(Long::longValue).sum();
     }
 
     static void throughput(BenchBroker kafka, int requestsPerScope, int telemetrySeconds) throws Exception {
