@@ -307,13 +307,14 @@ public final class ConfigLoader {
         KafkaSettings.Params params = KafkaSettings.Params.DEFAULTS;
         ConfigNode p = k.get("params");
         if (p != null) {
-            p.object("enabled", "retainedSnapshots", "startupTimeout", "requireOnStart");
+            p.object("enabled", "retainedSnapshots", "startupTimeout", "requireOnStart", "rhoMaxAge");
             params = new KafkaSettings.Params(p.bool("enabled", params.enabled()),
                     (int) p.integer("retainedSnapshots", params.retainedSnapshots(), 1, 10_000, "snapshots"),
                     p.duration("startupTimeout", params.startupTimeout()),
-                    p.bool("requireOnStart", params.requireOnStart()));
+                    p.bool("requireOnStart", params.requireOnStart()),
+                    p.durationOrZero("rhoMaxAge", params.rhoMaxAge())); // 0s: ρ never ages
             noEffect(p, params.enabled(), "while kafka.params.enabled is false", warnings,
-                    "retainedSnapshots", "startupTimeout", "requireOnStart");
+                    "retainedSnapshots", "startupTimeout", "requireOnStart", "rhoMaxAge");
         }
         KafkaSettings.KvEvents kv = KafkaSettings.KvEvents.DEFAULTS;
         ConfigNode kn = k.get("kvEvents");

@@ -90,9 +90,19 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      * @param startupTimeout    how long the server start waits for the loader to catch up with the topics
      * @param requireOnStart    true: the start fails when the loader has not caught up in time; false: the
      *                          server serves the configured parameters meanwhile and swaps once caught up
+     * @param rhoMaxAge         a served ρ_t(w) whose fitting window ended longer ago than this counts as 0 until a
+     *                          snapshot brings a newer one ({@code RhoAging}); {@link Duration#ZERO}: never. The default,
+     *                          60 s, is the fitting job's own limit: a link silent that long restarts its EWMA.
      */
-    public record Params(boolean enabled, int retainedSnapshots, Duration startupTimeout, boolean requireOnStart) {
-        public static final Params DEFAULTS = new Params(true, 8, Duration.ofSeconds(30), false);
+    public record Params(boolean enabled, int retainedSnapshots, Duration startupTimeout, boolean requireOnStart,
+                         Duration rhoMaxAge) {
+        public static final Params DEFAULTS = new Params(true, 8, Duration.ofSeconds(30), false, Duration.ofSeconds(60));
+
+        public Params {
+            if (rhoMaxAge.isNegative()) {
+                throw new IllegalArgumentException("rhoMaxAge must be >= 0, got " + rhoMaxAge);
+            }
+        }
     }
 
     /**

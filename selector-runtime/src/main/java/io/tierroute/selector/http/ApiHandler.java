@@ -455,6 +455,7 @@ public final class ApiHandler implements HttpHandler {
         m.put("output_quantile", ps.outputQuantile());
         m.put("output_model", ps.outputModel() != null);
         m.put("output_model_version", ps.outputModelVersion() > 0 ? ps.outputModelVersion() : null);
+        m.put("rho_aged_out_links", ps.rhoAgedOutLinks()); // ρ counted as 0: older than kafka.params.rhoMaxAge
         return m;
     }
 

@@ -48,6 +48,7 @@ final class ActiveVersionSwap {
     private final String scope;
     private final ParameterStore store;
     private final SnapshotConverter converter;
+    private final RhoAging rhoAging;
     private final ServedScopeRecords records;
     private final ActiveSnapshotReader activeReader;                       // active version → whole snapshot
     private final SwapLog swapLog;
@@ -74,6 +75,7 @@ final class ActiveVersionSwap {
     /**
      * @param store        the store to swap sets into
      * @param converter    snapshot → parameter set for this selector's workers
+     * @param rhoAging     ages out the converted set's ρ that are already too old (a rollback, a restart after the job)
      * @param records      the served scope's records (where an accepted version was read, the carriers)
      * @param activeReader reads the active version's whole snapshot
      * @param status       takes the last problem of a re-read that failed transiently
@@ -82,13 +84,14 @@ final class ActiveVersionSwap {
      * @param running      false once the loader closes: a read in progress applies nothing
      * @param publish      publishes the whole status
      */
-    ActiveVersionSwap(String scope, ParameterStore store, SnapshotConverter converter, ServedScopeRecords records,
-            ActiveSnapshotReader activeReader, LoaderStatus status, BadRecordReport bad, LogLimiter badLog,
+    ActiveVersionSwap(String scope, ParameterStore store, SnapshotConverter converter, RhoAging rhoAging,
+            ServedScopeRecords records, ActiveSnapshotReader activeReader, LoaderStatus status, BadRecordReport bad, LogLimiter badLog,
             BooleanSupplier running, Runnable publish) {
         this.scope = scope;
         this.swapLog = new SwapLog(scope);
         this.store = store;
         this.converter = converter;
+        this.rhoAging = rhoAging;
         this.records = records;
         this.activeReader = activeReader;
         this.status = status;
@@ -131,7 +134,7 @@ final class ActiveVersionSwap {
         ParameterSet next;
         try {
             SnapshotConverter.Conversion c = converter.convertKeepingModel(snapshot, source, unknown, store.current());
-            next = c.parameters();
+            next = rhoAging.age(c.parameters());
             if (c.forestRefused() != null) {
                 forestsRefused.increment();
                 if (badLog.allow()) {

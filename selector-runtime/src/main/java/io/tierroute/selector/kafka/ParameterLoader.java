@@ -151,6 +151,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final LongAdder restarts = new LongAdder();
     private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
     private final OutageReport outage;     // loader thread
+    private final RhoAging rhoAging;       // loader thread
 
     /**
      * @param settings  the kafka section (bootstrap servers, scope, client id, params settings)
@@ -187,7 +188,8 @@ public final class ParameterLoader implements AutoCloseable {
         this.outage = new OutageReport(contact, scope, status::publishProblem);
         LogLimiter badLog = new LogLimiter(20, 1000); // one limit for every problem line of the loader thread
         this.bad = new BadRecordReport(scope, store, status, badLog, this::isReady, this::publishStatus);
-        this.swap = new ActiveVersionSwap(scope, store, converter, records,
+        this.rhoAging = new RhoAging(scope, settings.params().rhoMaxAge(), System::currentTimeMillis);
+        this.swap = new ActiveVersionSwap(scope, store, converter, rhoAging, records,
                 new ActiveSnapshotReader(scope, records, () -> running), status, bad, badLog, () -> running,
                 this::publishStatus);
         this.intake = new RecordIntake(scope, records, swap, status, bad, badLog, this::isReady);
@@ -368,6 +370,7 @@ public final class ParameterLoader implements AutoCloseable {
                 publishStatus();
             }
             if (caughtUp) {
+                rhoAging.ageServed(store); // the served ρ ages while no snapshot replaces it
                 partitions.readAdded(c, parts);
             }
         }

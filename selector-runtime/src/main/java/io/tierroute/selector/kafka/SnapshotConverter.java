@@ -164,7 +164,8 @@ public final class SnapshotConverter {
                 if (t == Tier.HBM) {
                     continue; // HBM hits cost no transfer: a ρ for it changes nothing
                 }
-                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference);
+                // As of its fitting window's end, so that it ages out when no newer snapshot replaces it (0: no window).
+                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference, Math.max(0, r.getRho().getWindowEndMs()));
             }
         }
         String forestRefused = null;

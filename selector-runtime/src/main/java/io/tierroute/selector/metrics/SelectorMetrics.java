@@ -178,6 +178,9 @@ public final class SelectorMetrics {
                         });
                     }
                 }).register(registry);
+        gauge("tierroute_params_rho_aged_out_links", "Links whose rho the served parameters count as 0: measured longer "
+                + "ago than kafka.params.rhoMaxAge, with no newer snapshot applied",
+                () -> selector.parameters().current().rhoAgedOutLinks());
         this.jvm = jvm ? JvmCollectors.registry() : null;
     }
 

@@ -22,6 +22,9 @@ public final class ParameterSet {
     private final double[] bandwidthOverride; // [tier] bytes/s, or NaN to use the configured value
     private final double[] rhoReference;      // [tier] bytes/s the ρ_t were measured against, or NaN: the link in use
     private final double[] linkRhoReference;  // [worker * Tier.COUNT + tier] a link's own reference, or NaN: its tier's
+    private final long[] rhoAsOfMs;           // [worker * Tier.COUNT + tier] end of ρ's fitting window, ms; 0: does not age
+    private final long oldestLiveRhoMs;       // the least rhoAsOfMs of a ρ > 0 that ages, or Long.MAX_VALUE
+    private final int rhoAgedOutLinks;        // links whose ρ withRhoMeasuredBefore set to 0
     private final OutputLengthModel outputModel; // nullable
     private final long outputModelVersion;        // the snapshot version carrying it, 0: none, or not from a snapshot
     private final double outputQuantile;
@@ -35,6 +38,8 @@ public final class ParameterSet {
         this.bandwidthOverride = b.bandwidthOverride.clone();
         this.rhoReference = b.rhoReference.clone();
         this.linkRhoReference = b.linkRhoReference.clone();
+        this.rhoAsOfMs = b.rhoAsOfMs.clone();
+        this.rhoAgedOutLinks = b.rhoAgedOutLinks;
         this.outputModel = b.outputModel;
         this.outputModelVersion = b.outputModelVersion;
         this.outputQuantile = b.outputQuantile;
@@ -48,7 +53,18 @@ public final class ParameterSet {
                 throw new IllegalArgumentException("rho reference bandwidth of worker " + (i / Tier.COUNT) + " tier "
                         + Tier.ofOrdinal(i % Tier.COUNT) + " must be a finite number > 0 bytes/s, got " + ref);
             }
+            if (rhoAsOfMs[i] < 0) {
+                throw new IllegalArgumentException("rho of worker " + (i / Tier.COUNT) + " tier "
+                        + Tier.ofOrdinal(i % Tier.COUNT) + " must be as of a time >= 0 ms, got " + rhoAsOfMs[i]);
+            }
         }
+        long oldest = Long.MAX_VALUE;
+        for (int i = 0; i < rho.length; i++) {
+            if (rho[i] > 0 && rhoAsOfMs[i] > 0) {
+                oldest = Math.min(oldest, rhoAsOfMs[i]);
+            }
+        }
+        this.oldestLiveRhoMs = oldest;
         for (int t = 0; t < Tier.COUNT; t++) {
             double bw = bandwidthOverride[t];
             if (!Double.isNaN(bw) && !(bw > 0 && Double.isFinite(bw))) {
@@ -113,6 +129,32 @@ public final class ParameterSet {
         return Math.min(1.0, r * ref / linkBytesPerSecond);
     }
 
+    /**
+     * This set with the ρ measured before {@code cutoffMs} set to 0, or this set when there is none: a ρ that no newer
+     * snapshot replaced says how the link was, not how it is (the fitting job stopped, or its snapshots are rejected or
+     * pinned away), and 0 is DESIGN's default for a link nothing is known of. A ρ without a fitting window (from a
+     * parameter file, or a snapshot that gives none) does not age.
+     */
+    public ParameterSet withRhoMeasuredBefore(long cutoffMs) {
+        if (oldestLiveRhoMs >= cutoffMs) {
+            return this;
+        }
+        Builder b = toBuilder();
+        for (int i = 0; i < rho.length; i++) {
+            if (rho[i] > 0 && rhoAsOfMs[i] > 0 && rhoAsOfMs[i] < cutoffMs) {
+                b.rho[i] = 0;
+                b.rhoAgedOutLinks++;
+            }
+        }
+        return b.build();
+    }
+
+    /** The end (ms since the epoch) of the oldest fitting window among the ρ that can age, or Long.MAX_VALUE. */
+    public long oldestRhoAsOfMs() { return oldestLiveRhoMs; }
+
+    /** How many links' ρ {@link #withRhoMeasuredBefore} set to 0 (in this set and the sets it was derived from). */
+    public int rhoAgedOutLinks() { return rhoAgedOutLinks; }
+
     /** The bandwidth (bytes/s) the snapshot's ρ of tier {@code t} were measured against, or NaN. */
     public double rhoReference(int tier) {
         return rhoReference[tier];
@@ -149,6 +191,8 @@ public final class ParameterSet {
         System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
         System.arraycopy(rhoReference, 0, b.rhoReference, 0, Tier.COUNT);
         System.arraycopy(linkRhoReference, 0, b.linkRhoReference, 0, linkRhoReference.length);
+        System.arraycopy(rhoAsOfMs, 0, b.rhoAsOfMs, 0, rhoAsOfMs.length);
+        b.rhoAgedOutLinks = rhoAgedOutLinks;
         b.outputModel = outputModel; b.outputModelVersion = outputModelVersion; b.outputQuantile = outputQuantile;
         return b;
     }
@@ -165,6 +209,8 @@ public final class ParameterSet {
         private CostParameters cost = CostParameters.DEFAULTS;
         private final double[] rho;
         private final double[] linkRhoReference;
+        private final long[] rhoAsOfMs;
+        private int rhoAgedOutLinks;
         private final double[] bandwidthOverride = new double[Tier.COUNT];
         private final double[] rhoReference = new double[Tier.COUNT];
         private OutputLengthModel outputModel;
@@ -177,6 +223,7 @@ public final class ParameterSet {
             }
             rho = new double[workers * Tier.COUNT];
             linkRhoReference = new double[workers * Tier.COUNT];
+            rhoAsOfMs = new long[workers * Tier.COUNT];
             Arrays.fill(linkRhoReference, Double.NaN);
             Arrays.fill(bandwidthOverride, Double.NaN);
             Arrays.fill(rhoReference, Double.NaN);
@@ -186,12 +233,23 @@ public final class ParameterSet {
         public Builder version(long v) { version = v; return this; }
         public Builder source(String v) { source = v; return this; }
         public Builder cost(CostParameters v) { cost = v; return this; }
-        public Builder rho(int worker, Tier tier, double v) { rho[worker * Tier.COUNT + tier.ordinal()] = v; return this; }
+        /** A ρ without a fitting window (it does not age), measured against its tier's reference. */
+        public Builder rho(int worker, Tier tier, double v) { return rho(worker, tier, v, Double.NaN); }
         /** A ρ measured against the link's own reference, bytes/s, instead of the tier's (NaN: the tier's). */
         public Builder rho(int worker, Tier tier, double v, double referenceBytesPerSecond) {
             int i = worker * Tier.COUNT + tier.ordinal();
             rho[i] = v;
             linkRhoReference[i] = referenceBytesPerSecond;
+            rhoAsOfMs[i] = 0;
+            return this;
+        }
+        /**
+         * A ρ as {@link #rho(int, Tier, double, double)}, measured up to {@code asOfMs} (ms since the epoch, the end of
+         * its fitting window; 0: no window, it does not age).
+         */
+        public Builder rho(int worker, Tier tier, double v, double referenceBytesPerSecond, long asOfMs) {
+            rho(worker, tier, v, referenceBytesPerSecond);
+            rhoAsOfMs[worker * Tier.COUNT + tier.ordinal()] = asOfMs;
             return this;
         }
         public Builder bandwidth(Tier tier, double bytesPerSecond) { bandwidthOverride[tier.ordinal()] = bytesPerSecond; return this; }

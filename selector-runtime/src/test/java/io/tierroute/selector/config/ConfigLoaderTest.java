@@ -135,7 +135,7 @@ class ConfigLoaderTest {
                   scope: pool-a
                   clientId: sel-1
                   properties: {security.protocol: SSL}
-                  params: {retainedSnapshots: 3, startupTimeout: 5s, requireOnStart: true}
+                  params: {retainedSnapshots: 3, startupTimeout: 5s, requireOnStart: true, rhoMaxAge: 0s}
                   kvEvents: {enabled: false, startFrom: earliest}
                   decisions: {bufferSize: 10, linger: 0ms, batchBytes: 2048, compression: zstd}
                 """, dir);
@@ -144,7 +144,8 @@ class ConfigLoaderTest {
         assertThat(k.scope()).isEqualTo("pool-a");
         assertThat(k.selectorId()).isEqualTo("sel-1");
         assertThat(k.properties()).containsEntry("security.protocol", "SSL");
-        assertThat(k.params()).isEqualTo(new KafkaSettings.Params(true, 3, java.time.Duration.ofSeconds(5), true));
+        assertThat(k.params()).isEqualTo(new KafkaSettings.Params(true, 3, java.time.Duration.ofSeconds(5), true,
+                java.time.Duration.ZERO));
         assertThat(k.kvEvents()).isEqualTo(new KafkaSettings.KvEvents(false, "earliest"));
         assertThat(k.decisions()).isEqualTo(new KafkaSettings.Decisions(true, 10, java.time.Duration.ZERO, 2048, "zstd"));
 

@@ -720,6 +720,7 @@ class ApiHandlerTest {
         assertThat(p.get("cost").get("kvWaitScale").asDouble()).isEqualTo(1.0);
         assertThat(p.get("output_model").asBoolean()).isFalse();
         assertThat(p.get("output_model_version").isNull()).as("no model: no carrying version").isTrue();
+        assertThat(p.get("rho_aged_out_links").asInt(-1)).isZero();
     }
 
     @Test
@@ -781,6 +782,7 @@ class ApiHandlerTest {
                 .contains("tierroute_route_latency_seconds_bucket")
                 .contains("tierroute_worker_inflight_requests{worker=\"w0\"}")
                 .contains("tierroute_params_active_version{scope=\"default\"}")
+                .contains("tierroute_params_rho_aged_out_links 0.0")
                 .contains("tierroute_http_responses_total{class=\"2xx\"}");
     }
 

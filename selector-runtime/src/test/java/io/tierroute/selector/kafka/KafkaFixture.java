@@ -134,8 +134,16 @@ final class KafkaFixture {
                 .setControlSequence(0);
     }
 
+    /** A ρ measured up to now (so that it does not age out under the loader's default rhoMaxAge). */
     static WorkerTierRho rho(String worker, io.tierroute.schemas.avro.Tier tier, double v) {
-        return new WorkerTierRho(worker, tier, fv(v), null);
+        return rho(worker, tier, v, System.currentTimeMillis());
+    }
+
+    /** A ρ whose fitting window ended at {@code asOfMs}. */
+    static WorkerTierRho rho(String worker, io.tierroute.schemas.avro.Tier tier, double v, long asOfMs) {
+        FittedValue measured = FittedValue.newBuilder(fv(v)).setWindowStartMs(asOfMs - 10_000).setWindowEndMs(asOfMs)
+                .build();
+        return new WorkerTierRho(worker, tier, measured, null);
     }
 
     static TierBandwidth bandwidth(io.tierroute.schemas.avro.Tier tier, double v) {

@@ -129,7 +129,7 @@ class ModelByReferenceLoaderTest {
             referrer(v, 1);
         }
         control(producer, "default", ControlAction.PIN, 6L, 1);
-        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false, KafkaSettings.Params.DEFAULTS.rhoMaxAge()));
         ParameterStore running = store();
         ParameterLoader l = start(running, small, 4);
         assertThat(running.current().version()).isEqualTo(6);
@@ -165,7 +165,7 @@ class ModelByReferenceLoaderTest {
         }
         carrier(9, SnapshotStatus.ACCEPTED, forest(9_000));
         referrer(10, 9);
-        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false, KafkaSettings.Params.DEFAULTS.rhoMaxAge()));
         ParameterStore store = store();
         ParameterLoader l = start(store, small, 3);
         assertThat(store.current().version()).isEqualTo(10);

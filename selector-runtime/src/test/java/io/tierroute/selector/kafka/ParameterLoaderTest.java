@@ -93,6 +93,36 @@ class ParameterLoaderTest {
     }
 
     @Test
+    void theServedRhoAgesOutWhileNoSnapshotReplacesIt() throws Exception {
+        KafkaSettings aging = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 8, WAIT, false,
+                Duration.ofSeconds(3)));
+        ParameterStore store = store();
+        ParameterLoader l = start(store, aging);
+        int cpu = io.tierroute.selector.protocol.Tier.CPU.ordinal();
+
+        long now = System.currentTimeMillis();
+        publish(producer, snapshot("default", 1).setRho(List.of(KafkaFixture.rho("w1", Tier.CPU, 0.9, now),
+                KafkaFixture.rho("w2", Tier.CPU, 0.5, now - 600_000))).build());
+        await(WAIT, () -> store.current().version() == 1, "version 1 active");
+        assertThat(store.current().rho(2, cpu)).as("measured 10 min ago: aged out as it is swapped in").isZero();
+        assertThat(store.current().rhoAgedOutLinks()).isEqualTo(1);
+        if (System.currentTimeMillis() - now < 3_000) {
+            assertThat(store.current().rho(1, cpu)).as("fresh: served as published").isEqualTo(0.9);
+        }
+
+        await(WAIT, () -> store.current().rho(1, cpu) == 0, "w1's ρ aged out with no new snapshot");
+        assertThat(System.currentTimeMillis() - now).as("not before its maximum age").isGreaterThan(3_000);
+        assertThat(store.current().version()).isEqualTo(1);
+        assertThat(store.current().rhoAgedOutLinks()).isEqualTo(2);
+        assertThat(l.swaps()).as("ageing is not a snapshot swap").isEqualTo(1);
+
+        publish(producer, snapshot("default", 2).setRho(List.of(KafkaFixture.rho("w1", Tier.CPU, 0.6))).build());
+        await(WAIT, () -> store.current().version() == 2, "version 2 active");
+        assertThat(store.current().rho(1, cpu)).isEqualTo(0.6);
+        assertThat(store.current().rhoAgedOutLinks()).isZero();
+    }
+
+    @Test
     void followsNewSnapshotsAndConvertsEveryValue() throws Exception {
         ParameterStore store = store();
         ParameterLoader l = start(store);
@@ -232,7 +262,7 @@ class ParameterLoaderTest {
         }
         control(producer, "default", ControlAction.PIN, 5L, 1);
         control(producer, "default", ControlAction.UNPIN, 5L, 2);
-        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false, KafkaSettings.Params.DEFAULTS.rhoMaxAge()));
 
         ParameterStore first = store();
         ParameterLoader a = start(first, small);
@@ -258,7 +288,7 @@ class ParameterLoaderTest {
         for (long v = 1; v <= 10; v++) {
             publish(producer, snapshot("default", v).setQuantileModel(v == 1 ? KafkaFixture.forest() : null).build());
         }
-        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false, KafkaSettings.Params.DEFAULTS.rhoMaxAge()));
         ParameterStore store = store();
         ParameterLoader l = start(store, small);
         assertThat(store.current().version()).isEqualTo(10);
@@ -314,7 +344,7 @@ class ParameterLoaderTest {
         for (long v = 1; v <= 10; v++) {
             publish(producer, snapshot("default", v).build());
         }
-        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false));
+        KafkaSettings small = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 2, WAIT, false, KafkaSettings.Params.DEFAULTS.rhoMaxAge()));
         ParameterStore store = store();
         ParameterLoader l = KafkaFixture.startLoader(small, store, 3, loaders, WAIT);
         assertThat(store.current().version()).isEqualTo(10);
