@@ -218,83 +218,9 @@ public final class Selector {
         PromptLookup lookup = s.lookup;
         int blocks = lookup.hashAndMatch(request, known, now);
         int isl = lookup.inputTokens(request);
-
-        RouteRequest.AgentContext agent = request.agent();
-        WorkflowAffinity.LastStep last = agent == null || agent.workflowId() == null ? null
-                : workflows.last(agent.workflowId(), now);
-        s.previousStepOutputTokens = last == null ? null : last.outputTokens();
-        int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
-        RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
-        ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(lookup.match())); // once per route, not once per candidate
-        if (agent != null) {
-            if (last != null) {
-                ctx.lastStep(last.worker(), last.idleSeconds(now));
-            }
-            List<String> expected = agent.expectedNextTools();
-            if (!expected.isEmpty()) {
-                ctx.expectedTools(expected.size());
-                for (int w = 0; w < workers; w++) {
-                    ctx.toolHits(w, tools.hits(w, expected, now));
-                }
-            }
-        }
-
-        // Ā, C_harm's count of the requests a recomputed token delays: in flight per healthy worker; and the
-        // share of healthy workers with a request waiting for its first token, D̄'s sample.
-        long fleetInFlight = 0;
-        int healthy = 0;
-        int waitingWorkers = 0;
-        for (int w = 0; w < workers; w++) {
-            if (status.takesRequests(w)) {
-                LoadView v = inflight.view(w);
-                fleetInFlight += v.inFlight();
-                if (v.waiting() > 0) {
-                    waitingWorkers++;
-                }
-                healthy++;
-            }
-        }
-        ctx.fleetMeanInFlight(healthy == 0 ? 0 : (double) fleetInFlight / healthy);
-        if (kind.arrival) {
-            fleetRates.arrival(now, healthy == 0 ? 0 : (double) waitingWorkers / healthy, healthy, ctx);
-        } else {
-            fleetRates.read(healthy, ctx);
-        }
-        s.healthyCandidates = 0;
-        s.holdingCandidates = 0;
-        // Only an exact prompt length (token ids or a given count) rules a worker out; a length estimated from
-        // text may be long, and the engine that tokenizes it is the judge.
-        boolean exactLength = request.tokens() != null || request.inputTokens() != null;
-        s.minCost = Double.POSITIVE_INFINITY;
-        for (int w = 0; w < workers; w++) {
-            s.eligible[w] = false;
-            String outOfService = status.exclusion(w);
-            if (outOfService != null) {
-                s.excluded[w] = outOfService;
-                continue;
-            }
-            s.healthyCandidates++;
-            LoadView load = inflight.view(w);
-            if (exactLength && isl >= load.kvCapacityTokens()) {
-                // An engine cannot run a prompt its whole KV cache cannot hold with one token to spare (vLLM refuses
-                // a prompt beyond max_model_len, which it keeps within the cache): never a candidate.
-                s.excluded[w] = Explanations.PROMPT_TOO_LARGE;
-                continue;
-            }
-            s.holdingCandidates++;
-            CostModel.score(ctx, w, lookup.match(), load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
-            double cost = s.terms[w].total;
-            if (!Double.isFinite(cost)) {
-                s.excluded[w] = Explanations.NON_FINITE_COST;
-                continue;
-            }
-            s.cost[w] = cost;
-            s.minCost = Math.min(s.minCost, cost);
-            s.loads[w] = load;
-            boolean over = LoadLimits.over(specs[w], load);
-            s.excluded[w] = over ? Explanations.OVER_LOAD : null;
-            s.eligible[w] = !over;
-        }
+        RouteContext ctx = requestContext(request, ps, isl, blocks, now, s);
+        fleetSample(ctx, kind, now);
+        scoreCandidates(request, isl, ctx, ps, s);
 
         boolean spreadFromCheapest = spread.apply(s, ctx.prefillDuty());
         if (lateBinding.holds(s, now)) {
@@ -304,6 +230,7 @@ public final class Selector {
         if (chosen < 0) {
             return null;
         }
+        int predicted = ctx.predictedOutputTokens();
         boolean explored = Picker.explored(s.cost, s.eligible, workers, chosen);
         if (kind.admits) {
             admit(request, chosen, isl, predicted, blocks, now, s);
@@ -319,22 +246,128 @@ public final class Selector {
                 ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens, explored,
                 spreadFromCheapest, queuedNanos, s.terms[chosen].toBreakdown(),
                 request.explain() ? explanations.candidates(s) : List.of());
-        DecisionSink sink = decisionSink;
-        if (kind.admits && sink != null) {
-            long idleMs = ctx.lastWorker() >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
-            try {
-                sink.decided(request, decision, s.healthyCandidates, blocks > 0 ? lookup.hash(0) : 0, idleMs, System.currentTimeMillis());
-            } catch (RuntimeException e) {
-                // A listener must never fail a route that is already admitted; the decision is lost: count it.
-                sinkErrors.increment();
-                if (sinkErrors.sum() == 1) {
-                    org.slf4j.LoggerFactory.getLogger(Selector.class).error("decision sink failed on request '{}' (the "
-                            + "route stands; further failures are only counted in decisionSinkErrors): {}",
-                            request.requestId(), e.toString(), e);
+        if (kind.admits) {
+            tellSink(request, decision, ctx, blocks > 0 ? lookup.hash(0) : 0, s);
+        }
+        return decision;
+    }
+
+    /**
+     * The request-level inputs of the cost model ({@link RouteContext}): prompt geometry, {@code d̂(r)}, where the
+     * request's workflow ran its previous step and how long ago, and which workers hold the expected next tools.
+     */
+    private RouteContext requestContext(RouteRequest request, ParameterSet ps, int isl, int blocks, long now,
+                                        AttemptScratch s) {
+        PromptLookup lookup = s.lookup;
+        RouteRequest.AgentContext agent = request.agent();
+        WorkflowAffinity.LastStep last = agent == null || agent.workflowId() == null ? null
+                : workflows.last(agent.workflowId(), now);
+        s.previousStepOutputTokens = last == null ? null : last.outputTokens();
+        int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
+        RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
+        ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(lookup.match())); // once per route, not once per candidate
+        if (agent != null) {
+            if (last != null) {
+                ctx.lastStep(last.worker(), last.idleSeconds(now));
+            }
+            List<String> expected = agent.expectedNextTools();
+            if (!expected.isEmpty()) {
+                ctx.expectedTools(expected.size());
+                for (int w = 0; w < registry.size(); w++) {
+                    ctx.toolHits(w, tools.hits(w, expected, now));
                 }
             }
         }
-        return decision;
+        return ctx;
+    }
+
+    /**
+     * Ā, C_harm's count of the requests a recomputed token delays: in flight per healthy worker; and the share of
+     * healthy workers with a request waiting for its first token, D̄'s sample (taken only by an arrival).
+     */
+    private void fleetSample(RouteContext ctx, AttemptKind kind, long now) {
+        long fleetInFlight = 0;
+        int healthy = 0;
+        int waitingWorkers = 0;
+        for (int w = 0; w < registry.size(); w++) {
+            if (status.takesRequests(w)) {
+                LoadView v = inflight.view(w);
+                fleetInFlight += v.inFlight();
+                if (v.waiting() > 0) {
+                    waitingWorkers++;
+                }
+                healthy++;
+            }
+        }
+        ctx.fleetMeanInFlight(healthy == 0 ? 0 : (double) fleetInFlight / healthy);
+        if (kind.arrival) {
+            fleetRates.arrival(now, healthy == 0 ? 0 : (double) waitingWorkers / healthy, healthy, ctx);
+        } else {
+            fleetRates.read(healthy, ctx);
+        }
+    }
+
+    /**
+     * Scores every worker in service with the cost model into {@code s}: its terms, cost and load, whether it is
+     * eligible, and why not (out of service, a prompt its KV cache cannot hold, a non-finite cost, over its limits).
+     */
+    private void scoreCandidates(RouteRequest request, int isl, RouteContext ctx, ParameterSet ps, AttemptScratch s) {
+        s.healthyCandidates = 0;
+        s.holdingCandidates = 0;
+        // Only an exact prompt length (token ids or a given count) rules a worker out; a length estimated from
+        // text may be long, and the engine that tokenizes it is the judge.
+        boolean exactLength = request.tokens() != null || request.inputTokens() != null;
+        s.minCost = Double.POSITIVE_INFINITY;
+        for (int w = 0; w < registry.size(); w++) {
+            s.eligible[w] = false;
+            String outOfService = status.exclusion(w);
+            if (outOfService != null) {
+                s.excluded[w] = outOfService;
+                continue;
+            }
+            s.healthyCandidates++;
+            LoadView load = inflight.view(w);
+            if (exactLength && isl >= load.kvCapacityTokens()) {
+                // An engine cannot run a prompt its whole KV cache cannot hold with one token to spare (vLLM refuses
+                // a prompt beyond max_model_len, which it keeps within the cache): never a candidate.
+                s.excluded[w] = Explanations.PROMPT_TOO_LARGE;
+                continue;
+            }
+            s.holdingCandidates++;
+            CostModel.score(ctx, w, s.lookup.match(), load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
+            double cost = s.terms[w].total;
+            if (!Double.isFinite(cost)) {
+                s.excluded[w] = Explanations.NON_FINITE_COST;
+                continue;
+            }
+            s.cost[w] = cost;
+            s.minCost = Math.min(s.minCost, cost);
+            s.loads[w] = load;
+            boolean over = LoadLimits.over(specs[w], load);
+            s.excluded[w] = over ? Explanations.OVER_LOAD : null;
+            s.eligible[w] = !over;
+        }
+    }
+
+    /** Hands an admitted decision to the sink, if any; a sink that fails never fails the route (counted, logged once). */
+    private void tellSink(RouteRequest request, RouteDecision decision, RouteContext ctx, long prefixHash,
+                          AttemptScratch s) {
+        DecisionSink sink = decisionSink;
+        if (sink == null) {
+            return;
+        }
+        long idleMs = ctx.lastWorker() >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
+        try {
+            sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, System.currentTimeMillis());
+        } catch (RuntimeException e) {
+            // A listener must never fail a route that is already admitted; the decision is lost: count it.
+            sinkErrors.increment();
+            if (sinkErrors.sum() == 1) {
+                org.slf4j.LoggerFactory.getLogger(Selector.class).error("decision sink failed on request '{}' (the "
+                        + "route stands; further failures are only counted in decisionSinkErrors): {}",
+                        request.requestId(), e.toString(), e);
+            }
+        }
     }
 
     /**
