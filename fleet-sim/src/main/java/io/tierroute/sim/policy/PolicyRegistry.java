@@ -41,6 +41,7 @@ public final class PolicyRegistry {
         register(TierroutePolicy.FITTED_NAME, TierroutePolicy::fitted);
         register(TierroutePolicy.GATED_NAME, TierroutePolicy::gated);
         register(TierroutePolicy.CLAIMS_NAME, TierroutePolicy::withClaims);
+        register(TierroutePolicy.TWO_REPLICAS_NAME, TierroutePolicy::twoReplicas);
     }
 
     private void registerOracle() {

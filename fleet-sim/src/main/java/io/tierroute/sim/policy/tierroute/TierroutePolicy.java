@@ -53,6 +53,8 @@ public final class TierroutePolicy implements RoutingPolicy {
     public static final String GATED_NAME = "tierroute-gated";
     /** {@link #fitted} with the selector's computing claims on (its warm-ups too): the overload remedy of RESULTS.md. */
     public static final String CLAIMS_NAME = "tierroute-claims";
+    /** {@link #fitted}'s parameters routed by two selectors side by side ({@link ReplicatedTierroute}). */
+    public static final String TWO_REPLICAS_NAME = "tierroute-2-replicas";
     /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */
     static final int FIT_ROUNDS = 2;
 
@@ -176,6 +178,39 @@ public final class TierroutePolicy implements RoutingPolicy {
     }
 
     private static RoutingPolicy warmedUp(PolicySetup setup, String name, boolean claims, RoundFit roundFit) {
+        WarmedUp w = warmUp(setup, name, claims, roundFit);
+        TierroutePolicy policy = new TierroutePolicy(name, setup.fleet(), setup.seed(), w.params(), 0, false, claims);
+        policy.shortfall = w.shortfall();
+        return policy;
+    }
+
+    /** {@link #fitted}'s parameters routed by two selectors side by side. */
+    public static RoutingPolicy twoReplicas(PolicySetup setup) {
+        return fittedReplicas(setup, TWO_REPLICAS_NAME, 2);
+    }
+
+    /**
+     * {@link #fitted}'s parameters (its warm-ups run with one selector) routed by {@code replicas} selectors side by
+     * side, as a deployment of several replicas behind one load balancer ({@link ReplicatedTierroute}).
+     */
+    static RoutingPolicy fittedReplicas(PolicySetup setup, String name, int replicas) {
+        WarmedUp w = warmUp(setup, name, false, fittedAsIs(setup));
+        List<TierroutePolicy> each = new ArrayList<>(replicas);
+        for (int i = 0; i < replicas; i++) {
+            TierroutePolicy p = new TierroutePolicy(name, setup.fleet(), setup.seed() ^ (0x9E3779B97F4A7C15L * i),
+                    w.params(), 0, false, false);
+            // One of several: it routes a share of the fleet's requests, so the engine's sample is its KV base.
+            p.selector.inflight().ownKvAccounting(false);
+            p.shortfall = w.shortfall();
+            each.add(p);
+        }
+        return new ReplicatedTierroute(name, each);
+    }
+
+    /** The parameters a warm-up left in force, and what it fell short of when it could not fit. */
+    private record WarmedUp(ParameterSet params, WarmUpShortfall shortfall) {}
+
+    private static WarmedUp warmUp(PolicySetup setup, String name, boolean claims, RoundFit roundFit) {
         if (setup.warmUp() == null) {
             throw new IllegalArgumentException(name + " needs a warm-up run to fit on; none was provided");
         }
@@ -192,13 +227,10 @@ public final class TierroutePolicy implements RoutingPolicy {
             last = TierrouteFitting.fitRound(probe.decisions, log);
             params = roundFit.next(last.fitted(), params);
         }
-        TierroutePolicy policy = new TierroutePolicy(name, setup.fleet(), setup.seed(), params, 0, false, claims);
-        if (last.fitted() == null) {
-            // Only reported (the reports must not pass it off as a fitted run); version 0 is the built-in defaults.
-            policy.shortfall = new WarmUpShortfall(last.completions(), TierrouteFitting.MIN_COMPLETIONS,
-                    params.version() == 0);
-        }
-        return policy;
+        // Only reported (the reports must not pass it off as a fitted run); version 0 is the built-in defaults.
+        WarmUpShortfall shortfall = last.fitted() != null ? null
+                : new WarmUpShortfall(last.completions(), TierrouteFitting.MIN_COMPLETIONS, params.version() == 0);
+        return new WarmedUp(params, shortfall);
     }
 
     @Override public String name() { return name; }
