@@ -105,7 +105,6 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
         this.writer = new DirectIndexWriter(index);
         this.selector = new Selector(settings, index, writer, params, pacer::nowNanos);
         this.fleetView = fleet;
-        this.selector.inflight().ownKvAccounting(true);
         if (decisions != null) {
             this.selector.decisionSink(decisions);
         }

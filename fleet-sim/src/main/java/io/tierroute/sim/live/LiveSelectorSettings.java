@@ -34,9 +34,10 @@ final class LiveSelectorSettings {
         }
         // Late binding as in the benchmark (TierroutePolicy.HOLD_AT_WAITING, HOLD_AT_CHEAPEST_WAITING): this fleet posts
         // every first token. A held request waits in simulated time, which a drained fleet may stop: no queue wait
-        // limit cuts it off.
+        // limit cuts it off. One selector routes every request of the fleet: its own KV accounting is the workers' exact
+        // KV demand.
         return SelectorSettings.builder(specs).model(fleet.model()).blockSize(fleet.blockSize())
-                .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed)
+                .bytesPerToken(fleet.bytesPerToken()).requestMaxAge(Duration.ofDays(1)).seed(seed).ownKvAccounting(true)
                 .holdAtWaiting(TierroutePolicy.HOLD_AT_WAITING)
                 .holdAtCheapestWaiting(TierroutePolicy.HOLD_AT_CHEAPEST_WAITING)
                 .maxQueued(Integer.MAX_VALUE).maxQueueWait(Duration.ofDays(1)).build();

@@ -83,7 +83,7 @@ public final class ConfigLoader {
                     "computingClaims", "computingClaimTtl", "requestMaxAge", "telemetryMaxAge", "workflowMaxAge",
                     "maxWorkflows", "toolWarmTime", "maxQueued", "maxQueueWait", "queueAgeWeight", "queueOverdueAfter", "holdAtWaiting",
                     "holdAtCheapestWaiting",
-                    "holdAtCheapestSilentAfter", "spreadWithin", "seed");
+                    "holdAtCheapestSilentAfter", "spreadWithin", "ownKvAccounting", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
@@ -94,6 +94,7 @@ public final class ConfigLoader {
                             SelectorSettings.defaultTextCharsPerBlock(blockSize), 1, 1 << 20, "characters"))
                     .approximateTtl(r.duration("approximateTtl", dflt.approximateTtl()))
                     .computingClaims(r.bool("computingClaims", dflt.computingClaims()))
+                    .ownKvAccounting(r.bool("ownKvAccounting", dflt.ownKvAccounting()))
                     .computingClaimTtl(r.duration("computingClaimTtl", dflt.computingClaimTtl()))
                     .requestMaxAge(r.duration("requestMaxAge", dflt.requestMaxAge()))
                     .telemetryMaxAge(r.duration("telemetryMaxAge", dflt.telemetryMaxAge()))

@@ -94,6 +94,7 @@ public final class Selector {
             kvCap[w] = specs[w].kvCapacityTokens();
         }
         this.inflight = new InFlightTracker(kvCap, settings.requestMaxAge().toNanos(), settings.telemetryMaxAge().toNanos());
+        this.inflight.ownKvAccounting(settings.ownKvAccounting());
         this.workflows = new WorkflowAffinity(settings.workflowMaxAge().toNanos(), settings.maxWorkflows());
         this.tools = new ToolAffinity(n, settings.toolWarmTime().toNanos());
         this.picker = new Picker(settings.temperature(), settings.explorationEpsilon());

@@ -33,6 +33,7 @@ public record SelectorSettings(
         int holdAtCheapestWaiting,
         Duration holdAtCheapestSilentAfter,
         int spreadWithin,
+        boolean ownKvAccounting,
         Long seed) {
 
     public SelectorSettings {
@@ -128,6 +129,7 @@ public record SelectorSettings(
         private int holdAtCheapestWaiting = 0;
         private Duration holdAtCheapestSilentAfter = Duration.ofSeconds(10);
         private int spreadWithin = SPREAD_WITHIN;
+        private boolean ownKvAccounting = false;
         private Long seed;
 
         private Builder(List<WorkerSpec> workers) {
@@ -214,6 +216,12 @@ public record SelectorSettings(
          * load a request's completion is mostly its decode, which a fuller batch slows (0: off).
          */
         public Builder spreadWithin(int v) { spreadWithin = v; return this; }
+        /**
+         * {@code KV_used} from this selector's own requests (their KV demand, queued ones included) instead of the
+         * engine's sampled usage plus what was sent since ({@code InFlightTracker.ownKvAccounting}): right only when
+         * this selector routes everything its workers serve (one replica). Default off.
+         */
+        public Builder ownKvAccounting(boolean v) { ownKvAccounting = v; return this; }
         /** A seed makes ties and softmax picks reproducible (simulator, tests); null = per-thread randomness. */
         public Builder seed(Long v) { seed = v; return this; }
 
@@ -224,7 +232,7 @@ public record SelectorSettings(
                     computingClaimTtl, requestMaxAge,
                     telemetryMaxAge, workflowMaxAge, maxWorkflows, toolWarmTime, maxQueued, maxQueueWait, queueAgeWeight, queueOverdueAfter,
                     holdAtWaiting,
-                    holdAtCheapestWaiting, holdAtCheapestSilentAfter, spreadWithin, seed);
+                    holdAtCheapestWaiting, holdAtCheapestSilentAfter, spreadWithin, ownKvAccounting, seed);
         }
     }
 }

@@ -431,6 +431,14 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void ownKvAccountingIsOffUntilTurnedOn() {
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().ownKvAccounting()).isFalse();
+        assertThat(ConfigLoader.parse("routing: {ownKvAccounting: true}\nworkers: [{name: a}]\n", dir).selector()
+                .ownKvAccounting()).isTrue();
+        bad("routing: {ownKvAccounting: 1}\nworkers: [{name: a}]\n", "routing.ownKvAccounting: must be true or false");
+    }
+
+    @Test
     void lateBindingIsOffUntilALimitIsGiven() {
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtWaiting()).isZero();
         assertThat(ConfigLoader.parse("routing: {holdAtWaiting: 1}\nworkers: [{name: a}]\n", dir).selector().holdAtWaiting())

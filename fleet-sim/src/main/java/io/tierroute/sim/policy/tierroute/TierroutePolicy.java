@@ -121,14 +121,14 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .maxQueued(Integer.MAX_VALUE)
                 .maxQueueWait(Duration.ofDays(1))
                 .computingClaims(computingClaims)
+                // One selector routes every request of the simulated fleet: its own in-flight accounting is the
+                // workers' exact KV demand, queued requests included (routing.ownKvAccounting).
+                .ownKvAccounting(true)
                 .seed(seed)
                 .build();
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
         this.writer = new DirectIndexWriter(index);
         this.selector = new Selector(settings, index, writer, new ParameterStore(params), () -> nowNanos);
-        // One selector routes every request of the simulated fleet: its own in-flight accounting is the
-        // workers' exact KV demand, queued requests included (see InFlightTracker#ownKvAccounting).
-        this.selector.inflight().ownKvAccounting(true);
         this.decisions = record ? new HashMap<>() : null;
         boolean measured = Set.of(FITTED_NAME, GATED_NAME, DEFAULT_NAME, CLAIMS_NAME).contains(name);
         this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
