@@ -313,7 +313,7 @@ public final class ConfigLoader {
                     (int) p.integer("retainedSnapshots", params.retainedSnapshots(), 1, 10_000, "snapshots"),
                     p.duration("startupTimeout", params.startupTimeout()),
                     p.bool("requireOnStart", params.requireOnStart()),
-                    p.durationOrZero("rhoMaxAge", params.rhoMaxAge())); // 0s: ρ never ages
+                    rhoMaxAge(p, params.rhoMaxAge()));
             noEffect(p, params.enabled(), "while kafka.params.enabled is false", warnings,
                     "retainedSnapshots", "startupTimeout", "requireOnStart", "rhoMaxAge");
         }
@@ -529,4 +529,22 @@ public final class ConfigLoader {
         }
         return out;
     }
+
+    /**
+     * {@code kafka.params.rhoMaxAge}: 0s (ρ never ages), or at least {@link #MIN_RHO_MAX_AGE}. A ρ reaches the selector
+     * seconds after it was measured (telemetry each second, the fitting job, its snapshot a second later): a shorter age
+     * would zero every ρ as it arrives, and so switch the congestion term off without saying so.
+     */
+    private static java.time.Duration rhoMaxAge(ConfigNode params, java.time.Duration dflt) {
+        java.time.Duration d = params.durationOrZero("rhoMaxAge", dflt);
+        if (!d.isZero() && d.compareTo(MIN_RHO_MAX_AGE) < 0) {
+            throw params.require("rhoMaxAge").error("must be 0s (rho never ages) or at least "
+                    + MIN_RHO_MAX_AGE.toSeconds() + "s: a rho reaches the selector seconds after it was measured, and a "
+                    + "shorter age would zero every rho as it arrives; got '" + params.require("rhoMaxAge").asText() + "'");
+        }
+        return d;
+    }
+
+    /** The least non-zero {@code kafka.params.rhoMaxAge}. */
+    static final java.time.Duration MIN_RHO_MAX_AGE = java.time.Duration.ofSeconds(5);
 }

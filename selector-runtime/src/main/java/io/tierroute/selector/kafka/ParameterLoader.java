@@ -152,6 +152,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
     private final OutageReport outage;     // loader thread
     private final RhoAging rhoAging;       // loader thread
+    private static final long PAUSE_SLICE_MS = 500;
 
     /**
      * @param settings  the kafka section (bootstrap servers, scope, client id, params settings)
@@ -291,8 +292,15 @@ public final class ParameterLoader implements AutoCloseable {
 
     /** Waits {@code millis} or until close(); never interrupts a Kafka client. */
     private void pause(long millis) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         try {
-            stopSignal.await(millis, TimeUnit.MILLISECONDS);
+            // In slices, the served ρ ageing between them: a restart's back-off lasts up to 30 s.
+            for (long left = millis; left > 0 && running; left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime())) {
+                rhoAging.ageServed(store);
+                if (stopSignal.await(Math.min(left, PAUSE_SLICE_MS), TimeUnit.MILLISECONDS)) {
+                    return;
+                }
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             running = false;
@@ -370,7 +378,6 @@ public final class ParameterLoader implements AutoCloseable {
                 publishStatus();
             }
             if (caughtUp) {
-                rhoAging.ageServed(store); // the served ρ ages while no snapshot replaces it
                 partitions.readAdded(c, parts);
             }
         }
@@ -417,9 +424,14 @@ public final class ParameterLoader implements AutoCloseable {
         status.publish(isReady(), caughtUp, swap.appliedVersion(), rule);
     }
 
-    /** After each poll (and each topic lookup): whether the consumer is still in contact with the cluster. */
+    /**
+     * After each poll (and each topic lookup): whether the consumer is still in contact with the cluster; and the served
+     * ρ ages while no snapshot replaces it, caught up or not (a session that restarts, or waits for the topics, serves
+     * the set it had).
+     */
     private void checkContact() {
         outage.check(status.lastError(), store.current().version());
+        rhoAging.ageServed(store);
     }
 
     /** Retained encoded records (the LRU), for tests and the status. */

@@ -28,13 +28,13 @@ final class RhoAging {
 
     private static final Logger log = LoggerFactory.getLogger(ParameterLoader.class); // the loader's messages, its logger
 
-    private static final long WARN_EVERY_MS = 60_000;
+    private static final long WARN_EVERY_NANOS = 60_000_000_000L;
 
     private final String scope;
     private final long maxAgeMs;       // 0: ρ never ages
     private final LongSupplier wallClockMs;
     private boolean warned;
-    private long warnedAtMs;
+    private long warnedAtNanos; // the throttle's own clock: a wall clock stepped back would silence it
 
     /**
      * @param maxAge      how old a ρ may be before it counts as 0 ({@link Duration#ZERO}: never)
@@ -58,9 +58,9 @@ final class RhoAging {
         ParameterSet aged = set.withRhoMeasuredBefore(now - maxAgeMs);
         // At most one WARN a minute: a worker whose telemetry stopped keeps its last ρ in every snapshot until the job
         // retires its link (10 min), so each accepted snapshot (one a second) would age it out again.
-        if (aged != set && (!warned || now - warnedAtMs >= WARN_EVERY_MS)) {
+        if (aged != set && (!warned || System.nanoTime() - warnedAtNanos >= WARN_EVERY_NANOS)) {
             warned = true;
-            warnedAtMs = now;
+            warnedAtNanos = System.nanoTime();
             long oldestMs = set.oldestRhoAsOfMs();
             log.warn("params loader: rho of {} link(s) in version {} of scope '{}' is older than kafka.params.rhoMaxAge "
                     + "({} ms; the oldest measured up to {}, {} ms ago): priced as idle links (rho 0) until a snapshot "

@@ -164,8 +164,7 @@ public final class SnapshotConverter {
                 if (t == Tier.HBM) {
                     continue; // HBM hits cost no transfer: a ρ for it changes nothing
                 }
-                // As of its fitting window's end, so that it ages out when no newer snapshot replaces it (0: no window).
-                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference, Math.max(0, r.getRho().getWindowEndMs()));
+                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference, asOf(r, s));
             }
         }
         String forestRefused = null;
@@ -217,5 +216,14 @@ public final class SnapshotConverter {
             throw new UnusableSnapshotException(field + ": tier is missing");
         }
         return Tier.valueOf(t.name());
+    }
+
+    /**
+     * When a ρ was measured, for its ageing: its fitting window's end (0: no window, it does not age), but never after
+     * the snapshot was created (a window ending later is an engine clock running ahead, and would never age).
+     */
+    private static long asOf(WorkerTierRho r, ParameterSnapshot s) {
+        long end = Math.max(0, r.getRho().getWindowEndMs());
+        return end > 0 && s.getCreatedAtMs() > 0 ? Math.min(end, s.getCreatedAtMs()) : end;
     }
 }

@@ -140,6 +140,7 @@ public final class ParameterSet {
             return this;
         }
         Builder b = toBuilder();
+        b.rhoAgedOutLinks = rhoAgedOutLinks;
         for (int i = 0; i < rho.length; i++) {
             if (rho[i] > 0 && rhoAsOfMs[i] > 0 && rhoAsOfMs[i] < cutoffMs) {
                 b.rho[i] = 0;
@@ -152,7 +153,10 @@ public final class ParameterSet {
     /** The end (ms since the epoch) of the oldest fitting window among the ρ that can age, or Long.MAX_VALUE. */
     public long oldestRhoAsOfMs() { return oldestLiveRhoMs; }
 
-    /** How many links' ρ {@link #withRhoMeasuredBefore} set to 0 (in this set and the sets it was derived from). */
+    /**
+     * How many links' ρ {@link #withRhoMeasuredBefore} set to 0, in this set and the sets it was aged from (not in a set
+     * rebuilt with {@link #toBuilder}).
+     */
     public int rhoAgedOutLinks() { return rhoAgedOutLinks; }
 
     /** The bandwidth (bytes/s) the snapshot's ρ of tier {@code t} were measured against, or NaN. */
@@ -191,8 +195,7 @@ public final class ParameterSet {
         System.arraycopy(bandwidthOverride, 0, b.bandwidthOverride, 0, Tier.COUNT);
         System.arraycopy(rhoReference, 0, b.rhoReference, 0, Tier.COUNT);
         System.arraycopy(linkRhoReference, 0, b.linkRhoReference, 0, linkRhoReference.length);
-        System.arraycopy(rhoAsOfMs, 0, b.rhoAsOfMs, 0, rhoAsOfMs.length);
-        b.rhoAgedOutLinks = rhoAgedOutLinks;
+        System.arraycopy(rhoAsOfMs, 0, b.rhoAsOfMs, 0, rhoAsOfMs.length); // a rebuilt set counts no aged links
         b.outputModel = outputModel; b.outputModelVersion = outputModelVersion; b.outputQuantile = outputQuantile;
         return b;
     }

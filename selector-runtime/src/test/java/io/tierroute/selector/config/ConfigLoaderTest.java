@@ -431,6 +431,18 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void rhoMaxAgeIsZeroForNeverOrAtLeastFiveSeconds() {
+        String kafka = "workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\", params: {rhoMaxAge: %s}}\n";
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\"}\n", dir).kafka()
+                .params().rhoMaxAge()).as("default").isEqualTo(Duration.ofSeconds(60));
+        assertThat(ConfigLoader.parse(kafka.formatted("0s"), dir).kafka().params().rhoMaxAge()).isZero();
+        assertThat(ConfigLoader.parse(kafka.formatted("5s"), dir).kafka().params().rhoMaxAge())
+                .isEqualTo(Duration.ofSeconds(5));
+        bad(kafka.formatted("2s"), "kafka.params.rhoMaxAge: must be 0s (rho never ages) or at least 5s");
+        bad(kafka.formatted("-1s"), "kafka.params.rhoMaxAge: must be a duration");
+    }
+
+    @Test
     void ownKvAccountingIsOffUntilTurnedOn() {
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().ownKvAccounting()).isFalse();
         assertThat(ConfigLoader.parse("routing: {ownKvAccounting: true}\nworkers: [{name: a}]\n", dir).selector()

@@ -141,7 +141,9 @@ final class KafkaFixture {
 
     /** A ρ whose fitting window ended at {@code asOfMs}. */
     static WorkerTierRho rho(String worker, io.tierroute.schemas.avro.Tier tier, double v, long asOfMs) {
-        FittedValue measured = FittedValue.newBuilder(fv(v)).setWindowStartMs(asOfMs - 10_000).setWindowEndMs(asOfMs)
+        // built field by field: a deep copy (newBuilder(other)) of a record with an enum needs AvroTrust installed
+        FittedValue measured = FittedValue.newBuilder().setValue(v).setSamples(1000).setQuality(0.9)
+                .setQualityKind(QualityKind.R2).setStdError(null).setWindowStartMs(asOfMs - 10_000).setWindowEndMs(asOfMs)
                 .build();
         return new WorkerTierRho(worker, tier, measured, null);
     }

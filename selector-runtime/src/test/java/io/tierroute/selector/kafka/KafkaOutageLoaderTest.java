@@ -56,6 +56,25 @@ class KafkaOutageLoaderTest {
     }
 
     @Test
+    void theServedRhoAgesOutWhileKafkaCannotBeReached() throws Exception {
+        String bootstrap = "127.0.0.1:" + LoopbackPorts.free();
+        KafkaSettings settings = KafkaSettings.defaults(bootstrap).withParams(new KafkaSettings.Params(true, 8,
+                Duration.ofSeconds(30), false, Duration.ofSeconds(2)));
+        long measured = System.currentTimeMillis();
+        ParameterStore store = new ParameterStore(ParameterSet.builder(2).version(4)
+                .rho(1, io.tierroute.selector.protocol.Tier.CPU, 0.95, Double.NaN, measured).build());
+        int cpu = io.tierroute.selector.protocol.Tier.CPU.ordinal();
+        try (ParameterLoader l = loader(settings, store)) {
+            await(Duration.ofSeconds(15), () -> store.current().rho(1, cpu) == 0,
+                    "the served rho to age out with no broker to read snapshots from");
+            assertThat(System.currentTimeMillis() - measured).isGreaterThan(2_000);
+            assertThat(l.status().ready()).as("never caught up").isFalse();
+            assertThat(store.current().version()).isEqualTo(4);
+            assertThat(store.current().rhoAgedOutLinks()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void aLoaderWhereNothingListensSaysSoWithinSeconds() throws Exception {
         // Not a port from the OS's ephemeral range, where servers that bind port 0 get theirs.
         String bootstrap = "127.0.0.1:" + LoopbackPorts.free();

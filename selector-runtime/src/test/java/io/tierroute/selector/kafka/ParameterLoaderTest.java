@@ -95,7 +95,7 @@ class ParameterLoaderTest {
     @Test
     void theServedRhoAgesOutWhileNoSnapshotReplacesIt() throws Exception {
         KafkaSettings aging = KafkaFixture.settings().withParams(new KafkaSettings.Params(true, 8, WAIT, false,
-                Duration.ofSeconds(3)));
+                Duration.ofSeconds(4)));
         ParameterStore store = store();
         ParameterLoader l = start(store, aging);
         int cpu = io.tierroute.selector.protocol.Tier.CPU.ordinal();
@@ -104,14 +104,15 @@ class ParameterLoaderTest {
         publish(producer, snapshot("default", 1).setRho(List.of(KafkaFixture.rho("w1", Tier.CPU, 0.9, now),
                 KafkaFixture.rho("w2", Tier.CPU, 0.5, now - 600_000))).build());
         await(WAIT, () -> store.current().version() == 1, "version 1 active");
+        double w1 = store.current().rho(1, cpu);
+        long readAt = System.currentTimeMillis();
         assertThat(store.current().rho(2, cpu)).as("measured 10 min ago: aged out as it is swapped in").isZero();
-        assertThat(store.current().rhoAgedOutLinks()).isEqualTo(1);
-        if (System.currentTimeMillis() - now < 3_000) {
-            assertThat(store.current().rho(1, cpu)).as("fresh: served as published").isEqualTo(0.9);
-        }
+        // A fresh ρ is served as published until it is older than 4 s (on a machine too slow to read it before then,
+        // its value is not checked here; its ageing is).
+        assertThat(w1 == 0.9 || readAt - now > 4_000).as("fresh: served as published, got " + w1).isTrue();
 
         await(WAIT, () -> store.current().rho(1, cpu) == 0, "w1's ρ aged out with no new snapshot");
-        assertThat(System.currentTimeMillis() - now).as("not before its maximum age").isGreaterThan(3_000);
+        assertThat(System.currentTimeMillis() - now).as("not before its maximum age").isGreaterThan(4_000);
         assertThat(store.current().version()).isEqualTo(1);
         assertThat(store.current().rhoAgedOutLinks()).isEqualTo(2);
         assertThat(l.swaps()).as("ageing is not a snapshot swap").isEqualTo(1);

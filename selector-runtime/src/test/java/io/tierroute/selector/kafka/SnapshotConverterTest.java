@@ -122,6 +122,21 @@ class SnapshotConverterTest {
     }
 
     @Test
+    void aRhoAgesFromItsWindowsEndButNeverFromAfterTheSnapshotWasCreated() {
+        long created = 1_765_000_000_000L;
+        ParameterSnapshot s = KafkaFixture.snapshot("default", 1).setCreatedAtMs(created).setRho(List.of(
+                KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.CPU, 0.5, created - 3_000),
+                KafkaFixture.rho("w1", io.tierroute.schemas.avro.Tier.CPU, 0.5, created + 3_600_000))).build();
+        ParameterSet ps = converter.convert(s, "test", null);
+        assertThat(ps.oldestRhoAsOfMs()).isEqualTo(created - 3_000);
+        ParameterSet w0Aged = ps.withRhoMeasuredBefore(created - 1_000);
+        assertThat(w0Aged.rho(0, Tier.CPU.ordinal())).isZero();
+        assertThat(w0Aged.rho(1, Tier.CPU.ordinal())).as("an engine clock an hour ahead: as of the snapshot's creation")
+                .isEqualTo(0.5);
+        assertThat(w0Aged.oldestRhoAsOfMs()).isEqualTo(created);
+    }
+
+    @Test
     void aRhoReferenceOutsideBandwidthsBoundsMakesTheSnapshotUnusable() {
         io.tierroute.schemas.avro.WorkerTierRho bad = KafkaFixture.rho("w0", io.tierroute.schemas.avro.Tier.NVME, 0.5);
         bad.setReferenceBytesPerSecond(Double.NaN);

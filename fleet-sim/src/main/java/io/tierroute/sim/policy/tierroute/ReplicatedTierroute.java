@@ -45,6 +45,16 @@ final class ReplicatedTierroute implements RoutingPolicy {
     }
 
     @Override
+    public long telemetryPeriodMicros() {
+        return replicas.get(0).telemetryPeriodMicros();
+    }
+
+    /** Requests routed and not yet finished or refused (tests). */
+    int tracked() {
+        return routedBy.size();
+    }
+
+    @Override
     public void attach(Dispatcher dispatcher) {
         Dispatcher forgetRefused = (request, worker) -> {
             if (worker == REFUSED) {

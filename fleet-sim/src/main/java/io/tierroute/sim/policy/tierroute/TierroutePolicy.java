@@ -96,6 +96,15 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
             boolean computingClaims) {
+        this(name, fleet, seed, params, epsilon, record, computingClaims, true);
+    }
+
+    /**
+     * As above; {@code ownKvAccounting} false for one of several selectors ({@link ReplicatedTierroute}), which routes a
+     * share of the fleet's requests and so takes the engine's sample as its {@code KV_used} base.
+     */
+    TierroutePolicy(String name, FleetView fleet, long seed, ParameterSet params, double epsilon, boolean record,
+            boolean computingClaims, boolean ownKvAccounting) {
         this.name = name;
         int n = fleet.workers();
         this.blockSize = fleet.blockSize();
@@ -121,9 +130,9 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .maxQueued(Integer.MAX_VALUE)
                 .maxQueueWait(Duration.ofDays(1))
                 .computingClaims(computingClaims)
-                // One selector routes every request of the simulated fleet: its own in-flight accounting is the
+                // One selector routing every request of the simulated fleet: its own in-flight accounting is the
                 // workers' exact KV demand, queued requests included (routing.ownKvAccounting).
-                .ownKvAccounting(true)
+                .ownKvAccounting(ownKvAccounting)
                 .seed(seed)
                 .build();
         RunPrefixIndex index = RunPrefixIndex.builder().workers(n).build();
@@ -198,9 +207,7 @@ public final class TierroutePolicy implements RoutingPolicy {
         List<TierroutePolicy> each = new ArrayList<>(replicas);
         for (int i = 0; i < replicas; i++) {
             TierroutePolicy p = new TierroutePolicy(name, setup.fleet(), setup.seed() ^ (0x9E3779B97F4A7C15L * i),
-                    w.params(), 0, false, false);
-            // One of several: it routes a share of the fleet's requests, so the engine's sample is its KV base.
-            p.selector.inflight().ownKvAccounting(false);
+                    w.params(), 0, false, false, false);
             p.shortfall = w.shortfall();
             each.add(p);
         }

@@ -61,6 +61,43 @@ class ReplicatedTierrouteTest {
         }
         assertThat(((RunPrefixIndex) policy.replicas().get(0).selector().index()).blockCount())
                 .isEqualTo(((RunPrefixIndex) policy.replicas().get(1).selector().index()).blockCount());
+        assertThat(policy.tracked()).isZero();
+    }
+
+    @Test
+    void heldAndRefusedRequestsAreForgottenByTheReplicaThatTookThem() {
+        // A burst of 40 distinct 2,000-token prompts 1 ms apart (late binding holds them while every worker has one of
+        // the replica's requests waiting), and two prompts no worker's KV cache can hold (refused at once).
+        List<SimRequest> rs = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            long[] ids = new long[125];
+            for (int b = 0; b < ids.length; b++) {
+                ids[b] = 100_000L * (i + 1) + b;
+            }
+            rs.add(f.request("b" + i, i * 1_000L, 2000, ids, 64, 64, null));
+        }
+        for (int i = 0; i < 2; i++) {
+            long[] ids = new long[4_200];
+            for (int b = 0; b < ids.length; b++) {
+                ids[b] = 9_000_000L * (i + 1) + b;
+            }
+            rs.add(f.request("huge" + i, 50_000L + i, 67_200, ids, 64, 64, null));
+        }
+        Simulation sim = new Simulation(cfg, rs);
+        ReplicatedTierroute policy = (ReplicatedTierroute) new PolicyRegistry()
+                .create(TierroutePolicy.TWO_REPLICAS_NAME, setup(sim));
+        SimResult result = sim.run(policy, null);
+
+        assertThat(result.completions()).hasSize(40);
+        assertThat(result.rejected()).isEqualTo(2);
+        for (TierroutePolicy replica : policy.replicas()) {
+            assertThat(replica.selector().queuedCount()).as("held by late binding").isPositive();
+            assertThat(replica.selector().rejectedCount()).as("one prompt too large each").isEqualTo(1);
+            assertThat(replica.selector().inflight().size()).isZero();
+            assertThat(replica.selector().inflight().ownKvAccounting()).as("one of two: telemetry's KV base").isFalse();
+            assertThat(replica.selector().settings().ownKvAccounting()).isFalse();
+        }
+        assertThat(policy.tracked()).as("nothing left of the refused or the held").isZero();
     }
 
     @Test
