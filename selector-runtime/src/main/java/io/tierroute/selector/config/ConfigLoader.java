@@ -9,6 +9,7 @@ import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerSpec;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -530,13 +531,16 @@ public final class ConfigLoader {
         return out;
     }
 
+    /** The least non-zero {@code kafka.params.rhoMaxAge}. */
+    static final Duration MIN_RHO_MAX_AGE = Duration.ofSeconds(5);
+
     /**
      * {@code kafka.params.rhoMaxAge}: 0s (ρ never ages), or at least {@link #MIN_RHO_MAX_AGE}. A ρ reaches the selector
      * seconds after it was measured (telemetry each second, the fitting job, its snapshot a second later): a shorter age
      * would zero every ρ as it arrives, and so switch the congestion term off without saying so.
      */
-    private static java.time.Duration rhoMaxAge(ConfigNode params, java.time.Duration dflt) {
-        java.time.Duration d = params.durationOrZero("rhoMaxAge", dflt);
+    private static Duration rhoMaxAge(ConfigNode params, Duration dflt) {
+        Duration d = params.durationOrZero("rhoMaxAge", dflt);
         if (!d.isZero() && d.compareTo(MIN_RHO_MAX_AGE) < 0) {
             throw params.require("rhoMaxAge").error("must be 0s (rho never ages) or at least "
                     + MIN_RHO_MAX_AGE.toSeconds() + "s: a rho reaches the selector seconds after it was measured, and a "
@@ -544,7 +548,4 @@ public final class ConfigLoader {
         }
         return d;
     }
-
-    /** The least non-zero {@code kafka.params.rhoMaxAge}. */
-    static final java.time.Duration MIN_RHO_MAX_AGE = java.time.Duration.ofSeconds(5);
 }

@@ -130,7 +130,7 @@ public final class TierroutePolicy implements RoutingPolicy {
                 .maxQueued(Integer.MAX_VALUE)
                 .maxQueueWait(Duration.ofDays(1))
                 .computingClaims(computingClaims)
-                // One selector routing every request of the simulated fleet: its own in-flight accounting is the
+                // Alone, the selector routes every request of the simulated fleet: its own in-flight accounting is the
                 // workers' exact KV demand, queued requests included (routing.ownKvAccounting).
                 .ownKvAccounting(ownKvAccounting)
                 .seed(seed)
