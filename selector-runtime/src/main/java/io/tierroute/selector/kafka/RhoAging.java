@@ -22,7 +22,7 @@ import java.util.function.LongSupplier;
  * whose clock is behind by more than the maximum age has its ρ aged out at once (the WARN names the age).
  *
  * <p>Loader thread only (the store's single writer while the loader runs): {@link #age} on a set about to be swapped
- * in, {@link #ageServed} after each poll.
+ * in, {@link #ageServed} after each poll and topic lookup and through the loader's back-off waits.
  */
 final class RhoAging {
 
