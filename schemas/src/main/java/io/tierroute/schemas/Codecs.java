@@ -5,6 +5,7 @@ import io.tierroute.schemas.avro.DeadLetter;
 import io.tierroute.schemas.avro.EngineTelemetry;
 import io.tierroute.schemas.avro.KvEventBatch;
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.schemas.avro.RoutingDecision;
 import io.tierroute.schemas.avro.SnapshotControl;
 import java.util.List;
@@ -31,10 +32,12 @@ public final class Codecs {
   public static final RecordCodec<SnapshotControl> SNAPSHOT_CONTROL = RecordCodec.of(SnapshotControl.class);
   /** {@link Topics#DEAD_LETTER}. */
   public static final RecordCodec<DeadLetter> DEAD_LETTER = RecordCodec.of(DeadLetter.class);
+  /** {@link Topics#REPLICA_SYNC}. */
+  public static final RecordCodec<ReplicaSyncMessage> REPLICA_SYNC_MESSAGE = RecordCodec.of(ReplicaSyncMessage.class);
 
   /** All codecs, in {@link Topics#ALL} order. */
   public static final List<RecordCodec<?>> ALL = List.of(KV_EVENT_BATCH, ENGINE_TELEMETRY,
-      COMPLETION_LOG, ROUTING_DECISION, PARAMETER_SNAPSHOT, SNAPSHOT_CONTROL, DEAD_LETTER);
+      COMPLETION_LOG, ROUTING_DECISION, PARAMETER_SNAPSHOT, SNAPSHOT_CONTROL, DEAD_LETTER, REPLICA_SYNC_MESSAGE);
 
   private static final Map<String, RecordCodec<?>> BY_TOPIC = Map.of(
       Topics.KV_EVENTS, KV_EVENT_BATCH,
@@ -43,7 +46,8 @@ public final class Codecs {
       Topics.DECISIONS, ROUTING_DECISION,
       Topics.PARAMS, PARAMETER_SNAPSHOT,
       Topics.CONTROL, SNAPSHOT_CONTROL,
-      Topics.DEAD_LETTER, DEAD_LETTER);
+      Topics.DEAD_LETTER, DEAD_LETTER,
+      Topics.REPLICA_SYNC, REPLICA_SYNC_MESSAGE);
 
   private Codecs() {}
 

@@ -2,6 +2,7 @@ package io.tierroute.schemas;
 
 import io.tierroute.schemas.avro.CompletionLog;
 import io.tierroute.schemas.avro.DeadLetter;
+import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.schemas.avro.EngineTelemetry;
 import io.tierroute.schemas.avro.KvEventBatch;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -35,7 +36,8 @@ public final class ReleasedSchemas {
       RoutingDecision.class,
       ParameterSnapshot.class,
       SnapshotControl.class,
-      DeadLetter.class);
+      DeadLetter.class,
+      ReplicaSyncMessage.class);
 
   /**
    * Records stored outside a topic (a quantile forest written to a model file, e.g. the selector's

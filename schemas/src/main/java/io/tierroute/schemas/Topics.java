@@ -30,10 +30,15 @@ public final class Topics {
   public static final String CONTROL = "tierroute.control";
   /** {@code DeadLetter}: records a consumer rejected, with the reason. */
   public static final String DEAD_LETTER = "tierroute.dead-letter";
+  /**
+   * {@code ReplicaSyncMessage}, key = requestId: what each selector replica tells the others (its admissions and the
+   * request events reported to it). Read by every replica from (about) its start; kept an hour.
+   */
+  public static final String REPLICA_SYNC = "tierroute.replica-sync";
 
   /** Every topic, in data-flow order. */
   public static final List<String> ALL =
-      List.of(KV_EVENTS, TELEMETRY, COMPLETIONS, DECISIONS, PARAMS, CONTROL, DEAD_LETTER);
+      List.of(KV_EVENTS, TELEMETRY, COMPLETIONS, DECISIONS, PARAMS, CONTROL, DEAD_LETTER, REPLICA_SYNC);
 
   /** Topics with {@code cleanup.policy=compact}. */
   public static final Set<String> COMPACTED = Set.of(PARAMS, CONTROL);
@@ -56,7 +61,8 @@ public final class Topics {
         new Spec(DECISIONS, 4, retained(INPUT_RETENTION)),
         new Spec(PARAMS, 1, paramsConfigs(compact)),
         new Spec(CONTROL, 1, compact),
-        new Spec(DEAD_LETTER, 1, retained(DEAD_LETTER_RETENTION)));
+        new Spec(DEAD_LETTER, 1, retained(DEAD_LETTER_RETENTION)),
+        new Spec(REPLICA_SYNC, 4, replicaSyncConfigs()));
   }
 
   /**
@@ -81,6 +87,18 @@ public final class Topics {
   public static final Duration KV_EVENTS_RETENTION = Duration.ofDays(1);
   /** Rejected records wait two weeks for someone to look at them. */
   public static final Duration DEAD_LETTER_RETENTION = Duration.ofDays(14);
+  /**
+   * Replica sync matters while its requests run: a replica reads back a few minutes at its start. An hour, in segments
+   * of ten minutes (retention deletes whole segments; the broker's default segment is a week), bounds a topic that
+   * carries every request's events.
+   */
+  public static final Duration REPLICA_SYNC_RETENTION = Duration.ofHours(1);
+
+  private static Map<String, String> replicaSyncConfigs() {
+    Map<String, String> m = new java.util.HashMap<>(retained(REPLICA_SYNC_RETENTION));
+    m.put("segment.ms", Long.toString(Duration.ofMinutes(10).toMillis()));
+    return Map.copyOf(m);
+  }
 
   /** Delete policy with an explicit retention, so a broker's own default cannot change it. */
   private static Map<String, String> retained(Duration retention) {

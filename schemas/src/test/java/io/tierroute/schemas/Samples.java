@@ -44,7 +44,8 @@ final class Samples {
 
   static List<SpecificRecord> all() {
     return List.of(kvEventBatch(), engineTelemetry(), completionLog(), routingDecision(),
-        parameterSnapshot(true), parameterSnapshot(false), snapshotControl(), deadLetter());
+        parameterSnapshot(true), parameterSnapshot(false), snapshotControl(), deadLetter(), replicaAdmitted(),
+        replicaFirstToken());
   }
 
   static KvEventBatch kvEventBatch() {
@@ -265,6 +266,28 @@ final class Samples {
         .setValue(ByteBuffer.wrap(new byte[] {(byte) 0xC3, 0x01, 1, 2, 3}))
         .setErrorType("CorruptRecordException").setReason("truncated header: 5 bytes")
         .setConsumer("fit-cost-params").setTimestampMs(T0 + 3_000)
+        .build();
+  }
+
+  static io.tierroute.schemas.avro.ReplicaSyncMessage replicaAdmitted() {
+    return io.tierroute.schemas.avro.ReplicaSyncMessage.newBuilder()
+        .setReplicaId("7c0b1e52-3f7e-4f4a-9d59-8c3f0f5e2a11").setSelectorId("selector-0")
+        .setTimestampMs(T0 + 4_000).setRequestId("req-000042")
+        .setMessage(io.tierroute.schemas.avro.ReplicaAdmitted.newBuilder()
+            .setWorker("vllm-h100-03").setPromptTokens(9_216).setPredictedOutputTokens(312)
+            .setPrefillTokens(1_024).setTierTokens(List.of(0L, 4_096L, 0L, 0L))
+            .setPrefixMarks(List.of(Long.MIN_VALUE, -3L, 77L, Long.MAX_VALUE)).setPrefixMarkTokens(2_048)
+            .setWorkflowId("wf-17").setExpectedNextTools(List.of("sql.query", "http.get"))
+            .build())
+        .build();
+  }
+
+  static io.tierroute.schemas.avro.ReplicaSyncMessage replicaFirstToken() {
+    return io.tierroute.schemas.avro.ReplicaSyncMessage.newBuilder()
+        .setReplicaId("0d5f6a3e-1c2b-4a8e-b1f0-2e9d7c6b5a40").setSelectorId("selector-1")
+        .setTimestampMs(T0 + 4_250).setRequestId("req-000042")
+        .setMessage(io.tierroute.schemas.avro.ReplicaRequestEvent.newBuilder()
+            .setType(io.tierroute.schemas.avro.ReplicaEventType.FIRST_TOKEN).setTokens(1).build())
         .build();
   }
 }

@@ -9,7 +9,7 @@ class TopicsTest {
   void namesAndCompaction() {
     assertThat(Topics.ALL).containsExactly("tierroute.kv-events", "tierroute.telemetry",
         "tierroute.completions", "tierroute.decisions", "tierroute.params", "tierroute.control",
-        "tierroute.dead-letter");
+        "tierroute.dead-letter", "tierroute.replica-sync");
     assertThat(Topics.COMPACTED).containsExactlyInAnyOrder(Topics.PARAMS, Topics.CONTROL);
     assertThat(Topics.isCompacted(Topics.CONTROL)).isTrue();
     assertThat(Topics.isCompacted(Topics.KV_EVENTS)).isFalse();
@@ -29,11 +29,15 @@ class TopicsTest {
         // an explicit retention, so the broker's default cannot shorten it
         assertThat(spec.configs()).as(spec.name()).containsEntry("cleanup.policy", "delete");
         assertThat(Long.parseLong(spec.configs().get("retention.ms"))).as(spec.name())
-            .isGreaterThanOrEqualTo(java.time.Duration.ofDays(1).toMillis());
+            .isGreaterThanOrEqualTo(spec.name().equals(Topics.REPLICA_SYNC) ? java.time.Duration.ofHours(1).toMillis()
+                : java.time.Duration.ofDays(1).toMillis());
       }
     }
     assertThat(Topics.specs().stream().filter(s -> s.name().equals(Topics.TELEMETRY)).findFirst().orElseThrow()
         .configs()).containsEntry("retention.ms", Long.toString(Topics.INPUT_RETENTION.toMillis()));
+    // Retention deletes whole segments: the replica-sync topic's roll well within its hour.
+    assertThat(Topics.specs().stream().filter(s -> s.name().equals(Topics.REPLICA_SYNC)).findFirst().orElseThrow()
+        .configs()).containsEntry("segment.ms", "600000");
   }
 
   @Test

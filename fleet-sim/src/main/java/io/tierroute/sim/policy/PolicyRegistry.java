@@ -42,6 +42,7 @@ public final class PolicyRegistry {
         register(TierroutePolicy.GATED_NAME, TierroutePolicy::gated);
         register(TierroutePolicy.CLAIMS_NAME, TierroutePolicy::withClaims);
         register(TierroutePolicy.TWO_REPLICAS_NAME, TierroutePolicy::twoReplicas);
+        register(TierroutePolicy.TWO_SYNCED_REPLICAS_NAME, TierroutePolicy::twoSyncedReplicas);
     }
 
     private void registerOracle() {

@@ -38,7 +38,8 @@ class PoliciesTest {
     @Test
     void theRegistryListsEveryFamilyAndRejectsUnknownsAndDuplicates() {
         assertThat(registry.names()).contains("round-robin", "random", "least-loaded", "tierroute-default",
-                "tierroute-fitted", "tierroute-gated", "tierroute-claims", "tierroute-2-replicas", "oracle", "oracle-ttft");
+                "tierroute-fitted", "tierroute-gated", "tierroute-claims", "tierroute-2-replicas", "tierroute-2-replicas-synced",
+                "oracle", "oracle-ttft");
         assertThatThrownBy(() -> registry.create("nope", null)).hasMessageContaining("known: round-robin");
         assertThatThrownBy(() -> registry.register("oracle", s -> null)).hasMessageContaining("twice");
     }

@@ -251,7 +251,7 @@ public final class ConfigLoader {
     /** The {@code kafka:} section (see {@link KafkaSettings}); every error names the field. */
     private static KafkaSettings kafka(ConfigNode k, Path baseDir, List<String> warnings) {
         k.object("bootstrapServers", "scope", "clientId", "selectorId", "propertiesFile", "properties", "params",
-                "kvEvents", "decisions");
+                "kvEvents", "decisions", "replicaSync");
         String bootstrap = k.require("bootstrapServers").asText();
         for (String hp : bootstrap.split(",")) {
             String t = hp.trim();
@@ -353,7 +353,41 @@ public final class ConfigLoader {
             noEffect(dn, dec.enabled(), "while kafka.decisions.enabled is false", warnings,
                     "bufferSize", "linger", "batchBytes", "compression");
         }
-        return new KafkaSettings(bootstrap, scope, clientId, selectorId, props, params, kv, dec);
+        return new KafkaSettings(bootstrap, scope, clientId, selectorId, props, params, kv, dec,
+                replicaSync(k.get("replicaSync"), warnings));
+    }
+
+    /** The {@code kafka.replicaSync} section ({@link KafkaSettings.ReplicaSync}), or its defaults (off). */
+    private static KafkaSettings.ReplicaSync replicaSync(ConfigNode rn, List<String> warnings) {
+        KafkaSettings.ReplicaSync d = KafkaSettings.ReplicaSync.DEFAULTS;
+        if (rn == null) {
+            return d;
+        }
+        rn.object("enabled", "lookback", "pendingMaxAge", "bufferSize");
+        java.time.Duration lookback = boundedDuration(rn, "lookback", d.lookback(), java.time.Duration.ZERO,
+                java.time.Duration.ofHours(1), "the topic keeps an hour");
+        java.time.Duration pending = boundedDuration(rn, "pendingMaxAge", d.pendingMaxAge(),
+                java.time.Duration.ofSeconds(1), java.time.Duration.ofMinutes(10), "an event waits for its admission");
+        KafkaSettings.ReplicaSync r = new KafkaSettings.ReplicaSync(rn.bool("enabled", d.enabled()), lookback, pending,
+                (int) rn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"));
+        noEffect(rn, r.enabled(), "while kafka.replicaSync.enabled is false", warnings,
+                "lookback", "pendingMaxAge", "bufferSize");
+        return r;
+    }
+
+    /** {@code key} of {@code section} as a duration within [min, max] ({@code why} says why max), or {@code dflt}. */
+    private static java.time.Duration boundedDuration(ConfigNode section, String key, java.time.Duration dflt,
+                                                      java.time.Duration min, java.time.Duration max, String why) {
+        ConfigNode n = section.get(key);
+        if (n == null) {
+            return dflt;
+        }
+        java.time.Duration v = n.asDuration();
+        if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+            throw n.error("must be between " + min.toSeconds() + "s and " + max.toSeconds() + "s (" + why + "), got '"
+                    + n.asText() + "'");
+        }
+        return v;
     }
 
     /** A warning for each of {@code keys} that {@code section} gives although what it sets is off ({@code why}). */

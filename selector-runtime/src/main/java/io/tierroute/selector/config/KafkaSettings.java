@@ -19,9 +19,11 @@ import java.util.Set;
  * @param params           the parameter loader
  * @param kvEvents         the KV events consumer
  * @param decisions        the decisions producer
+ * @param replicaSync      replica sync with the other selector replicas (off by default)
  */
 public record KafkaSettings(String bootstrapServers, String scope, String clientId, String selectorId,
-                            Map<String, String> properties, Params params, KvEvents kvEvents, Decisions decisions) {
+                            Map<String, String> properties, Params params, KvEvents kvEvents, Decisions decisions,
+                            ReplicaSync replicaSync) {
 
     public KafkaSettings {
         Objects.requireNonNull(bootstrapServers, "bootstrapServers");
@@ -32,6 +34,7 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
         Objects.requireNonNull(params, "params");
         Objects.requireNonNull(kvEvents, "kvEvents");
         Objects.requireNonNull(decisions, "decisions");
+        Objects.requireNonNull(replicaSync, "replicaSync");
     }
 
     /**
@@ -46,26 +49,35 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
     public static final String RESERVED_WHY = "the consumers read every partition with no group, read_committed, from "
             + "positions they choose; the producers are not transactional; records are bytes";
 
-    /** Defaults for a broker at {@code bootstrapServers}: every part on, scope {@code default}. */
+    /** Defaults for a broker at {@code bootstrapServers}: every part on but replica sync, scope {@code default}. */
     public static KafkaSettings defaults(String bootstrapServers) {
         return new KafkaSettings(bootstrapServers, "default", "tierroute-selector", "tierroute-selector", Map.of(),
-                Params.DEFAULTS, KvEvents.DEFAULTS, Decisions.DEFAULTS);
+                Params.DEFAULTS, KvEvents.DEFAULTS, Decisions.DEFAULTS, ReplicaSync.DEFAULTS);
     }
 
     public KafkaSettings withParams(Params p) {
-        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, p, kvEvents, decisions);
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
+                properties, p, kvEvents, decisions, replicaSync);
     }
 
     public KafkaSettings withKvEvents(KvEvents k) {
-        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, params, k, decisions);
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
+                properties, params, k, decisions, replicaSync);
     }
 
     public KafkaSettings withDecisions(Decisions d) {
-        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, properties, params, kvEvents, d);
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
+                properties, params, kvEvents, d, replicaSync);
+    }
+
+    public KafkaSettings withReplicaSync(ReplicaSync r) {
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
+                properties, params, kvEvents, decisions, r);
     }
 
     public KafkaSettings withScope(String s) {
-        return new KafkaSettings(bootstrapServers, s, clientId, selectorId, properties, params, kvEvents, decisions);
+        return new KafkaSettings(bootstrapServers, s, clientId, selectorId,
+                properties, params, kvEvents, decisions, replicaSync);
     }
 
     /** The extra properties by key only: their values may be passwords ({@code sasl.jaas.config}, {@code ssl.*}). */
@@ -73,12 +85,14 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
     public String toString() {
         return "KafkaSettings[bootstrapServers=" + bootstrapServers + ", scope=" + scope + ", clientId=" + clientId
                 + ", selectorId=" + selectorId + ", properties=" + new java.util.TreeSet<>(properties.keySet())
-                + " (values not shown), params=" + params + ", kvEvents=" + kvEvents + ", decisions=" + decisions + "]";
+                + " (values not shown), params=" + params + ", kvEvents=" + kvEvents + ", decisions=" + decisions
+                + ", replicaSync=" + replicaSync + "]";
     }
 
     /** With {@code p} as the extra client settings of every client (TLS, SASL, …). */
     public KafkaSettings withProperties(Map<String, String> p) {
-        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId, p, params, kvEvents, decisions);
+        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
+                p, params, kvEvents, decisions, replicaSync);
     }
 
     /**
@@ -126,5 +140,29 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      */
     public record Decisions(boolean enabled, int bufferSize, Duration linger, int batchBytes, String compression) {
         public static final Decisions DEFAULTS = new Decisions(true, 65_536, Duration.ofMillis(20), 256 * 1024, "lz4");
+    }
+
+    /**
+     * Replica sync (tierroute.replica-sync): this replica tells the others each request it admits and each request
+     * event reported to it, and takes theirs into the load it prices ({@code io.tierroute.selector.sync.ReplicaSync}).
+     * For a deployment of several replicas behind one load balancer; with it, {@code routing.ownKvAccounting} is right
+     * again (every replica counts every request).
+     *
+     * @param enabled       whether it runs
+     * @param lookback      at start, the topic is read from this long ago, so requests in flight then are counted;
+     *                      {@link Duration#ZERO}: from the end
+     * @param pendingMaxAge how long an event waits for its request's admission to be heard
+     * @param bufferSize    messages the producer's hand-off buffer holds; past it they are dropped and counted
+     */
+    public record ReplicaSync(boolean enabled, Duration lookback, Duration pendingMaxAge, int bufferSize) {
+        public static final ReplicaSync DEFAULTS = new ReplicaSync(false, Duration.ofMinutes(2), Duration.ofSeconds(30),
+                65_536);
+
+        public ReplicaSync {
+            if (lookback.isNegative() || pendingMaxAge.isNegative() || pendingMaxAge.isZero() || bufferSize < 1) {
+                throw new IllegalArgumentException("replicaSync: lookback must be >= 0, pendingMaxAge > 0 and "
+                        + "bufferSize >= 1, got " + lookback + ", " + pendingMaxAge + " and " + bufferSize);
+            }
+        }
     }
 }

@@ -322,12 +322,13 @@ final class Endpoints {
             events.add(new RequestEvent(e.request_id, type, tokens));
         }
         int applied = 0;
+        int relayed = 0;
         List<String> unknown = new ArrayList<>();
         for (RequestEvent e : events) {
-            if (selector.onRequestEvent(e)) {
-                applied++;
-            } else {
-                unknown.add(e.requestId());
+            switch (selector.report(e)) {
+                case APPLIED -> applied++;
+                case RELAYED -> relayed++; // another replica routed it (replica sync): told, and applied here once heard
+                case UNKNOWN -> unknown.add(e.requestId());
             }
         }
         if (!unknown.isEmpty()) {
@@ -337,7 +338,7 @@ final class Endpoints {
             m.put("unknown", unknown);
             return new Reply(404, m);
         }
-        return new Reply(200, Map.of("applied", applied));
+        return new Reply(200, relayed == 0 ? Map.of("applied", applied) : Map.of("applied", applied, "relayed", relayed));
     }
 
     /** One batch is one index writer command or one pass over the tracker: bounded so none holds a thread long. */

@@ -27,6 +27,7 @@ public final class KafkaPartsReport {
     private final ParameterLoader loader;       // null when off
     private final KvEventConsumer kvConsumer;   // null when off
     private final DecisionPublisher decisions;  // null when off
+    private final ReplicaSyncLink replicaSync;  // null when off
 
     /**
      * @param bootstrapServers where the parts read and write
@@ -35,6 +36,13 @@ public final class KafkaPartsReport {
      */
     public KafkaPartsReport(String bootstrapServers, String scope, Selector selector, ParameterLoader loader,
                             KvEventConsumer kvConsumer, DecisionPublisher decisions) {
+        this(bootstrapServers, scope, selector, loader, kvConsumer, decisions, null);
+    }
+
+    /** As above, with replica sync ({@code tierroute_replica_sync_*}, the {@code replica_sync} block), or null. */
+    public KafkaPartsReport(String bootstrapServers, String scope, Selector selector, ParameterLoader loader,
+                            KvEventConsumer kvConsumer, DecisionPublisher decisions, ReplicaSyncLink replicaSync) {
+        this.replicaSync = replicaSync;
         this.bootstrapServers = bootstrapServers;
         this.scope = scope;
         this.selector = selector;
@@ -116,6 +124,9 @@ public final class KafkaPartsReport {
                     "dropped_closed", decisions.droppedClosed(), "sink_errors", selector.decisionSinkErrors(),
                     "backlog", decisions.backlog(), "producer", decisions.hasProducer()
                             ? "built" : "not built: the bootstrap host does not resolve (retrying)"));
+        }
+        if (replicaSync != null) {
+            m.put("replica_sync", replicaSyncStatus(replicaSync));
         }
         return m;
     }
@@ -245,6 +256,87 @@ public final class KafkaPartsReport {
                     .help("Routing decisions waiting in the hand-off buffer").callback(cb -> cb.call(d.backlog()))
                     .register(r);
         }
+        if (replicaSync != null) {
+            registerReplicaSync(r, replicaSync, selector);
+        }
+    }
+
+    private Map<String, Object> replicaSyncStatus(ReplicaSyncLink link) {
+        var sync = link.sync();
+        var in = link.consumer();
+        var out = link.publisher();
+        Map<String, Object> x = new LinkedHashMap<>();
+        x.put("replica_id", link.replicaId());
+        x.put("admissions_sent", sync.admissionsSent());
+        x.put("events_sent", sync.eventsSent());
+        x.put("acknowledged", out.acknowledged());
+        x.put("dropped", out.droppedBufferFull() + out.sendFailed() + out.encodeFailed() + out.droppedClosed());
+        x.put("admissions_applied", sync.admissionsApplied());
+        x.put("events_applied", sync.eventsApplied());
+        x.put("events_pending", sync.pendingEvents());
+        x.put("events_unmatched", sync.unmatchedEvents());
+        x.put("bad_records", java.util.Arrays.stream(ReplicaSyncConsumer.BadReason.values())
+                .mapToLong(in::badRecords).sum());
+        x.put("last_delay_ms", in.lastDelayMillis());
+        x.put("outbox_errors", selector.replicaOutboxErrors());
+        return x;
+    }
+
+    private static void registerReplicaSync(PrometheusRegistry r, ReplicaSyncLink link, Selector selector) {
+        var sync = link.sync();
+        var in = link.consumer();
+        var out = link.publisher();
+        counter(r, "tierroute_replica_sync_admissions_sent_total", "Admissions of this replica told to the others",
+                sync::admissionsSent);
+        counter(r, "tierroute_replica_sync_events_sent_total",
+                "Request events reported to this replica told to the others", sync::eventsSent);
+        counter(r, "tierroute_replica_sync_acknowledged_total", "Replica sync messages the broker acknowledged",
+                out::acknowledged);
+        CounterWithCallback.builder().name("tierroute_replica_sync_dropped_total")
+                .help("Replica sync messages not published: buffer_full (a route never waits), send_failed, "
+                        + "encode_failed, closed, outbox_error (the outbox threw on a route or request thread)")
+                .labelNames("reason").callback(cb -> {
+                    cb.call(out.droppedBufferFull(), "buffer_full");
+                    cb.call(out.sendFailed(), "send_failed");
+                    cb.call(out.encodeFailed(), "encode_failed");
+                    cb.call(out.droppedClosed(), "closed");
+                    cb.call(selector.replicaOutboxErrors(), "outbox_error");
+                }).register(r);
+        counter(r, "tierroute_replica_sync_admissions_applied_total",
+                "Other replicas' admissions taken into this replica's load", sync::admissionsApplied);
+        counter(r, "tierroute_replica_sync_admissions_repeated_total",
+                "Other replicas' admissions of a request already in flight here (ignored)", sync::admissionsRepeated);
+        counter(r, "tierroute_replica_sync_events_applied_total",
+                "Request events from other replicas (or reported here) applied to this replica's load",
+                sync::eventsApplied);
+        counter(r, "tierroute_replica_sync_events_parked_total",
+                "Request events that waited for their request's admission to be heard", sync::eventsParked);
+        counter(r, "tierroute_replica_sync_events_unmatched_total", "Request events whose admission no replica sent "
+                + "within kafka.replicaSync.pendingMaxAge (a request no replica routed, or lost messages)",
+                sync::unmatchedEvents);
+        counter(r, "tierroute_replica_sync_events_dropped_total",
+                "Request events dropped because too many waited for their admissions", sync::droppedEvents);
+        counter(r, "tierroute_replica_sync_own_records_total", "This replica's own records read back (skipped)",
+                in::ownRecords);
+        counter(r, "tierroute_replica_sync_consumer_restarts_total",
+                "Replica sync consumer sessions restarted after a consumer error", in::restarts);
+        counter(r, "tierroute_replica_sync_log_resets_total", "Times the replica sync consumer's position was no "
+                + "longer in " + Topics.REPLICA_SYNC + " (it read on from the end)", in::logResets);
+        CounterWithCallback.builder().name("tierroute_replica_sync_bad_records_total")
+                .help("Replica sync records skipped, by reason").labelNames("reason").callback(cb -> {
+                    for (ReplicaSyncConsumer.BadReason reason : ReplicaSyncConsumer.BadReason.values()) {
+                        cb.call(in.badRecords(reason), reason.name().toLowerCase());
+                    }
+                }).register(r);
+        GaugeWithCallback.builder().name("tierroute_replica_sync_pending_events")
+                .help("Request events waiting for their request's admission").callback(cb -> cb.call(sync.pendingEvents()))
+                .register(r);
+        GaugeWithCallback.builder().name("tierroute_replica_sync_delay_seconds")
+                .help("How late the last record from another replica arrived (sender's clock to this one's)")
+                .callback(cb -> cb.call(Math.max(0, in.lastDelayMillis()) / 1e3)).register(r);
+        GaugeWithCallback.builder().name("tierroute_replica_sync_backlog")
+                .help("Replica sync messages waiting in the hand-off buffer").callback(cb -> cb.call(out.backlog()))
+                .register(r);
     }
 
     private static void counter(PrometheusRegistry r, String name, String help, LongSupplier v) {

@@ -13,8 +13,8 @@ import java.util.Map;
 
 /**
  * The Kafka parts of one selector process, started and stopped together by {@code SelectorServer}:
- * the {@link ParameterLoader}, the {@link KvEventConsumer} and the {@link DecisionPublisher}, each
- * only when its {@code enabled} flag is on. Their metrics and the status block of {@code GET /v1/params}
+ * the {@link ParameterLoader}, the {@link KvEventConsumer}, the {@link DecisionPublisher} and replica sync
+ * ({@link ReplicaSyncLink}), each only when its {@code enabled} flag is on. Their metrics and the status block of {@code GET /v1/params}
  * come from {@link KafkaPartsReport}.
  */
 public final class KafkaServices implements AutoCloseable {
@@ -26,16 +26,19 @@ public final class KafkaServices implements AutoCloseable {
     private final ParameterLoader loader;       // null when off
     private final KvEventConsumer kvConsumer;   // null when off
     private final DecisionPublisher decisions;  // null when off
+    private final ReplicaSyncLink replicaSync;  // null when off
     private final KafkaPartsReport report;
 
     private KafkaServices(KafkaSettings settings, Selector selector, ParameterLoader loader, KvEventConsumer kv,
-                          DecisionPublisher decisions) {
+                          DecisionPublisher decisions, ReplicaSyncLink replicaSync) {
         this.settings = settings;
         this.selector = selector;
         this.loader = loader;
         this.kvConsumer = kv;
         this.decisions = decisions;
-        this.report = new KafkaPartsReport(settings.bootstrapServers(), settings.scope(), selector, loader, kv, decisions);
+        this.replicaSync = replicaSync;
+        this.report = new KafkaPartsReport(settings.bootstrapServers(), settings.scope(), selector, loader, kv, decisions,
+                replicaSync);
     }
 
     /**
@@ -51,6 +54,7 @@ public final class KafkaServices implements AutoCloseable {
         ParameterLoader loader = null;
         KvEventConsumer kv = null;
         DecisionPublisher decisions = null;
+        ReplicaSyncLink sync = null;
         try {
             if (settings.params().enabled()) {
                 loader = new ParameterLoader(settings, store,
@@ -63,7 +67,11 @@ public final class KafkaServices implements AutoCloseable {
                 decisions = new DecisionPublisher(settings, selector.settings().model()).start();
                 selector.decisionSink(decisions);
             }
-            KafkaServices services = new KafkaServices(settings, selector, loader, kv, decisions);
+            if (settings.replicaSync().enabled()) {
+                sync = ReplicaSyncLink.start(settings, selector, REPLICA_SYNC_ASSIGN_TIMEOUT);
+                log.info("kafka: replica sync on as '{}' ({})", sync.replicaId(), settings.selectorId());
+            }
+            KafkaServices services = new KafkaServices(settings, selector, loader, kv, decisions, sync);
             if (loader != null) {
                 long t0 = System.nanoTime();
                 boolean ready = loader.awaitReady(settings.params().startupTimeout());
@@ -84,10 +92,10 @@ public final class KafkaServices implements AutoCloseable {
             return services;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeAll(selector, loader, kv, decisions);
+            closeAll(selector, loader, kv, decisions, sync);
             throw new IllegalStateException("interrupted while starting the Kafka parts", e);
         } catch (RuntimeException e) {
-            closeAll(selector, loader, kv, decisions);
+            closeAll(selector, loader, kv, decisions, sync);
             throw e;
         }
     }
@@ -95,6 +103,8 @@ public final class KafkaServices implements AutoCloseable {
     public ParameterLoader loader() { return loader; }
     public KvEventConsumer kvConsumer() { return kvConsumer; }
     public DecisionPublisher decisions() { return decisions; }
+    /** Replica sync, or null when off. */
+    public ReplicaSyncLink replicaSync() { return replicaSync; }
     public KafkaSettings settings() { return settings; }
 
     /** The status block and metrics of these parts. */
@@ -105,7 +115,11 @@ public final class KafkaServices implements AutoCloseable {
         return report.status();
     }
 
-    private static void closeAll(Selector selector, ParameterLoader loader, KvEventConsumer kv, DecisionPublisher d) {
+    private static void closeAll(Selector selector, ParameterLoader loader, KvEventConsumer kv, DecisionPublisher d,
+                                 ReplicaSyncLink sync) {
+        if (sync != null) {
+            sync.close();
+        }
         if (d != null) {
             selector.decisionSink(null);
             d.close();
@@ -118,11 +132,14 @@ public final class KafkaServices implements AutoCloseable {
         }
     }
 
-    /** Stops the decisions producer (after unhooking it from the selector), the KV consumer and the loader. */
+    /** Stops replica sync, the decisions producer (after unhooking it from the selector), the KV consumer and the loader. */
     @Override
     public void close() {
-        closeAll(selector, loader, kvConsumer, decisions);
+        closeAll(selector, loader, kvConsumer, decisions, replicaSync);
     }
+
+    /** How long the start waits for the replica sync consumer to be positioned (it keeps trying after). */
+    static final java.time.Duration REPLICA_SYNC_ASSIGN_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     /** Why the loader has not caught up, when it knows (an unreachable or refusing broker shows here). */
     private static String lastProblem(String lastError) {

@@ -63,6 +63,7 @@ public final class Selector {
     private static final long SWEEP_INTERVAL_NANOS = 1_000_000_000L;
     private volatile long lastSweepNanos = Long.MIN_VALUE / 2;
     private volatile DecisionSink decisionSink; // null: nobody listens
+    private volatile ReplicaOutbox replicaOutbox; // null: no replica sync
 
     private final LongAdder routed = new LongAdder();
     private final LongAdder queuedTotal = new LongAdder();
@@ -73,6 +74,7 @@ public final class Selector {
     private final LongAdder exploredTotal = new LongAdder();
     private final LongAdder spreadTotal = new LongAdder();
     private final LongAdder sinkErrors = new LongAdder();
+    private final LongAdder outboxErrors = new LongAdder();
 
     public Selector(SelectorSettings settings, PrefixIndex index, IndexWriter writer, ParameterStore params,
                     LongSupplier nanoClock) {
@@ -129,6 +131,12 @@ public final class Selector {
      * nobody. The sink is called on the route thread and must not block.
      */
     public void decisionSink(DecisionSink sink) { this.decisionSink = sink; }
+
+    /**
+     * Sets who tells the other selector replicas about this one's admissions and reported request events (replica
+     * sync), or null for nobody. Called on route and request threads; it must not block.
+     */
+    public void replicaOutbox(ReplicaOutbox outbox) { this.replicaOutbox = outbox; }
 
     /**
      * Routes {@code request}. Completes at once when a worker is eligible; waits in the admission
@@ -371,6 +379,45 @@ public final class Selector {
         }
     }
 
+    /** Hands an admission to the other replicas; an outbox that fails never fails the route (counted, logged once). */
+    private void tellReplicas(ReplicaOutbox outbox, ReplicaAdmission admission) {
+        try {
+            outbox.admitted(admission);
+        } catch (RuntimeException e) {
+            outboxErrors.increment();
+            if (outboxErrors.sum() == 1) {
+                org.slf4j.LoggerFactory.getLogger(Selector.class).error("replica outbox failed on request '{}' (the "
+                        + "route stands; the other replicas do not hear of it; further failures are only counted in "
+                        + "replicaOutboxErrors): {}", admission.requestId(), e.toString(), e);
+            }
+        }
+    }
+
+    /**
+     * A request another replica admitted ({@link ReplicaOutbox#admitted}), taken into this one's load as if routed
+     * here at {@code atNanos} (this selector's clock): its worker's in-flight count, decode work and KV, and where its
+     * workflow ran and which tools it warmed. False when a request with its id is already in flight here (heard twice).
+     */
+    public boolean admitReplicaRequest(ReplicaAdmission a, long atNanos) {
+        if (a.worker() >= registry.size()) {
+            throw new IllegalArgumentException("worker " + a.worker() + " of request '" + a.requestId()
+                    + "' is out of range: this selector has " + registry.size());
+        }
+        try {
+            inflight.admit(a.requestId(), a.worker(), a.promptTokens(), a.predictedOutputTokens(), a.prefillTokens(),
+                    a.tierTokens(), a.marks(), atNanos);
+        } catch (DuplicateRequestException e) {
+            return false;
+        }
+        if (a.workflowId() != null) {
+            workflows.routed(a.workflowId(), a.requestId(), a.worker(), atNanos);
+        }
+        if (!a.expectedNextTools().isEmpty()) {
+            tools.routed(a.worker(), a.expectedNextTools(), atNanos);
+        }
+        return true;
+    }
+
     /**
      * The granule of {@link PrefixMarks}, in prompt tokens: a shared prompt prefix counts once in {@code KV_used} in
      * whole granules of this size. Measured at 512 and 2,048 tokens on the simulated fleet (fleet-sim/experiments/
@@ -388,6 +435,13 @@ public final class Selector {
         }
         inflight.admit(request.requestId(), worker, isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens,
                 marks, now);
+        ReplicaOutbox outbox = replicaOutbox;
+        if (outbox != null) {
+            RouteRequest.AgentContext agent = request.agent();
+            tellReplicas(outbox, new ReplicaAdmission(request.requestId(), worker, isl, predicted,
+                    s.terms[worker].pEffTokens, s.terms[worker].tierTokens, marks,
+                    agent == null ? null : agent.workflowId(), agent == null ? List.of() : agent.expectedNextTools()));
+        }
         if (specs[worker].approximate()) {
             if (all == null) {
                 all = s.lookup.allHashes(request, blocks); // a copy: it escapes to the writer thread
@@ -466,8 +520,40 @@ public final class Selector {
 
     // ---- lifecycle events ----
 
-    /** Applies a request event; returns false when the request is not in flight here. */
+    /**
+     * A request event reported to this selector (a gateway's post, a route given up after its admission): applied
+     * here, and told to the other replicas when replica sync is on. True unless it changed nothing and nobody was told
+     * ({@link ReportedEvent#UNKNOWN}).
+     */
     public boolean onRequestEvent(RequestEvent event) {
+        return report(event) != ReportedEvent.UNKNOWN;
+    }
+
+    /** As {@link #onRequestEvent}, saying whether the event was applied here or relayed to the other replicas. */
+    public ReportedEvent report(RequestEvent event) {
+        boolean applied = applyReplicaEvent(event);
+        ReplicaOutbox outbox = replicaOutbox;
+        if (outbox == null) {
+            return applied ? ReportedEvent.APPLIED : ReportedEvent.UNKNOWN;
+        }
+        try {
+            return outbox.reported(event, applied);
+        } catch (RuntimeException e) {
+            outboxErrors.increment();
+            if (outboxErrors.sum() == 1) {
+                org.slf4j.LoggerFactory.getLogger(Selector.class).error("replica outbox failed on an event of request "
+                        + "'{}' (further failures are only counted in replicaOutboxErrors): {}", event.requestId(),
+                        e.toString(), e);
+            }
+            return applied ? ReportedEvent.APPLIED : ReportedEvent.UNKNOWN;
+        }
+    }
+
+    /**
+     * Applies a request event to this selector's state only (another replica relayed it, or {@link #report} does);
+     * returns false when the request is not in flight here.
+     */
+    public boolean applyReplicaEvent(RequestEvent event) {
         long now = clock.getAsLong();
         EventEffect effect;
         if (event.type() == RequestEvent.Type.FINISHED || event.type() == RequestEvent.Type.FAILED) {
@@ -637,6 +723,9 @@ public final class Selector {
 
     /** Admitted decisions the {@link DecisionSink} threw on (lost to it; the routes stood). */
     public long decisionSinkErrors() { return sinkErrors.sum(); }
+
+    /** Admissions and reported events the {@link ReplicaOutbox} threw on (the other replicas did not hear of them). */
+    public long replicaOutboxErrors() { return outboxErrors.sum(); }
     public int queueLength() { return queue.size(); }
 
     /** {@code D̄}: the fleet's prefill duty as C_harm's κ reads it (0 to 1). */

@@ -60,4 +60,19 @@ public final class PrefixMarks {
     long[] marks() {
         return marks;
     }
+
+    /** A copy of the marks, in prompt order (what another selector replica is told: {@link #ofMarks}). */
+    public long[] toArray() {
+        return marks.clone();
+    }
+
+    /**
+     * Marks as another selector replica took them ({@link #toArray}, {@link #tokensEach}): a copy of {@code marks};
+     * {@link #NONE} when there are none.
+     *
+     * @throws IllegalArgumentException when there are marks and {@code tokensEach} is not positive
+     */
+    public static PrefixMarks ofMarks(long[] marks, long tokensEach) {
+        return marks.length == 0 ? NONE : new PrefixMarks(marks.clone(), tokensEach);
+    }
 }

@@ -443,6 +443,23 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void replicaSyncIsOffUntilTurnedOnAndItsBoundsNameTheField() {
+        String kafka = "workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\", replicaSync: {%s}}\n";
+        assertThat(ConfigLoader.parse("workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\"}\n", dir).kafka()
+                .replicaSync()).isEqualTo(KafkaSettings.ReplicaSync.DEFAULTS);
+        assertThat(KafkaSettings.ReplicaSync.DEFAULTS.enabled()).isFalse();
+        assertThat(ConfigLoader.parse(kafka.formatted("enabled: true, lookback: 0s, pendingMaxAge: 5s, bufferSize: 9"),
+                dir).kafka().replicaSync()).isEqualTo(new KafkaSettings.ReplicaSync(true, Duration.ZERO,
+                Duration.ofSeconds(5), 9));
+        bad(kafka.formatted("enabled: true, lookback: 2h"), "kafka.replicaSync.lookback: must be between 0s and 3600s");
+        bad(kafka.formatted("enabled: true, pendingMaxAge: 0s"), "kafka.replicaSync.pendingMaxAge: must be between 1s");
+        bad(kafka.formatted("enabled: true, bufferSize: 0"), "kafka.replicaSync.bufferSize");
+        bad(kafka.formatted("enabled: true, peers: 2"), "kafka.replicaSync", "peers");
+        assertThat(ConfigLoader.parse(kafka.formatted("lookback: 1m"), dir).warnings()).anySatisfy(w -> assertThat(w).contains("kafka.replicaSync.lookback")
+                .contains("while kafka.replicaSync.enabled is false"));
+    }
+
+    @Test
     void ownKvAccountingIsOffUntilTurnedOn() {
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().ownKvAccounting()).isFalse();
         assertThat(ConfigLoader.parse("routing: {ownKvAccounting: true}\nworkers: [{name: a}]\n", dir).selector()

@@ -55,6 +55,13 @@ public final class TierroutePolicy implements RoutingPolicy {
     public static final String CLAIMS_NAME = "tierroute-claims";
     /** {@link #fitted}'s parameters routed by two selectors side by side ({@link ReplicatedTierroute}). */
     public static final String TWO_REPLICAS_NAME = "tierroute-2-replicas";
+    /** {@link #TWO_REPLICAS_NAME} with replica sync: each replica hears the other's admissions and request events. */
+    public static final String TWO_SYNCED_REPLICAS_NAME = "tierroute-2-replicas-synced";
+    /**
+     * How late a replica hears the other in {@link #TWO_SYNCED_REPLICAS_NAME}: a record over Kafka (the sync producer's
+     * 5 ms linger, a consumer's fetch), rounded up; 50 ms cost 1-6 % against an instant sync in the Replicas round.
+     */
+    static final long SYNC_DELAY_MICROS = 50_000;
     /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */
     static final int FIT_ROUNDS = 2;
 
@@ -195,23 +202,33 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     /** {@link #fitted}'s parameters routed by two selectors side by side. */
     public static RoutingPolicy twoReplicas(PolicySetup setup) {
-        return fittedReplicas(setup, TWO_REPLICAS_NAME, 2);
+        return fittedReplicas(setup, TWO_REPLICAS_NAME, 2, false);
+    }
+
+    /**
+     * {@link #twoReplicas} with replica sync ({@code io.tierroute.selector.sync.ReplicaSync}): each replica hears the
+     * other's admissions and request events {@link #SYNC_DELAY_MICROS} late, and so counts every request the fleet
+     * serves: its own {@code KV_used} accounting is right again.
+     */
+    public static RoutingPolicy twoSyncedReplicas(PolicySetup setup) {
+        return fittedReplicas(setup, TWO_SYNCED_REPLICAS_NAME, 2, true);
     }
 
     /**
      * {@link #fitted}'s parameters (its warm-ups run with one selector) routed by {@code replicas} selectors side by
      * side, as a deployment of several replicas behind one load balancer ({@link ReplicatedTierroute}).
      */
-    static RoutingPolicy fittedReplicas(PolicySetup setup, String name, int replicas) {
+    static RoutingPolicy fittedReplicas(PolicySetup setup, String name, int replicas, boolean synced) {
         WarmedUp w = warmUp(setup, name, false, fittedAsIs(setup));
         List<TierroutePolicy> each = new ArrayList<>(replicas);
         for (int i = 0; i < replicas; i++) {
+            // Unsynchronised, one replica routes a share of the fleet's requests: the engine's sample is its KV base.
             TierroutePolicy p = new TierroutePolicy(name, setup.fleet(), setup.seed() ^ (0x9E3779B97F4A7C15L * i),
-                    w.params(), 0, false, false, false);
+                    w.params(), 0, false, false, synced);
             p.shortfall = w.shortfall();
             each.add(p);
         }
-        return new ReplicatedTierroute(name, each);
+        return new ReplicatedTierroute(name, each, synced ? SYNC_DELAY_MICROS : ReplicatedTierroute.NO_SYNC);
     }
 
     /** The parameters a warm-up left in force, and what it fell short of when it could not fit. */
@@ -247,6 +264,16 @@ public final class TierroutePolicy implements RoutingPolicy {
     /** The chosen worker's cost of a request this policy recorded (a warm-up probe's), or null. */
     CostBreakdown recordedDecision(String requestId) {
         return decisions == null ? null : decisions.get(requestId);
+    }
+
+    /** This policy's clock, the selector's (ns). */
+    long nowNanos() {
+        return nowNanos;
+    }
+
+    /** Moves this policy's clock to {@code nowMicros} unless it is past it: another replica's message arrives then. */
+    void advanceTo(long nowMicros) {
+        nowNanos = Math.max(nowNanos, nowMicros * 1000);
     }
 
     /** The selector inside (tests, reports). */

@@ -101,6 +101,35 @@ class ReplicatedTierrouteTest {
     }
 
     @Test
+    void syncedReplicasHearEachOthersRequestsAndEventsPostedToEither() {
+        Simulation sim = new Simulation(cfg, requests());
+        ReplicatedTierroute policy = (ReplicatedTierroute) new PolicyRegistry()
+                .create(TierroutePolicy.TWO_SYNCED_REPLICAS_NAME, setup(sim));
+        SimResult result = sim.run(policy, null);
+
+        assertThat(result.completions()).hasSize(120);
+        assertThat(policy.syncs()).hasSize(2);
+        assertThat(policy.replicas().get(0).selector().inflight().size() + policy.replicas().get(1).selector()
+                .inflight().size()).as("the last finish is on its way to the other replica").isEqualTo(1);
+        policy.deliverUpTo(result.completions().stream().mapToLong(c -> c.finishMicros()).max().orElseThrow()
+                + TierroutePolicy.SYNC_DELAY_MICROS);
+        for (int i = 0; i < 2; i++) {
+            TierroutePolicy replica = policy.replicas().get(i);
+            var sync = policy.syncs().get(i);
+            assertThat(replica.selector().routedCount()).isEqualTo(60);
+            assertThat(sync.admissionsSent()).as("each admission told").isEqualTo(60);
+            assertThat(sync.admissionsApplied()).as("each of the other's admissions heard").isEqualTo(60);
+            assertThat(sync.eventsParked()).as("events posted here before the other's admission arrived").isPositive();
+            assertThat(sync.pendingEvents()).as("every parked event met its admission").isZero();
+            assertThat(sync.unmatchedEvents()).isZero();
+            assertThat(replica.selector().inflight().size()).as("every finish reached both replicas").isZero();
+            assertThat(replica.selector().inflight().ownKvAccounting()).as("synced: the fleet's whole demand").isTrue();
+        }
+        assertThat(policy.syncs().get(0).eventsSent() + policy.syncs().get(1).eventsSent())
+                .as("each request's events, posted to the replicas in turn").isGreaterThanOrEqualTo(240);
+    }
+
+    @Test
     void theReplicasRouteWithTheFittedPolicysParameters() {
         Simulation sim = new Simulation(cfg, requests());
         PolicyRegistry registry = new PolicyRegistry();

@@ -1,0 +1,339 @@
+package io.tierroute.selector.kafka;
+
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.RecordDecodeException;
+import io.tierroute.schemas.Topics;
+import io.tierroute.schemas.UnknownSchemaException;
+import io.tierroute.schemas.avro.ReplicaAdmitted;
+import io.tierroute.schemas.avro.ReplicaRequestEvent;
+import io.tierroute.schemas.avro.ReplicaSyncMessage;
+import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.protocol.Tier;
+import io.tierroute.selector.protocol.WorkerRegistry;
+import io.tierroute.selector.scheduling.ReplicaAdmission;
+import io.tierroute.selector.sequences.PrefixMarks;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.ReplicaSync;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.InvalidOffsetException;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Replica sync's inbound half over Kafka: reads every partition of {@code tierroute.replica-sync} (no group: each
+ * replica hears every other) on one thread ({@code tierroute-replica-sync-in}) and hands the other replicas'
+ * admissions and request events to this replica's {@link ReplicaSync}; its own records (its {@code replicaId}) are
+ * skipped. At start it reads from {@code replicaSync.lookback} ago, so requests other replicas admitted before it
+ * started, and still in flight, count (a replica that restarts hears its previous run's too, under another id: they
+ * are still on their workers); a record's time, mapped onto this process's clock, is when its request was admitted.
+ *
+ * <p>Bad records never stop it: undecodable bytes, an unknown schema, a worker this selector does not have (logged
+ * once per name), or values no admission or event can hold are skipped, logged (rate-limited) and counted by reason.
+ * A position the log no longer holds (the topic recreated, a new cluster) resumes at the end, said and counted:
+ * what was lost were other replicas' messages, which no replay brings back. Partitions added while it runs are read
+ * from their beginning; a failed session resumes at the positions reached, as {@link KvEventConsumer}'s.
+ */
+public final class ReplicaSyncConsumer implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(ReplicaSyncConsumer.class);
+
+    /** Reasons of {@code tierroute_replica_sync_bad_records_total}. */
+    public enum BadReason { CORRUPT, UNKNOWN_SCHEMA, UNKNOWN_WORKER, INVALID }
+
+    private final KafkaSettings settings;
+    private final String replicaId;
+    private final WorkerRegistry workers;
+    private final ReplicaSync sync;
+    private final PartitionWatch partitionWatch;
+    private final Thread thread;
+    private final CountDownLatch assigned = new CountDownLatch(1);
+    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final Map<TopicPartition, Long> resume = new HashMap<>(); // next offsets, across sessions
+    private final LongAdder records = new LongAdder();
+    private final LongAdder own = new LongAdder();
+    private final LongAdder admissions = new LongAdder();
+    private final LongAdder events = new LongAdder();
+    private final LongAdder restarts = new LongAdder();
+    private final LongAdder logResets = new LongAdder();
+    private final LongAdder[] bad = new LongAdder[BadReason.values().length];
+    private final LogLimiter badLog = new LogLimiter(20, 1000);
+    private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+    private volatile long lastDelayMillis = -1;
+    private volatile boolean running = true;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+    /**
+     * @param replicaId this process's id on the topic: records carrying it are its own
+     * @param workers   the workers the admissions name
+     * @param sync      where the other replicas' messages go
+     */
+    public ReplicaSyncConsumer(KafkaSettings settings, String replicaId, WorkerRegistry workers, ReplicaSync sync) {
+        this(settings, replicaId, workers, sync, PartitionWatch.DEFAULT_PERIOD);
+    }
+
+    ReplicaSyncConsumer(KafkaSettings settings, String replicaId, WorkerRegistry workers, ReplicaSync sync,
+                        Duration partitionCheck) {
+        this.settings = settings;
+        this.replicaId = replicaId;
+        this.workers = workers;
+        this.sync = sync;
+        this.partitionWatch = new PartitionWatch(List.of(Topics.REPLICA_SYNC), partitionCheck);
+        for (int i = 0; i < bad.length; i++) {
+            bad[i] = new LongAdder();
+        }
+        this.thread = new Thread(this::run, "tierroute-replica-sync-in");
+        this.thread.setDaemon(true);
+    }
+
+    public ReplicaSyncConsumer start() {
+        thread.start();
+        return this;
+    }
+
+    /** Waits until the consumer is assigned and positioned (messages sent after this are heard). */
+    public boolean awaitAssigned(Duration timeout) throws InterruptedException {
+        return assigned.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Records read, this replica's own included. */
+    public long records() { return records.sum(); }
+    /** This replica's own records, skipped. */
+    public long ownRecords() { return own.sum(); }
+    /** Other replicas' admissions handed to the sync. */
+    public long admissions() { return admissions.sum(); }
+    /** Other replicas' events handed to the sync. */
+    public long events() { return events.sum(); }
+    public long restarts() { return restarts.sum(); }
+    /** Times the position reached was no longer in the log. */
+    public long logResets() { return logResets.sum(); }
+    public long partitionsAdded() { return partitionWatch.added(); }
+    public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
+    /** How late the last record handed over arrived (its sender's clock to this one's), ms; -1 before any. */
+    public long lastDelayMillis() { return lastDelayMillis; }
+
+    private void run() {
+        SessionLoop.run(() -> running, this::session, (e, wait) -> {
+            restarts.increment();
+            log.error("replica sync consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e),
+                    wait, SessionLoop.traceWorthLogging(e));
+        }, this::pause);
+    }
+
+    private boolean pause(long millis) {
+        try {
+            return !stopSignal.await(millis, TimeUnit.MILLISECONDS) && running;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+            return false;
+        }
+    }
+
+    private void session() {
+        try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "replica-sync")) {
+            consumer = c;
+            List<TopicPartition> parts = new ArrayList<>();
+            boolean warned = false;
+            while (running && parts.isEmpty()) {
+                parts = KafkaClients.partitions(c, Topics.REPLICA_SYNC, Duration.ofSeconds(5));
+                if (parts.isEmpty()) {
+                    if (!warned) {
+                        log.warn("replica sync consumer: no partitions of {} from {} yet (the broker does not answer, "
+                                + "or the topic does not exist); retrying every second", Topics.REPLICA_SYNC,
+                                settings.bootstrapServers());
+                        warned = true;
+                    }
+                    pause(1000);
+                }
+            }
+            if (!running) {
+                return;
+            }
+            c.assign(parts);
+            List<TopicPartition> fresh = new ArrayList<>();
+            for (TopicPartition tp : parts) {
+                Long next = resume.get(tp);
+                if (next != null) {
+                    c.seek(tp, next);
+                } else {
+                    fresh.add(tp);
+                }
+            }
+            seekToLookback(c, fresh);
+            Map<TopicPartition, Long> positioned = new HashMap<>();
+            for (TopicPartition tp : parts) {
+                positioned.put(tp, c.position(tp));
+            }
+            resume.putAll(positioned);
+            log.info("replica sync consumer: reading {} ({} partitions) from {} ago; this replica is '{}'",
+                    Topics.REPLICA_SYNC, parts.size(), settings.replicaSync().lookback(), replicaId);
+            assigned.countDown();
+            while (running) {
+                ConsumerRecords<byte[], byte[]> batch;
+                try {
+                    batch = c.poll(Duration.ofMillis(100));
+                } catch (InvalidOffsetException e) {
+                    logResets.increment();
+                    log.warn("replica sync consumer: {}; reading on from the end (the other replicas' messages in "
+                            + "between are lost: their requests count again from their next admission)",
+                            KafkaClients.outOfRange(c, e));
+                    c.seekToEnd(e.partitions());
+                    for (TopicPartition tp : e.partitions()) {
+                        resume.put(tp, c.position(tp));
+                    }
+                    continue;
+                }
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    handle(r);
+                }
+                for (TopicPartition tp : batch.partitions()) {
+                    resume.put(tp, c.position(tp));
+                }
+                sync.expire();
+                List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
+                if (!added.isEmpty()) {
+                    PartitionWatch.readFromTheBeginning(c, parts, added);
+                    for (TopicPartition tp : added) {
+                        resume.put(tp, c.position(tp));
+                    }
+                    log.warn("replica sync consumer: {} has {} new partition(s) {}; reading them from their beginning",
+                            Topics.REPLICA_SYNC, added.size(), added);
+                }
+            }
+        } finally {
+            consumer = null;
+        }
+    }
+
+    /** The first offset written at or after {@code lookback} ago on each partition, or its end. */
+    private void seekToLookback(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> fresh) {
+        if (fresh.isEmpty()) {
+            return;
+        }
+        Duration lookback = settings.replicaSync().lookback();
+        if (lookback.isZero()) {
+            c.seekToEnd(fresh);
+            return;
+        }
+        long from = System.currentTimeMillis() - lookback.toMillis();
+        Map<TopicPartition, Long> query = new HashMap<>();
+        fresh.forEach(tp -> query.put(tp, from));
+        Map<TopicPartition, OffsetAndTimestamp> found = c.offsetsForTimes(query, Duration.ofSeconds(10));
+        List<TopicPartition> toEnd = new ArrayList<>();
+        for (TopicPartition tp : fresh) {
+            OffsetAndTimestamp o = found.get(tp);
+            if (o == null) {
+                toEnd.add(tp); // nothing written since then
+            } else {
+                c.seek(tp, o.offset());
+            }
+        }
+        c.seekToEnd(toEnd);
+    }
+
+    /** One record: another replica's admission or event handed to the sync, this replica's skipped, a bad one counted. */
+    void handle(ConsumerRecord<byte[], byte[]> r) {
+        records.increment();
+        ReplicaSyncMessage m;
+        try {
+            m = Codecs.REPLICA_SYNC_MESSAGE.decode(r.value());
+        } catch (RecordDecodeException e) {
+            bad(e instanceof UnknownSchemaException ? BadReason.UNKNOWN_SCHEMA : BadReason.CORRUPT, r, e.getMessage());
+            return;
+        }
+        if (replicaId.equals(m.getReplicaId())) {
+            own.increment();
+            return;
+        }
+        long delayMs = Math.max(0, System.currentTimeMillis() - m.getTimestampMs());
+        lastDelayMillis = delayMs;
+        long atNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(delayMs);
+        try {
+            if (m.getMessage() instanceof ReplicaAdmitted a) {
+                Optional<Integer> w = workers.find(a.getWorker());
+                if (w.isEmpty()) {
+                    bad[BadReason.UNKNOWN_WORKER.ordinal()].increment();
+                    if (unknownLogged.size() < 1000 && unknownLogged.add(a.getWorker())) {
+                        log.warn("replica sync consumer: admissions to worker '{}', which this selector does not have, "
+                                + "are ignored (first from replica '{}' at {}@{}:{}; the replicas' worker lists differ; "
+                                + "logged once per worker)", a.getWorker(), m.getSelectorId(), r.topic(), r.partition(),
+                                r.offset());
+                    }
+                    return;
+                }
+                sync.admitted(admission(m.getRequestId(), w.get(), a), atNanos);
+                admissions.increment();
+            } else if (m.getMessage() instanceof ReplicaRequestEvent e) {
+                sync.event(new RequestEvent(m.getRequestId(), RequestEvent.Type.valueOf(e.getType().name()),
+                        e.getTokens()));
+                events.increment();
+            } else {
+                bad(BadReason.INVALID, r, "neither an admission nor an event: " + m.getMessage());
+            }
+        } catch (IllegalArgumentException e) {
+            bad(BadReason.INVALID, r, "request '" + m.getRequestId() + "': " + e.getMessage());
+        }
+    }
+
+    /** The record's admission; {@link IllegalArgumentException} for values none could hold. */
+    private static ReplicaAdmission admission(String requestId, int worker, ReplicaAdmitted a) {
+        List<Long> tiers = a.getTierTokens();
+        if (!tiers.isEmpty() && tiers.size() != Tier.COUNT) {
+            throw new IllegalArgumentException("tierTokens has " + tiers.size() + " entries; expected none or "
+                    + Tier.COUNT);
+        }
+        long[] tierTokens = tiers.isEmpty() ? null : new long[Tier.COUNT];
+        for (int t = 0; tierTokens != null && t < Tier.COUNT; t++) {
+            tierTokens[t] = tiers.get(t);
+            if (tierTokens[t] < 0) {
+                throw new IllegalArgumentException("tierTokens[" + t + "] is negative: " + tierTokens[t]);
+            }
+        }
+        long[] marks = new long[a.getPrefixMarks().size()];
+        for (int i = 0; i < marks.length; i++) {
+            marks[i] = a.getPrefixMarks().get(i);
+        }
+        return new ReplicaAdmission(requestId, worker, a.getPromptTokens(), a.getPredictedOutputTokens(),
+                a.getPrefillTokens(), tierTokens, PrefixMarks.ofMarks(marks, a.getPrefixMarkTokens()), a.getWorkflowId(),
+                a.getExpectedNextTools());
+    }
+
+    private void bad(BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
+        bad[reason.ordinal()].increment();
+        if (badLog.allow()) {
+            log.warn("replica sync consumer: bad record {}@{}:{} ({}): {}", r.topic(), r.partition(), r.offset(),
+                    reason.name().toLowerCase(), message);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        stopSignal.countDown();
+        KafkaConsumer<byte[], byte[]> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            thread.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.tierroute.selector.scheduling;
+
+import io.tierroute.selector.sequences.PrefixMarks;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A request one selector replica admitted, as the other replicas take it into their load ({@link ReplicaOutbox}):
+ * what its {@code InFlightTracker} was given, and what its workflow and tool affinities learnt.
+ *
+ * @param requestId             the request's id
+ * @param worker                the worker it was sent to (dense index of this selector's registry)
+ * @param promptTokens          ISL
+ * @param predictedOutputTokens {@code d̂(r)}
+ * @param prefillTokens         {@code p_eff}: the prompt tokens the worker computes
+ * @param tierTokens            tokens it loads from each slower tier (per tier ordinal), or null
+ * @param marks                 its prompt's prefix marks ({@link PrefixMarks#NONE} when the sender kept none)
+ * @param workflowId            its agent workflow, or null
+ * @param expectedNextTools     the tools its agent said it calls next (empty when none)
+ */
+public record ReplicaAdmission(String requestId, int worker, int promptTokens, int predictedOutputTokens,
+                               long prefillTokens, long[] tierTokens, PrefixMarks marks, String workflowId,
+                               List<String> expectedNextTools) {
+
+    public ReplicaAdmission {
+        Objects.requireNonNull(requestId, "requestId");
+        Objects.requireNonNull(marks, "marks");
+        expectedNextTools = List.copyOf(expectedNextTools);
+        if (worker < 0 || promptTokens < 0 || predictedOutputTokens < 0 || prefillTokens < 0) {
+            throw new IllegalArgumentException("worker, prompt, output and prefill tokens must be >= 0, got " + worker
+                    + ", " + promptTokens + ", " + predictedOutputTokens + " and " + prefillTokens);
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package io.tierroute.selector.sync;
+
+import io.tierroute.selector.scheduling.ReplicaAdmission;
+import io.tierroute.selector.scheduling.ReplicaOutbox;
+import io.tierroute.selector.scheduling.ReportedEvent;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.sequences.RequestEvent;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+
+/**
+ * One selector replica's end of replica sync. Outbound ({@link ReplicaOutbox}, installed on the {@link Selector}):
+ * every request this replica admits and every request event reported to it go to the {@link Transport}. Inbound: the
+ * other replicas' admissions join this replica's load ({@link Selector#admitReplicaRequest}) and their events apply to
+ * it ({@link Selector#applyReplicaEvent}); an event whose request is not in flight here waits for its admission
+ * ({@link PendingEvents}: a gateway may post a request's first token to this replica before the one that routed it
+ * has been heard), and one reported here waits too. A request reported here and not in flight on any replica (a
+ * client's mistake) waits out the maximum age and is counted ({@link #unmatchedEvents}).
+ *
+ * <p>Why events as well as admissions: a replica that hears admissions and finishes but not first tokens counts every
+ * other replica's request as waiting until it finishes, which held every worker's queue in the simulator (Mooncake at
+ * load 2.75: TTFT 57× one selector's; fleet-sim/experiments/ROUNDS.md, "Replicas round").
+ *
+ * <p>Thread-safe. Inbound calls and the second look of a reported event that was not in flight take one lock, so an
+ * event is either applied or parked before its admission is applied, never lost between the two.
+ */
+public final class ReplicaSync implements ReplicaOutbox {
+
+    /** Carries this replica's messages to the others; must not block (it is called on route threads). */
+    public interface Transport {
+        void admitted(ReplicaAdmission admission);
+
+        void event(RequestEvent event);
+    }
+
+    /** How long an event waits for its request's admission by default: far above a healthy transport's delay. */
+    public static final Duration DEFAULT_PENDING_MAX_AGE = Duration.ofSeconds(30);
+    /** How many events may wait for their admissions by default (the oldest request's go first beyond it). */
+    public static final int DEFAULT_MAX_PENDING = 100_000;
+
+    private final Selector selector;
+    private final Transport transport;
+    private final LongSupplier nanoClock;
+    private final PendingEvents pending;
+    private final Object lock = new Object();
+
+    private final LongAdder admissionsSent = new LongAdder();
+    private final LongAdder eventsSent = new LongAdder();
+    private final LongAdder admissionsApplied = new LongAdder();
+    private final LongAdder admissionsRepeated = new LongAdder();
+    private final LongAdder eventsApplied = new LongAdder();
+    private final LongAdder eventsParked = new LongAdder();
+
+    /**
+     * @param nanoClock the selector's clock (parked events age by it)
+     */
+    public ReplicaSync(Selector selector, Transport transport, LongSupplier nanoClock, Duration pendingMaxAge,
+                       int maxPending) {
+        this.selector = selector;
+        this.transport = transport;
+        this.nanoClock = nanoClock;
+        this.pending = new PendingEvents(pendingMaxAge.toNanos(), maxPending);
+    }
+
+    /** Starts telling the other replicas (installs this as the selector's outbox). */
+    public ReplicaSync install() {
+        selector.replicaOutbox(this);
+        return this;
+    }
+
+    /** Stops telling them; what they hear from now on is this replica's no more. */
+    public void uninstall() {
+        selector.replicaOutbox(null);
+    }
+
+    // ---- outbound ----
+
+    @Override
+    public void admitted(ReplicaAdmission admission) {
+        admissionsSent.increment();
+        transport.admitted(admission);
+    }
+
+    @Override
+    public ReportedEvent reported(RequestEvent event, boolean appliedHere) {
+        eventsSent.increment();
+        transport.event(event);
+        if (!appliedHere) {
+            park(event, nanoClock.getAsLong());
+        }
+        return appliedHere ? ReportedEvent.APPLIED : ReportedEvent.RELAYED;
+    }
+
+    // ---- inbound ----
+
+    /**
+     * Another replica admitted {@code a} at {@code atNanos} (this selector's clock): it joins this replica's load, and
+     * the events that came for it before apply now, in their order. False when it was already in flight here.
+     */
+    public boolean admitted(ReplicaAdmission a, long atNanos) {
+        synchronized (lock) {
+            pending.expire(nanoClock.getAsLong());
+            if (!selector.admitReplicaRequest(a, atNanos)) {
+                admissionsRepeated.increment();
+                return false;
+            }
+            admissionsApplied.increment();
+            for (RequestEvent e : pending.take(a.requestId())) {
+                if (selector.applyReplicaEvent(e)) {
+                    eventsApplied.increment();
+                }
+            }
+            return true;
+        }
+    }
+
+    /** Another replica was told {@code event}: applied here, or kept until its request's admission comes. */
+    public void event(RequestEvent event) {
+        if (selector.applyReplicaEvent(event)) {
+            eventsApplied.increment();
+            return;
+        }
+        park(event, nanoClock.getAsLong());
+    }
+
+    /** Forgets events that waited too long for their admission (the transport calls it every few hundred ms). */
+    public void expire() {
+        synchronized (lock) {
+            pending.expire(nanoClock.getAsLong());
+        }
+    }
+
+    /** A second look under the lock, then parked: an admission applied in between has taken it into account. */
+    private void park(RequestEvent event, long nowNanos) {
+        synchronized (lock) {
+            if (selector.applyReplicaEvent(event)) {
+                eventsApplied.increment();
+                return;
+            }
+            pending.park(event, nowNanos);
+            eventsParked.increment();
+        }
+    }
+
+    /** Admissions of this replica handed to the transport. */
+    public long admissionsSent() { return admissionsSent.sum(); }
+    /** Events reported to this replica handed to the transport. */
+    public long eventsSent() { return eventsSent.sum(); }
+    /** Other replicas' admissions taken into this one's load. */
+    public long admissionsApplied() { return admissionsApplied.sum(); }
+    /** Other replicas' admissions of a request already in flight here (heard twice, or an id reused): ignored. */
+    public long admissionsRepeated() { return admissionsRepeated.sum(); }
+    /** Events other replicas relayed (or reported here) that changed this replica's load, at once or once admitted. */
+    public long eventsApplied() { return eventsApplied.sum(); }
+    /** Events that had to wait for their request's admission. */
+    public long eventsParked() { return eventsParked.sum(); }
+
+    /** Events waiting for their admission now. */
+    public int pendingEvents() {
+        synchronized (lock) {
+            return pending.size();
+        }
+    }
+
+    /** Events whose admission never came within the maximum age (a request no replica routed, or lost messages). */
+    public long unmatchedEvents() {
+        synchronized (lock) {
+            return pending.expired();
+        }
+    }
+
+    /** Events dropped because too many waited for their admissions. */
+    public long droppedEvents() {
+        synchronized (lock) {
+            return pending.dropped();
+        }
+    }
+}
