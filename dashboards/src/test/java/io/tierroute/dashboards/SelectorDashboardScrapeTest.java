@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code grafana/selector.json} against a real scrape: a real {@link SelectorServer} with its Kafka
- * services (parameter loader, KV event consumer, decision publisher) on the test broker routes a few
+ * services (parameter loader, KV event consumer, decision publisher, replica sync) on the test broker routes a few
  * requests, and every series name a query of the dashboard names (suffixes {@code _total},
  * {@code _bucket} as written) is in its {@code /metrics}, with every label the query filters on or
  * groups by ({@code instance} and {@code job} are Prometheus's target labels, not the selector's).
@@ -48,7 +48,8 @@ class SelectorDashboardScrapeTest {
             Broker.publish(p, Snapshots.accepted("default", 1).build());
         }
         SelectorConfig c = ConfigLoader.parse("workers: [{name: w0}, {name: w1}, {name: w2}]\nkafka: {bootstrapServers: \""
-                + Broker.bootstrap() + "\", params: {requireOnStart: true, startupTimeout: 30s}}\n", Path.of("."));
+                + Broker.bootstrap() + "\", params: {requireOnStart: true, startupTimeout: 30s}, replicaSync: {enabled: true}}\n",
+                Path.of("."));
         Map<String, Set<String>> scraped;
         try (SelectorServer s = SelectorServer.start(c.withServer(c.server().withPort(0)), null, false)) {
             for (int i = 0; i < 5; i++) {

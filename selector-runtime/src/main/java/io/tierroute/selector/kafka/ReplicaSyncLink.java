@@ -42,7 +42,11 @@ public final class ReplicaSyncLink implements AutoCloseable {
         try {
             publisher.start();
             consumer.start();
-            consumer.awaitAssigned(assignTimeout); // not fatal: it keeps trying, and the sync runs meanwhile
+            if (!consumer.awaitAssigned(assignTimeout)) { // not fatal: it keeps trying, and the sync runs meanwhile
+                org.slf4j.LoggerFactory.getLogger(ReplicaSyncLink.class).warn("replica sync: not reading {} yet after "
+                        + "{} s (its consumer keeps trying); until it does, this replica prices only its own requests "
+                        + "and telemetry", io.tierroute.schemas.Topics.REPLICA_SYNC, assignTimeout.toSeconds());
+            }
             sync.install();
             return link;
         } catch (InterruptedException | RuntimeException e) {

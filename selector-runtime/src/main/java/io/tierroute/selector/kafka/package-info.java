@@ -32,6 +32,11 @@
  *   <li>{@code DecisionPublisher} (+ {@code DecisionRecords}): a {@code DecisionSink} that hands each
  *       admitted decision to a bounded buffer (never blocking the route, drops counted); its thread
  *       builds the {@code RoutingDecision} records and produces them to {@code tierroute.decisions}.</li>
+ *   <li>{@code HandOffProducer}: the bounded buffer and sending thread both producers share (a route never waits;
+ *       every item acknowledged or in exactly one drop reason; a bootstrap host that does not resolve is retried).</li>
+ *   <li>{@code ReplicaSyncPublisher}, {@code ReplicaSyncConsumer}, {@code ReplicaSyncLink}: replica sync's transport
+ *       on {@code tierroute.replica-sync} (the {@code sync} package's {@code ReplicaSync} is the logic): this replica's
+ *       admissions and reported events out, the other replicas' in, its own records skipped.</li>
  *   <li>{@code KafkaServices}: starts/stops the enabled parts for {@code SelectorServer}, registers
  *       their metrics, answers the {@code kafka} block of {@code GET /v1/params}.</li>
  * </ul>
@@ -42,7 +47,8 @@
  * active version and pin state; a fleet with several pools runs one selector deployment per scope.
  *
  * <p><b>Threads.</b> One thread per part ({@code tierroute-params-loader}, {@code tierroute-kv-consumer},
- * {@code tierroute-decisions}), each owning its Kafka client; other threads see immutable status
+ * {@code tierroute-decisions}; with replica sync {@code tierroute-replica-sync-out} and {@code -in}), each owning its
+ * Kafka client; other threads see immutable status
  * snapshots and atomic counters. Consumers are assigned every partition by hand, with no consumer
  * group and no committed offsets: every replica needs every record, and starts from a position of
  * its own choosing (params/control: the beginning; KV events: the end, or the beginning). A consumer
