@@ -108,7 +108,7 @@ public final class KvEventConsumer implements AutoCloseable {
     private final LongAdder[] resyncs = new LongAdder[ResyncReason.values().length];
     private final LongAdder restarts = new LongAdder();
     private final LongAdder logResets = new LongAdder();
-    private final java.util.Map<TopicPartition, Long> resume = new java.util.HashMap<>(); // next offsets, across sessions
+    private final SessionPositions positions = new SessionPositions();
     private final LongAdder batches = new LongAdder();
     private final LongAdder events = new LongAdder();
     private final LongAdder gaps = new LongAdder();
@@ -213,34 +213,13 @@ public final class KvEventConsumer implements AutoCloseable {
             if (!running) {
                 return;
             }
-            List<TopicPartition> parts = new ArrayList<>();
-            boolean warned = false;
-            while (running && parts.isEmpty()) {
-                parts = KafkaClients.partitions(c, Topics.KV_EVENTS, Duration.ofSeconds(5));
-                if (parts.isEmpty()) {
-                    if (!warned) {
-                        log.warn("kv consumer: no partitions of {} from {} yet (the broker does not answer, or "
-                                + "the topic does not exist); retrying every second", Topics.KV_EVENTS,
-                                settings.bootstrapServers());
-                        warned = true;
-                    }
-                    pause(1000);
-                }
-            }
-            if (!running) {
+            List<TopicPartition> parts = new ArrayList<>(SessionPositions.await(c, Topics.KV_EVENTS,
+                    settings.bootstrapServers(), () -> running, this::pause, log, "kv consumer"));
+            if (parts.isEmpty()) {
                 return;
             }
-            c.assign(parts);
-            List<TopicPartition> fresh = new ArrayList<>();
-            for (TopicPartition tp : parts) {
-                Long next = resume.get(tp);
-                if (next != null) {
-                    c.seek(tp, next); // a restarted session: carry on where the last one stopped
-                } else {
-                    fresh.add(tp);
-                }
-            }
-            if (!resume.isEmpty() && !fresh.isEmpty()) {
+            List<TopicPartition> fresh = positions.assignAndResume(c, parts);
+            if (positions.resumed() && !fresh.isEmpty()) {
                 // A restarted session that lists partitions the last one never read: added while it ran, before its
                 // watch saw them. Everything on them came after this consumer started: from their beginning.
                 partitionWatch.counted(fresh.size());
@@ -251,13 +230,7 @@ public final class KvEventConsumer implements AutoCloseable {
             } else {
                 c.seekToEnd(fresh);
             }
-            // Resolve the lazy seeks now, so "assigned" means positioned; kept only once all are: a session that fails
-            // half-way leaves no partial set that the next would take for the one a restarted session has.
-            Map<TopicPartition, Long> positioned = new java.util.HashMap<>();
-            for (TopicPartition tp : parts) {
-                positioned.put(tp, c.position(tp));
-            }
-            resume.putAll(positioned);
+            positions.positioned(c, parts);
             log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
                     fresh.size() == parts.size() ? settings.kvEvents().startFrom()
                             : "positions reached before the restart");
@@ -285,9 +258,7 @@ public final class KvEventConsumer implements AutoCloseable {
                         return; // closed while the writer was full
                     }
                 }
-                for (TopicPartition tp : records.partitions()) {
-                    resume.put(tp, c.position(tp));
-                }
+                positions.reached(c, records.partitions());
                 List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
                 if (!added.isEmpty()) {
                     readAdded(c, parts, added);
@@ -301,9 +272,7 @@ public final class KvEventConsumer implements AutoCloseable {
     /** Partitions added to the topic since {@code parts} were assigned: read from their beginning, said and kept. */
     private void readAdded(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts, List<TopicPartition> added) {
         PartitionWatch.readFromTheBeginning(c, parts, added);
-        for (TopicPartition tp : added) {
-            resume.put(tp, c.position(tp));
-        }
+        positions.reached(c, added);
         sayAdded(added);
     }
 
@@ -334,9 +303,7 @@ public final class KvEventConsumer implements AutoCloseable {
                     + "events were lost is rebuilt when its sequence shows the gap)", KafkaClients.outOfRange(c, e));
             c.seekToBeginning(e.partitions());
         }
-        for (TopicPartition tp : e.partitions()) {
-            resume.put(tp, c.position(tp));
-        }
+        positions.reached(c, e.partitions());
     }
 
     /**

@@ -64,7 +64,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final Thread thread;
     private final CountDownLatch assigned = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);
-    private final Map<TopicPartition, Long> resume = new HashMap<>(); // next offsets, across sessions
+    private final SessionPositions positions = new SessionPositions();
     private final LongAdder records = new LongAdder();
     private final LongAdder own = new LongAdder();
     private final LongAdder admissions = new LongAdder();
@@ -148,39 +148,13 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private void session() {
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "replica-sync")) {
             consumer = c;
-            List<TopicPartition> parts = new ArrayList<>();
-            boolean warned = false;
-            while (running && parts.isEmpty()) {
-                parts = KafkaClients.partitions(c, Topics.REPLICA_SYNC, Duration.ofSeconds(5));
-                if (parts.isEmpty()) {
-                    if (!warned) {
-                        log.warn("replica sync consumer: no partitions of {} from {} yet (the broker does not answer, "
-                                + "or the topic does not exist); retrying every second", Topics.REPLICA_SYNC,
-                                settings.bootstrapServers());
-                        warned = true;
-                    }
-                    pause(1000);
-                }
-            }
-            if (!running) {
+            List<TopicPartition> parts = new ArrayList<>(SessionPositions.await(c, Topics.REPLICA_SYNC,
+                    settings.bootstrapServers(), () -> running, this::pause, log, "replica sync consumer"));
+            if (parts.isEmpty()) {
                 return;
             }
-            c.assign(parts);
-            List<TopicPartition> fresh = new ArrayList<>();
-            for (TopicPartition tp : parts) {
-                Long next = resume.get(tp);
-                if (next != null) {
-                    c.seek(tp, next);
-                } else {
-                    fresh.add(tp);
-                }
-            }
-            seekToLookback(c, fresh);
-            Map<TopicPartition, Long> positioned = new HashMap<>();
-            for (TopicPartition tp : parts) {
-                positioned.put(tp, c.position(tp));
-            }
-            resume.putAll(positioned);
+            seekToLookback(c, positions.assignAndResume(c, parts));
+            positions.positioned(c, parts);
             log.info("replica sync consumer: reading {} ({} partitions) from {} ago; this replica is '{}'",
                     Topics.REPLICA_SYNC, parts.size(), settings.replicaSync().lookback(), replicaId);
             assigned.countDown();
@@ -194,24 +168,18 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                             + "between are lost: their requests count again from their next admission)",
                             KafkaClients.outOfRange(c, e));
                     c.seekToEnd(e.partitions());
-                    for (TopicPartition tp : e.partitions()) {
-                        resume.put(tp, c.position(tp));
-                    }
+                    positions.reached(c, e.partitions());
                     continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
                     handle(r);
                 }
-                for (TopicPartition tp : batch.partitions()) {
-                    resume.put(tp, c.position(tp));
-                }
+                positions.reached(c, batch.partitions());
                 sync.expire();
                 List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
                 if (!added.isEmpty()) {
                     PartitionWatch.readFromTheBeginning(c, parts, added);
-                    for (TopicPartition tp : added) {
-                        resume.put(tp, c.position(tp));
-                    }
+                    positions.reached(c, added);
                     log.warn("replica sync consumer: {} has {} new partition(s) {}; reading them from their beginning",
                             Topics.REPLICA_SYNC, added.size(), added);
                 }
