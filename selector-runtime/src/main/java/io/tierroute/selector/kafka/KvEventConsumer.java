@@ -226,9 +226,9 @@ public final class KvEventConsumer implements AutoCloseable {
                 sayAdded(fresh);
                 c.seekToBeginning(fresh);
             } else if (settings.kvEvents().startFrom().equals("earliest")) {
-                c.seekToBeginning(fresh);
+                SessionPositions.seekToBeginning(c, fresh);
             } else {
-                c.seekToEnd(fresh);
+                SessionPositions.seekToEnd(c, fresh);
             }
             positions.positioned(c, parts);
             log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
@@ -297,7 +297,7 @@ public final class KvEventConsumer implements AutoCloseable {
             at.forEach(c::seek);
             Set<TopicPartition> rest = new HashSet<>(e.partitions());
             rest.removeAll(at.keySet());
-            c.seekToBeginning(rest);
+            SessionPositions.seekToBeginning(c, rest);
         } else {
             log.warn("kv consumer: {}; reading those partitions from the start of what they hold now (each worker whose "
                     + "events were lost is rebuilt when its sequence shows the gap)", KafkaClients.outOfRange(c, e));

@@ -196,7 +196,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         }
         Duration lookback = settings.replicaSync().lookback();
         if (lookback.isZero()) {
-            c.seekToEnd(fresh);
+            SessionPositions.seekToEnd(c, fresh);
             return;
         }
         long from = System.currentTimeMillis() - lookback.toMillis();
@@ -212,7 +212,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                 c.seek(tp, o.offset());
             }
         }
-        c.seekToEnd(toEnd);
+        SessionPositions.seekToEnd(c, toEnd);
     }
 
     /** One record: another replica's admission or event handed to the sync, this replica's skipped, a bad one counted. */
@@ -229,7 +229,14 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
             own.increment();
             return;
         }
-        long delayMs = Math.max(0, System.currentTimeMillis() - m.getTimestampMs());
+        try {
+            checkId("requestId", m.getRequestId());
+        } catch (IllegalArgumentException e) {
+            bad(BadReason.INVALID, r, e.getMessage());
+            return;
+        }
+        // A clock ahead counts as no delay; one a day behind or more, as a day (the request has long expired here).
+        long delayMs = Math.min(Math.max(0, System.currentTimeMillis() - m.getTimestampMs()), MAX_DELAY_MS);
         lastDelayMillis = delayMs;
         long atNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(delayMs);
         try {
@@ -259,8 +266,29 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         }
     }
 
+    /** Ids and names as the HTTP API bounds them (a request id, a workflow id, a tool name). */
+    static final int MAX_ID_CHARS = io.tierroute.selector.config.ConfigLoader.MAX_NAME_CHARS;
+    private static final long MAX_DELAY_MS = TimeUnit.DAYS.toMillis(1);
+    /** Expected tools of one admission, as the HTTP API bounds them. */
+    static final int MAX_TOOLS = 256;
+
+    private static void checkId(String what, String id) {
+        if (id != null && (id.isEmpty() || id.length() > MAX_ID_CHARS)) {
+            throw new IllegalArgumentException(what + " must have 1 to " + MAX_ID_CHARS + " characters, got "
+                    + id.length());
+        }
+    }
+
     /** The record's admission; {@link IllegalArgumentException} for values none could hold. */
     private static ReplicaAdmission admission(String requestId, int worker, ReplicaAdmitted a) {
+        checkId("workflowId", a.getWorkflowId());
+        if (a.getExpectedNextTools().size() > MAX_TOOLS) {
+            throw new IllegalArgumentException("expectedNextTools has " + a.getExpectedNextTools().size()
+                    + " tools; at most " + MAX_TOOLS);
+        }
+        for (String tool : a.getExpectedNextTools()) {
+            checkId("an expected tool", tool);
+        }
         List<Long> tiers = a.getTierTokens();
         if (!tiers.isEmpty() && tiers.size() != Tier.COUNT) {
             throw new IllegalArgumentException("tierTokens has " + tiers.size() + " entries; expected none or "

@@ -88,4 +88,22 @@ final class SessionPositions {
             next.put(tp, c.position(tp));
         }
     }
+
+    /**
+     * Seeks {@code parts} to their beginning; none when the list is empty. (Kafka's own {@code seekToBeginning} and
+     * {@code seekToEnd} take an empty list for every assigned partition: a restarted session with no new partition, or
+     * a lookback that found a position on each, would lose every position it had set.)
+     */
+    static void seekToBeginning(KafkaConsumer<?, ?> c, Collection<TopicPartition> parts) {
+        if (!parts.isEmpty()) {
+            c.seekToBeginning(parts);
+        }
+    }
+
+    /** Seeks {@code parts} to their end; none when the list is empty (see {@link #seekToBeginning}). */
+    static void seekToEnd(KafkaConsumer<?, ?> c, Collection<TopicPartition> parts) {
+        if (!parts.isEmpty()) {
+            c.seekToEnd(parts);
+        }
+    }
 }

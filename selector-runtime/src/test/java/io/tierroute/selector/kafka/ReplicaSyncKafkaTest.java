@@ -153,15 +153,24 @@ class ReplicaSyncKafkaTest {
                             .setPrefillTokens(10).setTierTokens(List.of(1L, 2L)).setPrefixMarks(List.of())
                             .setPrefixMarkTokens(0).setExpectedNextTools(List.of()).build()).build()));
 
+            KafkaFixture.send(p, Topics.REPLICA_SYNC, "long-workflow", Codecs.REPLICA_SYNC_MESSAGE.encode(
+                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setTimestampMs(0)
+                            .setRequestId("long-workflow").setMessage(ReplicaAdmitted.newBuilder()
+                            .setWorker("w0").setPromptTokens(10).setPredictedOutputTokens(5)
+                            .setPrefillTokens(10).setTierTokens(List.of()).setPrefixMarks(List.of())
+                            .setPrefixMarkTokens(0).setWorkflowId("x".repeat(257)).setExpectedNextTools(List.of())
+                            .build()).build()));
+
             Selector c = selector();
             try (ReplicaSyncLink lc = ReplicaSyncLink.start(syncSettings("c"), c, HEARD)) {
-                KafkaFixture.await(HEARD, () -> lc.consumer().records() >= 6, "c reads back what was sent before it");
+                KafkaFixture.await(HEARD, () -> lc.consumer().records() >= 7, "c reads back what was sent before it");
                 assertThat(c.inflight().view(running).inFlight()).as("still-running counts; done came and went")
                         .isEqualTo(c.inflight().size()).isEqualTo(1);
                 assertThat(c.inflight().workerOf("still-running")).isEqualTo(running);
                 assertThat(lc.consumer().badRecords(ReplicaSyncConsumer.BadReason.CORRUPT)).isEqualTo(1);
                 assertThat(lc.consumer().badRecords(ReplicaSyncConsumer.BadReason.UNKNOWN_WORKER)).isEqualTo(1);
-                assertThat(lc.consumer().badRecords(ReplicaSyncConsumer.BadReason.INVALID)).isEqualTo(1);
+                assertThat(lc.consumer().badRecords(ReplicaSyncConsumer.BadReason.INVALID))
+                        .as("four tier counts too few; a workflow id of 257 characters").isEqualTo(2);
 
                 a.report(new RequestEvent("still-running", RequestEvent.Type.FINISHED, 10));
                 KafkaFixture.await(HEARD, () -> c.inflight().size() == 0, "c hears the finish after the bad records");
