@@ -14,7 +14,7 @@ import java.util.Objects;
  * @param promptTokens          ISL
  * @param predictedOutputTokens {@code d̂(r)}
  * @param prefillTokens         {@code p_eff}: the prompt tokens the worker computes
- * @param tierTokens            tokens it loads from each slower tier (per tier ordinal), or null
+ * @param tierTokens            tokens it loads from each slower tier (per tier ordinal), or null; copied
  * @param marks                 its prompt's prefix marks ({@link PrefixMarks#NONE} when the sender kept none)
  * @param workflowId            its agent workflow, or null
  * @param expectedNextTools     the tools its agent said it calls next (empty when none)
@@ -27,6 +27,13 @@ public record ReplicaAdmission(String requestId, int worker, int promptTokens, i
         Objects.requireNonNull(requestId, "requestId");
         Objects.requireNonNull(marks, "marks");
         expectedNextTools = List.copyOf(expectedNextTools);
+        // A copy: the selector hands the route thread's scratch array, which its next attempt rewrites while this
+        // admission waits to be sent.
+        tierTokens = tierTokens == null ? null : tierTokens.clone();
+        if (tierTokens != null && tierTokens.length != io.tierroute.selector.protocol.Tier.COUNT) {
+            throw new IllegalArgumentException("tierTokens has " + tierTokens.length + " entries; expected "
+                    + io.tierroute.selector.protocol.Tier.COUNT);
+        }
         if (worker < 0 || promptTokens < 0 || predictedOutputTokens < 0 || prefillTokens < 0) {
             throw new IllegalArgumentException("worker, prompt, output and prefill tokens must be >= 0, got " + worker
                     + ", " + promptTokens + ", " + predictedOutputTokens + " and " + prefillTokens);
