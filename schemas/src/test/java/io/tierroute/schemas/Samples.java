@@ -271,7 +271,7 @@ final class Samples {
 
   static io.tierroute.schemas.avro.ReplicaSyncMessage replicaAdmitted() {
     return io.tierroute.schemas.avro.ReplicaSyncMessage.newBuilder()
-        .setReplicaId("7c0b1e52-3f7e-4f4a-9d59-8c3f0f5e2a11").setSelectorId("selector-0")
+        .setReplicaId("7c0b1e52-3f7e-4f4a-9d59-8c3f0f5e2a11").setSelectorId("selector-0").setScope("default")
         .setTimestampMs(T0 + 4_000).setRequestId("req-000042")
         .setMessage(io.tierroute.schemas.avro.ReplicaAdmitted.newBuilder()
             .setWorker("vllm-h100-03").setPromptTokens(9_216).setPredictedOutputTokens(312)
@@ -284,7 +284,7 @@ final class Samples {
 
   static io.tierroute.schemas.avro.ReplicaSyncMessage replicaFirstToken() {
     return io.tierroute.schemas.avro.ReplicaSyncMessage.newBuilder()
-        .setReplicaId("0d5f6a3e-1c2b-4a8e-b1f0-2e9d7c6b5a40").setSelectorId("selector-1")
+        .setReplicaId("0d5f6a3e-1c2b-4a8e-b1f0-2e9d7c6b5a40").setSelectorId("selector-1").setScope("default")
         .setTimestampMs(T0 + 4_250).setRequestId("req-000042")
         .setMessage(io.tierroute.schemas.avro.ReplicaRequestEvent.newBuilder()
             .setType(io.tierroute.schemas.avro.ReplicaEventType.FIRST_TOKEN).setTokens(1).build())

@@ -275,6 +275,9 @@ public final class KafkaPartsReport {
         x.put("events_applied", sync.eventsApplied());
         x.put("events_pending", sync.pendingEvents());
         x.put("events_unmatched", sync.unmatchedEvents());
+        x.put("events_late", sync.lateEvents());
+        x.put("admissions_expired", sync.admissionsExpired());
+        x.put("other_scope_records", in.otherScopeRecords());
         x.put("bad_records", java.util.Arrays.stream(ReplicaSyncConsumer.BadReason.values())
                 .mapToLong(in::badRecords).sum());
         x.put("last_delay_ms", in.lastDelayMillis());
@@ -316,6 +319,12 @@ public final class KafkaPartsReport {
                 sync::unmatchedEvents);
         counter(r, "tierroute_replica_sync_events_dropped_total",
                 "Request events dropped because too many waited for their admissions", sync::droppedEvents);
+        counter(r, "tierroute_replica_sync_events_late_total", "Request events of a request that had ended here "
+                + "(another replica's progress carried after the finish): dropped", sync::lateEvents);
+        counter(r, "tierroute_replica_sync_admissions_expired_total", "Other replicas' admissions older than "
+                + "routing.requestMaxAge when heard (read back by a long lookback): not taken", sync::admissionsExpired);
+        counter(r, "tierroute_replica_sync_other_scope_records_total",
+                "Records of another scope's replicas (another deployment) on the topic, skipped", in::otherScopeRecords);
         counter(r, "tierroute_replica_sync_own_records_total", "This replica's own records read back (skipped)",
                 in::ownRecords);
         counter(r, "tierroute_replica_sync_consumer_restarts_total",

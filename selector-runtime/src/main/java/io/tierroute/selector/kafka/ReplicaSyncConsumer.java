@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Replica sync's inbound half over Kafka: reads every partition of {@code tierroute.replica-sync} (no group: each
  * replica hears every other) on one thread ({@code tierroute-replica-sync-in}) and hands the other replicas'
  * admissions and request events to this replica's {@link ReplicaSync}; its own records (its {@code replicaId}) are
- * skipped. At start it reads from {@code replicaSync.lookback} ago, so requests other replicas admitted before it
+ * skipped, and so are another deployment's (another {@code kafka.scope}: its workers are not these, whatever their
+ * names). At start it reads from {@code replicaSync.lookback} ago, so requests other replicas admitted before it
  * started, and still in flight, count (a replica that restarts hears its previous run's too, under another id: they
  * are still on their workers); a record's time, mapped onto this process's clock, is when its request was admitted.
  *
@@ -47,7 +48,9 @@ import java.util.concurrent.atomic.LongAdder;
  * once per name), or values no admission or event can hold are skipped, logged (rate-limited) and counted by reason.
  * A position the log no longer holds (the topic recreated, a new cluster) resumes at the end, said and counted:
  * what was lost were other replicas' messages, which no replay brings back. Partitions added while it runs are read
- * from their beginning; a failed session resumes at the positions reached, as {@link KvEventConsumer}'s.
+ * from their beginning (a restarted session that finds new ones reads them from the lookback); a failed session
+ * resumes at the positions reached, as {@link KvEventConsumer}'s. A record that cannot be applied for any other
+ * reason is skipped and counted as invalid, never retried by a session restart that would fail on it again.
  */
 public final class ReplicaSyncConsumer implements AutoCloseable {
 
@@ -67,6 +70,8 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final SessionPositions positions = new SessionPositions();
     private final LongAdder records = new LongAdder();
     private final LongAdder own = new LongAdder();
+    private final LongAdder otherScope = new LongAdder();
+    private volatile long positionedAtMs = Long.MAX_VALUE; // when the first session was positioned
     private final LongAdder admissions = new LongAdder();
     private final LongAdder events = new LongAdder();
     private final LongAdder restarts = new LongAdder();
@@ -115,6 +120,8 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     public long records() { return records.sum(); }
     /** This replica's own records, skipped. */
     public long ownRecords() { return own.sum(); }
+    /** Records of another scope's replicas (another deployment), skipped. */
+    public long otherScopeRecords() { return otherScope.sum(); }
     /** Other replicas' admissions handed to the sync. */
     public long admissions() { return admissions.sum(); }
     /** Other replicas' events handed to the sync. */
@@ -155,6 +162,9 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
             }
             seekToLookback(c, positions.assignAndResume(c, parts));
             positions.positioned(c, parts);
+            if (positionedAtMs == Long.MAX_VALUE) {
+                positionedAtMs = System.currentTimeMillis();
+            }
             log.info("replica sync consumer: reading {} ({} partitions) from {} ago; this replica is '{}'",
                     Topics.REPLICA_SYNC, parts.size(), settings.replicaSync().lookback(), replicaId);
             assigned.countDown();
@@ -229,6 +239,10 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
             own.increment();
             return;
         }
+        if (!settings.scope().equals(m.getScope())) {
+            otherScope.increment(); // another deployment's replicas: their workers are not ours, whatever their names
+            return;
+        }
         try {
             checkId("requestId", m.getRequestId());
         } catch (IllegalArgumentException e) {
@@ -237,7 +251,9 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         }
         // A clock ahead counts as no delay; one a day behind or more, as a day (the request has long expired here).
         long delayMs = Math.min(Math.max(0, System.currentTimeMillis() - m.getTimestampMs()), MAX_DELAY_MS);
-        lastDelayMillis = delayMs;
+        if (m.getTimestampMs() >= positionedAtMs) {
+            lastDelayMillis = delayMs; // not what was read back at the start: that is as old as the lookback
+        }
         long atNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(delayMs);
         try {
             if (m.getMessage() instanceof ReplicaAdmitted a) {
@@ -255,6 +271,10 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                 sync.admitted(admission(m.getRequestId(), w.get(), a), atNanos);
                 admissions.increment();
             } else if (m.getMessage() instanceof ReplicaRequestEvent e) {
+                if (e.getTokens() > io.tierroute.selector.scheduling.RouteRequest.MAX_INPUT_TOKENS) {
+                    throw new IllegalArgumentException("tokens must be at most "
+                            + io.tierroute.selector.scheduling.RouteRequest.MAX_INPUT_TOKENS + ", got " + e.getTokens());
+                }
                 sync.event(new RequestEvent(m.getRequestId(), RequestEvent.Type.valueOf(e.getType().name()),
                         e.getTokens()));
                 events.increment();
@@ -263,6 +283,10 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
             }
         } catch (IllegalArgumentException e) {
             bad(BadReason.INVALID, r, "request '" + m.getRequestId() + "': " + e.getMessage());
+        } catch (RuntimeException e) {
+            // Not a value check's: a bug somewhere behind. The record is skipped, not retried: a session restart would
+            // read it again and fail the same way, forever.
+            bad(BadReason.INVALID, r, "request '" + m.getRequestId() + "' could not be applied: " + e);
         }
     }
 

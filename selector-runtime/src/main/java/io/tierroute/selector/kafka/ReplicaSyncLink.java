@@ -28,8 +28,8 @@ public final class ReplicaSyncLink implements AutoCloseable {
     }
 
     /**
-     * Starts the consumer and publisher, waits up to {@code assignTimeout} for the consumer to be positioned (what it
-     * read back by then is in the selector's load), then installs the sync on the selector.
+     * Starts the consumer and publisher, waits up to {@code assignTimeout} for the consumer to be positioned (it reads
+     * back the lookback from there, while the selector already routes), then installs the sync on the selector.
      */
     public static ReplicaSyncLink start(KafkaSettings settings, Selector selector, Duration assignTimeout)
             throws InterruptedException {

@@ -47,11 +47,12 @@ public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCl
         tuning.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         tuning.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         String selectorId = settings.selectorId();
+        String scope = settings.scope();
         this.out = new HandOffProducer<>(settings, new HandOffProducer.Names("replica sync publisher",
                 "replica sync messages", Topics.REPLICA_SYNC, "tierroute-replica-sync-out"), "replica-sync",
                 settings.replicaSync().bufferSize(), tuning,
                 o -> new ProducerRecord<>(Topics.REPLICA_SYNC, o.requestId().getBytes(StandardCharsets.UTF_8),
-                        Codecs.REPLICA_SYNC_MESSAGE.encode(message(replicaId, selectorId, workers, o))),
+                        Codecs.REPLICA_SYNC_MESSAGE.encode(message(replicaId, selectorId, scope, workers, o))),
                 Outgoing::requestId);
     }
 
@@ -72,7 +73,8 @@ public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCl
         out.offer(() -> new Outgoing(null, event, now));
     }
 
-    private static ReplicaSyncMessage message(String replicaId, String selectorId, WorkerRegistry workers, Outgoing o) {
+    private static ReplicaSyncMessage message(String replicaId, String selectorId, String scope, WorkerRegistry workers,
+                                              Outgoing o) {
         Object body;
         if (o.admission() != null) {
             ReplicaAdmission a = o.admission();
@@ -93,7 +95,7 @@ public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCl
                     .setTokens(o.event().tokens())
                     .build();
         }
-        return ReplicaSyncMessage.newBuilder().setReplicaId(replicaId).setSelectorId(selectorId)
+        return ReplicaSyncMessage.newBuilder().setReplicaId(replicaId).setSelectorId(selectorId).setScope(scope)
                 .setTimestampMs(o.timestampMs()).setRequestId(o.requestId()).setMessage(body).build();
     }
 

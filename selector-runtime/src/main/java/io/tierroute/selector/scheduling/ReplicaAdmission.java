@@ -38,5 +38,21 @@ public record ReplicaAdmission(String requestId, int worker, int promptTokens, i
             throw new IllegalArgumentException("worker, prompt, output and prefill tokens must be >= 0, got " + worker
                     + ", " + promptTokens + ", " + predictedOutputTokens + " and " + prefillTokens);
         }
+        // As a route bounds them (RouteRequest): beyond, the decode work's quadratic would overflow.
+        if (promptTokens > RouteRequest.MAX_INPUT_TOKENS || predictedOutputTokens > RouteRequest.MAX_INPUT_TOKENS) {
+            throw new IllegalArgumentException("prompt and output tokens must be at most " + RouteRequest.MAX_INPUT_TOKENS
+                    + ", got " + promptTokens + " and " + predictedOutputTokens);
+        }
+        long loaded = 0;
+        for (int t = 0; tierTokens != null && t < tierTokens.length; t++) {
+            if (tierTokens[t] < 0) {
+                throw new IllegalArgumentException("tierTokens[" + t + "] is negative: " + tierTokens[t]);
+            }
+            loaded += Math.min(tierTokens[t], promptTokens);
+        }
+        if (prefillTokens > promptTokens || loaded > promptTokens) {
+            throw new IllegalArgumentException("prefill tokens (" + prefillTokens + ") and tier tokens (" + loaded
+                    + ") must each be at most the prompt's " + promptTokens);
+        }
     }
 }

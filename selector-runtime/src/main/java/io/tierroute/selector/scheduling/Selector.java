@@ -379,16 +379,23 @@ public final class Selector {
         }
     }
 
-    /** Hands an admission to the other replicas; an outbox that fails never fails the route (counted, logged once). */
-    private void tellReplicas(ReplicaOutbox outbox, ReplicaAdmission admission) {
+    /**
+     * Hands an admission to the other replicas; an admission they could not take or an outbox that fails never fails
+     * the route (counted, logged once).
+     */
+    private void tellReplicas(ReplicaOutbox outbox, RouteRequest request, int worker, int isl, int predicted,
+                              CostTerms terms, PrefixMarks marks) {
         try {
-            outbox.admitted(admission);
+            RouteRequest.AgentContext agent = request.agent();
+            outbox.admitted(new ReplicaAdmission(request.requestId(), worker, isl, predicted, terms.pEffTokens,
+                    terms.tierTokens, marks, agent == null ? null : agent.workflowId(),
+                    agent == null ? List.of() : agent.expectedNextTools()));
         } catch (RuntimeException e) {
             outboxErrors.increment();
             if (outboxErrors.sum() == 1) {
                 org.slf4j.LoggerFactory.getLogger(Selector.class).error("replica outbox failed on request '{}' (the "
                         + "route stands; the other replicas do not hear of it; further failures are only counted in "
-                        + "replicaOutboxErrors): {}", admission.requestId(), e.toString(), e);
+                        + "replicaOutboxErrors): {}", request.requestId(), e.toString(), e);
             }
         }
     }
@@ -437,10 +444,7 @@ public final class Selector {
                 marks, now);
         ReplicaOutbox outbox = replicaOutbox;
         if (outbox != null) {
-            RouteRequest.AgentContext agent = request.agent();
-            tellReplicas(outbox, new ReplicaAdmission(request.requestId(), worker, isl, predicted,
-                    s.terms[worker].pEffTokens, s.terms[worker].tierTokens, marks,
-                    agent == null ? null : agent.workflowId(), agent == null ? List.of() : agent.expectedNextTools()));
+            tellReplicas(outbox, request, worker, isl, predicted, s.terms[worker], marks);
         }
         if (specs[worker].approximate()) {
             if (all == null) {

@@ -12,7 +12,7 @@ import java.util.Map;
  * Request events that came before their request's admission (a gateway posts a first token to one replica before the
  * replica that routed the request has told it), kept by request id until the admission comes, for at most
  * {@code maxAgeNanos} and {@code maxEvents} in all (the oldest request's go first). Not thread-safe: {@link ReplicaSync}
- * guards it.
+ * guards it (its counts alone may be read without the lock).
  */
 final class PendingEvents {
 
@@ -21,9 +21,10 @@ final class PendingEvents {
     private final Map<String, List<Parked>> byRequest = new LinkedHashMap<>(); // oldest request first
     private final long maxAgeNanos;
     private final int maxEvents;
-    private int size;
-    private long expired;
-    private long dropped;
+    // Written under ReplicaSync's lock, read by metrics without it.
+    private volatile int size;
+    private volatile long expired;
+    private volatile long dropped;
 
     PendingEvents(long maxAgeNanos, int maxEvents) {
         if (maxAgeNanos <= 0 || maxEvents <= 0) {

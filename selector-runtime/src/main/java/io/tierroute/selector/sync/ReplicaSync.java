@@ -52,6 +52,22 @@ public final class ReplicaSync implements ReplicaOutbox {
     private final LongAdder admissionsRepeated = new LongAdder();
     private final LongAdder eventsApplied = new LongAdder();
     private final LongAdder eventsParked = new LongAdder();
+    private final LongAdder eventsLate = new LongAdder();
+    private final LongAdder admissionsExpired = new LongAdder();
+    private final long requestMaxAgeNanos;
+    /**
+     * Requests that ended here lately (a finish or failure applied, an admission too old to take), under the lock: an
+     * event for one of them comes after its end (another replica's progress posted before the finish and carried
+     * later), so it is dropped as late, not parked to expire as unmatched. Bounded, oldest out.
+     */
+    private final java.util.Map<String, Boolean> recentlyEnded = new java.util.LinkedHashMap<>(1024, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, Boolean> eldest) {
+            return size() > RECENTLY_ENDED;
+        }
+    };
+    /** How many ended request ids are remembered to tell a late event from an early one. */
+    static final int RECENTLY_ENDED = 65_536;
 
     /**
      * @param nanoClock the selector's clock (parked events age by it)
@@ -62,6 +78,7 @@ public final class ReplicaSync implements ReplicaOutbox {
         this.transport = transport;
         this.nanoClock = nanoClock;
         this.pending = new PendingEvents(pendingMaxAge.toNanos(), maxPending);
+        this.requestMaxAgeNanos = selector.settings().requestMaxAge().toNanos();
     }
 
     /** Starts telling the other replicas (installs this as the selector's outbox). */
@@ -89,8 +106,16 @@ public final class ReplicaSync implements ReplicaOutbox {
         transport.event(event);
         if (!appliedHere) {
             park(event, nanoClock.getAsLong());
+        } else if (ends(event)) {
+            synchronized (lock) {
+                recentlyEnded.put(event.requestId(), Boolean.TRUE);
+            }
         }
         return appliedHere ? ReportedEvent.APPLIED : ReportedEvent.RELAYED;
+    }
+
+    private static boolean ends(RequestEvent e) {
+        return e.type() == RequestEvent.Type.FINISHED || e.type() == RequestEvent.Type.FAILED;
     }
 
     // ---- inbound ----
@@ -100,16 +125,29 @@ public final class ReplicaSync implements ReplicaOutbox {
      * the events that came for it before apply now, in their order. False when it was already in flight here.
      */
     public boolean admitted(ReplicaAdmission a, long atNanos) {
+        long now = nanoClock.getAsLong();
         synchronized (lock) {
-            pending.expire(nanoClock.getAsLong());
+            pending.expire(now);
+            if (now - atNanos > requestMaxAgeNanos) {
+                // Read back from before routing.requestMaxAge (a long lookback): this replica would drop it as lost
+                // at its next sweep; its events, if any come, are late.
+                admissionsExpired.increment();
+                recentlyEnded.put(a.requestId(), Boolean.TRUE);
+                pending.take(a.requestId());
+                return false;
+            }
             if (!selector.admitReplicaRequest(a, atNanos)) {
                 admissionsRepeated.increment();
                 return false;
             }
             admissionsApplied.increment();
+            recentlyEnded.remove(a.requestId()); // an id used again
             for (RequestEvent e : pending.take(a.requestId())) {
                 if (selector.applyReplicaEvent(e)) {
                     eventsApplied.increment();
+                    if (ends(e)) {
+                        recentlyEnded.put(e.requestId(), Boolean.TRUE);
+                    }
                 }
             }
             return true;
@@ -120,6 +158,11 @@ public final class ReplicaSync implements ReplicaOutbox {
     public void event(RequestEvent event) {
         if (selector.applyReplicaEvent(event)) {
             eventsApplied.increment();
+            if (ends(event)) {
+                synchronized (lock) {
+                    recentlyEnded.put(event.requestId(), Boolean.TRUE);
+                }
+            }
             return;
         }
         park(event, nanoClock.getAsLong());
@@ -132,11 +175,21 @@ public final class ReplicaSync implements ReplicaOutbox {
         }
     }
 
-    /** A second look under the lock, then parked: an admission applied in between has taken it into account. */
+    /**
+     * A second look under the lock, then parked: an admission applied in between has taken it into account. An event
+     * of a request that ended here lately is late (dropped, counted), not early.
+     */
     private void park(RequestEvent event, long nowNanos) {
         synchronized (lock) {
             if (selector.applyReplicaEvent(event)) {
                 eventsApplied.increment();
+                if (ends(event)) {
+                    recentlyEnded.put(event.requestId(), Boolean.TRUE);
+                }
+                return;
+            }
+            if (recentlyEnded.containsKey(event.requestId())) {
+                eventsLate.increment();
                 return;
             }
             pending.park(event, nowNanos);
@@ -157,24 +210,19 @@ public final class ReplicaSync implements ReplicaOutbox {
     /** Events that had to wait for their request's admission. */
     public long eventsParked() { return eventsParked.sum(); }
 
+    /** Events of a request that had ended here (another replica's progress carried after the finish): dropped. */
+    public long lateEvents() { return eventsLate.sum(); }
+    /** Other replicas' admissions older than {@code routing.requestMaxAge} when heard (a long lookback): not taken. */
+    public long admissionsExpired() { return admissionsExpired.sum(); }
+
+    // Read without the lock: a scrape never waits for a drain the consumer thread runs under it.
+
     /** Events waiting for their admission now. */
-    public int pendingEvents() {
-        synchronized (lock) {
-            return pending.size();
-        }
-    }
+    public int pendingEvents() { return pending.size(); }
 
     /** Events whose admission never came within the maximum age (a request no replica routed, or lost messages). */
-    public long unmatchedEvents() {
-        synchronized (lock) {
-            return pending.expired();
-        }
-    }
+    public long unmatchedEvents() { return pending.expired(); }
 
     /** Events dropped because too many waited for their admissions. */
-    public long droppedEvents() {
-        synchronized (lock) {
-            return pending.dropped();
-        }
-    }
+    public long droppedEvents() { return pending.dropped(); }
 }

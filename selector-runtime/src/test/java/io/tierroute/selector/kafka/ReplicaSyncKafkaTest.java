@@ -141,29 +141,38 @@ class ReplicaSyncKafkaTest {
             KafkaFixture.await(HEARD, () -> la.publisher().acknowledged() == 3, "a's three messages acknowledged");
             KafkaFixture.send(p, Topics.REPLICA_SYNC, "junk", new byte[] {1, 2, 3});
             KafkaFixture.send(p, Topics.REPLICA_SYNC, "elsewhere", Codecs.REPLICA_SYNC_MESSAGE.encode(
-                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setTimestampMs(
+                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setScope("default").setTimestampMs(
                             System.currentTimeMillis()).setRequestId("elsewhere").setMessage(ReplicaAdmitted.newBuilder()
                             .setWorker("no-such-worker").setPromptTokens(10).setPredictedOutputTokens(5)
                             .setPrefillTokens(10).setTierTokens(List.of()).setPrefixMarks(List.of())
                             .setPrefixMarkTokens(0).setExpectedNextTools(List.of()).build()).build()));
             KafkaFixture.send(p, Topics.REPLICA_SYNC, "bad-tiers", Codecs.REPLICA_SYNC_MESSAGE.encode(
-                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setTimestampMs(
+                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setScope("default").setTimestampMs(
                             System.currentTimeMillis()).setRequestId("bad-tiers").setMessage(ReplicaAdmitted.newBuilder()
                             .setWorker("w0").setPromptTokens(10).setPredictedOutputTokens(5)
                             .setPrefillTokens(10).setTierTokens(List.of(1L, 2L)).setPrefixMarks(List.of())
                             .setPrefixMarkTokens(0).setExpectedNextTools(List.of()).build()).build()));
 
             KafkaFixture.send(p, Topics.REPLICA_SYNC, "long-workflow", Codecs.REPLICA_SYNC_MESSAGE.encode(
-                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setTimestampMs(0)
+                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setScope("default").setTimestampMs(0)
                             .setRequestId("long-workflow").setMessage(ReplicaAdmitted.newBuilder()
                             .setWorker("w0").setPromptTokens(10).setPredictedOutputTokens(5)
                             .setPrefillTokens(10).setTierTokens(List.of()).setPrefixMarks(List.of())
                             .setPrefixMarkTokens(0).setWorkflowId("x".repeat(257)).setExpectedNextTools(List.of())
                             .build()).build()));
 
+            KafkaFixture.send(p, Topics.REPLICA_SYNC, "pool-b", Codecs.REPLICA_SYNC_MESSAGE.encode(
+                    ReplicaSyncMessage.newBuilder().setReplicaId("other").setSelectorId("x").setScope("pool-b")
+                            .setTimestampMs(System.currentTimeMillis()).setRequestId("pool-b").setMessage(
+                                    ReplicaAdmitted.newBuilder().setWorker("w0").setPromptTokens(10)
+                                            .setPredictedOutputTokens(5).setPrefillTokens(10).setTierTokens(List.of())
+                                            .setPrefixMarks(List.of()).setPrefixMarkTokens(0)
+                                            .setExpectedNextTools(List.of()).build()).build()));
+
             Selector c = selector();
             try (ReplicaSyncLink lc = ReplicaSyncLink.start(syncSettings("c"), c, HEARD)) {
-                KafkaFixture.await(HEARD, () -> lc.consumer().records() >= 7, "c reads back what was sent before it");
+                KafkaFixture.await(HEARD, () -> lc.consumer().records() >= 8, "c reads back what was sent before it");
+                assertThat(lc.consumer().otherScopeRecords()).as("another deployment's w0 is not ours").isEqualTo(1);
                 assertThat(c.inflight().view(running).inFlight()).as("still-running counts; done came and went")
                         .isEqualTo(c.inflight().size()).isEqualTo(1);
                 assertThat(c.inflight().workerOf("still-running")).isEqualTo(running);

@@ -12,6 +12,7 @@ import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerSpec;
 import io.tierroute.selector.sequences.LoadView;
+import io.tierroute.selector.sequences.PrefixMarks;
 import io.tierroute.selector.sequences.RequestEvent;
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +151,55 @@ class ReplicaSyncTest {
         b.sync().expire();
         assertThat(b.sync().pendingEvents()).isZero();
         assertThat(b.sync().unmatchedEvents()).isEqualTo(1);
+    }
+
+    @Test
+    void anEventAfterItsRequestEndedHereIsLateNotParked() throws Exception {
+        Replica a = replica(true);
+        Replica b = replica(true);
+        a.selector().route(request("r1", 1024, null)).get();
+        a.out().deliverTo(b.sync(), clock[0]);
+        b.sync().event(new RequestEvent("r1", RequestEvent.Type.FINISHED, 9));
+        // Progress posted to a before the finish, carried after it.
+        b.sync().event(new RequestEvent("r1", RequestEvent.Type.TOKENS, 8));
+        assertThat(b.sync().lateEvents()).isEqualTo(1);
+        assertThat(b.sync().pendingEvents()).isZero();
+        a.selector().report(new RequestEvent("r1", RequestEvent.Type.FINISHED, 9));
+        assertThat(a.selector().report(new RequestEvent("r1", RequestEvent.Type.TOKENS, 8)))
+                .isEqualTo(ReportedEvent.RELAYED);
+        assertThat(a.sync().lateEvents()).as("ended on the replica that routed it too").isEqualTo(1);
+        assertThat(a.sync().pendingEvents()).isZero();
+    }
+
+    @Test
+    void anAdmissionOlderThanTheRequestMaxAgeIsNotTaken() throws Exception {
+        Replica a = replica(true);
+        Replica b = replica(true);
+        a.selector().route(request("old", 1024, null)).get();
+        ReplicaAdmission admission = (ReplicaAdmission) a.out().sent.get(0);
+        long maxAge = b.selector().settings().requestMaxAge().toNanos();
+        assertThat(b.sync().admitted(admission, clock[0] - maxAge - 1)).isFalse();
+        assertThat(b.sync().admissionsExpired()).isEqualTo(1);
+        assertThat(b.selector().inflight().size()).isZero();
+        b.sync().event(new RequestEvent("old", RequestEvent.Type.FINISHED, 1));
+        assertThat(b.sync().lateEvents()).as("its events are late, not unmatched").isEqualTo(1);
+    }
+
+    @Test
+    void anAdmissionKeepsItsOwnTierTokensAndRefusesWhatNoRouteCouldAdmit() {
+        long[] scratch = {0, 512, 0, 0};
+        ReplicaAdmission a = new ReplicaAdmission("r", 0, 2048, 100, 1024, scratch, PrefixMarks.NONE, null, List.of());
+        scratch[1] = 9999; // the route thread's next attempt
+        assertThat(a.tierTokens()).containsExactly(0, 512, 0, 0);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0,
+                RouteRequest.MAX_INPUT_TOKENS + 1, 1, 0, null, PrefixMarks.NONE, null, List.of()))
+                .hasMessageContaining("at most");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 100, 1, 101, null,
+                PrefixMarks.NONE, null, List.of())).hasMessageContaining("prefill");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 100, 1, 0,
+                new long[] {0, 60, 60, 0}, PrefixMarks.NONE, null, List.of())).hasMessageContaining("tier tokens");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 100, 1, 0,
+                new long[] {0, 1}, PrefixMarks.NONE, null, List.of())).hasMessageContaining("expected 4");
     }
 
     @Test
