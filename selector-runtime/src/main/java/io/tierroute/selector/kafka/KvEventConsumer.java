@@ -35,8 +35,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import net.openhft.hashing.LongHashFunction;
 
@@ -99,9 +97,7 @@ public final class KvEventConsumer implements AutoCloseable {
     private final KafkaSettings settings;
     private final WorkerRegistry workers;
     private final IndexWriter writer;
-    private final Thread thread;
-    private final CountDownLatch assigned = new CountDownLatch(1);
-    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final ConsumerThread loop;
     private final long[] lastSequence;   // consumer thread only; -1: unknown (nothing to compare with)
     /** Per worker, XXH3 of the last batch's record value (consumer thread only): tells a re-sent batch from a reused sequence. */
     private final long[] lastBatchHash;
@@ -119,8 +115,6 @@ public final class KvEventConsumer implements AutoCloseable {
     private final LogLimiter gapLog = new LogLimiter(20, 1000);
     private static final LongHashFunction BATCH_HASH = LongHashFunction.xx3();
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
-    private volatile boolean running = true;
-    private volatile KafkaConsumer<byte[], byte[]> consumer;
     private final UnpricedTiers unpriced; // null: no worker configuration to check the events' tiers against
     private final PartitionWatch partitionWatch;
 
@@ -150,18 +144,21 @@ public final class KvEventConsumer implements AutoCloseable {
         for (int i = 0; i < resyncs.length; i++) {
             resyncs[i] = new LongAdder();
         }
-        this.thread = new Thread(this::run, "tierroute-kv-consumer");
-        this.thread.setDaemon(true);
+        this.loop = new ConsumerThread("tierroute-kv-consumer", this::session, (e, wait) -> {
+            restarts.increment();
+            log.error("kv consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
+                    SessionLoop.traceWorthLogging(e));
+        });
     }
 
     public KvEventConsumer start() {
-        thread.start();
+        loop.start();
         return this;
     }
 
     /** Waits until the consumer is assigned and positioned (events produced after this are read). */
     public boolean awaitAssigned(Duration timeout) throws InterruptedException {
-        return assigned.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return loop.awaitAssigned(timeout);
     }
 
     public long batches() { return batches.sum(); }
@@ -188,33 +185,14 @@ public final class KvEventConsumer implements AutoCloseable {
         return n;
     }
 
-    private void run() {
-        SessionLoop.run(() -> running, this::session, (e, wait) -> {
-            restarts.increment();
-            log.error("kv consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
-                    SessionLoop.traceWorthLogging(e));
-        }, this::pause);
-    }
-
-    /** Waits {@code millis} or until close(); false when closed. Never interrupts a Kafka client. */
-    private boolean pause(long millis) {
-        try {
-            return !stopSignal.await(millis, TimeUnit.MILLISECONDS) && running;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
-            return false;
-        }
-    }
-
     private void session() {
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "kv")) {
-            consumer = c;
-            if (!running) {
+            loop.consumer(c);
+            if (!loop.running()) {
                 return;
             }
             List<TopicPartition> parts = new ArrayList<>(SessionPositions.await(c, Topics.KV_EVENTS,
-                    settings.bootstrapServers(), () -> running, this::pause, log, "kv consumer"));
+                    settings.bootstrapServers(), loop::running, loop::pause, log, "kv consumer"));
             if (parts.isEmpty()) {
                 return;
             }
@@ -234,8 +212,8 @@ public final class KvEventConsumer implements AutoCloseable {
             log.info("kv consumer: reading {} ({} partitions) from the {}", Topics.KV_EVENTS, parts.size(),
                     fresh.size() == parts.size() ? settings.kvEvents().startFrom()
                             : "positions reached before the restart");
-            assigned.countDown();
-            while (running) {
+            loop.assigned();
+            while (loop.running()) {
                 ConsumerRecords<byte[], byte[]> records;
                 try {
                     records = c.poll(Duration.ofMillis(200));
@@ -265,7 +243,7 @@ public final class KvEventConsumer implements AutoCloseable {
                 }
             }
         } finally {
-            consumer = null;
+            loop.consumer(null);
         }
     }
 
@@ -314,7 +292,7 @@ public final class KvEventConsumer implements AutoCloseable {
         long pause = 1;
         while (!writer.submit(list)) {
             backpressure.increment();
-            if (!pause(pause)) {
+            if (!loop.pause(pause)) {
                 return false;
             }
             pause = Math.min(pause * 2, 50);
@@ -465,16 +443,6 @@ public final class KvEventConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        stopSignal.countDown(); // ends a back-off, a wait for the topic or for the writer
-        KafkaConsumer<byte[], byte[]> c = consumer;
-        if (c != null) {
-            c.wakeup(); // no interrupt: it would break the consumer's own close
-        }
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close(); // ends a back-off, a wait for the topic or for the writer; wakes a blocked poll
     }
 }

@@ -31,7 +31,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -64,9 +63,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final WorkerRegistry workers;
     private final ReplicaSync sync;
     private final PartitionWatch partitionWatch;
-    private final Thread thread;
-    private final CountDownLatch assigned = new CountDownLatch(1);
-    private final CountDownLatch stopSignal = new CountDownLatch(1);
+    private final ConsumerThread loop;
     private final SessionPositions positions = new SessionPositions();
     private final LongAdder records = new LongAdder();
     private final LongAdder own = new LongAdder();
@@ -80,8 +77,6 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
     private volatile long lastDelayMillis = -1;
-    private volatile boolean running = true;
-    private volatile KafkaConsumer<byte[], byte[]> consumer;
 
     /**
      * @param replicaId this process's id on the topic: records carrying it are its own
@@ -102,18 +97,21 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         for (int i = 0; i < bad.length; i++) {
             bad[i] = new LongAdder();
         }
-        this.thread = new Thread(this::run, "tierroute-replica-sync-in");
-        this.thread.setDaemon(true);
+        this.loop = new ConsumerThread("tierroute-replica-sync-in", this::session, (e, wait) -> {
+            restarts.increment();
+            log.error("replica sync consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
+                    SessionLoop.traceWorthLogging(e));
+        });
     }
 
     public ReplicaSyncConsumer start() {
-        thread.start();
+        loop.start();
         return this;
     }
 
     /** Waits until the consumer is assigned and positioned (messages sent after this are heard). */
     public boolean awaitAssigned(Duration timeout) throws InterruptedException {
-        return assigned.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return loop.awaitAssigned(timeout);
     }
 
     /** Records read, this replica's own included. */
@@ -134,29 +132,11 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     /** How late the last record handed over arrived (its sender's clock to this one's), ms; -1 before any. */
     public long lastDelayMillis() { return lastDelayMillis; }
 
-    private void run() {
-        SessionLoop.run(() -> running, this::session, (e, wait) -> {
-            restarts.increment();
-            log.error("replica sync consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e),
-                    wait, SessionLoop.traceWorthLogging(e));
-        }, this::pause);
-    }
-
-    private boolean pause(long millis) {
-        try {
-            return !stopSignal.await(millis, TimeUnit.MILLISECONDS) && running;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
-            return false;
-        }
-    }
-
     private void session() {
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "replica-sync")) {
-            consumer = c;
+            loop.consumer(c);
             List<TopicPartition> parts = new ArrayList<>(SessionPositions.await(c, Topics.REPLICA_SYNC,
-                    settings.bootstrapServers(), () -> running, this::pause, log, "replica sync consumer"));
+                    settings.bootstrapServers(), loop::running, loop::pause, log, "replica sync consumer"));
             if (parts.isEmpty()) {
                 return;
             }
@@ -167,8 +147,8 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
             }
             log.info("replica sync consumer: reading {} ({} partitions) from {} ago; this replica is '{}'",
                     Topics.REPLICA_SYNC, parts.size(), settings.replicaSync().lookback(), replicaId);
-            assigned.countDown();
-            while (running) {
+            loop.assigned();
+            while (loop.running()) {
                 ConsumerRecords<byte[], byte[]> batch;
                 try {
                     batch = c.poll(Duration.ofMillis(100));
@@ -195,7 +175,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                 }
             }
         } finally {
-            consumer = null;
+            loop.consumer(null);
         }
     }
 
@@ -344,16 +324,6 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        stopSignal.countDown();
-        KafkaConsumer<byte[], byte[]> c = consumer;
-        if (c != null) {
-            c.wakeup();
-        }
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close(); // ends a back-off or a wait for the topic; wakes a blocked poll
     }
 }
