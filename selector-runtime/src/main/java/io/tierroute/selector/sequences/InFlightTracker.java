@@ -108,10 +108,15 @@ public final class InFlightTracker {
                       long[] tierTokens, PrefixMarks marks, long nowNanos) {
         InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
                 tierTokens, ownKvAccounting ? marks.within(promptTokens) : PrefixMarks.NONE, nowNanos);
-        if (byId.putIfAbsent(requestId, r) != null) {
-            throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
+        // Under the worker's lock, which apply() takes too: an event that finds the request by its id (another thread,
+        // as replica sync's consumer admits while a gateway posts) waits until the worker holds it. Else a finish
+        // in between found it nowhere on the worker yet took it off the id map, and it stayed on the worker.
+        synchronized (loads[worker]) {
+            if (byId.putIfAbsent(requestId, r) != null) {
+                throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
+            }
+            loads[worker].admit(r);
         }
-        loads[worker].admit(r);
     }
 
     /** Applies a request event; returns false when the request is not (or no longer) in flight. */
