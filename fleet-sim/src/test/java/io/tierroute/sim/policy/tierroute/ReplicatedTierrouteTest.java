@@ -110,7 +110,8 @@ class ReplicatedTierrouteTest {
         assertThat(result.completions()).hasSize(120);
         assertThat(policy.syncs()).hasSize(2);
         assertThat(policy.replicas().get(0).selector().inflight().size() + policy.replicas().get(1).selector()
-                .inflight().size()).as("the last finish is on its way to the other replica").isEqualTo(1);
+                .inflight().size()).as("at most the last finish is still on its way to the other replica")
+                .isLessThanOrEqualTo(1);
         policy.deliverUpTo(result.completions().stream().mapToLong(c -> c.finishMicros()).max().orElseThrow()
                 + TierroutePolicy.SYNC_DELAY_MICROS);
         for (int i = 0; i < 2; i++) {
