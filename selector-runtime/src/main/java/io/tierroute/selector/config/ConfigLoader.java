@@ -364,30 +364,15 @@ public final class ConfigLoader {
             return d;
         }
         rn.object("enabled", "lookback", "pendingMaxAge", "bufferSize");
-        java.time.Duration lookback = boundedDuration(rn, "lookback", d.lookback(), java.time.Duration.ZERO,
+        java.time.Duration lookback = rn.duration("lookback", d.lookback(), java.time.Duration.ZERO,
                 java.time.Duration.ofHours(1), "the topic keeps an hour");
-        java.time.Duration pending = boundedDuration(rn, "pendingMaxAge", d.pendingMaxAge(),
-                java.time.Duration.ofSeconds(1), java.time.Duration.ofMinutes(10), "an event waits for its admission");
+        java.time.Duration pending = rn.duration("pendingMaxAge", d.pendingMaxAge(), java.time.Duration.ofSeconds(1),
+                java.time.Duration.ofMinutes(10), "an event waits for its admission");
         KafkaSettings.ReplicaSync r = new KafkaSettings.ReplicaSync(rn.bool("enabled", d.enabled()), lookback, pending,
                 (int) rn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"));
         noEffect(rn, r.enabled(), "while kafka.replicaSync.enabled is false", warnings,
                 "lookback", "pendingMaxAge", "bufferSize");
         return r;
-    }
-
-    /** {@code key} of {@code section} as a duration within [min, max] ({@code why} says why max), or {@code dflt}. */
-    private static java.time.Duration boundedDuration(ConfigNode section, String key, java.time.Duration dflt,
-                                                      java.time.Duration min, java.time.Duration max, String why) {
-        ConfigNode n = section.get(key);
-        if (n == null) {
-            return dflt;
-        }
-        java.time.Duration v = n.asDuration();
-        if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
-            throw n.error("must be between " + min.toSeconds() + "s and " + max.toSeconds() + "s (" + why + "), got '"
-                    + n.asText() + "'");
-        }
-        return v;
     }
 
     /** A warning for each of {@code keys} that {@code section} gives although what it sets is off ({@code why}). */

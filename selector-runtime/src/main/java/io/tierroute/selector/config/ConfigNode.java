@@ -247,6 +247,23 @@ public final class ConfigNode {
         return d;
     }
 
+    /**
+     * A duration in {@code [min, max]}, or {@code dflt} when absent; {@code why} says in the message why the bound is
+     * where it is.
+     */
+    public Duration duration(String key, Duration dflt, Duration min, Duration max, String why) {
+        ConfigNode c = get(key);
+        if (c == null) {
+            return dflt;
+        }
+        Duration d = c.asDuration();
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw c.error("must be between " + min.toSeconds() + "s and " + max.toSeconds() + "s (" + why + "), got '"
+                    + c.node.asText() + "'");
+        }
+        return d;
+    }
+
     /** As {@link #duration}, where 0 is a value (for example "no limit"): {@code 0s}, {@code 0ms}… */
     public Duration durationOrZero(String key, Duration dflt) {
         ConfigNode c = get(key);

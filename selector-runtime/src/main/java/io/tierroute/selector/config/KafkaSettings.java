@@ -70,11 +70,6 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
                 properties, params, kvEvents, d, replicaSync);
     }
 
-    public KafkaSettings withReplicaSync(ReplicaSync r) {
-        return new KafkaSettings(bootstrapServers, scope, clientId, selectorId,
-                properties, params, kvEvents, decisions, r);
-    }
-
     public KafkaSettings withScope(String s) {
         return new KafkaSettings(bootstrapServers, s, clientId, selectorId,
                 properties, params, kvEvents, decisions, replicaSync);

@@ -69,8 +69,6 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final LongAdder own = new LongAdder();
     private final LongAdder otherScope = new LongAdder();
     private volatile long positionedAtMs = Long.MAX_VALUE; // when the first session was positioned
-    private final LongAdder admissions = new LongAdder();
-    private final LongAdder events = new LongAdder();
     private final LongAdder restarts = new LongAdder();
     private final LongAdder logResets = new LongAdder();
     private final LongAdder[] bad = new LongAdder[BadReason.values().length];
@@ -120,14 +118,9 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     public long ownRecords() { return own.sum(); }
     /** Records of another scope's replicas (another deployment), skipped. */
     public long otherScopeRecords() { return otherScope.sum(); }
-    /** Other replicas' admissions handed to the sync. */
-    public long admissions() { return admissions.sum(); }
-    /** Other replicas' events handed to the sync. */
-    public long events() { return events.sum(); }
     public long restarts() { return restarts.sum(); }
     /** Times the position reached was no longer in the log. */
     public long logResets() { return logResets.sum(); }
-    public long partitionsAdded() { return partitionWatch.added(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
     /** How late the last record handed over arrived (its sender's clock to this one's), ms; -1 before any. */
     public long lastDelayMillis() { return lastDelayMillis; }
@@ -249,7 +242,6 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                     return;
                 }
                 sync.admitted(admission(m.getRequestId(), w.get(), a), atNanos);
-                admissions.increment();
             } else if (m.getMessage() instanceof ReplicaRequestEvent e) {
                 if (e.getTokens() > io.tierroute.selector.scheduling.RouteRequest.MAX_INPUT_TOKENS) {
                     throw new IllegalArgumentException("tokens must be at most "
@@ -257,7 +249,6 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                 }
                 sync.event(new RequestEvent(m.getRequestId(), RequestEvent.Type.valueOf(e.getType().name()),
                         e.getTokens()));
-                events.increment();
             } else {
                 bad(BadReason.INVALID, r, "neither an admission nor an event: " + m.getMessage());
             }
