@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 @State(Scope.Thread)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+UseParallelGC"})
+// The heap is touched before the trial: otherwise the first pass through a 4 GB heap's young generation takes a page
+// fault every few decisions (bench/RESULTS.md, "Decision latency measured again"), a cost of the fork's first
+// minute, not of the selector.
+@Fork(value = 1, jvmArgsAppend = {"-Xms4g", "-Xmx4g", "-XX:+UseParallelGC", "-XX:+AlwaysPreTouch"})
 public class DecisionBenchmark {
 
     @Param({"8", "64", "256"})
