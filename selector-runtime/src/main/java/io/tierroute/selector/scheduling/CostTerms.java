@@ -80,8 +80,8 @@ public final class CostTerms {
         ownDecodeKvTokenSteps = 0;
         recomputeQuadratic = decodeQuadratic = kvOverflowTokens = 0;
         // Element by element, not Arrays.fill: scoring clears these once per candidate and reads them back at once,
-        // and the loop measured 8–14 % less scoring time at 256 workers (bench/RESULTS.md, "Decision latency measured
-        // again").
+        // and the loop measured 13–15 % less scoring time at 256 workers on a quick host (bench/RESULTS.md, "Decision
+        // latency measured again"; JMH's whole decision could not show it).
         for (int t = 0; t < Tier.COUNT; t++) {
             tierTokens[t] = 0;
             tierTransferUs[t] = 0;
