@@ -72,8 +72,18 @@ final class BareRecordDelay implements AutoCloseable {
                 failure.set(t);
             }
         }, "bare-record-consumer");
+        poller.setDaemon(true); // never keeps a test JVM alive
         poller.start();
-        nextMicros();
+        try {
+            nextMicros();
+        } catch (RuntimeException e) { // the caller gets no instance to close
+            try {
+                close();
+            } catch (InterruptedException | RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
     }
 
     /** Sends one record and waits until the consumer has it (polled every 0.2 ms, as the test polls the replicas). */
