@@ -363,16 +363,53 @@ public final class ConfigLoader {
         if (rn == null) {
             return d;
         }
-        rn.object("enabled", "lookback", "pendingMaxAge", "bufferSize");
+        rn.object("enabled", "lookback", "pendingMaxAge", "bufferSize", "direct");
         java.time.Duration lookback = rn.duration("lookback", d.lookback(), java.time.Duration.ZERO,
                 java.time.Duration.ofHours(1), "the topic keeps an hour");
         java.time.Duration pending = rn.duration("pendingMaxAge", d.pendingMaxAge(), java.time.Duration.ofSeconds(1),
                 java.time.Duration.ofMinutes(10), "an event waits for its admission");
         KafkaSettings.ReplicaSync r = new KafkaSettings.ReplicaSync(rn.bool("enabled", d.enabled()), lookback, pending,
-                (int) rn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"));
+                (int) rn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"), direct(rn.get("direct")));
         noEffect(rn, r.enabled(), "while kafka.replicaSync.enabled is false", warnings,
-                "lookback", "pendingMaxAge", "bufferSize");
+                "lookback", "pendingMaxAge", "bufferSize", "direct");
         return r;
+    }
+
+    /** The {@code kafka.replicaSync.direct} section ({@link KafkaSettings.Direct}), or off. */
+    private static KafkaSettings.Direct direct(ConfigNode dn) {
+        KafkaSettings.Direct d = KafkaSettings.Direct.OFF;
+        if (dn == null) {
+            return d;
+        }
+        dn.object("listen", "peers", "keyEnv", "maxAge", "bufferSize");
+        KafkaSettings.HostPort listen = hostPort(dn.require("listen"));
+        List<KafkaSettings.HostPort> peers = new ArrayList<>();
+        ConfigNode pn = dn.require("peers");
+        if (!pn.isArray() || pn.elements().isEmpty()) {
+            throw pn.error("must be a non-empty list of host:port (the replicas' listen addresses; may include this "
+                    + "one's)");
+        }
+        for (ConfigNode p : pn.elements()) {
+            peers.add(hostPort(p));
+        }
+        if (peers.size() > MAX_DIRECT_PEERS) {
+            throw pn.error("lists " + peers.size() + " peers; at most " + MAX_DIRECT_PEERS);
+        }
+        java.time.Duration maxAge = dn.duration("maxAge", d.maxAge(), java.time.Duration.ofMillis(100),
+                java.time.Duration.ofMinutes(10), "a datagram is taken");
+        return new KafkaSettings.Direct(listen, peers, envName(dn, "keyEnv", d.keyEnv()), maxAge,
+                (int) dn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"));
+    }
+
+    /** Replicas one direct path sends each message to (one datagram each, on one thread). */
+    static final int MAX_DIRECT_PEERS = 64;
+
+    private static KafkaSettings.HostPort hostPort(ConfigNode n) {
+        try {
+            return KafkaSettings.HostPort.parse(n.asText());
+        } catch (IllegalArgumentException e) {
+            throw n.error(e.getMessage());
+        }
     }
 
     /** A warning for each of {@code keys} that {@code section} gives although what it sets is off ({@code why}). */

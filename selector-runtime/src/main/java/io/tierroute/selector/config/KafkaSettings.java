@@ -148,16 +148,102 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      *                      {@link Duration#ZERO}: from the end
      * @param pendingMaxAge how long an event waits for its request's admission to be heard
      * @param bufferSize    messages the producer's hand-off buffer holds; past it they are dropped and counted
+     * @param direct        the direct datagram path beside Kafka ({@link Direct#OFF} by default)
      */
-    public record ReplicaSync(boolean enabled, Duration lookback, Duration pendingMaxAge, int bufferSize) {
+    public record ReplicaSync(boolean enabled, Duration lookback, Duration pendingMaxAge, int bufferSize,
+                              Direct direct) {
         public static final ReplicaSync DEFAULTS = new ReplicaSync(false, Duration.ofMinutes(2), Duration.ofSeconds(30),
-                65_536);
+                65_536, Direct.OFF);
 
         public ReplicaSync {
             if (lookback.isNegative() || pendingMaxAge.isNegative() || pendingMaxAge.isZero() || bufferSize < 1) {
                 throw new IllegalArgumentException("replicaSync: lookback must be >= 0, pendingMaxAge > 0 and "
                         + "bufferSize >= 1, got " + lookback + ", " + pendingMaxAge + " and " + bufferSize);
             }
+            Objects.requireNonNull(direct, "direct");
+        }
+
+        /** Without the direct path. */
+        public ReplicaSync(boolean enabled, Duration lookback, Duration pendingMaxAge, int bufferSize) {
+            this(enabled, lookback, pendingMaxAge, bufferSize, Direct.OFF);
+        }
+    }
+
+    /**
+     * Replica sync's direct path ({@code io.tierroute.selector.sync.direct}): each message also goes straight to every
+     * peer as one authenticated UDP datagram, so the others hear an admission in well under a millisecond on a LAN
+     * instead of Kafka's several. Kafka still carries every message (a lost datagram costs only its delay) and is what a
+     * starting replica reads back; a receiver drops whichever copy comes second.
+     *
+     * @param listen     where this replica receives ({@code host:port}, {@code 0.0.0.0:port} for every interface);
+     *                   null: the direct path is off
+     * @param peers      where the replicas receive ({@code host:port} each); may list this replica too (its own
+     *                   messages are skipped), so every replica can share one list
+     * @param keyEnv     the environment variable holding the shared key (at least 32 characters) every datagram is
+     *                   signed with (HMAC-SHA256); one without it is dropped and counted
+     * @param maxAge     a datagram sent longer ago than this (or as far ahead), by the receiver's clock, is dropped
+     *                   (a replay; or clocks that far apart, where only Kafka carries the messages)
+     * @param bufferSize messages the sending thread's hand-off buffer holds; past it they go by Kafka only (counted)
+     */
+    public record Direct(HostPort listen, java.util.List<HostPort> peers, String keyEnv, Duration maxAge,
+                         int bufferSize) {
+        public static final String DEFAULT_KEY_ENV = "TIERROUTE_REPLICA_KEY";
+        public static final Direct OFF = new Direct(null, java.util.List.of(), DEFAULT_KEY_ENV, Duration.ofSeconds(5),
+                65_536);
+
+        public Direct {
+            peers = java.util.List.copyOf(peers);
+            Objects.requireNonNull(keyEnv, "keyEnv");
+            if (maxAge.isNegative() || maxAge.isZero() || bufferSize < 1) {
+                throw new IllegalArgumentException("replicaSync.direct: maxAge must be > 0 and bufferSize >= 1, got "
+                        + maxAge + " and " + bufferSize);
+            }
+            if (listen == null && !peers.isEmpty()) {
+                throw new IllegalArgumentException("replicaSync.direct: peers without listen (a replica that sends "
+                        + "datagrams must also receive them)");
+            }
+        }
+
+        public boolean enabled() {
+            return listen != null;
+        }
+    }
+
+    /** A host (name or address) and a port, as {@code host:port} (an IPv6 address in brackets). */
+    public record HostPort(String host, int port) {
+        public HostPort {
+            if (host == null || host.isEmpty() || port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("expected host:port with a port 1-65535, got " + host + ":" + port);
+            }
+        }
+
+        /** Parses {@code host:port} or {@code [v6]:port}; {@link IllegalArgumentException} says what is wrong. */
+        public static HostPort parse(String text) {
+            int colon = text.lastIndexOf(':');
+            if (colon <= 0 || colon == text.length() - 1) {
+                throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+            }
+            String host = text.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            } else if (host.contains(":")) {
+                throw new IllegalArgumentException("an IPv6 address goes in brackets ([::1]:7411), got '" + text + "'");
+            }
+            int port;
+            try {
+                port = Integer.parseInt(text.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("the port of '" + text + "' is not a number");
+            }
+            if (port < 1 || port > 65_535) {
+                throw new IllegalArgumentException("the port of '" + text + "' must be 1-65535");
+            }
+            return new HostPort(host, port);
+        }
+
+        @Override
+        public String toString() {
+            return host.contains(":") ? "[" + host + "]:" + port : host + ":" + port;
         }
     }
 }

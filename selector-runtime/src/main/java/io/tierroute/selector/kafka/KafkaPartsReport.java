@@ -4,6 +4,8 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tierroute.schemas.Topics;
+import io.tierroute.selector.sync.direct.DirectPath;
+import io.tierroute.selector.sync.wire.ReplicaSyncInbound;
 import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.scheduling.Selector;
 
@@ -282,6 +284,19 @@ public final class KafkaPartsReport {
                 .mapToLong(in::badRecords).sum());
         x.put("last_delay_ms", in.lastDelayMillis());
         x.put("outbox_errors", selector.replicaOutboxErrors());
+        x.put("duplicates", sync.duplicateMessages());
+        DirectPath d = link.direct();
+        if (d != null) {
+            Map<String, Object> y = new LinkedHashMap<>();
+            y.put("listening", d.listening().toString());
+            y.put("datagrams_sent", d.datagramsSent());
+            y.put("not_sent", d.droppedBufferFull() + d.tooLarge() + d.sendFailed() + d.encodeFailed());
+            y.put("datagrams_received", d.datagramsReceived());
+            y.put("handed_over", d.received(ReplicaSyncInbound.Outcome.HANDED_OVER));
+            y.put("refused", d.refusedMalformed() + d.refusedUnsigned() + d.badMessages());
+            y.put("last_delay_ms", d.lastDelayMillis());
+            x.put("direct", y);
+        }
         return x;
     }
 
@@ -346,6 +361,41 @@ public final class KafkaPartsReport {
         GaugeWithCallback.builder().name("tierroute_replica_sync_backlog")
                 .help("Replica sync messages waiting in the hand-off buffer").callback(cb -> cb.call(out.backlog()))
                 .register(r);
+        counter(r, "tierroute_replica_sync_duplicates_total", "Second copies of other replicas' messages (heard by the "
+                + "direct path and Kafka): dropped", sync::duplicateMessages);
+        if (link.direct() != null) {
+            registerDirect(r, link.direct());
+        }
+    }
+
+    private static void registerDirect(PrometheusRegistry r, DirectPath d) {
+        counter(r, "tierroute_replica_direct_datagrams_sent_total",
+                "Direct-path datagrams sent to the other replicas (one per peer per message)", d::datagramsSent);
+        CounterWithCallback.builder().name("tierroute_replica_direct_not_sent_total")
+                .help("Messages the direct path did not send (Kafka still carried them): buffer_full, too_large, "
+                        + "send_failed (per peer, an unresolved one included), encode_failed")
+                .labelNames("reason").callback(cb -> {
+                    cb.call(d.droppedBufferFull(), "buffer_full");
+                    cb.call(d.tooLarge(), "too_large");
+                    cb.call(d.sendFailed(), "send_failed");
+                    cb.call(d.encodeFailed(), "encode_failed");
+                }).register(r);
+        counter(r, "tierroute_replica_direct_datagrams_received_total", "Direct-path datagrams received, refused ones "
+                + "included", d::datagramsReceived);
+        CounterWithCallback.builder().name("tierroute_replica_direct_received_total")
+                .help("Direct-path messages received, by what became of them: handed_over, own, other_scope, "
+                        + "duplicate (Kafka brought it first), stale (older than maxAge), malformed and unsigned (refused "
+                        + "unread), corrupt, unknown_schema, unknown_worker, invalid")
+                .labelNames("outcome").callback(cb -> {
+                    for (ReplicaSyncInbound.Outcome o : ReplicaSyncInbound.Outcome.values()) {
+                        cb.call(d.received(o), o.name().toLowerCase());
+                    }
+                    cb.call(d.refusedMalformed(), "malformed");
+                    cb.call(d.refusedUnsigned(), "unsigned");
+                }).register(r);
+        GaugeWithCallback.builder().name("tierroute_replica_direct_delay_seconds")
+                .help("How late the last direct-path message from another replica arrived (sender's clock to this one's)")
+                .callback(cb -> cb.call(Math.max(0, d.lastDelayMillis()) / 1e3)).register(r);
     }
 
     private static void counter(PrometheusRegistry r, String name, String help, LongSupplier v) {

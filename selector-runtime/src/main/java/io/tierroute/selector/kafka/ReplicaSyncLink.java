@@ -2,15 +2,23 @@ package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.sync.NumberedTransport;
+import io.tierroute.selector.sync.NumberingTransport;
 import io.tierroute.selector.sync.ReplicaSync;
+import io.tierroute.selector.sync.direct.DirectPath;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * A selector's replica sync over Kafka, started and stopped as one: its {@link ReplicaSync}, the
  * {@link ReplicaSyncPublisher} that carries this replica's messages and the {@link ReplicaSyncConsumer} that brings
- * the others'. Each start draws a new replica id, so a restarted replica hears what its previous run sent.
+ * the others', and the {@link DirectPath} beside them when {@code replicaSync.direct} is set (each message numbered once
+ * and sent both ways). Each start draws a new replica id, so a restarted replica hears what its previous run sent.
  */
 public final class ReplicaSyncLink implements AutoCloseable {
 
@@ -18,28 +26,53 @@ public final class ReplicaSyncLink implements AutoCloseable {
     private final ReplicaSync sync;
     private final ReplicaSyncPublisher publisher;
     private final ReplicaSyncConsumer consumer;
+    private final DirectPath direct; // null when off
 
     private ReplicaSyncLink(String replicaId, ReplicaSync sync, ReplicaSyncPublisher publisher,
-                            ReplicaSyncConsumer consumer) {
+                            ReplicaSyncConsumer consumer, DirectPath direct) {
+        this.direct = direct;
         this.replicaId = replicaId;
         this.sync = sync;
         this.publisher = publisher;
         this.consumer = consumer;
     }
 
+    /** As {@link #start(KafkaSettings, Selector, Duration, UnaryOperator)}, with this process's environment. */
+    public static ReplicaSyncLink start(KafkaSettings settings, Selector selector, Duration assignTimeout)
+            throws InterruptedException {
+        return start(settings, selector, assignTimeout, System::getenv);
+    }
+
     /**
      * Starts the consumer and publisher, waits up to {@code assignTimeout} for the consumer to be positioned (it reads
      * back the lookback from there, while the selector already routes), then installs the sync on the selector.
      */
-    public static ReplicaSyncLink start(KafkaSettings settings, Selector selector, Duration assignTimeout)
-            throws InterruptedException {
+    public static ReplicaSyncLink start(KafkaSettings settings, Selector selector, Duration assignTimeout,
+                                        UnaryOperator<String> env) throws InterruptedException {
         String replicaId = UUID.randomUUID().toString();
+        KafkaSettings.Direct directSettings = settings.replicaSync().direct();
+        String key = directSettings.enabled() ? directKey(directSettings, env) : null;
         ReplicaSyncPublisher publisher = new ReplicaSyncPublisher(settings, replicaId, selector.registry());
-        ReplicaSync sync = new ReplicaSync(selector, publisher, System::nanoTime,
+        List<NumberedTransport> paths = new ArrayList<>(List.of(publisher));
+        DirectPath direct = null;
+        if (directSettings.enabled()) {
+            try {
+                direct = DirectPath.open(directSettings, key, new ReplicaSyncWire(replicaId, settings.selectorId(),
+                        settings.scope(), selector.registry()));
+            } catch (RuntimeException e) {
+                publisher.close();
+                throw e;
+            }
+            paths.add(direct);
+        }
+        ReplicaSync sync = new ReplicaSync(selector, new NumberingTransport(paths), System::nanoTime,
                 settings.replicaSync().pendingMaxAge(), ReplicaSync.DEFAULT_MAX_PENDING);
         ReplicaSyncConsumer consumer = new ReplicaSyncConsumer(settings, replicaId, selector.registry(), sync);
-        ReplicaSyncLink link = new ReplicaSyncLink(replicaId, sync, publisher, consumer);
+        ReplicaSyncLink link = new ReplicaSyncLink(replicaId, sync, publisher, consumer, direct);
         try {
+            if (direct != null) {
+                direct.start(sync);
+            }
             publisher.start();
             consumer.start();
             if (!consumer.awaitAssigned(assignTimeout)) { // not fatal: it keeps trying, and the sync runs meanwhile
@@ -59,11 +92,31 @@ public final class ReplicaSyncLink implements AutoCloseable {
     public ReplicaSync sync() { return sync; }
     public ReplicaSyncPublisher publisher() { return publisher; }
     public ReplicaSyncConsumer consumer() { return consumer; }
+    /** The direct path, or null when off. */
+    public DirectPath direct() { return direct; }
+
+    /** The shared key the direct path signs with, from its environment variable; a clear error without one. */
+    private static String directKey(KafkaSettings.Direct d, UnaryOperator<String> env) {
+        String key = env.apply(d.keyEnv());
+        if (key == null || key.isBlank()) {
+            throw new IllegalStateException("kafka.replicaSync.direct is set but the environment variable " + d.keyEnv()
+                    + " is not: set it to a key of at least 32 characters shared by every replica (the datagrams are "
+                    + "signed with it), or remove the direct section");
+        }
+        if (key.length() < 32) {
+            throw new IllegalStateException("the replica key in " + d.keyEnv() + " has " + key.length()
+                    + " characters; at least 32 are needed (e.g. openssl rand -hex 32)");
+        }
+        return key;
+    }
 
     /** Stops telling the other replicas, then hearing them. */
     @Override
     public void close() {
         sync.uninstall();
+        if (direct != null) {
+            direct.close();
+        }
         consumer.close();
         publisher.close();
     }

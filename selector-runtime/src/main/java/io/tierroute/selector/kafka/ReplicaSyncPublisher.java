@@ -1,22 +1,18 @@
 package io.tierroute.selector.kafka;
 
-import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
-import io.tierroute.schemas.avro.ReplicaAdmitted;
-import io.tierroute.schemas.avro.ReplicaEventType;
-import io.tierroute.schemas.avro.ReplicaRequestEvent;
-import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.ReplicaAdmission;
 import io.tierroute.selector.sequences.RequestEvent;
-import io.tierroute.selector.sync.ReplicaSync;
+import io.tierroute.selector.sync.NumberedTransport;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Properties;
 
 /**
@@ -25,18 +21,16 @@ import java.util.Properties;
  * messages from one replica stay in order), through a {@link HandOffProducer} ({@code tierroute-replica-sync-out}
  * thread: a route never waits; past {@code replicaSync.bufferSize} a message is dropped and counted). No linger: what
  * the other replicas price is only as fresh as this (5 ms of linger put a warm link's delay at 25-45 ms against 7-25
- * without, on loopback), and the producer still batches what piles up while a request is in flight.
+ * without, on loopback), and the producer still batches what piles up while a request is in flight. Each record carries
+ * its message's number in the {@value ReplicaSyncConsumer#SEQUENCE_HEADER} header, so a receiver that heard it by the
+ * direct path first drops this copy.
  */
-public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCloseable {
+public final class ReplicaSyncPublisher implements NumberedTransport, AutoCloseable {
 
-    /** A message waiting to be sent: an admission or an event, and when it happened (ms since epoch). */
-    private record Outgoing(ReplicaAdmission admission, RequestEvent event, long timestampMs) {
-        String requestId() {
-            return admission != null ? admission.requestId() : event.requestId();
-        }
-    }
+    /** A numbered message waiting to be sent. */
+    private record Numbered(long sequence, Outgoing message) {}
 
-    private final HandOffProducer<Outgoing> out;
+    private final HandOffProducer<Numbered> out;
 
     /**
      * @param replicaId this process's id on the topic (the consumer skips records carrying it)
@@ -46,14 +40,17 @@ public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCl
         Properties tuning = new Properties();
         tuning.put(ProducerConfig.LINGER_MS_CONFIG, "0");
         tuning.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        String selectorId = settings.selectorId();
-        String scope = settings.scope();
+        ReplicaSyncWire wire = new ReplicaSyncWire(replicaId, settings.selectorId(), settings.scope(), workers);
         this.out = new HandOffProducer<>(settings, new HandOffProducer.Names("replica sync publisher",
                 "replica sync messages", Topics.REPLICA_SYNC, "tierroute-replica-sync-out"), "replica-sync",
-                settings.replicaSync().bufferSize(), tuning,
-                o -> new ProducerRecord<>(Topics.REPLICA_SYNC, o.requestId().getBytes(StandardCharsets.UTF_8),
-                        Codecs.REPLICA_SYNC_MESSAGE.encode(message(replicaId, selectorId, scope, workers, o))),
-                Outgoing::requestId);
+                settings.replicaSync().bufferSize(), tuning, n -> record(wire, n), n -> n.message().requestId());
+    }
+
+    private static ProducerRecord<byte[], byte[]> record(ReplicaSyncWire wire, Numbered n) {
+        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(Topics.REPLICA_SYNC,
+                n.message().requestId().getBytes(StandardCharsets.UTF_8), wire.encode(n.message()));
+        r.headers().add(ReplicaSyncConsumer.SEQUENCE_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(n.sequence()).array());
+        return r;
     }
 
     public ReplicaSyncPublisher start() {
@@ -62,52 +59,15 @@ public final class ReplicaSyncPublisher implements ReplicaSync.Transport, AutoCl
     }
 
     @Override
-    public void admitted(ReplicaAdmission admission) {
+    public void admitted(long sequence, ReplicaAdmission admission) {
         long now = System.currentTimeMillis();
-        out.offer(() -> new Outgoing(admission, null, now));
+        out.offer(() -> new Numbered(sequence, new Outgoing(admission, null, now)));
     }
 
     @Override
-    public void event(RequestEvent event) {
+    public void event(long sequence, RequestEvent event) {
         long now = System.currentTimeMillis();
-        out.offer(() -> new Outgoing(null, event, now));
-    }
-
-    private static ReplicaSyncMessage message(String replicaId, String selectorId, String scope, WorkerRegistry workers,
-                                              Outgoing o) {
-        Object body;
-        if (o.admission() != null) {
-            ReplicaAdmission a = o.admission();
-            body = ReplicaAdmitted.newBuilder()
-                    .setWorker(workers.name(a.worker()))
-                    .setPromptTokens(a.promptTokens())
-                    .setPredictedOutputTokens(a.predictedOutputTokens())
-                    .setPrefillTokens(a.prefillTokens())
-                    .setTierTokens(longs(a.tierTokens()))
-                    .setPrefixMarks(longs(a.marks().toArray()))
-                    .setPrefixMarkTokens(a.marks().tokensEach())
-                    .setWorkflowId(a.workflowId())
-                    .setExpectedNextTools(a.expectedNextTools())
-                    .build();
-        } else {
-            body = ReplicaRequestEvent.newBuilder()
-                    .setType(ReplicaEventType.valueOf(o.event().type().name()))
-                    .setTokens(o.event().tokens())
-                    .build();
-        }
-        return ReplicaSyncMessage.newBuilder().setReplicaId(replicaId).setSelectorId(selectorId).setScope(scope)
-                .setTimestampMs(o.timestampMs()).setRequestId(o.requestId()).setMessage(body).build();
-    }
-
-    private static List<Long> longs(long[] values) {
-        if (values == null) {
-            return List.of();
-        }
-        List<Long> out = new ArrayList<>(values.length);
-        for (long v : values) {
-            out.add(v);
-        }
-        return out;
+        out.offer(() -> new Numbered(sequence, new Outgoing(null, event, now)));
     }
 
     /** Messages handed over by routes and request threads. */

@@ -68,6 +68,22 @@ public final class ReplicaSync implements ReplicaOutbox {
     };
     /** How many ended request ids are remembered to tell a late event from an early one. */
     static final int RECENTLY_ENDED = 65_536;
+    /**
+     * The identities of the other replicas' messages heard lately (any path), under their own lock: the second copy of
+     * one (the direct path's, then Kafka's) is dropped. Bounded, oldest out: a copy coming more than this many
+     * messages after the first is taken as new (as without identities: an admission so late after its request's
+     * finish counts as the id used again, until routing.requestMaxAge).
+     */
+    private final java.util.Map<MessageId, Boolean> recentMessages =
+            new java.util.LinkedHashMap<>(4096, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(java.util.Map.Entry<MessageId, Boolean> eldest) {
+                    return size() > RECENT_MESSAGES;
+                }
+            };
+    private final LongAdder duplicates = new LongAdder();
+    /** How many message identities are remembered to drop second copies (about 10 MB at most). */
+    static final int RECENT_MESSAGES = 131_072;
 
     /**
      * @param nanoClock the selector's clock (parked events age by it)
@@ -119,6 +135,21 @@ public final class ReplicaSync implements ReplicaOutbox {
     }
 
     // ---- inbound ----
+
+    /**
+     * Whether the message {@code id} is heard here for the first time; false for its second copy by another path
+     * (counted as {@link #duplicateMessages}), which the caller drops. Call before handing the message to
+     * {@link #admitted(ReplicaAdmission, long)} or {@link #event}.
+     */
+    public boolean firstCopy(MessageId id) {
+        synchronized (recentMessages) {
+            if (recentMessages.putIfAbsent(id, Boolean.TRUE) == null) {
+                return true;
+            }
+        }
+        duplicates.increment();
+        return false;
+    }
 
     /**
      * Another replica admitted {@code a} at {@code atNanos} (this selector's clock): it joins this replica's load, and
@@ -207,6 +238,8 @@ public final class ReplicaSync implements ReplicaOutbox {
     public long admissionsRepeated() { return admissionsRepeated.sum(); }
     /** Events other replicas relayed (or reported here) that changed this replica's load, at once or once admitted. */
     public long eventsApplied() { return eventsApplied.sum(); }
+    /** Second copies of the other replicas' messages (heard by both paths): dropped. */
+    public long duplicateMessages() { return duplicates.sum(); }
     /** Events that had to wait for their request's admission. */
     public long eventsParked() { return eventsParked.sum(); }
 

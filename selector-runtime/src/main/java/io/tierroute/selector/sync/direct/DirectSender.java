@@ -1,0 +1,191 @@
+package io.tierroute.selector.sync.direct;
+
+import io.tierroute.selector.config.KafkaSettings.HostPort;
+import io.tierroute.selector.kafka.LogLimiter;
+import io.tierroute.selector.scheduling.ReplicaAdmission;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedTransport;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.DatagramChannel;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The direct path's sending half: a route or request thread only offers a numbered message to a bounded buffer (full:
+ * dropped and counted; Kafka still carries it); the {@code tierroute-replica-direct-out} thread encodes it once, signs
+ * it ({@link DatagramFrame}) and sends one datagram to each peer. A peer whose name does not resolve is tried again
+ * every few seconds; a failed send is counted and logged (rate-limited), never retried: Kafka's copy follows.
+ */
+final class DirectSender implements NumberedTransport, AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(DirectSender.class);
+    private static final long RESOLVE_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private record Numbered(long sequence, Outgoing message) {}
+
+    private final ReplicaSyncWire wire;
+    private final DatagramFrame frame;
+    private final List<HostPort> peers;
+    private final InetSocketAddress[] addresses;
+    private final long[] resolvedAtNanos;
+    private final BlockingQueue<Numbered> queue;
+    private final DatagramChannel channel;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private final LongAdder offered = new LongAdder();
+    private final LongAdder droppedFull = new LongAdder();
+    private final LongAdder tooLarge = new LongAdder();
+    private final LongAdder datagrams = new LongAdder();
+    private final LongAdder sendFailed = new LongAdder();
+    private final LongAdder encodeFailed = new LongAdder();
+    private final LogLimiter failLog = new LogLimiter(5, 1000);
+
+    DirectSender(ReplicaSyncWire wire, String key, List<HostPort> peers, int bufferSize) throws IOException {
+        this.wire = wire;
+        this.frame = new DatagramFrame(key);
+        this.peers = List.copyOf(peers);
+        this.addresses = new InetSocketAddress[peers.size()];
+        this.resolvedAtNanos = new long[peers.size()];
+        this.queue = new ArrayBlockingQueue<>(bufferSize);
+        this.channel = DatagramChannel.open();
+        this.thread = new Thread(this::run, "tierroute-replica-direct-out");
+        thread.setDaemon(true);
+    }
+
+    DirectSender start() {
+        thread.start();
+        return this;
+    }
+
+    @Override
+    public void admitted(long sequence, ReplicaAdmission admission) {
+        offer(new Numbered(sequence, new Outgoing(admission, null, System.currentTimeMillis())));
+    }
+
+    @Override
+    public void event(long sequence, RequestEvent event) {
+        offer(new Numbered(sequence, new Outgoing(null, event, System.currentTimeMillis())));
+    }
+
+    private void offer(Numbered n) {
+        offered.increment();
+        if (!running || !queue.offer(n)) {
+            droppedFull.increment();
+        }
+    }
+
+    private void run() {
+        ByteBuffer out = ByteBuffer.allocate(DatagramFrame.MAX_DATAGRAM);
+        while (running) {
+            Numbered n;
+            try {
+                n = queue.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return; // close()
+            }
+            if (n == null) {
+                continue;
+            }
+            try {
+                send(n, out);
+            } catch (RuntimeException e) { // never let the thread die while routes keep offering
+                encodeFailed.increment();
+                if (failLog.allow()) {
+                    log.error("direct replica sender: cannot send the message of request '{}': {}",
+                            n.message().requestId(), e.toString(), e);
+                }
+            }
+        }
+    }
+
+    private void send(Numbered n, ByteBuffer out) {
+        byte[] payload = wire.encode(n.message());
+        if (payload.length > DatagramFrame.MAX_PAYLOAD) {
+            tooLarge.increment(); // Kafka carries it
+            return;
+        }
+        frame.write(n.sequence(), payload, out);
+        for (int i = 0; i < peers.size(); i++) {
+            InetSocketAddress to = address(i);
+            if (to == null) {
+                sendFailed.increment();
+                continue;
+            }
+            try {
+                channel.send(out.duplicate(), to);
+                datagrams.increment();
+            } catch (IOException e) {
+                sendFailed.increment();
+                if (failLog.allow()) {
+                    log.warn("direct replica sender: cannot send to {}: {} (Kafka still carries the message)",
+                            peers.get(i), e.toString());
+                }
+            }
+        }
+    }
+
+    /** The peer's address, resolved again every few seconds while its name does not resolve; null meanwhile. */
+    private InetSocketAddress address(int i) {
+        InetSocketAddress a = addresses[i];
+        if (a != null && !a.isUnresolved()) {
+            return a;
+        }
+        long now = System.nanoTime();
+        if (a != null && now - resolvedAtNanos[i] < RESOLVE_AGAIN_NANOS) {
+            return null;
+        }
+        HostPort p = peers.get(i);
+        a = new InetSocketAddress(p.host(), p.port());
+        addresses[i] = a;
+        resolvedAtNanos[i] = now;
+        if (a.isUnresolved()) {
+            if (failLog.allow()) {
+                log.warn("direct replica sender: peer {} does not resolve; trying again in {} s (Kafka still carries "
+                        + "the messages)", p, TimeUnit.NANOSECONDS.toSeconds(RESOLVE_AGAIN_NANOS));
+            }
+            return null;
+        }
+        return a;
+    }
+
+    /** Messages offered by routes and request threads. */
+    long offered() { return offered.sum(); }
+    /** Dropped because the buffer was full or the sender closed (Kafka still carried them). */
+    long droppedFull() { return droppedFull.sum(); }
+    /** Too large for one datagram (Kafka carried them). */
+    long tooLarge() { return tooLarge.sum(); }
+    /** Datagrams sent (one per peer per message). */
+    long datagrams() { return datagrams.sum(); }
+    /** Sends that failed, or a peer that did not resolve. */
+    long sendFailed() { return sendFailed.sum(); }
+    /** Messages that could not be built (a bug; logged). */
+    long encodeFailed() { return encodeFailed.sum(); }
+    /** Messages waiting in the buffer. */
+    int backlog() { return queue.size(); }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        try {
+            thread.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            log.debug("direct replica sender: closing its socket: {}", e.toString());
+        }
+    }
+}
