@@ -460,6 +460,38 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theDirectReplicaPathIsOffUntilListenAndPeersAreGiven() {
+        String kafka = "workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\", replicaSync: {enabled: true, "
+                + "direct: {%s}}}\n";
+        assertThat(KafkaSettings.ReplicaSync.DEFAULTS.direct().enabled()).isFalse();
+        KafkaSettings.Direct d = ConfigLoader.parse(kafka.formatted("listen: \"0.0.0.0:7411\", peers: "
+                + "[\"selector-0.selectors:7411\", \"[fd00::1]:7411\"], keyEnv: MY_KEY, maxAge: 2s, bufferSize: 10"), dir)
+                .kafka().replicaSync().direct();
+        assertThat(d).isEqualTo(new KafkaSettings.Direct(new KafkaSettings.HostPort("0.0.0.0", 7411),
+                List.of(new KafkaSettings.HostPort("selector-0.selectors", 7411),
+                        new KafkaSettings.HostPort("fd00::1", 7411)), "MY_KEY", Duration.ofSeconds(2), 10));
+        assertThat(d.enabled()).isTrue();
+        assertThat(d.peers().get(1)).hasToString("[fd00::1]:7411");
+        KafkaSettings.Direct defaults = ConfigLoader.parse(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"]"), dir)
+                .kafka().replicaSync().direct();
+        assertThat(defaults.keyEnv()).isEqualTo("TIERROUTE_REPLICA_KEY");
+        assertThat(defaults.maxAge()).isEqualTo(Duration.ofSeconds(5));
+
+        bad(kafka.formatted("peers: [\"h:1\"]"), "kafka.replicaSync.direct.listen");
+        bad(kafka.formatted("listen: \"h:1\""), "kafka.replicaSync.direct.peers");
+        bad(kafka.formatted("listen: \"h:1\", peers: []"), "kafka.replicaSync.direct.peers: must be a non-empty list");
+        bad(kafka.formatted("listen: \"h\", peers: [\"h:1\"]"), "kafka.replicaSync.direct.listen: expected host:port, got 'h'");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:70000\"]"), "kafka.replicaSync.direct.peers[0]",
+                "must be 1-65535");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"fd00::1:7411\"]"), "an IPv6 address goes in brackets");
+        bad(kafka.formatted("listen: \"h:x\", peers: [\"h:1\"]"), "the port of 'h:x' is not a number");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], keyEnv: \"not a name\""),
+                "kafka.replicaSync.direct.keyEnv: must be an environment variable name");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], maxAge: 10ms"), "kafka.replicaSync.direct.maxAge");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], port: 1"), "kafka.replicaSync.direct", "port");
+    }
+
+    @Test
     void ownKvAccountingIsOffUntilTurnedOn() {
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().ownKvAccounting()).isFalse();
         assertThat(ConfigLoader.parse("routing: {ownKvAccounting: true}\nworkers: [{name: a}]\n", dir).selector()

@@ -55,7 +55,7 @@ public final class ReplicaSyncInbound {
 
         /** Whether it counts as a bad record (logged, and under the bad-records metric). */
         public boolean bad() {
-            return ordinal() >= CORRUPT.ordinal();
+            return ordinal() >= STALE.ordinal();
         }
     }
 

@@ -1,0 +1,127 @@
+package io.tierroute.selector.sync.wire;
+
+import io.tierroute.selector.index.NaiveReferenceIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
+import io.tierroute.selector.params.ParameterSet;
+import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.scheduling.ReplicaAdmission;
+import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.scheduling.SelectorSettings;
+import io.tierroute.selector.scheduling.WorkerSpec;
+import io.tierroute.selector.sequences.PrefixMarks;
+import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.ReplicaSync;
+import io.tierroute.selector.sync.wire.ReplicaSyncInbound.Outcome;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * One path's intake, fed the bytes another replica's {@link ReplicaSyncWire} writes: what it hands to the sync, and
+ * what it drops and why (a second copy above all, which both paths bring).
+ */
+class ReplicaSyncInboundTest {
+
+    private final Selector selector = selector();
+    private final ReplicaSync sync = new ReplicaSync(selector, new ReplicaSync.Transport() {
+        @Override public void admitted(ReplicaAdmission admission) { }
+
+        @Override public void event(RequestEvent event) { }
+    }, System::nanoTime, Duration.ofSeconds(30), 1000);
+    private final ReplicaSyncWire other = new ReplicaSyncWire("replica-b", "b", "default", selector.registry());
+
+    private static Selector selector() {
+        SelectorSettings settings = SelectorSettings.builder(List.of(WorkerSpec.of("w0", 1_000_000),
+                WorkerSpec.of("w1", 1_000_000))).blockSize(16).seed(7L).ownKvAccounting(true).build();
+        NaiveReferenceIndex index = new NaiveReferenceIndex(2);
+        return new Selector(settings, index, new DirectIndexWriter(index),
+                new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+    }
+
+    private ReplicaSyncInbound inbound(long maxAgeMs) {
+        return new ReplicaSyncInbound("test path", "replica-a", "default", selector.registry(), sync, maxAgeMs);
+    }
+
+    private static Outgoing admission(String id, long atMs) {
+        return new Outgoing(new ReplicaAdmission(id, 1, 1024, 64, 1024, null, PrefixMarks.NONE, null, List.of()), null,
+                atMs);
+    }
+
+    private static Outgoing finish(String id) {
+        return new Outgoing(null, new RequestEvent(id, RequestEvent.Type.FINISHED, 40), System.currentTimeMillis());
+    }
+
+    @Test
+    void aSecondCopyIsDroppedEvenAfterItsRequestFinished() {
+        ReplicaSyncInbound direct = inbound(5_000);
+        ReplicaSyncInbound kafka = inbound(Long.MAX_VALUE);
+        byte[] admitted = other.encode(admission("r1", System.currentTimeMillis()));
+        assertThat(direct.handle(admitted, 1, () -> "here")).isEqualTo(Outcome.HANDED_OVER);
+        assertThat(selector.inflight().view(1).inFlight()).isEqualTo(1);
+        assertThat(kafka.handle(admitted, 1, () -> "here")).isEqualTo(Outcome.DUPLICATE);
+
+        byte[] finished = other.encode(finish("r1"));
+        assertThat(direct.handle(finished, 2, () -> "here")).isEqualTo(Outcome.HANDED_OVER);
+        assertThat(selector.inflight().size()).isZero();
+        // Kafka's copies come after the finish: neither admits r1 again nor counts as a late event.
+        assertThat(kafka.handle(admitted, 1, () -> "here")).isEqualTo(Outcome.DUPLICATE);
+        assertThat(kafka.handle(finished, 2, () -> "here")).isEqualTo(Outcome.DUPLICATE);
+        assertThat(selector.inflight().size()).isZero();
+        assertThat(sync.duplicateMessages()).isEqualTo(3);
+        assertThat(sync.lateEvents()).isZero();
+        assertThat(kafka.count(Outcome.DUPLICATE)).isEqualTo(3);
+        assertThat(direct.count(Outcome.HANDED_OVER)).isEqualTo(2);
+
+        // Without a number (a record written before numbering) the same copy reads as the id used again.
+        assertThat(kafka.handle(admitted, 0, () -> "here")).isEqualTo(Outcome.HANDED_OVER);
+        assertThat(selector.inflight().size()).isEqualTo(1);
+    }
+
+    @Test
+    void anotherMessageOfTheSameReplicaUnderANewNumberIsTaken() {
+        ReplicaSyncInbound in = inbound(5_000);
+        assertThat(in.handle(other.encode(admission("r1", System.currentTimeMillis())), 1, () -> "")).isEqualTo(
+                Outcome.HANDED_OVER);
+        assertThat(in.handle(other.encode(finish("r1")), 2, () -> "")).isEqualTo(Outcome.HANDED_OVER);
+        assertThat(in.handle(other.encode(admission("r1", System.currentTimeMillis())), 3, () -> "")).as(
+                "the id used again").isEqualTo(Outcome.HANDED_OVER);
+        assertThat(selector.inflight().size()).isEqualTo(1);
+        // The same number from another replica is another message.
+        ReplicaSyncWire third = new ReplicaSyncWire("replica-c", "c", "default", selector.registry());
+        assertThat(in.handle(third.encode(admission("r2", System.currentTimeMillis())), 3, () -> "")).isEqualTo(
+                Outcome.HANDED_OVER);
+        assertThat(selector.inflight().size()).isEqualTo(2);
+    }
+
+    @Test
+    void ownOtherScopeStaleAndCorruptMessagesAreCountedNotApplied() {
+        ReplicaSyncInbound in = inbound(5_000);
+        long now = System.currentTimeMillis();
+        ReplicaSyncWire self = new ReplicaSyncWire("replica-a", "a", "default", selector.registry());
+        ReplicaSyncWire elsewhere = new ReplicaSyncWire("replica-x", "x", "staging", selector.registry());
+        assertThat(in.handle(self.encode(admission("r1", now)), 1, () -> "")).isEqualTo(Outcome.OWN);
+        assertThat(in.handle(elsewhere.encode(admission("r2", now)), 1, () -> "")).isEqualTo(Outcome.OTHER_SCOPE);
+        assertThat(in.handle(other.encode(admission("r3", now - 6_000)), 1, () -> "")).as("a replay").isEqualTo(
+                Outcome.STALE);
+        assertThat(in.handle(other.encode(admission("r4", now + 6_000)), 2, () -> "")).as("a clock far ahead")
+                .isEqualTo(Outcome.STALE);
+        assertThat(in.handle(new byte[] {1, 2, 3}, 3, () -> "")).isEqualTo(Outcome.CORRUPT);
+        assertThat(selector.inflight().size()).isZero();
+        assertThat(in.bad()).isEqualTo(3);
+        assertThat(sync.duplicateMessages()).as("a stale message is not remembered as heard").isZero();
+        // Kafka's path takes any age: what it reads back at the start is as old as its lookback.
+        assertThat(inbound(Long.MAX_VALUE).handle(other.encode(admission("r3", now - 6_000)), 1, () -> ""))
+                .isEqualTo(Outcome.HANDED_OVER);
+    }
+
+    @Test
+    void aMaximumAgeOutsideItsRangeIsRefused() {
+        assertThatThrownBy(() -> inbound(0)).hasMessageContaining("maxAgeMs must be 1 to");
+        assertThatThrownBy(() -> inbound(ReplicaSyncInbound.MAX_AGE_LIMIT_MS + 1)).hasMessageContaining("or none");
+    }
+}
