@@ -10,6 +10,7 @@ import io.tierroute.jobs.KafkaWiring;
 import io.tierroute.schemas.Topics;
 import io.tierroute.selector.config.AccessSettings;
 import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.config.ServerSettings;
 import io.tierroute.selector.server.SelectorServer;
@@ -305,6 +306,47 @@ class K8sManifestsTest {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
+    }
+
+    /**
+     * The replicas' direct path: the selector listens on a UDP container port, and each peer names a headless Service
+     * that resolves to every selector pod (ready or not) on that port; the key comes from the tokens' Secret.
+     */
+    @Test
+    void theReplicasDirectPathReachesEveryPodThroughAHeadlessService() throws IOException {
+        KafkaSettings.Direct direct = selectorConfig().kafka().replicaSync().direct();
+        assertThat(direct.enabled()).isTrue();
+        JsonNode deployment = Manifests.one(docs, "Deployment", SELECTOR).path("spec");
+        JsonNode c = deployment.path("template").path("spec").path("containers").get(0);
+        JsonNode port = null;
+        for (JsonNode p : c.path("ports")) {
+            if (p.path("containerPort").asInt() == direct.listen().port()) {
+                port = p;
+            }
+        }
+        assertThat(port).as("a container port for %s", direct.listen()).isNotNull();
+        assertThat(port.path("protocol").asText()).isEqualTo("UDP");
+        assertThat(direct.listen().host()).as("every pod interface").isEqualTo("0.0.0.0");
+        JsonNode podLabels = deployment.path("template").path("metadata").path("labels");
+        for (KafkaSettings.HostPort peer : direct.peers()) {
+            JsonNode svc = Manifests.one(docs, "Service", peer.host().split("\\.")[0]).path("spec");
+            assertThat(svc.path("clusterIP").asText()).as("headless: its name resolves to the pods").isEqualTo("None");
+            assertThat(svc.path("publishNotReadyAddresses").asBoolean()).as("a starting replica is heard").isTrue();
+            svc.path("selector").fields().forEachRemaining(e -> assertThat(podLabels.path(e.getKey()).asText())
+                .as("selects the selector pods by %s", e.getKey()).isEqualTo(e.getValue().asText()));
+            JsonNode sp = svc.path("ports").get(0);
+            assertThat(sp.path("port").asInt()).isEqualTo(peer.port()).isEqualTo(direct.listen().port());
+            assertThat(sp.path("protocol").asText()).isEqualTo("UDP");
+            assertThat(sp.path("targetPort").asText()).isIn(port.path("name").asText(),
+                String.valueOf(direct.listen().port()));
+        }
+        SelectorConfig cfg = selectorConfig();
+        JsonNode keyRef = secretRef(c, direct.keyEnv());
+        assertThat(keyRef.path("name").asText()).as("the tokens' Secret")
+            .isEqualTo(secretRef(c, cfg.access().dataTokenEnv()).path("name").asText());
+        assertThat(keyRef.path("key").asText()).isEqualTo("replica");
+        assertThat(Files.readString(root.resolve("deploy/k8s/README.md"))).as("the Secret's creation names it")
+            .contains("--from-literal=replica=");
     }
 
     @Test

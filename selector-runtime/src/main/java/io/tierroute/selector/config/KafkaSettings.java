@@ -177,8 +177,9 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      *
      * @param listen     where this replica receives ({@code host:port}, {@code 0.0.0.0:port} for every interface);
      *                   null: the direct path is off
-     * @param peers      where the replicas receive ({@code host:port} each); may list this replica too (its own
-     *                   messages are skipped), so every replica can share one list
+     * @param peers      where the replicas receive ({@code host:port} each); a name that resolves to several addresses
+     *                   (a Kubernetes headless Service) sends to each, resolved again every ten seconds; may include
+     *                   this replica (its own messages are skipped), so every replica can share one list
      * @param keyEnv     the environment variable holding the shared key (at least 32 characters) every datagram is
      *                   signed with (HMAC-SHA256); one without it is dropped and counted
      * @param maxAge     a datagram sent longer ago than this (or as far ahead), by the receiver's clock, is dropped

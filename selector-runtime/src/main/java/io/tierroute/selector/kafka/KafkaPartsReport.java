@@ -370,7 +370,7 @@ public final class KafkaPartsReport {
 
     private static void registerDirect(PrometheusRegistry r, DirectPath d) {
         counter(r, "tierroute_replica_direct_datagrams_sent_total",
-                "Direct-path datagrams sent to the other replicas (one per peer per message)", d::datagramsSent);
+                "Direct-path datagrams sent to the other replicas (one per peer address per message)", d::datagramsSent);
         CounterWithCallback.builder().name("tierroute_replica_direct_not_sent_total")
                 .help("Messages the direct path did not send (Kafka still carried them): buffer_full, too_large, "
                         + "send_failed (per peer, an unresolved one included), encode_failed")

@@ -89,7 +89,7 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     public long droppedBufferFull() { return sender.droppedFull(); }
     /** Too large for a datagram (Kafka carried them). */
     public long tooLarge() { return sender.tooLarge(); }
-    /** Datagrams sent, one per peer per message. */
+    /** Datagrams sent, one per address of each peer per message. */
     public long datagramsSent() { return sender.datagrams(); }
     /** Sends that failed, or went nowhere because a peer did not resolve. */
     public long sendFailed() { return sender.sendFailed(); }

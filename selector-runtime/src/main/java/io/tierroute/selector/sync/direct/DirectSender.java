@@ -11,7 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.List;
@@ -23,20 +25,23 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * The direct path's sending half: a route or request thread only offers a numbered message to a bounded buffer (full:
  * dropped and counted; Kafka still carries it); the {@code tierroute-replica-direct-out} thread encodes it once, signs
- * it ({@link DatagramFrame}) and sends one datagram to each peer. A peer whose name does not resolve is tried again
- * every few seconds; a failed send is counted and logged (rate-limited), never retried: Kafka's copy follows.
+ * it ({@link DatagramFrame}) and sends one datagram to each address of each peer (a name may stand for every replica,
+ * as a headless Service's does; resolved again every ten seconds). A failed send is counted and logged (rate-limited),
+ * never retried: Kafka's copy follows. A name lookup runs on this thread: while DNS hangs, messages wait in the buffer
+ * (past it they go by Kafka only).
  */
 final class DirectSender implements NumberedTransport, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(DirectSender.class);
-    private static final long RESOLVE_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** How often a peer's name is resolved again. */
+    static final long RESOLVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     private record Numbered(long sequence, Outgoing message) {}
 
     private final ReplicaSyncWire wire;
     private final DatagramFrame frame;
     private final List<HostPort> peers;
-    private final InetSocketAddress[] addresses;
+    private final InetSocketAddress[][] addresses;
     private final long[] resolvedAtNanos;
     private final BlockingQueue<Numbered> queue;
     private final DatagramChannel channel;
@@ -54,7 +59,7 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
         this.wire = wire;
         this.frame = new DatagramFrame(key);
         this.peers = List.copyOf(peers);
-        this.addresses = new InetSocketAddress[peers.size()];
+        this.addresses = new InetSocketAddress[peers.size()][];
         this.resolvedAtNanos = new long[peers.size()];
         this.queue = new ArrayBlockingQueue<>(bufferSize);
         this.channel = DatagramChannel.open();
@@ -116,46 +121,57 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
         }
         frame.write(n.sequence(), payload, out);
         for (int i = 0; i < peers.size(); i++) {
-            InetSocketAddress to = address(i);
-            if (to == null) {
+            InetSocketAddress[] to = addresses(i);
+            if (to.length == 0) {
                 sendFailed.increment();
                 continue;
             }
-            try {
-                channel.send(out.duplicate(), to);
-                datagrams.increment();
-            } catch (IOException e) {
-                sendFailed.increment();
-                if (failLog.allow()) {
-                    log.warn("direct replica sender: cannot send to {}: {} (Kafka still carries the message)",
-                            peers.get(i), e.toString());
+            for (InetSocketAddress a : to) {
+                try {
+                    channel.send(out.duplicate(), a);
+                    datagrams.increment();
+                } catch (IOException e) {
+                    sendFailed.increment();
+                    if (failLog.allow()) {
+                        log.warn("direct replica sender: cannot send to {} ({}): {} (Kafka still carries the message)",
+                                peers.get(i), a, e.toString());
+                    }
                 }
             }
         }
     }
 
-    /** The peer's address, resolved again every few seconds while its name does not resolve; null meanwhile. */
-    private InetSocketAddress address(int i) {
-        InetSocketAddress a = addresses[i];
-        if (a != null && !a.isUnresolved()) {
-            return a;
-        }
+    /**
+     * The peer's addresses: every address its name resolves to (a Kubernetes headless Service names every replica's
+     * pod at once), resolved again every {@link #RESOLVE_EVERY_NANOS} so that replicas coming and going are found. A
+     * name that stops resolving keeps its last addresses; one that never resolved has none (counted as failed sends).
+     */
+    private InetSocketAddress[] addresses(int i) {
         long now = System.nanoTime();
-        if (a != null && now - resolvedAtNanos[i] < RESOLVE_AGAIN_NANOS) {
-            return null;
+        if (addresses[i] != null && now - resolvedAtNanos[i] < RESOLVE_EVERY_NANOS) {
+            return addresses[i];
         }
-        HostPort p = peers.get(i);
-        a = new InetSocketAddress(p.host(), p.port());
-        addresses[i] = a;
         resolvedAtNanos[i] = now;
-        if (a.isUnresolved()) {
-            if (failLog.allow()) {
-                log.warn("direct replica sender: peer {} does not resolve; trying again in {} s (Kafka still carries "
-                        + "the messages)", p, TimeUnit.NANOSECONDS.toSeconds(RESOLVE_AGAIN_NANOS));
+        HostPort p = peers.get(i);
+        try {
+            InetAddress[] all = InetAddress.getAllByName(p.host());
+            InetSocketAddress[] found = new InetSocketAddress[all.length];
+            for (int k = 0; k < all.length; k++) {
+                found[k] = new InetSocketAddress(all[k], p.port());
             }
-            return null;
+            addresses[i] = found;
+        } catch (UnknownHostException e) {
+            if (addresses[i] == null) {
+                addresses[i] = new InetSocketAddress[0];
+            }
+            if (failLog.allow()) {
+                log.warn("direct replica sender: peer {} does not resolve ({}); {} (Kafka still carries the messages)",
+                        p, e.getMessage(), addresses[i].length == 0 ? "trying again in "
+                                + TimeUnit.NANOSECONDS.toSeconds(RESOLVE_EVERY_NANOS) + " s"
+                                : "sending to its last " + addresses[i].length + " address(es) meanwhile");
+            }
         }
-        return a;
+        return addresses[i];
     }
 
     /** Messages offered by routes and request threads. */
@@ -164,7 +180,7 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     long droppedFull() { return droppedFull.sum(); }
     /** Too large for one datagram (Kafka carried them). */
     long tooLarge() { return tooLarge.sum(); }
-    /** Datagrams sent (one per peer per message). */
+    /** Datagrams sent (one per address of each peer per message). */
     long datagrams() { return datagrams.sum(); }
     /** Sends that failed, or a peer that did not resolve. */
     long sendFailed() { return sendFailed.sum(); }

@@ -67,8 +67,11 @@ class DirectPathTest {
     }
 
     private Replica replica(String id, int port, List<Integer> peers, String key) {
+        return replicaTo(id, port, peers.stream().map(p -> new HostPort("127.0.0.1", p)).toList(), key);
+    }
+
+    private Replica replicaTo(String id, int port, List<HostPort> to, String key) {
         Selector s = selector();
-        List<HostPort> to = peers.stream().map(p -> new HostPort("127.0.0.1", p)).toList();
         KafkaSettings.Direct d = new KafkaSettings.Direct(new HostPort("127.0.0.1", port), to,
                 KafkaSettings.Direct.DEFAULT_KEY_ENV, Duration.ofSeconds(5), 1024);
         DirectPath path = DirectPath.open(d, key, new ReplicaSyncWire(id, id, "default", s.registry()));
@@ -150,6 +153,19 @@ class DirectPathTest {
         }
         await(() -> b.path().refusedMalformed() == 1, "b refuses a stray datagram");
         assertThat(b.path().datagramsReceived()).isEqualTo(2);
+    }
+
+    @Test
+    void aPeerThatDoesNotResolveIsCountedAndTheOthersStillHear() throws Exception {
+        int pa = freePort();
+        int pb = freePort();
+        Replica a = replicaTo("replica-a", pa, List.of(new HostPort("no-such-replica.invalid", 7411),
+                new HostPort("127.0.0.1", pb)), KEY);
+        Replica b = replica("replica-b", pb, List.of(pa), KEY);
+        a.selector().route(request("r1", 1024)).get();
+        await(() -> b.selector().inflight().size() == 1, "b hears a's admission");
+        await(() -> a.path().sendFailed() == 1, "the name that does not resolve counted");
+        assertThat(a.path().datagramsSent()).isEqualTo(1);
     }
 
     @Test
