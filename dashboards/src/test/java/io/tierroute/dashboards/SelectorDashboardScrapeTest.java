@@ -48,10 +48,11 @@ class SelectorDashboardScrapeTest {
             Broker.publish(p, Snapshots.accepted("default", 1).build());
         }
         SelectorConfig c = ConfigLoader.parse("workers: [{name: w0}, {name: w1}, {name: w2}]\nkafka: {bootstrapServers: \""
-                + Broker.bootstrap() + "\", params: {requireOnStart: true, startupTimeout: 30s}, replicaSync: {enabled: true}}\n",
-                Path.of("."));
+                + Broker.bootstrap() + "\", params: {requireOnStart: true, startupTimeout: 30s}, replicaSync: {enabled: true, "
+                + "direct: {listen: \"127.0.0.1:0\", peers: [\"127.0.0.1:9\"]}}}\n", Path.of("."));
+        Map<String, String> env = Map.of("TIERROUTE_REPLICA_KEY", "a replica key of at least 32 characters");
         Map<String, Set<String>> scraped;
-        try (SelectorServer s = SelectorServer.start(c.withServer(c.server().withPort(0)), null, false)) {
+        try (SelectorServer s = SelectorServer.startWith(c.withServer(c.server().withPort(0)), env::get, false)) {
             for (int i = 0; i < 5; i++) {
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(s.uri().resolve("/v1/route"))
                         .POST(HttpRequest.BodyPublishers.ofString("{\"request_id\":\"g-" + i + "\",\"text\":\"hello " + i + "\"}"))

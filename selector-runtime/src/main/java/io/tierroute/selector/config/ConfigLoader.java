@@ -382,7 +382,7 @@ public final class ConfigLoader {
             return d;
         }
         dn.object("listen", "peers", "keyEnv", "maxAge", "bufferSize");
-        KafkaSettings.HostPort listen = hostPort(dn.require("listen"));
+        KafkaSettings.HostPort listen = hostPort(dn.require("listen"), 0);
         List<KafkaSettings.HostPort> peers = new ArrayList<>();
         ConfigNode pn = dn.require("peers");
         if (!pn.isArray() || pn.elements().isEmpty()) {
@@ -390,7 +390,7 @@ public final class ConfigLoader {
                     + "one's)");
         }
         for (ConfigNode p : pn.elements()) {
-            peers.add(hostPort(p));
+            peers.add(hostPort(p, 1));
         }
         if (peers.size() > MAX_DIRECT_PEERS) {
             throw pn.error("lists " + peers.size() + " peers; at most " + MAX_DIRECT_PEERS);
@@ -404,9 +404,9 @@ public final class ConfigLoader {
     /** Replicas one direct path sends each message to (one datagram each, on one thread). */
     static final int MAX_DIRECT_PEERS = 64;
 
-    private static KafkaSettings.HostPort hostPort(ConfigNode n) {
+    private static KafkaSettings.HostPort hostPort(ConfigNode n, int minPort) {
         try {
-            return KafkaSettings.HostPort.parse(n.asText());
+            return KafkaSettings.HostPort.parse(n.asText(), minPort);
         } catch (IllegalArgumentException e) {
             throw n.error(e.getMessage());
         }

@@ -175,8 +175,8 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      * instead of Kafka's several. Kafka still carries every message (a lost datagram costs only its delay) and is what a
      * starting replica reads back; a receiver drops whichever copy comes second.
      *
-     * @param listen     where this replica receives ({@code host:port}, {@code 0.0.0.0:port} for every interface);
-     *                   null: the direct path is off
+     * @param listen     where this replica receives ({@code host:port}, {@code 0.0.0.0:port} for every interface;
+     *                   port 0 takes any free one, which no peer can know: for tests); null: the direct path is off
      * @param peers      where the replicas receive ({@code host:port} each); a name that resolves to several addresses
      *                   (a Kubernetes headless Service) sends to each, resolved again every ten seconds; may include
      *                   this replica (its own messages are skipped), so every replica can share one list
@@ -210,16 +210,24 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
         }
     }
 
-    /** A host (name or address) and a port, as {@code host:port} (an IPv6 address in brackets). */
+    /**
+     * A host (name or address) and a port, as {@code host:port} (an IPv6 address in brackets); port 0 (any free one)
+     * only where something listens.
+     */
     public record HostPort(String host, int port) {
         public HostPort {
-            if (host == null || host.isEmpty() || port < 1 || port > 65_535) {
-                throw new IllegalArgumentException("expected host:port with a port 1-65535, got " + host + ":" + port);
+            if (host == null || host.isEmpty() || port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("expected host:port with a port 0-65535, got " + host + ":" + port);
             }
         }
 
-        /** Parses {@code host:port} or {@code [v6]:port}; {@link IllegalArgumentException} says what is wrong. */
+        /** Parses {@code host:port} or {@code [v6]:port} (port 1-65535); {@link IllegalArgumentException} says what is wrong. */
         public static HostPort parse(String text) {
+            return parse(text, 1);
+        }
+
+        /** As {@link #parse(String)}, with ports from {@code minPort} (0 where a listener may take any free one). */
+        public static HostPort parse(String text, int minPort) {
             int colon = text.lastIndexOf(':');
             if (colon <= 0 || colon == text.length() - 1) {
                 throw new IllegalArgumentException("expected host:port, got '" + text + "'");
@@ -236,8 +244,8 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("the port of '" + text + "' is not a number");
             }
-            if (port < 1 || port > 65_535) {
-                throw new IllegalArgumentException("the port of '" + text + "' must be 1-65535");
+            if (port < minPort || port > 65_535) {
+                throw new IllegalArgumentException("the port of '" + text + "' must be " + minPort + "-65535");
             }
             return new HostPort(host, port);
         }

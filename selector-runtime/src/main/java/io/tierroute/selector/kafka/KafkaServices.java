@@ -51,6 +51,16 @@ public final class KafkaServices implements AutoCloseable {
      */
     public static KafkaServices start(KafkaSettings settings, Selector selector, ParameterStore store, IndexWriter writer,
                                       CostParameters base, double outputQuantile) {
+        return start(settings, selector, store, writer, base, outputQuantile, System::getenv);
+    }
+
+    /**
+     * As {@link #start(KafkaSettings, Selector, ParameterStore, IndexWriter, CostParameters, double)}, looking up the
+     * replica key ({@code replicaSync.direct.keyEnv}) with {@code env}.
+     */
+    public static KafkaServices start(KafkaSettings settings, Selector selector, ParameterStore store, IndexWriter writer,
+                                      CostParameters base, double outputQuantile,
+                                      java.util.function.UnaryOperator<String> env) {
         ParameterLoader loader = null;
         KvEventConsumer kv = null;
         DecisionPublisher decisions = null;
@@ -68,7 +78,7 @@ public final class KafkaServices implements AutoCloseable {
                 selector.decisionSink(decisions);
             }
             if (settings.replicaSync().enabled()) {
-                sync = ReplicaSyncLink.start(settings, selector, REPLICA_SYNC_ASSIGN_TIMEOUT);
+                sync = ReplicaSyncLink.start(settings, selector, REPLICA_SYNC_ASSIGN_TIMEOUT, env);
                 log.info("kafka: replica sync on as '{}' ({})", sync.replicaId(), settings.selectorId());
             }
             KafkaServices services = new KafkaServices(settings, selector, loader, kv, decisions, sync);

@@ -79,7 +79,7 @@ public final class SelectorServer implements AutoCloseable {
             try {
                 // Before the listener: a start-up applies the topics' parameters before the first route.
                 this.kafka = KafkaServices.start(config.kafka(), selector, params, pipeline, config.cost(),
-                        initial.outputQuantile());
+                        initial.outputQuantile(), env);
             } catch (RuntimeException e) {
                 pipeline.close();
                 throw new IllegalStateException("cannot start the Kafka parts (kafka.bootstrapServers "
@@ -156,7 +156,7 @@ public final class SelectorServer implements AutoCloseable {
 
     /**
      * Starts a server that looks its secrets up with {@code env} (an environment variable's value by name,
-     * null when unset): the admin, read and data tokens, and the TLS key store password.
+     * null when unset): the admin, read and data tokens, the TLS key store password and the replica key.
      */
     public static SelectorServer startWith(SelectorConfig config, UnaryOperator<String> env, boolean jvmMetrics) {
         return new SelectorServer(config, env, jvmMetrics);
