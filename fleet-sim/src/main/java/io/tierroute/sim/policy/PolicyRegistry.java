@@ -43,6 +43,7 @@ public final class PolicyRegistry {
         register(TierroutePolicy.CLAIMS_NAME, TierroutePolicy::withClaims);
         register(TierroutePolicy.TWO_REPLICAS_NAME, TierroutePolicy::twoReplicas);
         register(TierroutePolicy.TWO_SYNCED_REPLICAS_NAME, TierroutePolicy::twoSyncedReplicas);
+        register(TierroutePolicy.TWO_DIRECT_REPLICAS_NAME, TierroutePolicy::twoDirectReplicas);
     }
 
     private void registerOracle() {

@@ -63,6 +63,14 @@ public final class TierroutePolicy implements RoutingPolicy {
      * cluster's acks. 50 ms measured worse on the tails (bench/RESULTS.md, "Several replicas").
      */
     static final long SYNC_DELAY_MICROS = 25_000;
+    /** {@link #TWO_SYNCED_REPLICAS_NAME} over the direct path ({@code kafka.replicaSync.direct}). */
+    public static final String TWO_DIRECT_REPLICAS_NAME = "tierroute-2-replicas-direct";
+    /**
+     * How late a replica hears the other in {@link #TWO_DIRECT_REPLICAS_NAME}: the direct path's median on loopback,
+     * 0.8 ms alone and 2.2 ms with the broker running beside it (DirectPathTest, ReplicaSyncDirectKafkaTest), the
+     * larger taken.
+     */
+    static final long DIRECT_SYNC_DELAY_MICROS = 2_000;
     /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */
     static final int FIT_ROUNDS = 2;
 
@@ -203,7 +211,7 @@ public final class TierroutePolicy implements RoutingPolicy {
 
     /** {@link #fitted}'s parameters routed by two selectors side by side. */
     public static RoutingPolicy twoReplicas(PolicySetup setup) {
-        return fittedReplicas(setup, TWO_REPLICAS_NAME, 2, false);
+        return fittedReplicas(setup, TWO_REPLICAS_NAME, 2, ReplicatedTierroute.NO_SYNC);
     }
 
     /**
@@ -212,14 +220,21 @@ public final class TierroutePolicy implements RoutingPolicy {
      * serves: its own {@code KV_used} accounting is right again.
      */
     public static RoutingPolicy twoSyncedReplicas(PolicySetup setup) {
-        return fittedReplicas(setup, TWO_SYNCED_REPLICAS_NAME, 2, true);
+        return fittedReplicas(setup, TWO_SYNCED_REPLICAS_NAME, 2, SYNC_DELAY_MICROS);
+    }
+
+    /** {@link #twoSyncedReplicas} over the direct path: {@link #DIRECT_SYNC_DELAY_MICROS} late. */
+    public static RoutingPolicy twoDirectReplicas(PolicySetup setup) {
+        return fittedReplicas(setup, TWO_DIRECT_REPLICAS_NAME, 2, DIRECT_SYNC_DELAY_MICROS);
     }
 
     /**
      * {@link #fitted}'s parameters (its warm-ups run with one selector) routed by {@code replicas} selectors side by
-     * side, as a deployment of several replicas behind one load balancer ({@link ReplicatedTierroute}).
+     * side, as a deployment of several replicas behind one load balancer ({@link ReplicatedTierroute}), each hearing the
+     * others {@code syncDelayMicros} late ({@link ReplicatedTierroute#NO_SYNC}: not at all).
      */
-    static RoutingPolicy fittedReplicas(PolicySetup setup, String name, int replicas, boolean synced) {
+    static RoutingPolicy fittedReplicas(PolicySetup setup, String name, int replicas, long syncDelayMicros) {
+        boolean synced = syncDelayMicros != ReplicatedTierroute.NO_SYNC;
         WarmedUp w = warmUp(setup, name, false, fittedAsIs(setup));
         List<TierroutePolicy> each = new ArrayList<>(replicas);
         for (int i = 0; i < replicas; i++) {
@@ -229,7 +244,7 @@ public final class TierroutePolicy implements RoutingPolicy {
             p.shortfall = w.shortfall();
             each.add(p);
         }
-        return new ReplicatedTierroute(name, each, synced ? SYNC_DELAY_MICROS : ReplicatedTierroute.NO_SYNC);
+        return new ReplicatedTierroute(name, each, syncDelayMicros);
     }
 
     /** The parameters a warm-up left in force, and what it fell short of when it could not fit. */
