@@ -74,7 +74,9 @@ final class DirectReceiver implements AutoCloseable {
             } catch (ClosedChannelException e) {
                 return; // close()
             } catch (IOException e) {
-                log.warn("direct replica receiver: {}; receiving on", e.toString());
+                if (refusedLog.allow()) {
+                    log.warn("direct replica receiver: {}; receiving on", e.toString());
+                }
                 continue;
             }
             datagrams.increment();

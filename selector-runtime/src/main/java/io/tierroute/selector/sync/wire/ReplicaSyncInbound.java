@@ -76,6 +76,7 @@ public final class ReplicaSyncInbound {
     private final LongAdder[] counts = new LongAdder[Outcome.values().length];
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
+    private final ConcurrentHashMap<String, String> replicaIds = new ConcurrentHashMap<>();
     private volatile long liveFromMs = Long.MAX_VALUE;
     private volatile long lastDelayMillis = -1;
 
@@ -147,7 +148,7 @@ public final class ReplicaSyncInbound {
             return bad(Outcome.STALE, where, "sent at " + m.getTimestampMs() + " ms, " + (now - m.getTimestampMs())
                     + " ms ago by this clock; at most " + maxAgeMs + " ms either way are taken");
         }
-        if (sequence > 0 && !sync.firstCopy(new MessageId(m.getReplicaId(), sequence))) {
+        if (sequence > 0 && !sync.firstCopy(new MessageId(canonical(m.getReplicaId()), sequence))) {
             return Outcome.DUPLICATE;
         }
         // A clock ahead counts as no delay; one a day behind or more, as a day (the request has long expired here).
@@ -187,6 +188,25 @@ public final class ReplicaSyncInbound {
         }
         return Outcome.HANDED_OVER;
     }
+
+    /**
+     * One instance per sending replica's id, so that the identities {@link ReplicaSync} remembers share it instead of
+     * each holding the copy its message decoded (a replica id per message would double their memory).
+     */
+    private String canonical(String replicaId) {
+        String known = replicaIds.get(replicaId);
+        if (known != null) {
+            return known;
+        }
+        if (replicaIds.size() >= MAX_REPLICA_IDS) {
+            return replicaId; // more senders than any deployment has (restarts included): not worth keeping
+        }
+        known = replicaIds.putIfAbsent(replicaId, replicaId);
+        return known != null ? known : replicaId;
+    }
+
+    /** Replica ids {@link #canonical} keeps: every replica of a deployment, and their restarts for a while. */
+    private static final int MAX_REPLICA_IDS = 1024;
 
     /** Messages that came to {@code o}. */
     public long count(Outcome o) { return counts[o.ordinal()].sum(); }
