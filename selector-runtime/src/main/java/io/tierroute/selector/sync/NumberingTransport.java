@@ -5,6 +5,7 @@ import io.tierroute.selector.sequences.RequestEvent;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.ObjLongConsumer;
 
 /**
  * Numbers each outgoing message once ({@link MessageId#sequence}) and hands it to every path: Kafka always (lossless,
@@ -26,27 +27,20 @@ public final class NumberingTransport implements ReplicaSync.Transport {
 
     @Override
     public void admitted(ReplicaAdmission admission) {
-        long n = last.incrementAndGet();
-        RuntimeException first = null;
-        for (NumberedTransport p : paths) {
-            try {
-                p.admitted(n, admission);
-            } catch (RuntimeException e) {
-                first = first == null ? e : first;
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
+        toEveryPath((path, n) -> path.admitted(n, admission));
     }
 
     @Override
     public void event(RequestEvent event) {
+        toEveryPath((path, n) -> path.event(n, event));
+    }
+
+    private void toEveryPath(ObjLongConsumer<NumberedTransport> send) {
         long n = last.incrementAndGet();
         RuntimeException first = null;
         for (NumberedTransport p : paths) {
             try {
-                p.event(n, event);
+                send.accept(p, n);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }

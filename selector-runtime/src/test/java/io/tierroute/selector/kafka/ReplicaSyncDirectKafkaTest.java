@@ -2,14 +2,8 @@ package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.config.KafkaSettings.HostPort;
-import io.tierroute.selector.index.NaiveReferenceIndex;
-import io.tierroute.selector.ingest.DirectIndexWriter;
-import io.tierroute.selector.params.ParameterSet;
-import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
-import io.tierroute.selector.scheduling.SelectorSettings;
-import io.tierroute.selector.scheduling.WorkerSpec;
 import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound.Outcome;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,13 +52,7 @@ class ReplicaSyncDirectKafkaTest {
     }
 
     private static Selector selector() {
-        List<WorkerSpec> specs = List.of(WorkerSpec.of("w0", 1_000_000), WorkerSpec.of("w1", 1_000_000),
-                WorkerSpec.of("w2", 1_000_000));
-        SelectorSettings settings = SelectorSettings.builder(specs).blockSize(16).model("m").seed(7L)
-                .ownKvAccounting(true).build();
-        NaiveReferenceIndex index = new NaiveReferenceIndex(3);
-        return new Selector(settings, index, new DirectIndexWriter(index),
-                new ParameterStore(ParameterSet.defaults(3)), System::nanoTime);
+        return ReplicaSyncKafkaTest.selector();
     }
 
     private static RouteRequest request(String id, int tokens) {

@@ -45,7 +45,8 @@ class ReplicaSyncKafkaTest {
                 Duration.ofSeconds(30), 1024));
     }
 
-    private static Selector selector() {
+    /** A selector of three workers, as each replica of these tests runs. */
+    static Selector selector() {
         List<WorkerSpec> specs = new ArrayList<>();
         for (int w = 0; w < 3; w++) {
             specs.add(WorkerSpec.of("w" + w, 1_000_000));
