@@ -228,26 +228,41 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
 
         /** As {@link #parse(String)}, with ports from {@code minPort} (0 where a listener may take any free one). */
         public static HostPort parse(String text, int minPort) {
-            int colon = text.lastIndexOf(':');
-            if (colon <= 0 || colon == text.length() - 1) {
-                throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+            String t = text.strip();
+            String host;
+            String port;
+            if (t.startsWith("[")) { // [v6]:port
+                int close = t.indexOf(']');
+                if (close < 0 || close + 1 >= t.length() || t.charAt(close + 1) != ':') {
+                    throw new IllegalArgumentException("expected [IPv6 address]:port, got '" + text + "'");
+                }
+                host = t.substring(1, close);
+                if (!host.contains(":")) {
+                    throw new IllegalArgumentException("only an IPv6 address goes in brackets, got '" + text + "'");
+                }
+                port = t.substring(close + 2);
+            } else {
+                int colon = t.lastIndexOf(':');
+                if (colon <= 0) {
+                    throw new IllegalArgumentException("expected host:port, got '" + text + "'");
+                }
+                host = t.substring(0, colon);
+                if (host.contains(":")) {
+                    throw new IllegalArgumentException("an IPv6 address goes in brackets ([::1]:7411), got '" + text
+                            + "'");
+                }
+                port = t.substring(colon + 1);
             }
-            String host = text.substring(0, colon);
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            } else if (host.contains(":")) {
-                throw new IllegalArgumentException("an IPv6 address goes in brackets ([::1]:7411), got '" + text + "'");
-            }
-            int port;
+            int p;
             try {
-                port = Integer.parseInt(text.substring(colon + 1));
+                p = Integer.parseInt(port);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("the port of '" + text + "' is not a number");
             }
-            if (port < minPort || port > 65_535) {
+            if (p < minPort || p > 65_535) {
                 throw new IllegalArgumentException("the port of '" + text + "' must be " + minPort + "-65535");
             }
-            return new HostPort(host, port);
+            return new HostPort(host, p);
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.tierroute.schemas.Topics;
+import io.tierroute.selector.sync.ReplicaSync;
 import io.tierroute.selector.sync.direct.DirectPath;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound;
 import io.tierroute.selector.metrics.SelectorMetrics;
@@ -363,6 +364,9 @@ public final class KafkaPartsReport {
                 .register(r);
         counter(r, "tierroute_replica_sync_duplicates_total", "Second copies of other replicas' messages (heard by the "
                 + "direct path and Kafka): dropped", sync::duplicateMessages);
+        counter(r, "tierroute_replica_sync_too_old_to_tell_total", "Numbered messages more than "
+                + ReplicaSync.WINDOW_MESSAGES + " of their sender's numbers old: Kafka's taken (a copy may have come "
+                + "before), a datagram dropped", sync::tooOldToTell);
         if (link.direct() != null) {
             registerDirect(r, link.direct());
         }
@@ -393,6 +397,9 @@ public final class KafkaPartsReport {
                     cb.call(d.refusedMalformed(), "malformed");
                     cb.call(d.refusedUnsigned(), "unsigned");
                 }).register(r);
+        GaugeWithCallback.builder().name("tierroute_replica_direct_backlog")
+                .help("Messages waiting for the direct path's sending thread").callback(cb -> cb.call(d.backlog()))
+                .register(r);
         GaugeWithCallback.builder().name("tierroute_replica_direct_delay_seconds")
                 .help("How late the last direct-path message from another replica arrived (sender's clock to this one's)")
                 .callback(cb -> cb.call(Math.max(0, d.lastDelayMillis()) / 1e3)).register(r);

@@ -65,6 +65,9 @@ public final class KafkaServices implements AutoCloseable {
         KvEventConsumer kv = null;
         DecisionPublisher decisions = null;
         ReplicaSyncLink sync = null;
+        if (settings.replicaSync().enabled() && settings.replicaSync().direct().enabled()) {
+            ReplicaSyncLink.directKey(settings.replicaSync().direct(), env); // before anything starts: fails at once
+        }
         try {
             if (settings.params().enabled()) {
                 loader = new ParameterLoader(settings, store,

@@ -76,7 +76,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         this.partitionWatch = new PartitionWatch(List.of(Topics.REPLICA_SYNC), partitionCheck);
         this.sync = sync;
         this.inbound = new ReplicaSyncInbound("replica sync consumer", replicaId, settings.scope(), workers, sync,
-                Long.MAX_VALUE);
+                Long.MAX_VALUE, false);
         this.loop = new ConsumerThread("tierroute-replica-sync-in", this::session, (e, wait) -> {
             restarts.increment();
             log.error("replica sync consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
@@ -100,6 +100,8 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     public long ownRecords() { return inbound.count(ReplicaSyncInbound.Outcome.OWN); }
     /** Records of another scope's replicas (another deployment), skipped. */
     public long otherScopeRecords() { return inbound.count(ReplicaSyncInbound.Outcome.OTHER_SCOPE); }
+    /** Other replicas' records handed to the sync. */
+    public long handedOver() { return inbound.count(ReplicaSyncInbound.Outcome.HANDED_OVER); }
     /** Second copies of records the direct path brought first: dropped. */
     public long duplicateRecords() { return inbound.count(ReplicaSyncInbound.Outcome.DUPLICATE); }
     public long restarts() { return restarts.sum(); }

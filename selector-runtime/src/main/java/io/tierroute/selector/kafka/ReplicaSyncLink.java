@@ -53,23 +53,19 @@ public final class ReplicaSyncLink implements AutoCloseable {
         KafkaSettings.Direct directSettings = settings.replicaSync().direct();
         String key = directSettings.enabled() ? directKey(directSettings, env) : null;
         ReplicaSyncPublisher publisher = new ReplicaSyncPublisher(settings, replicaId, selector.registry());
-        List<NumberedTransport> paths = new ArrayList<>(List.of(publisher));
         DirectPath direct = null;
-        if (directSettings.enabled()) {
-            try {
+        ReplicaSyncLink link = null;
+        try {
+            List<NumberedTransport> paths = new ArrayList<>(List.of(publisher));
+            if (directSettings.enabled()) {
                 direct = DirectPath.open(directSettings, key, new ReplicaSyncWire(replicaId, settings.selectorId(),
                         settings.scope(), selector.registry()));
-            } catch (RuntimeException e) {
-                publisher.close();
-                throw e;
+                paths.add(direct);
             }
-            paths.add(direct);
-        }
-        ReplicaSync sync = new ReplicaSync(selector, new NumberingTransport(paths), System::nanoTime,
-                settings.replicaSync().pendingMaxAge(), ReplicaSync.DEFAULT_MAX_PENDING);
-        ReplicaSyncConsumer consumer = new ReplicaSyncConsumer(settings, replicaId, selector.registry(), sync);
-        ReplicaSyncLink link = new ReplicaSyncLink(replicaId, sync, publisher, consumer, direct);
-        try {
+            ReplicaSync sync = new ReplicaSync(selector, new NumberingTransport(paths), System::nanoTime,
+                    settings.replicaSync().pendingMaxAge(), ReplicaSync.DEFAULT_MAX_PENDING);
+            ReplicaSyncConsumer consumer = new ReplicaSyncConsumer(settings, replicaId, selector.registry(), sync);
+            link = new ReplicaSyncLink(replicaId, sync, publisher, consumer, direct);
             if (direct != null) {
                 direct.start(sync);
             }
@@ -83,7 +79,14 @@ public final class ReplicaSyncLink implements AutoCloseable {
             sync.install();
             return link;
         } catch (InterruptedException | RuntimeException e) {
-            link.close();
+            if (link != null) {
+                link.close();
+            } else {
+                if (direct != null) {
+                    direct.close();
+                }
+                publisher.close();
+            }
             throw e;
         }
     }
@@ -95,17 +98,20 @@ public final class ReplicaSyncLink implements AutoCloseable {
     /** The direct path, or null when off. */
     public DirectPath direct() { return direct; }
 
-    /** The shared key the direct path signs with, from its environment variable; a clear error without one. */
-    private static String directKey(KafkaSettings.Direct d, UnaryOperator<String> env) {
+    /**
+     * The shared key the direct path signs with, from its environment variable; a clear error without one. Called
+     * again by {@code KafkaServices.start} before any Kafka part starts, so a missing key fails the start at once.
+     */
+    static String directKey(KafkaSettings.Direct d, UnaryOperator<String> env) {
         String key = env.apply(d.keyEnv());
         if (key == null || key.isBlank()) {
             throw new IllegalStateException("kafka.replicaSync.direct is set but the environment variable " + d.keyEnv()
                     + " is not: set it to a key of at least 32 characters shared by every replica (the datagrams are "
                     + "signed with it), or remove the direct section");
         }
-        if (key.length() < 32) {
+        if (key.length() < DirectPath.MIN_KEY_CHARS) {
             throw new IllegalStateException("the replica key in " + d.keyEnv() + " has " + key.length()
-                    + " characters; at least 32 are needed (e.g. openssl rand -hex 32)");
+                    + " characters; at least " + DirectPath.MIN_KEY_CHARS + " are needed (e.g. openssl rand -hex 32)");
         }
         return key;
     }

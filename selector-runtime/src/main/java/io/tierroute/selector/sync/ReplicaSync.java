@@ -68,22 +68,17 @@ public final class ReplicaSync implements ReplicaOutbox {
     };
     /** How many ended request ids are remembered to tell a late event from an early one. */
     static final int RECENTLY_ENDED = 65_536;
-    /**
-     * The identities of the other replicas' messages heard lately (any path), under their own lock: the second copy of
-     * one (the direct path's, then Kafka's) is dropped. Bounded, oldest out: a copy coming more than this many
-     * messages after the first is taken as new (as without identities: an admission so late after its request's
-     * finish counts as the id used again, until routing.requestMaxAge).
-     */
-    private final java.util.Map<MessageId, Boolean> recentMessages =
-            new java.util.LinkedHashMap<>(4096, 0.75f, false) {
-                @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<MessageId, Boolean> eldest) {
-                    return size() > RECENT_MESSAGES;
-                }
-            };
+    /** The other replicas' numbered messages heard by either path, to drop the second copy of one. */
+    private final SeenMessages seen = new SeenMessages(WINDOW_MESSAGES, WINDOW_SENDERS);
     private final LongAdder duplicates = new LongAdder();
-    /** How many message identities are remembered to drop second copies (about 10 MB at most). */
-    static final int RECENT_MESSAGES = 131_072;
+    private final LongAdder tooOldToTell = new LongAdder();
+    /**
+     * How many of a sender's latest message numbers are remembered (256 KiB of bits): at 3,400 messages a second (100
+     * requests a second, a progress event every 16 tokens) ten minutes, beyond Kafka's start-up lookback of two.
+     */
+    public static final int WINDOW_MESSAGES = 1 << 21;
+    /** How many senders' windows are kept (8 MiB at most); replica ids change at every restart. */
+    static final int WINDOW_SENDERS = 32;
 
     /**
      * @param nanoClock the selector's clock (parked events age by it)
@@ -136,19 +131,36 @@ public final class ReplicaSync implements ReplicaOutbox {
 
     // ---- inbound ----
 
+    /** What a numbered message is to this replica ({@link #heard}). */
+    public enum Heard {
+        /** Its first copy: take it. */
+        FIRST,
+        /** A second copy, the other path's having come first (counted as {@link #duplicateMessages}): drop it. */
+        COPY,
+        /**
+         * More than {@link #WINDOW_MESSAGES} of its sender's numbers old: whether a copy came before is not known. The
+         * direct path drops it (no fresh datagram is that old: a replay); Kafka's takes it (counted as
+         * {@link #tooOldToTell}), as a record it alone carries.
+         */
+        TOO_OLD
+    }
+
     /**
-     * Whether the message {@code id} is heard here for the first time; false for its second copy by another path
-     * (counted as {@link #duplicateMessages}), which the caller drops. Call before handing the message to
+     * Whether the message {@code id} is heard here for the first time, by any path. Call before handing the message to
      * {@link #admitted(ReplicaAdmission, long)} or {@link #event}.
      */
-    public boolean firstCopy(MessageId id) {
-        synchronized (recentMessages) {
-            if (recentMessages.putIfAbsent(id, Boolean.TRUE) == null) {
-                return true;
+    public Heard heard(MessageId id) {
+        return switch (seen.see(id)) {
+            case FIRST -> Heard.FIRST;
+            case COPY -> {
+                duplicates.increment();
+                yield Heard.COPY;
             }
-        }
-        duplicates.increment();
-        return false;
+            case TOO_OLD -> {
+                tooOldToTell.increment();
+                yield Heard.TOO_OLD;
+            }
+        };
     }
 
     /**
@@ -240,6 +252,8 @@ public final class ReplicaSync implements ReplicaOutbox {
     public long eventsApplied() { return eventsApplied.sum(); }
     /** Second copies of the other replicas' messages (heard by both paths): dropped. */
     public long duplicateMessages() { return duplicates.sum(); }
+    /** Numbered messages too old to tell whether a copy came before ({@link Heard#TOO_OLD}). */
+    public long tooOldToTell() { return tooOldToTell.sum(); }
     /** Events that had to wait for their request's admission. */
     public long eventsParked() { return eventsParked.sum(); }
 

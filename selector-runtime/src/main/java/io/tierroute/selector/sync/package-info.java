@@ -9,7 +9,7 @@
  * direct datagram path beside it is {@code sync.direct}; the simulator's is in-process, with a delay. With more than one
  * path, {@link io.tierroute.selector.sync.NumberingTransport} numbers each message once and hands it to every
  * {@link io.tierroute.selector.sync.NumberedTransport}, and a receiver drops the second copy of a
- * {@link io.tierroute.selector.sync.MessageId} ({@code ReplicaSync.firstCopy}); the wire format both paths share is
+ * {@link io.tierroute.selector.sync.MessageId} ({@code ReplicaSync.heard}); the wire format both paths share is
  * {@code sync.wire}.
  */
 package io.tierroute.selector.sync;

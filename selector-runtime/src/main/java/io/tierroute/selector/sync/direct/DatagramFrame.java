@@ -12,7 +12,7 @@ import java.util.Arrays;
  * One direct-path datagram: {@code "TRS1"}, the message's sequence number (8 bytes, big-endian), the encoded
  * {@code ReplicaSyncMessage}, and an HMAC-SHA256 of all that under the replicas' shared key (32 bytes). The key
  * authenticates the sender (anyone who can reach the port but lacks it is dropped); the number and the message's own
- * replica id and time let the receiver drop a copy or a replay ({@code ReplicaSync.firstCopy}, the maximum age).
+ * replica id and time let the receiver drop a copy or a replay ({@code ReplicaSync.heard}, the maximum age).
  *
  * <p>Not thread-safe (a {@link Mac} each): one per sending or receiving thread.
  */

@@ -15,7 +15,7 @@ import java.net.InetSocketAddress;
 /**
  * Replica sync's direct path, started and stopped as one: a {@link DirectReceiver} on {@code listen} and a
  * {@link DirectSender} to every peer. It rides beside Kafka, never instead of it: the same numbered messages go both
- * ways, and whichever copy comes second is dropped ({@link ReplicaSync#firstCopy}).
+ * ways, and whichever copy comes second is dropped ({@link ReplicaSync#heard}).
  */
 public final class DirectPath implements NumberedTransport, AutoCloseable {
 
@@ -23,12 +23,18 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     private final DirectSender sender;
     private final ReplicaSyncWire wire;
     private final long maxAgeMs;
+    private final InetSocketAddress listening;
 
-    private DirectPath(DirectReceiver receiver, DirectSender sender, ReplicaSyncWire wire, long maxAgeMs) {
+    /** The shortest replica key taken. */
+    public static final int MIN_KEY_CHARS = DatagramFrame.MIN_KEY_CHARS;
+
+    private DirectPath(DirectReceiver receiver, DirectSender sender, ReplicaSyncWire wire, long maxAgeMs)
+            throws IOException {
         this.receiver = receiver;
         this.sender = sender;
         this.wire = wire;
         this.maxAgeMs = maxAgeMs;
+        this.listening = receiver.address();
     }
 
     /**
@@ -44,22 +50,26 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
         }
         KafkaSettings.HostPort l = settings.listen();
         DirectReceiver receiver = null;
+        DirectSender sender = null;
         try {
             receiver = new DirectReceiver(new InetSocketAddress(l.host(), l.port()), key);
-            return new DirectPath(receiver, new DirectSender(wire, key, settings.peers(), settings.bufferSize()),
-                    wire, settings.maxAge().toMillis());
-        } catch (IOException e) {
+            sender = new DirectSender(wire, key, settings.peers(), settings.bufferSize());
+            return new DirectPath(receiver, sender, wire, settings.maxAge().toMillis());
+        } catch (IOException | RuntimeException e) {
+            if (sender != null) {
+                sender.close();
+            }
             if (receiver != null) {
                 receiver.close();
             }
-            throw new UncheckedIOException(e.getMessage(), e);
+            throw e instanceof IOException io ? new UncheckedIOException(io.getMessage(), io) : (RuntimeException) e;
         }
     }
 
     /** Starts receiving into {@code sync}, and sending. */
     public DirectPath start(ReplicaSync sync) {
         receiver.start(new ReplicaSyncInbound("direct replica receiver", wire.replicaId(), wire.scope(), wire.workers(),
-                sync, maxAgeMs));
+                sync, maxAgeMs, true));
         sender.start();
         return this;
     }
@@ -74,13 +84,9 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
         sender.event(sequence, event);
     }
 
-    /** Where this replica receives. */
+    /** Where this replica receives (the port bound, when 0 was asked for). */
     public InetSocketAddress listening() {
-        try {
-            return receiver.address();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return listening;
     }
 
     /** Messages handed to the sender. */
@@ -103,12 +109,23 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     public long refusedMalformed() { return receiver.refused(DatagramFrame.Refusal.MALFORMED); }
     /** Datagrams dropped unread: not signed with this deployment's key. */
     public long refusedUnsigned() { return receiver.refused(DatagramFrame.Refusal.UNSIGNED); }
-    /** Received messages by what became of them. */
-    public long received(ReplicaSyncInbound.Outcome outcome) { return receiver.inbound().count(outcome); }
+    /** Received messages by what became of them (0 before {@link #start}). */
+    public long received(ReplicaSyncInbound.Outcome outcome) {
+        ReplicaSyncInbound in = receiver.inbound();
+        return in == null ? 0 : in.count(outcome);
+    }
+
     /** Received messages that were bad (all reasons, stale included). */
-    public long badMessages() { return receiver.inbound().bad(); }
-    /** How late the last message handed over arrived, ms; -1 before any. */
-    public long lastDelayMillis() { return receiver.inbound().lastDelayMillis(); }
+    public long badMessages() {
+        ReplicaSyncInbound in = receiver.inbound();
+        return in == null ? 0 : in.bad();
+    }
+
+    /** How late the last live message arrived by this path, ms; -1 before any. */
+    public long lastDelayMillis() {
+        ReplicaSyncInbound in = receiver.inbound();
+        return in == null ? -1 : in.lastDelayMillis();
+    }
 
     /** Stops sending, then receiving. */
     @Override

@@ -38,11 +38,15 @@ final class DirectReceiver implements AutoCloseable {
         for (int i = 0; i < refused.length; i++) {
             refused[i] = new LongAdder();
         }
+        if (listen.isUnresolved()) {
+            throw new IOException("cannot receive replica datagrams on " + listen.getHostString() + ":" + listen.getPort()
+                    + ": the name does not resolve");
+        }
         DatagramChannel c = DatagramChannel.open();
         try {
             c.setOption(java.net.StandardSocketOptions.SO_RCVBUF, 4 << 20);
             c.bind(listen);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             c.close();
             throw new IOException("cannot receive replica datagrams on " + listen + ": " + e.getMessage(), e);
         }
@@ -77,12 +81,17 @@ final class DirectReceiver implements AutoCloseable {
                 if (refusedLog.allow()) {
                     log.warn("direct replica receiver: {}; receiving on", e.toString());
                 }
+                pauseAfterError(); // an error that repeats must not spin this thread
                 continue;
             }
             datagrams.increment();
             in.flip();
             DatagramFrame.Message m;
             try {
+                if (in.remaining() > DatagramFrame.MAX_DATAGRAM) { // cut short to the buffer: no sender of ours sends it
+                    throw new DatagramFrame.RefusedException(DatagramFrame.Refusal.MALFORMED, "larger than "
+                            + DatagramFrame.MAX_DATAGRAM + " bytes, the largest datagram a replica sends");
+                }
                 m = frame.read(in);
             } catch (DatagramFrame.RefusedException e) {
                 refused[e.reason.ordinal()].increment();
@@ -100,10 +109,19 @@ final class DirectReceiver implements AutoCloseable {
         }
     }
 
+    private static void pauseAfterError() {
+        try {
+            Thread.sleep(10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Datagrams received, refused ones included. */
     long datagrams() { return datagrams.sum(); }
     /** Datagrams refused before decoding, for {@code reason}. */
     long refused(DatagramFrame.Refusal reason) { return refused[reason.ordinal()].sum(); }
+    /** Where received messages go; null before {@link #start}. */
     ReplicaSyncInbound inbound() { return inbound; }
 
     @Override

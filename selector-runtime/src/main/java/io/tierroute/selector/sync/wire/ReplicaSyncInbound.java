@@ -30,7 +30,7 @@ import java.util.function.Supplier;
 /**
  * One path's intake of the other replicas' messages (the Kafka consumer's, the direct receiver's): decodes a
  * {@code ReplicaSyncMessage}, skips this replica's own and another scope's, drops the second copy of a message the
- * other path brought first ({@link ReplicaSync#firstCopy}), validates it as the HTTP API bounds the same values, and
+ * other path brought first ({@link ReplicaSync#heard}), validates it as the HTTP API bounds the same values, and
  * hands the admission or event to the {@link ReplicaSync}, dated by the message's time mapped onto this process's
  * clock. Bad messages never throw: each is counted by its {@link Outcome} and logged (rate-limited; an unknown worker
  * once per name). Thread-safe (counters only); one instance per path.
@@ -42,20 +42,29 @@ public final class ReplicaSyncInbound {
     /** What became of one message. */
     public enum Outcome {
         /** Handed to the sync (applied, parked for its admission, or found late there). */
-        HANDED_OVER,
+        HANDED_OVER(false),
         /** This replica's own, read back: skipped. */
-        OWN,
+        OWN(false),
         /** Another deployment's (another {@code kafka.scope}): its workers are not these, whatever their names. */
-        OTHER_SCOPE,
+        OTHER_SCOPE(false),
         /** The second copy of a message the other path brought first: dropped. */
-        DUPLICATE,
-        /** Older than the path's maximum age (a direct datagram replayed, or a clock far off): dropped. */
-        STALE,
-        CORRUPT, UNKNOWN_SCHEMA, UNKNOWN_WORKER, INVALID;
+        DUPLICATE(false),
+        /**
+         * Older than the path's maximum age, or (the direct path) too many of its sender's numbers old to tell a copy
+         * (a datagram replayed, or a clock far off): dropped.
+         */
+        STALE(true),
+        CORRUPT(true), UNKNOWN_SCHEMA(true), UNKNOWN_WORKER(true), INVALID(true);
 
-        /** Whether it counts as a bad record (logged, and under the bad-records metric). */
+        private final boolean bad;
+
+        Outcome(boolean bad) {
+            this.bad = bad;
+        }
+
+        /** Whether it counts as a bad message (logged, and under the bad-records metric). */
         public boolean bad() {
-            return ordinal() >= STALE.ordinal();
+            return bad;
         }
     }
 
@@ -73,6 +82,7 @@ public final class ReplicaSyncInbound {
     private final WorkerRegistry workers;
     private final ReplicaSync sync;
     private final long maxAgeMs;
+    private final boolean tooOldIsStale;
     private final LongAdder[] counts = new LongAdder[Outcome.values().length];
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
@@ -85,9 +95,12 @@ public final class ReplicaSyncInbound {
      * @param replicaId this replica's id: messages carrying it are its own
      * @param maxAgeMs  messages older than this (by their sender's clock against this one's) are {@link Outcome#STALE};
      *                  {@link Long#MAX_VALUE} for none
+     * @param tooOldIsStale whether a message too many of its sender's numbers old to tell a copy
+     *                  ({@link ReplicaSync.Heard#TOO_OLD}) is {@link Outcome#STALE} (the direct path: no fresh datagram
+     *                  is) or taken (Kafka's: a record only it carries, read back or late)
      */
     public ReplicaSyncInbound(String path, String replicaId, String scope, WorkerRegistry workers, ReplicaSync sync,
-                              long maxAgeMs) {
+                              long maxAgeMs, boolean tooOldIsStale) {
         this.path = path;
         this.replicaId = replicaId;
         this.scope = scope;
@@ -97,6 +110,7 @@ public final class ReplicaSyncInbound {
             throw new IllegalArgumentException("maxAgeMs must be 1 to " + MAX_AGE_LIMIT_MS + " or none, got " + maxAgeMs);
         }
         this.maxAgeMs = maxAgeMs;
+        this.tooOldIsStale = tooOldIsStale;
         for (int i = 0; i < counts.length; i++) {
             counts[i] = new LongAdder();
         }
@@ -148,13 +162,20 @@ public final class ReplicaSyncInbound {
             return bad(Outcome.STALE, where, "sent at " + m.getTimestampMs() + " ms, " + (now - m.getTimestampMs())
                     + " ms ago by this clock; at most " + maxAgeMs + " ms either way are taken");
         }
-        if (sequence > 0 && !sync.firstCopy(new MessageId(canonical(m.getReplicaId()), sequence))) {
-            return Outcome.DUPLICATE;
-        }
         // A clock ahead counts as no delay; one a day behind or more, as a day (the request has long expired here).
-        long delayMs = Math.min(Math.max(0, now - m.getTimestampMs()), MAX_DELAY_MS);
-        if (m.getTimestampMs() >= liveFromMs) {
-            lastDelayMillis = delayMs; // not what was read back at the start: that is as old as the lookback
+        long delayMs = Math.min(Math.max(0, now - sentMs), MAX_DELAY_MS);
+        if (sentMs >= liveFromMs) {
+            lastDelayMillis = delayMs; // every live message, the second copies too: this path's delay, not the winner's
+        }
+        if (sequence > 0) {
+            ReplicaSync.Heard heard = sync.heard(new MessageId(canonical(m.getReplicaId()), sequence));
+            if (heard == ReplicaSync.Heard.COPY) {
+                return Outcome.DUPLICATE;
+            }
+            if (heard == ReplicaSync.Heard.TOO_OLD && tooOldIsStale) {
+                return bad(Outcome.STALE, where, "message " + sequence + " of replica '" + m.getReplicaId() + "' is more "
+                        + "than " + ReplicaSync.WINDOW_MESSAGES + " of its messages old (a replay?)");
+            }
         }
         long atNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(delayMs);
         try {

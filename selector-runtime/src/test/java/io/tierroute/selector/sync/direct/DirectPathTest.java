@@ -165,7 +165,45 @@ class DirectPathTest {
         a.selector().route(request("r1", 1024)).get();
         await(() -> b.selector().inflight().size() == 1, "b hears a's admission");
         await(() -> a.path().sendFailed() == 1, "the name that does not resolve counted");
-        assertThat(a.path().datagramsSent()).isEqualTo(1);
+        await(() -> a.path().datagramsSent() == 1, "the one datagram to b counted once its send returned");
+    }
+
+    /**
+     * Someone on the network keeps a signed datagram (here a socket listed as a peer) and sends it again after its
+     * request finished: it is dropped as a copy, and the request is not admitted again.
+     */
+    @Test
+    void aReplayedDatagramIsDroppedAsACopy() throws Exception {
+        int pa = freePort();
+        int pb = freePort();
+        try (DatagramChannel sniffer = DatagramChannel.open()) {
+            sniffer.bind(new InetSocketAddress("127.0.0.1", 0));
+            int ps = ((InetSocketAddress) sniffer.getLocalAddress()).getPort();
+            Replica a = replica("replica-a", pa, List.of(pb, ps), KEY);
+            Replica b = replica("replica-b", pb, List.of(pa), KEY);
+            a.selector().route(request("r1", 1024)).get();
+            java.nio.ByteBuffer captured = java.nio.ByteBuffer.allocate(DatagramFrame.MAX_DATAGRAM);
+            sniffer.receive(captured);
+            captured.flip();
+            a.selector().report(new RequestEvent("r1", RequestEvent.Type.FINISHED, 10));
+            await(() -> b.path().received(Outcome.HANDED_OVER) == 2 && b.selector().inflight().size() == 0,
+                    "b hears r1's admission and finish");
+            sniffer.send(captured, new InetSocketAddress("127.0.0.1", pb));
+            await(() -> b.path().received(Outcome.DUPLICATE) == 1, "the replay dropped as a copy");
+            assertThat(b.selector().inflight().size()).as("r1 not admitted again").isZero();
+            assertThat(b.sync().admissionsApplied()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aListenNameThatDoesNotResolveFailsTheStartNamingIt() {
+        KafkaSettings.Direct d = new KafkaSettings.Direct(new HostPort("no-such-listen-host.invalid", 7411),
+                List.of(new HostPort("127.0.0.1", 7411)), KafkaSettings.Direct.DEFAULT_KEY_ENV, Duration.ofSeconds(5),
+                16);
+        assertThatThrownBy(() -> DirectPath.open(d, KEY, new ReplicaSyncWire("r", "r", "default",
+                selector().registry()))).isInstanceOf(UncheckedIOException.class)
+                .hasMessage("cannot receive replica datagrams on no-such-listen-host.invalid:7411: the name does not "
+                        + "resolve");
     }
 
     @Test
@@ -184,9 +222,5 @@ class DirectPathTest {
         int port = freePort();
         assertThatThrownBy(() -> replica("replica-a", port, List.of(port), "short"))
                 .hasMessageContaining("at least 32 characters");
-        // Nothing left bound: the port can be taken again.
-        try (DatagramChannel c = DatagramChannel.open()) {
-            c.bind(new InetSocketAddress("127.0.0.1", port));
-        }
     }
 }

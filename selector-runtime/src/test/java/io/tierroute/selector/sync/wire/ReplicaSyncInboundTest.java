@@ -44,7 +44,8 @@ class ReplicaSyncInboundTest {
     }
 
     private ReplicaSyncInbound inbound(long maxAgeMs) {
-        return new ReplicaSyncInbound("test path", "replica-a", "default", selector.registry(), sync, maxAgeMs);
+        return new ReplicaSyncInbound("test path", "replica-a", "default", selector.registry(), sync, maxAgeMs,
+                maxAgeMs != Long.MAX_VALUE);
     }
 
     private static Outgoing admission(String id, long atMs) {
@@ -117,6 +118,36 @@ class ReplicaSyncInboundTest {
         // Kafka's path takes any age: what it reads back at the start is as old as its lookback.
         assertThat(inbound(Long.MAX_VALUE).handle(other.encode(admission("r3", now - 6_000)), 1, () -> ""))
                 .isEqualTo(Outcome.HANDED_OVER);
+    }
+
+    @Test
+    void aMessageTooManyNumbersOldIsStaleByDatagramAndTakenFromKafka() {
+        ReplicaSyncInbound direct = inbound(5_000);
+        ReplicaSyncInbound kafka = inbound(Long.MAX_VALUE);
+        long now = System.currentTimeMillis();
+        long latest = ReplicaSync.WINDOW_MESSAGES + 10L;
+        assertThat(direct.handle(other.encode(admission("r1", now)), latest, () -> "")).isEqualTo(Outcome.HANDED_OVER);
+        byte[] old = other.encode(admission("r2", now));
+        assertThat(direct.handle(old, 10, () -> "")).as("a replayed datagram").isEqualTo(Outcome.STALE);
+        assertThat(kafka.handle(old, 10, () -> "")).as("a record only Kafka carries").isEqualTo(Outcome.HANDED_OVER);
+        assertThat(selector.inflight().size()).isEqualTo(2);
+        assertThat(sync.tooOldToTell()).isEqualTo(2);
+        assertThat(sync.duplicateMessages()).isZero();
+    }
+
+    @Test
+    void eachPathsDelayMovesWithItsSecondCopiesToo() throws Exception {
+        ReplicaSyncInbound direct = inbound(60_000);
+        ReplicaSyncInbound kafka = inbound(Long.MAX_VALUE);
+        direct.liveFrom(0);
+        kafka.liveFrom(0);
+        long now = System.currentTimeMillis();
+        byte[] admitted = other.encode(admission("r1", now - 20));
+        assertThat(direct.handle(admitted, 1, () -> "")).isEqualTo(Outcome.HANDED_OVER);
+        byte[] late = other.encode(admission("r1", now - 30_000)); // the same message, as a slow Kafka brings it
+        assertThat(kafka.handle(late, 1, () -> "")).isEqualTo(Outcome.DUPLICATE);
+        assertThat(direct.lastDelayMillis()).isBetween(20L, 29_999L);
+        assertThat(kafka.lastDelayMillis()).as("Kafka's lag shows though the datagram won").isGreaterThanOrEqualTo(30_000L);
     }
 
     @Test

@@ -1,0 +1,93 @@
+package io.tierroute.selector.sync;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Which of the other replicas' numbered messages ({@link MessageId}) this replica has heard, by either path: per
+ * sending replica, one bit for each of its last {@code window} sequence numbers (they are dense: a sender numbers every
+ * message once). A message is the {@link Verdict#FIRST} copy, a {@link Verdict#COPY} of one heard before, or
+ * {@link Verdict#TOO_OLD} to tell: more than {@code window} numbers below the highest heard from its sender.
+ *
+ * <p>Bounded by the window, not by time or by a count of messages of every sender: a start-up read-back of Kafka's
+ * lookback (hundreds of thousands of records) marks bits without pushing out what the direct path heard meanwhile.
+ * At most {@code maxSenders} senders are kept, the least lately heard forgotten first (replica ids change at every
+ * restart). Thread-safe: both paths' threads call it.
+ */
+final class SeenMessages {
+
+    /** What a message is to this replica. */
+    enum Verdict { FIRST, COPY, TOO_OLD }
+
+    private final int windowBits;
+    private final Map<String, Window> senders;
+
+    /**
+     * @param windowBits a power of two: how many of a sender's latest numbers are remembered
+     * @param maxSenders how many senders are remembered
+     */
+    SeenMessages(int windowBits, int maxSenders) {
+        if (windowBits < 64 || Integer.bitCount(windowBits) != 1) {
+            throw new IllegalArgumentException("windowBits must be a power of two >= 64, got " + windowBits);
+        }
+        this.windowBits = windowBits;
+        this.senders = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Window> eldest) {
+                return size() > maxSenders;
+            }
+        };
+    }
+
+    synchronized Verdict see(MessageId id) {
+        return senders.computeIfAbsent(id.replicaId(), r -> new Window(windowBits)).see(id.sequence());
+    }
+
+    /** One sender's latest numbers: a ring of bits indexed by the number modulo the window. */
+    private static final class Window {
+        private final long[] bits;
+        private final long mask;
+        private long highest; // 0: none heard yet
+
+        Window(int windowBits) {
+            this.bits = new long[windowBits / 64];
+            this.mask = windowBits - 1;
+        }
+
+        Verdict see(long sequence) {
+            if (sequence > highest) {
+                clearAfterHighestUpTo(sequence); // their ring positions held numbers a window older
+                highest = sequence;
+                set(sequence);
+                return Verdict.FIRST;
+            }
+            if (highest - sequence > mask) {
+                return Verdict.TOO_OLD;
+            }
+            if (isSet(sequence)) {
+                return Verdict.COPY;
+            }
+            set(sequence);
+            return Verdict.FIRST;
+        }
+
+        private void clearAfterHighestUpTo(long sequence) {
+            if (highest == 0 || sequence - highest > mask) {
+                Arrays.fill(bits, 0L);
+                return;
+            }
+            for (long q = highest + 1; q <= sequence; q++) {
+                bits[(int) ((q & mask) >>> 6)] &= ~(1L << (q & 63));
+            }
+        }
+
+        private boolean isSet(long q) {
+            return (bits[(int) ((q & mask) >>> 6)] & (1L << (q & 63))) != 0;
+        }
+
+        private void set(long q) {
+            bits[(int) ((q & mask) >>> 6)] |= 1L << (q & 63);
+        }
+    }
+}
