@@ -171,7 +171,7 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
 
     /**
      * Replica sync's direct path ({@code io.tierroute.selector.sync.direct}): each message also goes straight to every
-     * peer as one authenticated UDP datagram, so the others hear an admission in well under a millisecond on a LAN
+     * peer as one authenticated UDP datagram, so the others hear an admission in a millisecond or two (loopback)
      * instead of Kafka's several. Kafka still carries every message (a lost datagram costs only its delay) and is what a
      * starting replica reads back; a receiver drops whichever copy comes second.
      *

@@ -66,9 +66,9 @@ public final class TierroutePolicy implements RoutingPolicy {
     /** {@link #TWO_SYNCED_REPLICAS_NAME} over the direct path ({@code kafka.replicaSync.direct}). */
     public static final String TWO_DIRECT_REPLICAS_NAME = "tierroute-2-replicas-direct";
     /**
-     * How late a replica hears the other in {@link #TWO_DIRECT_REPLICAS_NAME}: the direct path's median on loopback,
-     * 0.8 ms alone and 2.2 ms with the broker running beside it (DirectPathTest, ReplicaSyncDirectKafkaTest), the
-     * larger taken.
+     * How late a replica hears the other in {@link #TWO_DIRECT_REPLICAS_NAME}: about the direct path's median on
+     * loopback (of nine runs each, the middle 1.20 ms alone and 2.22 ms with the broker running beside it:
+     * DirectPathTest, ReplicaSyncDirectKafkaTest; bench/RESULTS.md, "Several replicas").
      */
     static final long DIRECT_SYNC_DELAY_MICROS = 2_000;
     /** Warm-up rounds of the fitted and gated variants (see {@link #warmedUp}). */

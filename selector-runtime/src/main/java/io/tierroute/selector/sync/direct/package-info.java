@@ -1,6 +1,6 @@
 /**
  * Replica sync's direct path: each numbered message also goes straight to every peer as one UDP datagram, signed with
- * the replicas' shared key, so the others hear an admission in about a millisecond instead of Kafka's several
+ * the replicas' shared key, so the others hear an admission in a millisecond or two (loopback) instead of Kafka's several
  * (bench/RESULTS.md, "Several replicas"). Kafka still carries every message and is what a starting replica reads back;
  * a lost datagram costs only its delay, and the receiver drops whichever copy comes second.
  *
