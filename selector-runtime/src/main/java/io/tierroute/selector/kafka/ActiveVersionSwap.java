@@ -5,6 +5,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.selector.kafka.ParameterLoader.BadReason;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import org.slf4j.Logger;

@@ -1,6 +1,7 @@
 package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.kafka.ParameterLoader.BadReason;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.params.ParameterStore;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;

@@ -1,6 +1,7 @@
 package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.logging.LogLimiter;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;

@@ -11,6 +11,7 @@ import io.tierroute.schemas.avro.BlockStored;
 import io.tierroute.schemas.avro.KvEventBatch;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.ingest.IndexWriter;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;

@@ -5,6 +5,7 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.UnknownSchemaException;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.selector.config.KafkaSettings;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.params.ParameterStore;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;

@@ -10,6 +10,7 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import io.tierroute.selector.kafka.ParameterLoader.BadReason;
 import io.tierroute.selector.kafka.SnapshotRecordReader.Where;
+import io.tierroute.selector.logging.LogLimiter;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

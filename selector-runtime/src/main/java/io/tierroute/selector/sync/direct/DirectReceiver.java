@@ -1,6 +1,6 @@
 package io.tierroute.selector.sync.direct;
 
-import io.tierroute.selector.kafka.LogLimiter;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,7 @@
 package io.tierroute.selector.sync.direct;
 
 import io.tierroute.selector.config.KafkaSettings.HostPort;
-import io.tierroute.selector.kafka.LogLimiter;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.scheduling.ReplicaAdmission;
 import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.sync.NumberedTransport;

@@ -7,7 +7,7 @@ import io.tierroute.schemas.avro.ReplicaAdmitted;
 import io.tierroute.schemas.avro.ReplicaRequestEvent;
 import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.selector.config.ConfigLoader;
-import io.tierroute.selector.kafka.LogLimiter;
+import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.ReplicaAdmission;

@@ -1,4 +1,4 @@
-package io.tierroute.selector.kafka;
+package io.tierroute.selector.logging;
 
 import java.util.concurrent.atomic.AtomicLong;
 
