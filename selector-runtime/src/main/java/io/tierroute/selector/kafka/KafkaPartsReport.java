@@ -364,9 +364,12 @@ public final class KafkaPartsReport {
                 .register(r);
         counter(r, "tierroute_replica_sync_duplicates_total", "Second copies of other replicas' messages (heard by the "
                 + "direct path and Kafka): dropped", sync::duplicateMessages);
-        counter(r, "tierroute_replica_sync_too_old_to_tell_total", "Numbered messages more than "
-                + ReplicaSync.WINDOW_MESSAGES + " of their sender's numbers old: Kafka's taken (a copy may have come "
-                + "before), a datagram dropped", sync::tooOldToTell);
+        counter(r, "tierroute_replica_sync_too_old_to_tell_total", "Numbered messages "
+                + ReplicaSync.WINDOW_MESSAGES + " or more of their sender's numbers old: Kafka's taken (a copy may "
+                + "have come before), a datagram dropped", sync::tooOldToTell);
+        counter(r, "tierroute_replica_sync_senders_forgotten_total", "Senders whose message numbers were forgotten to "
+                + "make room for another's (more replicas heard lately than remembered): their later copies are taken "
+                + "as first", sync::forgottenSenders);
         if (link.direct() != null) {
             registerDirect(r, link.direct());
         }

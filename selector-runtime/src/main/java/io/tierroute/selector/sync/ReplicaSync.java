@@ -73,12 +73,16 @@ public final class ReplicaSync implements ReplicaOutbox {
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder tooOldToTell = new LongAdder();
     /**
-     * How many of a sender's latest message numbers are remembered (256 KiB of bits): at 3,400 messages a second (100
-     * requests a second, a progress event every 16 tokens) ten minutes, beyond Kafka's start-up lookback of two.
+     * How many of a sender's latest message numbers are remembered (128 KiB of bits): a copy must come within this many
+     * of its sender's messages after the first, which at 3,400 messages a second (100 requests a second, a progress
+     * event every 16 tokens) is five minutes of Kafka lag, at ten times that rate thirty seconds.
      */
-    public static final int WINDOW_MESSAGES = 1 << 21;
-    /** How many senders' windows are kept (8 MiB at most); replica ids change at every restart. */
-    static final int WINDOW_SENDERS = 32;
+    public static final int WINDOW_MESSAGES = 1 << 20;
+    /**
+     * How many senders' windows are kept (16 MiB at most): every replica of a deployment (the direct path sends to at
+     * most 64 peer entries) and the ids of those restarted within Kafka's lookback.
+     */
+    static final int WINDOW_SENDERS = 128;
 
     /**
      * @param nanoClock the selector's clock (parked events age by it)
@@ -138,7 +142,7 @@ public final class ReplicaSync implements ReplicaOutbox {
         /** A second copy, the other path's having come first (counted as {@link #duplicateMessages}): drop it. */
         COPY,
         /**
-         * More than {@link #WINDOW_MESSAGES} of its sender's numbers old: whether a copy came before is not known. The
+         * {@link #WINDOW_MESSAGES} or more of its sender's numbers old: whether a copy came before is not known. The
          * direct path drops it (no fresh datagram is that old: a replay); Kafka's takes it (counted as
          * {@link #tooOldToTell}), as a record it alone carries.
          */
@@ -254,6 +258,11 @@ public final class ReplicaSync implements ReplicaOutbox {
     public long duplicateMessages() { return duplicates.sum(); }
     /** Numbered messages too old to tell whether a copy came before ({@link Heard#TOO_OLD}). */
     public long tooOldToTell() { return tooOldToTell.sum(); }
+    /**
+     * Senders whose window was dropped for another's (more than {@link #WINDOW_SENDERS} heard lately): a copy of one
+     * of their messages that comes after is taken as the first.
+     */
+    public long forgottenSenders() { return seen.forgottenSenders(); }
     /** Events that had to wait for their request's admission. */
     public long eventsParked() { return eventsParked.sum(); }
 

@@ -8,12 +8,13 @@ import java.util.Map;
  * Which of the other replicas' numbered messages ({@link MessageId}) this replica has heard, by either path: per
  * sending replica, one bit for each of its last {@code window} sequence numbers (they are dense: a sender numbers every
  * message once). A message is the {@link Verdict#FIRST} copy, a {@link Verdict#COPY} of one heard before, or
- * {@link Verdict#TOO_OLD} to tell: more than {@code window} numbers below the highest heard from its sender.
+ * {@link Verdict#TOO_OLD} to tell: {@code window} or more numbers below the highest heard from its sender.
  *
- * <p>Bounded by the window, not by time or by a count of messages of every sender: a start-up read-back of Kafka's
+ * <p>Bounded by the window per sender, not by a count of every sender's messages: a start-up read-back of Kafka's
  * lookback (hundreds of thousands of records) marks bits without pushing out what the direct path heard meanwhile.
- * At most {@code maxSenders} senders are kept, the least lately heard forgotten first (replica ids change at every
- * restart). Thread-safe: both paths' threads call it.
+ * What the window must cover is how many messages a sender sends between a datagram and Kafka's copy of it (Kafka's
+ * lag). At most {@code maxSenders} senders are kept, the least lately heard forgotten first (replica ids change at
+ * every restart), each counted ({@link #forgottenSenders}). Thread-safe: both paths' threads call it.
  */
 final class SeenMessages {
 
@@ -21,7 +22,9 @@ final class SeenMessages {
     enum Verdict { FIRST, COPY, TOO_OLD }
 
     private final int windowBits;
+    private final int maxSenders;
     private final Map<String, Window> senders;
+    private long forgotten; // under this object's lock
 
     /**
      * @param windowBits a power of two: how many of a sender's latest numbers are remembered
@@ -32,16 +35,26 @@ final class SeenMessages {
             throw new IllegalArgumentException("windowBits must be a power of two >= 64, got " + windowBits);
         }
         this.windowBits = windowBits;
+        this.maxSenders = maxSenders;
         this.senders = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Window> eldest) {
-                return size() > maxSenders;
+                if (size() > SeenMessages.this.maxSenders) {
+                    forgotten++;
+                    return true;
+                }
+                return false;
             }
         };
     }
 
     synchronized Verdict see(MessageId id) {
         return senders.computeIfAbsent(id.replicaId(), r -> new Window(windowBits)).see(id.sequence());
+    }
+
+    /** Senders forgotten to make room for another: their messages' copies, if any come, are taken as first. */
+    synchronized long forgottenSenders() {
+        return forgotten;
     }
 
     /** One sender's latest numbers: a ring of bits indexed by the number modulo the window. */
@@ -73,11 +86,12 @@ final class SeenMessages {
         }
 
         private void clearAfterHighestUpTo(long sequence) {
-            if (highest == 0 || sequence - highest > mask) {
+            long n = sequence - highest; // >= 1; counted, not compared: sequence may be Long.MAX_VALUE
+            if (highest == 0 || n > mask) {
                 Arrays.fill(bits, 0L);
                 return;
             }
-            for (long q = highest + 1; q <= sequence; q++) {
+            for (long q = highest + 1; n > 0; n--, q++) {
                 bits[(int) ((q & mask) >>> 6)] &= ~(1L << (q & 63));
             }
         }

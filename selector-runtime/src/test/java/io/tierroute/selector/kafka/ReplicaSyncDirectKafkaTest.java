@@ -82,9 +82,11 @@ class ReplicaSyncDirectKafkaTest {
             assertThat(b.inflight().size()).isZero();
             assertThat(lb.sync().admissionsApplied()).isEqualTo(1);
             assertThat(lb.sync().lateEvents()).isZero();
-            assertThat(lb.direct().received(Outcome.HANDED_OVER) + lb.consumer().handedOver())
-                    .as("each of the three applied once, by whichever path brought it first").isEqualTo(3);
-            assertThat(lb.direct().received(Outcome.DUPLICATE) + lb.consumer().duplicateRecords()).isEqualTo(3);
+            // The sync counts a copy before the path counts its outcome: wait for the paths' counts too.
+            KafkaFixture.await(HEARD, () -> lb.direct().received(Outcome.HANDED_OVER) + lb.consumer().handedOver() == 3,
+                    "each of the three applied once, by whichever path brought it first");
+            KafkaFixture.await(HEARD, () -> lb.direct().received(Outcome.DUPLICATE) + lb.consumer().duplicateRecords()
+                    == 3, "each one's other copy dropped by its path");
 
             // A warm link's delay, direct path on, each next to a bare Kafka record's, taken in turn.
             long[] micros = new long[20];
@@ -133,8 +135,10 @@ class ReplicaSyncDirectKafkaTest {
             java.util.Set<String> before = threadNames();
             assertThatThrownBy(() -> ReplicaSyncLink.start(settings("a", p, List.of(p)), selector(), HEARD, ENV::get))
                     .hasMessageContaining("cannot receive replica datagrams on /127.0.0.1:" + p);
+            // The publisher's producer is built with it (its network thread runs from then): it must be closed too.
             KafkaFixture.await(HEARD, () -> threadNames().stream().noneMatch(n -> !before.contains(n)
-                    && n.startsWith("tierroute-replica")), "no replica sync thread left behind");
+                    && (n.startsWith("tierroute-replica") || n.startsWith("kafka-producer-network-thread"))),
+                    "no replica sync or producer thread left behind");
         }
     }
 

@@ -76,6 +76,29 @@ class SeenMessagesTest {
     }
 
     @Test
+    void atTheWindowsEdge() {
+        for (long jump : new long[] {63, 64, 65}) { // the window less one, the window, one more
+            SeenMessages seen = new SeenMessages(64, 2);
+            assertThat(seen.see(new MessageId("a", 10))).isEqualTo(Verdict.FIRST);
+            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Verdict.FIRST);
+            assertThat(seen.see(new MessageId("a", 10))).as("after a jump of %d", jump)
+                    .isEqualTo(jump < 64 ? Verdict.COPY : Verdict.TOO_OLD);
+            assertThat(seen.see(new MessageId("a", 11))).as("never heard, %d below the highest", jump - 1)
+                    .isEqualTo(jump - 1 < 64 ? Verdict.FIRST : Verdict.TOO_OLD);
+            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Verdict.COPY);
+        }
+    }
+
+    @Test
+    void theLargestNumberEndsItsClearing() {
+        SeenMessages seen = new SeenMessages(64, 2);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Verdict.FIRST);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE))).isEqualTo(Verdict.FIRST);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Verdict.COPY);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 1))).isEqualTo(Verdict.FIRST);
+    }
+
+    @Test
     void aJumpBeyondTheWindowStartsItAfreshAndTheLeastLatelyHeardSenderIsForgotten() {
         SeenMessages seen = new SeenMessages(64, 2);
         seen.see(new MessageId("a", 5));
@@ -88,5 +111,6 @@ class SeenMessagesTest {
         seen.see(new MessageId("c", 1)); // a third sender: b forgotten
         assertThat(seen.see(new MessageId("a", 1_001))).isEqualTo(Verdict.COPY);
         assertThat(seen.see(new MessageId("b", 1))).as("forgotten: taken again").isEqualTo(Verdict.FIRST);
+        assertThat(seen.forgottenSenders()).as("b, then c to make room for b again").isEqualTo(2);
     }
 }

@@ -86,7 +86,6 @@ public final class ReplicaSyncInbound {
     private final LongAdder[] counts = new LongAdder[Outcome.values().length];
     private final LogLimiter badLog = new LogLimiter(20, 1000);
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
-    private final ConcurrentHashMap<String, String> replicaIds = new ConcurrentHashMap<>();
     private volatile long liveFromMs = Long.MAX_VALUE;
     private volatile long lastDelayMillis = -1;
 
@@ -168,13 +167,13 @@ public final class ReplicaSyncInbound {
             lastDelayMillis = delayMs; // every live message, the second copies too: this path's delay, not the winner's
         }
         if (sequence > 0) {
-            ReplicaSync.Heard heard = sync.heard(new MessageId(canonical(m.getReplicaId()), sequence));
+            ReplicaSync.Heard heard = sync.heard(new MessageId(m.getReplicaId(), sequence));
             if (heard == ReplicaSync.Heard.COPY) {
                 return Outcome.DUPLICATE;
             }
             if (heard == ReplicaSync.Heard.TOO_OLD && tooOldIsStale) {
-                return bad(Outcome.STALE, where, "message " + sequence + " of replica '" + m.getReplicaId() + "' is more "
-                        + "than " + ReplicaSync.WINDOW_MESSAGES + " of its messages old (a replay?)");
+                return bad(Outcome.STALE, where, "message " + sequence + " of replica '" + m.getReplicaId() + "' is "
+                        + ReplicaSync.WINDOW_MESSAGES + " or more of its messages old (a replay?)");
             }
         }
         long atNanos = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(delayMs);
@@ -209,25 +208,6 @@ public final class ReplicaSyncInbound {
         }
         return Outcome.HANDED_OVER;
     }
-
-    /**
-     * One instance per sending replica's id, so that the identities {@link ReplicaSync} remembers share it instead of
-     * each holding the copy its message decoded (a replica id per message would double their memory).
-     */
-    private String canonical(String replicaId) {
-        String known = replicaIds.get(replicaId);
-        if (known != null) {
-            return known;
-        }
-        if (replicaIds.size() >= MAX_REPLICA_IDS) {
-            return replicaId; // more senders than any deployment has (restarts included): not worth keeping
-        }
-        known = replicaIds.putIfAbsent(replicaId, replicaId);
-        return known != null ? known : replicaId;
-    }
-
-    /** Replica ids {@link #canonical} keeps: every replica of a deployment, and their restarts for a while. */
-    private static final int MAX_REPLICA_IDS = 1024;
 
     /** Messages that came to {@code o}. */
     public long count(Outcome o) { return counts[o.ordinal()].sum(); }

@@ -183,7 +183,14 @@ class DirectPathTest {
             Replica b = replica("replica-b", pb, List.of(pa), KEY);
             a.selector().route(request("r1", 1024)).get();
             java.nio.ByteBuffer captured = java.nio.ByteBuffer.allocate(DatagramFrame.MAX_DATAGRAM);
-            sniffer.receive(captured);
+            sniffer.configureBlocking(false);
+            await(() -> {
+                try {
+                    return sniffer.receive(captured) != null;
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }, "the sniffer keeps a's admission datagram");
             captured.flip();
             a.selector().report(new RequestEvent("r1", RequestEvent.Type.FINISHED, 10));
             await(() -> b.path().received(Outcome.HANDED_OVER) == 2 && b.selector().inflight().size() == 0,
