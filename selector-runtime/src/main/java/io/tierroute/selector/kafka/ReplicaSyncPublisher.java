@@ -3,11 +3,9 @@ package io.tierroute.selector.kafka;
 import io.tierroute.schemas.Topics;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.protocol.WorkerRegistry;
-import io.tierroute.selector.scheduling.ReplicaAdmission;
-import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.NumberedTransport;
 import io.tierroute.selector.sync.wire.ReplicaSyncWire;
-import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -27,10 +25,7 @@ import java.util.Properties;
  */
 public final class ReplicaSyncPublisher implements NumberedTransport, AutoCloseable {
 
-    /** A numbered message waiting to be sent. */
-    private record Numbered(long sequence, Outgoing message) {}
-
-    private final HandOffProducer<Numbered> out;
+    private final HandOffProducer<NumberedMessage> out;
 
     /**
      * @param replicaId this process's id on the topic (the consumer skips records carrying it)
@@ -43,12 +38,12 @@ public final class ReplicaSyncPublisher implements NumberedTransport, AutoClosea
         ReplicaSyncWire wire = new ReplicaSyncWire(replicaId, settings.selectorId(), settings.scope(), workers);
         this.out = new HandOffProducer<>(settings, new HandOffProducer.Names("replica sync publisher",
                 "replica sync messages", Topics.REPLICA_SYNC, "tierroute-replica-sync-out"), "replica-sync",
-                settings.replicaSync().bufferSize(), tuning, n -> record(wire, n), n -> n.message().requestId());
+                settings.replicaSync().bufferSize(), tuning, n -> record(wire, n), NumberedMessage::requestId);
     }
 
-    private static ProducerRecord<byte[], byte[]> record(ReplicaSyncWire wire, Numbered n) {
+    private static ProducerRecord<byte[], byte[]> record(ReplicaSyncWire wire, NumberedMessage n) {
         ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(Topics.REPLICA_SYNC,
-                n.message().requestId().getBytes(StandardCharsets.UTF_8), wire.encode(n.message()));
+                n.requestId().getBytes(StandardCharsets.UTF_8), wire.encode(n));
         r.headers().add(ReplicaSyncConsumer.SEQUENCE_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(n.sequence()).array());
         return r;
     }
@@ -59,15 +54,8 @@ public final class ReplicaSyncPublisher implements NumberedTransport, AutoClosea
     }
 
     @Override
-    public void admitted(long sequence, ReplicaAdmission admission) {
-        long now = System.currentTimeMillis();
-        out.offer(() -> new Numbered(sequence, new Outgoing(admission, null, now)));
-    }
-
-    @Override
-    public void event(long sequence, RequestEvent event) {
-        long now = System.currentTimeMillis();
-        out.offer(() -> new Numbered(sequence, new Outgoing(null, event, now)));
+    public void send(NumberedMessage message) {
+        out.offer(() -> message);
     }
 
     /** Messages handed over by routes and request threads. */

@@ -5,10 +5,9 @@ import io.tierroute.selector.sequences.RequestEvent;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.ObjLongConsumer;
 
 /**
- * Numbers each outgoing message once ({@link MessageId#sequence}) and hands it to every path: Kafka always (lossless,
+ * Numbers and dates each outgoing message once ({@link NumberedMessage}) and hands it to every path: Kafka always (lossless,
  * and what a starting replica reads back), the direct datagram path when configured (fast, may lose). A path that
  * throws does not keep the message from the others; the first failure is rethrown after all were tried, so the
  * selector counts it as an outbox error.
@@ -27,20 +26,19 @@ public final class NumberingTransport implements ReplicaSync.Transport {
 
     @Override
     public void admitted(ReplicaAdmission admission) {
-        toEveryPath((path, n) -> path.admitted(n, admission));
+        toEveryPath(new NumberedMessage(last.incrementAndGet(), admission, null, System.currentTimeMillis()));
     }
 
     @Override
     public void event(RequestEvent event) {
-        toEveryPath((path, n) -> path.event(n, event));
+        toEveryPath(new NumberedMessage(last.incrementAndGet(), null, event, System.currentTimeMillis()));
     }
 
-    private void toEveryPath(ObjLongConsumer<NumberedTransport> send) {
-        long n = last.incrementAndGet();
+    private void toEveryPath(NumberedMessage m) {
         RuntimeException first = null;
         for (NumberedTransport p : paths) {
             try {
-                send.accept(p, n);
+                p.send(m);
             } catch (RuntimeException e) {
                 first = first == null ? e : first;
             }
@@ -49,7 +47,4 @@ public final class NumberingTransport implements ReplicaSync.Transport {
             throw first;
         }
     }
-
-    /** Messages numbered so far. */
-    public long numbered() { return last.get(); }
 }

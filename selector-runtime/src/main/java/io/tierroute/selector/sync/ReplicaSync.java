@@ -154,17 +154,13 @@ public final class ReplicaSync implements ReplicaOutbox {
      * {@link #admitted(ReplicaAdmission, long)} or {@link #event}.
      */
     public Heard heard(MessageId id) {
-        return switch (seen.see(id)) {
-            case FIRST -> Heard.FIRST;
-            case COPY -> {
-                duplicates.increment();
-                yield Heard.COPY;
-            }
-            case TOO_OLD -> {
-                tooOldToTell.increment();
-                yield Heard.TOO_OLD;
-            }
-        };
+        Heard h = seen.see(id);
+        if (h == Heard.COPY) {
+            duplicates.increment();
+        } else if (h == Heard.TOO_OLD) {
+            tooOldToTell.increment();
+        }
+        return h;
     }
 
     /**

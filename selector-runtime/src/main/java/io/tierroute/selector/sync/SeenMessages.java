@@ -1,5 +1,7 @@
 package io.tierroute.selector.sync;
 
+import io.tierroute.selector.sync.ReplicaSync.Heard;
+
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -7,8 +9,8 @@ import java.util.Map;
 /**
  * Which of the other replicas' numbered messages ({@link MessageId}) this replica has heard, by either path: per
  * sending replica, one bit for each of its last {@code window} sequence numbers (they are dense: a sender numbers every
- * message once). A message is the {@link Verdict#FIRST} copy, a {@link Verdict#COPY} of one heard before, or
- * {@link Verdict#TOO_OLD} to tell: {@code window} or more numbers below the highest heard from its sender.
+ * message once). A message is the {@link Heard#FIRST} copy, a {@link Heard#COPY} of one heard before, or
+ * {@link Heard#TOO_OLD} to tell: {@code window} or more numbers below the highest heard from its sender.
  *
  * <p>Bounded by the window per sender, not by a count of every sender's messages: a start-up read-back of Kafka's
  * lookback (hundreds of thousands of records) marks bits without pushing out what the direct path heard meanwhile.
@@ -17,9 +19,6 @@ import java.util.Map;
  * every restart), each counted ({@link #forgottenSenders}). Thread-safe: both paths' threads call it.
  */
 final class SeenMessages {
-
-    /** What a message is to this replica. */
-    enum Verdict { FIRST, COPY, TOO_OLD }
 
     private final int windowBits;
     private final int maxSenders;
@@ -48,7 +47,7 @@ final class SeenMessages {
         };
     }
 
-    synchronized Verdict see(MessageId id) {
+    synchronized Heard see(MessageId id) {
         return senders.computeIfAbsent(id.replicaId(), r -> new Window(windowBits)).see(id.sequence());
     }
 
@@ -68,21 +67,21 @@ final class SeenMessages {
             this.mask = windowBits - 1;
         }
 
-        Verdict see(long sequence) {
+        Heard see(long sequence) {
             if (sequence > highest) {
                 clearAfterHighestUpTo(sequence); // their ring positions held numbers a window older
                 highest = sequence;
                 set(sequence);
-                return Verdict.FIRST;
+                return Heard.FIRST;
             }
             if (highest - sequence > mask) {
-                return Verdict.TOO_OLD;
+                return Heard.TOO_OLD;
             }
             if (isSet(sequence)) {
-                return Verdict.COPY;
+                return Heard.COPY;
             }
             set(sequence);
-            return Verdict.FIRST;
+            return Heard.FIRST;
         }
 
         private void clearAfterHighestUpTo(long sequence) {

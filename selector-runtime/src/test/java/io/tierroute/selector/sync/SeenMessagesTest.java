@@ -1,6 +1,6 @@
 package io.tierroute.selector.sync;
 
-import io.tierroute.selector.sync.SeenMessages.Verdict;
+import io.tierroute.selector.sync.ReplicaSync.Heard;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -24,14 +24,14 @@ class SeenMessagesTest {
             this.window = window;
         }
 
-        Verdict see(MessageId id) {
+        Heard see(MessageId id) {
             long top = highest.getOrDefault(id.replicaId(), 0L);
             if (id.sequence() <= top && top - id.sequence() >= window) {
-                return Verdict.TOO_OLD;
+                return Heard.TOO_OLD;
             }
             highest.merge(id.replicaId(), id.sequence(), Math::max);
-            return heard.computeIfAbsent(id.replicaId(), r -> new HashSet<>()).add(id.sequence()) ? Verdict.FIRST
-                    : Verdict.COPY;
+            return heard.computeIfAbsent(id.replicaId(), r -> new HashSet<>()).add(id.sequence()) ? Heard.FIRST
+                    : Heard.COPY;
         }
     }
 
@@ -65,52 +65,52 @@ class SeenMessagesTest {
     void aReadBackOfManyOlderRecordsForgetsNothingHeardLive() {
         SeenMessages seen = new SeenMessages(1 << 21, 32);
         // Heard live by datagram: the other replica's messages 500,001 and 500,002.
-        assertThat(seen.see(new MessageId("b", 500_001))).isEqualTo(Verdict.FIRST);
-        assertThat(seen.see(new MessageId("b", 500_002))).isEqualTo(Verdict.FIRST);
+        assertThat(seen.see(new MessageId("b", 500_001))).isEqualTo(Heard.FIRST);
+        assertThat(seen.see(new MessageId("b", 500_002))).isEqualTo(Heard.FIRST);
         // Kafka's start-up read-back: 400,000 older records, then the copies of the two.
         for (long q = 100_001; q <= 500_000; q++) {
-            assertThat(seen.see(new MessageId("b", q))).isEqualTo(Verdict.FIRST);
+            assertThat(seen.see(new MessageId("b", q))).isEqualTo(Heard.FIRST);
         }
-        assertThat(seen.see(new MessageId("b", 500_001))).isEqualTo(Verdict.COPY);
-        assertThat(seen.see(new MessageId("b", 500_002))).isEqualTo(Verdict.COPY);
+        assertThat(seen.see(new MessageId("b", 500_001))).isEqualTo(Heard.COPY);
+        assertThat(seen.see(new MessageId("b", 500_002))).isEqualTo(Heard.COPY);
     }
 
     @Test
     void atTheWindowsEdge() {
         for (long jump : new long[] {63, 64, 65}) { // the window less one, the window, one more
             SeenMessages seen = new SeenMessages(64, 2);
-            assertThat(seen.see(new MessageId("a", 10))).isEqualTo(Verdict.FIRST);
-            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Verdict.FIRST);
+            assertThat(seen.see(new MessageId("a", 10))).isEqualTo(Heard.FIRST);
+            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Heard.FIRST);
             assertThat(seen.see(new MessageId("a", 10))).as("after a jump of %d", jump)
-                    .isEqualTo(jump < 64 ? Verdict.COPY : Verdict.TOO_OLD);
+                    .isEqualTo(jump < 64 ? Heard.COPY : Heard.TOO_OLD);
             assertThat(seen.see(new MessageId("a", 11))).as("never heard, %d below the highest", jump - 1)
-                    .isEqualTo(jump - 1 < 64 ? Verdict.FIRST : Verdict.TOO_OLD);
-            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Verdict.COPY);
+                    .isEqualTo(jump - 1 < 64 ? Heard.FIRST : Heard.TOO_OLD);
+            assertThat(seen.see(new MessageId("a", 10 + jump))).isEqualTo(Heard.COPY);
         }
     }
 
     @Test
     void theLargestNumberEndsItsClearing() {
         SeenMessages seen = new SeenMessages(64, 2);
-        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Verdict.FIRST);
-        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE))).isEqualTo(Verdict.FIRST);
-        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Verdict.COPY);
-        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 1))).isEqualTo(Verdict.FIRST);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Heard.FIRST);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE))).isEqualTo(Heard.FIRST);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 3))).isEqualTo(Heard.COPY);
+        assertThat(seen.see(new MessageId("a", Long.MAX_VALUE - 1))).isEqualTo(Heard.FIRST);
     }
 
     @Test
     void aJumpBeyondTheWindowStartsItAfreshAndTheLeastLatelyHeardSenderIsForgotten() {
         SeenMessages seen = new SeenMessages(64, 2);
         seen.see(new MessageId("a", 5));
-        assertThat(seen.see(new MessageId("a", 1_000))).isEqualTo(Verdict.FIRST);
-        assertThat(seen.see(new MessageId("a", 5))).isEqualTo(Verdict.TOO_OLD);
-        assertThat(seen.see(new MessageId("a", 937))).as("inside the new window, never heard").isEqualTo(Verdict.FIRST);
-        assertThat(seen.see(new MessageId("a", 936))).as("just outside it").isEqualTo(Verdict.TOO_OLD);
+        assertThat(seen.see(new MessageId("a", 1_000))).isEqualTo(Heard.FIRST);
+        assertThat(seen.see(new MessageId("a", 5))).isEqualTo(Heard.TOO_OLD);
+        assertThat(seen.see(new MessageId("a", 937))).as("inside the new window, never heard").isEqualTo(Heard.FIRST);
+        assertThat(seen.see(new MessageId("a", 936))).as("just outside it").isEqualTo(Heard.TOO_OLD);
         seen.see(new MessageId("b", 1));
         seen.see(new MessageId("a", 1_001)); // a heard after b: b is the least lately heard
         seen.see(new MessageId("c", 1)); // a third sender: b forgotten
-        assertThat(seen.see(new MessageId("a", 1_001))).isEqualTo(Verdict.COPY);
-        assertThat(seen.see(new MessageId("b", 1))).as("forgotten: taken again").isEqualTo(Verdict.FIRST);
+        assertThat(seen.see(new MessageId("a", 1_001))).isEqualTo(Heard.COPY);
+        assertThat(seen.see(new MessageId("b", 1))).as("forgotten: taken again").isEqualTo(Heard.FIRST);
         assertThat(seen.forgottenSenders()).as("b, then c to make room for b again").isEqualTo(2);
     }
 }

@@ -1,8 +1,7 @@
 package io.tierroute.selector.sync.direct;
 
 import io.tierroute.selector.config.KafkaSettings;
-import io.tierroute.selector.scheduling.ReplicaAdmission;
-import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.NumberedTransport;
 import io.tierroute.selector.sync.ReplicaSync;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound;
@@ -75,13 +74,8 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     }
 
     @Override
-    public void admitted(long sequence, ReplicaAdmission admission) {
-        sender.admitted(sequence, admission);
-    }
-
-    @Override
-    public void event(long sequence, RequestEvent event) {
-        sender.event(sequence, event);
+    public void send(NumberedMessage message) {
+        sender.send(message);
     }
 
     /** Where this replica receives (the port bound, when 0 was asked for). */

@@ -2,11 +2,9 @@ package io.tierroute.selector.sync.direct;
 
 import io.tierroute.selector.config.KafkaSettings.HostPort;
 import io.tierroute.selector.logging.LogLimiter;
-import io.tierroute.selector.scheduling.ReplicaAdmission;
-import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.NumberedTransport;
 import io.tierroute.selector.sync.wire.ReplicaSyncWire;
-import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,14 +34,12 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     /** How often a peer's name is resolved again. */
     static final long RESOLVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private record Numbered(long sequence, Outgoing message) {}
-
     private final ReplicaSyncWire wire;
     private final DatagramFrame frame;
     private final List<HostPort> peers;
     private final InetSocketAddress[][] addresses;
     private final long[] resolvedAtNanos;
-    private final BlockingQueue<Numbered> queue;
+    private final BlockingQueue<NumberedMessage> queue;
     private final DatagramChannel channel;
     private final Thread thread;
     private volatile boolean running = true;
@@ -73,16 +69,7 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     }
 
     @Override
-    public void admitted(long sequence, ReplicaAdmission admission) {
-        offer(new Numbered(sequence, new Outgoing(admission, null, System.currentTimeMillis())));
-    }
-
-    @Override
-    public void event(long sequence, RequestEvent event) {
-        offer(new Numbered(sequence, new Outgoing(null, event, System.currentTimeMillis())));
-    }
-
-    private void offer(Numbered n) {
+    public void send(NumberedMessage n) {
         offered.increment();
         if (!running || !queue.offer(n)) {
             droppedFull.increment();
@@ -92,7 +79,7 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     private void run() {
         ByteBuffer out = ByteBuffer.allocate(DatagramFrame.MAX_DATAGRAM);
         while (running) {
-            Numbered n;
+            NumberedMessage n;
             try {
                 n = queue.poll(100, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
@@ -102,19 +89,19 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
                 continue;
             }
             try {
-                send(n, out);
+                sendToPeers(n, out);
             } catch (RuntimeException e) { // never let the thread die while routes keep offering
                 encodeFailed.increment();
                 if (failLog.allow()) {
                     log.error("direct replica sender: cannot send the message of request '{}': {}",
-                            n.message().requestId(), e.toString(), e);
+                            n.requestId(), e.toString(), e);
                 }
             }
         }
     }
 
-    private void send(Numbered n, ByteBuffer out) {
-        byte[] payload = wire.encode(n.message());
+    private void sendToPeers(NumberedMessage n, ByteBuffer out) {
+        byte[] payload = wire.encode(n);
         if (payload.length > DatagramFrame.MAX_PAYLOAD) {
             tooLarge.increment(); // Kafka carries it
             return;

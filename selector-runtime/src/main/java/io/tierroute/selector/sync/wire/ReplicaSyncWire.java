@@ -7,14 +7,14 @@ import io.tierroute.schemas.avro.ReplicaRequestEvent;
 import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.ReplicaAdmission;
-import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedMessage;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * A replica's outgoing message as every path carries it: a {@code ReplicaSyncMessage} (Avro), the same bytes on the
- * Kafka topic and in a direct datagram. Built on a path's sending thread, never on a route's.
+ * Kafka topic and in a direct datagram (its number travels beside it: a Kafka header, the datagram's frame). Built on a path's sending thread, never on a route's.
  *
  * @param replicaId  the sending replica's id
  * @param selectorId the sending selector's configured id (for logs)
@@ -22,19 +22,12 @@ import java.util.List;
  */
 public record ReplicaSyncWire(String replicaId, String selectorId, String scope, WorkerRegistry workers) {
 
-    /** An admission or an event (exactly one), and when it happened (ms since the epoch). */
-    public record Outgoing(ReplicaAdmission admission, RequestEvent event, long timestampMs) {
-        public String requestId() {
-            return admission != null ? admission.requestId() : event.requestId();
-        }
-    }
-
     /** The encoded message of {@code o}. */
-    public byte[] encode(Outgoing o) {
+    public byte[] encode(NumberedMessage o) {
         return Codecs.REPLICA_SYNC_MESSAGE.encode(message(o));
     }
 
-    ReplicaSyncMessage message(Outgoing o) {
+    ReplicaSyncMessage message(NumberedMessage o) {
         Object body;
         if (o.admission() != null) {
             ReplicaAdmission a = o.admission();

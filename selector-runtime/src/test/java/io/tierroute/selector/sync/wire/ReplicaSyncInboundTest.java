@@ -10,9 +10,9 @@ import io.tierroute.selector.scheduling.SelectorSettings;
 import io.tierroute.selector.scheduling.WorkerSpec;
 import io.tierroute.selector.sequences.PrefixMarks;
 import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.ReplicaSync;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound.Outcome;
-import io.tierroute.selector.sync.wire.ReplicaSyncWire.Outgoing;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -48,13 +48,15 @@ class ReplicaSyncInboundTest {
                 maxAgeMs != Long.MAX_VALUE);
     }
 
-    private static Outgoing admission(String id, long atMs) {
-        return new Outgoing(new ReplicaAdmission(id, 1, 1024, 64, 1024, null, PrefixMarks.NONE, null, List.of()), null,
-                atMs);
+    // The bytes carry no number (it travels beside them: a Kafka header, a datagram's frame); handle() is given it.
+    private static NumberedMessage admission(String id, long atMs) {
+        return new NumberedMessage(0, new ReplicaAdmission(id, 1, 1024, 64, 1024, null, PrefixMarks.NONE, null,
+                List.of()), null, atMs);
     }
 
-    private static Outgoing finish(String id) {
-        return new Outgoing(null, new RequestEvent(id, RequestEvent.Type.FINISHED, 40), System.currentTimeMillis());
+    private static NumberedMessage finish(String id) {
+        return new NumberedMessage(0, null, new RequestEvent(id, RequestEvent.Type.FINISHED, 40),
+                System.currentTimeMillis());
     }
 
     @Test
