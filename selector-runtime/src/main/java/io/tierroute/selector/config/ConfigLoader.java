@@ -135,7 +135,7 @@ public final class ConfigLoader {
         List<String> names = workers.stream().map(WorkerSpec::name).toList();
         ConfigNode pf = root.get("parametersFile");
         if (pf != null) {
-            Path given = Path.of(pf.asText());
+            Path given = pf.asPath();
             paramsFile = given.isAbsolute() || baseDir == null ? given : baseDir.resolve(given).normalize();
             try {
                 initial = ParameterFile.load(paramsFile, names, cost);
@@ -155,7 +155,9 @@ public final class ConfigLoader {
             idx.object("maxBlocks", "queueCapacity");
             // A sanity floor (10 000 blocks of 16 are 160 k tokens): a run larger than the cap is pruned with everything
             // older, which would leave the index empty after each such event; the cap should be far above one prompt.
-            maxBlocks = idx.integer("maxBlocks", maxBlocks, 10_000, 2_000_000_000L, "blocks");
+            // The ceiling: the index's block table tops out at 2^30 slots, half of them usable (≈ 537 M blocks); past
+            // that each new block would rebuild the whole table.
+            maxBlocks = idx.integer("maxBlocks", maxBlocks, 10_000, 500_000_000L, "blocks");
             queueCapacity = (int) idx.integer("queueCapacity", queueCapacity, 1, 10_000_000, "commands");
         }
 
@@ -196,6 +198,12 @@ public final class ConfigLoader {
             ac.object("read", "readTokenEnv", "data", "dataTokenEnv");
             access = new AccessSettings(mode(ac, "read", access.read()), envName(ac, "readTokenEnv", access.readTokenEnv()),
                     mode(ac, "data", access.data()), envName(ac, "dataTokenEnv", access.dataTokenEnv()));
+            // A token variable named for a group left open reads as "this group needs a token", yet its routes answer
+            // everyone: say so at start.
+            noEffect(ac, access.read() == AccessSettings.Mode.TOKEN, "while access.read is open (its routes answer "
+                    + "everyone; set read: token to require it)", warnings, "readTokenEnv");
+            noEffect(ac, access.data() == AccessSettings.Mode.TOKEN, "while access.data is open (its routes answer "
+                    + "everyone; set data: token to require it)", warnings, "dataTokenEnv");
         }
         ConfigNode k = root.get("kafka");
         KafkaSettings kafka = k == null ? null : kafka(k, baseDir, warnings);
@@ -242,7 +250,7 @@ public final class ConfigLoader {
     }
 
     private static Path resolve(ConfigNode n, Path baseDir) {
-        Path given = Path.of(n.asText());
+        Path given = n.asPath();
         return given.isAbsolute() || baseDir == null ? given : baseDir.resolve(given).normalize();
     }
 

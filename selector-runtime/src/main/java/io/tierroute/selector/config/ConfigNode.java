@@ -128,6 +128,16 @@ public final class ConfigNode {
         return asTextOrScalar();
     }
 
+    /** This string as a file path; a string no path can be (a NUL character, say) is an error naming the field. */
+    public java.nio.file.Path asPath() {
+        String text = asText();
+        try {
+            return java.nio.file.Path.of(text);
+        } catch (java.nio.file.InvalidPathException e) {
+            throw error("is not a usable file path: " + e.getReason());
+        }
+    }
+
     /**
      * A string, or a number or boolean as YAML read it: for a Kafka client setting's value, where {@code linger.ms: 5}
      * is natural ({@link #asText} for everything else).
@@ -166,6 +176,9 @@ public final class ConfigNode {
     }
 
     public long asLong() {
+        if (node.isIntegralNumber() && node.canConvertToLong()) {
+            return node.asLong(); // exact up to Long.MAX_VALUE, which a double cannot say
+        }
         double v = asNumber();
         if (v != Math.rint(v) || Math.abs(v) > 9.0e18) {
             throw error("must be a whole number, got " + Documents.written(node));
@@ -258,10 +271,15 @@ public final class ConfigNode {
         }
         Duration d = c.asDuration();
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw c.error("must be between " + min.toSeconds() + "s and " + max.toSeconds() + "s (" + why + "), got '"
+            throw c.error("must be between " + durationText(min) + " and " + durationText(max) + " (" + why + "), got '"
                     + c.node.asText() + "'");
         }
         return d;
+    }
+
+    /** A bound as a config would write it: {@code 100ms}, {@code 600s} (seconds cut 100 ms to "0s"). */
+    static String durationText(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 
     /** As {@link #duration}, where 0 is a value (for example "no limit"): {@code 0s}, {@code 0ms}… */

@@ -81,7 +81,9 @@ final class AccessControl {
         if (given != null && given.size() > 1) { // which one counts would be ours to guess (RFC 9110: one field)
             throw new ApiError(400, "the Authorization header is given " + given.size() + " times; give it once");
         }
-        String c = BearerToken.credential(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        String raw = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        // Read as UTF-8, as the token in the environment is: a non-ASCII token would otherwise never match.
+        String c = BearerToken.credential(raw == null ? null : HeaderText.utf8(Headers.AUTHORIZATION, raw));
         if (c == null) {
             ex.getResponseHeaders().put(Headers.WWW_AUTHENTICATE, "Bearer realm=\"tierroute\"");
             throw new ApiError(401, message);

@@ -20,6 +20,7 @@ import io.tierroute.selector.sequences.DuplicateRequestException;
 import io.tierroute.selector.sequences.RequestEvent;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import io.undertow.util.Methods;
@@ -150,12 +151,10 @@ public final class ApiHandler implements HttpHandler {
                     metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
                     throw e;
                 }
-                try {
-                    post(ex, (e, body, length) -> route(e, dryRun, body, length, start));
-                } catch (ApiError e) { // refused before the body was read (method, encoding)
-                    metrics.route(RouteOutcome.INVALID, System.nanoTime() - start);
-                    throw e;
-                }
+                // From here every answer counts the route once: those that refuse its body before route() runs (empty,
+                // not UTF-8, too large, too slow, an encoding) through error().
+                ex.putAttachment(ROUTE_TALLY, new RouteTally(dryRun, start));
+                post(ex, (e, body, length) -> route(e, dryRun, body, length, start));
             }
             case REQUEST_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.requestEvents(body))));
             case KV_EVENTS -> post(ex, exact((e, body) -> send(e, endpoints.kvEvents(e, body))));
@@ -222,6 +221,11 @@ public final class ApiHandler implements HttpHandler {
                     }
                 } catch (ApiError err) {
                     error(e, err.status, err.getMessage());
+                } catch (RuntimeException err) {
+                    // Dispatched as a bare task: an escaping exception would leave the client without an answer until
+                    // the idle timeout.
+                    log.error("internal error on {} {}", e.getRequestMethod(), e.getRequestPath(), err);
+                    error(e, 500, "internal error: " + err);
                 }
             };
             if (route == Route.PARAMS_RELOAD && e.isInIoThread()) {
@@ -284,7 +288,7 @@ public final class ApiHandler implements HttpHandler {
         try {
             request = endpoints.routeRequest(body, length, ex.getRequestHeaders());
         } catch (JsonProcessingException e) {
-            countRoute(dryRun, RouteOutcome.INVALID, start);
+            countRoute(ex, dryRun, RouteOutcome.INVALID, start);
             throw e;
         } catch (IllegalArgumentException e) { // the body's values: the client's error
             answerRoute(ex, dryRun, null, new ApiError(400, e.getMessage()), start);
@@ -319,7 +323,7 @@ public final class ApiHandler implements HttpHandler {
                         // Admitted as the client hung up (the cancel came too late): give the worker its slot back.
                         selector.onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0));
                     }
-                    countRoute(dryRun, RouteOutcome.ABANDONED, start);
+                    countRoute(ex, dryRun, RouteOutcome.ABANDONED, start);
                     ex.endExchange(); // the client is gone: nothing to answer
                 } else {
                     answerRoute(ex, dryRun, d, err, start);
@@ -329,9 +333,30 @@ public final class ApiHandler implements HttpHandler {
     }
 
     /** A dry run is counted as one ({@code outcome="dry_run"}) whatever its answer, never as a route. */
-    private void countRoute(boolean dryRun, RouteOutcome outcome, long start) {
+    private void countRoute(HttpServerExchange ex, boolean dryRun, RouteOutcome outcome, long start) {
+        RouteTally tally = ex.getAttachment(ROUTE_TALLY);
+        if (tally != null) {
+            if (tally.counted) {
+                return;
+            }
+            tally.counted = true;
+        }
         metrics.route(dryRun ? RouteOutcome.DRY_RUN : outcome, System.nanoTime() - start);
     }
+
+    /** A route request's place in {@code tierroute_routes_total}: whether its answer has counted it yet. */
+    private static final class RouteTally {
+        final boolean dryRun;
+        final long start;
+        boolean counted;
+
+        RouteTally(boolean dryRun, long start) {
+            this.dryRun = dryRun;
+            this.start = start;
+        }
+    }
+
+    private static final AttachmentKey<RouteTally> ROUTE_TALLY = AttachmentKey.create(RouteTally.class);
 
     private void answerRoute(HttpServerExchange ex, boolean dryRun, RouteDecision d, Throwable err, long start) {
         if (err == null && d == null) {
@@ -342,23 +367,23 @@ public final class ApiHandler implements HttpHandler {
         }
         try {
             if (err == null) {
-                countRoute(dryRun, RouteOutcome.ROUTED, start);
+                countRoute(ex, dryRun, RouteOutcome.ROUTED, start);
                 sendJson(ex, 200, RouteJson.write(d));
             } else if (err instanceof NoCapacityException) {
-                countRoute(dryRun, RouteOutcome.NO_CAPACITY, start);
+                countRoute(ex, dryRun, RouteOutcome.NO_CAPACITY, start);
                 ex.getResponseHeaders().put(Headers.RETRY_AFTER, "1");
                 error(ex, 503, err.getMessage());
             } else if (err instanceof ApiError a) {
-                countRoute(dryRun, RouteOutcome.INVALID, start);
+                countRoute(ex, dryRun, RouteOutcome.INVALID, start);
                 error(ex, a.status, a.getMessage());
             } else if (err instanceof PromptTooLargeException) {
-                countRoute(dryRun, RouteOutcome.INVALID, start);
+                countRoute(ex, dryRun, RouteOutcome.INVALID, start);
                 error(ex, 400, err.getMessage());
             } else if (err instanceof DuplicateRequestException) {
-                countRoute(dryRun, RouteOutcome.CONFLICT, start);
+                countRoute(ex, dryRun, RouteOutcome.CONFLICT, start);
                 error(ex, 409, err.getMessage());
             } else { // any other exception of the selector's is a bug, whatever its type: a 500, logged
-                countRoute(dryRun, RouteOutcome.ERROR, start);
+                countRoute(ex, dryRun, RouteOutcome.ERROR, start);
                 log.error("route failed", err);
                 error(ex, 500, "internal error: " + err);
             }
@@ -494,6 +519,10 @@ public final class ApiHandler implements HttpHandler {
     }
 
     private void error(HttpServerExchange ex, int status, String message) {
+        RouteTally tally = ex.getAttachment(ROUTE_TALLY);
+        if (tally != null && !tally.counted) { // a route refused before route() could count it
+            countRoute(ex, tally.dryRun, status >= 500 ? RouteOutcome.ERROR : RouteOutcome.INVALID, tally.start);
+        }
         if (ex.isResponseStarted()) {
             log.warn("cannot send error {} ({}): the response has started", status, message);
             return;

@@ -89,8 +89,7 @@ final class Endpoints {
         if (b == null) {
             b = object(ROUTE.readValue(body, 0, length)); // the general path, and the one that explains errors
         }
-        String id = b.request_id == null ? idPrefix + Long.toString(ids.incrementAndGet(), 36)
-                : text("request_id", b.request_id);
+        String id = b.request_id == null ? generatedId() : text("request_id", b.request_id);
         text("model", b.model);
         text("lora", b.lora);
         text("namespace", b.namespace);
@@ -120,6 +119,16 @@ final class Endpoints {
         } catch (IllegalArgumentException e) {
             throw new ApiError(400, e.getMessage());
         }
+    }
+
+    /**
+     * An id for a route sent without one: this selector's prefix, a counter, and 40 random bits. The random part keeps a
+     * client from claiming the ids of routes still to come (a counter alone is guessable from any answer, and a client
+     * id taken first makes those routes 409s).
+     */
+    private String generatedId() {
+        return idPrefix + Long.toString(ids.incrementAndGet(), 36) + "-"
+                + Long.toString(ThreadLocalRandom.current().nextLong() & 0xff_ffff_ffffL, 36);
     }
 
     /**
@@ -615,8 +624,11 @@ final class Endpoints {
         return v;
     }
 
-    private static int firstByte(byte[] body) {
-        for (byte b : body) {
+    /** The first byte past JSON whitespace and a UTF-8 byte order mark (which Jackson skips, and so /v1/route took). */
+    static int firstByte(byte[] body) {
+        int i = body.length >= 3 && body[0] == (byte) 0xEF && body[1] == (byte) 0xBB && body[2] == (byte) 0xBF ? 3 : 0;
+        for (; i < body.length; i++) {
+            byte b = body[i];
             if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
                 return b;
             }

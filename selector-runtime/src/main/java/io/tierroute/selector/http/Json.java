@@ -125,8 +125,13 @@ final class Json {
             try {
                 switch (jp.currentToken()) {
                     case VALUE_STRING: return ", got \"" + jp.getText() + "\"";
-                    case VALUE_NUMBER_INT: case VALUE_NUMBER_FLOAT: return ", got " + jp.getText();
-                    case VALUE_TRUE: case VALUE_FALSE: return ", got " + jp.getText();
+                    // The parser may have moved past a number's text by now (an object where a number stood).
+                    case VALUE_NUMBER_INT: case VALUE_NUMBER_FLOAT: {
+                        String t = jp.getText();
+                        return t == null || t.isEmpty() ? ", got a number" : ", got " + t;
+                    }
+                    case VALUE_TRUE: return ", got true";
+                    case VALUE_FALSE: return ", got false";
                     case START_OBJECT: return ", got an object";
                     case START_ARRAY: return ", got a list";
                     case VALUE_NULL: return ", got null";

@@ -1,5 +1,7 @@
 package io.tierroute.selector.params;
 
+import io.tierroute.schemas.snapshot.SnapshotParameter;
+
 import io.tierroute.selector.config.ConfigException;
 import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.ConfigNode;
@@ -122,6 +124,26 @@ public final class ParameterFile {
         }
     }
 
+    /**
+     * The largest value a cost parameter may take here: a snapshot's physical bound where the parameter is fitted
+     * ({@link SnapshotParameter}, what the selector's snapshot converter also enforces), else a bound far past any
+     * sensible setting. Without one, {@code alphaP: 1e308} made every cost infinite and every route a 503 that blamed
+     * load limits.
+     */
+    private static double upperBound(String key) {
+        for (SnapshotParameter p : SnapshotParameter.SCALARS) {
+            if (p.field().equals(key)) {
+                return p.upper();
+            }
+        }
+        return switch (key) {
+            case "harmWeight", "queueHarmWeight" -> 100;     // weights of others' time against r's own
+            case "alphaOwn" -> 10;                           // µs per decode step per resident KV token, as decodeStepKvUs
+            case "prefillStepUs" -> 1e7;                     // 10 s for one prefill-carrying step
+            default -> throw new IllegalStateException("no upper bound for cost parameter " + key);
+        };
+    }
+
     /** Applies the overrides in {@code node} (a mapping of {@link CostParameters} field names) to {@code base}. */
     public static CostParameters costOverrides(ConfigNode node, CostParameters base) {
         node.object(COST_KEY_ORDER);
@@ -138,7 +160,7 @@ public final class ParameterFile {
             } else if (key.equals("kvWaitScale")) {
                 c.checkRange(v, 0, false, 1, unit); // k = 0 switches the admission wait off
             } else {
-                c.checkRange(v, 0, false, Double.MAX_VALUE, unit);
+                c.checkRange(v, 0, false, upperBound(key), unit);
             }
             switch (key) {
                 case "alphaP" -> b.alphaP(v);
@@ -200,7 +222,7 @@ public final class ParameterFile {
         if (dir == null) {
             throw node.error("an output model file needs a parameter file to resolve it against");
         }
-        Path file = dir.resolve(node.asText());
+        Path file = dir.resolve(node.asPath());
         byte[] bytes;
         try {
             bytes = java.nio.file.Files.readAllBytes(file);

@@ -34,6 +34,20 @@ class AccessAndClientConfigTest {
     }
 
     @Test
+    void aTokenVariableNamedForAnOpenGroupIsAWarningNamingIt() {
+        SelectorConfig open = ConfigLoader.parse(W + "access: {readTokenEnv: R_TOKEN, dataTokenEnv: D_TOKEN}\n", dir);
+        assertThat(open.access().read()).isEqualTo(AccessSettings.Mode.OPEN);
+        assertThat(open.warnings()).anySatisfy(w -> assertThat(w).startsWith("access.readTokenEnv has no effect while "
+                + "access.read is open")).anySatisfy(w -> assertThat(w).startsWith("access.dataTokenEnv has no effect "
+                + "while access.data is open"));
+        SelectorConfig closed = ConfigLoader.parse(W + "access: {read: token, readTokenEnv: R_TOKEN, data: token, "
+                + "dataTokenEnv: D_TOKEN}\n", dir);
+        assertThat(closed.warnings()).noneMatch(w -> w.startsWith("access."));
+        assertThat(ConfigLoader.load(Path.of("..", "examples", "selector.yaml")).warnings())
+                .noneMatch(w -> w.startsWith("access."));
+    }
+
+    @Test
     void kafkaPropertiesFileIsReadAndTheInlineMapWins() throws Exception {
         Files.writeString(dir.resolve("client.properties"), """
                 security.protocol=SASL_SSL

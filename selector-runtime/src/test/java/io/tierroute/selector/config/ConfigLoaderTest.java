@@ -185,6 +185,8 @@ class ConfigLoaderTest {
 
     @Test
     void generatedWorkersAndDefaults() {
+        assertThat(ConfigLoader.parse("workers: [{name: a, kvCapacityTokens: 9223372036854775807}]\n", dir).selector()
+                .workers().get(0).kvCapacityTokens()).as("the stated maximum").isEqualTo(Long.MAX_VALUE);
         SelectorConfig c = ConfigLoader.parse("workers: {count: 3, namePrefix: gpu-, kvCapacityTokens: 1000}\n", dir);
         assertThat(c.selector().workers()).extracting(WorkerSpec::name).containsExactly("gpu-0", "gpu-1", "gpu-2");
         assertThat(c.selector().workers().get(2).kvCapacityTokens()).isEqualTo(1000);
@@ -253,12 +255,13 @@ class ConfigLoaderTest {
         bad("workers: [{name: a, approximate: yes please}]\n", "workers[0].approximate: must be true or false");
         bad("model: {blockSize: 0}\nworkers: [{name: a}]\n", "model.blockSize: must be a number in [1, 1048576]");
         bad("routing: {explorationEpsilon: 2}\nworkers: [{name: a}]\n", "routing.explorationEpsilon: must be a number in [0, 1]");
-        bad("parameters: {alphaD: -5}\nworkers: [{name: a}]\n", "parameters.alphaD: must be a number ≥ 0 µs/token, got -5");
+        bad("parameters: {alphaD: -5}\nworkers: [{name: a}]\n", "parameters.alphaD: must be a number in [0, 100000] µs/token, got -5");
         bad("parameters: {rhoThreshold: 0}\nworkers: [{name: a}]\n", "parameters.rhoThreshold");
         bad("server: {port: 70000}\nworkers: [{name: a}]\n", "server.port: must be a number in [0, 65535], got 70000");
         bad("admin: {tokenEnv: 'not a name'}\nworkers: [{name: a}]\n", "admin.tokenEnv");
         bad("index: {maxBlocks: -1}\nworkers: [{name: a}]\n", "index.maxBlocks");
         bad("index: {maxBlocks: 5000}\nworkers: [{name: a}]\n", "index.maxBlocks: must be a number in [10000, ");
+        bad("index: {maxBlocks: 1e9}\nworkers: [{name: a}]\n", "index.maxBlocks: must be a number in [10000, 500000000] blocks");
         bad("server: {idleTimeoutMs: 10}\nworkers: [{name: a}]\n", "server.idleTimeoutMs");
         bad("server: {requestParseTimeoutMs: 0}\nworkers: [{name: a}]\n", "server.requestParseTimeoutMs");
     }
@@ -487,7 +490,8 @@ class ConfigLoaderTest {
         bad(kafka.formatted("listen: \"h:x\", peers: [\"h:1\"]"), "the port of 'h:x' is not a number");
         bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], keyEnv: \"not a name\""),
                 "kafka.replicaSync.direct.keyEnv: must be an environment variable name");
-        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], maxAge: 10ms"), "kafka.replicaSync.direct.maxAge");
+        bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], maxAge: 10ms"), "kafka.replicaSync.direct.maxAge",
+                "between 100ms and 600s");
         bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], port: 1"), "kafka.replicaSync.direct", "port");
     }
 
@@ -577,5 +581,12 @@ class ConfigLoaderTest {
         Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nparametersFile: nope.yaml\n");
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml")))
                 .hasMessageContaining("parametersFile: cannot load the parameter file").hasMessageContaining("nope.yaml");
+        // A path no file system takes names its field, not "a defect of tierroute".
+        Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nparametersFile: \"a\\0b\"\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("parametersFile: is not a usable file path");
+        Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nserver: {tls: {keyStore: \"k\\0s\"}}\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.tls.keyStore: is not a usable file path");
     }
 }

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -109,6 +110,30 @@ class ApiHandlerTest {
         assertThat(n.get("worker").asText()).isEqualTo(worker);
         assertThat(n.get("cost").get("workflow_bonus_us").asDouble()).isPositive();
         finish(n.get("request_id").asText());
+    }
+
+    @Test
+    void aClientCannotClaimTheIdOfARouteStillToCome() throws Exception {
+        String given = json(api.post("/v1/route", "{\"text\":\"first\"}")).get("request_id").asText();
+        // Whatever the counter reads, claim the next few ids a counter after the prefix would give.
+        String prefix = given.substring(0, given.indexOf('-') + 1);
+        String counter = given.substring(prefix.length()).split("-")[0];
+        long n = Long.parseLong(counter, 36);
+        java.util.List<String> claimed = new java.util.ArrayList<>();
+        for (long next = n + 1; next <= n + 3; next++) {
+            String id = prefix + Long.toString(next, 36);
+            assertThat(api.post("/v1/route", "{\"request_id\":\"" + id + "\",\"text\":\"claim\"}").statusCode())
+                    .isEqualTo(200);
+            claimed.add(id);
+        }
+        HttpResponse<String> unnamed = api.post("/v1/route", "{\"text\":\"second\"}");
+        assertThat(unnamed.statusCode()).as(unnamed.body()).isEqualTo(200);
+        assertThat(json(unnamed).get("request_id").asText()).startsWith(prefix).isNotIn(claimed);
+        finish(given);
+        finish(json(unnamed).get("request_id").asText());
+        for (String id : claimed) {
+            finish(id);
+        }
     }
 
     @Test
@@ -688,6 +713,47 @@ class ApiHandlerTest {
         }
     }
 
+    @Test
+    void aNumberWhereAnObjectBelongsIsNamedAndAByteOrderMarkIsSkippedEverywhere() throws Exception {
+        HttpResponse<String> agent = api.post("/v1/route", "{\"token_ids\":[1],\"agent\":1}");
+        assertThat(agent.statusCode()).isEqualTo(400);
+        assertThat(json(agent).get("error").asText()).contains("agent").doesNotEndWith("got ");
+        byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+        byte[] list = "[{\"request_id\":\"bom-nobody\",\"type\":\"finished\"}]".getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[bom.length + list.length];
+        System.arraycopy(bom, 0, body, 0, bom.length);
+        System.arraycopy(list, 0, body, bom.length, list.length);
+        HttpResponse<String> events = api.send(HttpRequest.newBuilder(api.uri("/v1/requests/events"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)));
+        assertThat(events.statusCode()).as("read as the list it is: " + events.body()).isEqualTo(404);
+        assertThat(events.body()).contains("bom-nobody");
+    }
+
+    /** Every route answered is counted once, also those whose body is refused before it is parsed. */
+    @Test
+    void routesRefusedForTheirBodyAreCountedOnce() throws Exception {
+        String invalid = "tierroute_routes_total{outcome=\"invalid\"}";
+        String dry = "tierroute_routes_total{outcome=\"dry_run\"}";
+        String routed = "tierroute_routes_total{outcome=\"routed\"}";
+        double invalid0 = metric(invalid);
+        double dry0 = metric(dry);
+        assert4xx(api.post("/v1/route", ""), 400, "empty");
+        HttpResponse<String> notUtf8 = api.send(HttpRequest.newBuilder(api.uri("/v1/route"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {(byte) 0xff, (byte) 0xfe, '{'})));
+        assertThat(notUtf8.statusCode()).isEqualTo(400);
+        assert4xx(api.post("/v1/route", "{\"text\": "), 400);          // parsed: counted by route(), once
+        assert4xx(api.post("/v1/route", "{\"text\":\"x\",\"max_tokens\":-1}"), 400);
+        assert4xx(api.post("/v1/route?dry_run=true", ""), 400, "empty");
+        assertThat(metric(invalid)).isEqualTo(invalid0 + 4);
+        assertThat(metric(dry)).isEqualTo(dry0 + 1);
+        double routed0 = metric(routed);
+        HttpResponse<String> ok = api.post("/v1/route", "{\"request_id\":\"counted-once\",\"text\":\"hi\"}");
+        assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+        finish("counted-once");
+        assertThat(metric(routed)).isEqualTo(routed0 + 1);
+        assertThat(metric(invalid)).isEqualTo(invalid0 + 4);
+    }
+
     /** The value of one sample line of /metrics, e.g. {@code tierroute_routes_total{outcome="routed"}}. */
     private static double metric(String sample) throws Exception {
         String body = api.get("/metrics").body();
@@ -769,6 +835,12 @@ class ApiHandlerTest {
         assertThat(api.post("/v1/params/reload", "", "Authorization", auth).statusCode()).isEqualTo(200);
         HttpResponse<String> withObject = api.post("/v1/params/reload", "{}", "Authorization", auth);
         assertThat(withObject.statusCode()).as("{} is no body: " + withObject.body()).isEqualTo(200);
+
+        // A path no file system takes (a NUL) is the file's error, answered, with either empty body.
+        Files.writeString(dir.resolve("params.yaml"), "version: 4\noutputModel: \"a\\0b\"\n");
+        assert4xx(api.post("/v1/params/reload", "", "Authorization", auth), 400, "outputModel", "not a usable file path",
+                "keeping version 1");
+        assert4xx(api.post("/v1/params/reload", "{}", "Authorization", auth), 400, "outputModel", "keeping version 1");
     }
 
     @Test
@@ -784,6 +856,35 @@ class ApiHandlerTest {
                 .contains("tierroute_params_active_version{scope=\"default\"}")
                 .contains("tierroute_params_rho_aged_out_links 0.0")
                 .contains("tierroute_http_responses_total{class=\"2xx\"}");
+    }
+
+    @Test
+    void aNonAsciiTokenSentAsUtf8IsAccepted() throws Exception {
+        String token = "päss-wörd-✓";
+        try (ApiTestServer s = new ApiTestServer("workers: [{name: a}]\n", dir, token)) {
+            byte[] utf8 = token.getBytes(StandardCharsets.UTF_8);
+            assertThat(rawPost(s, "/v1/workers/a/drain", utf8)).isEqualTo(200);
+            assertThat(rawPost(s, "/v1/workers/a/undrain", "wrong".getBytes(StandardCharsets.US_ASCII))).isEqualTo(401);
+            assertThat(rawPost(s, "/v1/workers/a/undrain", "päss".getBytes(StandardCharsets.ISO_8859_1)))
+                    .as("bytes that are no UTF-8").isEqualTo(400);
+        }
+    }
+
+    /** The status of a bodiless POST whose bearer token is sent as exactly {@code token}'s bytes. */
+    private static int rawPost(ApiTestServer s, String path, byte[] token) throws Exception {
+        java.net.URI u = s.uri(path);
+        try (java.net.Socket socket = new java.net.Socket(u.getHost(), u.getPort())) {
+            socket.setSoTimeout(10_000);
+            java.io.ByteArrayOutputStream req = new java.io.ByteArrayOutputStream();
+            req.writeBytes(("POST " + u.getPath() + " HTTP/1.1\r\nHost: " + u.getHost() + "\r\nAuthorization: Bearer ")
+                    .getBytes(StandardCharsets.US_ASCII));
+            req.writeBytes(token);
+            req.writeBytes("\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().write(req.toByteArray());
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.ISO_8859_1)).readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
     }
 
     @Test

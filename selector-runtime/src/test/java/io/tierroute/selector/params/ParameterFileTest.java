@@ -118,7 +118,18 @@ class ParameterFileTest {
         assertThatThrownBy(() -> load("bad.json", "{\"rho\": {\"w0\": {\"cpu\": 12e-1}}}"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageEndingWith("bad.json: rho.w0.cpu: must be a number in [0, 1], got 12e-1");
-        bad("parameters: {alphaD: -6e2}\n", "parameters.alphaD: must be a number ≥ 0 µs/token, got -6e2");
+        bad("parameters: {alphaD: -6e2}\n", "parameters.alphaD: must be a number in [0, 100000] µs/token, got -6e2");
+    }
+
+    /** No cost parameter may be so large that every cost is infinite: the snapshots' physical bounds, or a sane cap. */
+    @Test
+    void costParametersHaveUpperBounds() throws Exception {
+        bad("parameters: {alphaP: 1e308}\n", "parameters.alphaP: must be a number in [0, 10000] µs/token, got 1e308");
+        bad("parameters: {lambda: 2}\n", "parameters.lambda: must be a number in [0, 1] 1/s, got 2");
+        bad("parameters: {harmWeight: 1e6}\n", "parameters.harmWeight: must be a number in [0, 100], got 1e6");
+        bad("parameters: {prefillStepUs: 1e300}\n", "parameters.prefillStepUs", "got 1e300");
+        assertThat(load("ok.yaml", "parameters: {alphaP: 1e4, harmWeight: 100, alphaOwn: 10}\n").cost().alphaP())
+                .isEqualTo(1e4);
     }
 
     @Test
