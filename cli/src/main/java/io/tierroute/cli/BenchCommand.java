@@ -157,6 +157,13 @@ final class BenchCommand implements Runnable {
             PolicyRegistry registry = new PolicyRegistry();
             PrintStream stdout = System.out;
             if (list) {
+                // It lists and exits: a run flag beside it would be ignored, so it is refused naming the flag.
+                for (CommandLine.Model.OptionSpec o : spec.commandLine().getParseResult().matchedOptions()) {
+                    if (!o.longestName().equals("--list-policies")) {
+                        return usageError("--list-policies lists the policies and workloads and runs nothing; it takes "
+                                + "no " + o.longestName());
+                    }
+                }
                 stdout.println("policies:  " + String.join(", ", registry.names()));
                 stdout.println("workloads:");
                 int width = Workloads.names().stream().mapToInt(String::length).max().orElse(0);

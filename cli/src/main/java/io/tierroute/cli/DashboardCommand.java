@@ -125,6 +125,12 @@ final class DashboardCommand implements Callable<Integer> {
                         : " (it holds only whitespace)"));
             }
             s = s.withClosedReads(readToken, readTokenEnv);
+            try {
+                s.operators(); // the operators passed above: this refuses a read token that is one of theirs
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--read-token-env " + readTokenEnv + ": "
+                        + e.getMessage());
+            }
         }
         if (tlsKeyStore != null) {
             String password = System.getenv(tlsPasswordEnv);

@@ -207,7 +207,8 @@ final class SnapshotsCommand implements Runnable {
 
         ScopeState scope(SnapshotHistory h) {
             return h.scope(conn.scope).orElseThrow(() -> new SnapshotsKafka.Failure("unknown scope '" + conn.scope
-                    + "'; known scopes: " + (h.scopes().isEmpty() ? "none (no snapshot published yet)" : h.scopes())));
+                    + "'; known scopes: " + (h.scopes().isEmpty() ? "none (no snapshot published yet)"
+                    : ControlText.printable(h.scopes().toString())))); // names from the topic: escaped
         }
 
         /** Version {@code v} of the scope, which the read kept if it is on the topic (a {@link #named} one). */

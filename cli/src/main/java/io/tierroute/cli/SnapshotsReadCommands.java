@@ -1,5 +1,6 @@
 package io.tierroute.cli;
 
+import io.tierroute.dashboards.control.ControlText;
 import io.tierroute.dashboards.history.Fitted;
 import io.tierroute.dashboards.history.ParameterNames;
 import io.tierroute.dashboards.history.ScopeState;
@@ -62,9 +63,12 @@ final class SnapshotsReadCommands {
             java.util.Collections.reverse(vs);
             int shown = limit <= 0 ? vs.size() : Math.min(limit, vs.size());
             for (VersionRecord v : vs.subList(0, shown)) {
+                // Producer and reasons come from the topic (a worker's name reaches a reason: rho[<worker>/<tier>]):
+                // escaped, so no escape sequence in them rewrites the terminal.
                 rows.add(new String[] {Long.toString(v.version()), v.status().toLowerCase(Locale.ROOT), markers(s, v),
                         v.parentVersion() == null ? "-" : v.parentVersion().toString(), time(v.createdAtMs()),
-                        v.producer(), abridged(String.join("; ", v.rejectReasons()), v.version())});
+                        ControlText.printable(v.producer()),
+                        abridged(ControlText.printable(String.join("; ", v.rejectReasons())), v.version())});
             }
             table(out, rows);
             if (shown < onTopic.size()) {
@@ -113,14 +117,15 @@ final class SnapshotsReadCommands {
             ScopeState s = scope(read.history());
             VersionRecord v = version(read, s, version);
             String m = markers(s, v);
-            out.println("scope " + s.scope() + ", version " + v.version() + ": " + v.status().toLowerCase(Locale.ROOT)
-                    + (m.isEmpty() ? "" : " (" + m + ")"));
+            // Scope, producer and reasons come from the topic: escaped, as in 'list'.
+            out.println("scope " + ControlText.printable(s.scope()) + ", version " + v.version() + ": "
+                    + v.status().toLowerCase(Locale.ROOT) + (m.isEmpty() ? "" : " (" + m + ")"));
             out.println("parent " + (v.parentVersion() == null ? "-" : v.parentVersion()) + " · producer "
-                    + v.producer() + " · created " + time(v.createdAtMs()) + " UTC · control sequence "
-                    + v.controlSequence() + " · offset " + v.offset());
+                    + ControlText.printable(v.producer()) + " · created " + time(v.createdAtMs())
+                    + " UTC · control sequence " + v.controlSequence() + " · offset " + v.offset());
             for (String r : v.rejectReasons()) {
                 // An accepted snapshot's reasons are the parameters the gate held ("held: …"), not rejections.
-                out.println(r.startsWith("held: ") ? r : "rejected: " + r);
+                out.println(r.startsWith("held: ") ? ControlText.printable(r) : "rejected: " + ControlText.printable(r));
             }
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"PARAMETER", "VALUE", "UNIT", "SAMPLES", "QUALITY", "STD ERROR", "WINDOW (UTC)"});
@@ -199,7 +204,8 @@ final class SnapshotsReadCommands {
             ScopeState s = scope(read.history());
             VersionRecord va = version(read, s, a);
             VersionRecord vb = version(read, s, b);
-            out.println("scope " + s.scope() + ": version " + a + " (" + va.status().toLowerCase(Locale.ROOT) + ") -> "
+            out.println("scope " + ControlText.printable(s.scope()) + ": version " + a + " ("
+                    + va.status().toLowerCase(Locale.ROOT) + ") -> "
                     + b + " (" + vb.status().toLowerCase(Locale.ROOT) + ")");
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"PARAMETER", "UNIT", "OLD (" + a + ")", "NEW (" + b + ")", "CHANGE", "SAMPLES"});

@@ -23,7 +23,7 @@ final class SnapshotsText {
 
     /** The scope's line: how many versions the topic holds ({@code onTopic}, not a read's window of them), the active one, the pin. */
     static String header(ScopeState s, NavigableSet<Long> onTopic) {
-        return "scope " + s.scope() + ": " + onTopic.size() + " versions (" + range(onTopic)
+        return "scope " + ControlText.printable(s.scope()) + ": " + onTopic.size() + " versions (" + range(onTopic)
                 + "), active " + (s.activeVersion() == null ? "none" : s.activeVersion()) + ", " + describe(s);
     }
 

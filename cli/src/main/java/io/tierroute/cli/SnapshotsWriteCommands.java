@@ -1,6 +1,7 @@
 package io.tierroute.cli;
 
 import io.tierroute.dashboards.control.ControlFence;
+import io.tierroute.dashboards.control.ControlText;
 import io.tierroute.dashboards.history.ScopeState;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.history.VersionRecord;
@@ -186,8 +187,8 @@ final class SnapshotsWriteCommands {
             VersionRecord v = version(read, s, version);
             if (v.rejected()) {
                 throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
-                        + "' was REJECTED by the validation gate (" + String.join("; ", v.rejectReasons())
-                        + ") and can never be active. Nothing was written.");
+                        + "' was REJECTED by the validation gate (" + ControlText.printable(String.join("; ",
+                        v.rejectReasons())) + ") and can never be active. Nothing was written.");
             }
             if (!v.accepted()) {
                 throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -79,8 +80,16 @@ final class StoppedJobs {
                 p.setProperty("job." + i + ".argument." + a, j.arguments().get(a));
             }
         }
-        try (Writer w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            p.store(w, "fitting jobs 'tierroute cluster down' stopped, and the checkpoint each can resume from");
+        // Written beside and moved into place (as bench's summary): a write that fails (a full disk, Ctrl-C) leaves the
+        // earlier record whole, the only place a job stopped by an earlier down is resumed from.
+        Path staging = Files.createTempFile(dir, "." + FILE + "-", ".tmp");
+        try {
+            try (Writer w = Files.newBufferedWriter(staging, StandardCharsets.UTF_8)) {
+                p.store(w, "fitting jobs 'tierroute cluster down' stopped, and the checkpoint each can resume from");
+            }
+            Files.move(staging, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            Files.deleteIfExists(staging);
         }
     }
 

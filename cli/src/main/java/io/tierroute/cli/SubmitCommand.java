@@ -69,7 +69,8 @@ import java.util.stream.Stream;
                         + "Kubernetes, a YARN session: no slots until a job asks). A job that does not run within --wait, "
                         + "or fails, is reported with its root cause from Flink (GET /jobs/ID/exceptions).",
                 "Ctrl-C during the upload or the run request deletes the uploaded jar from the cluster and says whether "
-                        + "a job may have started.",
+                        + "a job may have started; during the check for racing submits, it names the job, which runs on "
+                        + "unjudged, and what to check and cancel.",
                 "Racing submits: that check cannot be atomic, so once its job is listed submit looks again and, if a job "
                         + "it would refuse started before its own (Flink's start-time; on a tie, the smaller job id), "
                         + "cancels its own job and fails naming that job: of submits that race, the first job stays. A job "
@@ -200,11 +201,18 @@ final class SubmitCommand implements Callable<Integer> {
     }
 
     private int stopWithSavepoint(FlinkRestClient rest, PrintWriter out) {
-        if (fromSavepoint != null || !jobArgs.isEmpty() || !ignoreJobs.isEmpty() || jar != null || allowNonRestoredState
-                || waitForSlots || noSlotCheck) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
-                    + "--from-savepoint, --allow-non-restored-state, --jar, --ignore-job, --wait-for-slots, "
-                    + "--no-slot-check or job arguments");
+        // A submit's flags would be ignored: said, naming the flag, rather than silently dropped.
+        CommandLine.ParseResult given = spec.commandLine().getParseResult();
+        for (String submitOnly : List.of("--bootstrap", "--no-kafka-check", "--jar", "--from-savepoint",
+                "--allow-non-restored-state", "--ignore-job", "--wait-for-slots", "--no-slot-check")) {
+            if (given.hasMatchedOption(submitOnly)) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no "
+                        + submitOnly + " (a flag of a submit)");
+            }
+        }
+        if (!jobArgs.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--savepoint stops a job; it takes no job "
+                    + "arguments (got " + String.join(" ", jobArgs) + ")");
         }
         // A savepoint is written into a directory; Flink's answer to a file is a bare FileAlreadyExistsException.
         if (!isUri(savepoint) && Files.exists(Path.of(savepoint)) && !Files.isDirectory(Path.of(savepoint))) {
@@ -353,9 +361,10 @@ final class SubmitCommand implements Callable<Integer> {
             }
             out.println("job " + id + " submitted" + (fromSavepoint != null ? " from savepoint " + fromSavepoint : ""));
             out.flush();
+            // The check above is not atomic: a submit racing this one may have passed it too. The job started first
+            // stays. Inside the hook: a Ctrl-C while it looks (up to --wait) leaves a job perhaps beside another writer.
+            SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
         }
-        // The check above is not atomic: a submit racing this one may have passed it too. The job started first stays.
-        SubmitRaceCheck.keepOrCancel(rest, id, candidate, Set.copyOf(ignoreJobs), wait);
         FlinkRestClient.JobDetails d;
         try {
             d = rest.awaitRunning(id, wait, waitForSlots ? progress(rest, out) : x -> { });

@@ -1,16 +1,18 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.local.FlinkRestClient;
+import io.tierroute.schemas.Topics;
 
 import java.io.PrintWriter;
 import java.time.Duration;
 
 /**
  * Ctrl-C (or SIGTERM) during {@code submit}'s upload and run request, which Flink cannot be asked to undo: a shutdown
- * hook, in place from before the upload until the job is announced, that deletes the uploaded jar (29 MB that would
- * stay in the cluster's {@code /jars}; best effort, a few seconds at most) and says what may have started. Without it
- * the JVM ended silently, with a job perhaps running and never named. As {@code cluster up}'s hook, it is removed
- * when the phase ends without a signal.
+ * hook, in place from before the upload until the check for racing submits has kept the job, that deletes the uploaded
+ * jar (29 MB that would stay in the cluster's {@code /jars}; best effort, a few seconds at most) and says what may have
+ * started: during that check, the job, which runs on unjudged, and what to check and cancel. Without it the JVM ended
+ * silently, with a job perhaps running and never named. As {@code cluster up}'s hook, it is removed when the phase ends
+ * without a signal.
  */
 final class SubmitOnCtrlC implements AutoCloseable {
 
@@ -102,10 +104,13 @@ final class SubmitOnCtrlC implements AutoCloseable {
                     + rest.base() + "/jars/" + jarId;
         }
         String state;
-        if (jobId != null) {
-            state = "interrupted after job " + jobId + " was started: it runs on (web UI: " + rest.base() + "/#/job/running/"
-                    + jobId + "/overview; stop it with: tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id "
-                    + jobId + ")";
+        if (jobId != null) { // the check for racing submits did not end: no one judged whether it is a second writer
+            state = "interrupted after job " + jobId + " was started, before the check for racing submits ended: it "
+                    + "runs on, perhaps beside another writer of " + Topics.PARAMS + " that a submit started at the same "
+                    + "time; check with 'tierroute cluster status' or the Flink UI at " + rest.base() + ", and if a "
+                    + "fitting job started before it writes that topic on the same Kafka, cancel this one (flink cancel "
+                    + jobId + ", or " + rest.base() + "/#/job/running/" + jobId + "/overview); else stop it when done "
+                    + "with: tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id " + jobId;
         } else if (runRequested) {
             state = "interrupted after the run request was sent: a job may be running; check with 'tierroute cluster "
                     + "status' or the Flink UI at " + rest.base();

@@ -35,6 +35,29 @@ class BenchListTest {
         assertThat(text).contains("multi-turn chat");
     }
 
+    /** --list-policies runs nothing: a run flag beside it was ignored; refused, naming it, with nothing listed. */
+    @Test
+    void runFlagsBesideListPoliciesAreRefusedNamingThem() {
+        for (String[] extra : new String[][] {{"--workers", "0"}, {"--workload", "chat"}, {"--request-logs"}}) {
+            StringWriter err = new StringWriter();
+            PrintStream stdout = System.out;
+            ByteArrayOutputStream captured = new ByteArrayOutputStream();
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            int code;
+            try {
+                code = TierrouteCommand.execute(java.util.stream.Stream.concat(java.util.stream.Stream.of("bench",
+                                "routing", "--list-policies"), java.util.Arrays.stream(extra)).toArray(String[]::new),
+                        new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+            } finally {
+                System.setOut(stdout);
+            }
+            assertThat(code).as(extra[0]).isEqualTo(2);
+            assertThat(err.toString()).as(extra[0]).isEqualTo("tierroute bench routing: --list-policies lists the "
+                    + "policies and workloads and runs nothing; it takes no " + extra[0] + System.lineSeparator());
+            assertThat(captured.toString(StandardCharsets.UTF_8)).as("nothing listed").isEmpty();
+        }
+    }
+
     /** The --workload help of bench routing and of the live fleet (demo, fleet) names every registered workload. */
     @Test
     void theWorkloadOptionsHelpNamesEveryWorkload() {

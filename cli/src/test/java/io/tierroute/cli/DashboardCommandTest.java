@@ -92,6 +92,24 @@ class DashboardCommandTest {
         assertThat(err.toString()).contains("--read-token-env " + UNSET).contains("not set");
     }
 
+    /** A read token that is also an operator's would let every reader pin and roll back. PATH stands in for both. */
+    @Test
+    @Timeout(60) // the old code started the dashboard, which runs until stopped
+    void aReadTokenThatIsAnOperatorTokenIsRefusedBeforeAnythingStarts(@TempDir Path dir) throws Exception {
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--token-env", "PATH",
+                "--read-token-env", "PATH")).isEqualTo(2);
+        assertThat(err.toString()).contains("--read-token-env PATH: the read token (PATH) is also the token of "
+                + "operator 'operator': every reader could pin, unpin and roll back");
+        err.getBuffer().setLength(0);
+        Path file = dir.resolve("operators");
+        Files.writeString(file, "bob sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(System.getenv("PATH").getBytes(StandardCharsets.UTF_8))) + "\n");
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--token-env", UNSET,
+                "--operator-tokens", file.toString(), "--read-token-env", "PATH")).isEqualTo(2);
+        assertThat(err.toString()).contains("--read-token-env PATH: ").contains("token of operator 'bob'")
+                .doesNotContain(System.getenv("PATH"));
+    }
+
     @Test
     void aKeyStoreWithoutItsPasswordVariableIsRefused() {
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--tls-keystore", "ks.p12",

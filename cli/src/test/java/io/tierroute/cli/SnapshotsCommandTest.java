@@ -42,6 +42,11 @@ class SnapshotsCommandTest {
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 1).setQuantileModel(forest)
                     .setQuantileModelVersion(1L).build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 2).setQuantileModelVersion(1L).build());
+            // text from the topic with escape sequences in it: a worker's name reaches a reason (rho[<worker>/<tier>])
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 1).setProducer("fitter\u001b[31m").build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)
+                    .setStatus(io.tierroute.schemas.avro.SnapshotStatus.REJECTED)
+                    .setRejectReasons(List.of("rho[w\u001b[2J/CPU] out of range")).build());
         }
     }
 
@@ -69,6 +74,20 @@ class SnapshotsCommandTest {
                 .endsWith(SnapshotsFixtures.HELD.substring(0, SnapshotsText.REASON_WIDTH) + "… (snapshots show 2)");
         assertThat(lines.get(5)).startsWith("1 ").contains("accepted");
         System.out.println("---- snapshots list ----\n" + o);
+    }
+
+    /** Producer and reasons come from the topic: an ESC in them is printed as {@code \u001b}, not sent to the terminal. */
+    @Test
+    void producerAndReasonsFromTheTopicArePrintedEscaped() {
+        assertThat(run("snapshots", "list", "--scope", "escapes")).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain("\u001b").contains("fitter\\u001b[31m")
+                .contains("rho[w\\u001b[2J/CPU] out of range");
+        assertThat(run("snapshots", "show", "2", "--scope", "escapes")).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain("\u001b").contains("rejected: rho[w\\u001b[2J/CPU] out of range");
+        assertThat(run("snapshots", "show", "1", "--scope", "escapes")).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain("\u001b").contains("producer fitter\\u001b[31m");
+        assertThat(run("snapshots", "pin", "2", "--scope", "escapes", "--reason", "try")).isEqualTo(1);
+        assertThat(err.toString()).doesNotContain("\u001b").contains("rho[w\\u001b[2J/CPU]");
     }
 
     @Test

@@ -1,12 +1,15 @@
 package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.tierroute.jobs.WriterIdentity;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,5 +82,22 @@ class StoppedJobsTest {
         StoppedJobs.write(dir, List.of());
         assertThat(Files.exists(dir.resolve(StoppedJobs.FILE))).isFalse();
         assertThat(StoppedJobs.read(dir)).isEmpty();
+    }
+
+    /** A write that fails midway (a full disk, Ctrl-C) leaves the earlier record whole: before, it was truncated first. */
+    @Test
+    void aWriteThatFailsLeavesTheEarlierRecordWhole() throws Exception {
+        StoppedJobs.Job earlier = job("params", CLUSTERS_KAFKA, true, "file:/c/job-1/chk-7");
+        StoppedJobs.write(dir, List.of(earlier));
+        byte[] before = Files.readAllBytes(dir.resolve(StoppedJobs.FILE));
+        // A lone surrogate has no UTF-8 form: the encoder fails once part of the record is written.
+        StoppedJobs.Job unwritable = job("params", CLUSTERS_KAFKA, true, "file:/c/job-2/chk-\uD800");
+        assertThatThrownBy(() -> StoppedJobs.write(dir, List.of(unwritable))).isInstanceOf(IOException.class);
+        assertThat(Files.readAllBytes(dir.resolve(StoppedJobs.FILE))).isEqualTo(before);
+        assertThat(StoppedJobs.read(dir)).containsExactly(earlier);
+        try (Stream<Path> files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).as("no staging file left").containsExactly(
+                    StoppedJobs.FILE);
+        }
     }
 }

@@ -54,6 +54,21 @@ class SubmitLocalChecksTest {
         assertThat(err.toString()).startsWith("--from-savepoint needs a path, got ' '");
     }
 
+    /** A submit's flags beside --savepoint were ignored (--bootstrap, --no-kafka-check): refused, naming the flag. */
+    @Test
+    void aSavepointStopRefusesASubmitsFlagsNamingIt() {
+        for (String[] extra : new String[][] {{"--bootstrap", "127.0.0.1:9"}, {"--no-kafka-check"}, {"--jar", "x.jar"}}) {
+            String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("submit", "--flink", FLINK,
+                    "--savepoint", dir.toString()), java.util.Arrays.stream(extra)).toArray(String[]::new);
+            assertThat(run(args)).as(extra[0]).isEqualTo(2);
+            assertThat(err.toString()).as(extra[0]).startsWith("--savepoint stops a job; it takes no " + extra[0]
+                    + " (a flag of a submit)");
+        }
+        assertThat(run("submit", "--flink", FLINK, "--savepoint", dir.toString(), "--", "--parallelism", "1"))
+                .isEqualTo(2);
+        assertThat(err.toString()).startsWith("--savepoint stops a job; it takes no job arguments (got --parallelism 1)");
+    }
+
     @Test
     void aWellFormedJobIdAndADirectoryPassToFlink() {
         assertThat(run("submit", "--flink", FLINK, "--savepoint", dir.toString(), "--job-id",

@@ -105,9 +105,13 @@ class SubmitOnCtrlCTest {
             assertThat(hook.deleteJar(rest)).isNull(); // the command deleted it: the hook does not again
             hook.onInterrupt();
         }
-        assertThat(err2.toString()).contains("interrupted after job 0123abcd was started: it runs on (web UI: "
-                + rest.base() + "/#/job/running/0123abcd/overview; stop it with: tierroute submit --flink " + rest.base()
-                + " --savepoint DIR --job-id 0123abcd)").doesNotContain("deleted");
+        assertThat(err2.toString()).contains("interrupted after job 0123abcd was started, before the check for racing "
+                + "submits ended: it runs on, perhaps beside another writer of tierroute.params that a submit started at "
+                + "the same time; check with 'tierroute cluster status' or the Flink UI at " + rest.base() + ", and if a "
+                + "fitting job started before it writes that topic on the same Kafka, cancel this one (flink cancel "
+                + "0123abcd, or " + rest.base() + "/#/job/running/0123abcd/overview); else stop it when done with: "
+                + "tierroute submit --flink " + rest.base() + " --savepoint DIR --job-id 0123abcd")
+                .doesNotContain("deleted");
         assertThat(requests).containsExactly("DELETE /jars/j1.jar", "DELETE /jars/j2.jar");
     }
 

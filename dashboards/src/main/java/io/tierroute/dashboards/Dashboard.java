@@ -8,6 +8,7 @@ import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.WebTls;
 
 import java.net.URI;
+import java.util.Optional;
 
 /**
  * The whole dashboard in one object, for {@code tierroute dashboard} and the demo: a
@@ -78,12 +79,22 @@ public final class Dashboard implements AutoCloseable {
         /**
          * Every operator credential: {@code token} (named {@code operatorName}) and the named ones.
          *
-         * @throws IllegalArgumentException on a bad name, a token with whitespace around it, or a name or token configured
-         *                                  twice
+         * @throws IllegalArgumentException on a bad name, a token with whitespace around it, a name or token configured
+         *                                  twice, or a read token that is an operator's token
          */
         public OperatorTokens operators() {
             requireStripped(token, tokenSource);
-            return OperatorTokens.single(token, operatorName).plus(namedOperators);
+            OperatorTokens all = OperatorTokens.single(token, operatorName).plus(namedOperators);
+            // A read token opens the page to everyone it is given to: one that is also an operator's would let every
+            // reader pin, unpin and roll back.
+            Optional<String> holder = readsClosed && readToken != null && !readToken.isEmpty()
+                    ? all.identify(readToken) : Optional.empty();
+            if (holder.isPresent()) {
+                throw new IllegalArgumentException("the read token (" + readTokenSource + ") is also the token of "
+                        + "operator '" + holder.get() + "': every reader could pin, unpin and roll back; give the "
+                        + "readers a token of their own");
+            }
+            return all;
         }
 
         /**

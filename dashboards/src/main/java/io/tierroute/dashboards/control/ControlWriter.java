@@ -34,7 +34,9 @@ import java.util.function.Supplier;
  * Each write first fences every other writer of the scope ({@link ControlFence}: the CLI, another
  * dashboard), then waits until the history holds every committed record of the scope, decides from
  * it, commits, and waits until the history has read the record back. A writer fenced meanwhile
- * answers 409 with nothing written. Refusals are {@link ControlRefusedException}s.
+ * answers 409 with nothing written. Refusals are {@link ControlRefusedException}s; a write committed but not read
+ * back in time, or whose commit the broker did not confirm, is a {@link ControlUnconfirmedException} (it stands, or
+ * may: never "nothing was written").
  *
  * <p><b>Kafka unreachable.</b> While the history reader has no contact with Kafka (its {@code kafkaOutage}), a write
  * is refused at once, 503, saying so and that nothing was written, rather than after the fence's Kafka timeout; one
@@ -222,18 +224,25 @@ public final class ControlWriter implements AutoCloseable {
             SnapshotControl c = SnapshotControl.newBuilder().setScope(scope).setAction(d.action()).setVersion(d.version())
                     .setReason(reason.strip()).setActor(actor.strip()).setTimestampMs(clock.millis())
                     .setSequence(sequence).build();
-            fence.commit(c);
-            if (!history.awaitControlSequence(scope, sequence, READ_BACK_MS)) {
-                throw new IllegalStateException("wrote " + d.action() + " sequence " + sequence + " of scope '" + scope
-                        + "' to " + Topics.CONTROL + " but did not read it back within " + READ_BACK_MS + " ms");
+            Written w = new Written(scope, d.action().name(), d.version(), sequence, before < 0 ? null : before,
+                    actor.strip());
+            String what = d.action() + " of version " + d.version() + " as control sequence " + sequence + " of scope '"
+                    + scope + "'";
+            try {
+                fence.commit(c);
+            } catch (ControlFence.Unconfirmed e) { // it may still land: no "nothing was written" from here on
+                throw new ControlUnconfirmedException(w, null, "the " + what + " was sent, but " + e.getMessage()
+                        + ": do not repeat it; reload and check the scope's last control first", e);
             }
-            return new Written(scope, d.action().name(), d.version(), sequence, before < 0 ? null : before, actor.strip());
+            if (!history.awaitControlSequence(scope, sequence, READ_BACK_MS)) {
+                throw new ControlUnconfirmedException(w, true, "the " + what + " was written to " + Topics.CONTROL
+                        + ", but not read back within " + READ_BACK_MS + " ms: it stands, do not repeat it; reload to "
+                        + "see it", null);
+            }
+            return w;
         } catch (ControlFence.Fenced e) {
             throw ControlRefusedException.conflict("another writer (the CLI or another dashboard) changed scope '" + scope
                     + "' while this write was made; nothing was written: reload and retry");
-        } catch (ControlFence.Unconfirmed e) {
-            throw new IllegalStateException(e.getMessage() + ": reload and check the scope's last control before "
-                    + "retrying", e);
         } catch (KafkaException e) {
             Throwable refusal = authorisationIn(e);
             if (refusal != null) {

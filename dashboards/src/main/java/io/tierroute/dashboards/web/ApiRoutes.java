@@ -2,6 +2,7 @@ package io.tierroute.dashboards.web;
 
 import io.tierroute.dashboards.control.ControlRefusedException;
 import io.tierroute.dashboards.control.ControlText;
+import io.tierroute.dashboards.control.ControlUnconfirmedException;
 import io.tierroute.dashboards.control.ControlWriter;
 import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
@@ -281,6 +282,25 @@ final class ApiRoutes {
         return name.length() <= 64 ? name : name.substring(0, 64) + "…";
     }
 
+    /**
+     * A 202, not a 503 ("nothing written, retry"): the write stands, or may. {@code written} is true, or null when the
+     * broker did not confirm the commit; the rest is what a 200 carries, with the message that says not to repeat it.
+     */
+    private static Map<String, Object> unconfirmed(ControlUnconfirmedException e) {
+        ControlWriter.Written w = e.write();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("written", e.written());
+        m.put("confirmed", false);
+        m.put("scope", w.scope());
+        m.put("action", w.action());
+        m.put("version", w.version());
+        m.put("sequence", w.sequence());
+        m.put("previousActive", w.previousActive());
+        m.put("actor", w.actor());
+        m.put("message", e.getMessage());
+        return m;
+    }
+
     /** Runs {@code h}; turns refusals and client errors into their status, anything else into a logged 500. */
     private static HttpHandler wrap(DashboardRoute route, HttpHandler h) {
         return ex -> {
@@ -293,6 +313,9 @@ final class ApiRoutes {
                 JsonIo.error(ex, e.status, e.getMessage());
             } catch (ControlRefusedException e) {
                 JsonIo.error(ex, e.status(), e.getMessage());
+            } catch (ControlUnconfirmedException e) {
+                log.warn("dashboard API: {} {}: {}", ex.getRequestMethod(), ex.getRequestPath(), e.getMessage());
+                JsonIo.send(ex, 202, unconfirmed(e));
             } catch (IllegalStateException e) {
                 log.warn("dashboard API: {} {} failed: {}", ex.getRequestMethod(), ex.getRequestPath(), e.getMessage());
                 JsonIo.error(ex, 503, e.getMessage());

@@ -92,7 +92,7 @@ public final class OperatorTokens {
      * The name of the operator whose token {@code credential} is, if any. Every entry is compared (no
      * early exit), so the time does not tell which operator, if any, matched.
      */
-    Optional<String> identify(String credential) {
+    public Optional<String> identify(String credential) {
         return credential == null ? Optional.empty() : identifyDigest(Secret.digestOf(credential));
     }
 

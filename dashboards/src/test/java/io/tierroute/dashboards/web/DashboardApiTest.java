@@ -65,6 +65,26 @@ class DashboardApiTest {
         return JSON.readTree(r.body());
     }
 
+    /**
+     * A write committed but not read back in time (here: the history reader stopped once caught up, so the history stays
+     * ready and never sees it) stands: a 202 that says so, not the 503 "nothing was written: retry" it was, on which a
+     * script retrying a rollback without "from" moved the scope back twice. Waits out the read-back (15 s).
+     */
+    @Test
+    void aWriteCommittedButNotReadBackIsA202ThatSaysItStands() throws Exception {
+        dashboard.reader().close();
+        HttpResponse<String> r = post("api/v1/scopes/default/rollback", TOKEN, "{\"reason\": \"v3 drifted\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+        JsonNode b = json(r);
+        assertThat(b.get("written").asBoolean()).isTrue();
+        assertThat(b.get("confirmed").asBoolean()).isFalse();
+        assertThat(b.get("sequence").asLong()).isEqualTo(1);
+        assertThat(b.get("version").asLong()).as("v2 is rejected").isEqualTo(1);
+        assertThat(b.get("actor").asText()).isEqualTo("operator");
+        assertThat(b.get("message").asText()).contains("was written to " + Topics.CONTROL).contains("do not repeat it");
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getSequence).containsExactly(1L);
+    }
+
     @Test
     void readsVersionsTimelinesRhoAndCalibration() throws Exception {
         JsonNode status = json(get("api/v1/status"));

@@ -28,6 +28,7 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.FluentWait;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
@@ -255,6 +256,46 @@ class DashboardBrowserTest {
         assertThat(alphaP.get("reloaded")).as("the page was not reloaded").isEqualTo(false);
         waiting().withMessage("the scope status says active 6")
                 .until(d -> d.findElement(By.id("scope-status")).getText().contains("active 6"));
+    }
+
+    /**
+     * Switching scope while the page reads the old one: the old scope's answers, arriving after the switch, are dropped
+     * and the new scope is read (before, the old scope's table stayed up for good, its revision taken, and its Pin
+     * buttons pinned the new scope with the old scope's versions). A Pin on a row still shown acts on the row's scope.
+     * The page's fetch is wrapped to hold a scope's answers until released.
+     */
+    @Test
+    void switchingScopeWhileReadingDropsTheOldScopesAnswersAndPinActsOnTheRowsScope() {
+        js("""
+                const real = window.fetch;
+                window.held = [];
+                window.holdScope = 'default';
+                window.fetch = (url, opts) => window.holdScope && String(url).includes('scopes/' + window.holdScope + '/')
+                    ? new Promise((resolve) => window.held.push(() => resolve(real(url, opts)))) : real(url, opts);
+                window.tierrouteDashboard.revision = -1;""");
+        waiting().withMessage("a refresh of 'default' under way").until(d -> ((Number) js("return window.held.length;"))
+                .intValue() >= 4);
+        new Select(driver.findElement(By.id("scope"))).selectByValue("pool-b");
+        js("window.holdScope = null; window.held.splice(0).forEach((release) => release());");
+        waiting().withMessage("pool-b's one version in the table, not default's five").until(d -> d.findElements(
+                By.cssSelector("#versions tbody tr")).stream().map(r -> r.getDomAttribute("data-version")).toList()
+                .equals(List.of("1")));
+
+        // Back to 'default', whose answers are held: pool-b's row stays shown, and its Pin pins pool-b.
+        js("window.holdScope = 'default';");
+        new Select(driver.findElement(By.id("scope"))).selectByValue("default");
+        driver.findElement(By.cssSelector("#versions tbody tr[data-version='1'] .pin-btn")).click();
+        new WebDriverWait(driver, WAIT).until(ExpectedConditions.visibilityOfElementLocated(By.id("token")));
+        assertThat(driver.findElement(By.id("confirm-text")).getText()).startsWith("Pin version 1 of scope \"pool-b\"");
+        driver.findElement(By.id("token")).sendKeys(TOKEN);
+        driver.findElement(By.id("reason")).sendKeys("pool-b known good");
+        driver.findElement(By.id("confirm")).click();
+        new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"),
+                "pin done"));
+        assertThat(Broker.controlRecords()).singleElement().satisfies(c -> {
+            assertThat(c.getScope()).isEqualTo("pool-b");
+            assertThat(c.getVersion()).isEqualTo(1L);
+        });
     }
 
     /**

@@ -146,6 +146,17 @@ class OperatorIdentityTest {
         assertThat(r.statusCode()).as("the digest in the file is not a credential").isEqualTo(401);
     }
 
+    /** A read token that is an operator's (the env token, or one from the file) would let every reader write. */
+    @Test
+    void aReadTokenThatIsAnOperatorsTokenStopsTheStart() throws Exception {
+        for (String[] shared : new String[][] {{ALICE, "alice"}, {BOB, "bob"}}) {
+            assertThatThrownBy(() -> Dashboard.start(aliceAndBob().withClosedReads(shared[0], "TEST_READ_TOKEN")))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("the read token (TEST_READ_TOKEN) is also the token of operator '" + shared[1]
+                            + "': every reader could pin, unpin and roll back; give the readers a token of their own");
+        }
+    }
+
     @Test
     void aBadOperatorConfigurationStopsTheStart() throws Exception {
         Path file = dir.resolve("operators");

@@ -58,11 +58,13 @@ async function poll() {
       // up until the next snapshot came (never, on a pinned or stalled scope).
       // A read that keeps failing is retried every 10 s, not at every poll (each retry re-reads every view).
       if (r.body.revision !== state.revision && state.scope && Date.now() >= (state.retryAt || 0)) {
-        if (await refresh()) {
+        // null: the scope was switched while reading; nothing is stored, so the next poll reads the new scope.
+        const shown = await refresh();
+        if (shown) {
           state.revision = r.body.revision;
           state.retryAt = 0;
           document.body.dataset.revision = String(state.revision);
-        } else {
+        } else if (shown === false) {
           state.retryAt = Date.now() + 10000;
         }
       }
@@ -111,12 +113,16 @@ function renderScopes(status) {
   state.active = s ? s.activeVersion : null;
 }
 
+// True when every view of the scope was read, false when a read failed, null when the scope was switched meanwhile:
+// then nothing is drawn (the old scope's rows, whose Pin buttons would act on the new one, stay off the page).
 async function refresh() {
-  const base = 'api/v1/scopes/' + enc(state.scope);
+  const scope = state.scope;
+  const base = 'api/v1/scopes/' + enc(scope);
   const last = state.window > 0 ? '?last=' + state.window : '';
   const [v, t, rho, cal] = await Promise.all([
     api(base + '/versions' + last), api(base + '/timelines' + last), api(base + '/rho'), api(base + '/calibration')]);
-  if (v.ok) renderVersions(v.body);
+  if (state.scope !== scope) return null;
+  if (v.ok) renderVersions(v.body, scope);
   if (t.ok) renderTimelines(t.body);
   if (rho.ok) renderHeatmap(rho.body);
   if (cal.ok) renderCalibration(cal.body);
@@ -133,7 +139,7 @@ async function refresh() {
   return !failed;
 }
 
-function renderVersions(d) {
+function renderVersions(d, scope) {
   const rows = d.versions.map((r) => {
     const markers = el('td');
     if (r.active) markers.append(el('span', { className: 'badge active', textContent: 'active' }));
@@ -142,9 +148,9 @@ function renderVersions(d) {
     if (r.status === 'ACCEPTED' && !(r.pinned)) {
       act.append(el('button', { type: 'button', className: 'pin-btn', textContent: 'Pin', disabled: !state.writes,
         title: state.writes ? '' : 'read-only: this dashboard was started without operator tokens',
-        onclick: (e) => { e.stopPropagation(); ask('pin', r.version); } }));
+        onclick: (e) => { e.stopPropagation(); ask('pin', r.version, scope); } })); // the row's scope, not the selected one
     }
-    const tr = el('tr', { onclick: () => showDetail(r.version) },
+    const tr = el('tr', { onclick: () => showDetail(r.version, scope) },
       el('td', { className: 'num', textContent: r.version }), el('td', { textContent: time(r.createdAtMs) }),
       el('td', { textContent: r.producer }),
       el('td', {}, el('span', { className: 'badge ' + r.status, textContent: r.status })),
@@ -287,9 +293,10 @@ function renderCalibration(d) {
   }, [cov.map((c) => c.q), cov.map((c) => c.coverage), cov.map((c) => c.q)], chart);
 }
 
-async function showDetail(version) {
+async function showDetail(version, scope = state.scope) {
   state.detail = version;
-  const r = await api('api/v1/scopes/' + enc(state.scope) + '/versions/' + version);
+  const r = await api('api/v1/scopes/' + enc(scope) + '/versions/' + version);
+  if (state.scope !== scope) return; // switched meanwhile: not the selected scope's version
   if (!r.ok) { say(r.body.error, false); return; }
   const d = r.body;
   $('detail-version').textContent = 'version ' + d.version + ' · ' + d.status + (d.rejectReasons.length ? ' · ' +
@@ -302,13 +309,13 @@ async function showDetail(version) {
     el('td', { textContent: time(p.windowStartMs) + ' → ' + time(p.windowEndMs) }))));
 }
 
-function ask(action, version) {
+function ask(action, version, scope = state.scope) {
   // A rollback names the version it rolls back from: if another operator moved the scope meanwhile, it is refused.
-  state.pending = { action, version, from: state.active };
-  const what = action === 'pin' ? 'Pin version ' + version + ' of scope "' + state.scope + '"'
-    : action === 'rollback' ? 'Roll scope "' + state.scope + '" back from version ' + state.active
+  state.pending = { action, version, from: state.active, scope };
+  const what = action === 'pin' ? 'Pin version ' + version + ' of scope "' + scope + '"'
+    : action === 'rollback' ? 'Roll scope "' + scope + '" back from version ' + state.active
       + ' to the accepted version before it'
-      : 'Unpin scope "' + state.scope + '"';
+      : 'Unpin scope "' + scope + '"';
   $('confirm-title').textContent = action === 'pin' ? 'Pin' : action === 'rollback' ? 'Roll back' : 'Unpin';
   $('confirm-text').textContent = what + '. This changes what every selector serves.';
   $('reason').value = ''; // the last action's reason is no reason for this one
@@ -325,8 +332,13 @@ async function confirmAction() {
   if (p.action === 'rollback' && p.from != null) body.from = p.from;
   const headers = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = 'Bearer ' + token;
-  const r = await api('api/v1/scopes/' + enc(state.scope) + '/' + p.action, { method: 'POST', headers, body: JSON.stringify(body) });
-  if (r.ok) {
+  const r = await api('api/v1/scopes/' + enc(p.scope) + '/' + p.action, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (r.status === 202) {
+    // Committed but not read back in time (written: true), or a commit the broker did not confirm (written: null):
+    // it stands, or may, so the page must not read as "refused, retry".
+    say(p.action + (r.body.written ? ' written, not yet confirmed' : ' sent, not confirmed (it may have been written)')
+      + ' (control sequence ' + r.body.sequence + '): ' + r.body.message, false);
+  } else if (r.ok) {
     say(p.action + ' done: ' + r.body.action + (r.body.version != null ? ' version ' + r.body.version : '') +
       ' by ' + r.body.actor + ' (control sequence ' + r.body.sequence + ')', true);
   } else {
