@@ -1,5 +1,8 @@
 package io.tierroute.dashboards.web;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
@@ -18,7 +21,25 @@ final class Credentials {
         if (all != null && all.size() > 1) {
             throw new HttpError(400, "the Authorization header is given " + all.size() + " times; give it once");
         }
-        return all == null ? null : all.getFirst();
+        return all == null ? null : utf8(all.getFirst());
+    }
+
+    /**
+     * A header value as the client's UTF-8: HTTP/1.1 headers carry bytes, which Undertow reads one character each
+     * (ISO-8859-1), while a token in the environment is Java text; a token outside ASCII would otherwise never match.
+     * 400 when the bytes are no UTF-8.
+     */
+    static String utf8(String value) {
+        if (value.chars().allMatch(c -> c < 0x80) || value.chars().anyMatch(c -> c > 0xff)) {
+            return value; // ASCII, or already decoded text (not the wire's bytes)
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value.getBytes(StandardCharsets.ISO_8859_1))).toString();
+        } catch (CharacterCodingException e) {
+            throw new HttpError(400, "the Authorization header is not UTF-8 text; send the token's UTF-8 bytes");
+        }
     }
 
     /** The token of {@code Bearer <token>}, or null (missing, empty, another scheme). */
