@@ -13,7 +13,8 @@ public interface IndexWriter extends AutoCloseable {
 
     /**
      * Submits engine events, applied in order. Returns false, taking none of them, when the writer is
-     * full: the caller must answer with back-pressure (HTTP 503, a consumer pause), never drop them.
+     * full: the caller must answer with back-pressure (HTTP 503, a consumer pause), never drop them. Throws
+     * {@link IllegalStateException}, saying why, when the writer has failed for good and would never apply them.
      */
     boolean submit(List<KvEvent> events);
 

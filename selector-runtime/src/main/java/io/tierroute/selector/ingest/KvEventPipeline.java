@@ -15,6 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * The index's single writer thread, fed by a bounded queue: engine event batches (HTTP, Kafka),
  * the selector's approximate inserts and their releases, and expiry ticks. Producers never block: a full queue refuses
  * event batches (back-pressure to the sender) and drops approximate inserts (counted).
+ *
+ * <p>An {@link Error} on the writer thread (an {@link OutOfMemoryError} growing a table) leaves the index in a state
+ * nobody can vouch for: the writer logs it, stops, and the pipeline is {@link #failure() failed} for good. Event batches
+ * are then refused with {@link IllegalStateException} naming the failure (not a "full" that invites retries forever),
+ * hints are dropped (counted), and health and metrics can read {@link #failure()}.
  */
 public final class KvEventPipeline implements IndexWriter {
 
@@ -35,6 +40,10 @@ public final class KvEventPipeline implements IndexWriter {
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong processed = new AtomicLong();
     private volatile boolean running = true;
+    /** What stopped the writer, or null while it runs (set once, on the writer thread). */
+    private volatile String failure;
+    /** The command or engine event the writer is applying (its thread alone reads and writes it): named on a failure. */
+    private Object current;
 
     /** @param capacity commands the queue holds before producers are refused */
     public KvEventPipeline(PrefixIndex index, int capacity) {
@@ -45,9 +54,20 @@ public final class KvEventPipeline implements IndexWriter {
         this.writer.start();
     }
 
+    /**
+     * @throws IllegalStateException when the writer has {@link #failure() failed}: nothing would ever apply them
+     */
     @Override
     public boolean submit(List<KvEvent> events) {
-        return enqueue(new Events(events));
+        if (enqueue(new Events(events))) {
+            return true;
+        }
+        String why = failure;
+        if (why != null) {
+            throw new IllegalStateException("the index writer has stopped (" + why + "): KV events are not applied "
+                    + "until the selector restarts");
+        }
+        return false;
     }
 
     @Override
@@ -84,17 +104,31 @@ public final class KvEventPipeline implements IndexWriter {
         return failed.get();
     }
 
+    /**
+     * Why the writer thread stopped (an error it could not survive, e.g. {@code java.lang.OutOfMemoryError: Java heap
+     * space, applying a Stored event of worker 3}), or null while it runs. The index keeps what it held; it takes no
+     * more events.
+     */
+    public String failure() {
+        return failure;
+    }
+
+    /** Whether the writer thread is still alive (tests: a failed writer does not spin). */
+    boolean writerAlive() {
+        return writer.isAlive();
+    }
+
     /** Commands waiting for the writer. */
     public int backlog() {
         return queue.size();
     }
 
-    /** Waits until every command accepted before this call has been applied (tests, shutdown). */
+    /** Waits until every command accepted before this call has been applied (tests, shutdown); false if never. */
     public boolean awaitIdle(long timeout, TimeUnit unit) throws InterruptedException {
         long target = accepted.get();
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (processed.get() < target) {
-            if (System.nanoTime() > deadline) {
+            if (System.nanoTime() > deadline || failure != null) {
                 return false;
             }
             Thread.sleep(1);
@@ -103,15 +137,15 @@ public final class KvEventPipeline implements IndexWriter {
     }
 
     private boolean enqueue(Command c) {
-        if (!running) {
-            return false; // closed: nobody would apply it
+        if (!running || failure != null) {
+            return false; // closed or failed: nobody would apply it
         }
         // Count before offering so `processed` can never overtake `accepted`.
         accepted.incrementAndGet();
         if (queue.offer(c)) {
             // A close() between the check above and the offer may have let the writer finish without it: take it back
             // (if the writer took it, it is applied).
-            if (!running && queue.remove(c)) {
+            if ((!running || failure != null) && queue.remove(c)) {
                 accepted.decrementAndGet();
                 return false;
             }
@@ -132,13 +166,36 @@ public final class KvEventPipeline implements IndexWriter {
                 batch.add(first);
                 queue.drainTo(batch, 255);
                 for (Command c : batch) {
+                    current = c;
                     apply(c);
                 }
+                current = null;
                 processed.addAndGet(batch.size());
                 batch.clear();
             } catch (InterruptedException e) {
                 // close() interrupts a waiting poll; the loop condition still drains what was accepted.
+            } catch (Throwable t) {
+                // An Error (apply() catches each event's and command's RuntimeException): the index may be half-way
+                // through a change and the same command would fail again. Stop, say so once, refuse what would never
+                // be applied; looping on would spin on a full queue or a heap that has run out.
+                stop(t, batch);
+                return;
             }
+        }
+    }
+
+    private void stop(Throwable t, List<Command> batch) {
+        String what = current instanceof KvEvent e ? "applying a " + e.getClass().getSimpleName() + " event of worker "
+                + e.worker() : current != null ? "applying a " + current.getClass().getSimpleName() + " command"
+                : "between commands";
+        failure = t + ", " + what;
+        int discarded = batch.size() + queue.size();
+        queue.clear();
+        try {
+            log.error("index writer stopped by {}, {}; the prefix index takes no more KV events ({} accepted commands "
+                    + "discarded) and KV posts are refused until the selector restarts", t.toString(), what, discarded, t);
+        } catch (Throwable ignored) {
+            // Out of memory even to log: the failure stays readable by health and metrics.
         }
     }
 
@@ -147,6 +204,7 @@ public final class KvEventPipeline implements IndexWriter {
             // One at a time: an event that throws must not take the rest of its batch with it (logged once a batch).
             int failures = 0;
             for (KvEvent e : ev.events()) {
+                current = e;
                 try {
                     index.apply(e);
                     applied.incrementAndGet();

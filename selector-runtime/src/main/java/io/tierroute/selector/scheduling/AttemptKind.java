@@ -6,6 +6,11 @@ enum AttemptKind {
     ARRIVAL(true, true, false),
     /** A request has just arrived behind queued ones: scored for its place in the queue, which it joins (not admitted). */
     ARRIVAL_BEHIND_QUEUE(false, true, false),
+    /**
+     * A request that arrived behind queued ones and found the queue full, tried once more: admitted when a worker is
+     * eligible (not refused while one has room); its arrival was counted by the attempt before.
+     */
+    ARRIVAL_PAST_FULL_QUEUE(true, false, false),
     /** A queued request tried again at a drain: admitted when a worker is eligible. */
     RETRY(true, false, false),
     /** A dry run (a preview, a drain ranking the queue): nothing admitted, nothing drawn from the seeded generator. */

@@ -235,8 +235,9 @@ public final class CostModel {
      * engine's prefill-carrying step, CostParameters): r's admission puts a prefill step into the batch of each of the {@code n_dec(w) = |A(w)| − Q(w)} requests decoding on w. {@code 1 − D̄} is the
      * share of the fleet with spare capacity, where a decoder's steps would otherwise carry no prefill chunk (where
      * prefill already waits, r's chunk rides its steps). Only when r's prefix hits differ by at most one block
-     * over the workers: then spreading admissions costs r nothing; where one worker holds more of r's prefix the
-     * term traded r's cache hit, and the p99 TTFT of chat and Mooncake 2.5, for the decoders' step
+     * over the candidates (the selector leaves out those that cannot take r): then spreading admissions costs r
+     * nothing; where one worker holds more of r's prefix the term traded r's cache hit, and the p99 TTFT of chat and
+     * Mooncake 2.5, for the decoders' step
      * (fleet-sim/experiments/ROUNDS.md, "Spare-step round").
      */
     static double admissionStep(double prefillStepUs, int decoding, double prefillDuty, boolean prefixPicksWorker) {
@@ -248,14 +249,26 @@ public final class CostModel {
 
     /** How many more blocks of r's prefix (any tier) the best-holding worker holds than the worst one. */
     static int hitSpreadBlocks(PrefixMatch match) {
+        return hitSpreadBlocks(match, null);
+    }
+
+    /**
+     * As {@link #hitSpreadBlocks(PrefixMatch)}, over the workers whose {@code excluded} entry is null (all when
+     * {@code excluded} is null): the candidates, so that a worker that cannot take r (draining, unhealthy, too small)
+     * does not decide whether r's prefix picks a worker among those that can. 0 when there are none.
+     */
+    static int hitSpreadBlocks(PrefixMatch match, String[] excluded) {
         int lo = Integer.MAX_VALUE;
         int hi = 0;
         for (int w = 0; w < match.workers(); w++) {
+            if (excluded != null && excluded[w] != null) {
+                continue;
+            }
             int blocks = match.totalBlocks(w);
             lo = Math.min(lo, blocks);
             hi = Math.max(hi, blocks);
         }
-        return match.workers() == 0 ? 0 : hi - lo;
+        return lo == Integer.MAX_VALUE ? 0 : hi - lo;
     }
 
     /** {@code C_queue = α_p·Σ p_eff(r')} over requests on the worker still waiting for their first token. */

@@ -43,16 +43,20 @@ public record ReplicaAdmission(String requestId, int worker, int promptTokens, i
             throw new IllegalArgumentException("prompt and output tokens must be at most " + RouteRequest.MAX_INPUT_TOKENS
                     + ", got " + promptTokens + " and " + predictedOutputTokens);
         }
+        // Each tier's count within the prompt, and their plain sum too: the cost model adds a worker's queued tier
+        // tokens to a link's segment, so one huge count (beside zeros) overflowed to a negative price that won every
+        // route loading from that tier until the request expired.
         long loaded = 0;
         for (int t = 0; tierTokens != null && t < tierTokens.length; t++) {
-            if (tierTokens[t] < 0) {
-                throw new IllegalArgumentException("tierTokens[" + t + "] is negative: " + tierTokens[t]);
+            if (tierTokens[t] < 0 || tierTokens[t] > promptTokens) {
+                throw new IllegalArgumentException("tierTokens[" + t + "] must be 0 to the prompt's " + promptTokens
+                        + " tokens, got " + tierTokens[t]);
             }
-            loaded += Math.min(tierTokens[t], promptTokens);
+            loaded += tierTokens[t]; // each ≤ 10^7: no overflow
         }
         if (prefillTokens > promptTokens || loaded > promptTokens) {
             throw new IllegalArgumentException("prefill tokens (" + prefillTokens + ") and tier tokens (" + loaded
-                    + ") must each be at most the prompt's " + promptTokens);
+                    + " in all) must each be at most the prompt's " + promptTokens);
         }
     }
 }

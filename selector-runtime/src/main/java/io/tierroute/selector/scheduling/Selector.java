@@ -143,8 +143,9 @@ public final class Selector {
      * queue when every candidate is over its load limit, or under late binding
      * while every candidate has {@link SelectorSettings#holdAtWaiting} requests waiting for their first token, or its
      * cheapest one {@link SelectorSettings#holdAtCheapestWaiting}; fails with {@link NoCapacityException} when
-     * no worker is healthy, the queue is full, or the wait exceeds the configured maximum. Cancelling the
-     * future withdraws the request: from the queue while it waits, from its worker if it was admitted meanwhile.
+     * no worker is healthy, the queue is full and no worker can take it now, or the wait exceeds the configured
+     * maximum. Cancelling the future withdraws the request: from the queue while it waits, from its worker if it was
+     * admitted meanwhile.
      */
     public CompletableFuture<RouteDecision> route(RouteRequest request) {
         if (inflight.workerOf(request.requestId()) >= 0
@@ -178,10 +179,16 @@ public final class Selector {
             pending = queue.offer(request, hashes, s.minCost, now);
         }
         if (pending == null) {
+            // No place behind the others: a worker that can take it now does, rather than a 503 while it has room.
+            RouteDecision placed = decision == null ? null : attempt(request, null, clock.getAsLong(), 0, s,
+                    AttemptKind.ARRIVAL_PAST_FULL_QUEUE);
+            if (placed != null) {
+                return CompletableFuture.completedFuture(placed);
+            }
             rejected.increment();
             return CompletableFuture.failedFuture(new NoCapacityException(
-                    "every worker is over its load limit and the admission queue is full ("
-                            + settings.maxQueued() + " requests)"));
+                    "the admission queue is full (" + settings.maxQueued() + " requests) and no worker can take the "
+                            + "request now"));
         }
         queuedTotal.increment();
         // A caller that gives up (its client hung up) cancels the future: the request leaves the queue at once
@@ -274,7 +281,6 @@ public final class Selector {
         s.previousStepOutputTokens = last == null ? null : last.outputTokens();
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
-        ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(lookup.match())); // once per route, not once per candidate
         if (agent != null) {
             if (last != null) {
                 ctx.lastStep(last.worker(), last.idleSeconds(now));
@@ -336,13 +342,24 @@ public final class Selector {
             }
             s.healthyCandidates++;
             LoadView load = inflight.view(w);
+            s.loads[w] = load; // one snapshot for the check and the score
             if (exactLength && isl >= load.kvCapacityTokens()) {
                 // An engine cannot run a prompt its whole KV cache cannot hold with one token to spare (vLLM refuses
                 // a prompt beyond max_model_len, which it keeps within the cache): never a candidate.
                 s.excluded[w] = Explanations.PROMPT_TOO_LARGE;
                 continue;
             }
+            s.excluded[w] = null;
             s.holdingCandidates++;
+        }
+        // Once per route, not once per candidate; over the candidates only: a drained or unhealthy worker holding r's
+        // prefix cannot take r, so it must not turn C_step off for every one that can.
+        ctx.hitSpreadBlocks(CostModel.hitSpreadBlocks(s.lookup.match(), s.excluded));
+        for (int w = 0; w < registry.size(); w++) {
+            if (s.excluded[w] != null) {
+                continue;
+            }
+            LoadView load = s.loads[w];
             CostModel.score(ctx, w, s.lookup.match(), load, specs[w].bandwidthNoCopy(), ps, s.terms[w]);
             double cost = s.terms[w].total;
             if (!Double.isFinite(cost)) {
@@ -351,7 +368,6 @@ public final class Selector {
             }
             s.cost[w] = cost;
             s.minCost = Math.min(s.minCost, cost);
-            s.loads[w] = load;
             boolean over = LoadLimits.over(specs[w], load);
             s.excluded[w] = over ? Explanations.OVER_LOAD : null;
             s.eligible[w] = !over;

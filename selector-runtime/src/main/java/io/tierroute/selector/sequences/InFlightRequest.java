@@ -44,12 +44,24 @@ final class InFlightRequest {
         this.id = id;
         this.prefixMarks = marks;
         this.prefillTokens = Math.max(0, Math.min(prefillTokens, promptTokens));
-        this.tierTokens = tierTokens == null ? null : tierTokens.clone();
+        this.tierTokens = tierTokens == null ? null : clampedTierTokens(tierTokens, promptTokens);
         this.worker = worker;
         this.promptTokens = promptTokens;
         this.predictedOutputTokens = predictedOutputTokens;
         this.admittedNanos = admittedNanos;
         this.lastUpdateNanos = admittedNanos;
+    }
+
+    /**
+     * A copy with each count within {@code [0, promptTokens]}, as {@link #prefillTokens} is: the worker's queued tier
+     * tokens sum these into the cost model's link price, where one absurd count would overflow (callers check too).
+     */
+    private static long[] clampedTierTokens(long[] tierTokens, int promptTokens) {
+        long[] out = new long[tierTokens.length];
+        for (int t = 0; t < out.length; t++) {
+            out[t] = Math.max(0, Math.min(tierTokens[t], promptTokens));
+        }
+        return out;
     }
 
     /** Current context {@code ctx(r)}: prompt plus tokens generated so far. */

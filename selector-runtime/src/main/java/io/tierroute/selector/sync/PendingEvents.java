@@ -50,6 +50,14 @@ final class PendingEvents {
 
     /** The events waiting for {@code requestId}, in the order they came; forgotten here. */
     List<RequestEvent> take(String requestId) {
+        return take(requestId, Long.MIN_VALUE);
+    }
+
+    /**
+     * The events waiting for {@code requestId} that were parked at or after {@code sinceNanos}, in the order they came;
+     * all of its events are forgotten here, the older ones too.
+     */
+    List<RequestEvent> take(String requestId, long sinceNanos) {
         List<Parked> parked = byRequest.remove(requestId);
         if (parked == null) {
             return List.of();
@@ -57,7 +65,9 @@ final class PendingEvents {
         size -= parked.size();
         List<RequestEvent> out = new ArrayList<>(parked.size());
         for (Parked p : parked) {
-            out.add(p.event());
+            if (p.atNanos() >= sinceNanos) {
+                out.add(p.event());
+            }
         }
         return out;
     }

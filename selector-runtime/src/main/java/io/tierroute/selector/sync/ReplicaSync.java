@@ -7,6 +7,7 @@ import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.sequences.RequestEvent;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
@@ -44,6 +45,12 @@ public final class ReplicaSync implements ReplicaOutbox {
     private final Transport transport;
     private final LongSupplier nanoClock;
     private final PendingEvents pending;
+    /**
+     * Events of a request that had ended here (counted late), kept with the same bounds in case its id is admitted
+     * again: a retry that keeps its id may have its first token and finish heard before its admission, and dropped they
+     * left it waiting here until routing.requestMaxAge.
+     */
+    private final PendingEvents afterEnd;
     private final Object lock = new Object();
 
     private final LongAdder admissionsSent = new LongAdder();
@@ -53,12 +60,14 @@ public final class ReplicaSync implements ReplicaOutbox {
     private final LongAdder eventsApplied = new LongAdder();
     private final LongAdder eventsParked = new LongAdder();
     private final LongAdder eventsLate = new LongAdder();
+    private final LongAdder lateEventsReused = new LongAdder();
     private final LongAdder admissionsExpired = new LongAdder();
     private final long requestMaxAgeNanos;
     /**
      * Requests that ended here lately (a finish or failure applied, an admission too old to take), under the lock: an
      * event for one of them comes after its end (another replica's progress posted before the finish and carried
-     * later), so it is dropped as late, not parked to expire as unmatched. Bounded, oldest out.
+     * later), so it is counted late, not parked to expire as unmatched; it is kept apart ({@link #afterEnd}) in case
+     * the id is admitted again. Bounded, oldest out.
      */
     private final java.util.Map<String, Boolean> recentlyEnded = new java.util.LinkedHashMap<>(1024, 0.75f, false) {
         @Override
@@ -93,6 +102,7 @@ public final class ReplicaSync implements ReplicaOutbox {
         this.transport = transport;
         this.nanoClock = nanoClock;
         this.pending = new PendingEvents(pendingMaxAge.toNanos(), maxPending);
+        this.afterEnd = new PendingEvents(pendingMaxAge.toNanos(), maxPending);
         this.requestMaxAgeNanos = selector.settings().requestMaxAge().toNanos();
     }
 
@@ -170,13 +180,14 @@ public final class ReplicaSync implements ReplicaOutbox {
     public boolean admitted(ReplicaAdmission a, long atNanos) {
         long now = nanoClock.getAsLong();
         synchronized (lock) {
-            pending.expire(now);
+            expire(now);
             if (now - atNanos > requestMaxAgeNanos) {
                 // Read back from before routing.requestMaxAge (a long lookback): this replica would drop it as lost
                 // at its next sweep; its events, if any come, are late.
                 admissionsExpired.increment();
                 recentlyEnded.put(a.requestId(), Boolean.TRUE);
                 pending.take(a.requestId());
+                afterEnd.take(a.requestId()); // late, and counted so
                 return false;
             }
             if (!selector.admitReplicaRequest(a, atNanos)) {
@@ -185,15 +196,25 @@ public final class ReplicaSync implements ReplicaOutbox {
             }
             admissionsApplied.increment();
             recentlyEnded.remove(a.requestId()); // an id used again
-            for (RequestEvent e : pending.take(a.requestId())) {
-                if (selector.applyReplicaEvent(e)) {
-                    eventsApplied.increment();
-                    if (ends(e)) {
-                        recentlyEnded.put(e.requestId(), Boolean.TRUE);
-                    }
+            applyTaken(pending.take(a.requestId()));
+            // Heard after the id's last end: those that came at or after this admission are this request's (it was
+            // admitted before they happened); older ones were the ended request's, late as counted.
+            List<RequestEvent> reused = afterEnd.take(a.requestId(), atNanos);
+            lateEventsReused.add(reused.size());
+            applyTaken(reused);
+            return true;
+        }
+    }
+
+    /** Applies events kept for an admission just applied, in the order they came (under the lock). */
+    private void applyTaken(List<RequestEvent> events) {
+        for (RequestEvent e : events) {
+            if (selector.applyReplicaEvent(e)) {
+                eventsApplied.increment();
+                if (ends(e)) {
+                    recentlyEnded.put(e.requestId(), Boolean.TRUE);
                 }
             }
-            return true;
         }
     }
 
@@ -214,13 +235,19 @@ public final class ReplicaSync implements ReplicaOutbox {
     /** Forgets events that waited too long for their admission (the transport calls it every few hundred ms). */
     public void expire() {
         synchronized (lock) {
-            pending.expire(nanoClock.getAsLong());
+            expire(nanoClock.getAsLong());
         }
+    }
+
+    /** Under the lock. Late events that waited out the age were counted when they came: not unmatched. */
+    private void expire(long nowNanos) {
+        pending.expire(nowNanos);
+        afterEnd.expire(nowNanos);
     }
 
     /**
      * A second look under the lock, then parked: an admission applied in between has taken it into account. An event
-     * of a request that ended here lately is late (dropped, counted), not early.
+     * of a request that ended here lately is late (counted), not early, and kept apart in case its id comes again.
      */
     private void park(RequestEvent event, long nowNanos) {
         synchronized (lock) {
@@ -233,6 +260,7 @@ public final class ReplicaSync implements ReplicaOutbox {
             }
             if (recentlyEnded.containsKey(event.requestId())) {
                 eventsLate.increment();
+                afterEnd.park(event, nowNanos);
                 return;
             }
             pending.park(event, nowNanos);
@@ -262,8 +290,18 @@ public final class ReplicaSync implements ReplicaOutbox {
     /** Events that had to wait for their request's admission. */
     public long eventsParked() { return eventsParked.sum(); }
 
-    /** Events of a request that had ended here (another replica's progress carried after the finish): dropped. */
+    /**
+     * Events of a request that had ended here (another replica's progress carried after the finish): not applied,
+     * unless a new admission of the id takes them ({@link #lateEventsReused}).
+     */
     public long lateEvents() { return eventsLate.sum(); }
+
+    /**
+     * Late events a new admission of their id took after all (a retry keeping its id, its events heard before its
+     * admission): they came at or after it.
+     */
+    public long lateEventsReused() { return lateEventsReused.sum(); }
+
     /** Other replicas' admissions older than {@code routing.requestMaxAge} when heard (a long lookback): not taken. */
     public long admissionsExpired() { return admissionsExpired.sum(); }
 

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class KvEventPipelineTest {
 
@@ -116,6 +117,68 @@ class KvEventPipelineTest {
             assertThat(pipeline.failedEvents()).as("each counted, the first logged").isEqualTo(2);
             assertThat(pipeline.appliedEvents()).isEqualTo(3);
             assertThat(index.blockCount()).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void anErrorStopsTheWriterWhichThenRefusesBatchesSayingWhy() throws Exception {
+        NaiveReferenceIndex index = new NaiveReferenceIndex(1);
+        PrefixIndex growthFails = new PrefixIndex() {
+            @Override
+            public void apply(KvEvent event) {
+                if (event instanceof KvEvent.Stored s && s.blockHashes()[0] == 2) {
+                    throw new OutOfMemoryError("Java heap space"); // a table growing past the heap
+                }
+                index.apply(event);
+            }
+
+            @Override
+            public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+                index.recordRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
+            }
+
+            @Override
+            public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
+                index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
+            }
+
+            @Override
+            public void expire(long nowNanos) {
+                index.expire(nowNanos);
+            }
+
+            @Override
+            public void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
+                index.match(blockHashes, blocks, nowNanos, out);
+            }
+
+            @Override
+            public long blockCount() {
+                return index.blockCount();
+            }
+        };
+        try (KvEventPipeline pipeline = new KvEventPipeline(growthFails, 100)) {
+            assertThat(pipeline.submit(List.of(new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{1})))).isTrue();
+            assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pipeline.failure()).isNull();
+            assertThat(pipeline.submit(List.of(new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{2})))).isTrue();
+            assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).as("never applied").isFalse();
+
+            assertThat(pipeline.failure()).isEqualTo("java.lang.OutOfMemoryError: Java heap space, applying a Stored "
+                    + "event of worker 0");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (pipeline.writerAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(pipeline.writerAlive()).as("stopped, not spinning").isFalse();
+            // Not "full" (a 503 the sender retries forever): a refusal that says what happened.
+            assertThatThrownBy(() -> pipeline.submit(List.of(new KvEvent.Cleared(0))))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("the index writer has stopped (java.lang.OutOfMemoryError: Java heap space");
+            pipeline.routed(0, new long[]{3}, 1, 0, 1);
+            assertThat(pipeline.droppedRouted()).as("hints dropped, counted; the route goes on").isEqualTo(1);
+            assertThat(pipeline.backlog()).isZero();
+            assertThat(index.blockCount()).as("what it held stays readable").isEqualTo(1);
         }
     }
 

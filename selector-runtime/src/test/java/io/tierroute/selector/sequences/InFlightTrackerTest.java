@@ -104,6 +104,16 @@ class InFlightTrackerTest {
     }
 
     @Test
+    void queuedTierTokensCountEachRequestsLoadWithinItsPrompt() {
+        tracker.admit("a", 0, 4_000, 100, 1_000, new long[] {0, 3_000, 0, 0}, 0);
+        tracker.admit("b", 0, 4_000, 100, 0, new long[] {0, Long.MAX_VALUE, -5, 0}, 0); // past every caller's check
+        assertThat(tracker.view(0).queuedTierTokens(1)).as("b counts its prompt at most").isEqualTo(7_000);
+        assertThat(tracker.view(0).queuedTierTokens(2)).isZero();
+        tracker.onEvent(new RequestEvent("b", RequestEvent.Type.FIRST_TOKEN, 1), SECOND);
+        assertThat(tracker.view(0).queuedTierTokens(1)).isEqualTo(3_000);
+    }
+
+    @Test
     void ownKvAccountingCountsQueuedRequestsInsteadOfTheEngineSample() {
         tracker.admit("a", 0, 10_000, 100, 0);
         tracker.onTelemetry(new Telemetry(0, SECOND, 1, 0, 0)); // queued: the engine holds no blocks for it

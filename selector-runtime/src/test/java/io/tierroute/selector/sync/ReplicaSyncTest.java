@@ -172,6 +172,61 @@ class ReplicaSyncTest {
     }
 
     @Test
+    void aRetryKeepingItsIdTakesTheEventsHeardBeforeItsAdmissionButNotTheEndedOnesLateProgress() {
+        Replica b = replica(true);
+        ReplicaAdmission x = new ReplicaAdmission("X", 0, 1000, 100, 1000, null, PrefixMarks.NONE, null, List.of());
+        assertThat(b.sync().admitted(x, clock[0])).isTrue();
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FAILED, 0)); // the first attempt ends
+        clock[0] += 500_000_000L;
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.TOKENS, 16)); // its progress, carried after the failure
+        long retried = clock[0] += 500_000_000L; // another replica admits the retry, id kept
+        clock[0] += 100_000_000L;
+        // Its first token and finish reach b before its admission does.
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FIRST_TOKEN, 1));
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FINISHED, 10));
+        assertThat(b.sync().lateEvents()).as("taken as late while the id is ended here").isEqualTo(3);
+        assertThat(b.sync().pendingEvents()).isZero();
+
+        clock[0] += 100_000_000L;
+        assertThat(b.sync().admitted(x, retried)).isTrue();
+        assertThat(b.selector().inflight().size()).as("the retry's own finish applied").isZero();
+        assertThat(b.view(0).waiting()).isZero();
+        assertThat(b.sync().lateEventsReused()).as("the first token and finish; not the progress before it").isEqualTo(2);
+        assertThat(b.sync().lateEvents()).isEqualTo(3);
+        assertThat(b.sync().unmatchedEvents()).isZero();
+    }
+
+    @Test
+    void anIdUsedAgainAtOnceEndsWithItsEarlyEvents() {
+        // The audit's sequence: every message at one moment but the first attempt's.
+        Replica b = replica(true);
+        ReplicaAdmission x = new ReplicaAdmission("X", 0, 1000, 100, 1000, null, PrefixMarks.NONE, null, List.of());
+        b.sync().admitted(x, clock[0]);
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FAILED, 0));
+        clock[0] += 1_000_000_000L;
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FIRST_TOKEN, 1));
+        b.sync().event(new RequestEvent("X", RequestEvent.Type.FINISHED, 10));
+        b.sync().admitted(x, clock[0]);
+        assertThat(b.selector().inflight().size()).isZero();
+        assertThat(b.sync().lateEventsReused()).isEqualTo(2);
+    }
+
+    @Test
+    void lateEventsNoAdmissionTakesWaitOutTheAgeWithoutCountingAsUnmatched() throws Exception {
+        Replica a = replica(true);
+        Replica b = replica(true);
+        a.selector().route(request("r1", 1024, null)).get();
+        a.out().deliverTo(b.sync(), clock[0]);
+        b.sync().event(new RequestEvent("r1", RequestEvent.Type.FINISHED, 9));
+        b.sync().event(new RequestEvent("r1", RequestEvent.Type.TOKENS, 8));
+        clock[0] += Duration.ofSeconds(31).toNanos();
+        b.sync().expire();
+        assertThat(b.sync().unmatchedEvents()).isZero();
+        assertThat(b.sync().lateEvents()).isEqualTo(1);
+        assertThat(b.sync().lateEventsReused()).isZero();
+    }
+
+    @Test
     void anAdmissionOlderThanTheRequestMaxAgeIsNotTaken() throws Exception {
         Replica a = replica(true);
         Replica b = replica(true);
@@ -200,6 +255,18 @@ class ReplicaSyncTest {
                 new long[] {0, 60, 60, 0}, PrefixMarks.NONE, null, List.of())).hasMessageContaining("tier tokens");
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 100, 1, 0,
                 new long[] {0, 1}, PrefixMarks.NONE, null, List.of())).hasMessageContaining("expected 4");
+    }
+
+    @Test
+    void eachTierCountMustLieWithinThePrompt() {
+        // One count beyond the prompt beside zeros: min(count, prompt) summed to the prompt and passed.
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 1000, 1, 0,
+                new long[] {0, Long.MAX_VALUE, 0, 0}, PrefixMarks.NONE, null, List.of()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tierTokens[1] must be 0 to");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new ReplicaAdmission("r", 0, 1000, 1, 0,
+                new long[] {0, 0, 1001, 0}, PrefixMarks.NONE, null, List.of())).hasMessageContaining("tierTokens[2]");
+        assertThat(new ReplicaAdmission("r", 0, 1000, 1, 0, new long[] {0, 1000, 0, 0}, PrefixMarks.NONE, null,
+                List.of()).tierTokens()).as("the whole prompt on one tier").containsExactly(0, 1000, 0, 0);
     }
 
     @Test

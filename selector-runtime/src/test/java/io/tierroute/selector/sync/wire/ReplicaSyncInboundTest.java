@@ -1,5 +1,8 @@
 package io.tierroute.selector.sync.wire;
 
+import io.tierroute.schemas.Codecs;
+import io.tierroute.schemas.avro.ReplicaAdmitted;
+import io.tierroute.schemas.avro.ReplicaSyncMessage;
 import io.tierroute.selector.index.NaiveReferenceIndex;
 import io.tierroute.selector.ingest.DirectIndexWriter;
 import io.tierroute.selector.params.ParameterSet;
@@ -150,6 +153,18 @@ class ReplicaSyncInboundTest {
         assertThat(kafka.handle(late, 1, () -> "")).isEqualTo(Outcome.DUPLICATE);
         assertThat(direct.lastDelayMillis()).isBetween(20L, 29_999L);
         assertThat(kafka.lastDelayMillis()).as("Kafka's lag shows though the datagram won").isGreaterThanOrEqualTo(30_000L);
+    }
+
+    @Test
+    void anAdmissionWithATierCountBeyondItsPromptIsInvalidNotTaken() {
+        ReplicaSyncInbound in = inbound(5_000);
+        // What a faulty or hostile sender can put on the wire: one tier's count huge beside zeros, a sum within bounds
+        // only if each is clamped first. Taken, it overflowed the worker's link price to a negative cost.
+        ReplicaSyncMessage m = other.message(admission("r1", System.currentTimeMillis()));
+        ((ReplicaAdmitted) m.getMessage()).setTierTokens(List.of(0L, Long.MAX_VALUE, 0L, 0L));
+        assertThat(in.handle(Codecs.REPLICA_SYNC_MESSAGE.encode(m), 1, () -> "")).isEqualTo(Outcome.INVALID);
+        assertThat(in.count(Outcome.INVALID)).isEqualTo(1);
+        assertThat(selector.inflight().size()).isZero();
     }
 
     @Test
