@@ -183,6 +183,11 @@ public final class ApiHandler implements HttpHandler {
                 scrape(ex);
             }
             case HEALTHZ -> {
+                String stopped = endpoints.indexWriterFailure();
+                if (stopped != null) { // the process serves stale routes for good: let the orchestrator restart it
+                    throw new ApiError(503, "the index writer has stopped (" + stopped + "): KV events are no longer "
+                            + "applied; restart the selector");
+                }
                 metrics.httpStatus(200);
                 ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");
                 ex.getResponseSender().send("ok");

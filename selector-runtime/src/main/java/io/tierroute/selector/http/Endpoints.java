@@ -383,14 +383,14 @@ final class Endpoints {
                 throw e;
             }
             // A numbered batch refused is lost to the index, as one the Kafka consumer skips: clear, start afresh.
-            kvBatchSequences.lost(worker, () -> writer.submit(List.of(new KvEvent.Cleared(worker))));
+            kvBatchSequences.lost(worker, () -> submit(List.of(new KvEvent.Cleared(worker))));
             metrics.kvBatchLost();
             throw new ApiError(e.status, e.getMessage() + " (batch " + b.sequence + " is lost: the worker's index "
                     + "entries are cleared and its next batch is taken as is)");
         }
         int accepted = events.size();
         if (b.sequence == null) {
-            return queued(writer.submit(events), events, accepted, null);
+            return queued(submit(events), events, accepted, null);
         }
         long bodyHash = BODY_HASH.hashBytes(body);
         long runEpoch = b.epoch == null ? KvBatchSequences.NO_EPOCH : b.epoch;
@@ -398,7 +398,7 @@ final class Endpoints {
             if (clearFirst) {
                 events.add(0, new KvEvent.Cleared(worker)); // the index no longer knows what the worker holds
             }
-            return writer.submit(events);
+            return submit(events);
         });
         return switch (judged.outcome()) {
             case APPLIED -> queued(true, events, accepted, null);
@@ -622,6 +622,20 @@ final class Endpoints {
             throw new ApiError(400, "field '" + field + "': must be in [0, " + MAX_COUNT + "], got " + v);
         }
         return v;
+    }
+
+    /** {@link IndexWriter#submit}; a writer stopped for good is a 503 that says so (the message names why). */
+    private boolean submit(List<KvEvent> events) {
+        try {
+            return writer.submit(events);
+        } catch (IllegalStateException e) {
+            throw new ApiError(503, e.getMessage());
+        }
+    }
+
+    /** Why the index writer stopped for good, or null while it works. */
+    String indexWriterFailure() {
+        return writer.failure();
     }
 
     /** The first byte past JSON whitespace and a UTF-8 byte order mark (which Jackson skips, and so /v1/route took). */

@@ -41,6 +41,11 @@ public interface IndexWriter extends AutoCloseable {
     /** Engine events applied so far. */
     long appliedEvents();
 
+    /** Why the writer stopped for good (it takes no more events), or null while it works. */
+    default String failure() {
+        return null;
+    }
+
     @Override
     default void close() {}
 }

@@ -109,6 +109,7 @@ public final class KvEventPipeline implements IndexWriter {
      * space, applying a Stored event of worker 3}), or null while it runs. The index keeps what it held; it takes no
      * more events.
      */
+    @Override
     public String failure() {
         return failure;
     }

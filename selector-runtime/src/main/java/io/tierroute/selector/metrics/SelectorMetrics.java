@@ -132,6 +132,9 @@ public final class SelectorMetrics {
             counter("tierroute_kv_events_failed_total", "KV events that failed to apply (the first of a batch logged)",
                     p::failedEvents);
             gauge("tierroute_index_writer_backlog", "Commands waiting for the index writer", p::backlog);
+            gauge("tierroute_index_writer_stopped", "1 once the index writer has stopped for good on an error it "
+                    + "could not survive (logged; /healthz answers 503): the index takes no more KV events",
+                    () -> p.failure() == null ? 0 : 1);
         }
         counter("tierroute_approximate_inserts_dropped_total",
                 "Approximate index inserts (approximate mode, computing claims) and claim releases dropped because the writer "
