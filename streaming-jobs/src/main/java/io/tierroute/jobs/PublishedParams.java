@@ -1,6 +1,7 @@
 package io.tierroute.jobs;
 
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
@@ -101,24 +102,37 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
         private final Map<String, TreeMap<Long, Long>> ranges = new HashMap<>(); // from → to, disjoint, not adjacent
         private final Map<String, byte[]> active = new HashMap<>();
 
-        public void snapshot(String scope, long version) {
+        /**
+         * A snapshot's key names {@code version}; false (nothing recorded) above {@link ControlRecordCheck#MAX_VERSION}:
+         * the job's next version is one more, and a key at {@code Long.MAX_VALUE} made that overflow at every publish,
+         * a restart loop.
+         */
+        public boolean snapshot(String scope, long version) {
+            if (version > ControlRecordCheck.MAX_VERSION) {
+                return false;
+            }
             newest.merge(scope, version, Math::max);
             TreeMap<Long, Long> r = ranges.computeIfAbsent(scope, s -> new TreeMap<>());
             Map.Entry<Long, Long> below = r.floorEntry(version);
             if (below != null && below.getValue() >= version) {
-                return; // already live
+                return true; // already live
             }
             long from = below != null && below.getValue() == version - 1 ? below.getKey() : version;
             Long aboveTo = r.remove(version + 1);
             r.put(from, aboveTo != null ? aboveTo : version);
+            return true;
         }
 
-        public void tombstone(String scope, long version) {
+        /** A tombstone's key names {@code version}; false (nothing recorded) above the bound, as {@link #snapshot}. */
+        public boolean tombstone(String scope, long version) {
+            if (version > ControlRecordCheck.MAX_VERSION) {
+                return false;
+            }
             newest.merge(scope, version, Math::max);
             TreeMap<Long, Long> r = ranges.get(scope);
             Map.Entry<Long, Long> e = r == null ? null : r.floorEntry(version);
             if (e == null || e.getValue() < version) {
-                return; // not live
+                return true; // not live
             }
             r.remove(e.getKey());
             if (e.getKey() < version) {
@@ -127,6 +141,7 @@ public record PublishedParams(Map<String, Long> newest, Map<String, long[]> live
             if (e.getValue() > version) {
                 r.put(version + 1, e.getValue());
             }
+            return true;
         }
 
         /** {@code scope}'s active snapshot, encoded as {@link PublishedParams#active} describes. */

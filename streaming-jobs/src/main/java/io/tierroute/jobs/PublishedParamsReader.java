@@ -7,6 +7,7 @@ import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,6 +39,8 @@ final class PublishedParamsReader {
     private final ActiveVersionScan scan = new ActiveVersionScan();
     private Map<TopicPartition, Long> end;
     private long undecodable;
+    /** Keys and snapshots naming a version above {@link ControlRecordCheck#MAX_VERSION}, skipped. */
+    private long pastMaxVersion;
 
     PublishedParamsReader(KafkaConsumer<byte[], byte[]> consumer) {
         this.consumer = consumer;
@@ -61,6 +64,11 @@ final class PublishedParamsReader {
         if (undecodable > 0) {
             LOG.warn("{} record(s) of {} and {} could not be decoded and were skipped, as every reader skips them",
                 undecodable, Topics.PARAMS, Topics.CONTROL);
+        }
+        if (pastMaxVersion > 0) {
+            LOG.warn("{} key(s) or snapshot(s) of {} name a version above {} and were skipped: no job can publish the "
+                + "version after it (a made-up or corrupt key); the version sequence and the active snapshot come from "
+                + "the others", pastMaxVersion, Topics.PARAMS, ControlRecordCheck.MAX_VERSION);
         }
         scan.activeRecords().forEach((scope, where) -> {
             ParameterSnapshot active = readBack(where);
@@ -122,17 +130,24 @@ final class PublishedParamsReader {
     private void onParams(ConsumerRecord<byte[], byte[]> r) {
         Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
         if (r.value() == null) {
-            if (k != null) { // else a tombstone that names no version: nothing to delete
-                published.tombstone(k.scope(), k.version());
+            if (k == null) {
+                return; // a tombstone that names no version: nothing to delete
+            }
+            if (published.tombstone(k.scope(), k.version())) {
                 scan.tombstone(k.scope(), k.version());
+            } else {
+                pastMaxVersion++;
             }
             return;
         }
-        if (k != null) { // the version sequence counts keys (a record under another key is no version of any reader)
-            published.snapshot(k.scope(), k.version());
+        // the version sequence counts keys (a record under another key is no version of any reader)
+        if (k != null && !published.snapshot(k.scope(), k.version())) {
+            pastMaxVersion++;
         }
         ParameterSnapshot s = decode(r.value());
-        if (s != null && s.getVersion() >= 1) { // readers refuse version 0 too
+        if (s != null && s.getVersion() > ControlRecordCheck.MAX_VERSION) {
+            pastMaxVersion++; // no version the job could follow: its next would overflow
+        } else if (s != null && s.getVersion() >= 1) { // readers refuse version 0 too
             scan.snapshot(s, new Where(r.partition(), r.offset()));
         }
     }

@@ -108,6 +108,29 @@ class PublishedParamsReadTest {
         assertThat(p.newest()).as("its key still counts for the sequence").containsEntry("bad", 2L);
     }
 
+    /**
+     * A key or tombstone naming version Long.MAX_VALUE (garbage under it, or nothing) and a decodable snapshot of that
+     * version: the job's next version would overflow at every publish, a restart loop. Skipped: the sequence and the
+     * active snapshot come from the others.
+     */
+    @Test
+    void versionsPastTheBoundAreSkipped() {
+        ParameterSnapshot huge = EarlierSnapshots.accepted("huge", 1, null, 7, 0.01);
+        huge.setVersion(Long.MAX_VALUE);
+        kafka.send(List.of(
+            EarlierSnapshots.record(EarlierSnapshots.accepted("huge", 1, null, 2, 0.01)),
+            EarlierSnapshots.record(EarlierSnapshots.accepted("huge", 2, 1L, 3, 0.01)),
+            new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey("huge", Long.MAX_VALUE).getBytes(StandardCharsets.UTF_8),
+                "not avro".getBytes(StandardCharsets.UTF_8)),
+            EarlierSnapshots.tombstone("huge", Long.MAX_VALUE - 1),
+            EarlierSnapshots.record(huge),
+            EarlierSnapshots.tombstone("gone", Long.MAX_VALUE)));
+
+        PublishedParams p = read();
+        assertThat(p.newest()).as("keys past 2^62 do not count").containsEntry("huge", 2L).doesNotContainKey("gone");
+        assertThat(active(p, "huge").getVersion()).isEqualTo(2);
+    }
+
     /** The read a PIN of a version older than the job's history makes: one ACCEPTED version, with its model. */
     @Test
     void oneAcceptedVersionIsReadBackWithItsModelAndNothingElseIs() {

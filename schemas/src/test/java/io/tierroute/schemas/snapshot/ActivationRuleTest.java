@@ -56,6 +56,32 @@ class ActivationRuleTest {
         assertThat(ControlRecordCheck.problem(control(ControlAction.UNPIN, -5L, 7))).contains("version");
     }
 
+    /**
+     * A sequence at Long.MAX_VALUE locked the scope's controls for good (nothing can be above it; the CLI's next sequence
+     * overflowed), and a version there made the job's next version overflow: both are bounded at 2^62, refused like
+     * every other invalid record, and the bar for the next valid record stays where it was.
+     */
+    @Test
+    void aSequenceOrVersionPastTwoToTheSixtySecondIsRefused() {
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        assertThat(ControlRecordCheck.problem(control(ControlAction.PIN, 1L, Long.MAX_VALUE)))
+                .contains("sequence must be <= 2^62");
+        assertThat(ControlRecordCheck.problem(control(ControlAction.UNPIN, null, ControlRecordCheck.MAX_SEQUENCE + 1)))
+                .contains("sequence");
+        assertThat(ControlRecordCheck.problem(control(ControlAction.PIN, Long.MAX_VALUE, 1)))
+                .contains("version must be <= 2^62");
+        assertThat(ControlRecordCheck.problem(control(ControlAction.UNPIN, ControlRecordCheck.MAX_VERSION + 1, 1)))
+                .contains("version");
+        assertThat(ControlRecordCheck.problem(control(ControlAction.PIN, ControlRecordCheck.MAX_VERSION,
+                ControlRecordCheck.MAX_SEQUENCE))).as("the bounds themselves are valid").isNull();
+
+        assertThat(rule.onControl(control(ControlAction.PIN, 1L, Long.MAX_VALUE))).isFalse();
+        assertThat(rule.onControl(control(ControlAction.PIN, Long.MAX_VALUE, 2))).isFalse();
+        assertThat(rule.isPinned("default")).isFalse();
+        assertThat(rule.onControl(control(ControlAction.PIN, 1L, 3))).as("the scope's controls are not locked").isTrue();
+        assertThat(rule.activeVersion("default")).hasValue(1);
+    }
+
     @Test
     void pinningAnUnknownOrRejectedVersionActivatesNothing() {
         rule.onSnapshot("default", 1, ACCEPTED, 0);

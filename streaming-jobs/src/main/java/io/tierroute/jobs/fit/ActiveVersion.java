@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * {@code control} and {@code version} state and its {@link VersionHistory}. The active version is what
  * {@link ActivationRule} says over what the operator has published (accepted versions with their control sequence) and
  * the last control record, i.e. what every reader of the two topics computes. Metrics: counters
- * {@code controlsApplied}, {@code controlsIgnored}.
+ * {@code controlsApplied}, {@code controlsIgnored}, {@code publishesHeldForReadBack}.
  */
 final class ActiveVersion {
     /** The operator's logger: these lines were logged under its name before this class was split from it. */
@@ -27,19 +27,23 @@ final class ActiveVersion {
     /** This subtask's scopes' active snapshots on the params topic at submission, until each scope looks. */
     private final ActiveAtStart activeAtStart;
     private final PinnedVersionLookups pinnedLookups;
+    private final PinsAhead pinsAhead;
     private final Counter controlsApplied;
     private final Counter controlsIgnored;
+    private final Counter publishesHeld;
 
     ActiveVersion(ValueState<SnapshotControl> control, ValueState<Long> version, VersionHistory versions,
-                  ActiveAtStart activeAtStart, PinnedVersionLookups pinnedLookups, Counter controlsApplied,
-                  Counter controlsIgnored) {
+                  ActiveAtStart activeAtStart, PinnedVersionLookups pinnedLookups, PinsAhead pinsAhead,
+                  Counter controlsApplied, Counter controlsIgnored, Counter publishesHeld) {
         this.control = control;
         this.version = version;
         this.versions = versions;
         this.activeAtStart = activeAtStart;
         this.pinnedLookups = pinnedLookups;
+        this.pinsAhead = pinsAhead;
         this.controlsApplied = controlsApplied;
         this.controlsIgnored = controlsIgnored;
+        this.publishesHeld = publishesHeld;
     }
 
     /** The last applied control record, or null. */
@@ -68,6 +72,10 @@ final class ActiveVersion {
         controlsApplied.inc();
         LOG.info("scope {}: applied control {} version {} sequence {} ({})", record.getScope(), record.getAction(),
             record.getVersion(), record.getSequence(), record.getReason());
+        pinsAhead.onApplied(record, scope); // a version not published yet (a WARN there): no topic holds it to read
+        if (record.getVersion() != null && pinsAhead.names(record.getVersion())) {
+            return true;
+        }
         if (!pinnedLookups.canRead() && record.getVersion() != null && !versions.keeps(record.getVersion())) {
             // a PIN's version, or an UNPIN's (active until a snapshot stamped with its sequence is accepted)
             LOG.warn("scope {}: {} of version {}, which is not an accepted version this job keeps, and the job "
@@ -81,14 +89,27 @@ final class ActiveVersion {
     }
 
     /**
-     * Whether the scope's active version is being read back from the params topic ({@link #adoptNamedOnTopic}): its
-     * snapshot waits for it (seconds) rather than be gated against nothing, or, after an UNPIN, against the newest
-     * version kept, and then go live. A read that failed or found nothing holds nothing.
+     * Whether the scope's publication waits (counted in {@code publishesHeldForReadBack}): its control record makes
+     * active a version the history does not keep, and the read back from the params topic ({@link #adoptNamedOnTopic})
+     * has not found it yet: under way, or failed (retried after a minute). Its snapshot would otherwise be gated against
+     * nothing and carry DESIGN's defaults, or, after an UNPIN, be gated against the newest version kept, and then go
+     * live. Only a read that positively found nothing (not on the topic as ACCEPTED) lets it publish, as for a first
+     * snapshot; so does a job given no topic to read from.
      */
-    boolean readingActiveVersion(String scope) throws Exception {
+    boolean holdsPublication(String scope) throws Exception {
         adoptNamedOnTopic(scope);
         SnapshotControl ctl = control.value();
-        return namesUnkeptActiveVersion(ctl) && pinnedLookups.reading(scope, ctl.getVersion());
+        boolean held = pinnedLookups.canRead() && namesUnkeptActiveVersion(ctl)
+            && !pinnedLookups.foundNothing(scope, ctl.getVersion());
+        if (held) {
+            publishesHeld.inc();
+        }
+        return held;
+    }
+
+    /** Publications held back while a version was read back (the {@code publishesHeldForReadBack} metric). */
+    long publishesHeldCount() {
+        return publishesHeld.getCount();
     }
 
     /**
@@ -97,8 +118,8 @@ final class ActiveVersion {
      * active until then: an UNPIN that came before the PIN's version was read back must not leave the scope without it).
      */
     private boolean namesUnkeptActiveVersion(SnapshotControl c) throws Exception {
-        if (c == null || c.getVersion() == null || versions.keeps(c.getVersion())) {
-            return false;
+        if (c == null || c.getVersion() == null || versions.keeps(c.getVersion()) || pinsAhead.names(c.getVersion())) {
+            return false; // (a version not published yet is on no topic: the job publishes it REJECTED, PinsAhead)
         }
         if (c.getAction() == ControlAction.PIN) {
             return true;
@@ -115,8 +136,9 @@ final class ActiveVersion {
      * newer ones, or published before a start without state) has it read back from the params topic
      * ({@link PinnedVersionLookups}, off the task thread) and kept as an accepted version stamped with its own control
      * sequence, as if never trimmed: the rule then makes it active here as every reader does, and trimming keeps it while
-     * a control record names it. Until the read is done the scope's ticks wait ({@link #readingActiveVersion}); when it
-     * fails or finds nothing the scope has no active version, and its candidates are gated against nothing.
+     * a control record names it. Until the read has found it the scope's ticks wait ({@link #holdsPublication}), also
+     * while a failed read waits for its retry; when it finds nothing the scope has no active version, and its candidates
+     * are gated against nothing.
      */
     private void adoptNamedOnTopic(String scope) throws Exception {
         SnapshotControl ctl = control.value();

@@ -123,7 +123,7 @@ final class PinnedVersionLookups implements AutoCloseable {
         } catch (ExecutionException | TimeoutException | CancellationException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             report(l, () -> LOG.warn("scope {}: reading version {} back from the params topic failed ({}); "
-                + "the scope has no active version the job can gate against until a read succeeds (next try in {} s)",
+                + "the scope publishes nothing until a read succeeds (next try in {} s; metric publishesHeldForReadBack)",
                 scope, version, cause.toString(), TimeUnit.NANOSECONDS.toSeconds(RETRY_AFTER_NANOS)));
         }
         return null;

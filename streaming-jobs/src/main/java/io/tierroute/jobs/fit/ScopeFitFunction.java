@@ -25,6 +25,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
@@ -67,6 +68,8 @@ import org.apache.flink.util.Collector;
  *       once, under the version whose record carries it ({@link VersionHistory}); {@link #PENDING_FOREST}:
  *       a retrained model not yet in an accepted snapshot, and {@link #PENDING_FOREST_CARRIER}: the version
  *       of the record that published it in full, if one has ({@link ForestTraining}).</li>
+ *   <li>{@link #PINS_AHEAD}: the versions a PIN named before the scope published them, each published REJECTED when
+ *       the counter reaches it ({@link PinsAhead}).</li>
  *   <li>{@link #REFUSED_JUMPS}: per parameter label, a jump the gate refused as first seen, so that one persisting over
  *       enough new rows is accepted ({@link JumpWatch}, {@link RefusedJumps}); rewritten after every gate run.</li>
  *   <li>{@link #ROW_CHUNKS} + {@link #ROW_TAIL}, {@link #TELEMETRY_CHUNKS} + {@link #TELEMETRY_TAIL}:
@@ -97,6 +100,9 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         new ValueStateDescriptor<>("pendingForest", QuantileForestModel.class);
     static final ValueStateDescriptor<Long> PENDING_FOREST_CARRIER =
         new ValueStateDescriptor<>("pendingForestCarrier", LongSerializer.INSTANCE);
+    /** Versions a PIN named before the scope published them, → the PIN's sequence ({@link PinsAhead}). */
+    static final MapStateDescriptor<Long, Long> PINS_AHEAD =
+        new MapStateDescriptor<>("pinsAhead", LongSerializer.INSTANCE, LongSerializer.INSTANCE);
     static final MapStateDescriptor<String, RefusedJump> REFUSED_JUMPS =
         new MapStateDescriptor<>("refusedJumps", String.class, RefusedJump.class);
     static final ValueStateDescriptor<ScopeCounters> COUNTERS =
@@ -155,6 +161,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** The consumer settings that read the params topic at start (empty: none), to read a pinned version back. */
     private final HashMap<String, String> paramsReaderSettings;
     private transient PinnedVersionLookups pinnedLookups;
+    private transient PinsAhead pinsAhead;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -227,11 +234,14 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         Map<String, String> reader = paramsReaderSettings;
         pinnedLookups = new PinnedVersionLookups(reader.isEmpty() ? null
             : (scope, v) -> PublishedParams.readAccepted(reader, scope, v), settings.eventClock());
-        active = new ActiveVersion(control, version, versions, activeAtStart, pinnedLookups, controlsApplied,
-            controlsIgnored);
-        feed = new EstimatorFeed(settings, live, buffers, counters, active, refusals, rejectedInputs);
+        pinsAhead = new PinsAhead(ctx.getMapState(PINS_AHEAD), version, publishedVersions,
+            m.counter("snapshotsPinnedBeforeTheyExisted"));
+        active = new ActiveVersion(control, version, versions, activeAtStart, pinnedLookups, pinsAhead, controlsApplied,
+            controlsIgnored, m.counter("publishesHeldForReadBack"));
+        feed = new EstimatorFeed(settings, live, buffers, counters, active, refusals, rejectedInputs,
+            m.counter("telemetryPastLinkSilence"));
         LongSupplier clockMs = settings.eventClock() ? () -> tickMs : System::currentTimeMillis;
-        publisher = new SnapshotPublisher(settings, clockMs, version, publishedVersions, active, versions, refusedJumps,
+        publisher = new SnapshotPublisher(settings, clockMs, version, pinsAhead, active, versions, refusedJumps,
             forests, carriers, buffers, snapshotsAccepted, snapshotsRejected);
     }
 
@@ -272,7 +282,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         }
         live.clock(ctx.timerService().currentProcessingTime());
         ScopeCounters c = counters();
-        feed.apply(in, ctx.getCurrentKey(), c);
+        feed.apply(in, ctx.getCurrentKey(), c, ctx.timerService().currentWatermark());
         if (in.joined != null) {
             timers.armForest(c, ctx.timerService());
         }
@@ -289,6 +299,26 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** Inputs the estimators refused whole (the {@code inputsRejectedByEstimators} metric). */
     long rejectedInputCount() {
         return feed.rejectedInputCount();
+    }
+
+    /** Telemetry samples more than the links' silence behind event time (the {@code telemetryPastLinkSilence} metric). */
+    long telemetryPastLinkSilenceCount() {
+        return feed.pastLinkSilenceCount();
+    }
+
+    /** Publications held while a version was read back (the {@code publishesHeldForReadBack} metric). */
+    long publishesHeldCount() {
+        return active.publishesHeldCount();
+    }
+
+    /** The reads of versions the history does not keep (tests). */
+    PinnedVersionLookups pinnedLookups() {
+        return pinnedLookups;
+    }
+
+    /** Versions published REJECTED because a PIN named them first (the {@code snapshotsPinnedBeforeTheyExisted} metric). */
+    long pinnedBeforeTheyExistedCount() {
+        return pinsAhead.rejectedCount();
     }
 
     /** Event-time mode: control records applied at a tick before their own time, being far ahead of it. */
@@ -351,7 +381,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         ScopeCounters c = counters();
         String scope = ctx.getCurrentKey();
         if (settings.eventClock()) {
-            onEventTick(timestamp, ctx.timerService().currentWatermark(), scope, c, out);
+            onEventTick(timestamp, ctx.timerService(), scope, c, out);
             counters.update(c);
             return;
         }
@@ -359,8 +389,8 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         timers.onForestTimers(timestamp, scope, c, ctx.timerService());
         if (timestamp == c.nextPublishMs) {
             c.nextPublishMs = 0;
-            if (c.dirty && active.readingActiveVersion(scope)) {
-                timers.armPublish(c, ctx.timerService()); // the next tick publishes once the read is done
+            if (c.dirty && active.holdsPublication(scope)) {
+                timers.armPublish(c, ctx.timerService()); // the next tick publishes once the read found the version
             } else if (c.dirty) {
                 c.dirty = false;
                 publish(scope, c, ctx.timerService().currentWatermark(), out);
@@ -379,10 +409,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
      * (Long.MAX_VALUE, see {@link EventTicks#tickFor}) applies what is due but is no tick of the cadence: no forest, no
      * snapshot.
      */
-    private void onEventTick(long tick, long watermark, String scope, ScopeCounters c, Collector<ParameterSnapshot> out)
-            throws Exception {
+    private void onEventTick(long tick, TimerService timerService, String scope, ScopeCounters c,
+                             Collector<ParameterSnapshot> out) throws Exception {
+        long watermark = timerService.currentWatermark();
         for (ScopeInput in : ticks.takeDueInputs(tick)) {
-            feed.apply(in, scope, c);
+            feed.apply(in, scope, c, tick);
         }
         for (SnapshotControl r : ticks.takeDueControls(tick)) {
             if (applyControl(r, scope, c) && r.getTimestampMs() > tick) {
@@ -396,7 +427,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         if (tick % settings.forestInterval().toMillis() == 0) {
             forests.trainNow(scope, c, buffers, tickMs);
         }
-        if (tick % settings.publishInterval().toMillis() == 0 && c.dirty) {
+        long interval = settings.publishInterval().toMillis();
+        if (tick % interval == 0 && c.dirty && active.holdsPublication(scope)) {
+            // a read back that failed (the poll waits for one under way): the next tick tries again
+            timerService.registerEventTimeTimer(tick > Long.MAX_VALUE - interval ? Long.MAX_VALUE : tick + interval);
+        } else if (tick % interval == 0 && c.dirty) {
             c.dirty = false;
             publish(scope, c, tick, out);
         }

@@ -13,10 +13,11 @@ import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.metrics.Counter;
@@ -28,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * Publishes the current scope's snapshot: assembles a candidate from the estimators, validates it against the
  * <em>active</em> version ({@link ActiveVersion}) and emits it, ACCEPTED or REJECTED, stamped with the scope's last
  * applied control sequence. While a scope is pinned the candidate's parent is the pinned version and the gate compares
- * against it; {@link ActivationRule} never activates those snapshots, so a pinned scope is never overwritten. Metrics:
+ * against it; {@link ActivationRule} never activates those snapshots, so a pinned scope is never overwritten. A version
+ * a PIN named before it existed is published REJECTED ({@link PinsAhead}), lest it become the pinned version. Metrics:
  * counters {@code snapshotsAccepted}, {@code snapshotsRejected}.
  */
 final class SnapshotPublisher {
@@ -40,8 +42,8 @@ final class SnapshotPublisher {
     private final int minFitSamples;
     /** The newest version the scope's state published, in any status; the next is one more. */
     private final ValueState<Long> version;
-    /** Newest version per scope already on the params topic when the job was started (may be empty). */
-    private final Map<String, Long> publishedVersions;
+    /** The scope's newest version (its state's, or the topic's at submission); versions a PIN named before they existed. */
+    private final PinsAhead pinsAhead;
     private final ActiveVersion active;
     private final VersionHistory versions;
     private final RefusedJumps refusedJumps;
@@ -52,8 +54,8 @@ final class SnapshotPublisher {
     private final Counter snapshotsRejected;
 
     /** @param clockMs the snapshots' createdAtMs: the wall clock, or in event-time mode the tick being published */
-    SnapshotPublisher(JobSettings settings, LongSupplier clockMs, ValueState<Long> version,
-                      Map<String, Long> publishedVersions, ActiveVersion active, VersionHistory versions,
+    SnapshotPublisher(JobSettings settings, LongSupplier clockMs, ValueState<Long> version, PinsAhead pinsAhead,
+                      ActiveVersion active, VersionHistory versions,
                       RefusedJumps refusedJumps, ForestTraining forests, ForestCarriers carriers, ReplayBuffers buffers,
                       Counter snapshotsAccepted, Counter snapshotsRejected) {
         this.assembler = new SnapshotAssembler(settings.jobName(), clockMs);
@@ -61,7 +63,7 @@ final class SnapshotPublisher {
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
         this.minFitSamples = settings.minFitSamples();
         this.version = version;
-        this.publishedVersions = publishedVersions;
+        this.pinsAhead = pinsAhead;
         this.active = active;
         this.versions = versions;
         this.refusedJumps = refusedJumps;
@@ -88,8 +90,7 @@ final class SnapshotPublisher {
                 retired.size(), ScopeEstimators.LINK_SILENCE_MS / 1000, retired.stream().limit(10)
                     .map(k -> k.worker() + "/" + k.tier()).toList() + (retired.size() > 10 ? " …" : ""));
         }
-        long latest = Math.max(version.value() == null ? 0 : version.value(),
-            publishedVersions.getOrDefault(scope, 0L));
+        long latest = pinsAhead.latest(scope);
         SnapshotControl ctl = active.lastControl();
         ParameterSnapshot activeSnapshot = active.snapshot(scope);
         QuantileForestModel fresh = forests.pending();
@@ -97,6 +98,16 @@ final class SnapshotPublisher {
         ParameterSnapshot candidate = assembler.assemble(scope, latest, activeSnapshot, fits);
         GateResult result = gate.validate(candidate, activeSnapshot, refusedJumps.watch());
         ParameterSnapshot gated = result.snapshot();
+        String pinnedAhead = pinsAhead.rejectionOf(gated.getVersion());
+        boolean accepted = result.accepted() && pinnedAhead == null;
+        if (pinnedAhead != null) {
+            // first, so that a record cut to its size limit still lists it (RecordBudget)
+            List<String> reasons = new ArrayList<>(gated.getRejectReasons());
+            reasons.add(0, pinnedAhead);
+            gated = ParameterSnapshot.newBuilder(gated).setStatus(SnapshotStatus.REJECTED).setRejectReasons(reasons)
+                .build();
+            LOG.warn("scope {}: version {} published REJECTED: {}", scope, gated.getVersion(), pinnedAhead);
+        }
         // After the gate: it may hold a BW_t jump and publish the active BW_t, and it compares ρ with the active ρ,
         // both measured against the BW_t in use; what is published is ρ against the BW_t the record carries.
         est.rhoOnTheCarriedBandwidths(gated);
@@ -104,7 +115,9 @@ final class SnapshotPublisher {
         gated.setControlSequence(sequence);
         long v = gated.getVersion();
         version.update(v);
-        refusedJumps.keepAfter(result);
+        if (pinnedAhead == null) { // the refusal was not the gate's: what it saw of the jumps is not taken up
+            refusedJumps.keepAfter(result);
+        }
         RecordBudget.Fitted fitted = RecordBudget.fit(ModelReferences.forPublication(gated,
             carriers.known(scope, activeSnapshot, fresh, forests.pendingCarrier())), RecordBudget.BYTES);
         ParameterSnapshot snapshot = fitted.snapshot();
@@ -119,7 +132,7 @@ final class SnapshotPublisher {
         if (snapshot.getQuantileModel() != null) {
             carriers.published(scope, v, snapshot.getQuantileModel());
         }
-        if (result.accepted()) {
+        if (accepted) {
             snapshotsAccepted.inc();
             // Kept pending while the scope is pinned: the version carrying it is not active, and the next snapshots
             // are assembled against the pinned one; dropped there, the model was lost at the unpin (a QA run saw the
@@ -140,7 +153,7 @@ final class SnapshotPublisher {
         LOG.info("scope {}: published version {} {} (parent {}, control sequence {}){}{}{}", scope, v,
             snapshot.getStatus(), snapshot.getParentVersion(), sequence,
             snapshot.getRejectReasons().isEmpty() ? "" : ": " + snapshot.getRejectReasons(),
-            !result.accepted() || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes(),
+            !accepted || result.notes().isEmpty() ? "" : "; gate notes: " + result.notes(),
             interceptNote(fits));
         out.collect(snapshot);
     }

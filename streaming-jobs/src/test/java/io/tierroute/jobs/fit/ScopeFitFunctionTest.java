@@ -192,6 +192,30 @@ class ScopeFitFunctionTest {
         restored.close();
     }
 
+    /**
+     * A params key and a tombstone naming version Long.MAX_VALUE (garbage, a made-up key): the next version, one more,
+     * overflowed at every publish, a restart loop. The start-up read skips them, and the scope goes on from the others.
+     */
+    @Test
+    void aKeyAtLongMaxValueOnTheTopicDoesNotStopPublication() throws Exception {
+        io.tierroute.jobs.PublishedParams.Builder topic = new io.tierroute.jobs.PublishedParams.Builder();
+        for (long v = 1; v <= 3; v++) {
+            topic.snapshot("default", v);
+        }
+        topic.snapshot("default", Long.MAX_VALUE);
+        topic.tombstone("default", Long.MAX_VALUE);
+        topic.tombstone("other", Long.MAX_VALUE);
+        io.tierroute.jobs.PublishedParams published = topic.build();
+        assertThat(published.newest()).isEqualTo(Map.of("default", 3L));
+
+        var h = harness(null, settings().build(), published);
+        h.setProcessingTime(0);
+        rows(h, 400);
+        ParameterSnapshot next = publishOne(h, TICK);
+        assertThat(next.getVersion()).isEqualTo(4);
+        h.close();
+    }
+
     @Test
     void aRestoreReplaysTheNewestSealedChunksAndTheTail() throws Exception {
         // sample-rows 400: chunks of 100 rows, four kept; 1,050 rows leave four sealed chunks and a tail of 50
