@@ -41,6 +41,9 @@ public final class ActivationRule {
 
     /** Records a snapshot by its identifying fields. */
     public void onSnapshot(String scope, long version, SnapshotStatus status, long controlSequence) {
+        if (version > ControlRecordCheck.MAX_VERSION) {
+            return; // no job publishes it (its start-up read skips it): made active here, it would outrank them all
+        }
         ScopeState state = scopes.computeIfAbsent(scope, s -> new ScopeState());
         if (status == SnapshotStatus.ACCEPTED) {
             state.accepted.put(version, controlSequence);

@@ -82,6 +82,17 @@ class ActivationRuleTest {
         assertThat(rule.activeVersion("default")).hasValue(1);
     }
 
+    /** A snapshot no job would publish (past 2^62: the job's start-up read skips it) never outranks the job's. */
+    @Test
+    void anAcceptedSnapshotPastTwoToTheSixtySecondIsNeverActive() {
+        rule.onSnapshot("default", 3, ACCEPTED, 0);
+        rule.onSnapshot("default", Long.MAX_VALUE, ACCEPTED, 0);
+        rule.onSnapshot("default", ControlRecordCheck.MAX_VERSION + 1, ACCEPTED, 0);
+        assertThat(rule.activeVersion("default")).hasValue(3);
+        rule.onSnapshot("default", 4, ACCEPTED, 0);
+        assertThat(rule.activeVersion("default")).as("the job's next version takes over").hasValue(4);
+    }
+
     @Test
     void pinningAnUnknownOrRejectedVersionActivatesNothing() {
         rule.onSnapshot("default", 1, ACCEPTED, 0);
