@@ -279,6 +279,7 @@ public final class KafkaPartsReport {
         x.put("events_pending", sync.pendingEvents());
         x.put("events_unmatched", sync.unmatchedEvents());
         x.put("events_late", sync.lateEvents());
+        x.put("events_late_reused", sync.lateEventsReused());
         x.put("admissions_expired", sync.admissionsExpired());
         x.put("other_scope_records", in.otherScopeRecords());
         x.put("bad_records", java.util.Arrays.stream(ReplicaSyncConsumer.BadReason.values())
@@ -336,7 +337,11 @@ public final class KafkaPartsReport {
         counter(r, "tierroute_replica_sync_events_dropped_total",
                 "Request events dropped because too many waited for their admissions", sync::droppedEvents);
         counter(r, "tierroute_replica_sync_events_late_total", "Request events of a request that had ended here "
-                + "(another replica's progress carried after the finish): dropped", sync::lateEvents);
+                + "(another replica's progress carried after the finish): not applied, unless a new admission of the "
+                + "id takes them (..._late_reused_total)", sync::lateEvents);
+        counter(r, "tierroute_replica_sync_events_late_reused_total", "Late events a new admission of their id took "
+                + "after all (a retry keeping its id whose events were heard before its admission)",
+                sync::lateEventsReused);
         counter(r, "tierroute_replica_sync_admissions_expired_total", "Other replicas' admissions older than "
                 + "routing.requestMaxAge when heard (read back by a long lookback): not taken", sync::admissionsExpired);
         counter(r, "tierroute_replica_sync_other_scope_records_total",

@@ -122,6 +122,8 @@ class ReplicaSyncApiTest {
             }
         }
         assertThat(a.get("/metrics").body()).containsPattern("(?m)^tierroute_replica_sync_admissions_sent_total 1")
-                .containsPattern("(?m)^tierroute_replica_sync_events_applied_total [1-9]");
+                .containsPattern("(?m)^tierroute_replica_sync_events_applied_total [1-9]")
+                .containsPattern("(?m)^tierroute_replica_sync_events_late_reused_total 0");
+        assertThat(syncBlock(b).get("events_late_reused").asLong()).isZero();
     }
 }
