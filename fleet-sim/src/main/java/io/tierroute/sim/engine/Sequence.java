@@ -44,6 +44,7 @@ final class Sequence {
     long deliveredAt = -1;
     long firstScheduledAt = -1;
     long loadStartedAt;
+    /** Time spent loading its prefix from slower tiers before its first token (the completion log's tier-load phase). */
     long loadMicros;
     long firstTokenAt = -1;
     final int[] hitTokens = new int[Tier.COUNT];

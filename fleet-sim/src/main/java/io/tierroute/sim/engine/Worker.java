@@ -335,7 +335,10 @@ final class Worker {
             s.computed = end * bs;
             s.announcedBlocks = s.loadFrom;
             markComputed(s, end);
-            s.loadMicros += now - s.loadStartedAt;
+            if (s.firstTokenAt < 0) {
+                // The tier-load phase of its TTFT; a reload after a preemption past the first token is decode time.
+                s.loadMicros += now - s.loadStartedAt;
+            }
             s.loadingBlocks = 0;
             s.state = Sequence.State.READY;
             ready.addLast(s);
