@@ -226,6 +226,7 @@ final class BenchCommand implements Runnable {
             }
             ProgressBar progress = ProgressBar.stderr();
             BenchRunner runner = new BenchRunner(registry, progress).warnings(w -> {
+                progress.clearFrame(); // on a terminal the bar's line is blanked: the warning starts a line of its own
                 err.println("tierroute bench routing: warning: " + w);
                 err.flush();
             });

@@ -209,9 +209,13 @@ public final class BenchRunner {
         Simulation sim = new Simulation(cfg, requests);
         String label = String.format(Locale.ROOT, "%s @ load %.2f", name, load);
         // A fitted policy's warm-ups run first (seconds each on a whole trace): shown, not a silence before the run.
-        String warmLabel = label + ", warm-up";
-        PolicySetup.WarmUp warmUp = policy -> new Simulation(cfg, warm)
-                .run(policy, progress == null ? null : (d, t) -> progress.update(warmLabel, d, t)).completions();
+        // Numbered: a fitted policy runs several (each a whole pass over the warm-up requests).
+        int[] warmUps = {0};
+        PolicySetup.WarmUp warmUp = policy -> {
+            String warmLabel = label + ", warm-up " + ++warmUps[0];
+            return new Simulation(cfg, warm)
+                    .run(policy, progress == null ? null : (d, t) -> progress.update(warmLabel, d, t)).completions();
+        };
         RoutingPolicy policy = registry.create(name, new PolicySetup(sim.fleetView(), seed, warmUp));
         String note = note(policy.warmUpShortfall());
         if (note != null) { // now, not after the run: a long benchmark can be stopped and rerun with more warm-up

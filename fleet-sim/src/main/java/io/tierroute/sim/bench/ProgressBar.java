@@ -26,6 +26,8 @@ public final class ProgressBar {
     private final int columns;
     private String lastLabel;
     private int lastTenth = -1;
+    private int lastDone;
+    private boolean frameShown; // a redrawn frame is on the terminal's current line
     private int runsTotal; // 0: not counting
     private int runsDone;
     private String context;
@@ -126,6 +128,19 @@ public final class ProgressBar {
         }
         err.print("\r" + frame(decorate(label, true), decorate(label, false), done, total, percent));
         err.flush();
+        frameShown = true;
+    }
+
+    /**
+     * Blanks the redrawn frame so that a line printed next (a warning) starts on a clean line instead of being glued to
+     * the bar; the next {@link #update} draws the frame again below it. Nothing to do off a terminal.
+     */
+    public void clearFrame() {
+        if (terminal && frameShown) {
+            err.print("\r" + " ".repeat(Math.max(1, columns - 1)) + "\r");
+            err.flush();
+            frameShown = false;
+        }
     }
 
     /**
@@ -169,10 +184,11 @@ public final class ProgressBar {
     }
 
     private void plain(String label, int done, int total, int percent) {
-        if (!label.equals(lastLabel)) {
+        if (!label.equals(lastLabel) || done < lastDone) { // another run, or the same label run again
             lastLabel = label;
             lastTenth = 0; // a run's 0 % is no news: its first line is at 10 %
         }
+        lastDone = done;
         int tenth = percent / 10;
         if (tenth > lastTenth && tenth < 10) { // 100 % is finish()'s line
             lastTenth = tenth;
@@ -186,6 +202,8 @@ public final class ProgressBar {
         if (runsTotal > 0) {
             runsDone++;
         }
+        lastDone = 0;
+        frameShown = false;
         if (terminal) {
             // Padded over the last frame (at most columns - 1 wide); the line itself is kept whole: it is not redrawn.
             err.printf("\r%-" + Math.max(1, columns - 1) + "s%n", line);

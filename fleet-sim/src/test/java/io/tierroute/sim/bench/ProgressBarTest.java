@@ -32,6 +32,37 @@ class ProgressBarTest {
                 .endsWith("random @ load 1.00: 1000 requests");
     }
 
+    /** The same label run again (a second warm-up round) prints its own tenths: it fell silent after the first. */
+    @Test
+    void aLabelRunTwicePrintsItsTenthsTwice() {
+        ByteArrayOutputStream again = new ByteArrayOutputStream();
+        ProgressBar bar = new ProgressBar(new PrintStream(again, true, StandardCharsets.UTF_8), false);
+        for (int pass = 0; pass < 2; pass++) { // no finish() between: a label restarted from 0
+            for (int done = 0; done <= 100; done += 5) {
+                bar.update("warm-up", done, 100);
+            }
+        }
+        assertThat(again.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("warm-up: 90%"))).hasSize(2);
+    }
+
+    /** A warning printed while the bar is drawn starts a line of its own: the frame is blanked first. */
+    @Test
+    void clearFrameBlanksTheBarOnATerminalOnly() {
+        ProgressBar bar = new ProgressBar(new PrintStream(bytes, true, StandardCharsets.UTF_8), true, 40);
+        bar.clearFrame();
+        assertThat(bytes.size()).as("nothing drawn yet").isZero();
+        bar.update("run", 5, 10);
+        bytes.reset();
+        bar.clearFrame();
+        assertThat(bytes.toString(StandardCharsets.UTF_8)).isEqualTo("\r" + " ".repeat(39) + "\r");
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        ProgressBar plain = new ProgressBar(new PrintStream(log, true, StandardCharsets.UTF_8), false);
+        plain.update("run", 5, 10);
+        log.reset();
+        plain.clearFrame();
+        assertThat(log.size()).isZero();
+    }
+
     @Test
     void theLaunchersWordOnStderrBeatsJavasConsoleWhichLooksAtStdinAndStdout() {
         assertThat(ProgressBar.stderrTerminal("false", "/dev/pts/1", true)).as("stdout on a terminal, stderr to a log")
@@ -145,10 +176,15 @@ class ProgressBarTest {
                 1, null, null, null, 0.5);
         new BenchRunner(new io.tierroute.sim.policy.PolicyRegistry(), bar).run(spec);
         java.util.List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().toList();
-        assertThat(lines).anyMatch(l -> l.matches("tierroute-fitted @ load 1\\.00, warm-up: [1-9]0% \\d+/150"));
+        // Each warm-up round numbered and shown whole: the second was silent under the first one's label.
+        for (int round = 1; round <= 2; round++) {
+            String warmUp = "tierroute-fitted @ load 1\\.00, warm-up " + round + ": ";
+            assertThat(lines).anyMatch(l -> l.matches(warmUp + "10% \\d+/150"))
+                    .anyMatch(l -> l.matches(warmUp + "90% \\d+/150"));
+        }
         int lastWarmUp = 0;
         for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).contains(", warm-up: ")) {
+            if (lines.get(i).contains(", warm-up ")) {
                 lastWarmUp = i;
             }
         }
