@@ -218,10 +218,10 @@ final class ClusterCommand implements Runnable {
             if (stopped.isEmpty()) {
                 out.printf(Locale.ROOT, "up in %.1f s. Next: %s; stop with: tierroute cluster down --dir %s%n",
                         (System.nanoTime() - begin) / 1e9, nextStep(r.flink().restUri(), r.kafka().bootstrapServers(),
-                                JobJarFlag.forPaste(), taskManagers * slots), s.dir());
+                                JobJarFlag.forPaste(), taskManagers * slots), ShellWords.quote(s.dir().toString()));
             } else {
                 out.printf(Locale.ROOT, "up in %.1f s; stop with: tierroute cluster down --dir %s%n",
-                        (System.nanoTime() - begin) / 1e9, s.dir());
+                        (System.nanoTime() - begin) / 1e9, ShellWords.quote(s.dir().toString()));
                 boolean many = stopped.size() > 1;
                 out.println("  'cluster down' here stopped the fitting job" + (many ? "s" : "") + " below, and nothing has "
                         + "resumed " + (many ? "them" : "it") + " since; to resume from " + (many ? "each one's" : "its")
@@ -302,8 +302,9 @@ final class ClusterCommand implements Runnable {
                     }
                     String checkpoint = NewestCheckpoint.after(r.checkpoint());
                     stopped.add(new StoppedJobs.Job(r.identity(), r.arguments(), checkpoint, r.onTheClustersKafka()));
-                    out.println("  to resume " + r.name() + " after 'cluster up': " + ResumeCommand.of(r.flink(),
-                            r.identity(), r.arguments(), checkpoint) + " (and its other flags)");
+                    out.println("  to resume " + r.name() + " after 'cluster up'" + (r.checkpointSource() == null ? ""
+                            : " from " + r.checkpointSource()) + ": " + ResumeCommand.of(r.flink(), r.identity(),
+                            r.arguments(), checkpoint) + " (and its other flags)");
                 }
                 try {
                     if (running != null) { // Flink not asked (it did not answer): an earlier record stays whole
@@ -318,7 +319,8 @@ final class ClusterCommand implements Runnable {
                         StoppedJobs.write(dir.dir, kept);
                     }
                     if (!stopped.isEmpty()) {
-                        out.println("  ('cluster up --dir " + dir.dir + "' prints the resume line again, with its ports)");
+                        out.println("  (the next 'cluster up' prints the resume line again, with its ports: tierroute cluster "
+                                + "up --dir " + ShellWords.quote(dir.dir.toString()) + ")");
                     }
                 } catch (java.io.IOException e) {
                     spec.commandLine().getErr().println("tierroute cluster down: could not record where the jobs can "
@@ -336,7 +338,7 @@ final class ClusterCommand implements Runnable {
          * ({@code checkpoint}), or a finished {@code line} to print (no checkpoint, or Flink did not say).
          */
         private record Resumable(String name, URI flink, java.util.Map<String, String> identity, List<String> arguments,
-                                 String checkpoint, boolean onTheClustersKafka, String line) {}
+                                 String checkpoint, String checkpointSource, boolean onTheClustersKafka, String line) {}
 
         /**
          * The jobs running on the cluster's Flink, which stop with it and without a savepoint: each is named before the
@@ -379,13 +381,14 @@ final class ClusterCommand implements Runnable {
                     }
                     String name = ShellWords.quote(j.name());
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
-                    java.util.Optional<String> checkpoint = rest.latestCheckpointPath(j.id());
+                    java.util.Optional<ResumePoint> checkpoint = ResumePoint.of(rest, j, jobs);
                     boolean onKafka = java.util.Objects.equals(clustersKafka,
                             config.userConfig().get(WriterIdentity.BOOTSTRAP_SERVERS));
-                    resume.add(new Resumable(name, rest.base(), config.userConfig(), arguments, checkpoint.orElse(null),
+                    resume.add(new Resumable(name, rest.base(), config.userConfig(), arguments,
+                            checkpoint.map(ResumePoint::path).orElse(null), checkpoint.map(ResumePoint::source).orElse(null),
                             onKafka, checkpoint.isPresent() ? null : "  " + name + " has no completed checkpoint to resume from"));
                 } catch (FlinkRestClient.FlinkRestException e) {
-                    resume.add(new Resumable(null, null, null, null, null, false, "  where " + ShellWords.quote(j.name())
+                    resume.add(new Resumable(null, null, null, null, null, null, false, "  where " + ShellWords.quote(j.name())
                             + " could resume from is unknown: " + e.getMessage()));
                 }
             }
@@ -452,8 +455,8 @@ final class ClusterCommand implements Runnable {
             out.printf(Locale.ROOT, "  Kafka %s: %s%n", s.bootstrap(), s.kafkaAnswers() ? "answers"
                     : "DOES NOT ANSWER (" + s.kafkaError() + ")");
             if (s.members().stream().anyMatch(m -> !m.alive())) {
-                out.println("  a process that is GONE does not come back by itself: 'tierroute cluster down --dir "
-                        + dir.dir + "' then 'cluster up' restarts the cluster (data kept)");
+                out.println("  a process that is GONE does not come back by itself: 'cluster down' then 'cluster up' "
+                        + "restarts the cluster (data kept): tierroute cluster down --dir " + ShellWords.quote(dir.dir.toString()));
             }
             if (s.flink() != null) {
                 out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free (Flink %s)%n",
@@ -501,10 +504,10 @@ final class ClusterCommand implements Runnable {
                 FlinkRestClient.JobConfig config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN);
                 if (WriterIdentity.FITTING_JOB.equals(config.userConfig().get(WriterIdentity.ROLE))) {
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
-                    out.println(rest.latestCheckpointPath(j.id())
-                            .map(c -> "    to resume it from its last checkpoint: 'tierroute cluster down', 'cluster up' "
-                                    + "(the new cluster runs no job), then "
-                                    + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c))
+                    out.println(ResumePoint.of(rest, j, jobs)
+                            .map(c -> "    to resume it from " + (c.source() == null ? "its last checkpoint" : c.source())
+                                    + ": 'tierroute cluster down', 'cluster up' (the new cluster runs no job), then "
+                                    + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c.path()))
                             .orElse("    it has no completed checkpoint to resume from: submit it afresh"));
                 }
             } catch (FlinkRestClient.FlinkRestException e) {

@@ -6,11 +6,11 @@ final class ShellWords {
     private ShellWords() {
     }
 
-    /** {@code value} as one shell word: as it is when it has nothing a shell reads specially, else in single quotes. */
+    /**
+     * {@code value} as one shell word: as it is when it has nothing a shell reads specially, else in single quotes
+     * (deploy's {@link io.tierroute.deploy.local.ShellWords}, which the local cluster's own messages use).
+     */
     static String quote(String value) {
-        if (!value.isEmpty() && value.matches("[A-Za-z0-9_./:=@%+,-]+")) {
-            return value;
-        }
-        return "'" + value.replace("'", "'\\''") + "'";
+        return io.tierroute.deploy.local.ShellWords.quote(value);
     }
 }

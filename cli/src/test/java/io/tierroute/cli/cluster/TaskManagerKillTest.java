@@ -103,7 +103,7 @@ class TaskManagerKillTest {
         FlinkSessionCluster flink = new FlinkSessionCluster(new FlinkSessionCluster.Settings(tmp.resolve("flink"),
                 LoopbackPorts.free(), LoopbackPorts.free(), 1, 2, "1024m", classpath, marker,
                 Map.of("heartbeat.interval", "1 s", "heartbeat.timeout", "30 s",
-                        "restart-strategy.fixed-delay.delay", "1 s", "pekko.startup-timeout", "90 s",
+                        "restart-strategy.exponential-delay.initial-backoff", "1 s", "pekko.startup-timeout", "90 s",
                         "pekko.ask.timeout", "30 s")));
         Thread cleanup = new Thread(() -> stopAll(flink, kafka), "kill9-test-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);

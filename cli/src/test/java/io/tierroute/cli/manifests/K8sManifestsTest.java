@@ -178,7 +178,6 @@ class K8sManifestsTest {
         if (settings.checkpointDir() != null) {
             assertThat(settings.checkpointDir()).isEqualTo(checkpoints);
         }
-        assertThat(cluster.get(RestartStrategyOptions.RESTART_STRATEGY)).as("restart-strategy.type").isNotBlank();
         String claim = volume(spec.path("podTemplate"), "flink-data").path("persistentVolumeClaim").path("claimName").asText();
         JsonNode pvc = Manifests.one(docs, "PersistentVolumeClaim", claim);
         assertThat(pvc.path("spec").path("accessModes").toString()).as("shared by JobManager and TaskManagers")
@@ -194,6 +193,139 @@ class K8sManifestsTest {
         assertThat(dockerfile).contains("FROM flink:" + EnvironmentInformation.getVersion() + "-java17")
             .contains("COPY streaming-jobs/target/tierroute-streaming-jobs-" + version + "-job.jar "
                 + job.path("jarURI").asText().replace("local://", ""));
+    }
+
+    /**
+     * A Kafka outage fails the job about once a minute (its transactional producer's InitProducerId times out): the
+     * restart strategy of the Kubernetes job and of the local cluster ({@code cluster up}) must outlast a long one, so
+     * exponential delay with no attempt cap (Flink's default, unbounded: a cap of 20, counted afresh only after the
+     * reset threshold or never, ended the job some 20 failures into an outage) and a back-off that comes back down.
+     */
+    @Test
+    void theFittingJobsRestartsOutlastALongKafkaOutage() {
+        Map<String, String> k8s = new HashMap<>();
+        Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("flinkConfiguration").fields()
+            .forEachRemaining(e -> k8s.put(e.getKey(), e.getValue().asText()));
+        Map<String, String> local = new io.tierroute.deploy.local.FlinkSessionCluster(
+            new io.tierroute.deploy.local.FlinkSessionCluster.Settings(Path.of("tierroute-cluster", "flink"), 8081, 6123, 1,
+                2, "1024m", List.of(Path.of("flink-runtime-web-" + EnvironmentInformation.getVersion() + ".jar")), "m",
+                Map.of())).configuration();
+        for (Map.Entry<String, Map<String, String>> c : Map.of("fitting-job.yaml", k8s, "the local cluster", local).entrySet()) {
+            String what = c.getKey();
+            for (String key : c.getValue().keySet()) {
+                if (key.startsWith("restart-strategy.")) { // a misspelt key is ignored by Flink without a word
+                    assertThat(List.of(RestartStrategyOptions.RESTART_STRATEGY,
+                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_INITIAL_BACKOFF,
+                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF,
+                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER,
+                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_JITTER_FACTOR,
+                        RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD)
+                        .stream().map(o -> o.key())).as("%s: %s is a key of Flink's exponential-delay strategy", what, key)
+                        .contains(key);
+                }
+            }
+            Configuration conf = Configuration.fromMap(c.getValue());
+            assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY)).as(what).isEqualTo("exponential-delay");
+            assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_ATTEMPTS))
+                .as("%s: attempts before the back-off resets: unbounded", what).isEqualTo(Integer.MAX_VALUE);
+            java.time.Duration max = conf.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_MAX_BACKOFF);
+            assertThat(max).as("%s: back on its feet within a minute of Kafka's return", what)
+                .isLessThanOrEqualTo(java.time.Duration.ofMinutes(1));
+            assertThat(c.getValue()).as(what).containsKey(
+                RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD.key());
+            assertThat(conf.get(RestartStrategyOptions.RESTART_STRATEGY_EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD))
+                .as("%s: the back-off starts over after a while without failures", what)
+                .isGreaterThan(max).isLessThanOrEqualTo(java.time.Duration.ofMinutes(30));
+        }
+    }
+
+    /**
+     * The Flink image runs as {@code flink}, uid and gid 9999 (the official image's {@code groupadd --gid=9999 flink}):
+     * without the pods' {@code fsGroup} a Secret mounted 0440 is root's, unreadable to it.
+     */
+    @Test
+    void theFlinkPodsRunWithTheImagesGroupAsFsGroup() throws IOException {
+        JsonNode pod = Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("podTemplate").path("spec");
+        assertThat(pod.path("securityContext").path("fsGroup").asInt()).isEqualTo(9999);
+        assertThat(Files.readString(root.resolve("deploy/k8s/images/fitting-job.Dockerfile")))
+            .as("the official image, whose flink user is 9999, run as it is").contains("FROM flink:").doesNotContain("USER");
+    }
+
+    /**
+     * The Kafka client Secret of the README's "Kafka security" (its {@code kubectl create secret} and mount): every
+     * {@code *.location} of {@code examples/kafka-client-sasl-ssl.properties}, commented variants too, names one of its
+     * keys under its mount (the trust store sat under the ConfigMap's {@code /etc/tierroute}, which holds only
+     * selector.yaml), and {@code fitting-job.yaml} mounts it in both JobManager and TaskManagers (the pod template): the
+     * TaskManagers' Kafka clients open the trust store.
+     */
+    @Test
+    void theExampleClientSettingsNameFilesOfTheDocumentedSecretWhereItIsMounted() throws IOException {
+        String readme = Files.readString(root.resolve("deploy/k8s/README.md"));
+        java.util.regex.Matcher create = java.util.regex.Pattern.compile(
+            "kubectl -n tierroute create secret generic (\\S+)((?:\\\\\\n|[^\\n])*)").matcher(readme);
+        String secret = null;
+        Set<String> keys = new TreeSet<>();
+        while (create.find()) {
+            if (create.group(1).equals("tierroute-kafka-client")) {
+                secret = create.group(1);
+                java.util.regex.Matcher key = java.util.regex.Pattern.compile("--from-file=([^=\\s]+)=").matcher(create.group(2));
+                while (key.find()) {
+                    keys.add(key.group(1));
+                }
+            }
+        }
+        assertThat(secret).as("the README creates the Kafka client Secret").isNotNull();
+        assertThat(keys).contains("client.properties");
+
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile("```yaml\n(.*?)```", java.util.regex.Pattern.DOTALL)
+            .matcher(readme);
+        String mountPath = null;
+        while (block.find() && mountPath == null) {
+            if (block.group(1).contains("secretName: " + secret)) {
+                JsonNode snippet = Manifests.yaml(block.group(1));
+                String volume = snippet.path("volumes").get(0).path("name").asText();
+                assertThat(snippet.path("volumes").get(0).path("secret").path("secretName").asText()).isEqualTo(secret);
+                for (JsonNode m : snippet.path("volumeMounts")) {
+                    if (m.path("name").asText().equals(volume)) {
+                        mountPath = m.path("mountPath").asText();
+                    }
+                }
+            }
+        }
+        assertThat(mountPath).as("the README's mount of %s", secret).isNotNull();
+
+        List<String> locations = new ArrayList<>();
+        java.util.regex.Pattern location = java.util.regex.Pattern.compile("^#?\\s*([a-z.]+\\.location)\\s*=\\s*(\\S+)");
+        for (String line : Files.readAllLines(root.resolve("examples/kafka-client-sasl-ssl.properties"))) {
+            java.util.regex.Matcher m = location.matcher(line);
+            if (m.find()) {
+                String path = m.group(2);
+                locations.add(path);
+                assertThat(path).as("%s under the mount of %s", m.group(1), secret).startsWith(mountPath + "/");
+                String file = path.substring(mountPath.length() + 1);
+                if (line.startsWith("#")) { // a variant (mTLS): the README says how to add it
+                    assertThat(readme).as("%s (%s): the README adds it to %s", m.group(1), path, secret)
+                        .contains("--from-file=" + file + "=");
+                } else {
+                    assertThat(keys).as("%s (%s): a key the README puts into %s", m.group(1), path, secret).contains(file);
+                }
+            }
+        }
+        assertThat(locations).as("the example's trust store").anyMatch(l -> l.endsWith("kafka-truststore.p12"));
+
+        JsonNode podTemplate = Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("podTemplate");
+        String flinkVolume = null;
+        for (JsonNode v : podTemplate.path("spec").path("volumes")) {
+            if (v.path("secret").path("secretName").asText().equals(secret)) {
+                flinkVolume = v.path("name").asText();
+                assertThat(v.path("secret").path("optional").asBoolean()).as("pods start before the Secret exists").isTrue();
+            }
+        }
+        assertThat(flinkVolume).as("fitting-job.yaml's pod template mounts %s", secret).isNotNull();
+        assertThat(volumeMountPath(podTemplate, flinkVolume)).isEqualTo(mountPath);
+        assertThat(Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("jobManager").has("podTemplate")
+            || Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("taskManager").has("podTemplate"))
+            .as("no per-type pod template that could drop the mount for one of them").isFalse();
     }
 
     @Test

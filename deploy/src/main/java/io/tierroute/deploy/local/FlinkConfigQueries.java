@@ -12,7 +12,8 @@ import java.util.OptionalInt;
 /**
  * What a running job was configured with and what it checkpointed, for {@link FlinkRestClient}: its parameters and
  * parallelism ({@code GET /jobs/<id>/config}), its checkpoint interval and state backend
- * ({@code GET /jobs/<id>/checkpoints/config}), and its completed checkpoints ({@code GET /jobs/<id>/checkpoints});
+ * ({@code GET /jobs/<id>/checkpoints/config}), and its completed checkpoints and the one it was restored from
+ * ({@code GET /jobs/<id>/checkpoints});
  * with the parsers of those answers, which tests feed captured JSON.
  */
 final class FlinkConfigQueries {
@@ -54,8 +55,16 @@ final class FlinkConfigQueries {
     }
 
     Optional<String> latestCheckpointPath(String jobId) {
-        String path = rest.get("/jobs/" + jobId + "/checkpoints").path("latest").path("completed").path("external_path")
-                .asText("");
+        return externalPath(rest.get("/jobs/" + jobId + "/checkpoints").path("latest").path("completed"));
+    }
+
+    Optional<String> restoredCheckpointPath(String jobId) {
+        return externalPath(rest.get("/jobs/" + jobId + "/checkpoints").path("latest").path("restored"));
+    }
+
+    /** The {@code external_path} of an entry of {@code latest} ({@code completed}, {@code restored}), when it has one. */
+    static Optional<String> externalPath(JsonNode latestEntry) {
+        String path = latestEntry.path("external_path").asText("");
         return path.isEmpty() || path.equals("<checkpoint-not-externally-addressable>") ? Optional.empty() : Optional.of(path);
     }
 

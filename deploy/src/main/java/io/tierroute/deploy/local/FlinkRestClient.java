@@ -289,6 +289,15 @@ public final class FlinkRestClient {
         return configs.latestCheckpointPath(jobId);
     }
 
+    /**
+     * Where the checkpoint or savepoint the job was last restored from is ({@code GET /jobs/<id>/checkpoints},
+     * {@code latest.restored}): a job started with {@code --from-savepoint} that failed before completing a checkpoint
+     * of its own can resume from it still.
+     */
+    public Optional<String> restoredCheckpointPath(String jobId) {
+        return configs.restoredCheckpointPath(jobId);
+    }
+
     /** Completed checkpoints of the job ({@code GET /jobs/<id>/checkpoints}). */
     public long completedCheckpoints(String jobId) {
         return configs.completedCheckpoints(jobId);

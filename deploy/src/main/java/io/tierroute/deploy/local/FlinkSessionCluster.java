@@ -121,9 +121,15 @@ public final class FlinkSessionCluster implements AutoCloseable {
         c.put("rest.port", Integer.toString(settings.restPort()));
         c.put("execution.checkpointing.dir", settings.dir().resolve("checkpoints").toAbsolutePath().toUri().toString());
         c.put("execution.checkpointing.savepoint-dir", savepointDir().toUri().toString());
-        c.put("restart-strategy.type", "fixed-delay");
-        c.put("restart-strategy.fixed-delay.attempts", "20");
-        c.put("restart-strategy.fixed-delay.delay", "2 s");
+        // Restarts never run out: a Kafka outage fails the job about once a minute (its transactional producer's
+        // InitProducerId times out), and the fixed-delay strategy's 20 attempts, never counted afresh, ended it for good
+        // at its 21st failure over its whole life. The back-off doubles from 2 s to 30 s and starts over once the job has
+        // run 10 min without a failure; attempts-before-reset-backoff stays Flink's default, unbounded.
+        c.put("restart-strategy.type", "exponential-delay");
+        c.put("restart-strategy.exponential-delay.initial-backoff", "2 s");
+        c.put("restart-strategy.exponential-delay.max-backoff", "30 s");
+        c.put("restart-strategy.exponential-delay.backoff-multiplier", "2.0");
+        c.put("restart-strategy.exponential-delay.reset-backoff-threshold", "10 min");
         // a job main that calls System.exit (e.g. on a bad argument) must fail its submission, not end the JobManager
         c.put("cluster.intercept-user-system-exit", "THROW");
         // A finished or cancelled job stays in the job list for 30 days (Flink's default: 1 h): 'cluster down' reads

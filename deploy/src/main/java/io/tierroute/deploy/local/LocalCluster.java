@@ -128,7 +128,7 @@ public final class LocalCluster {
             if (!alive.isEmpty()) {
                 throw new IllegalStateException("a cluster started from " + s.dir() + " is running (" + alive.size()
                         + " processes, e.g. " + alive.get(0).role() + " pid " + alive.get(0).pid()
-                        + "); stop it with 'tierroute cluster down --dir " + s.dir() + "' first");
+                        + "); stop it first: tierroute cluster down --dir " + ShellWords.quote(s.dir().toString()));
             }
         }
         for (var p : List.of(Map.entry(s.kafkaPort(), "--kafka-port"),
@@ -339,8 +339,8 @@ public final class LocalCluster {
         }
         if (!Files.isRegularFile(file)) {
             throw new IllegalStateException("no cluster is running from " + dir.toAbsolutePath() + " (" + STATE_FILE
-                    + ", which 'cluster up' writes and 'cluster down' removes, is not there); start one with "
-                    + "'tierroute cluster up --dir " + dir + "'");
+                    + ", which 'cluster up' writes and 'cluster down' removes, is not there); start one with: "
+                    + "tierroute cluster up --dir " + ShellWords.quote(dir.toString()));
         }
         Properties p = new Properties();
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
