@@ -60,6 +60,7 @@ public final class ApiHandler implements HttpHandler {
     private final Endpoints endpoints;
     private final BodyReader bodies;
     private final Supplier<Map<String, Object>> kafkaStatus; // null: no Kafka
+    private final Supplier<String> kafkaStopped;             // null: no Kafka
 
     /**
      * @param selector      the selector to route with
@@ -76,7 +77,19 @@ public final class ApiHandler implements HttpHandler {
     public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, ServerSettings server,
                       AccessSettings accessSettings, Credentials credentials, String adminTokenEnv,
                       Supplier<ParameterSet> reloader, Supplier<Map<String, Object>> kafkaStatus) {
+        this(selector, writer, metrics, server, accessSettings, credentials, adminTokenEnv, reloader, kafkaStatus, null);
+    }
+
+    /**
+     * As above, with {@code kafkaStopped}: which Kafka parts an Error stopped for good and why, or null while all run
+     * ({@code KafkaPartsReport.stopped}); {@code /healthz} answers 503 with it. Null without Kafka.
+     */
+    public ApiHandler(Selector selector, IndexWriter writer, SelectorMetrics metrics, ServerSettings server,
+                      AccessSettings accessSettings, Credentials credentials, String adminTokenEnv,
+                      Supplier<ParameterSet> reloader, Supplier<Map<String, Object>> kafkaStatus,
+                      Supplier<String> kafkaStopped) {
         this.kafkaStatus = kafkaStatus;
+        this.kafkaStopped = kafkaStopped;
         this.selector = selector;
         this.metrics = metrics;
         this.access = new AccessControl(accessSettings, credentials, adminTokenEnv);
@@ -187,6 +200,10 @@ public final class ApiHandler implements HttpHandler {
                 if (stopped != null) { // the process serves stale routes for good: let the orchestrator restart it
                     throw new ApiError(503, "the index writer has stopped (" + stopped + "): KV events are no longer "
                             + "applied; restart the selector");
+                }
+                String kafka = kafkaStopped == null ? null : kafkaStopped.get();
+                if (kafka != null) { // frozen parameters, a stale index or nothing published, for good: the same
+                    throw new ApiError(503, "a Kafka part has stopped (" + kafka + "); restart the selector");
                 }
                 metrics.httpStatus(200);
                 ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/plain; charset=utf-8");

@@ -52,7 +52,11 @@ final class BadRecordReport {
      * @param r the record, or null when the problem is a version's, not one record's (the message says which)
      */
     void report(String topic, BadReason reason, ConsumerRecord<byte[], byte[]> r, String message) {
-        String where = r == null ? topic : topic + "@" + r.partition() + ":" + r.offset();
+        reportAt(topic, reason, r == null ? topic : topic + "@" + r.partition() + ":" + r.offset(), message);
+    }
+
+    /** As {@link #report}, {@code where} naming the record ({@code topic@partition:offset}) or the topic. */
+    void reportAt(String topic, BadReason reason, String where, String message) {
         status.setLastError(where + ": " + message);
         if (badLog.allow()) {
             log.warn("params loader: bad record {} ({}): {}; keeping parameter version {} of scope '{}'", where,

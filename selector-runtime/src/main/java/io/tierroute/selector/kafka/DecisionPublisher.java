@@ -81,8 +81,10 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     public long offered() { return out.offered(); }
     /** Dropped because the buffer was full. */
     public long droppedBufferFull() { return out.droppedBufferFull(); }
-    /** Dropped because the publisher was closing or closed (left in the buffer, or offered after close). */
+    /** Dropped because the publisher was closing or closed, or its sending thread stopped on an error (left in the buffer, or offered after close). */
     public long droppedClosed() { return out.droppedClosed(); }
+    /** Why an Error stopped the sending thread for good (nothing is published any more), or null while it runs. */
+    public String stopped() { return out.stopped(); }
     /** Handed to the producer but not delivered (broker unreachable past the delivery timeout, …). */
     public long sendFailed() { return out.sendFailed(); }
     /** Could not be built or encoded (a bug; logged). */

@@ -36,6 +36,10 @@ import java.util.concurrent.atomic.LongAdder;
  * (at most one a minute), and items wait in the buffer meanwhile as they do for an unreachable broker. Any other
  * setting the producer refuses fails the start.
  *
+ * <p>An {@link Error} on the sending thread (out of memory, a class that failed to load) stops it for good
+ * ({@link #stopped()}, logged once; {@code /healthz} answers 503): what it held and everything offered after is counted
+ * as {@link #droppedClosed}, not left to fill the buffer and pass for {@code buffer_full}.
+ *
  * @param <P> what a route thread hands over: small, never the prompt
  */
 final class HandOffProducer<P> implements AutoCloseable {
@@ -80,6 +84,7 @@ final class HandOffProducer<P> implements AutoCloseable {
     private final LongAdder acked = new LongAdder();
     private final LogLimiter failLog = new LogLimiter(5, 10_000);
     private volatile boolean running = true;
+    private final PartStop stop;
 
     /**
      * @param settings   the kafka section (client properties)
@@ -105,6 +110,7 @@ final class HandOffProducer<P> implements AutoCloseable {
         p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         this.producerProperties = p;
+        this.stop = new PartStop(names.name());
         this.producer = newProducer();
         this.thread = new Thread(this::run, names.threadName());
         this.thread.setDaemon(true);
@@ -213,11 +219,23 @@ final class HandOffProducer<P> implements AutoCloseable {
     public long sent() { return sent.sum(); }
     /** Acknowledged by the broker. */
     public long acknowledged() { return acked.sum(); }
+    /** Why an Error stopped the sending thread for good (nothing is published any more), or null while it runs. */
+    public String stopped() { return stop.why(); }
     /** Items waiting in the buffer. */
     public int backlog() { return queue.size(); }
     public int capacity() { return capacity; }
 
     private void run() {
+        try {
+            sendLoop();
+        } catch (Throwable t) { // an Error: the thread's state is in doubt and it would most likely come back
+            running = false; // offers from now on are counted as closed
+            stop.record(t, "sending " + names.items() + " to " + names.topic());
+            droppedClosed.add(drainAll());
+        }
+    }
+
+    private void sendLoop() {
         List<P> batch = new ArrayList<>(512);
         while (running || !queue.isEmpty()) {
             if (!producerReady()) {
@@ -251,10 +269,13 @@ final class HandOffProducer<P> implements AutoCloseable {
                     send(p);
                     done++;
                 }
-            } catch (RuntimeException e) { // never let the thread die while routes keep offering
+            } catch (Exception e) { // never let the thread die of a failure while routes keep offering
                 int lost = Math.max(0, batch.size() - done);
                 encodeFailed.add(lost);
                 log.error("{}: {} {} lost: {}", names.name(), lost, names.items(), e.toString(), e);
+            } catch (Error e) {
+                droppedClosed.add(Math.max(0, batch.size() - done)); // never sent: the thread stops (run())
+                throw e;
             } finally {
                 batch.clear();
             }
@@ -296,23 +317,19 @@ final class HandOffProducer<P> implements AutoCloseable {
         }
     }
 
-    /** Stops accepting, sends what is buffered (bounded), flushes and closes the producer. Idempotent. */
+    /**
+     * Stops accepting, sends what is buffered (bounded), flushes and closes the producer. Idempotent. A caller that is
+     * interrupted still waits for each step ({@link Uninterrupted}; its interrupt kept): the producer's close would
+     * otherwise throw before flushing.
+     */
     @Override
     public void close() {
         running = false;
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterrupted.join(thread, 5_000);
         if (thread.isAlive()) { // stuck on an unreachable broker: give up on what is buffered
             droppedClosed.add(drainAll());
             thread.interrupt(); // ends a wait for metadata in send (counted as send_failed)
-            try {
-                thread.join(2_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Uninterrupted.join(thread, 2_000);
         }
         droppedClosed.add(drainAll()); // each element is taken once: none is counted twice or sent as well
         KafkaProducer<byte[], byte[]> made;
@@ -321,15 +338,11 @@ final class HandOffProducer<P> implements AutoCloseable {
             made = producer;
         }
         if (made != null) {
-            made.close(Duration.ofSeconds(5));
+            Uninterrupted.run(() -> made.close(Duration.ofSeconds(5)));
         }
         // A thread still sending the rest of a drained batch now fails fast on the closed producer and
         // counts each as send_failed; wait for it so that close() returns with every item counted.
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterrupted.join(thread, 5_000);
         if (thread.isAlive()) {
             log.warn("{}: the sending thread did not stop within 5 s of closing the producer", names.name());
         }

@@ -34,7 +34,8 @@ final class KafkaClients {
     }
 
     /**
-     * A consumer that is assigned partitions by hand: no group, no committed offsets. Every replica
+     * A consumer that is assigned partitions by hand: no group, no committed offsets, never creating a topic it looks
+     * up. Every replica
      * reads every partition (its index and parameters are its own), and it starts from a position
      * it chooses, never from where a previous run stopped.
      */
@@ -57,6 +58,10 @@ final class KafkaClients {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, reset);
+        // Never the broker's default (auto.create.topics.enable=true): a lookup before the topics exist would create
+        // them with the broker's settings (tierroute.params deleted by retention instead of compacted, 1 MB records).
+        // Whatever the user's properties say: `tierroute topics create` makes the topics, as for the jobs.
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(8 * 1024 * 1024));
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 * 1024 * 1024));
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);

@@ -10,10 +10,13 @@ import io.tierroute.selector.sync.wire.ReplicaSyncInbound;
 import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.scheduling.Selector;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What the Kafka parts of a selector show an operator, from parts someone else started and owns: the
@@ -72,11 +75,59 @@ public final class KafkaPartsReport {
         return m;
     }
 
+    /** A part's thread, by its metric label, and why an Error stopped it for good (null while it runs). */
+    private record Part(String label, String name, Supplier<String> stopped) {}
+
+    /** The parts that are on, each with its own thread(s). */
+    private List<Part> parts() {
+        List<Part> p = new ArrayList<>();
+        if (loader != null) {
+            p.add(new Part("params_loader", "params loader", loader::stopped));
+        }
+        if (kvConsumer != null) {
+            p.add(new Part("kv_consumer", "kv consumer", kvConsumer::stopped));
+        }
+        if (decisions != null) {
+            p.add(new Part("decisions_publisher", "decisions publisher", decisions::stopped));
+        }
+        if (replicaSync != null) {
+            p.add(new Part("replica_sync_consumer", "replica sync consumer", replicaSync.consumer()::stopped));
+            p.add(new Part("replica_sync_publisher", "replica sync publisher", replicaSync.publisher()::stopped));
+        }
+        return p;
+    }
+
+    /**
+     * The parts an Error stopped for good, each with why ({@code kv consumer: java.lang.OutOfMemoryError: …, applying
+     * the batch at …}), or null while all run: {@code /healthz} answers 503 with it, since the process would go on
+     * serving on frozen parameters, a stale index or without publishing, until restarted.
+     */
+    public String stopped() {
+        List<String> why = new ArrayList<>();
+        for (Part p : parts()) {
+            String w = p.stopped().get();
+            if (w != null) {
+                why.add(p.name() + ": " + w);
+            }
+        }
+        return why.isEmpty() ? null : String.join("; ", why);
+    }
+
     /** The status block of {@code GET /v1/params}. */
     public Map<String, Object> status() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("bootstrap_servers", bootstrapServers);
         m.put("scope", scope);
+        Map<String, String> stopped = new LinkedHashMap<>();
+        for (Part p : parts()) {
+            String w = p.stopped().get();
+            if (w != null) {
+                stopped.put(p.label(), w);
+            }
+        }
+        if (!stopped.isEmpty()) {
+            m.put("stopped", stopped); // parts an Error stopped for good: restart the selector
+        }
         if (loader != null) {
             ParameterLoader.Status st = loader.status();
             Map<String, Object> l = new LinkedHashMap<>();
@@ -92,7 +143,7 @@ public final class KafkaPartsReport {
             l.put("bad_records", loader.badRecords());
             l.put("last_error", st.lastError());
             // ready means caught up once; these say whether the loader hears from Kafka now (ParameterLoader: outages)
-            l.put("kafka_connected", st.kafkaUnreachableSinceMs() == null);
+            l.put("kafka_connected", loader.kafkaConnected());
             l.put("kafka_unreachable_since", st.kafkaUnreachableSinceMs() == null ? null
                     : BrokerContact.isoTime(st.kafkaUnreachableSinceMs()));
             Map<String, Object> scopes = new LinkedHashMap<>();
@@ -136,6 +187,17 @@ public final class KafkaPartsReport {
 
     /** Registers the parts' metrics on {@code r}. */
     public void registerMetrics(PrometheusRegistry r) {
+        List<Part> parts = parts();
+        if (!parts.isEmpty()) {
+            GaugeWithCallback.builder().name("tierroute_kafka_part_stopped")
+                    .help("1 once an Error (out of memory, a class that failed to load) has stopped the part's thread "
+                            + "for good (logged; /healthz answers 503 until the selector restarts)")
+                    .labelNames("part").callback(cb -> {
+                        for (Part p : parts) {
+                            cb.call(p.stopped().get() == null ? 0 : 1, p.label());
+                        }
+                    }).register(r);
+        }
         if (loader != null) {
             ParameterLoader l = loader;
             CounterWithCallback.builder().name("tierroute_params_bad_records_total")
@@ -247,7 +309,8 @@ public final class KafkaPartsReport {
                     d::acknowledged);
             CounterWithCallback.builder().name("tierroute_decisions_dropped_total")
                     .help("Routing decisions not published: buffer_full (the route never waits), send_failed, "
-                            + "encode_failed, closed (buffered or offered while shutting down), sink_error (the sink "
+                            + "encode_failed, closed (buffered or offered while shutting down, or after an Error stopped the "
+                            + "sending thread), sink_error (the sink "
                             + "threw on the route thread)").labelNames("reason").callback(cb -> {
                         cb.call(d.droppedBufferFull(), "buffer_full");
                         cb.call(d.sendFailed(), "send_failed");

@@ -105,10 +105,11 @@ public final class KafkaServices implements AutoCloseable {
             return services;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeAll(selector, loader, kv, decisions, sync);
-            throw new IllegalStateException("interrupted while starting the Kafka parts", e);
+            IllegalStateException failure = new IllegalStateException("interrupted while starting the Kafka parts", e);
+            closeAfter(failure, selector, loader, kv, decisions, sync);
+            throw failure;
         } catch (RuntimeException e) {
-            closeAll(selector, loader, kv, decisions, sync);
+            closeAfter(e, selector, loader, kv, decisions, sync);
             throw e;
         }
     }
@@ -128,20 +129,43 @@ public final class KafkaServices implements AutoCloseable {
         return report.status();
     }
 
+    /** The parts an Error stopped for good, with why, or null while all run ({@link KafkaPartsReport#stopped()}). */
+    public String stopped() {
+        return report.stopped();
+    }
+
+    /**
+     * Closes each part, each on its own: one that throws does not leave the others running (the first failure is thrown
+     * after all were closed, the others logged).
+     */
     private static void closeAll(Selector selector, ParameterLoader loader, KvEventConsumer kv, DecisionPublisher d,
                                  ReplicaSyncLink sync) {
+        PartClosing closing = new PartClosing(log);
         if (sync != null) {
-            sync.close();
+            closing.close("replica sync", sync::close);
         }
         if (d != null) {
-            selector.decisionSink(null);
-            d.close();
+            closing.close("decisions publisher", () -> {
+                selector.decisionSink(null);
+                d.close();
+            });
         }
         if (kv != null) {
-            kv.close();
+            closing.close("kv consumer", kv::close);
         }
         if (loader != null) {
-            loader.close();
+            closing.close("params loader", loader::close);
+        }
+        closing.done();
+    }
+
+    /** Closes what a failed start had started; a failure to close is attached to {@code failure}, which goes on. */
+    private static void closeAfter(RuntimeException failure, Selector selector, ParameterLoader loader,
+                                   KvEventConsumer kv, DecisionPublisher d, ReplicaSyncLink sync) {
+        try {
+            closeAll(selector, loader, kv, d, sync);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
         }
     }
 

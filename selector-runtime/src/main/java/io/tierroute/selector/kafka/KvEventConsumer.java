@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.LogTruncationException;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,9 +81,14 @@ import net.openhft.hashing.LongHashFunction;
  * ({@code tierroute_kv_consumer_partitions_added_total}): the workers whose key now hashes there keep feeding the index.
  * A worker whose batches move partition may show a step in its sequence, which resyncs it.
  *
+ * <p><b>A damaged batch.</b> A record batch whose CRC does not match ({@link UnreadableRecord}) is skipped where
+ * {@code poll()} refuses it, counted as corrupt and logged like the other bad records; the worker whose batch it was
+ * shows a gap in its sequence and is rebuilt as above. Restarting the session there would refuse it again, for ever.
+ *
  * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
  * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
- * consumer at the positions it had reached, so no event is skipped.
+ * consumer at the positions it had reached, so no event is skipped. An {@link Error} (out of memory, …) stops it for
+ * good, said by {@link #stopped()}: the index then no longer follows the engines, and {@code /healthz} answers 503.
  */
 public final class KvEventConsumer implements AutoCloseable {
 
@@ -118,6 +124,7 @@ public final class KvEventConsumer implements AutoCloseable {
     private final Set<String> unknownLogged = ConcurrentHashMap.newKeySet();
     private final UnpricedTiers unpriced; // null: no worker configuration to check the events' tiers against
     private final PartitionWatch partitionWatch;
+    private ConsumerRecord<byte[], byte[]> current; // consumer thread: the record being applied, named if an Error stops it
 
     public KvEventConsumer(KafkaSettings settings, WorkerRegistry workers, IndexWriter writer) {
         this(settings, workers, writer, null);
@@ -145,11 +152,11 @@ public final class KvEventConsumer implements AutoCloseable {
         for (int i = 0; i < resyncs.length; i++) {
             resyncs[i] = new LongAdder();
         }
-        this.loop = new ConsumerThread("tierroute-kv-consumer", this::session, (e, wait) -> {
+        this.loop = new ConsumerThread("tierroute-kv-consumer", "kv consumer", this::session, (e, wait) -> {
             restarts.increment();
             log.error("kv consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
                     SessionLoop.traceWorthLogging(e));
-        });
+        }, this::doing);
     }
 
     public KvEventConsumer start() {
@@ -177,6 +184,8 @@ public final class KvEventConsumer implements AutoCloseable {
     /** Partitions added to the topic while it was read (each read from its beginning since). */
     public long partitionsAdded() { return partitionWatch.added(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
+    /** Why an Error stopped the consumer for good (the index no longer follows the engines), or null while it runs. */
+    public String stopped() { return loop.stopped(); }
 
     public long badRecords() {
         long n = 0;
@@ -187,6 +196,7 @@ public final class KvEventConsumer implements AutoCloseable {
     }
 
     private void session() {
+        current = null;
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "kv")) {
             loop.consumer(c);
             if (!loop.running()) {
@@ -221,8 +231,16 @@ public final class KvEventConsumer implements AutoCloseable {
                 } catch (InvalidOffsetException e) {
                     resumeWhereTheLogAllows(c, e);
                     continue;
+                } catch (KafkaException e) {
+                    UnreadableRecord u = UnreadableRecord.of(c, e);
+                    if (u == null) {
+                        throw e;
+                    }
+                    skip(c, u);
+                    continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : records) {
+                    current = r;
                     List<KvEvent> list;
                     try {
                         list = toEvents(r);
@@ -237,6 +255,7 @@ public final class KvEventConsumer implements AutoCloseable {
                         return; // closed while the writer was full
                     }
                 }
+                current = null;
                 positions.reached(c, records.partitions());
                 List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
                 if (!added.isEmpty()) {
@@ -246,6 +265,27 @@ public final class KvEventConsumer implements AutoCloseable {
         } finally {
             loop.consumer(null);
         }
+    }
+
+    /**
+     * A record poll() refuses (a damaged batch): skipped, counted and logged as corrupt. Its worker, unknown without its
+     * bytes, is resynced by the gap its next batch shows.
+     */
+    private void skip(KafkaConsumer<byte[], byte[]> c, UnreadableRecord u) {
+        u.skip(c);
+        positions.reached(c, List.of(u.partition()));
+        bad[BadReason.CORRUPT.ordinal()].increment();
+        if (badLog.allow()) {
+            log.warn("kv consumer: bad record {} (corrupt): cannot be read ({}); skipped: the worker whose batch it was "
+                    + "is rebuilt when its sequence shows the gap", u.where(), u.why());
+        }
+    }
+
+    /** What the consumer thread is doing, for the line that says an Error stopped it. */
+    private String doing() {
+        ConsumerRecord<byte[], byte[]> r = current;
+        return r == null ? "reading " + Topics.KV_EVENTS
+                : "applying the batch at " + r.topic() + "@" + r.partition() + ":" + r.offset();
     }
 
     /** Partitions added to the topic since {@code parts} were assigned: read from their beginning, said and kept. */

@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,10 +40,14 @@ import java.util.concurrent.atomic.LongAdder;
  * version. Missing topics are retried every second; an empty topic is caught up at once.
  *
  * <p><b>Failures.</b> An exception from the consumer (a broker that went away during the catch-up, a
- * timeout on end offsets, a corrupt batch) does not end the loader: it logs, counts
+ * timeout on end offsets) does not end the loader: it logs, counts
  * ({@code tierroute_params_loader_restarts_total}), waits (1 s, doubling to 30 s) and starts a new
  * session with a fresh consumer that re-reads both topics from the beginning into a fresh rule. The
- * applied set stays in the store meanwhile; the new session swaps only if its rule's version differs.
+ * applied set stays in the store meanwhile; the new session swaps only if its rule's version differs. A record batch
+ * that poll() refuses (its CRC does not match: {@link UnreadableRecord}) is skipped instead, and counted as a corrupt
+ * record: a new session would re-read it and stall on it for ever. An {@link Error} (out of memory, …) stops the loader
+ * for good ({@link #stopped()}): the applied set is then served unchanged, {@code /healthz} answers 503 and
+ * {@link #kafkaConnected()} is false.
  *
  * <p><b>Kafka outages.</b> While no broker is reachable the loader keeps polling, and when the broker is back the same
  * consumer goes on from its position (no new session, nothing re-read). The status says so meanwhile, in
@@ -150,6 +155,7 @@ public final class ParameterLoader implements AutoCloseable {
     private long sessionStartNanos;
 
     private final LongAdder restarts = new LongAdder();
+    private final PartStop stop = new PartStop("params loader");
     private final BrokerContact contact;   // checked by the loader thread; read by status() through Status
     private final OutageReport outage;     // loader thread
     private final RhoAging rhoAging;       // loader thread
@@ -265,8 +271,11 @@ public final class ParameterLoader implements AutoCloseable {
     /** Where the loader reads (for messages). */
     public String bootstrapServers() { return settings.bootstrapServers(); }
 
-    /** Whether the loader is in contact with the Kafka cluster (as its {@link #status()} says). */
-    public boolean kafkaConnected() { return status().kafkaUnreachableSinceMs() == null; }
+    /** Whether the loader is in contact with the Kafka cluster (as its {@link #status()} says); false once stopped. */
+    public boolean kafkaConnected() { return stop.why() == null && status().kafkaUnreachableSinceMs() == null; }
+
+    /** Why an Error stopped the loader for good (the applied set is frozen), or null while it runs. */
+    public String stopped() { return stop.why(); }
 
     /** Time since the loader's last contact with the Kafka cluster while it has none (as its status says), else 0. */
     public long kafkaUnreachableMillis() {
@@ -285,9 +294,22 @@ public final class ParameterLoader implements AutoCloseable {
                 log.error("params loader: {}; keeping parameter version {} of scope '{}' meanwhile", error,
                         store.current().version(), scope, SessionLoop.traceWorthLogging(e));
                 publishStatus();
-            }, this::pause);
+            }, this::stopped, this::pause);
         } finally {
             identity.close();
+        }
+    }
+
+    /** An Error ended the loop: recorded for good, and said in the status. */
+    private void stopped(Throwable error) {
+        running = false;
+        stop.record(error, (caughtUp ? "following " : "catching up with ") + Topics.PARAMS + " and " + Topics.CONTROL);
+        try {
+            status.setLastError("loader stopped for good by " + stop.why() + "; keeping parameter version "
+                    + store.current().version() + " until the selector restarts");
+            publishStatus();
+        } catch (Throwable ignored) {
+            // out of memory again: stopped() still says it, and health and metrics read that
         }
     }
 
@@ -354,7 +376,21 @@ public final class ParameterLoader implements AutoCloseable {
     private void readAndFollow(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts) {
         CatchUpOffsets catchUp = CatchUpOffsets.read(c, parts, scope);
         while (running) {
-            ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
+            ConsumerRecords<byte[], byte[]> records;
+            try {
+                records = c.poll(Duration.ofMillis(caughtUp ? 500 : 100));
+            } catch (InvalidOffsetException e) {
+                throw e; // the history is gone: the session says so
+            } catch (KafkaException e) {
+                UnreadableRecord u = UnreadableRecord.of(c, e);
+                if (u == null) {
+                    throw e;
+                }
+                u.skip(c); // a new session would re-read it from the beginning and stall there again
+                bad.reportAt(u.partition().topic(), BadReason.CORRUPT, u.where(), "cannot be read (" + u.why()
+                        + "); skipped");
+                continue;
+            }
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
             // Records are applied only once the cluster has said, after their fetch, that the topics are still the
             // ones this history came from: a new cluster's or topic's log is fetched from as soon as it answers.
@@ -455,10 +491,6 @@ public final class ParameterLoader implements AutoCloseable {
             c.wakeup();
         }
         reader.wakeup();
-        try {
-            thread.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Uninterrupted.join(thread, 10_000); // an interrupted caller still waits for the thread (its interrupt kept)
     }
 }

@@ -10,6 +10,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
@@ -40,7 +41,9 @@ import java.util.concurrent.atomic.LongAdder;
  * what was lost were other replicas' messages, which no replay brings back. Partitions added while it runs are read
  * from their beginning (a restarted session that finds new ones reads them from the lookback); a failed session
  * resumes at the positions reached, as {@link KvEventConsumer}'s. A record that cannot be applied for any other
- * reason is skipped and counted as invalid, never retried by a session restart that would fail on it again.
+ * reason is skipped and counted as invalid, never retried by a session restart that would fail on it again; a record
+ * batch poll() refuses (its CRC does not match: {@link UnreadableRecord}) is skipped and counted as corrupt. An
+ * {@link Error} stops the consumer for good ({@link #stopped()}; {@code /healthz} answers 503).
  */
 public final class ReplicaSyncConsumer implements AutoCloseable {
 
@@ -59,6 +62,7 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     private final LongAdder restarts = new LongAdder();
     private final LongAdder logResets = new LongAdder();
     private final ReplicaSyncInbound inbound;
+    private ConsumerRecord<byte[], byte[]> current; // consumer thread: the record being handled, named if an Error stops it
 
     /**
      * @param replicaId this process's id on the topic: records carrying it are its own
@@ -77,11 +81,12 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         this.sync = sync;
         this.inbound = new ReplicaSyncInbound("replica sync consumer", replicaId, settings.scope(), workers, sync,
                 Long.MAX_VALUE, false);
-        this.loop = new ConsumerThread("tierroute-replica-sync-in", this::session, (e, wait) -> {
-            restarts.increment();
-            log.error("replica sync consumer: {}; resuming at the same positions in {} ms", SessionLoop.describe(e), wait,
-                    SessionLoop.traceWorthLogging(e));
-        });
+        this.loop = new ConsumerThread("tierroute-replica-sync-in", "replica sync consumer", this::session,
+                (e, wait) -> {
+                    restarts.increment();
+                    log.error("replica sync consumer: {}; resuming at the same positions in {} ms",
+                            SessionLoop.describe(e), wait, SessionLoop.traceWorthLogging(e));
+                }, this::doing);
     }
 
     public ReplicaSyncConsumer start() {
@@ -108,10 +113,13 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
     /** Times the position reached was no longer in the log. */
     public long logResets() { return logResets.sum(); }
     public long badRecords(BadReason reason) { return inbound.count(ReplicaSyncInbound.Outcome.valueOf(reason.name())); }
+    /** Why an Error stopped the consumer for good (the other replicas are no longer heard), or null while it runs. */
+    public String stopped() { return loop.stopped(); }
     /** How late the last record handed over arrived (its sender's clock to this one's), ms; -1 before any. */
     public long lastDelayMillis() { return inbound.lastDelayMillis(); }
 
     private void session() {
+        current = null;
         try (KafkaConsumer<byte[], byte[]> c = KafkaClients.historyConsumer(settings, "replica-sync")) {
             loop.consumer(c);
             List<TopicPartition> parts = new ArrayList<>(SessionPositions.await(c, Topics.REPLICA_SYNC,
@@ -137,10 +145,21 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
                     c.seekToEnd(e.partitions());
                     positions.reached(c, e.partitions());
                     continue;
+                } catch (KafkaException e) {
+                    UnreadableRecord u = UnreadableRecord.of(c, e);
+                    if (u == null) {
+                        throw e;
+                    }
+                    u.skip(c); // restarting the session there would refuse it again, for ever
+                    positions.reached(c, List.of(u.partition()));
+                    inbound.unreadable(u.where(), u.why());
+                    continue;
                 }
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    current = r;
                     handle(r);
                 }
+                current = null;
                 positions.reached(c, batch.partitions());
                 sync.expire();
                 List<TopicPartition> added = partitionWatch.newPartitions(c, parts);
@@ -154,6 +173,13 @@ public final class ReplicaSyncConsumer implements AutoCloseable {
         } finally {
             loop.consumer(null);
         }
+    }
+
+    /** What the consumer thread is doing, for the line that says an Error stopped it. */
+    private String doing() {
+        ConsumerRecord<byte[], byte[]> r = current;
+        return r == null ? "reading " + Topics.REPLICA_SYNC
+                : "handling the record at " + r.topic() + "@" + r.partition() + ":" + r.offset();
     }
 
     /** The first offset written at or after {@code lookback} ago on each partition, or its end. */

@@ -116,14 +116,16 @@ public final class ReplicaSyncLink implements AutoCloseable {
         return key;
     }
 
-    /** Stops telling the other replicas, then hearing them. */
+    /** Stops telling the other replicas, then hearing them; each part whatever the others' close did. */
     @Override
     public void close() {
-        sync.uninstall();
+        PartClosing closing = new PartClosing(org.slf4j.LoggerFactory.getLogger(ReplicaSyncLink.class));
+        closing.close("replica sync", sync::uninstall);
         if (direct != null) {
-            direct.close();
+            closing.close("replica sync direct path", direct::close);
         }
-        consumer.close();
-        publisher.close();
+        closing.close("replica sync consumer", consumer::close);
+        closing.close("replica sync publisher", publisher::close);
+        closing.done();
     }
 }

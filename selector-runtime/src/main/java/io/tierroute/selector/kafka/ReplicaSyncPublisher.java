@@ -62,8 +62,10 @@ public final class ReplicaSyncPublisher implements NumberedTransport, AutoClosea
     public long offered() { return out.offered(); }
     /** Dropped because the buffer was full. */
     public long droppedBufferFull() { return out.droppedBufferFull(); }
-    /** Dropped because the publisher was closing or closed. */
+    /** Dropped because the publisher was closing or closed, or its sending thread stopped on an error. */
     public long droppedClosed() { return out.droppedClosed(); }
+    /** Why an Error stopped the sending thread for good (nothing is published any more), or null while it runs. */
+    public String stopped() { return out.stopped(); }
     /** Handed to the producer but not delivered. */
     public long sendFailed() { return out.sendFailed(); }
     /** Could not be built or encoded (a bug; logged). */

@@ -31,9 +31,19 @@ public final class EmbeddedSelectorApi implements AutoCloseable {
      * @param adminTokenEnv       the environment variable it comes from, for messages
      * @param kafkaStatus         the {@code kafka} block of {@code GET /v1/params}, or null
      * @param dataPlaneClosedWhy  null serves the data plane; else why its POSTs get 409 ({@link DataPlaneRefusal})
+     * @param kafkaStopped        which Kafka parts an Error stopped for good, or null while all run
+     *                            ({@code KafkaPartsReport::stopped}; {@code /healthz} answers 503 with it), or null
      */
     public record Settings(ServerSettings server, String adminToken, String adminTokenEnv,
-                           Supplier<Map<String, Object>> kafkaStatus, String dataPlaneClosedWhy) {
+                           Supplier<Map<String, Object>> kafkaStatus, String dataPlaneClosedWhy,
+                           Supplier<String> kafkaStopped) {
+
+        /** Without a watch on the Kafka parts' threads. */
+        public Settings(ServerSettings server, String adminToken, String adminTokenEnv,
+                        Supplier<Map<String, Object>> kafkaStatus, String dataPlaneClosedWhy) {
+            this(server, adminToken, adminTokenEnv, kafkaStatus, dataPlaneClosedWhy, null);
+        }
+
         /** Never the token: the generated one would print it into any log line that mentions the settings. */
         @Override
         public String toString() {
@@ -68,7 +78,7 @@ public final class EmbeddedSelectorApi implements AutoCloseable {
         // No parameter file to reload: the owner's store is the only source (POST /v1/params/reload: 409).
         Credentials credentials = Credentials.adminOnly(token);
         HttpHandler handler = new ApiHandler(selector, writer, metrics, s.server(), AccessSettings.DEFAULTS,
-                credentials, s.adminTokenEnv(), null, s.kafkaStatus());
+                credentials, s.adminTokenEnv(), null, s.kafkaStatus(), s.kafkaStopped());
         if (s.dataPlaneClosedWhy() != null) {
             handler = new DataPlaneRefusal(handler, metrics, s.dataPlaneClosedWhy(), AccessSettings.DEFAULTS, credentials,
                     s.adminTokenEnv());

@@ -110,7 +110,7 @@ public final class SelectorServer implements AutoCloseable {
         Credentials credentials = new Credentials(lookup(env, config.adminTokenEnv()),
                 lookup(env, access.readTokenEnv()), lookup(env, access.dataTokenEnv()));
         ApiHandler api = new ApiHandler(selector, pipeline, metrics, s, access, credentials, config.adminTokenEnv(),
-                reloader, kafka == null ? null : kafka::status);
+                reloader, kafka == null ? null : kafka::status, kafka == null ? null : kafka::stopped);
 
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "tierroute-tick");

@@ -24,7 +24,7 @@ class SessionLoopTest {
                 case 2 -> throw new WakeupException();
                 default -> running[0] = false;
             }
-        }, (e, wait) -> log.add(e.getMessage() + " -> " + wait), wait -> log.add("pause " + wait));
+        }, (e, wait) -> log.add(e.getMessage() + " -> " + wait), e -> log.add("stopped " + e), wait -> log.add("pause " + wait));
         assertThat(sessions[0]).isEqualTo(4);
         assertThat(log).containsExactly("broker gone 1 -> 1000", "pause 1000", "broker gone 3 -> 2000", "pause 2000");
     }
@@ -36,8 +36,24 @@ class SessionLoopTest {
         SessionLoop.run(() -> running[0], () -> {
             running[0] = false;
             throw new IllegalStateException("client closed under the session");
-        }, (e, wait) -> log.add("restarting"), wait -> log.add("pause"));
+        }, (e, wait) -> log.add("restarting"), e -> log.add("stopped"), wait -> log.add("pause"));
         assertThat(log).isEmpty();
+    }
+
+    /**
+     * An Error (out of memory, a stack overflow, a class that failed to load) ends the loop at once, handed to the owner:
+     * no restart into the same state, no back-off spinning, and nothing thrown past the thread's loop.
+     */
+    @Test
+    void anErrorEndsTheLoopHandedToTheOwnerWithoutARestart() {
+        List<String> log = new ArrayList<>();
+        int[] sessions = {0};
+        SessionLoop.run(() -> true, () -> {
+            sessions[0]++;
+            throw new OutOfMemoryError("Java heap space");
+        }, (e, wait) -> log.add("restarting"), e -> log.add("stopped " + e), wait -> log.add("pause"));
+        assertThat(sessions[0]).isEqualTo(1);
+        assertThat(log).containsExactly("stopped java.lang.OutOfMemoryError: Java heap space");
     }
 
     /**

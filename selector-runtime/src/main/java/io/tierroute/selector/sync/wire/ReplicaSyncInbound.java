@@ -209,6 +209,15 @@ public final class ReplicaSyncInbound {
         return Outcome.HANDED_OVER;
     }
 
+    /**
+     * A message whose bytes could not even be read (a damaged Kafka record batch, skipped by its reader): counted and
+     * logged as {@link Outcome#CORRUPT}.
+     */
+    public void unreadable(String where, String why) {
+        bad(Outcome.CORRUPT, () -> where, "cannot be read (" + why + "); skipped");
+        counts[Outcome.CORRUPT.ordinal()].increment();
+    }
+
     /** Messages that came to {@code o}. */
     public long count(Outcome o) { return counts[o.ordinal()].sum(); }
 
