@@ -37,6 +37,7 @@ final class DemoSelectorApi {
         // One I/O and a few worker threads: an operator's curl and a Prometheus scrape, not production traffic.
         ServerSettings server = new ServerSettings("127.0.0.1", port, 4 * 1024 * 1024, 1, 4);
         return EmbeddedSelectorApi.start(fleet.selector(), fleet.indexWriter(), fleet.metrics(),
-                new EmbeddedSelectorApi.Settings(server, token, tokenEnv, kafka::status, DATA_PLANE_CLOSED));
+                new EmbeddedSelectorApi.Settings(server, token, tokenEnv, kafka::status, DATA_PLANE_CLOSED,
+                        kafka::stopped)); // a stopped loader or publisher fails /healthz, as on `tierroute selector`
     }
 }

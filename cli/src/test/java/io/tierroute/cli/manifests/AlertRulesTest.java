@@ -67,12 +67,12 @@ class AlertRulesTest {
      * is not scraped at all (TierrouteFlinkDown reads {@code up}, which a missing scrape target does not have either).
      */
     @Test
-    void selectorsThatSwapInNoParametersForLongAreAlertedOnUnlessPinned() {
+    void selectorsThatSwapInNoParametersForLongAreAlertedOnUnlessTheirScopeIsPinned() {
         JsonNode r = groups.get("tierroute-selector").get("TierrouteParamsNotUpdated");
         assertThat(r).as("TierrouteParamsNotUpdated").isNotNull();
         String expr = r.path("expr").asText();
         Matcher m = Pattern.compile("^increase\\(tierroute_params_swaps_total\\[(\\d+)([mh])]\\) == 0 unless on \\(instance, job\\) "
-            + "tierroute_params_pinned == 1$").matcher(expr);
+            + "tierroute_params_served_scope_pinned == 1$").matcher(expr);
         assertThat(m.matches()).as(expr).isTrue();
         long minutes = Long.parseLong(m.group(1)) * (m.group(2).equals("h") ? 60 : 1);
         assertThat(minutes).as("longer than the gate's own 30 min (TierrouteNoSnapshotAccepted)").isGreaterThanOrEqualTo(30);

@@ -1,8 +1,7 @@
 package io.tierroute.dashboards.web;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import io.tierroute.schemas.JsonWire;
+
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Locale;
@@ -33,13 +32,12 @@ final class Credentials {
         if (value.chars().allMatch(c -> c < 0x80) || value.chars().anyMatch(c -> c > 0xff)) {
             return value; // ASCII, or already decoded text (not the wire's bytes)
         }
-        try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(value.getBytes(StandardCharsets.ISO_8859_1))).toString();
-        } catch (CharacterCodingException e) {
+        byte[] bytes = value.getBytes(StandardCharsets.ISO_8859_1);
+        // The selector's strict check (HeaderText): the two servers take the same bytes as the same token.
+        if (JsonWire.utf8Problem(bytes, bytes.length) != null) {
             throw new HttpError(400, "the Authorization header is not UTF-8 text; send the token's UTF-8 bytes");
         }
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     /** The token of {@code Bearer <token>}, or null (missing, empty, another scheme). */

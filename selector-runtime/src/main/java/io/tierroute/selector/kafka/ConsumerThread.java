@@ -39,6 +39,15 @@ final class ConsumerThread {
         this.thread.setDaemon(true);
     }
 
+    /**
+     * Stops the thread for good from within its session, for a cause no new session would cure (the index writer
+     * has stopped): recorded as an Error's would be; the caller then returns from its session.
+     */
+    void stopFor(Throwable cause, String doing) {
+        running = false;
+        stop.record(cause, doing);
+    }
+
     /** Why an Error stopped the thread for good, or null. */
     String stopped() {
         return stop.why();

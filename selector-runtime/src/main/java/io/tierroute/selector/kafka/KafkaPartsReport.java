@@ -260,6 +260,15 @@ public final class KafkaPartsReport {
                     .help("1 when the scope is pinned by a control record").labelNames("scope")
                     .callback(cb -> l.status().scopes().forEach((s, st) -> cb.call(st.pinned() ? 1 : 0, s)))
                     .register(r);
+            // The served scope alone: tierroute_params_pinned has every scope on the topics, and another deployment's
+            // pin must not silence this selector's alerts.
+            GaugeWithCallback.builder().name("tierroute_params_served_scope_pinned")
+                    .help("1 when the scope this selector serves is pinned by a control record")
+                    .callback(cb -> {
+                        var st = l.status().scopes().get(l.scope());
+                        cb.call(st != null && st.pinned() ? 1 : 0);
+                    })
+                    .register(r);
             GaugeWithCallback.builder().name("tierroute_params_rule_version")
                     .help("Version the activation rule makes active per scope (tierroute_params_active_version is "
                             + "what this selector applies; they differ when that version was unusable)")

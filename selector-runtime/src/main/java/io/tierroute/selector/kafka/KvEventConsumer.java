@@ -330,6 +330,14 @@ public final class KvEventConsumer implements AutoCloseable {
      * False when closed meanwhile.
      */
     private boolean submit(List<KvEvent> list) {
+        String writerStopped = writer.failure();
+        if (writerStopped != null) {
+            // Nothing will apply events again: stop for good (said on /healthz) rather than restart sessions that
+            // fail on every batch.
+            loop.stopFor(new IllegalStateException("the index writer has stopped (" + writerStopped + ")"),
+                    "handing a batch to the index");
+            return false;
+        }
         long pause = 1;
         while (!writer.submit(list)) {
             backpressure.increment();

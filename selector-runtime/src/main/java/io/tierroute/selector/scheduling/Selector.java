@@ -180,7 +180,7 @@ public final class Selector {
         }
         if (pending == null) {
             // No place behind the others: a worker that can take it now does, rather than a 503 while it has room.
-            RouteDecision placed = decision == null ? null : attempt(request, null, clock.getAsLong(), 0, s,
+            RouteDecision placed = decision == null ? null : attempt(request, hashes, clock.getAsLong(), 0, s,
                     AttemptKind.ARRIVAL_PAST_FULL_QUEUE);
             if (placed != null) {
                 return CompletableFuture.completedFuture(placed);

@@ -131,6 +131,51 @@ class KafkaPartStoppedTest {
         }
     }
 
+    /** An index writer stopped for good stops the KV consumer too: not a session restarted on every batch. */
+    @Test
+    void aStoppedIndexWriterStopsTheKvConsumerWithoutRestarts() throws Exception {
+        SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
+        try (KvEventPipeline pipeline = new KvEventPipeline(index, 100);
+             KafkaProducer<byte[], byte[]> producer = KafkaFixture.producer()) {
+            Selector s = new Selector(c.selector(), index, pipeline, new ParameterStore(ParameterSet.defaults(2)),
+                    System::nanoTime);
+            IndexWriter stopped = new IndexWriter() {
+                @Override
+                public boolean submit(List<KvEvent> events) {
+                    throw new IllegalStateException("the index writer has stopped (test)");
+                }
+
+                @Override
+                public String failure() { return "java.lang.OutOfMemoryError: Java heap space, test"; }
+
+                @Override
+                public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
+
+                @Override
+                public void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
+
+                @Override
+                public void expire(long nowNanos) {}
+
+                @Override
+                public long droppedRouted() { return 0; }
+
+                @Override
+                public long appliedEvents() { return 0; }
+            };
+            try (KvEventConsumer kv = new KvEventConsumer(KafkaFixture.settings(), s.registry(), stopped).start()) {
+                assertThat(kv.awaitAssigned(WAIT)).isTrue();
+                send(producer, 0, 1);
+                await(WAIT, () -> kv.stopped() != null, "the consumer stopped");
+                assertThat(kv.stopped()).contains("the index writer has stopped").contains("OutOfMemoryError");
+                send(producer, 1, 2);
+                Thread.sleep(500);
+                assertThat(kv.restarts()).isZero();
+            }
+        }
+    }
+
     /**
      * The sending thread of a publisher: an Error stops it for good, and what is offered after is counted as closed,
      * not left to fill the buffer as buffer_full drops.

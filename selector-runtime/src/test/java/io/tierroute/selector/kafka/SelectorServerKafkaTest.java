@@ -69,6 +69,7 @@ class SelectorServerKafkaTest {
             assertThat(metrics).contains("tierroute_params_active_version{scope=\"default\"} 5.0")
                     .contains("tierroute_params_active_version{scope=\"pool-b\"} 2.0")
                     .contains("tierroute_params_pinned{scope=\"pool-b\"} 1.0")
+                    .contains("tierroute_params_served_scope_pinned 0.0") // another scope's pin is not this one's
                     .contains("tierroute_params_ready 1.0")
                     .contains("tierroute_params_bad_records_total{reason=\"corrupt\",topic=\"tierroute.params\"} 0.0")
                     .contains("tierroute_decisions_dropped_total{reason=\"buffer_full\"} 0.0");
