@@ -381,7 +381,7 @@ final class ClusterCommand implements Runnable {
                     }
                     String name = ShellWords.quote(j.name());
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
-                    java.util.Optional<ResumePoint> checkpoint = ResumePoint.of(rest, j, jobs);
+                    java.util.Optional<ResumePoint> checkpoint = ResumePoint.of(rest, j, config.userConfig(), arguments, jobs);
                     boolean onKafka = java.util.Objects.equals(clustersKafka,
                             config.userConfig().get(WriterIdentity.BOOTSTRAP_SERVERS));
                     resume.add(new Resumable(name, rest.base(), config.userConfig(), arguments,
@@ -504,7 +504,7 @@ final class ClusterCommand implements Runnable {
                 FlinkRestClient.JobConfig config = rest.jobConfig(j.id()).orElse(ResumeCommand.UNKNOWN);
                 if (WriterIdentity.FITTING_JOB.equals(config.userConfig().get(WriterIdentity.ROLE))) {
                     List<String> arguments = ResumeCommand.jobArguments(rest, j.id(), config);
-                    out.println(ResumePoint.of(rest, j, jobs)
+                    out.println(ResumePoint.of(rest, j, config.userConfig(), arguments, jobs)
                             .map(c -> "    to resume it from " + (c.source() == null ? "its last checkpoint" : c.source())
                                     + ": 'tierroute cluster down', 'cluster up' (the new cluster runs no job), then "
                                     + ResumeCommand.of(rest.base(), config.userConfig(), arguments, c.path()))

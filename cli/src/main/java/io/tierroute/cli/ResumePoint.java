@@ -5,6 +5,7 @@ import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
 
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -15,13 +16,22 @@ import java.util.Optional;
  * the newest job of a name counted before, so such a job was said to have nothing to resume from, and {@code down}
  * recorded nothing, while the earlier job's checkpoint was still there.
  *
+ * <p>An earlier job counts only when it has ended and was submitted as this one: the same published parameters and
+ * job arguments, i.e. the same {@link ResumeCommand} line but for the path. A name says nothing of the writer (every
+ * fitting job has the default name unless told otherwise): a job for another Kafka or topic, or one still running,
+ * would hand this job another writer's state (its version counter and pins), published into this job's Kafka.
+ *
  * @param path   the checkpoint or savepoint, as Flink names it
  * @param source null for the job's own newest checkpoint, else what the path is, for the line that prints it
  */
 record ResumePoint(String path, String source) {
 
-    /** {@code job}'s resume point, looking at the other {@code jobs} Flink lists when it has none of its own. */
-    static Optional<ResumePoint> of(FlinkRestClient rest, JobSummary job, List<JobSummary> jobs) {
+    /**
+     * {@code job}'s resume point, looking at the other {@code jobs} Flink lists when it has none of its own;
+     * {@code identity} and {@code arguments} are its published parameters and {@link ResumeCommand#jobArguments}.
+     */
+    static Optional<ResumePoint> of(FlinkRestClient rest, JobSummary job, Map<String, String> identity,
+                                    List<String> arguments, List<JobSummary> jobs) {
         Optional<String> own = rest.latestCheckpointPath(job.id());
         if (own.isPresent()) {
             return Optional.of(new ResumePoint(own.get(), null));
@@ -32,10 +42,14 @@ record ResumePoint(String path, String source) {
         }
         List<JobSummary> earlier = jobs.stream()
                 .filter(j -> j.name().equals(job.name()) && !j.id().equals(job.id()) && j.startTime() < job.startTime())
+                .filter(j -> !SingleWriterGuard.alive(j)) // a live job's checkpoints are its own: not ours to resume
                 .sorted(Comparator.comparingLong(JobSummary::startTime).reversed())
                 .toList();
         for (JobSummary e : earlier) {
-            String which = "job " + e.id() + " (" + e.state() + "), an earlier job of that name";
+            if (!sameSubmission(rest, e, identity, arguments)) {
+                continue;
+            }
+            String which = "job " + e.id() + " (" + e.state() + "), an earlier job of that name and settings";
             Optional<String> completed = rest.latestCheckpointPath(e.id());
             if (completed.isPresent()) {
                 return Optional.of(new ResumePoint(completed.get(), "the last checkpoint of " + which
@@ -48,5 +62,13 @@ record ResumePoint(String path, String source) {
             }
         }
         return Optional.empty();
+    }
+
+    /** {@code e} was submitted as the job of {@code identity} and {@code arguments}: unreadable settings are not. */
+    private static boolean sameSubmission(FlinkRestClient rest, JobSummary e, Map<String, String> identity,
+                                          List<String> arguments) {
+        FlinkRestClient.JobConfig config = rest.jobConfig(e.id()).orElse(ResumeCommand.UNKNOWN);
+        return !config.userConfig().isEmpty() && config.userConfig().equals(identity)
+                && ResumeCommand.jobArguments(rest, e.id(), config).equals(arguments);
     }
 }

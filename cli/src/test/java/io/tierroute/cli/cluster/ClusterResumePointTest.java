@@ -40,6 +40,10 @@ class ClusterResumePointTest {
     private Process live;
     /** Job id → its {@code GET /jobs/<id>/checkpoints} answer. */
     private final Map<String, String> checkpoints = new ConcurrentHashMap<>();
+    /** Job id → its state (default FAILED), and the Kafka and parallelism it was submitted with (default: as B). */
+    private final Map<String, String> states = new ConcurrentHashMap<>();
+    private final Map<String, String> bootstraps = new ConcurrentHashMap<>();
+    private final Map<String, Integer> parallelisms = new ConcurrentHashMap<>();
 
     @AfterEach
     void stop() throws InterruptedException {
@@ -61,7 +65,7 @@ class ClusterResumePointTest {
         assertThat(status.rc).as(status.all()).isEqualTo(1);
         assertThat(status.out).contains("job " + A + " fit: FAILED (a later job of that name was submitted)",
                 "job " + B + " fit: FAILED", "to resume it from the last checkpoint of job " + A + " (FAILED), an earlier "
-                        + "job of that name; this one completed none: 'tierroute cluster down', 'cluster up'",
+                        + "job of that name and settings; this one completed none: 'tierroute cluster down', 'cluster up'",
                 "--from-savepoint " + A_CHECKPOINT).doesNotContain("submit it afresh");
 
         CliRun down = CliRun.of("cluster", "down", "--dir", dir.toString());
@@ -75,6 +79,49 @@ class ClusterResumePointTest {
         }
         assertThat(recorded.values()).as("recorded for the next 'up'").contains(A_CHECKPOINT);
         assertThat(down.out).as("the --dir of a printed command, quoted").contains("tierroute cluster up --dir '" + dir + "'");
+    }
+
+    /**
+     * Every fitting job has the default name unless told otherwise: an earlier job of the name that wrote another
+     * Kafka, or ran with other arguments, or still runs, is another writer, and its checkpoint (its version counter and
+     * pins) is not this job's to resume from.
+     */
+    @Test
+    void anEarlierJobOfTheNameWithOtherSettingsOrStillRunningIsNotOffered() throws Exception {
+        checkpoints.put(A, completed(A_CHECKPOINT));
+        checkpoints.put(B, none());
+        Path dir = clusterDir();
+
+        bootstraps.put(A, "127.0.0.1:29092"); // kafka1's job; B writes kafka2
+        assertNotOffered(dir);
+        bootstraps.remove(A);
+
+        parallelisms.put(A, 2);
+        assertNotOffered(dir);
+        parallelisms.remove(A);
+
+        states.put(A, "RUNNING");
+        assertNotOffered(dir);
+        CliRun down = CliRun.of("cluster", "down", "--dir", dir.toString());
+        assertThat(down.out).as(down.all()).contains("fit has no completed checkpoint to resume from")
+                .doesNotContain("from the last checkpoint of job " + A);
+    }
+
+    @Test
+    void anEarlierCanceledJobOfTheSameSettingsIsOffered() throws Exception {
+        checkpoints.put(A, completed(A_CHECKPOINT));
+        checkpoints.put(B, none());
+        states.put(A, "CANCELED");
+        Path dir = clusterDir();
+        CliRun status = CliRun.of("cluster", "status", "--dir", dir.toString());
+        assertThat(status.out).as(status.all()).contains("to resume it from the last checkpoint of job " + A
+                + " (CANCELED)", "--from-savepoint " + A_CHECKPOINT);
+    }
+
+    private static void assertNotOffered(Path dir) {
+        CliRun status = CliRun.of("cluster", "status", "--dir", dir.toString());
+        assertThat(status.out).as(status.all()).contains("job " + B + " fit: FAILED",
+                "it has no completed checkpoint to resume from: submit it afresh").doesNotContain(A_CHECKPOINT);
     }
 
     @Test
@@ -161,15 +208,17 @@ class ClusterResumePointTest {
             } else if (path.equals("/jobs/overview")) {
                 reply(ex, 200, "{\"jobs\":[" + job(A, 1_000) + "," + job(B, 2_000) + "]}");
             } else if (parts.size() == 3 && parts.get(1).equals("jobs")) {
-                reply(ex, 200, "{\"jid\":\"" + parts.get(2) + "\",\"name\":\"fit\",\"state\":\"FAILED\",\"vertices\":[{"
+                reply(ex, 200, "{\"jid\":\"" + parts.get(2) + "\",\"name\":\"fit\",\"state\":\"" + state(parts.get(2))
+                        + "\",\"vertices\":[{"
                         + "\"id\":\"v1\",\"name\":\"Source\",\"status\":\"FAILED\",\"parallelism\":1,\"tasks\":{\"FAILED\":1}}]}");
             } else if (parts.size() == 4 && parts.get(3).equals("exceptions")) {
                 reply(ex, 200, "{\"exceptionHistory\":{\"entries\":[{\"exceptionName\":\"java.lang.IllegalStateException\","
                         + "\"stacktrace\":\"java.lang.IllegalStateException: boom\\n\\tat x.Y.z(Y.java:1)\\n\"}]}}");
             } else if (parts.size() == 4 && parts.get(3).equals("config")) {
-                reply(ex, 200, "{\"jid\":\"" + parts.get(2) + "\",\"name\":\"fit\",\"execution-config\":{\"job-parallelism\":1,"
-                        + "\"user-config\":{\"tierroute.role\":\"fitting-job\",\"tierroute.params-topic\":\"tierroute.params\","
-                        + "\"tierroute.bootstrap-servers\":\"127.0.0.1:19092\",\"tierroute.job-name\":\"fit\"}}}");
+                reply(ex, 200, "{\"jid\":\"" + parts.get(2) + "\",\"name\":\"fit\",\"execution-config\":{\"job-parallelism\":"
+                        + parallelisms.getOrDefault(parts.get(2), 1) + ",\"user-config\":{\"tierroute.role\":\"fitting-job\","
+                        + "\"tierroute.params-topic\":\"tierroute.params\",\"tierroute.bootstrap-servers\":\""
+                        + bootstraps.getOrDefault(parts.get(2), "127.0.0.1:19092") + "\",\"tierroute.job-name\":\"fit\"}}}");
             } else if (parts.size() == 4 && parts.get(3).equals("checkpoints")) {
                 reply(ex, 200, checkpoints.get(parts.get(2)));
             } else if (parts.size() == 5 && parts.get(4).equals("config")) {
@@ -180,8 +229,12 @@ class ClusterResumePointTest {
         }
     }
 
-    private static String job(String id, long start) {
-        return "{\"jid\":\"" + id + "\",\"name\":\"fit\",\"state\":\"FAILED\",\"start-time\":" + start + "}";
+    private String job(String id, long start) {
+        return "{\"jid\":\"" + id + "\",\"name\":\"fit\",\"state\":\"" + state(id) + "\",\"start-time\":" + start + "}";
+    }
+
+    private String state(String id) {
+        return states.getOrDefault(id, "FAILED");
     }
 
     private static void reply(HttpExchange ex, int status, String body) throws IOException {

@@ -241,12 +241,15 @@ class K8sManifestsTest {
 
     /**
      * The Flink image runs as {@code flink}, uid and gid 9999 (the official image's {@code groupadd --gid=9999 flink}):
-     * without the pods' {@code fsGroup} a Secret mounted 0440 is root's, unreadable to it.
+     * without the pods' {@code fsGroup} a Secret mounted 0440 is root's, unreadable to it. {@code OnRootMismatch}, or
+     * the kubelet re-owns every file of the state volume at each pod start where the storage supports it.
      */
     @Test
     void theFlinkPodsRunWithTheImagesGroupAsFsGroup() throws IOException {
         JsonNode pod = Manifests.one(docs, "FlinkDeployment", JOB).path("spec").path("podTemplate").path("spec");
         assertThat(pod.path("securityContext").path("fsGroup").asInt()).isEqualTo(9999);
+        assertThat(pod.path("securityContext").path("fsGroupChangePolicy").asText())
+            .as("not a recursive re-own of the whole checkpoint/HA volume at every pod start").isEqualTo("OnRootMismatch");
         assertThat(Files.readString(root.resolve("deploy/k8s/images/fitting-job.Dockerfile")))
             .as("the official image, whose flink user is 9999, run as it is").contains("FROM flink:").doesNotContain("USER");
     }
