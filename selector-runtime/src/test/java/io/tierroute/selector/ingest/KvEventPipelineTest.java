@@ -1,5 +1,6 @@
 package io.tierroute.selector.ingest;
 
+import io.tierroute.selector.index.InterceptedIndex;
 import io.tierroute.selector.index.NaiveReferenceIndex;
 import io.tierroute.selector.index.PrefixIndex;
 import io.tierroute.selector.index.PrefixMatch;
@@ -50,43 +51,14 @@ class KvEventPipelineTest {
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
         // A writer stuck on its first command lets the queue fill deterministically.
-        PrefixIndex blocking = new PrefixIndex() {
-            @Override
-            public void apply(KvEvent event) {
-                entered.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                index.apply(event);
+        PrefixIndex blocking = new InterceptedIndex(index, event -> {
+            entered.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
-
-            @Override
-            public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.recordRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void expire(long nowNanos) {
-                index.expire(nowNanos);
-            }
-
-            @Override
-            public void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
-                index.match(blockHashes, blocks, nowNanos, out);
-            }
-
-            @Override
-            public long blockCount() {
-                return index.blockCount();
-            }
-        };
+        });
         try (KvEventPipeline pipeline = new KvEventPipeline(blocking, 2)) {
             List<KvEvent> one = List.of(new KvEvent.Cleared(0));
             assertThat(pipeline.submit(one)).isTrue();
@@ -123,40 +95,7 @@ class KvEventPipelineTest {
     @Test
     void anErrorStopsTheWriterWhichThenRefusesBatchesSayingWhy() throws Exception {
         NaiveReferenceIndex index = new NaiveReferenceIndex(1);
-        PrefixIndex growthFails = new PrefixIndex() {
-            @Override
-            public void apply(KvEvent event) {
-                if (event instanceof KvEvent.Stored s && s.blockHashes()[0] == 2) {
-                    throw new OutOfMemoryError("Java heap space"); // a table growing past the heap
-                }
-                index.apply(event);
-            }
-
-            @Override
-            public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.recordRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void expire(long nowNanos) {
-                index.expire(nowNanos);
-            }
-
-            @Override
-            public void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
-                index.match(blockHashes, blocks, nowNanos, out);
-            }
-
-            @Override
-            public long blockCount() {
-                return index.blockCount();
-            }
-        };
+        PrefixIndex growthFails = InterceptedIndex.outOfMemoryOn(index, 2); // a table growing past the heap
         try (KvEventPipeline pipeline = new KvEventPipeline(growthFails, 100)) {
             assertThat(pipeline.submit(List.of(new KvEvent.Stored(0, Tier.HBM, false, 0, new long[]{1})))).isTrue();
             assertThat(pipeline.awaitIdle(10, TimeUnit.SECONDS)).isTrue();

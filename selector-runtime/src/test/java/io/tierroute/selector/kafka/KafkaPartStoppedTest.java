@@ -49,34 +49,42 @@ class KafkaPartStoppedTest {
         KafkaFixture.resetTopics();
     }
 
+    /** An index writer whose submit and failure the test decides; it takes no routed hints. */
+    private record ScriptedWriter(java.util.function.Predicate<List<KvEvent>> submitted,
+                                  java.util.function.Supplier<String> why,
+                                  java.util.function.LongSupplier applied) implements IndexWriter {
+        @Override
+        public boolean submit(List<KvEvent> events) { return submitted.test(events); }
+
+        @Override
+        public String failure() { return why.get(); }
+
+        @Override
+        public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
+
+        @Override
+        public void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
+
+        @Override
+        public void expire(long nowNanos) {}
+
+        @Override
+        public long droppedRouted() { return 0; }
+
+        @Override
+        public long appliedEvents() { return applied.getAsLong(); }
+    }
+
     /** The pipeline, but a batch storing {@link #FATAL_HASH} throws what a heap that has run out would. */
     private static IndexWriter failingOn(KvEventPipeline pipeline) {
-        return new IndexWriter() {
-            @Override
-            public boolean submit(List<KvEvent> events) {
-                for (KvEvent e : events) {
-                    if (e instanceof KvEvent.Stored s && s.blockHashes()[0] == FATAL_HASH) {
-                        throw new OutOfMemoryError("Java heap space");
-                    }
+        return new ScriptedWriter(events -> {
+            for (KvEvent e : events) {
+                if (e instanceof KvEvent.Stored s && s.blockHashes()[0] == FATAL_HASH) {
+                    throw new OutOfMemoryError("Java heap space");
                 }
-                return pipeline.submit(events);
             }
-
-            @Override
-            public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
-
-            @Override
-            public void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
-
-            @Override
-            public void expire(long nowNanos) {}
-
-            @Override
-            public long droppedRouted() { return 0; }
-
-            @Override
-            public long appliedEvents() { return pipeline.appliedEvents(); }
-        };
+            return pipeline.submit(events);
+        }, pipeline::failure, pipeline::appliedEvents);
     }
 
     private HttpResponse<String> get(EmbeddedSelectorApi api, String path) throws Exception {
@@ -140,30 +148,9 @@ class KafkaPartStoppedTest {
              KafkaProducer<byte[], byte[]> producer = KafkaFixture.producer()) {
             Selector s = new Selector(c.selector(), index, pipeline, new ParameterStore(ParameterSet.defaults(2)),
                     System::nanoTime);
-            IndexWriter stopped = new IndexWriter() {
-                @Override
-                public boolean submit(List<KvEvent> events) {
-                    throw new IllegalStateException("the index writer has stopped (test)");
-                }
-
-                @Override
-                public String failure() { return "java.lang.OutOfMemoryError: Java heap space, test"; }
-
-                @Override
-                public void routed(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
-
-                @Override
-                public void released(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {}
-
-                @Override
-                public void expire(long nowNanos) {}
-
-                @Override
-                public long droppedRouted() { return 0; }
-
-                @Override
-                public long appliedEvents() { return 0; }
-            };
+            IndexWriter stopped = new ScriptedWriter(events -> {
+                throw new IllegalStateException("the index writer has stopped (test)");
+            }, () -> "java.lang.OutOfMemoryError: Java heap space, test", () -> 0);
             try (KvEventConsumer kv = new KvEventConsumer(KafkaFixture.settings(), s.registry(), stopped).start()) {
                 assertThat(kv.awaitAssigned(WAIT)).isTrue();
                 send(producer, 0, 1);

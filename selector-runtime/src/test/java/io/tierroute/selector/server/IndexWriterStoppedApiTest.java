@@ -3,14 +3,13 @@ package io.tierroute.selector.server;
 import io.tierroute.selector.config.ConfigLoader;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.config.ServerSettings;
+import io.tierroute.selector.index.InterceptedIndex;
 import io.tierroute.selector.index.NaiveReferenceIndex;
 import io.tierroute.selector.index.PrefixIndex;
-import io.tierroute.selector.index.PrefixMatch;
 import io.tierroute.selector.ingest.KvEventPipeline;
 import io.tierroute.selector.metrics.SelectorMetrics;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
-import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.scheduling.Selector;
 import org.junit.jupiter.api.Test;
 
@@ -32,48 +31,10 @@ class IndexWriterStoppedApiTest {
 
     private static final long FATAL_HASH = 777;
 
-    /** The reference index, but storing {@link #FATAL_HASH} throws what a table growing past the heap would. */
-    private static PrefixIndex failingOnGrowth(NaiveReferenceIndex index) {
-        return new PrefixIndex() {
-            @Override
-            public void apply(KvEvent event) {
-                if (event instanceof KvEvent.Stored s && s.blockHashes()[0] == FATAL_HASH) {
-                    throw new OutOfMemoryError("Java heap space");
-                }
-                index.apply(event);
-            }
-
-            @Override
-            public void recordRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.recordRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void releaseRouted(int worker, long[] blockHashes, int blocks, long nowNanos, long ttlNanos) {
-                index.releaseRouted(worker, blockHashes, blocks, nowNanos, ttlNanos);
-            }
-
-            @Override
-            public void expire(long nowNanos) {
-                index.expire(nowNanos);
-            }
-
-            @Override
-            public void match(long[] blockHashes, int blocks, long nowNanos, PrefixMatch out) {
-                index.match(blockHashes, blocks, nowNanos, out);
-            }
-
-            @Override
-            public long blockCount() {
-                return index.blockCount();
-            }
-        };
-    }
-
     @Test
     void aStoppedWriterFailsTheHealthCheckAndRefusesKvPostsSayingWhy() throws Exception {
         SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
-        PrefixIndex index = failingOnGrowth(new NaiveReferenceIndex(2));
+        PrefixIndex index = InterceptedIndex.outOfMemoryOn(new NaiveReferenceIndex(2), FATAL_HASH);
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         try (KvEventPipeline pipeline = new KvEventPipeline(index, 100)) {
             Selector s = new Selector(c.selector(), index, pipeline, new ParameterStore(ParameterSet.defaults(2)),
