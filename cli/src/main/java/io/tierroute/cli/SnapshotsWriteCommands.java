@@ -7,6 +7,7 @@ import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.dashboards.history.VersionRecord;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -74,6 +75,7 @@ final class SnapshotsWriteCommands {
             who.check(spec.commandLine());
             SnapshotsKafka.Read first = read(kafka);
             ScopeState firstState = scope(first.history());
+            sequenceLeft(firstState);
             target(first, firstState); // a write the history rules out is refused before it fences anyone
             String scopeName = firstState.scope();
             ScopeState s;
@@ -92,6 +94,7 @@ final class SnapshotsWriteCommands {
                             + " of scope '" + scopeName + "', the topic holds " + committed + ". Nothing was written; "
                             + "retry");
                 }
+                sequenceLeft(s);
                 t = target(read, s);
                 sequence = s.controlSequence() + 1;
                 c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
@@ -113,6 +116,18 @@ final class SnapshotsWriteCommands {
             out.println(t.what() + ": written as control sequence " + sequence + " by " + c.getActor() + " ("
                     + c.getReason() + ")");
             out.println(outcome(s, now));
+        }
+
+        /**
+         * Refuses a scope whose last control sequence is {@link ControlRecordCheck#MAX_SEQUENCE}: every reader ignores
+         * a record past it, so the write would land and never take effect.
+         */
+        private static void sequenceLeft(ScopeState s) {
+            if (s.controlSequence() >= ControlRecordCheck.MAX_SEQUENCE) {
+                throw new SnapshotsKafka.Failure("refused: the control sequence of scope '" + s.scope() + "' is "
+                        + "exhausted (its last control record has sequence " + s.controlSequence() + ", the largest "
+                        + "readers take, 2^62: a later one would be ignored by every reader). Nothing was written.");
+            }
         }
 
         /**

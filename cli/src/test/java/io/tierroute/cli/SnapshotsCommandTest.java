@@ -34,7 +34,8 @@ class SnapshotsCommandTest {
         kafka = EmbeddedKafka.start();
         SnapshotsFixtures.createTopics(kafka);
         try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(), new java.util.Properties())) {
-            for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback", "unconfirmed")) {
+            for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback", "unconfirmed",
+                    "exhausted")) {
                 SnapshotsFixtures.publishHistory(p, scope);
             }
             // a forest carried by version 1 and named by version 2, as the job publishes them
@@ -185,6 +186,28 @@ class SnapshotsCommandTest {
             assertThat(out.toString().replaceAll("\\s+", " ")).as(write + " --help").contains("3 written, but what "
                     + "became active could not be read back: the write stands, do not repeat the command");
         }
+    }
+
+    /** Before: the CLI wrote sequence 2^62 + 1, which every reader refuses, and exited 3 (unconfirmed). */
+    @Test
+    void aScopeWhoseControlSequenceIsAtTheBoundIsRefused() {
+        try (io.tierroute.dashboards.control.ControlFence fence = io.tierroute.dashboards.control.ControlFence.open(
+                kafka.bootstrapServers(), new java.util.Properties(), "exhausted", java.time.Duration.ofSeconds(10),
+                "test")) {
+            fence.commit(SnapshotControl.newBuilder().setScope("exhausted").setAction(ControlAction.PIN)
+                    .setVersion(2L).setReason("at the bound").setActor("test").setTimestampMs(0)
+                    .setSequence(io.tierroute.schemas.snapshot.ControlRecordCheck.MAX_SEQUENCE).build());
+        }
+        for (String[] write : List.of(new String[] {"pin", "3"}, new String[] {"unpin"})) {
+            List<String> args = new ArrayList<>(List.of("snapshots"));
+            args.addAll(List.of(write));
+            args.addAll(List.of("--scope", "exhausted", "--reason", "try"));
+            assertThat(run(args.toArray(String[]::new))).as(err.toString()).isEqualTo(1);
+            assertThat(err.toString()).contains("refused: the control sequence of scope 'exhausted' is exhausted")
+                    .contains("Nothing was written");
+        }
+        assertThat(SnapshotsFixtures.controlRecords(kafka.bootstrapServers(), new java.util.Properties(), "exhausted"))
+                .hasSize(1);
     }
 
     @Test

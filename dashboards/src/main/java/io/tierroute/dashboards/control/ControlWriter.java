@@ -5,6 +5,7 @@ import io.tierroute.dashboards.history.VersionRecord;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import org.apache.kafka.common.KafkaException;
 
 import java.time.Clock;
@@ -30,7 +31,8 @@ import java.util.function.Supplier;
  *       seeing the unpin); refused when the scope is not pinned.</li>
  * </ul>
  *
- * Each record carries the actor and reason, and sequence = the scope's last committed sequence + 1.
+ * Each record carries the actor and reason, and sequence = the scope's last committed sequence + 1; a scope whose
+ * last is {@link ControlRecordCheck#MAX_SEQUENCE} is refused (409, its control sequence exhausted).
  * Each write first fences every other writer of the scope ({@link ControlFence}: the CLI, another
  * dashboard), then waits until the history holds every committed record of the scope, decides from
  * it, commits, and waits until the history has read the record back. A writer fenced meanwhile
@@ -179,6 +181,7 @@ public final class ControlWriter implements AutoCloseable {
      * process: a second is refused at once rather than holding a server thread through the first one's Kafka calls.
      */
     private Written fenced(String scope, String actor, String reason, Supplier<Decision> decide) {
+        checkSequenceLeft(scope, history.controlSequence(scope));
         decide.get();
         ReentrantLock lock = locks.computeIfAbsent(scope, k -> new ReentrantLock());
         if (!lock.tryLock()) {
@@ -218,6 +221,7 @@ public final class ControlWriter implements AutoCloseable {
                         + scope + "', the topic at " + committed + " (recreated?); nothing was written: the dashboard "
                         + "re-reads a recreated topic within seconds (its status counts historyResets), retry then");
             }
+            checkSequenceLeft(scope, committed);
             Decision d = decide.get();
             long before = history.activeVersion(scope).orElse(-1);
             long sequence = committed + 1;
@@ -300,6 +304,18 @@ public final class ControlWriter implements AutoCloseable {
         }
         if (history.scope(scope).isEmpty()) {
             throw ControlRefusedException.notFound("unknown scope '" + scope + "'; known: " + history.scopes());
+        }
+    }
+
+    /**
+     * Refuses a write whose sequence would pass {@link ControlRecordCheck#MAX_SEQUENCE}: every reader ignores such a
+     * record, so it would be written and never take effect.
+     */
+    private static void checkSequenceLeft(String scope, long committed) {
+        if (committed >= ControlRecordCheck.MAX_SEQUENCE) {
+            throw ControlRefusedException.conflict("cannot write to scope '" + scope + "': its control sequence is "
+                    + "exhausted (the last record has sequence " + committed + ", the largest readers take, 2^62: a "
+                    + "later one would be ignored by every reader); nothing was written");
         }
     }
 

@@ -7,6 +7,7 @@ import io.tierroute.dashboards.history.HistoryReader;
 import io.tierroute.dashboards.history.SnapshotHistory;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -90,6 +92,25 @@ class ControlWriterTest {
         assertThatThrownBy(() -> writer.pin("default", 1, "bob", "again"))
                 .isInstanceOf(ControlRefusedException.class).hasMessageContaining("already pinned to it");
         assertThat(Broker.controlRecords()).as("the refused pin wrote nothing").hasSize(1);
+    }
+
+    @Test
+    void aScopeWhoseControlSequenceIsAtTheBoundIsRefused() {
+        try (ControlFence fence = ControlFence.open(Broker.bootstrap(), new Properties(), "default",
+                Duration.ofSeconds(10), "test")) {
+            fence.commit(SnapshotControl.newBuilder().setScope("default").setAction(ControlAction.PIN).setVersion(2L)
+                    .setReason("at the bound").setActor("test").setTimestampMs(0)
+                    .setSequence(ControlRecordCheck.MAX_SEQUENCE).build());
+        }
+        Broker.await(Duration.ofSeconds(30), () -> reader.history().controlSequence("default")
+                == ControlRecordCheck.MAX_SEQUENCE, "the history read the record");
+        // Before: 2^62 + 1 was written, every reader ignored it, and the dashboard answered 202 unconfirmed.
+        assertThatThrownBy(() -> writer.pin("default", 4, "alice", "try"))
+                .isInstanceOf(ControlRefusedException.class)
+                .hasMessageContaining("scope 'default'").hasMessageContaining("control sequence is exhausted")
+                .satisfies(e -> assertThat(((ControlRefusedException) e).status()).isEqualTo(409));
+        assertThatThrownBy(() -> writer.unpin("default", "alice", "try")).hasMessageContaining("exhausted");
+        assertThat(Broker.controlRecords()).as("nothing more written").hasSize(1);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.metrics.Counter;
@@ -16,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * The versions a PIN named before the scope had published them, over {@link ScopeFitFunction}'s keyed map state
  * {@code pinsAhead} (version → the PIN's sequence). {@link ActivationRule} activates a pinned version as soon as it is
  * accepted, so the job's own candidate of that number, fitted after the pin and gated against nothing (nothing is
- * active under a pin of an unknown version), would have become the pinned version of every reader: the job publishes it REJECTED instead (DESIGN.md §5: no fitted
- * snapshot slips past a pin). Counter {@code snapshotsPinnedBeforeTheyExisted}.
+ * active under a pin of an unknown version), would have become the pinned version of every reader: the job publishes it REJECTED instead, while the pin holds
+ * (DESIGN.md §5: no fitted snapshot slips past a pin). Counter {@code snapshotsPinnedBeforeTheyExisted}.
  */
 final class PinsAhead {
     /** The operator's logger: these lines belong with its other lines about control records. */
@@ -44,9 +45,15 @@ final class PinsAhead {
         return Math.max(v == null ? 0 : v, publishedVersions.getOrDefault(scope, 0L));
     }
 
-    /** Remembers the version an applied PIN names when the scope has not published it yet. */
+    /**
+     * Remembers the version an applied PIN names when the scope has not published it yet, and forgets any other: a
+     * remembered version matters only while the scope's control pins it (replaced by an UNPIN or a PIN of another
+     * version, it would throw away a snapshot that could become active).
+     */
     void onApplied(SnapshotControl c, String scope) throws Exception {
-        if (c.getAction() != ControlAction.PIN || c.getVersion() == null) {
+        Long pinned = c.getAction() == ControlAction.PIN ? c.getVersion() : null;
+        forget(k -> !k.equals(pinned));
+        if (pinned == null) {
             return;
         }
         long latest = latest(scope);
@@ -69,21 +76,25 @@ final class PinsAhead {
      */
     String rejectionOf(long v) throws Exception {
         Long sequence = named.get(v);
-        List<Long> passed = new ArrayList<>();
-        for (Long k : named.keys()) {
-            if (k <= v) {
-                passed.add(k);
-            }
-        }
-        for (Long k : passed) {
-            named.remove(k);
-        }
+        forget(k -> k <= v);
         if (sequence == null) {
             return null;
         }
         rejected.inc();
         return "a PIN (control sequence " + sequence + ") named version " + v + " before it existed: a fitted "
             + "snapshot must not become the pinned version";
+    }
+
+    private void forget(Predicate<Long> which) throws Exception {
+        List<Long> gone = new ArrayList<>();
+        for (Long k : named.keys()) {
+            if (which.test(k)) {
+                gone.add(k);
+            }
+        }
+        for (Long k : gone) {
+            named.remove(k);
+        }
     }
 
     /** Snapshots published REJECTED for this reason (the {@code snapshotsPinnedBeforeTheyExisted} metric). */

@@ -162,6 +162,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private final HashMap<String, String> paramsReaderSettings;
     private transient PinnedVersionLookups pinnedLookups;
     private transient PinsAhead pinsAhead;
+    private transient Counter heldAtMaxVersion;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -216,6 +217,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         Counter rejectedInputs = m.counter("inputsRejectedByEstimators");
         Counter lateInputs = m.counter("lateInputs");
         Counter controlsAheadOfEventTime = m.counter("controlsAheadOfEventTime");
+        heldAtMaxVersion = m.counter("publishesHeldAtMaxVersion");
         live = new LiveScopes(m);
         refusals = new EstimatorRefusals(m);
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
@@ -242,7 +244,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             m.counter("telemetryPastLinkSilence"));
         LongSupplier clockMs = settings.eventClock() ? () -> tickMs : System::currentTimeMillis;
         publisher = new SnapshotPublisher(settings, clockMs, version, pinsAhead, active, versions, refusedJumps,
-            forests, carriers, buffers, snapshotsAccepted, snapshotsRejected);
+            forests, carriers, buffers, snapshotsAccepted, snapshotsRejected, heldAtMaxVersion);
     }
 
     @Override
@@ -319,6 +321,11 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     /** Versions published REJECTED because a PIN named them first (the {@code snapshotsPinnedBeforeTheyExisted} metric). */
     long pinnedBeforeTheyExistedCount() {
         return pinsAhead.rejectedCount();
+    }
+
+    /** Publications held because the next version would pass 2^62 (the {@code publishesHeldAtMaxVersion} metric). */
+    long heldAtMaxVersionCount() {
+        return heldAtMaxVersion.getCount();
     }
 
     /** Event-time mode: control records applied at a tick before their own time, being far ahead of it. */

@@ -15,9 +15,11 @@ import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.metrics.Counter;
@@ -30,12 +32,14 @@ import org.slf4j.LoggerFactory;
  * <em>active</em> version ({@link ActiveVersion}) and emits it, ACCEPTED or REJECTED, stamped with the scope's last
  * applied control sequence. While a scope is pinned the candidate's parent is the pinned version and the gate compares
  * against it; {@link ActivationRule} never activates those snapshots, so a pinned scope is never overwritten. A version
- * a PIN named before it existed is published REJECTED ({@link PinsAhead}), lest it become the pinned version. Metrics:
- * counters {@code snapshotsAccepted}, {@code snapshotsRejected}.
+ * a PIN named before it existed is published REJECTED ({@link PinsAhead}), lest it become the pinned version. A scope
+ * whose next version would pass {@link ControlRecordCheck#MAX_VERSION} publishes nothing. Metrics: counters
+ * {@code snapshotsAccepted}, {@code snapshotsRejected}, {@code publishesHeldAtMaxVersion}.
  */
 final class SnapshotPublisher {
     /** The operator's logger: these lines were logged under its name before this class was split from it. */
     private static final Logger LOG = LoggerFactory.getLogger(ScopeFitFunction.class);
+    private static final long MAX_VERSION_ERROR_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final SnapshotAssembler assembler;
     private final ValidationGate gate;
@@ -52,12 +56,14 @@ final class SnapshotPublisher {
     private final ReplayBuffers buffers;
     private final Counter snapshotsAccepted;
     private final Counter snapshotsRejected;
+    private final Counter heldAtMaxVersion;
+    private long lastMaxVersionErrorNanos = System.nanoTime() - MAX_VERSION_ERROR_EVERY_NANOS;
 
     /** @param clockMs the snapshots' createdAtMs: the wall clock, or in event-time mode the tick being published */
     SnapshotPublisher(JobSettings settings, LongSupplier clockMs, ValueState<Long> version, PinsAhead pinsAhead,
                       ActiveVersion active, VersionHistory versions,
                       RefusedJumps refusedJumps, ForestTraining forests, ForestCarriers carriers, ReplayBuffers buffers,
-                      Counter snapshotsAccepted, Counter snapshotsRejected) {
+                      Counter snapshotsAccepted, Counter snapshotsRejected, Counter heldAtMaxVersion) {
         this.assembler = new SnapshotAssembler(settings.jobName(), clockMs);
         this.gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
@@ -72,6 +78,7 @@ final class SnapshotPublisher {
         this.buffers = buffers;
         this.snapshotsAccepted = snapshotsAccepted;
         this.snapshotsRejected = snapshotsRejected;
+        this.heldAtMaxVersion = heldAtMaxVersion;
     }
 
     /**
@@ -91,6 +98,19 @@ final class SnapshotPublisher {
                     .map(k -> k.worker() + "/" + k.tier()).toList() + (retired.size() > 10 ? " …" : ""));
         }
         long latest = pinsAhead.latest(scope);
+        if (latest >= ControlRecordCheck.MAX_VERSION) {
+            // Every reader ignores a version past the bound: published, it would be lost silently, and all after it.
+            heldAtMaxVersion.inc();
+            long now = System.nanoTime();
+            if (now - lastMaxVersionErrorNanos >= MAX_VERSION_ERROR_EVERY_NANOS) {
+                lastMaxVersionErrorNanos = now;
+                LOG.error("scope {}: publishes nothing: its newest version {} is the largest readers take "
+                    + "(ControlRecordCheck.MAX_VERSION = 2^62), so its next one would be ignored by every reader; the "
+                    + "scope's version sequence is exhausted (counter publishesHeldAtMaxVersion; logged at most once a "
+                    + "minute)", scope, latest);
+            }
+            return;
+        }
         SnapshotControl ctl = active.lastControl();
         ParameterSnapshot activeSnapshot = active.snapshot(scope);
         QuantileForestModel fresh = forests.pending();

@@ -25,9 +25,9 @@ final class FitHarness {
 
     final KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot> h;
 
-    private FitHarness(OperatorSubtaskState restore, JobSettings s) throws Exception {
+    private FitHarness(OperatorSubtaskState restore, JobSettings s, PublishedParams published) throws Exception {
         h = new KeyedTwoInputStreamOperatorTestHarness<>(
-            new KeyedCoProcessOperator<>(new ScopeFitFunction(s, PublishedParams.NONE)),
+            new KeyedCoProcessOperator<>(new ScopeFitFunction(s, published)),
             new ScopeFitFunctionTest.InputScope(), new ScopeFitFunctionTest.ControlScope(), Types.STRING);
         h.setup();
         if (restore != null) {
@@ -37,11 +37,16 @@ final class FitHarness {
     }
 
     static FitHarness open(JobSettings s) throws Exception {
-        return new FitHarness(null, s);
+        return new FitHarness(null, s, PublishedParams.NONE);
+    }
+
+    /** A job started after reading {@code published} from the params topic. */
+    static FitHarness open(JobSettings s, PublishedParams published) throws Exception {
+        return new FitHarness(null, s, published);
     }
 
     static FitHarness restore(OperatorSubtaskState state, JobSettings s) throws Exception {
-        return new FitHarness(state, s);
+        return new FitHarness(state, s, PublishedParams.NONE);
     }
 
     static JobSettings.Builder settings() {

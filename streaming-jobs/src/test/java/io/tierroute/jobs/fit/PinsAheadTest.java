@@ -90,4 +90,35 @@ class PinsAheadTest {
         assertThat(readers().activeVersion("default")).hasValue(9);
         restored.h.close();
     }
+
+    @Test
+    void aPinUnpinnedBeforeItsVersionExistedNoLongerRejectsIt() throws Exception {
+        aPinReplacedBeforeItsVersionExisted(FitHarness.control("default", ControlAction.UNPIN, 5L, 2, 0), 5);
+    }
+
+    @Test
+    void aPinReplacedByAPinOfAnotherVersionNoLongerRejectsIt() throws Exception {
+        aPinReplacedBeforeItsVersionExisted(FitHarness.control("default", ControlAction.PIN, 2L, 2, 0), 2);
+    }
+
+    /**
+     * A PIN of 5 at version 3, then {@code replacement}: 5 is gated as any version (before, it was still published
+     * REJECTED, losing a snapshot that becomes active after an UNPIN).
+     */
+    private void aPinReplacedBeforeItsVersionExisted(SnapshotControl replacement, long activeThen) throws Exception {
+        FitHarness f = FitHarness.open(FitHarness.settings().build());
+        f.h.setProcessingTime(now);
+        for (int v = 1; v <= 3; v++) {
+            assertThat(publishOne(f, v == 1 ? 400 : 20).getStatus()).isEqualTo(SnapshotStatus.ACCEPTED);
+        }
+        control(f, FitHarness.control("default", ControlAction.PIN, 5L, 1, 0));
+        control(f, replacement);
+        assertThat(publishOne(f, 20).getVersion()).isEqualTo(4);
+        ParameterSnapshot five = publishOne(f, 20);
+        assertThat(five.getVersion()).isEqualTo(5);
+        assertThat(five.getStatus()).as("reasons %s", five.getRejectReasons()).isEqualTo(SnapshotStatus.ACCEPTED);
+        assertThat(f.function().pinnedBeforeTheyExistedCount()).isZero();
+        assertThat(readers().activeVersion("default")).hasValue(activeThen);
+        f.h.close();
+    }
 }
