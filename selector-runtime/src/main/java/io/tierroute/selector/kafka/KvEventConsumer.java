@@ -88,7 +88,8 @@ import net.openhft.hashing.LongHashFunction;
  * <p><b>Failures.</b> An exception from the consumer does not end it: it logs, counts
  * ({@code tierroute_kv_consumer_restarts_total}), waits (1 s, doubling to 30 s) and resumes with a new
  * consumer at the positions it had reached, so no event is skipped. An {@link Error} (out of memory, …) stops it for
- * good, said by {@link #stopped()}: the index then no longer follows the engines, and {@code /healthz} answers 503.
+ * good, said by {@link #stopped()}: the index then no longer follows the engines, and {@code /healthz} answers 503; so
+ * does an index writer that has stopped for good (nothing would apply the events again).
  */
 public final class KvEventConsumer implements AutoCloseable {
 
@@ -184,7 +185,10 @@ public final class KvEventConsumer implements AutoCloseable {
     /** Partitions added to the topic while it was read (each read from its beginning since). */
     public long partitionsAdded() { return partitionWatch.added(); }
     public long badRecords(BadReason reason) { return bad[reason.ordinal()].sum(); }
-    /** Why an Error stopped the consumer for good (the index no longer follows the engines), or null while it runs. */
+    /**
+     * Why an Error, or the index writer's own stop, stopped the consumer for good (the index no longer follows the
+     * engines), or null while it runs.
+     */
     public String stopped() { return loop.stopped(); }
 
     public long badRecords() {
@@ -330,23 +334,40 @@ public final class KvEventConsumer implements AutoCloseable {
      * False when closed meanwhile.
      */
     private boolean submit(List<KvEvent> list) {
-        String writerStopped = writer.failure();
-        if (writerStopped != null) {
-            // Nothing will apply events again: stop for good (said on /healthz) rather than restart sessions that
-            // fail on every batch.
-            loop.stopFor(new IllegalStateException("the index writer has stopped (" + writerStopped + ")"),
-                    "handing a batch to the index");
-            return false;
-        }
         long pause = 1;
-        while (!writer.submit(list)) {
+        while (!offer(list)) {
             backpressure.increment();
             if (!loop.pause(pause)) {
                 return false;
             }
             pause = Math.min(pause * 2, 50);
         }
+        if (!loop.running()) {
+            return false; // stopped for good by offer: the batch was not taken
+        }
         events.add(list.size());
+        return true;
+    }
+
+    /**
+     * {@link IndexWriter#submit}, but once the writer has stopped for good (now, or while this waited on a full queue)
+     * nothing will apply events again: this consumer stops for good too (said on /healthz) rather than restart
+     * sessions that fail on every batch. Then true (nothing to wait for), with the loop no longer running.
+     */
+    private boolean offer(List<KvEvent> list) {
+        String writerStopped = writer.failure();
+        if (writerStopped == null) {
+            try {
+                return writer.submit(list);
+            } catch (IllegalStateException e) {
+                writerStopped = writer.failure();
+                if (writerStopped == null) {
+                    throw e;
+                }
+            }
+        }
+        loop.stopFor(new IllegalStateException("the index writer has stopped (" + writerStopped + ")"),
+                "handing a batch to the index");
         return true;
     }
 

@@ -84,6 +84,17 @@ class SelectorServerKafkaTest {
                 KafkaFixture.publish(p, KafkaFixture.snapshot("default", 6).build());
             }
             await(Duration.ofSeconds(20), () -> s.parameters().current().version() == 6, "hot reload to 6");
+
+            try (KafkaProducer<byte[], byte[]> p = KafkaFixture.producer()) { // now the served scope's own pin
+                KafkaFixture.control(p, "default", ControlAction.PIN, 6L, 1);
+            }
+            await(Duration.ofSeconds(20), () -> {
+                try {
+                    return get(s, "/metrics").contains("tierroute_params_served_scope_pinned 1.0");
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            }, "the served scope's pin on its gauge");
         }
         RoutingDecision d = readOne();
         assertThat(d.getRequestId()).isEqualTo("http-1");

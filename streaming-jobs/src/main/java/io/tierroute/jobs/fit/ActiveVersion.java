@@ -118,8 +118,11 @@ final class ActiveVersion {
      * active until then: an UNPIN that came before the PIN's version was read back must not leave the scope without it).
      */
     private boolean namesUnkeptActiveVersion(SnapshotControl c) throws Exception {
-        if (c == null || c.getVersion() == null || versions.keeps(c.getVersion()) || pinsAhead.names(c.getVersion())) {
-            return false; // (a version not published yet is on no topic: the job publishes it REJECTED, PinsAhead)
+        if (c == null || c.getVersion() == null || versions.keeps(c.getVersion())
+                || c.getVersion() > pinsAhead.latest(c.getScope().toString())) {
+            // A version not published yet is on no topic (a PIN of it: published REJECTED, PinsAhead); an UNPIN of
+            // one is no reason to scan the topic for it and hold the scope's publishing meanwhile.
+            return false;
         }
         if (c.getAction() == ControlAction.PIN) {
             return true;

@@ -107,7 +107,8 @@ final class SnapshotPublisher {
                 LOG.error("scope {}: publishes nothing: its newest version {} is the largest readers take "
                     + "(ControlRecordCheck.MAX_VERSION = 2^62), so its next one would be ignored by every reader; the "
                     + "scope's version sequence is exhausted (counter publishesHeldAtMaxVersion; logged at most once a "
-                    + "minute)", scope, latest);
+                    + "minute per subtask). A version that high comes from a hand-written record: tombstone its key "
+                    + "on tierroute.params and start the job afresh for this scope", scope, latest);
             }
             return;
         }

@@ -80,6 +80,43 @@ class FailedReadBackTest {
         h.close();
     }
 
+    /**
+     * An UNPIN of a pin whose version does not exist yet (above the scope's newest) is on no topic: no read-back is
+     * started for it and nothing is held, even where the topic cannot be read.
+     */
+    @Test
+    void anUnpinOfAVersionNotPublishedYetHoldsNothing() throws Exception {
+        PublishedParams unreadable = new PublishedParams(Map.of(), Map.of(), Map.of(), Map.of(
+            "bootstrap.servers", "no-port-given",
+            "key.deserializer", ByteArrayDeserializer.class.getName(),
+            "value.deserializer", ByteArrayDeserializer.class.getName()));
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
+            new KeyedCoProcessOperator<>(new ScopeFitFunction(FitHarness.settings().build(), unreadable)),
+            new ScopeFitFunctionTest.InputScope(), new ScopeFitFunctionTest.ControlScope(), Types.STRING);
+        h.setup();
+        h.open();
+        SplittableRandom rnd = new SplittableRandom(12);
+        long now = 0;
+        long eventTime = START;
+        h.setProcessingTime(now);
+        for (int i = 0; i < 400; i++) {
+            h.processElement1(new StreamRecord<>(ScopeInput.of(FitHarness.row("default", eventTime += 10, rnd))));
+        }
+        h.setProcessingTime(now += TICK);
+        assertThat(h.extractOutputValues()).hasSize(1);
+        ScopeFitFunction f = (ScopeFitFunction) ((KeyedCoProcessOperator<?, ?, ?, ?>) h.getOperator()).getUserFunction();
+        h.processElement2(new StreamRecord<>(control(ControlAction.PIN, 9, 1)));
+        h.processElement2(new StreamRecord<>(control(ControlAction.UNPIN, 9, 2)));
+        for (int tick = 0; tick < 3; tick++) {
+            h.processElement1(new StreamRecord<>(ScopeInput.of(FitHarness.row("default", eventTime += 10, rnd))));
+            h.setProcessingTime(now += TICK);
+        }
+        assertThat(f.pinnedLookups().reading("default", 9)).as("no read of a version on no topic").isFalse();
+        assertThat(f.publishesHeldCount()).isZero();
+        assertThat(h.extractOutputValues()).as("the scope goes on publishing").hasSizeGreaterThan(1);
+        h.close();
+    }
+
     private static SnapshotControl control(ControlAction a, long version, long sequence) {
         return FitHarness.control("default", a, version, sequence, 0);
     }
