@@ -99,14 +99,22 @@ class KafkaPartStoppedTest {
         KafkaFixture.send(p, Topics.KV_EVENTS, "a", Codecs.KV_EVENT_BATCH.encode(b));
     }
 
+    /** Workers a and b, on {@code index} and {@code writer}. */
+    private static Selector selector(RunPrefixIndex index, IndexWriter writer) {
+        SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
+        return new Selector(c.selector(), index, writer, new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+    }
+
+    private static RunPrefixIndex index() {
+        return RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
+    }
+
     @Test
     void anErrorStopsTheKvConsumerForGoodAndHealthzSaysSo() throws Exception {
-        SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
-        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
+        RunPrefixIndex index = index();
         try (KvEventPipeline pipeline = new KvEventPipeline(index, 100);
              KafkaProducer<byte[], byte[]> producer = KafkaFixture.producer()) {
-            Selector s = new Selector(c.selector(), index, pipeline, new ParameterStore(ParameterSet.defaults(2)),
-                    System::nanoTime);
+            Selector s = selector(index, pipeline);
             try (KvEventConsumer kv = new KvEventConsumer(KafkaFixture.settings(), s.registry(), failingOn(pipeline))
                     .start()) {
                 assertThat(kv.awaitAssigned(WAIT)).isTrue();
@@ -142,15 +150,11 @@ class KafkaPartStoppedTest {
     /** An index writer stopped for good stops the KV consumer too: not a session restarted on every batch. */
     @Test
     void aStoppedIndexWriterStopsTheKvConsumerWithoutRestarts() throws Exception {
-        SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
-        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
-        try (KvEventPipeline pipeline = new KvEventPipeline(index, 100);
-             KafkaProducer<byte[], byte[]> producer = KafkaFixture.producer()) {
-            Selector s = new Selector(c.selector(), index, pipeline, new ParameterStore(ParameterSet.defaults(2)),
-                    System::nanoTime);
+        try (KafkaProducer<byte[], byte[]> producer = KafkaFixture.producer()) {
             IndexWriter stopped = new ScriptedWriter(events -> {
                 throw new IllegalStateException("the index writer has stopped (test)");
             }, () -> "java.lang.OutOfMemoryError: Java heap space, test", () -> 0);
+            Selector s = selector(index(), stopped);
             try (KvEventConsumer kv = new KvEventConsumer(KafkaFixture.settings(), s.registry(), stopped).start()) {
                 assertThat(kv.awaitAssigned(WAIT)).isTrue();
                 send(producer, 0, 1);

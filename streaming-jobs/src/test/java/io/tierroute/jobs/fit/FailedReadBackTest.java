@@ -3,6 +3,7 @@ package io.tierroute.jobs.fit;
 import static io.tierroute.jobs.fit.FitHarness.TICK;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.PublishedParams;
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.ParameterSnapshot;
@@ -29,16 +30,7 @@ class FailedReadBackTest {
 
     @Test
     void aFailedReadHoldsPublicationUnderThePinAndAfterTheUnpin() throws Exception {
-        PublishedParams unreadable = new PublishedParams(Map.of(), Map.of(), Map.of(), Map.of(
-            "bootstrap.servers", "no-port-given",
-            "key.deserializer", ByteArrayDeserializer.class.getName(),
-            "value.deserializer", ByteArrayDeserializer.class.getName()));
-        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-            new KeyedCoProcessOperator<>(new ScopeFitFunction(FitHarness.settings().set("history-versions", 2).build(),
-                unreadable)),
-            new ScopeFitFunctionTest.InputScope(), new ScopeFitFunctionTest.ControlScope(), Types.STRING);
-        h.setup();
-        h.open();
+        var h = unreadableTopic(FitHarness.settings().set("history-versions", 2).build());
         SplittableRandom rnd = new SplittableRandom(11);
         long now = 0;
         long eventTime = START;
@@ -86,15 +78,7 @@ class FailedReadBackTest {
      */
     @Test
     void anUnpinOfAVersionNotPublishedYetHoldsNothing() throws Exception {
-        PublishedParams unreadable = new PublishedParams(Map.of(), Map.of(), Map.of(), Map.of(
-            "bootstrap.servers", "no-port-given",
-            "key.deserializer", ByteArrayDeserializer.class.getName(),
-            "value.deserializer", ByteArrayDeserializer.class.getName()));
-        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
-            new KeyedCoProcessOperator<>(new ScopeFitFunction(FitHarness.settings().build(), unreadable)),
-            new ScopeFitFunctionTest.InputScope(), new ScopeFitFunctionTest.ControlScope(), Types.STRING);
-        h.setup();
-        h.open();
+        var h = unreadableTopic(FitHarness.settings().build());
         SplittableRandom rnd = new SplittableRandom(12);
         long now = 0;
         long eventTime = START;
@@ -115,6 +99,24 @@ class FailedReadBackTest {
         assertThat(f.publishesHeldCount()).isZero();
         assertThat(h.extractOutputValues()).as("the scope goes on publishing").hasSizeGreaterThan(1);
         h.close();
+    }
+
+    /**
+     * The fitting function, opened, with a params topic it cannot read: the consumer's bootstrap address is malformed,
+     * so every read-back throws at once.
+     */
+    private static KeyedTwoInputStreamOperatorTestHarness<String, ScopeInput, SnapshotControl, ParameterSnapshot>
+            unreadableTopic(JobSettings settings) throws Exception {
+        PublishedParams unreadable = new PublishedParams(Map.of(), Map.of(), Map.of(), Map.of(
+            "bootstrap.servers", "no-port-given",
+            "key.deserializer", ByteArrayDeserializer.class.getName(),
+            "value.deserializer", ByteArrayDeserializer.class.getName()));
+        var h = new KeyedTwoInputStreamOperatorTestHarness<>(
+            new KeyedCoProcessOperator<>(new ScopeFitFunction(settings, unreadable)),
+            new ScopeFitFunctionTest.InputScope(), new ScopeFitFunctionTest.ControlScope(), Types.STRING);
+        h.setup();
+        h.open();
+        return h;
     }
 
     private static SnapshotControl control(ControlAction a, long version, long sequence) {
