@@ -18,11 +18,14 @@ final class EstimatorRefusals {
     final Counter kvWaitRows;
     /** Admission-wait rows left out of the decode step: decode time per predicted token past τ₀'s bound (1 s). */
     final Counter kvWaitDecodeRowsPastBound;
+    /** Joined rows the latency regression leaves out: their decision's schema had no queued prefill (v1). */
+    final Counter latencyRowsWithoutQueuedPrefill;
 
     EstimatorRefusals(MetricGroup metrics) {
         rhoLinkSamples = metrics.counter("rhoLinkSamplesRefused");
         decayObservations = metrics.counter("decayObservationsRefused");
         kvWaitRows = metrics.counter("kvWaitRowsUnusable");
         kvWaitDecodeRowsPastBound = metrics.counter("kvWaitDecodeRowsPastTauBound");
+        latencyRowsWithoutQueuedPrefill = metrics.counter("latencyRowsWithoutQueuedPrefill");
     }
 }

@@ -214,13 +214,18 @@ final class ScopeEstimators {
 
     /**
      * Offers a joined row to the regression and, if it accepts it, to the admission wait's sample and (if it says
-     * something about λ) to the decay fit. The regression refuses only impossible rows (not finite, negative, beyond its
+     * something about λ) to the decay fit. A row whose α_p column is unknown skips the regression, counted. The regression refuses only impossible rows (not finite, negative, beyond its
      * sanity caps: a queue wait of 1.7e15 µs is a missing timestamp taken as the epoch), and such a row is no truer for
      * the other estimators: one drove k to 0. False = refused, which the caller counts.
      */
     boolean add(JoinedRow r) {
         rows++;
-        if (regression.update(r.latency()) != UpdateOutcome.ACCEPTED) {
+        if (!r.regressors.alphaPColumnKnown()) {
+            // a decision of an older schema (no queued prefill): no latency row, but its λ observation is as good
+            if (refusals != null) {
+                refusals.latencyRowsWithoutQueuedPrefill.inc();
+            }
+        } else if (regression.update(r.latency()) != UpdateOutcome.ACCEPTED) {
             return false;
         }
         KvWaitRow k = r.kvWait();

@@ -8,8 +8,14 @@ import io.tierroute.fitter.regression.LatencyObservation;
  * with it, of the {@code JoinedRow} the join makes of it; written by {@code RowFields}.
  */
 public final class CostRegressors {
+    /** {@link #kvOverflowTokens} of a decision written without its queued prefill (RoutingDecision v1). */
+    public static final double UNKNOWN = Double.NaN;
+
     public double pEffTokens;
-    /** Tokens priced at α_p beyond p_eff: KV overflow (C_kv) plus the queued prefill ahead (C_queue). */
+    /**
+     * Tokens priced at α_p beyond p_eff: KV overflow (C_kv) plus the queued prefill ahead (C_queue); {@link #UNKNOWN}
+     * when the decision's schema had no queued prefill (its 0 would put the queue wait on the other terms).
+     */
     public double kvOverflowTokens;
     public double recomputeQuadratic;
     public double inflightDecodeTokens;
@@ -18,6 +24,11 @@ public final class CostRegressors {
     public int queueLength;
     public double affinityDecay;
     public double expectedToolHitFraction;
+
+    /** Whether the regression can use this row: every α_p-priced token is known. */
+    public boolean alphaPColumnKnown() {
+        return !Double.isNaN(kvOverflowTokens);
+    }
 
     /** The regression's observation: these regressors against the realised time to first token. */
     public LatencyObservation observation(long eventTimeMs, double realisedUs) {

@@ -23,6 +23,8 @@ public class Inbound {
      * and queueUs are Avro's defaults, not measurements.
      */
     public boolean admissionWaitUnknown;
+    /** A decision whose writer schema has no queuedPrefillTokens (RoutingDecision v1): its α_p column is unknown. */
+    public boolean queuedPrefillUnknown;
     /** Event time: the record's own timestamp, or the Kafka timestamp for a dead letter. */
     public long eventTimeMs;
     public int partition;

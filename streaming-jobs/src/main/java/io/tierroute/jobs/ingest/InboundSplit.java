@@ -100,8 +100,10 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             CostRegressors x = r.regressors;
             x.pEffTokens = f.getPEffTokens();
             // C_kv and C_queue are both priced at α_p, so their tokens share the α_p-priced column the
-            // regression adds to p_eff; without the queued prefill, queue wait would load onto α_d.
-            x.kvOverflowTokens = f.getKvOverflowTokens() + f.getQueuedPrefillTokens();
+            // regression adds to p_eff; without the queued prefill, queue wait would load onto α_d. A decision
+            // written without it has no such column: unknown, and the regression leaves the row out.
+            x.kvOverflowTokens = in.queuedPrefillUnknown ? CostRegressors.UNKNOWN
+                : f.getKvOverflowTokens() + f.getQueuedPrefillTokens();
             x.recomputeQuadratic = f.getRecomputeQuadratic();
             x.inflightDecodeTokens = f.getInflightDecodeTokens();
             x.inflightDecodeQuadratic = f.getInflightDecodeQuadratic();

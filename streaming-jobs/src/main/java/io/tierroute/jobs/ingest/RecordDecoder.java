@@ -54,7 +54,8 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
     private transient ReusingDecoder<EngineTelemetry> telemetryDecoder;
     private transient ReusingDecoder<CompletionLog> completionDecoder;
     private transient ReusingDecoder<RoutingDecision> decisionDecoder;
-    private transient AdmissionWaitFields admissionWaitFields;
+    private transient DefaultedDecisionFields admissionWaitFields;
+    private transient DefaultedDecisionFields queuedPrefillField;
     private transient Counter deadLetters;
     private transient Counter decoded;
 
@@ -97,7 +98,8 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         telemetryDecoder = Codecs.ENGINE_TELEMETRY.reusingDecoder();
         completionDecoder = Codecs.COMPLETION_LOG.reusingDecoder();
         decisionDecoder = Codecs.ROUTING_DECISION.reusingDecoder();
-        admissionWaitFields = AdmissionWaitFields.of(Codecs.ROUTING_DECISION);
+        admissionWaitFields = DefaultedDecisionFields.of(Codecs.ROUTING_DECISION, DefaultedDecisionFields.ADMISSION_WAIT);
+        queuedPrefillField = DefaultedDecisionFields.of(Codecs.ROUTING_DECISION, DefaultedDecisionFields.QUEUED_PREFILL);
     }
 
     /**
@@ -136,8 +138,9 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
                     invalid = validator.decision(d, nowMs);
                     in.decision = d;
                     // decoded, so the header is well-formed: its fingerprint names the writer schema
-                    in.admissionWaitUnknown =
-                        admissionWaitFields.lackedBy(RecordCodec.peekFingerprint(value).getAsLong());
+                    long writer = RecordCodec.peekFingerprint(value).getAsLong();
+                    in.admissionWaitUnknown = admissionWaitFields.lackedBy(writer);
+                    in.queuedPrefillUnknown = queuedPrefillField.lackedBy(writer);
                     in.eventTimeMs = d.getTimestampMs();
                 }
                 default -> {

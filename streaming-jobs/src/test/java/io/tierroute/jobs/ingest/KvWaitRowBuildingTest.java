@@ -40,7 +40,8 @@ import org.junit.jupiter.api.Test;
  * the simulator's warm-up fit builds it: {@code m = max(0, overflow − HBM-held)} with HBM-held = ISL − p_eff − the
  * non-HBM tiers' hits; KV_used, |A(w)|, d̂, C_prefill and C_queue from the decision; decode, queue and prefill times
  * from the completion. A decision of the released RoutingDecision v1, which has no KV_used, |A(w)| or C_queue, gives no
- * row (its Avro defaults, 0, would make it a control of k's fit); a current one with a measured 0 does.
+ * row (its Avro defaults, 0, would make it a control of k's fit), and no latency row either (no queued prefill); a
+ * current one with a measured 0 does.
  */
 class KvWaitRowBuildingTest {
     static final RecordDecoder DECISIONS = new RecordDecoder(Topics.DECISIONS, "test", 60_000);
@@ -83,7 +84,11 @@ class KvWaitRowBuildingTest {
         JoinedRow j = RequestJoinFunctionAccess.join(new InboundSplit.Decisions().convert(in),
             convert(completion(d, 500, 700, 90_000, 40)));
         assertThat(j.kvWait()).as("not a control of k's fit").isNull();
-        assertThat(j.latency()).as("the regression still takes it").isNotNull();
+        // nor a latency row: without its queued prefill, the α_p column would put the queue wait on other terms
+        assertThat(j.regressors.alphaPColumnKnown()).isFalse();
+        JoinedRow current = joined(Codecs.ROUTING_DECISION.encode(d), completion(d, 500, 700, 90_000, 40));
+        assertThat(current.regressors.alphaPColumnKnown()).isTrue();
+        assertThat(current.regressors.kvOverflowTokens).isEqualTo(100 + 64);
     }
 
     @Test
