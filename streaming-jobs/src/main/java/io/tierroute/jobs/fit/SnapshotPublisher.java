@@ -57,7 +57,7 @@ final class SnapshotPublisher {
     private final Counter snapshotsAccepted;
     private final Counter snapshotsRejected;
     private final Counter heldAtMaxVersion;
-    private long lastMaxVersionErrorNanos = System.nanoTime() - MAX_VERSION_ERROR_EVERY_NANOS;
+    private final PerScopeLogLimit maxVersionErrors = new PerScopeLogLimit(MAX_VERSION_ERROR_EVERY_NANOS);
 
     /** @param clockMs the snapshots' createdAtMs: the wall clock, or in event-time mode the tick being published */
     SnapshotPublisher(JobSettings settings, LongSupplier clockMs, ValueState<Long> version, PinsAhead pinsAhead,
@@ -101,13 +101,11 @@ final class SnapshotPublisher {
         if (latest >= ControlRecordCheck.MAX_VERSION) {
             // Every reader ignores a version past the bound: published, it would be lost silently, and all after it.
             heldAtMaxVersion.inc();
-            long now = System.nanoTime();
-            if (now - lastMaxVersionErrorNanos >= MAX_VERSION_ERROR_EVERY_NANOS) {
-                lastMaxVersionErrorNanos = now;
+            if (maxVersionErrors.allow(scope, System.nanoTime())) {
                 LOG.error("scope {}: publishes nothing: its newest version {} is the largest readers take "
                     + "(ControlRecordCheck.MAX_VERSION = 2^62), so its next one would be ignored by every reader; the "
                     + "scope's version sequence is exhausted (counter publishesHeldAtMaxVersion; logged at most once a "
-                    + "minute per subtask). A version that high comes from a hand-written record: tombstone its key "
+                    + "minute per scope). A version that high comes from a hand-written record: tombstone its key "
                     + "on tierroute.params and start the job afresh for this scope", scope, latest);
             }
             return;
