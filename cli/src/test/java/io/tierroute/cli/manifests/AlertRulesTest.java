@@ -79,6 +79,27 @@ class AlertRulesTest {
         assertThat(r.path("for").asText()).isNotBlank();
     }
 
+    /**
+     * A selector part stopped for good answers /healthz 503, and the liveness probe restarts the pod about a minute
+     * later, which resets the stop gauges: a rule on the gauges' current value could miss the stop between scrapes, and
+     * a {@code for:} clause would outlast the pod. Each gauge is read through {@code max_over_time} of some minutes.
+     */
+    @Test
+    void aSelectorPartThatStoppedIsAlertedOnAfterTheRestartThatClearsItsGauge() {
+        Map<String, String> gauges = Map.of("TierrouteSelectorKafkaPartStopped", "tierroute_kafka_part_stopped",
+            "TierrouteSelectorIndexWriterStopped", "tierroute_index_writer_stopped");
+        gauges.forEach((alert, gauge) -> {
+            JsonNode r = groups.get("tierroute-selector").get(alert);
+            assertThat(r).as(alert).isNotNull();
+            String expr = r.path("expr").asText();
+            Matcher m = Pattern.compile("max_over_time\\(" + gauge + "\\[(\\d+)m]\\)").matcher(expr);
+            assertThat(m.find()).as("%s over a window in %s", gauge, expr).isTrue();
+            assertThat(Integer.parseInt(m.group(1))).as("minutes past the restart").isGreaterThanOrEqualTo(5);
+            assertThat(r.has("for")).as("no for: the stopped pod is restarted within a minute or two").isFalse();
+            assertThat(r.path("labels").path("severity").asText()).isEqualTo("critical");
+        });
+    }
+
     /** The {@code job=~} matcher of {@code series} in {@code expr}. */
     private static String scrapeJob(String expr, String series) {
         Matcher m = FLINK_JOB_MATCHER.matcher(expr.substring(expr.indexOf(series) + series.length()));
