@@ -184,10 +184,11 @@ final class BenchCommand implements Runnable {
             policies = policies.stream().map(String::strip).toList(); // "round-robin, dynamo" names two policies
             try {
                 seeds = SeedList.parse(seed);
-                OutputDirectory.check(out, seeds, requestLogNames());
+                // the loads are checked here, before the output directory check names a file after each of them
                 bench = new BenchSpec(trace, workload, limit, workers, loads, policies, seeds.first(), hbmTokens, cpuTokens,
                         pcieGbps == null ? null : pcieGbps * 1e9, nvmeTokens, nvmeGbps == null ? null : nvmeGbps * 1e9,
                         warmUp);
+                OutputDirectory.check(out, seeds, requestLogNames());
                 BenchRunner.requireKnown(registry, policies);
                 // Not around the runs: a simulator bug there should still show its stack trace (exit 1).
                 base = BenchRunner.requests(bench, BenchRunner.engine(bench));

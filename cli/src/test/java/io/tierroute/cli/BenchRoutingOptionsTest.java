@@ -46,6 +46,19 @@ class BenchRoutingOptionsTest {
     }
 
     @Test
+    void aBadLoadIsNamedWhenRequestLogsAreNamedAfterTheLoads() {
+        // the request logs' names are made of the loads: before, their making failed first, on NaN's digits
+        StringWriter e = new StringWriter();
+        int rc = TierrouteCommand.execute(new String[] {"bench", "routing", "--policies", "random", "--workload",
+            "llmd-blog", "--load", "NaN", "--request-logs", "--out", dir.resolve("out").toString()},
+            new PrintWriter(new StringWriter(), true), new PrintWriter(e, true));
+        assertThat(rc).isEqualTo(2);
+        assertThat(e.toString()).isEqualTo("tierroute bench routing: --load must be a number in [0.01, 100] (got NaN)"
+            + System.lineSeparator());
+        assertThat(dir.resolve("out")).doesNotExist();
+    }
+
+    @Test
     void badNumbersNameTheirOption() {
         assertUsageError("--load must be a number in [0.01, 100] (got 0)", "--load", "0");
         assertUsageError("--load must be a number in [0.01, 100] (got NaN)", "--load", "NaN");

@@ -15,9 +15,9 @@ import java.util.stream.Stream;
  * report file, or a file named like a seed's directory, would otherwise fail the write after every run had finished.
  */
 public final class OutputDirectory {
-    /** A sweep's summaries in {@code --out}, beside its seed directories. */
+    /** A sweep's summaries in {@code --out}, beside its seed directories, and the sweep's own {@code run.txt}. */
     private static final List<String> SUMMARY_FILES = List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE,
-            SummaryHtmlReporter.FILE);
+            SummaryHtmlReporter.FILE, RunParameters.FILE);
     private static final Pattern SEED_DIR = Pattern.compile("seed-\\d+");
     /** {@link RequestLog#fileName}'s shape. */
     private static final Pattern REQUEST_LOG = Pattern.compile("requests-.*-load.*\\.csv");

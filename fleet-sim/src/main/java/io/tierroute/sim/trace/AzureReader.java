@@ -1,7 +1,10 @@
 package io.tierroute.sim.trace;
 
 import java.time.DateTimeException;
+import java.time.Instant;
 import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeFormatterBuilder;
 import java.time.format.ResolverStyle;
@@ -9,8 +12,9 @@ import java.time.temporal.ChronoField;
 import java.time.temporal.ChronoUnit;
 
 /**
- * Azure LLM inference trace 2023 CSV: {@code TIMESTAMP,ContextTokens,GeneratedTokens}, timestamps like
- * {@code 2023-11-16 18:15:46.6805900}, rows in non-decreasing time (each compared with the row before). Fields may be
+ * Azure LLM inference trace CSV: {@code TIMESTAMP,ContextTokens,GeneratedTokens}, timestamps like
+ * {@code 2023-11-16 18:15:46.6805900} (the 2023 traces: UTC) or {@code 2024-05-10 00:00:00.009930+00:00} (the 2024
+ * ones, with a UTC offset), rows in non-decreasing time (each compared with the row before). Fields may be
  * quoted, with blanks around the quotes ({@link CsvRow}); a record that spans lines (a line break inside quotes) is not one of this trace's rows.
  * Lengths and arrivals only: no prefix information, so every request's blocks are unique (ids are
  * assigned by the replay).
@@ -22,12 +26,13 @@ public final class AzureReader implements TraceReader {
     private static final DateTimeFormatter TS = new DateTimeFormatterBuilder()
             .appendPattern("uuuu-MM-dd HH:mm:ss")
             .optionalStart().appendFraction(ChronoField.NANO_OF_SECOND, 0, 9, true).optionalEnd()
+            .optionalStart().appendOffset("+HH:MM", "Z").optionalEnd()
             .toFormatter().withResolverStyle(ResolverStyle.STRICT); // SMART read 2023-02-30 as 02-28, 24:00 as 0:00
 
 
-    private LocalDateTime origin;
+    private Instant origin;
     private String originText;
-    private LocalDateTime last;
+    private Instant last;
     private String lastText;
 
     @Override
@@ -59,7 +64,7 @@ public final class AzureReader implements TraceReader {
             throw new IllegalArgumentException("expected " + COLUMNS.length + " columns " + HEADER + ", got " + f.length);
         }
         String text = f[0].strip();
-        LocalDateTime t = time(text);
+        Instant t = time(text);
         int in = tokens(COLUMNS[1], f[1], 1);
         int out = tokens(COLUMNS[2], f[2], 0);
         if (previous == null || origin == null) {
@@ -83,11 +88,14 @@ public final class AzureReader implements TraceReader {
         return new TraceRecord(micros, in, out, null);
     }
 
-    private static LocalDateTime time(String text) {
+    /** A time with an offset is that instant; one without is UTC, as the 2023 traces' times are. */
+    private static Instant time(String text) {
         try {
-            return LocalDateTime.parse(text, TS);
+            var parsed = TS.parseBest(text, OffsetDateTime::from, LocalDateTime::from);
+            return parsed instanceof OffsetDateTime o ? o.toInstant() : ((LocalDateTime) parsed).toInstant(ZoneOffset.UTC);
         } catch (DateTimeException e) {
-            throw BadField.of("column 'TIMESTAMP'", "a time like 2023-11-16 18:15:46.6805900", "\"" + text + "\"");
+            throw BadField.of("column 'TIMESTAMP'", "a time like 2023-11-16 18:15:46.6805900 or "
+                + "2024-05-10 00:00:00.009930+00:00", "\"" + text + "\"");
         }
     }
 

@@ -32,6 +32,7 @@ class OutputDirectoryTest {
     void anEarlierRunOfAnotherShapeIsNamedAsLeftOver() throws Exception {
         // a three-seed sweep was here
         Files.writeString(dir.resolve(SummaryHtmlReporter.FILE), "old");
+        Files.writeString(dir.resolve(RunParameters.FILE), "old"); // the sweep's own, which its re-run replaces
         for (long s = 1; s <= 3; s++) {
             Files.createDirectories(SeedSweep.seedDir(dir, s));
         }
@@ -40,7 +41,7 @@ class OutputDirectoryTest {
                 .containsExactly("seed-1/", "seed-2/", "seed-3/", "summary.html");
         assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-2"))).as("seed 3 is not this sweep's")
                 .containsExactly("seed-3/");
-        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-3"))).isEmpty();
+        assertThat(OutputDirectory.leftovers(dir, SeedList.parse("1-3"))).as("run.txt too is this sweep's").isEmpty();
         assertThat(OutputDirectory.leftovers(dir.resolve("none"), SeedList.parse("1"))).isEmpty();
     }
 
@@ -73,6 +74,9 @@ class OutputDirectoryTest {
         Files.createDirectories(dir.resolve("b").resolve(SummaryCsvReporter.FILE));
         assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("b"), SeedList.parse("1,2")))
                 .withMessageContaining("summary.csv is a directory");
+        Files.createDirectories(dir.resolve("s").resolve(RunParameters.FILE));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("s"), SeedList.parse("1,2")))
+                .as("refused before the first seed, not after it").withMessageContaining("run.txt is a directory");
         Files.createDirectories(SeedSweep.seedDir(dir.resolve("c"), 7).resolve(CsvReporter.FILE));
         assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir.resolve("c"), SeedList.parse("6-7")))
                 .withMessageContaining("seed-7/results.csv is a directory");

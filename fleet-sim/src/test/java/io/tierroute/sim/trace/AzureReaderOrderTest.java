@@ -39,4 +39,15 @@ class AzureReaderOrderTest {
                 "2023-11-16 18:15:46.0000000,396,109");
         assertThat(TraceLoading.load(p)).hasSize(2);
     }
+
+    @Test
+    void theTwentyTwentyFourTracesTimesWithAnOffsetAreRead() {
+        // the 2024 traces stamp rows with a UTC offset; an offset other than 0 moves the instant, as it says
+        Path p = TraceLoading.write(dir, "azure2024.csv", HEADER, "2024-05-10 00:00:00.009930+00:00,374,44",
+                "2024-05-10 00:00:01.509930+00:00,396,109", "2024-05-10 02:00:02.009930+02:00,200,10");
+        assertThat(TraceLoading.load(p)).extracting(io.tierroute.sim.policy.SimRequest::arrivalMicros).containsExactly(0L, 1_500_000L, 2_000_000L);
+        Path earlier = TraceLoading.write(dir, "offsets.csv", HEADER, "2024-05-10 00:00:05+00:00,374,44",
+                "2024-05-10 01:00:00+02:00,396,109");
+        assertThatThrownBy(() -> TraceLoading.load(earlier)).hasMessageContaining("not sorted by time");
+    }
 }

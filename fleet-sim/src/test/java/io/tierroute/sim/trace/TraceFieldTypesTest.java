@@ -64,7 +64,7 @@ class TraceFieldTypesTest {
         "2023-11-16 18:15:47,374,       | column 'GeneratedTokens' must be an integer from 0 to 10000000, got \"\"",
         "2023-11-16 18:15:47,374        | expected 3 columns TIMESTAMP,ContextTokens,GeneratedTokens, got 2",
         "2023-11-16 18:15:47,374,44,    | expected 3 columns TIMESTAMP,ContextTokens,GeneratedTokens, got 4",
-        "yesterday,374,44               | column 'TIMESTAMP' must be a time like 2023-11-16 18:15:46.6805900, got \"yesterday\"",
+        "yesterday,374,44               | column 'TIMESTAMP' must be a time like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00, got \"yesterday\"",
     })
     void anAzureColumnOfTheWrongTypeOrRangeIsNamed(String row, String reason) {
         Path p = TraceLoading.write(dir, "columns.csv", "TIMESTAMP,ContextTokens,GeneratedTokens",

@@ -48,7 +48,7 @@ class TraceLimitsTest {
             AzureReader r = new AzureReader();
             TraceRecord first = r.parse("2023-02-27 10:00:00.0,374,44", null);
             assertThatThrownBy(() -> r.parse(bad + ",374,44", first)).as(bad)
-                    .hasMessage("column 'TIMESTAMP' must be a time like 2023-11-16 18:15:46.6805900, got \"" + bad + "\"");
+                    .hasMessage("column 'TIMESTAMP' must be a time like 2023-11-16 18:15:46.6805900 or 2024-05-10 00:00:00.009930+00:00, got \"" + bad + "\"");
         }
         AzureReader r = new AzureReader();
         TraceRecord first = r.parse("2024-02-28 23:59:59.5,374,44", null);
