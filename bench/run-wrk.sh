@@ -50,6 +50,7 @@ SERVER=$!
 cleanup() {
     kill "$SERVER" 2>/dev/null || true
     wait "$SERVER" 2>/dev/null || true
+    rm -rf "$OUT" # the scratch config, server log and scrapes; the figures are printed
 }
 trap cleanup EXIT
 

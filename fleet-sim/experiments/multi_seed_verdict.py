@@ -2,17 +2,16 @@
 """multi_seed_verdict.py ROOT SEEDS V1 V2 ...: per variant (ROOT/seedN/V/<workload>/results.csv, peers in ROOT/seedN/peers),
 over the seeds: cells > 3 % behind the best peer per seed and in all, the targets per seed, and the cells whose
 geometric-mean ratio over the seeds is below 0.97. POLICY=name reads another policy's rows (default tierroute-fitted)."""
-import csv, os, sys, statistics as st
+import csv, math, os, sys, statistics as st
+from results_csv import read, num
 POLICY = os.environ.get('POLICY', 'tierroute-fitted')
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
 W = ['mooncake', 'agentic-pcie', 'chat', 'cpu-overflow', 'agentic', 'llmd-blog']
 def rows(p, peers):
     out = {}
-    if not os.path.exists(p): return out
-    for r in csv.DictReader(open(p)):
-        if (r['policy'] in PEERS) if peers else (r['policy'] == POLICY):
-            out.setdefault(float(r['load']), []).append(r)
+    for r in read(p, lambda r: (r['policy'] in PEERS) if peers else (r['policy'] == POLICY)) or []:
+        out.setdefault(float(r['load']), []).append(r)
     return out
 def ratios(root, seed, v):
     res = {}
@@ -21,7 +20,9 @@ def ratios(root, seed, v):
         for L, rs in vv.items():
             if L not in pe: continue
             for c, n in COLS:
-                res[(w, L, n)] = min(float(r[c]) for r in pe[L]) / float(rs[0][c])
+                x = min(num(r[c]) for r in pe[L]) / num(rs[0][c])
+                if not math.isnan(x):  # a policy that finished nothing there: no ratio
+                    res[(w, L, n)] = x
     return res
 root, seeds, variants = sys.argv[1], [int(s) for s in sys.argv[2].split(',')], sys.argv[3:]
 for v in variants:

@@ -6,10 +6,18 @@
 set -u
 NAME=$1; JAR=$2; shift 2
 cd "$(dirname "$0")/../.."
+failed=0
+# one cell: a failed run must not leave an earlier run's results for overload_verdict.py to read
+cell() {
+  local out=$1; shift
+  rm -f "$out/results.csv"
+  "${R[@]}" "$@" --out "$out" > "$out.log" 2>&1 || { echo "overload_table.sh: $out failed (exit $?): $out.log" >&2; failed=1; }
+}
 for s in ${SEEDS:-1 2 3 4 5 6 7 8 9 10}; do
-  O=${OUT:-/tmp/claims/over}/seed$s/$NAME; mkdir -p $O
-  R="nice -n 19 java -Xmx3g $* -jar $JAR bench routing --workers 8 --policies ${POL:-tierroute-fitted} --seed $s"
-  $R --workload nvme-overflow --nvme-tokens 0 --load 1.5,2 --out $O/n0 > $O/n0.log 2>&1
-  $R --workload cpu-overflow --load 2.5,3 --out $O/co > $O/co.log 2>&1
-  $R --workload nvme-overflow --load 1,1.5,2 --out $O/nv > $O/nv.log 2>&1
+  O="${OUT:-/tmp/claims/over}/seed$s/$NAME"; mkdir -p "$O"
+  R=(nice -n 19 java -Xmx3g "$@" -jar "$JAR" bench routing --workers 8 --policies "${POL:-tierroute-fitted}" --seed "$s")
+  cell "$O/n0" --workload nvme-overflow --nvme-tokens 0 --load 1.5,2
+  cell "$O/co" --workload cpu-overflow --load 2.5,3
+  cell "$O/nv" --workload nvme-overflow --load 1,1.5,2
 done
+exit $failed

@@ -4,7 +4,8 @@ model), the target ratios (best peer / tierroute-fitted: Mooncake 2.75 p99 and m
 1.25), the cells (workload@load column) where it is more than 3 % worse than the best peer while 'base' is not, and
 with --table the round's verdict table as markdown rows (one per variant) including how many cells in all are more
 than 3 % behind."""
-import csv, os, sys
+import math, os, sys
+from results_csv import read, num
 OUT = os.environ.get('OUT', '/tmp/r6/out')
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
@@ -13,12 +14,9 @@ BEHIND = 0.97  # best peer / tierroute below this: more than 3 % worse
 
 def rows(d, w, peers):
     p = f'{OUT}/{d}/{w}/results.csv'
-    if not os.path.exists(p):
-        return {}
     out = {}
-    for r in csv.DictReader(open(p)):
-        if (r['policy'] in PEERS) if peers else (r['policy'] == 'tierroute-fitted'):
-            out.setdefault(float(r['load']), []).append(r)
+    for r in read(p, lambda r: (r['policy'] in PEERS) if peers else (r['policy'] == 'tierroute-fitted')) or []:
+        out.setdefault(float(r['load']), []).append(r)
     return out
 
 def ratios(d):
@@ -27,7 +25,9 @@ def ratios(d):
         pe, v = rows('peers', w, True), rows(d, w, False)
         for L, rs in v.items():
             for c, n in COLS:
-                res[(w, L, n)] = min(float(r[c]) for r in pe[L]) / float(rs[0][c])
+                x = min(num(r[c]) for r in pe[L]) / num(rs[0][c])
+                if not math.isnan(x):  # a policy that finished nothing there: no ratio
+                    res[(w, L, n)] = x
     return res
 
 def main(args):
