@@ -83,6 +83,8 @@ public final class LatencyRegression {
     private double sumLambda;
     private double sumLambda2;
     private double ewMeanYNum;
+    /** Σ λ^age over the rows in {@link #ewMeanYNum}: {@link #sumLambda} once the burn-in rows are in it. */
+    private double meanWeight;
     private final double[] lastSsr;
 
     public LatencyRegression(RegressionConfig config) {
@@ -129,19 +131,16 @@ public final class LatencyRegression {
         double lambda = config.forgetting();
         accepted++;
         window.observe(row.eventTimeMs());
-        // Winsorised at 10× the running mean: the mean only sets the noise-scale floor, and one extreme
-        // row must not raise that floor for every row after it.
-        double meanSoFar = sumLambda > 0 ? ewMeanYNum / sumLambda : row.realisedUs();
         sumLambda = lambda * sumLambda + 1;
         sumLambda2 = lambda * lambda * sumLambda2 + 1;
-        ewMeanYNum = lambda * ewMeanYNum + Math.min(row.realisedUs(), 10 * Math.max(meanSoFar, 1.0));
         if (burnInRows != null) {
-            burnInRows.add(row);
+            burnInRows.add(row); // their mean is taken at initialise, against their median
             if (burnInRows.size() >= config.burnIn()) {
                 initialise();
             }
             return UpdateOutcome.ACCEPTED;
         }
+        addToMean(row.realisedUs(), lambda, row.realisedUs());
         row.features(best, config.intercept(), x);
         double yHat = candidates[best].predict(x);
         double v = noiseScale(yHat);
@@ -163,6 +162,11 @@ public final class LatencyRegression {
     private void initialise() {
         List<LatencyObservation> rows = burnInRows;
         burnInRows = null;
+        double medianY = rows.stream().mapToDouble(LatencyObservation::realisedUs).sorted().skip(rows.size() / 2)
+            .findFirst().orElse(1.0);
+        for (LatencyObservation r : rows) {
+            addToMean(r.realisedUs(), config.forgetting(), medianY);
+        }
         int n = rows.size();
         double meanY = 0;
         for (LatencyObservation r : rows) {
@@ -248,18 +252,32 @@ public final class LatencyRegression {
         sums.add(x, hol, y, w, psiPrime * inv, psi * psi * inv);
     }
 
+    /**
+     * The running mean of the realised times, winsorised at 10× the mean so far: the mean only sets the noise-scale
+     * floor, and one extreme row must not raise that floor for every row after it. The first row has no mean before
+     * it, so it is capped against {@code firstReference}: the burn-in rows' median (a first row of 10^10 µs against
+     * itself kept every later row below its cap, and the floor up, for thousands of rows).
+     */
+    private void addToMean(double y, double lambda, double firstReference) {
+        double meanSoFar = meanWeight > 0 ? ewMeanYNum / meanWeight : firstReference;
+        meanWeight = lambda * meanWeight + 1;
+        ewMeanYNum = lambda * ewMeanYNum + Math.min(y, 10 * Math.max(meanSoFar, 1.0));
+    }
+
+    private double ewMeanY() {
+        return meanWeight > 0 ? ewMeanYNum / meanWeight : 0;
+    }
+
     private double noiseScale(double yHat) {
         if (config.varianceModel() == VarianceModel.CONSTANT) {
             return 1.0;
         }
-        double ewMeanY = sumLambda > 0 ? ewMeanYNum / sumLambda : 0;
-        return Math.max(ABSOLUTE_FLOOR, Math.max(yHat, V_FLOOR_RELATIVE * ewMeanY));
+        return Math.max(ABSOLUTE_FLOOR, Math.max(yHat, V_FLOOR_RELATIVE * ewMeanY()));
     }
 
     private double scaleFloor() {
         if (config.varianceModel() == VarianceModel.CONSTANT) {
-            double ewMeanY = sumLambda > 0 ? ewMeanYNum / sumLambda : 0;
-            return ABSOLUTE_FLOOR * Math.max(1, Math.abs(ewMeanY));
+            return ABSOLUTE_FLOOR * Math.max(1, Math.abs(ewMeanY()));
         }
         return ABSOLUTE_FLOOR;
     }
