@@ -122,7 +122,8 @@ public final class PeakBandwidth {
             }
             spread = Math.sqrt(ss / (k - 1));
         }
+        // exclusive end, saturated as EventWindow's: a sample at Long.MAX_VALUE must not wrap to before its start
         return new Estimate(maxima[maxima.length - 1], OptionalDouble.empty(), count, spread,
-            QualityKind.STD_ERROR, first, last + 1);
+            QualityKind.STD_ERROR, first, last == Long.MAX_VALUE ? last : last + 1);
     }
 }
