@@ -390,7 +390,12 @@ public final class ConfigLoader {
             return d;
         }
         dn.object("listen", "peers", "keyEnv", "maxAge", "bufferSize");
-        KafkaSettings.HostPort listen = hostPort(dn.require("listen"), 0);
+        ConfigNode ln = dn.require("listen");
+        KafkaSettings.HostPort listen = hostPort(ln, 0);
+        if (listen.port() == 0) { // the record takes it (tests bind any free port); a deployment's peers cannot
+            throw ln.error("port 0 would take any free port, which no peer can know to send to; give the port the "
+                    + "peers list for this replica (e.g. 0.0.0.0:7411)");
+        }
         List<KafkaSettings.HostPort> peers = new ArrayList<>();
         ConfigNode pn = dn.require("peers");
         if (!pn.isArray() || pn.elements().isEmpty()) {
@@ -398,19 +403,21 @@ public final class ConfigLoader {
                     + "one's)");
         }
         for (ConfigNode p : pn.elements()) {
-            peers.add(hostPort(p, 1));
+            KafkaSettings.HostPort peer = hostPort(p, 1);
+            int first = KafkaSettings.Direct.indexOfSame(peers, peer);
+            if (first >= 0) { // each datagram would go twice, and the copy count as a duplicate Kafka brought first
+                throw p.error("'" + peer + "' is listed twice (also peers[" + first + "])");
+            }
+            peers.add(peer);
         }
-        if (peers.size() > MAX_DIRECT_PEERS) {
-            throw pn.error("lists " + peers.size() + " peers; at most " + MAX_DIRECT_PEERS);
+        if (peers.size() > KafkaSettings.Direct.MAX_PEERS) {
+            throw pn.error("lists " + peers.size() + " peers; at most " + KafkaSettings.Direct.MAX_PEERS);
         }
         java.time.Duration maxAge = dn.duration("maxAge", d.maxAge(), java.time.Duration.ofMillis(100),
                 java.time.Duration.ofMinutes(10), "a datagram is taken");
         return new KafkaSettings.Direct(listen, peers, envName(dn, "keyEnv", d.keyEnv()), maxAge,
                 (int) dn.integer("bufferSize", d.bufferSize(), 1, 10_000_000, "messages"));
     }
-
-    /** Replicas one direct path sends each message to (one datagram each, on one thread). */
-    static final int MAX_DIRECT_PEERS = 64;
 
     private static KafkaSettings.HostPort hostPort(ConfigNode n, int minPort) {
         try {

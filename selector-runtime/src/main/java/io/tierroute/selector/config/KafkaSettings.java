@@ -176,10 +176,12 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
      * starting replica reads back; a receiver drops whichever copy comes second.
      *
      * @param listen     where this replica receives ({@code host:port}, {@code 0.0.0.0:port} for every interface;
-     *                   port 0 takes any free one, which no peer can know: for tests); null: the direct path is off
-     * @param peers      where the replicas receive ({@code host:port} each); a name that resolves to several addresses
-     *                   (a Kubernetes headless Service) sends to each, resolved again every ten seconds; may include
-     *                   this replica (its own messages are skipped), so every replica can share one list
+     *                   port 0 takes any free one, which no peer can know: for tests and code only, a configuration
+     *                   file's is refused); null: the direct path is off
+     * @param peers      where the replicas receive ({@code host:port} each, port 1-65535, at most {@link #MAX_PEERS},
+     *                   none twice); a name that resolves to several addresses (a Kubernetes headless Service) sends
+     *                   to each, resolved again every ten seconds; may include this replica (its own messages are
+     *                   skipped), so every replica can share one list
      * @param keyEnv     the environment variable holding the shared key (at least 32 characters) every datagram is
      *                   signed with (HMAC-SHA256); one without it is dropped and counted
      * @param maxAge     a datagram sent longer ago than this (or as far ahead), by the receiver's clock, is dropped
@@ -191,6 +193,8 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
         public static final String DEFAULT_KEY_ENV = "TIERROUTE_REPLICA_KEY";
         public static final Direct OFF = new Direct(null, java.util.List.of(), DEFAULT_KEY_ENV, Duration.ofSeconds(5),
                 65_536);
+        /** Replicas one direct path sends each message to (one datagram each, on one thread). */
+        public static final int MAX_PEERS = 64;
 
         public Direct {
             peers = java.util.List.copyOf(peers);
@@ -203,6 +207,33 @@ public record KafkaSettings(String bootstrapServers, String scope, String client
                 throw new IllegalArgumentException("replicaSync.direct: peers without listen (a replica that sends "
                         + "datagrams must also receive them)");
             }
+            if (peers.size() > MAX_PEERS) {
+                throw new IllegalArgumentException("replicaSync.direct: " + peers.size() + " peers; at most "
+                        + MAX_PEERS);
+            }
+            for (int i = 0; i < peers.size(); i++) {
+                HostPort p = peers.get(i);
+                if (p.port() < 1) { // each message would count a send_failed for it
+                    throw new IllegalArgumentException("replicaSync.direct: peer " + p + " has port 0; a peer's is "
+                            + "1-65535");
+                }
+                int first = indexOfSame(peers.subList(0, i), p);
+                if (first >= 0) {
+                    throw new IllegalArgumentException("replicaSync.direct: peer " + p + " is listed twice (also peers["
+                            + first + "])");
+                }
+            }
+        }
+
+        /** Where {@code peers} has {@code p} (host names compared ignoring case, as DNS does), or -1. */
+        public static int indexOfSame(java.util.List<HostPort> peers, HostPort p) {
+            for (int i = 0; i < peers.size(); i++) {
+                HostPort q = peers.get(i);
+                if (q.port() == p.port() && q.host().equalsIgnoreCase(p.host())) {
+                    return i;
+                }
+            }
+            return -1;
         }
 
         public boolean enabled() {

@@ -1,5 +1,7 @@
 package io.tierroute.selector.kafka;
 
+import io.tierroute.selector.threads.PartStop;
+import io.tierroute.selector.threads.Uninterrupted;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 import java.time.Duration;

@@ -2,6 +2,8 @@ package io.tierroute.selector.kafka;
 
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.logging.LogLimiter;
+import io.tierroute.selector.threads.PartStop;
+import io.tierroute.selector.threads.Uninterrupted;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;

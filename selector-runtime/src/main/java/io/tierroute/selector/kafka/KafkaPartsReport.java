@@ -93,6 +93,11 @@ public final class KafkaPartsReport {
         if (replicaSync != null) {
             p.add(new Part("replica_sync_consumer", "replica sync consumer", replicaSync.consumer()::stopped));
             p.add(new Part("replica_sync_publisher", "replica sync publisher", replicaSync.publisher()::stopped));
+            DirectPath d = replicaSync.direct();
+            if (d != null) {
+                p.add(new Part("replica_direct_in", "replica direct receiver", d::receiverStopped));
+                p.add(new Part("replica_direct_out", "replica direct sender", d::senderStopped));
+            }
         }
         return p;
     }
@@ -364,7 +369,8 @@ public final class KafkaPartsReport {
             Map<String, Object> y = new LinkedHashMap<>();
             y.put("listening", d.listening().toString());
             y.put("datagrams_sent", d.datagramsSent());
-            y.put("not_sent", d.droppedBufferFull() + d.tooLarge() + d.sendFailed() + d.encodeFailed());
+            y.put("not_sent", d.droppedBufferFull() + d.tooLarge() + d.sendFailed() + d.encodeFailed()
+                    + d.droppedClosed());
             y.put("datagrams_received", d.datagramsReceived());
             y.put("handed_over", d.received(ReplicaSyncInbound.Outcome.HANDED_OVER));
             y.put("refused", d.refusedMalformed() + d.refusedUnsigned() + d.badMessages());
@@ -457,12 +463,14 @@ public final class KafkaPartsReport {
                 "Direct-path datagrams sent to the other replicas (one per peer address per message)", d::datagramsSent);
         CounterWithCallback.builder().name("tierroute_replica_direct_not_sent_total")
                 .help("Messages the direct path did not send (Kafka still carried them): buffer_full, too_large, "
-                        + "send_failed (per peer, an unresolved one included), encode_failed")
+                        + "send_failed (per peer, an unresolved one included), encode_failed, closed (left at close, "
+                        + "offered after it, or its thread stopped by an Error)")
                 .labelNames("reason").callback(cb -> {
                     cb.call(d.droppedBufferFull(), "buffer_full");
                     cb.call(d.tooLarge(), "too_large");
                     cb.call(d.sendFailed(), "send_failed");
                     cb.call(d.encodeFailed(), "encode_failed");
+                    cb.call(d.droppedClosed(), "closed");
                 }).register(r);
         counter(r, "tierroute_replica_direct_datagrams_received_total", "Direct-path datagrams received, refused ones "
                 + "included", d::datagramsReceived);

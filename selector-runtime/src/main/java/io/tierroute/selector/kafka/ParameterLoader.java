@@ -7,6 +7,8 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.threads.PartStop;
+import io.tierroute.selector.threads.Uninterrupted;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;

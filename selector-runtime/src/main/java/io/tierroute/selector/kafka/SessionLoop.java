@@ -10,7 +10,8 @@ import org.apache.kafka.common.errors.WakeupException;
  * until the owner stops. A session that fails is reported and, after the {@link RestartBackoff} wait, followed by a
  * new one that resumes at the same positions; a {@link WakeupException} is close() waking the client, not a failure.
  * An {@link Error} (out of memory, a stack overflow, a class that failed to load) ends the loop: the owner records it
- * for good ({@link PartStop}) rather than restarting into the same state, and nothing catches it above the thread.
+ * for good ({@link io.tierroute.selector.threads.PartStop}) rather than restarting into the same state, and nothing
+ * catches it above the thread.
  */
 final class SessionLoop {
 

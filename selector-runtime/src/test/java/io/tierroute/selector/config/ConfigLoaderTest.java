@@ -495,6 +495,48 @@ class ConfigLoaderTest {
         bad(kafka.formatted("listen: \"h:1\", peers: [\"h:1\"], port: 1"), "kafka.replicaSync.direct", "port");
     }
 
+    /**
+     * A configuration file's listen port 0 (any free one: no peer could know it) and a peer listed twice (each datagram
+     * sent twice, the copy counted as a duplicate Kafka brought first) are refused, naming the field.
+     */
+    @Test
+    void theDirectReplicaPathRefusesListenPortZeroAndAPeerListedTwice() {
+        String kafka = "workers: [{name: a}]\nkafka: {bootstrapServers: \"h:9092\", replicaSync: {enabled: true, "
+                + "direct: {%s}}}\n";
+        bad(kafka.formatted("listen: \"0.0.0.0:0\", peers: [\"h:7411\"]"),
+                "kafka.replicaSync.direct.listen: port 0 would take any free port, which no peer can know");
+        bad(kafka.formatted("listen: \"h:7411\", peers: [\"a:7411\", \"b:7411\", \"A:7411\"]"),
+                "kafka.replicaSync.direct.peers[2]: 'A:7411' is listed twice (also peers[0])");
+        bad(kafka.formatted("listen: \"h:7411\", peers: [\"[fd00::1]:7411\", \"[fd00::1]:7411\"]"),
+                "kafka.replicaSync.direct.peers[1]: '[fd00::1]:7411' is listed twice (also peers[0])");
+        String many = java.util.stream.IntStream.range(0, 65).mapToObj(i -> "\"h" + i + ":7411\"")
+                .collect(java.util.stream.Collectors.joining(", "));
+        bad(kafka.formatted("listen: \"h:7411\", peers: [" + many + "]"),
+                "kafka.replicaSync.direct.peers: lists 65 peers; at most 64");
+        // One host on two ports is two receivers.
+        assertThat(ConfigLoader.parse(kafka.formatted("listen: \"h:7411\", peers: [\"a:7411\", \"a:7412\"]"), dir)
+                .kafka().replicaSync().direct().peers()).hasSize(2);
+    }
+
+    /** Settings built in code (embedded, tests) get the loader's peer checks; a listen port 0 stays theirs to use. */
+    @Test
+    void theDirectSettingsCheckTheirPeersAsTheLoaderDoes() {
+        KafkaSettings.HostPort any = new KafkaSettings.HostPort("127.0.0.1", 0);
+        KafkaSettings.HostPort peer = new KafkaSettings.HostPort("h", 7411);
+        Duration maxAge = Duration.ofSeconds(5);
+        assertThat(new KafkaSettings.Direct(any, List.of(peer), "K", maxAge, 16).listen().port()).isZero();
+        assertThatThrownBy(() -> new KafkaSettings.Direct(any, List.of(peer, new KafkaSettings.HostPort("h", 0)), "K",
+                maxAge, 16)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("peer h:0 has port 0");
+        assertThatThrownBy(() -> new KafkaSettings.Direct(any, List.of(peer, new KafkaSettings.HostPort("H", 7411)),
+                "K", maxAge, 16)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("peer H:7411 is listed twice (also peers[0])");
+        List<KafkaSettings.HostPort> many = java.util.stream.IntStream.range(0, 65)
+                .mapToObj(i -> new KafkaSettings.HostPort("h" + i, 7411)).toList();
+        assertThatThrownBy(() -> new KafkaSettings.Direct(any, many, "K", maxAge, 16))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("65 peers; at most 64");
+        assertThat(new KafkaSettings.Direct(any, many.subList(0, 64), "K", maxAge, 16).peers()).hasSize(64);
+    }
+
     @Test
     void ownKvAccountingIsOffUntilTurnedOn() {
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().ownKvAccounting()).isFalse();

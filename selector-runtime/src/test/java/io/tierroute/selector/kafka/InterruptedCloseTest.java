@@ -12,9 +12,12 @@ import io.tierroute.selector.scheduling.Selector;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
+import java.nio.channels.DatagramChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -22,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A shutdown from an interrupted thread (a shutdown hook under an executor's shutdownNow, a test framework's timeout)
- * still stops every Kafka part: no exception, no thread left, and the caller's interrupt kept.
+ * still stops every Kafka part, replica sync's direct path included: no exception, no thread left, and the caller's
+ * interrupt kept.
  */
 class InterruptedCloseTest {
 
@@ -36,15 +40,26 @@ class InterruptedCloseTest {
         SelectorConfig c = ConfigLoader.parse("workers: [{name: w0}, {name: w1}]\n", Path.of("."));
         RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
         KafkaSettings d = KafkaFixture.settings();
+        int port;
+        try (DatagramChannel free = DatagramChannel.open()) {
+            free.bind(new InetSocketAddress("127.0.0.1", 0));
+            port = ((InetSocketAddress) free.getLocalAddress()).getPort();
+        }
+        KafkaSettings.HostPort listen = new KafkaSettings.HostPort("127.0.0.1", port);
         KafkaSettings s = new KafkaSettings(d.bootstrapServers(), d.scope(), d.clientId(), d.selectorId(), d.properties(),
                 d.params(), d.kvEvents(), d.decisions(),
-                new KafkaSettings.ReplicaSync(true, Duration.ofSeconds(10), Duration.ofSeconds(30), 1024));
+                new KafkaSettings.ReplicaSync(true, Duration.ofSeconds(10), Duration.ofSeconds(30), 1024,
+                        new KafkaSettings.Direct(listen, List.of(listen), "TEST_REPLICA_KEY", Duration.ofSeconds(5),
+                                1024)));
+        Map<String, String> env = Map.of("TEST_REPLICA_KEY", "k".repeat(40));
         Set<Thread> before = Thread.getAllStackTraces().keySet();
         try (KvEventPipeline pipeline = new KvEventPipeline(index, 1024)) {
             ParameterStore store = new ParameterStore(ParameterSet.defaults(2));
             Selector selector = new Selector(c.selector(), index, pipeline, store, System::nanoTime);
-            KafkaServices services = KafkaServices.start(s, selector, store, pipeline, CostParameters.DEFAULTS, 0.5);
+            KafkaServices services = KafkaServices.start(s, selector, store, pipeline, CostParameters.DEFAULTS, 0.5,
+                    env::get);
             assertThat(services.kvConsumer().awaitAssigned(Duration.ofSeconds(20))).isTrue();
+            assertThat(services.replicaSync().direct()).as("the direct path is on").isNotNull();
 
             Thread.currentThread().interrupt();
             long t0 = System.nanoTime();

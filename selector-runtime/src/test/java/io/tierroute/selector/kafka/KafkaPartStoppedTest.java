@@ -6,9 +6,11 @@ import io.tierroute.schemas.avro.BlockStored;
 import io.tierroute.schemas.avro.KvEventBatch;
 import io.tierroute.schemas.avro.Tier;
 import io.tierroute.selector.config.ConfigLoader;
+import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.config.SelectorConfig;
 import io.tierroute.selector.config.ServerSettings;
 import io.tierroute.selector.index.RunPrefixIndex;
+import io.tierroute.selector.ingest.DirectIndexWriter;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.ingest.KvEventPipeline;
 import io.tierroute.selector.metrics.SelectorMetrics;
@@ -16,20 +18,31 @@ import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
 import io.tierroute.selector.protocol.KvEvent;
 import io.tierroute.selector.scheduling.Selector;
+import io.tierroute.selector.sequences.RequestEvent;
 import io.tierroute.selector.server.EmbeddedSelectorApi;
+import io.tierroute.selector.sync.NumberedMessage;
+import io.tierroute.selector.sync.NumberingTransport;
+import io.tierroute.selector.sync.ReplicaSync;
+import io.tierroute.selector.sync.direct.DirectPath;
+import io.tierroute.selector.sync.wire.ReplicaSyncWire;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 import static io.tierroute.selector.kafka.KafkaFixture.await;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -101,8 +114,19 @@ class KafkaPartStoppedTest {
 
     /** Workers a and b, on {@code index} and {@code writer}. */
     private static Selector selector(RunPrefixIndex index, IndexWriter writer) {
+        return selector(index, writer, System::nanoTime);
+    }
+
+    private static Selector selector(RunPrefixIndex index, IndexWriter writer, LongSupplier nanoClock) {
         SelectorConfig c = ConfigLoader.parse("workers: [{name: a}, {name: b}]\n", Path.of("."));
-        return new Selector(c.selector(), index, writer, new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+        return new Selector(c.selector(), index, writer, new ParameterStore(ParameterSet.defaults(2)), nanoClock);
+    }
+
+    private static KafkaSettings.HostPort freeUdpPort() throws Exception {
+        try (DatagramChannel c = DatagramChannel.open()) {
+            c.bind(new InetSocketAddress("127.0.0.1", 0));
+            return new KafkaSettings.HostPort("127.0.0.1", ((InetSocketAddress) c.getLocalAddress()).getPort());
+        }
     }
 
     private static RunPrefixIndex index() {
@@ -163,6 +187,69 @@ class KafkaPartStoppedTest {
                 send(producer, 1, 2);
                 Thread.sleep(500);
                 assertThat(kv.restarts()).isZero();
+            }
+        }
+    }
+
+    /**
+     * Replica sync's direct path is a part too: an Error on its receiving thread (here applying another replica's
+     * datagram) stops it for good, and {@code /healthz}, the stop gauge and {@code GET /v1/params} say so.
+     */
+    @Test
+    void anErrorStopsTheDirectPathsReceiverAndHealthzSaysSo() throws Exception {
+        KafkaSettings.HostPort pa = freeUdpPort();
+        KafkaSettings.HostPort pb = freeUdpPort();
+        String keyEnv = "TEST_REPLICA_KEY";
+        String key = "k".repeat(40);
+        AtomicBoolean boom = new AtomicBoolean();
+        RunPrefixIndex index = index();
+        KafkaSettings d = KafkaFixture.settings();
+        KafkaSettings s = new KafkaSettings(d.bootstrapServers(), d.scope(), d.clientId(), "b", d.properties(),
+                d.params(), d.kvEvents(), d.decisions(), new KafkaSettings.ReplicaSync(true, Duration.ofMinutes(2),
+                Duration.ofSeconds(30), 1024, new KafkaSettings.Direct(pb, List.of(pa), keyEnv, Duration.ofSeconds(5),
+                1024)));
+        try (KvEventPipeline pipeline = new KvEventPipeline(index, 100)) {
+            Selector b = selector(index, pipeline, () -> { // what applying an event reads first
+                if (boom.get()) {
+                    throw new OutOfMemoryError("Java heap space");
+                }
+                return System.nanoTime();
+            });
+            // Replica a: the direct path alone, so that only b's direct receiver applies what a sends.
+            RunPrefixIndex ai = index();
+            Selector a = selector(ai, new DirectIndexWriter(ai));
+            try (ReplicaSyncLink link = ReplicaSyncLink.start(s, b, WAIT, Map.of(keyEnv, key)::get);
+                 DirectPath aPath = DirectPath.open(new KafkaSettings.Direct(pa, List.of(pb), keyEnv,
+                         Duration.ofSeconds(5), 16), key, new ReplicaSyncWire("replica-a", "a", d.scope(), a.registry()))) {
+                aPath.start(new ReplicaSync(a, new NumberingTransport(List.of(aPath)), System::nanoTime,
+                        Duration.ofSeconds(30), 1000));
+                KafkaPartsReport report = new KafkaPartsReport(d.bootstrapServers(), d.scope(), b, null, null, null,
+                        link);
+                SelectorMetrics metrics = new SelectorMetrics(b, pipeline, false);
+                report.register(metrics);
+                try (EmbeddedSelectorApi api = EmbeddedSelectorApi.start(b, pipeline, metrics,
+                        new EmbeddedSelectorApi.Settings(ServerSettings.DEFAULTS.withPort(0), null, "UNUSED",
+                                report::status, null, report::stopped))) {
+                    assertThat(get(api, "/healthz").statusCode()).isEqualTo(200);
+                    assertThat(get(api, "/metrics").body())
+                            .contains("tierroute_kafka_part_stopped{part=\"replica_direct_in\"} 0.0")
+                            .contains("tierroute_kafka_part_stopped{part=\"replica_direct_out\"} 0.0");
+
+                    boom.set(true);
+                    aPath.send(new NumberedMessage(1, null, new RequestEvent("r1", RequestEvent.Type.FIRST_TOKEN, 1),
+                            System.currentTimeMillis()));
+                    await(WAIT, () -> link.direct().receiverStopped() != null, "the direct receiver stopped");
+                    boom.set(false);
+                    HttpResponse<String> health = get(api, "/healthz");
+                    assertThat(health.statusCode()).isEqualTo(503);
+                    assertThat(health.body()).contains("a Kafka part has stopped").contains("replica direct receiver")
+                            .contains("OutOfMemoryError").contains("receiving replica datagrams on /127.0.0.1:"
+                                    + pb.port());
+                    assertThat(get(api, "/metrics").body())
+                            .contains("tierroute_kafka_part_stopped{part=\"replica_direct_in\"} 1.0")
+                            .contains("tierroute_kafka_part_stopped{part=\"replica_direct_out\"} 0.0");
+                    assertThat(get(api, "/v1/params").body()).contains("\"stopped\":{\"replica_direct_in\":");
+                }
             }
         }
     }

@@ -27,8 +27,7 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     /** The shortest replica key taken. */
     public static final int MIN_KEY_CHARS = DatagramFrame.MIN_KEY_CHARS;
 
-    private DirectPath(DirectReceiver receiver, DirectSender sender, ReplicaSyncWire wire, long maxAgeMs)
-            throws IOException {
+    private DirectPath(DirectReceiver receiver, DirectSender sender, ReplicaSyncWire wire, long maxAgeMs) {
         this.receiver = receiver;
         this.sender = sender;
         this.wire = wire;
@@ -52,7 +51,7 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
         DirectSender sender = null;
         try {
             receiver = new DirectReceiver(new InetSocketAddress(l.host(), l.port()), key);
-            sender = new DirectSender(wire, key, settings.peers(), settings.bufferSize());
+            sender = new DirectSender(wire::encode, key, settings.peers(), settings.bufferSize());
             return new DirectPath(receiver, sender, wire, settings.maxAge().toMillis());
         } catch (IOException | RuntimeException e) {
             if (sender != null) {
@@ -87,6 +86,8 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
     public long offered() { return sender.offered(); }
     /** Not sent because the buffer was full (Kafka carried them). */
     public long droppedBufferFull() { return sender.droppedFull(); }
+    /** Not sent because the path was closing, closed or its sender stopped (Kafka carried them). */
+    public long droppedClosed() { return sender.droppedClosed(); }
     /** Too large for a datagram (Kafka carried them). */
     public long tooLarge() { return sender.tooLarge(); }
     /** Datagrams sent, one per address of each peer per message. */
@@ -115,13 +116,19 @@ public final class DirectPath implements NumberedTransport, AutoCloseable {
         return in == null ? 0 : in.bad();
     }
 
+    /** Why an Error stopped the receiving thread for good (nothing is received any more), or null while it runs. */
+    public String receiverStopped() { return receiver.stopped(); }
+
+    /** Why an Error stopped the sending thread for good (nothing is sent any more), or null while it runs. */
+    public String senderStopped() { return sender.stopped(); }
+
     /** How late the last live message arrived by this path, ms; -1 before any. */
     public long lastDelayMillis() {
         ReplicaSyncInbound in = receiver.inbound();
         return in == null ? -1 : in.lastDelayMillis();
     }
 
-    /** Stops sending, then receiving. */
+    /** Stops sending, then receiving; waits for both threads even when the caller is interrupted (its interrupt kept). */
     @Override
     public void close() {
         sender.close();

@@ -4,7 +4,8 @@ import io.tierroute.selector.config.KafkaSettings.HostPort;
 import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.NumberedTransport;
-import io.tierroute.selector.sync.wire.ReplicaSyncWire;
+import io.tierroute.selector.threads.PartStop;
+import io.tierroute.selector.threads.Uninterrupted;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 
 /**
  * The direct path's sending half: a route or request thread only offers a numbered message to a bounded buffer (full:
@@ -26,7 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  * it ({@link DatagramFrame}) and sends one datagram to each address of each peer (a name may stand for every replica,
  * as a headless Service's does; resolved again every ten seconds). A failed send is counted and logged (rate-limited),
  * never retried: Kafka's copy follows. A name lookup runs on this thread: while DNS hangs, messages wait in the buffer
- * (past it they go by Kafka only).
+ * (past it they go by Kafka only). What is left in the buffer at {@link #close}, or offered after it, is counted as
+ * {@link #droppedClosed}. An {@link Error} on the thread stops it for good ({@link #stopped()}, logged; {@code /healthz}
+ * answers 503) and counts as closed what it held and every later offer, not as {@code buffer_full} once the buffer
+ * has filled.
  */
 final class DirectSender implements NumberedTransport, AutoCloseable {
 
@@ -34,7 +39,7 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     /** How often a peer's name is resolved again. */
     static final long RESOLVE_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
 
-    private final ReplicaSyncWire wire;
+    private final Function<NumberedMessage, byte[]> encoder;
     private final DatagramFrame frame;
     private final List<HostPort> peers;
     private final InetSocketAddress[][] addresses;
@@ -45,14 +50,18 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     private volatile boolean running = true;
     private final LongAdder offered = new LongAdder();
     private final LongAdder droppedFull = new LongAdder();
+    private final LongAdder droppedClosed = new LongAdder();
     private final LongAdder tooLarge = new LongAdder();
     private final LongAdder datagrams = new LongAdder();
     private final LongAdder sendFailed = new LongAdder();
     private final LongAdder encodeFailed = new LongAdder();
     private final LogLimiter failLog = new LogLimiter(5, 1000);
+    private final PartStop stop = new PartStop("replica direct sender");
 
-    DirectSender(ReplicaSyncWire wire, String key, List<HostPort> peers, int bufferSize) throws IOException {
-        this.wire = wire;
+    /** @param encoder a message's bytes ({@code ReplicaSyncWire::encode}), on the sending thread */
+    DirectSender(Function<NumberedMessage, byte[]> encoder, String key, List<HostPort> peers, int bufferSize)
+            throws IOException {
+        this.encoder = encoder;
         this.frame = new DatagramFrame(key);
         this.peers = List.copyOf(peers);
         this.addresses = new InetSocketAddress[peers.size()][];
@@ -71,19 +80,33 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     @Override
     public void send(NumberedMessage n) {
         offered.increment();
-        if (!running || !queue.offer(n)) {
+        if (!running) {
+            droppedClosed.increment();
+        } else if (!queue.offer(n)) {
             droppedFull.increment();
+        } else if (!running && queue.remove(n)) {
+            droppedClosed.increment(); // closed or stopped between the check and the offer: it would never be sent
         }
     }
 
     private void run() {
+        try {
+            sendLoop();
+        } catch (Throwable t) { // an Error: the thread's state is in doubt and it would most likely come back
+            running = false; // offers from now on are counted as closed
+            stop.record(t, "sending replica datagrams");
+            droppedClosed.add(drainAll());
+        }
+    }
+
+    private void sendLoop() {
         ByteBuffer out = ByteBuffer.allocate(DatagramFrame.MAX_DATAGRAM);
         while (running) {
             NumberedMessage n;
             try {
                 n = queue.poll(100, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                return; // close()
+                continue; // close() never interrupts; running decides
             }
             if (n == null) {
                 continue;
@@ -96,12 +119,23 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
                     log.error("direct replica sender: cannot send the message of request '{}': {}",
                             n.requestId(), e.toString(), e);
                 }
+            } catch (Error e) {
+                droppedClosed.increment(); // not sent (or not to every peer): the thread stops (run())
+                throw e;
             }
         }
     }
 
+    private int drainAll() {
+        int n = 0;
+        while (queue.poll() != null) {
+            n++;
+        }
+        return n;
+    }
+
     private void sendToPeers(NumberedMessage n, ByteBuffer out) {
-        byte[] payload = wire.encode(n);
+        byte[] payload = encoder.apply(n);
         if (payload.length > DatagramFrame.MAX_PAYLOAD) {
             tooLarge.increment(); // Kafka carries it
             return;
@@ -163,8 +197,10 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
 
     /** Messages offered by routes and request threads. */
     long offered() { return offered.sum(); }
-    /** Dropped because the buffer was full or the sender closed (Kafka still carried them). */
+    /** Dropped because the buffer was full (Kafka still carried them). */
     long droppedFull() { return droppedFull.sum(); }
+    /** Dropped because the sender was closing, closed or stopped: left in the buffer, or offered after. */
+    long droppedClosed() { return droppedClosed.sum(); }
     /** Too large for one datagram (Kafka carried them). */
     long tooLarge() { return tooLarge.sum(); }
     /** Datagrams sent (one per address of each peer per message). */
@@ -175,20 +211,26 @@ final class DirectSender implements NumberedTransport, AutoCloseable {
     long encodeFailed() { return encodeFailed.sum(); }
     /** Messages waiting in the buffer. */
     int backlog() { return queue.size(); }
+    /** Why an Error stopped the sending thread for good, or null while it runs. */
+    String stopped() { return stop.why(); }
 
+    /**
+     * Stops the thread through its flag (within its 100 ms poll), never an interrupt: one during a send closes the
+     * socket, and every address after counts as send_failed. Waits up to 5 s for it even when the caller is interrupted
+     * (its interrupt kept), then closes the socket and counts what is left in the buffer as closed. Idempotent.
+     */
     @Override
     public void close() {
         running = false;
-        thread.interrupt();
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        Uninterrupted.join(thread, 5_000);
+        if (thread.isAlive()) {
+            log.warn("direct replica sender: its thread is still running 5 s after close (a peer name lookup hanging?)");
         }
         try {
             channel.close();
         } catch (IOException e) {
             log.debug("direct replica sender: closing its socket: {}", e.toString());
         }
+        droppedClosed.add(drainAll()); // each element is taken once: none counted twice or sent as well
     }
 }

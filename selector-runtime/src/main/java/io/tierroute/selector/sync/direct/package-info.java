@@ -15,5 +15,8 @@
  * </ul>
  *
  * <p>Concurrency: one sending and one receiving thread, each with its own {@code Mac}; counters are {@code LongAdder}s.
+ * A close waits for both threads even from an interrupted caller ({@code threads.Uninterrupted}), so nothing is applied
+ * after it returns; an {@link Error} stops either thread for good ({@code threads.PartStop}), reported as the Kafka
+ * parts' stops are ({@code replica_direct_in}, {@code replica_direct_out}).
  */
 package io.tierroute.selector.sync.direct;

@@ -1,25 +1,26 @@
-package io.tierroute.selector.kafka;
+package io.tierroute.selector.threads;
 
 import org.slf4j.LoggerFactory;
 
 /**
- * Why a Kafka part's thread stopped for good: an {@link Error} (out of memory, a stack overflow, a class that failed to
- * load) leaves its state in doubt and would most likely come back, so the thread ends instead of restarting, and the
- * part says so for good: {@code /healthz} answers 503 with it (the orchestrator restarts the selector) and
- * {@code tierroute_kafka_part_stopped{part}} is 1. Written once by the part's thread; read by any.
+ * Why a Kafka part's thread (replica sync's direct path's included) stopped for good: an {@link Error} (out of memory,
+ * a stack overflow, a class that failed to load) leaves its state in doubt and would most likely come back, so the
+ * thread ends instead of restarting, and the part says so for good: {@code /healthz} answers 503 with it (the
+ * orchestrator restarts the selector) and {@code tierroute_kafka_part_stopped{part}} is 1. Written once by the part's
+ * thread; read by any.
  */
-final class PartStop {
+public final class PartStop {
 
     private final String part;
     private volatile String why;
 
     /** @param part the part in messages ({@code kv consumer}) */
-    PartStop(String part) {
+    public PartStop(String part) {
         this.part = part;
     }
 
     /** Records {@code error} (the first one stays) and logs it: ERROR, naming the part and what it was doing. */
-    void record(Throwable error, String doing) {
+    public void record(Throwable error, String doing) {
         if (why == null) {
             why = error + ", " + doing; // first: under an OutOfMemoryError the log line below may fail
         }
@@ -32,11 +33,11 @@ final class PartStop {
     }
 
     /** Why the part stopped ({@code java.lang.OutOfMemoryError: Java heap space, applying …}), or null while it runs. */
-    String why() {
+    public String why() {
         return why;
     }
 
-    String part() {
+    public String part() {
         return part;
     }
 }
