@@ -49,7 +49,7 @@ class SelectorDashboardScrapeTest {
         }
         SelectorConfig c = ConfigLoader.parse("workers: [{name: w0}, {name: w1}, {name: w2}]\nkafka: {bootstrapServers: \""
                 + Broker.bootstrap() + "\", params: {requireOnStart: true, startupTimeout: 30s}, replicaSync: {enabled: true, "
-                + "direct: {listen: \"127.0.0.1:0\", peers: [\"127.0.0.1:9\"]}}}\n", Path.of("."));
+                + "direct: {listen: \"127.0.0.1:" + freeUdpPort() + "\", peers: [\"127.0.0.1:9\"]}}}\n", Path.of("."));
         Map<String, String> env = Map.of("TIERROUTE_REPLICA_KEY", "a replica key of at least 32 characters");
         Map<String, Set<String>> scraped;
         try (SelectorServer s = SelectorServer.startWith(c.withServer(c.server().withPort(0)), env::get, false)) {
@@ -113,6 +113,13 @@ class SelectorDashboardScrapeTest {
     private static void assertLabel(Map<String, Set<String>> scraped, String series, String label, String query) {
         if (!TARGET_LABELS.contains(label)) {
             assertThat(scraped.get(series)).as("label '" + label + "' of " + series + " (used by " + query + ")").contains(label);
+        }
+    }
+
+    /** A UDP port free a moment ago: a config file may not ask for port 0, which no peer could know. */
+    private static int freeUdpPort() throws java.net.SocketException {
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         }
     }
 
