@@ -48,7 +48,8 @@ final class Run {
      * Hint: a run that began with the block a lookup wanted right after this run's last block. Any
      * thread may set it; a reader trusts it only if the hinted run is not dead and starts with the
      * hash it wants, which makes it exactly the run the table would return. Saves the two table
-     * cache misses per run boundary on a hot path.
+     * cache misses per run boundary on a hot path. The writer drops hints to dead runs
+     * ({@link RunLayout#sweepHints}): they would keep the dead runs' arrays reachable.
      */
     @SuppressWarnings("unused")
     private Run next;
@@ -91,6 +92,11 @@ final class Run {
         if (NEXT.getOpaque(this) != r) {
             NEXT.setRelease(this, r);
         }
+    }
+
+    /** Drops the hint if it still names {@code r} (a reader may have set a newer one meanwhile). */
+    void unhint(Run r) {
+        NEXT.compareAndSet(this, r, null);
     }
 
     /** Absolute position of {@code hash} in {@code arr[start, end)}, or -1. */

@@ -21,6 +21,8 @@ final class RunLayout {
     final ArrayList<Run> live = new ArrayList<>();
     final ArrayList<Run> approxRuns = new ArrayList<>();
     private long count;
+    /** Blocks of the runs killed since the last {@link #sweepHints}. */
+    private long killedBlocks;
 
     RunLayout(RunPrefixIndex index) {
         this.index = index;
@@ -31,20 +33,36 @@ final class RunLayout {
         return count;
     }
 
-    /** Slots of the distinct arrays the live runs hold (the index's hash storage, in longs). Writer thread only. */
+    /**
+     * Slots of the distinct arrays the index keeps reachable: the live runs' and those of the runs their next-run
+     * hints lead to (the index's hash storage, in longs). For tests; writer thread only.
+     */
     long arraySlots() {
         java.util.Set<long[]> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        java.util.Set<Run> visited = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         long slots = 0;
         for (Run r : live) {
-            if (seen.add(r.arr)) {
-                slots += r.arr.length;
+            for (Run h = r; h != null && visited.add(h); h = h.nextHint()) {
+                if (seen.add(h.arr)) {
+                    slots += h.arr.length;
+                }
             }
         }
         return slots;
     }
 
-    Run newRun(Holders holders, int capacityHint, long ep) {
-        Run r = new Run(new long[Math.max(4, capacityHint)], 0, 0, holders, ep);
+    /**
+     * An empty run that owns its array's tail: the rest of {@code spare}'s array when {@code spare} owns a tail with
+     * room (it then stops appending: elements are written once), else a new array for {@code capacity} blocks.
+     */
+    Run newRun(Holders holders, Run spare, int capacity, long ep) {
+        Run r;
+        if (spare != null && spare.tailOwner && spare.end < spare.arr.length) {
+            spare.tailOwner = false;
+            r = new Run(spare.arr, spare.end, spare.end, holders, ep);
+        } else {
+            r = new Run(new long[Math.max(4, capacity)], 0, 0, holders, ep);
+        }
         r.tailOwner = true;
         addLive(r);
         return r;
@@ -79,18 +97,25 @@ final class RunLayout {
     /**
      * Gives blocks {@code [a, b)} of {@code r} the holders {@code nh} (dropping them from the index when
      * {@code nh} is empty). Returns the run now holding them, or null. Order matters for readers: the
-     * new runs are published slot by slot first; only then does {@code r} shrink its end.
+     * new runs are published slot by slot first; only then does {@code r} shrink its end. With {@code own}, a part
+     * of {@code r} gets an array of its own (a Moved's: the tiers of one event's blocks part ways, the faster part is
+     * evicted first, and a shared array would keep its slots).
      */
-    Run split(Run r, int a, int b, Holders nh, long lastUsed) {
+    Run split(Run r, int a, int b, Holders nh, long lastUsed, boolean own) {
         final int end = r.end;
         final boolean prefix = a > r.start;
         final boolean suffix = b < end;
         Run m = null;
         if (!nh.isEmpty()) {
-            m = new Run(r.arr, a, b, nh, lastUsed);
-            m.tailOwner = !suffix && r.tailOwner;
+            if (own && (prefix || suffix)) {
+                m = new Run(java.util.Arrays.copyOfRange(r.arr, a, b), 0, b - a, nh, lastUsed);
+                m.tailOwner = true;
+            } else {
+                m = new Run(r.arr, a, b, nh, lastUsed);
+                m.tailOwner = !suffix && r.tailOwner;
+            }
             addLive(m);
-            publish(m, a, b);
+            publish(m, m.start, m.end);
             m = compactIfSparse(m);
         } else {
             for (int i = a; i < b; i++) {
@@ -154,6 +179,8 @@ final class RunLayout {
 
     private void kill(Run r) {
         r.dead = true; // after its blocks were re-published or dropped (callers' order)
+        r.unhint(r.nextHint()); // so dead runs do not chain (a reader crossing r late may set it again)
+        killedBlocks += r.end - r.start;
         removeAt(live, r.liveIndex, true);
         r.liveIndex = -1;
         if (r.approxIndex >= 0) {
@@ -175,6 +202,29 @@ final class RunLayout {
                 moved.approxIndex = i;
             }
         }
+    }
+
+    /**
+     * Drops the live runs' hints to dead runs, once the runs killed since the last sweep held more blocks than are
+     * indexed: a hint is only a cache, but one to a dead run keeps its array reachable until the hinting run dies
+     * (a chain evicted down to its head would keep the whole chain's array). The sweep visits the live runs, no more
+     * than the indexed blocks, so it costs O(1) per killed block; what hints keep stays O(indexed blocks).
+     */
+    void sweepHintsIfDue() {
+        if (killedBlocks > count) {
+            sweepHints();
+        }
+    }
+
+    void sweepHints() {
+        for (int i = 0, n = live.size(); i < n; i++) {
+            Run r = live.get(i);
+            Run h = r.nextHint();
+            if (h != null && h.dead) {
+                r.unhint(h);
+            }
+        }
+        killedBlocks = 0;
     }
 
     /** Removes all of {@code r}'s blocks from the index and retires it; returns how many it held. */

@@ -3,6 +3,7 @@ package io.tierroute.selector.index;
 import static io.tierroute.selector.index.WriteOp.OP_APPROX;
 import static io.tierroute.selector.index.WriteOp.OP_CLEAR;
 import static io.tierroute.selector.index.WriteOp.OP_EXPIRE;
+import static io.tierroute.selector.index.WriteOp.OP_MOVE;
 import static io.tierroute.selector.index.WriteOp.OP_RELEASE;
 import static io.tierroute.selector.index.WriteOp.OP_REMOVE;
 import static io.tierroute.selector.index.WriteOp.OP_STORE;
@@ -93,7 +94,7 @@ public final class RunPrefixIndex implements PrefixIndex {
         return layout.live.size();
     }
 
-    /** Slots of the distinct arrays the live runs hold (the index's hash storage, in longs). Writer thread only. */
+    /** Slots of the distinct arrays reachable from the live runs, hints included. For tests; writer thread only. */
     long arraySlots() {
         return layout.arraySlots();
     }
@@ -283,9 +284,8 @@ public final class RunPrefixIndex implements PrefixIndex {
             op.begin(OP_REMOVE, r.worker(), r.tier().ordinal(), 0);
             op.update(r.blockHashes(), r.blockHashes().length, false, false, 0);
         } else if (event instanceof KvEvent.Moved m) {
-            op.begin(OP_REMOVE, m.worker(), m.from().ordinal(), 0);
-            op.update(m.blockHashes(), m.blockHashes().length, false, false, 0);
-            op.begin(OP_STORE, m.worker(), m.to().ordinal(), 0);
+            // One op, not Removed then Stored: in between, a reader would see the blocks on neither tier.
+            op.begin(OP_MOVE, m.worker(), m.from().ordinal(), m.to().ordinal());
             op.update(m.blockHashes(), m.blockHashes().length, true, false, 0);
         } else if (event instanceof KvEvent.Cleared c) {
             op.begin(OP_CLEAR, c.worker(), 0, 0);
@@ -339,6 +339,7 @@ public final class RunPrefixIndex implements PrefixIndex {
         if (layout.count() > config.maxBlocks()) {
             pruner.prune();
         }
+        layout.sweepHintsIfDue();
         publishedCount = layout.count();
     }
 

@@ -16,6 +16,8 @@ final class WriteOp {
     static final int OP_CLEAR = 3;
     static final int OP_EXPIRE = 4;
     static final int OP_RELEASE = 5;
+    /** Tier {@code opTier} to tier {@code opArg}, in one step per block: a reader sees the old or the new tier. */
+    static final int OP_MOVE = 6;
 
     private final RunPrefixIndex index;
     private final RunLayout layout;
@@ -59,6 +61,7 @@ final class WriteOp {
             case OP_CLEAR -> h.withoutWorker(opWorker);
             case OP_EXPIRE -> h.withoutExpired(opArg);
             case OP_RELEASE -> h.withoutApprox(opWorker, opArg);
+            case OP_MOVE -> h.withoutReal(opWorker, opTier).withReal(opWorker, (int) opArg);
             default -> throw new IllegalStateException("op " + opCode);
         };
         memoIn = h;
@@ -69,9 +72,10 @@ final class WriteOp {
     /** Applies the current op to blocks {@code hs[0, n)}, taken as a chain (only a speed hint). */
     void update(long[] hs, int n, boolean create, boolean hasParent, long parent) {
         final long ep = index.writerEpoch();
-        final boolean isStore = opCode == OP_STORE || opCode == OP_APPROX;
+        final boolean isStore = opCode == OP_STORE || opCode == OP_APPROX || opCode == OP_MOVE; // LRU: a use
         final Holders created = create ? transform(emptyHolders) : null;
         Run target = null;
+        Run tail = null; // the run this op last appended to: a new run takes its array's spare slots first
         if (create && hasParent) {
             Run pr = index.table.get(parent);
             if (pr != null && pr.tailOwner) {
@@ -88,9 +92,10 @@ final class WriteOp {
             if (r == null) {
                 if (create) {
                     if (target == null || !target.tailOwner) {
-                        target = layout.newRun(created, n - j, ep);
+                        target = layout.newRun(created, tail, 1 + unindexed(hs, j + 1, n), ep);
                     }
                     target = layout.append(target, h);
+                    tail = target;
                     target.touch(ep);
                 } else {
                     target = null;
@@ -112,13 +117,27 @@ final class WriteOp {
                     r.touch(ep);
                 }
             } else {
-                m = layout.split(r, p, p + k, nh, isStore ? ep : r.lastUsed());
+                m = layout.split(r, p, p + k, nh, isStore ? ep : r.lastUsed(), opCode == OP_MOVE);
             }
             // m may continue the chain only if it ends with the last block just visited (a compacted m has its own array).
             target = create && m != null && m.tailOwner && m.end > m.start && m.arr[m.end - 1] == hs[j + k - 1]
                     && m.holders.equals(created) ? m : null;
             j += k;
         }
+    }
+
+    /**
+     * How many of {@code hs[from, n)} in a row are not indexed: what a new run needs room for. Not {@code n - from}:
+     * an event over a chain with holes would then give each hole's run an array for the rest of the event, O(n²).
+     * (A duplicate inside the event counts twice; the spare slots go to the event's next new run.)
+     */
+    private int unindexed(long[] hs, int from, int n) {
+        final BlockTable t = index.table;
+        int i = from;
+        while (i < n && t.get(hs[i]) == null) {
+            i++;
+        }
+        return i - from;
     }
 
     /** Applies the current op to every block of every run in {@code runs} (Cleared, expire). */
@@ -132,7 +151,7 @@ final class WriteOp {
             Run r = runs.get(i);
             Holders nh = transform(r.holders);
             if (nh != r.holders && !nh.equals(r.holders)) {
-                layout.split(r, r.start, r.end, nh, r.lastUsed());
+                layout.split(r, r.start, r.end, nh, r.lastUsed(), false);
             }
         }
     }

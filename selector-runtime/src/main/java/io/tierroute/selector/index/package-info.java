@@ -44,22 +44,28 @@
  * {@code maxBlocks * pruneToFraction}. Readers stamp a run with an opaque store. LRU is per run, not
  * per block: a run is a stretch of blocks stored together with the same holders. A split run shares its array
  * with the pieces, so a piece holding under a quarter of its array (64 slots or more) gets a copy of its own: the
- * pieces an engine's evictions leave do not keep whole events' arrays alive. (A run's array is sized for the rest of
- * the event that created it, so one whose later blocks were already indexed can stay sparse until it is split.)
+ * pieces an engine's evictions leave do not keep whole events' arrays alive; a {@code Moved} part of a run gets its
+ * own at once (the faster part is usually evicted first). A new run's array is sized for the blocks
+ * that follow it unindexed in its event, and the event's next new run takes the spare slots first, so an event over a
+ * chain with holes takes storage for its new blocks only. A next-run hint to a dead run would keep that run's array
+ * reachable: the writer drops such hints once the runs retired since its last sweep held more blocks than are indexed.
  *
  * <h2>Concurrency argument</h2>
- * One writer thread mutates; readers take no lock. Everything a reader can reach is either immutable
- * ({@code Holders}, a run's {@code arr} elements once written, a slot's key once set) or a single
- * reference/int published with release semantics after the data it points to (table slots' runs,
- * the table itself, a run's {@code end}); readers load them with acquire, so a reader sees each
- * block's holder set as of some write that happened before or during its call, never a torn one.
- * Changing a block's holders never mutates a published run: the writer builds new runs, re-points
- * the affected slots to them, and only then shrinks the old run's {@code end}; a reader still inside
- * the old run sees the old holders (allowed for a racing event), and one that finds a slot's block
- * missing from the run it names re-reads the slot, which by then names the new run. A replaced run is
- * marked {@code dead} (volatile) only after its blocks were re-published, so a reader may follow a
- * run's next-run hint instead of probing the table only when the hinted run is not dead and starts
- * with the wanted hash, which is exactly the run the table would give it. Table growth builds a
+ * One writer thread mutates; readers take no lock. Everything a reader can reach is either
+ * immutable ({@code Holders}, a run's {@code arr} elements once written, a slot's key once set) or
+ * a single reference/int published with release semantics after the data it points to (table slots'
+ * runs, the table itself, a run's {@code end}); readers load them with acquire, so a reader sees
+ * each block's holder set as of some write that happened before or during its call, never a torn
+ * one. Each event changes each block's holders in one step ({@code Moved} too: one op taking the
+ * worker from the old tier to the new, not a removal then a store, between which a reader would see
+ * the block on neither tier). Changing a block's holders never mutates a published run: the writer
+ * builds new runs, re-points the affected slots to them, and only then shrinks the old run's
+ * {@code end}; a reader still inside the old run sees the old holders (allowed for a racing event), and
+ * one that finds a slot's block missing from the run it names re-reads the slot, which by then
+ * names the new run. A replaced run is marked {@code dead} (volatile) only after its blocks were
+ * re-published, so a reader may follow a run's next-run hint instead of probing the table only when
+ * the hinted run is not dead and starts with the wanted hash, which is exactly the run the table
+ * would give it (a hint is only a cache: the writer may drop it at any time). Table growth builds a
  * complete new table and publishes it through a volatile field.
  *
  * <h2>Cost</h2>
@@ -67,7 +73,8 @@
  * sequential comparison of hashes inside each run, and stops when no worker matches any more. Runs
  * are stretches of a chain with identical holders, so on the Mooncake trace a 500-block path crosses
  * about 10 runs (see bench/RESULTS.md). Writes cost O(blocks in the event) plus, when an event
- * splits a run, O(blocks after the split point in that run); {@code Cleared} and {@code expire}
- * visit all runs (respectively all runs with approximate entries).
+ * splits a run, O(blocks after the split point in that run), plus the hint sweep, which visits the
+ * live runs after the retired runs held more blocks than are indexed (O(1) per retired block);
+ * {@code Cleared} and {@code expire} visit all runs (respectively all runs with approximate entries).
  */
 package io.tierroute.selector.index;

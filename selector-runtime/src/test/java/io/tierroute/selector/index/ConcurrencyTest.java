@@ -37,6 +37,41 @@ class ConcurrencyTest {
         run(5_000, false); // pruning may drop the pinned prefixes, so they are not checked
     }
 
+    @Test
+    void aReaderSeesMovedBlocksOnTheirOldOrTheirNewTier() throws Exception {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        long[] chain = new long[2_000];
+        for (int i = 0; i < chain.length; i++) {
+            chain[i] = 1_000_000 + i;
+        }
+        index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, chain));
+        long[] moved = java.util.Arrays.copyOfRange(chain, 10, chain.length); // the only holder: HBM -> CPU and back
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong reads = new AtomicLong();
+        AtomicLong torn = new AtomicLong();
+        Thread reader = new Thread(() -> {
+            PrefixMatch m = new PrefixMatch(2);
+            while (!stop.get()) {
+                index.match(chain, chain.length, 0, m);
+                if (m.totalBlocks(0) != chain.length) { // held on some tier, before and after every Moved
+                    torn.incrementAndGet();
+                }
+                reads.incrementAndGet();
+            }
+        });
+        reader.start();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1_000);
+        while (System.nanoTime() < deadline) {
+            index.apply(new KvEvent.Moved(0, Tier.HBM, Tier.CPU, moved));
+            index.apply(new KvEvent.Moved(0, Tier.CPU, Tier.HBM, moved));
+        }
+        stop.set(true);
+        reader.join();
+        assertThat(reads.get()).isPositive();
+        assertThat(torn.get()).as("of %d reads, those that saw worker 0 hold moved blocks on no tier", reads.get())
+                .isZero();
+    }
+
     private void run(long cap, boolean checkPinned) throws Exception {
         Random setup = new Random(11);
         int chains = 200;

@@ -45,6 +45,81 @@ class SparseRunCompactionTest {
     }
 
     @Test
+    void hintsToEvictedRunsDoNotKeepTheirStorage() {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        int chains = 200;
+        int length = 8_192;
+        for (int c = 0; c < chains; c++) {
+            long[] hashes = chain(c, length);
+            index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, hashes));
+            index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {hashes[0]})); // the head: a run of its own
+            assertThat(depth(index, hashes, 0, Tier.HBM)).isEqualTo(length); // the walk hints head -> tail
+            index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOfRange(hashes, 1, length)));
+        }
+        assertThat(index.blockCount()).isEqualTo(chains);
+        assertThat(index.arraySlots()).as("storage reachable from live runs, their hints included")
+                .isLessThanOrEqualTo((long) chains * RunLayout.COMPACT_MIN_ARRAY);
+        assertThat(depth(index, chain(7, length), 0, Tier.HBM)).isEqualTo(1);
+    }
+
+    @Test
+    void oneStoreOverAChainWithHolesTakesStorageForItsNewBlocksOnly() {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        int n = 4_096;
+        long[] c = chain(3, n);
+        index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, c));
+        long[] even = new long[n / 2];
+        for (int i = 0; i < n / 2; i++) {
+            even[i] = c[2 * i];
+        }
+        index.apply(new KvEvent.Removed(0, Tier.HBM, even)); // holes: worker 0 keeps the odd blocks
+        long before = index.arraySlots();
+        index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, c)); // each hole starts a new run
+        assertThat(index.blockCount()).isEqualTo(n);
+        assertThat(index.arraySlots() - before).as("slots for the %d new blocks", n / 2).isLessThanOrEqualTo(2L * n);
+        assertThat(depth(index, c, 1, Tier.HBM)).isEqualTo(n);
+        assertThat(depth(index, c, 0, Tier.HBM)).isZero();
+    }
+
+    @Test
+    void aNewBlockBeforeIndexedOnesGetsASmallArray() {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        long[] c = chain(4, 8_192);
+        index.apply(new KvEvent.Stored(0, Tier.HBM, true, c[0], Arrays.copyOfRange(c, 1, c.length)));
+        long before = index.arraySlots();
+        index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, c)); // only block 0 is new
+        assertThat(index.arraySlots() - before).isLessThan(RunLayout.COMPACT_MIN_ARRAY);
+        assertThat(depth(index, c, 1, Tier.HBM)).isEqualTo(c.length);
+    }
+
+    @Test
+    void duplicatesInsideOneEventDoNotMultiplyStorage() {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        int groups = 1_024;
+        long[] event = new long[4 * groups]; // c, d, e, d: the repeated d ends each group's run
+        for (int g = 0; g < groups; g++) {
+            long[] abc = chain(5_000 + g, 3);
+            System.arraycopy(new long[] {abc[0], abc[1], abc[2], abc[1]}, 0, event, 4 * g, 4);
+        }
+        index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, event));
+        assertThat(index.blockCount()).isEqualTo(3L * groups);
+        assertThat(index.arraySlots()).isLessThanOrEqualTo(2L * event.length);
+        assertThat(depth(index, chain(5_000, 3), 0, Tier.HBM)).isEqualTo(3);
+    }
+
+    @Test
+    void aMovedHalfDoesNotKeepTheEvictedHalfsStorage() {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        long[] c = chain(6, 1_000);
+        index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, c));
+        index.apply(new KvEvent.Moved(0, Tier.HBM, Tier.CPU, Arrays.copyOfRange(c, 500, 1_000)));
+        index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOf(c, 500))); // the HBM half is evicted
+        assertThat(index.blockCount()).isEqualTo(500);
+        assertThat(index.arraySlots()).as("the CPU half's storage").isEqualTo(500);
+        assertThat(depth(index, Arrays.copyOfRange(c, 500, 1_000), 0, Tier.CPU)).isEqualTo(500);
+    }
+
+    @Test
     void aCompactedRunStillGrowsItsChainAndSplitsCorrectly() {
         RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
         long[] hashes = chain(1, 1_000);
