@@ -21,6 +21,15 @@ CONFIG_SET="${CONFIG:-}"
 CONFIG="${CONFIG:-$ROOT/examples/selector-64.yaml}"
 THREADS="${THREADS:-2}"
 OUT="$(mktemp -d)"
+SERVER=""
+cleanup() {
+    if [ -n "$SERVER" ]; then
+        kill "$SERVER" 2>/dev/null || true
+        wait "$SERVER" 2>/dev/null || true
+    fi
+    rm -rf "$OUT" # the scratch config, server log and scrapes; the figures are printed
+}
+trap cleanup EXIT # from here: an early exit (wrk missing, the build failing) removes $OUT too
 if [ -z "${CONFIG_SET:-}" ] && { [ "${FINISH:-}" = 1 ] || [ "${PROGRESS:-0}" -gt 0 ]; }; then
     # With lifecycle events requests leave through their finish; the example's 500 ms age (for route-only
     # runs) would drop requests whose next event a stalled moment delays, and their events would get 404s.
@@ -47,12 +56,6 @@ export TIERROUTE_JAVA_OPTS
 echo "server JVM options: $TIERROUTE_JAVA_OPTS; config: $CONFIG"
 "$ROOT/bin/tierroute" selector --config "$CONFIG" --port "$PORT" >"$OUT/server.log" 2>&1 &
 SERVER=$!
-cleanup() {
-    kill "$SERVER" 2>/dev/null || true
-    wait "$SERVER" 2>/dev/null || true
-    rm -rf "$OUT" # the scratch config, server log and scrapes; the figures are printed
-}
-trap cleanup EXIT
 
 for _ in $(seq 1 100); do
     curl -sf "$URL/healthz" >/dev/null 2>&1 && break

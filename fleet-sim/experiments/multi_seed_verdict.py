@@ -3,7 +3,7 @@
 over the seeds: cells > 3 % behind the best peer per seed and in all, the targets per seed, and the cells whose
 geometric-mean ratio over the seeds is below 0.97. POLICY=name reads another policy's rows (default tierroute-fitted)."""
 import csv, math, os, sys, statistics as st
-from results_csv import read, num
+from results_csv import best, read, num
 POLICY = os.environ.get('POLICY', 'tierroute-fitted')
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
@@ -20,7 +20,7 @@ def ratios(root, seed, v):
         for L, rs in vv.items():
             if L not in pe: continue
             for c, n in COLS:
-                x = min(num(r[c]) for r in pe[L]) / num(rs[0][c])
+                x = best(r[c] for r in pe[L]) / num(rs[0][c])
                 if not math.isnan(x):  # a policy that finished nothing there: no ratio
                     res[(w, L, n)] = x
     return res

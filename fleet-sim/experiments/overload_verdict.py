@@ -4,7 +4,7 @@ seven peers in ROOT/seedN/peers), per cell and column: the geometric mean over t
 minimum, the seeds more than 3 % behind and the seeds collapsed (below 0.33x). POLICY=name reads another policy's rows
 (default tierroute-fitted)."""
 import csv, math, os, sys, glob, statistics as st
-from results_csv import read, num
+from results_csv import best, read, num
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
 CELLS = {'n0': 'nvme-overflow --nvme-tokens 0', 'co': 'cpu-overflow', 'nv': 'nvme-overflow'}
@@ -26,7 +26,7 @@ for v in variants:
             pe, ours = rows(f'{root}/seed{s}/peers/{w}/results.csv', True), rows(f'{root}/seed{s}/{v}/{w}/results.csv', False)
             for load, rs in ours.items():
                 for c, n in COLS:
-                    x = min(num(r[c]) for r in pe[load]) / num(rs[0][c])
+                    x = best(r[c] for r in pe[load]) / num(rs[0][c])
                     if not math.isnan(x):  # a policy that finished nothing there: no ratio
                         per.setdefault((load, n), []).append(x)
         for (load, n), xs in sorted(per.items()):

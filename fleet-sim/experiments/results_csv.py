@@ -19,3 +19,8 @@ def read(path, keep=lambda row: True):
 def num(text):
     """A figure of results.csv: NaN for the empty cell of a policy that finished nothing."""
     return float(text) if text not in ('', None) else math.nan
+
+
+def best(texts):
+    """The smallest figure of texts (the best peer's), NaN ones left out; NaN when none is a number."""
+    return min((x for x in map(num, texts) if not math.isnan(x)), default=math.nan)

@@ -5,7 +5,7 @@ model), the target ratios (best peer / tierroute-fitted: Mooncake 2.75 p99 and m
 with --table the round's verdict table as markdown rows (one per variant) including how many cells in all are more
 than 3 % behind."""
 import math, os, sys
-from results_csv import read, num
+from results_csv import best, read, num
 OUT = os.environ.get('OUT', '/tmp/r6/out')
 PEERS = {'least-loaded', 'sglang-cache-aware', 'dynamo', 'dynamo-2025', 'llmd-precise', 'llmd-approx', 'llmd-tiered-cpu'}
 COLS = [('ttft_mean_s', 'TTFT'), ('ttft_p99_s', 'p99'), ('jct_mean_s', 'JCT')]
@@ -25,7 +25,7 @@ def ratios(d):
         pe, v = rows('peers', w, True), rows(d, w, False)
         for L, rs in v.items():
             for c, n in COLS:
-                x = min(num(r[c]) for r in pe[L]) / num(rs[0][c])
+                x = best(r[c] for r in pe[L]) / num(rs[0][c])
                 if not math.isnan(x):  # a policy that finished nothing there: no ratio
                     res[(w, L, n)] = x
     return res

@@ -140,7 +140,7 @@ public final class LatencyRegression {
             }
             return UpdateOutcome.ACCEPTED;
         }
-        addToMean(row.realisedUs(), lambda, row.realisedUs());
+        addToMean(row.realisedUs(), lambda, Double.NaN); // past the burn-in, there is always a mean before it
         row.features(best, config.intercept(), x);
         double yHat = candidates[best].predict(x);
         double v = noiseScale(yHat);

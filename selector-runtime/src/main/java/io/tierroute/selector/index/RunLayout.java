@@ -21,7 +21,11 @@ final class RunLayout {
     final ArrayList<Run> live = new ArrayList<>();
     final ArrayList<Run> approxRuns = new ArrayList<>();
     private long count;
-    /** Blocks of the runs killed since the last {@link #sweepHints}. */
+    /**
+     * Blocks that left their run's array since the last {@link #sweepHints}: a killed run's, and those dropped from or
+     * copied out of a run that lives on (an engine evicting a chain down to its first block kills a 1-block run whose
+     * array held the whole chain). Each block counts once as it leaves, so the sweep stays O(1) per block.
+     */
     private long killedBlocks;
 
     RunLayout(RunPrefixIndex index) {
@@ -53,11 +57,12 @@ final class RunLayout {
 
     /**
      * An empty run that owns its array's tail: the rest of {@code spare}'s array when {@code spare} owns a tail with
-     * room (it then stops appending: elements are written once), else a new array for {@code capacity} blocks.
+     * room for {@code capacity} blocks (it then stops appending: elements are written once), else a new array for
+     * {@code capacity} blocks (a smaller tail would make the run grow by doubling, republishing its blocks each time).
      */
     Run newRun(Holders holders, Run spare, int capacity, long ep) {
         Run r;
-        if (spare != null && spare.tailOwner && spare.end < spare.arr.length) {
+        if (spare != null && spare.tailOwner && spare.arr.length - spare.end >= capacity) {
             spare.tailOwner = false;
             r = new Run(spare.arr, spare.end, spare.end, holders, ep);
         } else {
@@ -110,6 +115,7 @@ final class RunLayout {
             if (own && (prefix || suffix)) {
                 m = new Run(java.util.Arrays.copyOfRange(r.arr, a, b), 0, b - a, nh, lastUsed);
                 m.tailOwner = true;
+                killedBlocks += b - a; // their slots in r's array are left to r's other parts (and hints)
             } else {
                 m = new Run(r.arr, a, b, nh, lastUsed);
                 m.tailOwner = !suffix && r.tailOwner;
@@ -122,6 +128,7 @@ final class RunLayout {
                 index.table.put(r.arr[i], null);
             }
             count -= b - a;
+            killedBlocks += b - a;
         }
         if (suffix) {
             Run s = new Run(r.arr, b, end, r.holders, r.lastUsed());
@@ -205,8 +212,8 @@ final class RunLayout {
     }
 
     /**
-     * Drops the live runs' hints to dead runs, once the runs killed since the last sweep held more blocks than are
-     * indexed: a hint is only a cache, but one to a dead run keeps its array reachable until the hinting run dies
+     * Drops the live runs' hints to dead runs, once more blocks left their runs' arrays since the last sweep than are
+     * indexed ({@link #killedBlocks}): a hint is only a cache, but one to a dead run keeps its array reachable until the hinting run dies
      * (a chain evicted down to its head would keep the whole chain's array). The sweep visits the live runs, no more
      * than the indexed blocks, so it costs O(1) per killed block; what hints keep stays O(indexed blocks).
      */

@@ -76,6 +76,7 @@ final class WriteOp {
         final Holders created = create ? transform(emptyHolders) : null;
         Run target = null;
         Run tail = null; // the run this op last appended to: a new run takes its array's spare slots first
+        int scannedTo = 0; // hs[.., scannedTo) were unindexed when the last look-ahead passed them: not scanned again
         if (create && hasParent) {
             Run pr = index.table.get(parent);
             if (pr != null && pr.tailOwner) {
@@ -92,7 +93,10 @@ final class WriteOp {
             if (r == null) {
                 if (create) {
                     if (target == null || !target.tailOwner) {
-                        target = layout.newRun(created, tail, 1 + unindexed(hs, j + 1, n), ep);
+                        if (scannedTo <= j) {
+                            scannedTo = j + 1 + unindexed(hs, j + 1, n);
+                        }
+                        target = layout.newRun(created, tail, scannedTo - j, ep);
                     }
                     target = layout.append(target, h);
                     tail = target;
@@ -129,7 +133,8 @@ final class WriteOp {
     /**
      * How many of {@code hs[from, n)} in a row are not indexed: what a new run needs room for. Not {@code n - from}:
      * an event over a chain with holes would then give each hole's run an array for the rest of the event, O(n²).
-     * (A duplicate inside the event counts twice; the spare slots go to the event's next new run.)
+     * (A duplicate inside the event counts twice; the spare slots go to the event's next new run, whose capacity comes
+     * from the same scan: each block is looked ahead at once per event, so a repeating event stays O(n).)
      */
     private int unindexed(long[] hs, int from, int n) {
         final BlockTable t = index.table;

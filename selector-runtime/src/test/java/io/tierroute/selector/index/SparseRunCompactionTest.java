@@ -63,6 +63,39 @@ class SparseRunCompactionTest {
     }
 
     @Test
+    void hintsToARunEvictedDownToItsFirstBlockDoNotKeepItsStorage() {
+        // found in review: the blocks dropped from a run that lives on were not counted towards the sweep, so a chain
+        // evicted down to its first block (the engine's leaf-first order) left the sweep undue for good
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        int chains = 2_000;
+        int length = 513;
+        for (int c = 0; c < chains; c++) {
+            long[] hashes = chain(c, length);
+            index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {hashes[0]})); // the head: a run of its own
+            index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, hashes)); // the other 512: a run of their own
+            assertThat(depth(index, hashes, 0, Tier.HBM)).isEqualTo(length); // the walk hints head -> the other 512
+            index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOfRange(hashes, 2, length)));
+        }
+        assertThat(index.blockCount()).isEqualTo(2L * chains);
+        assertThat(index.arraySlots()).as("storage reachable from live runs, their hints included")
+                .isLessThanOrEqualTo(2L * chains * RunLayout.COMPACT_MIN_ARRAY);
+    }
+
+    @Test
+    void aNewRunDoesNotStartInASpareTailTooSmallForIt() {
+        // found in review: it took any spare tail and grew from there by doubling (16,389 slots for 10,002 blocks)
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
+        long[] c = chain(8, 10_002);
+        index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {c[1]})); // c[1] held by worker 1 only
+        long before = index.arraySlots();
+        index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, c)); // c[0]: a 1-block run; then 10,000 new blocks
+        assertThat(index.blockCount()).isEqualTo(c.length);
+        assertThat(index.arraySlots() - before).as("slots for the %d new blocks", c.length - 1)
+                .isLessThanOrEqualTo(c.length - 1 + RunLayout.COMPACT_MIN_ARRAY);
+        assertThat(depth(index, c, 0, Tier.HBM)).isEqualTo(c.length);
+    }
+
+    @Test
     void oneStoreOverAChainWithHolesTakesStorageForItsNewBlocksOnly() {
         RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
         int n = 4_096;

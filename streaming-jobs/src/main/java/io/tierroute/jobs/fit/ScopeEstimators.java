@@ -214,14 +214,19 @@ final class ScopeEstimators {
 
     /**
      * Offers a joined row to the regression and, if it accepts it, to the admission wait's sample and (if it says
-     * something about λ) to the decay fit. A row whose α_p column is unknown skips the regression, counted. The regression refuses only impossible rows (not finite, negative, beyond its
-     * sanity caps: a queue wait of 1.7e15 µs is a missing timestamp taken as the epoch), and such a row is no truer for
-     * the other estimators: one drove k to 0. False = refused, which the caller counts.
+     * something about λ) to the decay fit. The regression refuses only impossible rows (not finite, negative, beyond
+     * its sanity caps: a queue wait of 1.7e15 µs is a missing timestamp taken as the epoch), and such a row is no truer
+     * for the other estimators: one drove k to 0. A row whose α_p column is unknown (a v1 decision's) skips the
+     * regression, counted, and is refused by the same checks of its other figures. False = refused, which the caller
+     * counts.
      */
     boolean add(JoinedRow r) {
         rows++;
         if (!r.regressors.alphaPColumnKnown()) {
             // a decision of an older schema (no queued prefill): no latency row, but its λ observation is as good
+            if (r.checkableLatency().check() != UpdateOutcome.ACCEPTED) {
+                return false;
+            }
             if (refusals != null) {
                 refusals.latencyRowsWithoutQueuedPrefill.inc();
             }

@@ -37,6 +37,16 @@ public final class CostRegressors {
             expectedToolHitFraction);
     }
 
+    /** As {@link #observation}, an unknown α_p column at 0: for the sanity checks of the row's other figures. */
+    public LatencyObservation checkableObservation(long eventTimeMs, double realisedUs) {
+        if (alphaPColumnKnown()) {
+            return observation(eventTimeMs, realisedUs);
+        }
+        CostRegressors c = copy();
+        c.kvOverflowTokens = 0;
+        return c.observation(eventTimeMs, realisedUs);
+    }
+
     public CostRegressors copy() {
         CostRegressors c = new CostRegressors();
         c.pEffTokens = pEffTokens;

@@ -52,6 +52,11 @@ public class JoinedRow {
         return regressors.observation(eventTimeMs, realisedUs);
     }
 
+    /** {@link #latency()} with an unknown α_p column at 0 (a v1 decision's): to check the rest is possible. */
+    public LatencyObservation checkableLatency() {
+        return regressors.checkableObservation(eventTimeMs, realisedUs);
+    }
+
     /**
      * The λ observation: a request that returned to its workflow's previous worker after t seconds
      * found its prefix (a hit, some prompt tokens served from cache) or not (a miss). Null when the

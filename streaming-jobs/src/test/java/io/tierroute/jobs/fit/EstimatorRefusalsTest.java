@@ -74,6 +74,12 @@ class EstimatorRefusalsTest {
         f.input(olderSchema);
         assertThat(counts(f)).as("left out of the regression, still offered to the λ fit").containsExactly(1, 2, 1, 1, 1);
         assertThat(f.function().rejectedInputCount()).as("not a refused row").isEqualTo(1);
+        JoinedRow impossible = row(rnd, START + 3_040, 30, 600_000);
+        impossible.regressors.kvOverflowTokens = CostRegressors.UNKNOWN;
+        impossible.realisedUs = 0; // no first token takes no time: refused as the regression would refuse it
+        f.input(impossible);
+        assertThat(f.function().rejectedInputCount()).isEqualTo(2);
+        assertThat(counts(f)).as("refused whole: not counted as left out").containsExactly(1, 2, 1, 1, 1);
 
         f.h.setProcessingTime(TICK);
         List<ParameterSnapshot> out = f.h.extractOutputValues();
