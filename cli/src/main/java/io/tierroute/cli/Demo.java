@@ -204,11 +204,12 @@ final class Demo implements AutoCloseable {
         run.startFleet();
 
         checkStop();
-        // 5. The fitting job, once the fleet has completed --min-samples requests: it reads every topic from
+        // 5. The fitting job, once the broker acknowledged --min-samples completion logs: it reads every topic from
         // the beginning, so its first snapshot is fitted on them rather than carrying DESIGN.md's defaults
-        // (which the gate would then hold every later fit against).
+        // (which the gate would then hold every later fit against). Counted when acknowledged, not when handed to the
+        // producer: a completion that never reaches the topic is no sample.
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (run.publisher().completionsSent() < opts.minSamples() && !run.fleet().done()
+        while (run.publisher().completionsAcknowledged() < opts.minSamples() && !run.fleet().done()
                 && System.nanoTime() < deadline) {
             Thread.sleep(50);
             checkStop();

@@ -221,7 +221,7 @@ final class DemoCommand implements Callable<Integer> {
                 + "/v1/params; " + adminNote(token, tokenEnv) + "; POST /v1/route only with ?dry_run=true)");
         out.println("  fleet:            " + demo.workloadDescription() + ", time scale " + fleet.timeScale + "x");
         out.println((length.duration == null ? "Ctrl-C to stop."
-                : "Stopping after " + length.duration.toSeconds() + " s of replay (or Ctrl-C)."));
+                : "Stopping after " + RunLengthOptions.said(length.duration) + " of replay (or Ctrl-C)."));
         out.flush();
         boolean terminal = ProgressBar.stderrIsTerminal();
         return LiveStatus.run("demo", demo.fleetRun(), stop, terminal, length.statusInterval(terminal), length.duration,

@@ -174,7 +174,7 @@ final class FleetCommand implements Callable<Integer> {
                 out.println("  fleet:            " + run.workloadDescription() + ", time scale " + s.timeScale() + "x, scope "
                         + s.scope());
                 out.println(length.duration == null ? "Ctrl-C to stop."
-                        : "Stopping after " + length.duration.toSeconds() + " s of replay (or Ctrl-C).");
+                        : "Stopping after " + RunLengthOptions.said(length.duration) + " of replay (or Ctrl-C).");
                 out.flush();
                 boolean terminal = ProgressBar.stderrIsTerminal();
                 return LiveStatus.run("fleet", run, stop, terminal, length.statusInterval(terminal), length.duration,

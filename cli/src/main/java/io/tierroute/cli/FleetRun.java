@@ -73,8 +73,13 @@ final class FleetRun implements AutoCloseable {
     private final Settings settings;
     private final LiveWorkload work;
     private final long startedNanos;
-    /** When {@link #startFleet} began the replay (0 before): the status line's and summary's wall seconds. */
+    /** When {@link #startFleet} began the replay (0 before); the demo's start-up goes on for a while after it. */
     private volatile long replayStartedNanos;
+    /**
+     * When the start-up ended ({@link #endStartUp}: the URLs are printed, the status loop begins; 0 before): the status
+     * line's and summary's wall seconds and {@code --duration} count from here.
+     */
+    private volatile long startUpEndedNanos;
     /** When {@link #stopFleet} ended it (0 before): the summary's wall seconds end there, not after the shutdown. */
     private volatile long replayStoppedNanos;
     private final Closers closers = new Closers("tierroute: the fleet");
@@ -149,7 +154,7 @@ final class FleetRun implements AutoCloseable {
                 publisher, settings.seed());
         closers.add(fleet);
         // The selector's HTTP API, stopped before the fleet (closers run newest first).
-        api = DemoSelectorApi.start(fleet, loader, decisions, settings.bootstrap(), settings.selectorPort(),
+        api = DemoSelectorApi.start(fleet, loader, decisions, publisher, settings.bootstrap(), settings.selectorPort(),
                 settings.token(), settings.tokenEnv());
         closers.add(api);
     }
@@ -165,6 +170,17 @@ final class FleetRun implements AutoCloseable {
         return replayStartedNanos;
     }
 
+    /**
+     * The start-up ended (the URLs are printed and the status loop begins): {@code --duration} and the run's wall seconds
+     * count from here, the replay that ran during the start-up not included. Returns that instant.
+     */
+    long endStartUp() {
+        if (startUpEndedNanos == 0) {
+            startUpEndedNanos = System.nanoTime();
+        }
+        return startUpEndedNanos;
+    }
+
     /** Stops replaying: the run's wall seconds end here. */
     void stopFleet() throws InterruptedException {
         if (replayStoppedNanos == 0) {
@@ -173,9 +189,12 @@ final class FleetRun implements AutoCloseable {
         fleet.stop();
     }
 
-    /** Wall seconds the replay ran (since the start-up began, before it started; until now while it runs). */
+    /**
+     * Wall seconds the run ran: since the start-up ended (before that, since the replay began, or the start-up did);
+     * until the stop, or now while it runs.
+     */
     private double wallSeconds() {
-        long since = replayStartedNanos != 0 ? replayStartedNanos : startedNanos;
+        long since = startUpEndedNanos != 0 ? startUpEndedNanos : replayStartedNanos != 0 ? replayStartedNanos : startedNanos;
         long until = replayStoppedNanos != 0 ? replayStoppedNanos : System.nanoTime();
         return (until - since) / 1e9;
     }
@@ -220,7 +239,7 @@ final class FleetRun implements AutoCloseable {
                 wallSeconds(), fleet.virtualSeconds(), fleet.routed(), fleet.finished(),
                 secs(fleet.ttftSeconds(0.5)), secs(fleet.ttftSeconds(0.99)), versions(), p.version(),
                 p.cost().alphaP(), p.cost().alphaD()) + kafkaContact(loader)
-                + pausedNote(fleet.selector().workers(), fleet.held());
+                + pausedNote(fleet.selector().workers(), fleet.held()) + fleetRecordsNote(publisher.sendFailures());
     }
 
     /**
@@ -238,6 +257,14 @@ final class FleetRun implements AutoCloseable {
                 : workers.stream().noneMatch(WorkerView::healthy) ? "unhealthy" : "drained or unhealthy";
         return " · paused: every worker " + why + "; arrivals wait until one takes requests again ("
                 + Plural.of(held, "arrival") + " held so far this run)";
+    }
+
+    /**
+     * {@code  · N fleet records failed to send} once the fleet's publisher lost records (a Kafka outage longer than its
+     * timeouts, a topic it may not write to): the fitting job never sees them. Empty while none failed.
+     */
+    static String fleetRecordsNote(long failed) {
+        return failed == 0 ? "" : " · " + Plural.of(failed, "fleet record") + " failed to send";
     }
 
     /** {@code  · Kafka unreachable for N s} while {@code loader} has no contact with Kafka, else empty. */
@@ -261,6 +288,18 @@ final class FleetRun implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes the fleet's publisher once the fleet stopped, so that the summary counts its records' outcomes for good:
+     * acknowledged, failed, or dropped by the close (what it still held after 5 s). While the simulation thread still
+     * runs (it did not stop within its join), the publisher is left to {@link #close} and the summary says how many are
+     * still in flight.
+     */
+    void settleFleetRecords() {
+        if (fleet.done()) {
+            publisher.close();
+        }
+    }
+
     private long decisionsInFlight() {
         return decisions.offered() - decisions.acknowledged() - decisions.droppedBufferFull() - decisions.droppedClosed()
                 - decisions.sendFailed() - decisions.encodeFailed();
@@ -270,13 +309,10 @@ final class FleetRun implements AutoCloseable {
     List<String> summary() {
         ParameterSet p = store.current();
         List<String> lines = new ArrayList<>();
-        String startUp = replayStartedNanos == 0 ? ""
-                : String.format(Locale.ROOT, " after a %.0f s start-up", (replayStartedNanos - startedNanos) / 1e9);
-        lines.add(String.format(Locale.ROOT, "ran %.0f s wall%s, %.0f s simulated; %s", wallSeconds(), startUp,
-                fleet.virtualSeconds(), work.description()));
-        lines.add(String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed (of %d in the %s)",
-                fleet.routed(), fleet.finished(), fleet.failed(), fleet.totalRequests(),
-                settings.fromTrace() ? "trace" : "workload"));
+        lines.add(String.format(Locale.ROOT, "ran %.0f s wall%s, %.0f s simulated; %s", wallSeconds(),
+                startUp(startedNanos, replayStartedNanos, startUpEndedNanos), fleet.virtualSeconds(), work.description()));
+        lines.add(requests(fleet.routed(), fleet.finished(), fleet.failed(), fleet.inFlight(), fleet.lateBoundRefused(),
+                fleet.totalRequests(), settings.fromTrace()));
         if (fleet.held() > 0) {
             lines.add(Plural.of(fleet.held(), "arrival") + " waited while every worker was drained or unhealthy (selector API)");
         }
@@ -294,9 +330,8 @@ final class FleetRun implements AutoCloseable {
                 secs(fleet.ttftSeconds(0.9)), secs(fleet.ttftSeconds(0.99))));
         long lost = decisions.droppedBufferFull() + decisions.droppedClosed() + decisions.sendFailed() + decisions.encodeFailed();
         lines.add(String.format(Locale.ROOT, "decisions published: %d acknowledged of %d offered (%d dropped or failed, %d still"
-                        + " in flight); fleet records: %d telemetry, %d KV batches, %d completions",
-                decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight(), publisher.telemetrySent(),
-                publisher.kvBatchesSent(), publisher.completionsSent()));
+                        + " in flight)", decisions.acknowledged(), decisions.offered(), lost, decisionsInFlight()));
+        lines.add(fleetRecords(publisher));
         lines.add(String.format(Locale.ROOT, "snapshots: %s; the selector swapped %s and ended on v%d (%s): α_p %.4g α_d %.4g",
                 versions(), Plural.of(loader.swaps(), "time"), p.version(), p.source(), p.cost().alphaP(), p.cost().alphaD()));
         ParameterLoader.ScopeStatus served = loader.status().scopes().get(settings.scope());
@@ -304,6 +339,52 @@ final class FleetRun implements AutoCloseable {
             lines.addAll(rejected(served.newestRejected()));
         }
         return lines;
+    }
+
+    /**
+     * The summary's start-up, from the command's start to the end of the start-up (the URLs printed), e.g.
+     * {@code  after a 18 s start-up (the replay began 7 s before its end)}: the replay runs during the demo's start-up
+     * (its fitting job needs completions first), so the simulated seconds count from earlier than the wall seconds.
+     * Empty if the start-up did not end; without the replay's head start when it is under a second.
+     */
+    static String startUp(long startedNanos, long replayStartedNanos, long startUpEndedNanos) {
+        if (startUpEndedNanos == 0) {
+            return "";
+        }
+        String s = String.format(Locale.ROOT, " after a %.0f s start-up", (startUpEndedNanos - startedNanos) / 1e9);
+        double headStart = replayStartedNanos == 0 ? 0 : (startUpEndedNanos - replayStartedNanos) / 1e9;
+        return headStart < 1 ? s : s + String.format(Locale.ROOT, " (the replay began %.0f s before its end)", headStart);
+    }
+
+    /**
+     * The summary's requests, which add up: routed = completed + failed + in flight at the stop; held requests refused
+     * before they were routed are said apart, e.g. {@code requests: 749 routed, 742 completed, 0 failed, 7 in flight at
+     * the stop (of 12031 in the trace)}.
+     */
+    static String requests(long routed, long finished, long failed, long inFlight, long refusedWhileHeld, int total,
+                           boolean fromTrace) {
+        return String.format(Locale.ROOT, "requests: %d routed, %d completed, %d failed, %d in flight at the stop%s (of %d in the %s)",
+                routed, finished, failed, inFlight,
+                refusedWhileHeld == 0 ? "" : "; " + refusedWhileHeld + " refused while held, before routing",
+                total, fromTrace ? "trace" : "workload");
+    }
+
+    /**
+     * The summary's fleet records, as its decisions are said: acknowledged of sent, what failed, what the publisher's
+     * close dropped (or, before it, what is still on its way), and the acknowledged ones by kind, e.g. {@code fleet
+     * records: 2403 acknowledged of 2403 sent (0 failed, 0 dropped at the close): 160 telemetry, 1494 KV batches, 749
+     * completions}.
+     */
+    static String fleetRecords(FleetPublisher p) {
+        // The outcomes before the sends (inFlight reads them so too): sent >= what they add up to.
+        long acked = p.acknowledged();
+        long failed = p.sendFailures();
+        long dropped = p.droppedAtClose();
+        long inFlight = p.inFlight();
+        String outcome = p.closed() ? failed + " failed, " + dropped + " dropped at the close"
+                : failed + " failed, " + inFlight + " still in flight";
+        return String.format(Locale.ROOT, "fleet records: %d acknowledged of %d sent (%s): %d telemetry, %d KV batches, %d completions",
+                acked, p.sent(), outcome, p.telemetryAcknowledged(), p.kvBatchesAcknowledged(), p.completionsAcknowledged());
     }
 
     /**

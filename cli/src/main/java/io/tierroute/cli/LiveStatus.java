@@ -63,7 +63,9 @@ final class LiveStatus {
     static int run(String command, FleetRun run, StopOnCtrlC stop, boolean terminal, Duration interval, Duration duration,
                    Watched other, PrintWriter out, PrintWriter err) throws InterruptedException {
         int rc = 0;
-        long deadline = deadlineNanos(duration, run.replayStartedNanos(), System.nanoTime());
+        // The start-up ends here, once the URLs are printed: --duration counts from now (the replay began earlier, in
+        // the demo's start-up, so that its fitting job has samples; that part is not counted).
+        long deadline = deadlineNanos(duration, run.endStartUp());
         String reason = "Ctrl-C or SIGTERM"; // a shutdown hook cannot tell them apart
         StatusOutput status = new StatusOutput(err, terminal);
         // Stops are looked for every second at most, whatever the interval (10 s by default in a log), so a
@@ -115,6 +117,7 @@ final class LiveStatus {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        run.settleFleetRecords(); // the fleet's last records too: the summary counts what its close dropped
         out.println("tierroute " + command + ": stopping (" + reason + ")");
         run.summary().forEach(l -> out.println("  " + l));
         other.summary().forEach(l -> out.println("  " + l));
@@ -123,15 +126,16 @@ final class LiveStatus {
     }
 
     /**
-     * When {@code duration} ends: counted from the replay's start, which came before this loop (the demo submits its
-     * fitting job meanwhile), so that the summary's "ran N s wall" is the duration asked for; from {@code nowNanos}
-     * if the replay has not started (0). {@link Long#MAX_VALUE} without a duration.
+     * When {@code duration} ends: counted from the end of the start-up ({@code startUpEndedNanos}, when the URLs are
+     * printed), as --help says ("start-up not counted"), not from the replay's start, which came earlier (the demo
+     * waits for --min-samples completions and submits its fitting job meanwhile); so the summary's "ran N s wall" is the
+     * duration asked for. {@link Long#MAX_VALUE} without a duration.
      */
-    static long deadlineNanos(Duration duration, long replayStartedNanos, long nowNanos) {
+    static long deadlineNanos(Duration duration, long startUpEndedNanos) {
         if (duration == null) {
             return Long.MAX_VALUE;
         }
-        return (replayStartedNanos != 0 ? replayStartedNanos : nowNanos) + duration.toNanos();
+        return startUpEndedNanos + duration.toNanos();
     }
 
     /** The status line: redrawn in place on a terminal, a line of its own in a log. */

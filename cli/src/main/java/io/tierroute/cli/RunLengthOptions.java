@@ -33,6 +33,17 @@ final class RunLengthOptions {
         return statusInterval != null ? statusInterval : stderrTerminal ? TERMINAL_STATUS_INTERVAL : LOG_STATUS_INTERVAL;
     }
 
+    /**
+     * {@code d} as the status says it, to the millisecond the option is read to: {@code 500 ms}, {@code 1.5 s},
+     * {@code 90 s} ({@link Duration#toSeconds} said "0 s" of 500ms and "1 s" of 1.5s).
+     */
+    static String said(Duration d) {
+        java.math.BigDecimal nanos = java.math.BigDecimal.valueOf(d.toNanos());
+        return d.compareTo(Duration.ofSeconds(1)) < 0
+                ? nanos.movePointLeft(6).stripTrailingZeros().toPlainString() + " ms"
+                : nanos.movePointLeft(9).stripTrailingZeros().toPlainString() + " s";
+    }
+
     /** Both in range; else a usage error quoting what was typed. */
     void validate(CommandLine.Model.CommandSpec spec) {
         CommandLine cl = spec.commandLine();

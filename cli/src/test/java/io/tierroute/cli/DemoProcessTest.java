@@ -51,7 +51,8 @@ class DemoProcessTest {
     private static final Pattern ROUTED = Pattern.compile("requests: (\\d+) routed, (\\d+) completed");
     private static final Pattern DECISIONS = Pattern.compile(
             "decisions published: (\\d+) acknowledged of (\\d+) offered \\((\\d+) dropped or failed, (\\d+) still in flight\\)");
-    private static final Pattern FLEET = Pattern.compile("fleet records: (\\d+) telemetry, (\\d+) KV batches, (\\d+) completions");
+    private static final Pattern FLEET = Pattern.compile(
+            "fleet records: \\d+ acknowledged of \\d+ sent \\([^)]*\\): (\\d+) telemetry, (\\d+) KV batches, (\\d+) completions");
     /** The demo's shutdown hook waits up to 60 s for it to close; the broker's own stop is bounded by 30 s. */
     private static final Duration EXIT_BOUND = Duration.ofSeconds(60);
     /** Names the operator token of run 1 (--token-env); the test sets it in the demo's environment. */

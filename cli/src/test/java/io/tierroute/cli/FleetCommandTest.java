@@ -44,7 +44,9 @@ class FleetCommandTest {
                             + kafka.bootstrapServers() + "' says why");
             assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request)")
                     .containsPattern("ran \\d+ s wall after a \\d+ s start-up, \\d+ s simulated; ")
-                    .contains("requests: 40 routed, 40 completed, 0 failed (of 40 in the workload)")
+                    .contains("requests: 40 routed, 40 completed, 0 failed, 0 in flight at the stop (of 40 in the workload)")
+                    .containsPattern("fleet records: (\\d+) acknowledged of \\1 sent \\(0 failed, 0 dropped at the close\\): "
+                            + "\\d+ telemetry, \\d+ KV batches, 40 completions")
                     .contains("decisions published: 40 acknowledged of 40 offered")
                     .contains("selector API:     http://127.0.0.1:");
             assertThat(r[2]).as("stderr is no terminal here: each status is a line of its own, never redrawn")
@@ -68,9 +70,12 @@ class FleetCommandTest {
                 SnapshotsFixtures.publishHistory(producer, "default"); // another scope has snapshots, "foo" none
             }
             String[] r = run("fleet", "--bootstrap", kafka.bootstrapServers(), "--scope", "foo", "--workload", "chat",
-                    "--limit", "20", "--workers", "2", "--time-scale", "200", "--status-interval", "200ms");
+                    "--limit", "20", "--workers", "2", "--time-scale", "200", "--status-interval", "200ms",
+                    "--duration", "59500ms");
             assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
-            assertThat(r[1]).contains("decisions published: 20 acknowledged of 20 offered");
+            assertThat(r[1]).contains("decisions published: 20 acknowledged of 20 offered")
+                    .as("a duration is said as given, not in whole seconds (59 s)")
+                    .contains("Stopping after 59.5 s of replay (or Ctrl-C).");
             List<String> scopes = decisionScopes(kafka.bootstrapServers());
             assertThat(scopes).hasSize(20).containsOnly("foo");
         }

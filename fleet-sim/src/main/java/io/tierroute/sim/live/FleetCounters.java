@@ -14,6 +14,7 @@ final class FleetCounters {
 
     final LongAdder routed = new LongAdder();
     final LongAdder finished = new LongAdder();
+    /** Routed requests that failed; not the held ones refused before routing ({@link #lateBoundRefused}). */
     final LongAdder failed = new LongAdder();
     /** Arrivals that waited because no worker could take requests (all drained or unhealthy). */
     final LongAdder held = new LongAdder();

@@ -28,7 +28,10 @@ import java.util.concurrent.atomic.LongAdder;
  * What real engines publish, as Avro single-object records ({@link Codecs}): telemetry to
  * {@code tierroute.telemetry} (key = worker), KV event batches with a per-worker sequence to
  * {@code tierroute.kv-events} (key = worker) and completion logs to {@code tierroute.completions}
- * (key = request id). Not thread-safe: the live fleet calls it from its simulation thread.
+ * (key = request id). Not thread-safe: the live fleet calls it from its simulation thread (and closes it once that
+ * thread ended). It counts each kind of record handed to the producer ({@code ...Sent}) and acknowledged by the broker
+ * ({@code ...Acknowledged}), and the records that failed ({@link #sendFailures}) or that {@link #close} dropped
+ * ({@link #droppedAtClose}): what is neither is still on its way ({@link #inFlight}).
  */
 public final class FleetPublisher implements AutoCloseable {
 
@@ -40,7 +43,15 @@ public final class FleetPublisher implements AutoCloseable {
     private final LongAdder telemetry = new LongAdder();
     private final LongAdder kvBatches = new LongAdder();
     private final LongAdder completions = new LongAdder();
+    private final LongAdder telemetryAcked = new LongAdder();
+    private final LongAdder kvBatchesAcked = new LongAdder();
+    private final LongAdder completionsAcked = new LongAdder();
+    /** Sends that failed before the close: the broker refused them, or they timed out (an outage, a missing ACL). */
     private final LongAdder failed = new LongAdder();
+    /** Records the close gave up on: aborted by its timeout, or offered after it. */
+    private final LongAdder dropped = new LongAdder();
+    private volatile boolean closing;
+    private volatile boolean closed;
 
     public FleetPublisher(String bootstrapServers, int workers, String model) {
         this(bootstrapServers, Map.of(), workers, model);
@@ -122,42 +133,91 @@ public final class FleetPublisher implements AutoCloseable {
             KvEventBatch b = KvEventBatch.newBuilder().setWorker(worker(w)).setModel(model).setLora(null).setNamespace(null)
                     .setSequence(sequence[w]++).setTimestampMs(pendingAtMs[w]).setEvents(new ArrayList<>(buf)).build();
             buf.clear();
-            send(Topics.KV_EVENTS, worker(w), b.getTimestampMs(), Codecs.KV_EVENT_BATCH.encode(b));
-            kvBatches.increment();
+            send(Topics.KV_EVENTS, worker(w), b.getTimestampMs(), Codecs.KV_EVENT_BATCH.encode(b), kvBatches,
+                    kvBatchesAcked);
         }
     }
 
     public void telemetry(EngineTelemetry t) {
-        send(Topics.TELEMETRY, t.getWorker().toString(), t.getTimestampMs(), Codecs.ENGINE_TELEMETRY.encode(t));
-        telemetry.increment();
+        send(Topics.TELEMETRY, t.getWorker().toString(), t.getTimestampMs(), Codecs.ENGINE_TELEMETRY.encode(t), telemetry,
+                telemetryAcked);
     }
 
     public void completion(CompletionLog c) {
-        send(Topics.COMPLETIONS, c.getRequestId().toString(), c.getFinishedTimeMs(), Codecs.COMPLETION_LOG.encode(c));
-        completions.increment();
+        send(Topics.COMPLETIONS, c.getRequestId().toString(), c.getFinishedTimeMs(), Codecs.COMPLETION_LOG.encode(c),
+                completions, completionsAcked);
     }
 
     static TierLinkSample link(Tier tier, long bytes, long intervalMs) {
         return TierLinkSample.newBuilder().setTier(tier).setBytesMoved(bytes).setIntervalMs(intervalMs).build();
     }
 
-    private void send(String topic, String key, long timestampMs, byte[] value) {
+    /**
+     * Hands one record to the producer, counted in {@code sent} first (a send may fail at once, calling back before it
+     * returns), then in {@code acked} or as failed when the broker answers.
+     */
+    private void send(String topic, String key, long timestampMs, byte[] value, LongAdder sent, LongAdder acked) {
+        sent.increment();
+        if (closed) { // the producer would throw; a record offered after the close is dropped, and counted so
+            dropped.increment();
+            return;
+        }
         producer.send(new ProducerRecord<>(topic, null, timestampMs, key.getBytes(StandardCharsets.UTF_8), value),
                 (md, ex) -> {
-                    if (ex != null) {
+                    if (ex == null) {
+                        acked.increment();
+                    } else if (closing) {
+                        dropped.increment(); // aborted by the close's timeout (or failed during it)
+                    } else {
                         failed.increment();
                     }
                 });
     }
 
+    /** Records handed to the producer, acknowledged or not. */
     public long telemetrySent() { return telemetry.sum(); }
     public long kvBatchesSent() { return kvBatches.sum(); }
     public long completionsSent() { return completions.sum(); }
+    public long sent() { return telemetrySent() + kvBatchesSent() + completionsSent(); }
+
+    /** Records the broker acknowledged: what reached the topics (and, for completions, the fitting job). */
+    public long telemetryAcknowledged() { return telemetryAcked.sum(); }
+    public long kvBatchesAcknowledged() { return kvBatchesAcked.sum(); }
+    public long completionsAcknowledged() { return completionsAcked.sum(); }
+    public long acknowledged() { return telemetryAcknowledged() + kvBatchesAcknowledged() + completionsAcknowledged(); }
+
+    /** Records whose send failed before the close (refused, or timed out: {@code max.block.ms}, {@code delivery.timeout.ms}). */
     public long sendFailures() { return failed.sum(); }
 
+    /** Records the close dropped: still buffered when its 5 s ran out, or offered after it. 0 before the close. */
+    public long droppedAtClose() { return dropped.sum(); }
+
+    /** Records neither acknowledged, failed nor dropped yet: on their way to the broker. */
+    public long inFlight() {
+        // Read the outcomes before the sends: a record counted in neither may be acknowledged between the reads.
+        long settled = acknowledged() + sendFailures() + droppedAtClose();
+        return Math.max(0, sent() - settled);
+    }
+
+    /** Whether {@link #close} ran: its counts are final then. */
+    public boolean closed() { return closed; }
+
+    /**
+     * Sends the buffered KV events and closes the producer, waiting up to 5 s for what is on its way; the records it
+     * still held then are dropped and counted in {@link #droppedAtClose}. Safe twice.
+     */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
         flushKv();
-        producer.close(Duration.ofSeconds(5));
+        closing = true;
+        producer.close(Duration.ofSeconds(5)); // past its timeout it aborts what is left: their callbacks count them
+        closed = true;
+        long unanswered = sent() - acknowledged() - sendFailures() - droppedAtClose();
+        if (unanswered > 0) { // no callback came for them (none should be left): dropped all the same
+            dropped.add(unanswered);
+        }
     }
 }

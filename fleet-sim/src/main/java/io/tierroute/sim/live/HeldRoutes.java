@@ -89,7 +89,8 @@ final class HeldRoutes {
             } else if (err instanceof NoCapacityException) { // the selector stopped, or every worker left meanwhile
                 metrics.route(SelectorMetrics.RouteOutcome.NO_CAPACITY, System.nanoTime() - t0);
                 inFlight.dropArrivalStamp(r);
-                counters.failed.increment();
+                // Refused before it was routed: counted apart from the routed requests that failed, so that routed =
+                // finished + failed + in flight.
                 counters.lateBoundRefused.increment();
                 dispatcher.dispatch(r, RoutingPolicy.REFUSED);
             } else {

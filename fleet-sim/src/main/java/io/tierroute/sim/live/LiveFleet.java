@@ -163,7 +163,15 @@ public final class LiveFleet implements RoutingPolicy, AutoCloseable {
     public Throwable failure() { return failure; }
     public long routed() { return counters.routed.sum(); }
     public long finished() { return counters.finished.sum(); }
+    /** Routed requests that failed (a held request refused before it was routed is {@link #lateBoundRefused}). */
     public long failed() { return counters.failed.sum(); }
+
+    /** Routed requests neither finished nor failed yet: {@link #routed} - {@link #finished} - {@link #failed}. */
+    public long inFlight() {
+        // The outcomes first: a request is counted routed before it finishes, so this never goes below 0.
+        long ended = finished() + failed();
+        return Math.max(0, routed() - ended);
+    }
     public int totalRequests() { return requests.size(); }
     public Selector selector() { return selector; }
     /** Where the selector's KV events go (applied on the simulation thread). */

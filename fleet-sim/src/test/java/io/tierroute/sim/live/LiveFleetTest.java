@@ -273,6 +273,33 @@ class LiveFleetTest {
         }
     }
 
+    /**
+     * A held request the selector refuses (it stops: {@code failQueued}) was never routed: it is counted refused, not
+     * failed, so that routed = finished + failed + in flight (before, it counted as failed, and finished + failed
+     * exceeded routed).
+     */
+    @Test
+    void aHeldRequestRefusedBeforeRoutingIsNotCountedAsAFailedRoute() throws Exception {
+        RequestFactory f = ONE_WORKER_REQUESTS;
+        List<SimRequest> requests = List.of(f.request("refused-first", 0, 8_000, blocks(95_000, 500), 4, 4, null),
+                f.request("refused-second", 1_000, 49, ids(96_000), 4, 4, null));
+        try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
+             LiveFleet fleet = oneWorkerFleet(requests, 0.1, publisher)) { // 1.6 s of prefill to drain in
+            awaitTrue(() -> fleet.lateBound() == 1, "refused-second held");
+            drainAll(fleet, true);
+            awaitTrue(fleet::waitingForAWorker, "the fleet waits: nothing left to run but refused-second");
+            assertThat(fleet.selector().failQueued("the selector stops")).isEqualTo(1);
+            drainAll(fleet, false); // the fleet goes on and delivers the refusal
+            awaitTrue(fleet::done, "the run ended");
+            assertThat(fleet.failure()).isNull();
+            assertThat(fleet.lateBoundRefused()).isEqualTo(1);
+            assertThat(fleet.routed()).isEqualTo(1);
+            assertThat(fleet.finished()).isEqualTo(1);
+            assertThat(fleet.failed()).as("refused before it was routed: no failed route").isZero();
+            assertThat(fleet.inFlight()).isZero();
+        }
+    }
+
     private static void drainAll(LiveFleet fleet, boolean draining) {
         for (int w = 0; w < fleet.selector().registry().size(); w++) {
             fleet.selector().setDraining(w, draining);
