@@ -44,41 +44,44 @@ class SparseRunCompactionTest {
         assertThat(depth(index, chain(7, length), 0, Tier.HBM)).isEqualTo(1);
     }
 
-    @Test
-    void hintsToEvictedRunsDoNotKeepTheirStorage() {
+    /**
+     * Per chain: its head a run of its own (worker 1 holds it too; stored before the chain, or after it and split off),
+     * a walk that hints head -> the rest, then worker 0 evicts all but its first {@code kept} blocks.
+     */
+    private static RunPrefixIndex evictedBehindHintedHeads(int chains, int length, boolean headFirst, int kept) {
         RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
-        int chains = 200;
-        int length = 8_192;
         for (int c = 0; c < chains; c++) {
             long[] hashes = chain(c, length);
+            KvEvent.Stored head = new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {hashes[0]});
+            if (headFirst) {
+                index.apply(head);
+            }
             index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, hashes));
-            index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {hashes[0]})); // the head: a run of its own
-            assertThat(depth(index, hashes, 0, Tier.HBM)).isEqualTo(length); // the walk hints head -> tail
-            index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOfRange(hashes, 1, length)));
+            if (!headFirst) {
+                index.apply(head);
+            }
+            assertThat(depth(index, hashes, 0, Tier.HBM)).isEqualTo(length); // the walk hints head -> the rest
+            index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOfRange(hashes, kept, length)));
         }
-        assertThat(index.blockCount()).isEqualTo(chains);
+        assertThat(index.blockCount()).isEqualTo((long) kept * chains);
+        return index;
+    }
+
+    @Test
+    void hintsToEvictedRunsDoNotKeepTheirStorage() {
+        RunPrefixIndex index = evictedBehindHintedHeads(200, 8_192, false, 1);
         assertThat(index.arraySlots()).as("storage reachable from live runs, their hints included")
-                .isLessThanOrEqualTo((long) chains * RunLayout.COMPACT_MIN_ARRAY);
-        assertThat(depth(index, chain(7, length), 0, Tier.HBM)).isEqualTo(1);
+                .isLessThanOrEqualTo(200L * RunLayout.COMPACT_MIN_ARRAY);
+        assertThat(depth(index, chain(7, 8_192), 0, Tier.HBM)).isEqualTo(1);
     }
 
     @Test
     void hintsToARunEvictedDownToItsFirstBlockDoNotKeepItsStorage() {
         // found in review: the blocks dropped from a run that lives on were not counted towards the sweep, so a chain
         // evicted down to its first block (the engine's leaf-first order) left the sweep undue for good
-        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).build();
-        int chains = 2_000;
-        int length = 513;
-        for (int c = 0; c < chains; c++) {
-            long[] hashes = chain(c, length);
-            index.apply(new KvEvent.Stored(1, Tier.HBM, false, 0, new long[] {hashes[0]})); // the head: a run of its own
-            index.apply(new KvEvent.Stored(0, Tier.HBM, false, 0, hashes)); // the other 512: a run of their own
-            assertThat(depth(index, hashes, 0, Tier.HBM)).isEqualTo(length); // the walk hints head -> the other 512
-            index.apply(new KvEvent.Removed(0, Tier.HBM, Arrays.copyOfRange(hashes, 2, length)));
-        }
-        assertThat(index.blockCount()).isEqualTo(2L * chains);
+        RunPrefixIndex index = evictedBehindHintedHeads(2_000, 513, true, 2);
         assertThat(index.arraySlots()).as("storage reachable from live runs, their hints included")
-                .isLessThanOrEqualTo(2L * chains * RunLayout.COMPACT_MIN_ARRAY);
+                .isLessThanOrEqualTo(2L * 2_000 * RunLayout.COMPACT_MIN_ARRAY);
     }
 
     @Test
