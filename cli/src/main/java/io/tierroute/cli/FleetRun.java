@@ -296,7 +296,11 @@ final class FleetRun implements AutoCloseable {
      */
     void settleFleetRecords() {
         if (fleet.done()) {
-            publisher.close();
+            try {
+                publisher.close();
+            } catch (RuntimeException e) { // the summary still prints: the close's counts are settled either way
+                System.err.println("tierroute: closing the fleet's Kafka producer: " + e);
+            }
         }
     }
 
@@ -376,15 +380,21 @@ final class FleetRun implements AutoCloseable {
      * completions}.
      */
     static String fleetRecords(FleetPublisher p) {
-        // The outcomes before the sends (inFlight reads them so too): sent >= what they add up to.
-        long acked = p.acknowledged();
+        // One read of each count, the outcomes before the sends (records settle meanwhile while the publisher is open):
+        // the line adds up, acknowledged + failed + dropped + in flight = sent, and the kinds to the acknowledged.
+        boolean closed = p.closed();
+        long telemetry = p.telemetryAcknowledged();
+        long kvBatches = p.kvBatchesAcknowledged();
+        long completions = p.completionsAcknowledged();
         long failed = p.sendFailures();
         long dropped = p.droppedAtClose();
-        long inFlight = p.inFlight();
-        String outcome = p.closed() ? failed + " failed, " + dropped + " dropped at the close"
+        long sent = p.sent();
+        long acked = telemetry + kvBatches + completions;
+        long inFlight = Math.max(0, sent - acked - failed - dropped);
+        String outcome = closed ? failed + " failed, " + dropped + " dropped at the close"
                 : failed + " failed, " + inFlight + " still in flight";
         return String.format(Locale.ROOT, "fleet records: %d acknowledged of %d sent (%s): %d telemetry, %d KV batches, %d completions",
-                acked, p.sent(), outcome, p.telemetryAcknowledged(), p.kvBatchesAcknowledged(), p.completionsAcknowledged());
+                acked, sent, outcome, telemetry, kvBatches, completions);
     }
 
     /**

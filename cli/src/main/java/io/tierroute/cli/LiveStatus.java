@@ -73,7 +73,8 @@ final class LiveStatus {
         long tickMillis = Math.max(50, Math.min(interval.toMillis(), 1000));
         long nextLine = System.nanoTime() + interval.toNanos();
         boolean shownThisTick = false;
-        while (!stop.await(tickMillis)) {
+        // ... and the tick before the deadline is cut short to end there: a --duration of 500 ms runs 500 ms, not a tick
+        while (!stop.await(untilNextCheck(tickMillis, deadline, System.nanoTime()))) {
             shownThisTick = System.nanoTime() - nextLine >= 0;
             if (shownThisTick) {
                 nextLine += interval.toNanos();
@@ -136,6 +137,15 @@ final class LiveStatus {
             return Long.MAX_VALUE;
         }
         return startUpEndedNanos + duration.toNanos();
+    }
+
+    /** How long to wait for a stop before the next check: a tick, or less when the deadline comes first (≥ 1 ms). */
+    static long untilNextCheck(long tickMillis, long deadlineNanos, long nowNanos) {
+        if (deadlineNanos == Long.MAX_VALUE) { // no --duration (and nanoTime may be negative: no subtraction)
+            return tickMillis;
+        }
+        long left = deadlineNanos - nowNanos;
+        return left <= 0 ? 1 : Math.max(1, Math.min(tickMillis, (left + 999_999) / 1_000_000));
     }
 
     /** The status line: redrawn in place on a terminal, a line of its own in a log. */

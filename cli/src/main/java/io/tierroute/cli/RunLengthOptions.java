@@ -34,7 +34,7 @@ final class RunLengthOptions {
     }
 
     /**
-     * {@code d} as the status says it, to the millisecond the option is read to: {@code 500 ms}, {@code 1.5 s},
+     * {@code d} as the status says it, as given (to the nanosecond): {@code 500 ms}, {@code 1.5 s},
      * {@code 90 s} ({@link Duration#toSeconds} said "0 s" of 500ms and "1 s" of 1.5s).
      */
     static String said(Duration d) {

@@ -162,16 +162,21 @@ public final class FleetPublisher implements AutoCloseable {
             dropped.increment();
             return;
         }
-        producer.send(new ProducerRecord<>(topic, null, timestampMs, key.getBytes(StandardCharsets.UTF_8), value),
-                (md, ex) -> {
-                    if (ex == null) {
-                        acked.increment();
-                    } else if (closing) {
-                        dropped.increment(); // aborted by the close's timeout (or failed during it)
-                    } else {
-                        failed.increment();
-                    }
-                });
+        try {
+            producer.send(new ProducerRecord<>(topic, null, timestampMs, key.getBytes(StandardCharsets.UTF_8), value),
+                    (md, ex) -> {
+                        if (ex == null) {
+                            acked.increment();
+                        } else if (closing) {
+                            dropped.increment(); // aborted by the close's timeout (or failed during it)
+                        } else {
+                            failed.increment();
+                        }
+                    });
+        } catch (RuntimeException e) { // thrown instead of a callback (the producer closing under it): settled here
+            (closing ? dropped : failed).increment();
+            throw e;
+        }
     }
 
     /** Records handed to the producer, acknowledged or not. */
@@ -211,13 +216,19 @@ public final class FleetPublisher implements AutoCloseable {
         if (closed) {
             return;
         }
-        flushKv();
-        closing = true;
-        producer.close(Duration.ofSeconds(5)); // past its timeout it aborts what is left: their callbacks count them
-        closed = true;
-        long unanswered = sent() - acknowledged() - sendFailures() - droppedAtClose();
-        if (unanswered > 0) { // no callback came for them (none should be left): dropped all the same
-            dropped.add(unanswered);
+        try {
+            flushKv();
+        } finally {
+            closing = true;
+            try {
+                producer.close(Duration.ofSeconds(5)); // past its timeout it aborts what is left: their callbacks count them
+            } finally { // even if the close threw (an interrupt): the counts are settled, the summary adds up
+                closed = true;
+                long unanswered = sent() - acknowledged() - sendFailures() - droppedAtClose();
+                if (unanswered > 0) { // no callback came for them (none should be left): dropped all the same
+                    dropped.add(unanswered);
+                }
+            }
         }
     }
 }

@@ -24,7 +24,8 @@ final class RunLayout {
     /**
      * Blocks that left their run's array since the last {@link #sweepHints}: a killed run's, and those dropped from or
      * copied out of a run that lives on (an engine evicting a chain down to its first block kills a 1-block run whose
-     * array held the whole chain). Each block counts once as it leaves, so the sweep stays O(1) per block.
+     * array held the whole chain). A block may count twice (dropped from a run, then that run killed), never more, and
+     * each count was paid for by a publish, copy or drop: the sweep stays O(1) per block.
      */
     private long killedBlocks;
 
