@@ -380,21 +380,12 @@ final class FleetRun implements AutoCloseable {
      * completions}.
      */
     static String fleetRecords(FleetPublisher p) {
-        // One read of each count, the outcomes before the sends (records settle meanwhile while the publisher is open):
-        // the line adds up, acknowledged + failed + dropped + in flight = sent, and the kinds to the acknowledged.
-        boolean closed = p.closed();
-        long telemetry = p.telemetryAcknowledged();
-        long kvBatches = p.kvBatchesAcknowledged();
-        long completions = p.completionsAcknowledged();
-        long failed = p.sendFailures();
-        long dropped = p.droppedAtClose();
-        long sent = p.sent();
-        long acked = telemetry + kvBatches + completions;
-        long inFlight = Math.max(0, sent - acked - failed - dropped);
-        String outcome = closed ? failed + " failed, " + dropped + " dropped at the close"
-                : failed + " failed, " + inFlight + " still in flight";
+        FleetPublisher.Counts c = p.counts(); // one reading: the line adds up while records settle
+        String outcome = c.closed() ? c.failed() + " failed, " + c.dropped() + " dropped at the close"
+                : c.failed() + " failed, " + c.inFlight() + " still in flight";
         return String.format(Locale.ROOT, "fleet records: %d acknowledged of %d sent (%s): %d telemetry, %d KV batches, %d completions",
-                acked, sent, outcome, telemetry, kvBatches, completions);
+                c.acknowledged(), c.sent(), outcome, c.telemetryAcknowledged(), c.kvBatchesAcknowledged(),
+                c.completionsAcknowledged());
     }
 
     /**

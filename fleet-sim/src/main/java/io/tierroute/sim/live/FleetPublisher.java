@@ -198,14 +198,31 @@ public final class FleetPublisher implements AutoCloseable {
     public long droppedAtClose() { return dropped.sum(); }
 
     /** Records neither acknowledged, failed nor dropped yet: on their way to the broker. */
-    public long inFlight() {
-        // Read the outcomes before the sends: a record counted in neither may be acknowledged between the reads.
-        long settled = acknowledged() + sendFailures() + droppedAtClose();
-        return Math.max(0, sent() - settled);
-    }
+    public long inFlight() { return counts().inFlight(); }
 
     /** Whether {@link #close} ran: its counts are final then. */
     public boolean closed() { return closed; }
+
+    /**
+     * The counts read once each, the outcomes before the sends (a record settling between the reads is then in flight,
+     * never counted twice): they add up, acknowledged + failed + dropped + in flight = sent, while records settle.
+     */
+    public Counts counts() {
+        boolean wasClosed = closed;
+        long t = telemetryAcked.sum();
+        long k = kvBatchesAcked.sum();
+        long c = completionsAcked.sum();
+        long f = failed.sum();
+        long d = dropped.sum();
+        return new Counts(t, k, c, f, d, sent(), wasClosed);
+    }
+
+    /** One reading of the publisher's counts ({@link #counts}); {@code closed}: they are final. */
+    public record Counts(long telemetryAcknowledged, long kvBatchesAcknowledged, long completionsAcknowledged,
+                         long failed, long dropped, long sent, boolean closed) {
+        public long acknowledged() { return telemetryAcknowledged + kvBatchesAcknowledged + completionsAcknowledged; }
+        public long inFlight() { return Math.max(0, sent - acknowledged() - failed - dropped); }
+    }
 
     /**
      * Sends the buffered KV events and closes the producer, waiting up to 5 s for what is on its way; the records it
@@ -224,10 +241,7 @@ public final class FleetPublisher implements AutoCloseable {
                 producer.close(Duration.ofSeconds(5)); // past its timeout it aborts what is left: their callbacks count them
             } finally { // even if the close threw (an interrupt): the counts are settled, the summary adds up
                 closed = true;
-                long unanswered = sent() - acknowledged() - sendFailures() - droppedAtClose();
-                if (unanswered > 0) { // no callback came for them (none should be left): dropped all the same
-                    dropped.add(unanswered);
-                }
+                dropped.add(counts().inFlight()); // no callback came for them (none should be left): dropped all the same
             }
         }
     }
