@@ -24,9 +24,11 @@ final class SegmentCorruption {
      * segment: the batch's CRC no longer matches.
      */
     static void corruptBatch(EmbeddedKafka k, String topic, int index) throws IOException {
+        // The partition directory sits one level under the data directory (a log directory per broker). Not a walk
+        // of the whole tree: the broker deletes an earlier test's topics (`*-delete`) under a walk's feet.
         Path dir;
-        try (Stream<Path> s = Files.walk(k.dataDir())) {
-            dir = s.filter(p -> Files.isDirectory(p) && p.getFileName().toString().equals(topic + "-0"))
+        try (Stream<Path> logDirs = Files.list(k.dataDir())) {
+            dir = logDirs.map(d -> d.resolve(topic + "-0")).filter(Files::isDirectory)
                     .findFirst().orElseThrow(() -> new IllegalStateException("no log directory of " + topic + "-0"));
         }
         try (RandomAccessFile f = new RandomAccessFile(dir.resolve("00000000000000000000.log").toFile(), "rw")) {
