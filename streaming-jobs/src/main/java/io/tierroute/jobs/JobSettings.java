@@ -102,6 +102,8 @@ public record JobSettings(
 
     /** The most rows {@code --sample-rows} and {@code --telemetry-replay-rows} take (gigabytes of state per scope). */
     public static final int MAX_REPLAY_ROWS = 10_000_000;
+    /** The longest any duration flag may be (a year). */
+    public static final Duration MAX_DURATION = Duration.ofDays(365);
 
     /** The largest forest budget {@code --forest-max-bytes} takes: half a params record. */
     public static final long FOREST_MAX_BYTES_LIMIT = KafkaWiring.MAX_REQUEST_BYTES / 2;
@@ -129,8 +131,10 @@ public record JobSettings(
         positive("decision-timeout", decisionTimeout);
         positive("completion-grace", completionGrace);
         require(!outOfOrderness.isNegative(), "out-of-orderness", "must be >= 0");
+        atMostMax("out-of-orderness", outOfOrderness);
         positive("idleness", idleness);
         require(!maxWatermarkDrift.isNegative(), "max-watermark-drift", "must be >= 0 (0 = off)");
+        atMostMax("max-watermark-drift", maxWatermarkDrift);
         positive("state-ttl", stateTtl);
         require(stateTtl.toMillis() >= 1, "state-ttl", "must be at least 1 ms, got " + stateTtl);
         // The backstop, in running time, should not expire a side whose event-time deadline is still ahead in a job that
@@ -460,6 +464,16 @@ public record JobSettings(
 
     private static void positive(String flag, Duration d) {
         require(d != null && !d.isNegative() && !d.isZero(), flag, "must be a positive duration, got " + d);
+        atMostMax(flag, d);
+    }
+
+    /**
+     * Durations are added to event times and deadlines in ms: one near {@code Long.MAX_VALUE} ms wrapped them negative
+     * (every record "in the future", every join side expired at once), so none may pass {@link #MAX_DURATION}.
+     */
+    private static void atMostMax(String flag, Duration d) {
+        require(d.compareTo(MAX_DURATION) <= 0, flag, "must be at most " + MAX_DURATION.toDays() + " days, got "
+            + formatDuration(d));
     }
 
 }

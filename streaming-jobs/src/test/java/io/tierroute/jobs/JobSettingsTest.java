@@ -89,6 +89,15 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--telemetry-replay-rows", "2147483000"))
             .hasMessageContaining("--telemetry-replay-rows must be in [1, 10000000]");
         assertThat(JobSettings.parse("--sample-rows", "10000000").sampleRows()).isEqualTo(10_000_000);
+        // near Long.MAX_VALUE ms, event time + skew and deadline + timeout wrapped negative: every record a dead
+        // letter "in the future", every join side expired
+        assertThatThrownBy(() -> JobSettings.parse("--max-future-skew", "999999999999999999d"))
+            .hasMessageContaining("--max-future-skew must be at most 365 days, got 9223372036854775807ms");
+        assertThatThrownBy(() -> JobSettings.parse("--decision-timeout", "366d", "--state-ttl", "366d"))
+            .hasMessageContaining("--decision-timeout must be at most 365 days");
+        assertThatThrownBy(() -> JobSettings.parse("--out-of-orderness", "400d"))
+            .hasMessageContaining("--out-of-orderness must be at most 365 days");
+        assertThat(JobSettings.parse("--state-ttl", "365d").stateTtl()).isEqualTo(JobSettings.MAX_DURATION);
     }
 
     @Test
@@ -100,7 +109,7 @@ class JobSettingsTest {
 
         JobSettings varied = JobSettings.builder().set("bootstrap-servers", "a:1,b:2").set("job-name", "job=with equals")
             .set("checkpoint-dir", "file:///tmp/ckpt").set("kafka-properties", "/etc/tierroute/job kafka.properties").set("publish-interval", Duration.ofNanos(1_500_000))
-            .set("max-watermark-drift", Duration.ofHours(3)).set("state-ttl", Duration.ofDays(200_000)).set("gate-min-r2", 0.1 + 0.2)
+            .set("max-watermark-drift", Duration.ofHours(3)).set("state-ttl", JobSettings.MAX_DURATION).set("gate-min-r2", 0.1 + 0.2)
             .set("forest-max-bytes", JobSettings.FOREST_MAX_BYTES_LIMIT).set("cadence-clock", JobSettings.EVENT_CLOCK).build();
         assertThat(JobSettings.parse(varied.toArguments().toArray(String[]::new))).isEqualTo(varied);
         assertThat(varied.toArguments()).contains("--publish-interval=PT0.0015S", "--max-watermark-drift=10800000ms");

@@ -35,6 +35,8 @@ final class TraceFiles {
                     line = lines.next();
                 } catch (CharacterCodingException e) {
                     throw new IllegalArgumentException(path + ":" + n + ": not UTF-8 text", e);
+                } catch (Utf8Lines.LineTooLongException e) {
+                    throw new IllegalArgumentException(path + ":" + n + ": " + e.getMessage(), e);
                 }
                 if (line == null) {
                     break;

@@ -14,6 +14,20 @@ import java.nio.charset.StandardCharsets;
  */
 final class Utf8Lines {
 
+    /**
+     * The longest line read, in bytes: a Mooncake line of {@link TraceRecord#MAX_TOKENS} tokens lists ~20 k block hashes
+     * (a few hundred KB). A file with no line ends (a binary file, {@code /dev/zero}) is refused rather than buffered
+     * whole until the heap runs out.
+     */
+    static final int MAX_LINE_BYTES = 16 << 20;
+
+    /** A line longer than {@link #MAX_LINE_BYTES}. */
+    static final class LineTooLongException extends IOException {
+        LineTooLongException() {
+            super("line longer than " + MAX_LINE_BYTES + " bytes (not a trace of lines?)");
+        }
+    }
+
     private final InputStream in;
     private final ByteArrayOutputStream line = new ByteArrayOutputStream();
     private final CharsetDecoder utf8 = StandardCharsets.UTF_8.newDecoder(); // reports bad input
@@ -33,7 +47,7 @@ final class Utf8Lines {
         return in.read();
     }
 
-    /** The next line, or null at the end of the stream. */
+    /** The next line, or null at the end of the stream; {@link LineTooLongException} past {@link #MAX_LINE_BYTES}. */
     String next() throws IOException {
         line.reset();
         int b = read();
@@ -41,6 +55,9 @@ final class Utf8Lines {
             return null;
         }
         while (b >= 0 && b != '\n' && b != '\r') {
+            if (line.size() == MAX_LINE_BYTES) {
+                throw new LineTooLongException();
+            }
             line.write(b);
             b = read();
         }
