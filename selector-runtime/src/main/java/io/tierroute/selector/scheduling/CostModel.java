@@ -8,7 +8,7 @@ import io.tierroute.selector.sequences.LoadView;
 
 /**
  * The cost model of DESIGN.md §3: the estimated time (µs) until request {@code r} gets its first
- * token on worker {@code w}, plus the harm it does there, plus (once {@code α_own} is fitted) the part of
+ * token on worker {@code w}, plus the harm it does there, plus (where {@code α_own} is set) the part of
  * r's own decode time that depends on {@code w}: together, when r will <em>finish</em> on {@code w}.
  *
  * <pre>
@@ -57,10 +57,11 @@ import io.tierroute.selector.sequences.LoadView;
  *     engines and DESIGN.md §6's step-time model both grow with KV use). {@code τ₀·d̂(r)} is the same on
  *     every worker and is left out. Without this term a cache-following router piles decodes onto the
  *     workers that hold the prefixes and loses job completion time at low load to load-spreading
- *     routers. {@code α_own} (µs per decode step per resident KV token) is fitted from completion logs
- *     (realised decode time per predicted output token against {@code KV_used} at decision time, so a
- *     biased {@code d̂} is absorbed); its default is 0, so DESIGN.md §3's defaults and worked example are
- *     unchanged.</li>
+ *     routers. {@code α_own} (µs per decode step per resident KV token) is configured, default 0, so DESIGN.md
+ *     §3's defaults and worked example are unchanged: no snapshot carries it. The simulator fits it from completion
+ *     logs (realised decode time per predicted output token against {@code KV_used} at decision time, so a biased
+ *     {@code d̂} is absorbed) and reports it without applying it: every way of pricing C_own measured bought JCT
+ *     with TTFT (fleet-sim's {@code TierrouteFitting}; fleet-sim/experiments/ROUNDS.md).</li>
  * </ul>
  *
  * Each term is a method below whose comment carries its formula. {@link #score} fills a
@@ -108,16 +109,18 @@ public final class CostModel {
             }
             double bw = params.bandwidth(t, bandwidth[t]);
             double rho = params.rhoOn(worker, t, bw); // ρ of the link in use, whatever BW_t it was measured on
-            if (bw <= 0 || rho > p.rhoThreshold()) {
-                // The AIMD cut-off: a congested link is a miss. Engines match prefixes contiguously,
-                // so every slower segment after this one is unusable too.
+            // The link serves the loads queued ahead of r (its requests without a first token) first.
+            double transferUs = bw <= 0 ? Double.POSITIVE_INFINITY
+                    : transferMicros(segment + load.queuedTierTokens(t), request.bytesPerToken(), bw, rho, p.rhoEpsilon());
+            if (rho > p.rhoThreshold() || !Double.isFinite(transferUs)) {
+                // The AIMD cut-off: a congested link is a miss, as is one too slow to time at all (no tier, or a
+                // bandwidth so small the load never ends): r recomputes rather than leave the worker unpriced.
+                // Engines match prefixes contiguously, so every slower segment after this one is unusable too.
                 out.cutOffTier = t;
                 break;
             }
             out.tierTokens[t] = segment;
-            // The link serves the loads queued ahead of r (its requests without a first token) first.
-            out.tierTransferUs[t] = transferMicros(segment + load.queuedTierTokens(t), request.bytesPerToken(), bw, rho,
-                    p.rhoEpsilon());
+            out.tierTransferUs[t] = transferUs;
             held = upToTier;
         }
         out.hitTokens = held;
@@ -129,9 +132,13 @@ public final class CostModel {
         out.inFlight = load.inFlight();
         out.fleetInFlight = request.fleetMeanInFlight();
         double kappa = harmKappa(p, request.prefillDuty());
+        // Whether w is idle, and how many decode there, are counted as the engine counts them (its telemetry, plus
+        // what this selector sent since), as Q(w) is: this selector's own count would call a worker that other
+        // replicas filled idle, and n_dec = |A(w)| − Q(w) would subtract their queue from our requests.
+        int engineInFlight = load.limitInFlight();
         out.harm = harm(p, out.pEffTokens, kappa, out.fleetInFlight, load.waiting())
-                * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
-                + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
+                * idleHarmShare(engineInFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
+                + admissionStep(p.prefillStepUs(), engineInFlight - load.waiting(), request.prefillDuty(),
                         (request.hitSpreadBlocks() >= 0 ? request.hitSpreadBlocks() : hitSpreadBlocks(match)) > 1);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);

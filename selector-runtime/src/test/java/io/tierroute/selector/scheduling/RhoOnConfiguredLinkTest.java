@@ -47,6 +47,24 @@ class RhoOnConfiguredLinkTest {
         assertThat(t.tierTransferUs[CPU]).isCloseTo(4_000 * 512 / (128e9 * 0.875) * 1e6, within(1e-9));
     }
 
+    /** A link too slow to time the load on (its transfer overflows to infinity) is a miss, not a worker unpriced. */
+    @Test
+    void aLinkSoSlowTheLoadNeverEndsIsAMissAndTheWorkerStaysPriced() {
+        PrefixMatch m = new PrefixMatch(1);
+        m.reset(16);
+        for (int t = CPU; t < Tier.COUNT; t++) {
+            m.set(0, t, 8);
+        }
+        CostTerms out = new CostTerms();
+        CostModel.score(RouteContext.of(1, 8000, 500, 500, 512), 0, m, IDLE, new double[] {0, 1e-300, 0, 0},
+                ParameterSet.builder(1).build(), out); // no ρ measured: nothing rescales it past ρ_thr
+        assertThat(out.cutOffTier).isEqualTo(CPU);
+        assertThat(out.tierTokens[CPU]).isZero();
+        assertThat(out.tierTransferUs[CPU]).isZero();
+        assertThat(out.pEffTokens).isEqualTo(8_000);
+        assertThat(out.total).isFinite();
+    }
+
     @Test
     void onASlowerConfiguredLinkTheSameBytesSaturateItAndTheTierIsAMiss() {
         CostTerms t = score(16e9); // 16 GB/s of 16: ρ 1 > ρ_thr 0.85
