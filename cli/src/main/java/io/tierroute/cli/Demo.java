@@ -32,19 +32,16 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
-import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Everything {@code tierroute demo} runs, on loopback, in this JVM: an embedded KRaft broker with the
@@ -151,7 +148,7 @@ final class Demo implements AutoCloseable {
     private void startAll() throws Exception {
         startedNanos = System.nanoTime();
         tmp = Files.createTempDirectory("tierroute-demo-");
-        closers.add(() -> deleteTree(tmp));
+        closers.add(() -> TreeDeletion.delete(tmp)); // tolerant of Flink's hooks deleting in it on Ctrl-C
 
         // 1. Kafka with the topics: in this JVM, or a broker process on the port asked for.
         if (opts.kafkaPort() == 0) {
@@ -354,14 +351,5 @@ final class Demo implements AutoCloseable {
     @Override
     public void close() {
         closers.close();
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (root == null || !Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> s = Files.walk(root)) {
-            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 }

@@ -14,6 +14,8 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.Codecs;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -444,14 +446,41 @@ class FittingJobTest {
         assertThat(s.getLambda().getSamples()).as("λ not fitted in this version").isZero();
     }
 
-    /** The newest completed checkpoint (a chk-n directory with _metadata) under {@code dir}. */
+    /**
+     * The newest completed checkpoint (a chk-n directory with _metadata) in the job directories under {@code dir}.
+     * Lists rather than walks: right after a cancelled job reports terminal, Flink may still be deleting aborted or
+     * superseded chk-n directories (and a walk failed on one vanishing under it, NoSuchFileException); a directory
+     * gone between listing and checking is skipped, as {@code cli}'s NewestCheckpoint does.
+     */
     static Path latestCheckpoint(Path dir) throws IOException {
-        try (Stream<Path> s = Files.walk(dir, 2)) {
-            return s.filter(p -> p.getFileName().toString().startsWith("chk-"))
-                .filter(p -> Files.exists(p.resolve("_metadata")))
-                .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().substring(4))))
-                .orElseThrow(() -> new AssertionError("no completed checkpoint under " + dir));
+        Path newest = null;
+        long newestN = -1;
+        List<Path> jobDirs;
+        try (Stream<Path> s = Files.list(dir)) {
+            jobDirs = s.toList();
         }
+        for (Path jobDir : jobDirs) {
+            List<Path> entries;
+            try (Stream<Path> s = Files.list(jobDir)) {
+                entries = s.toList();
+            } catch (NoSuchFileException | NotDirectoryException e) {
+                continue; // vanished since the listing, or not a job directory
+            }
+            for (Path p : entries) {
+                String f = p.getFileName().toString();
+                if (f.matches("chk-\\d{1,18}") && Files.isRegularFile(p.resolve("_metadata"))) {
+                    long n = Long.parseLong(f.substring(4));
+                    if (n > newestN) {
+                        newestN = n;
+                        newest = p;
+                    }
+                }
+            }
+        }
+        if (newest == null) {
+            throw new AssertionError("no completed checkpoint under " + dir);
+        }
+        return newest;
     }
 
 }

@@ -9,6 +9,7 @@ import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -83,7 +84,10 @@ final class TestKafka implements AutoCloseable {
         return readAll(topic, true);
     }
 
-    /** Every record of a topic, in offset order; {@code committedOnly} false: aborted and open transactions' too. */
+    /**
+     * Every record of a topic, in offset order; {@code committedOnly} false: aborted and open transactions' too. Its end
+     * (as of the start) not reached within 20 s is an AssertionError naming the topic, the position and the end.
+     */
     List<ConsumerRecord<byte[], byte[]>> readAll(String topic, boolean committedOnly) {
         Properties p = new Properties();
         p.putAll(client);
@@ -102,7 +106,13 @@ final class TestKafka implements AutoCloseable {
             c.seekToBeginning(parts);
             Map<TopicPartition, Long> end = c.endOffsets(parts);
             long deadline = System.currentTimeMillis() + 20_000;
-            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.currentTimeMillis() < deadline) {
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                if (System.currentTimeMillis() >= deadline) { // not a partial read passed off as the whole topic
+                    Map<TopicPartition, Long> at = new LinkedHashMap<>();
+                    parts.forEach(tp -> at.put(tp, c.position(tp)));
+                    throw new AssertionError("reading " + topic + " did not reach its end within 20 s: position " + at
+                        + ", end " + end + " (" + out.size() + " records read)");
+                }
                 c.poll(Duration.ofMillis(200)).forEach(out::add);
             }
         }

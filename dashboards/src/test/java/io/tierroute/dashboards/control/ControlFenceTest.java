@@ -169,7 +169,9 @@ class ControlFenceTest {
             assertThat(reader.awaitReady(Duration.ofSeconds(30))).isTrue();
             long start = System.nanoTime();
             assertThat(writer.pin("default", 1, "alice", "rollback while the job hangs").sequence()).isEqualTo(1);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            // A pin that waited for the job's open transaction would fail above (the history cannot read past it), so
+            // this bound only says the pin finished: 30 s, not the writer's 10 s Kafka timeout, for a loaded machine.
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
             job.abortTransaction();
         }
     }

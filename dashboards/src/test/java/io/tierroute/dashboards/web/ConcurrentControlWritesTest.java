@@ -95,7 +95,7 @@ class ConcurrentControlWritesTest {
     private static String fenceHolder(Admin admin) throws Exception {
         try {
             TransactionDescription d = admin.describeTransactions(List.of(SCOPE_TXN)).description(SCOPE_TXN)
-                    .get(10, TimeUnit.SECONDS);
+                    .get(30, TimeUnit.SECONDS);
             return d.producerId() + "/" + d.producerEpoch();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TransactionalIdNotFoundException) {
@@ -161,8 +161,9 @@ class ConcurrentControlWritesTest {
                     HttpResponse.BodyHandlers.ofString());
             awaitFenceOpened(admin, before);
 
+            // The test's own Kafka calls: 30 s, not the writer's 10 s, which a loaded machine may come close to.
             try (ControlFence cli = ControlFence.open(Broker.bootstrap(), new Properties(), "default",
-                    Duration.ofSeconds(10), "cli")) {
+                    Duration.ofSeconds(30), "cli")) {
                 other.abortTransaction();
                 HttpResponse<String> lost = dashboardPin.get(60, TimeUnit.SECONDS);
                 assertThat(lost.statusCode()).as(lost.body()).isEqualTo(409);
@@ -171,7 +172,7 @@ class ConcurrentControlWritesTest {
                         .contains("nothing was written");
 
                 long seen = ControlFence.lastSequence(Broker.bootstrap(), new Properties(), "default",
-                        Duration.ofSeconds(10));
+                        Duration.ofSeconds(30));
                 assertThat(seen).as("the fenced write left nothing behind").isZero();
                 cli.commit(SnapshotControl.newBuilder().setScope("default").setAction(ControlAction.PIN).setVersion(1L)
                         .setActor("cli").setReason("from the CLI").setTimestampMs(1L).setSequence(seen + 1).build());

@@ -76,7 +76,9 @@ class ControlWriteKafkaOutageTest {
                     assertThat(noticed.statusCode()).as(noticed.body()).isEqualTo(503);
                     assertThat(error(noticed)).startsWith("Kafka is unreachable (no connection to Kafka at " + bootstrap
                             + " since ").endsWith("; nothing was written: retry once Kafka answers");
-                    assertThat(tookMs).as("refused at once, not after a Kafka timeout").isLessThan(3000);
+                    // Refused before any Kafka call; one that made it would wait the write's Kafka timeout, 10 s:
+                    // the bound sits between, with room for a loaded machine.
+                    assertThat(tookMs).as("refused at once, not after a Kafka timeout").isLessThan(7_000);
                 } finally {
                     signal("CONT", pid);
                 }

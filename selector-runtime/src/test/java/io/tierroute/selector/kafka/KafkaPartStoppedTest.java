@@ -24,17 +24,16 @@ import io.tierroute.selector.sync.NumberedMessage;
 import io.tierroute.selector.sync.NumberingTransport;
 import io.tierroute.selector.sync.ReplicaSync;
 import io.tierroute.selector.sync.direct.DirectPath;
+import io.tierroute.selector.sync.direct.UdpPorts;
 import io.tierroute.selector.sync.wire.ReplicaSyncWire;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.channels.DatagramChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -122,13 +121,6 @@ class KafkaPartStoppedTest {
         return new Selector(c.selector(), index, writer, new ParameterStore(ParameterSet.defaults(2)), nanoClock);
     }
 
-    private static KafkaSettings.HostPort freeUdpPort() throws Exception {
-        try (DatagramChannel c = DatagramChannel.open()) {
-            c.bind(new InetSocketAddress("127.0.0.1", 0));
-            return new KafkaSettings.HostPort("127.0.0.1", ((InetSocketAddress) c.getLocalAddress()).getPort());
-        }
-    }
-
     private static RunPrefixIndex index() {
         return RunPrefixIndex.builder().workers(2).maxBlocks(1000).build();
     }
@@ -197,8 +189,9 @@ class KafkaPartStoppedTest {
      */
     @Test
     void anErrorStopsTheDirectPathsReceiverAndHealthzSaysSo() throws Exception {
-        KafkaSettings.HostPort pa = freeUdpPort();
-        KafkaSettings.HostPort pb = freeUdpPort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        KafkaSettings.HostPort pa = new KafkaSettings.HostPort("127.0.0.1", ports[0]);
+        KafkaSettings.HostPort pb = new KafkaSettings.HostPort("127.0.0.1", ports[1]);
         String keyEnv = "TEST_REPLICA_KEY";
         String key = "k".repeat(40);
         AtomicBoolean boom = new AtomicBoolean();

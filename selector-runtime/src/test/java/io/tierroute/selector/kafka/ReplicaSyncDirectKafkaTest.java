@@ -5,6 +5,7 @@ import io.tierroute.selector.config.KafkaSettings.HostPort;
 import io.tierroute.selector.scheduling.RouteRequest;
 import io.tierroute.selector.scheduling.Selector;
 import io.tierroute.selector.sequences.RequestEvent;
+import io.tierroute.selector.sync.direct.UdpPorts;
 import io.tierroute.selector.sync.wire.ReplicaSyncInbound.Outcome;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,8 +66,9 @@ class ReplicaSyncDirectKafkaTest {
 
     @Test
     void admissionsComeByDatagramAndKafkasLaterCopiesAreDroppedNotTakenForANewRequest() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         Selector a = selector();
         Selector b = selector();
         try (ReplicaSyncLink la = ReplicaSyncLink.start(settings("a", pa, List.of(pa, pb)), a, HEARD, ENV::get);

@@ -123,8 +123,9 @@ class DirectPathStopTest {
      */
     @Test
     void closeFromAnInterruptedThreadWaitsForABusyReceiver() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         Replica a = replica("a", pa, pb, System::nanoTime);
         Replica b = replica("b", pb, pa, System::nanoTime);
         Thread receiver = thread(b.path(), "receiver");
@@ -206,8 +207,9 @@ class DirectPathStopTest {
     /** An Error while applying a datagram ends the receiving thread for good, and the path says why. */
     @Test
     void anErrorStopsTheReceiverForGoodAndThePathSaysSo() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         AtomicBoolean boom = new AtomicBoolean();
         Replica a = replica("a", pa, pb, System::nanoTime);
         Replica b = replica("b", pb, pa, () -> {

@@ -101,8 +101,9 @@ class DirectPathTest {
 
     @Test
     void eachReplicaHearsTheOthersAdmissionsAndEventsByDatagram() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         // One list for both, each in it: a replica skips its own datagrams.
         Replica a = replica("replica-a", pa, List.of(pa, pb), KEY);
         Replica b = replica("replica-b", pb, List.of(pa, pb), KEY);
@@ -139,8 +140,9 @@ class DirectPathTest {
 
     @Test
     void datagramsSignedWithAnotherKeyAreRefusedUnread() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         Replica a = replica("replica-a", pa, List.of(pb), KEY);
         Replica b = replica("replica-b", pb, List.of(pa), "another key, also long enough to be used");
         a.selector().route(request("r1", 1024)).get();
@@ -157,8 +159,9 @@ class DirectPathTest {
 
     @Test
     void aPeerThatDoesNotResolveIsCountedAndTheOthersStillHear() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         Replica a = replicaTo("replica-a", pa, List.of(new HostPort("no-such-replica.invalid", 7411),
                 new HostPort("127.0.0.1", pb)), KEY);
         Replica b = replica("replica-b", pb, List.of(pa), KEY);
@@ -174,8 +177,9 @@ class DirectPathTest {
      */
     @Test
     void aReplayedDatagramIsDroppedAsACopy() throws Exception {
-        int pa = freePort();
-        int pb = freePort();
+        int[] ports = UdpPorts.free(2); // distinct: each replica binds its own
+        int pa = ports[0];
+        int pb = ports[1];
         try (DatagramChannel sniffer = DatagramChannel.open()) {
             sniffer.bind(new InetSocketAddress("127.0.0.1", 0));
             int ps = ((InetSocketAddress) sniffer.getLocalAddress()).getPort();
