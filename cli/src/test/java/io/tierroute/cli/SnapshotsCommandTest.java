@@ -43,6 +43,9 @@ class SnapshotsCommandTest {
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 1).setQuantileModel(forest)
                     .setQuantileModelVersion(1L).build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 2).setQuantileModelVersion(1L).build());
+            // stamped with a control sequence whose record is not on the control topic (deleted, the topic recreated)
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 1).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 2).setControlSequence(3).build());
             // text from the topic with escape sequences in it: a worker's name reaches a reason (rho[<worker>/<tier>])
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 1).setProducer("fitter\u001b[31m").build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)

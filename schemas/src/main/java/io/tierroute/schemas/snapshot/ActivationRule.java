@@ -23,16 +23,51 @@ import java.util.TreeMap;
  *       rejected. No fitted snapshot can slip past a pin, because nothing else is considered.</li>
  *   <li>scope unpinned by an UNPIN with sequence s that names the version that was pinned (p): the
  *       highest accepted version whose {@code controlSequence >= s} (a snapshot the job produced
- *       after it saw the unpin), else p. A version superseded by a rollback is never reactivated.</li>
+ *       after it saw the unpin), else p. A version superseded by a rollback is never reactivated.
+ *       When p is not known (gone, or the UNPIN names none): the highest accepted version, once the
+ *       reader has read both topics through (below).</li>
  *   <li>no control record: the highest accepted version.</li>
  * </ul>
+ * (Accepted: not held back for its control record, below.)
  *
  * Control records with a sequence not greater than the last applied one of their scope are
  * ignored (the topic is single-writer ordered per scope). Not thread-safe: one reader feeds it.
+ *
+ * <p><b>Not only the final state: every state on the way.</b> Each snapshot carries the control sequence the job had
+ * applied when it published it, and the job applied that control record before it published the snapshot, so the
+ * record was on the control topic first. A reader that has read the snapshot but not yet that record (the two topics
+ * are fetched independently; a control fetch can stall) does not know what the job knew: the snapshot may have been
+ * fitted while a PIN held. So an accepted snapshot whose {@code controlSequence} is above its scope's last applied
+ * sequence is <em>held back</em>: not eligible until the reader has applied a control record of that sequence or a
+ * later one (then the rule above decides), never dropped. Likewise an UNPIN whose named version the reader has not
+ * read (or that names none) activates nothing until that version is read: the newest accepted version read so far may
+ * be one that was never active. So at every point of any read order the active version is one the scope had active at
+ * some point in the job's own order (or none yet: a selector keeps what it serves), and once both topics are read the
+ * answer is the one of every other reader.
+ *
+ * <p><b>Records that are gone.</b> A snapshot's control record can be missing for good: the control topic deleted or
+ * recreated while the params topic kept its snapshots, its records deleted ({@code kafka-delete-records}, a tombstone),
+ * a transaction that never committed, a record no reader can decode; the name an UNPIN gives can be a version deleted
+ * since. Waiting for it would hold the scope back for ever (no active version at all, in every scope whose snapshots
+ * carry the lost sequence). A reader therefore tells the rule when it has read both topics <em>through</em>: to end
+ * offsets it fetched after the records counted in a {@link #readMark() mark} were read, hence after they were
+ * published, hence after every record they depend on was. What was read before the mark and still waits depends on a
+ * record that is not on the topics: it is released ({@link #readThrough}): a held-back snapshot is eligible as if its
+ * control record had been read (the answer every reader gave before this hold-back existed, and the one every reader
+ * that reads the topics as they now are gives), and an UNPIN without a readable named version falls back to the newest
+ * accepted version. Readers that follow the topics drive this with {@link ReadThrough}; one-shot readers do one such
+ * round at their end when {@link #waitsForReadThrough()}. The fitting job's own history is complete by construction
+ * (it stamps what it applied): it reads through at once.
+ *
+ * <p>Memory: one small entry per accepted version of every scope.
  */
 public final class ActivationRule {
 
     private final Map<String, ScopeState> scopes = new HashMap<>();
+    /** Records fed so far (snapshots and control records, applied or not): what {@link #readMark()} returns. */
+    private long reads;
+    /** The mark of the last {@link #readThrough}: what was read up to it waits for nothing that is on the topics. */
+    private long readThrough;
 
     /** Records a snapshot read from the params topic. */
     public void onSnapshot(ParameterSnapshot snapshot) {
@@ -41,14 +76,21 @@ public final class ActivationRule {
 
     /** Records a snapshot by its identifying fields. */
     public void onSnapshot(String scope, long version, SnapshotStatus status, long controlSequence) {
+        long read = ++reads;
         if (version > ControlRecordCheck.MAX_VERSION) {
             return; // no job publishes it (its start-up read skips it): made active here, it would outrank them all
         }
         ScopeState state = scopes.computeIfAbsent(scope, s -> new ScopeState());
         if (status == SnapshotStatus.ACCEPTED) {
             state.accepted.put(version, controlSequence);
+            if (controlSequence > state.sequence()) {
+                state.heldBack.put(version, read); // fitted under a control record this reader has not seen yet
+            } else {
+                state.heldBack.remove(version);
+            }
         } else {
             state.accepted.remove(version); // a rejected (or unvalidated) version is never active
+            state.heldBack.remove(version);
         }
     }
 
@@ -57,6 +99,7 @@ public final class ActivationRule {
      * ({@link ControlRecordCheck}) or its sequence is not greater than the last applied one of its scope.
      */
     public boolean onControl(SnapshotControl control) {
+        long read = ++reads;
         if (ControlRecordCheck.problem(control) != null) {
             return false; // the job dead-letters it: applying it here would let readers disagree
         }
@@ -65,6 +108,9 @@ public final class ActivationRule {
             return false;
         }
         state.control = control;
+        state.controlRead = read;
+        long sequence = control.getSequence();
+        state.heldBack.keySet().removeIf(v -> state.accepted.get(v) <= sequence); // the record they waited for
         return true;
     }
 
@@ -76,21 +122,24 @@ public final class ActivationRule {
         }
         SnapshotControl control = state.control;
         if (control == null) {
-            return state.accepted.isEmpty() ? OptionalLong.empty() : OptionalLong.of(state.accepted.lastKey());
+            return state.highestEligible(Long.MAX_VALUE);
         }
         Long named = control.getVersion();
         if (control.getAction() == ControlAction.PIN) {
             return named != null && isKnownUsable(state, named) ? OptionalLong.of(named) : OptionalLong.empty();
         }
         for (Map.Entry<Long, Long> e : state.accepted.descendingMap().entrySet()) {
-            if (e.getValue() >= control.getSequence()) {
+            if (e.getValue() >= control.getSequence() && !state.heldBack.containsKey(e.getKey())) {
                 return OptionalLong.of(e.getKey());
             }
         }
         if (named != null && isKnownUsable(state, named)) {
             return OptionalLong.of(named);
         }
-        return state.accepted.isEmpty() ? OptionalLong.empty() : OptionalLong.of(state.accepted.lastKey());
+        if (state.controlRead > readThrough) {
+            return OptionalLong.empty(); // the version it names may not be read yet: what is newest now may never have been active
+        }
+        return state.highestEligible(Long.MAX_VALUE); // the version it names is gone (or it named none)
     }
 
     /** The highest accepted version of {@code scope} below {@code below}, if any. */
@@ -121,6 +170,52 @@ public final class ActivationRule {
         return scopes.keySet();
     }
 
+    // ---- reading through ----
+
+    /** A mark of every record fed so far, for {@link #readThrough}. */
+    public long readMark() {
+        return reads;
+    }
+
+    /**
+     * Whether something read waits for a record that may still come: an accepted snapshot held back for its control
+     * record, or an applied UNPIN whose named version is not read (or that names none). A reader that sees this reads
+     * both topics through ({@link ReadThrough}) and says so with {@link #readThrough}.
+     */
+    public boolean waitsForReadThrough() {
+        for (ScopeState state : scopes.values()) {
+            if (!state.heldBack.isEmpty() || waitsForNamedVersion(state)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The reader has read both topics up to end offsets it fetched after it took {@code mark} ({@link #readMark()}), so
+     * every record that the records read before the mark depend on, if it is still on the topics, has been read. What
+     * still waits of those is released (see the class documentation, "Records that are gone"). Returns whether anything
+     * was released (the active version of a scope may have changed).
+     */
+    public boolean readThrough(long mark) {
+        if (mark <= readThrough) {
+            return false;
+        }
+        boolean released = false;
+        for (ScopeState state : scopes.values()) {
+            released |= waitsForNamedVersion(state) && state.controlRead <= mark;
+            released |= state.heldBack.values().removeIf(read -> read <= mark);
+        }
+        readThrough = mark;
+        return released;
+    }
+
+    private boolean waitsForNamedVersion(ScopeState state) {
+        SnapshotControl c = state.control;
+        return c != null && c.getAction() == ControlAction.UNPIN && state.controlRead > readThrough
+                && (c.getVersion() == null || !isKnownUsable(state, c.getVersion()));
+    }
+
     private static boolean isKnownUsable(ScopeState state, long version) {
         return state.accepted.containsKey(version);
     }
@@ -128,6 +223,24 @@ public final class ActivationRule {
     private static final class ScopeState {
         /** Accepted versions → the control sequence their job had applied. */
         final NavigableMap<Long, Long> accepted = new TreeMap<>();
+        /** Accepted versions held back for their control record → when they were read (see {@link #readMark}). */
+        final NavigableMap<Long, Long> heldBack = new TreeMap<>();
         SnapshotControl control;
+        /** When {@link #control} was read. */
+        long controlRead;
+
+        long sequence() {
+            return control == null ? 0 : control.getSequence();
+        }
+
+        /** The highest accepted version below {@code below} that is not held back. */
+        OptionalLong highestEligible(long below) {
+            for (Long v = accepted.lowerKey(below); v != null; v = accepted.lowerKey(v)) {
+                if (!heldBack.containsKey(v)) {
+                    return OptionalLong.of(v);
+                }
+            }
+            return OptionalLong.empty();
+        }
     }
 }

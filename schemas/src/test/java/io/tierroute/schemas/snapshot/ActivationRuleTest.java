@@ -7,9 +7,11 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
+import java.util.Set;
 
 import static io.tierroute.schemas.avro.SnapshotStatus.ACCEPTED;
 import static io.tierroute.schemas.avro.SnapshotStatus.REJECTED;
@@ -168,6 +170,185 @@ class ActivationRuleTest {
             }
             order.forEach(Runnable::run);
             assertThat(fresh.activeVersion("s")).as("trial %d", trial).isEqualTo(OptionalLong.of(5));
+        }
+    }
+
+    /**
+     * Defect 1 (audit): a snapshot stamped with a control sequence the reader has not seen was made active before the
+     * control record that the job had applied when it published it. Versions 1–12 accepted (11 and 12 published after
+     * the unpin, stamped 2); then v13 is published under PIN 7 (sequence 3), and this reader reads v13 first.
+     */
+    @Test
+    void aSnapshotStampedWithAControlSequenceNotSeenYetWaitsForThatControlRecord() {
+        for (long v = 1; v <= 10; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, v <= 4 ? 0 : 1);
+        }
+        rule.onSnapshot("default", 11, ACCEPTED, 2);
+        rule.onSnapshot("default", 12, ACCEPTED, 2);
+        rule.onControl(control(ControlAction.PIN, 5L, 1));
+        rule.onControl(control(ControlAction.UNPIN, 5L, 2));
+        assertThat(rule.activeVersion("default")).hasValue(12);
+
+        rule.onSnapshot("default", 13, ACCEPTED, 3); // fitted while PIN 7 (sequence 3) held
+        assertThat(rule.activeVersion("default")).as("v13 waits for control sequence 3").hasValue(12);
+        rule.onControl(control(ControlAction.PIN, 7L, 3));
+        assertThat(rule.activeVersion("default")).hasValue(7);
+    }
+
+    /** The same before the scope's first control record: v11, fitted under the first PIN, is not live before it. */
+    @Test
+    void aSnapshotStampedBeforeTheFirstControlRecordIsReadWaitsForIt() {
+        for (long v = 1; v <= 10; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        rule.onSnapshot("default", 11, ACCEPTED, 1);
+        assertThat(rule.activeVersion("default")).hasValue(10);
+        rule.onControl(control(ControlAction.PIN, 4L, 1));
+        assertThat(rule.activeVersion("default")).hasValue(4);
+    }
+
+    /**
+     * A control record that is gone for good (the control topic recreated, its records deleted) while snapshots still
+     * carry its sequence: held back until the reader has read both topics through, then released — the answer every
+     * reader gave before, and not a scope held back for ever.
+     */
+    @Test
+    void aSnapshotWhoseControlRecordIsGoneIsReleasedOnceTheTopicsAreReadThrough() {
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        rule.onSnapshot("default", 2, ACCEPTED, 3);
+        assertThat(rule.activeVersion("default")).hasValue(1);
+        assertThat(rule.waitsForReadThrough()).isTrue();
+        long mark = rule.readMark();
+        rule.onSnapshot("default", 3, ACCEPTED, 4); // read after the mark: the round does not vouch for it
+        assertThat(rule.readThrough(mark)).isTrue();
+        assertThat(rule.activeVersion("default")).hasValue(2);
+        assertThat(rule.waitsForReadThrough()).isTrue();
+        assertThat(rule.readThrough(rule.readMark())).isTrue();
+        assertThat(rule.activeVersion("default")).hasValue(3);
+        assertThat(rule.waitsForReadThrough()).isFalse();
+        assertThat(rule.readThrough(rule.readMark())).as("nothing left to release").isFalse();
+        rule.onControl(control(ControlAction.PIN, 1L, 1)); // a control record written on the new topic
+        assertThat(rule.activeVersion("default")).hasValue(1);
+    }
+
+    /** The control record arriving during a round settles it as read: nothing is released past a pin. */
+    @Test
+    void aLateControlRecordReadDuringTheRoundIsApplied() {
+        rule.onSnapshot("default", 12, ACCEPTED, 0);
+        rule.onSnapshot("default", 13, ACCEPTED, 1);
+        long mark = rule.readMark();
+        rule.onControl(control(ControlAction.PIN, 12L, 1)); // within the end offsets fetched after the mark
+        assertThat(rule.readThrough(mark)).isFalse();
+        assertThat(rule.activeVersion("default")).hasValue(12);
+    }
+
+    /**
+     * An UNPIN naming a version this reader has not read yet: the newest accepted version read so far may never have
+     * been active (3 was fitted while 1 was pinned), so nothing new is active until the named version is read, or the
+     * topics are read through without it (deleted: the newest accepted version, as before).
+     */
+    @Test
+    void anUnpinWhoseVersionIsNotReadYetActivatesNothingNew() {
+        rule.onControl(control(ControlAction.PIN, 1L, 1));
+        rule.onControl(control(ControlAction.UNPIN, 1L, 2));
+        rule.onControl(control(ControlAction.PIN, 5L, 3));
+        rule.onControl(control(ControlAction.UNPIN, 5L, 4));
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        rule.onSnapshot("default", 2, ACCEPTED, 0);
+        rule.onSnapshot("default", 3, ACCEPTED, 1);
+        rule.onSnapshot("default", 4, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).isEmpty();
+        assertThat(rule.waitsForReadThrough()).isTrue();
+        rule.onSnapshot("default", 5, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).hasValue(5);
+        assertThat(rule.waitsForReadThrough()).isFalse();
+
+        ActivationRule gone = new ActivationRule();
+        gone.onSnapshot("default", 3, ACCEPTED, 1);
+        gone.onControl(control(ControlAction.UNPIN, 5L, 4));
+        assertThat(gone.activeVersion("default")).isEmpty();
+        assertThat(gone.readThrough(gone.readMark())).isTrue();
+        assertThat(gone.activeVersion("default")).hasValue(3);
+    }
+
+    /**
+     * The claim of the class for the path, not only the end: random histories in the job's order (snapshots stamped
+     * with the control sequence the job had applied, pins of published versions, unpins naming the pinned version),
+     * read in random interleavings of the two topics (each in its own order; also with only the last control record,
+     * as a topic compacted by scope keeps it): after every record the active version is one the job's own order had
+     * active at some point, or none; at the end it is the job's. And with the control records gone, every order ends on
+     * the same version once read through, and nothing waits any more.
+     */
+    @Test
+    void everyStateOnTheWayIsOneTheJobHadActive() {
+        Random random = new Random(11);
+        for (int history = 0; history < 300; history++) {
+            List<long[]> snapshots = new ArrayList<>(); // version, accepted (1/0), stamp
+            List<SnapshotControl> controls = new ArrayList<>();
+            ActivationRule job = new ActivationRule();
+            Set<Long> everActive = new HashSet<>();
+            List<Long> accepted = new ArrayList<>();
+            long sequence = 0;
+            Long pinned = null;
+            for (int step = 0; step < 40; step++) {
+                if (accepted.isEmpty() || random.nextInt(3) > 0) {
+                    long v = snapshots.size() + 1;
+                    boolean ok = random.nextInt(5) > 0;
+                    snapshots.add(new long[] {v, ok ? 1 : 0, sequence});
+                    job.onSnapshot("s", v, ok ? ACCEPTED : REJECTED, sequence);
+                    if (ok) {
+                        accepted.add(v);
+                    }
+                } else {
+                    sequence++;
+                    SnapshotControl c = pinned != null && random.nextBoolean()
+                            ? control("s", ControlAction.UNPIN, pinned, sequence)
+                            : control("s", ControlAction.PIN, accepted.get(random.nextInt(accepted.size())), sequence);
+                    pinned = c.getAction() == ControlAction.PIN ? c.getVersion() : null;
+                    controls.add(c);
+                    job.onControl(c);
+                }
+                job.activeVersion("s").ifPresent(everActive::add);
+            }
+            OptionalLong last = job.activeVersion("s");
+            List<SnapshotControl> lastOnly = controls.isEmpty() ? List.of() : List.of(controls.get(controls.size() - 1));
+            for (int order = 0; order < 20; order++) {
+                ActivationRule reader = new ActivationRule();
+                List<SnapshotControl> read = order % 4 == 3 ? lastOnly : controls;
+                int si = 0;
+                int ci = 0;
+                while (si < snapshots.size() || ci < read.size()) {
+                    if (ci == read.size() || (si < snapshots.size() && random.nextBoolean())) {
+                        long[] r = snapshots.get(si++);
+                        reader.onSnapshot("s", r[0], r[1] == 1 ? ACCEPTED : REJECTED, r[2]);
+                    } else {
+                        reader.onControl(read.get(ci++));
+                    }
+                    OptionalLong now = reader.activeVersion("s");
+                    if (now.isPresent()) {
+                        assertThat(everActive).as("history %d, order %d", history, order).contains(now.getAsLong());
+                    }
+                }
+                assertThat(reader.activeVersion("s")).as("history %d, order %d", history, order).isEqualTo(last);
+                assertThat(reader.waitsForReadThrough()).isFalse();
+            }
+            OptionalLong whenGone = OptionalLong.empty();
+            for (int order = 0; order < 5; order++) {
+                ActivationRule reader = new ActivationRule(); // the control topic is recreated empty
+                List<long[]> shuffled = new ArrayList<>(snapshots);
+                if (order > 0) {
+                    Collections.shuffle(shuffled, random); // a params topic copied back in any order
+                }
+                shuffled.forEach(r -> reader.onSnapshot("s", r[0], r[1] == 1 ? ACCEPTED : REJECTED, r[2]));
+                reader.readThrough(reader.readMark());
+                assertThat(reader.waitsForReadThrough()).isFalse();
+                if (order == 0) {
+                    whenGone = reader.activeVersion("s");
+                    assertThat(whenGone).as("the newest accepted version").isEqualTo(accepted.isEmpty()
+                            ? OptionalLong.empty() : OptionalLong.of(accepted.get(accepted.size() - 1)));
+                }
+                assertThat(reader.activeVersion("s")).isEqualTo(whenGone);
+            }
         }
     }
 
