@@ -14,6 +14,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -279,11 +280,17 @@ public final class SnapshotHistory implements ReadThrough.Subject {
     }
 
     /**
-     * The highest accepted version of {@code scope} below {@code below} on the params topic, from the rule (which knows
-     * every accepted version): the rollback target of a version pinned below the window is older than the window too.
+     * The version a rollback of {@code scope} pins ({@link ActivationRule#rollbackTarget}: the one active before the
+     * current one, never one an operator rolled back from), from the rule, which knows every accepted version and
+     * control record: the target of a version pinned below the window is older than the window too.
      */
-    public synchronized OptionalLong previousAccepted(String scope, long below) {
-        return rule.previousAccepted(scope, below);
+    public synchronized OptionalLong rollbackTarget(String scope) {
+        return rule.rollbackTarget(scope);
+    }
+
+    /** The versions of {@code scope} an operator rolled back from ({@link ActivationRule#rolledBackFrom}). */
+    public synchronized NavigableSet<Long> rolledBackFrom(String scope) {
+        return rule.rolledBackFrom(scope);
     }
 
     /** The reader has applied every params record below {@code position} (its consumer's position). */

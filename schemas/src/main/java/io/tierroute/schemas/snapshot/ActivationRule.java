@@ -5,13 +5,17 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Which snapshot version is active in each scope, decided only from what is on the params and
@@ -59,7 +63,14 @@ import java.util.TreeMap;
  * round at their end when {@link #waitsForReadThrough()}. The fitting job's own history is complete by construction
  * (it stamps what it applied): it reads through at once.
  *
- * <p>Memory: one small entry per accepted version of every scope.
+ * <p><b>Rollback target</b> ({@link #rollbackTarget}): the version that was active before the current one, from the
+ * scope's control records and the snapshots' stamps (what was active during each control record's reign), skipping
+ * every version an operator rolled back from (the version active when a PIN of an older one was applied, unless an
+ * operator pinned it again later). When the control records that would tell are gone (a topic written before
+ * 2026-12-02 keeps only each scope's last record), the newest accepted version below the active one that no known
+ * rollback moved away from.
+ *
+ * <p>Memory: one small entry per accepted version and one per control record of every scope.
  */
 public final class ActivationRule {
 
@@ -104,6 +115,8 @@ public final class ActivationRule {
             return false; // the job dead-letters it: applying it here would let readers disagree
         }
         ScopeState state = scopes.computeIfAbsent(control.getScope(), s -> new ScopeState());
+        // Kept whatever its order: a record read after a later one is still what its sequence meant (rollback target).
+        state.controls.putIfAbsent(control.getSequence(), new Known(control.getAction(), control.getVersion()));
         if (state.control != null && control.getSequence() <= state.control.getSequence()) {
             return false;
         }
@@ -142,11 +155,43 @@ public final class ActivationRule {
         return state.highestEligible(Long.MAX_VALUE); // the version it names is gone (or it named none)
     }
 
-    /** The highest accepted version of {@code scope} below {@code below}, if any. */
-    public OptionalLong previousAccepted(String scope, long below) {
+    /**
+     * The version a rollback of {@code scope} pins: the most recent version active before the current one that is older
+     * than it, still accepted, and not one an operator rolled back from ({@link #rolledBackFrom}); when the control
+     * records that tell what was active are not all there, the newest such accepted version below the active one.
+     * Empty when the scope has no active version or no such version.
+     */
+    public OptionalLong rollbackTarget(String scope) {
         ScopeState state = scopes.get(scope);
-        Long previous = state == null ? null : state.accepted.lowerKey(below);
-        return previous == null ? OptionalLong.empty() : OptionalLong.of(previous);
+        OptionalLong active = activeVersion(scope);
+        if (state == null || active.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long a = active.getAsLong();
+        History h = history(state);
+        for (int i = h.active().size() - 1; i >= 0; i--) {
+            long v = h.active().get(i);
+            if (v < a && !h.rolledBackFrom().contains(v) && isKnownUsable(state, v)) {
+                return OptionalLong.of(v);
+            }
+        }
+        for (long v = a; ; ) {
+            OptionalLong lower = state.highestEligible(v);
+            if (lower.isEmpty() || !h.rolledBackFrom().contains(lower.getAsLong())) {
+                return lower;
+            }
+            v = lower.getAsLong();
+        }
+    }
+
+    /**
+     * The versions of {@code scope} an operator rolled back from: each the version active when a PIN of an older
+     * version was applied (as far as the control records and the snapshots' stamps tell), unless a later PIN named it
+     * again. Ascending.
+     */
+    public NavigableSet<Long> rolledBackFrom(String scope) {
+        ScopeState state = scopes.get(scope);
+        return state == null ? new TreeSet<>() : history(state).rolledBackFrom();
     }
 
     /** The last applied control record of {@code scope}. */
@@ -216,15 +261,79 @@ public final class ActivationRule {
                 && (c.getVersion() == null || !isKnownUsable(state, c.getVersion()));
     }
 
+    // ---- what was active before ----
+
+    /** What was active in turn (oldest first, no repeats in a row) and the versions rolled back from. */
+    private record History(List<Long> active, NavigableSet<Long> rolledBackFrom) {}
+
+    /**
+     * The scope's versions active in turn as the control records and the stamps tell it, in the job's order: before any
+     * control record, each accepted version stamped 0 as it was published; under a PIN, its version; under an UNPIN,
+     * the version it names, then each accepted version stamped with its sequence. A stretch whose control record is not
+     * known (gone, or not read yet) adds nothing, and no rollback is inferred across it.
+     */
+    private static History history(ScopeState state) {
+        TreeMap<Long, List<Long>> byStamp = new TreeMap<>();
+        for (Map.Entry<Long, Long> e : state.accepted.entrySet()) {
+            if (!state.heldBack.containsKey(e.getKey())) {
+                byStamp.computeIfAbsent(e.getValue(), s -> new ArrayList<>()).add(e.getKey()); // ascending versions
+            }
+        }
+        List<Long> active = new ArrayList<>();
+        TreeSet<Long> rolledBackFrom = new TreeSet<>();
+        long lastFrom = -1; // the stretch (its sequence, 0 before any control) the last entry of active came from
+        TreeSet<Long> stretches = new TreeSet<>(byStamp.keySet());
+        stretches.add(0L);
+        stretches.addAll(state.controls.keySet());
+        for (long sequence : stretches) {
+            Known c = sequence == 0 ? null : state.controls.get(sequence);
+            if (sequence != 0 && c == null) {
+                continue; // stamped with a control record this reader does not have: what was active then is unknown
+            }
+            if (c != null && c.action() == ControlAction.PIN) {
+                long pinned = c.version();
+                if (lastFrom == sequence - 1 && !active.isEmpty() && pinned < last(active)) {
+                    rolledBackFrom.add(last(active)); // a pin of an older version: the one it moved away from
+                }
+                rolledBackFrom.remove(pinned); // an operator chose it again
+                lastFrom = append(active, pinned, sequence);
+                continue;
+            }
+            if (c != null && c.version() != null) {
+                lastFrom = append(active, c.version(), sequence); // an UNPIN leaves the version it names active
+            }
+            for (long v : byStamp.getOrDefault(sequence, List.of())) {
+                lastFrom = append(active, v, sequence);
+            }
+        }
+        return new History(active, rolledBackFrom);
+    }
+
+    private static long append(List<Long> active, long version, long from) {
+        if (active.isEmpty() || last(active) != version) {
+            active.add(version);
+        }
+        return from;
+    }
+
+    private static long last(List<Long> list) {
+        return list.get(list.size() - 1);
+    }
+
     private static boolean isKnownUsable(ScopeState state, long version) {
         return state.accepted.containsKey(version);
     }
+
+    /** A control record as the rollback target needs it. */
+    private record Known(ControlAction action, Long version) {}
 
     private static final class ScopeState {
         /** Accepted versions → the control sequence their job had applied. */
         final NavigableMap<Long, Long> accepted = new TreeMap<>();
         /** Accepted versions held back for their control record → when they were read (see {@link #readMark}). */
         final NavigableMap<Long, Long> heldBack = new TreeMap<>();
+        /** Every valid control record read, by sequence. */
+        final NavigableMap<Long, Known> controls = new TreeMap<>();
         SnapshotControl control;
         /** When {@link #control} was read. */
         long controlRead;

@@ -208,6 +208,94 @@ class ActivationRuleTest {
     }
 
     /**
+     * Defect 2 (audit): v10 bad, rolled back to 9 (PIN seq 1), unpinned (seq 2) leaving 9 active; the job publishes
+     * v11 (seq 2), active. A rollback from 11 must go back to 9, which was active before it, never to 10, the version
+     * rolled back from as bad.
+     */
+    @Test
+    void aRollbackNeverTargetsAVersionRolledBackFrom() {
+        for (long v = 1; v <= 10; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        rule.onControl(control(ControlAction.PIN, 9L, 1)); // rollback from 10
+        rule.onControl(control(ControlAction.UNPIN, 9L, 2));
+        rule.onSnapshot("default", 11, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).hasValue(11);
+        assertThat(rule.rollbackTarget("default")).hasValue(9);
+        assertThat(rule.rolledBackFrom("default")).containsExactly(10L);
+    }
+
+    /** Rolling back again from the version a rollback pinned goes further back, never forward to the bad one. */
+    @Test
+    void aSecondRollbackGoesFurtherBack() {
+        for (long v = 1; v <= 10; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        assertThat(rule.rollbackTarget("default")).hasValue(9);
+        rule.onControl(control(ControlAction.PIN, 9L, 1));
+        assertThat(rule.rollbackTarget("default")).hasValue(8);
+        rule.onControl(control(ControlAction.PIN, 8L, 2));
+        assertThat(rule.rollbackTarget("default")).hasValue(7);
+        assertThat(rule.rolledBackFrom("default")).containsExactly(9L, 10L);
+    }
+
+    /**
+     * The target is what was active before the current version, not the newest accepted below it: 4–6 were active
+     * before the rollback from 6 to 3, and 8 was fitted under a pin and never active.
+     */
+    @Test
+    void theRollbackTargetIsTheVersionActiveBeforeTheCurrentOne() {
+        for (long v = 1; v <= 6; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        rule.onControl(control(ControlAction.PIN, 3L, 1)); // rollback from 6 to 3 (4 and 5 are suspect too)
+        rule.onControl(control(ControlAction.UNPIN, 3L, 2));
+        rule.onSnapshot("default", 7, ACCEPTED, 2);
+        assertThat(rule.rollbackTarget("default")).hasValue(3);
+        rule.onControl(control(ControlAction.PIN, 7L, 3)); // held for an experiment
+        rule.onSnapshot("default", 8, ACCEPTED, 3); // fitted while pinned: never active
+        rule.onControl(control(ControlAction.UNPIN, 7L, 4));
+        rule.onSnapshot("default", 9, REJECTED, 4);
+        rule.onSnapshot("default", 10, ACCEPTED, 4);
+        assertThat(rule.activeVersion("default")).hasValue(10);
+        assertThat(rule.rollbackTarget("default")).as("7 was active before 10; 8 never was").hasValue(7);
+    }
+
+    /** An operator who pins a version rolled back from again has changed their mind: it can be a target again. */
+    @Test
+    void aVersionPinnedAgainAfterARollbackCanBeATargetAgain() {
+        for (long v = 1; v <= 10; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        rule.onControl(control(ControlAction.PIN, 9L, 1)); // from 10
+        rule.onControl(control(ControlAction.PIN, 10L, 2)); // 10 was fine after all
+        rule.onControl(control(ControlAction.UNPIN, 10L, 3));
+        rule.onSnapshot("default", 11, ACCEPTED, 3);
+        assertThat(rule.rolledBackFrom("default")).isEmpty();
+        assertThat(rule.rollbackTarget("default")).hasValue(10);
+    }
+
+    /**
+     * A topic written before 2026-12-02 keeps only each scope's last control record: what was active under the lost
+     * ones is unknown, so the target is the newest accepted version below the active one that no known rollback moved
+     * away from.
+     */
+    @Test
+    void withoutTheEarlierControlRecordsTheTargetIsTheNewestAcceptedBelow() {
+        for (long v = 1; v <= 5; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 1); // all fitted under a record that is gone
+        }
+        rule.onSnapshot("default", 6, ACCEPTED, 2);
+        rule.onSnapshot("default", 7, ACCEPTED, 3);
+        rule.onControl(control(ControlAction.UNPIN, 4L, 3)); // 1, 2 gone
+        assertThat(rule.activeVersion("default")).hasValue(7);
+        assertThat(rule.rollbackTarget("default")).as("4, named by the unpin, was active before 7").hasValue(4);
+        rule.onControl(control(ControlAction.PIN, 4L, 4));
+        assertThat(rule.rollbackTarget("default")).as("nothing known before 4 within the records").hasValue(3);
+        assertThat(rule.rolledBackFrom("default")).containsExactly(7L);
+    }
+
+    /**
      * A control record that is gone for good (the control topic recreated, its records deleted) while snapshots still
      * carry its sequence: held back until the reader has read both topics through, then released — the answer every
      * reader gave before, and not a scope held back for ever.
@@ -351,6 +439,64 @@ class ActivationRuleTest {
             }
         }
     }
+
+    /**
+     * The rollback target, from every reader that has read everything, whatever the order: the same, older than the
+     * active version, accepted, and never a version rolled back from (random histories of rollbacks, pins, unpins).
+     */
+    @Test
+    void theRollbackTargetDoesNotDependOnTheReadOrderAndNeverGoesToAVersionRolledBackFrom() {
+        Random random = new Random(5);
+        for (int history = 0; history < 300; history++) {
+            List<long[]> snapshots = new ArrayList<>();
+            List<SnapshotControl> controls = new ArrayList<>();
+            ActivationRule job = new ActivationRule();
+            Set<Long> rolledBackFrom = new HashSet<>();
+            long sequence = 0;
+            for (int step = 0; step < 40; step++) {
+                OptionalLong active = job.activeVersion("s");
+                int what = random.nextInt(6);
+                if (what == 0 && active.isPresent() && job.rollbackTarget("s").isPresent()) {
+                    long target = job.rollbackTarget("s").getAsLong();
+                    assertThat(target).isLessThan(active.getAsLong());
+                    assertThat(rolledBackFrom).as("history %d", history).doesNotContain(target);
+                    rolledBackFrom.add(active.getAsLong());
+                    rolledBackFrom.remove(target);
+                    SnapshotControl c = control("s", ControlAction.PIN, target, ++sequence);
+                    controls.add(c);
+                    job.onControl(c);
+                } else if (what == 1 && job.isPinned("s")) {
+                    SnapshotControl c = control("s", ControlAction.UNPIN, job.control("s").get().getVersion(),
+                            ++sequence);
+                    controls.add(c);
+                    job.onControl(c);
+                } else {
+                    long v = snapshots.size() + 1;
+                    boolean ok = random.nextInt(5) > 0;
+                    snapshots.add(new long[] {v, ok ? 1 : 0, sequence});
+                    job.onSnapshot("s", v, ok ? ACCEPTED : REJECTED, sequence);
+                }
+            }
+            assertThat(job.rolledBackFrom("s")).as("history %d", history).containsExactlyInAnyOrderElementsOf(
+                    rolledBackFrom);
+            OptionalLong target = job.rollbackTarget("s");
+            for (int order = 0; order < 10; order++) {
+                ActivationRule reader = new ActivationRule();
+                int si = 0;
+                int ci = 0;
+                while (si < snapshots.size() || ci < controls.size()) {
+                    if (ci == controls.size() || (si < snapshots.size() && random.nextBoolean())) {
+                        long[] r = snapshots.get(si++);
+                        reader.onSnapshot("s", r[0], r[1] == 1 ? ACCEPTED : REJECTED, r[2]);
+                    } else {
+                        reader.onControl(controls.get(ci++));
+                    }
+                }
+                assertThat(reader.rollbackTarget("s")).as("history %d, order %d", history, order).isEqualTo(target);
+            }
+        }
+    }
+
 
     private static void replay(ActivationRule target, int index) {
         long[][] rows = {{1, 0, 0}, {2, 0, 0}, {3, 0, 1}, {4, 1, 2}, {5, 0, 2}, {6, 0, 3}};
