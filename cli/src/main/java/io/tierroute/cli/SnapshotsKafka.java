@@ -11,6 +11,7 @@ import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.schemas.snapshot.ReadThrough;
 import io.tierroute.schemas.snapshot.SnapshotRetention;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -147,7 +148,7 @@ final class SnapshotsKafka {
         VersionsOnTopic onTopic = new VersionsOnTopic();
         Map<Long, ParameterSnapshot> kept = new HashMap<>();
         long[] bad = {0};
-        readBoth(pastOpenTransactions, r -> {
+        readBoth(pastOpenTransactions, history, r -> {
             if (r.topic().equals(Topics.CONTROL)) {
                 bad[0] += onControl(history, r) ? 0 : 1;
             } else if (r.value() == null) {
@@ -181,7 +182,7 @@ final class SnapshotsKafka {
      */
     Versions readVersions() {
         Versions all = new Versions(new TreeMap<>(), new ActivationRule(), new HashMap<>());
-        readBoth(false, r -> { // behind the fence missing newer records only keeps more
+        readBoth(false, ReadThrough.of(all.rule()), r -> { // behind the fence missing newer records only keeps more
             if (r.topic().equals(Topics.PARAMS) && !all.onParams(r)) {
                 Topics.ParamsKey k = Topics.ParamsKey.parse(r.key());
                 all.undecodable().merge(k == null ? "" : k.scope(), 1L, Long::sum);
@@ -236,9 +237,14 @@ final class SnapshotsKafka {
     /**
      * Reads both topics, committed records only, from the beginning to the committed end offsets they have now, or
      * with {@code pastOpenTransactions} to their end offsets including records of open transactions (see
-     * {@link #read(String, long, boolean)}).
+     * {@link #read(String, long, boolean)}). When the rule of {@code readers} then still holds something back for a
+     * record it has not read (a snapshot stamped with a control sequence whose record is gone, an UNPIN naming a
+     * deleted version: {@link io.tierroute.schemas.snapshot.ActivationRule}), one more round reads both topics on to the
+     * end offsets they have after that, and tells the rule: what still waits then is released, as every selector
+     * releases it, instead of being shown without an active version.
      */
-    private void readBoth(boolean pastOpenTransactions, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
+    private void readBoth(boolean pastOpenTransactions, ReadThrough.Subject readers,
+                          java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
         Properties p = base("tierroute-snapshots-cli");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -259,20 +265,13 @@ final class SnapshotsKafka {
             }
             c.assign(parts);
             c.seekToBeginning(parts);
-            Map<TopicPartition, Long> left = new HashMap<>(pastOpenTransactions ? uncommittedEnds(parts)
-                    : c.endOffsets(parts, timeout));
-            left.entrySet().removeIf(e -> e.getValue() == 0);
-            while (!left.isEmpty()) {
-                if (System.nanoTime() > deadline) {
-                    throw new Failure("could not read " + TOPICS + " to their end within " + timeout.toSeconds()
-                            + " s (still behind on " + left.keySet() + (pastOpenTransactions ? ", where an open "
-                            + "transaction of the fitting job may hold the committed end back" : "")
-                            + "); try a longer --timeout");
-                }
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    onRecord.accept(r);
-                }
-                left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+            readTo(c, pastOpenTransactions ? uncommittedEnds(parts) : c.endOffsets(parts, timeout), deadline,
+                    pastOpenTransactions, onRecord);
+            if (readers.waitsForReadThrough()) {
+                long mark = readers.readMark(); // every record read so far was published before the ends fetched now
+                readTo(c, pastOpenTransactions ? uncommittedEnds(parts) : c.endOffsets(parts, timeout), deadline,
+                        pastOpenTransactions, onRecord);
+                readers.readThrough(mark);
             }
         } catch (org.apache.kafka.common.errors.TimeoutException e) {
             throw unreachable(e);
@@ -284,6 +283,25 @@ final class SnapshotsKafka {
                     + e.getMessage() + "); it needs READ and DESCRIBE on both topics");
         } catch (KafkaException e) {
             throw new Failure("could not read " + TOPICS + " from " + bootstrap + ": " + KafkaClientErrors.describe(e));
+        }
+    }
+
+    /** Polls until the consumer's position reaches {@code ends} on every partition, each record to {@code onRecord}. */
+    private void readTo(KafkaConsumer<byte[], byte[]> c, Map<TopicPartition, Long> ends, long deadline,
+                        boolean pastOpenTransactions, java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
+        Map<TopicPartition, Long> left = new HashMap<>(ends);
+        left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
+        while (!left.isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                throw new Failure("could not read " + TOPICS + " to their end within " + timeout.toSeconds()
+                        + " s (still behind on " + left.keySet() + (pastOpenTransactions ? ", where an open "
+                        + "transaction of the fitting job may hold the committed end back" : "")
+                        + "); try a longer --timeout");
+            }
+            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                onRecord.accept(r);
+            }
+            left.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
         }
     }
 

@@ -27,11 +27,12 @@ import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
         exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
         description = {"Delete old versions of a scope from tierroute.params (tombstones; the broker's compaction then "
                 + "drops them). Keeps the newest --keep versions and, older than those, every version a reader still "
-                + "needs: the active one, the one the last pin or unpin names, the rollback target (the newest accepted "
-                + "below the active) and the records carrying the forests of every kept version.",
-                "Only the active version's rollback target is held: after a trim, a second rollback goes to the newest "
-                        + "accepted version still on the topic. A scope with a record this CLI cannot decode is not "
-                        + "trimmed.",
+                + "needs: the active one, the one the last pin or unpin names, the rollback target (the version active "
+                + "before the active one, as 'snapshots rollback' picks it), the versions an operator rolled back from, "
+                + "and the records carrying the forests of every kept version.",
+                "Only the active version's rollback target is held: after a trim, a second rollback goes to the version "
+                        + "active before it that is still on the topic (else the newest accepted one below it). A scope "
+                        + "with a record this CLI cannot decode is not trimmed.",
                 "Run it from cron (deploy/k8s has a CronJob): the fitting job publishes a version every second by "
                         + "default. Needs WRITE on tierroute.params and on the scope's control transactional id (see "
                         + "'snapshots --help')."})

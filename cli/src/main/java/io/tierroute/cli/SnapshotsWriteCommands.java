@@ -236,7 +236,11 @@ final class SnapshotsWriteCommands {
 
     @Command(name = "rollback", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
-            description = {"Roll back: pin the scope to the newest ACCEPTED version below the active one.",
+            description = {"Roll back: pin the scope to the version that was active before the active one (older "
+                    + "than it and ACCEPTED), never to a version an operator rolled back from: after a rollback, an "
+                    + "unpin and a newer fit, it goes back to the version rolled back to, not to the bad one. Where the "
+                    + "control records that tell are gone, the newest ACCEPTED version below the active one that was "
+                    + "not rolled back from. Rolling back again goes further back.",
                     "Needs the operator's credentials where the deployment configures them (see 'snapshots --help')."})
     static final class Rollback extends Write {
         @Option(names = "--from", paramLabel = "VERSION",
@@ -270,10 +274,11 @@ final class SnapshotsWriteCommands {
                         ? " (rolled back or pinned meanwhile?)" : "; the scope has no version " + from)
                         + ". Nothing was written.");
             }
-            OptionalLong prev = h.previousAccepted(s.scope(), s.activeVersion());
+            OptionalLong prev = h.rollbackTarget(s.scope());
             if (prev.isEmpty()) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no accepted version below "
-                        + "the active version " + s.activeVersion() + ". Nothing was written.");
+                        + "the active version " + s.activeVersion() + " that was not rolled back from. Nothing was "
+                        + "written.");
             }
             return new Target(ControlAction.PIN, prev.getAsLong(), "rollback of scope '" + s.scope() + "' from "
                     + s.activeVersion() + " to version " + prev.getAsLong());

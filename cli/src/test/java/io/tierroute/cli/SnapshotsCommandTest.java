@@ -35,7 +35,7 @@ class SnapshotsCommandTest {
         SnapshotsFixtures.createTopics(kafka);
         try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(), new java.util.Properties())) {
             for (String scope : List.of("list", "show", "diff", "pin", "rejected", "rollback", "unconfirmed",
-                    "exhausted")) {
+                    "exhausted", "rolled-back-from")) {
                 SnapshotsFixtures.publishHistory(p, scope);
             }
             // a forest carried by version 1 and named by version 2, as the job publishes them
@@ -43,6 +43,9 @@ class SnapshotsCommandTest {
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 1).setQuantileModel(forest)
                     .setQuantileModelVersion(1L).build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest", 2).setQuantileModelVersion(1L).build());
+            // stamped with a control sequence whose record is not on the control topic (deleted, the topic recreated)
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 1).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 2).setControlSequence(3).build());
             // text from the topic with escape sequences in it: a worker's name reaches a reason (rho[<worker>/<tier>])
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 1).setProducer("fitter\u001b[31m").build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)
@@ -241,6 +244,41 @@ class SnapshotsCommandTest {
                 .isEqualTo(1);
         assertThat(err.toString()).contains("is active, not --from 999999; the scope has no version 999999. Nothing "
                 + "was written.").doesNotContain("meanwhile");
+    }
+
+    /**
+     * v3 is bad: a rollback pins 2, an unpin leaves 2 active, and the job publishes v5 (stamped with the unpin's
+     * sequence), active. A rollback from 5 goes back to 2, the version active before it, never to 3, the one rolled back
+     * from as bad (which is what "the newest accepted version below the active one" picked).
+     */
+    @Test
+    void aRollbackAfterAnUnpinGoesToTheVersionActiveBeforeNotToTheOneRolledBackFrom() throws Exception {
+        String scope = "rolled-back-from";
+        assertThat(run("snapshots", "rollback", "--scope", scope, "--from", "3", "--reason", "v3 is bad"))
+                .as(err.toString()).isZero();
+        assertThat(run("snapshots", "unpin", "--scope", scope, "--reason", "fit fixed")).as(err.toString()).isZero();
+        try (KafkaProducer<byte[], byte[]> p = SnapshotsFixtures.producer(kafka.bootstrapServers(),
+                new java.util.Properties())) {
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted(scope, 5).setControlSequence(2).build());
+        }
+        assertThat(SnapshotsFixtures.activeVersion(kafka.bootstrapServers(), new java.util.Properties(), scope))
+                .isEqualTo(5);
+
+        assertThat(run("snapshots", "rollback", "--scope", scope, "--from", "5", "--reason", "v5 is bad too"))
+                .as(err.toString()).isZero();
+
+        assertThat(out.toString()).contains("rollback of scope '" + scope + "' from 5 to version 2")
+                .contains("active version 5 -> 2, pinned to 2");
+    }
+
+    /**
+     * A snapshot stamped with a control sequence whose record is gone: the rule holds it back for that record only until
+     * the read has gone through both topics once more; then it counts, as in every selector (not "active none").
+     */
+    @Test
+    void aSnapshotWhoseControlRecordIsGoneCountsOnceBothTopicsAreReadThrough() {
+        assertThat(run("snapshots", "list", "--scope", "control-gone")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("scope control-gone: 2 versions (versions 1..2), active 2, not pinned");
     }
 
     @Test

@@ -159,6 +159,7 @@ final class SnapshotsFixtures {
         ActivationRule rule = new ActivationRule();
         readAll(bootstrap, creds, Topics.PARAMS, r -> rule.onSnapshot(Codecs.PARAMETER_SNAPSHOT.decode(r.value())));
         readAll(bootstrap, creds, Topics.CONTROL, r -> rule.onControl(Codecs.SNAPSHOT_CONTROL.decode(r.value())));
+        rule.readThrough(rule.readMark()); // both topics read to their ends
         return rule.activeVersion(scope).orElse(-1);
     }
 }

@@ -134,10 +134,12 @@ class SnapshotsTrimTest {
         assertThat(run("snapshots", "rollback", "--scope", "pinned", "--reason", "again")).as(err.toString()).isZero();
         assertThat(out.toString()).contains("rollback of scope 'pinned' from 7 to version 6");
 
-        // A second trim: the pin moved to 6, so 7 is no longer held; 6's rollback target is now 1 (2–5 are gone), which
-        // stays anyway as a forest carrier.
+        // A second trim: the pin moved to 6, so 7 is no longer held as pinned, but as the version this rollback moved
+        // away from (a version rolled back from stays readable, and never becomes a rollback target); 6's rollback
+        // target is now 1 (2–5 are gone), which stays anyway as a forest carrier.
         assertThat(run("snapshots", "trim", "--scope", "pinned", "--keep", "1000")).as(err.toString()).isZero();
-        assertThat(out.toString()).contains("deleting 1 version: 7").contains("holding 6: active, pinned");
+        assertThat(out.toString()).contains("holding 7: rolled back from").contains("holding 6: active, pinned")
+                .contains("holding 1: rollback target").contains("nothing to delete");
     }
 
     /**

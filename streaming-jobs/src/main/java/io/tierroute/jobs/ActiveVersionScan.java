@@ -46,6 +46,24 @@ final class ActiveVersionScan {
         rule.onControl(c);
     }
 
+    /**
+     * Whether the rule holds something back for a record not read ({@link ActivationRule#waitsForReadThrough}): the
+     * reader then reads both topics on to their ends once more and calls {@link #readThrough}.
+     */
+    boolean waitsForReadThrough() {
+        return rule.waitsForReadThrough();
+    }
+
+    /** {@link ActivationRule#readMark()}. */
+    long readMark() {
+        return rule.readMark();
+    }
+
+    /** {@link ActivationRule#readThrough(long)}: both topics were read to ends fetched after {@code mark}. */
+    void readThrough(long mark) {
+        rule.readThrough(mark);
+    }
+
     /** Per scope with an active version, where its record is. */
     Map<String, Where> activeRecords() {
         Map<String, Where> out = new HashMap<>();

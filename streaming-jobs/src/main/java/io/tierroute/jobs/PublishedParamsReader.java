@@ -54,13 +54,22 @@ final class PublishedParamsReader {
         }
         List<TopicPartition> all = new ArrayList<>(params);
         all.addAll(partitions(Topics.CONTROL)); // none yet: no scope is pinned
-        readToEnd(all, r -> {
+        Consumer<ConsumerRecord<byte[], byte[]>> onRecord = r -> {
             if (r.topic().equals(Topics.PARAMS)) {
                 onParams(r);
             } else {
                 onControl(r);
             }
-        });
+        };
+        readToEnd(all, onRecord);
+        if (scan.waitsForReadThrough()) {
+            // A snapshot stamped with a control sequence whose record is not on the control topic (gone: deleted, the
+            // topic recreated), or an UNPIN naming a deleted version: read on to the ends the topics have now, after
+            // which the rule releases what still waits, as every selector does.
+            long mark = scan.readMark();
+            readOn(all, onRecord);
+            scan.readThrough(mark);
+        }
         if (undecodable > 0) {
             LOG.warn("{} record(s) of {} and {} could not be decoded and were skipped, as every reader skips them",
                 undecodable, Topics.PARAMS, Topics.CONTROL);
@@ -113,6 +122,17 @@ final class PublishedParamsReader {
     private void readToEnd(List<TopicPartition> parts, Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
         consumer.assign(parts);
         consumer.seekToBeginning(parts);
+        end = consumer.endOffsets(parts);
+        while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            checkDeadline();
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                onRecord.accept(r);
+            }
+        }
+    }
+
+    /** Reads {@code parts} on from where the consumer is to their end offsets now, each record to {@code onRecord}. */
+    private void readOn(List<TopicPartition> parts, Consumer<ConsumerRecord<byte[], byte[]>> onRecord) {
         end = consumer.endOffsets(parts);
         while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
             checkDeadline();

@@ -109,6 +109,21 @@ class PublishedParamsReadTest {
     }
 
     /**
+     * Snapshots stamped with control sequences whose records are gone (the control topic recreated empty, its records
+     * deleted): the one pass ends with them held back for the record they name, and one more round over both topics
+     * releases them, so a start without state continues from the version every selector serves, not from nothing.
+     */
+    @Test
+    void aSnapshotWhoseControlRecordIsGoneIsActiveOnceBothTopicsAreReadThrough() {
+        ParameterSnapshot first = EarlierSnapshots.accepted("ctl-gone", 1, null, 2, 0.01);
+        ParameterSnapshot second = EarlierSnapshots.accepted("ctl-gone", 2, 1L, 3, 0.01);
+        second.setControlSequence(4); // PIN / UNPIN 1–4 are no longer on the control topic
+        kafka.send(List.of(EarlierSnapshots.record(first), EarlierSnapshots.record(second)));
+
+        assertThat(active(read(), "ctl-gone").getVersion()).isEqualTo(2);
+    }
+
+    /**
      * A key or tombstone naming version Long.MAX_VALUE (garbage under it, or nothing) and a decodable snapshot of that
      * version: the job's next version would overflow at every publish, a restart loop. Skipped: the sequence and the
      * active snapshot come from the others.

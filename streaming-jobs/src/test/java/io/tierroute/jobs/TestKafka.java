@@ -148,6 +148,7 @@ final class TestKafka implements AutoCloseable {
         ActivationRule rule = new ActivationRule();
         snapshots().forEach(rule::onSnapshot);
         readAll(Topics.CONTROL).forEach(r -> rule.onControl(Codecs.SNAPSHOT_CONTROL.decode(r.value())));
+        rule.readThrough(rule.readMark()); // both topics read to their ends
         return rule.activeVersion(scope);
     }
 

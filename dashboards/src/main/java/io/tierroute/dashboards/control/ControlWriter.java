@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * <ul>
  *   <li>pin: the version must be in the history and ACCEPTED (an unknown, rejected or unvalidated
  *       version is refused with the reason), and not the one the scope is pinned to already;</li>
- *   <li>rollback: pins the highest accepted version below the active one;</li>
+ *   <li>rollback: pins the version that was active before the active one, never one an operator rolled back from
+ *       ({@link SnapshotHistory#rollbackTarget}, as {@code tierroute snapshots rollback} picks it);</li>
  *   <li>unpin: names the pinned version (DESIGN.md §5: it stays active until the job publishes after
  *       seeing the unpin); refused when the scope is not pinned.</li>
  * </ul>
@@ -130,7 +131,8 @@ public final class ControlWriter implements AutoCloseable {
     }
 
     /**
-     * Pins the highest accepted version below the active one of {@code scope}. With {@code from} (the active
+     * Pins the version of {@code scope} that was active before the active one ({@link SnapshotHistory#rollbackTarget}:
+     * older than it, accepted, and never a version an operator rolled back from). With {@code from} (the active
      * version the operator saw) it is refused once another version is active: two operators who each roll back
      * the same bad snapshot move the scope back once, not twice.
      */
@@ -148,16 +150,16 @@ public final class ControlWriter implements AutoCloseable {
                         + ": version " + active.getAsLong() + " is active now" + (history.version(scope, from).isPresent()
                         ? " (rolled back or pinned meanwhile?)" : "; scope '" + scope + "' has no version " + from));
             }
-            OptionalLong previous = history.previousAccepted(scope, active.getAsLong());
+            OptionalLong previous = history.rollbackTarget(scope);
             if (previous.isEmpty()) {
                 throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': no accepted version "
-                        + "below the active version " + active.getAsLong());
+                        + "below the active version " + active.getAsLong() + " that was not rolled back from");
             }
             return new Decision(ControlAction.PIN, previous.getAsLong());
         });
     }
 
-    /** Pins the highest accepted version below whichever is active. */
+    /** Rolls back from whichever version is active ({@link #rollback(String, Long, String, String)}). */
     public Written rollback(String scope, String actor, String reason) {
         return rollback(scope, null, actor, reason);
     }

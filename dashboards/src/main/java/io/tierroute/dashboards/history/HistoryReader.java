@@ -7,6 +7,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.snapshot.ControlRecordCheck;
 import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.schemas.snapshot.ReadThrough;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -67,6 +68,11 @@ import java.util.regex.Pattern;
  * grown past the position: none of its records reaches the old history. Either way the reader
  * logs one WARN, counts it ({@link #historyResets()}, {@link #lastHistoryReset()}), says it in {@link #lastError()} until
  * it has caught up again, and at once starts a new session that re-reads both topics into the reset history.
+ *
+ * <p><b>Records read ahead of what they depend on.</b> While the history's rule holds a snapshot back for a control
+ * record not read yet (or an UNPIN for its named version), the reader reads both topics through ({@link ReadThrough}:
+ * end offsets fetched after it was read, its positions brought up to them), so that what depends on a record no longer
+ * on the topics is released rather than held back for ever, as in every selector.
  */
 public final class HistoryReader implements AutoCloseable {
 
@@ -85,6 +91,7 @@ public final class HistoryReader implements AutoCloseable {
     private final LongAdder records = new LongAdder();
     private final LongAdder historyResets = new LongAdder();
     private final HistoryIdentity identity;
+    private final ReadThrough<TopicPartition> readThrough = new ReadThrough<>(); // reader thread; reset per session
     private volatile String lastHistoryReset;
     private String historyGoneError;   // reader thread: the lastError saying the session's history is gone, or null
     private long retryBackoffMs = MIN_RETRY_BACKOFF_MS; // reader thread: the wait before the next session after an error
@@ -228,6 +235,7 @@ public final class HistoryReader implements AutoCloseable {
 
     private void session() {
         history.reset();
+        readThrough.reset();
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(props(), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             consumer = c;
@@ -285,12 +293,31 @@ public final class HistoryReader implements AutoCloseable {
                     }
                 }
             }
+            readThrough.afterPoll(history, () -> endOffsets(c), tp -> position(c, tp));
             if (!targets.isEmpty()) {
                 targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
                 if (targets.isEmpty()) {
                     caughtUp();
                 }
             }
+        }
+    }
+
+    /** The end offsets of every partition read, for a round of {@link ReadThrough}; null when Kafka does not answer. */
+    private static Map<TopicPartition, Long> endOffsets(KafkaConsumer<byte[], byte[]> c) {
+        try {
+            return c.endOffsets(c.assignment(), Duration.ofSeconds(2));
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            return null;
+        }
+    }
+
+    /** The consumer's position on {@code tp}, or -1 when it has none this round (a leader change, a reset). */
+    private static long position(KafkaConsumer<byte[], byte[]> c, TopicPartition tp) {
+        try {
+            return c.position(tp, Duration.ZERO);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            return -1;
         }
     }
 

@@ -6,6 +6,7 @@ import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ActivationRule;
 import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.schemas.snapshot.ReadThrough;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
@@ -32,8 +34,11 @@ import java.util.function.BiPredicate;
  * of the full snapshots); otherwise its record shows the carrier's forest summary. The rule itself keeps one
  * small entry per accepted version (see its documentation). A one-shot reader that is asked about particular versions
  * (the CLI's {@code snapshots show 12}) names them with {@code alsoKeep}: their records are kept below the window.
+ *
+ * <p>The rule may hold back a snapshot read ahead of its control record (see {@link ActivationRule}); its reader reads
+ * both topics through while that is so ({@link ReadThrough}, through this history as its {@link ReadThrough.Subject}).
  */
-public final class SnapshotHistory {
+public final class SnapshotHistory implements ReadThrough.Subject {
 
     /** Versions kept per scope by default (DESIGN.md §5 asks for at least 1000). */
     public static final int DEFAULT_MAX_VERSIONS = 10_000;
@@ -167,6 +172,28 @@ public final class SnapshotHistory {
         return true;
     }
 
+    /** {@link ActivationRule#waitsForReadThrough()}. */
+    @Override
+    public synchronized boolean waitsForReadThrough() {
+        return rule.waitsForReadThrough();
+    }
+
+    /** {@link ActivationRule#readMark()}. */
+    @Override
+    public synchronized long readMark() {
+        return rule.readMark();
+    }
+
+    /** {@link ActivationRule#readThrough(long)}: what it releases may change a scope's active version. */
+    @Override
+    public synchronized boolean readThrough(long mark) {
+        boolean released = rule.readThrough(mark);
+        if (released) {
+            changed();
+        }
+        return released;
+    }
+
     /** Forgets everything (a reader session starts over from the beginning of both topics). */
     public synchronized void reset() {
         rule = new ActivationRule();
@@ -253,11 +280,17 @@ public final class SnapshotHistory {
     }
 
     /**
-     * The highest accepted version of {@code scope} below {@code below} on the params topic, from the rule (which knows
-     * every accepted version): the rollback target of a version pinned below the window is older than the window too.
+     * The version a rollback of {@code scope} pins ({@link ActivationRule#rollbackTarget}: the one active before the
+     * current one, never one an operator rolled back from), from the rule, which knows every accepted version and
+     * control record: the target of a version pinned below the window is older than the window too.
      */
-    public synchronized OptionalLong previousAccepted(String scope, long below) {
-        return rule.previousAccepted(scope, below);
+    public synchronized OptionalLong rollbackTarget(String scope) {
+        return rule.rollbackTarget(scope);
+    }
+
+    /** The versions of {@code scope} an operator rolled back from ({@link ActivationRule#rolledBackFrom}). */
+    public synchronized NavigableSet<Long> rolledBackFrom(String scope) {
+        return rule.rolledBackFrom(scope);
     }
 
     /** The reader has applied every params record below {@code position} (its consumer's position). */

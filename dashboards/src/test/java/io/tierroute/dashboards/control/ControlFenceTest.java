@@ -125,7 +125,7 @@ class ControlFenceTest {
             assertThat(history.version("default", 1)).isEmpty();
             assertThat(history.version("default", 2)).isEmpty();
             assertThat(history.version("default", 3)).isPresent();
-            assertThat(history.previousAccepted("default", 3)).isEmpty();
+            assertThat(history.rollbackTarget("default")).isEmpty();
         }
     }
 

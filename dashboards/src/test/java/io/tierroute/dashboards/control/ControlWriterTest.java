@@ -70,6 +70,27 @@ class ControlWriterTest {
         assertThat(onTopic.get(2).getActor()).isEqualTo("bob");
     }
 
+    /**
+     * v4 is bad: a rollback pins 2 (sequence 1), an unpin (2) leaves 2 active, and the job publishes v5 (stamped 2),
+     * active. A rollback from 5 goes back to 2, which was active before it, not to 4, the version rolled back from as
+     * bad (it pinned 4: the highest accepted version below the active one).
+     */
+    @Test
+    void aRollbackAfterAnUnpinGoesToTheVersionActiveBeforeNotToTheOneRolledBackFrom() throws Exception {
+        assertThat(writer.rollback("default", 4L, "alice", "v4 is bad").version()).isEqualTo(2L);
+        writer.unpin("default", "bob", "fit fixed");
+        try (var producer = Broker.producer()) {
+            Broker.publish(producer, Snapshots.accepted("default", 5).setControlSequence(2).build());
+        }
+        Broker.await(Duration.ofSeconds(20), () -> reader.history().activeVersion("default").orElse(0) == 5,
+                "version 5 active");
+
+        ControlWriter.Written w = writer.rollback("default", 5L, "carol", "v5 is bad too");
+
+        assertThat(w.version()).as("the version active before 5").isEqualTo(2L);
+        assertThat(reader.history().activeVersion("default")).hasValue(2);
+    }
+
     @Test
     void pinningAnUnknownOrRejectedVersionIsRefusedWithTheReason() {
         assertThatThrownBy(() -> writer.pin("default", 99, "alice", "try"))

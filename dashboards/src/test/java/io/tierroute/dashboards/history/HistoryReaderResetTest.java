@@ -107,6 +107,30 @@ class HistoryReaderResetTest {
     }
 
     /**
+     * Only the control topic lost its records (created again empty, or its records deleted) while the snapshots keep
+     * the control sequence their job had applied: such a snapshot is held back only until the reader has read both
+     * topics through, then counts — at start-up and while following — instead of leaving the scope without an active
+     * version for ever (and the dashboard at odds with the selectors).
+     */
+    @Test
+    void aSnapshotWhoseControlRecordIsGoneCountsOnceBothTopicsAreReadThrough() throws Exception {
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            Broker.publish(p, Snapshots.accepted("default", 1).build());
+            Broker.publish(p, Snapshots.accepted("default", 2).setControlSequence(3).build());
+        }
+        SnapshotHistory history = new SnapshotHistory();
+        reader = new HistoryReader(Broker.bootstrap(), history).start();
+        assertThat(reader.awaitReady(WAIT)).isTrue();
+        Broker.await(WAIT, () -> history.activeVersion("default").orElse(0) == 2, "version 2 active");
+
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            Broker.publish(p, Snapshots.accepted("default", 3).setControlSequence(4).build());
+        }
+        Broker.await(WAIT, () -> history.activeVersion("default").orElse(0) == 3, "version 3 active while following");
+        assertThat(history.waitsForReadThrough()).isFalse();
+    }
+
+    /**
      * The broker replaced by a new cluster on the same port (a second {@code tierroute demo --kafka-port N}), its topics
      * already longer than the reader's positions: no position past an end tells, the cluster and topic ids do, asked
      * before the records fetched from the new log are applied. The periodic question is an hour apart here, so that

@@ -23,11 +23,11 @@ class SnapshotHistoryTest {
         h.onSnapshot(Snapshots.accepted("default", 2).build(), 1);
         h.onSnapshot(Snapshots.rejected("default", 3).build(), 2);
         assertThat(h.activeVersion("default")).hasValue(2);
-        assertThat(h.previousAccepted("default", 3)).hasValue(2);
-        assertThat(h.previousAccepted("default", 2)).hasValue(1);
-        assertThat(h.previousAccepted("default", 1)).isEmpty();
+        assertThat(h.rollbackTarget("default")).hasValue(1);
 
         assertThat(h.onControl(control(ControlAction.PIN, 1L, 1))).isTrue();
+        assertThat(h.rollbackTarget("default")).as("nothing older than 1").isEmpty();
+        assertThat(h.rolledBackFrom("default")).containsExactly(2L);
         ScopeState s = h.scope("default").orElseThrow();
         assertThat(s.activeVersion()).isEqualTo(1L);
         assertThat(s.pinned()).isTrue();
@@ -129,7 +129,8 @@ class SnapshotHistoryTest {
                 .containsExactly(2L, 7L, 8L, 9L);
         assertThat(h.scope("other").orElseThrow().versions()).extracting(VersionRecord::version)
                 .containsExactly(7L, 8L, 9L);
-        assertThat(h.previousAccepted("default", 2)).as("version 1 is below the window, and accepted").hasValue(1);
+        assertThat(h.onControl(control(ControlAction.PIN, 2L, 1))).isTrue();
+        assertThat(h.rollbackTarget("default")).as("version 1 is below the window, and accepted").hasValue(1);
     }
 
     @Test

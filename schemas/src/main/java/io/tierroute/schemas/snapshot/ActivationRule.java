@@ -5,13 +5,17 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Which snapshot version is active in each scope, decided only from what is on the params and
@@ -23,16 +27,58 @@ import java.util.TreeMap;
  *       rejected. No fitted snapshot can slip past a pin, because nothing else is considered.</li>
  *   <li>scope unpinned by an UNPIN with sequence s that names the version that was pinned (p): the
  *       highest accepted version whose {@code controlSequence >= s} (a snapshot the job produced
- *       after it saw the unpin), else p. A version superseded by a rollback is never reactivated.</li>
+ *       after it saw the unpin), else p. A version superseded by a rollback is never reactivated.
+ *       When p is not known (gone, or the UNPIN names none): the highest accepted version, once the
+ *       reader has read both topics through (below).</li>
  *   <li>no control record: the highest accepted version.</li>
  * </ul>
+ * (Accepted: not held back for its control record, below.)
  *
  * Control records with a sequence not greater than the last applied one of their scope are
  * ignored (the topic is single-writer ordered per scope). Not thread-safe: one reader feeds it.
+ *
+ * <p><b>Not only the final state: every state on the way.</b> Each snapshot carries the control sequence the job had
+ * applied when it published it, and the job applied that control record before it published the snapshot, so the
+ * record was on the control topic first. A reader that has read the snapshot but not yet that record (the two topics
+ * are fetched independently; a control fetch can stall) does not know what the job knew: the snapshot may have been
+ * fitted while a PIN held. So an accepted snapshot whose {@code controlSequence} is above its scope's last applied
+ * sequence is <em>held back</em>: not eligible until the reader has applied a control record of that sequence or a
+ * later one (then the rule above decides), never dropped. Likewise an UNPIN whose named version the reader has not
+ * read (or that names none) activates nothing until that version is read: the newest accepted version read so far may
+ * be one that was never active. So at every point of any read order the active version is one the scope had active at
+ * some point in the job's own order (or none yet: a selector keeps what it serves), and once both topics are read the
+ * answer is the one of every other reader.
+ *
+ * <p><b>Records that are gone.</b> A snapshot's control record can be missing for good: the control topic deleted or
+ * recreated while the params topic kept its snapshots, its records deleted ({@code kafka-delete-records}, a tombstone),
+ * a transaction that never committed, a record no reader can decode; the name an UNPIN gives can be a version deleted
+ * since. Waiting for it would hold the scope back for ever (no active version at all, in every scope whose snapshots
+ * carry the lost sequence). A reader therefore tells the rule when it has read both topics <em>through</em>: to end
+ * offsets it fetched after the records counted in a {@link #readMark() mark} were read, hence after they were
+ * published, hence after every record they depend on was. What was read before the mark and still waits depends on a
+ * record that is not on the topics: it is released ({@link #readThrough}): a held-back snapshot is eligible as if its
+ * control record had been read (the answer every reader gave before this hold-back existed, and the one every reader
+ * that reads the topics as they now are gives), and an UNPIN without a readable named version falls back to the newest
+ * accepted version. Readers that follow the topics drive this with {@link ReadThrough}; one-shot readers do one such
+ * round at their end when {@link #waitsForReadThrough()}. The fitting job's own history is complete by construction
+ * (it stamps what it applied): it reads through at once.
+ *
+ * <p><b>Rollback target</b> ({@link #rollbackTarget}): the version that was active before the current one, from the
+ * scope's control records and the snapshots' stamps (what was active during each control record's reign), skipping
+ * every version an operator rolled back from (the version active when a PIN of an older one was applied, unless an
+ * operator pinned it again later). When the control records that would tell are gone (a topic written before
+ * 2026-12-02 keeps only each scope's last record), the newest accepted version below the active one that no known
+ * rollback moved away from.
+ *
+ * <p>Memory: one small entry per accepted version and one per control record of every scope.
  */
 public final class ActivationRule {
 
     private final Map<String, ScopeState> scopes = new HashMap<>();
+    /** Records fed so far (snapshots and control records, applied or not): what {@link #readMark()} returns. */
+    private long reads;
+    /** The mark of the last {@link #readThrough}: what was read up to it waits for nothing that is on the topics. */
+    private long readThrough;
 
     /** Records a snapshot read from the params topic. */
     public void onSnapshot(ParameterSnapshot snapshot) {
@@ -41,14 +87,21 @@ public final class ActivationRule {
 
     /** Records a snapshot by its identifying fields. */
     public void onSnapshot(String scope, long version, SnapshotStatus status, long controlSequence) {
+        long read = ++reads;
         if (version > ControlRecordCheck.MAX_VERSION) {
             return; // no job publishes it (its start-up read skips it): made active here, it would outrank them all
         }
         ScopeState state = scopes.computeIfAbsent(scope, s -> new ScopeState());
         if (status == SnapshotStatus.ACCEPTED) {
             state.accepted.put(version, controlSequence);
+            if (controlSequence > state.sequence()) {
+                state.heldBack.put(version, read); // fitted under a control record this reader has not seen yet
+            } else {
+                state.heldBack.remove(version);
+            }
         } else {
             state.accepted.remove(version); // a rejected (or unvalidated) version is never active
+            state.heldBack.remove(version);
         }
     }
 
@@ -57,14 +110,20 @@ public final class ActivationRule {
      * ({@link ControlRecordCheck}) or its sequence is not greater than the last applied one of its scope.
      */
     public boolean onControl(SnapshotControl control) {
+        long read = ++reads;
         if (ControlRecordCheck.problem(control) != null) {
             return false; // the job dead-letters it: applying it here would let readers disagree
         }
         ScopeState state = scopes.computeIfAbsent(control.getScope(), s -> new ScopeState());
+        // Kept whatever its order: a record read after a later one is still what its sequence meant (rollback target).
+        state.controls.putIfAbsent(control.getSequence(), new Known(control.getAction(), control.getVersion()));
         if (state.control != null && control.getSequence() <= state.control.getSequence()) {
             return false;
         }
         state.control = control;
+        state.controlRead = read;
+        long sequence = control.getSequence();
+        state.heldBack.keySet().removeIf(v -> state.accepted.get(v) <= sequence); // the record they waited for
         return true;
     }
 
@@ -76,28 +135,63 @@ public final class ActivationRule {
         }
         SnapshotControl control = state.control;
         if (control == null) {
-            return state.accepted.isEmpty() ? OptionalLong.empty() : OptionalLong.of(state.accepted.lastKey());
+            return state.highestEligible(Long.MAX_VALUE);
         }
         Long named = control.getVersion();
         if (control.getAction() == ControlAction.PIN) {
             return named != null && isKnownUsable(state, named) ? OptionalLong.of(named) : OptionalLong.empty();
         }
         for (Map.Entry<Long, Long> e : state.accepted.descendingMap().entrySet()) {
-            if (e.getValue() >= control.getSequence()) {
+            if (e.getValue() >= control.getSequence() && !state.heldBack.containsKey(e.getKey())) {
                 return OptionalLong.of(e.getKey());
             }
         }
         if (named != null && isKnownUsable(state, named)) {
             return OptionalLong.of(named);
         }
-        return state.accepted.isEmpty() ? OptionalLong.empty() : OptionalLong.of(state.accepted.lastKey());
+        if (state.controlRead > readThrough) {
+            return OptionalLong.empty(); // the version it names may not be read yet: what is newest now may never have been active
+        }
+        return state.highestEligible(Long.MAX_VALUE); // the version it names is gone (or it named none)
     }
 
-    /** The highest accepted version of {@code scope} below {@code below}, if any. */
-    public OptionalLong previousAccepted(String scope, long below) {
+    /**
+     * The version a rollback of {@code scope} pins: the most recent version active before the current one that is older
+     * than it, still accepted, and not one an operator rolled back from ({@link #rolledBackFrom}); when the control
+     * records that tell what was active are not all there, the newest such accepted version below the active one.
+     * Empty when the scope has no active version or no such version.
+     */
+    public OptionalLong rollbackTarget(String scope) {
         ScopeState state = scopes.get(scope);
-        Long previous = state == null ? null : state.accepted.lowerKey(below);
-        return previous == null ? OptionalLong.empty() : OptionalLong.of(previous);
+        OptionalLong active = activeVersion(scope);
+        if (state == null || active.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        long a = active.getAsLong();
+        History h = history(state);
+        for (int i = h.active().size() - 1; i >= 0; i--) {
+            long v = h.active().get(i);
+            if (v < a && !h.rolledBackFrom().contains(v) && isKnownUsable(state, v)) {
+                return OptionalLong.of(v);
+            }
+        }
+        for (long v = a; ; ) {
+            OptionalLong lower = state.highestEligible(v);
+            if (lower.isEmpty() || !h.rolledBackFrom().contains(lower.getAsLong())) {
+                return lower;
+            }
+            v = lower.getAsLong();
+        }
+    }
+
+    /**
+     * The versions of {@code scope} an operator rolled back from: each the version active when a PIN of an older
+     * version was applied (as far as the control records and the snapshots' stamps tell), unless a later PIN named it
+     * again. Ascending.
+     */
+    public NavigableSet<Long> rolledBackFrom(String scope) {
+        ScopeState state = scopes.get(scope);
+        return state == null ? new TreeSet<>() : history(state).rolledBackFrom();
     }
 
     /** The last applied control record of {@code scope}. */
@@ -121,13 +215,141 @@ public final class ActivationRule {
         return scopes.keySet();
     }
 
+    // ---- reading through ----
+
+    /** A mark of every record fed so far, for {@link #readThrough}. */
+    public long readMark() {
+        return reads;
+    }
+
+    /**
+     * Whether something read waits for a record that may still come: an accepted snapshot held back for its control
+     * record, or an applied UNPIN whose named version is not read (or that names none). A reader that sees this reads
+     * both topics through ({@link ReadThrough}) and says so with {@link #readThrough}.
+     */
+    public boolean waitsForReadThrough() {
+        for (ScopeState state : scopes.values()) {
+            if (!state.heldBack.isEmpty() || waitsForNamedVersion(state)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The reader has read both topics up to end offsets it fetched after it took {@code mark} ({@link #readMark()}), so
+     * every record that the records read before the mark depend on, if it is still on the topics, has been read. What
+     * still waits of those is released (see the class documentation, "Records that are gone"). Returns whether anything
+     * was released (the active version of a scope may have changed).
+     */
+    public boolean readThrough(long mark) {
+        if (mark <= readThrough) {
+            return false;
+        }
+        boolean released = false;
+        for (ScopeState state : scopes.values()) {
+            released |= waitsForNamedVersion(state) && state.controlRead <= mark;
+            released |= state.heldBack.values().removeIf(read -> read <= mark);
+        }
+        readThrough = mark;
+        return released;
+    }
+
+    private boolean waitsForNamedVersion(ScopeState state) {
+        SnapshotControl c = state.control;
+        return c != null && c.getAction() == ControlAction.UNPIN && state.controlRead > readThrough
+                && (c.getVersion() == null || !isKnownUsable(state, c.getVersion()));
+    }
+
+    // ---- what was active before ----
+
+    /** What was active in turn (oldest first, no repeats in a row) and the versions rolled back from. */
+    private record History(List<Long> active, NavigableSet<Long> rolledBackFrom) {}
+
+    /**
+     * The scope's versions active in turn as the control records and the stamps tell it, in the job's order: before any
+     * control record, each accepted version stamped 0 as it was published; under a PIN, its version; under an UNPIN,
+     * the version it names, then each accepted version stamped with its sequence. A stretch whose control record is not
+     * known (gone, or not read yet) adds nothing, and no rollback is inferred across it.
+     */
+    private static History history(ScopeState state) {
+        TreeMap<Long, List<Long>> byStamp = new TreeMap<>();
+        for (Map.Entry<Long, Long> e : state.accepted.entrySet()) {
+            if (!state.heldBack.containsKey(e.getKey())) {
+                byStamp.computeIfAbsent(e.getValue(), s -> new ArrayList<>()).add(e.getKey()); // ascending versions
+            }
+        }
+        List<Long> active = new ArrayList<>();
+        TreeSet<Long> rolledBackFrom = new TreeSet<>();
+        long lastFrom = -1; // the stretch (its sequence, 0 before any control) the last entry of active came from
+        TreeSet<Long> stretches = new TreeSet<>(byStamp.keySet());
+        stretches.add(0L);
+        stretches.addAll(state.controls.keySet());
+        for (long sequence : stretches) {
+            Known c = sequence == 0 ? null : state.controls.get(sequence);
+            if (sequence != 0 && c == null) {
+                continue; // stamped with a control record this reader does not have: what was active then is unknown
+            }
+            if (c != null && c.action() == ControlAction.PIN) {
+                long pinned = c.version();
+                if (lastFrom == sequence - 1 && !active.isEmpty() && pinned < last(active)) {
+                    rolledBackFrom.add(last(active)); // a pin of an older version: the one it moved away from
+                }
+                rolledBackFrom.remove(pinned); // an operator chose it again
+                lastFrom = append(active, pinned, sequence);
+                continue;
+            }
+            if (c != null && c.version() != null) {
+                lastFrom = append(active, c.version(), sequence); // an UNPIN leaves the version it names active
+            }
+            for (long v : byStamp.getOrDefault(sequence, List.of())) {
+                lastFrom = append(active, v, sequence);
+            }
+        }
+        return new History(active, rolledBackFrom);
+    }
+
+    private static long append(List<Long> active, long version, long from) {
+        if (active.isEmpty() || last(active) != version) {
+            active.add(version);
+        }
+        return from;
+    }
+
+    private static long last(List<Long> list) {
+        return list.get(list.size() - 1);
+    }
+
     private static boolean isKnownUsable(ScopeState state, long version) {
         return state.accepted.containsKey(version);
     }
 
+    /** A control record as the rollback target needs it. */
+    private record Known(ControlAction action, Long version) {}
+
     private static final class ScopeState {
         /** Accepted versions → the control sequence their job had applied. */
         final NavigableMap<Long, Long> accepted = new TreeMap<>();
+        /** Accepted versions held back for their control record → when they were read (see {@link #readMark}). */
+        final NavigableMap<Long, Long> heldBack = new TreeMap<>();
+        /** Every valid control record read, by sequence. */
+        final NavigableMap<Long, Known> controls = new TreeMap<>();
         SnapshotControl control;
+        /** When {@link #control} was read. */
+        long controlRead;
+
+        long sequence() {
+            return control == null ? 0 : control.getSequence();
+        }
+
+        /** The highest accepted version below {@code below} that is not held back. */
+        OptionalLong highestEligible(long below) {
+            for (Long v = accepted.lowerKey(below); v != null; v = accepted.lowerKey(v)) {
+                if (!heldBack.containsKey(v)) {
+                    return OptionalLong.of(v);
+                }
+            }
+            return OptionalLong.empty();
+        }
     }
 }

@@ -21,8 +21,10 @@ import java.util.TreeSet;
  *       their status;</li>
  *   <li>older ones stay when a reader still needs them: the active version, the version the scope's last control
  *       record names (a pin, or an unpin's version, which stays active until the job publishes a successor), the
- *       rollback target (the newest accepted version below the active one, as {@code snapshots rollback} and the
- *       dashboard pick it), and the record carrying the forest any kept version names ({@link ModelCarrier});</li>
+ *       rollback target ({@link ActivationRule#rollbackTarget}: the version active before the current one, as
+ *       {@code snapshots rollback} and the dashboard pick it), the versions an operator rolled back from
+ *       ({@link ActivationRule#rolledBackFrom}: deleting one would let the rule infer another, and the target move),
+ *       and the record carrying the forest any kept version names ({@link ModelCarrier});</li>
  *   <li>every other version up to {@code newest − keep} is deleted.</li>
  * </ul>
  *
@@ -42,7 +44,7 @@ public final class SnapshotRetention {
      *
      * @param newest   the scope's highest version (0 when it has none)
      * @param held     versions older than the window that stay, each with why (active, pinned, rollback target,
-     *                 forest carrier)
+     *                 rolled back from, forest carrier)
      * @param deleted  the versions to delete, ascending
      */
     public record Plan(String scope, long newest, NavigableMap<Long, String> held, List<Long> deleted) {}
@@ -68,13 +70,9 @@ public final class SnapshotRetention {
         rule.control(scope).map(SnapshotControl::getVersion).ifPresent(v -> held.merge(v,
                 rule.control(scope).get().getAction() == ControlAction.PIN ? "pinned" : "named by the last unpin",
                 SnapshotRetention::both));
-        if (active.isPresent()) {
-            for (Version v : versions.headMap(active.getAsLong(), false).descendingMap().values()) {
-                if (v.status() == SnapshotStatus.ACCEPTED) {
-                    held.merge(v.version(), "rollback target", SnapshotRetention::both);
-                    break;
-                }
-            }
+        rule.rollbackTarget(scope).ifPresent(v -> held.merge(v, "rollback target", SnapshotRetention::both));
+        for (long v : rule.rolledBackFrom(scope)) {
+            held.merge(v, "rolled back from", SnapshotRetention::both);
         }
         // The forests of every kept version: those in the window, and those held above.
         TreeSet<Long> kept = new TreeSet<>(versions.tailMap(oldestKept, true).keySet());

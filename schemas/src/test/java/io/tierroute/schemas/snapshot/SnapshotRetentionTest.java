@@ -73,8 +73,13 @@ class SnapshotRetentionTest {
         rule.onControl(control(ControlAction.PIN, 5L, 1));
         rule.onControl(control(ControlAction.UNPIN, 5L, 2));
         assertThat(rule.activeVersion("default")).isEqualTo(OptionalLong.of(5)); // no successor yet
-        publishAccepted(11, 1100);
-        assertThat(SnapshotRetention.plan("default", versions, rule, 1000).held()).containsOnlyKeys(5L, 4L);
+        for (long v = 11; v <= 1100; v++) {
+            versions.put(v, new Version(v, ACCEPTED, null));
+            rule.onSnapshot("default", v, ACCEPTED, 1); // fitted while pinned
+        }
+        Plan pinned = SnapshotRetention.plan("default", versions, rule, 1000);
+        assertThat(pinned.held()).containsOnlyKeys(5L, 4L, 10L);
+        assertThat(pinned.held().get(10L)).as("the pin of 5 rolled back from 10").isEqualTo("rolled back from");
 
         for (long v = 1101; v <= 2100; v++) {
             versions.put(v, new Version(v, ACCEPTED, null));
@@ -82,7 +87,7 @@ class SnapshotRetentionTest {
         }
         Plan plan = SnapshotRetention.plan("default", versions, rule, 1000);
 
-        assertThat(plan.held()).containsOnlyKeys(5L);
+        assertThat(plan.held()).containsOnlyKeys(5L, 10L);
         assertThat(plan.held().get(5L)).isEqualTo("named by the last unpin");
     }
 
@@ -124,6 +129,31 @@ class SnapshotRetentionTest {
         assertThat(plan.held()).containsOnlyKeys(1500L, 1499L);
         assertThat(plan.held().get(1500L)).isEqualTo("active");
         assertThat(plan.deleted()).doesNotContain(1499L, 1500L).contains(1498L, 1501L, 2000L).hasSize(1998);
+    }
+
+    /**
+     * The rollback target is the version active before the current one (9, rolled back to from 10 and unpinned, then
+     * replaced by 2001 after a long run of rejected fits), not the newest accepted version below it (10, the one rolled
+     * back from): the target stays, and so does 10, so that the target cannot move when older versions go.
+     */
+    @Test
+    void theRollbackTargetIsTheVersionActiveBeforeAndTheVersionRolledBackFromStays() {
+        publishAccepted(1, 10);
+        rule.onControl(control(ControlAction.PIN, 9L, 1)); // rollback from 10
+        rule.onControl(control(ControlAction.UNPIN, 9L, 2));
+        for (long v = 11; v <= 2000; v++) {
+            versions.put(v, new Version(v, REJECTED, null));
+            rule.onSnapshot("default", v, REJECTED, 2);
+        }
+        versions.put(2001L, new Version(2001, ACCEPTED, null));
+        rule.onSnapshot("default", 2001, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).hasValue(2001);
+
+        Plan plan = SnapshotRetention.plan("default", versions, rule, 1000);
+
+        assertThat(plan.held()).containsOnlyKeys(9L, 10L);
+        assertThat(plan.held().get(9L)).isEqualTo("named by the last unpin, rollback target");
+        assertThat(plan.held().get(10L)).isEqualTo("rolled back from");
     }
 
     @Test
@@ -187,10 +217,8 @@ class SnapshotRetentionTest {
 
             OptionalLong active = full.activeVersion("default");
             assertThat(trimmed.activeVersion("default")).as("history %d", history).isEqualTo(active);
-            if (active.isPresent()) {
-                assertThat(previousAccepted(left, active.getAsLong())).as("history %d", history)
-                        .isEqualTo(previousAccepted(vs, active.getAsLong()));
-            }
+            assertThat(trimmed.rollbackTarget("default")).as("history %d", history)
+                    .isEqualTo(full.rollbackTarget("default"));
             for (Version v : left.values()) {
                 if (v.forestCarrier() != null) {
                     assertThat(left).as("history %d, forest of %d", history, v.version())
@@ -200,15 +228,6 @@ class SnapshotRetentionTest {
             assertThat(plan.deleted()).allMatch(v -> v <= n - 1000);
             assertThat(plan.deleted()).as("history %d deletes something", history).isNotEmpty();
         }
-    }
-
-    private static OptionalLong previousAccepted(NavigableMap<Long, Version> vs, long below) {
-        for (Version v : vs.headMap(below, false).descendingMap().values()) {
-            if (v.status() == ACCEPTED) {
-                return OptionalLong.of(v.version());
-            }
-        }
-        return OptionalLong.empty();
     }
 
     private static SnapshotControl control(ControlAction action, Long version, long sequence) {

@@ -4,6 +4,7 @@ import io.tierroute.schemas.RecordDecodeException;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.UnknownSchemaException;
 import io.tierroute.schemas.snapshot.ActivationRule;
+import io.tierroute.schemas.snapshot.ReadThrough;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.logging.LogLimiter;
 import io.tierroute.selector.params.ParameterStore;
@@ -21,6 +22,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -79,6 +81,14 @@ import java.util.concurrent.atomic.LongAdder;
  * version and, when it differs from the applied one, decodes that snapshot in full (its model by reference resolved),
  * converts it and swaps it in; a version that cannot be used is given up until it is published again, and a re-read
  * that failed for a transient reason is retried with back-off.
+ *
+ * <p><b>Records read ahead of what they depend on.</b> The rule holds back a snapshot stamped with a control sequence
+ * the loader has not read yet (the two partitions are fetched independently: the PIN the job applied before it
+ * published the snapshot may still be in a stalled control fetch), and an UNPIN whose named version is not read yet;
+ * the applied set stays meanwhile. While something is held back the loader reads both topics through
+ * ({@link ReadThrough}: end offsets fetched after it was read, the positions brought up to them) and tells the rule,
+ * which releases what depends on a record that is not on the topics (a control topic recreated or whose records were
+ * deleted while the snapshots kept their stamps): so no scope is held back for ever.
  *
  * <p><b>Retained records.</b> For the served scope the loader keeps offsets and a bounded LRU of encoded records, and
  * reads back what it no longer holds ({@link ServedScopeRecords}), so its own memory is bounded whatever the history's
@@ -145,6 +155,7 @@ public final class ParameterLoader implements AutoCloseable {
     private final RecordIntake intake;                                     // each record read → the rule
     private final HistoryIdentity identity;                                // the cluster and topic ids read from
     private final LoaderPartitions partitions;                             // of both topics, and those added
+    private final ReadThrough<TopicPartition> readThrough = new ReadThrough<>(); // loader thread; reset per session
     private final Thread thread;
     private final CountDownLatch ready = new CountDownLatch(1);
     private final CountDownLatch stopSignal = new CountDownLatch(1);      // counted down by close(): ends back-off waits
@@ -370,6 +381,7 @@ public final class ParameterLoader implements AutoCloseable {
         rule = new ActivationRule();
         records.clear();
         swap.newSession();
+        readThrough.reset();
         caughtUp = false;
         historyGone = null;
     }
@@ -406,11 +418,12 @@ public final class ParameterLoader implements AutoCloseable {
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 intake.onRecord(r, rule, caughtUp);
             }
+            boolean released = readThrough.afterPoll(ReadThrough.of(rule), () -> endOffsets(c), tp -> c.position(tp));
             if (!caughtUp) {
                 if (catchUp.reached(c)) {
                     onCaughtUp();
                 }
-            } else if (!records.isEmpty() || swap.retryDue()) {
+            } else if (!records.isEmpty() || swap.retryDue() || released) {
                 swap.activateIfChanged(rule);
             }
             if (caughtUp && !records.isEmpty()) {
@@ -421,6 +434,21 @@ public final class ParameterLoader implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * The end offsets of every partition the consumer reads now, for a round of {@link ReadThrough}; null when the
+     * broker does not answer in time (the round is tried again later; the loop goes on polling meanwhile).
+     */
+    private static Map<TopicPartition, Long> endOffsets(KafkaConsumer<byte[], byte[]> c) {
+        Set<TopicPartition> parts = c.assignment();
+        try {
+            return c.endOffsets(parts, READ_THROUGH_TIMEOUT);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            return null;
+        }
+    }
+
+    private static final Duration READ_THROUGH_TIMEOUT = Duration.ofSeconds(2);
 
     /** The session has read the topics as they were at its start: activate the rule's version once, report ready. */
     private void onCaughtUp() {

@@ -221,6 +221,29 @@ class ParameterLoaderTest {
         assertThat(store.current().version()).isEqualTo(6);
     }
 
+    /**
+     * The control topic lost its records (recreated empty, or deleted) while the snapshots kept their stamps: a snapshot
+     * stamped with a control sequence that no record on the topic has is held back by the rule only until the loader
+     * has read both topics through, then applied — at start-up and while following — never held back for ever.
+     */
+    @Test
+    void aSnapshotWhoseControlRecordIsGoneIsAppliedOnceBothTopicsAreReadThrough() throws Exception {
+        publish(producer, snapshot("default", 1).build());
+        publish(producer, snapshot("default", 2).setControlSequence(3).build()); // PIN / UNPIN 1–3 are gone
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        await(WAIT, () -> store.current().version() == 2, "version 2 applied");
+
+        publish(producer, snapshot("default", 3).setControlSequence(4).build());
+        await(WAIT, () -> store.current().version() == 3, "version 3 applied while following");
+
+        control(producer, "default", ControlAction.PIN, 1L, 5); // the new control topic's first record
+        await(WAIT, () -> store.current().version() == 1, "pinned to 1");
+        publish(producer, snapshot("default", 4).setControlSequence(5).build());
+        await(WAIT, () -> l.paramsRecordsRead() == 4, "4 read");
+        assertThat(store.current().version()).as("fitted while pinned").isEqualTo(1);
+    }
+
     @Test
     void badRecordsKeepTheLastGoodSetAndAreCounted() throws Exception {
         publish(producer, snapshot("default", 1).build());

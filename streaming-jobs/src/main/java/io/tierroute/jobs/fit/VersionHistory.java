@@ -55,6 +55,10 @@ final class VersionHistory {
         if (ctl != null) {
             rule.onControl(ctl);
         }
+        // The job's own history is complete: it stamps what it applied, and a version it adopted from the params topic
+        // (active there at submission, or read back for a pin) keeps its stamp while this job's control state may not
+        // have that record yet. Nothing here waits for a record still to come: read through at once, as before.
+        rule.readThrough(rule.readMark());
         OptionalLong v = rule.activeVersion(scope);
         if (v.isEmpty()) {
             return null;
