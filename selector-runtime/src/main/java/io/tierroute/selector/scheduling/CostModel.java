@@ -132,13 +132,12 @@ public final class CostModel {
         out.inFlight = load.inFlight();
         out.fleetInFlight = request.fleetMeanInFlight();
         double kappa = harmKappa(p, request.prefillDuty());
-        // Whether w is idle, and how many decode there, are counted as the engine counts them (its telemetry, plus
-        // what this selector sent since), as Q(w) is: this selector's own count would call a worker that other
-        // replicas filled idle, and n_dec = |A(w)| − Q(w) would subtract their queue from our requests.
-        int engineInFlight = load.limitInFlight();
+        // |A(w)| is this selector's own count (with replica sync, every replica's), as C_queue's and C_decode's sums
+        // are: counted by the engine's telemetry instead (idle or not, n_dec, Ā), two replicas without sync routed
+        // worse, e.g. Mooncake 2.5's p99 1.18× (fleet-sim/experiments/ROUNDS.md, "Engine-count round").
         out.harm = harm(p, out.pEffTokens, kappa, out.fleetInFlight, load.waiting())
-                * idleHarmShare(engineInFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
-                + admissionStep(p.prefillStepUs(), engineInFlight - load.waiting(), request.prefillDuty(),
+                * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
+                + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),
                         (request.hitSpreadBlocks() >= 0 ? request.hitSpreadBlocks() : hitSpreadBlocks(match)) > 1);
         out.queuedPrefillTokens = load.queuedPrefillTokens();
         out.queue = queuedPrefill(p, out.queuedPrefillTokens);

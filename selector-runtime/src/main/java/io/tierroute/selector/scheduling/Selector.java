@@ -307,7 +307,7 @@ public final class Selector {
         for (int w = 0; w < registry.size(); w++) {
             if (status.takesRequests(w)) {
                 LoadView v = inflight.view(w);
-                fleetInFlight += v.limitInFlight(); // the engine's count: other replicas' requests delay r's too
+                fleetInFlight += v.inFlight();
                 if (v.waiting() > 0) {
                     waitingWorkers++;
                 }

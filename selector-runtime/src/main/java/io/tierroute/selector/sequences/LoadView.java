@@ -32,8 +32,7 @@ public record LoadView(int inFlight, int waiting, long decodeTokens, long decode
     /**
      * What {@code workers[].maxInFlight} and the light-load spread hold a worker to: the larger of this selector's count
      * and the engine's, so a worker other replicas (or clients) filled is over its limit, and busier, here too. The cost
-     * model counts by it too where it asks how busy the engine is (idle or not, its decoders, the fleet's mean in
-     * flight), and by {@code inFlight} where it needs the requests' predicted decode, which it knows for its own only.
+     * model reads {@code inFlight}, the requests whose predicted decode it knows.
      */
     public int limitInFlight() {
         return Math.max(inFlight, engineInFlight);

@@ -107,22 +107,6 @@ class IdleHarmTermTest {
         }
     }
 
-    /**
-     * Two workers the engines report alike (20 running, 10 waiting), one filled by this replica, the other by another
-     * replica: r harms them alike. Counted by this replica's own requests, the second was idle (its harm scaled to the
-     * arrivals during r's prefill: 0 here) and the first had n_dec = 20 − 10 decoders where 20 decode.
-     */
-    @Test
-    void aWorkerOtherReplicasFilledIsAsBusyAsOneThisReplicaFilled() {
-        LoadView ours = new LoadView(20, 10, 0, 0, 0, 1_000_000, 0, null, 30);
-        LoadView theirs = new LoadView(0, 10, 0, 0, 0, 1_000_000, 0, null, 30);
-        CostParameters p = P.toBuilder().qSlack(4).queueHarmWeight(1.0).build();
-        double kappa = 0.5 + 2 * 0.3;
-        double expected = 20.0 * ISL * (kappa * 12.5 + 1.0 * 6) + step(20, 0.3); // 6 wait beyond the slack of 4
-        assertThat(score(p, ours, 12.5, 0.3, 0).harm).isCloseTo(expected, within(1e-6));
-        assertThat(score(p, theirs, 12.5, 0.3, 0).harm).isCloseTo(expected, within(1e-6));
-    }
-
     @Test
     void theHelpersAreTheFormulas() {
         assertThat(CostModel.harmKappa(P, 0.25)).isEqualTo(1.0);
