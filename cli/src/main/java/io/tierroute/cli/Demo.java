@@ -32,6 +32,7 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -148,7 +149,12 @@ final class Demo implements AutoCloseable {
     private void startAll() throws Exception {
         startedNanos = System.nanoTime();
         tmp = Files.createTempDirectory("tierroute-demo-");
-        closers.add(() -> TreeDeletion.delete(tmp)); // tolerant of Flink's hooks deleting in it on Ctrl-C
+        closers.add(() -> { // tolerant of Flink's hooks deleting in it on Ctrl-C; says what it could not delete
+            TreeDeletion.delete(tmp);
+            if (Files.exists(tmp)) {
+                throw new IOException("could not delete all of the demo's temporary directory " + tmp);
+            }
+        });
 
         // 1. Kafka with the topics: in this JVM, or a broker process on the port asked for.
         if (opts.kafkaPort() == 0) {

@@ -148,6 +148,10 @@ public record JobSettings(
         positive("transaction-timeout", transactionTimeout);
         require(transactionTimeout.compareTo(checkpointInterval) > 0, "transaction-timeout",
             "must be longer than the checkpoint interval");
+        // Kafka's transaction.timeout.ms is an int: past it the producer failed at the first checkpoint, not here.
+        require(transactionTimeout.toMillis() <= Integer.MAX_VALUE, "transaction-timeout",
+            "must be at most " + Integer.MAX_VALUE + " ms (Kafka's transaction.timeout.ms is an int), got "
+                + formatDuration(transactionTimeout));
         // the replay buffers count their chunks in int: near 2^31 rows the bound overflowed and every chunk was dropped
         require(sampleRows >= 1 && sampleRows <= MAX_REPLAY_ROWS, "sample-rows",
             "must be in [1, " + MAX_REPLAY_ROWS + "], got " + sampleRows);

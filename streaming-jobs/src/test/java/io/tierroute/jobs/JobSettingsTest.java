@@ -98,6 +98,9 @@ class JobSettingsTest {
         assertThatThrownBy(() -> JobSettings.parse("--out-of-orderness", "400d"))
             .hasMessageContaining("--out-of-orderness must be at most 365 days");
         assertThat(JobSettings.parse("--state-ttl", "365d").stateTtl()).isEqualTo(JobSettings.MAX_DURATION);
+        assertThatThrownBy(() -> JobSettings.parse("--transaction-timeout", "25d"))
+            .hasMessageContaining("--transaction-timeout must be at most 2147483647 ms (Kafka's transaction.timeout.ms "
+                + "is an int), got 2160000000ms");
     }
 
     @Test

@@ -134,7 +134,7 @@ public final class CostModel {
         double kappa = harmKappa(p, request.prefillDuty());
         // |A(w)| is this selector's own count (with replica sync, every replica's), as C_queue's and C_decode's sums
         // are: counted by the engine's telemetry instead (idle or not, n_dec, Ā), two replicas without sync routed
-        // worse, e.g. Mooncake 2.5's p99 1.18× (fleet-sim/experiments/ROUNDS.md, "Engine-count round").
+        // worse, e.g. Mooncake 2.5's p99 TTFT 1.18× longer (fleet-sim/experiments/ROUNDS.md, "Engine-count round").
         out.harm = harm(p, out.pEffTokens, kappa, out.fleetInFlight, load.waiting())
                 * idleHarmShare(out.inFlight, out.fleetInFlight, request.arrivalRatePerWorker(), out.prefill)
                 + admissionStep(p.prefillStepUs(), load.inFlight() - load.waiting(), request.prefillDuty(),

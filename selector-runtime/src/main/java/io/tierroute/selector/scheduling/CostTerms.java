@@ -63,7 +63,10 @@ public final class CostTerms {
     public final long[] tierTokens = new long[Tier.COUNT];
     /** Physical transfer time per tier in µs, before {@code α_t}. */
     public final double[] tierTransferUs = new double[Tier.COUNT];
-    /** The first tier that was past {@code ρ_thr} (so it and everything after it became a miss), or -1. */
+    /**
+     * The first tier cut off ({@code ρ} past {@code ρ_thr}, no bandwidth, or a link too slow for a finite transfer
+     * time), so it and everything after it became a miss; -1 when none was.
+     */
     public int cutOffTier;
     /** {@code Q(w)}. */
     public int queueLength;
