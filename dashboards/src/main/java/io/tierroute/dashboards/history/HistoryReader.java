@@ -72,7 +72,9 @@ import java.util.regex.Pattern;
  * <p><b>Records read ahead of what they depend on.</b> While the history's rule holds a snapshot back for a control
  * record not read yet (or an UNPIN for its named version), the reader reads both topics through ({@link ReadThrough}:
  * end offsets fetched after it was read, its positions brought up to them), so that what depends on a record no longer
- * on the topics is released rather than held back for ever, as in every selector.
+ * on the topics is released rather than held back for ever, as in every selector. When catch-up ends while something
+ * is held back, the history is marked ready only once a round that started after it did has ended
+ * ({@link ReadThrough#caughtUp}), so the page never starts on a version released a moment later.
  */
 public final class HistoryReader implements AutoCloseable {
 
@@ -263,6 +265,7 @@ public final class HistoryReader implements AutoCloseable {
      */
     private void readAndFollow(KafkaConsumer<byte[], byte[]> c, List<TopicPartition> parts) {
         Map<TopicPartition, Long> targets = new HashMap<>(c.endOffsets(parts, Duration.ofSeconds(30)));
+        boolean markedReady = false; // this session's caughtUp() done
         while (running) {
             ConsumerRecords<byte[], byte[]> polled = c.poll(Duration.ofMillis(200));
             checkContact(); // an empty poll: nothing published, or no broker (poll() does not tell)
@@ -294,9 +297,12 @@ public final class HistoryReader implements AutoCloseable {
                 }
             }
             readThrough.afterPoll(history, () -> endOffsets(c), tp -> position(c, tp));
-            if (!targets.isEmpty()) {
+            if (!markedReady) {
                 targets.entrySet().removeIf(e -> c.position(e.getKey()) >= e.getValue());
-                if (targets.isEmpty()) {
+                // Not while a snapshot read during catch-up is held back: a round of reading through releases it first
+                // if its control record is gone (the job published during start-up), so ready is never on a stale one.
+                if (targets.isEmpty() && readThrough.caughtUp(history)) {
+                    markedReady = true;
                     caughtUp();
                 }
             }

@@ -8,6 +8,7 @@ import io.tierroute.deploy.local.ProjectTopics;
 import io.tierroute.schemas.Codecs;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ControlAction;
+import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -26,7 +27,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -128,6 +132,48 @@ class HistoryReaderResetTest {
         }
         Broker.await(WAIT, () -> history.activeVersion("default").orElse(0) == 3, "version 3 active while following");
         assertThat(history.waitsForReadThrough()).isFalse();
+    }
+
+    /**
+     * Review finding: the job publishes during the reader's start-up while the control record its snapshots are stamped
+     * with is gone: the history is marked ready only once the round of reading through under way when catch-up ended
+     * has released what was read, never on version 1 a moment before. Without the fix this fails whenever that round is
+     * still under way when catch-up is reached, which a job publishing every millisecond makes the usual case.
+     */
+    @Test
+    void aSnapshotHeldBackWhenCatchUpEndsIsReleasedBeforeTheHistoryIsReady() throws Exception {
+        long publishedBeforeStart = 51;
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean stop = new AtomicBoolean();
+        try (KafkaProducer<byte[], byte[]> p = Broker.producer()) {
+            Broker.publish(p, Snapshots.accepted("default", 1).build());
+            Thread job = new Thread(() -> {
+                for (long v = 2; v <= 3000 && !stop.get(); v++) {
+                    ParameterSnapshot s = Snapshots.accepted("default", v).setControlSequence(3).build(); // 1–3 gone
+                    p.send(new ProducerRecord<>(Topics.PARAMS, Topics.paramsKey("default", v)
+                            .getBytes(StandardCharsets.UTF_8), Codecs.PARAMETER_SNAPSHOT.encode(s)));
+                    if (v == publishedBeforeStart) {
+                        p.flush();
+                        started.countDown();
+                    } else if (v > publishedBeforeStart) {
+                        LockSupport.parkNanos(1_000_000); // a job still publishing while the reader starts
+                    }
+                }
+                p.flush();
+            }, "job");
+            job.start();
+            try {
+                assertThat(started.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                SnapshotHistory history = new SnapshotHistory();
+                reader = new HistoryReader(Broker.bootstrap(), history).start();
+                assertThat(reader.awaitReady(WAIT)).isTrue();
+                assertThat(history.activeVersion("default").orElse(0)).as("ready on a released version, not on 1")
+                        .isGreaterThanOrEqualTo(publishedBeforeStart);
+            } finally {
+                stop.set(true);
+                job.join();
+            }
+        }
     }
 
     /**

@@ -5,9 +5,7 @@ import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.SnapshotControl;
 import io.tierroute.schemas.avro.SnapshotStatus;
 
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.NavigableSet;
@@ -61,14 +59,17 @@ import java.util.TreeSet;
  * that reads the topics as they now are gives), and an UNPIN without a readable named version falls back to the newest
  * accepted version. Readers that follow the topics drive this with {@link ReadThrough}; one-shot readers do one such
  * round at their end when {@link #waitsForReadThrough()}. The fitting job's own history is complete by construction
- * (it stamps what it applied): it reads through at once.
+ * (it stamps what it applied): it reads through at once. This only keeps a scope from being stuck; it is no way to
+ * start a scope's control records afresh: writers continue from the last sequence they can read, and the job ignores a
+ * record at or below the sequence it applied, while readers apply it (the root README, "Snapshots").
  *
- * <p><b>Rollback target</b> ({@link #rollbackTarget}): the version that was active before the current one, from the
- * scope's control records and the snapshots' stamps (what was active during each control record's reign), skipping
- * every version an operator rolled back from (the version active when a PIN of an older one was applied, unless an
- * operator pinned it again later). When the control records that would tell are gone (a topic written before
- * 2026-12-02 keeps only each scope's last record), the newest accepted version below the active one that no known
- * rollback moved away from.
+ * <p><b>Rollback target</b> ({@link #rollbackTarget}, worked out by {@link RollbackHistory}): the version that was
+ * active before the current one, from the scope's control records and the snapshots' stamps (what was active during
+ * each control record's reign), skipping every version an operator rolled back from (the version active when a PIN of
+ * an older one was applied, unless an operator pinned it again later). Where the control records that would tell are
+ * gone (a topic written before 2026-12-02 keeps only each scope's last record; records deleted) between the active
+ * version and the one before it, the newest accepted version below the active one that no known rollback moved away
+ * from.
  *
  * <p>Memory: one small entry per accepted version and one per control record of every scope.
  */
@@ -116,7 +117,7 @@ public final class ActivationRule {
         }
         ScopeState state = scopes.computeIfAbsent(control.getScope(), s -> new ScopeState());
         // Kept whatever its order: a record read after a later one is still what its sequence meant (rollback target).
-        state.controls.putIfAbsent(control.getSequence(), new Known(control.getAction(), control.getVersion()));
+        state.history.onControl(control.getSequence(), control.getAction(), control.getVersion());
         if (state.control != null && control.getSequence() <= state.control.getSequence()) {
             return false;
         }
@@ -157,9 +158,10 @@ public final class ActivationRule {
 
     /**
      * The version a rollback of {@code scope} pins: the most recent version active before the current one that is older
-     * than it, still accepted, and not one an operator rolled back from ({@link #rolledBackFrom}); when the control
-     * records that tell what was active are not all there, the newest such accepted version below the active one.
-     * Empty when the scope has no active version or no such version.
+     * than it, still accepted, and not one an operator rolled back from ({@link #rolledBackFrom}); where the walk back
+     * from the active version would cross a stretch whose control record is gone before it finds one, the newest such
+     * accepted version below the active one ({@link RollbackHistory}). Empty when the scope has no active version or no
+     * such version.
      */
     public OptionalLong rollbackTarget(String scope) {
         ScopeState state = scopes.get(scope);
@@ -167,21 +169,7 @@ public final class ActivationRule {
         if (state == null || active.isEmpty()) {
             return OptionalLong.empty();
         }
-        long a = active.getAsLong();
-        History h = history(state);
-        for (int i = h.active().size() - 1; i >= 0; i--) {
-            long v = h.active().get(i);
-            if (v < a && !h.rolledBackFrom().contains(v) && isKnownUsable(state, v)) {
-                return OptionalLong.of(v);
-            }
-        }
-        for (long v = a; ; ) {
-            OptionalLong lower = state.highestEligible(v);
-            if (lower.isEmpty() || !h.rolledBackFrom().contains(lower.getAsLong())) {
-                return lower;
-            }
-            v = lower.getAsLong();
-        }
+        return state.history.target(state.eligible(), active.getAsLong());
     }
 
     /**
@@ -191,7 +179,7 @@ public final class ActivationRule {
      */
     public NavigableSet<Long> rolledBackFrom(String scope) {
         ScopeState state = scopes.get(scope);
-        return state == null ? new TreeSet<>() : history(state).rolledBackFrom();
+        return state == null ? new TreeSet<>() : state.history.rolledBackFrom(state.eligible());
     }
 
     /** The last applied control record of {@code scope}. */
@@ -261,85 +249,30 @@ public final class ActivationRule {
                 && (c.getVersion() == null || !isKnownUsable(state, c.getVersion()));
     }
 
-    // ---- what was active before ----
-
-    /** What was active in turn (oldest first, no repeats in a row) and the versions rolled back from. */
-    private record History(List<Long> active, NavigableSet<Long> rolledBackFrom) {}
-
-    /**
-     * The scope's versions active in turn as the control records and the stamps tell it, in the job's order: before any
-     * control record, each accepted version stamped 0 as it was published; under a PIN, its version; under an UNPIN,
-     * the version it names, then each accepted version stamped with its sequence. A stretch whose control record is not
-     * known (gone, or not read yet) adds nothing, and no rollback is inferred across it.
-     */
-    private static History history(ScopeState state) {
-        TreeMap<Long, List<Long>> byStamp = new TreeMap<>();
-        for (Map.Entry<Long, Long> e : state.accepted.entrySet()) {
-            if (!state.heldBack.containsKey(e.getKey())) {
-                byStamp.computeIfAbsent(e.getValue(), s -> new ArrayList<>()).add(e.getKey()); // ascending versions
-            }
-        }
-        List<Long> active = new ArrayList<>();
-        TreeSet<Long> rolledBackFrom = new TreeSet<>();
-        long lastFrom = -1; // the stretch (its sequence, 0 before any control) the last entry of active came from
-        TreeSet<Long> stretches = new TreeSet<>(byStamp.keySet());
-        stretches.add(0L);
-        stretches.addAll(state.controls.keySet());
-        for (long sequence : stretches) {
-            Known c = sequence == 0 ? null : state.controls.get(sequence);
-            if (sequence != 0 && c == null) {
-                continue; // stamped with a control record this reader does not have: what was active then is unknown
-            }
-            if (c != null && c.action() == ControlAction.PIN) {
-                long pinned = c.version();
-                if (lastFrom == sequence - 1 && !active.isEmpty() && pinned < last(active)) {
-                    rolledBackFrom.add(last(active)); // a pin of an older version: the one it moved away from
-                }
-                rolledBackFrom.remove(pinned); // an operator chose it again
-                lastFrom = append(active, pinned, sequence);
-                continue;
-            }
-            if (c != null && c.version() != null) {
-                lastFrom = append(active, c.version(), sequence); // an UNPIN leaves the version it names active
-            }
-            for (long v : byStamp.getOrDefault(sequence, List.of())) {
-                lastFrom = append(active, v, sequence);
-            }
-        }
-        return new History(active, rolledBackFrom);
-    }
-
-    private static long append(List<Long> active, long version, long from) {
-        if (active.isEmpty() || last(active) != version) {
-            active.add(version);
-        }
-        return from;
-    }
-
-    private static long last(List<Long> list) {
-        return list.get(list.size() - 1);
-    }
-
     private static boolean isKnownUsable(ScopeState state, long version) {
         return state.accepted.containsKey(version);
     }
-
-    /** A control record as the rollback target needs it. */
-    private record Known(ControlAction action, Long version) {}
 
     private static final class ScopeState {
         /** Accepted versions → the control sequence their job had applied. */
         final NavigableMap<Long, Long> accepted = new TreeMap<>();
         /** Accepted versions held back for their control record → when they were read (see {@link #readMark}). */
         final NavigableMap<Long, Long> heldBack = new TreeMap<>();
-        /** Every valid control record read, by sequence. */
-        final NavigableMap<Long, Known> controls = new TreeMap<>();
+        /** Every valid control record read, for the rollback target. */
+        final RollbackHistory history = new RollbackHistory();
         SnapshotControl control;
         /** When {@link #control} was read. */
         long controlRead;
 
         long sequence() {
             return control == null ? 0 : control.getSequence();
+        }
+
+        /** The accepted versions not held back → their stamps (a copy). */
+        NavigableMap<Long, Long> eligible() {
+            NavigableMap<Long, Long> e = new TreeMap<>(accepted);
+            e.keySet().removeAll(heldBack.keySet());
+            return e;
         }
 
         /** The highest accepted version below {@code below} that is not held back. */

@@ -60,6 +60,8 @@ public final class ReadThrough<P> {
     private long retryAt;
     private boolean retryPending;
     private long rounds;
+    private long completedMark = -1; // the mark of the last round that ended; -1: none this session
+    private long catchUpMark = -1;   // the mark when the reader's catch-up was first reached while something waited
 
     public ReadThrough() {
         this(System::nanoTime);
@@ -73,6 +75,25 @@ public final class ReadThrough<P> {
     public void reset() {
         targets = null;
         retryPending = false;
+        completedMark = -1;
+        catchUpMark = -1;
+    }
+
+    /**
+     * For a reader whose catch-up target (the end offsets at its session's start) is reached: whether it may now say it
+     * is caught up (activate, report ready). True when nothing read waits for a round; otherwise only once a round that
+     * started after catch-up was first reached has ended, so that a snapshot read during catch-up and held back for a
+     * control record that is gone is released before the reader starts serving, not a moment after on a stale
+     * version. Call after {@link #afterPoll} at every poll from the one where catch-up is reached until it returns true.
+     */
+    public boolean caughtUp(Subject subject) {
+        if (!subject.waitsForReadThrough()) {
+            return true;
+        }
+        if (catchUpMark < 0) {
+            catchUpMark = subject.readMark();
+        }
+        return completedMark >= catchUpMark;
     }
 
     /** Rounds completed (tests, logs). */
@@ -91,9 +112,7 @@ public final class ReadThrough<P> {
     public boolean afterPoll(Subject subject, Supplier<Map<P, Long>> endOffsets, ToLongFunction<P> position) {
         boolean released = false;
         if (targets != null && reached(position)) {
-            targets = null;
-            rounds++;
-            released = subject.readThrough(mark);
+            released = endRound(subject);
         }
         if (targets == null && subject.waitsForReadThrough()
                 && (!retryPending || nanoTime.getAsLong() - retryAt >= 0)) {
@@ -108,12 +127,17 @@ public final class ReadThrough<P> {
             mark = m;
             targets = new HashMap<>(ends);
             if (reached(position)) { // nothing new on the topics since: the round ends now
-                targets = null;
-                rounds++;
-                released |= subject.readThrough(mark);
+                released |= endRound(subject);
             }
         }
         return released;
+    }
+
+    private boolean endRound(Subject subject) {
+        targets = null;
+        rounds++;
+        completedMark = mark;
+        return subject.readThrough(mark);
     }
 
     private boolean reached(ToLongFunction<P> position) {

@@ -296,6 +296,59 @@ class ActivationRuleTest {
     }
 
     /**
+     * Review finding: control records 1–3 deleted, v6–9 fitted under record 2; the UNPIN of sequence 4 names 8. What was
+     * active between 5 and 8 is unknown, so the target is the newest accepted version below 8 (the documented answer
+     * where the records are gone), not 5 from before the gap.
+     */
+    @Test
+    void aGapInTheControlRecordsBetweenTheActiveVersionAndTheOneBeforeFallsBackToTheNewestAcceptedBelow() {
+        for (long v = 1; v <= 5; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        for (long v = 6; v <= 9; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 2); // records 1–3 are gone
+        }
+        rule.onControl(control(ControlAction.UNPIN, 8L, 4));
+        assertThat(rule.activeVersion("default")).hasValue(8);
+        assertThat(rule.rollbackTarget("default")).as("the newest accepted below 8, not 5 from before the gap")
+                .hasValue(7);
+        assertThat(rule.rolledBackFrom("default")).isEmpty();
+    }
+
+    /**
+     * Review finding: 2,000 versions fitted under control records that are all deleted, then a PIN of 1990: a rollback
+     * must not jump back 1,987 versions to 3, the last version known to have been active before the gap.
+     */
+    @Test
+    void aRollbackNeverJumpsBackAcrossAGapOfDeletedControlRecords() {
+        for (long v = 1; v <= 3; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        for (long v = 4; v <= 2000; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 1 + (v - 4) * 5 / 1997); // sequences 1–5, all deleted
+        }
+        rule.onControl(control(ControlAction.PIN, 1990L, 6));
+        assertThat(rule.activeVersion("default")).hasValue(1990);
+        assertThat(rule.rollbackTarget("default")).hasValue(1989);
+    }
+
+    /**
+     * A version named again after a gap is known to have been active right before what follows it: the walk back from
+     * the active version finds it before it reaches the gap.
+     */
+    @Test
+    void aVersionNamedAgainAfterAGapIsStillTheTarget() {
+        for (long v = 1; v <= 5; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        rule.onSnapshot("default", 6, ACCEPTED, 1); // record 1 is gone
+        rule.onControl(control(ControlAction.UNPIN, 4L, 2));
+        rule.onSnapshot("default", 7, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).hasValue(7);
+        assertThat(rule.rollbackTarget("default")).as("4, named by the unpin, was active before 7").hasValue(4);
+    }
+
+    /**
      * A control record that is gone for good (the control topic recreated, its records deleted) while snapshots still
      * carry its sequence: held back until the reader has read both topics through, then released — the answer every
      * reader gave before, and not a scope held back for ever.

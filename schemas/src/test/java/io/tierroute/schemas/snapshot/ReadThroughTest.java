@@ -2,6 +2,7 @@ package io.tierroute.schemas.snapshot;
 
 import io.tierroute.schemas.avro.ControlAction;
 import io.tierroute.schemas.avro.SnapshotControl;
+import io.tierroute.schemas.avro.SnapshotStatus;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -92,6 +93,66 @@ class ReadThroughTest {
         positions.put("params", 6L);
         assertThat(afterPoll()).isTrue();
         assertThat(rule.activeVersion("default")).hasValue(3);
+    }
+
+    /**
+     * Review finding: the job publishes during a reader's start-up. Its catch-up target (the ends at the session's start)
+     * is reached in the poll that also read v2, stamped with a control record that is gone, while the round's ends
+     * (fetched after v2 was read) include v3, published meanwhile: the reader may not say it is caught up, and activate
+     * v1, until that round has ended and released v2.
+     */
+    @Test
+    void aReaderIsNotCaughtUpWhileASnapshotReadDuringCatchUpWaitsForItsRound() {
+        publishSnapshot(1, 0);
+        publishSnapshot(2, 4); // the job published it after the session's start; its control record is gone
+        ends.merge("params", 1L, Long::sum); // v3, published while the round's ends are fetched, not read yet
+        assertThat(afterPoll()).isFalse();
+        assertThat(rounds.caughtUp(subject)).as("v2 waits for the round under way").isFalse();
+        assertThat(rule.activeVersion("default")).hasValue(1);
+
+        rule.onSnapshot("default", 3, SnapshotStatus.REJECTED, 0);
+        positions.merge("params", 1L, Long::sum);
+        assertThat(afterPoll()).as("the round ends and releases v2").isTrue();
+        assertThat(rounds.caughtUp(subject)).isTrue();
+        assertThat(rule.activeVersion("default")).hasValue(2);
+    }
+
+    /**
+     * A round that started before catch-up was reached, with a mark taken before a held snapshot was read, does not
+     * count: the reader waits for the next round, whose mark covers it.
+     */
+    @Test
+    void onlyARoundStartedOnceCatchUpIsReachedLetsTheReaderSayItIsCaughtUp() {
+        publishSnapshot(1, 4);
+        ends.merge("params", 1L, Long::sum); // v2 published, not read: round A (mark before v2) goes on
+        assertThat(afterPoll()).isFalse();
+        readPublished(2, 5); // read during round A; the catch-up target is reached in this poll
+        assertThat(rounds.caughtUp(subject)).isFalse();
+        ends.merge("params", 1L, Long::sum); // v3 published, not read
+        assertThat(afterPoll()).as("round A ends, releasing v1 only; round B starts").isTrue();
+        assertThat(rounds.caughtUp(subject)).as("round A started before catch-up was reached").isFalse();
+        assertThat(rule.activeVersion("default")).hasValue(1);
+        readPublished(3, 6);
+        ends.merge("params", 1L, Long::sum); // v4 published, not read: round C will go on
+        assertThat(afterPoll()).as("round B ends, releasing v2").isTrue();
+        assertThat(rule.waitsForReadThrough()).as("v3 waits for round C").isTrue();
+        assertThat(rounds.caughtUp(subject)).as("round B started once catch-up was reached").isTrue();
+        assertThat(rule.activeVersion("default")).hasValue(2);
+    }
+
+    /** Reads a snapshot already counted in the end offsets. */
+    private void readPublished(long version, long stamp) {
+        rule.onSnapshot("default", version, ACCEPTED, stamp);
+        positions.merge("params", 1L, Long::sum);
+    }
+
+    /** Nothing held back: a reader whose catch-up target is reached is caught up at once, with no round. */
+    @Test
+    void withNothingHeldBackCatchUpNeedsNoRound() {
+        publishSnapshot(1, 0);
+        assertThat(afterPoll()).isFalse();
+        assertThat(rounds.caughtUp(subject)).isTrue();
+        assertThat(endFetches).hasValue(0);
     }
 
     /** End offsets that cannot be had now (no broker) are asked again after a pause, not at every poll. */

@@ -126,4 +126,16 @@ final class KafkaClients {
                 ? " cut below the positions reached (records deleted by retention before they were read) ("
                 : " recreated or truncated (") + String.join("; ", where) + ")";
     }
+
+    /**
+     * The consumer's position on {@code tp} now, without blocking the loop (a position that must first be looked up
+     * is not waited for), or -1 when it has none this round (a leader change, a reset): the next poll has one.
+     */
+    static long positionNow(KafkaConsumer<?, ?> c, TopicPartition tp) {
+        try {
+            return c.position(tp, Duration.ZERO);
+        } catch (org.apache.kafka.common.errors.TimeoutException e) {
+            return -1;
+        }
+    }
 }

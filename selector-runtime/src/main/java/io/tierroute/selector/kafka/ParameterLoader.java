@@ -88,7 +88,9 @@ import java.util.concurrent.atomic.LongAdder;
  * the applied set stays meanwhile. While something is held back the loader reads both topics through
  * ({@link ReadThrough}: end offsets fetched after it was read, the positions brought up to them) and tells the rule,
  * which releases what depends on a record that is not on the topics (a control topic recreated or whose records were
- * deleted while the snapshots kept their stamps): so no scope is held back for ever.
+ * deleted while the snapshots kept their stamps): so no scope is held back for ever. When catch-up ends while something
+ * is held back (the job published during the catch-up), the loader finishes a round that started after it did before it
+ * applies and reports ready ({@link ReadThrough#caughtUp}), so it never starts on a version released a moment later.
  *
  * <p><b>Retained records.</b> For the served scope the loader keeps offsets and a bounded LRU of encoded records, and
  * reads back what it no longer holds ({@link ServedScopeRecords}), so its own memory is bounded whatever the history's
@@ -418,9 +420,13 @@ public final class ParameterLoader implements AutoCloseable {
             for (ConsumerRecord<byte[], byte[]> r : records) {
                 intake.onRecord(r, rule, caughtUp);
             }
-            boolean released = readThrough.afterPoll(ReadThrough.of(rule), () -> endOffsets(c), tp -> c.position(tp));
+            ReadThrough.Subject subject = ReadThrough.of(rule);
+            boolean released = readThrough.afterPoll(subject, () -> endOffsets(c),
+                    tp -> KafkaClients.positionNow(c, tp));
             if (!caughtUp) {
-                if (catchUp.reached(c)) {
+                // Not while a snapshot read during catch-up is held back: a round of reading through releases it first
+                // if its control record is gone (the job published during start-up), so ready is never on a stale one.
+                if (catchUp.reached(c) && readThrough.caughtUp(subject)) {
                     onCaughtUp();
                 }
             } else if (!records.isEmpty() || swap.retryDue() || released) {
