@@ -8,6 +8,7 @@ import io.tierroute.deploy.local.KafkaBrokerProcess;
 import io.tierroute.deploy.local.LocalClasspath;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
+import io.tierroute.deploy.local.TreeDeletion;
 import io.tierroute.jobs.FittingJob;
 import io.tierroute.jobs.JobSettings;
 import io.tierroute.jobs.KafkaWiring;

@@ -4,6 +4,7 @@ import io.tierroute.dashboards.Broker;
 import io.tierroute.dashboards.Dashboard;
 import io.tierroute.dashboards.DashboardFixture;
 import io.tierroute.dashboards.Snapshots;
+import io.tierroute.deploy.local.TreeDeletion;
 import io.tierroute.selector.config.KafkaSettings;
 import io.tierroute.selector.kafka.ParameterLoader;
 import io.tierroute.selector.kafka.SnapshotConverter;
@@ -32,13 +33,8 @@ import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 import java.io.File;
-import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -111,38 +107,8 @@ class DashboardBrowserTest {
         if (loader != null) {
             loader.close();
         }
-        if (profile != null) {
-            deleteProfile(profile);
-        }
-    }
-
-    /**
-     * Deletes the Chromium profile, best effort as before, tolerating entries that vanish meanwhile: after
-     * {@code driver.quit()} Chromium's helper processes may still be removing files in it, and a walk that met one
-     * gone failed the test (UncheckedIOException: NoSuchFileException).
-     */
-    private static void deleteProfile(Path dir) throws IOException {
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                file.toFile().delete();
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-                if (e instanceof NoSuchFileException) {
-                    return FileVisitResult.CONTINUE;
-                }
-                throw e;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) {
-                d.toFile().delete();
-                return FileVisitResult.CONTINUE;
-            }
-        });
+        // Chromium's helper processes may still be removing files in it after quit(): a tolerant deletion
+        TreeDeletion.delete(profile);
     }
 
     private Object js(String script) {

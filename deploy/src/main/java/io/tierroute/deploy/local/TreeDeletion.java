@@ -1,4 +1,4 @@
-package io.tierroute.cli;
+package io.tierroute.deploy.local;
 
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
@@ -8,23 +8,25 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /**
- * Deletes a directory tree (the demo's temporary directory), best effort: an entry that vanished meanwhile is skipped
- * and one that cannot be deleted does not stop the rest. On Ctrl-C the demo's shutdown hook runs while Flink's own
- * hooks delete their directories under the same directory; a walk listed first and deleted after, and one entry gone
- * before its turn aborted the whole deletion (NoSuchFileException) and left the directory behind. Symbolic links are
+ * Deletes a directory tree other processes may still be changing (the demo's temporary directory, a browser profile),
+ * best effort: an entry that vanished meanwhile is skipped and one that cannot be deleted does not stop the rest. On
+ * Ctrl-C the demo's shutdown hook runs while Flink's own hooks delete their directories under the same directory; a
+ * walk listed first and deleted after, and one entry gone before its turn aborted the whole deletion
+ * (NoSuchFileException) and left the directory behind. ({@link FlinkScratch#clear} is the strict kind: it reports what
+ * it could not delete.) Symbolic links are
  * removed, not followed. A visitor (tests override its methods to remove entries in between).
  */
-class TreeDeletion extends SimpleFileVisitor<Path> {
+public class TreeDeletion extends SimpleFileVisitor<Path> {
 
-    TreeDeletion() {
+    protected TreeDeletion() {
     }
 
     /** Deletes {@code root} and everything under it that it can; a missing or null {@code root} is nothing to do. */
-    static void delete(Path root) {
+    public static void delete(Path root) {
         delete(root, new TreeDeletion());
     }
 
-    static void delete(Path root, TreeDeletion visitor) {
+    public static void delete(Path root, TreeDeletion visitor) {
         if (root == null) {
             return;
         }

@@ -1,4 +1,4 @@
-package io.tierroute.cli;
+package io.tierroute.deploy.local;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
