@@ -75,7 +75,7 @@ final class SnapshotsWriteCommands {
             who.check(spec.commandLine());
             SnapshotsKafka.Read first = read(kafka);
             ScopeState firstState = scope(first.history());
-            sequenceLeft(firstState);
+            sequenceLeft(firstState, first.history().nextControlSequence(firstState.scope()));
             target(first, firstState); // a write the history rules out is refused before it fences anyone
             String scopeName = firstState.scope();
             ScopeState s;
@@ -94,9 +94,11 @@ final class SnapshotsWriteCommands {
                             + " of scope '" + scopeName + "', the topic holds " + committed + ". Nothing was written; "
                             + "retry");
                 }
-                sequenceLeft(s);
+                // Above the last record, and above a snapshot's stamp when the control topic lost records the job
+                // applied (recreated): the job would ignore a lower one while every reader applied it.
+                sequence = read.history().nextControlSequence(scopeName);
+                sequenceLeft(s, sequence);
                 t = target(read, s);
-                sequence = s.controlSequence() + 1;
                 c = SnapshotControl.newBuilder().setScope(s.scope()).setAction(t.action())
                         .setVersion(t.version()).setActor(kafka.recordedActor(who.actor.strip()))
                         .setReason(who.reason.strip()).setTimestampMs(System.currentTimeMillis()).setSequence(sequence)
@@ -119,14 +121,15 @@ final class SnapshotsWriteCommands {
         }
 
         /**
-         * Refuses a scope whose last control sequence is {@link ControlRecordCheck#MAX_SEQUENCE}: every reader ignores
-         * a record past it, so the write would land and never take effect.
+         * Refuses a write whose sequence {@code next} would pass {@link ControlRecordCheck#MAX_SEQUENCE}: every reader
+         * ignores such a record, so the write would land and never take effect.
          */
-        private static void sequenceLeft(ScopeState s) {
-            if (s.controlSequence() >= ControlRecordCheck.MAX_SEQUENCE) {
+        private static void sequenceLeft(ScopeState s, long next) {
+            if (next > ControlRecordCheck.MAX_SEQUENCE) {
                 throw new SnapshotsKafka.Failure("refused: the control sequence of scope '" + s.scope() + "' is "
-                        + "exhausted (its last control record has sequence " + s.controlSequence() + ", the largest "
-                        + "readers take, 2^62: a later one would be ignored by every reader). Nothing was written.");
+                        + "exhausted (its last control record or snapshot stamp has sequence " + (next - 1) + ", the "
+                        + "largest readers take, 2^62: a later one would be ignored by every reader). Nothing was "
+                        + "written.");
             }
         }
 

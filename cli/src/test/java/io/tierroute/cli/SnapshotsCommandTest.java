@@ -46,6 +46,9 @@ class SnapshotsCommandTest {
             // stamped with a control sequence whose record is not on the control topic (deleted, the topic recreated)
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 1).build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("control-gone", 2).setControlSequence(3).build());
+            // the job applied control sequence 5 and stamped it; the control topic was recreated since (empty)
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("stamps-ahead", 1).setControlSequence(4).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("stamps-ahead", 2).setControlSequence(5).build());
             // text from the topic with escape sequences in it: a worker's name reaches a reason (rho[<worker>/<tier>])
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 1).setProducer("fitter\u001b[31m").build());
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)
@@ -211,6 +214,21 @@ class SnapshotsCommandTest {
         }
         assertThat(SnapshotsFixtures.controlRecords(kafka.bootstrapServers(), new java.util.Properties(), "exhausted"))
                 .hasSize(1);
+    }
+
+    /**
+     * Before: numbered from the (recreated, empty) control topic alone, the pin took sequence 1, which the fitting job
+     * ignores (it applied 5) while every reader applies it.
+     */
+    @Test
+    void aPinAfterTheControlTopicLostRecordsNumbersAboveTheSnapshotsStamps() {
+        assertThat(run("snapshots", "pin", "1", "--scope", "stamps-ahead", "--actor", "bob", "--reason", "recreated"))
+                .as(err.toString()).isZero();
+        assertThat(out.toString()).contains("written as control sequence 6");
+        assertThat(SnapshotsFixtures.controlRecords(kafka.bootstrapServers(), new java.util.Properties(), "stamps-ahead"))
+                .extracting(SnapshotControl::getSequence).containsExactly(6L);
+        assertThat(SnapshotsFixtures.activeVersion(kafka.bootstrapServers(), new java.util.Properties(), "stamps-ahead"))
+                .isEqualTo(1);
     }
 
     @Test

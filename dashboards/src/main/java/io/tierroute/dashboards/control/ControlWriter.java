@@ -32,8 +32,9 @@ import java.util.function.Supplier;
  *       seeing the unpin); refused when the scope is not pinned.</li>
  * </ul>
  *
- * Each record carries the actor and reason, and sequence = the scope's last committed sequence + 1; a scope whose
- * last is {@link ControlRecordCheck#MAX_SEQUENCE} is refused (409, its control sequence exhausted).
+ * Each record carries the actor and reason, and sequence = the scope's last committed sequence + 1, or higher when a
+ * snapshot is stamped with a higher one (a control topic recreated: {@link SnapshotHistory#nextControlSequence}); a
+ * scope whose next would pass {@link ControlRecordCheck#MAX_SEQUENCE} is refused (409, its control sequence exhausted).
  * Each write first fences every other writer of the scope ({@link ControlFence}: the CLI, another
  * dashboard), then waits until the history holds every committed record of the scope, decides from
  * it, commits, and waits until the history has read the record back. A writer fenced meanwhile
@@ -183,7 +184,7 @@ public final class ControlWriter implements AutoCloseable {
      * process: a second is refused at once rather than holding a server thread through the first one's Kafka calls.
      */
     private Written fenced(String scope, String actor, String reason, Supplier<Decision> decide) {
-        checkSequenceLeft(scope, history.controlSequence(scope));
+        checkSequenceLeft(scope, history.nextControlSequence(scope));
         decide.get();
         ReentrantLock lock = locks.computeIfAbsent(scope, k -> new ReentrantLock());
         if (!lock.tryLock()) {
@@ -225,10 +226,10 @@ public final class ControlWriter implements AutoCloseable {
                         + "written then starts again from the sequences the topic holds, which a running job that "
                         + "applied a higher one ignores (README, Snapshots)");
             }
-            checkSequenceLeft(scope, committed);
+            long sequence = history.nextControlSequence(scope); // committed + 1, or above a stamp the topic lost
+            checkSequenceLeft(scope, sequence);
             Decision d = decide.get();
             long before = history.activeVersion(scope).orElse(-1);
-            long sequence = committed + 1;
             SnapshotControl c = SnapshotControl.newBuilder().setScope(scope).setAction(d.action()).setVersion(d.version())
                     .setReason(reason.strip()).setActor(actor.strip()).setTimestampMs(clock.millis())
                     .setSequence(sequence).build();
@@ -315,11 +316,11 @@ public final class ControlWriter implements AutoCloseable {
      * Refuses a write whose sequence would pass {@link ControlRecordCheck#MAX_SEQUENCE}: every reader ignores such a
      * record, so it would be written and never take effect.
      */
-    private static void checkSequenceLeft(String scope, long committed) {
-        if (committed >= ControlRecordCheck.MAX_SEQUENCE) {
+    private static void checkSequenceLeft(String scope, long next) {
+        if (next > ControlRecordCheck.MAX_SEQUENCE) {
             throw ControlRefusedException.conflict("cannot write to scope '" + scope + "': its control sequence is "
-                    + "exhausted (the last record has sequence " + committed + ", the largest readers take, 2^62: a "
-                    + "later one would be ignored by every reader); nothing was written");
+                    + "exhausted (the last record or snapshot stamp has sequence " + (next - 1) + ", the largest "
+                    + "readers take, 2^62: a later one would be ignored by every reader); nothing was written");
         }
     }
 

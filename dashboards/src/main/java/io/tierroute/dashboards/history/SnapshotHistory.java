@@ -280,6 +280,15 @@ public final class SnapshotHistory implements ReadThrough.Subject {
     }
 
     /**
+     * The sequence the next control record of {@code scope} takes ({@link ActivationRule#nextSequence}): above the last
+     * applied one and above every sequence its snapshots were stamped with, so that a job which applied records since
+     * lost from the control topic does not ignore it.
+     */
+    public synchronized long nextControlSequence(String scope) {
+        return rule.nextSequence(scope);
+    }
+
+    /**
      * The version a rollback of {@code scope} pins ({@link ActivationRule#rollbackTarget}: the one active before the
      * current one, never one an operator rolled back from), from the rule, which knows every accepted version and
      * control record: the target of a version pinned below the window is older than the window too.

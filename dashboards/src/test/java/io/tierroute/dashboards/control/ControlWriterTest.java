@@ -134,6 +134,26 @@ class ControlWriterTest {
         assertThat(Broker.controlRecords()).as("nothing more written").hasSize(1);
     }
 
+    /**
+     * The control topic was recreated (empty) after the job had applied control sequence 7, which it stamped on v5. A
+     * pin numbered from the topic alone (1) would be ignored by the job (not above 7) and applied by every reader: the
+     * job would go on gating against another version than the one the selectors serve. It takes 8.
+     */
+    @Test
+    void aWriteAfterTheControlTopicLostRecordsNumbersAboveTheSnapshotsStamps() throws Exception {
+        try (var producer = Broker.producer()) {
+            Broker.publish(producer, Snapshots.accepted("default", 5).setControlSequence(7).build());
+        }
+        Broker.await(Duration.ofSeconds(20), () -> reader.history().activeVersion("default").orElse(0) == 5,
+                "version 5 released once both topics were read through");
+
+        ControlWriter.Written w = writer.pin("default", 2, "alice", "after the control topic was recreated");
+
+        assertThat(w.sequence()).isEqualTo(8);
+        assertThat(Broker.controlRecords()).extracting(SnapshotControl::getSequence).containsExactly(8L);
+        assertThat(reader.history().activeVersion("default")).hasValue(2);
+    }
+
     @Test
     void theSequenceContinuesFromWhatIsAlreadyOnTheTopic() {
         writer.pin("default", 2, "alice", "first");

@@ -60,8 +60,9 @@ import java.util.TreeSet;
  * accepted version. Readers that follow the topics drive this with {@link ReadThrough}; one-shot readers do one such
  * round at their end when {@link #waitsForReadThrough()}. The fitting job's own history is complete by construction
  * (it stamps what it applied): it reads through at once. This only keeps a scope from being stuck; it is no way to
- * start a scope's control records afresh: writers continue from the last sequence they can read, and the job ignores a
- * record at or below the sequence it applied, while readers apply it (the root README, "Snapshots").
+ * start a scope's control records afresh: writers continue above the last sequence they can read on either topic
+ * ({@link #nextSequence}), since the job ignores a record at or below the sequence it applied, while readers apply it
+ * (the root README, "Snapshots").
  *
  * <p><b>Rollback target</b> ({@link #rollbackTarget}, worked out by {@link RollbackHistory}): the version that was
  * active before the current one, from the scope's control records and the snapshots' stamps (what was active during
@@ -93,6 +94,9 @@ public final class ActivationRule {
             return; // no job publishes it (its start-up read skips it): made active here, it would outrank them all
         }
         ScopeState state = scopes.computeIfAbsent(scope, s -> new ScopeState());
+        if (controlSequence <= ControlRecordCheck.MAX_SEQUENCE) { // above it: no job stamps it, and no write could pass it
+            state.highestStamp = Math.max(state.highestStamp, controlSequence);
+        }
         if (status == SnapshotStatus.ACCEPTED) {
             state.accepted.put(version, controlSequence);
             if (controlSequence > state.sequence()) {
@@ -198,6 +202,19 @@ public final class ActivationRule {
         return control(scope).map(SnapshotControl::getSequence).orElse(0L);
     }
 
+    /**
+     * The sequence a writer gives the next control record of {@code scope}: above the last applied one, and above every
+     * control sequence a snapshot of the scope was stamped with (any status). The two differ once the control topic has
+     * lost records the fitting job applied (deleted and created again, records deleted): numbering from the topic alone
+     * would start again at 1, which the job ignores (it applied a higher sequence) while every reader applies it. The
+     * job stamps what it applied on the next snapshot it publishes (at its next publish tick), so a record applied and
+     * lost within one tick is the only one this cannot see.
+     */
+    public long nextSequence(String scope) {
+        ScopeState state = scopes.get(scope);
+        return state == null ? 1 : Math.max(state.sequence(), state.highestStamp) + 1;
+    }
+
     /** Every scope seen on either topic. */
     public Set<String> scopes() {
         return scopes.keySet();
@@ -263,6 +280,8 @@ public final class ActivationRule {
         SnapshotControl control;
         /** When {@link #control} was read. */
         long controlRead;
+        /** The highest control sequence a snapshot of the scope was stamped with (tombstones stamp none). */
+        long highestStamp;
 
         long sequence() {
             return control == null ? 0 : control.getSequence();

@@ -133,6 +133,31 @@ class ActivationRuleTest {
     }
 
     /**
+     * A writer numbers above both the last control record and every snapshot's stamp: after the control topic lost the
+     * records the job applied (recreated), the stamps still tell how far the job got, and the job ignores a record not
+     * above that.
+     */
+    @Test
+    void theNextSequenceIsAboveTheLastControlRecordAndEverySnapshotsStamp() {
+        assertThat(rule.nextSequence("default")).as("nothing read").isEqualTo(1);
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        assertThat(rule.nextSequence("default")).isEqualTo(1);
+        rule.onControl(control(ControlAction.PIN, 1L, 2));
+        assertThat(rule.nextSequence("default")).as("the last control record").isEqualTo(3);
+
+        rule.onSnapshot("default", 2, REJECTED, 6);
+        assertThat(rule.nextSequence("default")).as("a rejected snapshot's stamp counts too").isEqualTo(7);
+        rule.onSnapshot("default", 3, ACCEPTED, 4);
+        rule.onSnapshot("default", 2, REJECTED, 0); // a tombstone of version 2
+        assertThat(rule.nextSequence("default")).as("never lowered, not by a tombstone either").isEqualTo(7);
+        rule.onSnapshot("default", 4, ACCEPTED, ControlRecordCheck.MAX_SEQUENCE + 1);
+        assertThat(rule.nextSequence("default")).as("a stamp no job writes is not followed").isEqualTo(7);
+        rule.onControl(control(ControlAction.UNPIN, 1L, 9));
+        assertThat(rule.nextSequence("default")).isEqualTo(10);
+        assertThat(rule.nextSequence("other")).isEqualTo(1);
+    }
+
+    /**
      * Ends on an UNPIN of 5 that no snapshot has seen yet (version 6 was published under sequence 3): 5 stays active.
      * That depends on the stale-sequence check (an earlier record applied last would win: 1, or 6 after UNPIN 1) and on
      * the {@code controlSequence >= s} filter (without it the highest accepted, 6, would win); control records are
