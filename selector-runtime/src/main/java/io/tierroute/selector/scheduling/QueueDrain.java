@@ -1,5 +1,6 @@
 package io.tierroute.selector.scheduling;
 
+import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.sequences.InFlightTracker;
 
 import java.util.ArrayList;
@@ -17,14 +18,19 @@ import java.util.function.Supplier;
  * credit) among the first few in the queue's order ({@link #cheapestNow}); and, once those are not admitted, down the
  * queue past requests that wait for a busy worker ({@link #DRAIN_SCAN_LIMIT}).
  * Claiming and admitting happen under the selector's drain lock; completing the futures (which runs callers'
- * callbacks, e.g. writing an HTTP answer) happens after it.
+ * callbacks, e.g. writing an HTTP answer) happens after it. One drain prices every attempt under the parameter set
+ * active when it starts: its dry runs' ranks are compared with each other, and a hot reload in the middle of it would
+ * otherwise rank some requests under one set and some under another, and place the winner under a third.
  */
 final class QueueDrain {
 
-    /** One of {@link Selector}'s routing attempts; null when no candidate is eligible (details left in {@code s}). */
+    /**
+     * One of {@link Selector}'s routing attempts, priced under {@code ps}; null when no candidate is eligible (details
+     * left in {@code s}).
+     */
     interface Attempts {
-        RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, AttemptScratch s,
-                              AttemptKind kind);
+        RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, ParameterSet ps,
+                              AttemptScratch s, AttemptKind kind);
     }
 
     /**
@@ -48,6 +54,7 @@ final class QueueDrain {
     private final AdmissionQueue queue;
     private final Object lock;
     private final Attempts attempts;
+    private final Supplier<ParameterSet> params;
     private final LateBinding lateBinding;
     private final WorkerStatus status;
     private final WorkerSpec[] specs;
@@ -72,16 +79,19 @@ final class QueueDrain {
 
     /**
      * @param lock                  the selector's drain lock, which guards {@code queue}
+     * @param params                the active parameter set, read once at the start of each drain
      * @param admittedThenCancelled gives a worker its slot back when a request's caller cancelled after the drain
      *                              admitted it
      * @param overdueNanos          how long a request waits before it is overdue (0: never)
      */
-    QueueDrain(AdmissionQueue queue, Object lock, Attempts attempts, LateBinding lateBinding, WorkerStatus status,
-               WorkerSpec[] specs, InFlightTracker inflight, LongSupplier clock, Supplier<AttemptScratch> scratch,
+    QueueDrain(AdmissionQueue queue, Object lock, Attempts attempts, Supplier<ParameterSet> params,
+               LateBinding lateBinding, WorkerStatus status, WorkerSpec[] specs, InFlightTracker inflight,
+               LongSupplier clock, Supplier<AttemptScratch> scratch,
                Consumer<RouteDecision> admittedThenCancelled, long overdueNanos) {
         this.queue = queue;
         this.lock = lock;
         this.attempts = attempts;
+        this.params = params;
         this.lateBinding = lateBinding;
         this.status = status;
         this.specs = specs;
@@ -111,6 +121,7 @@ final class QueueDrain {
         List<Object> outcomes = new ArrayList<>(); // a RouteDecision or the RuntimeException it failed with
         synchronized (lock) {
             AttemptScratch s = scratch.get();
+            ParameterSet ps = params.get(); // one set for the whole drain (class comment)
             // The head first, while it is admitted; once it is not, the next ones in the queue's order (see below).
             List<AdmissionQueue.Pending> scan = null;
             int next = 0;
@@ -144,12 +155,12 @@ final class QueueDrain {
                 // Nothing to choose between when the head waits alone or no worker has room: its own attempt decides.
                 if (scan == null && queue.size() >= 2 && lateBinding.someWorkerHasRoom(now)) {
                     unplaceableNow.clear();
-                    AdmissionQueue.Pending late = overduePlaceable(now, s);
+                    AdmissionQueue.Pending late = overduePlaceable(now, ps, s);
                     if (late != null) {
                         overdueAhead = late != head;
                         head = late;
                     } else {
-                        AdmissionQueue.Pending best = cheapestNow(now, s);
+                        AdmissionQueue.Pending best = cheapestNow(now, ps, s);
                         windowUnplaceable = best == null;
                         head = windowUnplaceable ? head : best;
                     }
@@ -161,8 +172,8 @@ final class QueueDrain {
                 }
                 Object outcome;
                 try {
-                    outcome = attempts.attempt(head.request(), head.hashes(), now, now - head.enqueuedNanos(), s,
-                            AttemptKind.RETRY);
+                    outcome = attempts.attempt(head.request(), head.hashes(), now, now - head.enqueuedNanos(), ps,
+                            s, AttemptKind.RETRY);
                 } catch (RuntimeException e) {
                     outcome = e;
                 }
@@ -229,7 +240,7 @@ final class QueueDrain {
      * first {@link #RERANK_WINDOW} to arrive; null when none is. It goes before the cost order: under overload that order
      * can keep an expensive request waiting for minutes.
      */
-    private AdmissionQueue.Pending overduePlaceable(long now, AttemptScratch s) {
+    private AdmissionQueue.Pending overduePlaceable(long now, ParameterSet ps, AttemptScratch s) {
         AdmissionQueue.Pending oldest = queue.longestWaiting();
         if (overdueNanos == 0 || oldest == null || now - oldest.enqueuedNanos() < overdueNanos) {
             return null; // the common case, without copying the arrival order
@@ -238,7 +249,7 @@ final class QueueDrain {
             if (now - p.enqueuedNanos() < overdueNanos) {
                 return null; // arrival order: the rest have waited less
             }
-            if (dryRun(p, now, s) != DryRun.UNPLACEABLE) {
+            if (dryRun(p, now, ps, s) != DryRun.UNPLACEABLE) {
                 return p;
             }
             unplaceableNow.add(p);
@@ -253,13 +264,13 @@ final class QueueDrain {
      * A waiting request's dry run: placeable now, not (cancelled, or no worker it could go to has room, or its cheapest
      * has K waiting), or failing (its real attempt fails it to its caller at once, instead of leaving it to time out).
      */
-    private DryRun dryRun(AdmissionQueue.Pending p, long now, AttemptScratch s) {
+    private DryRun dryRun(AdmissionQueue.Pending p, long now, ParameterSet ps, AttemptScratch s) {
         if (p.future().isDone()) {
             return DryRun.UNPLACEABLE; // cancelled: the drain removes it when it reaches it
         }
         dryRuns.increment();
         try {
-            return attempts.attempt(p.request(), p.hashes(), now, 0, s, AttemptKind.DRY_RUN) != null
+            return attempts.attempt(p.request(), p.hashes(), now, 0, ps, s, AttemptKind.DRY_RUN) != null
                     ? DryRun.PLACEABLE : DryRun.UNPLACEABLE;
         } catch (RuntimeException e) {
             return DryRun.FAILS;
@@ -278,14 +289,14 @@ final class QueueDrain {
      * the one each request found (DESIGN.md §3's priority, read at dispatch), aged as the queue is.
      * The dry runs, like a preview, mark the prefixes they walk as recently used in the index.
      */
-    private AdmissionQueue.Pending cheapestNow(long now, AttemptScratch s) {
+    private AdmissionQueue.Pending cheapestNow(long now, ParameterSet ps, AttemptScratch s) {
         AdmissionQueue.Pending best = null;
         double bestRank = Double.POSITIVE_INFINITY;
         for (AdmissionQueue.Pending p : queue.firstInOrder(RERANK_WINDOW)) {
             if (foundUnplaceableNow(p)) {
                 continue;
             }
-            DryRun dry = dryRun(p, now, s);
+            DryRun dry = dryRun(p, now, ps, s);
             if (dry == DryRun.FAILS) {
                 return p;
             }

@@ -31,8 +31,9 @@ import java.util.random.RandomGenerator;
  * hard filter excludes, and pick. The one implementation behind the HTTP server, the simulator and
  * the benchmarks.
  *
- * <p>Thread-safe: any number of threads route concurrently; each reads the active parameter set
- * once, so a decision never mixes two snapshots.
+ * <p>Thread-safe: any number of threads route concurrently; each attempt reads the active parameter set
+ * once, so a decision never mixes two snapshots; a drain of the admission queue reads it once for all its attempts
+ * ({@link QueueDrain}), so the requests it ranks against each other are priced alike.
  */
 public final class Selector {
 
@@ -108,8 +109,9 @@ public final class Selector {
         this.spread = new LightLoadSpread(settings.spreadWithin());
         this.explanations = new Explanations(settings, registry, specs, status, inflight);
         this.scratch = ThreadLocal.withInitial(() -> new AttemptScratch(new PromptLookup(settings, index), n));
-        this.drain = new QueueDrain(queue, drainLock, this::attempt, lateBinding, status, specs, inflight, clock,
-                scratch::get, d -> onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0)),
+        this.drain = new QueueDrain(queue, drainLock, this::attempt, params::current, lateBinding, status, specs,
+                inflight, clock, scratch::get,
+                d -> onRequestEvent(new RequestEvent(d.requestId(), RequestEvent.Type.FAILED, 0)),
                 settings.queueOverdueAfter().toNanos());
     }
 
@@ -156,7 +158,7 @@ public final class Selector {
         AttemptScratch s = scratch.get();
         // While others wait, a newcomer takes its place in the queue's order instead of jumping in.
         boolean othersWaiting = queue.size() > 0;
-        RouteDecision decision = attempt(request, null, now, 0, s,
+        RouteDecision decision = attempt(request, null, now, 0, params.current(), s,
                 othersWaiting ? AttemptKind.ARRIVAL_BEHIND_QUEUE : AttemptKind.ARRIVAL);
         if (decision != null && !othersWaiting) {
             return CompletableFuture.completedFuture(decision);
@@ -180,8 +182,8 @@ public final class Selector {
         }
         if (pending == null) {
             // No place behind the others: a worker that can take it now does, rather than a 503 while it has room.
-            RouteDecision placed = decision == null ? null : attempt(request, hashes, clock.getAsLong(), 0, s,
-                    AttemptKind.ARRIVAL_PAST_FULL_QUEUE);
+            RouteDecision placed = decision == null ? null : attempt(request, hashes, clock.getAsLong(), 0,
+                    params.current(), s, AttemptKind.ARRIVAL_PAST_FULL_QUEUE);
             if (placed != null) {
                 return CompletableFuture.completedFuture(placed);
             }
@@ -212,7 +214,7 @@ public final class Selector {
      */
     public RouteDecision preview(RouteRequest request) {
         AttemptScratch s = scratch.get();
-        RouteDecision d = attempt(request, null, clock.getAsLong(), 0, s, AttemptKind.DRY_RUN);
+        RouteDecision d = attempt(request, null, clock.getAsLong(), 0, params.current(), s, AttemptKind.DRY_RUN);
         if (d == null && s.healthyCandidates > 0 && s.holdingCandidates == 0) {
             throw explanations.tooLarge(s);
         }
@@ -223,14 +225,14 @@ public final class Selector {
     }
 
     /**
-     * One routing attempt; null when no candidate is eligible (details left in {@code s}). {@code kind} says what it
-     * may change besides answering: admit the request, count it as an arrival. {@code known}: a queued request's
-     * prompt hashes as far as computed (null for one not queued).
+     * One routing attempt, priced under {@code ps} (the active set: a route's attempt reads it, a drain's attempts
+     * share the one it read at its start); null when no candidate is eligible (details left in {@code s}). {@code kind}
+     * says what it may change besides answering: admit the request, count it as an arrival. {@code known}: a queued
+     * request's prompt hashes as far as computed (null for one not queued).
      */
-    private RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, AttemptScratch s,
-                                  AttemptKind kind) {
+    private RouteDecision attempt(RouteRequest request, PromptHashes known, long now, long queuedNanos, ParameterSet ps,
+                                  AttemptScratch s, AttemptKind kind) {
         int workers = registry.size();
-        ParameterSet ps = params.current();
         PromptLookup lookup = s.lookup;
         int blocks = lookup.hashAndMatch(request, known, now);
         int isl = lookup.inputTokens(request);
