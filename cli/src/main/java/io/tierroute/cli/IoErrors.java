@@ -11,6 +11,16 @@ import java.nio.file.NotDirectoryException;
 final class IoErrors {
     private IoErrors() {}
 
+    /** Why {@code file} cannot be read (opening it and reading its first byte), as {@link #describe} says it; null when it can. */
+    static String unreadable(java.nio.file.Path file) {
+        try (var in = java.nio.file.Files.newInputStream(file)) {
+            in.read();
+            return null;
+        } catch (IOException e) {
+            return describe(e);
+        }
+    }
+
     static String describe(IOException e) {
         if (e instanceof NoSuchFileException f) {
             return "no such file or directory: " + f.getFile();

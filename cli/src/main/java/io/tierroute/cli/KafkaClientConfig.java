@@ -80,7 +80,42 @@ final class KafkaClientConfig {
                         + "Kafka client (a typo?): Kafka ignores it unless a plugin reads it");
             }
         }
+        // Else the client's constructor failed on it: fleet printed Kafka's SSL stack trace, the dashboard retried forever.
+        unreadableLocation(props).ifPresent(why -> {
+            throw new CommandLine.ParameterException(cl, "--command-config " + file + ": " + why);
+        });
         return props;
+    }
+
+    /**
+     * The first {@code *.location} setting of {@code props} (ssl.truststore.location, ssl.keystore.location) whose file
+     * cannot be read here, as {@code 'KEY' names FILE, which cannot be read (WHY)}; empty when every one can. The paths
+     * only, never the files' passwords.
+     */
+    static java.util.Optional<String> unreadableLocation(Properties props) {
+        for (String key : new TreeSet<>(props.stringPropertyNames())) {
+            if (!key.endsWith(".location")) {
+                continue;
+            }
+            String value = props.getProperty(key).strip();
+            String why;
+            if (value.isEmpty()) {
+                why = "names no file";
+            } else {
+                String reason;
+                try {
+                    Path p = Path.of(value);
+                    reason = Files.isDirectory(p) ? "a directory, not a file" : IoErrors.unreadable(p);
+                } catch (java.nio.file.InvalidPathException e) {
+                    reason = "not a path: " + e.getReason();
+                }
+                why = reason == null ? null : "names " + value + ", which cannot be read (" + reason + ")";
+            }
+            if (why != null) {
+                return java.util.Optional.of("'" + key + "' " + why);
+            }
+        }
+        return java.util.Optional.empty();
     }
 
     /**

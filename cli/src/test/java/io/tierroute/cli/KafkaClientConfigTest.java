@@ -92,4 +92,27 @@ class KafkaClientConfigTest {
         assertThat(err.toString()).startsWith("--command-config " + file + ": not valid UTF-8 text")
                 .doesNotContain("Input length");
     }
+
+    /**
+     * A trust or key store the file names that is missing or no file is a usage error naming the property and the
+     * file, in every command, before any client is built: fleet printed Kafka's SSL stack trace, the dashboard retried
+     * forever logging it, snapshots exited 1.
+     */
+    @Test
+    void aStoreLocationThatCannotBeReadIsAUsageErrorNamingThePropertyAndTheFile(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("no-truststore.jks");
+        Path file = dir.resolve("client.properties");
+        Files.writeString(file, "security.protocol=SSL\nssl.truststore.location=" + missing + "\nssl.truststore.password=s3cret\n");
+        for (List<String> command : COMMANDS) {
+            assertThat(run(command, file)).as(command + ": " + err).isEqualTo(2);
+            assertThat(err.toString()).as(command.toString())
+                    .startsWith("--command-config " + file + ": 'ssl.truststore.location' names " + missing
+                            + ", which cannot be read (no such file or directory: " + missing + ")")
+                    .doesNotContain("s3cret").doesNotContain("\tat ").doesNotContain("Exception");
+        }
+        Files.writeString(file, "security.protocol=SSL\nssl.keystore.location=" + dir + "\n");
+        assertThat(run(List.of("snapshots", "list"), file)).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--command-config " + file + ": 'ssl.keystore.location' names " + dir
+                + ", which cannot be read (a directory, not a file)");
+    }
 }
