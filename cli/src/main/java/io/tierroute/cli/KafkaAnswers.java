@@ -6,6 +6,7 @@ import io.tierroute.deploy.local.KafkaBrokerProcess;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Properties;
 
 /**
  * Whether an operator's Kafka answers before a command relies on it, in the words {@code fleet} and {@code submit}
@@ -39,10 +40,11 @@ final class KafkaAnswers {
     }
 
     /**
-     * Empty when an Admin client (plain, as the fitting job's clients are) describes the cluster at {@code bootstrap}
-     * within {@code budget}; else the refusal: a host that does not resolve, or why it does not answer.
+     * Empty when an Admin client with {@code client}'s settings (the job's {@code --kafka-properties}: SASL, TLS; none
+     * for a plain connection) describes the cluster at {@code bootstrap} within {@code budget}; else the refusal: a
+     * host that does not resolve, or why it does not answer.
      */
-    static Optional<String> refusal(String bootstrap, Duration budget) {
+    static Optional<String> refusal(String bootstrap, Properties client, Duration budget) {
         Optional<String> unresolvable = unresolvable(bootstrap);
         if (unresolvable.isPresent()) {
             return unresolvable;
@@ -50,7 +52,7 @@ final class KafkaAnswers {
         if (!BootstrapAddresses.anyListening(bootstrap)) {
             return Optional.of(notAnswering(bootstrap));
         }
-        String why = KafkaBrokerProcess.whyNotDescribed(bootstrap, budget);
+        String why = KafkaBrokerProcess.whyNotDescribed(bootstrap, client, budget);
         return why == null ? Optional.empty() : Optional.of("Kafka at " + bootstrap + " does not answer (" + why
                 + "); is it running? (e.g. 'tierroute cluster status')");
     }

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
@@ -58,8 +59,11 @@ import java.util.stream.Stream;
                         + "(kafka-0 and kafka-1 may be one cluster); --ignore-job ID lets such a job pass once you know it "
                         + "does not write that topic on this Kafka.",
                 "Kafka: before anything is uploaded, submit checks that --bootstrap answers (an Admin client, at most "
-                        + "10 s) and refuses naming it when it does not (--no-kafka-check skips that for a Kafka only the "
-                        + "TaskManagers reach).",
+                        + "10 s, with the client settings of the job argument --kafka-properties FILE when there is one) "
+                        + "and refuses naming it when it does not, or when that file cannot be read here (--no-kafka-check "
+                        + "skips the check, for a Kafka only the TaskManagers reach or a file on the JobManager only).",
+                "Job arguments are checked as the job checks them, before anything is asked or uploaded: a bad one is a "
+                        + "usage error naming the job flag (exit 2).",
                 "Task slots: the job needs as many as its --parallelism (its operators share slots; default "
                         + SubmitCommand.JOB_PARALLELISM + "). Before the upload, submit compares that with the cluster's "
                         + "GET /overview and refuses when the cluster has fewer slots in total (lower --parallelism or "
@@ -84,8 +88,9 @@ final class SubmitCommand implements Callable<Integer> {
     static final String ENTRY_CLASS = "io.tierroute.jobs.FittingJobMain";
     static final String JOB_JAR_GLOB = "tierroute-streaming-jobs-*-job.jar";
 
-    @Option(names = "--flink", required = true, paramLabel = "URL", description = "Flink REST address, e.g. http://127.0.0.1:8081.")
-    URI flink;
+    @Option(names = "--flink", required = true, paramLabel = "URL",
+            description = "Flink REST address, http:// or https://, e.g. http://127.0.0.1:8081.")
+    String flink;
 
     @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers for the job (required to submit).")
     String bootstrap;
@@ -95,8 +100,8 @@ final class SubmitCommand implements Callable<Integer> {
 
     @Option(names = "--no-kafka-check",
             description = "Submit without first checking that --bootstrap answers from here (for a Kafka that only the "
-                    + "Flink cluster can reach or resolve, or one that requires credentials: the job takes its own "
-                    + "with the job argument --kafka-properties FILE).")
+                    + "Flink cluster can reach or resolve, or one whose credentials, the job argument --kafka-properties "
+                    + "FILE, are on the JobManager only; a FILE readable here is used by the check).")
     boolean noKafkaCheck;
 
     @Option(names = "--jar", paramLabel = "PATH",
@@ -186,7 +191,7 @@ final class SubmitCommand implements Callable<Integer> {
         }
         FlinkRestClient rest;
         try {
-            rest = new FlinkRestClient(flink, Duration.ofSeconds(15));
+            rest = new FlinkRestClient(flinkAddress(flink), Duration.ofSeconds(15));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--flink: " + e.getMessage());
         }
@@ -195,8 +200,17 @@ final class SubmitCommand implements Callable<Integer> {
         } catch (FlinkRestClient.FlinkRestException | IllegalStateException e) {
             // The job's own flag errors come back through Flink; its --help cannot be reached that way.
             err.println("tierroute submit: " + String.valueOf(e.getMessage()).replace(FittingJobMain.HELP_HINT,
-                    "('tierroute submit --job-help' lists every job flag)") + SubmitAdvice.hint(e.getMessage()));
+                    JOB_HELP_HINT) + SubmitAdvice.hint(e.getMessage()));
             return 1;
+        }
+    }
+
+    /** {@code given} as a URI; one that is none (127.0.0.1:8081) is refused as the client refuses other schemes. */
+    private static URI flinkAddress(String given) {
+        try {
+            return new URI(given);
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalArgumentException(FlinkRestClient.notAnAddress(given));
         }
     }
 
@@ -292,19 +306,34 @@ final class SubmitCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--allow-non-restored-state needs --from-savepoint");
         }
         ignoreJobs = ignoreJobs.stream().map(id -> jobId(id, "--ignore-job")).toList(); // else it never matches a job
+        // The job's own checks, as its main runs them with what submit gives it: a bad job flag came back through Flink
+        // only after the 29 MB upload.
+        JobSettings settings = jobSettings();
         Path job = jar != null ? jar : defaultJar();
         if (!Files.isRegularFile(job)) {
             throw new IllegalStateException("the job jar " + job + (Files.isDirectory(job) ? " is a directory, not a jar"
                     : " does not exist") + "; build it with 'mvn -pl streaming-jobs -am package -DskipTests' or pass "
                     + "--jar PATH");
         }
+        // Read now, not at the upload (after the Kafka and cluster checks), where it was a defect's stack trace.
+        String unreadable = IoErrors.unreadable(job);
+        if (unreadable != null) {
+            if (jar != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--jar " + job + ": cannot read it ("
+                        + unreadable + ")");
+            }
+            throw new IllegalStateException("the job jar " + job + " cannot be read (" + unreadable + "); pass a "
+                    + "readable one with --jar PATH");
+        }
         // Else the job's own clients would wait out their metadata timeout (37 s), and Flink answer an HTTP 400 naming no
         // address. Before the single-writer check, which asks Flink: a Kafka that is down is the first thing to fix.
         if (!noKafkaCheck) {
-            KafkaAnswers.refusal(bootstrap, KAFKA_CHECK_BUDGET).ifPresent(why -> {
+            Properties client = JobKafkaProperties.forTheCheck(settings); // the job's own SASL / TLS settings, if any
+            KafkaAnswers.refusal(bootstrap, client, KAFKA_CHECK_BUDGET).ifPresent(why -> {
                 throw new IllegalStateException(why + "; --no-kafka-check skips this check");
             });
-            SubmitAdvice.transactionTimeoutRefusal(jobArgs, KafkaBrokerProcess.maxTransactionTimeoutMs(bootstrap, KAFKA_CHECK_BUDGET))
+            SubmitAdvice.transactionTimeoutRefusal(jobArgs, KafkaBrokerProcess.maxTransactionTimeoutMs(bootstrap, client,
+                            KAFKA_CHECK_BUDGET))
                     .ifPresent(why -> {
                         throw new IllegalStateException(why + "; --no-kafka-check skips this check");
                     });
@@ -319,7 +348,7 @@ final class SubmitCommand implements Callable<Integer> {
         // After the single-writer check: a second writer is refused whatever the slots. Flink would accept a job short of
         // slots and fail it later with an exception that names neither the slots nor who holds them.
         // A failed read is a warning, not a refusal; --no-slot-check skips it (a cluster starting TaskManagers on demand).
-        OptionalInt slots = SubmitSlots.needed(jobArgs);
+        OptionalInt slots = OptionalInt.of(settings.parallelism());
         if (slots.isPresent() && !noSlotCheck) {
             SubmitSlots.readOrWarn(rest, slots.getAsInt(), spec.commandLine().getErr()).ifPresent(s -> {
                 if (s.total() || !waitForSlots) {
@@ -377,6 +406,24 @@ final class SubmitCommand implements Callable<Integer> {
         out.println("web UI: " + rest.base() + "/#/job/running/" + id + "/overview");
         return 0;
     }
+
+    /**
+     * The job's settings from {@code --bootstrap-servers BOOTSTRAP JOB_ARG...}, what its main is run with; a job
+     * argument it refuses is a usage error naming the job flag, as the demo's are.
+     */
+    private JobSettings jobSettings() {
+        List<String> args = new ArrayList<>(List.of("--bootstrap-servers", bootstrap));
+        args.addAll(jobArgs);
+        try {
+            return JobSettings.parse(args.toArray(String[]::new));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "job argument: " + e.getMessage()
+                    + " " + JOB_HELP_HINT);
+        }
+    }
+
+    /** Where the job's flags are listed; said in place of the job's own "run with --help", which Flink cannot run. */
+    static final String JOB_HELP_HINT = "('tierroute submit --job-help' lists every job flag)";
 
     /** With --wait-for-slots: a line every 5 s while the job waits, so a long wait is seen to be one. */
     private static Consumer<FlinkRestClient.JobDetails> progress(FlinkRestClient rest, PrintWriter out) {

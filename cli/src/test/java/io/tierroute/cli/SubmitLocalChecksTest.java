@@ -75,4 +75,57 @@ class SubmitLocalChecksTest {
                 "0123456789ABCDEF0123456789abcdef")).as("Flink is down: exit 1, not a usage error").isEqualTo(1);
         assertThat(err.toString()).doesNotContain("--job-id").doesNotContain("--savepoint");
     }
+
+    /**
+     * A --jar that cannot be read is a usage error naming the flag and the reason, before Kafka or Flink are asked:
+     * it was "a defect of tierroute" with a stack trace once the upload read it. Mode 000 where the tests are not root;
+     * else /proc/self/mem, a regular file whose read fails for root too.
+     */
+    @Test
+    void anUnreadableJarIsAUsageErrorNamingTheFlag() throws Exception {
+        Path jar = Files.writeString(dir.resolve("job.jar"), "PK");
+        Files.setPosixFilePermissions(jar, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        if (Files.isReadable(jar)) { // root
+            jar = Path.of("/proc/self/mem");
+            org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(jar), "no unreadable file to give");
+        }
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--jar", jar.toString())).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--jar " + jar + ": cannot read it (")
+                .doesNotContain("defect").doesNotContain("\tat ").doesNotContain("Kafka");
+    }
+
+    /** Exactly http and https, in any case: httpx:// ended in a defect's trace, HTTP:// was refused, HOST:PORT a URISyntaxException. */
+    @Test
+    void theFlinkAddressIsHttpOrHttpsWithAHost() throws Exception {
+        for (String bad : new String[] {"httpx://127.0.0.1:1", "127.0.0.1:8081", "localhost:8081"}) {
+            assertThat(run("submit", "--flink", bad, "--bootstrap", "127.0.0.1:9")).as(bad).isEqualTo(2);
+            assertThat(err.toString()).as(bad).contains("e.g. http://HOST:8081").contains(bad)
+                    .doesNotContain("Exception").doesNotContain("defect").doesNotContain("\tat ");
+            assertThat(err.toString().lines().findFirst().orElse("")).as(bad).startsWith("--flink");
+        }
+        // upper case passes the address check: the refusal is Kafka's, which is asked next
+        assertThat(run("submit", "--flink", "HTTP://127.0.0.1:1", "--bootstrap", "127.0.0.1:9", "--jar",
+                writeJar().toString())).isEqualTo(1);
+        assertThat(err.toString()).startsWith("tierroute submit: Kafka at 127.0.0.1:9 does not answer");
+    }
+
+    /**
+     * A bad job argument is refused before anything is asked or uploaded, naming the job flag, as the demo does: it
+     * came back through Flink after the 29 MB upload.
+     */
+    @Test
+    void aBadJobArgumentIsAUsageErrorBeforeAnyUpload() throws Exception {
+        String jar = writeJar().toString();
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--jar", jar, "--", "--parallelism",
+                "0")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("job argument: --parallelism must be >= 1, got 0 ('tierroute submit "
+                + "--job-help' lists every job flag)").doesNotContain("Kafka");
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--jar", jar, "--", "--no-such-flag",
+                "1")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("job argument: unknown flag --no-such-flag; known: ");
+    }
+
+    private Path writeJar() throws java.io.IOException {
+        return Files.writeString(dir.resolve("readable.jar"), "PK");
+    }
 }

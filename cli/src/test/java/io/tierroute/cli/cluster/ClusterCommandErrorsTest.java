@@ -294,7 +294,7 @@ class ClusterCommandErrorsTest {
 
         String[] badUrl = run("submit", "--flink", "ftp://x", "--bootstrap", "h:1");
         assertThat(badUrl[0]).isEqualTo("2");
-        assertThat(badUrl[2]).contains("must look like http://HOST:PORT");
+        assertThat(badUrl[2]).contains("must be http://HOST:PORT or https://HOST:PORT, e.g. http://HOST:8081, got ftp://x");
     }
 
     /** rc, stdout, stderr. */

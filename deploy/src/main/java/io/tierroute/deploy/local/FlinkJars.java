@@ -28,9 +28,13 @@ final class FlinkJars {
         this.rest = rest;
     }
 
+    /**
+     * @throws IllegalStateException naming the jar when it is no file or cannot be read (a local failure, which callers
+     *                               report as such, not a defect)
+     */
     String upload(Path jar) {
         if (!Files.isRegularFile(jar)) {
-            throw new IllegalArgumentException("the job jar " + jar + " does not exist or is not a file");
+            throw new IllegalStateException("the job jar " + jar + " does not exist or is not a file");
         }
         String boundary = "tierroute-" + UUID.randomUUID();
         ByteArrayOutputStream body = new ByteArrayOutputStream();
@@ -41,7 +45,7 @@ final class FlinkJars {
             body.write(Files.readAllBytes(jar));
             body.write(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
-            throw new IllegalArgumentException("could not read the job jar " + jar + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not read the job jar " + jar + ": " + e.getMessage(), e);
         }
         HttpRequest req = HttpRequest.newBuilder(rest.at("/jars/upload")).timeout(rest.timeout().plusSeconds(60))
                 .header("Content-Type", "multipart/form-data; boundary=" + boundary)

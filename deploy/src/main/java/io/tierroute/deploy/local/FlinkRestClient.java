@@ -25,6 +25,11 @@ import java.util.function.Consumer;
  */
 public final class FlinkRestClient {
 
+    /** The refusal of {@code given} as a Flink REST address, as the constructor refuses one: one line with an example. */
+    public static String notAnAddress(String given) {
+        return FlinkRestTransport.notAnAddress(given);
+    }
+
     /** What a refused connection suggests by default: a command that shows whether the local cluster runs. */
     public static final String DEFAULT_UNREACHABLE_HINT = "is it running? (bin/tierroute cluster status)";
 
@@ -160,7 +165,11 @@ public final class FlinkRestClient {
         return jobs.jobs();
     }
 
-    /** {@code POST /jars/upload}; returns the id the cluster gave the jar. */
+    /**
+     * {@code POST /jars/upload}; returns the id the cluster gave the jar.
+     *
+     * @throws IllegalStateException naming the jar when it is no file or cannot be read here
+     */
     public String uploadJar(Path jar) {
         return jars.upload(jar);
     }

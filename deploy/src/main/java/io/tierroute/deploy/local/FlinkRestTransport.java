@@ -32,8 +32,10 @@ final class FlinkRestTransport {
     private final String unreachableHint;
 
     FlinkRestTransport(URI base, Duration timeout, String unreachableHint) {
-        if (base == null || base.getScheme() == null || !base.getScheme().startsWith("http") || base.getHost() == null) {
-            throw new IllegalArgumentException("the Flink REST address must look like http://HOST:PORT, got " + base);
+        // Exactly http or https, in any case (httpx:// passed a prefix check, then failed in the HTTP client), with a host.
+        String scheme = base == null || base.getScheme() == null ? "" : base.getScheme().toLowerCase(java.util.Locale.ROOT);
+        if (!(scheme.equals("http") || scheme.equals("https")) || base.getHost() == null) {
+            throw new IllegalArgumentException(notAnAddress(String.valueOf(base)));
         }
         if (base.getPort() == 0 || base.getPort() > 65_535) { // -1: none given, the scheme's
             throw new IllegalArgumentException("the Flink REST address's port must be in [1, 65535], got " + base.getPort());
@@ -42,11 +44,16 @@ final class FlinkRestTransport {
             throw new IllegalArgumentException("the Flink REST address must be http://HOST:PORT[/PATH], without a query or "
                     + "fragment, got " + base);
         }
-        String s = base.toString();
+        String s = scheme + base.toString().substring(scheme.length()); // HTTP://h: the same address, said as Flink's
         this.base = URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
         this.timeout = timeout;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
         this.unreachableHint = unreachableHint;
+    }
+
+    /** The refusal of {@code given} as a Flink REST address: one line, with an example. */
+    static String notAnAddress(String given) {
+        return "the Flink REST address must be http://HOST:PORT or https://HOST:PORT, e.g. http://HOST:8081, got " + given;
     }
 
     URI base() {

@@ -93,11 +93,16 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * an operator: nothing listening, a timeout, the client's error).
      */
     public static String whyNotDescribed(String bootstrap, Duration budget) {
+        return whyNotDescribed(bootstrap, new Properties(), budget);
+    }
+
+    /** As {@link #whyNotDescribed(String, Duration)}, the Admin client with {@code client}'s settings (SASL, TLS). */
+    public static String whyNotDescribed(String bootstrap, Properties client, Duration budget) {
         if (!BootstrapAddresses.anyListening(bootstrap)) {
             return "nothing listens at " + bootstrap;
         }
         long ms = budget.toMillis();
-        try (Admin admin = Admin.create(adminWithin(bootstrap, ms))) {
+        try (Admin admin = Admin.create(adminWithin(bootstrap, client, ms))) {
             return admin.describeCluster(new DescribeClusterOptions().timeoutMs((int) ms)).nodes()
                     .get(ms + 1000, TimeUnit.MILLISECONDS).isEmpty() ? "the cluster has no broker" : null;
         } catch (TimeoutException e) {
@@ -117,8 +122,13 @@ public final class KafkaBrokerProcess implements AutoCloseable {
      * {@code initTransactions} is refused), asked of one broker at {@code bootstrap}; empty when it does not say.
      */
     public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Duration budget) {
+        return maxTransactionTimeoutMs(bootstrap, new Properties(), budget);
+    }
+
+    /** As {@link #maxTransactionTimeoutMs(String, Duration)}, the Admin client with {@code client}'s settings. */
+    public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Properties client, Duration budget) {
         long ms = budget.toMillis();
-        try (Admin admin = Admin.create(adminWithin(bootstrap, ms))) {
+        try (Admin admin = Admin.create(adminWithin(bootstrap, client, ms))) {
             var nodes = admin.describeCluster().nodes().get(ms, TimeUnit.MILLISECONDS);
             if (nodes.isEmpty()) {
                 return java.util.OptionalLong.empty();
@@ -137,9 +147,13 @@ public final class KafkaBrokerProcess implements AutoCloseable {
         }
     }
 
-    /** An Admin client's settings for {@code bootstrap} that give up within {@code ms} (a request within ¾ of it). */
-    private static Properties adminWithin(String bootstrap, long ms) {
+    /**
+     * An Admin client's settings for {@code bootstrap}, over {@code client}'s (security settings), that give up within
+     * {@code ms} (a request within ¾ of it).
+     */
+    private static Properties adminWithin(String bootstrap, Properties client, long ms) {
         Properties p = new Properties();
+        p.putAll(client);
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.max(500, ms * 3 / 4)));
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(ms));

@@ -35,4 +35,21 @@ class FlinkRestClientAddressTest {
                 .hasMessage("cannot reach the Flink cluster at http://no.such.host.invalid:8081 (GET /overview): the host "
                         + "name no.such.host.invalid does not resolve");
     }
+
+    /** Exactly http and https, in any case, with a host; anything else is refused in one line with an example. */
+    @Test
+    void onlyHttpOrHttpsWithAHostIsAnAddress() {
+        for (String bad : new String[] {"httpx://127.0.0.1:8081", "ftp://127.0.0.1:8081", "localhost:8081",
+                "http:///jobs", "https-ish://h:1"}) {
+            assertThatIllegalArgumentException()
+                    .isThrownBy(() -> new FlinkRestClient(URI.create(bad), Duration.ofSeconds(1)))
+                    .as(bad).withMessage("the Flink REST address must be http://HOST:PORT or https://HOST:PORT, e.g. "
+                            + "http://HOST:8081, got " + bad);
+        }
+        for (String good : new String[] {"HTTP://127.0.0.1:8081", "Https://flink.example:443", "http://f:8081"}) {
+            FlinkRestClient c = new FlinkRestClient(URI.create(good), Duration.ofSeconds(1));
+            org.assertj.core.api.Assertions.assertThat(c.at("/jobs").getScheme()).as(good)
+                    .isIn("http", "https");
+        }
+    }
 }
