@@ -135,10 +135,17 @@ final class ClusterCommand implements Runnable {
                         "--task-managers %d of --tm-memory %s need %.1f GiB, more than this machine's %.1f GiB of "
                                 + "memory", taskManagers, tmMemory, (double) taskManagers * mb / 1024, machineMb / 1024.0));
             }
+            List<Path> classpath;
+            try {
+                classpath = LocalClasspath.fromResource(ClusterCommand.class);
+            } catch (IllegalStateException e) { // the list of jars is missing or stale: a broken build, not a usage error
+                err.println("tierroute cluster up: " + e.getMessage());
+                return 1;
+            }
             LocalCluster.Settings s;
             try {
                 s = new LocalCluster.Settings(dir.dir, kafkaPort, kafkaControllerPort, flinkPort, flinkRpcPort, taskManagers,
-                        slots, tmMemory, LocalClasspath.fromResource(ClusterCommand.class), metricsPort);
+                        slots, tmMemory, classpath, metricsPort);
             } catch (IllegalArgumentException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }

@@ -181,7 +181,10 @@ final class DemoCommand implements Callable<Integer> {
                     out.println("tierroute demo: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                 } else {
-                    err.println("tierroute demo: cannot start: " + e);
+                    // A part's own refusal (a stale list of the broker's jars, a broker that did not start) is its
+                    // message; anything else keeps its class, which may be all it says.
+                    err.println("tierroute demo: cannot start: " + (e instanceof IllegalStateException
+                            && e.getMessage() != null ? e.getMessage() : e));
                     err.flush();
                 }
                 return 1;
