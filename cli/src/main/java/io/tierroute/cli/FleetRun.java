@@ -304,6 +304,27 @@ final class FleetRun implements AutoCloseable {
         }
     }
 
+    /**
+     * What did not reach Kafka once the run stopped and settled, e.g. {@code 30 fleet records and 2 decisions did not
+     * reach Kafka (see the summary)}: fleet records that failed or that the publisher's close dropped, decisions dropped
+     * or failed. Null when nothing was lost.
+     */
+    String lostNote() {
+        FleetPublisher.Counts c = publisher.counts();
+        return lostNote(c.failed() + c.dropped(), decisions.droppedBufferFull() + decisions.droppedClosed()
+                + decisions.sendFailed() + decisions.encodeFailed());
+    }
+
+    static String lostNote(long fleetRecords, long decisionsLost) {
+        if (fleetRecords == 0 && decisionsLost == 0) {
+            return null;
+        }
+        String records = fleetRecords == 0 ? "" : Plural.of(fleetRecords, "fleet record");
+        String decided = decisionsLost == 0 ? "" : Plural.of(decisionsLost, "decision");
+        return records + (records.isEmpty() || decided.isEmpty() ? "" : " and ") + decided
+                + " did not reach Kafka (see the summary)";
+    }
+
     private long decisionsInFlight() {
         return decisions.offered() - decisions.acknowledged() - decisions.droppedBufferFull() - decisions.droppedClosed()
                 - decisions.sendFailed() - decisions.encodeFailed();

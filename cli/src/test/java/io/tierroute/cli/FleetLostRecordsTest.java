@@ -1,0 +1,77 @@
+package io.tierroute.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.tierroute.deploy.kafka.EmbeddedKafka;
+import io.tierroute.schemas.Topics;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.common.acl.AclOperation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A fleet run whose records or decisions did not all reach Kafka is no clean stop: it exits 1 and its stop line says
+ * how many were lost. Before, it exited 0 whatever its publishers lost. The losses here come from ACLs: a principal that
+ * may describe a topic but not write to it.
+ */
+class FleetLostRecordsTest {
+
+    @TempDir
+    Path dir;
+
+    private String[] run(Path config, EmbeddedKafka kafka) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = TierrouteCommand.execute(new String[] {"fleet", "--bootstrap", kafka.bootstrapServers(), "--command-config",
+                config.toString(), "--workload", "chat", "--limit", "30", "--workers", "2", "--time-scale", "200",
+                "--status-interval", "200ms"}, new PrintWriter(out, true), new PrintWriter(err, true));
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
+    }
+
+    private Path config(EmbeddedKafka kafka, String user) throws Exception {
+        Path f = dir.resolve(user + ".properties");
+        try (Writer w = Files.newBufferedWriter(f)) {
+            kafka.clientProperties(user, user + "-secret").store(w, null);
+        }
+        return f;
+    }
+
+    @Test
+    void lostFleetRecordsOrDecisionsMakeTheStopAFailureThatSaysHowMany() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.startWithSasl(new EmbeddedKafka.Sasl("admin", "admin-secret",
+                Map.of("nocompletions", "nocompletions-secret", "nodecisions", "nodecisions-secret")), Map.of())) {
+            for (var s : Topics.specs()) {
+                kafka.createTopic(s.name(), s.partitions(), s.configs());
+            }
+            for (String user : new String[] {"nocompletions", "nodecisions"}) {
+                for (String topic : new String[] {Topics.PARAMS, Topics.CONTROL}) {
+                    kafka.grant(user, topic, AclOperation.READ, AclOperation.DESCRIBE);
+                }
+                for (String topic : new String[] {Topics.DECISIONS, Topics.TELEMETRY, Topics.KV_EVENTS, Topics.COMPLETIONS}) {
+                    boolean writes = !(user.equals("nocompletions") && topic.equals(Topics.COMPLETIONS))
+                            && !(user.equals("nodecisions") && topic.equals(Topics.DECISIONS));
+                    if (writes) {
+                        kafka.grant(user, topic, AclOperation.WRITE, AclOperation.DESCRIBE);
+                    } else {
+                        kafka.grant(user, topic, AclOperation.DESCRIBE);
+                    }
+                }
+            }
+
+            String[] r = run(config(kafka, "nocompletions"), kafka);
+            assertThat(r[0]).as(r[1] + r[2]).isEqualTo("1");
+            assertThat(r[1]).containsPattern("tierroute fleet: stopping \\(the fleet replayed every request; \\d+ fleet "
+                    + "records? did not reach Kafka \\(see the summary\\)\\)").contains(", 0 completions");
+
+            r = run(config(kafka, "nodecisions"), kafka);
+            assertThat(r[0]).as(r[1] + r[2]).isEqualTo("1");
+            assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request; 30 decisions did not "
+                    + "reach Kafka (see the summary))");
+        }
+    }
+}
