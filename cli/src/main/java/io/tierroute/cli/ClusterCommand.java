@@ -48,7 +48,7 @@ final class ClusterCommand implements Runnable {
         throw new CommandLine.ParameterException(spec.commandLine(), "a cluster command is required (up, down, status)");
     }
 
-    @Command(name = "up", mixinStandardHelpOptions = true,
+    @Command(name = "up", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
             description = {"Start the Kafka broker, create the topics, start the JobManager and the TaskManagers; "
                     + "returns once all of them answer, leaving them running.",
                     "First it empties Flink's scratch directories (DIR/flink/tmp, DIR/flink/web-tmp), where killed or "
@@ -255,7 +255,7 @@ final class ClusterCommand implements Runnable {
                 + (slots < JobSettings.builder().build().parallelism() ? " -- --parallelism " + slots : "");
     }
 
-    @Command(name = "down", mixinStandardHelpOptions = true,
+    @Command(name = "down", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
             description = {"Stop the processes 'cluster up' started from --dir (SIGTERM, SIGKILL after 30 s); data stays.",
                     "A job still running stops with the cluster, without a savepoint: each is named first, and for a "
                             + "fitting job the submit line that resumes it from its last checkpoint after 'cluster up' is "
@@ -431,7 +431,7 @@ final class ClusterCommand implements Runnable {
         }
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true,
+    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
             description = {"Each process of the cluster under --dir, whether Kafka answers an Admin client and what "
                     + "Flink's REST API reports. Exit code 0 only when everything is up.",
                     "A fitting job that is halted (failed, suspended, or without a task slot to run on) is shown with the "

@@ -33,7 +33,8 @@ final class SnapshotsReadCommands {
 
     private SnapshotsReadCommands() {}
 
-    @Command(name = "list", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "List the versions of a scope, newest first, with status (accepted / rejected + reason), "
                     + "the active and pinned markers and the pin's actor and reason.")
@@ -93,7 +94,8 @@ final class SnapshotsReadCommands {
         }
     }
 
-    @Command(name = "show", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "Show one snapshot: status, every fitted parameter with unit, value, samples, quality, "
                     + "standard error and event-time window, and a summary of its per-worker rho.")
@@ -174,7 +176,8 @@ final class SnapshotsReadCommands {
         }
     }
 
-    @Command(name = "diff", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "diff", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "Compare two versions: each fitted parameter old -> new with its relative change.")
     static final class Diff extends SnapshotsCommand.Base {

@@ -23,7 +23,8 @@ import static io.tierroute.cli.SnapshotsCommand.EXIT_HEADING;
  * at start. What goes is decided by {@link SnapshotRetention} from the whole history; the deletions are tombstones
  * committed behind the scope's control fence, so no pin, unpin or rollback can commit between the read and them.
  */
-@Command(name = "trim", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+@Command(name = "trim", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+        exitCodeListHeading = EXIT_HEADING,
         exitCodeList = {EXIT_0, EXIT_1, EXIT_2},
         description = {"Delete old versions of a scope from tierroute.params (tombstones; the broker's compaction then "
                 + "drops them). Keeps the newest --keep versions and, older than those, every version a reader still "

@@ -181,7 +181,8 @@ final class SnapshotsWriteCommands {
         }
     }
 
-    @Command(name = "pin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "pin", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Pin the scope to an ACCEPTED version: it stays active, and fitted snapshots are recorded "
                     + "but not activated, until an unpin. A rejected or unknown version is refused.",
@@ -220,7 +221,8 @@ final class SnapshotsWriteCommands {
         }
     }
 
-    @Command(name = "unpin", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "unpin", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Unpin the scope: the pinned version stays active until the fitting job publishes an "
                     + "accepted snapshot after seeing the unpin.",
@@ -237,7 +239,8 @@ final class SnapshotsWriteCommands {
         }
     }
 
-    @Command(name = "rollback", mixinStandardHelpOptions = true, exitCodeListHeading = EXIT_HEADING,
+    @Command(name = "rollback", mixinStandardHelpOptions = true, versionProvider = TierrouteCommand.Version.class,
+            exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1, EXIT_2, EXIT_3},
             description = {"Roll back: pin the scope to the version that was active before the active one (older "
                     + "than it and ACCEPTED), never to a version an operator rolled back from: after a rollback, an "
