@@ -12,7 +12,12 @@ final class SecondsOrDuration implements CommandLine.ITypeConverter<Duration> {
     @Override
     public Duration convert(String v) {
         String s = v.trim();
-        if (!s.isEmpty() && s.length() <= 18 && s.chars().allMatch(Character::isDigit)) {
+        if (!s.isEmpty() && s.chars().allMatch(Character::isDigit)) {
+            // 18 digits fit a long; past them "is not a duration" would be wrong. The caller checks its own range.
+            if (s.length() > 18) {
+                throw new CommandLine.TypeConversionException("'" + v + "' is longer than "
+                        + RunLengthOptions.MAX_DURATION.toDays() + " days");
+            }
             return Duration.ofSeconds(Long.parseLong(s));
         }
         return new DemoCommand.DurationConverter().convert(v);

@@ -115,8 +115,8 @@ final class SnapshotsCommand implements Runnable {
             ScopeName.require(scope, "--scope", cl); // 'a#b' names no scope on the topic: refused before any wait
             if (timeout.compareTo(Duration.ofSeconds(1)) < 0 || timeout.compareTo(Duration.ofSeconds(MAX_TIMEOUT_SECONDS)) > 0) {
                 throw new CommandLine.ParameterException(cl, "--timeout must be in [1 s, " + MAX_TIMEOUT_SECONDS
-                        + " s], got " + (timeout.toMillis() % 1000 == 0 ? timeout.toSeconds() + " s"
-                                : timeout.toMillis() + " ms"));
+                        + " s], got " + (timeout.getNano() == 0 ? timeout.toSeconds() + " s" // toMillis() overflows
+                                : timeout.toMillis() + " ms")); // a duration with a fraction: at most 106751 days
             }
             Properties props = KafkaClientConfig.load(commandConfig, KafkaClientConfig.SNAPSHOTS, cl);
             // The CLI reports broker problems itself; the clients' own logs only repeat them.

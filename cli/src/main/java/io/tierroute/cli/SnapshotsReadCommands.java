@@ -119,7 +119,7 @@ final class SnapshotsReadCommands {
             ScopeState s = scope(read.history());
             VersionRecord v = version(read, s, version);
             String m = markers(s, v);
-            // Scope, producer and reasons come from the topic: escaped, as in 'list'.
+            // Scope, producer, reasons and the forest's target come from the topic: escaped, as in 'list'.
             out.println("scope " + ControlText.printable(s.scope()) + ", version " + v.version() + ": "
                     + v.status().toLowerCase(Locale.ROOT) + (m.isEmpty() ? "" : " (" + m + ")"));
             out.println("parent " + (v.parentVersion() == null ? "-" : v.parentVersion()) + " · producer "
@@ -141,7 +141,7 @@ final class SnapshotsReadCommands {
             table(out, rows);
             out.println(rho(read.kept().get(version), v));
             if (v.forest() != null) {
-                out.println("quantile forest: target " + v.forest().target() + ", " + v.forest().trees() + " trees, "
+                out.println("quantile forest: target " + ControlText.printable(v.forest().target()) + ", " + v.forest().trees() + " trees, "
                         + v.forest().leaves() + " leaves, " + v.forest().trainingRows() + " training rows"
                         + (v.forestVersion() == null || v.forestVersion() == v.version() ? ""
                                 : " (published in full in version " + v.forestVersion() + ")"));

@@ -48,11 +48,15 @@ final class SnapshotsWriteCommands {
          * after it), so the first read may not hold the record yet, nor while another writer's transaction is open
          * before it on the control topic (a fence's, at most {@link ControlFence#TRANSACTION_TIMEOUT}). Gives up after
          * {@code wait} ({@link #READ_BACK}) with what it read.
+         *
+         * @throws SnapshotsKafka.Failure when the read fails, or finds the scope gone
          */
         static ScopeState readBack(SnapshotsKafka kafka, String scope, long sequence, Duration wait) {
             long deadline = System.nanoTime() + wait.toNanos();
             while (true) {
-                ScopeState now = kafka.read(scope, Set.of()).history().scope(scope).orElseThrow();
+                // Gone only if its records were deleted meanwhile: our record stands all the same (confirm says so).
+                ScopeState now = kafka.read(scope, Set.of()).history().scope(scope).orElseThrow(() ->
+                        new SnapshotsKafka.Failure("scope '" + ControlText.printable(scope) + "' is no longer on the topics"));
                 if (now.controlSequence() >= sequence || System.nanoTime() > deadline) {
                     return now;
                 }

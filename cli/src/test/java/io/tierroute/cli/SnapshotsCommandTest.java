@@ -54,6 +54,11 @@ class SnapshotsCommandTest {
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)
                     .setStatus(io.tierroute.schemas.avro.SnapshotStatus.REJECTED)
                     .setRejectReasons(List.of("rho[w\u001b[2J/CPU] out of range")).build());
+            // a forest whose target name, from the topic, carries an escape sequence
+            io.tierroute.schemas.avro.QuantileForestModel escaped = SnapshotsFixtures.forest(7);
+            escaped.setTargetName("output\u001b[31m_tokens");
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("forest-escapes", 1).setQuantileModel(escaped)
+                    .setQuantileModelVersion(1L).build());
         }
     }
 
@@ -126,6 +131,13 @@ class SnapshotsCommandTest {
         assertThat(out.toString()).contains("4321 training rows\n").doesNotContain("published in full");
     }
 
+    /** The forest's target name comes from the topic: escaped, as producer and reasons are. */
+    @Test
+    void showEscapesTheForestsTargetName() {
+        assertThat(run("snapshots", "show", "1", "--scope", "forest-escapes")).as(err.toString()).isZero();
+        assertThat(out.toString()).doesNotContain("\u001b").contains("quantile forest: target output\\u001b[31m_tokens, ");
+    }
+
     @Test
     void diffGivesOldNewAndRelativeChange() {
         assertThat(run("snapshots", "diff", "1", "3", "--scope", "diff")).as(err.toString()).isZero();
@@ -187,6 +199,13 @@ class SnapshotsCommandTest {
                 .isInstanceOf(SnapshotsKafka.Unconfirmed.class)
                 .hasMessageContaining("readers did not see it within 1 s (the control topic's committed end is at "
                         + "sequence 0 of the scope");
+        // the scope gone from the read back (its records deleted meanwhile): unconfirmed too, not NoSuchElementException
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> SnapshotsWriteCommands.Write.confirm(reachable,
+                        "vanished", 1, t, c, java.time.Duration.ofSeconds(1)))
+                .isInstanceOf(SnapshotsKafka.Unconfirmed.class)
+                .hasMessageContaining("but what became active could not be read back (scope 'vanished' is no longer on "
+                        + "the topics)")
+                .hasMessageContaining("it stands: do not repeat the command");
         for (String write : List.of("pin", "unpin", "rollback")) {
             assertThat(run("snapshots", write, "--help")).isZero();
             assertThat(out.toString().replaceAll("\\s+", " ")).as(write + " --help").contains("3 written, but what "
@@ -335,6 +354,14 @@ class SnapshotsCommandTest {
         err.getBuffer().setLength(0);
         assertThat(run("snapshots", "list", "--timeout", "soon")).isEqualTo(2);
         assertThat(err.toString()).contains("'soon' is not a duration");
+        // 18 digits were taken, and the range message overflowed (ArithmeticException: long overflow, a defect's trace)
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "list", "--timeout", "999999999999999999")).isEqualTo(2);
+        assertThat(err.toString()).startsWith("--timeout must be in [1 s, 3600 s], got 999999999999999999 s")
+                .doesNotContain("Exception");
+        err.getBuffer().setLength(0);
+        assertThat(run("snapshots", "show", "1", "--timeout", "9999999999999999999")).isEqualTo(2);
+        assertThat(err.toString()).contains("'9999999999999999999' is longer than").doesNotContain("Exception");
     }
 
     /** Whole seconds, as the option always took, or a duration with its unit, as every other command's timeouts. */
