@@ -97,11 +97,12 @@ class SessionClusterJobTest {
             assertThat(status.rc).as(status.all()).isZero();
             assertThat(status.out).contains("Kafka " + bootstrap + ": answers", "1 TaskManager(s)");
 
-            // a bad job flag comes back through Flink as one line that says where the job's flags are listed
+            // a bad job flag is refused before the upload (a usage error) in one line that says where the job's flags
+            // are listed
             List<String> badArgs = submitArgs(flink, bootstrap, JOB_JAR, "tierroute-fitting-job-bad");
             badArgs.addAll(List.of("--parallelism", "0"));
             CliRun bad = CliRun.of(badArgs.toArray(String[]::new));
-            assertThat(bad.rc).as(bad.all()).isEqualTo(1);
+            assertThat(bad.rc).as(bad.all()).isEqualTo(2);
             assertThat(bad.err).contains("--parallelism must be >= 1, got 0 ('tierroute submit --job-help' lists every "
                     + "job flag)").doesNotContain("\tat ");
 
