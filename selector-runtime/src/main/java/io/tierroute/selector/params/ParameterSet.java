@@ -175,19 +175,6 @@ public final class ParameterSet {
         return Double.isNaN(override) ? configured : override;
     }
 
-    /**
-     * {@code BW_t(w)}: the bandwidth of worker {@code w}'s link to tier {@code t}, bytes/s. The tier's
-     * ({@link #bandwidth}: the snapshot's fitted BW_t, else the worker's configured one), or, when higher, the rate the
-     * fitter saw this very link move (its ρ reference): the fitted BW_t is the median of the links' peaks, and a link
-     * faster than that median (a 14 GB/s NVMe among 7 GB/s ones) priced at it loads twice too slowly and, its ρ put on
-     * the slower speed, is cut off at half its real utilisation.
-     */
-    public double linkBandwidth(int worker, int tier, double configured) {
-        double tierBandwidth = bandwidth(tier, configured);
-        double seen = linkRhoReference[worker * Tier.COUNT + tier];
-        return seen > tierBandwidth ? seen : tierBandwidth; // NaN (no reference) compares false
-    }
-
     /** The output-length model, or null when the snapshot carries none. */
     public OutputLengthModel outputModel() { return outputModel; }
 

@@ -107,7 +107,7 @@ public final class CostModel {
                 held = upToTier;
                 continue;
             }
-            double bw = params.linkBandwidth(worker, t, bandwidth[t]); // BW_t(w)
+            double bw = params.bandwidth(t, bandwidth[t]);
             double rho = params.rhoOn(worker, t, bw); // ρ of the link in use, whatever BW_t it was measured on
             // The link serves the loads queued ahead of r (its requests without a first token) first.
             double transferUs = bw <= 0 ? Double.POSITIVE_INFINITY

@@ -59,7 +59,7 @@ public final class UnpricedTiers {
             if (p == null) {
                 p = parameters.get();
             }
-            if (p.linkBandwidth(w, t.ordinal(), workers.get(w).bandwidthNoCopy()[t.ordinal()]) > 0) { // as CostModel prices it
+            if (p.bandwidth(t.ordinal(), workers.get(w).bandwidthNoCopy()[t.ordinal()]) > 0) { // as CostModel prices it
                 continue;
             }
             total.increment();

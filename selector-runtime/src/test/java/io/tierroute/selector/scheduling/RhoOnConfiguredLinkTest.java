@@ -65,30 +65,6 @@ class RhoOnConfiguredLinkTest {
         assertThat(out.total).isFinite();
     }
 
-    /**
-     * The fitted BW_t is the median of the links' peaks (7 GB/s); this NVMe link was seen moving 14 GB/s, and its ρ,
-     * 0.45, is measured against that. Before: priced at the tier's 7 GB/s, its ρ put on it read 0.9 and the tier was
-     * cut off at 45 % real utilisation (and, below ρ_thr, its loads were priced twice too slowly).
-     */
-    @Test
-    void aLinkSeenFasterThanTheFittedTierBandwidthIsPricedAtItsOwnRate() {
-        int nvme = Tier.NVME.ordinal();
-        PrefixMatch m = new PrefixMatch(1);
-        m.reset(16);
-        m.set(0, nvme, 8); // cumulative: nothing in HBM or CPU, 8 blocks up to NVMe
-        ParameterSet ps = ParameterSet.builder(1).bandwidth(Tier.NVME, 7e9).rhoReference(Tier.NVME, 7e9)
-                .rho(0, Tier.NVME, 0.45, 14e9).build();
-        CostTerms out = new CostTerms();
-        CostModel.score(RouteContext.of(1, 8000, 500, 500, 512), 0, m, IDLE, new double[] {0, 0, 7e9, 0}, ps, out);
-
-        assertThat(out.cutOffTier).as("45 % busy is no congestion").isNotEqualTo(nvme);
-        assertThat(out.tierTokens[nvme]).isEqualTo(4_000);
-        assertThat(out.tierTransferUs[nvme]).isCloseTo(4_000 * 512 / (14e9 * 0.55) * 1e6, within(1e-9));
-        assertThat(ps.linkBandwidth(0, nvme, 7e9)).isEqualTo(14e9);
-        assertThat(ParameterSet.builder(1).bandwidth(Tier.NVME, 7e9).rho(0, Tier.NVME, 0.45, 5e9).build()
-                .linkBandwidth(0, nvme, 7e9)).as("a reference below the tier's is no faster link").isEqualTo(7e9);
-    }
-
     @Test
     void onASlowerConfiguredLinkTheSameBytesSaturateItAndTheTierIsAMiss() {
         CostTerms t = score(16e9); // 16 GB/s of 16: ρ 1 > ρ_thr 0.85
