@@ -222,9 +222,8 @@ public final class ControlWriter implements AutoCloseable {
             if (held != committed) { // ahead: the topic was recreated under a running dashboard, which re-reads it
                 throw new IllegalStateException("the dashboard's history is at control sequence " + held + " of scope '"
                         + scope + "', the topic at " + committed + " (recreated?); nothing was written: the dashboard "
-                        + "re-reads a recreated topic within seconds (its status counts historyResets); a record "
-                        + "written then starts again from the sequences the topic holds, which a running job that "
-                        + "applied a higher one ignores (README, Snapshots)");
+                        + "re-reads a recreated topic within seconds (its status counts historyResets); retry then "
+                        + "(README, Snapshots: keep the control topic)");
             }
             long sequence = history.nextControlSequence(scope); // committed + 1, or above a stamp the topic lost
             checkSequenceLeft(scope, sequence);

@@ -94,8 +94,8 @@ public final class ActivationRule {
             return; // no job publishes it (its start-up read skips it): made active here, it would outrank them all
         }
         ScopeState state = scopes.computeIfAbsent(scope, s -> new ScopeState());
-        if (controlSequence <= ControlRecordCheck.MAX_SEQUENCE) { // above it: no job stamps it, and no write could pass it
-            state.highestStamp = Math.max(state.highestStamp, controlSequence);
+        if (status != SnapshotStatus.ACCEPTED && controlSequence <= ControlRecordCheck.MAX_SEQUENCE) {
+            state.highestOtherStamp = Math.max(state.highestOtherStamp, controlSequence); // accepted: in `accepted`
         }
         if (status == SnapshotStatus.ACCEPTED) {
             state.accepted.put(version, controlSequence);
@@ -207,12 +207,23 @@ public final class ActivationRule {
      * control sequence a snapshot of the scope was stamped with (any status). The two differ once the control topic has
      * lost records the fitting job applied (deleted and created again, records deleted): numbering from the topic alone
      * would start again at 1, which the job ignores (it applied a higher sequence) while every reader applies it. The
-     * job stamps what it applied on the next snapshot it publishes (at its next publish tick), so a record applied and
-     * lost within one tick is the only one this cannot see.
+     * job stamps what it applied on the next snapshot it publishes, so only a record applied and lost before the scope
+     * published again is beyond what this can see (the job publishes nothing for a scope without new data). An accepted
+     * version deleted (a tombstone) no longer counts: one stamped near 2^62 by a writer other than the job, which would
+     * leave no sequence to write, is undone by deleting it.
      */
     public long nextSequence(String scope) {
         ScopeState state = scopes.get(scope);
-        return state == null ? 1 : Math.max(state.sequence(), state.highestStamp) + 1;
+        if (state == null) {
+            return 1;
+        }
+        long highestStamp = state.highestOtherStamp;
+        for (long stamp : state.accepted.values()) { // on a write only: a pass over the versions costs nothing there
+            if (stamp <= ControlRecordCheck.MAX_SEQUENCE) { // above it no job stamps it, and no write could pass it
+                highestStamp = Math.max(highestStamp, stamp);
+            }
+        }
+        return Math.max(state.sequence(), highestStamp) + 1;
     }
 
     /** Every scope seen on either topic. */
@@ -280,8 +291,8 @@ public final class ActivationRule {
         SnapshotControl control;
         /** When {@link #control} was read. */
         long controlRead;
-        /** The highest control sequence a snapshot of the scope was stamped with (tombstones stamp none). */
-        long highestStamp;
+        /** The highest control sequence a snapshot of the scope not accepted was stamped with (tombstones stamp 0). */
+        long highestOtherStamp;
 
         long sequence() {
             return control == null ? 0 : control.getSequence();

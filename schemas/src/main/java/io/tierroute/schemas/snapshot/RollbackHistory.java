@@ -28,8 +28,9 @@ import java.util.TreeSet;
  * active one that no known rollback moved away from (the documented answer where the records are gone), never a
  * version from before the gap, however far back that is.
  *
- * <p>Control sequences are consecutive per scope (each writer writes the last it read + 1), so a sequence between two
- * known ones without a record is a gap too. Not thread-safe: the rule's reader thread.
+ * <p>Control sequences are consecutive per scope (each writer writes the last it read + 1; it jumps only past a
+ * snapshot's stamp whose record is gone: {@link ActivationRule#nextSequence}), so a sequence between two known ones
+ * without a record is a gap too. Not thread-safe: the rule's reader thread.
  */
 final class RollbackHistory {
 

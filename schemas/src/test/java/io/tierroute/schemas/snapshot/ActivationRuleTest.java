@@ -149,9 +149,13 @@ class ActivationRuleTest {
         assertThat(rule.nextSequence("default")).as("a rejected snapshot's stamp counts too").isEqualTo(7);
         rule.onSnapshot("default", 3, ACCEPTED, 4);
         rule.onSnapshot("default", 2, REJECTED, 0); // a tombstone of version 2
-        assertThat(rule.nextSequence("default")).as("never lowered, not by a tombstone either").isEqualTo(7);
+        assertThat(rule.nextSequence("default")).as("a rejected record's stamp stays").isEqualTo(7);
         rule.onSnapshot("default", 4, ACCEPTED, ControlRecordCheck.MAX_SEQUENCE + 1);
         assertThat(rule.nextSequence("default")).as("a stamp no job writes is not followed").isEqualTo(7);
+        rule.onSnapshot("default", 5, ACCEPTED, ControlRecordCheck.MAX_SEQUENCE);
+        assertThat(rule.nextSequence("default")).as("no sequence left to write").isEqualTo(ControlRecordCheck.MAX_SEQUENCE + 1);
+        rule.onSnapshot("default", 5, REJECTED, 0); // a tombstone of version 5
+        assertThat(rule.nextSequence("default")).as("an accepted version deleted takes its stamp back").isEqualTo(7);
         rule.onControl(control(ControlAction.UNPIN, 1L, 9));
         assertThat(rule.nextSequence("default")).isEqualTo(10);
         assertThat(rule.nextSequence("other")).isEqualTo(1);

@@ -244,10 +244,9 @@ class ParameterLoaderTest {
         publish(producer, snapshot("default", 3).setControlSequence(4).build()); // record 4 deleted too
         await(WAIT, () -> store.current().version() == 3, "version 3 applied while following");
 
-        // Sequence 5 is the one the job applies next (it applied 4); no real writer writes it here: the CLI and the
-        // dashboard write the last sequence they can read + 1, with records 1–4 gone 1, which the job ignores while
-        // readers apply it (README, "Records that are gone"). It stands for the job's next record, to check that a pin
-        // applied after the release holds against a snapshot fitted under it.
+        // Sequence 5 is the one the job applies next (it applied 4), and the one the CLI and the dashboard write with
+        // records 1–4 gone (above the stamp 4: ActivationRule.nextSequence), to check that a pin applied after the
+        // release holds against a snapshot fitted under it.
         control(producer, "default", ControlAction.PIN, 1L, 5);
         await(WAIT, () -> store.current().version() == 1, "pinned to 1");
         publish(producer, snapshot("default", 4).setControlSequence(5).build());
