@@ -22,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -355,9 +354,9 @@ final class SubmitCommand implements Callable<Integer> {
         // After the single-writer check: a second writer is refused whatever the slots. Flink would accept a job short of
         // slots and fail it later with an exception that names neither the slots nor who holds them.
         // A failed read is a warning, not a refusal; --no-slot-check skips it (a cluster starting TaskManagers on demand).
-        OptionalInt slots = OptionalInt.of(settings.parallelism());
-        if (slots.isPresent() && !noSlotCheck) {
-            SubmitSlots.readOrWarn(rest, slots.getAsInt(), spec.commandLine().getErr()).ifPresent(s -> {
+        int slots = settings.parallelism();
+        if (!noSlotCheck) {
+            SubmitSlots.readOrWarn(rest, slots, spec.commandLine().getErr()).ifPresent(s -> {
                 if (s.total() || !waitForSlots) {
                     throw new IllegalStateException(s.refusal());
                 }
