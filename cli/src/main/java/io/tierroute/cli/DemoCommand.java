@@ -44,9 +44,9 @@ import java.util.concurrent.Callable;
                         + "temporary directories that are deleted at the end.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped cleanly at --duration or the end of the requests, every fleet record and decision "
-                + "in Kafka", TierrouteCommand.STOPPED_BY_SIGNAL,
-                "1:a part could not start (e.g. a port is taken) or failed, or fleet records or decisions did not reach "
-                        + "Kafka (the stop line says how many)",
+                + "acknowledged by Kafka", TierrouteCommand.STOPPED_BY_SIGNAL,
+                "1:a part could not start (e.g. a port is taken) or failed, or fleet records or decisions were not all "
+                        + "acknowledged by Kafka within the stop's wait (the stop line says how many)",
                 "2:bad command line"})
 final class DemoCommand implements Callable<Integer> {
 

@@ -42,10 +42,10 @@ import java.util.concurrent.Callable;
                         + "their settings.", ""},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped cleanly at --duration or the end of the requests, every fleet record and decision "
-                + "in Kafka", TierrouteCommand.STOPPED_BY_SIGNAL,
+                + "acknowledged by Kafka", TierrouteCommand.STOPPED_BY_SIGNAL,
                 "1:could not start (Kafka unreachable or refusing the client, a tierroute topic missing, a port taken), "
-                        + "stopped during start-up, the simulation failed, or fleet records or decisions did not reach "
-                        + "Kafka (the stop line says how many)", "2:bad command line"})
+                        + "stopped during start-up, the simulation failed, or fleet records or decisions were not all "
+                        + "acknowledged by Kafka within the stop's wait (the stop line says how many)", "2:bad command line"})
 final class FleetCommand implements Callable<Integer> {
 
     @Option(names = {"-b", "--bootstrap"}, required = true, paramLabel = "HOST:PORT",

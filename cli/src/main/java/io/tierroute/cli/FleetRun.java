@@ -305,24 +305,35 @@ final class FleetRun implements AutoCloseable {
     }
 
     /**
-     * What did not reach Kafka once the run stopped and settled, e.g. {@code 30 fleet records and 2 decisions did not
-     * reach Kafka (see the summary)}: fleet records that failed or that the publisher's close dropped, decisions dropped
-     * or failed. Null when nothing was lost.
+     * What Kafka did not confirm once the run stopped and settled (decisions awaited up to 5 s, the fleet's publisher
+     * closed, which drops what it still holds after its 5 s), e.g. {@code 30 fleet records and 2 decisions did not reach
+     * Kafka (see the summary)}: fleet records that failed or that the publisher's close dropped, decisions dropped or
+     * failed; and, said apart, what is still unacknowledged then: decisions past that wait, fleet records of a publisher
+     * left open (its simulation thread did not stop). Null when every record and decision was acknowledged.
      */
     String lostNote() {
         FleetPublisher.Counts c = publisher.counts();
         return lostNote(c.failed() + c.dropped(), decisions.droppedBufferFull() + decisions.droppedClosed()
-                + decisions.sendFailed() + decisions.encodeFailed());
+                + decisions.sendFailed() + decisions.encodeFailed(), c.inFlight(), decisionsInFlight());
     }
 
-    static String lostNote(long fleetRecords, long decisionsLost) {
-        if (fleetRecords == 0 && decisionsLost == 0) {
+    static String lostNote(long fleetRecords, long decisionsLost, long fleetRecordsUnacknowledged,
+                           long decisionsUnacknowledged) {
+        String lost = records(fleetRecords, decisionsLost);
+        String unacknowledged = records(fleetRecordsUnacknowledged, decisionsUnacknowledged);
+        if (lost.isEmpty() && unacknowledged.isEmpty()) {
             return null;
         }
+        return (lost.isEmpty() ? "" : lost + " did not reach Kafka") + (lost.isEmpty() || unacknowledged.isEmpty()
+                ? "" : ", ") + (unacknowledged.isEmpty() ? "" : unacknowledged + " still unacknowledged at the stop")
+                + " (see the summary)";
+    }
+
+    /** {@code 30 fleet records and 2 decisions}, either alone when the other is 0; empty when both are. */
+    private static String records(long fleetRecords, long decisionsCount) {
         String records = fleetRecords == 0 ? "" : Plural.of(fleetRecords, "fleet record");
-        String decided = decisionsLost == 0 ? "" : Plural.of(decisionsLost, "decision");
-        return records + (records.isEmpty() || decided.isEmpty() ? "" : " and ") + decided
-                + " did not reach Kafka (see the summary)";
+        String decided = decisionsCount == 0 ? "" : Plural.of(decisionsCount, "decision");
+        return records + (records.isEmpty() || decided.isEmpty() ? "" : " and ") + decided;
     }
 
     private long decisionsInFlight() {

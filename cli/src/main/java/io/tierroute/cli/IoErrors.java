@@ -11,8 +11,19 @@ import java.nio.file.NotDirectoryException;
 final class IoErrors {
     private IoErrors() {}
 
-    /** Why {@code file} cannot be read (opening it and reading its first byte), as {@link #describe} says it; null when it can. */
+    /**
+     * Why {@code file} cannot be read, as {@link #describe} says it; null when it can. A regular file is opened and its
+     * first byte read (a mode the caller may read can still fail, e.g. /proc/self/mem); anything else (a FIFO such as
+     * a shell's {@code <(...)} at /dev/fd/63, a device) is only looked at, never opened: opening a FIFO blocks until
+     * it has a writer, and reading one consumes what its reader (a Kafka client) would then miss.
+     */
     static String unreadable(java.nio.file.Path file) {
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            if (!java.nio.file.Files.exists(file)) {
+                return "no such file or directory: " + file;
+            }
+            return java.nio.file.Files.isReadable(file) ? null : "permission denied: " + file;
+        }
         try (var in = java.nio.file.Files.newInputStream(file)) {
             in.read();
             return null;

@@ -56,8 +56,8 @@ final class LiveStatus {
     }
 
     /**
-     * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure or when fleet records or decisions did
-     * not reach Kafka (the stop line says how many). {@code other} is what runs beside the
+     * Runs the loop and the summary; 0 when it stopped cleanly, 1 on a failure or when Kafka did not acknowledge every
+     * fleet record and decision once the stop settled (the stop line says how many, lost or still unacknowledged). {@code other} is what runs beside the
      * fleet (the demo's fitting job): its failure stops the run, its note ends the status line, its lines end the
      * summary. {@code terminal}: whether {@code err} is a terminal.
      */
@@ -120,7 +120,7 @@ final class LiveStatus {
             Thread.currentThread().interrupt();
         }
         run.settleFleetRecords(); // the fleet's last records too: the summary counts what its close dropped
-        // Records the fitting job and the decision log never get: not a clean stop, whatever ended the run.
+        // Records the fitting job and the decision log never get, or may not: not a clean stop, whatever ended the run.
         String lost = run.lostNote();
         if (lost != null) {
             reason += "; " + lost;

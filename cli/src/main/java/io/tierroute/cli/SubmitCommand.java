@@ -4,6 +4,7 @@ import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.KafkaBrokerProcess;
 import io.tierroute.jobs.FittingJobMain;
 import io.tierroute.jobs.JobSettings;
+import io.tierroute.jobs.KafkaWiring;
 import io.tierroute.schemas.Topics;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -12,6 +13,7 @@ import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.CharacterCodingException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -60,8 +61,11 @@ import java.util.stream.Stream;
                         + "does not write that topic on this Kafka.",
                 "Kafka: before anything is uploaded, submit checks that --bootstrap answers (an Admin client, at most "
                         + "10 s, with the client settings of the job argument --kafka-properties FILE when there is one) "
-                        + "and refuses naming it when it does not, or when that file cannot be read here (--no-kafka-check "
-                        + "skips the check, for a Kafka only the TaskManagers reach or a file on the JobManager only).",
+                        + "and refuses naming it when it does not (--no-kafka-check skips the check, for a Kafka only the "
+                        + "TaskManagers reach). That FILE is the JobManager's: when it, or a trust or key store it names, "
+                        + "cannot be read here (a remote cluster, a resume line's path), the check is made without client "
+                        + "settings and says so in a note; a FILE that sets what the job sets itself (bootstrap.servers, "
+                        + "group.id, transactional.id, isolation.level, ...) is a usage error, as the job would refuse it.",
                 "Job arguments are checked as the job checks them, before anything is asked or uploaded: a bad one is a "
                         + "usage error naming the job flag (exit 2).",
                 "Task slots: the job needs as many as its --parallelism (its operators share slots; default "
@@ -100,12 +104,14 @@ final class SubmitCommand implements Callable<Integer> {
 
     @Option(names = "--no-kafka-check",
             description = "Submit without first checking that --bootstrap answers from here (for a Kafka that only the "
-                    + "Flink cluster can reach or resolve, or one whose credentials, the job argument --kafka-properties "
-                    + "FILE, are on the JobManager only; a FILE readable here is used by the check).")
+                    + "Flink cluster can reach or resolve; the check uses the job argument --kafka-properties FILE when it "
+                    + "can read it here, and no client settings, with a note, when it cannot).")
     boolean noKafkaCheck;
 
     @Option(names = "--jar", paramLabel = "PATH",
-            description = "The job jar (default: streaming-jobs/target/" + JOB_JAR_GLOB + " of this checkout).")
+            description = "The job jar (default: streaming-jobs/target/" + JOB_JAR_GLOB + " of this checkout). The job "
+                    + "arguments are checked against this build's job flags, not the jar's: for a jar of another build "
+                    + "that takes other flags the check can be wrong, and no flag skips it.")
     Path jar;
 
     @Option(names = "--from-savepoint", paramLabel = "PATH", description = "Start the job from this savepoint.")
@@ -328,7 +334,7 @@ final class SubmitCommand implements Callable<Integer> {
         // Else the job's own clients would wait out their metadata timeout (37 s), and Flink answer an HTTP 400 naming no
         // address. Before the single-writer check, which asks Flink: a Kafka that is down is the first thing to fix.
         if (!noKafkaCheck) {
-            Properties client = JobKafkaProperties.forTheCheck(settings); // the job's own SASL / TLS settings, if any
+            Properties client = kafkaCheckClient(settings, spec.commandLine().getErr()); // the job's SASL / TLS, if any
             KafkaAnswers.refusal(bootstrap, client, KAFKA_CHECK_BUDGET).ifPresent(why -> {
                 throw new IllegalStateException(why + "; --no-kafka-check skips this check");
             });
@@ -348,9 +354,9 @@ final class SubmitCommand implements Callable<Integer> {
         // After the single-writer check: a second writer is refused whatever the slots. Flink would accept a job short of
         // slots and fail it later with an exception that names neither the slots nor who holds them.
         // A failed read is a warning, not a refusal; --no-slot-check skips it (a cluster starting TaskManagers on demand).
-        OptionalInt slots = OptionalInt.of(settings.parallelism());
-        if (slots.isPresent() && !noSlotCheck) {
-            SubmitSlots.readOrWarn(rest, slots.getAsInt(), spec.commandLine().getErr()).ifPresent(s -> {
+        int slots = settings.parallelism();
+        if (!noSlotCheck) {
+            SubmitSlots.readOrWarn(rest, slots, spec.commandLine().getErr()).ifPresent(s -> {
                 if (s.total() || !waitForSlots) {
                     throw new IllegalStateException(s.refusal());
                 }
@@ -420,6 +426,56 @@ final class SubmitCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "job argument: " + e.getMessage()
                     + " " + JOB_HELP_HINT);
         }
+    }
+
+    /**
+     * The client settings of the check that --bootstrap answers: the job's own, its job argument
+     * {@code --kafka-properties FILE} (SASL, TLS) as its main reads it ({@link KafkaWiring#clientProperties}), so that a
+     * secured broker the job would get into is not refused for a plain client's failure; none when the job has none. A
+     * FILE that sets what the job sets itself is a usage error naming the job argument: the job's main refused it only
+     * after the upload. The job reads FILE where its main runs, the JobManager: when it, or a trust or key store it
+     * names, cannot be read here (a remote cluster; the path of a resume line, relative to another directory), the
+     * check is made without client settings, as before it used them, and a note on {@code err} says so.
+     */
+    private Properties kafkaCheckClient(JobSettings settings, PrintWriter err) {
+        String file = settings.kafkaProperties();
+        if (file == null) {
+            return new Properties();
+        }
+        String cannot = unreadableHere(file);
+        if (cannot == null) {
+            Properties p;
+            try {
+                p = KafkaWiring.clientProperties(settings);
+            } catch (IllegalArgumentException e) { // readable here: what the job would refuse it for
+                Throwable c = e.getCause();
+                String why = c == null ? e.getMessage() : "--kafka-properties " + file + " is no properties file ("
+                        + (c instanceof CharacterCodingException ? "not valid UTF-8 text" : c instanceof IOException io
+                        ? IoErrors.describe(io) : c.getMessage()) + ")";
+                throw new CommandLine.ParameterException(spec.commandLine(), "job argument: " + why);
+            }
+            Optional<String> store = KafkaClientConfig.unreadableLocation(p);
+            if (store.isEmpty()) {
+                return p;
+            }
+            cannot = "names a store that cannot be read here: " + store.get();
+        }
+        err.println("tierroute submit: note: the job argument --kafka-properties " + file + " " + cannot + "; the check "
+                + "that --bootstrap answers uses no client settings (the file is the JobManager's)");
+        err.flush();
+        return new Properties();
+    }
+
+    /** Why the job's --kafka-properties {@code file} cannot be read here, e.g. {@code cannot be read here (WHY)}; null when it can. */
+    private static String unreadableHere(String file) {
+        String why;
+        try {
+            Path p = Path.of(file);
+            why = Files.isDirectory(p) ? "a directory, not a file" : IoErrors.unreadable(p);
+        } catch (java.nio.file.InvalidPathException e) {
+            why = "not a path: " + e.getReason();
+        }
+        return why == null ? null : "cannot be read here (" + why + ")";
     }
 
     /** Where the job's flags are listed; said in place of the job's own "run with --help", which Flink cannot run. */

@@ -4,7 +4,6 @@ import io.tierroute.deploy.local.FlinkRestClient;
 import io.tierroute.deploy.local.FlinkRestClient.JobSummary;
 import io.tierroute.deploy.local.RootCause;
 import io.tierroute.deploy.local.TaskManagerSlots;
-import io.tierroute.jobs.JobSettings;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -12,30 +11,18 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Whether the Flink cluster has the task slots the fitting job needs, asked before its jar is uploaded. Flink accepts
  * any job and only then looks for slots: one short of them waits up to the slot request timeout (5 min; on a cluster
  * up for longer, each attempt failed within seconds), restarts until its restart strategy gives up, and fails with a
- * NoResourceAvailableException that names neither the slots nor who holds them.
+ * NoResourceAvailableException that names neither the slots nor who holds them. The job needs its {@code --parallelism}
+ * in slots, as {@code submit} parses its arguments (JobSettings): all its operators share the default slot sharing
+ * group, and the largest parallelism among them is that one (the control source runs at 1; SubmitSlotsJobGraphTest).
  */
 final class SubmitSlots {
 
     private SubmitSlots() {
-    }
-
-    /**
-     * The slots the job of {@code jobArgs} needs: its {@code --parallelism}, since all its operators share the default
-     * slot sharing group and the largest parallelism among them is that one (the control source runs at 1). Empty
-     * when the arguments do not parse: the job itself says why, through Flink.
-     */
-    static OptionalInt needed(List<String> jobArgs) {
-        try {
-            return OptionalInt.of(JobSettings.parse(jobArgs.toArray(String[]::new)).parallelism());
-        } catch (IllegalArgumentException e) {
-            return OptionalInt.empty();
-        }
     }
 
     /**
@@ -135,13 +122,13 @@ final class SubmitSlots {
      * not run for want of slots: its root cause is Flink's NoResourceAvailableException, or tasks of it wait for a slot
      * (SCHEDULED). Empty otherwise (e.g. a job that failed on Kafka while other jobs hold slots), or when the
      * cluster cannot be read. The slots it needs are Flink's count from its graph ({@code slotsNeeded}), else
-     * {@code needed} from its arguments.
+     * {@code needed}, its --parallelism.
      */
-    static String afterFailure(FlinkRestClient rest, String jobId, OptionalInt needed, FlinkRestClient.FlinkRestException failure) {
+    static String afterFailure(FlinkRestClient rest, String jobId, int needed, FlinkRestClient.FlinkRestException failure) {
         if (!(failure instanceof FlinkRestClient.JobNotRunningException f) || !shortOfSlots(f)) {
             return "";
         }
-        int slots = f.details().slotsNeeded() > 0 ? f.details().slotsNeeded() : needed.orElse(0);
+        int slots = f.details().slotsNeeded() > 0 ? f.details().slotsNeeded() : needed;
         if (slots == 0) {
             return "";
         }

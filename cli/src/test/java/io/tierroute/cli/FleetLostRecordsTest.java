@@ -74,4 +74,25 @@ class FleetLostRecordsTest {
                     + "reach Kafka (see the summary))");
         }
     }
+
+    /**
+     * Decisions the broker has not acknowledged when the stop's 5 s wait for them ends are not counted as delivered: the
+     * run exits 1 and says how many. Before, only records that failed or were dropped counted, and a run whose
+     * decisions were still on their way passed as clean. Here the producers linger 15 s (--command-config): the
+     * decisions' is still holding them after the wait, while the fleet's close sends its records at once.
+     */
+    @Test
+    void decisionsStillUnacknowledgedAfterTheStopsWaitMakeTheStopAFailure() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            for (var s : Topics.specs()) {
+                kafka.createTopic(s.name(), s.partitions(), s.configs());
+            }
+            Path config = Files.writeString(dir.resolve("slow.properties"), "linger.ms=15000\n");
+            String[] r = run(config, kafka);
+            assertThat(r[0]).as(r[1] + r[2]).isEqualTo("1");
+            assertThat(r[1]).contains("tierroute fleet: stopping (the fleet replayed every request; 30 decisions still "
+                    + "unacknowledged at the stop (see the summary))").contains("(0 dropped or failed, 30 still in flight)")
+                    .contains("(0 failed, 0 dropped at the close)");
+        }
+    }
 }

@@ -2,6 +2,7 @@ package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -9,6 +10,8 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,5 +36,25 @@ class IoErrorsTest {
         assertThatThrownBy(() -> Files.newBufferedReader(dir).read()).isInstanceOf(IOException.class)
                 .satisfies(e -> assertThat(IoErrors.describe((IOException) e)).doesNotContain("java.")
                         .containsIgnoringCase("directory"));
+    }
+
+    /**
+     * A FIFO (a shell's {@code <(...)}, /dev/fd/63) is not opened by the check: opened, one with no writer blocked the
+     * check for good, and one with a writer lost its first byte to it, which the Kafka client then missed.
+     */
+    @Test
+    void aFifoIsLookedAtNotOpened() throws Exception {
+        Path fifo = dir.resolve("store.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).redirectErrorStream(true).start();
+        assertThat(mkfifo.waitFor()).as(new String(mkfifo.getInputStream().readAllBytes())).isZero();
+        assertThat(Files.isRegularFile(fifo)).isFalse();
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThat(IoErrors.unreadable(fifo)).isNull(),
+                "a FIFO with no writer");
+        Properties p = new Properties();
+        p.setProperty("ssl.truststore.location", fifo.toString());
+        assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThat(KafkaClientConfig.unreadableLocation(p))
+                .isEmpty(), "a store at a FIFO with no writer");
+        assertThat(IoErrors.unreadable(dir.resolve("missing"))).isEqualTo("no such file or directory: "
+                + dir.resolve("missing"));
     }
 }

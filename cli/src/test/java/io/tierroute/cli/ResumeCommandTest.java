@@ -59,8 +59,6 @@ class ResumeCommandTest {
         assertThat(resumed.stateBackend()).isEqualTo("rocksdb");
         assertThat(resumed.checkpointInterval()).isEqualTo(Duration.ofSeconds(90));
         assertThat(resumed.jobName()).isEqualTo("fit-rocks");
-        // what submit's slot check reads
-        assertThat(SubmitSlots.needed(jobArgs)).isEqualTo(OptionalInt.of(3));
         // only the parallelism known: the published parameters, then it
         assertThat(ResumeCommand.of(URI.create("http://f:8081"), Map.of(WriterIdentity.JOB_NAME, "fit"),
                 List.of("--parallelism", "1"), "/sp/2", "")).endsWith("--from-savepoint /sp/2 -- --job-name fit --parallelism 1");

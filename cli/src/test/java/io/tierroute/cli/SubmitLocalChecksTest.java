@@ -125,6 +125,21 @@ class SubmitLocalChecksTest {
         assertThat(err.toString()).startsWith("job argument: unknown flag --no-such-flag; known: ");
     }
 
+    /**
+     * A --kafka-properties file that sets what the job sets itself (group.id here) is refused before anything is asked
+     * or uploaded, as the job refuses it (KafkaWiring.clientProperties): it passed submit's checks and the job's main
+     * refused it after the 29 MB upload. Kafka is a port nothing listens on: a check that reached it would say so.
+     */
+    @Test
+    void aKafkaPropertiesFileSettingTheJobsOwnKeysIsAUsageErrorBeforeAnyUpload() throws Exception {
+        Path props = Files.writeString(dir.resolve("job-kafka.properties"), "security.protocol=SASL_PLAINTEXT\n"
+                + "group.id=mine\n");
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--jar", writeJar().toString(), "--",
+                "--kafka-properties", props.toString())).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).startsWith("job argument: --kafka-properties " + props + " sets group.id, which the "
+                + "job sets itself").doesNotContain("Kafka at").doesNotContain("cannot reach the Flink");
+    }
+
     private Path writeJar() throws java.io.IOException {
         return Files.writeString(dir.resolve("readable.jar"), "PK");
     }

@@ -22,7 +22,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * {@code submit} counts the fitting job's task slots as its {@code --parallelism} ({@link SubmitSlots#needed}). That
+ * {@code submit} counts the fitting job's task slots as its {@code --parallelism} ({@link SubmitSlots}), parsed as its
+ * main parses the arguments submit gives it ({@link JobSettings#parse}). That
  * holds only while {@link FittingJob} keeps every operator in one slot sharing group at no more than the environment's
  * parallelism: this builds the job's JobGraph as its main does (the Kafka sources and sinks of {@link KafkaWiring},
  * which connect to nothing until the job runs; nothing is executed) and counts the slots Flink's scheduler will ask
@@ -38,11 +39,11 @@ class SubmitSlotsJobGraphTest {
     @ParameterizedTest
     @MethodSource("jobArgs")
     void theSlotsTheJobsGraphNeedsAreWhatSubmitCounts(List<String> jobArgs) {
-        int counted = SubmitSlots.needed(jobArgs).orElseThrow();
         // as submit runs it: --bootstrap-servers from its --bootstrap, then the job's arguments
         List<String> args = new ArrayList<>(List.of("--bootstrap-servers", "unused.invalid:9092"));
         args.addAll(jobArgs);
         JobSettings s = JobSettings.parse(args.toArray(String[]::new));
+        int counted = s.parallelism(); // what submit counts
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(KafkaWiring.configuration(s));
         // PublishedParams.NONE: the real one reads tierroute.params, and changes no operator
         new FittingJob(KafkaWiring.sources(s), KafkaWiring.paramsSink(s), KafkaWiring.deadLetterSink(s), s,

@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,15 +28,6 @@ class SubmitSlotsTest {
 
     private static final String A = "0123456789abcdef0123456789abcdef";
     private static final String B = "fedcba9876543210fedcba9876543210";
-
-    @Test
-    void theJobNeedsItsParallelismAndArgumentsThatDoNotParseAreTheJobsToReport() {
-        assertThat(SubmitSlots.needed(List.of())).hasValue(2); // the job's default
-        assertThat(SubmitSlots.needed(List.of("--job-name", "x", "--parallelism", "4"))).hasValue(4);
-        assertThat(SubmitSlots.needed(List.of("--parallelism=3"))).hasValue(3);
-        assertThat(SubmitSlots.needed(List.of("--parallelism", "0"))).isEqualTo(OptionalInt.empty());
-        assertThat(SubmitSlots.needed(List.of("--no-such-flag", "1"))).isEqualTo(OptionalInt.empty());
-    }
 
     @Test
     void moreThanTheClusterHasIsATotalShortageNamingItsTaskManagers() {
@@ -123,8 +113,8 @@ class SubmitSlotsTest {
         assertThat(SubmitSlots.shortOfSlots(kafka)).isFalse();
         assertThat(SubmitSlots.shortOfSlots(notRunning("RUNNING", Map.of("RUNNING", 7, "DEPLOYING", 6), null))).isFalse();
         FlinkRestClient down = new FlinkRestClient(URI.create("http://127.0.0.1:1"), Duration.ofSeconds(5));
-        assertThat(SubmitSlots.afterFailure(down, "x", OptionalInt.of(2), kafka)).isEmpty();
-        assertThat(SubmitSlots.afterFailure(down, "x", OptionalInt.of(2),
+        assertThat(SubmitSlots.afterFailure(down, "x", 2, kafka)).isEmpty();
+        assertThat(SubmitSlots.afterFailure(down, "x", 2,
                 new FlinkRestClient.FlinkRestException("GET /jobs/x failed: HTTP 500", null))).isEmpty();
     }
 
