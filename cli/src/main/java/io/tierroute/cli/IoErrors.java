@@ -32,6 +32,19 @@ final class IoErrors {
         }
     }
 
+    /**
+     * Why the file a setting names ({@code path}, as given) cannot be read: not a path, a directory, or
+     * {@link #unreadable}'s reason; null when it can.
+     */
+    static String unreadableNamed(String path) {
+        try {
+            java.nio.file.Path p = java.nio.file.Path.of(path);
+            return java.nio.file.Files.isDirectory(p) ? "a directory, not a file" : unreadable(p);
+        } catch (java.nio.file.InvalidPathException e) {
+            return "not a path: " + e.getReason();
+        }
+    }
+
     static String describe(IOException e) {
         if (e instanceof NoSuchFileException f) {
             return "no such file or directory: " + f.getFile();

@@ -102,13 +102,7 @@ final class KafkaClientConfig {
             if (value.isEmpty()) {
                 why = "names no file";
             } else {
-                String reason;
-                try {
-                    Path p = Path.of(value);
-                    reason = Files.isDirectory(p) ? "a directory, not a file" : IoErrors.unreadable(p);
-                } catch (java.nio.file.InvalidPathException e) {
-                    reason = "not a path: " + e.getReason();
-                }
+                String reason = IoErrors.unreadableNamed(value);
                 why = reason == null ? null : "names " + value + ", which cannot be read (" + reason + ")";
             }
             if (why != null) {

@@ -468,13 +468,7 @@ final class SubmitCommand implements Callable<Integer> {
 
     /** Why the job's --kafka-properties {@code file} cannot be read here, e.g. {@code cannot be read here (WHY)}; null when it can. */
     private static String unreadableHere(String file) {
-        String why;
-        try {
-            Path p = Path.of(file);
-            why = Files.isDirectory(p) ? "a directory, not a file" : IoErrors.unreadable(p);
-        } catch (java.nio.file.InvalidPathException e) {
-            why = "not a path: " + e.getReason();
-        }
+        String why = IoErrors.unreadableNamed(file);
         return why == null ? null : "cannot be read here (" + why + ")";
     }
 
