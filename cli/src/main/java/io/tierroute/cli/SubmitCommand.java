@@ -333,8 +333,10 @@ final class SubmitCommand implements Callable<Integer> {
         }
         // Else the job's own clients would wait out their metadata timeout (37 s), and Flink answer an HTTP 400 naming no
         // address. Before the single-writer check, which asks Flink: a Kafka that is down is the first thing to fix.
+        // The job's --kafka-properties (its SASL / TLS) read here when it can be: one the job's main would refuse is
+        // refused before the upload, with or without the check.
+        Properties client = kafkaCheckClient(settings, noKafkaCheck ? null : spec.commandLine().getErr());
         if (!noKafkaCheck) {
-            Properties client = kafkaCheckClient(settings, spec.commandLine().getErr()); // the job's SASL / TLS, if any
             KafkaAnswers.refusal(bootstrap, client, KAFKA_CHECK_BUDGET).ifPresent(why -> {
                 throw new IllegalStateException(why + "; --no-kafka-check skips this check");
             });
@@ -435,7 +437,8 @@ final class SubmitCommand implements Callable<Integer> {
      * FILE that sets what the job sets itself is a usage error naming the job argument: the job's main refused it only
      * after the upload. The job reads FILE where its main runs, the JobManager: when it, or a trust or key store it
      * names, cannot be read here (a remote cluster; the path of a resume line, relative to another directory), the
-     * check is made without client settings, as before it used them, and a note on {@code err} says so.
+     * check is made without client settings, as before it used them, and a note on {@code err} (null: no check, no
+     * note) says so. A FIFO or device is not read here (it would block, or take what the job would read).
      */
     private Properties kafkaCheckClient(JobSettings settings, PrintWriter err) {
         String file = settings.kafkaProperties();
@@ -460,15 +463,20 @@ final class SubmitCommand implements Callable<Integer> {
             }
             cannot = "names a store that cannot be read here: " + store.get();
         }
-        err.println("tierroute submit: note: the job argument --kafka-properties " + file + " " + cannot + "; the check "
-                + "that --bootstrap answers uses no client settings (the file is the JobManager's)");
-        err.flush();
+        if (err != null) {
+            err.println("tierroute submit: note: the job argument --kafka-properties " + file + " " + cannot + "; the "
+                    + "check that --bootstrap answers uses no client settings (the file is the JobManager's)");
+            err.flush();
+        }
         return new Properties();
     }
 
     /** Why the job's --kafka-properties {@code file} cannot be read here, e.g. {@code cannot be read here (WHY)}; null when it can. */
     private static String unreadableHere(String file) {
         String why = IoErrors.unreadableNamed(file);
+        if (why == null && !Files.isRegularFile(Path.of(file))) {
+            why = "not a regular file"; // a FIFO: reading it here would block, or take what the job would read
+        }
         return why == null ? null : "cannot be read here (" + why + ")";
     }
 

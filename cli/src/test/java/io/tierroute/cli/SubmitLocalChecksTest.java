@@ -138,6 +138,10 @@ class SubmitLocalChecksTest {
                 "--kafka-properties", props.toString())).as(err.toString()).isEqualTo(2);
         assertThat(err.toString()).startsWith("job argument: --kafka-properties " + props + " sets group.id, which the "
                 + "job sets itself").doesNotContain("Kafka at").doesNotContain("cannot reach the Flink");
+        assertThat(run("submit", "--flink", FLINK, "--bootstrap", "127.0.0.1:9", "--no-kafka-check", "--jar",
+                writeJar().toString(), "--", "--kafka-properties", props.toString())).as("without the Kafka check too")
+                .isEqualTo(2);
+        assertThat(err.toString()).startsWith("job argument: --kafka-properties " + props + " sets group.id");
     }
 
     private Path writeJar() throws java.io.IOException {

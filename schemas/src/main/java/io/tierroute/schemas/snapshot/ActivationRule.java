@@ -204,7 +204,8 @@ public final class ActivationRule {
 
     /**
      * The sequence a writer gives the next control record of {@code scope}: above the last applied one, and above every
-     * control sequence a snapshot of the scope was stamped with (any status). The two differ once the control topic has
+     * control sequence a snapshot of the scope was stamped with (any status; an accepted version deleted no longer
+     * counts). The two differ once the control topic has
      * lost records the fitting job applied (deleted and created again, records deleted): numbering from the topic alone
      * would start again at 1, which the job ignores (it applied a higher sequence) while every reader applies it. The
      * job stamps what it applied on the next snapshot it publishes, so only a record applied and lost before the scope
