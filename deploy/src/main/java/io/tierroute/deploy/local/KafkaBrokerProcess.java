@@ -119,13 +119,9 @@ public final class KafkaBrokerProcess implements AutoCloseable {
 
     /**
      * The broker's {@code transaction.max.timeout.ms} (the longest transaction a producer may ask for: above it, its
-     * {@code initTransactions} is refused), asked of one broker at {@code bootstrap}; empty when it does not say.
+     * {@code initTransactions} is refused), asked of one broker at {@code bootstrap} by an Admin client with
+     * {@code client}'s settings (SASL, TLS; none for a plain connection); empty when it does not say.
      */
-    public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Duration budget) {
-        return maxTransactionTimeoutMs(bootstrap, new Properties(), budget);
-    }
-
-    /** As {@link #maxTransactionTimeoutMs(String, Duration)}, the Admin client with {@code client}'s settings. */
     public static java.util.OptionalLong maxTransactionTimeoutMs(String bootstrap, Properties client, Duration budget) {
         long ms = budget.toMillis();
         try (Admin admin = Admin.create(adminWithin(bootstrap, client, ms))) {
