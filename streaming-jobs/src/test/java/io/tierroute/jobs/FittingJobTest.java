@@ -70,10 +70,16 @@ class FittingJobTest {
         }
     }
 
+    /**
+     * Every coefficient within 5 % and λ within 10 % of the truth. The steps return to their previous worker mostly when
+     * it still holds their context ({@link Workload#withRoutedReturns}): λ is fitted on every step with a previous one
+     * (three in four requests), from what the decision says that worker held; the returns alone (a third) would put
+     * the context's survival too high and λ too low.
+     */
     @Test
     void fitsKnownParametersEndToEnd() throws Exception {
         TestKafka kafka = fixture.kafka();
-        Workload w = new Workload(42, "default", startMs(), 0.05);
+        Workload w = new Workload(42, "default", startMs(), 0.05).withRoutedReturns();
         kafka.send(w.telemetry(60));
         kafka.send(w.requests(20_000));
         fixture.start(settings("e2e"), null);
@@ -97,7 +103,8 @@ class FittingJobTest {
             assertThat(alphas[j].getValue()).as(Workload.NAMES[j] + " " + report)
                 .isCloseTo(Workload.TRUTH[j], within(0.05 * Workload.TRUTH[j]));
         }
-        assertThat(s.getLambda().getSamples()).as("lambda fitted").isGreaterThan(1000);
+        assertThat(s.getLambda().getSamples()).as("lambda fitted on the steps that went elsewhere too")
+            .isGreaterThan(n * 6 / 10);
         assertThat(s.getLambda().getValue()).as("lambda " + report)
             .isCloseTo(Workload.LAMBDA, within(0.10 * Workload.LAMBDA));
         assertThat(s.getRho()).as("rho per worker").hasSize(Workload.WORKERS);

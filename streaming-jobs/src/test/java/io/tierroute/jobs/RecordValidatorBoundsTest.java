@@ -138,4 +138,17 @@ class RecordValidatorBoundsTest {
         assertThat(decision(d -> d.getFeatures().setIdleSinceLastStepMs(-1L)))
             .isEqualTo("features.idleSinceLastStepMs must be >= 0 or null, got -1");
     }
+
+    /** What the previous worker held of the prompt is a part of the prompt: a negative or longer count is no record. */
+    @Test
+    void thePreviousWorkersHoldingIsWithinThePrompt() {
+        int isl = 2000; // decision(...)'s prompt
+        assertThat(decision(d -> d.getFeatures().setLastWorkerHeldTokens(null))).isNull();
+        assertThat(decision(d -> d.getFeatures().setLastWorkerHeldTokens(0L))).isNull();
+        assertThat(decision(d -> d.getFeatures().setLastWorkerHeldTokens((long) isl))).isNull();
+        assertThat(decision(d -> d.getFeatures().setLastWorkerHeldTokens(isl + 1L)))
+            .isEqualTo("features.lastWorkerHeldTokens must be null or within 0..request.isl (" + isl + "), got " + (isl + 1));
+        assertThat(decision(d -> d.getFeatures().setLastWorkerHeldTokens(-1L)))
+            .isEqualTo("features.lastWorkerHeldTokens must be null or within 0..request.isl (" + isl + "), got -1");
+    }
 }

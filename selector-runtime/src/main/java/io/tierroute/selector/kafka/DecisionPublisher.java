@@ -31,12 +31,12 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
      * full buffer (an unreachable broker) holds {@code bufferSize} small records, not as many prompts.
      */
     record Pending(DecisionRecords.RequestFields request, RouteDecision decision, int candidates, long prefixGroupId,
-                   long idleMs, long timestampMs) {
+                   long idleMs, long lastWorkerHeldTokens, long timestampMs) {
 
         static Pending of(RouteRequest request, RouteDecision decision, int candidates, long prefixGroupId, long idleMs,
-                          long timestampMs) {
+                          long lastWorkerHeldTokens, long timestampMs) {
             return new Pending(DecisionRecords.RequestFields.of(request), decision.withoutCandidates(), candidates,
-                    prefixGroupId, idleMs, timestampMs);
+                    prefixGroupId, idleMs, lastWorkerHeldTokens, timestampMs);
         }
     }
 
@@ -58,7 +58,7 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
                 "decisions", d.bufferSize(), tuning,
                 p -> new ProducerRecord<>(Topics.DECISIONS, p.decision().requestId().getBytes(StandardCharsets.UTF_8),
                         Codecs.ROUTING_DECISION.encode(DecisionRecords.build(selectorId, defaultModel, p.request(),
-                                p.decision(), p.candidates(), p.prefixGroupId(), p.idleMs(), p.timestampMs()))),
+                                p.decision(), p.candidates(), p.prefixGroupId(), p.idleMs(), p.lastWorkerHeldTokens(), p.timestampMs()))),
                 p -> p.decision().requestId());
     }
 
@@ -73,8 +73,9 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
     /** On the route thread: one non-blocking offer; a full buffer drops the decision (counted). */
     @Override
     public void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId,
-                        long idleSinceLastStepMs, long timestampMs) {
-        out.offer(() -> Pending.of(request, decision, candidateCount, prefixGroupId, idleSinceLastStepMs, timestampMs));
+                        long idleSinceLastStepMs, long lastWorkerHeldTokens, long timestampMs) {
+        out.offer(() -> Pending.of(request, decision, candidateCount, prefixGroupId, idleSinceLastStepMs,
+                lastWorkerHeldTokens, timestampMs));
     }
 
     /** Decisions handed over by routes. */

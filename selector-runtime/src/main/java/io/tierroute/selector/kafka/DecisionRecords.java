@@ -35,7 +35,8 @@ final class DecisionRecords {
     }
 
     static RoutingDecision build(String selectorId, String defaultModel, RequestFields request, RouteDecision d,
-                                 int candidateCount, long prefixGroupId, long idleSinceLastStepMs, long timestampMs) {
+                                 int candidateCount, long prefixGroupId, long idleSinceLastStepMs,
+                                 long lastWorkerHeldTokens, long timestampMs) {
         io.tierroute.selector.scheduling.CostBreakdown b = d.chosen();
         CostBreakdown cost = CostBreakdown.newBuilder()
                 .setPrefillUs(b.prefillUs()).setDecodeUs(b.decodeUs()).setKvUs(b.kvUs()).setTierUs(b.tierUs())
@@ -66,6 +67,7 @@ final class DecisionRecords {
                 .setInFlight(b.inFlight())
                 .setKvUsedTokens(b.kvUsedTokens())
                 .setOwnDecodeKvTokenSteps(b.ownDecodeKvTokenSteps())
+                .setLastWorkerHeldTokens(idleSinceLastStepMs >= 0 && lastWorkerHeldTokens >= 0 ? lastWorkerHeldTokens : null)
                 .build();
         RequestFeatures req = RequestFeatures.newBuilder()
                 .setIsl(d.inputTokens())

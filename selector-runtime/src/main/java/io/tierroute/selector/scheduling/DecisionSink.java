@@ -15,8 +15,11 @@ public interface DecisionSink {
      * @param prefixGroupId       hash of the prompt's first block (0 when the prompt has no full block)
      * @param idleSinceLastStepMs time since the workflow's previous step finished (0 while it runs), ms;
      *                            -1 when the request has no known previous step
+     * @param lastWorkerHeldTokens tokens of the prompt's prefix the workflow's previous worker held on its own tiers
+     *                            (HBM, CPU, NVMe) by the index at this decision, whichever worker was chosen (λ's
+     *                            observation); -1 when the request has no known previous step
      * @param timestampMs         decision time, ms since epoch (UTC)
      */
     void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId, long idleSinceLastStepMs,
-                 long timestampMs);
+                 long lastWorkerHeldTokens, long timestampMs);
 }

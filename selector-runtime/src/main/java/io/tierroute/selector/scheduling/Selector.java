@@ -1,10 +1,12 @@
 package io.tierroute.selector.scheduling;
 
 import io.tierroute.selector.index.PrefixIndex;
+import io.tierroute.selector.index.PrefixMatch;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.params.OutputLengthModel;
 import io.tierroute.selector.params.ParameterSet;
 import io.tierroute.selector.params.ParameterStore;
+import io.tierroute.selector.protocol.Tier;
 import io.tierroute.selector.protocol.WorkerRegistry;
 import io.tierroute.selector.scheduling.RouteDecision.PredictionSource;
 import io.tierroute.selector.sequences.DuplicateRequestException;
@@ -376,6 +378,19 @@ public final class Selector {
         }
     }
 
+    /**
+     * The prompt tokens the workflow's previous worker holds on its own tiers (HBM to NVMe; a remote tier is anyone's):
+     * λ's observation of whether the previous context outlived the idle time, taken whichever worker is chosen, so
+     * that the fit does not see only the returns, which the cost model makes mostly when the context is still held.
+     */
+    private long lastWorkerHeldTokens(PrefixMatch match, int last, int isl) {
+        if (last >= match.workers()) {
+            return 0; // a worker registered after the lookup's answer was sized holds nothing it matched
+        }
+        long tokens = (long) match.cumulativeBlocks(last, Tier.NVME.ordinal()) * settings.blockSize();
+        return Math.min(tokens, Math.max(0, isl));
+    }
+
     /** Hands an admitted decision to the sink, if any; a sink that fails never fails the route (counted, logged once). */
     private void tellSink(RouteRequest request, RouteDecision decision, RouteContext ctx, long prefixHash,
                           AttemptScratch s) {
@@ -383,9 +398,11 @@ public final class Selector {
         if (sink == null) {
             return;
         }
-        long idleMs = ctx.lastWorker() >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
+        int last = ctx.lastWorker();
+        long idleMs = last >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
+        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, decision.inputTokens()) : -1;
         try {
-            sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, System.currentTimeMillis());
+            sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, lastHeld, System.currentTimeMillis());
         } catch (RuntimeException e) {
             // A listener must never fail a route that is already admitted; the decision is lost: count it.
             sinkErrors.increment();

@@ -29,7 +29,8 @@ class DecisionHandOffTest {
                 List.of(new RouteDecision.Candidate("w-0", null, DistinctBreakdown.of(20)),
                         new RouteDecision.Candidate("w-1", null, DistinctBreakdown.of(10))));
 
-        DecisionPublisher.Pending p = DecisionPublisher.Pending.of(request, explained, 2, 5L, -1L, 1_700_000_000_000L);
+        DecisionPublisher.Pending p = DecisionPublisher.Pending.of(request, explained, 2, 5L, 2_500L, 48L,
+                1_700_000_000_000L);
 
         assertThat(p.decision().candidates()).as("explained candidates are not published").isEmpty();
         assertThat(p.decision().chosen()).isSameAs(explained.chosen());
@@ -39,7 +40,7 @@ class DecisionHandOffTest {
             .allMatch(t -> t == String.class || t == Integer.class || t == int.class);
 
         RoutingDecision r = DecisionRecords.build("sel-1", "model-x", p.request(), p.decision(), p.candidates(),
-                p.prefixGroupId(), p.idleMs(), p.timestampMs());
+                p.prefixGroupId(), p.idleMs(), p.lastWorkerHeldTokens(), p.timestampMs());
         assertThat(r.getRequest().getModel()).isEqualTo("model-y");
         assertThat(r.getRequest().getLora()).isEqualTo("lora-a");
         assertThat(r.getRequest().getWorkflowId()).isEqualTo("wf-3");
@@ -48,6 +49,8 @@ class DecisionHandOffTest {
         assertThat(r.getRequest().getMaxTokens()).isEqualTo(128);
         assertThat(r.getRequest().getOutputHint()).isEqualTo(40);
         assertThat(r.getRequest().getIsl()).isEqualTo(PROMPT_TOKENS);
+        assertThat(r.getFeatures().getIdleSinceLastStepMs()).isEqualTo(2_500L);
+        assertThat(r.getFeatures().getLastWorkerHeldTokens()).isEqualTo(48L);
         assertThat(r.getCandidateCount()).isEqualTo(2);
     }
 

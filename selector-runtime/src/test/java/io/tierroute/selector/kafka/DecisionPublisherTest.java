@@ -192,7 +192,7 @@ class DecisionPublisherTest {
         assertThat(pub.droppedBufferFull() + pub.sendFailed() + pub.encodeFailed() + pub.droppedClosed())
                 .as("every decision is accounted for in exactly one drop reason").isEqualTo(routes);
         long closed = pub.droppedClosed();
-        pub.decided(null, null, 0, 0, -1, 0);
+        pub.decided(null, null, 0, 0, -1, -1, 0);
         assertThat(pub.droppedClosed()).as("offered after close: counted, not buffered").isEqualTo(closed + 1);
         assertThat(pub.backlog()).isZero();
     }

@@ -24,7 +24,7 @@ class DecisionRecordsTest {
         RouteRequest request = new RouteRequest("req-1", null, null, null, new int[] {1, 2, 3}, null, null, null, 64, 80,
                 null, false);
         RoutingDecision r = DecisionRecords.build("sel-1", "model-x", DecisionRecords.RequestFields.of(request), d, 8, 42L,
-                -1L, 1_700_000_000_000L);
+                -1L, 77L, 1_700_000_000_000L);
 
         CostBreakdown c = r.getCost();
         assertThat(List.of(c.getPrefillUs(), c.getDecodeUs(), c.getKvUs(), c.getTierUs(), c.getHolUs(),
@@ -47,6 +47,7 @@ class DecisionRecordsTest {
         assertThat(f.getKvUsedTokens()).isEqualTo(1024);
         assertThat(f.getOwnDecodeKvTokenSteps()).isEqualTo(1025.0);
         assertThat(f.getIdleSinceLastStepMs()).as("no earlier step").isNull();
+        assertThat(f.getLastWorkerHeldTokens()).as("no earlier step: no previous worker to have held anything").isNull();
         assertThat(f.getTierTransfers()).extracting(TierTransfer::getTier, TierTransfer::getHitTokens,
                 TierTransfer::getTransferUs)
             .containsExactly(

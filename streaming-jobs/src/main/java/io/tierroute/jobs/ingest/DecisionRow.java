@@ -17,6 +17,12 @@ public class DecisionRow {
     public final CostRegressors regressors;
     /** Time since the workflow's previous step, ms; null without a previous step. */
     public Long idleSinceLastStepMs;
+    /**
+     * Prompt tokens the workflow's previous worker held on its own tiers at the decision, by the selector's index,
+     * whichever worker was chosen (λ's observation); -1 when unknown: no previous step, or a selector or state from
+     * before this field.
+     */
+    public long lastWorkerHeldTokens = -1;
     public final OutputFeatures request;
     public int partition;
     public long offset;

@@ -116,6 +116,8 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             x.affinityDecay = f.getAffinityDecay();
             x.expectedToolHitFraction = f.getExpectedToolHitFraction();
             r.idleSinceLastStepMs = f.getIdleSinceLastStepMs();
+            Long held = f.getLastWorkerHeldTokens();
+            r.lastWorkerHeldTokens = held == null ? -1 : held;
             OutputFeatures o = r.request;
             o.isl = q.getIsl();
             o.model = str(q.getModel());

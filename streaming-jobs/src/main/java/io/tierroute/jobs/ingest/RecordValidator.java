@@ -155,6 +155,11 @@ public final class RecordValidator {
         if (idle != null && idle < 0) {
             return "features.idleSinceLastStepMs must be >= 0 or null, got " + idle;
         }
+        Long held = f.getLastWorkerHeldTokens();
+        if (held != null && (held < 0 || held > d.getRequest().getIsl())) {
+            return "features.lastWorkerHeldTokens must be null or within 0..request.isl (" + d.getRequest().getIsl()
+                + "), got " + held;
+        }
         for (TierTransfer t : f.getTierTransfers()) {
             if (t.getTier() == Tier.HBM) {
                 return "features.tierTransfers: an entry for tier HBM";

@@ -437,6 +437,25 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         return promptTokens > 0 ? cachedTokens >= RETURN_HIT_SHARE * promptTokens : cachedTokens > 0;
     }
 
+    /**
+     * λ's observation of a step with a previous one. A decision that says what the previous worker still held (the
+     * selector's index at the decision, {@code lastWorkerHeldTokens}) is one wherever the step went. Without it (an
+     * older selector or state) only a return to the previous worker is, judged by its completion's cached tokens: the
+     * cost model returns mostly while the context is still held, so those under-count misses and bias 1/λ long.
+     */
+    static void decayObservation(DecisionRow d, CompletionRow c, JoinedRow r) {
+        if (d.idleSinceLastStepMs == null) {
+            return;
+        }
+        if (d.lastWorkerHeldTokens >= 0) {
+            r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
+            r.cacheHit = returnHit(d.lastWorkerHeldTokens, d.request.isl);
+        } else if (d.regressors.affinityDecay > 0) {
+            r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
+            r.cacheHit = returnHit(c.cachedTokens, d.request.isl);
+        }
+    }
+
     /** The joined row of a decision and its OK completion; it shares the decision's parts. */
     static JoinedRow join(DecisionRow d, CompletionRow c) {
         JoinedRow r = new JoinedRow(d.regressors, d.request, d.admission);
@@ -444,10 +463,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         r.worker = d.worker;
         r.eventTimeMs = c.finishedTimeMs;
         r.realisedUs = c.realisedUs;
-        if (d.idleSinceLastStepMs != null && d.regressors.affinityDecay > 0) {
-            r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
-        }
-        r.cacheHit = returnHit(c.cachedTokens, d.request.isl);
+        decayObservation(d, c, r);
         r.outputTokens = c.outputTokens;
         // Unknown stays unknown (NaN): a completion that did not say, or one restored from state written before these.
         r.decodeUs = c.decodeUs < 0 ? Double.NaN : c.decodeUs;

@@ -11,7 +11,7 @@ import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * The join's waiting side: a tag byte (0 decision, 1 completion), that row ({@link RowFields}), the deadline,
- * the watermark at its arrival and (layout {@link RowFields#LAYOUT_JOIN_CLOCK}) the wall-clock time of its arrival.
+ * the watermark at its arrival and (from layout {@link RowFields#LAYOUT_JOIN_CLOCK}) the wall-clock time of its arrival.
  *
  * <p>Declared immutable: the join puts a {@link PendingJoin} into its map state once and never changes it
  * (it removes the entry when the other side or the clean-up comes), so the heap backend's copy-on-write of a
@@ -20,7 +20,7 @@ import org.apache.flink.core.memory.DataOutputView;
  */
 public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
     private static final long serialVersionUID = 1L;
-    public static final PendingJoinSerializer INSTANCE = new PendingJoinSerializer(RowFields.LAYOUT_JOIN_CLOCK);
+    public static final PendingJoinSerializer INSTANCE = new PendingJoinSerializer(RowFields.LAYOUT);
 
     private PendingJoinSerializer(int layout) {
         super(layout);
@@ -28,17 +28,17 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
 
     /** The serializer of a {@link RowFields} layout of the rows (older ones restore state of earlier versions). */
     public static PendingJoinSerializer of(int layout) {
-        return layout == RowFields.LAYOUT_JOIN_CLOCK ? INSTANCE : new PendingJoinSerializer(layout);
+        return layout == RowFields.LAYOUT ? INSTANCE : new PendingJoinSerializer(layout);
     }
 
     @Override
     void write(PendingJoin p, DataOutputView out) throws IOException {
         if (p.decision != null) {
             out.writeByte(0);
-            RowFields.writeDecision(p.decision, out, rowLayout());
+            RowFields.writeDecision(p.decision, out, layout);
         } else {
             out.writeByte(1);
-            RowFields.writeCompletion(p.completion, out, rowLayout());
+            RowFields.writeCompletion(p.completion, out, layout);
         }
         out.writeLong(p.deadlineMs);
         out.writeLong(p.arrivalWatermark);
@@ -47,19 +47,14 @@ public final class PendingJoinSerializer extends RowSerializer<PendingJoin> {
         }
     }
 
-    /** The layout of the waiting row itself: the join-clock layout changed only what follows it. */
-    private int rowLayout() {
-        return Math.min(layout, RowFields.LAYOUT);
-    }
-
     @Override
     PendingJoin read(DataInputView in) throws IOException {
         byte tag = in.readByte();
         DecisionRow d = null;
         CompletionRow c = null;
         switch (tag) {
-            case 0 -> d = RowFields.readDecision(in, rowLayout());
-            case 1 -> c = RowFields.readCompletion(in, rowLayout());
+            case 0 -> d = RowFields.readDecision(in, layout);
+            case 1 -> c = RowFields.readCompletion(in, layout);
             default -> throw new IOException("unknown pending join tag " + tag);
         }
         long deadline = in.readLong();

@@ -25,13 +25,21 @@ public final class RowFields {
     public static final int LAYOUT_BEFORE_KV_WAIT = 1;
     /** The admission wait's fields appended to decision, completion and joined rows. */
     public static final int LAYOUT_KV_WAIT = 2;
-    /** What this version writes for rows. */
-    public static final int LAYOUT = LAYOUT_KV_WAIT;
     /**
      * The join's waiting side ({@code PendingJoinSerializer}) with its arrival's wall-clock time appended; its rows are
-     * written as {@link #LAYOUT_KV_WAIT}. No row serializer writes this layout.
+     * as in {@link #LAYOUT_KV_WAIT}. No row serializer writes this layout.
      */
     public static final int LAYOUT_JOIN_CLOCK = 3;
+    /**
+     * A decision row's {@code lastWorkerHeldTokens} appended (completion and joined rows as in {@link #LAYOUT_KV_WAIT});
+     * the join's waiting side keeps its arrival clock.
+     */
+    public static final int LAYOUT_LAST_WORKER_HELD = 4;
+    /**
+     * What this version writes. The layouts are one sequence: a layout has every field of those before it (the row
+     * serializers skip {@link #LAYOUT_JOIN_CLOCK}, which added nothing to rows).
+     */
+    public static final int LAYOUT = LAYOUT_LAST_WORKER_HELD;
 
     private RowFields() {}
 
@@ -48,6 +56,9 @@ public final class RowFields {
         if (layout >= LAYOUT_KV_WAIT) {
             writeAdmission(r.admission, out);
         }
+        if (layout >= LAYOUT_LAST_WORKER_HELD) {
+            out.writeLong(r.lastWorkerHeldTokens);
+        }
     }
 
     public static DecisionRow readDecision(DataInput in, int layout) throws IOException {
@@ -63,6 +74,9 @@ public final class RowFields {
         r.offset = in.readLong();
         if (layout >= LAYOUT_KV_WAIT) { // else the admission inputs stay "unknown"
             readAdmission(in, r.admission);
+        }
+        if (layout >= LAYOUT_LAST_WORKER_HELD) { // else unknown: λ's observation falls back to the return's completion
+            r.lastWorkerHeldTokens = in.readLong();
         }
         return r;
     }
@@ -267,6 +281,7 @@ public final class RowFields {
         c.worker = r.worker;
         c.timestampMs = r.timestampMs;
         c.idleSinceLastStepMs = r.idleSinceLastStepMs;
+        c.lastWorkerHeldTokens = r.lastWorkerHeldTokens;
         c.partition = r.partition;
         c.offset = r.offset;
         return c;

@@ -11,7 +11,8 @@ import org.apache.flink.core.memory.DataOutputView;
  * The snapshot of a row serializer whose {@link RowFields} layout changed: its version says the layout. Version 3 is
  * what these classes wrote while they were {@code SimpleTypeSerializerSnapshot}s (its current version, no payload),
  * i.e. the layout before the admission wait's fields; version 4 is that layout plus those fields; version 5 (only the
- * join's waiting side) adds its arrival's wall-clock time ({@link RowFields#LAYOUT_JOIN_CLOCK}). A checkpoint keeps
+ * join's waiting side) adds its arrival's wall-clock time ({@link RowFields#LAYOUT_JOIN_CLOCK}); version 6 a decision's
+ * {@code lastWorkerHeldTokens} ({@link RowFields#LAYOUT_LAST_WORKER_HELD}, every row serializer). A checkpoint keeps
  * the snapshot's class name, so the subclasses keep the names of the old snapshot classes.
  *
  * <p>On restore Flink reads the old snapshot into an instance of the same class ({@link #readSnapshot}), reads the
@@ -26,6 +27,8 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
     static final int VERSION_KV_WAIT = 4;
     /** The layout {@link RowFields#LAYOUT_JOIN_CLOCK}. */
     static final int VERSION_JOIN_CLOCK = 5;
+    /** The layout {@link RowFields#LAYOUT_LAST_WORKER_HELD}. */
+    static final int VERSION_LAST_WORKER_HELD = 6;
 
     private int layout = RowFields.LAYOUT;
 
@@ -45,6 +48,7 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
             case RowFields.LAYOUT_BEFORE_KV_WAIT -> VERSION_BEFORE_KV_WAIT;
             case RowFields.LAYOUT_KV_WAIT -> VERSION_KV_WAIT;
             case RowFields.LAYOUT_JOIN_CLOCK -> VERSION_JOIN_CLOCK;
+            case RowFields.LAYOUT_LAST_WORKER_HELD -> VERSION_LAST_WORKER_HELD;
             default -> throw new IllegalStateException("no snapshot version for row layout " + layout);
         };
     }
@@ -60,6 +64,7 @@ public abstract class RowSerializerSnapshot<T> implements TypeSerializerSnapshot
             case VERSION_BEFORE_KV_WAIT -> RowFields.LAYOUT_BEFORE_KV_WAIT;
             case VERSION_KV_WAIT -> RowFields.LAYOUT_KV_WAIT;
             case VERSION_JOIN_CLOCK -> RowFields.LAYOUT_JOIN_CLOCK;
+            case VERSION_LAST_WORKER_HELD -> RowFields.LAYOUT_LAST_WORKER_HELD;
             default -> throw new IOException("unknown " + getClass().getSimpleName() + " version " + readVersion);
         };
     }

@@ -129,6 +129,40 @@ class RequestJoinFunctionTest {
         assertThat(RequestJoinFunction.returnHit(1, 0)).as("no prompt length: any cached token").isTrue();
     }
 
+    /**
+     * A decision that says what the previous worker still held is λ's observation wherever the step went, judged by
+     * that; without it, only a return to the previous worker is, judged by its completion (older selectors and state).
+     */
+    @Test
+    void lambdasObservationComesFromThePreviousWorkersHoldingWhereverTheStepWent() {
+        DecisionRow elsewhere = decision("e", "w2", 1_000);
+        elsewhere.regressors.affinityDecay = 0; // went to another worker than its previous step's
+        elsewhere.lastWorkerHeldTokens = 900;
+        JoinedRow hit = RequestJoinFunction.join(elsewhere, completion("e", "w2", 2_000, true));
+        assertThat(hit.decay().kind().name()).isEqualTo("RETURN_HIT");
+        assertThat(hit.decay().idleSeconds()).isEqualTo(30.0);
+        elsewhere.lastWorkerHeldTokens = 120; // a shared system prompt at most
+        assertThat(RequestJoinFunction.join(elsewhere, completion("e", "w2", 2_000, true)).decay().kind().name())
+            .isEqualTo("RETURN_MISS");
+
+        DecisionRow returned = decision("r", "w1", 1_000);
+        returned.lastWorkerHeldTokens = 0; // the index held nothing there; the engine's count is not asked
+        assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay().kind().name())
+            .isEqualTo("RETURN_MISS");
+
+        elsewhere.lastWorkerHeldTokens = -1; // an older selector: a step elsewhere says nothing about λ
+        assertThat(RequestJoinFunction.join(elsewhere, completion("e", "w2", 2_000, true)).decay()).isNull();
+        returned.lastWorkerHeldTokens = -1; // but a return is judged by its completion's cached tokens
+        assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay().kind().name())
+            .isEqualTo("RETURN_HIT");
+
+        DecisionRow first = decision("f", "w1", 1_000);
+        first.idleSinceLastStepMs = null;
+        first.regressors.affinityDecay = 0;
+        assertThat(RequestJoinFunction.join(first, completion("f", "w1", 2_000, true)).decay())
+            .as("a first step").isNull();
+    }
+
     @Test
     void completionBeforeItsDecisionStillJoins() throws Exception {
         harness.processElement2(new StreamRecord<>(completion("r2", "w1", 3_000, true), 3_000));

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
  */
 class RowStateMigrationTest {
     private static final Set<String> DECISION_KV_FIELDS = Set.of("kvUsedTokens", "predictedOutputTokens",
-        "missingKvTokens", "inFlight", "predictedPrefillUs", "predictedQueueUs");
+        "missingKvTokens", "inFlight", "predictedPrefillUs", "predictedQueueUs", "lastWorkerHeldTokens");
     private static final Set<String> COMPLETION_KV_FIELDS = Set.of("decodeUs", "queueWaitUs", "prefillUs");
     private static final Set<String> JOINED_KV_FIELDS = Set.of("kvUsedTokens", "predictedOutputTokens",
         "missingKvTokens", "inFlight", "predictedPrefillUs", "predictedQueueUs", "decodeUs", "queueWaitUs",
@@ -164,8 +164,50 @@ class RowStateMigrationTest {
         assertThat(migrated.deadlineMs).isEqualTo(654_321L);
         assertThat(migrated.arrivalWatermark).isEqualTo(98L);
         assertThat(migrated.arrivalClockMs).isEqualTo(PendingJoin.UNKNOWN_ARRIVAL_CLOCK);
+    }
+
+    /**
+     * A decision waiting in the join, and one in a row serializer's state, as the version before
+     * {@code lastWorkerHeldTokens} wrote them (the waiting side at snapshot version 5, rows at 4): both migrate whole,
+     * the new field unknown (-1: λ's observation falls back to the return's completion).
+     */
+    @Test
+    void aDecisionOfTheVersionBeforeTheLastWorkersHoldingMigratesWithItUnknown() throws Exception {
+        DecisionRow d = (DecisionRow) RowSerializersTest.filled(DecisionRow.class, false);
+        assertThat(d.lastWorkerHeldTokens).as("filled").isNotEqualTo(-1L);
+
+        PendingJoinSerializer clock = PendingJoinSerializer.of(RowFields.LAYOUT_JOIN_CLOCK);
+        TypeSerializerSnapshot<PendingJoin> oldWaiting = readSnapshot(snapshotBytes(clock.snapshotConfiguration()));
+        assertThat(oldWaiting.getCurrentVersion()).isEqualTo(5);
+        assertThat(PendingJoinSerializer.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(oldWaiting)
+            .isCompatibleAfterMigration()).isTrue();
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        out.writeByte(0);
+        RowFields.writeDecision(d, out, RowFields.LAYOUT_KV_WAIT);
+        out.writeLong(777L);
+        out.writeLong(55L);
+        out.writeLong(1_700_000_000_000L);
+        DataInputDeserializer in = new DataInputDeserializer(out.getCopyOfBuffer());
+        PendingJoin restored = oldWaiting.restoreSerializer().deserialize(in);
+        assertThat(in.available()).as("old bytes all read").isZero();
+        @SuppressWarnings("unchecked")
+        PendingJoin migrated = (PendingJoin) RowSerializersTest.roundTrip(
+            (TypeSerializer<Object>) (TypeSerializer<?>) PendingJoinSerializer.INSTANCE, restored);
+        assertOldFieldsAndUnknown(migrated.decision, d, Set.of("lastWorkerHeldTokens"));
+        assertThat(migrated.decision.lastWorkerHeldTokens).isEqualTo(-1L);
+        assertThat(migrated.arrivalClockMs).isEqualTo(1_700_000_000_000L);
+
+        TypeSerializerSnapshot<DecisionRow> oldRows = readSnapshot(snapshotBytes(
+            RowSerializers.Decision.of(RowFields.LAYOUT_KV_WAIT).snapshotConfiguration()));
+        assertThat(oldRows.getCurrentVersion()).isEqualTo(4);
+        assertThat(RowSerializers.Decision.INSTANCE.snapshotConfiguration().resolveSchemaCompatibility(oldRows)
+            .isCompatibleAfterMigration()).isTrue();
+        DataOutputSerializer row = new DataOutputSerializer(256);
+        RowFields.writeDecision(d, row, RowFields.LAYOUT_KV_WAIT);
+        DecisionRow restoredRow = oldRows.restoreSerializer().deserialize(new DataInputDeserializer(row.getCopyOfBuffer()));
+        assertOldFieldsAndUnknown(restoredRow, d, Set.of("lastWorkerHeldTokens"));
         assertThat(RowSerializers.Completion.INSTANCE.snapshotConfiguration().getCurrentVersion())
-            .as("rows keep their layout").isEqualTo(4);
+            .as("one layout sequence for every row serializer").isEqualTo(6);
     }
 
     @Test
@@ -242,7 +284,8 @@ class RowStateMigrationTest {
     /** Every layout a serializer is built in writes a snapshot that reads back into a serializer of that layout. */
     @Test
     void everyLayoutsSnapshotReadsBackIntoItsOwnLayout() throws Exception {
-        for (int layout : new int[] {RowFields.LAYOUT_BEFORE_KV_WAIT, RowFields.LAYOUT_KV_WAIT}) {
+        for (int layout : new int[] {RowFields.LAYOUT_BEFORE_KV_WAIT, RowFields.LAYOUT_KV_WAIT,
+                RowFields.LAYOUT_LAST_WORKER_HELD}) {
             for (TypeSerializer<?> s : List.of(RowSerializers.Decision.of(layout), RowSerializers.Completion.of(layout),
                     RowSerializers.Joined.of(layout), RowSerializers.Input.of(layout), PendingJoinSerializer.of(layout))) {
                 assertThat(readSnapshot(snapshotBytes(s.snapshotConfiguration())).restoreSerializer()).as("layout %d", layout)
@@ -250,8 +293,8 @@ class RowStateMigrationTest {
             }
         }
         PendingJoinSerializer clock = PendingJoinSerializer.of(RowFields.LAYOUT_JOIN_CLOCK);
-        assertThat(clock).isSameAs(PendingJoinSerializer.INSTANCE);
         assertThat(readSnapshot(snapshotBytes(clock.snapshotConfiguration())).restoreSerializer()).isEqualTo(clock);
+        assertThat(PendingJoinSerializer.of(RowFields.LAYOUT)).isSameAs(PendingJoinSerializer.INSTANCE);
     }
 
     private static <T> void assertCompatibleAsIs(TypeSerializer<T> s) throws Exception {
