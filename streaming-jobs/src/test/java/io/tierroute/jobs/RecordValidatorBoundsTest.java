@@ -139,6 +139,13 @@ class RecordValidatorBoundsTest {
             .isEqualTo("features.idleSinceLastStepMs must be >= 0 or null, got -1");
     }
 
+    @Test
+    void onlyATierBehindALinkIsCutOff() {
+        assertThat(decision(d -> d.getFeatures().setCutOffTier(io.tierroute.schemas.avro.Tier.CPU))).isNull();
+        assertThat(decision(d -> d.getFeatures().setCutOffTier(io.tierroute.schemas.avro.Tier.HBM)))
+            .isEqualTo("features.cutOffTier: HBM (only a tier loaded over a link is cut off)");
+    }
+
     /** What the previous worker held of the prompt is a part of the prompt: a negative or longer count is no record. */
     @Test
     void thePreviousWorkersHoldingIsWithinThePrompt() {

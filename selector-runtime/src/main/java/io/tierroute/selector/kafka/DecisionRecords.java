@@ -67,6 +67,8 @@ final class DecisionRecords {
                 .setInFlight(b.inFlight())
                 .setKvUsedTokens(b.kvUsedTokens())
                 .setOwnDecodeKvTokenSteps(b.ownDecodeKvTokenSteps())
+                .setCutOffTier(b.cutOffTier() < 0 ? null
+                        : io.tierroute.schemas.avro.Tier.valueOf(Tier.ofOrdinal(b.cutOffTier()).name()))
                 .setLastWorkerHeldTokens(idleSinceLastStepMs >= 0 && lastWorkerHeldTokens >= 0 ? lastWorkerHeldTokens : null)
                 .build();
         RequestFeatures req = RequestFeatures.newBuilder()

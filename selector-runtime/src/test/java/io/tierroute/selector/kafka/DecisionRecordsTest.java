@@ -48,6 +48,7 @@ class DecisionRecordsTest {
         assertThat(f.getOwnDecodeKvTokenSteps()).isEqualTo(1025.0);
         assertThat(f.getIdleSinceLastStepMs()).as("no earlier step").isNull();
         assertThat(f.getLastWorkerHeldTokens()).as("no earlier step: no previous worker to have held anything").isNull();
+        assertThat(f.getCutOffTier()).as("the breakdown's cut-off tier, 2").isEqualTo(Tier.NVME);
         assertThat(f.getTierTransfers()).extracting(TierTransfer::getTier, TierTransfer::getHitTokens,
                 TierTransfer::getTransferUs)
             .containsExactly(

@@ -20,6 +20,8 @@ final class EstimatorRefusals {
     final Counter kvWaitDecodeRowsPastBound;
     /** Joined rows the latency regression leaves out: their decision's schema had no queued prefill (v1). */
     final Counter latencyRowsWithoutQueuedPrefill;
+    /** Joined rows the latency regression leaves out: their decision cut a congested tier off (p_eff not computed). */
+    final Counter latencyRowsCutOff;
 
     EstimatorRefusals(MetricGroup metrics) {
         rhoLinkSamples = metrics.counter("rhoLinkSamplesRefused");
@@ -27,5 +29,6 @@ final class EstimatorRefusals {
         kvWaitRows = metrics.counter("kvWaitRowsUnusable");
         kvWaitDecodeRowsPastBound = metrics.counter("kvWaitDecodeRowsPastTauBound");
         latencyRowsWithoutQueuedPrefill = metrics.counter("latencyRowsWithoutQueuedPrefill");
+        latencyRowsCutOff = metrics.counter("latencyRowsCutOff");
     }
 }

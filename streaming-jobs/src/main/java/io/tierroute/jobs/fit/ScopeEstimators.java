@@ -216,19 +216,19 @@ final class ScopeEstimators {
      * Offers a joined row to the regression and, if it accepts it, to the admission wait's sample and (if it says
      * something about λ) to the decay fit. The regression refuses only impossible rows (not finite, negative, beyond
      * its sanity caps: a queue wait of 1.7e15 µs is a missing timestamp taken as the epoch), and such a row is no truer
-     * for the other estimators: one drove k to 0. A row whose α_p column is unknown (a v1 decision's) skips the
-     * regression, counted, and is refused by the same checks of its other figures. False = refused, which the caller
-     * counts.
+     * for the other estimators: one drove k to 0. A row whose α_p column is unknown (a v1 decision's, or one that cut a
+     * congested tier off) skips the regression, counted, and is refused by the same checks of its other figures.
+     * False = refused, which the caller counts.
      */
     boolean add(JoinedRow r) {
         rows++;
         if (!r.regressors.alphaPColumnKnown()) {
-            // a decision of an older schema (no queued prefill): no latency row, but its λ observation is as good
+            // an older schema's (no queued prefill) or a cut-off tier's: no latency row, but its other rows are as good
             if (r.checkableLatency().check() != UpdateOutcome.ACCEPTED) {
                 return false;
             }
             if (refusals != null) {
-                refusals.latencyRowsWithoutQueuedPrefill.inc();
+                (r.regressors.cutOff() ? refusals.latencyRowsCutOff : refusals.latencyRowsWithoutQueuedPrefill).inc();
             }
         } else if (regression.update(r.latency()) != UpdateOutcome.ACCEPTED) {
             return false;

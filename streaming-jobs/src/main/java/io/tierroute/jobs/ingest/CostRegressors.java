@@ -8,9 +8,17 @@ import io.tierroute.fitter.regression.LatencyObservation;
  * with it, of the {@code JoinedRow} the join makes of it; written by {@code RowFields}.
  */
 public final class CostRegressors {
-    /** {@link #kvOverflowTokens} of a decision written without its queued prefill (RoutingDecision v1). */
+    /**
+     * {@link #kvOverflowTokens} of a decision written without its queued prefill (RoutingDecision v1), and
+     * {@link #pEffTokens} of one that cut a congested tier off.
+     */
     public static final double UNKNOWN = Double.NaN;
 
+    /**
+     * p_eff as the decision priced it; {@link #UNKNOWN} when it cut a congested tier off (RoutingDecision
+     * {@code cutOffTier}): the engine loads what it holds, so it computed fewer tokens than p_eff and spent the
+     * load's time instead, and the row would pull α_p down where links are congested.
+     */
     public double pEffTokens;
     /**
      * Tokens priced at α_p beyond p_eff: KV overflow (C_kv) plus the queued prefill ahead (C_queue); {@link #UNKNOWN}
@@ -27,7 +35,12 @@ public final class CostRegressors {
 
     /** Whether the regression can use this row: every α_p-priced token is known. */
     public boolean alphaPColumnKnown() {
-        return !Double.isNaN(kvOverflowTokens);
+        return !Double.isNaN(kvOverflowTokens) && !Double.isNaN(pEffTokens);
+    }
+
+    /** Whether the decision cut a congested tier off ({@link #pEffTokens} unknown). */
+    public boolean cutOff() {
+        return Double.isNaN(pEffTokens);
     }
 
     /** The regression's observation: these regressors against the realised time to first token. */
@@ -43,7 +56,8 @@ public final class CostRegressors {
             return observation(eventTimeMs, realisedUs);
         }
         CostRegressors c = copy();
-        c.kvOverflowTokens = 0;
+        c.kvOverflowTokens = Double.isNaN(kvOverflowTokens) ? 0 : kvOverflowTokens;
+        c.pEffTokens = Double.isNaN(pEffTokens) ? 0 : pEffTokens;
         return c.observation(eventTimeMs, realisedUs);
     }
 

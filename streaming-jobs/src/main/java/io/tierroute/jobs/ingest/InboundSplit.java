@@ -98,7 +98,8 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             r.worker = str(d.getChosenWorker());
             r.timestampMs = d.getTimestampMs();
             CostRegressors x = r.regressors;
-            x.pEffTokens = f.getPEffTokens();
+            // A congested tier cut off: the engine still loaded what it held there, so p_eff is not what it computed.
+            x.pEffTokens = f.getCutOffTier() != null ? CostRegressors.UNKNOWN : f.getPEffTokens();
             // C_kv and C_queue are both priced at α_p, so their tokens share the α_p-priced column the
             // regression adds to p_eff; without the queued prefill, queue wait would load onto α_d. A decision
             // written without it has no such column: unknown, and the regression leaves the row out.

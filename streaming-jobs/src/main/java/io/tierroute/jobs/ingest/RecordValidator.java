@@ -155,6 +155,9 @@ public final class RecordValidator {
         if (idle != null && idle < 0) {
             return "features.idleSinceLastStepMs must be >= 0 or null, got " + idle;
         }
+        if (f.getCutOffTier() == Tier.HBM) {
+            return "features.cutOffTier: HBM (only a tier loaded over a link is cut off)";
+        }
         Long held = f.getLastWorkerHeldTokens();
         if (held != null && (held < 0 || held > d.getRequest().getIsl())) {
             return "features.lastWorkerHeldTokens must be null or within 0..request.isl (" + d.getRequest().getIsl()

@@ -91,6 +91,26 @@ class KvWaitRowBuildingTest {
         assertThat(current.regressors.kvOverflowTokens).isEqualTo(100 + 64);
     }
 
+    /**
+     * A decision that cut a congested tier off priced the prefix held there as recomputed, but the engine loads what it
+     * holds: its p_eff is not what the engine computed, so no latency row; the admission wait's row and the rest stand.
+     */
+    @Test
+    void aDecisionThatCutATierOffGivesNoLatencyRowButItsOtherRows() {
+        RoutingDecision d = decision(10_000, 4_000, 5_000, List.of(transfer(Tier.CPU, 1_000)), 120_000, 7, 321.5,
+            800.0, 4_200.0, 900.0);
+        d.getFeatures().setCutOffTier(Tier.NVME);
+        JoinedRow j = joined(Codecs.ROUTING_DECISION.encode(d), completion(d, 6_000, 3_000, 2_000_000, 150));
+        assertThat(j.regressors.cutOff()).isTrue();
+        assertThat(j.regressors.alphaPColumnKnown()).isFalse();
+        assertThat(j.kvWait()).as("the admission wait's row").isNotNull();
+        assertThat(j.checkableLatency().pEffTokens()).as("checked with the column at 0").isZero();
+        d.getFeatures().setCutOffTier(null);
+        JoinedRow whole = joined(Codecs.ROUTING_DECISION.encode(d), completion(d, 6_000, 3_000, 2_000_000, 150));
+        assertThat(whole.regressors.alphaPColumnKnown()).isTrue();
+        assertThat(whole.regressors.pEffTokens).isEqualTo(4_000);
+    }
+
     @Test
     void aCurrentDecisionWithNothingResidentOrInFlightIsStillAControl() {
         RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 0, 0, 128, 0, 1_000, 0);

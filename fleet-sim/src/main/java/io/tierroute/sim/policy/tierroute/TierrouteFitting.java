@@ -96,8 +96,8 @@ public final class TierrouteFitting {
         List<Completion> ordered = log.stream().sorted(Comparator.comparingLong(Completion::finishMicros)).toList();
         for (Completion c : ordered) {
             CostBreakdown d = decisions.get(c.request().id());
-            if (d == null) {
-                continue;
+            if (d == null || d.cutOffTier() >= 0) {
+                continue; // a cut-off tier's prefix was loaded anyway: p_eff is not what the engine computed (as the job)
             }
             reg.update(observation(d, c));
         }
