@@ -21,6 +21,24 @@ public record DecayObservation(ObservationKind kind, double idleSeconds, double 
      */
     public static final double MAX_IDLE_SECONDS = 7 * 24 * 3600.0;
 
+    /**
+     * The share of a step's prompt its workflow's previous worker must hold for the previous context to count as still
+     * there (a RETURN_HIT). An agent's next step is its previous context plus a tool result, most of the prompt; "any
+     * token held" counted a shared system prompt or tool catalog that outlived the context as a hit and biased λ low
+     * (1/λ 4× too long with half the misses showing a shared prefix, by a review's simulation).
+     */
+    public static final double CONTEXT_HELD_SHARE = 0.5;
+
+    /** Whether {@code tokensHeld} of a {@code promptTokens}-token prompt is the workflow's context (any, without a length). */
+    public static boolean contextHeld(long tokensHeld, int promptTokens) {
+        return promptTokens > 0 ? tokensHeld >= CONTEXT_HELD_SHARE * promptTokens : tokensHeld > 0;
+    }
+
+    /** A hit or a miss after {@code idleSeconds}, by {@link #contextHeld}. */
+    public static DecayObservation held(double idleSeconds, long tokensHeld, int promptTokens, long eventTimeMs) {
+        return contextHeld(tokensHeld, promptTokens) ? hit(idleSeconds, eventTimeMs) : miss(idleSeconds, eventTimeMs);
+    }
+
     public static DecayObservation hit(double idleSeconds, long eventTimeMs) {
         return new DecayObservation(ObservationKind.RETURN_HIT, idleSeconds, 1, 1, eventTimeMs);
     }

@@ -1,5 +1,6 @@
 package io.tierroute.jobs.join;
 
+import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.schemas.AvroTrust;
@@ -424,22 +425,9 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     }
 
     /**
-     * The share of the prompt a return must find cached for its workflow's previous context to count as still held
-     * (λ's RETURN_HIT). An agent's next step is its previous context plus a tool result, most of the prompt; "any token
-     * cached" counted a shared system prompt or tool catalog that outlived the context as a hit, and biased λ low
-     * (1/λ 4× too long with half the misses showing a shared prefix, by a review's simulation): B_wf then favoured
-     * stale workers.
-     */
-    static final double RETURN_HIT_SHARE = 0.5;
-
-    /** Whether a return found its workflow's context: {@link #RETURN_HIT_SHARE} of its prompt cached (any, without a length). */
-    static boolean returnHit(long cachedTokens, int promptTokens) {
-        return promptTokens > 0 ? cachedTokens >= RETURN_HIT_SHARE * promptTokens : cachedTokens > 0;
-    }
-
-    /**
-     * λ's observation of a step with a previous one. A decision that says what the previous worker still held (the
-     * selector's index at the decision, {@code lastWorkerHeldTokens}) is one wherever the step went. Without it (an
+     * λ's observation of a step with a previous one, a hit when the context is held ({@link DecayObservation#contextHeld}).
+     * A decision that says what the previous worker still held (the selector's index at the decision,
+     * {@code lastWorkerHeldTokens}) is one wherever the step went. Without it (an
      * older selector or state) only a return to the previous worker is, judged by its completion's cached tokens: the
      * cost model returns mostly while the context is still held, so those under-count misses and bias 1/λ long.
      */
@@ -449,10 +437,10 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         }
         if (d.lastWorkerHeldTokens >= 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
-            r.cacheHit = returnHit(d.lastWorkerHeldTokens, d.request.isl);
+            r.cacheHit = DecayObservation.contextHeld(d.lastWorkerHeldTokens, d.request.isl);
         } else if (d.regressors.affinityDecay > 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
-            r.cacheHit = returnHit(c.cachedTokens, d.request.isl);
+            r.cacheHit = DecayObservation.contextHeld(c.cachedTokens, d.request.isl);
         }
     }
 

@@ -123,10 +123,10 @@ class RequestJoinFunctionTest {
     /** A shared system prompt that outlived the workflow's own context is no return hit: λ's evidence is the context. */
     @Test
     void aReturnThatFindsOnlyASharedPrefixIsAMiss() {
-        assertThat(RequestJoinFunction.returnHit(200, 1200)).isFalse();
-        assertThat(RequestJoinFunction.returnHit(600, 1200)).isTrue();
-        assertThat(RequestJoinFunction.returnHit(0, 1200)).isFalse();
-        assertThat(RequestJoinFunction.returnHit(1, 0)).as("no prompt length: any cached token").isTrue();
+        assertThat(io.tierroute.fitter.decay.DecayObservation.contextHeld(200, 1200)).isFalse();
+        assertThat(io.tierroute.fitter.decay.DecayObservation.contextHeld(600, 1200)).isTrue();
+        assertThat(io.tierroute.fitter.decay.DecayObservation.contextHeld(0, 1200)).isFalse();
+        assertThat(io.tierroute.fitter.decay.DecayObservation.contextHeld(1, 0)).as("no prompt length: any cached token").isTrue();
     }
 
     /**

@@ -1,5 +1,9 @@
 package io.tierroute.sim.policy.tierroute;
 
+import io.tierroute.fitter.decay.DecayAccumulator;
+import io.tierroute.fitter.decay.DecayConfig;
+import io.tierroute.fitter.decay.DecayFit;
+import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.fitter.kvwait.KvWaitFit;
 import io.tierroute.fitter.kvwait.KvWaitFitter;
 import io.tierroute.fitter.kvwait.KvWaitRow;
@@ -29,7 +33,9 @@ import java.util.Map;
  * left out beside its fitted linear partner, which is 0. {@code α_own}
  * ({@code C_own}) is fitted separately ({@link #fitOwnDecode}) and reported in the parameter set's source,
  * but not applied (see the comment where the parameters are built). The admission wait's {@code τ₀}, {@code α} and
- * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them.
+ * {@code k} come from the fitter's {@link KvWaitFitter} on the same joined rows, as the streaming job fits them; λ from the
+ * fitter's {@link DecayAccumulator} on every warm-up step with a previous one (its previous worker held the context or
+ * not, wherever the step went), as the job takes it from the decision records.
  * {@link #fit} applies the fit as it is; {@link #fitRound} gives it to {@link WarmUpGate}, the production path.
  */
 public final class TierrouteFitting {
@@ -57,6 +63,7 @@ public final class TierrouteFitting {
                 .qSlack(fit.qSlackValue())
                 .alphaWf(pick(fit, Coefficient.ALPHA_WF, CostParameters.DEFAULTS.alphaWf()))
                 .alphaWf2(pick(fit, Coefficient.ALPHA_WF2, CostParameters.DEFAULTS.alphaWf2()))
+                .lambda(pickLambda(fitted.results().decay(), CostParameters.DEFAULTS.lambda()))
                 // α_own is fitted and reported but not applied: every way of pricing C_own measured so far (the fit
                 // as is, halved, quartered, gated on t ≥ 3 and R² ≥ 0.05) lost TTFT or JCT somewhere (agentic 2:
                 // JCT 24 % worse with an R² = 0.62 fit); fleet-sim/experiments/ROUNDS.md "Earlier round: C_own".
@@ -67,9 +74,10 @@ public final class TierrouteFitting {
                 .build();
         return ParameterSet.builder(workers).version(1).source(String.format(java.util.Locale.ROOT,
                 "fitted on %d warm-up completions (R²=%.2f): α_p=%.3g α_p2=%.3g α_d=%.3g α_d2=%.3g α_t=%.3g α_ho=%.3g "
-                        + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g α_own fitted %.3g, not applied (τ₀=%.0f µs, n=%d, R²=%.3f, t=%.1f)", fit.samples(), fit.r2(),
-                p.alphaP(), p.alphaP2(), p.alphaD(), p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(), p.alphaWf(),
-                p.alphaWf2(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t()) + waitNote(wait)).cost(p).build();
+                        + "Q_slack=%.0f α_wf=%.3g α_wf2=%.3g λ=%.3g α_own fitted %.3g, not applied (τ₀=%.0f µs, n=%d, R²=%.3f, t=%.1f)",
+                fit.samples(), fit.r2(), p.alphaP(), p.alphaP2(), p.alphaD(), p.alphaD2(), p.alphaT(), p.alphaHo(), p.qSlack(),
+                p.alphaWf(), p.alphaWf2(), p.lambda(), own.alphaOwn(), own.tau0(), own.samples(), own.r2(), own.t())
+                + waitNote(wait)).cost(p).build();
     }
 
     /**
@@ -90,8 +98,11 @@ public final class TierrouteFitting {
      */
     record Round(Fitted fitted, long completions) {}
 
-    /** The estimators' results on a warm-up's joined decisions and completions ({@link Round}). */
-    static Round fitRound(Map<String, CostBreakdown> decisions, List<Completion> log) {
+    /**
+     * The estimators' results on a warm-up's joined decisions and completions ({@link Round}), and λ's on its steps
+     * with a previous one ({@code decay}; none fitted under {@link #MIN_COMPLETIONS} of them).
+     */
+    static Round fitRound(Map<String, CostBreakdown> decisions, List<Completion> log, List<DecayObservation> decay) {
         LatencyRegression reg = new LatencyRegression(RegressionConfig.defaults().withForgetting(1.0).withIntercept(true));
         List<Completion> ordered = log.stream().sorted(Comparator.comparingLong(Completion::finishMicros)).toList();
         for (Completion c : ordered) {
@@ -106,8 +117,27 @@ public final class TierrouteFitting {
         }
         LatencyFit fit = reg.fit();
         KvWaitFit wait = KvWaitFitter.fit(kvWaitRows(decisions, ordered));
-        return new Round(new Fitted(new FitResults(fit, Map.of(), Map.of(), null, null, wait),
+        return new Round(new Fitted(new FitResults(fit, Map.of(), Map.of(), fitDecay(decay), null, wait),
                 fitOwnDecode(decisions, ordered)), reg.samples());
+    }
+
+    /** λ's maximum-likelihood fit on {@code observations}, or null under {@link #MIN_COMPLETIONS} of them. */
+    static DecayFit fitDecay(List<DecayObservation> observations) {
+        if (observations.size() < MIN_COMPLETIONS) {
+            return null;
+        }
+        DecayAccumulator acc = new DecayAccumulator(DecayConfig.defaults());
+        observations.forEach(acc::add);
+        return acc.fit();
+    }
+
+    /**
+     * A fitted λ strictly inside its bounds, else {@code fallback}: at the lower bound no context was seen to go (every
+     * step found it, or none was observed), which says λ is small, not how small, and at the upper one every context
+     * had gone after any idle time.
+     */
+    static double pickLambda(DecayFit decay, double fallback) {
+        return decay == null || decay.atLowerBound() || decay.atUpperBound() ? fallback : decay.lambda().value();
     }
 
     /** {@code α_own} with its intercept {@code τ₀} and fit quality. */

@@ -1,5 +1,6 @@
 package io.tierroute.sim.policy.tierroute;
 
+import io.tierroute.fitter.decay.DecayObservation;
 import io.tierroute.selector.index.RunPrefixIndex;
 import io.tierroute.selector.ingest.DirectIndexWriter;
 import io.tierroute.selector.params.ParameterSet;
@@ -100,6 +101,7 @@ public final class TierroutePolicy implements RoutingPolicy {
     private final DirectIndexWriter writer;
     private final int blockSize;
     private final Map<String, CostBreakdown> decisions; // null unless recording (warm-up)
+    private final List<DecayObservation> decayObservations; // null unless recording (warm-up)
     private final String candidateLogPrefix; // -Dtr.candLog on a measured run, else null (CandidateLog)
     private CandidateLog candidateLog; // opened at the first explained route
     private long nowNanos;
@@ -155,6 +157,10 @@ public final class TierroutePolicy implements RoutingPolicy {
         this.writer = new DirectIndexWriter(index);
         this.selector = new Selector(settings, index, writer, new ParameterStore(params), () -> nowNanos);
         this.decisions = record ? new HashMap<>() : null;
+        this.decayObservations = record ? new ArrayList<>() : null;
+        if (record) {
+            selector.decisionSink(this::observeDecay);
+        }
         boolean measured = Set.of(FITTED_NAME, GATED_NAME, DEFAULT_NAME, CLAIMS_NAME).contains(name);
         this.candidateLogPrefix = measured ? System.getProperty(CandidateLog.PROPERTY) : null;
     }
@@ -264,7 +270,7 @@ public final class TierroutePolicy implements RoutingPolicy {
             TierroutePolicy probe = new TierroutePolicy(name + "/warm-up", setup.fleet(),
                     setup.seed() ^ (0x5DEECE66DL + round), params, 0.1, true, claims);
             List<Completion> log = setup.warmUp().run(probe);
-            last = TierrouteFitting.fitRound(probe.decisions, log);
+            last = TierrouteFitting.fitRound(probe.decisions, log, probe.decayObservations);
             params = roundFit.next(last.fitted(), params);
         }
         // Only reported (the reports must not pass it off as a fitted run); version 0 is the built-in defaults.
@@ -276,6 +282,18 @@ public final class TierroutePolicy implements RoutingPolicy {
     @Override public String name() { return name; }
     @Override public WarmUpShortfall warmUpShortfall() { return shortfall; }
     @Override public String version() { return "tierroute " + selector.parameters().current().source(); }
+
+    /**
+     * λ's observation of a warm-up step with a previous one, as the fitting job takes it from the decision record:
+     * whether the previous worker still held the context, wherever the step went.
+     */
+    private void observeDecay(RouteRequest request, RouteDecision d, int candidates, long prefixGroupId, long idleMs,
+                              long lastWorkerHeldTokens, long timestampMs) {
+        if (idleMs >= 0 && lastWorkerHeldTokens >= 0) {
+            decayObservations.add(DecayObservation.held(idleMs / 1000.0, lastWorkerHeldTokens, d.inputTokens(),
+                    nowNanos / 1_000_000));
+        }
+    }
 
     /** The chosen worker's cost of a request this policy recorded (a warm-up probe's), or null. */
     CostBreakdown recordedDecision(String requestId) {

@@ -40,7 +40,7 @@ class WarmUpFitCutOffTest {
             decisions.put("r" + i, decision(pEff, cut ? Tier.CPU.ordinal() : -1));
             log.add(completion("r" + i, 1_000L * i, 2_000 + 10 * pEff));
         }
-        TierrouteFitting.Round round = TierrouteFitting.fitRound(decisions, log);
+        TierrouteFitting.Round round = TierrouteFitting.fitRound(decisions, log, List.of());
         assertThat(round.completions()).as("150 rows of 200: the 50 cut-off decisions left out").isEqualTo(150);
     }
 }
