@@ -11,7 +11,8 @@ package io.tierroute.fitter.decay;
  *   RETURN_FRACTION  a fraction f of the prefix blocks was still held   f·(−λt) + (1 − f)·log(1 − e^{−λt})
  * </pre>
  * (RETURN_FRACTION treats the blocks as independent, i.e. a quasi-binomial likelihood; each term is
- * multiplied by the observation's weight, e.g. its block count, for fractions.)
+ * multiplied by the observation's weight, e.g. its block count, for fractions.) "Returned" is the names' history: a
+ * step whose decision says what its previous worker still held is a RETURN_HIT or RETURN_MISS wherever it went.
  */
 public enum ObservationKind {
     RETURN_HIT,

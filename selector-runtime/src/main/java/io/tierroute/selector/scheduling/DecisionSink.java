@@ -17,7 +17,8 @@ public interface DecisionSink {
      *                            -1 when the request has no known previous step
      * @param lastWorkerHeldTokens tokens of the prompt's prefix the workflow's previous worker held on its own tiers
      *                            (HBM, CPU, NVMe) by the index at this decision, whichever worker was chosen (λ's
-     *                            observation); -1 when the request has no known previous step
+     *                            observation); -1 when the request has no known previous step, the previous step still
+     *                            runs, or the previous worker is approximate (the index holds its own admissions)
      * @param timestampMs         decision time, ms since epoch (UTC)
      */
     void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId, long idleSinceLastStepMs,

@@ -382,10 +382,13 @@ public final class Selector {
      * The prompt tokens the workflow's previous worker holds on its own tiers (HBM to NVMe; a remote tier is anyone's):
      * λ's observation of whether the previous context outlived the idle time, taken whichever worker is chosen, so
      * that the fit does not see only the returns, which the cost model makes mostly when the context is still held.
+     * -1 (no observation) when the previous step still runs (no idle time to decay over: a miss then is impossible,
+     * a hit says nothing), or when that worker is approximate: the index then holds this selector's own admissions
+     * until their TTL, so the answer would be "idle below the TTL", not what the engine kept.
      */
-    private long lastWorkerHeldTokens(PrefixMatch match, int last, int isl) {
-        if (last >= match.workers()) {
-            return 0; // a worker registered after the lookup's answer was sized holds nothing it matched
+    private long lastWorkerHeldTokens(PrefixMatch match, int last, long idleMs, int isl) {
+        if (idleMs <= 0 || specs[last].approximate()) {
+            return -1;
         }
         long tokens = (long) match.cumulativeBlocks(last, Tier.NVME.ordinal()) * settings.blockSize();
         return Math.min(tokens, Math.max(0, isl));
@@ -400,7 +403,7 @@ public final class Selector {
         }
         int last = ctx.lastWorker();
         long idleMs = last >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
-        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, decision.inputTokens()) : -1;
+        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, idleMs, decision.inputTokens()) : -1;
         try {
             sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, lastHeld, System.currentTimeMillis());
         } catch (RuntimeException e) {

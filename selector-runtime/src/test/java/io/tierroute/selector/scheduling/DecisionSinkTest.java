@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,7 +51,25 @@ class DecisionSinkTest {
         s.indexWriter().submit(List.of(new KvEvent.Stored(worker, tier, false, 0, Arrays.copyOf(hashes, n))));
     }
 
-    private record Heard(String requestId, String worker, long idleMs, long lastWorkerHeld) {}
+    private record Heard(String requestId, int worker, long idleMs, long lastWorkerHeld) {}
+
+    /** Two workers (w1 approximate when asked) on a clock the test moves, every admitted decision heard. */
+    private static Selector clocked(AtomicLong clock, boolean secondApproximate, List<Heard> heard) {
+        List<WorkerSpec> specs = List.of(WorkerSpec.of("w0", 1_000_000),
+                new WorkerSpec("w1", 1_000_000, WorkerSpec.of("w1", 1_000_000).bandwidth(), secondApproximate, 0, 0));
+        SelectorSettings settings = SelectorSettings.builder(specs).blockSize(16).model("m").seed(7L).build();
+        NaiveReferenceIndex index = new NaiveReferenceIndex(2);
+        Selector s = new Selector(settings, index, new DirectIndexWriter(index),
+                new ParameterStore(ParameterSet.defaults(2)), clock::get);
+        s.decisionSink((request, decision, candidates, prefixGroup, idleMs, held, ts) ->
+                heard.add(new Heard(decision.requestId(), decision.workerIndex(), idleMs, held)));
+        return s;
+    }
+
+    private static void finish(Selector s, String requestId, AtomicLong clock, long idleSeconds) {
+        s.onRequestEvent(new RequestEvent(requestId, RequestEvent.Type.FINISHED, 10));
+        clock.addAndGet(idleSeconds * 1_000_000_000L);
+    }
 
     /**
      * λ's observation is taken at every step with a previous one, whichever worker is chosen: what the previous worker
@@ -58,14 +77,12 @@ class DecisionSinkTest {
      */
     @Test
     void everyNextStepReportsWhatItsPreviousWorkerStillHolds() throws Exception {
-        Selector s = selector();
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
         List<Heard> heard = new ArrayList<>();
-        s.decisionSink((request, decision, candidates, prefixGroup, idleMs, held, ts) ->
-                heard.add(new Heard(decision.requestId(), decision.worker(), idleMs, held)));
+        Selector s = clocked(clock, false, heard);
         RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf", null, List.of());
-        RouteDecision step1 = s.route(request("s1", prompt(64), agent)).get();
-        s.onRequestEvent(new RequestEvent("s1", RequestEvent.Type.FINISHED, 10));
-        int previous = step1.workerIndex();
+        int previous = s.route(request("s1", prompt(64), agent)).get().workerIndex();
+        finish(s, "s1", clock, 5);
         int other = 1 - previous;
         // The other worker holds the whole 16k-token prompt in HBM (its prefill saved outweighs the affinity bonus), the
         // previous one its first 32 tokens on NVMe and 96 more remotely: the next step goes to the other worker, and
@@ -73,18 +90,60 @@ class DecisionSinkTest {
         store(s, other, Tier.HBM, 16_384);
         store(s, previous, Tier.NVME, 32);
         store(s, previous, Tier.REMOTE, 128);
-        RouteDecision step2 = s.route(request("s2", prompt(16_384), agent)).get();
-        assertThat(step2.workerIndex()).isEqualTo(other);
-        s.onRequestEvent(new RequestEvent("s2", RequestEvent.Type.FINISHED, 10));
+        assertThat(s.route(request("s2", prompt(16_384), agent)).get().workerIndex()).isEqualTo(other);
+        finish(s, "s2", clock, 7);
         s.route(request("s3", prompt(16_384), agent)).get();
 
         assertThat(heard).extracting(Heard::requestId).containsExactly("s1", "s2", "s3");
-        assertThat(heard.get(0).idleMs()).as("a first step").isEqualTo(-1);
-        assertThat(heard.get(0).lastWorkerHeld()).isEqualTo(-1);
-        assertThat(heard.get(1).idleMs()).isGreaterThanOrEqualTo(0);
-        assertThat(heard.get(1).lastWorkerHeld()).as("routed elsewhere, still observed").isEqualTo(32);
-        assertThat(heard.get(2).lastWorkerHeld()).as("its previous worker holds all of it, capped at the prompt")
-                .isEqualTo(16_384);
+        assertThat(heard.get(0)).as("a first step").isEqualTo(new Heard("s1", previous, -1, -1));
+        assertThat(heard.get(1)).as("routed elsewhere, still observed").isEqualTo(new Heard("s2", other, 5_000, 32));
+        assertThat(heard.get(2).idleMs()).isEqualTo(7_000);
+        assertThat(heard.get(2).lastWorkerHeld()).as("its previous worker holds all of it").isEqualTo(16_384);
+    }
+
+    /**
+     * No observation while the previous step still runs (nothing had time to decay), nor when the previous worker is
+     * approximate (the index then holds the selector's own admissions until their TTL, not what the engine kept); a
+     * prompt given as block ids with a shorter length is capped at that length.
+     */
+    @Test
+    void aRunningOrApproximatePreviousStepGivesNoObservationAndTheCountStaysWithinThePrompt() throws Exception {
+        AtomicLong clock = new AtomicLong(1_000_000_000L);
+        List<Heard> heard = new ArrayList<>();
+        Selector s = clocked(clock, true, heard);
+        RouteRequest.AgentContext agent = new RouteRequest.AgentContext("wf", null, List.of());
+        store(s, 0, Tier.HBM, 1_024);
+        s.route(request("a1", prompt(1_024), agent)).get(); // goes to w0, which holds it
+        clock.addAndGet(3_000_000_000L);
+        s.route(request("a2", prompt(1_024), agent)).get(); // a1 still runs
+        finish(s, "a1", clock, 0);
+        finish(s, "a2", clock, 4);
+        long[] ids = new long[64];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = 500 + i;
+        }
+        long[] hashes = new long[ids.length];
+        new BlockHasher().hashBlockIds(ids, ids.length, BlockHasher.salt("m", null, null), hashes);
+        s.indexWriter().submit(List.of(new KvEvent.Stored(heard.get(1).worker(), Tier.HBM, false, 0, hashes)));
+        s.route(new RouteRequest("a3", null, null, null, null, ids, null, 1_000, 16, null, agent, false)).get();
+
+        assertThat(heard).extracting(Heard::worker).as("w0 holds the prompt").containsExactly(0, 0, 0);
+        assertThat(heard.get(1).idleMs()).as("its previous step still ran").isZero();
+        assertThat(heard.get(1).lastWorkerHeld()).isEqualTo(-1);
+        assertThat(heard.get(2).idleMs()).isEqualTo(4_000);
+        assertThat(heard.get(2).lastWorkerHeld()).as("1,024 tokens held of a 1,000-token prompt").isEqualTo(1_000);
+
+        // The approximate worker as the previous one: no observation, whatever its index says.
+        List<Heard> approx = new ArrayList<>();
+        AtomicLong tClock = new AtomicLong(1_000_000_000L);
+        Selector t = clocked(tClock, true, approx);
+        store(t, 1, Tier.HBM, 1_024);
+        RouteRequest.AgentContext other = new RouteRequest.AgentContext("wf-2", null, List.of());
+        assertThat(t.route(request("b1", prompt(1_024), other)).get().workerIndex()).isEqualTo(1);
+        finish(t, "b1", tClock, 6);
+        t.route(request("b2", prompt(1_024), other)).get();
+        assertThat(approx.get(1).idleMs()).isEqualTo(6_000);
+        assertThat(approx.get(1).lastWorkerHeld()).as("an approximate previous worker").isEqualTo(-1);
     }
 
     @Test

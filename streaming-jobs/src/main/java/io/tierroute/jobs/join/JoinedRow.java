@@ -24,9 +24,13 @@ public class JoinedRow {
     /** Worker-side time to first token, µs. */
     public double realisedUs;
     public final CostRegressors regressors;
-    /** Idle time since the workflow's previous step, s, when the request returned to that step's worker; -1 otherwise. */
+    /**
+     * Idle time since the workflow's previous step, s, when the row is a λ observation
+     * ({@code RequestJoinFunction.decayObservation}: any step with a previous one whose decision says what the previous
+     * worker held, or else one that returned to that worker); -1 otherwise.
+     */
     public double returnIdleSeconds = -1;
-    /** Whether any prompt token was served from cache (the previous context was still held). */
+    /** Whether the previous context was still held ({@code DecayObservation.contextHeld}); read only with the above. */
     public boolean cacheHit;
     public final OutputFeatures request;
     public int outputTokens;
@@ -52,15 +56,17 @@ public class JoinedRow {
         return regressors.observation(eventTimeMs, realisedUs);
     }
 
-    /** {@link #latency()} with an unknown α_p column at 0 (a v1 decision's): to check the rest is possible. */
+    /**
+     * {@link #latency()} with an unknown α_p column at 0 (a v1 decision's queued prefill, or a cut-off decision's p_eff):
+     * to check the rest is possible.
+     */
     public LatencyObservation checkableLatency() {
         return regressors.checkableObservation(eventTimeMs, realisedUs);
     }
 
     /**
-     * The λ observation: a request that returned to its workflow's previous worker after t seconds
-     * found its prefix (a hit, some prompt tokens served from cache) or not (a miss). Null when the
-     * row says nothing about λ.
+     * The λ observation: after t seconds of idle time, the workflow's previous context was still held (a hit) or not
+     * (a miss). Null when the row says nothing about λ.
      */
     public DecayObservation decay() {
         if (returnIdleSeconds < 0) {

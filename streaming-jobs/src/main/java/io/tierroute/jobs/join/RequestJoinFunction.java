@@ -429,10 +429,12 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
      * A decision that says what the previous worker still held (the selector's index at the decision,
      * {@code lastWorkerHeldTokens}) is one wherever the step went. Without it (an
      * older selector or state) only a return to the previous worker is, judged by its completion's cached tokens: the
-     * cost model returns mostly while the context is still held, so those under-count misses and bias 1/λ long.
+     * cost model returns mostly while the context is still held, so those under-count misses and bias 1/λ long. A
+     * step whose previous one still ran (idle 0) is none: nothing had time to decay (a miss would be impossible to
+     * the fit, which refuses it, and a hit adds no exposure).
      */
     static void decayObservation(DecisionRow d, CompletionRow c, JoinedRow r) {
-        if (d.idleSinceLastStepMs == null) {
+        if (d.idleSinceLastStepMs == null || d.idleSinceLastStepMs <= 0) {
             return;
         }
         if (d.lastWorkerHeldTokens >= 0) {

@@ -156,6 +156,12 @@ class RequestJoinFunctionTest {
         assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay().kind().name())
             .isEqualTo("RETURN_HIT");
 
+        returned.idleSinceLastStepMs = 0L; // its previous step still ran: nothing had time to decay
+        assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay()).isNull();
+        elsewhere.lastWorkerHeldTokens = 900;
+        elsewhere.idleSinceLastStepMs = 0L;
+        assertThat(RequestJoinFunction.join(elsewhere, completion("e", "w2", 2_000, true)).decay()).isNull();
+
         DecisionRow first = decision("f", "w1", 1_000);
         first.idleSinceLastStepMs = null;
         first.regressors.affinityDecay = 0;

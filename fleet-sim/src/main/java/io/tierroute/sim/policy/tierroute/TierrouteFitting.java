@@ -94,7 +94,7 @@ public final class TierrouteFitting {
 
     /**
      * One warm-up round: its fit, or null when fewer than {@link #MIN_COMPLETIONS} completions joined with their
-     * decision were accepted to fit on; {@code completions} is how many were.
+     * decision were accepted to fit on; {@code completions} is how many were (a decision that cut a tier off is none).
      */
     record Round(Fitted fitted, long completions) {}
 
