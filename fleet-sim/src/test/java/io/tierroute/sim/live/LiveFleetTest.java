@@ -264,21 +264,30 @@ class LiveFleetTest {
     @Test
     void withOnlyAHeldRequestLeftAndEveryWorkerDrainedTheFleetWaits() throws Exception {
         RequestFactory f = ONE_WORKER_REQUESTS;
-        List<SimRequest> requests = List.of(f.request("idle-first", 0, 8_000, blocks(90_000, 500), 4, 4, null),
-                f.request("idle-second", 1_000, 49, ids(91_000), 4, 4, null));
+        // The worker must be drained between idle-second's hold and idle-first's first token (whose drain would place
+        // idle-second): a window of wall time that only the pacing gives this thread. A cold fleet's first route, token
+        // and completion run behind its pacing (class loading, JIT, the producer's first sends: up to 1.6 s on 2 busy
+        // cores) and it then catches up without sleeping, which closed that window when idle-first came first:
+        // "idle-warm" takes those costs, and idle-first arrives 0.6 virtual s (2.4 wall s at time scale 0.25) after it.
+        // It prefills 12,000 tokens (StepTimeModel: two chunks, 250 virtual ms, 1 wall s) and finishes (~0.95 virtual s)
+        // before the telemetry at 1 virtual s, where the fleet finds nothing left to run but idle-second.
+        List<SimRequest> requests = List.of(f.request("idle-warm", 0, 49, ids(92_000), 4, 4, null),
+                f.request("idle-first", 600_000, 12_000, blocks(90_000, 750), 4, 4, null),
+                f.request("idle-second", 601_000, 49, ids(91_000), 4, 4, null));
         try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
              LiveFleet fleet = oneWorkerFleet(requests, 0.25, publisher)) {
             awaitTrue(() -> fleet.lateBound() == 1, "idle-second held");
             drainAll(fleet, true);
             awaitTrue(fleet::waitingForAWorker, "the fleet waits: nothing left to run but idle-second");
             assertThat(fleet.failure()).isNull();
-            assertThat(fleet.finished()).isEqualTo(1);
+            assertThat(fleet.finished()).isEqualTo(2);
             assertThat(fleet.selector().queueLength()).isEqualTo(1);
 
             drainAll(fleet, false);
             awaitTrue(fleet::done, "the run ended");
             assertThat(fleet.failure()).isNull();
-            assertThat(fleet.finished()).isEqualTo(2);
+            assertThat(fleet.lateBound()).isEqualTo(1);
+            assertThat(fleet.finished()).isEqualTo(3);
         }
     }
 
@@ -290,10 +299,14 @@ class LiveFleetTest {
     @Test
     void aHeldRequestRefusedBeforeRoutingIsNotCountedAsAFailedRoute() throws Exception {
         RequestFactory f = ONE_WORKER_REQUESTS;
-        List<SimRequest> requests = List.of(f.request("refused-first", 0, 8_000, blocks(95_000, 500), 4, 4, null),
-                f.request("refused-second", 1_000, 49, ids(96_000), 4, 4, null));
+        // As in withOnlyAHeldRequestLeftAndEveryWorkerDrainedTheFleetWaits: "refused-warm" takes a cold fleet's costs,
+        // and refused-first arrives 0.4 virtual s (4 wall s at time scale 0.1) after it; its 12,000-token prefill (250
+        // virtual ms) leaves 2.5 wall s to drain in between refused-second's hold and its first token.
+        List<SimRequest> requests = List.of(f.request("refused-warm", 0, 49, ids(97_000), 4, 4, null),
+                f.request("refused-first", 400_000, 12_000, blocks(95_000, 750), 4, 4, null),
+                f.request("refused-second", 401_000, 49, ids(96_000), 4, 4, null));
         try (FleetPublisher publisher = new FleetPublisher(kafka.bootstrapServers(), 1, ONE_WORKER.model());
-             LiveFleet fleet = oneWorkerFleet(requests, 0.1, publisher)) { // 1.6 s of prefill to drain in
+             LiveFleet fleet = oneWorkerFleet(requests, 0.1, publisher)) {
             awaitTrue(() -> fleet.lateBound() == 1, "refused-second held");
             drainAll(fleet, true);
             awaitTrue(fleet::waitingForAWorker, "the fleet waits: nothing left to run but refused-second");
@@ -302,8 +315,8 @@ class LiveFleetTest {
             awaitTrue(fleet::done, "the run ended");
             assertThat(fleet.failure()).isNull();
             assertThat(fleet.lateBoundRefused()).isEqualTo(1);
-            assertThat(fleet.routed()).isEqualTo(1);
-            assertThat(fleet.finished()).isEqualTo(1);
+            assertThat(fleet.routed()).isEqualTo(2);
+            assertThat(fleet.finished()).isEqualTo(2);
             assertThat(fleet.failed()).as("refused before it was routed: no failed route").isZero();
             assertThat(fleet.inFlight()).isZero();
         }
