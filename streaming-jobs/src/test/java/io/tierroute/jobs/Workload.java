@@ -160,6 +160,10 @@ public final class Workload {
                 // A return finds its workflow's context (most of the prompt) or, evicted, only the shared system
                 // prompt that other workflows keep (a tenth): that one must count as a miss (RequestJoinFunction).
                 int cached = returning ? (int) Math.round(isl * (cacheHit ? 0.9 : 0.1)) : hit;
+                if (!routedReturns && returning) {
+                    // as a selector writes it: the previous worker, which the step returned to, held what it served
+                    d.getFeatures().setLastWorkerHeldTokens((long) cached);
+                }
                 c = completion(id, worker, t, Math.round(y), isl, cached);
                 if (kvWait != null) {
                     addKvWait(d, c, y, kv, Math.max(0, hit - (tier > 0 ? 100 : 0)), sumD);

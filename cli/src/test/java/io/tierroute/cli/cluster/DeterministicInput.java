@@ -130,6 +130,10 @@ final class DeterministicInput {
                 .setExplored(false).setCost(cost).setFeatures(f).setRequest(r).build();
 
         int cached = returning ? (cacheHit ? Math.max(1, hit) : 0) : hit;
+        if (returning) {
+            // as a selector writes it: the previous worker, which the step returned to, held what it served
+            d.getFeatures().setLastWorkerHeldTokens((long) cached);
+        }
         List<TierTokens> tokens = cached > 0 ? List.of(TierTokens.newBuilder().setTier(Tier.HBM).setTokens(cached).build())
                 : List.of();
         long prefill = ttftUs / 2;

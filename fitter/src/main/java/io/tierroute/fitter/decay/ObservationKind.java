@@ -12,7 +12,8 @@ package io.tierroute.fitter.decay;
  * </pre>
  * (RETURN_FRACTION treats the blocks as independent, i.e. a quasi-binomial likelihood; each term is
  * multiplied by the observation's weight, e.g. its block count, for fractions.) "Returned" is the names' history: a
- * step whose decision says what its previous worker still held is a RETURN_HIT or RETURN_MISS wherever it went.
+ * step whose decision says what its previous worker still held (after its previous step completed and some idle time
+ * passed) is a RETURN_HIT or RETURN_MISS wherever it went.
  */
 public enum ObservationKind {
     RETURN_HIT,

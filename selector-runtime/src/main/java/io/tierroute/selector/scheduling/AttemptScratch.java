@@ -18,6 +18,8 @@ final class AttemptScratch {
     PredictionSource predictionSource;
     /** The workflow's previous step's output tokens, an input of {@code d̂} and logged with it; or null. */
     Integer previousStepOutputTokens;
+    /** Whether the workflow's previous step completed normally (λ's observation is taken only after one that did). */
+    boolean previousStepCompleted;
     int healthyCandidates;
     /** Healthy candidates whose KV cache can hold the prompt. */
     int holdingCandidates;

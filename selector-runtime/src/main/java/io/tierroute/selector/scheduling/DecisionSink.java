@@ -18,7 +18,8 @@ public interface DecisionSink {
      * @param lastWorkerHeldTokens tokens of the prompt's prefix the workflow's previous worker held on its own tiers
      *                            (HBM, CPU, NVMe) by the index at this decision, whichever worker was chosen (λ's
      *                            observation); -1 when the request has no known previous step, the previous step still
-     *                            runs, or the previous worker is approximate (the index holds its own admissions)
+     *                            runs or did not complete (failed, dropped), or the previous worker is approximate (the
+     *                            index holds its own admissions)
      * @param timestampMs         decision time, ms since epoch (UTC)
      */
     void decided(RouteRequest request, RouteDecision decision, int candidateCount, long prefixGroupId, long idleSinceLastStepMs,

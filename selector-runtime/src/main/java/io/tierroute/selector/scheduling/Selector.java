@@ -283,6 +283,7 @@ public final class Selector {
         WorkflowAffinity.LastStep last = agent == null || agent.workflowId() == null ? null
                 : workflows.last(agent.workflowId(), now);
         s.previousStepOutputTokens = last == null ? null : last.outputTokens();
+        s.previousStepCompleted = last != null && last.completed();
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
         if (agent != null) {
@@ -383,11 +384,12 @@ public final class Selector {
      * λ's observation of whether the previous context outlived the idle time, taken whichever worker is chosen, so
      * that the fit does not see only the returns, which the cost model makes mostly when the context is still held.
      * -1 (no observation) when the previous step still runs (no idle time to decay over: a miss then is impossible,
-     * a hit says nothing), or when that worker is approximate: the index then holds this selector's own admissions
-     * until their TTL, so the answer would be "idle below the TTL", not what the engine kept.
+     * a hit says nothing), when it did not complete (failed or dropped: its worker may never have held the context, so
+     * a miss would say nothing about decay), or when that worker is approximate: the index then holds this selector's
+     * own admissions until their TTL, so the answer would be "idle below the TTL", not what the engine kept.
      */
-    private long lastWorkerHeldTokens(PrefixMatch match, int last, long idleMs, int isl) {
-        if (idleMs <= 0 || specs[last].approximate()) {
+    private long lastWorkerHeldTokens(PrefixMatch match, int last, long idleMs, boolean completed, int isl) {
+        if (idleMs <= 0 || !completed || specs[last].approximate()) {
             return -1;
         }
         long tokens = (long) match.cumulativeBlocks(last, Tier.NVME.ordinal()) * settings.blockSize();
@@ -403,7 +405,8 @@ public final class Selector {
         }
         int last = ctx.lastWorker();
         long idleMs = last >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
-        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, idleMs, decision.inputTokens()) : -1;
+        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, idleMs, s.previousStepCompleted,
+                decision.inputTokens()) : -1;
         try {
             sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, lastHeld, System.currentTimeMillis());
         } catch (RuntimeException e) {
@@ -603,7 +606,8 @@ public final class Selector {
             // step, or one no event gave a count, leaves none.
             int[] reported = {0};
             effect = inflight.apply(event, now, n -> reported[0] = n);
-            workflows.finished(event.requestId(), now, reported[0] > 0 ? reported[0] : null);
+            workflows.finished(event.requestId(), now, reported[0] > 0 ? reported[0] : null,
+                    event.type() == RequestEvent.Type.FINISHED);
         } else {
             effect = inflight.apply(event, now);
         }
@@ -701,7 +705,7 @@ public final class Selector {
             lastSweepNanos = now;
             // A dropped step ends with it: else its workflow reads as running (idle 0, the full bonus) until
             // workflowMaxAge, and the request's entry in the workflow tracker stays for as long.
-            int expired = inflight.expire(now, id -> workflows.finished(id, now, null));
+            int expired = inflight.expire(now, id -> workflows.finished(id, now, null, false));
             if (expired > 0) {
                 // Their load is forgotten: the gateway never said finished or failed (a lost event, a crashed engine).
                 expiredRequests.add(expired);

@@ -18,8 +18,11 @@ public final class WorkflowAffinity {
      *
      * @param endedNanos when it finished, or when it was routed while {@code running}
      * @param outputTokens the output tokens it generated, once finished (null while it runs, or when no count came)
+     * @param completed    whether it finished normally (not failed, not dropped for lack of events): only then did its
+     *                     worker hold the context it computed
      */
-    public record LastStep(int worker, long endedNanos, String requestId, boolean running, Integer outputTokens) {
+    public record LastStep(int worker, long endedNanos, String requestId, boolean running, Integer outputTokens,
+                           boolean completed) {
 
         /** {@code t_since_last}: seconds the workflow has been idle since this step, 0 while it runs. */
         public double idleSeconds(long nowNanos) {
@@ -45,20 +48,21 @@ public final class WorkflowAffinity {
 
     /** A step of {@code workflowId} was just routed to {@code worker}. */
     public void routed(String workflowId, String requestId, int worker, long nowNanos) {
-        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId, true, null));
+        byWorkflow.put(workflowId, new LastStep(worker, nowNanos, requestId, true, null, false));
         workflowOfRequest.put(requestId, workflowId);
     }
 
     /**
-     * The request finished, having generated {@code outputTokens} (null: unknown, e.g. it failed): its workflow's idle
-     * time starts now, and its next step's output-length features carry the count. Only the workflow's most recently
-     * routed step counts: one that finishes after a later step was routed changes nothing.
+     * The request ended, having generated {@code outputTokens} (null: unknown, e.g. it failed), {@code completed}
+     * normally or not (failed, dropped): its workflow's idle time starts now, and its next step's output-length features
+     * carry the count. Only the workflow's most recently routed step counts: one that ends after a later step was
+     * routed changes nothing.
      */
-    public void finished(String requestId, long nowNanos, Integer outputTokens) {
+    public void finished(String requestId, long nowNanos, Integer outputTokens, boolean completed) {
         String workflowId = workflowOfRequest.remove(requestId);
         if (workflowId != null) {
             byWorkflow.computeIfPresent(workflowId, (id, s) -> s.requestId.equals(requestId)
-                    ? new LastStep(s.worker, nowNanos, requestId, false, outputTokens) : s);
+                    ? new LastStep(s.worker, nowNanos, requestId, false, outputTokens, completed) : s);
         }
     }
 

@@ -102,8 +102,8 @@ class DecisionSinkTest {
     }
 
     /**
-     * No observation while the previous step still runs (nothing had time to decay), nor when the previous worker is
-     * approximate (the index then holds the selector's own admissions until their TTL, not what the engine kept); a
+     * No observation while the previous step still runs (nothing had time to decay), nor after one that failed (its
+     * worker may never have held the context), nor when the previous worker is approximate (the index then holds the selector's own admissions until their TTL, not what the engine kept); a
      * prompt given as block ids with a shorter length is capped at that length.
      */
     @Test
@@ -118,7 +118,7 @@ class DecisionSinkTest {
         s.route(request("a2", prompt(1_024), agent)).get(); // a1 still runs
         finish(s, "a1", clock, 0);
         finish(s, "a2", clock, 4);
-        long[] ids = new long[64];
+        long[] ids = new long[63]; // 1,008 tokens of full blocks for a 1,000-token prompt: a partial last block
         for (int i = 0; i < ids.length; i++) {
             ids[i] = 500 + i;
         }
@@ -126,12 +126,17 @@ class DecisionSinkTest {
         new BlockHasher().hashBlockIds(ids, ids.length, BlockHasher.salt("m", null, null), hashes);
         s.indexWriter().submit(List.of(new KvEvent.Stored(heard.get(1).worker(), Tier.HBM, false, 0, hashes)));
         s.route(new RouteRequest("a3", null, null, null, null, ids, null, 1_000, 16, null, agent, false)).get();
+        s.onRequestEvent(new RequestEvent("a3", RequestEvent.Type.FAILED, 0)); // e.g. an engine error before its prefill
+        clock.addAndGet(5_000_000_000L);
+        s.route(request("a4", prompt(1_024), agent)).get();
 
-        assertThat(heard).extracting(Heard::worker).as("w0 holds the prompt").containsExactly(0, 0, 0);
+        assertThat(heard).extracting(Heard::worker).as("w0 holds the prompt").containsExactly(0, 0, 0, 0);
         assertThat(heard.get(1).idleMs()).as("its previous step still ran").isZero();
         assertThat(heard.get(1).lastWorkerHeld()).isEqualTo(-1);
         assertThat(heard.get(2).idleMs()).isEqualTo(4_000);
-        assertThat(heard.get(2).lastWorkerHeld()).as("1,024 tokens held of a 1,000-token prompt").isEqualTo(1_000);
+        assertThat(heard.get(2).lastWorkerHeld()).as("1,008 tokens held of a 1,000-token prompt").isEqualTo(1_000);
+        assertThat(heard.get(3).idleMs()).isEqualTo(5_000);
+        assertThat(heard.get(3).lastWorkerHeld()).as("its previous step failed: it may never have held it").isEqualTo(-1);
 
         // The approximate worker as the previous one: no observation, whatever its index says.
         List<Heard> approx = new ArrayList<>();

@@ -19,10 +19,16 @@ public class DecisionRow {
     public Long idleSinceLastStepMs;
     /**
      * Prompt tokens the workflow's previous worker held on its own tiers at the decision, by the selector's index,
-     * whichever worker was chosen (λ's observation); -1 when unknown: no previous step, or a selector or state from
-     * before this field.
+     * whichever worker was chosen (λ's observation); {@link #HELD_UNSAID} from a selector or state before this field,
+     * {@link #HELD_NOT_OBSERVED} when the selector said it took no observation (no previous step, one still running
+     * or not completed, an approximate previous worker).
      */
-    public long lastWorkerHeldTokens = -1;
+    public long lastWorkerHeldTokens = HELD_UNSAID;
+
+    /** {@link #lastWorkerHeldTokens} of a decision written before it existed: a return is judged by its completion. */
+    public static final long HELD_UNSAID = -1;
+    /** {@link #lastWorkerHeldTokens} of a decision whose selector took no λ observation: none. */
+    public static final long HELD_NOT_OBSERVED = -2;
     public final OutputFeatures request;
     public int partition;
     public long offset;

@@ -24,6 +24,11 @@ final class DefaultedDecisionFields {
     static final String[][] ADMISSION_WAIT = {{"features", "kvUsedTokens"}, {"features", "inFlight"}, {"cost", "queueUs"}};
     /** C_queue's regressor. */
     static final String[][] QUEUED_PREFILL = {{"features", "queuedPrefillTokens"}};
+    /**
+     * λ's observation (RoutingDecision v5): its null means "not observed" from a writer that has it, "not said" from
+     * one that does not.
+     */
+    static final String[][] LAST_WORKER_HELD = {{"features", "lastWorkerHeldTokens"}};
 
     private final long[] lacking; // fingerprints of the writer schemas without one of them; few, so a scan
 

@@ -25,6 +25,11 @@ public class Inbound {
     public boolean admissionWaitUnknown;
     /** A decision whose writer schema has no queuedPrefillTokens (RoutingDecision v1): its α_p column is unknown. */
     public boolean queuedPrefillUnknown;
+    /**
+     * A decision whose writer schema has no lastWorkerHeldTokens (before RoutingDecision v5): its null says nothing,
+     * where a v5 writer's null says the selector took no λ observation.
+     */
+    public boolean lastWorkerHeldUnsaid;
     /** Event time: the record's own timestamp, or the Kafka timestamp for a dead letter. */
     public long eventTimeMs;
     public int partition;

@@ -118,7 +118,8 @@ public abstract class InboundSplit<O> extends ProcessFunction<Inbound, O> {
             x.expectedToolHitFraction = f.getExpectedToolHitFraction();
             r.idleSinceLastStepMs = f.getIdleSinceLastStepMs();
             Long held = f.getLastWorkerHeldTokens();
-            r.lastWorkerHeldTokens = held == null ? -1 : held;
+            r.lastWorkerHeldTokens = held != null ? held
+                : in.lastWorkerHeldUnsaid ? DecisionRow.HELD_UNSAID : DecisionRow.HELD_NOT_OBSERVED;
             OutputFeatures o = r.request;
             o.isl = q.getIsl();
             o.model = str(q.getModel());

@@ -56,6 +56,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
     private transient ReusingDecoder<RoutingDecision> decisionDecoder;
     private transient DefaultedDecisionFields admissionWaitFields;
     private transient DefaultedDecisionFields queuedPrefillField;
+    private transient DefaultedDecisionFields lastWorkerHeldField;
     private transient Counter deadLetters;
     private transient Counter decoded;
 
@@ -100,6 +101,8 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
         decisionDecoder = Codecs.ROUTING_DECISION.reusingDecoder();
         admissionWaitFields = DefaultedDecisionFields.of(Codecs.ROUTING_DECISION, DefaultedDecisionFields.ADMISSION_WAIT);
         queuedPrefillField = DefaultedDecisionFields.of(Codecs.ROUTING_DECISION, DefaultedDecisionFields.QUEUED_PREFILL);
+        lastWorkerHeldField = DefaultedDecisionFields.of(Codecs.ROUTING_DECISION,
+            DefaultedDecisionFields.LAST_WORKER_HELD);
     }
 
     /**
@@ -141,6 +144,7 @@ public final class RecordDecoder implements KafkaRecordDeserializationSchema<Inb
                     long writer = RecordCodec.peekFingerprint(value).getAsLong();
                     in.admissionWaitUnknown = admissionWaitFields.lackedBy(writer);
                     in.queuedPrefillUnknown = queuedPrefillField.lackedBy(writer);
+                    in.lastWorkerHeldUnsaid = lastWorkerHeldField.lackedBy(writer);
                     in.eventTimeMs = d.getTimestampMs();
                 }
                 default -> {

@@ -26,8 +26,8 @@ public class JoinedRow {
     public final CostRegressors regressors;
     /**
      * Idle time since the workflow's previous step, s, when the row is a λ observation
-     * ({@code RequestJoinFunction.decayObservation}: any step with a previous one whose decision says what the previous
-     * worker held, or else one that returned to that worker); -1 otherwise.
+     * ({@code RequestJoinFunction.decayObservation}: a step after some idle time whose decision says what the previous
+     * worker held, or, from a selector before that field, one that returned to that worker); -1 otherwise.
      */
     public double returnIdleSeconds = -1;
     /** Whether the previous context was still held ({@code DecayObservation.contextHeld}); read only with the above. */

@@ -427,11 +427,12 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     /**
      * λ's observation of a step with a previous one, a hit when the context is held ({@link DecayObservation#contextHeld}).
      * A decision that says what the previous worker still held (the selector's index at the decision,
-     * {@code lastWorkerHeldTokens}) is one wherever the step went. Without it (an
-     * older selector or state) only a return to the previous worker is, judged by its completion's cached tokens: the
-     * cost model returns mostly while the context is still held, so those under-count misses and bias 1/λ long. A
-     * step whose previous one still ran (idle 0) is none: nothing had time to decay (a miss would be impossible to
-     * the fit, which refuses it, and a hit adds no exposure).
+     * {@code lastWorkerHeldTokens}) is one wherever the step went; one whose selector said it took none
+     * ({@link DecisionRow#HELD_NOT_OBSERVED}: its previous step failed, or ran on an approximate worker) is none. From an
+     * older selector or state ({@link DecisionRow#HELD_UNSAID}) only a return to the previous worker is, judged by its
+     * completion's cached tokens: the cost model returns mostly while the context is still held, so those under-count
+     * misses and bias 1/λ long. A step whose previous one still ran (idle 0) is none: nothing had time to decay (a miss
+     * would be impossible to the fit, which refuses it, and a hit adds no exposure).
      */
     static void decayObservation(DecisionRow d, CompletionRow c, JoinedRow r) {
         if (d.idleSinceLastStepMs == null || d.idleSinceLastStepMs <= 0) {
@@ -440,7 +441,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         if (d.lastWorkerHeldTokens >= 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
             r.cacheHit = DecayObservation.contextHeld(d.lastWorkerHeldTokens, d.request.isl);
-        } else if (d.regressors.affinityDecay > 0) {
+        } else if (d.lastWorkerHeldTokens == DecisionRow.HELD_UNSAID && d.regressors.affinityDecay > 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
             r.cacheHit = DecayObservation.contextHeld(c.cachedTokens, d.request.isl);
         }

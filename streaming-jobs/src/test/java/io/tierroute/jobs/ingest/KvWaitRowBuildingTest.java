@@ -111,6 +111,28 @@ class KvWaitRowBuildingTest {
         assertThat(whole.regressors.pEffTokens).isEqualTo(4_000);
     }
 
+    /**
+     * A null {@code lastWorkerHeldTokens} says "no λ observation taken" from a writer that has the field (v5), "not
+     * said" from one that does not: only the latter's return is judged by its completion's cached tokens.
+     */
+    @Test
+    void aWriterWithThePreviousWorkersHoldingTellsNotObservedFromNotSaid() throws IOException {
+        RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 50_000, 3, 128, 10, 1_000, 400);
+        d.getFeatures().setIdleSinceLastStepMs(30_000L);
+        d.getFeatures().setAffinityDecay(0.5);
+        assertThat(new InboundSplit.Decisions().convert(decode(v1Bytes(d))).lastWorkerHeldTokens)
+            .isEqualTo(DecisionRow.HELD_UNSAID);
+        assertThat(joined(v1Bytes(d), completion(d, 500, 700, 90_000, 40)).decay()).as("an older selector's return")
+            .isNotNull();
+        assertThat(new InboundSplit.Decisions().convert(decode(Codecs.ROUTING_DECISION.encode(d))).lastWorkerHeldTokens)
+            .isEqualTo(DecisionRow.HELD_NOT_OBSERVED);
+        assertThat(joined(Codecs.ROUTING_DECISION.encode(d), completion(d, 500, 700, 90_000, 40)).decay())
+            .as("a v5 return its selector took no observation of").isNull();
+        d.getFeatures().setLastWorkerHeldTokens(1_500L);
+        assertThat(new InboundSplit.Decisions().convert(decode(Codecs.ROUTING_DECISION.encode(d))).lastWorkerHeldTokens)
+            .isEqualTo(1_500L);
+    }
+
     @Test
     void aCurrentDecisionWithNothingResidentOrInFlightIsStillAControl() {
         RoutingDecision d = decision(2_000, 2_000, 100, List.of(), 0, 0, 128, 0, 1_000, 0);

@@ -150,11 +150,15 @@ class RequestJoinFunctionTest {
         assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay().kind().name())
             .isEqualTo("RETURN_MISS");
 
-        elsewhere.lastWorkerHeldTokens = -1; // an older selector: a step elsewhere says nothing about λ
+        elsewhere.lastWorkerHeldTokens = DecisionRow.HELD_UNSAID; // an older selector: a step elsewhere says nothing
         assertThat(RequestJoinFunction.join(elsewhere, completion("e", "w2", 2_000, true)).decay()).isNull();
-        returned.lastWorkerHeldTokens = -1; // but a return is judged by its completion's cached tokens
+        returned.lastWorkerHeldTokens = DecisionRow.HELD_UNSAID; // but a return is judged by its completion's cache
         assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay().kind().name())
             .isEqualTo("RETURN_HIT");
+        returned.lastWorkerHeldTokens = DecisionRow.HELD_NOT_OBSERVED; // a v5 selector took none (an approximate worker)
+        assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay())
+            .as("not the biased return-only sample").isNull();
+        returned.lastWorkerHeldTokens = DecisionRow.HELD_UNSAID;
 
         returned.idleSinceLastStepMs = 0L; // its previous step still ran: nothing had time to decay
         assertThat(RequestJoinFunction.join(returned, completion("r", "w1", 2_000, true)).decay()).isNull();
