@@ -16,10 +16,8 @@ final class AttemptScratch {
     final String[] excluded;
     final LoadView[] loads;
     PredictionSource predictionSource;
-    /** The workflow's previous step's output tokens, an input of {@code d̂} and logged with it; or null. */
-    Integer previousStepOutputTokens;
-    /** Whether the workflow's previous step completed normally (λ's observation is taken only after one that did). */
-    boolean previousStepCompleted;
+    /** The workflow's previous step as the route found it (admitting this one replaces it), or null. */
+    WorkflowAffinity.LastStep previousStep;
     int healthyCandidates;
     /** Healthy candidates whose KV cache can hold the prompt. */
     int holdingCandidates;
@@ -66,5 +64,10 @@ final class AttemptScratch {
             }
         }
         return false;
+    }
+
+    /** The previous step's output tokens, an input of {@code d̂} and logged with it; or null. */
+    Integer previousStepOutputTokens() {
+        return previousStep == null ? null : previousStep.outputTokens();
     }
 }

@@ -263,7 +263,7 @@ public final class Selector {
             }
         }
         RouteDecision decision = new RouteDecision(request.requestId(), registry.name(chosen), chosen, ps.scope(),
-                ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens, explored,
+                ps.version(), isl, predicted, s.predictionSource, s.previousStepOutputTokens(), explored,
                 spreadFromCheapest, queuedNanos, s.terms[chosen].toBreakdown(),
                 request.explain() ? explanations.candidates(s) : List.of());
         if (kind.admits) {
@@ -282,8 +282,7 @@ public final class Selector {
         RouteRequest.AgentContext agent = request.agent();
         WorkflowAffinity.LastStep last = agent == null || agent.workflowId() == null ? null
                 : workflows.last(agent.workflowId(), now);
-        s.previousStepOutputTokens = last == null ? null : last.outputTokens();
-        s.previousStepCompleted = last != null && last.completed();
+        s.previousStep = last;
         int predicted = predictOutput(request, ps, isl, blocks > 0 ? lookup.hash(0) : 0, s);
         RouteContext ctx = s.context.reset(isl, predicted, settings.blockSize(), settings.bytesPerToken());
         if (agent != null) {
@@ -405,7 +404,7 @@ public final class Selector {
         }
         int last = ctx.lastWorker();
         long idleMs = last >= 0 ? Math.round(ctx.secondsSinceLastStep() * 1000) : -1;
-        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, idleMs, s.previousStepCompleted,
+        long lastHeld = last >= 0 ? lastWorkerHeldTokens(s.lookup.match(), last, idleMs, s.previousStep.completed(),
                 decision.inputTokens()) : -1;
         try {
             sink.decided(request, decision, s.healthyCandidates, prefixHash, idleMs, lastHeld, System.currentTimeMillis());
@@ -543,7 +542,7 @@ public final class Selector {
             double q = model.predict(new OutputLengthModel.OutputFeatures(isl,
                     r.model() == null ? settings.model() : r.model(), r.lora(), r.agent() == null ? null : r.agent().stepIndex(),
                     r.agent() == null || r.agent().expectedNextTools().isEmpty() ? null : r.agent().expectedNextTools().get(0),
-                    r.maxTokens(), prefixGroup, s.previousStepOutputTokens), ps.outputQuantile());
+                    r.maxTokens(), prefixGroup, s.previousStepOutputTokens()), ps.outputQuantile());
             if (Double.isFinite(q) && q >= 0) {
                 s.predictionSource = PredictionSource.QUANTILE_MODEL;
                 return (int) Math.min(Math.round(q), r.maxTokens());

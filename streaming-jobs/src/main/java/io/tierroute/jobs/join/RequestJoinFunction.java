@@ -438,12 +438,11 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         if (d.idleSinceLastStepMs == null || d.idleSinceLastStepMs <= 0) {
             return;
         }
-        if (d.lastWorkerHeldTokens >= 0) {
+        long held = d.lastWorkerHeldTokens >= 0 ? d.lastWorkerHeldTokens
+            : d.lastWorkerHeldTokens == DecisionRow.HELD_UNSAID && d.regressors.affinityDecay > 0 ? c.cachedTokens : -1;
+        if (held >= 0) {
             r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
-            r.cacheHit = DecayObservation.contextHeld(d.lastWorkerHeldTokens, d.request.isl);
-        } else if (d.lastWorkerHeldTokens == DecisionRow.HELD_UNSAID && d.regressors.affinityDecay > 0) {
-            r.returnIdleSeconds = d.idleSinceLastStepMs / 1000.0;
-            r.cacheHit = DecayObservation.contextHeld(c.cachedTokens, d.request.isl);
+            r.cacheHit = DecayObservation.contextHeld(held, d.request.isl);
         }
     }
 
