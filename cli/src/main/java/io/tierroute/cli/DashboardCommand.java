@@ -4,6 +4,7 @@ import io.tierroute.dashboards.Dashboard;
 import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.OperatorTokensFile;
 import io.tierroute.dashboards.web.WebTls;
+import io.tierroute.deploy.kafka.KafkaClientErrors;
 import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.selector.server.TokenVariable;
 import picocli.CommandLine;
@@ -186,7 +187,7 @@ final class DashboardCommand implements Callable<Integer> {
         try {
             dashboard = Dashboard.start(settings);
         } catch (RuntimeException e) {
-            err.println("tierroute dashboard: cannot start: " + e.getMessage());
+            err.println("tierroute dashboard: cannot start: " + KafkaClientErrors.describe(e));
             err.flush();
             return 1;
         }

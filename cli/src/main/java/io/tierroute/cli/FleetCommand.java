@@ -1,5 +1,7 @@
 package io.tierroute.cli;
 
+import io.tierroute.deploy.kafka.KafkaClientErrors;
+
 import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
@@ -159,7 +161,11 @@ final class FleetCommand implements Callable<Integer> {
                     out.println("tierroute fleet: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                 } else {
-                    err.println("tierroute fleet: cannot start: " + e.getMessage());
+                    // A Kafka client keeps why it refused to be built in its causes ("Failed to construct kafka
+                    // producer" over "delivery.timeout.ms should be …").
+                    err.println("tierroute fleet: cannot start: " + KafkaClientErrors.describe(e)
+                            + (commandConfig != null && ProjectTopics.refusedSettings(e)
+                            ? "; check the client settings in " + commandConfig : ""));
                     err.flush();
                 }
                 return 1;

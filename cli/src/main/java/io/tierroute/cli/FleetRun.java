@@ -283,6 +283,7 @@ final class FleetRun implements AutoCloseable {
      */
     void awaitDecisionsSettled(Duration max) throws InterruptedException {
         long deadline = System.nanoTime() + max.toNanos();
+        decisions.flushSoon(); // a --command-config linger.ms longer than the wait would hold them past it
         while (decisionsInFlight() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }

@@ -44,7 +44,8 @@ public final class ProjectTopics {
         }
     }
 
-    private static boolean refusedSettings(Throwable cause) {
+    /** Whether a Kafka client refused its own settings ({@code ConfigException} anywhere in {@code cause}'s chain). */
+    public static boolean refusedSettings(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof org.apache.kafka.common.config.ConfigException) {
                 return true;

@@ -78,6 +78,12 @@ public final class DecisionPublisher implements DecisionSink, AutoCloseable {
                 lastWorkerHeldTokens, timestampMs));
     }
 
+    /**
+     * Has what the producer holds for its linger sent as soon as the buffer is empty (a stop waiting for the last
+     * decisions' acknowledgements; the selector's linger is 20 ms, a client file's may be seconds).
+     */
+    public void flushSoon() { out.flushSoon(); }
+
     /** Decisions handed over by routes. */
     public long offered() { return out.offered(); }
     /** Dropped because the buffer was full. */

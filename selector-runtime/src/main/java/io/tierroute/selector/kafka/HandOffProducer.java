@@ -70,6 +70,7 @@ final class HandOffProducer<P> implements AutoCloseable {
     private final java.util.function.Function<P, String> describe;
     private final ArrayBlockingQueue<P> queue;
     private final Properties producerProperties;
+    private volatile boolean flushRequested;
     private volatile KafkaProducer<byte[], byte[]> producer; // null while its bootstrap host does not resolve
     private long nextProducerAttemptNanos = System.nanoTime(); // the sending thread's
     private final Object producerLock = new Object();        // the producer's assignment against close()
@@ -109,13 +110,31 @@ final class HandOffProducer<P> implements AutoCloseable {
         p.putIfAbsent(ProducerConfig.ACKS_CONFIG, "all");
         // The producer thread may wait this long for metadata or buffer space; routes never do.
         p.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
-        p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000");
         p.putIfAbsent(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
+        p.putIfAbsent(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(defaultDeliveryTimeoutMs(p)));
         this.producerProperties = p;
         this.stop = new PartStop(names.name());
         this.producer = newProducer();
         this.thread = new Thread(this::run, names.threadName());
         this.thread.setDaemon(true);
+    }
+
+    /**
+     * 30 s, or the linger plus the request timeout where the user's linger makes that longer: Kafka refuses a producer
+     * whose delivery timeout is below their sum, so a long {@code linger.ms} given alone must not stop the selector.
+     * A value that is no number counts as 0 here; the producer then refuses it by name.
+     */
+    static long defaultDeliveryTimeoutMs(Properties p) {
+        return Math.max(30_000L, millis(p, ProducerConfig.LINGER_MS_CONFIG) + millis(p, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG));
+    }
+
+    private static long millis(Properties p, String key) {
+        Object v = p.get(key);
+        try {
+            return v == null ? 0 : Math.max(0, Long.parseLong(v.toString().trim()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /** A producer, or null (logged) when the bootstrap host does not resolve; any other refusal is thrown. */
@@ -263,6 +282,7 @@ final class HandOffProducer<P> implements AutoCloseable {
                     break; // close() gave up on the rest: it counts what is left
                 }
                 if (first == null) {
+                    flushIfAsked();
                     continue;
                 }
                 batch.add(first);
@@ -271,6 +291,7 @@ final class HandOffProducer<P> implements AutoCloseable {
                     send(p);
                     done++;
                 }
+                flushIfAsked();
             } catch (Exception e) { // never let the thread die of a failure while routes keep offering
                 int lost = Math.max(0, batch.size() - done);
                 encodeFailed.add(lost);
@@ -280,6 +301,25 @@ final class HandOffProducer<P> implements AutoCloseable {
                 throw e;
             } finally {
                 batch.clear();
+            }
+        }
+    }
+
+    /**
+     * Asks the sending thread to send what the producer still holds for its linger once the buffer is empty: a stop
+     * that waits for the last items' acknowledgements would otherwise wait out a long {@code linger.ms}.
+     */
+    public void flushSoon() {
+        flushRequested = true;
+    }
+
+    private void flushIfAsked() {
+        if (flushRequested && queue.isEmpty()) {
+            flushRequested = false;
+            try {
+                producer.flush(); // blocks this thread only: routes offer to the buffer
+            } catch (InterruptException e) {
+                Thread.interrupted(); // close(): the loop's condition decides
             }
         }
     }

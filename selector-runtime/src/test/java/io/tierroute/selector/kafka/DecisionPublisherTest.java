@@ -231,6 +231,47 @@ class DecisionPublisherTest {
                 .isInstanceOf(org.apache.kafka.common.KafkaException.class);
     }
 
+    /**
+     * Kafka refuses a producer whose delivery timeout is below its linger plus its request timeout. A long
+     * {@code linger.ms} given alone (a fleet's client file for every client) made the selector's own 30 s default that
+     * refusal, and the start failed; the default now makes room for it. A delivery timeout the user gives too short for
+     * the linger is still refused, by Kafka's reason.
+     */
+    @Test
+    void aLongLingerGivenAloneStartsThePublisherAndOneAgainstAShortDeliveryTimeoutIsRefused() {
+        KafkaSettings lingering = KafkaSettings.defaults("127.0.0.1:9").withProperties(Map.of("linger.ms", "60000"));
+        try (DecisionPublisher pub = new DecisionPublisher(lingering, "m")) {
+            assertThat(pub.hasProducer()).isTrue();
+        }
+        KafkaSettings contradictory = KafkaSettings.defaults("127.0.0.1:9")
+                .withProperties(Map.of("linger.ms", "60000", "delivery.timeout.ms", "30000"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new DecisionPublisher(contradictory, "m"))
+                .rootCause().hasMessageContaining("delivery.timeout.ms should be equal to or larger than linger.ms");
+    }
+
+    /**
+     * A stop waits a few seconds for the last decisions' acknowledgements; a long linger held them past that wait and
+     * the run ended as if they were lost. {@code flushSoon} has the producer send them at once.
+     */
+    @Test
+    void flushSoonSendsWhatALongLingerHolds() throws Exception {
+        KafkaSettings lingering = KafkaFixture.settings()
+                .withDecisions(new KafkaSettings.Decisions(true, 64, Duration.ofSeconds(60), 262_144, "none"));
+        Selector selector = selector(3);
+        try (DecisionPublisher pub = new DecisionPublisher(lingering, "m").start()) {
+            selector.decisionSink(pub);
+            for (int i = 0; i < 5; i++) {
+                selector.route(new RouteRequest("l" + i, null, null, null, prompt(i, 64), null, null, null, 16, null,
+                        null, false)).get();
+            }
+            KafkaFixture.await(Duration.ofSeconds(20), () -> pub.sent() == 5, "5 decisions handed to the producer");
+            Thread.sleep(1_000);
+            assertThat(pub.acknowledged()).as("held for the 60 s linger").isZero();
+            pub.flushSoon();
+            KafkaFixture.await(Duration.ofSeconds(20), () -> pub.acknowledged() == 5, "5 decisions acknowledged");
+        }
+    }
+
     private static Map<String, RoutingDecision> readDecisions(int expected) {
         Properties p = new Properties();
         p.put("bootstrap.servers", KafkaFixture.broker().bootstrapServers());
