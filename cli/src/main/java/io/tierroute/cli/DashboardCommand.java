@@ -4,7 +4,6 @@ import io.tierroute.dashboards.Dashboard;
 import io.tierroute.dashboards.web.OperatorTokens;
 import io.tierroute.dashboards.web.OperatorTokensFile;
 import io.tierroute.dashboards.web.WebTls;
-import io.tierroute.deploy.kafka.KafkaClientErrors;
 import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.selector.server.TokenVariable;
 import picocli.CommandLine;
@@ -187,7 +186,7 @@ final class DashboardCommand implements Callable<Integer> {
         try {
             dashboard = Dashboard.start(settings);
         } catch (RuntimeException e) {
-            err.println("tierroute dashboard: cannot start: " + KafkaClientErrors.describe(e));
+            err.println("tierroute dashboard: cannot start: " + e.getMessage());
             err.flush();
             return 1;
         }
