@@ -89,7 +89,8 @@ class FleetLostRecordsTest {
      * decisions were still on their way passed as clean. Here the broker throttles the selector's decision producer
      * (a quota of 1 byte/s on its client id): it acknowledges the first request, and the producer waits out the
      * throttle, minutes, before sending the rest, long past the wait. (A long linger held them so before the stop had
-     * them sent at once: {@link FleetClientLingerTest}.)
+     * them sent at once:
+     * {@link FleetCommandTest#aLongLingerRunsAndStopsCleanAndSettingsKafkaRefusesAreNamedWithItsReason}.)
      */
     @Test
     void decisionsStillUnacknowledgedAfterTheStopsWaitMakeTheStopAFailure() throws Exception {

@@ -125,7 +125,8 @@ final class HandOffProducer<P> implements AutoCloseable {
      * A value that is no number counts as 0 here; the producer then refuses it by name.
      */
     static long defaultDeliveryTimeoutMs(Properties p) {
-        return Math.max(30_000L, millis(p, ProducerConfig.LINGER_MS_CONFIG) + millis(p, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG));
+        return Math.max(30_000L,
+                millis(p, ProducerConfig.LINGER_MS_CONFIG) + millis(p, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG));
     }
 
     private static long millis(Properties p, String key) {
