@@ -50,8 +50,8 @@ final class FlinkSavepoints {
                 JsonNode op = n.path("operation");
                 if (op.has("failure-cause")) {
                     throw new FlinkRestException("the savepoint of job " + jobId + " failed: " + FlinkErrorText.rootCause(
-                            List.of(op.path("failure-cause").path("stack-trace").asText(op.path("failure-cause").toString()))),
-                            null);
+                            List.of(op.path("failure-cause").path("stack-trace").asText(op.path("failure-cause").toString())))
+                            + stateAfterFailedStop(jobId), null);
                 }
                 return op.path("location").asText();
             }
@@ -66,6 +66,24 @@ final class FlinkSavepoints {
                         + "waits for a large state", lastPollFailure);
             }
             FlinkRestTransport.sleep(200);
+        }
+    }
+
+    /**
+     * What became of a job whose stop failed, for the operator who asked to stop it: Flink keeps a job running when its
+     * savepoint fails (a directory it cannot create, say), which the failure cause alone does not tell. Empty when the
+     * state cannot be read.
+     */
+    private String stateAfterFailedStop(String jobId) {
+        try {
+            String state = rest.get("/jobs/" + jobId).path("state").asText("");
+            if (state.isEmpty()) {
+                return "";
+            }
+            return state.equals("RUNNING") ? ". The job was not stopped: it is still RUNNING"
+                    : ". The job is now " + state;
+        } catch (FlinkRestException e) {
+            return "";
         }
     }
 }

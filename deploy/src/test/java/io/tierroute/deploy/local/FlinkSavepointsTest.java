@@ -31,6 +31,8 @@ class FlinkSavepointsTest {
     private volatile int inProgressPolls;
     /** The first poll's answer: a server error, tried again, or a lasting one. */
     private volatile int firstPollStatus = 500;
+    /** The completed savepoint's failure cause (a stack trace as Flink gives it), or null for a savepoint written. */
+    private volatile String failureCause;
 
     @BeforeEach
     void start() throws IOException {
@@ -42,10 +44,14 @@ class FlinkSavepointsTest {
                 answer(ex, firstPollStatus, "{\"errors\":[\"Internal server error.\"]}");
             } else if (n <= 1 + inProgressPolls) {
                 answer(ex, 200, "{\"status\":{\"id\":\"IN_PROGRESS\"},\"operation\":null}");
+            } else if (failureCause != null) {
+                answer(ex, 200, "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"failure-cause\":{\"class\":"
+                        + "\"java.util.concurrent.CompletionException\",\"stack-trace\":\"" + failureCause + "\"}}}");
             } else {
                 answer(ex, 200, "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"location\":\"file:/sp/savepoint-1\"}}");
             }
         });
+        server.createContext("/jobs/" + JOB, ex -> answer(ex, 200, "{\"jid\":\"" + JOB + "\",\"state\":\"RUNNING\"}"));
         server.start();
         rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort()), Duration.ofSeconds(5));
     }
@@ -75,6 +81,22 @@ class FlinkSavepointsTest {
         assertThatThrownBy(() -> rest.stopWithSavepoint(JOB, null, Duration.ofSeconds(20)))
                 .isInstanceOf(FlinkRestClient.FlinkRestException.class).hasMessageContaining("HTTP 404");
         assertThat(polls).as("not polled again").hasValue(1);
+    }
+
+    /**
+     * Flink keeps a job running when its stop's savepoint fails; the failure cause alone ("Failed to create savepoint
+     * directory") left the operator to guess whether the job was stopped.
+     */
+    @Test
+    void aFailedSavepointSaysWhyAndThatTheJobRunsOn() {
+        inProgressPolls = 0;
+        failureCause = "java.util.concurrent.CompletionException: java.io.IOException: Failed to create savepoint "
+                + "directory at /proc/nope/sp\\n\\tat org.apache.flink.Foo.bar(Foo.java:1)";
+        assertThatThrownBy(() -> rest.stopWithSavepoint(JOB, "/proc/nope/sp", Duration.ofSeconds(20)))
+                .isInstanceOf(FlinkRestClient.FlinkRestException.class)
+                .hasMessageContaining("the savepoint of job " + JOB + " failed: ")
+                .hasMessageContaining("Failed to create savepoint directory at /proc/nope/sp")
+                .hasMessageEndingWith(". The job was not stopped: it is still RUNNING");
     }
 
     @Test
