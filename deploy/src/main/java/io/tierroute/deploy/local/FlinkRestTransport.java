@@ -78,6 +78,14 @@ final class FlinkRestTransport {
         return URI.create(base + path);
     }
 
+    /**
+     * The JDK client's words for a peer that accepted the connection and closed it without a byte of answer: what a
+     * port of another protocol (Kafka's) does with an HTTP request.
+     */
+    private static boolean closedWithoutAnswer(IOException e) {
+        return String.valueOf(e.getMessage()).contains("header parser received no bytes");
+    }
+
     JsonNode get(String path) {
         return send(HttpRequest.newBuilder(at(path)).timeout(timeout).GET().build(), "GET " + path);
     }
@@ -110,8 +118,10 @@ final class FlinkRestTransport {
             }
             throw new FlinkRestException(refusedMessage(base, what, unreachableHint), e);
         } catch (IOException e) { // sent, or maybe sent: a connect timeout is the one failure that sent nothing
-            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): " + e, e,
-                    !(e instanceof java.net.http.HttpConnectTimeoutException), -1);
+            throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): "
+                    + (closedWithoutAnswer(e) ? "the server there closed the connection without an HTTP answer; is "
+                    + "this Flink's REST port (8081 by default), not another service's (a Kafka port)?" : e.toString()),
+                    e, !(e instanceof java.net.http.HttpConnectTimeoutException), -1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new FlinkRestException("interrupted: " + what, e);

@@ -26,6 +26,36 @@ class FlinkRestClientErrorsTest {
             "\tat io.tierroute.jobs.JobSettings.require(JobSettings.java:357)",
             "\t... 7 more");
 
+    /**
+     * A --flink URL with another service's port (Kafka's, from a copied command line) got the JDK client's
+     * "java.io.IOException: HTTP/1.1 header parser received no bytes"; it now says what that means. The server here
+     * accepts each connection and closes it unanswered, as a Kafka broker does with an HTTP request.
+     */
+    @Test
+    void aPortThatClosesWithoutAnHttpAnswerIsSaidToBeNoFlinkRestPort() throws Exception {
+        try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread closer = new Thread(() -> {
+                while (!server.isClosed()) {
+                    try (java.net.Socket s = server.accept()) {
+                        s.getInputStream().read(new byte[1024]);
+                    } catch (java.io.IOException e) {
+                        return; // the server socket closed: the test is over
+                    }
+                }
+            });
+            closer.setDaemon(true);
+            closer.start();
+            FlinkRestClient rest = new FlinkRestClient(java.net.URI.create("http://127.0.0.1:" + server.getLocalPort()),
+                    java.time.Duration.ofSeconds(5));
+            org.assertj.core.api.Assertions.assertThatThrownBy(rest::overview)
+                    .isInstanceOf(FlinkRestClient.FlinkRestException.class)
+                    .hasMessageContaining("cannot reach the Flink cluster at http://127.0.0.1:" + server.getLocalPort())
+                    .hasMessageContaining("the server there closed the connection without an HTTP answer; is this "
+                            + "Flink's REST port (8081 by default), not another service's (a Kafka port)?")
+                    .hasMessageNotContaining("java.");
+        }
+    }
+
     @Test
     void theRootCauseInOneLine() {
         String line = FlinkErrorText.rootCause(List.of(RUN_ERROR));
