@@ -1,5 +1,7 @@
 package io.tierroute.selector.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.tierroute.selector.ingest.IndexWriter;
 import io.tierroute.selector.metrics.SelectorMetrics;
@@ -361,7 +363,14 @@ final class Endpoints {
     // ---- POST /v1/kv-events ----
 
     Reply kvEvents(HttpServerExchange ex, byte[] body) throws IOException {
-        Bodies.KvEvents b = object(KV_EVENTS.readValue(body));
+        Bodies.KvEvents b;
+        try {
+            b = object(KV_EVENTS.readValue(body));
+        } catch (JsonProcessingException e) {
+            throw refusedUnread(body, new ApiError(400, Json.describe(e)));
+        } catch (ApiError e) {
+            throw refusedUnread(body, e);
+        }
         if (b.worker == null) {
             throw new ApiError(400, "field 'worker' is required");
         }
@@ -379,14 +388,7 @@ final class Endpoints {
         try {
             events = kvEvents(worker, b.events);
         } catch (ApiError e) {
-            if (b.sequence == null) {
-                throw e;
-            }
-            // A numbered batch refused is lost to the index, as one the Kafka consumer skips: clear, start afresh.
-            kvBatchSequences.lost(worker, () -> submit(List.of(new KvEvent.Cleared(worker))));
-            metrics.kvBatchLost();
-            throw new ApiError(e.status, e.getMessage() + " (batch " + b.sequence + " is lost: the worker's index "
-                    + "entries are cleared and its next batch is taken as is)");
+            throw b.sequence == null ? e : lost(worker, b.sequence, e);
         }
         int accepted = events.size();
         if (b.sequence == null) {
@@ -412,6 +414,39 @@ final class Endpoints {
                 yield queued(true, events, accepted, resyncNote(judged, runEpoch, b.sequence));
             }
         };
+    }
+
+    /**
+     * A numbered batch refused is lost to the index, as one the Kafka consumer skips: the worker's entries are cleared
+     * and its next batch is taken as is.
+     */
+    private ApiError lost(int worker, long sequence, ApiError refusal) {
+        kvBatchSequences.lost(worker, () -> submit(List.of(new KvEvent.Cleared(worker))));
+        metrics.kvBatchLost();
+        return new ApiError(refusal.status, refusal.getMessage() + " (batch " + sequence + " is lost: the worker's "
+                + "index entries are cleared and its next batch is taken as is)");
+    }
+
+    /**
+     * A body the strict reading refused (an unknown field, a value of the wrong type) is still a numbered batch of a
+     * worker when the two can be read from it as plain JSON: lost like one refused for its events. A body that is no
+     * JSON, or names no known worker or no valid sequence, clears nothing.
+     */
+    private ApiError refusedUnread(byte[] body, ApiError refusal) {
+        JsonNode tree;
+        try {
+            tree = Json.MAPPER.readTree(body);
+        } catch (IOException e) {
+            return refusal;
+        }
+        JsonNode name = tree == null ? null : tree.get("worker");
+        JsonNode sequence = tree == null ? null : tree.get("sequence");
+        if (name == null || !name.isTextual() || sequence == null || !sequence.isIntegralNumber()
+                || !sequence.canConvertToLong() || sequence.longValue() < 0) {
+            return refusal;
+        }
+        return selector.registry().find(name.textValue())
+                .map(worker -> lost(worker, sequence.longValue(), refusal)).orElse(refusal);
     }
 
     /** Why a numbered batch was not applied. */

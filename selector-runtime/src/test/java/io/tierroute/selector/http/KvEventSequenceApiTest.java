@@ -29,6 +29,8 @@ class KvEventSequenceApiTest {
     private static final long F = 10_000;
     private static final long G = 11_000;
     private static final long H = 12_000;
+    private static final long I = 13_000;
+    private static final long J = 14_000;
 
     @TempDir
     static Path dir;
@@ -145,6 +147,42 @@ class KvEventSequenceApiTest {
         assertThat(held("w0", E)).isEqualTo(624);
         assertThat(api.get("/metrics").body())
                 .containsPattern("(?m)^tierroute_kv_events_resyncs_total\\{reason=\"lost_batch\"\\} [1-9](\\.0)?$");
+    }
+
+    /**
+     * A numbered batch the strict reading refuses before its events are looked at (a fractional hash, an unknown
+     * field) is lost the same way; it was answered 400 with the worker's entries kept and its next batch judged against
+     * the previous one. A body that is not JSON names no batch and clears nothing.
+     */
+    @Test
+    void aNumberedBatchRefusedByTheStrictReadingIsLostTooAndABodyThatIsNoJsonClearsNothing() throws Exception {
+        assertThat(batch("w2", 0, "stored", I).statusCode()).isEqualTo(202);
+        HttpResponse<String> notJson = api.post("/v1/kv-events", "{\"worker\":\"w2\",\"sequence\":1,\"events\":[");
+        assertThat(notJson.statusCode()).isEqualTo(400);
+        assertThat(json(notJson).get("error").asText()).doesNotContain("is lost");
+        assertThat(held("w2", I)).as("nothing cleared").isEqualTo(624);
+
+        HttpResponse<String> fractional = api.post("/v1/kv-events", "{\"worker\":\"w2\",\"sequence\":1,\"events\":"
+                + "[{\"type\":\"stored\",\"tier\":\"hbm\",\"block_hashes\":[1.5]}]}");
+        assertLost(fractional, 1);
+        assertThat(held("w2", I)).as("cleared").isZero();
+        HttpResponse<String> next = batch("w2", 7, "stored", J);
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
+        assertThat(json(next).has("resync")).as("taken as is").isFalse();
+        assertThat(held("w2", J)).isEqualTo(624);
+
+        assertLost(api.post("/v1/kv-events", "{\"worker\":\"w2\",\"sequence\":8,\"foo\":1,\"events\":[]}"), 8);
+        assertThat(held("w2", J)).as("cleared").isZero();
+        next = batch("w2", 20, "stored", I);
+        assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
+        assertThat(json(next).has("resync")).as("taken as is").isFalse();
+        assertThat(held("w2", I)).isEqualTo(624);
+    }
+
+    private static void assertLost(HttpResponse<String> refused, long sequence) throws Exception {
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+        assertThat(json(refused).get("error").asText()).endsWith("(batch " + sequence + " is lost: the worker's index "
+                + "entries are cleared and its next batch is taken as is)");
     }
 
     /**
