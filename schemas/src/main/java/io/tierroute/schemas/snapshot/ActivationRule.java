@@ -14,6 +14,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongPredicate;
 
 /**
  * Which snapshot version is active in each scope, decided only from what is on the params and
@@ -134,30 +135,43 @@ public final class ActivationRule {
 
     /** The active version of {@code scope}, or empty when none can be active yet. */
     public OptionalLong activeVersion(String scope) {
+        return activeVersion(scope, v -> true);
+    }
+
+    /**
+     * The version the rule makes active in {@code scope} among those {@code servable} accepts, for a reader that found
+     * versions it cannot use (an accepted record that fails its checks: a writer other than the job, a bug): the rule
+     * as if those were not on the topic, so one such version with a high number does not hold the reader on an older
+     * set while good versions below it arrive. A pin of a version it cannot use still makes nothing active (an
+     * operator's choice is not overridden). Empty when none can be active yet.
+     */
+    public OptionalLong activeVersion(String scope, LongPredicate servable) {
         ScopeState state = scopes.get(scope);
         if (state == null) {
             return OptionalLong.empty();
         }
         SnapshotControl control = state.control;
         if (control == null) {
-            return state.highestEligible(Long.MAX_VALUE);
+            return state.highestEligible(Long.MAX_VALUE, servable);
         }
         Long named = control.getVersion();
         if (control.getAction() == ControlAction.PIN) {
-            return named != null && isKnownUsable(state, named) ? OptionalLong.of(named) : OptionalLong.empty();
+            return named != null && isKnownUsable(state, named) && servable.test(named) ? OptionalLong.of(named)
+                    : OptionalLong.empty();
         }
         for (Map.Entry<Long, Long> e : state.accepted.descendingMap().entrySet()) {
-            if (e.getValue() >= control.getSequence() && !state.heldBack.containsKey(e.getKey())) {
+            if (e.getValue() >= control.getSequence() && !state.heldBack.containsKey(e.getKey())
+                    && servable.test(e.getKey())) {
                 return OptionalLong.of(e.getKey());
             }
         }
-        if (named != null && isKnownUsable(state, named)) {
+        if (named != null && isKnownUsable(state, named) && servable.test(named)) {
             return OptionalLong.of(named);
         }
         if (state.controlRead > readThrough) {
             return OptionalLong.empty(); // the version it names may not be read yet: what is newest now may never have been active
         }
-        return state.highestEligible(Long.MAX_VALUE); // the version it names is gone (or it named none)
+        return state.highestEligible(Long.MAX_VALUE, servable); // the version it names is gone (or it named none)
     }
 
     /**
@@ -306,10 +320,10 @@ public final class ActivationRule {
             return e;
         }
 
-        /** The highest accepted version below {@code below} that is not held back. */
-        OptionalLong highestEligible(long below) {
+        /** The highest accepted version below {@code below} that is not held back and {@code servable} accepts. */
+        OptionalLong highestEligible(long below, LongPredicate servable) {
             for (Long v = accepted.lowerKey(below); v != null; v = accepted.lowerKey(v)) {
-                if (!heldBack.containsKey(v)) {
+                if (!heldBack.containsKey(v) && servable.test(v)) {
                     return OptionalLong.of(v);
                 }
             }

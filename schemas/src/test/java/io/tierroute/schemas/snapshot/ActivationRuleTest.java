@@ -31,6 +31,30 @@ class ActivationRuleTest {
         assertThat(rule.activeVersion("other")).isEmpty();
     }
 
+    /**
+     * A reader that cannot use some versions asks for the rule's choice among the rest: the next one down without a
+     * control record, the next one stamped after an UNPIN; a pin of one it cannot use makes nothing active.
+     */
+    @Test
+    void versionsAReaderCannotUseAreSkippedButNotAPinnedOne() {
+        rule.onSnapshot("default", 1, ACCEPTED, 0);
+        rule.onSnapshot("default", 2, ACCEPTED, 0);
+        rule.onSnapshot("default", 200, ACCEPTED, 0);
+        assertThat(rule.activeVersion("default")).hasValue(200);
+        assertThat(rule.activeVersion("default", v -> v != 200)).hasValue(2);
+        assertThat(rule.activeVersion("default", v -> v == 1)).hasValue(1);
+        assertThat(rule.activeVersion("default", v -> false)).isEmpty();
+
+        assertThat(rule.onControl(control(ControlAction.PIN, 200L, 1))).isTrue();
+        assertThat(rule.activeVersion("default", v -> v != 200)).as("an operator's pin is not overridden").isEmpty();
+        assertThat(rule.onControl(control(ControlAction.UNPIN, 200L, 2))).isTrue();
+        rule.onSnapshot("default", 3, ACCEPTED, 2);
+        rule.onSnapshot("default", 4, ACCEPTED, 2);
+        assertThat(rule.activeVersion("default")).hasValue(4);
+        assertThat(rule.activeVersion("default", v -> v != 4)).as("the next stamped after the unpin").hasValue(3);
+        assertThat(rule.activeVersion("default", v -> v != 3 && v != 4)).as("else the version it names").hasValue(200);
+    }
+
     @Test
     void aPinHoldsAgainstEveryLaterFittedSnapshot() {
         rule.onSnapshot("default", 1, ACCEPTED, 0);

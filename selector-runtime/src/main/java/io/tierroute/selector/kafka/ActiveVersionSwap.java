@@ -32,8 +32,11 @@ import java.util.function.BooleanSupplier;
  * it; {@link ActiveSnapshotReader} finds that model. A snapshot whose carrier is gone, or carries no model, is refused
  * like one that cannot be used.
  *
- * <p><b>Versions that fail.</b> A version that failed to convert is a bad record ({@link BadRecordReport}): the active
- * set stays, and it is not retried until it is published again (or the loader restarts). A version whose re-read
+ * <p><b>Versions that fail.</b> A version that failed to convert is a bad record ({@link BadRecordReport}), not retried
+ * until it is published again (or the loader restarts); the rule's choice without it is applied (the newest version
+ * below it, say), else the active set stays. One unusable version with a high number (a writer other than the job)
+ * held every replica on its set while good versions below it arrived, and a replica starting then served the
+ * configured defaults. A version whose re-read
  * failed for a transient reason (a timeout) is retried with back-off ({@code tierroute_params_reread_failures_total}),
  * so a rollback pin is never abandoned because the broker hiccupped once.
  *
@@ -62,7 +65,15 @@ final class ActiveVersionSwap {
     private final Runnable publish;
 
     private long appliedVersion;
-    private long failedVersion = -1;
+    /**
+     * Versions given up (they cannot be used), skipped when the rule picks one: the newest servable version below them
+     * is applied instead. Bounded: past {@link #MAX_GIVEN_UP} the lowest is forgotten (tried again if ever chosen).
+     */
+    private final TreeSet<Long> givenUp = new TreeSet<>();
+    static final int MAX_GIVEN_UP = 1024;
+    /** Versions given up in a row within one {@link #activateIfChanged} before the next poll goes on. */
+    static final int PASSES_PER_CALL = 8;
+    private boolean giveUpsPending;
     private long retryVersion = -1;  // a version whose re-read failed transiently, retried at retryAtNanos
     private long retryAtNanos;
     private long retryBackoffMs = RestartBackoff.MIN_MS;
@@ -102,31 +113,47 @@ final class ActiveVersionSwap {
         this.publish = publish;
     }
 
-    /** Swaps {@code rule}'s active version of the served scope in when it is not the applied one (nor given up). */
+    /**
+     * Swaps {@code rule}'s active version of the served scope in when it is not the applied one; a version given up is
+     * skipped, the rule's choice among the rest applied instead (not a pinned one: a pin keeps what is served).
+     */
     void activateIfChanged(ActivationRule rule) {
-        OptionalLong want = rule.activeVersion(scope);
+        // The rule's next choice after a version given up may be usable: asked again at once, a bounded number of times
+        // per call (each pass re-reads a record); the loader's next poll goes on (retryDue) when they all failed.
+        giveUpsPending = false;
+        for (int pass = 0; pass < PASSES_PER_CALL; pass++) {
+            if (!activateOnce(rule)) {
+                return;
+            }
+        }
+        giveUpsPending = true;
+    }
+
+    /** One attempt at the rule's choice; true when it gave that version up (another choice may follow). */
+    private boolean activateOnce(ActivationRule rule) {
+        OptionalLong want = rule.activeVersion(scope, v -> !givenUp.contains(v));
         // After a reset the same number may be other parameters: the new history's version is applied whatever it is.
         boolean applied = want.isPresent() && want.getAsLong() == appliedVersion && !appliedFromGoneHistory;
-        if (want.isEmpty() || applied || want.getAsLong() == failedVersion) {
+        if (want.isEmpty() || applied) {
             retryVersion = -1;
-            return;
+            return false;
         }
         long version = want.getAsLong();
         if (version == retryVersion && System.nanoTime() - retryAtNanos < 0) {
-            return; // waiting to retry a re-read that failed transiently
+            return false; // waiting to retry a re-read that failed transiently
         }
         long begin = System.nanoTime();
         ActiveSnapshotReader.Outcome read = activeReader.read(version);
         if (!running.getAsBoolean() || read instanceof ActiveSnapshotReader.Stopped) {
-            return; // closed during a read back: nothing is applied
+            return false; // closed during a read back: nothing is applied
         }
         if (read instanceof ActiveSnapshotReader.Retry retry) {
             retryLater(version, retry.what());
-            return;
+            return false;
         }
         if (read instanceof ActiveSnapshotReader.Refused refused) {
             giveUp(version, refused.reason(), refused.message());
-            return;
+            return true;
         }
         ParameterSnapshot snapshot = ((ActiveSnapshotReader.Read) read).snapshot();
         Where where = records.acceptedAt(version);
@@ -148,7 +175,7 @@ final class ActiveVersionSwap {
         } catch (SnapshotConverter.UnusableSnapshotException e) {
             giveUp(version, BadReason.UNUSABLE, "version " + version + " of scope '" + scope + "' cannot be used: "
                     + e.getMessage());
-            return;
+            return true;
         }
         // Said when the set changes, not at every swap: a replica serving part of a scope's workers would say it once a
         // second (one WARN per publication).
@@ -160,7 +187,7 @@ final class ActiveVersionSwap {
         unknownRhoWorkersSaid = unknown;
         if (!store.activate(next)) {
             giveUp(version, BadReason.UNUSABLE, "version " + version + " was refused by the parameter store");
-            return;
+            return true;
         }
         long took = System.nanoTime() - begin;
         lastSwapNanos.set(took);
@@ -170,12 +197,12 @@ final class ActiveVersionSwap {
         appliedVersion = version;
         appliedFromGoneHistory = false;
         retryVersion = -1;
-        records.carriers().applied(snapshot);
-        failedVersion = -1;
+        records.carriers().applied(snapshot); // versions given up stay so: the rule would pick them again
         // The status right after the swap, before the log line: a reader of both (the demo's status line) should not
         // find the new parameters served under the old status for as long as a log write takes.
         publish.run();
         swapLog.swapped(version, was, afterReset, rule.isPinned(scope), rule.controlSequence(scope), took);
+        return false;
     }
 
     /**
@@ -198,31 +225,36 @@ final class ActiveVersionSwap {
     }
 
     /**
-     * {@code version} cannot be used: a bad record, not tried again until it is published again. A re-read of it that
-     * failed transiently before is no longer pending, so a republished version's back-off starts at its first step.
+     * {@code version} cannot be used: a bad record, not tried again until it is published again; the next call applies
+     * the newest version below it the rule allows. A re-read of it that failed transiently before is no longer pending,
+     * so a republished version's back-off starts at its first step.
      */
     private void giveUp(long version, BadReason reason, String message) {
         retryVersion = -1;
-        failedVersion = version;
+        givenUp.add(version);
+        if (givenUp.size() > MAX_GIVEN_UP) {
+            givenUp.pollFirst();
+        }
         bad.report(Topics.PARAMS, reason, null, message);
     }
 
-    /** Whether a re-read that failed transiently is due to be tried again. */
+    /**
+     * Whether a re-read that failed transiently is due to be tried again, or the last call gave up as many versions as
+     * it may in a row (the rule's next choice is still to be tried).
+     */
     boolean retryDue() {
-        return retryVersion >= 0 && System.nanoTime() - retryAtNanos >= 0;
+        return giveUpsPending || retryVersion >= 0 && System.nanoTime() - retryAtNanos >= 0;
     }
 
     /** A new session reads the topics from the beginning: no version is given up or waiting for a retry. */
     void newSession() {
-        failedVersion = -1;
+        givenUp.clear();
         retryVersion = -1;
     }
 
     /** An accepted record of {@code version} was read: given up before, it is tried again. */
     void republished(long version) {
-        if (version == failedVersion) {
-            failedVersion = -1; // republished: try it again
-        }
+        givenUp.remove(version); // republished: try it again
     }
 
     /** The history the applied set came from was found gone: the new history's version is applied whatever it is. */

@@ -332,6 +332,32 @@ class ParameterLoaderTest {
         await(WAIT, () -> store.current().version() == 4, "a good snapshot after bad ones is applied");
     }
 
+    /**
+     * An accepted version that cannot be used, numbered above the job's (a writer other than the job): the rule makes
+     * it active, and the loader kept its last good set while good versions below it arrived (the job numbers on from
+     * its own), and a loader starting then served the configured defaults. Now the newest good version below it is
+     * applied, by a running loader and a starting one.
+     */
+    @Test
+    void anUnusableVersionAboveTheJobsDoesNotHoldTheScopeOnAnOlderSet() throws Exception {
+        publish(producer, snapshot("default", 1).build());
+        ParameterStore store = store();
+        ParameterLoader l = start(store);
+        assertThat(store.current().version()).isEqualTo(1);
+        publish(producer, snapshot("default", 200).setAlphaP(KafkaFixture.fv(Double.NaN)).build());
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 1, "NaN alphaP refused");
+        assertThat(l.status().scopes().get("default").activeVersion()).as("the rule's choice").isEqualTo(200L);
+        assertThat(store.current().version()).isEqualTo(1);
+
+        publish(producer, snapshot("default", 2).build());
+        await(WAIT, () -> store.current().version() == 2, "the job's next version applied below the unusable one");
+        assertThat(l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE)).as("not tried again").isEqualTo(1);
+
+        ParameterStore fresh = store();
+        start(fresh);
+        await(WAIT, () -> fresh.current().version() == 2, "a starting loader lands on the newest usable version");
+    }
+
     @Test
     void aRestartedLoaderLandsOnTheSameVersion() throws Exception {
         for (long v = 1; v <= 12; v++) {
