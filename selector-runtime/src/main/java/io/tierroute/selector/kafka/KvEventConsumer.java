@@ -395,6 +395,15 @@ public final class KvEventConsumer implements AutoCloseable {
             return null;
         }
         int worker = w.get();
+        if (b.getSequence() < 0) {
+            // No engine numbers so (0 at its start, +1 per batch); taken as a number, a batch after it would pass for
+            // the worker's first and a gap go unseen. Lost like a batch that cannot be read.
+            bad(BadReason.INVALID, r, "worker '" + name + "' batch sequence " + b.getSequence() + " < 0; the batch is "
+                    + "skipped and the worker's index entries cleared");
+            lastSequence[worker] = -1;
+            resyncs[ResyncReason.SKIPPED_BATCH.ordinal()].increment();
+            return List.of(new KvEvent.Cleared(worker));
+        }
         long hash = BATCH_HASH.hashBytes(r.value());
         if (b.getSequence() == lastSequence[worker] && hash == lastBatchHash[worker]) {
             // An at-least-once producer's retry: applying it again changes nothing, and clearing the worker (as for a

@@ -160,6 +160,27 @@ class KvEventConsumerTest {
         assertThat(consumer.sequenceGaps()).as("gap + out of order; a restart is not a gap").isEqualTo(2);
     }
 
+    /**
+     * A negative sequence (no engine numbers so) was applied as a batch and, read as "no batch yet", let the next
+     * batch's jump pass unseen. It is now an invalid batch, lost: the worker cleared, its events not applied.
+     */
+    @Test
+    void aNegativeSequenceIsAnInvalidBatchThatClearsTheWorker() throws Exception {
+        consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
+        assertThat(consumer.awaitAssigned(WAIT)).isTrue();
+        send(batch("w0", 0, List.of(new BlockStored(Tier.HBM, null, List.of(71L)))));
+        send(batch("w0", -7, List.of(new BlockStored(Tier.HBM, null, List.of(72L)))));
+        send(batch("w0", 3, List.of(new BlockStored(Tier.HBM, null, List.of(73L)))));
+        send(batch("w0", 9, List.of(new BlockStored(Tier.HBM, null, List.of(74L)))));
+        await(WAIT, () -> consumer.batches() == 4 && match(74L).totalBlocks(0) == 1, "4 batches read, the last applied");
+        assertThat(consumer.badRecords(KvEventConsumer.BadReason.INVALID)).isEqualTo(1);
+        assertThat(match(71L).totalBlocks(0)).as("cleared by the invalid batch").isZero();
+        assertThat(match(72L).totalBlocks(0)).as("its events are not applied").isZero();
+        assertThat(match(73L).totalBlocks(0)).as("cleared again by the gap 3 → 9").isZero();
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.SKIPPED_BATCH)).isEqualTo(1);
+        assertThat(consumer.resyncs(KvEventConsumer.ResyncReason.GAP)).as("3 taken as is, 9 after it a gap").isEqualTo(1);
+    }
+
     @Test
     void aProducersRetryOfTheLastBatchIsSkippedAndCountedWithoutClearingTheWorker() throws Exception {
         consumer = new KvEventConsumer(KafkaFixture.settings(), workers, pipeline).start();
