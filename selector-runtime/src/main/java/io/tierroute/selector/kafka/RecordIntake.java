@@ -95,6 +95,11 @@ final class RecordIntake {
             bad.report(Topics.PARAMS, BadReason.UNUSABLE, r, "snapshot version " + h.version() + " < 1");
             return;
         }
+        if (h.version() > ControlRecordCheck.MAX_VERSION) { // the rule ignores it too: said here, not only skipped
+            bad.report(Topics.PARAMS, BadReason.UNUSABLE, r, "snapshot version " + h.version() + " > "
+                    + ControlRecordCheck.MAX_VERSION + " (2^62): no fitting job numbers so high");
+            return;
+        }
         rule.onSnapshot(h.scope(), h.version(), h.status(), h.controlSequence());
         if (!h.scope().equals(scope)) {
             return;

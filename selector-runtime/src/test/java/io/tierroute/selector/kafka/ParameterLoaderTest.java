@@ -336,7 +336,7 @@ class ParameterLoaderTest {
      * An accepted version that cannot be used, numbered above the job's (a writer other than the job): the rule makes
      * it active, and the loader kept its last good set while good versions below it arrived (the job numbers on from
      * its own), and a loader starting then served the configured defaults. Now the newest good version below it is
-     * applied, by a running loader and a starting one.
+     * applied, by a running loader and a starting one. A version above 2^62 is counted as unusable too.
      */
     @Test
     void anUnusableVersionAboveTheJobsDoesNotHoldTheScopeOnAnOlderSet() throws Exception {
@@ -356,6 +356,12 @@ class ParameterLoaderTest {
         ParameterStore fresh = store();
         start(fresh);
         await(WAIT, () -> fresh.current().version() == 2, "a starting loader lands on the newest usable version");
+
+        // Above 2^62 the rule ignores a version (no job numbers so): it was skipped without a word, now counted too.
+        publish(producer, snapshot("default", Long.MAX_VALUE).build());
+        await(WAIT, () -> l.badRecords(Topics.PARAMS, ParameterLoader.BadReason.UNUSABLE) == 2, "2^63 − 1 counted");
+        assertThat(l.status().lastError()).contains("snapshot version " + Long.MAX_VALUE + " > " + (1L << 62));
+        assertThat(store.current().version()).isEqualTo(2);
     }
 
     @Test
