@@ -239,6 +239,9 @@ public final class ConfigLoader {
     private static TlsSettings tls(ConfigNode t, Path baseDir) {
         t.object("keyStore", "keyStoreType", "keyStorePasswordEnv");
         Path ks = resolve(t.require("keyStore"), baseDir);
+        if (java.nio.file.Files.isDirectory(ks)) { // readable as a directory, and refused only at the start, exit 1
+            throw t.require("keyStore").error("the key store " + ks + " is a directory: give the PKCS12 or JKS file");
+        }
         if (!java.nio.file.Files.isReadable(ks)) {
             throw t.require("keyStore").error("cannot read the key store " + ks);
         }

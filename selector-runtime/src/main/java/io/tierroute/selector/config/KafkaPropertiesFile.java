@@ -40,7 +40,8 @@ final class KafkaPropertiesFile {
             throw at.error("the Kafka client properties file " + file + " has a malformed \\uXXXX escape ("
                     + "java.util.Properties format: a backslash before 'u' starts one)");
         } catch (IOException e) {
-            throw at.error("cannot read the Kafka client properties file " + file + " (" + e.getClass().getSimpleName() + ")");
+            throw at.error(Files.isDirectory(file) ? "the Kafka client properties file " + file + " is a directory"
+                    : "cannot read the Kafka client properties file " + file + " (" + e.getClass().getSimpleName() + ")");
         }
         Map<String, String> out = new TreeMap<>();
         for (String key : p.stringPropertyNames()) {

@@ -179,7 +179,12 @@ public final class KafkaServices implements AutoCloseable {
     static final java.time.Duration REPLICA_SYNC_ASSIGN_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     /** Why the loader has not caught up, when it knows (an unreachable or refusing broker shows here). */
-    private static String lastProblem(String lastError) {
-        return lastError == null ? "" : "; last problem: " + lastError;
+    /**
+     * The loader's last problem for a start that is refused: without the outage line's "serving parameter version V
+     * meanwhile", which a selector that does not start does not do.
+     */
+    static String lastProblem(String lastError) {
+        return lastError == null ? "" : "; last problem: " + lastError.replaceFirst(
+                "; serving parameter version -?\\d+ meanwhile$", "");
     }
 }

@@ -79,6 +79,10 @@ class AccessAndClientConfigTest {
         Files.write(dir.resolve("latin1.properties"), "sasl.password=s\u00e9cret\n".getBytes(StandardCharsets.ISO_8859_1));
         assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: latin1.properties}\n",
                 dir)).isInstanceOf(ConfigException.class).hasMessageContaining("is not UTF-8 text");
+        Files.createDirectories(dir.resolve("props.d"));
+        assertThatThrownBy(() -> ConfigLoader.parse(W + "kafka: {bootstrapServers: 'h:1', propertiesFile: props.d}\n",
+                dir)).isInstanceOf(ConfigException.class).hasMessageContaining("props.d is a directory")
+                .hasMessageNotContaining("IOException");
     }
 
     /** A value Kafka refuses would fail every consumer the loader makes, retried as an outage: refused at load. */

@@ -630,5 +630,10 @@ class ConfigLoaderTest {
         Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nserver: {tls: {keyStore: \"k\\0s\"}}\n");
         assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml"))).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("server.tls.keyStore: is not a usable file path");
+        // A directory is readable: it passed the load and failed the start (exit 1) as a store "not there".
+        Files.createDirectories(dir.resolve("stores"));
+        Files.writeString(dir.resolve("sel.yaml"), "workers: [{name: a}]\nserver: {tls: {keyStore: stores}}\n");
+        assertThatThrownBy(() -> ConfigLoader.load(dir.resolve("sel.yaml"))).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("server.tls.keyStore: the key store " + dir.resolve("stores") + " is a directory");
     }
 }

@@ -89,6 +89,9 @@ class KafkaOutageLoaderTest {
                     .isBetween(begin - 1000, started + 1000);
             assertThat(st.lastError()).startsWith("no connection to Kafka at " + bootstrap + " since ")
                     .contains("; serving parameter version 0 meanwhile");
+            // A start refused for it (kafka.params.requireOnStart) quotes the problem, not the serving it will not do.
+            assertThat(KafkaServices.lastProblem(st.lastError())).isEqualTo("; last problem: "
+                    + st.lastError().substring(0, st.lastError().indexOf("; serving parameter version")));
             assertThat(l.kafkaConnected()).isFalse();
             String metrics = scrape(l, bootstrap);
             assertThat(gauge(metrics, "tierroute_params_kafka_connected")).isZero();
