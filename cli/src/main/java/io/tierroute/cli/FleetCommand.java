@@ -162,10 +162,14 @@ final class FleetCommand implements Callable<Integer> {
                     out.flush();
                 } else {
                     // A Kafka client keeps why it refused to be built in its causes ("Failed to construct kafka
-                    // producer" over "delivery.timeout.ms should be …").
-                    err.println("tierroute fleet: cannot start: " + KafkaClientErrors.describe(e)
+                    // producer" over "delivery.timeout.ms should be …"); any other part's message is its own words.
+                    boolean kafka = false;
+                    for (Throwable t = e; t != null && !kafka; t = t.getCause() == t ? null : t.getCause()) {
+                        kafka = t instanceof org.apache.kafka.common.KafkaException;
+                    }
+                    err.println("tierroute fleet: cannot start: " + (kafka ? KafkaClientErrors.describe(e) : e.getMessage())
                             + (commandConfig != null && ProjectTopics.refusedSettings(e)
-                            ? "; check the client settings in " + commandConfig : ""));
+                            ? "; check --bootstrap and the client settings in " + commandConfig : ""));
                     err.flush();
                 }
                 return 1;

@@ -158,7 +158,7 @@ class FleetCommandTest {
             assertThat(refused[0]).as(refused[1] + refused[2]).isEqualTo("1");
             assertThat(refused[2]).contains("tierroute fleet: cannot start: Failed to construct kafka producer: "
                             + "delivery.timeout.ms should be equal to or larger than linger.ms + request.timeout.ms")
-                    .contains("; check the client settings in " + contradictory);
+                    .contains("; check --bootstrap and the client settings in " + contradictory);
         }
     }
 

@@ -119,8 +119,10 @@ final class FlinkRestTransport {
             throw new FlinkRestException(refusedMessage(base, what, unreachableHint), e);
         } catch (IOException e) { // sent, or maybe sent: a connect timeout is the one failure that sent nothing
             throw new FlinkRestException("cannot reach the Flink cluster at " + base + " (" + what + "): "
-                    + (closedWithoutAnswer(e) ? "the server there closed the connection without an HTTP answer; is "
-                    + "this Flink's REST port (8081 by default), not another service's (a Kafka port)?" : e.toString()),
+                    + (closedWithoutAnswer(e) ? "the server there closed the connection without an HTTP answer ("
+                    + e.getMessage() + "): not an HTTP port (another service's, such as Kafka's: Flink's REST port is "
+                    + "8081 by default), a TLS port given as http://, or a proxy without a live JobManager behind it"
+                    : e.toString()),
                     e, !(e instanceof java.net.http.HttpConnectTimeoutException), -1);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

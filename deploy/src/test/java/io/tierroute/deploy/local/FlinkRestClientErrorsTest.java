@@ -28,7 +28,7 @@ class FlinkRestClientErrorsTest {
 
     /**
      * A --flink URL with another service's port (Kafka's, from a copied command line) got the JDK client's
-     * "java.io.IOException: HTTP/1.1 header parser received no bytes"; it now says what that means. The server here
+     * "java.io.IOException: HTTP/1.1 header parser received no bytes"; it now says what that may mean. The server here
      * accepts each connection and closes it unanswered, as a Kafka broker does with an HTTP request.
      */
     @Test
@@ -50,8 +50,9 @@ class FlinkRestClientErrorsTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(rest::overview)
                     .isInstanceOf(FlinkRestClient.FlinkRestException.class)
                     .hasMessageContaining("cannot reach the Flink cluster at http://127.0.0.1:" + server.getLocalPort())
-                    .hasMessageContaining("the server there closed the connection without an HTTP answer; is this "
-                            + "Flink's REST port (8081 by default), not another service's (a Kafka port)?")
+                    .hasMessageContaining("the server there closed the connection without an HTTP answer (HTTP/1.1 "
+                            + "header parser received no bytes): not an HTTP port (another service's, such as Kafka's: "
+                            + "Flink's REST port is 8081 by default)")
                     .hasMessageNotContaining("java.");
         }
     }

@@ -33,6 +33,8 @@ class FlinkSavepointsTest {
     private volatile int firstPollStatus = 500;
     /** The completed savepoint's failure cause (a stack trace as Flink gives it), or null for a savepoint written. */
     private volatile String failureCause;
+    /** Whether GET /jobs/JOB answers (a 500 otherwise). */
+    private volatile boolean jobStateAnswered = true;
 
     @BeforeEach
     void start() throws IOException {
@@ -51,7 +53,13 @@ class FlinkSavepointsTest {
                 answer(ex, 200, "{\"status\":{\"id\":\"COMPLETED\"},\"operation\":{\"location\":\"file:/sp/savepoint-1\"}}");
             }
         });
-        server.createContext("/jobs/" + JOB, ex -> answer(ex, 200, "{\"jid\":\"" + JOB + "\",\"state\":\"RUNNING\"}"));
+        server.createContext("/jobs/" + JOB, ex -> {
+            if (jobStateAnswered) {
+                answer(ex, 200, "{\"jid\":\"" + JOB + "\",\"state\":\"RUNNING\"}");
+            } else {
+                answer(ex, 500, "{\"errors\":[\"Internal server error.\"]}");
+            }
+        });
         server.start();
         rest = new FlinkRestClient(URI.create("http://127.0.0.1:" + server.getAddress().getPort()), Duration.ofSeconds(5));
     }
@@ -97,6 +105,13 @@ class FlinkSavepointsTest {
                 .hasMessageContaining("the savepoint of job " + JOB + " failed: ")
                 .hasMessageContaining("Failed to create savepoint directory at /proc/nope/sp")
                 .hasMessageEndingWith(". The job was not stopped: it is still RUNNING");
+
+        // The state unreadable: the failure alone, as before.
+        jobStateAnswered = false;
+        polls.set(0);
+        assertThatThrownBy(() -> rest.stopWithSavepoint(JOB, "/proc/nope/sp", Duration.ofSeconds(20)))
+                .isInstanceOf(FlinkRestClient.FlinkRestException.class)
+                .hasMessageEndingWith("Failed to create savepoint directory at /proc/nope/sp");
     }
 
     @Test

@@ -143,7 +143,8 @@ public final class ActivationRule {
      * versions it cannot use (an accepted record that fails its checks: a writer other than the job, a bug): the rule
      * as if those were not on the topic, so one such version with a high number does not hold the reader on an older
      * set while good versions below it arrive. A pin of a version it cannot use still makes nothing active (an
-     * operator's choice is not overridden). Empty when none can be active yet.
+     * operator's choice is not overridden); an UNPIN whose named version it cannot use falls to the newest servable one
+     * below that, never to one above (a version rolled back from stays so). Empty when none can be active yet.
      */
     public OptionalLong activeVersion(String scope, LongPredicate servable) {
         ScopeState state = scopes.get(scope);
@@ -165,8 +166,9 @@ public final class ActivationRule {
                 return OptionalLong.of(e.getKey());
             }
         }
-        if (named != null && isKnownUsable(state, named) && servable.test(named)) {
-            return OptionalLong.of(named);
+        if (named != null && isKnownUsable(state, named)) {
+            // Not servable: the newest below it, never one above (those were rolled back from, or never active).
+            return servable.test(named) ? OptionalLong.of(named) : state.highestEligible(named, servable);
         }
         if (state.controlRead > readThrough) {
             return OptionalLong.empty(); // the version it names may not be read yet: what is newest now may never have been active

@@ -53,6 +53,22 @@ class ActivationRuleTest {
         assertThat(rule.activeVersion("default")).hasValue(4);
         assertThat(rule.activeVersion("default", v -> v != 4)).as("the next stamped after the unpin").hasValue(3);
         assertThat(rule.activeVersion("default", v -> v != 3 && v != 4)).as("else the version it names").hasValue(200);
+        assertThat(rule.activeVersion("default", v -> v < 3)).as("else the newest below that, never one above")
+                .hasValue(2);
+    }
+
+    /** A rollback (PIN 3 while 5 was active), then UNPIN 3, on a reader that cannot use 3: never back to 5. */
+    @Test
+    void aVersionRolledBackFromIsNotServedWhereTheUnpinnedOneCannotBe() {
+        for (long v = 1; v <= 5; v++) {
+            rule.onSnapshot("default", v, ACCEPTED, 0);
+        }
+        assertThat(rule.onControl(control(ControlAction.PIN, 3L, 1))).isTrue();
+        assertThat(rule.onControl(control(ControlAction.UNPIN, 3L, 2))).isTrue();
+        assertThat(rule.readThrough(rule.readMark())).as("nothing waits").isFalse();
+        assertThat(rule.activeVersion("default")).hasValue(3);
+        assertThat(rule.activeVersion("default", v -> v != 3)).hasValue(2);
+        assertThat(rule.activeVersion("default", v -> v > 3)).isEmpty();
     }
 
     @Test

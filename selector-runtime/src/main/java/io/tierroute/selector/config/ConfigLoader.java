@@ -239,7 +239,7 @@ public final class ConfigLoader {
     private static TlsSettings tls(ConfigNode t, Path baseDir) {
         t.object("keyStore", "keyStoreType", "keyStorePasswordEnv");
         Path ks = resolve(t.require("keyStore"), baseDir);
-        if (java.nio.file.Files.isDirectory(ks)) { // readable as a directory, and refused only at the start, exit 1
+        if (java.nio.file.Files.isDirectory(ks)) { // isReadable passes a directory, which the server then refused
             throw t.require("keyStore").error("the key store " + ks + " is a directory: give the PKCS12 or JKS file");
         }
         if (!java.nio.file.Files.isReadable(ks)) {

@@ -381,8 +381,9 @@ final class Endpoints {
                     + b.sequence);
         }
         if (b.epoch != null && (b.sequence == null || b.epoch == KvBatchSequences.NO_EPOCH)) {
-            throw new ApiError(400, b.sequence == null ? "field 'epoch' needs a 'sequence': it names the run the "
-                    + "numbered batches come from" : "field 'epoch': must be above " + KvBatchSequences.NO_EPOCH);
+            throw b.sequence == null ? new ApiError(400, "field 'epoch' needs a 'sequence': it names the run the "
+                    + "numbered batches come from")
+                    : lost(worker, b.sequence, new ApiError(400, "field 'epoch': must be above " + KvBatchSequences.NO_EPOCH));
         }
         List<KvEvent> events;
         try {
@@ -433,7 +434,7 @@ final class Endpoints {
      * JSON, or names no known worker or no valid sequence, clears nothing.
      */
     private ApiError refusedUnread(byte[] body, ApiError refusal) {
-        JsonNode tree;
+        JsonNode tree; // a second parse of a refused body only (at most server.maxBodyBytes): the accepted path has none
         try {
             tree = Json.MAPPER.readTree(body);
         } catch (IOException e) {

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -36,9 +37,9 @@ import java.util.function.BooleanSupplier;
  * until it is published again (or the loader restarts); the rule's choice without it is applied (the newest version
  * below it, say), else the active set stays. One unusable version with a high number (a writer other than the job)
  * held every replica on its set while good versions below it arrived, and a replica starting then served the
- * configured defaults. A version whose re-read
- * failed for a transient reason (a timeout) is retried with back-off ({@code tierroute_params_reread_failures_total}),
- * so a rollback pin is never abandoned because the broker hiccupped once.
+ * configured defaults. A version whose re-read failed for a transient reason (a timeout) is retried with back-off
+ * ({@code tierroute_params_reread_failures_total}), so a rollback pin is never abandoned because the broker hiccupped
+ * once.
  *
  * <p><b>After a history reset</b> the new history's version is applied even when its number is lower than, or equal
  * to, the one served (the same number may now be other parameters).
@@ -66,11 +67,11 @@ final class ActiveVersionSwap {
 
     private long appliedVersion;
     /**
-     * Versions given up (they cannot be used), skipped when the rule picks one: the newest servable version below them
-     * is applied instead. Bounded: past {@link #MAX_GIVEN_UP} the lowest is forgotten (tried again if ever chosen).
+     * Versions given up (they cannot be used), skipped when the rule picks one: its choice among the rest is applied
+     * instead. Not bounded apart from the rule's own versions (one entry per accepted version at most): forgetting one
+     * would have the rule pick it again, re-read for ever. Cleared by a new session, a version by its republication.
      */
-    private final TreeSet<Long> givenUp = new TreeSet<>();
-    static final int MAX_GIVEN_UP = 1024;
+    private final Set<Long> givenUp = new HashSet<>();
     /** Versions given up in a row within one {@link #activateIfChanged} before the next poll goes on. */
     static final int PASSES_PER_CALL = 8;
     private boolean giveUpsPending;
@@ -122,15 +123,20 @@ final class ActiveVersionSwap {
         // per call (each pass re-reads a record); the loader's next poll goes on (retryDue) when they all failed.
         giveUpsPending = false;
         for (int pass = 0; pass < PASSES_PER_CALL; pass++) {
-            if (!activateOnce(rule)) {
+            if (!tryOnceGaveUp(rule)) {
                 return;
             }
         }
         giveUpsPending = true;
     }
 
+    /** Whether the last {@link #activateIfChanged} gave up as many versions as a call may: the rule's next is untried. */
+    boolean giveUpsPending() {
+        return giveUpsPending;
+    }
+
     /** One attempt at the rule's choice; true when it gave that version up (another choice may follow). */
-    private boolean activateOnce(ActivationRule rule) {
+    private boolean tryOnceGaveUp(ActivationRule rule) {
         OptionalLong want = rule.activeVersion(scope, v -> !givenUp.contains(v));
         // After a reset the same number may be other parameters: the new history's version is applied whatever it is.
         boolean applied = want.isPresent() && want.getAsLong() == appliedVersion && !appliedFromGoneHistory;
@@ -225,16 +231,13 @@ final class ActiveVersionSwap {
     }
 
     /**
-     * {@code version} cannot be used: a bad record, not tried again until it is published again; the next call applies
-     * the newest version below it the rule allows. A re-read of it that failed transiently before is no longer pending,
-     * so a republished version's back-off starts at its first step.
+     * {@code version} cannot be used: a bad record, not tried again until it is published again (or a new session);
+     * the next pass applies the rule's choice without it. A re-read of it that failed transiently before is no longer
+     * pending, so a republished version's back-off starts at its first step.
      */
     private void giveUp(long version, BadReason reason, String message) {
         retryVersion = -1;
         givenUp.add(version);
-        if (givenUp.size() > MAX_GIVEN_UP) {
-            givenUp.pollFirst();
-        }
         bad.report(Topics.PARAMS, reason, null, message);
     }
 

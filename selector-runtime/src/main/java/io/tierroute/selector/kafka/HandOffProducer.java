@@ -125,14 +125,16 @@ final class HandOffProducer<P> implements AutoCloseable {
      * A value that is no number counts as 0 here; the producer then refuses it by name.
      */
     static long defaultDeliveryTimeoutMs(Properties p) {
-        return Math.max(30_000L,
-                millis(p, ProducerConfig.LINGER_MS_CONFIG) + millis(p, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG));
+        // Kafka's delivery.timeout.ms is an int; linger.ms a long: the sum is capped (Kafka then refuses the linger).
+        long sum = millis(p, ProducerConfig.LINGER_MS_CONFIG) + millis(p, ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        return Math.min(Integer.MAX_VALUE, Math.max(30_000L, sum));
     }
 
+    /** A setting in ms, at most {@code Integer.MAX_VALUE} (so two add without overflow); 0 when absent or no number. */
     private static long millis(Properties p, String key) {
         Object v = p.get(key);
         try {
-            return v == null ? 0 : Math.max(0, Long.parseLong(v.toString().trim()));
+            return v == null ? 0 : Math.min(Integer.MAX_VALUE, Math.max(0, Long.parseLong(v.toString().trim())));
         } catch (NumberFormatException e) {
             return 0;
         }
@@ -321,6 +323,8 @@ final class HandOffProducer<P> implements AutoCloseable {
                 producer.flush(); // blocks this thread only: routes offer to the buffer
             } catch (InterruptException e) {
                 Thread.interrupted(); // close(): the loop's condition decides
+            } catch (RuntimeException e) { // nothing lost: what was sent is counted by its callback
+                log.warn("{}: flushing the producer failed: {}", names.name(), e.toString());
             }
         }
     }

@@ -178,10 +178,10 @@ public final class KafkaServices implements AutoCloseable {
     /** How long the start waits for the replica sync consumer to be positioned (it keeps trying after). */
     static final java.time.Duration REPLICA_SYNC_ASSIGN_TIMEOUT = java.time.Duration.ofSeconds(10);
 
-    /** Why the loader has not caught up, when it knows (an unreachable or refusing broker shows here). */
     /**
-     * The loader's last problem for a start that is refused: without the outage line's "serving parameter version V
-     * meanwhile", which a selector that does not start does not do.
+     * Why the loader has not caught up, when it knows (an unreachable or refusing broker shows here), for a start that
+     * is refused: without the outage line's "serving parameter version V meanwhile", which a selector that does not
+     * start does not do.
      */
     static String lastProblem(String lastError) {
         return lastError == null ? "" : "; last problem: " + lastError.replaceFirst(

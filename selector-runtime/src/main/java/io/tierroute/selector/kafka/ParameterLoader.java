@@ -464,7 +464,11 @@ public final class ParameterLoader implements AutoCloseable {
         if (first) {
             status.startedUp(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos));
         }
-        swap.activateIfChanged(rule);
+        // Ready on the version it will serve: through every unusable one on top (each pass a re-read), not after the
+        // first few, so requireOnStart never passes a replica still on the defaults.
+        do {
+            swap.activateIfChanged(rule);
+        } while (swap.giveUpsPending() && running);
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - (first ? startNanos : sessionStartNanos));
         log.info("params loader {} in {} ms: {} snapshot and {} control records read; scope '{}' at version {}{}",
                 first ? "ready" : "caught up again", tookMillis, intake.paramsRecords(), intake.controlRecords(), scope,

@@ -151,7 +151,7 @@ class KvEventSequenceApiTest {
 
     /**
      * A numbered batch the strict reading refuses before its events are looked at (a fractional hash, an unknown
-     * field) is lost the same way; it was answered 400 with the worker's entries kept and its next batch judged against
+     * field), or whose epoch is out of range, is lost the same way; it was answered 400 with the worker's entries kept and its next batch judged against
      * the previous one. A body that is not JSON names no batch and clears nothing.
      */
     @Test
@@ -177,6 +177,11 @@ class KvEventSequenceApiTest {
         assertThat(next.statusCode()).as(next.body()).isEqualTo(202);
         assertThat(json(next).has("resync")).as("taken as is").isFalse();
         assertThat(held("w2", I)).isEqualTo(624);
+
+        // An epoch out of range on a numbered batch: lost the same way.
+        assertLost(api.post("/v1/kv-events", "{\"worker\":\"w2\",\"sequence\":21,\"epoch\":" + Long.MIN_VALUE
+                + ",\"events\":[]}"), 21);
+        assertThat(held("w2", I)).as("cleared").isZero();
     }
 
     private static void assertLost(HttpResponse<String> refused, long sequence) throws Exception {
