@@ -1,7 +1,6 @@
 package io.tierroute.cli;
 
 import io.tierroute.deploy.kafka.KafkaClientErrors;
-
 import io.tierroute.deploy.local.BootstrapAddresses;
 import io.tierroute.deploy.local.LoopbackPorts;
 import io.tierroute.deploy.local.ProjectTopics;
@@ -101,6 +100,19 @@ final class FleetCommand implements Callable<Integer> {
                 selectorPort, TokenVariable.read(tokenEnv, System::getenv), tokenEnv, fleet.trace() != null), work);
     }
 
+    /**
+     * A part's refusal to start: a Kafka client keeps why it refused to be built in its causes ("Failed to construct
+     * kafka producer" over "delivery.timeout.ms should be …"); any other part's message is its own words.
+     */
+    private static String startFailure(RuntimeException e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof org.apache.kafka.common.KafkaException) {
+                return KafkaClientErrors.describe(e);
+            }
+        }
+        return e.getMessage();
+    }
+
     /** What the fleet publishes to and its selector reads. */
     static final List<String> USED_TOPICS = List.of(Topics.PARAMS, Topics.CONTROL, Topics.DECISIONS, Topics.TELEMETRY,
             Topics.KV_EVENTS, Topics.COMPLETIONS);
@@ -161,13 +173,7 @@ final class FleetCommand implements Callable<Integer> {
                     out.println("tierroute fleet: stopped during start-up (Ctrl-C or SIGTERM); everything it had started is stopped");
                     out.flush();
                 } else {
-                    // A Kafka client keeps why it refused to be built in its causes ("Failed to construct kafka
-                    // producer" over "delivery.timeout.ms should be …"); any other part's message is its own words.
-                    boolean kafka = false;
-                    for (Throwable t = e; t != null && !kafka; t = t.getCause() == t ? null : t.getCause()) {
-                        kafka = t instanceof org.apache.kafka.common.KafkaException;
-                    }
-                    err.println("tierroute fleet: cannot start: " + (kafka ? KafkaClientErrors.describe(e) : e.getMessage())
+                    err.println("tierroute fleet: cannot start: " + startFailure(e)
                             + (commandConfig != null && ProjectTopics.refusedSettings(e)
                             ? "; check --bootstrap and the client settings in " + commandConfig : ""));
                     err.flush();

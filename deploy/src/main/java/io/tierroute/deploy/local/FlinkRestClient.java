@@ -51,7 +51,7 @@ public final class FlinkRestClient {
         this.jars = new FlinkJars(transport);
         this.jobs = new FlinkJobs(transport);
         this.configs = new FlinkConfigQueries(transport);
-        this.savepoints = new FlinkSavepoints(transport);
+        this.savepoints = new FlinkSavepoints(transport, jobs);
     }
 
     /**

@@ -18,9 +18,11 @@ import java.util.List;
 final class FlinkSavepoints {
 
     private final FlinkRestTransport rest;
+    private final FlinkJobs jobs;
 
-    FlinkSavepoints(FlinkRestTransport rest) {
+    FlinkSavepoints(FlinkRestTransport rest, FlinkJobs jobs) {
         this.rest = rest;
+        this.jobs = jobs;
     }
 
     String stopWithSavepoint(String jobId, String targetDirectory, Duration wait) {
@@ -76,7 +78,7 @@ final class FlinkSavepoints {
      */
     private String stateAfterFailedStop(String jobId) {
         try {
-            String state = rest.get("/jobs/" + jobId).path("state").asText("");
+            String state = jobs.job(jobId).state();
             if (state.isEmpty()) {
                 return "";
             }

@@ -184,7 +184,6 @@ public final class KafkaServices implements AutoCloseable {
      * start does not do.
      */
     static String lastProblem(String lastError) {
-        return lastError == null ? "" : "; last problem: " + lastError.replaceFirst(
-                "; serving parameter version -?\\d+ meanwhile$", "");
+        return lastError == null ? "" : "; last problem: " + OutageReport.withoutServing(lastError);
     }
 }

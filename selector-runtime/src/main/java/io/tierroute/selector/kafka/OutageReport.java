@@ -24,6 +24,8 @@ final class OutageReport {
     /** How often the outage message of the status is refreshed (its seconds), and how often the log repeats it. */
     private static final long REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long REMIND_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** How the outage line goes on after the contact's description. */
+    private static final String SERVING = "; serving parameter version ";
 
     private final BrokerContact contact;
     private final String scope;
@@ -45,6 +47,12 @@ final class OutageReport {
         this.publish = publish;
     }
 
+    /** {@code lastError} without an outage line's "serving parameter version V meanwhile" (for a start refused). */
+    static String withoutServing(String lastError) {
+        int at = lastError.lastIndexOf(SERVING);
+        return at >= 0 && lastError.endsWith(" meanwhile") ? lastError.substring(0, at) : lastError;
+    }
+
     /**
      * After each poll (and each topic lookup): whether the consumer is still in contact with the cluster.
      *
@@ -60,7 +68,7 @@ final class OutageReport {
             } else if (now - publishedNanos < REFRESH_NANOS) {
                 return;
             }
-            outageError = contact.describe() + "; serving parameter version " + servedVersion + " meanwhile";
+            outageError = contact.describe() + SERVING + servedVersion + " meanwhile";
             publishedNanos = now;
             publish.accept(outageError);
             if (changed || now - loggedNanos >= REMIND_NANOS) {
