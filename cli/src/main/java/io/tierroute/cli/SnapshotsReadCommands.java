@@ -37,7 +37,8 @@ final class SnapshotsReadCommands {
             exitCodeListHeading = EXIT_HEADING,
             exitCodeList = {EXIT_0, EXIT_1_READ, EXIT_2},
             description = "List the versions of a scope, newest first, with status (accepted / rejected + reason), "
-                    + "the active and pinned markers and the pin's actor and reason.")
+                    + "the active and pinned markers (and 'unusable' / 'served' where selectors cannot use the active "
+                    + "version and serve another) and the pin's actor and reason.")
     static final class ListCmd extends SnapshotsCommand.Base {
         @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20",
                 description = "Show the newest N versions (default: ${DEFAULT-VALUE}; 0: all, up to the newest "
@@ -69,12 +70,21 @@ final class SnapshotsReadCommands {
                 rows.add(new String[] {Long.toString(v.version()), v.status().toLowerCase(Locale.ROOT), markers(s, v),
                         v.parentVersion() == null ? "-" : v.parentVersion().toString(), time(v.createdAtMs()),
                         ControlText.printable(v.producer()),
-                        abridged(ControlText.printable(String.join("; ", v.rejectReasons())), v.version())});
+                        abridged(ControlText.printable(String.join("; ", reasons(v))), v.version())});
             }
             table(out, rows);
             if (shown < onTopic.size()) {
                 out.println(olderNotShown(shown, vs.size(), onTopic.size()));
             }
+        }
+
+        /** The gate's reasons, then why selectors cannot use the version (when they cannot). */
+        static List<String> reasons(VersionRecord v) {
+            List<String> r = new ArrayList<>(v.rejectReasons());
+            if (!v.usable()) {
+                r.add("selectors cannot use it: " + v.unusable());
+            }
+            return r;
         }
 
         /**
@@ -128,6 +138,9 @@ final class SnapshotsReadCommands {
             for (String r : v.rejectReasons()) {
                 // An accepted snapshot's reasons are the parameters the gate held ("held: …"), not rejections.
                 out.println(r.startsWith("held: ") ? ControlText.printable(r) : "rejected: " + ControlText.printable(r));
+            }
+            if (!v.usable()) {
+                out.println("selectors cannot use it: " + ControlText.printable(v.unusable()));
             }
             List<String[]> rows = new ArrayList<>();
             rows.add(new String[] {"PARAMETER", "VALUE", "UNIT", "SAMPLES", "QUALITY", "STD ERROR", "WINDOW (UTC)"});

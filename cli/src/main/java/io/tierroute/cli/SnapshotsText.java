@@ -24,7 +24,17 @@ final class SnapshotsText {
     /** The scope's line: how many versions the topic holds ({@code onTopic}, not a read's window of them), the active one, the pin. */
     static String header(ScopeState s, NavigableSet<Long> onTopic) {
         return "scope " + ControlText.printable(s.scope()) + ": " + onTopic.size() + " versions (" + range(onTopic)
-                + "), active " + (s.activeVersion() == null ? "none" : s.activeVersion()) + ", " + describe(s);
+                + "), active " + (s.activeVersion() == null ? "none" : s.activeVersion()) + served(s) + ", "
+                + describe(s);
+    }
+
+    /** When selectors cannot use the active version: what they serve instead. */
+    static String served(ScopeState s) {
+        if (!s.servesAnother()) {
+            return "";
+        }
+        return " (selectors cannot use it: " + (s.servedVersion() == null ? "they keep the version they served"
+                : "they serve " + s.servedVersion()) + ")";
     }
 
     static String describe(ScopeState s) {
@@ -46,6 +56,12 @@ final class SnapshotsText {
         }
         if (s.pinned() && s.pinnedVersion() != null && s.pinnedVersion() == v.version()) {
             m.add("pinned");
+        }
+        if (s.servesAnother() && s.servedVersion() != null && s.servedVersion() == v.version()) {
+            m.add("served");
+        }
+        if (!v.usable()) {
+            m.add("unusable");
         }
         return String.join(",", m);
     }

@@ -16,6 +16,7 @@ import picocli.CommandLine.Parameters;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -217,6 +218,11 @@ final class SnapshotsWriteCommands {
                 throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
                         + "' is " + v.status() + "; only ACCEPTED versions can be pinned. Nothing was written.");
             }
+            if (!v.usable()) {
+                throw new SnapshotsKafka.Failure("refused: version " + version + " of scope '" + s.scope()
+                        + "' cannot be used by selectors (" + ControlText.printable(v.unusable()) + "); pinned, they "
+                        + "would keep serving the version they serve now. Nothing was written.");
+            }
             if (s.pinned() && s.pinnedVersion() != null && s.pinnedVersion() == version) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' is already pinned to version "
                         + version + ". Nothing was written.");
@@ -289,6 +295,13 @@ final class SnapshotsWriteCommands {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no accepted version below "
                         + "the active version " + s.activeVersion() + " that was not rolled back from. Nothing was "
                         + "written.");
+            }
+            Optional<VersionRecord> target = h.version(s.scope(), prev.getAsLong());
+            if (target.isPresent() && !target.get().usable()) {
+                throw new SnapshotsKafka.Failure("refused: the rollback target, version " + prev.getAsLong()
+                        + " of scope '" + s.scope() + "', cannot be used by selectors ("
+                        + ControlText.printable(target.get().unusable()) + "); pin a version they can use. Nothing "
+                        + "was written.");
             }
             return new Target(ControlAction.PIN, prev.getAsLong(), "rollback of scope '" + s.scope() + "' from "
                     + s.activeVersion() + " to version " + prev.getAsLong());

@@ -54,6 +54,11 @@ class SnapshotsCommandTest {
             SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("escapes", 2)
                     .setStatus(io.tierroute.schemas.avro.SnapshotStatus.REJECTED)
                     .setRejectReasons(List.of("rho[w\u001b[2J/CPU] out of range")).build());
+            // version 3 marked ACCEPTED by a writer other than the job, with a value no selector can use
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("unusable", 1).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("unusable", 2).build());
+            SnapshotsFixtures.publish(p, SnapshotsFixtures.accepted("unusable", 3)
+                    .setAlphaP(SnapshotsFixtures.fv(Double.NaN, 10)).build());
             // a forest whose target name, from the topic, carries an escape sequence
             io.tierroute.schemas.avro.QuantileForestModel escaped = SnapshotsFixtures.forest(7);
             escaped.setTargetName("output\u001b[31m_tokens");
@@ -86,6 +91,31 @@ class SnapshotsCommandTest {
                 .endsWith(SnapshotsFixtures.HELD.substring(0, SnapshotsText.REASON_WIDTH) + "… (snapshots show 2)");
         assertThat(lines.get(5)).startsWith("1 ").contains("accepted");
         System.out.println("---- snapshots list ----\n" + o);
+    }
+
+    /**
+     * The rule makes version 3 active, but selectors cannot use it and serve 2: list and show say so, and a pin of it
+     * (which would leave every selector on what it serves) is refused.
+     */
+    @Test
+    void aVersionSelectorsCannotUseIsMarkedAndCannotBePinned() {
+        assertThat(run("snapshots", "list", "--scope", "unusable")).as(err.toString()).isZero();
+        List<String> lines = out.toString().lines().toList();
+        assertThat(lines.get(0)).isEqualTo("scope unusable: 3 versions (versions 1..3), active 3 (selectors cannot use "
+                + "it: they serve 2), not pinned");
+        assertThat(lines.get(2)).startsWith("3 ").contains(" active,unusable ")
+                .endsWith("selectors cannot use it: alphaP must be finite, got NaN");
+        assertThat(lines.get(3)).startsWith("2 ").contains(" served ");
+        assertThat(lines.get(4)).startsWith("1 ").doesNotContain("served");
+
+        assertThat(run("snapshots", "show", "3", "--scope", "unusable")).as(err.toString()).isZero();
+        assertThat(out.toString()).contains("scope unusable, version 3: accepted (active,unusable)\n")
+                .contains("\nselectors cannot use it: alphaP must be finite, got NaN\n");
+
+        assertThat(run("snapshots", "pin", "3", "--scope", "unusable", "--reason", "try")).isEqualTo(1);
+        assertThat(err.toString()).contains("refused: version 3 of scope 'unusable' cannot be used by selectors (alphaP "
+                + "must be finite, got NaN); pinned, they would keep serving the version they serve now. Nothing was "
+                + "written.");
     }
 
     /** Producer and reasons come from the topic: an ESC in them is printed as {@code \u001b}, not sent to the terminal. */

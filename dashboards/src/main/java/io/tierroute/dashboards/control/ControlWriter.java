@@ -122,6 +122,11 @@ public final class ControlWriter implements AutoCloseable {
                 throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
                         + "': its status is " + v.get().status() + ", only ACCEPTED versions can be active");
             }
+            if (!v.get().usable()) {
+                throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
+                        + "': selectors cannot use it (" + v.get().unusable() + "); pinned, they would keep serving "
+                        + "the version they serve now");
+            }
             // As an unpin of an unpinned scope: a pin that changes nothing is refused, not recorded as an action.
             if (history.scope(scope).filter(s -> s.pinned() && Long.valueOf(version).equals(s.pinnedVersion())).isPresent()) {
                 throw ControlRefusedException.conflict("cannot pin version " + version + " of scope '" + scope
@@ -155,6 +160,12 @@ public final class ControlWriter implements AutoCloseable {
             if (previous.isEmpty()) {
                 throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': no accepted version "
                         + "below the active version " + active.getAsLong() + " that was not rolled back from");
+            }
+            Optional<VersionRecord> target = history.version(scope, previous.getAsLong());
+            if (target.isPresent() && !target.get().usable()) {
+                throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "' to version "
+                        + previous.getAsLong() + ": selectors cannot use it (" + target.get().unusable()
+                        + "); pin a version they can use");
             }
             return new Decision(ControlAction.PIN, previous.getAsLong());
         });

@@ -245,10 +245,30 @@ public final class SnapshotHistory implements ReadThrough.Subject {
             return Optional.empty();
         }
         OptionalLong active = rule.activeVersion(scope);
+        OptionalLong served = servedVersion(scope, sc);
         boolean pinned = rule.isPinned(scope);
         Long pinnedVersion = pinned ? rule.control(scope).get().getVersion() : null;
-        return Optional.of(new ScopeState(scope, active.isPresent() ? active.getAsLong() : null, pinned, pinnedVersion,
+        return Optional.of(new ScopeState(scope, active.isPresent() ? active.getAsLong() : null,
+                served.isPresent() ? served.getAsLong() : null, pinned, pinnedVersion,
                 rule.controlSequence(scope), List.copyOf(sc.controls), List.copyOf(sc.versions.values())));
+    }
+
+    /**
+     * The version selectors serve: the rule's choice among the versions they can use, as a selector's loader makes it
+     * (a version it gives up on is skipped). A version older than the history's window counts as usable (its record is
+     * gone; the job published it through its gate).
+     */
+    private OptionalLong servedVersion(String scope, Scope sc) {
+        return rule.activeVersion(scope, v -> {
+            VersionRecord r = sc.versions.get(v);
+            return r == null || r.usable();
+        });
+    }
+
+    /** {@link ScopeState#servedVersion()} of {@code scope}. */
+    public synchronized OptionalLong servedVersion(String scope) {
+        Scope sc = scopes.get(scope);
+        return sc == null ? rule.activeVersion(scope) : servedVersion(scope, sc);
     }
 
     /** One version's record, if the history holds it. */

@@ -2,6 +2,7 @@ package io.tierroute.dashboards.history;
 
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.snapshot.ModelCarrier;
+import io.tierroute.schemas.snapshot.SnapshotUsability;
 
 import java.util.Collections;
 import java.util.List;
@@ -18,11 +19,13 @@ import java.util.Map;
  * @param forestVersion the version whose record carries that forest in full: this one, or an earlier one it names;
  *                      null without a forest
  * @param offset        its offset on the params topic
+ * @param unusable      why selectors cannot apply it ({@link SnapshotUsability}: a value missing, not finite or out of
+ *                      its physical bounds), or null when they can
  */
 public record VersionRecord(String scope, long version, Long parentVersion, String producer, long createdAtMs,
                             String status, List<String> rejectReasons, long controlSequence,
                             Map<String, Fitted> params, int rhoPairs, ForestSummary forest, Long forestVersion,
-                            long offset) {
+                            long offset, String unusable) {
 
     /** {@code carried}: the shape of the forest {@code s} names but does not hold, when known (else null). */
     static VersionRecord of(ParameterSnapshot s, long offset, ForestSummary carried) {
@@ -30,11 +33,16 @@ public record VersionRecord(String scope, long version, Long parentVersion, Stri
                 s.getCreatedAtMs(), s.getStatus().name(), List.copyOf(s.getRejectReasons()), s.getControlSequence(),
                 Collections.unmodifiableMap(ParameterNames.fittedValues(s)), s.getRho().size(),
                 s.getQuantileModel() != null ? ForestSummary.of(s.getQuantileModel()) : carried,
-                ModelCarrier.versionOf(s), offset);
+                ModelCarrier.versionOf(s), offset, SnapshotUsability.problem(s).orElse(null));
     }
 
     public boolean accepted() {
         return "ACCEPTED".equals(status);
+    }
+
+    /** Whether selectors can apply its values (a version that cannot be used is never served, whatever its status). */
+    public boolean usable() {
+        return unusable == null;
     }
 
     public boolean rejected() {

@@ -55,6 +55,7 @@ final class CalibrationView {
         // The newest snapshot held in full may be one the gate rejected: the page says so next to its figures.
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
         out.put("activeVersion", history.scope(scope).map(ScopeState::activeVersion).orElse(null));
+        out.put("servedVersion", history.scope(scope).map(ScopeState::servedVersion).orElse(null));
         out.put("present", m != null);
         if (m == null) { // the message says why; a note on a forest's calibration would speak of one that is not there
             out.put("coverage", List.of());

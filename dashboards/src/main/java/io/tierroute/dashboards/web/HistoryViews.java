@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeSet;
 
 /** The JSON shapes of the read endpoints, built from a {@link SnapshotHistory} (plain maps and lists). */
@@ -43,6 +44,7 @@ final class HistoryViews {
                 Map<String, Object> m = new LinkedHashMap<>();
                 m.put("scope", s);
                 m.put("activeVersion", st.activeVersion());
+                m.put("servedVersion", st.servedVersion());
                 m.put("pinned", st.pinned());
                 m.put("pinnedVersion", st.pinnedVersion());
                 m.put("controlSequence", st.controlSequence());
@@ -73,12 +75,14 @@ final class HistoryViews {
             VersionRecord r = st.versions().get(i);
             Map<String, Object> m = header(r);
             m.put("active", st.activeVersion() != null && st.activeVersion() == r.version());
+            m.put("served", st.servedVersion() != null && st.servedVersion() == r.version());
             m.put("pinned", st.pinned() && st.pinnedVersion() != null && st.pinnedVersion() == r.version());
             rows.add(m);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("scope", scope);
         out.put("activeVersion", st.activeVersion());
+        out.put("servedVersion", st.servedVersion());
         out.put("pinned", st.pinned());
         out.put("pinnedVersion", st.pinnedVersion());
         out.put("controlSequence", st.controlSequence());
@@ -101,7 +105,8 @@ final class HistoryViews {
         Optional<ParameterSnapshot> full = history.fullSnapshot(scope, version);
         m.put("rhoRetained", full.isPresent());
         m.put("rho", full.map(HistoryViews::rhoCells).orElse(null));
-        m.put("activeVersion", history.activeVersion(scope).isPresent() ? history.activeVersion(scope).getAsLong() : null);
+        m.put("activeVersion", boxed(history.activeVersion(scope)));
+        m.put("servedVersion", boxed(history.servedVersion(scope)));
         return m;
     }
 
@@ -134,6 +139,7 @@ final class HistoryViews {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("scope", scope);
         out.put("activeVersion", st.activeVersion());
+        out.put("servedVersion", st.servedVersion());
         out.put("pinnedVersion", st.pinnedVersion());
         out.put("total", all.size());
         out.put("params", params);
@@ -149,6 +155,7 @@ final class HistoryViews {
         out.put("version", s.map(ParameterSnapshot::getVersion).orElse(null));
         out.put("status", s.map(x -> x.getStatus().name()).orElse(null));
         out.put("activeVersion", st.activeVersion());
+        out.put("servedVersion", st.servedVersion());
         List<Map<String, Object>> cells = s.map(HistoryViews::rhoCells).orElse(List.of());
         TreeSet<String> workers = new TreeSet<>();
         TreeSet<String> tiers = new TreeSet<>();
@@ -193,7 +200,12 @@ final class HistoryViews {
         m.put("rhoPairs", r.rhoPairs());
         m.put("forest", r.forest());
         m.put("forestVersion", r.forestVersion());
+        m.put("unusable", r.unusable());
         return m;
+    }
+
+    private static Long boxed(OptionalLong v) {
+        return v.isPresent() ? v.getAsLong() : null;
     }
 
     private static Map<String, Object> fitted(String name, Fitted f) {

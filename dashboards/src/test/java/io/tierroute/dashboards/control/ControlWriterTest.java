@@ -115,6 +115,36 @@ class ControlWriterTest {
         assertThat(Broker.controlRecords()).as("the refused pin wrote nothing").hasSize(1);
     }
 
+    /**
+     * Version 5 is marked ACCEPTED but selectors cannot use it (α_p NaN: a writer other than the job). Pinned, it would
+     * leave every selector on what it served; a rollback whose target it is would too. Both are refused, nothing written.
+     */
+    @Test
+    void pinningOrRollingBackToAVersionSelectorsCannotUseIsRefused() throws Exception {
+        try (var producer = Broker.producer()) {
+            Broker.publish(producer, Snapshots.accepted("default", 5).setAlphaP(Snapshots.fv(Double.NaN, 10)).build());
+        }
+        Broker.await(Duration.ofSeconds(20), () -> reader.history().activeVersion("default").orElse(0) == 5,
+                "version 5 active by the rule");
+        assertThat(reader.history().servedVersion("default")).hasValue(4);
+        assertThatThrownBy(() -> writer.pin("default", 5, "alice", "try"))
+                .isInstanceOf(ControlRefusedException.class)
+                .hasMessage("cannot pin version 5 of scope 'default': selectors cannot use it (alphaP must be finite, "
+                        + "got NaN); pinned, they would keep serving the version they serve now");
+
+        try (var producer = Broker.producer()) {
+            Broker.publish(producer, Snapshots.accepted("default", 6).build());
+        }
+        Broker.await(Duration.ofSeconds(20), () -> reader.history().activeVersion("default").orElse(0) == 6,
+                "version 6 active");
+        assertThatThrownBy(() -> writer.rollback("default", 6L, "alice", "v6 is bad"))
+                .isInstanceOf(ControlRefusedException.class)
+                .hasMessageStartingWith("cannot roll back scope 'default' to version 5: selectors cannot use it");
+        assertThat(Broker.controlRecords()).as("nothing written").isEmpty();
+
+        assertThat(writer.pin("default", 4, "alice", "the last good one").version()).isEqualTo(4L);
+    }
+
     @Test
     void aScopeWhoseControlSequenceIsAtTheBoundIsRefused() {
         try (ControlFence fence = ControlFence.open(Broker.bootstrap(), new Properties(), "default",

@@ -143,6 +143,40 @@ class SnapshotHistoryTest {
         assertThat(h.activeVersion("default")).hasValue(1);
     }
 
+    /**
+     * An accepted version selectors cannot use (written by something other than the job: its α_p is NaN) stays the
+     * rule's active version, which the job and selectors name, but the history says they serve the highest usable one
+     * below it, and why; a pin of it leaves them on what they served (none known here).
+     */
+    @Test
+    void anUnusableActiveVersionIsMarkedAndTheVersionSelectorsServeIsNamed() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.accepted("default", 1).build(), 0);
+        h.onSnapshot(Snapshots.accepted("default", 2).build(), 1);
+        h.onSnapshot(Snapshots.accepted("default", 200).setAlphaP(Snapshots.fv(Double.NaN, 10)).build(), 2);
+
+        ScopeState s = h.scope("default").orElseThrow();
+        assertThat(s.activeVersion()).as("the rule's").isEqualTo(200L);
+        assertThat(s.servedVersion()).isEqualTo(2L);
+        assertThat(s.servesAnother()).isTrue();
+        assertThat(h.servedVersion("default")).hasValue(2);
+        assertThat(h.version("default", 200).orElseThrow().unusable()).isEqualTo("alphaP must be finite, got NaN");
+        assertThat(h.version("default", 2).orElseThrow().usable()).isTrue();
+
+        h.onSnapshot(Snapshots.accepted("default", 3).build(), 3);
+        assertThat(h.scope("default").orElseThrow().servedVersion()).as("good versions below it still arrive")
+                .isEqualTo(3L);
+
+        assertThat(h.onControl(control(ControlAction.PIN, 200L, 1))).isTrue();
+        ScopeState pinned = h.scope("default").orElseThrow();
+        assertThat(pinned.activeVersion()).isEqualTo(200L);
+        assertThat(pinned.servedVersion()).as("a pin of it: selectors keep what they served").isNull();
+        assertThat(pinned.servesAnother()).isTrue();
+
+        assertThat(h.onControl(control(ControlAction.PIN, 3L, 2))).isTrue();
+        assertThat(h.scope("default").orElseThrow().servesAnother()).isFalse();
+    }
+
     @Test
     void badLimitsAreRefused() {
         assertThatThrownBy(() -> new SnapshotHistory(0, 1)).hasMessageContaining("maxVersions");

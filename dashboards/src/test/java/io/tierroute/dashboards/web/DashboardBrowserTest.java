@@ -257,6 +257,36 @@ class DashboardBrowserTest {
     }
 
     /**
+     * Version 6 arrives marked ACCEPTED with a value no selector can use (α_p NaN: a writer other than the job). The
+     * rule makes it active, the real loader gives it up and serves 5, and the page says so: the status names the
+     * version selectors serve, 6's row is marked unusable with the reason and offers no Pin, 5's row is marked served,
+     * and the ρ heatmap's latest snapshot (6) is "not served".
+     */
+    @Test
+    void anActiveVersionSelectorsCannotUseIsShownWithTheVersionTheyServe() throws Exception {
+        Broker.publish(fixture.producer(), Snapshots.accepted("default", 6).setAlphaP(Snapshots.fv(Double.NaN, 10))
+                .build());
+        Broker.await(WAIT, () -> Long.valueOf(6).equals(loader.status().scopes().get("default").activeVersion()),
+                "the loader read version 6");
+        assertThat(store.current().version()).as("the selector serves 5").isEqualTo(5);
+
+        waiting().withMessage("the scope status names the version selectors serve")
+                .until(d -> d.findElement(By.id("scope-status")).getText()
+                        .contains("selectors serve 5: 6 cannot be used"));
+        WebElement row6 = waiting().until(d -> d.findElement(By.cssSelector("#versions tbody tr[data-version='6']")));
+        assertThat(row6.getDomAttribute("data-active")).isEqualTo("true");
+        assertThat(row6.getDomAttribute("data-unusable")).isEqualTo("true");
+        assertThat(row6.getText()).contains("selectors cannot use it: alphaP must be finite, got NaN");
+        assertThat(row6.findElements(By.cssSelector(".pin-btn"))).as("no Pin for it").isEmpty();
+        WebElement row5 = driver.findElement(By.cssSelector("#versions tbody tr[data-version='5']"));
+        assertThat(row5.getDomAttribute("data-served")).isEqualTo("true");
+        assertThat(row5.getText()).contains("served");
+        waiting().withMessage("the heatmap's snapshot is said not to be served")
+                .until(d -> d.findElement(By.id("rho-version")).getText()
+                        .equals("latest snapshot: version 6 (not served: selectors serve version 5)"));
+    }
+
+    /**
      * Switching scope while the page reads the old one: the old scope's answers, arriving after the switch, are dropped
      * and the new scope is read (before, the old scope's table stayed up for good, its revision taken, and its Pin
      * buttons pinned the new scope with the old scope's versions). A Pin on a row still shown acts on the row's scope.

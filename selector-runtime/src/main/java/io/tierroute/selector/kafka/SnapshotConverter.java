@@ -1,12 +1,12 @@
 package io.tierroute.selector.kafka;
 
-import io.tierroute.schemas.avro.FittedValue;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.TierBandwidth;
 import io.tierroute.schemas.avro.WorkerTierRho;
 import io.tierroute.schemas.snapshot.FittedProvenance;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.schemas.snapshot.SnapshotParameter;
+import io.tierroute.schemas.snapshot.SnapshotUsability;
 import io.tierroute.selector.params.CostParameters;
 import io.tierroute.selector.params.ForestOutputModel;
 import io.tierroute.selector.params.ParameterSet;
@@ -47,8 +47,9 @@ import java.util.concurrent.atomic.LongAdder;
  * to the link it uses ({@link ParameterSet#rhoOn}): 12 GB/s on a 16 GB/s link is ρ 0.75, not the 0.19 it is of 64.
  * A ρ entry with its own {@code referenceBytesPerSecond} (a link seen moving more than BW_t) is rescaled from that.
  *
- * <p>A value the selector cannot use (non-finite, outside the physical bounds of {@link SnapshotParameter} — the
- * table the fitter's gate enforces —, a structurally invalid forest) makes the whole snapshot unusable: {@link #convert}
+ * <p>A value the selector cannot use ({@link SnapshotUsability}: non-finite, outside the physical bounds of
+ * {@link SnapshotParameter} — the table the fitter's gate enforces —; a structurally invalid forest) makes the whole
+ * snapshot unusable: {@link #convert}
  * throws {@link UnusableSnapshotException} and the caller keeps its last good set. {@link #convertKeepingModel}, which
  * the loader uses, makes an exception of the forest: the rest applies with the output model in use. A ρ for a worker this
  * selector does not have is ignored (logged by the caller, counted in {@link #unknownWorkers()}):
@@ -115,6 +116,10 @@ public final class SnapshotConverter {
 
     private Conversion convert(ParameterSnapshot s, String source, TreeSet<String> unknown, ParameterSet inUse,
             boolean keepModel) {
+        SnapshotUsability.problem(s).ifPresent(p -> {
+            throw new UnusableSnapshotException(p);
+        });
+        // Every value below is present, finite and in bounds.
         CostParameters cost;
         try {
             cost = new CostParameters(scalar(s, ALPHA_P), scalar(s, ALPHA_P2), scalar(s, ALPHA_D),
@@ -130,12 +135,8 @@ public final class SnapshotConverter {
                 .source(source).cost(cost).outputQuantile(outputQuantile);
         if (s.getBandwidths() != null) {
             for (TierBandwidth bw : s.getBandwidths()) {
-                Tier t = tier(bw.getTier(), "bandwidths");
-                double v = value(bw.getBytesPerSecond(), "bandwidths[" + t + "]");
-                if (t == Tier.HBM) {
-                    throw new UnusableSnapshotException("bandwidths: HBM has no transfer bandwidth, got " + v);
-                }
-                inBounds(SnapshotParameter.BANDWIDTH, "bandwidths[" + t + "]", v);
+                Tier t = Tier.valueOf(bw.getTier().name());
+                double v = bw.getBytesPerSecond().getValue();
                 b.rhoReference(t, v); // the job measured this tier's ρ against v, fitted or not
                 if (!FittedProvenance.neverFitted(bw.getBytesPerSecond())) {
                     b.bandwidth(t, v);
@@ -145,14 +146,8 @@ public final class SnapshotConverter {
         if (s.getRho() != null) {
             for (WorkerTierRho r : s.getRho()) {
                 String name = r.getWorker() == null ? null : r.getWorker().toString();
-                Tier t = tier(r.getTier(), "rho[" + name + "]");
-                double v = value(r.getRho(), "rho[" + name + "][" + t + "]");
-                inBounds(SnapshotParameter.RHO, "rho[" + name + "][" + t + "]", v);
+                Tier t = Tier.valueOf(r.getTier().name());
                 Double reference = r.getReferenceBytesPerSecond();
-                if (reference != null) {
-                    inBounds(SnapshotParameter.BANDWIDTH, "rho[" + name + "][" + t + "].referenceBytesPerSecond",
-                            reference);
-                }
                 Optional<Integer> w = name == null ? Optional.empty() : workers.find(name);
                 if (w.isEmpty()) {
                     unknownWorkers.increment();
@@ -164,7 +159,7 @@ public final class SnapshotConverter {
                 if (t == Tier.HBM) {
                     continue; // HBM hits cost no transfer: a ρ for it changes nothing
                 }
-                b.rho(w.get(), t, v, reference == null ? Double.NaN : reference, asOf(r, s));
+                b.rho(w.get(), t, r.getRho().getValue(), reference == null ? Double.NaN : reference, asOf(r, s));
             }
         }
         String forestRefused = null;
@@ -188,34 +183,7 @@ public final class SnapshotConverter {
     }
 
     private static double scalar(ParameterSnapshot s, SnapshotParameter p) {
-        return inBounds(p, p.field(), value(p.get(s), p.field()));
-    }
-
-    /** The fitter's gate enforces the same table; this catches a snapshot that never passed it. */
-    private static double inBounds(SnapshotParameter p, String field, double v) {
-        if (!p.inBounds(v)) {
-            throw new UnusableSnapshotException(field + " = " + SnapshotParameter.format(v)
-                    + " is outside its physical bounds " + p.boundsText());
-        }
-        return v;
-    }
-
-    private static double value(FittedValue v, String field) {
-        if (v == null) {
-            throw new UnusableSnapshotException(field + " is missing");
-        }
-        double x = v.getValue();
-        if (!Double.isFinite(x)) {
-            throw new UnusableSnapshotException(field + " must be finite, got " + x);
-        }
-        return x;
-    }
-
-    private static Tier tier(io.tierroute.schemas.avro.Tier t, String field) {
-        if (t == null) {
-            throw new UnusableSnapshotException(field + ": tier is missing");
-        }
-        return Tier.valueOf(t.name());
+        return p.get(s).getValue();
     }
 
     /**

@@ -101,6 +101,12 @@ function renderScopes(status) {
   st.replaceChildren();
   if (s) {
     st.append(el('span', { className: 'badge active', textContent: 'active ' + (s.activeVersion ?? 'none') }));
+    // An active version selectors cannot use (a record that never passed the job's gate): they serve another.
+    if (s.activeVersion != null && s.servedVersion !== s.activeVersion) {
+      st.append(el('span', { className: 'badge unusable', id: 'served-badge', textContent: s.servedVersion != null
+        ? 'selectors serve ' + s.servedVersion + ': ' + s.activeVersion + ' cannot be used'
+        : 'selectors keep the version they served: ' + s.activeVersion + ' cannot be used' }));
+    }
     if (s.pinned) st.append(el('span', { className: 'badge pinned', textContent: 'pinned ' + s.pinnedVersion }));
     st.append(' ' + s.versions + ' versions, control sequence ' + s.controlSequence);
   }
@@ -144,8 +150,10 @@ function renderVersions(d, scope) {
     const markers = el('td');
     if (r.active) markers.append(el('span', { className: 'badge active', textContent: 'active' }));
     if (r.pinned) markers.append(el('span', { className: 'badge pinned', textContent: 'pinned' }));
+    if (r.served && !r.active) markers.append(el('span', { className: 'badge served', textContent: 'served' }));
+    if (r.unusable) markers.append(el('span', { className: 'badge unusable', textContent: 'unusable', title: r.unusable }));
     const act = el('td');
-    if (r.status === 'ACCEPTED' && !(r.pinned)) {
+    if (r.status === 'ACCEPTED' && !r.pinned && !r.unusable) { // the API refuses a pin of a version selectors cannot use
       act.append(el('button', { type: 'button', className: 'pin-btn', textContent: 'Pin', disabled: !state.writes,
         title: state.writes ? '' : 'read-only: this dashboard was started without operator tokens',
         onclick: (e) => { e.stopPropagation(); ask('pin', r.version, scope); } })); // the row's scope, not the selected one
@@ -154,10 +162,13 @@ function renderVersions(d, scope) {
       el('td', { className: 'num', textContent: r.version }), el('td', { textContent: time(r.createdAtMs) }),
       el('td', { textContent: r.producer }),
       el('td', {}, el('span', { className: 'badge ' + r.status, textContent: r.status })),
-      markers, el('td', { className: 'reasons', textContent: r.rejectReasons.join('; ') }), act);
+      markers, el('td', { className: 'reasons', textContent: r.rejectReasons
+        .concat(r.unusable ? ['selectors cannot use it: ' + r.unusable] : []).join('; ') }), act);
     tr.dataset.version = r.version;
     tr.dataset.status = r.status;
     tr.dataset.active = r.active;
+    tr.dataset.served = r.served;
+    tr.dataset.unusable = r.unusable != null;
     tr.dataset.pinned = r.pinned;
     return tr;
   });
@@ -230,11 +241,14 @@ function heat(v) {
   return 'hsl(' + Math.round(120 * (1 - t)) + ', 70%, ' + Math.round(85 - 30 * t) + '%)';
 }
 
-// The newest snapshot held in full is shown; when no selector serves it (rejected, or another version active), say so.
+// The newest snapshot held in full is shown; when no selector serves it (rejected, another version active, or one
+// they cannot use), say so.
 function servedNote(d) {
-  if (d.version == null || d.version === d.activeVersion) return '';
-  return ' (' + (d.status && d.status !== 'ACCEPTED' ? d.status.toLowerCase() + ', ' : '')
-    + 'not served: the active version is ' + (d.activeVersion ?? 'none') + ')';
+  if (d.version == null || d.version === d.servedVersion) return '';
+  return ' (' + (d.status && d.status !== 'ACCEPTED' ? d.status.toLowerCase() + ', ' : '') + 'not served: '
+    + (d.servedVersion != null ? 'selectors serve version ' + d.servedVersion
+      : d.activeVersion != null ? 'the active version ' + d.activeVersion + ' cannot be used' : 'no version is active')
+    + ')';
 }
 
 function renderHeatmap(d) {
@@ -300,7 +314,7 @@ async function showDetail(version, scope = state.scope) {
   if (!r.ok) { say(r.body.error, false); return; }
   const d = r.body;
   $('detail-version').textContent = 'version ' + d.version + ' · ' + d.status + (d.rejectReasons.length ? ' · ' +
-    d.rejectReasons.join('; ') : '') + ' · parent ' + (d.parentVersion ?? '—') + ' · ' + d.producer;
+    d.rejectReasons.join('; ') : '') + (d.unusable ? ' · selectors cannot use it: ' + d.unusable : '') + ' · parent ' + (d.parentVersion ?? '—') + ' · ' + d.producer;
   $('detail').tBodies[0].replaceChildren(...Object.entries(d.params).map(([n, p]) => el('tr', {},
     el('td', { textContent: n }), el('td', { className: 'num', textContent: fmt(p.value) }), el('td', { textContent: p.unit }),
     el('td', { className: 'num', textContent: p.samples }),
