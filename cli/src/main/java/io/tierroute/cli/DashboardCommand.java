@@ -106,6 +106,13 @@ final class DashboardCommand implements Callable<Integer> {
                     + "name of the operator who holds the token in " + tokenEnv + ", or leave the flag out for '"
                     + OperatorTokens.DEFAULT_NAME + "'");
         }
+        if (operatorName != null) { // said with the flag: the dashboard's own words are "operator name"
+            try {
+                OperatorTokens.requireName(operatorName, "--operator-name");
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
         if (operatorName != null && (token == null || token.isEmpty())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--operator-name " + operatorName
                     + " names the holder of the token in " + tokenEnv + ", which is not set");

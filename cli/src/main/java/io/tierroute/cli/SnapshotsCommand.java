@@ -146,12 +146,16 @@ final class SnapshotsCommand implements Runnable {
             if (reason.isBlank()) {
                 throw new CommandLine.ParameterException(cl, "--reason must say why");
             }
-            if (actor.length() > 500 || reason.length() > 500) {
-                throw new CommandLine.ParameterException(cl, "--actor and --reason are limited to 500 characters");
-            }
-            if (ControlText.hasControlCharacter(actor) || ControlText.hasControlCharacter(reason)) {
-                throw new CommandLine.ParameterException(cl, "--actor and --reason must be one line of printable text "
-                        + "(no newline, tab or escape): they are printed to other operators' terminals");
+            // Each said with its own flag: "--actor and --reason ..." left the user to find which one was wrong.
+            for (String[] flag : new String[][] {{"--actor", actor}, {"--reason", reason}}) {
+                if (flag[1].length() > 500) {
+                    throw new CommandLine.ParameterException(cl, flag[0] + " is limited to 500 characters, got "
+                            + flag[1].length());
+                }
+                if (ControlText.hasControlCharacter(flag[1])) {
+                    throw new CommandLine.ParameterException(cl, flag[0] + " must be one line of printable text (no "
+                            + "newline, tab or escape): it is printed to other operators' terminals");
+                }
             }
         }
     }

@@ -49,7 +49,11 @@ class DashboardCommandTest {
     void aBadOperatorNameOrANameOrTokenGivenTwiceIsRefused(@TempDir Path dir) throws Exception {
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name",
                 "alice smith")).isEqualTo(2);
-        assertThat(err.toString()).contains("operator name").contains("'alice smith'");
+        assertThat(err.toString()).contains("--operator-name must be 1 to 64 of letters").contains("'alice smith'");
+        err.getBuffer().setLength(0);
+        assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name",
+                "3f9a".repeat(16))).as("a token in the name's place").isEqualTo(2);
+        assertThat(err.toString()).contains("--operator-name looks like a token").doesNotContain("3f9a".repeat(4));
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", UNSET, "--operator-name", "alice"))
                 .as("a name for a token that is not set").isEqualTo(2);
         assertThat(err.toString()).contains("--operator-name alice").contains(UNSET).contains("not set");
@@ -58,12 +62,14 @@ class DashboardCommandTest {
         Files.writeString(file, "alice sha256:" + "ab".repeat(32) + "\n");
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name", "alice",
                 "--operator-tokens", file.toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("'alice' is configured twice");
+        assertThat(err.toString()).contains("operator 'alice' is configured twice (the token in PATH and operator "
+                + "tokens file " + file + " line 1)");
         Files.writeString(file, "bob sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                 .digest(System.getenv("PATH").getBytes(StandardCharsets.UTF_8))) + "\n");
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--token-env", "PATH", "--operator-name", "alice",
                 "--operator-tokens", file.toString())).isEqualTo(2);
-        assertThat(err.toString()).contains("'alice' and 'bob' have the same token");
+        assertThat(err.toString()).contains("operators 'alice' and 'bob' have the same token (the token in PATH and "
+                + "operator tokens file " + file + " line 1)");
     }
 
     @Test
@@ -99,14 +105,15 @@ class DashboardCommandTest {
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--token-env", "PATH",
                 "--read-token-env", "PATH")).isEqualTo(2);
         assertThat(err.toString()).contains("--read-token-env PATH: the read token (PATH) is also the token of "
-                + "operator 'operator': every reader could pin, unpin and roll back");
+                + "operator 'operator' (the token in PATH): every reader could pin, unpin and roll back");
         err.getBuffer().setLength(0);
         Path file = dir.resolve("operators");
         Files.writeString(file, "bob sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
                 .digest(System.getenv("PATH").getBytes(StandardCharsets.UTF_8))) + "\n");
         assertThat(run("dashboard", "--bootstrap", "127.0.0.1:9", "--port", "0", "--token-env", UNSET,
                 "--operator-tokens", file.toString(), "--read-token-env", "PATH")).isEqualTo(2);
-        assertThat(err.toString()).contains("--read-token-env PATH: ").contains("token of operator 'bob'")
+        assertThat(err.toString()).contains("--read-token-env PATH: ")
+                .contains("token of operator 'bob' (operator tokens file " + file + " line 1)")
                 .doesNotContain(System.getenv("PATH"));
     }
 

@@ -2,6 +2,8 @@ package io.tierroute.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.Properties;
 import org.junit.jupiter.api.Test;
@@ -31,6 +33,31 @@ class SnapshotsActorTest {
     void aNameThatIsThePrincipalIsNotRepeated() {
         assertThat(kafka(sasl("operator")).recordedActor("operator")).isEqualTo("operator");
         assertThat(kafka(sasl("operator")).recordedActor("User:operator")).isEqualTo("User:operator");
+    }
+
+    /**
+     * A bad --actor or --reason is named alone (the message said "--actor and --reason" for either), before any broker
+     * is asked: 127.0.0.1:1 answers nothing.
+     */
+    @Test
+    void aBadActorOrReasonIsRefusedNamingItsOwnFlag() {
+        String[][] cases = {
+                {"--actor", "x".repeat(501), "--actor is limited to 500 characters, got 501"},
+                {"--reason", "y".repeat(600), "--reason is limited to 500 characters, got 600"},
+                {"--actor", "oncall\nFAKE", "--actor must be one line of printable text"},
+                {"--reason", "ok\u001b[2J", "--reason must be one line of printable text"}};
+        for (String[] c : cases) {
+            StringWriter err = new StringWriter();
+            String actor = c[0].equals("--actor") ? c[1] : "oncall";
+            String reason = c[0].equals("--reason") ? c[1] : "a reason";
+            int rc = TierrouteCommand.execute(new String[] {"snapshots", "rollback", "--bootstrap", "127.0.0.1:1",
+                    "--timeout", "1", "--scope", "s", "--actor", actor, "--reason", reason},
+                    new PrintWriter(new StringWriter(), true), new PrintWriter(err, true));
+            assertThat(rc).as(c[2]).isEqualTo(2);
+            assertThat(err.toString()).as(c[2]).contains(c[2])
+                    .doesNotContain(c[0].equals("--actor") ? "--reason must" : "--actor must")
+                    .doesNotContain("--actor and --reason");
+        }
     }
 
     @Test

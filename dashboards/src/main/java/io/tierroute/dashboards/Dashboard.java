@@ -84,15 +84,18 @@ public final class Dashboard implements AutoCloseable {
          */
         public OperatorTokens operators() {
             requireStripped(token, tokenSource);
-            OperatorTokens all = OperatorTokens.single(token, operatorName).plus(namedOperators);
+            OperatorTokens all = OperatorTokens.single(token, operatorName,
+                    tokenSource == null ? null : "the token in " + tokenSource)
+                    .plus(namedOperators);
             // A read token opens the page to everyone it is given to: one that is also an operator's would let every
             // reader pin, unpin and roll back.
             Optional<String> holder = readsClosed && readToken != null && !readToken.isEmpty()
                     ? all.identify(readToken) : Optional.empty();
             if (holder.isPresent()) {
                 throw new IllegalArgumentException("the read token (" + readTokenSource + ") is also the token of "
-                        + "operator '" + holder.get() + "': every reader could pin, unpin and roll back; give the "
-                        + "readers a token of their own");
+                        + "operator '" + holder.get() + "'" + all.whereConfigured(holder.get()).map(w -> " (" + w + ")")
+                        .orElse("") + ": every reader could pin, unpin and roll back; give the readers a token of "
+                        + "their own");
             }
             return all;
         }

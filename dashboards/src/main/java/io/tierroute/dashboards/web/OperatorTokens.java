@@ -24,8 +24,16 @@ public final class OperatorTokens {
      */
     private static final Pattern TOKEN_LIKE = Pattern.compile("[0-9A-Fa-f]{32,}");
 
-    /** One named credential. */
-    record Operator(String name, Secret secret) {}
+    /**
+     * One named credential.
+     *
+     * @param where where it is configured, for messages ({@code line 3} of a file, {@code the token in NAME}), or null
+     */
+    record Operator(String name, Secret secret, String where) {
+        Operator(String name, Secret secret) {
+            this(name, secret, null);
+        }
+    }
 
     private static final OperatorTokens NONE = new OperatorTokens(List.of());
 
@@ -46,9 +54,17 @@ public final class OperatorTokens {
      * @throws IllegalArgumentException when the name is not a valid operator name
      */
     public static OperatorTokens single(String token, String name) {
+        return single(token, name, null);
+    }
+
+    /**
+     * As {@link #single(String, String)}, configured {@code where} (e.g. {@code the token in TIERROUTE_ADMIN_TOKEN}):
+     * a name or token given twice is said with where each one is.
+     */
+    public static OperatorTokens single(String token, String name, String where) {
         String n = name == null || name.isBlank() ? DEFAULT_NAME : requireName(name, "operator name");
         Secret s = Secret.of(token);
-        return s == null ? NONE : new OperatorTokens(List.of(new Operator(n, s)));
+        return s == null ? NONE : new OperatorTokens(List.of(new Operator(n, s, where)));
     }
 
     /** Named digests, e.g. from {@link OperatorTokensFile}. */
@@ -66,16 +82,28 @@ public final class OperatorTokens {
         for (Operator o : other.operators) {
             for (Operator mine : all) {
                 if (mine.name().equals(o.name())) {
-                    throw new IllegalArgumentException("operator '" + o.name() + "' is configured twice");
+                    throw new IllegalArgumentException("operator '" + o.name() + "' is configured twice"
+                            + places(mine, o));
                 }
                 if (mine.secret().sameAs(o.secret())) {
                     throw new IllegalArgumentException("operators '" + mine.name() + "' and '" + o.name()
-                            + "' have the same token: each token must name one operator");
+                            + "' have the same token" + places(mine, o) + ": each token must name one operator");
                 }
             }
             all.add(o);
         }
         return new OperatorTokens(all);
+    }
+
+    /** Where {@code a} and {@code b} are configured, as " (line 1 and line 3)", or "" when either is not known. */
+    private static String places(Operator a, Operator b) {
+        return a.where() == null || b.where() == null ? "" : " (" + a.where() + " and " + b.where() + ")";
+    }
+
+    /** Where the operator {@code name} is configured (e.g. {@code operator tokens file F line 3}), if known. */
+    public Optional<String> whereConfigured(String name) {
+        return operators.stream().filter(o -> o.name().equals(name)).map(Operator::where)
+                .filter(java.util.Objects::nonNull).findFirst();
     }
 
     /** Whether any write credential is configured. */
@@ -110,8 +138,11 @@ public final class OperatorTokens {
         return Optional.ofNullable(found);
     }
 
-    /** {@code name} when it is a valid operator name, else an IllegalArgumentException naming {@code what}. */
-    static String requireName(String name, String what) {
+    /**
+     * {@code name} when it is a valid operator name, else an IllegalArgumentException naming {@code what} (the flag or
+     * field the name was given in, e.g. {@code --operator-name}).
+     */
+    public static String requireName(String name, String what) {
         return requireName(name, what, true);
     }
 

@@ -59,7 +59,7 @@ public final class OperatorTokensFile {
             }
             String where = "operator tokens file " + file + " line " + (i + 1);
             try {
-                ops.add(parse(line));
+                ops.add(parse(line, "line " + (i + 1)));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(where + ": " + e.getMessage());
             }
@@ -69,17 +69,20 @@ public final class OperatorTokensFile {
                     + "'NAME sha256:HEX')");
         }
         try {
-            return OperatorTokens.of(ops);
+            OperatorTokens.of(ops); // a name or token given twice, said with both lines
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("operator tokens file " + file + ": " + e.getMessage());
         }
+        // Beside the --token-env token (or any other set), each operator is placed by file and line.
+        return OperatorTokens.of(ops.stream().map(o -> new OperatorTokens.Operator(o.name(), o.secret(),
+                "operator tokens file " + file + " " + o.where())).toList());
     }
 
     /**
      * One line. A malformed line's message gives what is expected, never a field: with the columns
      * swapped, or a token in place of a digest, the field is a secret (the caller adds the line number).
      */
-    private static OperatorTokens.Operator parse(String line) {
+    private static OperatorTokens.Operator parse(String line, String where) {
         String[] f = line.split("\\s+");
         if (f.length != 2) {
             throw new IllegalArgumentException("expected 'NAME sha256:HEX' (two fields), got " + f.length + " fields");
@@ -100,6 +103,6 @@ public final class OperatorTokensFile {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("the digest is not hexadecimal");
         }
-        return new OperatorTokens.Operator(name, Secret.ofDigest(digest));
+        return new OperatorTokens.Operator(name, Secret.ofDigest(digest), where);
     }
 }

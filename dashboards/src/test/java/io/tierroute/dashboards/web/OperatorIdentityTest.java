@@ -149,11 +149,14 @@ class OperatorIdentityTest {
     /** A read token that is an operator's (the env token, or one from the file) would let every reader write. */
     @Test
     void aReadTokenThatIsAnOperatorsTokenStopsTheStart() throws Exception {
-        for (String[] shared : new String[][] {{ALICE, "alice"}, {BOB, "bob"}}) {
+        // Each operator with where it is configured: the environment variable, or the file and its line.
+        for (String[] shared : new String[][] {{ALICE, "alice", "the token in TEST_TOKEN"},
+                {BOB, "bob", "operator tokens file " + dir.resolve("operators") + " line 2"}}) {
             assertThatThrownBy(() -> Dashboard.start(aliceAndBob().withClosedReads(shared[0], "TEST_READ_TOKEN")))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage("the read token (TEST_READ_TOKEN) is also the token of operator '" + shared[1]
-                            + "': every reader could pin, unpin and roll back; give the readers a token of their own");
+                            + "' (" + shared[2] + "): every reader could pin, unpin and roll back; give the readers a "
+                            + "token of their own");
         }
     }
 
@@ -163,11 +166,15 @@ class OperatorIdentityTest {
         Files.writeString(file, "alice sha256:" + sha256Hex(BOB) + "\n");
         Dashboard.Settings base = new Dashboard.Settings(Broker.bootstrap(), "127.0.0.1", 0, ALICE, "TEST_TOKEN",
                 "default");
+        // Both places named: the environment token's variable, and the file with its line.
         assertThatThrownBy(() -> Dashboard.start(base.withOperators("alice", OperatorTokensFile.load(file))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'alice' is configured twice");
-        Files.writeString(file, "bob sha256:" + sha256Hex(ALICE) + "\n");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("operator 'alice' is configured twice (the "
+                        + "token in TEST_TOKEN and operator tokens file " + file + " line 1)");
+        Files.writeString(file, "# operators\nbob sha256:" + sha256Hex(ALICE) + "\n");
         assertThatThrownBy(() -> Dashboard.start(base.withOperators("alice", OperatorTokensFile.load(file))))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same token")
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("operators 'alice' and 'bob' have the same "
+                        + "token (the token in TEST_TOKEN and operator tokens file " + file + " line 2): each token "
+                        + "must name one operator")
                 .hasMessageNotContaining(ALICE);
         assertThatThrownBy(() -> Dashboard.start(base.withOperators("two words", OperatorTokens.none())))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("operator name");

@@ -53,8 +53,11 @@ class OperatorTokensFileTest {
         refused("alice sha256:" + h.substring(2) + "\n", "line 1", "64 hex digits", "62");
         refused("alice sha256:" + "zz" + h.substring(2) + "\n", "line 1", "not hexadecimal");
         refused("-alice sha256:" + h + "\n", "line 1", "operator name");
-        refused("alice sha256:" + h + "\nalice sha256:" + sha256Hex("u") + "\n", "'alice' is configured twice");
-        refused("alice sha256:" + h + "\nbob sha256:" + h + "\n", "same token");
+        // A name or token given twice: both lines (the message named neither).
+        refused("alice sha256:" + h + "\n# bob\nalice sha256:" + sha256Hex("u") + "\n",
+                "operator 'alice' is configured twice (line 1 and line 3)");
+        refused("alice sha256:" + h + "\nbob sha256:" + h + "\n",
+                "operators 'alice' and 'bob' have the same token (line 1 and line 2): each token must name one operator");
         refused("# nobody\n\n", "names no operator");
     }
 
@@ -80,6 +83,25 @@ class OperatorTokensFileTest {
         // The same for the name given on the command line.
         assertThatThrownBy(() -> OperatorTokens.single("tok", hex)).hasMessageContaining("looks like a token")
                 .hasMessageNotContaining(hex.substring(0, 16));
+    }
+
+    /** Beside operators from elsewhere (the --token-env token), each from the file is placed by file and line. */
+    @Test
+    void eachOperatorIsPlacedByFileAndLine() throws Exception {
+        Path f = write("# operators\nalice sha256:" + sha256Hex("a-token") + "\n\nbob sha256:" + sha256Hex("b-token")
+                + "\n");
+        OperatorTokens ops = OperatorTokensFile.load(f);
+        assertThat(ops.whereConfigured("alice")).contains("operator tokens file " + f + " line 2");
+        assertThat(ops.whereConfigured("bob")).contains("operator tokens file " + f + " line 4");
+        assertThat(ops.whereConfigured("carol")).isEmpty();
+        assertThatThrownBy(() -> OperatorTokens.single("b-token", "robert", "the token in T").plus(ops))
+                .hasMessage("operators 'robert' and 'bob' have the same token (the token in T and operator tokens file "
+                        + f + " line 4): each token must name one operator");
+        assertThatThrownBy(() -> OperatorTokens.single("x-token", "alice", "the token in T").plus(ops))
+                .hasMessage("operator 'alice' is configured twice (the token in T and operator tokens file " + f
+                        + " line 2)");
+        assertThatThrownBy(() -> OperatorTokens.single("x-token", "alice").plus(ops)).as("no place known: as before")
+                .hasMessage("operator 'alice' is configured twice");
     }
 
     @Test

@@ -86,6 +86,19 @@ public final class ConfigLoader {
                     "holdAtCheapestWaiting",
                     "holdAtCheapestSilentAfter", "spreadWithin", "ownKvAccounting", "seed");
             SelectorSettings dflt = SelectorSettings.builder(workers).build();
+            int maxQueued = (int) r.integer("maxQueued", dflt.maxQueued(), 0, 10_000_000, "requests");
+            int holdAtWaiting = (int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests");
+            int holdAtCheapestWaiting = (int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
+                    1_000_000, "requests");
+            // SelectorSettings refuses this too, but in its own words (holdAtWaiting, maxQueued): said here with the
+            // keys as the file writes them.
+            String holding = holdAtWaiting > 0 ? "holdAtWaiting" : holdAtCheapestWaiting > 0 ? "holdAtCheapestWaiting"
+                    : null;
+            if (holding != null && maxQueued == 0) {
+                throw r.require(holding).error((holdAtWaiting > 0 ? holdAtWaiting : holdAtCheapestWaiting)
+                        + " holds requests in the admission queue, which " + r.require("maxQueued").path()
+                        + " 0 turns off: every held request would be refused");
+            }
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))
                     .defaultMaxTokens((int) r.integer("defaultMaxTokens", dflt.defaultMaxTokens(), 1,
@@ -102,14 +115,13 @@ public final class ConfigLoader {
                     .workflowMaxAge(r.duration("workflowMaxAge", dflt.workflowMaxAge()))
                     .maxWorkflows((int) r.integer("maxWorkflows", dflt.maxWorkflows(), 1, 100_000_000, "workflows"))
                     .toolWarmTime(r.duration("toolWarmTime", dflt.toolWarmTime()))
-                    .maxQueued((int) r.integer("maxQueued", dflt.maxQueued(), 0, 10_000_000, "requests"))
+                    .maxQueued(maxQueued)
                     .maxQueueWait(r.duration("maxQueueWait", dflt.maxQueueWait()))
                     .queueAgeWeight(r.number("queueAgeWeight", dflt.queueAgeWeight(), 0, false,
                             SelectorSettings.MAX_QUEUE_AGE_WEIGHT, "µs of cost per µs waited"))
                     .queueOverdueAfter(r.durationOrZero("queueOverdueAfter", dflt.queueOverdueAfter()))
-                    .holdAtWaiting((int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests"))
-                    .holdAtCheapestWaiting((int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
-                            1_000_000, "requests"))
+                    .holdAtWaiting(holdAtWaiting)
+                    .holdAtCheapestWaiting(holdAtCheapestWaiting)
                     .holdAtCheapestSilentAfter(r.durationOrZero("holdAtCheapestSilentAfter",
                             dflt.holdAtCheapestSilentAfter()))
                     .spreadWithin((int) r.integer("spreadWithin", dflt.spreadWithin(), 0, 1_000_000, "requests"));
@@ -201,9 +213,9 @@ public final class ConfigLoader {
             // A token variable named for a group left open reads as "this group needs a token", yet its routes answer
             // everyone: say so at start.
             noEffect(ac, access.read() == AccessSettings.Mode.TOKEN, "while access.read is open (its routes answer "
-                    + "everyone; set read: token to require it)", warnings, "readTokenEnv");
+                    + "everyone; set access.read: token to require it)", warnings, "readTokenEnv");
             noEffect(ac, access.data() == AccessSettings.Mode.TOKEN, "while access.data is open (its routes answer "
-                    + "everyone; set data: token to require it)", warnings, "dataTokenEnv");
+                    + "everyone; set access.data: token to require it)", warnings, "dataTokenEnv");
         }
         ConfigNode k = root.get("kafka");
         KafkaSettings kafka = k == null ? null : kafka(k, baseDir, warnings);
@@ -409,7 +421,7 @@ public final class ConfigLoader {
             KafkaSettings.HostPort peer = hostPort(p, 1);
             int first = KafkaSettings.Direct.indexOfSame(peers, peer);
             if (first >= 0) { // each datagram would go twice, and the copy count as a duplicate Kafka brought first
-                throw p.error("'" + peer + "' is listed twice (also peers[" + first + "])");
+                throw p.error("'" + peer + "' is listed twice (also " + pn.path() + "[" + first + "])");
             }
             peers.add(peer);
         }

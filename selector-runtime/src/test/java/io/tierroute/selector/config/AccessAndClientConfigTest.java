@@ -38,8 +38,9 @@ class AccessAndClientConfigTest {
         SelectorConfig open = ConfigLoader.parse(W + "access: {readTokenEnv: R_TOKEN, dataTokenEnv: D_TOKEN}\n", dir);
         assertThat(open.access().read()).isEqualTo(AccessSettings.Mode.OPEN);
         assertThat(open.warnings()).anySatisfy(w -> assertThat(w).startsWith("access.readTokenEnv has no effect while "
-                + "access.read is open")).anySatisfy(w -> assertThat(w).startsWith("access.dataTokenEnv has no effect "
-                + "while access.data is open"));
+                + "access.read is open").contains("set access.read: token to require it"))
+                .anySatisfy(w -> assertThat(w).startsWith("access.dataTokenEnv has no effect while access.data is open")
+                        .contains("set access.data: token to require it"));
         SelectorConfig closed = ConfigLoader.parse(W + "access: {read: token, readTokenEnv: R_TOKEN, data: token, "
                 + "dataTokenEnv: D_TOKEN}\n", dir);
         assertThat(closed.warnings()).noneMatch(w -> w.startsWith("access."));

@@ -238,6 +238,12 @@ class ConfigLoaderTest {
                 });
     }
 
+    /** As {@link #bad}, for the whole message. */
+    private void badExactly(String yaml, String message) {
+        assertThatThrownBy(() -> ConfigLoader.parse(yaml, dir)).isInstanceOf(ConfigException.class)
+                .hasMessage(message);
+    }
+
     @Test
     void badValuesNameTheirField() {
         bad("workers: [{name: a}, {name: b}, {name: c, tiers: {cpu: -1}}]\n",
@@ -506,9 +512,9 @@ class ConfigLoaderTest {
         bad(kafka.formatted("listen: \"0.0.0.0:0\", peers: [\"h:7411\"]"),
                 "kafka.replicaSync.direct.listen: port 0 would take any free port, which no peer can know");
         bad(kafka.formatted("listen: \"h:7411\", peers: [\"a:7411\", \"b:7411\", \"A:7411\"]"),
-                "kafka.replicaSync.direct.peers[2]: 'A:7411' is listed twice (also peers[0])");
+                "kafka.replicaSync.direct.peers[2]: 'A:7411' is listed twice (also kafka.replicaSync.direct.peers[0])");
         bad(kafka.formatted("listen: \"h:7411\", peers: [\"[fd00::1]:7411\", \"[fd00::1]:7411\"]"),
-                "kafka.replicaSync.direct.peers[1]: '[fd00::1]:7411' is listed twice (also peers[0])");
+                "kafka.replicaSync.direct.peers[1]: '[fd00::1]:7411' is listed twice (also kafka.replicaSync.direct.peers[0])");
         String many = java.util.stream.IntStream.range(0, 65).mapToObj(i -> "\"h" + i + ":7411\"")
                 .collect(java.util.stream.Collectors.joining(", "));
         bad(kafka.formatted("listen: \"h:7411\", peers: [" + many + "]"),
@@ -552,15 +558,28 @@ class ConfigLoaderTest {
                 .isEqualTo(1);
         bad("routing: {holdAtWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtWaiting", "-1");
         bad("routing: {holdAtWaiting: 1.5}\nworkers: [{name: a}]\n", "routing.holdAtWaiting: must be a whole number");
-        bad("routing: {holdAtWaiting: 1, maxQueued: 0}\nworkers: [{name: a}]\n",
-                "holdAtWaiting 1 holds requests in the admission queue, which maxQueued 0 turns off");
+        // Both keys named as the file writes them (routing.…), the error at the key that holds: the message said
+        // "holdAtWaiting 1 … maxQueued 0", keys without their section.
+        badExactly("routing: {holdAtWaiting: 1, maxQueued: 0}\nworkers: [{name: a}]\n",
+                "routing.holdAtWaiting: 1 holds requests in the admission queue, which routing.maxQueued 0 turns off: "
+                        + "every held request would be refused");
+        badExactly("routing: {maxQueued: 0, holdAtWaiting: 3, holdAtCheapestWaiting: 2}\nworkers: [{name: a}]\n",
+                "routing.holdAtWaiting: 3 holds requests in the admission queue, which routing.maxQueued 0 turns off: "
+                        + "every held request would be refused");
+        assertThatThrownBy(() -> ConfigLoader.parse("{\"routing\": {\"holdAtWaiting\": 1, \"maxQueued\": 0}, "
+                + "\"workers\": [{\"name\": \"a\"}]}", dir)).as("JSON: the same keys")
+                .isInstanceOf(ConfigException.class).satisfies(e -> {
+                    assertThat(((ConfigException) e).path()).isEqualTo("routing.holdAtWaiting");
+                    assertThat(((ConfigException) e).problem()).contains("routing.maxQueued 0");
+                });
 
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().holdAtCheapestWaiting()).isZero();
         assertThat(ConfigLoader.parse("routing: {holdAtWaiting: 1, holdAtCheapestWaiting: 2}\nworkers: [{name: a}]\n", dir)
                 .selector().holdAtCheapestWaiting()).isEqualTo(2);
         bad("routing: {holdAtCheapestWaiting: -1}\nworkers: [{name: a}]\n", "routing.holdAtCheapestWaiting", "-1");
-        bad("routing: {holdAtCheapestWaiting: 2, maxQueued: 0}\nworkers: [{name: a}]\n",
-                "holdAtCheapestWaiting 2 holds requests in the admission queue, which maxQueued 0 turns off");
+        badExactly("routing: {holdAtCheapestWaiting: 2, maxQueued: 0}\nworkers: [{name: a}]\n",
+                "routing.holdAtCheapestWaiting: 2 holds requests in the admission queue, which routing.maxQueued 0 "
+                        + "turns off: every held request would be refused");
 
         assertThat(ConfigLoader.parse("workers: [{name: a}]\n", dir).selector().spreadWithin())
                 .isEqualTo(SelectorSettings.SPREAD_WITHIN);
