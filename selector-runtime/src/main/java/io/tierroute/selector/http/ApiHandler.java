@@ -57,6 +57,7 @@ public final class ApiHandler implements HttpHandler {
     private final SelectorMetrics metrics;
     private final AccessControl access;
     private final Supplier<ParameterSet> reloader; // null: no parameter file configured
+    private final Object reloadLock = new Object();
     private final Endpoints endpoints;
     private final BodyReader bodies;
     private final Supplier<Map<String, Object>> kafkaStatus; // null: no Kafka
@@ -474,15 +475,18 @@ public final class ApiHandler implements HttpHandler {
                     : "no parametersFile is configured; nothing to reload");
         }
         ParameterSet next;
-        try {
-            next = reloader.get();
-        } catch (ConfigException e) {
-            ParameterSet kept = selector.parameters().current();
-            throw new ApiError(400, "parameter file rejected, keeping version " + kept.version() + " (" + kept.source()
-                    + "): " + e.getMessage());
-        }
-        if (!selector.parameters().activate(next)) {
-            throw new ApiError(400, "parameter set does not cover the configured workers; keeping the active set");
+        // One reload at a time: of two overlapping ones, the file read first could otherwise be activated last.
+        synchronized (reloadLock) {
+            try {
+                next = reloader.get();
+            } catch (ConfigException e) {
+                ParameterSet kept = selector.parameters().current();
+                throw new ApiError(400, "parameter file rejected, keeping version " + kept.version() + " ("
+                        + kept.source() + "): " + e.getMessage());
+            }
+            if (!selector.parameters().activate(next)) {
+                throw new ApiError(400, "parameter set does not cover the configured workers; keeping the active set");
+            }
         }
         audit(ex, "reloaded the parameter file: version " + next.version() + " (" + next.source() + ")");
         send(ex, new Endpoints.Reply(200, params(next)));

@@ -251,9 +251,19 @@ public final class Selector {
             return null;
         }
         int predicted = ctx.predictedOutputTokens();
+        if (kind.admits) {
+            // Another route took the chosen worker's last slot since its load was read: the next cheapest one.
+            while (!admit(request, chosen, isl, predicted, blocks, now, s)) {
+                s.excluded[chosen] = Explanations.OVER_LOAD;
+                s.eligible[chosen] = false;
+                chosen = pick(s, workers, false);
+                if (chosen < 0) {
+                    return null;
+                }
+            }
+        }
         boolean explored = Picker.explored(s.cost, s.eligible, workers, chosen);
         if (kind.admits) {
-            admit(request, chosen, isl, predicted, blocks, now, s);
             routed.increment();
             if (explored) {
                 exploredTotal.increment();
@@ -472,7 +482,9 @@ public final class Selector {
      */
     static final int PREFIX_MARK_TOKENS = 2048;
 
-    private void admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now, AttemptScratch s) {
+    /** Admits {@code request} to {@code worker}; false, with nothing changed, when the worker is at its load limits. */
+    private boolean admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now,
+                          AttemptScratch s) {
         long[] all = null;
         PrefixMarks marks = PrefixMarks.NONE;
         if (inflight.ownKvAccounting()) { // the marks need the whole prompt hashed: only where KV_used is ours to count
@@ -480,8 +492,10 @@ public final class Selector {
             marks = PrefixMarks.of(all, all.length, Math.max(1, PREFIX_MARK_TOKENS / settings.blockSize()),
                     settings.blockSize());
         }
-        inflight.admit(request.requestId(), worker, isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens,
-                marks, now);
+        if (!inflight.admitWithin(specs[worker].maxInFlight(), specs[worker].maxWaiting(), request.requestId(), worker,
+                isl, predicted, s.terms[worker].pEffTokens, s.terms[worker].tierTokens, marks, now)) {
+            return false;
+        }
         ReplicaOutbox outbox = replicaOutbox;
         if (outbox != null) {
             tellReplicas(outbox, request, worker, isl, predicted, s.terms[worker], marks);
@@ -505,6 +519,7 @@ public final class Selector {
                 tools.routed(worker, agent.expectedNextTools(), now);
             }
         }
+        return true;
     }
 
     /**
@@ -722,8 +737,9 @@ public final class Selector {
             expired = queue.expired(now, settings.maxQueueWait().toNanos());
         }
         for (AdmissionQueue.Pending p : expired) {
-            rejected.increment();
-            p.future().completeExceptionally(new NoCapacityException(explanations.queueTimeout()));
+            if (p.future().completeExceptionally(new NoCapacityException(explanations.queueTimeout()))) {
+                rejected.increment(); // not one its client gave up meanwhile: that one was abandoned, counted so
+            }
         }
         drain.drain();
     }

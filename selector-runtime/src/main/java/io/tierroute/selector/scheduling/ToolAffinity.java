@@ -64,12 +64,13 @@ public final class ToolAffinity {
         warm.values().removeIf(until -> until <= nowNanos);
         int excess = warm.size() - KEEP_AFTER_PRUNING;
         if (excess > 0) {
+            // Removed only as seen: a tool a concurrent route warmed again since the sort keeps its new time.
             warm.entrySet().stream()
                     .sorted(java.util.Map.Entry.comparingByValue())
                     .limit(excess)
-                    .map(java.util.Map.Entry::getKey)
+                    .map(e -> java.util.Map.entry(e.getKey(), e.getValue()))
                     .toList()
-                    .forEach(warm::remove);
+                    .forEach(e -> warm.remove(e.getKey(), e.getValue()));
         }
     }
 

@@ -74,12 +74,13 @@ public final class WorkflowAffinity {
         byWorkflow.entrySet().removeIf(e -> nowNanos - e.getValue().endedNanos > maxAgeNanos);
         if (byWorkflow.size() > maxWorkflows) {
             long keep = maxWorkflows - maxWorkflows / 10;
+            // Removed only as seen: a workflow a concurrent route moved on since the sort keeps its new step.
             byWorkflow.entrySet().stream()
                     .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(a.endedNanos, b.endedNanos)))
                     .limit(Math.max(0, byWorkflow.size() - keep))
-                    .map(Map.Entry::getKey)
+                    .map(e -> Map.entry(e.getKey(), e.getValue()))
                     .toList()
-                    .forEach(byWorkflow::remove);
+                    .forEach(e -> byWorkflow.remove(e.getKey(), e.getValue()));
         }
         workflowOfRequest.values().removeIf(w -> !byWorkflow.containsKey(w));
     }

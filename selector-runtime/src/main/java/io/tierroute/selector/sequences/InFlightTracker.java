@@ -106,16 +106,35 @@ public final class InFlightTracker {
      */
     public void admit(String requestId, int worker, int promptTokens, int predictedOutputTokens, long prefillTokens,
                       long[] tierTokens, PrefixMarks marks, long nowNanos) {
+        admitWithin(0, 0, requestId, worker, promptTokens, predictedOutputTokens, prefillTokens, tierTokens, marks,
+                nowNanos);
+    }
+
+    /**
+     * As above, only while {@code worker} is below the limits {@code maxInFlight} and {@code maxWaiting} (0: none;
+     * {@link LoadView#atLimit}), checked with the admission under the worker's lock: routes on several threads price a
+     * worker from its load read without a lock, and each would otherwise be admitted into its last slot. False, and
+     * nothing changed, when the worker is at them.
+     *
+     * @throws IllegalStateException when a request with this id is already in flight
+     */
+    public boolean admitWithin(int maxInFlight, int maxWaiting, String requestId, int worker, int promptTokens,
+                               int predictedOutputTokens, long prefillTokens, long[] tierTokens, PrefixMarks marks,
+                               long nowNanos) {
         InFlightRequest r = new InFlightRequest(requestId, worker, promptTokens, predictedOutputTokens, prefillTokens,
                 tierTokens, ownKvAccounting ? marks.within(promptTokens) : PrefixMarks.NONE, nowNanos);
         // Under the worker's lock, which apply() takes too: an event that finds the request by its id (another thread,
         // as replica sync's consumer admits while a gateway posts) waits until the worker holds it. Else a finish
         // in between found it nowhere on the worker yet took it off the id map, and it stayed on the worker.
         synchronized (loads[worker]) {
+            if (loads[worker].view().atLimit(maxInFlight, maxWaiting)) {
+                return false;
+            }
             if (byId.putIfAbsent(requestId, r) != null) {
                 throw new DuplicateRequestException("request '" + requestId + "' is already in flight");
             }
             loads[worker].admit(r);
+            return true;
         }
     }
 

@@ -38,6 +38,14 @@ public record LoadView(int inFlight, int waiting, long decodeTokens, long decode
         return Math.max(inFlight, engineInFlight);
     }
 
+    /**
+     * Whether a worker with these limits ({@code workers[].maxInFlight}, {@code maxWaiting}; 0: none) may take no more
+     * requests at this load.
+     */
+    public boolean atLimit(int maxInFlight, int maxWaiting) {
+        return (maxInFlight > 0 && limitInFlight() >= maxInFlight) || (maxWaiting > 0 && waiting() >= maxWaiting);
+    }
+
     /** A view without queued tier loads. */
     public LoadView(int inFlight, int waiting, long decodeTokens, long decodeQuadraticTwice,
                     long kvUsedTokens, long kvCapacityTokens, long queuedPrefillTokens) {
