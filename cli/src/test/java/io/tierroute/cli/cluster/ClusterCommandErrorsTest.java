@@ -122,7 +122,7 @@ class ClusterCommandErrorsTest {
     void portsMustDiffer() {
         String[] r = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19999", "--flink-port", "19999");
         assertThat(r[0]).isEqualTo("2");
-        assertThat(r[2]).contains("the ports must all differ");
+        assertThat(r[2]).contains("the ports must all differ: --kafka-port and --flink-port are both 19999 (all: ");
     }
 
     @Test
@@ -130,7 +130,7 @@ class ClusterCommandErrorsTest {
         // --metrics-port N takes N (JobManager) and N + 1 (the one TaskManager)
         String[] overlap = run("cluster", "up", "--dir", dir.toString(), "--kafka-port", "19998", "--metrics-port", "19997");
         assertThat(overlap[0]).isEqualTo("2");
-        assertThat(overlap[2]).contains("the ports must all differ").contains("--metrics-port + 1=19998");
+        assertThat(overlap[2]).contains("the ports must all differ: --kafka-port and --metrics-port + 1 are both 19998");
         String[] range = run("cluster", "up", "--dir", dir.toString(), "--metrics-port", "65535");
         assertThat(range[0]).isEqualTo("2");
         assertThat(range[2]).contains("--metrics-port must be 0 (no reporter) or in [1, 65534]");

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +64,13 @@ public final class LocalCluster {
                     ports.put("--metrics-port" + (i == 0 ? "" : " + " + i), metricsPort + i);
                 }
             }
-            if (ports.values().stream().distinct().count() != ports.size()) {
-                throw new IllegalArgumentException("the ports must all differ, got " + ports);
+            Map<Integer, String> firstWith = new HashMap<>();
+            for (Map.Entry<String, Integer> e : ports.entrySet()) {
+                String other = firstWith.putIfAbsent(e.getValue(), e.getKey());
+                if (other != null) {
+                    throw new IllegalArgumentException("the ports must all differ: " + other + " and " + e.getKey()
+                            + " are both " + e.getValue() + " (all: " + ports + ")");
+                }
             }
         }
 
