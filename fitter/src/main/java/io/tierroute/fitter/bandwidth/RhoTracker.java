@@ -110,6 +110,32 @@ public final class RhoTracker {
         return retired;
     }
 
+    /**
+     * Drops the links whose last sample is the oldest until at most {@code maxLinks} are left; returns them, with the
+     * end of the newest dropped link's last sample ({@link Retired#lastEndMs}) so that an owner can forget the same
+     * workers elsewhere. Links are otherwise retired only by {@link #retireSilentBefore}, which its owner's event time
+     * drives: while that stalls, workers that come and go (a pod name per restart) would pile up for ever.
+     */
+    public Retired retireOldestBeyond(int maxLinks) {
+        int excess = links.size() - maxLinks;
+        if (excess <= 0) {
+            return new Retired(List.of(), Long.MIN_VALUE);
+        }
+        List<Map.Entry<LinkKey, Link>> oldestFirst = new ArrayList<>(links.entrySet());
+        oldestFirst.sort(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(l -> l.rho.lastEndMs())));
+        List<LinkKey> retired = new ArrayList<>(excess);
+        long newestRetired = Long.MIN_VALUE;
+        for (Map.Entry<LinkKey, Link> e : oldestFirst.subList(0, excess)) {
+            retired.add(e.getKey());
+            newestRetired = Math.max(newestRetired, e.getValue().rho.lastEndMs());
+        }
+        retired.forEach(links::remove);
+        return new Retired(retired, newestRetired);
+    }
+
+    /** Links {@link #retireOldestBeyond} dropped, and the end of the newest one's last sample. */
+    public record Retired(List<LinkKey> links, long lastEndMs) {}
+
     /** How many samples ended with the given outcome. */
     public long count(RhoOutcome outcome) {
         return outcomes.count(outcome);

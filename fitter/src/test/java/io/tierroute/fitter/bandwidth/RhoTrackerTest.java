@@ -83,4 +83,24 @@ class RhoTrackerTest {
         assertThat(tracker.ownReference(FAST)).hasValue(RhoTracker.MAX_REFERENCE);
         assertThat(tracker.rho(FAST).orElseThrow().value()).isEqualTo(1.0);
     }
+
+    /**
+     * Beyond a cap the links least recently heard from are dropped, whatever the owner's event time: while that stalls,
+     * workers that come and go (a pod name per restart) would otherwise pile up for ever.
+     */
+    @Test
+    void beyondACapTheLinksLeastRecentlyHeardFromAreDropped() {
+        RhoTracker tracker = new RhoTracker(CONFIG);
+        for (int pod = 0; pod < 10; pod++) {
+            steady(tracker, new LinkKey("pod-" + pod, "CPU"), pod * 10 + 1, pod * 10 + 3, 1e9, DEFAULT_NVME);
+        }
+        assertThat(tracker.retireOldestBeyond(10).links()).as("at the cap: nothing").isEmpty();
+
+        RhoTracker.Retired r = tracker.retireOldestBeyond(6);
+
+        assertThat(r.links()).containsExactly(new LinkKey("pod-0", "CPU"), new LinkKey("pod-1", "CPU"),
+                new LinkKey("pod-2", "CPU"), new LinkKey("pod-3", "CPU"));
+        assertThat(r.lastEndMs()).as("pod-3's last sample ended at 33 s").isEqualTo(33_000);
+        assertThat(tracker.links()).hasSize(6).contains(new LinkKey("pod-9", "CPU"));
+    }
 }

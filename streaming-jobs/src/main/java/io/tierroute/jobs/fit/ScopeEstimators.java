@@ -56,6 +56,11 @@ final class ScopeEstimators {
     private static final RhoConfig RHO_CONFIG = RhoConfig.defaults();
     /** A link without telemetry for this long (its peak window) has left the fleet. */
     static final long LINK_SILENCE_MS = RHO_CONFIG.peakWindowMs();
+    /**
+     * The most (worker, tier) links a scope fits ρ for: 30,000, 10,000 workers with three slower tiers. Beyond them the
+     * least recently heard from are dropped ({@link #capLinks}), counted.
+     */
+    static final int MAX_LINKS = 30_000;
     private final RhoTracker rho = new RhoTracker(RHO_CONFIG);
     /** λ forgets over the regression's horizon too (in λ observations): it follows the fleet's cache pressure. */
     private final DecayFitter decay;
@@ -210,6 +215,20 @@ final class ScopeEstimators {
         }
         priors.forgetSilentBefore(eventTimeMs - LINK_SILENCE_MS); // the per-worker order check and pools, likewise
         return rho.retireSilentBefore(eventTimeMs - LINK_SILENCE_MS);
+    }
+
+    /**
+     * Drops the links least recently heard from beyond {@link #MAX_LINKS} (and the priors' entries of workers silent
+     * as long): the event time that retires silent links stalls with a lagging input partition, and workers that come
+     * and go meanwhile (a pod name per restart) would otherwise pile up in memory and in every snapshot's ρ. Returns
+     * the links dropped.
+     */
+    List<LinkKey> capLinks() {
+        RhoTracker.Retired r = rho.retireOldestBeyond(MAX_LINKS);
+        if (!r.links().isEmpty()) {
+            priors.forgetSilentBefore(r.lastEndMs() + 1);
+        }
+        return r.links();
     }
 
     /**

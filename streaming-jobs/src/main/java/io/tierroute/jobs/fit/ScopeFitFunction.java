@@ -163,6 +163,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     private transient PinnedVersionLookups pinnedLookups;
     private transient PinsAhead pinsAhead;
     private transient Counter heldAtMaxVersion;
+    private transient Counter rhoLinksDroppedAtCap;
 
     public ScopeFitFunction(JobSettings settings) {
         this(settings, PublishedParams.NONE);
@@ -218,6 +219,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
         Counter lateInputs = m.counter("lateInputs");
         Counter controlsAheadOfEventTime = m.counter("controlsAheadOfEventTime");
         heldAtMaxVersion = m.counter("publishesHeldAtMaxVersion");
+        rhoLinksDroppedAtCap = m.counter("rhoLinksDroppedAtCap");
         live = new LiveScopes(m);
         refusals = new EstimatorRefusals(m);
         ForestConfig fc = ForestConfig.defaults().withTrees(settings.forestTrees());
@@ -244,7 +246,7 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
             m.counter("telemetryPastLinkSilence"));
         LongSupplier clockMs = settings.eventClock() ? () -> tickMs : System::currentTimeMillis;
         publisher = new SnapshotPublisher(settings, clockMs, version, pinsAhead, active, versions, refusedJumps,
-            forests, carriers, buffers, snapshotsAccepted, snapshotsRejected, heldAtMaxVersion);
+            forests, carriers, buffers, snapshotsAccepted, snapshotsRejected, heldAtMaxVersion, rhoLinksDroppedAtCap);
     }
 
     @Override
@@ -324,6 +326,10 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     }
 
     /** Publications held because the next version would pass 2^62 (the {@code publishesHeldAtMaxVersion} metric). */
+    long rhoLinksDroppedAtCapCount() {
+        return rhoLinksDroppedAtCap.getCount();
+    }
+
     long heldAtMaxVersionCount() {
         return heldAtMaxVersion.getCount();
     }

@@ -57,13 +57,15 @@ final class SnapshotPublisher {
     private final Counter snapshotsAccepted;
     private final Counter snapshotsRejected;
     private final Counter heldAtMaxVersion;
+    private final Counter linksDroppedAtCap;
     private final PerScopeLogLimit maxVersionErrors = new PerScopeLogLimit(MAX_VERSION_ERROR_EVERY_NANOS);
 
     /** @param clockMs the snapshots' createdAtMs: the wall clock, or in event-time mode the tick being published */
     SnapshotPublisher(JobSettings settings, LongSupplier clockMs, ValueState<Long> version, PinsAhead pinsAhead,
                       ActiveVersion active, VersionHistory versions,
                       RefusedJumps refusedJumps, ForestTraining forests, ForestCarriers carriers, ReplayBuffers buffers,
-                      Counter snapshotsAccepted, Counter snapshotsRejected, Counter heldAtMaxVersion) {
+                      Counter snapshotsAccepted, Counter snapshotsRejected, Counter heldAtMaxVersion,
+                      Counter linksDroppedAtCap) {
         this.assembler = new SnapshotAssembler(settings.jobName(), clockMs);
         this.gate = new ValidationGate(GateConfig.DEFAULTS.withMinSamples(settings.gateMinSamples())
             .withMinR2(settings.gateMinR2()).withMaxJumpFactor(settings.gateMaxJumpFactor()));
@@ -79,6 +81,7 @@ final class SnapshotPublisher {
         this.snapshotsAccepted = snapshotsAccepted;
         this.snapshotsRejected = snapshotsRejected;
         this.heldAtMaxVersion = heldAtMaxVersion;
+        this.linksDroppedAtCap = linksDroppedAtCap;
     }
 
     /**
@@ -86,6 +89,10 @@ final class SnapshotPublisher {
      *
      * @param eventTimeMs the job's event time (the tick, or the watermark): links silent since long are dropped
      */
+    private static String named(List<LinkKey> links) {
+        return links.stream().limit(10).map(k -> k.worker() + "/" + k.tier()).toList() + (links.size() > 10 ? " …" : "");
+    }
+
     void publish(String scope, ScopeEstimators est, ScopeCounters c, long eventTimeMs, Collector<ParameterSnapshot> out)
             throws Exception {
         if (!est.hasData()) {
@@ -94,8 +101,14 @@ final class SnapshotPublisher {
         List<LinkKey> retired = est.retireSilentLinks(eventTimeMs);
         if (!retired.isEmpty()) {
             LOG.info("scope {}: dropped the ρ of {} link(s) without telemetry for {} s of event time: {}", scope,
-                retired.size(), ScopeEstimators.LINK_SILENCE_MS / 1000, retired.stream().limit(10)
-                    .map(k -> k.worker() + "/" + k.tier()).toList() + (retired.size() > 10 ? " …" : ""));
+                retired.size(), ScopeEstimators.LINK_SILENCE_MS / 1000, named(retired));
+        }
+        List<LinkKey> capped = est.capLinks();
+        if (!capped.isEmpty()) {
+            linksDroppedAtCap.inc(capped.size());
+            LOG.warn("scope {}: dropped the ρ of the {} link(s) least recently heard from, beyond the {} a scope fits "
+                + "(is the job's event time stalled by a lagging input partition?): {}", scope, capped.size(),
+                ScopeEstimators.MAX_LINKS, named(capped));
         }
         long latest = pinsAhead.latest(scope);
         if (latest >= ControlRecordCheck.MAX_VERSION) {

@@ -8,7 +8,9 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableSet;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 import org.apache.flink.api.common.state.MapState;
 
 /**
@@ -22,6 +24,8 @@ final class VersionHistory {
     private final MapState<Long, HistoryEntry> history;
     private final MapState<Long, QuantileForestModel> forests;
     private final int keepVersions;
+    /** Versions that keep their ρ besides the one a control record names ({@link #dropRhoOfTheVersionLeaving}). */
+    static final int RHO_KEPT_VERSIONS = 8;
 
     VersionHistory(MapState<Long, Long> accepted, MapState<Long, HistoryEntry> history,
                    MapState<Long, QuantileForestModel> forests, int keepVersions) {
@@ -111,11 +115,15 @@ final class VersionHistory {
         long keepFrom = newest - keepVersions + 1;
         Long named = ctl == null ? null : ctl.getVersion();
         List<Long> drop = new ArrayList<>();
+        TreeSet<Long> kept = new TreeSet<>();
         for (Long k : accepted.keys()) {
             if (k < keepFrom && !k.equals(named)) {
                 drop.add(k);
+            } else {
+                kept.add(k);
             }
         }
+        dropRhoOfTheVersionLeaving(kept, named);
         for (Long k : drop) {
             accepted.remove(k);
             history.remove(k);
@@ -132,6 +140,30 @@ final class VersionHistory {
         }
         for (Long f : unused) {
             forests.remove(f);
+        }
+    }
+
+    /**
+     * Drops the ρ list of the version that has just left the newest {@value #RHO_KEPT_VERSIONS} kept (unless the control
+     * record names it). A version's ρ is one entry per (worker, tier) link, about 80 bytes each, and the history keeps
+     * {@code keepVersions} (1,000) of them: 80 KB per link per scope, written at every checkpoint (a 2,000-worker fleet
+     * with three tiers, ~480 MB). Only the active version's ρ is read (the gate carries a held ρ from it), and the active
+     * version is the newest, a recent one, or the one a control record names. A PIN of an older version then gates ρ
+     * against nothing: a ρ fitted on too few samples is left out (counted as 0) instead of carried, and the next samples
+     * measure it again, as for a new link.
+     */
+    private void dropRhoOfTheVersionLeaving(NavigableSet<Long> kept, Long named) throws Exception {
+        if (kept.size() <= RHO_KEPT_VERSIONS) {
+            return;
+        }
+        Long leaving = kept.descendingSet().stream().skip(RHO_KEPT_VERSIONS).findFirst().orElseThrow();
+        if (leaving.equals(named)) {
+            return;
+        }
+        HistoryEntry h = history.get(leaving);
+        if (h != null && h.snapshot.getRho() != null && !h.snapshot.getRho().isEmpty()) {
+            history.put(leaving, new HistoryEntry(ParameterSnapshot.newBuilder(h.snapshot).setRho(List.of()).build(),
+                h.forestVersion));
         }
     }
 

@@ -54,6 +54,37 @@ class VersionHistoryTest {
         }
     }
 
+    /**
+     * A version's ρ (one entry per link: ~80 bytes, 80 KB per link per scope over the 1,000 versions kept, written at
+     * every checkpoint) is kept for the newest {@value VersionHistory#RHO_KEPT_VERSIONS} versions and the one a control
+     * record names; the older versions are kept without it (before, every version with all of it: 74 MB of keyed state
+     * at 900 links).
+     */
+    @Test
+    void onlyTheNewestVersionsAndTheNamedOneKeepTheirRho() throws Exception {
+        SnapshotControl pin = SnapshotControl.newBuilder().setScope("s").setAction(ControlAction.PIN).setVersion(5L)
+                .setReason("r").setActor("a").setTimestampMs(1).setSequence(1).build();
+        InMemory<Long, HistoryEntry> history = new InMemory<>();
+        VersionHistory vh = new VersionHistory(new InMemory<>(), history, new InMemory<>(), 1_000);
+        for (long v = 1; v <= 40; v++) {
+            ParameterSnapshot s = ASSEMBLER.assemble("s", v - 1, null, FitResults.empty());
+            s.setStatus(io.tierroute.schemas.avro.SnapshotStatus.ACCEPTED);
+            s.setRho(List.of(io.tierroute.schemas.avro.WorkerTierRho.newBuilder().setWorker("w" + v)
+                    .setTier(io.tierroute.schemas.avro.Tier.CPU).setRho(s.getAlphaP()).build()));
+            vh.keep(s, null, 0, null, v >= 5 ? pin : null);
+        }
+        List<Long> withRho = new ArrayList<>();
+        for (Map.Entry<Long, HistoryEntry> e : history.entries()) {
+            if (!e.getValue().snapshot.getRho().isEmpty()) {
+                withRho.add(e.getKey());
+            }
+        }
+        assertThat(withRho).containsExactly(5L, 33L, 34L, 35L, 36L, 37L, 38L, 39L, 40L);
+        assertThat(history.get(12L).snapshot.getAlphaP()).as("the rest of an older version is kept").isNotNull();
+        assertThat(vh.active("s", pin).getRho()).as("the pinned version's ρ, to gate against")
+                .extracting(r -> r.getWorker()).containsExactly("w5");
+    }
+
     private static final SnapshotAssembler ASSEMBLER = new SnapshotAssembler("test", () -> 0L,
             SnapshotAssembler.DEFAULT_BANDWIDTHS);
 
