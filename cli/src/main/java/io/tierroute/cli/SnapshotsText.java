@@ -57,7 +57,7 @@ final class SnapshotsText {
         if (s.pinned() && s.pinnedVersion() != null && s.pinnedVersion() == v.version()) {
             m.add("pinned");
         }
-        if (s.servesAnother() && s.servedVersion() != null && s.servedVersion() == v.version()) {
+        if (s.servesAnother() && s.isServed(v.version())) {
             m.add("served");
         }
         if (!v.usable()) {

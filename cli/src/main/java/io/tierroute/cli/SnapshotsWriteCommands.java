@@ -16,7 +16,6 @@ import picocli.CommandLine.Parameters;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -290,18 +289,11 @@ final class SnapshotsWriteCommands {
                         ? " (rolled back or pinned meanwhile?)" : "; the scope has no version " + from)
                         + ". Nothing was written.");
             }
-            OptionalLong prev = h.rollbackTarget(s.scope());
+            OptionalLong prev = h.servableRollbackTarget(s.scope());
             if (prev.isEmpty()) {
                 throw new SnapshotsKafka.Failure("refused: scope '" + s.scope() + "' has no accepted version below "
-                        + "the active version " + s.activeVersion() + " that was not rolled back from. Nothing was "
-                        + "written.");
-            }
-            Optional<VersionRecord> target = h.version(s.scope(), prev.getAsLong());
-            if (target.isPresent() && !target.get().usable()) {
-                throw new SnapshotsKafka.Failure("refused: the rollback target, version " + prev.getAsLong()
-                        + " of scope '" + s.scope() + "', cannot be used by selectors ("
-                        + ControlText.printable(target.get().unusable()) + "); pin a version they can use. Nothing "
-                        + "was written.");
+                        + "the active version " + s.activeVersion() + " that selectors can use and was not rolled back "
+                        + "from. Nothing was written.");
             }
             return new Target(ControlAction.PIN, prev.getAsLong(), "rollback of scope '" + s.scope() + "' from "
                     + s.activeVersion() + " to version " + prev.getAsLong());

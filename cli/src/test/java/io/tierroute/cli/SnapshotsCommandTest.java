@@ -116,6 +116,10 @@ class SnapshotsCommandTest {
         assertThat(err.toString()).contains("refused: version 3 of scope 'unusable' cannot be used by selectors (alphaP "
                 + "must be finite, got NaN); pinned, they would keep serving the version they serve now. Nothing was "
                 + "written.");
+        assertThat(run("snapshots", "rollback", "--scope", "unusable", "--reason", "v3 is bad")).as(err.toString())
+                .isZero();
+        assertThat(out.toString()).as("the version active before 3")
+                .contains("to version 2");
     }
 
     /** Producer and reasons come from the topic: an ESC in them is printed as {@code \u001b}, not sent to the terminal. */

@@ -156,16 +156,11 @@ public final class ControlWriter implements AutoCloseable {
                         + ": version " + active.getAsLong() + " is active now" + (history.version(scope, from).isPresent()
                         ? " (rolled back or pinned meanwhile?)" : "; scope '" + scope + "' has no version " + from));
             }
-            OptionalLong previous = history.rollbackTarget(scope);
+            OptionalLong previous = history.servableRollbackTarget(scope);
             if (previous.isEmpty()) {
                 throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "': no accepted version "
-                        + "below the active version " + active.getAsLong() + " that was not rolled back from");
-            }
-            Optional<VersionRecord> target = history.version(scope, previous.getAsLong());
-            if (target.isPresent() && !target.get().usable()) {
-                throw ControlRefusedException.conflict("cannot roll back scope '" + scope + "' to version "
-                        + previous.getAsLong() + ": selectors cannot use it (" + target.get().unusable()
-                        + "); pin a version they can use");
+                        + "below the active version " + active.getAsLong() + " that selectors can use and was not "
+                        + "rolled back from");
             }
             return new Decision(ControlAction.PIN, previous.getAsLong());
         });

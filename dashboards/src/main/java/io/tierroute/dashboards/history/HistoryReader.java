@@ -482,7 +482,7 @@ public final class HistoryReader implements AutoCloseable {
                     + " (shown without a forest)");
             s = ParameterSnapshot.newBuilder(s).setQuantileModel(null).setQuantileModelVersion(null).build();
         }
-        history.onSnapshot(s, r.offset());
+        history.onSnapshot(s, r.offset(), reference);
     }
 
     private void onControl(ConsumerRecord<byte[], byte[]> r) {

@@ -20,6 +20,11 @@ import java.util.List;
 public record ScopeState(String scope, Long activeVersion, Long servedVersion, boolean pinned, Long pinnedVersion, long controlSequence,
                          List<ControlEntry> controls, List<VersionRecord> versions) {
 
+    /** Whether selectors serve {@code version}. */
+    public boolean isServed(long version) {
+        return servedVersion != null && servedVersion == version;
+    }
+
     /** Whether selectors serve another version than the active one (the active one cannot be used). */
     public boolean servesAnother() {
         return activeVersion != null && !activeVersion.equals(servedVersion);

@@ -89,6 +89,14 @@ public final class SnapshotHistory implements ReadThrough.Subject {
 
     /** Records a snapshot read at {@code offset} of the params topic (a re-publication replaces the version). */
     public synchronized void onSnapshot(ParameterSnapshot s, long offset) {
+        onSnapshot(s, offset, ModelCarrier.problem(s));
+    }
+
+    /**
+     * As {@link #onSnapshot(ParameterSnapshot, long)}, for a record its reader filed without the forest reference it
+     * published, which {@code referenceProblem} says is wrong (selectors refuse the version for it).
+     */
+    public synchronized void onSnapshot(ParameterSnapshot s, long offset, String referenceProblem) {
         rule.onSnapshot(s);
         Scope sc = scopes.computeIfAbsent(s.getScope(), k -> new Scope());
         ForestSummary carried = null;
@@ -103,7 +111,7 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         } else if (ModelCarrier.carries(s) && !repeatsTheNewestForest(sc, s)) {
             sc.models.put(ModelCarrier.versionOf(s), s.getQuantileModel());
         }
-        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried));
+        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried, referenceProblem));
         dropBelowWindow(s.getScope(), sc);
         sc.full.put(s.getVersion(), s);
         while (sc.full.size() > fullSnapshots) {
@@ -315,6 +323,30 @@ public final class SnapshotHistory implements ReadThrough.Subject {
      */
     public synchronized OptionalLong rollbackTarget(String scope) {
         return rule.rollbackTarget(scope);
+    }
+
+    /**
+     * The version a rollback of {@code scope} pins for selectors to serve: {@link #rollbackTarget}, or, when selectors
+     * cannot use that one ({@link VersionRecord#unusable}), the newest accepted version below it that they can use and
+     * no operator rolled back from: what they served while it was active. Empty when there is none.
+     */
+    public synchronized OptionalLong servableRollbackTarget(String scope) {
+        OptionalLong target = rule.rollbackTarget(scope);
+        Scope sc = scopes.get(scope);
+        if (target.isEmpty() || sc == null) {
+            return target;
+        }
+        VersionRecord r = sc.versions.get(target.getAsLong());
+        if (r == null || r.usable()) {
+            return target;
+        }
+        NavigableSet<Long> rolledBack = rule.rolledBackFrom(scope);
+        for (VersionRecord below : sc.versions.headMap(target.getAsLong(), false).descendingMap().values()) {
+            if (below.accepted() && below.usable() && !rolledBack.contains(below.version())) {
+                return OptionalLong.of(below.version());
+            }
+        }
+        return OptionalLong.empty();
     }
 
     /** The versions of {@code scope} an operator rolled back from ({@link ActivationRule#rolledBackFrom}). */

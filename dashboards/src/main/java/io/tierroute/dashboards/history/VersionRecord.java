@@ -1,6 +1,7 @@
 package io.tierroute.dashboards.history;
 
 import io.tierroute.schemas.avro.ParameterSnapshot;
+import io.tierroute.schemas.avro.SnapshotStatus;
 import io.tierroute.schemas.snapshot.ModelCarrier;
 import io.tierroute.schemas.snapshot.SnapshotUsability;
 
@@ -19,21 +20,29 @@ import java.util.Map;
  * @param forestVersion the version whose record carries that forest in full: this one, or an earlier one it names;
  *                      null without a forest
  * @param offset        its offset on the params topic
- * @param unusable      why selectors cannot apply it ({@link SnapshotUsability}: a value missing, not finite or out of
- *                      its physical bounds), or null when they can
+ * @param unusable      why selectors cannot apply an ACCEPTED version (its forest reference as published,
+ *                      {@link ModelCarrier#problem}; a value missing, not finite or out of its physical bounds,
+ *                      {@link SnapshotUsability}), or null (always for another status). A record naming a forest carrier
+ *                      no longer on the topic is refused by selectors too, and not marked here.
  */
 public record VersionRecord(String scope, long version, Long parentVersion, String producer, long createdAtMs,
                             String status, List<String> rejectReasons, long controlSequence,
                             Map<String, Fitted> params, int rhoPairs, ForestSummary forest, Long forestVersion,
                             long offset, String unusable) {
 
-    /** {@code carried}: the shape of the forest {@code s} names but does not hold, when known (else null). */
-    static VersionRecord of(ParameterSnapshot s, long offset, ForestSummary carried) {
+    /**
+     * {@code carried}: the shape of the forest {@code s} names but does not hold, when known (else null);
+     * {@code referenceProblem}: why the record's forest reference cannot be right as published
+     * ({@link ModelCarrier#problem}), which selectors refuse it for, or null.
+     */
+    static VersionRecord of(ParameterSnapshot s, long offset, ForestSummary carried, String referenceProblem) {
+        String unusable = s.getStatus() != SnapshotStatus.ACCEPTED ? null // never served anyway: the gate said why
+                : referenceProblem != null ? referenceProblem : SnapshotUsability.problem(s).orElse(null);
         return new VersionRecord(s.getScope(), s.getVersion(), s.getParentVersion(), s.getProducer(),
                 s.getCreatedAtMs(), s.getStatus().name(), List.copyOf(s.getRejectReasons()), s.getControlSequence(),
                 Collections.unmodifiableMap(ParameterNames.fittedValues(s)), s.getRho().size(),
                 s.getQuantileModel() != null ? ForestSummary.of(s.getQuantileModel()) : carried,
-                ModelCarrier.versionOf(s), offset, SnapshotUsability.problem(s).orElse(null));
+                ModelCarrier.versionOf(s), offset, unusable);
     }
 
     public boolean accepted() {

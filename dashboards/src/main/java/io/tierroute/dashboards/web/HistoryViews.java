@@ -75,7 +75,7 @@ final class HistoryViews {
             VersionRecord r = st.versions().get(i);
             Map<String, Object> m = header(r);
             m.put("active", st.activeVersion() != null && st.activeVersion() == r.version());
-            m.put("served", st.servedVersion() != null && st.servedVersion() == r.version());
+            m.put("served", st.isServed(r.version()));
             m.put("pinned", st.pinned() && st.pinnedVersion() != null && st.pinnedVersion() == r.version());
             rows.add(m);
         }

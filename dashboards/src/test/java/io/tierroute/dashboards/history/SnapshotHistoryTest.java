@@ -177,6 +177,29 @@ class SnapshotHistoryTest {
         assertThat(h.scope("default").orElseThrow().servesAnother()).isFalse();
     }
 
+    /**
+     * Only an ACCEPTED version is judged (a REJECTED one is never served; the gate's reasons say why), and a record
+     * whose forest reference is wrong as published, which its reader files without the reference, is unusable for it:
+     * selectors refuse it. A rollback skips a version selectors cannot use for the one they served meanwhile.
+     */
+    @Test
+    void aWrongForestReferenceIsUnusableARejectedVersionIsNotJudgedAndARollbackSkipsAnUnusableTarget() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.rejected("default", 1).setAlphaP(Snapshots.fv(Double.NaN, 10)).build(), 0);
+        assertThat(h.version("default", 1).orElseThrow().unusable()).isNull();
+
+        h.onSnapshot(Snapshots.accepted("default", 2).build(), 1);
+        h.onSnapshot(Snapshots.accepted("default", 3).setQuantileModel(null).setQuantileModelVersion(null).build(), 2,
+                "quantileModelVersion 9 is not an earlier version than 3");
+        assertThat(h.version("default", 3).orElseThrow().unusable())
+                .isEqualTo("quantileModelVersion 9 is not an earlier version than 3");
+        assertThat(h.servedVersion("default")).hasValue(2);
+
+        h.onSnapshot(Snapshots.accepted("default", 4).build(), 3);
+        assertThat(h.rollbackTarget("default")).as("the rule's: active before 4").hasValue(3);
+        assertThat(h.servableRollbackTarget("default")).as("served while 3 was active").hasValue(2);
+    }
+
     @Test
     void badLimitsAreRefused() {
         assertThatThrownBy(() -> new SnapshotHistory(0, 1)).hasMessageContaining("maxVersions");

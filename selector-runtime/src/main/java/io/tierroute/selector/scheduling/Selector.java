@@ -24,6 +24,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 
@@ -252,8 +253,13 @@ public final class Selector {
         }
         int predicted = ctx.predictedOutputTokens();
         if (kind.admits) {
+            IntConsumer hook = beforeAdmission;
+            if (hook != null) {
+                hook.accept(chosen);
+            }
             // Another route took the chosen worker's last slot since its load was read: the next cheapest one.
             while (!admit(request, chosen, isl, predicted, blocks, now, s)) {
+                s.loads[chosen] = inflight.view(chosen); // the load that refused it, for an explained route
                 s.excluded[chosen] = Explanations.OVER_LOAD;
                 s.eligible[chosen] = false;
                 chosen = pick(s, workers, false);
@@ -487,6 +493,14 @@ public final class Selector {
      * ROUNDS.md, "Shared-KV round"): at 512 both p99 targets came out lower than at 2,048 (seeds 1–2).
      */
     static final int PREFIX_MARK_TOKENS = 2048;
+
+    /** Runs with the chosen worker between scoring and admission (tests: a concurrent route taking its slot). */
+    private IntConsumer beforeAdmission;
+
+    /** Sets {@link #beforeAdmission}; before the routes it should see, from the thread that starts them. */
+    void beforeAdmission(IntConsumer hook) {
+        this.beforeAdmission = hook;
+    }
 
     /** Admits {@code request} to {@code worker}; false, with nothing changed, when the worker is at its load limits. */
     private boolean admit(RouteRequest request, int worker, int isl, int predicted, int blocks, long now,

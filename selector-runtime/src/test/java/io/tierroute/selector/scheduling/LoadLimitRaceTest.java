@@ -49,6 +49,38 @@ class LoadLimitRaceTest {
     }
 
     /**
+     * The interleaving made exact: between scoring and admission another request takes the chosen worker's only slot.
+     * The route goes to the other worker, counted once, and its explanation says why the first was left out.
+     */
+    @Test
+    void aWorkerWhoseLastSlotIsTakenAfterScoringIsLeftForTheNextCheapest() throws Exception {
+        List<WorkerSpec> specs = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            WorkerSpec base = WorkerSpec.of("w" + w, 1_000_000);
+            specs.add(new WorkerSpec(base.name(), base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
+        }
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
+        Selector selector = new Selector(SelectorSettings.builder(specs).blockSize(16).maxQueued(0).build(), index,
+                new DirectIndexWriter(index), new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+        int[] taken = {-1};
+        selector.beforeAdmission(chosen -> {
+            if (taken[0] < 0) { // once: a concurrent route admitted first
+                taken[0] = chosen;
+                selector.inflight().admit("concurrent", chosen, 64, 16, System.nanoTime());
+            }
+        });
+
+        RouteDecision d = selector.route(new RouteRequest("r", null, null, null, new int[64], null, null, null, 64, 16,
+                null, true)).get(5, TimeUnit.SECONDS);
+
+        assertThat(d.workerIndex()).as("the other worker").isEqualTo(1 - taken[0]);
+        assertThat(selector.routedCount()).isEqualTo(1);
+        assertThat(selector.inflight().view(taken[0]).inFlight()).as("only the concurrent one").isEqualTo(1);
+        assertThat(d.candidates().get(taken[0]).excludedBecause()).isEqualTo("over load: 1 in flight ≥ 1");
+        assertThat(d.candidates().get(1 - taken[0]).excludedBecause()).isNull();
+    }
+
+    /**
      * No admission queue: every route is an arrival priced without a lock. One worker taking one request at a time; a
      * route that finds it taken is refused. Whatever the interleaving, it never holds two.
      */
