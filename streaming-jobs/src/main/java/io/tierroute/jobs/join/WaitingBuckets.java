@@ -9,8 +9,12 @@ import java.util.Arrays;
  * samples, ninth round) and skips a clean-up scan of a shard's map when no waiting side can have expired
  * (with a backlog the completions' scans found nothing to remove: 9 % of the join task's samples).
  *
- * <p><b>Timers.</b> The bucket end last registered per shard: a timer at a time after the current watermark
- * has not fired (nothing deletes the join's timers), so another side of that bucket needs no registration.
+ * <p><b>Timers.</b> The bucket ends registered per shard in this run whose timers may still be pending: a timer
+ * at a time after the current watermark has not fired, so another side of that bucket needs no registration unless
+ * the join deleted the timer ({@link #forget}). The join's wall-clock backstop deletes the timer of a bucket that
+ * no side of either map holds any more (it emptied it, or joins did): with a stalled watermark nothing fires them,
+ * and the event times of new sides keep opening buckets. Ends at or before the watermark (fired) are dropped
+ * when the list would grow, so it holds about the shard's pending timers.
  *
  * <p><b>Scans.</b> Sides per shard and bucket (the bucket end at or after a side's deadline). A shard's counts
  * are unknown after {@code open()} — a fresh start or a restore, whose state this class does not see — and
@@ -24,12 +28,17 @@ final class WaitingBuckets {
     private final long bucketMs;
     /** Per shard: null = unknown (no scan since open), else the buckets that hold at least one side. */
     private final Shard[] shards = new Shard[RequestShards.COUNT];
-    /** Per shard: the clean-up time last registered since open (Long.MIN_VALUE: none). */
-    private final long[] registered = new long[RequestShards.COUNT];
+    /** Per shard: the clean-up times registered since open whose timers may be pending, newest last (null: none). */
+    private final long[][] registered = new long[RequestShards.COUNT][];
+    private final int[] registeredCount = new int[RequestShards.COUNT];
 
     WaitingBuckets(long bucketMs) {
         this.bucketMs = bucketMs;
-        Arrays.fill(registered, Long.MIN_VALUE);
+    }
+
+    /** The clean-up time (bucket end) of a side waiting until {@code deadlineMs}. */
+    long end(long deadlineMs) {
+        return RequestJoinFunction.bucketEnd(deadlineMs, bucketMs);
     }
 
     /**
@@ -37,22 +46,90 @@ final class WaitingBuckets {
      * or Long.MIN_VALUE when that timer is registered already and has not fired.
      */
     long added(int shard, long deadlineMs, long watermark) {
-        long end = RequestJoinFunction.bucketEnd(deadlineMs, bucketMs);
+        long end = end(deadlineMs);
         Shard s = shards[shard];
         if (s != null) {
             s.add(end);
         }
-        if (end == registered[shard] && end > watermark) {
-            return Long.MIN_VALUE;
+        if (end > watermark) {
+            if (isRegistered(shard, end)) {
+                return Long.MIN_VALUE;
+            }
+            register(shard, end, watermark);
         }
-        registered[shard] = end;
         return end;
+    }
+
+    private boolean isRegistered(int shard, long end) {
+        long[] ends = registered[shard];
+        for (int i = registeredCount[shard] - 1; i >= 0; i--) { // newest first: mostly the bucket now filling
+            if (ends[i] == end) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void register(int shard, long end, long watermark) {
+        long[] ends = registered[shard];
+        int n = registeredCount[shard];
+        if (ends == null) {
+            ends = registered[shard] = new long[4];
+        } else if (n == ends.length) {
+            n = registeredCount[shard] = dropFired(shard, watermark);
+            if (n == ends.length) {
+                ends = registered[shard] = Arrays.copyOf(ends, n * 2);
+            }
+        }
+        ends[n] = end;
+        registeredCount[shard] = n + 1;
+    }
+
+    /** Drops the shard's registered ends at or before the watermark (their timers fired); returns how many are left. */
+    int dropFired(int shard, long watermark) {
+        long[] ends = registered[shard];
+        int kept = 0;
+        for (int i = 0; i < registeredCount[shard]; i++) {
+            if (ends[i] > watermark) {
+                ends[kept++] = ends[i];
+            }
+        }
+        registeredCount[shard] = kept;
+        return kept;
+    }
+
+    /** The shard's registered ends whose timers may be pending (a copy; after {@link #dropFired}: all after the watermark). */
+    long[] registered(int shard) {
+        long[] ends = registered[shard];
+        return ends == null ? new long[0] : Arrays.copyOf(ends, registeredCount[shard]);
+    }
+
+    /** The timer at {@code end} was deleted: a side of that bucket registers it again. */
+    void forget(int shard, long end) {
+        long[] ends = registered[shard];
+        int n = registeredCount[shard];
+        for (int i = 0; i < n; i++) {
+            if (ends[i] == end) {
+                System.arraycopy(ends, i + 1, ends, i, n - i - 1); // keeps newest last
+                registeredCount[shard] = n - 1;
+                return;
+            }
+        }
+    }
+
+    /**
+     * Whether a side of the shard may wait in the bucket ending at {@code end}: always when the counts are unknown
+     * (then its clean-up timer must stay).
+     */
+    boolean mayHold(int shard, long end) {
+        Shard s = shards[shard];
+        return s == null || s.holds(end);
     }
 
     /** A side with this deadline left the shard's map (joined, or counted as unmatched outside a scan). */
     void removed(int shard, long deadlineMs) {
         Shard s = shards[shard];
-        if (s != null && !s.remove(RequestJoinFunction.bucketEnd(deadlineMs, bucketMs))) {
+        if (s != null && !s.remove(end(deadlineMs))) {
             shards[shard] = null; // not counted: cannot happen while the counts are exact; fall back to scanning
         }
     }
@@ -80,7 +157,7 @@ final class WaitingBuckets {
     Counting recount(int shard) {
         Shard s = new Shard();
         shards[shard] = s;
-        return deadlineMs -> s.add(RequestJoinFunction.bucketEnd(deadlineMs, bucketMs));
+        return deadlineMs -> s.add(end(deadlineMs));
     }
 
     /** Adds one remaining side's deadline during a scan. */
@@ -88,7 +165,10 @@ final class WaitingBuckets {
         void add(long deadlineMs);
     }
 
-    /** The bucket ends of one shard with their side counts; a handful at most (8 + 1 decision buckets, 2 + 1 completion buckets). */
+    /**
+     * The bucket ends of one shard with their side counts; a handful while the watermark moves (8 + 1 decision buckets,
+     * 2 + 1 completion buckets), up to the state TTL's worth of buckets while it stalls.
+     */
     private static final class Shard {
         long[] ends = new long[4];
         int[] counts = new int[4];
@@ -109,6 +189,16 @@ final class WaitingBuckets {
             ends[n] = end;
             counts[n] = 1;
             n++;
+        }
+
+        /** Whether the bucket holds a side. */
+        boolean holds(long end) {
+            for (int i = 0; i < n; i++) {
+                if (ends[i] == end) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** Uncounts one side of the bucket; false if the bucket had none. */
