@@ -8,9 +8,7 @@ import io.tierroute.jobs.ingest.InboundSplit;
 import io.tierroute.schemas.avro.DeadLetter;
 import java.time.Duration;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -43,13 +41,7 @@ class RequestJoinFunctionTest {
     /** As {@link #open(OperatorSubtaskState)}, with the harness's processing time at {@code clockMs} from the start. */
     private void open(OperatorSubtaskState state, long clockMs) throws Exception {
         function = new RequestJoinFunction(TIMEOUT, GRACE, STATE_TTL, "test");
-        harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
-            new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
-        harness.setProcessingTime(clockMs);
-        if (state != null) {
-            harness.initializeState(state);
-        }
-        harness.open();
+        harness = JoinHarness.open(function, state, clockMs);
     }
 
     @AfterEach

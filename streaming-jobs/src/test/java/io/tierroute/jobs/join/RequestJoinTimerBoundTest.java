@@ -5,9 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.tierroute.jobs.ingest.CompletionRow;
 import io.tierroute.jobs.ingest.DecisionRow;
 import java.time.Duration;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.api.operators.co.KeyedCoProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedTwoInputStreamOperatorTestHarness;
@@ -46,13 +44,7 @@ class RequestJoinTimerBoundTest {
 
     private void open(OperatorSubtaskState state, long clockMs) throws Exception {
         function = new RequestJoinFunction(TIMEOUT, GRACE, STATE_TTL, "test");
-        harness = new KeyedTwoInputStreamOperatorTestHarness<>(new KeyedCoProcessOperator<>(function),
-            new RequestShards.OfDecision(), new RequestShards.OfCompletion(), Types.INT);
-        harness.setProcessingTime(clockMs);
-        if (state != null) {
-            harness.initializeState(state);
-        }
-        harness.open();
+        harness = JoinHarness.open(function, state, clockMs);
     }
 
     @AfterEach
