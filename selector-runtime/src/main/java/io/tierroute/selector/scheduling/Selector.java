@@ -466,20 +466,14 @@ public final class Selector {
             throw new IllegalArgumentException("worker " + a.worker() + " of request '" + a.requestId()
                     + "' is out of range: this selector has " + registry.size());
         }
-        if (inflight.workerOf(a.requestId()) >= 0) {
-            return false; // delivered again: its workflow may have routed a later step since
-        }
-        // The workflow's step first: the request's finish, posted to another thread (the direct path, a gateway) as soon
-        // as it is in flight, then finds the step to end; recorded after, the step would read as running until
-        // routing.workflowMaxAge.
-        if (a.workflowId() != null) {
-            workflows.routed(a.workflowId(), a.requestId(), a.worker(), atNanos);
-        }
         try {
             inflight.admit(a.requestId(), a.worker(), a.promptTokens(), a.predictedOutputTokens(), a.prefillTokens(),
                     a.tierTokens(), a.marks(), atNanos);
         } catch (DuplicateRequestException e) {
             return false;
+        }
+        if (a.workflowId() != null) {
+            workflows.routed(a.workflowId(), a.requestId(), a.worker(), atNanos);
         }
         if (!a.expectedNextTools().isEmpty()) {
             tools.routed(a.worker(), a.expectedNextTools(), atNanos);
