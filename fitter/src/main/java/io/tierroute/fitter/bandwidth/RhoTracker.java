@@ -43,6 +43,8 @@ public final class RhoTracker {
         double tierBandwidth = Double.NaN;
         /** The fastest rate of an accepted sample of at least minPeakIntervalMs, bytes/s (capped); 0 before one. */
         double fastest;
+        /** When its last sample was taken, in the tracker's arrival order ({@link #retireOldestBeyond}). */
+        long lastArrival;
 
         Link(RhoConfig config) {
             rho = new RhoEwma(config);
@@ -60,6 +62,8 @@ public final class RhoTracker {
 
     private final RhoConfig config;
     private final Map<LinkKey, Link> links = new HashMap<>();
+    /** Counts the samples links took, in arrival order. */
+    private long arrivals;
     private final OutcomeCounts<RhoOutcome> outcomes = new OutcomeCounts<>(RhoOutcome.class);
 
     public RhoTracker(RhoConfig config) {
@@ -88,6 +92,7 @@ public final class RhoTracker {
                 l.measureAgainst(Math.max(bandwidthBytesPerSecond, fastest));
                 outcome = l.rho.update(endTimeMs, intervalMs, bytes, l.reference);
                 l.peak.update(endTimeMs, intervalMs, bytes);
+                l.lastArrival = ++arrivals;
             }
         }
         return outcomes.tally(outcome);
@@ -111,30 +116,25 @@ public final class RhoTracker {
     }
 
     /**
-     * Drops the links whose last sample is the oldest until at most {@code maxLinks} are left; returns them, with the
-     * end of the newest dropped link's last sample ({@link Retired#lastEndMs}) so that an owner can forget the same
-     * workers elsewhere. Links are otherwise retired only by {@link #retireSilentBefore}, which its owner's event time
-     * drives: while that stalls, workers that come and go (a pod name per restart) would pile up for ever.
+     * Drops the links whose last sample arrived longest ago until at most {@code maxLinks} are left; returns them. Links
+     * are otherwise retired only by {@link #retireSilentBefore}, which its owner's event time drives: while that stalls
+     * (a lagging input partition), workers that come and go (a pod name per restart) would pile up for ever. By arrival,
+     * not by the samples' own times: the live workers behind that lagging partition have the oldest of those.
      */
-    public Retired retireOldestBeyond(int maxLinks) {
+    public List<LinkKey> retireOldestBeyond(int maxLinks) {
         int excess = links.size() - maxLinks;
         if (excess <= 0) {
-            return new Retired(List.of(), Long.MIN_VALUE);
+            return List.of();
         }
         List<Map.Entry<LinkKey, Link>> oldestFirst = new ArrayList<>(links.entrySet());
-        oldestFirst.sort(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(l -> l.rho.lastEndMs())));
+        oldestFirst.sort(Map.Entry.comparingByValue(java.util.Comparator.comparingLong(l -> l.lastArrival)));
         List<LinkKey> retired = new ArrayList<>(excess);
-        long newestRetired = Long.MIN_VALUE;
         for (Map.Entry<LinkKey, Link> e : oldestFirst.subList(0, excess)) {
             retired.add(e.getKey());
-            newestRetired = Math.max(newestRetired, e.getValue().rho.lastEndMs());
         }
         retired.forEach(links::remove);
-        return new Retired(retired, newestRetired);
+        return retired;
     }
-
-    /** Links {@link #retireOldestBeyond} dropped, and the end of the newest one's last sample. */
-    public record Retired(List<LinkKey> links, long lastEndMs) {}
 
     /** How many samples ended with the given outcome. */
     public long count(RhoOutcome outcome) {

@@ -218,17 +218,13 @@ final class ScopeEstimators {
     }
 
     /**
-     * Drops the links least recently heard from beyond {@link #MAX_LINKS} (and the priors' entries of workers silent
-     * as long): the event time that retires silent links stalls with a lagging input partition, and workers that come
-     * and go meanwhile (a pod name per restart) would otherwise pile up in memory and in every snapshot's ρ. Returns
-     * the links dropped.
+     * Drops the links least recently heard from beyond {@link #MAX_LINKS}: the event time that retires silent links
+     * stalls with a lagging input partition, and workers that come and go meanwhile (a pod name per restart) would
+     * otherwise pile up in memory and in every snapshot's ρ. The priors keep their pools and per-worker order checks
+     * (one timestamp a worker). Returns the links dropped.
      */
     List<LinkKey> capLinks() {
-        RhoTracker.Retired r = rho.retireOldestBeyond(MAX_LINKS);
-        if (!r.links().isEmpty()) {
-            priors.forgetSilentBefore(r.lastEndMs() + 1);
-        }
-        return r.links();
+        return rho.retireOldestBeyond(MAX_LINKS);
     }
 
     /**

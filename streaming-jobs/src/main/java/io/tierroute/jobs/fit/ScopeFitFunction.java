@@ -326,10 +326,6 @@ public class ScopeFitFunction extends KeyedCoProcessFunction<String, ScopeInput,
     }
 
     /** Publications held because the next version would pass 2^62 (the {@code publishesHeldAtMaxVersion} metric). */
-    long rhoLinksDroppedAtCapCount() {
-        return rhoLinksDroppedAtCap.getCount();
-    }
-
     long heldAtMaxVersionCount() {
         return heldAtMaxVersion.getCount();
     }

@@ -84,15 +84,16 @@ final class SnapshotPublisher {
         this.linksDroppedAtCap = linksDroppedAtCap;
     }
 
+    /** The first ten links, for a log line. */
+    private static String named(List<LinkKey> links) {
+        return links.stream().limit(10).map(k -> k.worker() + "/" + k.tier()).toList() + (links.size() > 10 ? " …" : "");
+    }
+
     /**
      * Publishes a snapshot of {@code est}'s fits, unless it has no data yet.
      *
      * @param eventTimeMs the job's event time (the tick, or the watermark): links silent since long are dropped
      */
-    private static String named(List<LinkKey> links) {
-        return links.stream().limit(10).map(k -> k.worker() + "/" + k.tier()).toList() + (links.size() > 10 ? " …" : "");
-    }
-
     void publish(String scope, ScopeEstimators est, ScopeCounters c, long eventTimeMs, Collector<ParameterSnapshot> out)
             throws Exception {
         if (!est.hasData()) {

@@ -8,9 +8,8 @@ import io.tierroute.schemas.snapshot.ActivationRule;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
 import java.util.OptionalLong;
-import java.util.TreeSet;
+import java.util.TreeMap;
 import org.apache.flink.api.common.state.MapState;
 
 /**
@@ -24,15 +23,24 @@ final class VersionHistory {
     private final MapState<Long, HistoryEntry> history;
     private final MapState<Long, QuantileForestModel> forests;
     private final int keepVersions;
-    /** Versions that keep their ρ besides the one a control record names ({@link #dropRhoOfTheVersionLeaving}). */
-    static final int RHO_KEPT_VERSIONS = 8;
+    private final long maxRhoEntries;
+    /** The ρ entries a scope's history holds at most by default: ~20 MB (at 900 links, the newest 277 versions). */
+    static final long MAX_RHO_ENTRIES = 250_000;
+    /** The newest versions kept whatever their ρ: the active one and the one the gate compared it with. */
+    static final int MIN_KEPT = 2;
 
     VersionHistory(MapState<Long, Long> accepted, MapState<Long, HistoryEntry> history,
                    MapState<Long, QuantileForestModel> forests, int keepVersions) {
+        this(accepted, history, forests, keepVersions, MAX_RHO_ENTRIES);
+    }
+
+    VersionHistory(MapState<Long, Long> accepted, MapState<Long, HistoryEntry> history,
+                   MapState<Long, QuantileForestModel> forests, int keepVersions, long maxRhoEntries) {
         this.accepted = accepted;
         this.history = history;
         this.forests = forests;
         this.keepVersions = keepVersions;
+        this.maxRhoEntries = maxRhoEntries;
     }
 
     /** Whether {@code version} is an accepted version still kept (a PIN of any other names nothing to gate against). */
@@ -109,28 +117,32 @@ final class VersionHistory {
      * Keeps the last {@code keepVersions} accepted versions, plus the one a control record names, and the forests of
      * those versions only. (Forests used to be dropped only below the oldest kept version's: once a pin or an unpin
      * named an old version, which an unpin does for good, that version was the oldest kept and every later forest, up
-     * to ~0.5 MB each, stayed in keyed state for ever: ~400 after 2,000 versions, growing every checkpoint.)
+     * to ~0.5 MB each, stayed in keyed state for ever: ~400 after 2,000 versions, growing every checkpoint.) Fewer when
+     * their ρ lists together pass {@code maxRhoEntries} ({@link #overRhoBudget}).
      */
     private void trim(long newest, SnapshotControl ctl) throws Exception {
         long keepFrom = newest - keepVersions + 1;
         Long named = ctl == null ? null : ctl.getVersion();
         List<Long> drop = new ArrayList<>();
-        TreeSet<Long> kept = new TreeSet<>();
+        TreeMap<Long, HistoryEntry> kept = new TreeMap<>();
         for (Long k : accepted.keys()) {
             if (k < keepFrom && !k.equals(named)) {
                 drop.add(k);
             } else {
-                kept.add(k);
+                kept.put(k, history.get(k));
             }
         }
-        dropRhoOfTheVersionLeaving(kept, named);
+        drop.addAll(overRhoBudget(kept, named));
         for (Long k : drop) {
             accepted.remove(k);
             history.remove(k);
+            kept.remove(k);
         }
         java.util.Set<Long> used = new java.util.HashSet<>();
-        for (HistoryEntry h : history.values()) {
-            used.add(h.forestVersion);
+        for (HistoryEntry h : kept.values()) {
+            if (h != null) {
+                used.add(h.forestVersion);
+            }
         }
         List<Long> unused = new ArrayList<>();
         for (Long f : forests.keys()) {
@@ -144,27 +156,24 @@ final class VersionHistory {
     }
 
     /**
-     * Drops the ρ list of the version that has just left the newest {@value #RHO_KEPT_VERSIONS} kept (unless the control
-     * record names it). A version's ρ is one entry per (worker, tier) link, about 80 bytes each, and the history keeps
-     * {@code keepVersions} (1,000) of them: 80 KB per link per scope, written at every checkpoint (a 2,000-worker fleet
-     * with three tiers, ~480 MB). Only the active version's ρ is read (the gate carries a held ρ from it), and the active
-     * version is the newest, a recent one, or the one a control record names. A PIN of an older version then gates ρ
-     * against nothing: a ρ fitted on too few samples is left out (counted as 0) instead of carried, and the next samples
-     * measure it again, as for a new link.
+     * The kept versions, oldest first, to drop so that the ρ entries of the rest stay within {@code maxRhoEntries}
+     * (never the newest {@value #MIN_KEPT} nor the one a control record names). A version's ρ is one entry per
+     * (worker, tier) link, about 80 bytes, and is what the gate carries a held ρ from: kept 1,000 deep at every link,
+     * the history was 80 KB per link per scope at every checkpoint (74 MB at 900 links). A PIN of a version dropped
+     * here is read back from the topic ({@link PinnedVersionLookups}), as one older than {@code keepVersions} is.
      */
-    private void dropRhoOfTheVersionLeaving(NavigableSet<Long> kept, Long named) throws Exception {
-        if (kept.size() <= RHO_KEPT_VERSIONS) {
-            return;
+    private List<Long> overRhoBudget(TreeMap<Long, HistoryEntry> kept, Long named) {
+        List<Long> over = new ArrayList<>();
+        long entries = 0;
+        int seen = 0;
+        for (Map.Entry<Long, HistoryEntry> e : kept.descendingMap().entrySet()) {
+            HistoryEntry h = e.getValue();
+            entries += h == null || h.snapshot.getRho() == null ? 0 : h.snapshot.getRho().size();
+            if (++seen > MIN_KEPT && entries > maxRhoEntries && !e.getKey().equals(named)) {
+                over.add(e.getKey());
+            }
         }
-        Long leaving = kept.descendingSet().stream().skip(RHO_KEPT_VERSIONS).findFirst().orElseThrow();
-        if (leaving.equals(named)) {
-            return;
-        }
-        HistoryEntry h = history.get(leaving);
-        if (h != null && h.snapshot.getRho() != null && !h.snapshot.getRho().isEmpty()) {
-            history.put(leaving, new HistoryEntry(ParameterSnapshot.newBuilder(h.snapshot).setRho(List.of()).build(),
-                h.forestVersion));
-        }
+        return over;
     }
 
     /** The versions whose record carries a kept forest (tests). */

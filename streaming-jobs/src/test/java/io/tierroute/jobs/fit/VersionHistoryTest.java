@@ -55,34 +55,43 @@ class VersionHistoryTest {
     }
 
     /**
-     * A version's ρ (one entry per link: ~80 bytes, 80 KB per link per scope over the 1,000 versions kept, written at
-     * every checkpoint) is kept for the newest {@value VersionHistory#RHO_KEPT_VERSIONS} versions and the one a control
-     * record names; the older versions are kept without it (before, every version with all of it: 74 MB of keyed state
-     * at 900 links).
+     * The history keeps fewer versions when their ρ lists together pass its budget (one entry per link: ~80 bytes; kept
+     * 1,000 deep at every link it was 74 MB of keyed state at 900 links), never the newest two nor the one a control
+     * record names, which keeps its ρ to gate against. A version dropped for it is not kept: a PIN of it is read back
+     * from the topic, whole.
      */
     @Test
-    void onlyTheNewestVersionsAndTheNamedOneKeepTheirRho() throws Exception {
+    void versionsBeyondTheRhoBudgetAreDroppedWholeButTheNamedOneAndTheNewestStay() throws Exception {
         SnapshotControl pin = SnapshotControl.newBuilder().setScope("s").setAction(ControlAction.PIN).setVersion(5L)
                 .setReason("r").setActor("a").setTimestampMs(1).setSequence(1).build();
         InMemory<Long, HistoryEntry> history = new InMemory<>();
-        VersionHistory vh = new VersionHistory(new InMemory<>(), history, new InMemory<>(), 1_000);
+        VersionHistory vh = new VersionHistory(new InMemory<>(), history, new InMemory<>(), 1_000, 100);
         for (long v = 1; v <= 40; v++) {
             ParameterSnapshot s = ASSEMBLER.assemble("s", v - 1, null, FitResults.empty());
             s.setStatus(io.tierroute.schemas.avro.SnapshotStatus.ACCEPTED);
-            s.setRho(List.of(io.tierroute.schemas.avro.WorkerTierRho.newBuilder().setWorker("w" + v)
-                    .setTier(io.tierroute.schemas.avro.Tier.CPU).setRho(s.getAlphaP()).build()));
+            List<io.tierroute.schemas.avro.WorkerTierRho> rho = new ArrayList<>();
+            for (int w = 0; w < 30; w++) {
+                rho.add(io.tierroute.schemas.avro.WorkerTierRho.newBuilder().setWorker("w" + w)
+                        .setTier(io.tierroute.schemas.avro.Tier.CPU).setRho(s.getAlphaP()).build());
+            }
+            s.setRho(rho);
             vh.keep(s, null, 0, null, v >= 5 ? pin : null);
         }
-        List<Long> withRho = new ArrayList<>();
-        for (Map.Entry<Long, HistoryEntry> e : history.entries()) {
-            if (!e.getValue().snapshot.getRho().isEmpty()) {
-                withRho.add(e.getKey());
-            }
+        List<Long> kept = new ArrayList<>();
+        history.keys().forEach(kept::add);
+        assertThat(kept).as("30 entries each, 100 at most: 38-40 (90), and the pinned 5").containsExactly(5L, 38L, 39L,
+                40L);
+        assertThat(vh.keeps(12)).as("dropped whole: a PIN of it is read back").isFalse();
+        assertThat(vh.active("s", pin).getRho()).as("the pinned version's ρ, to gate against").hasSize(30);
+
+        VersionHistory tight = new VersionHistory(new InMemory<>(), new InMemory<>(), new InMemory<>(), 1_000, 1);
+        for (long v = 1; v <= 5; v++) {
+            ParameterSnapshot s = ASSEMBLER.assemble("s", v - 1, null, FitResults.empty());
+            s.setStatus(io.tierroute.schemas.avro.SnapshotStatus.ACCEPTED);
+            s.setRho(history.get(40L).snapshot.getRho());
+            tight.keep(s, null, 0, null, null);
         }
-        assertThat(withRho).containsExactly(5L, 33L, 34L, 35L, 36L, 37L, 38L, 39L, 40L);
-        assertThat(history.get(12L).snapshot.getAlphaP()).as("the rest of an older version is kept").isNotNull();
-        assertThat(vh.active("s", pin).getRho()).as("the pinned version's ρ, to gate against")
-                .extracting(r -> r.getWorker()).containsExactly("w5");
+        assertThat(tight.keeps(5) && tight.keeps(4) && !tight.keeps(3)).as("the newest two whatever their ρ").isTrue();
     }
 
     private static final SnapshotAssembler ASSEMBLER = new SnapshotAssembler("test", () -> 0L,
