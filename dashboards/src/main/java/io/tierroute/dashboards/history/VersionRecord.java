@@ -49,7 +49,10 @@ public record VersionRecord(String scope, long version, Long parentVersion, Stri
         return "ACCEPTED".equals(status);
     }
 
-    /** Whether selectors can apply its values (a version that cannot be used is never served, whatever its status). */
+    /**
+     * Whether nothing but its status stops selectors applying it: true for every version not ACCEPTED (never served;
+     * the gate's reasons say why), false for an ACCEPTED one they refuse ({@link #unusable} says why).
+     */
     public boolean usable() {
         return unusable == null;
     }

@@ -49,8 +49,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>A value the selector cannot use ({@link SnapshotUsability}: non-finite, outside the physical bounds of
  * {@link SnapshotParameter} — the table the fitter's gate enforces —; a structurally invalid forest) makes the whole
- * snapshot unusable: {@link #convert}
- * throws {@link UnusableSnapshotException} and the caller keeps its last good set. {@link #convertKeepingModel}, which
+ * snapshot unusable: {@link #convert} throws {@link UnusableSnapshotException} and the caller keeps its last good set. {@link #convertKeepingModel}, which
  * the loader uses, makes an exception of the forest: the rest applies with the output model in use. A ρ for a worker this
  * selector does not have is ignored (logged by the caller, counted in {@link #unknownWorkers()}):
  * replicas may serve different pools. Thread-compatible: one loader thread uses it.
