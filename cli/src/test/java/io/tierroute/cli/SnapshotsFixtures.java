@@ -76,7 +76,8 @@ final class SnapshotsFixtures {
         List<WorkerTierRho> rho = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             rho.add(new WorkerTierRho("w" + i, Tier.CPU, fv(0.1 + 0.35 * i, 500), null));
-            rho.add(new WorkerTierRho("w" + i, Tier.NVME, fv(0.05 * version, 500), i == 0 ? 14e9 : null));
+            // a utilisation in [0, 1) at every version: a selector cannot use one above 1 (SnapshotUsability)
+            rho.add(new WorkerTierRho("w" + i, Tier.NVME, fv(0.05 * (version % 20), 500), i == 0 ? 14e9 : null));
         }
         return ParameterSnapshot.newBuilder().setScope(scope).setVersion(version)
                 .setParentVersion(version > 1 ? version - 1 : null).setProducer("parameter-fitter")
