@@ -156,8 +156,8 @@ final class VersionHistory {
     }
 
     /**
-     * The kept versions, oldest first, to drop so that the ρ entries of the rest stay within {@code maxRhoEntries}
-     * (never the newest {@value #MIN_KEPT} nor the one a control record names). A version's ρ is one entry per
+     * The kept versions to drop, newest of them first, so that the ρ entries of the rest stay within
+     * {@code maxRhoEntries} (never the newest {@value #MIN_KEPT} nor the one a control record names). A version's ρ is one entry per
      * (worker, tier) link, about 80 bytes, and is what the gate carries a held ρ from: kept 1,000 deep at every link,
      * the history was 80 KB per link per scope at every checkpoint (74 MB at 900 links). A PIN of a version dropped
      * here is read back from the topic ({@link PinnedVersionLookups}), as one older than {@code keepVersions} is.
