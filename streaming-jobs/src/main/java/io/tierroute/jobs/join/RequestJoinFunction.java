@@ -6,6 +6,7 @@ import io.tierroute.jobs.ingest.DecisionRow;
 import io.tierroute.schemas.AvroTrust;
 import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.DeadLetter;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.List;
@@ -49,17 +50,18 @@ import static io.tierroute.jobs.ingest.InboundSplit.DEAD_LETTERS;
  * map of the shard; one map per side so that the completions' clean-up does not scan the decisions waiting
  * for theirs, and the short grace in 2 buckets, not 8: when the job catches up on a backlog, event time runs
  * ≈ 200× faster than the clock and the scans of both maps every 15 s of event time were a fifth of the join
- * task (sixth round). What waits per shard and bucket is also counted in memory ({@link WaitingBuckets}): a
- * bucket's timer is registered once, not for every side, and a clean-up timer at which no side can have
- * expired does not scan (with a backlog none ever expires; ninth round).
+ * task (sixth round). A bucket's timer is registered once, not for every side ({@link CleanupTimers}, which
+ * keeps the shard's pending timers in keyed state), and what waits per shard and bucket is counted in memory
+ * ({@link WaitingBuckets}): a clean-up timer at which no side can have expired does not scan (with a backlog
+ * none ever expires; ninth round).
  * When the watermark stalls, a side that has waited {@code stateTtl} of the job's running time (the wall clock
  * without its downtime, kept across restores in operator state) is counted the same way and removed by its shard's
  * processing-time timer ({@link WallClockBackstop}; {@code joinSidesExpiredByWallClock} counts them apart and the
  * log says so): never dropped uncounted, as Flink's state TTL did before. That timer also deletes the clean-up
  * timers of the shard's buckets no side holds any more (emptied by it or by joins; one delete per bucket): a stalled
  * watermark fires none, while new sides' event times open new buckets, so they piled up in the timer heap and every
- * checkpoint (117 000 a day at 128 unmatched completions a minute). A bucket that gets a side again registers its
- * timer again; a deleted timer's bucket that the watermark reaches has nothing to clean. A completion
+ * checkpoint (117 000 a day at 128 unmatched completions a minute); a checkpoint keeps which timers are pending, so
+ * a restored run deletes those of the run before too. A bucket that gets a side again registers its timer again; a deleted timer's bucket that the watermark reaches has nothing to clean. A completion
  * whose worker is not the decision's chosen worker is a dead letter ("unknown worker"); a FAILED or
  * CANCELLED completion is counted and dropped (it has no time to first token to fit).
  */
@@ -96,9 +98,11 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
     private transient Counter duplicates;
     private transient Counter failedCompletions;
     private transient Counter workerMismatches;
-    /** Sides waiting per shard and clean-up bucket, in memory ({@link WaitingBuckets}): one timer per bucket, no idle scans. */
+    /** Sides waiting per shard and clean-up bucket, in memory ({@link WaitingBuckets}): no idle scans, no idle timers. */
     private transient WaitingBuckets decisionBuckets;
     private transient WaitingBuckets completionBuckets;
+    /** The shards' clean-up timers that may be pending, in keyed state ({@link CleanupTimers}): one registration each. */
+    private transient CleanupTimers cleanupTimers;
     private transient WallClockBackstop backstop;
     private transient ListState<Long> runningClock;
     private transient ListState<Long> unknownArrival;
@@ -169,6 +173,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         completions = getRuntimeContext().getMapState(descriptor(COMPLETIONS));
         decisionBuckets = new WaitingBuckets(decisionBucketMs);
         completionBuckets = new WaitingBuckets(completionBucketMs);
+        cleanupTimers = new CleanupTimers(getRuntimeContext().getState(CleanupTimers.descriptor()));
         var metrics = getRuntimeContext().getMetricGroup();
         joined = metrics.counter("joinedRows");
         decisionsNeverCompleted = metrics.counter("decisionsNeverCompleted");
@@ -201,8 +206,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         long now = armBackstop(ctx, shard);
         PendingJoin p = new PendingJoin(d, null, waitUntil(d.timestampMs, watermark, decisionTimeoutMs), watermark, now);
         decisions.put(d.requestId, p);
-        long cleanup = decisionBuckets.added(shard, p.deadlineMs, watermark);
-        if (cleanup != Long.MIN_VALUE) {
+        long cleanup = decisionBuckets.added(shard, p.deadlineMs);
+        if (cleanupTimers.register(shard, cleanup, watermark)) {
             ctx.timerService().registerEventTimeTimer(cleanup);
         }
     }
@@ -228,8 +233,8 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
         long now = armBackstop(ctx, shard);
         PendingJoin p = new PendingJoin(null, c, waitUntil(c.finishedTimeMs, watermark, completionGraceMs), watermark, now);
         completions.put(c.requestId, p);
-        long cleanup = completionBuckets.added(shard, p.deadlineMs, watermark);
-        if (cleanup != Long.MIN_VALUE) {
+        long cleanup = completionBuckets.added(shard, p.deadlineMs);
+        if (cleanupTimers.register(shard, cleanup, watermark)) {
             ctx.timerService().registerEventTimeTimer(cleanup);
         }
     }
@@ -280,6 +285,7 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
             return;
         }
         long watermark = ctx.timerService().currentWatermark();
+        cleanupTimers.fired(shard, watermark);
         if (timestamp % completionBucketMs == 0 && completionBuckets.mayHaveExpired(shard, watermark)) {
             cleanUp(completions, completionBuckets.recount(shard), watermark);
         }
@@ -378,26 +384,22 @@ public class RequestJoinFunction extends KeyedCoProcessFunction<Integer, Decisio
 
     /**
      * Deletes the shard's clean-up timers that no side of either map needs: those of the buckets the backstop just
-     * emptied ({@code emptied}, also a restored side's, whose timer this run did not register) and those this run
-     * registered whose sides have all gone (joined, or counted by the watermark before the clean-up), once each. Only
-     * timers after the watermark are pending; the counts of both maps are exact here (the backstop's scan recounted
-     * them). A timer of the decisions and the completions at the same time stays while either side holds its bucket.
-     * A side that later enters a deleted timer's bucket registers it again ({@link WaitingBuckets#forget}).
+     * emptied ({@code emptied}, also a side restored from the version that kept no {@link CleanupTimers}) and those
+     * registered, in this run or one before it, whose sides have all gone (joined, or counted by the watermark before
+     * the clean-up), once each. Only timers after the watermark are pending; the counts of both maps are exact here
+     * (the backstop's scan recounted them). A timer of the decisions and the completions at the same time stays while
+     * either side holds its bucket. A side that later enters a deleted timer's bucket registers it again
+     * ({@link CleanupTimers#deleted}).
      */
-    private void deleteEmptyBucketTimers(int shard, long watermark, TreeSet<Long> emptied, OnTimerContext ctx) {
-        decisionBuckets.dropFired(shard, watermark);
-        completionBuckets.dropFired(shard, watermark);
-        for (long end : decisionBuckets.registered(shard)) {
-            emptied.add(end);
-        }
-        for (long end : completionBuckets.registered(shard)) {
+    private void deleteEmptyBucketTimers(int shard, long watermark, TreeSet<Long> emptied, OnTimerContext ctx)
+            throws IOException {
+        for (long end : cleanupTimers.pending(shard, watermark)) {
             emptied.add(end);
         }
         for (long end : emptied.tailSet(watermark, false)) {
             if (!decisionBuckets.mayHold(shard, end) && !completionBuckets.mayHold(shard, end)) {
                 ctx.timerService().deleteEventTimeTimer(end);
-                decisionBuckets.forget(shard, end);
-                completionBuckets.forget(shard, end);
+                cleanupTimers.deleted(shard, end);
                 cleanupTimersDeleted++;
             }
         }

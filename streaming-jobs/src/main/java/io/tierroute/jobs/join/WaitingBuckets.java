@@ -3,34 +3,24 @@ package io.tierroute.jobs.join;
 import java.util.Arrays;
 
 /**
- * What one side of the join (decisions or completions) has waiting in each shard, in memory only (not state),
- * so that {@link RequestJoinFunction} registers a clean-up timer once per shard and bucket instead of once
- * per side (Flink deduplicates it, but only after building and hashing a timer: 7 % of the join task's
- * samples, ninth round) and skips a clean-up scan of a shard's map when no waiting side can have expired
- * (with a backlog the completions' scans found nothing to remove: 9 % of the join task's samples).
+ * What one side of the join (decisions or completions) has waiting per shard and clean-up bucket, in memory only (not
+ * state), so that {@link RequestJoinFunction} skips a clean-up scan of a shard's map when no waiting side can have
+ * expired (with a backlog the completions' scans found nothing to remove: 9 % of the join task's samples, ninth
+ * round) and its wall-clock backstop knows which buckets no side holds any more (their timers, {@link CleanupTimers},
+ * can go).
  *
- * <p><b>Timers.</b> The bucket ends registered per shard in this run whose timers may still be pending: a timer
- * at a time after the current watermark has not fired, so another side of that bucket needs no registration unless
- * the join deleted the timer ({@link #forget}). The join's wall-clock backstop deletes the timer of a bucket that
- * no side of either map holds any more (it emptied it, or joins did): with a stalled watermark nothing fires them,
- * and the event times of new sides keep opening buckets. Ends at or before the watermark (fired) are dropped
- * when the list would grow, so it holds about the shard's pending timers.
- *
- * <p><b>Scans.</b> Sides per shard and bucket (the bucket end at or after a side's deadline). A shard's counts
- * are unknown after {@code open()} — a fresh start or a restore, whose state this class does not see — and
- * then every clean-up timer scans, as without this class; the first scan counts the sides it leaves, and from
- * then on every put and removal keeps the counts exact. A side whose deadline the watermark has passed lies in
- * a bucket ending at or before the bucket end of the watermark: if no counted bucket does, the scan would
- * remove nothing. The join reports every removal here, the wall clock's ({@link WallClockBackstop}) included; were
- * one missed, a count would only be too high, i.e. one scan more, and the next scan recounts.
+ * <p>Sides per shard and bucket (the bucket end at or after a side's deadline). A shard's counts are unknown after
+ * {@code open()} — a fresh start or a restore, whose state this class does not see — and then every clean-up timer
+ * scans, as without this class; the first scan counts the sides it leaves, and from then on every put and removal
+ * keeps the counts exact. A side whose deadline the watermark has passed lies in a bucket ending at or before the
+ * bucket end of the watermark: if no counted bucket does, the scan would remove nothing. The join reports every
+ * removal here, the wall clock's ({@link WallClockBackstop}) included; were one missed, a count would only be too
+ * high, i.e. one scan more, and the next scan recounts.
  */
 final class WaitingBuckets {
     private final long bucketMs;
     /** Per shard: null = unknown (no scan since open), else the buckets that hold at least one side. */
     private final Shard[] shards = new Shard[RequestShards.COUNT];
-    /** Per shard: the clean-up times registered since open whose timers may be pending, newest last (null: none). */
-    private final long[][] registered = new long[RequestShards.COUNT][];
-    private final int[] registeredCount = new int[RequestShards.COUNT];
 
     WaitingBuckets(long bucketMs) {
         this.bucketMs = bucketMs;
@@ -41,80 +31,14 @@ final class WaitingBuckets {
         return RequestJoinFunction.bucketEnd(deadlineMs, bucketMs);
     }
 
-    /**
-     * A side with this deadline entered the shard's map at this watermark; returns the clean-up time to register,
-     * or Long.MIN_VALUE when that timer is registered already and has not fired.
-     */
-    long added(int shard, long deadlineMs, long watermark) {
+    /** A side with this deadline entered the shard's map; returns its bucket's end, the clean-up time. */
+    long added(int shard, long deadlineMs) {
         long end = end(deadlineMs);
         Shard s = shards[shard];
         if (s != null) {
             s.add(end);
         }
-        if (end > watermark) {
-            if (isRegistered(shard, end)) {
-                return Long.MIN_VALUE;
-            }
-            register(shard, end, watermark);
-        }
         return end;
-    }
-
-    private boolean isRegistered(int shard, long end) {
-        long[] ends = registered[shard];
-        for (int i = registeredCount[shard] - 1; i >= 0; i--) { // newest first: mostly the bucket now filling
-            if (ends[i] == end) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private void register(int shard, long end, long watermark) {
-        long[] ends = registered[shard];
-        int n = registeredCount[shard];
-        if (ends == null) {
-            ends = registered[shard] = new long[4];
-        } else if (n == ends.length) {
-            n = registeredCount[shard] = dropFired(shard, watermark);
-            if (n == ends.length) {
-                ends = registered[shard] = Arrays.copyOf(ends, n * 2);
-            }
-        }
-        ends[n] = end;
-        registeredCount[shard] = n + 1;
-    }
-
-    /** Drops the shard's registered ends at or before the watermark (their timers fired); returns how many are left. */
-    int dropFired(int shard, long watermark) {
-        long[] ends = registered[shard];
-        int kept = 0;
-        for (int i = 0; i < registeredCount[shard]; i++) {
-            if (ends[i] > watermark) {
-                ends[kept++] = ends[i];
-            }
-        }
-        registeredCount[shard] = kept;
-        return kept;
-    }
-
-    /** The shard's registered ends whose timers may be pending (a copy; after {@link #dropFired}: all after the watermark). */
-    long[] registered(int shard) {
-        long[] ends = registered[shard];
-        return ends == null ? new long[0] : Arrays.copyOf(ends, registeredCount[shard]);
-    }
-
-    /** The timer at {@code end} was deleted: a side of that bucket registers it again. */
-    void forget(int shard, long end) {
-        long[] ends = registered[shard];
-        int n = registeredCount[shard];
-        for (int i = 0; i < n; i++) {
-            if (ends[i] == end) {
-                System.arraycopy(ends, i + 1, ends, i, n - i - 1); // keeps newest last
-                registeredCount[shard] = n - 1;
-                return;
-            }
-        }
     }
 
     /**
