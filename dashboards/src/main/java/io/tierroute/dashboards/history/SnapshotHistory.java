@@ -1,5 +1,6 @@
 package io.tierroute.dashboards.history;
 
+import io.tierroute.schemas.Topics;
 import io.tierroute.schemas.avro.ParameterSnapshot;
 import io.tierroute.schemas.avro.QuantileForestModel;
 import io.tierroute.schemas.avro.SnapshotControl;
@@ -18,6 +19,7 @@ import java.util.NavigableSet;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.BiPredicate;
 
 /**
@@ -31,7 +33,10 @@ import java.util.function.BiPredicate;
  * {@link ParameterSnapshot} (ρ per worker, the quantile forest) only for the {@code fullSnapshots}
  * highest versions, and the last {@value #CONTROL_ENTRIES} control records. A snapshot that names the record carrying
  * its forest ({@link ModelCarrier}) is given that forest when the history holds it (the newest carrier's, and those
- * of the full snapshots); otherwise its record shows the carrier's forest summary. The rule itself keeps one
+ * of the full snapshots); otherwise its record shows the carrier's forest summary. Beyond the window it keeps the
+ * versions whose record carries a forest (one long each: a later record may name any of them, and one naming a record
+ * no longer on the topic is unusable) and the ACCEPTED versions selectors cannot use (at most {@code maxVersions}:
+ * which one they serve skips those). The rule itself keeps one
  * small entry per accepted version (see its documentation). A one-shot reader that is asked about particular versions
  * (the CLI's {@code snapshots show 12}) names them with {@code alsoKeep}: their records are kept below the window.
  *
@@ -60,6 +65,10 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         final TreeMap<Long, VersionRecord> versions = new TreeMap<>();
         final TreeMap<Long, ParameterSnapshot> full = new TreeMap<>();
         final TreeMap<Long, QuantileForestModel> models = new TreeMap<>(); // carrier version → its forest
+        /** The versions whose record on the topic carries a forest, however old: what a later record may name. */
+        final TreeSet<Long> carriers = new TreeSet<>();
+        /** Why each ACCEPTED version below the window that selectors cannot use is so (rare: kept beyond it). */
+        final TreeMap<Long, String> unusableBelowWindow = new TreeMap<>();
         final Deque<ScopeState.ControlEntry> controls = new ArrayDeque<>();
     }
 
@@ -100,7 +109,17 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         rule.onSnapshot(s);
         Scope sc = scopes.computeIfAbsent(s.getScope(), k -> new Scope());
         ForestSummary carried = null;
+        String unusable = referenceProblem;
+        if (ModelCarrier.carries(s)) {
+            sc.carriers.add(s.getVersion());
+        } else if (sc.carriers.remove(s.getVersion())) {
+            carrierGone(sc, s.getScope(), s.getVersion()); // re-published without its forest
+        }
+        sc.unusableBelowWindow.remove(s.getVersion());
         if (ModelCarrier.refersElsewhere(s)) {
+            if (unusable == null && !sc.carriers.contains(s.getQuantileModelVersion())) {
+                unusable = missingCarrier(s.getScope(), s.getQuantileModelVersion());
+            }
             QuantileForestModel m = sc.models.get(s.getQuantileModelVersion());
             if (m != null) {
                 s.setQuantileModel(m); // the reader's own decoded record: the full snapshot then shows its forest
@@ -111,7 +130,7 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         } else if (ModelCarrier.carries(s) && !repeatsTheNewestForest(sc, s)) {
             sc.models.put(ModelCarrier.versionOf(s), s.getQuantileModel());
         }
-        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried, referenceProblem));
+        sc.versions.put(s.getVersion(), VersionRecord.of(s, offset, carried, unusable));
         dropBelowWindow(s.getScope(), sc);
         sc.full.put(s.getVersion(), s);
         while (sc.full.size() > fullSnapshots) {
@@ -126,9 +145,17 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         int keptBelow = 0;
         Iterator<Long> lowestFirst = sc.versions.keySet().iterator();
         while (sc.versions.size() - keptBelow > maxVersions && lowestFirst.hasNext()) {
-            if (alsoKeep.test(scope, lowestFirst.next())) {
+            long v = lowestFirst.next();
+            if (alsoKeep.test(scope, v)) {
                 keptBelow++;
             } else {
+                VersionRecord r = sc.versions.get(v);
+                if (r.accepted() && !r.usable()) {
+                    sc.unusableBelowWindow.put(v, r.unusable());
+                    if (sc.unusableBelowWindow.size() > maxVersions) {
+                        sc.unusableBelowWindow.pollFirstEntry(); // a writer spamming them: bounded like the window
+                    }
+                }
                 lowestFirst.remove();
             }
         }
@@ -162,8 +189,32 @@ public final class SnapshotHistory implements ReadThrough.Subject {
             sc.versions.remove(version);
             sc.full.remove(version);
             sc.models.remove(version);
+            sc.unusableBelowWindow.remove(version);
+            if (sc.carriers.remove(version)) {
+                carrierGone(sc, scope, version);
+            }
         }
         changed();
+    }
+
+    /**
+     * The record carrying the forest of version {@code carrier} left the topic (a tombstone, or a re-publication
+     * without it): every ACCEPTED version that names it is refused by selectors from now on, as one read after it.
+     */
+    private static void carrierGone(Scope sc, String scope, long carrier) {
+        String why = missingCarrier(scope, carrier);
+        for (Map.Entry<Long, VersionRecord> e : sc.versions.tailMap(carrier, false).entrySet()) {
+            VersionRecord r = e.getValue();
+            if (r.accepted() && r.usable() && Long.valueOf(carrier).equals(r.forestVersion())) {
+                e.setValue(r.unusableFor(why));
+            }
+        }
+    }
+
+    /** Why a version naming the forest of {@code carrier}, no longer on the topic, cannot be used (as selectors say). */
+    private static String missingCarrier(String scope, long carrier) {
+        return "version " + carrier + " of scope '" + scope + "', which carries its output-length model, is no longer on "
+                + Topics.PARAMS + " (or no longer carries it)";
     }
 
     /** Applies a control record; false when its sequence is not above the scope's last one (ignored). */
@@ -263,14 +314,16 @@ public final class SnapshotHistory implements ReadThrough.Subject {
 
     /**
      * The version selectors serve: the rule's choice among the versions they can use, as a selector's loader makes it
-     * (a version it gives up on is skipped). A version older than the history's window counts as usable (its record is
-     * gone; the job published it through its gate).
+     * (a version it gives up on is skipped). A version older than the history's window is judged as it was read.
      */
     private OptionalLong servedVersion(String scope, Scope sc) {
-        return rule.activeVersion(scope, v -> {
-            VersionRecord r = sc.versions.get(v);
-            return r == null || r.usable();
-        });
+        return rule.activeVersion(scope, v -> usable(sc, v));
+    }
+
+    /** Whether selectors can use version {@code v} as far as this history read it (one it never read: yes). */
+    private static boolean usable(Scope sc, long v) {
+        VersionRecord r = sc.versions.get(v);
+        return r == null ? !sc.unusableBelowWindow.containsKey(v) : r.usable();
     }
 
     /** {@link ScopeState#servedVersion()} of {@code scope}. */
@@ -336,8 +389,7 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         if (target.isEmpty() || sc == null) {
             return target;
         }
-        VersionRecord r = sc.versions.get(target.getAsLong());
-        if (r == null || r.usable()) {
+        if (usable(sc, target.getAsLong())) {
             return target;
         }
         NavigableSet<Long> rolledBack = rule.rolledBackFrom(scope);

@@ -200,6 +200,57 @@ class SnapshotHistoryTest {
         assertThat(h.servableRollbackTarget("default")).as("served while 3 was active").hasValue(2);
     }
 
+    /**
+     * A version that names the record carrying its forest is unusable once that record is not on the topic: one read
+     * after the carrier's tombstone, one read before it (marked at the tombstone), and one naming a version whose
+     * re-publication no longer carries a forest. Selectors refuse them all and serve the newest usable version.
+     */
+    @Test
+    void aVersionWhoseForestRecordIsNoLongerOnTheTopicIsUnusable() {
+        SnapshotHistory h = new SnapshotHistory();
+        h.onSnapshot(Snapshots.accepted("default", 1).setQuantileModelVersion(1L).build(), 0);
+        h.onSnapshot(Snapshots.accepted("default", 2).setQuantileModel(null).setQuantileModelVersion(1L).build(), 1);
+        h.onSnapshot(Snapshots.accepted("default", 3).setQuantileModelVersion(3L).build(), 2);
+        h.onSnapshot(Snapshots.accepted("default", 4).setQuantileModel(null).setQuantileModelVersion(1L).build(), 3);
+        assertThat(h.version("default", 4).orElseThrow().usable()).as("carrier 1 is on the topic").isTrue();
+        assertThat(h.servedVersion("default")).hasValue(4);
+
+        h.onTombstone("default", 1);
+        String gone = "version 1 of scope 'default', which carries its output-length model, is no longer on "
+                + "tierroute.params (or no longer carries it)";
+        assertThat(h.version("default", 2).orElseThrow().unusable()).as("read before the tombstone").isEqualTo(gone);
+        assertThat(h.version("default", 4).orElseThrow().unusable()).isEqualTo(gone);
+        assertThat(h.version("default", 3).orElseThrow().usable()).as("carries its own").isTrue();
+        assertThat(h.servedVersion("default")).hasValue(3);
+
+        h.onSnapshot(Snapshots.accepted("default", 5).setQuantileModel(null).setQuantileModelVersion(1L).build(), 4);
+        assertThat(h.version("default", 5).orElseThrow().unusable()).as("read after it").isEqualTo(gone);
+        assertThat(h.scope("default").orElseThrow().servedVersion()).isEqualTo(3L);
+
+        h.onSnapshot(Snapshots.accepted("default", 6).setQuantileModel(null).setQuantileModelVersion(3L).build(), 5);
+        assertThat(h.servedVersion("default")).hasValue(6);
+        h.onSnapshot(Snapshots.rejected("default", 3).setQuantileModel(null).build(), 6); // re-published without it
+        assertThat(h.version("default", 6).orElseThrow().unusable()).contains("version 3 of scope 'default'");
+        assertThat(h.servedVersion("default")).as("nothing usable is left").isEmpty();
+    }
+
+    /**
+     * An ACCEPTED version selectors cannot use stays so below the history's window: which version they serve skips
+     * it, as it did while its record was held.
+     */
+    @Test
+    void anUnusableVersionBelowTheWindowIsStillSkipped() {
+        SnapshotHistory h = new SnapshotHistory(2, 1);
+        h.onSnapshot(Snapshots.accepted("default", 1).build(), 0);
+        h.onSnapshot(Snapshots.accepted("default", 5).setAlphaP(Snapshots.fv(Double.NaN, 10)).build(), 1);
+        h.onSnapshot(Snapshots.rejected("default", 6).build(), 2);
+        h.onSnapshot(Snapshots.rejected("default", 7).build(), 3);
+        assertThat(h.version("default", 5)).as("below the window").isEmpty();
+        assertThat(h.activeVersion("default")).hasValue(5);
+        assertThat(h.servedVersion("default")).as("5 was read unusable").hasValue(1);
+        assertThat(h.scope("default").orElseThrow().servesAnother()).isTrue();
+    }
+
     @Test
     void badLimitsAreRefused() {
         assertThatThrownBy(() -> new SnapshotHistory(0, 1)).hasMessageContaining("maxVersions");
