@@ -90,14 +90,11 @@ public final class ConfigLoader {
             int holdAtWaiting = (int) r.integer("holdAtWaiting", dflt.holdAtWaiting(), 0, 1_000_000, "requests");
             int holdAtCheapestWaiting = (int) r.integer("holdAtCheapestWaiting", dflt.holdAtCheapestWaiting(), 0,
                     1_000_000, "requests");
-            // SelectorSettings refuses this too, but in its own words (holdAtWaiting, maxQueued): said here with the
-            // keys as the file writes them.
-            String holding = holdAtWaiting > 0 ? "holdAtWaiting" : holdAtCheapestWaiting > 0 ? "holdAtCheapestWaiting"
-                    : null;
-            if (holding != null && maxQueued == 0) {
+            // SelectorSettings' rule, said here with the keys' paths as the file writes them.
+            String holding = SelectorSettings.holdingWithoutQueue(holdAtWaiting, holdAtCheapestWaiting, maxQueued);
+            if (holding != null) {
                 throw r.require(holding).error((holdAtWaiting > 0 ? holdAtWaiting : holdAtCheapestWaiting)
-                        + " holds requests in the admission queue, which " + r.require("maxQueued").path()
-                        + " 0 turns off: every held request would be refused");
+                        + SelectorSettings.heldButNoQueue(r.require("maxQueued").path()));
             }
             sb.temperature(r.number("temperature", dflt.temperature(), 0, false, 1e6, ""))
                     .explorationEpsilon(r.number("explorationEpsilon", dflt.explorationEpsilon(), 0, false, 1, ""))

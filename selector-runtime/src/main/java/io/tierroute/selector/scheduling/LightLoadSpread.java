@@ -82,4 +82,20 @@ final class LightLoadSpread {
         }
         return any && s.cheapestEligible() > bestOverall; // a kept worker as cheap as the one left out: no spread
     }
+
+    /**
+     * Puts back into the pick the candidates {@link #apply} left out of {@code s}: every one it kept was refused at
+     * the admission (its last slot taken by a concurrent route). True when there were any.
+     */
+    boolean restore(AttemptScratch s) {
+        boolean any = false;
+        for (int w = 0; w < s.eligible.length; w++) {
+            if (Explanations.SPREAD.equals(s.excluded[w])) {
+                s.eligible[w] = true;
+                s.excluded[w] = null;
+                any = true;
+            }
+        }
+        return any;
+    }
 }

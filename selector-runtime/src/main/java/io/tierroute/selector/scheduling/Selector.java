@@ -257,12 +257,17 @@ public final class Selector {
             if (hook != null) {
                 hook.accept(chosen);
             }
-            // Another route took the chosen worker's last slot since its load was read: the next cheapest one.
+            // Another route took the chosen worker's last slot since its load was read: the next cheapest one, and
+            // once none of those the spread kept is left, those it set aside (a busy worker beats no worker).
             while (!admit(request, chosen, isl, predicted, blocks, now, s)) {
                 s.loads[chosen] = inflight.view(chosen); // the load that refused it, for an explained route
                 s.excluded[chosen] = Explanations.OVER_LOAD;
                 s.eligible[chosen] = false;
                 chosen = pick(s, workers, false);
+                if (chosen < 0 && spread.restore(s)) {
+                    spreadFromCheapest = false;
+                    chosen = pick(s, workers, false);
+                }
                 if (chosen < 0) {
                     return null;
                 }

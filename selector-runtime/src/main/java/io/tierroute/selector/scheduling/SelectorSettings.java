@@ -57,11 +57,10 @@ public record SelectorSettings(
         if (holdAtCheapestWaiting < 0) {
             throw new IllegalArgumentException("holdAtCheapestWaiting must be ≥ 0, got " + holdAtCheapestWaiting);
         }
-        String holding = holdAtWaiting > 0 ? "holdAtWaiting " + holdAtWaiting
-                : holdAtCheapestWaiting > 0 ? "holdAtCheapestWaiting " + holdAtCheapestWaiting : null;
-        if (holding != null && maxQueued == 0) {
-            throw new IllegalArgumentException(holding + " holds requests in the admission queue, which maxQueued 0 "
-                    + "turns off: every held request would be refused");
+        String holding = holdingWithoutQueue(holdAtWaiting, holdAtCheapestWaiting, maxQueued);
+        if (holding != null) {
+            throw new IllegalArgumentException(holding + " " + (holdAtWaiting > 0 ? holdAtWaiting : holdAtCheapestWaiting)
+                    + heldButNoQueue("maxQueued"));
         }
         if (queueOverdueAfter.isNegative() || queueOverdueAfter.compareTo(MAX_OVERDUE_AFTER) > 0) {
             throw new IllegalArgumentException("queueOverdueAfter must be in [0, " + MAX_OVERDUE_AFTER.toDays()
@@ -83,6 +82,23 @@ public record SelectorSettings(
 
     public static Builder builder(List<WorkerSpec> workers) {
         return new Builder(workers);
+    }
+
+    /**
+     * Which hold ({@code holdAtWaiting}, else {@code holdAtCheapestWaiting}) keeps requests in an admission queue that
+     * {@code maxQueued} 0 turns off, or null when none does; a config file names it by its own key path.
+     */
+    public static String holdingWithoutQueue(int holdAtWaiting, int holdAtCheapestWaiting, int maxQueued) {
+        if (maxQueued != 0) {
+            return null;
+        }
+        return holdAtWaiting > 0 ? "holdAtWaiting" : holdAtCheapestWaiting > 0 ? "holdAtCheapestWaiting" : null;
+    }
+
+    /** The rest of the refusal of a hold without a queue, after the hold's name and value. */
+    public static String heldButNoQueue(String maxQueuedName) {
+        return " holds requests in the admission queue, which " + maxQueuedName
+                + " 0 turns off: every held request would be refused";
     }
 
     /** {@link Builder#spreadWithin}'s default, requests. */

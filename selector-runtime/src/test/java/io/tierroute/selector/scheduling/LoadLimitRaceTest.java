@@ -81,6 +81,45 @@ class LoadLimitRaceTest {
     }
 
     /**
+     * The light-load spread sets the busier worker aside; the one it kept loses its last slot to a concurrent route
+     * before the admission. The route then goes to the worker the spread set aside, which has room, instead of being
+     * refused (there is no admission queue here).
+     */
+    @Test
+    void aRouteWhoseKeptWorkersAreAllTakenFallsBackOnTheOnesTheSpreadSetAside() throws Exception {
+        WorkerSpec base = WorkerSpec.of("w", 1_000_000);
+        List<WorkerSpec> specs = List.of(
+                new WorkerSpec("busy", base.kvCapacityTokens(), base.bandwidth(), false, 0, 0),
+                new WorkerSpec("idle", base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
+        Selector selector = new Selector(SelectorSettings.builder(specs).blockSize(16).maxQueued(0).spreadWithin(1)
+                .build(), index, new DirectIndexWriter(index), new ParameterStore(ParameterSet.defaults(2)),
+                System::nanoTime);
+        for (int i = 0; i < 3; i++) {
+            selector.inflight().admit("running-" + i, 0, 64, 16, System.nanoTime());
+        }
+        RouteRequest probe = new RouteRequest("probe", null, null, null, new int[64], null, null, null, 64, 16, null,
+                true);
+        RouteDecision dry = selector.preview(probe);
+        assertThat(dry.candidates().get(0).excludedBecause()).as("set aside by the spread").startsWith("light-load spread:");
+        assertThat(dry.workerIndex()).isEqualTo(1);
+
+        selector.beforeAdmission(chosen -> {
+            if (chosen == 1 && selector.inflight().view(1).inFlight() == 0) { // once: a concurrent route took its slot
+                selector.inflight().admit("concurrent", 1, 64, 16, System.nanoTime());
+            }
+        });
+        RouteDecision d = selector.route(new RouteRequest("r", null, null, null, new int[64], null, null, null, 64, 16,
+                null, true)).get(5, TimeUnit.SECONDS);
+
+        assertThat(d.workerIndex()).as("the worker the spread set aside").isEqualTo(0);
+        assertThat(d.spread()).isFalse();
+        assertThat(d.candidates().get(1).excludedBecause()).isEqualTo("over load: 1 in flight ≥ 1");
+        assertThat(selector.routedCount()).isEqualTo(1);
+        assertThat(selector.spreadCount()).isZero();
+    }
+
+    /**
      * No admission queue: every route is an arrival priced without a lock. One worker taking one request at a time; a
      * route that finds it taken is refused. Whatever the interleaving, it never holds two.
      */
