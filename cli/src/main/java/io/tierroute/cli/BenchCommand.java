@@ -282,7 +282,7 @@ final class BenchCommand implements Runnable {
         /** Written beside and moved into place: a Ctrl-C mid-write leaves the previous seed's files whole. */
         private static void writeSummary(PrintStream tables, String title, SeedSummary summary, Path out)
                 throws IOException {
-            Path staging = Files.createDirectories(out.resolve(".summary-staging"));
+            Path staging = Files.createDirectories(out.resolve(OutputDirectory.SUMMARY_STAGING));
             try {
                 new SummaryTableReporter(tables).write(title, summary, staging);
                 new SummaryCsvReporter().write(summary, staging);

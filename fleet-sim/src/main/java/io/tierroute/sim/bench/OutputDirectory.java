@@ -15,6 +15,8 @@ import java.util.stream.Stream;
  * report file, or a file named like a seed's directory, would otherwise fail the write after every run had finished.
  */
 public final class OutputDirectory {
+    /** Where a sweep writes its summaries before it moves them into {@code --out} (a directory of its own). */
+    public static final String SUMMARY_STAGING = ".summary-staging";
     /** A sweep's summaries in {@code --out}, beside its seed directories, and the sweep's own {@code run.txt}. */
     private static final List<String> SUMMARY_FILES = List.of(SummaryCsvReporter.FILE, SummaryTableReporter.FILE,
             SummaryHtmlReporter.FILE, RunParameters.FILE);
@@ -39,6 +41,16 @@ public final class OutputDirectory {
         if (out.toString().isEmpty()) {
             throw new IllegalArgumentException("--out must name a directory (got an empty path)");
         }
+        if (Files.isSymbolicLink(out) && !Files.exists(out)) {
+            String target;
+            try {
+                target = Files.readSymbolicLink(out).toString();
+            } catch (IOException e) {
+                target = "a path that cannot be read";
+            }
+            throw new IllegalArgumentException("--out " + out + " is a symbolic link to " + target
+                    + ", which does not exist; create it or choose another --out");
+        }
         if (Files.exists(out) && !Files.isDirectory(out)) {
             throw new IllegalArgumentException("--out must be a directory (got " + out + ", an existing file)");
         }
@@ -48,6 +60,11 @@ public final class OutputDirectory {
             requestLogs.forEach(f -> files.add(out.resolve(f)));
         } else {
             SUMMARY_FILES.forEach(f -> files.add(out.resolve(f)));
+            Path staging = out.resolve(SUMMARY_STAGING);
+            if (Files.exists(staging) && !Files.isDirectory(staging)) {
+                throw new IllegalArgumentException("--out " + out + ": " + SUMMARY_STAGING + " is a file, where the "
+                        + "summary is written before it is moved into place; move it or choose another --out");
+            }
             for (long seed : seeds.seeds()) {
                 Path dir = SeedSweep.seedDir(out, seed);
                 if (Files.exists(dir) && !Files.isDirectory(dir)) {

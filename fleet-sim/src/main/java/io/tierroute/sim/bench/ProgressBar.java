@@ -21,6 +21,8 @@ public final class ProgressBar {
     private static final int FIXED = 10;
     /** The terminal's width when {@code COLUMNS} does not give it. */
     static final int DEFAULT_COLUMNS = 80;
+    /** The widest frame drawn, whatever COLUMNS says (an absurd value would build a frame as wide). */
+    static final int MAX_COLUMNS = 1000;
     private final PrintStream err;
     private final boolean terminal;
     private final int columns;
@@ -64,7 +66,7 @@ public final class ProgressBar {
         }
         try {
             int c = Integer.parseInt(env.strip());
-            return c > 0 ? c : DEFAULT_COLUMNS;
+            return c > 0 ? Math.min(c, MAX_COLUMNS) : DEFAULT_COLUMNS; // a frame is built that wide
         } catch (NumberFormatException e) {
             return DEFAULT_COLUMNS;
         }

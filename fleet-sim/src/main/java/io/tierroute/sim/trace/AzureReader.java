@@ -48,12 +48,15 @@ public final class AzureReader implements TraceReader {
     @Override
     public void checkHeader(String line) {
         String[] f = CsvRow.fields(line);
-        boolean ok = f.length == COLUMNS.length;
-        for (int i = 0; ok && i < f.length; i++) {
-            ok = f[i].strip().equalsIgnoreCase(COLUMNS[i]);
+        if (f.length != COLUMNS.length) { // named apart: the line shown is cut, often just where it differs
+            throw new IllegalArgumentException("the header must be " + HEADER + " (" + COLUMNS.length + " columns), got "
+                    + f.length + " columns: " + BadField.shorten("\"" + line + "\""));
         }
-        if (!ok) {
-            throw BadField.of("the header", HEADER, "\"" + line + "\"");
+        for (int i = 0; i < f.length; i++) {
+            if (!f[i].strip().equalsIgnoreCase(COLUMNS[i])) {
+                throw BadField.of("the header's column " + (i + 1) + " (of " + HEADER + ")", COLUMNS[i],
+                        "\"" + f[i] + "\"");
+            }
         }
     }
 

@@ -60,7 +60,8 @@ final class JsonLine {
 
     private static String reason(JsonProcessingException e) {
         if (e instanceof JsonEOFException) {
-            return "not JSON: the line ends inside the object (truncated?)";
+            return "not JSON: the line ends inside the object (truncated? or pretty-printed: JSONL holds one object per"
+                    + " line, e.g. jq -c)";
         }
         String why = e.getOriginalMessage();
         for (String noise : new String[] {"\n", " (start marker", "[Source"}) {

@@ -92,6 +92,24 @@ class OutputDirectoryTest {
     }
 
     @Test
+    void aFileWhereASweepStagesItsSummaryIsRefusedBeforeAnyRun() throws Exception {
+        Files.writeString(dir.resolve(OutputDirectory.SUMMARY_STAGING), "x");
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir, SeedList.parse("1-2")))
+                .withMessage("--out " + dir + ": .summary-staging is a file, where the summary is written before it is "
+                        + "moved into place; move it or choose another --out");
+        assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1"))).as("one seed writes no summary")
+                .doesNotThrowAnyException();
+    }
+
+    @Test
+    void aSymbolicLinkToNothingIsNamedSo() throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("dangling"), dir.resolve("missing/x"));
+        assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(link, SeedList.parse("1")))
+                .withMessage("--out " + link + " is a symbolic link to " + dir.resolve("missing/x")
+                        + ", which does not exist; create it or choose another --out");
+    }
+
+    @Test
     void anEmptyPathOrAFileIsNoOutputDirectory() throws Exception {
         assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(Path.of(""), SeedList.parse("1")))
                 .withMessage("--out must name a directory (got an empty path)");

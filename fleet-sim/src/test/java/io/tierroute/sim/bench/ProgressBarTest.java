@@ -145,6 +145,7 @@ class ProgressBarTest {
     void theWidthIsColumnsWhenItIsAPositiveNumberElse80() {
         assertThat(ProgressBar.columns("120")).isEqualTo(120);
         assertThat(ProgressBar.columns(" 100 ")).isEqualTo(100);
+        assertThat(ProgressBar.columns("2147483647")).as("capped: a frame is built that wide").isEqualTo(1000);
         for (String bad : new String[] {null, "", "wide", "0", "-5", "80.5", "99999999999"}) {
             assertThat(ProgressBar.columns(bad)).as(String.valueOf(bad)).isEqualTo(80);
         }

@@ -23,7 +23,7 @@ class MalformedJsonTraceTest {
                 "{\"timestamp\": 4, \"input_length\": 600, \"output_len");
         assertThatThrownBy(() -> TraceLoading.load(p))
                 .isExactlyInstanceOf(IllegalArgumentException.class)
-                .hasMessage(p + ":6: not JSON: the line ends inside the object (truncated?)")
+                .hasMessage(p + ":6: not JSON: the line ends inside the object (truncated? or pretty-printed: JSONL holds one object per line, e.g. jq -c)")
                 .hasRootCauseInstanceOf(JsonProcessingException.class);
     }
 

@@ -141,7 +141,22 @@ class TraceFieldTypesTest {
     void anAzureFileWithoutItsHeaderIsRefusedRatherThanLosingARow() {
         Path p = TraceLoading.write(dir, "noheader.csv", "2023-11-16 18:15:46.6805900,374,44");
         assertThatThrownBy(() -> TraceLoading.load(p)).isExactlyInstanceOf(IllegalArgumentException.class)
-                .hasMessage(p + ":1: the header must be TIMESTAMP,ContextTokens,GeneratedTokens, got "
-                        + "\"2023-11-16 18:15:46.6805900,374,44\"");
+                .hasMessage(p + ":1: the header's column 1 (of TIMESTAMP,ContextTokens,GeneratedTokens) must be "
+                        + "TIMESTAMP, got \"2023-11-16 18:15:46.6805900\"");
+    }
+
+    /** A header that begins right says what follows: the line shown is cut where it would differ. */
+    @Test
+    void anAzureHeaderWithAColumnMoreOrAnOddCharacterNamesWhatDiffers() {
+        Path extra = TraceLoading.write(dir, "extra.csv", "TIMESTAMP,ContextTokens,GeneratedTokens,Extra",
+                "2023-11-16 18:15:46.6805900,374,44,1");
+        assertThatThrownBy(() -> TraceLoading.load(extra)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(extra + ":1: the header must be TIMESTAMP,ContextTokens,GeneratedTokens (3 columns), got 4 "
+                        + "columns: \"TIMESTAMP,ContextTokens,GeneratedTokens…");
+        Path nbsp = TraceLoading.write(dir, "nbsp.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\u00a0",
+                "2023-11-16 18:15:46.6805900,374,44");
+        assertThatThrownBy(() -> TraceLoading.load(nbsp)).isExactlyInstanceOf(IllegalArgumentException.class)
+                .hasMessage(nbsp + ":1: the header's column 3 (of TIMESTAMP,ContextTokens,GeneratedTokens) must be "
+                        + "GeneratedTokens, got \"GeneratedTokens\u00a0\"");
     }
 }
