@@ -43,12 +43,12 @@ final class CleanupTimers {
 
     /**
      * A side of the shard waits in the bucket ending at {@code end}: whether the join must register that timer (it is
-     * after the watermark and not pending already). Registering also forgets the shard's fired timers when the list
+     * not pending already). Registering also forgets the shard's fired timers when the list
      * would grow, so it holds about the shard's pending timers.
      */
     boolean register(int shard, long end, long watermark) throws IOException {
         if (end <= watermark) {
-            return false; // the clean-up has run: the side is removed by the next input for its id or the next scan
+            return true; // fires at the next watermark, not kept (a side's deadline is after the watermark it came at)
         }
         load(shard);
         long[] e = ends[shard];
