@@ -287,9 +287,23 @@ final class ClusterCommand implements Runnable {
 
         private int down(PrintWriter out) {
             if (!Files.exists(dir.dir.resolve(LocalCluster.STATE_FILE))) {
-                // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
-                out.println("tierroute cluster: nothing to stop under " + dir.dir.toAbsolutePath()
-                        + " (no cluster was started from it, or 'cluster down' stopped it already)");
+                if (LocalCluster.withoutState(dir.dir).isEmpty()) {
+                    // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
+                    out.println("tierroute cluster: nothing to stop under " + dir.dir.toAbsolutePath()
+                            + " (no cluster was started from it, or 'cluster down' stopped it already)");
+                    return 0;
+                }
+                // a 'cluster up' killed before it recorded them: its processes carry the cluster's marker all the same
+                try {
+                    for (LocalCluster.Member m : LocalCluster.down(dir.dir)) {
+                        out.printf(Locale.ROOT, "  %-14s pid %-8d stopped (not recorded: left by a 'cluster up' that "
+                                + "was killed)%n", m.role(), m.pid());
+                    }
+                } catch (IllegalStateException e) {
+                    spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
+                    return 1;
+                }
+                out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
                 return 0;
             }
             try {
@@ -297,7 +311,9 @@ final class ClusterCommand implements Runnable {
                 List<Resumable> running = runningJobs(out, ranSince); // null: Flink did not answer
                 List<LocalCluster.Member> members = LocalCluster.down(dir.dir);
                 for (LocalCluster.Member m : members) {
-                    out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), m.alive() ? "stopped" : "was not running");
+                    out.printf(Locale.ROOT, "  %-14s pid %-8d %s%n", m.role(), m.pid(), !m.recorded()
+                            ? "stopped (not recorded: left by a 'cluster up' that was killed)"
+                            : m.alive() ? "stopped" : "was not running");
                 }
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
                 // Resolved now that the job is stopped: the checkpoint Flink named while it ran may be discarded since.
@@ -456,6 +472,12 @@ final class ClusterCommand implements Runnable {
             }
             boolean allUp = s.kafkaAnswers() && s.flink() != null;
             for (LocalCluster.Member m : s.members()) {
+                if (!m.recorded()) { // carries the cluster's marker, but 'up' was killed before it recorded it
+                    out.printf(Locale.ROOT, "  %-14s pid %-8d running, not in %s (left by a 'cluster up' that was "
+                            + "killed): 'cluster down' stops it%n", m.role(), m.pid(), LocalCluster.STATE_FILE);
+                    allUp = false;
+                    continue;
+                }
                 out.printf(Locale.ROOT, "  %-14s pid %-8d %-8s log %s%n", m.role(), m.pid(), m.alive() ? "running" : "GONE", m.log());
                 allUp &= m.alive();
             }
@@ -469,6 +491,13 @@ final class ClusterCommand implements Runnable {
                 out.printf(Locale.ROOT, "  Flink %s: %d TaskManager(s), %d/%d slots free (Flink %s)%n",
                         s.flinkRest(), s.flink().taskManagers(), s.flink().slotsAvailable(), s.flink().slotsTotal(),
                         s.flink().flinkVersion());
+                long started = s.members().stream().filter(m -> m.recorded() && m.role().startsWith("taskmanager")).count();
+                if (s.flink().taskManagers() < started || s.flink().slotsTotal() == 0) {
+                    // a TaskManager that runs but lost its JobManager (stopped, or too slow to answer its heartbeat)
+                    out.printf(Locale.ROOT, "  %d of the %d TaskManager(s) 'cluster up' started are registered with "
+                            + "Flink: no job can run on a missing one%n", s.flink().taskManagers(), started);
+                    allUp = false;
+                }
                 allUp &= printJobs(out, URI.create(s.flinkRest()), s.flink().slotsTotal());
             } else {
                 out.printf(Locale.ROOT, "  Flink %s: DOES NOT ANSWER (%s)%n", s.flinkRest(), s.flinkError());

@@ -344,7 +344,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
             Files.createDirectories(confDir());
             Files.writeString(file, y.toString(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalStateException("could not write " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not write " + file + ": " + ClusterDirLock.reason(e), e);
         }
     }
 }

@@ -212,7 +212,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
             }
             return file;
         } catch (IOException e) {
-            throw new IllegalStateException("could not write " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not write " + file + ": " + ClusterDirLock.reason(e), e);
         }
     }
 

@@ -52,8 +52,11 @@ public final class LocalClasspath {
                 .filter(s -> !s.isBlank()).map(Path::of).toList();
         for (Path p : entries) {
             if (!Files.exists(p)) {
-                throw new IllegalStateException("the local cluster's classpath names " + p + ", which does not exist; "
-                        + "rebuild the tierroute command (mvn -pl cli -am package)");
+                // exists() is false on a path this user may not look at either: say which of the two it is
+                throw new IllegalStateException("the local cluster's classpath names " + p + (Files.notExists(p)
+                        ? ", which does not exist; rebuild the tierroute command (mvn -pl cli -am package)"
+                        : ", which this user cannot read (permission denied on it or a directory above it); run as its "
+                                + "owner, or build the tierroute command as this user"));
             }
         }
         if (entries.isEmpty()) {

@@ -9,10 +9,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -38,6 +40,11 @@ public final class LocalCluster {
                            int metricsPort) {
         public Settings {
             dir = dir.toAbsolutePath().normalize();
+            if (dir.toString().contains(",") || dir.toString().contains(java.io.File.pathSeparator)) {
+                // Kafka's log.dirs and Flink's io.tmp.dirs are lists split there: its data would land beside --dir
+                throw new IllegalArgumentException("--dir must not contain ',' or '" + java.io.File.pathSeparator
+                        + "' (Kafka's log.dirs and Flink's io.tmp.dirs are lists split on them), got " + dir);
+            }
             if (Files.exists(dir) && !Files.isDirectory(dir)) {
                 throw new IllegalArgumentException("--dir " + dir + " is a file, not a directory (a missing one is created)");
             }
@@ -93,12 +100,29 @@ public final class LocalCluster {
         }
 
         String marker() {
-            return "tierroute-cluster:" + dir;
+            return markerOf(dir);
         }
     }
 
-    /** One process of a running cluster, as recorded in the state file. */
-    public record Member(String role, long pid, boolean alive, Path log) {}
+    /** What every process of the cluster under {@code dir} carries on its command line ({@link ChildJvm#MARKER_PROPERTY}). */
+    static String markerOf(Path dir) {
+        return MARKER_PREFIX + dir.toAbsolutePath().normalize();
+    }
+
+    private static final String MARKER_PREFIX = "tierroute-cluster:";
+    /** {@link Member#role} of a process that carries the cluster's marker but that its state file does not name. */
+    public static final String UNRECORDED = "unrecorded";
+
+    /**
+     * One process of a running cluster, as recorded in the state file; or {@link #UNRECORDED}: one that carries the
+     * cluster's marker and that the state file does not name (a {@code cluster up} killed with SIGKILL before it wrote
+     * it), with the cluster's directory as its log.
+     */
+    public record Member(String role, long pid, boolean alive, Path log) {
+        public boolean recorded() {
+            return !role.equals(UNRECORDED);
+        }
+    }
 
     /** What {@link #status} finds. */
     public record Status(Path dir, List<Member> members, String bootstrap, String kafkaError, String flinkRest,
@@ -129,13 +153,12 @@ public final class LocalCluster {
      */
     public static Running up(Settings s, Duration timeout) {
         Path state = s.dir().resolve(STATE_FILE);
-        if (Files.exists(state)) {
-            List<Member> alive = members(s.dir()).stream().filter(Member::alive).toList();
-            if (!alive.isEmpty()) {
-                throw new IllegalStateException("a cluster started from " + s.dir() + " is running (" + alive.size()
-                        + " processes, e.g. " + alive.get(0).role() + " pid " + alive.get(0).pid()
-                        + "); stop it first: tierroute cluster down --dir " + ShellWords.quote(s.dir().toString()));
-            }
+        List<Member> alive = new ArrayList<>(Files.exists(state)
+                ? members(s.dir()).stream().filter(Member::alive).toList() : unrecorded(s.marker(), Set.of()));
+        if (!alive.isEmpty()) {
+            throw new IllegalStateException("a cluster started from " + s.dir() + " is running (" + alive.size()
+                    + " processes, e.g. " + alive.get(0).role() + " pid " + alive.get(0).pid()
+                    + "); stop it first: tierroute cluster down --dir " + ShellWords.quote(s.dir().toString()));
         }
         for (var p : List.of(Map.entry(s.kafkaPort(), "--kafka-port"),
                 Map.entry(s.kafkaControllerPort(), "--kafka-controller-port"),
@@ -143,8 +166,9 @@ public final class LocalCluster {
                 Map.entry(s.flinkRpcPort(), "--flink-rpc-port"))) {
             LoopbackPorts.requireFree(p.getKey(), p.getValue());
         }
-        for (int port : s.metricsPorts()) {
-            LoopbackPorts.requireFree(port, "--metrics-port range " + s.metricsPort() + "-" + (s.metricsPort() + s.taskManagers()));
+        for (int port : s.metricsPorts()) { // the reporter binds every interface, not just 127.0.0.1
+            LoopbackPorts.requireFreeEverywhere(port, "--metrics-port range " + s.metricsPort() + "-"
+                    + (s.metricsPort() + s.taskManagers()));
         }
         long scratchCleared = FlinkScratch.clear(FlinkSessionCluster.scratchDirs(flinkDir(s.dir())));
         KafkaBrokerProcess kafka = new KafkaBrokerProcess(new KafkaBrokerProcess.Settings(s.dir().resolve("kafka"),
@@ -258,7 +282,7 @@ public final class LocalCluster {
                 p.store(w, "tierroute cluster: the processes 'cluster up' started; 'cluster down' stops them");
             }
         } catch (IOException e) {
-            throw new IllegalStateException("could not write " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException("could not write " + file + ": " + ClusterDirLock.reason(e), e);
         }
     }
 
@@ -268,22 +292,45 @@ public final class LocalCluster {
         p.setProperty(role + ".log", jvm.logFile().toString());
     }
 
-    /** The processes recorded under {@code dir}, TaskManagers first, Kafka last (the order {@link #down} stops them). */
+    /**
+     * The processes recorded under {@code dir}, TaskManagers first, Kafka last (the order {@link #down} stops them),
+     * then those that carry the cluster's marker unrecorded ({@link #UNRECORDED}).
+     */
     public static List<Member> members(Path dir) {
-        return members(readState(dir));
+        return members(readState(dir), dir);
     }
 
-    private static List<Member> members(Properties p) {
+    private static List<Member> members(Properties p, Path dir) {
         String marker = p.getProperty("marker");
         List<Member> out = new ArrayList<>();
         String roles = p.getProperty("roles", "");
         List<String> order = new ArrayList<>(List.of(roles.isEmpty() ? new String[0] : roles.split(",")));
         order.sort((a, b) -> Integer.compare(rank(a), rank(b)));
+        Set<Long> recorded = new HashSet<>();
         for (String role : order) {
             long pid = Long.parseLong(p.getProperty(role + ".pid"));
+            recorded.add(pid);
             out.add(new Member(role, pid, ChildJvm.isOurs(pid, marker), Path.of(p.getProperty(role + ".log"))));
         }
+        out.addAll(unrecorded(marker, recorded));
         return out;
+    }
+
+    /**
+     * The live processes on this machine that carry {@code marker} and are not among {@code recorded}: what a
+     * {@code cluster up} killed before it wrote them into the state file left running (its shutdown hook stops them
+     * on SIGTERM or Ctrl-C, but nothing runs on SIGKILL).
+     */
+    private static List<Member> unrecorded(String marker, Set<Long> recorded) {
+        String dir = marker.startsWith(MARKER_PREFIX) ? marker.substring(MARKER_PREFIX.length()) : "";
+        return ProcessHandle.allProcesses().filter(h -> !recorded.contains(h.pid()) && h.pid() != ProcessHandle.current().pid())
+                .filter(h -> ChildJvm.isOurs(h.pid(), marker))
+                .map(h -> new Member(UNRECORDED, h.pid(), true, Path.of(dir))).toList();
+    }
+
+    /** {@link #unrecorded} of the cluster under {@code dir} when no state file is there: all of its live processes. */
+    public static List<Member> withoutState(Path dir) {
+        return unrecorded(markerOf(dir), Set.of());
     }
 
     private static int rank(String role) {
@@ -296,8 +343,15 @@ public final class LocalCluster {
      * Returns the members it found.
      */
     public static List<Member> down(Path dir) {
+        if (!Files.exists(dir.resolve(STATE_FILE))) {
+            List<Member> left = withoutState(dir);
+            for (Member m : left) {
+                ChildJvm.stopPid(m.pid(), markerOf(dir), Duration.ofSeconds(30));
+            }
+            return left;
+        }
         Properties p = readState(dir);
-        List<Member> members = members(p);
+        List<Member> members = members(p, dir);
         for (Member m : members) {
             if (m.alive()) {
                 ChildJvm.stopPid(m.pid(), p.getProperty("marker"), Duration.ofSeconds(30));
@@ -333,7 +387,7 @@ public final class LocalCluster {
         String ports = p.getProperty("metrics.ports", "");
         List<Integer> metricsPorts = ports.isEmpty() ? List.of()
                 : java.util.Arrays.stream(ports.split(",")).map(Integer::valueOf).toList();
-        return new Status(dir, members(p), bootstrap, KafkaBrokerProcess.whyNotDescribed(bootstrap, STATUS_BUDGET), flinkRest, overview,
+        return new Status(dir, members(p, dir), bootstrap, KafkaBrokerProcess.whyNotDescribed(bootstrap, STATUS_BUDGET), flinkRest, overview,
                 flinkError, metricsPorts);
     }
 
@@ -344,6 +398,14 @@ public final class LocalCluster {
                     + "there; move it away");
         }
         if (!Files.isRegularFile(file)) {
+            List<Member> left = withoutState(dir);
+            if (!left.isEmpty()) {
+                throw new IllegalStateException(STATE_FILE + " is not under " + dir.toAbsolutePath() + ", but "
+                        + left.size() + " process(es) of a cluster started from it still run (pid "
+                        + String.join(", ", left.stream().map(m -> Long.toString(m.pid())).toList())
+                        + ": a 'cluster up' killed before it recorded them); stop them: tierroute cluster down --dir "
+                        + ShellWords.quote(dir.toString()));
+            }
             throw new IllegalStateException("no cluster is running from " + dir.toAbsolutePath() + " (" + STATE_FILE
                     + ", which 'cluster up' writes and 'cluster down' removes, is not there); start one with: "
                     + "tierroute cluster up --dir " + ShellWords.quote(dir.toString()));
@@ -355,6 +417,7 @@ public final class LocalCluster {
             throw new IllegalStateException("could not read " + file + ": " + e.getMessage(), e);
         }
         requireWellFormed(p, file);
+        requireThisDirectory(p, file, dir);
         return p;
     }
 
@@ -381,6 +444,31 @@ public final class LocalCluster {
         String ports = p.getProperty("metrics.ports", "");
         if (!ports.isEmpty() && !ports.matches("\\d{1,5}(,\\d{1,5})*")) {
             throw damaged(file, "metrics.ports is not a list of ports (" + ports + ")");
+        }
+    }
+
+    /**
+     * A state file copied with its directory names the processes of the cluster started from the original: acting on
+     * them from the copy would stop (or report) that cluster.
+     */
+    private static void requireThisDirectory(Properties p, Path file, Path dir) {
+        String marker = p.getProperty("marker");
+        if (!marker.startsWith(MARKER_PREFIX)) {
+            return; // not one 'up' writes (a file written by hand): its processes are still checked by their marker
+        }
+        Path started = Path.of(marker.substring(MARKER_PREFIX.length()));
+        if (!started.equals(dir.toAbsolutePath().normalize()) && !sameDirectory(started, dir)) {
+            throw new IllegalStateException(file + " records a cluster started from " + started + ", not from "
+                    + dir.toAbsolutePath().normalize() + " (a copy of its directory?); its processes are that "
+                    + "cluster's: use --dir " + ShellWords.quote(started.toString()));
+        }
+    }
+
+    private static boolean sameDirectory(Path a, Path b) {
+        try {
+            return Files.isSameFile(a, b);
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -7,8 +7,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 
 /**
- * Port checks on 127.0.0.1, the interface the local cluster's Kafka and Flink listen on. Flink's Prometheus reporter
- * binds every interface; its ports are checked here too, which a port taken only on another interface passes.
+ * Port checks on 127.0.0.1, the interface the local cluster's Kafka and Flink listen on, and on every interface for
+ * Flink's Prometheus reporter, which binds them all.
  */
 public final class LoopbackPorts {
 
@@ -72,6 +72,21 @@ public final class LoopbackPorts {
             s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         } catch (IOException e) {
             throw new PortTakenException("port " + port + " (" + what + ") is taken on 127.0.0.1: " + e.getMessage());
+        }
+    }
+
+    /**
+     * As {@link #requireFree}, for a port bound on every interface (Flink's Prometheus reporter): one taken on any
+     * interface, also one 127.0.0.1 does not answer on, fails.
+     */
+    public static void requireFreeEverywhere(int port, String what) {
+        requireFree(port, what);
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(port));
+        } catch (IOException e) {
+            throw new PortTakenException("port " + port + " (" + what + ") is taken on an interface of this machine: "
+                    + e.getMessage());
         }
     }
 
