@@ -148,6 +148,14 @@ class UnrecordedClusterProcessTest {
     }
 
     @Test
+    void aFileGivenAsTheDirectoryIsSaidToBeOne() throws Exception {
+        Path file = Files.writeString(tmp.resolve("afile"), "x");
+        CliRun status = CliRun.of("cluster", "status", "--dir", file.toString());
+        assertThat(status.rc).isEqualTo(1);
+        assertThat(status.err).contains("--dir " + file + " is a file, not a cluster's directory");
+    }
+
+    @Test
     void aDirectoryWithAListSeparatorIsRefused() {
         CliRun up = CliRun.of("cluster", "up", "--dir", tmp.resolve("x,y").toString());
         assertThat(up.rc).as(up.all()).isEqualTo(2);

@@ -397,6 +397,9 @@ public final class LocalCluster {
             throw new IllegalStateException(file + " is not a file: 'cluster up' writes the state of what it started "
                     + "there; move it away");
         }
+        if (Files.isRegularFile(dir)) {
+            throw new IllegalStateException("--dir " + dir.toAbsolutePath() + " is a file, not a cluster's directory");
+        }
         if (!Files.isRegularFile(file)) {
             List<Member> left = withoutState(dir);
             if (!left.isEmpty()) {
