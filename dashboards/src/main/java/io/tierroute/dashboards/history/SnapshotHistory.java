@@ -34,9 +34,9 @@ import java.util.function.BiPredicate;
  * highest versions, and the last {@value #CONTROL_ENTRIES} control records. A snapshot that names the record carrying
  * its forest ({@link ModelCarrier}) is given that forest when the history holds it (the newest carrier's, and those
  * of the full snapshots); otherwise its record shows the carrier's forest summary. Beyond the window it keeps the
- * versions whose record carries a forest (one long each: a later record may name any of them, and one naming a record
- * no longer on the topic is unusable) and the ACCEPTED versions selectors cannot use (at most {@code maxVersions}:
- * which one they serve skips those). The rule itself keeps one
+ * versions of the newest {@code maxVersions} records read that carried a forest (a later record may name any of them,
+ * and one naming a version never read carrying one is unusable) and the ACCEPTED versions selectors cannot use (at most
+ * {@code maxVersions}: which one they serve skips those). The rule itself keeps one
  * small entry per accepted version (see its documentation). A one-shot reader that is asked about particular versions
  * (the CLI's {@code snapshots show 12}) names them with {@code alsoKeep}: their records are kept below the window.
  *
@@ -65,8 +65,14 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         final TreeMap<Long, VersionRecord> versions = new TreeMap<>();
         final TreeMap<Long, ParameterSnapshot> full = new TreeMap<>();
         final TreeMap<Long, QuantileForestModel> models = new TreeMap<>(); // carrier version → its forest
-        /** The versions whose record on the topic carries a forest, however old: what a later record may name. */
+        /**
+         * The versions of the newest {@code maxVersions} records read that carried a forest (a record naming one below
+         * them is taken to name one that did): a reference to a version never read carrying one is one no selector
+         * can resolve.
+         */
         final TreeSet<Long> carriers = new TreeSet<>();
+        /** The highest carrier dropped from {@link #carriers} by its bound (Long.MIN_VALUE: none). */
+        long carriersBelow = Long.MIN_VALUE;
         /** Why each ACCEPTED version below the window that selectors cannot use is so (rare: kept beyond it). */
         final TreeMap<Long, String> unusableBelowWindow = new TreeMap<>();
         final Deque<ScopeState.ControlEntry> controls = new ArrayDeque<>();
@@ -110,15 +116,14 @@ public final class SnapshotHistory implements ReadThrough.Subject {
         Scope sc = scopes.computeIfAbsent(s.getScope(), k -> new Scope());
         ForestSummary carried = null;
         String unusable = referenceProblem;
-        if (ModelCarrier.carries(s)) {
-            sc.carriers.add(s.getVersion());
-        } else if (sc.carriers.remove(s.getVersion())) {
-            carrierGone(sc, s.getScope(), s.getVersion()); // re-published without its forest
+        if (ModelCarrier.carries(s) && sc.carriers.add(s.getVersion()) && sc.carriers.size() > maxVersions) {
+            sc.carriersBelow = sc.carriers.pollFirst(); // an older writer's every record carried it: bounded
         }
         sc.unusableBelowWindow.remove(s.getVersion());
         if (ModelCarrier.refersElsewhere(s)) {
-            if (unusable == null && !sc.carriers.contains(s.getQuantileModelVersion())) {
-                unusable = missingCarrier(s.getScope(), s.getQuantileModelVersion());
+            long named = s.getQuantileModelVersion();
+            if (unusable == null && named > sc.carriersBelow && !sc.carriers.contains(named)) {
+                unusable = missingCarrier(s.getScope(), named);
             }
             QuantileForestModel m = sc.models.get(s.getQuantileModelVersion());
             if (m != null) {
@@ -190,31 +195,16 @@ public final class SnapshotHistory implements ReadThrough.Subject {
             sc.full.remove(version);
             sc.models.remove(version);
             sc.unusableBelowWindow.remove(version);
-            if (sc.carriers.remove(version)) {
-                carrierGone(sc, scope, version);
-            }
+            // A carrier deleted stays in 'carriers': a selector that read it keeps its forest for the versions naming
+            // it (one started after the deletion refuses them, as a dashboard started then marks them).
         }
         changed();
     }
 
-    /**
-     * The record carrying the forest of version {@code carrier} left the topic (a tombstone, or a re-publication
-     * without it): every ACCEPTED version that names it is refused by selectors from now on, as one read after it.
-     */
-    private static void carrierGone(Scope sc, String scope, long carrier) {
-        String why = missingCarrier(scope, carrier);
-        for (Map.Entry<Long, VersionRecord> e : sc.versions.tailMap(carrier, false).entrySet()) {
-            VersionRecord r = e.getValue();
-            if (r.accepted() && r.usable() && Long.valueOf(carrier).equals(r.forestVersion())) {
-                e.setValue(r.unusableFor(why));
-            }
-        }
-    }
-
-    /** Why a version naming the forest of {@code carrier}, no longer on the topic, cannot be used (as selectors say). */
+    /** Why a version naming the forest of {@code carrier}, which this history never read, cannot be used. */
     private static String missingCarrier(String scope, long carrier) {
-        return "version " + carrier + " of scope '" + scope + "', which carries its output-length model, is no longer on "
-                + Topics.PARAMS + " (or no longer carries it)";
+        return "version " + carrier + " of scope '" + scope + "', which it names as carrying its output-length model, "
+                + "carries none on " + Topics.PARAMS + " (never published with one, or deleted before this read)";
     }
 
     /** Applies a control record; false when its sequence is not above the scope's last one (ignored). */

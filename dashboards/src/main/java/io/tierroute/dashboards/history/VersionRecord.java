@@ -22,8 +22,8 @@ import java.util.Map;
  * @param offset        its offset on the params topic
  * @param unusable      why selectors cannot apply an ACCEPTED version (its forest reference as published,
  *                      {@link ModelCarrier#problem}; a value missing, not finite or out of its physical bounds,
- *                      {@link SnapshotUsability}; the record it names for its forest no longer on the topic), or null
- *                      (always for another status)
+ *                      {@link SnapshotUsability}; the version it names for its forest never read carrying one), or
+ *                      null (always for another status)
  */
 public record VersionRecord(String scope, long version, Long parentVersion, String producer, long createdAtMs,
                             String status, List<String> rejectReasons, long controlSequence,
@@ -43,12 +43,6 @@ public record VersionRecord(String scope, long version, Long parentVersion, Stri
                 Collections.unmodifiableMap(ParameterNames.fittedValues(s)), s.getRho().size(),
                 s.getQuantileModel() != null ? ForestSummary.of(s.getQuantileModel()) : carried,
                 ModelCarrier.versionOf(s), offset, unusable);
-    }
-
-    /** This record, which selectors now refuse for {@code why} (the record carrying its forest left the topic). */
-    VersionRecord unusableFor(String why) {
-        return new VersionRecord(scope, version, parentVersion, producer, createdAtMs, status, rejectReasons,
-                controlSequence, params, rhoPairs, forest, forestVersion, offset, why);
     }
 
     public boolean accepted() {

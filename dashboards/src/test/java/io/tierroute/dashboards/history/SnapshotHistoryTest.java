@@ -201,37 +201,45 @@ class SnapshotHistoryTest {
     }
 
     /**
-     * A version that names the record carrying its forest is unusable once that record is not on the topic: one read
-     * after the carrier's tombstone, one read before it (marked at the tombstone), and one naming a version whose
-     * re-publication no longer carries a forest. Selectors refuse them all and serve the newest usable version.
+     * A version naming as its forest's carrier a version this history never read carrying one (never published with
+     * it, or deleted before the read) is unusable: no selector can resolve the forest. A carrier deleted after it was
+     * read leaves the versions naming it usable, as for a running selector, which keeps the forest it applied (one
+     * started after the deletion refuses them, as a dashboard started then marks them).
      */
     @Test
-    void aVersionWhoseForestRecordIsNoLongerOnTheTopicIsUnusable() {
+    void aVersionNamingAForestCarrierNeverReadIsUnusable() {
         SnapshotHistory h = new SnapshotHistory();
-        h.onSnapshot(Snapshots.accepted("default", 1).setQuantileModelVersion(1L).build(), 0);
-        h.onSnapshot(Snapshots.accepted("default", 2).setQuantileModel(null).setQuantileModelVersion(1L).build(), 1);
-        h.onSnapshot(Snapshots.accepted("default", 3).setQuantileModelVersion(3L).build(), 2);
-        h.onSnapshot(Snapshots.accepted("default", 4).setQuantileModel(null).setQuantileModelVersion(1L).build(), 3);
-        assertThat(h.version("default", 4).orElseThrow().usable()).as("carrier 1 is on the topic").isTrue();
-        assertThat(h.servedVersion("default")).hasValue(4);
+        h.onSnapshot(Snapshots.accepted("default", 1).setQuantileModel(null).build(), 0); // carries none
+        h.onSnapshot(Snapshots.accepted("default", 2).setQuantileModelVersion(2L).build(), 1);
+        h.onSnapshot(Snapshots.accepted("default", 3).setQuantileModel(null).setQuantileModelVersion(2L).build(), 2);
+        assertThat(h.version("default", 3).orElseThrow().usable()).isTrue();
 
-        h.onTombstone("default", 1);
-        String gone = "version 1 of scope 'default', which carries its output-length model, is no longer on "
-                + "tierroute.params (or no longer carries it)";
-        assertThat(h.version("default", 2).orElseThrow().unusable()).as("read before the tombstone").isEqualTo(gone);
-        assertThat(h.version("default", 4).orElseThrow().unusable()).isEqualTo(gone);
-        assertThat(h.version("default", 3).orElseThrow().usable()).as("carries its own").isTrue();
+        h.onSnapshot(Snapshots.accepted("default", 4).setQuantileModel(null).setQuantileModelVersion(1L).build(), 3);
+        assertThat(h.version("default", 4).orElseThrow().unusable()).isEqualTo("version 1 of scope 'default', which it "
+                + "names as carrying its output-length model, carries none on tierroute.params (never published with "
+                + "one, or deleted before this read)");
         assertThat(h.servedVersion("default")).hasValue(3);
 
-        h.onSnapshot(Snapshots.accepted("default", 5).setQuantileModel(null).setQuantileModelVersion(1L).build(), 4);
-        assertThat(h.version("default", 5).orElseThrow().unusable()).as("read after it").isEqualTo(gone);
-        assertThat(h.scope("default").orElseThrow().servedVersion()).isEqualTo(3L);
+        h.onTombstone("default", 2);
+        h.onSnapshot(Snapshots.accepted("default", 5).setQuantileModel(null).setQuantileModelVersion(2L).build(), 4);
+        assertThat(h.version("default", 3).orElseThrow().usable()).as("read before the deletion").isTrue();
+        assertThat(h.version("default", 5).orElseThrow().usable()).as("a running selector keeps the forest").isTrue();
+        assertThat(h.servedVersion("default")).hasValue(5);
 
-        h.onSnapshot(Snapshots.accepted("default", 6).setQuantileModel(null).setQuantileModelVersion(3L).build(), 5);
-        assertThat(h.servedVersion("default")).hasValue(6);
-        h.onSnapshot(Snapshots.rejected("default", 3).setQuantileModel(null).build(), 6); // re-published without it
-        assertThat(h.version("default", 6).orElseThrow().unusable()).contains("version 3 of scope 'default'");
-        assertThat(h.servedVersion("default")).as("nothing usable is left").isEmpty();
+        SnapshotHistory later = new SnapshotHistory(); // started after the deletion: the carrier is not on the topic
+        later.onSnapshot(Snapshots.accepted("default", 3).setQuantileModel(null).setQuantileModelVersion(2L).build(), 2);
+        assertThat(later.version("default", 3).orElseThrow().usable()).isFalse();
+    }
+
+    /** The carriers kept are bounded like the window: a reference below the oldest kept is taken to be to one read. */
+    @Test
+    void theCarriersKeptAreBounded() {
+        SnapshotHistory h = new SnapshotHistory(2, 1);
+        for (long v = 1; v <= 3; v++) {
+            h.onSnapshot(Snapshots.accepted("default", v).build(), v); // an older writer: every record carries it inline
+        }
+        h.onSnapshot(Snapshots.accepted("default", 4).setQuantileModel(null).setQuantileModelVersion(1L).build(), 4);
+        assertThat(h.version("default", 4).orElseThrow().usable()).as("1 dropped from the kept carriers").isTrue();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.tierroute.sim.bench;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -61,9 +62,9 @@ public final class OutputDirectory {
         } else {
             SUMMARY_FILES.forEach(f -> files.add(out.resolve(f)));
             Path staging = out.resolve(SUMMARY_STAGING);
-            if (Files.exists(staging) && !Files.isDirectory(staging)) {
-                throw new IllegalArgumentException("--out " + out + ": " + SUMMARY_STAGING + " is a file, where the "
-                        + "summary is written before it is moved into place; move it or choose another --out");
+            if (Files.exists(staging, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(staging)) { // a file, or a link to none
+                throw new IllegalArgumentException("--out " + out + ": " + SUMMARY_STAGING + " is not a directory, where "
+                        + "the summary is written before it is moved into place; move it or choose another --out");
             }
             for (long seed : seeds.seeds()) {
                 Path dir = SeedSweep.seedDir(out, seed);

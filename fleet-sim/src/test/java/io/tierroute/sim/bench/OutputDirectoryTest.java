@@ -93,10 +93,15 @@ class OutputDirectoryTest {
 
     @Test
     void aFileWhereASweepStagesItsSummaryIsRefusedBeforeAnyRun() throws Exception {
-        Files.writeString(dir.resolve(OutputDirectory.SUMMARY_STAGING), "x");
+        Path staging = Files.writeString(dir.resolve(OutputDirectory.SUMMARY_STAGING), "x");
+        String refused = "--out " + dir + ": .summary-staging is not a directory, where the summary is written before "
+                + "it is moved into place; move it or choose another --out";
         assertThatIllegalArgumentException().isThrownBy(() -> OutputDirectory.check(dir, SeedList.parse("1-2")))
-                .withMessage("--out " + dir + ": .summary-staging is a file, where the summary is written before it is "
-                        + "moved into place; move it or choose another --out");
+                .withMessage(refused);
+        Files.delete(staging);
+        Files.createSymbolicLink(staging, dir.resolve("gone"));
+        assertThatIllegalArgumentException().as("a link to nothing").isThrownBy(() -> OutputDirectory.check(dir,
+                SeedList.parse("1-2"))).withMessage(refused);
         assertThatCode(() -> OutputDirectory.check(dir, SeedList.parse("1"))).as("one seed writes no summary")
                 .doesNotThrowAnyException();
     }

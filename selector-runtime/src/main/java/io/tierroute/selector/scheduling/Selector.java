@@ -266,6 +266,9 @@ public final class Selector {
                 chosen = pick(s, workers, false);
                 if (chosen < 0 && spread.restore(s)) {
                     spreadFromCheapest = false;
+                    if (lateBinding.holds(s, now)) {
+                        return null; // the workers put back answer to late binding as those kept did: queued
+                    }
                     chosen = pick(s, workers, false);
                 }
                 if (chosen < 0) {

@@ -120,6 +120,38 @@ class LoadLimitRaceTest {
     }
 
     /**
+     * As above with the cheapest-worker hold on ({@code holdAtCheapestWaiting} 1) and three of ours waiting at the
+     * worker the spread set aside: put back into the pick, it answers to late binding as the others did, so the route
+     * is held in the admission queue rather than sent to a worker with K of ours waiting.
+     */
+    @Test
+    void aWorkerTheSpreadSetAsideIsPutBackOnlyAsLateBindingAllows() throws Exception {
+        WorkerSpec base = WorkerSpec.of("w", 1_000_000);
+        List<WorkerSpec> specs = List.of(
+                new WorkerSpec("busy", base.kvCapacityTokens(), base.bandwidth(), false, 0, 0),
+                new WorkerSpec("idle", base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
+        Selector selector = new Selector(SelectorSettings.builder(specs).blockSize(16).maxQueued(10).spreadWithin(1)
+                .holdAtCheapestWaiting(1).build(), index, new DirectIndexWriter(index),
+                new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+        for (int i = 0; i < 3; i++) {
+            selector.inflight().admit("waiting-" + i, 0, 64, 16, System.nanoTime());
+        }
+        selector.beforeAdmission(chosen -> {
+            if (chosen == 1 && selector.inflight().view(1).inFlight() == 0) {
+                selector.inflight().admit("concurrent", 1, 64, 16, System.nanoTime());
+            }
+        });
+        CompletableFuture<RouteDecision> route = selector.route(new RouteRequest("r", null, null, null, new int[64],
+                null, null, null, 64, 16, null, true));
+
+        assertThat(route).as("held, not sent to the worker with three of ours waiting").isNotDone();
+        assertThat(selector.queueLength()).isEqualTo(1);
+        assertThat(selector.inflight().view(0).inFlight()).isEqualTo(3);
+        route.cancel(true);
+    }
+
+    /**
      * No admission queue: every route is an arrival priced without a lock. One worker taking one request at a time; a
      * route that finds it taken is refused. Whatever the interleaving, it never holds two.
      */
