@@ -80,6 +80,24 @@ class LoadLimitRaceTest {
         assertThat(d.candidates().get(1 - taken[0]).excludedBecause()).isNull();
     }
 
+    /** Two workers: "busy", no limit, and "idle", one request at a time. */
+    private static List<WorkerSpec> busyAndIdleSpecs() {
+        WorkerSpec base = WorkerSpec.of("w", 1_000_000);
+        return List.of(new WorkerSpec("busy", base.kvCapacityTokens(), base.bandwidth(), false, 0, 0),
+                new WorkerSpec("idle", base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
+    }
+
+    /** A selector of {@link #busyAndIdleSpecs} with the spread at K = 1 and three requests waiting at "busy". */
+    private static Selector busyAndIdle(SelectorSettings.Builder settings) {
+        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
+        Selector selector = new Selector(settings.blockSize(16).spreadWithin(1).build(), index,
+                new DirectIndexWriter(index), new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
+        for (int i = 0; i < 3; i++) {
+            selector.inflight().admit("waiting-" + i, 0, 64, 16, System.nanoTime());
+        }
+        return selector;
+    }
+
     /**
      * The light-load spread sets the busier worker aside; the one it kept loses its last slot to a concurrent route
      * before the admission. The route then goes to the worker the spread set aside, which has room, instead of being
@@ -87,17 +105,7 @@ class LoadLimitRaceTest {
      */
     @Test
     void aRouteWhoseKeptWorkersAreAllTakenFallsBackOnTheOnesTheSpreadSetAside() throws Exception {
-        WorkerSpec base = WorkerSpec.of("w", 1_000_000);
-        List<WorkerSpec> specs = List.of(
-                new WorkerSpec("busy", base.kvCapacityTokens(), base.bandwidth(), false, 0, 0),
-                new WorkerSpec("idle", base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
-        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
-        Selector selector = new Selector(SelectorSettings.builder(specs).blockSize(16).maxQueued(0).spreadWithin(1)
-                .build(), index, new DirectIndexWriter(index), new ParameterStore(ParameterSet.defaults(2)),
-                System::nanoTime);
-        for (int i = 0; i < 3; i++) {
-            selector.inflight().admit("running-" + i, 0, 64, 16, System.nanoTime());
-        }
+        Selector selector = busyAndIdle(SelectorSettings.builder(busyAndIdleSpecs()).maxQueued(0));
         RouteRequest probe = new RouteRequest("probe", null, null, null, new int[64], null, null, null, 64, 16, null,
                 true);
         RouteDecision dry = selector.preview(probe);
@@ -126,17 +134,8 @@ class LoadLimitRaceTest {
      */
     @Test
     void aWorkerTheSpreadSetAsideIsPutBackOnlyAsLateBindingAllows() throws Exception {
-        WorkerSpec base = WorkerSpec.of("w", 1_000_000);
-        List<WorkerSpec> specs = List.of(
-                new WorkerSpec("busy", base.kvCapacityTokens(), base.bandwidth(), false, 0, 0),
-                new WorkerSpec("idle", base.kvCapacityTokens(), base.bandwidth(), false, 1, 0));
-        RunPrefixIndex index = RunPrefixIndex.builder().workers(2).maxBlocks(100_000).build();
-        Selector selector = new Selector(SelectorSettings.builder(specs).blockSize(16).maxQueued(10).spreadWithin(1)
-                .holdAtCheapestWaiting(1).build(), index, new DirectIndexWriter(index),
-                new ParameterStore(ParameterSet.defaults(2)), System::nanoTime);
-        for (int i = 0; i < 3; i++) {
-            selector.inflight().admit("waiting-" + i, 0, 64, 16, System.nanoTime());
-        }
+        Selector selector = busyAndIdle(SelectorSettings.builder(busyAndIdleSpecs()).maxQueued(10)
+                .holdAtCheapestWaiting(1));
         selector.beforeAdmission(chosen -> {
             if (chosen == 1 && selector.inflight().view(1).inFlight() == 0) {
                 selector.inflight().admit("concurrent", 1, 64, 16, System.nanoTime());

@@ -137,6 +137,29 @@ class RequestJoinTimerBoundTest {
     }
 
     /**
+     * One minute of event time from {@code ev}: 64 requests with ids from {@code first}, a third of the completions
+     * before their decisions, and one decision in ten that never completes; returns how many never complete.
+     */
+    private int matchedMinute(long ev, int first) throws Exception {
+        int neverCompleted = 0;
+        for (int k = 0; k < 64; k++) {
+            String id = "m" + (first + k);
+            long t = ev + k * 500L;
+            if (k % 10 == 0) {
+                decide(id, t);
+                neverCompleted++;
+            } else if (k % 3 == 0) {
+                complete(id, t + 2_000);
+                decide(id, t);
+            } else {
+                decide(id, t);
+                complete(id, t + 2_000);
+            }
+        }
+        return neverCompleted;
+    }
+
+    /**
      * Joins empty buckets too: under a stall, matched requests (a third of the completions before their decisions) and
      * one decision in ten that never completes, for a day. The timers of buckets that joins emptied are deleted by the
      * backstop's next pass of the shard, so the timers stay bounded and do not grow; every join and count is as before.
@@ -151,20 +174,8 @@ class RequestJoinTimerBoundTest {
         int timersAt6h = 0;
         for (int minute = 0; minute < 1440; minute++) {
             long ev = T0 + minute * MINUTE;
-            for (int k = 0; k < 64; k++) {
-                String id = "m" + (requests++);
-                long t = ev + k * 500L;
-                if (k % 10 == 0) {
-                    decide(id, t);
-                    neverCompleted++;
-                } else if (k % 3 == 0) {
-                    complete(id, t + 2_000);
-                    decide(id, t);
-                } else {
-                    decide(id, t);
-                    complete(id, t + 2_000);
-                }
-            }
+            neverCompleted += matchedMinute(ev, requests);
+            requests += 64;
             clock += MINUTE;
             harness.setProcessingTime(clock);
             if (minute % 60 == 59) {
@@ -294,20 +305,8 @@ class RequestJoinTimerBoundTest {
         int timersAt6h = 0;
         for (int minute = 0; minute < 1440; minute++) {
             long ev = T0 + minute * MINUTE;
-            for (int k = 0; k < 64; k++) {
-                String id = "m" + (requests++);
-                long t = ev + k * 500L;
-                if (k % 10 == 0) {
-                    decide(id, t);
-                    neverCompleted++;
-                } else if (k % 3 == 0) {
-                    complete(id, t + 2_000);
-                    decide(id, t);
-                } else {
-                    decide(id, t);
-                    complete(id, t + 2_000);
-                }
-            }
+            neverCompleted += matchedMinute(ev, requests);
+            requests += 64;
             clock += MINUTE;
             harness.setProcessingTime(clock);
             if (minute % 20 == 19) {
