@@ -286,6 +286,11 @@ final class ClusterCommand implements Runnable {
         }
 
         private int down(PrintWriter out) {
+            if (Files.isRegularFile(dir.dir)) {
+                spec.commandLine().getErr().println("tierroute cluster down: --dir " + dir.dir.toAbsolutePath()
+                        + " is a file, not a cluster's directory");
+                return 1;
+            }
             if (!Files.exists(dir.dir.resolve(LocalCluster.STATE_FILE))) {
                 if (LocalCluster.withoutState(dir.dir).isEmpty()) {
                     // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
@@ -471,10 +476,12 @@ final class ClusterCommand implements Runnable {
                 return 1;
             }
             boolean allUp = s.kafkaAnswers() && s.flink() != null;
+            java.util.Optional<String> starting = ClusterDirLock.inProgress(dir.dir);
             for (LocalCluster.Member m : s.members()) {
-                if (!m.recorded()) { // carries the cluster's marker, but 'up' was killed before it recorded it
-                    out.printf(Locale.ROOT, "  %-14s pid %-8d running, not in %s (left by a 'cluster up' that was "
-                            + "killed): 'cluster down' stops it%n", m.role(), m.pid(), LocalCluster.STATE_FILE);
+                if (!m.recorded()) { // carries the cluster's marker: an 'up' still starting, or one killed before it recorded it
+                    out.printf(Locale.ROOT, "  %-14s pid %-8d running, not in %s (%s)%n", m.role(), m.pid(),
+                            LocalCluster.STATE_FILE, starting.map(w -> w + ": not recorded yet")
+                                    .orElse("left by a 'cluster up' that was killed: 'cluster down' stops it"));
                     allUp = false;
                     continue;
                 }
@@ -492,7 +499,7 @@ final class ClusterCommand implements Runnable {
                         s.flinkRest(), s.flink().taskManagers(), s.flink().slotsAvailable(), s.flink().slotsTotal(),
                         s.flink().flinkVersion());
                 long started = s.members().stream().filter(m -> m.recorded() && m.role().startsWith("taskmanager")).count();
-                if (s.flink().taskManagers() < started || s.flink().slotsTotal() == 0) {
+                if (started > 0 && (s.flink().taskManagers() < started || s.flink().slotsTotal() == 0)) {
                     // a TaskManager that runs but lost its JobManager (stopped, or too slow to answer its heartbeat)
                     out.printf(Locale.ROOT, "  %d of the %d TaskManager(s) 'cluster up' started are registered with "
                             + "Flink: no job can run on a missing one%n", s.flink().taskManagers(), started);

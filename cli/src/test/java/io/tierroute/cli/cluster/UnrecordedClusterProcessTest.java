@@ -147,12 +147,57 @@ class UnrecordedClusterProcessTest {
         }
     }
 
+    /** A stale copy (nothing of the original runs) is stale state, not another cluster: 'down' clears it. */
+    @Test
+    void aCopyOfAStoppedClustersDirectoryIsStaleStateDownClears() throws Exception {
+        Path original = tmp.resolve("stopped");
+        Path copy = Files.createDirectories(tmp.resolve("stale-copy"));
+        state(copy, "tierroute-cluster:" + original.toAbsolutePath().normalize(), ProcessHandle.current().pid());
+        CliRun status = CliRun.of("cluster", "status", "--dir", copy.toString());
+        assertThat(status.rc).isEqualTo(1);
+        assertThat(status.out).contains("GONE");
+        CliRun down = CliRun.of("cluster", "down", "--dir", copy.toString());
+        assertThat(down.rc).as(down.all()).isZero();
+        assertThat(copy.resolve(LocalCluster.STATE_FILE)).doesNotExist();
+    }
+
+    /** Started through a symbolic link, found through the directory it names (and the other way round). */
+    @Test
+    void processesOfAClusterStartedThroughALinkAreFoundThroughItsTarget() throws Exception {
+        Path real = Files.createDirectories(tmp.resolve("real"));
+        Path link = Files.createSymbolicLink(tmp.resolve("link"), real);
+        Process orphan = ofCluster(link);
+        CliRun down = CliRun.of("cluster", "down", "--dir", real.toString());
+        assertThat(down.rc).as(down.all()).isZero();
+        assertThat(down.out).containsPattern("unrecorded +pid " + orphan.pid());
+        assertThat(orphan.waitFor(10, TimeUnit.SECONDS)).as("stopped").isTrue();
+    }
+
+    /** While an 'up' is still starting, its processes are not yet recorded: 'status' says so, not that one was killed. */
+    @Test
+    void processesOfAnUpInProgressAreSaidToBeNotRecordedYet() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("starting"));
+        Process up = new ProcessBuilder("sleep", "120").start();
+        started.add(up);
+        Files.writeString(dir.resolve(".cluster.lock"), "up " + up.pid() + "\n");
+        Process kafka = ofCluster(dir);
+        CliRun status = CliRun.of("cluster", "status", "--dir", dir.toString());
+        assertThat(status.rc).isEqualTo(1);
+        assertThat(status.err).contains("a 'cluster up' is in progress on " + dir.toAbsolutePath().normalize() + " (pid "
+                + up.pid() + "): 1 process(es) started, not recorded yet in cluster.properties; look again once it is "
+                + "done");
+        assertThat(kafka.isAlive()).isTrue();
+    }
+
     @Test
     void aFileGivenAsTheDirectoryIsSaidToBeOne() throws Exception {
         Path file = Files.writeString(tmp.resolve("afile"), "x");
         CliRun status = CliRun.of("cluster", "status", "--dir", file.toString());
         assertThat(status.rc).isEqualTo(1);
         assertThat(status.err).contains("--dir " + file + " is a file, not a cluster's directory");
+        CliRun down = CliRun.of("cluster", "down", "--dir", file.toString());
+        assertThat(down.rc).isEqualTo(1);
+        assertThat(down.err).contains("--dir " + file + " is a file, not a cluster's directory");
     }
 
     @Test

@@ -195,16 +195,17 @@ public final class SnapshotHistory implements ReadThrough.Subject {
             sc.full.remove(version);
             sc.models.remove(version);
             sc.unusableBelowWindow.remove(version);
-            // A carrier deleted stays in 'carriers': a selector that read it keeps its forest for the versions naming
-            // it (one started after the deletion refuses them, as a dashboard started then marks them).
+            // A version read after this naming it is refused by a selector that reads it now, as by one started later;
+            // those read before stay as they were: a selector that applied that forest keeps serving them.
+            sc.carriers.remove(version);
         }
         changed();
     }
 
-    /** Why a version naming the forest of {@code carrier}, which this history never read, cannot be used. */
+    /** Why a version naming the forest of {@code carrier}, not on the topic as this history read it, cannot be used. */
     private static String missingCarrier(String scope, long carrier) {
         return "version " + carrier + " of scope '" + scope + "', which it names as carrying its output-length model, "
-                + "carries none on " + Topics.PARAMS + " (never published with one, or deleted before this read)";
+                + "carries none on " + Topics.PARAMS + " (never published with one, or deleted)";
     }
 
     /** Applies a control record; false when its sequence is not above the scope's last one (ignored). */

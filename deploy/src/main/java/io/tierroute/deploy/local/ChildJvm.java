@@ -223,6 +223,26 @@ public final class ChildJvm {
         return h.isPresent() && h.get().isAlive() && carriesMarker(h.get(), marker);
     }
 
+    /** The value of {@link #MARKER_PROPERTY} on the process's command line, if it carries one. */
+    static java.util.Optional<String> markerOf(ProcessHandle h) {
+        String prefix = "-D" + MARKER_PROPERTY + "=";
+        Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
+        try {
+            if (Files.isReadable(cmdline)) {
+                for (String part : new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0")) {
+                    if (part.startsWith(prefix)) {
+                        return java.util.Optional.of(part.substring(prefix.length()));
+                    }
+                }
+                return java.util.Optional.empty();
+            }
+        } catch (IOException ignored) {
+            // fall through to ProcessHandle.Info
+        }
+        return h.info().arguments().flatMap(a -> java.util.Arrays.stream(a).filter(x -> x.startsWith(prefix))
+                .map(x -> x.substring(prefix.length())).findFirst());
+    }
+
     private static boolean carriesMarker(ProcessHandle h, String marker) {
         // /proc is exact; ProcessHandle.Info truncates long command lines on some systems
         Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");

@@ -115,6 +115,28 @@ public final class ClusterDirLock implements AutoCloseable {
         return new Held(who + "; wait for it or stop it");
     }
 
+    /**
+     * The {@code cluster up} or {@code down} running on {@code dir} as its lock file names it ("up 1234", a live pid
+     * other than this JVM), without taking the lock (a {@code status} must not make an {@code up} fail); empty when none
+     * runs. The file keeps its last holder's line, whose pid is then gone.
+     */
+    public static java.util.Optional<String> inProgress(Path dir) {
+        Path file = dir.toAbsolutePath().normalize().resolve(FILE);
+        try {
+            String[] words = Files.readString(file, StandardCharsets.UTF_8).strip().split("\\s+");
+            if (words.length == 2 && words[1].matches("\\d{1,18}")) {
+                long pid = Long.parseLong(words[1]);
+                if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                    return java.util.Optional.of("a 'cluster " + words[0] + "' is in progress on "
+                            + dir.toAbsolutePath().normalize() + " (pid " + pid + ")");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no lock file, or one being written: nothing known to run
+        }
+        return java.util.Optional.empty();
+    }
+
     private static String read(FileChannel channel) throws IOException {
         ByteBuffer b = ByteBuffer.allocate(256);
         channel.read(b, 0);

@@ -312,7 +312,7 @@ public final class LocalCluster {
             recorded.add(pid);
             out.add(new Member(role, pid, ChildJvm.isOurs(pid, marker), Path.of(p.getProperty(role + ".log"))));
         }
-        out.addAll(unrecorded(marker, recorded));
+        out.addAll(0, unrecorded(marker, recorded)); // first: Flink's, mostly (Kafka is recorded once it is ready)
         return out;
     }
 
@@ -323,9 +323,19 @@ public final class LocalCluster {
      */
     private static List<Member> unrecorded(String marker, Set<Long> recorded) {
         String dir = marker.startsWith(MARKER_PREFIX) ? marker.substring(MARKER_PREFIX.length()) : "";
-        return ProcessHandle.allProcesses().filter(h -> !recorded.contains(h.pid()) && h.pid() != ProcessHandle.current().pid())
-                .filter(h -> ChildJvm.isOurs(h.pid(), marker))
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.allProcesses().filter(h -> !recorded.contains(h.pid()) && h.pid() != self && h.isAlive())
+                .filter(h -> ChildJvm.markerOf(h).map(m -> sameCluster(m, marker)).orElse(false))
                 .map(h -> new Member(UNRECORDED, h.pid(), true, Path.of(dir))).toList();
+    }
+
+    /** Whether two markers name the same cluster: equal, or two directories that are one (a symbolic link and its target). */
+    private static boolean sameCluster(String a, String b) {
+        if (a.equals(b)) {
+            return true;
+        }
+        return a.startsWith(MARKER_PREFIX) && b.startsWith(MARKER_PREFIX)
+                && sameDirectory(Path.of(a.substring(MARKER_PREFIX.length())), Path.of(b.substring(MARKER_PREFIX.length())));
     }
 
     /** {@link #unrecorded} of the cluster under {@code dir} when no state file is there: all of its live processes. */
@@ -346,7 +356,7 @@ public final class LocalCluster {
         if (!Files.exists(dir.resolve(STATE_FILE))) {
             List<Member> left = withoutState(dir);
             for (Member m : left) {
-                ChildJvm.stopPid(m.pid(), markerOf(dir), Duration.ofSeconds(30));
+                ChildJvm.stopPid(m.pid(), ownMarker(m, markerOf(dir)), Duration.ofSeconds(30));
             }
             return left;
         }
@@ -354,7 +364,7 @@ public final class LocalCluster {
         List<Member> members = members(p, dir);
         for (Member m : members) {
             if (m.alive()) {
-                ChildJvm.stopPid(m.pid(), p.getProperty("marker"), Duration.ofSeconds(30));
+                ChildJvm.stopPid(m.pid(), ownMarker(m, p.getProperty("marker")), Duration.ofSeconds(30));
             }
         }
         deleteState(dir);
@@ -402,6 +412,11 @@ public final class LocalCluster {
         }
         if (!Files.isRegularFile(file)) {
             List<Member> left = withoutState(dir);
+            java.util.Optional<String> starting = ClusterDirLock.inProgress(dir);
+            if (!left.isEmpty() && starting.isPresent()) {
+                throw new IllegalStateException(starting.get() + ": " + left.size() + " process(es) started, not "
+                        + "recorded yet in " + STATE_FILE + "; look again once it is done");
+            }
             if (!left.isEmpty()) {
                 throw new IllegalStateException(STATE_FILE + " is not under " + dir.toAbsolutePath() + ", but "
                         + left.size() + " process(es) of a cluster started from it still run (pid "
@@ -460,11 +475,31 @@ public final class LocalCluster {
             return; // not one 'up' writes (a file written by hand): its processes are still checked by their marker
         }
         Path started = Path.of(marker.substring(MARKER_PREFIX.length()));
-        if (!started.equals(dir.toAbsolutePath().normalize()) && !sameDirectory(started, dir)) {
+        if (!started.equals(dir.toAbsolutePath().normalize()) && !sameDirectory(started, dir)
+                && anyRuns(p, marker)) { // a stale copy (nothing of it runs) is treated as stale: 'up' overwrites it
             throw new IllegalStateException(file + " records a cluster started from " + started + ", not from "
                     + dir.toAbsolutePath().normalize() + " (a copy of its directory?); its processes are that "
                     + "cluster's: use --dir " + ShellWords.quote(started.toString()));
         }
+    }
+
+    /**
+     * The marker {@code m} carries: {@code recorded} for a recorded member; an unrecorded one may carry the marker of
+     * the same directory by another path (a symbolic link), which {@link ChildJvm#stopPid} must be given as it is.
+     */
+    private static String ownMarker(Member m, String recorded) {
+        return m.recorded() ? recorded : ProcessHandle.of(m.pid()).flatMap(ChildJvm::markerOf).orElse(recorded);
+    }
+
+    /** Whether a process the state file records, or one carrying its marker, still runs. */
+    private static boolean anyRuns(Properties p, String marker) {
+        String roles = p.getProperty("roles", "");
+        for (String role : roles.isEmpty() ? new String[0] : roles.split(",")) {
+            if (ChildJvm.isOurs(Long.parseLong(p.getProperty(role + ".pid")), marker)) {
+                return true;
+            }
+        }
+        return !unrecorded(marker, Set.of()).isEmpty();
     }
 
     private static boolean sameDirectory(Path a, Path b) {
