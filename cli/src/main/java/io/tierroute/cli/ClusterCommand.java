@@ -292,21 +292,23 @@ final class ClusterCommand implements Runnable {
                 return 1;
             }
             if (!Files.exists(dir.dir.resolve(LocalCluster.STATE_FILE))) {
-                if (LocalCluster.withoutState(dir.dir).isEmpty()) {
+                // what a 'cluster up' killed before it recorded them left: they carry the cluster's marker all the same
+                List<LocalCluster.Member> left;
+                try {
+                    left = LocalCluster.down(dir.dir);
+                } catch (IllegalStateException e) {
+                    spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
+                    return 1;
+                }
+                if (left.isEmpty()) {
                     // Nothing to stop is what 'down' is for: exit 0, so a clean-up script can run it twice.
                     out.println("tierroute cluster: nothing to stop under " + dir.dir.toAbsolutePath()
                             + " (no cluster was started from it, or 'cluster down' stopped it already)");
                     return 0;
                 }
-                // a 'cluster up' killed before it recorded them: its processes carry the cluster's marker all the same
-                try {
-                    for (LocalCluster.Member m : LocalCluster.down(dir.dir)) {
-                        out.printf(Locale.ROOT, "  %-14s pid %-8d stopped (not recorded: left by a 'cluster up' that "
-                                + "was killed)%n", m.role(), m.pid());
-                    }
-                } catch (IllegalStateException e) {
-                    spec.commandLine().getErr().println("tierroute cluster down: " + e.getMessage());
-                    return 1;
+                for (LocalCluster.Member m : left) {
+                    out.printf(Locale.ROOT, "  %-14s pid %-8d stopped (not recorded: left by a 'cluster up' that "
+                            + "was killed)%n", m.role(), m.pid());
                 }
                 out.println("tierroute cluster: down (data kept under " + dir.dir.toAbsolutePath() + ")");
                 return 0;

@@ -225,6 +225,7 @@ public final class ChildJvm {
 
     /** The value of {@link #MARKER_PROPERTY} on the process's command line, if it carries one. */
     static java.util.Optional<String> markerOf(ProcessHandle h) {
+        // /proc is exact; ProcessHandle.Info truncates long command lines on some systems
         String prefix = "-D" + MARKER_PROPERTY + "=";
         Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
         try {
@@ -244,22 +245,7 @@ public final class ChildJvm {
     }
 
     private static boolean carriesMarker(ProcessHandle h, String marker) {
-        // /proc is exact; ProcessHandle.Info truncates long command lines on some systems
-        Path cmdline = Path.of("/proc", Long.toString(h.pid()), "cmdline");
-        String needle = "-D" + MARKER_PROPERTY + "=" + marker;
-        try {
-            if (Files.isReadable(cmdline)) {
-                for (String part : new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\0")) {
-                    if (part.equals(needle)) {
-                        return true;
-                    }
-                }
-                return false;
-            }
-        } catch (IOException ignored) {
-            // fall through to ProcessHandle.Info
-        }
-        return h.info().arguments().map(a -> List.of(a).contains(needle)).orElse(false);
+        return markerOf(h).map(marker::equals).orElse(false);
     }
 
     private static void stop(ProcessHandle h, Duration grace) {

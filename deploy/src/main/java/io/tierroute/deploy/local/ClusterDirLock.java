@@ -108,11 +108,20 @@ public final class ClusterDirLock implements AutoCloseable {
 
     /** "a 'cluster up' is in progress on DIR (pid N); ..." from the holder's line ("up 1234"), or less if it is unreadable. */
     static Held held(Path dir, String holder) {
-        String[] words = holder.strip().split("\\s+");
-        String who = words.length == 2 && words[1].matches("\\d{1,18}")
-                ? "a 'cluster " + words[0] + "' is in progress on " + dir + " (pid " + words[1] + ")"
+        String[] words = holderWords(holder);
+        String who = words != null ? inProgressOn(dir, words)
                 : "another 'cluster up' or 'cluster down' is in progress on " + dir;
         return new Held(who + "; wait for it or stop it");
+    }
+
+    /** A holder's line ("up 1234") as its operation and pid, or null when it is not one. */
+    private static String[] holderWords(String holder) {
+        String[] words = holder.strip().split("\\s+");
+        return words.length == 2 && words[1].matches("\\d{1,18}") ? words : null;
+    }
+
+    private static String inProgressOn(Path dir, String[] holderWords) {
+        return "a 'cluster " + holderWords[0] + "' is in progress on " + dir + " (pid " + holderWords[1] + ")";
     }
 
     /**
@@ -121,15 +130,13 @@ public final class ClusterDirLock implements AutoCloseable {
      * runs. The file keeps its last holder's line, whose pid is then gone.
      */
     public static java.util.Optional<String> inProgress(Path dir) {
-        Path file = dir.toAbsolutePath().normalize().resolve(FILE);
+        Path d = dir.toAbsolutePath().normalize();
         try {
-            String[] words = Files.readString(file, StandardCharsets.UTF_8).strip().split("\\s+");
-            if (words.length == 2 && words[1].matches("\\d{1,18}")) {
-                long pid = Long.parseLong(words[1]);
-                if (pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-                    return java.util.Optional.of("a 'cluster " + words[0] + "' is in progress on "
-                            + dir.toAbsolutePath().normalize() + " (pid " + pid + ")");
-                }
+            String[] words = holderWords(Files.readString(d.resolve(FILE), StandardCharsets.UTF_8));
+            long pid = words == null ? -1 : Long.parseLong(words[1]);
+            if (pid >= 0 && pid != ProcessHandle.current().pid()
+                    && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return java.util.Optional.of(inProgressOn(d, words));
             }
         } catch (IOException | RuntimeException e) {
             // no lock file, or one being written: nothing known to run

@@ -153,8 +153,8 @@ public final class LocalCluster {
      */
     public static Running up(Settings s, Duration timeout) {
         Path state = s.dir().resolve(STATE_FILE);
-        List<Member> alive = new ArrayList<>(Files.exists(state)
-                ? members(s.dir()).stream().filter(Member::alive).toList() : unrecorded(s.marker(), Set.of()));
+        List<Member> alive = Files.exists(state) ? members(s.dir()).stream().filter(Member::alive).toList()
+                : withoutState(s.dir());
         if (!alive.isEmpty()) {
             throw new IllegalStateException("a cluster started from " + s.dir() + " is running (" + alive.size()
                     + " processes, e.g. " + alive.get(0).role() + " pid " + alive.get(0).pid()
@@ -350,7 +350,8 @@ public final class LocalCluster {
     /**
      * Stops every process the state file under {@code dir} records (TaskManagers, JobManager, Kafka; each
      * only if it is still the process {@code up} started) and removes the state file. Data stays.
-     * Returns the members it found.
+     * Returns the members it found. Without a state file, it stops the processes that carry the cluster's marker (an
+     * {@code up} killed before it wrote one) and returns them: none, when nothing of the cluster runs.
      */
     public static List<Member> down(Path dir) {
         if (!Files.exists(dir.resolve(STATE_FILE))) {
@@ -476,7 +477,7 @@ public final class LocalCluster {
         }
         Path started = Path.of(marker.substring(MARKER_PREFIX.length()));
         if (!started.equals(dir.toAbsolutePath().normalize()) && !sameDirectory(started, dir)
-                && anyRuns(p, marker)) { // a stale copy (nothing of it runs) is treated as stale: 'up' overwrites it
+                && members(p, dir).stream().anyMatch(Member::alive)) { // a stale copy is stale state: 'up' overwrites it
             throw new IllegalStateException(file + " records a cluster started from " + started + ", not from "
                     + dir.toAbsolutePath().normalize() + " (a copy of its directory?); its processes are that "
                     + "cluster's: use --dir " + ShellWords.quote(started.toString()));
@@ -491,16 +492,6 @@ public final class LocalCluster {
         return m.recorded() ? recorded : ProcessHandle.of(m.pid()).flatMap(ChildJvm::markerOf).orElse(recorded);
     }
 
-    /** Whether a process the state file records, or one carrying its marker, still runs. */
-    private static boolean anyRuns(Properties p, String marker) {
-        String roles = p.getProperty("roles", "");
-        for (String role : roles.isEmpty() ? new String[0] : roles.split(",")) {
-            if (ChildJvm.isOurs(Long.parseLong(p.getProperty(role + ".pid")), marker)) {
-                return true;
-            }
-        }
-        return !unrecorded(marker, Set.of()).isEmpty();
-    }
 
     private static boolean sameDirectory(Path a, Path b) {
         try {

@@ -83,11 +83,7 @@ final class CleanupTimers {
 
     /** The shard's timers after the watermark, which may be pending (a copy, oldest first). */
     long[] pending(int shard, long watermark) throws IOException {
-        load(shard);
-        int before = counts[shard];
-        if (dropFired(shard, watermark) != before) {
-            save(shard);
-        }
+        fired(shard, watermark);
         return ends[shard] == null ? new long[0] : Arrays.copyOf(ends[shard], counts[shard]);
     }
 
